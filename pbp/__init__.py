@@ -1,0 +1,1 @@
+"""pbp: a daemon that runs play-by-post games by email."""

@@ -1,0 +1,301 @@
+"""The ``pbp`` command line (click): the daemon and the GM's tools.
+
+Exit codes: 0 success, 1 a problem the user can fix (bad config, unknown game,
+game not started), 2 wrong usage (click's own).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pbp.config import Config, ConfigError, load_config
+from pbp.engine.base import Visibility
+from pbp.mail.base import Inbox, Transport
+from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
+from pbp.render import Renderer
+from pbp.service import Service
+from pbp.store import Store
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def templates_dir() -> Path:
+    """The bundled ``templates/`` folder (next to the package in a checkout)."""
+    return TEMPLATES
+
+
+def _load(path: Path) -> Config:
+    try:
+        return load_config(path)
+    except ConfigError as error:
+        for problem in error.problems:
+            click.echo(str(problem), err=True)
+        raise click.exceptions.Exit(1) from None
+
+
+def _inbox(config: Config) -> Inbox:
+    settings = config.mail.inbox
+    if settings.maildir is not None:
+        return MaildirInbox(settings.maildir)
+    from pbp.mail.imap import ImapInbox
+
+    imap = settings.imap
+    assert imap is not None
+    return ImapInbox(
+        imap.host,
+        imap.port,
+        imap.username,
+        imap.password() or "",
+        folder=imap.folder,
+        tls=imap.tls,
+    )
+
+
+def _transport(config: Config) -> Transport:
+    settings = config.mail.outbox
+    if settings.maildir is not None:
+        return MaildirTransport(settings.maildir)
+    from pbp.mail.smtp import SmtpTransport
+
+    smtp = settings.smtp
+    assert smtp is not None
+    return SmtpTransport(
+        smtp.host, smtp.port, username=smtp.username, password=smtp.password(), tls=smtp.tls
+    )
+
+
+def _service(config: Config, *, mail: bool = True) -> Service:
+    store = Store(config.store)
+    return Service(
+        config,
+        store,
+        Renderer(templates_dir()),
+        inbox=_inbox(config) if mail else None,
+        transport=_transport(config) if mail else None,
+    )
+
+
+def _started(service: Service, game_id: str) -> Any:
+    try:
+        service.game_config(game_id)
+    except KeyError as error:
+        raise click.ClickException(str(error.args[0])) from None
+    row = service.store.game(game_id)
+    if row is None:
+        raise click.ClickException(f"game {game_id} has not started yet (run `pbp run`)")
+    return row
+
+
+def _when(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise click.BadParameter(f"{text!r}: give a time zone, e.g. 2026-12-01T20:00+03:00")
+    return moment.astimezone(UTC)
+
+
+@click.group()
+@click.option(
+    "-c",
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("games.yaml"),
+    envvar="PBP_CONFIG",
+    show_default=True,
+    help="The games file.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Log every step.")
+@click.pass_context
+def main(ctx: click.Context, config_path: Path, verbose: bool) -> None:
+    """pbp runs play-by-post games by email: it reads moves, checks them, answers
+    privately and writes the public posts."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    ctx.obj = config_path
+
+
+@main.command()
+@click.pass_obj
+def check(config_path: Path) -> None:
+    """Check games.yaml: every problem with its file, line and path."""
+    config = _load(config_path)
+    for name in config.missing_secrets():
+        click.echo(f"{config_path}: warning: environment variable {name} is not set", err=True)
+    games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
+    click.echo(f"{config_path}: OK: {games}")
+
+
+@main.command()
+@click.option("--once", is_flag=True, help="Process waiting mail and due deadlines, then exit.")
+@click.option(
+    "--now",
+    metavar="ISO",
+    help="With --once: act as if it were this time (with zone), e.g. to replay a past day.",
+)
+@click.pass_obj
+def run(config_path: Path, once: bool, now: str | None) -> None:
+    """Run the daemon on every configured game."""
+    config = _load(config_path)
+    service = _service(config)
+    if once:
+        outcomes = service.run_once(_when(now))
+        for outcome in outcomes:
+            click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip())
+        return
+    if now is not None:
+        raise click.UsageError("--now only goes with --once")
+    from pbp.daemon import Daemon
+
+    Daemon(service).run()
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--day", type=int, help="The summary of this game day (default: the latest).")
+@click.option(
+    "--which",
+    type=click.Choice(["opening", "day", "final"]),
+    help="opening: the D1 post; day: a day summary; final: the end of the game.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["bbcode", "markdown"]),
+    default="bbcode",
+    show_default=True,
+)
+@click.pass_obj
+def post(config_path: Path, game_id: str, day: int | None, which: str | None, fmt: str) -> None:
+    """Print a public post of GAME, ready to paste into the forum."""
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    row = _started(service, game_id)
+    game = config.game(game_id)
+    kind = service.kind_of(row.kind)
+    state = kind.load(row.state)
+    if which is None:
+        which = "day" if day is not None or not row.over else "final"
+    if which == "day" and day is None:
+        day = kind.day(state)
+    events = [s.event for s in service.store.events(game_id, public_only=True)]
+    if which == "day":
+        events = [s.event for s in service.store.events(game_id, day=day, public_only=True)]
+    click.echo(
+        service.renderer.public_post(
+            which,
+            events,
+            locale=game.locale,
+            fmt=fmt,  # type: ignore[arg-type]
+            game=game_id,
+            day=day,
+        )
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable.")
+@click.pass_obj
+def show(config_path: Path, game_id: str, as_json: bool) -> None:
+    """Print the GM view of GAME: solution, hands, pending answers, allowances."""
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    row = _started(service, game_id)
+    kind = service.kind_of(row.kind)
+    view = kind.gm_view(kind.load(row.state))
+    view["next_close_at"] = row.next_close_at.isoformat() if row.next_close_at else None
+    if as_json:
+        click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
+        return
+    game = config.game(game_id)
+    _subject, body = service.renderer.private_mail(
+        f"{row.kind}/gm_show", locale=game.locale, game=game_id, view=view
+    )
+    click.echo(body)
+
+
+@main.command("close-day")
+@click.argument("game_id", metavar="GAME")
+@click.pass_obj
+def close_day(config_path: Path, game_id: str) -> None:
+    """Close the current game day of GAME now (GM defaults, summary, next day)."""
+    config = _load(config_path)
+    service = _service(config)
+    row = _started(service, game_id)
+    if row.over:
+        raise click.ClickException(f"game {game_id} is over")
+    now = datetime.now(UTC)
+    step = service.close_day(game_id, now, now)
+    service.flush_outbox(now)
+    closed = [e.data for e in step.events if e.kind == "day_closed"]
+    day = closed[0]["day"] if closed else "?"
+    click.echo(f"{game_id}: day {day} closed")
+
+
+@main.command("mail")
+@click.option("--from", "sender", required=True, help="The sender's address.")
+@click.option("--to", "recipient", required=True, help="The recipient (a personal address).")
+@click.option("--subject", default="pbp", show_default=True)
+@click.option("--at", "at", metavar="ISO", help="Arrival time with zone (default: now).")
+@click.argument("body", nargs=-1, required=True)
+@click.pass_obj
+def mail_command(
+    config_path: Path,
+    sender: str,
+    recipient: str,
+    subject: str,
+    at: str | None,
+    body: tuple[str, ...],
+) -> None:
+    """Drop a message into the local Maildir inbox (try a game without a mail server).
+
+    Each BODY argument is one line, e.g. pbp mail --from a@example.test
+    --to gm+TOKEN@example.test 'SUGGEST Краснова, нож, кухня TO Веталь'.
+    """
+    config = _load(config_path)
+    if config.mail.inbox.maildir is None:
+        raise click.ClickException("the inbox is IMAP: send real mail instead")
+    message = EmailMessage(policy=SMTP)
+    message["From"] = sender
+    message["To"] = recipient
+    message["Subject"] = subject
+    moment = _when(at) or datetime.now(UTC)
+    message["Date"] = format_datetime(moment)
+    message["Message-ID"] = make_msgid(domain=sender.partition("@")[2] or None)
+    message.set_content("\n".join(body) + "\n")
+    key = deliver(config.mail.inbox.maildir, bytes(message), at=moment)
+    click.echo(key)
+
+
+@main.command()
+@click.pass_obj
+def kept(config_path: Path) -> None:
+    """List messages kept aside for the GM (unreadable, automatic, failed)."""
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    for message in service.store.kept():
+        click.echo(
+            f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
+        )
+
+
+def _public_only(events: list[Any]) -> list[Any]:
+    return [e for e in events if e.visibility is Visibility.PUBLIC]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""``pbp run``: the long-running service around :class:`pbp.service.Service`.
+
+Two sources of work, one writer: the mail loop (IMAP IDLE or Maildir polling)
+and an APScheduler ``BackgroundScheduler`` with one cron job per game for its day
+close and one for its reminder, in the game's time zone, plus a date job for a
+game's ``start``. Every job and every mail round takes the same lock, so the
+store sees exactly one writer; each job simply asks the service to catch up to
+"now" (:meth:`Service.advance_all`), which also makes a close that was missed
+while the daemon was down happen once, at start.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from types import FrameType
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
+
+from pbp.schedule import parse_hhmm
+from pbp.service import Service
+
+log = logging.getLogger(__name__)
+
+#: Longest wait for mail before checking deadlines and the outbox again, seconds.
+POLL_SECONDS = 10.0
+
+
+def reminder_time(close: str, hours: float) -> tuple[int, int, int]:
+    """Wall-clock (hour, minute, second) ``hours`` before the daily close ``"HH:MM"``.
+
+    >>> reminder_time("22:30", 3)
+    (19, 30, 0)
+    >>> reminder_time("00:10", 0.5)
+    (23, 40, 0)
+    """
+    at = datetime(2000, 1, 2, *divmod(_minutes(close), 60)) - timedelta(hours=hours)
+    return at.hour, at.minute, at.second
+
+
+def _minutes(close: str) -> int:
+    moment = parse_hhmm(close)
+    return moment.hour * 60 + moment.minute
+
+
+class Daemon:
+    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`)."""
+
+    def __init__(self, service: Service, *, clock: Callable[[], datetime] | None = None) -> None:
+        self.service = service
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.lock = threading.RLock()
+        self.stopping = threading.Event()
+        self.scheduler = BackgroundScheduler(timezone=UTC)
+
+    def tick(self) -> None:
+        """One round under the writer lock: mail, due deadlines, the outbox."""
+        with self.lock:
+            self.service.run_once(self.clock())
+
+    def _deadline(self) -> None:
+        try:
+            with self.lock:
+                now = self.clock()
+                self.service.start_due_games(now)
+                self.service.advance_all(now)
+                self.service.flush_outbox(now)
+        except Exception:  # keep the scheduler alive; the next tick retries
+            log.exception("deadline job failed")
+
+    def schedule(self) -> None:
+        """Add the cron jobs of every configured game (rules D1, D6)."""
+        for game in self.service.config.games:
+            zone = ZoneInfo(game.timezone)
+            hour, minute = divmod(_minutes(game.day_closes), 60)
+            self.scheduler.add_job(
+                self._deadline,
+                CronTrigger(hour=hour, minute=minute, second=0, timezone=zone),
+                id=f"close:{game.id}",
+                misfire_grace_time=None,
+                coalesce=True,
+            )
+            if game.remind_hours_before:
+                h, m, s = reminder_time(game.day_closes, game.remind_hours_before)
+                self.scheduler.add_job(
+                    self._deadline,
+                    CronTrigger(hour=h, minute=m, second=s, timezone=zone),
+                    id=f"remind:{game.id}",
+                    misfire_grace_time=None,
+                    coalesce=True,
+                )
+            start = game.start_at
+            if start is not None and start > self.clock():
+                self.scheduler.add_job(
+                    self._deadline, DateTrigger(run_date=start), id=f"start:{game.id}"
+                )
+
+    def stop(self, *_args: Any) -> None:
+        """Ask the loop to finish its current round and exit."""
+        self.stopping.set()
+
+    def run(self) -> None:
+        """Catch up, then serve until stopped."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, self._on_signal)
+        self.schedule()
+        self.scheduler.start()
+        log.info("pbp running: %d game(s)", len(self.service.config.games))
+        try:
+            while not self.stopping.is_set():
+                try:
+                    self.tick()
+                except Exception:
+                    log.exception("mail round failed; retrying")
+                    self.stopping.wait(5.0)
+                    continue
+                inbox = self.service.inbox
+                if inbox is None:
+                    self.stopping.wait(POLL_SECONDS)
+                else:
+                    inbox.wait(POLL_SECONDS)
+        finally:
+            self.scheduler.shutdown(wait=False)
+            if self.service.inbox is not None:
+                self.service.inbox.close()
+            if self.service.transport is not None:
+                self.service.transport.close()
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: stopping", signum)
+        self.stop()

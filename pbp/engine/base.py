@@ -1,0 +1,109 @@
+"""What every game engine shares: events with visibility, move errors, the engine protocol.
+
+Engines are pure (functional core): no I/O, no clock, no global randomness. The
+shell (``pbp.service``) passes in the time of each move (timezone-aware, UTC) and
+the stored seed; engines return new state plus a list of :class:`Event`.
+
+Every event carries its visibility, so that a private fact (a hand, a shown card,
+a role) cannot reach a public post by accident: public templates receive only
+events whose ``visibility`` is :attr:`Visibility.PUBLIC`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+
+class Visibility(enum.StrEnum):
+    """Who may see an event."""
+
+    PUBLIC = "public"  #: everybody: goes into forum posts
+    PLAYER = "player"  #: exactly one player (``Event.player``) and the GM
+    GM = "gm"  #: the GM only
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened in a game.
+
+    ``data`` holds only JSON values (str, int, bool, None, lists, dicts).
+    Example: ``Event("refuted", Visibility.PUBLIC, {"number": 7, "by": "Веталь"})``
+    or ``Event("card_shown", Visibility.PLAYER, {"number": 7, "card": "нож"},
+    player="Неташка")``.
+    """
+
+    kind: str
+    visibility: Visibility
+    data: Mapping[str, Any] = field(default_factory=dict)
+    player: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.visibility is Visibility.PLAYER) != (self.player is not None):
+            raise ValueError("a PLAYER event names exactly one player; others name none")
+
+    def visible_to(self, player: str | None) -> bool:
+        """True when ``player`` may see this event (``None`` = the public)."""
+        if self.visibility is Visibility.PUBLIC:
+            return True
+        return player is not None and self.visibility is Visibility.PLAYER and self.player == player
+
+
+class MoveError(Exception):
+    """A move that is refused. ``code`` names the template of the answer.
+
+    The player-facing text is rendered from ``templates/<locale>/errors/<code>.txt``
+    with ``params`` (JSON values), so engines stay free of language. ``str()`` of
+    the error is a short English description for logs.
+    """
+
+    def __init__(self, code: str, **params: Any) -> None:
+        self.code = code
+        self.params: dict[str, Any] = params
+        detail = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        super().__init__(f"{code}: {detail}" if detail else code)
+
+
+class InvalidMove(MoveError):
+    """Syntax: the text is not a move (unknown keyword, missing part, unknown name)."""
+
+
+class AmbiguousMove(MoveError):
+    """A name matches several cards or players equally well."""
+
+
+class IllegalMove(MoveError):
+    """A well-formed move that the rules forbid in this state."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """Result of an engine call: the new state and what happened.
+
+    ``state`` is engine-specific and opaque to the shell except through
+    :meth:`Engine.dump_state` / :meth:`Engine.load_state`.
+    """
+
+    state: Any
+    events: Sequence[Event]
+
+
+class Engine(Protocol):
+    """The shape of a game engine module object (one per game kind)."""
+
+    kind: str
+
+    def dump_state(self, state: Any) -> dict[str, Any]:
+        """State → JSON-able dict (stored after every transaction)."""
+
+    def load_state(self, data: Mapping[str, Any]) -> Any:
+        """Inverse of :meth:`dump_state`."""
+
+    def is_over(self, state: Any) -> bool:
+        """True once the game has ended (won, or no one left)."""
+
+    def close_day(self, state: Any, at: datetime) -> Step:
+        """Close the current game day at ``at`` (aware) and open the next."""

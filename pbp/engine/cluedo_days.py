@@ -1,0 +1,695 @@
+"""Cluedo by game days (rules C1–C7, D1–D8 of RULES.md; seed 001). Pure engine.
+
+API (module-level functions; ``state`` is :class:`DaysState`):
+
+- ``start(setup, seed, salt) -> Step`` — deal (C2, seeded; or ``setup.deal``), day 1 open.
+- ``apply(state, player, move, at) -> Step`` — one Suggest / Refute / NoRefutation /
+  Accuse by ``player`` at ``at`` (aware UTC datetime, the message's arrival, D8).
+  Raises :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
+- ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
+- ``status(state, player) -> dict``, ``duties(state, player) -> dict`` (reminders) and
+  ``gm_view(state) -> dict`` — views.
+- ``kind = "cluedo_days"``: this module is the engine object (``pbp.engine.base.Engine``).
+- ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
+
+Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
+``sugg`` below stands for the suggestion fields ``number, day, ordinal, suggester,
+addressee, suspect, weapon, room`` (``ordinal``: the suggester's count of the day,
+as in the seed's heading "Предположение_2 для Веталь", rule D2) and ``at`` (the
+suggestion's arrival, ISO 8601 in UTC, e.g. "2026-12-01T17:05:00+00:00", rule D8).
+
+PUBLIC
+  game_started   {game: ID, day: 1, players: [{name, character}], cards: {suspects, weapons, rooms},
+                  commitment: hex sha256, suggestions_per_day, max_per_addressee_per_day}
+  suggestion_made {**sugg}
+  refuted         {**sugg, by_gm: bool, answered_at: ISO UTC}   # never the card (C4)
+  not_refuted     {**sugg, by_gm: bool, answered_at: ISO UTC}
+  accusation_wrong {player, day, suspect, weapon, room}  # the three cards only when
+                  # rules.publish_wrong_accusations, else None each (C6, D5)
+  day_closed      {day, gm_answered: [number...], penalties: {player: n},
+                   allowances: {player: n} (for the next day, players still in), out: [player...],
+                   closed_at: ISO UTC, carried: [number...] (in the grace, due next close),
+                   accused_wrongly: [player...] (out this day),
+                   suggestions: [{**sugg, answer: "refuted"|"not_refuted"|None, by_gm}]
+                   (made this day or answered this day, never the card; D7)}
+  game_over       {winner: str | None, solution: {suspect, weapon, room},
+                   hands: {player: [card...]}, canonical: str (fairness, DESIGN.md)}
+PLAYER (Event.player is the only player who sees it)
+  hand_dealt      {character: str | None, hand: [card...]}
+  card_shown      {**sugg, card, by_gm: bool}       # to the suggester only (C4)
+  accusation_result {suspect, weapon, room, correct: bool}
+GM
+  deal            {solution: {suspect, weapon, room}, hands: {player: [card...]}, seed, canonical}
+  gm_refutation   {**sugg, card: str | None}        # what the GM showed at close (C5)
+  accusation_made {player, suspect, weapon, room, correct: bool, at: ISO UTC}
+
+Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
+game_over {winner}; not_a_player {player, players}; player_out {player};
+addressee_missing / self_addressed {players: the others}; unknown_addressee {addressee,
+players}; no_suggestions_left {day, allowance, penalty, made}; addressee_limit {addressee,
+limit, day}; nothing_to_answer {}; which_suggestion {waiting: [number...]};
+unknown_suggestion {number, waiting}; not_addressee {number, addressee, waiting};
+already_answered {number, answer, by_gm, waiting}; must_refute {number, suggester, held,
+named}; card_not_named / card_not_held {number, suggester, card, named, held};
+wrong_category {card, category, allowed}.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility
+from pbp.engine.cluedo import (
+    CATEGORIES,
+    Accuse,
+    Cards,
+    CluedoMove,
+    Deal,
+    NoRefutation,
+    Refute,
+    Suggest,
+    cards_as_json,
+    cards_from_json,
+    check_accusation,
+    check_deal,
+    check_named_cards,
+    check_refutation,
+    deal,
+    deal_as_json,
+    deal_from_json,
+    gm_default_card,
+)
+from pbp.fairness import canonical_deal, commitment
+
+kind = "cluedo_days"  # the Engine protocol's kind (pbp.engine.base.Engine)
+
+PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
+
+
+@dataclass(frozen=True)
+class DaysRules:
+    """The *config* rules of the days variant (RULES.md D2, D6, C6), with their defaults."""
+
+    suggestions_per_day: int = 3  # D2
+    max_per_addressee_per_day: int = 3  # D2
+    answer_grace_hours: float = 0.0  # D6, hours
+    publish_wrong_accusations: bool = False  # C6
+
+    def __post_init__(self) -> None:
+        if self.suggestions_per_day < 0 or self.max_per_addressee_per_day < 1:
+            raise ValueError(f"rule D2: bad limits in {self!r}")
+        if self.answer_grace_hours < 0:
+            raise ValueError(f"rule D6: answer_grace_hours must be >= 0, got {self!r}")
+
+
+@dataclass(frozen=True)
+class DaysSetup:
+    """What the config gives to :func:`start`.
+
+    ``players``: ``(name, character or None)`` in the configured order, e.g.
+    ``(("Неташка", "Краснова"), ("Веталь", None), ...)``; ``cards`` after rule C1's
+    drop; ``deal``: a fixed deal (checked by C2) or None to deal from the seed.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    rules: DaysRules = field(default_factory=DaysRules)
+    deal: Deal | None = None
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One suggestion (D2) and its answer (D3, D6).
+
+    ``at``/``answered_at``: ISO 8601 UTC arrival times (D8). ``answer`` is None while
+    unanswered, then ``"refuted"`` or ``"not_refuted"``; ``card`` is the shown card
+    (private: the suggester and the GM only).
+    """
+
+    number: int
+    day: int
+    ordinal: int
+    suggester: str
+    addressee: str
+    suspect: str
+    weapon: str
+    room: str
+    at: str
+    answer: str | None = None
+    card: str | None = None
+    by_gm: bool = False
+    answered_at: str | None = None
+    answered_day: int | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The ``sugg`` fields of the event catalogue, plus ``at``."""
+        return {name: getattr(self, name) for name in _SUGG_FIELDS}
+
+
+_SUGG_FIELDS: tuple[str, ...] = ("number", "day", "ordinal", "suggester", "addressee")
+_SUGG_FIELDS += ("suspect", "weapon", "room", "at")
+
+
+@dataclass(frozen=True)
+class Accusation:
+    """One accusation (C6, D5); ``at`` is the ISO 8601 UTC arrival time."""
+
+    player: str
+    day: int
+    at: str
+    suspect: str
+    weapon: str
+    room: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class DaysState:
+    """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
+
+    ``penalties``: suggestions taken off each player's allowance for the current day
+    (D6, decided at the previous close); ``salt``: hex of the fairness salt.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    rules: DaysRules
+    deal: Deal
+    seed: int
+    salt: str
+    day: int = 1
+    suggestions: tuple[Suggestion, ...] = ()
+    accusations: tuple[Accusation, ...] = ()
+    penalties: Mapping[str, int] = field(default_factory=dict)
+    out: tuple[str, ...] = ()
+    winner: str | None = None
+    over: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        """Player names in the configured order."""
+        return [name for name, _ in self.players]
+
+    @property
+    def setup(self) -> DaysSetup:
+        """The setup this game runs with (its deal being the one dealt)."""
+        return DaysSetup(self.game_id, self.players, self.cards, self.rules, self.deal)
+
+    @property
+    def canonical(self) -> str:
+        """The fairness text of this game's deal (DESIGN.md)."""
+        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
+
+
+def _iso(at: datetime) -> str:
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"rule D8: move times must be timezone-aware, got {at!r}")
+    return at.astimezone(UTC).isoformat()
+
+
+# --- start ---
+
+
+def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
+    """Deal (C2: from ``random.Random(seed)``, or ``setup.deal`` checked) and open day 1 (D1).
+
+    Events: GM ``deal``, one PLAYER ``hand_dealt`` per player (configured order), PUBLIC
+    ``game_started`` (with the commitment to the deal, DESIGN.md).
+
+    :raises ValueError: fewer than 3 players (C1), a player named twice, cards that are
+        not 3M+3 (C1), an empty salt, or a fixed deal that breaks C2.
+    """
+    names = [name for name, _ in setup.players]
+    if len(names) < 3:
+        raise ValueError(f"rule C1: at least 3 players, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"players named twice: {names}")
+    if len(setup.cards.all()) != 3 * len(names) + 3:
+        raise ValueError(
+            f"rule C1: {len(names)} players need {3 * len(names) + 3} cards, "
+            f"got {len(setup.cards.all())}"
+        )
+    if not salt:
+        raise ValueError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+    if setup.deal is None:
+        dealt = deal(setup.cards, names, random.Random(seed))
+    else:
+        check_deal(setup.cards, names, setup.deal)
+        dealt = Deal(setup.deal.solution, {p: tuple(setup.deal.hands[p]) for p in names})
+    state = DaysState(
+        game_id=setup.game_id,
+        players=tuple(setup.players),
+        cards=setup.cards,
+        rules=setup.rules,
+        deal=dealt,
+        seed=seed,
+        salt=salt.hex(),
+    )
+    canonical = state.canonical
+    events = [
+        Event("deal", GM, {**deal_as_json(dealt), "seed": seed, "canonical": canonical}),
+        *(
+            Event("hand_dealt", PLAYER, {"character": ch, "hand": list(dealt.hands[p])}, player=p)
+            for p, ch in setup.players
+        ),
+        Event(
+            "game_started",
+            PUBLIC,
+            {
+                "game": setup.game_id,
+                "day": 1,
+                "players": [{"name": p, "character": ch} for p, ch in setup.players],
+                "cards": cards_as_json(setup.cards),
+                "commitment": commitment(canonical),
+                "suggestions_per_day": setup.rules.suggestions_per_day,
+                "max_per_addressee_per_day": setup.rules.max_per_addressee_per_day,
+            },
+        ),
+    ]
+    return Step(state, events)
+
+
+# --- queries ---
+
+
+def is_over(state: DaysState) -> bool:
+    """True once somebody won (C7) or everybody is out."""
+    return state.over
+
+
+def allowance(state: DaysState, player: str) -> int:
+    """D2/D6: suggestions ``player`` may make in the current day in all (0 when out)."""
+    if player in state.out:
+        return 0
+    return max(0, state.rules.suggestions_per_day - state.penalties.get(player, 0))
+
+
+def _made_today(state: DaysState, player: str) -> list[Suggestion]:
+    return [s for s in state.suggestions if s.suggester == player and s.day == state.day]
+
+
+def suggestions_left(state: DaysState, player: str) -> int:
+    """D2: suggestions ``player`` may still make today (never below 0)."""
+    if state.over:
+        return 0
+    return max(0, allowance(state, player) - len(_made_today(state, player)))
+
+
+def _owed(state: DaysState, player: str) -> list[Suggestion]:
+    return [s for s in state.suggestions if s.addressee == player and s.answer is None]
+
+
+# --- moves ---
+
+
+def apply(state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step:
+    """Apply one move of ``player`` that arrived at ``at`` (aware; stored in UTC, D8).
+
+    ``move`` is a :class:`Suggest`, :class:`Refute`, :class:`NoRefutation` or
+    :class:`Accuse` (``Status``/``Help`` are answered by the shell from :func:`status`).
+    Events per move (see the module docstring for shapes): Suggest → PUBLIC
+    ``suggestion_made``; Refute → PUBLIC ``refuted`` + PLAYER ``card_shown`` to the
+    suggester; NoRefutation → PUBLIC ``not_refuted``; Accuse → GM ``accusation_made``,
+    PLAYER ``accusation_result``, then PUBLIC ``game_over`` (correct, C7) or PUBLIC
+    ``accusation_wrong`` (+ ``game_over`` with winner None when nobody is left, C7).
+
+    :raises IllegalMove: ``game_over``; ``not_a_player``; ``player_out`` (C6);
+        ``self_addressed``, ``unknown_addressee``, ``no_suggestions_left``,
+        ``addressee_limit`` (D2); ``nothing_to_answer``, ``which_suggestion``,
+        ``unknown_suggestion``, ``not_addressee``, ``already_answered`` (D3);
+        ``must_refute``, ``card_not_named``, ``card_not_held`` (C4).
+    :raises InvalidMove: ``addressee_missing`` (D2), ``wrong_category`` (C6).
+    :raises ValueError: ``at`` is naive. :raises TypeError: another kind of move.
+    """
+    stamp = _iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if isinstance(move, Suggest):
+        return _suggest(state, player, move, stamp)
+    if isinstance(move, Refute):
+        return _answer(state, player, move.number, move.card, stamp)
+    if isinstance(move, NoRefutation):
+        return _answer(state, player, move.number, None, stamp)
+    if isinstance(move, Accuse):
+        return _accuse(state, player, move, stamp)
+    raise TypeError(f"not a move of the game: {move!r}")
+
+
+def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
+    others = [p for p in state.names if p != player]
+    if move.addressee is None:
+        raise InvalidMove("addressee_missing", players=others)
+    check_named_cards(state.cards, move.suspect, move.weapon, move.room)
+    if player in state.out:
+        raise IllegalMove("player_out", player=player)
+    if move.addressee == player:
+        raise IllegalMove("self_addressed", players=others)
+    if move.addressee not in state.names:
+        raise IllegalMove("unknown_addressee", addressee=move.addressee, players=others)
+    made = _made_today(state, player)
+    if len(made) >= allowance(state, player):
+        raise IllegalMove(
+            "no_suggestions_left",
+            day=state.day,
+            allowance=allowance(state, player),
+            penalty=state.penalties.get(player, 0),
+            made=len(made),
+        )
+    limit = state.rules.max_per_addressee_per_day
+    if sum(s.addressee == move.addressee for s in made) >= limit:
+        raise IllegalMove("addressee_limit", addressee=move.addressee, limit=limit, day=state.day)
+    number, ordinal = len(state.suggestions) + 1, len(made) + 1
+    named = (move.suspect, move.weapon, move.room)
+    suggestion = Suggestion(number, state.day, ordinal, player, move.addressee, *named, at)
+    new = dataclasses.replace(state, suggestions=(*state.suggestions, suggestion))
+    return Step(new, [Event("suggestion_made", PUBLIC, suggestion.public())])
+
+
+def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
+    """D3: the suggestion ``player`` answers; ``waiting`` in errors: the numbers he owes."""
+    owed = _owed(state, player)
+    waiting = [s.number for s in owed]
+    if number is None:
+        if not owed:
+            raise IllegalMove("nothing_to_answer")
+        if len(owed) > 1:
+            raise IllegalMove("which_suggestion", waiting=waiting)
+        return owed[0]
+    if not 1 <= number <= len(state.suggestions):
+        raise IllegalMove("unknown_suggestion", number=number, waiting=waiting)
+    found = state.suggestions[number - 1]
+    if found.addressee != player:
+        raise IllegalMove(
+            "not_addressee", number=number, addressee=found.addressee, waiting=waiting
+        )
+    if found.answer is not None:
+        raise IllegalMove(
+            "already_answered",
+            number=number,
+            answer=found.answer,
+            by_gm=found.by_gm,
+            waiting=waiting,
+        )
+    return found
+
+
+def _answer(state: DaysState, player: str, number: int | None, card: str | None, at: str) -> Step:
+    suggestion = _find_owed(state, player, number)
+    named = (suggestion.suspect, suggestion.weapon, suggestion.room)
+    try:
+        check_refutation(state.deal.hands[player], named, card)
+    except IllegalMove as error:
+        raise IllegalMove(
+            error.code, number=suggestion.number, suggester=suggestion.suggester, **error.params
+        ) from None
+    answered = _answered(suggestion, card, by_gm=False, at=at, day=state.day)
+    return Step(_replace_suggestion(state, answered), _answer_events(answered))
+
+
+def _answered(s: Suggestion, card: str | None, *, by_gm: bool, at: str, day: int) -> Suggestion:
+    answer = "not_refuted" if card is None else "refuted"
+    return dataclasses.replace(
+        s, answer=answer, card=card, by_gm=by_gm, answered_at=at, answered_day=day
+    )
+
+
+def _replace_suggestion(state: DaysState, new: Suggestion) -> DaysState:
+    suggestions = list(state.suggestions)
+    suggestions[new.number - 1] = new
+    return dataclasses.replace(state, suggestions=tuple(suggestions))
+
+
+def _answer_events(s: Suggestion) -> list[Event]:
+    """PUBLIC refuted/not_refuted (never the card, C4) and the PLAYER card_shown."""
+    assert s.answer is not None
+    public = {**s.public(), "by_gm": s.by_gm, "answered_at": s.answered_at}
+    events = [Event(s.answer, PUBLIC, public)]
+    if s.card is not None:
+        shown = {**s.public(), "card": s.card, "by_gm": s.by_gm}
+        events.append(Event("card_shown", PLAYER, shown, player=s.suggester))
+    return events
+
+
+def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
+    check_named_cards(state.cards, move.suspect, move.weapon, move.room)
+    if player in state.out:
+        raise IllegalMove("player_out", player=player)
+    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
+    correct = check_accusation(state.deal.solution, move.suspect, move.weapon, move.room)
+    accusation = Accusation(player=player, day=state.day, at=at, correct=correct, **cards)
+    new = dataclasses.replace(state, accusations=(*state.accusations, accusation))
+    events = [
+        Event("accusation_made", GM, {"player": player, **cards, "correct": correct, "at": at}),
+        Event("accusation_result", PLAYER, {**cards, "correct": correct}, player=player),
+    ]
+    if correct:  # C7: the first correct accusation wins
+        new = dataclasses.replace(new, winner=player, over=True)
+        return Step(new, [*events, _game_over(new)])
+    new = dataclasses.replace(new, out=(*state.out, player))
+    shown = cards if state.rules.publish_wrong_accusations else dict.fromkeys(cards)
+    events.append(Event("accusation_wrong", PUBLIC, {"player": player, "day": state.day, **shown}))
+    if set(new.out) == set(new.names):  # C7: nobody left
+        new = dataclasses.replace(new, over=True)
+        events.append(_game_over(new))
+    return Step(new, events)
+
+
+def _game_over(state: DaysState) -> Event:
+    """C7: the solution and all hands are published, with the fairness text."""
+    return Event(
+        "game_over",
+        PUBLIC,
+        {**deal_as_json(state.deal), "winner": state.winner, "canonical": state.canonical},
+    )
+
+
+# --- day close ---
+
+
+def close_day(state: DaysState, at: datetime) -> Step:
+    """Close the current day at ``at`` (aware) and open the next (D6, D7).
+
+    Every unanswered suggestion that arrived at least ``answer_grace_hours`` before
+    ``at`` is answered by the GM (C5), in number order: GM ``gm_refutation``, PUBLIC
+    ``refuted``/``not_refuted`` with ``by_gm`` True, PLAYER ``card_shown`` when a card
+    was shown; its addressee has one suggestion fewer the next day per such answer
+    (D6). Suggestions within the grace stay due until the next close. Then PUBLIC
+    ``day_closed`` (D7) and the day number goes up by one. A finished game is left
+    as it is (no events), so a late scheduler job does no harm.
+
+    :raises ValueError: ``at`` is naive.
+    """
+    closed_at = _iso(at)
+    if state.over:
+        return Step(state, [])
+    cutoff = at - timedelta(hours=state.rules.answer_grace_hours)
+    events: list[Event] = []
+    penalties: dict[str, int] = {}
+    gm_answered: list[int] = []
+    carried: list[int] = []
+    new = state
+    for s in state.suggestions:
+        if s.answer is not None:
+            continue
+        if datetime.fromisoformat(s.at) > cutoff:
+            carried.append(s.number)
+            continue
+        card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
+        answered = _answered(s, card, by_gm=True, at=closed_at, day=state.day)
+        new = _replace_suggestion(new, answered)
+        events.append(Event("gm_refutation", GM, {**s.public(), "card": card}))
+        events.extend(_answer_events(answered))
+        gm_answered.append(s.number)
+        penalties[s.addressee] = penalties.get(s.addressee, 0) + 1
+    new = dataclasses.replace(new, day=state.day + 1, penalties=penalties)
+    summary = [
+        {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
+        for s in new.suggestions
+        if s.day == state.day or s.answered_day == state.day
+    ]
+    events.append(
+        Event(
+            "day_closed",
+            PUBLIC,
+            {
+                "day": state.day,
+                "closed_at": closed_at,
+                "gm_answered": gm_answered,
+                "penalties": dict(penalties),
+                "allowances": {p: allowance(new, p) for p in new.names if p not in new.out},
+                "out": list(new.out),
+                "suggestions": summary,
+                "carried": carried,
+                "accused_wrongly": [
+                    a.player for a in new.accusations if a.day == state.day and not a.correct
+                ],
+            },
+        )
+    )
+    return Step(new, events)
+
+
+# --- views ---
+
+
+def _per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
+    left = suggestions_left(state, player)
+    made = _made_today(state, player)
+    limit = state.rules.max_per_addressee_per_day
+    return {
+        p: min(left, max(0, limit - sum(s.addressee == p for s in made)))
+        for p in state.names
+        if p != player
+    }
+
+
+def status(state: DaysState, player: str) -> dict[str, Any]:
+    """The private ``STATUS`` answer of ``player`` (also his reminder duties).
+
+    Example: ``{"game": "exler-1", "day": 2, "over": False, "winner": None, "out": False,
+    "character": "Краснова", "hand": ["нож", "кухня", "Белых"],
+    "shown_to_me": [{"number": 3, "card": "труба", "by": "Дуг", "by_gm": False}],
+    "shown_by_me": [{"number": 5, "card": "нож", "to": "Моро", "by_gm": True}],
+    "owed": [sugg...], "awaiting": [sugg...], "suggestions_left": 2,
+    "per_addressee_left": {"Дуг": 2, ...}}`` — ``sugg`` as in the event catalogue;
+    ``owed``: suggestions he must answer; ``awaiting``: his unanswered suggestions;
+    ``per_addressee_left``: how many more he may address to each player today (D2,
+    already capped by ``suggestions_left``).
+
+    :raises KeyError: ``player`` is not in the game.
+    """
+    character = dict(state.players)[player]
+    return {
+        "game": state.game_id,
+        "day": state.day,
+        "over": state.over,
+        "winner": state.winner,
+        "out": player in state.out,
+        "character": character,
+        "hand": list(state.deal.hands[player]),
+        "shown_to_me": [
+            {"number": s.number, "card": s.card, "by": s.addressee, "by_gm": s.by_gm}
+            for s in state.suggestions
+            if s.suggester == player and s.card is not None
+        ],
+        "shown_by_me": [
+            {"number": s.number, "card": s.card, "to": s.suggester, "by_gm": s.by_gm}
+            for s in state.suggestions
+            if s.addressee == player and s.card is not None
+        ],
+        "owed": [s.public() for s in _owed(state, player)],
+        "awaiting": [
+            s.public() for s in state.suggestions if s.suggester == player and s.answer is None
+        ],
+        "suggestions_left": suggestions_left(state, player),
+        "per_addressee_left": _per_addressee_left(state, player),
+    }
+
+
+def duties(state: DaysState, player: str) -> dict[str, Any]:
+    """What a reminder lists: ``{"day", "owed": [sugg...], "suggestions_left": n}``.
+
+    Empty duties (``owed == []`` and ``suggestions_left == 0``) mean no reminder; a
+    finished game has none. :raises KeyError: ``player`` is not in the game.
+    """
+    dict(state.players)[player]
+    if state.over:
+        return {"day": state.day, "owed": [], "suggestions_left": 0}
+    return {
+        "day": state.day,
+        "owed": [s.public() for s in _owed(state, player)],
+        "suggestions_left": suggestions_left(state, player),
+    }
+
+
+def gm_view(state: DaysState) -> dict[str, Any]:
+    """Everything the GM sees (``pbp show``).
+
+    ``{"game", "day", "over", "winner", "seed", "solution": {suspect, weapon, room},
+    "players": [{"name", "character", "hand": [...], "out": bool, "allowance": n,
+    "suggestions_left": n, "penalty": n}], "pending": [{**sugg}...] (unanswered),
+    "accusations": [{"player", "day", "at", "suspect", "weapon", "room", "correct"}],
+    "commitment": hex, "canonical": str}``.
+    """
+    return {
+        "game": state.game_id,
+        "day": state.day,
+        "over": state.over,
+        "winner": state.winner,
+        "seed": state.seed,
+        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
+        "players": [
+            {
+                "name": p,
+                "character": ch,
+                "hand": list(state.deal.hands[p]),
+                "out": p in state.out,
+                "allowance": allowance(state, p),
+                "suggestions_left": suggestions_left(state, p),
+                "penalty": state.penalties.get(p, 0),
+            }
+            for p, ch in state.players
+        ],
+        "pending": [s.public() for s in state.suggestions if s.answer is None],
+        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        "commitment": commitment(state.canonical),
+        "canonical": state.canonical,
+    }
+
+
+# --- storage ---
+
+
+def dump_state(state: DaysState) -> dict[str, Any]:
+    """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
+    return {
+        "game_id": state.game_id,
+        "players": [[p, ch] for p, ch in state.players],
+        "cards": cards_as_json(state.cards),
+        "rules": dataclasses.asdict(state.rules),
+        "deal": deal_as_json(state.deal),
+        "seed": state.seed,
+        "salt": state.salt,
+        "day": state.day,
+        "suggestions": [dataclasses.asdict(s) for s in state.suggestions],
+        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        "penalties": dict(state.penalties),
+        "out": list(state.out),
+        "winner": state.winner,
+        "over": state.over,
+    }
+
+
+def load_state(data: Mapping[str, Any]) -> DaysState:
+    """Inverse of :func:`dump_state`. :raises KeyError, TypeError: malformed data."""
+    rules = data["rules"]
+    return DaysState(
+        game_id=data["game_id"],
+        players=tuple((p, ch) for p, ch in data["players"]),
+        cards=cards_from_json(data["cards"]),
+        rules=DaysRules(
+            suggestions_per_day=int(rules["suggestions_per_day"]),
+            max_per_addressee_per_day=int(rules["max_per_addressee_per_day"]),
+            answer_grace_hours=float(rules["answer_grace_hours"]),
+            publish_wrong_accusations=bool(rules["publish_wrong_accusations"]),
+        ),
+        deal=deal_from_json(data["deal"]),
+        seed=int(data["seed"]),
+        salt=data["salt"],
+        day=int(data["day"]),
+        suggestions=tuple(Suggestion(**s) for s in data["suggestions"]),
+        accusations=tuple(Accusation(**a) for a in data["accusations"]),
+        penalties={p: int(n) for p, n in data["penalties"].items()},
+        out=tuple(data["out"]),
+        winner=data["winner"],
+        over=bool(data["over"]),
+    )

@@ -1,0 +1,8 @@
+"""Game kinds known to the daemon, by their ``kind:`` name in ``games.yaml``."""
+
+from __future__ import annotations
+
+from pbp.kinds.base import GameKind
+from pbp.kinds.cluedo_days import CluedoDays
+
+KINDS: dict[str, GameKind] = {"cluedo_days": CluedoDays()}

@@ -1,0 +1,138 @@
+"""Cluedo by game days as a :class:`~pbp.kinds.base.GameKind` (rules C1–C7, D1–D8).
+
+Glue only: the rules live in :mod:`pbp.engine.cluedo_days`, the reading of
+commands in :mod:`pbp.parse.cluedo`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbp.engine import cluedo_days as engine
+from pbp.engine.base import Event, Step, Visibility
+from pbp.engine.cluedo import Deal, Help, Status
+from pbp.kinds.base import ParsedCommand, PrivateMail
+from pbp.parse.cluedo import parse_cluedo
+
+
+class CluedoDays:
+    """The ``cluedo_days`` game kind."""
+
+    kind = "cluedo_days"
+
+    def setup(self, game: Any) -> engine.DaysSetup:
+        """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
+        deal = None
+        if game.deal is not None:
+            deal = Deal(
+                solution=tuple(game.deal.solution),  # type: ignore[arg-type]
+                hands={name: tuple(cards) for name, cards in game.deal.hands.items()},
+            )
+        rules = engine.DaysRules(
+            suggestions_per_day=game.rules.suggestions_per_day,
+            max_per_addressee_per_day=game.rules.max_per_addressee_per_day,
+            answer_grace_hours=game.rules.answer_grace_hours,
+            publish_wrong_accusations=game.rules.publish_wrong_accusations,
+        )
+        return engine.DaysSetup(
+            game_id=game.id,
+            players=tuple((p.name, p.character) for p in game.players),
+            cards=game.to_cards(),
+            rules=rules,
+            deal=deal,
+        )
+
+    def start(self, game: Any, seed: int, salt: bytes) -> Step:
+        """Deal (C2) and open day 1 (D1)."""
+        return engine.start(self.setup(game), seed, salt)
+
+    def load(self, data: Mapping[str, Any]) -> Any:
+        """Stored JSON → state."""
+        return engine.load_state(data)
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        """State → JSON."""
+        return engine.dump_state(state)
+
+    def is_over(self, state: Any) -> bool:
+        """True after a correct accusation or when every player is out (C7)."""
+        return engine.is_over(state)
+
+    def day(self, state: Any) -> int:
+        """The current game day."""
+        return int(state.day)
+
+    def players(self, state: Any) -> list[str]:
+        """Every seat in configured order."""
+        return [name for name, _character in state.setup.players]
+
+    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+        """Commands of a mail body (grammar in :mod:`pbp.parse.cluedo`)."""
+        lines = parse_cluedo(text, state.setup.cards, self.players(state), addressed=True)
+        return [
+            ParsedCommand(
+                line.line_no,
+                line.text,
+                line.move,
+                line.error,
+                private=isinstance(line.move, Status | Help),
+            )
+            for line in lines
+        ]
+
+    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
+        """One move (C3–C7, D2–D5)."""
+        return engine.apply(state, player, move, at)
+
+    def close_day(self, state: Any, at: datetime) -> Step:
+        """Day close (D6, D7)."""
+        return engine.close_day(state, at)
+
+    def status(self, state: Any, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return engine.status(state, player)
+
+    def gm_view(self, state: Any) -> dict[str, Any]:
+        """The GM view."""
+        return engine.gm_view(state)
+
+    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+        """Owed answers and unused suggestions of today, or None when there are none."""
+        if engine.is_over(state):
+            return None
+        status = engine.status(state, player)
+        left = 0 if status["out"] else status["suggestions_left"]
+        if not status["owed"] and not left:
+            return None
+        return {"owed": status["owed"], "suggestions_left": left}
+
+    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+        """Who learns what by private mail after ``events``.
+
+        - the addressee of a new suggestion: what he holds of it and how to answer (D3);
+        - the suggester: the card shown to him (C4, only to him) or "no refutation";
+        - the GM: every accusation (D5);
+        - everybody: the end of the game (C7).
+        """
+        mails: list[PrivateMail] = []
+        hands = {name: list(cards) for name, cards in state.deal.hands.items()}
+        for event in events:
+            data = dict(event.data)
+            if event.kind == "suggestion_made":
+                named = [data["suspect"], data["weapon"], data["room"]]
+                held = [card for card in named if card in hands[data["addressee"]]]
+                mails.append(
+                    PrivateMail("addressed", data["addressee"], {"suggestion": data, "held": held})
+                )
+            elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
+                mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
+            elif event.kind == "not_refuted":
+                mails.append(PrivateMail("not_refuted", data["suggester"], {"answer": data}))
+            elif event.kind == "accusation_made":
+                mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
+            elif event.kind == "game_over":
+                for name in self.players(state):
+                    mails.append(PrivateMail("game_over", name, {"result": data}))
+        return mails

@@ -1,0 +1,75 @@
+"""Building the mails pbp sends (RFC 5322, RFC 3834).
+
+Every mail gets a Message-ID chosen once, before it is stored in the outbox, so
+a retry sends the very same message. Answers to a player's mail thread to it
+(``In-Reply-To``/``References``, RFC 5322 §3.6.4) and carry
+``Auto-Submitted: auto-replied``; mail sent unprompted (hands, reminders,
+posts) carries ``auto-generated`` (RFC 3834 §5), so that well-behaved
+auto-responders never answer it and no mail loop can start.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime
+from typing import Literal
+
+AutoSubmitted = Literal["auto-replied", "auto-generated"]
+
+
+def new_message_id(domain: str) -> str:
+    """A fresh globally unique Message-ID, e.g. ``<pbp.5f0c…@example.test>``."""
+    return f"<pbp.{uuid.uuid4().hex}@{domain}>"
+
+
+def personal_address(address: str, token: str) -> str:
+    """``gm@example.test`` + ``k3x9`` → ``gm+k3x9@example.test`` (plus-addressing)."""
+    local, _, domain = address.partition("@")
+    return f"{local}+{token}@{domain}"
+
+
+def compose(
+    *,
+    sender: str,
+    to: str,
+    subject: str,
+    body: str,
+    message_id: str,
+    date: datetime,
+    auto_submitted: AutoSubmitted,
+    reply_to: str | None = None,
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    sender_name: str = "pbp",
+) -> EmailMessage:
+    """A plain-text UTF-8 mail ready for the outbox.
+
+    ``date`` must be timezone-aware. ``references`` is the thread so far (oldest
+    first); ``in_reply_to`` is appended to it when missing.
+    """
+    message = EmailMessage(policy=SMTP)
+    local, _, domain = sender.partition("@")
+    message["From"] = Address(sender_name, local, domain)
+    message["To"] = to
+    if reply_to:
+        message["Reply-To"] = reply_to
+    message["Subject"] = subject
+    message["Date"] = format_datetime(date)
+    message["Message-ID"] = message_id
+    if in_reply_to:
+        message["In-Reply-To"] = in_reply_to
+        thread = [*references]
+        if in_reply_to not in thread:
+            thread.append(in_reply_to)
+        message["References"] = " ".join(thread)
+    message["Auto-Submitted"] = auto_submitted
+    if auto_submitted == "auto-generated":
+        # Not a standard, but vacation responders of common servers honour it.
+        message["Precedence"] = "bulk"
+    message.set_content(body, charset="utf-8")
+    return message

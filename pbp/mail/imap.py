@@ -1,0 +1,349 @@
+"""IMAP inbox (RFC 3501) with IDLE (RFC 2177), through imapclient.
+
+Which messages are new is decided by a keyword flag, never by ``\\Seen`` and
+never by a remembered UID: a message is new while it lacks the keyword
+(``$PbpDone`` by default), and :meth:`ImapInbox.mark_done` sets it once the
+service has committed the message's result. The keyword stays with the message
+even when the server changes UIDVALIDITY (RFC 3501 §2.3.1.1), so nothing is
+processed twice because of renumbering, and the GM may read the same mailbox in
+a mail client.
+
+Connection failures (socket errors, imapclient's abort errors, ``BYE``) drop the
+connection; the next call connects again. :meth:`ImapInbox.fetch_new` and
+:meth:`ImapInbox.mark_done` (both idempotent) retry once on a fresh connection
+before giving up.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import logging
+import ssl
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar
+
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientAbortError
+
+from pbp.mail.base import RawMessage
+
+__all__ = ["ImapInbox", "KeywordNotSupportedError"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+IDLE_RESTART_SECONDS = 25 * 60
+"""RFC 2177 §3: a client should re-issue IDLE at least every 29 minutes; we use 25."""
+
+FETCH_BATCH = 100
+"""UIDs per ``UID FETCH`` command."""
+
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (OSError, IMAPClientAbortError, EOFError)
+"""Errors after which the connection is unusable: drop it and reconnect.
+
+``OSError`` covers socket errors, timeouts and ``ssl.SSLError``;
+``IMAPClientAbortError`` (``imaplib.IMAP4.abort``) covers ``BYE`` and EOF.
+"""
+
+
+_LOGOUT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, imaplib.IMAP4.error)
+
+
+class KeywordNotSupportedError(Exception):
+    """The folder cannot store the done keyword (its PERMANENTFLAGS lack both the
+    keyword and ``\\*``, RFC 3501 §7.1): choose another folder or server."""
+
+
+class ImapInbox:
+    """An :class:`~pbp.mail.base.Inbox` on one folder of an IMAP server.
+
+    :param host: server name or address, e.g. ``"imap.example.test"``.
+    :param port: TCP port, e.g. 143 (``tls="none"``/``"starttls"``) or 993 (``"ssl"``).
+    :param folder: the folder read, ``"INBOX"`` by default; selected read-write.
+    :param tls: ``"none"`` (plain text, loopback only), ``"starttls"`` (RFC 3501
+        §6.2.1, certificate verified) or ``"ssl"`` (implicit TLS, verified).
+    :param done_keyword: the keyword that marks a processed message.
+    :param timeout: socket timeout in seconds for every command.
+
+    Example::
+
+        inbox = ImapInbox("127.0.0.1", 10143, "gm@example.test", "secret")
+        inbox.fetch_new()   # [RawMessage(key="1", uidvalidity=1764600000,
+                            #   arrived=datetime(2026, 12, 1, 17, 0, tzinfo=UTC), raw=b"...")]
+        inbox.mark_done(["1"])
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        username: str,
+        password: str,
+        folder: str = "INBOX",
+        tls: Literal["none", "starttls", "ssl"] = "none",
+        done_keyword: str = "$PbpDone",
+        timeout: float = 60.0,
+    ) -> None:
+        if tls not in ("none", "starttls", "ssl"):
+            raise ValueError(f"tls must be 'none', 'starttls' or 'ssl', got {tls!r}")
+        self.host = host
+        self.port = port
+        self.username = username
+        self._password = password
+        self.folder = folder
+        self.tls = tls
+        self.done_keyword = done_keyword
+        self.timeout = timeout
+        self._client: IMAPClient | None = None
+        self._has_idle = False
+        self._uidvalidity: int | None = None
+        self._fetched_uidvalidity: int | None = None
+        self._known: set[int] = set()
+
+    @property
+    def uidvalidity(self) -> int | None:
+        """UIDVALIDITY of the folder at the last SELECT, None before the first connection."""
+        return self._uidvalidity
+
+    # -- connection -------------------------------------------------------
+
+    def _connect(self) -> IMAPClient:
+        """The live connection, opened, logged in and with the folder selected.
+
+        :raises OSError: the server cannot be reached.
+        :raises imapclient.exceptions.LoginError: wrong user name or password.
+        :raises KeywordNotSupportedError: see the class.
+        """
+        if self._client is not None:
+            return self._client
+        context = ssl.create_default_context() if self.tls != "none" else None
+        client = IMAPClient(
+            self.host,
+            port=self.port,
+            ssl=self.tls == "ssl",
+            ssl_context=context,
+            timeout=self.timeout,
+        )
+        try:
+            client.normalise_times = False  # keep INTERNALDATE's zone: aware datetimes
+            if self.tls == "starttls":
+                client.starttls(context)
+            client.login(self.username, self._password)
+            selected = client.select_folder(self.folder, readonly=False)
+            self._check_keyword(selected)
+            self._has_idle = client.has_capability("IDLE")
+        except BaseException:
+            _quietly_logout(client)
+            raise
+        uidvalidity = int(selected[b"UIDVALIDITY"])
+        if self._uidvalidity is not None and uidvalidity != self._uidvalidity:
+            logger.warning(
+                "UIDVALIDITY of %s changed from %d to %d: UIDs renumbered",
+                self.folder,
+                self._uidvalidity,
+                uidvalidity,
+            )
+        self._uidvalidity = uidvalidity
+        self._client = client
+        logger.info(
+            "connected to %s:%d as %s, folder %s (UIDVALIDITY %d, IDLE %s)",
+            self.host,
+            self.port,
+            self.username,
+            self.folder,
+            uidvalidity,
+            "yes" if self._has_idle else "no",
+        )
+        return client
+
+    def _check_keyword(self, selected: dict[bytes, Any]) -> None:
+        permanent = selected.get(b"PERMANENTFLAGS")
+        if permanent is None:
+            return  # RFC 3501 §7.1: absent means all flags may be changed permanently
+        names = {_text(flag).lower() for flag in permanent}
+        if "\\*" not in names and self.done_keyword.lower() not in names:
+            raise KeywordNotSupportedError(
+                f"folder {self.folder!r} on {self.host}:{self.port} cannot store the keyword "
+                f"{self.done_keyword!r} (PERMANENTFLAGS {sorted(names)})"
+            )
+
+    def _drop(self, reason: BaseException) -> None:
+        """Forget a broken connection (closing it without waiting for the server)."""
+        client, self._client = self._client, None
+        if client is None:
+            logger.warning("cannot connect to IMAP %s:%d: %r", self.host, self.port, reason)
+            return
+        logger.warning("IMAP connection to %s:%d lost: %r", self.host, self.port, reason)
+        try:
+            client.shutdown()
+        except Exception:
+            logger.debug("shutdown of a broken IMAP connection failed", exc_info=True)
+
+    def _with_retry(self, operation: Callable[[IMAPClient], T]) -> T:
+        """Run ``operation`` on the connection. When a kept connection turns out to be
+        broken, run it once more on a new one; a new connection that fails raises."""
+        for attempt in (1, 2):
+            reused = self._client is not None
+            try:
+                return operation(self._connect())
+            except CONNECTION_ERRORS as exc:
+                self._drop(exc)
+                if not reused or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    # -- Inbox ------------------------------------------------------------
+
+    def fetch_new(self) -> list[RawMessage]:
+        """Every message of the folder without the done keyword, ordered by (arrived, UID).
+
+        ``NOOP`` (so a kept connection sees the newest mail), ``UID SEARCH NOT
+        KEYWORD <done_keyword>``, then ``UID FETCH (INTERNALDATE
+        BODY.PEEK[])`` in batches of 100, so ``\\Seen`` is never set. ``key`` is the
+        UID in decimal, ``arrived`` the INTERNALDATE in UTC. A message expunged
+        between SEARCH and FETCH is left out.
+
+        :raises OSError: the server cannot be reached (after one reconnect), e.g.
+            ``ConnectionRefusedError``.
+        :raises imapclient.exceptions.IMAPClientAbortError: the new connection broke.
+        :raises imapclient.exceptions.IMAPClientError: login failed or the server
+            refused a command.
+        :raises KeywordNotSupportedError: see the class.
+        """
+        messages = self._with_retry(self._fetch_new)
+        self._known = {int(m.key) for m in messages}
+        self._fetched_uidvalidity = self._uidvalidity
+        return messages
+
+    def _fetch_new(self, client: IMAPClient) -> list[RawMessage]:
+        # A selected session sees mail delivered since its last command only after
+        # a mailbox sync (RFC 3501 §6.1.2, §7.3.1: NOOP reports it as EXISTS).
+        client.noop()
+        uids = sorted(int(uid) for uid in client.search(["NOT", "KEYWORD", self.done_keyword]))
+        uidvalidity = self._uidvalidity
+        found: list[tuple[datetime, int, RawMessage]] = []
+        for start in range(0, len(uids), FETCH_BATCH):
+            batch = uids[start : start + FETCH_BATCH]
+            response = client.fetch(batch, ["INTERNALDATE", "BODY.PEEK[]"])
+            for uid in batch:
+                data = response.get(uid, {})
+                body, internaldate = data.get(b"BODY[]"), data.get(b"INTERNALDATE")
+                if body is None or internaldate is None:
+                    # Expunged by another session since SEARCH: no FETCH response at
+                    # all, or (Dovecot) one with BODY[] NIL and a 1970 INTERNALDATE.
+                    logger.info("UID %d expunged before FETCH, skipped", uid)
+                    continue
+                arrived = _utc(internaldate)
+                raw = bytes(body)
+                found.append((arrived, uid, RawMessage(str(uid), uidvalidity, arrived, raw)))
+        found.sort(key=lambda item: (item[0], item[1]))
+        return [message for _, _, message in found]
+
+    def mark_done(self, keys: Sequence[str]) -> None:
+        """``UID STORE <uids> +FLAGS.SILENT (<done_keyword>)`` (idempotent).
+
+        If the folder's UIDVALIDITY is no longer the one of the last
+        :meth:`fetch_new`, the keys name other messages now: nothing is stored and
+        a warning is logged (the messages come again from the next fetch).
+
+        :raises OSError: the server cannot be reached (after one reconnect).
+        :raises imapclient.exceptions.IMAPClientError: the server refused the STORE.
+        """
+        uids = sorted({int(key) for key in keys})
+        if not uids:
+            return
+
+        def store(client: IMAPClient) -> None:
+            if self._fetched_uidvalidity not in (None, self._uidvalidity):
+                logger.warning(
+                    "mark_done(%s) skipped: UIDVALIDITY changed from %s to %s since fetch_new",
+                    uids,
+                    self._fetched_uidvalidity,
+                    self._uidvalidity,
+                )
+                return
+            for start in range(0, len(uids), FETCH_BATCH):
+                client.add_flags(
+                    uids[start : start + FETCH_BATCH], [self.done_keyword], silent=True
+                )
+
+        self._with_retry(store)
+        self._known.difference_update(uids)
+
+    def wait(self, timeout: float) -> None:
+        """Block up to ``timeout`` seconds or until new mail may have arrived.
+
+        Returns at once when the folder already holds a message without the done
+        keyword that the last :meth:`fetch_new` did not return. Otherwise IMAP IDLE
+        (RFC 2177) when the server has it, re-issued every 25 minutes, returning on
+        the first ``EXISTS``; plain sleep when it has not. When the connection
+        breaks during IDLE it returns at once (the next :meth:`fetch_new`
+        reconnects); when the server cannot be reached it sleeps out ``timeout``.
+        Never raises for connection errors.
+        """
+        deadline = time.monotonic() + timeout
+        try:
+            client = self._connect()
+            client.noop()  # sync: see mail delivered since the last command
+            unseen = [
+                uid
+                for uid in client.search(["NOT", "KEYWORD", self.done_keyword])
+                if int(uid) not in self._known
+            ]
+            if unseen:
+                return
+            if not self._has_idle:
+                time.sleep(max(0.0, deadline - time.monotonic()))
+                return
+            while (remaining := deadline - time.monotonic()) > 0:
+                if self._idle_once(client, min(remaining, IDLE_RESTART_SECONDS)):
+                    return
+        except CONNECTION_ERRORS as exc:
+            reconnecting = self._client is None
+            self._drop(exc)
+            if reconnecting:
+                time.sleep(max(0.0, deadline - time.monotonic()))
+
+    def _idle_once(self, client: IMAPClient, seconds: float) -> bool:
+        """One IDLE ... DONE of at most ``seconds``; True when new mail was announced."""
+        client.idle()
+        try:
+            responses = client.idle_check(timeout=seconds)
+        finally:
+            _, late = client.idle_done()
+        for response in [*responses, *late]:
+            if response and response[0] == b"BYE":
+                raise IMAPClientAbortError(f"server said BYE: {response!r}")
+            if len(response) >= 2 and response[1] in (b"EXISTS", b"RECENT"):
+                return True
+        return False
+
+    def close(self) -> None:
+        """LOGOUT (errors ignored); safe to call twice."""
+        client, self._client = self._client, None
+        if client is not None:
+            _quietly_logout(client)
+
+
+def _quietly_logout(client: IMAPClient) -> None:
+    try:
+        client.logout()
+    except _LOGOUT_ERRORS:
+        try:
+            client.shutdown()
+        except Exception:
+            logger.debug("shutdown after a failed LOGOUT failed", exc_info=True)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("ascii", "replace") if isinstance(value, bytes) else value
+
+
+def _utc(value: datetime) -> datetime:
+    """INTERNALDATE as an aware UTC datetime (a naive one is taken as UTC)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)

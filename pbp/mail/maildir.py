@@ -1,0 +1,281 @@
+"""Maildir inbox and outbox: pbp without a mail server.
+
+A Maildir (https://cr.yp.to/proto/maildir.html) is a directory with ``tmp/``,
+``new/`` and ``cur/``; every message is one file whose name (up to the first
+``:``) is its unique *key*. A message is delivered by writing it into ``tmp/``
+and renaming it into ``new/``, so a reader never sees half a message.
+
+* :class:`MaildirInbox` reads moves from ``new/`` and ``cur/`` and, once their
+  result is committed, moves them into the Maildir++ subfolder ``.done`` (the GM
+  still finds them there with a mail client).
+* :class:`MaildirTransport` is the local outbox: every outgoing message becomes
+  one file in another Maildir.
+* :func:`deliver` drops one message into a Maildir (``pbp mail`` and the tests).
+
+The delivery time of a message (``RawMessage.arrived``, rule D8) is its file's
+modification time, kept to the microsecond and returned in UTC. :func:`deliver`
+can set it (``at=``) so that a test or ``pbp mail`` decides the game day.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import socket
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+from pbp.mail.base import RawMessage, TransientSendError
+
+__all__ = [
+    "DONE_FOLDER",
+    "MaildirInbox",
+    "MaildirTransport",
+    "deliver",
+    "read_maildir",
+]
+
+logger = logging.getLogger(__name__)
+
+DONE_FOLDER = ".done"
+"""Maildir++ subfolder (relative to the Maildir root) holding processed messages."""
+
+POLL_INTERVAL = 0.2
+"""Seconds between two looks at ``new/`` in :meth:`MaildirInbox.wait`."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SUBDIRS = ("tmp", "new", "cur")
+_counter = itertools.count()
+
+
+def _ensure_maildir(path: Path) -> None:
+    """Create ``path`` and its ``tmp/``, ``new/``, ``cur/`` when missing."""
+    for sub in _SUBDIRS:
+        (path / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _key_of(filename: str) -> str:
+    """The unique name (the key) in a Maildir file name.
+
+    ``"1700000000.M1P2Q3.h:2,S"`` -> ``"1700000000.M1P2Q3.h"``; ``:2,`` starts the
+    info part with flags such as ``S`` (seen).
+    """
+    return filename.split(":", 1)[0]
+
+
+def _to_ns(at: datetime) -> int:
+    """Nanoseconds since the Unix epoch of an aware datetime, exactly (no float rounding).
+
+    :raises ValueError: ``at`` is naive.
+    """
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"delivery time must be timezone-aware, got naive {at.isoformat()}")
+    delta = at - _EPOCH
+    return ((delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1000
+
+
+def _from_ns(ns: int) -> datetime:
+    """Aware UTC datetime of a file time in nanoseconds (microseconds kept, the rest dropped)."""
+    return _EPOCH + timedelta(microseconds=ns // 1000)
+
+
+def _unique_name() -> str:
+    """A new Maildir unique name: ``"<seconds>.M<microseconds>P<pid>Q<n>.<host>"``."""
+    now_ns = time.time_ns()
+    seconds, rest = divmod(now_ns, 1_000_000_000)
+    host = socket.gethostname().replace("/", r"\057").replace(":", r"\072")
+    return f"{seconds}.M{rest // 1000}P{os.getpid()}Q{next(_counter)}.{host}"
+
+
+def deliver(path: Path, raw: bytes, at: datetime | None = None) -> str:
+    """Deliver one message into the Maildir at ``path`` and return its key.
+
+    The message is written to ``tmp/``, flushed, given its delivery time and then
+    renamed into ``new/`` (atomic on one file system). The Maildir is created when
+    missing.
+
+    :param raw: the whole RFC 5322 message, e.g. ``b"From: a@example.test\\n\\nSTATUS\\n"``.
+    :param at: delivery time (timezone-aware, any zone); default now. It becomes the
+        file's modification time, i.e. the message's ``arrived``.
+    :returns: the key, e.g. ``"1764608400.M123456P4242Q0.host"``.
+    :raises ValueError: ``at`` is naive.
+    :raises OSError: the file could not be written.
+    """
+    at_ns = None if at is None else _to_ns(at)
+    _ensure_maildir(path)
+    key = _unique_name()
+    tmp = path / "tmp" / key
+    with open(tmp, "xb") as f:
+        f.write(raw)
+        f.flush()
+        os.fsync(f.fileno())
+    try:
+        if at_ns is not None:
+            os.utime(tmp, ns=(at_ns, at_ns))
+        os.rename(tmp, path / "new" / key)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return key
+
+
+def _message_files(path: Path) -> list[Path]:
+    """Every message file in ``new/`` and ``cur/`` of one Maildir (not its subfolders)."""
+    files: list[Path] = []
+    for sub in ("new", "cur"):
+        directory = path / sub
+        if directory.is_dir():
+            files.extend(p for p in directory.iterdir() if not p.name.startswith("."))
+    return files
+
+
+def _arrival(file: Path) -> datetime | None:
+    """Delivery time of one message file, or None when it vanished meanwhile."""
+    try:
+        return _from_ns(file.stat().st_mtime_ns)
+    except FileNotFoundError:
+        return None
+
+
+class MaildirInbox:
+    """An :class:`~pbp.mail.base.Inbox` reading a local Maildir.
+
+    Messages not yet done are those in ``new/`` and ``cur/`` of ``path``;
+    :meth:`mark_done` moves them, file name and time unchanged, into the same
+    subdirectory of the Maildir++ folder ``path/.done``. Flags in the file name
+    (``:2,S``, i.e. ``\\Seen``) are neither read nor changed.
+
+    Example::
+
+        inbox = MaildirInbox(Path("mail/inbox"))
+        for message in inbox.fetch_new():   # [RawMessage(key="1764...host", uidvalidity=None, ...)]
+            ...                              # commit the result, then
+            inbox.mark_done([message.key])
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Open (and create when missing) the Maildir at ``path``."""
+        self.path = path
+        self.done_path = path / DONE_FOLDER
+        _ensure_maildir(path)
+        _ensure_maildir(self.done_path)
+        (self.done_path / "maildirfolder").touch()
+        self._known: set[str] = set()
+
+    def fetch_new(self) -> list[RawMessage]:
+        """Every message not yet done, ordered by (arrived, key).
+
+        ``uidvalidity`` is None; ``arrived`` is the file time in UTC. A message
+        that disappears while being read (another reader moved it) is left out.
+        """
+        found: list[RawMessage] = []
+        for file in _message_files(self.path):
+            arrived = _arrival(file)
+            try:
+                raw = file.read_bytes()
+            except FileNotFoundError:
+                continue
+            if arrived is None:
+                continue
+            found.append(RawMessage(_key_of(file.name), None, arrived, raw))
+        found.sort(key=lambda m: (m.arrived, m.key))
+        self._known = {m.key for m in found}
+        return found
+
+    def mark_done(self, keys: Sequence[str]) -> None:
+        """Move the messages with these keys into ``.done`` (new/ to new/, cur/ to cur/).
+
+        Keys already in ``.done`` are ignored, so calling it twice is harmless; a
+        key found nowhere (deleted by the GM meanwhile) is logged and skipped.
+        """
+        wanted = set(keys)
+        if not wanted:
+            return
+        for file in _message_files(self.path):
+            key = _key_of(file.name)
+            if key in wanted:
+                try:
+                    os.rename(file, self.done_path / file.parent.name / file.name)
+                except FileNotFoundError:
+                    continue
+                wanted.discard(key)
+                self._known.discard(key)
+        if wanted:
+            done = {_key_of(f.name) for f in _message_files(self.done_path)}
+            for key in sorted(wanted - done):
+                logger.warning("mark_done: no message %r in %s", key, self.path)
+
+    def _has_unseen(self) -> bool:
+        """Whether ``new/`` holds a message the last :meth:`fetch_new` did not return."""
+        try:
+            names = os.listdir(self.path / "new")
+        except FileNotFoundError:
+            return False
+        return any(not name.startswith(".") and _key_of(name) not in self._known for name in names)
+
+    def wait(self, timeout: float) -> None:
+        """Sleep up to ``timeout`` seconds; return early (within about 0.2 s) when a
+        message that the last :meth:`fetch_new` did not return appears in ``new/``."""
+        deadline = time.monotonic() + timeout
+        while not self._has_unseen():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            time.sleep(min(POLL_INTERVAL, remaining))
+
+    def close(self) -> None:
+        """Nothing to release; present for the :class:`~pbp.mail.base.Inbox` protocol."""
+
+
+class MaildirTransport:
+    """A :class:`~pbp.mail.base.Transport` that delivers every message into one Maildir.
+
+    The local outbox for trying pbp without a mail server: each sent message is
+    one file in ``path/new`` (read them with :func:`read_maildir` or a mail client).
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Use (and create when missing) the Maildir at ``path``."""
+        self.path = path
+        _ensure_maildir(path)
+
+    def send(self, message: EmailMessage) -> None:
+        """Write ``message`` (serialised with its own policy) into the Maildir, now.
+
+        :raises TransientSendError: the file could not be written (disk full,
+            permissions): worth retrying once fixed.
+        """
+        try:
+            deliver(self.path, message.as_bytes())
+        except OSError as exc:
+            raise TransientSendError(f"cannot write into Maildir {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        """Nothing to release; present for the :class:`~pbp.mail.base.Transport` protocol."""
+
+
+def read_maildir(path: Path) -> list[EmailMessage]:
+    """Every message in ``new/`` and ``cur/`` of the Maildir at ``path``, parsed.
+
+    Parsed with :data:`email.policy.default` and sorted by delivery time, then
+    key. A missing Maildir reads as ``[]``.
+    """
+    dated: list[tuple[datetime, str, bytes]] = []
+    for file in _message_files(path):
+        arrived = _arrival(file)
+        if arrived is not None:
+            dated.append((arrived, _key_of(file.name), file.read_bytes()))
+    dated.sort(key=lambda item: (item[0], item[1]))
+    parser = BytesParser(policy=policy.default)
+    messages: list[EmailMessage] = []
+    for _, _, raw in dated:
+        parsed = parser.parsebytes(raw)
+        assert isinstance(parsed, EmailMessage)
+        messages.append(parsed)
+    return messages

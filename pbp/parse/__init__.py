@@ -1,0 +1,5 @@
+"""Reading players' mail (DESIGN.md, "parse"): MIME → :class:`~pbp.parse.mime.Letter`,
+names → canonical names (:mod:`pbp.parse.names`), text → moves (:mod:`pbp.parse.cluedo`).
+
+Pure: no I/O, no clock.
+"""

@@ -1,0 +1,328 @@
+"""The new text of a mail body: charset guessing, HTML to text, quoted replies and
+signatures removed. Used by :mod:`pbp.parse.mime`; pure string functions.
+
+What is removed (players answer from many clients, in Russian and English):
+
+- quoted lines starting with ``>`` (RFC 3676 §4.5 quoting);
+- a reply header and everything after it when the quote is not ``>``-marked
+  (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
+  ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
+  ``-----Original Message-----``, ``-------- Пересылаемое сообщение --------``,
+  an Outlook ``From:``/``Sent:`` (``От:``/``Отправлено:``) block; a header followed
+  by ``>`` lines (bottom-posting) is dropped alone, so the text after the quote stays;
+- the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
+  stripped);
+- in HTML, before conversion: Gmail's ``<div class="gmail_quote">`` and
+  ``gmail_signature``, Thunderbird's ``moz-cite-prefix``/``moz-signature`` and every
+  ``<blockquote>``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from html.parser import HTMLParser
+
+import html2text
+
+#: Single-byte Cyrillic charsets whose label clients get wrong; a declared one of
+#: these may be overridden by a better-scoring one (see :func:`decode_bytes`).
+CYRILLIC_8BIT = ("cp1251", "koi8-r", "koi8-u", "iso8859-5", "cp866", "mac-cyrillic")
+
+#: Letter frequencies of Russian text, per cent (ё counted with е in most texts).
+_RU_FREQ = {
+    "о": 10.97, "е": 8.45, "а": 8.01, "и": 7.35, "н": 6.70, "т": 6.26, "с": 5.47,
+    "р": 4.73, "в": 4.54, "л": 4.40, "к": 3.49, "м": 3.21, "д": 2.98, "п": 2.81,
+    "у": 2.62, "я": 2.01, "ы": 1.90, "ь": 1.74, "г": 1.70, "з": 1.65, "б": 1.59,
+    "ч": 1.44, "й": 1.21, "х": 0.97, "ж": 0.94, "ш": 0.73, "ю": 0.64, "ц": 0.48,
+    "щ": 0.36, "э": 0.32, "ф": 0.26, "ъ": 0.04, "ё": 0.04,
+}  # fmt: skip
+_RU_LOGP = {c: math.log(f / 100) for c, f in _RU_FREQ.items()}
+_OTHER_LOGP = math.log(0.0001)  # a non-ASCII character that is not a Russian letter
+_NEUTRAL = frozenset("«»—–…№“”„‘’\u00a0\ufeff")
+_MIXED_CASE_WORD = re.compile(r"[а-яё][А-ЯЁ]")
+_CYR_WORD = re.compile(r"[А-Яа-яЁё]+")
+#: How much better (mean log-probability per letter) another charset must score to
+#: override the declared one.
+_OVERRIDE_MARGIN = 0.3
+_MIN_LETTERS = 3
+
+
+def _codec(name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name.strip().strip('"').lower()).name
+    except LookupError:
+        return None
+
+
+def _decodes(data: bytes, codec: str) -> str | None:
+    try:
+        return data.decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def russian_score(text: str) -> float:
+    """Mean log-probability (natural log) per non-ASCII character of ``text`` as Russian,
+    less one per word with a lower-case letter followed by an upper-case one (the mark
+    of KOI8-R read as windows-1251 and back: ``вЕМЩИ``). Higher is more Russian-like;
+    real Russian scores about -3, mojibake below -3.3. 0.0 for text with no non-ASCII
+    letters.
+    """
+    total = 0.0
+    letters = 0
+    for ch in text:
+        if ord(ch) < 128 or ch in _NEUTRAL:
+            continue
+        total += _RU_LOGP.get(ch.lower(), _OTHER_LOGP)
+        letters += 1
+    if not letters:
+        return 0.0
+    words = _CYR_WORD.findall(text)
+    mixed = sum(1 for w in words if _MIXED_CASE_WORD.search(w))
+    return total / letters - mixed / max(len(words), 1)
+
+
+def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
+    """Decode a text part; returns ``(text, codec used)``.
+
+    Order: pure ASCII as is; a declared charset that is neither UTF-8 nor a Cyrillic
+    single-byte one (:data:`CYRILLIC_8BIT`), when it decodes; UTF-8 when the bytes are
+    valid UTF-8 (multi-byte UTF-8 almost never happens by chance in 8-bit text); else
+    the declared Cyrillic charset, windows-1251 and KOI8-R, the declared one kept
+    unless another scores :data:`_OVERRIDE_MARGIN` better by :func:`russian_score`
+    (KOI8-R text labelled windows-1251 is read right). Never raises: the last resort is
+    windows-1251 with replacement characters.
+
+    >>> decode_bytes("нож".encode("koi8-r"), "windows-1251")
+    ('нож', 'koi8-r')
+    """
+    if data.isascii():
+        return data.decode("ascii"), "ascii"
+    codec = _codec(declared)
+    if codec is not None and codec != "utf-8" and codec not in CYRILLIC_8BIT:
+        text = _decodes(data, codec)
+        if text is not None:
+            return text, codec
+    text = _decodes(data, "utf-8")
+    if text is not None:
+        return text, "utf-8"
+    candidates: list[tuple[str, str]] = []
+    for name in (codec if codec in CYRILLIC_8BIT else None, "cp1251", "koi8-r"):
+        if name is None or any(name == c for c, _ in candidates):
+            continue
+        decoded = _decodes(data, name)
+        if decoded is not None:
+            candidates.append((name, decoded))
+    if not candidates:
+        return data.decode("cp1251", errors="replace"), "cp1251"
+    best_name, best_text = candidates[0]
+    letters = sum(1 for ch in best_text if ord(ch) >= 128)
+    if letters >= _MIN_LETTERS:
+        base = russian_score(best_text)
+        for name, decoded in candidates[1:]:
+            score = russian_score(decoded)
+            if score > base + _OVERRIDE_MARGIN:
+                best_name, best_text, base = name, decoded, score
+    return best_text, best_name
+
+
+# --- format=flowed (RFC 3676) ---
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Join the soft line breaks of a ``format=flowed`` body (RFC 3676 §4.2): a line
+    ending in a space continues on the next line (the space removed when ``delsp``).
+    Space-stuffing (§4.4) is undone; the signature separator ``-- `` is kept.
+
+    >>> unflow("SUGGEST Краснова, \\nнож, кухня\\n")
+    'SUGGEST Краснова, нож, кухня\\n'
+    """
+    out: list[str] = []
+    pending = ""
+    for line in text.split("\n"):
+        if line.startswith(" "):
+            line = line[1:]
+        if line.endswith(" ") and line != "-- ":
+            pending += line[:-1] if delsp else line
+            continue
+        out.append(pending + line)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return "\n".join(out)
+
+
+# --- HTML ---
+
+_DROP_CLASSES = frozenset(
+    {"gmail_quote", "gmail_quote_container", "gmail_signature", "moz-cite-prefix", "moz-signature"}
+)
+_VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "wbr", "col", "area", "base"})
+
+
+class _QuoteFinder(HTMLParser):
+    """Finds the source spans (start, end offsets) of elements to drop."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.source = source
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
+        self.spans: list[tuple[int, int]] = []
+        self._open: tuple[str, int] | None = None  # tag, start offset
+        self._depth = 0
+
+    def _offset(self) -> int:
+        line, col = self.getpos()
+        return self.line_starts[line - 1] + col
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _VOID:
+            return
+        if self._open is not None:
+            if tag == self._open[0]:
+                self._depth += 1
+            return
+        classes = set()
+        for name, value in attrs:
+            if name == "class" and value:
+                classes.update(value.split())
+        if tag == "blockquote" or classes & _DROP_CLASSES:
+            self._open = (tag, self._offset())
+            self._depth = 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is None or tag != self._open[0]:
+            return
+        self._depth -= 1
+        if self._depth == 0:
+            start = self._offset()
+            end = self.source.find(">", start)
+            self.spans.append((self._open[1], len(self.source) if end < 0 else end + 1))
+            self._open = None
+
+    def finish(self) -> list[tuple[int, int]]:
+        self.close()
+        if self._open is not None:  # never closed: drop to the end
+            self.spans.append((self._open[1], len(self.source)))
+            self._open = None
+        return self.spans
+
+
+def drop_html_quotes(html: str) -> str:
+    """``html`` without quoted replies and signatures (the classes in the module doc and
+    every ``<blockquote>``), cut out of the source text.
+
+    >>> drop_html_quotes('<p>REFUTE 7 нож</p><div class="gmail_quote">old</div>')
+    '<p>REFUTE 7 нож</p>'
+    """
+    finder = _QuoteFinder(html)
+    try:
+        finder.feed(html)
+        spans = finder.finish()
+    except (AssertionError, ValueError, IndexError):  # html.parser on broken markup
+        return html
+    for start, end in reversed(spans):
+        html = html[:start] + html[end:]
+    return html
+
+
+class _PlainText(html2text.HTML2Text):  # type: ignore[misc]
+    """html2text without Markdown escaping (``1.`` stays ``1.``, ``--`` stays ``--``)."""
+
+    def handle_data(self, data: str, entity_char: bool = False) -> None:
+        super().handle_data(data, entity_char=True)
+
+
+def html_to_text(html: str) -> str:
+    """Plain text of an HTML body: quotes dropped (:func:`drop_html_quotes`), then
+    html2text without links, images, emphasis or line wrapping; trailing spaces removed.
+
+    >>> html_to_text("<div>STATUS<br>HELP</div>")
+    'STATUS\\nHELP'
+    """
+    converter = _PlainText()
+    converter.body_width = 0
+    converter.ignore_links = True
+    converter.ignore_images = True
+    converter.ignore_emphasis = True
+    converter.ignore_tables = True
+    text = converter.handle(drop_html_quotes(html))
+    return "\n".join(line.rstrip() for line in str(text).split("\n")).strip("\n")
+
+
+# --- quoted replies and signatures ---
+
+_WROTE = re.compile(
+    r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\))\s*:\s*$", re.IGNORECASE
+)
+_TIME = re.compile(r"\d{1,2}:\d{2}")
+_EMAIL = re.compile(r"[^\s<>()\"']+@[^\s<>()\"']+")
+_SEPARATOR = re.compile(
+    r"^\s*-{2,}\s*(?:original message|forwarded message|исходное сообщение|"
+    r"пересылаемое сообщение|пересланное сообщение|перенаправленное сообщение)\s*-{2,}\s*$"
+    r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$",
+    re.IGNORECASE,
+)
+_OUTLOOK_FROM = re.compile(r"^\s*\*?(?:from|от|von)\s*:\*?\s*\S", re.IGNORECASE)
+_OUTLOOK_NEXT = re.compile(
+    r"^\s*\*?(?:sent|date|to|subject|отправлено|дата|кому|тема)\s*:", re.IGNORECASE
+)
+_UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
+_INVISIBLE = str.maketrans({"\ufeff": None, "\u200b": None, "\u00a0": " ", "\r": None})
+
+
+def _is_reply_header(lines: list[str], i: int) -> int:
+    """How many lines (0: none) the reply header starting at ``lines[i]`` spans."""
+    line = lines[i].strip()
+    if not line:
+        return 0
+    if _SEPARATOR.match(line):
+        return 1
+    if _UNDERSCORES.match(line):
+        following = [s for s in lines[i + 1 : i + 3] if s.strip()]
+        return 1 if following and _OUTLOOK_FROM.match(following[0]) else 0
+    if _OUTLOOK_FROM.match(line):
+        return 1 if any(_OUTLOOK_NEXT.match(s) for s in lines[i + 1 : i + 4]) else 0
+    for span in (1, 2, 3):  # clients wrap a long attribution line
+        if i + span > len(lines) or (span > 1 and not lines[i + span - 1].strip()):
+            break
+        joined = " ".join(s.strip() for s in lines[i : i + span])
+        if len(joined) > 400:
+            break
+        if _WROTE.search(joined):
+            return span
+        if joined.endswith(":") and _TIME.search(joined) and _EMAIL.search(joined):
+            return span
+    return 0
+
+
+def new_text(text: str) -> str:
+    """The text a sender wrote himself: without quoted replies and signature (module doc),
+    BOM and zero-width spaces removed, no-break spaces made spaces, CR removed, trailing
+    spaces and blank lines at both ends removed.
+
+    >>> new_text("REFUTE 7 нож\\n\\nOn Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:\\n> old")
+    'REFUTE 7 нож'
+    """
+    lines = [line.rstrip() for line in text.translate(_INVISIBLE).split("\n")]
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line == "--":  # "-- " (rstripped above)
+            break
+        header = _is_reply_header(lines, i)
+        if header:
+            following = [s for s in lines[i + header :] if s.strip()]
+            if following and following[0].lstrip().startswith(">"):
+                i += header  # bottom-posting: drop the header, keep what follows the quote
+                continue
+            break
+        if not line.lstrip().startswith(">"):
+            kept.append(line)
+        i += 1
+    return "\n".join(kept).strip("\n")

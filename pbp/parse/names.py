@@ -1,0 +1,227 @@
+"""Matching the names players write to canonical card and player names.
+
+Players write names as they would in a forum post: in any case, with ``ё`` or
+``е``, pasted with bold markers (``[b]нож[/b]``, ``**нож**``), after a
+preposition (``в кухне``), and inflected (``ножом``, ``Петю``, ``в танцевальном
+зале``). :class:`NameMatcher` maps such a phrase to one canonical name, or
+raises an error that names the phrase and lists what would be accepted.
+
+Inflection is handled with Snowball's Russian stemmer (English for Latin words),
+word by word: an input word matches a name word when their sets ``{word,
+stem(word)}`` meet and the input word is at most two letters shorter (so that a
+short word cannot match a name the stemmer cut short: ``Ал`` is not ``Алиен``).
+The unstemmed word is kept in the set because Snowball
+strips some name endings on one side only (``Горчичников`` → ``горчичник`` but
+``Горчичникова`` → ``горчичников``; ``Алиен`` → ``ал`` but ``Алиену`` →
+``алиен``).
+
+A typo is never accepted silently: it raises ``unknown_name`` with a
+``suggestion`` (rapidfuzz), so the player resends. Only a difference the stemmer
+removes (an ending: ``Краснову``/``Краснова``) is accepted.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+import snowballstemmer
+from rapidfuzz import fuzz
+
+from pbp.engine.base import AmbiguousMove, InvalidMove
+
+#: Prepositions dropped before a name ("в кухне", "to Веталь", "in the kitchen").
+PREPOSITIONS = frozenset(
+    {"в", "во", "на", "за", "для", "к", "ко", "у", "с", "со", "to", "for", "with", "in", "the"}
+)
+
+#: Lowest rapidfuzz ratio (0–100) for a "did you mean" suggestion.
+SUGGESTION_CUTOFF = 65.0
+
+_MARKUP = re.compile(r"\[/?(?:b|i|u|s|color|size|font)(?:=[^\]]*)?\]|\*\*|__", re.IGNORECASE)
+_EDGE_PUNCT = "\"'«»“”„‘’`.,;:!?()[]{}<>*_-–— \t"
+_CYRILLIC = re.compile(r"[а-яё]")
+
+_RU = snowballstemmer.stemmer("russian")
+_EN = snowballstemmer.stemmer("english")
+
+
+def clean(text: str) -> str:
+    """``text`` without bold/italic markers and edge punctuation, spaces collapsed.
+
+    >>> clean(" [b]Танцевальный  зал[/b]. ")
+    'Танцевальный зал'
+    """
+    return " ".join(_MARKUP.sub("", text).split()).strip(_EDGE_PUNCT)
+
+
+def normalize(text: str) -> list[str]:
+    """The words of ``text`` for comparison: cleaned, lower-cased, ``ё`` → ``е``.
+
+    >>> normalize("**Зелёный Зал**")
+    ['зеленый', 'зал']
+    """
+    words = clean(text).lower().replace("ё", "е").split()
+    return [w.strip(_EDGE_PUNCT) for w in words if w.strip(_EDGE_PUNCT)]
+
+
+def stem(word: str) -> str:
+    """Snowball stem of one normalized word (Russian for Cyrillic, else English).
+
+    >>> stem("ножом")
+    'нож'
+    """
+    return str((_RU if _CYRILLIC.search(word) else _EN).stemWord(word))
+
+
+def _forms(word: str) -> frozenset[str]:
+    return frozenset({word, stem(word)})
+
+
+class NameMatcher:
+    """Resolves what a player wrote to one of ``names`` (canonical, in configured spelling).
+
+    ``kind`` (``"card"``, ``"player"``, …) is passed on in error params, so that the
+    answer can say "unknown card" or "unknown player".
+
+    Example::
+
+        m = NameMatcher(["Краснова", "нож", "танцевальный зал"], kind="card")
+        m.match("в танцевальном зале")   # -> "танцевальный зал"
+        m.match("Кранова")               # raises InvalidMove("unknown_name", suggestion="Краснова")
+    """
+
+    def __init__(self, names: Sequence[str], *, kind: str = "name") -> None:
+        self.names: tuple[str, ...] = tuple(names)
+        self.kind = kind
+        self._words: list[tuple[str, tuple[str, ...]]] = [(n, tuple(normalize(n))) for n in names]
+        self._forms: list[tuple[str, tuple[tuple[int, frozenset[str]], ...]]] = [
+            (n, tuple((len(w), _forms(w)) for w in words)) for n, words in self._words
+        ]
+        self.max_words = max((len(w) for _, w in self._words), default=1)
+
+    # -- public API --
+
+    def match(self, text: str) -> str:
+        """The canonical name that ``text`` denotes.
+
+        Tried in order: the exact words (case-insensitive, ``ё`` = ``е``, markup
+        removed), then the stems word by word; each first as written, then without
+        leading prepositions (:data:`PREPOSITIONS`).
+
+        :raises InvalidMove: ``unknown_name`` with params ``word`` (``text`` cleaned of
+            markup), ``suggestion`` (the closest name or None), ``allowed`` (every name)
+            and ``kind``.
+        :raises AmbiguousMove: ``ambiguous_name`` with params ``word``, ``candidates``
+            (the names that match equally well, in configured order) and ``kind``.
+        """
+        found = self._lookup(normalize(text))
+        if len(found) == 1:
+            return found[0]
+        word = clean(text)
+        if found:
+            raise AmbiguousMove("ambiguous_name", word=word, candidates=found, kind=self.kind)
+        raise InvalidMove(
+            "unknown_name",
+            word=word,
+            suggestion=self.suggest(text),
+            allowed=list(self.names),
+            kind=self.kind,
+        )
+
+    def suggest(self, text: str) -> str | None:
+        """The closest name to ``text``, or None: the best rapidfuzz ratio (0–100) on the
+        words and on the stems (a part of a longer name scores 90), when at least
+        :data:`SUGGESTION_CUTOFF`. Ties go to the name configured first.
+
+        >>> NameMatcher(["Краснова", "Белых"]).suggest("Кранова")
+        'Краснова'
+        """
+        words = _drop_prepositions(normalize(text))
+        if not words:
+            return None
+        plain = " ".join(words)
+        stems = " ".join(stem(w) for w in words)
+        best: str | None = None
+        best_score = SUGGESTION_CUTOFF
+        for name, name_words in self._words:
+            name_stems = " ".join(stem(w) for w in name_words)
+            score = max(
+                fuzz.ratio(plain, " ".join(name_words)),
+                fuzz.ratio(stems, name_stems),
+                # one word of a longer name ("зал" for "танцевальный зал")
+                0.9 * fuzz.token_set_ratio(stems, name_stems),
+            )
+            if score > best_score or (best is None and score >= best_score):
+                best, best_score = name, score
+        return best
+
+    def segment(self, text: str, fillers: Collection[str] = ()) -> list[str] | None:
+        """Split ``text`` into consecutive names, or None when some word is neither part
+        of a name nor a filler. Prepositions and ``fillers`` (normalized words) between
+        names are skipped; the longest name wins at each position; an ambiguous or
+        unknown word gives None.
+
+        >>> NameMatcher(["Краснова", "нож", "кухня"]).segment("Краснова ножом в кухне")
+        ['Краснова', 'нож', 'кухня']
+        """
+        words = normalize(text)
+        found: list[str] = []
+        i = 0
+        while i < len(words):
+            for n in range(min(self.max_words, len(words) - i), 0, -1):
+                names = self._by_words(words[i : i + n])
+                if len(names) == 1:
+                    found.append(names[0])
+                    i += n
+                    break
+            else:
+                if words[i] in PREPOSITIONS or words[i] in fillers:
+                    i += 1
+                else:
+                    return None
+        return found
+
+    # -- matching --
+
+    def _lookup(self, words: list[str]) -> list[str]:
+        phrasings = [words]
+        rest = words
+        while len(rest) > 1 and rest[0] in PREPOSITIONS:
+            rest = rest[1:]
+            phrasings.append(rest)
+        for phrasing in phrasings:
+            exact = [n for n, w in self._words if w == tuple(phrasing)]
+            if exact:
+                return exact
+        for phrasing in phrasings:
+            stemmed = self._by_stems(phrasing)
+            if stemmed:
+                return stemmed
+        return []
+
+    def _by_words(self, words: list[str]) -> list[str]:
+        exact = [n for n, w in self._words if w == tuple(words)]
+        return exact or self._by_stems(words)
+
+    def _by_stems(self, words: list[str]) -> list[str]:
+        if not words:
+            return []
+        forms = [(len(w), _forms(w)) for w in words]
+        return [
+            name
+            for name, name_forms in self._forms
+            if len(name_forms) == len(forms)
+            and all(
+                n >= len_ - 2 and a & b
+                for (n, a), (len_, b) in zip(forms, name_forms, strict=True)
+            )
+        ]
+
+
+def _drop_prepositions(words: list[str]) -> list[str]:
+    while len(words) > 1 and words[0] in PREPOSITIONS:
+        words = words[1:]
+    return words

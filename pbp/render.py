@@ -1,0 +1,402 @@
+"""Rendering forum posts and private mails from Jinja2 templates (DESIGN.md, "render").
+
+Templates live under ``templates/<locale>/`` (``ru``, ``en``); the loader of each
+locale is rooted there, so a template names its pieces without the locale:
+``cluedo_days/posts/day.j2``, ``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``,
+``errors/<code>.txt``.
+
+Public posts come in two formats, ``bbcode`` (classic forums) and ``markdown``;
+private mails are plain ``text``. Formatting goes through filters, so one template
+serves both post formats:
+
+- ``x|b`` — bold: ``[b]x[/b]``, ``**x**``, plain ``x`` in text.
+- ``x|quote`` — ``[quote]x[/quote]``; every line prefixed ``"> "`` in Markdown and text.
+- ``x|code`` — ``[code]x[/code]``; a fenced block in Markdown; indented in text.
+- ``cards|card_list`` — ``[b]нож[/b], [b]топор[/b]``: every card bold (rule D4), comma-joined.
+- ``n|plural("предположение|предположения|предположений")`` — ``"5 предположений"``:
+  the number and the form that babel's CLDR plural rule picks for the locale
+  (:func:`plural`).
+- ``name|inflect("dat")`` — a Russian player name in another case
+  (:func:`inflect_ru`); unchanged in English.
+- ``when|dt(zone)`` — an aware datetime in an IANA zone (default: its own), e.g.
+  ``"01.12.2026 22:30 (Europe/Moscow)"``.
+- ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
+
+Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
+a blank line in Markdown, one newline otherwise); ``of_kind(events, *kinds)``, ``one(events, kind,
+day=None)``, ``suggestions(events)`` (each suggestion joined with its answer) and
+``post(name, events, fmt, **context)`` which renders a public post from inside a mail
+(the events are filtered to public ones on the way, as in :meth:`Renderer.public_post`).
+
+Hidden information: :meth:`Renderer.public_post` drops every event whose visibility is
+not :attr:`~pbp.engine.base.Visibility.PUBLIC` before any template sees the list, so a
+template mistake cannot leak a hand or a shown card into a public post (rule C4).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+import jinja2
+from babel import Locale
+
+from pbp.engine.base import Event, Visibility
+from pbp.fairness import commitment
+
+log = logging.getLogger(__name__)
+
+PostFormat = Literal["bbcode", "markdown"]
+Format = Literal["bbcode", "markdown", "text"]
+LOCALES = ("ru", "en")
+FORMATS: tuple[Format, ...] = ("bbcode", "markdown", "text")
+
+#: The order of CLDR plural categories, used to map a list of forms onto a locale's tags.
+_CLDR_ORDER = ("zero", "one", "two", "few", "many", "other")
+
+#: Kinds of public Cluedo events that carry a suggestion (``sugg`` fields).
+_ANSWERS = ("refuted", "not_refuted")
+
+
+# --- filters (pure functions; bound to a format/locale per environment) ---
+
+
+def bold(value: object, fmt: Format) -> str:
+    """``[b]x[/b]`` (bbcode), ``**x**`` (markdown) or ``x`` (text)."""
+    text = str(value)
+    if fmt == "bbcode":
+        return f"[b]{text}[/b]"
+    if fmt == "markdown":
+        return f"**{text}**"
+    return text
+
+
+def quote(value: object, fmt: Format) -> str:
+    """A quotation block: ``[quote]…[/quote]`` in bbcode, ``"> "`` lines otherwise.
+
+    >>> quote("a\\n\\nb", "markdown")
+    '> a\\n>\\n> b'
+    """
+    text = str(value).strip("\n")
+    if fmt == "bbcode":
+        return f"[quote]{text}[/quote]"
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def code(value: object, fmt: Format) -> str:
+    """A verbatim block: ``[code]…[/code]``, a fenced Markdown block, or 4-space indent."""
+    text = str(value).strip("\n")
+    if fmt == "bbcode":
+        return f"[code]{text}[/code]"
+    if fmt == "markdown":
+        return f"```\n{text}\n```"
+    return "\n".join(f"    {line}" for line in text.split("\n"))
+
+
+def card_list(cards: Iterable[object], fmt: Format, emphasis: bool = True) -> str:
+    """Cards comma-joined, each bold (rule D4) unless ``emphasis`` is false.
+
+    >>> card_list(["нож", "топор"], "bbcode")
+    '[b]нож[/b], [b]топор[/b]'
+    """
+    return ", ".join(bold(c, fmt) if emphasis else str(c) for c in cards)
+
+
+def plural(n: int, forms: str | Sequence[str] | Mapping[str, str], locale: str) -> str:
+    """``n`` followed by the form that CLDR's plural rule of ``locale`` picks (babel).
+
+    ``forms`` is a mapping from CLDR tags (``one``, ``few``, ``many``, ``other``) to words,
+    or the words in CLDR tag order for the locale, as a list or a ``|``-joined string:
+    ru ``"предположение|предположения|предположений"`` (one|few|many; ``other``, used
+    only for fractions, falls back to the last form), en ``"suggestion|suggestions"``.
+
+    >>> plural(22, "предположение|предположения|предположений", "ru")
+    '22 предположения'
+
+    :raises ValueError: the number of forms does not fit the locale's tags.
+    """
+    rule = Locale.parse(locale).plural_form
+    tag = rule(n)
+    if isinstance(forms, Mapping):
+        word = forms.get(tag, forms.get("other", ""))
+        return f"{n} {word}"
+    words = forms.split("|") if isinstance(forms, str) else list(forms)
+    tags = [t for t in _CLDR_ORDER if t in rule.tags or t == "other"]
+    if len(words) == len(tags) - 1:
+        words.append(words[-1])  # "other" without a form of its own
+    if len(words) != len(tags):
+        raise ValueError(f"locale {locale!r} needs forms for {tags}, got {words!r}")
+    return f"{n} {words[tags.index(tag)]}"
+
+
+_CYRILLIC_WORD = re.compile(r"[А-ЯЁа-яё]+")
+_VELAR_OR_HUSHING = set("гкхжшчщ")
+_CONSONANTS = set("бвгджзклмнпрстфхцчшщ")
+#: case → endings for (-ия, -а, -я, -ь/-й, consonant). Russian first/second declension.
+_ENDINGS = {
+    "gen": ("ии", "ы", "и", "я", "а"),
+    "dat": ("ии", "е", "е", "ю", "у"),
+    "acc": ("ию", "у", "ю", "я", "а"),
+}
+
+
+def inflect_ru(name: str, case: str) -> str:
+    """A player's name (nominative) in the genitive, dative or accusative (``gen``,
+    ``dat``, ``acc``), for mails such as "вы должны ответить Веталю".
+
+    Rules of the 1st/2nd declension, by the last letter: -а/-я (Неташка → Неташке, Петя →
+    Пете, Маша → Маши), -ия (Мария → Марии), -ь/-й taken as masculine (Веталь → Веталю,
+    Андрей → Андрея), other consonants (Кросс → Кроссу). A name of several words, with
+    non-Cyrillic letters, or ending in another vowel (Шапо, Ксю) stays as it is; so do
+    names the rules would get wrong (a woman's name ending in a consonant: Кэт → Кэту).
+
+    >>> inflect_ru("Неташка", "gen"), inflect_ru("Веталь", "dat"), inflect_ru("Bob", "dat")
+    ('Неташки', 'Веталю', 'Bob')
+
+    :raises ValueError: unknown ``case``.
+    """
+    if case not in _ENDINGS:
+        raise ValueError(f"unknown case {case!r}: use one of {sorted(_ENDINGS)}")
+    if not _CYRILLIC_WORD.fullmatch(name) or len(name) < 2:
+        return name
+    ia, a, ya, soft, hard = _ENDINGS[case]
+    lower = name.lower()
+    last = lower[-1]
+    if lower.endswith("ия"):
+        return name[:-2] + ia
+    if last == "а":
+        if case == "gen" and lower[-2] in _VELAR_OR_HUSHING:
+            return name[:-1] + "и"
+        return name[:-1] + a
+    if last == "я":
+        return name[:-1] + ya
+    if last in "ьй":
+        return name[:-1] + soft
+    if last in _CONSONANTS:
+        return name + hard
+    return name
+
+
+def format_dt(when: datetime, locale: str, zone: str | None = None) -> str:
+    """An aware datetime in ``zone`` (an IANA name; default: its own zone): ru
+    ``01.12.2026 22:30 (Europe/Moscow)``, en ``2026-12-01 22:30 (Europe/Moscow)``.
+
+    :raises ValueError: ``when`` is naive.
+    :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
+    """
+    if when.tzinfo is None:
+        raise ValueError(f"a naive datetime cannot be shown to players: {when!r}")
+    if zone is not None:
+        when = when.astimezone(ZoneInfo(zone))
+    name = when.tzinfo.key if isinstance(when.tzinfo, ZoneInfo) else when.tzname()
+    pattern = "%d.%m.%Y %H:%M" if locale == "ru" else "%Y-%m-%d %H:%M"
+    return f"{when.strftime(pattern)} ({name})"
+
+
+def tidy(text: str) -> str:
+    """Trailing spaces removed, at most one blank line in a row, one final newline."""
+    lines = [line.rstrip() for line in text.split("\n")]
+    joined = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
+    return joined.strip("\n") + "\n"
+
+
+# --- template globals working on events ---
+
+
+def of_kind(events: Iterable[Event], *kinds: str) -> list[Event]:
+    """The events of the given kinds, in order."""
+    return [e for e in events if e.kind in kinds]
+
+
+def one(events: Iterable[Event], kind: str, day: int | None = None) -> Event:
+    """The last event of ``kind`` (with ``data["day"] == day`` when ``day`` is given).
+
+    :raises LookupError: there is none (the caller passed the wrong events).
+    """
+    found = [e for e in events if e.kind == kind and (day is None or e.data.get("day") == day)]
+    if not found:
+        where = "" if day is None else f" for day {day}"
+        raise LookupError(f"no {kind!r} event{where} among the events given to the template")
+    return found[-1]
+
+
+def suggestions(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """Every ``suggestion_made`` joined with its answer, by number.
+
+    Each item: the ``sugg`` fields plus ``answer`` (``"refuted"``, ``"not_refuted"`` or
+    None while unanswered) and ``by_gm`` (bool). Example:
+    ``{"number": 7, "day": 2, "ordinal": 1, "suggester": "Неташка", "addressee": "Веталь",
+    "suspect": "Краснова", "weapon": "нож", "room": "кухня", "answer": "refuted",
+    "by_gm": False}``. A suggestion known only from its answer is included too.
+    """
+    items: dict[int, dict[str, Any]] = {}
+    for event in events:
+        if event.kind == "suggestion_made":
+            items.setdefault(event.data["number"], {**event.data, "answer": None, "by_gm": False})
+        elif event.kind in _ANSWERS:
+            item = items.setdefault(event.data["number"], {**event.data})
+            item.update(answer=event.kind, by_gm=bool(event.data.get("by_gm", False)))
+    return [items[n] for n in sorted(items)]
+
+
+def public_only(events: Iterable[Event]) -> list[Event]:
+    """The events whose visibility is PUBLIC (DESIGN.md, render)."""
+    return [e for e in events if e.visibility is Visibility.PUBLIC]
+
+
+class Renderer:
+    """Renders posts and mails from ``templates_dir`` (the repository's ``templates/``).
+
+    One Jinja2 environment per (locale, format): autoescape off (the output is text,
+    BBCode or Markdown, never HTML), ``StrictUndefined`` (a missing context key is an
+    error, not an empty string), ``trim_blocks`` and ``lstrip_blocks``. The output is
+    passed through :func:`tidy`.
+
+    Example::
+
+        r = Renderer(Path("templates"))
+        r.public_post("move", [event], locale="ru", fmt="bbcode")
+        subject, body = r.private_mail("welcome", locale="ru", game="exler-1", ...)
+    """
+
+    def __init__(self, templates_dir: Path) -> None:
+        self.templates_dir = templates_dir
+        self._envs: dict[tuple[str, Format], jinja2.Environment] = {}
+
+    # -- public API --
+
+    def public_post(
+        self,
+        name: str,
+        events: Sequence[Event],
+        *,
+        locale: str,
+        fmt: PostFormat,
+        kind: str = "cluedo_days",
+        **context: Any,
+    ) -> str:
+        """A forum post: template ``<locale>/<kind>/posts/<name>.j2`` in ``fmt``.
+
+        ``events`` may hold events of any visibility; only PUBLIC ones reach the
+        template (as ``events``). For ``cluedo_days``: ``opening`` (D1), ``day`` (D7,
+        needs ``day=N``), ``final`` (C7), ``move`` (D4). Other keyword arguments are
+        template context (documented in each template's header).
+
+        :raises ValueError: unknown locale or format.
+        :raises jinja2.TemplateNotFound: no such post.
+        :raises jinja2.UndefinedError: the template needs a context key not given.
+        :raises LookupError: a needed event (e.g. ``game_started``) is not among ``events``.
+        """
+        if fmt not in ("bbcode", "markdown"):
+            raise ValueError(f"a public post is bbcode or markdown, not {fmt!r}")
+        template = self._env(locale, fmt).get_template(f"{kind}/posts/{name}.j2")
+        text = template.render(context, events=public_only(events), kind=kind)
+        return tidy(text)
+
+    def private_mail(
+        self, name: str, *, locale: str, kind: str = "cluedo_days", **context: Any
+    ) -> tuple[str, str]:
+        """A private mail as ``(subject, body)``; the body is plain text ending in a newline.
+
+        The template is ``<locale>/<kind>/mail/<name>.j2``, else ``<locale>/common/mail/
+        <name>.j2``; ``name`` may carry the kind: ``"cluedo_days/welcome"``. Its first line is ``Subject: …``, then a blank line, then the body.
+        Context keys are documented in each template's header comment.
+
+        :raises ValueError: unknown locale, or the template does not start with ``Subject:``.
+        :raises jinja2.TemplateNotFound: no such mail.
+        :raises jinja2.UndefinedError: the template needs a context key not given.
+        """
+        if "/" in name:
+            kind, name = name.split("/", 1)
+        env = self._env(locale, "text")
+        template = env.select_template([f"{kind}/mail/{name}.j2", f"common/mail/{name}.j2"])
+        text = template.render(context, kind=kind).lstrip("\n")
+        head, _, body = text.partition("\n")
+        if not head.startswith("Subject:"):
+            raise ValueError(f"mail template {template.name!r} must start with 'Subject: '")
+        subject = " ".join(head[len("Subject:") :].split())
+        return subject, tidy(body)
+
+    def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
+        """The player-facing text of a refused move: ``<locale>/errors/<code>.txt``
+        rendered with ``params`` (a :class:`~pbp.engine.base.MoveError`'s ``params``).
+
+        A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
+        a generic text that names ``code``. The result has no trailing newline.
+
+        :raises jinja2.UndefinedError: the error text needs a parameter not given.
+        """
+        env = self._env(locale, "text")
+        try:
+            template = env.get_template(f"errors/{code}.txt")
+        except jinja2.TemplateNotFound:
+            log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
+            template = env.get_template("common/error_fallback.j2")
+            return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
+        return tidy(template.render(dict(params))).rstrip("\n")
+
+    # -- environments --
+
+    def _env(self, locale: str, fmt: Format) -> jinja2.Environment:
+        if locale not in LOCALES:
+            raise ValueError(f"unknown locale {locale!r}: use one of {LOCALES}")
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}: use one of {FORMATS}")
+        env = self._envs.get((locale, fmt))
+        if env is None:
+            env = self._build_env(locale, fmt)
+            self._envs[(locale, fmt)] = env
+        return env
+
+    def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self.templates_dir / locale),
+            autoescape=False,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        filters: dict[str, Callable[..., Any]] = {
+            "b": lambda value: bold(value, fmt),
+            "quote": lambda value: quote(value, fmt),
+            "code": lambda value: code(value, fmt),
+            "card_list": lambda cards, emphasis=True: card_list(cards, fmt, emphasis),
+            "plural": lambda n, forms: plural(n, forms, locale),
+            "inflect": (lambda name, case: inflect_ru(name, case))
+            if locale == "ru"
+            else (lambda name, case: name),
+            "dt": lambda when, zone=None: format_dt(when, locale, zone),
+            "sha256": lambda text: commitment(str(text)),
+        }
+        env.filters.update(filters)
+        env.globals.update(
+            fmt=fmt,
+            locale=locale,
+            br="\n\n" if fmt == "markdown" else "\n",
+            of_kind=of_kind,
+            one=one,
+            suggestions=suggestions,
+            post=self._post_global(locale),
+        )
+        return env
+
+    def _post_global(self, locale: str) -> Callable[..., str]:
+        @jinja2.pass_context
+        def post(
+            ctx: jinja2.runtime.Context,
+            name: str,
+            events: Sequence[Event],
+            fmt: PostFormat = "bbcode",
+            **context: Any,
+        ) -> str:
+            kind = str(ctx.get("kind", "cluedo_days"))
+            text = self.public_post(name, events, locale=locale, fmt=fmt, kind=kind, **context)
+            return text.rstrip("\n")
+
+        return post

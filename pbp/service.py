@@ -1,0 +1,624 @@
+"""The imperative shell: the single writer that turns mail and deadlines into game steps.
+
+Everything that changes a game goes through :class:`Service`, one transaction at
+a time (DESIGN.md): an incoming message (its events, its row in ``messages`` and
+every mail it causes commit together, and only then is it marked done in the
+mailbox), a day close, a reminder, a game start. Mail is sent afterwards from the
+committed outbox (:meth:`Service.flush_outbox`), with retries.
+
+Time: every ``datetime`` here is timezone-aware. Rule D8: a move belongs to the
+game day in which its message *arrived*; before applying a message the service
+first performs every close and reminder of that game that fell due before the
+arrival, so a daemon that was down catches up in time order.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pbp.engine.base import Event, MoveError, Step, Visibility
+from pbp.kinds import KINDS
+from pbp.kinds.base import GameKind, ParsedCommand, PrivateMail
+from pbp.mail.base import Inbox, PermanentSendError, RawMessage, Transport, TransientSendError
+from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
+from pbp.parse.mime import Letter, find_token, read_letter
+from pbp.render import Renderer
+from pbp.schedule import next_close, parse_hhmm
+from pbp.store import GameRow, Store
+
+log = logging.getLogger(__name__)
+
+TOKEN_ALPHABET = string.ascii_lowercase + string.digits
+TOKEN_LENGTH = 10
+#: Retry delays of the outbox, in seconds; the last one repeats.
+RETRY_DELAYS = (30.0, 120.0, 600.0, 1800.0, 3600.0)
+#: Give up on a mail after this many failed attempts (about a day with the delays above).
+MAX_ATTEMPTS = 30
+
+
+def source_key(raw: RawMessage) -> str:
+    """The store's key of an incoming message: ``imap:UIDVALIDITY:UID`` or ``maildir:NAME``."""
+    if raw.uidvalidity is None:
+        return f"maildir:{raw.key}"
+    return f"imap:{raw.uidvalidity}:{raw.key}"
+
+
+@dataclass
+class Outcome:
+    """What handling one incoming message did (for logs and tests)."""
+
+    source: str
+    outcome: str  # applied | refused | status | ignored | unknown_sender | ...
+    game_id: str | None = None
+    player: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class Service:
+    """The daemon's logic, transport-neutral.
+
+    ``config`` is a loaded :class:`pbp.config.Config`; ``clock`` returns the
+    current aware time (UTC), injected so that tests control time.
+    """
+
+    def __init__(
+        self,
+        config: Any,
+        store: Store,
+        renderer: Renderer,
+        *,
+        inbox: Inbox | None = None,
+        transport: Transport | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.renderer = renderer
+        self.inbox = inbox
+        self.transport = transport
+        self.clock = clock
+        self.address: str = config.mail.address
+        self.domain = self.address.partition("@")[2]
+        self.plus = config.mail.personal_address == "plus"
+
+    # --- configuration helpers ---------------------------------------------------
+
+    def game_config(self, game_id: str) -> Any:
+        """The config model of one game; raises KeyError."""
+        return self.config.game(game_id)
+
+    @staticmethod
+    def kind_of(game: Any) -> GameKind:
+        """The :class:`GameKind` implementation for a config or stored kind name."""
+        return KINDS[game if isinstance(game, str) else game.kind]
+
+    @staticmethod
+    def zone(game: Any) -> ZoneInfo:
+        """The game's time zone."""
+        return ZoneInfo(game.timezone)
+
+    def close_after(self, game: Any, moment: datetime) -> datetime:
+        """The game's first day close strictly after ``moment`` (UTC)."""
+        return next_close(moment, parse_hhmm(game.day_closes), self.zone(game))
+
+    # --- the main loop pieces ----------------------------------------------------
+
+    def run_once(self, now: datetime | None = None) -> list[Outcome]:
+        """Start due games, process every waiting message and due deadline, send mail.
+
+        This is ``pbp run --once``; ``pbp run`` calls it whenever mail or a
+        deadline may be due.
+        """
+        now = now or self.clock()
+        self.start_due_games(now)
+        outcomes: list[Outcome] = []
+        if self.inbox is not None:
+            for raw in self.inbox.fetch_new():
+                outcomes.append(self.handle(raw, now))
+                self.inbox.mark_done([raw.key])
+        self.advance_all(now)
+        self.flush_outbox(now)
+        return outcomes
+
+    def start_due_games(self, now: datetime) -> list[str]:
+        """Start every configured game whose ``start`` has come; returns their ids."""
+        started = []
+        for game in self.config.games:
+            if self.store.game(game.id) is not None:
+                continue
+            start = game.start_at
+            if start is not None and start > now:
+                continue
+            self.start_game(game, start or now, now)
+            started.append(game.id)
+        return started
+
+    def start_game(self, game: Any, at: datetime, now: datetime) -> None:
+        """Deal, store, and mail hands (rule C2), the opening post (D1) and the GM sheet."""
+        kind = self.kind_of(game)
+        seed = game.seed if game.seed is not None else secrets.randbits(63)
+        salt = secrets.token_bytes(32)
+        step = kind.start(game, seed, salt)
+        with self.store.transaction():
+            first_close = self.close_after(game, at)
+            self.store.add_game(
+                game.id, kind.kind, seed, salt, kind.dump(step.state), at, first_close
+            )
+            self.store.append_events(game.id, step.events, at=at, day=kind.day(step.state))
+            for player in game.players:
+                token = "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
+                self.store.add_token(token, game.id, player.name, player.email)
+            for player in game.players:
+                self._mail_player(
+                    game,
+                    player.name,
+                    "welcome",
+                    {
+                        "status": kind.status(step.state, player.name),
+                        "events": _visible(step.events, player.name),
+                    },
+                    now,
+                )
+            self._mail_gm(game, "gm_sheet", {"events": list(step.events), "seed": seed}, now)
+            self._mail_gm_post(game, "opening", step.events, now)
+        log.info("game %s started (seed %s)", game.id, seed)
+
+    def advance_all(self, until: datetime) -> None:
+        """Perform every due reminder and day close of every running game up to ``until``."""
+        for game in self.config.games:
+            self.advance(game.id, until)
+
+    def advance(self, game_id: str, until: datetime) -> None:
+        """Perform the due reminders and closes of one game, in time order, up to ``until``.
+
+        Each close is its own transaction; a close missed while the daemon was down
+        happens once, at its own time (rule D8).
+        """
+        game = self.game_config(game_id)
+        while True:
+            row = self.store.game(game_id)
+            if row is None or row.over or row.next_close_at is None:
+                return
+            close_at = row.next_close_at
+            hours = game.remind_hours_before
+            if hours:
+                remind_at = close_at - timedelta(hours=hours)
+                if remind_at <= until < close_at and not self.store.reminder_sent(
+                    game_id, remind_at
+                ):
+                    self.remind(game, row, remind_at, until)
+            if close_at > until:
+                return
+            self.close_day(game_id, close_at, until)
+
+    def close_day(self, game_id: str, at: datetime, now: datetime | None = None) -> Step:
+        """Close the current game day of ``game_id`` at ``at`` (rules D6, D7).
+
+        Applies the GM defaults, mails the GM the day summary, opens the next day.
+        """
+        now = now or self.clock()
+        game = self.game_config(game_id)
+        kind = self.kind_of(game)
+        with self.store.transaction():
+            row = self._row(game_id)
+            state = kind.load(row.state)
+            day = kind.day(state)
+            step = kind.close_day(state, at)
+            self._commit_step(game, kind, step, at=at, day=day, source=f"close:{day}")
+            self._mail_gm_post(game, "day", self._day_events(game_id, day), now, day=day)
+            self._notify(game, kind, step, now)
+        log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
+        return step
+
+    def remind(self, game: Any, row: GameRow, due_at: datetime, now: datetime) -> None:
+        """Send one reminder to every player with open duties before the close."""
+        kind = self.kind_of(game)
+        state = kind.load(row.state)
+        with self.store.transaction():
+            for player in kind.players(state):
+                duties = kind.duties(state, player)
+                if duties:
+                    context = {"duties": duties, "close_at": row.next_close_at}
+                    self._mail_player(game, player, "reminder", context, now)
+            self.store.record_reminder(game.id, due_at)
+
+    # --- one incoming message ------------------------------------------------------
+
+    def handle(self, raw: RawMessage, now: datetime) -> Outcome:
+        """Process one message: identify, apply its moves, answer; one transaction.
+
+        Never raises for bad mail: an unreadable, automatic or crashing message is
+        kept for the GM (``pbp kept``) and does not block later mail.
+        """
+        source = source_key(raw)
+        if self.store.seen(source):
+            return Outcome(source, "duplicate")
+        try:
+            return self._handle(raw, source, now)
+        except Exception as error:  # a bug: keep the message, never lose it
+            log.exception("message %s could not be processed", source)
+            with self.store.transaction():
+                self.store.keep(source, raw.arrived, f"error: {error!r}", raw.raw, now)
+                self.store.record_message(
+                    source,
+                    message_id=None,
+                    arrived=raw.arrived,
+                    processed_at=now,
+                    outcome="error",
+                    note=repr(error),
+                )
+            return Outcome(source, "error", notes=[repr(error)])
+
+    def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
+        letter = read_letter(raw.raw)
+        sender = letter.from_address
+
+        def record(
+            outcome: str,
+            game_id: str | None = None,
+            player: str | None = None,
+            note: str | None = None,
+        ) -> Outcome:
+            self.store.record_message(
+                source,
+                message_id=letter.message_id,
+                arrived=raw.arrived,
+                processed_at=now,
+                outcome=outcome,
+                game_id=game_id,
+                player=player,
+                note=note,
+            )
+            return Outcome(source, outcome, game_id, player, [note] if note else [])
+
+        if letter.automatic or sender is None:
+            # RFC 3834: never answer bounces or auto-replies; keep them for the GM.
+            with self.store.transaction():
+                self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
+                return record("automatic")
+
+        token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
+        seat = self.store.token(token) if token else None
+        if seat is not None and seat[2] != sender:
+            with self.store.transaction():
+                self._reply(letter, sender, "wrong_sender", {"address": sender}, now, game=None)
+                self._notice_gm(seat[0], letter, raw, "token of another player", now)
+                return record("wrong_sender", seat[0], seat[1])
+        if seat is None:
+            seats = self.store.tokens_of(sender)
+            with self.store.transaction():
+                if seats:
+                    addresses = [
+                        {"game": game_id, "player": player, "address": self._personal(tok)}
+                        for tok, game_id, player in seats
+                    ]
+                    game = self.game_config(seats[0][1])
+                    self._reply(
+                        letter, sender, "token_missing", {"seats": addresses}, now, game=game
+                    )
+                    return record("token_missing", seats[0][1], seats[0][2])
+                self._reply(letter, sender, "unknown_sender", {"address": sender}, now, game=None)
+                for game in self.config.games:
+                    self._notice_gm(game.id, letter, raw, "unknown sender", now)
+                    break
+                return record("unknown_sender")
+
+        game_id, player, _email = seat
+        game = self.game_config(game_id)
+        if letter.unreadable:
+            with self.store.transaction():
+                self.store.keep(
+                    source, raw.arrived, f"unreadable: {letter.unreadable}", raw.raw, now
+                )
+                self._reply(
+                    letter,
+                    sender,
+                    "unreadable",
+                    {"reason": letter.unreadable},
+                    now,
+                    game=game,
+                    player=player,
+                )
+                self._notice_gm(game_id, letter, raw, f"unreadable: {letter.unreadable}", now)
+                return record("unreadable", game_id, player, letter.unreadable)
+
+        # Rule D8: first everything of this game that fell due before the arrival.
+        self.advance(game_id, raw.arrived)
+        kind = self.kind_of(game)
+        with self.store.transaction():
+            row = self._row(game_id)
+            state = kind.load(row.state)
+            commands = kind.parse(letter.text, state)
+            results: list[dict[str, Any]] = []
+            applied = 0
+            for command in commands:
+                result, state, did_apply = self._apply_command(
+                    game, kind, state, player, command, raw, source, now
+                )
+                results.append(result)
+                applied += did_apply
+            if not commands:
+                results.append(
+                    {"line": "", "error": self.renderer.error("no_command", {}, locale=game.locale)}
+                )
+            self._reply(
+                letter,
+                sender,
+                "reply",
+                {"results": results, "player": player},
+                now,
+                game=game,
+                player=player,
+            )
+            outcome = "applied" if applied else ("status" if commands else "no_command")
+            return record(outcome, game_id, player)
+
+    def _apply_command(
+        self,
+        game: Any,
+        kind: GameKind,
+        state: Any,
+        player: str,
+        command: ParsedCommand,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+    ) -> tuple[dict[str, Any], Any, int]:
+        """Apply one command line; returns (its result for the reply, new state, 0/1)."""
+        result: dict[str, Any] = {"line": command.text}
+        if command.error is not None:
+            result["error"] = self._error_text(game, command.error)
+            return result, state, 0
+        if command.private:
+            result["private"] = type(command.move).__name__.lower()
+            result["status"] = kind.status(state, player)
+            return result, state, 0
+        try:
+            step = kind.apply(state, player, command.move, raw.arrived)
+        except MoveError as error:
+            result["error"] = self._error_text(game, error)
+            return result, state, 0
+        self._commit_step(game, kind, step, at=raw.arrived, day=kind.day(state), source=source)
+        result["events"] = [_event_dict(e) for e in _visible(step.events, player)]
+        result["snippet"] = self.renderer.public_post(
+            "move", step.events, locale=game.locale, fmt="bbcode", game=game.id
+        )
+        self._notify(game, kind, step, now, exclude_reply_to=player)
+        return result, step.state, 1
+
+    # --- committing and mailing --------------------------------------------------
+
+    def _row(self, game_id: str) -> GameRow:
+        row = self.store.game(game_id)
+        if row is None:
+            raise LookupError(f"game {game_id} has not started")
+        return row
+
+    def _commit_step(
+        self, game: Any, kind: GameKind, step: Step, *, at: datetime, day: int, source: str
+    ) -> None:
+        row = self._row(game.id)
+        over = kind.is_over(step.state)
+        next_close_at = row.next_close_at
+        if source.startswith("close:"):
+            next_close_at = self.close_after(game, at)
+        self.store.append_events(game.id, step.events, at=at, day=day, source=source)
+        self.store.save_state(
+            game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at
+        )
+        if over and not row.over:
+            self._mail_gm_post(game, "final", step.events, self.clock())
+
+    def _notify(
+        self,
+        game: Any,
+        kind: GameKind,
+        step: Step,
+        now: datetime,
+        exclude_reply_to: str | None = None,
+    ) -> None:
+        for mail in kind.notifications(step.state, step.events):
+            if mail.player is None:
+                self._mail_gm(game, mail.template, dict(mail.context), now)
+            else:
+                self._mail_player(game, mail.player, mail.template, dict(mail.context), now)
+
+    def _day_events(self, game_id: str, day: int) -> list[Event]:
+        return [stored.event for stored in self.store.events(game_id, day=day)]
+
+    def _personal(self, token: str) -> str:
+        return personal_address(self.address, token) if self.plus else self.address
+
+    def _subject(self, subject: str, token: str | None) -> str:
+        if token and not self.plus:
+            return f"{subject} [pbp-{token}]"
+        return subject
+
+    def _base_context(self, game: Any, player: str | None) -> dict[str, Any]:
+        context: dict[str, Any] = {
+            "game": game.id,
+            "locale": game.locale,
+            "timezone": game.timezone,
+            "day_closes": game.day_closes,
+        }
+        if player is not None:
+            token = self.store.player_token(game.id, player)
+            context["player"] = player
+            context["personal_address"] = self._personal(token) if token else self.address
+        return context
+
+    def _mail_player(
+        self, game: Any, player: str, template: str, context: Mapping[str, Any], now: datetime
+    ) -> None:
+        email = next(p.email for p in game.players if p.name == player)
+        full = {**self._base_context(game, player), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        token = self.store.player_token(game.id, player)
+        self._enqueue(
+            to=email,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-generated",
+            reply_to=full["personal_address"],
+        )
+
+    def _mail_gm(self, game: Any, template: str, context: Mapping[str, Any], now: datetime) -> None:
+        full = {**self._base_context(game, None), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        self._enqueue(to=game.gm, subject=subject, body=body, now=now, auto="auto-generated")
+
+    def _mail_gm_post(
+        self, game: Any, post: str, events: Iterable[Event], now: datetime, day: int | None = None
+    ) -> None:
+        events = list(events)
+        posts = {
+            fmt: self.renderer.public_post(
+                post, events, locale=game.locale, fmt=fmt, game=game.id, day=day
+            )
+            for fmt in ("bbcode", "markdown")
+        }
+        private = [_event_dict(e) for e in events if e.visibility is not Visibility.PUBLIC]
+        self._mail_gm(game, f"gm_{post}", {"posts": posts, "private": private, "day": day}, now)
+
+    def _notice_gm(
+        self, game_id: str, letter: Letter, raw: RawMessage, reason: str, now: datetime
+    ) -> None:
+        game = self.game_config(game_id)
+        context = {
+            "reason": reason,
+            "sender": letter.from_address,
+            "subject": letter.subject,
+            "arrived": raw.arrived.isoformat(),
+        }
+        self._mail_gm(game, "gm_notice", context, now)
+
+    def _reply(
+        self,
+        letter: Letter,
+        to: str,
+        template: str,
+        context: Mapping[str, Any],
+        now: datetime,
+        *,
+        game: Any | None,
+        player: str | None = None,
+    ) -> None:
+        """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it)."""
+        if game is None:
+            game = self.config.games[0]
+        full = {**self._base_context(game, player), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        base_subject = letter.subject.strip()
+        if base_subject and not base_subject.lower().startswith("re:"):
+            subject = f"Re: {base_subject}"
+        elif base_subject:
+            subject = base_subject
+        token = self.store.player_token(game.id, player) if player else None
+        self._enqueue(
+            to=to,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-replied",
+            reply_to=full.get("personal_address"),
+            in_reply_to=letter.message_id,
+            references=letter.references,
+        )
+
+    def _enqueue(
+        self,
+        *,
+        to: str,
+        subject: str,
+        body: str,
+        now: datetime,
+        auto: AutoSubmitted,
+        reply_to: str | None = None,
+        in_reply_to: str | None = None,
+        references: Sequence[str] = (),
+    ) -> None:
+        message_id = new_message_id(self.domain)
+        message = compose(
+            sender=self.address,
+            to=to,
+            subject=subject,
+            body=body,
+            message_id=message_id,
+            date=now,
+            auto_submitted=auto,
+            reply_to=reply_to,
+            in_reply_to=in_reply_to,
+            references=references,
+        )
+        self.store.enqueue(message_id, to, bytes(message), now)
+
+    def _error_text(self, game: Any, error: MoveError) -> str:
+        return self.renderer.error(error.code, error.params, locale=game.locale)
+
+    # --- outbox ----------------------------------------------------------------------
+
+    def flush_outbox(self, now: datetime | None = None) -> int:
+        """Send every due mail of the outbox; returns how many were delivered.
+
+        A transient failure reschedules the mail with backoff (:data:`RETRY_DELAYS`);
+        a permanent one, or :data:`MAX_ATTEMPTS` failures, gives up on it.
+        """
+        if self.transport is None:
+            return 0
+        now = now or self.clock()
+        from email import message_from_bytes
+        from email.policy import SMTP
+
+        sent = 0
+        for mail in self.store.due_mail(now):
+            message = message_from_bytes(mail.raw, policy=SMTP)
+            try:
+                self.transport.send(message)  # type: ignore[arg-type]
+            except TransientSendError as error:
+                attempts = mail.attempts + 1
+                with self.store.transaction():
+                    if attempts >= MAX_ATTEMPTS:
+                        self.store.mark_failed(mail.id, f"gave up: {error}")
+                    else:
+                        delay = RETRY_DELAYS[min(attempts, len(RETRY_DELAYS)) - 1]
+                        self.store.mark_retry(mail.id, now + timedelta(seconds=delay))
+                log.warning(
+                    "mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error
+                )
+                break  # the server is likely down: leave the rest for the next round
+            except PermanentSendError as error:
+                with self.store.transaction():
+                    self.store.mark_failed(mail.id, str(error))
+                log.error("mail %s to %s refused: %s", mail.message_id, mail.recipient, error)
+                continue
+            with self.store.transaction():
+                self.store.mark_sent(mail.id, now)
+            sent += 1
+        return sent
+
+
+def _visible(events: Iterable[Event], player: str) -> list[Event]:
+    return [e for e in events if e.visible_to(player)]
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    return {
+        "kind": event.kind,
+        "visibility": event.visibility.value,
+        "player": event.player,
+        **dict(event.data),
+    }

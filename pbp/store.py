@@ -1,0 +1,494 @@
+"""The SQLite store: the single source of truth (DESIGN.md "store").
+
+Tables: ``games`` (engine state snapshot, seed, salt, schedule), ``events`` (the
+event log of every game, with visibility), ``tokens`` (personal reply addresses),
+``messages`` (every incoming message ever processed, by source key and
+Message-ID), ``kept`` (messages set aside for the GM), ``outbox`` (every mail to
+send, with its stable Message-ID and delivery state) and ``reminders``.
+
+One transaction per incoming message or deadline: its events, the new state,
+the message's row and every mail it causes are committed together
+(:meth:`Store.transaction`), so a crash neither loses a move nor applies it twice.
+All times are stored as ISO 8601 strings in UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pbp.engine.base import Event, Visibility
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    salt BLOB NOT NULL,
+    state TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    next_close_at TEXT,
+    over INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    day INTEGER,
+    kind TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    player TEXT,
+    data TEXT NOT NULL,
+    source TEXT,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    token TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    email TEXT NOT NULL,
+    UNIQUE (game_id, player)
+);
+CREATE TABLE IF NOT EXISTS messages (
+    source TEXT PRIMARY KEY,
+    message_id TEXT,
+    arrived TEXT NOT NULL,
+    processed_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    game_id TEXT,
+    player TEXT,
+    note TEXT
+);
+CREATE INDEX IF NOT EXISTS messages_by_message_id ON messages(message_id);
+CREATE TABLE IF NOT EXISTS kept (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    arrived TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    raw BLOB NOT NULL,
+    kept_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id TEXT NOT NULL UNIQUE,
+    recipient TEXT NOT NULL,
+    raw BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    sent_at TEXT,
+    failed TEXT
+);
+CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(sent_at, failed, next_attempt_at);
+CREATE TABLE IF NOT EXISTS reminders (
+    game_id TEXT NOT NULL,
+    due_at TEXT NOT NULL,
+    PRIMARY KEY (game_id, due_at)
+);
+"""
+
+
+def to_iso(moment: datetime) -> str:
+    """An aware datetime as a UTC ISO 8601 string; raises ValueError for a naive one."""
+    if moment.tzinfo is None:
+        raise ValueError(f"naive datetime {moment!r}: store times are timezone-aware")
+    return moment.astimezone(UTC).isoformat()
+
+
+def from_iso(text: str) -> datetime:
+    """Inverse of :func:`to_iso` (aware, UTC)."""
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A started game: ``state`` is the engine's JSON dump."""
+
+    id: str
+    kind: str
+    seed: int
+    salt: bytes
+    state: dict[str, Any]
+    started_at: datetime
+    next_close_at: datetime | None
+    over: bool
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as logged: its sequence number in the game, time and game day."""
+
+    seq: int
+    at: datetime
+    day: int | None
+    event: Event
+    source: str | None
+
+
+@dataclass(frozen=True)
+class OutgoingMail:
+    """A mail waiting in (or sent from) the outbox."""
+
+    id: int
+    message_id: str
+    recipient: str
+    raw: bytes
+    attempts: int
+    next_attempt_at: datetime
+    sent_at: datetime | None
+    failed: str | None
+
+
+@dataclass(frozen=True)
+class KeptMessage:
+    """A message set aside for the GM (unreadable, automatic, or crashed its handler)."""
+
+    id: int
+    source: str
+    arrived: datetime
+    reason: str
+    raw: bytes
+
+
+class Store:
+    """Open (and create) the store at ``path``. Use as a context manager or call close()."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+        self._depth = 0
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """One atomic unit: everything written inside commits together or not at all.
+
+        Nested use joins the outer transaction.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        else:
+            self._db.execute("COMMIT")
+        finally:
+            self._depth = 0
+
+    # --- games ---------------------------------------------------------------
+
+    def add_game(
+        self,
+        game_id: str,
+        kind: str,
+        seed: int,
+        salt: bytes,
+        state: Mapping[str, Any],
+        started_at: datetime,
+        next_close_at: datetime | None,
+    ) -> None:
+        """Record a started game. Raises sqlite3.IntegrityError if it exists."""
+        self._db.execute(
+            "INSERT INTO games (id, kind, seed, salt, state, started_at, next_close_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                game_id,
+                kind,
+                seed,
+                salt,
+                json.dumps(state, ensure_ascii=False),
+                to_iso(started_at),
+                to_iso(next_close_at) if next_close_at else None,
+            ),
+        )
+
+    def game(self, game_id: str) -> GameRow | None:
+        """The stored game, or None when it has not started."""
+        row = self._db.execute(
+            "SELECT id, kind, seed, salt, state, started_at, next_close_at, over "
+            "FROM games WHERE id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return GameRow(
+            id=row[0],
+            kind=row[1],
+            seed=row[2],
+            salt=bytes(row[3]),
+            state=json.loads(row[4]),
+            started_at=from_iso(row[5]),
+            next_close_at=from_iso(row[6]) if row[6] else None,
+            over=bool(row[7]),
+        )
+
+    def save_state(
+        self,
+        game_id: str,
+        state: Mapping[str, Any],
+        *,
+        over: bool,
+        next_close_at: datetime | None,
+    ) -> None:
+        """Replace the state snapshot and schedule of a game."""
+        self._db.execute(
+            "UPDATE games SET state = ?, over = ?, next_close_at = ? WHERE id = ?",
+            (
+                json.dumps(state, ensure_ascii=False),
+                int(over),
+                to_iso(next_close_at) if next_close_at else None,
+                game_id,
+            ),
+        )
+
+    # --- events --------------------------------------------------------------
+
+    def append_events(
+        self,
+        game_id: str,
+        events: Sequence[Event],
+        *,
+        at: datetime,
+        day: int | None,
+        source: str | None = None,
+    ) -> list[int]:
+        """Append events to a game's log; returns their sequence numbers."""
+        row = self._db.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        seq = int(row[0])
+        numbers = []
+        for event in events:
+            seq += 1
+            self._db.execute(
+                "INSERT INTO events (game_id, seq, at, day, kind, visibility, player, data, "
+                "source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    seq,
+                    to_iso(at),
+                    day,
+                    event.kind,
+                    event.visibility.value,
+                    event.player,
+                    json.dumps(event.data, ensure_ascii=False, sort_keys=True),
+                    source,
+                ),
+            )
+            numbers.append(seq)
+        return numbers
+
+    def events(
+        self, game_id: str, *, day: int | None = None, public_only: bool = False
+    ) -> list[StoredEvent]:
+        """A game's events in order; optionally one game day's, optionally public only."""
+        query = "SELECT seq, at, day, kind, visibility, player, data, source FROM events "
+        query += "WHERE game_id = ?"
+        args: list[Any] = [game_id]
+        if day is not None:
+            query += " AND day = ?"
+            args.append(day)
+        if public_only:
+            query += " AND visibility = ?"
+            args.append(Visibility.PUBLIC.value)
+        query += " ORDER BY seq"
+        return [
+            StoredEvent(
+                seq=r[0],
+                at=from_iso(r[1]),
+                day=r[2],
+                event=Event(r[3], Visibility(r[4]), json.loads(r[6]), player=r[5]),
+                source=r[7],
+            )
+            for r in self._db.execute(query, args)
+        ]
+
+    # --- tokens --------------------------------------------------------------
+
+    def add_token(self, token: str, game_id: str, player: str, email: str) -> None:
+        """Register a player's personal token."""
+        self._db.execute(
+            "INSERT INTO tokens (token, game_id, player, email) VALUES (?, ?, ?, ?)",
+            (token, game_id, player, email.lower()),
+        )
+
+    def token(self, token: str) -> tuple[str, str, str] | None:
+        """``(game_id, player, email)`` for a token, or None."""
+        row = self._db.execute(
+            "SELECT game_id, player, email FROM tokens WHERE token = ?", (token,)
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def tokens_of(self, email: str) -> list[tuple[str, str, str]]:
+        """``(token, game_id, player)`` of every seat registered to ``email``."""
+        rows = self._db.execute(
+            "SELECT token, game_id, player FROM tokens WHERE email = ? ORDER BY game_id",
+            (email.lower(),),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def player_token(self, game_id: str, player: str) -> str | None:
+        """The token of one seat."""
+        row = self._db.execute(
+            "SELECT token FROM tokens WHERE game_id = ? AND player = ?", (game_id, player)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    # --- incoming messages -----------------------------------------------------
+
+    def seen(self, source: str) -> bool:
+        """True when the message with this source key was already processed."""
+        row = self._db.execute("SELECT 1 FROM messages WHERE source = ?", (source,)).fetchone()
+        return row is not None
+
+    def record_message(
+        self,
+        source: str,
+        *,
+        message_id: str | None,
+        arrived: datetime,
+        processed_at: datetime,
+        outcome: str,
+        game_id: str | None = None,
+        player: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Mark an incoming message processed (inside the transaction of its effects)."""
+        self._db.execute(
+            "INSERT INTO messages (source, message_id, arrived, processed_at, outcome, game_id, "
+            "player, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                source,
+                message_id,
+                to_iso(arrived),
+                to_iso(processed_at),
+                outcome,
+                game_id,
+                player,
+                note,
+            ),
+        )
+
+    def message_outcomes(self) -> list[tuple[str, str, str | None]]:
+        """``(source, outcome, note)`` of every processed message, in processing order."""
+        rows = self._db.execute("SELECT source, outcome, note FROM messages ORDER BY rowid")
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def keep(self, source: str, arrived: datetime, reason: str, raw: bytes, now: datetime) -> int:
+        """Set a message aside for the GM; returns its kept id."""
+        cursor = self._db.execute(
+            "INSERT INTO kept (source, arrived, reason, raw, kept_at) VALUES (?, ?, ?, ?, ?)",
+            (source, to_iso(arrived), reason, raw, to_iso(now)),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def kept(self) -> list[KeptMessage]:
+        """Every message set aside, oldest first."""
+        rows = self._db.execute("SELECT id, source, arrived, reason, raw FROM kept ORDER BY id")
+        return [KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4])) for r in rows]
+
+    # --- outbox --------------------------------------------------------------
+
+    def enqueue(self, message_id: str, recipient: str, raw: bytes, now: datetime) -> None:
+        """Add a mail to the outbox (inside the transaction that caused it)."""
+        self._db.execute(
+            "INSERT INTO outbox (message_id, recipient, raw, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (message_id, recipient, raw, to_iso(now), to_iso(now)),
+        )
+
+    def due_mail(self, now: datetime, limit: int = 500) -> list[OutgoingMail]:
+        """Unsent, not given-up mails whose next attempt is due, oldest first."""
+        rows = self._db.execute(
+            "SELECT id, message_id, recipient, raw, attempts, next_attempt_at, sent_at, failed "
+            "FROM outbox WHERE sent_at IS NULL AND failed IS NULL AND next_attempt_at <= ? "
+            "ORDER BY id LIMIT ?",
+            (to_iso(now), limit),
+        )
+        return [self._mail(r) for r in rows]
+
+    def outbox(self) -> list[OutgoingMail]:
+        """Every mail in the outbox, oldest first (for the GM view and tests)."""
+        rows = self._db.execute(
+            "SELECT id, message_id, recipient, raw, attempts, next_attempt_at, sent_at, failed "
+            "FROM outbox ORDER BY id"
+        )
+        return [self._mail(r) for r in rows]
+
+    @staticmethod
+    def _mail(r: Sequence[Any]) -> OutgoingMail:
+        return OutgoingMail(
+            id=r[0],
+            message_id=r[1],
+            recipient=r[2],
+            raw=bytes(r[3]),
+            attempts=r[4],
+            next_attempt_at=from_iso(r[5]),
+            sent_at=from_iso(r[6]) if r[6] else None,
+            failed=r[7],
+        )
+
+    def mark_sent(self, mail_id: int, now: datetime) -> None:
+        """Record a delivered mail."""
+        self._db.execute(
+            "UPDATE outbox SET sent_at = ?, attempts = attempts + 1 WHERE id = ?",
+            (to_iso(now), mail_id),
+        )
+
+    def mark_retry(self, mail_id: int, next_attempt_at: datetime) -> None:
+        """Record a failed attempt and when to try again."""
+        self._db.execute(
+            "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE id = ?",
+            (to_iso(next_attempt_at), mail_id),
+        )
+
+    def mark_failed(self, mail_id: int, reason: str) -> None:
+        """Give up on a mail for good."""
+        self._db.execute(
+            "UPDATE outbox SET attempts = attempts + 1, failed = ? WHERE id = ?",
+            (reason, mail_id),
+        )
+
+    # --- reminders -----------------------------------------------------------
+
+    def reminder_sent(self, game_id: str, due_at: datetime) -> bool:
+        """True when the reminder due at ``due_at`` was already sent."""
+        row = self._db.execute(
+            "SELECT 1 FROM reminders WHERE game_id = ? AND due_at = ?", (game_id, to_iso(due_at))
+        ).fetchone()
+        return row is not None
+
+    def record_reminder(self, game_id: str, due_at: datetime) -> None:
+        """Remember that the reminder due at ``due_at`` went out."""
+        self._db.execute(
+            "INSERT INTO reminders (game_id, due_at) VALUES (?, ?)", (game_id, to_iso(due_at))
+        )

@@ -1,0 +1,259 @@
+"""YAML with line numbers, and pydantic errors as YAML paths, for messages that point at a line.
+
+Used by :mod:`pbp.config`.
+
+:func:`load_marked` parses a document once with PyYAML, keeping the node tree's marks:
+every path in the document (``("games", 0, "players", 2, "email")``) is mapped to its
+1-based line — a mapping entry to the line of its key, a sequence item to the line
+where it starts.
+
+Scalars follow the YAML 1.2 core schema rather than PyYAML's YAML 1.1: only
+``true``/``false`` (any case style) are booleans (``no`` stays the text "no"), an
+unquoted ``22:30`` stays the text "22:30" (YAML 1.1 reads the number 1350), ``010``
+is the integer 10, and dates stay text.
+
+:func:`explain` turns one pydantic error into (YAML path, message) pairs: union tags
+are taken out of pydantic's ``loc``, unknown keys get "did you mean", and problems
+that a model validator raised with :func:`checks_error` come out one per path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Union, get_args, get_origin
+
+import yaml
+from pydantic import BaseModel
+from pydantic_core import PydanticCustomError
+
+YamlPath = tuple[str | int, ...]
+"""A path into a document: mapping keys (str) and sequence indices (int)."""
+
+Found = list[tuple[YamlPath, str]]
+"""Problems found by a model's own checks: (path relative to the model, message)."""
+
+
+class YamlSyntaxError(ValueError):
+    """The text is not well-formed YAML. ``line`` is 1-based (None when unknown)."""
+
+    def __init__(self, line: int | None, message: str) -> None:
+        self.line = line
+        self.message = message
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+@dataclass(frozen=True)
+class Marked:
+    """A parsed document with the line of every path.
+
+    ``data``: the plain Python value (dicts, lists, str, int, float, bool, None).
+    ``lines``: path → 1-based line, e.g. ``{(): 1, ("store",): 7, ("games", 0): 9}``.
+    ``duplicates``: (path, line) of each repeated mapping key after its first occurrence.
+    """
+
+    data: Any
+    lines: Mapping[YamlPath, int]
+    duplicates: list[tuple[YamlPath, int]]
+
+    def line_of(self, path: YamlPath) -> int | None:
+        """The line of ``path``, or of its nearest ancestor present in the document."""
+        for n in range(len(path), -1, -1):
+            if path[:n] in self.lines:
+                return self.lines[path[:n]]
+        return None
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core-schema scalars."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [
+        (tag, rx)
+        for tag, rx in resolvers
+        if tag.rsplit(":", 1)[-1] not in {"bool", "int", "float", "timestamp"}
+    ]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789")
+)
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+.0123456789"),
+)
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    return int(str(node.value), 10)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def _index(
+    node: yaml.Node, path: YamlPath, lines: dict[YamlPath, int], dups: list[tuple[YamlPath, int]]
+) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
+            child = (*path, key)
+            line = key_node.start_mark.line + 1
+            if child in lines:
+                dups.append((child, line))
+            else:
+                lines[child] = line
+            _index(value_node, child, lines, dups)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            lines[(*path, i)] = item.start_mark.line + 1
+            _index(item, (*path, i), lines, dups)
+
+
+def load_marked(text: str) -> Marked:
+    """Parse one YAML document (an empty text gives ``data=None``).
+
+    >>> m = load_marked("a:\\n  - x\\n  - 22:30\\n")
+    >>> m.data, m.lines[("a", 1)]
+    ({'a': ['x', '22:30']}, 3)
+
+    :raises YamlSyntaxError: the text is not well-formed YAML (or holds several documents).
+    """
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = str(exc.problem or exc.context or "not well-formed")
+        raise YamlSyntaxError(mark.line + 1 if mark else None, message) from exc
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(None, str(exc)) from exc
+    finally:
+        loader.dispose()
+    lines: dict[YamlPath, int] = {(): 1}
+    dups: list[tuple[YamlPath, int]] = []
+    if node is not None:
+        _index(node, (), lines, dups)
+    return Marked(data, lines, dups)
+
+
+def show_path(path: YamlPath) -> str:
+    """``("games", 0, "deal", "hands", "Дуг")`` → ``"games[0].deal.hands.Дуг"``.
+
+    Keys that are not identifiers (hyphens allowed) are quoted: ``hands['Мария Ивановна']``.
+    """
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.replace("-", "_").isidentifier():
+            out += f".{part}" if out else part
+        else:
+            out += f"[{part!r}]"
+    return out
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """``"; did you mean 'нож'?"`` for the closest of ``choices``, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def checks_error(problems: Found) -> PydanticCustomError:
+    """An error for a model validator to raise, carrying several problems at their own paths.
+
+    Example: ``raise checks_error([(("players", 2, "name"), "duplicate name 'Дуг'")])``;
+    :func:`explain` reports each at its path below the model's.
+    """
+    return PydanticCustomError(
+        "pbp_checks", "{count} problems", {"count": len(problems), "problems": problems}
+    )
+
+
+def _unwrap(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _models(tp: Any) -> list[type[BaseModel]]:
+    """The model classes of ``tp``, a model or a union of models (None ignored)."""
+    tp = _unwrap(tp)
+    options = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,)
+    return [o for o in map(_unwrap, options) if isinstance(o, type) and issubclass(o, BaseModel)]
+
+
+def _walk(
+    root: type[BaseModel], loc: Sequence[Any], tag: str
+) -> tuple[YamlPath, type[BaseModel] | None]:
+    """The YAML path of pydantic's ``loc`` (union tags and ``[key]`` left out), and the
+    model class the path ends at, if any."""
+    path: list[str | int] = []
+    tp: Any = root
+    for part in loc:
+        models = _models(tp)
+        tagged = [
+            m
+            for m in models
+            if tag in m.model_fields and get_args(m.model_fields[tag].annotation) == (part,)
+        ]
+        if tagged:  # a discriminated union's tag: not part of the YAML path
+            tp = tagged[0]
+            continue
+        if part == "[key]":
+            continue
+        path.append(part)
+        inner = _unwrap(tp)
+        if len(models) == 1 and isinstance(part, str) and part in models[0].model_fields:
+            tp = models[0].model_fields[part].annotation
+        elif get_origin(inner) in (list, tuple):
+            tp = get_args(inner)[0]
+        elif get_origin(inner) is dict:
+            tp = get_args(inner)[1]
+        else:
+            tp = None
+    models = _models(tp)
+    return tuple(path), models[0] if len(models) == 1 else None
+
+
+def explain(root: type[BaseModel], err: Mapping[str, Any], tag: str = "kind") -> Found:
+    """One error of ``ValidationError.errors()`` (``root`` validated) as (path, message) pairs.
+
+    ``tag`` is the discriminator field of the discriminated unions in ``root``. Example:
+    ``{"type": "missing", "loc": ("games", 0, "cluedo_days", "gm"), ...}`` →
+    ``[(("games", 0, "gm"), "required key is missing")]``.
+    """
+    kind = err["type"]
+    path, _ = _walk(root, err["loc"], tag)
+    if kind == "pbp_checks":
+        return [((*path, *rel), msg) for rel, msg in err["ctx"]["problems"]]
+    if kind == "extra_forbidden":
+        _, parent = _walk(root, err["loc"][:-1], tag)
+        key = str(path[-1])
+        allowed = sorted(parent.model_fields) if parent else []
+        hint = did_you_mean(key, allowed)
+        return [(path, f"unknown key {key!r}{hint} (allowed: {', '.join(allowed)})")]
+    if kind == "missing":
+        return [(path, "required key is missing")]
+    if kind == "union_tag_not_found":
+        return [((*path, tag), "required key is missing")]
+    if kind == "union_tag_invalid":
+        ctx = err["ctx"]
+        return [((*path, tag), f"unknown {tag} {ctx['tag']!r} (known: {ctx['expected_tags']})")]
+    if kind == "value_error":
+        return [(path, str(err["ctx"]["error"]))]
+    value = err.get("input")
+    got = f", got {value!r}" if isinstance(value, str | int | float | bool) or value is None else ""
+    return [(path, f"{err['msg']}{got}")]

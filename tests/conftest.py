@@ -1,0 +1,41 @@
+"""Shared pytest fixtures: the real mail stack (Dovecot + aiosmtpd), see tests/mailstack.py."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mailstack import Dovecot, DovecotMissingError, SmtpServer
+
+
+@pytest.fixture
+def dovecot() -> Iterator[Dovecot]:
+    """A running Dovecot on 127.0.0.1 (fresh per test, about 25 ms to start).
+
+    Fails (never skips) when Dovecot is not installed: CI runs every test.
+    """
+    try:
+        server = Dovecot()
+    except DovecotMissingError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def smtp_server(dovecot: Dovecot) -> Iterator[SmtpServer]:
+    """An aiosmtpd server on 127.0.0.1 delivering into ``dovecot`` mailboxes."""
+    server = SmtpServer(dovecot)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

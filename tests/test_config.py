@@ -1,0 +1,373 @@
+"""games.yaml: the bundled example, and the exact problems `pbp check` reports (rules C1, C2)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
+
+import pytest
+
+from pbp.config import ConfigError, Problem, load_config
+from pbp.engine.cluedo import Cards, Deal
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Line numbers matter: the tests below refer to them.
+BASE = """\
+mail:
+  address: gm@example.test
+  personal_address: plus
+  inbox: {maildir: ./mail/inbox}
+  outbox: {maildir: ./mail/outbox}
+store: ./pbp.sqlite3
+games:
+  - id: exler-1
+    kind: cluedo_days
+    locale: ru
+    timezone: Europe/Moscow
+    day_closes: "22:30"
+    gm: gm-person@example.test
+    players:
+      - {name: Неташка, email: netashka@example.test}
+      - {name: Веталь, email: vetal@example.test}
+      - {name: Дуг, email: doug@example.test}
+    cards:
+      suspects: [Краснова, Горчичников, Белых]
+      weapons: [подсвечник, нож, труба]
+      rooms: [кухня, терраса, бильярдная, библиотека, кабинет, холл]
+"""
+
+IMAP = "imap: {host: imap.example.test, port: 993, username: gm, password_env: PBP_PW, tls: ssl}"
+
+
+def _write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    """Write ``text`` as ``games.yaml`` in the working directory (so problems say games.yaml)."""
+    monkeypatch.chdir(tmp_path)
+    path = Path("games.yaml")
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, monkeypatch, text))
+    return [str(p) for p in caught.value.problems]
+
+
+def _edit(old: str, new: str) -> str:
+    assert BASE.count(old) == 1, old
+    return BASE.replace(old, new)
+
+
+def test_bundled_games_yaml_loads() -> None:
+    config = load_config(REPO / "games.yaml")
+    assert [g.id for g in config.games] == ["exler-1"]
+    game = config.game("exler-1")
+    assert game.kind == "cluedo_days"
+    assert len(game.to_cards().all()) == 21
+    assert game.player_names() == ["Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен"]
+    assert [p.character for p in game.players][:2] == ["Краснова", "Горчичников"]
+    assert (game.locale, game.timezone, game.day_closes) == ("ru", "Europe/Moscow", "22:30")
+    assert game.close_time == time(22, 30)
+    assert (config.mail.address, config.mail.personal_address) == ("gm@example.test", "plus")
+    assert config.mail.inbox.maildir == REPO / "mail" / "inbox"
+    assert config.mail.outbox.maildir == REPO / "mail" / "outbox"
+    assert config.store == REPO / "pbp.sqlite3"
+    assert game.remind_before == timedelta(hours=3)
+    assert game.rules.suggestions_per_day == 3
+    assert game.to_deal() is None
+    assert config.missing_secrets() == []
+
+
+def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = load_config(_write(tmp_path, monkeypatch, BASE))
+    game = config.game("exler-1")
+    assert game.to_cards() == Cards(
+        ("Краснова", "Горчичников", "Белых"),
+        ("подсвечник", "нож", "труба"),
+        ("кухня", "терраса", "бильярдная", "библиотека", "кабинет", "холл"),
+    )
+    assert config.path == Path("games.yaml")
+    assert config.store == tmp_path / "pbp.sqlite3"
+    assert (game.seed, game.start_at, game.remind_before) == (None, None, None)
+    assert game.rules.answer_grace == timedelta(0)
+    assert game.rules.publish_wrong_accusations is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            BASE + "    remind_hours_befor: 3\n",
+            [
+                "games.yaml:22: games[0].remind_hours_befor: unknown key 'remind_hours_befor';"
+                " did you mean 'remind_hours_before'? (allowed: cards, day_closes, deal, gm, id,"
+                " kind, locale, players, remind_hours_before, rules, seed, start, timezone)"
+            ],
+            id="unknown key",
+        ),
+        pytest.param(
+            _edit("vetal@example.test", "vetal.example.test"),
+            [
+                "games.yaml:16: games[0].players[1].email: value is not a valid email address:"
+                " 'vetal.example.test'"
+            ],
+            id="bad email",
+        ),
+        pytest.param(
+            _edit("Europe/Moscow", "Europe/Moskow"),
+            [
+                "games.yaml:11: games[0].timezone: unknown IANA time zone 'Europe/Moskow';"
+                " did you mean 'Europe/Moscow'?"
+            ],
+            id="bad timezone",
+        ),
+        pytest.param(
+            _edit('"22:30"', '"25:00"'),
+            [
+                "games.yaml:12: games[0].day_closes: expected a time"
+                ' "HH:MM" such as "22:30", got \'25:00\''
+            ],
+            id="bad time",
+        ),
+        pytest.param(
+            _edit("{name: Дуг,", "{name: Веталь,"),
+            ["games.yaml:17: games[0].players[2].name: duplicate name 'Веталь' (also players[1])"],
+            id="duplicate player",
+        ),
+        pytest.param(
+            _edit("doug@example.test", "Vetal@Example.test"),
+            [
+                "games.yaml:17: games[0].players[2].email: duplicate email 'Vetal@Example.test'"
+                " (also players[1])"
+            ],
+            id="duplicate email ignoring case",
+        ),
+        pytest.param(
+            _edit("      - {name: Дуг, email: doug@example.test}\n", ""),
+            ["games.yaml:14: games[0].players: rule C1: at least 3 players, got 2"],
+            id="2 players",
+        ),
+        pytest.param(
+            _edit("кабинет, холл]", "кабинет, холл, гостиная]"),
+            [
+                "games.yaml:18: games[0].cards: rule C1: 3 players need 12 cards; the decks hold"
+                " 13, and 1 extra cards cannot be dropped one per deck per missing player"
+            ],
+            id="C1 surplus not a multiple of 3",
+        ),
+        pytest.param(
+            _edit("кабинет, холл]", "кабинет]"),
+            ["games.yaml:18: games[0].cards: rule C1: 3 players need 12 cards, the decks hold 11"],
+            id="C1 too few cards",
+        ),
+        pytest.param(
+            BASE
+            + "    deal:\n"
+            + "      solution: [нож, Белых, кабинет]\n"
+            + "      hands:\n"
+            + "        Неташка: [Краснова, подсвечник, кухня]\n"
+            + "        Веталь: [Горчичников, труба, терраса]\n"
+            + "        Дуг: [бильярдная, библиотека, холл, нож]\n",
+            [
+                "games.yaml:23: games[0].deal.solution[0]: 'нож' is not a suspect:"
+                " the solution is suspect, weapon, room",
+                "games.yaml:23: games[0].deal.solution[1]: 'Белых' is not a weapon:"
+                " the solution is suspect, weapon, room",
+                "games.yaml:27: games[0].deal.hands.Дуг: rule C2: a hand holds 3 cards, got 4",
+                "games.yaml:27: games[0].deal.hands.Дуг[3]: card 'нож' is dealt twice"
+                " (also deal.solution[0])",
+            ],
+            id="C2 bad fixed deal: order, hand size, a card twice",
+        ),
+        pytest.param(
+            BASE
+            + "    deal:\n"
+            + "      solution: [Белых, ножж, кабинет]\n"
+            + "      hands:\n"
+            + "        Неташка: [Краснова, подсвечник, кухня]\n"
+            + "        Веталь: [Горчичников, труба, терраса]\n"
+            + "        Дог: [бильярдная, библиотека, холл]\n",
+            [
+                "games.yaml:23: games[0].deal.solution[1]: 'ножж' is not a card in play;"
+                " did you mean 'нож'?",
+                "games.yaml:24: games[0].deal.hands: no hand for Дуг",
+                "games.yaml:27: games[0].deal.hands.Дог: 'Дог' is not a player;"
+                " did you mean 'Дуг'?",
+            ],
+            id="C2 bad fixed deal: unknown card and player",
+        ),
+        pytest.param(
+            _edit("  inbox: {maildir: ./mail/inbox}\n", ""),
+            ["games.yaml:1: mail.inbox: required key is missing"],
+            id="missing inbox",
+        ),
+        pytest.param(
+            _edit("{maildir: ./mail/inbox}", "{maildir: ./mail/inbox, " + IMAP + "}"),
+            ["games.yaml:4: mail.inbox: give exactly one of maildir, imap (got both)"],
+            id="both maildir and imap",
+        ),
+        pytest.param(
+            _edit("    locale: ru", "   locale: ru"),
+            [
+                "games.yaml:10: YAML syntax error: expected <block end>,"
+                " but found '<block mapping start>'"
+            ],
+            id="YAML syntax error",
+        ),
+        pytest.param(
+            _edit("  personal_address: plus\n", "  address: gm2@example.test\n"),
+            ["games.yaml:3: mail.address: duplicate key"],
+            id="duplicate YAML key",
+        ),
+        pytest.param(
+            _edit("kind: cluedo_days", "kind: cluedo_dayz"),
+            ["games.yaml:9: games[0].kind: unknown kind 'cluedo_dayz' (known: 'cluedo_days')"],
+            id="unknown kind",
+        ),
+        pytest.param(
+            _edit("id: exler-1", "id: Exler_1"),
+            [
+                "games.yaml:8: games[0].id: game id 'Exler_1': lower-case letters, digits"
+                " and '-', not first '-'"
+            ],
+            id="bad game id",
+        ),
+        pytest.param(
+            _edit(
+                "    gm: gm-person@example.test\n",
+                "    gm: gm-person@example.test\n"
+                "    start: '2026-12-01T20:00+03:00'\n"
+                "    remind_hours_before: -1\n",
+            ),
+            [
+                "games.yaml:14: games[0].start: give the local time without a UTC"
+                " offset (it is in the game's timezone)",
+                "games.yaml:15: games[0].remind_hours_before: Input should be greater than or"
+                " equal to 0, got -1",
+            ],
+            id="aware start and negative reminder",
+        ),
+    ],
+)
+def test_broken_config_is_reported_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, expected: list[str]
+) -> None:
+    assert _problems(tmp_path, monkeypatch, text) == expected
+
+
+def test_C1_five_players_drop_the_bottom_card_of_each_deck(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 000: "Если Алиен не успеет, то будут убраны нижние карты каждой группы"."""
+    text = (REPO / "games.yaml").read_text(encoding="utf-8")
+    alien = "      - {name: Алиен, email: alien@example.test, character: Черниченко}\n"
+    assert alien in text
+    game = load_config(_write(tmp_path, monkeypatch, text.replace(alien, ""))).game("exler-1")
+    cards = game.to_cards()
+    assert cards == Cards(
+        ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева"),
+        ("подсвечник", "нож", "труба", "топор", "веревка"),
+        (
+            "кухня",
+            "танцевальный зал",
+            "терраса",
+            "бильярдная",
+            "библиотека",
+            "кабинет",
+            "холл",
+            "гостиная",
+        ),
+    )
+    assert len(cards.all()) == 18
+
+
+def test_C2_fixed_deal_is_given_to_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (
+        BASE
+        + "    deal:\n"
+        + "      solution: [Белых, нож, кабинет]\n"
+        + "      hands:\n"
+        + "        Дуг: [бильярдная, библиотека, холл]\n"
+        + "        Неташка: [Краснова, подсвечник, кухня]\n"
+        + "        Веталь: [Горчичников, труба, терраса]\n"
+    )
+    game = load_config(_write(tmp_path, monkeypatch, text)).game("exler-1")
+    assert game.to_deal() == Deal(
+        solution=("Белых", "нож", "кабинет"),
+        hands={
+            "Неташка": ("Краснова", "подсвечник", "кухня"),
+            "Веталь": ("Горчичников", "труба", "терраса"),
+            "Дуг": ("бильярдная", "библиотека", "холл"),
+        },
+    )
+
+
+def test_options_start_rules_and_yaml_scalars(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _edit(
+        '    day_closes: "22:30"\n',
+        "    day_closes: 9:05\n"  # unquoted: still the text "9:05" (YAML 1.2 scalars)
+        "    start: '2026-12-01T20:00'\n"
+        "    seed: 010\n"
+        "    remind_hours_before: 0.01\n"
+        "    rules: {suggestions_per_day: 2, answer_grace_hours: 1.5,"
+        " publish_wrong_accusations: true}\n",
+    )
+    game = load_config(_write(tmp_path, monkeypatch, text)).game("exler-1")
+    assert (game.day_closes, game.close_time) == ("09:05", time(9, 5))
+    assert game.start_at == datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    assert game.seed == 10
+    assert game.remind_before == timedelta(seconds=36)
+    assert (game.rules.suggestions_per_day, game.rules.max_per_addressee_per_day) == (2, 3)
+    assert game.rules.answer_grace == timedelta(minutes=90)
+    assert game.rules.publish_wrong_accusations is True
+
+
+def test_imap_smtp_and_missing_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    smtp = (
+        "smtp: {host: smtp.example.test, port: 587, username: gm,"
+        " password_env: PBP_SMTP, tls: starttls}"
+    )
+    text = _edit("{maildir: ./mail/inbox}", "{" + IMAP + "}").replace(
+        "{maildir: ./mail/outbox}", "{" + smtp + "}"
+    )
+    config = load_config(_write(tmp_path, monkeypatch, text))
+    imap = config.mail.inbox.imap
+    assert imap is not None
+    assert (imap.host, imap.port, imap.folder, imap.tls) == (
+        "imap.example.test",
+        993,
+        "INBOX",
+        "ssl",
+    )
+    assert config.missing_secrets({"PBP_SMTP": "x"}) == ["PBP_PW"]
+    assert config.missing_secrets({}) == ["PBP_PW", "PBP_SMTP"]
+    assert imap.password({"PBP_PW": "hunter2"}) == "hunter2"
+    assert "hunter2" not in repr(config)
+
+
+def test_unknown_game_lists_the_known_ids() -> None:
+    config = load_config(REPO / "games.yaml")
+    with pytest.raises(KeyError, match="no game 'exler-2'; known games: exler-1"):
+        config.game("exler-2")
+
+
+def test_problem_str_and_missing_file(tmp_path: Path) -> None:
+    assert str(Problem("games.yaml", "store", 6, "x")) == "games.yaml:6: store: x"
+    assert str(Problem("games.yaml", "", None, "x")) == "games.yaml: x"
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "none.yaml")
+    (problem,) = caught.value.problems
+    assert (problem.path, problem.line) == ("", None)
+    assert problem.message.startswith("cannot read the file: [Errno 2] No such file or directory")
+
+
+def test_duplicate_game_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = BASE[BASE.index("  - id: exler-1") :]
+    assert _problems(tmp_path, monkeypatch, BASE + game) == [
+        "games.yaml:22: games[1].id: duplicate game id 'exler-1' (also games[0])"
+    ]

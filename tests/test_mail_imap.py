@@ -1,0 +1,353 @@
+"""IMAP inbox (pbp/mail/imap.py) against a real Dovecot (tests/mailstack.py).
+
+INTERNALDATEs are in the past on purpose: Dovecot replaces a future APPEND date
+by the time of the APPEND.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from mailstack import Dovecot
+
+from pbp.mail.base import Inbox, RawMessage
+from pbp.mail.imap import ImapInbox
+
+GM = "gm@example.test"
+PASSWORD = "gm-secret"
+MSK = timezone(timedelta(hours=3))
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def move(n: int) -> bytes:
+    return (
+        f"From: netashka@example.test\r\nTo: gm+tok{n}@example.test\r\n"
+        f"Subject: move {n}\r\n\r\nSUGGEST Краснова, Нож, Кухня TO Веталь\r\n"
+    ).encode()
+
+
+@pytest.fixture
+def gm_dovecot(dovecot: Dovecot) -> Dovecot:
+    dovecot.add_user(GM, PASSWORD)
+    return dovecot
+
+
+@pytest.fixture
+def inbox(gm_dovecot: Dovecot) -> Iterator[ImapInbox]:
+    box = ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, timeout=10)
+    yield box
+    box.close()
+
+
+def flags_by_uid(dovecot: Dovecot, folder: str = "INBOX") -> dict[int, set[str]]:
+    return {m.uid: set(m.flags) - {"\\Recent"} for m in dovecot.messages(GM, folder)}
+
+
+def test_fetch_new_returns_messages_in_arrival_order_with_exact_fields(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    # UIDs in delivery order 1, 2, 3; INTERNALDATEs out of that order, in two zones.
+    assert gm_dovecot.append(GM, move(1), when=T0 + timedelta(minutes=10)) == 1
+    assert gm_dovecot.append(GM, move(2), when=datetime(2025, 3, 1, 15, 0, tzinfo=MSK)) == 2
+    assert gm_dovecot.append(GM, move(3), when=T0 + timedelta(minutes=5)) == 3
+
+    got = inbox.fetch_new()
+
+    validity = inbox.uidvalidity
+    assert isinstance(validity, int) and validity > 0
+    assert got == [
+        RawMessage(key="2", uidvalidity=validity, arrived=T0, raw=move(2)),
+        RawMessage(key="3", uidvalidity=validity, arrived=T0 + timedelta(minutes=5), raw=move(3)),
+        RawMessage(key="1", uidvalidity=validity, arrived=T0 + timedelta(minutes=10), raw=move(1)),
+    ]
+    assert all(m.arrived.tzinfo is UTC for m in got)
+
+
+def test_equal_arrivals_are_ordered_by_numeric_uid(gm_dovecot: Dovecot, inbox: ImapInbox) -> None:
+    for n in range(1, 12):
+        gm_dovecot.append(GM, move(n), when=T0)
+    assert [m.key for m in inbox.fetch_new()] == [str(n) for n in range(1, 12)]
+
+
+def test_fetch_new_never_sets_seen_and_keeps_seen_of_read_mail(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    gm_dovecot.append(GM, move(1), when=T0)
+    gm_dovecot.append(GM, move(2), flags=["\\Seen"], when=T0 + timedelta(seconds=1))
+
+    assert [m.key for m in inbox.fetch_new()] == ["1", "2"]
+    assert flags_by_uid(gm_dovecot) == {1: set(), 2: {"\\Seen"}}
+
+
+def test_mark_done_sets_the_keyword_and_hides_the_messages(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    for n in range(1, 4):
+        gm_dovecot.append(GM, move(n), when=T0 + timedelta(minutes=n))
+    assert [m.key for m in inbox.fetch_new()] == ["1", "2", "3"]
+
+    inbox.mark_done(["1", "3"])
+
+    assert [m.key for m in inbox.fetch_new()] == ["2"]
+    assert flags_by_uid(gm_dovecot) == {1: {"$PbpDone"}, 2: set(), 3: {"$PbpDone"}}
+    inbox.mark_done(["1", "3"])  # idempotent
+    inbox.mark_done([])
+    assert [m.key for m in inbox.fetch_new()] == ["2"]
+
+
+def test_messages_already_carrying_the_keyword_are_not_new(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    gm_dovecot.append(GM, move(1), flags=["$PbpDone"], when=T0)
+    gm_dovecot.append(GM, move(2), when=T0)
+    assert [(m.key, m.raw) for m in inbox.fetch_new()] == [("2", move(2))]
+
+
+def test_other_folder_and_keyword(gm_dovecot: Dovecot) -> None:
+    with gm_dovecot.master_login(GM) as client:
+        client.create_folder("Moves")
+    gm_dovecot.append(GM, move(1), when=T0, folder="Moves")
+    gm_dovecot.append(GM, move(2), when=T0)
+    box = ImapInbox(
+        "127.0.0.1", gm_dovecot.port, GM, PASSWORD, folder="Moves", done_keyword="pbp-done"
+    )
+    try:
+        assert [(m.key, m.raw) for m in box.fetch_new()] == [("1", move(1))]
+        box.mark_done(["1"])
+        assert box.fetch_new() == []
+    finally:
+        box.close()
+    assert flags_by_uid(gm_dovecot, "Moves") == {1: {"pbp-done"}}
+    assert flags_by_uid(gm_dovecot) == {1: set()}
+
+
+def test_idle_wakes_wait_when_mail_is_appended_elsewhere(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    assert inbox.fetch_new() == []
+    timer = threading.Timer(0.3, gm_dovecot.append, args=(GM, move(1)))
+    start = time.monotonic()
+    timer.start()
+    inbox.wait(20.0)
+    elapsed = time.monotonic() - start
+    timer.join()
+    # Dovecot announces new mail about 0.5 s after it arrives.
+    assert 0.3 <= elapsed < 3.0
+    assert [m.raw for m in inbox.fetch_new()] == [move(1)]
+
+
+def test_wait_sleeps_out_the_timeout_when_nothing_arrives(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    gm_dovecot.append(GM, move(1), when=T0)
+    assert [m.key for m in inbox.fetch_new()] == ["1"]  # fetched but not done: not "new"
+    start = time.monotonic()
+    inbox.wait(1.0)
+    assert 1.0 <= time.monotonic() - start < 1.5
+
+
+def test_wait_returns_at_once_for_mail_that_came_after_the_fetch(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    assert inbox.fetch_new() == []
+    gm_dovecot.append(GM, move(1), when=T0)
+    start = time.monotonic()
+    inbox.wait(20.0)
+    assert time.monotonic() - start < 0.3
+
+
+def test_wait_without_idle_capability_sleeps() -> None:
+    with Dovecot(extra_config="imap_capability = IMAP4rev1 UIDPLUS") as server:
+        server.add_user(GM, PASSWORD)
+        box = ImapInbox("127.0.0.1", server.port, GM, PASSWORD)
+        try:
+            assert box.fetch_new() == []
+            timer = threading.Timer(0.2, server.append, args=(GM, move(1)))
+            start = time.monotonic()
+            timer.start()
+            box.wait(1.0)
+            elapsed = time.monotonic() - start
+            timer.join()
+            assert 1.0 <= elapsed < 1.5
+            assert [m.raw for m in box.fetch_new()] == [move(1)]
+        finally:
+            box.close()
+
+
+def test_reconnects_after_restart_and_returns_nothing_twice(
+    gm_dovecot: Dovecot, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    gm_dovecot.append(GM, move(1), when=T0)
+    gm_dovecot.append(GM, move(2), when=T0 + timedelta(minutes=1))
+    first = inbox.fetch_new()
+    assert [m.key for m in first] == ["1", "2"]
+    inbox.mark_done(["1", "2"])
+    validity = inbox.uidvalidity
+
+    gm_dovecot.stop()
+    gm_dovecot.start()
+    gm_dovecot.append(GM, move(3), when=T0 + timedelta(minutes=2))
+
+    with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
+        again = inbox.fetch_new()
+    assert again == [
+        RawMessage(key="3", uidvalidity=validity, arrived=T0 + timedelta(minutes=2), raw=move(3))
+    ]
+    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost: "
+    assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
+    inbox.mark_done(["3"])
+    assert inbox.fetch_new() == []
+
+
+def test_wait_returns_when_the_server_goes_away_during_idle(
+    gm_dovecot: Dovecot, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert inbox.fetch_new() == []
+    timer = threading.Timer(0.3, gm_dovecot.stop)
+    start = time.monotonic()
+    timer.start()
+    with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
+        inbox.wait(20.0)
+    elapsed = time.monotonic() - start
+    timer.join()
+    assert 0.3 <= elapsed < 2.0
+    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost: "
+    assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
+
+    gm_dovecot.start()
+    gm_dovecot.append(GM, move(1), when=T0)
+    assert [m.key for m in inbox.fetch_new()] == ["1"]
+
+
+def test_server_down_fetch_raises_and_wait_sleeps(
+    gm_dovecot: Dovecot, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    gm_dovecot.stop()
+    refused = f"cannot connect to IMAP 127.0.0.1:{gm_dovecot.port}: ConnectionRefusedError(111, "
+    with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
+        with pytest.raises(ConnectionRefusedError):
+            inbox.fetch_new()
+        assert [r.getMessage().startswith(refused) for r in caplog.records] == [True]
+        caplog.clear()
+        start = time.monotonic()
+        inbox.wait(0.5)
+        assert 0.5 <= time.monotonic() - start < 1.0
+        assert [r.getMessage().startswith(refused) for r in caplog.records] == [True]
+    assert inbox.uidvalidity is None
+
+
+def test_message_expunged_between_search_and_fetch_is_skipped(
+    gm_dovecot: Dovecot, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(1, 4):
+        gm_dovecot.append(GM, move(n), when=T0 + timedelta(minutes=n))
+    from imapclient import IMAPClient
+
+    real_fetch = IMAPClient.fetch
+
+    def fetch_after_expunge(self: IMAPClient, *args: object, **kwargs: object) -> object:
+        with gm_dovecot.master_login(GM) as other:  # another session expunges UID 2
+            other.select_folder("INBOX")
+            other.delete_messages([2])
+            other.expunge()
+            other.unselect_folder()
+        return real_fetch(self, *args, **kwargs)
+
+    monkeypatch.setattr(IMAPClient, "fetch", fetch_after_expunge)
+    got = inbox.fetch_new()
+    assert [(m.key, m.raw) for m in got] == [("1", move(1)), ("3", move(3))]
+
+
+def test_mark_done_after_uidvalidity_change_stores_nothing(
+    gm_dovecot: Dovecot, caplog: pytest.LogCaptureFixture
+) -> None:
+    with gm_dovecot.master_login(GM) as client:
+        client.create_folder("Moves")
+    gm_dovecot.append(GM, move(1), when=T0, folder="Moves")
+    box = ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, folder="Moves")
+    try:
+        [old] = box.fetch_new()
+        box.close()
+        with gm_dovecot.master_login(GM) as client:  # the folder is made anew: UIDs restart
+            client.delete_folder("Moves")
+            client.create_folder("Moves")
+        gm_dovecot.append(GM, move(2), when=T0, folder="Moves")
+
+        with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
+            box.mark_done([old.key])
+
+        assert box.uidvalidity != old.uidvalidity
+        assert [r.getMessage() for r in caplog.records] == [
+            f"UIDVALIDITY of Moves changed from {old.uidvalidity} to {box.uidvalidity}: "
+            "UIDs renumbered",
+            f"mark_done([1]) skipped: UIDVALIDITY changed from {old.uidvalidity} "
+            f"to {box.uidvalidity} since fetch_new",
+        ]
+        assert flags_by_uid(gm_dovecot, "Moves") == {1: set()}
+        assert box.fetch_new() == [RawMessage("1", box.uidvalidity, T0, move(2))]
+    finally:
+        box.close()
+
+
+def test_close_twice_and_bad_tls_value(inbox: ImapInbox) -> None:
+    inbox.fetch_new()
+    inbox.close()
+    inbox.close()
+    with pytest.raises(ValueError, match="tls must be"):
+        ImapInbox("127.0.0.1", 1, GM, PASSWORD, tls="tls")  # type: ignore[arg-type]
+
+
+def test_idle_is_reissued_and_still_wakes(
+    gm_dovecot: Dovecot, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RFC 2177 §3: IDLE is re-issued before the server's 30-minute inactivity timeout
+    (every IDLE_RESTART_SECONDS; shortened here)."""
+    from imapclient import IMAPClient
+
+    import pbp.mail.imap
+
+    monkeypatch.setattr(pbp.mail.imap, "IDLE_RESTART_SECONDS", 0.2)
+    idles: list[float] = []
+    real_idle = IMAPClient.idle
+
+    def counting_idle(self: IMAPClient) -> object:
+        idles.append(time.monotonic())
+        return real_idle(self)
+
+    monkeypatch.setattr(IMAPClient, "idle", counting_idle)
+    assert inbox.fetch_new() == []
+    timer = threading.Timer(0.7, gm_dovecot.append, args=(GM, move(1)))
+    start = time.monotonic()
+    timer.start()
+    inbox.wait(20.0)
+    elapsed = time.monotonic() - start
+    timer.join()
+    assert 0.7 <= elapsed < 3.0
+    assert len(idles) >= 4
+    assert [m.raw for m in inbox.fetch_new()] == [move(1)]
+
+
+def test_missing_dovecot_is_reported_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import shutil
+
+    import mailstack
+
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    with pytest.raises(mailstack.DovecotMissingError) as info:
+        mailstack.Dovecot()
+    assert str(info.value) == (
+        "dovecot is not installed; the mail tests need it: "
+        "apt-get install -y --no-install-recommends dovecot-imapd"
+    )
+
+
+def test_imap_inbox_is_an_inbox(inbox: ImapInbox) -> None:
+    as_protocol: Inbox = inbox  # checked by mypy --strict
+    assert as_protocol.fetch_new() == []
