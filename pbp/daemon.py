@@ -15,7 +15,7 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from types import FrameType
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -24,7 +24,6 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
-from pbp.schedule import parse_hhmm
 from pbp.service import Service
 
 log = logging.getLogger(__name__)
@@ -33,21 +32,16 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 10.0
 
 
-def reminder_time(close: str, hours: float) -> tuple[int, int, int]:
-    """Wall-clock (hour, minute, second) ``hours`` before the daily close ``"HH:MM"``.
+def reminder_time(close: time, hours: float) -> tuple[int, int, int]:
+    """Wall-clock (hour, minute, second) ``hours`` before the daily close.
 
-    >>> reminder_time("22:30", 3)
+    >>> reminder_time(time(22, 30), 3)
     (19, 30, 0)
-    >>> reminder_time("00:10", 0.5)
+    >>> reminder_time(time(0, 10), 0.5)
     (23, 40, 0)
     """
-    at = datetime(2000, 1, 2, *divmod(_minutes(close), 60)) - timedelta(hours=hours)
+    at = datetime.combine(date(2000, 1, 2), close) - timedelta(hours=hours)
     return at.hour, at.minute, at.second
-
-
-def _minutes(close: str) -> int:
-    moment = parse_hhmm(close)
-    return moment.hour * 60 + moment.minute
 
 
 class Daemon:
@@ -79,16 +73,16 @@ class Daemon:
         """Add the cron jobs of every configured game (rules D1, D6)."""
         for game in self.service.config.games:
             zone = ZoneInfo(game.timezone)
-            hour, minute = divmod(_minutes(game.day_closes), 60)
+            close = game.close_time
             self.scheduler.add_job(
                 self._deadline,
-                CronTrigger(hour=hour, minute=minute, second=0, timezone=zone),
+                CronTrigger(hour=close.hour, minute=close.minute, second=0, timezone=zone),
                 id=f"close:{game.id}",
                 misfire_grace_time=None,
                 coalesce=True,
             )
             if game.remind_hours_before:
-                h, m, s = reminder_time(game.day_closes, game.remind_hours_before)
+                h, m, s = reminder_time(close, game.remind_hours_before)
                 self.scheduler.add_job(
                     self._deadline,
                     CronTrigger(hour=h, minute=m, second=s, timezone=zone),

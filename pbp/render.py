@@ -304,8 +304,13 @@ class Renderer:
         """A private mail as ``(subject, body)``; the body is plain text ending in a newline.
 
         The template is ``<locale>/<kind>/mail/<name>.j2``, else ``<locale>/common/mail/
-        <name>.j2``; ``name`` may carry the kind: ``"cluedo_days/welcome"``. Its first line is ``Subject: …``, then a blank line, then the body.
-        Context keys are documented in each template's header comment.
+        <name>.j2``; ``name`` may carry the kind: ``"cluedo_days/welcome"``. The template's
+        first line is ``Subject: …``, then a blank line, then the body. Context keys are
+        documented in each template's header comment. Example::
+
+            subject, body = r.private_mail("cluedo_days/reminder", locale="ru", game="exler-1",
+                player="Неташка", timezone="Europe/Moscow", close_at=aware_datetime,
+                duties={"owed": [sugg], "suggestions_left": 2})
 
         :raises ValueError: unknown locale, or the template does not start with ``Subject:``.
         :raises jinja2.TemplateNotFound: no such mail.

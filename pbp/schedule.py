@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 def next_close(after: datetime, close_time: time, zone: ZoneInfo) -> datetime:
     """The first close strictly after ``after``, as an aware UTC datetime.
 
-    >>> from zoneinfo import ZoneInfo
-    >>> next_close(datetime(2026, 12, 1, 17, 0, tzinfo=UTC), time(22, 30), ZoneInfo("Europe/Moscow"))
+    >>> moscow = ZoneInfo("Europe/Moscow")
+    >>> next_close(datetime(2026, 12, 1, 17, 0, tzinfo=UTC), time(22, 30), moscow)
     datetime.datetime(2026, 12, 1, 19, 30, tzinfo=datetime.timezone.utc)
 
     :raises ValueError: ``after`` is naive.
@@ -32,11 +32,3 @@ def next_close(after: datetime, close_time: time, zone: ZoneInfo) -> datetime:
         if candidate > after:
             return candidate
         local_day += timedelta(days=1)
-
-
-def parse_hhmm(text: str) -> time:
-    """``"22:30"`` → ``time(22, 30)``; raises ValueError for anything else."""
-    hours, _, minutes = text.partition(":")
-    if not (hours.isdigit() and minutes.isdigit() and len(minutes) == 2):
-        raise ValueError(f"expected HH:MM, got {text!r}")
-    return time(int(hours), int(minutes))

@@ -25,12 +25,12 @@ from zoneinfo import ZoneInfo
 
 from pbp.engine.base import Event, MoveError, Step, Visibility
 from pbp.kinds import KINDS
-from pbp.kinds.base import GameKind, ParsedCommand, PrivateMail
-from pbp.mail.base import Inbox, PermanentSendError, RawMessage, Transport, TransientSendError
+from pbp.kinds.base import GameKind, ParsedCommand
+from pbp.mail.base import Inbox, PermanentSendError, RawMessage, TransientSendError, Transport
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
-from pbp.schedule import next_close, parse_hhmm
+from pbp.schedule import next_close
 from pbp.store import GameRow, Store
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ class Service:
 
     def close_after(self, game: Any, moment: datetime) -> datetime:
         """The game's first day close strictly after ``moment`` (UTC)."""
-        return next_close(moment, parse_hhmm(game.day_closes), self.zone(game))
+        return next_close(moment, game.close_time, self.zone(game))
 
     # --- the main loop pieces ----------------------------------------------------
 
@@ -167,7 +167,7 @@ class Service:
                     now,
                 )
             self._mail_gm(game, "gm_sheet", {"events": list(step.events), "seed": seed}, now)
-            self._mail_gm_post(game, "opening", step.events, now)
+            self._mail_gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 
     def advance_all(self, until: datetime) -> None:
@@ -212,7 +212,7 @@ class Service:
             day = kind.day(state)
             step = kind.close_day(state, at)
             self._commit_step(game, kind, step, at=at, day=day, source=f"close:{day}")
-            self._mail_gm_post(game, "day", self._day_events(game_id, day), now, day=day)
+            self._mail_gm_post(game, "day", now, day=day)
             self._notify(game, kind, step, now)
         log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
         return step
@@ -414,7 +414,7 @@ class Service:
             game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at
         )
         if over and not row.over:
-            self._mail_gm_post(game, "final", step.events, self.clock())
+            self._mail_gm_post(game, "final", self.clock(), events=step.events)
 
     def _notify(
         self,
@@ -430,9 +430,6 @@ class Service:
             else:
                 self._mail_player(game, mail.player, mail.template, dict(mail.context), now)
 
-    def _day_events(self, game_id: str, day: int) -> list[Event]:
-        return [stored.event for stored in self.store.events(game_id, day=day)]
-
     def _personal(self, token: str) -> str:
         return personal_address(self.address, token) if self.plus else self.address
 
@@ -444,7 +441,6 @@ class Service:
     def _base_context(self, game: Any, player: str | None) -> dict[str, Any]:
         context: dict[str, Any] = {
             "game": game.id,
-            "locale": game.locale,
             "timezone": game.timezone,
             "day_closes": game.day_closes,
         }
@@ -480,16 +476,33 @@ class Service:
         self._enqueue(to=game.gm, subject=subject, body=body, now=now, auto="auto-generated")
 
     def _mail_gm_post(
-        self, game: Any, post: str, events: Iterable[Event], now: datetime, day: int | None = None
+        self,
+        game: Any,
+        post: str,
+        now: datetime,
+        *,
+        day: int | None = None,
+        events: Sequence[Event] | None = None,
     ) -> None:
-        events = list(events)
+        """Mail the GM a public post in both formats, with the GM-only facts beside it.
+
+        ``events``: the events the post is about; default: the whole stored log
+        (a day summary needs earlier days for GM answers carried over, rule D6).
+        The GM-only list holds the non-public events of ``day`` (or of ``events``).
+        """
+        if events is None:
+            log_events = self.store.events(game.id)
+            events = [stored.event for stored in log_events]
+            own = [s.event for s in log_events if day is None or s.day == day]
+        else:
+            own = list(events)
         posts = {
             fmt: self.renderer.public_post(
                 post, events, locale=game.locale, fmt=fmt, game=game.id, day=day
             )
             for fmt in ("bbcode", "markdown")
         }
-        private = [_event_dict(e) for e in events if e.visibility is not Visibility.PUBLIC]
+        private = [_event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
         self._mail_gm(game, f"gm_{post}", {"posts": posts, "private": private, "day": day}, now)
 
     def _notice_gm(

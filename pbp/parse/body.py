@@ -230,7 +230,7 @@ def drop_html_quotes(html: str) -> str:
     return html
 
 
-class _PlainText(html2text.HTML2Text):  # type: ignore[misc]
+class _PlainText(html2text.HTML2Text):
     """html2text without Markdown escaping (``1.`` stays ``1.``, ``--`` stays ``--``)."""
 
     def handle_data(self, data: str, entity_char: bool = False) -> None:

@@ -215,8 +215,7 @@ class NameMatcher:
             for name, name_forms in self._forms
             if len(name_forms) == len(forms)
             and all(
-                n >= len_ - 2 and a & b
-                for (n, a), (len_, b) in zip(forms, name_forms, strict=True)
+                n >= len_ - 2 and a & b for (n, a), (len_, b) in zip(forms, name_forms, strict=True)
             )
         ]
 

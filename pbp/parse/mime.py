@@ -1,0 +1,302 @@
+"""One raw mail message → :class:`Letter`: who sent it, to which address, and the new
+text of its body (DESIGN.md, "parse"; "Who is who in mail").
+
+MIME and RFC 2047 decoding is the standard library's (:mod:`email` with
+``policy.default``); this module adds what real players' mail needs on top:
+
+- raw 8-bit bytes in headers (clients that ignore RFC 2047) read as UTF-8, else
+  windows-1251 / KOI8-R, never a crash;
+- the body's charset guessed when the declared one is missing, unknown or wrong
+  (:func:`pbp.parse.body.decode_bytes`);
+- text/plain preferred, an empty text/plain falls back to text/html (html2text);
+- quoted replies and signatures removed (:func:`pbp.parse.body.new_text`);
+- RFC 3834 automatic mail recognised, so that it is never answered.
+
+Pure: no I/O, no clock. :func:`read_letter` never raises.
+"""
+
+from __future__ import annotations
+
+import email
+import email.utils
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email import policy
+from email.message import EmailMessage, Message
+from typing import Literal
+
+from pbp.parse.body import decode_bytes, html_to_text, new_text, unflow
+
+
+@dataclass(frozen=True)
+class Letter:
+    """What the daemon needs of one incoming message.
+
+    - ``message_id``: the Message-ID as in the header, angle brackets kept
+      (``"<abc@example.test>"``), or None.
+    - ``from_address``: the From addr-spec lower-cased (``"netashka@example.test"``), or
+      None when there is no usable From; ``from_name``: its display name (``""`` if none).
+    - ``recipients``: lower-cased addr-specs from ``Delivered-To``, ``X-Original-To``,
+      ``To``, ``Cc``, in that order, each once.
+    - ``subject``: decoded (RFC 2047), unfolded, stripped.
+    - ``text``: the new text of the body (quotes and signature removed), lines joined
+      with ``"\\n"``, no BOM; ``""`` when there is none.
+    - ``in_reply_to``: the first message id of In-Reply-To; ``references``: every id of
+      References, in order.
+    - ``automatic``: True for mail that must never be answered (RFC 3834 §2,
+      :func:`is_automatic`).
+    - ``date``: the Date header, timezone-aware in the sender's offset (UTC when the
+      header says ``-0000`` or has none), or None when missing or unparsable. Not the
+      arrival time (rule D8 uses the mailbox's arrival time, not this).
+    - ``unreadable``: None, or a short English reason why the body could not be read
+      (the GM is told and the sender answered); the header fields are still filled as
+      far as they could be read.
+    """
+
+    message_id: str | None = None
+    from_address: str | None = None
+    from_name: str = ""
+    recipients: tuple[str, ...] = ()
+    subject: str = ""
+    text: str = ""
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    automatic: bool = False
+    date: datetime | None = None
+    unreadable: str | None = None
+
+
+_MSG_ID = re.compile(r"<[^<>\s]+>")
+_EMAIL = re.compile(r"[^\s<>()\[\],;:\"']+@[^\s<>()\[\],;:\"']+")
+_LINE_BREAKS = re.compile(r"[\r\n]")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_SUBJECT_TAG = re.compile(r"\[pbp-([A-Za-z0-9]+)\]", re.IGNORECASE)
+
+
+def read_letter(raw: bytes) -> Letter:
+    """Parse ``raw`` (a whole RFC 5322 message) into a :class:`Letter`. Never raises.
+
+    Example::
+
+        letter = read_letter(b"From: Neta <Netashka@Example.test>\\r\\nTo: gm+k3x9@example.test"
+                             b"\\r\\nSubject: move\\r\\n\\r\\nREFUTE 7 knife\\r\\n")
+        letter.from_address   # 'netashka@example.test'
+        letter.recipients     # ('gm+k3x9@example.test',)
+        letter.text           # 'REFUTE 7 knife'
+    """
+    if not raw.strip():
+        return Letter(unreadable="empty message")
+    try:
+        msg = email.message_from_bytes(raw, policy=policy.default)
+    except Exception as exc:  # the parser is lenient; this is a safety net
+        return Letter(unreadable=f"not a mail message ({type(exc).__name__})")
+    from_address, from_name = _from(msg)
+    in_reply_to = _ids(_first(msg, "in-reply-to"))
+    try:
+        text, unreadable = _body(msg)
+    except Exception as exc:  # never lose a message over a parser bug: tell the GM
+        text, unreadable = "", f"body could not be read ({type(exc).__name__}: {exc})"
+    return Letter(
+        message_id=_message_id(_first(msg, "message-id")),
+        from_address=from_address,
+        from_name=from_name,
+        recipients=_recipients(msg),
+        subject=_decoded("subject", _first(msg, "subject")).strip(),
+        text=text,
+        in_reply_to=in_reply_to[0] if in_reply_to else None,
+        references=tuple(_ids(_first(msg, "references"))),
+        automatic=is_automatic(msg),
+        date=_date(_first(msg, "date")),
+        unreadable=unreadable,
+    )
+
+
+def find_token(letter: Letter, address: str, mode: Literal["plus", "subject_tag"]) -> str | None:
+    """The sender's personal token, lower-cased, or None (DESIGN.md, "Who is who in mail").
+
+    ``mode="plus"``: the TOKEN of the first recipient ``local+TOKEN@domain`` whose
+    ``local@domain`` equals ``address`` (case-insensitive); recipients are searched in
+    the :attr:`Letter.recipients` order (envelope first). ``mode="subject_tag"``: TOKEN
+    from ``[pbp-TOKEN]`` in the Subject. Tokens are ``[A-Za-z0-9]+`` and compared
+    case-insensitively (mail systems may change the case of an address).
+
+    >>> find_token(Letter(recipients=("gm+k3x9@example.test",)), "GM@example.test", "plus")
+    'k3x9'
+
+    :raises ValueError: ``mode`` is neither ``"plus"`` nor ``"subject_tag"``.
+    """
+    if mode == "plus":
+        local, _, domain = address.strip().lower().rpartition("@")
+        for recipient in letter.recipients:
+            r_local, _, r_domain = recipient.rpartition("@")
+            base, plus, token = r_local.partition("+")
+            if plus and base == local and r_domain == domain and _TOKEN.fullmatch(token):
+                return token.lower()
+        return None
+    if mode == "subject_tag":
+        match = _SUBJECT_TAG.search(letter.subject)
+        return match.group(1).lower() if match else None
+    raise ValueError(f"unknown token mode {mode!r}: use 'plus' or 'subject_tag'")
+
+
+def is_automatic(msg: Message) -> bool:
+    """True for mail that must not be answered (RFC 3834 §2 and §5; RFC 2369; RFC 3464):
+
+    ``Auto-Submitted`` other than ``no``; ``Precedence: bulk|junk|list``; a ``List-Id``;
+    a null return path ``Return-Path: <>``; ``X-Autoreply`` / ``X-Autorespond``
+    (vacation programs); a ``multipart/report`` (delivery or disposition report) or a
+    ``message/delivery-status`` part.
+    """
+    try:
+        auto = _first(msg, "auto-submitted")
+        if auto is not None and auto.split(";")[0].split("(")[0].strip().lower() not in ("", "no"):
+            return True
+        if (_first(msg, "precedence") or "").strip().lower() in ("bulk", "junk", "list"):
+            return True
+        if any(
+            _first(msg, name) is not None for name in ("list-id", "x-autoreply", "x-autorespond")
+        ):
+            return True
+        if any(re.fullmatch(r"\s*<\s*>\s*", v) for v in _values(msg, "return-path")):
+            return True
+        if msg.get_content_type() == "multipart/report":
+            return True
+        return any(part.get_content_type() == "message/delivery-status" for part in msg.walk())
+    except Exception:
+        return False
+
+
+# --- headers ---
+
+
+def _unsurrogate(value: str) -> str:
+    """Raw 8-bit header bytes (kept by the parser as surrogate escapes) → text."""
+    if not _SURROGATE.search(value):
+        return value
+    try:
+        data = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", value)
+    return decode_bytes(data, None)[0]
+
+
+def _values(msg: Message, name: str) -> list[str]:
+    """Every raw value of header ``name``, unfolded, 8-bit bytes decoded."""
+    return [
+        _unsurrogate(_LINE_BREAKS.sub("", str(value)))
+        for key, value in msg.raw_items()
+        if key.lower() == name
+    ]
+
+
+def _first(msg: Message, name: str) -> str | None:
+    values = _values(msg, name)
+    return values[0] if values else None
+
+
+def _decoded(name: str, value: str | None) -> str:
+    """``value`` with RFC 2047 encoded-words decoded (stdlib); the raw value if that fails."""
+    if value is None:
+        return ""
+    try:
+        text = str(policy.default.header_factory(name, value))
+    except Exception:
+        text = value
+    return _unsurrogate(text)
+
+
+def _addresses(value: str) -> list[tuple[str, str]]:
+    """``[(display name, addr-spec)]`` of an address list; never raises."""
+    try:
+        header = policy.default.header_factory("to", value)
+        found = [(_unsurrogate(a.display_name), a.addr_spec) for a in header.addresses]
+    except Exception:
+        try:
+            found = email.utils.getaddresses([value])
+        except Exception:
+            found = []
+    found = [(n, a.strip()) for n, a in found if "@" in a]
+    if not found:
+        found = [("", m.group()) for m in _EMAIL.finditer(value)]
+    return found
+
+
+def _from(msg: Message) -> tuple[str | None, str]:
+    value = _first(msg, "from")
+    if value is None:
+        return None, ""
+    found = _addresses(value)
+    if not found:
+        return None, ""
+    name, addr = found[0]
+    return addr.lower(), name.strip()
+
+
+def _recipients(msg: Message) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for name in ("delivered-to", "x-original-to", "to", "cc"):
+        for value in _values(msg, name):
+            for _, addr in _addresses(value):
+                seen.setdefault(addr.lower(), None)
+    return tuple(seen)
+
+
+def _ids(value: str | None) -> list[str]:
+    return _MSG_ID.findall(value) if value else []
+
+
+def _message_id(value: str | None) -> str | None:
+    if value is None:
+        return None
+    ids = _ids(value)
+    if ids:
+        return ids[0]
+    return value.strip() or None
+
+
+def _date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+# --- body ---
+
+
+def _best_part(msg: EmailMessage, subtype: str) -> Message | None:
+    part = msg.get_body(preferencelist=(subtype,))
+    if part is None and not msg.is_multipart() and msg.get_content_type() == f"text/{subtype}":
+        part = msg  # a single text part marked as an attachment
+    return part
+
+
+def _part_text(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        payload = b""
+    text, _codec = decode_bytes(payload, part.get_content_charset())
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if part.get_content_type() == "text/plain" and part.get_param("format") == "flowed":
+        delsp = str(part.get_param("delsp") or "").lower() == "yes"
+        text = unflow(text, delsp)
+    return text
+
+
+def _body(msg: EmailMessage) -> tuple[str, str | None]:
+    """``(new text, unreadable reason or None)``."""
+    plain = _best_part(msg, "plain")
+    html = _best_part(msg, "html")
+    if plain is None and html is None:
+        return "", f"no text/plain or text/html part (the message is {msg.get_content_type()})"
+    if plain is not None:
+        text = new_text(_part_text(plain))
+        if text or html is None:
+            return text, None
+    assert html is not None
+    return new_text(html_to_text(_part_text(html))), None

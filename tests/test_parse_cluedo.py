@@ -1,0 +1,433 @@
+"""Cluedo commands in a mail body (issue 2, "Fixed interface"; seed 001's own form).
+
+Cards and players are those of seed 000 ("Список карт", "Порядок ходов").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from pbp.engine.base import AmbiguousMove, InvalidMove
+from pbp.engine.cluedo import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
+from pbp.parse.cluedo import ERROR_CODES, ParsedLine, parse_cluedo
+
+SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
+WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")
+ROOMS = (
+    "кухня",
+    "танцевальный зал",
+    "терраса",
+    "бильярдная",
+    "библиотека",
+    "кабинет",
+    "холл",
+    "гостиная",
+    "столовая",
+)
+CARDS = Cards(SUSPECTS, WEAPONS, ROOMS)
+PLAYERS = ["Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен"]
+EXAMPLE = {"suspect": "Краснова", "weapon": "подсвечник", "room": "кухня", "player": "Алиен"}
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def parse(text: str, *, addressed: bool = True) -> list[ParsedLine]:
+    return parse_cluedo(text, CARDS, PLAYERS, addressed=addressed)
+
+
+def moves(text: str, *, addressed: bool = True) -> list[Any]:
+    lines = parse(text, addressed=addressed)
+    assert [line.error for line in lines] == [None] * len(lines)
+    return [line.move for line in lines]
+
+
+def only_error(text: str, *, addressed: bool = True) -> InvalidMove | AmbiguousMove:
+    [line] = parse(text, addressed=addressed)
+    assert line.move is None
+    assert isinstance(line.error, InvalidMove | AmbiguousMove)
+    return line.error
+
+
+# --- the fixed interface ---
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("SUGGEST Краснова, нож, кухня TO Веталь", Suggest("Краснова", "нож", "кухня", "Веталь")),
+        ("suggest: Краснова, нож, кухня to Веталь", Suggest("Краснова", "нож", "кухня", "Веталь")),
+        (
+            "ПРЕДПОЛОЖЕНИЕ Горчичников, подсвечник, танцевальный зал ДЛЯ Неташки",
+            Suggest("Горчичников", "подсвечник", "танцевальный зал", "Неташка"),
+        ),
+        (
+            "Предположение: в бильярдной, Зеленовичем, трубой для Дуга",
+            Suggest("Зеленович", "труба", "бильярдная", "Дуг"),
+        ),
+        (
+            "SUGGEST Белых ножом в кухне TO Моро",
+            Suggest("Белых", "нож", "кухня", "Моро"),
+        ),
+        (
+            "[b]SUGGEST[/b] **Голубева**, [b]топор[/b], терраса TO Марии.",
+            Suggest("Голубева", "топор", "терраса", "Мария"),
+        ),
+        ("REFUTE 7 нож", Refute("нож", 7)),
+        ("refute нож", Refute("нож", None)),
+        ("ОПРОВЕРЖЕНИЕ №12: Краснову", Refute("Краснова", 12)),
+        ("Опровержение #3 в библиотеке", Refute("библиотека", 3)),
+        ("REFUTE N7 пистолетом", Refute("пистолет", 7)),
+        ("NO REFUTATION", NoRefutation(None)),
+        ("NO REFUTATION 7", NoRefutation(7)),
+        ("нет опровержения №7.", NoRefutation(7)),
+        ("НЕТ ОПРОВЕРЖЕНИЯ: #12", NoRefutation(12)),
+        ("ACCUSE Черниченко, веревка, холл", Accuse("Черниченко", "веревка", "холл")),
+        ("обвинение: в гостиной, Белых, пистолет", Accuse("Белых", "пистолет", "гостиная")),
+        ("STATUS", Status()),
+        ("статус", Status()),
+        ("HELP", Help()),
+        ("Помощь!", Help()),
+    ],
+)
+def test_each_command_form_gives_its_move(text: str, move: Any) -> None:
+    assert parse(text) == [ParsedLine(1, text, move, None)]
+
+
+def test_every_card_of_seed_000_is_read_in_a_suggestion_and_a_refutation() -> None:
+    for suspect, weapon, room in zip(SUSPECTS * 2, WEAPONS * 2, ROOMS, strict=False):
+        text = f"SUGGEST {room}, {suspect}, {weapon} TO Алиен"
+        assert moves(text) == [Suggest(suspect, weapon, room, "Алиен")]
+    for card in CARDS.all():
+        assert moves(f"REFUTE 1 {card.upper()}") == [Refute(card, 1)]
+
+
+def test_several_commands_in_one_mail_keep_their_line_numbers_and_chatter_is_omitted() -> None:
+    text = (
+        "Привет всем!\n"
+        "\n"
+        "SUGGEST Краснова, нож, кухня TO Веталь\n"
+        "Вот так вот.\n"
+        "NO REFUTATION 4\n"
+        "Help me out here, please\n"
+        "СТАТУС\n"
+    )
+    assert parse(text) == [
+        ParsedLine(
+            3,
+            "SUGGEST Краснова, нож, кухня TO Веталь",
+            Suggest("Краснова", "нож", "кухня", "Веталь"),
+            None,
+        ),
+        ParsedLine(5, "NO REFUTATION 4", NoRefutation(4), None),
+        ParsedLine(7, "СТАТУС", Status(), None),
+    ]
+
+
+def test_lines_inside_a_bbcode_quote_are_skipped() -> None:
+    text = "[quote]\nSUGGEST Краснова, нож, кухня TO Веталь\n[/quote]\nNO REFUTATION 2"
+    assert parse(text) == [ParsedLine(4, "NO REFUTATION 2", NoRefutation(2), None)]
+
+
+def test_an_empty_or_chatty_mail_has_no_lines() -> None:
+    assert parse("") == []
+    assert parse("Всем привет, играю!\nДумаю, что это Белых.") == []
+
+
+# --- seed 001's own form ---
+
+
+def test_seed_001_heading_and_sentence_with_inflected_names() -> None:
+    text = (
+        "[b]Предположение_2 для Веталь[/b]\n"
+        "\n"
+        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] "
+        "в комнате [b]кухне[/b]\n"
+    )
+    [line] = parse(text)
+    assert line == ParsedLine(
+        1,
+        "[b]Предположение_2 для Веталь[/b]\nЯ думаю, что убийство совершила [b]Краснова[/b], "
+        "орудием [b]ножом[/b] в комнате [b]кухне[/b]",
+        Suggest("Краснова", "нож", "кухня", "Веталь"),
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("heading", "sentence", "move"),
+    [
+        (
+            "Предположение 3 для Неташки",
+            "Я думаю, что убийство совершил(а) Горчичников, орудием подсвечником "
+            "в комнате танцевальном зале.",
+            Suggest("Горчичников", "подсвечник", "танцевальный зал", "Неташка"),
+        ),
+        (
+            "Предположение_1 для Дуга:",
+            "«Я думаю, что убийство совершил Зеленович, орудием трубой в бильярдной»",
+            Suggest("Зеленович", "труба", "бильярдная", "Дуг"),
+        ),
+        (
+            "**Предположение_1 для Алиена**",
+            "я думаю что убийство совершила Голубева топором в столовой",
+            Suggest("Голубева", "топор", "столовая", "Алиен"),
+        ),
+    ],
+)
+def test_seed_001_sentence_variants(heading: str, sentence: str, move: Suggest) -> None:
+    assert moves(f"{heading}\n{sentence}") == [move]
+
+
+def test_seed_001_sentence_wrapped_by_the_client_is_joined() -> None:
+    text = (
+        "Предположение_1 для Моро\n"
+        "Я думаю, что убийство совершил Белых, орудием веревкой в\n"
+        "комнате библиотеке\n"
+        "SUGGEST Краснова, нож, холл TO Марии"
+    )
+    assert moves(text) == [
+        Suggest("Белых", "веревка", "библиотека", "Моро"),
+        Suggest("Краснова", "нож", "холл", "Мария"),
+    ]
+
+
+def test_seed_001_heading_without_a_sentence_is_a_syntax_error() -> None:
+    error = only_error("Предположение_1 для Моро\n\nНу вот.")
+    assert error.code == "suggest_syntax"
+    assert error.params == {
+        "line": "Предположение_1 для Моро",
+        "count": 0,
+        "example": EXAMPLE,
+        "addressed": True,
+    }
+
+
+def test_seed_001_sentence_without_heading_needs_an_addressee() -> None:
+    error = only_error("Я думаю, что убийство совершил Белых, топором в библиотеке")
+    assert error.code == "missing_addressee"
+    assert error.params["players"] == PLAYERS
+
+
+def test_seed_001_sentence_typo_names_the_card_and_suggests() -> None:
+    error = only_error(
+        "Предположение_1 для Моро\nЯ думаю, что убийство совершила Кранова, ножом в кухне"
+    )
+    assert error.code == "unknown_name"
+    assert error.params["word"] == "Кранова"
+    assert error.params["suggestion"] == "Краснова"
+
+
+# --- errors ---
+
+
+def test_typo_in_a_card_is_refused_with_a_suggestion() -> None:
+    error = only_error("SUGGEST Кранова, нож, кухня TO Веталь")
+    assert isinstance(error, InvalidMove)
+    assert error.code == "unknown_name"
+    assert error.params == {
+        "word": "Кранова",
+        "suggestion": "Краснова",
+        "allowed": list(CARDS.all()),
+        "kind": "card",
+        "line": "SUGGEST Кранова, нож, кухня TO Веталь",
+    }
+
+
+def test_a_player_name_is_not_a_card_and_a_card_is_not_a_player() -> None:
+    error = only_error("REFUTE 3 Веталь")
+    assert (error.code, error.params["kind"], error.params["word"]) == (
+        "unknown_name",
+        "card",
+        "Веталь",
+    )
+    error = only_error("SUGGEST Краснова, нож, кухня TO Белых")
+    assert (error.code, error.params["kind"], error.params["word"]) == (
+        "unknown_name",
+        "player",
+        "Белых",
+    )
+    assert error.params["allowed"] == PLAYERS
+
+
+def test_two_cards_of_one_category_name_them() -> None:
+    error = only_error("SUGGEST Краснова, нож, труба TO Веталь")
+    assert error.code == "card_categories"
+    assert error.params == {
+        "line": "SUGGEST Краснова, нож, труба TO Веталь",
+        "cards": ["Краснова", "нож", "труба"],
+        "category": "weapon",
+        "doubled": ["нож", "труба"],
+        "missing": ["room"],
+        "allowed": {"suspects": list(SUSPECTS), "weapons": list(WEAPONS), "rooms": list(ROOMS)},
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "count"),
+    [
+        ("SUGGEST Краснова, нож TO Веталь", "suggest_syntax", 2),
+        ("SUGGEST", "suggest_syntax", 0),
+        ("Предположение интересное", "suggest_syntax", 0),
+        ("ACCUSE Краснова, нож, кухня, холл", "accuse_syntax", 4),
+    ],
+)
+def test_not_three_cards_is_a_syntax_error_with_an_example(
+    text: str, code: str, count: int
+) -> None:
+    error = only_error(text)
+    assert error.code == code
+    assert error.params == {"line": text, "count": count, "example": EXAMPLE, "addressed": True}
+
+
+def test_suggestion_without_addressee() -> None:
+    error = only_error("SUGGEST Краснова, нож, кухня")
+    assert error.code == "missing_addressee"
+    assert error.params == {
+        "line": "SUGGEST Краснова, нож, кухня",
+        "players": PLAYERS,
+        "example": EXAMPLE,
+    }
+
+
+def test_refute_without_a_card() -> None:
+    error = only_error("REFUTE 7")
+    assert error.code == "refute_syntax"
+    assert error.params == {"line": "REFUTE 7", "example": {"number": 7, "card": "подсвечник"}}
+
+
+def test_no_refutation_with_extra_words() -> None:
+    error = only_error("NO REFUTATION 7 нож")
+    assert error.code == "no_refutation_syntax"
+    assert error.params == {"line": "NO REFUTATION 7 нож", "example": {"number": 7}}
+
+
+def test_ambiguous_card_name() -> None:
+    cards = Cards(
+        ("Краснов", "Краснова", "Белых"), ("нож", "труба", "топор"), ("кухня", "холл", "зал")
+    )
+    [line] = parse_cluedo("REFUTE Краснову", cards, PLAYERS)
+    assert isinstance(line.error, AmbiguousMove)
+    assert line.error.params == {
+        "word": "Краснову",
+        "candidates": ["Краснов", "Краснова"],
+        "kind": "card",
+        "line": "REFUTE Краснову",
+    }
+
+
+# --- rounds variant (no addressee) ---
+
+
+def test_rounds_variant_takes_suggestions_without_addressee() -> None:
+    text = (
+        "SUGGEST Краснова, нож, кухня\n"
+        "Я думаю, что убийство совершил Белых, орудием топором в комнате библиотеке\n"
+    )
+    assert moves(text, addressed=False) == [
+        Suggest("Краснова", "нож", "кухня", None),
+        Suggest("Белых", "топор", "библиотека", None),
+    ]
+
+
+def test_rounds_variant_refuses_an_addressee() -> None:
+    error = only_error("SUGGEST Краснова, нож, кухня TO Веталя", addressed=False)
+    assert error.code == "unexpected_addressee"
+    assert error.params == {"line": "SUGGEST Краснова, нож, кухня TO Веталя", "player": "Веталь"}
+    error = only_error(
+        "Предположение_1 для Дуга\nЯ думаю, что убийство совершил Белых, топором в библиотеке",
+        addressed=False,
+    )
+    assert (error.code, error.params["player"]) == ("unexpected_addressee", "Дуг")
+    assert (
+        parse_cluedo("SUGGEST Краснова, нож, кухня TO Веталь", CARDS, PLAYERS, addressed=False)[
+            0
+        ].error
+        is not None
+    )
+
+
+# --- player-facing texts ---
+
+
+def render(locale: str, code: str, params: dict[str, Any]) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES / locale),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env.get_template(f"errors/{code}.txt").render(params).rstrip("\n")
+
+
+def test_unknown_card_text_suggests_and_lists_the_cards() -> None:
+    error = only_error("SUGGEST Кранова, нож, кухня TO Веталь")
+    cards = ", ".join(CARDS.all())
+    assert render("ru", error.code, error.params) == (
+        "Неизвестная карта «Кранова» — возможно, «Краснова»?\n"
+        f"Карты в игре: {cards}.\n"
+        "Исправьте и пришлите ход ещё раз."
+    )
+    assert render("en", error.code, error.params) == (
+        'Unknown card "Кранова" — did you mean "Краснова"?\n'
+        f"Cards in the game: {cards}.\n"
+        "Please correct it and send the move again."
+    )
+
+
+def test_card_categories_text() -> None:
+    error = only_error("ACCUSE Краснова, нож, труба")
+    assert render("ru", error.code, error.params).split("\n")[0] == (
+        "Нужно по одной карте каждого вида: персонаж, орудие, комната. Здесь несколько карт "
+        "вида «орудие»: нож, труба; не хватает: комната."
+    )
+
+
+def test_suggest_syntax_text_shows_both_forms() -> None:
+    error = only_error("SUGGEST Краснова TO Веталь")
+    assert render("ru", error.code, error.params) == (
+        "Не удалось прочитать предположение: нужны три карты — персонаж, орудие и комната, "
+        "и кому оно адресовано. Например:\n"
+        "ПРЕДПОЛОЖЕНИЕ Краснова, подсвечник, кухня ДЛЯ Алиен\n"
+        "или, как на форуме:\n"
+        "Предположение_1 для Алиен\n"
+        "Я думаю, что убийство совершил(а) Краснова, орудием подсвечник в комнате кухня"
+    )
+    assert render("en", error.code, error.params) == (
+        "The suggestion could not be read: it needs three cards — a suspect, a weapon and a "
+        "room — and the player it is for. For example:\n"
+        "SUGGEST Краснова, подсвечник, кухня TO Алиен"
+    )
+
+
+SAMPLES = [
+    "SUGGEST Кранова, нож, кухня TO Веталь",
+    "SUGGEST Краснова, нож, труба TO Веталь",
+    "SUGGEST Краснова TO Веталь",
+    "ACCUSE Краснова",
+    "REFUTE 7",
+    "NO REFUTATION 7 нож",
+    "SUGGEST Краснова, нож, кухня",
+]
+
+
+@pytest.mark.parametrize("locale", ["ru", "en"])
+def test_every_error_code_has_a_text_in_each_locale(locale: str) -> None:
+    cards = Cards(
+        ("Краснов", "Краснова", "Белых"), ("нож", "труба", "топор"), ("кухня", "холл", "зал")
+    )
+    errors = [line.error for text in SAMPLES for line in parse(text)]
+    errors.append(parse_cluedo("REFUTE Краснову", cards, PLAYERS)[0].error)
+    errors.append(parse("SUGGEST Краснова, нож, кухня TO Веталь", addressed=False)[0].error)
+    seen = set()
+    for error in errors:
+        assert error is not None
+        text = render(locale, error.code, error.params)
+        assert text and "{" not in text
+        seen.add(error.code)
+    assert seen == set(ERROR_CODES)
+    assert render(locale, "no_command", {}).count("\n") == 0

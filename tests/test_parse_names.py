@@ -1,0 +1,198 @@
+"""NameMatcher: inflected Russian names, prepositions, bold markers, typos (DESIGN.md, parse).
+
+Names are the card lists and players of seed 000 ("Список карт", "Порядок ходов").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbp.engine.base import AmbiguousMove, InvalidMove
+from pbp.parse.names import NameMatcher, clean, normalize, stem
+
+SUSPECTS = ["Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко"]
+WEAPONS = ["подсвечник", "нож", "труба", "топор", "веревка", "пистолет"]
+ROOMS = [
+    "кухня",
+    "танцевальный зал",
+    "терраса",
+    "бильярдная",
+    "библиотека",
+    "кабинет",
+    "холл",
+    "гостиная",
+    "столовая",
+]
+PLAYERS = ["Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен"]
+CARDS = SUSPECTS + WEAPONS + ROOMS
+
+
+@pytest.fixture
+def cards() -> NameMatcher:
+    return NameMatcher(CARDS, kind="card")
+
+
+@pytest.fixture
+def players() -> NameMatcher:
+    return NameMatcher(PLAYERS, kind="player")
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("нож", "нож"),
+        ("НОЖ", "нож"),
+        ("ножом", "нож"),
+        ("в кухне", "кухня"),
+        ("на кухне", "кухня"),
+        ("в бильярдной", "бильярдная"),
+        ("в танцевальном зале", "танцевальный зал"),
+        ("Танцевальный Зал", "танцевальный зал"),
+        ("Краснову", "Краснова"),
+        ("Красновой", "Краснова"),
+        ("Горчичникова", "Горчичников"),
+        ("Горчичниковым", "Горчичников"),
+        ("Зеленовичем", "Зеленович"),
+        ("Голубевой", "Голубева"),
+        ("Черниченко", "Черниченко"),
+        ("Белых", "Белых"),
+        ("подсвечником", "подсвечник"),
+        ("трубой", "труба"),
+        ("топором", "топор"),
+        ("верёвкой", "веревка"),
+        ("пистолетом", "пистолет"),
+        ("в столовой", "столовая"),
+        ("в гостиной", "гостиная"),
+        ("в холле", "холл"),
+        ("в кабинете", "кабинет"),
+        ("в библиотеке", "библиотека"),
+        ("на террасе", "терраса"),
+        ("[b]Краснова[/b]", "Краснова"),
+        ("**ножом**", "нож"),
+        ("«кухня».", "кухня"),
+    ],
+)
+def test_card_forms_resolve_to_the_canonical_card(
+    cards: NameMatcher, written: str, canonical: str
+) -> None:
+    assert cards.match(written) == canonical
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("Веталя", "Веталь"),
+        ("Веталю", "Веталь"),
+        ("для Веталь", "Веталь"),
+        ("Неташку", "Неташка"),
+        ("Неташке", "Неташка"),
+        ("к Дугу", "Дуг"),
+        ("Моро", "Моро"),
+        ("Марии", "Мария"),
+        ("Алиену", "Алиен"),
+        ("Алиена", "Алиен"),
+        ("for Веталь", "Веталь"),
+    ],
+)
+def test_player_forms_resolve_to_the_canonical_player(
+    players: NameMatcher, written: str, canonical: str
+) -> None:
+    assert players.match(written) == canonical
+
+
+def test_petya_inflections_from_the_design_example() -> None:
+    matcher = NameMatcher(["Петя", "Маша", "Ваня"], kind="player")
+    assert [matcher.match(w) for w in ("Петю", "Пете", "Петей", "Машу", "Ваней")] == [
+        "Петя",
+        "Петя",
+        "Петя",
+        "Маша",
+        "Ваня",
+    ]
+
+
+def test_latin_names_match_case_insensitively_after_english_prepositions() -> None:
+    matcher = NameMatcher(["Mrs Peacock", "Knife", "Kitchen"], kind="card")
+    assert matcher.match("in the kitchen") == "Kitchen"
+    assert matcher.match("with the KNIFE") == "Knife"
+    assert matcher.match("mrs peacock") == "Mrs Peacock"
+
+
+def test_typo_is_refused_with_a_suggestion(cards: NameMatcher) -> None:
+    with pytest.raises(InvalidMove) as caught:
+        cards.match("Кранова")
+    assert caught.value.code == "unknown_name"
+    assert caught.value.params == {
+        "word": "Кранова",
+        "suggestion": "Краснова",
+        "allowed": CARDS,
+        "kind": "card",
+    }
+
+
+def test_typo_in_an_inflected_name_is_refused_with_the_canonical_suggestion(
+    cards: NameMatcher,
+) -> None:
+    with pytest.raises(InvalidMove) as caught:
+        cards.match("Кранову")
+    assert caught.value.params["suggestion"] == "Краснова"
+
+
+def test_unknown_word_without_anything_close_has_no_suggestion(players: NameMatcher) -> None:
+    with pytest.raises(InvalidMove) as caught:
+        players.match("Петя")
+    assert caught.value.params == {
+        "word": "Петя",
+        "suggestion": None,
+        "allowed": PLAYERS,
+        "kind": "player",
+    }
+
+
+def test_one_word_of_a_two_word_name_is_refused_but_suggests_it(cards: NameMatcher) -> None:
+    with pytest.raises(InvalidMove) as caught:
+        cards.match("зал")
+    assert caught.value.params["suggestion"] == "танцевальный зал"
+
+
+def test_a_short_word_does_not_match_a_name_the_stemmer_cuts_short(players: NameMatcher) -> None:
+    # Snowball stems "Алиен" to "ал": "Ал" must not be taken for him silently.
+    assert stem("алиен") == "ал"
+    with pytest.raises(InvalidMove) as caught:
+        players.match("Ал")
+    assert caught.value.params["suggestion"] == "Алиен"
+
+
+def test_two_names_matching_equally_are_ambiguous() -> None:
+    matcher = NameMatcher(["Краснов", "Краснова"], kind="player")
+    assert matcher.match("Краснова") == "Краснова"  # exact spelling wins
+    with pytest.raises(AmbiguousMove) as caught:
+        matcher.match("Краснову")
+    assert caught.value.code == "ambiguous_name"
+    assert caught.value.params == {
+        "word": "Краснову",
+        "candidates": ["Краснов", "Краснова"],
+        "kind": "player",
+    }
+
+
+def test_empty_phrase_is_unknown(cards: NameMatcher) -> None:
+    with pytest.raises(InvalidMove) as caught:
+        cards.match("  ** ")
+    assert caught.value.params["word"] == ""
+    assert caught.value.params["suggestion"] is None
+
+
+def test_segment_splits_names_written_without_commas(cards: NameMatcher) -> None:
+    assert cards.segment("Краснова ножом в танцевальном зале") == [
+        "Краснова",
+        "нож",
+        "танцевальный зал",
+    ]
+    assert cards.segment("Краснова и нож", fillers={"и"}) == ["Краснова", "нож"]
+    assert cards.segment("Краснова с ножиком") is None
+
+
+def test_clean_and_normalize() -> None:
+    assert clean(" [B]Танцевальный  зал[/B]. ") == "Танцевальный зал"
+    assert normalize("**Зелёный Зал**") == ["зеленый", "зал"]

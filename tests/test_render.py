@@ -1,0 +1,699 @@
+"""Rendering of forum posts and private mails (pbp.render; DESIGN.md "render").
+
+Events are built by hand from the catalogue in the docstring of
+:mod:`pbp.engine.cluedo_days`. Names from the seeds (Неташка, Веталь, Кросс).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbp.engine.base import Event, Visibility
+from pbp.fairness import commitment
+from pbp.render import Renderer, inflect_ru, plural
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+PUBLIC = Visibility.PUBLIC
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(TEMPLATES)
+
+
+def sugg(
+    number: int,
+    day: int,
+    ordinal: int,
+    suggester: str,
+    addressee: str,
+    cards: tuple[str, str, str] = ("Краснова", "нож", "кухня"),
+) -> dict[str, Any]:
+    """The ``sugg`` fields of the event catalogue."""
+    suspect, weapon, room = cards
+    return {
+        "number": number,
+        "day": day,
+        "ordinal": ordinal,
+        "suggester": suggester,
+        "addressee": addressee,
+        "suspect": suspect,
+        "weapon": weapon,
+        "room": room,
+    }
+
+
+S7 = sugg(7, 2, 2, "Неташка", "Веталь")
+CANONICAL = (
+    '{"deal":{"hands":{"Веталь":["Зелёный","топор","бальный зал"],'
+    '"Кросс":["библиотека","спальня","бильярдная"],"Неташка":["Краснова","нож","кухня"]},'
+    '"solution":{"room":"столовая","suspect":"Горчица","weapon":"верёвка"}},'
+    '"game":"exler-1","salt":"00ff"}'
+)
+HASH = commitment(CANONICAL)
+
+GAME_STARTED = Event(
+    "game_started",
+    PUBLIC,
+    {
+        "day": 1,
+        "players": [
+            {"name": "Неташка", "character": "Краснова"},
+            {"name": "Веталь", "character": "Зелёный"},
+            {"name": "Кросс", "character": None},
+        ],
+        "cards": {
+            "suspects": ["Краснова", "Зелёный", "Горчица"],
+            "weapons": ["нож", "верёвка", "топор"],
+            "rooms": ["кухня", "бальный зал", "библиотека", "столовая", "спальня", "бильярдная"],
+        },
+        "commitment": HASH,
+        "suggestions_per_day": 3,
+        "max_per_addressee_per_day": 3,
+    },
+)
+GAME_OVER = Event(
+    "game_over",
+    PUBLIC,
+    {
+        "winner": "Неташка",
+        "solution": {"suspect": "Горчица", "weapon": "верёвка", "room": "столовая"},
+        "hands": {
+            "Неташка": ["Краснова", "нож", "кухня"],
+            "Веталь": ["Зелёный", "топор", "бальный зал"],
+            "Кросс": ["библиотека", "спальня", "бильярдная"],
+        },
+        "canonical": CANONICAL,
+    },
+)
+
+
+def day_one() -> list[Event]:
+    """Day 1: #1 refuted by its addressee, #2 answered by the GM at the close (C5),
+    #3 still open (answer_grace_hours), Кросс penalised (D6) and wrong (C6)."""
+    s1 = sugg(1, 1, 1, "Неташка", "Веталь")
+    s2 = sugg(2, 1, 1, "Веталь", "Кросс", ("Горчица", "топор", "спальня"))
+    s3 = sugg(3, 1, 2, "Неташка", "Кросс")
+    return [
+        GAME_STARTED,
+        Event("suggestion_made", PUBLIC, s1),
+        Event("suggestion_made", PUBLIC, s2),
+        Event("suggestion_made", PUBLIC, s3),
+        Event("refuted", PUBLIC, {**s1, "by_gm": False}),
+        Event(
+            "accusation_wrong",
+            PUBLIC,
+            {"player": "Кросс", "day": 1, "suspect": None, "weapon": None, "room": None},
+        ),
+        Event("not_refuted", PUBLIC, {**s2, "by_gm": True}),
+        Event(
+            "day_closed",
+            PUBLIC,
+            {
+                "day": 1,
+                "gm_answered": [2],
+                "penalties": {"Кросс": 1},
+                "allowances": {"Неташка": 3, "Веталь": 3, "Кросс": 0},
+                "out": ["Кросс"],
+            },
+        ),
+    ]
+
+
+# --- rule D4: the ready-to-paste snippet of one move ---
+
+SUGGESTION_SNIPPETS = {
+    ("ru", "bbcode"): (
+        "[b]Предположение_2 для Веталь[/b]\n"
+        "Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]нож[/b] в комнате "
+        "[b]кухня[/b].\n"
+    ),
+    ("ru", "markdown"): (
+        "**Предположение_2 для Веталь**\n\n"
+        "Я думаю, что убийство совершил **Краснова**, орудием **нож** в комнате **кухня**.\n"
+    ),
+    ("en", "bbcode"): (
+        "[b]Suggestion_2 for Веталь[/b]\n"
+        "I think the murder was committed by [b]Краснова[/b], with the weapon [b]нож[/b], "
+        "in the room [b]кухня[/b].\n"
+    ),
+    ("en", "markdown"): (
+        "**Suggestion_2 for Веталь**\n\n"
+        "I think the murder was committed by **Краснова**, with the weapon **нож**, "
+        "in the room **кухня**.\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(("locale", "fmt"), sorted(SUGGESTION_SNIPPETS))
+def test_D4_suggestion_snippet_has_seed_heading_and_every_card_bold(
+    renderer: Renderer, locale: str, fmt: Any
+) -> None:
+    post = renderer.public_post(
+        "move", [Event("suggestion_made", PUBLIC, S7)], locale=locale, fmt=fmt
+    )
+    assert post == SUGGESTION_SNIPPETS[(locale, fmt)]
+
+
+def test_D4_refutation_quotes_the_suggestion_with_cards_bold_ru_bbcode(
+    renderer: Renderer,
+) -> None:
+    post = renderer.public_post(
+        "move", [Event("refuted", PUBLIC, {**S7, "by_gm": False})], locale="ru", fmt="bbcode"
+    )
+    assert post == (
+        "[b]Опровержение для Неташка[/b]\n"
+        "[quote][b]Предположение_2 для Веталь[/b]\n"
+        "Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]нож[/b] в комнате "
+        "[b]кухня[/b].[/quote]\n"
+        "Карта показана приватом.\n"
+    )
+
+
+def test_D4_no_refutation_by_the_gm_quotes_the_suggestion_ru_markdown(
+    renderer: Renderer,
+) -> None:
+    post = renderer.public_post(
+        "move", [Event("not_refuted", PUBLIC, {**S7, "by_gm": True})], locale="ru", fmt="markdown"
+    )
+    assert post == (
+        "**Отсутствие опровержения для Неташка** (за Веталя ответил ГМ)\n\n"
+        "> **Предположение_2 для Веталь**\n"
+        ">\n"
+        "> Я думаю, что убийство совершил **Краснова**, орудием **нож** в комнате **кухня**.\n\n"
+        "Опровергнуть нечем.\n"
+    )
+
+
+def test_D4_refutation_en_markdown(renderer: Renderer) -> None:
+    post = renderer.public_post(
+        "move", [Event("refuted", PUBLIC, {**S7, "by_gm": False})], locale="en", fmt="markdown"
+    )
+    assert post == (
+        "**Refutation for Неташка**\n\n"
+        "> **Suggestion_2 for Веталь**\n"
+        ">\n"
+        "> I think the murder was committed by **Краснова**, with the weapon **нож**, "
+        "in the room **кухня**.\n\n"
+        "The card was shown privately.\n"
+    )
+
+
+# --- rule D1: the opening post ---
+
+
+def test_D1_opening_post_lists_players_characters_cards_and_commitment(
+    renderer: Renderer,
+) -> None:
+    post = renderer.public_post(
+        "opening",
+        [GAME_STARTED],
+        locale="ru",
+        fmt="bbcode",
+        game="exler-1",
+        day_closes="22:30",
+        timezone="Europe/Moscow",
+    )
+    assert post == (
+        "[b]Клуэдо «exler-1»: день 1 открыт[/b]\n"
+        "\n"
+        "[b]Игроки и их персонажи[/b]\n"
+        "- Неташка — [b]Краснова[/b]\n"
+        "- Веталь — [b]Зелёный[/b]\n"
+        "- Кросс\n"
+        "\n"
+        "[b]Карты в игре[/b]\n"
+        "Подозреваемые: [b]Краснова[/b], [b]Зелёный[/b], [b]Горчица[/b]\n"
+        "Орудия: [b]нож[/b], [b]верёвка[/b], [b]топор[/b]\n"
+        "Комнаты: [b]кухня[/b], [b]бальный зал[/b], [b]библиотека[/b], [b]столовая[/b], "
+        "[b]спальня[/b], [b]бильярдная[/b]\n"
+        "\n"
+        "[b]Ход игры[/b]\n"
+        "В день у каждого 3 предположения, одному игроку — не больше 3. День закрывается "
+        "в 22:30 (Europe/Moscow). Кто не ответил на предположение до закрытия дня, за того "
+        "отвечает ГМ, а на следующий день у него на одно предположение меньше.\n"
+        "\n"
+        "[b]Честность раздачи[/b]\n"
+        f"SHA-256: {HASH}\n"
+        "Это отпечаток строки с решением, картами всех игроков и случайной солью; в конце "
+        "игры строка будет опубликована, и каждый сможет проверить, что раздача не менялась.\n"
+    )
+
+
+def test_D1_opening_post_en_markdown_without_optional_context(renderer: Renderer) -> None:
+    post = renderer.public_post("opening", [GAME_STARTED], locale="en", fmt="markdown")
+    assert post == (
+        "**Cluedo: day 1 is open**\n"
+        "\n"
+        "**Players and their characters**\n"
+        "- Неташка — **Краснова**\n"
+        "- Веталь — **Зелёный**\n"
+        "- Кросс\n"
+        "\n"
+        "**Cards in the game**\n"
+        "\n"
+        "Suspects: **Краснова**, **Зелёный**, **Горчица**\n"
+        "\n"
+        "Weapons: **нож**, **верёвка**, **топор**\n"
+        "\n"
+        "Rooms: **кухня**, **бальный зал**, **библиотека**, **столовая**, **спальня**, "
+        "**бильярдная**\n"
+        "\n"
+        "**How the days go**\n"
+        "\n"
+        "Each day every player has 3 suggestions, at most 3 to the same player.\n"
+        "\n"
+        "**Fairness of the deal**\n"
+        "\n"
+        f"SHA-256: {HASH}\n"
+        "\n"
+        "This is the fingerprint of a line holding the solution, every player's cards and a "
+        "random salt; the line is published when the game ends, so anyone can check that the "
+        "deal never changed.\n"
+    )
+
+
+# --- rule D7: the day summary ---
+
+
+def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
+    renderer: Renderer,
+) -> None:
+    post = renderer.public_post("day", day_one(), locale="ru", fmt="bbcode", day=1)
+    assert post == (
+        "[b]Итоги дня 1[/b]\n"
+        "\n"
+        "[b]Предположения[/b]\n"
+        "- №1, Неташка → Веталь: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — опровергнуто\n"
+        "- №2, Веталь → Кросс: [b]Горчица[/b], [b]топор[/b], [b]спальня[/b] — "
+        "опровержения нет (за Кросса ответил ГМ)\n"
+        "- №3, Неташка → Кросс: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — "
+        "ответа пока нет\n"
+        "\n"
+        "[b]Штрафы (не ответили до закрытия дня)[/b]\n"
+        "- Кросс: минус 1 предположение на день 2\n"
+        "\n"
+        "[b]Неверные обвинения[/b]\n"
+        "- Кросс — выбывает из игры\n"
+        "\n"
+        "[b]Вне игры[/b]: Кросс\n"
+        "\n"
+        "[b]Предположения на день 2[/b]\n"
+        "- Неташка: 3 предположения\n"
+        "- Веталь: 3 предположения\n"
+        "- Кросс: 0 предположений\n"
+    )
+
+
+def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -> None:
+    """Day 2 closes: #3 of day 1 (due at this close, D6 grace) is answered by the GM."""
+    s3 = sugg(3, 1, 2, "Неташка", "Кросс")
+    s4 = sugg(4, 2, 1, "Веталь", "Неташка", ("Зелёный", "нож", "столовая"))
+    events = [
+        *day_one(),
+        Event("suggestion_made", PUBLIC, s4),
+        Event("refuted", PUBLIC, {**s3, "by_gm": True}),
+        Event(
+            "day_closed",
+            PUBLIC,
+            {
+                "day": 2,
+                "gm_answered": [3],
+                "penalties": {"Кросс": 1, "Веталь": 0},
+                "allowances": {"Неташка": 3, "Веталь": 3, "Кросс": 0},
+                "out": ["Кросс"],
+            },
+        ),
+    ]
+    post = renderer.public_post("day", events, locale="en", fmt="markdown", day=2)
+    assert post == (
+        "**Day 2 summary**\n"
+        "\n"
+        "**Suggestions**\n"
+        "- #4, Веталь → Неташка: **Зелёный**, **нож**, **столовая** — no answer yet\n"
+        "\n"
+        "**GM answers to suggestions of earlier days**\n"
+        "- #3 (day 1), Неташка → Кросс: **Краснова**, **нож**, **кухня** — refuted "
+        "(the GM answered for Кросс)\n"
+        "\n"
+        "**Penalties (answers missing at the close)**\n"
+        "- Кросс: 1 suggestion fewer on day 3\n"
+        "\n"
+        "**Out of the game**: Кросс\n"
+        "\n"
+        "**Suggestions for day 3**\n"
+        "- Неташка: 3 suggestions\n"
+        "- Веталь: 3 suggestions\n"
+        "- Кросс: 0 suggestions\n"
+    )
+
+
+# --- rule C7: the final post ---
+
+
+def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Renderer) -> None:
+    post = renderer.public_post("final", [GAME_STARTED, GAME_OVER], locale="ru", fmt="bbcode")
+    assert post == (
+        "[b]Игра окончена[/b]\n"
+        "\n"
+        "Победитель — [b]Неташка[/b]: обвинение оказалось верным.\n"
+        "\n"
+        "[b]Разгадка[/b]\n"
+        "Убийство совершил [b]Горчица[/b], орудием [b]верёвка[/b] в комнате [b]столовая[/b].\n"
+        "\n"
+        "[b]Карты игроков[/b]\n"
+        "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b]\n"
+        "- Веталь: [b]Зелёный[/b], [b]топор[/b], [b]бальный зал[/b]\n"
+        "- Кросс: [b]библиотека[/b], [b]спальня[/b], [b]бильярдная[/b]\n"
+        "\n"
+        "[b]Проверка честности раздачи[/b]\n"
+        "Строка раздачи (решение, карты игроков, соль):\n"
+        f"[code]{CANONICAL}[/code]\n"
+        f"Её SHA-256: {HASH}\n"
+        f"В первом посте игры была опубликована сумма: {HASH}\n"
+        "Чтобы проверить, посчитайте SHA-256 этой строки в кодировке UTF-8, без перевода "
+        "строки в конце (например, в Python: "
+        'hashlib.sha256(строка.encode("utf-8")).hexdigest()), '
+        "и сравните с суммой из первого поста.\n"
+    )
+
+
+def test_C7_final_post_without_winner_en_markdown(renderer: Renderer) -> None:
+    over = Event("game_over", PUBLIC, {**GAME_OVER.data, "winner": None})
+    post = renderer.public_post("final", [over], locale="en", fmt="markdown")
+    assert post.startswith(
+        "**The game is over**\n\nThere is no winner: every player is out of the game.\n\n"
+    )
+    assert f"```\n{CANONICAL}\n```\n\nIts SHA-256: {HASH}\n\nTo check," in post
+
+
+# --- plural forms (babel, CLDR) ---
+
+
+@pytest.mark.parametrize(
+    ("n", "expected"),
+    [
+        (1, "1 предположение"),
+        (2, "2 предположения"),
+        (5, "5 предположений"),
+        (11, "11 предположений"),
+        (21, "21 предположение"),
+        (22, "22 предположения"),
+    ],
+)
+def test_plural_ru(n: int, expected: str) -> None:
+    assert plural(n, "предположение|предположения|предположений", "ru") == expected
+
+
+@pytest.mark.parametrize(("n", "expected"), [(1, "1 suggestion"), (2, "2 suggestions")])
+def test_plural_en(n: int, expected: str) -> None:
+    assert plural(n, "suggestion|suggestions", "en") == expected
+
+
+def test_plural_refuses_a_wrong_number_of_forms() -> None:
+    with pytest.raises(ValueError, match="locale 'ru' needs forms"):
+        plural(2, "предположение|предположения", "ru")
+
+
+@pytest.mark.parametrize(
+    ("name", "case", "expected"),
+    [
+        ("Веталь", "dat", "Веталю"),
+        ("Веталь", "gen", "Веталя"),
+        ("Неташка", "dat", "Неташке"),
+        ("Неташка", "gen", "Неташки"),
+        ("Неташка", "acc", "Неташку"),
+        ("Петя", "dat", "Пете"),
+        ("Маша", "gen", "Маши"),
+        ("Роза", "gen", "Розы"),
+        ("Мария", "dat", "Марии"),
+        ("Кросс", "dat", "Кроссу"),
+        ("Андрей", "gen", "Андрея"),
+        ("Шапо", "dat", "Шапо"),
+        ("Bob", "dat", "Bob"),
+        ("Дядя Ваня", "dat", "Дядя Ваня"),
+    ],
+)
+def test_inflect_ru(name: str, case: str, expected: str) -> None:
+    assert inflect_ru(name, case) == expected
+
+
+# --- rule C4: hidden information never reaches a public post ---
+
+SECRET_CARDS = ("кочерга", "оранжерея", "Фиолетова", "гаечный ключ", "подвал")
+
+
+def mixed_events() -> list[Event]:
+    """Public events plus PLAYER and GM events whose cards appear nowhere else."""
+    private = [
+        Event(
+            "hand_dealt",
+            Visibility.PLAYER,
+            {"character": "Краснова", "hand": ["кочерга", "оранжерея", "Фиолетова"]},
+            player="Неташка",
+        ),
+        Event(
+            "card_shown",
+            Visibility.PLAYER,
+            {**sugg(1, 1, 1, "Неташка", "Веталь"), "card": "гаечный ключ", "by_gm": False},
+            player="Неташка",
+        ),
+        Event(
+            "deal",
+            Visibility.GM,
+            {
+                "solution": {"suspect": "Фиолетова", "weapon": "кочерга", "room": "подвал"},
+                "hands": {"Веталь": ["гаечный ключ", "оранжерея"]},
+                "seed": 1234,
+                "canonical": '{"deal":"подвал"}',
+            },
+        ),
+        Event(
+            "gm_refutation",
+            Visibility.GM,
+            {**sugg(2, 1, 1, "Веталь", "Кросс", ("Горчица", "топор", "спальня")), "card": "подвал"},
+        ),
+        Event(
+            "accusation_made",
+            Visibility.GM,
+            {
+                "player": "Кросс",
+                "suspect": "Фиолетова",
+                "weapon": "кочерга",
+                "room": "оранжерея",
+                "correct": False,
+            },
+        ),
+    ]
+    events: list[Event] = []
+    for public, secret in zip(day_one(), private + [private[0]] * 10, strict=False):
+        events += [secret, public]
+    return [*events, GAME_OVER]
+
+
+@pytest.mark.parametrize("locale", ["ru", "en"])
+@pytest.mark.parametrize("fmt", ["bbcode", "markdown"])
+@pytest.mark.parametrize("name", ["opening", "day", "final", "move"])
+def test_C4_private_cards_never_reach_a_public_post(
+    renderer: Renderer, locale: str, fmt: Any, name: str
+) -> None:
+    post = renderer.public_post(name, mixed_events(), locale=locale, fmt=fmt, day=1)
+    assert "Краснова" in post  # the post did render the public facts
+    leaked = [card for card in SECRET_CARDS if card.lower() in post.lower()]
+    assert leaked == []
+
+
+def test_C4_public_post_filters_events_before_a_careless_template_sees_them(
+    tmp_path: Path,
+) -> None:
+    posts = tmp_path / "ru" / "cluedo_days" / "posts"
+    posts.mkdir(parents=True)
+    (posts / "dump.j2").write_text(
+        "{% for e in events %}{{ e.kind }} {{ e.data }} {{ e.player }}\n{% endfor %}"
+    )
+    post = Renderer(tmp_path).public_post("dump", mixed_events(), locale="ru", fmt="bbcode")
+    kinds = [line.split(" ", 1)[0] for line in post.splitlines()]
+    assert kinds == [e.kind for e in [*day_one(), GAME_OVER]]
+    assert [c for c in SECRET_CARDS if c in post] == []
+
+
+def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) -> None:
+    """The refuter's reply: the public snippet, never the card_shown fact."""
+    shown = {
+        "kind": "card_shown",
+        "visibility": "player",
+        "player": "Неташка",
+        **S7,
+        "card": "кочерга",
+        "by_gm": False,
+    }
+    refuted = {"kind": "refuted", "visibility": "public", "player": None, **S7, "by_gm": False}
+    snippet = renderer.public_post(
+        "move", [Event("refuted", PUBLIC, {**S7, "by_gm": False})], locale="ru", fmt="bbcode"
+    )
+    _subject, body = renderer.private_mail(
+        "cluedo_days/reply",
+        locale="ru",
+        game="exler-1",
+        player="Веталь",
+        results=[{"line": "ОПРОВЕРЖЕНИЕ 7 нож", "events": [shown, refuted], "snippet": snippet}],
+    )
+    assert "кочерга" not in body
+    assert "Принято: опровержение предположения №7. Карту Неташка получит приватом." in body
+    assert body.endswith(
+        "Для форума (скопируйте в тред игры):\n\n"
+        f"{snippet}\n"
+        "Если что-то понято не так, пришлите исправленный ход ответом на это письмо. "
+        "СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.\n"
+    )
+
+
+# --- private mails ---
+
+
+def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer) -> None:
+    subject, body = renderer.private_mail(
+        "reminder",
+        locale="ru",
+        game="exler-1",
+        player="Неташка",
+        timezone="Europe/Moscow",
+        close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+        duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 2},
+    )
+    assert subject == "[exler-1] Напоминание: день закрывается 01.12.2026 22:30 (Europe/Moscow)"
+    assert body == (
+        "Неташка, игровой день закрывается 01.12.2026 22:30 (Europe/Moscow).\n"
+        "\n"
+        "- Вы должны ответить Веталю на предположение 7 (Краснова, нож, кухня).\n"
+        "- На сегодня у вас осталось 2 предположения.\n"
+        "\n"
+        "Если не ответить до закрытия дня, за вас ответит ГМ, а завтра у вас будет на одно "
+        "предположение меньше за каждое такое предположение.\n"
+    )
+
+
+def test_reminder_en_with_one_suggestion_left(renderer: Renderer) -> None:
+    subject, body = renderer.private_mail(
+        "cluedo_days/reminder",
+        locale="en",
+        game="exler-1",
+        player="Неташка",
+        timezone="Europe/Moscow",
+        close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+        duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 1},
+    )
+    assert subject == "[exler-1] Reminder: the day closes 2026-12-01 22:30 (Europe/Moscow)"
+    assert "- You owe Веталь an answer to suggestion 7 (Краснова, нож, кухня).\n" in body
+    assert "- 1 suggestion left today.\n" in body
+
+
+def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Renderer) -> None:
+    subject, body = renderer.private_mail(
+        "addressed",
+        locale="ru",
+        game="exler-1",
+        player="Веталь",
+        day_closes="22:30",
+        timezone="Europe/Moscow",
+        suggestion=S7,
+        held=["нож"],
+    )
+    assert subject == "[exler-1] Предположение №7 от Неташки"
+    assert body.startswith(
+        "Веталь, Неташка адресует вам предположение №7:\n"
+        "  подозреваемый — Краснова, орудие — нож, комната — кухня.\n"
+        "\n"
+        "У вас есть нож. Вы обязаны опровергнуть этой картой. Ответьте строкой:\n"
+        "    ОПРОВЕРЖЕНИЕ 7 нож\n"
+    )
+
+
+def test_C4_card_shown_mail_tells_the_suggester_the_card(renderer: Renderer) -> None:
+    subject, body = renderer.private_mail(
+        "card_shown",
+        locale="en",
+        game="exler-1",
+        player="Неташка",
+        shown={**S7, "card": "нож", "by_gm": True},
+    )
+    assert subject == "[exler-1] Suggestion #7: a card was shown to you"
+    assert body.splitlines()[:2] == [
+        "Неташка, your suggestion #7 (Краснова, нож, кухня) was refuted.",
+        "The GM answered for Веталь and shows you the card: нож.",
+    ]
+
+
+def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
+    status = {"character": "Краснова", "hand": ["Краснова", "нож", "кухня"]}
+    subject, body = renderer.private_mail(
+        "welcome",
+        locale="ru",
+        game="exler-1",
+        player="Неташка",
+        personal_address="gm+k3x9@example.test",
+        day_closes="22:30",
+        timezone="Europe/Moscow",
+        status=status,
+        events=[GAME_STARTED],
+    )
+    assert subject == "[exler-1] Клуэдо: ваши карты"
+    assert "Ваши карты: Краснова, нож, кухня.\n" in body
+    assert "Ваш личный адрес для ходов: gm+k3x9@example.test\n" in body
+    assert "    ПРЕДПОЛОЖЕНИЕ Краснова, нож, кухня ДЛЯ Кросс\n" in body
+    assert "    REFUTE 7 нож\n" in body
+
+
+def test_private_mail_template_must_start_with_subject(tmp_path: Path) -> None:
+    mail = tmp_path / "en" / "cluedo_days" / "mail"
+    mail.mkdir(parents=True)
+    (mail / "bad.j2").write_text("Hello\n\nbody\n")
+    with pytest.raises(ValueError, match="must start with 'Subject: '"):
+        Renderer(tmp_path).private_mail("bad", locale="en")
+
+
+def test_unknown_locale_is_refused(renderer: Renderer) -> None:
+    with pytest.raises(ValueError, match="unknown locale 'de'"):
+        renderer.public_post("move", [], locale="de", fmt="bbcode")
+
+
+# --- error texts ---
+
+
+def test_error_renders_the_code_file(tmp_path: Path) -> None:
+    errors = tmp_path / "en" / "errors"
+    errors.mkdir(parents=True)
+    (errors / "unknown_card.txt").write_text('Unknown card "{{ card }}".\n')
+    text = Renderer(tmp_path).error("unknown_card", {"card": "Кранова"}, locale="en")
+    assert text == 'Unknown card "Кранова".'
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru",
+            "Команда не выполнена (ошибка «no_such_code»: card = нож). Проверьте ход или "
+            "напишите ПОМОЩЬ, чтобы получить список команд.",
+        ),
+        (
+            "en",
+            'The command was not carried out (error "no_such_code": card = нож). Check the '
+            "move, or write HELP for the list of commands.",
+        ),
+    ],
+)
+def test_error_falls_back_to_a_generic_text_and_logs_a_warning(
+    renderer: Renderer, caplog: pytest.LogCaptureFixture, locale: str, expected: str
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="pbp.render"):
+        text = renderer.error("no_such_code", {"card": "нож"}, locale=locale)
+    assert text == expected
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", f"no error text {locale}/errors/no_such_code.txt; using the generic one")
+    ]
