@@ -270,8 +270,8 @@ def mail_command(
     if config.mail.inbox.maildir is None:
         raise click.ClickException("the inbox is IMAP: send real mail instead")
     message = EmailMessage(policy=SMTP)
-    message["From"] = sender
-    message["To"] = recipient
+    message["From"] = sender.strip()
+    message["To"] = recipient.strip()
     message["Subject"] = subject
     moment = _when(at) or datetime.now(UTC)
     message["Date"] = format_datetime(moment)

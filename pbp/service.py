@@ -600,7 +600,7 @@ class Service:
         for mail in self.store.due_mail(now):
             message = message_from_bytes(mail.raw, policy=SMTP)
             try:
-                self.transport.send(message)  # type: ignore[arg-type]
+                self.transport.send(message)
             except TransientSendError as error:
                 attempts = mail.attempts + 1
                 with self.store.transaction():

@@ -12,7 +12,7 @@ from typing import Any
 
 from pbp.engine import cluedo_days as engine
 from pbp.engine.base import Event, Step, Visibility
-from pbp.engine.cluedo import Deal, Help, Status
+from pbp.engine.cluedo import Help, Status
 from pbp.kinds.base import ParsedCommand, PrivateMail
 from pbp.parse.cluedo import parse_cluedo
 
@@ -24,12 +24,6 @@ class CluedoDays:
 
     def setup(self, game: Any) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
-        deal = None
-        if game.deal is not None:
-            deal = Deal(
-                solution=tuple(game.deal.solution),  # type: ignore[arg-type]
-                hands={name: tuple(cards) for name, cards in game.deal.hands.items()},
-            )
         rules = engine.DaysRules(
             suggestions_per_day=game.rules.suggestions_per_day,
             max_per_addressee_per_day=game.rules.max_per_addressee_per_day,
@@ -41,7 +35,7 @@ class CluedoDays:
             players=tuple((p.name, p.character) for p in game.players),
             cards=game.to_cards(),
             rules=rules,
-            deal=deal,
+            deal=game.to_deal(),
         )
 
     def start(self, game: Any, seed: int, salt: bytes) -> Step:

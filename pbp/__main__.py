@@ -1,0 +1,5 @@
+"""``python -m pbp`` = the ``pbp`` command."""
+
+from pbp.cli import main
+
+main()
