@@ -284,37 +284,28 @@ class Service:
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
 
+        if letter.message_id and self.store.message_id_seen(letter.message_id):
+            # The same mail again (a renumbered mailbox, a copy): never apply it twice.
+            with self.store.transaction():
+                return record("duplicate", note=letter.message_id)
+
         token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
         seat = self.store.token(token) if token else None
         if seat is not None and seat[2] != sender:
+            game = self.game_config(seat[0])
             with self.store.transaction():
-                self._reply(letter, sender, "wrong_sender", {"address": sender}, now, game=None)
-                self._notice_gm(seat[0], letter, raw, "token of another player", now)
+                kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
+                self._reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
+                self._notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
                 return record("wrong_sender", seat[0], seat[1])
         if seat is None:
-            seats = self.store.tokens_of(sender)
-            with self.store.transaction():
-                if seats:
-                    addresses = [
-                        {"game": game_id, "player": player, "address": self._personal(tok)}
-                        for tok, game_id, player in seats
-                    ]
-                    game = self.game_config(seats[0][1])
-                    self._reply(
-                        letter, sender, "token_missing", {"seats": addresses}, now, game=game
-                    )
-                    return record("token_missing", seats[0][1], seats[0][2])
-                self._reply(letter, sender, "unknown_sender", {"address": sender}, now, game=None)
-                for game in self.config.games:
-                    self._notice_gm(game.id, letter, raw, "unknown sender", now)
-                    break
-                return record("unknown_sender")
+            return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
         game = self.game_config(game_id)
         if letter.unreadable:
             with self.store.transaction():
-                self.store.keep(
+                kept_id = self.store.keep(
                     source, raw.arrived, f"unreadable: {letter.unreadable}", raw.raw, now
                 )
                 self._reply(
@@ -326,7 +317,7 @@ class Service:
                     game=game,
                     player=player,
                 )
-                self._notice_gm(game_id, letter, raw, f"unreadable: {letter.unreadable}", now)
+                self._notice_gm(game, letter, raw, "unreadable", kept_id, now, letter.unreadable)
                 return record("unreadable", game_id, player, letter.unreadable)
 
         # Rule D8: first everything of this game that fell due before the arrival.
@@ -357,8 +348,66 @@ class Service:
                 game=game,
                 player=player,
             )
-            outcome = "applied" if applied else ("status" if commands else "no_command")
+            refused = sum(1 for result in results if "error" in result)
+            if applied:
+                outcome = "applied" if not refused else "partly_applied"
+            else:
+                outcome = "refused" if refused else "status"
             return record(outcome, game_id, player)
+
+    def _no_seat(
+        self,
+        letter: Letter,
+        sender: str,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """A mail without a valid personal token: tell the sender what to do.
+
+        A registered player gets his personal address again (at his registered
+        address); a player of a game that has not started is told when it starts;
+        anybody else is told he is not registered, and the GMs are told.
+        """
+        seats = self.store.tokens_of(sender)
+        with self.store.transaction():
+            if seats:
+                addresses = [
+                    {
+                        "game": game_id,
+                        "player": player,
+                        "address": self._personal(token),
+                        "subject_tag": None if self.plus else f"[pbp-{token}]",
+                    }
+                    for token, game_id, player in seats
+                ]
+                game = self.game_config(seats[0][1])
+                self._reply(letter, sender, "token_missing", {"seats": addresses}, now, game=game)
+                return record("token_missing", seats[0][1], seats[0][2])
+            waiting = [
+                g for g in self.config.games if any(p.email.lower() == sender for p in g.players)
+            ]
+            if waiting:
+                game = waiting[0]
+                start = game.start_at.isoformat() if game.start_at else None
+                self._reply(letter, sender, "not_started", {"start": start}, now, game=game)
+                return record("not_started", game.id)
+            kept_id = self.store.keep(source, raw.arrived, "unknown_sender", raw.raw, now)
+            self._reply(
+                letter,
+                sender,
+                "unknown_sender",
+                {"address": sender},
+                now,
+                game=self.config.games[0],
+            )
+            notified: set[str] = set()
+            for game in self.config.games:
+                if game.gm.lower() not in notified:
+                    notified.add(game.gm.lower())
+                    self._notice_gm(game, letter, raw, "unknown_sender", kept_id, now)
+            return record("unknown_sender")
 
     def _apply_command(
         self,
@@ -434,8 +483,9 @@ class Service:
         return personal_address(self.address, token) if self.plus else self.address
 
     def _subject(self, subject: str, token: str | None) -> str:
-        if token and not self.plus:
-            return f"{subject} [pbp-{token}]"
+        tag = f"[pbp-{token}]"
+        if token and not self.plus and tag.lower() not in subject.lower():
+            return f"{subject} {tag}"
         return subject
 
     def _base_context(self, game: Any, player: str | None) -> dict[str, Any]:
@@ -448,6 +498,7 @@ class Service:
             token = self.store.player_token(game.id, player)
             context["player"] = player
             context["personal_address"] = self._personal(token) if token else self.address
+            context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
         return context
 
     def _mail_player(
@@ -506,11 +557,20 @@ class Service:
         self._mail_gm(game, f"gm_{post}", {"posts": posts, "private": private, "day": day}, now)
 
     def _notice_gm(
-        self, game_id: str, letter: Letter, raw: RawMessage, reason: str, now: datetime
+        self,
+        game: Any,
+        letter: Letter,
+        raw: RawMessage,
+        reason: str,
+        kept_id: int,
+        now: datetime,
+        detail: str | None = None,
     ) -> None:
-        game = self.game_config(game_id)
+        """Tell the GM of ``game`` that a message was refused and kept (``pbp kept``)."""
         context = {
             "reason": reason,
+            "detail": detail,
+            "kept_id": kept_id,
             "sender": letter.from_address,
             "subject": letter.subject,
             "arrived": raw.arrived.isoformat(),
@@ -525,12 +585,10 @@ class Service:
         context: Mapping[str, Any],
         now: datetime,
         *,
-        game: Any | None,
+        game: Any,
         player: str | None = None,
     ) -> None:
         """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it)."""
-        if game is None:
-            game = self.config.games[0]
         full = {**self._base_context(game, player), **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full

@@ -300,7 +300,7 @@ class Store:
                     event.kind,
                     event.visibility.value,
                     event.player,
-                    json.dumps(event.data, ensure_ascii=False, sort_keys=True),
+                    json.dumps(event.data, ensure_ascii=False),
                     source,
                 ),
             )
@@ -397,6 +397,14 @@ class Store:
                 note,
             ),
         )
+
+    def message_id_seen(self, message_id: str) -> bool:
+        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4)
+        was already processed, other than by a crash of its handler."""
+        row = self._db.execute(
+            "SELECT 1 FROM messages WHERE message_id = ? AND outcome != 'error'", (message_id,)
+        ).fetchone()
+        return row is not None
 
     def message_outcomes(self) -> list[tuple[str, str, str | None]]:
         """``(source, outcome, note)`` of every processed message, in processing order."""

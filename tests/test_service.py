@@ -1,0 +1,381 @@
+"""The daemon's logic (pbp.service) on Maildir transports with a controlled clock.
+
+Seed 000's worked example (Кросс, Дуг, Роза, fixed deal), Europe/Moscow, day close
+22:30 = 19:30 UTC. Rule ids of RULES.md in the names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gamekit import GM, Table, body, summary, utc
+
+from pbp.kinds import KINDS
+from pbp.mail.base import PermanentSendError, TransientSendError
+
+WELCOME = "[seed-000] Клуэдо: ваши карты"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    yield table
+    table.close()
+
+
+def only(mails: list[EmailMessage], to: str) -> EmailMessage:
+    """The one mail to ``to``."""
+    found = [m for m in mails if m["To"] == to]
+    assert len(found) == 1, summary(mails)
+    return found[0]
+
+
+def test_D1_start_mails_hands_personal_addresses_and_the_gm_sheet(table: Table) -> None:
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("cross@example.test", WELCOME),
+        ("doug@example.test", WELCOME),
+        ("rosa@example.test", WELCOME),
+        (GM, "[seed-000] Лист ГМа: решение и карты"),
+        (GM, "[seed-000] Пост открытия игры (день 1)"),
+    ]
+    hands = {
+        "cross@example.test": "Ваши карты: Петя, Ваня, Нож.",
+        "doug@example.test": "Ваши карты: Спальня, Пистолет, Молоток.",
+        "rosa@example.test": "Ваши карты: Библиотека, Канделябр, Веревка.",
+    }
+    for mail, player in zip(mails, ("Кросс", "Дуг", "Роза"), strict=False):
+        text = body(mail)
+        assert hands[str(mail["To"])] in text.splitlines()
+        personal = f"gm+{table.token(player)}@example.test"
+        assert mail["Reply-To"] == personal
+        assert f"Ваш личный адрес для ходов: {personal}" in text
+        assert mail["Auto-Submitted"] == "auto-generated"
+        # No other player's hand is in his mail.
+        for other, line in hands.items():
+            if other != mail["To"]:
+                assert line not in text
+    sheet = body(mails[3])
+    assert "Маша" in sheet and "Топор" in sheet and "Столовая" in sheet
+    opening = body(mails[4])
+    assert "- Кросс — [b]Петя[/b]" in opening
+    assert "Комнаты: [b]Столовая[/b], [b]Спальня[/b], [b]Библиотека[/b]" in opening
+
+
+def test_D4_suggestion_is_answered_with_the_forum_snippet_and_sent_to_the_addressee(
+    table: Table,
+) -> None:
+    table.new_mail()
+    sent_id = table.send(
+        "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5)
+    )
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("doug@example.test", "[seed-000] Предположение №1 от Кросса"),
+        ("cross@example.test", "Re: ход"),
+    ]
+    reply = mails[1]
+    assert reply["In-Reply-To"] == sent_id
+    assert reply["References"] == sent_id
+    assert reply["Auto-Submitted"] == "auto-replied"
+    assert (
+        "[b]Предположение_1 для Дуг[/b]\n"
+        "Я думаю, что убийство совершил [b]Маша[/b], орудием [b]Пистолет[/b] в комнате "
+        "[b]Спальня[/b]." in body(reply)
+    )
+    assert "У вас есть: Пистолет, Спальня. Вы обязаны опровергнуть" in body(mails[0])
+
+
+def test_C4_the_shown_card_reaches_only_the_suggester(table: Table) -> None:
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 6))
+    table.new_mail()
+    table.send("Дуг", "опровержение спальня", at=utc(2026, 12, 1, 17, 7))
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied"]
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
+        ("doug@example.test", "Re: ход"),
+    ]
+    assert "Дуг показывает вам карту: Спальня." in body(mails[0])
+    assert "Карта показана приватом." in body(mails[1])
+    # The public log names the refuter, never the card.
+    public = [s.event for s in table.store.events("seed-000", public_only=True)]
+    refuted = [e for e in public if e.kind == "refuted"]
+    assert len(refuted) == 1 and "card" not in refuted[0].data
+    assert all("card" not in e.data for e in public)
+
+
+def test_C4_no_refutation_while_holding_a_card_is_refused_with_the_allowed_cards(
+    table: Table,
+) -> None:
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 6))
+    table.new_mail()
+    table.send("Дуг", "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 17, 7))
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["refused"]
+    mails = table.new_mail()
+    assert summary(mails) == [("doug@example.test", "Re: ход")]
+    assert "Не выполнено." in body(mails[0])
+    assert "Пистолет, Спальня" in body(mails[0])
+
+
+def test_D8_mail_that_arrived_before_a_missed_close_belongs_to_its_own_day(table: Table) -> None:
+    """The daemon is down from 17:00 on day 1 to day 4: mail and closes interleave."""
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 19, 29))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 19, 31))
+    assert table.run(utc(2026, 12, 3, 20)) == ["applied", "applied"]
+    rows = [
+        (s.day, s.at, s.event.kind, s.event.data.get("number"))
+        for s in table.store.events("seed-000", public_only=True)
+        if s.event.kind != "game_started"
+    ]
+    assert rows == [
+        (1, utc(2026, 12, 1, 19, 29), "suggestion_made", 1),
+        (1, utc(2026, 12, 1, 19, 30), "refuted", 1),
+        (1, utc(2026, 12, 1, 19, 30), "day_closed", None),
+        (2, utc(2026, 12, 1, 19, 31), "suggestion_made", 2),
+        (2, utc(2026, 12, 2, 19, 30), "refuted", 2),
+        (2, utc(2026, 12, 2, 19, 30), "day_closed", None),
+        (3, utc(2026, 12, 3, 19, 30), "day_closed", None),
+    ]
+
+
+def test_D6_missed_closes_are_caught_up_once_each(table: Table) -> None:
+    table.new_mail()
+    table.run(utc(2026, 12, 4, 19, 31))
+    table.run(utc(2026, 12, 4, 19, 32))
+    closes = [
+        s.event.data["day"] for s in table.store.events("seed-000") if s.event.kind == "day_closed"
+    ]
+    assert closes == [1, 2, 3, 4]
+    subjects = [subject for to, subject in summary(table.new_mail()) if to == GM]
+    assert subjects == [f"[seed-000] Итоги дня {day}" for day in (1, 2, 3, 4)]
+
+
+def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Table) -> None:
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 19, 31))
+    mails = [m for m in table.new_mail() if "Итоги" in str(m["Subject"]) or m["To"] != GM]
+    day = body(only(mails, GM))
+    assert (
+        "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — опровергнуто "
+        "(за Дуга ответил ГМ)" in day
+    )
+    assert "- Дуг: минус 1 предположение на день 2" in day
+    assert "- Дуг: 2 предположения" in day
+    # C5: the first matching card in the order suspect, weapon, room is Пистолет.
+    shown = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"]
+    assert [str(m["To"]) for m in shown] == ["cross@example.test"]
+    assert "За Дуга ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
+
+
+def test_reminder_lists_open_duties_once_before_the_close(tmp_path: Path) -> None:
+    table = Table(tmp_path, start="2026-12-01T12:00", extra="remind_hours_before: 3\n")
+    try:
+        table.run(utc(2026, 12, 1, 9))
+        table.send(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 10)
+        )
+        table.run(utc(2026, 12, 1, 16, 29))
+        table.new_mail()
+        table.run(utc(2026, 12, 1, 16, 31))
+        table.run(utc(2026, 12, 1, 16, 40))
+        mails = table.new_mail()
+        subject = "[seed-000] Напоминание: день закрывается 01.12.2026 22:30 (Europe/Moscow)"
+        assert summary(mails) == [
+            ("cross@example.test", subject),
+            ("doug@example.test", subject),
+            ("rosa@example.test", subject),
+        ]
+        doug = body(mails[1])
+        assert "- Вы должны ответить Кроссу на предположение 1 (Маша, Пистолет, Спальня)." in doug
+        assert "- На сегодня у вас осталось 3 предположения." in doug
+        assert "- На сегодня у вас осталось 2 предположения." in body(mails[0])
+    finally:
+        table.close()
+
+
+def test_status_answers_privately_with_hand_shown_cards_and_duties(table: Table) -> None:
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Дуг", "ОПРОВЕРЖЕНИЕ 1 Пистолет", at=utc(2026, 12, 1, 17, 6))
+    table.send("Кросс", "статус", at=utc(2026, 12, 1, 17, 7))
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied", "applied", "status"]
+    status = body(table.sent()[-1])
+    assert "Ваши карты: Петя, Ваня, Нож." in status
+    assert "Пистолет" in status and "от Дуга" in status
+    assert "Сегодня можно сделать ещё 2 предположения." in status
+
+
+def test_unregistered_sender_is_answered_kept_and_the_gm_told(table: Table) -> None:
+    table.new_mail()
+    table.send(
+        "Кросс",
+        "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг",
+        at=utc(2026, 12, 1, 17, 5),
+        sender="stranger@example.test",
+        to="gm@example.test",
+    )
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["unknown_sender"]
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("stranger@example.test", "Re: ход"),
+        (GM, "[seed-000] Письмо отложено: адрес отправителя не зарегистрирован ни в одной игре"),
+    ]
+    assert [k.reason for k in table.store.kept()] == ["unknown_sender"]
+    assert [s.event.kind for s in table.store.events("seed-000")][-1] == "game_started"
+
+
+def test_registered_player_without_token_gets_his_personal_address_again(table: Table) -> None:
+    table.new_mail()
+    table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 17, 5), to="gm@example.test")
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["token_missing"]
+    mail = only(table.new_mail(), "cross@example.test")
+    personal = f"gm+{table.token('Кросс')}@example.test"
+    assert f"Игра «seed-000», игрок Кросс: {personal}" in body(mail)
+
+
+def test_token_of_another_player_is_refused_and_the_gm_told(table: Table) -> None:
+    table.new_mail()
+    to = f"gm+{table.token('Дуг')}@example.test"
+    table.send("Кросс", "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 17, 5), to=to)
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
+    assert summary(table.new_mail()) == [
+        ("cross@example.test", "Re: ход"),
+        (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [("Auto-Submitted", "auto-replied"), ("Precedence", "bulk"), ("List-Id", "<l.example.test>")],
+)
+def test_auto_replies_are_kept_and_never_answered(table: Table, header: tuple[str, str]) -> None:
+    """RFC 3834: no answer to automatic mail, so no mail loop."""
+    table.new_mail()
+    table.send("Кросс", "Я в отпуске", at=utc(2026, 12, 1, 17, 5), headers=[header])
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["automatic"]
+    assert table.new_mail() == []
+    assert [k.reason for k in table.store.kept()] == ["automatic or no sender"]
+
+
+def test_the_same_message_twice_is_applied_once(table: Table) -> None:
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    raw = next((table.inbox_path / "new").iterdir()).read_bytes()
+    table.run(utc(2026, 12, 1, 17, 6))
+    (table.inbox_path / "new" / "copy").write_bytes(raw)  # the same Message-ID again
+    assert table.run(utc(2026, 12, 1, 17, 7)) == ["duplicate"]
+    numbers = [
+        s.event.data["number"]
+        for s in table.store.events("seed-000")
+        if s.event.kind == "suggestion_made"
+    ]
+    assert numbers == [1]
+    assert len(table.new_mail()) == 2
+
+
+def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_block(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table.new_mail()
+    kind: Any = KINDS["cluedo_days"]
+    original = kind.apply
+    calls = {"n": 0}
+
+    def crash_once(*args: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("bug")
+        return original(*args)
+
+    monkeypatch.setattr(kind, "apply", crash_once)
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 17, 6))
+    assert table.run(utc(2026, 12, 1, 17, 7)) == ["error", "applied"]
+    assert [k.reason for k in table.store.kept()] == ["error: RuntimeError('bug')"]
+    suggestions = [
+        (s.event.data["number"], s.event.data["suggester"])
+        for s in table.store.events("seed-000")
+        if s.event.kind == "suggestion_made"
+    ]
+    assert suggestions == [(1, "Роза")]
+    assert [to for to, _ in summary(table.new_mail())] == [
+        "cross@example.test",
+        "rosa@example.test",
+    ]
+
+
+class FlakyTransport:
+    """A transport failing on demand: SMTP faults a real server cannot show at will."""
+
+    def __init__(self, failures: list[Exception]) -> None:
+        self.failures = failures
+        self.sent: list[EmailMessage] = []
+
+    def send(self, message: EmailMessage) -> None:
+        if self.failures:
+            raise self.failures.pop(0)
+        self.sent.append(message)
+
+    def close(self) -> None:
+        pass
+
+
+def test_outbox_retries_with_backoff_and_gives_up_on_a_permanent_refusal(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    try:
+        flaky = FlakyTransport([TransientSendError("421 try later")])
+        table.service.transport = flaky
+        table.run(utc(2026, 12, 1, 17))
+        assert flaky.sent == []
+        pending = [m for m in table.store.outbox() if m.sent_at is None]
+        assert len(pending) == 5
+        assert pending[0].next_attempt_at == utc(2026, 12, 1, 17, 0, 30)
+        # Before its retry time only the mails never tried go out.
+        table.service.flush_outbox(utc(2026, 12, 1, 17, 0, 29))
+        assert [str(m["To"]) for m in flaky.sent] == [
+            "doug@example.test",
+            "rosa@example.test",
+            GM,
+            GM,
+        ]
+        flaky.failures = [PermanentSendError("550 no such user")]
+        table.service.flush_outbox(utc(2026, 12, 1, 17, 0, 30))
+        assert len(flaky.sent) == 4
+        failed = [(m.recipient, m.attempts, m.failed) for m in table.store.outbox() if m.failed]
+        assert failed == [("cross@example.test", 2, "550 no such user")]
+        # A retried mail keeps its Message-ID: stored once, sent as stored.
+        ids = [m.message_id for m in table.store.outbox()]
+        assert [str(m["Message-ID"]) for m in flaky.sent] == ids[1:]
+    finally:
+        table.close()
+
+
+def test_C7_fairness_final_post_reveals_the_canonical_deal_of_the_opening_commitment(
+    table: Table,
+) -> None:
+    mails = table.new_mail()
+    opening = body(mails[4])
+    commitment = re.search(r"SHA-256: ([0-9a-f]{64})", opening)
+    assert commitment is not None
+    table.send("Роза", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+    final = [m for m in table.new_mail() if m["To"] == GM and "окончена" in str(m["Subject"])]
+    assert len(final) == 1
+    text = body(final[0])
+    canonical = re.search(r'(\{"deal":.*\})', text)
+    assert canonical is not None
+    assert hashlib.sha256(canonical.group(1).encode()).hexdigest() == commitment.group(1)
+    assert '"solution":{"room":"Столовая","suspect":"Маша","weapon":"Топор"}' in canonical.group(1)
+    row = table.store.game("seed-000")
+    assert row is not None and row.over and row.next_close_at is None
