@@ -58,9 +58,11 @@ games:
 """
 
 
-def utc(*args: int) -> datetime:
+def utc(
+    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0
+) -> datetime:
     """``utc(2026, 12, 1, 17)`` → an aware UTC datetime."""
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+    return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
 
 
 def write_config(
