@@ -17,17 +17,18 @@ from __future__ import annotations
 import logging
 import secrets
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pbp.engine.base import Event, MoveError, Step, Visibility
+from pbp.engine.base import Event, MoveError, Step
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
-from pbp.mail.base import Inbox, PermanentSendError, RawMessage, TransientSendError, Transport
-from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
+from pbp.mail.base import Inbox, RawMessage, Transport
+from pbp.mailer import Mailer, event_dict
+from pbp.outbox import flush
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
 from pbp.schedule import next_close
@@ -37,10 +38,6 @@ log = logging.getLogger(__name__)
 
 TOKEN_ALPHABET = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 10
-#: Retry delays of the outbox, in seconds; the last one repeats.
-RETRY_DELAYS = (30.0, 120.0, 600.0, 1800.0, 3600.0)
-#: Give up on a mail after this many failed attempts (about a day with the delays above).
-MAX_ATTEMPTS = 30
 
 
 def source_key(raw: RawMessage) -> str:
@@ -85,8 +82,8 @@ class Service:
         self.transport = transport
         self.clock = clock
         self.address: str = config.mail.address
-        self.domain = self.address.partition("@")[2]
         self.plus = config.mail.personal_address == "plus"
+        self.mail = Mailer(store, renderer, self.address, plus=self.plus)
 
     # --- configuration helpers ---------------------------------------------------
 
@@ -156,7 +153,7 @@ class Service:
                 token = "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
                 self.store.add_token(token, game.id, player.name, player.email)
             for player in game.players:
-                self._mail_player(
+                self.mail.player(
                     game,
                     player.name,
                     "welcome",
@@ -166,8 +163,8 @@ class Service:
                     },
                     now,
                 )
-            self._mail_gm(game, "gm_sheet", {"events": list(step.events), "seed": seed}, now)
-            self._mail_gm_post(game, "opening", now, events=step.events)
+            self.mail.gm(game, "gm_sheet", {"events": list(step.events), "seed": seed}, now)
+            self.mail.gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 
     def advance_all(self, until: datetime) -> None:
@@ -212,7 +209,7 @@ class Service:
             day = kind.day(state)
             step = kind.close_day(state, at)
             self._commit_step(game, kind, step, at=at, day=day, source=f"close:{day}")
-            self._mail_gm_post(game, "day", now, day=day)
+            self.mail.gm_post(game, "day", now, day=day)
             self._notify(game, kind, step, now)
         log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
         return step
@@ -226,7 +223,7 @@ class Service:
                 duties = kind.duties(state, player)
                 if duties:
                     context = {"duties": duties, "close_at": row.next_close_at}
-                    self._mail_player(game, player, "reminder", context, now)
+                    self.mail.player(game, player, "reminder", context, now)
             self.store.record_reminder(game.id, due_at)
 
     # --- one incoming message ------------------------------------------------------
@@ -295,8 +292,8 @@ class Service:
             game = self.game_config(seat[0])
             with self.store.transaction():
                 kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
-                self._reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
-                self._notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
+                self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
+                self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
                 return record("wrong_sender", seat[0], seat[1])
         if seat is None:
             return self._no_seat(letter, sender, raw, source, now, record)
@@ -308,7 +305,7 @@ class Service:
                 kept_id = self.store.keep(
                     source, raw.arrived, f"unreadable: {letter.unreadable}", raw.raw, now
                 )
-                self._reply(
+                self.mail.reply(
                     letter,
                     sender,
                     "unreadable",
@@ -317,7 +314,9 @@ class Service:
                     game=game,
                     player=player,
                 )
-                self._notice_gm(game, letter, raw, "unreadable", kept_id, now, letter.unreadable)
+                self.mail.notice_gm(
+                    game, letter, raw, "unreadable", kept_id, now, letter.unreadable
+                )
                 return record("unreadable", game_id, player, letter.unreadable)
 
         # Rule D8: first everything of this game that fell due before the arrival.
@@ -339,7 +338,7 @@ class Service:
                 results.append(
                     {"line": "", "error": self.renderer.error("no_command", {}, locale=game.locale)}
                 )
-            self._reply(
+            self.mail.reply(
                 letter,
                 sender,
                 "reply",
@@ -377,13 +376,15 @@ class Service:
                     {
                         "game": game_id,
                         "player": player,
-                        "address": self._personal(token),
+                        "address": self.mail.personal(token),
                         "subject_tag": None if self.plus else f"[pbp-{token}]",
                     }
                     for token, game_id, player in seats
                 ]
                 game = self.game_config(seats[0][1])
-                self._reply(letter, sender, "token_missing", {"seats": addresses}, now, game=game)
+                self.mail.reply(
+                    letter, sender, "token_missing", {"seats": addresses}, now, game=game
+                )
                 return record("token_missing", seats[0][1], seats[0][2])
             waiting = [
                 g for g in self.config.games if any(p.email.lower() == sender for p in g.players)
@@ -391,10 +392,10 @@ class Service:
             if waiting:
                 game = waiting[0]
                 start = game.start_at.isoformat() if game.start_at else None
-                self._reply(letter, sender, "not_started", {"start": start}, now, game=game)
+                self.mail.reply(letter, sender, "not_started", {"start": start}, now, game=game)
                 return record("not_started", game.id)
             kept_id = self.store.keep(source, raw.arrived, "unknown_sender", raw.raw, now)
-            self._reply(
+            self.mail.reply(
                 letter,
                 sender,
                 "unknown_sender",
@@ -406,7 +407,7 @@ class Service:
             for game in self.config.games:
                 if game.gm.lower() not in notified:
                     notified.add(game.gm.lower())
-                    self._notice_gm(game, letter, raw, "unknown_sender", kept_id, now)
+                    self.mail.notice_gm(game, letter, raw, "unknown_sender", kept_id, now)
             return record("unknown_sender")
 
     def _apply_command(
@@ -435,7 +436,7 @@ class Service:
             result["error"] = self._error_text(game, error)
             return result, state, 0
         self._commit_step(game, kind, step, at=raw.arrived, day=kind.day(state), source=source)
-        result["events"] = [_event_dict(e) for e in _visible(step.events, player)]
+        result["events"] = [event_dict(e) for e in _visible(step.events, player)]
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", game=game.id
         )
@@ -463,7 +464,7 @@ class Service:
             game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at
         )
         if over and not row.over:
-            self._mail_gm_post(game, "final", self.clock(), events=step.events)
+            self.mail.gm_post(game, "final", self.clock(), events=step.events)
 
     def _notify(
         self,
@@ -475,167 +476,9 @@ class Service:
     ) -> None:
         for mail in kind.notifications(step.state, step.events):
             if mail.player is None:
-                self._mail_gm(game, mail.template, dict(mail.context), now)
+                self.mail.gm(game, mail.template, dict(mail.context), now)
             else:
-                self._mail_player(game, mail.player, mail.template, dict(mail.context), now)
-
-    def _personal(self, token: str) -> str:
-        return personal_address(self.address, token) if self.plus else self.address
-
-    def _subject(self, subject: str, token: str | None) -> str:
-        tag = f"[pbp-{token}]"
-        if token and not self.plus and tag.lower() not in subject.lower():
-            return f"{subject} {tag}"
-        return subject
-
-    def _base_context(self, game: Any, player: str | None) -> dict[str, Any]:
-        context: dict[str, Any] = {
-            "game": game.id,
-            "timezone": game.timezone,
-            "day_closes": game.day_closes,
-        }
-        if player is not None:
-            token = self.store.player_token(game.id, player)
-            context["player"] = player
-            context["personal_address"] = self._personal(token) if token else self.address
-            context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
-        return context
-
-    def _mail_player(
-        self, game: Any, player: str, template: str, context: Mapping[str, Any], now: datetime
-    ) -> None:
-        email = next(p.email for p in game.players if p.name == player)
-        full = {**self._base_context(game, player), **context}
-        subject, body = self.renderer.private_mail(
-            f"{game.kind}/{template}", locale=game.locale, **full
-        )
-        token = self.store.player_token(game.id, player)
-        self._enqueue(
-            to=email,
-            subject=self._subject(subject, token),
-            body=body,
-            now=now,
-            auto="auto-generated",
-            reply_to=full["personal_address"],
-        )
-
-    def _mail_gm(self, game: Any, template: str, context: Mapping[str, Any], now: datetime) -> None:
-        full = {**self._base_context(game, None), **context}
-        subject, body = self.renderer.private_mail(
-            f"{game.kind}/{template}", locale=game.locale, **full
-        )
-        self._enqueue(to=game.gm, subject=subject, body=body, now=now, auto="auto-generated")
-
-    def _mail_gm_post(
-        self,
-        game: Any,
-        post: str,
-        now: datetime,
-        *,
-        day: int | None = None,
-        events: Sequence[Event] | None = None,
-    ) -> None:
-        """Mail the GM a public post in both formats, with the GM-only facts beside it.
-
-        ``events``: the events the post is about; default: the whole stored log
-        (a day summary needs earlier days for GM answers carried over, rule D6).
-        The GM-only list holds the non-public events of ``day`` (or of ``events``).
-        """
-        if events is None:
-            log_events = self.store.events(game.id)
-            events = [stored.event for stored in log_events]
-            own = [s.event for s in log_events if day is None or s.day == day]
-        else:
-            own = list(events)
-        posts = {
-            fmt: self.renderer.public_post(
-                post, events, locale=game.locale, fmt=fmt, game=game.id, day=day
-            )
-            for fmt in ("bbcode", "markdown")
-        }
-        private = [_event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
-        self._mail_gm(game, f"gm_{post}", {"posts": posts, "private": private, "day": day}, now)
-
-    def _notice_gm(
-        self,
-        game: Any,
-        letter: Letter,
-        raw: RawMessage,
-        reason: str,
-        kept_id: int,
-        now: datetime,
-        detail: str | None = None,
-    ) -> None:
-        """Tell the GM of ``game`` that a message was refused and kept (``pbp kept``)."""
-        context = {
-            "reason": reason,
-            "detail": detail,
-            "kept_id": kept_id,
-            "sender": letter.from_address,
-            "subject": letter.subject,
-            "arrived": raw.arrived.isoformat(),
-        }
-        self._mail_gm(game, "gm_notice", context, now)
-
-    def _reply(
-        self,
-        letter: Letter,
-        to: str,
-        template: str,
-        context: Mapping[str, Any],
-        now: datetime,
-        *,
-        game: Any,
-        player: str | None = None,
-    ) -> None:
-        """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it)."""
-        full = {**self._base_context(game, player), **context}
-        subject, body = self.renderer.private_mail(
-            f"{game.kind}/{template}", locale=game.locale, **full
-        )
-        base_subject = letter.subject.strip()
-        if base_subject and not base_subject.lower().startswith("re:"):
-            subject = f"Re: {base_subject}"
-        elif base_subject:
-            subject = base_subject
-        token = self.store.player_token(game.id, player) if player else None
-        self._enqueue(
-            to=to,
-            subject=self._subject(subject, token),
-            body=body,
-            now=now,
-            auto="auto-replied",
-            reply_to=full.get("personal_address"),
-            in_reply_to=letter.message_id,
-            references=letter.references,
-        )
-
-    def _enqueue(
-        self,
-        *,
-        to: str,
-        subject: str,
-        body: str,
-        now: datetime,
-        auto: AutoSubmitted,
-        reply_to: str | None = None,
-        in_reply_to: str | None = None,
-        references: Sequence[str] = (),
-    ) -> None:
-        message_id = new_message_id(self.domain)
-        message = compose(
-            sender=self.address,
-            to=to,
-            subject=subject,
-            body=body,
-            message_id=message_id,
-            date=now,
-            auto_submitted=auto,
-            reply_to=reply_to,
-            in_reply_to=in_reply_to,
-            references=references,
-        )
-        self.store.enqueue(message_id, to, bytes(message), now)
+                self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
 
     def _error_text(self, game: Any, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)
@@ -643,53 +486,11 @@ class Service:
     # --- outbox ----------------------------------------------------------------------
 
     def flush_outbox(self, now: datetime | None = None) -> int:
-        """Send every due mail of the outbox; returns how many were delivered.
-
-        A transient failure reschedules the mail with backoff (:data:`RETRY_DELAYS`);
-        a permanent one, or :data:`MAX_ATTEMPTS` failures, gives up on it.
-        """
+        """Send every due mail of the outbox (:func:`pbp.outbox.flush`); how many went."""
         if self.transport is None:
             return 0
-        now = now or self.clock()
-        from email import message_from_bytes
-        from email.policy import SMTP
-
-        sent = 0
-        for mail in self.store.due_mail(now):
-            message = message_from_bytes(mail.raw, policy=SMTP)
-            try:
-                self.transport.send(message)
-            except TransientSendError as error:
-                attempts = mail.attempts + 1
-                with self.store.transaction():
-                    if attempts >= MAX_ATTEMPTS:
-                        self.store.mark_failed(mail.id, f"gave up: {error}")
-                    else:
-                        delay = RETRY_DELAYS[min(attempts, len(RETRY_DELAYS)) - 1]
-                        self.store.mark_retry(mail.id, now + timedelta(seconds=delay))
-                log.warning(
-                    "mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error
-                )
-                break  # the server is likely down: leave the rest for the next round
-            except PermanentSendError as error:
-                with self.store.transaction():
-                    self.store.mark_failed(mail.id, str(error))
-                log.error("mail %s to %s refused: %s", mail.message_id, mail.recipient, error)
-                continue
-            with self.store.transaction():
-                self.store.mark_sent(mail.id, now)
-            sent += 1
-        return sent
+        return flush(self.store, self.transport, now or self.clock())
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:
     return [e for e in events if e.visible_to(player)]
-
-
-def _event_dict(event: Event) -> dict[str, Any]:
-    return {
-        "kind": event.kind,
-        "visibility": event.visibility.value,
-        "player": event.player,
-        **dict(event.data),
-    }

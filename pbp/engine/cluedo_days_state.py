@@ -1,0 +1,185 @@
+"""The state of a Cluedo-by-days game (rules C1–C7, D1–D8) and its JSON form.
+
+Split from :mod:`pbp.engine.cluedo_days` (the rules) so each module stays small;
+everything here is re-exported there. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbp.engine.cluedo import (
+    Cards,
+    Deal,
+    cards_as_json,
+    cards_from_json,
+    deal_as_json,
+    deal_from_json,
+)
+from pbp.fairness import canonical_deal
+
+
+@dataclass(frozen=True)
+class DaysRules:
+    """The *config* rules of the days variant (RULES.md D2, D6, C6), with their defaults."""
+
+    suggestions_per_day: int = 3  # D2
+    max_per_addressee_per_day: int = 3  # D2
+    answer_grace_hours: float = 0.0  # D6, hours
+    publish_wrong_accusations: bool = False  # C6
+
+    def __post_init__(self) -> None:
+        if self.suggestions_per_day < 0 or self.max_per_addressee_per_day < 1:
+            raise ValueError(f"rule D2: bad limits in {self!r}")
+        if self.answer_grace_hours < 0:
+            raise ValueError(f"rule D6: answer_grace_hours must be >= 0, got {self!r}")
+
+
+@dataclass(frozen=True)
+class DaysSetup:
+    """What the config gives to :func:`start`.
+
+    ``players``: ``(name, character or None)`` in the configured order, e.g.
+    ``(("Неташка", "Краснова"), ("Веталь", None), ...)``; ``cards`` after rule C1's
+    drop; ``deal``: a fixed deal (checked by C2) or None to deal from the seed.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    rules: DaysRules = field(default_factory=DaysRules)
+    deal: Deal | None = None
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One suggestion (D2) and its answer (D3, D6).
+
+    ``at``/``answered_at``: ISO 8601 UTC arrival times (D8). ``answer`` is None while
+    unanswered, then ``"refuted"`` or ``"not_refuted"``; ``card`` is the shown card
+    (private: the suggester and the GM only).
+    """
+
+    number: int
+    day: int
+    ordinal: int
+    suggester: str
+    addressee: str
+    suspect: str
+    weapon: str
+    room: str
+    at: str
+    answer: str | None = None
+    card: str | None = None
+    by_gm: bool = False
+    answered_at: str | None = None
+    answered_day: int | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The ``sugg`` fields of the event catalogue, plus ``at``."""
+        return {name: getattr(self, name) for name in _SUGG_FIELDS}
+
+
+_SUGG_FIELDS: tuple[str, ...] = ("number", "day", "ordinal", "suggester", "addressee")
+_SUGG_FIELDS += ("suspect", "weapon", "room", "at")
+
+
+@dataclass(frozen=True)
+class Accusation:
+    """One accusation (C6, D5); ``at`` is the ISO 8601 UTC arrival time."""
+
+    player: str
+    day: int
+    at: str
+    suspect: str
+    weapon: str
+    room: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class DaysState:
+    """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
+
+    ``penalties``: suggestions taken off each player's allowance for the current day
+    (D6, decided at the previous close); ``salt``: hex of the fairness salt.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    rules: DaysRules
+    deal: Deal
+    seed: int
+    salt: str
+    day: int = 1
+    suggestions: tuple[Suggestion, ...] = ()
+    accusations: tuple[Accusation, ...] = ()
+    penalties: Mapping[str, int] = field(default_factory=dict)
+    out: tuple[str, ...] = ()
+    winner: str | None = None
+    over: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        """Player names in the configured order."""
+        return [name for name, _ in self.players]
+
+    @property
+    def setup(self) -> DaysSetup:
+        """The setup this game runs with (its deal being the one dealt)."""
+        return DaysSetup(self.game_id, self.players, self.cards, self.rules, self.deal)
+
+    @property
+    def canonical(self) -> str:
+        """The fairness text of this game's deal (DESIGN.md)."""
+        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
+
+
+def dump_state(state: DaysState) -> dict[str, Any]:
+    """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
+    return {
+        "game_id": state.game_id,
+        "players": [[p, ch] for p, ch in state.players],
+        "cards": cards_as_json(state.cards),
+        "rules": dataclasses.asdict(state.rules),
+        "deal": deal_as_json(state.deal),
+        "seed": state.seed,
+        "salt": state.salt,
+        "day": state.day,
+        "suggestions": [dataclasses.asdict(s) for s in state.suggestions],
+        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        "penalties": dict(state.penalties),
+        "out": list(state.out),
+        "winner": state.winner,
+        "over": state.over,
+    }
+
+
+def load_state(data: Mapping[str, Any]) -> DaysState:
+    """Inverse of :func:`dump_state`. :raises KeyError, TypeError: malformed data."""
+    rules = data["rules"]
+    return DaysState(
+        game_id=data["game_id"],
+        players=tuple((p, ch) for p, ch in data["players"]),
+        cards=cards_from_json(data["cards"]),
+        rules=DaysRules(
+            suggestions_per_day=int(rules["suggestions_per_day"]),
+            max_per_addressee_per_day=int(rules["max_per_addressee_per_day"]),
+            answer_grace_hours=float(rules["answer_grace_hours"]),
+            publish_wrong_accusations=bool(rules["publish_wrong_accusations"]),
+        ),
+        deal=deal_from_json(data["deal"]),
+        seed=int(data["seed"]),
+        salt=data["salt"],
+        day=int(data["day"]),
+        suggestions=tuple(Suggestion(**s) for s in data["suggestions"]),
+        accusations=tuple(Accusation(**a) for a in data["accusations"]),
+        penalties={p: int(n) for p, n in data["penalties"].items()},
+        out=tuple(data["out"]),
+        winner=data["winner"],
+        over=bool(data["over"]),
+    )

@@ -1,0 +1,199 @@
+"""Rendering and queueing the mails pbp sends (private mails, GM posts, notices).
+
+Every mail is rendered from ``templates/`` (:class:`pbp.render.Renderer`),
+composed (:mod:`pbp.mail.compose`) and stored in the outbox inside the caller's
+transaction, so it is committed together with the move that caused it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbp.engine.base import Event, Visibility
+from pbp.mail.base import RawMessage
+from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
+from pbp.parse.mime import Letter
+from pbp.render import Renderer
+from pbp.store import Store
+
+
+class Mailer:
+    """Mails of one mailbox: ``address`` is the daemon's own (``gm@example.test``);
+    ``plus`` selects plus-addressing (else the ``[pbp-TOKEN]`` Subject tag)."""
+
+    def __init__(self, store: Store, renderer: Renderer, address: str, *, plus: bool) -> None:
+        self.store = store
+        self.renderer = renderer
+        self.address = address
+        self.domain = address.partition("@")[2]
+        self.plus = plus
+
+    def personal(self, token: str) -> str:
+        return personal_address(self.address, token) if self.plus else self.address
+
+    def _subject(self, subject: str, token: str | None) -> str:
+        tag = f"[pbp-{token}]"
+        if token and not self.plus and tag.lower() not in subject.lower():
+            return f"{subject} {tag}"
+        return subject
+
+    def context(self, game: Any, player: str | None) -> dict[str, Any]:
+        context: dict[str, Any] = {
+            "game": game.id,
+            "timezone": game.timezone,
+            "day_closes": game.day_closes,
+        }
+        if player is not None:
+            token = self.store.player_token(game.id, player)
+            context["player"] = player
+            context["personal_address"] = self.personal(token) if token else self.address
+            context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
+        return context
+
+    def player(
+        self, game: Any, player: str, template: str, context: Mapping[str, Any], now: datetime
+    ) -> None:
+        email = next(p.email for p in game.players if p.name == player)
+        full = {**self.context(game, player), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        token = self.store.player_token(game.id, player)
+        self._enqueue(
+            to=email,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-generated",
+            reply_to=full["personal_address"],
+        )
+
+    def gm(self, game: Any, template: str, context: Mapping[str, Any], now: datetime) -> None:
+        full = {**self.context(game, None), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        self._enqueue(to=game.gm, subject=subject, body=body, now=now, auto="auto-generated")
+
+    def gm_post(
+        self,
+        game: Any,
+        post: str,
+        now: datetime,
+        *,
+        day: int | None = None,
+        events: Sequence[Event] | None = None,
+    ) -> None:
+        """Mail the GM a public post in both formats, with the GM-only facts beside it.
+
+        ``events``: the events the post is about; default: the whole stored log
+        (a day summary needs earlier days for GM answers carried over, rule D6).
+        The GM-only list holds the non-public events of ``day`` (or of ``events``).
+        """
+        if events is None:
+            log_events = self.store.events(game.id)
+            events = [stored.event for stored in log_events]
+            own = [s.event for s in log_events if day is None or s.day == day]
+        else:
+            own = list(events)
+        posts = {
+            fmt: self.renderer.public_post(
+                post, events, locale=game.locale, fmt=fmt, game=game.id, day=day
+            )
+            for fmt in ("bbcode", "markdown")
+        }
+        private = [event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
+        self.gm(game, f"gm_{post}", {"posts": posts, "private": private, "day": day}, now)
+
+    def notice_gm(
+        self,
+        game: Any,
+        letter: Letter,
+        raw: RawMessage,
+        reason: str,
+        kept_id: int,
+        now: datetime,
+        detail: str | None = None,
+    ) -> None:
+        """Tell the GM of ``game`` that a message was refused and kept (``pbp kept``)."""
+        context = {
+            "reason": reason,
+            "detail": detail,
+            "kept_id": kept_id,
+            "sender": letter.from_address,
+            "subject": letter.subject,
+            "arrived": raw.arrived.isoformat(),
+        }
+        self.gm(game, "gm_notice", context, now)
+
+    def reply(
+        self,
+        letter: Letter,
+        to: str,
+        template: str,
+        context: Mapping[str, Any],
+        now: datetime,
+        *,
+        game: Any,
+        player: str | None = None,
+    ) -> None:
+        """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it)."""
+        full = {**self.context(game, player), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        base_subject = letter.subject.strip()
+        if base_subject and not base_subject.lower().startswith("re:"):
+            subject = f"Re: {base_subject}"
+        elif base_subject:
+            subject = base_subject
+        token = self.store.player_token(game.id, player) if player else None
+        self._enqueue(
+            to=to,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-replied",
+            reply_to=full.get("personal_address"),
+            in_reply_to=letter.message_id,
+            references=letter.references,
+        )
+
+    def _enqueue(
+        self,
+        *,
+        to: str,
+        subject: str,
+        body: str,
+        now: datetime,
+        auto: AutoSubmitted,
+        reply_to: str | None = None,
+        in_reply_to: str | None = None,
+        references: Sequence[str] = (),
+    ) -> None:
+        message_id = new_message_id(self.domain)
+        message = compose(
+            sender=self.address,
+            to=to,
+            subject=subject,
+            body=body,
+            message_id=message_id,
+            date=now,
+            auto_submitted=auto,
+            reply_to=reply_to,
+            in_reply_to=in_reply_to,
+            references=references,
+        )
+        self.store.enqueue(message_id, to, bytes(message), now)
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    """An event as one flat dict for templates: kind, visibility, player and its data."""
+    return {
+        "kind": event.kind,
+        "visibility": event.visibility.value,
+        "player": event.player,
+        **dict(event.data),
+    }

@@ -1,0 +1,69 @@
+"""Sending the committed outbox (DESIGN.md "outbox").
+
+Mails are composed and stored in the same transaction as the move that caused
+them (:mod:`pbp.store`); this module only delivers what is committed. Each mail
+keeps the Message-ID it was stored with, so a retry sends the very same message.
+The retry schedule lives in the store (``next_attempt_at``), so backoff survives
+a restart of the daemon.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from email import message_from_bytes
+from email.policy import SMTP
+
+from pbp.mail.base import PermanentSendError, TransientSendError, Transport
+from pbp.store import Store
+
+log = logging.getLogger(__name__)
+
+#: Delays between attempts after a transient failure, in seconds; the last repeats.
+RETRY_DELAYS = (30.0, 120.0, 600.0, 1800.0, 3600.0)
+#: Give up on a mail after this many failed attempts (about a day with the delays above).
+MAX_ATTEMPTS = 30
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """The wait after the ``attempts``-th failed attempt (1-based).
+
+    >>> retry_delay(1), retry_delay(9)
+    (datetime.timedelta(seconds=30), datetime.timedelta(seconds=3600))
+    """
+    return timedelta(seconds=RETRY_DELAYS[min(attempts, len(RETRY_DELAYS)) - 1])
+
+
+def flush(store: Store, transport: Transport, now: datetime) -> int:
+    """Send every due mail of ``store``'s outbox through ``transport``; how many went.
+
+    A :class:`TransientSendError` reschedules the mail (:func:`retry_delay`) and
+    stops this round (the server is likely down; the rest wait for the next one);
+    a :class:`PermanentSendError`, or :data:`MAX_ATTEMPTS` failures, gives up on
+    that mail and records why. ``now`` is aware (UTC).
+    """
+    sent = 0
+    for mail in store.due_mail(now):
+        message = message_from_bytes(mail.raw, policy=SMTP)
+        try:
+            transport.send(message)
+        except TransientSendError as error:
+            attempts = mail.attempts + 1
+            with store.transaction():
+                if attempts >= MAX_ATTEMPTS:
+                    store.mark_failed(mail.id, f"gave up after {attempts} attempts: {error}")
+                else:
+                    store.mark_retry(mail.id, now + retry_delay(attempts))
+            log.warning("mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error)
+            break
+        except PermanentSendError as error:
+            with store.transaction():
+                store.mark_failed(mail.id, str(error))
+            log.warning(
+                "mail %s to %s refused for good: %s", mail.message_id, mail.recipient, error
+            )
+            continue
+        with store.transaction():
+            store.mark_sent(mail.id, now)
+        sent += 1
+    return sent
