@@ -327,13 +327,13 @@ class Service:
             state = kind.load(row.state)
             commands = kind.parse(letter.text, state)
             results: list[dict[str, Any]] = []
-            applied = 0
+            steps: list[Step] = []
             for command in commands:
-                result, state, did_apply = self._apply_command(
-                    game, kind, state, player, command, raw, source, now
-                )
+                result, step = self._apply_command(game, kind, state, player, command, raw, source)
                 results.append(result)
-                applied += did_apply
+                if step is not None:
+                    steps.append(step)
+                    state = step.state
             if not commands:
                 results.append(
                     {"line": "", "error": self.renderer.error("no_command", {}, locale=game.locale)}
@@ -347,8 +347,11 @@ class Service:
                 game=game,
                 player=player,
             )
+            # The sender's answer first, then what his moves cause for others.
+            for step in steps:
+                self._notify(game, kind, step, now)
             refused = sum(1 for result in results if "error" in result)
-            if applied:
+            if steps:
                 outcome = "applied" if not refused else "partly_applied"
             else:
                 outcome = "refused" if refused else "status"
@@ -419,29 +422,27 @@ class Service:
         command: ParsedCommand,
         raw: RawMessage,
         source: str,
-        now: datetime,
-    ) -> tuple[dict[str, Any], Any, int]:
-        """Apply one command line; returns (its result for the reply, new state, 0/1)."""
+    ) -> tuple[dict[str, Any], Step | None]:
+        """Apply and commit one command line: (its result for the reply, its step or None)."""
         result: dict[str, Any] = {"line": command.text}
         if command.error is not None:
             result["error"] = self._error_text(game, command.error)
-            return result, state, 0
+            return result, None
         if command.private:
             result["private"] = type(command.move).__name__.lower()
             result["status"] = kind.status(state, player)
-            return result, state, 0
+            return result, None
         try:
             step = kind.apply(state, player, command.move, raw.arrived)
         except MoveError as error:
             result["error"] = self._error_text(game, error)
-            return result, state, 0
+            return result, None
         self._commit_step(game, kind, step, at=raw.arrived, day=kind.day(state), source=source)
         result["events"] = [event_dict(e) for e in _visible(step.events, player)]
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", game=game.id
         )
-        self._notify(game, kind, step, now, exclude_reply_to=player)
-        return result, step.state, 1
+        return result, step
 
     # --- committing and mailing --------------------------------------------------
 
@@ -463,8 +464,6 @@ class Service:
         self.store.save_state(
             game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at
         )
-        if over and not row.over:
-            self.mail.gm_post(game, "final", self.clock(), events=step.events)
 
     def _notify(
         self,
@@ -472,13 +471,15 @@ class Service:
         kind: GameKind,
         step: Step,
         now: datetime,
-        exclude_reply_to: str | None = None,
     ) -> None:
+        """Queue the private mails a committed step causes, then the final post (C7)."""
         for mail in kind.notifications(step.state, step.events):
             if mail.player is None:
                 self.mail.gm(game, mail.template, dict(mail.context), now)
             else:
                 self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
+        if any(event.kind == "game_over" for event in step.events):
+            self.mail.gm_post(game, "final", now, day=kind.day(step.state))
 
     def _error_text(self, game: Any, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)

@@ -40,8 +40,7 @@ games:
     day_closes: "22:30"
     gm: gm-person@example.test
     seed: 1234
-    start: "{start}"
-{extra}    players:
+{start}{extra}    players:
       - {{name: Кросс, email: cross@example.test, character: Петя}}
       - {{name: Дуг, email: doug@example.test, character: Маша}}
       - {{name: Роза, email: rosa@example.test, character: Ваня}}
@@ -69,7 +68,7 @@ def write_config(
     directory: Path,
     *,
     locale: str = "ru",
-    start: str = "2026-12-01T20:00",
+    start: str | None = "2026-12-01T20:00",
     personal_address: str = "plus",
     extra: str = "",
 ) -> Path:
@@ -78,7 +77,10 @@ def write_config(
     extra_block = textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else ""
     path.write_text(
         GAME_YAML.format(
-            locale=locale, start=start, personal_address=personal_address, extra=extra_block
+            locale=locale,
+            start=f'    start: "{start}"\n' if start else "",
+            personal_address=personal_address,
+            extra=extra_block,
         ),
         encoding="utf-8",
     )

@@ -637,6 +637,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
         game="exler-1",
         player="Неташка",
         personal_address="gm+k3x9@example.test",
+        subject_tag=None,
         day_closes="22:30",
         timezone="Europe/Moscow",
         status=status,

@@ -79,10 +79,10 @@ def test_D4_suggestion_is_answered_with_the_forum_snippet_and_sent_to_the_addres
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("doug@example.test", "[seed-000] Предположение №1 от Кросса"),
         ("cross@example.test", "Re: ход"),
+        ("doug@example.test", "[seed-000] Предположение №1 от Кросса"),
     ]
-    reply = mails[1]
+    reply = mails[0]
     assert reply["In-Reply-To"] == sent_id
     assert reply["References"] == sent_id
     assert reply["Auto-Submitted"] == "auto-replied"
@@ -91,7 +91,7 @@ def test_D4_suggestion_is_answered_with_the_forum_snippet_and_sent_to_the_addres
         "Я думаю, что убийство совершил [b]Маша[/b], орудием [b]Пистолет[/b] в комнате "
         "[b]Спальня[/b]." in body(reply)
     )
-    assert "У вас есть: Пистолет, Спальня. Вы обязаны опровергнуть" in body(mails[0])
+    assert "У вас есть: Пистолет, Спальня. Вы обязаны опровергнуть" in body(mails[1])
 
 
 def test_C4_the_shown_card_reaches_only_the_suggester(table: Table) -> None:
@@ -102,11 +102,11 @@ def test_C4_the_shown_card_reaches_only_the_suggester(table: Table) -> None:
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied"]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
         ("doug@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
-    assert "Дуг показывает вам карту: Спальня." in body(mails[0])
-    assert "Карта показана приватом." in body(mails[1])
+    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+    assert "Карта показана приватом." in body(mails[0])
     # The public log names the refuter, never the card.
     public = [s.event for s in table.store.events("seed-000", public_only=True)]
     refuted = [e for e in public if e.kind == "refuted"]
@@ -177,6 +177,15 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
     shown = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"]
     assert [str(m["To"]) for m in shown] == ["cross@example.test"]
     assert "За Дуга ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
+    (told,) = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: за вас ответил ГМ"]
+    assert told["To"] == "doug@example.test"
+    assert body(told) == (
+        "Дуг, вы не ответили до закрытия дня на предположение №1 от Кросса "
+        "(Маша, Пистолет, Спальня).\n"
+        "ГМ ответил за вас и показал Кроссу вашу карту Пистолет (первую подходящую в порядке "
+        "подозреваемый — орудие — комната).\n"
+        "На следующий день у вас будет на одно предположение меньше.\n"
+    )
 
 
 def test_reminder_lists_open_duties_once_before_the_close(tmp_path: Path) -> None:
@@ -310,8 +319,8 @@ def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_blo
     ]
     assert suggestions == [(1, "Роза")]
     assert [to for to, _ in summary(table.new_mail())] == [
-        "cross@example.test",
         "rosa@example.test",
+        "cross@example.test",
     ]
 
 

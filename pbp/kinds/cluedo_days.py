@@ -107,6 +107,8 @@ class CluedoDays:
 
         - the addressee of a new suggestion: what he holds of it and how to answer (D3);
         - the suggester: the card shown to him (C4, only to him) or "no refutation";
+        - an addressee the GM answered for at the close: what was shown, and the
+          penalty (C5, D6);
         - the GM: every accusation (D5);
         - everybody: the end of the game (C7).
         """
@@ -122,6 +124,9 @@ class CluedoDays:
                 )
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
                 mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
+            elif event.kind == "gm_refutation":
+                # The addressee owns the card the GM showed for him (C5, D6).
+                mails.append(PrivateMail("gm_answered", data["addressee"], {"answer": data}))
             elif event.kind == "not_refuted":
                 mails.append(PrivateMail("not_refuted", data["suggester"], {"answer": data}))
             elif event.kind == "accusation_made":
