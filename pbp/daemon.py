@@ -44,6 +44,15 @@ def reminder_time(close: time, hours: float) -> tuple[int, int, int]:
     return at.hour, at.minute, at.second
 
 
+def backoff(failures: int) -> float:
+    """Seconds to wait after ``failures`` failed rounds in a row: 5, 10, 20 … up to 300.
+
+    >>> [backoff(n) for n in (1, 2, 3, 7, 20)]
+    [5.0, 10.0, 20.0, 300.0, 300.0]
+    """
+    return float(min(300, 5 * 2 ** min(failures - 1, 10)))
+
+
 class Daemon:
     """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`)."""
 
@@ -105,13 +114,19 @@ class Daemon:
         self.scheduler.start()
         log.info("pbp running: %d game(s)", len(self.service.config.games))
         try:
+            failures = 0
             while not self.stopping.is_set():
                 try:
                     self.tick()
                 except Exception:
-                    log.exception("mail round failed; retrying")
-                    self.stopping.wait(5.0)
+                    # The mail server is down or the connection broke: back off, then
+                    # catch up from the mailbox (nothing is marked done before commit).
+                    failures += 1
+                    delay = backoff(failures)
+                    log.exception("mail round failed; retrying in %.0f s", delay)
+                    self.stopping.wait(delay)
                     continue
+                failures = 0
                 inbox = self.service.inbox
                 if inbox is None:
                     self.stopping.wait(POLL_SECONDS)
