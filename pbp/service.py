@@ -133,7 +133,9 @@ class Service:
             start = game.start_at
             if start is not None and start > now:
                 continue
-            self.start_game(game, start or now, now)
+            # Started when the hands actually go out: a daemon that was down at the
+            # start time must not close game days nobody could play.
+            self.start_game(game, now, now)
             started.append(game.id)
         return started
 

@@ -388,3 +388,34 @@ def test_C7_fairness_final_post_reveals_the_canonical_deal_of_the_opening_commit
     assert '"solution":{"room":"Столовая","suspect":"Маша","weapon":"Топор"}' in canonical.group(1)
     row = table.store.game("seed-000")
     assert row is not None and row.over and row.next_close_at is None
+
+
+def test_a_game_whose_start_passed_while_the_daemon_was_down_starts_now(tmp_path: Path) -> None:
+    """Nobody had his hand before the daemon ran: no empty game days are closed."""
+    table = Table(tmp_path, start="2026-11-28T20:00")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        row = table.store.game("seed-000")
+        assert row is not None
+        assert (row.started_at, row.next_close_at) == (
+            utc(2026, 12, 1, 17),
+            utc(2026, 12, 1, 19, 30),
+        )
+        kinds = [s.event.kind for s in table.store.events("seed-000")]
+        assert "day_closed" not in kinds
+    finally:
+        table.close()
+
+
+def test_a_game_before_its_start_answers_its_players_with_the_start_time(tmp_path: Path) -> None:
+    table = Table(tmp_path, start="2026-12-05T20:00")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        assert table.store.game("seed-000") is None
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 17, 1), to="gm@example.test")
+        assert table.run(utc(2026, 12, 1, 17, 2)) == ["not_started"]
+        (mail,) = table.new_mail()
+        assert mail["Subject"] == "Re: ход"
+        assert "Начало: 2026-12-05T20:00:00+03:00." in body(mail).splitlines()
+    finally:
+        table.close()
