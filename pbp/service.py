@@ -387,8 +387,16 @@ class Service:
                     for token, game_id, player in seats
                 ]
                 game = self.game_config(seats[0][1])
+                # As from his seat: the answer's Reply-To (or Subject tag) is his
+                # personal address, so replying to it just works.
                 self.mail.reply(
-                    letter, sender, "token_missing", {"seats": addresses}, now, game=game
+                    letter,
+                    sender,
+                    "token_missing",
+                    {"seats": addresses},
+                    now,
+                    game=game,
+                    player=seats[0][2],
                 )
                 return record("token_missing", seats[0][1], seats[0][2])
             waiting = [
