@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -19,19 +20,31 @@ from typing import Any
 import click
 
 from pbp.config import Config, ConfigError, load_config
-from pbp.engine.base import Visibility
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-
 
 def templates_dir() -> Path:
-    """The bundled ``templates/`` folder (next to the package in a checkout)."""
-    return TEMPLATES
+    """The folder of the Jinja2 templates, the first of:
+
+    ``$PBP_TEMPLATES`` (a GM's own copy), ``templates/`` beside the package (a
+    checkout or an editable install), ``<prefix>/share/pbp/templates`` (a normal
+    install, see ``pyproject.toml``).
+
+    :raises click.ClickException: none of them exists.
+    """
+    candidates = [
+        Path(os.environ["PBP_TEMPLATES"]) if os.environ.get("PBP_TEMPLATES") else None,
+        Path(__file__).resolve().parent.parent / "templates",
+        Path(sys.prefix) / "share" / "pbp" / "templates",
+    ]
+    for candidate in candidates:
+        if candidate is not None and (candidate / "ru").is_dir():
+            return candidate
+    raise click.ClickException("templates not found; set PBP_TEMPLATES to the templates folder")
 
 
 def _load(path: Path) -> Config:
@@ -191,19 +204,17 @@ def post(config_path: Path, game_id: str, day: int | None, which: str | None, fm
         which = "day" if day is not None or not row.over else "final"
     if which == "day" and day is None:
         day = kind.day(state)
+    # The whole public log: a day's post also shows GM answers carried over (D6).
     events = [s.event for s in service.store.events(game_id, public_only=True)]
-    if which == "day":
-        events = [s.event for s in service.store.events(game_id, day=day, public_only=True)]
-    click.echo(
-        service.renderer.public_post(
-            which,
-            events,
-            locale=game.locale,
-            fmt=fmt,  # type: ignore[arg-type]
-            game=game_id,
-            day=day,
-        )
+    text = service.renderer.public_post(
+        which,
+        events,
+        locale=game.locale,
+        fmt="markdown" if fmt == "markdown" else "bbcode",
+        game=game_id,
+        day=day,
     )
+    click.echo(text.rstrip("\n"))
 
 
 @main.command()
@@ -217,15 +228,16 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     row = _started(service, game_id)
     kind = service.kind_of(row.kind)
     view = kind.gm_view(kind.load(row.state))
-    view["next_close_at"] = row.next_close_at.isoformat() if row.next_close_at else None
+    game = config.game(game_id)
+    closes = row.next_close_at.astimezone(game.zone) if row.next_close_at else None
+    view["next_close_at"] = closes.isoformat(timespec="minutes") if closes else None
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
-    game = config.game(game_id)
     _subject, body = service.renderer.private_mail(
         f"{row.kind}/gm_show", locale=game.locale, game=game_id, view=view
     )
-    click.echo(body)
+    click.echo(body.rstrip("\n"))
 
 
 @main.command("close-day")
@@ -291,10 +303,6 @@ def kept(config_path: Path) -> None:
         click.echo(
             f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
         )
-
-
-def _public_only(events: list[Any]) -> list[Any]:
-    return [e for e in events if e.visibility is Visibility.PUBLIC]
 
 
 if __name__ == "__main__":  # pragma: no cover
