@@ -231,6 +231,11 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     game = config.game(game_id)
     closes = row.next_close_at.astimezone(game.zone) if row.next_close_at else None
     view["next_close_at"] = closes.isoformat(timespec="minutes") if closes else None
+    view["addresses"] = {
+        name: service.mail.personal(token)
+        for name in kind.players(kind.load(row.state))
+        if (token := service.store.player_token(game_id, name))
+    }
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return

@@ -387,8 +387,7 @@ SHA-256: $sha
 Я думаю, что убийство совершил [b]Белых[/b], орудием [b]подсвечник[/b] в комнате \
 [b]кухня[/b].
 
-Если что-то понято не так, пришлите исправленный ход ответом на это письмо. СТАТУС — \
-ваши карты и долги, ПОМОЩЬ — список команд.
+СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
         "shown1": """\
 Неташка, ваше предположение №1 (Белых, подсвечник, кухня) опровергнуто.
@@ -427,8 +426,7 @@ SHA-256: $sha
 Сегодня можно сделать ещё 3 предположения.
 Кому сколько: Неташка — 3, Веталь — 3.
 
-Если что-то понято не так, пришлите исправленный ход ответом на это письмо. СТАТУС — \
-ваши карты и долги, ПОМОЩЬ — список команд.
+СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
         "addressed2": """\
 Неташка, Веталь адресует вам предположение №2:
@@ -455,8 +453,7 @@ SHA-256: $sha
 Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]нож[/b] в комнате \
 [b]бильярдная[/b].
 
-Если что-то понято не так, пришлите исправленный ход ответом на это письмо. СТАТУС — \
-ваши карты и долги, ПОМОЩЬ — список команд.
+СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
         "day1_bbcode": """\
 [b]Итоги дня 1[/b]
@@ -515,8 +512,11 @@ SHA-256: $sha
 
 Игроки:
   - Неташка (Краснова): Краснова, нож, кухня; сегодня осталось 2 из 2, штраф 1
+    адрес для ходов: $a1
   - Веталь (Горчичников): Горчичников, танцевальный зал, терраса; сегодня осталось 3 из 3
+    адрес для ходов: $a2
   - Дуг (Белых): подсвечник, бильярдная, библиотека; сегодня осталось 3 из 3
+    адрес для ходов: $a3
 
 Ждут ответа:
   - ничего
@@ -552,8 +552,7 @@ SHA-256: $sha
 > ОБВИНЕНИЕ Белых, труба, кабинет
 Обвинение (Белых, труба, кабинет) верное — вы победили!
 
-Если что-то понято не так, пришлите исправленный ход ответом на это письмо. СТАТУС — \
-ваши карты и долги, ПОМОЩЬ — список команд.
+СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
         "final_bbcode": """\
 [b]Игра окончена[/b]
@@ -751,8 +750,7 @@ For the forum (paste it into the game thread):
 I think the murder was committed by [b]White[/b], with the weapon [b]candlestick[/b], \
 in the room [b]kitchen[/b].
 
-If something was misunderstood, send the corrected move in reply to this mail. STATUS \
-shows your cards and what you owe, HELP the commands.
+STATUS shows your cards and what you owe, HELP the commands.
 """,
         "shown1": """\
 Alice, your suggestion #1 (White, candlestick, kitchen) was refuted.
@@ -791,8 +789,7 @@ You owe:
 3 suggestions left today.
 To each player: Alice 3, Bob 3.
 
-If something was misunderstood, send the corrected move in reply to this mail. STATUS \
-shows your cards and what you owe, HELP the commands.
+STATUS shows your cards and what you owe, HELP the commands.
 """,
         "addressed2": """\
 Alice, you have suggestion #2 from Bob:
@@ -818,8 +815,7 @@ For the forum (paste it into the game thread):
 I think the murder was committed by [b]Scarlett[/b], with the weapon [b]knife[/b], in the \
 room [b]billiard room[/b].
 
-If something was misunderstood, send the corrected move in reply to this mail. STATUS \
-shows your cards and what you owe, HELP the commands.
+STATUS shows your cards and what you owe, HELP the commands.
 """,
         "day1_bbcode": """\
 [b]Day 1 summary[/b]
@@ -878,8 +874,11 @@ Solution: White, pipe, study.
 
 Players:
   - Alice (Scarlett): Scarlett, knife, kitchen; 2 of 2 suggestions left today, penalty 1
+    address for moves: $a1
   - Bob (Mustard): Mustard, ballroom, conservatory; 3 of 3 suggestions left today
+    address for moves: $a2
   - Carol (White): candlestick, billiard room, library; 3 of 3 suggestions left today
+    address for moves: $a3
 
 Waiting for an answer:
   - nothing
@@ -915,8 +914,7 @@ Carol, this is what was done with your mail.
 > ACCUSE White, pipe, study
 Your accusation (White, pipe, study) is right — you win!
 
-If something was misunderstood, send the corrected move in reply to this mail. STATUS \
-shows your cards and what you owe, HELP the commands.
+STATUS shows your cards and what you owe, HELP the commands.
 """,
         "final_bbcode": """\
 [b]The game is over[/b]
@@ -1166,7 +1164,14 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     assert post(table, game, "--day", "1") == x["day1_bbcode"]
     assert post(table, game, "--day", "1", "--format", "bbcode") == x["day1_bbcode"]
     assert post(table, game, "--day", "1", "--format", "markdown") == x["day1_markdown"]
-    assert output(table.ok("show", game)) == fill(x["show_day2"], sha=sha, canonical=canonical)
+    assert output(table.ok("show", game)) == fill(
+        x["show_day2"],
+        sha=sha,
+        canonical=canonical,
+        a1=addresses[p1],
+        a2=addresses[p2],
+        a3=addresses[p3],
+    )
 
     # C6, C7: a right accusation ends the game; the final post reveals the deal.
     accuse = table.mail(e3, addresses[p3], t["accuse"], *lang.moves["accuse"])

@@ -548,7 +548,6 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
     assert body.endswith(
         "Для форума (скопируйте в тред игры):\n\n"
         f"{snippet}\n"
-        "Если что-то понято не так, пришлите исправленный ход ответом на это письмо. "
         "СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.\n"
     )
 
