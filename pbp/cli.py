@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from pbp.config import Config, ConfigError, load_config
+from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
@@ -163,17 +164,22 @@ def check(config_path: Path) -> None:
 def run(config_path: Path, once: bool, now: str | None) -> None:
     """Run the daemon on every configured game."""
     config = _load(config_path)
-    service = _service(config)
-    if once:
-        outcomes = service.run_once(_when(now))
-        for outcome in outcomes:
-            click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip())
-        return
-    if now is not None:
+    if now is not None and not once:
         raise click.UsageError("--now only goes with --once")
-    from pbp.daemon import Daemon
+    with writer_lock(config.store) as mine:
+        if not mine:
+            raise click.ClickException(
+                f"another pbp run (pid {holder(config.store) or '?'}) is serving {config.store}"
+            )
+        service = _service(config)
+        if once:
+            outcomes = service.run_once(_when(now))
+            for outcome in outcomes:
+                click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip())
+            return
+        from pbp.daemon import Daemon
 
-    Daemon(service).run()
+        Daemon(service).run()
 
 
 @main.command()
@@ -204,6 +210,10 @@ def post(config_path: Path, game_id: str, day: int | None, which: str | None, fm
         which = "day" if day is not None or not row.over else "final"
     if which == "day" and day is None:
         day = kind.day(state)
+    if which == "final" and not row.over:
+        raise click.ClickException(f"game {game_id} is not over yet")
+    if which == "day" and day is not None and not 1 <= day <= kind.day(state):
+        raise click.ClickException(f"game {game_id} has days 1 to {kind.day(state)}, not {day}")
     # The whole public log: a day's post also shows GM answers carried over (D6).
     events = [s.event for s in service.store.events(game_id, public_only=True)]
     text = service.renderer.public_post(
@@ -256,11 +266,18 @@ def close_day(config_path: Path, game_id: str) -> None:
     if row.over:
         raise click.ClickException(f"game {game_id} is over")
     now = datetime.now(UTC)
-    step = service.close_day(game_id, now, now)
-    service.flush_outbox(now)
-    closed = [e.data for e in step.events if e.kind == "day_closed"]
-    day = closed[0]["day"] if closed else "?"
-    click.echo(f"{game_id}: day {day} closed")
+    with writer_lock(config.store) as mine:
+        if mine:
+            # Rule D8: mail that arrived before the close belongs to the closing day.
+            service.run_once(now)
+        # Else a running daemon applies the mail and sends what this close queues.
+        step = service.close_day(game_id, now, now)
+        if mine:
+            service.flush_outbox(now)
+    closed = [e.data for e in step.events if e.kind == "day_closed"] if step else []
+    if not closed:
+        raise click.ClickException(f"game {game_id}: nothing to close (the game is over)")
+    click.echo(f"{game_id}: day {closed[0]['day']} closed")
 
 
 @main.command("mail")

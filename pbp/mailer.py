@@ -55,7 +55,11 @@ class Mailer:
     def player(
         self, game: Any, player: str, template: str, context: Mapping[str, Any], now: datetime
     ) -> None:
-        email = next(p.email for p in game.players if p.name == player)
+        # The address the seat was dealt to (the store), so that a games.yaml edited
+        # during the game cannot lose a player's mail.
+        email = self.store.player_email(game.id, player)
+        if email is None:
+            email = next(p.email for p in game.players if p.name == player)
         full = {**self.context(game, player), **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
@@ -144,7 +148,8 @@ class Mailer:
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
         )
-        base_subject = letter.subject.strip()
+        # One line, whatever the sender's encoded words held (no header injection).
+        base_subject = " ".join(letter.subject.split())[:200]
         if base_subject and not base_subject.lower().startswith("re:"):
             subject = f"Re: {base_subject}"
         elif base_subject:

@@ -14,6 +14,7 @@ arrival, so a daemon that was down catches up in time order.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import string
@@ -114,14 +115,17 @@ class Service:
         deadline may be due.
         """
         now = now or self.clock()
-        self.start_due_games(now)
         outcomes: list[Outcome] = []
-        if self.inbox is not None:
-            for raw in self.inbox.fetch_new():
-                outcomes.append(self.handle(raw, now))
-                self.inbox.mark_done([raw.key])
-        self.advance_all(now)
-        self.flush_outbox(now)
+        try:
+            self.start_due_games(now)
+            if self.inbox is not None:
+                for raw in self.inbox.fetch_new():
+                    outcomes.append(self.handle(raw, now))
+                    self.inbox.mark_done([raw.key])
+            self.advance_all(now)
+        finally:
+            # Whatever failed, what is committed goes out.
+            self.flush_outbox(now)
         return outcomes
 
     def start_due_games(self, now: datetime) -> list[str]:
@@ -172,7 +176,10 @@ class Service:
     def advance_all(self, until: datetime) -> None:
         """Perform every due reminder and day close of every running game up to ``until``."""
         for game in self.config.games:
-            self.advance(game.id, until)
+            try:
+                self.advance(game.id, until)
+            except Exception:  # one broken game must not stop the others
+                log.exception("game %s: a deadline failed; retried next round", game.id)
 
     def advance(self, game_id: str, until: datetime) -> None:
         """Perform the due reminders and closes of one game, in time order, up to ``until``.
@@ -189,38 +196,57 @@ class Service:
             hours = game.remind_hours_before
             if hours:
                 remind_at = close_at - timedelta(hours=hours)
-                if remind_at <= until < close_at and not self.store.reminder_sent(
-                    game_id, remind_at
-                ):
-                    self.remind(game, row, remind_at, until)
+                if remind_at <= until < close_at:
+                    self.remind(game, remind_at, until)
             if close_at > until:
                 return
-            self.close_day(game_id, close_at, until)
+            self.close_day(game_id, close_at, until, scheduled=True)
 
-    def close_day(self, game_id: str, at: datetime, now: datetime | None = None) -> Step:
+    def close_day(
+        self,
+        game_id: str,
+        at: datetime,
+        now: datetime | None = None,
+        *,
+        scheduled: bool = False,
+    ) -> Step | None:
         """Close the current game day of ``game_id`` at ``at`` (rules D6, D7).
 
         Applies the GM defaults, mails the GM the day summary, opens the next day.
+        ``scheduled``: this is the close due at ``at``; it happens only if it is still
+        due (another writer may have done it). A manual close (``pbp close-day``)
+        keeps the regular schedule: the next day closes at the first regular close
+        after the one that was due. Returns None when nothing was closed.
         """
         now = now or self.clock()
         game = self.game_config(game_id)
         kind = self.kind_of(game)
         with self.store.transaction():
             row = self._row(game_id)
+            if row.over or row.next_close_at is None:
+                return None
+            if scheduled and row.next_close_at != at:
+                return None
             state = kind.load(row.state)
             day = kind.day(state)
             step = kind.close_day(state, at)
-            self._commit_step(game, kind, step, at=at, day=day, source=f"close:{day}")
+            following = self.close_after(game, max(at, row.next_close_at))
+            self._commit_step(
+                game, kind, step, at=at, day=day, source=f"close:{day}", next_close_at=following
+            )
             self.mail.gm_post(game, "day", now, day=day)
             self._notify(game, kind, step, now)
         log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
         return step
 
-    def remind(self, game: Any, row: GameRow, due_at: datetime, now: datetime) -> None:
+    def remind(self, game: Any, due_at: datetime, now: datetime) -> None:
         """Send one reminder to every player with open duties before the close."""
         kind = self.kind_of(game)
-        state = kind.load(row.state)
         with self.store.transaction():
+            if self.store.reminder_sent(game.id, due_at):
+                return
+            row = self._row(game.id)
+            state = kind.load(row.state)
             for player in kind.players(state):
                 duties = kind.duties(state, player)
                 if duties:
@@ -239,12 +265,16 @@ class Service:
         source = source_key(raw)
         if self.store.seen(source):
             return Outcome(source, "duplicate")
+        if raw.arrived > now:
+            # A clock ahead of ours (a server's INTERNALDATE, `pbp mail --at`) must not
+            # fast-forward the game through closes that have not happened (D8).
+            raw = dataclasses.replace(raw, arrived=now)
         try:
             return self._handle(raw, source, now)
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():
-                self.store.keep(source, raw.arrived, f"error: {error!r}", raw.raw, now)
+                kept_id = self.store.keep(source, raw.arrived, f"error: {error!r}", raw.raw, now)
                 self.store.record_message(
                     source,
                     message_id=None,
@@ -253,7 +283,29 @@ class Service:
                     outcome="error",
                     note=repr(error),
                 )
+            self._notice_error(raw, kept_id, repr(error), now)
             return Outcome(source, "error", notes=[repr(error)])
+
+    def _notice_error(self, raw: RawMessage, kept_id: int, error: str, now: datetime) -> None:
+        """Tell the sender and every GM that a message crashed its handler and is kept.
+
+        Best effort: a failure here is logged, the message stays in ``pbp kept``.
+        """
+        try:
+            letter = read_letter(raw.raw)
+            with self.store.transaction():
+                sender = letter.from_address
+                seats = self.store.tokens_of(sender) if sender else []
+                if sender and seats and not letter.automatic:
+                    game = self.game_config(seats[0][1])
+                    self.mail.reply(letter, sender, "failed", {}, now, game=game)
+                notified: set[str] = set()
+                for game in self.config.games:
+                    if game.gm.lower() not in notified:
+                        notified.add(game.gm.lower())
+                        self.mail.notice_gm(game, letter, raw, "error", kept_id, now, error)
+        except Exception:
+            log.exception("could not tell the GM about kept message %s", kept_id)
 
     def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
         letter = read_letter(raw.raw)
@@ -463,13 +515,20 @@ class Service:
         return row
 
     def _commit_step(
-        self, game: Any, kind: GameKind, step: Step, *, at: datetime, day: int, source: str
+        self,
+        game: Any,
+        kind: GameKind,
+        step: Step,
+        *,
+        at: datetime,
+        day: int,
+        source: str,
+        next_close_at: datetime | None = None,
     ) -> None:
+        """Log a step's events and its new state (next close unchanged unless given)."""
         row = self._row(game.id)
         over = kind.is_over(step.state)
-        next_close_at = row.next_close_at
-        if source.startswith("close:"):
-            next_close_at = self.close_after(game, at)
+        next_close_at = next_close_at or row.next_close_at
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
         self.store.save_state(
             game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at

@@ -363,6 +363,13 @@ class Store:
         ).fetchone()
         return str(row[0]) if row else None
 
+    def player_email(self, game_id: str, player: str) -> str | None:
+        """The address a seat was registered with when the game started."""
+        row = self._db.execute(
+            "SELECT email FROM tokens WHERE game_id = ? AND player = ?", (game_id, player)
+        ).fetchone()
+        return str(row[0]) if row else None
+
     # --- incoming messages -----------------------------------------------------
 
     def seen(self, source: str) -> bool:
@@ -400,9 +407,12 @@ class Store:
 
     def message_id_seen(self, message_id: str) -> bool:
         """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4)
-        was already processed, other than by a crash of its handler."""
+        was already read as a player's moves (not when it was refused as to the wrong
+        address, or crashed: the same mail may then come again, rightly addressed)."""
         row = self._db.execute(
-            "SELECT 1 FROM messages WHERE message_id = ? AND outcome != 'error'", (message_id,)
+            "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
+            "('applied', 'partly_applied', 'refused', 'status')",
+            (message_id,),
         ).fetchone()
         return row is not None
 

@@ -90,9 +90,20 @@ def write_config(
 class Table:
     """A game on Maildir transports with a test-controlled clock."""
 
-    def __init__(self, directory: Path, **config: str) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        locale: str = "ru",
+        start: str | None = "2026-12-01T20:00",
+        personal_address: str = "plus",
+        extra: str = "",
+    ) -> None:
         self.directory = directory
-        self.config = load_config(write_config(directory, **config))
+        path = write_config(
+            directory, locale=locale, start=start, personal_address=personal_address, extra=extra
+        )
+        self.config = load_config(path)
         self.store = Store(self.config.store)
         self.inbox_path = directory / "mail" / "inbox"
         self.outbox_path = directory / "mail" / "outbox"

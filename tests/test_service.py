@@ -318,9 +318,13 @@ def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_blo
         if s.event.kind == "suggestion_made"
     ]
     assert suggestions == [(1, "Роза")]
-    assert [to for to, _ in summary(table.new_mail())] == [
-        "rosa@example.test",
-        "cross@example.test",
+    mails = table.new_mail()
+    assert "При обработке вашего письма произошла ошибка программы" in body(mails[0])
+    assert summary(mails) == [
+        ("cross@example.test", "Re: ход"),
+        (GM, "[seed-000] Письмо отложено: при обработке произошла ошибка программы"),
+        ("rosa@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Предположение №1 от Розы"),
     ]
 
 
@@ -449,3 +453,69 @@ def test_D4_the_seed_form_is_quoted_whole_and_answered_with_the_days_own_heading
         "\n"
         "СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.\n"
     )
+
+
+def test_D6_a_scheduled_close_done_by_another_writer_is_not_done_again(table: Table) -> None:
+    closes = [
+        table.service.close_day("seed-000", utc(2026, 12, 1, 19, 30), scheduled=True)
+        for _ in range(2)
+    ]
+    assert [step is not None for step in closes] == [True, False]
+    days = [
+        s.event.data["day"] for s in table.store.events("seed-000") if s.event.kind == "day_closed"
+    ]
+    assert days == [1]
+
+
+def test_D1_a_manual_close_keeps_the_regular_schedule(table: Table) -> None:
+    """``pbp close-day`` at 21:30 Moscow: day 2 ends at 22:30 the next day, not in an hour."""
+    table.service.close_day("seed-000", utc(2026, 12, 1, 18, 30))
+    row = table.store.game("seed-000")
+    assert row is not None and row.next_close_at == utc(2026, 12, 2, 19, 30)
+
+
+def test_D8_an_arrival_time_ahead_of_the_clock_does_not_fast_forward_the_game(
+    table: Table,
+) -> None:
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 9, 12))
+    assert table.run(utc(2026, 12, 1, 17, 10)) == ["applied"]
+    (made,) = [s for s in table.store.events("seed-000") if s.event.kind == "suggestion_made"]
+    assert (made.day, made.at) == (1, utc(2026, 12, 1, 17, 10))
+    assert not [s for s in table.store.events("seed-000") if s.event.kind == "day_closed"]
+
+
+def test_a_player_whose_address_changed_in_games_yaml_still_gets_his_mail_at_the_dealt_one(
+    tmp_path: Path,
+) -> None:
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        # The GM edits Дуг's address after the deal: the seat keeps the dealt address.
+        dug = next(p for p in table.config.games[0].players if p.name == "Дуг")
+        object.__setattr__(dug, "email", "new-doug@example.test")
+        table.send(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5)
+        )
+        assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+        assert [m["To"] for m in table.new_mail()] == ["cross@example.test", "doug@example.test"]
+    finally:
+        table.close()
+
+
+def test_a_mail_first_refused_for_its_address_is_applied_when_resent_rightly(
+    table: Table,
+) -> None:
+    """The same Message-ID, first to gm@ (no token), then to the personal address."""
+    table.new_mail()
+    table.send(
+        "Кросс",
+        "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг",
+        at=utc(2026, 12, 1, 17, 5),
+        to="gm@example.test",
+    )
+    raw = next((table.inbox_path / "new").iterdir()).read_bytes()
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["token_missing"]
+    personal = f"gm+{table.token('Кросс')}@example.test".encode()
+    (table.inbox_path / "new" / "resent").write_bytes(raw.replace(b"gm@example.test", personal, 1))
+    assert table.run(utc(2026, 12, 1, 17, 7)) == ["applied"]

@@ -1,0 +1,75 @@
+"""One mail writer per store: ``pbp run`` refuses a second one; ``pbp close-day``
+applies waiting mail before it closes (rule D8)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from gamekit import Table, write_config
+
+from pbp.lock import writer_lock
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def pbp(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "pbp", "-c", str(config), *args],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_second_pbp_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
+    config = write_config(tmp_path, start=None)
+    with writer_lock(tmp_path / "pbp.sqlite3") as mine:
+        assert mine
+        result = pbp(config, "run", "--once")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f"Error: another pbp run (pid {os.getpid()}) is serving {tmp_path / 'pbp.sqlite3'}"
+    )
+    assert pbp(config, "run", "--once").returncode == 0
+
+
+def test_D8_close_day_applies_the_mail_waiting_in_the_inbox_first(tmp_path: Path) -> None:
+    now = datetime.now(UTC)
+    table = Table(tmp_path, start=None)
+    try:
+        table.run(now)
+        table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=now)
+        table.send("Дуг", "ОПРОВЕРЖЕНИЕ Спальня", at=now + timedelta(milliseconds=1))
+    finally:
+        table.close()
+    # Nobody ran the daemon since: the GM closes the day by hand.
+    result = pbp(tmp_path / "games.yaml", "close-day", "seed-000")
+    assert (result.returncode, result.stdout) == (0, "seed-000: day 1 closed\n"), result.stderr
+    table = Table(tmp_path, start=None)
+    try:
+        answers = [
+            (s.day, s.event.kind, s.event.data.get("by_gm"))
+            for s in table.store.events("seed-000", public_only=True)
+            if s.event.kind in ("refuted", "not_refuted")
+        ]
+        assert answers == [(1, "refuted", False)]
+    finally:
+        table.close()
+
+
+def test_post_refuses_a_day_that_does_not_exist_and_a_final_post_before_the_end(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path, start=None)
+    assert pbp(config, "run", "--once").returncode == 0
+    day = pbp(config, "post", "seed-000", "--day", "7")
+    final = pbp(config, "post", "seed-000", "--which", "final")
+    assert (day.returncode, day.stderr) == (1, "Error: game seed-000 has days 1 to 1, not 7\n")
+    assert (final.returncode, final.stderr) == (1, "Error: game seed-000 is not over yet\n")
