@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from pbp.config import Game
 from pbp.engine.base import Event, Visibility
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
@@ -39,7 +40,7 @@ class Mailer:
             return f"{subject} {tag}"
         return subject
 
-    def context(self, game: Any, player: str | None) -> dict[str, Any]:
+    def context(self, game: Game, player: str | None) -> dict[str, Any]:
         context: dict[str, Any] = {
             "game": game.id,
             "timezone": game.timezone,
@@ -53,7 +54,7 @@ class Mailer:
         return context
 
     def player(
-        self, game: Any, player: str, template: str, context: Mapping[str, Any], now: datetime
+        self, game: Game, player: str, template: str, context: Mapping[str, Any], now: datetime
     ) -> None:
         # The address the seat was dealt to (the store), so that a games.yaml edited
         # during the game cannot lose a player's mail.
@@ -74,7 +75,7 @@ class Mailer:
             reply_to=full["personal_address"],
         )
 
-    def gm(self, game: Any, template: str, context: Mapping[str, Any], now: datetime) -> None:
+    def gm(self, game: Game, template: str, context: Mapping[str, Any], now: datetime) -> None:
         full = {**self.context(game, None), **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
@@ -83,7 +84,7 @@ class Mailer:
 
     def gm_post(
         self,
-        game: Any,
+        game: Game,
         post: str,
         now: datetime,
         *,
@@ -113,7 +114,7 @@ class Mailer:
 
     def notice_gm(
         self,
-        game: Any,
+        game: Game,
         letter: Letter,
         raw: RawMessage,
         reason: str,
@@ -140,7 +141,7 @@ class Mailer:
         context: Mapping[str, Any],
         now: datetime,
         *,
-        game: Any,
+        game: Game,
         player: str | None = None,
     ) -> None:
         """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it)."""

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
@@ -68,7 +69,7 @@ class Service:
 
     def __init__(
         self,
-        config: Any,
+        config: Config,
         store: Store,
         renderer: Renderer,
         *,
@@ -93,16 +94,16 @@ class Service:
         return self.config.game(game_id)
 
     @staticmethod
-    def kind_of(game: Any) -> GameKind:
+    def kind_of(game: Game) -> GameKind:
         """The :class:`GameKind` implementation for a config or stored kind name."""
         return KINDS[game if isinstance(game, str) else game.kind]
 
     @staticmethod
-    def zone(game: Any) -> ZoneInfo:
+    def zone(game: Game) -> ZoneInfo:
         """The game's time zone."""
         return ZoneInfo(game.timezone)
 
-    def close_after(self, game: Any, moment: datetime) -> datetime:
+    def close_after(self, game: Game, moment: datetime) -> datetime:
         """The game's first day close strictly after ``moment`` (UTC)."""
         return next_close(moment, game.close_time, self.zone(game))
 
@@ -143,7 +144,7 @@ class Service:
             started.append(game.id)
         return started
 
-    def start_game(self, game: Any, at: datetime, now: datetime) -> None:
+    def start_game(self, game: Game, at: datetime, now: datetime) -> None:
         """Deal, store, and mail hands (rule C2), the opening post (D1) and the GM sheet."""
         kind = self.kind_of(game)
         seed = game.seed if game.seed is not None else secrets.randbits(63)
@@ -239,7 +240,7 @@ class Service:
         log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
         return step
 
-    def remind(self, game: Any, due_at: datetime, now: datetime) -> None:
+    def remind(self, game: Game, due_at: datetime, now: datetime) -> None:
         """Send one reminder to every player with open duties before the close."""
         kind = self.kind_of(game)
         with self.store.transaction():
@@ -477,7 +478,7 @@ class Service:
 
     def _apply_command(
         self,
-        game: Any,
+        game: Game,
         kind: GameKind,
         state: Any,
         player: str,
@@ -516,7 +517,7 @@ class Service:
 
     def _commit_step(
         self,
-        game: Any,
+        game: Game,
         kind: GameKind,
         step: Step,
         *,
@@ -536,7 +537,7 @@ class Service:
 
     def _notify(
         self,
-        game: Any,
+        game: Game,
         kind: GameKind,
         step: Step,
         now: datetime,
@@ -550,7 +551,7 @@ class Service:
         if any(event.kind == "game_over" for event in step.events):
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
 
-    def _error_text(self, game: Any, error: MoveError) -> str:
+    def _error_text(self, game: Game, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)
 
     # --- outbox ----------------------------------------------------------------------
