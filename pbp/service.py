@@ -89,12 +89,12 @@ class Service:
 
     # --- configuration helpers ---------------------------------------------------
 
-    def game_config(self, game_id: str) -> Any:
+    def game_config(self, game_id: str) -> Game:
         """The config model of one game; raises KeyError."""
         return self.config.game(game_id)
 
     @staticmethod
-    def kind_of(game: Game) -> GameKind:
+    def kind_of(game: Game | str) -> GameKind:
         """The :class:`GameKind` implementation for a config or stored kind name."""
         return KINDS[game if isinstance(game, str) else game.kind]
 
