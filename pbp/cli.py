@@ -221,6 +221,7 @@ def post(config_path: Path, game_id: str, day: int | None, which: str | None, fm
         events,
         locale=game.locale,
         fmt="markdown" if fmt == "markdown" else "bbcode",
+        kind=game.kind,
         game=game_id,
         day=day,
     )
@@ -269,7 +270,7 @@ def close_day(config_path: Path, game_id: str) -> None:
     with writer_lock(config.store) as mine:
         if mine:
             # Rule D8: mail that arrived before the close belongs to the closing day.
-            service.run_once(now)
+            service.process_inbox(now)
         # Else a running daemon applies the mail and sends what this close queues.
         step = service.close_day(game_id, now, now)
         if mine:

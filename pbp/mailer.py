@@ -105,7 +105,7 @@ class Mailer:
             own = list(events)
         posts = {
             fmt: self.renderer.public_post(
-                post, events, locale=game.locale, fmt=fmt, game=game.id, day=day
+                post, events, locale=game.locale, fmt=fmt, kind=game.kind, game=game.id, day=day
             )
             for fmt in ("bbcode", "markdown")
         }

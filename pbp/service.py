@@ -33,7 +33,6 @@ from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
-from pbp.schedule import next_close
 from pbp.store import GameRow, Store
 
 log = logging.getLogger(__name__)
@@ -58,6 +57,14 @@ class Outcome:
     game_id: str | None = None
     player: str | None = None
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A committed move: its step and the public posts it completes (kind's choice)."""
+
+    step: Step
+    posts: list[tuple[str, int]]
 
 
 class Service:
@@ -103,10 +110,6 @@ class Service:
         """The game's time zone."""
         return ZoneInfo(game.timezone)
 
-    def close_after(self, game: Game, moment: datetime) -> datetime:
-        """The game's first day close strictly after ``moment`` (UTC)."""
-        return next_close(moment, game.close_time, self.zone(game))
-
     # --- the main loop pieces ----------------------------------------------------
 
     def run_once(self, now: datetime | None = None) -> list[Outcome]:
@@ -119,14 +122,21 @@ class Service:
         outcomes: list[Outcome] = []
         try:
             self.start_due_games(now)
-            if self.inbox is not None:
-                for raw in self.inbox.fetch_new():
-                    outcomes.append(self.handle(raw, now))
-                    self.inbox.mark_done([raw.key])
+            outcomes = self.process_inbox(now)
             self.advance_all(now)
         finally:
             # Whatever failed, what is committed goes out.
             self.flush_outbox(now)
+        return outcomes
+
+    def process_inbox(self, now: datetime) -> list[Outcome]:
+        """Handle every waiting message in arrival order, marking each done after its
+        commit (each first performs its game's deadlines due before it arrived, D8)."""
+        outcomes: list[Outcome] = []
+        if self.inbox is not None:
+            for raw in self.inbox.fetch_new():
+                outcomes.append(self.handle(raw, now))
+                self.inbox.mark_done([raw.key])
         return outcomes
 
     def start_due_games(self, now: datetime) -> list[str]:
@@ -149,12 +159,10 @@ class Service:
         kind = self.kind_of(game)
         seed = game.seed if game.seed is not None else secrets.randbits(63)
         salt = secrets.token_bytes(32)
-        step = kind.start(game, seed, salt)
+        step = kind.start(game, seed, salt, at)
         with self.store.transaction():
-            first_close = self.close_after(game, at)
-            self.store.add_game(
-                game.id, kind.kind, seed, salt, kind.dump(step.state), at, first_close
-            )
+            first = kind.first_deadline(game, step.state, at)
+            self.store.add_game(game.id, kind.kind, seed, salt, kind.dump(step.state), at, first)
             self.store.append_events(game.id, step.events, at=at, day=kind.day(step.state))
             for player in game.players:
                 token = "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
@@ -183,9 +191,10 @@ class Service:
                 log.exception("game %s: a deadline failed; retried next round", game.id)
 
     def advance(self, game_id: str, until: datetime) -> None:
-        """Perform the due reminders and closes of one game, in time order, up to ``until``.
+        """Perform the due reminders and deadlines of one game, in time order, up to
+        ``until``.
 
-        Each close is its own transaction; a close missed while the daemon was down
+        Each deadline is its own transaction; one missed while the daemon was down
         happens once, at its own time (rule D8).
         """
         game = self.game_config(game_id)
@@ -211,13 +220,14 @@ class Service:
         *,
         scheduled: bool = False,
     ) -> Step | None:
-        """Close the current game day of ``game_id`` at ``at`` (rules D6, D7).
+        """Pass the current deadline of ``game_id`` at ``at``: close the game day
+        (rules D6, D7), or whatever the game kind does at its deadline.
 
-        Applies the GM defaults, mails the GM the day summary, opens the next day.
-        ``scheduled``: this is the close due at ``at``; it happens only if it is still
-        due (another writer may have done it). A manual close (``pbp close-day``)
-        keeps the regular schedule: the next day closes at the first regular close
-        after the one that was due. Returns None when nothing was closed.
+        The GM defaults are applied, the GM gets the posts the kind asks for (the
+        day summary), the next deadline is set by the kind (a manual day close keeps
+        the regular schedule). ``scheduled``: this is the deadline due at ``at``; it
+        is passed only if still due (another writer may have done it). Returns None
+        when nothing was done.
         """
         now = now or self.clock()
         game = self.game_config(game_id)
@@ -230,12 +240,13 @@ class Service:
                 return None
             state = kind.load(row.state)
             day = kind.day(state)
-            step = kind.close_day(state, at)
-            following = self.close_after(game, max(at, row.next_close_at))
+            step = kind.on_deadline(state, at)
+            following = kind.next_deadline(game, step.state, row.next_close_at, at)
             self._commit_step(
                 game, kind, step, at=at, day=day, source=f"close:{day}", next_close_at=following
             )
-            self.mail.gm_post(game, "day", now, day=day)
+            for post, number in kind.posts(state, step):
+                self.mail.gm_post(game, post, now, day=number)
             self._notify(game, kind, step, now)
         log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
         return step
@@ -382,13 +393,15 @@ class Service:
             state = kind.load(row.state)
             commands = kind.parse(letter.text, state)
             results: list[dict[str, Any]] = []
-            steps: list[Step] = []
+            steps: list[Applied] = []
             for command in commands:
-                result, step = self._apply_command(game, kind, state, player, command, raw, source)
+                result, applied = self._apply_command(
+                    game, kind, state, player, command, raw, source
+                )
                 results.append(result)
-                if step is not None:
-                    steps.append(step)
-                    state = step.state
+                if applied is not None:
+                    steps.append(applied)
+                    state = applied.step.state
             if not commands:
                 results.append(
                     {"line": "", "error": self.renderer.error("no_command", {}, locale=game.locale)}
@@ -403,8 +416,10 @@ class Service:
                 player=player,
             )
             # The sender's answer first, then what his moves cause for others.
-            for step in steps:
-                self._notify(game, kind, step, now)
+            for applied in steps:
+                self._notify(game, kind, applied.step, now)
+                for post, number in applied.posts:
+                    self.mail.gm_post(game, post, now, day=number)
             refused = sum(1 for result in results if "error" in result)
             if steps:
                 outcome = "applied" if not refused else "partly_applied"
@@ -485,8 +500,8 @@ class Service:
         command: ParsedCommand,
         raw: RawMessage,
         source: str,
-    ) -> tuple[dict[str, Any], Step | None]:
-        """Apply and commit one command line: (its result for the reply, its step or None)."""
+    ) -> tuple[dict[str, Any], Applied | None]:
+        """Apply and commit one command line: (its result for the reply, what it did)."""
         result: dict[str, Any] = {"line": command.text}
         if command.error is not None:
             result["error"] = self._error_text(game, command.error)
@@ -503,9 +518,9 @@ class Service:
         self._commit_step(game, kind, step, at=raw.arrived, day=kind.day(state), source=source)
         result["events"] = [event_dict(e) for e in _visible(step.events, player)]
         result["snippet"] = self.renderer.public_post(
-            "move", step.events, locale=game.locale, fmt="bbcode", game=game.id
+            "move", step.events, locale=game.locale, fmt="bbcode", kind=game.kind, game=game.id
         )
-        return result, step
+        return result, Applied(step, kind.posts(state, step))
 
     # --- committing and mailing --------------------------------------------------
 
@@ -526,10 +541,12 @@ class Service:
         source: str,
         next_close_at: datetime | None = None,
     ) -> None:
-        """Log a step's events and its new state (next close unchanged unless given)."""
+        """Log a step's events and its new state; the next deadline is ``next_close_at``
+        or, after a move, what the kind says (:meth:`GameKind.next_deadline`)."""
         row = self._row(game.id)
         over = kind.is_over(step.state)
-        next_close_at = next_close_at or row.next_close_at
+        if next_close_at is None:
+            next_close_at = kind.next_deadline(game, step.state, row.next_close_at, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
         self.store.save_state(
             game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at

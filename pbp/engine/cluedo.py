@@ -210,6 +210,36 @@ def check_deal(cards: Cards, players: Sequence[str], fixed: Deal) -> None:
         raise ValueError(f"rule C2: cards not dealt: {', '.join(missing)}")
 
 
+def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | None) -> Deal:
+    """The deal a game starts with (C1, C2), for either variant.
+
+    Checks that there are at least 3 players, each named once, and 3M+3 cards; then
+    deals from ``random.Random(seed)`` (:func:`deal`), or checks ``fixed`` (a deal
+    given in the config, :func:`check_deal`) and returns it with the hands in
+    ``players`` order.
+
+    Example: ``start_deal(cards, ["Кросс", "Дуг", "Роза"], 7, None)`` → a :class:`Deal`.
+
+    :raises ValueError: e.g. ``"rule C1: at least 3 players, got 2"``, ``"players named
+        twice: [...]"``, ``"rule C1: 4 players need 15 cards, got 12"``, or what
+        :func:`check_deal` finds wrong in ``fixed``.
+    """
+    names = list(players)
+    if len(names) < 3:
+        raise ValueError(f"rule C1: at least 3 players, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"players named twice: {names}")
+    if len(cards.all()) != 3 * len(names) + 3:
+        raise ValueError(
+            f"rule C1: {len(names)} players need {3 * len(names) + 3} cards, "
+            f"got {len(cards.all())}"
+        )
+    if fixed is None:
+        return deal(cards, names, random.Random(seed))
+    check_deal(cards, names, fixed)
+    return Deal(fixed.solution, {p: tuple(fixed.hands[p]) for p in names})
+
+
 def deal_as_json(dealt: Deal) -> dict[str, Any]:
     """The deal as the JSON mapping of the fairness commitment (DESIGN.md).
 

@@ -47,8 +47,8 @@ class GameKind(Protocol):
 
     kind: str
 
-    def start(self, game: Any, seed: int, salt: bytes) -> Step:
-        """Deal and open the game configured by ``game`` (a config model)."""
+    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+        """Deal and open the game configured by ``game`` (a config model) at ``at``."""
 
     def load(self, data: Mapping[str, Any]) -> Any:
         """Stored JSON → engine state."""
@@ -60,7 +60,9 @@ class GameKind(Protocol):
         """True when the game has ended."""
 
     def day(self, state: Any) -> int:
-        """The current game day (1-based)."""
+        """The current period, 1-based: the game day (the turn in turn-based kinds).
+
+        Events are logged with it, and posts are numbered by it."""
 
     def players(self, state: Any) -> list[str]:
         """Every seat, in configured order."""
@@ -71,8 +73,24 @@ class GameKind(Protocol):
     def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
         """Apply one move; raises :class:`~pbp.engine.base.MoveError`."""
 
-    def close_day(self, state: Any, at: datetime) -> Step:
-        """Close the current game day at ``at``."""
+    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+        """The first deadline (aware UTC) of a game started at ``start``; None: none."""
+
+    def next_deadline(
+        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+    ) -> datetime | None:
+        """The deadline after a committed step (``state`` is after it).
+
+        ``current``: the stored deadline; ``passed``: the deadline just handled by
+        :meth:`on_deadline`, or None after a player's move.
+        """
+
+    def on_deadline(self, state: Any, at: datetime) -> Step:
+        """What happens when the deadline due at ``at`` passes (a day close, a missed turn)."""
+
+    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+        """Public posts to mail the GM after ``step``: ``[(template name, period)]``,
+        e.g. ``[("day", 3)]`` when game day 3 closed."""
 
     def status(self, state: Any, player: str) -> dict[str, Any]:
         """The private STATUS view of one player."""

@@ -15,6 +15,7 @@ from pbp.engine.base import Event, Step, Visibility
 from pbp.engine.cluedo import Help, Status
 from pbp.kinds.base import ParsedCommand, PrivateMail
 from pbp.parse.cluedo import parse_cluedo
+from pbp.schedule import next_close
 
 
 class CluedoDays:
@@ -38,8 +39,8 @@ class CluedoDays:
             deal=game.to_deal(),
         )
 
-    def start(self, game: Any, seed: int, salt: bytes) -> Step:
-        """Deal (C2) and open day 1 (D1)."""
+    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+        """Deal (C2) and open day 1 (D1); ``at`` plays no part (days follow the clock)."""
         return engine.start(self.setup(game), seed, salt)
 
     def load(self, data: Mapping[str, Any]) -> Any:
@@ -80,9 +81,31 @@ class CluedoDays:
         """One move (C3–C7, D2–D5)."""
         return engine.apply(state, player, move, at)
 
-    def close_day(self, state: Any, at: datetime) -> Step:
+    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+        """Day 1 closes at the first ``day_closes`` after the start (D1)."""
+        return next_close(start, game.close_time, game.zone)
+
+    def next_deadline(
+        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+    ) -> datetime | None:
+        """Moves leave the close alone; after a close the next regular one follows.
+
+        A close made early by hand (``pbp close-day``) keeps the regular schedule:
+        the next day closes at the first regular close after the one that was due.
+        """
+        if passed is None:
+            return current
+        return next_close(max(passed, current or passed), game.close_time, game.zone)
+
+    def on_deadline(self, state: Any, at: datetime) -> Step:
         """Day close (D6, D7)."""
         return engine.close_day(state, at)
+
+    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+        """The day summary when a day closed (D7)."""
+        if any(event.kind == "day_closed" for event in step.events):
+            return [("day", int(before.day))]
+        return []
 
     def status(self, state: Any, player: str) -> dict[str, Any]:
         """The STATUS view."""

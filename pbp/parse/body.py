@@ -1,5 +1,6 @@
 """The new text of a mail body: charset guessing, HTML to text, quoted replies and
-signatures removed. Used by :mod:`pbp.parse.mime`; pure string functions.
+signatures removed. Used by :mod:`pbp.parse.mime`; pure string functions, each linear
+in its input.
 
 What is removed (players answer from many clients, in Russian and English):
 
@@ -7,11 +8,14 @@ What is removed (players answer from many clients, in Russian and English):
 - a reply header and everything after it when the quote is not ``>``-marked
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
   ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
-  ``-----Original Message-----``, ``-------- Пересылаемое сообщение --------``,
-  an Outlook ``From:``/``Sent:`` (``От:``/``Отправлено:``) block; a header followed
-  by ``>`` lines (bottom-posting) is dropped alone, so the text after the quote stays;
+  Yandex's ``01.12.2026, 12:00, "X":``, Zoho's ``---- On …, X <x@example.test> wrote
+  ----``, ``-----Original Message-----``, ``-------- Пересылаемое сообщение
+  --------``, Outlook's separator line of underscores and its ``From:``/``Sent:``
+  (``От:``/``Отправлено:``) block; a header followed by ``>`` lines (bottom-posting)
+  is dropped alone, so the text after the quote stays;
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
   stripped);
+- (separately, :func:`strip_echo`) an unmarked copy of the mail being answered;
 - in HTML, before conversion: Gmail's ``<div class="gmail_quote">`` and
   ``gmail_signature``, Thunderbird's ``moz-cite-prefix``/``moz-signature`` and every
   ``<blockquote>``.
@@ -29,6 +33,10 @@ import html2text
 #: Single-byte Cyrillic charsets whose label clients get wrong; a declared one of
 #: these may be overridden by a better-scoring one (see :func:`decode_bytes`).
 CYRILLIC_8BIT = ("cp1251", "koi8-r", "koi8-u", "iso8859-5", "cp866", "mac-cyrillic")
+
+#: Western charsets (normalised codec names) that a client may declare on UTF-8 text;
+#: valid UTF-8 with multi-byte sequences is read as UTF-8 despite them.
+WESTERN_8BIT = frozenset({"ascii", "latin-1", "iso8859-1", "iso8859-15", "cp1252"})
 
 #: Letter frequencies of Russian text, per cent (ё counted with е in most texts).
 _RU_FREQ = {
@@ -89,7 +97,10 @@ def russian_score(text: str) -> float:
 def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
     """Decode a text part; returns ``(text, codec used)``.
 
-    Order: pure ASCII as is; a declared charset that is neither UTF-8 nor a Cyrillic
+    Order: pure ASCII as is; UTF-8 when the declared charset is a Western one
+    (:data:`WESTERN_8BIT`: us-ascii, ISO 8859-1/-15, windows-1252; clients put a Latin-1
+    label on UTF-8 Cyrillic) and the bytes are valid UTF-8; a declared charset that is
+    neither UTF-8 nor a Cyrillic
     single-byte one (:data:`CYRILLIC_8BIT`), when it decodes; UTF-8 when the bytes are
     valid UTF-8 (multi-byte UTF-8 almost never happens by chance in 8-bit text); else
     the declared Cyrillic charset, windows-1251 and KOI8-R, the declared one kept
@@ -99,10 +110,16 @@ def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
 
     >>> decode_bytes("нож".encode("koi8-r"), "windows-1251")
     ('нож', 'koi8-r')
+    >>> decode_bytes("нож".encode("utf-8"), "iso-8859-1")
+    ('нож', 'utf-8')
     """
     if data.isascii():
         return data.decode("ascii"), "ascii"
     codec = _codec(declared)
+    if codec in WESTERN_8BIT:
+        text = _decodes(data, "utf-8")
+        if text is not None:
+            return text, "utf-8"
     if codec is not None and codec != "utf-8" and codec not in CYRILLIC_8BIT:
         text = _decodes(data, codec)
         if text is not None:
@@ -259,8 +276,17 @@ def html_to_text(html: str) -> str:
 _WROTE = re.compile(
     r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\))\s*:\s*$", re.IGNORECASE
 )
+#: Zoho: ``---- On Tue, 01 Dec 2026 11:00:05 +0300 pbp <gm@example.test> wrote ----``.
+_WROTE_DASHED = re.compile(
+    r"^-{2,}\s.*\s(?:wrote|писал|написал|написала|пишет)\s+-{2,}$", re.IGNORECASE
+)
+#: Yandex without an address: ``01.12.2026, 12:00, "pbp":``.
+_DATED = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{2,4},?\s+\d{1,2}:\d{2}(?::\d{2})?,\s*\S.*:$")
 _TIME = re.compile(r"\d{1,2}:\d{2}")
-_EMAIL = re.compile(r"[^\s<>()\"']+@[^\s<>()\"']+")
+#: What the first line of a wrapped attribution has: a time, a year or an address.
+_ATTRIBUTION_START = re.compile(r"\d{1,2}:\d{2}|\b\d{4}\b|@")
+#: An address; the look-behind makes a search linear on a long line without ``@``.
+_EMAIL = re.compile(r"(?<![^\s<>()\"'])[^\s<>()\"'@]+@[^\s<>()\"']+")
 _SEPARATOR = re.compile(
     r"^\s*-{2,}\s*(?:original message|forwarded message|исходное сообщение|"
     r"пересылаемое сообщение|пересланное сообщение|перенаправленное сообщение)\s*-{2,}\s*$"
@@ -272,15 +298,19 @@ _OUTLOOK_NEXT = re.compile(
     r"^\s*\*?(?:sent|date|to|subject|отправлено|дата|кому|тема)\s*:", re.IGNORECASE
 )
 _UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
+#: Outlook's separator line above the quoted mail (32 underscores), alone.
+_OUTLOOK_RULE = re.compile(r"^_{20,}$")
 _INVISIBLE = str.maketrans({"\ufeff": None, "\u200b": None, "\u00a0": " ", "\r": None})
+#: Longest line (characters) looked at as a possible reply header.
+_HEADER_MAX = 400
 
 
 def _is_reply_header(lines: list[str], i: int) -> int:
     """How many lines (0: none) the reply header starting at ``lines[i]`` spans."""
     line = lines[i].strip()
-    if not line:
+    if not line or len(line) > _HEADER_MAX:
         return 0
-    if _SEPARATOR.match(line):
+    if _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line):
         return 1
     if _UNDERSCORES.match(line):
         following = [s for s in lines[i + 1 : i + 3] if s.strip()]
@@ -290,14 +320,26 @@ def _is_reply_header(lines: list[str], i: int) -> int:
     for span in (1, 2, 3):  # clients wrap a long attribution line
         if i + span > len(lines) or (span > 1 and not lines[i + span - 1].strip()):
             break
+        if span == 2 and not _ATTRIBUTION_START.search(line):
+            break  # "REFUTE 1 нож" right above "X пишет:" is not part of the header
         joined = " ".join(s.strip() for s in lines[i : i + span])
-        if len(joined) > 400:
+        if len(joined) > _HEADER_MAX:
             break
         if _WROTE.search(joined):
             return span
-        if joined.endswith(":") and _TIME.search(joined) and _EMAIL.search(joined):
+        if joined.endswith(":") and (
+            (_TIME.search(joined) and _EMAIL.search(joined)) or _DATED.match(joined)
+        ):
             return span
     return 0
+
+
+def _next_text(lines: list[str], start: int) -> str | None:
+    """The first non-blank line at or after ``start``, or None."""
+    for index in range(start, len(lines)):
+        if lines[index].strip():
+            return lines[index]
+    return None
 
 
 def new_text(text: str) -> str:
@@ -317,8 +359,8 @@ def new_text(text: str) -> str:
             break
         header = _is_reply_header(lines, i)
         if header:
-            following = [s for s in lines[i + header :] if s.strip()]
-            if following and following[0].lstrip().startswith(">"):
+            following = _next_text(lines, i + header)
+            if following is not None and following.lstrip().startswith(">"):
                 i += header  # bottom-posting: drop the header, keep what follows the quote
                 continue
             break
@@ -326,3 +368,39 @@ def new_text(text: str) -> str:
             kept.append(line)
         i += 1
     return "\n".join(kept).strip("\n")
+
+
+def strip_echo(text: str, sent: str) -> str:
+    """``text`` cut where it starts repeating ``sent`` without quote marks.
+
+    ``sent`` is the plain-text body of our mail that the player answers (found by
+    In-Reply-To); ``text`` is his new text (:func:`new_text`). Some clients quote without
+    ``>`` and some players paste our whole mail: such an echo must never be executed.
+    ``text`` is cut from the first of 2 or more consecutive non-blank lines (blank lines
+    between them allowed) each of which, stripped of surrounding white space, equals a
+    line of ``sent`` (also stripped; a leading ``>`` is *not* removed, so ``> x`` is not
+    ``x``). A single copied line (our example ``ОПРОВЕРЖЕНИЕ 1 Пистолет``) stays.
+    Trailing blank lines of the kept part are removed; ``text`` comes back unchanged
+    when no echo is found. Linear in the sizes of both.
+
+    >>> strip_echo("REFUTE 1 нож\\nYour hand:\\nнож, кухня", "Your hand:\\nнож, кухня\\n")
+    'REFUTE 1 нож'
+    """
+    ours = {line.strip() for line in sent.translate(_INVISIBLE).split("\n")}
+    ours.discard("")
+    lines = text.split("\n")
+    run_start = -1
+    run = 0
+    for index, line in enumerate(lines):
+        stripped = line.translate(_INVISIBLE).strip()
+        if not stripped:
+            continue
+        if stripped not in ours:
+            run = 0
+            continue
+        if run == 0:
+            run_start = index
+        run += 1
+        if run >= 2:
+            return "\n".join(lines[:run_start]).rstrip()
+    return text

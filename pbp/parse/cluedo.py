@@ -6,9 +6,13 @@ the names (cards, players); whether a move is allowed is the engine's business
 
 Grammar: one command per line, several per mail; keywords case-insensitive, English
 and Russian always both accepted, an optional colon after the keyword; bold markers
-(``[b]…[/b]``, ``**…**``) ignored; lines inside ``[quote]…[/quote]`` skipped; card
-and player names matched by :class:`~pbp.parse.names.NameMatcher` (inflected forms,
-``ё`` = ``е``, typos refused with a suggestion)::
+(``[b]…[/b]``, ``**…**``) ignored; text inside forum quotes and spoilers skipped
+(``[quote]``, ``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
+``[spoiler]``, ``[spoiler=…]``, nested, also within a line); look-alike Latin letters
+in Cyrillic words read as Cyrillic and the reverse
+(:func:`~pbp.parse.names.fold_confusables`); card and player names matched by
+:class:`~pbp.parse.names.NameMatcher` (inflected forms, ``ё`` = ``е``, typos refused
+with a suggestion)::
 
     SUGGEST <card>, <card>, <card> TO <player>     ПРЕДПОЛОЖЕНИЕ <…>, <…>, <…> ДЛЯ <игрок>
     REFUTE [N] <card>                              ОПРОВЕРЖЕНИЕ [N] <карта>
@@ -16,8 +20,16 @@ and player names matched by :class:`~pbp.parse.names.NameMatcher` (inflected for
     ACCUSE <card>, <card>, <card>                  ОБВИНЕНИЕ <…>, <…>, <…>
     STATUS   HELP                                  СТАТУС   ПОМОЩЬ
 
+Keywords are also read in another grammatical form (``Предположения``, ``Нет
+опровержений``, ``Опровержения нет``, ``Suggestion``); a first word that is a typo or
+another part of speech of a keyword (``Предпложение``, ``Обвиняю``, ``Sugest``) is
+refused with ``unknown_command``, never ignored; other lines are chatter.
 ``STATUS``/``HELP`` followed by other words ("Help me out here") are chatter, not
-commands. ``N`` may be written ``7``, ``№7``, ``#7`` or ``N7``. The three cards of a suggestion
+commands. ``N`` may be written ``7``, ``№7``, ``#7`` or ``N7``, after ``на``/``to``
+(``ОПРОВЕРЖЕНИЕ на №1 нож``). The addressee may come first (``ПРЕДПОЛОЖЕНИЕ для
+Веталь: Белых, нож, кухня``) and chat may follow it after a punctuation mark (``… ДЛЯ
+Веталь. Спасибо!``). A command line longer than :data:`LINE_LIMIT` characters is
+refused unread (``line_too_long``). The three cards of a suggestion
 or accusation may come in any order (each is assigned to its category); commas may be
 left out when the names alone split the text (``Краснова ножом в кухне``). English
 nouns ``SUGGESTION``, ``REFUTATION``, ``ACCUSATION`` are accepted as keywords too.
@@ -51,6 +63,13 @@ command as read, markup removed):
   ``example`` (as for ``suggest_syntax``).
 - ``unexpected_addressee`` — ``TO <player>`` where there is no addressee
   (``addressed=False``): ``player``.
+- ``unknown_command`` — the first word looks like a misspelt keyword: ``word`` (as
+  written), ``suggestion`` (the keyword as shown in the help, in the word's script:
+  ``"ПРЕДПОЛОЖЕНИЕ"``, ``"NO REFUTATION"``).
+- ``line_too_long`` — a command line over ``limit`` characters (:data:`LINE_LIMIT`);
+  ``line`` is its first 60 characters (right-stripped) and ``"…"``.
+- ``too_many_commands`` — the command line after the first ``limit``
+  (:data:`COMMAND_LIMIT`); nothing after it is read.
 
 A mail with no command at all is the caller's case: template ``no_command``.
 """
@@ -74,7 +93,14 @@ from pbp.engine.cluedo import (
     Status,
     Suggest,
 )
-from pbp.parse.names import NameMatcher, clean, normalize
+from pbp.parse.names import (
+    NameMatcher,
+    clean,
+    closest_keyword,
+    fold_confusables,
+    normalize,
+    stem,
+)
 
 #: Every error code this module raises (see the module doc for the params).
 ERROR_CODES = (
@@ -87,7 +113,20 @@ ERROR_CODES = (
     "no_refutation_syntax",
     "missing_addressee",
     "unexpected_addressee",
+    "unknown_command",
+    "line_too_long",
+    "too_many_commands",
 )
+
+#: Longest command line read (characters, markup removed); longer ones are refused
+#: with ``line_too_long`` before any name is matched, so that a mail cannot make the
+#: parser work for long (name matching is not linear in the line length).
+LINE_LIMIT = 500
+#: Most command lines read from one mail; the next one is refused with
+#: ``too_many_commands`` and the rest of the mail is not read.
+COMMAND_LIMIT = 50
+#: Characters of an over-long line quoted back in ``line_too_long``.
+_EXCERPT = 60
 
 
 @dataclass(frozen=True)
@@ -105,26 +144,49 @@ class ParsedLine:
     error: MoveError | None
 
 
-_KEYWORDS = (
-    ("no_refutation", r"no\s+refutation|нет\s+опровержения"),
-    ("refute", r"refute|refutation|опровержение"),
-    ("suggest", r"suggest|suggestion|предположение"),
-    ("accuse", r"accuse|accusation|обвинение"),
-    ("status", r"status|статус"),
-    ("help", r"help|помощь"),
-)
-_COMMAND = re.compile(
-    r"^(?:" + "|".join(f"(?P<{name}>{rx})" for name, rx in _KEYWORDS) + r")"
-    r"(?=$|[\s:_№#.,!?])\s*:?\s*(?P<rest>.*)$",
-    re.IGNORECASE,
-)
+#: Each command's keywords, Russian first; any grammatical form of one is the command.
+_KEYWORDS = {
+    "suggest": ("предположение", "suggest", "suggestion"),
+    "refute": ("опровержение", "refute", "refutation"),
+    "accuse": ("обвинение", "accuse", "accusation"),
+    "status": ("статус", "status"),
+    "help": ("помощь", "help"),
+}
+_STEMS = {name: frozenset(stem(w) for w in words) for name, words in _KEYWORDS.items()}
+_KEYWORD_OF = {w: name for name, words in _KEYWORDS.items() for w in words}
+_NEGATIONS = frozenset({"нет", "no"})
+#: How each command is written in the help: (Russian, English).
+_SHOWN = {
+    "suggest": ("ПРЕДПОЛОЖЕНИЕ", "SUGGEST"),
+    "refute": ("ОПРОВЕРЖЕНИЕ", "REFUTE"),
+    "no_refutation": ("НЕТ ОПРОВЕРЖЕНИЯ", "NO REFUTATION"),
+    "accuse": ("ОБВИНЕНИЕ", "ACCUSE"),
+    "status": ("СТАТУС", "STATUS"),
+    "help": ("ПОМОЩЬ", "HELP"),
+}
+#: The first two words of a line (letters only: "REFUTE#7" is "REFUTE").
+_LEAD = re.compile(r"(?P<w1>[^\W\d_]+)(?:[\s:]+(?P<w2>[^\W\d_]+))?")
+_AFTER_KEYWORD = re.compile(r"\s*:?\s*")
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
-_REFUTE = re.compile(rf"^(?:{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE)
-_NO_REFUTATION = re.compile(rf"^(?:{_NUMBER})?\s*[.!]*$", re.IGNORECASE)
-_ADDRESSEE = re.compile(r"\s+(?:to|для)\s*:?\s+", re.IGNORECASE)
+#: Words that may stand before the number: "на №1", "на предложение 7", "to 7".
+_BEFORE_NUMBER = (
+    r"(?:(?:на|к|по|to|for|on)\s+)?(?:(?:предположени[еяю]|suggestion)\s*)?(?=[№#nн]?\s*\d)"
+)
+_REFUTE = re.compile(
+    rf"^(?:{_BEFORE_NUMBER}{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE
+)
+_NO_REFUTATION = re.compile(rf"^(?:{_BEFORE_NUMBER}{_NUMBER})?\s*[.!]*$", re.IGNORECASE)
+_ADDRESSEE = re.compile(r"\s+(?:to|for|для)\s*:?\s+", re.IGNORECASE)
+_LEADING_ADDRESSEE = re.compile(r"^(?:to|for|для)\s*:?\s+", re.IGNORECASE)
+#: Where the addressee written first ends and the cards begin.
+_CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
+#: Where chat after an addressee written last begins ("для Веталь. Спасибо!").
+_CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
+_QUOTE_TAG = re.compile(r"\[(/?)(?:quote|spoiler)(?:[=\s][^\]\n]{0,300})?\]", re.IGNORECASE)
 _HEADING = re.compile(
     r"^предположение(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
-    r"(?:\s+(?:для|to)\s+(?P<player>[^,]+?))?\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
+    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(
@@ -239,25 +301,64 @@ class _Reader:
             )
         return Suggest(*cards)
 
+    def addressee(self, text: str) -> str | None:
+        """The player named at the start of ``text`` (an addressee written last): all of
+        it, or what comes before a punctuation mark (chat follows); None when neither
+        names exactly one player."""
+        for candidate in _addressee_texts(text):
+            try:
+                return self.player_names.match(candidate)
+            except MoveError:
+                continue
+        return None
+
     def suggest(self, rest: str, line: str) -> Suggest:
+        lead = _LEADING_ADDRESSEE.match(rest)
+        if lead:
+            return self.suggest_addressee_first(rest[lead.end() :], line)
         splits = list(_ADDRESSEE.finditer(rest))
         for split in reversed(splits):
-            try:
-                addressee = self.player_names.match(rest[split.end() :].strip(_TRAILING))
-            except MoveError:
+            addressee = self.addressee(rest[split.end() :])
+            if addressee is None:
                 continue
             if not self.addressed:
                 raise InvalidMove("unexpected_addressee", line=line, player=addressee)
             cards = self.three_cards(rest[: split.start()], "suggest_syntax", line)
             return Suggest(*cards, addressee=addressee)
         if self.addressed and splits:
-            self.player(rest[splits[-1].end() :], line)  # raises: not a player
+            self.player(_addressee_texts(rest[splits[-1].end() :])[-1], line)  # raises
         cards = self.three_cards(rest, "suggest_syntax", line)
         if self.addressed:
             raise InvalidMove(
                 "missing_addressee", line=line, players=self.players, example=self.example()
             )
         return Suggest(*cards)
+
+    def suggest_addressee_first(self, after: str, line: str) -> Suggest:
+        """``ДЛЯ <player>: <cards>`` (``after`` follows ``ДЛЯ``): the addressee ends at a
+        colon, dash or comma, or after his name's words."""
+        heads: list[tuple[str, str]] = []
+        start = _CARDS_START.search(after)
+        if start:
+            heads.append((after[: start.start()], after[start.end() :]))
+        words = after.split()
+        for count in range(1, min(self.player_names.max_words, len(words)) + 1):
+            heads.append((" ".join(words[:count]), " ".join(words[count:])))
+        first_error: MoveError | None = None
+        for head, tail in heads:
+            try:
+                addressee = self.player_names.match(head)
+            except MoveError as error:
+                first_error = first_error or error
+                continue
+            if not self.addressed:
+                raise InvalidMove("unexpected_addressee", line=line, player=addressee)
+            return Suggest(*self.three_cards(tail, "suggest_syntax", line), addressee=addressee)
+        refusal = first_error or InvalidMove(
+            "missing_addressee", players=self.players, example=self.example()
+        )
+        refusal.params["line"] = line
+        raise refusal
 
     def refute(self, rest: str, line: str) -> Refute:
         match = _REFUTE.match(rest)
@@ -293,17 +394,103 @@ class _Reader:
         return self.three_cards(rest, "suggest_syntax", line)
 
 
-def _quote_depths(lines: Sequence[str]) -> list[bool]:
-    """For each line, True when it is inside (or opens or closes) a ``[quote]`` block."""
-    inside: list[bool] = []
+def _addressee_texts(text: str) -> list[str]:
+    """What may name the addressee written last: all of ``text``, then (when a
+    punctuation mark is followed by more) only what precedes it."""
+    texts = [text.strip(_TRAILING)]
+    chat = _CHAT_START.search(text)
+    if chat and chat.start() > 0 and text[chat.end() :].strip(_TRAILING):
+        texts.append(text[: chat.start()].strip(_TRAILING))
+    return texts
+
+
+def _unquoted(lines: Sequence[str]) -> list[tuple[str, bool]]:
+    """For each line: its text outside ``[quote]``/``[spoiler]`` blocks (any attributes,
+    nested, several per line; an unclosed block runs to the end), and True when any of
+    the line was quoted or a tag."""
+    result: list[tuple[str, bool]] = []
     depth = 0
     for line in lines:
-        low = line.lower()
-        opens = len(re.findall(r"\[quote(?:=[^\]]*)?\]", low))
-        closes = low.count("[/quote]")
-        inside.append(depth > 0 or opens > 0)
-        depth = max(0, depth + opens - closes)
-    return inside
+        touched = depth > 0
+        pieces: list[str] = []
+        pos = 0
+        for tag in _QUOTE_TAG.finditer(line):
+            touched = True
+            if depth == 0:
+                pieces.append(line[pos : tag.start()])
+            depth = max(0, depth - 1) if tag.group(1) else depth + 1
+            pos = tag.end()
+        if depth == 0:
+            pieces.append(line[pos:])
+        result.append(("".join(pieces), touched))
+    return result
+
+
+def _keyword(line: str) -> tuple[str, str] | None:
+    """``(command, rest)`` for a command line (``line`` cleaned and folded), None for
+    chatter. Commands: ``suggest``, ``refute``, ``no_refutation``, ``accuse``,
+    ``status``, ``help``; ``rest`` follows the keyword (and its colon).
+
+    :raises InvalidMove: ``unknown_command`` when the first word resembles a keyword
+        (:func:`~pbp.parse.names.closest_keyword`) without being one of its forms.
+    """
+    lead = _LEAD.match(line)
+    if lead is None:
+        return None
+    first = lead.group("w1").lower().replace("ё", "е")
+    second = (lead.group("w2") or "").lower().replace("ё", "е")
+    first_stem = stem(first)
+    found: tuple[str, int] | None = None
+    if second and (
+        (first in _NEGATIONS and stem(second) in _STEMS["refute"])
+        or (first_stem in _STEMS["refute"] and second in _NEGATIONS)
+    ):
+        found = ("no_refutation", lead.end())
+    else:
+        found = next(
+            ((name, lead.end("w1")) for name, stems in _STEMS.items() if first_stem in stems),
+            None,
+        )
+    if found is not None:
+        name, end = found
+        rest = line[_AFTER_KEYWORD.match(line, end).end() :]  # type: ignore[union-attr]
+        if name in ("status", "help") and rest.strip(_TRAILING):
+            return None  # "Help me out here" is chatter, not a command
+        return name, rest
+    russian = bool(_CYRILLIC.search(first))
+    if second and first in _NEGATIONS and closest_keyword(second, ("опровержения", "refutation")):
+        word, name = f"{lead.group('w1')} {lead.group('w2')}", "no_refutation"
+    else:
+        close = closest_keyword(first, list(_KEYWORD_OF))
+        if close is None:
+            return None
+        word, name = lead.group("w1"), _KEYWORD_OF[close]
+        if name in ("status", "help") and line[lead.end("w1") :].strip(_TRAILING):
+            return None  # a word like "Статуя" in a sentence
+    raise InvalidMove(
+        "unknown_command", line=line, word=word, suggestion=_SHOWN[name][0 if russian else 1]
+    )
+
+
+def _is_command(line: str) -> bool:
+    """True when ``line`` (cleaned, folded) would be read as a command or refused as one."""
+    if _HEADING.match(line) or _SENTENCE_START.match(line):
+        return True
+    try:
+        return _keyword(line) is not None
+    except MoveError:
+        return True
+
+
+def _read(text: str) -> str:
+    """A line as commands are read: markup removed, look-alike letters folded."""
+    return clean(fold_confusables(text))
+
+
+def _too_long(index: int, line: str) -> ParsedLine:
+    excerpt = line[:_EXCERPT].rstrip() + "…"
+    error = InvalidMove("line_too_long", line=excerpt, limit=LINE_LIMIT)
+    return ParsedLine(index + 1, excerpt, None, error)
 
 
 def parse_cluedo(
@@ -322,45 +509,55 @@ def parse_cluedo(
         #  ParsedLine(3, "STATUS", Status(), None)]
 
     Never raises for what a player wrote: each error is in its line's ``error``
-    (codes in the module doc).
+    (codes in the module doc). Linear in ``len(text)``: each line's work is bounded
+    by :data:`LINE_LIMIT`.
     """
     reader = _Reader(cards, players, addressed)
-    lines = text.split("\n")
-    quoted = _quote_depths(lines)
+    visible = _unquoted(text.split("\n"))
+    lines = [shown for shown, _ in visible]
+    quoted = [touched for _, touched in visible]
     result: list[ParsedLine] = []
     skip_until = -1
     for index, raw_line in enumerate(lines):
-        if index <= skip_until or quoted[index]:
+        if len(result) > COMMAND_LIMIT:
+            break
+        if index <= skip_until:
             continue
-        line = clean(raw_line)
+        line = _read(raw_line)
         if not line:
             continue
+        if len(line) > LINE_LIMIT:
+            if _is_command(line[:LINE_LIMIT]):
+                result.append(_too_long(index, line))
+            continue
+        shown = raw_line.strip()
         heading = _HEADING.match(line)
         if heading:
             consumed, parsed = _seed_form(reader, lines, quoted, index, heading)
             skip_until = consumed
             result.append(parsed)
             continue
-        command = _COMMAND.match(line)
+        try:
+            command = _keyword(line)
+        except MoveError as error:
+            result.append(ParsedLine(index + 1, shown, None, error))
+            continue
         if command is None:
             if _SENTENCE.match(line):
                 sentence = functools.partial(reader.bare_sentence, line)
-                parsed = _attempt(index, raw_line.strip(), sentence)
-                result.append(parsed)
+                result.append(_attempt(index, shown, sentence))
             continue
-        rest = command.group("rest").strip()
-        keyword = next(name for name, _ in _KEYWORDS if command.group(name))
+        keyword, rest = command
         if keyword in ("status", "help"):
-            if rest.strip(_TRAILING):
-                continue  # "Help me out here" is chatter, not a command
-            result.append(
-                ParsedLine(
-                    index + 1, raw_line.strip(), Status() if keyword == "status" else Help(), None
-                )
-            )
+            move = Status() if keyword == "status" else Help()
+            result.append(ParsedLine(index + 1, shown, move, None))
             continue
-        parse = functools.partial(reader.command, keyword, rest, line)
-        result.append(_attempt(index, raw_line.strip(), parse))
+        parse = functools.partial(reader.command, keyword, rest.strip(), line)
+        result.append(_attempt(index, shown, parse))
+    if len(result) > COMMAND_LIMIT:
+        extra = result[COMMAND_LIMIT]
+        refusal = InvalidMove("too_many_commands", line=clean(extra.text), limit=COMMAND_LIMIT)
+        result[COMMAND_LIMIT:] = [ParsedLine(extra.line_no, extra.text, None, refusal)]
     return result
 
 
@@ -391,14 +588,16 @@ def _seed_form(
         while j < len(lines) and not clean(lines[j]) and not quoted[j]:
             j += 1
         while j < len(lines) and len(sentence_lines) < 3 and not quoted[j]:
-            text = clean(lines[j])
-            if not text or _HEADING.match(text) or (_COMMAND.match(text) and sentence_lines):
-                break
+            text = _read(lines[j])
             if not sentence_lines and not _SENTENCE_START.match(text):
+                break
+            if len(text) > LINE_LIMIT:
+                return j, _too_long(index, text)
+            if not text or (sentence_lines and _is_command(text)):
                 break
             sentence_lines.append((j, text))
             j += 1
-    line = clean(head_text)
+    line = _read(head_text)
 
     def build(sentence: str) -> Suggest:
         if reader.addressed and not player_text:

@@ -10,7 +10,12 @@ MIME and RFC 2047 decoding is the standard library's (:mod:`email` with
   (:func:`pbp.parse.body.decode_bytes`);
 - text/plain preferred, an empty text/plain falls back to text/html (html2text);
 - quoted replies and signatures removed (:func:`pbp.parse.body.new_text`);
-- RFC 3834 automatic mail recognised, so that it is never answered.
+- RFC 3834 automatic mail recognised, so that it is never answered;
+- addresses read by a small linear RFC 5322 §3.4 reader (:func:`mailboxes`) that takes
+  the angle-addr when there is one: ``netashka@example.test <evil@evil.test>`` is
+  ``evil@evil.test``, as mail clients show it and DMARC checks it;
+- every header value is cut to :data:`HEADER_LIMIT` characters before it is parsed
+  (the standard library's header parser is super-linear on long values).
 
 Pure: no I/O, no clock. :func:`read_letter` never raises.
 """
@@ -23,6 +28,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage, Message
 from typing import Literal
 
@@ -67,12 +73,46 @@ class Letter:
     unreadable: str | None = None
 
 
+#: Longest header value (characters, after unfolding) that is parsed; the rest is
+#: dropped (cut back to a space when there is one in the last quarter). RFC 5322 §2.1.1
+#: limits a line to 998 characters; a folded header may be longer, never this long in
+#: honest mail.
+HEADER_LIMIT = 4096
+#: The same for ``Content-*`` headers, which the standard library re-parses at each use;
+#: honest ones (type, charset, boundary, format) are far shorter.
+MIME_HEADER_LIMIT = 1024
+
 _MSG_ID = re.compile(r"<[^<>\s]+>")
-_EMAIL = re.compile(r"[^\s<>()\[\],;:\"']+@[^\s<>()\[\],;:\"']+")
+_ADDR_SPEC = re.compile(r"[^\s<>()\[\],;:\"'@]+@[^\s<>()\[\],;:\"'@]+")
 _LINE_BREAKS = re.compile(r"[\r\n]")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _SUBJECT_TAG = re.compile(r"\[pbp-([A-Za-z0-9]+)\]", re.IGNORECASE)
+
+
+def cap(value: str, limit: int = HEADER_LIMIT) -> str:
+    """``value`` cut to at most ``limit`` characters, at the last white space of the last
+    quarter when there is one (so that an RFC 2047 encoded-word is not cut in two).
+
+    >>> cap("=?utf-8?B?0J3QvtC2?= =?utf-8?B?0J3QvtC2?=", 25)
+    '=?utf-8?B?0J3QvtC2?='
+    """
+    if len(value) <= limit:
+        return value
+    cut = value[:limit]
+    space = max(cut.rfind(" "), cut.rfind("\t"))
+    return cut[:space] if space >= limit * 3 // 4 else cut
+
+
+class _CappedHeaders(HeaderRegistry):
+    """The standard header factory on values cut by :func:`cap` (for every MIME part)."""
+
+    def __call__(self, name: str, value: str) -> BaseHeader:
+        limit = MIME_HEADER_LIMIT if name.lower().startswith("content-") else HEADER_LIMIT
+        return super().__call__(name, cap(value, limit))
+
+
+_POLICY = policy.default.clone(header_factory=_CappedHeaders())
 
 
 def read_letter(raw: bytes) -> Letter:
@@ -89,7 +129,7 @@ def read_letter(raw: bytes) -> Letter:
     if not raw.strip():
         return Letter(unreadable="empty message")
     try:
-        msg = email.message_from_bytes(raw, policy=policy.default)
+        msg = email.message_from_bytes(raw, policy=_POLICY)
     except Exception as exc:  # the parser is lenient; this is a safety net
         return Letter(unreadable=f"not a mail message ({type(exc).__name__})")
     from_address, from_name = _from(msg)
@@ -185,7 +225,7 @@ def _unsurrogate(value: str) -> str:
 def _values(msg: Message, name: str) -> list[str]:
     """Every raw value of header ``name``, unfolded, 8-bit bytes decoded."""
     return [
-        _unsurrogate(_LINE_BREAKS.sub("", str(value)))
+        _unsurrogate(cap(_LINE_BREAKS.sub("", str(value))))
         for key, value in msg.raw_items()
         if key.lower() == name
     ]
@@ -201,25 +241,102 @@ def _decoded(name: str, value: str | None) -> str:
     if value is None:
         return ""
     try:
-        text = str(policy.default.header_factory(name, value))
+        text = str(_POLICY.header_factory(name, value))
     except Exception:
         text = value
     return _unsurrogate(text)
 
 
-def _addresses(value: str) -> list[tuple[str, str]]:
-    """``[(display name, addr-spec)]`` of an address list; never raises."""
-    try:
-        header = policy.default.header_factory("to", value)
-        found = [(_unsurrogate(a.display_name), a.addr_spec) for a in header.addresses]
-    except Exception:
-        try:
-            found = email.utils.getaddresses([value])
-        except Exception:
-            found = []
-    found = [(n, a.strip()) for n, a in found if "@" in a]
-    if not found:
-        found = [("", m.group()) for m in _EMAIL.finditer(value)]
+def _addr_spec(text: str) -> str | None:
+    """``text`` stripped when it is one plausible addr-spec (``local@domain``), else None."""
+    text = text.strip()
+    if ":" in text and text.startswith("@"):  # obsolete source route (RFC 5322 §4.4)
+        text = text.rsplit(":", 1)[1].strip()
+    return text if _ADDR_SPEC.fullmatch(text) else None
+
+
+def _mailbox(outside: str, angles: list[str], comments: list[str]) -> tuple[str, str | None]:
+    display = " ".join(outside.split())
+    comment = " ".join(" ".join(comments).split())
+    if angles:
+        addr = _addr_spec(angles[0]) if len(angles) == 1 else None
+        name = display or comment
+    elif (addr := _addr_spec(display)) is not None:
+        name = comment
+    else:  # "Name addr@domain" without brackets: one word with "@" is the address
+        words = display.split()
+        specs = [w for w in words if "@" in w]
+        addr = _addr_spec(specs[0]) if len(specs) == 1 else None
+        name = " ".join(w for w in words if "@" not in w) if addr else display
+    return _decoded("subject", name).strip() if name else "", addr
+
+
+def mailboxes(value: str) -> list[tuple[str, str | None]]:
+    """``[(display name, addr-spec or None)]``, one per mailbox of an address list
+    (RFC 5322 §3.4), in order; never raises; linear in ``len(value)``.
+
+    The angle-addr ``<…>`` is the address whenever there is one, whatever the display
+    name looks like; a mailbox with two angle-addrs has none (None). Without brackets
+    the whole mailbox, or its only word with ``@``, is the address. Quoted strings and
+    comments are honoured, group names (``Players: a@x, b@y;``) dropped, display names
+    RFC 2047-decoded. Addresses are returned as written (not lower-cased).
+
+    >>> mailboxes('netashka@example.test <evil@evil.test>, "Дуг, игрок" <dug@example.test>')
+    [('netashka@example.test', 'evil@evil.test'), ('Дуг, игрок', 'dug@example.test')]
+    """
+    found: list[tuple[str, str | None]] = []
+    outside: list[str] = []
+    angles: list[str] = []
+    comments: list[str] = []
+
+    def finish() -> None:
+        text = "".join(outside)
+        if text.strip() or angles:
+            found.append(_mailbox(text, angles, comments))
+        outside.clear()
+        angles.clear()
+        comments.clear()
+
+    i, n = 0, len(value)
+    while i < n:
+        ch = value[i]
+        if ch == '"':  # quoted-string (RFC 5322 §3.2.4), kept without its quotes
+            j = i + 1
+            while j < n and value[j] != '"':
+                if value[j] == "\\" and j + 1 < n:
+                    j += 1
+                outside.append(value[j])
+                j += 1
+            i = j + 1
+        elif ch == "(":  # comment (RFC 5322 §3.2.2), may nest
+            depth, j = 1, i + 1
+            start = j
+            while j < n and depth:
+                if value[j] == "\\":
+                    j += 1
+                elif value[j] == "(":
+                    depth += 1
+                elif value[j] == ")":
+                    depth -= 1
+                j += 1
+            comments.append(value[start : j - 1 if depth == 0 else j])
+            i = j
+        elif ch == "<":
+            j = value.find(">", i + 1)
+            j = n if j < 0 else j
+            angles.append(value[i + 1 : j])
+            i = j + 1
+        elif ch in ",;":
+            finish()
+            i += 1
+        elif ch == ":" and not angles:  # a group's display name ends here
+            outside.clear()
+            comments.clear()
+            i += 1
+        else:
+            outside.append(ch)
+            i += 1
+    finish()
     return found
 
 
@@ -227,19 +344,19 @@ def _from(msg: Message) -> tuple[str | None, str]:
     value = _first(msg, "from")
     if value is None:
         return None, ""
-    found = _addresses(value)
-    if not found:
-        return None, ""
-    name, addr = found[0]
-    return addr.lower(), name.strip()
+    for name, addr in mailboxes(value):
+        if addr is not None:
+            return addr.lower(), name
+    return None, ""
 
 
 def _recipients(msg: Message) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for name in ("delivered-to", "x-original-to", "to", "cc"):
         for value in _values(msg, name):
-            for _, addr in _addresses(value):
-                seen.setdefault(addr.lower(), None)
+            for _, addr in mailboxes(value):
+                if addr is not None:
+                    seen.setdefault(addr.lower(), None)
     return tuple(seen)
 
 

@@ -15,6 +15,11 @@ strips some name endings on one side only (``Горчичников`` → ``го
 ``Горчичникова`` → ``горчичников``; ``Алиен`` → ``ал`` but ``Алиену`` →
 ``алиен``).
 
+Look-alike letters are read as the script of the word they stand in
+(:func:`fold_confusables`): a Latin ``o`` in ``нoж`` is the Cyrillic ``о``, a
+Cyrillic ``а`` in ``Kitchаn`` the Latin ``a``; the two render identically, so a
+refusal would show the player a "typo" he cannot see.
+
 A typo is never accepted silently: it raises ``unknown_name`` with a
 ``suggestion`` (rapidfuzz), so the player resends. Only a difference the stemmer
 removes (an ending: ``Краснову``/``Краснова``) is accepted.
@@ -29,6 +34,7 @@ from collections.abc import Collection, Sequence
 
 import snowballstemmer
 from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
 
 from pbp.engine.base import AmbiguousMove, InvalidMove
 
@@ -40,9 +46,32 @@ PREPOSITIONS = frozenset(
 #: Lowest rapidfuzz ratio (0–100) for a "did you mean" suggestion.
 SUGGESTION_CUTOFF = 65.0
 
+#: Most typing errors (optimal string alignment distance: a letter left out, added,
+#: changed, or two letters swapped) in a misspelt keyword of 5 to 7 letters; longer
+#: keywords allow one more, shorter ones none (``help`` is not ``hell``).
+KEYWORD_TYPOS = 1
+#: Shortest common beginning (letters) that marks another part of speech of a keyword
+#: ("обвиняю" / "обвинение"), and the share of the keyword's stem it must cover.
+KEYWORD_PREFIX = 5
+KEYWORD_PREFIX_SHARE = 0.6
+#: Shortest word looked at as a possible misspelt keyword.
+KEYWORD_MIN_LETTERS = 4
+
 _MARKUP = re.compile(r"\[/?(?:b|i|u|s|color|size|font)(?:=[^\]]*)?\]|\*\*|__", re.IGNORECASE)
 _EDGE_PUNCT = "\"'«»“”„‘’`.,;:!?()[]{}<>*_-–— \t"
 _CYRILLIC = re.compile(r"[а-яё]")
+
+#: Latin letters and the Cyrillic letters they look like (capitals alike; the lower-case
+#: pairs follow the capitals, so that folding commutes with lower-casing).
+_LATIN_LOOKS = "aAbBcCeEhHkKmMoOpPtTxXyY"
+_CYRILLIC_LOOKS = "аАвВсСеЕнНкКмМоОрРтТхХуУ"
+_TO_CYRILLIC = str.maketrans(_LATIN_LOOKS, _CYRILLIC_LOOKS)
+_TO_LATIN = str.maketrans(_CYRILLIC_LOOKS, _LATIN_LOOKS)
+_LATIN_LOOK_SET = frozenset(_LATIN_LOOKS)
+_CYRILLIC_LOOK_SET = frozenset(_CYRILLIC_LOOKS)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_HAS_LATIN = re.compile(r"[A-Za-z]")
+_HAS_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 _RU = snowballstemmer.stemmer("russian")
 _EN = snowballstemmer.stemmer("english")
@@ -57,13 +86,49 @@ def clean(text: str) -> str:
     return " ".join(_MARKUP.sub("", text).split()).strip(_EDGE_PUNCT)
 
 
+def _fold_word(match: re.Match[str]) -> str:
+    word = match.group()
+    cyrillic = latin = cyrillic_only = latin_only = 0
+    for ch in word:
+        if "А" <= ch <= "я" or ch in "Ёё":
+            cyrillic += 1
+            cyrillic_only += ch not in _CYRILLIC_LOOK_SET
+        elif ch.isascii():
+            latin += 1
+            latin_only += ch not in _LATIN_LOOK_SET
+    if not cyrillic or not latin or (cyrillic_only and latin_only):
+        return word  # one script, or truly mixed: leave it to the matcher
+    if cyrillic_only or (not latin_only and cyrillic > latin):
+        return word.translate(_TO_CYRILLIC)
+    if latin_only or latin > cyrillic:
+        return word.translate(_TO_LATIN)
+    return word
+
+
+def fold_confusables(text: str) -> str:
+    """``text`` with look-alike letters read as the script of their word: in a word with
+    both Cyrillic and Latin letters, the Latin ``a b c e h k m o p t x y`` (and capitals)
+    become the Cyrillic letters they look like when the word has a letter found only in
+    Cyrillic (or, all letters being look-alikes, more Cyrillic ones); the reverse for a
+    word with a letter found only in Latin. Words in one script, and words with letters
+    found only in each script, are kept as written. Case is kept; length is kept.
+
+    >>> fold_confusables("нoж, Вeталь, SUGGEST, Kitchаn")  # Latin o, e; Cyrillic а
+    'нож, Веталь, SUGGEST, Kitchan'
+    """
+    if not (_HAS_LATIN.search(text) and _HAS_CYRILLIC.search(text)):
+        return text
+    return _LETTERS.sub(_fold_word, text)
+
+
 def normalize(text: str) -> list[str]:
-    """The words of ``text`` for comparison: cleaned, lower-cased, ``ё`` → ``е``.
+    """The words of ``text`` for comparison: cleaned, look-alike letters folded
+    (:func:`fold_confusables`), lower-cased, ``ё`` → ``е``.
 
     >>> normalize("**Зелёный Зал**")
     ['зеленый', 'зал']
     """
-    words = clean(text).lower().replace("ё", "е").split()
+    words = fold_confusables(clean(text)).lower().replace("ё", "е").split()
     return [w.strip(_EDGE_PUNCT) for w in words if w.strip(_EDGE_PUNCT)]
 
 
@@ -74,6 +139,60 @@ def stem(word: str) -> str:
     'нож'
     """
     return str((_RU if _CYRILLIC.search(word) else _EN).stemWord(word))
+
+
+def same_lexeme(word: str, keyword: str) -> bool:
+    """True when ``word`` is ``keyword`` or an inflection of it: their Snowball stems are
+    equal (case, ``ё``/``е`` and look-alike letters ignored). One word each.
+
+    >>> same_lexeme("Предположения", "предположение"), same_lexeme("Обвиняю", "обвинение")
+    (True, False)
+    """
+    a, b = normalize(word), normalize(keyword)
+    return len(a) == len(b) == 1 and stem(a[0]) == stem(b[0])
+
+
+def closest_keyword(word: str, keywords: Sequence[str]) -> str | None:
+    """The keyword ``word`` resembles best, as written in ``keywords``, or None.
+
+    ``word`` (one word, at least :data:`KEYWORD_MIN_LETTERS` letters) resembles a keyword
+    when it is within :data:`KEYWORD_TYPOS` typing errors of it (one more for keywords of
+    8 letters or more, none for keywords under 5; a typo: ``Предпложение``, ``Sugest``,
+    ``Statsu``), or when they begin with the same :data:`KEYWORD_PREFIX` or more letters covering
+    :data:`KEYWORD_PREFIX_SHARE` of the keyword's stem (another part of speech:
+    ``Обвиняю``, ``Опровергаю``). Only keywords of the word's script are compared;
+    case, ``ё`` and look-alike letters are ignored. The keyword with the fewest errors
+    wins, ties go to the keyword given first. Meant for words that are not
+    :func:`same_lexeme`.
+
+    >>> closest_keyword("Предпложение", ["обвинение", "предположение"])
+    'предположение'
+    >>> closest_keyword("Продолжение", ["обвинение", "предположение"]) is None
+    True
+    """
+    words = normalize(word)
+    if len(words) != 1 or len(words[0]) < KEYWORD_MIN_LETTERS:
+        return None
+    plain = words[0]
+    cyrillic = bool(_CYRILLIC.search(plain))
+    best: str | None = None
+    best_errors = 0
+    for keyword in keywords:
+        key_words = normalize(keyword)
+        if len(key_words) != 1 or bool(_CYRILLIC.search(key_words[0])) != cyrillic:
+            continue
+        key = key_words[0]
+        allowed = (KEYWORD_TYPOS + (len(key) >= 8)) if len(key) >= 5 else 0
+        errors = OSA.distance(plain, key, score_cutoff=allowed + 1)
+        prefix = next(
+            (n for n, (a, b) in enumerate(zip(plain, key, strict=False)) if a != b),
+            min(len(plain), len(key)),
+        )
+        if prefix >= KEYWORD_PREFIX and prefix >= KEYWORD_PREFIX_SHARE * len(stem(key)):
+            errors = min(errors, allowed)
+        if errors <= allowed and (best is None or errors < best_errors):
+            best, best_errors = keyword, errors
+    return best
 
 
 def _forms(word: str) -> frozenset[str]:

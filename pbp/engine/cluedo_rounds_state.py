@@ -1,0 +1,314 @@
+"""The state of a Cluedo-by-rounds game (rules C1–C7, R1–R7) and its JSON form.
+
+Split from :mod:`pbp.engine.cluedo_rounds` (the rules) so each module stays small;
+everything here is re-exported there. Pure: no I/O, no clock.
+
+Times are stored as ISO 8601 strings in UTC (``"2026-12-01T17:05:00+00:00"``);
+the queries below return aware :class:`~datetime.datetime` objects in UTC.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal, get_args
+
+from pbp.engine.cluedo import (
+    Cards,
+    Deal,
+    cards_as_json,
+    cards_from_json,
+    deal_as_json,
+    deal_from_json,
+)
+from pbp.fairness import canonical_deal
+
+AutoAnswer = Literal["no_match", "forced", "none"]
+AUTO_ANSWERS: tuple[str, ...] = get_args(AutoAnswer)
+
+
+@dataclass(frozen=True)
+class RoundsRules:
+    """The *config* rules of the rounds variant (RULES.md R6, R7, C6), with their defaults.
+
+    ``auto_answer`` (R6): ``"no_match"`` answers NO REFUTATION at once for a player
+    holding none of the named cards; ``"forced"`` also shows the card at once when he
+    holds exactly one; ``"none"`` waits for every answer. ``turn_hours`` /
+    ``answer_hours`` (R7): hours (fractions allowed) a player has for his turn / his
+    answer. ``publish_wrong_accusations`` (C6): the seed's "accused aloud".
+
+    :raises ValueError: an unknown ``auto_answer`` or hours that are not > 0.
+    """
+
+    auto_answer: AutoAnswer = "no_match"  # R6
+    turn_hours: float = 24.0  # R7, hours
+    answer_hours: float = 12.0  # R7, hours
+    publish_wrong_accusations: bool = True  # C6 (seed 000: accused aloud)
+
+    def __post_init__(self) -> None:
+        if self.auto_answer not in AUTO_ANSWERS:
+            raise ValueError(
+                f"rule R6: auto_answer must be one of {', '.join(AUTO_ANSWERS)}, "
+                f"got {self.auto_answer!r}"
+            )
+        if not (self.turn_hours > 0 and self.answer_hours > 0):
+            raise ValueError(f"rule R7: turn_hours and answer_hours must be > 0 in {self!r}")
+
+
+@dataclass(frozen=True)
+class RoundsSetup:
+    """What the config gives to ``start``.
+
+    ``players``: ``(name, character or None)`` in turn order (R1), e.g.
+    ``(("Кросс", None), ("Дуг", None), ("Роза", None))``; ``cards`` after rule C1's
+    drop; ``deal``: a fixed deal (checked by C2) or None to deal from the seed.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    rules: RoundsRules = field(default_factory=RoundsRules)
+    deal: Deal | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One player's answer to a suggestion (R2): ``card`` shown, or None (no refutation).
+
+    ``auto``: given by the engine because the player had no choice (R6); ``by_gm``:
+    given by the GM at the answer deadline (R7, C5); ``at``: ISO 8601 UTC.
+    """
+
+    player: str
+    card: str | None
+    auto: bool
+    by_gm: bool
+    at: str
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One suggestion (R1) and its answering round (R2, R3).
+
+    ``number``: game-wide, from 1; ``turn``: the turn it was made in; ``at``: its
+    arrival (ISO UTC, D8). ``answers``: in answering order. ``asked``/``asked_at``:
+    the player who must answer now and since when (None when nobody is asked);
+    ``ended_at``: when the round ended (None while it runs).
+    """
+
+    number: int
+    turn: int
+    suggester: str
+    suspect: str
+    weapon: str
+    room: str
+    at: str
+    answers: tuple[Answer, ...] = ()
+    asked: str | None = None
+    asked_at: str | None = None
+    ended_at: str | None = None
+
+    @property
+    def named(self) -> tuple[str, str, str]:
+        """``(suspect, weapon, room)``."""
+        return (self.suspect, self.weapon, self.room)
+
+    @property
+    def refutation(self) -> Answer | None:
+        """The answer that showed a card (at most one, R2), or None."""
+        return next((a for a in self.answers if a.card is not None), None)
+
+    @property
+    def refuted_by(self) -> str | None:
+        """The player who showed a card, or None."""
+        refutation = self.refutation
+        return None if refutation is None else refutation.player
+
+    def public(self) -> dict[str, Any]:
+        """``{number, turn, suggester, suspect, weapon, room, at}`` (the ``sugg`` fields)."""
+        return {name: getattr(self, name) for name in _SUGG_FIELDS}
+
+
+_SUGG_FIELDS = ("number", "turn", "suggester", "suspect", "weapon", "room", "at")
+
+
+@dataclass(frozen=True)
+class Accusation:
+    """One accusation (C6, R4); ``at`` is the ISO 8601 UTC arrival time."""
+
+    player: str
+    turn: int
+    at: str
+    suspect: str
+    weapon: str
+    room: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A turn not taken by its deadline (R7); ``at``: when it was skipped (ISO UTC)."""
+
+    turn: int
+    player: str
+    at: str
+
+
+@dataclass(frozen=True)
+class RoundsState:
+    """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
+
+    ``turn``: the current turn's number (from 1; skipped turns count);
+    ``turn_player``: whose turn it is (R1; the suggester also while his suggestion's
+    round is answered); ``turn_started``: when the turn started (ISO UTC, R7);
+    ``salt``: hex of the fairness salt. Once ``over``, ``turn`` and ``turn_player``
+    stay those of the last turn.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    rules: RoundsRules
+    deal: Deal
+    seed: int
+    salt: str
+    turn_player: str
+    turn_started: str
+    turn: int = 1
+    suggestions: tuple[Suggestion, ...] = ()
+    accusations: tuple[Accusation, ...] = ()
+    skipped: tuple[Skip, ...] = ()
+    out: tuple[str, ...] = ()
+    winner: str | None = None
+    over: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        """Player names in turn order (R1)."""
+        return [name for name, _ in self.players]
+
+    @property
+    def setup(self) -> RoundsSetup:
+        """The setup this game runs with (its deal being the one dealt)."""
+        return RoundsSetup(self.game_id, self.players, self.cards, self.rules, self.deal)
+
+    @property
+    def canonical(self) -> str:
+        """The fairness text of this game's deal (DESIGN.md)."""
+        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
+
+    @property
+    def running(self) -> Suggestion | None:
+        """The suggestion whose answering round runs now (R2), or None."""
+        if self.suggestions and self.suggestions[-1].ended_at is None:
+            return self.suggestions[-1]
+        return None
+
+
+# --- queries ---
+
+
+def whose_turn(state: RoundsState) -> str | None:
+    """The player whose turn it is (R1), also while his suggestion is being answered;
+    None once the game is over. He may suggest or accuse only when :func:`awaiting`
+    is None."""
+    return None if state.over else state.turn_player
+
+
+def awaiting(state: RoundsState) -> tuple[str, int] | None:
+    """``(player, number)``: who must answer which suggestion now (R2), or None."""
+    running = None if state.over else state.running
+    if running is None or running.asked is None:
+        return None
+    return (running.asked, running.number)
+
+
+def allowed_rooms(state: RoundsState, player: str) -> list[str]:
+    """R5: the rooms ``player`` may name in his next suggestion: every room but the
+    room of his previous suggestion, in deck order."""
+    previous = [s.room for s in state.suggestions if s.suggester == player]
+    return [room for room in state.cards.rooms if not previous or room != previous[-1]]
+
+
+def deadline(state: RoundsState) -> datetime | None:
+    """R7: the aware UTC time of the next timeout, or None once the game is over.
+
+    While an answer is awaited: the time the player was asked + ``answer_hours``;
+    otherwise: the current turn's start + ``turn_hours``. Example: a turn started at
+    ``2026-12-01T17:00:00+00:00`` with 24 turn hours → ``2026-12-02 17:00 UTC``.
+    """
+    if state.over:
+        return None
+    running = state.running
+    if running is not None and running.asked_at is not None:
+        return _plus_hours(running.asked_at, state.rules.answer_hours)
+    return _plus_hours(state.turn_started, state.rules.turn_hours)
+
+
+def _plus_hours(stamp: str, hours: float) -> datetime:
+    return datetime.fromisoformat(stamp) + timedelta(hours=hours)
+
+
+def is_over(state: RoundsState) -> bool:
+    """True once somebody won or every player is out (C7)."""
+    return state.over
+
+
+# --- storage ---
+
+
+def dump_state(state: RoundsState) -> dict[str, Any]:
+    """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
+    return {
+        "game_id": state.game_id,
+        "players": [[p, ch] for p, ch in state.players],
+        "cards": cards_as_json(state.cards),
+        "rules": dataclasses.asdict(state.rules),
+        "deal": deal_as_json(state.deal),
+        "seed": state.seed,
+        "salt": state.salt,
+        "turn_player": state.turn_player,
+        "turn_started": state.turn_started,
+        "turn": state.turn,
+        "suggestions": [dataclasses.asdict(s) for s in state.suggestions],
+        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        "skipped": [dataclasses.asdict(s) for s in state.skipped],
+        "out": list(state.out),
+        "winner": state.winner,
+        "over": state.over,
+    }
+
+
+def _suggestion(data: Mapping[str, Any]) -> Suggestion:
+    answers = tuple(Answer(**a) for a in data["answers"])
+    return Suggestion(**{**data, "answers": answers})
+
+
+def load_state(data: Mapping[str, Any]) -> RoundsState:
+    """Inverse of :func:`dump_state`. :raises KeyError, TypeError, ValueError: malformed data."""
+    rules = data["rules"]
+    return RoundsState(
+        game_id=data["game_id"],
+        players=tuple((p, ch) for p, ch in data["players"]),
+        cards=cards_from_json(data["cards"]),
+        rules=RoundsRules(
+            auto_answer=rules["auto_answer"],
+            turn_hours=float(rules["turn_hours"]),
+            answer_hours=float(rules["answer_hours"]),
+            publish_wrong_accusations=bool(rules["publish_wrong_accusations"]),
+        ),
+        deal=deal_from_json(data["deal"]),
+        seed=int(data["seed"]),
+        salt=data["salt"],
+        turn_player=data["turn_player"],
+        turn_started=data["turn_started"],
+        turn=int(data["turn"]),
+        suggestions=tuple(_suggestion(s) for s in data["suggestions"]),
+        accusations=tuple(Accusation(**a) for a in data["accusations"]),
+        skipped=tuple(Skip(**s) for s in data["skipped"]),
+        out=tuple(data["out"]),
+        winner=data["winner"],
+        over=bool(data["over"]),
+    )
