@@ -240,8 +240,8 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     kind = service.kind_of(row.kind)
     view = kind.gm_view(kind.load(row.state))
     game = config.game(game_id)
-    closes = row.next_close_at.astimezone(game.zone) if row.next_close_at else None
-    view["next_close_at"] = closes.isoformat(timespec="minutes") if closes else None
+    closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
+    view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None
     view["addresses"] = {
         name: service.mail.personal(token)
         for name in kind.players(kind.load(row.state))

@@ -200,9 +200,9 @@ class Service:
         game = self.game_config(game_id)
         while True:
             row = self.store.game(game_id)
-            if row is None or row.over or row.next_close_at is None:
+            if row is None or row.over or row.deadline_at is None:
                 return
-            close_at = row.next_close_at
+            close_at = row.deadline_at
             hours = game.remind_hours_before
             if hours:
                 remind_at = close_at - timedelta(hours=hours)
@@ -234,16 +234,16 @@ class Service:
         kind = self.kind_of(game)
         with self.store.transaction():
             row = self._row(game_id)
-            if row.over or row.next_close_at is None:
+            if row.over or row.deadline_at is None:
                 return None
-            if scheduled and row.next_close_at != at:
+            if scheduled and row.deadline_at != at:
                 return None
             state = kind.load(row.state)
             day = kind.day(state)
             step = kind.on_deadline(state, at)
-            following = kind.next_deadline(game, step.state, row.next_close_at, at)
+            following = kind.next_deadline(game, step.state, row.deadline_at, at)
             self._commit_step(
-                game, kind, step, at=at, day=day, source=f"close:{day}", next_close_at=following
+                game, kind, step, at=at, day=day, source=f"close:{day}", deadline_at=following
             )
             for post, number in kind.posts(state, step):
                 self.mail.gm_post(game, post, now, day=number)
@@ -262,7 +262,7 @@ class Service:
             for player in kind.players(state):
                 duties = kind.duties(state, player)
                 if duties:
-                    context = {"duties": duties, "close_at": row.next_close_at}
+                    context = {"duties": duties, "close_at": row.deadline_at}
                     self.mail.player(game, player, "reminder", context, now)
             self.store.record_reminder(game.id, due_at)
 
@@ -539,17 +539,17 @@ class Service:
         at: datetime,
         day: int,
         source: str,
-        next_close_at: datetime | None = None,
+        deadline_at: datetime | None = None,
     ) -> None:
-        """Log a step's events and its new state; the next deadline is ``next_close_at``
+        """Log a step's events and its new state; the next deadline is ``deadline_at``
         or, after a move, what the kind says (:meth:`GameKind.next_deadline`)."""
         row = self._row(game.id)
         over = kind.is_over(step.state)
-        if next_close_at is None:
-            next_close_at = kind.next_deadline(game, step.state, row.next_close_at, None)
+        if deadline_at is None:
+            deadline_at = kind.next_deadline(game, step.state, row.deadline_at, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
         self.store.save_state(
-            game.id, kind.dump(step.state), over=over, next_close_at=None if over else next_close_at
+            game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
         )
 
     def _notify(

@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS games (
     salt BLOB NOT NULL,
     state TEXT NOT NULL,
     started_at TEXT NOT NULL,
-    next_close_at TEXT,
+    deadline_at TEXT,
     over INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -116,7 +116,7 @@ class GameRow:
     salt: bytes
     state: dict[str, Any]
     started_at: datetime
-    next_close_at: datetime | None
+    deadline_at: datetime | None
     over: bool
 
 
@@ -214,11 +214,11 @@ class Store:
         salt: bytes,
         state: Mapping[str, Any],
         started_at: datetime,
-        next_close_at: datetime | None,
+        deadline_at: datetime | None,
     ) -> None:
         """Record a started game. Raises sqlite3.IntegrityError if it exists."""
         self._db.execute(
-            "INSERT INTO games (id, kind, seed, salt, state, started_at, next_close_at) "
+            "INSERT INTO games (id, kind, seed, salt, state, started_at, deadline_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 game_id,
@@ -227,14 +227,14 @@ class Store:
                 salt,
                 json.dumps(state, ensure_ascii=False),
                 to_iso(started_at),
-                to_iso(next_close_at) if next_close_at else None,
+                to_iso(deadline_at) if deadline_at else None,
             ),
         )
 
     def game(self, game_id: str) -> GameRow | None:
         """The stored game, or None when it has not started."""
         row = self._db.execute(
-            "SELECT id, kind, seed, salt, state, started_at, next_close_at, over "
+            "SELECT id, kind, seed, salt, state, started_at, deadline_at, over "
             "FROM games WHERE id = ?",
             (game_id,),
         ).fetchone()
@@ -247,7 +247,7 @@ class Store:
             salt=bytes(row[3]),
             state=json.loads(row[4]),
             started_at=from_iso(row[5]),
-            next_close_at=from_iso(row[6]) if row[6] else None,
+            deadline_at=from_iso(row[6]) if row[6] else None,
             over=bool(row[7]),
         )
 
@@ -257,15 +257,15 @@ class Store:
         state: Mapping[str, Any],
         *,
         over: bool,
-        next_close_at: datetime | None,
+        deadline_at: datetime | None,
     ) -> None:
         """Replace the state snapshot and schedule of a game."""
         self._db.execute(
-            "UPDATE games SET state = ?, over = ?, next_close_at = ? WHERE id = ?",
+            "UPDATE games SET state = ?, over = ?, deadline_at = ? WHERE id = ?",
             (
                 json.dumps(state, ensure_ascii=False),
                 int(over),
-                to_iso(next_close_at) if next_close_at else None,
+                to_iso(deadline_at) if deadline_at else None,
                 game_id,
             ),
         )

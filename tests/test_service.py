@@ -391,7 +391,7 @@ def test_C7_fairness_final_post_reveals_the_canonical_deal_of_the_opening_commit
     assert hashlib.sha256(canonical.group(1).encode()).hexdigest() == commitment.group(1)
     assert '"solution":{"room":"Столовая","suspect":"Маша","weapon":"Топор"}' in canonical.group(1)
     row = table.store.game("seed-000")
-    assert row is not None and row.over and row.next_close_at is None
+    assert row is not None and row.over and row.deadline_at is None
 
 
 def test_a_game_whose_start_passed_while_the_daemon_was_down_starts_now(tmp_path: Path) -> None:
@@ -401,7 +401,7 @@ def test_a_game_whose_start_passed_while_the_daemon_was_down_starts_now(tmp_path
         table.run(utc(2026, 12, 1, 17))
         row = table.store.game("seed-000")
         assert row is not None
-        assert (row.started_at, row.next_close_at) == (
+        assert (row.started_at, row.deadline_at) == (
             utc(2026, 12, 1, 17),
             utc(2026, 12, 1, 19, 30),
         )
@@ -471,7 +471,7 @@ def test_D1_a_manual_close_keeps_the_regular_schedule(table: Table) -> None:
     """``pbp close-day`` at 21:30 Moscow: day 2 ends at 22:30 the next day, not in an hour."""
     table.service.close_day("seed-000", utc(2026, 12, 1, 18, 30))
     row = table.store.game("seed-000")
-    assert row is not None and row.next_close_at == utc(2026, 12, 2, 19, 30)
+    assert row is not None and row.deadline_at == utc(2026, 12, 2, 19, 30)
 
 
 def test_D8_an_arrival_time_ahead_of_the_clock_does_not_fast_forward_the_game(

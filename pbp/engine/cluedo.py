@@ -231,8 +231,7 @@ def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | No
         raise ValueError(f"players named twice: {names}")
     if len(cards.all()) != 3 * len(names) + 3:
         raise ValueError(
-            f"rule C1: {len(names)} players need {3 * len(names) + 3} cards, "
-            f"got {len(cards.all())}"
+            f"rule C1: {len(names)} players need {3 * len(names) + 3} cards, got {len(cards.all())}"
         )
     if fixed is None:
         return deal(cards, names, random.Random(seed))

@@ -16,6 +16,8 @@ What is removed (players answer from many clients, in Russian and English):
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
   stripped);
 - (separately, :func:`strip_echo`) an unmarked copy of the mail being answered;
+- (separately, :func:`unquote_forum`, used by the command parsers) text in forum
+  ``[quote]``/``[spoiler]`` blocks pasted from the game's forum thread;
 - in HTML, before conversion: Gmail's ``<div class="gmail_quote">`` and
   ``gmail_signature``, Thunderbird's ``moz-cite-prefix``/``moz-signature`` and every
   ``<blockquote>``.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import codecs
 import math
 import re
+from collections.abc import Sequence
 from html.parser import HTMLParser
 
 import html2text
@@ -368,6 +371,37 @@ def new_text(text: str) -> str:
             kept.append(line)
         i += 1
     return "\n".join(kept).strip("\n")
+
+
+_FORUM_QUOTE_TAG = re.compile(r"\[(/?)(?:quote|spoiler)(?:[=\s][^\]\n]{0,300})?\]", re.IGNORECASE)
+
+
+def unquote_forum(lines: Sequence[str]) -> list[tuple[str, bool]]:
+    """For each line: its text outside forum ``[quote]``/``[spoiler]`` blocks, and True
+    when any of the line was inside one or was a tag. Tags may carry attributes
+    (``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
+    ``[spoiler=…]``), nest, and open or close mid-line; an unclosed block runs to the
+    end, a stray closing tag is dropped. Linear.
+
+    >>> unquote_forum(["[quote=Дуг]REFUTE 1 нож", "[/quote]STATUS", "HELP"])
+    [('', True), ('STATUS', True), ('HELP', False)]
+    """
+    result: list[tuple[str, bool]] = []
+    depth = 0
+    for line in lines:
+        touched = depth > 0
+        pieces: list[str] = []
+        pos = 0
+        for tag in _FORUM_QUOTE_TAG.finditer(line):
+            touched = True
+            if depth == 0:
+                pieces.append(line[pos : tag.start()])
+            depth = max(0, depth - 1) if tag.group(1) else depth + 1
+            pos = tag.end()
+        if depth == 0:
+            pieces.append(line[pos:])
+        result.append(("".join(pieces), touched))
+    return result
 
 
 def strip_echo(text: str, sent: str) -> str:

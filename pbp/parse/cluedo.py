@@ -93,6 +93,7 @@ from pbp.engine.cluedo import (
     Status,
     Suggest,
 )
+from pbp.parse.body import unquote_forum
 from pbp.parse.names import (
     NameMatcher,
     clean,
@@ -166,7 +167,6 @@ _SHOWN = {
 }
 #: The first two words of a line (letters only: "REFUTE#7" is "REFUTE").
 _LEAD = re.compile(r"(?P<w1>[^\W\d_]+)(?:[\s:]+(?P<w2>[^\W\d_]+))?")
-_AFTER_KEYWORD = re.compile(r"\s*:?\s*")
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
 #: Words that may stand before the number: "на №1", "на предложение 7", "to 7".
@@ -183,7 +183,6 @@ _LEADING_ADDRESSEE = re.compile(r"^(?:to|for|для)\s*:?\s+", re.IGNORECASE)
 _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 #: Where chat after an addressee written last begins ("для Веталь. Спасибо!").
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
-_QUOTE_TAG = re.compile(r"\[(/?)(?:quote|spoiler)(?:[=\s][^\]\n]{0,300})?\]", re.IGNORECASE)
 _HEADING = re.compile(
     r"^предположение(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
     r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
@@ -404,28 +403,6 @@ def _addressee_texts(text: str) -> list[str]:
     return texts
 
 
-def _unquoted(lines: Sequence[str]) -> list[tuple[str, bool]]:
-    """For each line: its text outside ``[quote]``/``[spoiler]`` blocks (any attributes,
-    nested, several per line; an unclosed block runs to the end), and True when any of
-    the line was quoted or a tag."""
-    result: list[tuple[str, bool]] = []
-    depth = 0
-    for line in lines:
-        touched = depth > 0
-        pieces: list[str] = []
-        pos = 0
-        for tag in _QUOTE_TAG.finditer(line):
-            touched = True
-            if depth == 0:
-                pieces.append(line[pos : tag.start()])
-            depth = max(0, depth - 1) if tag.group(1) else depth + 1
-            pos = tag.end()
-        if depth == 0:
-            pieces.append(line[pos:])
-        result.append(("".join(pieces), touched))
-    return result
-
-
 def _keyword(line: str) -> tuple[str, str] | None:
     """``(command, rest)`` for a command line (``line`` cleaned and folded), None for
     chatter. Commands: ``suggest``, ``refute``, ``no_refutation``, ``accuse``,
@@ -453,7 +430,8 @@ def _keyword(line: str) -> tuple[str, str] | None:
         )
     if found is not None:
         name, end = found
-        rest = line[_AFTER_KEYWORD.match(line, end).end() :]  # type: ignore[union-attr]
+        rest = line[end:].lstrip()
+        rest = rest[1:].lstrip() if rest.startswith(":") else rest
         if name in ("status", "help") and rest.strip(_TRAILING):
             return None  # "Help me out here" is chatter, not a command
         return name, rest
@@ -513,7 +491,7 @@ def parse_cluedo(
     by :data:`LINE_LIMIT`.
     """
     reader = _Reader(cards, players, addressed)
-    visible = _unquoted(text.split("\n"))
+    visible = unquote_forum(text.split("\n"))
     lines = [shown for shown, _ in visible]
     quoted = [touched for _, touched in visible]
     result: list[ParsedLine] = []

@@ -1,0 +1,639 @@
+"""Cluedo by rounds, the table game (rules C1–C7, R1–R7 of RULES.md; seed 000). Pure engine.
+
+API (module-level functions; ``state`` is :class:`RoundsState`; every ``at`` is an
+aware datetime, stored as ISO 8601 in UTC):
+
+- ``start(setup, seed, salt, at) -> Step`` — deal (C2, seeded; or ``setup.deal``) and
+  start turn 1, the first player's (R1), at ``at``.
+- ``apply(state, player, move, at) -> Step`` — one Suggest / Accuse (on his turn) or
+  Refute / NoRefutation (when asked) by ``player``, arrived at ``at`` (D8). Raises
+  :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
+- ``deadline(state) -> datetime | None`` and ``on_deadline(state, at) -> Step`` — R7: the
+  next timeout, and what happens at it (a missed turn is skipped; a missed answer is
+  given by the GM, C5).
+- ``whose_turn(state)``, ``awaiting(state)``, ``allowed_rooms(state, player)`` — queries.
+- ``status(state, player) -> dict``, ``duties(state, player) -> dict | None`` (reminders),
+  ``gm_view(state) -> dict`` — views.
+- ``kind = "cluedo_rounds"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
+  ``is_over(state)``.
+
+The shell must call :func:`on_deadline` for every deadline that falls before a move's
+``at`` before applying that move (D8: mail and timeouts in time order).
+
+Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
+``sugg`` stands for the suggestion fields ``number, turn, suggester, suspect, weapon,
+room, at`` (``number``: game-wide from 1; ``turn``: the turn it was made in; ``at``:
+its arrival, ISO 8601 UTC, e.g. "2026-12-01T17:05:00+00:00"). All times are ISO UTC.
+
+PUBLIC
+  game_started   {game: ID, players: [{name, character}], turn_order: [name...],
+                  cards: {suspects, weapons, rooms}, commitment: hex sha256,
+                  auto_answer, turn_hours, answer_hours, publish_wrong_accusations}
+  turn_started   {turn, player, allowed_rooms: [room...] (R5), started_at, deadline}
+  suggestion_made {**sugg}
+  asked          {number, turn, suggester, player, asked_at, deadline}
+                 # who must answer now (R2); only players who have to choose are asked
+  refuted        {**sugg, by, auto: bool, by_gm: bool, answered_at}   # never the card (C4)
+  not_refuted    {**sugg, by, auto: bool, by_gm: bool, answered_at}
+                 # auto: answered by the engine (R6); by_gm: by the GM at the deadline (C5)
+  round_ended    {number, turn, suggester, refuted_by: str | None, ended_at}   # R2, R3
+  turn_skipped   {turn, player, deadline, skipped_at}                          # R7
+  accusation_wrong {player, turn, suspect, weapon, room}   # the three cards only when
+                 # rules.publish_wrong_accusations (default here: accused aloud), else None
+  game_over      {winner: str | None, solution: {suspect, weapon, room},
+                  hands: {player: [card...]}, canonical: str (fairness, DESIGN.md)}
+PLAYER (Event.player is the only player who sees it)
+  hand_dealt     {character: str | None, hand: [card...]}
+  card_shown     {**sugg, by, card, auto: bool, by_gm: bool}   # to the suggester only (C4)
+  accusation_result {suspect, weapon, room, correct: bool}
+GM
+  deal           {solution: {suspect, weapon, room}, hands: {player: [card...]}, seed, canonical}
+  gm_refutation  {**sugg, player, card: str | None}   # what the GM answered (R7, C5)
+  accusation_made {player, turn, suspect, weapon, room, correct: bool, at}
+
+Order of events: a suggestion gives ``suggestion_made``, then for each player round
+the table either an answer (automatic, R6) or ``asked`` (and the engine waits); an
+answer gives ``refuted`` + ``card_shown`` or ``not_refuted``; the end of the round
+gives ``round_ended`` then ``turn_started`` of the next turn (R3).
+
+Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
+game_over {winner}; not_a_player {player, players}; player_out {player} (C6);
+unexpected_addressee {player} (InvalidMove: a TO part); wrong_category {card, category,
+allowed} (InvalidMove); not_your_turn {turn_player, turn} (R1); one_move_per_turn
+{number, turn, asked} (R1, R4: he has suggested this turn; ``asked``: who answers now);
+same_room {room, allowed} (R5); nothing_to_answer {}; unknown_suggestion {number,
+waiting}; not_asked {number, asked: str | None, waiting} (R2); already_answered {number,
+answer, by_gm, waiting}; must_refute {number, suggester, held, named};
+card_not_named / card_not_held {number, suggester, card, named, held} (C4). ``waiting``:
+the numbers the player must answer now (``[]`` or one number).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Any
+
+from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility
+from pbp.engine.cluedo import (
+    CATEGORIES,
+    Accuse,
+    CluedoMove,
+    NoRefutation,
+    Refute,
+    Suggest,
+    cards_as_json,
+    check_accusation,
+    check_named_cards,
+    check_refutation,
+    deal_as_json,
+    gm_default_card,
+    held_cards,
+    start_deal,
+)
+from pbp.engine.cluedo_rounds_state import (
+    AUTO_ANSWERS,
+    Accusation,
+    Answer,
+    AutoAnswer,
+    RoundsRules,
+    RoundsSetup,
+    RoundsState,
+    Skip,
+    Suggestion,
+    allowed_rooms,
+    awaiting,
+    deadline,
+    dump_state,
+    is_over,
+    load_state,
+    whose_turn,
+)
+from pbp.fairness import commitment
+
+__all__ = [
+    "AUTO_ANSWERS",
+    "Accusation",
+    "Answer",
+    "AutoAnswer",
+    "RoundsRules",
+    "RoundsSetup",
+    "RoundsState",
+    "Skip",
+    "Suggestion",
+    "allowed_rooms",
+    "apply",
+    "awaiting",
+    "deadline",
+    "dump_state",
+    "duties",
+    "gm_view",
+    "is_over",
+    "kind",
+    "load_state",
+    "on_deadline",
+    "start",
+    "status",
+    "whose_turn",
+]
+
+kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.engine.base.Engine)
+
+PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
+
+
+def _iso(at: datetime) -> str:
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"rule D8: times must be timezone-aware, got {at!r}")
+    return at.astimezone(UTC).isoformat()
+
+
+def _iso_or_none(at: datetime | None) -> str | None:
+    return None if at is None else _iso(at)
+
+
+# --- start ---
+
+
+def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
+    """Deal (C2: from ``random.Random(seed)``, or ``setup.deal`` checked) and start turn 1.
+
+    Turn 1 is the first configured player's (R1) and starts at ``at`` (its deadline is
+    ``at + turn_hours``, R7). Events: GM ``deal``, one PLAYER ``hand_dealt`` per player
+    (turn order), PUBLIC ``game_started`` (with the commitment to the deal, DESIGN.md),
+    PUBLIC ``turn_started``.
+
+    :raises ValueError: fewer than 3 players (C1), a player named twice, cards that are
+        not 3M+3 (C1), a fixed deal that breaks C2, an empty salt, or a naive ``at``.
+    """
+    stamp = _iso(at)
+    names = [name for name, _ in setup.players]
+    dealt = start_deal(setup.cards, names, seed, setup.deal)
+    if not salt:
+        raise ValueError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+    state = RoundsState(
+        game_id=setup.game_id,
+        players=tuple(setup.players),
+        cards=setup.cards,
+        rules=setup.rules,
+        deal=dealt,
+        seed=seed,
+        salt=salt.hex(),
+        turn_player=names[0],
+        turn_started=stamp,
+    )
+    canonical = state.canonical
+    rules = setup.rules
+    events = [
+        Event("deal", GM, {**deal_as_json(dealt), "seed": seed, "canonical": canonical}),
+        *(
+            Event("hand_dealt", PLAYER, {"character": ch, "hand": list(dealt.hands[p])}, player=p)
+            for p, ch in setup.players
+        ),
+        Event(
+            "game_started",
+            PUBLIC,
+            {
+                "game": setup.game_id,
+                "players": [{"name": p, "character": ch} for p, ch in setup.players],
+                "turn_order": names,
+                "cards": cards_as_json(setup.cards),
+                "commitment": commitment(canonical),
+                "auto_answer": rules.auto_answer,
+                "turn_hours": rules.turn_hours,
+                "answer_hours": rules.answer_hours,
+                "publish_wrong_accusations": rules.publish_wrong_accusations,
+            },
+        ),
+        _turn_started(state),
+    ]
+    return Step(state, events)
+
+
+def _turn_started(state: RoundsState) -> Event:
+    return Event(
+        "turn_started",
+        PUBLIC,
+        {
+            "turn": state.turn,
+            "player": state.turn_player,
+            "allowed_rooms": allowed_rooms(state, state.turn_player),
+            "started_at": state.turn_started,
+            "deadline": _iso_or_none(deadline(state)),
+        },
+    )
+
+
+# --- moves ---
+
+
+def apply(state: RoundsState, player: str, move: CluedoMove, at: datetime) -> Step:
+    """Apply one move of ``player`` that arrived at ``at`` (aware; stored in UTC, D8).
+
+    ``move`` is a :class:`Suggest` or :class:`Accuse` (on his turn, R1) or a
+    :class:`Refute` / :class:`NoRefutation` (when he is asked, R2); ``Status``/``Help``
+    are answered by the shell from :func:`status`. Events (shapes in the module
+    docstring): Suggest → ``suggestion_made``, then the answering round as far as it
+    goes without waiting (R2, R3, R6); an answer → ``refuted`` + ``card_shown`` or
+    ``not_refuted``, then the round goes on; Accuse → GM ``accusation_made``, PLAYER
+    ``accusation_result``, then ``game_over`` (correct, C7) or ``accusation_wrong``
+    and the next ``turn_started`` (or ``game_over`` with no winner when everybody is
+    out, C7).
+
+    :raises IllegalMove: ``game_over``; ``not_a_player``; ``player_out`` (C6);
+        ``not_your_turn``, ``one_move_per_turn`` (R1, R4); ``same_room`` (R5);
+        ``nothing_to_answer``, ``unknown_suggestion``, ``not_asked``,
+        ``already_answered`` (R2); ``must_refute``, ``card_not_named``,
+        ``card_not_held`` (C4).
+    :raises InvalidMove: ``unexpected_addressee`` (a TO part), ``wrong_category`` (C6).
+    :raises ValueError: ``at`` is naive. :raises TypeError: another kind of move.
+    """
+    stamp = _iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if isinstance(move, Suggest):
+        return _suggest(state, player, move, stamp)
+    if isinstance(move, Refute):
+        return _answer(state, player, move.number, move.card, stamp)
+    if isinstance(move, NoRefutation):
+        return _answer(state, player, move.number, None, stamp)
+    if isinstance(move, Accuse):
+        return _accuse(state, player, move, stamp)
+    raise TypeError(f"not a move of the game: {move!r}")
+
+
+def _check_turn(state: RoundsState, player: str) -> None:
+    """R1, R4, C6: may ``player`` suggest or accuse now?"""
+    if player in state.out:
+        raise IllegalMove("player_out", player=player)
+    running = state.running
+    if running is not None and running.suggester == player:
+        raise IllegalMove(
+            "one_move_per_turn", number=running.number, turn=running.turn, asked=running.asked
+        )
+    if running is not None or state.turn_player != player:
+        raise IllegalMove("not_your_turn", turn_player=state.turn_player, turn=state.turn)
+
+
+def _suggest(state: RoundsState, player: str, move: Suggest, at: str) -> Step:
+    if move.addressee is not None:
+        raise InvalidMove("unexpected_addressee", player=move.addressee)
+    check_named_cards(state.cards, move.suspect, move.weapon, move.room)
+    _check_turn(state, player)
+    allowed = allowed_rooms(state, player)
+    if move.room not in allowed:
+        raise IllegalMove("same_room", room=move.room, allowed=allowed)
+    number = len(state.suggestions) + 1
+    suggestion = Suggestion(number, state.turn, player, move.suspect, move.weapon, move.room, at)
+    new = dataclasses.replace(state, suggestions=(*state.suggestions, suggestion))
+    events = [Event("suggestion_made", PUBLIC, suggestion.public())]
+    return _run_round(new, at, events)
+
+
+def _answer(
+    state: RoundsState, player: str, number: int | None, card: str | None, at: str
+) -> Step:
+    running = state.running
+    asked_now = running is not None and running.asked == player
+    waiting = [running.number] if running is not None and asked_now else []
+    if number is None:
+        if running is None or not asked_now:
+            raise IllegalMove("nothing_to_answer")
+        suggestion = running
+    else:
+        if not 1 <= number <= len(state.suggestions):
+            raise IllegalMove("unknown_suggestion", number=number, waiting=waiting)
+        suggestion = state.suggestions[number - 1]
+        if not (suggestion is running and asked_now):
+            mine = next((a for a in suggestion.answers if a.player == player), None)
+            if mine is not None:
+                answer = "not_refuted" if mine.card is None else "refuted"
+                raise IllegalMove(
+                    "already_answered",
+                    number=number,
+                    answer=answer,
+                    by_gm=mine.by_gm,
+                    waiting=waiting,
+                )
+            raise IllegalMove(
+                "not_asked", number=number, asked=suggestion.asked, waiting=waiting
+            )
+    try:
+        check_refutation(state.deal.hands[player], suggestion.named, card)
+    except IllegalMove as error:
+        raise IllegalMove(
+            error.code, number=suggestion.number, suggester=suggestion.suggester, **error.params
+        ) from None
+    given = Answer(player, card, auto=False, by_gm=False, at=at)
+    new, events = _record(state, given)
+    return _run_round(new, at, events)
+
+
+def _record(state: RoundsState, answer: Answer) -> tuple[RoundsState, list[Event]]:
+    """Add ``answer`` to the running round: PUBLIC refuted/not_refuted (never the card,
+    C4) and the PLAYER card_shown to the suggester."""
+    running = state.running
+    assert running is not None
+    suggestion = dataclasses.replace(
+        running, answers=(*running.answers, answer), asked=None, asked_at=None
+    )
+    new = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], suggestion))
+    flags = {"by": answer.player, "auto": answer.auto, "by_gm": answer.by_gm}
+    kind_ = "not_refuted" if answer.card is None else "refuted"
+    events = [Event(kind_, PUBLIC, {**suggestion.public(), **flags, "answered_at": answer.at})]
+    if answer.card is not None:
+        shown = {**suggestion.public(), **flags, "card": answer.card}
+        events.append(Event("card_shown", PLAYER, shown, player=suggestion.suggester))
+    return new, events
+
+
+def _auto_card(auto_answer: str, held: list[str]) -> tuple[bool, str | None]:
+    """R6: ``(True, card or None)`` when the engine answers for a player holding
+    ``held`` of the named cards, ``(False, None)`` when he must choose himself."""
+    if auto_answer in ("no_match", "forced") and not held:
+        return True, None
+    if auto_answer == "forced" and len(held) == 1:
+        return True, held[0]
+    return False, None
+
+
+def _next_seat(names: list[str], after: str) -> str:
+    return names[(names.index(after) + 1) % len(names)]
+
+
+def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
+    """Carry the running round on from its last answer (R2, R3, R6) at ``at``.
+
+    Round the table from the player after the last one who answered (after the
+    suggester at first): the engine answers for players without a choice (R6) and
+    stops at the first one who must answer himself (``asked``). A card shown, or the
+    turn to answer reaching the suggester, ends the round and starts the next turn.
+    """
+    events = list(events)
+    while True:
+        running = state.running
+        assert running is not None
+        if running.refutation is not None:
+            return _end_round(state, running, at, events)
+        last = running.answers[-1].player if running.answers else running.suggester
+        player = _next_seat(state.names, last)
+        if player == running.suggester:  # R3: nobody could refute
+            return _end_round(state, running, at, events)
+        held = held_cards(state.deal.hands[player], running.named)
+        automatic, card = _auto_card(state.rules.auto_answer, held)
+        if automatic:
+            state, more = _record(state, Answer(player, card, auto=True, by_gm=False, at=at))
+            events.extend(more)
+            continue
+        asked = dataclasses.replace(running, asked=player, asked_at=at)
+        state = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], asked))
+        data = {
+            "number": running.number,
+            "turn": running.turn,
+            "suggester": running.suggester,
+            "player": player,
+            "asked_at": at,
+            "deadline": _iso_or_none(deadline(state)),
+        }
+        events.append(Event("asked", PUBLIC, data))
+        return Step(state, events)
+
+
+def _end_round(state: RoundsState, running: Suggestion, at: str, events: list[Event]) -> Step:
+    ended = dataclasses.replace(running, asked=None, asked_at=None, ended_at=at)
+    state = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], ended))
+    data = {
+        "number": ended.number,
+        "turn": ended.turn,
+        "suggester": ended.suggester,
+        "refuted_by": ended.refuted_by,
+        "ended_at": at,
+    }
+    events = [*events, Event("round_ended", PUBLIC, data)]
+    return _next_turn(state, ended.suggester, at, events)
+
+
+def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> Step:
+    """R3, R4: the next turn goes to the first player after ``after`` who is not out."""
+    names = state.names
+    start_at = names.index(after)
+    order = [names[(start_at + k) % len(names)] for k in range(1, len(names) + 1)]
+    player = next(p for p in order if p not in state.out)
+    new = dataclasses.replace(state, turn=state.turn + 1, turn_player=player, turn_started=at)
+    return Step(new, [*events, _turn_started(new)])
+
+
+def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
+    check_named_cards(state.cards, move.suspect, move.weapon, move.room)
+    _check_turn(state, player)
+    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
+    correct = check_accusation(state.deal.solution, move.suspect, move.weapon, move.room)
+    accusation = Accusation(player=player, turn=state.turn, at=at, correct=correct, **cards)
+    new = dataclasses.replace(state, accusations=(*state.accusations, accusation))
+    made = {"player": player, "turn": state.turn, **cards, "correct": correct, "at": at}
+    events = [
+        Event("accusation_made", GM, made),
+        Event("accusation_result", PLAYER, {**cards, "correct": correct}, player=player),
+    ]
+    if correct:  # C7: the first correct accusation wins
+        new = dataclasses.replace(new, winner=player, over=True)
+        return Step(new, [*events, _game_over(new)])
+    new = dataclasses.replace(new, out=(*state.out, player))
+    shown = cards if state.rules.publish_wrong_accusations else dict.fromkeys(cards)
+    wrong = {"player": player, "turn": state.turn, **shown}
+    events.append(Event("accusation_wrong", PUBLIC, wrong))
+    if set(new.out) == set(new.names):  # C7: nobody left
+        new = dataclasses.replace(new, over=True)
+        return Step(new, [*events, _game_over(new)])
+    return _next_turn(new, player, at, events)
+
+
+def _game_over(state: RoundsState) -> Event:
+    """C7: the solution and all hands are published, with the fairness text."""
+    return Event(
+        "game_over",
+        PUBLIC,
+        {**deal_as_json(state.deal), "winner": state.winner, "canonical": state.canonical},
+    )
+
+
+# --- deadlines ---
+
+
+def on_deadline(state: RoundsState, at: datetime) -> Step:
+    """R7: the timeout of :func:`deadline`, handled at ``at`` (aware).
+
+    A missed turn is skipped: PUBLIC ``turn_skipped``, then the next turn (the first
+    player after him who is not out) starts at ``at``. A missed answer is given by the
+    GM (C5: the first held of suspect, weapon, room; else no refutation): GM
+    ``gm_refutation``, PUBLIC ``refuted``/``not_refuted`` with ``by_gm`` True (and
+    PLAYER ``card_shown``), then the round goes on from ``at`` as after any answer.
+    Before the deadline, or once the game is over, nothing happens (no events, same
+    state), so a stale or repeated scheduler job does no harm.
+
+    :raises ValueError: ``at`` is naive.
+    """
+    stamp = _iso(at)
+    due = deadline(state)
+    if due is None or at < due:
+        return Step(state, [])
+    running = state.running
+    if running is None:
+        skip = Skip(state.turn, state.turn_player, stamp)
+        new = dataclasses.replace(state, skipped=(*state.skipped, skip))
+        data = {
+            "turn": state.turn,
+            "player": state.turn_player,
+            "deadline": _iso(due),
+            "skipped_at": stamp,
+        }
+        return _next_turn(new, state.turn_player, stamp, [Event("turn_skipped", PUBLIC, data)])
+    player = running.asked
+    assert player is not None
+    card = gm_default_card(state.deal.hands[player], *running.named)
+    events = [Event("gm_refutation", GM, {**running.public(), "player": player, "card": card})]
+    new, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=stamp))
+    return _run_round(new, stamp, [*events, *more])
+
+
+# --- views ---
+
+
+def _asked_view(state: RoundsState, player: str) -> dict[str, Any] | None:
+    running = state.running
+    if state.over or running is None or running.asked != player:
+        return None
+    return {
+        **running.public(),
+        "held": held_cards(state.deal.hands[player], running.named),
+        "deadline": _iso_or_none(deadline(state)),
+    }
+
+
+def _my_turn(state: RoundsState, player: str) -> bool:
+    return not state.over and state.running is None and state.turn_player == player
+
+
+def status(state: RoundsState, player: str) -> dict[str, Any]:
+    """The private ``STATUS`` answer of ``player``.
+
+    Example: ``{"game": "seed-000", "turn": 4, "turn_player": "Кросс", "over": False,
+    "winner": None, "out": False, "character": None, "hand": ["Петя", "Ваня", "Нож"],
+    "my_turn": True, "turn_deadline": "2026-12-02T18:00:00+00:00",
+    "allowed_rooms": ["Столовая", "Библиотека"], "asked": None,
+    "shown_to_me": [{"number": 1, "card": "Молоток", "by": "Дуг", "auto": False,
+    "by_gm": False}], "shown_by_me": [{"number": 2, "card": "Петя", "to": "Дуг",
+    "auto": False, "by_gm": False}]}``. ``my_turn``: he must suggest or accuse now;
+    ``turn_deadline``: its deadline (else None); ``allowed_rooms``: for his next
+    suggestion (R5); ``asked``: the suggestion he must answer now as ``{**sugg, held:
+    [card...], deadline}``, else None.
+
+    :raises KeyError: ``player`` is not in the game.
+    """
+    character = dict(state.players)[player]
+    mine = _my_turn(state, player)
+    shown_to_me, shown_by_me = [], []
+    for s in state.suggestions:
+        refutation = s.refutation
+        if refutation is None:
+            continue
+        flags = {"auto": refutation.auto, "by_gm": refutation.by_gm}
+        if s.suggester == player:
+            shown_to_me.append(
+                {"number": s.number, "card": refutation.card, "by": refutation.player, **flags}
+            )
+        if refutation.player == player:
+            shown_by_me.append(
+                {"number": s.number, "card": refutation.card, "to": s.suggester, **flags}
+            )
+    return {
+        "game": state.game_id,
+        "turn": state.turn,
+        "turn_player": whose_turn(state),
+        "over": state.over,
+        "winner": state.winner,
+        "out": player in state.out,
+        "character": character,
+        "hand": list(state.deal.hands[player]),
+        "my_turn": mine,
+        "turn_deadline": _iso_or_none(deadline(state)) if mine else None,
+        "allowed_rooms": allowed_rooms(state, player),
+        "asked": _asked_view(state, player),
+        "shown_to_me": shown_to_me,
+        "shown_by_me": shown_by_me,
+    }
+
+
+def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
+    """What a reminder says, or None when ``player`` owes nothing now (R7).
+
+    His turn: ``{"duty": "turn", "turn": n, "deadline": ISO, "allowed_rooms": [...]}``;
+    his answer: ``{"duty": "answer", "number": n, "suggestion": {**sugg}, "held":
+    [card...], "deadline": ISO}``. :raises KeyError: ``player`` is not in the game.
+    """
+    dict(state.players)[player]
+    if _my_turn(state, player):
+        return {
+            "duty": "turn",
+            "turn": state.turn,
+            "deadline": _iso_or_none(deadline(state)),
+            "allowed_rooms": allowed_rooms(state, player),
+        }
+    asked = _asked_view(state, player)
+    if asked is None:
+        return None
+    return {
+        "duty": "answer",
+        "number": asked["number"],
+        "suggestion": {k: v for k, v in asked.items() if k not in ("held", "deadline")},
+        "held": asked["held"],
+        "deadline": asked["deadline"],
+    }
+
+
+def gm_view(state: RoundsState) -> dict[str, Any]:
+    """Everything the GM sees (``pbp show``).
+
+    ``{"game", "turn", "turn_player", "over", "winner", "seed", "rules": {auto_answer,
+    turn_hours, answer_hours, publish_wrong_accusations}, "solution": {suspect, weapon,
+    room}, "players": [{"name", "character", "hand": [...], "out": bool,
+    "allowed_rooms": [...]}], "awaiting": {"player", "number"} | None, "deadline": ISO
+    | None, "suggestions": [{**sugg, "answers": [{"player", "card", "auto", "by_gm",
+    "at"}], "asked", "asked_at", "ended_at", "refuted_by"}], "accusations": [{"player",
+    "turn", "at", "suspect", "weapon", "room", "correct"}], "skipped": [{"turn",
+    "player", "at"}], "commitment": hex, "canonical": str}``.
+    """
+    waiting = awaiting(state)
+    return {
+        "game": state.game_id,
+        "turn": state.turn,
+        "turn_player": whose_turn(state),
+        "over": state.over,
+        "winner": state.winner,
+        "seed": state.seed,
+        "rules": dataclasses.asdict(state.rules),
+        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
+        "players": [
+            {
+                "name": p,
+                "character": ch,
+                "hand": list(state.deal.hands[p]),
+                "out": p in state.out,
+                "allowed_rooms": allowed_rooms(state, p),
+            }
+            for p, ch in state.players
+        ],
+        "awaiting": None if waiting is None else {"player": waiting[0], "number": waiting[1]},
+        "deadline": _iso_or_none(deadline(state)),
+        "suggestions": [
+            {**dataclasses.asdict(s), "answers": [dataclasses.asdict(a) for a in s.answers]}
+            | {"refuted_by": s.refuted_by}
+            for s in state.suggestions
+        ],
+        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        "skipped": [dataclasses.asdict(s) for s in state.skipped],
+        "commitment": commitment(state.canonical),
+        "canonical": state.canonical,
+    }
