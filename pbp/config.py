@@ -147,6 +147,7 @@ EmailAddress = Annotated[str, AfterValidator(_email)]
 Name = Annotated[str, AfterValidator(_name)]
 EnvName = Annotated[str, AfterValidator(_env_name)]
 Hours = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+PositiveHours = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Tls = Literal["none", "starttls", "ssl"]
 RelativePath = Annotated[Path, AfterValidator(_resolve)]
@@ -354,32 +355,11 @@ class CluedoDaysRules(_Model):
         return timedelta(hours=self.answer_grace_hours)
 
 
-class CluedoDaysGame(GameBase):
-    """``kind: cluedo_days`` — Cluedo by game days (rules C1–C7, D1–D8).
+class CluedoGame(GameBase):
+    """What both Cluedo kinds share: the decks (rule C1) and an optional fixed deal (C2)."""
 
-    ``day_closes`` is the local wall-clock time of the daily close in ``timezone``,
-    ``"HH:MM"`` zero-padded (``"22:30"``; rule D1); :attr:`close_time` gives it as a time.
-    """
-
-    kind: Literal["cluedo_days"]
-    day_closes: str
     cards: Decks
     deal: FixedDeal | None = None
-    rules: CluedoDaysRules = CluedoDaysRules()
-
-    @field_validator("day_closes", mode="before")
-    @classmethod
-    def _hhmm(cls, value: Any) -> str:
-        m = _HHMM.match(value) if isinstance(value, str) else None
-        if not m or int(m[1]) > 23 or int(m[2]) > 59:
-            raise ValueError(f'expected a time "HH:MM" such as "22:30", got {value!r}')
-        return f"{int(m[1]):02d}:{m[2]}"
-
-    @property
-    def close_time(self) -> time:
-        """``day_closes`` as a naive wall-clock time (``time(22, 30)``), local to :attr:`zone`."""
-        hours, minutes = self.day_closes.split(":")
-        return time(int(hours), int(minutes))
 
     def to_cards(self) -> Cards:
         """The cards in play after rule C1's drop.
@@ -396,8 +376,7 @@ class CluedoDaysGame(GameBase):
         hands = {name: tuple(self.deal.hands[name]) for name in self.player_names()}
         return Deal(solution=self.deal.solution, hands=hands)
 
-    @model_validator(mode="after")
-    def _rules(self) -> CluedoDaysGame:
+    def _cluedo_problems(self) -> Found:
         found = self._player_problems(3, "C1")
         if len(self.players) >= 3:
             try:
@@ -407,6 +386,67 @@ class CluedoDaysGame(GameBase):
             else:
                 if self.deal is not None:
                     found += _deal_problems(self.deal, cards, self.player_names())
+        return found
+
+
+class CluedoDaysGame(CluedoGame):
+    """``kind: cluedo_days`` — Cluedo by game days (rules C1–C7, D1–D8).
+
+    ``day_closes`` is the local wall-clock time of the daily close in ``timezone``,
+    ``"HH:MM"`` zero-padded (``"22:30"``; rule D1); :attr:`close_time` gives it as a time.
+    """
+
+    kind: Literal["cluedo_days"]
+    day_closes: str
+    rules: CluedoDaysRules = CluedoDaysRules()
+
+    @field_validator("day_closes", mode="before")
+    @classmethod
+    def _hhmm(cls, value: Any) -> str:
+        m = _HHMM.match(value) if isinstance(value, str) else None
+        if not m or int(m[1]) > 23 or int(m[2]) > 59:
+            raise ValueError(f'expected a time "HH:MM" such as "22:30", got {value!r}')
+        return f"{int(m[1]):02d}:{m[2]}"
+
+    @property
+    def close_time(self) -> time:
+        """``day_closes`` as a naive wall-clock time (``time(22, 30)``), local to :attr:`zone`."""
+        hours, minutes = self.day_closes.split(":")
+        return time(int(hours), int(minutes))
+
+    @model_validator(mode="after")
+    def _rules(self) -> CluedoDaysGame:
+        found = self._cluedo_problems()
+        if found:
+            raise checks_error(found)
+        return self
+
+
+class CluedoRoundsRules(_Model):
+    """Overrides of the RULES.md defaults for the rounds variant (rule C6: seed 000
+    accuses aloud, so wrong accusations are public by default)."""
+
+    publish_wrong_accusations: bool = True
+
+
+class CluedoRoundsGame(CluedoGame):
+    """``kind: cluedo_rounds`` — Cluedo by rounds, the table game of seed 000 (C1–C7, R1–R7).
+
+    ``players`` is the turn order (R1). ``turn_hours``: time for a turn, ``answer_hours``:
+    time for an answer (R7; fractions allowed). ``auto_answer`` (R6): ``no_match``
+    answers "no refutation" at once for a player holding none of the cards, ``forced``
+    also shows his only matching card, ``none`` waits for every player.
+    """
+
+    kind: Literal["cluedo_rounds"]
+    turn_hours: PositiveHours = 24.0
+    answer_hours: PositiveHours = 12.0
+    auto_answer: Literal["no_match", "forced", "none"] = "no_match"
+    rules: CluedoRoundsRules = CluedoRoundsRules()
+
+    @model_validator(mode="after")
+    def _rules(self) -> CluedoRoundsGame:
+        found = self._cluedo_problems()
         if found:
             raise checks_error(found)
         return self
@@ -453,7 +493,7 @@ def _deal_problems(deal: FixedDeal, cards: Cards, players: list[str]) -> Found:
     return found  # with these checks passed, every card in play is used exactly once
 
 
-Game = Union[CluedoDaysGame]  # noqa: UP007
+Game = Union[CluedoDaysGame, CluedoRoundsGame]  # noqa: UP007
 """A game of any kind: add a kind by adding its model class to this union."""
 GameConfig = Annotated[Game, Field(discriminator="kind")]
 

@@ -1,12 +1,13 @@
 """``pbp run``: the long-running service around :class:`pbp.service.Service`.
 
 Two sources of work, one writer: the mail loop (IMAP IDLE or Maildir polling)
-and an APScheduler ``BackgroundScheduler`` with one cron job per game for its day
-close and one for its reminder, in the game's time zone, plus a date job for a
-game's ``start``. Every job and every mail round takes the same lock, so the
-store sees exactly one writer; each job simply asks the service to catch up to
-"now" (:meth:`Service.advance_all`), which also makes a close that was missed
-while the daemon was down happen once, at start.
+and an APScheduler ``BackgroundScheduler`` with date jobs at each game's next
+moments (its start, its next deadline — a day close in the game's time zone —
+and the reminder before it), replanned after every round (:meth:`Daemon.schedule`).
+Every job and every mail round takes the same lock, so the store sees exactly
+one writer; a job simply runs a round (:meth:`Service.run_once`), which applies
+the mail that arrived before the deadline first (D8) and catches up a deadline
+missed while the daemon was down, once.
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 from types import FrameType
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from pbp.service import Service
@@ -30,18 +29,6 @@ log = logging.getLogger(__name__)
 
 #: Longest wait for mail before checking deadlines and the outbox again, seconds.
 POLL_SECONDS = 10.0
-
-
-def reminder_time(close: time, hours: float) -> tuple[int, int, int]:
-    """Wall-clock (hour, minute, second) ``hours`` before the daily close.
-
-    >>> reminder_time(time(22, 30), 3)
-    (19, 30, 0)
-    >>> reminder_time(time(0, 10), 0.5)
-    (23, 40, 0)
-    """
-    at = datetime.combine(date(2000, 1, 2), close) - timedelta(hours=hours)
-    return at.hour, at.minute, at.second
 
 
 def backoff(failures: int) -> float:
@@ -66,40 +53,54 @@ class Daemon:
     def tick(self) -> None:
         """One round under the writer lock: mail, due deadlines, the outbox."""
         with self.lock:
-            self.service.run_once(self.clock())
+            try:
+                self.service.run_once(self.clock())
+            finally:
+                self.schedule()
 
     def _deadline(self) -> None:
         try:
             # A full round: mail that arrived before the deadline is applied first (D8).
             self.tick()
-        except Exception:  # keep the scheduler alive; the next tick retries
+        except Exception:  # keep the scheduler alive; the next round retries
             log.exception("deadline job failed")
 
     def schedule(self) -> None:
-        """Add the cron jobs of every configured game (rules D1, D6)."""
+        """(Re)plan one APScheduler date job per game at each of its next moments.
+
+        The moments come from the store, where the game kind put them in the game's
+        time zone (a day close at ``day_closes`` local time, rules D1/D6; later a
+        turn's end): ``start:ID`` (a game not started yet), ``deadline:ID`` and
+        ``remind:ID`` (``remind_hours_before`` earlier). Called after every round,
+        so a deadline moved by a move or a close is followed at once. A job only
+        wakes the loop: the round itself decides what is due (and catches up).
+        """
+        now = self.clock()
         for game in self.service.config.games:
-            zone = ZoneInfo(game.timezone)
-            close = game.close_time
-            self.scheduler.add_job(
-                self._deadline,
-                CronTrigger(hour=close.hour, minute=close.minute, second=0, timezone=zone),
-                id=f"close:{game.id}",
-                misfire_grace_time=None,
-                coalesce=True,
-            )
-            if game.remind_hours_before:
-                h, m, s = reminder_time(close, game.remind_hours_before)
+            row = self.service.store.game(game.id)
+            moments: dict[str, datetime] = {}
+            if row is None:
+                if game.start_at is not None and game.start_at > now:
+                    moments["start"] = game.start_at
+            elif not row.over and row.deadline_at is not None:
+                moments["deadline"] = row.deadline_at
+                if game.remind_hours_before:
+                    remind = row.deadline_at - timedelta(hours=game.remind_hours_before)
+                    if remind > now:
+                        moments["remind"] = remind
+            for name in ("start", "deadline", "remind"):
+                job_id = f"{name}:{game.id}"
+                when = moments.get(name)
+                if when is None:
+                    if self.scheduler.get_job(job_id) is not None:
+                        self.scheduler.remove_job(job_id)
+                    continue
                 self.scheduler.add_job(
                     self._deadline,
-                    CronTrigger(hour=h, minute=m, second=s, timezone=zone),
-                    id=f"remind:{game.id}",
+                    DateTrigger(run_date=when),
+                    id=job_id,
+                    replace_existing=True,
                     misfire_grace_time=None,
-                    coalesce=True,
-                )
-            start = game.start_at
-            if start is not None and start > self.clock():
-                self.scheduler.add_job(
-                    self._deadline, DateTrigger(run_date=start), id=f"start:{game.id}"
                 )
 
     def stop(self, *_args: Any) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pbp.config import Game
 from pbp.engine.base import Event, Visibility
+from pbp.kinds import KINDS
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
 from pbp.parse.mime import Letter
@@ -41,10 +42,13 @@ class Mailer:
         return subject
 
     def context(self, game: Game, player: str | None) -> dict[str, Any]:
+        """What every mail template of ``game`` gets: game, timezone, the kind's own
+        timing keys (:meth:`GameKind.mail_context`), and for a player his name,
+        personal address and Subject tag."""
         context: dict[str, Any] = {
             "game": game.id,
             "timezone": game.timezone,
-            "day_closes": game.day_closes,
+            **KINDS[game.kind].mail_context(game),
         }
         if player is not None:
             token = self.store.player_token(game.id, player)

@@ -21,6 +21,9 @@ import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -31,6 +34,7 @@ from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
+from pbp.parse.body import strip_echo
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
 from pbp.store import GameRow, Store
@@ -391,7 +395,7 @@ class Service:
         with self.store.transaction():
             row = self._row(game_id)
             state = kind.load(row.state)
-            commands = kind.parse(letter.text, state)
+            commands = kind.parse(self._new_text(letter), state)
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
             for command in commands:
@@ -567,6 +571,17 @@ class Service:
                 self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
         if any(event.kind == "game_over" for event in step.events):
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
+
+    def _new_text(self, letter: Letter) -> str:
+        """The player's own text: a quote of the mail of ours he answers, left there by
+        a client that marks no quotes, is cut off, so our examples and forum
+        snippets are never executed as his moves (:func:`pbp.parse.body.strip_echo`)."""
+        ours = self.store.outgoing(letter.in_reply_to) if letter.in_reply_to else None
+        if ours is None:
+            return letter.text
+        sent = message_from_bytes(ours, policy=default)
+        part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+        return strip_echo(letter.text, str(part.get_content()) if part is not None else "")
 
     def _error_text(self, game: Game, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)

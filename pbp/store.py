@@ -475,6 +475,13 @@ class Store:
             failed=r[7],
         )
 
+    def outgoing(self, message_id: str) -> bytes | None:
+        """The raw mail we sent (or queued) with this Message-ID, or None."""
+        row = self._db.execute(
+            "SELECT raw FROM outbox WHERE message_id = ?", (message_id,)
+        ).fetchone()
+        return bytes(row[0]) if row else None
+
     def mark_sent(self, mail_id: int, now: datetime) -> None:
         """Record a delivered mail."""
         self._db.execute(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbp.config import ConfigError, Problem, load_config
+from pbp.config import CluedoDaysGame, ConfigError, Problem, load_config
 from pbp.engine.cluedo import Cards, Deal
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,6 +63,7 @@ def test_bundled_games_yaml_loads() -> None:
     config = load_config(REPO / "games.yaml")
     assert [g.id for g in config.games] == ["exler-1"]
     game = config.game("exler-1")
+    assert isinstance(game, CluedoDaysGame)
     assert game.kind == "cluedo_days"
     assert len(game.to_cards().all()) == 21
     assert game.player_names() == ["Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен"]
@@ -82,6 +83,7 @@ def test_bundled_games_yaml_loads() -> None:
 def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = load_config(_write(tmp_path, monkeypatch, BASE))
     game = config.game("exler-1")
+    assert isinstance(game, CluedoDaysGame)
     assert game.to_cards() == Cards(
         ("Краснова", "Горчичников", "Белых"),
         ("подсвечник", "нож", "труба"),
@@ -222,7 +224,10 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         ),
         pytest.param(
             _edit("kind: cluedo_days", "kind: cluedo_dayz"),
-            ["games.yaml:9: games[0].kind: unknown kind 'cluedo_dayz' (known: 'cluedo_days')"],
+            [
+                "games.yaml:9: games[0].kind: unknown kind 'cluedo_dayz' "
+                "(known: 'cluedo_days', 'cluedo_rounds')"
+            ],
             id="unknown kind",
         ),
         pytest.param(
@@ -318,6 +323,7 @@ def test_options_start_rules_and_yaml_scalars(
         " publish_wrong_accusations: true}\n",
     )
     game = load_config(_write(tmp_path, monkeypatch, text)).game("exler-1")
+    assert isinstance(game, CluedoDaysGame)
     assert (game.day_closes, game.close_time) == ("09:05", time(9, 5))
     assert game.start_at == datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
     assert game.seed == 10

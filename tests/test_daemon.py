@@ -7,42 +7,44 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from gamekit import Table, body, utc, write_config
 
-from pbp.daemon import Daemon, reminder_time
+from pbp.daemon import Daemon
 from pbp.mail.maildir import read_maildir
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_D1_jobs_fire_at_the_close_and_reminder_in_the_game_time_zone(tmp_path: Path) -> None:
+def test_D1_jobs_wake_the_daemon_at_the_start_the_close_and_the_reminder(tmp_path: Path) -> None:
     table = Table(tmp_path, extra="remind_hours_before: 0.5\n")
     try:
-        daemon = Daemon(table.service, clock=lambda: utc(2026, 11, 30, 12))
-        daemon.schedule()
-        now = datetime(2026, 12, 1, 12, tzinfo=UTC)
-        jobs = {
-            job.id: job.trigger.get_next_fire_time(None, now) for job in daemon.scheduler.get_jobs()
-        }
+        clock = {"now": utc(2026, 11, 30, 12)}
+        daemon = Daemon(table.service, clock=lambda: clock["now"])
         moscow = ZoneInfo("Europe/Moscow")
-        assert jobs == {
-            "close:seed-000": datetime(2026, 12, 1, 22, 30, tzinfo=moscow),
-            "remind:seed-000": datetime(2026, 12, 1, 22, 0, tzinfo=moscow),
-            "start:seed-000": datetime(2026, 12, 1, 20, 0, tzinfo=moscow),
+
+        def jobs() -> dict[str, datetime]:
+            return {job.id: job.trigger.run_date for job in daemon.scheduler.get_jobs()}
+
+        daemon.schedule()
+        assert jobs() == {"start:seed-000": datetime(2026, 12, 1, 20, 0, tzinfo=moscow)}
+        clock["now"] = utc(2026, 12, 1, 17)
+        daemon.tick()  # starts the game, then replans
+        assert jobs() == {
+            "deadline:seed-000": utc(2026, 12, 1, 19, 30),  # 22:30 in Moscow (D1)
+            "remind:seed-000": utc(2026, 12, 1, 19, 0),
+        }
+        clock["now"] = utc(2026, 12, 1, 19, 30)
+        daemon.tick()  # closes day 1: the next close is planned
+        assert jobs() == {
+            "deadline:seed-000": utc(2026, 12, 2, 19, 30),
+            "remind:seed-000": utc(2026, 12, 2, 19, 0),
         }
     finally:
         table.close()
-
-
-def test_reminder_time_wraps_past_midnight() -> None:
-    from datetime import time as clock
-
-    assert reminder_time(clock(0, 10), 0.5) == (23, 40, 0)
-    assert reminder_time(clock(22, 30), 0.01) == (22, 29, 24)
 
 
 def _outbox_subjects(path: Path) -> list[tuple[str, str]]:

@@ -412,6 +412,8 @@ SAMPLES = [
     "REFUTE 7",
     "NO REFUTATION 7 нож",
     "SUGGEST Краснова, нож, кухня",
+    "Обвиняю Белых, нож, кухня",
+    "REFUTE 1 " + "нож " * 200,
 ]
 
 
@@ -423,6 +425,7 @@ def test_every_error_code_has_a_text_in_each_locale(locale: str) -> None:
     errors = [line.error for text in SAMPLES for line in parse(text)]
     errors.append(parse_cluedo("REFUTE Краснову", cards, PLAYERS)[0].error)
     errors.append(parse("SUGGEST Краснова, нож, кухня TO Веталь", addressed=False)[0].error)
+    errors.append(parse("STATUS\n" * 51)[50].error)
     seen = set()
     for error in errors:
         assert error is not None
@@ -431,3 +434,259 @@ def test_every_error_code_has_a_text_in_each_locale(locale: str) -> None:
         seen.add(error.code)
     assert seen == set(ERROR_CODES)
     assert render(locale, "no_command", {}).count("\n") == 0
+
+
+# --- forum quotes and spoilers (attack report, item 1) ---
+
+FORUM_POSTS = (
+    "SUGGEST Белых, нож, кухня TO Веталь\nПредположение_2 для Дуга\n"
+    "Я думаю, что убийство совершил Зеленович, орудием трубой в бильярдной"
+)
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [
+        ('[quote name="Неташка"]', "[/quote]"),
+        ("[quote author=Неташка link=topic=1.msg2 date=1700000000]", "[/quote]"),
+        ("[quote=Неташка]", "[/quote]"),
+        ('[QUOTE="Неташка"]', "[/QUOTE]"),
+        ("[spoiler]", "[/spoiler]"),
+        ("[spoiler=Ходы дня]", "[/spoiler]"),
+    ],
+)
+def test_quoted_forum_posts_with_attributes_are_not_moves(opening: str, closing: str) -> None:
+    text = (
+        f"{opening}{FORUM_POSTS}{closing}\n"
+        f"{opening}\nACCUSE Белых, нож, кухня\n{closing}\n"
+        "Согласен с Неташкой, интересный ход."
+    )
+    assert parse(text) == []
+
+
+def test_nested_quotes_and_text_around_a_quote_on_one_line() -> None:
+    text = (
+        '[quote=Веталь][quote name="Неташка"]REFUTE 1 нож[/quote]\n'
+        "SUGGEST Белых, нож, кухня TO Дуг\n"
+        "[/quote]NO REFUTATION 4\n"
+        "СТАТУС [spoiler]ACCUSE Белых, нож, кухня[/spoiler]\n"
+    )
+    assert parse(text) == [
+        ParsedLine(3, "NO REFUTATION 4", NoRefutation(4), None),
+        ParsedLine(4, "СТАТУС", Status(), None),
+    ]
+
+
+def test_an_unclosed_quote_hides_the_rest_of_the_mail() -> None:
+    assert parse("STATUS\n[quote author=Дуг]\nREFUTE 1 нож\nHELP") == [
+        ParsedLine(1, "STATUS", Status(), None)
+    ]
+
+
+# --- look-alike letters (item 5) ---
+
+
+def test_latin_look_alikes_in_cyrillic_keywords_and_names_are_read_as_cyrillic() -> None:
+    # Latin o in "Предпoложение" and "нoж", Latin e in "Вeталь", Latin a and c in "кaбинет".
+    text = "Предпoложение Белых, нoж, кaбинет для Вeталь\nОПРОВЕРЖЕНИЕ 2 нoжом\nНЕТ OПРОВЕРЖЕНИЯ 3"
+    assert "o" in text and "e" in text and "a" in text
+    assert moves(text) == [
+        Suggest("Белых", "нож", "кабинет", "Веталь"),
+        Refute("нож", 2),
+        NoRefutation(3),
+    ]
+
+
+def test_cyrillic_look_alikes_in_latin_names_are_read_as_latin() -> None:
+    cards = Cards(("Mrs Peacock", "Colonel Mustard"), ("Knife", "Rope"), ("Kitchen", "Hall"))
+    # Cyrillic К, е, с, о in otherwise Latin words.
+    [line] = parse_cluedo("ACCUSE Mrs Pеacock, Кnife, Kitсhen", cards, PLAYERS)
+    assert line.move == Accuse("Mrs Peacock", "Knife", "Kitchen")
+    [line] = parse_cluedo("REFUTE 1 Rоpe", cards, PLAYERS)
+    assert line.move == Refute("Rope", 1)
+
+
+# --- keyword forms and near misses (item 6) ---
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        (
+            "Предположения: Белых, нож, кухня для Веталь",
+            Suggest("Белых", "нож", "кухня", "Веталь"),
+        ),
+        ("Нет опровержений", NoRefutation(None)),
+        ("Нет опровержений на 7", NoRefutation(7)),
+        ("Опровержения нет", NoRefutation(None)),
+        ("Опровержения нет №7.", NoRefutation(7)),
+        ("Опровержение: нет", NoRefutation(None)),
+        ("No refutations 3", NoRefutation(3)),
+        ("Обвинения: Белых, нож, кухня", Accuse("Белых", "нож", "кухня")),
+        ("Suggestions Белых, нож, кухня to Моро", Suggest("Белых", "нож", "кухня", "Моро")),
+    ],
+)
+def test_other_grammatical_forms_of_a_keyword_are_understood(text: str, move: Any) -> None:
+    assert parse(text) == [ParsedLine(1, text, move, None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "suggestion"),
+    [
+        ("Предпложение Белых, нож, кухня для Веталь", "Предпложение", "ПРЕДПОЛОЖЕНИЕ"),
+        ("Обвиняю Белых, нож, кухня", "Обвиняю", "ОБВИНЕНИЕ"),
+        ("Опровергаю 1 нож", "Опровергаю", "ОПРОВЕРЖЕНИЕ"),
+        ("Нет опровержниия 7", "Нет опровержниия", "НЕТ ОПРОВЕРЖЕНИЯ"),
+        ("Sugest Белых, нож, кухня to Веталь", "Sugest", "SUGGEST"),
+        ("Acuse Белых, нож, кухня", "Acuse", "ACCUSE"),
+        ("Статс", "Статс", "СТАТУС"),
+        ("Помошь!", "Помошь", "ПОМОЩЬ"),
+    ],
+)
+def test_a_misspelt_keyword_is_refused_with_the_keyword_it_resembles(
+    text: str, word: str, suggestion: str
+) -> None:
+    error = only_error(text)
+    assert error.code == "unknown_command"
+    assert error.params == {"line": text.rstrip("!"), "word": word, "suggestion": suggestion}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Привет всем",
+        "Подумаю и отвечу вечером",
+        "Продолжение следует",
+        "Положение отчаянное",
+        "Нет, спасибо",
+        "Статуя во дворе",
+        "Hello",
+        "Helo there",
+        "Help me out here",
+        "Status quo, as they say",
+    ],
+)
+def test_chat_that_merely_begins_like_a_keyword_is_ignored(text: str) -> None:
+    assert parse(text) == []
+
+
+def test_unknown_command_text() -> None:
+    error = only_error("Обвиняю Белых, нож, кухня")
+    assert render("ru", error.code, error.params) == (
+        "Не понял команду «Обвиняю» — возможно, ОБВИНЕНИЕ?\n"
+        "Команды: ПРЕДПОЛОЖЕНИЕ, ОПРОВЕРЖЕНИЕ, НЕТ ОПРОВЕРЖЕНИЯ, ОБВИНЕНИЕ, СТАТУС, ПОМОЩЬ "
+        "(или по-английски: SUGGEST, REFUTE, NO REFUTATION, ACCUSE, STATUS, HELP), каждая с "
+        "начала строки.\n"
+        "Исправьте и пришлите ход ещё раз."
+    )
+    error = only_error("Sugest Белых, нож, кухня to Веталь")
+    assert render("en", error.code, error.params).split("\n")[0] == (
+        'Unknown command "Sugest" — did you mean SUGGEST?'
+    )
+
+
+# --- natural word orders (item 7) ---
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        (
+            "Предположение для Веталь: Белых, нож, кухня",
+            Suggest("Белых", "нож", "кухня", "Веталь"),
+        ),
+        (
+            "ПРЕДПОЛОЖЕНИЕ для Веталя — Белых, ножом, в кухне",
+            Suggest("Белых", "нож", "кухня", "Веталь"),
+        ),
+        ("SUGGEST to Моро Белых, нож, кухня", Suggest("Белых", "нож", "кухня", "Моро")),
+        ("Опровержение на 1 нож", Refute("нож", 1)),
+        ("ОПРОВЕРЖЕНИЕ на №1 нож", Refute("нож", 1)),
+        ("Опровержение на предположение 4: топором", Refute("топор", 4)),
+        ("REFUTE to #5 Knife", None),
+        ("Опровержение на кухне", Refute("кухня", None)),
+        ("НЕТ ОПРОВЕРЖЕНИЯ на №7", NoRefutation(7)),
+        (
+            "SUGGEST Белых, нож, кухня для Веталь. Спасибо!",
+            Suggest("Белых", "нож", "кухня", "Веталь"),
+        ),
+        (
+            "Предположение Белых, нож, кухня для Дуга, если он не против",
+            Suggest("Белых", "нож", "кухня", "Дуг"),
+        ),
+    ],
+)
+def test_natural_word_orders(text: str, move: Any) -> None:
+    [line] = parse(text)
+    if move is None:  # the number is read even when the card is unknown
+        assert line.error is not None
+        assert (line.error.code, line.error.params["word"]) == ("unknown_name", "Knife")
+    else:
+        assert line == ParsedLine(1, text, move, None)
+
+
+def test_an_unknown_addressee_written_first_is_named() -> None:
+    error = only_error("Предположение для Петя: Белых, нож, кухня")
+    assert (error.code, error.params["word"], error.params["kind"]) == (
+        "unknown_name",
+        "Петя",
+        "player",
+    )
+    error = only_error("SUGGEST Белых, нож, кухня TO Ваталь. Спасибо")
+    assert (error.code, error.params["word"], error.params["suggestion"]) == (
+        "unknown_name",
+        "Ваталь",
+        "Веталь",
+    )
+
+
+# --- bounded work (item 3) ---
+
+
+def test_an_over_long_command_line_is_refused_unread() -> None:
+    text = "SUGGEST Белых, нож, кухня" + " to Веталь x" * 2000
+    excerpt = "SUGGEST Белых, нож, кухня to Веталь x to Веталь x to Веталь…"
+    [line] = parse(text)
+    assert line.line_no == 1
+    assert line.text == excerpt
+    assert line.move is None
+    assert isinstance(line.error, InvalidMove)
+    assert (line.error.code, line.error.params) == (
+        "line_too_long",
+        {"line": excerpt, "limit": 500},
+    )
+    assert render("ru", "line_too_long", line.error.params) == (
+        "Строка команды длиннее 500 символов, и я её не читал. "
+        "Пишите каждую команду отдельной короткой строкой."
+    )
+
+
+def test_line_limit_boundary_and_long_chat() -> None:
+    padded = "SUGGEST Белых, нож, кухня TO Веталь. "
+    exact = padded + "x" * (500 - len(padded))
+    assert len(exact) == 500
+    assert moves(exact) == [Suggest("Белых", "нож", "кухня", "Веталь")]
+    assert only_error(exact + "x").code == "line_too_long"
+    assert parse("Привет! " * 10_000) == []  # chat is never too long
+
+
+def test_an_over_long_seed_sentence_is_refused() -> None:
+    text = "Предположение_1 для Моро\nЯ думаю, что убийство совершил " + "Белых " * 100
+    [line] = parse(text)
+    assert line.line_no == 1
+    assert line.error is not None
+    assert line.error.code == "line_too_long"
+
+
+def test_commands_beyond_the_limit_are_not_read() -> None:
+    text = "СТАТУС\n" * 50 + "REFUTE 1 нож\nHELP\n"
+    lines = parse(text)
+    assert len(lines) == 51
+    assert lines[49] == ParsedLine(50, "СТАТУС", Status(), None)
+    assert lines[50].line_no == 51
+    assert lines[50].move is None
+    assert lines[50].error is not None
+    assert (lines[50].error.code, lines[50].error.params) == (
+        "too_many_commands",
+        {"line": "REFUTE 1 нож", "limit": 50},
+    )

@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from pbp.parse.body import decode_bytes, new_text, unflow
-from pbp.parse.mime import Letter, find_token, read_letter
+from pbp.parse.body import decode_bytes, new_text, strip_echo, unflow
+from pbp.parse.mime import HEADER_LIMIT, Letter, cap, find_token, mailboxes, read_letter
 
 
 def mail(headers: list[str], body: bytes | str = b"", *, crlf: bool = True) -> bytes:
@@ -390,3 +390,190 @@ def test_new_text_signature_and_quotes() -> None:
     assert new_text("STATUS\r\n> old\r\n-- \r\nsig") == "STATUS"
     assert new_text("\n\nHELP  \n\n") == "HELP"
     assert new_text("a\u00a0b\u200b") == "a b"
+
+
+# --- who the sender is (attack report, item 4) ---
+
+
+def test_an_address_as_display_name_does_not_hide_the_real_address() -> None:
+    raw = mail(["From: netashka@example.test <evil@evil.test>", "To: gm+k3x9@example.test"], "x")
+    letter = read_letter(raw)
+    assert (letter.from_address, letter.from_name) == ("evil@evil.test", "netashka@example.test")
+    raw = mail(['From: "netashka@example.test" (Неташка) <Evil@Evil.test>'], "x")
+    assert read_letter(raw).from_address == "evil@evil.test"
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ("netashka@example.test <evil@evil.test>", [("netashka@example.test", "evil@evil.test")]),
+        ("Неташка <n@example.test>", [("Неташка", "n@example.test")]),
+        (
+            '"Дуг, игрок" <dug@example.test>, vetal@example.test (Веталь)',
+            [("Дуг, игрок", "dug@example.test"), ("Веталь", "vetal@example.test")],
+        ),
+        ("=?utf-8?B?0J3QtdGC0LDRiNC60LA=?= <n@example.test>", [("Неташка", "n@example.test")]),
+        (
+            "Игроки: a@example.test, b@example.test;",
+            [("", "a@example.test"), ("", "b@example.test")],
+        ),
+        ("undisclosed-recipients:;", []),
+        ("a <b@example.test> <c@example.test>", [("a", None)]),
+        ("Vetal vetal@example.test", [("Vetal", "vetal@example.test")]),
+        ("<@relay.example.test:x@example.test>", [("", "x@example.test")]),
+        ("<<<@@@>>>", [(">>", None)]),
+        ("a" * 1000, [("a" * 1000, None)]),
+    ],
+)
+def test_mailboxes(value: str, found: list[tuple[str, str | None]]) -> None:
+    assert mailboxes(value) == found
+
+
+# --- bounded work on hostile headers (item 3) ---
+
+
+def test_a_huge_from_without_at_sign_gives_no_sender() -> None:
+    raw = b"From: " + b"a" * 150_000 + b"\r\nTo: gm@example.test\r\n\r\nSTATUS\r\n"
+    letter = read_letter(raw)
+    assert (letter.from_address, letter.from_name) == (None, "")
+    assert letter.recipients == ("gm@example.test",)
+    assert letter.text == "STATUS"
+
+
+def test_a_huge_subject_of_encoded_words_is_cut_at_a_word() -> None:
+    word = b"=?utf-8?B?0J/RgNC40LLQtdGC?= "  # "Привет", 29 bytes with its space
+    raw = b"From: a@example.test\r\nSubject: " + word * 19_310 + b"\r\n\r\nSTATUS\r\n"
+    assert len(raw) > 560_000
+    letter = read_letter(raw)
+    # HEADER_LIMIT (4096) holds 141 whole encoded-words: cut at the space after the 141st.
+    assert HEADER_LIMIT == 4096
+    assert letter.subject == "Привет" * 141
+    assert letter.from_address == "a@example.test"
+
+
+def test_huge_address_lists_and_content_type_are_cut() -> None:
+    raw = (
+        b"From: a@example.test\r\nTo: "
+        + b"x@example.test, " * 35_000
+        + b"gm+k3x9@example.test\r\nContent-Type: text/plain; "
+        + b"a=b; " * 100_000
+        + b"charset=utf-8\r\n\r\nSTATUS\r\n"
+    )
+    letter = read_letter(raw)
+    assert letter.recipients == ("x@example.test",)  # the token beyond the limit is lost
+    assert letter.text == "STATUS"
+
+
+def test_cap() -> None:
+    assert cap("abc", 5) == "abc"
+    assert cap("aaaa bbbb cccc", 12) == "aaaa bbbb"
+    assert cap("aaaaaaaaaaaaaa", 12) == "aaaaaaaaaaaa"
+    assert cap("a bbbbbbbbbbbbb", 12) == "a bbbbbbbbbb"  # no space in the last quarter
+
+
+def test_many_reply_headers_in_a_row_are_all_dropped() -> None:
+    body = "NO REFUTATION 7\n" + "X пишет:\n> old\n" * 40_000
+    assert new_text(body) == "NO REFUTATION 7"
+
+
+# --- charset labels (item 8) ---
+
+
+@pytest.mark.parametrize("label", ["iso-8859-1", "ISO-8859-15", "windows-1252", "us-ascii"])
+def test_utf8_body_with_a_western_label_is_read_as_utf8(label: str) -> None:
+    raw = mail([*BASIC, f"Content-Type: text/plain; charset={label}"], "ОПРОВЕРЖЕНИЕ 3 нож")
+    assert read_letter(raw).text == "ОПРОВЕРЖЕНИЕ 3 нож"
+    assert decode_bytes("нож".encode(), label) == ("нож", "utf-8")
+    assert decode_bytes("café".encode("cp1252"), "windows-1252") == ("café", "cp1252")
+
+
+# --- reply headers (item 2) ---
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "---- On Tue, 01 Dec 2026 11:00:05 +0300 pbp <gm+x@example.test> wrote ----",  # Zoho
+        "---- В Вт, 01 дек 2026 11:00:05 +0300 pbp <gm+x@example.test> написал ----",
+        '01.12.2026, 12:00, "pbp":',  # Yandex, no address
+        "________________________________",  # Outlook's separator alone
+    ],
+)
+def test_more_reply_headers_cut_the_quoted_text(header: str) -> None:
+    body = f"СТАТУС\n\n{header}\nSUGGEST Краснова, нож, кухня TO Неташка\nREFUTE 1 нож\n"
+    assert read_letter(mail(BASIC, body)).text == "СТАТУС"
+
+
+def test_short_underscore_rules_and_dashes_in_text_are_kept() -> None:
+    body = "СТАТУС\n__________\nпомощь ---- очень нужна ----\n"
+    assert new_text(body) == "СТАТУС\n__________\nпомощь ---- очень нужна ----"
+
+
+# --- echoes of our own mail (item 2) ---
+
+SENT = (
+    "Предположение 7 от Веталь: Белых, нож, кухня.\n"
+    "У вас есть: нож.\n"
+    "\n"
+    "Ответьте одной строкой:\n"
+    "ОПРОВЕРЖЕНИЕ 7 <карта>\n"
+    "Например:\n"
+    "ОПРОВЕРЖЕНИЕ 1 Пистолет\n"
+    "\n"
+    "Ваш личный адрес: gm+k3x9@example.test\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "ОПРОВЕРЖЕНИЕ 7 нож\n\nПредположение 7 от Веталь: Белых, нож, кухня.\n"
+            "  У вас есть: нож.  \nОПРОВЕРЖЕНИЕ 7 <карта>",
+            "ОПРОВЕРЖЕНИЕ 7 нож",
+        ),
+        ("STATUS\nОтветьте одной строкой:\n\nОПРОВЕРЖЕНИЕ 7 <карта>\nREFUTE 1 нож", "STATUS"),
+        ("Ответьте одной строкой:\nОПРОВЕРЖЕНИЕ 7 <карта>", ""),
+        ("ОПРОВЕРЖЕНИЕ 1 Пистолет", "ОПРОВЕРЖЕНИЕ 1 Пистолет"),
+        (
+            "ОПРОВЕРЖЕНИЕ 1 Пистолет\nспасибо\nНапример:",
+            "ОПРОВЕРЖЕНИЕ 1 Пистолет\nспасибо\nНапример:",
+        ),
+        (
+            "> Ответьте одной строкой:\n> ОПРОВЕРЖЕНИЕ 7 <карта>",
+            "> Ответьте одной строкой:\n> ОПРОВЕРЖЕНИЕ 7 <карта>",
+        ),
+        ("", ""),
+    ],
+)
+def test_strip_echo(text: str, kept: str) -> None:
+    assert strip_echo(text, SENT) == kept
+
+
+def test_strip_echo_with_nothing_sent_keeps_everything() -> None:
+    assert strip_echo("STATUS\nHELP", "") == "STATUS\nHELP"
+
+
+def test_a_command_right_above_a_one_line_attribution_is_kept() -> None:
+    body = "REFUTE 1 нож\nНеташка пишет:\nSUGGEST Краснова, нож, кухня TO Неташка\n"
+    assert new_text(body) == "REFUTE 1 нож"
+    wrapped = "STATUS\n\nOn Tue, 1 Dec 2026 at 20:00, GM <\ngm@example.test> wrote:\nHELP\n"
+    assert new_text(wrapped) == "STATUS"
+
+
+def test_a_message_of_thousands_of_tiny_parts_is_unreadable_but_keeps_its_headers() -> None:
+    part = b"--b\r\nContent-Type: text/plain\r\n\r\nREFUTE 1 nozh\r\n"
+    raw = (
+        b"From: Vetal <vetal@example.test>\r\nTo: gm+k3x9@example.test\r\n"
+        b"Message-ID: <parts@example.test>\r\n"
+        b"Content-Type: multipart/mixed; boundary=b\r\n\r\n" + part * 1001 + b"--b--\r\n"
+    )
+    letter = read_letter(raw)
+    assert letter.unreadable == "over 1000 MIME boundary lines"
+    assert letter.text == ""
+    assert (letter.from_address, letter.message_id) == (
+        "vetal@example.test",
+        "<parts@example.test>",
+    )
+    assert letter.recipients == ("gm+k3x9@example.test",)
+    assert read_letter(raw.replace(part * 1001, part * 999)).text.startswith("REFUTE 1 nozh")

@@ -8,7 +8,15 @@ from __future__ import annotations
 import pytest
 
 from pbp.engine.base import AmbiguousMove, InvalidMove
-from pbp.parse.names import NameMatcher, clean, normalize, stem
+from pbp.parse.names import (
+    NameMatcher,
+    clean,
+    closest_keyword,
+    fold_confusables,
+    normalize,
+    same_lexeme,
+    stem,
+)
 
 SUSPECTS = ["Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко"]
 WEAPONS = ["подсвечник", "нож", "труба", "топор", "веревка", "пистолет"]
@@ -196,3 +204,81 @@ def test_segment_splits_names_written_without_commas(cards: NameMatcher) -> None
 def test_clean_and_normalize() -> None:
     assert clean(" [B]Танцевальный  зал[/B]. ") == "Танцевальный зал"
     assert normalize("**Зелёный Зал**") == ["зеленый", "зал"]
+
+
+# --- look-alike letters ---
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("н\u006fж", "нож"),  # Latin o
+        ("В\u0065таль", "Веталь"),  # Latin e
+        ("Предп\u006fл\u006fжение", "Предположение"),
+        ("ТЕРР\u0041СА", "ТЕРРАСА"),  # Latin A among Cyrillic look-alikes
+        ("TERR\u0410\u0421\u0410", "TERRACA"),  # Latin R has no Cyrillic twin: Latin
+        ("K\u0438tchen", "K\u0438tchen"),  # Cyrillic и has no Latin twin: truly mixed, kept
+        ("Kitch\u0435n", "Kitchen"),  # Cyrillic е in a Latin word
+        ("\u041cо\u0440о", "Моро"),  # all look-alikes: Latin M, more Cyrillic letters
+        ("SUGGEST TO", "SUGGEST TO"),
+        ("Белых, нож", "Белых, нож"),
+        ("x1 2y", "x1 2y"),
+    ],
+)
+def test_fold_confusables(written: str, read: str) -> None:
+    assert fold_confusables(written) == read
+
+
+def test_look_alike_letters_match_the_name_and_the_suggestion_is_not_a_lookalike(
+    cards: NameMatcher, players: NameMatcher
+) -> None:
+    assert cards.match("н\u006fж") == "нож"
+    assert cards.match("н\u006fжом") == "нож"
+    assert players.match("В\u0065таля") == "Веталь"
+    latin = NameMatcher(["Knife", "Kitchen"], kind="card")
+    assert latin.match("\u041anif\u0435") == "Knife"  # Cyrillic К and е
+
+
+# --- keywords ---
+
+
+@pytest.mark.parametrize(
+    ("word", "keyword", "same"),
+    [
+        ("Предположения", "предположение", True),
+        ("ОПРОВЕРЖЕНИЙ", "опровержение", True),
+        ("Предп\u006fложению", "предположение", True),
+        ("suggestion", "suggest", True),
+        ("Обвиняю", "обвинение", False),
+        ("нож", "предположение", False),
+        ("two words", "two", False),
+    ],
+)
+def test_same_lexeme(word: str, keyword: str, same: bool) -> None:
+    assert same_lexeme(word, keyword) is same
+
+
+KEYWORDS = ["предположение", "опровержение", "обвинение", "статус", "помощь", "suggest", "help"]
+
+
+@pytest.mark.parametrize(
+    ("word", "closest"),
+    [
+        ("Предпложение", "предположение"),  # a letter left out
+        ("Предпроложение", "предположение"),  # a letter added
+        ("Обвиняю", "обвинение"),  # another part of speech
+        ("Опровергаю", "опровержение"),
+        ("Статсу", "статус"),  # two letters swapped
+        ("Sugest", "suggest"),
+        ("Hepl", None),  # short keywords allow no typo
+        ("Привет", None),
+        ("Продолжение", None),
+        ("Положение", None),
+        ("Подумаю", None),
+        ("Sugg", None),  # three letters missing
+        ("нет", None),  # under four letters
+        ("два слова", None),
+    ],
+)
+def test_closest_keyword(word: str, closest: str | None) -> None:
+    assert closest_keyword(word, KEYWORDS) == closest

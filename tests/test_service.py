@@ -519,3 +519,41 @@ def test_a_mail_first_refused_for_its_address_is_applied_when_resent_rightly(
     personal = f"gm+{table.token('Кросс')}@example.test".encode()
     (table.inbox_path / "new" / "resent").write_bytes(raw.replace(b"gm@example.test", personal, 1))
     assert table.run(utc(2026, 12, 1, 17, 7)) == ["applied"]
+
+
+def test_C4_our_own_mail_quoted_without_markers_is_never_executed(table: Table) -> None:
+    """A client that quotes with no '>' leaves our example `ОПРОВЕРЖЕНИЕ 1 Пистолет` in
+    the reply: the card must not be shown for the player (he has not chosen)."""
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 6))
+    (addressed,) = [
+        m for m in table.new_mail() if m["Subject"] == "[seed-000] Предположение №1 от Кросса"
+    ]
+    table.send(
+        "Дуг",
+        "Подумаю и отвечу вечером",
+        "",
+        *body(addressed).splitlines(),
+        at=utc(2026, 12, 1, 17, 7),
+        headers=[("In-Reply-To", str(addressed["Message-ID"]))],
+    )
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["refused"]
+    kinds = [s.event.kind for s in table.store.events("seed-000")]
+    assert "refuted" not in kinds and "card_shown" not in kinds
+    (reply,) = table.new_mail()
+    assert "В письме не найдено ни одной команды" in body(reply)
+
+
+def test_C4_a_single_copied_example_line_is_the_players_answer(table: Table) -> None:
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 6))
+    (addressed,) = [
+        m for m in table.new_mail() if m["Subject"] == "[seed-000] Предположение №1 от Кросса"
+    ]
+    table.send(
+        "Дуг",
+        "ОПРОВЕРЖЕНИЕ 1 Пистолет",
+        at=utc(2026, 12, 1, 17, 7),
+        headers=[("In-Reply-To", str(addressed["Message-ID"]))],
+    )
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied"]

@@ -72,11 +72,9 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
-from typing import Any
 
 from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility
 from pbp.engine.cluedo import (
-    CATEGORIES,
     Accuse,
     CluedoMove,
     NoRefutation,
@@ -105,8 +103,12 @@ from pbp.engine.cluedo_rounds_state import (
     awaiting,
     deadline,
     dump_state,
+    duties,
+    gm_view,
     is_over,
     load_state,
+    status,
+    suggestion_as_json,
     whose_turn,
 )
 from pbp.fairness import commitment
@@ -134,6 +136,7 @@ __all__ = [
     "on_deadline",
     "start",
     "status",
+    "suggestion_as_json",
     "whose_turn",
 ]
 
@@ -292,9 +295,7 @@ def _suggest(state: RoundsState, player: str, move: Suggest, at: str) -> Step:
     return _run_round(new, at, events)
 
 
-def _answer(
-    state: RoundsState, player: str, number: int | None, card: str | None, at: str
-) -> Step:
+def _answer(state: RoundsState, player: str, number: int | None, card: str | None, at: str) -> Step:
     running = state.running
     asked_now = running is not None and running.asked == player
     waiting = [running.number] if running is not None and asked_now else []
@@ -317,9 +318,7 @@ def _answer(
                     by_gm=mine.by_gm,
                     waiting=waiting,
                 )
-            raise IllegalMove(
-                "not_asked", number=number, asked=suggestion.asked, waiting=waiting
-            )
+            raise IllegalMove("not_asked", number=number, asked=suggestion.asked, waiting=waiting)
     try:
         check_refutation(state.deal.hands[player], suggestion.named, card)
     except IllegalMove as error:
@@ -496,144 +495,3 @@ def on_deadline(state: RoundsState, at: datetime) -> Step:
     events = [Event("gm_refutation", GM, {**running.public(), "player": player, "card": card})]
     new, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=stamp))
     return _run_round(new, stamp, [*events, *more])
-
-
-# --- views ---
-
-
-def _asked_view(state: RoundsState, player: str) -> dict[str, Any] | None:
-    running = state.running
-    if state.over or running is None or running.asked != player:
-        return None
-    return {
-        **running.public(),
-        "held": held_cards(state.deal.hands[player], running.named),
-        "deadline": _iso_or_none(deadline(state)),
-    }
-
-
-def _my_turn(state: RoundsState, player: str) -> bool:
-    return not state.over and state.running is None and state.turn_player == player
-
-
-def status(state: RoundsState, player: str) -> dict[str, Any]:
-    """The private ``STATUS`` answer of ``player``.
-
-    Example: ``{"game": "seed-000", "turn": 4, "turn_player": "Кросс", "over": False,
-    "winner": None, "out": False, "character": None, "hand": ["Петя", "Ваня", "Нож"],
-    "my_turn": True, "turn_deadline": "2026-12-02T18:00:00+00:00",
-    "allowed_rooms": ["Столовая", "Библиотека"], "asked": None,
-    "shown_to_me": [{"number": 1, "card": "Молоток", "by": "Дуг", "auto": False,
-    "by_gm": False}], "shown_by_me": [{"number": 2, "card": "Петя", "to": "Дуг",
-    "auto": False, "by_gm": False}]}``. ``my_turn``: he must suggest or accuse now;
-    ``turn_deadline``: its deadline (else None); ``allowed_rooms``: for his next
-    suggestion (R5); ``asked``: the suggestion he must answer now as ``{**sugg, held:
-    [card...], deadline}``, else None.
-
-    :raises KeyError: ``player`` is not in the game.
-    """
-    character = dict(state.players)[player]
-    mine = _my_turn(state, player)
-    shown_to_me, shown_by_me = [], []
-    for s in state.suggestions:
-        refutation = s.refutation
-        if refutation is None:
-            continue
-        flags = {"auto": refutation.auto, "by_gm": refutation.by_gm}
-        if s.suggester == player:
-            shown_to_me.append(
-                {"number": s.number, "card": refutation.card, "by": refutation.player, **flags}
-            )
-        if refutation.player == player:
-            shown_by_me.append(
-                {"number": s.number, "card": refutation.card, "to": s.suggester, **flags}
-            )
-    return {
-        "game": state.game_id,
-        "turn": state.turn,
-        "turn_player": whose_turn(state),
-        "over": state.over,
-        "winner": state.winner,
-        "out": player in state.out,
-        "character": character,
-        "hand": list(state.deal.hands[player]),
-        "my_turn": mine,
-        "turn_deadline": _iso_or_none(deadline(state)) if mine else None,
-        "allowed_rooms": allowed_rooms(state, player),
-        "asked": _asked_view(state, player),
-        "shown_to_me": shown_to_me,
-        "shown_by_me": shown_by_me,
-    }
-
-
-def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
-    """What a reminder says, or None when ``player`` owes nothing now (R7).
-
-    His turn: ``{"duty": "turn", "turn": n, "deadline": ISO, "allowed_rooms": [...]}``;
-    his answer: ``{"duty": "answer", "number": n, "suggestion": {**sugg}, "held":
-    [card...], "deadline": ISO}``. :raises KeyError: ``player`` is not in the game.
-    """
-    dict(state.players)[player]
-    if _my_turn(state, player):
-        return {
-            "duty": "turn",
-            "turn": state.turn,
-            "deadline": _iso_or_none(deadline(state)),
-            "allowed_rooms": allowed_rooms(state, player),
-        }
-    asked = _asked_view(state, player)
-    if asked is None:
-        return None
-    return {
-        "duty": "answer",
-        "number": asked["number"],
-        "suggestion": {k: v for k, v in asked.items() if k not in ("held", "deadline")},
-        "held": asked["held"],
-        "deadline": asked["deadline"],
-    }
-
-
-def gm_view(state: RoundsState) -> dict[str, Any]:
-    """Everything the GM sees (``pbp show``).
-
-    ``{"game", "turn", "turn_player", "over", "winner", "seed", "rules": {auto_answer,
-    turn_hours, answer_hours, publish_wrong_accusations}, "solution": {suspect, weapon,
-    room}, "players": [{"name", "character", "hand": [...], "out": bool,
-    "allowed_rooms": [...]}], "awaiting": {"player", "number"} | None, "deadline": ISO
-    | None, "suggestions": [{**sugg, "answers": [{"player", "card", "auto", "by_gm",
-    "at"}], "asked", "asked_at", "ended_at", "refuted_by"}], "accusations": [{"player",
-    "turn", "at", "suspect", "weapon", "room", "correct"}], "skipped": [{"turn",
-    "player", "at"}], "commitment": hex, "canonical": str}``.
-    """
-    waiting = awaiting(state)
-    return {
-        "game": state.game_id,
-        "turn": state.turn,
-        "turn_player": whose_turn(state),
-        "over": state.over,
-        "winner": state.winner,
-        "seed": state.seed,
-        "rules": dataclasses.asdict(state.rules),
-        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
-        "players": [
-            {
-                "name": p,
-                "character": ch,
-                "hand": list(state.deal.hands[p]),
-                "out": p in state.out,
-                "allowed_rooms": allowed_rooms(state, p),
-            }
-            for p, ch in state.players
-        ],
-        "awaiting": None if waiting is None else {"player": waiting[0], "number": waiting[1]},
-        "deadline": _iso_or_none(deadline(state)),
-        "suggestions": [
-            {**dataclasses.asdict(s), "answers": [dataclasses.asdict(a) for a in s.answers]}
-            | {"refuted_by": s.refuted_by}
-            for s in state.suggestions
-        ],
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
-        "skipped": [dataclasses.asdict(s) for s in state.skipped],
-        "commitment": commitment(state.canonical),
-        "canonical": state.canonical,
-    }

@@ -50,6 +50,9 @@ class GameKind(Protocol):
     def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal and open the game configured by ``game`` (a config model) at ``at``."""
 
+    def mail_context(self, game: Any) -> dict[str, Any]:
+        """Timing facts every mail template of this kind gets, e.g. ``{"day_closes": "22:30"}``."""
+
     def load(self, data: Mapping[str, Any]) -> Any:
         """Stored JSON → engine state."""
 

@@ -43,6 +43,10 @@ class CluedoDays:
         """Deal (C2) and open day 1 (D1); ``at`` plays no part (days follow the clock)."""
         return engine.start(self.setup(game), seed, salt)
 
+    def mail_context(self, game: Any) -> dict[str, Any]:
+        """The daily close time ``{"day_closes": "22:30"}`` (D1)."""
+        return {"day_closes": game.day_closes}
+
     def load(self, data: Mapping[str, Any]) -> Any:
         """Stored JSON → state."""
         return engine.load_state(data)
