@@ -14,7 +14,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Protocol
 
 
@@ -105,5 +104,5 @@ class Engine(Protocol):
     def is_over(self, state: Any) -> bool:
         """True once the game has ended (won, or no one left)."""
 
-    def close_day(self, state: Any, at: datetime) -> Step:
-        """Close the current game day at ``at`` (aware) and open the next."""
+    def status(self, state: Any, player: str) -> dict[str, Any]:
+        """The private STATUS view of one player (a JSON-able dict)."""

@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from pbp.kinds.base import GameKind
 from pbp.kinds.cluedo_days import CluedoDays
+from pbp.kinds.cluedo_rounds import CluedoRounds
 
-KINDS: dict[str, GameKind] = {"cluedo_days": CluedoDays()}
+KINDS: dict[str, GameKind] = {"cluedo_days": CluedoDays(), "cluedo_rounds": CluedoRounds()}

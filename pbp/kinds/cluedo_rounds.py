@@ -1,0 +1,183 @@
+"""Cluedo by rounds as a :class:`~pbp.kinds.base.GameKind` (rules C1–C7, R1–R7; seed 000).
+
+Glue only: the rules live in :mod:`pbp.engine.cluedo_rounds`, the reading of
+commands in :mod:`pbp.parse.cluedo` (no addressee in this variant). The game's
+period is the turn: events are logged with the turn number, and a public post
+is mailed to the GM for every completed turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbp.engine import cluedo_rounds as engine
+from pbp.engine.base import Event, Step, Visibility
+from pbp.engine.cluedo import Help, Status
+from pbp.kinds.base import ParsedCommand, PrivateMail
+from pbp.parse.cluedo import parse_cluedo
+
+#: Events after which the turn they belong to is complete (one public post each).
+TURN_ENDS = ("round_ended", "turn_skipped", "accusation_wrong", "game_over")
+
+
+class CluedoRounds:
+    """The ``cluedo_rounds`` game kind."""
+
+    kind = "cluedo_rounds"
+
+    def setup(self, game: Any) -> engine.RoundsSetup:
+        """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
+        rules = engine.RoundsRules(
+            auto_answer=game.auto_answer,
+            turn_hours=game.turn_hours,
+            answer_hours=game.answer_hours,
+            publish_wrong_accusations=game.rules.publish_wrong_accusations,
+        )
+        return engine.RoundsSetup(
+            game_id=game.id,
+            players=tuple((p.name, p.character) for p in game.players),
+            cards=game.to_cards(),
+            rules=rules,
+            deal=game.to_deal(),
+        )
+
+    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+        """Deal (C2) and start the first player's turn (R1) at ``at``."""
+        return engine.start(self.setup(game), seed, salt, at)
+
+    def mail_context(self, game: Any) -> dict[str, Any]:
+        """The deadlines of a turn and of an answer, in hours (R7)."""
+        return {"turn_hours": game.turn_hours, "answer_hours": game.answer_hours}
+
+    def load(self, data: Mapping[str, Any]) -> Any:
+        """Stored JSON → state."""
+        return engine.load_state(data)
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        """State → JSON."""
+        return engine.dump_state(state)
+
+    def is_over(self, state: Any) -> bool:
+        """True after a correct accusation or when every player is out (C7)."""
+        return engine.is_over(state)
+
+    def day(self, state: Any) -> int:
+        """The current turn number (the period of this kind)."""
+        return int(state.turn)
+
+    def players(self, state: Any) -> list[str]:
+        """Every seat in turn order (R1)."""
+        return [name for name, _character in state.setup.players]
+
+    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+        """Commands of a mail body; a suggestion names no addressee (R2)."""
+        lines = parse_cluedo(text, state.setup.cards, self.players(state), addressed=False)
+        return [
+            ParsedCommand(
+                line.line_no,
+                line.text,
+                line.move,
+                line.error,
+                private=isinstance(line.move, Status | Help),
+            )
+            for line in lines
+        ]
+
+    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
+        """One move (R1–R5, C3–C7)."""
+        return engine.apply(state, player, move, at)
+
+    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+        """The first turn's deadline (R7)."""
+        return engine.deadline(state)
+
+    def next_deadline(
+        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+    ) -> datetime | None:
+        """The current turn's or answer's deadline, whatever happened (R7)."""
+        return engine.deadline(state)
+
+    def on_deadline(self, state: Any, at: datetime) -> Step:
+        """A missed turn is skipped; a missed answer is given by the GM (R7, C5)."""
+        return engine.on_deadline(state, at)
+
+    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+        """One ``turn`` post per completed turn (the turn it completed)."""
+        turns = [
+            int(event.data["turn"])
+            for event in step.events
+            if event.kind in TURN_ENDS
+            and event.visibility is Visibility.PUBLIC
+            and "turn" in event.data
+        ]
+        return [("turn", turn) for turn in dict.fromkeys(turns)]
+
+    def status(self, state: Any, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return engine.status(state, player)
+
+    def gm_view(self, state: Any) -> dict[str, Any]:
+        """The GM view."""
+        return engine.gm_view(state)
+
+    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+        """His turn or his answer, when one is due (R7 reminders)."""
+        return engine.duties(state, player)
+
+    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+        """Who learns what by private mail after ``events``.
+
+        - the player whose turn starts: his allowed rooms (R5) and deadline (R7);
+        - the player asked to answer: what he holds of the suggestion (R2, C4);
+        - the suggester: the card shown to him (only to him) or that nobody refuted;
+        - a player the GM answered for: what was shown (C5);
+        - the GM: every accusation; everybody: the end of the game (C7).
+        """
+        mails: list[PrivateMail] = []
+        hands = {name: list(cards) for name, cards in state.deal.hands.items()}
+        for event in events:
+            data = dict(event.data)
+            if event.kind == "turn_started" and not engine.is_over(state):
+                mails.append(PrivateMail("your_turn", data["player"], {"turn": data}))
+            elif event.kind == "asked":
+                suggestion = _suggestion(state, int(data["number"]))
+                named = [suggestion["suspect"], suggestion["weapon"], suggestion["room"]]
+                held = [card for card in named if card in hands[data["player"]]]
+                mails.append(
+                    PrivateMail(
+                        "asked",
+                        data["player"],
+                        {"asked": data, "suggestion": suggestion, "held": held},
+                    )
+                )
+            elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
+                mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
+            elif event.kind == "round_ended" and data["refuted_by"] is None:
+                suggestion = _suggestion(state, int(data["number"]))
+                mails.append(
+                    PrivateMail("not_refuted", data["suggester"], {"suggestion": suggestion})
+                )
+            elif event.kind == "gm_refutation":
+                mails.append(PrivateMail("gm_answered", data["player"], {"answer": data}))
+            elif event.kind == "accusation_made":
+                mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
+            elif event.kind == "game_over":
+                for name in self.players(state):
+                    mails.append(PrivateMail("game_over", name, {"result": data}))
+        return mails
+
+
+def _suggestion(state: Any, number: int) -> dict[str, Any]:
+    """The public facts of suggestion ``number`` (never its answers: they may hold a
+    card shown to someone else)."""
+    found = next(s for s in state.suggestions if s.number == number)
+    return {
+        "number": found.number,
+        "turn": found.turn,
+        "suggester": found.suggester,
+        "suspect": found.suspect,
+        "weapon": found.weapon,
+        "room": found.room,
+    }
