@@ -184,11 +184,17 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
 
 @main.command()
 @click.argument("game_id", metavar="GAME")
-@click.option("--day", type=int, help="The summary of this game day (default: the latest).")
+@click.option(
+    "--day",
+    "--turn",
+    "number",
+    type=int,
+    help="The post of this game day (or turn, in a game by turns); default: the current one.",
+)
 @click.option(
     "--which",
-    type=click.Choice(["opening", "day", "final"]),
-    help="opening: the D1 post; day: a day summary; final: the end of the game.",
+    type=click.Choice(["opening", "day", "turn", "final"]),
+    help="opening: the first post (D1); day / turn: one period; final: the end of the game.",
 )
 @click.option(
     "--format",
@@ -198,7 +204,7 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
     show_default=True,
 )
 @click.pass_obj
-def post(config_path: Path, game_id: str, day: int | None, which: str | None, fmt: str) -> None:
+def post(config_path: Path, game_id: str, number: int | None, which: str | None, fmt: str) -> None:
     """Print a public post of GAME, ready to paste into the forum."""
     config = _load(config_path)
     service = _service(config, mail=False)
@@ -206,14 +212,19 @@ def post(config_path: Path, game_id: str, day: int | None, which: str | None, fm
     game = config.game(game_id)
     kind = service.kind_of(row.kind)
     state = kind.load(row.state)
+    period = kind.period_post
     if which is None:
-        which = "day" if day is not None or not row.over else "final"
-    if which == "day" and day is None:
-        day = kind.day(state)
+        which = period if number is not None or not row.over else "final"
+    if which in ("day", "turn") and which != period:
+        raise click.ClickException(f"game {game_id} has {period}s, not {which}s")
+    if which == period and number is None:
+        number = kind.day(state)
     if which == "final" and not row.over:
         raise click.ClickException(f"game {game_id} is not over yet")
-    if which == "day" and day is not None and not 1 <= day <= kind.day(state):
-        raise click.ClickException(f"game {game_id} has days 1 to {kind.day(state)}, not {day}")
+    if which == period and number is not None and not 1 <= number <= kind.day(state):
+        raise click.ClickException(
+            f"game {game_id} has {period}s 1 to {kind.day(state)}, not {number}"
+        )
     # The whole public log: a day's post also shows GM answers carried over (D6).
     events = [s.event for s in service.store.events(game_id, public_only=True)]
     text = service.renderer.public_post(
@@ -223,7 +234,7 @@ def post(config_path: Path, game_id: str, day: int | None, which: str | None, fm
         fmt="markdown" if fmt == "markdown" else "bbcode",
         kind=game.kind,
         game=game_id,
-        day=day,
+        day=number,
     )
     click.echo(text.rstrip("\n"))
 
@@ -266,6 +277,10 @@ def close_day(config_path: Path, game_id: str) -> None:
     row = _started(service, game_id)
     if row.over:
         raise click.ClickException(f"game {game_id} is over")
+    if service.kind_of(row.kind).period_post != "day":
+        raise click.ClickException(
+            f"game {game_id} is played by turns: each turn and answer has its own deadline"
+        )
     now = datetime.now(UTC)
     with writer_lock(config.store) as mine:
         if mine:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbp.config import CluedoDaysGame, ConfigError, Problem, load_config
+from pbp.config import CluedoDaysGame, CluedoRoundsGame, ConfigError, Problem, load_config
 from pbp.engine.cluedo import Cards, Deal
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,7 +61,7 @@ def _edit(old: str, new: str) -> str:
 
 def test_bundled_games_yaml_loads() -> None:
     config = load_config(REPO / "games.yaml")
-    assert [g.id for g in config.games] == ["exler-1"]
+    assert [g.id for g in config.games] == ["exler-1", "table-1"]
     game = config.game("exler-1")
     assert isinstance(game, CluedoDaysGame)
     assert game.kind == "cluedo_days"
@@ -78,6 +78,26 @@ def test_bundled_games_yaml_loads() -> None:
     assert game.rules.suggestions_per_day == 3
     assert game.to_deal() is None
     assert config.missing_secrets() == []
+
+
+def test_C1_the_bundled_rounds_game_drops_the_bottom_card_of_each_deck() -> None:
+    """Seed 000's P.S.: with five players пистолет, столовая and Черниченко go."""
+    game = load_config(REPO / "games.yaml").game("table-1")
+    assert isinstance(game, CluedoRoundsGame)
+    cards = game.to_cards()
+    assert (len(cards.all()), game.turn_hours, game.answer_hours, game.auto_answer) == (
+        18,
+        24.0,
+        12.0,
+        "no_match",
+    )
+    assert {"пистолет", "столовая", "Черниченко"} & set(cards.all()) == set()
+    assert (cards.suspects[-1], cards.weapons[-1], cards.rooms[-1]) == (
+        "Голубева",
+        "веревка",
+        "гостиная",
+    )
+    assert game.rules.publish_wrong_accusations is True
 
 
 def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -376,4 +396,22 @@ def test_duplicate_game_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     game = BASE[BASE.index("  - id: exler-1") :]
     assert _problems(tmp_path, monkeypatch, BASE + game) == [
         "games.yaml:22: games[1].id: duplicate game id 'exler-1' (also games[0])"
+    ]
+
+
+def test_R6_R7_rounds_settings_are_checked_at_their_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (REPO / "games.yaml").read_text(encoding="utf-8")
+    text = text.replace("turn_hours: 24 ", "turn_hours: 0  ").replace(
+        "auto_answer: no_match ", "auto_answer: always   "
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, monkeypatch, text))
+    lines = {n for n, line in enumerate(text.splitlines(), 1) if "turn_hours: 0" in line}
+    (turn_line,) = lines
+    assert [str(p) for p in caught.value.problems] == [
+        f"games.yaml:{turn_line}: games[1].turn_hours: Input should be greater than 0, got 0",
+        f"games.yaml:{turn_line + 2}: games[1].auto_answer: Input should be 'no_match', "
+        "'forced' or 'none', got 'always'",
     ]

@@ -46,6 +46,8 @@ class GameKind(Protocol):
     """What the daemon needs from one game kind (``cluedo_days``, later more)."""
 
     kind: str
+    #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns).
+    period_post: str
 
     def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal and open the game configured by ``game`` (a config model) at ``at``."""

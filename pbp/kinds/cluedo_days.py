@@ -22,6 +22,7 @@ class CluedoDays:
     """The ``cluedo_days`` game kind."""
 
     kind = "cluedo_days"
+    period_post = "day"
 
     def setup(self, game: Any) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

@@ -26,6 +26,7 @@ class CluedoRounds:
     """The ``cluedo_rounds`` game kind."""
 
     kind = "cluedo_rounds"
+    period_post = "turn"
 
     def setup(self, game: Any) -> engine.RoundsSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
