@@ -154,7 +154,11 @@ class Service:
                 continue
             # Started when the hands actually go out: a daemon that was down at the
             # start time must not close game days nobody could play.
-            self.start_game(game, now, now)
+            try:
+                self.start_game(game, now, now)
+            except Exception:  # one broken game must not stop the others
+                log.exception("game %s could not start; retried next round", game.id)
+                continue
             started.append(game.id)
         return started
 
