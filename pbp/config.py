@@ -39,6 +39,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -147,6 +148,17 @@ EmailAddress = Annotated[str, AfterValidator(_email)]
 Name = Annotated[str, AfterValidator(_name)]
 EnvName = Annotated[str, AfterValidator(_env_name)]
 Hours = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+def _hhmm(value: Any) -> str:
+    m = _HHMM.match(value) if isinstance(value, str) else None
+    if not m or int(m[1]) > 23 or int(m[2]) > 59:
+        raise ValueError(f'expected a time "HH:MM" such as "22:30", got {value!r}')
+    return f"{int(m[1]):02d}:{m[2]}"
+
+
+#: A local wall-clock time ``"HH:MM"`` (zero-padded when read: ``9:05`` → ``"09:05"``).
+WallClock = Annotated[str, BeforeValidator(_hhmm)]
 PositiveHours = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Tls = Literal["none", "starttls", "ssl"]
@@ -397,22 +409,13 @@ class CluedoDaysGame(CluedoGame):
     """
 
     kind: Literal["cluedo_days"]
-    day_closes: str
+    day_closes: WallClock
     rules: CluedoDaysRules = CluedoDaysRules()
-
-    @field_validator("day_closes", mode="before")
-    @classmethod
-    def _hhmm(cls, value: Any) -> str:
-        m = _HHMM.match(value) if isinstance(value, str) else None
-        if not m or int(m[1]) > 23 or int(m[2]) > 59:
-            raise ValueError(f'expected a time "HH:MM" such as "22:30", got {value!r}')
-        return f"{int(m[1]):02d}:{m[2]}"
 
     @property
     def close_time(self) -> time:
         """``day_closes`` as a naive wall-clock time (``time(22, 30)``), local to :attr:`zone`."""
-        hours, minutes = self.day_closes.split(":")
-        return time(int(hours), int(minutes))
+        return _wall(self.day_closes)
 
     @model_validator(mode="after")
     def _rules(self) -> CluedoDaysGame:
@@ -450,6 +453,78 @@ class CluedoRoundsGame(CluedoGame):
         if found:
             raise checks_error(found)
         return self
+
+
+class ManiacGame(GameBase):
+    """``kind: maniac`` — the day-vote / night-kill game of seed 002 (rules M1–M12).
+
+    ``day_closes``: local time the day's votes and due orders close (the cell is
+    filled); ``night_ends``: local time the night is resolved (the morning post).
+    ``roles``: an optional fixed deal ``{player: maniac|duty_officer|fan|civilian}``.
+    ``vote_count_mail``: mail the GM the vote count after every change.
+    """
+
+    kind: Literal["maniac"]
+    day_closes: WallClock
+    night_ends: WallClock
+    roles: dict[str, Literal["maniac", "duty_officer", "fan", "civilian"]] | None = None
+    vote_count_mail: bool = False
+
+    @property
+    def close_time(self) -> time:
+        """``day_closes`` as a local wall-clock time."""
+        return _wall(self.day_closes)
+
+    @property
+    def night_end_time(self) -> time:
+        """``night_ends`` as a local wall-clock time."""
+        return _wall(self.night_ends)
+
+    @model_validator(mode="after")
+    def _rules(self) -> ManiacGame:
+        found = self._player_problems(8, "M1")
+        if len(self.players) > 15:
+            found.append((("players",), f"rule M1: at most 15 players, got {len(self.players)}"))
+        if self.day_closes == self.night_ends:
+            found.append((("night_ends",), "the night must end at another time than the day"))
+        if self.roles is not None:
+            found += _role_problems(self.roles, self.player_names())
+        if found:
+            raise checks_error(found)
+        return self
+
+
+def _wall(hhmm: str) -> time:
+    hours, minutes = hhmm.split(":")
+    return time(int(hours), int(minutes))
+
+
+def _role_problems(roles: Mapping[str, str], players: list[str]) -> Found:
+    """Rule M1 for a fixed deal of roles: every player one role; one maniac, one duty
+    officer, one fan from 10 players (none below), the rest civilians."""
+    found: Found = []
+    for name in roles:
+        if name not in players:
+            found.append(
+                (("roles", name), f"{name!r} is not a player{did_you_mean(name, players)}")
+            )
+    missing = [p for p in players if p not in roles]
+    if missing:
+        found.append((("roles",), f"no role for {', '.join(missing)}"))
+    counts = {
+        role: sum(1 for r in roles.values() if r == role)
+        for role in ("maniac", "duty_officer", "fan")
+    }
+    fans = 1 if len(players) >= 10 else 0
+    for role, want in (("maniac", 1), ("duty_officer", 1), ("fan", fans)):
+        if counts[role] != want:
+            found.append(
+                (
+                    ("roles",),
+                    f"rule M1: {len(players)} players need {want} {role}, got {counts[role]}",
+                )
+            )
+    return found
 
 
 def _deal_problems(deal: FixedDeal, cards: Cards, players: list[str]) -> Found:
@@ -493,7 +568,7 @@ def _deal_problems(deal: FixedDeal, cards: Cards, players: list[str]) -> Found:
     return found  # with these checks passed, every card in play is used exactly once
 
 
-Game = Union[CluedoDaysGame, CluedoRoundsGame]  # noqa: UP007
+Game = Union[CluedoDaysGame, CluedoRoundsGame, ManiacGame]  # noqa: UP007
 """A game of any kind: add a kind by adding its model class to this union."""
 GameConfig = Annotated[Game, Field(discriminator="kind")]
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from pbp.config import CluedoDaysGame, CluedoRoundsGame, ConfigError, Problem, load_config
+from pbp.config import (
+    CluedoDaysGame,
+    CluedoRoundsGame,
+    ConfigError,
+    ManiacGame,
+    Problem,
+    load_config,
+)
 from pbp.engine.cluedo import Cards, Deal
 
 REPO = Path(__file__).resolve().parent.parent
@@ -246,7 +253,7 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             _edit("kind: cluedo_days", "kind: cluedo_dayz"),
             [
                 "games.yaml:9: games[0].kind: unknown kind 'cluedo_dayz' "
-                "(known: 'cluedo_days', 'cluedo_rounds')"
+                "(known: 'cluedo_days', 'cluedo_rounds', 'maniac')"
             ],
             id="unknown kind",
         ),
@@ -289,6 +296,7 @@ def test_C1_five_players_drop_the_bottom_card_of_each_deck(
     alien = "      - {name: Алиен, email: alien@example.test, character: Черниченко}\n"
     assert alien in text
     game = load_config(_write(tmp_path, monkeypatch, text.replace(alien, ""))).game("exler-1")
+    assert isinstance(game, CluedoDaysGame)
     cards = game.to_cards()
     assert cards == Cards(
         ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева"),
@@ -320,6 +328,7 @@ def test_C2_fixed_deal_is_given_to_the_engine(
         + "        Веталь: [Горчичников, труба, терраса]\n"
     )
     game = load_config(_write(tmp_path, monkeypatch, text)).game("exler-1")
+    assert isinstance(game, CluedoDaysGame)
     assert game.to_deal() == Deal(
         solution=("Белых", "нож", "кабинет"),
         hands={
@@ -414,4 +423,62 @@ def test_R6_R7_rounds_settings_are_checked_at_their_lines(
         f"games.yaml:{turn_line}: games[1].turn_hours: Input should be greater than 0, got 0",
         f"games.yaml:{turn_line + 2}: games[1].auto_answer: Input should be 'no_match', "
         "'forced' or 'none', got 'always'",
+    ]
+
+
+MANIAC = """\
+mail: {address: gm@example.test, inbox: {maildir: ./in}, outbox: {maildir: ./out}}
+store: ./pbp.sqlite3
+games:
+  - id: maniac-1
+    kind: maniac
+    locale: ru
+    timezone: Europe/Moscow
+    gm: gm-person@example.test
+    day_closes: "22:00"
+    night_ends: "10:00"
+    players:
+PLAYERS
+ROLES"""
+
+
+def _maniac(count: int, roles: dict[str, str] | None = None) -> str:
+    names = [f"Игрок{i}" for i in range(1, count + 1)]
+    players = "\n".join(
+        f"      - {{name: {n}, email: p{i}@example.test}}" for i, n in enumerate(names, 1)
+    )
+    block = ""
+    if roles is not None:
+        block = "    roles:\n" + "".join(f"      {n}: {r}\n" for n, r in roles.items())
+    return MANIAC.replace("PLAYERS", players).replace("ROLES", block)
+
+
+def test_M1_a_maniac_game_has_8_to_15_players(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _problems(tmp_path, monkeypatch, _maniac(7)) == [
+        "games.yaml:11: games[0].players: rule M1: at least 8 players, got 7"
+    ]
+    assert _problems(tmp_path, monkeypatch, _maniac(16)) == [
+        "games.yaml:11: games[0].players: rule M1: at most 15 players, got 16"
+    ]
+    game = load_config(_write(tmp_path, monkeypatch, _maniac(12))).game("maniac-1")
+    assert isinstance(game, ManiacGame)
+    assert (game.close_time, game.night_end_time, game.vote_count_mail) == (
+        time(22, 0),
+        time(10, 0),
+        False,
+    )
+
+
+def test_M1_fixed_roles_need_one_maniac_one_duty_officer_and_a_fan_from_10(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roles = {f"Игрок{i}": "civilian" for i in range(1, 11)}
+    roles["Игрок1"] = "maniac"
+    roles["Игрок2"] = "maniac"
+    assert _problems(tmp_path, monkeypatch, _maniac(10, roles)) == [
+        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 maniac, got 2",
+        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 duty_officer, got 0",
+        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 fan, got 0",
     ]
