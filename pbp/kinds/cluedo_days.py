@@ -6,22 +6,23 @@ commands in :mod:`pbp.parse.cluedo`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pbp.engine import cluedo_days as engine
 from pbp.engine.base import Event, Step, Visibility
-from pbp.engine.cluedo import Help, Status
-from pbp.kinds.base import ParsedCommand, PrivateMail
-from pbp.parse.cluedo import parse_cluedo
+from pbp.kinds.base import PrivateMail
+from pbp.kinds.common import CluedoKind
 from pbp.schedule import next_close
 
 
-class CluedoDays:
+class CluedoDays(CluedoKind):
     """The ``cluedo_days`` game kind."""
 
     kind = "cluedo_days"
+    engine = engine
+    addressed = True
     period_post = "day"
 
     def setup(self, game: Any) -> engine.DaysSetup:
@@ -48,43 +49,9 @@ class CluedoDays:
         """The daily close time ``{"day_closes": "22:30"}`` (D1)."""
         return {"day_closes": game.day_closes}
 
-    def load(self, data: Mapping[str, Any]) -> Any:
-        """Stored JSON → state."""
-        return engine.load_state(data)
-
-    def dump(self, state: Any) -> dict[str, Any]:
-        """State → JSON."""
-        return engine.dump_state(state)
-
-    def is_over(self, state: Any) -> bool:
-        """True after a correct accusation or when every player is out (C7)."""
-        return engine.is_over(state)
-
     def day(self, state: Any) -> int:
         """The current game day."""
         return int(state.day)
-
-    def players(self, state: Any) -> list[str]:
-        """Every seat in configured order."""
-        return [name for name, _character in state.setup.players]
-
-    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
-        """Commands of a mail body (grammar in :mod:`pbp.parse.cluedo`)."""
-        lines = parse_cluedo(text, state.setup.cards, self.players(state), addressed=True)
-        return [
-            ParsedCommand(
-                line.line_no,
-                line.text,
-                line.move,
-                line.error,
-                private=isinstance(line.move, Status | Help),
-            )
-            for line in lines
-        ]
-
-    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
-        """One move (C3–C7, D2–D5)."""
-        return engine.apply(state, player, move, at)
 
     def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
         """Day 1 closes at the first ``day_closes`` after the start (D1)."""
@@ -111,14 +78,6 @@ class CluedoDays:
         if any(event.kind == "day_closed" for event in step.events):
             return [("day", int(before.day))]
         return []
-
-    def status(self, state: Any, player: str) -> dict[str, Any]:
-        """The STATUS view."""
-        return engine.status(state, player)
-
-    def gm_view(self, state: Any) -> dict[str, Any]:
-        """The GM view."""
-        return engine.gm_view(state)
 
     def duties(self, state: Any, player: str) -> dict[str, Any] | None:
         """Owed answers and unused suggestions of today, or None when there are none."""

@@ -8,24 +8,25 @@ is mailed to the GM for every completed turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pbp.engine import cluedo_rounds as engine
 from pbp.engine.base import Event, Step, Visibility
-from pbp.engine.cluedo import Help, Status
-from pbp.kinds.base import ParsedCommand, PrivateMail
-from pbp.parse.cluedo import parse_cluedo
+from pbp.kinds.base import PrivateMail
+from pbp.kinds.common import CluedoKind
 
 #: Events after which the turn they belong to is complete (one public post each).
 TURN_ENDS = ("round_ended", "turn_skipped", "accusation_wrong", "game_over")
 
 
-class CluedoRounds:
+class CluedoRounds(CluedoKind):
     """The ``cluedo_rounds`` game kind."""
 
     kind = "cluedo_rounds"
+    engine = engine
+    addressed = False
     period_post = "turn"
 
     def setup(self, game: Any) -> engine.RoundsSetup:
@@ -52,43 +53,9 @@ class CluedoRounds:
         """The deadlines of a turn and of an answer, in hours (R7)."""
         return {"turn_hours": game.turn_hours, "answer_hours": game.answer_hours}
 
-    def load(self, data: Mapping[str, Any]) -> Any:
-        """Stored JSON → state."""
-        return engine.load_state(data)
-
-    def dump(self, state: Any) -> dict[str, Any]:
-        """State → JSON."""
-        return engine.dump_state(state)
-
-    def is_over(self, state: Any) -> bool:
-        """True after a correct accusation or when every player is out (C7)."""
-        return engine.is_over(state)
-
     def day(self, state: Any) -> int:
         """The current turn number (the period of this kind)."""
         return int(state.turn)
-
-    def players(self, state: Any) -> list[str]:
-        """Every seat in turn order (R1)."""
-        return [name for name, _character in state.setup.players]
-
-    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
-        """Commands of a mail body; a suggestion names no addressee (R2)."""
-        lines = parse_cluedo(text, state.setup.cards, self.players(state), addressed=False)
-        return [
-            ParsedCommand(
-                line.line_no,
-                line.text,
-                line.move,
-                line.error,
-                private=isinstance(line.move, Status | Help),
-            )
-            for line in lines
-        ]
-
-    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
-        """One move (R1–R5, C3–C7)."""
-        return engine.apply(state, player, move, at)
 
     def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
         """The first turn's deadline (R7)."""
@@ -114,14 +81,6 @@ class CluedoRounds:
             and "turn" in event.data
         ]
         return [("turn", turn) for turn in dict.fromkeys(turns)]
-
-    def status(self, state: Any, player: str) -> dict[str, Any]:
-        """The STATUS view."""
-        return engine.status(state, player)
-
-    def gm_view(self, state: Any) -> dict[str, Any]:
-        """The GM view."""
-        return engine.gm_view(state)
 
     def duties(self, state: Any, player: str) -> dict[str, Any] | None:
         """His turn or his answer, when one is due (R7 reminders)."""

@@ -1,0 +1,75 @@
+"""What every game-kind adapter shares: delegating to a pure engine module.
+
+A kind names its engine module (``engine = pbp.engine.cluedo_rounds``); the
+state round trip, the end test, moves and the private views are the engine's
+own functions of the same names. Cluedo kinds also share the reading of
+commands (:mod:`pbp.parse.cluedo`) and the seats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from types import ModuleType
+from typing import Any
+
+from pbp.engine.base import Step
+from pbp.engine.cluedo import Help, Status
+from pbp.kinds.base import ParsedCommand
+from pbp.parse.cluedo import parse_cluedo
+
+
+class EngineKind:
+    """Delegates the engine-shaped part of :class:`~pbp.kinds.base.GameKind`."""
+
+    engine: ModuleType
+
+    def load(self, data: Mapping[str, Any]) -> Any:
+        """Stored JSON → state (the engine's ``load_state``)."""
+        return self.engine.load_state(data)
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        """State → JSON (the engine's ``dump_state``)."""
+        return dict(self.engine.dump_state(state))
+
+    def is_over(self, state: Any) -> bool:
+        """True once the game has ended."""
+        return bool(self.engine.is_over(state))
+
+    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
+        """One move; raises :class:`~pbp.engine.base.MoveError`."""
+        step: Step = self.engine.apply(state, player, move, at)
+        return step
+
+    def status(self, state: Any, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return dict(self.engine.status(state, player))
+
+    def gm_view(self, state: Any) -> dict[str, Any]:
+        """The GM view (``pbp show``)."""
+        return dict(self.engine.gm_view(state))
+
+
+class CluedoKind(EngineKind):
+    """Both Cluedo variants: seats and commands (``addressed``: suggestions name the
+    player who answers, as by game days; not so in rounds)."""
+
+    addressed: bool
+
+    def players(self, state: Any) -> list[str]:
+        """Every seat, in configured order."""
+        return [name for name, _character in state.setup.players]
+
+    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+        """Commands of a mail body (grammar in :mod:`pbp.parse.cluedo`)."""
+        lines = parse_cluedo(text, state.setup.cards, self.players(state), addressed=self.addressed)
+        return [
+            ParsedCommand(
+                line.line_no,
+                line.text,
+                line.move,
+                line.error,
+                private=isinstance(line.move, Status | Help),
+            )
+            for line in lines
+        ]
