@@ -182,13 +182,16 @@ def inflect_ru(name: str, case: str) -> str:
     return name
 
 
-def format_dt(when: datetime, locale: str, zone: str | None = None) -> str:
-    """An aware datetime in ``zone`` (an IANA name; default: its own zone): ru
-    ``01.12.2026 22:30 (Europe/Moscow)``, en ``2026-12-01 22:30 (Europe/Moscow)``.
+def format_dt(when: datetime | str, locale: str, zone: str | None = None) -> str:
+    """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
+    IANA name; default: its own zone): ru ``01.12.2026 22:30 (Europe/Moscow)``, en
+    ``2026-12-01 22:30 (Europe/Moscow)``.
 
-    :raises ValueError: ``when`` is naive.
+    :raises ValueError: ``when`` is naive, or not ISO 8601 text.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
     """
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
     if when.tzinfo is None:
         raise ValueError(f"a naive datetime cannot be shown to players: {when!r}")
     if zone is not None:

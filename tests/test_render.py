@@ -392,6 +392,34 @@ def test_C7_final_post_without_winner_en_markdown(renderer: Renderer) -> None:
     assert f"```\n{CANONICAL}\n```\n\nIts SHA-256: {HASH}\n\nTo check," in post
 
 
+@pytest.mark.parametrize(
+    ("locale", "heading", "line"),
+    [
+        (
+            "ru",
+            "[b]День 1 (последний)[/b]",
+            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — выбывает из игры",
+        ),
+        (
+            "en",
+            "[b]Day 1 (the last)[/b]",
+            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — is out of the game",
+        ),
+    ],
+)
+def test_C6_final_post_lists_the_wrong_accusations_of_the_day_that_never_closed(
+    renderer: Renderer, locale: str, heading: str, line: str
+) -> None:
+    wrong = Event(
+        "accusation_wrong",
+        PUBLIC,
+        {"player": "Неташка", "day": 1, "suspect": "Краснова", "weapon": "нож", "room": "кухня"},
+    )
+    post = renderer.public_post("final", [wrong, GAME_OVER], locale=locale, fmt="bbcode")
+    lines = post.splitlines()
+    assert lines[lines.index(heading) + 1] == line
+
+
 # --- plural forms (babel, CLDR) ---
 
 

@@ -78,8 +78,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from pbp.engine.base import InvalidMove, MoveError
 from pbp.engine.cluedo import (
@@ -93,12 +92,17 @@ from pbp.engine.cluedo import (
     Status,
     Suggest,
 )
+from pbp.parse import commands
 from pbp.parse.body import unquote_forum
+from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT
+from pbp.parse.commands import TRAILING as _TRAILING
+from pbp.parse.commands import attempt as _attempt
+from pbp.parse.commands import read_line as _read
+from pbp.parse.commands import too_long as _too_long
 from pbp.parse.names import (
     NameMatcher,
     clean,
     closest_keyword,
-    fold_confusables,
     normalize,
     stem,
 )
@@ -119,30 +123,10 @@ ERROR_CODES = (
     "too_many_commands",
 )
 
-#: Longest command line read (characters, markup removed); longer ones are refused
-#: with ``line_too_long`` before any name is matched, so that a mail cannot make the
-#: parser work for long (name matching is not linear in the line length).
-LINE_LIMIT = 500
-#: Most command lines read from one mail; the next one is refused with
-#: ``too_many_commands`` and the rest of the mail is not read.
-COMMAND_LIMIT = 50
-#: Characters of an over-long line quoted back in ``line_too_long``.
-_EXCERPT = 60
-
-
-@dataclass(frozen=True)
-class ParsedLine:
-    """One command line of a mail: ``line_no`` (1-based, in the letter's text), ``text``
-    (the line as written, a seed-form heading and its sentence joined with ``"\\n"``),
-    and exactly one of ``move`` (names canonical) or ``error``.
-
-    Example: ``ParsedLine(3, "REFUTE 7 ножом", Refute("нож", 7), None)``.
-    """
-
-    line_no: int
-    text: str
-    move: CluedoMove | None
-    error: MoveError | None
+#: One command line of a mail (:class:`pbp.parse.commands.ParsedLine`); a seed-form
+#: heading and its sentence are joined with ``"\\n"`` in ``text``.
+#: Example: ``ParsedLine(3, "REFUTE 7 ножом", Refute("нож", 7), None)``.
+ParsedLine = commands.ParsedLine[CluedoMove]
 
 
 #: Each command's keywords, Russian first; any grammatical form of one is the command.
@@ -200,7 +184,6 @@ _SENTENCE_GLUE = re.compile(
 )
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
 _FILLERS = frozenset({"и", "and", "орудием", "комнате"})
-_TRAILING = " .!?;:\"'»”)"
 
 
 class _Reader:
@@ -460,17 +443,6 @@ def _is_command(line: str) -> bool:
         return True
 
 
-def _read(text: str) -> str:
-    """A line as commands are read: markup removed, look-alike letters folded."""
-    return clean(fold_confusables(text))
-
-
-def _too_long(index: int, line: str) -> ParsedLine:
-    excerpt = line[:_EXCERPT].rstrip() + "…"
-    error = InvalidMove("line_too_long", line=excerpt, limit=LINE_LIMIT)
-    return ParsedLine(index + 1, excerpt, None, error)
-
-
 def parse_cluedo(
     text: str, cards: Cards, players: Sequence[str], *, addressed: bool = True
 ) -> list[ParsedLine]:
@@ -532,19 +504,8 @@ def parse_cluedo(
             continue
         parse = functools.partial(reader.command, keyword, rest.strip(), line)
         result.append(_attempt(index, shown, parse))
-    if len(result) > COMMAND_LIMIT:
-        extra = result[COMMAND_LIMIT]
-        refusal = InvalidMove("too_many_commands", line=clean(extra.text), limit=COMMAND_LIMIT)
-        result[COMMAND_LIMIT:] = [ParsedLine(extra.line_no, extra.text, None, refusal)]
+    commands.cap_commands(result)
     return result
-
-
-def _attempt(index: int, text: str, parse: Callable[[], CluedoMove]) -> ParsedLine:
-    try:
-        return ParsedLine(index + 1, text, parse(), None)
-    except MoveError as error:
-        error.params.setdefault("line", clean(text))
-        return ParsedLine(index + 1, text, None, error)
 
 
 def _seed_form(

@@ -1,0 +1,540 @@
+"""The state of a Maniac game (rules M1–M12 of RULES.md; seed 002): queries, views, JSON.
+
+Split from :mod:`pbp.engine.maniac` (the rules: moves, day close, night end) so each
+module stays small; everything public here is re-exported there. Pure: no I/O, no
+clock. Times are stored as ISO 8601 strings in UTC (``"2026-12-01T17:05:00+00:00"``).
+
+Vocabulary (RULES.md): game day *d* is followed by night *d* (M2). During day *d* the
+living players not in prison vote (M9); the close of day *d* sends one player to the
+**cell** for night *d* or to **prison** for good (M10, M11). The maniac's **kill
+order** (or **skip**) for night *n* is *due* on day ``max(1, n - 1)`` (M3) and fixed
+at that day's close.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pbp.fairness import canonical_deal, commitment
+
+Role = Literal["maniac", "duty_officer", "fan", "civilian"]
+ROLES: tuple[str, ...] = ("maniac", "duty_officer", "fan", "civilian")
+TOWN: frozenset[str] = frozenset({"duty_officer", "civilian"})  # M1: the town
+MIN_PLAYERS, MAX_PLAYERS = 8, 15  # M1
+Phase = Literal["day", "night"]
+
+
+@dataclass(frozen=True)
+class ManiacRules:
+    """The rule numbers of RULES.md M1–M12, with their defaults.
+
+    ``fan_from``: players needed for a fan (M1, 10); ``double_kill_from``: players
+    needed for the one double kill (M5, 12); ``skip_divisor``: skips per game are
+    ``floor(N / skip_divisor)`` for N players at the start (M4, 3);
+    ``casts_per_target``: casts one voter may make on one player per day (M9, 2).
+
+    :raises ValueError: a number below 1.
+    """
+
+    fan_from: int = 10  # M1
+    double_kill_from: int = 12  # M5
+    skip_divisor: int = 3  # M4
+    casts_per_target: int = 2  # M9
+
+    def __post_init__(self) -> None:
+        if min(dataclasses.astuple(self)) < 1:
+            raise ValueError(f"rules M1, M4, M5, M9: every number must be >= 1 in {self!r}")
+
+
+@dataclass(frozen=True)
+class ManiacSetup:
+    """What the config gives to ``start``.
+
+    ``players``: ``(name, character or None)`` in seating order, e.g.
+    ``(("Вася", None), ("Петя", None), ...)``; ``roles``: a fixed deal
+    ``{player: "maniac" | "duty_officer" | "fan" | "civilian"}`` (checked by M1) or
+    None to deal from the seed.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    rules: ManiacRules = field(default_factory=ManiacRules)
+    roles: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """One vote cast (``target`` set) or withdrawn (``target`` None, UNVOTE) on ``day``.
+
+    ``prison``: a vote for prison (M11); ``at``: its arrival, ISO UTC (D8). The
+    game's ballots are kept in arrival order; the index is the order of casting
+    that breaks ties (M10).
+    """
+
+    day: int
+    voter: str
+    target: str | None
+    prison: bool
+    at: str
+
+
+@dataclass(frozen=True)
+class Order:
+    """The maniac's order for ``night`` (M3): ``targets`` (one, or two for the double
+    kill of M5) or a skip (``targets == ()``, M4). ``at``: when it was placed or last
+    changed (ISO UTC). ``voided``: the maniac spent that night in the cell (M6)."""
+
+    night: int
+    targets: tuple[str, ...]
+    at: str
+    voided: bool = False
+
+    @property
+    def skip(self) -> bool:
+        """True for a skip order (M4)."""
+        return not self.targets
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"night", "targets": [...], "skip": bool, "at", "voided"}``."""
+        return {
+            "night": self.night,
+            "targets": list(self.targets),
+            "skip": self.skip,
+            "at": self.at,
+            "voided": self.voided,
+        }
+
+
+@dataclass(frozen=True)
+class ManiacState:
+    """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
+
+    ``roles``: ``(player, role)`` in seating order; ``day``: the current game day (M2),
+    also during night ``day`` (``phase == "night"``); ``cell_nights``: ``(night,
+    player)`` for every night spent in the cell (M10); ``imprisoned``: ``(day,
+    player)`` in the order sent to prison (M11); ``deaths``: ``(night, player)``
+    (M6, M7); ``salt``: hex of the fairness salt. Once ``over``, ``day`` and
+    ``phase`` stay those of the end.
+    """
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    rules: ManiacRules
+    roles: tuple[tuple[str, str], ...]
+    seed: int
+    salt: str
+    started_at: str
+    day: int = 1
+    phase: Phase = "day"
+    ballots: tuple[Ballot, ...] = ()
+    orders: tuple[Order, ...] = ()
+    cell_nights: tuple[tuple[int, str], ...] = ()
+    imprisoned: tuple[tuple[int, str], ...] = ()
+    deaths: tuple[tuple[int, str], ...] = ()
+    winner_team: str | None = None
+    over: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        """Player names in seating order."""
+        return [name for name, _ in self.players]
+
+    def role_of(self, player: str) -> str:
+        """The role of ``player``. :raises KeyError: not a player."""
+        return dict(self.roles)[player]
+
+    def holder(self, role: str) -> str | None:
+        """The player who has ``role`` (maniac, duty_officer, fan), or None."""
+        return next((p for p, r in self.roles if r == role), None)
+
+    @property
+    def maniac(self) -> str:
+        """The maniac (M1: there is always one)."""
+        found = self.holder("maniac")
+        assert found is not None
+        return found
+
+    @property
+    def canonical(self) -> str:
+        """The fairness text of this game's roles (DESIGN.md): the deal is
+        ``{"roles": {player: role}}``."""
+        return canonical_deal(self.game_id, bytes.fromhex(self.salt), roles_deal(self.roles))
+
+    @property
+    def cell(self) -> str | None:
+        """The player in the cell now (during night ``day`` only), or None (M10, M8)."""
+        if self.phase != "night":
+            return None
+        return next((p for n, p in self.cell_nights if n == self.day), None)
+
+    def alive(self, player: str) -> bool:
+        """True unless ``player`` died (M6, M7)."""
+        return all(p != player for _, p in self.deaths)
+
+    def in_prison(self, player: str) -> bool:
+        """True once ``player`` went to prison (M11), dead or alive."""
+        return any(p == player for _, p in self.imprisoned)
+
+    def free(self, player: str) -> bool:
+        """Alive and not in prison: may vote and be voted for (M9)."""
+        return self.alive(player) and not self.in_prison(player)
+
+    def was_in_cell(self, player: str) -> bool:
+        """True when ``player`` has spent at least one night in the cell (M11)."""
+        return any(p == player for _, p in self.cell_nights)
+
+
+def roles_deal(roles: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The deal committed to (DESIGN.md): ``{"roles": {player: role}}``."""
+    return {"roles": dict(roles)}
+
+
+def check_roles(names: list[str], roles: Mapping[str, str], rules: ManiacRules) -> None:
+    """M1 for a fixed deal ``{player: role}`` of the players ``names``.
+
+    :raises ValueError: naming the rule and the problem (a player without a role or
+        a role for a non-player, an unknown role, wrong role counts)."""
+    if set(roles) != set(names):
+        raise ValueError(
+            f"rule M1: roles must name every player once; players {names}, roles {sorted(roles)}"
+        )
+    unknown = sorted({r for r in roles.values() if r not in ROLES})
+    if unknown:
+        raise ValueError(f"rule M1: unknown roles {unknown}; roles are {', '.join(ROLES)}")
+    fans = 1 if len(names) >= rules.fan_from else 0
+    for role, want in (("maniac", 1), ("duty_officer", 1), ("fan", fans)):
+        got = sum(1 for r in roles.values() if r == role)
+        if got != want:
+            raise ValueError(f"rule M1: {len(names)} players need {want} {role}, got {got}")
+
+
+def deal_roles(names: list[str], rules: ManiacRules, rng: random.Random) -> dict[str, str]:
+    """M1: shuffle the players with ``rng``; the first is the maniac, the second the duty
+    officer, the third the fan (from ``rules.fan_from`` players), the rest civilians.
+
+    >>> deal_roles(["A", "B", "C", "D"], ManiacRules(fan_from=4), random.Random(1))
+    {'A': 'duty_officer', 'B': 'civilian', 'C': 'fan', 'D': 'maniac'}
+    """
+    shuffled = list(names)
+    rng.shuffle(shuffled)
+    special = ["maniac", "duty_officer"] + (["fan"] if len(names) >= rules.fan_from else [])
+    dealt = dict(zip(shuffled, special, strict=False))
+    return {p: dealt.get(p, "civilian") for p in names}
+
+
+# --- queries ---
+
+
+def phase(state: ManiacState) -> Phase:
+    """``"day"`` (votes, M9) or ``"night"`` (between the day close and the night end, M2)."""
+    return state.phase
+
+
+def day(state: ManiacState) -> int:
+    """The current game day, 1-based (during night *d*: *d*)."""
+    return state.day
+
+
+def is_over(state: ManiacState) -> bool:
+    """True once a side has won (M12)."""
+    return state.over
+
+
+def due_day(night: int) -> int:
+    """M3: the day on whose close the order for ``night`` is fixed (1 for nights 1, 2)."""
+    return max(1, night - 1)
+
+
+def nights_due(on_day: int) -> list[int]:
+    """M3: the nights whose orders are due on ``on_day``: ``[1, 2]`` on day 1, else
+    ``[on_day + 1]``."""
+    return [1, 2] if on_day == 1 else [on_day + 1]
+
+
+def open_nights(state: ManiacState) -> list[int]:
+    """M3: the nights whose orders the maniac may place or change now: those due on
+    the current day, or during night *d* those due on day *d + 1*."""
+    if state.over:
+        return []
+    return nights_due(state.day if state.phase == "day" else state.day + 1)
+
+
+def order_for(state: ManiacState, night: int) -> Order | None:
+    """The order placed for ``night``, or None (a miss once fixed, M3)."""
+    return next((o for o in state.orders if o.night == night), None)
+
+
+def is_fixed(state: ManiacState, night: int) -> bool:
+    """M3: True once the day on which the order for ``night`` is due has closed."""
+    closed = state.day if state.phase == "night" else state.day - 1
+    return due_day(night) <= closed
+
+
+def skip_limit(state: ManiacState) -> int:
+    """M4: skips per game, ``floor(N / 3)`` for N players at the start."""
+    return len(state.players) // state.rules.skip_divisor
+
+
+def skips_used(state: ManiacState) -> int:
+    """M4: skip orders placed and not voided (a voided skip is not used up, M6)."""
+    return sum(1 for o in state.orders if o.skip and not o.voided)
+
+
+def double_kill_allowed(state: ManiacState) -> bool:
+    """M5: True when the game started with enough players for the double kill."""
+    return len(state.players) >= state.rules.double_kill_from
+
+
+def double_kill_night(state: ManiacState) -> int | None:
+    """M5: the night of the order with two targets (placed, fixed or voided), or None."""
+    return next((o.night for o in state.orders if len(o.targets) == 2), None)
+
+
+def casts(state: ManiacState, voter: str, target: str) -> int:
+    """M9: votes ``voter`` has cast on ``target`` today (cell and prison votes alike)."""
+    return sum(
+        1 for b in state.ballots if b.day == state.day and b.voter == voter and b.target == target
+    )
+
+
+def standing_votes(state: ManiacState) -> list[tuple[int, Ballot]]:
+    """M9: ``(index, ballot)`` of every voter's last vote today, not withdrawn, in
+    order of casting (``index``: position in ``state.ballots``)."""
+    last: dict[str, tuple[int, Ballot]] = {}
+    for index, ballot in enumerate(state.ballots):
+        if ballot.day == state.day:
+            last[ballot.voter] = (index, ballot)
+    return sorted((v for v in last.values() if v[1].target is not None), key=lambda v: v[0])
+
+
+def vote_count(state: ManiacState) -> dict[str, Any]:
+    """The current count of the votes of the current day, in the usual forum form (M9).
+
+    ``{"day": 2, "candidates": [{"player": "Таня", "votes": 2, "prison_votes": 0,
+    "voters": ["Петя", "Вася"], "prison_voters": []}, ...], "not_voted": ["Оля"]}``:
+    candidates by votes (most first), ties in the order of M10 (earliest standing vote
+    first; the first candidate is who the close would send); ``voters`` in order of
+    casting of their standing votes; ``not_voted``: living players not in prison with
+    no standing vote, in seating order. During night *d*: the final count of day *d*.
+    """
+    standing = standing_votes(state)
+    first: dict[str, int] = {}
+    voters: dict[str, list[Ballot]] = {}
+    for index, ballot in standing:
+        assert ballot.target is not None
+        first.setdefault(ballot.target, index)
+        voters.setdefault(ballot.target, []).append(ballot)
+    order = sorted(voters, key=lambda t: (-len(voters[t]), first[t]))
+    voted = {b.voter for _, b in standing}
+    return {
+        "day": state.day,
+        "candidates": [
+            {
+                "player": t,
+                "votes": len(voters[t]),
+                "prison_votes": sum(b.prison for b in voters[t]),
+                "voters": [b.voter for b in voters[t]],
+                "prison_voters": [b.voter for b in voters[t] if b.prison],
+            }
+            for t in order
+        ],
+        "not_voted": [p for p in state.names if state.free(p) and p not in voted],
+    }
+
+
+def vote_targets(state: ManiacState, voter: str) -> list[str]:
+    """M9: who ``voter`` may name at all: the other living players not in prison."""
+    return [p for p in state.names if p != voter and state.free(p)]
+
+
+def order_targets(state: ManiacState) -> list[str]:
+    """M3: who the maniac may name: the living players but himself."""
+    return [p for p in state.names if p != state.maniac and state.alive(p)]
+
+
+# --- views ---
+
+
+def _orders_view(state: ManiacState) -> list[dict[str, Any]]:
+    return [{**o.as_json(), "fixed": is_fixed(state, o.night)} for o in state.orders]
+
+
+def status(state: ManiacState, player: str) -> dict[str, Any]:
+    """The private ``STATUS`` answer of ``player``.
+
+    Everyone: ``{"game", "day", "phase", "over", "winner_team", "role", "partner"
+    (the maniac's fan / the fan's maniac, else None, M1), "alive", "in_prison",
+    "my_vote": {"target", "prison"} | None, "votes": vote_count(state),
+    "casts_left": {player: n} (today, for each player he may vote for; {} when he
+    cannot vote now, M9), "prison_vote_for": [player...] (M11), "in_cell": player |
+    None, "prisoners": [...], "dead": [...]}``. The maniac also gets ``"orders":
+    [{"night", "targets", "skip", "at", "voided", "fixed"}], "open_nights": [n...],
+    "skips_left": n`` (M4) and ``"double_kill_available": bool`` (M5). Nothing here
+    tells why a night passed without a death (M6).
+
+    :raises KeyError: ``player`` is not in the game.
+    """
+    role = state.role_of(player)
+    partner = None
+    if role == "maniac":
+        partner = state.holder("fan")
+    elif role == "fan":
+        partner = state.maniac
+    can_vote = not state.over and state.phase == "day" and state.free(player)
+    mine = next((b for _, b in standing_votes(state) if b.voter == player), None)
+    limit = state.rules.casts_per_target
+    targets = vote_targets(state, player) if can_vote else []
+    view: dict[str, Any] = {
+        "game": state.game_id,
+        "day": state.day,
+        "phase": state.phase,
+        "over": state.over,
+        "winner_team": state.winner_team,
+        "role": role,
+        "partner": partner,
+        "alive": state.alive(player),
+        "in_prison": state.in_prison(player),
+        "my_vote": None if mine is None else {"target": mine.target, "prison": mine.prison},
+        "votes": vote_count(state),
+        "casts_left": {t: max(0, limit - casts(state, player, t)) for t in targets},
+        "prison_vote_for": [t for t in targets if state.was_in_cell(t)],
+        "in_cell": state.cell,
+        "prisoners": [p for _, p in state.imprisoned],
+        "dead": [p for _, p in state.deaths],
+    }
+    if role == "maniac":
+        used = double_kill_night(state)
+        view.update(
+            orders=_orders_view(state),
+            open_nights=open_nights(state),
+            skips_left=max(0, skip_limit(state) - skips_used(state)),
+            double_kill_available=double_kill_allowed(state) and used is None,
+        )
+    return view
+
+
+def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
+    """What a reminder says, or None when ``player`` owes nothing now.
+
+    During a day: ``{"day": d, "vote": bool (he may vote and has no standing vote,
+    M9), "orders_due": [night...] (the maniac only: nights due today without an
+    order, M3)}``; None when both are empty, at night and once the game is over.
+
+    :raises KeyError: ``player`` is not in the game.
+    """
+    role = state.role_of(player)
+    if state.over or state.phase != "day":
+        return None
+    vote = state.free(player) and all(b.voter != player for _, b in standing_votes(state))
+    due: list[int] = []
+    if role == "maniac":
+        due = [n for n in nights_due(state.day) if order_for(state, n) is None]
+    if not vote and not due:
+        return None
+    return {"day": state.day, "vote": vote, "orders_due": due}
+
+
+def gm_view(state: ManiacState) -> dict[str, Any]:
+    """Everything the GM sees (``pbp show``).
+
+    ``{"game", "day", "phase", "over", "winner_team", "seed", "rules": {...},
+    "started_at", "players": [{"name", "character", "role", "alive", "in_prison",
+    "in_cell": bool, "cell_nights": [n...]}], "orders": [{"night", "targets", "skip",
+    "at", "voided", "fixed"}], "open_nights": [n...], "skips_used", "skip_limit",
+    "double_kill_night": n | None, "votes": vote_count(state), "ballots": [{"day",
+    "voter", "target", "prison", "at"}], "deaths": [{"night", "player"}],
+    "imprisoned": [{"day", "player"}], "commitment": hex, "canonical": str}``.
+    """
+    return {
+        "game": state.game_id,
+        "day": state.day,
+        "phase": state.phase,
+        "over": state.over,
+        "winner_team": state.winner_team,
+        "seed": state.seed,
+        "rules": dataclasses.asdict(state.rules),
+        "started_at": state.started_at,
+        "players": [
+            {
+                "name": p,
+                "character": ch,
+                "role": state.role_of(p),
+                "alive": state.alive(p),
+                "in_prison": state.in_prison(p),
+                "in_cell": state.cell == p,
+                "cell_nights": [n for n, q in state.cell_nights if q == p],
+            }
+            for p, ch in state.players
+        ],
+        "orders": _orders_view(state),
+        "open_nights": open_nights(state),
+        "skips_used": skips_used(state),
+        "skip_limit": skip_limit(state),
+        "double_kill_night": double_kill_night(state),
+        "votes": vote_count(state),
+        "ballots": [dataclasses.asdict(b) for b in state.ballots],
+        "deaths": [{"night": n, "player": p} for n, p in state.deaths],
+        "imprisoned": [{"day": d, "player": p} for d, p in state.imprisoned],
+        "commitment": commitment(state.canonical),
+        "canonical": state.canonical,
+    }
+
+
+# --- storage ---
+
+
+def dump_state(state: ManiacState) -> dict[str, Any]:
+    """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
+    return {
+        "game_id": state.game_id,
+        "players": [[p, ch] for p, ch in state.players],
+        "rules": dataclasses.asdict(state.rules),
+        "roles": [[p, r] for p, r in state.roles],
+        "seed": state.seed,
+        "salt": state.salt,
+        "started_at": state.started_at,
+        "day": state.day,
+        "phase": state.phase,
+        "ballots": [dataclasses.asdict(b) for b in state.ballots],
+        "orders": [
+            {"night": o.night, "targets": list(o.targets), "at": o.at, "voided": o.voided}
+            for o in state.orders
+        ],
+        "cell_nights": [[n, p] for n, p in state.cell_nights],
+        "imprisoned": [[d, p] for d, p in state.imprisoned],
+        "deaths": [[n, p] for n, p in state.deaths],
+        "winner_team": state.winner_team,
+        "over": state.over,
+    }
+
+
+def load_state(data: Mapping[str, Any]) -> ManiacState:
+    """Inverse of :func:`dump_state`. :raises KeyError, TypeError, ValueError: malformed data."""
+    phase_ = data["phase"]
+    if phase_ not in ("day", "night"):
+        raise ValueError(f"phase must be 'day' or 'night', got {phase_!r}")
+    return ManiacState(
+        game_id=data["game_id"],
+        players=tuple((p, ch) for p, ch in data["players"]),
+        rules=ManiacRules(**{k: int(v) for k, v in data["rules"].items()}),
+        roles=tuple((p, r) for p, r in data["roles"]),
+        seed=int(data["seed"]),
+        salt=data["salt"],
+        started_at=data["started_at"],
+        day=int(data["day"]),
+        phase=phase_,
+        ballots=tuple(Ballot(**b) for b in data["ballots"]),
+        orders=tuple(
+            Order(int(o["night"]), tuple(o["targets"]), o["at"], bool(o["voided"]))
+            for o in data["orders"]
+        ),
+        cell_nights=tuple((int(n), p) for n, p in data["cell_nights"]),
+        imprisoned=tuple((int(d), p) for d, p in data["imprisoned"]),
+        deaths=tuple((int(n), p) for n, p in data["deaths"]),
+        winner_team=data["winner_team"],
+        over=bool(data["over"]),
+    )

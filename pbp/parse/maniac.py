@@ -1,0 +1,545 @@
+"""Maniac commands in a mail body → moves (issue 4, "Moves"; rules M3, M4, M5, M9, M11).
+
+Reading a move is separate from playing it: this module knows only the syntax and the
+players' names; whether a move is allowed (who may vote, which night is open, the
+skip and double-kill limits) is the engine's business (:mod:`pbp.engine.maniac`).
+
+Grammar: one command per line, several per mail; keywords case-insensitive, English
+and Russian always both accepted, an optional colon after the keyword; bold markers
+ignored; text inside forum quotes and spoilers skipped
+(:func:`~pbp.parse.body.unquote_forum`); look-alike Latin letters in Cyrillic words
+read as Cyrillic and the reverse (:func:`~pbp.parse.names.fold_confusables`); player
+names matched by :class:`~pbp.parse.commands.PlayerNames` (any case form, ``ё`` =
+``е``, a leading preposition dropped, typos refused with a suggestion)::
+
+    VOTE <player>                                 ГОЛОС <игрок>
+    VOTE PRISON <player>                          ГОЛОС ТЮРЬМА <игрок>
+    UNVOTE                                        СНЯТЬ ГОЛОС
+    KILL <player> [AND <player>] [NIGHT n]        УБИТЬ <игрок> [И <игрок>] [НОЧЬ n]
+    SKIP [NIGHT n]                                ПРОПУСК [НОЧЬ n]
+    STATUS   HELP                                 СТАТУС   ПОМОЩЬ
+
+Natural variants are read when they are unambiguous:
+
+- votes: ``ГОЛОС за Петю``, ``Голосую против Пети``, ``ГОЛОС: Таню``, ``VOTE for
+  Петя``; prison (M11) before or after the name: ``ГОЛОС ТЮРЬМА Петю``, ``голос в
+  тюрьму за Петю``, ``ГОЛОС за Петю в тюрьму``, ``VOTE Петя to prison``; ``в камеру``
+  / ``to the cell`` marks an ordinary vote; chat after a punctuation mark is ignored
+  (``ГОЛОС за Петю, он странный``);
+- withdrawal: ``СНЯТЬ ГОЛОС``, ``Снимаю голос``, ``Отменяю голос``, ``ГОЛОС снимаю``,
+  ``UNVOTE``, ``un-vote``, ``withdraw vote``;
+- kill orders (M3, M5): ``УБИТЬ Васю``, ``Убиваю Васю и Олю ночь 3``, ``ЗАКАЗ: Таня``,
+  ``KILL Вася, Оля N3``; targets separated by ``и``/``and``, a comma, ``&`` or ``+``,
+  or by nothing; the seed's own form without a keyword, ``1 ночь - Вася``, ``Ночь 2:
+  пропуск`` (read only when it names a player or skips: other such lines are chat);
+- skips (M4): ``ПРОПУСК``, ``Пропускаю ночь 4``, ``пропуск хода``, ``SKIP N4``, ``SKIP
+  4``, ``УБИТЬ: пропуск``;
+- the night, anywhere in an order: ``ночь 3``, ``в ночь 3``, ``на ночь 3``, ``ночь
+  №3``, ``3 ночь``, ``на 3-ю ночь``, ``night 3``, ``night #3``, ``N3`` (also Cyrillic
+  ``Н3``). Without one the order is for the earliest open night without an order (M3):
+  ``night`` is None.
+
+``STATUS``/``HELP`` followed by other words are chat. A first word that is a typo or
+another form of a keyword (``Голсо``, ``Голосование``, ``Прапуск``, ``Unvoet``) is
+refused with ``unknown_command``, never ignored; other lines are chat. A command line
+longer than :data:`~pbp.parse.commands.LINE_LIMIT` characters is refused unread; at
+most :data:`~pbp.parse.commands.COMMAND_LIMIT` commands are read from one mail.
+
+Error codes (:class:`~pbp.engine.base.InvalidMove` / ``AmbiguousMove``; each has a
+text in ``templates/<locale>/errors/<code>.txt``); every one carries ``line`` (the
+command as read, markup removed):
+
+- ``unknown_name`` — ``word``, ``suggestion`` (str or None), ``allowed`` (every
+  player), ``kind`` (``"player"``).
+- ``ambiguous_name`` — ``word``, ``candidates``, ``kind`` (``"player"``).
+- ``vote_syntax`` — a vote naming no player, or asking for both cell and prison:
+  ``players``, ``example`` ({``player``}).
+- ``unvote_syntax`` — words after ``UNVOTE``: ``word`` (those words).
+- ``kill_syntax`` — an order naming no target or more than two: ``count`` (targets
+  read), ``example`` ({``player``, ``other``, ``night``}).
+- ``duplicate_target`` — an order naming one player twice: ``player``.
+- ``several_nights`` — two night numbers in one line: ``nights`` (the numbers),
+  ``example`` (as for ``kill_syntax``).
+- ``night_syntax`` — a night without a number, or night 0: ``word`` (as written),
+  ``example`` (as for ``kill_syntax``).
+- ``skip_syntax`` — other words after ``SKIP``: ``word`` (those words), ``example``
+  (as for ``kill_syntax``).
+- ``unknown_command`` — the first word looks like a misspelt keyword: ``word`` (as
+  written), ``suggestion`` (the keyword as shown in the help, in the word's script:
+  ``"ГОЛОС"``, ``"СНЯТЬ ГОЛОС"``, ``"SKIP"``), ``commands`` ({``ru``, ``en``}: the
+  command forms of this game, as shown in the help).
+- ``line_too_long`` (``limit``), ``too_many_commands`` (``limit``): as in
+  :mod:`pbp.parse.cluedo`.
+
+A mail with no command at all is the caller's case: template ``no_command``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+
+from pbp.engine.base import InvalidMove, MoveError
+from pbp.engine.maniac import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
+from pbp.parse import commands
+from pbp.parse.body import unquote_forum
+from pbp.parse.commands import (
+    COMMAND_LIMIT,
+    LINE_LIMIT,
+    TRAILING,
+    PlayerNames,
+    attempt,
+    read_line,
+    too_long,
+)
+from pbp.parse.names import PREPOSITIONS, closest_keyword, normalize, stem
+
+#: Every error code this module raises (see the module doc for the params).
+ERROR_CODES = (
+    "unknown_name",
+    "ambiguous_name",
+    "vote_syntax",
+    "unvote_syntax",
+    "kill_syntax",
+    "duplicate_target",
+    "several_nights",
+    "night_syntax",
+    "skip_syntax",
+    "unknown_command",
+    "line_too_long",
+    "too_many_commands",
+)
+
+#: One command line of a mail (:class:`pbp.parse.commands.ParsedLine`).
+#: Example: ``ParsedLine(2, "УБИТЬ Васю ночь 3", Kill(("Вася",), 3), None)``.
+ParsedLine = commands.ParsedLine[ManiacMove]
+
+#: Most targets of one kill order (M5: the double kill).
+MAX_TARGETS = 2
+
+#: Each command's keywords, Russian first; any grammatical form of one is the command.
+_KEYWORDS = {
+    "vote": ("голос", "vote", "голосую"),
+    "unvote": ("unvote",),
+    "kill": ("убить", "kill", "убиваю", "заказ"),
+    "skip": ("пропуск", "skip", "пропускаю"),
+    "status": ("статус", "status"),
+    "help": ("помощь", "help"),
+}
+#: Shortest stem that stands for its keyword's forms: "убить" stems to "уб", which
+#: "убили" (chat: "they killed") shares, so such a keyword is read only as written.
+_MIN_STEM = 4
+_STEMS = {
+    name: frozenset(stem(w) for w in words if len(stem(w)) >= _MIN_STEM)
+    for name, words in _KEYWORDS.items()
+}
+#: The noun that may head a list of orders ("Заказы:"): alone on its line it is chat.
+_HEADING_STEM = stem("заказ")
+_KEYWORD_OF = {w: name for name, words in _KEYWORDS.items() for w in words}
+#: First words of a two-word withdrawal (``СНЯТЬ ГОЛОС``, ``withdraw vote``), as stems.
+_UNVOTE_VERBS = frozenset(
+    stem(w)
+    for w in (
+        "снять",
+        "снимаю",
+        "сниму",
+        "отменить",
+        "отменяю",
+        "отозвать",
+        "отзываю",
+        "убрать",
+        "убираю",
+        "withdraw",
+        "cancel",
+        "remove",
+        "un",
+    )
+)
+#: How each command is written in the help: (Russian, English).
+_SHOWN = {
+    "vote": ("ГОЛОС", "VOTE"),
+    "unvote": ("СНЯТЬ ГОЛОС", "UNVOTE"),
+    "kill": ("УБИТЬ", "KILL"),
+    "skip": ("ПРОПУСК", "SKIP"),
+    "status": ("СТАТУС", "STATUS"),
+    "help": ("ПОМОЩЬ", "HELP"),
+}
+#: The command forms of the help, for ``unknown_command``.
+_COMMANDS = {
+    "ru": ["ГОЛОС", "ГОЛОС ТЮРЬМА", "СНЯТЬ ГОЛОС", "УБИТЬ", "ПРОПУСК", "СТАТУС", "ПОМОЩЬ"],
+    "en": ["VOTE", "VOTE PRISON", "UNVOTE", "KILL", "SKIP", "STATUS", "HELP"],
+}
+#: The first two words of a line (letters only).
+_LEAD = re.compile(r"(?P<w1>[^\W\d_]+)(?:[\s:-]+(?P<w2>[^\W\d_]+))?")
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+#: Where a vote is sent: prison (M11) or the cell; with a preposition.
+_PLACE = (
+    r"(?:(?:в|во|на|за|to|for|in|into|the)\s+)*"
+    r"(?:(?P<prison>тюрьм[а-яё]*|prison|jail)|(?P<cell>камер[а-яё]*|cell))"
+)
+_LEADING_PLACE = re.compile(rf"^{_PLACE}(?![^\W\d_])\s*[:,—–-]?\s*", re.IGNORECASE)
+_TRAILING_PLACE = re.compile(rf"[\s,]+{_PLACE}\s*$", re.IGNORECASE)
+#: Words standing before the player voted against, besides the prepositions.
+_AGAINST = frozenset({"против", "against", "on"})
+
+#: A night number in an order (M3): "ночь 3", "на 3-ю ночь", "night #3", "N3".
+_NIGHT_WORD = r"(?:ночь|ночью|night)"
+_ORDINAL = r"(?:-?(?:я|ю|ая|ую|й|ой|th|st|nd|rd))?"
+_NIGHT = re.compile(
+    r"(?:(?<![^\W_])(?:в|во|на|за|for|on|in|at)\s+)?(?:"
+    rf"(?<![^\W_]){_NIGHT_WORD}\s*(?:[№#]|[nн](?=\s*\d))?\s*[:.]?\s*(?P<after>\d+){_ORDINAL}"
+    rf"|(?<![^\W_])(?P<before>\d+){_ORDINAL}\s*{_NIGHT_WORD}"
+    r"|(?<![^\W_])[nн](?P<short>\d+)"
+    r")(?![^\W_])",
+    re.IGNORECASE,
+)
+#: A night word left without a number.
+_BARE_NIGHT = re.compile(r"(?<![^\W_])(?:ночь|ночью|ночи|night)(?![^\W_])", re.IGNORECASE)
+#: The seed's order without a keyword: "1 ночь - Вася", "Ночь 2: пропуск".
+_SEED_ORDER = re.compile(rf"^(?:{_NIGHT.pattern})\s*[-—–:]", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"^(?:[№#]\s*)?(?P<number>\d+)$")
+_NAME_SPLIT = re.compile(r"\s*(?:[,;&+]|(?<![^\W_])(?:и|and)(?![^\W_]))\s*", re.IGNORECASE)
+_NAME_FILLERS = frozenset({"и", "and"})
+#: Where chat after a name begins: a punctuation mark, or a dash between spaces.
+_CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
+_ORDER_CHAT_START = re.compile(r"\s*(?:[.!?;(]|\s[—–-]\s)")
+#: Words that may follow a skip: "пропуск хода", "skip a turn".
+_SKIP_FILLERS = frozenset(
+    stem(w)
+    for w in ("ход", "хода", "выстрел", "выстрела", "убийство", "убийства", "a", "turn", "shot")
+)
+_SEPARATORS = " \t:,—–-"
+
+
+class _Reader:
+    """Parses the command lines of one mail against one game's players."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        self.players = list(players)
+        self.names = PlayerNames(players)
+
+    def example(self) -> dict[str, str | int]:
+        first = self.players[0] if self.players else ""
+        other = self.players[1] if len(self.players) > 1 else first
+        return {"player": first, "other": other, "night": 2}
+
+    # -- names --
+
+    def player(self, text: str, line: str) -> str:
+        """The player named by ``text`` (all of it, or what precedes a punctuation mark:
+        chat may follow).
+
+        :raises InvalidMove: ``unknown_name`` (for the shortest reading).
+        :raises AmbiguousMove: ``ambiguous_name``.
+        """
+        error: MoveError | None = None
+        for candidate in _name_texts(text, _CHAT_START):
+            words = normalize(candidate)
+            if len(words) > 1 and words[0] in _AGAINST:
+                candidate = candidate.split(None, 1)[1]
+            try:
+                return self.names.match(candidate)
+            except MoveError as refusal:
+                error = refusal
+        assert error is not None
+        error.params["line"] = line
+        raise error
+
+    def targets(self, text: str, line: str) -> tuple[str, ...]:
+        """The players an order names (``Васю и Олю``, ``Вася, Оля``, ``Васю Олю``).
+
+        :raises InvalidMove: ``unknown_name``, ``kill_syntax``, ``duplicate_target``.
+        :raises AmbiguousMove: ``ambiguous_name``.
+        """
+        error: MoveError | None = None
+        for candidate in _name_texts(text, _ORDER_CHAT_START):
+            try:
+                found = self._targets(candidate)
+                break
+            except MoveError as refusal:
+                error = refusal
+        else:
+            assert error is not None
+            error.params["line"] = line
+            raise error
+        if not found or len(found) > MAX_TARGETS:
+            raise InvalidMove("kill_syntax", line=line, count=len(found), example=self.example())
+        if len(set(found)) < len(found):
+            raise InvalidMove("duplicate_target", line=line, player=found[0])
+        return found
+
+    def _targets(self, text: str) -> tuple[str, ...]:
+        if not normalize(text):
+            return ()
+        try:
+            return (self.names.match(text),)
+        except MoveError as whole:
+            parts = [p for p in _NAME_SPLIT.split(text) if normalize(p)]
+            if len(parts) > 1:
+                return tuple(self.names.match(p) for p in parts)
+            return self._segment(text, whole)
+
+    def _segment(self, text: str, whole: MoveError) -> tuple[str, ...]:
+        """Names written one after another without separators; raises ``whole`` (the
+        error for the text as one name) when it is a single word, else the error of the
+        first word that names nobody."""
+        words = text.split()
+        if len(words) < 2:
+            raise whole
+        found: list[str] = []
+        i = 0
+        while i < len(words):
+            count, name, refusal = self._longest_name(words[i:])
+            if name is not None:
+                found.append(name)
+                i += count
+            elif set(normalize(words[i])) <= PREPOSITIONS | _NAME_FILLERS:
+                i += 1
+            else:
+                raise refusal or whole
+        return tuple(found)
+
+    def _longest_name(self, words: list[str]) -> tuple[int, str | None, MoveError | None]:
+        """``(words used, player, None)`` for the longest start of ``words`` that names a
+        player, else ``(0, None, error for the first word)``."""
+        refusal: MoveError | None = None
+        for count in range(min(self.names.matcher.max_words, len(words)), 0, -1):
+            try:
+                return count, self.names.match(" ".join(words[:count])), None
+            except MoveError as error:
+                refusal = error
+        return 0, None, refusal
+
+    # -- nights --
+
+    def night(self, text: str, line: str) -> tuple[int | None, str]:
+        """``(night number or None, text without it)``.
+
+        :raises InvalidMove: ``several_nights``, ``night_syntax``.
+        """
+        found = list(_NIGHT.finditer(text))
+        if len(found) > 1:
+            nights = [_number(m) for m in found]
+            raise InvalidMove("several_nights", line=line, nights=nights, example=self.example())
+        night: int | None = None
+        if found:
+            match = found[0]
+            night = _number(match)
+            if night < 1:
+                raise InvalidMove(
+                    "night_syntax", line=line, word=match.group().strip(), example=self.example()
+                )
+            text = f"{text[: match.start()]} {text[match.end() :]}"
+        bare = _BARE_NIGHT.search(text)
+        if bare:
+            raise InvalidMove("night_syntax", line=line, word=bare.group(), example=self.example())
+        return night, " ".join(text.split()).strip(_SEPARATORS)
+
+    # -- commands --
+
+    def vote(self, rest: str, line: str) -> Vote | Unvote:
+        text = rest.strip(TRAILING + _SEPARATORS)
+        words = normalize(text)
+        if len(words) == 1 and stem(words[0]) in _UNVOTE_VERBS:
+            return Unvote()  # "ГОЛОС снимаю"
+        places: list[str] = []
+        lead = _LEADING_PLACE.match(text)
+        if lead:
+            places.append("prison" if lead.group("prison") else "cell")
+            text = text[lead.end() :]
+        tail = _TRAILING_PLACE.search(text)
+        if tail:
+            places.append("prison" if tail.group("prison") else "cell")
+            text = text[: tail.start()]
+        if not normalize(text) or len(set(places)) > 1:
+            raise InvalidMove(
+                "vote_syntax", line=line, players=self.players, example=self.example()
+            )
+        return Vote(self.player(text, line), prison="prison" in places)
+
+    def unvote(self, rest: str, line: str) -> Unvote:
+        extra = rest.strip(TRAILING + _SEPARATORS)
+        if normalize(extra):
+            raise InvalidMove("unvote_syntax", line=line, word=extra)
+        return Unvote()
+
+    def kill(self, rest: str, line: str) -> Kill | Skip:
+        night, text = self.night(rest, line)
+        if _is_skip_word(text):
+            return Skip(night)  # "УБИТЬ: пропуск", "1 ночь - пропуск"
+        return Kill(self.targets(text, line), night)
+
+    def skip(self, rest: str, line: str) -> Skip:
+        bare = _BARE_NUMBER.match(rest.strip(TRAILING + _SEPARATORS))
+        if bare:
+            return Skip(int(bare.group("number")))  # "SKIP 4"
+        night, text = self.night(rest, line)
+        for candidate in _name_texts(text, _ORDER_CHAT_START):
+            words = [w for w in normalize(candidate) if stem(w) not in _SKIP_FILLERS]
+            if not words:
+                return Skip(night)
+        raise InvalidMove("skip_syntax", line=line, word=text, example=self.example())
+
+    def command(self, keyword: str, rest: str, line: str) -> ManiacMove:
+        """The move of a keyword line; ``rest`` is what follows the keyword."""
+        if keyword == "vote":
+            return self.vote(rest, line)
+        if keyword == "unvote":
+            return self.unvote(rest, line)
+        if keyword == "kill":
+            return self.kill(rest, line)
+        return self.skip(rest, line)
+
+    def seed_order(self, index: int, shown: str, line: str) -> ParsedLine | None:
+        """The seed's order without a keyword (``1 ночь - Вася``), or None for chat:
+        a line in this form that names nobody and resembles no name."""
+        if not _SEED_ORDER.match(line):
+            return None
+        parsed: ParsedLine = attempt(index, shown, functools.partial(self.kill, line, line))
+        error = parsed.error
+        if (
+            error is not None
+            and error.code == "unknown_name"
+            and error.params["suggestion"] is None
+        ):
+            return None
+        return parsed
+
+
+def _number(match: re.Match[str]) -> int:
+    return int(match.group("after") or match.group("before") or match.group("short"))
+
+
+def _is_skip_word(text: str) -> bool:
+    words = normalize(text)
+    return (
+        bool(words)
+        and stem(words[0]) in _STEMS["skip"]
+        and all(stem(w) in _SKIP_FILLERS for w in words[1:])
+    )
+
+
+def _name_texts(text: str, chat: re.Pattern[str]) -> list[str]:
+    """What may name the players: all of ``text``, then (when a punctuation mark is
+    followed by more) only what precedes it."""
+    texts = [text.strip(TRAILING)]
+    start = chat.search(text)
+    if start and start.start() > 0 and text[start.end() :].strip(TRAILING):
+        texts.append(text[: start.start()].strip(TRAILING))
+    return texts
+
+
+def _keyword(line: str) -> tuple[str, str] | None:
+    """``(command, rest)`` for a command line (``line`` cleaned and folded), None for
+    chat. Commands: ``vote``, ``unvote``, ``kill``, ``skip``, ``status``, ``help``;
+    ``rest`` follows the keyword (and its colon).
+
+    :raises InvalidMove: ``unknown_command`` when the first word (or, after a
+        withdrawal verb, the second) resembles a keyword without being one of its forms.
+    """
+    lead = _LEAD.match(line)
+    if lead is None:
+        return None
+    first = lead.group("w1").lower().replace("ё", "е")
+    second = (lead.group("w2") or "").lower().replace("ё", "е")
+    first_stem = stem(first)
+    found: tuple[str, int] | None = None
+    if second and first_stem in _UNVOTE_VERBS and stem(second) in _STEMS["vote"]:
+        found = ("unvote", lead.end())
+    elif first in _KEYWORD_OF:
+        found = (_KEYWORD_OF[first], lead.end("w1"))
+    else:
+        found = next(
+            ((name, lead.end("w1")) for name, stems in _STEMS.items() if first_stem in stems),
+            None,
+        )
+    if found is not None:
+        name, end = found
+        rest = line[end:].lstrip()
+        rest = rest[1:].lstrip() if rest.startswith(":") else rest
+        if name in ("status", "help") and rest.strip(TRAILING):
+            return None  # "Help me out here" is chat, not a command
+        if first_stem == _HEADING_STEM and not rest.strip(TRAILING):
+            return None  # "Заказы:" heads the seed's orders on the next lines
+        return name, rest
+    russian = bool(_CYRILLIC.search(first))
+    if second and first_stem in _UNVOTE_VERBS and closest_keyword(second, ("голос", "vote")):
+        word, name = f"{lead.group('w1')} {lead.group('w2')}", "unvote"
+    else:
+        close = closest_keyword(first, list(_KEYWORD_OF))
+        if close is None:
+            return None
+        word, name = lead.group("w1"), _KEYWORD_OF[close]
+        if name in ("status", "help") and line[lead.end("w1") :].strip(TRAILING):
+            return None  # a word like "Статуя" in a sentence
+    raise InvalidMove(
+        "unknown_command",
+        line=line,
+        word=word,
+        suggestion=_SHOWN[name][0 if russian else 1],
+        commands=_COMMANDS,
+    )
+
+
+def _is_command(line: str) -> bool:
+    """True when ``line`` (cleaned, folded) would be read as a command or refused as one."""
+    if _SEED_ORDER.match(line):
+        return True
+    try:
+        return _keyword(line) is not None
+    except MoveError:
+        return True
+
+
+def parse_maniac(text: str, players: Sequence[str]) -> list[ParsedLine]:
+    """The command lines of ``text`` (a letter's new text) in order; other lines omitted.
+
+    ``players``: every seat, canonical names in configured order (alive or not: who
+    may be named is the engine's business).
+
+    Example::
+
+        parse_maniac("Привет!\\nГОЛОС за Петю\\nУБИТЬ Васю и Олю ночь 3", players)
+        # [ParsedLine(2, "ГОЛОС за Петю", Vote("Петя"), None),
+        #  ParsedLine(3, "УБИТЬ Васю и Олю ночь 3", Kill(("Вася", "Оля"), 3), None)]
+
+    Never raises for what a player wrote: each error is in its line's ``error``
+    (codes in the module doc). Linear in ``len(text)``: each line's work is bounded
+    by :data:`~pbp.parse.commands.LINE_LIMIT`.
+    """
+    reader = _Reader(players)
+    result: list[ParsedLine] = []
+    for index, (raw_line, _quoted) in enumerate(unquote_forum(text.split("\n"))):
+        if len(result) > COMMAND_LIMIT:
+            break
+        line = read_line(raw_line)
+        if not line:
+            continue
+        if len(line) > LINE_LIMIT:
+            if _is_command(line[:LINE_LIMIT]):
+                result.append(too_long(index, line))
+            continue
+        shown = raw_line.strip()
+        try:
+            command = _keyword(line)
+        except MoveError as error:
+            result.append(ParsedLine(index + 1, shown, None, error))
+            continue
+        if command is None:
+            order = reader.seed_order(index, shown, line)
+            if order is not None:
+                result.append(order)
+            continue
+        keyword, rest = command
+        if keyword in ("status", "help"):
+            move: ManiacMove = Status() if keyword == "status" else Help()
+            result.append(ParsedLine(index + 1, shown, move, None))
+            continue
+        parse: Callable[[], ManiacMove] = functools.partial(
+            reader.command, keyword, rest.strip(), line
+        )
+        result.append(attempt(index, shown, parse))
+    commands.cap_commands(result)
+    return result

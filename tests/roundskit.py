@@ -1,0 +1,94 @@
+"""Helpers for tests that drive a Cluedo-by-rounds game through :class:`pbp.service.Service`.
+
+The game is seed 000's worked example as a ``kind: cluedo_rounds`` game (rules C1–C7,
+R1–R7): players Кросс, Дуг, Роза in this turn order, 3 suspects, 6 weapons, 3 rooms
+(C1), the seed's fixed deal, Europe/Moscow, start 2026-12-01 20:00 Moscow (17:00 UTC),
+24 hours for a turn and 12 for an answer (R7). The mailbox, clock and mail helpers are
+those of :mod:`gamekit` (Maildir transports, a test-controlled clock).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from gamekit import TEMPLATES, Table, utc
+
+from pbp.config import load_config
+from pbp.mail.maildir import MaildirInbox, MaildirTransport
+from pbp.render import Renderer
+from pbp.service import Service
+from pbp.store import Store
+
+ROUNDS_YAML = """\
+mail:
+  address: gm@example.test
+  personal_address: plus
+  inbox: {{maildir: ./mail/inbox}}
+  outbox: {{maildir: ./mail/outbox}}
+store: ./pbp.sqlite3
+games:
+  - id: seed-000
+    kind: cluedo_rounds
+    locale: {locale}
+    timezone: Europe/Moscow
+    gm: gm-person@example.test
+    seed: 1234
+    start: "2026-12-01T20:00"
+    turn_hours: 24
+    answer_hours: 12
+{extra}    players:
+      - {{name: Кросс, email: cross@example.test}}
+      - {{name: Дуг, email: doug@example.test}}
+      - {{name: Роза, email: rosa@example.test}}
+    cards:
+      suspects: [Маша, Петя, Ваня]
+      weapons: [Топор, Пистолет, Канделябр, Молоток, Веревка, Нож]
+      rooms: [Столовая, Спальня, Библиотека]
+    deal:
+      solution: [Маша, Топор, Столовая]
+      hands:
+        Кросс: [Петя, Ваня, Нож]
+        Дуг: [Спальня, Пистолет, Молоток]
+        Роза: [Библиотека, Канделябр, Веревка]
+"""
+
+#: The game starts here (20:00 Europe/Moscow); turn 1's deadline is a day later (R7).
+START = utc(2026, 12, 1, 17)
+
+
+class RoundsTable(Table):
+    """The seed-000 rounds game on Maildir transports with a test-controlled clock.
+
+    ``extra``: more game keys (YAML, unindented), e.g. ``"remind_hours_before: 2\\n"``
+    or ``"auto_answer: none\\n"``. Sending, reading the outbox and ``run`` are
+    :class:`gamekit.Table`'s.
+    """
+
+    def __init__(self, directory: Path, *, locale: str = "ru", extra: str = "") -> None:
+        self.directory = directory
+        path = directory / "games.yaml"
+        block = textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else ""
+        path.write_text(ROUNDS_YAML.format(locale=locale, extra=block), encoding="utf-8")
+        self.config = load_config(path)
+        self.store = Store(self.config.store)
+        self.inbox_path = directory / "mail" / "inbox"
+        self.outbox_path = directory / "mail" / "outbox"
+        self.now = START
+        self.service = Service(
+            self.config,
+            self.store,
+            Renderer(TEMPLATES),
+            inbox=MaildirInbox(self.inbox_path),
+            transport=MaildirTransport(self.outbox_path),
+            clock=lambda: self.now,
+        )
+        self._seen = 0
+
+    def public_kinds(self) -> list[tuple[str, str]]:
+        """``[(kind, ISO time logged), ...]`` of the public log, game_started left out."""
+        return [
+            (s.event.kind, s.at.isoformat())
+            for s in self.store.events("seed-000", public_only=True)
+            if s.event.kind != "game_started"
+        ]

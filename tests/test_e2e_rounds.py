@@ -1,0 +1,556 @@
+"""A whole game of Cluedo by rounds by mail, through real servers and a real ``pbp run``
+(issue 3, last test item).
+
+Dovecot (IMAP) and an aiosmtpd SMTP server delivering into it run on 127.0.0.1
+(tests/mailstack.py). The daemon is the real command ``python -m pbp -c games.yaml run``
+in a subprocess: it reads ``gm@example.test`` over IMAP (IDLE), sends over SMTP, and
+its APScheduler date jobs wake it at each reminder and deadline (R7). Players send
+their moves with smtplib to their personal addresses (the Reply-To of their mails);
+the test reads every mailbox over IMAP.
+
+The seed's table (Кросс, Дуг, Роза; the seed's fixed deal), real deadlines of
+18 seconds (``turn_hours`` and ``answer_hours`` 0.005) and reminders 5.4 seconds
+before them (``remind_hours_before`` 0.0015). ``auto_answer: no_match`` (R6):
+
+1. Роза suggests during Кросс's turn: refused (R1).
+2. Кросс lets turn 1 pass: a reminder, then at the deadline the turn is skipped (R7).
+3. Дуг suggests Петя, Топор, Столовая: Роза holds none and is answered automatically
+   (R6); Кросс is asked and shows Петя (R2, C4).
+4. Роза suggests Ваня, Нож, Спальня: Кросс is asked and does not answer: a reminder,
+   then at the deadline the GM shows Ваня for him (R7, C5: the suspect first).
+5. Кросс accuses Маша, Топор, Столовая and wins (C7); the final post's fairness string
+   hashes to the commitment of the opening post.
+
+Then SIGTERM: the daemon exits 0. Takes about 50 seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from mailstack import Dovecot, SmtpServer
+from roundsmail import DaemonProcess, Received, mailbox, send, subjects, wait_for
+
+from pbp.store import Store
+
+GAME = "table-e2e"
+TAG = f"[{GAME}]"
+DAEMON = "gm@example.test"
+DAEMON_PASSWORD = "daemon-secret"
+GM = "gm-person@example.test"
+PASSWORD_ENV = "PBP_E2E_ROUNDS_IMAP_PASSWORD"
+DONE = "$PbpDone"
+CROSS, DOUG, ROSA = "Кросс", "Дуг", "Роза"
+EMAIL = {CROSS: "cross@example.test", DOUG: "doug@example.test", ROSA: "rosa@example.test"}
+HANDS = {
+    CROSS: ["Петя", "Ваня", "Нож"],
+    DOUG: ["Спальня", "Пистолет", "Молоток"],
+    ROSA: ["Библиотека", "Канделябр", "Веревка"],
+}
+SOLUTION = ["Маша", "Топор", "Столовая"]  # suspect, weapon, room
+TURN_HOURS = ANSWER_HOURS = 0.005  # 18 s (R7)
+REMIND_HOURS = 0.0015  # 5.4 s
+TURN = timedelta(hours=TURN_HOURS)
+ANSWER = timedelta(hours=ANSWER_HOURS)
+REMIND = timedelta(hours=REMIND_HOURS)
+#: How late after its moment a scheduled mail may go out. The mail loop alone would
+#: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.
+LATE = timedelta(seconds=3)
+PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
+SEPARATOR = "-------------------------\n"
+MSK = ZoneInfo("Europe/Moscow")
+
+
+def games_yaml(imap_port: int, smtp_port: int) -> str:
+    """A games.yaml with the seed's 3-player ``cluedo_rounds`` table and its fixed deal."""
+    players = "\n".join(
+        f"      - {{name: {name}, email: {address}}}" for name, address in EMAIL.items()
+    )
+    hands = "\n".join(f"        {name}: [{', '.join(cards)}]" for name, cards in HANDS.items())
+    return f"""\
+mail:
+  address: {DAEMON}
+  personal_address: plus
+  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
+                  password_env: {PASSWORD_ENV}, tls: none}}}}
+  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
+store: ./pbp.sqlite3
+games:
+  - id: {GAME}
+    kind: cluedo_rounds
+    locale: ru
+    timezone: Europe/Moscow
+    gm: {GM}
+    turn_hours: {TURN_HOURS}
+    answer_hours: {ANSWER_HOURS}
+    auto_answer: no_match
+    remind_hours_before: {REMIND_HOURS}
+    players:
+{players}
+    cards:
+      suspects: [Маша, Петя, Ваня]
+      weapons: [Топор, Пистолет, Канделябр, Молоток, Веревка, Нож]
+      rooms: [Столовая, Спальня, Библиотека]
+    deal:
+      solution: [{", ".join(SOLUTION)}]
+      hands:
+{hands}
+"""
+
+
+@dataclass
+class Table:
+    """The running servers and daemon, and the mailbox reading the test does."""
+
+    dovecot: Dovecot
+    smtp: SmtpServer
+    config: Path
+    daemon: DaemonProcess
+
+    def mail(self, address: str, count: int, timeout: float = 15.0) -> list[Received]:
+        """``address``'s mailbox once it holds at least ``count`` messages."""
+        found: list[Received] = []
+
+        def arrived() -> bool:
+            nonlocal found
+            found = mailbox(self.dovecot, address)
+            return len(found) >= count
+
+        wait_for(arrived, timeout, lambda: self.explain(address, found))
+        return found
+
+    def explain(self, address: str, found: list[Received]) -> str:
+        lines = [f"{address}: {[m.subject for m in found]}"]
+        for other in (GM, *EMAIL.values()):
+            lines.append(f"{other}: {subjects(self.dovecot, other)}")
+        return "\n".join([*lines, "--- daemon log:", self.daemon.output()])
+
+
+@pytest.fixture
+def table(dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path) -> Iterator[Table]:
+    dovecot.add_user(DAEMON, DAEMON_PASSWORD)
+    dovecot.add_user(GM, "gm-person-secret")
+    for address in EMAIL.values():
+        dovecot.add_user(address, "player-secret")
+    config = tmp_path / "games.yaml"
+    config.write_text(games_yaml(dovecot.port, smtp_server.port), encoding="utf-8")
+    daemon = DaemonProcess(config, env={PASSWORD_ENV: DAEMON_PASSWORD})
+    try:
+        yield Table(dovecot, smtp_server, config, daemon)
+    finally:
+        daemon.stop()
+
+
+def post(mail: Received, index: int = 0) -> str:
+    """The ``index``-th post between the dashed lines of a GM post mail (0 BBCode, 1 Markdown)."""
+    return mail.body.split(SEPARATOR)[1 + 2 * index]
+
+
+def gm_only(mail: Received) -> str:
+    """The "for the GM only" part of a GM post mail."""
+    return mail.body.split(SEPARATOR)[-1].strip()
+
+
+def assert_on_time(mail: Received, due: datetime) -> None:
+    """``mail`` was written at ``due`` (its Date has whole seconds), not later than LATE."""
+    assert due - timedelta(seconds=1) < mail.date <= due + LATE, (mail.subject, mail.date, due)
+
+
+def utc_text(moment: datetime) -> str:
+    """A deadline as the rounds templates show an ISO time: ``01.12.2026 17:00 (UTC)``."""
+    return f"{moment:%d.%m.%Y %H:%M} (UTC)"
+
+
+def msk_text(moment: datetime) -> str:
+    """An aware time as ``|dt(timezone)`` shows it: ``01.12.2026 20:00 (Europe/Moscow)``."""
+    return f"{moment.astimezone(MSK):%d.%m.%Y %H:%M} (Europe/Moscow)"
+
+
+TURN_1_POST = """\
+[b]Ход 1: Кросс[/b]
+
+Кросс: ход не сделан вовремя и пропущен.
+
+[b]Следующий ход — Дуг.[/b]
+
+"""
+
+TURN_2_POST = """\
+[b]Ход 2: Дуг[/b]
+
+[b]Предположение №1[/b]
+Дуг предполагает: убийца — [b]Петя[/b], орудие — [b]Топор[/b], комната — [b]Столовая[/b].
+
+Ответы по кругу:
+- Роза: нет карт
+- Кросс: есть карта
+
+Карта показана игроку Дуг приватом.
+
+[b]Следующий ход — Роза.[/b]
+
+"""
+
+TURN_3_POST = """\
+[b]Ход 3: Роза[/b]
+
+[b]Предположение №2[/b]
+Роза предполагает: убийца — [b]Ваня[/b], орудие — [b]Нож[/b], комната — [b]Спальня[/b].
+
+Ответы по кругу:
+- Кросс: есть карта (ответил ГМ: время на ответ истекло)
+
+Карта показана игроку Роза приватом.
+
+[b]Следующий ход — Кросс.[/b]
+
+"""
+
+NOT_YOUR_TURN = (
+    "> ПРЕДПОЛОЖЕНИЕ Маша, Нож, Спальня\n"
+    "Не выполнено. Сейчас не ваш ход: ход 1 — у игрока Кросс. Предположение или обвинение "
+    "можно сделать только в свой ход; когда он наступит, придёт письмо.\n"
+)
+
+
+def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_run(
+    table: Table,
+) -> None:
+    dovecot, smtp = table.dovecot, table.smtp
+
+    # --- start (C2, R1): hands with personal addresses, the GM sheet and opening post
+    welcome: dict[str, Received] = {}
+    personal: dict[str, str] = {}
+    for name, address in EMAIL.items():
+        (mail,) = table.mail(address, 1)
+        assert mail.subject == f"{TAG} Клуэдо: ваши карты"
+        assert mail.header("Auto-Submitted") == "auto-generated"
+        reply_address = mail.header("Reply-To")
+        assert reply_address is not None and PERSONAL.fullmatch(reply_address)
+        assert f"Ваши карты: {', '.join(HANDS[name])}." in mail.lines
+        assert f"Ваш личный адрес для ходов: {reply_address}" in mail.lines
+        assert (
+            "На ход даётся 0,005 часа, на ответ — 0,005 часа. Ход, не сделанный вовремя, "
+            "пропускается; если вы не ответили вовремя, за вас ответит ГМ. Когда до вас "
+            "дойдёт очередь ходить или отвечать, придёт письмо." in mail.lines
+        )
+        welcome[name], personal[name] = mail, reply_address
+    assert len(set(personal.values())) == 3
+    assert "Первый ход — Дуг." not in welcome[DOUG].lines  # the first turn is Кросс's
+    assert "Первый ход — Кросс." in welcome[DOUG].lines
+    sheet, opening = table.mail(GM, 2)
+    assert (sheet.subject, opening.subject) == (
+        f"{TAG} Лист ГМа: решение и карты",
+        f"{TAG} Пост открытия игры",
+    )
+    assert "Решение: Маша, Топор, Столовая." in sheet.lines
+    (commitment,) = re.findall(r"SHA-256: ([0-9a-f]{64})\n", post(opening))
+    assert f"SHA-256 (опубликован в посте открытия): {commitment}" in sheet.lines
+    assert "[b]Первый ход — Кросс.[/b]" in post(opening)
+
+    # --- R1: Роза suggests during Кросс's turn: refused, nothing happens
+    send(
+        smtp,
+        EMAIL[ROSA],
+        personal[ROSA],
+        "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Спальня",
+        reply_to=welcome[ROSA],
+    )
+    refused = table.mail(EMAIL[ROSA], 2)[1]
+    assert refused.subject == f"Re: {TAG} Клуэдо: ваши карты"
+    assert refused.header("Auto-Submitted") == "auto-replied"
+    assert refused.header("Reply-To") == personal[ROSA]
+    assert NOT_YOUR_TURN in refused.body
+    assert "Принято" not in refused.body
+
+    # --- R7: Кросс lets turn 1 pass: reminded, then skipped at the deadline by the
+    # scheduler; the turn post goes to the GM and Дуг's turn starts
+    doug_turn = table.mail(EMAIL[DOUG], 2, timeout=TURN.total_seconds() + 15)[1]
+    assert doug_turn.subject == f"{TAG} Ваш ход (ход 2)"
+    turn_1 = table.mail(GM, 3)[2]
+    assert turn_1.subject == f"{TAG} Итоги хода 1"
+    assert post(turn_1) == TURN_1_POST
+    assert gm_only(turn_1) == "Только для ГМ:\n  - ничего"
+
+    # --- R2, R6: Дуг suggests; Роза has none (answered at once), Кросс must show Петя
+    send(
+        smtp, EMAIL[DOUG], personal[DOUG], "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая", reply_to=doug_turn
+    )
+    doug_reply = table.mail(EMAIL[DOUG], 3)[2]
+    assert doug_reply.subject == f"Re: {TAG} Ваш ход (ход 2)"
+    assert (
+        "> ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая\n"
+        "Принято: предположение №1 (Петя, Топор, Столовая). Отвечают по кругу, начиная со "
+        "следующего за вами игрока.\n"
+        "Роза: нет карт.\n"
+        "Сейчас отвечает Кросс.\n" in doug_reply.body
+    )
+    cross_asked = table.mail(EMAIL[CROSS], 3)[2]
+    assert cross_asked.subject == f"{TAG} Ваш ответ на предположение №1"
+    assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in (
+        cross_asked.lines
+    )
+    assert subjects(dovecot, EMAIL[ROSA]) == [
+        f"{TAG} Клуэдо: ваши карты",
+        f"Re: {TAG} Клуэдо: ваши карты",
+    ]  # R6: an automatic answer asks nothing of her
+
+    # --- C4: Кросс shows Петя: to Дуг alone; turn 3 is Роза's
+    send(smtp, EMAIL[CROSS], personal[CROSS], "ОПРОВЕРЖЕНИЕ Петя", reply_to=cross_asked)
+    cross_reply = table.mail(EMAIL[CROSS], 4)[3]
+    assert cross_reply.subject == f"Re: {TAG} Ваш ответ на предположение №1"
+    assert (
+        "> ОПРОВЕРЖЕНИЕ Петя\n"
+        "Принято: опровержение предположения №1. Карту Дуг получит приватом.\n"
+        "Следующий ход — Роза.\n" in cross_reply.body
+    )
+    shown_1 = table.mail(EMAIL[DOUG], 4)[3]
+    assert shown_1.subject == f"{TAG} Предположение №1: вам показали карту"
+    assert "Кросс показывает вам карту: Петя." in shown_1.lines
+    turn_2 = table.mail(GM, 4)[3]
+    assert turn_2.subject == f"{TAG} Итоги хода 2"
+    assert post(turn_2) == TURN_2_POST
+    assert gm_only(turn_2) == "Только для ГМ:\n  - №1: Кросс → Дуг: карта Петя"
+    rosa_turn = table.mail(EMAIL[ROSA], 3)[2]
+    assert rosa_turn.subject == f"{TAG} Ваш ход (ход 3)"
+    assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
+
+    # --- R7, C5: Роза suggests; Кросс holds Ваня and Нож and does not answer: reminded,
+    # then at the deadline the GM shows the suspect, Ваня
+    send(
+        smtp, EMAIL[ROSA], personal[ROSA], "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Спальня", reply_to=rosa_turn
+    )
+    rosa_reply = table.mail(EMAIL[ROSA], 4)[3]
+    assert rosa_reply.subject == f"Re: {TAG} Ваш ход (ход 3)"
+    assert (
+        "Принято: предположение №2 (Ваня, Нож, Спальня). Отвечают по кругу, начиная со "
+        "следующего за вами игрока.\n"
+        "Сейчас отвечает Кросс.\n" in rosa_reply.body
+    )
+    cross_asked_2 = table.mail(EMAIL[CROSS], 5)[4]
+    assert cross_asked_2.subject == f"{TAG} Ваш ответ на предположение №2"
+    assert (
+        "У вас есть: Ваня, Нож. Вы обязаны опровергнуть и сами выбираете, какую из этих "
+        "карт показать. Ответьте строкой, например:" in cross_asked_2.lines
+    )
+    cross_turn = table.mail(EMAIL[CROSS], 8, timeout=ANSWER.total_seconds() + 15)[7]
+    assert cross_turn.subject == f"{TAG} Ваш ход (ход 4)"
+    gm_answered = mailbox(dovecot, EMAIL[CROSS])[6]
+    assert gm_answered.subject == f"{TAG} Предположение №2: за вас ответил ГМ"
+    assert (
+        "ГМ ответил за вас и показал игроку Роза вашу карту Ваня (первую подходящую в "
+        "порядке подозреваемый — орудие — комната)." in gm_answered.lines
+    )
+    shown_2 = table.mail(EMAIL[ROSA], 5)[4]
+    assert shown_2.subject == f"{TAG} Предположение №2: вам показали карту"
+    assert (
+        "За игрока Кросс ответил ГМ (время на ответ истекло) и показывает вам карту: Ваня."
+        in shown_2.lines
+    )
+    turn_3 = table.mail(GM, 5)[4]
+    assert turn_3.subject == f"{TAG} Итоги хода 3"
+    assert post(turn_3) == TURN_3_POST
+    assert gm_only(turn_3) == (
+        "Только для ГМ:\n"
+        "  - №2: игрок Кросс не ответил вовремя, ответ дал ГМ — показана карта Ваня\n"
+        "  - №2: Кросс → Роза: карта Ваня (ответ ГМ)"
+    )
+
+    # --- C7: Кросс accuses rightly and wins
+    send(
+        smtp, EMAIL[CROSS], personal[CROSS], "ОБВИНЕНИЕ Маша, Топор, Столовая", reply_to=cross_turn
+    )
+    final = table.mail(GM, 7)[6]
+    assert final.subject == f"{TAG} Игра окончена: финальный пост"
+    accusation = mailbox(dovecot, GM)[5]
+    assert accusation.subject == f"{TAG} Обвинение игрока Кросс: верное"
+    assert "Ход 4. Кросс обвиняет: Маша, Топор, Столовая." in accusation.lines
+    cross_won = table.mail(EMAIL[CROSS], 10)[8]
+    assert cross_won.subject == f"Re: {TAG} Ваш ход (ход 4)"
+    assert (
+        "> ОБВИНЕНИЕ Маша, Топор, Столовая\n"
+        "Обвинение (Маша, Топор, Столовая) верное — вы победили!\n" in cross_won.body
+    )
+    bbcode = post(final)
+    assert "Обвинение верное — победитель [b]Кросс[/b]!\n" in bbcode
+    assert (
+        "Убийца — [b]Маша[/b], орудие — [b]Топор[/b], комната — [b]Столовая[/b].\n" in bbcode
+    )
+    (canonical,) = re.findall(r"\[code\](.*)\[/code\]", bbcode)
+    assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == commitment
+    assert f"В первом посте игры была опубликована сумма: {commitment}" in bbcode
+    for name, address in EMAIL.items():
+        over = table.mail(address, 1)[-1]
+        assert over.subject == f"{TAG} Игра окончена", name
+        assert over.header("Reply-To") == personal[name]
+        assert f"SHA-256: {commitment}" in over.lines
+    assert "Вы победили — ваше обвинение верное!" in mailbox(dovecot, EMAIL[CROSS])[-1].lines
+    assert "Победитель — Кросс." in mailbox(dovecot, EMAIL[ROSA])[-1].lines
+
+    # --- SIGTERM: a clean exit
+    assert table.daemon.stop() == 0, table.daemon.output()
+
+    with Store(table.config.parent / "pbp.sqlite3") as store:
+        logged = store.events(GAME)
+    kinds = [(e.event.kind, e.event.player) for e in logged]
+    assert kinds == [
+        ("deal", None),
+        ("hand_dealt", CROSS),
+        ("hand_dealt", DOUG),
+        ("hand_dealt", ROSA),
+        ("game_started", None),
+        ("turn_started", None),
+        ("turn_skipped", None),
+        ("turn_started", None),
+        ("suggestion_made", None),
+        ("not_refuted", None),
+        ("asked", None),
+        ("refuted", None),
+        ("card_shown", DOUG),
+        ("round_ended", None),
+        ("turn_started", None),
+        ("suggestion_made", None),
+        ("asked", None),
+        ("gm_refutation", None),
+        ("refuted", None),
+        ("card_shown", ROSA),
+        ("round_ended", None),
+        ("turn_started", None),
+        ("accusation_made", None),
+        ("accusation_result", CROSS),
+        ("game_over", None),
+    ]
+    data = [e.event.data for e in logged]
+    started_1 = datetime.fromisoformat(data[5]["started_at"])
+    deadline_1 = started_1 + TURN
+    assert data[5]["deadline"] == deadline_1.isoformat()
+    assert data[6] == {
+        "turn": 1,
+        "player": CROSS,
+        "deadline": deadline_1.isoformat(),
+        "skipped_at": deadline_1.isoformat(),
+    }
+    assert data[7]["started_at"] == deadline_1.isoformat()  # turn 2 starts at the deadline
+    assert (data[9]["by"], data[9]["auto"], data[9]["by_gm"]) == (ROSA, True, False)
+    assert (data[11]["by"], data[11]["auto"], data[11]["by_gm"]) == (CROSS, False, False)
+    assert data[12]["card"] == "Петя"
+    asked_2 = datetime.fromisoformat(data[16]["asked_at"])
+    deadline_2 = asked_2 + ANSWER
+    assert data[16]["deadline"] == deadline_2.isoformat()
+    assert data[17]["card"] == "Ваня"  # C5: suspect before weapon before room
+    assert (data[18]["by"], data[18]["by_gm"], data[18]["answered_at"]) == (
+        CROSS,
+        True,
+        deadline_2.isoformat(),
+    )
+    assert data[21]["started_at"] == deadline_2.isoformat()
+    assert data[24]["winner"] == CROSS
+    assert data[24]["canonical"] == canonical
+
+    # --- who received what, in order; the scheduler woke the daemon on time (the mail loop alone: up to 10 s late)
+    cross_mail = mailbox(dovecot, EMAIL[CROSS])
+    remind_1, remind_2 = cross_mail[1], cross_mail[5]
+    assert remind_1.subject == f"{TAG} Напоминание: ваш ход до {msk_text(deadline_1)}"
+    assert remind_2.subject == (
+        f"{TAG} Напоминание: ответ на предположение №2 до {msk_text(deadline_2)}"
+    )
+    assert_on_time(remind_1, deadline_1 - REMIND)
+    assert_on_time(turn_1, deadline_1)
+    assert_on_time(doug_turn, deadline_1)
+    assert_on_time(remind_2, deadline_2 - REMIND)
+    assert_on_time(turn_3, deadline_2)
+    assert_on_time(gm_answered, deadline_2)
+    assert_on_time(shown_2, deadline_2)
+    assert (
+        f"Сделайте предположение или обвинение до {utc_text(deadline_1 + TURN)}; иначе ход "
+        "будет пропущен." in doug_turn.lines
+    )
+    assert (
+        f"Ответить нужно до {utc_text(deadline_2)}. Иначе за вас ответит ГМ (первой "
+        "подходящей картой в порядке подозреваемый — орудие — комната)." in cross_asked_2.lines
+    )
+
+    assert subjects(dovecot, EMAIL[CROSS]) == [
+        f"{TAG} Клуэдо: ваши карты",
+        remind_1.subject,
+        f"{TAG} Ваш ответ на предположение №1",
+        f"Re: {TAG} Ваш ответ на предположение №1",
+        f"{TAG} Ваш ответ на предположение №2",
+        remind_2.subject,
+        f"{TAG} Предположение №2: за вас ответил ГМ",
+        f"{TAG} Ваш ход (ход 4)",
+        f"Re: {TAG} Ваш ход (ход 4)",
+        f"{TAG} Игра окончена",
+    ]
+    assert subjects(dovecot, EMAIL[DOUG]) == [
+        f"{TAG} Клуэдо: ваши карты",
+        f"{TAG} Ваш ход (ход 2)",
+        f"Re: {TAG} Ваш ход (ход 2)",
+        f"{TAG} Предположение №1: вам показали карту",
+        f"{TAG} Игра окончена",
+    ]
+    assert subjects(dovecot, EMAIL[ROSA]) == [
+        f"{TAG} Клуэдо: ваши карты",
+        f"Re: {TAG} Клуэдо: ваши карты",
+        f"{TAG} Ваш ход (ход 3)",
+        f"Re: {TAG} Ваш ход (ход 3)",
+        f"{TAG} Предположение №2: вам показали карту",
+        f"{TAG} Игра окончена",
+    ]
+    assert subjects(dovecot, GM) == [
+        f"{TAG} Лист ГМа: решение и карты",
+        f"{TAG} Пост открытия игры",
+        f"{TAG} Итоги хода 1",
+        f"{TAG} Итоги хода 2",
+        f"{TAG} Итоги хода 3",
+        f"{TAG} Обвинение игрока Кросс: верное",
+        f"{TAG} Игра окончена: финальный пост",
+    ]
+    # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
+    for address in (GM, *EMAIL.values()):
+        for mail in mailbox(dovecot, address):
+            expected = "auto-replied" if mail.subject.startswith("Re: ") else "auto-generated"
+            assert mail.header("Auto-Submitted") == expected, (address, mail.subject)
+
+    # --- C4: a shown card reaches its suggester alone (and the GM's private list)
+    revealing = [
+        (address, mail.subject)
+        for address in (DAEMON, GM, *EMAIL.values())
+        for mail in mailbox(dovecot, address)
+        if "показывает вам карту" in mail.body
+    ]
+    assert revealing == [
+        (EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту"),
+        (EMAIL[ROSA], f"{TAG} Предположение №2: вам показали карту"),
+    ]
+    for mail in (turn_1, turn_2, turn_3):
+        public = post(mail) + post(mail, 1)
+        assert "карта Петя" not in public and "карта Ваня" not in public
+    shown = [
+        (address, card)
+        for address in (DAEMON, GM, *EMAIL.values())
+        for mail in mailbox(dovecot, address)
+        for card in ("Петя", "Ваня")
+        if f"карту: {card}" in mail.body
+    ]
+    assert shown == [(EMAIL[DOUG], "Петя"), (EMAIL[ROSA], "Ваня")]
+
+    # --- the daemon's mailbox: every move done by keyword, never marked \Seen
+    processed = mailbox(dovecot, DAEMON)
+    assert [mail.header("Delivered-To") for mail in processed] == [
+        personal[ROSA],
+        personal[DOUG],
+        personal[CROSS],
+        personal[ROSA],
+        personal[CROSS],
+    ]
+    for mail in processed:
+        assert DONE in mail.flags
+        assert "\\Seen" not in mail.flags

@@ -1,0 +1,1256 @@
+"""Maniac, the pure engine (pbp.engine.maniac): rules M1–M12 and the seed 002 examples."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from pbp.engine import maniac
+from pbp.engine.base import Event, IllegalMove, InvalidMove
+from pbp.engine.maniac import (
+    Help,
+    Kill,
+    ManiacMove,
+    ManiacRules,
+    ManiacSetup,
+    ManiacState,
+    Skip,
+    Status,
+    Unvote,
+    Vote,
+)
+from pbp.fairness import canonical_deal, commitment
+
+NAMES = (
+    "Вася",
+    "Петя",
+    "Таня",
+    "Оля",
+    "Саша",
+    "Маша",
+    "Коля",
+    "Дима",
+    "Лена",
+    "Игорь",
+    "Нина",
+    "Женя",
+    "Юля",
+    "Миша",
+    "Катя",
+    "Гена",
+)
+SPECIAL = {"Коля": "maniac", "Дима": "duty_officer", "Лена": "fan"}
+SALT = bytes(range(32))
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # 12:00 Europe/Moscow
+TOWN_8 = ["Вася", "Петя", "Таня", "Оля", "Саша", "Маша", "Дима"]
+
+
+def roles_for(n: int) -> dict[str, str]:
+    """Коля the maniac, Дима the duty officer, Лена the fan (from 10 players, M1)."""
+    names = NAMES[:n]
+    return {p: SPECIAL.get(p, "civilian") if p != "Лена" or n >= 10 else "civilian" for p in names}
+
+
+def setup_for(n: int, roles: dict[str, str] | None = None, **rules: int) -> ManiacSetup:
+    players = tuple((p, None) for p in NAMES[:n])
+    return ManiacSetup("seed-002", players, ManiacRules(**rules), roles)
+
+
+def iso(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat()
+
+
+def flat(events: Iterable[Event]) -> list[tuple[str, str, str | None, dict[str, Any]]]:
+    return [(e.kind, e.visibility.value, e.player, dict(e.data)) for e in events]
+
+
+def public(kind: str, data: dict[str, Any]) -> tuple[str, str, None, dict[str, Any]]:
+    return (kind, "public", None, data)
+
+
+def to_maniac(kind: str, data: dict[str, Any]) -> tuple[str, str, str, dict[str, Any]]:
+    return (kind, "player", "Коля", data)
+
+
+class Game:
+    """Plays moves one minute apart, keeps every event, checks the JSON round trip."""
+
+    def __init__(self, n: int = 12, roles: dict[str, str] | None = None) -> None:
+        step = maniac.start(setup_for(n, roles or roles_for(n)), 7, SALT, T0)
+        self.state: ManiacState = step.state
+        self.events: list[Event] = list(step.events)
+        self.clock = T0
+
+    @property
+    def stamp(self) -> str:
+        """The ISO time of the last action."""
+        return iso(self.clock)
+
+    def _tick(self) -> datetime:
+        self.clock += timedelta(minutes=1)
+        return self.clock
+
+    def play(self, player: str, move: ManiacMove) -> list[Event]:
+        step = maniac.apply(self.state, player, move, self._tick())
+        return self._take(step.state, list(step.events))
+
+    def vote(self, *pairs: str, prison: bool = False) -> None:
+        """``vote("Вася→Петя", "Оля→Петя")``: cell votes (prison votes with ``prison``)."""
+        for pair in pairs:
+            voter, target = pair.split("→")
+            self.play(voter, Vote(target, prison))
+
+    def order(self, *targets: str, night: int | None = None) -> list[Event]:
+        move = Kill(tuple(targets), night) if targets else Skip(night)
+        return self.play("Коля", move)
+
+    def close(self) -> list[Event]:
+        step = maniac.close_day(self.state, self._tick())
+        return self._take(step.state, list(step.events))
+
+    def end(self) -> list[Event]:
+        step = maniac.end_night(self.state, self._tick())
+        return self._take(step.state, list(step.events))
+
+    def refused(self, player: str, move: ManiacMove) -> tuple[str, dict[str, Any]]:
+        with pytest.raises((IllegalMove, InvalidMove)) as caught:
+            maniac.apply(self.state, player, move, self.clock + timedelta(seconds=30))
+        return caught.value.code, caught.value.params
+
+    def _take(self, state: ManiacState, events: list[Event]) -> list[Event]:
+        stored = json.loads(json.dumps(maniac.dump_state(state), ensure_ascii=False))
+        assert maniac.load_state(stored) == state
+        self.state = state
+        self.events.extend(events)
+        return events
+
+
+def morning(night: int, dead: list[str], released: str | None, game: Game) -> Any:
+    data = {"night": night, "dead": dead, "released": released, "day": night + 1}
+    return public("night_ended", {**data, "ended_at": game.stamp})
+
+
+def resolution(night: int, **data: Any) -> tuple[str, str, None, dict[str, Any]]:
+    base: dict[str, Any] = {
+        "night": night,
+        "order": None,
+        "maniac_in_cell": False,
+        "duty_officer_guards": True,
+        "outcome": "miss",
+        "targets": [],
+        "fan_in_cell": None,
+        "dead": [],
+        "skip_restored": False,
+    }
+    return ("night_resolution", "gm", None, {**base, **data})
+
+
+# --- M1 ---
+
+
+def test_M1_eight_to_fifteen_players_refused_otherwise() -> None:
+    for n in (7, 16):
+        with pytest.raises(ValueError, match=rf"^rule M1: 8 to 15 players, got {n}$"):
+            maniac.start(setup_for(n), 7, SALT, T0)
+    for n in (8, 15):
+        assert len(maniac.start(setup_for(n), 7, SALT, T0).state.roles) == n
+
+
+def test_M1_roles_dealt_from_the_seed_with_a_fan_from_ten_players() -> None:
+    def counts(n: int, seed: int) -> dict[str, int]:
+        state = maniac.start(setup_for(n), seed, SALT, T0).state
+        found: dict[str, int] = {}
+        for _, role in state.roles:
+            found[role] = found.get(role, 0) + 1
+        return found
+
+    for seed in range(20):
+        assert counts(8, seed) == {"maniac": 1, "duty_officer": 1, "civilian": 6}
+        assert counts(9, seed) == {"maniac": 1, "duty_officer": 1, "civilian": 7}
+        assert counts(10, seed) == {"maniac": 1, "duty_officer": 1, "fan": 1, "civilian": 7}
+        assert counts(15, seed) == {"maniac": 1, "duty_officer": 1, "fan": 1, "civilian": 12}
+    # the deal is a pure function of the stored seed (replayable, DESIGN.md)
+    first = maniac.start(setup_for(12), 7, SALT, T0).state.roles
+    assert maniac.start(setup_for(12), 7, bytes(32), T0).state.roles == first
+    assert dict(first) == {
+        **dict.fromkeys(NAMES[:12], "civilian"),
+        "Оля": "fan",
+        "Дима": "maniac",
+        "Женя": "duty_officer",
+    }
+    maniacs = {dict(maniac.start(setup_for(12), s, SALT, T0).state.roles) == dict(first) for s in range(8)}
+    assert maniacs == {True, False}  # other seeds, other deals
+
+
+def test_M1_a_fixed_deal_must_have_the_right_roles() -> None:
+    bad = [
+        ({**roles_for(10), "Вася": "maniac"}, "rule M1: 10 players need 1 maniac, got 2"),
+        ({**roles_for(10), "Лена": "civilian"}, "rule M1: 10 players need 1 fan, got 0"),
+        ({**roles_for(9), "Лена": "fan"}, "rule M1: 9 players need 0 fan, got 1"),
+        ({**roles_for(8), "Дима": "civilian"}, "rule M1: 8 players need 1 duty_officer, got 0"),
+        ({**roles_for(8), "Вася": "doctor"}, "rule M1: unknown roles ['doctor']"),
+    ]
+    for roles, message in bad:
+        with pytest.raises(ValueError, match=f"^{message}"):
+            maniac.start(setup_for(len(roles), roles), 7, SALT, T0)
+    missing = roles_for(8)
+    del missing["Вася"]
+    with pytest.raises(ValueError, match="^rule M1: roles must name every player once"):
+        maniac.start(setup_for(8, missing), 7, SALT, T0)
+
+
+def test_M1_roles_told_privately_maniac_and_fan_know_each_other() -> None:
+    roles = roles_for(12)
+    step = maniac.start(setup_for(12, roles), 7, SALT, T0)
+    canonical = canonical_deal("seed-002", SALT, {"roles": roles})
+    partners = {"Коля": "Лена", "Лена": "Коля"}
+    assert flat(step.events) == [
+        ("roles", "gm", None, {"roles": roles, "seed": 7, "canonical": canonical}),
+        *(
+            (
+                "role_dealt",
+                "player",
+                p,
+                {"role": roles[p], "character": None, "partner": partners.get(p)},
+            )
+            for p in NAMES[:12]
+        ),
+        public(
+            "game_started",
+            {
+                "game": "seed-002",
+                "day": 1,
+                "players": [{"name": p, "character": None} for p in NAMES[:12]],
+                "commitment": commitment(canonical),
+                "fan": True,
+                "skips": 4,
+                "double_kill": True,
+                "casts_per_target": 2,
+                "started_at": iso(T0),
+            },
+        ),
+    ]
+    # without a fan (8 players) the maniac has no partner
+    eight = maniac.start(setup_for(8, roles_for(8)), 7, SALT, T0)
+    dealt = {e.player: e.data["partner"] for e in eight.events if e.kind == "role_dealt"}
+    assert dealt == dict.fromkeys(NAMES[:8])
+
+
+# --- M2 ---
+
+
+def test_M2_day_d_is_followed_by_night_d() -> None:
+    game = Game()
+    assert (maniac.day(game.state), maniac.phase(game.state)) == (1, "day")
+    game.close()
+    assert (maniac.day(game.state), maniac.phase(game.state)) == (1, "night")
+    assert game.refused("Вася", Vote("Петя")) == ("voting_closed", {"day": 1, "next_day": 2})
+    assert maniac.close_day(game.state, game.clock).events == []  # a stale close: nothing
+    game.end()
+    assert (maniac.day(game.state), maniac.phase(game.state)) == (2, "day")
+    assert maniac.end_night(game.state, game.clock).events == []  # a stale night end: nothing
+
+
+# --- M3 ---
+
+
+def test_M3_order_timeline_seed_example() -> None:
+    """Seed 002: day 1 "1 ночь - Вася, 2 ночь - Петя"; day 2 "3 ночь - Таня"."""
+    game = Game()
+    assert maniac.open_nights(game.state) == [1, 2]
+    assert flat(game.order("Вася")) == [
+        to_maniac(
+            "order_placed",
+            {"night": 1, "targets": ["Вася"], "skip": False, "changed": False, "at": game.stamp},
+        )
+    ]
+    assert flat(game.order("Петя")) == [
+        to_maniac(
+            "order_placed",
+            {"night": 2, "targets": ["Петя"], "skip": False, "changed": False, "at": game.stamp},
+        )
+    ]
+    assert game.refused("Коля", Kill(("Таня",))) == ("all_nights_ordered", {"open": [1, 2]})
+    assert game.refused("Коля", Kill(("Таня",), 3)) == (
+        "night_not_open",
+        {"night": 3, "open": [1, 2]},
+    )
+    assert flat(game.close()) == [
+        public(
+            "day_closed",
+            {
+                "day": 1,
+                "counts": [],
+                "not_voted": list(NAMES[:12]),
+                "to_cell": None,
+                "to_prison": None,
+                "prison_reason": None,
+                "tie_broken_by": None,
+                "closed_at": game.stamp,
+            },
+        ),
+        to_maniac("order_fixed", {"night": 1, "targets": ["Вася"], "skip": False, "missing": False}),
+        to_maniac("order_fixed", {"night": 2, "targets": ["Петя"], "skip": False, "missing": False}),
+    ]
+    # during night 1 the order for night 3 (due on day 2) may already be placed
+    assert maniac.open_nights(game.state) == [3]
+    assert game.refused("Коля", Skip(2)) == ("night_not_open", {"night": 2, "open": [3]})
+    game.order("Оля", night=3)
+    assert game.events[-1].data["night"] == 3
+    assert game.end()[-1].data["dead"] == ["Вася"]
+    assert maniac.open_nights(game.state) == [3]
+    assert flat(game.order("Таня", night=3)) == [
+        to_maniac(
+            "order_placed",
+            {"night": 3, "targets": ["Таня"], "skip": False, "changed": True, "at": game.stamp},
+        )
+    ]
+    assert game.refused("Коля", Kill(("Оля",), 2)) == ("night_not_open", {"night": 2, "open": [3]})
+    game.close()
+    assert game.end()[-1].data["dead"] == ["Петя"]
+    game.close()
+    assert game.end()[-1].data["dead"] == ["Таня"]
+    orders = maniac.status(game.state, "Коля")["orders"]
+    assert [(o["night"], o["targets"], o["fixed"]) for o in orders] == [
+        (1, ["Вася"], True),
+        (2, ["Петя"], True),
+        (3, ["Таня"], True),
+    ]
+
+
+def test_M3_a_missing_order_is_a_miss_not_a_skip() -> None:
+    game = Game()
+    closed = game.close()
+    assert flat(closed[1:]) == [
+        to_maniac("order_fixed", {"night": 1, "targets": [], "skip": False, "missing": True}),
+        to_maniac("order_fixed", {"night": 2, "targets": [], "skip": False, "missing": True}),
+    ]
+    assert flat(game.end()) == [resolution(1), morning(1, [], None, game)]
+    assert maniac.status(game.state, "Коля")["skips_left"] == 4
+    assert maniac.duties(game.state, "Коля") == {"day": 2, "vote": True, "orders_due": [3]}
+
+
+def test_M3_targets_alive_not_the_maniac_orders_from_the_maniac_only() -> None:
+    game = Game()
+    others = [p for p in NAMES[:12] if p != "Коля"]
+    assert game.refused("Коля", Kill(("Коля",))) == ("self_target", {"players": others})
+    assert game.refused("Коля", Kill(("Моро",))) == (
+        "not_a_player",
+        {"player": "Моро", "players": others},
+    )
+    # the role check comes first: naming the maniac tells a civilian nothing
+    assert game.refused("Вася", Kill(("Коля",))) == ("not_the_maniac", {})
+    assert game.refused("Лена", Skip()) == ("not_the_maniac", {})
+    game.order("Вася")
+    game.order("Петя")
+    game.close()
+    game.end()
+    alive = [p for p in others if p != "Вася"]
+    assert game.refused("Коля", Kill(("Вася",))) == (
+        "target_dead",
+        {"target": "Вася", "players": alive},
+    )
+    with pytest.raises(ValueError, match="rule M5"):
+        Kill(("Вася", "Петя", "Таня"))
+    with pytest.raises(TypeError):
+        maniac.apply(game.state, "Вася", Status(), game.clock)
+    with pytest.raises(TypeError):
+        maniac.apply(game.state, "Вася", Help(), game.clock)
+
+
+# --- M4 ---
+
+
+def test_M4_skips_at_most_a_third_and_never_two_in_a_row() -> None:
+    game = Game(8)  # floor(8 / 3) = 2 skips
+    assert flat(game.order()) == [
+        to_maniac(
+            "order_placed",
+            {"night": 1, "targets": [], "skip": True, "changed": False, "at": game.stamp},
+        )
+    ]
+    assert game.refused("Коля", Skip(2)) == ("skip_in_a_row", {"night": 2, "other": 1})
+    game.order("Вася", night=2)
+    # changing night 1 to a kill and night 2 to a skip: the neighbour check runs both ways
+    game.order("Петя", night=1)
+    game.order(night=2)
+    assert game.refused("Коля", Skip(1)) == ("skip_in_a_row", {"night": 1, "other": 2})
+    game.order(night=2)  # the same night again: no conflict with itself
+    assert maniac.status(game.state, "Коля")["skips_left"] == 1
+    game.close()
+    assert flat(game.end())[0] == resolution(
+        1,
+        order={"targets": ["Петя"], "skip": False},
+        outcome="kill",
+        targets=[{"player": "Петя", "result": "killed"}],
+        dead=["Петя"],
+    )
+    game.order(night=3)
+    assert game.refused("Коля", Skip(3)) != ()  # still allowed to repeat the same night
+    assert maniac.status(game.state, "Коля")["skips_left"] == 0
+    game.close()
+    assert flat(game.end()) == [
+        resolution(2, order={"targets": [], "skip": True}, outcome="skip"),
+        morning(2, [], None, game),
+    ]
+    assert game.refused("Коля", Skip(4)) == ("skip_in_a_row", {"night": 4, "other": 3})
+    game.order("Вася", night=4)
+    game.close()
+    game.end()
+    assert game.refused("Коля", Skip(5)) == ("skip_limit", {"limit": 2, "used": 2})
+
+
+# --- M5 ---
+
+
+def test_M5_one_double_kill_from_twelve_players() -> None:
+    game = Game(12)
+    assert flat(game.order("Вася", "Петя")) == [
+        to_maniac(
+            "order_placed",
+            {
+                "night": 1,
+                "targets": ["Вася", "Петя"],
+                "skip": False,
+                "changed": False,
+                "at": game.stamp,
+            },
+        )
+    ]
+    assert game.refused("Коля", Kill(("Таня", "Оля"))) == ("double_kill_used", {"night": 1})
+    assert game.refused("Коля", Kill(("Таня", "Таня"), 2)) == (
+        "same_target_twice",
+        {"target": "Таня"},
+    )
+    game.order("Оля", "Таня", night=1)  # the same night may still be changed
+    assert maniac.status(game.state, "Коля")["double_kill_available"] is False
+    game.order("Петя")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            1,
+            order={"targets": ["Оля", "Таня"], "skip": False},
+            outcome="kill",
+            targets=[
+                {"player": "Оля", "result": "killed"},
+                {"player": "Таня", "result": "killed"},
+            ],
+            dead=["Таня", "Оля"],
+        ),
+        morning(1, ["Таня", "Оля"], None, game),  # seating order, not order of the targets
+    ]
+    assert game.refused("Коля", Kill(("Саша", "Маша"))) == ("double_kill_used", {"night": 1})
+    small = Game(11)
+    assert small.refused("Коля", Kill(("Вася", "Петя"))) == (
+        "double_kill_unavailable",
+        {"players": 11, "needed": 12},
+    )
+    assert maniac.status(small.state, "Коля")["double_kill_available"] is False
+
+
+# --- M6 ---
+
+
+def test_M6_a_target_in_the_cell_survives_while_the_duty_officer_guards() -> None:
+    game = Game()
+    game.order("Таня")
+    game.vote("Вася→Таня")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            1,
+            order={"targets": ["Таня"], "skip": False},
+            outcome="kill",
+            targets=[{"player": "Таня", "result": "blocked"}],
+        ),
+        morning(1, [], "Таня", game),
+    ]
+
+
+def test_M6_a_target_in_the_cell_dies_when_the_duty_officer_is_dead() -> None:
+    game = Game()
+    game.order("Дима")
+    game.order("Таня")
+    game.close()
+    assert game.end()[-1].data["dead"] == ["Дима"]
+    game.vote("Вася→Таня")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            2,
+            order={"targets": ["Таня"], "skip": False},
+            duty_officer_guards=False,
+            outcome="kill",
+            targets=[{"player": "Таня", "result": "killed"}],
+            dead=["Таня"],
+        ),
+        morning(2, ["Таня"], None, game),
+    ]
+
+
+def test_M6_the_duty_officer_in_the_cell_can_be_killed() -> None:
+    game = Game()
+    game.order("Дима")
+    game.vote("Вася→Дима")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            1,
+            order={"targets": ["Дима"], "skip": False},
+            duty_officer_guards=False,
+            outcome="kill",
+            targets=[{"player": "Дима", "result": "killed"}],
+            dead=["Дима"],
+        ),
+        morning(1, ["Дима"], None, game),
+    ]
+
+
+def test_M6_the_maniac_in_the_cell_voids_his_order_and_a_voided_skip_is_not_used_up() -> None:
+    game = Game()
+    game.order()
+    game.order("Вася")
+    assert maniac.status(game.state, "Коля")["skips_left"] == 3
+    game.vote("Вася→Коля")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            1,
+            order={"targets": [], "skip": True},
+            maniac_in_cell=True,
+            outcome="void",
+            skip_restored=True,
+        ),
+        morning(1, [], "Коля", game),
+    ]
+    status = maniac.status(game.state, "Коля")
+    assert status["skips_left"] == 4
+    assert status["orders"][0] == {
+        "night": 1,
+        "targets": [],
+        "skip": True,
+        "at": iso(T0 + timedelta(minutes=1)),
+        "voided": True,
+        "fixed": True,
+    }
+    # a voided kill is voided the same way; the plan for the next nights stands
+    game.vote("Вася→Коля")
+    game.close()
+    assert game.events[-2].data["to_prison"] == "Коля"  # second night in a row (M11)
+    assert maniac.is_over(game.state)
+
+
+def test_M6_the_maniac_in_the_cell_voids_a_kill() -> None:
+    game = Game()
+    game.order("Вася")
+    game.vote("Петя→Коля")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            1,
+            order={"targets": ["Вася"], "skip": False},
+            maniac_in_cell=True,
+            outcome="void",
+        ),
+        morning(1, [], "Коля", game),
+    ]
+
+
+def test_M6_a_target_in_prison_is_guarded_and_dies_without_the_duty_officer() -> None:
+    game = Game()
+    game.order("Вася")
+    game.order("Таня")
+    game.vote("Петя→Таня")
+    game.close()
+    game.end()  # Вася dies; Таня released
+    game.vote("Петя→Таня")
+    game.close()  # second night in a row: prison
+    assert game.events[-2].data["to_prison"] == "Таня"
+    assert flat(game.end())[0] == resolution(
+        2,
+        order={"targets": ["Таня"], "skip": False},
+        outcome="kill",
+        targets=[{"player": "Таня", "result": "blocked"}],
+    )
+
+
+# --- M7 ---
+
+
+def test_M7_the_fan_in_the_cell_dies_whatever_the_duty_officer() -> None:
+    game = Game()
+    game.order("Вася")
+    game.vote("Петя→Лена")
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            1,
+            order={"targets": ["Вася"], "skip": False},
+            outcome="kill",
+            targets=[{"player": "Вася", "result": "killed"}],
+            fan_in_cell="Лена",
+            dead=["Вася", "Лена"],
+        ),
+        morning(1, ["Вася", "Лена"], None, game),
+    ]
+
+
+def test_M7_the_fan_sent_to_prison_dies_that_night() -> None:
+    game = Game()
+    game.vote("Петя→Лена")
+    game.close()
+    game.end()
+    assert game.events[-1].data["dead"] == ["Лена"]
+    fan_in_prison = Game()
+    fan_in_prison.order()
+    fan_in_prison.order("Вася")
+    fan_in_prison.vote("Петя→Вася")
+    fan_in_prison.close()
+    fan_in_prison.end()
+    fan_in_prison.vote("Петя→Вася")  # Вася: second night in a row → prison, dies (no guard? guarded)
+    assert fan_in_prison.close()[0].data["to_prison"] == "Вася"
+    assert fan_in_prison.end()[-1].data["dead"] == []  # guarded by the duty officer (M6)
+
+
+# --- M8 ---
+
+
+def test_M8_morning_names_the_dead_only_releases_the_cell_and_the_dead_take_no_part() -> None:
+    game = Game()
+    game.order("Вася")
+    game.vote("Петя→Таня", "Таня→Петя", "Оля→Таня")
+    game.close()
+    ended = game.end()
+    assert flat(ended)[1] == morning(1, ["Вася"], "Таня", game)
+    assert maniac.status(game.state, "Таня")["in_cell"] is None
+    assert game.refused("Вася", Vote("Петя")) == ("player_dead", {"player": "Вася"})
+    assert game.refused("Вася", Unvote()) == ("player_dead", {"player": "Вася"})
+    free = [p for p in NAMES[:12] if p not in ("Вася", "Петя")]
+    assert game.refused("Петя", Vote("Вася")) == (
+        "target_dead",
+        {"target": "Вася", "players": free},
+    )
+    assert maniac.vote_count(game.state)["not_voted"] == list(NAMES[1:12])
+
+
+# --- M9 ---
+
+
+def test_M9_vote_limit_seed_example() -> None:
+    """Seed 002: Вася → Петя, Таня, Петя, Саша; a third vote on Петя that day is refused."""
+    game = Game()
+    casts = []
+    for target in ("Петя", "Таня", "Петя", "Саша"):
+        casts.append(game.play("Вася", Vote(target))[0].data["cast_no"])
+    assert casts == [1, 1, 2, 1]
+    assert game.refused("Вася", Vote("Петя")) == (
+        "vote_limit",
+        {"target": "Петя", "limit": 2, "day": 1},
+    )
+    assert game.refused("Вася", Vote("Петя", prison=False)) == game.refused("Вася", Vote("Петя"))
+    game.close()
+    game.end()
+    assert game.play("Вася", Vote("Петя"))[0].data["cast_no"] == 1  # a new day
+
+
+def test_M9_votes_changed_withdrawn_last_vote_stands() -> None:
+    game = Game()
+    others = [p for p in NAMES[:12] if p != "Вася"]
+    assert game.refused("Вася", Vote("Вася")) == ("self_vote", {"players": others})
+    assert game.refused("Вася", Vote("Моро")) == (
+        "not_a_player",
+        {"player": "Моро", "players": others},
+    )
+    assert game.refused("Вася", Unvote()) == ("no_vote", {"day": 1})
+    assert game.refused("Моро", Vote("Вася")) == (
+        "not_a_player",
+        {"player": "Моро", "players": list(NAMES[:12])},
+    )
+    assert flat(game.play("Вася", Vote("Петя"))) == [
+        public(
+            "vote_cast",
+            {
+                "day": 1,
+                "voter": "Вася",
+                "target": "Петя",
+                "prison": False,
+                "cast_no": 1,
+                "at": game.stamp,
+            },
+        )
+    ]
+    assert flat(game.play("Вася", Unvote())) == [
+        public(
+            "vote_withdrawn",
+            {"day": 1, "voter": "Вася", "target": "Петя", "prison": False, "at": game.stamp},
+        )
+    ]
+    game.vote("Вася→Петя")
+    game.play("Вася", Unvote())
+    assert game.refused("Вася", Vote("Петя"))[0] == "vote_limit"  # UNVOTE is not a cast
+    game.vote("Вася→Таня", "Оля→Петя", "Оля→Таня", "Саша→Оля")
+    assert maniac.vote_count(game.state) == {
+        "day": 1,
+        "candidates": [
+            {
+                "player": "Таня",
+                "votes": 2,
+                "prison_votes": 0,
+                "voters": ["Вася", "Оля"],
+                "prison_voters": [],
+            },
+            {
+                "player": "Оля",
+                "votes": 1,
+                "prison_votes": 0,
+                "voters": ["Саша"],
+                "prison_voters": [],
+            },
+        ],
+        "not_voted": [p for p in NAMES[:12] if p not in ("Вася", "Оля", "Саша")],
+    }
+    assert maniac.status(game.state, "Вася")["casts_left"]["Петя"] == 0
+    assert maniac.status(game.state, "Вася")["casts_left"]["Таня"] == 1
+    assert maniac.status(game.state, "Вася")["my_vote"] == {"target": "Таня", "prison": False}
+    assert maniac.duties(game.state, "Вася") is None
+    assert maniac.duties(game.state, "Петя") == {"day": 1, "vote": True, "orders_due": []}
+
+
+# --- M10 ---
+
+
+def test_M10_tie_goes_to_earliest_standing_vote_seed_example() -> None:
+    """Seed 002: Вася→Петя, Петя→Таня, Вася→Таня, Таня→Петя, Оля→Петя sends Таня, not Петя."""
+    game = Game()
+    game.vote("Вася→Петя", "Петя→Таня")
+    second = game.stamp
+    game.vote("Вася→Таня", "Таня→Петя", "Оля→Петя")
+    closed = game.close()
+    assert flat(closed)[0] == public(
+        "day_closed",
+        {
+            "day": 1,
+            "counts": [
+                {
+                    "player": "Таня",
+                    "votes": 2,
+                    "prison_votes": 0,
+                    "voters": ["Петя", "Вася"],
+                    "prison_voters": [],
+                },
+                {
+                    "player": "Петя",
+                    "votes": 2,
+                    "prison_votes": 0,
+                    "voters": ["Таня", "Оля"],
+                    "prison_voters": [],
+                },
+            ],
+            "not_voted": [p for p in NAMES[:12] if p not in ("Вася", "Петя", "Таня", "Оля")],
+            "to_cell": "Таня",
+            "to_prison": None,
+            "prison_reason": None,
+            "tie_broken_by": {"tied": ["Таня", "Петя"], "voter": "Петя", "at": second},
+            "closed_at": game.stamp,
+        },
+    )
+    assert maniac.status(game.state, "Вася")["in_cell"] == "Таня"
+
+
+def test_M10_most_votes_goes_no_votes_nobody_goes() -> None:
+    game = Game()
+    game.vote("Вася→Петя", "Таня→Оля", "Саша→Оля")
+    data = game.close()[0].data
+    assert (data["to_cell"], data["tie_broken_by"]) == ("Оля", None)
+    game.end()
+    data = game.close()[0].data
+    assert (data["counts"], data["to_cell"], data["to_prison"]) == ([], None, None)
+    assert game.end()[-1].data["released"] is None
+
+
+# --- M11 ---
+
+
+def test_M11_the_second_night_in_a_row_goes_to_prison() -> None:
+    game = Game()
+    game.vote("Вася→Петя")
+    game.close()
+    game.end()
+    game.vote("Вася→Петя")
+    data = game.close()[0].data
+    assert (data["to_cell"], data["to_prison"], data["prison_reason"]) == (
+        None,
+        "Петя",
+        "second_night",
+    )
+    game.end()
+    free = [p for p in NAMES[:12] if p not in ("Вася", "Петя")]
+    assert game.refused("Петя", Vote("Вася")) == ("player_in_prison", {"player": "Петя"})
+    assert game.refused("Вася", Vote("Петя")) == (
+        "target_in_prison",
+        {"target": "Петя", "players": free},
+    )
+    assert maniac.status(game.state, "Вася")["prisoners"] == ["Петя"]
+    # a night out of the cell in between: the cell again, not prison
+    game.vote("Вася→Таня")
+    game.close()
+    game.end()
+    game.close()
+    game.end()
+    game.vote("Вася→Таня")
+    assert game.close()[0].data["to_cell"] == "Таня"
+
+
+def test_M11_prison_votes_only_after_a_night_in_the_cell_and_when_they_outnumber() -> None:
+    game = Game()
+    others = [p for p in NAMES[:12] if p != "Вася"]
+    assert game.refused("Вася", Vote("Петя", prison=True)) == (
+        "never_in_cell",
+        {"target": "Петя", "players": []},
+    )
+    game.vote("Вася→Петя")
+    game.close()
+    game.end()
+    game.close()  # night 2 out of the cell
+    game.end()
+    assert maniac.status(game.state, "Вася")["prison_vote_for"] == ["Петя"]
+    assert game.refused("Вася", Vote("Таня", prison=True)) == (
+        "never_in_cell",
+        {"target": "Таня", "players": ["Петя"]},
+    )
+    assert game.play("Вася", Vote("Петя", prison=True))[0].data == {
+        "day": 3,
+        "voter": "Вася",
+        "target": "Петя",
+        "prison": True,
+        "cast_no": 1,
+        "at": game.stamp,
+    }
+    game.vote("Таня→Петя")
+    data = game.close()[0].data  # 1 prison vote of 2: not more than the cell votes
+    assert (data["to_cell"], data["to_prison"]) == ("Петя", None)
+    assert data["counts"][0]["prison_voters"] == ["Вася"]
+    game.end()
+    game.close()
+    game.end()
+    game.vote("Вася→Петя", "Таня→Петя", "Оля→Петя", prison=True)
+    game.vote("Саша→Петя")
+    game.play("Вася", Vote("Петя", prison=True))  # a prison cast counts towards the limit
+    assert game.refused("Вася", Vote("Петя")) == (
+        "vote_limit",
+        {"target": "Петя", "limit": 2, "day": 5},
+    )
+    data = game.close()[0].data
+    assert (data["to_cell"], data["to_prison"], data["prison_reason"]) == (
+        None,
+        "Петя",
+        "prison_votes",
+    )
+    assert others[0] == "Петя"
+
+
+# --- M12 ---
+
+
+def test_M12_the_town_wins_at_the_close_that_sends_the_maniac_to_prison() -> None:
+    game = Game()
+    game.vote("Вася→Коля")
+    game.close()
+    game.end()
+    game.vote("Вася→Коля", "Петя→Таня")
+    closed = game.close()
+    roles = roles_for(12)
+    assert flat(closed) == [
+        public(
+            "day_closed",
+            {
+                "day": 2,
+                "counts": [
+                    {
+                        "player": "Коля",
+                        "votes": 1,
+                        "prison_votes": 0,
+                        "voters": ["Вася"],
+                        "prison_voters": [],
+                    },
+                    {
+                        "player": "Таня",
+                        "votes": 1,
+                        "prison_votes": 0,
+                        "voters": ["Петя"],
+                        "prison_voters": [],
+                    },
+                ],
+                "not_voted": [p for p in NAMES[:12] if p not in ("Вася", "Петя")],
+                "to_cell": None,
+                "to_prison": "Коля",
+                "prison_reason": "second_night",
+                "tie_broken_by": {"tied": ["Коля", "Таня"], "voter": "Вася", "at": closed_vote(game)},
+                "closed_at": game.stamp,
+            },
+        ),
+        public(
+            "game_over",
+            {
+                "winner_team": "town",
+                "winners": [p for p in NAMES[:12] if p not in ("Коля", "Лена")],
+                "roles": roles,
+                "canonical": canonical_deal("seed-002", SALT, {"roles": roles}),
+            },
+        ),
+    ]
+    assert maniac.is_over(game.state)
+    assert game.refused("Вася", Vote("Петя")) == ("game_ended", {"winner_team": "town"})
+    assert maniac.close_day(game.state, game.clock).events == []
+    assert maniac.duties(game.state, "Вася") is None
+
+
+def closed_vote(game: Game) -> str:
+    """The time of the first standing vote of the day just closed (Вася→Коля)."""
+    ballots = [b for b in game.state.ballots if b.day == game.state.day]
+    return ballots[0].at
+
+
+def test_M12_the_maniac_team_wins_at_a_morning_with_one_town_player_left_without_a_fan() -> None:
+    game = Game(8)
+    game.order("Вася")
+    game.order("Петя")
+    game.vote("Таня→Оля")
+    game.close()
+    game.end()  # Вася dies; Оля released
+    game.order("Таня")
+    game.vote("Таня→Оля")
+    game.close()  # Оля to prison
+    game.end()  # Петя dies: town free = Таня, Саша, Маша, Дима
+    game.order(night=4)
+    game.vote("Саша→Маша")
+    game.close()
+    game.end()  # Таня dies: Саша, Маша, Дима
+    game.order("Саша", night=5)
+    game.vote("Саша→Маша")
+    game.close()  # Маша to prison: Саша, Дима
+    ended = game.end()  # night 4 skipped: two town players left, no fan: the game goes on
+    assert [e.kind for e in ended] == ["night_resolution", "night_ended"]
+    assert not maniac.is_over(game.state)
+    game.close()
+    ended = game.end()  # Саша dies: Дима alone
+    assert flat(ended)[1:] == [
+        morning(5, ["Саша"], None, game),
+        public(
+            "game_over",
+            {
+                "winner_team": "maniac",
+                "winners": ["Коля"],
+                "roles": roles_for(8),
+                "canonical": canonical_deal("seed-002", SALT, {"roles": roles_for(8)}),
+            },
+        ),
+    ]
+    assert game.refused("Коля", Skip()) == ("game_ended", {"winner_team": "maniac"})
+    assert maniac.end_night(game.state, game.clock).events == []
+
+
+def test_M12_the_maniac_team_wins_with_two_town_players_left_while_the_fan_is_free() -> None:
+    game = Game(10)  # town: Вася, Петя, Таня, Оля, Саша, Маша, Дима, Игорь
+    game.order("Вася")
+    game.order("Петя")
+    game.vote("Таня→Оля")
+    game.close()
+    game.end()
+    game.order("Таня")
+    game.vote("Таня→Оля")
+    game.close()  # Оля to prison
+    game.end()  # Петя dies: Таня, Саша, Маша, Дима, Игорь
+    game.order("Саша", night=4)
+    game.vote("Саша→Маша")
+    game.close()
+    game.end()  # Таня dies: Саша, Маша, Дима, Игорь
+    assert not maniac.is_over(game.state)
+    game.vote("Саша→Маша")
+    game.close()  # Маша to prison: Саша, Дима, Игорь
+    ended = game.end()  # Саша dies: Дима and Игорь, the fan Лена free
+    assert flat(ended)[-1] == public(
+        "game_over",
+        {
+            "winner_team": "maniac",
+            "winners": ["Коля", "Лена"],
+            "roles": roles_for(10),
+            "canonical": canonical_deal("seed-002", SALT, {"roles": roles_for(10)}),
+        },
+    )
+
+
+# --- hidden information (M6, M8) ---
+
+
+def _night_with(order: tuple[str, ...] | None, cell: str) -> Game:
+    game = Game()
+    if order is not None:
+        game.order(*order)
+    game.vote(f"Вася→{cell}")
+    game.close()
+    game.end()
+    return game
+
+
+def _roles_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value in maniac.ROLES else []
+    if isinstance(value, dict):
+        return [r for v in value.values() for r in _roles_in(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _roles_in(v)]
+    return []
+
+
+def test_hidden_information_no_public_role_nor_reason_for_a_quiet_night() -> None:
+    # a skip, a miss and a blocked attempt on the prisoner of the cell: the same morning
+    skip, miss, blocked = _night_with((), "Таня"), _night_with(None, "Таня"), _night_with(
+        ("Таня",), "Таня"
+    )
+    outcomes = []
+    for game in (skip, miss, blocked):
+        night = [e for e in game.events if e.kind in ("night_resolution", "night_ended")]
+        outcomes.append(night[0].data["outcome"])
+        assert flat(night[1:]) == [morning(1, [], "Таня", game)]
+        for player in NAMES[:12]:
+            if player != "Коля":
+                assert maniac.status(game.state, player) == maniac.status(skip.state, player)
+                assert maniac.duties(game.state, player) == maniac.duties(skip.state, player)
+        after_start = game.events[len(NAMES[:12]) + 2 :]
+        private = {e.player for e in after_start if e.player is not None}
+        assert private == {"Коля"}  # nobody else, the duty officer included, hears a thing
+    assert outcomes == ["skip", "miss", "kill"]
+    # the maniac in the cell: void, the same morning again
+    void = _night_with(("Вася",), "Коля")
+    night = [e for e in void.events if e.kind in ("night_resolution", "night_ended")]
+    assert night[0].data["outcome"] == "void"
+    assert flat(night[1:]) == [morning(1, [], "Коля", void)]
+    # no public event names a role before game_over
+    game = Game()
+    game.order("Вася", "Петя")
+    game.order("Таня")
+    game.vote("Вася→Лена", "Петя→Коля", "Оля→Лена")
+    game.close()
+    game.end()
+    game.vote("Оля→Коля")
+    game.close()
+    game.end()
+    game.vote("Оля→Коля")
+    game.close()
+    shown = [(e.kind, _roles_in(dict(e.data))) for e in game.events if e.visibility == "public"]
+    assert [kind for kind, roles in shown if roles] == ["game_over"]
+    assert shown[-1][0] == "game_over"
+    keys = {k for e in game.events if e.visibility == "public" for k in e.data}
+    assert not keys & {"outcome", "order", "targets", "skip", "blocked", "role", "roles"} - {
+        "roles"
+    } or keys & {"roles"} == {"roles"}
+
+
+# --- views and storage ---
+
+
+def test_status_gm_view_and_duties_of_the_maniac() -> None:
+    game = Game()
+    assert maniac.duties(game.state, "Коля") == {"day": 1, "vote": True, "orders_due": [1, 2]}
+    game.order("Вася")
+    status = maniac.status(game.state, "Коля")
+    assert {k: status[k] for k in ("role", "partner", "open_nights", "skips_left")} == {
+        "role": "maniac",
+        "partner": "Лена",
+        "open_nights": [1, 2],
+        "skips_left": 4,
+    }
+    assert status["double_kill_available"] is True
+    assert "orders" not in maniac.status(game.state, "Лена")
+    assert maniac.status(game.state, "Лена")["partner"] == "Коля"
+    assert maniac.status(game.state, "Дима")["partner"] is None
+    game.vote("Коля→Вася")
+    assert maniac.duties(game.state, "Коля") == {"day": 1, "vote": False, "orders_due": [2]}
+    game.close()
+    assert maniac.duties(game.state, "Коля") is None  # at night nothing is due
+    assert maniac.status(game.state, "Коля")["casts_left"] == {}
+    view = maniac.gm_view(game.state)
+    assert view["players"][0] == {
+        "name": "Вася",
+        "character": None,
+        "role": "civilian",
+        "alive": True,
+        "in_prison": False,
+        "in_cell": True,
+        "cell_nights": [1],
+    }
+    assert (view["phase"], view["skip_limit"], view["skips_used"]) == ("night", 4, 0)
+    assert view["commitment"] == commitment(view["canonical"])
+    assert view["orders"][0]["fixed"] is True
+    with pytest.raises(KeyError):
+        maniac.status(game.state, "Моро")
+
+
+def test_naive_times_are_refused() -> None:
+    game = Game()
+    naive = datetime(2026, 12, 1, 12, 0)
+    with pytest.raises(ValueError, match="rule D8"):
+        maniac.apply(game.state, "Вася", Vote("Петя"), naive)
+    with pytest.raises(ValueError, match="rule D8"):
+        maniac.close_day(game.state, naive)
+    with pytest.raises(ValueError, match="salt"):
+        maniac.start(setup_for(8), 7, b"", T0)
+
+
+# --- every refusal has a player-facing text in both locales ---
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def refusals() -> dict[str, IllegalMove | InvalidMove]:
+    """One real refusal per error code the Maniac engine raises."""
+    found: dict[str, IllegalMove | InvalidMove] = {}
+
+    def take(game: Game, player: str, move: ManiacMove) -> None:
+        with pytest.raises((IllegalMove, InvalidMove)) as caught:
+            maniac.apply(game.state, player, move, game.clock)
+        error = caught.value
+        assert isinstance(error, IllegalMove | InvalidMove)
+        found[error.code] = error
+
+    game = Game()
+    take(game, "Моро", Vote("Петя"))  # not_a_player
+    take(game, "Вася", Vote("Вася"))  # self_vote
+    take(game, "Вася", Unvote())  # no_vote
+    take(game, "Вася", Vote("Петя", prison=True))  # never_in_cell
+    take(game, "Вася", Skip())  # not_the_maniac
+    take(game, "Коля", Kill(("Коля",)))  # self_target
+    take(game, "Коля", Kill(("Вася",), 5))  # night_not_open
+    take(game, "Коля", Kill(("Вася", "Вася")))  # same_target_twice
+    game.order("Вася", "Петя")
+    take(game, "Коля", Kill(("Таня", "Оля"), 2))  # double_kill_used
+    game.order(night=2)
+    take(game, "Коля", Skip(1))  # skip_in_a_row
+    take(game, "Коля", Skip())  # all_nights_ordered
+    game.vote("Таня→Оля", "Таня→Петя", "Таня→Оля")
+    take(game, "Таня", Vote("Оля"))  # vote_limit
+    game.close()
+    take(game, "Таня", Vote("Оля"))  # voting_closed
+    game.end()
+    take(game, "Вася", Vote("Оля"))  # player_dead
+    take(game, "Таня", Vote("Вася"))  # target_dead
+    game.vote("Таня→Оля")
+    game.close()
+    game.end()
+    take(game, "Оля", Vote("Таня"))  # player_in_prison
+    take(game, "Таня", Vote("Оля"))  # target_in_prison
+    small = Game(8)
+    take(small, "Коля", Kill(("Вася", "Петя")))  # double_kill_unavailable
+    small.order()
+    small.order("Вася")
+    small.close()
+    small.end()
+    small.order(night=3)
+    small.close()
+    small.end()
+    small.close()
+    small.end()
+    take(small, "Коля", Skip(5))  # skip_limit
+    small.vote("Вася→Коля") if small.state.alive("Вася") else small.vote("Петя→Коля")
+    small.close()
+    small.end()
+    small.vote("Петя→Коля")
+    small.close()
+    take(small, "Петя", Vote("Таня"))  # game_ended
+    return found
+
+
+def render(locale: str, error: IllegalMove | InvalidMove) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES / locale),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    return env.get_template(f"errors/{error.code}.txt").render(**error.params)
+
+
+def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
+    found = refusals()
+    assert sorted(found) == [
+        "all_nights_ordered",
+        "double_kill_unavailable",
+        "double_kill_used",
+        "game_ended",
+        "never_in_cell",
+        "night_not_open",
+        "no_vote",
+        "not_a_player",
+        "not_the_maniac",
+        "player_dead",
+        "player_in_prison",
+        "same_target_twice",
+        "self_target",
+        "self_vote",
+        "skip_in_a_row",
+        "skip_limit",
+        "target_dead",
+        "target_in_prison",
+        "vote_limit",
+        "voting_closed",
+    ]
+    for locale in ("ru", "en"):
+        for error in found.values():
+            text = render(locale, error)
+            assert text.strip() and "{" not in text, (locale, error.code, text)
+
+
+@pytest.mark.parametrize(
+    ("code", "locale", "text"),
+    [
+        (
+            "vote_limit",
+            "en",
+            "You have already voted for Оля 2 times on day 1, the most allowed for one player "
+            "in one day (cell and prison votes alike). Vote for another player, or UNVOTE.",
+        ),
+        (
+            "vote_limit",
+            "ru",
+            "За игрока Оля в день 1 вы уже голосовали максимальное число раз (2): больше за "
+            "одного игрока в один день нельзя (голоса за камеру и за тюрьму считаются вместе). "
+            "Проголосуйте за другого игрока или снимите голос: СНЯТЬ ГОЛОС.",
+        ),
+        (
+            "skip_in_a_row",
+            "en",
+            "Night 2 already has a skip order, and two skips in a row are not allowed, so "
+            "night 1 cannot be skipped. Order a kill for night 1: KILL <player> NIGHT 1.",
+        ),
+        (
+            "never_in_cell",
+            "ru",
+            "Петя ещё ни одной ночи не провёл(а) в камере, поэтому голос за тюрьму не "
+            "принимается; ГОЛОС Петя — голос за камеру. Из тех, за кого можно голосовать, "
+            "в камере пока никто не сидел.",
+        ),
+        (
+            "night_not_open",
+            "en",
+            "The order for night 5 cannot be placed or changed now: an order is fixed at the "
+            "close of the day on which it is due (day 1: nights 1 and 2; every later day: the "
+            "night after next). Open now: night 1, 2, e.g. KILL <player> NIGHT 1.",
+        ),
+        (
+            "not_the_maniac",
+            "ru",
+            "Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. Вы можете "
+            "голосовать: ГОЛОС <игрок>.",
+        ),
+    ],
+)
+def test_refusal_texts_say_what_was_wrong_and_what_is_accepted(
+    code: str, locale: str, text: str
+) -> None:
+    assert render(locale, refusals()[code]) == text
