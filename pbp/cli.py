@@ -267,33 +267,53 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     click.echo(body.rstrip("\n"))
 
 
-@main.command("close-day")
-@click.argument("game_id", metavar="GAME")
-@click.pass_obj
-def close_day(config_path: Path, game_id: str) -> None:
-    """Close the current game day of GAME now (GM defaults, summary, next day)."""
+def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
+    """Pass GAME's current deadline now if it ends a ``name`` ("day" or "night").
+
+    Mail already waiting is applied first (rule D8), by this process when no daemon
+    runs, else by the daemon, which also sends what this queues. Returns the text
+    to print.
+    """
     config = _load(config_path)
     service = _service(config)
     row = _started(service, game_id)
     if row.over:
         raise click.ClickException(f"game {game_id} is over")
-    if service.kind_of(row.kind).period_post != "day":
-        raise click.ClickException(
-            f"game {game_id} is played by turns: each turn and answer has its own deadline"
-        )
+    kind = service.kind_of(row.kind)
+    current = kind.deadline_name(kind.load(row.state))
+    if current != name:
+        if current == "turn":
+            raise click.ClickException(
+                f"game {game_id} is played by turns: each turn and answer has its own deadline"
+            )
+        raise click.ClickException(f"game {game_id}: it is {current} now, not {name}")
     now = datetime.now(UTC)
     with writer_lock(config.store) as mine:
         if mine:
-            # Rule D8: mail that arrived before the close belongs to the closing day.
             service.process_inbox(now)
-        # Else a running daemon applies the mail and sends what this close queues.
         step = service.close_day(game_id, now, now)
         if mine:
             service.flush_outbox(now)
-    closed = [e.data for e in step.events if e.kind == "day_closed"] if step else []
-    if not closed:
+    if step is None:
         raise click.ClickException(f"game {game_id}: nothing to close (the game is over)")
-    click.echo(f"{game_id}: day {closed[0]['day']} closed")
+    done = "closed" if name == "day" else "ended"
+    return f"{game_id}: {name} {kind.day(kind.load(row.state))} {done}"
+
+
+@main.command("close-day")
+@click.argument("game_id", metavar="GAME")
+@click.pass_obj
+def close_day(config_path: Path, game_id: str) -> None:
+    """Close the current game day of GAME now (GM defaults, summary, next day)."""
+    click.echo(_pass_deadline(config_path, game_id, "day"))
+
+
+@main.command("end-night")
+@click.argument("game_id", metavar="GAME")
+@click.pass_obj
+def end_night(config_path: Path, game_id: str) -> None:
+    """End the current night of GAME now (Maniac: the night resolved, the morning post)."""
+    click.echo(_pass_deadline(config_path, game_id, "night"))
 
 
 @main.command("mail")

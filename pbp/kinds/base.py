@@ -90,6 +90,10 @@ class GameKind(Protocol):
         :meth:`on_deadline`, or None after a player's move.
         """
 
+    def deadline_name(self, state: Any) -> str:
+        """What the current deadline ends: ``"day"`` (``pbp close-day`` may pass it
+        now), ``"night"`` (``pbp end-night``) or ``"turn"`` (no GM command)."""
+
     def on_deadline(self, state: Any, at: datetime) -> Step:
         """What happens when the deadline due at ``at`` passes (a day close, a missed turn)."""
 

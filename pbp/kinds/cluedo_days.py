@@ -69,6 +69,10 @@ class CluedoDays(CluedoKind):
             return current
         return next_close(max(passed, current or passed), game.close_time, game.zone)
 
+    def deadline_name(self, state: Any) -> str:
+        """Every deadline closes a game day."""
+        return "day"
+
     def on_deadline(self, state: Any, at: datetime) -> Step:
         """Day close (D6, D7)."""
         return engine.close_day(state, at)

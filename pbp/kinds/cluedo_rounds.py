@@ -67,6 +67,10 @@ class CluedoRounds(CluedoKind):
         """The current turn's or answer's deadline, whatever happened (R7)."""
         return engine.deadline(state)
 
+    def deadline_name(self, state: Any) -> str:
+        """Deadlines end turns and answers: no GM command passes them."""
+        return "turn"
+
     def on_deadline(self, state: Any, at: datetime) -> Step:
         """A missed turn is skipped; a missed answer is given by the GM (R7, C5)."""
         return engine.on_deadline(state, at)

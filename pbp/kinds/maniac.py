@@ -1,0 +1,130 @@
+"""Maniac as a :class:`~pbp.kinds.base.GameKind` (rules M1–M12; seed 002).
+
+Glue only: the rules live in :mod:`pbp.engine.maniac`, the reading of commands in
+:mod:`pbp.parse.maniac`. Two deadlines alternate, each at a local wall-clock time
+in the game's zone: the day closes at ``day_closes`` (votes and due orders fixed,
+the cell filled: the evening post) and the night ends at ``night_ends`` (the
+night resolved: the morning post). The period is the game day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pbp.engine import maniac as engine
+from pbp.engine.base import Event, Step, Visibility
+from pbp.kinds.base import ParsedCommand, PrivateMail
+from pbp.kinds.common import EngineKind
+from pbp.parse.maniac import parse_maniac
+from pbp.schedule import next_close
+
+
+class Maniac(EngineKind):
+    """The ``maniac`` game kind."""
+
+    kind = "maniac"
+    engine = engine
+    period_post = "day"
+
+    def setup(self, game: Any) -> engine.ManiacSetup:
+        """The engine setup from a ``games.yaml`` game (M1 checked by the config)."""
+        return engine.ManiacSetup(
+            game_id=game.id,
+            players=tuple((p.name, p.character) for p in game.players),
+            roles=dict(game.roles) if game.roles is not None else None,
+        )
+
+    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+        """Deal the roles (M1) and open day 1 (M2)."""
+        return engine.start(self.setup(game), seed, salt, at)
+
+    def mail_context(self, game: Any) -> dict[str, Any]:
+        """When days close and nights end, local wall-clock times."""
+        return {"day_closes": game.day_closes, "night_ends": game.night_ends}
+
+    def day(self, state: Any) -> int:
+        """The current game day (night d follows day d, M2)."""
+        return int(engine.day(state))
+
+    def players(self, state: Any) -> list[str]:
+        """Every seat in configured order, alive or not."""
+        return [name for name, _character in state.players]
+
+    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+        """Commands of a mail body (grammar in :mod:`pbp.parse.maniac`)."""
+        return [
+            ParsedCommand(
+                line.line_no,
+                line.text,
+                line.move,
+                line.error,
+                private=isinstance(line.move, engine.Status | engine.Help),
+            )
+            for line in parse_maniac(text, self.players(state))
+        ]
+
+    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+        """Day 1 closes at the first ``day_closes`` after the start."""
+        return next_close(start, game.close_time, game.zone)
+
+    def next_deadline(
+        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+    ) -> datetime | None:
+        """Moves leave the deadline alone; after a day close the night ends at the next
+        ``night_ends``, after a night the day closes at the next ``day_closes``."""
+        if passed is None:
+            return current
+        wall = game.night_end_time if engine.phase(state) == "night" else game.close_time
+        return next_close(passed, wall, game.zone)
+
+    def on_deadline(self, state: Any, at: datetime) -> Step:
+        """Close the day (M9–M11) or end the night (M6–M8), whichever is due."""
+        if engine.phase(state) == "day":
+            return engine.close_day(state, at)
+        return engine.end_night(state, at)
+
+    def deadline_name(self, state: Any) -> str:
+        """``"day"`` while votes run (``pbp close-day``), ``"night"`` after (``pbp end-night``)."""
+        return str(engine.phase(state))
+
+    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+        """The evening post when a day closed, the morning post when a night ended."""
+        posts: list[tuple[str, int]] = []
+        for event in step.events:
+            if event.kind == "day_closed":
+                posts.append(("evening", int(event.data["day"])))
+            elif event.kind == "night_ended":
+                posts.append(("morning", int(event.data["night"])))
+        return posts
+
+    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+        """A vote not cast today; the maniac's order due (reminders)."""
+        duties: dict[str, Any] | None = engine.duties(state, player)
+        return duties
+
+    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+        """Who learns what by private mail after ``events``.
+
+        - the maniac: each order fixed at the close of its day (M3);
+        - the GM: how each night was resolved (M6, for his eyes only);
+        - everybody: the end of the game with every role (M12).
+
+        Votes are public (the count is the GM's post); a death is announced in the
+        morning post and, privately, to the dead (M8).
+        """
+        mails: list[PrivateMail] = []
+        for event in events:
+            data = dict(event.data)
+            if event.kind == "order_fixed" and event.visibility is Visibility.PLAYER:
+                mails.append(PrivateMail("order_fixed", event.player, {"order": data}))
+            elif event.kind == "night_resolution":
+                mails.append(PrivateMail("gm_night", None, {"night": data}))
+            elif event.kind == "night_ended":
+                for name in data["dead"]:
+                    mails.append(PrivateMail("killed", name, {"night": data}))
+            elif event.kind == "game_over":
+                for name in self.players(state):
+                    mails.append(PrivateMail("game_over", name, {"result": data}))
+        return mails
