@@ -568,7 +568,7 @@ class Service:
         now: datetime,
     ) -> None:
         """Queue the private mails a committed step causes, then the final post (C7)."""
-        for mail in kind.notifications(step.state, step.events):
+        for mail in kind.notifications(game, step.state, step.events):
             if mail.player is None:
                 self.mail.gm(game, mail.template, dict(mail.context), now)
             else:

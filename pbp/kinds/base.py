@@ -110,5 +110,6 @@ class GameKind(Protocol):
     def duties(self, state: Any, player: str) -> dict[str, Any] | None:
         """Open duties for a reminder, or None when the player owes nothing."""
 
-    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
-        """Private mails that ``events`` (just applied, ``state`` after them) cause."""
+    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+        """Private mails that ``events`` (just applied, ``state`` after them) cause in
+        ``game`` (its config, for settings such as ``vote_count_mail``)."""

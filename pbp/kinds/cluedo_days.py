@@ -93,7 +93,7 @@ class CluedoDays(CluedoKind):
             return None
         return {"owed": status["owed"], "suggestions_left": left}
 
-    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
         - the addressee of a new suggestion: what he holds of it and how to answer (D3);

@@ -90,7 +90,7 @@ class CluedoRounds(CluedoKind):
         """His turn or his answer, when one is due (R7 reminders)."""
         return engine.duties(state, player)
 
-    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
         - the player whose turn starts: his allowed rooms (R5) and deadline (R7);

@@ -104,17 +104,20 @@ class Maniac(EngineKind):
         duties: dict[str, Any] | None = engine.duties(state, player)
         return duties
 
-    def notifications(self, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
         - the maniac: each order fixed at the close of its day (M3);
         - the GM: how each night was resolved (M6, for his eyes only);
-        - everybody: the end of the game with every role (M12).
+        - everybody: the end of the game with every role (M12);
+        - the GM, with ``vote_count_mail: true``: the vote count after every change.
 
         Votes are public (the count is the GM's post); a death is announced in the
         morning post and, privately, to the dead (M8).
         """
         mails: list[PrivateMail] = []
+        if game.vote_count_mail and any(e.kind in ("vote_cast", "vote_withdrawn") for e in events):
+            mails.append(PrivateMail("gm_votes", None, {"count": engine.vote_count(state)}))
         for event in events:
             data = dict(event.data)
             if event.kind == "order_fixed" and event.visibility is Visibility.PLAYER:
