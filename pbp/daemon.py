@@ -129,10 +129,15 @@ class Daemon:
                     continue
                 failures = 0
                 inbox = self.service.inbox
-                if inbox is None:
+                try:
+                    if inbox is None:
+                        self.stopping.wait(POLL_SECONDS)
+                    else:
+                        # Its own connection: the jobs' rounds use the inbox meanwhile.
+                        inbox.wait(POLL_SECONDS)
+                except Exception:
+                    log.exception("waiting for mail failed; polling instead")
                     self.stopping.wait(POLL_SECONDS)
-                else:
-                    inbox.wait(POLL_SECONDS)
         finally:
             self.scheduler.shutdown(wait=False)
             if self.service.inbox is not None:

@@ -248,6 +248,7 @@ class Service:
                 return None
             state = kind.load(row.state)
             day = kind.day(state)
+            ended = kind.deadline_name(state)
             step = kind.on_deadline(state, at)
             following = kind.next_deadline(game, step.state, row.deadline_at, at)
             self._commit_step(
@@ -256,7 +257,7 @@ class Service:
             for post, number in kind.posts(state, step):
                 self.mail.gm_post(game, post, now, day=number)
             self._notify(game, kind, step, now)
-        log.info("game %s: day %s closed at %s", game_id, day, at.isoformat())
+        log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())
         return step
 
     def remind(self, game: Game, due_at: datetime, now: datetime) -> None:

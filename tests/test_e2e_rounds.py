@@ -114,22 +114,25 @@ class Table:
     config: Path
     daemon: DaemonProcess
 
-    def mail(self, address: str, count: int, timeout: float = 15.0) -> list[Received]:
-        """``address``'s mailbox once it holds at least ``count`` messages."""
+    def until(self, address: str, subject: str, timeout: float = 15.0) -> list[Received]:
+        """``address``'s whole mailbox once a mail with ``subject`` is in it.
+
+        :raises AssertionError: not within ``timeout`` s (with every mailbox and the log).
+        """
         found: list[Received] = []
 
         def arrived() -> bool:
             nonlocal found
             found = mailbox(self.dovecot, address)
-            return len(found) >= count
+            return any(mail.subject == subject for mail in found)
 
-        wait_for(arrived, timeout, lambda: self.explain(address, found))
+        wait_for(arrived, timeout, lambda: self.explain(f"{address}: waiting for {subject!r}"))
         return found
 
-    def explain(self, address: str, found: list[Received]) -> str:
-        lines = [f"{address}: {[m.subject for m in found]}"]
-        for other in (GM, *EMAIL.values()):
-            lines.append(f"{other}: {subjects(self.dovecot, other)}")
+    def explain(self, what: str) -> str:
+        lines = [what]
+        for address in (GM, *EMAIL.values()):
+            lines.append(f"{address}: {subjects(self.dovecot, address)}")
         return "\n".join([*lines, "--- daemon log:", self.daemon.output()])
 
 
@@ -158,14 +161,17 @@ def gm_only(mail: Received) -> str:
     return mail.body.split(SEPARATOR)[-1].strip()
 
 
+def titles(box: list[Received]) -> list[str]:
+    """The Subjects of a mailbox, a reminder's deadline (known only later) cut off."""
+    return [
+        re.sub(r" до \d\d\.\d\d\.\d{4} \d\d:\d\d \(Europe/Moscow\)$", " до …", m.subject)
+        for m in box
+    ]
+
+
 def assert_on_time(mail: Received, due: datetime) -> None:
     """``mail`` was written at ``due`` (its Date has whole seconds), not later than LATE."""
     assert due - timedelta(seconds=1) < mail.date <= due + LATE, (mail.subject, mail.date, due)
-
-
-def utc_text(moment: datetime) -> str:
-    """A deadline as the rounds templates show an ISO time: ``01.12.2026 17:00 (UTC)``."""
-    return f"{moment:%d.%m.%Y %H:%M} (UTC)"
 
 
 def msk_text(moment: datetime) -> str:
@@ -179,6 +185,15 @@ TURN_1_POST = """\
 Кросс: ход не сделан вовремя и пропущен.
 
 [b]Следующий ход — Дуг.[/b]
+
+"""
+
+TURN_1_MARKDOWN = """\
+**Ход 1: Кросс**
+
+Кросс: ход не сделан вовремя и пропущен.
+
+**Следующий ход — Дуг.**
 
 """
 
@@ -219,8 +234,13 @@ NOT_YOUR_TURN = (
     "можно сделать только в свой ход; когда он наступит, придёт письмо.\n"
 )
 
+WELCOME = f"{TAG} Клуэдо: ваши карты"
+TURN_REMINDER = f"{TAG} Напоминание: ваш ход до …"
+ANSWER_REMINDER = f"{TAG} Напоминание: ответ на предположение №2 до …"
+GAME_OVER = f"{TAG} Игра окончена"
 
-def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_run(
+
+def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_run(
     table: Table,
 ) -> None:
     dovecot, smtp = table.dovecot, table.smtp
@@ -229,8 +249,7 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
     welcome: dict[str, Received] = {}
     personal: dict[str, str] = {}
     for name, address in EMAIL.items():
-        (mail,) = table.mail(address, 1)
-        assert mail.subject == f"{TAG} Клуэдо: ваши карты"
+        (mail,) = table.until(address, WELCOME)
         assert mail.header("Auto-Submitted") == "auto-generated"
         reply_address = mail.header("Reply-To")
         assert reply_address is not None and PERSONAL.fullmatch(reply_address)
@@ -243,19 +262,15 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
         )
         welcome[name], personal[name] = mail, reply_address
     assert len(set(personal.values())) == 3
-    assert "Первый ход — Дуг." not in welcome[DOUG].lines  # the first turn is Кросс's
     assert "Первый ход — Кросс." in welcome[DOUG].lines
-    sheet, opening = table.mail(GM, 2)
-    assert (sheet.subject, opening.subject) == (
-        f"{TAG} Лист ГМа: решение и карты",
-        f"{TAG} Пост открытия игры",
-    )
+    sheet, opening = table.until(GM, f"{TAG} Пост открытия игры")
+    assert sheet.subject == f"{TAG} Лист ГМа: решение и карты"
     assert "Решение: Маша, Топор, Столовая." in sheet.lines
     (commitment,) = re.findall(r"SHA-256: ([0-9a-f]{64})\n", post(opening))
     assert f"SHA-256 (опубликован в посте открытия): {commitment}" in sheet.lines
     assert "[b]Первый ход — Кросс.[/b]" in post(opening)
 
-    # --- R1: Роза suggests during Кросс's turn: refused, nothing happens
+    # --- R1: Роза suggests during Кросс's turn: refused, nothing else happens
     send(
         smtp,
         EMAIL[ROSA],
@@ -263,28 +278,27 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
         "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Спальня",
         reply_to=welcome[ROSA],
     )
-    refused = table.mail(EMAIL[ROSA], 2)[1]
-    assert refused.subject == f"Re: {TAG} Клуэдо: ваши карты"
+    refused = table.until(EMAIL[ROSA], f"Re: {WELCOME}")[1]
     assert refused.header("Auto-Submitted") == "auto-replied"
     assert refused.header("Reply-To") == personal[ROSA]
     assert NOT_YOUR_TURN in refused.body
     assert "Принято" not in refused.body
 
-    # --- R7: Кросс lets turn 1 pass: reminded, then skipped at the deadline by the
-    # scheduler; the turn post goes to the GM and Дуг's turn starts
-    doug_turn = table.mail(EMAIL[DOUG], 2, timeout=TURN.total_seconds() + 15)[1]
-    assert doug_turn.subject == f"{TAG} Ваш ход (ход 2)"
-    turn_1 = table.mail(GM, 3)[2]
-    assert turn_1.subject == f"{TAG} Итоги хода 1"
+    # --- R7: Кросс lets turn 1 pass: reminded, then skipped at the deadline (the
+    # scheduler's job); the turn post goes to the GM and Дуг's turn starts
+    doug_turn = table.until(EMAIL[DOUG], f"{TAG} Ваш ход (ход 2)", TURN.total_seconds() + 15)[1]
+    gm_box = table.until(GM, f"{TAG} Итоги хода 1")
+    turn_1 = gm_box[2]
     assert post(turn_1) == TURN_1_POST
+    assert post(turn_1, 1) == TURN_1_MARKDOWN
     assert gm_only(turn_1) == "Только для ГМ:\n  - ничего"
+    assert titles(mailbox(dovecot, EMAIL[CROSS])) == [WELCOME, TURN_REMINDER]
 
     # --- R2, R6: Дуг suggests; Роза has none (answered at once), Кросс must show Петя
     send(
         smtp, EMAIL[DOUG], personal[DOUG], "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая", reply_to=doug_turn
     )
-    doug_reply = table.mail(EMAIL[DOUG], 3)[2]
-    assert doug_reply.subject == f"Re: {TAG} Ваш ход (ход 2)"
+    doug_reply = table.until(EMAIL[DOUG], f"Re: {TAG} Ваш ход (ход 2)")[2]
     assert (
         "> ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая\n"
         "Принято: предположение №1 (Петя, Топор, Столовая). Отвечают по кругу, начиная со "
@@ -292,115 +306,107 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
         "Роза: нет карт.\n"
         "Сейчас отвечает Кросс.\n" in doug_reply.body
     )
-    cross_asked = table.mail(EMAIL[CROSS], 3)[2]
-    assert cross_asked.subject == f"{TAG} Ваш ответ на предположение №1"
+    cross_asked = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №1")[2]
     assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in (
         cross_asked.lines
     )
-    assert subjects(dovecot, EMAIL[ROSA]) == [
-        f"{TAG} Клуэдо: ваши карты",
-        f"Re: {TAG} Клуэдо: ваши карты",
-    ]  # R6: an automatic answer asks nothing of her
+    assert subjects(dovecot, EMAIL[ROSA]) == [WELCOME, f"Re: {WELCOME}"]  # R6: not asked
 
-    # --- C4: Кросс shows Петя: to Дуг alone; turn 3 is Роза's
+    # --- C4: Кросс shows Петя, to Дуг alone; turn 3 is Роза's
     send(smtp, EMAIL[CROSS], personal[CROSS], "ОПРОВЕРЖЕНИЕ Петя", reply_to=cross_asked)
-    cross_reply = table.mail(EMAIL[CROSS], 4)[3]
-    assert cross_reply.subject == f"Re: {TAG} Ваш ответ на предположение №1"
+    cross_reply = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ответ на предположение №1")[3]
     assert (
         "> ОПРОВЕРЖЕНИЕ Петя\n"
         "Принято: опровержение предположения №1. Карту Дуг получит приватом.\n"
         "Следующий ход — Роза.\n" in cross_reply.body
     )
-    shown_1 = table.mail(EMAIL[DOUG], 4)[3]
-    assert shown_1.subject == f"{TAG} Предположение №1: вам показали карту"
+    shown_1 = table.until(EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту")[3]
     assert "Кросс показывает вам карту: Петя." in shown_1.lines
-    turn_2 = table.mail(GM, 4)[3]
-    assert turn_2.subject == f"{TAG} Итоги хода 2"
+    turn_2 = table.until(GM, f"{TAG} Итоги хода 2")[3]
     assert post(turn_2) == TURN_2_POST
     assert gm_only(turn_2) == "Только для ГМ:\n  - №1: Кросс → Дуг: карта Петя"
-    rosa_turn = table.mail(EMAIL[ROSA], 3)[2]
-    assert rosa_turn.subject == f"{TAG} Ваш ход (ход 3)"
+    rosa_turn = table.until(EMAIL[ROSA], f"{TAG} Ваш ход (ход 3)")[2]
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
 
     # --- R7, C5: Роза suggests; Кросс holds Ваня and Нож and does not answer: reminded,
-    # then at the deadline the GM shows the suspect, Ваня
-    send(
-        smtp, EMAIL[ROSA], personal[ROSA], "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Спальня", reply_to=rosa_turn
-    )
-    rosa_reply = table.mail(EMAIL[ROSA], 4)[3]
-    assert rosa_reply.subject == f"Re: {TAG} Ваш ход (ход 3)"
+    # then at the deadline the GM shows the suspect, Ваня, and the turn passes on
+    send(smtp, EMAIL[ROSA], personal[ROSA], "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Спальня", reply_to=rosa_turn)
+    rosa_reply = table.until(EMAIL[ROSA], f"Re: {TAG} Ваш ход (ход 3)")[3]
     assert (
         "Принято: предположение №2 (Ваня, Нож, Спальня). Отвечают по кругу, начиная со "
         "следующего за вами игрока.\n"
         "Сейчас отвечает Кросс.\n" in rosa_reply.body
     )
-    cross_asked_2 = table.mail(EMAIL[CROSS], 5)[4]
-    assert cross_asked_2.subject == f"{TAG} Ваш ответ на предположение №2"
+    cross_asked_2 = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №2")[4]
     assert (
         "У вас есть: Ваня, Нож. Вы обязаны опровергнуть и сами выбираете, какую из этих "
         "карт показать. Ответьте строкой, например:" in cross_asked_2.lines
     )
-    cross_turn = table.mail(EMAIL[CROSS], 8, timeout=ANSWER.total_seconds() + 15)[7]
-    assert cross_turn.subject == f"{TAG} Ваш ход (ход 4)"
-    gm_answered = mailbox(dovecot, EMAIL[CROSS])[6]
-    assert gm_answered.subject == f"{TAG} Предположение №2: за вас ответил ГМ"
-    assert (
-        "ГМ ответил за вас и показал игроку Роза вашу карту Ваня (первую подходящую в "
-        "порядке подозреваемый — орудие — комната)." in gm_answered.lines
-    )
-    shown_2 = table.mail(EMAIL[ROSA], 5)[4]
-    assert shown_2.subject == f"{TAG} Предположение №2: вам показали карту"
-    assert (
-        "За игрока Кросс ответил ГМ (время на ответ истекло) и показывает вам карту: Ваня."
-        in shown_2.lines
-    )
-    turn_3 = table.mail(GM, 5)[4]
-    assert turn_3.subject == f"{TAG} Итоги хода 3"
+    turn_3 = table.until(GM, f"{TAG} Итоги хода 3", ANSWER.total_seconds() + 15)[4]
     assert post(turn_3) == TURN_3_POST
     assert gm_only(turn_3) == (
         "Только для ГМ:\n"
         "  - №2: игрок Кросс не ответил вовремя, ответ дал ГМ — показана карта Ваня\n"
         "  - №2: Кросс → Роза: карта Ваня (ответ ГМ)"
     )
+    cross_box = table.until(EMAIL[CROSS], f"{TAG} Ваш ход (ход 4)")
+    assert titles(cross_box) == [
+        WELCOME,
+        TURN_REMINDER,
+        f"{TAG} Ваш ответ на предположение №1",
+        f"Re: {TAG} Ваш ответ на предположение №1",
+        f"{TAG} Ваш ответ на предположение №2",
+        ANSWER_REMINDER,
+        f"{TAG} Предположение №2: за вас ответил ГМ",
+        f"{TAG} Ваш ход (ход 4)",
+    ]
+    gm_answered, cross_turn = cross_box[6:]
+    assert (
+        "ГМ ответил за вас и показал игроку Роза вашу карту Ваня (первую подходящую в "
+        "порядке подозреваемый — орудие — комната)." in gm_answered.lines
+    )
+    shown_2 = table.until(EMAIL[ROSA], f"{TAG} Предположение №2: вам показали карту")[4]
+    assert (
+        "За игрока Кросс ответил ГМ (время на ответ истекло) и показывает вам карту: Ваня."
+        in shown_2.lines
+    )
 
-    # --- C7: Кросс accuses rightly and wins
+    # --- C7: Кросс accuses rightly and wins; the fairness string matches the opening
     send(
         smtp, EMAIL[CROSS], personal[CROSS], "ОБВИНЕНИЕ Маша, Топор, Столовая", reply_to=cross_turn
     )
-    final = table.mail(GM, 7)[6]
-    assert final.subject == f"{TAG} Игра окончена: финальный пост"
-    accusation = mailbox(dovecot, GM)[5]
+    gm_box = table.until(GM, f"{TAG} Игра окончена: финальный пост")
+    accusation, final = gm_box[5:]
     assert accusation.subject == f"{TAG} Обвинение игрока Кросс: верное"
     assert "Ход 4. Кросс обвиняет: Маша, Топор, Столовая." in accusation.lines
-    cross_won = table.mail(EMAIL[CROSS], 10)[8]
-    assert cross_won.subject == f"Re: {TAG} Ваш ход (ход 4)"
+    cross_won = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ход (ход 4)")[8]
     assert (
         "> ОБВИНЕНИЕ Маша, Топор, Столовая\n"
         "Обвинение (Маша, Топор, Столовая) верное — вы победили!\n" in cross_won.body
     )
     bbcode = post(final)
     assert "Обвинение верное — победитель [b]Кросс[/b]!\n" in bbcode
-    assert (
-        "Убийца — [b]Маша[/b], орудие — [b]Топор[/b], комната — [b]Столовая[/b].\n" in bbcode
-    )
+    assert "Убийца — [b]Маша[/b], орудие — [b]Топор[/b], комната — [b]Столовая[/b].\n" in bbcode
     (canonical,) = re.findall(r"\[code\](.*)\[/code\]", bbcode)
     assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == commitment
     assert f"В первом посте игры была опубликована сумма: {commitment}" in bbcode
     for name, address in EMAIL.items():
-        over = table.mail(address, 1)[-1]
-        assert over.subject == f"{TAG} Игра окончена", name
+        over = table.until(address, GAME_OVER)[-1]
         assert over.header("Reply-To") == personal[name]
         assert f"SHA-256: {commitment}" in over.lines
     assert "Вы победили — ваше обвинение верное!" in mailbox(dovecot, EMAIL[CROSS])[-1].lines
     assert "Победитель — Кросс." in mailbox(dovecot, EMAIL[ROSA])[-1].lines
 
-    # --- SIGTERM: a clean exit
+    # --- SIGTERM: a clean exit, and nothing went wrong on the way
     assert table.daemon.stop() == 0, table.daemon.output()
+    log = table.daemon.output()
+    # A healthy server and a clean game: no error, no lost connection, no traceback.
+    assert not re.search(r" (ERROR|WARNING|CRITICAL) |Traceback", log), log
 
+    # --- the log: the deadlines and what happened at them (R7)
     with Store(table.config.parent / "pbp.sqlite3") as store:
         logged = store.events(GAME)
-    kinds = [(e.event.kind, e.event.player) for e in logged]
-    assert kinds == [
+    assert [(e.event.kind, e.event.player) for e in logged] == [
         ("deal", None),
         ("hand_dealt", CROSS),
         ("hand_dealt", DOUG),
@@ -428,8 +434,7 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
         ("game_over", None),
     ]
     data = [e.event.data for e in logged]
-    started_1 = datetime.fromisoformat(data[5]["started_at"])
-    deadline_1 = started_1 + TURN
+    deadline_1 = datetime.fromisoformat(data[5]["started_at"]) + TURN
     assert data[5]["deadline"] == deadline_1.isoformat()
     assert data[6] == {
         "turn": 1,
@@ -437,26 +442,25 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
         "deadline": deadline_1.isoformat(),
         "skipped_at": deadline_1.isoformat(),
     }
+    assert (data[7]["turn"], data[7]["player"]) == (2, DOUG)
     assert data[7]["started_at"] == deadline_1.isoformat()  # turn 2 starts at the deadline
     assert (data[9]["by"], data[9]["auto"], data[9]["by_gm"]) == (ROSA, True, False)
     assert (data[11]["by"], data[11]["auto"], data[11]["by_gm"]) == (CROSS, False, False)
     assert data[12]["card"] == "Петя"
-    asked_2 = datetime.fromisoformat(data[16]["asked_at"])
-    deadline_2 = asked_2 + ANSWER
-    assert data[16]["deadline"] == deadline_2.isoformat()
+    deadline_2 = datetime.fromisoformat(data[16]["asked_at"]) + ANSWER
+    assert (data[16]["player"], data[16]["deadline"]) == (CROSS, deadline_2.isoformat())
     assert data[17]["card"] == "Ваня"  # C5: suspect before weapon before room
     assert (data[18]["by"], data[18]["by_gm"], data[18]["answered_at"]) == (
         CROSS,
         True,
         deadline_2.isoformat(),
     )
+    assert (data[21]["turn"], data[21]["player"]) == (4, CROSS)
     assert data[21]["started_at"] == deadline_2.isoformat()
-    assert data[24]["winner"] == CROSS
-    assert data[24]["canonical"] == canonical
+    assert (data[24]["winner"], data[24]["canonical"]) == (CROSS, canonical)
 
-    # --- who received what, in order; the scheduler woke the daemon on time (the mail loop alone: up to 10 s late)
-    cross_mail = mailbox(dovecot, EMAIL[CROSS])
-    remind_1, remind_2 = cross_mail[1], cross_mail[5]
+    # --- the scheduler woke the daemon on time (the mail loop alone: up to 10 s late)
+    remind_1, remind_2 = cross_box[1], cross_box[5]
     assert remind_1.subject == f"{TAG} Напоминание: ваш ход до {msk_text(deadline_1)}"
     assert remind_2.subject == (
         f"{TAG} Напоминание: ответ на предположение №2 до {msk_text(deadline_2)}"
@@ -469,16 +473,21 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
     assert_on_time(gm_answered, deadline_2)
     assert_on_time(shown_2, deadline_2)
     assert (
-        f"Сделайте предположение или обвинение до {utc_text(deadline_1 + TURN)}; иначе ход "
+        f"Первый ход — ваш: сделайте предположение или обвинение до {msk_text(deadline_1)}."
+        in welcome[CROSS].lines
+    )
+    assert (
+        f"Сделайте предположение или обвинение до {msk_text(deadline_1 + TURN)}; иначе ход "
         "будет пропущен." in doug_turn.lines
     )
     assert (
-        f"Ответить нужно до {utc_text(deadline_2)}. Иначе за вас ответит ГМ (первой "
+        f"Ответить нужно до {msk_text(deadline_2)}. Иначе за вас ответит ГМ (первой "
         "подходящей картой в порядке подозреваемый — орудие — комната)." in cross_asked_2.lines
     )
 
+    # --- who received what, in order
     assert subjects(dovecot, EMAIL[CROSS]) == [
-        f"{TAG} Клуэдо: ваши карты",
+        WELCOME,
         remind_1.subject,
         f"{TAG} Ваш ответ на предположение №1",
         f"Re: {TAG} Ваш ответ на предположение №1",
@@ -487,22 +496,22 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
         f"{TAG} Предположение №2: за вас ответил ГМ",
         f"{TAG} Ваш ход (ход 4)",
         f"Re: {TAG} Ваш ход (ход 4)",
-        f"{TAG} Игра окончена",
+        GAME_OVER,
     ]
     assert subjects(dovecot, EMAIL[DOUG]) == [
-        f"{TAG} Клуэдо: ваши карты",
+        WELCOME,
         f"{TAG} Ваш ход (ход 2)",
         f"Re: {TAG} Ваш ход (ход 2)",
         f"{TAG} Предположение №1: вам показали карту",
-        f"{TAG} Игра окончена",
+        GAME_OVER,
     ]
     assert subjects(dovecot, EMAIL[ROSA]) == [
-        f"{TAG} Клуэдо: ваши карты",
-        f"Re: {TAG} Клуэдо: ваши карты",
+        WELCOME,
+        f"Re: {WELCOME}",
         f"{TAG} Ваш ход (ход 3)",
         f"Re: {TAG} Ваш ход (ход 3)",
         f"{TAG} Предположение №2: вам показали карту",
-        f"{TAG} Игра окончена",
+        GAME_OVER,
     ]
     assert subjects(dovecot, GM) == [
         f"{TAG} Лист ГМа: решение и карты",
@@ -520,27 +529,20 @@ def test_whole_game_by_rounds_R1_R2_R5_R6_R7_C4_C5_C7_through_dovecot_smtp_and_p
             assert mail.header("Auto-Submitted") == expected, (address, mail.subject)
 
     # --- C4: a shown card reaches its suggester alone (and the GM's private list)
-    revealing = [
-        (address, mail.subject)
+    shown = [
+        (address, mail.subject, card)
         for address in (DAEMON, GM, *EMAIL.values())
         for mail in mailbox(dovecot, address)
-        if "показывает вам карту" in mail.body
+        for card in ("Петя", "Ваня")
+        if f"показывает вам карту: {card}" in mail.body
     ]
-    assert revealing == [
-        (EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту"),
-        (EMAIL[ROSA], f"{TAG} Предположение №2: вам показали карту"),
+    assert shown == [
+        (EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту", "Петя"),
+        (EMAIL[ROSA], f"{TAG} Предположение №2: вам показали карту", "Ваня"),
     ]
     for mail in (turn_1, turn_2, turn_3):
         public = post(mail) + post(mail, 1)
         assert "карта Петя" not in public and "карта Ваня" not in public
-    shown = [
-        (address, card)
-        for address in (DAEMON, GM, *EMAIL.values())
-        for mail in mailbox(dovecot, address)
-        for card in ("Петя", "Ваня")
-        if f"карту: {card}" in mail.body
-    ]
-    assert shown == [(EMAIL[DOUG], "Петя"), (EMAIL[ROSA], "Ваня")]
 
     # --- the daemon's mailbox: every move done by keyword, never marked \Seen
     processed = mailbox(dovecot, DAEMON)

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientAbortError
+from imapclient.exceptions import IMAPClientAbortError, ProtocolError
 
 from pbp.mail.base import RawMessage
 
@@ -41,11 +41,17 @@ IDLE_RESTART_SECONDS = 25 * 60
 FETCH_BATCH = 100
 """UIDs per ``UID FETCH`` command."""
 
-CONNECTION_ERRORS: tuple[type[BaseException], ...] = (OSError, IMAPClientAbortError, EOFError)
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    IMAPClientAbortError,
+    EOFError,
+    ProtocolError,
+)
 """Errors after which the connection is unusable: drop it and reconnect.
 
 ``OSError`` covers socket errors, timeouts and ``ssl.SSLError``;
-``IMAPClientAbortError`` (``imaplib.IMAP4.abort``) covers ``BYE`` and EOF.
+``IMAPClientAbortError`` (``imaplib.IMAP4.abort``) covers ``BYE`` and EOF;
+``ProtocolError``: a reply the session cannot be trusted after.
 """
 
 
@@ -98,6 +104,7 @@ class ImapInbox:
         self.done_keyword = done_keyword
         self.timeout = timeout
         self._client: IMAPClient | None = None
+        self._waiter: ImapInbox | None = None
         self._has_idle = False
         self._uidvalidity: int | None = None
         self._fetched_uidvalidity: int | None = None
@@ -284,9 +291,24 @@ class ImapInbox:
         reconnects); when the server cannot be reached it sleeps out ``timeout``.
         Never raises for connection errors.
         """
+        if self._waiter is None:
+            # IDLE holds a connection for minutes, while the daemon's scheduled rounds
+            # fetch and flag through the other one: imaplib sessions are not shared
+            # between threads.
+            self._waiter = ImapInbox(
+                self.host,
+                self.port,
+                self.username,
+                self._password,
+                self.folder,
+                self.tls,
+                self.done_keyword,
+                self.timeout,
+            )
+        waiter = self._waiter
         deadline = time.monotonic() + timeout
         try:
-            client = self._connect()
+            client = waiter._connect()
             client.noop()  # sync: see mail delivered since the last command
             unseen = [
                 uid
@@ -295,15 +317,15 @@ class ImapInbox:
             ]
             if unseen:
                 return
-            if not self._has_idle:
+            if not waiter._has_idle:
                 time.sleep(max(0.0, deadline - time.monotonic()))
                 return
             while (remaining := deadline - time.monotonic()) > 0:
-                if self._idle_once(client, min(remaining, IDLE_RESTART_SECONDS)):
+                if waiter._idle_once(client, min(remaining, IDLE_RESTART_SECONDS)):
                     return
         except CONNECTION_ERRORS as exc:
-            reconnecting = self._client is None
-            self._drop(exc)
+            reconnecting = waiter._client is None
+            waiter._drop(exc)
             if reconnecting:
                 time.sleep(max(0.0, deadline - time.monotonic()))
 
@@ -326,6 +348,8 @@ class ImapInbox:
         client, self._client = self._client, None
         if client is not None:
             _quietly_logout(client)
+        if self._waiter is not None:
+            self._waiter.close()
 
 
 def _quietly_logout(client: IMAPClient) -> None:
