@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -53,8 +54,8 @@ TOWN_8 = ["Вася", "Петя", "Таня", "Оля", "Саша", "Маша", 
 
 def roles_for(n: int) -> dict[str, str]:
     """Коля the maniac, Дима the duty officer, Лена the fan (from 10 players, M1)."""
-    names = NAMES[:n]
-    return {p: SPECIAL.get(p, "civilian") if p != "Лена" or n >= 10 else "civilian" for p in names}
+    special = SPECIAL if n >= 10 else {p: r for p, r in SPECIAL.items() if r != "fan"}
+    return {p: special.get(p, "civilian") for p in NAMES[:n]}
 
 
 def setup_for(n: int, roles: dict[str, str] | None = None, **rules: int) -> ManiacSetup:
@@ -184,8 +185,8 @@ def test_M1_roles_dealt_from_the_seed_with_a_fan_from_ten_players() -> None:
         "Дима": "maniac",
         "Женя": "duty_officer",
     }
-    maniacs = {dict(maniac.start(setup_for(12), s, SALT, T0).state.roles) == dict(first) for s in range(8)}
-    assert maniacs == {True, False}  # other seeds, other deals
+    deals = {maniac.start(setup_for(12), s, SALT, T0).state.roles for s in range(8)}
+    assert len(deals) > 1  # other seeds, other deals
 
 
 def test_M1_a_fixed_deal_must_have_the_right_roles() -> None:
@@ -197,11 +198,11 @@ def test_M1_a_fixed_deal_must_have_the_right_roles() -> None:
         ({**roles_for(8), "Вася": "doctor"}, "rule M1: unknown roles ['doctor']"),
     ]
     for roles, message in bad:
-        with pytest.raises(ValueError, match=f"^{message}"):
+        with pytest.raises(ValueError, match="^" + re.escape(message)):
             maniac.start(setup_for(len(roles), roles), 7, SALT, T0)
     missing = roles_for(8)
     del missing["Вася"]
-    with pytest.raises(ValueError, match="^rule M1: roles must name every player once"):
+    with pytest.raises(ValueError, match=r"^rule M1: roles must name every player once"):
         maniac.start(setup_for(8, missing), 7, SALT, T0)
 
 
@@ -295,8 +296,12 @@ def test_M3_order_timeline_seed_example() -> None:
                 "closed_at": game.stamp,
             },
         ),
-        to_maniac("order_fixed", {"night": 1, "targets": ["Вася"], "skip": False, "missing": False}),
-        to_maniac("order_fixed", {"night": 2, "targets": ["Петя"], "skip": False, "missing": False}),
+        to_maniac(
+            "order_fixed", {"night": 1, "targets": ["Вася"], "skip": False, "missing": False}
+        ),
+        to_maniac(
+            "order_fixed", {"night": 2, "targets": ["Петя"], "skip": False, "missing": False}
+        ),
     ]
     # during night 1 the order for night 3 (due on day 2) may already be placed
     assert maniac.open_nights(game.state) == [3]
@@ -377,33 +382,29 @@ def test_M4_skips_at_most_a_third_and_never_two_in_a_row() -> None:
     ]
     assert game.refused("Коля", Skip(2)) == ("skip_in_a_row", {"night": 2, "other": 1})
     game.order("Вася", night=2)
-    # changing night 1 to a kill and night 2 to a skip: the neighbour check runs both ways
+    # night 1 changed to a kill, night 2 to a skip: the neighbour check runs both ways
     game.order("Петя", night=1)
     game.order(night=2)
     assert game.refused("Коля", Skip(1)) == ("skip_in_a_row", {"night": 1, "other": 2})
-    game.order(night=2)  # the same night again: no conflict with itself
+    assert game.order(night=2)[0].data["changed"] is True  # the same night: no conflict
     assert maniac.status(game.state, "Коля")["skips_left"] == 1
     game.close()
-    assert flat(game.end())[0] == resolution(
-        1,
-        order={"targets": ["Петя"], "skip": False},
-        outcome="kill",
-        targets=[{"player": "Петя", "result": "killed"}],
-        dead=["Петя"],
-    )
-    game.order(night=3)
-    assert game.refused("Коля", Skip(3)) != ()  # still allowed to repeat the same night
-    assert maniac.status(game.state, "Коля")["skips_left"] == 0
+    game.end()  # Петя dies
+    game.order("Таня")  # night 3
     game.close()
     assert flat(game.end()) == [
         resolution(2, order={"targets": [], "skip": True}, outcome="skip"),
         morning(2, [], None, game),
     ]
-    assert game.refused("Коля", Skip(4)) == ("skip_in_a_row", {"night": 4, "other": 3})
-    game.order("Вася", night=4)
+    game.order()  # night 4
+    assert maniac.status(game.state, "Коля")["skips_left"] == 0
     game.close()
-    game.end()
-    assert game.refused("Коля", Skip(5)) == ("skip_limit", {"limit": 2, "used": 2})
+    game.end()  # Таня dies
+    assert game.refused("Коля", Skip(5)) == ("skip_in_a_row", {"night": 5, "other": 4})
+    game.order("Вася")  # night 5
+    game.close()
+    game.end()  # night 4 skipped
+    assert game.refused("Коля", Skip(6)) == ("skip_limit", {"limit": 2, "used": 2})
 
 
 # --- M5 ---
@@ -570,6 +571,7 @@ def test_M6_a_target_in_prison_is_guarded_and_dies_without_the_duty_officer() ->
     game.close()
     game.end()  # Вася dies; Таня released
     game.vote("Петя→Таня")
+    game.order("Дима")  # night 3
     game.close()  # second night in a row: prison
     assert game.events[-2].data["to_prison"] == "Таня"
     assert flat(game.end())[0] == resolution(
@@ -578,6 +580,22 @@ def test_M6_a_target_in_prison_is_guarded_and_dies_without_the_duty_officer() ->
         outcome="kill",
         targets=[{"player": "Таня", "result": "blocked"}],
     )
+    game.order("Таня")  # night 4
+    game.close()
+    assert game.end()[-1].data["dead"] == ["Дима"]
+    game.close()
+    assert flat(game.end()) == [
+        resolution(
+            4,
+            order={"targets": ["Таня"], "skip": False},
+            duty_officer_guards=False,
+            outcome="kill",
+            targets=[{"player": "Таня", "result": "killed"}],
+            dead=["Таня"],
+        ),
+        morning(4, ["Таня"], None, game),
+    ]
+    assert maniac.status(game.state, "Петя")["prisoners"] == ["Таня"]
 
 
 # --- M7 ---
@@ -599,23 +617,6 @@ def test_M7_the_fan_in_the_cell_dies_whatever_the_duty_officer() -> None:
         ),
         morning(1, ["Вася", "Лена"], None, game),
     ]
-
-
-def test_M7_the_fan_sent_to_prison_dies_that_night() -> None:
-    game = Game()
-    game.vote("Петя→Лена")
-    game.close()
-    game.end()
-    assert game.events[-1].data["dead"] == ["Лена"]
-    fan_in_prison = Game()
-    fan_in_prison.order()
-    fan_in_prison.order("Вася")
-    fan_in_prison.vote("Петя→Вася")
-    fan_in_prison.close()
-    fan_in_prison.end()
-    fan_in_prison.vote("Петя→Вася")  # Вася: second night in a row → prison, dies (no guard? guarded)
-    assert fan_in_prison.close()[0].data["to_prison"] == "Вася"
-    assert fan_in_prison.end()[-1].data["dead"] == []  # guarded by the duty officer (M6)
 
 
 # --- M8 ---
@@ -653,7 +654,6 @@ def test_M9_vote_limit_seed_example() -> None:
         "vote_limit",
         {"target": "Петя", "limit": 2, "day": 1},
     )
-    assert game.refused("Вася", Vote("Петя", prison=False)) == game.refused("Вася", Vote("Петя"))
     game.close()
     game.end()
     assert game.play("Вася", Vote("Петя"))[0].data["cast_no"] == 1  # a new day
@@ -809,7 +809,6 @@ def test_M11_the_second_night_in_a_row_goes_to_prison() -> None:
 
 def test_M11_prison_votes_only_after_a_night_in_the_cell_and_when_they_outnumber() -> None:
     game = Game()
-    others = [p for p in NAMES[:12] if p != "Вася"]
     assert game.refused("Вася", Vote("Петя", prison=True)) == (
         "never_in_cell",
         {"target": "Петя", "players": []},
@@ -852,7 +851,6 @@ def test_M11_prison_votes_only_after_a_night_in_the_cell_and_when_they_outnumber
         "Петя",
         "prison_votes",
     )
-    assert others[0] == "Петя"
 
 
 # --- M12 ---
@@ -891,7 +889,11 @@ def test_M12_the_town_wins_at_the_close_that_sends_the_maniac_to_prison() -> Non
                 "to_cell": None,
                 "to_prison": "Коля",
                 "prison_reason": "second_night",
-                "tie_broken_by": {"tied": ["Коля", "Таня"], "voter": "Вася", "at": closed_vote(game)},
+                "tie_broken_by": {
+                    "tied": ["Коля", "Таня"],
+                    "voter": "Вася",
+                    "at": closed_vote(game),
+                },
                 "closed_at": game.stamp,
             },
         ),
@@ -1011,8 +1013,10 @@ def _roles_in(value: Any) -> list[str]:
 
 def test_hidden_information_no_public_role_nor_reason_for_a_quiet_night() -> None:
     # a skip, a miss and a blocked attempt on the prisoner of the cell: the same morning
-    skip, miss, blocked = _night_with((), "Таня"), _night_with(None, "Таня"), _night_with(
-        ("Таня",), "Таня"
+    skip, miss, blocked = (
+        _night_with((), "Таня"),
+        _night_with(None, "Таня"),
+        _night_with(("Таня",), "Таня"),
     )
     outcomes = []
     for game in (skip, miss, blocked):
@@ -1047,10 +1051,13 @@ def test_hidden_information_no_public_role_nor_reason_for_a_quiet_night() -> Non
     shown = [(e.kind, _roles_in(dict(e.data))) for e in game.events if e.visibility == "public"]
     assert [kind for kind, roles in shown if roles] == ["game_over"]
     assert shown[-1][0] == "game_over"
-    keys = {k for e in game.events if e.visibility == "public" for k in e.data}
-    assert not keys & {"outcome", "order", "targets", "skip", "blocked", "role", "roles"} - {
-        "roles"
-    } or keys & {"roles"} == {"roles"}
+    keys = {k for e in game.events[:-1] if e.visibility == "public" for k in e.data}
+    assert keys == {
+        *("game", "day", "players", "commitment", "fan", "skips", "double_kill"),
+        *("casts_per_target", "started_at", "voter", "target", "prison", "cast_no", "at"),
+        *("counts", "not_voted", "to_cell", "to_prison", "prison_reason", "tie_broken_by"),
+        *("closed_at", "night", "dead", "released", "ended_at"),
+    }
 
 
 # --- views and storage ---
@@ -1158,7 +1165,7 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
     small.close()
     small.end()
     take(small, "Коля", Skip(5))  # skip_limit
-    small.vote("Вася→Коля") if small.state.alive("Вася") else small.vote("Петя→Коля")
+    small.vote("Петя→Коля")
     small.close()
     small.end()
     small.vote("Петя→Коля")
@@ -1240,7 +1247,7 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
             "en",
             "The order for night 5 cannot be placed or changed now: an order is fixed at the "
             "close of the day on which it is due (day 1: nights 1 and 2; every later day: the "
-            "night after next). Open now: night 1, 2, e.g. KILL <player> NIGHT 1.",
+            "night after next). Open now: nights 1 and 2, e.g. KILL <player> NIGHT 1.",
         ),
         (
             "not_the_maniac",

@@ -98,6 +98,8 @@ def test_each_command_of_the_moves_table_gives_its_move(text: str, move: Any) ->
         ("Голосую за Петю", Vote("Петя")),
         ("Голос против Пети", Vote("Петя")),
         ("VOTE for Петя", Vote("Петя")),
+        ("Мой голос — Петя", Vote("Петя")),
+        ("My vote: Петя", Vote("Петя")),
         ("ГОЛОС за Петю, он странный", Vote("Петя")),
         ("Голос: Таню (она молчит весь день)", Vote("Таня")),
         ("голос в тюрьму за Петю", Vote("Петя", prison=True)),
@@ -192,7 +194,7 @@ def test_a_typo_in_a_name_is_refused_with_did_you_mean() -> None:
     error = only_error("ГОЛОС за Ваюс")
     assert error.code == "unknown_name"
     assert error.params == {
-        "word": "за Ваюс",
+        "word": "Ваюс",
         "suggestion": "Вася",
         "allowed": PLAYERS,
         "kind": "player",
@@ -200,12 +202,12 @@ def test_a_typo_in_a_name_is_refused_with_did_you_mean() -> None:
     }
     players = ", ".join(PLAYERS)
     assert render("ru", error) == (
-        "Неизвестный игрок «за Ваюс» — возможно, «Вася»?\n"
+        "Неизвестный игрок «Ваюс» — возможно, «Вася»?\n"
         f"Игроки: {players}.\n"
         "Исправьте и пришлите ход ещё раз."
     )
     assert render("en", error) == (
-        'Unknown player "за Ваюс" — did you mean "Вася"?\n'
+        'Unknown player "Ваюс" — did you mean "Вася"?\n'
         f"Players: {players}.\n"
         "Please correct it and send the move again."
     )

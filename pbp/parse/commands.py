@@ -146,10 +146,37 @@ class PlayerNames:
     def match(self, text: str) -> str:
         """The player ``text`` names.
 
-        :raises InvalidMove: ``unknown_name`` (``word``, ``suggestion``, ``allowed``,
-            ``kind="player"``), as :meth:`NameMatcher.match <pbp.parse.names.NameMatcher.match>`.
+        :raises InvalidMove: ``unknown_name`` (``word``: ``text`` cleaned, without
+            leading prepositions when the longest name is shorter; ``suggestion``,
+            ``allowed``, ``kind="player"``), as
+            :meth:`NameMatcher.match <pbp.parse.names.NameMatcher.match>`.
         :raises AmbiguousMove: ``ambiguous_name`` (``word``, ``candidates``, ``kind``).
         """
+        text = self._trim(text)
+        found = self._candidates(text)
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise AmbiguousMove("ambiguous_name", word=text, candidates=found, kind="player")
+        return self.matcher.match(text)
+
+    def lookup(self, text: str) -> str | None:
+        """The player ``text`` names, or None (unknown or ambiguous); as :meth:`match`
+        but without working out a suggestion, for trying many pieces of a text.
+
+        >>> PlayerNames(["Вася", "Петя"]).lookup("за Васю"), PlayerNames(["Вася"]).lookup("Ваюс")
+        ('Вася', None)
+        """
+        found = self._candidates(self._trim(text))
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None
+        stemmed = self.matcher.segment(text)
+        return stemmed[0] if stemmed is not None and len(stemmed) == 1 else None
+
+    def _candidates(self, text: str) -> list[str]:
+        """The players ``text`` names exactly or by a case form (several: ambiguous)."""
         words = normalize(text)
         phrasings = [words]
         while len(words) > 1 and words[0] in PREPOSITIONS:
@@ -158,15 +185,24 @@ class PlayerNames:
         for phrasing in phrasings:
             exact = [name for name, w in self._exact if w == tuple(phrasing)]
             if len(exact) == 1:
-                return exact[0]
+                return exact
         for phrasing in phrasings:
             if len(phrasing) != 1:
                 continue
             found = [name for name, forms in self._forms if phrasing[0] in forms]
-            if len(found) == 1:
-                return found[0]
             if found:
-                raise AmbiguousMove(
-                    "ambiguous_name", word=clean(text), candidates=found, kind="player"
-                )
-        return self.matcher.match(text)
+                return found
+        return []
+
+    def _trim(self, text: str) -> str:
+        """``text`` cleaned, without the leading prepositions (and stray punctuation)
+        that leave more words than the longest name: ``"за Ваюс"`` → ``"Ваюс"``. Keeps
+        the matching linear in the length of ``text``."""
+        words = clean(text).split()
+        start = 0
+        while (
+            len(words) - start > self.matcher.max_words
+            and set(normalize(words[start])) <= PREPOSITIONS
+        ):
+            start += 1
+        return " ".join(words[start:])

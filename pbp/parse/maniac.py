@@ -21,11 +21,11 @@ names matched by :class:`~pbp.parse.commands.PlayerNames` (any case form, ``ё``
 
 Natural variants are read when they are unambiguous:
 
-- votes: ``ГОЛОС за Петю``, ``Голосую против Пети``, ``ГОЛОС: Таню``, ``VOTE for
-  Петя``; prison (M11) before or after the name: ``ГОЛОС ТЮРЬМА Петю``, ``голос в
-  тюрьму за Петю``, ``ГОЛОС за Петю в тюрьму``, ``VOTE Петя to prison``; ``в камеру``
-  / ``to the cell`` marks an ordinary vote; chat after a punctuation mark is ignored
-  (``ГОЛОС за Петю, он странный``);
+- votes: ``ГОЛОС за Петю``, ``Голосую против Пети``, ``ГОЛОС: Таню``, ``Мой голос —
+  Петя``, ``VOTE for Петя``, ``My vote: Петя``; prison (M11) before or after the
+  name: ``ГОЛОС ТЮРЬМА Петю``, ``голос в тюрьму за Петю``, ``ГОЛОС за Петю в
+  тюрьму``, ``VOTE Петя to prison``; ``в камеру`` / ``to the cell`` marks an ordinary
+  vote; chat after a punctuation mark is ignored (``ГОЛОС за Петю, он странный``);
 - withdrawal: ``СНЯТЬ ГОЛОС``, ``Снимаю голос``, ``Отменяю голос``, ``ГОЛОС снимаю``,
   ``UNVOTE``, ``un-vote``, ``withdraw vote``;
 - kill orders (M3, M5): ``УБИТЬ Васю``, ``Убиваю Васю и Олю ночь 3``, ``ЗАКАЗ: Таня``,
@@ -156,6 +156,8 @@ _UNVOTE_VERBS = frozenset(
         "un",
     )
 )
+#: Words that may stand before the vote keyword: "Мой голос за Петю", "My vote: Петя".
+_POSSESSIVES = frozenset({"мой", "my"})
 #: How each command is written in the help: (Russian, English).
 _SHOWN = {
     "vote": ("ГОЛОС", "VOTE"),
@@ -284,33 +286,26 @@ class _Reader:
     def _segment(self, text: str, whole: MoveError) -> tuple[str, ...]:
         """Names written one after another without separators; raises ``whole`` (the
         error for the text as one name) when it is a single word, else the error of the
-        first word that names nobody."""
+        first word that names nobody. Prepositions and ``и``/``and`` are skipped."""
         words = text.split()
         if len(words) < 2:
             raise whole
         found: list[str] = []
         i = 0
         while i < len(words):
-            count, name, refusal = self._longest_name(words[i:])
-            if name is not None:
-                found.append(name)
-                i += count
-            elif set(normalize(words[i])) <= PREPOSITIONS | _NAME_FILLERS:
+            if set(normalize(words[i])) <= PREPOSITIONS | _NAME_FILLERS:
                 i += 1
+                continue
+            for count in range(min(self.names.matcher.max_words, len(words) - i), 0, -1):
+                name = self.names.lookup(" ".join(words[i : i + count]))
+                if name is not None:
+                    found.append(name)
+                    i += count
+                    break
             else:
-                raise refusal or whole
+                found.append(self.names.match(words[i]))  # raises: unknown or ambiguous
+                i += 1
         return tuple(found)
-
-    def _longest_name(self, words: list[str]) -> tuple[int, str | None, MoveError | None]:
-        """``(words used, player, None)`` for the longest start of ``words`` that names a
-        player, else ``(0, None, error for the first word)``."""
-        refusal: MoveError | None = None
-        for count in range(min(self.names.matcher.max_words, len(words)), 0, -1):
-            try:
-                return count, self.names.match(" ".join(words[:count])), None
-            except MoveError as error:
-                refusal = error
-        return 0, None, refusal
 
     # -- nights --
 
@@ -448,6 +443,8 @@ def _keyword(line: str) -> tuple[str, str] | None:
     found: tuple[str, int] | None = None
     if second and first_stem in _UNVOTE_VERBS and stem(second) in _STEMS["vote"]:
         found = ("unvote", lead.end())
+    elif second and first in _POSSESSIVES and stem(second) in _STEMS["vote"]:
+        found = ("vote", lead.end())  # "Мой голос: Петя"
     elif first in _KEYWORD_OF:
         found = (_KEYWORD_OF[first], lead.end("w1"))
     else:
