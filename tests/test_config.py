@@ -68,7 +68,7 @@ def _edit(old: str, new: str) -> str:
 
 def test_bundled_games_yaml_loads() -> None:
     config = load_config(REPO / "games.yaml")
-    assert [g.id for g in config.games] == ["exler-1", "table-1"]
+    assert [g.id for g in config.games] == ["exler-1", "table-1", "maniac-1"]
     game = config.game("exler-1")
     assert isinstance(game, CluedoDaysGame)
     assert game.kind == "cluedo_days"

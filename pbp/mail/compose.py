@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
+from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -58,7 +59,11 @@ def compose(
     message["To"] = to
     if reply_to:
         message["Reply-To"] = reply_to
-    message["Subject"] = subject
+    # Encoded by hand (RFC 2047 words of at most 75 characters, spaces kept inside
+    # them): the email package's own folding can drop the space between two
+    # encoded words (CPython gh-92081), so "итоги голосования" arrived as one word.
+    folded = Header(" ".join(subject.split()), "utf-8", header_name="Subject").encode("\r\n")
+    message.set_raw("Subject", folded)
     message["Date"] = format_datetime(date)
     message["Message-ID"] = message_id
     if in_reply_to:

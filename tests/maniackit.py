@@ -1,0 +1,178 @@
+"""Helpers for tests that drive a Maniac game (rules M1–M12) through :class:`pbp.service.Service`.
+
+The game ``seed-002`` has ten players named after seed 002 and its worked examples
+(Вася, Петя, Таня, Оля, Саша, …) with a fixed deal (``roles:``): Коля the maniac, Дима
+the duty officer, Лена the fan, the others civilians (M1). Europe/Moscow; the game
+starts 2026-12-01 12:00 Moscow (09:00 UTC); a day closes at 22:00 Moscow (19:00 UTC),
+a night ends at 10:00 Moscow (07:00 UTC). So day 1 closes 2026-12-01 19:00 UTC, night 1
+ends 2026-12-02 07:00 UTC, day 2 closes 2026-12-02 19:00 UTC, and so on. The
+mailbox, clock and mail helpers are :class:`gamekit.Table`'s (Maildir transports, a
+test-controlled clock).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+from gamekit import TEMPLATES, Table, body, utc
+
+from pbp.config import load_config
+from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
+from pbp.render import Renderer
+from pbp.service import Service
+from pbp.store import Store
+
+GAME = "seed-002"
+PLAYERS = ("Вася", "Петя", "Таня", "Оля", "Саша", "Маша", "Коля", "Дима", "Лена", "Катя")
+EMAILS = {
+    "Вася": "vasya@example.test",
+    "Петя": "petya@example.test",
+    "Таня": "tanya@example.test",
+    "Оля": "olya@example.test",
+    "Саша": "sasha@example.test",
+    "Маша": "masha@example.test",
+    "Коля": "kolya@example.test",
+    "Дима": "dima@example.test",
+    "Лена": "lena@example.test",
+    "Катя": "katya@example.test",
+}
+ROLES = {p: "civilian" for p in PLAYERS} | {
+    "Коля": "maniac",
+    "Дима": "duty_officer",
+    "Лена": "fan",
+}
+MANIAC, DUTY, FAN = "Коля", "Дима", "Лена"
+#: The game starts (12:00 Moscow); day d closes at close(d), night d ends at dawn(d).
+START = utc(2026, 12, 1, 9)
+SEP = "-------------------------"
+
+MANIAC_YAML = """\
+mail:
+  address: gm@example.test
+  personal_address: plus
+  inbox: {{maildir: ./mail/inbox}}
+  outbox: {{maildir: ./mail/outbox}}
+store: ./pbp.sqlite3
+games:
+  - id: seed-002
+    kind: maniac
+    locale: {locale}
+    timezone: Europe/Moscow
+    gm: gm-person@example.test
+    start: "2026-12-01T12:00"
+    day_closes: "22:00"
+    night_ends: "10:00"
+{extra}    players:
+{players}
+    roles:
+{roles}
+"""
+
+
+def close(day: int) -> datetime:
+    """When game day ``day`` closes: 22:00 Moscow (19:00 UTC) on 2026-12-``day``."""
+    return utc(2026, 12, day, 19)
+
+
+def dawn(night: int) -> datetime:
+    """When night ``night`` ends: 10:00 Moscow (07:00 UTC) the next morning."""
+    return utc(2026, 12, night + 1, 7)
+
+
+def games_yaml(locale: str = "ru", extra: str = "", roles: dict[str, str] | None = None) -> str:
+    """The ``games.yaml`` text of the seed-002 game; ``extra``: more game keys (unindented)."""
+    deal = ROLES if roles is None else roles
+    return MANIAC_YAML.format(
+        locale=locale,
+        extra=textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else "",
+        players="\n".join(f"      - {{name: {p}, email: {EMAILS[p]}}}" for p in PLAYERS),
+        roles="\n".join(f"      {p}: {deal[p]}" for p in PLAYERS),
+    )
+
+
+class ManiacTable(Table):
+    """The seed-002 Maniac game on Maildir transports with a test-controlled clock.
+
+    Sending, reading the outbox and ``run`` are :class:`gamekit.Table`'s; the game is
+    started by the first ``run`` at or after :data:`START`.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        locale: str = "ru",
+        extra: str = "",
+        roles: dict[str, str] | None = None,
+    ) -> None:
+        self.directory = directory
+        self.path = directory / "games.yaml"
+        self.path.write_text(games_yaml(locale, extra, roles), encoding="utf-8")
+        self.config = load_config(self.path)
+        self.store = Store(self.config.store)
+        self.inbox_path = directory / "mail" / "inbox"
+        self.outbox_path = directory / "mail" / "outbox"
+        self.now = START
+        self.service = Service(
+            self.config,
+            self.store,
+            Renderer(TEMPLATES),
+            inbox=MaildirInbox(self.inbox_path),
+            transport=MaildirTransport(self.outbox_path),
+            clock=lambda: self.now,
+        )
+        self._seen = 0
+
+    def token(self, player: str) -> str:
+        """The personal token of ``player``."""
+        token = self.store.player_token(GAME, player)
+        assert token is not None
+        return token
+
+    def move(self, player: str, *lines: str, at: datetime) -> list[EmailMessage]:
+        """``player`` mails ``lines`` arriving at ``at``; the daemon runs a minute later.
+
+        Returns the mails sent by that run (the reply first)."""
+        message = self._message(player, lines, at)
+        deliver(self.inbox_path, bytes(message), at=at)
+        self.run(at + timedelta(minutes=1))
+        return self.new_mail()
+
+    def _message(self, player: str, lines: tuple[str, ...], at: datetime) -> EmailMessage:
+        message = EmailMessage(policy=SMTP)
+        message["From"] = EMAILS[player]
+        message["To"] = f"gm+{self.token(player)}@example.test"
+        message["Subject"] = "ход"
+        message["Date"] = format_datetime(at)
+        message["Message-ID"] = make_msgid(domain="example.test")
+        message.set_content("\n".join(lines) + "\n")
+        return message
+
+    def at(self, when: datetime) -> list[EmailMessage]:
+        """Run the daemon at ``when`` (day closes, night ends, reminders); the new mails."""
+        self.run(when)
+        return self.new_mail()
+
+
+def bbcode(mail: EmailMessage) -> str:
+    """The BBCode post of a ``gm_<post>`` mail (between the first pair of separators)."""
+    text = body(mail)
+    head = "Пост для форума (BBCode):\n" if "Пост для форума" in text else "Forum post (BBCode):\n"
+    return text.split(head + SEP + "\n", 1)[1].split("\n" + SEP, 1)[0]
+
+
+def markdown(mail: EmailMessage) -> str:
+    """The Markdown post of a ``gm_<post>`` mail (between the second pair of separators)."""
+    text = body(mail)
+    head = "Тот же пост в Markdown:\n" if "Тот же пост" in text else "The same post in Markdown:\n"
+    return text.split(head + SEP + "\n", 1)[1].split("\n" + SEP, 1)[0]
+
+
+def gm_facts(mail: EmailMessage) -> str:
+    """The GM-only part of a ``gm_<post>`` mail: everything after the Markdown post."""
+    return body(mail).rsplit(SEP + "\n", 1)[1].lstrip("\n")

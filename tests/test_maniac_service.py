@@ -1,0 +1,757 @@
+"""Maniac (rules M1–M12, seed 002) through :class:`pbp.service.Service`.
+
+Maildir transports and a test-controlled clock (:mod:`maniackit`): ten players with a
+fixed deal — Коля the maniac, Дима the duty officer, Лена the fan, the rest civilians —
+in Europe/Moscow; days close at 22:00 (19:00 UTC), nights end at 10:00 (07:00 UTC).
+Asserted: who receives which mail (To, Subject), the exact texts players read, the
+forum posts mailed to the GM in exact BBCode, the seed's worked examples, and that no
+role reaches a player who may not know it before the game is over (M1, M6, M8).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from gamekit import GM, body, summary, utc
+from maniackit import (
+    EMAILS,
+    GAME,
+    PLAYERS,
+    ROLES,
+    START,
+    ManiacTable,
+    bbcode,
+    close,
+    dawn,
+    gm_facts,
+    markdown,
+)
+
+from pbp.cli import main
+from pbp.fairness import commitment
+
+RE = "Re: ход"
+WELCOME = "[seed-002] Маньяк: ваша роль"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[ManiacTable]:
+    table = ManiacTable(tmp_path)
+    table.run(START)
+    yield table
+    table.close()
+
+
+def lines(mail: EmailMessage) -> list[str]:
+    return body(mail).splitlines()
+
+
+def section(mail: EmailMessage, line: str) -> list[str]:
+    """The reply lines answering the command ``line``: from ``> line`` to the next blank."""
+    text = lines(mail)
+    start = text.index(f"> {line}")
+    end = text.index("", start)
+    return text[start + 1 : end]
+
+
+def pbp_post(table: ManiacTable, *args: str) -> str:
+    """``pbp post seed-002 ARGS…`` on the table's games.yaml: the printed post."""
+    result = CliRunner().invoke(main, ["-c", str(table.path), "post", GAME, *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def seed_tie(table: ManiacTable) -> list[list[EmailMessage]]:
+    """Seed 002's tie example on day 1: Вася→Петя, Петя→Таня, Вася→Таня, Таня→Петя,
+    Оля→Петя (M10). Returns the mails of each move."""
+    return [
+        table.move("Вася", "ГОЛОС за Петю", at=utc(2026, 12, 1, 10)),
+        table.move("Петя", "ГОЛОС Таня", at=utc(2026, 12, 1, 10, 5)),
+        table.move("Вася", "ГОЛОС: Таню", at=utc(2026, 12, 1, 10, 10)),
+        table.move("Таня", "ГОЛОС Петя", at=utc(2026, 12, 1, 10, 15)),
+        table.move("Оля", "Голосую за Петю", at=utc(2026, 12, 1, 10, 20)),
+    ]
+
+
+TIE_COUNT = (
+    "- [b]Таня[/b] (2): Петя, Вася\n"
+    "- [b]Петя[/b] (2): Таня, Оля\n"
+    "\n"
+    "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя\n"
+)
+EVENING_1 = (
+    "[b]Вечер дня 1: итоги голосования[/b]\n"
+    "\n" + TIE_COUNT + "\n"
+    "Ничья — по 2 голоса: Таня, Петя. По правилу ничьей уходит тот, за кого раньше подан "
+    "голос, так и не изменённый до конца дня: это голос Пети за Таню.\n"
+    "\n"
+    "[b]В камеру отправляется Таня.[/b]\n"
+    "\n"
+    "[b]Наступает ночь 1.[/b]\n"
+)
+#: The morning after night 1 when nobody died and Таня spent the night in the cell.
+MORNING_1 = (
+    "[b]Утро дня 2[/b]\n"
+    "\n"
+    "Этой ночью никто не погиб.\n"
+    "\n"
+    "Таня выходит из камеры.\n"
+    "\n"
+    "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
+    "\n"
+    "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
+)
+
+
+# --- M1: the roles ------------------------------------------------------------------------
+
+
+def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
+    tmp_path: Path,
+) -> None:
+    table = ManiacTable(tmp_path)
+    table.run(START)
+    start = table.new_mail()
+
+    assert summary(start) == [
+        *((EMAILS[p], WELCOME) for p in PLAYERS),
+        (GM, "[seed-002] Лист ГМа: роли"),
+        (GM, "[seed-002] Пост открытия игры (день 1)"),
+    ]
+    welcome = {p: lines(start[i]) for i, p in enumerate(PLAYERS)}
+
+    def role_block(player: str) -> list[str]:
+        text = welcome[player]
+        return text[text.index(f"Здравствуйте, {player}!") + 4 : text.index("Игроки:") - 1]
+
+    assert role_block("Коля") == [
+        "Ваша роль: МАНЬЯК.",
+        "Ваш фанат — Лена. Фанат играет за вас и знает, кто вы; убивать он не может, "
+        "помогает только голосованием.",
+        "Вы заказываете убийства письмом: в день 1 — на ночи 1 и 2, в каждый следующий "
+        "день — на ночь через одну (в день 2 — на ночь 3 и т. д.). Заказ можно менять до "
+        "закрытия дня, в который он делается; без заказа ночь пройдёт без убийства (это "
+        "промах, а не пропуск).",
+        "Пропустить выстрел можно 3 раза за игру, но не две ночи подряд.",
+        "Пока дежурный жив и сам не сидит, того, кто в камере, убить нельзя. Если в камере "
+        "вы сами, заказ на эту ночь не исполняется (пропуск при этом не тратится).",
+        "Вы побеждаете, когда на свободе остаётся не больше одного игрока города (если фанат "
+        "мёртв или в тюрьме) или не больше двух (если фанат жив и на свободе); город — это "
+        "мирные жители и дежурный. Если вас отправят в тюрьму, вы проиграли.",
+        "Ваши роли знаете только вы двое и ГМ. Роли откроются в конце игры.",
+    ]
+    assert role_block("Лена") == [
+        "Ваша роль: ФАНАТ.",
+        "Маньяк — Коля. Вы играете за маньяка; он знает, кто вы. Убивать вы не можете — "
+        "помогайте ему голосованием.",
+        "Если вас отправят в камеру или в тюрьму, вы умрёте в ту же ночь.",
+        "Команда маньяка побеждает, когда на свободе остаётся не больше двух игроков города "
+        "(мирные жители и дежурный), пока вы живы и на свободе, или не больше одного, если "
+        "вы мертвы или в тюрьме.",
+        "Ваши роли знаете только вы двое и ГМ. Роли откроются в конце игры.",
+    ]
+    assert role_block("Дима") == [
+        "Ваша роль: ДЕЖУРНЫЙ.",
+        "Вы играете за город (мирные жители и дежурный). Пока вы живы и сами не сидите в "
+        "камере или тюрьме, маньяк не может убить того, кто сидит в камере. О покушениях "
+        "вам не сообщают.",
+        "Город побеждает, когда маньяк отправлен в тюрьму.",
+        "Вашу роль знаете только вы и ГМ. Роли откроются в конце игры.",
+    ]
+    assert role_block("Вася") == [
+        "Ваша роль: МИРНЫЙ ЖИТЕЛЬ.",
+        "Вы играете за город (мирные жители и дежурный): найдите маньяка и отправьте его в "
+        "тюрьму — тогда город победит.",
+        "Вашу роль знаете только вы и ГМ. Роли откроются в конце игры.",
+    ]
+    # Outside the list of players, only the maniac's mail names the fan and only the
+    # fan's names the maniac.
+    for player in PLAYERS:
+        others = {"Коля": ["Лена"], "Лена": ["Коля"]}.get(player, ["Коля", "Лена"])
+        named = [
+            x for x in welcome[player] if any(o in x for o in others) and not x.startswith("  - ")
+        ]
+        assert len(named) == (1 if player in ("Коля", "Лена") else 0), (player, named)
+    vasya = welcome["Вася"]
+    assert f"Ваш личный адрес для ходов: gm+{table.token('Вася')}@example.test" in vasya
+    assert (
+        "День закрывается в 22:00, ночь заканчивается в 10:00 (Europe/Moscow). Голос или "
+        "заказ относится к тому дню, в который пришло письмо." in vasya
+    )
+    assert "    ГОЛОС за Катю" in vasya  # the help, with this game's players
+    assert "УБИТЬ <игрок> [НОЧЬ n] — заказ на убийство (принимается только от маньяка)" in vasya
+
+    sheet = lines(start[10])
+    assert sheet[sheet.index("Роли:") + 1 : sheet.index("Роли:") + 11] == [
+        f"  - {p}: {role}"
+        for p, role in zip(
+            PLAYERS,
+            [
+                "мирный житель",
+                "мирный житель",
+                "мирный житель",
+                "мирный житель",
+                "мирный житель",
+                "мирный житель",
+                "маньяк",
+                "дежурный",
+                "фанат",
+                "мирный житель",
+            ],
+            strict=True,
+        )
+    ]
+    opening = bbcode(start[11])
+    assert opening.startswith(
+        "[b]Маньяк «seed-002»: день 1 открыт[/b]\n\n[b]Игроки[/b]\n- Вася\n- Петя\n- Таня\n"
+    )
+    assert "В игре один маньяк, один дежурный, один фанат, остальные — мирные жители." in opening
+    sha = re.search(r"SHA-256: ([0-9a-f]{64})", opening)
+    assert sha is not None
+    canonical = sheet[sheet.index("Строка раздачи (будет опубликована в конце игры):") + 1]
+    assert commitment(canonical.strip()) == sha.group(1)
+    assert (
+        "  - Роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, Оля — "
+        "мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, Дима — "
+        "дежурный, Лена — фанат, Катя — мирный житель" in lines(start[11])
+    )
+    table.close()
+
+
+# --- M9, M10: votes -------------------------------------------------------------------------
+
+
+def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> None:
+    table.new_mail()
+    moves = seed_tie(table)
+
+    first = moves[0]
+    assert summary(first) == [(EMAILS["Вася"], RE)]  # no vote_count_mail: no GM mail
+    assert lines(first[0]) == [
+        "Вася, вот что сделано по вашему письму.",
+        "",
+        "> ГОЛОС за Петю",
+        "Принято: ваш голос — за Петю. Сегодня это ваш 1-й голос за этого игрока.",
+        "",
+        "Для форума (скопируйте в тред игры):",
+        "",
+        "[b]Голосую за Петю[/b]",
+        "",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]
+    assert "[b]Голосую за Таню[/b]" in lines(moves[2][0])
+    assert section(moves[4][0], "Голосую за Петю")[0] == (
+        "Принято: ваш голос — за Петю. Сегодня это ваш 1-й голос за этого игрока."
+    )
+
+    # During the day `pbp post` prints the count so far (the usual forum form).
+    assert pbp_post(table) == (
+        "[b]День 1: голоса на данный момент (день ещё идёт)[/b]\n\n" + TIE_COUNT
+    )
+
+    mails = table.at(close(1))
+    assert summary(mails) == [
+        (GM, "[seed-002] Вечер дня 1: итоги голосования"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 1 зафиксирован"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
+    ]
+    assert bbcode(mails[0]) == EVENING_1
+    assert markdown(mails[0]) == EVENING_1.replace("[b]", "**").replace("[/b]", "**")
+    # After the close `pbp post` prints the day's result.
+    assert pbp_post(table, "--day", "1") == EVENING_1.replace(
+        "[b]Вечер дня 1: итоги голосования[/b]", "[b]День 1: итоги голосования[/b]"
+    ).replace("\n\n[b]Наступает ночь 1.[/b]\n", "\n")
+
+
+def test_M9_seed_vote_limit_a_third_cast_on_the_same_player_is_refused(
+    table: ManiacTable,
+) -> None:
+    table.new_mail()
+    mails = table.move(
+        "Вася",
+        "ГОЛОС Петя",
+        "ГОЛОС Таня",
+        "ГОЛОС Петя",
+        "ГОЛОС Саша",
+        "ГОЛОС Петя",
+        at=utc(2026, 12, 1, 10),
+    )
+
+    assert summary(mails) == [(EMAILS["Вася"], RE)]
+    text = body(mails[0])
+    assert text.count("Принято: ваш голос") == 4
+    assert "Принято: ваш голос — за Петю. Сегодня это ваш 2-й голос за этого игрока." in text
+    assert text.endswith(
+        "> ГОЛОС Петя\n"
+        "Не выполнено. За игрока Петя в день 1 вы уже голосовали максимальное число раз (2): "
+        "больше за одного игрока в один день нельзя (голоса за камеру и за тюрьму считаются "
+        "вместе). Проголосуйте за другого игрока или снимите голос: СНЯТЬ ГОЛОС.\n"
+        "\n"
+        "Строки с пометкой «Не выполнено» исправьте и пришлите снова ответом на это письмо.\n"
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
+    )
+    # His last vote (Саша) stands; withdrawing is not a cast.
+    mails = table.move("Вася", "СНЯТЬ ГОЛОС", "СТАТУС", at=utc(2026, 12, 1, 10, 5))
+    assert section(mails[0], "СНЯТЬ ГОЛОС") == ["Принято: ваш голос за Сашу снят."]
+    assert "[b]Снимаю голос с Саши[/b]" in lines(mails[0])
+    assert (
+        "Сколько раз сегодня вы ещё можете голосовать за каждого: Петя — 0, Таня — 1, Оля — 2, "
+        "Саша — 1, Маша — 2, Коля — 2, Дима — 2, Лена — 2, Катя — 2." in lines(mails[0])
+    )
+    assert "Вы сегодня ещё не голосовали." in lines(mails[0])
+
+
+def test_vote_count_mail_sends_the_gm_the_count_after_every_change(tmp_path: Path) -> None:
+    table = ManiacTable(tmp_path, extra="vote_count_mail: true\n")
+    table.run(START)
+    table.new_mail()
+
+    mails = table.move("Вася", "ГОЛОС за Петю", at=utc(2026, 12, 1, 10))
+    assert summary(mails) == [(EMAILS["Вася"], RE), (GM, "[seed-002] Голоса дня 1")]
+    assert lines(mails[1]) == [
+        "День 1: голоса на данный момент",
+        "",
+        "- Петя (1): Вася",
+        "",
+        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя",
+    ]
+    mails = table.move("Вася", "СНЯТЬ ГОЛОС", at=utc(2026, 12, 1, 10, 5))
+    assert summary(mails) == [(EMAILS["Вася"], RE), (GM, "[seed-002] Голоса дня 1")]
+    assert lines(mails[1])[2:] == [
+        "Голосов нет.",
+        "",
+        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя",
+    ]
+    # An order changes no vote: no count.
+    mails = table.move("Коля", "ПРОПУСК", at=utc(2026, 12, 1, 10, 10))
+    assert summary(mails) == [(EMAILS["Коля"], RE)]
+    table.close()
+
+
+# --- M3, M4: orders -----------------------------------------------------------------------
+
+
+def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
+    table: ManiacTable,
+) -> None:
+    table.new_mail()
+    mails = table.move("Коля", "УБИТЬ Сашу", "ПРОПУСК", "УБИТЬ Олю НОЧЬ 2", at=utc(2026, 12, 1, 11))
+
+    assert summary(mails) == [(EMAILS["Коля"], RE)]
+    assert lines(mails[0])[2:] == [
+        "> УБИТЬ Сашу",
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до закрытия дня 1 "
+        "(22:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "",
+        "> ПРОПУСК",
+        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до закрытия дня 1 (22:00, "
+        "Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "",
+        "> УБИТЬ Олю НОЧЬ 2",
+        "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
+        "закрытия дня 1 (22:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "не пишите.",
+        "",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]  # an order is never public: no forum snippet
+
+    refusal = (
+        "Не выполнено. Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
+        "Вы можете голосовать: ГОЛОС <игрок>."
+    )
+    for player, line in (("Вася", "УБИТЬ Таню"), ("Лена", "ПРОПУСК НОЧЬ 2")):
+        mails = table.move(player, line, at=utc(2026, 12, 1, 12))
+        assert summary(mails) == [(EMAILS[player], RE)]
+        assert section(mails[0], line) == [refusal]
+
+    mails = table.move("Коля", "СТАТУС", at=utc(2026, 12, 1, 13))
+    status = lines(mails[0])
+    assert status[status.index("Ваши заказы:") :] == [
+        "Ваши заказы:",
+        "  - ночь 1: убить Сашу (можно изменить до закрытия дня)",
+        "  - ночь 2: убить Олю (можно изменить до закрытия дня)",
+        "Сейчас можно заказать или изменить: ночи 1 и 2.",
+        "Пропусков осталось: 3.",
+        "Двойное убийство: недоступно.",
+        "",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]
+
+    # The close fixes both orders: the maniac is told, the GM sees them beside the post.
+    mails = table.at(close(1))
+    assert summary(mails) == [
+        (GM, "[seed-002] Вечер дня 1: итоги голосования"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 1 зафиксирован"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
+    ]
+    assert gm_facts(mails[0]) == (
+        "Только для ГМа:\n"
+        "  - Заказ маньяка на ночь 1 зафиксирован: убить Сашу\n"
+        "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
+    )
+    assert lines(mails[2]) == [
+        "Коля, день закрыт, и ваш заказ на ночь 2 больше не меняется.",
+        "Заказ: убить Олю.",
+    ]
+    # Nobody voted: nobody goes to the cell (M10).
+    assert bbcode(mails[0]).endswith(
+        "Голосов нет.\n\n"
+        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n\n"
+        "[b]Голосов не было: никто не отправляется в камеру.[/b]\n\n"
+        "[b]Наступает ночь 1.[/b]\n"
+    )
+
+    # Night 1: Саша dies; the dead player is told, the morning names him only (M8).
+    mails = table.at(dawn(1))
+    assert summary(mails) == [
+        (GM, "[seed-002] Утро после ночи 1"),
+        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (EMAILS["Саша"], "[seed-002] Вас убили в ночь 1"),
+    ]
+    assert bbcode(mails[0]).startswith(
+        "[b]Утро дня 2[/b]\n\nЭтой ночью убит игрок [b]Саша[/b].\n\n"
+        "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Маша, Коля, Дима, Лена, Катя.\n"
+    )
+    assert lines(mails[2])[0] == (
+        "Саша, этой ночью (ночь 1) вас убили. Утром об этом объявят в треде — только имя, без роли."
+    )
+    # M8: the dead take no further part.
+    mails = table.move("Саша", "ГОЛОС Петя", at=utc(2026, 12, 2, 8))
+    assert section(mails[0], "ГОЛОС Петя")[0].startswith("Не выполнено.")
+
+    # M3 timeline: on day 2 an order without a night is for night 3.
+    mails = table.move("Коля", "УБИТЬ Таню", at=utc(2026, 12, 2, 9))
+    assert section(mails[0], "УБИТЬ Таню")[0].startswith(
+        "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2"
+    )
+
+
+def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order_due(
+    tmp_path: Path,
+) -> None:
+    table = ManiacTable(tmp_path, extra="remind_hours_before: 2\n")
+    table.run(START)
+    table.new_mail()
+    for player in PLAYERS[:6]:
+        table.move(player, "ГОЛОС Катю", at=utc(2026, 12, 1, 10))
+    table.move("Коля", "УБИТЬ Сашу НОЧЬ 1", at=utc(2026, 12, 1, 11))
+
+    mails = table.at(utc(2026, 12, 1, 17, 30))
+
+    subject = "[seed-002] Напоминание: день 1 закрывается 01.12.2026 22:00 (Europe/Moscow)"
+    assert summary(mails) == [(EMAILS[p], subject) for p in ("Коля", "Дима", "Лена", "Катя")]
+    assert lines(mails[0]) == [
+        "Коля, день 1 закрывается 01.12.2026 22:00 (Europe/Moscow).",
+        "",
+        "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
+        "- Нет заказа на ночь 2: УБИТЬ <игрок> НОЧЬ 2 или ПРОПУСК НОЧЬ 2. Ночь без заказа "
+        "пройдёт без убийства, и это промах, а не пропуск.",
+    ]
+    assert lines(mails[1]) == [
+        "Дима, день 1 закрывается 01.12.2026 22:00 (Europe/Moscow).",
+        "",
+        "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
+    ]
+    table.close()
+
+
+# --- M6, M7: the night -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("order", "outcome"),
+    [
+        (
+            "УБИТЬ Таню НОЧЬ 1",
+            "Итог: Таня — не погибает: в камере под охраной дежурного; погибли: никто.",
+        ),
+        ("ПРОПУСК НОЧЬ 1", "Итог: пропуск; погибли: никто."),
+        (None, "Итог: заказа не было — промах; погибли: никто."),
+    ],
+    ids=["blocked", "skip", "miss"],
+)
+def test_M6_a_blocked_cell_kill_gives_the_same_morning_as_a_skip_or_a_miss(
+    tmp_path: Path, order: str | None, outcome: str
+) -> None:
+    table = ManiacTable(tmp_path)
+    table.run(START)
+    seed_tie(table)  # Таня goes to the cell; Дима, the duty officer, is alive and free
+    if order is not None:
+        table.move("Коля", order, at=utc(2026, 12, 1, 11))
+    table.at(close(1))
+
+    mails = table.at(dawn(1))
+
+    # Only the GM hears of the night; every player sees the same post (M6).
+    assert summary(mails) == [
+        (GM, "[seed-002] Утро после ночи 1"),
+        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+    ]
+    assert bbcode(mails[0]) == MORNING_1
+    assert outcome in lines(mails[1])
+    # Дима learns nothing either: his status tells who was in the cell, no attempt.
+    mails = table.move("Дима", "СТАТУС", at=utc(2026, 12, 2, 8))
+    assert not [x for x in lines(mails[0]) if "покушен" in x or "Таню" in x]
+    table.close()
+
+
+def test_M6_the_maniac_in_the_cell_voids_his_kill(tmp_path: Path) -> None:
+    table = ManiacTable(tmp_path)
+    table.run(START)
+    table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 10))
+    table.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 1, 11))
+    table.at(close(1))
+
+    mails = table.at(dawn(1))
+
+    assert summary(mails) == [
+        (GM, "[seed-002] Утро после ночи 1"),
+        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+    ]
+    assert bbcode(mails[0]) == MORNING_1.replace("Таня выходит", "Коля выходит")
+    assert lines(mails[1])[:5] == [
+        "Ночь 1.",
+        "Заказ маньяка: убить Сашу.",
+        "Маньяк в камере или в тюрьме: да — заказ не исполняется.",
+        "Дежурный охраняет камеру: да.",
+        "Итог: заказ (убить Сашу) аннулирован: маньяк в камере или в тюрьме; погибли: никто.",
+    ]
+    table.close()
+
+
+def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTable) -> None:
+    table.move("Вася", "ГОЛОС Лену", at=utc(2026, 12, 1, 10))
+    table.move("Коля", "ПРОПУСК", at=utc(2026, 12, 1, 11))
+    table.at(close(1))
+
+    mails = table.at(dawn(1))
+
+    assert summary(mails) == [
+        (GM, "[seed-002] Утро после ночи 1"),
+        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (EMAILS["Лена"], "[seed-002] Вас убили в ночь 1"),
+    ]
+    assert bbcode(mails[0]) == (
+        "[b]Утро дня 2[/b]\n"
+        "\n"
+        "Этой ночью убит игрок [b]Лена[/b].\n"
+        "\n"
+        "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.\n"
+        "\n"
+        "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
+    )
+    assert "Итог: пропуск; фанат Лена умирает в камере; погибли: Лена." in lines(mails[1])
+
+
+# --- M11, M12: prison and the end --------------------------------------------------------
+
+
+def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) -> None:
+    opening = bbcode(table.new_mail()[11])
+    table.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 1, 10))
+    table.at(close(1))
+    table.at(dawn(1))
+    table.move("Петя", "ГОЛОС ТЮРЬМА Колю", at=utc(2026, 12, 2, 8))
+    table.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 2, 8, 5))
+
+    mails = table.at(close(2))
+
+    assert summary(mails) == [
+        (GM, "[seed-002] Вечер дня 2: итоги голосования"),
+        *((EMAILS[p], "[seed-002] Игра окончена") for p in PLAYERS),
+        (GM, "[seed-002] Игра окончена: финальный пост"),
+    ]
+    assert bbcode(mails[0]) == (
+        "[b]Вечер дня 2: итоги голосования[/b]\n"
+        "\n"
+        "- [b]Коля[/b] (2): Петя (в тюрьму), Вася\n"
+        "\n"
+        "Не проголосовали: Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "\n"
+        "[b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, "
+        "в тюрьму.\n"
+        "\n"
+        "[b]Игра окончена: итоги — в финальном посте.[/b]\n"
+    )
+    assert lines(mails[1])[:2] == [
+        "Вася, игра «seed-002» окончена: победил город (мирные жители и дежурный).",
+        "Вы в команде победителей!",
+    ]
+    assert lines(mails[7])[1] == "Ваша команда проиграла."  # Коля
+    final = bbcode(mails[-1])
+    sha = re.search(r"SHA-256: ([0-9a-f]{64})", opening)
+    assert sha is not None
+    canonical = re.search(r"\[code\](.*)\[/code\]", final)
+    assert canonical is not None
+    assert commitment(canonical.group(1)) == sha.group(1)
+    assert final.startswith(
+        "[b]Игра окончена[/b]\n"
+        "\n"
+        "Победил город (мирные жители и дежурный): маньяк отправлен в тюрьму.\n"
+        "\n"
+        "Победители: Вася, Петя, Таня, Оля, Саша, Маша, Дима, Катя.\n"
+        "\n"
+        "[b]Роли[/b]\n"
+        "- Вася — [b]мирный житель[/b]\n"
+        "- Петя — [b]мирный житель[/b]\n"
+        "- Таня — [b]мирный житель[/b]\n"
+        "- Оля — [b]мирный житель[/b]\n"
+        "- Саша — [b]мирный житель[/b]\n"
+        "- Маша — [b]мирный житель[/b]\n"
+        "- Коля — [b]маньяк[/b]; в тюрьме с 2-го дня\n"
+        "- Дима — [b]дежурный[/b]\n"
+        "- Лена — [b]фанат[/b]\n"
+        "- Катя — [b]мирный житель[/b]\n"
+        "\n"
+        "[b]Проверка честности раздачи[/b]\n"
+    )
+    assert f"В первом посте игры была опубликована сумма: {sha.group(1)}" in final
+
+
+# --- hidden information -----------------------------------------------------------------
+
+#: Words that name a role (ru), as stems: any case form matches.
+ROLE_WORDS = {
+    "maniac": "маньяк",
+    "duty_officer": "дежурн",
+    "fan": "фанат",
+    "civilian": "мирн",
+}
+
+
+def role_leaks(text: str, reader: str | None) -> list[str]:
+    """Lines of ``text`` naming another player together with his role word (a role
+    leak), or holding the deal line; ``reader``: the player reading (None: the public)."""
+    leaks = []
+    for line in text.splitlines():
+        low = line.lower()
+        if '"roles"' in line or "civilian" in line:
+            leaks.append(line)
+        for player, role in ROLES.items():
+            if player != reader and player in line and ROLE_WORDS[role] in low:
+                leaks.append(line)
+    return leaks
+
+
+def test_M1_M8_no_role_reaches_a_town_player_or_a_public_post_before_the_game_is_over(
+    table: ManiacTable,
+) -> None:
+    """Hidden information: a whole game (votes, orders, refusals, STATUS, HELP, a kill,
+    the fan dying in the cell, a void night) until the town wins."""
+    moves = [
+        ("Коля", ("УБИТЬ Сашу", "ПРОПУСК НОЧЬ 2", "СТАТУС"), utc(2026, 12, 1, 10)),
+        ("Вася", ("ГОЛОС Лену", "УБИТЬ Таню", "СТАТУС", "ПОМОЩЬ"), utc(2026, 12, 1, 11)),
+        ("Лена", ("ГОЛОС Васю", "СТАТУС"), utc(2026, 12, 1, 12)),
+        ("Дима", ("ГОЛОС Лену", "СТАТУС"), utc(2026, 12, 1, 13)),
+        ("Таня", ("ГОЛОС ТЮРЬМА Лену", "СТАТУС"), utc(2026, 12, 1, 14)),
+        ("Коля", ("УБИТЬ Олю", "СТАТУС"), utc(2026, 12, 2, 8)),
+        ("Вася", ("ГОЛОС Колю", "СТАТУС"), utc(2026, 12, 2, 9)),
+        ("Дима", ("СТАТУС",), utc(2026, 12, 3, 8)),
+        ("Петя", ("ГОЛОС Колю",), utc(2026, 12, 3, 9)),
+    ]
+    clock = [close(1), dawn(1), close(2), dawn(2), close(3)]
+    mails = table.new_mail()
+    for player, commands, at in moves:
+        while clock and clock[0] < at:
+            mails += table.at(clock.pop(0))
+        mails += table.move(player, *commands, at=at)
+    mails += table.at(clock.pop(0))
+    over = next(i for i, m in enumerate(mails) if m["Subject"] == "[seed-002] Игра окончена")
+    before = mails[:over]
+
+    # The game ran as scripted: Лена died in the cell, Оля was killed, Коля imprisoned.
+    assert [
+        (str(m["To"]), str(m["Subject"])) for m in before if "Вас убили" in str(m["Subject"])
+    ] == [(EMAILS[p], "[seed-002] Вас убили в ночь 1") for p in ("Саша", "Лена")]
+    assert str(mails[over - 1]["Subject"]) == "[seed-002] Вечер дня 3: итоги голосования"
+    by_address = {address: name for name, address in EMAILS.items()}
+    checked = 0
+    for mail in before:
+        reader = by_address.get(str(mail["To"]))
+        if reader is None:  # the GM: only the posts in it are public
+            public = [bbcode(mail), markdown(mail)] if "Пост для форума" in body(mail) else []
+            for text in public:
+                assert role_leaks(text, None) == [], mail["Subject"]
+                checked += 1
+        elif ROLES[reader] not in ("maniac", "fan"):
+            assert role_leaks(body(mail), reader) == [], (reader, mail["Subject"])
+            checked += 1
+    # 6 posts in 2 formats (opening, evenings 1–3, mornings 1–2); to the 8 town players:
+    # 8 welcomes, 6 replies and Саша's death notice. (The GM's own sheet, night reports
+    # and GM-only lines are his to read.)
+    assert checked == 27
+    # The maniac's and the fan's mails do name each other (M1), and nobody else.
+    partners = [
+        (by_address[str(m["To"])], line)
+        for m in before
+        if str(m["To"]) in (EMAILS["Коля"], EMAILS["Лена"])
+        for line in role_leaks(body(m), by_address[str(m["To"])])
+    ]
+    assert {reader for reader, _ in partners} == {"Коля", "Лена"}
+    assert all(
+        ("Лена" in line) if reader == "Коля" else ("Коля" in line) for reader, line in partners
+    )
+
+
+# --- the GM's tools ----------------------------------------------------------------------
+
+
+def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
+    table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 10))
+
+    result = CliRunner().invoke(main, ["-c", str(table.path), "show", GAME])
+
+    assert result.exit_code == 0, result.output
+    out = result.output.splitlines()
+    assert out[0] == "Игра «seed-002»: идёт день 1."
+    assert out[1] == "День закроется: 2026-12-01T22:00+03:00"
+    assert "  - Коля: маньяк" in out
+    assert "  - Лена: фанат" in out
+    assert out[out.index("Заказы маньяка:") + 1 : out.index("Заказы маньяка:") + 4] == [
+        "  - ночь 1: убить Сашу",
+        "Открыты для заказа: ночи 1 и 2.",
+        "Пропусков: 0 из 3. Двойное убийство: не использовано.",
+    ]
+
+
+def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
+    table = ManiacTable(tmp_path, locale="en")
+    table.run(START)
+    start = table.new_mail()
+    assert summary(start)[6] == (EMAILS["Коля"], "[seed-002] Maniac: your role")
+    kolya = lines(start[6])
+    assert kolya[4:6] == [
+        "Your role: MANIAC.",
+        "Your fan is Лена. The fan plays for you and knows who you are; the fan cannot kill "
+        "and helps you by voting only.",
+    ]
+    assert lines(start[8])[4:6] == [
+        "Your role: FAN.",
+        "The maniac is Коля. You play for the maniac, who knows who you are. You cannot "
+        "kill — help by voting.",
+    ]
+    seed_tie(table)
+
+    mails = table.at(close(1))
+
+    assert bbcode(mails[0]) == (
+        "[b]Evening of day 1: the vote[/b]\n"
+        "\n"
+        "- [b]Таня[/b] (2): Петя, Вася\n"
+        "- [b]Петя[/b] (2): Таня, Оля\n"
+        "\n"
+        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "\n"
+        "A tie — 2 votes each: Таня, Петя. By the tie rule, the one whose vote, still standing "
+        "at the close, was cast first goes: Петя's vote for Таня.\n"
+        "\n"
+        "[b]Таня goes to the cell.[/b]\n"
+        "\n"
+        "[b]Night 1 falls.[/b]\n"
+    )
+    table.close()
