@@ -232,8 +232,7 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
         events,
         locale=game.locale,
         fmt="markdown" if fmt == "markdown" else "bbcode",
-        kind=game.kind,
-        game=game_id,
+        **service.mail.post_context(game),
         day=number,
     )
     click.echo(text.rstrip("\n"))

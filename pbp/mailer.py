@@ -41,6 +41,17 @@ class Mailer:
             return f"{subject} {tag}"
         return subject
 
+    @staticmethod
+    def post_context(game: Game) -> dict[str, Any]:
+        """What every public post of ``game`` gets besides its events: the kind, the
+        game id, its time zone and the kind's timing keys (``day_closes``, …)."""
+        return {
+            "kind": game.kind,
+            "game": game.id,
+            "timezone": game.timezone,
+            **KINDS[game.kind].mail_context(game),
+        }
+
     def context(self, game: Game, player: str | None) -> dict[str, Any]:
         """What every mail template of ``game`` gets: game, timezone, the kind's own
         timing keys (:meth:`GameKind.mail_context`), and for a player his name,
@@ -109,7 +120,7 @@ class Mailer:
             own = list(events)
         posts = {
             fmt: self.renderer.public_post(
-                post, events, locale=game.locale, fmt=fmt, kind=game.kind, game=game.id, day=day
+                post, events, locale=game.locale, fmt=fmt, **self.post_context(game), day=day
             )
             for fmt in ("bbcode", "markdown")
         }

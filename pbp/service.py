@@ -527,7 +527,7 @@ class Service:
         self._commit_step(game, kind, step, at=raw.arrived, day=kind.day(state), source=source)
         result["events"] = [event_dict(e) for e in _visible(step.events, player)]
         result["snippet"] = self.renderer.public_post(
-            "move", step.events, locale=game.locale, fmt="bbcode", kind=game.kind, game=game.id
+            "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
         )
         return result, Applied(step, kind.posts(state, step))
 

@@ -357,7 +357,9 @@ SHA-256 (опубликован в посте открытия): $sha
 [b]библиотека[/b], [b]кабинет[/b]
 
 [b]Ход игры[/b]
-В день у каждого 3 предположения, одному игроку — не больше 3.
+В день у каждого 3 предположения, одному игроку — не больше 3. День закрывается в 22:30 \
+(Europe/Moscow). Кто не ответил на предположение до закрытия дня, за того отвечает ГМ, а на \
+следующий день у него на одно предположение меньше.
 
 [b]Честность раздачи[/b]
 SHA-256: $sha
@@ -719,7 +721,9 @@ Rooms: [b]kitchen[/b], [b]ballroom[/b], [b]conservatory[/b], [b]billiard room[/b
 [b]library[/b], [b]study[/b]
 
 [b]How the days go[/b]
-Each day every player has 3 suggestions, at most 3 to the same player.
+Each day every player has 3 suggestions, at most 3 to the same player. A day closes at 21:00 \
+(Europe/London). A suggestion still unanswered at the close is answered by the GM, and its \
+addressee has one suggestion fewer the next day.
 
 [b]Fairness of the deal[/b]
 SHA-256: $sha
