@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.lock import holder, writer_lock
@@ -193,8 +194,9 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
 )
 @click.option(
     "--which",
-    type=click.Choice(["opening", "day", "turn", "final"]),
-    help="opening: the first post (D1); day / turn: one period; final: the end of the game.",
+    type=click.Choice(["opening", "day", "turn", "evening", "morning", "final"]),
+    help="opening: the first post; day / turn: one period; evening / morning (Maniac): a "
+    "day's result / a night's result; final: the end of the game.",
 )
 @click.option(
     "--format",
@@ -217,6 +219,8 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
         which = period if number is not None or not row.over else "final"
     if which in ("day", "turn") and which != period:
         raise click.ClickException(f"game {game_id} has {period}s, not {which}s")
+    if which in ("evening", "morning") and which not in kind.extra_posts:
+        raise click.ClickException(f"game {game_id} has no {which} posts")
     if which == period and number is None:
         number = kind.day(state)
     if which == "final" and not row.over:
@@ -227,14 +231,20 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
         )
     # The whole public log: a day's post also shows GM answers carried over (D6).
     events = [s.event for s in service.store.events(game_id, public_only=True)]
-    text = service.renderer.public_post(
-        which,
-        events,
-        locale=game.locale,
-        fmt="markdown" if fmt == "markdown" else "bbcode",
-        **service.mail.post_context(game),
-        day=number,
-    )
+    if which in kind.extra_posts and number is None:
+        number = kind.day(state)
+    try:
+        text = service.renderer.public_post(
+            which,
+            events,
+            locale=game.locale,
+            fmt="markdown" if fmt == "markdown" else "bbcode",
+            **service.mail.post_context(game),
+            day=number,
+        )
+    except (LookupError, jinja2.UndefinedError):
+        # The events of that post do not exist yet (a night not over, …).
+        raise click.ClickException(f"game {game_id}: no {which} post for {number} yet") from None
     click.echo(text.rstrip("\n"))
 
 

@@ -73,3 +73,29 @@ def test_post_refuses_a_day_that_does_not_exist_and_a_final_post_before_the_end(
     final = pbp(config, "post", "seed-000", "--which", "final")
     assert (day.returncode, day.stderr) == (1, "Error: game seed-000 has days 1 to 1, not 7\n")
     assert (final.returncode, final.stderr) == (1, "Error: game seed-000 is not over yet\n")
+
+
+def test_post_of_a_result_that_does_not_exist_yet_is_refused_clearly(tmp_path: Path) -> None:
+    """The bundled games.yaml: Maniac's morning and evening posts, the rounds game's."""
+    config = tmp_path / "games.yaml"
+    config.write_text((REPO / "games.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert pbp(config, "run", "--once").returncode == 0
+    morning = pbp(config, "post", "maniac-1", "--which", "morning")
+    evening = pbp(config, "post", "table-1", "--which", "evening")
+    night = pbp(config, "end-night", "maniac-1")
+    assert (morning.returncode, morning.stderr) == (
+        1,
+        "Error: game maniac-1: no morning post for 1 yet\n",
+    )
+    assert (evening.returncode, evening.stderr) == (1, "Error: game table-1 has no evening posts\n")
+    assert (night.returncode, night.stderr) == (
+        1,
+        "Error: game maniac-1: it is day now, not night\n",
+    )
+    assert pbp(config, "close-day", "maniac-1").stdout == "maniac-1: day 1 closed\n"
+    assert pbp(config, "end-night", "maniac-1").stdout == "maniac-1: night 1 ended\n"
+    day = pbp(config, "close-day", "table-1")
+    assert (day.returncode, day.stderr) == (
+        1,
+        "Error: game table-1 is played by turns: each turn and answer has its own deadline\n",
+    )

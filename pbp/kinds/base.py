@@ -48,6 +48,8 @@ class GameKind(Protocol):
     kind: str
     #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns).
     period_post: str
+    #: Other numbered public posts ``pbp post --which`` may print (Maniac: evening, morning).
+    extra_posts: tuple[str, ...]
 
     def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal and open the game configured by ``game`` (a config model) at ``at``."""

@@ -24,6 +24,7 @@ class CluedoDays(CluedoKind):
     engine = engine
     addressed = True
     period_post = "day"
+    extra_posts: tuple[str, ...] = ()
 
     def setup(self, game: Any) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

@@ -28,6 +28,7 @@ class CluedoRounds(CluedoKind):
     engine = engine
     addressed = False
     period_post = "turn"
+    extra_posts: tuple[str, ...] = ()
 
     def setup(self, game: Any) -> engine.RoundsSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

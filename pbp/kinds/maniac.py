@@ -27,6 +27,7 @@ class Maniac(EngineKind):
     kind = "maniac"
     engine = engine
     period_post = "day"
+    extra_posts: tuple[str, ...] = ("evening", "morning")
 
     def setup(self, game: Any) -> engine.ManiacSetup:
         """The engine setup from a ``games.yaml`` game (M1 checked by the config)."""
