@@ -231,8 +231,12 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
         )
     # The whole public log: a day's post also shows GM answers carried over (D6).
     events = [s.event for s in service.store.events(game_id, public_only=True)]
-    if which in kind.extra_posts and number is None:
-        number = kind.day(state)
+    if which == "evening" and number is None:
+        # The latest evening: today's once the day has closed, else yesterday's.
+        number = kind.day(state) - (0 if kind.deadline_name(state) == "night" else 1)
+    if which == "morning":
+        # "The morning of day N" ends night N-1; the latest is today's.
+        number = (number if number is not None else kind.day(state)) - 1
     try:
         text = service.renderer.public_post(
             which,
@@ -244,7 +248,8 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
         )
     except (LookupError, jinja2.UndefinedError):
         # The events of that post do not exist yet (a night not over, …).
-        raise click.ClickException(f"game {game_id}: no {which} post for {number} yet") from None
+        shown = number + 1 if which == "morning" and number is not None else number
+        raise click.ClickException(f"game {game_id}: no {which} post for {shown} yet") from None
     click.echo(text.rstrip("\n"))
 
 
@@ -289,7 +294,9 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
     if row.over:
         raise click.ClickException(f"game {game_id} is over")
     kind = service.kind_of(row.kind)
-    current = kind.deadline_name(kind.load(row.state))
+    before = kind.load(row.state)
+    current = kind.deadline_name(before)
+    period = kind.day(before)
     if current != name:
         if current == "turn":
             raise click.ClickException(
@@ -300,13 +307,15 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
     with writer_lock(config.store) as mine:
         if mine:
             service.process_inbox(now)
-        step = service.close_day(game_id, now, now)
+        step = service.close_day(game_id, now, now, expect=(name, period))
         if mine:
             service.flush_outbox(now)
-    if step is None:
-        raise click.ClickException(f"game {game_id}: nothing to close (the game is over)")
     done = "closed" if name == "day" else "ended"
-    return f"{game_id}: {name} {kind.day(kind.load(row.state))} {done}"
+    if step is None:
+        raise click.ClickException(
+            f"game {game_id}: {name} {period} was already {done} (at its time, or by another pbp)"
+        )
+    return f"{game_id}: {name} {period} {done}"
 
 
 @main.command("close-day")

@@ -198,13 +198,16 @@ class Service:
             except Exception:  # one broken game must not stop the others
                 log.exception("game %s: a deadline failed; retried next round", game.id)
 
-    def advance(self, game_id: str, until: datetime) -> None:
+    def advance(self, game_id: str, until: datetime, now: datetime | None = None) -> None:
         """Perform the due reminders and deadlines of one game, in time order, up to
         ``until``.
 
         Each deadline is its own transaction; one missed while the daemon was down
-        happens once, at its own time (rule D8).
+        happens once, at its own time (rule D8). A reminder is sent only while its
+        deadline is still ahead of ``now`` (the real time, default ``until``): after
+        an outage nobody is reminded of a day that has already closed.
         """
+        now = now or until
         game = self.game_config(game_id)
         while True:
             row = self.store.game(game_id)
@@ -214,8 +217,8 @@ class Service:
             hours = game.remind_hours_before
             if hours:
                 remind_at = close_at - timedelta(hours=hours)
-                if remind_at <= until < close_at:
-                    self.remind(game, remind_at, until)
+                if remind_at <= until < close_at and now < close_at:
+                    self.remind(game, remind_at, now)
             if close_at > until:
                 return
             self.close_day(game_id, close_at, until, scheduled=True)
@@ -227,6 +230,7 @@ class Service:
         now: datetime | None = None,
         *,
         scheduled: bool = False,
+        expect: tuple[str, int] | None = None,
     ) -> Step | None:
         """Pass the current deadline of ``game_id`` at ``at``: close the game day
         (rules D6, D7), or whatever the game kind does at its deadline.
@@ -234,8 +238,10 @@ class Service:
         The GM defaults are applied, the GM gets the posts the kind asks for (the
         day summary), the next deadline is set by the kind (a manual day close keeps
         the regular schedule). ``scheduled``: this is the deadline due at ``at``; it
-        is passed only if still due (another writer may have done it). Returns None
-        when nothing was done.
+        is passed only if still due (another writer may have done it). ``expect``:
+        ``(deadline name, period)`` the caller means, e.g. ``("day", 3)`` for ``pbp
+        close-day`` on day 3; nothing is done when the game has moved on meanwhile
+        (a catch-up or another process passed it). Returns None when nothing was done.
         """
         now = now or self.clock()
         game = self.game_config(game_id)
@@ -247,6 +253,8 @@ class Service:
             if scheduled and row.deadline_at != at:
                 return None
             state = kind.load(row.state)
+            if expect is not None and expect != (kind.deadline_name(state), kind.day(state)):
+                return None
             day = kind.day(state)
             ended = kind.deadline_name(state)
             step = kind.on_deadline(state, at)
@@ -257,6 +265,7 @@ class Service:
             for post, number in kind.posts(state, step):
                 self.mail.gm_post(game, post, now, day=number)
             self._notify(game, kind, step, now)
+            self._final_post(game, kind, step, now)
         log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())
         return step
 
@@ -395,7 +404,7 @@ class Service:
                 return record("unreadable", game_id, player, letter.unreadable)
 
         # Rule D8: first everything of this game that fell due before the arrival.
-        self.advance(game_id, raw.arrived)
+        self.advance(game_id, raw.arrived, now)
         kind = self.kind_of(game)
         with self.store.transaction():
             row = self._row(game_id)
@@ -429,6 +438,8 @@ class Service:
                 self._notify(game, kind, applied.step, now)
                 for post, number in applied.posts:
                     self.mail.gm_post(game, post, now, day=number)
+                # The final post after the post of the period that ended the game.
+                self._final_post(game, kind, applied.step, now)
             refused = sum(1 for result in results if "error" in result)
             if steps:
                 outcome = "applied" if not refused else "partly_applied"
@@ -568,12 +579,15 @@ class Service:
         step: Step,
         now: datetime,
     ) -> None:
-        """Queue the private mails a committed step causes, then the final post (C7)."""
+        """Queue the private mails a committed step causes."""
         for mail in kind.notifications(game, step.state, step.events):
             if mail.player is None:
                 self.mail.gm(game, mail.template, dict(mail.context), now)
             else:
                 self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
+
+    def _final_post(self, game: Game, kind: GameKind, step: Step, now: datetime) -> None:
+        """Mail the GM the final post when ``step`` ended the game (C7, M12)."""
         if any(event.kind == "game_over" for event in step.events):
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
 

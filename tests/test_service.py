@@ -557,3 +557,27 @@ def test_C4_a_single_copied_example_line_is_the_players_answer(table: Table) -> 
         headers=[("In-Reply-To", str(addressed["Message-ID"]))],
     )
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied"]
+
+
+def test_no_reminder_for_a_day_that_closed_while_the_daemon_was_down(tmp_path: Path) -> None:
+    table = Table(tmp_path, start="2026-12-01T12:00", extra="remind_hours_before: 3\n")
+    try:
+        table.run(utc(2026, 12, 1, 9))
+        table.new_mail()
+        # Mail arrives after the reminder time of day 1; the daemon wakes up on day 3.
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 17))
+        table.run(utc(2026, 12, 3, 12))
+        subjects = [subject for _to, subject in summary(table.new_mail())]
+        assert [s for s in subjects if "Напоминание" in s] == []
+        assert subjects.count("[seed-000] Итоги дня 1") == 1
+    finally:
+        table.close()
+
+
+def test_a_manual_close_meant_for_a_day_already_closed_does_nothing(table: Table) -> None:
+    table.run(utc(2026, 12, 1, 19, 31))  # day 1 closed at its time
+    assert table.service.close_day("seed-000", utc(2026, 12, 1, 19, 40), expect=("day", 1)) is None
+    days = [
+        s.event.data["day"] for s in table.store.events("seed-000") if s.event.kind == "day_closed"
+    ]
+    assert days == [1]
