@@ -140,6 +140,9 @@ def main(ctx: click.Context, config_path: Path, verbose: bool) -> None:
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if not verbose:
+        # The daemon replans its jobs every round: APScheduler's notes are noise.
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)
     ctx.obj = config_path
 
 
@@ -302,6 +305,8 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
             raise click.ClickException(
                 f"game {game_id} is played by turns: each turn and answer has its own deadline"
             )
+        if name not in kind.deadline_names:
+            raise click.ClickException(f"game {game_id} ({kind.kind}) has no {name}s")
         raise click.ClickException(f"game {game_id}: it is {current} now, not {name}")
     now = datetime.now(UTC)
     with writer_lock(config.store) as mine:

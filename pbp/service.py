@@ -372,6 +372,9 @@ class Service:
 
         token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
         seat = self.store.token(token) if token else None
+        if seat is not None and seat[2] != sender and not self._registered(sender):
+            # A stranger who found a personal address: an unknown sender, not a player.
+            seat = None
         if seat is not None and seat[2] != sender:
             game = self.game_config(seat[0])
             with self.store.transaction():
@@ -446,6 +449,12 @@ class Service:
             else:
                 outcome = "refused" if refused else "status"
             return record(outcome, game_id, player)
+
+    def _registered(self, address: str) -> bool:
+        """True when ``address`` plays (or will play) in any configured game."""
+        return bool(self.store.tokens_of(address)) or any(
+            p.email.lower() == address for g in self.config.games for p in g.players
+        )
 
     def _no_seat(
         self,

@@ -99,3 +99,13 @@ def test_post_of_a_result_that_does_not_exist_yet_is_refused_clearly(tmp_path: P
         1,
         "Error: game table-1 is played by turns: each turn and answer has its own deadline\n",
     )
+
+
+def test_end_night_on_a_game_without_nights_says_so(tmp_path: Path) -> None:
+    config = write_config(tmp_path, start=None)
+    assert pbp(config, "run", "--once").returncode == 0
+    result = pbp(config, "end-night", "seed-000")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "Error: game seed-000 (cluedo_days) has no nights\n",
+    )

@@ -581,3 +581,19 @@ def test_a_manual_close_meant_for_a_day_already_closed_does_nothing(table: Table
         s.event.data["day"] for s in table.store.events("seed-000") if s.event.kind == "day_closed"
     ]
     assert days == [1]
+
+
+def test_a_stranger_writing_to_a_players_personal_address_is_an_unknown_sender(
+    table: Table,
+) -> None:
+    table.new_mail()
+    to = f"gm+{table.token('Дуг')}@example.test"
+    table.send(
+        "Кросс",
+        "НЕТ ОПРОВЕРЖЕНИЯ",
+        at=utc(2026, 12, 1, 17, 5),
+        to=to,
+        sender="stranger@example.test",
+    )
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["unknown_sender"]
+    assert [k.reason for k in table.store.kept()] == ["unknown_sender"]

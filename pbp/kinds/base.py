@@ -48,6 +48,8 @@ class GameKind(Protocol):
     kind: str
     #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns).
     period_post: str
+    #: Every name :meth:`deadline_name` can give in this kind.
+    deadline_names: tuple[str, ...]
     #: Other numbered public posts ``pbp post --which`` may print (Maniac: evening, morning).
     extra_posts: tuple[str, ...]
 

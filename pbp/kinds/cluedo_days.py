@@ -25,6 +25,7 @@ class CluedoDays(CluedoKind):
     addressed = True
     period_post = "day"
     extra_posts: tuple[str, ...] = ()
+    deadline_names: tuple[str, ...] = ("day",)
 
     def setup(self, game: Any) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

@@ -29,6 +29,7 @@ class CluedoRounds(CluedoKind):
     addressed = False
     period_post = "turn"
     extra_posts: tuple[str, ...] = ()
+    deadline_names: tuple[str, ...] = ("turn",)
 
     def setup(self, game: Any) -> engine.RoundsSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

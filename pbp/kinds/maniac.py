@@ -28,6 +28,7 @@ class Maniac(EngineKind):
     engine = engine
     period_post = "day"
     extra_posts: tuple[str, ...] = ("evening", "morning")
+    deadline_names: tuple[str, ...] = ("day", "night")
 
     def setup(self, game: Any) -> engine.ManiacSetup:
         """The engine setup from a ``games.yaml`` game (M1 checked by the config)."""
