@@ -1,0 +1,355 @@
+"""Helpers for the whole Maniac game by mail (tests/test_e2e_maniac.py).
+
+Built on tests/roundsmail.py (mailboxes over IMAP, smtplib players, the ``pbp run``
+subprocess) and tests/mailstack.py (Dovecot + aiosmtpd):
+
+* :func:`wall_clock_deadlines` picks ``day_closes`` / ``night_ends`` ("HH:MM" local
+  times in the game's zone) from the real clock, so the daemon's own APScheduler
+  jobs close day 1 and end night 1 while the test runs.
+* :class:`MailTable` waits for mail in a mailbox and explains a timeout with every
+  mailbox and the daemon's log.
+* :func:`pbp_command` runs one GM command (``pbp close-day GAME`` …) beside the
+  running daemon.
+* :func:`post` / :func:`gm_only` cut a GM post mail into its parts.
+* The game itself: ten players (seed 002's names) with a fixed deal (``ROLES``), its
+  ``games.yaml`` (:func:`games_yaml`), the Subjects of its mails and small checks.
+
+Example::
+
+    close, dawn = wall_clock_deadlines(datetime.now(UTC), ZoneInfo("Europe/Moscow"),
+                                       timedelta(seconds=40))
+    close.strftime("%H:%M")   # "14:32" — the games.yaml ``day_closes``
+    table.until("kolya@example.test", "[maniac-e2e] Маньяк: ваша роль")
+    pbp_command(config, {"PBP_E2E_MANIAC_IMAP_PASSWORD": "secret"}, "close-day", "maniac-e2e")
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from mailstack import Dovecot, SmtpServer
+from roundsmail import REPO, DaemonProcess, Received, mailbox, subjects, wait_for
+
+#: The dashed line around each post of a GM post mail (templates/*/parts/gm_posts.j2).
+SEPARATOR = "-------------------------\n"
+
+
+def wall_clock_deadlines(
+    now: datetime, zone: ZoneInfo, lead: timedelta
+) -> tuple[datetime, datetime]:
+    """(day close, night end): the first whole local minute at least ``lead`` after
+    ``now`` (aware), and the minute after it, both aware in ``zone``.
+
+    >>> from datetime import UTC
+    >>> msk = ZoneInfo("Europe/Moscow")
+    >>> close, dawn = wall_clock_deadlines(
+    ...     datetime(2026, 12, 1, 11, 31, 50, tzinfo=UTC), msk, timedelta(seconds=40))
+    >>> close.isoformat(), dawn.isoformat()
+    ('2026-12-01T14:33:00+03:00', '2026-12-01T14:34:00+03:00')
+
+    :raises ValueError: ``now`` is naive.
+    """
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    earliest = (now + lead).astimezone(zone)
+    close = earliest.replace(second=0, microsecond=0)
+    if close < earliest:
+        close += timedelta(minutes=1)
+    return close, close + timedelta(minutes=1)
+
+
+@dataclass
+class MailTable:
+    """The running servers and daemon; ``addresses``: every mailbox the test reads."""
+
+    dovecot: Dovecot
+    smtp: SmtpServer
+    config: Path
+    daemon: DaemonProcess
+    addresses: Sequence[str]
+
+    def until(self, address: str, subject: str, timeout: float = 15.0) -> list[Received]:
+        """``address``'s whole mailbox once a mail with ``subject`` is in it.
+
+        :raises AssertionError: not within ``timeout`` s (with every mailbox and the log).
+        """
+        found: list[Received] = []
+
+        def arrived() -> bool:
+            nonlocal found
+            found = mailbox(self.dovecot, address)
+            return any(mail.subject == subject for mail in found)
+
+        wait_for(arrived, timeout, lambda: self.explain(f"{address}: waiting for {subject!r}"))
+        return found
+
+    def one(self, address: str, subject: str, timeout: float = 15.0) -> Received:
+        """The only mail with ``subject`` in ``address``'s mailbox, once it is there.
+
+        :raises AssertionError: not within ``timeout`` s, or there are several.
+        """
+        box = self.until(address, subject, timeout)
+        (mail,) = [m for m in box if m.subject == subject]
+        return mail
+
+    def explain(self, what: str) -> str:
+        """``what``, the Subjects of every mailbox and the daemon's log."""
+        lines = [what]
+        for address in self.addresses:
+            lines.append(f"{address}: {subjects(self.dovecot, address)}")
+        return "\n".join([*lines, "--- daemon log:", self.daemon.output()])
+
+
+def pbp_command(config: Path, env: Mapping[str, str], *args: str) -> str:
+    """Run ``python -m pbp -c CONFIG ARGS…`` (cwd: the config's directory); its stdout.
+
+    :raises AssertionError: a non-zero exit status, or a warning, an error or a
+        traceback in its log (stderr; INFO lines are fine).
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "pbp", "-c", str(config), *args],
+        cwd=config.parent,
+        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    assert not re.search(r" (ERROR|WARNING|CRITICAL) |Traceback", done.stderr), done.stderr
+    return done.stdout
+
+
+def post(mail: Received, index: int = 0) -> str:
+    """The ``index``-th post between the dashed lines of a GM post mail (0 BBCode, 1 Markdown)."""
+    return mail.body.split(SEPARATOR)[1 + 2 * index]
+
+
+def gm_only(mail: Received) -> str:
+    """The "for the GM only" part of a GM post mail."""
+    return mail.body.split(SEPARATOR)[-1].strip()
+
+
+# --- the game of tests/test_e2e_maniac.py -------------------------------------------
+
+GAME = "maniac-e2e"
+TAG = f"[{GAME}]"
+DAEMON = "gm@example.test"
+DAEMON_PASSWORD = "daemon-secret"
+GM = "gm-person@example.test"
+PASSWORD_ENV = "PBP_E2E_MANIAC_IMAP_PASSWORD"
+ENV = {PASSWORD_ENV: DAEMON_PASSWORD}
+DONE = "$PbpDone"
+VASYA, PETYA, TANYA, OLYA, SASHA, MASHA = "Вася", "Петя", "Таня", "Оля", "Саша", "Маша"
+MANIAC, DUTY, FAN, KATYA = "Коля", "Дима", "Лена", "Катя"
+PLAYERS = (VASYA, PETYA, TANYA, OLYA, SASHA, MASHA, MANIAC, DUTY, FAN, KATYA)
+EMAIL = {
+    VASYA: "vasya@example.test",
+    PETYA: "petya@example.test",
+    TANYA: "tanya@example.test",
+    OLYA: "olya@example.test",
+    SASHA: "sasha@example.test",
+    MASHA: "masha@example.test",
+    MANIAC: "kolya@example.test",
+    DUTY: "dima@example.test",
+    FAN: "lena@example.test",
+    KATYA: "katya@example.test",
+}
+ROLES = {p: "civilian" for p in PLAYERS} | {MANIAC: "maniac", DUTY: "duty_officer", FAN: "fan"}
+ROLE_WORDS = {"civilian": "мирный житель", "maniac": "маньяк", "duty_officer": "дежурный"}
+ROLE_WORDS["fan"] = "фанат"
+MSK = ZoneInfo("Europe/Moscow")
+#: Day 1 closes at the first whole minute at least this far from the test's start (day 1's
+#: mails take about 2 s; they must all be answered before the reminder goes out).
+LEAD = timedelta(seconds=20)
+REMIND_HOURS = 0.002  # 7.2 s
+REMIND = timedelta(hours=REMIND_HOURS)
+#: How late after its moment a scheduled mail may go out. The mail loop alone would
+#: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.
+LATE = timedelta(seconds=3)
+#: The daemon sends what a GM command queued at its next round: at most 10 s later.
+AFTER_COMMAND = 20.0
+PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
+
+
+def games_yaml(imap_port: int, smtp_port: int, day_closes: str, night_ends: str) -> str:
+    """A games.yaml with the ten-player ``maniac`` game and its fixed deal."""
+    players = "\n".join(f"      - {{name: {p}, email: {EMAIL[p]}}}" for p in PLAYERS)
+    roles = "\n".join(f"      {p}: {ROLES[p]}" for p in PLAYERS)
+    return f"""\
+mail:
+  address: {DAEMON}
+  personal_address: plus
+  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
+                  password_env: {PASSWORD_ENV}, tls: none}}}}
+  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
+store: ./pbp.sqlite3
+games:
+  - id: {GAME}
+    kind: maniac
+    locale: ru
+    timezone: Europe/Moscow
+    gm: {GM}
+    day_closes: "{day_closes}"
+    night_ends: "{night_ends}"
+    remind_hours_before: {REMIND_HOURS}
+    vote_count_mail: true
+    players:
+{players}
+    roles:
+{roles}
+"""
+
+
+def assert_on_time(mail: Received, due: datetime) -> None:
+    """``mail`` was written at ``due`` (its Date has whole seconds), not later than LATE."""
+    assert due - timedelta(seconds=1) < mail.date <= due + LATE, (mail.subject, mail.date, due)
+
+
+def accepted_vote(line: str, accusative: str, cast_no: int = 1, prison: bool = False) -> str:
+    """The reply section of an accepted vote (templates/ru/maniac/mail/reply.j2)."""
+    mark, post_mark = (" (в тюрьму)", " — в тюрьму") if prison else ("", "")
+    return (
+        f"> {line}\n"
+        f"Принято: ваш голос — за {accusative}{mark}. Сегодня это ваш {cast_no}-й голос за "
+        "этого игрока.\n"
+        "\n"
+        "Для форума (скопируйте в тред игры):\n"
+        "\n"
+        f"[b]Голосую за {accusative}{post_mark}[/b]\n"
+    )
+
+
+WELCOME = f"{TAG} Маньяк: ваша роль"
+SHEET = f"{TAG} Лист ГМа: роли"
+OPENING = f"{TAG} Пост открытия игры (день 1)"
+VOTES = [f"{TAG} Голоса дня {day}" for day in (1, 2, 3)]
+EVENING = [f"{TAG} Вечер дня {day}: итоги голосования" for day in (1, 2, 3)]
+MORNING = [f"{TAG} Утро после ночи {night}" for night in (1, 2)]
+NIGHT = [f"{TAG} Ночь {night}: как она прошла (только для ГМа)" for night in (1, 2)]
+FIXED = [f"{TAG} Заказ на ночь {night} зафиксирован" for night in (1, 2, 3)]
+KILLED = f"{TAG} Вас убили в ночь 1"
+GAME_OVER = f"{TAG} Игра окончена"
+FINAL = f"{TAG} Игра окончена: финальный пост"
+DAY_1 = f"Re: {WELCOME}"  # day 1's moves answer the welcome mail
+DAY_2, DAY_3 = "Re: день 2", "Re: день 3"  # later moves are new mails
+FOOTER = "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
+FIX_THESE = "Строки с пометкой «Не выполнено» исправьте и пришлите снова ответом на это письмо.\n"
+
+
+# --- the posts the GM gets (BBCode), exactly -----------------------------------------
+
+EVENING_1 = """\
+[b]Вечер дня 1: итоги голосования[/b]
+
+- [b]Лена[/b] (5): Петя, Таня, Оля, Саша, Маша
+- [b]Петя[/b] (3): Вася, Лена, Коля
+- [b]Коля[/b] (1): Дима
+
+Не проголосовали: Катя
+
+[b]В камеру отправляется Лена.[/b]
+
+[b]Наступает ночь 1.[/b]
+
+"""
+
+MORNING_1 = """\
+[b]Утро дня 2[/b]
+
+Этой ночью убиты игроки: [b]Вася[/b], [b]Лена[/b].
+
+В игре (живы и на свободе): Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.
+
+[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]
+
+"""
+
+MORNING_1_MARKDOWN = """\
+**Утро дня 2**
+
+Этой ночью убиты игроки: **Вася**, **Лена**.
+
+В игре (живы и на свободе): Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.
+
+**День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.**
+
+"""
+
+DAY_2_COUNT = """\
+[b]День 2: голоса на данный момент (день ещё идёт)[/b]
+
+- [b]Коля[/b] (4): Дима, Таня, Катя, Петя
+- [b]Катя[/b] (1): Коля
+
+Не проголосовали: Оля, Саша, Маша
+"""
+
+EVENING_2 = """\
+[b]Вечер дня 2: итоги голосования[/b]
+
+- [b]Коля[/b] (4): Дима, Таня, Катя, Петя
+- [b]Катя[/b] (1): Коля
+
+Не проголосовали: Оля, Саша, Маша
+
+[b]В камеру отправляется Коля.[/b]
+
+[b]Наступает ночь 2.[/b]
+
+"""
+
+MORNING_2 = """\
+[b]Утро дня 3[/b]
+
+Этой ночью никто не погиб.
+
+Коля выходит из камеры.
+
+В игре (живы и на свободе): Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.
+
+[b]День 3 открыт: голосуйте, кто проведёт ночь 3 в камере.[/b]
+
+"""
+
+EVENING_3 = """\
+[b]Вечер дня 3: итоги голосования[/b]
+
+- [b]Коля[/b] (3): Дима (в тюрьму), Петя, Катя (в тюрьму)
+
+Не проголосовали: Таня, Оля, Саша, Маша, Коля
+
+[b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, в тюрьму.
+
+[b]Игра окончена: итоги — в финальном посте.[/b]
+
+"""
+
+FINAL_ROLES = """\
+[b]Роли[/b]
+- Вася — [b]мирный житель[/b]; жертва ночи 1
+- Петя — [b]мирный житель[/b]
+- Таня — [b]мирный житель[/b]
+- Оля — [b]мирный житель[/b]
+- Саша — [b]мирный житель[/b]
+- Маша — [b]мирный житель[/b]
+- Коля — [b]маньяк[/b]; в тюрьме с 3-го дня
+- Дима — [b]дежурный[/b]
+- Лена — [b]фанат[/b]; жертва ночи 1
+- Катя — [b]мирный житель[/b]
+"""
+
+#: Texts that tell someone's role or the maniac's doings: who may see them before the end.
+SECRETS = (
+    *("Коля — маньяк", "Маньяк — Коля", "Ваш фанат — Лена", "Лена — фанат", "Дима — дежурный"),
+    *("Заказ маньяка", "убить Васю", "убить Петю", "аннулирован", "под охраной дежурного"),
+)
