@@ -690,3 +690,23 @@ def test_commands_beyond_the_limit_are_not_read() -> None:
         "too_many_commands",
         {"line": "REFUTE 1 нож", "limit": 50},
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "addressee"),
+    [
+        ("ПРЕДПОЛОЖЕНИЕ Маша, Нож, Спальня ДЛЯ Васи", "Вася"),
+        ("ПРЕДПОЛОЖЕНИЕ Маша, Нож, Спальня для Васе", "Вася"),
+        ("SUGGEST Маша, Нож, Спальня TO Асю", "Ася"),
+    ],
+)
+def test_addressee_names_in_sya_are_read_in_every_case(line: str, addressee: str) -> None:
+    """Snowball cuts Вася to "ва" (as if -ся were reflexive): exact case forms first."""
+    seed_cards = Cards(
+        ("Маша", "Петя", "Ваня"),
+        ("Топор", "Пистолет", "Канделябр", "Молоток", "Веревка", "Нож"),
+        ("Столовая", "Спальня", "Библиотека"),
+    )
+    (parsed,) = parse_cluedo(line, seed_cards, ["Вася", "Ася", "Кросс"])
+    assert parsed.error is None
+    assert parsed.move == Suggest("Маша", "Нож", "Спальня", addressee)

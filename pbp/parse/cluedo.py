@@ -94,7 +94,7 @@ from pbp.engine.cluedo import (
 )
 from pbp.parse import commands
 from pbp.parse.body import unquote_forum
-from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT
+from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames
 from pbp.parse.commands import TRAILING as _TRAILING
 from pbp.parse.commands import attempt as _attempt
 from pbp.parse.commands import read_line as _read
@@ -194,7 +194,8 @@ class _Reader:
         self.players = list(players)
         self.addressed = addressed
         self.card_names = NameMatcher(cards.all(), kind="card")
-        self.player_names = NameMatcher(players, kind="player")
+        # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
+        self.player_names = PlayerNames(players)
 
     # -- examples for error params --
 
@@ -324,7 +325,7 @@ class _Reader:
         if start:
             heads.append((after[: start.start()], after[start.end() :]))
         words = after.split()
-        for count in range(1, min(self.player_names.max_words, len(words)) + 1):
+        for count in range(1, min(self.player_names.matcher.max_words, len(words)) + 1):
             heads.append((" ".join(words[:count]), " ".join(words[count:])))
         first_error: MoveError | None = None
         for head, tail in heads:
