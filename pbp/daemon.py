@@ -40,6 +40,10 @@ def backoff(failures: int) -> float:
     return float(min(300, 5 * 2 ** min(failures - 1, 10)))
 
 
+class _Interrupted(BaseException):
+    """Raised by the signal handler to cut short a wait for mail (never a round)."""
+
+
 class Daemon:
     """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`)."""
 
@@ -48,6 +52,7 @@ class Daemon:
         self.clock = clock or (lambda: datetime.now(UTC))
         self.lock = threading.RLock()
         self.stopping = threading.Event()
+        self.waiting = False  # in the main thread's wait for mail: a signal may cut it
         self.scheduler = BackgroundScheduler(timezone=UTC)
 
     def tick(self) -> None:
@@ -130,14 +135,19 @@ class Daemon:
                 failures = 0
                 inbox = self.service.inbox
                 try:
+                    self.waiting = True
                     if inbox is None:
                         self.stopping.wait(POLL_SECONDS)
                     else:
                         # Its own connection: the jobs' rounds use the inbox meanwhile.
                         inbox.wait(POLL_SECONDS)
+                except _Interrupted:
+                    break
                 except Exception:
                     log.exception("waiting for mail failed; polling instead")
                     self.stopping.wait(POLL_SECONDS)
+                finally:
+                    self.waiting = False
         finally:
             self.scheduler.shutdown(wait=False)
             if self.service.inbox is not None:
@@ -148,3 +158,7 @@ class Daemon:
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         log.info("signal %d: stopping", signum)
         self.stop()
+        if self.waiting:
+            # Stop at once rather than after the wait (up to POLL_SECONDS); a round in
+            # progress is never cut: it finishes and the loop then exits.
+            raise _Interrupted
