@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 
@@ -49,6 +50,20 @@ class Event:
         if self.visibility is Visibility.PUBLIC:
             return True
         return player is not None and self.visibility is Visibility.PLAYER and self.player == player
+
+
+def utc_iso(at: datetime) -> str:
+    """An aware time as ISO 8601 text in UTC, as engine states and events store it.
+
+    >>> from datetime import timezone, timedelta
+    >>> utc_iso(datetime(2026, 12, 1, 22, 30, tzinfo=timezone(timedelta(hours=3))))
+    '2026-12-01T19:30:00+00:00'
+
+    :raises ValueError: ``at`` is naive (rule D8: a move's time is its arrival, aware).
+    """
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"rule D8: times must be timezone-aware, got {at!r}")
+    return at.astimezone(UTC).isoformat()
 
 
 class MoveError(Exception):

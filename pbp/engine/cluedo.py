@@ -8,11 +8,12 @@ the days and the rounds variants share them.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
-from pbp.engine.base import IllegalMove, InvalidMove
+from pbp.engine.base import IllegalMove, InvalidMove, Step, utc_iso
 
 CATEGORIES = ("suspect", "weapon", "room")
 
@@ -336,3 +337,54 @@ def gm_default_card(hand: Sequence[str], suspect: str, weapon: str, room: str) -
 def check_accusation(solution: Sequence[str], suspect: str, weapon: str, room: str) -> bool:
     """Rule C6: True when the accusation matches the solution on all three cards."""
     return tuple(solution) == (suspect, weapon, room)
+
+
+class _Table(Protocol):
+    """What :func:`dispatch` reads of a variant's state."""
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def winner(self) -> str | None: ...
+
+    @property
+    def names(self) -> list[str]: ...
+
+
+S = TypeVar("S", bound=_Table)
+
+
+def dispatch(
+    state: S,
+    player: str,
+    move: CluedoMove,
+    at: datetime,
+    *,
+    suggest: Callable[[S, str, Suggest, str], Step],
+    answer: Callable[[S, str, int | None, str | None, str], Step],
+    accuse: Callable[[S, str, Accuse, str], Step],
+) -> Step:
+    """The checks every Cluedo move passes first, then the variant's own handler.
+
+    The game must not be over (C7) and ``player`` must play; ``at`` goes on as ISO
+    UTC text. A refutation and a no refutation both go to ``answer`` (``card`` None
+    for the latter).
+
+    :raises IllegalMove: ``game_over`` {winner}; ``not_a_player`` {player, players}.
+    :raises ValueError: ``at`` is naive. :raises TypeError: not a Cluedo move.
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if isinstance(move, Suggest):
+        return suggest(state, player, move, stamp)
+    if isinstance(move, Refute):
+        return answer(state, player, move.number, move.card, stamp)
+    if isinstance(move, NoRefutation):
+        return answer(state, player, move.number, None, stamp)
+    if isinstance(move, Accuse):
+        return accuse(state, player, move, stamp)
+    raise TypeError(f"not a move of the game: {move!r}")

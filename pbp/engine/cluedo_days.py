@@ -58,17 +58,15 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.engine.cluedo import (
     CATEGORIES,
     Accuse,
     CluedoMove,
     Deal,
-    NoRefutation,
-    Refute,
     Suggest,
     cards_as_json,
     check_accusation,
@@ -77,6 +75,7 @@ from pbp.engine.cluedo import (
     check_refutation,
     deal,
     deal_as_json,
+    dispatch,
     gm_default_card,
 )
 from pbp.engine.cluedo_days_state import (
@@ -111,12 +110,6 @@ __all__ = [
 kind = "cluedo_days"  # the Engine protocol's kind (pbp.engine.base.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
-
-
-def _iso(at: datetime) -> str:
-    if at.tzinfo is None or at.utcoffset() is None:
-        raise ValueError(f"rule D8: move times must be timezone-aware, got {at!r}")
-    return at.astimezone(UTC).isoformat()
 
 
 # --- start ---
@@ -233,20 +226,7 @@ def apply(state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step
     :raises InvalidMove: ``addressee_missing`` (D2), ``wrong_category`` (C6).
     :raises ValueError: ``at`` is naive. :raises TypeError: another kind of move.
     """
-    stamp = _iso(at)
-    if state.over:
-        raise IllegalMove("game_over", winner=state.winner)
-    if player not in state.names:
-        raise IllegalMove("not_a_player", player=player, players=state.names)
-    if isinstance(move, Suggest):
-        return _suggest(state, player, move, stamp)
-    if isinstance(move, Refute):
-        return _answer(state, player, move.number, move.card, stamp)
-    if isinstance(move, NoRefutation):
-        return _answer(state, player, move.number, None, stamp)
-    if isinstance(move, Accuse):
-        return _accuse(state, player, move, stamp)
-    raise TypeError(f"not a move of the game: {move!r}")
+    return dispatch(state, player, move, at, suggest=_suggest, answer=_answer, accuse=_accuse)
 
 
 def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
@@ -393,7 +373,7 @@ def close_day(state: DaysState, at: datetime) -> Step:
 
     :raises ValueError: ``at`` is naive.
     """
-    closed_at = _iso(at)
+    closed_at = utc_iso(at)
     if state.over:
         return Step(state, [])
     cutoff = at - timedelta(hours=state.rules.answer_grace_hours)

@@ -71,20 +71,19 @@ the numbers the player must answer now (``[]`` or one number).
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import datetime
 
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.engine.cluedo import (
     Accuse,
     CluedoMove,
-    NoRefutation,
-    Refute,
     Suggest,
     cards_as_json,
     check_accusation,
     check_named_cards,
     check_refutation,
     deal_as_json,
+    dispatch,
     gm_default_card,
     held_cards,
     start_deal,
@@ -145,14 +144,8 @@ kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.engine.base.Engine)
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 
 
-def _iso(at: datetime) -> str:
-    if at.tzinfo is None or at.utcoffset() is None:
-        raise ValueError(f"rule D8: times must be timezone-aware, got {at!r}")
-    return at.astimezone(UTC).isoformat()
-
-
 def _iso_or_none(at: datetime | None) -> str | None:
-    return None if at is None else _iso(at)
+    return None if at is None else utc_iso(at)
 
 
 # --- start ---
@@ -169,7 +162,7 @@ def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
     :raises ValueError: fewer than 3 players (C1), a player named twice, cards that are
         not 3M+3 (C1), a fixed deal that breaks C2, an empty salt, or a naive ``at``.
     """
-    stamp = _iso(at)
+    stamp = utc_iso(at)
     names = [name for name, _ in setup.players]
     dealt = start_deal(setup.cards, names, seed, setup.deal)
     if not salt:
@@ -251,20 +244,7 @@ def apply(state: RoundsState, player: str, move: CluedoMove, at: datetime) -> St
     :raises InvalidMove: ``unexpected_addressee`` (a TO part), ``wrong_category`` (C6).
     :raises ValueError: ``at`` is naive. :raises TypeError: another kind of move.
     """
-    stamp = _iso(at)
-    if state.over:
-        raise IllegalMove("game_over", winner=state.winner)
-    if player not in state.names:
-        raise IllegalMove("not_a_player", player=player, players=state.names)
-    if isinstance(move, Suggest):
-        return _suggest(state, player, move, stamp)
-    if isinstance(move, Refute):
-        return _answer(state, player, move.number, move.card, stamp)
-    if isinstance(move, NoRefutation):
-        return _answer(state, player, move.number, None, stamp)
-    if isinstance(move, Accuse):
-        return _accuse(state, player, move, stamp)
-    raise TypeError(f"not a move of the game: {move!r}")
+    return dispatch(state, player, move, at, suggest=_suggest, answer=_answer, accuse=_accuse)
 
 
 def _check_turn(state: RoundsState, player: str) -> None:
@@ -474,7 +454,7 @@ def on_deadline(state: RoundsState, at: datetime) -> Step:
 
     :raises ValueError: ``at`` is naive.
     """
-    stamp = _iso(at)
+    stamp = utc_iso(at)
     due = deadline(state)
     if due is None or at < due:
         return Step(state, [])
@@ -485,7 +465,7 @@ def on_deadline(state: RoundsState, at: datetime) -> Step:
         data = {
             "turn": state.turn,
             "player": state.turn_player,
-            "deadline": _iso(due),
+            "deadline": utc_iso(due),
             "skipped_at": stamp,
         }
         return _next_turn(new, state.turn_player, stamp, [Event("turn_skipped", PUBLIC, data)])

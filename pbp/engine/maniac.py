@@ -76,10 +76,10 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.engine.maniac_state import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -203,12 +203,6 @@ class Help:
 ManiacMove = Vote | Unvote | Kill | Skip | Status | Help
 
 
-def _iso(at: datetime) -> str:
-    if at.tzinfo is None or at.utcoffset() is None:
-        raise ValueError(f"rule D8: times must be timezone-aware, got {at!r}")
-    return at.astimezone(UTC).isoformat()
-
-
 # --- start ---
 
 
@@ -224,7 +218,7 @@ def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step:
         with wrong role counts or names), a player named twice, an empty salt, or a
         naive ``at``.
     """
-    stamp = _iso(at)
+    stamp = utc_iso(at)
     names = [name for name, _ in setup.players]
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise ValueError(f"rule M1: {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
@@ -301,7 +295,7 @@ def apply(state: ManiacState, player: str, move: ManiacMove, at: datetime) -> St
     :raises ValueError: ``at`` is naive. :raises TypeError: another kind of move
         (``Status``, ``Help`` included).
     """
-    stamp = _iso(at)
+    stamp = utc_iso(at)
     if state.over:
         raise IllegalMove("game_ended", winner_team=state.winner_team)
     if player not in state.names:
@@ -440,7 +434,7 @@ def close_day(state: ManiacState, at: datetime) -> Step:
 
     :raises ValueError: ``at`` is naive.
     """
-    closed_at = _iso(at)
+    closed_at = utc_iso(at)
     if state.over or state.phase != "day":
         return Step(state, [])
     d = state.day
@@ -524,7 +518,7 @@ def end_night(state: ManiacState, at: datetime) -> Step:
 
     :raises ValueError: ``at`` is naive.
     """
-    ended_at = _iso(at)
+    ended_at = utc_iso(at)
     if state.over or state.phase != "night":
         return Step(state, [])
     night = state.day
