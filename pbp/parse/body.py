@@ -14,7 +14,9 @@ What is removed (players answer from many clients, in Russian and English):
   (``От:``/``Отправлено:``) block; a header followed by ``>`` lines (bottom-posting)
   is dropped alone, so the text after the quote stays;
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
-  stripped);
+  stripped), and a phone or web client's footer (``Sent from my iPhone``, ``Отправлено
+  с iPhone``, ``Отправлено из мобильной Яндекс Почты``, ``Get Outlook for Android``)
+  or a closing ``С уважением,`` when nothing but a signature or a quote follows it;
 - (separately, :func:`strip_echo`) an unmarked copy of the mail being answered;
 - (separately, :func:`unquote_forum`, used by the command parsers) text in forum
   ``[quote]``/``[spoiler]`` blocks pasted from the game's forum thread;
@@ -32,6 +34,8 @@ from collections.abc import Sequence
 from html.parser import HTMLParser
 
 import html2text
+
+from pbp.parse.names import INVISIBLE
 
 #: Single-byte Cyrillic charsets whose label clients get wrong; a declared one of
 #: these may be overridden by a better-scoring one (see :func:`decode_bytes`).
@@ -296,6 +300,25 @@ _SEPARATOR = re.compile(
     r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$",
     re.IGNORECASE,
 )
+#: The first line of a forwarded mail quoted inline (Gmail, Outlook, Apple Mail, Yandex,
+#: Mail.ru, Thunderbird): its moves are another person's, never executed.
+FORWARD_SEPARATOR = re.compile(
+    r"^\s*-{2,}\s*(?:forwarded message|original message follows|пересылаемое сообщение|"
+    r"пересланное сообщение|перенаправленное сообщение)\s*-{2,}\s*$"
+    r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$"
+    r"|^\s*-{2,}\s*(?:forwarded message|пересылаемое сообщение)\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: A phone or web client's footer line, and everything after it, is not the sender's:
+#: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
+#: Почты``, ``Отправлено из Mail.ru для Android``, ``Get Outlook for Android``.
+_CLIENT_FOOTER = re.compile(
+    r"^(?:sent|отправлено|получено|послано)\s+(?:from|with|via|using|on|с|со|из|через|"
+    r"при\s+помощи|с\s+помощью)\s+\S.{0,70}"
+    r"|^(?:get|download|скачайте|загрузите|установите)\s+(?:outlook|яндекс|yandex|mail\.ru)\b.{0,60}"
+    r"|^(?:с\s+уважением|best\s+regards|kind\s+regards|regards)\s*,?$",
+    re.IGNORECASE,
+)
 _OUTLOOK_FROM = re.compile(r"^\s*\*?(?:from|от|von)\s*:\*?\s*\S", re.IGNORECASE)
 _OUTLOOK_NEXT = re.compile(
     r"^\s*\*?(?:sent|date|to|subject|отправлено|дата|кому|тема)\s*:", re.IGNORECASE
@@ -303,7 +326,7 @@ _OUTLOOK_NEXT = re.compile(
 _UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
 #: Outlook's separator line above the quoted mail (32 underscores), alone.
 _OUTLOOK_RULE = re.compile(r"^_{20,}$")
-_INVISIBLE = str.maketrans({"\ufeff": None, "\u200b": None, "\u00a0": " ", "\r": None})
+_INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\n"})
 #: Longest line (characters) looked at as a possible reply header.
 _HEADER_MAX = 400
 
@@ -345,10 +368,22 @@ def _next_text(lines: list[str], start: int) -> str | None:
     return None
 
 
+def _footer_ends(lines: list[str], start: int) -> bool:
+    """True when what follows a client footer line is no more of the sender's text:
+    nothing, a ``-- `` signature, a reply header or quoted lines."""
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if not line.strip():
+            continue
+        return line == "--" or line.lstrip().startswith(">") or bool(_is_reply_header(lines, index))
+    return True
+
+
 def new_text(text: str) -> str:
     """The text a sender wrote himself: without quoted replies and signature (module doc),
-    BOM and zero-width spaces removed, no-break spaces made spaces, CR removed, trailing
-    spaces and blank lines at both ends removed.
+    invisible characters removed and odd spaces made spaces (:data:`~pbp.parse.names.INVISIBLE`:
+    BOM, zero-width spaces, no-break spaces…), CR removed, Unicode line separators made
+    line breaks, trailing spaces and blank lines at both ends removed.
 
     >>> new_text("REFUTE 7 нож\\n\\nOn Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:\\n> old")
     'REFUTE 7 нож'
@@ -359,6 +394,8 @@ def new_text(text: str) -> str:
     while i < len(lines):
         line = lines[i]
         if line == "--":  # "-- " (rstripped above)
+            break
+        if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
             break
         header = _is_reply_header(lines, i)
         if header:

@@ -73,17 +73,36 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _HAS_LATIN = re.compile(r"[A-Za-z]")
 _HAS_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
+#: Characters that show nothing (Unicode format characters: BOM, zero-width space and
+#: joiners, word joiner, soft hyphen, direction marks and isolates), removed; and the
+#: space characters other than the ASCII space (no-break, thin, narrow, ideographic…),
+#: made a space. Phones and forums paste both into commands.
+INVISIBLE = str.maketrans(
+    dict.fromkeys(
+        "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+        "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\u206a\u206b\u206c\u206d"
+        "\u206e\u206f\ufeff\ufff9\ufffa\ufffb",
+        None,
+    )
+    | dict.fromkeys(
+        "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+        "\u2009\u200a\u202f\u205f\u3000",
+        " ",
+    )
+)
+
 _RU = snowballstemmer.stemmer("russian")
 _EN = snowballstemmer.stemmer("english")
 
 
 def clean(text: str) -> str:
-    """``text`` without bold/italic markers and edge punctuation, spaces collapsed.
+    """``text`` without bold/italic markers, invisible characters (:data:`INVISIBLE`) and
+    edge punctuation, spaces collapsed.
 
-    >>> clean(" [b]Танцевальный  зал[/b]. ")
+    >>> clean(" [b]Танцевальный\u00a0 зал[/b]\u200b. ")
     'Танцевальный зал'
     """
-    return " ".join(_MARKUP.sub("", text).split()).strip(_EDGE_PUNCT)
+    return " ".join(_MARKUP.sub("", text.translate(INVISIBLE)).split()).strip(_EDGE_PUNCT)
 
 
 def _fold_word(match: re.Match[str]) -> str:
@@ -228,7 +247,9 @@ class NameMatcher:
 
         Tried in order: the exact words (case-insensitive, ``ё`` = ``е``, markup
         removed), then the stems word by word; each first as written, then without
-        leading prepositions (:data:`PREPOSITIONS`).
+        leading prepositions (:data:`PREPOSITIONS`). A fragment that begins two or more
+        names (``Саш`` for Саша and Сашка, ``т`` for терраса and танцевальный зал) is
+        ambiguous, even when its stem matches one of them.
 
         :raises InvalidMove: ``unknown_name`` with params ``word`` (``text`` cleaned of
             markup), ``suggestion`` (the closest name or None), ``allowed`` (every name)
@@ -318,12 +339,24 @@ class NameMatcher:
         for phrasing in phrasings:
             stemmed = self._by_stems(phrasing)
             if stemmed:
-                return stemmed
-        return []
+                return self._widen(phrasing, stemmed)
+        return self._widen(phrasings[-1], [])
 
     def _by_words(self, words: list[str]) -> list[str]:
         exact = [n for n, w in self._words if w == tuple(words)]
-        return exact or self._by_stems(words)
+        return exact or self._widen(words, self._by_stems(words))
+
+    def _widen(self, words: list[str], found: list[str]) -> list[str]:
+        """``found`` (names matched by stems, or none) with every name that ``words``
+        begin, when that makes two or more: a fragment such as ``Саш`` (Саша and Сашка
+        play) is ambiguous, never guessed. Names in configured order."""
+        typed = " ".join(words)
+        if not typed:
+            return found
+        begun = {n for n, w in self._words if " ".join(w).startswith(typed)}
+        if len(begun | set(found)) < 2 or not begun:
+            return found
+        return [n for n in self.names if n in begun or n in found]
 
     def _by_stems(self, words: list[str]) -> list[str]:
         if not words:
