@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import secrets
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
@@ -412,7 +412,8 @@ class Service:
         with self.store.transaction():
             row = self._row(game_id)
             state = kind.load(row.state)
-            commands = kind.parse(self._new_text(letter), state)
+            text = self._new_text(letter)
+            commands = kind.parse(text, state)
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
             for command in commands:
@@ -424,14 +425,23 @@ class Service:
                     steps.append(applied)
                     state = applied.step.state
             if not commands:
+                # A forwarded mail's moves are not his (issue 5, case 13): say so.
+                code = "forwarded" if letter.forwarded else "no_command"
                 results.append(
-                    {"line": "", "error": self.renderer.error("no_command", {}, locale=game.locale)}
+                    {"line": "", "error": self.renderer.error(code, {}, locale=game.locale)}
                 )
+            ignored = ignored_lines(text, commands)
             self.mail.reply(
                 letter,
                 sender,
                 "reply",
-                {"results": results, "player": player},
+                {
+                    "results": results,
+                    "player": player,
+                    "ignored": ignored[:IGNORED_SHOWN],
+                    "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
+                    "forwarded": letter.forwarded and bool(commands),
+                },
                 now,
                 game=game,
                 player=player,
@@ -532,6 +542,8 @@ class Service:
     ) -> tuple[dict[str, Any], Applied | None]:
         """Apply and commit one command line: (its result for the reply, what it did)."""
         result: dict[str, Any] = {"line": command.text}
+        if command.move is not None:
+            result["move"] = move_dict(command.move)
         if command.error is not None:
             result["error"] = self._error_text(game, command.error)
             return result, None
@@ -621,6 +633,33 @@ class Service:
         if self.transport is None:
             return 0
         return flush(self.store, self.transport, now or self.clock())
+
+
+#: Most ignored lines quoted back in a reply, and the characters shown of each.
+IGNORED_SHOWN = 10
+IGNORED_WIDTH = 80
+
+
+def move_dict(move: Any) -> dict[str, Any]:
+    """A parsed move for the ``understood`` template macro: ``{"type": class name
+    lower-cased, **fields}``, e.g. ``{"type": "vote", "target": "Петя", "prison": False}``."""
+    is_instance = dataclasses.is_dataclass(move) and not isinstance(move, type)
+    fields = dataclasses.asdict(move) if is_instance else {}
+    return {"type": type(move).__name__.lower(), **fields}
+
+
+def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
+    """The non-blank lines of ``text`` that are no part of any of ``commands`` (their
+    ``text``), stripped, each cut to :data:`IGNORED_WIDTH` characters — what a reply
+    lists as ignored (Mailman's "Ignored"), so that a command pbp did not recognise is
+    seen as such."""
+    used = {line.strip() for command in commands for line in command.text.split("\n")}
+    found = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if line and line not in used:
+            found.append(line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…")
+    return found
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:

@@ -218,8 +218,10 @@ def assert_on_time(mail: Received, due: datetime) -> None:
 def accepted_vote(line: str, accusative: str, cast_no: int = 1, prison: bool = False) -> str:
     """The reply section of an accepted vote (templates/ru/maniac/mail/reply.j2)."""
     mark, post_mark = (" (в тюрьму)", " — в тюрьму") if prison else ("", "")
+    nominative = accusative[:-1] + {"у": "а", "ю": "я"}.get(accusative[-1], accusative[-1])
     return (
         f"> {line}\n"
+        f"Понял: ГОЛОС {'ТЮРЬМА ' if prison else ''}{nominative}\n"
         f"Принято: ваш голос — за {accusative}{mark}. Сегодня это ваш {cast_no}-й голос за "
         "этого игрока.\n"
         "\n"
@@ -243,6 +245,9 @@ FINAL = f"{TAG} Игра окончена: финальный пост"
 DAY_1 = f"Re: {WELCOME}"  # day 1's moves answer the welcome mail
 DAY_2, DAY_3 = "Re: день 2", "Re: день 3"  # later moves are new mails
 FOOTER = "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
+#: The headings of the reply's sections (templates/ru/*/mail/reply.j2).
+APPLIED = "Выполнено:\n\n"
+REFUSED = "Не выполнено:\n\n"
 FIX_THESE = "Строки с пометкой «Не выполнено» исправьте и пришлите снова ответом на это письмо.\n"
 
 

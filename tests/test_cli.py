@@ -380,7 +380,10 @@ SHA-256: $sha
         "reply1": """\
 Неташка, вот что сделано по вашему письму.
 
+Выполнено:
+
 > ПРЕДПОЛОЖЕНИЕ Белых, подсвечник, кухня ДЛЯ Дуг
+Понял: ПРЕДПОЛОЖЕНИЕ Белых, подсвечник, кухня ДЛЯ Дуг
 Принято: предположение №1 для Дуга (Белых, подсвечник, кухня). Дуг получит его по почте.
 
 Для форума (скопируйте в тред игры):
@@ -400,7 +403,10 @@ SHA-256: $sha
         "reply_refute": """\
 Дуг, вот что сделано по вашему письму.
 
+Выполнено:
+
 > ОПРОВЕРЖЕНИЕ 1 подсвечник
+Понял: ОПРОВЕРЖЕНИЕ 1 подсвечник
 Принято: опровержение предположения №1. Карту Неташка получит приватом.
 
 Для форума (скопируйте в тред игры):
@@ -412,6 +418,7 @@ SHA-256: $sha
 Карта показана приватом.
 
 > СТАТУС
+Понял: СТАТУС
 Игровой день 1.
 Ваш персонаж: Белых.
 Ваши карты: подсвечник, бильярдная, библиотека.
@@ -445,7 +452,10 @@ SHA-256: $sha
         "reply2": """\
 Веталь, вот что сделано по вашему письму.
 
+Выполнено:
+
 > SUGGEST Краснова, нож, бильярдная TO Неташка
+Понял: ПРЕДПОЛОЖЕНИЕ Краснова, нож, бильярдная ДЛЯ Неташка
 Принято: предположение №2 для Неташки (Краснова, нож, бильярдная). Неташка получит его \
 по почте.
 
@@ -551,7 +561,10 @@ SHA-256: $sha
         "reply_accuse": """\
 Дуг, вот что сделано по вашему письму.
 
+Выполнено:
+
 > ОБВИНЕНИЕ Белых, труба, кабинет
+Понял: ОБВИНЕНИЕ Белых, труба, кабинет
 Обвинение (Белых, труба, кабинет) верное — вы победили!
 
 СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
@@ -745,7 +758,10 @@ suggestion fewer the next day.
         "reply1": """\
 Alice, this is what was done with your mail.
 
+Done:
+
 > SUGGEST White, candlestick, kitchen TO Carol
+Understood: SUGGEST White, candlestick, kitchen TO Carol
 Accepted: suggestion #1 to Carol (White, candlestick, kitchen). Carol gets it by mail.
 
 For the forum (paste it into the game thread):
@@ -765,7 +781,10 @@ Only you and the GM know this card; the others only see that the suggestion was 
         "reply_refute": """\
 Carol, this is what was done with your mail.
 
+Done:
+
 > REFUTE candlestick
+Understood: REFUTE candlestick
 Accepted: refutation of suggestion #1. Alice gets the card privately.
 
 For the forum (paste it into the game thread):
@@ -777,6 +796,7 @@ in the room [b]kitchen[/b].[/quote]
 The card was shown privately.
 
 > STATUS
+Understood: STATUS
 Game day 1.
 Your character: White.
 Your cards: candlestick, billiard room, library.
@@ -810,7 +830,10 @@ suggestion fewer the next day.
         "reply2": """\
 Bob, this is what was done with your mail.
 
+Done:
+
 > ПРЕДПОЛОЖЕНИЕ Scarlett, knife, billiard room ДЛЯ Alice
+Understood: SUGGEST Scarlett, knife, billiard room TO Alice
 Accepted: suggestion #2 to Alice (Scarlett, knife, billiard room). Alice gets it by mail.
 
 For the forum (paste it into the game thread):
@@ -915,7 +938,10 @@ SHA-256: $sha
         "reply_accuse": """\
 Carol, this is what was done with your mail.
 
+Done:
+
 > ACCUSE White, pipe, study
+Understood: ACCUSE White, pipe, study
 Your accusation (White, pipe, study) is right — you win!
 
 STATUS shows your cards and what you owe, HELP the commands.

@@ -49,6 +49,7 @@ import pytest
 from mailstack import Dovecot, SmtpServer
 from maniacmail import (
     AFTER_COMMAND,
+    APPLIED,
     DAEMON,
     DAEMON_PASSWORD,
     DAY_1,
@@ -88,6 +89,7 @@ from maniacmail import (
     PERSONAL,
     PETYA,
     PLAYERS,
+    REFUSED,
     REMIND,
     ROLE_WORDS,
     ROLES,
@@ -247,14 +249,17 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     for name in (PETYA, TANYA, OLYA, SASHA, MASHA):
         (line,) = DAY_1_MOVES[name]
         assert replies[name].body == (
-            f"{name}, вот что сделано по вашему письму.\n\n{accepted_vote(line, 'Лену')}\n{FOOTER}"
+            f"{name}, вот что сделано по вашему письму.\n\n"
+            f"{APPLIED}{accepted_vote(line, 'Лену')}\n{FOOTER}"
         )
     assert replies[VASYA].body == (  # M9: a third cast on Петя the same day is refused
         "Вася, вот что сделано по вашему письму.\n\n"
-        f"{accepted_vote('ГОЛОС за Петю', 'Петю')}\n"
+        f"{APPLIED}{accepted_vote('ГОЛОС за Петю', 'Петю')}\n"
         f"{accepted_vote('ГОЛОС Таня', 'Таню')}\n"
         f"{accepted_vote('ГОЛОС Петя', 'Петю', cast_no=2)}\n"
+        f"{REFUSED}"
         "> ГОЛОС Петю\n"
+        "Понял: ГОЛОС Петя\n"
         "Не выполнено. За игрока Петя в день 1 вы уже голосовали максимальное число раз (2): "
         "больше за одного игрока в один день нельзя (голоса за камеру и за тюрьму считаются "
         "вместе). Проголосуйте за другого игрока или снимите голос: СНЯТЬ ГОЛОС.\n\n"
@@ -262,11 +267,14 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     )
     assert replies[MANIAC].body == (  # M3: the orders for nights 1 and 2, to him alone
         "Коля, вот что сделано по вашему письму.\n\n"
+        f"{APPLIED}"
         "> УБИТЬ Васю\n"
+        "Понял: УБИТЬ Вася\n"
         "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до закрытия дня 1 "
         f"({close_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
         "пишите.\n\n"
         "> KILL Петя NIGHT 2\n"
+        "Понял: УБИТЬ Петя НОЧЬ 2\n"
         "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до закрытия дня 1 "
         f"({close_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
         "пишите.\n\n"
@@ -274,7 +282,9 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     )
     assert replies[KATYA].body == (  # an order from a civilian: refused, nothing told
         "Катя, вот что сделано по вашему письму.\n\n"
+        f"{REFUSED}"
         "> УБИТЬ Машу\n"
+        "Понял: УБИТЬ Маша\n"
         "Не выполнено. Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
         "Вы можете голосовать: ГОЛОС <игрок>.\n\n"
         f"{FIX_THESE}{FOOTER}"
@@ -339,7 +349,9 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     replies = {name: table.one(EMAIL[name], DAY_2) for name in DAY_2_MOVES}
     assert replies[VASYA].body == (
         "Вася, вот что сделано по вашему письму.\n\n"
+        f"{REFUSED}"
         "> ГОЛОС Колю\n"
+        "Понял: ГОЛОС Коля\n"
         "Не выполнено. Вы убиты (Вася): убитые больше не участвуют в игре и голосовать не "
         "могут.\n\n"
         f"{FIX_THESE}{FOOTER}"
@@ -350,11 +362,13 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert accepted_vote("ГОЛОС Катю", "Катю") in status
     assert (
         "> ПРОПУСК\n"
+        "Понял: ПРОПУСК\n"
         "Принято: заказ на ночь 3 — пропуск. Его можно изменить до закрытия дня 2 "
         f"({close_1:%H:%M}, Europe/Moscow)." in status
     )
     assert (
         "> СТАТУС\n"
+        "Понял: СТАТУС\n"
         "Идёт день 2.\n\n"
         "Ваша роль: маньяк.\n"
         "Ваш фанат — Лена.\n"
@@ -414,7 +428,9 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     send(smtp, EMAIL[PETYA], personal[PETYA], "ГОЛОС Таню", subject="после игры")
     assert table.one(EMAIL[PETYA], AFTER_END, AFTER_COMMAND).body == (
         "Петя, вот что сделано по вашему письму.\n\n"
+        f"{REFUSED}"
         "> ГОЛОС Таню\n"
+        "Понял: ГОЛОС Таня\n"
         "Не выполнено. Игра окончена: победили мирные, маньяк в тюрьме. Ходы больше не "
         "принимаются.\n\n"
         f"{FIX_THESE}{FOOTER}"

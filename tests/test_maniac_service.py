@@ -52,11 +52,12 @@ def lines(mail: EmailMessage) -> list[str]:
 
 
 def section(mail: EmailMessage, line: str) -> list[str]:
-    """The reply lines answering the command ``line``: from ``> line`` to the next blank."""
+    """The reply lines answering the command ``line``: from ``> line`` to the next blank,
+    without the ``Понял: …`` line (tests/test_real_mail.py checks that one)."""
     text = lines(mail)
     start = text.index(f"> {line}")
     end = text.index("", start)
-    return text[start + 1 : end]
+    return [s for s in text[start + 1 : end] if not s.startswith(("Понял: ", "Understood: "))]
 
 
 def pbp_post(table: ManiacTable, *args: str) -> str:
@@ -235,7 +236,10 @@ def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> N
     assert lines(first[0]) == [
         "Вася, вот что сделано по вашему письму.",
         "",
+        "Выполнено:",
+        "",
         "> ГОЛОС за Петю",
+        "Понял: ГОЛОС Петя",
         "Принято: ваш голос — за Петю. Сегодня это ваш 1-й голос за этого игрока.",
         "",
         "Для форума (скопируйте в тред игры):",
@@ -287,7 +291,10 @@ def test_M9_seed_vote_limit_a_third_cast_on_the_same_player_is_refused(
     assert text.count("Принято: ваш голос") == 4
     assert "Принято: ваш голос — за Петю. Сегодня это ваш 2-й голос за этого игрока." in text
     assert text.endswith(
+        "Не выполнено:\n"
+        "\n"
         "> ГОЛОС Петя\n"
+        "Понял: ГОЛОС Петя\n"
         "Не выполнено. За игрока Петя в день 1 вы уже голосовали максимальное число раз (2): "
         "больше за одного игрока в один день нельзя (голоса за камеру и за тюрьму считаются "
         "вместе). Проголосуйте за другого игрока или снимите голос: СНЯТЬ ГОЛОС.\n"
@@ -344,15 +351,20 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
 
     assert summary(mails) == [(EMAILS["Коля"], RE)]
     assert lines(mails[0])[2:] == [
+        "Выполнено:",
+        "",
         "> УБИТЬ Сашу",
+        "Понял: УБИТЬ Саша",
         "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до закрытия дня 1 "
         "(22:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
         "",
         "> ПРОПУСК",
+        "Понял: ПРОПУСК",
         "Принято: заказ на ночь 2 — пропуск. Его можно изменить до закрытия дня 1 (22:00, "
         "Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
         "",
         "> УБИТЬ Олю НОЧЬ 2",
+        "Понял: УБИТЬ Оля НОЧЬ 2",
         "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
         "закрытия дня 1 (22:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
         "не пишите.",

@@ -474,7 +474,11 @@ def test_status_tells_the_turn_the_shown_cards_and_the_allowed_rooms(table: Roun
     table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 17, 12))
     assert table.run(utc(2026, 12, 1, 17, 13)) == ["status"]
     (mail,) = table.new_mail()
-    assert lines(mail)[3:] == [
+    assert lines(mail)[2:] == [
+        "Выполнено:",
+        "",
+        "> СТАТУС",
+        "Понял: СТАТУС",
         "Ход 2, ходит Дуг.",
         "",
         "Ваши карты: Петя, Ваня, Нож.",
