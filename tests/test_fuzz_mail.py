@@ -1,0 +1,236 @@
+"""Fuzzing the reading of mail (issue 5, "Also"): thousands of random and mutated
+messages through :func:`~pbp.parse.mime.read_letter`, both command parsers and
+:meth:`pbp.service.Service.handle`.
+
+Asserted for every message: no exception escapes; the service never reaches its crash
+path (outcome ``error``); and the message ends in one of three ways — applied (a move
+committed, the sender answered), refused with an answer to the sender, or kept aside
+for the GM (automatic mail never answered, unreadable mail answered and kept).
+
+Hypothesis runs with a fixed number of examples and ``derandomize=True`` (the same
+examples on every run, so CI is reproducible) and no example database.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from maniackit import EMAILS, START, ManiacTable
+from test_parse_cluedo import CARDS, PLAYERS
+
+from pbp.mail.base import RawMessage
+from pbp.parse.cluedo import parse_cluedo
+from pbp.parse.maniac import parse_maniac
+from pbp.parse.mime import read_letter
+
+FUZZ = settings(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+WORDS = [
+    "ГОЛОС", "голос", "VOTE", "УБИТЬ", "KILL", "ПРОПУСК", "SKIP", "СНЯТЬ", "UNVOTE", "НОЧЬ",
+    "night", "СТАТУС", "HELP", "ПОМОЩЬ", "за", "в", "тюрьму", "и", "Петя", "Петю", "Вася",
+    "Васю", "Саша", "Саш", "Таня", "Коля", "Голсо", "SUGGEST", "ПРЕДПОЛОЖЕНИЕ", "REFUTE",
+    "НЕТ", "ОПРОВЕРЖЕНИЯ", "ACCUSE", "TO", "ДЛЯ", "Краснова", "нож", "ножом", "кухня",
+    "в кухне", "Веталь", "Веталя", "танцевальный зал", "1", "2", "№3", "#7", ":", ",", "-",
+    "—", "**", "[b]", "[/b]", "[quote]", "[/quote]", "\u00a0", "\u200b", "\ufeff", "ё",
+    "> ", "-- ", "Отправлено с iPhone", "пишет:", "wrote:", "От: x", "Sent:", "\t", "😀",
+]  # fmt: skip
+QUOTE_HEADERS = [
+    "пн, 3 мар. 2025 г. в 10:15, Ведущий <gm@example.test>:",
+    "-----Original Message-----",
+    "От: Ведущий <gm@example.test>\nОтправлено: 3 марта 2025 г.\nКому: x\nТема: ход",
+    "03.03.2025 10:15, Ведущий пишет:",
+    "---------- Forwarded message ---------",
+    "-- ",
+    "________________________________",
+]
+CHARSETS = [
+    "utf-8", "UTF-8", "koi8-r", "windows-1251", "cp1251", "iso-8859-1", "us-ascii",
+    "x-nope", "unknown-8bit", "utf-16", "", '"utf-8"', "gb2312", "utf-7",
+]  # fmt: skip
+ENCODINGS = ["utf-8", "cp1251", "koi8-r", "utf-16-le", "latin-1"]
+TRANSFER = ["", "7bit", "8bit", "quoted-printable", "base64", "binary", "x-uuencode", "bogus"]
+EXTRA_HEADERS = [
+    b"Auto-Submitted: auto-replied",
+    b"Auto-Submitted: no",
+    b"Precedence: bulk",
+    b"Return-Path: <>",
+    b"X-Autoreply: yes",
+    b"In-Reply-To: <nothing@example.test>",
+    b"Subject: =?UTF-8?B?A?=",
+    b"Subject: =?UTF-8?Q?=D0=93=D0=9E=D0=9B=D0=9E=D0=A1=3A_=D0?=\r\n =?UTF-8?Q?=9F?=",
+    b"Subject: Automatic reply: x",
+    b"Content-Disposition: attachment",
+    b"Content-Type: multipart/mixed",
+    b"Content-Type: multipart/alternative; boundary=",
+    b"Content-Type: message/rfc822",
+    b"Content-Type: text/html; charset=utf-8",
+    'From: "Петя" <petya@example.test>'.encode("cp1251"),
+    b"From: MAILER-DAEMON@example.test",
+    b"From: <>",
+    b"From: =?utf-8?b?0J/QtdGC0Y8=?= <vasya@example.test>",
+    b"To: gm@example.test",
+    b"Message-ID: <dup@example.test>",
+]
+
+COMMANDS = ["ГОЛОС Петя", "ГОЛОС: Таню", "голос за Сашу", "СНЯТЬ ГОЛОС", "СТАТУС", "VOTE Оля"]
+lines = st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join)
+texts = st.lists(
+    st.one_of(
+        st.sampled_from(COMMANDS),
+        lines,
+        st.sampled_from(QUOTE_HEADERS),
+        st.text(max_size=40),
+    ),
+    max_size=12,
+).map("\n".join)
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """``(content headers, body bytes)``: plain, HTML or multipart, in any charset and
+    transfer encoding (declared right, wrong, or not at all)."""
+    text = draw(texts)
+    charset = draw(st.sampled_from(CHARSETS))
+    data = text.encode(draw(st.sampled_from(ENCODINGS)), errors="replace")
+    shape = draw(st.sampled_from(["plain", "html", "alternative", "mixed", "flowed", "none"]))
+    transfer = draw(st.sampled_from(TRANSFER))
+    if transfer == "quoted-printable":
+        import quopri
+
+        data = quopri.encodestring(data)
+    elif transfer == "base64":
+        import base64
+
+        data = base64.encodebytes(data)
+    cte = f"Content-Transfer-Encoding: {transfer}\r\n".encode() if transfer else b""
+    label = f"; charset={charset}" if charset else ""
+    if shape == "none":
+        return cte, data
+    if shape == "plain":
+        return f"Content-Type: text/plain{label}\r\n".encode() + cte, data
+    if shape == "flowed":
+        flowed = f"Content-Type: text/plain{label}; format=flowed; delsp=yes\r\n"
+        return flowed.encode() + cte, data
+    if shape == "html":
+        html = b"<html><body><div>" + data.replace(b"\n", b"<br>") + b"</div></body></html>"
+        return f"Content-Type: text/html{label}\r\n".encode() + cte, html
+    subtype = "alternative" if shape == "alternative" else "mixed"
+    inner = f"Content-Type: text/plain{label}\r\n".encode() + cte
+    second = (
+        b"Content-Type: text/html\r\n\r\n<p>" + data + b"</p>"
+        if shape == "alternative"
+        else b"Content-Type: message/rfc822\r\n\r\nFrom: x@example.test\r\n\r\n" + data
+    )
+    body = b"--zz\r\n" + inner + b"\r\n" + data + b"\r\n--zz\r\n" + second + b"\r\n--zz--\r\n"
+    return f'Content-Type: multipart/{subtype}; boundary="zz"\r\n'.encode(), body
+
+
+@st.composite
+def messages(draw: st.DrawFn, token: str = "tok") -> bytes:
+    """A whole message from a player (or a stranger) to a personal address or not, with
+    random extra headers, then possibly mutated byte by byte."""
+    # Mostly Вася to his personal address, so that most examples reach the parser.
+    pick = draw(st.integers(0, 9))
+    sender = [EMAILS["Петя"], "stranger@example.test"][pick] if pick < 2 else EMAILS["Вася"]
+    pick = draw(st.integers(0, 9))
+    to = ["gm@example.test", "gm+zz@example.test"][pick] if pick < 2 else f"gm+{token}@example.test"
+    head = [f"From: {sender}".encode(), f"To: {to}".encode(), b"Subject: move"]
+    if draw(st.integers(0, 3)) == 0:
+        head += draw(st.lists(st.sampled_from(EXTRA_HEADERS), max_size=3))
+    content, body = draw(bodies())
+    raw = b"\r\n".join(head) + b"\r\n" + content + b"\r\n" + body
+    if draw(st.integers(0, 3)) == 0:
+        raw = draw(mutated(raw))
+    return raw
+
+
+@st.composite
+def mutated(draw: st.DrawFn, raw: bytes) -> bytes:
+    """``raw`` with a few random bytes replaced, inserted or deleted."""
+    data = bytearray(raw)
+    for _ in range(draw(st.integers(1, 6))):
+        if not data:
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        action = draw(st.sampled_from(["set", "insert", "delete"]))
+        byte = draw(st.sampled_from([0, 10, 13, 32, 45, 58, 60, 61, 62, 63, 0xD0, 0xFF, 0xEF]))
+        if action == "set":
+            data[at] = byte
+        elif action == "insert":
+            data.insert(at, byte)
+        else:
+            del data[at]
+    return bytes(data)
+
+
+@settings(FUZZ, max_examples=1500)
+@given(raw=st.one_of(messages(), st.binary(max_size=400)))
+def test_reading_and_parsing_never_raise(raw: bytes) -> None:
+    letter = read_letter(raw)
+    assert letter.unreadable is None or letter.text == ""
+    for line in parse_maniac(letter.text, ["Вася", "Петя", "Саша", "Сашка"]):
+        assert (line.move is None) != (line.error is None)
+    for cluedo in parse_cluedo(letter.text, CARDS, PLAYERS):
+        assert (cluedo.move is None) != (cluedo.error is None)
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[ManiacTable]:
+    """One running Maniac game for all the examples (a game starts in ~0.1 s)."""
+    with tempfile.TemporaryDirectory() as directory:
+        game = ManiacTable(Path(directory))
+        game.run(START)
+        game.new_mail()
+        yield game
+        game.close()
+
+
+ANSWERED = {"applied", "partly_applied", "refused", "status", "token_missing", "wrong_sender"}
+KEPT_SILENT = {"automatic"}
+KEPT_ANSWERED = {"unreadable", "unknown_sender"}
+_keys = iter(range(10**9))
+
+
+@settings(
+    FUZZ,
+    max_examples=600,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
+@given(data=st.data())
+def test_every_message_is_applied_refused_with_an_answer_or_kept(
+    table: ManiacTable, data: st.DataObject
+) -> None:
+    raw = data.draw(messages(table.token("Вася")))
+    letter = read_letter(raw)
+    now = START + timedelta(hours=1)
+    kept_before = len(table.store.kept())
+    sent_before = len(table.store.outbox())
+    key = f"fuzz-{next(_keys)}"
+    outcome = table.service.handle(RawMessage(key, None, now, raw), now).outcome
+    mails = table.store.outbox()[sent_before:]
+    kept = table.store.kept()[kept_before:]
+    to_sender = [m for m in mails if m.recipient == letter.from_address]
+    event(outcome)
+    if outcome in ANSWERED:
+        assert len(to_sender) == 1, outcome
+    elif outcome in KEPT_SILENT:
+        assert (len(kept), to_sender) == (1, [])
+    elif outcome in KEPT_ANSWERED:
+        assert (len(kept), len(to_sender)) == (1, 1)
+    else:
+        assert outcome in {"duplicate", "not_started"}, outcome
