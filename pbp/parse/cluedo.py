@@ -137,8 +137,6 @@ _KEYWORDS = {
     "status": ("статус", "status"),
     "help": ("помощь", "help"),
 }
-_STEMS = {name: frozenset(stem(w) for w in words) for name, words in _KEYWORDS.items()}
-_KEYWORD_OF = {w: name for name, words in _KEYWORDS.items() for w in words}
 _NEGATIONS = frozenset({"нет", "no"})
 #: How each command is written in the help: (Russian, English).
 _SHOWN = {
@@ -149,9 +147,7 @@ _SHOWN = {
     "status": ("СТАТУС", "STATUS"),
     "help": ("ПОМОЩЬ", "HELP"),
 }
-#: The first two words of a line (letters only: "REFUTE#7" is "REFUTE").
-_LEAD = re.compile(r"(?P<w1>[^\W\d_]+)(?:[\s:]+(?P<w2>[^\W\d_]+))?")
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+_WORDS = commands.Keywords(_KEYWORDS, _SHOWN)
 _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
 #: Words that may stand before the number: "на №1", "на предложение 7", "to 7".
 _BEFORE_NUMBER = (
@@ -395,43 +391,25 @@ def _keyword(line: str) -> tuple[str, str] | None:
     :raises InvalidMove: ``unknown_command`` when the first word resembles a keyword
         (:func:`~pbp.parse.names.closest_keyword`) without being one of its forms.
     """
-    lead = _LEAD.match(line)
+    lead = _WORDS.lead(line)
     if lead is None:
         return None
-    first = lead.group("w1").lower().replace("ё", "е")
-    second = (lead.group("w2") or "").lower().replace("ё", "е")
-    first_stem = stem(first)
-    found: tuple[str, int] | None = None
-    if second and (
-        (first in _NEGATIONS and stem(second) in _STEMS["refute"])
-        or (first_stem in _STEMS["refute"] and second in _NEGATIONS)
+    refute = _WORDS.stems["refute"]
+    found: tuple[str, int] | None
+    if lead.second and (
+        (lead.first in _NEGATIONS and stem(lead.second) in refute)
+        or (lead.first_stem in refute and lead.second in _NEGATIONS)
     ):
-        found = ("no_refutation", lead.end())
+        found = ("no_refutation", lead.match.end())
     else:
-        found = next(
-            ((name, lead.end("w1")) for name, stems in _STEMS.items() if first_stem in stems),
-            None,
-        )
+        found = _WORDS.single(lead)
     if found is not None:
-        name, end = found
-        rest = line[end:].lstrip()
-        rest = rest[1:].lstrip() if rest.startswith(":") else rest
-        if name in ("status", "help") and rest.strip(_TRAILING):
-            return None  # "Help me out here" is chatter, not a command
-        return name, rest
-    russian = bool(_CYRILLIC.search(first))
-    if second and first in _NEGATIONS and closest_keyword(second, ("опровержения", "refutation")):
-        word, name = f"{lead.group('w1')} {lead.group('w2')}", "no_refutation"
-    else:
-        close = closest_keyword(first, list(_KEYWORD_OF))
-        if close is None:
-            return None
-        word, name = lead.group("w1"), _KEYWORD_OF[close]
-        if name in ("status", "help") and line[lead.end("w1") :].strip(_TRAILING):
-            return None  # a word like "Статуя" in a sentence
-    raise InvalidMove(
-        "unknown_command", line=line, word=word, suggestion=_SHOWN[name][0 if russian else 1]
-    )
+        return _WORDS.command(line, *found)
+    misspelt = lead.second and lead.first in _NEGATIONS
+    if misspelt and closest_keyword(lead.second, ("опровержения", "refutation")):
+        _WORDS.refuse(line, lead, "no_refutation")
+    _WORDS.refuse(line, lead)
+    return None
 
 
 def _is_command(line: str) -> bool:

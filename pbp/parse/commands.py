@@ -1,18 +1,28 @@
 """What the command parsers of every game share (:mod:`pbp.parse.cluedo`,
 :mod:`pbp.parse.maniac`): the result of one command line, the caps against slow
-input, how a line is read, and player names in their Russian case forms.
+input, how a line is read, how its command keyword is recognised (:class:`Keywords`),
+and player names in their Russian case forms.
 
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pbp.engine.base import AmbiguousMove, InvalidMove, MoveError
-from pbp.parse.names import PREPOSITIONS, NameMatcher, clean, fold_confusables, normalize
+from pbp.parse.names import (
+    PREPOSITIONS,
+    NameMatcher,
+    clean,
+    closest_keyword,
+    fold_confusables,
+    normalize,
+    stem,
+)
 
 #: Longest command line read (characters, markup removed); longer ones are refused
 #: with ``line_too_long`` before any name is matched, so that a mail cannot make the
@@ -82,6 +92,122 @@ def cap_commands(result: list[ParsedLine[MoveT]]) -> None:
         extra = result[COMMAND_LIMIT]
         refusal = InvalidMove("too_many_commands", line=clean(extra.text), limit=COMMAND_LIMIT)
         result[COMMAND_LIMIT:] = [ParsedLine(extra.line_no, extra.text, None, refusal)]
+
+
+# --- command keywords ---
+
+#: Commands that are chat when other words follow them ("Help me out here").
+ALONE = ("status", "help")
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The first two words of a line (letters only: ``"REFUTE#7"`` is ``REFUTE``):
+    ``match`` (groups ``w1``, ``w2`` as written), ``first`` and ``second`` lower-cased
+    with ``ё`` → ``е`` (``second`` ``""`` when there is none), ``first_stem``."""
+
+    match: re.Match[str]
+    first: str
+    second: str
+    first_stem: str
+
+    @property
+    def russian(self) -> bool:
+        """True when the first word is Cyrillic (the answer shows Russian keywords)."""
+        return bool(_CYRILLIC.search(self.first))
+
+
+class Keywords:
+    """The command keywords of one game: any grammatical form of one of ``words[name]``
+    (Snowball stems) is command ``name``; a first word that resembles a keyword without
+    being one of its forms is a misspelt command (``unknown_command``).
+
+    ``shown``: how each command is written in the help, ``(Russian, English)``;
+    ``separators``: what may stand between the first two words (a regex);
+    ``min_stem``: shorter stems are not used (the keyword is read only as written:
+    ``убить`` stems to ``уб``, which ``убили`` shares); ``params``: more params of
+    ``unknown_command`` (Maniac: ``commands``).
+
+    Example::
+
+        keywords = Keywords({"vote": ("голос", "vote")}, {"vote": ("ГОЛОС", "VOTE")})
+        lead = keywords.lead("Голосую: Петя")
+        keywords.command("Голосую: Петя", *keywords.single(lead))  # ("vote", "Петя")
+    """
+
+    def __init__(
+        self,
+        words: Mapping[str, Sequence[str]],
+        shown: Mapping[str, tuple[str, str]],
+        *,
+        separators: str = r"[\s:]+",
+        min_stem: int = 0,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.shown = dict(shown)
+        self.stems = {
+            name: frozenset(stem(w) for w in forms if len(stem(w)) >= min_stem)
+            for name, forms in words.items()
+        }
+        self.keyword_of = {w: name for name, forms in words.items() for w in forms}
+        self.params = dict(params or {})
+        self._lead = re.compile(rf"(?P<w1>[^\W\d_]+)(?:{separators}(?P<w2>[^\W\d_]+))?")
+
+    def lead(self, line: str) -> Lead | None:
+        """The first two words of ``line`` (cleaned and folded), or None."""
+        match = self._lead.match(line)
+        if match is None:
+            return None
+        first = match.group("w1").lower().replace("ё", "е")
+        second = (match.group("w2") or "").lower().replace("ё", "е")
+        return Lead(match, first, second, stem(first))
+
+    def single(self, lead: Lead) -> tuple[str, int] | None:
+        """``(command, end of the keyword)`` when the first word is a keyword as written
+        or one of its forms, else None."""
+        if lead.first in self.keyword_of:
+            return self.keyword_of[lead.first], lead.match.end("w1")
+        for name, stems in self.stems.items():
+            if lead.first_stem in stems:
+                return name, lead.match.end("w1")
+        return None
+
+    @staticmethod
+    def command(line: str, name: str, end: int) -> tuple[str, str] | None:
+        """``(name, rest)``: ``rest`` is what follows the keyword ending at ``end`` (and
+        its colon); None when a command of :data:`ALONE` is followed by other words."""
+        rest = line[end:].lstrip()
+        rest = rest[1:].lstrip() if rest.startswith(":") else rest
+        if name in ALONE and rest.strip(TRAILING):
+            return None
+        return name, rest
+
+    def refuse(self, line: str, lead: Lead, two_words: str | None = None) -> None:
+        """Raise ``unknown_command`` when ``line`` starts with a misspelt keyword;
+        return (chat) otherwise. ``two_words``: the command whose two-word keyword the
+        caller found misspelt (``Нет опровержениии``): both words are quoted.
+
+        :raises InvalidMove: ``unknown_command`` with ``line``, ``word`` (as written),
+            ``suggestion`` (the keyword as in the help, in the word's script) and
+            :attr:`params`.
+        """
+        if two_words is not None:
+            word, name = f"{lead.match.group('w1')} {lead.match.group('w2')}", two_words
+        else:
+            close = closest_keyword(lead.first, list(self.keyword_of))
+            if close is None:
+                return
+            word, name = lead.match.group("w1"), self.keyword_of[close]
+            if name in ALONE and line[lead.match.end("w1") :].strip(TRAILING):
+                return  # a word like "Статуя" in a sentence
+        raise InvalidMove(
+            "unknown_command",
+            line=line,
+            word=word,
+            suggestion=self.shown[name][0 if lead.russian else 1],
+            **self.params,
+        )
 
 
 # --- player names in their case forms ---

@@ -130,13 +130,8 @@ _KEYWORDS = {
 #: Shortest stem that stands for its keyword's forms: "убить" stems to "уб", which
 #: "убили" (chat: "they killed") shares, so such a keyword is read only as written.
 _MIN_STEM = 4
-_STEMS = {
-    name: frozenset(stem(w) for w in words if len(stem(w)) >= _MIN_STEM)
-    for name, words in _KEYWORDS.items()
-}
 #: The noun that may head a list of orders ("Заказы:"): alone on its line it is chat.
 _HEADING_STEM = stem("заказ")
-_KEYWORD_OF = {w: name for name, words in _KEYWORDS.items() for w in words}
 #: First words of a two-word withdrawal (``СНЯТЬ ГОЛОС``, ``withdraw vote``), as stems.
 _UNVOTE_VERBS = frozenset(
     stem(w)
@@ -172,9 +167,10 @@ _COMMANDS = {
     "ru": ["ГОЛОС", "ГОЛОС ТЮРЬМА", "СНЯТЬ ГОЛОС", "УБИТЬ", "ПРОПУСК", "СТАТУС", "ПОМОЩЬ"],
     "en": ["VOTE", "VOTE PRISON", "UNVOTE", "KILL", "SKIP", "STATUS", "HELP"],
 }
-#: The first two words of a line (letters only).
-_LEAD = re.compile(r"(?P<w1>[^\W\d_]+)(?:[\s:-]+(?P<w2>[^\W\d_]+))?")
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+_WORDS = commands.Keywords(
+    _KEYWORDS, _SHOWN, separators=r"[\s:-]+", min_stem=_MIN_STEM, params={"commands": _COMMANDS}
+)
+_VOTE_STEMS = _WORDS.stems["vote"]
 
 #: Where a vote is sent: prison (M11) or the cell; with a preposition.
 _PLACE = (
@@ -411,7 +407,7 @@ def _is_skip_word(text: str) -> bool:
     words = normalize(text)
     return (
         bool(words)
-        and stem(words[0]) in _STEMS["skip"]
+        and stem(words[0]) in _WORDS.stems["skip"]
         and all(stem(w) in _SKIP_FILLERS for w in words[1:])
     )
 
@@ -434,50 +430,30 @@ def _keyword(line: str) -> tuple[str, str] | None:
     :raises InvalidMove: ``unknown_command`` when the first word (or, after a
         withdrawal verb, the second) resembles a keyword without being one of its forms.
     """
-    lead = _LEAD.match(line)
+    lead = _WORDS.lead(line)
     if lead is None:
         return None
-    first = lead.group("w1").lower().replace("ё", "е")
-    second = (lead.group("w2") or "").lower().replace("ё", "е")
-    first_stem = stem(first)
-    found: tuple[str, int] | None = None
-    if second and first_stem in _UNVOTE_VERBS and stem(second) in _STEMS["vote"]:
-        found = ("unvote", lead.end())
-    elif second and first in _POSSESSIVES and stem(second) in _STEMS["vote"]:
-        found = ("vote", lead.end())  # "Мой голос: Петя"
-    elif first in _KEYWORD_OF:
-        found = (_KEYWORD_OF[first], lead.end("w1"))
+    found: tuple[str, int] | None
+    if lead.second and lead.first_stem in _UNVOTE_VERBS and stem(lead.second) in _VOTE_STEMS:
+        found = ("unvote", lead.match.end())
+    elif lead.second and lead.first in _POSSESSIVES and stem(lead.second) in _VOTE_STEMS:
+        found = ("vote", lead.match.end())  # "Мой голос: Петя"
     else:
-        found = next(
-            ((name, lead.end("w1")) for name, stems in _STEMS.items() if first_stem in stems),
-            None,
-        )
+        found = _WORDS.single(lead)
     if found is not None:
-        name, end = found
-        rest = line[end:].lstrip()
-        rest = rest[1:].lstrip() if rest.startswith(":") else rest
-        if name in ("status", "help") and rest.strip(TRAILING):
-            return None  # "Help me out here" is chat, not a command
-        if first_stem == _HEADING_STEM and not rest.strip(TRAILING):
+        command = _WORDS.command(line, *found)
+        if (
+            command is not None
+            and lead.first_stem == _HEADING_STEM
+            and not command[1].strip(TRAILING)
+        ):
             return None  # "Заказы:" heads the seed's orders on the next lines
-        return name, rest
-    russian = bool(_CYRILLIC.search(first))
-    if second and first_stem in _UNVOTE_VERBS and closest_keyword(second, ("голос", "vote")):
-        word, name = f"{lead.group('w1')} {lead.group('w2')}", "unvote"
-    else:
-        close = closest_keyword(first, list(_KEYWORD_OF))
-        if close is None:
-            return None
-        word, name = lead.group("w1"), _KEYWORD_OF[close]
-        if name in ("status", "help") and line[lead.end("w1") :].strip(TRAILING):
-            return None  # a word like "Статуя" in a sentence
-    raise InvalidMove(
-        "unknown_command",
-        line=line,
-        word=word,
-        suggestion=_SHOWN[name][0 if russian else 1],
-        commands=_COMMANDS,
-    )
+        return command
+    misspelt = lead.second and lead.first_stem in _UNVOTE_VERBS
+    if misspelt and closest_keyword(lead.second, ("голос", "vote")):
+        _WORDS.refuse(line, lead, "unvote")
+    _WORDS.refuse(line, lead)
+    return None
 
 
 def _is_command(line: str) -> bool:
