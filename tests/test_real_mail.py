@@ -182,14 +182,19 @@ def test_case01_undecodable_middle_message_is_answered_and_kept(maniac: ManiacTa
 # --- 2. raw 8-bit headers ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "cp1251"])
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1251", "koi8-r"])
 def test_case02_raw_8bit_from_header(maniac: ManiacTable, encoding: str) -> None:
-    raw = from_player(maniac, "Петя", "ГОЛОС: Таня\r\n".encode()).replace(
-        b"From: petya@example.test",
-        '"Петя" <petya@example.test>'.encode(encoding).join([b"From: ", b""]),
-    )
+    """From (and Subject) as raw 8-bit bytes, no RFC 2047: the player is recognised by
+    his address, the name and Subject read in the charset the bytes fit."""
+    raw = from_player(
+        maniac, "Петя", "ГОЛОС: Таня\r\n".encode(), subject="Subject: Ход Пети".encode(encoding)
+    ).replace(b"From: petya@example.test", 'From: "Петя" <petya@example.test>'.encode(encoding))
     letter = read_letter(raw)
-    assert (letter.from_address, letter.from_name) == ("petya@example.test", "Петя")
+    assert (letter.from_address, letter.from_name, letter.subject) == (
+        "petya@example.test",
+        "Петя",
+        "Ход Пети",
+    )
     outcomes, _ = run(maniac, raw)
     assert outcomes == ["applied"]
     assert votes(maniac) == {"Петя": "Таня"}
@@ -289,6 +294,12 @@ def test_case04_bom_before_a_command_in_the_body(maniac: ManiacTable) -> None:
             b"Content-Transfer-Encoding: 8bit",
             "ГОЛОС: Петя\r\n".encode("koi8-r"),
         ),
+        # cp1251 bytes labelled utf-8
+        (
+            b"Content-Type: text/plain; charset=utf-8",
+            b"Content-Transfer-Encoding: 8bit",
+            "ГОЛОС: Петя\r\n".encode("cp1251"),
+        ),
         # utf-8 labelled koi8-r
         (
             b"Content-Type: text/plain; charset=koi8-r",
@@ -302,6 +313,7 @@ def test_case04_bom_before_a_command_in_the_body(maniac: ManiacTable) -> None:
         "cp1251-qp",
         "cp1251-qp-unlabelled",
         "koi8r-as-1251",
+        "cp1251-as-utf8",
         "utf8-as-koi8r",
     ],
 )
@@ -924,3 +936,40 @@ def test_reply_in_english_states_the_suggestion_understood(tmp_path: Path) -> No
         assert lines[-4:-1] == ["Ignored — these are not commands:", "> Hi!", ""]
     finally:
         table.close()
+
+
+def test_case13_a_gmail_html_forward_is_never_executed(maniac: ManiacTable) -> None:
+    html = (
+        '<div dir="ltr"><br><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+        "---------- Forwarded message ---------<br>От: <strong>Таня</strong> "
+        "&lt;tanya@example.test&gt;<br>Date: пн, 3 мар. 2025 г. в 10:15<br></div><br>"
+        "<div>ГОЛОС: Оля</div></div></div>\r\n"
+    )
+    payload = (
+        b"--b1\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n\r\n"
+        b"--b1\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n" + html.encode() + b"--b1--\r\n"
+    )
+    raw = from_player(
+        maniac, "Вася", payload, content_type=b'Content-Type: multipart/alternative; boundary="b1"'
+    )
+    letter = read_letter(raw)
+    assert (letter.text, letter.forwarded) == ("", True)
+    outcomes, mails = run(maniac, raw)
+    assert outcomes == ["refused"]
+    assert votes(maniac) == {}
+    assert answer(mails, EMAILS["Вася"])[2] == FORWARD_NOTE
+
+
+def test_reply_lists_at_most_ten_ignored_lines_each_cut(maniac: ManiacTable) -> None:
+    chat = ["ы" * 100] + [f"строка {n}" for n in range(1, 13)]
+    raw = from_player(maniac, "Вася", "\r\n".join(["ГОЛОС: Петя", *chat, ""]).encode())
+    outcomes, mails = run(maniac, raw)
+    assert outcomes == ["applied"]
+    assert answer(mails, EMAILS["Вася"])[len(VOTE_PETYA) :] == [
+        "Пропущено — это не команды:",
+        "> " + "ы" * 79 + "…",
+        *[f"> строка {n}" for n in range(1, 10)],
+        "…и ещё 3 строки.",
+        "",
+        FOOTER,
+    ]

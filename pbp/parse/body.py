@@ -296,7 +296,8 @@ _ATTRIBUTION_START = re.compile(r"\d{1,2}:\d{2}|\b\d{4}\b|@")
 _EMAIL = re.compile(r"(?<![^\s<>()\"'])[^\s<>()\"'@]+@[^\s<>()\"']+")
 _SEPARATOR = re.compile(
     r"^\s*-{2,}\s*(?:original message|forwarded message|исходное сообщение|"
-    r"пересылаемое сообщение|пересланное сообщение|перенаправленное сообщение)\s*-{2,}\s*$"
+    r"пересылаемое сообщение|пересланное сообщение|пересланное письмо|"
+    r"перенаправленное сообщение)\s*-{2,}\s*$"
     r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$",
     re.IGNORECASE,
 )
@@ -304,7 +305,7 @@ _SEPARATOR = re.compile(
 #: Mail.ru, Thunderbird): its moves are another person's, never executed.
 FORWARD_SEPARATOR = re.compile(
     r"^\s*-{2,}\s*(?:forwarded message|original message follows|пересылаемое сообщение|"
-    r"пересланное сообщение|перенаправленное сообщение)\s*-{2,}\s*$"
+    r"пересланное сообщение|пересланное письмо|перенаправленное сообщение)\s*-{2,}\s*$"
     r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$"
     r"|^\s*-{2,}\s*(?:forwarded message|пересылаемое сообщение)\s*$",
     re.IGNORECASE | re.MULTILINE,

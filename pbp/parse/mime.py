@@ -112,6 +112,7 @@ _VACATION_SUBJECT = re.compile(
     r"abwesenheitsnotiz|réponse\s+automatique)",
     re.IGNORECASE,
 )
+_TAG = re.compile(r"<[^<>]{0,2000}>")
 _MSG_ID = re.compile(r"<[^<>\s]+>")
 _ADDR_SPEC = re.compile(r"[^\s<>()\[\],;:\"'@]+@[^\s<>()\[\],;:\"'@]+")
 _LINE_BREAKS = re.compile(r"[\r\n]")
@@ -475,9 +476,10 @@ def _body(msg: EmailMessage) -> tuple[str, str | None, bool]:
         if text or html is None:
             return text, None, attached or _forwards(full, text)
     assert html is not None
-    full = html_to_text(_part_text(html))
-    text = new_text(full)
-    return text, None, attached or _forwards(full, text)
+    source = _part_text(html)
+    text = new_text(html_to_text(source))
+    # The forward header sits inside the quote block that html_to_text drops (Gmail).
+    return text, None, attached or _forwards(_TAG.sub("\n", source), text)
 
 
 def _forwards(full: str, text: str) -> bool:
