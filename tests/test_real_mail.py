@@ -38,6 +38,7 @@ _ids = itertools.count(1)
 
 UTF8 = b"Content-Type: text/plain; charset=utf-8"
 GREETING = "вот что сделано по вашему письму."
+GREETING_EN = "this is what was done with your mail."
 FOOTER = "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд."
 FIX = "Строки с пометкой «Не выполнено» исправьте и пришлите снова ответом на это письмо."
 VOTE_PETYA = [
@@ -108,7 +109,7 @@ def answer(mails: list[EmailMessage], address: str) -> list[str]:
     """The lines of the one reply to ``address`` between its greeting and its footer."""
     (mail,) = [m for m in mails if m["To"] == address]
     lines = body(mail).splitlines()
-    assert lines[0].endswith(GREETING) and lines[1] == ""
+    assert lines[0].endswith((GREETING, GREETING_EN)) and lines[1] == ""
     return lines[2:]
 
 
@@ -973,3 +974,21 @@ def test_reply_lists_at_most_ten_ignored_lines_each_cut(maniac: ManiacTable) -> 
         "",
         FOOTER,
     ]
+
+
+def test_reply_in_english_states_the_maniac_order_understood(tmp_path: Path) -> None:
+    table = ManiacTable(tmp_path, locale="en")
+    try:
+        table.run(START)
+        table.new_mail()
+        mails = table.move("Коля", "убиваю Васю на 2-ю ночь", "пропуск", at=DAY_1)
+        lines = answer(mails, EMAILS["Коля"])
+        assert [line for line in lines if line.startswith(("> ", "Understood: "))] == [
+            "> убиваю Васю на 2-ю ночь",
+            "Understood: KILL Вася NIGHT 2",
+            "> пропуск",
+            "Understood: SKIP",
+        ]
+        assert lines[0] == "Done:"
+    finally:
+        table.close()
