@@ -105,7 +105,8 @@ class DaysState:
     """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
 
     ``penalties``: suggestions taken off each player's allowance for the current day
-    (D6, decided at the previous close); ``salt``: hex of the fairness salt.
+    (D6, decided at the previous close); ``salt``: hex of the fairness salt;
+    ``removed``: players the GM removed (also in ``out``; the GM answers for them, C5).
     """
 
     game_id: str
@@ -122,6 +123,7 @@ class DaysState:
     out: tuple[str, ...] = ()
     winner: str | None = None
     over: bool = False
+    removed: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -156,6 +158,7 @@ def dump_state(state: DaysState) -> dict[str, Any]:
         "out": list(state.out),
         "winner": state.winner,
         "over": state.over,
+        "removed": list(state.removed),
     }
 
 
@@ -182,4 +185,5 @@ def load_state(data: Mapping[str, Any]) -> DaysState:
         out=tuple(data["out"]),
         winner=data["winner"],
         over=bool(data["over"]),
+        removed=tuple(data.get("removed", ())),
     )

@@ -12,6 +12,8 @@ aware datetime, stored as ISO 8601 in UTC):
   fixed (M3); night ``day`` begins.
 - ``end_night(state, at) -> Step`` — the night resolved (M6, M7), the morning (M8,
   M12); the next day opens.
+- ``remove(state, player, at) -> Step`` — the GM removes a player: he leaves the
+  game (role not revealed), votes by and on him are withdrawn, then M12.
 - ``phase(state)``, ``day(state)``, ``open_nights(state)``, ``vote_count(state)`` —
   queries; ``status(state, player)``, ``duties(state, player)``, ``gm_view(state)`` —
   views.
@@ -40,6 +42,7 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
                   standing vote among the tied), closed_at}
   night_ended    {night, dead: [name...] (seating order, names only, M8), released:
                   name | None (the cell's survivor), day: the day that opens, ended_at}
+  player_left    {player, day, phase}       # removed by the GM; never his role
   game_over      {winner_team: "town" | "maniac" (M12), winners: [name...], roles:
                   {name: role}, canonical: str (fairness, DESIGN.md)}
 PLAYER (Event.player is the only player who sees it; the GM sees it too)
@@ -144,6 +147,7 @@ __all__ = [
     "load_state",
     "open_nights",
     "phase",
+    "remove",
     "start",
     "status",
     "vote_count",
@@ -595,3 +599,47 @@ def _maniac_team_wins(state: ManiacState) -> bool:
     town = sum(1 for p, r in state.roles if r in TOWN and state.free(p))
     fan = state.holder("fan")
     return town <= (2 if fan is not None and state.free(fan) else 1)
+
+
+def remove(state: ManiacState, player: str, at: datetime) -> Step:
+    """The GM removes ``player`` at ``at`` (aware): he leaves the game and takes no
+    further part (as the dead, M8), his role is not revealed. During a day his
+    standing vote and the standing votes on him are withdrawn (PUBLIC
+    ``vote_withdrawn``; a withdrawal is not a cast, M9). Then the maniac's team's
+    win is checked (M12), as at a morning. Events: PUBLIC ``player_left`` {player,
+    day, phase}, the withdrawals, ``game_over`` when the maniac's team wins.
+
+    :raises IllegalMove: ``game_ended``; ``not_a_player``; ``already_removed``
+        {player} (dead or gone); ``remove_maniac`` {player}: the rules have no game
+        without its maniac — substitute him instead.
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_ended", winner_team=state.winner_team)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if not state.alive(player):
+        raise IllegalMove("already_removed", player=player)
+    if state.role_of(player) == "maniac":
+        raise IllegalMove("remove_maniac", player=player)
+    events = [
+        Event("player_left", PUBLIC, {"player": player, "day": state.day, "phase": state.phase})
+    ]
+    ballots = list(state.ballots)
+    if state.phase == "day":
+        for _index, ballot in standing_votes(state):
+            if player in (ballot.voter, ballot.target):
+                ballots.append(Ballot(state.day, ballot.voter, None, False, stamp))
+                data = {
+                    "day": state.day,
+                    "voter": ballot.voter,
+                    "target": ballot.target,
+                    "prison": ballot.prison,
+                    "at": stamp,
+                }
+                events.append(Event("vote_withdrawn", PUBLIC, data))
+    new = dataclasses.replace(state, ballots=tuple(ballots), left=(*state.left, player))
+    if _maniac_team_wins(new):
+        new = dataclasses.replace(new, over=True, winner_team="maniac")
+        events.append(_game_over(new))
+    return Step(new, events)

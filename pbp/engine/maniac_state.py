@@ -117,7 +117,8 @@ class ManiacState:
     also during night ``day`` (``phase == "night"``); ``cell_nights``: ``(night,
     player)`` for every night spent in the cell (M10); ``imprisoned``: ``(day,
     player)`` in the order sent to prison (M11); ``deaths``: ``(night, player)``
-    (M6, M7); ``salt``: hex of the fairness salt. Once ``over``, ``day`` and
+    (M6, M7); ``salt``: hex of the fairness salt; ``left``: players the GM removed
+    (they take no further part, as the dead, M8). Once ``over``, ``day`` and
     ``phase`` stay those of the end.
     """
 
@@ -137,6 +138,7 @@ class ManiacState:
     deaths: tuple[tuple[int, str], ...] = ()
     winner_team: str | None = None
     over: bool = False
+    left: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -172,8 +174,8 @@ class ManiacState:
         return next((p for n, p in self.cell_nights if n == self.day), None)
 
     def alive(self, player: str) -> bool:
-        """True unless ``player`` died (M6, M7)."""
-        return all(p != player for _, p in self.deaths)
+        """True unless ``player`` died (M6, M7) or left the game (removed by the GM)."""
+        return player not in self.left and all(p != player for _, p in self.deaths)
 
     def in_prison(self, player: str) -> bool:
         """True once ``player`` went to prison (M11), dead or alive."""
@@ -509,6 +511,7 @@ def dump_state(state: ManiacState) -> dict[str, Any]:
         "deaths": [[n, p] for n, p in state.deaths],
         "winner_team": state.winner_team,
         "over": state.over,
+        "left": list(state.left),
     }
 
 
@@ -537,4 +540,5 @@ def load_state(data: Mapping[str, Any]) -> ManiacState:
         deaths=tuple((int(n), p) for n, p in data["deaths"]),
         winner_team=data["winner_team"],
         over=bool(data["over"]),
+        left=tuple(data.get("left", ())),
     )

@@ -127,4 +127,5 @@ class CluedoDays(CluedoKind):
             elif event.kind == "game_over":
                 for name in self.players(state):
                     mails.append(PrivateMail("game_over", name, {"result": data}))
-        return mails
+        # A player the GM removed gets nothing but the end of the game.
+        return [m for m in mails if m.player not in state.removed or m.template == "game_over"]

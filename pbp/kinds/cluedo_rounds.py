@@ -9,7 +9,7 @@ is mailed to the GM for every completed turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.engine import cluedo_rounds as engine
@@ -68,6 +68,10 @@ class CluedoRounds(CluedoKind):
     ) -> datetime | None:
         """The current turn's or answer's deadline, whatever happened (R7)."""
         return engine.deadline(state)
+
+    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+        """The turn's or answer's timeout ``delta`` later (R7 under a pause or extension)."""
+        return engine.shift_deadline(state, delta)
 
     def deadline_name(self, state: Any) -> str:
         """Deadlines end turns and answers: no GM command passes them."""
@@ -132,7 +136,8 @@ class CluedoRounds(CluedoKind):
             elif event.kind == "game_over":
                 for name in self.players(state):
                     mails.append(PrivateMail("game_over", name, {"result": data}))
-        return mails
+        # A player the GM removed gets nothing but the end of the game.
+        return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
 
 
 def _suggestion(state: Any, number: int) -> dict[str, Any]:
