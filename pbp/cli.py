@@ -472,6 +472,35 @@ def remove(config_path: Path, game_id: str, player: str, note: str | None) -> No
     )
 
 
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "bbcode", "html"]),
+    default="markdown",
+    show_default=True,
+)
+@click.option("--force", is_flag=True, help="Also while the game runs (for the GM's eyes only).")
+@click.pass_obj
+def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
+    """Print the whole story of GAME after it ended, every private fact revealed: the
+    deal or roles, every shown card, every order, every GM action, per day."""
+    from pbp.export import story
+
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    _started(service, game_id)
+    try:
+        text = story(service, game_id, fmt, force=force)
+    except MoveError as error:
+        locale = config.game(game_id).locale
+        raise click.ClickException(
+            service.renderer.error(error.code, error.params, locale=locale)
+        ) from None
+    click.echo(text.rstrip("\n"))
+
+
 @main.command("mail")
 @click.option("--from", "sender", required=True, help="The sender's address.")
 @click.option("--to", "recipient", required=True, help="The recipient (a personal address).")

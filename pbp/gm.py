@@ -435,6 +435,11 @@ class GmDesk:
             )
         if command.lever == "remove":
             return self.remove(game_id, args["player"], now=now, via=via, note=note)
+        if command.lever == "export":
+            from pbp.export import story
+
+            text = story(self.service, game_id, args["format"])
+            return {"lever": "export", "format": args["format"], "text": text}
         raise GmRefused("gm_unsupported", lever=command.lever)
 
     def result_text(self, game: Game, results: Sequence[dict[str, Any]]) -> str:

@@ -301,6 +301,19 @@ class Renderer:
         text = template.render(context, events=public_only(events), kind=kind)
         return tidy(text)
 
+    def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:
+        """The post-game story (``pbp export``, :mod:`pbp.export`): template
+        ``<locale>/common/story/story.j2`` in ``fmt``, context as documented there.
+
+        Unlike :meth:`public_post`, the items passed may be private facts: the story
+        is the GM's to publish after the game, and only :mod:`pbp.export` calls this.
+
+        :raises ValueError: unknown locale or format.
+        """
+        if fmt not in ("bbcode", "markdown"):
+            raise ValueError(f"a story is bbcode or markdown, not {fmt!r}")
+        return tidy(self._env(locale, fmt).get_template("common/story/story.j2").render(context))
+
     def private_mail(
         self, name: str, *, locale: str, kind: str = "cluedo_days", **context: Any
     ) -> tuple[str, str]:

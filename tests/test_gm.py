@@ -18,6 +18,7 @@ import pytest
 from gamekit import GM, Table, body, summary, utc
 
 from pbp.engine.base import MoveError, Visibility
+from pbp.export import story
 from pbp.gm import GM_SEAT, GmRefused
 from pbp.mail.maildir import deliver
 
@@ -408,3 +409,75 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     with pytest.raises(MoveError) as again:
         table.service.gm.remove(GAME, "Дуг", now=utc(2026, 12, 1, 20), via="cli", note=None)
     assert again.value.code == "already_removed"
+
+
+# --- export -------------------------------------------------------------------------------
+
+
+def play_to_the_end(table: Table) -> None:
+    """A lost refutation entered by the GM, an extension, a close, a winning accusation."""
+    suggest(table)
+    gm = table.service.gm
+    gm.act(GAME, "Дуг", "опровержение спальня", now=utc(2026, 12, 1, 18), via="cli", note="потеря")
+    gm.extend(GAME, 2, now=utc(2026, 12, 1, 18, 30), via="mail", note=None)
+    table.run(utc(2026, 12, 1, 21, 31))
+    table.send("Кросс", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 2, 8))
+    assert table.run(utc(2026, 12, 2, 8, 1)) == ["applied"]
+    table.new_mail()
+
+
+def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Table) -> None:
+    play_to_the_end(table)
+    text = story(table.service, GAME, "markdown")
+    zone = " (Europe/Moscow)"
+    assert text.startswith("**Игра seed-000: вся история**\n")
+    day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
+    assert day_1.splitlines() == [
+        f"- 01.12.2026 20:00{zone} 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
+        "карты: Кросс **Петя**, **Ваня**, **Нож**; Дуг **Спальня**, **Пистолет**, **Молоток**; "
+        "Роза **Библиотека**, **Канделябр**, **Веревка**.",
+        f"- 01.12.2026 20:00{zone} 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
+        f"- 01.12.2026 20:00{zone} 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
+        f"- 01.12.2026 20:00{zone} 🔒: Роза получает **Библиотека**, **Канделябр**, **Веревка**.",
+        f"- 01.12.2026 20:00{zone}: игра начинается: Кросс, Дуг, Роза.",
+        f"- 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
+        "**Маша**, **Пистолет**, **Спальня**.",
+        f"- 01.12.2026 21:00{zone} (ведущий): Дуг опровергает №1.",
+        f"- 01.12.2026 21:00{zone} 🔒 (ведущий): Дуг показывает игроку Кросс карту **Спальня**.",
+        f"- 01.12.2026 21:00{zone} 🔒: ведущий вносит ход за игрока Дуг: "
+        "«опровержение спальня» — потеря.",
+        f"- 01.12.2026 21:30{zone}: ведущий продлевает срок на 2 ч.",
+        f"- 02.12.2026 00:30{zone}: день закрыт.",
+    ]
+    assert day_2.splitlines() == [
+        f"- 02.12.2026 11:00{zone} 🔒: Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
+        f"- 02.12.2026 11:00{zone} 🔒: Кросс узнаёт, что обвинение верно.",
+        f"- 02.12.2026 11:00{zone}: игра окончена: победитель — Кросс.",
+    ]
+    bbcode = story(table.service, GAME, "bbcode")
+    assert "[b]День 2[/b]" in bbcode and "карту [b]Спальня[/b]." in bbcode
+    html = story(table.service, GAME, "html")
+    assert html.startswith('<!DOCTYPE html>\n<html lang="ru">\n<head>\n<meta charset="utf-8">')
+    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>01.12.2026 20:00" in html
+
+
+def test_export_is_refused_while_the_game_runs_unless_forced(table: Table) -> None:
+    suggest(table)
+    with pytest.raises(GmRefused) as refused:
+        story(table.service, GAME, "markdown")
+    assert refused.value.code == "gm_export_running"
+    assert "**День 1**" in story(table.service, GAME, "markdown", force=True)
+    gm_mail(table, "ЭКСПОРТ", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
+    (answer,) = table.new_mail()
+    assert "Не выполнено. Игра seed-000 ещё идёт: её история раскрыла бы все тайны." in body(answer)
+
+
+def test_export_by_mail_after_the_game(table: Table) -> None:
+    play_to_the_end(table)
+    gm_mail(table, "EXPORT bbcode", at=utc(2026, 12, 2, 9))
+    assert table.run(utc(2026, 12, 2, 9, 1)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    text = body(answer)
+    assert "Вся история игры (bbcode) — для треда после игры:" in text
+    assert "карту [b]Спальня[/b]." in text

@@ -22,6 +22,7 @@ from test_maniac_service import EVENING_1, seed_tie
 
 from pbp.cli import main
 from pbp.engine.base import MoveError, Visibility
+from pbp.export import story
 from pbp.gm import paused_since
 from pbp.mail.maildir import deliver
 
@@ -195,6 +196,11 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
             "gm_seat_address",
             "gm_remove",
         ]
+        code, out = cli(table, "export", "seed-000")
+        assert code == 1 and "Игра seed-000 ещё идёт" in out
+        code, out = cli(table, "export", "seed-000", "--force", "--format", "html")
+        assert code == 0 and out.startswith("<!DOCTYPE html>")
+        assert "ведущий исключает игрока Дуг — пропал." in out
         code, out = cli(table, "pause", "no-such-game")
         assert code == 1
     finally:
@@ -264,6 +270,16 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
             "[seed-002] Игра окончена: финальный пост",
             "[seed-002] Объявление для форума",
         ]
+        text = story(table.service, GAME, "markdown")
+        assert (
+            ": роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
+            "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
+            "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
+        )
+        assert "14:00 (Europe/Moscow) (ведущий): Маша покидает игру.\n" in text
+        assert "(Europe/Moscow) 🔒: ведущий исключает игрока Машу" not in text
+        assert "(Europe/Moscow) 🔒: ведущий исключает игрока Маша.\n" in text
+        assert "(ведущий): игра окончена: победила команда «маньяк».\n" in text
     finally:
         table.close()
 
