@@ -474,6 +474,23 @@ def remove(config_path: Path, game_id: str, player: str, note: str | None) -> No
 
 @main.command()
 @click.argument("game_id", metavar="GAME")
+@click.argument("event", type=int)
+@_NOTE
+@click.pass_obj
+def void(config_path: Path, game_id: str, event: int, note: str | None) -> None:
+    """Cancel the move logged as EVENT (its number in the log) by a compensating event:
+    an unanswered suggestion, a standing vote, a kill order not yet fixed. Refused, with
+    the reason, when a later event builds on it."""
+    _lever(
+        config_path,
+        game_id,
+        "void",
+        lambda s, now: s.gm.void(game_id, event, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
 @click.option(
     "--format",
     "fmt",

@@ -48,6 +48,7 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     for stored in service.store.events(game_id):
         periods.setdefault(stored.day or 1, []).append(
             {
+                "seq": stored.seq,
                 "kind": stored.event.kind,
                 "visibility": stored.event.visibility.value,
                 "player": stored.event.player,

@@ -18,6 +18,8 @@ kind                visibility  data
                                 paused: the pause keeps the extra time), via, note}
 ``gm_substitute``   PUBLIC      {player (the seat), name (who takes it), via, note}
 ``gm_seat_address`` GM          {player, old_email, new_email}
+``gm_void``         GM          {event (seq), voided_kind, via, note} — after the
+                                engine's compensating event
 ``gm_remove``       GM          {player, via, note} — after the engine's own events
                                 (PUBLIC ``player_removed`` in Cluedo, ``player_left``
                                 in Maniac)
@@ -416,6 +418,46 @@ class GmDesk:
             self.announce(game, step.events, now)
         return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
 
+    # --- void ------------------------------------------------------------------------------
+
+    def void(
+        self, game_id: str, seq: int, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Cancel the move logged as event ``seq`` (its number in the log: ``pbp show``
+        lists no numbers, ``pbp export --force`` and the store do) by a compensating
+        event: an unanswered suggestion (Cluedo by days), a standing vote of today or a
+        kill order not yet fixed (Maniac). The engine's event (PUBLIC
+        ``suggestion_voided`` / ``vote_voided``, or the maniac's PLAYER
+        ``order_voided``), then GM ``gm_void`` {event, voided_kind, via, note}.
+
+        :raises GmRefused: not running, paused; ``gm_void_unknown`` {event}.
+        :raises MoveError: ``void_kind`` {kind, allowed}; the engine's reason when a
+            later event depends on it (``void_answered``, ``void_replaced``,
+            ``void_too_late``).
+        """
+        from pbp.service import Applied
+
+        service = self.service
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        if paused_since(self.store, game_id) is not None:
+            raise GmRefused("gm_paused", game=game_id)
+        service.advance(game_id, now)
+        with self.store.transaction():
+            _row, state = self._running(game_id, kind)
+            target = next((s for s in self.store.events(game_id) if s.seq == seq), None)
+            if target is None or target.event.kind.startswith("gm_"):
+                raise GmRefused("gm_void_unknown", event=seq)
+            day = kind.day(state)
+            step = kind.void(state, target.event, now)
+            service._commit_step(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
+            self._log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
+            service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
+            if any(e.visibility is Visibility.PUBLIC for e in step.events):
+                self.announce(game, step.events, now)
+        return {"lever": "void", "event": seq, "voided_kind": target.event.kind}
+
     # --- one GM command, from the CLI or a mail --------------------------------------------
 
     def run(self, game_id: str, command: GmCommand, *, now: datetime, via: str) -> dict[str, Any]:
@@ -435,6 +477,8 @@ class GmDesk:
             )
         if command.lever == "remove":
             return self.remove(game_id, args["player"], now=now, via=via, note=note)
+        if command.lever == "void":
+            return self.void(game_id, args["event"], now=now, via=via, note=note)
         if command.lever == "export":
             from pbp.export import story
 

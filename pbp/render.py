@@ -235,7 +235,8 @@ def suggestions(events: Iterable[Event]) -> list[dict[str, Any]]:
     None while unanswered) and ``by_gm`` (bool). Example:
     ``{"number": 7, "day": 2, "ordinal": 1, "suggester": "Неташка", "addressee": "Веталь",
     "suspect": "Краснова", "weapon": "нож", "room": "кухня", "answer": "refuted",
-    "by_gm": False}``. A suggestion known only from its answer is included too.
+    "by_gm": False}``. A suggestion known only from its answer is included too; one the
+    GM voided (``suggestion_voided``) is left out.
     """
     items: dict[int, dict[str, Any]] = {}
     for event in events:
@@ -244,6 +245,8 @@ def suggestions(events: Iterable[Event]) -> list[dict[str, Any]]:
         elif event.kind in _ANSWERS:
             item = items.setdefault(event.data["number"], {**event.data})
             item.update(answer=event.kind, by_gm=bool(event.data.get("by_gm", False)))
+        elif event.kind == "suggestion_voided":  # cancelled by the GM (pbp void)
+            items.pop(event.data["number"], None)
     return [items[n] for n in sorted(items)]
 
 

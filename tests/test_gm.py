@@ -433,32 +433,35 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
     assert text.startswith("**Игра seed-000: вся история**\n")
     day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
     assert day_1.splitlines() == [
-        f"- 01.12.2026 20:00{zone} 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
+        f"- №1 · 01.12.2026 20:00{zone} 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
         "карты: Кросс **Петя**, **Ваня**, **Нож**; Дуг **Спальня**, **Пистолет**, **Молоток**; "
         "Роза **Библиотека**, **Канделябр**, **Веревка**.",
-        f"- 01.12.2026 20:00{zone} 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
-        f"- 01.12.2026 20:00{zone} 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
-        f"- 01.12.2026 20:00{zone} 🔒: Роза получает **Библиотека**, **Канделябр**, **Веревка**.",
-        f"- 01.12.2026 20:00{zone}: игра начинается: Кросс, Дуг, Роза.",
-        f"- 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
+        f"- №2 · 01.12.2026 20:00{zone} 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
+        f"- №3 · 01.12.2026 20:00{zone} 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
+        f"- №4 · 01.12.2026 20:00{zone} 🔒: Роза получает "
+        "**Библиотека**, **Канделябр**, **Веревка**.",
+        f"- №5 · 01.12.2026 20:00{zone}: игра начинается: Кросс, Дуг, Роза.",
+        f"- №6 · 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
         "**Маша**, **Пистолет**, **Спальня**.",
-        f"- 01.12.2026 21:00{zone} (ведущий): Дуг опровергает №1.",
-        f"- 01.12.2026 21:00{zone} 🔒 (ведущий): Дуг показывает игроку Кросс карту **Спальня**.",
-        f"- 01.12.2026 21:00{zone} 🔒: ведущий вносит ход за игрока Дуг: "
+        f"- №7 · 01.12.2026 21:00{zone} (ведущий): Дуг опровергает №1.",
+        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ведущий): "
+        "Дуг показывает игроку Кросс карту **Спальня**.",
+        f"- №9 · 01.12.2026 21:00{zone} 🔒: ведущий вносит ход за игрока Дуг: "
         "«опровержение спальня» — потеря.",
-        f"- 01.12.2026 21:30{zone}: ведущий продлевает срок на 2 ч.",
-        f"- 02.12.2026 00:30{zone}: день закрыт.",
+        f"- №10 · 01.12.2026 21:30{zone}: ведущий продлевает срок на 2 ч.",
+        f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
     ]
     assert day_2.splitlines() == [
-        f"- 02.12.2026 11:00{zone} 🔒: Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
-        f"- 02.12.2026 11:00{zone} 🔒: Кросс узнаёт, что обвинение верно.",
-        f"- 02.12.2026 11:00{zone}: игра окончена: победитель — Кросс.",
+        f"- №12 · 02.12.2026 11:00{zone} 🔒: "
+        "Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
+        f"- №13 · 02.12.2026 11:00{zone} 🔒: Кросс узнаёт, что обвинение верно.",
+        f"- №14 · 02.12.2026 11:00{zone}: игра окончена: победитель — Кросс.",
     ]
     bbcode = story(table.service, GAME, "bbcode")
     assert "[b]День 2[/b]" in bbcode and "карту [b]Спальня[/b]." in bbcode
     html = story(table.service, GAME, "html")
     assert html.startswith('<!DOCTYPE html>\n<html lang="ru">\n<head>\n<meta charset="utf-8">')
-    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>01.12.2026 20:00" in html
+    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>№1 · 01.12.2026 20:00" in html
 
 
 def test_export_is_refused_while_the_game_runs_unless_forced(table: Table) -> None:
@@ -481,3 +484,70 @@ def test_export_by_mail_after_the_game(table: Table) -> None:
     text = body(answer)
     assert "Вся история игры (bbcode) — для треда после игры:" in text
     assert "карту [b]Спальня[/b]." in text
+
+
+# --- void ---------------------------------------------------------------------------------
+
+
+def seq_of(table: Table, kind: str) -> int:
+    return [s.seq for s in table.store.events(GAME) if s.event.kind == kind][-1]
+
+
+def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(table: Table) -> None:
+    suggest(table)
+    number = seq_of(table, "suggestion_made")
+    done = table.service.gm.void(GAME, number, now=utc(2026, 12, 1, 18), via="mail", note="ошибся")
+    assert done == {"lever": "void", "event": number, "voided_kind": "suggestion_made"}
+    rows = log(table, number)
+    assert [(k, v) for k, v, _s, _d in rows] == [("suggestion_voided", "public"), ("gm_void", "gm")]
+    assert rows[1][3] == {
+        "event": number,
+        "voided_kind": "suggestion_made",
+        "via": "mail",
+        "note": "ошибся",
+    }
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("cross@example.test", "[seed-000] Ведущий отменил ход"),
+        ("doug@example.test", "[seed-000] Ведущий отменил ход"),
+        (GM, ANNOUNCE),
+    ]
+    assert "Отвечать на него не нужно" in body(mails[1])
+    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b]" in body(mails[2])
+    # Дуг owes nothing; Кросс has his 3 suggestions again; the day post leaves it out.
+    kind = table.service.kind_of("cluedo_days")
+    row = table.store.game(GAME)
+    assert row is not None
+    state = kind.load(row.state)
+    assert kind.status(state, "Дуг")["owed"] == []
+    assert kind.status(state, "Кросс")["suggestions_left"] == 3
+    table.run(utc(2026, 12, 1, 19, 31))
+    day_post = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1"))
+    assert "- Предположений не было." in day_post
+    (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
+    assert closed["gm_answered"] == [] and closed["penalties"] == {}
+
+
+def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
+    suggest(table)
+    table.send("Дуг", "опровержение спальня", at=utc(2026, 12, 1, 17, 30))
+    table.run(utc(2026, 12, 1, 17, 31))
+    seq = last_seq(table)
+    with pytest.raises(MoveError) as refused:
+        table.service.gm.void(
+            GAME, seq_of(table, "suggestion_made"), now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert refused.value.code == "void_answered"
+    text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
+    assert text == (
+        "Предположение 1 отменить нельзя: на него уже ответили, и ответ опирается на него."
+    )
+    with pytest.raises(MoveError) as kind:
+        table.service.gm.void(
+            GAME, seq_of(table, "refuted"), now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert kind.value.code == "void_kind"
+    with pytest.raises(GmRefused) as unknown:
+        table.service.gm.void(GAME, 999, now=utc(2026, 12, 1, 18), via="cli", note=None)
+    assert unknown.value.code == "gm_void_unknown"
+    assert log(table, seq) == []

@@ -315,3 +315,47 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         assert (state.turn, state.turn_player) == (3, "Роза")  # Кросс is skipped (R4)
     finally:
         table.close()
+
+
+def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTable) -> None:
+    maniac.move("Вася", "ГОЛОС за Петю", at=utc(2026, 12, 1, 10))
+    maniac.move("Вася", "ГОЛОС за Таню", at=utc(2026, 12, 1, 10, 5))
+    events = maniac.store.events(GAME)
+    first, second = [s.seq for s in events if s.event.kind == "vote_cast"]
+    gm = maniac.service.gm
+    with pytest.raises(MoveError) as replaced:
+        gm.void(GAME, first, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert replaced.value.code == "void_replaced"
+    gm.void(GAME, second, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    kind = maniac.service.kind_of("maniac")
+    row = maniac.store.game(GAME)
+    assert row is not None
+    state = kind.load(row.state)
+    view = kind.gm_view(state)
+    assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Петя", ["Вася"])]
+    assert kind.status(state, "Вася")["casts_left"]["Таня"] == 2  # a voided vote is no cast
+    mails = flushed(maniac)
+    assert summary(mails) == [
+        (EMAILS["Вася"], "[seed-002] Ведущий отменил ход"),
+        (GM, "[seed-002] Объявление для форума"),
+    ]
+    assert bbcode(mails[1]).startswith("[b]Ведущий отменил голос игрока Вася за игрока Таня.[/b]")
+    maniac.at(utc(2026, 12, 1, 19, 1))
+    with pytest.raises(MoveError) as late:
+        gm.void(GAME, first, now=utc(2026, 12, 1, 20), via="cli", note=None)
+    assert late.value.code == "void_too_late"
+
+
+def test_M3_void_an_order_not_yet_fixed_tells_only_the_maniac(maniac: ManiacTable) -> None:
+    maniac.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 10))
+    (order,) = [s.seq for s in maniac.store.events(GAME) if s.event.kind == "order_placed"]
+    before = len(maniac.store.events(GAME, public_only=True))
+    maniac.service.gm.void(GAME, order, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert len(maniac.store.events(GAME, public_only=True)) == before  # nothing public
+    mails = flushed(maniac)
+    assert summary(mails) == [(EMAILS["Коля"], "[seed-002] Ведущий отменил ход")]
+    assert "ведущий отменил ваш заказ на ночь 1 (Саша)." in body(mails[0])
+    kind = maniac.service.kind_of("maniac")
+    row = maniac.store.game(GAME)
+    assert row is not None
+    assert kind.gm_view(kind.load(row.state))["orders"] == []

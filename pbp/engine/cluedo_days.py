@@ -8,6 +8,7 @@ API (module-level functions; ``state`` is :class:`DaysState`):
   Raises :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
 - ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
+- ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
 - ``status(state, player) -> dict``, ``duties(state, player) -> dict`` (reminders) and
   ``gm_view(state) -> dict`` — views.
 - ``kind = "cluedo_days"``: this module is the engine object (``pbp.engine.base.Engine``).
@@ -33,6 +34,7 @@ PUBLIC
                    accused_wrongly: [player...] (out this day),
                    suggestions: [{**sugg, answer: "refuted"|"not_refuted"|None, by_gm}]
                    (made this day or answered this day, never the card; D7)}
+  suggestion_voided {**sugg, voided_at}          # by the GM (pbp void), never answered
   player_removed  {player, day}                  # by the GM (pbp remove); C5 from then on
   game_over       {winner: str | None, solution: {suspect, weapon, room},
                    hands: {player: [card...]}, canonical: str (fairness, DESIGN.md)}
@@ -108,6 +110,7 @@ __all__ = [
     "remove",
     "start",
     "status",
+    "void",
 ]
 
 kind = "cluedo_days"  # the Engine protocol's kind (pbp.engine.base.Engine)
@@ -193,7 +196,11 @@ def allowance(state: DaysState, player: str) -> int:
 
 
 def _made_today(state: DaysState, player: str) -> list[Suggestion]:
-    return [s for s in state.suggestions if s.suggester == player and s.day == state.day]
+    return [
+        s
+        for s in state.suggestions
+        if s.suggester == player and s.day == state.day and s.answer != VOIDED
+    ]
 
 
 def suggestions_left(state: DaysState, player: str) -> int:
@@ -273,6 +280,31 @@ def _gm_answer(state: DaysState, s: Suggestion, at: str) -> tuple[DaysState, lis
     answered = _answered(s, card, by_gm=True, at=at, day=state.day)
     events = [Event("gm_refutation", GM, {**s.public(), "card": card}), *_answer_events(answered)]
     return _replace_suggestion(state, answered), events
+
+
+#: ``Suggestion.answer`` of a suggestion the GM voided.
+VOIDED = "voided"
+
+
+def void(state: DaysState, number: int, at: datetime) -> Step:
+    """The GM cancels suggestion ``number`` at ``at``, as if it had never been made:
+    it needs no answer and no longer counts in its suggester's day (D2). Only while
+    nothing was built on it: unanswered, and the game not over. PUBLIC
+    ``suggestion_voided`` {**sugg, voided_at}.
+
+    :raises IllegalMove: ``game_over``; ``unknown_suggestion`` {number, waiting: []};
+        ``void_answered`` {number, answer, by_gm}: it was answered (or voided) already.
+    """
+    moment = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if not 1 <= number <= len(state.suggestions):
+        raise IllegalMove("unknown_suggestion", number=number, waiting=[])
+    found = state.suggestions[number - 1]
+    if found.answer is not None:
+        raise IllegalMove("void_answered", number=number, answer=found.answer, by_gm=found.by_gm)
+    new = _replace_suggestion(state, dataclasses.replace(found, answer=VOIDED, answered_at=moment))
+    return Step(new, [Event("suggestion_voided", PUBLIC, {**found.public(), "voided_at": moment})])
 
 
 def remove(state: DaysState, player: str, at: datetime) -> Step:
@@ -443,7 +475,7 @@ def close_day(state: DaysState, at: datetime) -> Step:
     summary = [
         {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
         for s in new.suggestions
-        if s.day == state.day or s.answered_day == state.day
+        if (s.day == state.day or s.answered_day == state.day) and s.answer != VOIDED
     ]
     events.append(
         Event(

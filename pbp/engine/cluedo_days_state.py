@@ -59,7 +59,8 @@ class Suggestion:
     """One suggestion (D2) and its answer (D3, D6).
 
     ``at``/``answered_at``: ISO 8601 UTC arrival times (D8). ``answer`` is None while
-    unanswered, then ``"refuted"`` or ``"not_refuted"``; ``card`` is the shown card
+    unanswered, then ``"refuted"`` or ``"not_refuted"`` (``"voided"``: cancelled by the
+    GM before any answer, as if never made); ``card`` is the shown card
     (private: the suggester and the GM only).
     """
 

@@ -14,6 +14,8 @@ aware datetime, stored as ISO 8601 in UTC):
   M12); the next day opens.
 - ``remove(state, player, at) -> Step`` — the GM removes a player: he leaves the
   game (role not revealed), votes by and on him are withdrawn, then M12.
+- ``void_vote(state, voter, target, cast_at, at)``, ``void_order(state, night,
+  placed_at, at)`` — the GM cancels a standing vote or an order not yet fixed.
 - ``phase(state)``, ``day(state)``, ``open_nights(state)``, ``vote_count(state)`` —
   queries; ``status(state, player)``, ``duties(state, player)``, ``gm_view(state)`` —
   views.
@@ -43,12 +45,14 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
   night_ended    {night, dead: [name...] (seating order, names only, M8), released:
                   name | None (the cell's survivor), day: the day that opens, ended_at}
   player_left    {player, day, phase}       # removed by the GM; never his role
+  vote_voided    {day, voter, target, prison, at (of the vote), voided_at}   # by the GM
   game_over      {winner_team: "town" | "maniac" (M12), winners: [name...], roles:
                   {name: role}, canonical: str (fairness, DESIGN.md)}
 PLAYER (Event.player is the only player who sees it; the GM sees it too)
   role_dealt     {role, character, partner: name | None}   # partner: the fan for the
                   # maniac, the maniac for the fan (M1); None for the town
   order_placed   {night, targets: [name...], skip: bool, changed: bool, at}   # the maniac
+  order_voided   {night, targets: [name...], skip: bool, voided_at}   # the maniac; by the GM
   order_fixed    {night, targets: [name...], skip: bool, missing: bool}        # the maniac
                   # at the close of the day the order was due (M3); missing: a miss
 GM
@@ -150,6 +154,8 @@ __all__ = [
     "remove",
     "start",
     "status",
+    "void_order",
+    "void_vote",
     "vote_count",
 ]
 
@@ -643,3 +649,64 @@ def remove(state: ManiacState, player: str, at: datetime) -> Step:
         new = dataclasses.replace(new, over=True, winner_team="maniac")
         events.append(_game_over(new))
     return Step(new, events)
+
+
+def void_vote(state: ManiacState, voter: str, target: str, cast_at: str, at: datetime) -> Step:
+    """The GM cancels ``voter``'s vote for ``target`` cast at ``cast_at`` (ISO UTC), as
+    if it had never been cast: his vote before it stands again, and it is no cast
+    (M9). Only while it is his standing vote of the current day. PUBLIC
+    ``vote_voided``.
+
+    :raises IllegalMove: ``game_ended``; ``void_too_late`` {}: its day has closed;
+        ``void_replaced`` {}: not his standing vote any more (changed or withdrawn).
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_ended", winner_team=state.winner_team)
+    found = next(
+        (
+            (i, b)
+            for i, b in enumerate(state.ballots)
+            if (b.voter, b.target, b.at) == (voter, target, cast_at) and not b.voided
+        ),
+        None,
+    )
+    if found is None or found[1].day != state.day or state.phase != "day":
+        raise IllegalMove("void_too_late")
+    index, ballot = found
+    if all(i != index for i, _b in standing_votes(state)):
+        raise IllegalMove("void_replaced")
+    ballots = list(state.ballots)
+    ballots[index] = dataclasses.replace(ballot, voided=True)
+    new = dataclasses.replace(state, ballots=tuple(ballots))
+    data = {
+        "day": ballot.day,
+        "voter": voter,
+        "target": target,
+        "prison": ballot.prison,
+        "at": cast_at,
+        "voided_at": stamp,
+    }
+    return Step(new, [Event("vote_voided", PUBLIC, data)])
+
+
+def void_order(state: ManiacState, night: int, placed_at: str, at: datetime) -> Step:
+    """The GM cancels the maniac's order for ``night`` placed at ``placed_at`` (ISO UTC):
+    that night has no order until he orders again (M3). Only while it is the standing
+    order and not yet fixed. PLAYER ``order_voided`` to the maniac (the public learns
+    nothing of orders, M6).
+
+    :raises IllegalMove: ``game_ended``; ``void_too_late`` {}: fixed (M3);
+        ``void_replaced`` {}: changed since.
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_ended", winner_team=state.winner_team)
+    if night not in open_nights(state):
+        raise IllegalMove("void_too_late")
+    order = order_for(state, night)
+    if order is None or order.at != placed_at:
+        raise IllegalMove("void_replaced")
+    new = dataclasses.replace(state, orders=tuple(o for o in state.orders if o.night != night))
+    data = {"night": night, "targets": list(order.targets), "skip": order.skip, "voided_at": stamp}
+    return Step(new, [Event("order_voided", PLAYER, data, player=state.maniac)])

@@ -72,7 +72,8 @@ class Ballot:
 
     ``prison``: a vote for prison (M11); ``at``: its arrival, ISO UTC (D8). The
     game's ballots are kept in arrival order; the index is the order of casting
-    that breaks ties (M10).
+    that breaks ties (M10). ``voided``: cancelled by the GM, as if never cast (the
+    voter's vote before it stands again; it is not a cast, M9).
     """
 
     day: int
@@ -80,6 +81,7 @@ class Ballot:
     target: str | None
     prison: bool
     at: str
+    voided: bool = False
 
 
 @dataclass(frozen=True)
@@ -299,7 +301,9 @@ def double_kill_night(state: ManiacState) -> int | None:
 def casts(state: ManiacState, voter: str, target: str) -> int:
     """M9: votes ``voter`` has cast on ``target`` today (cell and prison votes alike)."""
     return sum(
-        1 for b in state.ballots if b.day == state.day and b.voter == voter and b.target == target
+        1
+        for b in state.ballots
+        if b.day == state.day and b.voter == voter and b.target == target and not b.voided
     )
 
 
@@ -308,7 +312,7 @@ def standing_votes(state: ManiacState) -> list[tuple[int, Ballot]]:
     order of casting (``index``: position in ``state.ballots``)."""
     last: dict[str, tuple[int, Ballot]] = {}
     for index, ballot in enumerate(state.ballots):
-        if ballot.day == state.day:
+        if ballot.day == state.day and not ballot.voided:
             last[ballot.voter] = (index, ballot)
     return sorted((v for v in last.values() if v[1].target is not None), key=lambda v: v[0])
 

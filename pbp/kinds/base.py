@@ -87,6 +87,12 @@ class GameKind(Protocol):
         GM, C5; Maniac: the player leaves, M12 checked); raises
         :class:`~pbp.engine.base.MoveError` when it does not fit."""
 
+    def void(self, state: Any, event: Event, at: datetime) -> Step:
+        """The GM cancels the move that logged ``event``, by a compensating step;
+        raises :class:`~pbp.engine.base.MoveError`: ``void_kind`` {kind, allowed} when
+        such events cannot be voided, or the engine's reason when something was
+        built on it."""
+
     def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
         """The first deadline (aware UTC) of a game started at ``start``; None: none."""
 

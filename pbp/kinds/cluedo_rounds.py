@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.engine import cluedo_rounds as engine
-from pbp.engine.base import Event, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, Step, Visibility
 from pbp.kinds.base import PrivateMail
 from pbp.kinds.common import CluedoKind
 
@@ -68,6 +68,11 @@ class CluedoRounds(CluedoKind):
     ) -> datetime | None:
         """The current turn's or answer's deadline, whatever happened (R7)."""
         return engine.deadline(state)
+
+    def void(self, state: Any, event: Event, at: datetime) -> Step:
+        """Nothing: a suggestion at once starts its answering round (R2), and an
+        answer ends it; the GM acts for a player instead (pbp act)."""
+        raise IllegalMove("void_kind", kind=event.kind, allowed=[])
 
     def shift_deadline(self, state: Any, delta: timedelta) -> Any:
         """The turn's or answer's timeout ``delta`` later (R7 under a pause or extension)."""
