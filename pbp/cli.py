@@ -278,6 +278,8 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         for name in kind.players(kind.load(row.state))
         if (token := service.store.player_token(game_id, name))
     }
+    # Where the GM mails his commands (made here for a game started before it existed).
+    view["gm_address"] = service.gm.gm_address(game_id)
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
@@ -285,6 +287,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         f"{row.kind}/gm_show", locale=game.locale, game=game_id, view=view
     )
     click.echo(body.rstrip("\n"))
+    click.echo(f"\nGM address for commands: {view['gm_address']}")
 
 
 def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:

@@ -531,6 +531,8 @@ Seed: 1234
 SHA-256 раздачи: $sha
 Строка раздачи:
     $canonical
+
+GM address for commands: $gm
 """,
         "accusation": """\
 Дуг обвиняет: Белых, труба, кабинет.
@@ -899,6 +901,8 @@ Seed: 1234
 Deal SHA-256: $sha
 Deal line:
     $canonical
+
+GM address for commands: $gm
 """,
         "accusation": """\
 Carol accuses: White, pipe, study.
@@ -1185,6 +1189,7 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
         a1=addresses[p1],
         a2=addresses[p2],
         a3=addresses[p3],
+        gm=json.loads("\n".join(table.ok("show", game, "--json")))["gm_address"],
     )
 
     # C6, C7: a right accusation ends the game; the final post reveals the deal.

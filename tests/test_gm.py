@@ -551,3 +551,25 @@ def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
         table.service.gm.void(GAME, 999, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert unknown.value.code == "gm_void_unknown"
     assert log(table, seq) == []
+
+
+def test_gm_commands_by_subject_tag_without_plus_addressing(tmp_path: Path) -> None:
+    table = Table(tmp_path, personal_address="subject_tag")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        sheet = next(m for m in table.new_mail() if m["To"] == GM and "Лист" in str(m["Subject"]))
+        token = table.store.player_token(GAME, GM_SEAT)
+        assert str(sheet["Subject"]).endswith(f" [pbp-{token}]")
+        assert sheet["Reply-To"] == "gm@example.test"
+        message = EmailMessage(policy=SMTP)
+        message["From"] = GM
+        message["To"] = "gm@example.test"
+        message["Subject"] = f"Re: {sheet['Subject']}"
+        message["Date"] = format_datetime(utc(2026, 12, 1, 18))
+        message["Message-ID"] = make_msgid(domain="example.test")
+        message.set_content("ПАУЗА\n")
+        deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+        assert table.store.last_event(GAME, ("gm_pause",)) is not None
+    finally:
+        table.close()

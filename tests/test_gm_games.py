@@ -21,6 +21,7 @@ from roundskit import RoundsTable
 from test_maniac_service import EVENING_1, seed_tie
 
 from pbp.cli import main
+from pbp.daemon import Daemon
 from pbp.engine.base import MoveError, Visibility
 from pbp.export import story
 from pbp.gm import paused_since
@@ -359,3 +360,29 @@ def test_M3_void_an_order_not_yet_fixed_tells_only_the_maniac(maniac: ManiacTabl
     row = maniac.store.game(GAME)
     assert row is not None
     assert kind.gm_view(kind.load(row.state))["orders"] == []
+
+
+def test_D8_the_scheduler_plans_nothing_for_a_paused_game(tmp_path: Path) -> None:
+    table = Table(tmp_path, extra="remind_hours_before: 0.5\n")
+    try:
+        clock = {"now": utc(2026, 12, 1, 17)}
+        daemon = Daemon(table.service, clock=lambda: clock["now"])
+
+        def jobs() -> dict[str, object]:
+            return {job.id: job.trigger.run_date for job in daemon.scheduler.get_jobs()}
+
+        daemon.tick()
+        assert set(jobs()) == {"deadline:seed-000", "remind:seed-000"}
+        table.service.gm.pause("seed-000", now=utc(2026, 12, 1, 17, 30), via="cli", note=None)
+        clock["now"] = utc(2026, 12, 2, 12)
+        daemon.tick()
+        assert jobs() == {}
+        assert [s for s in table.store.events("seed-000") if s.event.kind == "day_closed"] == []
+        table.service.gm.resume("seed-000", now=utc(2026, 12, 2, 12), via="cli", note=None)
+        daemon.tick()
+        assert jobs() == {
+            "deadline:seed-000": utc(2026, 12, 2, 14),  # the 2 h left at the pause
+            "remind:seed-000": utc(2026, 12, 2, 13, 30),
+        }
+    finally:
+        table.close()
