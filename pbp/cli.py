@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -21,6 +22,8 @@ import click
 import jinja2
 
 from pbp.config import Config, ConfigError, load_config
+from pbp.engine.base import MoveError
+from pbp.gm import paused_since
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -275,6 +278,8 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         for name in kind.players(kind.load(row.state))
         if (token := service.store.player_token(game_id, name))
     }
+    # Where the GM mails his commands (made here for a game started before it existed).
+    view["gm_address"] = service.gm.gm_address(game_id)
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
@@ -282,6 +287,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         f"{row.kind}/gm_show", locale=game.locale, game=game_id, view=view
     )
     click.echo(body.rstrip("\n"))
+    click.echo(f"\nGM address for commands: {view['gm_address']}")
 
 
 def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
@@ -296,6 +302,8 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
     row = _started(service, game_id)
     if row.over:
         raise click.ClickException(f"game {game_id} is over")
+    if paused_since(service.store, game_id) is not None:
+        raise click.ClickException(f"game {game_id} is paused: `pbp resume {game_id}` first")
     kind = service.kind_of(row.kind)
     before = kind.load(row.state)
     current = kind.deadline_name(before)
@@ -337,6 +345,180 @@ def close_day(config_path: Path, game_id: str) -> None:
 def end_night(config_path: Path, game_id: str) -> None:
     """End the current night of GAME now (Maniac: the night resolved, the morning post)."""
     click.echo(_pass_deadline(config_path, game_id, "night"))
+
+
+def _lever(
+    config_path: Path, game_id: str, lever: str, pull: Callable[[Service, datetime], dict[str, Any]]
+) -> None:
+    """Pull one GM lever (:mod:`pbp.gm`) on GAME now and print its result.
+
+    As ``close-day``: under the writer lock, mail already waiting is applied first
+    (rule D8) and what the lever queues is sent, unless a daemon runs (it then does
+    both, and applies mail held by a pause). A refusal exits with code 1 and its reason.
+    """
+    config = _load(config_path)
+    service = _service(config)
+    _started(service, game_id)
+    game = config.game(game_id)
+    now = datetime.now(UTC)
+    with writer_lock(config.store) as mine:
+        if mine:
+            service.process_inbox(now)
+        try:
+            done = pull(service, now)
+        except MoveError as error:
+            text = service.renderer.error(error.code, error.params, locale=game.locale)
+            raise click.ClickException(text) from None
+        if mine:
+            service.gm.replay_held(now)
+            service.flush_outbox(now)
+    click.echo(service.gm.result_text(game, [{"line": "", "lever": lever, "done": done}]).rstrip())
+
+
+_NOTE = click.option("--note", help="The GM's note, kept in the log (and announced, where public).")
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@click.argument("move")
+@_NOTE
+@click.pass_obj
+def act(config_path: Path, game_id: str, player: str, move: str, note: str | None) -> None:
+    """Enter MOVE for PLAYER (a lost mail): checked and answered exactly as his own
+    mail, marked as entered by the GM. E.g. pbp act seed-000 Кросс 'ОПРОВЕРГАЮ 1 Спальня'."""
+    _lever(
+        config_path,
+        game_id,
+        "act",
+        lambda s, now: s.gm.act(game_id, player, move, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@_NOTE
+@click.pass_obj
+def pause(config_path: Path, game_id: str, note: str | None) -> None:
+    """Pause GAME: no deadline passes; players' mail is kept until `pbp resume`."""
+    _lever(
+        config_path,
+        game_id,
+        "pause",
+        lambda s, now: s.gm.pause(game_id, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@_NOTE
+@click.pass_obj
+def resume(config_path: Path, game_id: str, note: str | None) -> None:
+    """Resume GAME: the deadline is as far ahead as at the pause; held mail is applied
+    in arrival order (D8)."""
+    _lever(
+        config_path,
+        game_id,
+        "resume",
+        lambda s, now: s.gm.resume(game_id, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--hours", type=float, required=True, help="How many hours later (e.g. 1.5).")
+@_NOTE
+@click.pass_obj
+def extend(config_path: Path, game_id: str, hours: float, note: str | None) -> None:
+    """Move GAME's current deadline HOURS later (reminders follow)."""
+    _lever(
+        config_path,
+        game_id,
+        "extend",
+        lambda s, now: s.gm.extend(game_id, hours, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@click.option("--name", required=True, help="The substitute's name (the seat keeps its own).")
+@click.option("--email", required=True, help="The substitute's address.")
+@_NOTE
+@click.pass_obj
+def substitute(
+    config_path: Path, game_id: str, player: str, name: str, email: str, note: str | None
+) -> None:
+    """Give PLAYER's seat to a substitute: hand or role, history and open duties stay;
+    the old personal address stops working; the substitute gets a briefing."""
+    _lever(
+        config_path,
+        game_id,
+        "substitute",
+        lambda s, now: s.gm.substitute(game_id, player, name, email, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@_NOTE
+@click.pass_obj
+def remove(config_path: Path, game_id: str, player: str, note: str | None) -> None:
+    """Remove PLAYER. Cluedo: the seat stays, answered by the GM (C5). Maniac: the
+    player leaves the game, role not revealed, and the win check (M12) runs."""
+    _lever(
+        config_path,
+        game_id,
+        "remove",
+        lambda s, now: s.gm.remove(game_id, player, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("event", type=int)
+@_NOTE
+@click.pass_obj
+def void(config_path: Path, game_id: str, event: int, note: str | None) -> None:
+    """Cancel the move logged as EVENT (its number in the log) by a compensating event:
+    an unanswered suggestion, a standing vote, a kill order not yet fixed. Refused, with
+    the reason, when a later event builds on it."""
+    _lever(
+        config_path,
+        game_id,
+        "void",
+        lambda s, now: s.gm.void(game_id, event, now=now, via="cli", note=note),
+    )
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "bbcode", "html"]),
+    default="markdown",
+    show_default=True,
+)
+@click.option("--force", is_flag=True, help="Also while the game runs (for the GM's eyes only).")
+@click.pass_obj
+def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
+    """Print the whole story of GAME after it ended, every private fact revealed: the
+    deal or roles, every shown card, every order, every GM action, per day."""
+    from pbp.export import story
+
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    _started(service, game_id)
+    try:
+        text = story(service, game_id, fmt, force=force)
+    except MoveError as error:
+        locale = config.game(game_id).locale
+        raise click.ClickException(
+            service.renderer.error(error.code, error.params, locale=locale)
+        ) from None
+    click.echo(text.rstrip("\n"))
 
 
 @main.command("mail")

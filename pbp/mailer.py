@@ -13,6 +13,7 @@ from typing import Any
 
 from pbp.config import Game
 from pbp.engine.base import Event, Visibility
+from pbp.gm import GM_SEAT
 from pbp.kinds import KINDS
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
@@ -91,11 +92,22 @@ class Mailer:
         )
 
     def gm(self, game: Game, template: str, context: Mapping[str, Any], now: datetime) -> None:
-        full = {**self.context(game, None), **context}
+        """Mail the GM of ``game``; its Reply-To (or Subject tag) is his personal GM
+        address (:mod:`pbp.gm`), so a reply to any mail of ours carries his commands."""
+        token = self.store.player_token(game.id, GM_SEAT)
+        gm_address = self.personal(token) if token else None
+        full = {**self.context(game, None), "gm_address": gm_address, **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
         )
-        self._enqueue(to=game.gm, subject=subject, body=body, now=now, auto="auto-generated")
+        self._enqueue(
+            to=game.gm,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-generated",
+            reply_to=gm_address,
+        )
 
     def gm_post(
         self,

@@ -235,7 +235,8 @@ def suggestions(events: Iterable[Event]) -> list[dict[str, Any]]:
     None while unanswered) and ``by_gm`` (bool). Example:
     ``{"number": 7, "day": 2, "ordinal": 1, "suggester": "Неташка", "addressee": "Веталь",
     "suspect": "Краснова", "weapon": "нож", "room": "кухня", "answer": "refuted",
-    "by_gm": False}``. A suggestion known only from its answer is included too.
+    "by_gm": False}``. A suggestion known only from its answer is included too; one the
+    GM voided (``suggestion_voided``) is left out.
     """
     items: dict[int, dict[str, Any]] = {}
     for event in events:
@@ -244,6 +245,8 @@ def suggestions(events: Iterable[Event]) -> list[dict[str, Any]]:
         elif event.kind in _ANSWERS:
             item = items.setdefault(event.data["number"], {**event.data})
             item.update(answer=event.kind, by_gm=bool(event.data.get("by_gm", False)))
+        elif event.kind == "suggestion_voided":  # cancelled by the GM (pbp void)
+            items.pop(event.data["number"], None)
     return [items[n] for n in sorted(items)]
 
 
@@ -300,6 +303,19 @@ class Renderer:
         template = self._env(locale, fmt).get_template(f"{kind}/posts/{name}.j2")
         text = template.render(context, events=public_only(events), kind=kind)
         return tidy(text)
+
+    def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:
+        """The post-game story (``pbp export``, :mod:`pbp.export`): template
+        ``<locale>/common/story/story.j2`` in ``fmt``, context as documented there.
+
+        Unlike :meth:`public_post`, the items passed may be private facts: the story
+        is the GM's to publish after the game, and only :mod:`pbp.export` calls this.
+
+        :raises ValueError: unknown locale or format.
+        """
+        if fmt not in ("bbcode", "markdown"):
+            raise ValueError(f"a story is bbcode or markdown, not {fmt!r}")
+        return tidy(self._env(locale, fmt).get_template("common/story/story.j2").render(context))
 
     def private_mail(
         self, name: str, *, locale: str, kind: str = "cluedo_days", **context: Any

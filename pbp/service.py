@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
+from pbp.gm import GM_SEAT, HELD, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
@@ -97,6 +98,12 @@ class Service:
         self.address: str = config.mail.address
         self.plus = config.mail.personal_address == "plus"
         self.mail = Mailer(store, renderer, self.address, plus=self.plus)
+        self.gm = GmDesk(self)
+
+    @staticmethod
+    def new_token() -> str:
+        """A new personal token (``TOKEN_LENGTH`` random letters and digits)."""
+        return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
 
     # --- configuration helpers ---------------------------------------------------
 
@@ -137,6 +144,9 @@ class Service:
         """Handle every waiting message in arrival order, marking each done after its
         commit (each first performs its game's deadlines due before it arrived, D8)."""
         outcomes: list[Outcome] = []
+        # Mail held while a game was paused, once it runs again (a resume that
+        # crashed before applying it, or one by another process).
+        outcomes.extend(self.gm.replay_held(now))
         if self.inbox is not None:
             for raw in self.inbox.fetch_new():
                 outcomes.append(self.handle(raw, now))
@@ -173,8 +183,8 @@ class Service:
             self.store.add_game(game.id, kind.kind, seed, salt, kind.dump(step.state), at, first)
             self.store.append_events(game.id, step.events, at=at, day=kind.day(step.state))
             for player in game.players:
-                token = "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
-                self.store.add_token(token, game.id, player.name, player.email)
+                self.store.add_token(self.new_token(), game.id, player.name, player.email)
+            self.store.add_token(self.new_token(), game.id, GM_SEAT, game.gm)
             for player in game.players:
                 self.mail.player(
                     game,
@@ -286,13 +296,14 @@ class Service:
 
     # --- one incoming message ------------------------------------------------------
 
-    def handle(self, raw: RawMessage, now: datetime) -> Outcome:
+    def handle(self, raw: RawMessage, now: datetime, *, source: str | None = None) -> Outcome:
         """Process one message: identify, apply its moves, answer; one transaction.
 
         Never raises for bad mail: an unreadable, automatic or crashing message is
-        kept for the GM (``pbp kept``) and does not block later mail.
+        kept for the GM (``pbp kept``) and does not block later mail. ``source``:
+        the store's key of the message (default :func:`source_key`).
         """
-        source = source_key(raw)
+        source = source or source_key(raw)
         if self.store.seen(source):
             return Outcome(source, "duplicate")
         if raw.arrived > now:
@@ -386,6 +397,8 @@ class Service:
             return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
+        if player == GM_SEAT:
+            return self.gm.handle_mail(letter, sender, game_id, raw.arrived, now, record)
         game = self.game_config(game_id)
         if letter.unreadable:
             with self.store.transaction():
@@ -406,6 +419,14 @@ class Service:
                 )
                 return record("unreadable", game_id, player, letter.unreadable)
 
+        pause = paused_since(self.store, game_id)
+        if pause is not None and raw.arrived >= pause.at:
+            # Held until the GM resumes, then applied in arrival order (D8).
+            with self.store.transaction():
+                self.store.keep(source, raw.arrived, f"{HELD}{game_id}", raw.raw, now)
+                self.mail.reply(letter, sender, "held", {}, now, game=game, player=player)
+                return record("paused", game_id, player)
+
         # Rule D8: first everything of this game that fell due before the arrival.
         self.advance(game_id, raw.arrived, now)
         kind = self.kind_of(game)
@@ -418,7 +439,7 @@ class Service:
             steps: list[Applied] = []
             for command in commands:
                 result, applied = self._apply_command(
-                    game, kind, state, player, command, raw, source
+                    game, kind, state, player, command, raw.arrived, source
                 )
                 results.append(result)
                 if applied is not None:
@@ -448,11 +469,7 @@ class Service:
             )
             # The sender's answer first, then what his moves cause for others.
             for applied in steps:
-                self._notify(game, kind, applied.step, now)
-                for post, number in applied.posts:
-                    self.mail.gm_post(game, post, now, day=number)
-                # The final post after the post of the period that ended the game.
-                self._final_post(game, kind, applied.step, now)
+                self._after_step(game, kind, applied, now)
             refused = sum(1 for result in results if "error" in result)
             if steps:
                 outcome = "applied" if not refused else "partly_applied"
@@ -506,8 +523,12 @@ class Service:
                     player=seats[0][2],
                 )
                 return record("token_missing", seats[0][1], seats[0][2])
+            # A player of a started game without a seat was replaced (pbp substitute).
             waiting = [
-                g for g in self.config.games if any(p.email.lower() == sender for p in g.players)
+                g
+                for g in self.config.games
+                if any(p.email.lower() == sender for p in g.players)
+                and self.store.game(g.id) is None
             ]
             if waiting:
                 game = waiting[0]
@@ -537,10 +558,11 @@ class Service:
         state: Any,
         player: str,
         command: ParsedCommand,
-        raw: RawMessage,
+        at: datetime,
         source: str,
     ) -> tuple[dict[str, Any], Applied | None]:
-        """Apply and commit one command line: (its result for the reply, what it did)."""
+        """Apply and commit one command line at ``at`` (its arrival, D8): (its result
+        for the reply, what it did)."""
         result: dict[str, Any] = {"line": command.text}
         if command.move is not None:
             result["move"] = move_dict(command.move)
@@ -552,11 +574,11 @@ class Service:
             result["status"] = kind.status(state, player)
             return result, None
         try:
-            step = kind.apply(state, player, command.move, raw.arrived)
+            step = kind.apply(state, player, command.move, at)
         except MoveError as error:
             result["error"] = self._error_text(game, error)
             return result, None
-        self._commit_step(game, kind, step, at=raw.arrived, day=kind.day(state), source=source)
+        self._commit_step(game, kind, step, at=at, day=kind.day(state), source=source)
         result["events"] = [event_dict(e) for e in _visible(step.events, player)]
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
@@ -592,6 +614,14 @@ class Service:
         self.store.save_state(
             game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
         )
+
+    def _after_step(self, game: Game, kind: GameKind, applied: Applied, now: datetime) -> None:
+        """What a committed move causes for others: private mails, then its posts."""
+        self._notify(game, kind, applied.step, now)
+        for post, number in applied.posts:
+            self.mail.gm_post(game, post, now, day=number)
+        # The final post after the post of the period that ended the game.
+        self._final_post(game, kind, applied.step, now)
 
     def _notify(
         self,

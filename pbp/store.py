@@ -332,6 +332,24 @@ class Store:
             for r in self._db.execute(query, args)
         ]
 
+    def last_event(self, game_id: str, kinds: Sequence[str]) -> StoredEvent | None:
+        """The latest event of ``game_id`` whose kind is one of ``kinds``, or None."""
+        marks = ", ".join("?" for _ in kinds)
+        row = self._db.execute(
+            "SELECT seq, at, day, kind, visibility, player, data, source FROM events "
+            f"WHERE game_id = ? AND kind IN ({marks}) ORDER BY seq DESC LIMIT 1",
+            (game_id, *kinds),
+        ).fetchone()
+        if row is None:
+            return None
+        return StoredEvent(
+            seq=row[0],
+            at=from_iso(row[1]),
+            day=row[2],
+            event=Event(row[3], Visibility(row[4]), json.loads(row[6]), player=row[5]),
+            source=row[7],
+        )
+
     # --- tokens --------------------------------------------------------------
 
     def add_token(self, token: str, game_id: str, player: str, email: str) -> None:
@@ -340,6 +358,12 @@ class Store:
             "INSERT INTO tokens (token, game_id, player, email) VALUES (?, ?, ?, ?)",
             (token, game_id, player, email.lower()),
         )
+
+    def replace_token(self, game_id: str, player: str, token: str, email: str) -> None:
+        """Give a seat a new token and address (a substitute): the old token stops
+        working at once."""
+        self._db.execute("DELETE FROM tokens WHERE game_id = ? AND player = ?", (game_id, player))
+        self.add_token(token, game_id, player, email)
 
     def token(self, token: str) -> tuple[str, str, str] | None:
         """``(game_id, player, email)`` for a token, or None."""

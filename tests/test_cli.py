@@ -341,6 +341,10 @@ RU = Lang(
 Строка раздачи (будет опубликована в конце игры):
     $canonical
 SHA-256 (опубликован в посте открытия): $sha
+
+Ваш адрес ведущего для команд (туда же уходит ответ на любое письмо pbp): $gm_address
+Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
+ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
 [b]Клуэдо «ru-1»: день 1 открыт[/b]
@@ -537,6 +541,8 @@ Seed: 1234
 SHA-256 раздачи: $sha
 Строка раздачи:
     $canonical
+
+GM address for commands: $gm
 """,
         "accusation": """\
 Дуг обвиняет: Белых, труба, кабинет.
@@ -718,6 +724,10 @@ Shuffle seed: 1234
 Deal line (published when the game ends):
     $canonical
 SHA-256 (published in the opening post): $sha
+
+Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
+Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
+SUBSTITUTE PLAYER BY NAME ADDRESS (a note may follow " -- ").
 """,
         "opening_bbcode": """\
 [b]Cluedo "en-1": day 1 is open[/b]
@@ -914,6 +924,8 @@ Seed: 1234
 Deal SHA-256: $sha
 Deal line:
     $canonical
+
+GM address for commands: $gm
 """,
         "accusation": """\
 Carol accuses: White, pipe, study.
@@ -1127,7 +1139,9 @@ def start(table: Table, lang: Lang) -> tuple[dict[str, str], str, str]:
     document = json.loads(canonical)
     assert re.fullmatch(r"[0-9a-f]{64}", document.pop("salt"))
     assert document == {"deal": lang.deal, "game": lang.game}
-    assert sheet == fill(x["sheet"], canonical=canonical, sha=sha)
+    gm_address = mails[3]["Reply-To"]
+    assert re.fullmatch(r"gm\+[a-z0-9]{10}@example\.test", str(gm_address))
+    assert sheet == fill(x["sheet"], canonical=canonical, sha=sha, gm_address=gm_address)
 
     opening = fill(x["opening_bbcode"], sha=sha)
     assert post(table, lang.game, "--which", "opening") == opening
@@ -1201,6 +1215,7 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
         a1=addresses[p1],
         a2=addresses[p2],
         a3=addresses[p3],
+        gm=json.loads("\n".join(table.ok("show", game, "--json")))["gm_address"],
     )
 
     # C6, C7: a right accusation ends the game; the final post reveals the deal.

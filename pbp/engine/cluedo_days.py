@@ -7,6 +7,8 @@ API (module-level functions; ``state`` is :class:`DaysState`):
   Accuse by ``player`` at ``at`` (aware UTC datetime, the message's arrival, D8).
   Raises :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
+- ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
+- ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
 - ``status(state, player) -> dict``, ``duties(state, player) -> dict`` (reminders) and
   ``gm_view(state) -> dict`` — views.
 - ``kind = "cluedo_days"``: this module is the engine object (``pbp.engine.base.Engine``).
@@ -32,6 +34,8 @@ PUBLIC
                    accused_wrongly: [player...] (out this day),
                    suggestions: [{**sugg, answer: "refuted"|"not_refuted"|None, by_gm}]
                    (made this day or answered this day, never the card; D7)}
+  suggestion_voided {**sugg, voided_at}          # by the GM (pbp void), never answered
+  player_removed  {player, day}                  # by the GM (pbp remove); C5 from then on
   game_over       {winner: str | None, solution: {suspect, weapon, room},
                    hands: {player: [card...]}, canonical: str (fairness, DESIGN.md)}
 PLAYER (Event.player is the only player who sees it)
@@ -103,8 +107,10 @@ __all__ = [
     "is_over",
     "kind",
     "load_state",
+    "remove",
     "start",
     "status",
+    "void",
 ]
 
 kind = "cluedo_days"  # the Engine protocol's kind (pbp.engine.base.Engine)
@@ -190,7 +196,11 @@ def allowance(state: DaysState, player: str) -> int:
 
 
 def _made_today(state: DaysState, player: str) -> list[Suggestion]:
-    return [s for s in state.suggestions if s.suggester == player and s.day == state.day]
+    return [
+        s
+        for s in state.suggestions
+        if s.suggester == player and s.day == state.day and s.answer != VOIDED
+    ]
 
 
 def suggestions_left(state: DaysState, player: str) -> int:
@@ -256,7 +266,73 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
     named = (move.suspect, move.weapon, move.room)
     suggestion = Suggestion(number, state.day, ordinal, player, move.addressee, *named, at)
     new = dataclasses.replace(state, suggestions=(*state.suggestions, suggestion))
-    return Step(new, [Event("suggestion_made", PUBLIC, suggestion.public())])
+    events = [Event("suggestion_made", PUBLIC, suggestion.public())]
+    if move.addressee in state.removed:
+        # C5: the GM answers at once for a player he removed (no penalty: he is gone).
+        new, answer = _gm_answer(new, suggestion, at)
+        events.extend(answer)
+    return Step(new, events)
+
+
+def _gm_answer(state: DaysState, s: Suggestion, at: str) -> tuple[DaysState, list[Event]]:
+    """C5: the GM answers suggestion ``s`` for its addressee at ``at``."""
+    card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
+    answered = _answered(s, card, by_gm=True, at=at, day=state.day)
+    events = [Event("gm_refutation", GM, {**s.public(), "card": card}), *_answer_events(answered)]
+    return _replace_suggestion(state, answered), events
+
+
+#: ``Suggestion.answer`` of a suggestion the GM voided.
+VOIDED = "voided"
+
+
+def void(state: DaysState, number: int, at: datetime) -> Step:
+    """The GM cancels suggestion ``number`` at ``at``, as if it had never been made:
+    it needs no answer and no longer counts in its suggester's day (D2). Only while
+    nothing was built on it: unanswered, and the game not over. PUBLIC
+    ``suggestion_voided`` {**sugg, voided_at}.
+
+    :raises IllegalMove: ``game_over``; ``unknown_suggestion`` {number, waiting: []};
+        ``void_answered`` {number, answer, by_gm}: it was answered (or voided) already.
+    """
+    moment = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if not 1 <= number <= len(state.suggestions):
+        raise IllegalMove("unknown_suggestion", number=number, waiting=[])
+    found = state.suggestions[number - 1]
+    if found.answer is not None:
+        raise IllegalMove("void_answered", number=number, answer=found.answer, by_gm=found.by_gm)
+    new = _replace_suggestion(state, dataclasses.replace(found, answer=VOIDED, answered_at=moment))
+    return Step(new, [Event("suggestion_voided", PUBLIC, {**found.public(), "voided_at": moment})])
+
+
+def remove(state: DaysState, player: str, at: datetime) -> Step:
+    """The GM removes ``player`` at ``at`` (aware): his seat stays and is answered by
+    the GM (C5) — now for what he owes, and at once for every later suggestion to
+    him; he can no longer suggest or accuse (as out, C6). PUBLIC ``player_removed``
+    {player, day} first, then the GM's answers; ``game_over`` with no winner when
+    nobody is left (C7).
+
+    :raises IllegalMove: ``game_over``; ``not_a_player``; ``already_removed`` {player}.
+    """
+    moment = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if player in state.removed:
+        raise IllegalMove("already_removed", player=player)
+    out = state.out if player in state.out else (*state.out, player)
+    new = dataclasses.replace(state, out=out, removed=(*state.removed, player))
+    events = [Event("player_removed", PUBLIC, {"player": player, "day": state.day})]
+    for owed in _owed(new, player):
+        new, answer = _gm_answer(new, owed, moment)
+        events.extend(answer)
+    if set(new.out) == set(new.names):  # C7: nobody left
+        new = dataclasses.replace(new, over=True)
+        events.append(_game_over(new))
+    return Step(new, events)
 
 
 def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
@@ -399,7 +475,7 @@ def close_day(state: DaysState, at: datetime) -> Step:
     summary = [
         {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
         for s in new.suggestions
-        if s.day == state.day or s.answered_day == state.day
+        if (s.day == state.day or s.answered_day == state.day) and s.answer != VOIDED
     ]
     events.append(
         Event(

@@ -59,7 +59,8 @@ class Suggestion:
     """One suggestion (D2) and its answer (D3, D6).
 
     ``at``/``answered_at``: ISO 8601 UTC arrival times (D8). ``answer`` is None while
-    unanswered, then ``"refuted"`` or ``"not_refuted"``; ``card`` is the shown card
+    unanswered, then ``"refuted"`` or ``"not_refuted"`` (``"voided"``: cancelled by the
+    GM before any answer, as if never made); ``card`` is the shown card
     (private: the suggester and the GM only).
     """
 
@@ -105,7 +106,8 @@ class DaysState:
     """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
 
     ``penalties``: suggestions taken off each player's allowance for the current day
-    (D6, decided at the previous close); ``salt``: hex of the fairness salt.
+    (D6, decided at the previous close); ``salt``: hex of the fairness salt;
+    ``removed``: players the GM removed (also in ``out``; the GM answers for them, C5).
     """
 
     game_id: str
@@ -122,6 +124,7 @@ class DaysState:
     out: tuple[str, ...] = ()
     winner: str | None = None
     over: bool = False
+    removed: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -156,6 +159,7 @@ def dump_state(state: DaysState) -> dict[str, Any]:
         "out": list(state.out),
         "winner": state.winner,
         "over": state.over,
+        "removed": list(state.removed),
     }
 
 
@@ -182,4 +186,5 @@ def load_state(data: Mapping[str, Any]) -> DaysState:
         out=tuple(data["out"]),
         winner=data["winner"],
         over=bool(data["over"]),
+        removed=tuple(data.get("removed", ())),
     )

@@ -71,7 +71,7 @@ the numbers the player must answer now (``[]`` or one number).
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.engine.cluedo import (
@@ -133,6 +133,8 @@ __all__ = [
     "kind",
     "load_state",
     "on_deadline",
+    "remove",
+    "shift_deadline",
     "start",
     "status",
     "suggestion_as_json",
@@ -360,6 +362,13 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
         player = _next_seat(state.names, last)
         if player == running.suggester:  # R3: nobody could refute
             return _end_round(state, running, at, events)
+        if player in state.removed:  # C5: the GM answers at once for a removed player
+            card = gm_default_card(state.deal.hands[player], *running.named)
+            gm = {**running.public(), "player": player, "card": card}
+            events.append(Event("gm_refutation", GM, gm))
+            state, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=at))
+            events.extend(more)
+            continue
         held = held_cards(state.deal.hands[player], running.named)
         automatic, card = _auto_card(state.rules.auto_answer, held)
         if automatic:
@@ -475,3 +484,58 @@ def on_deadline(state: RoundsState, at: datetime) -> Step:
     events = [Event("gm_refutation", GM, {**running.public(), "player": player, "card": card})]
     new, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=stamp))
     return _run_round(new, stamp, [*events, *more])
+
+
+def shift_deadline(state: RoundsState, delta: timedelta) -> RoundsState:
+    """R7 under a GM's pause or extension: the current timeout comes ``delta`` later.
+
+    The clock the timeout runs from moves: the time the awaited player was asked
+    (``asked_at``), else the start of the turn. Events already logged keep their
+    times. Once the game is over, nothing changes.
+    """
+    if state.over:
+        return state
+    running = state.running
+    if running is not None and running.asked_at is not None:
+        moved = dataclasses.replace(running, asked_at=utc_iso(_at(running.asked_at) + delta))
+        return dataclasses.replace(state, suggestions=(*state.suggestions[:-1], moved))
+    return dataclasses.replace(state, turn_started=utc_iso(_at(state.turn_started) + delta))
+
+
+def _at(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp)
+
+
+def remove(state: RoundsState, player: str, at: datetime) -> Step:
+    """The GM removes ``player`` at ``at`` (aware): his seat stays, he is out (no more
+    turns, R4) and the GM answers for him at once whenever he is asked (C5) — now, if
+    the running round waits for him. His own turn, if it is his turn, passes to the
+    next player. PUBLIC ``player_removed`` {player, turn} first; ``game_over`` with
+    no winner when nobody is left (C7).
+
+    :raises IllegalMove: ``game_over``; ``not_a_player``; ``already_removed`` {player}.
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_over", winner=state.winner)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if player in state.removed:
+        raise IllegalMove("already_removed", player=player)
+    out = state.out if player in state.out else (*state.out, player)
+    new = dataclasses.replace(state, out=out, removed=(*state.removed, player))
+    events = [Event("player_removed", PUBLIC, {"player": player, "turn": state.turn})]
+    if set(new.out) == set(new.names):  # C7: nobody left
+        new = dataclasses.replace(new, over=True)
+        return Step(new, [*events, _game_over(new)])
+    running = new.running
+    if running is not None and running.asked == player:
+        card = gm_default_card(new.deal.hands[player], *running.named)
+        events.append(
+            Event("gm_refutation", GM, {**running.public(), "player": player, "card": card})
+        )
+        new, more = _record(new, Answer(player, card, auto=False, by_gm=True, at=stamp))
+        return _run_round(new, stamp, [*events, *more])
+    if running is None and new.turn_player == player:
+        return _next_turn(new, player, stamp, events)
+    return Step(new, events)

@@ -166,8 +166,9 @@ class RoundsState:
     ``turn``: the current turn's number (from 1; skipped turns count);
     ``turn_player``: whose turn it is (R1; the suggester also while his suggestion's
     round is answered); ``turn_started``: when the turn started (ISO UTC, R7);
-    ``salt``: hex of the fairness salt. Once ``over``, ``turn`` and ``turn_player``
-    stay those of the last turn.
+    ``salt``: hex of the fairness salt; ``removed``: players the GM removed (also
+    ``out``; the GM answers for them at once, C5). Once ``over``, ``turn`` and
+    ``turn_player`` stay those of the last turn.
     """
 
     game_id: str
@@ -186,6 +187,7 @@ class RoundsState:
     out: tuple[str, ...] = ()
     winner: str | None = None
     over: bool = False
+    removed: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -424,6 +426,7 @@ def dump_state(state: RoundsState) -> dict[str, Any]:
         "out": list(state.out),
         "winner": state.winner,
         "over": state.over,
+        "removed": list(state.removed),
     }
 
 
@@ -463,4 +466,5 @@ def load_state(data: Mapping[str, Any]) -> RoundsState:
         out=tuple(data["out"]),
         winner=data["winner"],
         over=bool(data["over"]),
+        removed=tuple(data.get("removed", ())),
     )

@@ -12,6 +12,10 @@ aware datetime, stored as ISO 8601 in UTC):
   fixed (M3); night ``day`` begins.
 - ``end_night(state, at) -> Step`` — the night resolved (M6, M7), the morning (M8,
   M12); the next day opens.
+- ``remove(state, player, at) -> Step`` — the GM removes a player: he leaves the
+  game (role not revealed), votes by and on him are withdrawn, then M12.
+- ``void_vote(state, voter, target, cast_at, at)``, ``void_order(state, night,
+  placed_at, at)`` — the GM cancels a standing vote or an order not yet fixed.
 - ``phase(state)``, ``day(state)``, ``open_nights(state)``, ``vote_count(state)`` —
   queries; ``status(state, player)``, ``duties(state, player)``, ``gm_view(state)`` —
   views.
@@ -40,12 +44,15 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
                   standing vote among the tied), closed_at}
   night_ended    {night, dead: [name...] (seating order, names only, M8), released:
                   name | None (the cell's survivor), day: the day that opens, ended_at}
+  player_left    {player, day, phase}       # removed by the GM; never his role
+  vote_voided    {day, voter, target, prison, at (of the vote), voided_at}   # by the GM
   game_over      {winner_team: "town" | "maniac" (M12), winners: [name...], roles:
                   {name: role}, canonical: str (fairness, DESIGN.md)}
 PLAYER (Event.player is the only player who sees it; the GM sees it too)
   role_dealt     {role, character, partner: name | None}   # partner: the fan for the
                   # maniac, the maniac for the fan (M1); None for the town
   order_placed   {night, targets: [name...], skip: bool, changed: bool, at}   # the maniac
+  order_voided   {night, targets: [name...], skip: bool, voided_at}   # the maniac; by the GM
   order_fixed    {night, targets: [name...], skip: bool, missing: bool}        # the maniac
                   # at the close of the day the order was due (M3); missing: a miss
 GM
@@ -144,8 +151,11 @@ __all__ = [
     "load_state",
     "open_nights",
     "phase",
+    "remove",
     "start",
     "status",
+    "void_order",
+    "void_vote",
     "vote_count",
 ]
 
@@ -595,3 +605,108 @@ def _maniac_team_wins(state: ManiacState) -> bool:
     town = sum(1 for p, r in state.roles if r in TOWN and state.free(p))
     fan = state.holder("fan")
     return town <= (2 if fan is not None and state.free(fan) else 1)
+
+
+def remove(state: ManiacState, player: str, at: datetime) -> Step:
+    """The GM removes ``player`` at ``at`` (aware): he leaves the game and takes no
+    further part (as the dead, M8), his role is not revealed. During a day his
+    standing vote and the standing votes on him are withdrawn (PUBLIC
+    ``vote_withdrawn``; a withdrawal is not a cast, M9). Then the maniac's team's
+    win is checked (M12), as at a morning. Events: PUBLIC ``player_left`` {player,
+    day, phase}, the withdrawals, ``game_over`` when the maniac's team wins.
+
+    :raises IllegalMove: ``game_ended``; ``not_a_player``; ``already_removed``
+        {player} (dead or gone); ``remove_maniac`` {player}: the rules have no game
+        without its maniac — substitute him instead.
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_ended", winner_team=state.winner_team)
+    if player not in state.names:
+        raise IllegalMove("not_a_player", player=player, players=state.names)
+    if not state.alive(player):
+        raise IllegalMove("already_removed", player=player)
+    if state.role_of(player) == "maniac":
+        raise IllegalMove("remove_maniac", player=player)
+    events = [
+        Event("player_left", PUBLIC, {"player": player, "day": state.day, "phase": state.phase})
+    ]
+    ballots = list(state.ballots)
+    if state.phase == "day":
+        for _index, ballot in standing_votes(state):
+            if player in (ballot.voter, ballot.target):
+                ballots.append(Ballot(state.day, ballot.voter, None, False, stamp))
+                data = {
+                    "day": state.day,
+                    "voter": ballot.voter,
+                    "target": ballot.target,
+                    "prison": ballot.prison,
+                    "at": stamp,
+                }
+                events.append(Event("vote_withdrawn", PUBLIC, data))
+    new = dataclasses.replace(state, ballots=tuple(ballots), left=(*state.left, player))
+    if _maniac_team_wins(new):
+        new = dataclasses.replace(new, over=True, winner_team="maniac")
+        events.append(_game_over(new))
+    return Step(new, events)
+
+
+def void_vote(state: ManiacState, voter: str, target: str, cast_at: str, at: datetime) -> Step:
+    """The GM cancels ``voter``'s vote for ``target`` cast at ``cast_at`` (ISO UTC), as
+    if it had never been cast: his vote before it stands again, and it is no cast
+    (M9). Only while it is his standing vote of the current day. PUBLIC
+    ``vote_voided``.
+
+    :raises IllegalMove: ``game_ended``; ``void_too_late`` {}: its day has closed;
+        ``void_replaced`` {}: not his standing vote any more (changed or withdrawn).
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_ended", winner_team=state.winner_team)
+    found = next(
+        (
+            (i, b)
+            for i, b in enumerate(state.ballots)
+            if (b.voter, b.target, b.at) == (voter, target, cast_at) and not b.voided
+        ),
+        None,
+    )
+    if found is None or found[1].day != state.day or state.phase != "day":
+        raise IllegalMove("void_too_late")
+    index, ballot = found
+    if all(i != index for i, _b in standing_votes(state)):
+        raise IllegalMove("void_replaced")
+    ballots = list(state.ballots)
+    ballots[index] = dataclasses.replace(ballot, voided=True)
+    new = dataclasses.replace(state, ballots=tuple(ballots))
+    data = {
+        "day": ballot.day,
+        "voter": voter,
+        "target": target,
+        "prison": ballot.prison,
+        "at": cast_at,
+        "voided_at": stamp,
+    }
+    return Step(new, [Event("vote_voided", PUBLIC, data)])
+
+
+def void_order(state: ManiacState, night: int, placed_at: str, at: datetime) -> Step:
+    """The GM cancels the maniac's order for ``night`` placed at ``placed_at`` (ISO UTC):
+    that night has no order until he orders again (M3). Only while it is the standing
+    order and not yet fixed. PLAYER ``order_voided`` to the maniac (the public learns
+    nothing of orders, M6).
+
+    :raises IllegalMove: ``game_ended``; ``void_too_late`` {}: fixed (M3);
+        ``void_replaced`` {}: changed since.
+    """
+    stamp = utc_iso(at)
+    if state.over:
+        raise IllegalMove("game_ended", winner_team=state.winner_team)
+    if night not in open_nights(state):
+        raise IllegalMove("void_too_late")
+    order = order_for(state, night)
+    if order is None or order.at != placed_at:
+        raise IllegalMove("void_replaced")
+    new = dataclasses.replace(state, orders=tuple(o for o in state.orders if o.night != night))
+    data = {"night": night, "targets": list(order.targets), "skip": order.skip, "voided_at": stamp}
+    return Step(new, [Event("order_voided", PLAYER, data, player=state.maniac)])

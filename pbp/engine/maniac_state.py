@@ -72,7 +72,8 @@ class Ballot:
 
     ``prison``: a vote for prison (M11); ``at``: its arrival, ISO UTC (D8). The
     game's ballots are kept in arrival order; the index is the order of casting
-    that breaks ties (M10).
+    that breaks ties (M10). ``voided``: cancelled by the GM, as if never cast (the
+    voter's vote before it stands again; it is not a cast, M9).
     """
 
     day: int
@@ -80,6 +81,7 @@ class Ballot:
     target: str | None
     prison: bool
     at: str
+    voided: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,8 @@ class ManiacState:
     also during night ``day`` (``phase == "night"``); ``cell_nights``: ``(night,
     player)`` for every night spent in the cell (M10); ``imprisoned``: ``(day,
     player)`` in the order sent to prison (M11); ``deaths``: ``(night, player)``
-    (M6, M7); ``salt``: hex of the fairness salt. Once ``over``, ``day`` and
+    (M6, M7); ``salt``: hex of the fairness salt; ``left``: players the GM removed
+    (they take no further part, as the dead, M8). Once ``over``, ``day`` and
     ``phase`` stay those of the end.
     """
 
@@ -137,6 +140,7 @@ class ManiacState:
     deaths: tuple[tuple[int, str], ...] = ()
     winner_team: str | None = None
     over: bool = False
+    left: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -172,8 +176,8 @@ class ManiacState:
         return next((p for n, p in self.cell_nights if n == self.day), None)
 
     def alive(self, player: str) -> bool:
-        """True unless ``player`` died (M6, M7)."""
-        return all(p != player for _, p in self.deaths)
+        """True unless ``player`` died (M6, M7) or left the game (removed by the GM)."""
+        return player not in self.left and all(p != player for _, p in self.deaths)
 
     def in_prison(self, player: str) -> bool:
         """True once ``player`` went to prison (M11), dead or alive."""
@@ -297,7 +301,9 @@ def double_kill_night(state: ManiacState) -> int | None:
 def casts(state: ManiacState, voter: str, target: str) -> int:
     """M9: votes ``voter`` has cast on ``target`` today (cell and prison votes alike)."""
     return sum(
-        1 for b in state.ballots if b.day == state.day and b.voter == voter and b.target == target
+        1
+        for b in state.ballots
+        if b.day == state.day and b.voter == voter and b.target == target and not b.voided
     )
 
 
@@ -306,7 +312,7 @@ def standing_votes(state: ManiacState) -> list[tuple[int, Ballot]]:
     order of casting (``index``: position in ``state.ballots``)."""
     last: dict[str, tuple[int, Ballot]] = {}
     for index, ballot in enumerate(state.ballots):
-        if ballot.day == state.day:
+        if ballot.day == state.day and not ballot.voided:
             last[ballot.voter] = (index, ballot)
     return sorted((v for v in last.values() if v[1].target is not None), key=lambda v: v[0])
 
@@ -509,6 +515,7 @@ def dump_state(state: ManiacState) -> dict[str, Any]:
         "deaths": [[n, p] for n, p in state.deaths],
         "winner_team": state.winner_team,
         "over": state.over,
+        "left": list(state.left),
     }
 
 
@@ -537,4 +544,5 @@ def load_state(data: Mapping[str, Any]) -> ManiacState:
         deaths=tuple((int(n), p) for n, p in data["deaths"]),
         winner_team=data["winner_team"],
         over=bool(data["over"]),
+        left=tuple(data.get("left", ())),
     )

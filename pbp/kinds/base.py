@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbp.engine.base import Event, MoveError, Step
@@ -82,6 +82,17 @@ class GameKind(Protocol):
     def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
         """Apply one move; raises :class:`~pbp.engine.base.MoveError`."""
 
+    def remove(self, state: Any, player: str, at: datetime) -> Step:
+        """The GM removes ``player`` at ``at`` (Cluedo: the seat stays, answered by the
+        GM, C5; Maniac: the player leaves, M12 checked); raises
+        :class:`~pbp.engine.base.MoveError` when it does not fit."""
+
+    def void(self, state: Any, event: Event, at: datetime) -> Step:
+        """The GM cancels the move that logged ``event``, by a compensating step;
+        raises :class:`~pbp.engine.base.MoveError`: ``void_kind`` {kind, allowed} when
+        such events cannot be voided, or the engine's reason when something was
+        built on it."""
+
     def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
         """The first deadline (aware UTC) of a game started at ``start``; None: none."""
 
@@ -93,6 +104,11 @@ class GameKind(Protocol):
         ``current``: the stored deadline; ``passed``: the deadline just handled by
         :meth:`on_deadline`, or None after a player's move.
         """
+
+    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+        """The state with its current deadline ``delta`` later (a GM's pause or
+        extension), for kinds whose deadlines live in the state; others return it as is
+        (their deadline is the stored one, which the service moves)."""
 
     def deadline_name(self, state: Any) -> str:
         """What the current deadline ends: ``"day"`` (``pbp close-day`` may pass it

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from pbp.engine import cluedo_days as engine
-from pbp.engine.base import Event, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, Step, Visibility
 from pbp.kinds.base import PrivateMail
 from pbp.kinds.common import CluedoKind
 from pbp.schedule import next_close
@@ -50,6 +50,12 @@ class CluedoDays(CluedoKind):
     def mail_context(self, game: Any) -> dict[str, Any]:
         """The daily close time ``{"day_closes": "22:30"}`` (D1)."""
         return {"day_closes": game.day_closes}
+
+    def void(self, state: Any, event: Event, at: datetime) -> Step:
+        """An unanswered suggestion can be voided (nothing else is a move to undo)."""
+        if event.kind != "suggestion_made":
+            raise IllegalMove("void_kind", kind=event.kind, allowed=["suggestion_made"])
+        return engine.void(state, int(event.data["number"]), at)
 
     def day(self, state: Any) -> int:
         """The current game day."""
@@ -103,6 +109,7 @@ class CluedoDays(CluedoKind):
         - an addressee the GM answered for at the close: what was shown, and the
           penalty (C5, D6);
         - the GM: every accusation (D5);
+        - the suggester and the addressee: a suggestion the GM voided (pbp void);
         - everybody: the end of the game (C7).
         """
         mails: list[PrivateMail] = []
@@ -122,9 +129,15 @@ class CluedoDays(CluedoKind):
                 mails.append(PrivateMail("gm_answered", data["addressee"], {"answer": data}))
             elif event.kind == "not_refuted":
                 mails.append(PrivateMail("not_refuted", data["suggester"], {"answer": data}))
+            elif event.kind == "suggestion_voided":  # by the GM (pbp void)
+                for name in (data["suggester"], data["addressee"]):
+                    mails.append(
+                        PrivateMail("voided", name, {"what": "suggestion", "voided": data})
+                    )
             elif event.kind == "accusation_made":
                 mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
             elif event.kind == "game_over":
                 for name in self.players(state):
                     mails.append(PrivateMail("game_over", name, {"result": data}))
-        return mails
+        # A player the GM removed gets nothing but the end of the game.
+        return [m for m in mails if m.player not in state.removed or m.template == "game_over"]

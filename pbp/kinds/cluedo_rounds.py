@@ -9,11 +9,11 @@ is mailed to the GM for every completed turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.engine import cluedo_rounds as engine
-from pbp.engine.base import Event, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, Step, Visibility
 from pbp.kinds.base import PrivateMail
 from pbp.kinds.common import CluedoKind
 
@@ -68,6 +68,15 @@ class CluedoRounds(CluedoKind):
     ) -> datetime | None:
         """The current turn's or answer's deadline, whatever happened (R7)."""
         return engine.deadline(state)
+
+    def void(self, state: Any, event: Event, at: datetime) -> Step:
+        """Nothing: a suggestion at once starts its answering round (R2), and an
+        answer ends it; the GM acts for a player instead (pbp act)."""
+        raise IllegalMove("void_kind", kind=event.kind, allowed=[])
+
+    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+        """The turn's or answer's timeout ``delta`` later (R7 under a pause or extension)."""
+        return engine.shift_deadline(state, delta)
 
     def deadline_name(self, state: Any) -> str:
         """Deadlines end turns and answers: no GM command passes them."""
@@ -132,7 +141,8 @@ class CluedoRounds(CluedoKind):
             elif event.kind == "game_over":
                 for name in self.players(state):
                     mails.append(PrivateMail("game_over", name, {"result": data}))
-        return mails
+        # A player the GM removed gets nothing but the end of the game.
+        return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
 
 
 def _suggestion(state: Any, number: int) -> dict[str, Any]:

@@ -9,7 +9,7 @@ commands (:mod:`pbp.parse.cluedo`) and the seats.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import ModuleType
 from typing import Any
 
@@ -40,6 +40,15 @@ class EngineKind:
         """One move; raises :class:`~pbp.engine.base.MoveError`."""
         step: Step = self.engine.apply(state, player, move, at)
         return step
+
+    def remove(self, state: Any, player: str, at: datetime) -> Step:
+        """The GM removes ``player`` (the engine's ``remove``)."""
+        step: Step = self.engine.remove(state, player, at)
+        return step
+
+    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+        """Unchanged: the deadline is the stored one (game days), moved by the service."""
+        return state
 
     def status(self, state: Any, player: str) -> dict[str, Any]:
         """The STATUS view."""

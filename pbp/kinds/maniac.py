@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from pbp.engine import maniac as engine
-from pbp.engine.base import Event, Step, Visibility
+from pbp.engine.base import Event, IllegalMove, Step, Visibility
 from pbp.kinds.base import ParsedCommand, PrivateMail
 from pbp.kinds.common import EngineKind
 from pbp.parse.maniac import parse_maniac
@@ -81,6 +81,15 @@ class Maniac(EngineKind):
         wall = game.night_end_time if engine.phase(state) == "night" else game.close_time
         return next_close(passed, wall, game.zone)
 
+    def void(self, state: Any, event: Event, at: datetime) -> Step:
+        """A standing vote of today (M9) or a kill order not yet fixed (M3)."""
+        data = event.data
+        if event.kind == "vote_cast":
+            return engine.void_vote(state, data["voter"], data["target"], data["at"], at)
+        if event.kind == "order_placed":
+            return engine.void_order(state, int(data["night"]), data["at"], at)
+        raise IllegalMove("void_kind", kind=event.kind, allowed=["vote_cast", "order_placed"])
+
     def on_deadline(self, state: Any, at: datetime) -> Step:
         """Close the day (M9–M11) or end the night (M6–M8), whichever is due."""
         if engine.phase(state) == "day":
@@ -112,13 +121,15 @@ class Maniac(EngineKind):
         - the maniac: each order fixed at the close of its day (M3);
         - the GM: how each night was resolved (M6, for his eyes only);
         - everybody: the end of the game with every role (M12);
+        - the voter, the maniac: a vote, an order the GM voided (pbp void);
         - the GM, with ``vote_count_mail: true``: the vote count after every change.
 
         Votes are public (the count is the GM's post); a death is announced in the
         morning post and, privately, to the dead (M8).
         """
         mails: list[PrivateMail] = []
-        if game.vote_count_mail and any(e.kind in ("vote_cast", "vote_withdrawn") for e in events):
+        changed = ("vote_cast", "vote_withdrawn", "vote_voided")
+        if game.vote_count_mail and any(e.kind in changed for e in events):
             mails.append(PrivateMail("gm_votes", None, {"count": engine.vote_count(state)}))
         for event in events:
             data = dict(event.data)
@@ -126,6 +137,10 @@ class Maniac(EngineKind):
                 mails.append(PrivateMail("order_fixed", event.player, {"order": data}))
             elif event.kind == "night_resolution":
                 mails.append(PrivateMail("gm_night", None, {"night": data}))
+            elif event.kind == "order_voided" and event.player is not None:  # pbp void
+                mails.append(PrivateMail("voided", event.player, {"what": "order", "voided": data}))
+            elif event.kind == "vote_voided":  # pbp void
+                mails.append(PrivateMail("voided", data["voter"], {"what": "vote", "voided": data}))
             elif event.kind == "night_ended":
                 for name in data["dead"]:
                     mails.append(PrivateMail("killed", name, {"night": data}))

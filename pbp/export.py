@@ -1,0 +1,75 @@
+"""The post-game story (``pbp export``): the whole event log, private facts included.
+
+After the game a forum thread loves to see everything that was hidden: the deal or
+the roles, every shown card, every kill order, every GM action, day by day. The
+story is rendered from ``templates/<locale>/common/story/story.j2`` in Markdown or
+BBCode; HTML is the Markdown rendered by markdown-it-py (CommonMark, raw HTML in names
+escaped, never passed through). It is refused while the game runs, unless forced (the
+GM's own look at it): a story mailed or pasted too early would give the game away.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING, Any, Literal
+
+from markdown_it import MarkdownIt
+
+from pbp.gm import GmRefused
+
+if TYPE_CHECKING:
+    from pbp.service import Service
+
+ExportFormat = Literal["markdown", "bbcode", "html"]
+FORMATS: tuple[ExportFormat, ...] = ("markdown", "bbcode", "html")
+
+
+def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> str:
+    """The story of ``game_id`` in ``fmt`` (``markdown``, ``bbcode`` or ``html``: a
+    whole UTF-8 page), grouped by the period each event was logged in (game day, or
+    turn in a game by turns), times in the game's zone.
+
+    :raises GmRefused: ``gm_unknown_game``, ``gm_not_started``; ``gm_export_running``
+        (the game is not over and ``force`` is False); ``gm_syntax`` (unknown format).
+    """
+    if fmt not in FORMATS:
+        raise GmRefused("gm_syntax", lever="export", syntax="EXPORT markdown|bbcode|html")
+    try:
+        game = service.game_config(game_id)
+    except KeyError:
+        raise GmRefused("gm_unknown_game", game=game_id) from None
+    row = service.store.game(game_id)
+    if row is None:
+        raise GmRefused("gm_not_started", game=game_id)
+    if not row.over and not force:
+        raise GmRefused("gm_export_running", game=game_id)
+    kind = service.kind_of(game)
+    periods: dict[int, list[dict[str, Any]]] = {}
+    for stored in service.store.events(game_id):
+        periods.setdefault(stored.day or 1, []).append(
+            {
+                "seq": stored.seq,
+                "kind": stored.event.kind,
+                "visibility": stored.event.visibility.value,
+                "player": stored.event.player,
+                "at": stored.at,
+                "source": stored.source,
+                "data": dict(stored.event.data),
+            }
+        )
+    text = service.renderer.story(
+        locale=game.locale,
+        fmt="bbcode" if fmt == "bbcode" else "markdown",
+        game=game_id,
+        timezone=game.timezone,
+        period=kind.period_post,
+        over=row.over,
+        periods=[{"number": n, "events": found} for n, found in sorted(periods.items())],
+    )
+    if fmt != "html":
+        return text
+    body = MarkdownIt("commonmark", {"html": False}).render(text)
+    return (
+        f'<!DOCTYPE html>\n<html lang="{game.locale}">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{escape(game_id)}</title>\n</head>\n<body>\n{body}</body>\n</html>\n"
+    )

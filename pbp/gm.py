@@ -1,0 +1,554 @@
+"""The GM's levers: acting for a player, pausing, extending, substituting a player.
+
+Every lever is an event in the game's log (never a silent edit of the store),
+with the GM's note and the way it came (``via``: ``"cli"`` or ``"mail"``); the
+event's time is when the GM pulled the lever. Event kinds:
+
+==================  ==========  =====================================================
+kind                visibility  data
+==================  ==========  =====================================================
+``gm_act``          GM          {player, move (the line as the GM wrote it), via, note}
+                                — logged after the move's own events, which carry
+                                their own visibility (a shown card stays private)
+``gm_pause``        PUBLIC      {period, deadline_name, deadline_at (ISO UTC | None),
+                                remaining_seconds (int | None), via, note}
+``gm_resume``       PUBLIC      {period, deadline_name, deadline_at, paused_seconds,
+                                via, note}
+``gm_extend``       PUBLIC      {period, deadline_name, hours, deadline_at (None while
+                                paused: the pause keeps the extra time), via, note}
+``gm_substitute``   PUBLIC      {player (the seat), name (who takes it), via, note}
+``gm_seat_address`` GM          {player, old_email, new_email}
+``gm_void``         GM          {event (seq), voided_kind, via, note} — after the
+                                engine's compensating event
+``gm_remove``       GM          {player, via, note} — after the engine's own events
+                                (PUBLIC ``player_removed`` in Cluedo, ``player_left``
+                                in Maniac)
+==================  ==========  =====================================================
+
+A paused game has no deadline (``games.deadline_at`` is NULL), so neither the
+scheduler nor a catch-up closes it; mail from its players that arrives while it
+is paused is kept (reason ``paused:GAME``) and applied in arrival order on resume
+(rule D8). The levers work the same from ``pbp`` (:mod:`pbp.cli`) and by mail from
+the GM's registered address to his personal GM address (:meth:`GmDesk.handle_mail`,
+commands in :mod:`pbp.parse.gm`). A lever that does not fit the game's state raises
+:class:`GmRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbp.config import Game
+from pbp.engine.base import Event, MoveError, Visibility, utc_iso
+from pbp.kinds.base import GameKind
+from pbp.mail.base import RawMessage
+from pbp.parse.commands import PlayerNames
+from pbp.parse.gm import GmCommand, parse_gm
+from pbp.parse.mime import Letter
+from pbp.store import Store, StoredEvent
+
+if TYPE_CHECKING:
+    from pbp.service import Applied, Outcome, Service
+
+#: The seat name of the GM's own token (no player may be called so).
+GM_SEAT = "@gm"
+#: The kept-message reason of a player's mail held while his game is paused.
+HELD = "paused:"
+#: The suffix of the source key under which a held message is applied on resume.
+REPLAYED = "#resumed"
+
+
+class GmRefused(MoveError):
+    """A lever that does not fit the game's state (or a GM command that is not one)."""
+
+
+def paused_since(store: Store, game_id: str) -> StoredEvent | None:
+    """The ``gm_pause`` event of a paused game, or None when it runs."""
+    last = store.last_event(game_id, ("gm_pause", "gm_resume"))
+    return last if last is not None and last.event.kind == "gm_pause" else None
+
+
+class GmDesk:
+    """The GM's levers on the games of one :class:`~pbp.service.Service`.
+
+    Each lever takes the game id, ``now`` (aware UTC: the lever's time), ``via``
+    and the GM's ``note``; it returns a dict for the ``gm_result`` mail template
+    (``{"lever": …, …}``) and raises :class:`GmRefused`. Each is one transaction
+    (joining the caller's, if any).
+    """
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self.store = service.store
+
+    # --- who the GM is ---------------------------------------------------------
+
+    def gm_token(self, game_id: str) -> str:
+        """The GM's personal token for ``game_id`` (made on first use)."""
+        token = self.store.player_token(game_id, GM_SEAT)
+        if token is None:
+            token = self.service.new_token()
+            with self.store.transaction():
+                self.store.add_token(token, game_id, GM_SEAT, self.service.game_config(game_id).gm)
+        return token
+
+    def gm_address(self, game_id: str) -> str:
+        """The address the GM sends his commands for ``game_id`` to."""
+        return self.service.mail.personal(self.gm_token(game_id))
+
+    # --- helpers -----------------------------------------------------------------
+
+    def _game(self, game_id: str) -> tuple[Game, GameKind]:
+        try:
+            game = self.service.game_config(game_id)
+        except KeyError:
+            raise GmRefused("gm_unknown_game", game=game_id) from None
+        return game, self.service.kind_of(game)
+
+    def _running(self, game_id: str, kind: GameKind) -> tuple[Any, Any]:
+        """``(row, state)`` of a started game that is not over."""
+        row = self.store.game(game_id)
+        if row is None:
+            raise GmRefused("gm_not_started", game=game_id)
+        if row.over:
+            raise GmRefused("gm_game_over", game=game_id)
+        return row, kind.load(row.state)
+
+    @staticmethod
+    def _seat(kind: GameKind, state: Any, text: str) -> str:
+        return PlayerNames(kind.players(state)).match(text)
+
+    def _log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
+        self.store.append_events(game_id, events, at=at, day=day, source=f"gm:{via}")
+
+    def announce(self, game: Game, events: Sequence[Event], now: datetime) -> None:
+        """Mail the GM the public post that announces ``events`` (public ones only),
+        in BBCode and Markdown, to paste into the game thread."""
+        context = {"game": game.id, "timezone": game.timezone}
+        posts = {
+            fmt: self.service.renderer.public_post(
+                "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
+            )
+            for fmt in ("bbcode", "markdown")
+        }
+        self.service.mail.gm(game, "gm_announce", {"posts": posts}, now)
+
+    # --- act ---------------------------------------------------------------------
+
+    def act(
+        self, game_id: str, player: str, move: str, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Apply ``move`` (one command line, as the player would write it) for
+        ``player``: validated and answered exactly as his own mail, marked as
+        entered by the GM (the ``gm_act`` event; the player's reply says so).
+
+        :raises GmRefused: game not running or paused; every command refused
+            (``gm_act_refused`` with ``errors``).
+        :raises MoveError: ``player`` names no seat (``unknown_name``/``ambiguous_name``).
+        """
+        service = self.service
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        if paused_since(self.store, game_id) is not None:
+            raise GmRefused("gm_paused", game=game_id)
+        # Rule D8: whatever fell due before now first.
+        service.advance(game_id, now)
+        with self.store.transaction():
+            _row, state = self._running(game_id, kind)
+            seat = self._seat(kind, state, player)
+            day = kind.day(state)
+            commands = kind.parse(move, state)
+            results: list[dict[str, Any]] = []
+            steps: list[Applied] = []
+            for command in commands:
+                result, applied = service._apply_command(
+                    game, kind, state, seat, command, now, f"gm:{via}"
+                )
+                results.append(result)
+                if applied is not None:
+                    steps.append(applied)
+                    state = applied.step.state
+            if not steps:
+                errors = [r.get("error", "") for r in results if "error" in r]
+                raise GmRefused("gm_act_refused", player=seat, move=move, errors=errors)
+            marker = Event(
+                "gm_act", Visibility.GM, {"player": seat, "move": move, "via": via, "note": note}
+            )
+            self._log(game_id, [marker], now, day, via)
+            context = {"results": results, "player": seat, "by_gm": True}
+            service.mail.player(game, seat, "reply", context, now)
+            for applied in steps:
+                service._after_step(game, kind, applied, now)
+        return {"lever": "act", "player": seat, "results": results}
+
+    # --- pause, resume, extend -------------------------------------------------------
+
+    def pause(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
+        """Stop the game's clock: no deadline passes and players' mail is held.
+
+        :raises GmRefused: not running, or already paused (``gm_already_paused``).
+        """
+        service = self.service
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        # A deadline already due passes first (it was not the GM's to stop).
+        service.advance(game_id, now)
+        with self.store.transaction():
+            row, state = self._running(game_id, kind)
+            since = paused_since(self.store, game_id)
+            if since is not None:
+                raise GmRefused("gm_already_paused", game=game_id, since=utc_iso(since.at))
+            deadline = row.deadline_at
+            remaining = int((deadline - now).total_seconds()) if deadline else None
+            event = Event(
+                "gm_pause",
+                Visibility.PUBLIC,
+                {
+                    "period": kind.day(state),
+                    "deadline_name": kind.deadline_name(state),
+                    "deadline_at": utc_iso(deadline) if deadline else None,
+                    "remaining_seconds": remaining,
+                    "via": via,
+                    "note": note,
+                },
+            )
+            self._log(game_id, [event], now, kind.day(state), via)
+            self.store.save_state(game_id, row.state, over=False, deadline_at=None)
+            self.announce(game, [event], now)
+        return {"lever": "pause", **event.data}
+
+    def resume(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
+        """Start the clock again: the deadline is as far ahead as it was at the pause
+        (plus any extension given meanwhile); the held mail is then applied in
+        arrival order (:meth:`replay_held`, after this transaction).
+
+        :raises GmRefused: not running, or not paused (``gm_not_paused``).
+        """
+        game, kind = self._game(game_id)
+        with self.store.transaction():
+            _row, state = self._running(game_id, kind)
+            since = paused_since(self.store, game_id)
+            if since is None:
+                raise GmRefused("gm_not_paused", game=game_id)
+            paused_for = now - since.at
+            remaining = since.event.data["remaining_seconds"]
+            extra = sum(
+                float(s.event.data["hours"])
+                for s in self.store.events(game_id)
+                if s.seq > since.seq and s.event.kind == "gm_extend"
+            )
+            state = kind.shift_deadline(state, paused_for)
+            current = (
+                now + timedelta(seconds=remaining, hours=extra) if remaining is not None else None
+            )
+            deadline = kind.next_deadline(game, state, current, None)
+            event = Event(
+                "gm_resume",
+                Visibility.PUBLIC,
+                {
+                    "period": kind.day(state),
+                    "deadline_name": kind.deadline_name(state),
+                    "deadline_at": utc_iso(deadline) if deadline else None,
+                    "paused_seconds": int(paused_for.total_seconds()),
+                    "via": via,
+                    "note": note,
+                },
+            )
+            self._log(game_id, [event], now, kind.day(state), via)
+            self.store.save_state(game_id, kind.dump(state), over=False, deadline_at=deadline)
+            self.announce(game, [event], now)
+            held = len(self.held(game_id))
+        return {"lever": "resume", "held": held, **event.data}
+
+    def extend(
+        self, game_id: str, hours: float, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Move the current deadline ``hours`` later (reminders follow it); in a paused
+        game the time is added to what is left at resume.
+
+        :raises GmRefused: not running; ``hours`` not above 0; no deadline to move.
+        """
+        if not hours > 0:
+            raise GmRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
+        service = self.service
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        service.advance(game_id, now)
+        with self.store.transaction():
+            row, state = self._running(game_id, kind)
+            paused = paused_since(self.store, game_id)
+            if paused is None and row.deadline_at is None:
+                raise GmRefused("gm_no_deadline", game=game_id)
+            if paused is not None and paused.event.data["remaining_seconds"] is None:
+                raise GmRefused("gm_no_deadline", game=game_id)
+            deadline = None
+            if paused is None:
+                delta = timedelta(hours=hours)
+                state = kind.shift_deadline(state, delta)
+                deadline = kind.next_deadline(game, state, row.deadline_at + delta, None)
+            event = Event(
+                "gm_extend",
+                Visibility.PUBLIC,
+                {
+                    "period": kind.day(state),
+                    "deadline_name": kind.deadline_name(state),
+                    "hours": hours,
+                    "deadline_at": utc_iso(deadline) if deadline else None,
+                    "via": via,
+                    "note": note,
+                },
+            )
+            self._log(game_id, [event], now, kind.day(state), via)
+            if paused is None:
+                self.store.save_state(game_id, kind.dump(state), over=False, deadline_at=deadline)
+            self.announce(game, [event], now)
+        return {"lever": "extend", **event.data}
+
+    def held(self, game_id: str) -> list[RawMessage]:
+        """The mail held while ``game_id`` was paused and not yet applied, in arrival
+        order; each as a :class:`RawMessage` keyed by its original source key."""
+        waiting = [
+            kept
+            for kept in self.store.kept()
+            if kept.reason == f"{HELD}{game_id}" and not self.store.seen(kept.source + REPLAYED)
+        ]
+        waiting.sort(key=lambda kept: (kept.arrived, kept.id))
+        return [RawMessage(kept.source, None, kept.arrived, kept.raw) for kept in waiting]
+
+    def replay_held(self, now: datetime) -> list[Outcome]:
+        """Apply the held mail of every game that is no longer paused (rule D8: in
+        arrival order, each in the game day it arrived in). Safe to call any time:
+        each held message is applied once (source ``<source>#resumed``)."""
+        outcomes: list[Outcome] = []
+        for game in self.service.config.games:
+            if self.store.game(game.id) is None or paused_since(self.store, game.id):
+                continue
+            for raw in self.held(game.id):
+                outcomes.append(self.service.handle(raw, now, source=raw.key + REPLAYED))
+        return outcomes
+
+    # --- substitute ------------------------------------------------------------------
+
+    def substitute(
+        self,
+        game_id: str,
+        player: str,
+        name: str,
+        email: str,
+        *,
+        now: datetime,
+        via: str,
+        note: str | None,
+    ) -> dict[str, Any]:
+        """Give ``player``'s seat to ``name`` at ``email``: the seat keeps its name, hand
+        or role, history and open duties; the old personal address stops working at
+        once; the newcomer gets a private briefing (his status: hand or role, cards
+        shown to the seat, what the seat owes) and a new personal address.
+
+        :raises GmRefused: not running; ``email`` already plays in this game.
+        :raises MoveError: ``player`` names no seat.
+        """
+        service = self.service
+        game, kind = self._game(game_id)
+        email = email.strip().lower()
+        with self.store.transaction():
+            _row, state = self._running(game_id, kind)
+            seat = self._seat(kind, state, player)
+            old = self.store.player_email(game_id, seat)
+            for other in [*kind.players(state), GM_SEAT]:
+                if self.store.player_email(game_id, other) == email:
+                    raise GmRefused("gm_address_taken", email=email, player=other)
+            token = service.new_token()
+            self.store.replace_token(game_id, seat, token, email)
+            public = Event(
+                "gm_substitute",
+                Visibility.PUBLIC,
+                {"player": seat, "name": name, "via": via, "note": note},
+            )
+            private = Event(
+                "gm_seat_address",
+                Visibility.GM,
+                {"player": seat, "old_email": old, "new_email": email},
+            )
+            self._log(game_id, [public, private], now, kind.day(state), via)
+            context = {
+                "status": kind.status(state, seat),
+                "substitute": name,
+                "note": note,
+                # The game's own names in the command examples (game_started).
+                "events": [s.event for s in self.store.events(game_id, public_only=True)],
+            }
+            service.mail.player(game, seat, "briefing", context, now)
+            self.announce(game, [public], now)
+        return {"lever": "substitute", "player": seat, "name": name, "email": email}
+
+    # --- remove ----------------------------------------------------------------------------
+
+    def remove(
+        self, game_id: str, player: str, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Remove ``player``: in Cluedo his seat stays and the GM answers for it (C5);
+        in Maniac he leaves the game, his role unrevealed, and M12 is checked. The
+        engine's events (PUBLIC ``player_removed`` / ``player_left``, the GM's answers)
+        then GM ``gm_remove`` {player, via, note}; the removal is announced.
+
+        :raises GmRefused: not running, paused.
+        :raises MoveError: ``player`` names no seat; the engine refuses
+            (``already_removed``, ``remove_maniac``).
+        """
+        from pbp.service import Applied
+
+        service = self.service
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        if paused_since(self.store, game_id) is not None:
+            raise GmRefused("gm_paused", game=game_id)
+        service.advance(game_id, now)
+        with self.store.transaction():
+            _row, state = self._running(game_id, kind)
+            seat = self._seat(kind, state, player)
+            day = kind.day(state)
+            step = kind.remove(state, seat, now)
+            service._commit_step(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
+            self._log(game_id, [marker], now, day, via)
+            service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
+            self.announce(game, step.events, now)
+        return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
+
+    # --- void ------------------------------------------------------------------------------
+
+    def void(
+        self, game_id: str, seq: int, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Cancel the move logged as event ``seq`` (its number in the log: ``pbp show``
+        lists no numbers, ``pbp export --force`` and the store do) by a compensating
+        event: an unanswered suggestion (Cluedo by days), a standing vote of today or a
+        kill order not yet fixed (Maniac). The engine's event (PUBLIC
+        ``suggestion_voided`` / ``vote_voided``, or the maniac's PLAYER
+        ``order_voided``), then GM ``gm_void`` {event, voided_kind, via, note}.
+
+        :raises GmRefused: not running, paused; ``gm_void_unknown`` {event}.
+        :raises MoveError: ``void_kind`` {kind, allowed}; the engine's reason when a
+            later event depends on it (``void_answered``, ``void_replaced``,
+            ``void_too_late``).
+        """
+        from pbp.service import Applied
+
+        service = self.service
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        if paused_since(self.store, game_id) is not None:
+            raise GmRefused("gm_paused", game=game_id)
+        service.advance(game_id, now)
+        with self.store.transaction():
+            _row, state = self._running(game_id, kind)
+            target = next((s for s in self.store.events(game_id) if s.seq == seq), None)
+            if target is None or target.event.kind.startswith("gm_"):
+                raise GmRefused("gm_void_unknown", event=seq)
+            day = kind.day(state)
+            step = kind.void(state, target.event, now)
+            service._commit_step(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
+            self._log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
+            service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
+            if any(e.visibility is Visibility.PUBLIC for e in step.events):
+                self.announce(game, step.events, now)
+        return {"lever": "void", "event": seq, "voided_kind": target.event.kind}
+
+    # --- one GM command, from the CLI or a mail --------------------------------------------
+
+    def run(self, game_id: str, command: GmCommand, *, now: datetime, via: str) -> dict[str, Any]:
+        """Pull the lever of one parsed command; raises as the lever does."""
+        args, note = command.args, command.note
+        if command.lever == "act":
+            return self.act(game_id, args["player"], args["move"], now=now, via=via, note=note)
+        if command.lever == "pause":
+            return self.pause(game_id, now=now, via=via, note=note)
+        if command.lever == "resume":
+            return self.resume(game_id, now=now, via=via, note=note)
+        if command.lever == "extend":
+            return self.extend(game_id, args["hours"], now=now, via=via, note=note)
+        if command.lever == "substitute":
+            return self.substitute(
+                game_id, args["player"], args["name"], args["email"], now=now, via=via, note=note
+            )
+        if command.lever == "remove":
+            return self.remove(game_id, args["player"], now=now, via=via, note=note)
+        if command.lever == "void":
+            return self.void(game_id, args["event"], now=now, via=via, note=note)
+        if command.lever == "export":
+            from pbp.export import story
+
+            text = story(self.service, game_id, args["format"])
+            return {"lever": "export", "format": args["format"], "text": text}
+        raise GmRefused("gm_unsupported", lever=command.lever)
+
+    def result_text(self, game: Game, results: Sequence[dict[str, Any]]) -> str:
+        """The text of the ``gm_result`` mail (what the CLI prints too)."""
+        _subject, body = self.service.renderer.private_mail(
+            "common/gm_result",
+            locale=game.locale,
+            game=game.id,
+            timezone=game.timezone,
+            results=list(results),
+        )
+        return body
+
+    def handle_mail(
+        self,
+        letter: Letter,
+        sender: str,
+        game_id: str,
+        at: datetime,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """The GM's mail to his personal GM address: every command in it, then one
+        answer (``gm_result``) with each line's result; one transaction, so a crash
+        neither loses nor repeats a lever. The levers take effect at ``at``, the
+        mail's arrival (rule D8: a PAUSE sent before a close stops it even when read
+        after it); ``now`` is the real time. Held mail freed by a RESUME is applied
+        afterwards."""
+        service = self.service
+        game = service.game_config(game_id)
+        commands = parse_gm(service._new_text(letter))
+        results: list[dict[str, Any]] = []
+        with self.store.transaction():
+            for command in commands:
+                result: dict[str, Any] = {"line": command.line, "lever": command.lever}
+                if command.error is not None:
+                    result["error"] = service.renderer.error(
+                        command.error, command.params, locale=game.locale
+                    )
+                else:
+                    try:
+                        result["done"] = self.run(game_id, command, now=at, via="mail")
+                    except MoveError as error:
+                        result["error"] = service.renderer.error(
+                            error.code, error.params, locale=game.locale
+                        )
+                results.append(result)
+            if not commands:
+                results.append(
+                    {
+                        "line": "",
+                        "lever": None,
+                        "error": service.renderer.error("gm_no_command", {}, locale=game.locale),
+                    }
+                )
+            service.mail.reply(
+                letter,
+                sender,
+                "gm_result",
+                {"results": results, "gm_address": self.gm_address(game_id)},
+                now,
+                game=game,
+                player=GM_SEAT,
+            )
+            done = sum(1 for r in results if "done" in r)
+            outcome = record("gm_applied" if done else "gm_refused", game_id, GM_SEAT)
+        self.replay_held(now)
+        return outcome

@@ -1,0 +1,104 @@
+"""The GM pauses a game by mail across its close, through real Dovecot and SMTP (issue 8).
+
+The stack, the game (``e2e-1``, four players, day close two hours after the real
+time) and the helpers are those of :mod:`test_e2e_imap`. The GM writes from his
+registered address to his personal GM address (the Reply-To of his GM sheet);
+Dovecot stamps every message with the real time of its delivery, and a lever sent by
+mail takes effect at that arrival time (rule D8).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import test_e2e_imap as e2e
+from test_e2e_imap import (
+    DAEMON,
+    DONE,
+    EMAIL,
+    GAME,
+    GM,
+    NETASHKA,
+    Clock,
+    MakeService,
+    Stack,
+    mailbox,
+    next_whole_second,
+    outcomes,
+    send,
+    subjects,
+)
+
+# The fixtures of the whole-game test, shared.
+stack = e2e.stack
+make_service = e2e.make_service
+
+
+def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
+    stack: Stack, make_service: MakeService
+) -> None:
+    dovecot, smtp = stack.dovecot, stack.smtp
+    clock = Clock(datetime.now(UTC))
+    service = make_service(clock)
+    assert service.run_once(clock.real()) == []
+    sheet = mailbox(dovecot, GM)[0]
+    assert sheet.subject == "[e2e-1] Лист ГМа: решение и карты"
+    gm_address = sheet.header("Reply-To")
+    assert gm_address is not None and gm_address in sheet.body
+    (welcome,) = mailbox(dovecot, EMAIL[NETASHKA])
+    personal = welcome.header("Reply-To")
+    assert personal is not None
+
+    # PAUSE, sent two hours before the close.
+    next_whole_second()
+    send(smtp, GM, gm_address, "ПАУЗА -- ведущий в отъезде", reply_to=sheet)
+    result = outcomes(service.run_once(clock.real()))
+    assert result == [("gm_applied", "@gm")], mailbox(dovecot, GM)[-1].body
+    announcement, answer = mailbox(dovecot, GM)[-2:]
+    assert answer.subject == "Re: [e2e-1] Лист ГМа: решение и карты"
+    assert "> ПАУЗА -- ведущий в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
+    assert announcement.subject == "[e2e-1] Объявление для форума"
+    assert "[b]Игра приостановлена.[/b] ведущий в отъезде" in announcement.body
+    pause = service.store.last_event(GAME, ("gm_pause",))
+    assert pause is not None
+    left = pause.event.data["remaining_seconds"]
+    assert left == int((stack.close - pause.at).total_seconds())
+
+    # A move while paused is kept and answered, and the close passes without closing.
+    send(smtp, EMAIL[NETASHKA], personal, "SUGGEST Белых, топор, терраса TO Веталь")
+    assert outcomes(service.run_once(clock.real())) == [("paused", NETASHKA)]
+    held = mailbox(dovecot, EMAIL[NETASHKA])[-1]
+    assert held.subject == "Re: ход"
+    assert "ведущий приостановил игру" in held.body
+    assert service.run_once(stack.close + timedelta(minutes=30)) == []
+    assert [e for e in service.store.events(GAME) if e.event.kind == "day_closed"] == []
+    assert "[e2e-1] Итоги дня 1" not in subjects(dovecot, GM)
+
+    # RESUME, read half an hour after the close: the day gets back the time it had
+    # left at the pause, the held move counts in day 1, and day 1 closes once.
+    next_whole_second()
+    next_whole_second()
+    send(smtp, GM, gm_address, "ПРОДОЛЖИТЬ")
+    later = stack.close + timedelta(minutes=31)
+    assert outcomes(service.run_once(later)) == [("gm_applied", "@gm")]
+    resume = service.store.last_event(GAME, ("gm_resume",))
+    assert resume is not None
+    moved = resume.at + timedelta(seconds=left)
+    assert moved > stack.close
+    assert resume.event.data["deadline_at"] == moved.isoformat()
+    (made,) = [e for e in service.store.events(GAME) if e.event.kind == "suggestion_made"]
+    assert made.day == 1 and made.at < pause.at + timedelta(minutes=1)
+    closes = [e for e in service.store.events(GAME) if e.event.kind == "day_closed"]
+    assert [c.at for c in closes] == [moved]
+    assert subjects(dovecot, GM).count("[e2e-1] Итоги дня 1") == 1
+    assert subjects(dovecot, EMAIL[NETASHKA])[-3:] == [
+        "Re: ход",
+        "Re: ход",
+        "[e2e-1] Предположение №1: вам показали карту",
+    ]
+    # Nothing happens twice.
+    before = {address: subjects(dovecot, address) for address in (GM, *EMAIL.values())}
+    assert service.run_once(later + timedelta(minutes=5)) == []
+    after = {address: subjects(dovecot, address) for address in (GM, *EMAIL.values())}
+    assert after == before
+    assert all(DONE in r.flags for r in mailbox(dovecot, DAEMON))

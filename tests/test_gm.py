@@ -1,0 +1,575 @@
+"""The GM's levers (pbp.gm) in Cluedo by game days: act, pause/resume/extend, substitute.
+
+Seed 000's game (gamekit): Кросс, Дуг, Роза; Дуг holds Спальня, Пистолет, Молоток.
+Day 1 closes 2026-12-01 22:30 Moscow = 19:30 UTC. Every lever is an event in the
+log, announced where a human GM would, the same from the CLI and by mail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+from gamekit import GM, Table, body, summary, utc
+
+from pbp.engine.base import MoveError, Visibility
+from pbp.export import story
+from pbp.gm import GM_SEAT, GmRefused
+from pbp.mail.maildir import deliver
+
+GAME = "seed-000"
+SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
+ANNOUNCE = "[seed-000] Объявление для форума"
+RESULT = "[seed-000] Команды ведущего: результат"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()
+    yield table
+    table.close()
+
+
+def gm_mail(table: Table, *lines: str, at: datetime, sender: str = GM) -> str:
+    """The GM (or ``sender``) mails ``lines`` to the GM's personal address."""
+    token = table.store.player_token(GAME, GM_SEAT)
+    message = EmailMessage(policy=SMTP)
+    message["From"] = sender
+    message["To"] = f"gm+{token}@example.test"
+    message["Subject"] = "команды"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = make_msgid(domain="example.test")
+    message.set_content("\n".join(lines) + "\n")
+    deliver(table.inbox_path, bytes(message), at=at)
+    return str(message["Message-ID"])
+
+
+def log(table: Table, since: int = 0) -> list[tuple[str, str, str | None, dict[str, object]]]:
+    """``[(kind, visibility, source, data)]`` of the events after seq ``since``."""
+    return [
+        (s.event.kind, s.event.visibility.value, s.source, dict(s.event.data))
+        for s in table.store.events(GAME)
+        if s.seq > since
+    ]
+
+
+def last_seq(table: Table) -> int:
+    return table.store.events(GAME)[-1].seq
+
+
+def flushed(table: Table) -> list[EmailMessage]:
+    """Send what the levers queued (they do not send: the CLI or daemon does); the new mails."""
+    table.service.flush_outbox(utc(2026, 12, 31))
+    return table.new_mail()
+
+
+def suggest(table: Table) -> None:
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+    table.new_mail()
+
+
+# --- act ---------------------------------------------------------------------------
+
+
+def test_act_enters_a_lost_refutation_with_the_same_private_mails(table: Table) -> None:
+    suggest(table)
+    seq = last_seq(table)
+    done = table.service.gm.act(
+        GAME, "Дуга", "опровержение спальня", now=utc(2026, 12, 1, 18), via="cli", note="письмо"
+    )
+    assert done["player"] == "Дуг" and done["lever"] == "act"
+    rows = log(table, seq)
+    assert [(k, v, src) for k, v, src, _ in rows] == [
+        ("refuted", "public", "gm:cli"),
+        ("card_shown", "player", "gm:cli"),
+        ("gm_act", "gm", "gm:cli"),
+    ]
+    assert rows[2][3] == {
+        "player": "Дуг",
+        "move": "опровержение спальня",
+        "via": "cli",
+        "note": "письмо",
+    }
+    # The shown card stays private: no public event names it.
+    assert all("card" not in data for _k, vis, _s, data in rows if vis == "public")
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("doug@example.test", "[seed-000] Результаты ваших ходов"),
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
+    ]
+    assert "Дуг, ведущий внёс за вас ход — вот что сделано." in body(mails[0])
+    assert "Карта показана приватом." in body(mails[0])
+    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+    assert mails[0]["Reply-To"] == f"gm+{table.token('Дуг')}@example.test"
+
+
+def test_act_is_checked_like_the_players_own_mail_and_refused_whole(table: Table) -> None:
+    suggest(table)
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as refused:
+        table.service.gm.act(
+            GAME, "Дуг", "НЕТ ОПРОВЕРЖЕНИЯ", now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert refused.value.code == "gm_act_refused"
+    assert refused.value.params["player"] == "Дуг"
+    assert "Пистолет, Спальня" in refused.value.params["errors"][0]
+    assert log(table, seq) == []
+    assert flushed(table) == []
+    with pytest.raises(MoveError) as unknown:
+        table.service.gm.act(
+            GAME, "Вова", "НЕТ ОПРОВЕРЖЕНИЯ", now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert unknown.value.code == "unknown_name"
+
+
+def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
+    suggest(table)
+    sent = gm_mail(table, "Привет!", "ЗА Дуга: опровержение спальня", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("doug@example.test", "[seed-000] Результаты ваших ходов"),
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
+        (GM, "Re: команды"),
+    ]
+    answer = body(mails[2])
+    assert mails[2]["In-Reply-To"] == sent
+    assert "> ЗА Дуга: опровержение спальня\nВнесено за игрока Дуг:\n" in answer
+    assert "  опровержение спальня — принято" in answer
+    assert [k for k, *_ in log(table) if k == "gm_act"] == ["gm_act"]
+    assert log(table)[-1][3]["via"] == "mail"
+
+
+def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) -> None:
+    gm_mail(table, "ПРОДЛИТЬ много", "ПАУЗА", "ПАУЗА", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    mails = table.new_mail()
+    answer = body(next(m for m in mails if m["Subject"] == "Re: команды"))
+    assert (
+        "> ПРОДЛИТЬ много\nНе выполнено. Команда ведущего записана не так. Пишите так: " in answer
+    )
+    assert "Игра на паузе." in answer
+    assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
+
+
+def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
+    gm_mail(table, "ПАУЗА", at=utc(2026, 12, 1, 18), sender="cross@example.test")
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["wrong_sender"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
+
+
+# --- pause, resume, extend -----------------------------------------------------------
+
+
+def test_D8_a_paused_game_does_not_close_and_held_mail_is_applied_on_resume(
+    table: Table,
+) -> None:
+    table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note="выходные")
+    row = table.store.game(GAME)
+    assert row is not None and row.deadline_at is None
+    mails = flushed(table)
+    assert summary(mails) == [(GM, ANNOUNCE)]
+    assert "[b]Игра приостановлена.[/b] выходные" in body(mails[0])
+    # Mail during the pause is held, answered, and nothing closes at 19:30.
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 2, 9)) == ["paused", "paused"]
+    held = table.new_mail()
+    assert summary(held) == [("cross@example.test", "Re: ход"), ("rosa@example.test", "Re: ход")]
+    assert "ведущий приостановил игру" in body(held[0])
+    assert [k for k, *_ in log(table) if k in ("day_closed", "suggestion_made")] == []
+    # Resume the next morning: 2 h 20 min were left, so day 1 closes at 12:20 UTC.
+    done = table.service.gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-02T12:20:00+00:00"
+    assert done["paused_seconds"] == 16 * 3600 + 50 * 60
+    assert done["held"] == 2
+    row = table.store.game(GAME)
+    assert row is not None and row.deadline_at == utc(2026, 12, 2, 12, 20)
+    outcomes = table.run(utc(2026, 12, 2, 10))
+    assert outcomes == ["applied", "applied"]
+    made = [
+        (s.day, s.at, s.event.data["suggester"])
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == [
+        (1, utc(2026, 12, 1, 18), "Кросс"),
+        (1, utc(2026, 12, 1, 18, 5), "Роза"),
+    ]
+    # A second round applies nothing twice; day 1 closes once, at its moved time.
+    assert table.run(utc(2026, 12, 2, 12, 19)) == []
+    table.run(utc(2026, 12, 2, 12, 21))
+    closes = [s.at for s in table.store.events(GAME) if s.event.kind == "day_closed"]
+    assert closes == [utc(2026, 12, 2, 12, 20)]
+    row = table.store.game(GAME)
+    assert row is not None and row.deadline_at == utc(2026, 12, 2, 19, 30)
+
+
+def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
+    gm = table.service.gm
+    with pytest.raises(GmRefused) as error:
+        gm.resume(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    assert error.value.code == "gm_not_paused"
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    with pytest.raises(GmRefused) as error:
+        gm.pause(GAME, now=utc(2026, 12, 1, 17, 20), via="cli", note=None)
+    assert error.value.code == "gm_already_paused"
+    with pytest.raises(GmRefused) as error:
+        gm.act(GAME, "Кросс", SUGGESTION, now=utc(2026, 12, 1, 17, 20), via="cli", note=None)
+    assert error.value.code == "gm_paused"
+
+
+def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
+    table = Table(tmp_path, extra="remind_hours_before: 2\n")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 5))
+        table.run(utc(2026, 12, 1, 17, 6))
+        table.new_mail()
+        done = table.service.gm.extend(GAME, 3, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+        assert done["deadline_at"] == "2026-12-01T22:30:00+00:00"
+        mails = flushed(table)
+        assert summary(mails) == [(GM, ANNOUNCE)]
+        assert "[b]Продлено на 3 ч.[/b]\n\nДень 1 закроется 02.12.2026 01:30 (Europe/Moscow)." in (
+            body(mails[0])
+        )
+        # The old reminder time (17:30) passes quietly; the new one is at 20:30.
+        table.run(utc(2026, 12, 1, 17, 31))
+        assert table.new_mail() == []
+        table.run(utc(2026, 12, 1, 19, 31))
+        assert [k for k, *_ in log(table) if k == "day_closed"] == []
+        table.run(utc(2026, 12, 1, 20, 31))
+        reminders = summary(table.new_mail())
+        assert [to for to, _subject in reminders] == [
+            "cross@example.test",
+            "doug@example.test",
+            "rosa@example.test",
+        ]
+        assert {subject for _to, subject in reminders} == {
+            "[seed-000] Напоминание: день закрывается 02.12.2026 01:30 (Europe/Moscow)"
+        }
+        table.run(utc(2026, 12, 1, 22, 31))
+        closes = [s.at for s in table.store.events(GAME) if s.event.kind == "day_closed"]
+        assert closes == [utc(2026, 12, 1, 22, 30)]
+        row = table.store.game(GAME)
+        assert row is not None and row.deadline_at == utc(2026, 12, 2, 19, 30)
+    finally:
+        table.close()
+
+
+def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)
+    done = gm.extend(GAME, 1.5, now=utc(2026, 12, 1, 20), via="mail", note=None)
+    assert done["deadline_at"] is None
+    done = gm.resume(GAME, now=utc(2026, 12, 1, 21), via="cli", note=None)
+    # 1 h left at the pause + 1.5 h.
+    assert done["deadline_at"] == "2026-12-01T23:30:00+00:00"
+
+
+# --- substitute -----------------------------------------------------------------------
+
+
+def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
+    suggest(table)
+    old_token = table.token("Дуг")
+    seq = last_seq(table)
+    done = table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "Vova@Example.test", now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    assert done == {
+        "lever": "substitute",
+        "player": "Дуг",
+        "name": "Вова",
+        "email": "vova@example.test",
+    }
+    assert [(k, v, d) for k, v, _s, d in log(table, seq)] == [
+        ("gm_substitute", "public", {"player": "Дуг", "name": "Вова", "via": "cli", "note": None}),
+        (
+            "gm_seat_address",
+            "gm",
+            {"player": "Дуг", "old_email": "doug@example.test", "new_email": "vova@example.test"},
+        ),
+    ]
+    new_token = table.token("Дуг")
+    assert new_token != old_token
+    assert table.store.token(old_token) is None
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
+        (GM, ANNOUNCE),
+    ]
+    briefing = body(mails[0])
+    assert "Здравствуйте, Вова!" in briefing
+    assert "Ваши карты: Спальня, Пистолет, Молоток." in briefing
+    assert "Вы должны ответить:\n  - Кроссу на предположение 1: Маша, Пистолет, Спальня" in briefing
+    assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
+    assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
+    assert mails[0]["Reply-To"] == f"gm+{new_token}@example.test"
+    assert "[b]Вова заменяет игрока Дуг.[/b]" in body(mails[1])
+    assert "vova@example.test" not in body(mails[1]).split("-------------------------")[1]
+    # The old address is refused at once, the substitute answers the open suggestion.
+    table.send(
+        "Дуг",
+        "опровержение пистолет",
+        at=utc(2026, 12, 1, 18, 5),
+        to=f"gm+{old_token}@example.test",
+    )
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["unknown_sender"]
+    table.new_mail()
+    table.send(
+        "Дуг", "опровержение спальня", at=utc(2026, 12, 1, 18, 10), sender="vova@example.test"
+    )
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["applied"]
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("vova@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
+    ]
+    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+
+
+def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None:
+    with pytest.raises(GmRefused) as error:
+        table.service.gm.substitute(
+            GAME,
+            "Дуг",
+            "Роза-2",
+            "rosa@example.test",
+            now=utc(2026, 12, 1, 18),
+            via="cli",
+            note=None,
+        )
+    assert error.value.code == "gm_address_taken"
+    assert error.value.params == {"email": "rosa@example.test", "player": "Роза"}
+
+
+def test_public_posts_see_no_private_fact_of_the_new_events(table: Table) -> None:
+    suggest(table)
+    gm = table.service.gm
+    gm.act(GAME, "Дуг", "опровержение спальня", now=utc(2026, 12, 1, 18), via="cli", note="секрет")
+    gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 18, 1), via="cli", note=None
+    )
+    gm.pause(GAME, now=utc(2026, 12, 1, 18, 2), via="cli", note=None)
+    public = [s.event for s in table.store.events(GAME, public_only=True)]
+    kinds = {e.kind for e in public}
+    assert "gm_act" not in kinds and "gm_seat_address" not in kinds
+    text = repr([dict(e.data) for e in public])
+    for secret in ("секрет", "vova@example.test", "doug@example.test", "'card'"):
+        assert secret not in text
+    assert all(e.visibility is Visibility.PUBLIC for e in public)
+
+
+# --- remove -------------------------------------------------------------------------------
+
+
+def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> None:
+    suggest(table)
+    seq = last_seq(table)
+    done = table.service.gm.remove(GAME, "Дуга", now=utc(2026, 12, 1, 18), via="cli", note="пропал")
+    assert done == {"lever": "remove", "player": "Дуг", "over": False}
+    rows = log(table, seq)
+    assert [(k, v) for k, v, _s, _d in rows] == [
+        ("player_removed", "public"),
+        ("gm_refutation", "gm"),
+        ("refuted", "public"),
+        ("card_shown", "player"),
+        ("gm_remove", "gm"),
+    ]
+    assert rows[0][3] == {"player": "Дуг", "day": 1}
+    assert rows[3][3]["card"] == "Пистолет"  # C5: suspect, weapon, room order
+    assert rows[4][3] == {"player": "Дуг", "via": "cli", "note": "пропал"}
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
+        (GM, ANNOUNCE),
+    ]
+    assert "[b]Ведущий исключил игрока Дуг.[/b]" in body(mails[1])
+    # A later suggestion to him is answered by the GM at once, without a penalty.
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
+    answers = [d for k, _v, _s, d in log(table) if k in ("refuted", "not_refuted")]
+    assert [(d["number"], d["by_gm"]) for d in answers] == [(1, True), (2, True)]
+    # He can no longer suggest.
+    table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Роза", at=utc(2026, 12, 1, 18, 10))
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["refused"]
+    table.run(utc(2026, 12, 1, 19, 31))
+    (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
+    assert closed["penalties"] == {}
+    assert closed["allowances"] == {"Кросс": 3, "Роза": 3}
+    with pytest.raises(MoveError) as again:
+        table.service.gm.remove(GAME, "Дуг", now=utc(2026, 12, 1, 20), via="cli", note=None)
+    assert again.value.code == "already_removed"
+
+
+# --- export -------------------------------------------------------------------------------
+
+
+def play_to_the_end(table: Table) -> None:
+    """A lost refutation entered by the GM, an extension, a close, a winning accusation."""
+    suggest(table)
+    gm = table.service.gm
+    gm.act(GAME, "Дуг", "опровержение спальня", now=utc(2026, 12, 1, 18), via="cli", note="потеря")
+    gm.extend(GAME, 2, now=utc(2026, 12, 1, 18, 30), via="mail", note=None)
+    table.run(utc(2026, 12, 1, 21, 31))
+    table.send("Кросс", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 2, 8))
+    assert table.run(utc(2026, 12, 2, 8, 1)) == ["applied"]
+    table.new_mail()
+
+
+def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Table) -> None:
+    play_to_the_end(table)
+    text = story(table.service, GAME, "markdown")
+    zone = " (Europe/Moscow)"
+    assert text.startswith("**Игра seed-000: вся история**\n")
+    day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
+    assert day_1.splitlines() == [
+        f"- №1 · 01.12.2026 20:00{zone} 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
+        "карты: Кросс **Петя**, **Ваня**, **Нож**; Дуг **Спальня**, **Пистолет**, **Молоток**; "
+        "Роза **Библиотека**, **Канделябр**, **Веревка**.",
+        f"- №2 · 01.12.2026 20:00{zone} 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
+        f"- №3 · 01.12.2026 20:00{zone} 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
+        f"- №4 · 01.12.2026 20:00{zone} 🔒: Роза получает "
+        "**Библиотека**, **Канделябр**, **Веревка**.",
+        f"- №5 · 01.12.2026 20:00{zone}: игра начинается: Кросс, Дуг, Роза.",
+        f"- №6 · 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
+        "**Маша**, **Пистолет**, **Спальня**.",
+        f"- №7 · 01.12.2026 21:00{zone} (ведущий): Дуг опровергает №1.",
+        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ведущий): "
+        "Дуг показывает игроку Кросс карту **Спальня**.",
+        f"- №9 · 01.12.2026 21:00{zone} 🔒: ведущий вносит ход за игрока Дуг: "
+        "«опровержение спальня» — потеря.",
+        f"- №10 · 01.12.2026 21:30{zone}: ведущий продлевает срок на 2 ч.",
+        f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
+    ]
+    assert day_2.splitlines() == [
+        f"- №12 · 02.12.2026 11:00{zone} 🔒: "
+        "Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
+        f"- №13 · 02.12.2026 11:00{zone} 🔒: Кросс узнаёт, что обвинение верно.",
+        f"- №14 · 02.12.2026 11:00{zone}: игра окончена: победитель — Кросс.",
+    ]
+    bbcode = story(table.service, GAME, "bbcode")
+    assert "[b]День 2[/b]" in bbcode and "карту [b]Спальня[/b]." in bbcode
+    html = story(table.service, GAME, "html")
+    assert html.startswith('<!DOCTYPE html>\n<html lang="ru">\n<head>\n<meta charset="utf-8">')
+    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>№1 · 01.12.2026 20:00" in html
+
+
+def test_export_is_refused_while_the_game_runs_unless_forced(table: Table) -> None:
+    suggest(table)
+    with pytest.raises(GmRefused) as refused:
+        story(table.service, GAME, "markdown")
+    assert refused.value.code == "gm_export_running"
+    assert "**День 1**" in story(table.service, GAME, "markdown", force=True)
+    gm_mail(table, "ЭКСПОРТ", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
+    (answer,) = table.new_mail()
+    assert "Не выполнено. Игра seed-000 ещё идёт: её история раскрыла бы все тайны." in body(answer)
+
+
+def test_export_by_mail_after_the_game(table: Table) -> None:
+    play_to_the_end(table)
+    gm_mail(table, "EXPORT bbcode", at=utc(2026, 12, 2, 9))
+    assert table.run(utc(2026, 12, 2, 9, 1)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    text = body(answer)
+    assert "Вся история игры (bbcode) — для треда после игры:" in text
+    assert "карту [b]Спальня[/b]." in text
+
+
+# --- void ---------------------------------------------------------------------------------
+
+
+def seq_of(table: Table, kind: str) -> int:
+    return [s.seq for s in table.store.events(GAME) if s.event.kind == kind][-1]
+
+
+def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(table: Table) -> None:
+    suggest(table)
+    number = seq_of(table, "suggestion_made")
+    done = table.service.gm.void(GAME, number, now=utc(2026, 12, 1, 18), via="mail", note="ошибся")
+    assert done == {"lever": "void", "event": number, "voided_kind": "suggestion_made"}
+    rows = log(table, number)
+    assert [(k, v) for k, v, _s, _d in rows] == [("suggestion_voided", "public"), ("gm_void", "gm")]
+    assert rows[1][3] == {
+        "event": number,
+        "voided_kind": "suggestion_made",
+        "via": "mail",
+        "note": "ошибся",
+    }
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("cross@example.test", "[seed-000] Ведущий отменил ход"),
+        ("doug@example.test", "[seed-000] Ведущий отменил ход"),
+        (GM, ANNOUNCE),
+    ]
+    assert "Отвечать на него не нужно" in body(mails[1])
+    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b]" in body(mails[2])
+    # Дуг owes nothing; Кросс has his 3 suggestions again; the day post leaves it out.
+    kind = table.service.kind_of("cluedo_days")
+    row = table.store.game(GAME)
+    assert row is not None
+    state = kind.load(row.state)
+    assert kind.status(state, "Дуг")["owed"] == []
+    assert kind.status(state, "Кросс")["suggestions_left"] == 3
+    table.run(utc(2026, 12, 1, 19, 31))
+    day_post = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1"))
+    assert "- Предположений не было." in day_post
+    (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
+    assert closed["gm_answered"] == [] and closed["penalties"] == {}
+
+
+def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
+    suggest(table)
+    table.send("Дуг", "опровержение спальня", at=utc(2026, 12, 1, 17, 30))
+    table.run(utc(2026, 12, 1, 17, 31))
+    seq = last_seq(table)
+    with pytest.raises(MoveError) as refused:
+        table.service.gm.void(
+            GAME, seq_of(table, "suggestion_made"), now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert refused.value.code == "void_answered"
+    text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
+    assert text == (
+        "Предположение 1 отменить нельзя: на него уже ответили, и ответ опирается на него."
+    )
+    with pytest.raises(MoveError) as kind:
+        table.service.gm.void(
+            GAME, seq_of(table, "refuted"), now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert kind.value.code == "void_kind"
+    with pytest.raises(GmRefused) as unknown:
+        table.service.gm.void(GAME, 999, now=utc(2026, 12, 1, 18), via="cli", note=None)
+    assert unknown.value.code == "gm_void_unknown"
+    assert log(table, seq) == []
+
+
+def test_gm_commands_by_subject_tag_without_plus_addressing(tmp_path: Path) -> None:
+    table = Table(tmp_path, personal_address="subject_tag")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        sheet = next(m for m in table.new_mail() if m["To"] == GM and "Лист" in str(m["Subject"]))
+        token = table.store.player_token(GAME, GM_SEAT)
+        assert str(sheet["Subject"]).endswith(f" [pbp-{token}]")
+        assert sheet["Reply-To"] == "gm@example.test"
+        message = EmailMessage(policy=SMTP)
+        message["From"] = GM
+        message["To"] = "gm@example.test"
+        message["Subject"] = f"Re: {sheet['Subject']}"
+        message["Date"] = format_datetime(utc(2026, 12, 1, 18))
+        message["Message-ID"] = make_msgid(domain="example.test")
+        message.set_content("ПАУЗА\n")
+        deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+        assert table.store.last_event(GAME, ("gm_pause",)) is not None
+    finally:
+        table.close()

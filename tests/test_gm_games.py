@@ -1,0 +1,388 @@
+"""The GM's levers (pbp.gm) in Maniac and in Cluedo by rounds, and through the CLI.
+
+Maniac: seed 002's game (maniackit; Коля the maniac, day 1 closes 19:00 UTC, night 1
+ends 2026-12-02 07:00 UTC). Rounds: seed 000 by turns (roundskit; turn 1 is Кросс's,
+its deadline 24 h after the start, R7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from gamekit import GM, Table, body, summary, utc
+from maniackit import EMAILS, GAME, START, ManiacTable, bbcode
+from roundskit import START as ROUNDS_START
+from roundskit import RoundsTable
+from test_maniac_service import EVENING_1, seed_tie
+
+from pbp.cli import main
+from pbp.daemon import Daemon
+from pbp.engine.base import MoveError, Visibility
+from pbp.export import story
+from pbp.gm import paused_since
+from pbp.mail.maildir import deliver
+
+
+@pytest.fixture
+def maniac(tmp_path: Path) -> Iterator[ManiacTable]:
+    table = ManiacTable(tmp_path)
+    table.run(START)
+    table.new_mail()
+    yield table
+    table.close()
+
+
+def flushed(table: Table) -> list[EmailMessage]:
+    table.service.flush_outbox(utc(2026, 12, 31))
+    return table.new_mail()
+
+
+def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) -> None:
+    seed_tie(maniac)
+    old = maniac.token("Петя")
+    maniac.service.gm.substitute(
+        GAME, "Петю", "Гоша", "gosha@example.test", now=utc(2026, 12, 1, 11), via="cli", note=None
+    )
+    mails = flushed(maniac)
+    assert summary(mails) == [
+        ("gosha@example.test", "[seed-002] Вы занимаете место Петя"),
+        (GM, "[seed-002] Объявление для форума"),
+    ]
+    briefing = body(mails[0])
+    assert "Ваша роль: мирный житель." in briefing
+    assert "Ваш голос: за Таню." in briefing
+    assert "маньяк" not in briefing.split("Ваш личный адрес")[0]  # nobody else's role
+    assert bbcode(mails[1]) == (
+        "[b]Гоша заменяет игрока Петя.[/b]\n"
+        "\n"
+        "Место сохраняет имя Петя со всем, что у него есть и что он должен.\n"
+    )
+    # The old personal address is refused; the standing votes decide the day as before.
+    message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
+    message.replace_header("To", f"gm+{old}@example.test")
+    deliver(maniac.inbox_path, bytes(message), at=utc(2026, 12, 1, 12))
+    assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["unknown_sender"]
+    maniac.new_mail()
+    evening = [m for m in maniac.at(utc(2026, 12, 1, 19, 1)) if "Вечер" in str(m["Subject"])]
+    assert len(evening) == 1 and bbcode(evening[0]) == EVENING_1
+
+
+def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None:
+    before = maniac.store.events(GAME)[-1].seq
+    done = maniac.service.gm.act(
+        GAME, "Коля", "УБИТЬ Сашу", now=utc(2026, 12, 1, 11), via="mail", note="потерял письмо"
+    )
+    assert done["player"] == "Коля" and "error" not in done["results"][0]
+    new = [s.event for s in maniac.store.events(GAME) if s.seq > before]
+    assert new[-1].kind == "gm_act" and new[-1].visibility is Visibility.GM
+    assert all(e.visibility is not Visibility.PUBLIC for e in new)
+    mails = flushed(maniac)
+    assert [str(m["To"]) for m in mails] == [EMAILS["Коля"]]
+    assert "ведущий внёс за вас ход" in body(mails[0])
+    view = maniac.service.kind_of("maniac").gm_view(
+        maniac.service.kind_of("maniac").load(maniac.store.game(GAME).state)  # type: ignore[union-attr]
+    )
+    assert [(o["night"], o["targets"]) for o in view["orders"]] == [(1, ["Саша"])]
+
+
+def test_a_paused_maniac_night_does_not_end_until_resume(maniac: ManiacTable) -> None:
+    maniac.at(utc(2026, 12, 1, 19, 1))  # day 1 closes; night 1 ends at 07:00
+    maniac.service.gm.pause(GAME, now=utc(2026, 12, 2, 1), via="cli", note=None)
+    maniac.at(utc(2026, 12, 3, 12))
+    kinds = [s.event.kind for s in maniac.store.events(GAME)]
+    assert "night_ended" not in kinds and kinds.count("day_closed") == 1
+    done = maniac.service.gm.resume(GAME, now=utc(2026, 12, 3, 12), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-03T18:00:00+00:00"  # the 6 h left at the pause
+    assert done["deadline_name"] == "night"
+
+
+def test_R7_pause_and_extend_move_the_turn_deadline(tmp_path: Path) -> None:
+    table = RoundsTable(tmp_path)
+    try:
+        table.run(ROUNDS_START)
+        gm = table.service.gm
+        due = ROUNDS_START + timedelta(hours=24)
+        row = table.store.game("seed-000")
+        assert row is not None and row.deadline_at == due
+        gm.pause("seed-000", now=ROUNDS_START + timedelta(hours=4), via="cli", note=None)
+        table.run(due + timedelta(hours=1))
+        assert [k for k, _at in table.public_kinds() if k == "turn_skipped"] == []
+        done = gm.resume("seed-000", now=ROUNDS_START + timedelta(hours=14), via="cli", note=None)
+        moved = due + timedelta(hours=10)
+        assert done["deadline_at"] == moved.isoformat()
+        done = gm.extend(
+            "seed-000", 2, now=ROUNDS_START + timedelta(hours=15), via="cli", note=None
+        )
+        assert done["deadline_at"] == (moved + timedelta(hours=2)).isoformat()
+        kind = table.service.kind_of("cluedo_rounds")
+        row = table.store.game("seed-000")
+        assert row is not None and row.deadline_at == moved + timedelta(hours=2)
+        assert (
+            kind.gm_view(kind.load(row.state))["deadline"]
+            == (moved + timedelta(hours=2)).isoformat()
+        )
+        table.run(moved + timedelta(hours=2, minutes=1))
+        skipped = [at for k, at in table.public_kinds() if k == "turn_skipped"]
+        assert skipped == [(moved + timedelta(hours=2)).isoformat()]
+    finally:
+        table.close()
+
+
+# --- the CLI -----------------------------------------------------------------------------
+
+
+def cli(table: Table, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["-c", str(table.directory / "games.yaml"), *args])
+    return result.exit_code, result.output
+
+
+def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> None:
+    table = Table(tmp_path, start="2026-01-01T20:00")
+    table.run(utc(2026, 1, 1, 17))
+    table.close()
+    table = Table(tmp_path, start="2026-01-01T20:00")
+    try:
+        code, out = cli(table, "pause", "seed-000", "--note", "выходные")
+        assert code == 0, out
+        assert out.startswith("Игра на паузе. До срока оставалось ")
+        assert paused_since(table.store, "seed-000") is not None
+        code, out = cli(table, "close-day", "seed-000")
+        assert code == 1 and "game seed-000 is paused: `pbp resume seed-000` first" in out
+        code, out = cli(table, "pause", "seed-000")
+        assert code == 1 and "Игра seed-000 уже на паузе" in out
+        code, out = cli(table, "extend", "seed-000", "--hours", "2")
+        assert code == 0 and "Продлено на 2.0 ч. Игра на паузе" in out
+        code, out = cli(table, "resume", "seed-000")
+        assert code == 0, out
+        assert "Игра продолжается. Следующий срок: " in out
+        code, out = cli(
+            table, "act", "seed-000", "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
+        )
+        assert code == 0, out
+        assert "Внесено за игрока Кросс:" in out
+        code, out = cli(table, "act", "seed-000", "Кросс", "НЕТ ОПРОВЕРЖЕНИЯ")
+        assert code == 1 and "За игрока Кросс ничего не внесено:" in out
+        code, out = cli(
+            table,
+            "substitute",
+            "seed-000",
+            "Роза",
+            "--name",
+            "Вова",
+            "--email",
+            "vova@example.test",
+        )
+        assert code == 0 and "Вова (vova@example.test) теперь играет за место Роза" in out
+        assert table.store.player_email("seed-000", "Роза") == "vova@example.test"
+        code, out = cli(table, "remove", "seed-000", "Дуг", "--note", "пропал")
+        assert code == 0 and "Дуг исключён из игры." in out
+        code, out = cli(table, "remove", "seed-000", "Дуг")
+        assert code == 1 and "Дуг уже не в игре: исключать некого." in out
+        kinds = [
+            s.event.kind
+            for s in table.store.events("seed-000")
+            if s.event.kind.startswith("gm_") and s.event.kind != "gm_refutation"
+        ]
+        assert kinds == [
+            "gm_pause",
+            "gm_extend",
+            "gm_resume",
+            "gm_act",
+            "gm_substitute",
+            "gm_seat_address",
+            "gm_remove",
+        ]
+        code, out = cli(table, "export", "seed-000")
+        assert code == 1 and "Игра seed-000 ещё идёт" in out
+        code, out = cli(table, "export", "seed-000", "--force", "--format", "html")
+        assert code == 0 and out.startswith("<!DOCTYPE html>")
+        assert "ведущий исключает игрока Дуг — пропал." in out
+        code, out = cli(table, "pause", "no-such-game")
+        assert code == 1
+    finally:
+        table.close()
+
+
+def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
+    maniac: ManiacTable,
+) -> None:
+    seed_tie(maniac)
+    done = maniac.service.gm.remove(GAME, "Петю", now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert done == {"lever": "remove", "player": "Петя", "over": False}
+    public = [
+        (s.event.kind, dict(s.event.data))
+        for s in maniac.store.events(GAME, public_only=True)
+        if s.at == utc(2026, 12, 1, 11)
+    ]
+    at = "2026-12-01T11:00:00+00:00"
+    assert public == [
+        ("player_left", {"player": "Петя", "day": 1, "phase": "day"}),
+        (
+            "vote_withdrawn",
+            {"day": 1, "voter": "Петя", "target": "Таня", "prison": False, "at": at},
+        ),
+        (
+            "vote_withdrawn",
+            {"day": 1, "voter": "Таня", "target": "Петя", "prison": False, "at": at},
+        ),
+        ("vote_withdrawn", {"day": 1, "voter": "Оля", "target": "Петя", "prison": False, "at": at}),
+    ]
+    announcement = flushed(maniac)[-1]
+    assert bbcode(announcement) == (
+        "[b]Петя покидает игру.[/b]\n"
+        "\n"
+        "Роль не раскрывается. Голоса, поданные им и за него, сняты.\n"
+    )
+    assert "мирный" not in body(announcement)
+    kind = maniac.service.kind_of("maniac")
+    row = maniac.store.game(GAME)
+    assert row is not None
+    view = kind.gm_view(kind.load(row.state))
+    assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Таня", ["Вася"])]
+    message = maniac.move("Петя", "ГОЛОС Васю", at=utc(2026, 12, 1, 12))
+    assert "Не выполнено." in body(message[0])
+    with pytest.raises(MoveError) as refused:
+        maniac.service.gm.remove(GAME, "Колю", now=utc(2026, 12, 1, 13), via="cli", note=None)
+    assert refused.value.code == "remove_maniac"
+
+
+def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
+    table = ManiacTable(tmp_path)
+    try:
+        table.run(START)
+        gm = table.service.gm
+        town = ["Вася", "Петя", "Таня", "Оля", "Саша", "Маша", "Катя"]
+        for index, name in enumerate(town[:-2]):
+            done = gm.remove(GAME, name, now=utc(2026, 12, 1, 10, index), via="cli", note=None)
+            assert done["over"] is False
+        # Left free: Катя and Маша (town, with Дима: 3) — one more leaves 2 with the fan free.
+        done = gm.remove(GAME, "Машу", now=utc(2026, 12, 1, 11), via="cli", note=None)
+        assert done["over"] is True
+        (over,) = [s.event for s in table.store.events(GAME) if s.event.kind == "game_over"]
+        assert over.data["winner_team"] == "maniac"
+        subjects = [s for _to, s in summary(flushed(table))]
+        assert subjects.count("[seed-002] Игра окончена") == 10  # every seat, the gone too
+        assert subjects[-2:] == [
+            "[seed-002] Игра окончена: финальный пост",
+            "[seed-002] Объявление для форума",
+        ]
+        text = story(table.service, GAME, "markdown")
+        assert (
+            ": роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
+            "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
+            "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
+        )
+        assert "14:00 (Europe/Moscow) (ведущий): Маша покидает игру.\n" in text
+        assert "(Europe/Moscow) 🔒: ведущий исключает игрока Машу" not in text
+        assert "(Europe/Moscow) 🔒: ведущий исключает игрока Маша.\n" in text
+        assert "(ведущий): игра окончена: победила команда «маньяк».\n" in text
+    finally:
+        table.close()
+
+
+def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -> None:
+    table = RoundsTable(tmp_path, extra="auto_answer: none\n")
+    try:
+        table.run(ROUNDS_START)
+        gm = table.service.gm
+        # Turn 1 is Кросс's: removing him passes the turn to Дуг at once.
+        done = gm.remove(
+            "seed-000", "Кросс", now=ROUNDS_START + timedelta(hours=1), via="cli", note=None
+        )
+        assert done["over"] is False
+        kinds = [k for k, _at in table.public_kinds()]
+        assert kinds == ["turn_started", "player_removed", "turn_started"]
+        kind = table.service.kind_of("cluedo_rounds")
+        row = table.store.game("seed-000")
+        assert row is not None
+        state = kind.load(row.state)
+        assert (state.turn, state.turn_player) == (2, "Дуг")
+        # Дуг suggests: Роза is asked; then Кросс, removed, is answered by the GM (C5).
+        table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая", at=ROUNDS_START + timedelta(hours=2))
+        table.run(ROUNDS_START + timedelta(hours=2, minutes=1))
+        table.send("Роза", "НЕТ ОПРОВЕРЖЕНИЯ", at=ROUNDS_START + timedelta(hours=3))
+        table.run(ROUNDS_START + timedelta(hours=3, minutes=1))
+        events = [s.event for s in table.store.events("seed-000")]
+        (gm_answer,) = [e for e in events if e.kind == "gm_refutation"]
+        assert (gm_answer.data["player"], gm_answer.data["card"]) == ("Кросс", "Нож")
+        row = table.store.game("seed-000")
+        assert row is not None
+        state = kind.load(row.state)
+        assert (state.turn, state.turn_player) == (3, "Роза")  # Кросс is skipped (R4)
+    finally:
+        table.close()
+
+
+def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTable) -> None:
+    maniac.move("Вася", "ГОЛОС за Петю", at=utc(2026, 12, 1, 10))
+    maniac.move("Вася", "ГОЛОС за Таню", at=utc(2026, 12, 1, 10, 5))
+    events = maniac.store.events(GAME)
+    first, second = [s.seq for s in events if s.event.kind == "vote_cast"]
+    gm = maniac.service.gm
+    with pytest.raises(MoveError) as replaced:
+        gm.void(GAME, first, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert replaced.value.code == "void_replaced"
+    gm.void(GAME, second, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    kind = maniac.service.kind_of("maniac")
+    row = maniac.store.game(GAME)
+    assert row is not None
+    state = kind.load(row.state)
+    view = kind.gm_view(state)
+    assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Петя", ["Вася"])]
+    assert kind.status(state, "Вася")["casts_left"]["Таня"] == 2  # a voided vote is no cast
+    mails = flushed(maniac)
+    assert summary(mails) == [
+        (EMAILS["Вася"], "[seed-002] Ведущий отменил ход"),
+        (GM, "[seed-002] Объявление для форума"),
+    ]
+    assert bbcode(mails[1]).startswith("[b]Ведущий отменил голос игрока Вася за игрока Таня.[/b]")
+    maniac.at(utc(2026, 12, 1, 19, 1))
+    with pytest.raises(MoveError) as late:
+        gm.void(GAME, first, now=utc(2026, 12, 1, 20), via="cli", note=None)
+    assert late.value.code == "void_too_late"
+
+
+def test_M3_void_an_order_not_yet_fixed_tells_only_the_maniac(maniac: ManiacTable) -> None:
+    maniac.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 10))
+    (order,) = [s.seq for s in maniac.store.events(GAME) if s.event.kind == "order_placed"]
+    before = len(maniac.store.events(GAME, public_only=True))
+    maniac.service.gm.void(GAME, order, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert len(maniac.store.events(GAME, public_only=True)) == before  # nothing public
+    mails = flushed(maniac)
+    assert summary(mails) == [(EMAILS["Коля"], "[seed-002] Ведущий отменил ход")]
+    assert "ведущий отменил ваш заказ на ночь 1 (Саша)." in body(mails[0])
+    kind = maniac.service.kind_of("maniac")
+    row = maniac.store.game(GAME)
+    assert row is not None
+    assert kind.gm_view(kind.load(row.state))["orders"] == []
+
+
+def test_D8_the_scheduler_plans_nothing_for_a_paused_game(tmp_path: Path) -> None:
+    table = Table(tmp_path, extra="remind_hours_before: 0.5\n")
+    try:
+        clock = {"now": utc(2026, 12, 1, 17)}
+        daemon = Daemon(table.service, clock=lambda: clock["now"])
+
+        def jobs() -> dict[str, object]:
+            return {job.id: job.trigger.run_date for job in daemon.scheduler.get_jobs()}
+
+        daemon.tick()
+        assert set(jobs()) == {"deadline:seed-000", "remind:seed-000"}
+        table.service.gm.pause("seed-000", now=utc(2026, 12, 1, 17, 30), via="cli", note=None)
+        clock["now"] = utc(2026, 12, 2, 12)
+        daemon.tick()
+        assert jobs() == {}
+        assert [s for s in table.store.events("seed-000") if s.event.kind == "day_closed"] == []
+        table.service.gm.resume("seed-000", now=utc(2026, 12, 2, 12), via="cli", note=None)
+        daemon.tick()
+        assert jobs() == {
+            "deadline:seed-000": utc(2026, 12, 2, 14),  # the 2 h left at the pause
+            "remind:seed-000": utc(2026, 12, 2, 13, 30),
+        }
+    finally:
+        table.close()
