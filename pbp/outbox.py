@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from email import message_from_bytes
 from email.policy import SMTP
 
+from pbp.faults import crash_point
 from pbp.mail.base import PermanentSendError, TransientSendError, Transport
 from pbp.store import Store
 
@@ -63,7 +64,9 @@ def flush(store: Store, transport: Transport, now: datetime) -> int:
                 "mail %s to %s refused for good: %s", mail.message_id, mail.recipient, error
             )
             continue
+        crash_point("sent")
         with store.transaction():
             store.mark_sent(mail.id, now)
+        crash_point("recorded")
         sent += 1
     return sent

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
+from pbp.faults import crash_point
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
@@ -138,9 +139,13 @@ class Service:
         commit (each first performs its game's deadlines due before it arrived, D8)."""
         outcomes: list[Outcome] = []
         if self.inbox is not None:
-            for raw in self.inbox.fetch_new():
+            waiting = self.inbox.fetch_new()
+            crash_point("fetched")
+            for raw in waiting:
                 outcomes.append(self.handle(raw, now))
+                crash_point("committed")
                 self.inbox.mark_done([raw.key])
+                crash_point("marked")
         return outcomes
 
     def start_due_games(self, now: datetime) -> list[str]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pbp.engine.base import Event, Visibility
+from pbp.faults import crash_point
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -200,6 +201,7 @@ class Store:
             self._db.execute("ROLLBACK")
             raise
         else:
+            crash_point("commit")
             self._db.execute("COMMIT")
         finally:
             self._depth = 0
