@@ -136,7 +136,8 @@ class Service:
 
     def process_inbox(self, now: datetime) -> list[Outcome]:
         """Handle every waiting message in arrival order, marking each done after its
-        commit (each first performs its game's deadlines due before it arrived, D8)."""
+        commit (each first performs its game's deadlines due before it arrived, D8);
+        one set aside for the GM is first copied to the mailbox's kept folder."""
         outcomes: list[Outcome] = []
         if self.inbox is not None:
             waiting = self.inbox.fetch_new()
@@ -144,6 +145,9 @@ class Service:
             for raw in waiting:
                 outcomes.append(self.handle(raw, now))
                 crash_point("committed")
+                if self.store.is_kept(source_key(raw)):
+                    # A copy for the GM's mail client too (also after a crash here).
+                    self.inbox.keep([raw.key])
                 self.inbox.mark_done([raw.key])
                 crash_point("marked")
         return outcomes
@@ -320,6 +324,44 @@ class Service:
                 )
             self._notice_error(raw, kept_id, repr(error), now)
             return Outcome(source, "error", notes=[repr(error)])
+
+    def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
+        """Process kept messages again (``pbp retry``), after the GM fixed what kept them
+        (a bug, a player missing from games.yaml).
+
+        In their original arrival order, each with its original arrival time (rule
+        D8: a move counts in the game day in which it arrived, as long as that day is
+        still open; a day closed since is not reopened). Each is one transaction: its
+        effects, its mails and the kept row's ``retried_at`` commit together. One that
+        crashes again is rolled back and stays kept with the new error
+        (outcome ``error``); one retried already is not applied twice (``retried``).
+
+        :raises LookupError: no kept message has one of these ids.
+        """
+        kept = []
+        for kept_id in kept_ids:
+            message = self.store.kept_message(kept_id)
+            if message is None:
+                raise LookupError(f"no kept message {kept_id} (see pbp kept)")
+            kept.append(message)
+        outcomes = []
+        for message in sorted(kept, key=lambda m: (m.arrived, m.id)):
+            source = f"kept:{message.id}"
+            if message.retried_at is not None or self.store.seen(source):
+                outcomes.append(Outcome(source, "retried", notes=[message.retry_outcome or ""]))
+                continue
+            raw = RawMessage(source, None, min(message.arrived, now), message.raw)
+            try:
+                with self.store.transaction():
+                    outcome = self._handle(raw, source, now)
+                    self.store.mark_retried(message.id, now, outcome.outcome)
+            except Exception as error:  # still broken: it stays kept
+                log.exception("kept message %d could not be processed again", message.id)
+                with self.store.transaction():
+                    self.store.note_kept_error(message.id, f"error: {error!r}")
+                outcome = Outcome(source, "error", notes=[repr(error)])
+            outcomes.append(outcome)
+        return outcomes
 
     def _notice_error(self, raw: RawMessage, kept_id: int, error: str, now: datetime) -> None:
         """Tell the sender and every GM that a message crashed its handler and is kept.
