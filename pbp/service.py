@@ -38,7 +38,7 @@ from pbp.outbox import flush
 from pbp.parse.body import strip_echo
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
-from pbp.store import GameRow, Store
+from pbp.store import GameRow, OutgoingMail, Store
 
 log = logging.getLogger(__name__)
 
@@ -667,7 +667,38 @@ class Service:
         """Send every due mail of the outbox (:func:`pbp.outbox.flush`); how many went."""
         if self.transport is None:
             return 0
-        return flush(self.store, self.transport, now or self.clock())
+        moment = now or self.clock()
+
+        def undeliverable(mail: OutgoingMail, reason: str) -> None:
+            self._undeliverable(mail, reason, moment)
+
+        return flush(self.store, self.transport, moment, undeliverable)
+
+    def _undeliverable(self, mail: OutgoingMail, reason: str, now: datetime) -> None:
+        """Tell the GM of the recipient's games (every GM for another address) that a
+        mail was given up (RFC 5321 §4.2.1, a 5yz reply or too many retries), inside
+        the transaction that gives it up. A mail to a GM is only logged: a note about
+        it could fail the same way, for ever."""
+        recipient = mail.recipient.lower()
+        if any(game.gm.lower() == recipient for game in self.config.games):
+            log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
+            return
+        played = {game_id for _token, game_id, _player in self.store.tokens_of(recipient)}
+        games = [g for g in self.config.games if g.id in played] or list(self.config.games)
+        headers = message_from_bytes(mail.raw, policy=default)
+        context = {
+            "recipient": mail.recipient,
+            "subject": str(headers.get("Subject", "")),
+            "message_id": mail.message_id,
+            "created": str(headers.get("Date", "")),
+            "attempts": mail.attempts + 1,
+            "reason": reason,
+        }
+        told: set[str] = set()
+        for game in games:
+            if game.gm.lower() not in told:
+                told.add(game.gm.lower())
+                self.mail.gm(game, "gm_undeliverable", context, now)
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:
