@@ -15,6 +15,7 @@ arrival, so a daemon that was down catches up in time order.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import secrets
 import string
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
 from email.message import EmailMessage
-from email.policy import default
+from email.parser import BytesHeaderParser
+from email.policy import compat32, default
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -51,6 +53,22 @@ def source_key(raw: RawMessage) -> str:
     if raw.uidvalidity is None:
         return f"maildir:{raw.key}"
     return f"imap:{raw.uidvalidity}:{raw.key}"
+
+
+def fingerprint(raw: bytes) -> str:
+    """``sha256:<hex>`` of a mail without a Message-ID: its From, To, Cc, Date and Subject
+    fields and its body, line ends normalised. These are the author's (RFC 5322 §3.6);
+    trace fields a server prepends (Received, Delivered-To, Return-Path) and its
+    flags are left out, so a mailbox rebuilt under a new UIDVALIDITY (RFC 3501
+    §2.3.1.1) gives the same fingerprint.
+    """
+    head, _, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    fields = BytesHeaderParser(policy=compat32).parsebytes(head + b"\n\n")
+    digest = hashlib.sha256()
+    for name in ("From", "To", "Cc", "Date", "Subject"):
+        digest.update(f"{name}: {fields.get(name, '')}\n".encode("utf-8", "surrogateescape"))
+    digest.update(b"\n" + body)
+    return f"sha256:{digest.hexdigest()}"
 
 
 @dataclass
@@ -387,6 +405,8 @@ class Service:
     def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
         letter = read_letter(raw.raw)
         sender = letter.from_address
+        # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY).
+        identity = letter.message_id or fingerprint(raw.raw)
 
         def record(
             outcome: str,
@@ -396,7 +416,7 @@ class Service:
         ) -> Outcome:
             self.store.record_message(
                 source,
-                message_id=letter.message_id,
+                message_id=identity,
                 arrived=raw.arrived,
                 processed_at=now,
                 outcome=outcome,
@@ -412,10 +432,10 @@ class Service:
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
 
-        if letter.message_id and self.store.message_id_seen(letter.message_id):
+        if self.store.message_id_seen(identity):
             # The same mail again (a renumbered mailbox, a copy): never apply it twice.
             with self.store.transaction():
-                return record("duplicate", note=letter.message_id)
+                return record("duplicate", note=identity)
 
         token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
         seat = self.store.token(token) if token else None

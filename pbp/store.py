@@ -426,9 +426,10 @@ class Store:
         )
 
     def message_id_seen(self, message_id: str) -> bool:
-        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4)
-        was already read as a player's moves (not when it was refused as to the wrong
-        address, or crashed: the same mail may then come again, rightly addressed)."""
+        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
+        for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
+        player's moves (not when it was refused as to the wrong address, or crashed:
+        the same mail may then come again, rightly addressed)."""
         row = self._db.execute(
             "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
             "('applied', 'partly_applied', 'refused', 'status')",

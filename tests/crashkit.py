@@ -187,12 +187,14 @@ def random_moves(count: int, rng: random.Random) -> list[Move]:
 
 
 def raw_move(move: Move, tokens: Mapping[tuple[str, str], str]) -> bytes:
-    """The move as a player's mail client writes it, to his personal address."""
+    """The move as a player's mail client writes it, to his personal address (without
+    a Message-ID header when ``move.message_id`` is empty)."""
     message = EmailMessage()
     message["From"] = address(move.game, move.player)
     message["To"] = f"gm+{tokens[(move.game, move.player)]}@example.test"
     message["Subject"] = "ход"
-    message["Message-ID"] = move.message_id
+    if move.message_id:
+        message["Message-ID"] = move.message_id
     message["Date"] = format_datetime(datetime.now(UTC))
     message.set_content(move.body + "\n")
     return bytes(message)
@@ -329,3 +331,18 @@ def message_ids(dovecot: Dovecot) -> set[str]:
             message = email.message_from_bytes(stored.raw, policy=default_policy)
             found.add(str(message["Message-ID"]))
     return found
+
+
+def open_service(config: Path) -> Any:
+    """The daemon's :class:`~pbp.service.Service` for ``config``, in this process, with
+    its IMAP inbox and SMTP transport (the password from :data:`ENV` must be set)."""
+    from pbp.cli import _service
+    from pbp.config import load_config
+
+    return _service(load_config(config))
+
+
+def close_service(service: Any) -> None:
+    service.inbox.close()
+    service.transport.close()
+    service.store.close()

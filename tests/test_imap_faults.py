@@ -1,0 +1,113 @@
+"""Promises 2 to 4 of issue 6 on a real Dovecot: the server restarted and its mailbox
+rebuilt under a new UIDVALIDITY (index files, UID list and keyword names deleted, as a
+migration or a repair does), with mail arriving meanwhile.
+
+The service runs in this process on the games of tests/crashkit.py. The faults a
+real server cannot show on demand are in tests/test_imap_scripted.py.
+"""
+
+from __future__ import annotations
+
+import email
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.policy import default as default_policy
+from pathlib import Path
+
+import pytest
+from crashkit import (
+    DAEMON,
+    ENV,
+    Move,
+    add_users,
+    address,
+    close_service,
+    games_yaml,
+    open_service,
+    raw_move,
+    tokens,
+)
+from mailstack import Dovecot, SmtpServer
+
+from pbp.service import Service, fingerprint
+
+VASYA, OLYA, TANYA = "Вася", "Оля", "Таня"
+
+
+@pytest.fixture
+def service(
+    dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Service]:
+    add_users(dovecot)
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    config = tmp_path / "games.yaml"
+    config.write_text(
+        games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
+    )
+    service: Service = open_service(config)
+    try:
+        yield service
+    finally:
+        close_service(service)
+
+
+def replies(dovecot: Dovecot, player: str) -> int:
+    """How many answers to a move (``Re: ход``) the Maniac player received."""
+    return sum(
+        1
+        for stored in dovecot.messages(address("mn-1", player))
+        if email.message_from_bytes(stored.raw, policy=default_policy)["Subject"] == "Re: ход"
+    )
+
+
+def test_a_mailbox_renumbered_under_a_new_uidvalidity_reapplies_nothing_and_applies_the_new(
+    service: Service, dovecot: Dovecot
+) -> None:
+    service.run_once()  # the games start
+    seats = tokens(service.store.path)
+    now = datetime.now(UTC).replace(microsecond=0)
+    with_id = Move("<u-1@players.example.test>", "mn-1", VASYA, "ГОЛОС Петя")
+    without_id = Move("", "mn-1", OLYA, "ГОЛОС Петя")
+    dovecot.append(DAEMON, raw_move(with_id, seats), when=now - timedelta(minutes=2))
+    anonymous = raw_move(without_id, seats)
+    dovecot.append(DAEMON, anonymous, when=now - timedelta(minutes=1))
+    assert [o.outcome for o in service.run_once()] == ["applied", "applied"]
+    assert service.inbox is not None
+    old_validity = service.inbox.uidvalidity  # type: ignore[attr-defined]
+
+    # Dovecot stops; its index, UID list and keyword names are deleted: on start it
+    # renumbers the mailbox under a new UIDVALIDITY and $PbpDone is gone.
+    time.sleep(1.1)  # UIDVALIDITY is a time in seconds
+    dovecot.stop()
+    maildir = dovecot.dir / "mail" / DAEMON
+    for file in maildir.iterdir():
+        if file.name.startswith("dovecot"):
+            file.unlink()
+    dovecot.start()
+    new = Move("<u-3@players.example.test>", "mn-1", TANYA, "ГОЛОС Олю")
+    dovecot.append(DAEMON, raw_move(new, seats))
+    assert all("$PbpDone" not in m.flags for m in dovecot.messages(DAEMON)[:2])
+
+    outcomes = service.run_once()
+
+    assert service.inbox.uidvalidity != old_validity  # type: ignore[attr-defined]
+    assert [(o.outcome, o.notes) for o in outcomes] == [
+        ("duplicate", [with_id.message_id]),
+        ("duplicate", [fingerprint(anonymous)]),
+        ("applied", []),
+    ]
+    row = service.store.game("mn-1")
+    assert row is not None
+    assert [b["voter"] for b in row.state["ballots"]] == [VASYA, OLYA, TANYA]
+    assert [replies(dovecot, p) for p in (VASYA, OLYA, TANYA)] == [1, 1, 1]
+    assert all("$PbpDone" in m.flags for m in dovecot.messages(DAEMON))
+
+
+def test_fingerprint_ignores_trace_fields_and_line_ends_but_not_the_text() -> None:
+    mail = b"From: a@example.test\r\nTo: gm@example.test\r\nSubject: x\r\n\r\nVOTE B\r\n"
+    traced = b"Delivered-To: gm@example.test\nReceived: by mx\n" + mail.replace(b"\r\n", b"\n")
+    assert fingerprint(traced) == fingerprint(mail)
+    assert fingerprint(mail.replace(b"VOTE B", b"VOTE C")) != fingerprint(mail)
+    assert fingerprint(mail).startswith("sha256:") and len(fingerprint(mail)) == 7 + 64
