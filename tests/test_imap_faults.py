@@ -9,6 +9,7 @@ real server cannot show on demand are in tests/test_imap_scripted.py.
 from __future__ import annotations
 
 import email
+import sqlite3
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -19,6 +20,7 @@ import pytest
 from crashkit import (
     DAEMON,
     ENV,
+    Daemon,
     Move,
     add_users,
     address,
@@ -26,11 +28,14 @@ from crashkit import (
     games_yaml,
     open_service,
     raw_move,
+    settled,
     tokens,
+    wait_for,
 )
 from mailstack import Dovecot, SmtpServer
 
 from pbp.service import Service, fingerprint
+from pbp.store import Store
 
 VASYA, OLYA, TANYA = "Вася", "Оля", "Таня"
 
@@ -111,3 +116,46 @@ def test_fingerprint_ignores_trace_fields_and_line_ends_but_not_the_text() -> No
     assert fingerprint(traced) == fingerprint(mail)
     assert fingerprint(mail.replace(b"VOTE B", b"VOTE C")) != fingerprint(mail)
     assert fingerprint(mail).startswith("sha256:") and len(fingerprint(mail)) == 7 + 64
+
+
+def test_pbp_run_rides_out_a_dovecot_restart_and_applies_mail_of_the_outage_once(
+    dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path
+) -> None:
+    """The real daemon: Dovecot is killed under it and started again; a move that
+    arrives as soon as it is back is applied once, and so is one sent before."""
+    add_users(dovecot)
+    config = tmp_path / "games.yaml"
+    config.write_text(
+        games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
+    )
+    daemon = Daemon(config)
+    store = tmp_path / "pbp.sqlite3"
+    try:
+        daemon.wait_running()
+        wait_for(lambda: tokens_ready(store), 30, daemon.output)
+        seats = tokens(store)
+        before = Move("<d-1@players.example.test>", "mn-1", VASYA, "ГОЛОС Петя")
+        dovecot.append(DAEMON, raw_move(before, seats))
+        wait_for(lambda: settled(store, 1), 30, daemon.output)
+
+        dovecot.stop()  # a crash of the server: every session is cut
+        time.sleep(1.0)
+        dovecot.start()
+        during = Move("<d-2@players.example.test>", "mn-1", OLYA, "ГОЛОС Петя")
+        dovecot.append(DAEMON, raw_move(during, seats))
+        wait_for(lambda: settled(store, 2), 60, daemon.output)
+        assert daemon.stop() == 0, daemon.output()
+    finally:
+        daemon.stop()
+    assert "lost" in daemon.output() or "failed" in daemon.output()
+    assert [replies(dovecot, p) for p in (VASYA, OLYA)] == [1, 1]
+    with Store(store) as opened:
+        assert [o for _, o, _ in opened.message_outcomes()] == ["applied", "applied"]
+    assert all("$PbpDone" in m.flags for m in dovecot.messages(DAEMON))
+
+
+def tokens_ready(store: Path) -> bool:
+    try:
+        return len(tokens(store)) == 18
+    except sqlite3.OperationalError:
+        return False
