@@ -340,7 +340,8 @@ class Service:
                     outcome="error",
                     note=repr(error),
                 )
-            self._notice_error(raw, kept_id, repr(error), now)
+                # The notices commit with the kept row: a crash cannot keep it untold.
+                self._notice_error(raw, kept_id, repr(error), now)
             return Outcome(source, "error", notes=[repr(error)])
 
     def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
