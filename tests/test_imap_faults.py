@@ -159,3 +159,25 @@ def tokens_ready(store: Path) -> bool:
         return len(tokens(store)) == 18
     except sqlite3.OperationalError:
         return False
+
+
+def test_the_same_message_id_in_another_folder_is_never_read(
+    service: Service, dovecot: Dovecot
+) -> None:
+    """Only the configured folder is watched: a copy in Archive (a GM's filter, a client
+    that files a copy) or in pbp's own kept folder is never applied."""
+    service.run_once()
+    seats = tokens(service.store.path)
+    raw = raw_move(Move("<f-1@players.example.test>", "mn-1", VASYA, "ГОЛОС Петя"), seats)
+    with dovecot.master_login(DAEMON) as client:
+        client.create_folder("Archive")
+        client.create_folder("pbp-kept")
+    dovecot.append(DAEMON, raw, folder="Archive")
+    dovecot.append(DAEMON, raw, folder="pbp-kept")
+    dovecot.append(DAEMON, raw)
+
+    assert [o.outcome for o in service.run_once()] == ["applied"]
+    assert service.run_once() == []
+    row = service.store.game("mn-1")
+    assert row is not None and [b["voter"] for b in row.state["ballots"]] == [VASYA]
+    assert all("$PbpDone" not in m.flags for m in dovecot.messages(DAEMON, folder="Archive"))
