@@ -76,6 +76,7 @@ def _inbox(config: Config) -> Inbox:
         imap.password() or "",
         folder=imap.folder,
         tls=imap.tls,
+        kept_folder=imap.kept_folder,
     )
 
 
@@ -559,13 +560,44 @@ def mail_command(
 @main.command()
 @click.pass_obj
 def kept(config_path: Path) -> None:
-    """List messages kept aside for the GM (unreadable, automatic, failed)."""
+    """List messages kept aside for the GM (unreadable, automatic, failed): id, arrival,
+    source, reason, and for one retried already when and with what outcome."""
     config = _load(config_path)
     service = _service(config, mail=False)
     for message in service.store.kept():
-        click.echo(
-            f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
-        )
+        line = f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
+        if message.retried_at is not None:
+            line += f"\tretried {message.retried_at.isoformat()}: {message.retry_outcome}"
+        click.echo(line)
+
+
+@main.command()
+@click.argument("kept_ids", metavar="ID...", nargs=-1, required=True, type=int)
+@click.pass_obj
+def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
+    """Process kept messages (ids from `pbp kept`) again, after a fix, in their arrival
+    order (rule D8). Exit 1 when one of them fails again."""
+    config = _load(config_path)
+    service = _service(config)
+    now = datetime.now(UTC)
+    try:
+        with writer_lock(config.store) as mine:
+            outcomes = service.retry(kept_ids, now)
+            if mine:  # else the running daemon sends them
+                service.flush_outbox(now)
+    except LookupError as error:
+        raise click.ClickException(str(error.args[0])) from None
+    finally:
+        if service.transport is not None:
+            service.transport.close()
+        service.store.close()
+    failed = False
+    for outcome in outcomes:
+        note = f" ({'; '.join(outcome.notes)})" if outcome.notes and outcome.notes[0] else ""
+        click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip() + note)
+        failed = failed or outcome.outcome == "error"
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

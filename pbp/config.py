@@ -174,13 +174,15 @@ class _Model(BaseModel):
 
 class ImapSettings(_Model):
     """``inbox: {imap: {...}}``; the password is read from the environment variable
-    ``password_env``. ``tls``: ``none``, ``starttls`` (RFC 2595) or ``ssl`` (implicit TLS)."""
+    ``password_env``. ``tls``: ``none``, ``starttls`` (RFC 2595) or ``ssl`` (implicit TLS).
+    ``kept_folder``: where a copy of every message set aside for the GM goes."""
 
     host: str
     port: Port
     username: str
     password_env: EnvName
     folder: str = "INBOX"
+    kept_folder: str = "pbp-kept"
     tls: Tls
 
     def password(self, environ: Mapping[str, str] | None = None) -> str | None:

@@ -10,12 +10,14 @@ a restart of the daemon.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from email import message_from_bytes
 from email.policy import SMTP
 
+from pbp.faults import crash_point
 from pbp.mail.base import PermanentSendError, TransientSendError, Transport
-from pbp.store import Store
+from pbp.store import OutgoingMail, Store
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +36,20 @@ def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=RETRY_DELAYS[min(attempts, len(RETRY_DELAYS)) - 1])
 
 
-def flush(store: Store, transport: Transport, now: datetime) -> int:
+def flush(
+    store: Store,
+    transport: Transport,
+    now: datetime,
+    on_failed: Callable[[OutgoingMail, str], None] | None = None,
+) -> int:
     """Send every due mail of ``store``'s outbox through ``transport``; how many went.
 
     A :class:`TransientSendError` reschedules the mail (:func:`retry_delay`) and
     stops this round (the server is likely down; the rest wait for the next one);
     a :class:`PermanentSendError`, or :data:`MAX_ATTEMPTS` failures, gives up on
-    that mail and records why. ``now`` is aware (UTC).
+    that mail and records why, and calls ``on_failed(mail, reason)`` inside the
+    same transaction (the service queues a note to the GM there). ``now`` is aware
+    (UTC).
     """
     sent = 0
     for mail in store.due_mail(now):
@@ -51,7 +60,10 @@ def flush(store: Store, transport: Transport, now: datetime) -> int:
             attempts = mail.attempts + 1
             with store.transaction():
                 if attempts >= MAX_ATTEMPTS:
-                    store.mark_failed(mail.id, f"gave up after {attempts} attempts: {error}")
+                    reason = f"gave up after {attempts} attempts: {error}"
+                    store.mark_failed(mail.id, reason)
+                    if on_failed is not None:
+                        on_failed(mail, reason)
                 else:
                     store.mark_retry(mail.id, now + retry_delay(attempts))
             log.warning("mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error)
@@ -59,11 +71,15 @@ def flush(store: Store, transport: Transport, now: datetime) -> int:
         except PermanentSendError as error:
             with store.transaction():
                 store.mark_failed(mail.id, str(error))
+                if on_failed is not None:
+                    on_failed(mail, str(error))
             log.warning(
                 "mail %s to %s refused for good: %s", mail.message_id, mail.recipient, error
             )
             continue
+        crash_point("sent")
         with store.transaction():
             store.mark_sent(mail.id, now)
+        crash_point("recorded")
         sent += 1
     return sent

@@ -15,6 +15,7 @@ arrival, so a daemon that was down catches up in time order.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import secrets
 import string
@@ -23,13 +24,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
 from email.message import EmailMessage
-from email.policy import default
+from email.parser import BytesHeaderParser
+from email.policy import compat32, default
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
 from pbp.gm import GM_SEAT, HELD, GmDesk, paused_since
+from pbp.faults import crash_point
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
@@ -38,7 +41,7 @@ from pbp.outbox import flush
 from pbp.parse.body import strip_echo
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
-from pbp.store import GameRow, Store
+from pbp.store import GameRow, OutgoingMail, Store
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,22 @@ def source_key(raw: RawMessage) -> str:
     if raw.uidvalidity is None:
         return f"maildir:{raw.key}"
     return f"imap:{raw.uidvalidity}:{raw.key}"
+
+
+def fingerprint(raw: bytes) -> str:
+    """``sha256:<hex>`` of a mail without a Message-ID: its From, To, Cc, Date and Subject
+    fields and its body, line ends normalised. These are the author's (RFC 5322 §3.6);
+    trace fields a server prepends (Received, Delivered-To, Return-Path) and its
+    flags are left out, so a mailbox rebuilt under a new UIDVALIDITY (RFC 3501
+    §2.3.1.1) gives the same fingerprint.
+    """
+    head, _, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    fields = BytesHeaderParser(policy=compat32).parsebytes(head + b"\n\n")
+    digest = hashlib.sha256()
+    for name in ("From", "To", "Cc", "Date", "Subject"):
+        digest.update(f"{name}: {fields.get(name, '')}\n".encode("utf-8", "surrogateescape"))
+    digest.update(b"\n" + body)
+    return f"sha256:{digest.hexdigest()}"
 
 
 @dataclass
@@ -142,15 +161,23 @@ class Service:
 
     def process_inbox(self, now: datetime) -> list[Outcome]:
         """Handle every waiting message in arrival order, marking each done after its
-        commit (each first performs its game's deadlines due before it arrived, D8)."""
+        commit (each first performs its game's deadlines due before it arrived, D8);
+        one set aside for the GM is first copied to the mailbox's kept folder."""
         outcomes: list[Outcome] = []
         # Mail held while a game was paused, once it runs again (a resume that
         # crashed before applying it, or one by another process).
         outcomes.extend(self.gm.replay_held(now))
         if self.inbox is not None:
-            for raw in self.inbox.fetch_new():
+            waiting = self.inbox.fetch_new()
+            crash_point("fetched")
+            for raw in waiting:
                 outcomes.append(self.handle(raw, now))
+                crash_point("committed")
+                if self.store.is_kept(source_key(raw)):
+                    # A copy for the GM's mail client too (also after a crash here).
+                    self.inbox.keep([raw.key])
                 self.inbox.mark_done([raw.key])
+                crash_point("marked")
         return outcomes
 
     def start_due_games(self, now: datetime) -> list[str]:
@@ -324,8 +351,47 @@ class Service:
                     outcome="error",
                     note=repr(error),
                 )
-            self._notice_error(raw, kept_id, repr(error), now)
+                # The notices commit with the kept row: a crash cannot keep it untold.
+                self._notice_error(raw, kept_id, repr(error), now)
             return Outcome(source, "error", notes=[repr(error)])
+
+    def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
+        """Process kept messages again (``pbp retry``), after the GM fixed what kept them
+        (a bug, a player missing from games.yaml).
+
+        In their original arrival order, each with its original arrival time (rule
+        D8: a move counts in the game day in which it arrived, as long as that day is
+        still open; a day closed since is not reopened). Each is one transaction: its
+        effects, its mails and the kept row's ``retried_at`` commit together. One that
+        crashes again is rolled back and stays kept with the new error
+        (outcome ``error``); one retried already is not applied twice (``retried``).
+
+        :raises LookupError: no kept message has one of these ids.
+        """
+        kept = []
+        for kept_id in kept_ids:
+            message = self.store.kept_message(kept_id)
+            if message is None:
+                raise LookupError(f"no kept message {kept_id} (see pbp kept)")
+            kept.append(message)
+        outcomes = []
+        for message in sorted(kept, key=lambda m: (m.arrived, m.id)):
+            source = f"kept:{message.id}"
+            if message.retried_at is not None or self.store.seen(source):
+                outcomes.append(Outcome(source, "retried", notes=[message.retry_outcome or ""]))
+                continue
+            raw = RawMessage(source, None, min(message.arrived, now), message.raw)
+            try:
+                with self.store.transaction():
+                    outcome = self._handle(raw, source, now)
+                    self.store.mark_retried(message.id, now, outcome.outcome)
+            except Exception as error:  # still broken: it stays kept
+                log.exception("kept message %d could not be processed again", message.id)
+                with self.store.transaction():
+                    self.store.note_kept_error(message.id, f"error: {error!r}")
+                outcome = Outcome(source, "error", notes=[repr(error)])
+            outcomes.append(outcome)
+        return outcomes
 
     def _notice_error(self, raw: RawMessage, kept_id: int, error: str, now: datetime) -> None:
         """Tell the sender and every GM that a message crashed its handler and is kept.
@@ -351,6 +417,8 @@ class Service:
     def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
         letter = read_letter(raw.raw)
         sender = letter.from_address
+        # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY).
+        identity = letter.message_id or fingerprint(raw.raw)
 
         def record(
             outcome: str,
@@ -360,7 +428,7 @@ class Service:
         ) -> Outcome:
             self.store.record_message(
                 source,
-                message_id=letter.message_id,
+                message_id=identity,
                 arrived=raw.arrived,
                 processed_at=now,
                 outcome=outcome,
@@ -376,10 +444,10 @@ class Service:
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
 
-        if letter.message_id and self.store.message_id_seen(letter.message_id):
+        if self.store.message_id_seen(identity):
             # The same mail again (a renumbered mailbox, a copy): never apply it twice.
             with self.store.transaction():
-                return record("duplicate", note=letter.message_id)
+                return record("duplicate", note=identity)
 
         token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
         seat = self.store.token(token) if token else None
@@ -662,7 +730,38 @@ class Service:
         """Send every due mail of the outbox (:func:`pbp.outbox.flush`); how many went."""
         if self.transport is None:
             return 0
-        return flush(self.store, self.transport, now or self.clock())
+        moment = now or self.clock()
+
+        def undeliverable(mail: OutgoingMail, reason: str) -> None:
+            self._undeliverable(mail, reason, moment)
+
+        return flush(self.store, self.transport, moment, undeliverable)
+
+    def _undeliverable(self, mail: OutgoingMail, reason: str, now: datetime) -> None:
+        """Tell the GM of the recipient's games (every GM for another address) that a
+        mail was given up (RFC 5321 §4.2.1, a 5yz reply or too many retries), inside
+        the transaction that gives it up. A mail to a GM is only logged: a note about
+        it could fail the same way, for ever."""
+        recipient = mail.recipient.lower()
+        if any(game.gm.lower() == recipient for game in self.config.games):
+            log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
+            return
+        played = {game_id for _token, game_id, _player in self.store.tokens_of(recipient)}
+        games = [g for g in self.config.games if g.id in played] or list(self.config.games)
+        headers = message_from_bytes(mail.raw, policy=default)
+        context = {
+            "recipient": mail.recipient,
+            "subject": str(headers.get("Subject", "")),
+            "message_id": mail.message_id,
+            "created": str(headers.get("Date", "")),
+            "attempts": mail.attempts + 1,
+            "reason": reason,
+        }
+        told: set[str] = set()
+        for game in games:
+            if game.gm.lower() not in told:
+                told.add(game.gm.lower())
+                self.mail.gm(game, "gm_undeliverable", context, now)
 
 
 #: Most ignored lines quoted back in a reply, and the characters shown of each.

@@ -24,6 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from pbp.engine.base import Event, Visibility
+from pbp.faults import crash_point
+
+#: Columns added since the first release: ``(table, column, declaration)``; a store
+#: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
+MIGRATIONS = (
+    ("kept", "retried_at", "TEXT"),
+    ("kept", "retry_outcome", "TEXT"),
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -74,6 +82,7 @@ CREATE TABLE IF NOT EXISTS kept (
     raw BLOB NOT NULL,
     kept_at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS kept_by_source ON kept(source);
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     message_id TEXT NOT NULL UNIQUE,
@@ -147,13 +156,19 @@ class OutgoingMail:
 
 @dataclass(frozen=True)
 class KeptMessage:
-    """A message set aside for the GM (unreadable, automatic, or crashed its handler)."""
+    """A message set aside for the GM (unreadable, automatic, or crashed its handler).
+
+    ``retried_at``/``retry_outcome``: when ``pbp retry`` processed it again and what
+    came of it (``applied``, ``refused``, …), None while it waits.
+    """
 
     id: int
     source: str
     arrived: datetime
     reason: str
     raw: bytes
+    retried_at: datetime | None = None
+    retry_outcome: str | None = None
 
 
 class Store:
@@ -167,6 +182,10 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        for table, column, declaration in MIGRATIONS:
+            columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         self._depth = 0
 
     def close(self) -> None:
@@ -200,6 +219,7 @@ class Store:
             self._db.execute("ROLLBACK")
             raise
         else:
+            crash_point("commit")
             self._db.execute("COMMIT")
         finally:
             self._depth = 0
@@ -430,9 +450,10 @@ class Store:
         )
 
     def message_id_seen(self, message_id: str) -> bool:
-        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4)
-        was already read as a player's moves (not when it was refused as to the wrong
-        address, or crashed: the same mail may then come again, rightly addressed)."""
+        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
+        for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
+        player's moves (not when it was refused as to the wrong address, or crashed:
+        the same mail may then come again, rightly addressed)."""
         row = self._db.execute(
             "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
             "('applied', 'partly_applied', 'refused', 'status')",
@@ -453,10 +474,37 @@ class Store:
         )
         return int(cursor.lastrowid or 0)
 
+    _KEPT = "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome FROM kept "
+
+    @staticmethod
+    def _kept(r: Sequence[Any]) -> KeptMessage:
+        retried = from_iso(r[5]) if r[5] else None
+        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6])
+
     def kept(self) -> list[KeptMessage]:
         """Every message set aside, oldest first."""
-        rows = self._db.execute("SELECT id, source, arrived, reason, raw FROM kept ORDER BY id")
-        return [KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4])) for r in rows]
+        return [self._kept(r) for r in self._db.execute(self._KEPT + "ORDER BY id")]
+
+    def kept_message(self, kept_id: int) -> KeptMessage | None:
+        """One kept message by its id (``pbp kept``), or None."""
+        row = self._db.execute(self._KEPT + "WHERE id = ?", (kept_id,)).fetchone()
+        return self._kept(row) if row else None
+
+    def is_kept(self, source: str) -> bool:
+        """True when the message with this source key was set aside."""
+        row = self._db.execute("SELECT 1 FROM kept WHERE source = ?", (source,)).fetchone()
+        return row is not None
+
+    def mark_retried(self, kept_id: int, now: datetime, outcome: str) -> None:
+        """Record that ``pbp retry`` processed a kept message (in its transaction)."""
+        self._db.execute(
+            "UPDATE kept SET retried_at = ?, retry_outcome = ? WHERE id = ?",
+            (to_iso(now), outcome, kept_id),
+        )
+
+    def note_kept_error(self, kept_id: int, reason: str) -> None:
+        """A retry crashed again: the kept message waits with this new reason."""
+        self._db.execute("UPDATE kept SET reason = ? WHERE id = ?", (reason, kept_id))
 
     # --- outbox --------------------------------------------------------------
 

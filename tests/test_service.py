@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
+from email import message_from_bytes
 from email.message import EmailMessage
+from email.policy import default
 from pathlib import Path
 from typing import Any
 
@@ -368,8 +370,11 @@ def test_outbox_retries_with_backoff_and_gives_up_on_a_permanent_refusal(tmp_pat
         failed = [(m.recipient, m.attempts, m.failed) for m in table.store.outbox() if m.failed]
         assert failed == [("cross@example.test", 2, "550 no such user")]
         # A retried mail keeps its Message-ID: stored once, sent as stored.
-        ids = [m.message_id for m in table.store.outbox()]
-        assert [str(m["Message-ID"]) for m in flaky.sent] == ids[1:]
+        *ids, note = table.store.outbox()
+        assert [str(m["Message-ID"]) for m in flaky.sent] == [m.message_id for m in ids[1:]]
+        # The GM is told in the same transaction that gave it up (issue 6, promise 5).
+        assert (note.recipient, note.sent_at) == (GM, None)
+        assert f"Message-ID: {ids[0].message_id}" in _text(note.raw)
     finally:
         table.close()
 
@@ -600,3 +605,12 @@ def test_a_stranger_writing_to_a_players_personal_address_is_an_unknown_sender(
     )
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["unknown_sender"]
     assert [k.reason for k in table.store.kept()] == ["unknown_sender"]
+
+
+def _text(raw: bytes) -> str:
+    """The plain-text body of a raw mail."""
+    message = message_from_bytes(raw, policy=default)
+    assert isinstance(message, EmailMessage)
+    body = message.get_body(("plain",))
+    assert body is not None
+    return str(body.get_content())

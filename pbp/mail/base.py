@@ -46,6 +46,10 @@ class Inbox(Protocol):
     def mark_done(self, keys: Sequence[str]) -> None:
         """Mark messages as processed on the server (after their result is committed)."""
 
+    def keep(self, keys: Sequence[str]) -> None:
+        """Put a copy of messages the store set aside into the mailbox's kept folder
+        (for the GM's mail client; before :meth:`mark_done`). Idempotent."""
+
     def wait(self, timeout: float) -> None:
         """Block up to ``timeout`` seconds or until new mail may have arrived (IMAP IDLE)."""
 

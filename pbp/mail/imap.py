@@ -38,6 +38,9 @@ T = TypeVar("T")
 IDLE_RESTART_SECONDS = 25 * 60
 """RFC 2177 §3: a client should re-issue IDLE at least every 29 minutes; we use 25."""
 
+KEPT_KEYWORD = "$PbpKept"
+"""Set on a message once :meth:`ImapInbox.keep` copied it to the kept folder."""
+
 FETCH_BATCH = 100
 """UIDs per ``UID FETCH`` command."""
 
@@ -73,6 +76,8 @@ class ImapInbox:
         §6.2.1, certificate verified) or ``"ssl"`` (implicit TLS, verified).
     :param done_keyword: the keyword that marks a processed message.
     :param timeout: socket timeout in seconds for every command.
+    :param kept_folder: where :meth:`keep` copies messages set aside for the GM
+        (created when missing).
 
     Example::
 
@@ -92,6 +97,7 @@ class ImapInbox:
         tls: Literal["none", "starttls", "ssl"] = "none",
         done_keyword: str = "$PbpDone",
         timeout: float = 60.0,
+        kept_folder: str = "pbp-kept",
     ) -> None:
         if tls not in ("none", "starttls", "ssl"):
             raise ValueError(f"tls must be 'none', 'starttls' or 'ssl', got {tls!r}")
@@ -103,6 +109,7 @@ class ImapInbox:
         self.tls = tls
         self.done_keyword = done_keyword
         self.timeout = timeout
+        self.kept_folder = kept_folder
         self._client: IMAPClient | None = None
         self._waiter: ImapInbox | None = None
         self._has_idle = False
@@ -279,6 +286,39 @@ class ImapInbox:
 
         self._with_retry(store)
         self._known.difference_update(uids)
+
+    def keep(self, keys: Sequence[str]) -> None:
+        """``UID COPY`` the messages to :attr:`kept_folder` (``CREATE`` d when missing),
+        then flag them ``$PbpKept`` so that a second call copies nothing (a crash
+        between the two commands may leave two copies, never none). Skipped, like
+        :meth:`mark_done`, when UIDVALIDITY changed since :meth:`fetch_new`.
+
+        :raises OSError: the server cannot be reached (after one reconnect).
+        :raises imapclient.exceptions.IMAPClientError: the server refused a command.
+        """
+        uids = sorted({int(key) for key in keys})
+        if not uids:
+            return
+
+        def copy(client: IMAPClient) -> None:
+            if self._fetched_uidvalidity not in (None, self._uidvalidity):
+                logger.warning("keep(%s) skipped: UIDVALIDITY changed since fetch_new", uids)
+                return
+            flags = client.get_flags(uids)
+            todo = [
+                uid
+                for uid in uids
+                if uid in flags and KEPT_KEYWORD not in {_text(f) for f in flags[uid]}
+            ]
+            if not todo:
+                return
+            if not client.folder_exists(self.kept_folder):
+                client.create_folder(self.kept_folder)
+            client.copy(todo, self.kept_folder)
+            client.add_flags(todo, [KEPT_KEYWORD], silent=True)
+            logger.info("UIDs %s copied to %s", todo, self.kept_folder)
+
+        self._with_retry(copy)
 
     def wait(self, timeout: float) -> None:
         """Block up to ``timeout`` seconds or until new mail may have arrived.

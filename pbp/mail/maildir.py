@@ -35,6 +35,7 @@ from pbp.mail.base import RawMessage, TransientSendError
 
 __all__ = [
     "DONE_FOLDER",
+    "KEPT_FOLDER",
     "MaildirInbox",
     "MaildirTransport",
     "deliver",
@@ -45,6 +46,9 @@ logger = logging.getLogger(__name__)
 
 DONE_FOLDER = ".done"
 """Maildir++ subfolder (relative to the Maildir root) holding processed messages."""
+
+KEPT_FOLDER = ".pbp-kept"
+"""Maildir++ subfolder holding a copy of every message set aside for the GM."""
 
 POLL_INTERVAL = 0.2
 """Seconds between two looks at ``new/`` in :meth:`MaildirInbox.wait`."""
@@ -210,6 +214,23 @@ class MaildirInbox:
             done = {_key_of(f.name) for f in _message_files(self.done_path)}
             for key in sorted(wanted - done):
                 logger.warning("mark_done: no message %r in %s", key, self.path)
+
+    def keep(self, keys: Sequence[str]) -> None:
+        """Copy (hard-link) the messages with these keys into ``.pbp-kept``, once each."""
+        wanted = set(keys)
+        if not wanted:
+            return
+        kept_path = self.path / KEPT_FOLDER
+        _ensure_maildir(kept_path)
+        (kept_path / "maildirfolder").touch()
+        there = {_key_of(f.name) for f in _message_files(kept_path)}
+        for file in _message_files(self.path):
+            key = _key_of(file.name)
+            if key in wanted and key not in there:
+                try:
+                    os.link(file, kept_path / file.parent.name / file.name)
+                except FileNotFoundError:
+                    logger.warning("keep: message %r disappeared from %s", key, self.path)
 
     def _has_unseen(self) -> bool:
         """Whether ``new/`` holds a message the last :meth:`fetch_new` did not return."""

@@ -1,0 +1,174 @@
+"""Promise 1 of issue 6: a crash at any point loses no move, applies none twice and
+leaves no reply unsent.
+
+The real ``pbp run`` (a subprocess) serves three games (Cluedo by days, by rounds,
+Maniac; tests/crashkit.py) from a real Dovecot and sends through aiosmtpd. 300
+players' mails (a fixed random seed) arrive in waves while the daemon is killed
+26 times: six times by its own crash points (``PBP_CRASH_AT``, pbp/faults.py: after
+the fetch, inside a transaction before COMMIT, after the commit before the mailbox
+is told, after marking done, after the SMTP server accepted a mail before the
+outbox knew it, after the outbox recorded it), twenty times by SIGKILL at a random
+moment. Then it runs to the end. A second daemon, never killed, reads the same
+mails from its own Dovecot, starting from a copy of the same store (same deal,
+same personal addresses). By Message-ID, both must hold the same processed
+messages with the same outcomes, the same events and states, and the same mails
+in every mailbox; the only allowed difference is a mail received twice under the
+same Message-ID.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from crashkit import (
+    DAEMON,
+    ENV,
+    REPO,
+    Daemon,
+    Move,
+    add_users,
+    games_yaml,
+    mail_facts,
+    message_ids,
+    random_moves,
+    raw_move,
+    settled,
+    store_facts,
+    tokens,
+    wait_for,
+)
+from mailstack import Dovecot, SmtpServer
+
+from pbp.faults import STEPS
+
+SEED = 20261129
+MOVES = 300
+WAVE = 12
+RANDOM_KILLS = 20
+
+
+@pytest.fixture
+def reference_stack() -> Iterator[tuple[Dovecot, SmtpServer]]:
+    """A second Dovecot + SMTP server for the run that is never killed."""
+    dovecot = Dovecot()
+    dovecot.start()
+    smtp = SmtpServer(dovecot)
+    smtp.start()
+    try:
+        yield dovecot, smtp
+    finally:
+        smtp.stop()
+        dovecot.close()
+
+
+def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
+    dovecot: Dovecot,
+    smtp_server: SmtpServer,
+    reference_stack: tuple[Dovecot, SmtpServer],
+    tmp_path: Path,
+) -> None:
+    reference, reference_smtp = reference_stack
+    rng = random.Random(SEED)
+    now = datetime.now(UTC)
+    runs = {}
+    for name, imap, smtp in (
+        ("crash", dovecot, smtp_server),
+        ("reference", reference, reference_smtp),
+    ):
+        add_users(imap)
+        (tmp_path / name).mkdir()
+        config = tmp_path / name / "games.yaml"
+        config.write_text(games_yaml(imap.port, smtp.port, now), encoding="utf-8")
+        runs[name] = config
+    crash_store = tmp_path / "crash" / "pbp.sqlite3"
+    reference_store = tmp_path / "reference" / "pbp.sqlite3"
+
+    # The games start once; both runs go on from the same store (deal, addresses).
+    subprocess.run(
+        [sys.executable, "-m", "pbp", "-c", str(runs["crash"]), "run", "--once"],
+        cwd=tmp_path / "crash",
+        env={**ENV, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+        check=True,
+        capture_output=True,
+    )
+    shutil.copy(crash_store, reference_store)
+    start_mail = message_ids(dovecot)
+    assert len(start_mail) == 3 * 2 + 4 + 4 + 10  # GM sheet, opening post per game; welcomes
+    seats = tokens(crash_store)
+    moves = random_moves(MOVES, rng)
+    waves = [moves[i : i + WAVE] for i in range(0, MOVES, WAVE)]
+
+    lives: list[tuple[str, str | float]] = [
+        ("fetched", "fetched:1"),
+        ("commit", f"commit:{rng.randint(1, 6)}"),
+        ("committed", f"committed:{rng.randint(1, 6)}"),
+        ("marked", f"marked:{rng.randint(1, 6)}"),
+        ("sent", f"sent:{rng.randint(1, 6)}"),
+        ("recorded", f"recorded:{rng.randint(1, 6)}"),
+    ]
+    assert {step for step, _ in lives} == set(STEPS)
+    lives += [("kill", rng.uniform(0.3, 3.0)) for _ in range(RANDOM_KILLS)]
+
+    def deliver(move: Move) -> None:
+        # The same arrival time (INTERNALDATE, rule D8) in both mailboxes.
+        raw, when = raw_move(move, seats), datetime.now(UTC).replace(microsecond=0)
+        dovecot.append(DAEMON, raw, when=when)
+        reference.append(DAEMON, raw, when=when)
+
+    never_killed = Daemon(runs["reference"])
+    never_killed.wait_running()
+    try:
+        for number, (step, how) in enumerate(lives):
+            for move in waves[number] if number < len(waves) else []:
+                deliver(move)
+            if step == "kill":
+                daemon = Daemon(runs["crash"])
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    daemon.process.wait(float(how))
+                assert daemon.kill() == -9, daemon.output()
+            else:
+                daemon = Daemon(runs["crash"], {**ENV, "PBP_CRASH_AT": str(how)})
+                assert daemon.process.wait(90) == -9, daemon.output()
+                assert f"PBP_CRASH_AT={how}: SIGKILL at {step}" in daemon.output()
+        for move in [m for wave in waves[len(lives) :] for m in wave]:
+            deliver(move)
+
+        survivor = Daemon(runs["crash"])
+        survivor.wait_running()
+        wait_for(
+            lambda: settled(crash_store, MOVES) and settled(reference_store, MOVES),
+            180,
+            survivor.output,
+        )
+        assert survivor.stop() == 0, survivor.output()
+    finally:
+        assert never_killed.stop() == 0
+
+    # Every move was processed once, with the same outcome, in the same order.
+    crashed, calm = store_facts(crash_store), store_facts(reference_store)
+    assert [row[0] for row in crashed["messages"]] == [m.message_id for m in moves]
+    assert crashed == calm
+    outcomes = {row[1] for row in calm["messages"]}
+    assert {"applied", "refused", "status"} <= outcomes
+    applied = sum(1 for row in calm["messages"] if row[1] in ("applied", "partly_applied"))
+    assert applied >= 60
+
+    # Every mailbox holds the same mails; a resend keeps its Message-ID.
+    received, resent = mail_facts(dovecot, skip=start_mail)
+    expected, never = mail_facts(reference)
+    assert never == 0
+    assert received == expected
+    replies = [fact for fact in expected.elements() if fact[1] != "None"]
+    assert sorted(fact[1] for fact in replies) == sorted(m.message_id for m in moves)
+    # Every move is marked done in the daemon's mailbox, and only there.
+    flags = [m.flags for m in dovecot.messages(DAEMON)]
+    assert len(flags) == MOVES and all("$PbpDone" in f and "\\Seen" not in f for f in flags)
+    print(f"crash test: {len(lives)} kills, {applied} moves applied, {resent} mails resent")

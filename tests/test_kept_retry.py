@@ -1,0 +1,219 @@
+"""Promise 6 of issue 6: a message that crashes processing (a bug) is rolled back, kept
+aside with the error (a row in the store and a copy in the ``pbp-kept`` folder of the
+real Dovecot mailbox), does not block later mail, and ``pbp retry ID`` processes it
+again after the fix, in its original arrival order (rule D8), once.
+
+The bug is planted in the Maniac kind: a vote for Катя raises. The daemon's service
+runs in this process (so the planted bug is there) on the games of
+tests/crashkit.py, reading Dovecot over IMAP and sending through aiosmtpd; ``pbp kept``
+and ``pbp retry`` run through click's test runner, also in this process.
+"""
+
+from __future__ import annotations
+
+import email
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.policy import default as default_policy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from crashkit import (
+    DAEMON,
+    ENV,
+    GM,
+    Move,
+    add_users,
+    address,
+    games_yaml,
+    raw_move,
+    tokens,
+)
+from mailstack import Dovecot, SmtpServer
+
+from pbp.cli import _service, main
+from pbp.config import load_config
+from pbp.kinds.maniac import Maniac
+from pbp.service import Service
+
+TANYA, OLYA, VASYA, PETYA = "Таня", "Оля", "Вася", "Петя"
+
+
+@pytest.fixture
+def service(
+    dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Service]:
+    add_users(dovecot)
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    config = tmp_path / "games.yaml"
+    config.write_text(
+        games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
+    )
+    service = _service(load_config(config))
+    try:
+        yield service
+    finally:
+        assert service.inbox is not None and service.transport is not None
+        service.inbox.close()
+        service.transport.close()
+        service.store.close()
+
+
+def plant_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vote for Катя crashes the Maniac kind (a bug, not a refused move)."""
+    apply = Maniac.apply
+
+    def broken(self: Maniac, state: Any, player: str, move: Any, at: datetime) -> Any:
+        if getattr(move, "target", None) == "Катя":
+            raise RuntimeError("planted bug: a vote for Катя")
+        return apply(self, state, player, move, at)
+
+    monkeypatch.setattr(Maniac, "apply", broken)
+
+
+def ballots(service: Service) -> list[tuple[str, str, str]]:
+    """(voter, target, arrival) of every vote cast today, in order."""
+    row = service.store.game("mn-1")
+    assert row is not None
+    return [(b["voter"], b["target"], b["at"]) for b in row.state["ballots"]]
+
+
+def cli(service: Service, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["-c", str(service.config.path), *args])
+    return result.exit_code, result.output
+
+
+def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fix_once(
+    service: Service, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.run_once()  # the games start
+    seats = tokens(service.store.path)
+    now = datetime.now(UTC).replace(microsecond=0)
+    times = [now - timedelta(minutes=4 - i) for i in range(4)]
+    mails = [
+        Move("<r-1@players.example.test>", "mn-1", VASYA, "ГОЛОС Петя"),
+        Move("<r-2@players.example.test>", "mn-1", TANYA, "ГОЛОС Катя"),  # crashes
+        Move("<r-3@players.example.test>", "mn-1", OLYA, "ГОЛОС Петя"),
+        Move("<r-4@players.example.test>", "mn-1", TANYA, "ГОЛОС Катю\nСТАТУС"),  # crashes
+    ]
+    for move, when in zip(mails, times, strict=True):
+        dovecot.append(DAEMON, raw_move(move, seats), when=when)
+    plant_bug(monkeypatch)
+
+    outcomes = service.run_once()
+
+    # Rolled back and kept; the mail after it was applied all the same.
+    assert [o.outcome for o in outcomes] == ["applied", "error", "applied", "error"]
+    assert ballots(service) == [
+        (VASYA, PETYA, times[0].isoformat()),
+        (OLYA, PETYA, times[2].isoformat()),
+    ]
+    kept = service.store.kept()
+    assert [(k.id, k.arrived, k.reason) for k in kept] == [
+        (1, times[1], "error: RuntimeError('planted bug: a vote for Катя')"),
+        (2, times[3], "error: RuntimeError('planted bug: a vote for Катя')"),
+    ]
+    # A copy of each in the folder on the server (created for it), and every
+    # message of the inbox is done (so nothing blocks later mail).
+    copies = dovecot.messages(DAEMON, folder="pbp-kept")
+    assert [_message_id(c.raw) for c in copies] == [mails[1].message_id, mails[3].message_id]
+    assert all("$PbpDone" in m.flags for m in dovecot.messages(DAEMON))
+    # Таня is told her mail could not be processed; the GM is told twice.
+    tanya = [_subject(m.raw) for m in dovecot.messages(address("mn-1", TANYA))]
+    assert tanya.count("Re: ход") == 2
+    assert len(dovecot.messages(GM)) == 6 + 2  # GM sheets and opening posts, 2 notices
+
+    # A second round: the copies are not made twice.
+    service.run_once()
+    assert len(dovecot.messages(DAEMON, folder="pbp-kept")) == 2
+
+    code, listing = cli(service, "kept")
+    assert code == 0
+    assert [line.split("\t")[0] for line in listing.splitlines()] == ["1", "2"]
+    assert "planted bug" in listing.splitlines()[0]
+
+    # Retried before the fix: still kept, with its error, nothing applied.
+    code, output = cli(service, "retry", "1")
+    assert (code, output.splitlines()[-1]) == (
+        1,
+        "kept:1: error (RuntimeError('planted bug: a vote for Катя'))",
+    )
+    assert len(ballots(service)) == 2
+
+    # After the fix, both in their arrival order whatever order they are named in:
+    # Таня's later vote (for Катя again, the 2nd cast, M9) stands at its own time.
+    monkeypatch.undo()
+    code, output = cli(service, "retry", "2", "1")
+    assert (code, output.splitlines()) == (0, ["kept:1: applied mn-1", "kept:2: applied mn-1"])
+    assert ballots(service) == [
+        (VASYA, PETYA, times[0].isoformat()),
+        (OLYA, PETYA, times[2].isoformat()),
+        (TANYA, "Катя", times[1].isoformat()),
+        (TANYA, "Катя", times[3].isoformat()),
+    ]
+    # Her answers went out (the retry sends when no daemon runs).
+    tanya = [_subject(m.raw) for m in dovecot.messages(address("mn-1", TANYA))]
+    assert tanya.count("Re: ход") == 4
+
+    # Once only: a second retry changes nothing.
+    code, output = cli(service, "retry", "1")
+    assert (code, output.splitlines()) == (0, ["kept:1: retried (applied)"])
+    assert len(ballots(service)) == 4
+    code, listing = cli(service, "kept")
+    assert all("\tretried " in line and line.endswith(": applied") for line in listing.splitlines())
+    code, output = cli(service, "retry", "9")
+    assert (code, output.strip()) == (1, "Error: no kept message 9 (see pbp kept)")
+
+
+def test_a_store_made_before_retry_existed_opens_and_gains_the_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE kept (id INTEGER PRIMARY KEY AUTOINCREMENT, source TEXT NOT NULL, "
+            "arrived TEXT NOT NULL, reason TEXT NOT NULL, raw BLOB NOT NULL, "
+            "kept_at TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO kept (source, arrived, reason, raw, kept_at) VALUES "
+            "('imap:1:7', '2026-12-01T17:00:00+00:00', 'unknown_sender', x'41', "
+            "'2026-12-01T17:00:01+00:00')"
+        )
+    db.close()
+    from pbp.store import Store
+
+    with Store(path) as store:
+        (kept,) = store.kept()
+        assert (kept.id, kept.reason, kept.retried_at, kept.retry_outcome) == (
+            1,
+            "unknown_sender",
+            None,
+            None,
+        )
+        with store.transaction():
+            store.mark_retried(1, datetime(2026, 12, 2, tzinfo=UTC), "applied")
+        assert store.kept_message(1) is not None
+
+
+def _message_id(raw: bytes) -> str:
+    return str(email.message_from_bytes(raw, policy=default_policy)["Message-ID"])
+
+
+def _subject(raw: bytes) -> str:
+    return str(email.message_from_bytes(raw, policy=default_policy)["Subject"])
+
+
+def test_a_maildir_inbox_keeps_a_copy_once_in_its_kept_folder(tmp_path: Path) -> None:
+    from pbp.mail.maildir import KEPT_FOLDER, MaildirInbox, deliver, read_maildir
+
+    inbox = MaildirInbox(tmp_path / "inbox")
+    key = deliver(tmp_path / "inbox", b"Message-ID: <k@example.test>\r\n\r\nSTATUS\r\n")
+    inbox.keep([key])
+    inbox.keep([key])
+    inbox.mark_done([key])
+    copies = read_maildir(tmp_path / "inbox" / KEPT_FOLDER)
+    assert [str(m["Message-ID"]) for m in copies] == ["<k@example.test>"]
+    assert inbox.fetch_new() == []
