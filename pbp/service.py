@@ -31,8 +31,8 @@ from zoneinfo import ZoneInfo
 
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
-from pbp.gm import GM_SEAT, HELD, GmDesk, paused_since
 from pbp.faults import crash_point
+from pbp.gm import GM_SEAT, HELD, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
@@ -377,6 +377,10 @@ class Service:
         outcomes = []
         for message in sorted(kept, key=lambda m: (m.arrived, m.id)):
             source = f"kept:{message.id}"
+            if message.reason.startswith(HELD):
+                # Held while its game was paused: applied once, on resume (D8).
+                outcomes.append(Outcome(source, "held", notes=["applied on resume"]))
+                continue
             if message.retried_at is not None or self.store.seen(source):
                 outcomes.append(Outcome(source, "retried", notes=[message.retry_outcome or ""]))
                 continue

@@ -213,6 +213,27 @@ def test_D8_a_paused_game_does_not_close_and_held_mail_is_applied_on_resume(
     assert row is not None and row.deadline_at == utc(2026, 12, 2, 19, 30)
 
 
+def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table) -> None:
+    table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
+    (kept,) = table.store.kept()
+    assert kept.reason == f"paused:{GAME}"
+    # pbp retry leaves a held message to the resume, before and after it.
+    before = table.service.retry([kept.id], utc(2026, 12, 1, 18, 2))
+    assert [(o.outcome, o.notes) for o in before] == [("held", ["applied on resume"])]
+    table.service.gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)
+    assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+    after = table.service.retry([kept.id], utc(2026, 12, 2, 10, 1))
+    assert [o.outcome for o in after] == ["held"]
+    made = [
+        s.event.data["suggester"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == ["Кросс"]
+
+
 def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
     gm = table.service.gm
     with pytest.raises(GmRefused) as error:
