@@ -34,6 +34,10 @@ def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=RETRY_DELAYS[min(attempts, len(RETRY_DELAYS)) - 1])
 
 
+#: Sent mails recorded per transaction (group commit: one fsync for many mails).
+MARK_GROUP = 100
+
+
 def flush(store: Store, transport: Transport, now: datetime) -> int:
     """Send every due mail of ``store``'s outbox through ``transport``; how many went.
 
@@ -41,29 +45,57 @@ def flush(store: Store, transport: Transport, now: datetime) -> int:
     stops this round (the server is likely down; the rest wait for the next one);
     a :class:`PermanentSendError`, or :data:`MAX_ATTEMPTS` failures, gives up on
     that mail and records why. ``now`` is aware (UTC).
+
+    Delivered mails are recorded :data:`MARK_GROUP` at a time (and whenever the
+    round stops): a crash before that record sends them once more, under the same
+    Message-ID, which is the one double delivery the outbox allows.
     """
     sent = 0
-    for mail in store.due_mail(now):
-        message = message_from_bytes(mail.raw, policy=SMTP)
-        try:
-            transport.send(message)
-        except TransientSendError as error:
-            attempts = mail.attempts + 1
+    delivered: list[int] = []
+
+    def record() -> None:
+        if delivered:
             with store.transaction():
-                if attempts >= MAX_ATTEMPTS:
-                    store.mark_failed(mail.id, f"gave up after {attempts} attempts: {error}")
-                else:
-                    store.mark_retry(mail.id, now + retry_delay(attempts))
-            log.warning("mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error)
-            break
-        except PermanentSendError as error:
-            with store.transaction():
-                store.mark_failed(mail.id, str(error))
-            log.warning(
-                "mail %s to %s refused for good: %s", mail.message_id, mail.recipient, error
-            )
-            continue
-        with store.transaction():
-            store.mark_sent(mail.id, now)
-        sent += 1
+                for mail_id in delivered:
+                    store.mark_sent(mail_id, now)
+            delivered.clear()
+
+    try:
+        while batch := store.due_mail(now):
+            for mail in batch:
+                message = message_from_bytes(mail.raw, policy=SMTP)
+                try:
+                    transport.send(message)
+                except TransientSendError as error:
+                    attempts = mail.attempts + 1
+                    record()
+                    with store.transaction():
+                        if attempts >= MAX_ATTEMPTS:
+                            store.mark_failed(
+                                mail.id, f"gave up after {attempts} attempts: {error}"
+                            )
+                        else:
+                            store.mark_retry(mail.id, now + retry_delay(attempts))
+                    log.warning(
+                        "mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error
+                    )
+                    return sent
+                except PermanentSendError as error:
+                    record()
+                    with store.transaction():
+                        store.mark_failed(mail.id, str(error))
+                    log.warning(
+                        "mail %s to %s refused for good: %s",
+                        mail.message_id,
+                        mail.recipient,
+                        error,
+                    )
+                    continue
+                delivered.append(mail.id)
+                sent += 1
+                if len(delivered) >= MARK_GROUP:
+                    record()
+            record()  # the next batch must not return these again
+    finally:
+        record()
     return sent

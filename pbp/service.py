@@ -18,6 +18,7 @@ import dataclasses
 import logging
 import secrets
 import string
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 
 TOKEN_ALPHABET = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 10
+#: Messages marked done on the server per command, each after its own commit.
+MARK_DONE_GROUP = 100
+#: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
+SERVE_EVERY_SECONDS = 0.5
 
 
 def source_key(raw: RawMessage) -> str:
@@ -124,10 +129,13 @@ class Service:
         """
         now = now or self.clock()
         outcomes: list[Outcome] = []
+        # A long round (many games starting, the deadlines of many games at once)
+        # serves the mail that arrives meanwhile every SERVE_EVERY_SECONDS.
+        between = _Between(self, now, outcomes)
         try:
-            self.start_due_games(now)
-            outcomes = self.process_inbox(now)
-            self.advance_all(now)
+            self.start_due_games(now, between)
+            outcomes.extend(self.process_inbox(now))
+            self.advance_all(now, between)
         finally:
             # Whatever failed, what is committed goes out.
             self.flush_outbox(now)
@@ -137,16 +145,33 @@ class Service:
         """Handle every waiting message in arrival order, marking each done after its
         commit (each first performs its game's deadlines due before it arrived, D8)."""
         outcomes: list[Outcome] = []
-        if self.inbox is not None:
+        if self.inbox is None:
+            return outcomes
+        committed: list[str] = []
+        try:
             for raw in self.inbox.fetch_new():
                 outcomes.append(self.handle(raw, now))
-                self.inbox.mark_done([raw.key])
+                committed.append(raw.key)
+                if len(committed) >= MARK_DONE_GROUP:
+                    self.inbox.mark_done(committed)
+                    committed = []
+        finally:
+            # Only committed messages, many per command (one IMAP round trip each).
+            if committed:
+                self.inbox.mark_done(committed)
         return outcomes
 
-    def start_due_games(self, now: datetime) -> list[str]:
-        """Start every configured game whose ``start`` has come; returns their ids."""
+    def start_due_games(
+        self, now: datetime, between: Callable[[], None] | None = None
+    ) -> list[str]:
+        """Start every configured game whose ``start`` has come; returns their ids.
+
+        ``between`` is called after each game (:class:`_Between`: waiting mail is
+        served during a long round)."""
         started = []
         for game in self.config.games:
+            if between is not None:
+                between()
             if self.store.game(game.id) is not None:
                 continue
             start = game.start_at
@@ -190,9 +215,14 @@ class Service:
             self.mail.gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 
-    def advance_all(self, until: datetime) -> None:
-        """Perform every due reminder and day close of every running game up to ``until``."""
+    def advance_all(self, until: datetime, between: Callable[[], None] | None = None) -> None:
+        """Perform every due reminder and day close of every running game up to ``until``.
+
+        ``between`` is called before each game (:class:`_Between`: a move that arrives
+        while a thousand games close their day is not kept waiting behind them)."""
         for game in self.config.games:
+            if between is not None:
+                between()
             try:
                 self.advance(game.id, until)
             except Exception:  # one broken game must not stop the others
@@ -621,6 +651,39 @@ class Service:
         if self.transport is None:
             return 0
         return flush(self.store, self.transport, now or self.clock())
+
+
+class _Between:
+    """Serves mail in the middle of a long round (issue 6 promise 7), at most every
+    :data:`SERVE_EVERY_SECONDS`: the messages that arrived meanwhile are processed
+    (each first performs its own game's deadlines due before its arrival, D8, so
+    the order of the games' deadlines in the round changes no outcome) and the
+    outbox is sent. A failing inbox or transport is left alone until the round ends.
+    """
+
+    def __init__(self, service: Service, now: datetime, outcomes: list[Outcome]) -> None:
+        self.service = service
+        self.now = now
+        self.outcomes = outcomes
+        self.last = time.monotonic()
+        self.reading = True
+        self.sending = True
+
+    def __call__(self) -> None:
+        if time.monotonic() - self.last < SERVE_EVERY_SECONDS:
+            return
+        service = self.service
+        if self.reading:
+            try:
+                self.outcomes.extend(service.process_inbox(self.now))
+            except Exception:
+                log.exception("reading mail in the middle of a round failed")
+                self.reading = False
+        if self.sending:
+            service.flush_outbox(self.now)
+            # Mail still due means the transport failed: not again before the round ends.
+            self.sending = not service.store.due_mail(self.now, limit=1)
+        self.last = time.monotonic()
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:

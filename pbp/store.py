@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS messages (
     note TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_by_message_id ON messages(message_id);
+CREATE INDEX IF NOT EXISTS events_by_day ON events(game_id, day, seq);
 CREATE TABLE IF NOT EXISTS kept (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL,
@@ -250,6 +251,12 @@ class Store:
             deadline_at=from_iso(row[6]) if row[6] else None,
             over=bool(row[7]),
         )
+
+    def schedules(self) -> dict[str, tuple[bool, datetime | None]]:
+        """``{game id: (over, deadline_at)}`` of every started game, in one query
+        (without reading the state snapshots)."""
+        rows = self._db.execute("SELECT id, over, deadline_at FROM games")
+        return {r[0]: (bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
 
     def save_state(
         self,
