@@ -169,10 +169,11 @@ class Service:
         ``between`` is called after each game (:class:`_Between`: waiting mail is
         served during a long round)."""
         started = []
+        stored = self.store.schedules()  # one query, no state snapshot read
         for game in self.config.games:
             if between is not None:
                 between()
-            if self.store.game(game.id) is not None:
+            if game.id in stored:
                 continue
             start = game.start_at
             if start is not None and start > now:
@@ -240,10 +241,10 @@ class Service:
         now = now or until
         game = self.game_config(game_id)
         while True:
-            row = self.store.game(game_id)
-            if row is None or row.over or row.deadline_at is None:
+            # Without the state snapshot: this runs before every move (D8).
+            over, close_at = self.store.schedule(game_id) or (True, None)
+            if over or close_at is None:
                 return
-            close_at = row.deadline_at
             hours = game.remind_hours_before
             if hours:
                 remind_at = close_at - timedelta(hours=hours)
@@ -602,10 +603,10 @@ class Service:
     ) -> None:
         """Log a step's events and its new state; the next deadline is ``deadline_at``
         or, after a move, what the kind says (:meth:`GameKind.next_deadline`)."""
-        row = self._row(game.id)
         over = kind.is_over(step.state)
         if deadline_at is None:
-            deadline_at = kind.next_deadline(game, step.state, row.deadline_at, None)
+            _, current = self.store.schedule(game.id) or (True, None)
+            deadline_at = kind.next_deadline(game, step.state, current, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
         self.store.save_state(
             game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at

@@ -258,6 +258,16 @@ class Store:
         rows = self._db.execute("SELECT id, over, deadline_at FROM games")
         return {r[0]: (bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
 
+    def schedule(self, game_id: str) -> tuple[bool, datetime | None] | None:
+        """``(over, deadline_at)`` of one game, None when it has not started (without
+        reading its state snapshot)."""
+        row = self._db.execute(
+            "SELECT over, deadline_at FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return bool(row[0]), from_iso(row[1]) if row[1] else None
+
     def save_state(
         self,
         game_id: str,
