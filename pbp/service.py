@@ -15,6 +15,7 @@ arrival, so a daemon that was down catches up in time order.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import secrets
 import string
@@ -46,6 +47,8 @@ TOKEN_ALPHABET = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 10
 #: Messages marked done on the server per command, each after its own commit.
 MARK_DONE_GROUP = 100
+#: Games whose parsed state the writer keeps between moves (:meth:`Service._state`).
+STATE_CACHE_GAMES = 32
 #: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
 SERVE_EVERY_SECONDS = 0.5
 
@@ -102,6 +105,8 @@ class Service:
         self.address: str = config.mail.address
         self.plus = config.mail.personal_address == "plus"
         self.mail = Mailer(store, renderer, self.address, plus=self.plus)
+        # game id -> (stored snapshot text, its engine state), least recently used first
+        self._states: dict[str, tuple[str, Any]] = {}
 
     # --- configuration helpers ---------------------------------------------------
 
@@ -441,8 +446,7 @@ class Service:
         self.advance(game_id, raw.arrived, now)
         kind = self.kind_of(game)
         with self.store.transaction():
-            row = self._row(game_id)
-            state = kind.load(row.state)
+            state = self._state(game_id, kind)
             commands = kind.parse(self._new_text(letter), state)
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
@@ -584,6 +588,30 @@ class Service:
 
     # --- committing and mailing --------------------------------------------------
 
+    def _state(self, game_id: str, kind: GameKind) -> Any:
+        """The engine state of a started game, parsed again only when its stored
+        snapshot is not the one this writer last wrote or read (compared as text, so
+        a rolled-back step or another writer is never missed). A game's snapshot
+        grows with its history: parsing it for every move would make a move cost more
+        as the game goes on. At most :data:`STATE_CACHE_GAMES` games are kept.
+
+        :raises LookupError: the game has not started.
+        """
+        text = self.store.state_text(game_id)
+        if text is None:
+            raise LookupError(f"game {game_id} has not started")
+        cached = self._states.get(game_id)
+        if cached is None or cached[0] != text:
+            cached = (text, kind.load(json.loads(text)))
+        self._remember(game_id, *cached)
+        return cached[1]
+
+    def _remember(self, game_id: str, text: str, state: Any) -> None:
+        self._states.pop(game_id, None)
+        self._states[game_id] = (text, state)
+        while len(self._states) > STATE_CACHE_GAMES:
+            del self._states[next(iter(self._states))]
+
     def _row(self, game_id: str) -> GameRow:
         row = self.store.game(game_id)
         if row is None:
@@ -608,9 +636,11 @@ class Service:
             _, current = self.store.schedule(game.id) or (True, None)
             deadline_at = kind.next_deadline(game, step.state, current, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
-        self.store.save_state(
+        text = self.store.save_state(
             game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
         )
+        # load(dump(state)) == state exactly (each engine's dump_state): no parse next time.
+        self._remember(game.id, text, step.state)
 
     def _notify(
         self,
