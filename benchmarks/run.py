@@ -602,13 +602,14 @@ def many(stack: Stack, work: Path, count: int, per_game: int, lead: float) -> li
         figures.extend(report([figure]))
 
     # 1. First start: every game dealt, every hand and opening post sent.
+    before = stack.delivered()
     spawned = time.monotonic()
     daemon = DaemonProcess(path)
     try:
         wait_until(lambda: started_games(store) == count, 600, "games start")
         wait_until(lambda: pending_mail(store) == 0, 600, "start mails")
         first_start = time.monotonic() - spawned
-        mails = stack.delivered()
+        mails = stack.delivered() - before
     finally:
         daemon.stop()
     add(
