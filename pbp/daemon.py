@@ -54,6 +54,7 @@ class Daemon:
         self.stopping = threading.Event()
         self.waiting = False  # in the main thread's wait for mail: a signal may cut it
         self.scheduler = BackgroundScheduler(timezone=UTC)
+        self._planned: dict[str, datetime] = {}  # job id -> its moment, as last planned
 
     def tick(self) -> None:
         """One round under the writer lock: mail, due deadlines, the outbox."""
@@ -79,27 +80,36 @@ class Daemon:
         ``remind:ID`` (``remind_hours_before`` earlier). Called after every round,
         so a deadline moved by a move or a close is followed at once. A job only
         wakes the loop: the round itself decides what is due (and catches up).
+
+        One query for all games, and only the jobs whose moment changed are
+        touched: with a thousand games, a round is not a thousand replans.
         """
         now = self.clock()
+        stored = self.service.store.schedules()
         for game in self.service.config.games:
-            row = self.service.store.game(game.id)
             moments: dict[str, datetime] = {}
-            if row is None:
+            if game.id not in stored:
                 if game.start_at is not None and game.start_at > now:
                     moments["start"] = game.start_at
-            elif not row.over and row.deadline_at is not None:
-                moments["deadline"] = row.deadline_at
-                if game.remind_hours_before:
-                    remind = row.deadline_at - timedelta(hours=game.remind_hours_before)
-                    if remind > now:
-                        moments["remind"] = remind
+            else:
+                over, deadline_at = stored[game.id]
+                if not over and deadline_at is not None:
+                    moments["deadline"] = deadline_at
+                    if game.remind_hours_before:
+                        remind = deadline_at - timedelta(hours=game.remind_hours_before)
+                        if remind > now:
+                            moments["remind"] = remind
             for name in ("start", "deadline", "remind"):
                 job_id = f"{name}:{game.id}"
                 when = moments.get(name)
+                if self._planned.get(job_id) == when:
+                    continue
                 if when is None:
+                    del self._planned[job_id]
                     if self.scheduler.get_job(job_id) is not None:
                         self.scheduler.remove_job(job_id)
                     continue
+                self._planned[job_id] = when
                 self.scheduler.add_job(
                     self._deadline,
                     DateTrigger(run_date=when),

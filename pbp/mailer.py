@@ -121,11 +121,20 @@ class Mailer:
         """Mail the GM a public post in both formats, with the GM-only facts beside it.
 
         ``events``: the events the post is about; default: the whole stored log
-        (a day summary needs earlier days for GM answers carried over, rule D6).
+        (a day summary needs earlier days for GM answers carried over, rule D6), or
+        only periods ``day - 1`` and ``day`` for a post the kind lists in
+        ``own_period_posts``.
         The GM-only list holds the non-public events of ``day`` (or of ``events``).
         """
         if events is None:
-            log_events = self.store.events(game.id)
+            if day is not None and post in KINDS[game.kind].own_period_posts:
+                # The period's own events and the one before (the event that opened it).
+                log_events = [
+                    *self.store.events(game.id, day=day - 1),
+                    *self.store.events(game.id, day=day),
+                ]
+            else:
+                log_events = self.store.events(game.id)
             events = [stored.event for stored in log_events]
             own = [s.event for s in log_events if day is None or s.day == day]
         else:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import logging
 import secrets
 import string
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -47,6 +49,12 @@ log = logging.getLogger(__name__)
 
 TOKEN_ALPHABET = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 10
+#: Messages marked done on the server per command, each after its own commit.
+MARK_DONE_GROUP = 100
+#: Games whose parsed state the writer keeps between moves (:meth:`Service._state`).
+STATE_CACHE_GAMES = 32
+#: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
+SERVE_EVERY_SECONDS = 0.5
 
 
 def source_key(raw: RawMessage) -> str:
@@ -118,6 +126,8 @@ class Service:
         self.plus = config.mail.personal_address == "plus"
         self.mail = Mailer(store, renderer, self.address, plus=self.plus)
         self.gm = GmDesk(self)
+        # game id -> (stored snapshot text, its engine state), least recently used first
+        self._states: dict[str, tuple[str, Any]] = {}
 
     @staticmethod
     def new_token() -> str:
@@ -150,10 +160,13 @@ class Service:
         """
         now = now or self.clock()
         outcomes: list[Outcome] = []
+        # A long round (many games starting, the deadlines of many games at once)
+        # serves the mail that arrives meanwhile every SERVE_EVERY_SECONDS.
+        between = _Between(self, now, outcomes)
         try:
-            self.start_due_games(now)
-            outcomes = self.process_inbox(now)
-            self.advance_all(now)
+            self.start_due_games(now, between)
+            outcomes.extend(self.process_inbox(now))
+            self.advance_all(now, between)
         finally:
             # Whatever failed, what is committed goes out.
             self.flush_outbox(now)
@@ -167,7 +180,10 @@ class Service:
         # Mail held while a game was paused, once it runs again (a resume that
         # crashed before applying it, or one by another process).
         outcomes.extend(self.gm.replay_held(now))
-        if self.inbox is not None:
+        if self.inbox is None:
+            return outcomes
+        committed: list[str] = []
+        try:
             waiting = self.inbox.fetch_new()
             crash_point("fetched")
             for raw in waiting:
@@ -176,15 +192,36 @@ class Service:
                 if self.store.is_kept(source_key(raw)):
                     # A copy for the GM's mail client too (also after a crash here).
                     self.inbox.keep([raw.key])
-                self.inbox.mark_done([raw.key])
-                crash_point("marked")
+                committed.append(raw.key)
+                if len(committed) >= MARK_DONE_GROUP:
+                    self._mark_done(committed)
+                    committed = []
+        finally:
+            # Only committed messages, many per command (one IMAP round trip each).
+            if committed:
+                self._mark_done(committed)
         return outcomes
 
-    def start_due_games(self, now: datetime) -> list[str]:
-        """Start every configured game whose ``start`` has come; returns their ids."""
+    def _mark_done(self, keys: list[str]) -> None:
+        """Mark committed messages done in the mailbox, in one command."""
+        assert self.inbox is not None
+        self.inbox.mark_done(keys)
+        for _ in keys:  # the crash tests count messages, not commands
+            crash_point("marked")
+
+    def start_due_games(
+        self, now: datetime, between: Callable[[], None] | None = None
+    ) -> list[str]:
+        """Start every configured game whose ``start`` has come; returns their ids.
+
+        ``between`` is called after each game (:class:`_Between`: waiting mail is
+        served during a long round)."""
         started = []
+        stored = self.store.schedules()  # one query, no state snapshot read
         for game in self.config.games:
-            if self.store.game(game.id) is not None:
+            if between is not None:
+                between()
+            if game.id in stored:
                 continue
             start = game.start_at
             if start is not None and start > now:
@@ -227,9 +264,14 @@ class Service:
             self.mail.gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 
-    def advance_all(self, until: datetime) -> None:
-        """Perform every due reminder and day close of every running game up to ``until``."""
+    def advance_all(self, until: datetime, between: Callable[[], None] | None = None) -> None:
+        """Perform every due reminder and day close of every running game up to ``until``.
+
+        ``between`` is called before each game (:class:`_Between`: a move that arrives
+        while a thousand games close their day is not kept waiting behind them)."""
         for game in self.config.games:
+            if between is not None:
+                between()
             try:
                 self.advance(game.id, until)
             except Exception:  # one broken game must not stop the others
@@ -247,10 +289,10 @@ class Service:
         now = now or until
         game = self.game_config(game_id)
         while True:
-            row = self.store.game(game_id)
-            if row is None or row.over or row.deadline_at is None:
+            # Without the state snapshot: this runs before every move (D8).
+            over, close_at = self.store.schedule(game_id) or (True, None)
+            if over or close_at is None:
                 return
-            close_at = row.deadline_at
             hours = game.remind_hours_before
             if hours:
                 remind_at = close_at - timedelta(hours=hours)
@@ -503,8 +545,7 @@ class Service:
         self.advance(game_id, raw.arrived, now)
         kind = self.kind_of(game)
         with self.store.transaction():
-            row = self._row(game_id)
-            state = kind.load(row.state)
+            state = self._state(game_id, kind)
             text = self._new_text(letter)
             commands = kind.parse(text, state)
             results: list[dict[str, Any]] = []
@@ -659,6 +700,30 @@ class Service:
 
     # --- committing and mailing --------------------------------------------------
 
+    def _state(self, game_id: str, kind: GameKind) -> Any:
+        """The engine state of a started game, parsed again only when its stored
+        snapshot is not the one this writer last wrote or read (compared as text, so
+        a rolled-back step or another writer is never missed). A game's snapshot
+        grows with its history: parsing it for every move would make a move cost more
+        as the game goes on. At most :data:`STATE_CACHE_GAMES` games are kept.
+
+        :raises LookupError: the game has not started.
+        """
+        text = self.store.state_text(game_id)
+        if text is None:
+            raise LookupError(f"game {game_id} has not started")
+        cached = self._states.get(game_id)
+        if cached is None or cached[0] != text:
+            cached = (text, kind.load(json.loads(text)))
+        self._remember(game_id, *cached)
+        return cached[1]
+
+    def _remember(self, game_id: str, text: str, state: Any) -> None:
+        self._states.pop(game_id, None)
+        self._states[game_id] = (text, state)
+        while len(self._states) > STATE_CACHE_GAMES:
+            del self._states[next(iter(self._states))]
+
     def _row(self, game_id: str) -> GameRow:
         row = self.store.game(game_id)
         if row is None:
@@ -678,14 +743,16 @@ class Service:
     ) -> None:
         """Log a step's events and its new state; the next deadline is ``deadline_at``
         or, after a move, what the kind says (:meth:`GameKind.next_deadline`)."""
-        row = self._row(game.id)
         over = kind.is_over(step.state)
         if deadline_at is None:
-            deadline_at = kind.next_deadline(game, step.state, row.deadline_at, None)
+            _, current = self.store.schedule(game.id) or (True, None)
+            deadline_at = kind.next_deadline(game, step.state, current, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
-        self.store.save_state(
+        text = self.store.save_state(
             game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
         )
+        # load(dump(state)) == state exactly (each engine's dump_state): no parse next time.
+        self._remember(game.id, text, step.state)
 
     def _after_step(self, game: Game, kind: GameKind, applied: Applied, now: datetime) -> None:
         """What a committed move causes for others: private mails, then its posts."""
@@ -793,6 +860,39 @@ def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
         if line and line not in used:
             found.append(line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…")
     return found
+
+
+class _Between:
+    """Serves mail in the middle of a long round (issue 6 promise 7), at most every
+    :data:`SERVE_EVERY_SECONDS`: the messages that arrived meanwhile are processed
+    (each first performs its own game's deadlines due before its arrival, D8, so
+    the order of the games' deadlines in the round changes no outcome) and the
+    outbox is sent. A failing inbox or transport is left alone until the round ends.
+    """
+
+    def __init__(self, service: Service, now: datetime, outcomes: list[Outcome]) -> None:
+        self.service = service
+        self.now = now
+        self.outcomes = outcomes
+        self.last = time.monotonic()
+        self.reading = True
+        self.sending = True
+
+    def __call__(self) -> None:
+        if time.monotonic() - self.last < SERVE_EVERY_SECONDS:
+            return
+        service = self.service
+        if self.reading:
+            try:
+                self.outcomes.extend(service.process_inbox(self.now))
+            except Exception:
+                log.exception("reading mail in the middle of a round failed")
+                self.reading = False
+        if self.sending:
+            service.flush_outbox(self.now)
+            # Mail still due means the transport failed: not again before the round ends.
+            self.sending = not service.store.due_mail(self.now, limit=1)
+        self.last = time.monotonic()
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:

@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS messages (
     note TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_by_message_id ON messages(message_id);
+CREATE INDEX IF NOT EXISTS events_by_day ON events(game_id, day, seq);
 CREATE TABLE IF NOT EXISTS kept (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL,
@@ -271,6 +272,28 @@ class Store:
             over=bool(row[7]),
         )
 
+    def schedules(self) -> dict[str, tuple[bool, datetime | None]]:
+        """``{game id: (over, deadline_at)}`` of every started game, in one query
+        (without reading the state snapshots)."""
+        rows = self._db.execute("SELECT id, over, deadline_at FROM games")
+        return {r[0]: (bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
+
+    def state_text(self, game_id: str) -> str | None:
+        """The stored state snapshot of a game as JSON text (unparsed), None when it
+        has not started."""
+        row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def schedule(self, game_id: str) -> tuple[bool, datetime | None] | None:
+        """``(over, deadline_at)`` of one game, None when it has not started (without
+        reading its state snapshot)."""
+        row = self._db.execute(
+            "SELECT over, deadline_at FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return bool(row[0]), from_iso(row[1]) if row[1] else None
+
     def save_state(
         self,
         game_id: str,
@@ -278,17 +301,20 @@ class Store:
         *,
         over: bool,
         deadline_at: datetime | None,
-    ) -> None:
-        """Replace the state snapshot and schedule of a game."""
+    ) -> str:
+        """Replace the state snapshot and schedule of a game; returns the snapshot's
+        JSON text as stored (see :meth:`state_text`)."""
+        text = json.dumps(state, ensure_ascii=False)
         self._db.execute(
             "UPDATE games SET state = ?, over = ?, deadline_at = ? WHERE id = ?",
             (
-                json.dumps(state, ensure_ascii=False),
+                text,
                 int(over),
                 to_iso(deadline_at) if deadline_at else None,
                 game_id,
             ),
         )
+        return text
 
     # --- events --------------------------------------------------------------
 

@@ -387,6 +387,8 @@ class Delivery:
     mail_from: str
     rcpt_tos: tuple[str, ...]
     content: bytes
+    #: ``time.monotonic()`` when the server accepted it (its reply to DATA).
+    accepted_at: float = 0.0
 
 
 def mailbox_of(recipient: str) -> str:
@@ -409,20 +411,21 @@ class _Handler:
         refused = self.server.refused.get(address.lower())
         if refused is not None:
             return refused
-        if mailbox_of(address) not in self.server.dovecot.users:
+        if self.server.deliver and mailbox_of(address) not in self.server.dovecot.users:
             return f"550 5.1.1 <{address}>: Recipient address rejected: User unknown"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         content: bytes = envelope.original_content
-        for rcpt in envelope.rcpt_tos:
-            self.server.dovecot.append(
-                mailbox_of(rcpt), b"Delivered-To: " + rcpt.encode() + b"\r\n" + content
-            )
+        if self.server.deliver:
+            for rcpt in envelope.rcpt_tos:
+                self.server.dovecot.append(
+                    mailbox_of(rcpt), b"Delivered-To: " + rcpt.encode() + b"\r\n" + content
+                )
         with self.server.lock:
             self.server.deliveries.append(
-                Delivery(envelope.mail_from, tuple(envelope.rcpt_tos), content)
+                Delivery(envelope.mail_from, tuple(envelope.rcpt_tos), content, time.monotonic())
             )
         return "250 2.0.0 OK: delivered"
 
@@ -431,7 +434,9 @@ class SmtpServer:
     """An SMTP server on 127.0.0.1 that delivers into :class:`Dovecot` mailboxes.
 
     Recipients must be Dovecot users (after ``+tag`` stripping), else 550.
-    ``deliveries`` lists every accepted message. Example::
+    ``deliveries`` lists every accepted message. With ``deliver=False`` it is a
+    sink (the benchmarks' transport limit): every recipient is accepted and the
+    messages are only kept in ``deliveries``. Example::
 
         smtp = SmtpServer(dovecot)
         smtp.start()
@@ -440,8 +445,9 @@ class SmtpServer:
         smtp.stop()
     """
 
-    def __init__(self, dovecot: Dovecot, port: int | None = None) -> None:
+    def __init__(self, dovecot: Dovecot, port: int | None = None, *, deliver: bool = True) -> None:
         self.dovecot = dovecot
+        self.deliver = deliver
         self.host = "127.0.0.1"
         self.port = port or free_port()
         self.deliveries: list[Delivery] = []

@@ -52,6 +52,21 @@ class Event:
         return player is not None and self.visibility is Visibility.PLAYER and self.player == player
 
 
+def flat_dict(record: Any) -> dict[str, Any]:
+    """``dataclasses.asdict`` for a dataclass whose fields hold plain values (str, int,
+    bool, None): a shallow copy, many times faster (``asdict`` deep-copies every value),
+    for the state snapshots written after every move.
+
+    >>> @dataclass(frozen=True)
+    ... class Vote:
+    ...     voter: str
+    ...     day: int
+    >>> flat_dict(Vote("Вася", 2))
+    {'voter': 'Вася', 'day': 2}
+    """
+    return {name: getattr(record, name) for name in record.__dataclass_fields__}
+
+
 def utc_iso(at: datetime) -> str:
     """An aware time as ISO 8601 text in UTC, as engine states and events store it.
 

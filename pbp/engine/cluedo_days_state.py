@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbp.engine.base import flat_dict
 from pbp.engine.cluedo import (
     Cards,
     Deal,
@@ -153,7 +154,7 @@ def dump_state(state: DaysState) -> dict[str, Any]:
         "seed": state.seed,
         "salt": state.salt,
         "day": state.day,
-        "suggestions": [dataclasses.asdict(s) for s in state.suggestions],
+        "suggestions": [flat_dict(s) for s in state.suggestions],
         "accusations": [dataclasses.asdict(a) for a in state.accusations],
         "penalties": dict(state.penalties),
         "out": list(state.out),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
+from pbp.engine.base import flat_dict
 from pbp.engine.cluedo import (
     CATEGORIES,
     Cards,
@@ -432,8 +433,7 @@ def dump_state(state: RoundsState) -> dict[str, Any]:
 
 def suggestion_as_json(suggestion: Suggestion) -> dict[str, Any]:
     """A :class:`Suggestion` as JSON: its fields, ``answers`` a list of dicts."""
-    answers = [dataclasses.asdict(a) for a in suggestion.answers]
-    return {**dataclasses.asdict(suggestion), "answers": answers}
+    return {**flat_dict(suggestion), "answers": [flat_dict(a) for a in suggestion.answers]}
 
 
 def _suggestion(data: Mapping[str, Any]) -> Suggestion:

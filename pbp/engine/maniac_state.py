@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pbp.engine.base import flat_dict
 from pbp.fairness import canonical_deal, commitment
 
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
@@ -482,7 +483,7 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
         "skip_limit": skip_limit(state),
         "double_kill_night": double_kill_night(state),
         "votes": vote_count(state),
-        "ballots": [dataclasses.asdict(b) for b in state.ballots],
+        "ballots": [flat_dict(b) for b in state.ballots],
         "deaths": [{"night": n, "player": p} for n, p in state.deaths],
         "imprisoned": [{"day": d, "player": p} for d, p in state.imprisoned],
         "commitment": commitment(state.canonical),
@@ -505,7 +506,7 @@ def dump_state(state: ManiacState) -> dict[str, Any]:
         "started_at": state.started_at,
         "day": state.day,
         "phase": state.phase,
-        "ballots": [dataclasses.asdict(b) for b in state.ballots],
+        "ballots": [flat_dict(b) for b in state.ballots],
         "orders": [
             {"night": o.night, "targets": list(o.targets), "at": o.at, "voided": o.voided}
             for o in state.orders

@@ -52,6 +52,10 @@ class GameKind(Protocol):
     deadline_names: tuple[str, ...]
     #: Other numbered public posts ``pbp post --which`` may print (Maniac: evening, morning).
     extra_posts: tuple[str, ...]
+    #: Posts of period N made from the events logged in periods N-1 (the event that
+    #: opened N) and N alone (a turn), so the GM's copy does not read the whole log
+    #: after every move (the cost of a move stays flat).
+    own_period_posts: tuple[str, ...]
 
     def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal and open the game configured by ``game`` (a config model) at ``at``."""

@@ -25,6 +25,7 @@ class CluedoDays(CluedoKind):
     addressed = True
     period_post = "day"
     extra_posts: tuple[str, ...] = ()
+    own_period_posts: tuple[str, ...] = ()  # a day carries over earlier GM answers (D6)
     deadline_names: tuple[str, ...] = ("day",)
 
     def setup(self, game: Any) -> engine.DaysSetup:

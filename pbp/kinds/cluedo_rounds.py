@@ -29,6 +29,7 @@ class CluedoRounds(CluedoKind):
     addressed = False
     period_post = "turn"
     extra_posts: tuple[str, ...] = ()
+    own_period_posts: tuple[str, ...] = ("turn",)
     deadline_names: tuple[str, ...] = ("turn",)
 
     def setup(self, game: Any) -> engine.RoundsSetup:

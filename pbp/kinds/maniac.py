@@ -28,6 +28,7 @@ class Maniac(EngineKind):
     engine = engine
     period_post = "day"
     extra_posts: tuple[str, ...] = ("evening", "morning")
+    own_period_posts: tuple[str, ...] = ()
     deadline_names: tuple[str, ...] = ("day", "night")
 
     def setup(self, game: Any) -> engine.ManiacSetup:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 from pbp.engine.base import AmbiguousMove, InvalidMove, MoveError
@@ -226,6 +227,7 @@ _CONSONANT_ENDINGS = ("", "а", "у", "ом", "е")
 _CONSONANTS = frozenset("бвгджзклмнпрстфхцчшщ")
 
 
+@lru_cache(maxsize=16384)
 def case_forms(name: str) -> frozenset[str]:
     """The case forms of a one-word Cyrillic personal name, normalized (lower case,
     ``ё`` → ``е``); just the name itself for other names (several words, Latin letters,

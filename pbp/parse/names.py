@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 import snowballstemmer
 from rapidfuzz import fuzz
@@ -151,8 +152,12 @@ def normalize(text: str) -> list[str]:
     return [w.strip(_EDGE_PUNCT) for w in words if w.strip(_EDGE_PUNCT)]
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Snowball stem of one normalized word (Russian for Cyrillic, else English).
+
+    Cached: every mail is parsed against its game's card and player names, whose
+    stems are the same each time (about 0.1 ms per word with Snowball).
 
     >>> stem("ножом")
     'нож'
