@@ -34,7 +34,7 @@ from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
-from pbp.parse.body import strip_echo
+from pbp.parse.body import strip_echo, strip_help_echo
 from pbp.parse.mime import Letter, find_token, read_letter
 from pbp.render import Renderer
 from pbp.store import GameRow, Store
@@ -412,7 +412,7 @@ class Service:
         with self.store.transaction():
             row = self._row(game_id)
             state = kind.load(row.state)
-            text = self._new_text(letter)
+            text = self._new_text(letter, game)
             commands = kind.parse(text, state)
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
@@ -612,16 +612,35 @@ class Service:
         if any(event.kind == "game_over" for event in step.events):
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
 
-    def _new_text(self, letter: Letter) -> str:
+    def _new_text(self, letter: Letter, game: Game) -> str:
         """The player's own text: a quote of the mail of ours he answers, left there by
         a client that marks no quotes, is cut off, so our examples and forum
-        snippets are never executed as his moves (:func:`pbp.parse.body.strip_echo`)."""
-        ours = self.store.outgoing(letter.in_reply_to) if letter.in_reply_to else None
-        if ours is None:
-            return letter.text
-        sent = message_from_bytes(ours, policy=default)
-        part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-        return strip_echo(letter.text, str(part.get_content()) if part is not None else "")
+        snippets are never executed as his moves (:func:`pbp.parse.body.strip_echo`).
+        The mail answered is found by In-Reply-To, else by the last of the References
+        that is ours (some clients send References alone, RFC 5322 §3.6.4); our command
+        help pasted back (it is in every welcome and HELP mail) is cut off even without
+        threading (:func:`pbp.parse.body.strip_help_echo`)."""
+        text = letter.text
+        for message_id in (letter.in_reply_to, *reversed(letter.references)):
+            ours = self.store.outgoing(message_id) if message_id else None
+            if ours is not None:
+                sent = message_from_bytes(ours, policy=default)
+                part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+                text = strip_echo(text, str(part.get_content()) if part is not None else "")
+                break
+        if not text.strip():
+            return text
+        started = [
+            stored.event
+            for stored in self.store.events(game.id)
+            if stored.event.kind == "game_started"
+        ]
+        _subject, help_text = self.renderer.private_mail(
+            f"{game.kind}/help",
+            locale=game.locale,
+            **{**self.mail.context(game, None), "events": started},
+        )
+        return strip_help_echo(text, help_text)
 
     def _error_text(self, game: Game, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)

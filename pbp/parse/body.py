@@ -28,6 +28,7 @@ What is removed (players answer from many clients, in Russian and English):
 from __future__ import annotations
 
 import codecs
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -475,4 +476,43 @@ def strip_echo(text: str, sent: str) -> str:
         run += 1
         if run >= 2:
             return "\n".join(lines[:run_start]).rstrip()
+    return text
+
+
+def strip_help_echo(text: str, help_text: str) -> str:
+    """``text`` cut where it starts repeating our command help (``help_text``, its
+    example moves indented by four spaces) without quote marks: the help pasted from a
+    welcome or HELP mail into a fresh mail, or quoted unmarked in a reply that names no
+    mail of ours (no In-Reply-To or References).
+
+    The cut starts at the first of 2 or more consecutive non-blank lines of ``text``
+    (blank lines between them allowed) that are lines of ``help_text`` (both stripped),
+    as soon as that run holds a line of the help's prose (not an example) or two lines
+    that are neighbours in the help (``ПРЕДПОЛОЖЕНИЕ …`` and its English ``SUGGEST …``).
+    Example moves written alone (``ГОЛОС Петя``), or two examples that are not
+    neighbours in the help, stay: they may be the player's own moves. Linear.
+
+    >>> strip_help_echo("STATUS\\nREFUTE 7 knife\\nNO REFUTATION 7",
+    ...                 "Commands:\\n    REFUTE 7 knife\\n    NO REFUTATION 7\\n")
+    'STATUS'
+    """
+    help_lines = [line for line in help_text.translate(_INVISIBLE).split("\n") if line.strip()]
+    stripped = [line.strip() for line in help_lines]
+    ours = set(stripped)
+    examples = {s for line, s in zip(help_lines, stripped, strict=True) if line.startswith("    ")}
+    neighbours = set(itertools.pairwise(stripped))
+    lines = text.split("\n")
+    run: list[tuple[int, str]] = []
+    prose = False
+    for index, line in enumerate(lines):
+        line = line.translate(_INVISIBLE).strip()
+        if not line:
+            continue
+        if line not in ours:
+            run, prose = [], False
+            continue
+        run.append((index, line))
+        prose = prose or line not in examples
+        if len(run) >= 2 and (prose or (run[-2][1], line) in neighbours):
+            return "\n".join(lines[: run[0][0]]).rstrip()
     return text
