@@ -128,3 +128,40 @@ def test_strip_help_echo_cuts_at_the_first_line_of_the_pasted_run() -> None:
         "REFUTE 7 knife\nSTATUS\nNO REFUTATION 7"
     )
     assert new_text("STATUS") == "STATUS"
+
+
+# --- reply headers without the sender's address ------------------------------------------
+
+ATTRIBUTIONS_WITHOUT_ADDRESS = [
+    "Среда, 12 марта 2025, 10:15 +03:00 от Ведущий:",  # Mail.ru
+    "12 марта 2025 г., в 10:15, Ведущий:",
+    "Wednesday, March 12, 2025 10:15 AM, Ведущий:",
+    "Ср, 12 мар 2025 в 10:15 Ведущий:",
+]
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS_WITHOUT_ADDRESS)
+def test_a_reply_header_with_a_time_and_a_year_but_no_address_ends_the_new_text(
+    attribution: str,
+) -> None:
+    """Mail.ru quotes without ``>`` under ``… от Ведущий:``: the old move below it was
+    executed as new."""
+    quoted = f"СТАТУС\n\n{attribution}\nПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза\n"
+    assert new_text(quoted) == "СТАТУС"
+
+
+def test_a_mailru_quote_without_address_is_not_executed(table: Table) -> None:
+    raw = cross(
+        table,
+        "СТАТУС\r\n\r\nСреда, 12 марта 2025, 10:15 +03:00 от Ведущий:\r\n"
+        "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза\r\n",
+    )
+    deliver(table.inbox_path, raw, at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["status"]
+    assert understood(table) == ["Понял: СТАТУС", "accusation mails: 0"]
+
+
+def test_a_command_line_with_a_colon_is_no_reply_header() -> None:
+    assert new_text("ГОЛОС: Петя\nПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза:") == (
+        "ГОЛОС: Петя\nПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза:"
+    )

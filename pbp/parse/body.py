@@ -8,7 +8,8 @@ What is removed (players answer from many clients, in Russian and English):
 - a reply header and everything after it when the quote is not ``>``-marked
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
   ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
-  Yandex's ``01.12.2026, 12:00, "X":``, Zoho's ``---- On …, X <x@example.test> wrote
+  Yandex's ``01.12.2026, 12:00, "X":``, Mail.ru's ``Среда, 12 марта 2025, 10:15 +03:00
+  от X:`` (any line ending in ``:`` with a time and an address or a year), Zoho's ``---- On …, X <x@example.test> wrote
   ----``, ``-----Original Message-----``, ``-------- Пересылаемое сообщение
   --------``, Outlook's separator line of underscores and its ``From:``/``Sent:``
   (``От:``/``Отправлено:``) block; a header followed by ``>`` lines (bottom-posting)
@@ -291,6 +292,9 @@ _WROTE_DASHED = re.compile(
 #: Yandex without an address: ``01.12.2026, 12:00, "pbp":``.
 _DATED = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{2,4},?\s+\d{1,2}:\d{2}(?::\d{2})?,\s*\S.*:$")
 _TIME = re.compile(r"\d{1,2}:\d{2}")
+#: A year (Mail.ru writes ``Среда, 12 марта 2025, 10:15 +03:00 от Ведущий:`` when the
+#: sender's address is hidden: a time and a year, no address).
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 #: What the first line of a wrapped attribution has: a time, a year or an address.
 _ATTRIBUTION_START = re.compile(r"\d{1,2}:\d{2}|\b\d{4}\b|@")
 #: An address; the look-behind makes a search linear on a long line without ``@``.
@@ -356,7 +360,8 @@ def _is_reply_header(lines: list[str], i: int) -> int:
         if _WROTE.search(joined):
             return span
         if joined.endswith(":") and (
-            (_TIME.search(joined) and _EMAIL.search(joined)) or _DATED.match(joined)
+            (_TIME.search(joined) and (_EMAIL.search(joined) or _YEAR.search(joined)))
+            or _DATED.match(joined)
         ):
             return span
     return 0
