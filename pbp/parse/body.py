@@ -9,9 +9,10 @@ What is removed (players answer from many clients, in Russian and English):
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
   ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
   Yandex's ``01.12.2026, 12:00, "X":``, Mail.ru's ``Среда, 12 марта 2025, 10:15 +03:00
-  от X:`` (any line ending in ``:`` with a time and an address or a year), Zoho's ``---- On …, X <x@example.test> wrote
-  ----``, ``-----Original Message-----``, ``-------- Пересылаемое сообщение
-  --------``, Outlook's separator line of underscores and its ``From:``/``Sent:``
+  от X:`` (any line ending in ``:`` with a time and an address or a year), Zoho's
+  ``---- On …, X <x@example.test> wrote ----``, ``-----Original Message-----``,
+  ``-------- Пересылаемое сообщение --------``, Outlook's separator line of underscores
+  and its ``From:``/``Sent:``
   (``От:``/``Отправлено:``) block; a header followed by ``>`` lines (bottom-posting)
   is dropped alone, so the text after the quote stays;
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
