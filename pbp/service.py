@@ -396,7 +396,7 @@ class Service:
                     letter,
                     sender,
                     "unreadable",
-                    {"reason": letter.unreadable},
+                    {"reason": letter.unreadable, "code": letter.unreadable_code},
                     now,
                     game=game,
                     player=player,

@@ -171,7 +171,11 @@ def test_case01_undecodable_middle_message_is_answered_and_kept(maniac: ManiacTa
     assert kept.reason == "unreadable: no text/plain or text/html part (the message is image/png)"
     assert kept.raw == middle
     (unreadable,) = [m for m in mails if m["To"] == EMAILS["Петя"]]
-    assert body(unreadable).startswith("Здравствуйте! Ваше письмо не удалось прочитать (no text/")
+    assert body(unreadable).splitlines() == [
+        "Здравствуйте! Ваше письмо не удалось прочитать: в нём нет текста, только вложения. "
+        "Поэтому ходы из него не выполнены. Письмо сохранено, ГМ получил уведомление.",
+        "Пришлите ходы ещё раз текстом в самом письме, а не во вложении.",
+    ]
     assert [m["To"] for m in mails] == [
         EMAILS["Вася"],
         EMAILS["Петя"],

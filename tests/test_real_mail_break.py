@@ -165,3 +165,92 @@ def test_a_command_line_with_a_colon_is_no_reply_header() -> None:
     assert new_text("ГОЛОС: Петя\nПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза:") == (
         "ГОЛОС: Петя\nПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза:"
     )
+
+
+# --- what cannot be read is explained in the player's language ---------------------------
+
+SMIME = (
+    b"Content-Type: application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m",
+    b"Content-Transfer-Encoding: base64\r\n\r\nMIAGCSqGSIb3DQEHA6CAMIACAQAx",
+)
+PGP = (
+    b'Content-Type: multipart/encrypted; protocol="application/pgp-encrypted"; boundary=EE',
+    b"\r\n--EE\r\nContent-Type: application/pgp-encrypted\r\n\r\nVersion: 1\r\n--EE\r\n"
+    b"Content-Type: application/octet-stream\r\n\r\n-----BEGIN PGP MESSAGE-----\r\nhQEMA\r\n"
+    b"-----END PGP MESSAGE-----\r\n--EE--",
+)
+TNEF = (
+    b"Content-Type: multipart/mixed; boundary=TT",
+    b"\r\n--TT\r\nContent-Type: application/ms-tnef; name=winmail.dat\r\n"
+    b"Content-Transfer-Encoding: base64\r\n\r\neJ8+IhEAAQaQCAAEAAAAAAABAAEAAQeQBgAIAAAA\r\n--TT--",
+)
+PDF = (
+    b"Content-Type: multipart/mixed; boundary=XX",
+    b"\r\n--XX\r\nContent-Type: application/pdf; name=moves.pdf\r\nContent-Disposition: "
+    b"attachment; filename=moves.pdf\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n"
+    b"--XX--",
+)
+WHY = {
+    "encrypted": (
+        "письмо зашифровано или подписано так, что текст виден только после расшифровки "
+        "(S/MIME или PGP)",
+        "Пришлите ходы ещё раз обычным текстом, без шифрования.",
+    ),
+    "winmail": (
+        "Outlook отправил его в формате RTF (вложение winmail.dat), а не обычным текстом",
+        "Пришлите ходы ещё раз обычным текстом: в Outlook выберите формат письма «Обычный "
+        "текст» или HTML.",
+    ),
+    "attachments_only": (
+        "в нём нет текста, только вложения",
+        "Пришлите ходы ещё раз текстом в самом письме, а не во вложении.",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("parts", "code"),
+    [(SMIME, "encrypted"), (PGP, "encrypted"), (TNEF, "winmail"), (PDF, "attachments_only")],
+)
+def test_an_unreadable_mail_is_explained_in_the_games_language(
+    table: Table, parts: tuple[bytes, bytes], code: str
+) -> None:
+    """The answer was "Ваше письмо не удалось прочитать (no text/plain or text/html part
+    (the message is multipart/encrypted))": English inside Russian, and no hint what to
+    do. The technical reason stays in `pbp kept` and the GM's notice."""
+    head, payload = parts
+    to = f"gm+{table.token('Кросс')}@example.test"
+    raw = message(EMAILS["Кросс"], to, payload.lstrip(b"\r\n"), content_type=head)
+    deliver(table.inbox_path, raw, at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["unreadable"]
+    (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+    why, what = WHY[code]
+    assert body(reply).splitlines() == [
+        f"Здравствуйте! Ваше письмо не удалось прочитать: {why}. Поэтому ходы из него не "
+        "выполнены. Письмо сохранено, ГМ получил уведомление.",
+        what,
+    ]
+    (kept,) = table.store.kept()
+    assert kept.reason.startswith("unreadable: no text/plain or text/html part (the message is ")
+
+
+def test_an_unreadable_mail_is_explained_in_english_for_an_english_game(tmp_path: Path) -> None:
+    table = Table(tmp_path, locale="en")
+    try:
+        table.run(START)
+        table.new_mail()
+        to = f"gm+{table.token('Кросс')}@example.test"
+        head, payload = TNEF
+        raw = message(EMAILS["Кросс"], to, payload.lstrip(b"\r\n"), content_type=head)
+        deliver(table.inbox_path, raw, at=DAY)
+        assert table.run(DAY + timedelta(minutes=1)) == ["unreadable"]
+        (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+        assert body(reply).splitlines() == [
+            "Hello! Your mail could not be read: Outlook sent it in Rich Text format (the "
+            "attachment winmail.dat), not as plain text. So its moves were not carried out. "
+            "It is kept and the GM has been told.",
+            "Please send your moves again as plain text: in Outlook choose the message format "
+            "Plain Text or HTML.",
+        ]
+    finally:
+        table.close()
