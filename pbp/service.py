@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import secrets
 import string
 from collections.abc import Callable, Iterable, Sequence
@@ -427,8 +428,13 @@ class Service:
             if not commands:
                 # A forwarded mail's moves are not his (issue 5, case 13): say so.
                 code = "forwarded" if letter.forwarded else "no_command"
+                params: dict[str, Any] = {}
+                subject = subject_moves(letter.subject)
+                if code == "no_command" and subject and kind.parse(subject, state):
+                    # Moves are read from the body only: say so when the Subject has one.
+                    code, params = "command_in_subject", {"subject": subject[:200]}
                 results.append(
-                    {"line": "", "error": self.renderer.error(code, {}, locale=game.locale)}
+                    {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
                 )
             ignored = ignored_lines(text, commands)
             self.mail.reply(
@@ -665,6 +671,28 @@ def move_dict(move: Any) -> dict[str, Any]:
     is_instance = dataclasses.is_dataclass(move) and not isinstance(move, type)
     fields = dataclasses.asdict(move) if is_instance else {}
     return {"type": type(move).__name__.lower(), **fields}
+
+
+#: What clients put before a Subject they answer or forward (RFC 5322 §3.6.5 and the
+#: localised forms: Outlook's ``AW:``/``SV:``, Russian ``Ответ:``/``Отв:``/``Пересл:``),
+#: with a count (``Re[2]:``), and our ``[game]`` / ``[pbp-TOKEN]`` tags.
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|sv|wg|ответ|отв|пересл)\s*(?:\[\d+\]|\(\d+\))?\s*:|\[[^\]]{1,60}\])\s*",
+    re.IGNORECASE,
+)
+
+_SUBJECT_TAG = re.compile(r"\[pbp-[A-Za-z0-9]+\]", re.IGNORECASE)
+
+
+def subject_moves(subject: str) -> str:
+    """``subject`` without reply/forward prefixes and bracketed tags, the text a player
+    may have meant as a move (``"Re: [exler-1] STATUS [pbp-k3x9]"`` → ``"STATUS"``)."""
+    subject = _SUBJECT_TAG.sub(" ", subject)
+    while True:
+        stripped = _SUBJECT_PREFIX.sub("", subject, count=1)
+        if stripped == subject:
+            return subject.strip()
+        subject = stripped
 
 
 def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:

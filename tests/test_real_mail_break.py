@@ -18,6 +18,7 @@ from test_real_mail import message
 
 from pbp.mail.maildir import deliver
 from pbp.parse.body import new_text, strip_help_echo
+from pbp.service import subject_moves
 
 START = utc(2026, 12, 1, 17)
 DAY = utc(2026, 12, 1, 18)
@@ -254,3 +255,48 @@ def test_an_unreadable_mail_is_explained_in_english_for_an_english_game(tmp_path
         ]
     finally:
         table.close()
+
+
+# --- a move in the Subject alone ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        b"Subject: STATUS",
+        b"Subject: Re: [seed-000] =?UTF-8?B?0KHQotCQ0KLQo9Ch?=",
+        b"Subject: =?UTF-8?B?0J7RgtCyOg==?= RE[2]: [pbp-x] STATUS",
+    ],
+)
+def test_a_move_in_the_subject_alone_is_answered_saying_moves_are_read_from_the_text(
+    table: Table, subject: bytes
+) -> None:
+    """The answer was the bare "no command found", which a player who wrote his move in
+    the Subject cannot understand. The Subject is still never executed."""
+    to = f"gm+{table.token('Кросс')}@example.test"
+    deliver(table.inbox_path, message(EMAILS["Кросс"], to, b"\r\n", subject=subject), at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
+    (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+    written = "СТАТУС" if b"B?0KHQ" in subject else "STATUS"
+    assert body(reply).splitlines()[2:5] == [
+        "Не выполнено:",
+        "",
+        f"Не выполнено. В тексте письма не найдено ни одной команды, а в теме письма — "
+        f"«{written}». Ходы читаются только из текста письма, не из темы: напишите команду "
+        "в самом письме, отдельной строкой.",
+    ]
+
+
+def test_a_subject_that_is_no_move_gets_the_plain_no_command_answer(table: Table) -> None:
+    to = f"gm+{table.token('Кросс')}@example.test"
+    raw = message(EMAILS["Кросс"], to, b"\r\n", subject=b"Subject: Re: [seed-000] hello")
+    deliver(table.inbox_path, raw, at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
+    (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+    assert body(reply).splitlines()[4].startswith("Не выполнено. В письме не найдено ни одной")
+
+
+def test_subject_moves_strips_reply_prefixes_and_tags() -> None:
+    assert subject_moves("Re: Fwd: [exler-1] Re[3]: STATUS [pbp-k3x9]") == "STATUS"
+    assert subject_moves("Ответ: Отв: ГОЛОС Петя") == "ГОЛОС Петя"
+    assert subject_moves("AW: SV: (no subject)") == "(no subject)"
