@@ -18,6 +18,7 @@ from test_real_mail import message
 
 from pbp.mail.maildir import deliver
 from pbp.parse.body import new_text, strip_help_echo
+from pbp.parse.mime import read_letter
 from pbp.service import subject_moves
 
 START = utc(2026, 12, 1, 17)
@@ -300,3 +301,37 @@ def test_subject_moves_strips_reply_prefixes_and_tags() -> None:
     assert subject_moves("Re: Fwd: [exler-1] Re[3]: STATUS [pbp-k3x9]") == "STATUS"
     assert subject_moves("Ответ: Отв: ГОЛОС Петя") == "ГОЛОС Петя"
     assert subject_moves("AW: SV: (no subject)") == "(no subject)"
+
+
+# --- a wrong Content-Transfer-Encoding --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "СТАТУС\r\n",  # not base64 at all
+        "STATUS\r\n",  # base64 letters only, but decodes to control bytes
+        "REFUTE 7 Нож\r\nSTATUS\r\n",
+    ],
+)
+def test_a_plain_body_labelled_base64_is_read_as_written(payload: str) -> None:
+    """A relay or client that labels a plain body base64: the answer was "no command"
+    with the decoded garbage (``I0Q``) listed as ignored."""
+    raw = message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        payload.encode(),
+        b"Content-Transfer-Encoding: base64",
+    )
+    assert read_letter(raw).text == payload.strip().replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [b"0KHQotCQ0KLQo9ChDQo=\r\n", b"0KHQotCQ0KLQo9ChDQo\r\n", b"0KHQotCQ\r\n0KLQo9Ch\r\n"],
+)
+def test_real_base64_with_or_without_padding_is_decoded(payload: bytes) -> None:
+    raw = message(
+        EMAILS["Кросс"], "gm+x@example.test", payload, b"Content-Transfer-Encoding: base64"
+    )
+    assert read_letter(raw).text == "СТАТУС"

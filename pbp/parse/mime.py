@@ -460,10 +460,32 @@ def _best_part(msg: EmailMessage, subtype: str) -> Message | None:
     return part
 
 
-def _part_text(part: Message) -> str:
+#: A body that really is base64 (RFC 2045 §6.8): the alphabet, padding and white space.
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/=\s]*")
+#: Control bytes that no text holds (all but TAB, LF, FF, CR).
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def _payload(part: Message) -> bytes:
+    """The decoded body of ``part``; a body labelled base64 that is not (a client's or
+    a relay's wrong ``Content-Transfer-Encoding``: letters outside the alphabet, or
+    decoding to control bytes) is taken as written."""
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         payload = b""
+    if str(part.get("content-transfer-encoding", "")).strip().lower() == "base64":
+        written = part.get_payload(decode=False)
+        if (
+            isinstance(written, str)
+            and written.strip()
+            and (not _BASE64_BODY.fullmatch(written) or _CONTROL_BYTES.search(payload))
+        ):
+            return written.encode("utf-8", "surrogateescape")
+    return payload
+
+
+def _part_text(part: Message) -> str:
+    payload = _payload(part)
     text, _codec = decode_bytes(payload, part.get_content_charset())
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if part.get_content_type() == "text/plain" and part.get_param("format") == "flowed":
