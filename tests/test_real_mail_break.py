@@ -335,3 +335,14 @@ def test_real_base64_with_or_without_padding_is_decoded(payload: bytes) -> None:
         EMAILS["Кросс"], "gm+x@example.test", payload, b"Content-Transfer-Encoding: base64"
     )
     assert read_letter(raw).text == "СТАТУС"
+
+
+def test_a_sender_domain_with_the_final_dns_dot_is_the_players_address(table: Table) -> None:
+    """``maria@example.test.`` is the same mailbox; it was an unknown sender answered at
+    an address that mail clients cannot parse."""
+    to = f"gm+{table.token('Кросс')}@example.test"
+    raw = message("Кросс <cross@example.test.>", to, "СТАТУС\r\n".encode())
+    assert read_letter(raw).from_address == "cross@example.test"
+    deliver(table.inbox_path, raw, at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["status"]
+    assert understood(table) == ["Понял: СТАТУС", "accusation mails: 0"]

@@ -315,10 +315,12 @@ def _decoded(name: str, value: str | None) -> str:
 
 
 def _addr_spec(text: str) -> str | None:
-    """``text`` stripped when it is one plausible addr-spec (``local@domain``), else None."""
+    """``text`` stripped when it is one plausible addr-spec (``local@domain``), else None.
+    A domain written as an absolute DNS name (``example.test.``) loses its final dot."""
     text = text.strip()
     if ":" in text and text.startswith("@"):  # obsolete source route (RFC 5322 §4.4)
         text = text.rsplit(":", 1)[1].strip()
+    text = text.rstrip(".") if text.endswith(".") and "@" in text else text  # FQDN dot
     return text if _ADDR_SPEC.fullmatch(text) else None
 
 
