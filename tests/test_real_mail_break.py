@@ -16,8 +16,11 @@ import pytest
 from gamekit import EMAILS, Table, body, utc
 from test_real_mail import message
 
+from pbp.engine.base import InvalidMove
+from pbp.engine.maniac import Vote
 from pbp.mail.maildir import deliver
 from pbp.parse.body import new_text, strip_help_echo
+from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 from pbp.service import subject_moves
 
@@ -346,3 +349,27 @@ def test_a_sender_domain_with_the_final_dns_dot_is_the_players_address(table: Ta
     deliver(table.inbox_path, raw, at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["status"]
     assert understood(table) == ["Понял: СТАТУС", "accusation mails: 0"]
+
+
+# --- a vote that names two players -------------------------------------------------------
+
+MANIAC_PLAYERS = ["Вася", "Петя", "Таня", "Оля", "Саша", "Маша"]
+
+
+@pytest.mark.parametrize(
+    "line", ["ГОЛОС: Петя, Таня", "VOTE Петя, Таня", "ГОЛОС за Петю, Таню", "ГОЛОС Петю; Олю"]
+)
+def test_a_vote_naming_two_players_is_refused_not_read_as_the_first(line: str) -> None:
+    """It was applied as a vote for Петя: a move the player did not write."""
+    (parsed,) = parse_maniac(line, MANIAC_PLAYERS)
+    assert parsed.move is None
+    assert isinstance(parsed.error, InvalidMove)
+    assert parsed.error.code == "vote_syntax"
+
+
+@pytest.mark.parametrize(
+    "line", ["ГОЛОС за Петю, потому что он молчит", "ГОЛОС Петя, Таня — подумайте", "ГОЛОС Петю!"]
+)
+def test_a_vote_with_chat_after_the_name_is_still_the_vote(line: str) -> None:
+    (parsed,) = parse_maniac(line, MANIAC_PLAYERS)
+    assert parsed.move == Vote("Петя")
