@@ -14,12 +14,16 @@ from pathlib import Path
 
 import pytest
 from gamekit import EMAILS, Table, body, utc
+from test_parse_cluedo import CARDS as CLUEDO_CARDS
+from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
 
 from pbp.engine.base import InvalidMove
+from pbp.engine.cluedo import Suggest
 from pbp.engine.maniac import Vote
 from pbp.mail.maildir import deliver
 from pbp.parse.body import new_text, strip_help_echo
+from pbp.parse.cluedo import parse_cluedo
 from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 from pbp.service import subject_moves
@@ -373,3 +377,50 @@ def test_a_vote_naming_two_players_is_refused_not_read_as_the_first(line: str) -
 def test_a_vote_with_chat_after_the_name_is_still_the_vote(line: str) -> None:
     (parsed,) = parse_maniac(line, MANIAC_PLAYERS)
     assert parsed.move == Vote("Петя")
+
+
+# --- a suggestion to two players -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "players"),
+    [
+        ("SUGGEST Белых, нож, кухня TO Веталь, Дуг", ["Веталь", "Дуг"]),
+        ("ПРЕДПОЛОЖЕНИЕ Белых, нож, кухня ДЛЯ Веталя; Дуга", ["Веталь", "Дуг"]),
+        ("SUGGEST Белых, нож, кухня TO Веталь, Дуг, Моро", ["Веталь", "Дуг", "Моро"]),
+    ],
+)
+def test_a_suggestion_to_two_players_is_refused_not_sent_to_the_first(
+    line: str, players: list[str]
+) -> None:
+    """It was sent to Веталь alone: the player did not write that."""
+    (parsed,) = parse_cluedo(line, CLUEDO_CARDS, CLUEDO_PLAYERS)
+    assert parsed.move is None
+    assert isinstance(parsed.error, InvalidMove)
+    assert parsed.error.code == "several_addressees"
+    assert parsed.error.params == {"players": players, "line": line}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "SUGGEST Белых, нож, кухня TO Веталь. Спасибо!",
+        "SUGGEST Белых, нож, кухня TO Веталь, Веталь",
+    ],
+)
+def test_a_suggestion_with_chat_after_the_addressee_is_still_the_suggestion(line: str) -> None:
+    (parsed,) = parse_cluedo(line, CLUEDO_CARDS, CLUEDO_PLAYERS)
+    assert parsed.move == Suggest("Белых", "нож", "кухня", addressee="Веталь")
+
+
+def test_a_suggestion_to_two_players_is_answered_saying_so(table: Table) -> None:
+    deliver(table.inbox_path, cross(table, "SUGGEST Петя, Нож, Спальня TO Дуг, Роза\r\n"), at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
+    (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+    assert body(reply).splitlines()[2:6] == [
+        "Не выполнено:",
+        "",
+        "> SUGGEST Петя, Нож, Спальня TO Дуг, Роза",
+        "Не выполнено. Предположение адресуется одному игроку, а в строке названы несколько: "
+        "Дуг, Роза. Оставьте одного и пришлите ход ещё раз.",
+    ]
