@@ -19,7 +19,7 @@ from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
 
 from pbp.engine.base import InvalidMove
-from pbp.engine.cluedo import Suggest
+from pbp.engine.cluedo import Accuse, Suggest
 from pbp.engine.maniac import Vote
 from pbp.mail.maildir import deliver
 from pbp.parse.body import new_text, strip_help_echo
@@ -424,3 +424,36 @@ def test_a_suggestion_to_two_players_is_answered_saying_so(table: Table) -> None
         "Не выполнено. Предположение адресуется одному игроку, а в строке названы несколько: "
         "Дуг, Роза. Оставьте одного и пришлите ход ещё раз.",
     ]
+
+
+# --- numbered and bulleted lists ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "move"),
+    [
+        ("1. ГОЛОС Таня", Vote("Таня")),
+        ("2) VOTE Петя", Vote("Петя")),
+        ("• ГОЛОС за Таню", Vote("Таня")),
+    ],
+)
+def test_a_numbered_or_bulleted_maniac_command_is_read(line: str, move: Vote) -> None:
+    """Phones number a list of lines: ``1. ГОЛОС Таня`` was answered "no command"."""
+    (parsed,) = parse_maniac(line, MANIAC_PLAYERS)
+    assert parsed.move == move
+
+
+def test_numbered_cluedo_commands_are_read() -> None:
+    parsed = parse_cluedo(
+        "1. SUGGEST Белых, нож, кухня TO Веталь\n2. ACCUSE Белых, нож, кухня",
+        CLUEDO_CARDS,
+        CLUEDO_PLAYERS,
+    )
+    assert [p.move for p in parsed] == [
+        Suggest("Белых", "нож", "кухня", addressee="Веталь"),
+        Accuse("Белых", "нож", "кухня"),
+    ]
+
+
+def test_a_number_without_a_list_mark_is_no_command() -> None:
+    assert parse_maniac("2025 ГОЛОС Таня", MANIAC_PLAYERS) == []
