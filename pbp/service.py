@@ -366,11 +366,6 @@ class Service:
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
 
-        if letter.message_id and self.store.message_id_seen(letter.message_id):
-            # The same mail again (a renumbered mailbox, a copy): never apply it twice.
-            with self.store.transaction():
-                return record("duplicate", note=letter.message_id)
-
         token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
         seat = self.store.token(token) if token else None
         if seat is not None and seat[2] != sender and not self._registered(sender):
@@ -387,6 +382,10 @@ class Service:
             return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
+        if letter.message_id and self.store.message_id_seen(letter.message_id, game_id, player):
+            # The same mail again (a renumbered mailbox, a copy): never apply it twice.
+            with self.store.transaction():
+                return record("duplicate", note=letter.message_id)
         game = self.game_config(game_id)
         if letter.unreadable:
             with self.store.transaction():

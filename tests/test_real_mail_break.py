@@ -457,3 +457,29 @@ def test_numbered_cluedo_commands_are_read() -> None:
 
 def test_a_number_without_a_list_mark_is_no_command() -> None:
     assert parse_maniac("2025 ГОЛОС Таня", MANIAC_PLAYERS) == []
+
+
+# --- a Message-ID reused by another player's client ---------------------------------------
+
+
+def test_another_players_mail_with_the_same_message_id_is_no_duplicate(table: Table) -> None:
+    """Some clients reuse a fixed Message-ID: Дуг's mail was taken for a copy of
+    Кросс's, neither applied, nor answered, nor kept."""
+    same = b"Message-ID: <1@localhost>"
+    first = cross(table, "СТАТУС\r\n").replace(b"Message-ID: <real-", b"X-Old-ID: <real-", 1)
+    to = f"gm+{table.token('Дуг')}@example.test"
+    second = message(EMAILS["Дуг"], to, "СТАТУС\r\n".encode())
+    second = second.replace(b"Message-ID: <real-", b"X-Old-ID: <real-", 1)
+    deliver(table.inbox_path, first.replace(b"\r\n\r\n", b"\r\n" + same + b"\r\n\r\n", 1), at=DAY)
+    deliver(
+        table.inbox_path,
+        second.replace(b"\r\n\r\n", b"\r\n" + same + b"\r\n\r\n", 1),
+        at=DAY + timedelta(seconds=1),
+    )
+    deliver(
+        table.inbox_path,
+        first.replace(b"\r\n\r\n", b"\r\n" + same + b"\r\n\r\n", 1),
+        at=DAY + timedelta(seconds=2),
+    )
+    assert table.run(DAY + timedelta(minutes=1)) == ["status", "status", "duplicate"]
+    assert [m["To"] for m in table.new_mail()] == [EMAILS["Кросс"], EMAILS["Дуг"]]
