@@ -36,7 +36,7 @@ from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
 from pbp.parse.body import strip_echo, strip_help_echo
-from pbp.parse.mime import Letter, find_token, read_letter
+from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.render import Renderer
 from pbp.store import GameRow, Store
 
@@ -366,8 +366,10 @@ class Service:
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
 
-        token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
-        seat = self.store.token(token) if token else None
+        tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
+        seats = [found for token in tokens if (found := self.store.token(token)) is not None]
+        # Mail to two personal addresses (a Cc to another player's): the sender's own.
+        seat = next((s for s in seats if s[2] == sender), seats[0] if seats else None)
         if seat is not None and seat[2] != sender and not self._registered(sender):
             # A stranger who found a personal address: an unknown sender, not a player.
             seat = None

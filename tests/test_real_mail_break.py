@@ -483,3 +483,15 @@ def test_another_players_mail_with_the_same_message_id_is_no_duplicate(table: Ta
     )
     assert table.run(DAY + timedelta(minutes=1)) == ["status", "status", "duplicate"]
     assert [m["To"] for m in table.new_mail()] == [EMAILS["Кросс"], EMAILS["Дуг"]]
+
+
+# --- a mail to two personal addresses -----------------------------------------------------
+
+
+def test_a_mail_to_the_senders_and_another_players_address_is_the_senders(table: Table) -> None:
+    """Кросс wrote to Дуг's address and his own (a Cc): it was refused as sent to another
+    player's address, his STATUS unanswered."""
+    to = f"gm+{table.token('Дуг')}@example.test, gm+{table.token('Кросс')}@example.test"
+    deliver(table.inbox_path, message(EMAILS["Кросс"], to, "СТАТУС\r\n".encode()), at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["status"]
+    assert understood(table) == ["Понял: СТАТУС", "accusation mails: 0"]

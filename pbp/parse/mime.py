@@ -222,17 +222,30 @@ def find_token(letter: Letter, address: str, mode: Literal["plus", "subject_tag"
 
     :raises ValueError: ``mode`` is neither ``"plus"`` nor ``"subject_tag"``.
     """
+    tokens = find_tokens(letter, address, mode)
+    return tokens[0] if tokens else None
+
+
+def find_tokens(letter: Letter, address: str, mode: Literal["plus", "subject_tag"]) -> list[str]:
+    """Every personal token of the letter, lower-cased, each once, in the order
+    :func:`find_token` searches them (a mail may go to two personal addresses: the
+    caller picks the sender's own).
+
+    :raises ValueError: ``mode`` is neither ``"plus"`` nor ``"subject_tag"``.
+    """
+    found: dict[str, None] = {}
     if mode == "plus":
         local, _, domain = address.strip().lower().rpartition("@")
         for recipient in letter.recipients:
             r_local, _, r_domain = recipient.rpartition("@")
             base, plus, token = r_local.partition("+")
             if plus and base == local and r_domain == domain and _TOKEN.fullmatch(token):
-                return token.lower()
-        return None
+                found.setdefault(token.lower(), None)
+        return list(found)
     if mode == "subject_tag":
-        match = _SUBJECT_TAG.search(letter.subject)
-        return match.group(1).lower() if match else None
+        for match in _SUBJECT_TAG.finditer(letter.subject):
+            found.setdefault(match.group(1).lower(), None)
+        return list(found)
     raise ValueError(f"unknown token mode {mode!r}: use 'plus' or 'subject_tag'")
 
 
