@@ -495,3 +495,25 @@ def test_a_mail_to_the_senders_and_another_players_address_is_the_senders(table:
     deliver(table.inbox_path, message(EMAILS["Кросс"], to, "СТАТУС\r\n".encode()), at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["status"]
     assert understood(table) == ["Понял: СТАТУС", "accusation mails: 0"]
+
+
+# --- Outlook on the web -----------------------------------------------------------------------
+
+OWA_REPLY = (
+    '<div>ПРЕДПОЛОЖЕНИЕ Петя, Нож, Спальня ДЛЯ Дуг</div><hr style="display:inline-block;'
+    'width:98%"><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>От:</b> pbp '
+    "&lt;gm@example.test&gt;<br><b>Отправлено:</b> 1 декабря 2026 г. 20:15<br><b>Кому:</b> "
+    "Кросс<br><b>Тема:</b> ход</font><div>&nbsp;</div></div><div>ОБВИНЕНИЕ Маша, Топор, "
+    "Столовая</div>"
+)
+
+
+def test_an_outlook_web_html_reply_leaves_neither_its_rule_nor_the_quoted_move() -> None:
+    """The rule above the quote came out as an ignored line "* * *"."""
+    raw = message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        OWA_REPLY.encode(),
+        content_type=b"Content-Type: text/html; charset=utf-8",
+    )
+    assert read_letter(raw).text == "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Спальня ДЛЯ Дуг"

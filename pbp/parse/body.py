@@ -278,7 +278,9 @@ def html_to_text(html: str) -> str:
     converter.ignore_emphasis = True
     converter.ignore_tables = True
     text = converter.handle(drop_html_quotes(html))
-    return "\n".join(line.rstrip() for line in str(text).split("\n")).strip("\n")
+    lines = (line.rstrip() for line in str(text).split("\n"))
+    # html2text writes a horizontal rule (<hr>, Outlook's line above a quote) as "* * *".
+    return "\n".join(line for line in lines if line.strip() != "* * *").strip("\n")
 
 
 # --- quoted replies and signatures ---
