@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 from gamekit import EMAILS, Table, body, utc
+from maniackit import EMAILS as MANIAC_EMAILS
+from maniackit import START as MANIAC_START
+from maniackit import ManiacTable
 from test_parse_cluedo import CARDS as CLUEDO_CARDS
 from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
@@ -30,6 +33,7 @@ from pbp.service import subject_moves
 
 START = utc(2026, 12, 1, 17)
 DAY = utc(2026, 12, 1, 18)
+MANIAC_DAY = MANIAC_START + timedelta(hours=1)
 
 
 @pytest.fixture
@@ -517,3 +521,23 @@ def test_an_outlook_web_html_reply_leaves_neither_its_rule_nor_the_quoted_move()
         content_type=b"Content-Type: text/html; charset=utf-8",
     )
     assert read_letter(raw).text == "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Спальня ДЛЯ Дуг"
+
+
+def test_maniac_help_pasted_into_a_fresh_mail_is_never_executed(tmp_path: Path) -> None:
+    """The Maniac help's examples (УБИТЬ … НОЧЬ 2, ГОЛОС за …) pasted back unthreaded."""
+    maniac = ManiacTable(tmp_path)
+    try:
+        maniac.run(MANIAC_START)
+        maniac.new_mail()
+        maniac.move("Вася", "ПОМОЩЬ", at=MANIAC_DAY)
+        (ours,) = [m for m in maniac.sent() if m["To"] == MANIAC_EMAILS["Вася"]][-1:]
+        pasted = "\r\n".join(body(ours).splitlines())
+        to = f"gm+{maniac.token('Вася')}@example.test"
+        raw = message(MANIAC_EMAILS["Вася"], to, ("СТАТУС\r\n" + pasted + "\r\n").encode())
+        deliver(maniac.inbox_path, raw, at=MANIAC_DAY + timedelta(minutes=5))
+        assert maniac.run(MANIAC_DAY + timedelta(minutes=6)) == ["status"]
+        (reply,) = [m for m in maniac.new_mail() if m["To"] == MANIAC_EMAILS["Вася"]]
+        lines = [line for line in body(reply).splitlines() if line.startswith("Понял:")]
+        assert lines == ["Понял: СТАТУС"]
+    finally:
+        maniac.close()
