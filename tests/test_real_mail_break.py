@@ -541,3 +541,35 @@ def test_maniac_help_pasted_into_a_fresh_mail_is_never_executed(tmp_path: Path) 
         assert lines == ["Понял: СТАТУС"]
     finally:
         maniac.close()
+
+
+# --- charsets labelled right but read wrong ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("charset", "codec"),
+    [
+        ("x-mac-cyrillic", "mac-cyrillic"),  # old Mac Mail: was read as windows-1251
+        ("utf-16le", "utf-16-le"),  # no byte-order mark: every byte is ASCII
+        ("UTF-16BE", "utf-16-be"),
+        ("utf-7", "utf-7"),
+    ],
+)
+def test_a_rightly_labelled_rare_charset_is_read(charset: str, codec: str) -> None:
+    raw = message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        "ГОЛОС: Петя\r\n".encode(codec),
+        content_type=f"Content-Type: text/plain; charset={charset}".encode(),
+    )
+    assert read_letter(raw).text == "ГОЛОС: Петя"
+
+
+def test_ascii_text_labelled_utf16_is_read_as_ascii() -> None:
+    raw = message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        b"STATUS\r\n",
+        content_type=b"Content-Type: text/plain; charset=utf-16le",
+    )
+    assert read_letter(raw).text == "STATUS"

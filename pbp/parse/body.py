@@ -68,12 +68,24 @@ _MIN_LETTERS = 3
 
 
 def _codec(name: str | None) -> str | None:
+    """The normalised codec name of a MIME charset label, or None when unknown; an
+    unregistered ``x-`` label is looked up without its prefix (``x-mac-cyrillic``)."""
     if not name:
         return None
-    try:
-        return codecs.lookup(name.strip().strip('"').lower()).name
-    except LookupError:
-        return None
+    label = name.strip().strip('"').lower()
+    for candidate in (label, label[2:] if label.startswith("x-") else None):
+        if candidate:
+            try:
+                return codecs.lookup(candidate).name
+            except LookupError:
+                continue
+    return None
+
+
+#: Charsets whose bytes may all be ASCII without the text being ASCII (UTF-16 and
+#: UTF-32 without a byte-order mark: ``Г`` is ``13 04``; UTF-7: ``+BBM-``).
+_WIDE = ("utf-16", "utf-32", "utf-7")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
 def _decodes(data: bytes, codec: str) -> str | None:
@@ -107,7 +119,8 @@ def russian_score(text: str) -> float:
 def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
     """Decode a text part; returns ``(text, codec used)``.
 
-    Order: pure ASCII as is; UTF-8 when the declared charset is a Western one
+    Order: pure ASCII as is (unless it is declared UTF-16, UTF-32 or UTF-7 and decodes
+    as such to text without control characters); UTF-8 when the declared charset is a Western one
     (:data:`WESTERN_8BIT`: us-ascii, ISO 8859-1/-15, windows-1252; clients put a Latin-1
     label on UTF-8 Cyrillic) and the bytes are valid UTF-8; a declared charset that is
     neither UTF-8 nor a Cyrillic
@@ -123,9 +136,19 @@ def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
     >>> decode_bytes("нож".encode("utf-8"), "iso-8859-1")
     ('нож', 'utf-8')
     """
-    if data.isascii():
-        return data.decode("ascii"), "ascii"
     codec = _codec(declared)
+    if data.isascii():
+        # Wide text has NUL (Latin) or 0x04 (Cyrillic) bytes; ASCII text mislabelled has not.
+        utf7 = codec == "utf-7"
+        if (
+            codec is not None
+            and codec.startswith(_WIDE)
+            and (utf7 or b"\x00" in data or b"\x04" in data)
+        ):
+            wide = _decodes(data, codec)
+            if wide is not None and not _CONTROL.search(wide):
+                return wide, codec
+        return data.decode("ascii"), "ascii"
     if codec in WESTERN_8BIT:
         text = _decodes(data, "utf-8")
         if text is not None:
