@@ -514,7 +514,7 @@ class GmDesk:
         afterwards."""
         service = self.service
         game = service.game_config(game_id)
-        commands = parse_gm(service._new_text(letter))
+        commands = parse_gm(service._new_text(letter, game))
         results: list[dict[str, Any]] = []
         with self.store.transaction():
             for command in commands:

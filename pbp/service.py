@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import re
 import secrets
 import string
 import time
@@ -34,14 +35,14 @@ from zoneinfo import ZoneInfo
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
 from pbp.faults import crash_point
-from pbp.gm import GM_SEAT, HELD, GmDesk, paused_since
+from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
-from pbp.parse.body import strip_echo
-from pbp.parse.mime import Letter, find_token, read_letter
+from pbp.parse.body import strip_echo, strip_help_echo
+from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.render import Renderer
 from pbp.store import GameRow, OutgoingMail, Store
 
@@ -490,13 +491,10 @@ class Service:
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
 
-        if self.store.message_id_seen(identity):
-            # The same mail again (a renumbered mailbox, a copy): never apply it twice.
-            with self.store.transaction():
-                return record("duplicate", note=identity)
-
-        token = find_token(letter, self.address, "plus" if self.plus else "subject_tag")
-        seat = self.store.token(token) if token else None
+        tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
+        seats = [found for token in tokens if (found := self.store.token(token)) is not None]
+        # Mail to two personal addresses (a Cc to another player's): the sender's own.
+        seat = next((s for s in seats if s[2] == sender), seats[0] if seats else None)
         if seat is not None and seat[2] != sender and not self._registered(sender):
             # A stranger who found a personal address: an unknown sender, not a player.
             seat = None
@@ -511,6 +509,11 @@ class Service:
             return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
+        replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
+        if not replayed and self.store.message_id_seen(identity, game_id, player):
+            # The same mail again (a renumbered mailbox, a copy): never apply it twice.
+            with self.store.transaction():
+                return record("duplicate", note=identity)
         if player == GM_SEAT:
             return self.gm.handle_mail(letter, sender, game_id, raw.arrived, now, record)
         game = self.game_config(game_id)
@@ -523,7 +526,7 @@ class Service:
                     letter,
                     sender,
                     "unreadable",
-                    {"reason": letter.unreadable},
+                    {"reason": letter.unreadable, "code": letter.unreadable_code},
                     now,
                     game=game,
                     player=player,
@@ -546,7 +549,7 @@ class Service:
         kind = self.kind_of(game)
         with self.store.transaction():
             state = self._state(game_id, kind)
-            text = self._new_text(letter)
+            text = self._new_text(letter, game)
             commands = kind.parse(text, state)
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
@@ -561,8 +564,13 @@ class Service:
             if not commands:
                 # A forwarded mail's moves are not his (issue 5, case 13): say so.
                 code = "forwarded" if letter.forwarded else "no_command"
+                params: dict[str, Any] = {}
+                subject = subject_moves(letter.subject)
+                if code == "no_command" and subject and kind.parse(subject, state):
+                    # Moves are read from the body only: say so when the Subject has one.
+                    code, params = "command_in_subject", {"subject": subject[:200]}
                 results.append(
-                    {"line": "", "error": self.renderer.error(code, {}, locale=game.locale)}
+                    {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
                 )
             ignored = ignored_lines(text, commands)
             self.mail.reply(
@@ -781,16 +789,32 @@ class Service:
         if any(event.kind == "game_over" for event in step.events):
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
 
-    def _new_text(self, letter: Letter) -> str:
+    def _new_text(self, letter: Letter, game: Game) -> str:
         """The player's own text: a quote of the mail of ours he answers, left there by
         a client that marks no quotes, is cut off, so our examples and forum
-        snippets are never executed as his moves (:func:`pbp.parse.body.strip_echo`)."""
-        ours = self.store.outgoing(letter.in_reply_to) if letter.in_reply_to else None
-        if ours is None:
-            return letter.text
-        sent = message_from_bytes(ours, policy=default)
-        part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-        return strip_echo(letter.text, str(part.get_content()) if part is not None else "")
+        snippets are never executed as his moves (:func:`pbp.parse.body.strip_echo`).
+        The mail answered is found by In-Reply-To, else by the last of the References
+        that is ours (some clients send References alone, RFC 5322 §3.6.4); our command
+        help pasted back (it is in every welcome and HELP mail) is cut off even without
+        threading (:func:`pbp.parse.body.strip_help_echo`)."""
+        text = letter.text
+        for message_id in (letter.in_reply_to, *reversed(letter.references)):
+            ours = self.store.outgoing(message_id) if message_id else None
+            if ours is not None:
+                sent = message_from_bytes(ours, policy=default)
+                part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+                text = strip_echo(text, str(part.get_content()) if part is not None else "")
+                break
+        if not text.strip():
+            return text
+        first = self.store.last_event(game.id, ["game_started"])  # one query, not the log
+        started = [first.event] if first is not None else []
+        _subject, help_text = self.renderer.private_mail(
+            f"{game.kind}/help",
+            locale=game.locale,
+            **{**self.mail.context(game, None), "events": started},
+        )
+        return strip_help_echo(text, help_text)
 
     def _error_text(self, game: Game, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)
@@ -846,6 +870,28 @@ def move_dict(move: Any) -> dict[str, Any]:
     is_instance = dataclasses.is_dataclass(move) and not isinstance(move, type)
     fields = dataclasses.asdict(move) if is_instance else {}
     return {"type": type(move).__name__.lower(), **fields}
+
+
+#: What clients put before a Subject they answer or forward (RFC 5322 §3.6.5 and the
+#: localised forms: Outlook's ``AW:``/``SV:``, Russian ``Ответ:``/``Отв:``/``Пересл:``),
+#: with a count (``Re[2]:``), and our ``[game]`` / ``[pbp-TOKEN]`` tags.
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|sv|wg|ответ|отв|пересл)\s*(?:\[\d+\]|\(\d+\))?\s*:|\[[^\]]{1,60}\])\s*",
+    re.IGNORECASE,
+)
+
+_SUBJECT_TAG = re.compile(r"\[pbp-[A-Za-z0-9]+\]", re.IGNORECASE)
+
+
+def subject_moves(subject: str) -> str:
+    """``subject`` without reply/forward prefixes and bracketed tags, the text a player
+    may have meant as a move (``"Re: [exler-1] STATUS [pbp-k3x9]"`` → ``"STATUS"``)."""
+    subject = _SUBJECT_TAG.sub(" ", subject)
+    while True:
+        stripped = _SUBJECT_PREFIX.sub("", subject, count=1)
+        if stripped == subject:
+            return subject.strip()
+        subject = stripped
 
 
 def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:

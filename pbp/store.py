@@ -475,16 +475,25 @@ class Store:
             ),
         )
 
-    def message_id_seen(self, message_id: str) -> bool:
+    def message_id_seen(
+        self, message_id: str, game_id: str | None = None, player: str | None = None
+    ) -> bool:
         """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
         for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
-        player's moves (not when it was refused as to the wrong address, or crashed:
-        the same mail may then come again, rightly addressed)."""
-        row = self._db.execute(
+        player's moves, a GM's commands, or held by a pause (not when it was refused as
+        to the wrong address, or crashed: the same mail may then come again, rightly
+        addressed); with ``game_id`` and ``player``, as that player's mail in that game
+        (a broken client's Message-ID reused by another player's mail is no copy)."""
+        query = (
             "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
-            "('applied', 'partly_applied', 'refused', 'status')",
-            (message_id,),
-        ).fetchone()
+            "('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
+            "'gm_refused', 'paused')"
+        )
+        args: list[Any] = [message_id]
+        if game_id is not None and player is not None:
+            query += " AND game_id = ? AND player = ?"
+            args += [game_id, player]
+        row = self._db.execute(query, args).fetchone()
         return row is not None
 
     def message_outcomes(self) -> list[tuple[str, str, str | None]]:

@@ -148,6 +148,25 @@ def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     assert log(table)[-1][3]["via"] == "mail"
 
 
+def test_a_gm_mail_read_again_is_a_duplicate_and_its_lever_is_not_repeated(
+    table: Table,
+) -> None:
+    """A renumbered mailbox (new UIDVALIDITY) shows the GM's mail again: by its
+    Message-ID it is recognised, so a lever is never pulled twice (issue 6, promise 3)."""
+    suggest(table)
+    message = EmailMessage(policy=SMTP)
+    message["From"] = GM
+    message["To"] = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    message["Subject"] = "команды"
+    message["Message-ID"] = make_msgid(domain="example.test")
+    message.set_content("ЗА Дуга: опровержение спальня\n")
+    deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18, 2))
+    assert table.run(utc(2026, 12, 1, 18, 3)) == ["duplicate"]
+    assert [k for k, *_ in log(table) if k in ("gm_act", "refuted")] == ["refuted", "gm_act"]
+
+
 def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) -> None:
     gm_mail(table, "ПРОДЛИТЬ много", "ПАУЗА", "ПАУЗА", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]

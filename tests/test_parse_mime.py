@@ -355,13 +355,14 @@ def test_a_message_without_text_is_unreadable_but_keeps_its_sender() -> None:
     )
     letter = read_letter(raw)
     assert letter.unreadable == "no text/plain or text/html part (the message is image/png)"
+    assert letter.unreadable_code == "attachments_only"
     assert letter.from_address == "netashka@example.test"
     assert letter.message_id == "<img@example.test>"
     assert letter.text == ""
 
 
 def test_empty_and_garbage_input_never_raises() -> None:
-    assert read_letter(b"") == Letter(unreadable="empty message")
+    assert read_letter(b"") == Letter(unreadable="empty message", unreadable_code="empty")
     for raw in (
         b"\x00\xff\xfe",
         b"From: <<<@@@>>>\r\n\r\n",

@@ -171,7 +171,11 @@ def test_case01_undecodable_middle_message_is_answered_and_kept(maniac: ManiacTa
     assert kept.reason == "unreadable: no text/plain or text/html part (the message is image/png)"
     assert kept.raw == middle
     (unreadable,) = [m for m in mails if m["To"] == EMAILS["Петя"]]
-    assert body(unreadable).startswith("Здравствуйте! Ваше письмо не удалось прочитать (no text/")
+    assert body(unreadable).splitlines() == [
+        "Здравствуйте! Ваше письмо не удалось прочитать: в нём нет текста, только вложения. "
+        "Поэтому ходы из него не выполнены. Письмо сохранено, ГМ получил уведомление.",
+        "Пришлите ходы ещё раз текстом в самом письме, а не во вложении.",
+    ]
     assert [m["To"] for m in mails] == [
         EMAILS["Вася"],
         EMAILS["Петя"],
@@ -232,8 +236,9 @@ def test_case03_the_subject_alone_is_never_a_move(maniac: ManiacTable) -> None:
     assert answer(mails, EMAILS["Вася"])[:4] == [
         "Не выполнено:",
         "",
-        "Не выполнено. В письме не найдено ни одной команды. Пишите каждую команду отдельной "
-        "строкой в начале строки; список команд придёт в ответ на ПОМОЩЬ (или HELP).",
+        "Не выполнено. В тексте письма не найдено ни одной команды, а в теме письма — "
+        "«ГОЛОС: Петя». Ходы читаются только из текста письма, не из темы: напишите команду "
+        "в самом письме, отдельной строкой.",
         "",
     ]
 

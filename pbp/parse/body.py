@@ -8,9 +8,11 @@ What is removed (players answer from many clients, in Russian and English):
 - a reply header and everything after it when the quote is not ``>``-marked
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
   ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
-  Yandex's ``01.12.2026, 12:00, "X":``, Zoho's ``---- On …, X <x@example.test> wrote
-  ----``, ``-----Original Message-----``, ``-------- Пересылаемое сообщение
-  --------``, Outlook's separator line of underscores and its ``From:``/``Sent:``
+  Yandex's ``01.12.2026, 12:00, "X":``, Mail.ru's ``Среда, 12 марта 2025, 10:15 +03:00
+  от X:`` (any line ending in ``:`` with a time and an address or a year), Zoho's
+  ``---- On …, X <x@example.test> wrote ----``, ``-----Original Message-----``,
+  ``-------- Пересылаемое сообщение --------``, Outlook's separator line of underscores
+  and its ``From:``/``Sent:``
   (``От:``/``Отправлено:``) block; a header followed by ``>`` lines (bottom-posting)
   is dropped alone, so the text after the quote stays;
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
@@ -28,6 +30,7 @@ What is removed (players answer from many clients, in Russian and English):
 from __future__ import annotations
 
 import codecs
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -65,12 +68,24 @@ _MIN_LETTERS = 3
 
 
 def _codec(name: str | None) -> str | None:
+    """The normalised codec name of a MIME charset label, or None when unknown; an
+    unregistered ``x-`` label is looked up without its prefix (``x-mac-cyrillic``)."""
     if not name:
         return None
-    try:
-        return codecs.lookup(name.strip().strip('"').lower()).name
-    except LookupError:
-        return None
+    label = name.strip().strip('"').lower()
+    for candidate in (label, label[2:] if label.startswith("x-") else None):
+        if candidate:
+            try:
+                return codecs.lookup(candidate).name
+            except LookupError:
+                continue
+    return None
+
+
+#: Charsets whose bytes may all be ASCII without the text being ASCII (UTF-16 and
+#: UTF-32 without a byte-order mark: ``Г`` is ``13 04``; UTF-7: ``+BBM-``).
+_WIDE = ("utf-16", "utf-32", "utf-7")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
 def _decodes(data: bytes, codec: str) -> str | None:
@@ -104,7 +119,8 @@ def russian_score(text: str) -> float:
 def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
     """Decode a text part; returns ``(text, codec used)``.
 
-    Order: pure ASCII as is; UTF-8 when the declared charset is a Western one
+    Order: pure ASCII as is (unless it is declared UTF-16, UTF-32 or UTF-7 and decodes
+    as such to text without control characters); UTF-8 when the declared charset is a Western one
     (:data:`WESTERN_8BIT`: us-ascii, ISO 8859-1/-15, windows-1252; clients put a Latin-1
     label on UTF-8 Cyrillic) and the bytes are valid UTF-8; a declared charset that is
     neither UTF-8 nor a Cyrillic
@@ -120,9 +136,19 @@ def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
     >>> decode_bytes("нож".encode("utf-8"), "iso-8859-1")
     ('нож', 'utf-8')
     """
-    if data.isascii():
-        return data.decode("ascii"), "ascii"
     codec = _codec(declared)
+    if data.isascii():
+        # Wide text has NUL (Latin) or 0x04 (Cyrillic) bytes; ASCII text mislabelled has not.
+        utf7 = codec == "utf-7"
+        if (
+            codec is not None
+            and codec.startswith(_WIDE)
+            and (utf7 or b"\x00" in data or b"\x04" in data)
+        ):
+            wide = _decodes(data, codec)
+            if wide is not None and not _CONTROL.search(wide):
+                return wide, codec
+        return data.decode("ascii"), "ascii"
     if codec in WESTERN_8BIT:
         text = _decodes(data, "utf-8")
         if text is not None:
@@ -275,7 +301,9 @@ def html_to_text(html: str) -> str:
     converter.ignore_emphasis = True
     converter.ignore_tables = True
     text = converter.handle(drop_html_quotes(html))
-    return "\n".join(line.rstrip() for line in str(text).split("\n")).strip("\n")
+    lines = (line.rstrip() for line in str(text).split("\n"))
+    # html2text writes a horizontal rule (<hr>, Outlook's line above a quote) as "* * *".
+    return "\n".join(line for line in lines if line.strip() != "* * *").strip("\n")
 
 
 # --- quoted replies and signatures ---
@@ -290,6 +318,9 @@ _WROTE_DASHED = re.compile(
 #: Yandex without an address: ``01.12.2026, 12:00, "pbp":``.
 _DATED = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{2,4},?\s+\d{1,2}:\d{2}(?::\d{2})?,\s*\S.*:$")
 _TIME = re.compile(r"\d{1,2}:\d{2}")
+#: A year (Mail.ru writes ``Среда, 12 марта 2025, 10:15 +03:00 от Ведущий:`` when the
+#: sender's address is hidden: a time and a year, no address).
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 #: What the first line of a wrapped attribution has: a time, a year or an address.
 _ATTRIBUTION_START = re.compile(r"\d{1,2}:\d{2}|\b\d{4}\b|@")
 #: An address; the look-behind makes a search linear on a long line without ``@``.
@@ -355,7 +386,8 @@ def _is_reply_header(lines: list[str], i: int) -> int:
         if _WROTE.search(joined):
             return span
         if joined.endswith(":") and (
-            (_TIME.search(joined) and _EMAIL.search(joined)) or _DATED.match(joined)
+            (_TIME.search(joined) and (_EMAIL.search(joined) or _YEAR.search(joined)))
+            or _DATED.match(joined)
         ):
             return span
     return 0
@@ -475,4 +507,43 @@ def strip_echo(text: str, sent: str) -> str:
         run += 1
         if run >= 2:
             return "\n".join(lines[:run_start]).rstrip()
+    return text
+
+
+def strip_help_echo(text: str, help_text: str) -> str:
+    """``text`` cut where it starts repeating our command help (``help_text``, its
+    example moves indented by four spaces) without quote marks: the help pasted from a
+    welcome or HELP mail into a fresh mail, or quoted unmarked in a reply that names no
+    mail of ours (no In-Reply-To or References).
+
+    The cut starts at the first of 2 or more consecutive non-blank lines of ``text``
+    (blank lines between them allowed) that are lines of ``help_text`` (both stripped),
+    as soon as that run holds a line of the help's prose (not an example) or two lines
+    that are neighbours in the help (``ПРЕДПОЛОЖЕНИЕ …`` and its English ``SUGGEST …``).
+    Example moves written alone (``ГОЛОС Петя``), or two examples that are not
+    neighbours in the help, stay: they may be the player's own moves. Linear.
+
+    >>> strip_help_echo("STATUS\\nREFUTE 7 knife\\nNO REFUTATION 7",
+    ...                 "Commands:\\n    REFUTE 7 knife\\n    NO REFUTATION 7\\n")
+    'STATUS'
+    """
+    help_lines = [line for line in help_text.translate(_INVISIBLE).split("\n") if line.strip()]
+    stripped = [line.strip() for line in help_lines]
+    ours = set(stripped)
+    examples = {s for line, s in zip(help_lines, stripped, strict=True) if line.startswith("    ")}
+    neighbours = set(itertools.pairwise(stripped))
+    lines = text.split("\n")
+    run: list[tuple[int, str]] = []
+    prose = False
+    for index, line in enumerate(lines):
+        line = line.translate(_INVISIBLE).strip()
+        if not line:
+            continue
+        if line not in ours:
+            run, prose = [], False
+            continue
+        run.append((index, line))
+        prose = prose or line not in examples
+        if len(run) >= 2 and (prose or (run[-2][1], line) in neighbours):
+            return "\n".join(lines[: run[0][0]]).rstrip()
     return text

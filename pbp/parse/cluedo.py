@@ -63,6 +63,8 @@ command as read, markup removed):
   ``example`` (as for ``suggest_syntax``).
 - ``unexpected_addressee`` — ``TO <player>`` where there is no addressee
   (``addressed=False``): ``player``.
+- ``several_addressees`` — ``TO <player>, <player>``: a suggestion goes to one
+  player, never to the first one named: ``players`` (those named).
 - ``unknown_command`` — the first word looks like a misspelt keyword: ``word`` (as
   written), ``suggestion`` (the keyword as shown in the help, in the word's script:
   ``"ПРЕДПОЛОЖЕНИЕ"``, ``"NO REFUTATION"``).
@@ -118,6 +120,7 @@ ERROR_CODES = (
     "no_refutation_syntax",
     "missing_addressee",
     "unexpected_addressee",
+    "several_addressees",
     "unknown_command",
     "line_too_long",
     "too_many_commands",
@@ -286,9 +289,21 @@ class _Reader:
         names exactly one player."""
         for candidate in _addressee_texts(text):
             try:
-                return self.player_names.match(candidate)
+                player = self.player_names.match(candidate)
             except MoveError:
                 continue
+            if candidate != text.strip(_TRAILING):  # chat after a punctuation mark …
+                chat = text.strip(_TRAILING)[len(candidate) :]
+                other = _CHAT_START.sub("", chat, count=1)
+                try:
+                    named = [self.addressee(other)] if other.strip(_TRAILING) else []
+                except InvalidMove as several:  # a third one
+                    named = list(several.params["players"])
+                if any(name is not None and name != player for name in named):
+                    # … or a second addressee: never guess which one was meant
+                    players = [player, *(name for name in named if name is not None)]
+                    raise InvalidMove("several_addressees", players=players)
+            return player
         return None
 
     def suggest(self, rest: str, line: str) -> Suggest:

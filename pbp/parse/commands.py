@@ -56,13 +56,21 @@ class ParsedLine(Generic[_MoveCo]):
     error: MoveError | None
 
 
+#: A list item's marker before a command (phones and mail editors number or bullet the
+#: lines of a list): ``1.``, ``2)``, ``•``, ``·``, ``–``.
+_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]|[•·▪‣◦])\s+(?=\S)")
+
+
 def read_line(text: str) -> str:
-    """A line as commands are read: markup removed, look-alike letters folded.
+    """A line as commands are read: markup and a list marker removed, look-alike letters
+    folded.
 
     >>> read_line("[b]VОТЕ[/b]  Петя ")  # Cyrillic О, Т, Е in VOTE
     'VOTE Петя'
+    >>> read_line("2) ГОЛОС Таня")
+    'ГОЛОС Таня'
     """
-    return clean(fold_confusables(text))
+    return clean(fold_confusables(_LIST_MARKER.sub("", text, count=1)))
 
 
 def too_long(index: int, line: str) -> ParsedLine[MoveT]:

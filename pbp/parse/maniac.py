@@ -348,7 +348,16 @@ class _Reader:
             raise InvalidMove(
                 "vote_syntax", line=line, players=self.players, example=self.example()
             )
-        return Vote(self.player(text, line), prison="prison" in places)
+        target = self.player(text, line)
+        try:
+            named = self._targets(text.strip(TRAILING))
+        except MoveError:  # chat after the name ("за Петю, потому что …")
+            named = ()
+        if len(named) > 1:  # "ГОЛОС Петя, Таня": one vote names one player, never a guess
+            raise InvalidMove(
+                "vote_syntax", line=line, players=self.players, example=self.example()
+            )
+        return Vote(target, prison="prison" in places)
 
     def unvote(self, rest: str, line: str) -> Unvote:
         extra = rest.strip(TRAILING + _SEPARATORS)

@@ -62,6 +62,11 @@ class Letter:
     - ``unreadable``: None, or a short English reason why the body could not be read
       (the GM is told and the sender answered); the header fields are still filled as
       far as they could be read.
+    - ``unreadable_code``: with ``unreadable``, what kind of trouble it is, for the
+      player's answer (``templates/*/common/mail/unreadable.j2``): ``"empty"``,
+      ``"not_mail"``, ``"too_many_parts"``, ``"encrypted"`` (S/MIME or PGP),
+      ``"winmail"`` (Outlook rich text, ``winmail.dat``), ``"attachments_only"``,
+      ``"no_text"`` or ``"body_error"``; ``""`` when the body was read.
     - ``forwarded``: True when the message carries another mail — an attached
       ``message/rfc822`` part, or a forwarded mail quoted inline
       (:data:`pbp.parse.body.FORWARD_SEPARATOR`). Its text is never in ``text``: a
@@ -80,6 +85,7 @@ class Letter:
     date: datetime | None = None
     unreadable: str | None = None
     forwarded: bool = False
+    unreadable_code: str = ""
 
 
 #: Longest header value (characters, after unfolding) that is parsed; the rest is
@@ -159,7 +165,7 @@ def read_letter(raw: bytes) -> Letter:
     """
     raw = _LEADING_JUNK.sub(b"", raw, count=1)
     if not raw.strip():
-        return Letter(unreadable="empty message")
+        return Letter(unreadable="empty message", unreadable_code="empty")
     too_many_parts = raw.count(b"\n--") > MAX_BOUNDARY_LINES
     try:
         if too_many_parts:
@@ -167,18 +173,24 @@ def read_letter(raw: bytes) -> Letter:
         else:
             msg = email.message_from_bytes(raw, policy=_POLICY)
     except Exception as exc:  # the parser is lenient; this is a safety net
-        return Letter(unreadable=f"not a mail message ({type(exc).__name__})")
+        return Letter(
+            unreadable=f"not a mail message ({type(exc).__name__})", unreadable_code="not_mail"
+        )
     from_address, from_name = _from(msg)
     in_reply_to = _ids(_first(msg, "in-reply-to"))
     forwarded = False
+    code = ""
     try:
         if too_many_parts:
             text = ""
             unreadable: str | None = f"over {MAX_BOUNDARY_LINES} MIME boundary lines"
+            code = "too_many_parts"
         else:
             text, unreadable, forwarded = _body(msg)
+            code = _no_text_code(msg) if unreadable else ""
     except Exception as exc:  # never lose a message over a parser bug: tell the GM
         text, unreadable = "", f"body could not be read ({type(exc).__name__}: {exc})"
+        code = "body_error"
     return Letter(
         message_id=_message_id(_first(msg, "message-id")),
         from_address=from_address,
@@ -192,6 +204,7 @@ def read_letter(raw: bytes) -> Letter:
         date=_date(_first(msg, "date")),
         unreadable=unreadable,
         forwarded=forwarded,
+        unreadable_code=code,
     )
 
 
@@ -209,17 +222,30 @@ def find_token(letter: Letter, address: str, mode: Literal["plus", "subject_tag"
 
     :raises ValueError: ``mode`` is neither ``"plus"`` nor ``"subject_tag"``.
     """
+    tokens = find_tokens(letter, address, mode)
+    return tokens[0] if tokens else None
+
+
+def find_tokens(letter: Letter, address: str, mode: Literal["plus", "subject_tag"]) -> list[str]:
+    """Every personal token of the letter, lower-cased, each once, in the order
+    :func:`find_token` searches them (a mail may go to two personal addresses: the
+    caller picks the sender's own).
+
+    :raises ValueError: ``mode`` is neither ``"plus"`` nor ``"subject_tag"``.
+    """
+    found: dict[str, None] = {}
     if mode == "plus":
         local, _, domain = address.strip().lower().rpartition("@")
         for recipient in letter.recipients:
             r_local, _, r_domain = recipient.rpartition("@")
             base, plus, token = r_local.partition("+")
             if plus and base == local and r_domain == domain and _TOKEN.fullmatch(token):
-                return token.lower()
-        return None
+                found.setdefault(token.lower(), None)
+        return list(found)
     if mode == "subject_tag":
-        match = _SUBJECT_TAG.search(letter.subject)
-        return match.group(1).lower() if match else None
+        for match in _SUBJECT_TAG.finditer(letter.subject):
+            found.setdefault(match.group(1).lower(), None)
+        return list(found)
     raise ValueError(f"unknown token mode {mode!r}: use 'plus' or 'subject_tag'")
 
 
@@ -302,10 +328,12 @@ def _decoded(name: str, value: str | None) -> str:
 
 
 def _addr_spec(text: str) -> str | None:
-    """``text`` stripped when it is one plausible addr-spec (``local@domain``), else None."""
+    """``text`` stripped when it is one plausible addr-spec (``local@domain``), else None.
+    A domain written as an absolute DNS name (``example.test.``) loses its final dot."""
     text = text.strip()
     if ":" in text and text.startswith("@"):  # obsolete source route (RFC 5322 §4.4)
         text = text.rsplit(":", 1)[1].strip()
+    text = text.rstrip(".") if text.endswith(".") and "@" in text else text  # FQDN dot
     return text if _ADDR_SPEC.fullmatch(text) else None
 
 
@@ -447,10 +475,32 @@ def _best_part(msg: EmailMessage, subtype: str) -> Message | None:
     return part
 
 
-def _part_text(part: Message) -> str:
+#: A body that really is base64 (RFC 2045 §6.8): the alphabet, padding and white space.
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/=\s]*")
+#: Control bytes that no text holds (all but TAB, LF, FF, CR).
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def _payload(part: Message) -> bytes:
+    """The decoded body of ``part``; a body labelled base64 that is not (a client's or
+    a relay's wrong ``Content-Transfer-Encoding``: letters outside the alphabet, or
+    decoding to control bytes) is taken as written."""
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         payload = b""
+    if str(part.get("content-transfer-encoding", "")).strip().lower() == "base64":
+        written = part.get_payload(decode=False)
+        if (
+            isinstance(written, str)
+            and written.strip()
+            and (not _BASE64_BODY.fullmatch(written) or _CONTROL_BYTES.search(payload))
+        ):
+            return written.encode("utf-8", "surrogateescape")
+    return payload
+
+
+def _part_text(part: Message) -> str:
+    payload = _payload(part)
     text, _codec = decode_bytes(payload, part.get_content_charset())
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if part.get_content_type() == "text/plain" and part.get_param("format") == "flowed":
@@ -480,6 +530,29 @@ def _body(msg: EmailMessage) -> tuple[str, str | None, bool]:
     text = new_text(html_to_text(source))
     # The forward header sits inside the quote block that html_to_text drops (Gmail).
     return text, None, attached or _forwards(_TAG.sub("\n", source), text)
+
+
+_ENCRYPTED = frozenset(
+    {
+        "multipart/encrypted",  # PGP/MIME (RFC 3156)
+        "application/pkcs7-mime",  # S/MIME (RFC 8551), also opaque signed
+        "application/x-pkcs7-mime",
+        "application/pgp-encrypted",
+    }
+)
+_TNEF = frozenset({"application/ms-tnef", "application/vnd.ms-tnef"})
+
+
+def _no_text_code(msg: Message) -> str:
+    """Why a message without a text part has none (:attr:`Letter.unreadable_code`)."""
+    types = {part.get_content_type() for part in msg.walk()}
+    if types & _ENCRYPTED:
+        return "encrypted"
+    if types & _TNEF:
+        return "winmail"
+    if msg.is_multipart() or msg.get_content_maintype() != "text":
+        return "attachments_only"
+    return "no_text"
 
 
 def _forwards(full: str, text: str) -> bool:
