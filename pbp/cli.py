@@ -23,13 +23,13 @@ import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.engine.base import MoveError
-from pbp.gm import paused_since
+from pbp.gm import HELD, paused_since
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
-from pbp.store import Store
+from pbp.store import STILL_KEPT, Store
 
 
 def templates_dir() -> Path:
@@ -564,10 +564,15 @@ def kept(config_path: Path) -> None:
     source, reason, and for one retried already when and with what outcome."""
     config = _load(config_path)
     service = _service(config, mail=False)
-    for message in service.store.kept():
+    kept = service.store.kept()
+    if not kept:
+        click.echo("nothing kept")
+    for message in kept:
         line = f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
         if message.retried_at is not None:
-            line += f"\tretried {message.retried_at.isoformat()}: {message.retry_outcome}"
+            done = "resumed" if message.reason.startswith(HELD) else "retried"
+            still = " (still kept)" if message.waiting else ""
+            line += f"\t{done} {message.retried_at.isoformat()}: {message.retry_outcome}{still}"
         click.echo(line)
 
 
@@ -576,7 +581,8 @@ def kept(config_path: Path) -> None:
 @click.pass_obj
 def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     """Process kept messages (ids from `pbp kept`) again, after a fix, in their arrival
-    order (rule D8). Exit 1 when one of them fails again."""
+    order (rule D8). Exit 1 when one of them stays kept (crashes again, or is kept
+    again for a reason: nothing is sent again then)."""
     config = _load(config_path)
     service = _service(config)
     now = datetime.now(UTC)
@@ -595,7 +601,7 @@ def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     for outcome in outcomes:
         note = f" ({'; '.join(outcome.notes)})" if outcome.notes and outcome.notes[0] else ""
         click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip() + note)
-        failed = failed or outcome.outcome == "error"
+        failed = failed or outcome.outcome in STILL_KEPT
     if failed:
         raise click.exceptions.Exit(1)
 
