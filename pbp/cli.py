@@ -28,8 +28,11 @@ from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
+from pbp.seats import seat_warnings
 from pbp.service import Service
 from pbp.store import STILL_KEPT, Store
+
+log = logging.getLogger(__name__)
 
 
 def templates_dir() -> Path:
@@ -157,6 +160,10 @@ def check(config_path: Path) -> None:
     config = _load(config_path)
     for name in config.missing_secrets():
         click.echo(f"{config_path}: warning: environment variable {name} is not set", err=True)
+    if Path(config.store).exists():  # a game started: its players are fixed
+        with Store(config.store) as store:
+            for warning in seat_warnings(config, store):
+                click.echo(f"{config_path}: warning: {warning}", err=True)
     games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
     click.echo(f"{config_path}: OK: {games}")
 
@@ -180,6 +187,8 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
                 f"another pbp run (pid {holder(config.store) or '?'}) is serving {config.store}"
             )
         service = _service(config)
+        for warning in seat_warnings(config, service.store):
+            log.warning("%s", warning)
         if once:
             outcomes = service.run_once(_when(now))
             for outcome in outcomes:
@@ -585,6 +594,8 @@ def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     again for a reason: nothing is sent again then)."""
     config = _load(config_path)
     service = _service(config)
+    for warning in seat_warnings(config, service.store):
+        log.warning("%s", warning)
     now = datetime.now(UTC)
     try:
         with writer_lock(config.store) as mine:

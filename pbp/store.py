@@ -436,6 +436,16 @@ class Store:
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
+    def seats(self) -> dict[str, dict[str, str]]:
+        """``{game id: {player: email}}`` of every started game's players (the GM's
+        own seat left out), one query."""
+        seats: dict[str, dict[str, str]] = {}
+        for game_id, player, email in self._db.execute(
+            "SELECT game_id, player, email FROM tokens WHERE player NOT LIKE '@%'"
+        ):
+            seats.setdefault(game_id, {})[player] = email
+        return seats
+
     def player_token(self, game_id: str, player: str) -> str | None:
         """The token of one seat."""
         row = self._db.execute(
