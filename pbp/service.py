@@ -92,6 +92,18 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
 
+def _logged(outcome: Outcome) -> Outcome:
+    """Log one INFO line for a processed message (source, outcome, game, player; never
+    its text, which may hold a player's hidden card), and return it."""
+    where = "".join(
+        f" {label} {value}"
+        for label, value in (("game", outcome.game_id), ("player", outcome.player))
+        if value
+    )
+    log.info("message %s: %s%s", outcome.source, outcome.outcome, where)
+    return outcome
+
+
 class _KeptAgain(Exception):
     """A retried message kept again (``reason``): its transaction is rolled back."""
 
@@ -384,13 +396,13 @@ class Service:
         """
         source = source or source_key(raw)
         if self.store.seen(source):
-            return Outcome(source, "duplicate")
+            return _logged(Outcome(source, "duplicate"))
         if raw.arrived > now:
             # A clock ahead of ours (a server's INTERNALDATE, `pbp mail --at`) must not
             # fast-forward the game through closes that have not happened (D8).
             raw = dataclasses.replace(raw, arrived=now)
         try:
-            return self._handle(raw, source, now)
+            return _logged(self._handle(raw, source, now))
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():
@@ -407,7 +419,7 @@ class Service:
                     self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, "error")
                 # The notices commit with the kept row: a crash cannot keep it untold.
                 self._notice_error(raw, kept_id, repr(error), now)
-            return Outcome(source, "error", notes=[repr(error)])
+            return _logged(Outcome(source, "error", notes=[repr(error)]))
 
     def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
         """Process kept messages again (``pbp retry``), after the GM fixed what kept them

@@ -1579,3 +1579,28 @@ def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
         warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
         assert [w.split(":")[0] for w in warned] == ["seed-000", "seed-000"], command
         assert "Стас <stranger@example.test> in games.yaml has no seat" in warned[1]
+
+
+def test_pbp_run_logs_one_info_line_per_message_without_its_text(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """README finding 14: source, outcome, game and player; never the body (a card)."""
+    from gamekit import Table, utc
+
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.send(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 18)
+        )
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18, 1), sender="x@example.test")
+        caplog.set_level("INFO", logger="pbp.service")
+        assert table.run(utc(2026, 12, 1, 18, 2)) == ["applied", "unknown_sender"]
+    finally:
+        table.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "pbp.service"]
+    assert [re.sub(r"^message maildir:\S+: ", "", line) for line in lines] == [
+        "applied game seed-000 player Кросс",
+        "unknown_sender",
+    ]
+    assert not any("Спальня" in line or "СТАТУС" in line for line in lines)
