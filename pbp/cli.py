@@ -201,12 +201,9 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
 
 @main.command()
 @click.argument("game_id", metavar="GAME")
+@click.option("--day", "day", type=int, help="The post of this game day; default: the current one.")
 @click.option(
-    "--day",
-    "--turn",
-    "number",
-    type=int,
-    help="The post of this game day (or turn, in a game by turns); default: the current one.",
+    "--turn", "turn", type=int, help="In a game by turns: the post of this turn (not --day)."
 )
 @click.option(
     "--which",
@@ -222,7 +219,14 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
     show_default=True,
 )
 @click.pass_obj
-def post(config_path: Path, game_id: str, number: int | None, which: str | None, fmt: str) -> None:
+def post(
+    config_path: Path,
+    game_id: str,
+    day: int | None,
+    turn: int | None,
+    which: str | None,
+    fmt: str,
+) -> None:
     """Print a public post of GAME, ready to paste into the forum."""
     config = _load(config_path)
     service = _service(config, mail=False)
@@ -231,6 +235,14 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
     kind = service.kind_of(row.kind)
     state = kind.load(row.state)
     period = kind.period_post
+    asked = "day" if day is not None else "turn" if turn is not None else None
+    if day is not None and turn is not None:
+        raise click.UsageError("--day and --turn do not go together")
+    if asked is not None and asked != period:
+        raise click.ClickException(
+            f"game {game_id} has {period}s, not {asked}s: use --{period} {day or turn}"
+        )
+    number = day if day is not None else turn
     if which is None:
         which = period if number is not None or not row.over else "final"
     if which in ("day", "turn") and which != period:
@@ -253,6 +265,11 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
     if which == "morning":
         # "The morning of day N" ends night N-1; the latest is today's.
         number = (number if number is not None else kind.day(state)) - 1
+        if number < 1:
+            raise click.ClickException(
+                f"game {game_id}: day 1 has no morning post (the game opens with day 1; "
+                "the first night ends on the morning of day 2)"
+            )
     try:
         text = service.renderer.public_post(
             which,
