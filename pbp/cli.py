@@ -23,13 +23,16 @@ import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.engine.base import MoveError
-from pbp.gm import paused_since
+from pbp.gm import HELD, paused_since
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
+from pbp.seats import seat_warnings
 from pbp.service import Service
-from pbp.store import Store
+from pbp.store import STILL_KEPT, Store
+
+log = logging.getLogger(__name__)
 
 
 def templates_dir() -> Path:
@@ -157,6 +160,10 @@ def check(config_path: Path) -> None:
     config = _load(config_path)
     for name in config.missing_secrets():
         click.echo(f"{config_path}: warning: environment variable {name} is not set", err=True)
+    if Path(config.store).exists():  # a game started: its players are fixed
+        with Store(config.store) as store:
+            for warning in seat_warnings(config, store):
+                click.echo(f"{config_path}: warning: {warning}", err=True)
     games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
     click.echo(f"{config_path}: OK: {games}")
 
@@ -180,6 +187,8 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
                 f"another pbp run (pid {holder(config.store) or '?'}) is serving {config.store}"
             )
         service = _service(config)
+        for warning in seat_warnings(config, service.store):
+            log.warning("%s", warning)
         if once:
             outcomes = service.run_once(_when(now))
             for outcome in outcomes:
@@ -192,12 +201,9 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
 
 @main.command()
 @click.argument("game_id", metavar="GAME")
+@click.option("--day", "day", type=int, help="The post of this game day; default: the current one.")
 @click.option(
-    "--day",
-    "--turn",
-    "number",
-    type=int,
-    help="The post of this game day (or turn, in a game by turns); default: the current one.",
+    "--turn", "turn", type=int, help="In a game by turns: the post of this turn (not --day)."
 )
 @click.option(
     "--which",
@@ -213,7 +219,14 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
     show_default=True,
 )
 @click.pass_obj
-def post(config_path: Path, game_id: str, number: int | None, which: str | None, fmt: str) -> None:
+def post(
+    config_path: Path,
+    game_id: str,
+    day: int | None,
+    turn: int | None,
+    which: str | None,
+    fmt: str,
+) -> None:
     """Print a public post of GAME, ready to paste into the forum."""
     config = _load(config_path)
     service = _service(config, mail=False)
@@ -222,6 +235,14 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
     kind = service.kind_of(row.kind)
     state = kind.load(row.state)
     period = kind.period_post
+    asked = "day" if day is not None else "turn" if turn is not None else None
+    if day is not None and turn is not None:
+        raise click.UsageError("--day and --turn do not go together")
+    if asked is not None and asked != period:
+        raise click.ClickException(
+            f"game {game_id} has {period}s, not {asked}s: use --{period} {day or turn}"
+        )
+    number = day if day is not None else turn
     if which is None:
         which = period if number is not None or not row.over else "final"
     if which in ("day", "turn") and which != period:
@@ -244,6 +265,11 @@ def post(config_path: Path, game_id: str, number: int | None, which: str | None,
     if which == "morning":
         # "The morning of day N" ends night N-1; the latest is today's.
         number = (number if number is not None else kind.day(state)) - 1
+        if number < 1:
+            raise click.ClickException(
+                f"game {game_id}: day 1 has no morning post (the game opens with day 1; "
+                "the first night ends on the morning of day 2)"
+            )
     try:
         text = service.renderer.public_post(
             which,
@@ -564,10 +590,15 @@ def kept(config_path: Path) -> None:
     source, reason, and for one retried already when and with what outcome."""
     config = _load(config_path)
     service = _service(config, mail=False)
-    for message in service.store.kept():
+    kept = service.store.kept()
+    if not kept:
+        click.echo("nothing kept")
+    for message in kept:
         line = f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
         if message.retried_at is not None:
-            line += f"\tretried {message.retried_at.isoformat()}: {message.retry_outcome}"
+            done = "resumed" if message.reason.startswith(HELD) else "retried"
+            still = " (still kept)" if message.waiting else ""
+            line += f"\t{done} {message.retried_at.isoformat()}: {message.retry_outcome}{still}"
         click.echo(line)
 
 
@@ -576,9 +607,12 @@ def kept(config_path: Path) -> None:
 @click.pass_obj
 def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     """Process kept messages (ids from `pbp kept`) again, after a fix, in their arrival
-    order (rule D8). Exit 1 when one of them fails again."""
+    order (rule D8). Exit 1 when one of them stays kept (crashes again, or is kept
+    again for a reason: nothing is sent again then)."""
     config = _load(config_path)
     service = _service(config)
+    for warning in seat_warnings(config, service.store):
+        log.warning("%s", warning)
     now = datetime.now(UTC)
     try:
         with writer_lock(config.store) as mine:
@@ -595,7 +629,7 @@ def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     for outcome in outcomes:
         note = f" ({'; '.join(outcome.notes)})" if outcome.notes and outcome.notes[0] else ""
         click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip() + note)
-        failed = failed or outcome.outcome == "error"
+        failed = failed or outcome.outcome in STILL_KEPT
     if failed:
         raise click.exceptions.Exit(1)
 

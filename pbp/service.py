@@ -92,6 +92,27 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
 
+def _logged(outcome: Outcome) -> Outcome:
+    """Log one INFO line for a processed message (source, outcome, game, player; never
+    its text, which may hold a player's hidden card), and return it."""
+    where = "".join(
+        f" {label} {value}"
+        for label, value in (("game", outcome.game_id), ("player", outcome.player))
+        if value
+    )
+    log.info("message %s: %s%s", outcome.source, outcome.outcome, where)
+    return outcome
+
+
+class _KeptAgain(Exception):
+    """A retried message kept again (``reason``): its transaction is rolled back."""
+
+    def __init__(self, outcome: Outcome, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Applied:
     """A committed move: its step and the public posts it completes (kind's choice)."""
@@ -375,13 +396,13 @@ class Service:
         """
         source = source or source_key(raw)
         if self.store.seen(source):
-            return Outcome(source, "duplicate")
+            return _logged(Outcome(source, "duplicate"))
         if raw.arrived > now:
             # A clock ahead of ours (a server's INTERNALDATE, `pbp mail --at`) must not
             # fast-forward the game through closes that have not happened (D8).
             raw = dataclasses.replace(raw, arrived=now)
         try:
-            return self._handle(raw, source, now)
+            return _logged(self._handle(raw, source, now))
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():
@@ -394,9 +415,11 @@ class Service:
                     outcome="error",
                     note=repr(error),
                 )
+                if source.endswith(REPLAYED):  # the held row points to the new one
+                    self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, "error")
                 # The notices commit with the kept row: a crash cannot keep it untold.
                 self._notice_error(raw, kept_id, repr(error), now)
-            return Outcome(source, "error", notes=[repr(error)])
+            return _logged(Outcome(source, "error", notes=[repr(error)]))
 
     def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
         """Process kept messages again (``pbp retry``), after the GM fixed what kept them
@@ -422,20 +445,35 @@ class Service:
             source = f"kept:{message.id}"
             if message.reason.startswith(HELD):
                 # Held while its game was paused: applied once, on resume (D8).
-                outcomes.append(Outcome(source, "held", notes=["applied on resume"]))
+                if message.waiting:
+                    outcomes.append(Outcome(source, "held", notes=["applied on resume"]))
+                else:
+                    outcomes.append(Outcome(source, "resumed", notes=[message.retry_outcome or ""]))
                 continue
-            if message.retried_at is not None or self.store.seen(source):
+            if not message.waiting or self.store.seen(source):
                 outcomes.append(Outcome(source, "retried", notes=[message.retry_outcome or ""]))
                 continue
             raw = RawMessage(source, None, min(message.arrived, now), message.raw)
+            before = self.store.last_kept(source)
             try:
                 with self.store.transaction():
                     outcome = self._handle(raw, source, now)
+                    again = self.store.last_kept(source)
+                    if again is not None and again != before and not again.reason.startswith(HELD):
+                        # Kept again (still an unknown sender, …): rolled back, so no
+                        # second kept row, reply or GM notice; the row notes the try.
+                        raise _KeptAgain(outcome, again.reason)
                     self.store.mark_retried(message.id, now, outcome.outcome)
+            except _KeptAgain as kept_again:
+                with self.store.transaction():
+                    self.store.note_kept_error(message.id, kept_again.reason)
+                    self.store.mark_retried(message.id, now, kept_again.outcome.outcome)
+                outcome = dataclasses.replace(kept_again.outcome, notes=["still kept"])
             except Exception as error:  # still broken: it stays kept
                 log.exception("kept message %d could not be processed again", message.id)
                 with self.store.transaction():
                     self.store.note_kept_error(message.id, f"error: {error!r}")
+                    self.store.mark_retried(message.id, now, "error")
                 outcome = Outcome(source, "error", notes=[repr(error)])
             outcomes.append(outcome)
         return outcomes
@@ -466,6 +504,7 @@ class Service:
         sender = letter.from_address
         # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY).
         identity = letter.message_id or fingerprint(raw.raw)
+        replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
 
         def record(
             outcome: str,
@@ -483,6 +522,8 @@ class Service:
                 player=player,
                 note=note,
             )
+            if replayed:  # `pbp kept` shows the held mail as done (D8)
+                self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, outcome)
             return Outcome(source, outcome, game_id, player, [note] if note else [])
 
         if letter.automatic or sender is None:
@@ -509,7 +550,6 @@ class Service:
             return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
-        replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
         if not replayed and self.store.message_id_seen(identity, game_id, player):
             # The same mail again (a renumbered mailbox, a copy): never apply it twice.
             with self.store.transaction():

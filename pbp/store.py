@@ -155,6 +155,10 @@ class OutgoingMail:
     failed: str | None
 
 
+STILL_KEPT = frozenset({"error", "automatic", "unknown_sender", "wrong_sender", "unreadable"})
+"""Outcomes of ``pbp retry`` that leave a message kept (it may be retried again)."""
+
+
 @dataclass(frozen=True)
 class KeptMessage:
     """A message set aside for the GM (unreadable, automatic, or crashed its handler).
@@ -170,6 +174,12 @@ class KeptMessage:
     raw: bytes
     retried_at: datetime | None = None
     retry_outcome: str | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """True while it still waits for the GM: never retried, or retried and kept
+        again (outcome in :data:`STILL_KEPT`)."""
+        return self.retried_at is None or self.retry_outcome in STILL_KEPT
 
 
 class Store:
@@ -426,6 +436,16 @@ class Store:
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
+    def seats(self) -> dict[str, dict[str, str]]:
+        """``{game id: {player: email}}`` of every started game's players (the GM's
+        own seat left out), one query."""
+        seats: dict[str, dict[str, str]] = {}
+        for game_id, player, email in self._db.execute(
+            "SELECT game_id, player, email FROM tokens WHERE player NOT LIKE '@%'"
+        ):
+            seats.setdefault(game_id, {})[player] = email
+        return seats
+
     def player_token(self, game_id: str, player: str) -> str | None:
         """The token of one seat."""
         row = self._db.execute(
@@ -524,6 +544,22 @@ class Store:
         """One kept message by its id (``pbp kept``), or None."""
         row = self._db.execute(self._KEPT + "WHERE id = ?", (kept_id,)).fetchone()
         return self._kept(row) if row else None
+
+    def last_kept(self, source: str) -> KeptMessage | None:
+        """The newest kept row with this source key, or None."""
+        row = self._db.execute(
+            self._KEPT + "WHERE source = ? ORDER BY id DESC LIMIT 1", (source,)
+        ).fetchone()
+        return self._kept(row) if row else None
+
+    def mark_resumed(self, source: str, held: str, now: datetime, outcome: str) -> None:
+        """Record that the mail held by a pause (kept with this source and a reason
+        starting with ``held``) was applied on resume (in the replay's transaction)."""
+        self._db.execute(
+            "UPDATE kept SET retried_at = ?, retry_outcome = ? "
+            "WHERE source = ? AND substr(reason, 1, ?) = ? AND retried_at IS NULL",
+            (to_iso(now), outcome, source, len(held), held),
+        )
 
     def is_kept(self, source: str) -> bool:
         """True when the message with this source key was set aside."""

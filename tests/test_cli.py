@@ -1533,3 +1533,74 @@ def test_subject_tag_mode_reads_the_token_from_the_subject(tmp_path: Path) -> No
         "\n"
         "Пишите ходы на этот адрес — проще всего отвечать на это письмо или на письма игры.\n"
     )
+
+
+def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """README finding 9: games.yaml edited after the start (a new player, a new address)
+    changes no seat; ``pbp check`` (the store present), ``pbp run`` and ``pbp retry``
+    warn."""
+    from click.testing import CliRunner
+    from gamekit import Table, utc
+
+    from pbp.cli import main
+
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.close()
+    config = tmp_path / "games.yaml"
+    runner = CliRunner()
+    assert runner.invoke(main, ["-c", str(config), "check"]).stderr == ""
+    edited = tmp_path / "games2.yaml"
+    edited.write_text(
+        config.read_text(encoding="utf-8")
+        .replace("Роза", "Стас")
+        .replace("rosa@example.test", "stranger@example.test")
+        .replace("doug@example.test", "doug2@example.test"),
+        encoding="utf-8",
+    )
+    result = runner.invoke(main, ["-c", str(edited), "check"])
+    assert (result.exit_code, result.stdout) == (
+        0,
+        f"{edited}: OK: seed-000 (cluedo_days, 3 players)\n",
+    )
+    assert result.stderr.splitlines() == [
+        f"{edited}: warning: seed-000: Дуг's seat plays from doug@example.test, not "
+        "doug2@example.test as games.yaml says: players are fixed once a game has started "
+        "(pbp substitute changes a seat's address)",
+        f"{edited}: warning: seed-000: Стас <stranger@example.test> in games.yaml has no "
+        "seat: players are fixed once a game has started (pbp substitute gives a seat to "
+        "someone new)",
+    ]
+    for command in (["run", "--once", "--now", "2026-12-01T17:30:00+00:00"], ["retry", "1"]):
+        caplog.clear()
+        runner.invoke(main, ["-c", str(edited), *command])
+        warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert [w.split(":")[0] for w in warned] == ["seed-000", "seed-000"], command
+        assert "Стас <stranger@example.test> in games.yaml has no seat" in warned[1]
+
+
+def test_pbp_run_logs_one_info_line_per_message_without_its_text(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """README finding 14: source, outcome, game and player; never the body (a card)."""
+    from gamekit import Table, utc
+
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.send(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 18)
+        )
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18, 1), sender="x@example.test")
+        caplog.set_level("INFO", logger="pbp.service")
+        assert table.run(utc(2026, 12, 1, 18, 2)) == ["applied", "unknown_sender"]
+    finally:
+        table.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "pbp.service"]
+    assert [re.sub(r"^message maildir:\S+: ", "", line) for line in lines] == [
+        "applied game seed-000 player Кросс",
+        "unknown_sender",
+    ]
+    assert not any("Спальня" in line or "СТАТУС" in line for line in lines)

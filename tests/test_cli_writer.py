@@ -73,6 +73,12 @@ def test_post_refuses_a_day_that_does_not_exist_and_a_final_post_before_the_end(
     final = pbp(config, "post", "seed-000", "--which", "final")
     assert (day.returncode, day.stderr) == (1, "Error: game seed-000 has days 1 to 1, not 7\n")
     assert (final.returncode, final.stderr) == (1, "Error: game seed-000 is not over yet\n")
+    # A game by days has no turns: --turn 2 is refused, not taken as --day 2.
+    turn = pbp(config, "post", "seed-000", "--turn", "2")
+    assert (turn.returncode, turn.stderr) == (
+        1,
+        "Error: game seed-000 has days, not turns: use --day 2\n",
+    )
 
 
 def test_post_of_a_result_that_does_not_exist_yet_is_refused_clearly(tmp_path: Path) -> None:
@@ -85,7 +91,13 @@ def test_post_of_a_result_that_does_not_exist_yet_is_refused_clearly(tmp_path: P
     night = pbp(config, "end-night", "maniac-1")
     assert (morning.returncode, morning.stderr) == (
         1,
-        "Error: game maniac-1: no morning post for 1 yet\n",
+        "Error: game maniac-1: day 1 has no morning post (the game opens with day 1; "
+        "the first night ends on the morning of day 2)\n",
+    )
+    turn = pbp(config, "post", "table-1", "--day", "1")
+    assert (turn.returncode, turn.stderr) == (
+        1,
+        "Error: game table-1 has turns, not days: use --turn 1\n",
     )
     assert (evening.returncode, evening.stderr) == (1, "Error: game table-1 has no evening posts\n")
     assert (night.returncode, night.stderr) == (

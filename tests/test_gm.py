@@ -244,7 +244,7 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
     table.service.gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)
     assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
     after = table.service.retry([kept.id], utc(2026, 12, 2, 10, 1))
-    assert [o.outcome for o in after] == ["held"]
+    assert [(o.outcome, o.notes) for o in after] == [("resumed", ["applied"])]
     made = [
         s.event.data["suggester"]
         for s in table.store.events(GAME)

@@ -217,3 +217,106 @@ def test_a_maildir_inbox_keeps_a_copy_once_in_its_kept_folder(tmp_path: Path) ->
     copies = read_maildir(tmp_path / "inbox" / KEPT_FOLDER)
     assert [str(m["Message-ID"]) for m in copies] == ["<k@example.test>"]
     assert inbox.fetch_new() == []
+
+
+def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
+    tmp_path: Path,
+) -> None:
+    """README finding 1: ``pbp retry`` of an unknown sender, a mail to another player's
+    address and an auto-reply (RFC 3834) makes no new kept row and sends no reply or GM
+    notice again; the row records the try; the exit code is 1; a second retry likewise."""
+    from gamekit import Table, utc
+
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        at = utc(2026, 12, 1, 18)
+        table.send("Кросс", "СТАТУС", at=at, sender="stranger@example.test", to="gm@example.test")
+        table.send("Дуг", "СТАТУС", at=at, to=f"gm+{table.token('Кросс')}@example.test")
+        table.send("Роза", "В отпуске", at=at, headers=[("Auto-Submitted", "auto-replied")])
+        table.new_mail()
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["unknown_sender", "wrong_sender", "automatic"]
+        # The stranger and Дуг are answered, the GM told twice (the auto-reply: never).
+        assert len(table.new_mail()) == 4
+        first = [(k.id, k.source.startswith("maildir:"), k.reason) for k in table.store.kept()]
+        assert [(i, r) for i, _s, r in first] == [
+            (1, "unknown_sender"),
+            (2, "wrong_sender"),
+            (3, "automatic or no sender"),
+        ]
+
+        for minute in (2, 3):
+            outcomes = table.service.retry([3, 1, 2], utc(2026, 12, 1, 18, minute))
+            assert [(o.source, o.outcome, o.notes) for o in outcomes] == [
+                ("kept:1", "unknown_sender", ["still kept"]),
+                ("kept:2", "wrong_sender", ["still kept"]),
+                ("kept:3", "automatic", ["still kept"]),
+            ]
+            table.service.flush_outbox(utc(2026, 12, 1, 18, minute))
+            assert table.new_mail() == []
+            kept = table.store.kept()
+            assert [(k.id, k.reason, k.retried_at, k.retry_outcome, k.waiting) for k in kept] == [
+                (1, "unknown_sender", utc(2026, 12, 1, 18, minute), "unknown_sender", True),
+                (2, "wrong_sender", utc(2026, 12, 1, 18, minute), "wrong_sender", True),
+                (3, "automatic or no sender", utc(2026, 12, 1, 18, minute), "automatic", True),
+            ]
+            assert not any(table.store.seen(f"kept:{i}") for i in (1, 2, 3))
+
+        code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
+        assert (code, output.splitlines()) == (1, ["kept:1: unknown_sender (still kept)"])
+        code, listing = cli_at(tmp_path / "games.yaml", "kept")
+        assert code == 0
+        assert [line.split("\t")[3:] for line in listing.splitlines()][1:] == [
+            ["wrong_sender", "retried 2026-12-01T18:03:00+00:00: wrong_sender (still kept)"],
+            [
+                "automatic or no sender",
+                "retried 2026-12-01T18:03:00+00:00: automatic (still kept)",
+            ],
+        ]
+        assert len(table.store.kept()) == 3
+    finally:
+        table.close()
+
+
+def cli_at(config: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["-c", str(config), *args])
+    return result.exit_code, result.output
+
+
+def test_pbp_kept_says_when_nothing_is_kept(tmp_path: Path) -> None:
+    from gamekit import write_config
+
+    assert cli_at(write_config(tmp_path), "kept") == (0, "nothing kept\n")
+
+
+def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path: Path) -> None:
+    """README finding 7: the held row records the replay's outcome (same transaction)."""
+    from gamekit import Table, utc
+
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.service.gm.pause("seed-000", now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+        table.send(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 18)
+        )
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
+        code, listing = cli_at(tmp_path / "games.yaml", "kept")
+        assert listing.split("\t")[3:] == ["paused:seed-000\n"]
+        table.service.gm.resume("seed-000", now=utc(2026, 12, 2, 10), via="cli", note=None)
+        assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+        (kept,) = table.store.kept()
+        assert (kept.retried_at, kept.retry_outcome, kept.waiting) == (
+            utc(2026, 12, 2, 10),
+            "applied",
+            False,
+        )
+        code, listing = cli_at(tmp_path / "games.yaml", "kept")
+        assert listing.split("\t")[3:] == [
+            "paused:seed-000",
+            "resumed 2026-12-02T10:00:00+00:00: applied\n",
+        ]
+        code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
+        assert (code, output) == (0, "kept:1: resumed (applied)\n")
+    finally:
+        table.close()
