@@ -296,7 +296,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     service = _service(config, mail=False)
     row = _started(service, game_id)
     kind = service.kind_of(row.kind)
-    view = kind.gm_view(kind.load(row.state))
+    view = kind.gm_view(service.with_history(game_id, kind, kind.load(row.state)))
     game = config.game(game_id)
     closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
     view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None

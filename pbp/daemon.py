@@ -18,12 +18,12 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from types import FrameType
-from typing import Any
-
-from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.triggers.date import DateTrigger
+from typing import TYPE_CHECKING, Any
 
 from pbp.service import Service
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.background import BackgroundScheduler
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,19 @@ class Daemon:
         self.lock = threading.RLock()
         self.stopping = threading.Event()
         self.waiting = False  # in the main thread's wait for mail: a signal may cut it
-        self.scheduler = BackgroundScheduler(timezone=UTC)
+        self._scheduler: BackgroundScheduler | None = None
+        self._serving = False  # in run(): the scheduler runs from the first round on
         self._planned: dict[str, datetime] = {}  # job id -> its moment, as last planned
+
+    @property
+    def scheduler(self) -> BackgroundScheduler:
+        """The APScheduler, imported and made at first use: after the first round, so
+        that start-up (issue 7: the first reply) does not wait for it."""
+        if self._scheduler is None:
+            from apscheduler.schedulers.background import BackgroundScheduler
+
+            self._scheduler = BackgroundScheduler(timezone=UTC)
+        return self._scheduler
 
     def tick(self) -> None:
         """One round under the writer lock: mail, due deadlines, the outbox."""
@@ -63,6 +74,8 @@ class Daemon:
                 self.service.run_once(self.clock())
             finally:
                 self.schedule()
+                if self._serving and not self.scheduler.running:
+                    self.scheduler.start()  # its jobs planned at once, not one by one
 
     def _deadline(self) -> None:
         try:
@@ -84,6 +97,8 @@ class Daemon:
         One query for all games, and only the jobs whose moment changed are
         touched: with a thousand games, a round is not a thousand replans.
         """
+        from apscheduler.triggers.date import DateTrigger
+
         now = self.clock()
         stored = self.service.store.schedules()
         for game in self.service.config.games:
@@ -126,8 +141,9 @@ class Daemon:
         """Catch up, then serve until stopped."""
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, self._on_signal)
-        self.schedule()
-        self.scheduler.start()
+        # The first round (catching up mail and deadlines, D8) comes before the
+        # scheduler: its jobs only wake rounds, and the round itself plans them.
+        self._serving = True
         log.info("pbp running: %d game(s)", len(self.service.config.games))
         try:
             failures = 0
@@ -159,7 +175,9 @@ class Daemon:
                 finally:
                     self.waiting = False
         finally:
-            self.scheduler.shutdown(wait=False)
+            self._serving = False
+            if self._scheduler is not None and self._scheduler.running:
+                self._scheduler.shutdown(wait=False)
             if self.service.inbox is not None:
                 self.service.inbox.close()
             if self.service.transport is not None:

@@ -374,7 +374,7 @@ class GmDesk:
             )
             self._log(game_id, [public, private], now, kind.day(state), via)
             context = {
-                "status": kind.status(state, seat),
+                "status": kind.status(self.service.with_history(game_id, kind, state), seat),
                 "substitute": name,
                 "note": note,
                 # The game's own names in the command examples (game_started).

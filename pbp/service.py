@@ -732,8 +732,9 @@ class Service:
             return result, None
         if command.private:
             result["private"] = type(command.move).__name__.lower()
-            result["status"] = kind.status(state, player)
+            result["status"] = kind.status(self.with_history(game.id, kind, state), player)
             return result, None
+        state = self.with_history(game.id, kind, state, command.move)
         try:
             step = kind.apply(state, player, command.move, at)
         except MoveError as error:
@@ -765,6 +766,13 @@ class Service:
             cached = (text, kind.load(json.loads(text)))
         self._remember(game_id, *cached)
         return cached[1]
+
+    def with_history(self, game_id: str, kind: GameKind, state: Any, move: Any = None) -> Any:
+        """``state`` with the history ``move`` (None: a view) needs from the event log
+        (:meth:`GameKind.with_history`; the snapshot keeps only what the rules need)."""
+        return kind.with_history(
+            state, lambda: [stored.event for stored in self.store.events(game_id)], move
+        )
 
     def _remember(self, game_id: str, text: str, state: Any) -> None:
         self._states.pop(game_id, None)

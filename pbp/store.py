@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 CREATE INDEX IF NOT EXISTS messages_by_message_id ON messages(message_id);
 CREATE INDEX IF NOT EXISTS events_by_day ON events(game_id, day, seq);
+CREATE INDEX IF NOT EXISTS events_by_kind ON events(game_id, kind, seq);
 CREATE TABLE IF NOT EXISTS kept (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL,
@@ -393,7 +394,9 @@ class Store:
         marks = ", ".join("?" for _ in kinds)
         row = self._db.execute(
             "SELECT seq, at, day, kind, visibility, player, data, source FROM events "
-            f"WHERE game_id = ? AND kind IN ({marks}) ORDER BY seq DESC LIMIT 1",
+            # "+seq": search the (game_id, kind) index and sort the few hits, rather
+            # than walk the game's whole log backwards (a move's cost would grow).
+            f"WHERE game_id = ? AND kind IN ({marks}) ORDER BY +seq DESC LIMIT 1",
             (game_id, *kinds),
         ).fetchone()
         if row is None:

@@ -40,3 +40,66 @@ def test_subject_survives_the_outbox_and_smtp_reserialisation(subject: str) -> N
     assert received["Subject"] == subject
     header = wire.getvalue().split(b"\r\n\r\n")[0]
     assert max(len(line) for line in header.split(b"\r\n")) <= 78
+
+
+def _by_the_registry(**fields: str) -> bytes:
+    """The same headers set the email package's usual way (parsed by its registry)."""
+    from email.headerregistry import Address
+    from email.message import EmailMessage
+
+    message = EmailMessage(policy=SMTP)
+    name, address = fields.pop("From").split("|")
+    local, _, domain = address.partition("@")
+    message["From"] = Address(name, local, domain)
+    for header, value in fields.items():
+        if header == "Subject":
+            message.set_raw("Subject", value)
+        else:
+            message[header] = value
+    message.set_content("текст\n", charset="utf-8")
+    return bytes(message)
+
+
+@pytest.mark.parametrize(
+    ("sender_name", "to", "references"),
+    [
+        ("pbp", "player@example.test", ["<a@example.test>"]),
+        ("Ведущий «Клуэдо»", "Роза <rosa@example.test>", []),
+        (
+            'a "quoted", name',
+            "p" * 70 + "@example.test",
+            [f"<{n}.x@example.test>" for n in range(6)],
+        ),
+    ],
+)
+def test_headers_set_without_the_registry_are_the_same_bytes(
+    sender_name: str, to: str, references: list[str]
+) -> None:
+    """Issue 7: short printable ASCII values skip the header registry's parse;
+    anything else (non-ASCII, long, an address list to refold) still goes through it."""
+    date = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
+    message = compose(
+        sender="gm@example.test",
+        to=to,
+        subject="Ход 4",
+        body="текст\n",
+        message_id="<pbp.1@example.test>",
+        date=date,
+        auto_submitted="auto-replied",
+        reply_to="gm+k3x9@example.test",
+        in_reply_to="<m1@example.test>",
+        references=references,
+        sender_name=sender_name,
+    )
+    thread = [*references, "<m1@example.test>"]
+    expected = _by_the_registry(
+        From=f"{sender_name}|gm@example.test",
+        To=to,
+        **{"Reply-To": "gm+k3x9@example.test"},
+        Subject=dict(message.raw_items())["Subject"],
+        Date="Tue, 01 Dec 2026 19:30:00 +0000",
+        **{"Message-ID": "<pbp.1@example.test>", "In-Reply-To": "<m1@example.test>"},
+        References=" ".join(thread),
+        **{"Auto-Submitted": "auto-replied"},
+    )
+    assert bytes(message) == expected

@@ -143,9 +143,18 @@ class Game:
     def __init__(self, state: RoundsState) -> None:
         self.state = state
         self.events: list[Event] = []
+        self.sizes: list[int] = []  # the stored snapshot's length after each step
+
+    @property
+    def full(self) -> RoundsState:
+        """The state with its history from the events, as the shell gives it."""
+        return rounds.with_history(self.state, self.events)
+
+    def _for(self, move: CluedoMove) -> RoundsState:
+        return self.full if rounds.needs_history(self.state, move) else self.state
 
     def play(self, who_move: tuple[str, CluedoMove], at: datetime) -> list[Event]:
-        step = rounds.apply(self.state, who_move[0], who_move[1], at)
+        step = rounds.apply(self._for(who_move[1]), who_move[0], who_move[1], at)
         return self._take(step.state, list(step.events))
 
     def timeout(self, at: datetime) -> list[Event]:
@@ -154,14 +163,15 @@ class Game:
 
     def refused(self, who_move: tuple[str, CluedoMove], at: datetime) -> IllegalMove | InvalidMove:
         with pytest.raises((IllegalMove, InvalidMove)) as caught:
-            rounds.apply(self.state, who_move[0], who_move[1], at)
+            rounds.apply(self._for(who_move[1]), who_move[0], who_move[1], at)
         error = caught.value
         assert isinstance(error, IllegalMove | InvalidMove)
         return error
 
     def _take(self, state: RoundsState, events: list[Event]) -> list[Event]:
-        stored = json.loads(json.dumps(rounds.dump_state(state), ensure_ascii=False))
-        assert rounds.load_state(stored) == state
+        text = json.dumps(rounds.dump_state(state), ensure_ascii=False)
+        assert rounds.load_state(json.loads(text)) == state
+        self.sizes.append(len(text))
         self.state = state
         self.events.extend(events)
         return events
@@ -370,10 +380,10 @@ def test_seed_000_worked_example_played_by_rounds() -> None:
         ("turn_started", None),
         ("game_over", None),
     ]
-    assert rounds.status(game.state, "Кросс")["shown_to_me"] == [
+    assert rounds.status(game.full, "Кросс")["shown_to_me"] == [
         {"number": 1, "card": "Молоток", "by": "Дуг", "auto": False, "by_gm": False}
     ]
-    assert rounds.status(game.state, "Кросс")["shown_by_me"] == [
+    assert rounds.status(game.full, "Кросс")["shown_by_me"] == [
         {"number": 2, "card": "Петя", "to": "Дуг", "auto": False, "by_gm": False}
     ]
 
@@ -466,7 +476,7 @@ def test_R2_a_later_holder_is_never_asked_once_a_card_was_shown() -> None:
         "not_asked",
         {"number": 1, "asked": None, "waiting": []},
     )
-    assert game.state.suggestions[0].refuted_by == "Дуг"
+    assert game.full.suggestions[0].refuted_by == "Дуг"
 
 
 def test_R3_reaching_the_suggester_ends_the_round_and_the_turn_passes_after_him() -> None:
@@ -625,7 +635,7 @@ def test_R7_deadlines_a_missed_turn_is_skipped() -> None:
         turn(2, "Дуг", ROOMS, late, hours=1.5),
     ]
     assert rounds.deadline(game.state) == late + timedelta(hours=1.5)
-    assert game.state.skipped == (rounds.Skip(1, "Кросс", iso(late)),)
+    assert game.full.skipped == (rounds.Skip(1, "Кросс", iso(late)),)
     assert rounds.duties(game.state, "Дуг") == {
         "duty": "turn",
         "turn": 2,
@@ -653,7 +663,7 @@ def test_R7_a_missed_answer_is_given_by_the_gm_and_the_round_goes_on() -> None:
         ended(n1, "Роза", minute(61)),
         turn(2, "Дуг", ROOMS, minute(61)),
     ]
-    assert rounds.status(game.state, "Роза")["shown_by_me"] == [
+    assert rounds.status(game.full, "Роза")["shown_by_me"] == [
         {"number": 1, "card": "Канделябр", "to": "Кросс", "auto": False, "by_gm": True}
     ]
 
@@ -779,7 +789,7 @@ def test_C6_a_wrong_accusation_is_accused_aloud_by_default_and_the_player_is_out
     assert game.state.out == ("Кросс",)
     for move in (suggest("Кросс", "Маша Топор Столовая"), accuse("Кросс", "Маша Топор Столовая")):
         assert refusal(game.refused(move, minute(2))) == ("player_out", {"player": "Кросс"})
-    assert rounds.status(game.state, "Кросс")["out"] is True
+    assert rounds.status(game.full, "Кросс")["out"] is True
 
 
 def test_C7_when_every_player_is_out_the_game_ends_without_winner() -> None:
@@ -810,7 +820,7 @@ def test_C7_when_every_player_is_out_the_game_ends_without_winner() -> None:
 def test_status_duties_and_gm_view() -> None:
     game = Game(begin())
     game.play(suggest("Кросс", "Петя Молоток Спальня"), minute(1))
-    assert rounds.status(game.state, "Дуг") == {
+    assert rounds.status(game.full, "Дуг") == {
         "game": "seed-000",
         "turn": 1,
         "turn_player": "Кросс",
@@ -833,14 +843,14 @@ def test_status_duties_and_gm_view() -> None:
     assert rounds.duties(game.state, "Кросс") is None
     assert rounds.duties(game.state, "Роза") is None
     game.play(("Дуг", Refute("Спальня")), minute(2))
-    status = rounds.status(game.state, "Дуг")
+    status = rounds.status(game.full, "Дуг")
     assert (status["my_turn"], status["turn_deadline"], status["asked"]) == (
         True,
         iso(minute(2) + timedelta(hours=24)),
         None,
     )
-    assert rounds.status(game.state, "Кросс")["allowed_rooms"] == ["Столовая", "Библиотека"]
-    view = rounds.gm_view(game.state)
+    assert rounds.status(game.full, "Кросс")["allowed_rooms"] == ["Столовая", "Библиотека"]
+    view = rounds.gm_view(game.full)
     assert view["solution"] == {"suspect": "Маша", "weapon": "Топор", "room": "Столовая"}
     assert view["suggestions"] == [
         {
@@ -877,7 +887,7 @@ def test_status_duties_and_gm_view() -> None:
     }
     assert view["commitment"] == commitment(view["canonical"])
     with pytest.raises(KeyError):
-        rounds.status(game.state, "Моро")
+        rounds.status(game.full, "Моро")
 
 
 def test_the_module_is_an_engine_and_status_moves_are_not_applied() -> None:
@@ -935,7 +945,7 @@ def random_game(seed: int) -> Game:
 @pytest.mark.parametrize("seed", range(12))
 def test_no_public_event_shows_a_card_and_rounds_go_round_the_table(seed: int) -> None:
     game = random_game(seed)
-    assert rounds.is_over(game.state) or len(game.state.suggestions) > 20
+    assert rounds.is_over(game.state) or len(game.full.suggestions) > 20
     assert any(e.kind == "card_shown" for e in game.events), "the random game shows cards"
     names = [p for p, _ in PLAYERS]
     made = {e.data["number"]: dict(e.data) for e in game.events if e.kind == "suggestion_made"}
@@ -953,7 +963,7 @@ def test_no_public_event_shows_a_card_and_rounds_go_round_the_table(seed: int) -
             assert event.player == s["suggester"]
             assert event.data["card"] in HANDS[event.data["by"]]
             assert event.data["card"] in (s["suspect"], s["weapon"], s["room"])
-    for done in game.state.suggestions:  # R2, R3: seats in order after the suggester
+    for done in game.full.suggestions:  # R2, R3: seats in order after the suggester
         seat = names.index(done.suggester)
         seats = [names[(seat + k) % 3] for k in (1, 2)]
         assert [a.player for a in done.answers] == seats[: len(done.answers)]
@@ -1106,3 +1116,34 @@ def test_refusal_texts_say_what_was_wrong_and_what_is_accepted(
     code: str, locale: str, text: str
 ) -> None:
     assert render(locale, refusals()[code]) == text
+
+
+def test_the_snapshot_does_not_grow_with_the_game_and_the_history_comes_from_the_events() -> None:
+    """Issue 7: a move costs the same late in a game, so the stored state holds what
+    the rules need (the latest suggestion, the count, each previous room for R5);
+    the history of the views is rebuilt from the event log."""
+    game = random_game(3)
+    full = game.full
+    assert full.suggestion_count == len(full.suggestions) > 20
+    assert game.state.suggestions == full.suggestions[-1:]
+    assert [s.number for s in full.suggestions] == list(range(1, full.suggestion_count + 1))
+    assert len(game.sizes) > 50
+    # the latest suggestion with its answers, up to 3 accusations, the outs: bounded
+    assert max(game.sizes[20:]) <= max(game.sizes[:20]) + 600
+    old_growth = 250 * full.suggestion_count  # bytes: the whole history, before issue 7
+    assert max(game.sizes) - min(game.sizes) < old_growth / 4
+
+
+def test_an_older_snapshot_with_the_whole_history_still_loads() -> None:
+    game = random_game(3)
+    full = game.full
+    older = rounds.dump_state(full)
+    older["suggestions"] = [rounds.suggestion_as_json(s) for s in full.suggestions]
+    older["skipped"] = [{"turn": s.turn, "player": s.player, "at": s.at} for s in full.skipped]
+    del older["suggestion_count"], older["last_rooms"]
+    loaded = rounds.load_state(json.loads(json.dumps(older)))
+    assert loaded == game.state
+    for name, _ in PLAYERS:  # R5 from the history
+        mine = [s.room for s in full.suggestions if s.suggester == name]
+        expected = [r for r in EXAMPLE.rooms if not mine or r != mine[-1]]
+        assert rounds.allowed_rooms(loaded, name) == expected

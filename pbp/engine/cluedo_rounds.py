@@ -15,7 +15,11 @@ aware datetime, stored as ISO 8601 in UTC):
 - ``status(state, player) -> dict``, ``duties(state, player) -> dict | None`` (reminders),
   ``gm_view(state) -> dict`` — views.
 - ``kind = "cluedo_rounds"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
-  ``is_over(state)``.
+  ``is_over(state)``. The state keeps only what the rules need (the latest suggestion,
+  counters, each player's previous room for R5), so a move costs the same at any
+  point of the game; ``with_history(state, events)`` adds the history from the
+  logged events where a view or an answer to an older suggestion needs it
+  (``needs_history(state, move)``).
 
 The shell must call :func:`on_deadline` for every deadline that falls before a move's
 ``at`` before applying that move (D8: mail and timeouts in time order).
@@ -103,12 +107,15 @@ from pbp.engine.cluedo_rounds_state import (
     deadline,
     dump_state,
     duties,
+    find_suggestion,
     gm_view,
     is_over,
     load_state,
+    needs_history,
     status,
     suggestion_as_json,
     whose_turn,
+    with_history,
 )
 from pbp.fairness import commitment
 
@@ -128,10 +135,12 @@ __all__ = [
     "deadline",
     "dump_state",
     "duties",
+    "find_suggestion",
     "gm_view",
     "is_over",
     "kind",
     "load_state",
+    "needs_history",
     "on_deadline",
     "remove",
     "shift_deadline",
@@ -139,6 +148,7 @@ __all__ = [
     "status",
     "suggestion_as_json",
     "whose_turn",
+    "with_history",
 ]
 
 kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.engine.base.Engine)
@@ -270,9 +280,15 @@ def _suggest(state: RoundsState, player: str, move: Suggest, at: str) -> Step:
     allowed = allowed_rooms(state, player)
     if move.room not in allowed:
         raise IllegalMove("same_room", room=move.room, allowed=allowed)
-    number = len(state.suggestions) + 1
+    number = state.suggestion_count + 1
     suggestion = Suggestion(number, state.turn, player, move.suspect, move.weapon, move.room, at)
-    new = dataclasses.replace(state, suggestions=(*state.suggestions, suggestion))
+    rooms = {**dict(state.last_rooms), player: move.room}  # R5
+    new = dataclasses.replace(
+        state,
+        suggestions=(suggestion,),  # the history stays in the event log (with_history)
+        suggestion_count=number,
+        last_rooms=tuple((p, rooms[p]) for p in state.names if p in rooms),
+    )
     events = [Event("suggestion_made", PUBLIC, suggestion.public())]
     return _run_round(new, at, events)
 
@@ -286,9 +302,12 @@ def _answer(state: RoundsState, player: str, number: int | None, card: str | Non
             raise IllegalMove("nothing_to_answer")
         suggestion = running
     else:
-        if not 1 <= number <= len(state.suggestions):
+        if not 1 <= number <= state.suggestion_count:
             raise IllegalMove("unknown_suggestion", number=number, waiting=waiting)
-        suggestion = state.suggestions[number - 1]
+        found = find_suggestion(state, number)
+        if found is None:
+            raise LookupError(f"suggestion {number} needs the game's history (with_history)")
+        suggestion = found
         if not (suggestion is running and asked_now):
             mine = next((a for a in suggestion.answers if a.player == player), None)
             if mine is not None:
@@ -469,15 +488,13 @@ def on_deadline(state: RoundsState, at: datetime) -> Step:
         return Step(state, [])
     running = state.running
     if running is None:
-        skip = Skip(state.turn, state.turn_player, stamp)
-        new = dataclasses.replace(state, skipped=(*state.skipped, skip))
         data = {
             "turn": state.turn,
             "player": state.turn_player,
             "deadline": utc_iso(due),
             "skipped_at": stamp,
         }
-        return _next_turn(new, state.turn_player, stamp, [Event("turn_skipped", PUBLIC, data)])
+        return _next_turn(state, state.turn_player, stamp, [Event("turn_skipped", PUBLIC, data)])
     player = running.asked
     assert player is not None
     card = gm_default_card(state.deal.hands[player], *running.named)

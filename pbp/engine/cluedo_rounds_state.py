@@ -11,16 +11,19 @@ the queries below return aware :class:`~datetime.datetime` objects in UTC.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
-from pbp.engine.base import flat_dict
+from pbp.engine.base import Event, flat_dict
 from pbp.engine.cluedo import (
     CATEGORIES,
     Cards,
     Deal,
+    NoRefutation,
+    Refute,
+    Status,
     cards_as_json,
     cards_from_json,
     deal_as_json,
@@ -170,6 +173,15 @@ class RoundsState:
     ``salt``: hex of the fairness salt; ``removed``: players the GM removed (also
     ``out``; the GM answers for them at once, C5). Once ``over``, ``turn`` and
     ``turn_player`` stay those of the last turn.
+
+    The state holds what the rules need, so that its size does not grow with the
+    game's length: ``suggestion_count`` (suggestions made so far), ``last_rooms``
+    (``(player, room)`` of each player's previous suggestion, R5, in turn order)
+    and in ``suggestions`` only the latest suggestion (the running one, R2).
+    ``suggestions`` and ``skipped`` hold the whole history only in a state given
+    the game's logged events by :func:`with_history` (what ``status``'s
+    ``shown_to_me``/``shown_by_me``, ``gm_view`` and an answer to an older
+    suggestion need, see :func:`needs_history`).
     """
 
     game_id: str
@@ -189,6 +201,8 @@ class RoundsState:
     winner: str | None = None
     over: bool = False
     removed: tuple[str, ...] = ()
+    suggestion_count: int = 0
+    last_rooms: tuple[tuple[str, str], ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -234,8 +248,8 @@ def awaiting(state: RoundsState) -> tuple[str, int] | None:
 def allowed_rooms(state: RoundsState, player: str) -> list[str]:
     """R5: the rooms ``player`` may name in his next suggestion: every room but the
     room of his previous suggestion, in deck order."""
-    previous = [s.room for s in state.suggestions if s.suggester == player]
-    return [room for room in state.cards.rooms if not previous or room != previous[-1]]
+    previous = dict(state.last_rooms).get(player)
+    return [room for room in state.cards.rooms if room != previous]
 
 
 def deadline(state: RoundsState) -> datetime | None:
@@ -260,6 +274,80 @@ def _plus_hours(stamp: str, hours: float) -> datetime:
 def is_over(state: RoundsState) -> bool:
     """True once somebody won or every player is out (C7)."""
     return state.over
+
+
+def find_suggestion(state: RoundsState, number: int) -> Suggestion | None:
+    """Suggestion ``number`` if ``state`` holds it (the latest one always; older ones
+    only in a state given its history, :func:`with_history`), else None."""
+    return next((s for s in state.suggestions if s.number == number), None)
+
+
+def needs_history(state: RoundsState, move: object) -> bool:
+    """True when :func:`apply` (``move``) or :func:`status` (``move`` a
+    :class:`~pbp.engine.cluedo.Status`) needs the suggestions before the latest one:
+    STATUS lists the cards shown to and by the player in the whole game; an answer
+    naming an older suggestion is refused with what was answered to it (R2)."""
+    if isinstance(move, Status):
+        return True
+    if isinstance(move, Refute | NoRefutation) and move.number is not None:
+        known = 1 <= move.number <= state.suggestion_count
+        return known and find_suggestion(state, move.number) is None
+    return False
+
+
+def with_history(state: RoundsState, events: Iterable[Event]) -> RoundsState:
+    """``state`` with every suggestion (answers included) and skipped turn, rebuilt
+    from the game's logged ``events`` in order (``suggestion_made``, ``asked``,
+    ``refuted`` + ``card_shown``, ``not_refuted``, ``round_ended``, ``turn_skipped``).
+    The latest suggestion is the state's own (a pause or an extension moves its
+    ``asked_at`` without an event). Pure; the snapshot never stores the result
+    (:func:`dump_state` keeps the latest suggestion only).
+    """
+    found: dict[int, Suggestion] = {}
+    skipped: list[Skip] = []
+    for event in events:
+        data = event.data
+        kind_ = event.kind
+        if kind_ == "turn_skipped":
+            skipped.append(Skip(int(data["turn"]), data["player"], data["skipped_at"]))
+            continue
+        if kind_ not in _HISTORY_KINDS:
+            continue
+        number = int(data["number"])
+        if kind_ == "suggestion_made":
+            found[number] = Suggestion(**{name: data[name] for name in _SUGG_FIELDS})
+            continue
+        current = found.get(number)
+        if current is None:
+            continue
+        if kind_ == "asked":
+            found[number] = dataclasses.replace(
+                current, asked=data["player"], asked_at=data["asked_at"]
+            )
+        elif kind_ in ("refuted", "not_refuted"):
+            answer = Answer(
+                data["by"], None, bool(data["auto"]), bool(data["by_gm"]), data["answered_at"]
+            )
+            found[number] = dataclasses.replace(
+                current, answers=(*current.answers, answer), asked=None, asked_at=None
+            )
+        elif kind_ == "card_shown" and current.answers:
+            last = dataclasses.replace(current.answers[-1], card=data["card"])
+            found[number] = dataclasses.replace(current, answers=(*current.answers[:-1], last))
+        elif kind_ == "round_ended":
+            found[number] = dataclasses.replace(current, ended_at=data["ended_at"])
+    for own in state.suggestions:
+        found[own.number] = own
+    return dataclasses.replace(
+        state,
+        suggestions=tuple(found[n] for n in sorted(found)),
+        skipped=tuple(skipped),
+    )
+
+
+_HISTORY_KINDS = frozenset(
+    ("suggestion_made", "asked", "refuted", "not_refuted", "card_shown", "round_ended")
+)
 
 
 # --- views ---
@@ -296,7 +384,8 @@ def status(state: RoundsState, player: str) -> dict[str, Any]:
     "auto": False, "by_gm": False}]}``. ``my_turn``: he must suggest or accuse now;
     ``turn_deadline``: its deadline (else None); ``allowed_rooms``: for his next
     suggestion (R5); ``asked``: the suggestion he must answer now as ``{**sugg, held:
-    [card...], deadline}``, else None.
+    [card...], deadline}``, else None. ``shown_to_me``/``shown_by_me`` cover the
+    suggestions ``state`` holds: give it the game's history first (:func:`with_history`).
 
     :raises KeyError: ``player`` is not in the game.
     """
@@ -371,7 +460,8 @@ def gm_view(state: RoundsState) -> dict[str, Any]:
     | None, "suggestions": [{**sugg, "answers": [{"player", "card", "auto", "by_gm",
     "at"}], "asked", "asked_at", "ended_at", "refuted_by"}], "accusations": [{"player",
     "turn", "at", "suspect", "weapon", "room", "correct"}], "skipped": [{"turn",
-    "player", "at"}], "commitment": hex, "canonical": str}``.
+    "player", "at"}], "commitment": hex, "canonical": str}``; ``suggestions`` and
+    ``skipped`` as far as ``state`` holds them (:func:`with_history`).
     """
     waiting = awaiting(state)
     return {
@@ -409,7 +499,10 @@ def gm_view(state: RoundsState) -> dict[str, Any]:
 
 
 def dump_state(state: RoundsState) -> dict[str, Any]:
-    """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
+    """State → JSON-able dict, of a size independent of the game's length (the
+    latest suggestion only, no skipped turns: the event log holds the history);
+    ``load_state(dump_state(s)) == s`` exactly for a state without history (every
+    state the engine returns)."""
     return {
         "game_id": state.game_id,
         "players": [[p, ch] for p, ch in state.players],
@@ -421,9 +514,10 @@ def dump_state(state: RoundsState) -> dict[str, Any]:
         "turn_player": state.turn_player,
         "turn_started": state.turn_started,
         "turn": state.turn,
-        "suggestions": [suggestion_as_json(s) for s in state.suggestions],
+        "suggestions": [suggestion_as_json(s) for s in state.suggestions[-1:]],
+        "suggestion_count": state.suggestion_count,
+        "last_rooms": [[p, room] for p, room in state.last_rooms],
         "accusations": [dataclasses.asdict(a) for a in state.accusations],
-        "skipped": [dataclasses.asdict(s) for s in state.skipped],
         "out": list(state.out),
         "winner": state.winner,
         "over": state.over,
@@ -442,8 +536,19 @@ def _suggestion(data: Mapping[str, Any]) -> Suggestion:
 
 
 def load_state(data: Mapping[str, Any]) -> RoundsState:
-    """Inverse of :func:`dump_state`. :raises KeyError, TypeError, ValueError: malformed data."""
+    """Inverse of :func:`dump_state`; also reads the snapshot of an older version,
+    which held every suggestion and skipped turn: it keeps the latest suggestion and
+    derives ``suggestion_count`` and ``last_rooms`` (R5) from the others.
+
+    :raises KeyError, TypeError, ValueError: malformed data.
+    """
     rules = data["rules"]
+    suggestions = data["suggestions"]
+    if "last_rooms" in data:
+        last_rooms = tuple((p, room) for p, room in data["last_rooms"])
+    else:  # an older snapshot: the full history
+        rooms = {s["suggester"]: s["room"] for s in suggestions}
+        last_rooms = tuple((p, rooms[p]) for p, _ in data["players"] if p in rooms)
     return RoundsState(
         game_id=data["game_id"],
         players=tuple((p, ch) for p, ch in data["players"]),
@@ -460,11 +565,12 @@ def load_state(data: Mapping[str, Any]) -> RoundsState:
         turn_player=data["turn_player"],
         turn_started=data["turn_started"],
         turn=int(data["turn"]),
-        suggestions=tuple(_suggestion(s) for s in data["suggestions"]),
+        suggestions=tuple(_suggestion(s) for s in suggestions[-1:]),
         accusations=tuple(Accusation(**a) for a in data["accusations"]),
-        skipped=tuple(Skip(**s) for s in data["skipped"]),
         out=tuple(data["out"]),
         winner=data["winner"],
         over=bool(data["over"]),
         removed=tuple(data.get("removed", ())),
+        suggestion_count=int(data.get("suggestion_count", len(suggestions))),
+        last_rooms=last_rooms,
     )

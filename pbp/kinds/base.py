@@ -9,7 +9,7 @@ Adding a game kind means adding one module here and registering it in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -125,11 +125,20 @@ class GameKind(Protocol):
         """Public posts to mail the GM after ``step``: ``[(template name, period)]``,
         e.g. ``[("day", 3)]`` when game day 3 closed."""
 
+    def with_history(
+        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
+    ) -> Any:
+        """``state`` able to serve ``move`` (None: the views :meth:`status` and
+        :meth:`gm_view`). A kind whose snapshot keeps only what the rules need (so
+        that a move costs the same late in a game) adds the history the move or view
+        needs from ``events()`` — the game's logged events, in order, read only
+        then; otherwise ``state`` itself."""
+
     def status(self, state: Any, player: str) -> dict[str, Any]:
-        """The private STATUS view of one player."""
+        """The private STATUS view of one player (a state given :meth:`with_history`)."""
 
     def gm_view(self, state: Any) -> dict[str, Any]:
-        """Everything the GM sees (``pbp show``)."""
+        """Everything the GM sees (``pbp show``; a state given :meth:`with_history`)."""
 
     def duties(self, state: Any, player: str) -> dict[str, Any] | None:
         """Open duties for a reminder, or None when the player owes nothing."""

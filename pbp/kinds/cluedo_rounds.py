@@ -8,7 +8,7 @@ is mailed to the GM for every completed turn.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -69,6 +69,16 @@ class CluedoRounds(CluedoKind):
     ) -> datetime | None:
         """The current turn's or answer's deadline, whatever happened (R7)."""
         return engine.deadline(state)
+
+    def with_history(
+        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
+    ) -> Any:
+        """The suggestions and skipped turns before the latest one, from the event
+        log, for the views (STATUS lists every card shown, ``pbp show`` every
+        suggestion) and for an answer naming an older suggestion (R2)."""
+        if move is None or engine.needs_history(state, move):
+            return engine.with_history(state, events())
+        return state
 
     def void(self, state: Any, event: Event, at: datetime) -> Step:
         """Nothing: a suggestion at once starts its answering round (R2), and an
@@ -149,7 +159,8 @@ class CluedoRounds(CluedoKind):
 def _suggestion(state: Any, number: int) -> dict[str, Any]:
     """The public facts of suggestion ``number`` (never its answers: they may hold a
     card shown to someone else)."""
-    found = next(s for s in state.suggestions if s.number == number)
+    found = engine.find_suggestion(state, number)
+    assert found is not None, number  # the events name the latest suggestion
     return {
         "number": found.number,
         "turn": found.turn,

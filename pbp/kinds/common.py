@@ -8,12 +8,12 @@ commands (:mod:`pbp.parse.cluedo`) and the seats.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import ModuleType
 from typing import Any
 
-from pbp.engine.base import Step
+from pbp.engine.base import Event, Step
 from pbp.engine.cluedo import Help, Status
 from pbp.kinds.base import ParsedCommand
 from pbp.parse.cluedo import parse_cluedo
@@ -48,6 +48,12 @@ class EngineKind:
 
     def shift_deadline(self, state: Any, delta: timedelta) -> Any:
         """Unchanged: the deadline is the stored one (game days), moved by the service."""
+        return state
+
+    def with_history(
+        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
+    ) -> Any:
+        """``state`` itself: its snapshot holds what every move and view needs."""
         return state
 
     def status(self, state: Any, player: str) -> dict[str, Any]:
