@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pbp.config import Game
+from pbp.config import Game, is_email
 from pbp.engine.base import Event, MoveError, Visibility, utc_iso
 from pbp.kinds.base import GameKind
 from pbp.mail.base import RawMessage
@@ -347,12 +347,19 @@ class GmDesk:
         once; the newcomer gets a private briefing (his status: hand or role, cards
         shown to the seat, what the seat owes) and a new personal address.
 
-        :raises GmRefused: not running; ``email`` already plays in this game.
+        :raises GmRefused: not running; ``gm_bad_address`` {email}: not an address;
+            ``gm_address_reserved`` {email}: the daemon's own address, one of its
+            personal addresses or the GM's (mail to it would loop or reach the GM);
+            ``gm_address_taken`` {email, player}: already plays in this game.
         :raises MoveError: ``player`` names no seat.
         """
         service = self.service
         game, kind = self._game(game_id)
-        email = email.strip().lower()
+        email = email.strip().strip("<>").lower()
+        if not is_email(email):
+            raise GmRefused("gm_bad_address", email=email)
+        if self._reserved(game, email):
+            raise GmRefused("gm_address_reserved", email=email)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             seat = self._seat(kind, state, player)
@@ -383,6 +390,14 @@ class GmDesk:
             service.mail.player(game, seat, "briefing", context, now)
             self.announce(game, [public], now)
         return {"lever": "substitute", "player": seat, "name": name, "email": email}
+
+    def _reserved(self, game: Game, email: str) -> bool:
+        """Whether ``email`` is the GM's or the daemon's own (``gm@host`` or any
+        ``gm+TOKEN@host``): no seat may be given to it."""
+        local, _, domain = email.rpartition("@")
+        own_local, _, own_domain = self.service.config.mail.address.lower().rpartition("@")
+        own = domain == own_domain and (local == own_local or local.startswith(own_local + "+"))
+        return own or email == game.gm.lower()
 
     # --- remove ----------------------------------------------------------------------------
 

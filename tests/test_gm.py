@@ -373,6 +373,43 @@ def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None
     assert error.value.params == {"email": "rosa@example.test", "player": "Роза"}
 
 
+@pytest.mark.parametrize(
+    ("email", "code"),
+    [
+        ("not an address", "gm_bad_address"),
+        ("vova@", "gm_bad_address"),
+        ("gm@example.test", "gm_address_reserved"),
+        ("GM+abc123@example.test", "gm_address_reserved"),
+        (GM, "gm_address_reserved"),
+    ],
+)
+def test_substitute_refuses_a_typo_and_the_games_own_addresses(
+    table: Table, email: str, code: str
+) -> None:
+    """A careless GM's typo (or the daemon's own address, a mail loop) never takes the
+    seat from its player: refused before anything changes, the old token still works."""
+    token = table.token("Дуг")
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as error:
+        table.service.gm.substitute(
+            GAME, "Дуг", "Вова", email, now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert error.value.code == code
+    assert error.value.params == {"email": email.lower()}
+    assert table.token("Дуг") == token and last_seq(table) == seq
+    assert flushed(table) == []
+
+
+def test_substitute_by_mail_with_a_bad_address_answers_why(table: Table) -> None:
+    gm_mail(table, "ЗАМЕНА Дуг НА Вова gm@example.test", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
+    (answer,) = table.new_mail()
+    assert (
+        "Не выполнено. Адрес gm@example.test — адрес ведущего или самой игры: заменяющему "
+        "нужен свой адрес. Место осталось за прежним игроком." in body(answer)
+    )
+
+
 def test_public_posts_see_no_private_fact_of_the_new_events(table: Table) -> None:
     suggest(table)
     gm = table.service.gm
