@@ -58,6 +58,8 @@ GM_SEAT = "@gm"
 HELD = "paused:"
 #: The suffix of the source key under which a held message is applied on resume.
 REPLAYED = "#resumed"
+#: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
+MAX_EXTEND_HOURS = 720
 
 
 class GmRefused(MoveError):
@@ -268,10 +270,18 @@ class GmDesk:
         """Move the current deadline ``hours`` later (reminders follow it); in a paused
         game the time is added to what is left at resume.
 
-        :raises GmRefused: not running; ``hours`` not above 0; no deadline to move.
+        :raises GmRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
+            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max}: a typo such
+            as 2000 for 20, or a date past the calendar); no deadline to move.
         """
         if not hours > 0:
             raise GmRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
+        if not hours <= MAX_EXTEND_HOURS:
+            raise GmRefused(
+                "gm_extend_too_long",
+                hours=f"{hours:.2f}".rstrip("0").rstrip("."),
+                max=MAX_EXTEND_HOURS,
+            )
         service = self.service
         game, kind = self._game(game_id)
         self._running(game_id, kind)

@@ -286,6 +286,38 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
         table.close()
 
 
+@pytest.mark.parametrize(
+    ("hours", "shown"),
+    [(720.5, "720.5"), (99999999.0, "99999999"), (1e12, "1000000000000"), (float("inf"), "inf")],
+)
+def test_extend_refuses_more_than_30_days_instead_of_crashing(
+    table: Table, hours: float, shown: str
+) -> None:
+    """A typo (2000 for 20) or a date past the calendar used to crash the lever
+    (OverflowError); it is refused with the limit, the deadline unchanged."""
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as error:
+        table.service.gm.extend(GAME, hours, now=utc(2026, 12, 1, 18), via="cli", note=None)
+    assert error.value.code == "gm_extend_too_long"
+    assert error.value.params == {"hours": shown, "max": 720}
+    row = table.store.game(GAME)
+    assert row is not None and row.deadline_at == utc(2026, 12, 1, 19, 30)
+    assert last_seq(table) == seq and flushed(table) == []
+
+
+def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> None:
+    gm_mail(table, "ПРОДЛИТЬ 99999999", "EXTEND 1.50", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    mails = table.new_mail()
+    assert summary(mails) == [(GM, ANNOUNCE), (GM, "Re: команды")]
+    text = body(mails[1])
+    assert (
+        "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 ч за раз, "
+        "а не на 99999999 ч. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
+    )
+    assert "> EXTEND 1.50\nПродлено на 1.5 ч. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text
+
+
 def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:
     gm = table.service.gm
     gm.pause(GAME, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)

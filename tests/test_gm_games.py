@@ -156,7 +156,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000")
         assert code == 1 and "Игра seed-000 уже на паузе" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Продлено на 2.0 ч. Игра на паузе" in out
+        assert code == 0 and "Продлено на 2 ч. Игра на паузе" in out
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
         assert "Игра продолжается. Следующий срок: " in out
