@@ -479,9 +479,15 @@ class GmDesk:
             data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
             self._log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
             service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
-            if any(e.visibility is Visibility.PUBLIC for e in step.events):
+            announced = any(e.visibility is Visibility.PUBLIC for e in step.events)
+            if announced:
                 self.announce(game, step.events, now)
-        return {"lever": "void", "event": seq, "voided_kind": target.event.kind}
+        return {
+            "lever": "void",
+            "event": seq,
+            "voided_kind": target.event.kind,
+            "announced": announced,
+        }
 
     # --- one GM command, from the CLI or a mail --------------------------------------------
 

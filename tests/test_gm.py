@@ -587,7 +587,12 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     suggest(table)
     number = seq_of(table, "suggestion_made")
     done = table.service.gm.void(GAME, number, now=utc(2026, 12, 1, 18), via="mail", note="ошибся")
-    assert done == {"lever": "void", "event": number, "voided_kind": "suggestion_made"}
+    assert done == {
+        "lever": "void",
+        "event": number,
+        "voided_kind": "suggestion_made",
+        "announced": True,
+    }
     rows = log(table, number)
     assert [(k, v) for k, v, _s, _d in rows] == [("suggestion_voided", "public"), ("gm_void", "gm")]
     assert rows[1][3] == {
