@@ -386,3 +386,41 @@ def test_D8_the_scheduler_plans_nothing_for_a_paused_game(tmp_path: Path) -> Non
         }
     finally:
         table.close()
+
+
+def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
+    maniac: ManiacTable,
+) -> None:
+    """Every event kind has its line in the story (no raw ``order_voided``), and a
+    move of several lines entered by the GM stays one Markdown list item."""
+    gm = maniac.service.gm
+    gm.act(
+        GAME,
+        "Колю",
+        "УБИТЬ Сашу НОЧЬ 1\nГОЛОС за Таню",
+        now=utc(2026, 12, 1, 10),
+        via="cli",
+        note="письмо потерялось",
+    )
+    seqs = {s.event.kind: s.seq for s in maniac.store.events(GAME)}
+    order = gm.void(GAME, seqs["order_placed"], now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert order["announced"] is False
+    vote = gm.void(GAME, seqs["vote_cast"], now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert vote["announced"] is True
+    text = story(maniac.service, GAME, "markdown", force=True)
+    lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- №")]
+    assert lines[-7:] == [
+        "маньяк заказывает на ночь 1: Саша.",
+        "Коля голосует за игрока Таня.",
+        "ведущий вносит ход за игрока Коля: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню»"
+        " — письмо потерялось.",
+        "заказ маньяка на ночь 1 (Саша) отменён.",
+        f"ведущий отменяет событие {seqs['order_placed']} (order_placed).",
+        "голос игрока Коля за игрока Таня отменён.",
+        f"ведущий отменяет событие {seqs['vote_cast']} (vote_cast).",
+    ]
+    result = gm.result_text(
+        maniac.service.game_config(GAME), [{"line": "", "lever": "void", "done": order}]
+    )
+    assert f"Событие {seqs['order_placed']} (order_placed) отменено.\n" in result
+    assert "Объявление для форума" not in result
