@@ -46,7 +46,7 @@ from pbp.kinds.base import GameKind
 from pbp.mail.base import RawMessage
 from pbp.parse.commands import PlayerNames
 from pbp.parse.gm import GmCommand, parse_gm
-from pbp.parse.mime import Letter
+from pbp.parse.mime import Letter, read_letter
 from pbp.store import Store, StoredEvent
 
 if TYPE_CHECKING:
@@ -377,6 +377,7 @@ class GmDesk:
             for other in [*kind.players(state), GM_SEAT]:
                 if self.store.player_email(game_id, other) == email:
                     raise GmRefused("gm_address_taken", email=email, player=other)
+            dropped = self._drop_held(game, seat, old, name, now) if old else []
             token = service.new_token()
             self.store.replace_token(game_id, seat, token, email)
             public = Event(
@@ -399,7 +400,48 @@ class GmDesk:
             }
             service.mail.player(game, seat, "briefing", context, now)
             self.announce(game, [public], now)
-        return {"lever": "substitute", "player": seat, "name": name, "email": email}
+        return {
+            "lever": "substitute",
+            "player": seat,
+            "name": name,
+            "email": email,
+            "dropped": dropped,
+        }
+
+    def _drop_held(
+        self, game: Game, seat: str, old_email: str, name: str, now: datetime
+    ) -> list[int]:
+        """The mail ``seat``'s old player sent while the game was paused is not applied
+        on resume (the seat is no longer his; his token is gone): he is told so instead
+        of the ``held`` promise, and the GM gets the ``pbp kept`` ids (to ACT a move
+        that should count). Returns those ids."""
+        dropped: list[int] = []
+        for kept in self.store.kept():
+            if kept.reason != f"{HELD}{game.id}" or self.store.seen(kept.source + REPLAYED):
+                continue
+            letter = read_letter(kept.raw)
+            if letter.from_address != old_email:
+                continue
+            self.store.record_message(
+                kept.source + REPLAYED,
+                message_id=None,
+                arrived=kept.arrived,
+                processed_at=now,
+                outcome="held_dropped",
+                game_id=game.id,
+                player=seat,
+                note=f"the seat went to {name}",
+            )
+            self.service.mail.reply(
+                letter,
+                old_email,
+                "held_dropped",
+                {"player": seat, "substitute": name},
+                now,
+                game=game,
+            )
+            dropped.append(kept.id)
+        return dropped
 
     def _reserved(self, game: Game, email: str) -> bool:
         """Whether ``email`` is the GM's or the daemon's own (``gm@host`` or any

@@ -234,6 +234,59 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
     assert made == ["Кросс"]
 
 
+def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_and_he_is_told(
+    table: Table,
+) -> None:
+    """The weekend case: the GM pauses, finds a substitute, resumes. The old player's
+    held mail used to hit his dead token on resume (a misleading "wrong address"
+    answer after the promise "it will be applied"); now he is told at the substitution
+    and the GM gets the kept id to ACT it if it should count."""
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Дуг", SUGGESTION.replace("ДЛЯ Дуг", "ДЛЯ Роза"), at=utc(2026, 12, 1, 18))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["paused", "paused"]
+    doug_kept, _rosa_kept = (k.id for k in table.store.kept())
+    table.new_mail()
+    done = gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 19), via="cli", note=None
+    )
+    assert done["dropped"] == [doug_kept]
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("doug@example.test", "Re: ход"),
+        ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
+        (GM, ANNOUNCE),
+    ]
+    assert body(mails[0]) == (
+        "Ведущий передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
+        "Ваше письмо, сохранённое на время паузы, поэтому учтено не будет, и ваш личный "
+        "адрес для этой игры больше не действует. Ведущий об этом знает; если ход должен "
+        "засчитаться, он внесёт его сам.\n"
+    )
+    assert (
+        f"Письма прежнего игрока, отложенные на время паузы, не будут учтены (он получил "
+        f"объяснение): {doug_kept} в pbp kept. Если ход должен засчитаться, внесите его "
+        "командой ЗА."
+        in gm.result_text(
+            table.service.game_config(GAME), [{"line": "", "lever": "substitute", "done": done}]
+        )
+    )
+    assert gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)["held"] == 1
+    assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+    assert [to for to, _subject in summary(table.new_mail())] == [
+        GM,  # the resume's announcement
+        "rosa@example.test",
+        "cross@example.test",  # Роза's suggestion to him
+    ]
+    made = [
+        s.event.data["suggester"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == ["Роза"]
+
+
 def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
     gm = table.service.gm
     with pytest.raises(GmRefused) as error:
@@ -343,6 +396,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         "player": "Дуг",
         "name": "Вова",
         "email": "vova@example.test",
+        "dropped": [],
     }
     assert [(k, v, d) for k, v, _s, d in log(table, seq)] == [
         ("gm_substitute", "public", {"player": "Дуг", "name": "Вова", "via": "cli", "note": None}),
