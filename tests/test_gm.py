@@ -369,6 +369,13 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         "а не на 99999999 ч. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
     assert "> EXTEND 1.50\nПродлено на 1.5 ч. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text
+    table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")
+    told = [
+        line.split(": ", 1)[1]
+        for line in story(table.service, GAME, "markdown", force=True).splitlines()
+        if "продлевает" in line
+    ]
+    assert told == ["ведущий продлевает срок на 1.5 ч.", "ведущий продлевает срок на 2 ч — дождь."]
 
 
 def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:
