@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from gamekit import GM, Table, body, summary, utc
-from maniackit import EMAILS, GAME, START, ManiacTable, bbcode
+from maniackit import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn
 from roundskit import START as ROUNDS_START
 from roundskit import RoundsTable
 from test_maniac_service import EVENING_1, seed_tie
@@ -424,3 +424,22 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     )
     assert f"Событие {seqs['order_placed']} (order_placed) отменено.\n" in result
     assert "Объявление для форума" not in result
+
+
+def test_M8_a_player_removed_from_the_cell_at_night_is_not_released_nor_listed(
+    maniac: ManiacTable,
+) -> None:
+    """Removed at night while in the cell, Таня used to "leave the cell" in the morning
+    post and stay in its list of who is in the game, as after a removal by day."""
+    maniac.move("Вася", "ГОЛОС за Таню", at=utc(2026, 12, 1, 10))
+    maniac.move("Петя", "ГОЛОС за Таню", at=utc(2026, 12, 1, 10, 5))
+    maniac.at(close(1))
+    maniac.service.gm.remove(GAME, "Таню", now=utc(2026, 12, 1, 20), via="cli", note=None)
+    maniac.service.gm.remove(GAME, "Олю", now=utc(2026, 12, 1, 20, 1), via="cli", note=None)
+    maniac.new_mail()
+    (morning,) = [m for m in maniac.at(dawn(1)) if m["Subject"] == "[seed-002] Утро после ночи 1"]
+    (ended,) = [s.event for s in maniac.store.events(GAME) if s.event.kind == "night_ended"]
+    assert ended.data["released"] is None
+    post = bbcode(morning)
+    assert "выходит из камеры" not in post
+    assert "В игре (живы и на свободе): Вася, Петя, Саша, Маша, Коля, Дима, Лена, Катя.\n" in post
