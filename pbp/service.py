@@ -507,6 +507,19 @@ class Service:
                 self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
                 self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
                 return record("wrong_sender", seat[0], seat[1])
+        retired = self.store.retired_token(token) if token and seat is None else None
+        if (
+            retired is not None
+            and retired[2] == sender
+            and self.store.player_email(retired[0], retired[1]) != sender
+            and not letter.unreadable
+        ):
+            # His seat went to a substitute (pbp substitute): say so, not "wrong address".
+            with self.store.transaction():
+                game = self.game_config(retired[0])
+                context = {"player": retired[1]}
+                self.mail.reply(letter, sender, "replaced", context, now, game=game)
+                return record("replaced", retired[0], retired[1])
         if seat is None:
             return self._no_seat(letter, sender, raw, source, now, record)
 

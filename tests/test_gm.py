@@ -437,8 +437,15 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         at=utc(2026, 12, 1, 18, 5),
         to=f"gm+{old_token}@example.test",
     )
-    assert table.run(utc(2026, 12, 1, 18, 6)) == ["unknown_sender"]
-    table.new_mail()
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["replaced"]
+    (told,) = table.new_mail()
+    assert summary([told]) == [("doug@example.test", "Re: ход")]
+    assert body(told) == (
+        "Здравствуйте! Ведущий передал место Дуг в игре «seed-000» другому игроку, и ваш "
+        "личный адрес для этой игры больше не действует. Ходы из вашего письма не выполнены. "
+        "Если это ошибка, напишите ведущему.\n"
+    )
+    assert table.store.kept() == []  # nothing for the GM to look at
     table.send(
         "Дуг", "опровержение спальня", at=utc(2026, 12, 1, 18, 10), sender="vova@example.test"
     )

@@ -66,8 +66,8 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
     message.replace_header("To", f"gm+{old}@example.test")
     deliver(maniac.inbox_path, bytes(message), at=utc(2026, 12, 1, 12))
-    assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["unknown_sender"]
-    maniac.new_mail()
+    assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["replaced"]
+    assert summary(maniac.new_mail()) == [(EMAILS["Петя"], "Re: ход")]
     evening = [m for m in maniac.at(utc(2026, 12, 1, 19, 1)) if "Вечер" in str(m["Subject"])]
     assert len(evening) == 1 and bbcode(evening[0]) == EVENING_1
 
