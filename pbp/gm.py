@@ -357,7 +357,8 @@ class GmDesk:
         once; the newcomer gets a private briefing (his status: hand or role, cards
         shown to the seat, what the seat owes) and a new personal address.
 
-        :raises GmRefused: not running; ``gm_bad_address`` {email}: not an address;
+        :raises GmRefused: not running; ``gm_seat_gone`` {player}: the seat left the
+            game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
             ``gm_address_reserved`` {email}: the daemon's own address, one of its
             personal addresses or the GM's (mail to it would loop or reach the GM);
             ``gm_address_taken`` {email, player}: already plays in this game.
@@ -373,6 +374,7 @@ class GmDesk:
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             seat = self._seat(kind, state, player)
+            self._seat_in_play(kind, state, seat, now)
             old = self.store.player_email(game_id, seat)
             for other in [*kind.players(state), GM_SEAT]:
                 if self.store.player_email(game_id, other) == email:
@@ -442,6 +444,20 @@ class GmDesk:
             )
             dropped.append(kept.id)
         return dropped
+
+    @staticmethod
+    def _seat_in_play(kind: GameKind, state: Any, seat: str, now: datetime) -> None:
+        """Refuse a seat that left the game (removed by the GM, or killed in Maniac):
+        nobody can take it over. The engine's own check, ``remove`` (pure: its step is
+        dropped), says ``already_removed`` for exactly those.
+
+        :raises GmRefused: ``gm_seat_gone`` {player}.
+        """
+        try:
+            kind.remove(state, seat, now)
+        except MoveError as error:
+            if error.code == "already_removed":
+                raise GmRefused("gm_seat_gone", player=seat) from None
 
     def _reserved(self, game: Game, email: str) -> bool:
         """Whether ``email`` is the GM's or the daemon's own (``gm@host`` or any

@@ -443,3 +443,35 @@ def test_M8_a_player_removed_from_the_cell_at_night_is_not_released_nor_listed(
     post = bbcode(morning)
     assert "выходит из камеры" not in post
     assert "В игре (живы и на свободе): Вася, Петя, Саша, Маша, Коля, Дима, Лена, Катя.\n" in post
+
+
+def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> None:
+    """A careless GM naming a dead or removed player (an inflected name that matched the
+    wrong seat) used to brief the newcomer "you are dead"; refused, nothing changes."""
+    gm = maniac.service.gm
+    gm.remove(GAME, "Таню", now=utc(2026, 12, 1, 10), via="cli", note=None)
+    token = maniac.token("Таня")
+    flushed(maniac)
+    with pytest.raises(MoveError) as gone:
+        gm.substitute(
+            GAME,
+            "Тане",
+            "Гоша",
+            "gosha@example.test",
+            now=utc(2026, 12, 1, 11),
+            via="cli",
+            note=None,
+        )
+    assert (gone.value.code, gone.value.params) == ("gm_seat_gone", {"player": "Таня"})
+    assert maniac.token("Таня") == token
+    assert flushed(maniac) == []
+    text = maniac.service.renderer.error(gone.value.code, gone.value.params, locale="ru")
+    assert text == (
+        "Таня уже не в игре (исключён ведущим или убит): заменять некого. "
+        "Проверьте, того ли игрока вы назвали."
+    )
+    # The maniac himself (whom remove refuses) can be replaced.
+    done = gm.substitute(
+        GAME, "Колю", "Гоша", "gosha@example.test", now=utc(2026, 12, 1, 12), via="cli", note=None
+    )
+    assert done["player"] == "Коля"
