@@ -305,11 +305,21 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         # Дуг suggests: Роза is asked; then Кросс, removed, is answered by the GM (C5).
         table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая", at=ROUNDS_START + timedelta(hours=2))
         table.run(ROUNDS_START + timedelta(hours=2, minutes=1))
+        table.new_mail()
         table.send("Роза", "НЕТ ОПРОВЕРЖЕНИЯ", at=ROUNDS_START + timedelta(hours=3))
         table.run(ROUNDS_START + timedelta(hours=3, minutes=1))
         events = [s.event for s in table.store.events("seed-000")]
         (gm_answer,) = [e for e in events if e.kind == "gm_refutation"]
         assert (gm_answer.data["player"], gm_answer.data["card"]) == ("Кросс", "Нож")
+        assert gm_answer.data["removed"] is True
+        # Told as what it is, a removal (C5), never as a missed answer time (R7).
+        mails = {str(m["Subject"]): body(m) for m in table.new_mail()}
+        shown = mails["[seed-000] Предположение №1: вам показали карту"]
+        assert "За игрока Кросс ответил ГМ (игрок исключён) и показывает вам карту: Нож." in shown
+        post = mails["[seed-000] Итоги хода 2"]
+        assert "- Кросс: есть карта (ответил ГМ: игрок исключён)\n" in post
+        assert "  - №1: игрок Кросс исключён, ответ дал ГМ — показана карта Нож\n" in post
+        assert "время на ответ истекло" not in post + shown
         row = table.store.game("seed-000")
         assert row is not None
         state = kind.load(row.state)
