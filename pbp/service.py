@@ -502,6 +502,12 @@ class Service:
             seat = None
         if seat is not None and seat[2] != sender:
             game = self.game_config(seat[0])
+            if sender == game.gm.lower():
+                # The GM wrote to a player's address: point him to his own (ACT …).
+                with self.store.transaction():
+                    context = {"player": seat[1], "gm_address": self.gm.gm_address(game.id)}
+                    self.mail.reply(letter, sender, "gm_wrong_address", context, now, game=game)
+                    return record("gm_wrong_address", seat[0], seat[1])
             with self.store.transaction():
                 kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
                 self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)

@@ -166,6 +166,24 @@ def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
     assert table.store.last_event(GAME, ("gm_pause",)) is None
 
 
+def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> None:
+    """A careless GM replies to a player's mail with a command: nothing is done, and he
+    is told where commands go (not "write from your registered address", nor a
+    separate notice about his own mail)."""
+    table.send("Дуг", "ПАУЗА", at=utc(2026, 12, 1, 18), sender=GM)
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_wrong_address"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
+    assert table.store.kept() == []
+    (answer,) = table.new_mail()
+    assert summary([answer]) == [(GM, "Re: ход")]
+    gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    assert body(answer) == (
+        "Письмо пришло на личный адрес игрока Дуг, поэтому ничего не выполнено. Команды "
+        f"ведущего пишите на ваш адрес ведущего: {gm_address}. Чтобы внести ход за игрока, "
+        "напишите туда строку\n    ЗА Дуг: ХОД\n"
+    )
+
+
 # --- pause, resume, extend -----------------------------------------------------------
 
 
