@@ -130,6 +130,22 @@ def test_act_is_checked_like_the_players_own_mail_and_refused_whole(table: Table
     assert unknown.value.code == "unknown_name"
 
 
+@pytest.mark.parametrize("move", ["СТАТУС", "привет, Дуг"])
+def test_act_without_a_move_says_why_nothing_was_entered(table: Table, move: str) -> None:
+    """ACT with only STATUS (or no command at all) used to answer "nothing was entered:"
+    with an empty reason."""
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as refused:
+        table.service.gm.act(GAME, "Дуг", move, now=utc(2026, 12, 1, 18), via="cli", note=None)
+    assert refused.value.code == "gm_act_refused"
+    text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
+    assert text == (
+        f"За игрока Дуг ничего не внесено: в «{move}» нет хода, меняющего игру (СТАТУС и "
+        "ПОМОЩЬ только отвечают игроку). Пишите ход так, как его написал бы сам игрок."
+    )
+    assert last_seq(table) == seq and flushed(table) == []
+
+
 def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     suggest(table)
     sent = gm_mail(table, "Привет!", "ЗА Дуга: опровержение спальня", at=utc(2026, 12, 1, 18))
