@@ -485,3 +485,24 @@ def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> No
         GAME, "Колю", "Гоша", "gosha@example.test", now=utc(2026, 12, 1, 12), via="cli", note=None
     )
     assert done["player"] == "Коля"
+
+
+def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -> None:
+    """Held mail stayed listed by ``pbp kept`` after the resume applied it, inviting a
+    ``pbp retry``; each now says whether it waits for the resume or what it did."""
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.service.gm.pause("seed-000", now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
+        (held,) = table.store.kept()
+        code, out = cli(table, "kept")
+        assert code == 0
+        assert out.endswith(f"\t{held.source}\tpaused:seed-000\twaiting for resume\n")
+        table.service.gm.resume("seed-000", now=utc(2026, 12, 1, 19), via="cli", note=None)
+        assert table.run(utc(2026, 12, 1, 19)) == ["status"]
+        code, out = cli(table, "kept")
+        assert out.endswith(f"\t{held.source}\tpaused:seed-000\tresumed: status\n")
+    finally:
+        table.close()
