@@ -23,7 +23,7 @@ import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.engine.base import MoveError
-from pbp.gm import HELD, paused_since
+from pbp.gm import HELD, REPLAYED, paused_since
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -586,15 +586,22 @@ def mail_command(
 @main.command()
 @click.pass_obj
 def kept(config_path: Path) -> None:
-    """List messages kept aside for the GM (unreadable, automatic, failed): id, arrival,
-    source, reason, and for one retried already when and with what outcome."""
+    """List messages kept aside for the GM (unreadable, automatic, failed, held by a
+    pause): id, arrival, source, reason, for one held by a pause whether the resume
+    applied it, and for one retried already when and with what outcome."""
     config = _load(config_path)
     service = _service(config, mail=False)
     kept = service.store.kept()
     if not kept:
         click.echo("nothing kept")
+    resumed: dict[str, str] = {}
+    if any(message.reason.startswith(HELD) for message in kept):
+        resumed = {s: o for s, o, _n in service.store.message_outcomes() if s.endswith(REPLAYED)}
     for message in kept:
         line = f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
+        if message.reason.startswith(HELD) and message.retried_at is None:
+            outcome = resumed.get(message.source + REPLAYED)
+            line += "\twaiting for resume" if outcome is None else f"\tresumed: {outcome}"
         if message.retried_at is not None:
             done = "resumed" if message.reason.startswith(HELD) else "retried"
             still = " (still kept)" if message.waiting else ""

@@ -101,6 +101,11 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HHMM = re.compile(r"(\d{1,2}):(\d{2})\Z")
 
 
+def is_email(value: str) -> bool:
+    """Whether ``value`` is an addr-spec as ``games.yaml`` accepts one (see :func:`_email`)."""
+    return _EMAIL.match(value) is not None
+
+
 def _email(value: str) -> str:
     """An addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321 §4.1.2)."""
     if not _EMAIL.match(value):

@@ -40,13 +40,13 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pbp.config import Game
+from pbp.config import Game, is_email
 from pbp.engine.base import Event, MoveError, Visibility, utc_iso
 from pbp.kinds.base import GameKind
 from pbp.mail.base import RawMessage
 from pbp.parse.commands import PlayerNames
 from pbp.parse.gm import GmCommand, parse_gm
-from pbp.parse.mime import Letter
+from pbp.parse.mime import Letter, read_letter
 from pbp.store import Store, StoredEvent
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ GM_SEAT = "@gm"
 HELD = "paused:"
 #: The suffix of the source key under which a held message is applied on resume.
 REPLAYED = "#resumed"
+#: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
+MAX_EXTEND_HOURS = 720
 
 
 class GmRefused(MoveError):
@@ -268,10 +270,18 @@ class GmDesk:
         """Move the current deadline ``hours`` later (reminders follow it); in a paused
         game the time is added to what is left at resume.
 
-        :raises GmRefused: not running; ``hours`` not above 0; no deadline to move.
+        :raises GmRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
+            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max}: a typo such
+            as 2000 for 20, or a date past the calendar); no deadline to move.
         """
         if not hours > 0:
             raise GmRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
+        if not hours <= MAX_EXTEND_HOURS:
+            raise GmRefused(
+                "gm_extend_too_long",
+                hours=f"{hours:.2f}".rstrip("0").rstrip("."),
+                max=MAX_EXTEND_HOURS,
+            )
         service = self.service
         game, kind = self._game(game_id)
         self._running(game_id, kind)
@@ -347,19 +357,29 @@ class GmDesk:
         once; the newcomer gets a private briefing (his status: hand or role, cards
         shown to the seat, what the seat owes) and a new personal address.
 
-        :raises GmRefused: not running; ``email`` already plays in this game.
+        :raises GmRefused: not running; ``gm_seat_gone`` {player}: the seat left the
+            game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
+            ``gm_address_reserved`` {email}: the daemon's own address, one of its
+            personal addresses or the GM's (mail to it would loop or reach the GM);
+            ``gm_address_taken`` {email, player}: already plays in this game.
         :raises MoveError: ``player`` names no seat.
         """
         service = self.service
         game, kind = self._game(game_id)
-        email = email.strip().lower()
+        email = email.strip().strip("<>").lower()
+        if not is_email(email):
+            raise GmRefused("gm_bad_address", email=email)
+        if self._reserved(game, email):
+            raise GmRefused("gm_address_reserved", email=email)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             seat = self._seat(kind, state, player)
+            self._seat_in_play(kind, state, seat, now)
             old = self.store.player_email(game_id, seat)
             for other in [*kind.players(state), GM_SEAT]:
                 if self.store.player_email(game_id, other) == email:
                     raise GmRefused("gm_address_taken", email=email, player=other)
+            dropped = self._drop_held(game, seat, old, name, now) if old else []
             token = service.new_token()
             self.store.replace_token(game_id, seat, token, email)
             public = Event(
@@ -382,7 +402,70 @@ class GmDesk:
             }
             service.mail.player(game, seat, "briefing", context, now)
             self.announce(game, [public], now)
-        return {"lever": "substitute", "player": seat, "name": name, "email": email}
+        return {
+            "lever": "substitute",
+            "player": seat,
+            "name": name,
+            "email": email,
+            "dropped": dropped,
+        }
+
+    def _drop_held(
+        self, game: Game, seat: str, old_email: str, name: str, now: datetime
+    ) -> list[int]:
+        """The mail ``seat``'s old player sent while the game was paused is not applied
+        on resume (the seat is no longer his; his token is gone): he is told so instead
+        of the ``held`` promise, and the GM gets the ``pbp kept`` ids (to ACT a move
+        that should count). Returns those ids."""
+        dropped: list[int] = []
+        for kept in self.store.kept():
+            if kept.reason != f"{HELD}{game.id}" or self.store.seen(kept.source + REPLAYED):
+                continue
+            letter = read_letter(kept.raw)
+            if letter.from_address != old_email:
+                continue
+            self.store.record_message(
+                kept.source + REPLAYED,
+                message_id=None,
+                arrived=kept.arrived,
+                processed_at=now,
+                outcome="held_dropped",
+                game_id=game.id,
+                player=seat,
+                note=f"the seat went to {name}",
+            )
+            self.service.mail.reply(
+                letter,
+                old_email,
+                "held_dropped",
+                {"player": seat, "substitute": name},
+                now,
+                game=game,
+            )
+            dropped.append(kept.id)
+        return dropped
+
+    @staticmethod
+    def _seat_in_play(kind: GameKind, state: Any, seat: str, now: datetime) -> None:
+        """Refuse a seat that left the game (removed by the GM, or killed in Maniac):
+        nobody can take it over. The engine's own check, ``remove`` (pure: its step is
+        dropped), says ``already_removed`` for exactly those.
+
+        :raises GmRefused: ``gm_seat_gone`` {player}.
+        """
+        try:
+            kind.remove(state, seat, now)
+        except MoveError as error:
+            if error.code == "already_removed":
+                raise GmRefused("gm_seat_gone", player=seat) from None
+
+    def _reserved(self, game: Game, email: str) -> bool:
+        """Whether ``email`` is the GM's or the daemon's own (``gm@host`` or any
+        ``gm+TOKEN@host``): no seat may be given to it."""
+        local, _, domain = email.rpartition("@")
+        own_local, _, own_domain = self.service.config.mail.address.lower().rpartition("@")
+        own = domain == own_domain and (local == own_local or local.startswith(own_local + "+"))
+        return own or email == game.gm.lower()
 
     # --- remove ----------------------------------------------------------------------------
 
@@ -454,9 +537,15 @@ class GmDesk:
             data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
             self._log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
             service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
-            if any(e.visibility is Visibility.PUBLIC for e in step.events):
+            announced = any(e.visibility is Visibility.PUBLIC for e in step.events)
+            if announced:
                 self.announce(game, step.events, now)
-        return {"lever": "void", "event": seq, "voided_kind": target.event.kind}
+        return {
+            "lever": "void",
+            "event": seq,
+            "voided_kind": target.event.kind,
+            "announced": announced,
+        }
 
     # --- one GM command, from the CLI or a mail --------------------------------------------
 

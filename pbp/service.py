@@ -541,11 +541,33 @@ class Service:
             seat = None
         if seat is not None and seat[2] != sender:
             game = self.game_config(seat[0])
+            if sender == game.gm.lower():
+                # The GM wrote to a player's address: point him to his own (ACT …).
+                with self.store.transaction():
+                    context = {"player": seat[1], "gm_address": self.gm.gm_address(game.id)}
+                    self.mail.reply(letter, sender, "gm_wrong_address", context, now, game=game)
+                    return record("gm_wrong_address", seat[0], seat[1])
             with self.store.transaction():
                 kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
                 self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
                 self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
                 return record("wrong_sender", seat[0], seat[1])
+        retired = None
+        if seat is None:
+            olds = (self.store.retired_token(token) for token in tokens)
+            retired = next((r for r in olds if r is not None), None)
+        if (
+            retired is not None
+            and retired[2] == sender
+            and self.store.player_email(retired[0], retired[1]) != sender
+            and not letter.unreadable
+        ):
+            # His seat went to a substitute (pbp substitute): say so, not "wrong address".
+            with self.store.transaction():
+                game = self.game_config(retired[0])
+                context = {"player": retired[1]}
+                self.mail.reply(letter, sender, "replaced", context, now, game=game)
+                return record("replaced", retired[0], retired[1])
         if seat is None:
             return self._no_seat(letter, sender, raw, source, now, record)
 

@@ -63,6 +63,12 @@ CREATE TABLE IF NOT EXISTS tokens (
     email TEXT NOT NULL,
     UNIQUE (game_id, player)
 );
+CREATE TABLE IF NOT EXISTS retired_tokens (
+    token TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    email TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS messages (
     source TEXT PRIMARY KEY,
     message_id TEXT,
@@ -420,9 +426,22 @@ class Store:
 
     def replace_token(self, game_id: str, player: str, token: str, email: str) -> None:
         """Give a seat a new token and address (a substitute): the old token stops
-        working at once."""
+        working at once; it is remembered in ``retired_tokens`` (so its old owner
+        can be told why, :meth:`retired_token`)."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO retired_tokens (token, game_id, player, email) "
+            "SELECT token, game_id, player, email FROM tokens WHERE game_id = ? AND player = ?",
+            (game_id, player),
+        )
         self._db.execute("DELETE FROM tokens WHERE game_id = ? AND player = ?", (game_id, player))
         self.add_token(token, game_id, player, email)
+
+    def retired_token(self, token: str) -> tuple[str, str, str] | None:
+        """``(game_id, player, email)`` of a token a substitute's made obsolete, or None."""
+        row = self._db.execute(
+            "SELECT game_id, player, email FROM retired_tokens WHERE token = ?", (token,)
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
 
     def token(self, token: str) -> tuple[str, str, str] | None:
         """``(game_id, player, email)`` for a token, or None."""

@@ -130,6 +130,22 @@ def test_act_is_checked_like_the_players_own_mail_and_refused_whole(table: Table
     assert unknown.value.code == "unknown_name"
 
 
+@pytest.mark.parametrize("move", ["СТАТУС", "привет, Дуг"])
+def test_act_without_a_move_says_why_nothing_was_entered(table: Table, move: str) -> None:
+    """ACT with only STATUS (or no command at all) used to answer "nothing was entered:"
+    with an empty reason."""
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as refused:
+        table.service.gm.act(GAME, "Дуг", move, now=utc(2026, 12, 1, 18), via="cli", note=None)
+    assert refused.value.code == "gm_act_refused"
+    text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
+    assert text == (
+        f"За игрока Дуг ничего не внесено: в «{move}» нет хода, меняющего игру (СТАТУС и "
+        "ПОМОЩЬ только отвечают игроку). Пишите ход так, как его написал бы сам игрок."
+    )
+    assert last_seq(table) == seq and flushed(table) == []
+
+
 def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     suggest(table)
     sent = gm_mail(table, "Привет!", "ЗА Дуга: опровержение спальня", at=utc(2026, 12, 1, 18))
@@ -183,6 +199,24 @@ def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
     gm_mail(table, "ПАУЗА", at=utc(2026, 12, 1, 18), sender="cross@example.test")
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["wrong_sender"]
     assert table.store.last_event(GAME, ("gm_pause",)) is None
+
+
+def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> None:
+    """A careless GM replies to a player's mail with a command: nothing is done, and he
+    is told where commands go (not "write from your registered address", nor a
+    separate notice about his own mail)."""
+    table.send("Дуг", "ПАУЗА", at=utc(2026, 12, 1, 18), sender=GM)
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_wrong_address"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
+    assert table.store.kept() == []
+    (answer,) = table.new_mail()
+    assert summary([answer]) == [(GM, "Re: ход")]
+    gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    assert body(answer) == (
+        "Письмо пришло на личный адрес игрока Дуг, поэтому ничего не выполнено. Команды "
+        f"ведущего пишите на ваш адрес ведущего: {gm_address}. Чтобы внести ход за игрока, "
+        "напишите туда строку\n    ЗА Дуг: ХОД\n"
+    )
 
 
 # --- pause, resume, extend -----------------------------------------------------------
@@ -253,6 +287,59 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
     assert made == ["Кросс"]
 
 
+def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_and_he_is_told(
+    table: Table,
+) -> None:
+    """The weekend case: the GM pauses, finds a substitute, resumes. The old player's
+    held mail used to hit his dead token on resume (a misleading "wrong address"
+    answer after the promise "it will be applied"); now he is told at the substitution
+    and the GM gets the kept id to ACT it if it should count."""
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Дуг", SUGGESTION.replace("ДЛЯ Дуг", "ДЛЯ Роза"), at=utc(2026, 12, 1, 18))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["paused", "paused"]
+    doug_kept, _rosa_kept = (k.id for k in table.store.kept())
+    table.new_mail()
+    done = gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 19), via="cli", note=None
+    )
+    assert done["dropped"] == [doug_kept]
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("doug@example.test", "Re: ход"),
+        ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
+        (GM, ANNOUNCE),
+    ]
+    assert body(mails[0]) == (
+        "Ведущий передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
+        "Ваше письмо, сохранённое на время паузы, поэтому учтено не будет, и ваш личный "
+        "адрес для этой игры больше не действует. Ведущий об этом знает; если ход должен "
+        "засчитаться, он внесёт его сам.\n"
+    )
+    assert (
+        f"Письма прежнего игрока, отложенные на время паузы, не будут учтены (он получил "
+        f"объяснение): {doug_kept} в pbp kept. Если ход должен засчитаться, внесите его "
+        "командой ЗА."
+        in gm.result_text(
+            table.service.game_config(GAME), [{"line": "", "lever": "substitute", "done": done}]
+        )
+    )
+    assert gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)["held"] == 1
+    assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+    assert [to for to, _subject in summary(table.new_mail())] == [
+        GM,  # the resume's announcement
+        "rosa@example.test",
+        "cross@example.test",  # Роза's suggestion to him
+    ]
+    made = [
+        s.event.data["suggester"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == ["Роза"]
+
+
 def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
     gm = table.service.gm
     with pytest.raises(GmRefused) as error:
@@ -305,6 +392,45 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
         table.close()
 
 
+@pytest.mark.parametrize(
+    ("hours", "shown"),
+    [(720.5, "720.5"), (99999999.0, "99999999"), (1e12, "1000000000000"), (float("inf"), "inf")],
+)
+def test_extend_refuses_more_than_30_days_instead_of_crashing(
+    table: Table, hours: float, shown: str
+) -> None:
+    """A typo (2000 for 20) or a date past the calendar used to crash the lever
+    (OverflowError); it is refused with the limit, the deadline unchanged."""
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as error:
+        table.service.gm.extend(GAME, hours, now=utc(2026, 12, 1, 18), via="cli", note=None)
+    assert error.value.code == "gm_extend_too_long"
+    assert error.value.params == {"hours": shown, "max": 720}
+    row = table.store.game(GAME)
+    assert row is not None and row.deadline_at == utc(2026, 12, 1, 19, 30)
+    assert last_seq(table) == seq and flushed(table) == []
+
+
+def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> None:
+    gm_mail(table, "ПРОДЛИТЬ 99999999", "EXTEND 1.50", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    mails = table.new_mail()
+    assert summary(mails) == [(GM, ANNOUNCE), (GM, "Re: команды")]
+    text = body(mails[1])
+    assert (
+        "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 ч за раз, "
+        "а не на 99999999 ч. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
+    )
+    assert "> EXTEND 1.50\nПродлено на 1.5 ч. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text
+    table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")
+    told = [
+        line.split(": ", 1)[1]
+        for line in story(table.service, GAME, "markdown", force=True).splitlines()
+        if "продлевает" in line
+    ]
+    assert told == ["ведущий продлевает срок на 1.5 ч.", "ведущий продлевает срок на 2 ч — дождь."]
+
+
 def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:
     gm = table.service.gm
     gm.pause(GAME, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)
@@ -330,6 +456,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         "player": "Дуг",
         "name": "Вова",
         "email": "vova@example.test",
+        "dropped": [],
     }
     assert [(k, v, d) for k, v, _s, d in log(table, seq)] == [
         ("gm_substitute", "public", {"player": "Дуг", "name": "Вова", "via": "cli", "note": None}),
@@ -363,8 +490,15 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         at=utc(2026, 12, 1, 18, 5),
         to=f"gm+{old_token}@example.test",
     )
-    assert table.run(utc(2026, 12, 1, 18, 6)) == ["unknown_sender"]
-    table.new_mail()
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["replaced"]
+    (told,) = table.new_mail()
+    assert summary([told]) == [("doug@example.test", "Re: ход")]
+    assert body(told) == (
+        "Здравствуйте! Ведущий передал место Дуг в игре «seed-000» другому игроку, и ваш "
+        "личный адрес для этой игры больше не действует. Ходы из вашего письма не выполнены. "
+        "Если это ошибка, напишите ведущему.\n"
+    )
+    assert table.store.kept() == []  # nothing for the GM to look at
     table.send(
         "Дуг", "опровержение спальня", at=utc(2026, 12, 1, 18, 10), sender="vova@example.test"
     )
@@ -390,6 +524,43 @@ def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None
         )
     assert error.value.code == "gm_address_taken"
     assert error.value.params == {"email": "rosa@example.test", "player": "Роза"}
+
+
+@pytest.mark.parametrize(
+    ("email", "code"),
+    [
+        ("not an address", "gm_bad_address"),
+        ("vova@", "gm_bad_address"),
+        ("gm@example.test", "gm_address_reserved"),
+        ("GM+abc123@example.test", "gm_address_reserved"),
+        (GM, "gm_address_reserved"),
+    ],
+)
+def test_substitute_refuses_a_typo_and_the_games_own_addresses(
+    table: Table, email: str, code: str
+) -> None:
+    """A careless GM's typo (or the daemon's own address, a mail loop) never takes the
+    seat from its player: refused before anything changes, the old token still works."""
+    token = table.token("Дуг")
+    seq = last_seq(table)
+    with pytest.raises(GmRefused) as error:
+        table.service.gm.substitute(
+            GAME, "Дуг", "Вова", email, now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert error.value.code == code
+    assert error.value.params == {"email": email.lower()}
+    assert table.token("Дуг") == token and last_seq(table) == seq
+    assert flushed(table) == []
+
+
+def test_substitute_by_mail_with_a_bad_address_answers_why(table: Table) -> None:
+    gm_mail(table, "ЗАМЕНА Дуг НА Вова gm@example.test", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
+    (answer,) = table.new_mail()
+    assert (
+        "Не выполнено. Адрес gm@example.test — адрес ведущего или самой игры: заменяющему "
+        "нужен свой адрес. Место осталось за прежним игроком." in body(answer)
+    )
 
 
 def test_public_posts_see_no_private_fact_of_the_new_events(table: Table) -> None:
@@ -537,7 +708,12 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     suggest(table)
     number = seq_of(table, "suggestion_made")
     done = table.service.gm.void(GAME, number, now=utc(2026, 12, 1, 18), via="mail", note="ошибся")
-    assert done == {"lever": "void", "event": number, "voided_kind": "suggestion_made"}
+    assert done == {
+        "lever": "void",
+        "event": number,
+        "voided_kind": "suggestion_made",
+        "announced": True,
+    }
     rows = log(table, number)
     assert [(k, v) for k, v, _s, _d in rows] == [("suggestion_voided", "public"), ("gm_void", "gm")]
     assert rows[1][3] == {

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from gamekit import GM, Table, body, summary, utc
-from maniackit import EMAILS, GAME, START, ManiacTable, bbcode
+from maniackit import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn
 from roundskit import START as ROUNDS_START
 from roundskit import RoundsTable
 from test_maniac_service import EVENING_1, seed_tie
@@ -66,8 +66,8 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
     message.replace_header("To", f"gm+{old}@example.test")
     deliver(maniac.inbox_path, bytes(message), at=utc(2026, 12, 1, 12))
-    assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["unknown_sender"]
-    maniac.new_mail()
+    assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["replaced"]
+    assert summary(maniac.new_mail()) == [(EMAILS["Петя"], "Re: ход")]
     evening = [m for m in maniac.at(utc(2026, 12, 1, 19, 1)) if "Вечер" in str(m["Subject"])]
     assert len(evening) == 1 and bbcode(evening[0]) == EVENING_1
 
@@ -156,7 +156,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000")
         assert code == 1 and "Игра seed-000 уже на паузе" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Продлено на 2.0 ч. Игра на паузе" in out
+        assert code == 0 and "Продлено на 2 ч. Игра на паузе" in out
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
         assert "Игра продолжается. Следующий срок: " in out
@@ -305,11 +305,21 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         # Дуг suggests: Роза is asked; then Кросс, removed, is answered by the GM (C5).
         table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая", at=ROUNDS_START + timedelta(hours=2))
         table.run(ROUNDS_START + timedelta(hours=2, minutes=1))
+        table.new_mail()
         table.send("Роза", "НЕТ ОПРОВЕРЖЕНИЯ", at=ROUNDS_START + timedelta(hours=3))
         table.run(ROUNDS_START + timedelta(hours=3, minutes=1))
         events = [s.event for s in table.store.events("seed-000")]
         (gm_answer,) = [e for e in events if e.kind == "gm_refutation"]
         assert (gm_answer.data["player"], gm_answer.data["card"]) == ("Кросс", "Нож")
+        assert gm_answer.data["removed"] is True
+        # Told as what it is, a removal (C5), never as a missed answer time (R7).
+        mails = {str(m["Subject"]): body(m) for m in table.new_mail()}
+        shown = mails["[seed-000] Предположение №1: вам показали карту"]
+        assert "За игрока Кросс ответил ГМ (игрок исключён) и показывает вам карту: Нож." in shown
+        post = mails["[seed-000] Итоги хода 2"]
+        assert "- Кросс: есть карта (ответил ГМ: игрок исключён)\n" in post
+        assert "  - №1: игрок Кросс исключён, ответ дал ГМ — показана карта Нож\n" in post
+        assert "время на ответ истекло" not in post + shown
         row = table.store.game("seed-000")
         assert row is not None
         state = kind.load(row.state)
@@ -384,5 +394,116 @@ def test_D8_the_scheduler_plans_nothing_for_a_paused_game(tmp_path: Path) -> Non
             "deadline:seed-000": utc(2026, 12, 2, 14),  # the 2 h left at the pause
             "remind:seed-000": utc(2026, 12, 2, 13, 30),
         }
+    finally:
+        table.close()
+
+
+def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
+    maniac: ManiacTable,
+) -> None:
+    """Every event kind has its line in the story (no raw ``order_voided``), and a
+    move of several lines entered by the GM stays one Markdown list item."""
+    gm = maniac.service.gm
+    gm.act(
+        GAME,
+        "Колю",
+        "УБИТЬ Сашу НОЧЬ 1\nГОЛОС за Таню",
+        now=utc(2026, 12, 1, 10),
+        via="cli",
+        note="письмо потерялось",
+    )
+    seqs = {s.event.kind: s.seq for s in maniac.store.events(GAME)}
+    order = gm.void(GAME, seqs["order_placed"], now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert order["announced"] is False
+    vote = gm.void(GAME, seqs["vote_cast"], now=utc(2026, 12, 1, 11), via="cli", note=None)
+    assert vote["announced"] is True
+    text = story(maniac.service, GAME, "markdown", force=True)
+    lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- №")]
+    assert lines[-7:] == [
+        "маньяк заказывает на ночь 1: Саша.",
+        "Коля голосует за игрока Таня.",
+        "ведущий вносит ход за игрока Коля: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню»"
+        " — письмо потерялось.",
+        "заказ маньяка на ночь 1 (Саша) отменён.",
+        f"ведущий отменяет событие {seqs['order_placed']} (order_placed).",
+        "голос игрока Коля за игрока Таня отменён.",
+        f"ведущий отменяет событие {seqs['vote_cast']} (vote_cast).",
+    ]
+    result = gm.result_text(
+        maniac.service.game_config(GAME), [{"line": "", "lever": "void", "done": order}]
+    )
+    assert f"Событие {seqs['order_placed']} (order_placed) отменено.\n" in result
+    assert "Объявление для форума" not in result
+
+
+def test_M8_a_player_removed_from_the_cell_at_night_is_not_released_nor_listed(
+    maniac: ManiacTable,
+) -> None:
+    """Removed at night while in the cell, Таня used to "leave the cell" in the morning
+    post and stay in its list of who is in the game, as after a removal by day."""
+    maniac.move("Вася", "ГОЛОС за Таню", at=utc(2026, 12, 1, 10))
+    maniac.move("Петя", "ГОЛОС за Таню", at=utc(2026, 12, 1, 10, 5))
+    maniac.at(close(1))
+    maniac.service.gm.remove(GAME, "Таню", now=utc(2026, 12, 1, 20), via="cli", note=None)
+    maniac.service.gm.remove(GAME, "Олю", now=utc(2026, 12, 1, 20, 1), via="cli", note=None)
+    maniac.new_mail()
+    (morning,) = [m for m in maniac.at(dawn(1)) if m["Subject"] == "[seed-002] Утро после ночи 1"]
+    (ended,) = [s.event for s in maniac.store.events(GAME) if s.event.kind == "night_ended"]
+    assert ended.data["released"] is None
+    post = bbcode(morning)
+    assert "выходит из камеры" not in post
+    assert "В игре (живы и на свободе): Вася, Петя, Саша, Маша, Коля, Дима, Лена, Катя.\n" in post
+
+
+def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> None:
+    """A careless GM naming a dead or removed player (an inflected name that matched the
+    wrong seat) used to brief the newcomer "you are dead"; refused, nothing changes."""
+    gm = maniac.service.gm
+    gm.remove(GAME, "Таню", now=utc(2026, 12, 1, 10), via="cli", note=None)
+    token = maniac.token("Таня")
+    flushed(maniac)
+    with pytest.raises(MoveError) as gone:
+        gm.substitute(
+            GAME,
+            "Тане",
+            "Гоша",
+            "gosha@example.test",
+            now=utc(2026, 12, 1, 11),
+            via="cli",
+            note=None,
+        )
+    assert (gone.value.code, gone.value.params) == ("gm_seat_gone", {"player": "Таня"})
+    assert maniac.token("Таня") == token
+    assert flushed(maniac) == []
+    text = maniac.service.renderer.error(gone.value.code, gone.value.params, locale="ru")
+    assert text == (
+        "Таня уже не в игре (исключён ведущим или убит): заменять некого. "
+        "Проверьте, того ли игрока вы назвали."
+    )
+    # The maniac himself (whom remove refuses) can be replaced.
+    done = gm.substitute(
+        GAME, "Колю", "Гоша", "gosha@example.test", now=utc(2026, 12, 1, 12), via="cli", note=None
+    )
+    assert done["player"] == "Коля"
+
+
+def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -> None:
+    """Held mail stayed listed by ``pbp kept`` after the resume applied it, inviting a
+    ``pbp retry``; each now says whether it waits for the resume or what it did."""
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.service.gm.pause("seed-000", now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
+        (held,) = table.store.kept()
+        code, out = cli(table, "kept")
+        assert code == 0
+        assert out.endswith(f"\t{held.source}\tpaused:seed-000\twaiting for resume\n")
+        table.service.gm.resume("seed-000", now=utc(2026, 12, 1, 19), via="cli", note=None)
+        assert table.run(utc(2026, 12, 1, 19)) == ["status"]
+        code, out = cli(table, "kept")
+        resumed = "resumed 2026-12-01T19:00:00+00:00: status"
+        assert out.endswith(f"\t{held.source}\tpaused:seed-000\t{resumed}\n")
     finally:
         table.close()

@@ -302,7 +302,7 @@ def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path
         )
         assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
         code, listing = cli_at(tmp_path / "games.yaml", "kept")
-        assert listing.split("\t")[3:] == ["paused:seed-000\n"]
+        assert listing.split("\t")[3:] == ["paused:seed-000", "waiting for resume\n"]
         table.service.gm.resume("seed-000", now=utc(2026, 12, 2, 10), via="cli", note=None)
         assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
         (kept,) = table.store.kept()

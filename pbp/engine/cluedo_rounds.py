@@ -39,6 +39,8 @@ PUBLIC
                  # who must answer now (R2); only players who have to choose are asked
   refuted        {**sugg, by, auto: bool, by_gm: bool, answered_at}   # never the card (C4)
   not_refuted    {**sugg, by, auto: bool, by_gm: bool, answered_at}
+                 (refuted, not_refuted, card_shown: also ``removed: true`` when the GM
+                 answered because the player was removed, C5, not late, R7)
                  # auto: answered by the engine (R6); by_gm: by the GM at the deadline (C5)
   round_ended    {number, turn, suggester, refuted_by: str | None, ended_at}   # R2, R3
   turn_skipped   {turn, player, deadline, skipped_at}                          # R7
@@ -52,7 +54,7 @@ PLAYER (Event.player is the only player who sees it)
   accusation_result {suspect, weapon, room, correct: bool}
 GM
   deal           {solution: {suspect, weapon, room}, hands: {player: [card...]}, seed, canonical}
-  gm_refutation  {**sugg, player, card: str | None}   # what the GM answered (R7, C5)
+  gm_refutation  {**sugg, player, card: str | None, removed: true (C5 only)}   # R7, C5
   accusation_made {player, turn, suspect, weapon, room, correct: bool, at}
 
 Order of events: a suggestion gives ``suggestion_made``, then for each player round
@@ -76,6 +78,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
+from typing import Any
 
 from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.engine.cluedo import (
@@ -340,7 +343,9 @@ def _record(state: RoundsState, answer: Answer) -> tuple[RoundsState, list[Event
         running, answers=(*running.answers, answer), asked=None, asked_at=None
     )
     new = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], suggestion))
-    flags = {"by": answer.player, "auto": answer.auto, "by_gm": answer.by_gm}
+    flags: dict[str, Any] = {"by": answer.player, "auto": answer.auto, "by_gm": answer.by_gm}
+    if answer.by_gm and answer.player in state.removed:
+        flags["removed"] = True  # C5: answered for a removed player, not a missed deadline
     kind_ = "not_refuted" if answer.card is None else "refuted"
     events = [Event(kind_, PUBLIC, {**suggestion.public(), **flags, "answered_at": answer.at})]
     if answer.card is not None:
@@ -383,7 +388,7 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
             return _end_round(state, running, at, events)
         if player in state.removed:  # C5: the GM answers at once for a removed player
             card = gm_default_card(state.deal.hands[player], *running.named)
-            gm = {**running.public(), "player": player, "card": card}
+            gm = {**running.public(), "player": player, "card": card, "removed": True}
             events.append(Event("gm_refutation", GM, gm))
             state, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=at))
             events.extend(more)
@@ -548,9 +553,8 @@ def remove(state: RoundsState, player: str, at: datetime) -> Step:
     running = new.running
     if running is not None and running.asked == player:
         card = gm_default_card(new.deal.hands[player], *running.named)
-        events.append(
-            Event("gm_refutation", GM, {**running.public(), "player": player, "card": card})
-        )
+        data = {**running.public(), "player": player, "card": card, "removed": True}
+        events.append(Event("gm_refutation", GM, data))
         new, more = _record(new, Answer(player, card, auto=False, by_gm=True, at=stamp))
         return _run_round(new, stamp, [*events, *more])
     if running is None and new.turn_player == player:

@@ -569,7 +569,8 @@ def end_night(state: ManiacState, at: datetime) -> Step:
     if fan_in_cell is not None:  # M7
         dying.add(fan_in_cell)
     dead = [p for p in state.names if p in dying]
-    released = cell if cell is not None and cell not in dying else None
+    # M8: the cell's survivor leaves it; one the GM removed meanwhile is gone already.
+    released = cell if cell is not None and cell not in dying and state.alive(cell) else None
     new = dataclasses.replace(
         state,
         orders=orders,
