@@ -190,7 +190,11 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
         for warning in seat_warnings(config, service.store):
             log.warning("%s", warning)
         if once:
-            outcomes = service.run_once(_when(now))
+            moment = _when(now)
+            if moment is not None:
+                fixed = moment
+                service.clock = lambda: fixed  # every part of the round at that time
+            outcomes = service.run_once(moment)
             for outcome in outcomes:
                 click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip())
             return

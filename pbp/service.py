@@ -397,10 +397,13 @@ class Service:
         source = source or source_key(raw)
         if self.store.seen(source):
             return _logged(Outcome(source, "duplicate"))
-        if raw.arrived > now:
+        latest = max(now, self.clock())
+        if raw.arrived > latest:
             # A clock ahead of ours (a server's INTERNALDATE, `pbp mail --at`) must not
-            # fast-forward the game through closes that have not happened (D8).
-            raw = dataclasses.replace(raw, arrived=now)
+            # fast-forward the game through closes that have not happened (D8). Ours is
+            # the clock's reading now, not the round's start: mail that arrived while
+            # the round ran keeps its own arrival time (the same in any run).
+            raw = dataclasses.replace(raw, arrived=latest)
         try:
             return _logged(self._handle(raw, source, now))
         except Exception as error:  # a bug: keep the message, never lose it

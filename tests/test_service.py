@@ -494,6 +494,22 @@ def test_D8_an_arrival_time_ahead_of_the_clock_does_not_fast_forward_the_game(
     assert not [s for s in table.store.events("seed-000") if s.event.kind == "day_closed"]
 
 
+def test_D8_mail_that_arrived_while_a_round_ran_keeps_its_own_arrival_time(
+    table: Table,
+) -> None:
+    """A round starts at 17:10:00; a move arrives at 17:10:05, while the round still
+    runs (a long round serves mail in its middle). Its arrival is not ahead of the
+    clock (17:10:09), so it keeps it: the same time in any run, however slow."""
+    table.send(
+        "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 10, 5)
+    )
+    table.now = utc(2026, 12, 1, 17, 10, 9)
+    outcomes = table.service.run_once(utc(2026, 12, 1, 17, 10))
+    assert [o.outcome for o in outcomes] == ["applied"]
+    (made,) = [s for s in table.store.events("seed-000") if s.event.kind == "suggestion_made"]
+    assert made.at == utc(2026, 12, 1, 17, 10, 5)
+
+
 def test_a_player_whose_address_changed_in_games_yaml_still_gets_his_mail_at_the_dealt_one(
     tmp_path: Path,
 ) -> None:
