@@ -164,6 +164,27 @@ def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     assert log(table)[-1][3]["via"] == "mail"
 
 
+def test_act_by_mail_keeps_the_note_after_the_dashes_out_of_the_move(table: Table) -> None:
+    """``ACT Дуг: REFUTE нож -- письмо потерялось`` used to read the note as a card."""
+    suggest(table)
+    seq = last_seq(table)
+    gm_mail(table, "ACT Дуг: REFUTE спальня -- письмо Дуга потерялось", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    assert [(k, d) for k, _v, _s, d in log(table, seq) if k == "gm_act"] == [
+        (
+            "gm_act",
+            {
+                "player": "Дуг",
+                "move": "REFUTE спальня",
+                "via": "mail",
+                "note": "письмо Дуга потерялось",
+            },
+        )
+    ]
+    answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
+    assert "  REFUTE спальня — принято" in answer
+
+
 def test_a_gm_mail_read_again_is_a_duplicate_and_its_lever_is_not_repeated(
     table: Table,
 ) -> None:

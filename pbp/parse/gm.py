@@ -111,12 +111,12 @@ def _syntax(line: str, lever: str) -> GmCommand:
 
 
 def _read(line: str, lever: str, rest: str) -> GmCommand:
+    rest, note = _split_note(rest)
     if lever == "act":
         player, colon, move = rest.partition(":")
         if not colon or not player.strip() or not move.strip():
             return _syntax(line, lever)
-        return GmCommand(line, lever, {"player": player.strip(), "move": move.strip()})
-    rest, note = _split_note(rest)
+        return GmCommand(line, lever, {"player": player.strip(), "move": move.strip()}, note)
     if lever in ("pause", "resume"):
         if rest:
             return _syntax(line, lever)
