@@ -568,6 +568,8 @@ class GmDesk:
             return self.remove(game_id, args["player"], now=now, via=via, note=note)
         if command.lever == "void":
             return self.void(game_id, args["event"], now=now, via=via, note=note)
+        if command.lever == "help":
+            return {"lever": "help"}
         if command.lever == "export":
             from pbp.export import story
 

@@ -216,6 +216,39 @@ def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) ->
     assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
 
 
+def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
+    table: Table,
+) -> None:
+    seq = last_seq(table)
+    gm_mail(table, "CLOSE-DAY", "STATUS", "ПОМОЩЬ", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    assert log(table, seq) == []
+    answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
+    commands = (
+        "ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · "
+        "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ"
+    )
+    refusal = (
+        f"Не выполнено. Это не команда ведущего. Команды ведущего, по одной в строке: "
+        f"{commands}. Закрыть день, посмотреть состояние игры и т. п. можно только "
+        "командами pbp в консоли."
+    )
+    assert f"> CLOSE-DAY\n{refusal}\n" in answer
+    assert f"> STATUS\n{refusal}\n" in answer
+    assert (
+        "> ПОМОЩЬ\nКоманды ведущего (по одной в строке, пояснение — после « -- »):\n"
+        "  ЗА ИГРОК: ХОД — внести ход за игрока (потерянное письмо)\n"
+    ) in answer
+    assert "  ОТМЕНИТЬ СОБЫТИЕ — отменить ход по номеру события (номера — в pbp show)\n" in answer
+
+
+def test_a_gm_mail_of_unknown_lines_only_is_refused_line_by_line(table: Table) -> None:
+    gm_mail(table, "KEPT", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
+    answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
+    assert "> KEPT\nНе выполнено. Это не команда ведущего." in answer
+
+
 def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
     gm_mail(table, "ПАУЗА", at=utc(2026, 12, 1, 18), sender="cross@example.test")
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["wrong_sender"]
