@@ -507,7 +507,7 @@ class GmDesk:
         self, game_id: str, seq: int, *, now: datetime, via: str, note: str | None
     ) -> dict[str, Any]:
         """Cancel the move logged as event ``seq`` (its number in the log: ``pbp show``
-        lists no numbers, ``pbp export --force`` and the store do) by a compensating
+        lists the moves it can cancel with their numbers, :meth:`voidable`) by a compensating
         event: an unanswered suggestion (Cluedo by days), a standing vote of today or a
         kill order not yet fixed (Maniac). The engine's event (PUBLIC
         ``suggestion_voided`` / ``vote_voided``, or the maniac's PLAYER
@@ -546,6 +546,30 @@ class GmDesk:
             "voided_kind": target.event.kind,
             "announced": announced,
         }
+
+    def voidable(self, game_id: str, now: datetime) -> list[dict[str, Any]]:
+        """The logged moves that ``void`` would cancel at ``now``, oldest first:
+        ``[{event (seq), kind, player (str | None), day}]``; ``[]`` for a game not
+        running. Each is tried on the pure engine; nothing is written."""
+        _game, kind = self._game(game_id)
+        try:
+            _row, state = self._running(game_id, kind)
+        except GmRefused:
+            return []
+        found: list[dict[str, Any]] = []
+        for stored in self.store.events(game_id):
+            event = stored.event
+            if event.kind.startswith("gm_"):
+                continue
+            try:
+                kind.void(state, event, now)
+            except MoveError:
+                continue
+            player = event.player or event.data.get("suggester") or event.data.get("voter")
+            found.append(
+                {"event": stored.seq, "kind": event.kind, "player": player, "day": stored.day}
+            )
+        return found
 
     # --- one GM command, from the CLI or a mail --------------------------------------------
 
