@@ -664,9 +664,22 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
     answers = [d for k, _v, _s, d in log(table) if k in ("refuted", "not_refuted")]
     assert [(d["number"], d["by_gm"]) for d in answers] == [(1, True), (2, True)]
-    # He can no longer suggest.
+    # He can no longer suggest; he is told he was removed, not that he accused wrongly.
+    table.new_mail()
     table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Роза", at=utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["refused"]
+    (refusal,) = table.new_mail()
+    assert "Ведущий исключил вас из игры: предположения и обвинения вам больше недоступны." in (
+        body(refusal)
+    )
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 18, 12))
+    assert table.run(utc(2026, 12, 1, 18, 13)) == ["status"]
+    (status,) = table.new_mail()
+    assert (
+        "Ведущий исключил вас из игры; на адресованные вам предположения отвечает ведущий.\n"
+        in (body(status))
+    )
+    assert "неверного обвинения" not in body(status)
     table.run(utc(2026, 12, 1, 19, 31))
     (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
     assert closed["penalties"] == {}

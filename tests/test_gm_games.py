@@ -335,6 +335,10 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         assert row is not None
         state = kind.load(row.state)
         assert (state.turn, state.turn_player) == (2, "Дуг")
+        assert (kind.status(state, "Кросс")["removed"], kind.status(state, "Дуг")["removed"]) == (
+            True,
+            False,
+        )
         # Дуг suggests: Роза is asked; then Кросс, removed, is answered by the GM (C5).
         table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая", at=ROUNDS_START + timedelta(hours=2))
         table.run(ROUNDS_START + timedelta(hours=2, minutes=1))
