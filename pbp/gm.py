@@ -125,10 +125,13 @@ class GmDesk:
     def _log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
         self.store.append_events(game_id, events, at=at, day=day, source=f"gm:{via}")
 
-    def announce(self, game: Game, events: Sequence[Event], now: datetime) -> None:
+    def announce(
+        self, game: Game, events: Sequence[Event], now: datetime, note: str | None = None
+    ) -> None:
         """Mail the GM the public post that announces ``events`` (public ones only),
-        in BBCode and Markdown, to paste into the game thread."""
-        context = {"game": game.id, "timezone": game.timezone}
+        in BBCode and Markdown, to paste into the game thread; ``note``, the GM's note
+        of a lever whose events carry none (remove, void), follows their headline."""
+        context = {"game": game.id, "timezone": game.timezone, "note": note}
         posts = {
             fmt: self.service.renderer.public_post(
                 "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
@@ -498,7 +501,7 @@ class GmDesk:
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self._log(game_id, [marker], now, day, via)
             service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
-            self.announce(game, step.events, now)
+            self.announce(game, step.events, now, note)
         return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
 
     # --- void ------------------------------------------------------------------------------
@@ -539,7 +542,7 @@ class GmDesk:
             service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
             announced = any(e.visibility is Visibility.PUBLIC for e in step.events)
             if announced:
-                self.announce(game, step.events, now)
+                self.announce(game, step.events, now, note)
         return {
             "lever": "void",
             "event": seq,

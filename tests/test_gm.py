@@ -658,7 +658,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
         (GM, ANNOUNCE),
     ]
-    assert "[b]Ведущий исключил игрока Дуг.[/b]" in body(mails[1])
+    assert "[b]Ведущий исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
@@ -796,7 +796,7 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
         (GM, ANNOUNCE),
     ]
     assert "Отвечать на него не нужно" in body(mails[1])
-    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b]" in body(mails[2])
+    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b] ошибся\n" in body(mails[2])
     # Дуг owes nothing; Кросс has his 3 suggestions again; the day post leaves it out.
     kind = table.service.kind_of("cluedo_days")
     row = table.store.game(GAME)

@@ -245,7 +245,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     maniac: ManiacTable,
 ) -> None:
     seed_tie(maniac)
-    done = maniac.service.gm.remove(GAME, "Петю", now=utc(2026, 12, 1, 11), via="cli", note=None)
+    done = maniac.service.gm.remove(GAME, "Петю", now=utc(2026, 12, 1, 11), via="cli", note="уехал")
     assert done == {"lever": "remove", "player": "Петя", "over": False}
     public = [
         (s.event.kind, dict(s.event.data))
@@ -267,7 +267,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     ]
     announcement = flushed(maniac)[-1]
     assert bbcode(announcement) == (
-        "[b]Петя покидает игру.[/b]\n"
+        "[b]Петя покидает игру.[/b] уехал\n"
         "\n"
         "Роль не раскрывается. Голоса, поданные им и за него, сняты.\n"
     )
