@@ -311,6 +311,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     }
     # Where the GM mails his commands (made here for a game started before it existed).
     view["gm_address"] = service.gm.gm_address(game_id)
+    view["voidable"] = service.gm.voidable(game_id, datetime.now(UTC))
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
@@ -319,6 +320,14 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     )
     click.echo(body.rstrip("\n"))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
+    if view["voidable"]:
+        moves = ", ".join(
+            f"{v['event']} ({v['kind']}, {v['player']})"
+            if v["player"]
+            else f"{v['event']} ({v['kind']})"
+            for v in view["voidable"]
+        )
+        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number: {moves}")
 
 
 def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:

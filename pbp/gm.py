@@ -125,10 +125,13 @@ class GmDesk:
     def _log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
         self.store.append_events(game_id, events, at=at, day=day, source=f"gm:{via}")
 
-    def announce(self, game: Game, events: Sequence[Event], now: datetime) -> None:
+    def announce(
+        self, game: Game, events: Sequence[Event], now: datetime, note: str | None = None
+    ) -> None:
         """Mail the GM the public post that announces ``events`` (public ones only),
-        in BBCode and Markdown, to paste into the game thread."""
-        context = {"game": game.id, "timezone": game.timezone}
+        in BBCode and Markdown, to paste into the game thread; ``note``, the GM's note
+        of a lever whose events carry none (remove, void), follows their headline."""
+        context = {"game": game.id, "timezone": game.timezone, "note": note}
         posts = {
             fmt: self.service.renderer.public_post(
                 "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
@@ -498,7 +501,7 @@ class GmDesk:
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self._log(game_id, [marker], now, day, via)
             service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
-            self.announce(game, step.events, now)
+            self.announce(game, step.events, now, note)
         return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
 
     # --- void ------------------------------------------------------------------------------
@@ -507,7 +510,7 @@ class GmDesk:
         self, game_id: str, seq: int, *, now: datetime, via: str, note: str | None
     ) -> dict[str, Any]:
         """Cancel the move logged as event ``seq`` (its number in the log: ``pbp show``
-        lists no numbers, ``pbp export --force`` and the store do) by a compensating
+        lists the moves it can cancel with their numbers, :meth:`voidable`) by a compensating
         event: an unanswered suggestion (Cluedo by days), a standing vote of today or a
         kill order not yet fixed (Maniac). The engine's event (PUBLIC
         ``suggestion_voided`` / ``vote_voided``, or the maniac's PLAYER
@@ -539,13 +542,37 @@ class GmDesk:
             service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
             announced = any(e.visibility is Visibility.PUBLIC for e in step.events)
             if announced:
-                self.announce(game, step.events, now)
+                self.announce(game, step.events, now, note)
         return {
             "lever": "void",
             "event": seq,
             "voided_kind": target.event.kind,
             "announced": announced,
         }
+
+    def voidable(self, game_id: str, now: datetime) -> list[dict[str, Any]]:
+        """The logged moves that ``void`` would cancel at ``now``, oldest first:
+        ``[{event (seq), kind, player (str | None), day}]``; ``[]`` for a game not
+        running. Each is tried on the pure engine; nothing is written."""
+        _game, kind = self._game(game_id)
+        try:
+            _row, state = self._running(game_id, kind)
+        except GmRefused:
+            return []
+        found: list[dict[str, Any]] = []
+        for stored in self.store.events(game_id):
+            event = stored.event
+            if event.kind.startswith("gm_"):
+                continue
+            try:
+                kind.void(state, event, now)
+            except MoveError:
+                continue
+            player = event.player or event.data.get("suggester") or event.data.get("voter")
+            found.append(
+                {"event": stored.seq, "kind": event.kind, "player": player, "day": stored.day}
+            )
+        return found
 
     # --- one GM command, from the CLI or a mail --------------------------------------------
 
@@ -568,6 +595,8 @@ class GmDesk:
             return self.remove(game_id, args["player"], now=now, via=via, note=note)
         if command.lever == "void":
             return self.void(game_id, args["event"], now=now, via=via, note=note)
+        if command.lever == "help":
+            return {"lever": "help"}
         if command.lever == "export":
             from pbp.export import story
 

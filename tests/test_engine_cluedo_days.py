@@ -787,6 +787,7 @@ def test_status_shows_hand_cards_shown_duties_and_allowances() -> None:
         "over": False,
         "winner": None,
         "out": False,
+        "removed": False,
         "character": "Краснова",
         "hand": ["Петя", "Ваня", "Нож"],
         "shown_to_me": [{"number": 1, "card": "Молоток", "by": "Дуг", "by_gm": False}],

@@ -827,6 +827,7 @@ def test_status_duties_and_gm_view() -> None:
         "over": False,
         "winner": None,
         "out": False,
+        "removed": False,
         "character": None,
         "hand": ["Спальня", "Пистолет", "Молоток"],
         "my_turn": False,

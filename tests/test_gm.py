@@ -164,6 +164,27 @@ def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     assert log(table)[-1][3]["via"] == "mail"
 
 
+def test_act_by_mail_keeps_the_note_after_the_dashes_out_of_the_move(table: Table) -> None:
+    """``ACT Дуг: REFUTE нож -- письмо потерялось`` used to read the note as a card."""
+    suggest(table)
+    seq = last_seq(table)
+    gm_mail(table, "ACT Дуг: REFUTE спальня -- письмо Дуга потерялось", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    assert [(k, d) for k, _v, _s, d in log(table, seq) if k == "gm_act"] == [
+        (
+            "gm_act",
+            {
+                "player": "Дуг",
+                "move": "REFUTE спальня",
+                "via": "mail",
+                "note": "письмо Дуга потерялось",
+            },
+        )
+    ]
+    answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
+    assert "  REFUTE спальня — принято" in answer
+
+
 def test_a_gm_mail_read_again_is_a_duplicate_and_its_lever_is_not_repeated(
     table: Table,
 ) -> None:
@@ -193,6 +214,39 @@ def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) ->
     )
     assert "Игра на паузе." in answer
     assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
+
+
+def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
+    table: Table,
+) -> None:
+    seq = last_seq(table)
+    gm_mail(table, "CLOSE-DAY", "STATUS", "ПОМОЩЬ", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    assert log(table, seq) == []
+    answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
+    commands = (
+        "ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · "
+        "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ"
+    )
+    refusal = (
+        f"Не выполнено. Это не команда ведущего. Команды ведущего, по одной в строке: "
+        f"{commands}. Закрыть день, посмотреть состояние игры и т. п. можно только "
+        "командами pbp в консоли."
+    )
+    assert f"> CLOSE-DAY\n{refusal}\n" in answer
+    assert f"> STATUS\n{refusal}\n" in answer
+    assert (
+        "> ПОМОЩЬ\nКоманды ведущего (по одной в строке, пояснение — после « -- »):\n"
+        "  ЗА ИГРОК: ХОД — внести ход за игрока (потерянное письмо)\n"
+    ) in answer
+    assert "  ОТМЕНИТЬ СОБЫТИЕ — отменить ход по номеру события (номера — в pbp show)\n" in answer
+
+
+def test_a_gm_mail_of_unknown_lines_only_is_refused_line_by_line(table: Table) -> None:
+    gm_mail(table, "KEPT", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
+    answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
+    assert "> KEPT\nНе выполнено. Это не команда ведущего." in answer
 
 
 def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
@@ -604,15 +658,28 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
         (GM, ANNOUNCE),
     ]
-    assert "[b]Ведущий исключил игрока Дуг.[/b]" in body(mails[1])
+    assert "[b]Ведущий исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
     answers = [d for k, _v, _s, d in log(table) if k in ("refuted", "not_refuted")]
     assert [(d["number"], d["by_gm"]) for d in answers] == [(1, True), (2, True)]
-    # He can no longer suggest.
+    # He can no longer suggest; he is told he was removed, not that he accused wrongly.
+    table.new_mail()
     table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Роза", at=utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["refused"]
+    (refusal,) = table.new_mail()
+    assert "Ведущий исключил вас из игры: предположения и обвинения вам больше недоступны." in (
+        body(refusal)
+    )
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 18, 12))
+    assert table.run(utc(2026, 12, 1, 18, 13)) == ["status"]
+    (status,) = table.new_mail()
+    assert (
+        "Ведущий исключил вас из игры; на адресованные вам предположения отвечает ведущий.\n"
+        in (body(status))
+    )
+    assert "неверного обвинения" not in body(status)
     table.run(utc(2026, 12, 1, 19, 31))
     (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
     assert closed["penalties"] == {}
@@ -729,7 +796,7 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
         (GM, ANNOUNCE),
     ]
     assert "Отвечать на него не нужно" in body(mails[1])
-    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b]" in body(mails[2])
+    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b] ошибся\n" in body(mails[2])
     # Дуг owes nothing; Кросс has his 3 suggestions again; the day post leaves it out.
     kind = table.service.kind_of("cluedo_days")
     row = table.store.game(GAME)

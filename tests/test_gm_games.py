@@ -7,6 +7,7 @@ its deadline 24 h after the start, R7).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from email.message import EmailMessage
@@ -141,6 +142,38 @@ def cli(table: Table, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def test_cli_show_lists_the_moves_void_can_cancel_with_their_event_numbers(
+    tmp_path: Path,
+) -> None:
+    """``pbp void`` needs an event number: ``pbp show`` gives it (C3 suggestion)."""
+    table = Table(tmp_path, start="2026-01-01T20:00")
+    try:
+        table.run(utc(2026, 1, 1, 17))
+        table.send(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 1, 1, 17, 5)
+        )
+        assert table.run(utc(2026, 1, 1, 17, 6)) == ["applied"]
+        (seq,) = [
+            s.seq for s in table.store.events("seed-000") if s.event.kind == "suggestion_made"
+        ]
+        code, out = cli(table, "show", "seed-000")
+        assert code == 0, out
+        assert out.endswith(
+            "Moves `pbp void seed-000 EVENT` can cancel, by event number: "
+            f"{seq} (suggestion_made, Кросс)\n"
+        )
+        code, out = cli(table, "show", "seed-000", "--json")
+        assert json.loads(out)["voidable"] == [
+            {"event": seq, "kind": "suggestion_made", "player": "Кросс", "day": 1}
+        ]
+        gm = table.service.gm
+        gm.void("seed-000", seq, now=utc(2026, 1, 1, 17, 10), via="cli", note=None)
+        code, out = cli(table, "show", "seed-000")
+        assert "can cancel" not in out
+    finally:
+        table.close()
+
+
 def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> None:
     table = Table(tmp_path, start="2026-01-01T20:00")
     table.run(utc(2026, 1, 1, 17))
@@ -212,7 +245,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     maniac: ManiacTable,
 ) -> None:
     seed_tie(maniac)
-    done = maniac.service.gm.remove(GAME, "Петю", now=utc(2026, 12, 1, 11), via="cli", note=None)
+    done = maniac.service.gm.remove(GAME, "Петю", now=utc(2026, 12, 1, 11), via="cli", note="уехал")
     assert done == {"lever": "remove", "player": "Петя", "over": False}
     public = [
         (s.event.kind, dict(s.event.data))
@@ -234,7 +267,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     ]
     announcement = flushed(maniac)[-1]
     assert bbcode(announcement) == (
-        "[b]Петя покидает игру.[/b]\n"
+        "[b]Петя покидает игру.[/b] уехал\n"
         "\n"
         "Роль не раскрывается. Голоса, поданные им и за него, сняты.\n"
     )
@@ -302,6 +335,10 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         assert row is not None
         state = kind.load(row.state)
         assert (state.turn, state.turn_player) == (2, "Дуг")
+        assert (kind.status(state, "Кросс")["removed"], kind.status(state, "Дуг")["removed"]) == (
+            True,
+            False,
+        )
         # Дуг suggests: Роза is asked; then Кросс, removed, is answered by the GM (C5).
         table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая", at=ROUNDS_START + timedelta(hours=2))
         table.run(ROUNDS_START + timedelta(hours=2, minutes=1))
@@ -334,6 +371,9 @@ def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTab
     events = maniac.store.events(GAME)
     first, second = [s.seq for s in events if s.event.kind == "vote_cast"]
     gm = maniac.service.gm
+    assert gm.voidable(GAME, utc(2026, 12, 1, 11)) == [
+        {"event": second, "kind": "vote_cast", "player": "Вася", "day": 1}
+    ]
     with pytest.raises(MoveError) as replaced:
         gm.void(GAME, first, now=utc(2026, 12, 1, 11), via="cli", note=None)
     assert replaced.value.code == "void_replaced"

@@ -19,8 +19,14 @@ from pbp.parse.gm import GmCommand, parse_gm
         (
             "за Петю: ОПРОВЕРЖЕНИЕ 7 нож -- письмо потерялось",
             "act",
-            {"player": "Петю", "move": "ОПРОВЕРЖЕНИЕ 7 нож -- письмо потерялось"},
-            None,
+            {"player": "Петю", "move": "ОПРОВЕРЖЕНИЕ 7 нож"},
+            "письмо потерялось",
+        ),
+        (
+            "ACT Дуг: REFUTE нож — письмо Дуга потерялось",
+            "act",
+            {"player": "Дуг", "move": "REFUTE нож"},
+            "письмо Дуга потерялось",
         ),
         ("PAUSE", "pause", {}, None),
         ("Пауза -- уехал на выходные", "pause", {}, "уехал на выходные"),
@@ -51,7 +57,7 @@ from pbp.parse.gm import GmCommand, parse_gm
 def test_a_gm_command_is_read_with_its_arguments_and_note(
     line: str, lever: str, args: dict[str, object], note: str | None
 ) -> None:
-    assert parse_gm(f"Привет!\n\n  {line}  \nСпасибо") == [GmCommand(line, lever, args, note)]
+    assert parse_gm(f"\n  {line}  \n") == [GmCommand(line, lever, args, note)]
 
 
 @pytest.mark.parametrize(
@@ -76,5 +82,15 @@ def test_a_gm_command_that_does_not_fit_names_its_syntax(line: str, lever: str) 
     assert command.params["lever"] == lever
 
 
-def test_lines_without_a_keyword_are_not_commands() -> None:
-    assert parse_gm("Привет, как дела?\n> ПАУЗА в цитате\nPAUSED") == []
+def test_lines_without_a_keyword_are_answered_as_not_gm_commands() -> None:
+    assert parse_gm("Привет, как дела?\n\nCLOSE-DAY\nRETRY 1\nPAUSED") == [
+        GmCommand("Привет, как дела?", None, error="gm_not_a_command"),
+        GmCommand("CLOSE-DAY", None, error="gm_not_a_command"),
+        GmCommand("RETRY 1", None, error="gm_not_a_command"),
+        GmCommand("PAUSED", None, error="gm_not_a_command"),
+    ]
+
+
+@pytest.mark.parametrize("line", ["HELP", "помощь"])
+def test_help_is_a_gm_command(line: str) -> None:
+    assert parse_gm(line) == [GmCommand(line, "help")]

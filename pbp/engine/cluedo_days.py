@@ -49,6 +49,7 @@ GM
 
 Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
 game_over {winner}; not_a_player {player, players}; player_out {player};
+removed_by_gm {player} (C5);
 addressee_missing / self_addressed {players: the others}; unknown_addressee {addressee,
 players}; no_suggestions_left {day, allowance, penalty, made}; addressee_limit {addressee,
 limit, day}; nothing_to_answer {}; which_suggestion {waiting: [number...]};
@@ -244,6 +245,8 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
     if move.addressee is None:
         raise InvalidMove("addressee_missing", players=others)
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
+    if player in state.removed:  # C5: removed by the GM, not out by an accusation
+        raise IllegalMove("removed_by_gm", player=player)
     if player in state.out:
         raise IllegalMove("player_out", player=player)
     if move.addressee == player:
@@ -402,6 +405,8 @@ def _answer_events(s: Suggestion) -> list[Event]:
 
 def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
+    if player in state.removed:  # C5: removed by the GM, not out by an accusation
+        raise IllegalMove("removed_by_gm", player=player)
     if player in state.out:
         raise IllegalMove("player_out", player=player)
     cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
@@ -524,7 +529,8 @@ def status(state: DaysState, player: str) -> dict[str, Any]:
     "per_addressee_left": {"Дуг": 2, ...}}`` — ``sugg`` as in the event catalogue;
     ``owed``: suggestions he must answer; ``awaiting``: his unanswered suggestions;
     ``per_addressee_left``: how many more he may address to each player today (D2,
-    already capped by ``suggestions_left``).
+    already capped by ``suggestions_left``); ``removed``: the GM removed him (C5;
+    ``out`` is true then too).
 
     :raises KeyError: ``player`` is not in the game.
     """
@@ -535,6 +541,7 @@ def status(state: DaysState, player: str) -> dict[str, Any]:
         "over": state.over,
         "winner": state.winner,
         "out": player in state.out,
+        "removed": player in state.removed,
         "character": character,
         "hand": list(state.deal.hands[player]),
         "shown_to_me": [

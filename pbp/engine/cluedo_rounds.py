@@ -64,6 +64,7 @@ gives ``round_ended`` then ``turn_started`` of the next turn (R3).
 
 Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
 game_over {winner}; not_a_player {player, players}; player_out {player} (C6);
+removed_by_gm {player} (C5);
 unexpected_addressee {player} (InvalidMove: a TO part); wrong_category {card, category,
 allowed} (InvalidMove); not_your_turn {turn_player, turn} (R1); one_move_per_turn
 {number, turn, asked} (R1, R4: he has suggested this turn; ``asked``: who answers now);
@@ -264,6 +265,8 @@ def apply(state: RoundsState, player: str, move: CluedoMove, at: datetime) -> St
 
 def _check_turn(state: RoundsState, player: str) -> None:
     """R1, R4, C6: may ``player`` suggest or accuse now?"""
+    if player in state.removed:  # C5: removed by the GM, not out by an accusation
+        raise IllegalMove("removed_by_gm", player=player)
     if player in state.out:
         raise IllegalMove("player_out", player=player)
     running = state.running

@@ -412,6 +412,7 @@ def status(state: RoundsState, player: str) -> dict[str, Any]:
         "over": state.over,
         "winner": state.winner,
         "out": player in state.out,
+        "removed": player in state.removed,
         "character": character,
         "hand": list(state.deal.hands[player]),
         "my_turn": mine,

@@ -1,7 +1,9 @@
 """Reading the GM's commands from a mail to his own personal address.
 
-One command per line; lines that start with no GM keyword are not commands (a
-greeting, a quoted post) and are skipped. Keywords in English or Russian, any
+One command per line; a line that starts with no GM keyword (a greeting, a
+player's command such as STATUS, a pbp CLI word such as CLOSE-DAY) gives a command
+with ``error="gm_not_a_command"``, so the GM's answer says so line by line; quotes
+and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in English or Russian, any
 case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
 
     ACT Петя: SUGGEST Маша, нож, кухня TO Вася     ЗА Петю: ПРЕДПОЛОЖЕНИЕ …
@@ -12,6 +14,7 @@ case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
     REMOVE Петя                                    ИСКЛЮЧИТЬ Петю
     VOID 17                                        ОТМЕНИТЬ 17  (an event number)
     EXPORT markdown                                ЭКСПОРТ markdown
+    HELP                                           ПОМОЩЬ  (the list of GM commands)
 
 Player names are resolved later, against the game's seats (:mod:`pbp.gm`). Pure:
 no I/O.
@@ -43,6 +46,8 @@ KEYWORDS: dict[str, str] = {
     "ОТМЕНИТЬ": "void",
     "EXPORT": "export",
     "ЭКСПОРТ": "export",
+    "HELP": "help",
+    "ПОМОЩЬ": "help",
 }
 
 #: Every lever with its English and Russian keywords (for the help of a refusal).
@@ -55,6 +60,7 @@ SYNTAX = {
     "remove": "REMOVE PLAYER",
     "void": "VOID EVENT",
     "export": "EXPORT markdown|bbcode|html",
+    "help": "HELP",
 }
 
 _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
@@ -88,7 +94,8 @@ def parse_gm(text: str) -> list[GmCommand]:
     """The GM commands of a mail body, in order (see the module docstring).
 
     A line whose first word is a keyword but whose arguments do not fit gives a
-    command with ``error="gm_syntax"`` and ``params={"lever", "syntax"}``.
+    command with ``error="gm_syntax"`` and ``params={"lever", "syntax"}``; any other
+    non-blank line one with ``lever=None`` and ``error="gm_not_a_command"``.
     """
     commands: list[GmCommand] = []
     for raw_line in text.splitlines():
@@ -99,6 +106,7 @@ def parse_gm(text: str) -> list[GmCommand]:
         word = head.rstrip(":").upper().replace("Ё", "Е")
         lever = KEYWORDS.get(word)
         if lever is None:
+            commands.append(GmCommand(line, None, error="gm_not_a_command"))
             continue
         commands.append(_read(line, lever, rest.strip()))
     return commands
@@ -111,13 +119,13 @@ def _syntax(line: str, lever: str) -> GmCommand:
 
 
 def _read(line: str, lever: str, rest: str) -> GmCommand:
+    rest, note = _split_note(rest)
     if lever == "act":
         player, colon, move = rest.partition(":")
         if not colon or not player.strip() or not move.strip():
             return _syntax(line, lever)
-        return GmCommand(line, lever, {"player": player.strip(), "move": move.strip()})
-    rest, note = _split_note(rest)
-    if lever in ("pause", "resume"):
+        return GmCommand(line, lever, {"player": player.strip(), "move": move.strip()}, note)
+    if lever in ("pause", "resume", "help"):
         if rest:
             return _syntax(line, lever)
         return GmCommand(line, lever, note=note)
