@@ -102,6 +102,19 @@ class GmDesk:
 
     # --- helpers -----------------------------------------------------------------
 
+    def _unpaused(self, game_id: str, now: datetime) -> tuple[Game, GameKind]:
+        """The game and its kind for a lever that needs it running and not paused,
+        after whatever fell due before ``now`` (rule D8).
+
+        :raises GmRefused: not running (see :meth:`_running`), or paused (``gm_paused``).
+        """
+        game, kind = self._game(game_id)
+        self._running(game_id, kind)
+        if paused_since(self.store, game_id) is not None:
+            raise GmRefused("gm_paused", game=game_id)
+        self.service.advance(game_id, now)
+        return game, kind
+
     def _game(self, game_id: str) -> tuple[Game, GameKind]:
         try:
             game = self.service.game_config(game_id)
@@ -154,12 +167,7 @@ class GmDesk:
         :raises MoveError: ``player`` names no seat (``unknown_name``/``ambiguous_name``).
         """
         service = self.service
-        game, kind = self._game(game_id)
-        self._running(game_id, kind)
-        if paused_since(self.store, game_id) is not None:
-            raise GmRefused("gm_paused", game=game_id)
-        # Rule D8: whatever fell due before now first.
-        service.advance(game_id, now)
+        game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             seat = self._seat(kind, state, player)
@@ -487,11 +495,7 @@ class GmDesk:
         from pbp.service import Applied
 
         service = self.service
-        game, kind = self._game(game_id)
-        self._running(game_id, kind)
-        if paused_since(self.store, game_id) is not None:
-            raise GmRefused("gm_paused", game=game_id)
-        service.advance(game_id, now)
+        game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             seat = self._seat(kind, state, player)
@@ -524,11 +528,7 @@ class GmDesk:
         from pbp.service import Applied
 
         service = self.service
-        game, kind = self._game(game_id)
-        self._running(game_id, kind)
-        if paused_since(self.store, game_id) is not None:
-            raise GmRefused("gm_paused", game=game_id)
-        service.advance(game_id, now)
+        game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             target = next((s for s in self.store.events(game_id) if s.seq == seq), None)
