@@ -257,6 +257,12 @@ class MailSettings(_Model):
     personal_address: Literal["plus", "subject_tag"] = "plus"
     inbox: InboxSettings
     outbox: OutboxSettings
+    #: Largest message read, bytes; a larger one is kept for the GM with its header
+    #: section and size only, unread (issue 12: bounded work per message).
+    max_message_size: Annotated[int, Field(gt=0)] = 2_000_000
+    #: CPU time one message's body may take to read and parse, seconds
+    #: (:func:`pbp.budget.cpu_budget`); over it, the mail is kept as unreadable.
+    cpu_seconds_per_message: Annotated[float, Field(gt=0, le=60)] = 3.0
 
     @model_validator(mode="after")
     def _plus(self) -> MailSettings:

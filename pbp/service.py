@@ -32,6 +32,7 @@ from email.policy import compat32, default
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
 from pbp.faults import crash_point
@@ -52,6 +53,8 @@ TOKEN_ALPHABET = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 10
 #: Messages marked done on the server per command, each after its own commit.
 MARK_DONE_GROUP = 100
+#: The start of a kept row's reason when the mail was over ``mail.max_message_size``.
+TOO_LARGE = "too_large: "
 #: Games whose parsed state the writer keeps between moves (:meth:`Service._state`).
 STATE_CACHE_GAMES = 32
 #: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
@@ -456,6 +459,11 @@ class Service:
             if not message.waiting or self.store.seen(source):
                 outcomes.append(Outcome(source, "retried", notes=[message.retry_outcome or ""]))
                 continue
+            if message.reason.startswith(TOO_LARGE):
+                # Only its header section was kept: there is nothing to read again.
+                note = "only its header section was kept: ask the sender to send it again"
+                outcomes.append(Outcome(source, "too_large", notes=[note]))
+                continue
             raw = RawMessage(source, None, min(message.arrived, now), message.raw)
             before = self.store.last_kept(source)
             try:
@@ -503,10 +511,15 @@ class Service:
             log.exception("could not tell the GM about kept message %s", kept_id)
 
     def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
-        letter = read_letter(raw.raw)
+        # Who before what (DESIGN.md): the header section alone says who wrote to
+        # which address; the body is read only for a player or GM of a game.
+        letter = read_letter(raw.raw, body=False)
         sender = letter.from_address
-        # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY).
-        identity = letter.message_id or fingerprint(raw.raw)
+        # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY):
+        # its Message-ID *and* its content, so that a different mail under a reused
+        # Message-ID (a broken client) is no copy.
+        content = fingerprint(raw.raw)
+        identity = f"{letter.message_id} {content}" if letter.message_id else content
         replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
 
         def record(
@@ -529,11 +542,22 @@ class Service:
                 self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, outcome)
             return Outcome(source, outcome, game_id, player, [note] if note else [])
 
+        if raw.defect is not None:
+            # Not a message at all (a Maildir entry that is no regular file): kept, told.
+            with self.store.transaction():
+                kept_id = self.store.keep(
+                    source, raw.arrived, f"unreadable: {raw.defect}", raw.raw, now
+                )
+                self._notice_gms(letter, raw, "unreadable", kept_id, now, raw.defect)
+                return record("unreadable", note=raw.defect)
         if letter.automatic or sender is None:
             # RFC 3834: never answer bounces or auto-replies; keep them for the GM.
             with self.store.transaction():
                 self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
                 return record("automatic")
+        size = raw.size if raw.size is not None else len(raw.raw)
+        if raw.truncated or size > self.config.mail.max_message_size:
+            return self._too_large(letter, sender, raw, size, source, now, record)
 
         tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
         seats = [found for token in tokens if (found := self.store.token(token)) is not None]
@@ -563,7 +587,7 @@ class Service:
             retired is not None
             and retired[2] == sender
             and self.store.player_email(retired[0], retired[1]) != sender
-            and not letter.unreadable
+            and not self._read_body(raw.raw, letter).unreadable
         ):
             # His seat went to a substitute (pbp substitute): say so, not "wrong address".
             with self.store.transaction():
@@ -575,7 +599,11 @@ class Service:
             return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
-        if not replayed and self.store.message_id_seen(identity, game_id, player):
+        # A player or the GM of a game: now the body, in linear time and on a budget.
+        letter = self._read_body(raw.raw, letter)
+        if not replayed and self.store.message_id_seen(
+            (identity, letter.message_id or content), game_id, player
+        ):
             # The same mail again (a renumbered mailbox, a copy): never apply it twice.
             with self.store.transaction():
                 return record("duplicate", note=identity)
@@ -583,23 +611,7 @@ class Service:
             return self.gm.handle_mail(letter, sender, game_id, raw.arrived, now, record)
         game = self.game_config(game_id)
         if letter.unreadable:
-            with self.store.transaction():
-                kept_id = self.store.keep(
-                    source, raw.arrived, f"unreadable: {letter.unreadable}", raw.raw, now
-                )
-                self.mail.reply(
-                    letter,
-                    sender,
-                    "unreadable",
-                    {"reason": letter.unreadable, "code": letter.unreadable_code},
-                    now,
-                    game=game,
-                    player=player,
-                )
-                self.mail.notice_gm(
-                    game, letter, raw, "unreadable", kept_id, now, letter.unreadable
-                )
-                return record("unreadable", game_id, player, letter.unreadable)
+            return self._unreadable(letter, sender, raw, source, now, record, game, player)
 
         pause = paused_since(self.store, game_id)
         if pause is not None and raw.arrived >= pause.at:
@@ -612,56 +624,176 @@ class Service:
         # Rule D8: first everything of this game that fell due before the arrival.
         self.advance(game_id, raw.arrived, now)
         kind = self.kind_of(game)
+        try:
+            with self.store.transaction():
+                state = self._state(game_id, kind)
+                with cpu_budget(self.config.mail.cpu_seconds_per_message):
+                    text = self._new_text(letter, game)
+                    commands = kind.parse(text, state)
+                return self._apply_mail(
+                    game,
+                    kind,
+                    state,
+                    letter,
+                    text,
+                    commands,
+                    sender,
+                    player,
+                    raw,
+                    source,
+                    now,
+                    record,
+                )
+        except BudgetExceeded as exceeded:
+            letter = _too_complex(letter, exceeded)
+            return self._unreadable(letter, sender, raw, source, now, record, game, player)
+
+    def _apply_mail(
+        self,
+        game: Game,
+        kind: GameKind,
+        state: Any,
+        letter: Letter,
+        text: str,
+        commands: Sequence[ParsedCommand],
+        sender: str,
+        player: str,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """Apply a player's parsed commands, answer him and tell the others (inside the
+        message's transaction)."""
+        game_id = game.id
+        results: list[dict[str, Any]] = []
+        steps: list[Applied] = []
+        for command in commands:
+            result, applied = self._apply_command(
+                game, kind, state, player, command, raw.arrived, source
+            )
+            results.append(result)
+            if applied is not None:
+                steps.append(applied)
+                state = applied.step.state
+        if not commands:
+            # A forwarded mail's moves are not his (issue 5, case 13): say so.
+            code = "forwarded" if letter.forwarded else "no_command"
+            params: dict[str, Any] = {}
+            subject = subject_moves(letter.subject)
+            if code == "no_command" and subject and kind.parse(subject, state):
+                # Moves are read from the body only: say so when the Subject has one.
+                code, params = "command_in_subject", {"subject": subject[:200]}
+            results.append(
+                {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
+            )
+        ignored = ignored_lines(text, commands)
+        self.mail.reply(
+            letter,
+            sender,
+            "reply",
+            {
+                "results": results,
+                "player": player,
+                "ignored": ignored[:IGNORED_SHOWN],
+                "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
+                "forwarded": letter.forwarded and bool(commands),
+            },
+            now,
+            game=game,
+            player=player,
+        )
+        # The sender's answer first, then what his moves cause for others.
+        for applied in steps:
+            self._after_step(game, kind, applied, now)
+        refused = sum(1 for result in results if "error" in result)
+        if steps:
+            outcome = "applied" if not refused else "partly_applied"
+        else:
+            outcome = "refused" if refused else "status"
+        return record(outcome, game_id, player)
+
+    def _read_body(self, raw: bytes, head: Letter) -> Letter:
+        """The whole letter of ``raw`` (its header section already read as ``head``), read
+        within the CPU budget (:func:`pbp.budget.cpu_budget`); over it, ``head`` marked
+        unreadable (``too_complex``)."""
+        try:
+            with cpu_budget(self.config.mail.cpu_seconds_per_message):
+                return read_letter(raw)
+        except BudgetExceeded as exceeded:
+            return _too_complex(head, exceeded)
+
+    def _unreadable(
+        self,
+        letter: Letter,
+        sender: str,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+        game: Game,
+        player: str,
+    ) -> Outcome:
+        """A player's mail whose body could not be read: kept, he is told why, the GM too."""
+        reason = letter.unreadable or "unreadable"
         with self.store.transaction():
-            state = self._state(game_id, kind)
-            text = self._new_text(letter, game)
-            commands = kind.parse(text, state)
-            results: list[dict[str, Any]] = []
-            steps: list[Applied] = []
-            for command in commands:
-                result, applied = self._apply_command(
-                    game, kind, state, player, command, raw.arrived, source
-                )
-                results.append(result)
-                if applied is not None:
-                    steps.append(applied)
-                    state = applied.step.state
-            if not commands:
-                # A forwarded mail's moves are not his (issue 5, case 13): say so.
-                code = "forwarded" if letter.forwarded else "no_command"
-                params: dict[str, Any] = {}
-                subject = subject_moves(letter.subject)
-                if code == "no_command" and subject and kind.parse(subject, state):
-                    # Moves are read from the body only: say so when the Subject has one.
-                    code, params = "command_in_subject", {"subject": subject[:200]}
-                results.append(
-                    {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
-                )
-            ignored = ignored_lines(text, commands)
+            kept_id = self.store.keep(source, raw.arrived, f"unreadable: {reason}", raw.raw, now)
             self.mail.reply(
                 letter,
                 sender,
-                "reply",
-                {
-                    "results": results,
-                    "player": player,
-                    "ignored": ignored[:IGNORED_SHOWN],
-                    "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
-                    "forwarded": letter.forwarded and bool(commands),
-                },
+                "unreadable",
+                {"reason": reason, "code": letter.unreadable_code},
                 now,
                 game=game,
                 player=player,
             )
-            # The sender's answer first, then what his moves cause for others.
-            for applied in steps:
-                self._after_step(game, kind, applied, now)
-            refused = sum(1 for result in results if "error" in result)
-            if steps:
-                outcome = "applied" if not refused else "partly_applied"
-            else:
-                outcome = "refused" if refused else "status"
-            return record(outcome, game_id, player)
+            self.mail.notice_gm(game, letter, raw, "unreadable", kept_id, now, reason)
+            return record("unreadable", game.id, player, reason)
+
+    def _too_large(
+        self,
+        letter: Letter,
+        sender: str,
+        raw: RawMessage,
+        size: int,
+        source: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """A mail over ``mail.max_message_size`` bytes: never parsed; kept with its header
+        section and size only (not its body, which could fill the disk), the GMs told;
+        a player or GM of a started game, writing from his registered address, is told
+        in his game's language why and what to send instead."""
+        limit = self.config.mail.max_message_size
+        detail = f"{size} bytes, over the limit of {limit}"
+        seats = self.store.tokens_of(sender)
+        with self.store.transaction():
+            kept_id = self.store.keep(
+                source, raw.arrived, f"{TOO_LARGE}{detail}", header_section(raw.raw), now
+            )
+            if seats:
+                _token, game_id, player = seats[0]
+                game = self.game_config(game_id)
+                context = {"size": size, "limit": limit}
+                self.mail.reply(letter, sender, "too_large", context, now, game=game, player=player)
+            self._notice_gms(letter, raw, "too_large", kept_id, now, detail)
+            return record("too_large", seats[0][1] if seats else None, None, detail)
+
+    def _notice_gms(
+        self,
+        letter: Letter,
+        raw: RawMessage,
+        reason: str,
+        kept_id: int,
+        now: datetime,
+        detail: str | None = None,
+    ) -> None:
+        """Tell every GM of the mailbox, once each, that a mail was kept (``pbp kept``)."""
+        notified: set[str] = set()
+        for game in self.config.games:
+            if game.gm.lower() not in notified:
+                notified.add(game.gm.lower())
+                self.mail.notice_gm(game, letter, raw, reason, kept_id, now, detail)
 
     def _registered(self, address: str) -> bool:
         """True when ``address`` plays (or will play) in any configured game."""
@@ -1012,6 +1144,32 @@ class _Between:
             # Mail still due means the transport failed: not again before the round ends.
             self.sending = not service.store.due_mail(self.now, limit=1)
         self.last = time.monotonic()
+
+
+def _too_complex(letter: Letter, exceeded: BudgetExceeded) -> Letter:
+    """``letter`` marked unreadable because reading or parsing it spent its CPU budget."""
+    return dataclasses.replace(
+        letter,
+        text="",
+        forwarded=False,
+        unreadable=f"reading it took {exceeded}",
+        unreadable_code="too_complex",
+    )
+
+
+#: Where the header section of a message ends (RFC 5322 §2.1: the first empty line).
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def header_section(raw: bytes) -> bytes:
+    """The header section of ``raw`` with the empty line that ends it (all of ``raw``
+    when it has no body).
+
+    >>> header_section(b"From: a@example.test\r\nSubject: x\r\n\r\nbody")
+    b'From: a@example.test\r\nSubject: x\r\n\r\n'
+    """
+    end = _HEADER_END.search(raw)
+    return raw if end is None else raw[: end.end()]
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:

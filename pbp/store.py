@@ -162,7 +162,9 @@ class OutgoingMail:
     failed: str | None
 
 
-STILL_KEPT = frozenset({"error", "automatic", "unknown_sender", "wrong_sender", "unreadable"})
+STILL_KEPT = frozenset(
+    {"error", "automatic", "unknown_sender", "wrong_sender", "unreadable", "too_large"}
+)
 """Outcomes of ``pbp retry`` that leave a message kept (it may be retried again)."""
 
 
@@ -234,7 +236,10 @@ class Store:
         try:
             yield self
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                # SQLite may have rolled back on its own (a full disk, SQLITE_FULL): a
+                # second ROLLBACK would hide the real error behind "no transaction".
+                self._db.execute("ROLLBACK")
             raise
         else:
             crash_point("commit")
@@ -518,20 +523,22 @@ class Store:
         )
 
     def message_id_seen(
-        self, message_id: str, game_id: str | None = None, player: str | None = None
+        self, message_id: str | Sequence[str], game_id: str | None = None, player: str | None = None
     ) -> bool:
-        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
-        for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
+        """True when a message with this identity (its Message-ID, RFC 5322 §3.6.4, and
+        :func:`pbp.service.fingerprint`; several: any of them, e.g. the form an older
+        version stored) was already read as a
         player's moves, a GM's commands, or held by a pause (not when it was refused as
         to the wrong address, or crashed: the same mail may then come again, rightly
         addressed); with ``game_id`` and ``player``, as that player's mail in that game
         (a broken client's Message-ID reused by another player's mail is no copy)."""
+        ids = [message_id] if isinstance(message_id, str) else list(message_id)
         query = (
-            "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
-            "('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
+            f"SELECT 1 FROM messages WHERE message_id IN ({', '.join('?' * len(ids))}) "
+            "AND outcome IN ('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
             "'gm_refused', 'paused')"
         )
-        args: list[Any] = [message_id]
+        args: list[Any] = list(ids)
         if game_id is not None and player is not None:
             query += " AND game_id = ? AND player = ?"
             args += [game_id, player]

@@ -26,12 +26,21 @@ class RawMessage:
     ``arrived`` is the IMAP INTERNALDATE or the Maildir delivery time, timezone-aware
     (UTC): rule D8 decides a move's game day by it. ``raw`` is the whole RFC 5322
     message as bytes.
+
+    ``size``: the whole message's size in bytes as the mailbox reports it (None: the
+    length of ``raw``). ``truncated``: True when ``raw`` holds only the header section
+    because the message is larger than the limit (``mail.max_message_size``).
+    ``defect``: not a message at all (a Maildir entry that is no regular file),
+    a short English description; ``raw`` is then ``b""``.
     """
 
     key: str
     uidvalidity: int | None
     arrived: datetime
     raw: bytes
+    size: int | None = None
+    truncated: bool = False
+    defect: str | None = None
 
 
 class Inbox(Protocol):

@@ -152,8 +152,14 @@ class _CappedHeaders(HeaderRegistry):
 _POLICY = policy.default.clone(header_factory=_CappedHeaders())
 
 
-def read_letter(raw: bytes) -> Letter:
+def read_letter(raw: bytes, *, body: bool = True) -> Letter:
     """Parse ``raw`` (a whole RFC 5322 message) into a :class:`Letter`. Never raises.
+
+    ``body=False`` reads the header section alone (``text`` stays ``""``,
+    ``unreadable`` None, ``forwarded`` False): who sent a mail and to which address is
+    known before its body is read, so a stranger's body never reaches the body readers
+    (DESIGN.md, "Who before what"); ``automatic`` then sees only the top-level
+    Content-Type, not the parts.
 
     Example::
 
@@ -166,9 +172,9 @@ def read_letter(raw: bytes) -> Letter:
     raw = _LEADING_JUNK.sub(b"", raw, count=1)
     if not raw.strip():
         return Letter(unreadable="empty message", unreadable_code="empty")
-    too_many_parts = raw.count(b"\n--") > MAX_BOUNDARY_LINES
+    too_many_parts = body and raw.count(b"\n--") > MAX_BOUNDARY_LINES
     try:
-        if too_many_parts:
+        if too_many_parts or not body:
             msg = BytesHeaderParser(policy=_POLICY).parsebytes(raw)
         else:
             msg = email.message_from_bytes(raw, policy=_POLICY)
@@ -180,12 +186,13 @@ def read_letter(raw: bytes) -> Letter:
     in_reply_to = _ids(_first(msg, "in-reply-to"))
     forwarded = False
     code = ""
+    text = ""
+    unreadable: str | None = None
     try:
         if too_many_parts:
-            text = ""
-            unreadable: str | None = f"over {MAX_BOUNDARY_LINES} MIME boundary lines"
+            unreadable = f"over {MAX_BOUNDARY_LINES} MIME boundary lines"
             code = "too_many_parts"
-        else:
+        elif body:
             text, unreadable, forwarded = _body(msg)
             code = _no_text_code(msg) if unreadable else ""
     except Exception as exc:  # never lose a message over a parser bug: tell the GM

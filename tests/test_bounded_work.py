@@ -1,0 +1,215 @@
+"""Bounded work per message and nothing dropped without a word (issue 12, items 1, 2, 9).
+
+Through :class:`pbp.service.Service` on Maildir transports with the test clock
+(tests/gamekit.py: the seed-000 game, Кросс, Дуг, Роза, started 2026-12-01 20:00 MSK).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gamekit import GM, Table, body, summary, utc
+
+import pbp.service
+from pbp.mail.base import RawMessage
+from pbp.mail.maildir import deliver
+from pbp.parse import mime
+from pbp.service import header_section
+from pbp.store import Store
+
+START = utc(2026, 12, 1, 17)
+MOVE_AT = utc(2026, 12, 1, 18)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    table = Table(tmp_path)
+    table.run(START)
+    table.new_mail()
+    yield table
+    table.close()
+
+
+def _mail(sender: str, to: str, text: str, *, message_id: str, at: datetime) -> bytes:
+    message = EmailMessage(policy=SMTP)
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = "ход"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = message_id
+    message.set_content(text)
+    return bytes(message)
+
+
+def test_a_mail_over_the_size_limit_is_kept_with_its_header_section_only(table: Table) -> None:
+    to = f"gm+{table.token('Кросс')}@example.test"
+    raw = _mail(
+        "cross@example.test",
+        to,
+        "СТАТУС\n" + "x" * 80 + "\n" * 30_000 + "y" * 2_100_000,
+        message_id="<big@example.test>",
+        at=MOVE_AT,
+    )
+    deliver(table.inbox_path, raw, at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["too_large"]
+    [kept] = table.store.kept()
+    assert kept.raw == header_section(raw)
+    assert kept.raw.endswith(b"\r\n\r\n") and b"xxxx" not in kept.raw
+    size = len(raw)
+    assert kept.reason == f"too_large: {size} bytes, over the limit of 2000000"
+    mails = table.new_mail()
+    assert summary(mails) == [
+        ("cross@example.test", "Re: ход"),
+        (GM, "[seed-000] Письмо отложено: письмо больше допустимого размера, оно не прочитано"),
+    ]
+    assert body(mails[0]).startswith(
+        f"Здравствуйте! Ваше письмо не прочитано: его размер {size / 1e6:.1f} МБ, "
+        "а принимаются письма до 2.0 МБ. Поэтому ходы из него не выполнены."
+    )
+
+
+def test_a_strangers_large_mail_is_kept_and_not_answered(table: Table) -> None:
+    raw = _mail(
+        "stranger@elsewhere.test",
+        "gm@example.test",
+        "z" * 2_500_000,
+        message_id="<spam@elsewhere.test>",
+        at=MOVE_AT,
+    )
+    deliver(table.inbox_path, raw, at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["too_large"]
+    assert [m["To"] for m in table.new_mail()] == [GM]
+    assert table.store.kept()[0].raw == header_section(raw)
+
+
+def test_a_strangers_body_is_never_read(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Who before what: From and To decide before the body readers run."""
+    read: list[bool] = []
+    real = mime.read_letter
+
+    def spy(raw: bytes, *, body: bool = True) -> mime.Letter:
+        read.append(body)
+        return real(raw, body=body)
+
+    monkeypatch.setattr(pbp.service, "read_letter", spy)
+    deliver(
+        table.inbox_path,
+        _mail(
+            "stranger@elsewhere.test",
+            "gm@example.test",
+            "СТАТУС",
+            message_id="<s@elsewhere.test>",
+            at=MOVE_AT,
+        ),
+        at=MOVE_AT,
+    )
+    table.run(MOVE_AT)
+    assert read == [False]
+    read.clear()
+    table.send("Кросс", "СТАТУС", at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["status"]
+    assert read == [False, True]
+
+
+def _spin_forever(*_args: Any) -> Any:
+    end = time.thread_time() + 60
+    while time.thread_time() < end:
+        pass
+    raise AssertionError("the budget did not cut the work short")
+
+
+def test_a_body_over_its_cpu_budget_is_kept_and_later_mail_is_served(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mail = table.config.mail.model_copy(update={"cpu_seconds_per_message": 0.3})
+    table.service.config = table.config.model_copy(update={"mail": mail})
+    monkeypatch.setattr(mime, "_body", _spin_forever)
+    table.send("Кросс", "СТАТУС", at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["unreadable"]
+    [kept] = table.store.kept()
+    assert kept.reason == "unreadable: reading it took over 0.3 s of CPU time"
+    mails = table.new_mail()
+    assert [m["To"] for m in mails] == ["cross@example.test", GM]
+    assert "на разбор ушло слишком много времени" in body(mails[0])
+    monkeypatch.undo()
+    table.send("Дуг", "СТАТУС", at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["status"]
+
+
+def test_parsing_over_the_cpu_budget_is_kept_as_unreadable(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game's parser runs on the budget too (the transaction is rolled back)."""
+    mail = table.config.mail.model_copy(update={"cpu_seconds_per_message": 0.3})
+    table.service.config = table.config.model_copy(update={"mail": mail})
+    kind = table.service.kind_of("cluedo_days")
+    monkeypatch.setattr(type(kind), "parse", _spin_forever)
+    table.send("Роза", "СТАТУС", at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["unreadable"]
+    assert [k.reason for k in table.store.kept()] == [
+        "unreadable: reading it took over 0.3 s of CPU time"
+    ]
+    assert [m["To"] for m in table.new_mail()] == ["rosa@example.test", GM]
+
+
+def test_a_different_mail_under_a_reused_message_id_is_processed(table: Table) -> None:
+    to = f"gm+{table.token('Кросс')}@example.test"
+    first = _mail("cross@example.test", to, "СТАТУС", message_id="<same@x.test>", at=MOVE_AT)
+    other = _mail(
+        "cross@example.test", to, "ПОМОЩЬ", message_id="<same@x.test>", at=utc(2026, 12, 1, 18, 5)
+    )
+    deliver(table.inbox_path, first, at=MOVE_AT)
+    deliver(table.inbox_path, other, at=utc(2026, 12, 1, 18, 5))
+    deliver(table.inbox_path, first, at=utc(2026, 12, 1, 18, 6))  # a true copy
+    assert table.run(utc(2026, 12, 1, 18, 10)) == ["status", "status", "duplicate"]
+    assert len(table.new_mail()) == 2
+
+
+def test_a_store_that_sqlite_rolled_back_reports_the_real_error(tmp_path: Path) -> None:
+    """A full disk (SQLITE_FULL) rolls the transaction back inside SQLite; the error the
+    GM reads is that one, not "cannot rollback - no transaction is active"."""
+    store = Store(tmp_path / "pbp.sqlite3")
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages + 2}")
+    with pytest.raises(Exception, match=r"^database or disk is full$"), store.transaction():
+        store.keep("maildir:x", MOVE_AT, "test", b"x" * 100_000, MOVE_AT)
+    store.close()
+
+
+def test_an_entry_that_is_no_message_is_kept_and_nobody_answered(table: Table) -> None:
+    raw = RawMessage("odd", None, MOVE_AT, b"", defect="not a regular file: FIFO")
+    outcome = table.service.handle(raw, MOVE_AT)
+    assert (outcome.outcome, outcome.notes) == ("unreadable", ["not a regular file: FIFO"])
+    assert [k.reason for k in table.store.kept()] == ["unreadable: not a regular file: FIFO"]
+    table.service.flush_outbox(MOVE_AT)
+    assert [m["To"] for m in table.new_mail()] == [GM]
+
+
+def test_a_kept_mail_over_the_size_limit_cannot_be_retried(table: Table) -> None:
+    """Only its header section was kept: pbp retry says so and sends nothing."""
+    raw = _mail(
+        "cross@example.test",
+        f"gm+{table.token('Кросс')}@example.test",
+        "w" * 2_100_000,
+        message_id="<big2@example.test>",
+        at=MOVE_AT,
+    )
+    deliver(table.inbox_path, raw, at=MOVE_AT)
+    table.run(MOVE_AT)
+    table.new_mail()
+    [kept] = table.store.kept()
+    [outcome] = table.service.retry([kept.id], MOVE_AT)
+    assert (outcome.outcome, outcome.notes) == (
+        "too_large",
+        ["only its header section was kept: ask the sender to send it again"],
+    )
+    table.service.flush_outbox(MOVE_AT)
+    assert table.new_mail() == []
