@@ -1162,7 +1162,7 @@ _HEADER_END = re.compile(rb"\r?\n\r?\n")
 
 
 def header_section(raw: bytes) -> bytes:
-    """The header section of ``raw`` with the empty line that ends it (all of ``raw``
+    r"""The header section of ``raw`` with the empty line that ends it (all of ``raw``
     when it has no body).
 
     >>> header_section(b"From: a@example.test\r\nSubject: x\r\n\r\nbody")
