@@ -84,6 +84,16 @@ def fingerprint(raw: bytes) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
+def text_digest(text: str) -> str:
+    """``text:<hex>``, a short digest of a letter's new text (:attr:`Letter.text`).
+
+    >>> text_digest("VOTE Петя")
+    'text:0ef6c1deb848eb9afaef082ccb89e832'
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    return f"text:{hashlib.sha256(data).hexdigest()[:32]}"
+
+
 @dataclass
 class Outcome:
     """What handling one incoming message did (for logs and tests)."""
@@ -516,10 +526,9 @@ class Service:
         letter = read_letter(raw.raw, body=False)
         sender = letter.from_address
         # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY):
-        # its Message-ID *and* its content, so that a different mail under a reused
-        # Message-ID (a broken client) is no copy.
-        content = fingerprint(raw.raw)
-        identity = f"{letter.message_id} {content}" if letter.message_id else content
+        # its Message-ID, else a fingerprint of its fields and body.
+        identity = letter.message_id or fingerprint(raw.raw)
+        digest: str | None = None  # of its text, once the body is read
         replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
 
         def record(
@@ -537,6 +546,7 @@ class Service:
                 game_id=game_id,
                 player=player,
                 note=note,
+                content=digest,
             )
             if replayed:  # `pbp kept` shows the held mail as done (D8)
                 self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, outcome)
@@ -601,9 +611,10 @@ class Service:
         game_id, player, _email = seat
         # A player or the GM of a game: now the body, in linear time and on a budget.
         letter = self._read_body(raw.raw, letter)
-        if not replayed and self.store.message_id_seen(
-            (identity, letter.message_id or content), game_id, player
-        ):
+        # The Message-ID *and* the text: a different mail under a reused Message-ID (a
+        # broken client) is no copy; a copy a relay encoded anew still is.
+        digest = text_digest(letter.text)
+        if not replayed and self.store.message_id_seen(identity, game_id, player, content=digest):
             # The same mail again (a renumbered mailbox, a copy): never apply it twice.
             with self.store.transaction():
                 return record("duplicate", note=identity)

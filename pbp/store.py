@@ -31,6 +31,7 @@ from pbp.faults import crash_point
 MIGRATIONS = (
     ("kept", "retried_at", "TEXT"),
     ("kept", "retry_outcome", "TEXT"),
+    ("messages", "content", "TEXT"),
 )
 
 SCHEMA = """
@@ -505,11 +506,13 @@ class Store:
         game_id: str | None = None,
         player: str | None = None,
         note: str | None = None,
+        content: str | None = None,
     ) -> None:
-        """Mark an incoming message processed (inside the transaction of its effects)."""
+        """Mark an incoming message processed (inside the transaction of its effects);
+        ``content``: a digest of its text (:func:`pbp.service.text_digest`)."""
         self._db.execute(
             "INSERT INTO messages (source, message_id, arrived, processed_at, outcome, game_id, "
-            "player, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "player, note, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source,
                 message_id,
@@ -519,26 +522,36 @@ class Store:
                 game_id,
                 player,
                 note,
+                content,
             ),
         )
 
     def message_id_seen(
-        self, message_id: str | Sequence[str], game_id: str | None = None, player: str | None = None
+        self,
+        message_id: str,
+        game_id: str | None = None,
+        player: str | None = None,
+        *,
+        content: str | None = None,
     ) -> bool:
-        """True when a message with this identity (its Message-ID, RFC 5322 §3.6.4, and
-        :func:`pbp.service.fingerprint`; several: any of them, e.g. the form an older
-        version stored) was already read as a
+        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
+        for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
         player's moves, a GM's commands, or held by a pause (not when it was refused as
         to the wrong address, or crashed: the same mail may then come again, rightly
         addressed); with ``game_id`` and ``player``, as that player's mail in that game
-        (a broken client's Message-ID reused by another player's mail is no copy)."""
-        ids = [message_id] if isinstance(message_id, str) else list(message_id)
+        (a broken client's Message-ID reused by another player's mail is no copy); with
+        ``content``, with that digest of its text too (:func:`pbp.service.text_digest`:
+        a different mail under a reused Message-ID is no copy; a row an older version
+        wrote without a digest matches any)."""
         query = (
-            f"SELECT 1 FROM messages WHERE message_id IN ({', '.join('?' * len(ids))}) "
-            "AND outcome IN ('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
+            "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
+            "('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
             "'gm_refused', 'paused')"
         )
-        args: list[Any] = list(ids)
+        args: list[Any] = [message_id]
+        if content is not None:
+            query += " AND (content IS NULL OR content = ?)"
+            args.append(content)
         if game_id is not None and player is not None:
             query += " AND game_id = ? AND player = ?"
             args += [game_id, player]
