@@ -27,6 +27,7 @@ from pbp.gm import HELD, REPLAYED, paused_since
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
+from pbp.reader import ChildReader
 from pbp.render import Renderer
 from pbp.seats import seat_warnings
 from pbp.service import Service
@@ -187,6 +188,8 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
                 f"another pbp run (pid {holder(config.store) or '?'}) is serving {config.store}"
             )
         service = _service(config)
+        # Bodies are read in a child process killed at its budget (ended at exit).
+        service.reader = ChildReader(config.mail.cpu_seconds_per_message)
         for warning in seat_warnings(config, service.store):
             log.warning("%s", warning)
         if once:

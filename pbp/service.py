@@ -150,8 +150,12 @@ class Service:
         inbox: Inbox | None = None,
         transport: Transport | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        reader: Callable[[bytes], Letter] | None = None,
     ) -> None:
         self.config = config
+        #: Reads a player's or GM's whole letter (:class:`pbp.reader.ChildReader` in
+        #: ``pbp run``); None: in this process, on :func:`pbp.budget.cpu_budget`.
+        self.reader = reader
         self.store = store
         self.renderer = renderer
         self.inbox = inbox
@@ -726,9 +730,11 @@ class Service:
 
     def _read_body(self, raw: bytes, head: Letter) -> Letter:
         """The whole letter of ``raw`` (its header section already read as ``head``), read
-        within the CPU budget (:func:`pbp.budget.cpu_budget`); over it, ``head`` marked
-        unreadable (``too_complex``)."""
+        within the CPU budget (by :attr:`reader`, else :func:`pbp.budget.cpu_budget`);
+        over it, ``head`` marked unreadable (``too_complex``)."""
         try:
+            if self.reader is not None:
+                return self.reader(raw)
             with cpu_budget(self.config.mail.cpu_seconds_per_message):
                 return read_letter(raw)
         except BudgetExceeded as exceeded:
