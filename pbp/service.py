@@ -179,7 +179,11 @@ class Service:
 
         This is ``pbp run --once``; ``pbp run`` calls it whenever mail or a
         deadline may be due.
+
+        :raises pbp.store.StoreReplacedError: the store's file was deleted or replaced (checked
+            first, and before every transaction and every marking done).
         """
+        self.store.check_identity()
         now = now or self.clock()
         outcomes: list[Outcome] = []
         # A long round (many games starting, the deadlines of many games at once)
@@ -225,8 +229,10 @@ class Service:
         return outcomes
 
     def _mark_done(self, keys: list[str]) -> None:
-        """Mark committed messages done in the mailbox, in one command."""
+        """Mark committed messages done in the mailbox, in one command (never after the
+        store's file was deleted or replaced: their results would be lost with it)."""
         assert self.inbox is not None
+        self.store.check_identity()
         self.inbox.mark_done(keys)
         for _ in keys:  # the crash tests count messages, not commands
             crash_point("marked")

@@ -31,6 +31,7 @@ read whole: only its header section, at most :data:`HEADER_LIMIT` bytes.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import os
@@ -234,8 +235,8 @@ def _read_entry(file: Path, limit: int) -> RawMessage | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        # ELOOP: a symlink swapped in since lstat; ENXIO: a socket; EACCES: unreadable.
-        if os.path.islink(file):
+        # ELOOP: O_NOFOLLOW met a symlink swapped in since lstat; EACCES: unreadable.
+        if error.errno == errno.ELOOP:
             return RawMessage(key, None, arrived, b"", defect="not a regular file: symlink")
         reason = error.strerror or type(error).__name__
         return RawMessage(key, None, arrived, b"", defect=f"cannot be read: {reason}")
