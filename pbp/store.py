@@ -238,7 +238,8 @@ class Store:
             raise StoreReplacedError(
                 f"the store {self.path} was deleted while pbp had it open: stopping, so "
                 "that nothing is written into the deleted file or marked done after it. "
-                f"Restore it from a backup (copy the backup to {self.path}) and start again"
+                f"Restore it from a backup (delete {self.path}-wal and {self.path}-shm, then "
+                f"copy the backup to {self.path}) and start again"
             ) from None
         if (now.st_dev, now.st_ino) != self._identity:
             raise StoreReplacedError(

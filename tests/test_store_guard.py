@@ -161,7 +161,7 @@ def deleted(store: Path) -> str:
     return (
         f"the store {store} was deleted while pbp had it open: stopping, so that nothing is "
         "written into the deleted file or marked done after it. Restore it from a backup "
-        f"(copy the backup to {store}) and start again"
+        f"(delete {store}-wal and {store}-shm, then copy the backup to {store}) and start again"
     )
 
 
@@ -238,15 +238,28 @@ def _wait(predicate: Callable[[], bool], timeout: float) -> bool:
     return predicate()
 
 
+@pytest.mark.parametrize("inbox", ["maildir", "imap"])
 def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_deleted(
-    tmp_path: Path,
+    inbox: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    """Whether it is in a round or waiting for mail (polling a Maildir, in IMAP IDLE)."""
     config = write_config(tmp_path, start=None)
+    env = {}
+    if inbox == "imap":
+        dovecot: Dovecot = request.getfixturevalue("dovecot")
+        dovecot.add_user("gm@example.test", PASSWORD)
+        text = config.read_text(encoding="utf-8").replace(
+            "  inbox: {maildir: ./mail/inbox}\n",
+            f"  inbox: {{imap: {{host: 127.0.0.1, port: {dovecot.port}, "
+            "username: gm@example.test, password_env: PBP_TEST_IMAP_PASSWORD, tls: none}}\n",
+        )
+        config.write_text(text, encoding="utf-8")
+        env = {"PBP_TEST_IMAP_PASSWORD": PASSWORD}
     store, outbox = tmp_path / "pbp.sqlite3", tmp_path / "mail" / "outbox"
     daemon = subprocess.Popen(
         [sys.executable, "-m", "pbp", "-c", str(config), "run"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -254,6 +267,7 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
     )
     try:
         assert _wait(lambda: len(read_maildir(outbox)) == 5, 30)
+        time.sleep(1)  # waiting for mail now
         store.unlink()
         deleted_at = time.monotonic()
         code = daemon.wait(10)
@@ -269,4 +283,4 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
     assert "Traceback" not in output
     assert seconds < 3.0
     # And the next start refuses the empty store it would make.
-    assert pbp(config, "run", "--once")[0] == 2
+    assert pbp(config, "run", "--once", env=env)[0] == 2

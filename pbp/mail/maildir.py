@@ -207,8 +207,10 @@ def _read_regular(fd: int, size: int, limit: int) -> tuple[bytes, bool]:
     :data:`HEADER_LIMIT` bytes read)."""
     with os.fdopen(fd, "rb", closefd=False) as f:
         if size <= limit:
-            data = f.read(limit + 1)
-            if len(data) <= limit:  # a file that grew since fstat is cut like a large one
+            data = f.read(size + 1)
+            if len(data) > size:  # it grew since fstat: read on, up to the limit
+                data += f.read(limit + 1 - len(data))
+            if len(data) <= limit:
                 return data, False
             return header_section(data[:HEADER_LIMIT]), True
         return header_section(f.read(HEADER_LIMIT)), True
