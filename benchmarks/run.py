@@ -424,13 +424,15 @@ def baseline(stack: Stack, sent: list[tuple[str, tuple[str, ...], bytes]]) -> fl
 
 
 class DaemonProcess:
-    """``pbp run`` in a subprocess (its log in ``directory/daemon.log``)."""
+    """``pbp run`` in a subprocess (its log in ``directory/daemon.log``). ``--fresh``:
+    each figure deals its games into a new store on the mailbox the previous figures
+    used (``$PbpDone`` mail there would make ``pbp run`` refuse, on purpose)."""
 
     def __init__(self, config: Path) -> None:
         self.log = config.with_name("daemon.log")
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
-                [str(PBP), "-c", str(config), "run"],
+                [str(PBP), "-c", str(config), "run", "--fresh"],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,

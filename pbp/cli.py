@@ -1,7 +1,9 @@
 """The ``pbp`` command line (click): the daemon and the GM's tools.
 
 Exit codes: 0 success, 1 a problem the user can fix (bad config, unknown game,
-game not started), 2 wrong usage (click's own).
+game not started, the store deleted under a running ``pbp run``), 2 wrong usage
+(click's own) and ``pbp run`` refusing to deal games into a new, empty store where
+the mailbox shows that a store served it before (see :func:`run`, ``--fresh``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pbp.reader import ChildReader
 from pbp.render import Renderer
 from pbp.seats import seat_warnings
 from pbp.service import Service
-from pbp.store import STILL_KEPT, Store
+from pbp.store import STILL_KEPT, Store, StoreReplacedError
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,7 @@ def _load(path: Path) -> Config:
 def _inbox(config: Config) -> Inbox:
     settings = config.mail.inbox
     if settings.maildir is not None:
-        return MaildirInbox(settings.maildir)
+        return MaildirInbox(settings.maildir, max_message_size=config.mail.max_message_size)
     from pbp.mail.imap import ImapInbox
 
     imap = settings.imap
@@ -81,6 +83,7 @@ def _inbox(config: Config) -> Inbox:
         folder=imap.folder,
         tls=imap.tls,
         kept_folder=imap.kept_folder,
+        max_message_size=config.mail.max_message_size,
     )
 
 
@@ -176,9 +179,20 @@ def check(config_path: Path) -> None:
     metavar="ISO",
     help="With --once: act as if it were this time (with zone), e.g. to replay a past day.",
 )
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Deal the games into a new, empty store although the mailbox shows that pbp "
+    "served it before (a lost store started anew on purpose).",
+)
 @click.pass_obj
-def run(config_path: Path, once: bool, now: str | None) -> None:
-    """Run the daemon on every configured game."""
+def run(config_path: Path, once: bool, now: str | None, fresh: bool) -> None:
+    """Run the daemon on every configured game.
+
+    Refuses (exit 2) to deal games into a new, empty store when the mailbox shows
+    that a store served it before, unless ``--fresh``; stops (exit 1) when the store
+    file is deleted or replaced while it runs.
+    """
     config = _load(config_path)
     if now is not None and not once:
         raise click.UsageError("--now only goes with --once")
@@ -187,23 +201,80 @@ def run(config_path: Path, once: bool, now: str | None) -> None:
             raise click.ClickException(
                 f"another pbp run (pid {holder(config.store) or '?'}) is serving {config.store}"
             )
+        # Before SQLite opens the path: it would take the log over.
+        leftover = _leftover_log(Path(config.store))
         service = _service(config)
+        if not fresh and service.store.is_empty():
+            _refuse_if_served(config, service, leftover)
         # Bodies are read in a child process killed at its budget (ended at exit).
         service.reader = ChildReader(config.mail.cpu_seconds_per_message)
         for warning in seat_warnings(config, service.store):
             log.warning("%s", warning)
-        if once:
-            moment = _when(now)
-            if moment is not None:
-                fixed = moment
-                service.clock = lambda: fixed  # every part of the round at that time
-            outcomes = service.run_once(moment)
-            for outcome in outcomes:
-                click.echo(f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}".rstrip())
-            return
-        from pbp.daemon import Daemon
+        try:
+            if once:
+                moment = _when(now)
+                if moment is not None:
+                    fixed = moment
+                    service.clock = lambda: fixed  # every part of the round at that time
+                outcomes = service.run_once(moment)
+                for outcome in outcomes:
+                    line = f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}"
+                    click.echo(line.rstrip())
+                return
+            from pbp.daemon import Daemon
 
-        Daemon(service).run()
+            Daemon(service).run()  # logs the error itself
+        except StoreReplacedError as error:
+            if once:
+                log.error("%s", error)
+            raise click.exceptions.Exit(1) from None
+
+
+def _leftover_log(store: Path) -> str | None:
+    """``"the write-ahead log pbp.sqlite3-wal of a deleted store"`` when the store file
+    is missing but its SQLite write-ahead log is still there, else None."""
+    wal = store.with_name(store.name + "-wal")
+    if store.exists() or not wal.exists():
+        return None
+    return f"the write-ahead log {wal} of a deleted store"
+
+
+def _refuse_if_served(config: Config, service: Service, leftover: str | None) -> None:
+    """Exit 2 when the mailbox shows that pbp served it before (mail marked done, pbp's
+    own mail in a Maildir outbox, a store's leftover log): the store was lost, and
+    dealing anew would mail every player new hands and roles.
+
+    :raises click.exceptions.Exit: 2 when there is such evidence.
+    :raises click.ClickException: the inbox cannot be asked (server unreachable).
+    """
+    evidence = [leftover] if leftover else []
+    sources: list[Inbox | MaildirTransport] = [service.inbox] if service.inbox else []
+    if isinstance(service.transport, MaildirTransport):
+        sources.append(service.transport)
+    for source in sources:
+        try:
+            found = source.has_history()
+        except Exception as error:  # an IMAP server down, a login refused
+            raise click.ClickException(
+                f"the store {config.store} is new and empty, and the mailbox cannot be "
+                f"checked for mail pbp processed before: {error}; try again, or start anew "
+                "on purpose with: pbp run --fresh"
+            ) from None
+        if found:
+            evidence.append(found)
+    if not evidence:
+        return
+    store = config.store
+    click.echo(
+        f"pbp run: refusing to deal the games into the new, empty store {store}: this "
+        f"mailbox was served before ({'; '.join(evidence)}).\n"
+        f"To restore a backup: stop every pbp process, delete {store}-wal and {store}-shm "
+        f"if they are there, copy the backup to {store}, then start pbp run again.\n"
+        "To start anew on purpose (every game dealt again, new hands and roles mailed to "
+        "every player): pbp run --fresh",
+        err=True,
+    )
+    raise click.exceptions.Exit(2)
 
 
 @main.command()

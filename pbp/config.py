@@ -8,6 +8,7 @@ Shape (see the bundled ``games.yaml`` for a commented example)::
       inbox:  {maildir: ./mail/inbox}   # or {imap: {host, port, username, password_env,
                                         #            folder, tls}}
       outbox: {maildir: ./mail/outbox}  # or {smtp: {host, port, username, password_env, tls}}
+      max_message_size: 2000000         # bytes; a larger mail is not read (its headers kept)
     store: ./pbp.sqlite3
     games:
       - {id: exler-1, kind: cluedo_days, ...}
@@ -50,6 +51,7 @@ from pydantic import (
 )
 
 from pbp.engine.cluedo import CATEGORIES, CardCountError, Cards, Deal, cards_for_players
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE
 from pbp.yamlmarks import (
     Found,
     YamlPath,
@@ -251,17 +253,17 @@ class OutboxSettings(_Model):
 
 class MailSettings(_Model):
     """The daemon's mailbox. ``personal_address``: ``plus`` (``gm+TOKEN@host``) or ``subject_tag``
-    (``[pbp-TOKEN]`` in the Subject, for providers without plus-addressing)."""
+    (``[pbp-TOKEN]`` in the Subject, for providers without plus-addressing).
+    ``max_message_size``: bytes; of a larger incoming mail the inbox delivers only its
+    header section (:attr:`pbp.mail.base.RawMessage.truncated`)."""
 
     address: EmailAddress
     personal_address: Literal["plus", "subject_tag"] = "plus"
     inbox: InboxSettings
     outbox: OutboxSettings
-    #: Largest message read, bytes; a larger one is kept for the GM with its header
-    #: section and size only, unread (issue 12: bounded work per message).
-    max_message_size: Annotated[int, Field(gt=0)] = 2_000_000
+    max_message_size: int = Field(default=DEFAULT_MAX_MESSAGE_SIZE, gt=0, strict=True)
     #: CPU time one message's body may take to read and parse, seconds
-    #: (:func:`pbp.budget.cpu_budget`); over it, the mail is kept as unreadable.
+    #: (:mod:`pbp.budget`, :mod:`pbp.reader`); over it, the mail is kept as unreadable.
     cpu_seconds_per_message: Annotated[float, Field(gt=0, le=60)] = 3.0
 
     @model_validator(mode="after")

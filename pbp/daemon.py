@@ -8,6 +8,12 @@ Every job and every mail round takes the same lock, so the store sees exactly
 one writer; a job simply runs a round (:meth:`Service.run_once`), which applies
 the mail that arrived before the deadline first (D8) and catches up a deadline
 missed while the daemon was down, once.
+
+The store's file is watched (:meth:`pbp.store.Store.check_identity`, every
+:data:`STORE_CHECK_SECONDS` and before every round and transaction): when it is
+deleted or replaced, the daemon stops at once with one ERROR line and does not
+retry (:class:`~pbp.store.StoreReplacedError`), rather than write into a file
+nobody will read and mark mail done after it.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pbp.service import Service
+from pbp.store import StoreReplacedError
 
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
@@ -29,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: Longest wait for mail before checking deadlines and the outbox again, seconds.
 POLL_SECONDS = 10.0
+
+#: Seconds between two checks that the store's file is still the one opened.
+STORE_CHECK_SECONDS = 1.0
 
 
 def backoff(failures: int) -> float:
@@ -56,6 +66,7 @@ class Daemon:
         self._scheduler: BackgroundScheduler | None = None
         self._serving = False  # in run(): the scheduler runs from the first round on
         self._planned: dict[str, datetime] = {}  # job id -> its moment, as last planned
+        self._fatal: StoreReplacedError | None = None  # found outside the main loop
 
     @property
     def scheduler(self) -> BackgroundScheduler:
@@ -71,6 +82,7 @@ class Daemon:
         """One round under the writer lock: mail, due deadlines, the outbox."""
         with self.lock:
             try:
+                self.service.store.check_identity()
                 self.service.run_once(self.clock())
             finally:
                 self.schedule()
@@ -81,8 +93,30 @@ class Daemon:
         try:
             # A full round: mail that arrived before the deadline is applied first (D8).
             self.tick()
+        except StoreReplacedError as error:
+            self._fail(error)
         except Exception:  # keep the scheduler alive; the next round retries
             log.exception("deadline job failed")
+
+    def _fail(self, error: StoreReplacedError) -> None:
+        """Stop the main loop for ``error`` found in another thread, cutting its wait
+        for mail short (the loop then raises it)."""
+        if self._fatal is not None:
+            return
+        self._fatal = error
+        self.stopping.set()
+        if self._serving and self.waiting:
+            # Our own SIGTERM handler interrupts the wait (IMAP IDLE, a sleep).
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+
+    def _watch_store(self) -> None:
+        """Thread: check the store's identity every :data:`STORE_CHECK_SECONDS`."""
+        while not self.stopping.wait(STORE_CHECK_SECONDS):
+            try:
+                self.service.store.check_identity()
+            except StoreReplacedError as error:
+                self._fail(error)
+                return
 
     def schedule(self) -> None:
         """(Re)plan one APScheduler date job per game at each of its next moments.
@@ -145,6 +179,8 @@ class Daemon:
         # scheduler: its jobs only wake rounds, and the round itself plans them.
         self._serving = True
         log.info("pbp running: %d game(s)", len(self.service.config.games))
+        watcher = threading.Thread(target=self._watch_store, name="pbp-store-watch", daemon=True)
+        watcher.start()
         try:
             failures = 0
             while not self.stopping.is_set():
@@ -160,6 +196,8 @@ class Daemon:
                     continue
                 failures = 0
                 inbox = self.service.inbox
+                if self.stopping.is_set():
+                    break
                 try:
                     self.waiting = True
                     if inbox is None:
@@ -174,8 +212,16 @@ class Daemon:
                     self.stopping.wait(POLL_SECONDS)
                 finally:
                     self.waiting = False
+            if self._fatal is not None:
+                raise self._fatal
+        except StoreReplacedError as error:
+            # Not retried: every later round would find the same. One line, no traceback.
+            self._fatal = error
+            log.error("%s", error)
+            raise
         finally:
             self._serving = False
+            self.stopping.set()  # ends the store watcher
             if self._scheduler is not None and self._scheduler.running:
                 self._scheduler.shutdown(wait=False)
             if self.service.inbox is not None:
@@ -184,7 +230,8 @@ class Daemon:
                 self.service.transport.close()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        log.info("signal %d: stopping", signum)
+        if self._fatal is None:  # else it is the store watcher's (see _fail)
+            log.info("signal %d: stopping", signum)
         self.stop()
         if self.waiting:
             # Stop at once rather than after the wait (up to POLL_SECONDS); a round in

@@ -39,7 +39,7 @@ from pbp.faults import crash_point
 from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
-from pbp.mail.base import Inbox, RawMessage, Transport
+from pbp.mail.base import Inbox, RawMessage, Transport, header_section
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
 from pbp.parse.body import strip_echo, strip_help_echo
@@ -196,7 +196,11 @@ class Service:
 
         This is ``pbp run --once``; ``pbp run`` calls it whenever mail or a
         deadline may be due.
+
+        :raises pbp.store.StoreReplacedError: the store's file was deleted or replaced (checked
+            first, and before every transaction and every marking done).
         """
+        self.store.check_identity()
         now = now or self.clock()
         outcomes: list[Outcome] = []
         # A long round (many games starting, the deadlines of many games at once)
@@ -242,8 +246,10 @@ class Service:
         return outcomes
 
     def _mark_done(self, keys: list[str]) -> None:
-        """Mark committed messages done in the mailbox, in one command."""
+        """Mark committed messages done in the mailbox, in one command (never after the
+        store's file was deleted or replaced: their results would be lost with it)."""
         assert self.inbox is not None
+        self.store.check_identity()
         self.inbox.mark_done(keys)
         for _ in keys:  # the crash tests count messages, not commands
             crash_point("marked")
@@ -1172,21 +1178,6 @@ def _too_complex(letter: Letter, exceeded: BudgetExceeded) -> Letter:
         unreadable=f"reading it took {exceeded}",
         unreadable_code="too_complex",
     )
-
-
-#: Where the header section of a message ends (RFC 5322 §2.1: the first empty line).
-_HEADER_END = re.compile(rb"\r?\n\r?\n")
-
-
-def header_section(raw: bytes) -> bytes:
-    r"""The header section of ``raw`` with the empty line that ends it (all of ``raw``
-    when it has no body).
-
-    >>> header_section(b"From: a@example.test\r\nSubject: x\r\n\r\nbody")
-    b'From: a@example.test\r\nSubject: x\r\n\r\n'
-    """
-    end = _HEADER_END.search(raw)
-    return raw if end is None else raw[: end.end()]
 
 
 def _visible(events: Iterable[Event], player: str) -> list[Event]:

@@ -15,6 +15,7 @@ All times are stored as ISO 8601 strings in UTC.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -192,8 +193,24 @@ class KeptMessage:
         return self.retried_at is None or self.retry_outcome in STILL_KEPT
 
 
+class StoreReplacedError(BaseException):
+    """The store's file was deleted or replaced while it was open: what this process
+    writes would go into a file nobody will ever read again, so it must stop.
+
+    A :class:`BaseException` (like :class:`SystemExit`), so that the handlers that
+    keep one failing message or game from stopping the others (``except
+    Exception``) let it through: nothing more is committed or marked done. The
+    message names the path and what to do.
+    """
+
+
 class Store:
-    """Open (and create) the store at ``path``. Use as a context manager or call close()."""
+    """Open (and create) the store at ``path``. Use as a context manager or call close().
+
+    The file's identity (``st_dev``, ``st_ino``) is noted when it is opened; every
+    transaction first checks that ``path`` still names that file
+    (:meth:`check_identity`).
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -208,6 +225,40 @@ class Store:
             if column not in columns:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         self._depth = 0
+        self._absolute = self.path.absolute()  # the same file after a chdir
+        opened = os.stat(self._absolute)
+        self._identity = (opened.st_dev, opened.st_ino)
+
+    def check_identity(self) -> None:
+        """Check that :attr:`path` still names the file opened (one ``os.stat``).
+
+        :raises StoreReplacedError: the file was deleted, or another file now has
+            its name (a backup moved over it while it was open).
+        """
+        try:
+            now = os.stat(self._absolute)
+        except FileNotFoundError:
+            raise StoreReplacedError(
+                f"the store {self.path} was deleted while pbp had it open: stopping, so "
+                "that nothing is written into the deleted file or marked done after it. "
+                f"Restore it from a backup (delete {self.path}-wal and {self.path}-shm, then "
+                f"copy the backup to {self.path}) and start again"
+            ) from None
+        if (now.st_dev, now.st_ino) != self._identity:
+            raise StoreReplacedError(
+                f"the store {self.path} was replaced by another file while pbp had it open: "
+                "stopping, so that nothing is written into the old file or marked done "
+                "after it. Start again to use the new file"
+            )
+
+    def is_empty(self) -> bool:
+        """True for a store that never served: no game started, no message processed,
+        no mail queued (``pbp run`` then looks for evidence of a lost store)."""
+        row = self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM games) OR EXISTS (SELECT 1 FROM messages) "
+            "OR EXISTS (SELECT 1 FROM outbox)"
+        ).fetchone()
+        return not row[0]
 
     def close(self) -> None:
         """Close the database connection."""
@@ -224,6 +275,9 @@ class Store:
         """One atomic unit: everything written inside commits together or not at all.
 
         Nested use joins the outer transaction.
+
+        :raises StoreReplacedError: before it begins, when the store's file was deleted
+            or replaced (:meth:`check_identity`).
         """
         if self._depth:
             self._depth += 1
@@ -232,6 +286,7 @@ class Store:
             finally:
                 self._depth -= 1
             return
+        self.check_identity()
         self._db.execute("BEGIN IMMEDIATE")
         self._depth = 1
         try:

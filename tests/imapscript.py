@@ -226,12 +226,17 @@ class ScriptedImap:
                 self.flags_only.discard(uid)
                 out += f"* {number} FETCH (UID {uid} FLAGS ({flags}))\r\n".encode()
                 continue
-            date = stored.internaldate.strftime("%d-%b-%Y %H:%M:%S %z")
-            out += (
-                f'* {number} FETCH (UID {uid} INTERNALDATE "{date}" '
-                f"BODY[] {{{len(stored.raw)}}}\r\n"
-            ).encode()
-            out += stored.raw + b")\r\n"
+            # The items asked for (RFC 3501 §6.4.5): RFC822.SIZE, INTERNALDATE, BODY.PEEK[].
+            items = command.rsplit("(", 1)[1].rstrip(")").upper().split()
+            parts = [f"UID {uid}".encode()]
+            if "RFC822.SIZE" in items:
+                parts.append(f"RFC822.SIZE {len(stored.raw)}".encode())
+            if "INTERNALDATE" in items:
+                date = stored.internaldate.strftime("%d-%b-%Y %H:%M:%S %z")
+                parts.append(f'INTERNALDATE "{date}"'.encode())
+            if "BODY.PEEK[]" in items:
+                parts.append(f"BODY[] {{{len(stored.raw)}}}\r\n".encode() + stored.raw)
+            out += f"* {number} FETCH (".encode() + b" ".join(parts) + b")\r\n"
         return out + b"TAG OK fetched\r\n"
 
 

@@ -19,10 +19,9 @@ import pytest
 from gamekit import GM, Table, body, summary, utc
 
 import pbp.service
-from pbp.mail.base import RawMessage
+from pbp.mail.base import RawMessage, header_section
 from pbp.mail.maildir import deliver
 from pbp.parse import mime
-from pbp.service import header_section
 from pbp.store import Store
 
 START = utc(2026, 12, 1, 17)

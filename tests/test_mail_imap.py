@@ -61,9 +61,21 @@ def test_fetch_new_returns_messages_in_arrival_order_with_exact_fields(
     validity = inbox.uidvalidity
     assert isinstance(validity, int) and validity > 0
     assert got == [
-        RawMessage(key="2", uidvalidity=validity, arrived=T0, raw=move(2)),
-        RawMessage(key="3", uidvalidity=validity, arrived=T0 + timedelta(minutes=5), raw=move(3)),
-        RawMessage(key="1", uidvalidity=validity, arrived=T0 + timedelta(minutes=10), raw=move(1)),
+        RawMessage(key="2", uidvalidity=validity, arrived=T0, raw=move(2), size=len(move(2))),
+        RawMessage(
+            key="3",
+            uidvalidity=validity,
+            arrived=T0 + timedelta(minutes=5),
+            raw=move(3),
+            size=len(move(3)),
+        ),
+        RawMessage(
+            key="1",
+            uidvalidity=validity,
+            arrived=T0 + timedelta(minutes=10),
+            raw=move(1),
+            size=len(move(1)),
+        ),
     ]
     assert all(m.arrived.tzinfo is UTC for m in got)
 
@@ -196,7 +208,13 @@ def test_reconnects_after_restart_and_returns_nothing_twice(
     with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
         again = inbox.fetch_new()
     assert again == [
-        RawMessage(key="3", uidvalidity=validity, arrived=T0 + timedelta(minutes=2), raw=move(3))
+        RawMessage(
+            key="3",
+            uidvalidity=validity,
+            arrived=T0 + timedelta(minutes=2),
+            raw=move(3),
+            size=len(move(3)),
+        )
     ]
     prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost: "
     assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
@@ -289,7 +307,7 @@ def test_mark_done_after_uidvalidity_change_stores_nothing(
             f"to {box.uidvalidity} since fetch_new",
         ]
         assert flags_by_uid(gm_dovecot, "Moves") == {1: set()}
-        assert box.fetch_new() == [RawMessage("1", box.uidvalidity, T0, move(2))]
+        assert box.fetch_new() == [RawMessage("1", box.uidvalidity, T0, move(2), len(move(2)))]
     finally:
         box.close()
 

@@ -38,6 +38,7 @@ def test_deliver_with_at_gives_that_arrival_in_utc(tmp_path: Path) -> None:
             uidvalidity=None,
             arrived=datetime(2026, 3, 1, 19, 29, 59, 123456, tzinfo=UTC),
             raw=raw(1),
+            size=len(raw(1)),
         )
     ]
 

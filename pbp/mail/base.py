@@ -9,11 +9,16 @@ retrying.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from typing import Protocol
+
+DEFAULT_MAX_MESSAGE_SIZE = 2_000_000
+"""Bytes: the default of ``mail.max_message_size`` in ``games.yaml``; a larger incoming
+message is delivered with its header section only (:attr:`RawMessage.truncated`)."""
 
 
 @dataclass(frozen=True)
@@ -25,13 +30,17 @@ class RawMessage:
     UIDVALIDITY (RFC 3501 §2.3.1.1) the UID belongs to, None for Maildir.
     ``arrived`` is the IMAP INTERNALDATE or the Maildir delivery time, timezone-aware
     (UTC): rule D8 decides a move's game day by it. ``raw`` is the whole RFC 5322
-    message as bytes.
+    message as bytes, except in the two cases below.
 
-    ``size``: the whole message's size in bytes as the mailbox reports it (None: the
-    length of ``raw``). ``truncated``: True when ``raw`` holds only the header section
-    because the message is larger than the limit (``mail.max_message_size``).
-    ``defect``: not a message at all (a Maildir entry that is no regular file),
-    a short English description; ``raw`` is then ``b""``.
+    ``size`` is the whole message's size in bytes as the mailbox reports it (IMAP
+    ``RFC822.SIZE``, RFC 3501 §6.4.5; the Maildir file's size), None where unknown.
+    ``truncated`` is True when the message is larger than the inbox's limit
+    (``mail.max_message_size``): then ``raw`` holds only its header section (RFC 5322
+    §2.1, up to and including the blank line that ends it; for Maildir at most
+    :data:`~pbp.mail.maildir.HEADER_LIMIT` bytes) and the body was never read.
+    ``defect`` is set (and ``raw`` is ``b""``) for a mailbox entry that is no message
+    at all and was never read, e.g. ``"not a regular file: symlink"`` for a Maildir
+    entry that is a symbolic link; :meth:`Inbox.mark_done` still moves it aside.
     """
 
     key: str
@@ -41,6 +50,21 @@ class RawMessage:
     size: int | None = None
     truncated: bool = False
     defect: str | None = None
+
+
+#: Where a header section ends (RFC 5322 §2.1): an empty line (or none at all).
+_HEADER_END = re.compile(rb"\A\r?\n|\n\r?\n")
+
+
+def header_section(data: bytes) -> bytes:
+    """The header section of a message (RFC 5322 §2.1): up to and including the empty
+    line that ends it (``b"\\n"`` or ``b"\\r\\n"``); all of ``data`` when it holds none.
+
+    >>> header_section(b"From: a@example.test\\r\\nSubject: x\\r\\n\\r\\nbody\\r\\n")
+    b'From: a@example.test\\r\\nSubject: x\\r\\n\\r\\n'
+    """
+    end = _HEADER_END.search(data)
+    return data if end is None else data[: end.end()]
 
 
 class Inbox(Protocol):
@@ -61,6 +85,13 @@ class Inbox(Protocol):
 
     def wait(self, timeout: float) -> None:
         """Block up to ``timeout`` seconds or until new mail may have arrived (IMAP IDLE)."""
+
+    def has_history(self) -> str | None:
+        """Evidence that pbp already processed mail from this mailbox (a message marked
+        done), as a short English description naming it, or None when there is none.
+
+        ``pbp run`` refuses to deal games into a new, empty store when there is any.
+        """
 
     def close(self) -> None:
         """Release the connection; safe to call twice."""

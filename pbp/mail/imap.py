@@ -27,7 +27,7 @@ from typing import Any, Literal, TypeVar
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientAbortError, ProtocolError
 
-from pbp.mail.base import RawMessage
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage
 
 __all__ = ["ImapInbox", "KeywordNotSupportedError"]
 
@@ -78,12 +78,16 @@ class ImapInbox:
     :param timeout: socket timeout in seconds for every command.
     :param kept_folder: where :meth:`keep` copies messages set aside for the GM
         (created when missing).
+    :param max_message_size: bytes (``RFC822.SIZE``); of a larger message only the
+        header section is fetched (``truncated=True``, see
+        :class:`~pbp.mail.base.RawMessage`).
 
     Example::
 
         inbox = ImapInbox("127.0.0.1", 10143, "gm@example.test", "secret")
         inbox.fetch_new()   # [RawMessage(key="1", uidvalidity=1764600000,
-                            #   arrived=datetime(2026, 12, 1, 17, 0, tzinfo=UTC), raw=b"...")]
+                            #   arrived=datetime(2026, 12, 1, 17, 0, tzinfo=UTC), raw=b"...",
+                            #   size=1432)]
         inbox.mark_done(["1"])
     """
 
@@ -98,9 +102,12 @@ class ImapInbox:
         done_keyword: str = "$PbpDone",
         timeout: float = 60.0,
         kept_folder: str = "pbp-kept",
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
         if tls not in ("none", "starttls", "ssl"):
             raise ValueError(f"tls must be 'none', 'starttls' or 'ssl', got {tls!r}")
+        if max_message_size <= 0:
+            raise ValueError(f"max_message_size must be > 0, got {max_message_size}")
         self.host = host
         self.port = port
         self.username = username
@@ -110,6 +117,7 @@ class ImapInbox:
         self.done_keyword = done_keyword
         self.timeout = timeout
         self.kept_folder = kept_folder
+        self.max_message_size = max_message_size
         self._client: IMAPClient | None = None
         self._waiter: ImapInbox | None = None
         self._has_idle = False
@@ -215,10 +223,12 @@ class ImapInbox:
         """Every message of the folder without the done keyword, ordered by (arrived, UID).
 
         ``NOOP`` (so a kept connection sees the newest mail), ``UID SEARCH NOT
-        KEYWORD <done_keyword>``, then ``UID FETCH (INTERNALDATE
-        BODY.PEEK[])`` in batches of 100, so ``\\Seen`` is never set. ``key`` is the
-        UID in decimal, ``arrived`` the INTERNALDATE in UTC. A message expunged
-        between SEARCH and FETCH is left out.
+        KEYWORD <done_keyword>``, then, in batches of 100, ``UID FETCH (RFC822.SIZE
+        INTERNALDATE)`` and ``UID FETCH (BODY.PEEK[])`` of the messages within
+        ``max_message_size`` and ``UID FETCH (BODY.PEEK[HEADER])`` of the larger ones
+        (``truncated``: never downloaded whole), so ``\\Seen`` is never set. ``key``
+        is the UID in decimal, ``arrived`` the INTERNALDATE in UTC, ``size`` the
+        RFC822.SIZE. A message expunged between SEARCH and FETCH is left out.
 
         :raises OSError: the server cannot be reached (after one reconnect), e.g.
             ``ConnectionRefusedError``.
@@ -241,18 +251,28 @@ class ImapInbox:
         found: list[tuple[datetime, int, RawMessage]] = []
         for start in range(0, len(uids), FETCH_BATCH):
             batch = uids[start : start + FETCH_BATCH]
-            response = client.fetch(batch, ["INTERNALDATE", "BODY.PEEK[]"])
+            sized: dict[int, tuple[datetime, int]] = {}
+            for uid, data in client.fetch(batch, ["RFC822.SIZE", "INTERNALDATE"]).items():
+                size, internaldate = data.get(b"RFC822.SIZE"), data.get(b"INTERNALDATE")
+                if isinstance(size, int) and internaldate is not None:
+                    sized[int(uid)] = (_utc(internaldate), size)
+            limit = self.max_message_size
+            small = [uid for uid in batch if uid in sized and sized[uid][1] <= limit]
+            large = [uid for uid in batch if uid in sized and sized[uid][1] > limit]
+            bodies = client.fetch(small, ["BODY.PEEK[]"]) if small else {}
+            headers = client.fetch(large, ["BODY.PEEK[HEADER]"]) if large else {}
             for uid in batch:
-                data = response.get(uid, {})
-                body, internaldate = data.get(b"BODY[]"), data.get(b"INTERNALDATE")
-                if body is None or internaldate is None:
+                truncated = uid in large
+                data = (headers if truncated else bodies).get(uid, {})
+                body = data.get(b"BODY[HEADER]" if truncated else b"BODY[]")
+                if uid not in sized or body is None:
                     # Expunged by another session since SEARCH: no FETCH response at
                     # all, or (Dovecot) one with BODY[] NIL and a 1970 INTERNALDATE.
                     logger.info("UID %d expunged before FETCH, skipped", uid)
                     continue
-                arrived = _utc(internaldate)
-                raw = bytes(body)
-                found.append((arrived, uid, RawMessage(str(uid), uidvalidity, arrived, raw)))
+                arrived, size = sized[uid]
+                message = RawMessage(str(uid), uidvalidity, arrived, bytes(body), size, truncated)
+                found.append((arrived, uid, message))
         found.sort(key=lambda item: (item[0], item[1]))
         return [message for _, _, message in found]
 
@@ -319,6 +339,22 @@ class ImapInbox:
             logger.info("UIDs %s copied to %s", todo, self.kept_folder)
 
         self._with_retry(copy)
+
+    def has_history(self) -> str | None:
+        """``"3 messages with the keyword $PbpDone in INBOX on imap.example.test"`` when
+        ``UID SEARCH KEYWORD <done_keyword>`` finds any (pbp processed mail here, so a
+        store once existed), else None.
+
+        :raises OSError: the server cannot be reached (after one reconnect).
+        :raises imapclient.exceptions.IMAPClientError: login failed or a command was refused.
+        """
+        count = len(self._with_retry(lambda client: client.search(["KEYWORD", self.done_keyword])))
+        if not count:
+            return None
+        return (
+            f"{count} message{'s' if count != 1 else ''} with the keyword {self.done_keyword}"
+            f" in {self.folder} on {self.host}"
+        )
 
     def wait(self, timeout: float) -> None:
         """Block up to ``timeout`` seconds or until new mail may have arrived.

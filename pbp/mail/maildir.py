@@ -15,14 +15,28 @@ and renaming it into ``new/``, so a reader never sees half a message.
 The delivery time of a message (``RawMessage.arrived``, rule D8) is its file's
 modification time, kept to the microsecond and returned in UTC. :func:`deliver`
 can set it (``at=``) so that a test or ``pbp mail`` decides the game day.
+
+Only regular files are read. Every entry of ``new/`` and ``cur/`` is ``lstat``-ed
+first and opened with ``O_NOFOLLOW | O_NONBLOCK`` (then ``fstat``-ed again, for an
+entry swapped between the two): a symbolic link is never followed, and a FIFO, a
+socket, a device or a directory is never opened, so none of them can block a round
+or smuggle another file's content in. Such an entry comes back as a
+:class:`~pbp.mail.base.RawMessage` with ``raw=b""`` and a ``defect`` (``"not a
+regular file: symlink"``), and :meth:`MaildirInbox.mark_done` moves it aside like
+mail (``rename``, which never follows a link).
+
+A message larger than the inbox's ``max_message_size`` (its ``stat`` size) is not
+read whole: only its header section, at most :data:`HEADER_LIMIT` bytes.
 """
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import os
 import socket
+import stat
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -31,10 +45,11 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
-from pbp.mail.base import RawMessage, TransientSendError
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, TransientSendError, header_section
 
 __all__ = [
     "DONE_FOLDER",
+    "HEADER_LIMIT",
     "KEPT_FOLDER",
     "MaildirInbox",
     "MaildirTransport",
@@ -52,6 +67,12 @@ KEPT_FOLDER = ".pbp-kept"
 
 POLL_INTERVAL = 0.2
 """Seconds between two looks at ``new/`` in :meth:`MaildirInbox.wait`."""
+
+HEADER_LIMIT = 64 * 1024
+"""Most bytes read of a message over the size limit: its header section, or this many
+bytes of it when no blank line ends it sooner."""
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SUBDIRS = ("tmp", "new", "cur")
@@ -147,6 +168,77 @@ def _arrival(file: Path) -> datetime | None:
         return None
 
 
+def _odd_kind(mode: int) -> str | None:
+    """What a Maildir entry is when it is not a regular file (``"symlink"``, ``"FIFO"``,
+    ``"directory"``, ``"socket"``, ``"character device"``, ``"block device"``), or None
+    for a regular file. ``mode`` is an ``lstat``/``fstat`` ``st_mode``."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in (
+        (stat.S_ISLNK, "symlink"),
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return name
+    return f"file of type {stat.S_IFMT(mode):#o}"
+
+
+def _read_regular(fd: int, size: int, limit: int) -> tuple[bytes, bool]:
+    """``(raw, truncated)`` of the open regular file ``fd`` of ``size`` bytes: all of
+    it when ``size <= limit``, else only its header section (at most
+    :data:`HEADER_LIMIT` bytes read)."""
+    with os.fdopen(fd, "rb", closefd=False) as f:
+        if size <= limit:
+            data = f.read(size + 1)
+            if len(data) > size:  # it grew since fstat: read on, up to the limit
+                data += f.read(limit + 1 - len(data))
+            if len(data) <= limit:
+                return data, False
+            return header_section(data[:HEADER_LIMIT]), True
+        return header_section(f.read(HEADER_LIMIT)), True
+
+
+def _read_entry(file: Path, limit: int) -> RawMessage | None:
+    """One Maildir entry as a message, or None when it vanished meanwhile.
+
+    Never follows a symlink and never opens anything but a regular file (see the
+    module); an entry that is no regular file or cannot be opened comes with
+    ``raw=b""``, ``size=None`` and its ``defect``.
+    """
+    key = _key_of(file.name)
+    try:
+        before = os.lstat(file)
+    except FileNotFoundError:
+        return None
+    arrived = _from_ns(before.st_mtime_ns)
+    kind = _odd_kind(before.st_mode)
+    if kind is not None:
+        return RawMessage(key, None, arrived, b"", defect=f"not a regular file: {kind}")
+    try:
+        fd = os.open(file, _OPEN_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        # ELOOP: O_NOFOLLOW met a symlink swapped in since lstat; EACCES: unreadable.
+        if error.errno == errno.ELOOP:
+            return RawMessage(key, None, arrived, b"", defect="not a regular file: symlink")
+        reason = error.strerror or type(error).__name__
+        return RawMessage(key, None, arrived, b"", defect=f"cannot be read: {reason}")
+    try:
+        opened = os.fstat(fd)
+        kind = _odd_kind(opened.st_mode)
+        if kind is not None:  # swapped since lstat
+            return RawMessage(key, None, arrived, b"", defect=f"not a regular file: {kind}")
+        raw, truncated = _read_regular(fd, opened.st_size, limit)
+        return RawMessage(key, None, _from_ns(opened.st_mtime_ns), raw, opened.st_size, truncated)
+    finally:
+        os.close(fd)
+
+
 class MaildirInbox:
     """An :class:`~pbp.mail.base.Inbox` reading a local Maildir.
 
@@ -154,6 +246,9 @@ class MaildirInbox:
     :meth:`mark_done` moves them, file name and time unchanged, into the same
     subdirectory of the Maildir++ folder ``path/.done``. Flags in the file name
     (``:2,S``, i.e. ``\\Seen``) are neither read nor changed.
+
+    :param max_message_size: bytes; a larger message is returned with only its
+        header section (``truncated=True``), see :class:`~pbp.mail.base.RawMessage`.
 
     Example::
 
@@ -163,9 +258,12 @@ class MaildirInbox:
             inbox.mark_done([message.key])
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         """Open (and create when missing) the Maildir at ``path``."""
+        if max_message_size <= 0:
+            raise ValueError(f"max_message_size must be > 0, got {max_message_size}")
         self.path = path
+        self.max_message_size = max_message_size
         self.done_path = path / DONE_FOLDER
         _ensure_maildir(path)
         _ensure_maildir(self.done_path)
@@ -175,19 +273,22 @@ class MaildirInbox:
     def fetch_new(self) -> list[RawMessage]:
         """Every message not yet done, ordered by (arrived, key).
 
-        ``uidvalidity`` is None; ``arrived`` is the file time in UTC. A message
-        that disappears while being read (another reader moved it) is left out.
+        ``uidvalidity`` is None; ``arrived`` is the file time in UTC; ``size`` the
+        file's size. A message that disappears while being read (another reader moved
+        it) is left out. A message over ``max_message_size`` comes with its header
+        section only (``truncated``); an entry that is not a regular file, or cannot
+        be opened, comes unread with a ``defect`` and one WARNING in the log.
         """
         found: list[RawMessage] = []
         for file in _message_files(self.path):
-            arrived = _arrival(file)
-            try:
-                raw = file.read_bytes()
-            except FileNotFoundError:
+            message = _read_entry(file, self.max_message_size)
+            if message is None:
                 continue
-            if arrived is None:
-                continue
-            found.append(RawMessage(_key_of(file.name), None, arrived, raw))
+            if message.defect is not None:
+                logger.warning(
+                    "Maildir entry %s: %s; not read, moved aside when done", file, message.defect
+                )
+            found.append(message)
         found.sort(key=lambda m: (m.arrived, m.key))
         self._known = {m.key for m in found}
         return found
@@ -216,7 +317,10 @@ class MaildirInbox:
                 logger.warning("mark_done: no message %r in %s", key, self.path)
 
     def keep(self, keys: Sequence[str]) -> None:
-        """Copy (hard-link) the messages with these keys into ``.pbp-kept``, once each."""
+        """Copy (hard-link) the messages with these keys into ``.pbp-kept``, once each.
+
+        Only regular files: an entry that is not one (a symlink, a directory, ...) has
+        nothing to copy and is skipped."""
         wanted = set(keys)
         if not wanted:
             return
@@ -228,9 +332,19 @@ class MaildirInbox:
             key = _key_of(file.name)
             if key in wanted and key not in there:
                 try:
-                    os.link(file, kept_path / file.parent.name / file.name)
+                    if not stat.S_ISREG(os.lstat(file).st_mode):
+                        continue
+                    os.link(file, kept_path / file.parent.name / file.name, follow_symlinks=False)
                 except FileNotFoundError:
                     logger.warning("keep: message %r disappeared from %s", key, self.path)
+
+    def has_history(self) -> str | None:
+        """``"3 processed messages in mail/inbox/.done"`` when ``.done`` holds any entry
+        (pbp moved mail there, so a store once existed), else None."""
+        count = len(_message_files(self.done_path))
+        if not count:
+            return None
+        return f"{count} processed message{'s' if count != 1 else ''} in {self.done_path}"
 
     def _has_unseen(self) -> bool:
         """Whether ``new/`` holds a message the last :meth:`fetch_new` did not return."""
@@ -276,6 +390,14 @@ class MaildirTransport:
             deliver(self.path, message.as_bytes())
         except OSError as exc:
             raise TransientSendError(f"cannot write into Maildir {self.path}: {exc}") from exc
+
+    def has_history(self) -> str | None:
+        """``"12 messages sent by pbp in mail/outbox"`` when the outbox holds any mail
+        (only pbp writes there, so a store once existed), else None."""
+        count = len(_message_files(self.path))
+        if not count:
+            return None
+        return f"{count} message{'s' if count != 1 else ''} sent by pbp in {self.path}"
 
     def close(self) -> None:
         """Nothing to release; present for the :class:`~pbp.mail.base.Transport` protocol."""
