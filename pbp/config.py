@@ -257,6 +257,11 @@ class MailSettings(_Model):
     personal_address: Literal["plus", "subject_tag"] = "plus"
     inbox: InboxSettings
     outbox: OutboxSettings
+    #: The authserv-id (RFC 8601 §2.5) of the server that receives this mailbox's mail
+    #: and adds ``Authentication-Results`` (``mx.example.test``); None: no such server.
+    #: Where set, players' moves need an authenticated From and a GM's mail that passed
+    #: DMARC there needs no confirmation (:mod:`pbp.authcheck`).
+    trusted_authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]+$")
 
     @model_validator(mode="after")
     def _plus(self) -> MailSettings:
