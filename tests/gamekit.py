@@ -93,6 +93,9 @@ def write_config(
 class Table:
     """A game on Maildir transports with a test-controlled clock."""
 
+    #: The trusted authserv-id: :meth:`send` then adds its ``dmarc=pass`` by default.
+    trusted: str | None = None
+
     def __init__(
         self,
         directory: Path,
@@ -104,7 +107,6 @@ class Table:
         trusted: str | None = None,
     ) -> None:
         self.directory = directory
-        #: The trusted authserv-id: :meth:`send` then adds its ``dmarc=pass`` by default.
         self.trusted = trusted
         path = write_config(
             directory,

@@ -227,7 +227,7 @@ NEW_ADDRESS = re.compile(r"(?:NEW\s+ADDRESS|НОВЫЙ\s+АДРЕС)[\s.!:]*", r
 def asks_new_address(text: str) -> bool:
     """True when a line of ``text`` (a mail's new text) is :data:`NEW_ADDRESS`.
 
-    >>> asks_new_address("Привет!\nновый адрес\n"), asks_new_address("my new address is x")
+    >>> asks_new_address("Привет!\\nновый адрес\\n"), asks_new_address("my new address is x")
     (True, False)
     """
     return any(
