@@ -4,8 +4,9 @@ The stack, the game (``e2e-1``, four players, day close two hours after the real
 time) and the helpers are those of :mod:`test_e2e_imap`. The GM writes from his
 registered address to his personal GM address (the Reply-To of his GM sheet) and
 confirms each lever by replying to pbp's confirmation (issue 12: no trusted server
-here, so the From alone proves nothing); Dovecot stamps every message with the real time of its delivery, and a lever sent by
-mail takes effect at that arrival time (rule D8).
+here, so the From alone proves nothing); Dovecot stamps every message with the real
+time of its delivery, and a confirmed lever takes effect at the arrival of the
+confirmation (rule D8).
 """
 
 from __future__ import annotations

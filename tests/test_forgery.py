@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from gamekit import EMAILS, GM, Table, body, summary, utc
 
 from pbp.cli import main
+from pbp.export import story
 from pbp.gm import GM_SEAT
 from pbp.mail.maildir import deliver
 
@@ -309,6 +310,9 @@ def test_new_address_by_mail_retires_the_old_one_and_mails_the_new_one_to_the_re
     assert rotated is not None
     assert dict(rotated.event.data) == {"player": "Кросс", "via": "mail"}
     assert rotated.event.visibility.value == "gm"
+    told = story(table.service, GAME, "markdown", force=True)
+    assert "у Кросса новый личный адрес (по его просьбе)." in told
+    assert old not in told and new not in told
     # The old address (a forger who knows it, From forged) is answered as retired, at
     # the registered address; the new one works.
     table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 7), to=f"gm+{old}@example.test")
