@@ -25,12 +25,18 @@ kind                visibility  data
                                 in Maniac)
 ==================  ==========  =====================================================
 
+and GM ``gm_address_rotated`` {player (the seat, or ``"@gm"``), via}: a new personal
+token (NEW ADDRESS, ``pbp rotate-token``), never the token itself.
+
 A paused game has no deadline (``games.deadline_at`` is NULL), so neither the
 scheduler nor a catch-up closes it; mail from its players that arrives while it
 is paused is kept (reason ``paused:GAME``) and applied in arrival order on resume
 (rule D8). The levers work the same from ``pbp`` (:mod:`pbp.cli`) and by mail from
 the GM's registered address to his personal GM address (:meth:`GmDesk.handle_mail`,
-commands in :mod:`pbp.parse.gm`). A lever that does not fit the game's state raises
+commands in :mod:`pbp.parse.gm`); a lever by mail waits for the GM's confirmation from
+his registered address (:meth:`GmDesk.ask_confirmation`, :meth:`GmDesk.confirm`) unless
+the trusted server's ``Authentication-Results`` show DMARC pass (:mod:`pbp.authcheck`).
+A lever that does not fit the game's state raises
 :class:`GmRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
 """
 

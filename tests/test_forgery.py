@@ -354,3 +354,43 @@ def test_rotate_token_on_the_cli_for_a_player_and_for_the_gm(table: Table) -> No
     assert table.store.last_event(GAME, ("gm_pause",)) is None
     for stored in table.store.events(GAME):
         assert old not in str(stored.event.data) and new not in str(stored.event.data)
+
+
+def test_the_new_mails_in_english(tmp_path: Path) -> None:
+    table = Table(tmp_path, locale="en", trusted=TRUSTED)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        mail(table, "PAUSE -- away", to=gm_address(table), at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+        (confirm,) = table.new_mail()
+        assert "has applied none of them yet:\n\n  PAUSE -- away\n\nTo apply them" in body(confirm)
+        code_address = str(confirm["Reply-To"])
+        mail(table, "yes", to=code_address, at=utc(2026, 12, 3, 18))
+        assert table.run(utc(2026, 12, 3, 18, 1)) == ["gm_confirm_expired"]
+        # (the days closed meanwhile: their mails too)
+        expired = next(m for m in table.new_mail() if m["Subject"] == "Re: команды")
+        assert body(expired) == (
+            "The confirmation was good until 2026-12-02 21:01 (Europe/Moscow); nothing was "
+            "done. Send the commands again to your GM address.\n"
+        )
+        failed = ("Authentication-Results", f"{TRUSTED}; spf=fail smtp.mailfrom=example.test")
+        table.send("Дуг", "STATUS", at=utc(2026, 12, 3, 18, 5), headers=[failed])
+        assert table.run(utc(2026, 12, 3, 18, 6)) == ["unauthenticated"]
+        answer = table.new_mail()[0]
+        assert body(answer).startswith("The mail server could not verify that the mail came")
+        old = table.token("Дуг")
+        table.send("Дуг", "NEW ADDRESS", at=utc(2026, 12, 3, 18, 7))
+        assert table.run(utc(2026, 12, 3, 18, 8)) == ["new_address"]
+        (renewed,) = table.new_mail()
+        new = table.token("Дуг")
+        assert body(renewed).startswith(
+            'As you asked, your personal address for the game "seed-000" is new: '
+            f"gm+{new}@example.test. The old one no longer works"
+        )
+        table.send("Дуг", "STATUS", at=utc(2026, 12, 3, 18, 9), to=f"gm+{old}@example.test")
+        assert table.run(utc(2026, 12, 3, 18, 10)) == ["retired"]
+        (retired,) = table.new_mail()
+        assert f"Your address now is gm+{new}@example.test: write there" in body(retired)
+    finally:
+        table.close()
