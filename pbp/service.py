@@ -599,7 +599,7 @@ class Service:
         unverified = self._unauthenticated(letter, sender, game, player, raw, source, now, record)
         if unverified is not None:
             return unverified
-        if asks_new_address(self._new_text(letter, game)):
+        if asks_new_address(letter.text) and asks_new_address(self._new_text(letter, game)):
             return self.gm.new_address(letter, game, player, raw.arrived, now, record)
         if letter.unreadable:
             with self.store.transaction():
