@@ -25,7 +25,7 @@ import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.engine.base import MoveError
-from pbp.gm import HELD, REPLAYED, paused_since
+from pbp.gm import GM_SEAT, HELD, REPLAYED, paused_since
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -633,6 +633,35 @@ def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
             service.renderer.error(error.code, error.params, locale=locale)
         ) from None
     click.echo(text.rstrip("\n"))
+
+
+@main.command("rotate-token")
+@click.argument("game_id", metavar="GAME")
+@click.argument("player", required=False)
+@click.option("--gm", "gm_seat", is_flag=True, help="A new GM address instead of a player's.")
+@click.pass_obj
+def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: bool) -> None:
+    """A new personal address for PLAYER (or, with --gm, the GM) of GAME, when the old
+    one leaked: the old one stops working at once (mail to it is answered that it was
+    replaced). The player is mailed the new address at his registered address; the
+    new address is printed."""
+    if gm_seat == (player is not None):
+        raise click.UsageError("give PLAYER or --gm (not both)")
+    config = _load(config_path)
+    service = _service(config)
+    _started(service, game_id)
+    game = config.game(game_id)
+    now = datetime.now(UTC)
+    with writer_lock(config.store) as mine:
+        try:
+            token = service.gm.new_address_by_gm(game_id, player or GM_SEAT, now=now)
+        except MoveError as error:
+            text = service.renderer.error(error.code, error.params, locale=game.locale)
+            raise click.ClickException(text) from None
+        if mine:
+            service.flush_outbox(now)
+    tag = "" if service.plus else f" (Subject tag [pbp-{token}])"
+    click.echo(f"{service.mail.personal(token)}{tag}")
 
 
 @main.command("mail")

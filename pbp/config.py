@@ -265,6 +265,11 @@ class MailSettings(_Model):
     #: CPU time one message's body may take to read and parse, seconds
     #: (:mod:`pbp.budget`, :mod:`pbp.reader`); over it, the mail is kept as unreadable.
     cpu_seconds_per_message: Annotated[float, Field(gt=0, le=60)] = 3.0
+    #: The authserv-id (RFC 8601 §2.5) of the server that receives this mailbox's mail
+    #: and adds ``Authentication-Results`` (``mx.example.test``); None: no such server.
+    #: Where set, players' moves need an authenticated From and a GM's mail that passed
+    #: DMARC there needs no confirmation (:mod:`pbp.authcheck`).
+    trusted_authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]+$")
 
     @model_validator(mode="after")
     def _plus(self) -> MailSettings:

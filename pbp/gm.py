@@ -25,21 +25,31 @@ kind                visibility  data
                                 in Maniac)
 ==================  ==========  =====================================================
 
+and GM ``gm_address_rotated`` {player (the seat, or ``"@gm"``), via}: a new personal
+token (NEW ADDRESS, ``pbp rotate-token``), never the token itself.
+
 A paused game has no deadline (``games.deadline_at`` is NULL), so neither the
 scheduler nor a catch-up closes it; mail from its players that arrives while it
 is paused is kept (reason ``paused:GAME``) and applied in arrival order on resume
 (rule D8). The levers work the same from ``pbp`` (:mod:`pbp.cli`) and by mail from
 the GM's registered address to his personal GM address (:meth:`GmDesk.handle_mail`,
-commands in :mod:`pbp.parse.gm`). A lever that does not fit the game's state raises
+commands in :mod:`pbp.parse.gm`); a lever by mail waits for the GM's confirmation from
+his registered address (:meth:`GmDesk.ask_confirmation`, :meth:`GmDesk.confirm`) unless
+the trusted server's ``Authentication-Results`` show DMARC pass (:mod:`pbp.authcheck`).
+A lever that does not fit the game's state raises
 :class:`GmRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
 """
 
 from __future__ import annotations
 
+import json
+import secrets
+import string
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pbp.authcheck import verdict
 from pbp.config import Game, is_email
 from pbp.engine.base import Event, MoveError, Visibility, utc_iso
 from pbp.kinds.base import GameKind
@@ -47,7 +57,7 @@ from pbp.mail.base import RawMessage
 from pbp.parse.commands import PlayerNames
 from pbp.parse.gm import GmCommand, parse_gm
 from pbp.parse.mime import Letter, read_letter
-from pbp.store import Store, StoredEvent
+from pbp.store import Confirmation, Store, StoredEvent
 
 if TYPE_CHECKING:
     from pbp.service import Applied, Outcome, Service
@@ -60,6 +70,15 @@ HELD = "paused:"
 REPLAYED = "#resumed"
 #: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
 MAX_EXTEND_HOURS = 720
+#: How long the GM may confirm levers sent by mail, in hours.
+CONFIRM_HOURS = 24
+#: Letters of a confirmation code (longer than a personal token: it is never reused).
+CONFIRM_CODE_LENGTH = 16
+#: GM commands by mail that take effect without the GM's confirmation (they change
+#: nothing in a game).
+UNCONFIRMED = frozenset({"help"})
+#: Levers whose player argument names a seat, resolved before the confirmation.
+_SEAT_LEVERS = frozenset({"act", "substitute", "remove"})
 
 
 class GmRefused(MoveError):
@@ -629,44 +648,295 @@ class GmDesk:
         neither loses nor repeats a lever. The levers take effect at ``at``, the
         mail's arrival (rule D8: a PAUSE sent before a close stops it even when read
         after it); ``now`` is the real time. Held mail freed by a RESUME is applied
-        afterwards."""
+        afterwards.
+
+        A mail with a lever (any command but HELP) is applied only after the GM
+        confirms it (:meth:`ask_confirmation`): the personal GM address travels in
+        every Reply-To and may leak, and a From is easily forged. It is applied at
+        once when ``mail.trusted_authserv_id`` is set and that server's
+        ``Authentication-Results`` show ``dmarc=pass`` for the From
+        (:func:`pbp.authcheck.verdict`)."""
         service = self.service
         game = service.game_config(game_id)
         commands = parse_gm(service._new_text(letter, game))
-        results: list[dict[str, Any]] = []
+        if any(c.error is None and c.lever not in UNCONFIRMED for c in commands):
+            trusted = service.config.mail.trusted_authserv_id
+            checked = verdict(letter.authentication_results, sender, trusted) if trusted else None
+            if checked is None or not checked.dmarc_pass:
+                return self.ask_confirmation(letter, game, commands, now, record)
         with self.store.transaction():
-            for command in commands:
-                result: dict[str, Any] = {"line": command.line, "lever": command.lever}
-                if command.error is not None:
-                    result["error"] = service.renderer.error(
-                        command.error, command.params, locale=game.locale
-                    )
-                else:
-                    try:
-                        result["done"] = self.run(game_id, command, now=at, via="mail")
-                    except MoveError as error:
-                        result["error"] = service.renderer.error(
-                            error.code, error.params, locale=game.locale
-                        )
-                results.append(result)
-            if not commands:
-                results.append(
-                    {
-                        "line": "",
-                        "lever": None,
-                        "error": service.renderer.error("gm_no_command", {}, locale=game.locale),
-                    }
-                )
-            service.mail.reply(
-                letter,
-                sender,
-                "gm_result",
-                {"results": results, "gm_address": self.gm_address(game_id)},
-                now,
-                game=game,
-                player=GM_SEAT,
-            )
+            results = self._run_all(game, commands, at)
+            self._answer(letter, game, results, now)
             done = sum(1 for r in results if "done" in r)
             outcome = record("gm_applied" if done else "gm_refused", game_id, GM_SEAT)
         self.replay_held(now)
         return outcome
+
+    def _run_all(
+        self, game: Game, commands: Sequence[GmCommand], at: datetime
+    ) -> list[dict[str, Any]]:
+        """Pull the levers of ``commands`` in order at ``at``; each line's result for
+        the ``gm_result`` template."""
+        renderer = self.service.renderer
+        results: list[dict[str, Any]] = []
+        for command in commands:
+            result: dict[str, Any] = {"line": command.line, "lever": command.lever}
+            if command.error is not None:
+                result["error"] = renderer.error(command.error, command.params, locale=game.locale)
+            else:
+                try:
+                    result["done"] = self.run(game.id, command, now=at, via="mail")
+                except MoveError as error:
+                    result["error"] = renderer.error(error.code, error.params, locale=game.locale)
+            results.append(result)
+        if not commands:
+            results.append(
+                {
+                    "line": "",
+                    "lever": None,
+                    "error": renderer.error("gm_no_command", {}, locale=game.locale),
+                }
+            )
+        return results
+
+    def _answer(
+        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
+    ) -> None:
+        """The ``gm_result`` mail, to the GM's registered address."""
+        self.service.mail.reply(
+            letter,
+            self.registered(game.id),
+            "gm_result",
+            {"results": results, "gm_address": self.gm_address(game.id)},
+            now,
+            game=game,
+            player=GM_SEAT,
+        )
+
+    def registered(self, game_id: str) -> str:
+        """The GM's registered address for ``game_id`` (``gm:`` in games.yaml, as
+        stored at the start): the only one that gets confirmations."""
+        return (
+            self.store.player_email(game_id, GM_SEAT)
+            or self.service.game_config(game_id).gm.lower()
+        )
+
+    # --- confirmation of levers sent by mail -------------------------------------------------
+
+    def ask_confirmation(
+        self,
+        letter: Letter,
+        game: Game,
+        commands: Sequence[GmCommand],
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """Store the levers of a GM mail under a new single-use code and mail the GM,
+        at his registered address only, the ``gm_confirm`` mail: the levers as
+        understood (player names resolved to seats) and the answers to the other lines
+        (HELP, refusals); its Reply-To (or Subject tag) carries the code. His reply
+        applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS`. Nothing in the
+        game changes now. Outcome ``gm_pending``."""
+        pending: list[dict[str, Any]] = []
+        others: list[GmCommand] = []
+        for command in commands:
+            if command.error is not None or command.lever in UNCONFIRMED:
+                others.append(command)
+                continue
+            try:
+                args = self._resolved(game, command)
+            except MoveError as error:
+                others.append(
+                    GmCommand(command.line, command.lever, error=error.code, params=error.params)
+                )
+                continue
+            pending.append(
+                {"line": command.line, "lever": command.lever, "args": args, "note": command.note}
+            )
+        with self.store.transaction():
+            if not pending:  # every lever refused already: answered as usual
+                results = self._run_all(game, others, now)
+                self._answer(letter, game, results, now)
+                return record("gm_refused", game.id, GM_SEAT)
+            code = "".join(
+                secrets.choice(string.ascii_lowercase + string.digits)
+                for _ in range(CONFIRM_CODE_LENGTH)
+            )
+            expires = now + timedelta(hours=CONFIRM_HOURS)
+            self.store.add_confirmation(
+                code, game.id, json.dumps(pending, ensure_ascii=False), now, expires
+            )
+            results = self._run_all(game, others, now) if others else []
+            self.service.mail.reply(
+                letter,
+                self.registered(game.id),
+                "gm_confirm",
+                {
+                    "pending": pending,
+                    "results": results,
+                    "expires_at": expires,
+                    "gm_address": self.gm_address(game.id),
+                },
+                now,
+                game=game,
+                token=code,
+            )
+            return record("gm_pending", game.id, GM_SEAT, note=f"{len(pending)} lever(s)")
+
+    def _resolved(self, game: Game, command: GmCommand) -> dict[str, Any]:
+        """``command.args`` with the seat its player name names (so that what the GM
+        confirms is what is applied). :raises MoveError: no such seat; game not running."""
+        args = dict(command.args)
+        if command.lever in _SEAT_LEVERS:
+            kind = self.service.kind_of(game)
+            _row, state = self._running(game.id, kind)
+            args["player"] = self._seat(kind, state, args["player"])
+        return args
+
+    def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:
+        """The pending GM commands one of ``tokens`` (a mail's personal tokens) is the
+        confirmation code of, or None."""
+        for token in tokens:
+            found = self.store.confirmation(token)
+            if found is not None:
+                return found
+        return None
+
+    def confirm(
+        self,
+        letter: Letter,
+        sender: str,
+        confirmation: Confirmation,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """A reply to a ``gm_confirm`` mail (to its confirmation address): from the GM's
+        registered address, within :data:`CONFIRM_HOURS`, the stored levers are pulled in
+        order, once, at the reply's arrival, and answered with ``gm_result`` (outcome
+        ``gm_applied`` / ``gm_refused``); once more, it is answered "already done"
+        (``gm_confirmed_already``); too late, "expired" (``gm_confirm_expired``).
+        From another address it is kept for the GM (``wrong_sender``) and not answered.
+        """
+        service = self.service
+        game_id = confirmation.game_id
+        game = service.game_config(game_id)
+        at = raw.arrived
+        if sender != self.registered(game_id):
+            with self.store.transaction():
+                kept_id = self.store.keep(source, at, "wrong_sender", raw.raw, now)
+                service.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
+                return record("wrong_sender", game_id)
+        if confirmation.done_at is not None or at > confirmation.expires_at:
+            template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
+            with self.store.transaction():
+                service.mail.reply(
+                    letter,
+                    sender,
+                    template,
+                    {"done_at": confirmation.done_at, "expires_at": confirmation.expires_at},
+                    now,
+                    game=game,
+                    player=GM_SEAT,
+                )
+                said = "gm_confirmed_already" if confirmation.done_at else "gm_confirm_expired"
+                return record(said, game_id, GM_SEAT)
+        commands = [
+            GmCommand(c["line"], c["lever"], c["args"], c["note"])
+            for c in json.loads(confirmation.commands)
+        ]
+        with self.store.transaction():
+            self.store.mark_confirmed(confirmation.code, now)
+            results = self._run_all(game, commands, at)
+            self._answer(letter, game, results, now)
+            done = sum(1 for r in results if "done" in r)
+            outcome = record("gm_applied" if done else "gm_refused", game_id, GM_SEAT)
+        self.replay_held(now)
+        return outcome
+
+    # --- a new personal address ---------------------------------------------------------------
+
+    def rotate_token(self, game_id: str, player: str, *, now: datetime, via: str) -> str:
+        """Give ``player`` (a seat name, or :data:`GM_SEAT`) a new personal token: the old
+        one stops working at once (mail to it is answered ``address_retired``); the seat
+        keeps its registered address. Logged as GM ``gm_address_rotated`` {player, via}
+        (no token: the log reaches the export). Returns the new token; the caller tells
+        the owner, at his registered address.
+
+        :raises GmRefused: the game has not started.
+        :raises MoveError: ``player`` names no seat.
+        """
+        _game, kind = self._game(game_id)
+        with self.store.transaction():
+            row = self.store.game(game_id)
+            if row is None:
+                raise GmRefused("gm_not_started", game=game_id)
+            state = kind.load(row.state)
+            seat = player if player == GM_SEAT else self._seat(kind, state, player)
+            email = self.store.player_email(game_id, seat)
+            if email is None:
+                raise GmRefused("gm_not_started", game=game_id)
+            token = self.service.new_token()
+            self.store.replace_token(game_id, seat, token, email)
+            event = Event("gm_address_rotated", Visibility.GM, {"player": seat, "via": via})
+            self._log(game_id, [event], now, kind.day(state), via)
+        return token
+
+    def new_address(
+        self,
+        letter: Letter,
+        game: Game,
+        player: str,
+        at: datetime,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """A player's ``NEW ADDRESS`` mail (:func:`pbp.parse.commands.asks_new_address`):
+        his token is rotated (:meth:`rotate_token`) and the ``new_address`` answer, whose
+        Reply-To is the new address, goes to his registered address. Nothing else in the
+        mail is applied (the answer says to send it again). Outcome ``new_address``."""
+        with self.store.transaction():
+            self.rotate_token(game.id, player, now=at, via="mail")
+            email = self.store.player_email(game.id, player)
+            assert email is not None
+            context = {"asked": True}
+            self.service.mail.reply(
+                letter, email, "new_address", context, now, game=game, player=player
+            )
+            return record("new_address", game.id, player)
+
+    def new_address_by_gm(self, game_id: str, player: str, *, now: datetime) -> str:
+        """``pbp rotate-token``: a new personal address for ``player`` (a seat name) or the
+        GM (:data:`GM_SEAT`). A player is mailed his new address (``new_address``) at his
+        registered address; the GM's is only returned. Returns the new token.
+
+        :raises GmRefused: the game has not started. :raises MoveError: no such seat.
+        """
+        game, _kind = self._game(game_id)
+        with self.store.transaction():
+            token = self.rotate_token(game_id, player, now=now, via="cli")
+            if player != GM_SEAT:
+                seat = self.store.token(token)
+                assert seat is not None
+                self.service.mail.player(game, seat[1], "new_address", {"asked": False}, now)
+        return token
+
+    def retired_address(
+        self,
+        letter: Letter,
+        sender: str,
+        game_id: str,
+        player: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """Mail to a personal address its owner replaced (NEW ADDRESS, ``pbp
+        rotate-token``), from his registered address: nothing is applied and he is
+        told so, with his current address (``address_retired``). Outcome ``retired``."""
+        game = self.service.game_config(game_id)
+        with self.store.transaction():
+            self.service.mail.reply(
+                letter, sender, "address_retired", {}, now, game=game, player=player
+            )
+            return record("retired", game_id, player)

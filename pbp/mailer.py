@@ -179,8 +179,11 @@ class Mailer:
         *,
         game: Game,
         player: str | None = None,
+        token: str | None = None,
     ) -> None:
-        """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it)."""
+        """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it). ``token``:
+        the Reply-To (or Subject tag) is this token's address instead of the player's
+        own (the GM's confirmation code, :mod:`pbp.gm`)."""
         full = {**self.context(game, player), **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
@@ -191,14 +194,15 @@ class Mailer:
             subject = f"Re: {base_subject}"
         elif base_subject:
             subject = base_subject
-        token = self.store.player_token(game.id, player) if player else None
+        reply_to = self.personal(token) if token else full.get("personal_address")
+        token = token or (self.store.player_token(game.id, player) if player else None)
         self._enqueue(
             to=to,
             subject=self._subject(subject, token),
             body=body,
             now=now,
             auto="auto-replied",
-            reply_to=full.get("personal_address"),
+            reply_to=reply_to,
             in_reply_to=letter.message_id,
             references=letter.references,
         )

@@ -32,6 +32,7 @@ from email.policy import compat32, default
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pbp.authcheck import verdict
 from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Config, Game
 from pbp.engine.base import Event, MoveError, Step
@@ -43,6 +44,7 @@ from pbp.mail.base import Inbox, RawMessage, Transport, header_section
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
 from pbp.parse.body import strip_echo, strip_help_echo
+from pbp.parse.commands import asks_new_address
 from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.render import Renderer
 from pbp.store import GameRow, OutgoingMail, Store
@@ -570,6 +572,12 @@ class Service:
                 )
                 self._notice_gms(letter, raw, "unreadable", kept_id, now, raw.defect)
                 return record("unreadable", note=raw.defect)
+        if letter.from_problem is not None:
+            # No single sender to trust or answer (several addresses, a source route).
+            with self.store.transaction():
+                reason = f"forged_from: {letter.from_problem}"
+                self.store.keep(source, raw.arrived, reason, raw.raw, now)
+                return record("forged_from", note=letter.from_problem)
         if letter.automatic or sender is None:
             # RFC 3834: never answer bounces or auto-replies; keep them for the GM.
             with self.store.transaction():
@@ -580,6 +588,9 @@ class Service:
             return self._too_large(letter, sender, raw, size, source, now, record)
 
         tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
+        confirmation = self.gm.confirmation(tokens)
+        if confirmation is not None:  # the GM confirms levers he sent by mail
+            return self.gm.confirm(letter, sender, confirmation, raw, source, now, record)
         seats = [found for token in tokens if (found := self.store.token(token)) is not None]
         # Mail to two personal addresses (a Cc to another player's): the sender's own.
         seat = next((s for s in seats if s[2] == sender), seats[0] if seats else None)
@@ -615,10 +626,21 @@ class Service:
                 context = {"player": retired[1]}
                 self.mail.reply(letter, sender, "replaced", context, now, game=game)
                 return record("replaced", retired[0], retired[1])
+        if retired is not None and retired[2] == sender and not letter.unreadable:
+            # He replaced the address himself (NEW ADDRESS, pbp rotate-token).
+            return self.gm.retired_address(letter, sender, retired[0], retired[1], now, record)
         if seat is None:
             return self._no_seat(letter, sender, raw, source, now, record)
 
         game_id, player, _email = seat
+        if player != GM_SEAT:
+            # A From the receiving server did not authenticate steers nothing (RFC 8601).
+            game = self.game_config(game_id)
+            unverified = self._unauthenticated(
+                letter, sender, game, player, raw, source, now, record
+            )
+            if unverified is not None:
+                return unverified
         # A player or the GM of a game: now the body, in linear time and on a budget.
         letter = self._read_body(raw.raw, letter)
         # The Message-ID *and* the text: a different mail under a reused Message-ID (a
@@ -631,6 +653,8 @@ class Service:
         if player == GM_SEAT:
             return self.gm.handle_mail(letter, sender, game_id, raw.arrived, now, record)
         game = self.game_config(game_id)
+        if asks_new_address(letter.text) and asks_new_address(self._new_text(letter, game)):
+            return self.gm.new_address(letter, game, player, raw.arrived, now, record)
         if letter.unreadable:
             return self._unreadable(letter, sender, raw, source, now, record, game, player)
 
@@ -817,6 +841,35 @@ class Service:
             if game.gm.lower() not in notified:
                 notified.add(game.gm.lower())
                 self.mail.notice_gm(game, letter, raw, reason, kept_id, now, detail)
+
+    def _unauthenticated(
+        self,
+        letter: Letter,
+        sender: str,
+        game: Game,
+        player: str,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome | None:
+        """Where ``mail.trusted_authserv_id`` is set, a player's mail whose From that
+        server did not authenticate (:func:`pbp.authcheck.verdict`) is kept for the GM
+        (``unauthenticated: REASON``), not applied, and answered at his registered
+        address (``unauthenticated``); None when it passes or nothing is checked."""
+        trusted = self.config.mail.trusted_authserv_id
+        if trusted is None:
+            return None
+        checked = verdict(letter.authentication_results, sender, trusted)
+        if checked.authenticated:
+            return None
+        with self.store.transaction():
+            reason = f"unauthenticated: {checked.reason}"
+            kept_id = self.store.keep(source, raw.arrived, reason, raw.raw, now)
+            email = self.store.player_email(game.id, player) or sender
+            self.mail.reply(letter, email, "unauthenticated", {}, now, game=game, player=player)
+            self.mail.notice_gm(game, letter, raw, "unauthenticated", kept_id, now, checked.reason)
+            return record("unauthenticated", game.id, player, checked.reason)
 
     def _registered(self, address: str) -> bool:
         """True when ``address`` plays (or will play) in any configured game."""

@@ -3,7 +3,8 @@
 Tables: ``games`` (engine state snapshot, seed, salt, schedule), ``events`` (the
 event log of every game, with visibility), ``tokens`` (personal reply addresses),
 ``messages`` (every incoming message ever processed, by source key and
-Message-ID), ``kept`` (messages set aside for the GM), ``outbox`` (every mail to
+Message-ID), ``gm_confirmations`` (GM commands by mail waiting for his
+confirmation), ``kept`` (messages set aside for the GM), ``outbox`` (every mail to
 send, with its stable Message-ID and delivery state) and ``reminders``.
 
 One transaction per incoming message or deadline: its events, the new state,
@@ -70,6 +71,14 @@ CREATE TABLE IF NOT EXISTS retired_tokens (
     game_id TEXT NOT NULL,
     player TEXT NOT NULL,
     email TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS gm_confirmations (
+    code TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    commands TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    done_at TEXT
 );
 CREATE TABLE IF NOT EXISTS messages (
     source TEXT PRIMARY KEY,
@@ -202,6 +211,20 @@ class StoreReplacedError(BaseException):
     Exception``) let it through: nothing more is committed or marked done. The
     message names the path and what to do.
     """
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """GM commands by mail waiting for the GM's confirmation (:mod:`pbp.gm`): its
+    single-use ``code``, ``game_id``, ``commands`` (JSON text), when it was made and
+    expires (aware UTC), and ``done_at`` once applied."""
+
+    code: str
+    game_id: str
+    commands: str
+    created_at: datetime
+    expires_at: datetime
+    done_at: datetime | None
 
 
 class Store:
@@ -503,6 +526,41 @@ class Store:
             "SELECT game_id, player, email FROM retired_tokens WHERE token = ?", (token,)
         ).fetchone()
         return (row[0], row[1], row[2]) if row else None
+
+    def add_confirmation(
+        self, code: str, game_id: str, commands: str, now: datetime, expires_at: datetime
+    ) -> None:
+        """Store GM commands that wait for the GM's confirmation under the single-use
+        ``code`` (``commands``: JSON text, :mod:`pbp.gm`)."""
+        self._db.execute(
+            "INSERT INTO gm_confirmations (code, game_id, commands, created_at, expires_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (code, game_id, commands, to_iso(now), to_iso(expires_at)),
+        )
+
+    def confirmation(self, code: str) -> Confirmation | None:
+        """The GM commands stored under ``code``, or None."""
+        row = self._db.execute(
+            "SELECT code, game_id, commands, created_at, expires_at, done_at "
+            "FROM gm_confirmations WHERE code = ?",
+            (code,),
+        ).fetchone()
+        if row is None:
+            return None
+        return Confirmation(
+            row[0],
+            row[1],
+            row[2],
+            from_iso(row[3]),
+            from_iso(row[4]),
+            from_iso(row[5]) if row[5] else None,
+        )
+
+    def mark_confirmed(self, code: str, now: datetime) -> None:
+        """Record that the commands under ``code`` were applied (never again)."""
+        self._db.execute(
+            "UPDATE gm_confirmations SET done_at = ? WHERE code = ?", (to_iso(now), code)
+        )
 
     def token(self, token: str) -> tuple[str, str, str] | None:
         """``(game_id, player, email)`` for a token, or None."""

@@ -29,7 +29,7 @@ GAME_YAML = """\
 mail:
   address: gm@example.test
   personal_address: {personal_address}
-  inbox: {{maildir: ./mail/inbox}}
+{mail_extra}  inbox: {{maildir: ./mail/inbox}}
   outbox: {{maildir: ./mail/outbox}}
 store: ./pbp.sqlite3
 games:
@@ -71,8 +71,10 @@ def write_config(
     start: str | None = "2026-12-01T20:00",
     personal_address: str = "plus",
     extra: str = "",
+    trusted: str | None = None,
 ) -> Path:
-    """Write the seed-000 game's games.yaml into ``directory``; returns its path."""
+    """Write the seed-000 game's games.yaml into ``directory``; returns its path.
+    ``trusted``: the ``mail.trusted_authserv_id``, if any."""
     path = directory / "games.yaml"
     extra_block = textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else ""
     path.write_text(
@@ -81,6 +83,7 @@ def write_config(
             start=f'    start: "{start}"\n' if start else "",
             personal_address=personal_address,
             extra=extra_block,
+            mail_extra=f"  trusted_authserv_id: {trusted}\n" if trusted else "",
         ),
         encoding="utf-8",
     )
@@ -90,6 +93,9 @@ def write_config(
 class Table:
     """A game on Maildir transports with a test-controlled clock."""
 
+    #: The trusted authserv-id: :meth:`send` then adds its ``dmarc=pass`` by default.
+    trusted: str | None = None
+
     def __init__(
         self,
         directory: Path,
@@ -98,10 +104,17 @@ class Table:
         start: str | None = "2026-12-01T20:00",
         personal_address: str = "plus",
         extra: str = "",
+        trusted: str | None = None,
     ) -> None:
         self.directory = directory
+        self.trusted = trusted
         path = write_config(
-            directory, locale=locale, start=start, personal_address=personal_address, extra=extra
+            directory,
+            locale=locale,
+            start=start,
+            personal_address=personal_address,
+            extra=extra,
+            trusted=trusted,
         )
         self.config = load_config(path)
         self.store = Store(self.config.store)
@@ -151,11 +164,17 @@ class Table:
         message["Date"] = format_datetime(at)
         message_id = make_msgid(domain="example.test")
         message["Message-ID"] = message_id
+        if self.trusted and not any(n.lower() == "authentication-results" for n, _ in headers):
+            headers = [*headers, ("Authentication-Results", self.passed())]
         for name, value in headers:
             message[name] = value
         message.set_content("\n".join(lines) + "\n")
         deliver(self.inbox_path, bytes(message), at=at)
         return message_id
+
+    def passed(self, domain: str = "example.test") -> str:
+        """The trusted server's ``Authentication-Results`` of a mail that passed DMARC."""
+        return f"{self.trusted}; dmarc=pass header.from={domain}"
 
     def sent(self) -> list[EmailMessage]:
         """Every mail pbp has sent so far, in order."""

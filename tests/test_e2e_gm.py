@@ -2,9 +2,11 @@
 
 The stack, the game (``e2e-1``, four players, day close two hours after the real
 time) and the helpers are those of :mod:`test_e2e_imap`. The GM writes from his
-registered address to his personal GM address (the Reply-To of his GM sheet);
-Dovecot stamps every message with the real time of its delivery, and a lever sent by
-mail takes effect at that arrival time (rule D8).
+registered address to his personal GM address (the Reply-To of his GM sheet) and
+confirms each lever by replying to pbp's confirmation (issue 12: no trusted server
+here, so the From alone proves nothing); Dovecot stamps every message with the real
+time of its delivery, and a confirmed lever takes effect at the arrival of the
+confirmation (rule D8).
 """
 
 from __future__ import annotations
@@ -49,13 +51,24 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     personal = welcome.header("Reply-To")
     assert personal is not None
 
-    # PAUSE, sent two hours before the close.
+    # PAUSE, sent two hours before the close; it takes effect when the GM confirms it
+    # by replying to pbp's confirmation, which only his registered mailbox gets.
     next_whole_second()
     send(smtp, GM, gm_address, "ПАУЗА -- ведущий в отъезде", reply_to=sheet)
     result = outcomes(service.run_once(clock.real()))
+    assert result == [("gm_pending", "@gm")], mailbox(dovecot, GM)[-1].body
+    assert service.store.last_event(GAME, ("gm_pause",)) is None
+    confirm = mailbox(dovecot, GM)[-1]
+    code_address = confirm.header("Reply-To")
+    assert code_address is not None and code_address != gm_address
+    assert "\n\n  ПАУЗА -- ведущий в отъезде\n\n" in confirm.body
+    next_whole_second()
+    send(smtp, GM, code_address, "Да", reply_to=confirm)
+    result = outcomes(service.run_once(clock.real()))
     assert result == [("gm_applied", "@gm")], mailbox(dovecot, GM)[-1].body
     announcement, answer = mailbox(dovecot, GM)[-2:]
-    assert answer.subject == "Re: [e2e-1] Лист ГМа: решение и карты"
+    # The reply to the reply to the sheet (this helper prefixes "Re: " each time).
+    assert answer.subject == "Re: Re: [e2e-1] Лист ГМа: решение и карты"
     assert "> ПАУЗА -- ведущий в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
     assert announcement.subject == "[e2e-1] Объявление для форума"
     assert "[b]Игра приостановлена.[/b] ведущий в отъезде" in announcement.body
@@ -80,6 +93,11 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     next_whole_second()
     send(smtp, GM, gm_address, "ПРОДОЛЖИТЬ")
     later = stack.close + timedelta(minutes=31)
+    assert outcomes(service.run_once(later)) == [("gm_pending", "@gm")]
+    confirm = mailbox(dovecot, GM)[-1]
+    code_address = confirm.header("Reply-To")
+    assert code_address is not None
+    send(smtp, GM, code_address, "Да", reply_to=confirm)
     assert outcomes(service.run_once(later)) == [("gm_applied", "@gm")]
     resume = service.store.last_event(GAME, ("gm_resume",))
     assert resume is not None

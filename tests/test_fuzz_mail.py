@@ -197,7 +197,7 @@ def table() -> Iterator[ManiacTable]:
 
 
 ANSWERED = {"applied", "partly_applied", "refused", "status", "token_missing", "wrong_sender"}
-KEPT_SILENT = {"automatic"}
+KEPT_SILENT = {"automatic", "forged_from"}
 KEPT_ANSWERED = {"unreadable", "unknown_sender"}
 _keys = iter(range(10**9))
 

@@ -26,11 +26,14 @@ GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
 ANNOUNCE = "[seed-000] Объявление для форума"
 RESULT = "[seed-000] Команды ведущего: результат"
+TRUSTED = "mx.example.test"
 
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
-    table = Table(tmp_path)
+    # The GM's mail passes DMARC at the trusted server: his levers need no confirmation
+    # (the confirmation itself: tests/test_forgery.py).
+    table = Table(tmp_path, trusted=TRUSTED)
     table.run(utc(2026, 12, 1, 17))
     table.new_mail()
     yield table
@@ -46,6 +49,7 @@ def gm_mail(table: Table, *lines: str, at: datetime, sender: str = GM) -> str:
     message["Subject"] = "команды"
     message["Date"] = format_datetime(at)
     message["Message-ID"] = make_msgid(domain="example.test")
+    message["Authentication-Results"] = table.passed()
     message.set_content("\n".join(lines) + "\n")
     deliver(table.inbox_path, bytes(message), at=at)
     return str(message["Message-ID"])
@@ -196,6 +200,7 @@ def test_a_gm_mail_read_again_is_a_duplicate_and_its_lever_is_not_repeated(
     message["To"] = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
     message["Subject"] = "команды"
     message["Message-ID"] = make_msgid(domain="example.test")
+    message["Authentication-Results"] = table.passed()
     message.set_content("ЗА Дуга: опровержение спальня\n")
     deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
@@ -852,7 +857,19 @@ def test_gm_commands_by_subject_tag_without_plus_addressing(tmp_path: Path) -> N
         message["Message-ID"] = make_msgid(domain="example.test")
         message.set_content("ПАУЗА\n")
         deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
-        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+        # No trusted server here: the GM confirms by replying (its Subject tag is the code).
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+        assert table.store.last_event(GAME, ("gm_pause",)) is None
+        (confirm,) = table.new_mail()
+        assert confirm["To"] == GM and confirm["Reply-To"] == "gm@example.test"
+        reply = EmailMessage(policy=SMTP)
+        reply["From"] = GM
+        reply["To"] = "gm@example.test"
+        reply["Subject"] = f"Re: {confirm['Subject']}"
+        reply["Message-ID"] = make_msgid(domain="example.test")
+        reply.set_content("да\n")
+        deliver(table.inbox_path, bytes(reply), at=utc(2026, 12, 1, 18, 2))
+        assert table.run(utc(2026, 12, 1, 18, 3)) == ["gm_applied"]
         assert table.store.last_event(GAME, ("gm_pause",)) is not None
     finally:
         table.close()

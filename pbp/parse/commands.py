@@ -219,6 +219,22 @@ class Keywords:
         )
 
 
+#: A player's request for a new personal address (his old one leaked), alone on its
+#: line, in any case: ``NEW ADDRESS``, ``НОВЫЙ АДРЕС`` (:mod:`pbp.gm`).
+NEW_ADDRESS = re.compile(r"(?:NEW\s+ADDRESS|НОВЫЙ\s+АДРЕС)[\s.!:]*", re.IGNORECASE)
+
+
+def asks_new_address(text: str) -> bool:
+    """True when a line of ``text`` (a mail's new text) is :data:`NEW_ADDRESS`.
+
+    >>> asks_new_address("Привет!\\nновый адрес\\n"), asks_new_address("my new address is x")
+    (True, False)
+    """
+    return any(
+        NEW_ADDRESS.fullmatch(read_line(line)) for line in text.splitlines() if len(line) < 100
+    )
+
+
 # --- player names in their case forms ---
 
 #: Case endings of Russian personal names by the nominative's ending (1st and 2nd

@@ -71,6 +71,15 @@ class Letter:
       ``message/rfc822`` part, or a forwarded mail quoted inline
       (:data:`pbp.parse.body.FORWARD_SEPARATOR`). Its text is never in ``text``: a
       move the player did not write is never executed.
+    - ``from_problem``: None, or why the From names no single sender (its mail is never
+      applied nor answered): ``"several From fields"``, ``"several addresses"`` (RFC
+      5322 §3.6.2 allows a mailbox-list only with a Sender; pbp takes one author),
+      ``"source route"`` (``<@evil.test:player@example.test>``, the obsolete route
+      of RFC 5322 §4.4) or ``"group"`` (``Players: a@example.test;``).
+    - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601)
+      as runs of adjacent fields, topmost run first, each field's value unfolded
+      (``(("mx.example.test; dmarc=pass header.from=example.test",),)``); read by
+      :mod:`pbp.authcheck`.
     """
 
     message_id: str | None = None
@@ -86,6 +95,8 @@ class Letter:
     unreadable: str | None = None
     forwarded: bool = False
     unreadable_code: str = ""
+    from_problem: str | None = None
+    authentication_results: tuple[tuple[str, ...], ...] = ()
 
 
 #: Longest header value (characters, after unfolding) that is parsed; the rest is
@@ -182,7 +193,7 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
         return Letter(
             unreadable=f"not a mail message ({type(exc).__name__})", unreadable_code="not_mail"
         )
-    from_address, from_name = _from(msg)
+    from_address, from_name, from_problem = _from(msg)
     in_reply_to = _ids(_first(msg, "in-reply-to"))
     forwarded = False
     code = ""
@@ -212,6 +223,8 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
         unreadable=unreadable,
         forwarded=forwarded,
         unreadable_code=code,
+        from_problem=from_problem,
+        authentication_results=_auth_results(msg),
     )
 
 
@@ -429,14 +442,55 @@ def mailboxes(value: str) -> list[tuple[str, str | None]]:
     return found
 
 
-def _from(msg: Message) -> tuple[str | None, str]:
-    value = _first(msg, "from")
-    if value is None:
-        return None, ""
-    for name, addr in mailboxes(value):
+#: An obsolete source route (RFC 5322 §4.4 obs-route) before an addr-spec: ``<@a.test:``,
+#: ``<@a.test,@b.test:``, or a bare ``@a.test:`` opening a mailbox.
+_SOURCE_ROUTE = re.compile(r"(?:<|^|,)\s*@[^<>@:,;\s]*\s*:")
+#: A group's display name (RFC 5322 §3.4): text then ``:`` outside angle brackets.
+_GROUP = re.compile(r"^[^<>@\"]*:")
+
+
+def _from(msg: Message) -> tuple[str | None, str, str | None]:
+    """``(address, display name, problem)`` of the From field: the first mailbox with an
+    address (lower-cased), and why the field names no single sender (see
+    :attr:`Letter.from_problem`), else None."""
+    values = _values(msg, "from")
+    if not values:
+        return None, "", None
+    value = values[0]
+    found = mailboxes(value)
+    problem = None
+    if len(values) > 1:
+        problem = "several From fields"
+    elif len(found) > 1:
+        problem = "several addresses"
+    elif _SOURCE_ROUTE.search(_QUOTED.sub('""', value)):
+        problem = "source route"
+    elif _GROUP.match(_QUOTED.sub('""', value)):
+        problem = "group"
+    for name, addr in found:
         if addr is not None:
-            return addr.lower(), name
-    return None, ""
+            return addr.lower(), name, problem
+    return None, "", problem
+
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _auth_results(msg: Message) -> tuple[tuple[str, ...], ...]:
+    """The ``Authentication-Results`` values in runs of adjacent fields, topmost first."""
+    runs: list[list[str]] = []
+    adjacent = False
+    for key, value in msg.raw_items():
+        if key.lower() != "authentication-results":
+            adjacent = False
+            continue
+        text = _unsurrogate(cap(_LINE_BREAKS.sub("", str(value))))
+        if adjacent:
+            runs[-1].append(text)
+        else:
+            runs.append([text])
+        adjacent = True
+    return tuple(tuple(run) for run in runs)
 
 
 def _recipients(msg: Message) -> tuple[str, ...]:

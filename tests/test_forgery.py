@@ -1,0 +1,396 @@
+"""Forged mail cannot steer a game (issue 12, item 4).
+
+Seed 000's game (gamekit): Кросс, Дуг, Роза; the GM is gm-person@example.test. The
+forger knows a personal address (it travels in every Reply-To) and forges the From;
+he never sees what pbp sends to the registered addresses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from gamekit import EMAILS, GM, Table, body, summary, utc
+
+from pbp.cli import main
+from pbp.export import story
+from pbp.gm import GM_SEAT
+from pbp.mail.maildir import deliver
+
+GAME = "seed-000"
+TRUSTED = "mx.example.test"
+EVIL = "evil@evil.test"
+SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()
+    yield table
+    table.close()
+
+
+@pytest.fixture
+def trusting(tmp_path: Path) -> Iterator[Table]:
+    """The game where games.yaml names the receiving server ``mx.example.test``."""
+    table = Table(tmp_path, trusted=TRUSTED)
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()
+    yield table
+    table.close()
+
+
+def mail(
+    table: Table,
+    *lines: str,
+    to: str,
+    at: datetime,
+    sender: str = GM,
+    subject: str = "команды",
+    headers: Sequence[tuple[str, str]] = (),
+) -> str:
+    """Deliver a plain mail; its Message-ID."""
+    message = EmailMessage(policy=SMTP)
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = make_msgid(domain="example.test")
+    for name, value in headers:
+        message[name] = value
+    message.set_content("\n".join(lines) + "\n")
+    deliver(table.inbox_path, bytes(message), at=at)
+    return str(message["Message-ID"])
+
+
+def gm_address(table: Table) -> str:
+    return f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+
+
+def recipients(table: Table) -> list[str]:
+    """The To of every mail pbp sent since the last look."""
+    table.service.flush_outbox(utc(2026, 12, 31))
+    return [str(m["To"]) for m in table.new_mail()]
+
+
+def kinds(table: Table) -> list[str]:
+    return [s.event.kind for s in table.store.events(GAME)]
+
+
+# --- the GM's levers by mail wait for his confirmation -----------------------------------
+
+
+def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_registered_gm_only(
+    table: Table,
+) -> None:
+    mail(table, "ПАУЗА -- уехал", to=gm_address(table), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
+    assert table.store.game(GAME) is not None
+    assert table.store.schedule(GAME) == (False, utc(2026, 12, 1, 19, 30))
+    (confirm,) = table.new_mail()
+    assert summary([confirm]) == [(GM, "Re: команды")]
+    code = str(confirm["Reply-To"]).removeprefix("gm+").removesuffix("@example.test")
+    assert len(code) == 16 and code != table.store.player_token(GAME, GM_SEAT)
+    text = body(confirm)
+    assert "пока не выполнил ни одной:\n\n  ПАУЗА -- уехал\n\nЧтобы выполнить их" in text
+    assert "Ответ действует до 02.12.2026 21:01 (Europe/Moscow)" in text
+    assert "pbp rotate-token seed-000 --gm" in text
+
+
+def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
+    table: Table,
+) -> None:
+    mail(table, "ПАУЗА", "ПРОДЛИТЬ 2", to=gm_address(table), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    assert "  ПАУЗА\n  ПРОДЛИТЬ 2 ч\n" in body(confirm)
+    code_address = str(confirm["Reply-To"])
+    mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 5), subject="Re: команды")
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
+    pause = table.store.last_event(GAME, ("gm_pause",))
+    assert pause is not None and pause.at == utc(2026, 12, 1, 18, 5)
+    assert pause.event.data["via"] == "mail"
+    assert [k for k in kinds(table) if k.startswith("gm_")] == ["gm_pause", "gm_extend"]
+    mails = table.new_mail()
+    assert summary(mails) == [
+        (GM, "[seed-000] Объявление для форума"),
+        (GM, "[seed-000] Объявление для форума"),
+        (GM, "Re: команды"),
+    ]
+    assert "> ПАУЗА\nИгра на паузе." in body(mails[2])
+    # The same reply again (or a second one): answered "already done", nothing repeated.
+    mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 7), subject="Re: команды")
+    assert table.run(utc(2026, 12, 1, 18, 8)) == ["gm_confirmed_already"]
+    assert [k for k in kinds(table) if k.startswith("gm_")] == ["gm_pause", "gm_extend"]
+    (again,) = table.new_mail()
+    assert summary([again]) == [(GM, "Re: команды")]
+    assert body(again) == (
+        "Эти команды ведущего уже выполнены 01.12.2026 21:06 (Europe/Moscow); "
+        "повторно ничего не сделано.\n"
+    )
+
+
+def test_a_confirmation_from_another_address_or_too_late_applies_nothing(table: Table) -> None:
+    mail(table, "ПАУЗА", to=gm_address(table), at=utc(2026, 12, 1, 18))
+    table.run(utc(2026, 12, 1, 18, 1))
+    code_address = str(table.new_mail()[0]["Reply-To"])
+    mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 5), sender=EVIL)
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["wrong_sender"]
+    assert recipients(table) == [GM]  # the GM's notice; the forger gets nothing
+    mail(table, "да", to=code_address, at=utc(2026, 12, 2, 18, 2))
+    assert table.run(utc(2026, 12, 2, 18, 3)) == ["gm_confirm_expired"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
+    assert recipients(table)[-1] == GM
+
+
+def test_a_forged_substitute_mails_nobody_a_role_before_the_confirmation(table: Table) -> None:
+    mail(table, f"ЗАМЕНА Дуга НА Злодей {EVIL}", to=gm_address(table), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    assert recipients(table) == [GM]
+    assert table.store.player_email(GAME, "Дуг") == EMAILS["Дуг"]
+    assert "gm_substitute" not in kinds(table)
+    # Understood with the seat's own name (what the GM confirms is what is applied).
+    sent = table.sent()[-1]
+    assert f"  ЗАМЕНА Дуг НА Злодей {EVIL}\n" in body(sent)
+
+
+def test_help_and_lines_that_are_no_lever_need_no_confirmation(table: Table) -> None:
+    mail(table, "ПОМОЩЬ", "STATUS", to=gm_address(table), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    assert answer["Reply-To"] == gm_address(table)
+
+
+def test_a_gm_mail_that_passed_dmarc_at_the_trusted_server_is_applied_at_once(
+    trusting: Table,
+) -> None:
+    header = ("Authentication-Results", f"{TRUSTED}; dmarc=pass header.from=example.test")
+    mail(trusting, "ПАУЗА", to=gm_address(trusting), at=utc(2026, 12, 1, 18), headers=[header])
+    assert trusting.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    assert trusting.store.last_event(GAME, ("gm_pause",)) is not None
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        "mx.other.test; dmarc=pass header.from=example.test",  # another server's word
+        f"{TRUSTED}; dmarc=pass header.from=evil.test",  # DMARC of another domain
+        f"{TRUSTED}; dkim=pass header.d=example.test",  # no DMARC pass
+    ],
+)
+def test_a_gm_mail_without_dmarc_pass_from_the_trusted_server_waits_for_confirmation(
+    trusting: Table, result: str
+) -> None:
+    header = ("Authentication-Results", result)
+    mail(trusting, "ПАУЗА", to=gm_address(trusting), at=utc(2026, 12, 1, 18), headers=[header])
+    assert trusting.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    assert trusting.store.last_event(GAME, ("gm_pause",)) is None
+
+
+def test_a_forged_trusted_result_below_the_servers_own_does_not_count(trusting: Table) -> None:
+    """RFC 8601 §5: the topmost run of the trusted server's fields is its own; the
+    sender's copy further down is not read."""
+    headers = [
+        ("Authentication-Results", f"{TRUSTED}; dmarc=fail header.from=example.test"),
+        ("Received", "from evil.test by mx.example.test"),
+        ("Authentication-Results", f"{TRUSTED}; dmarc=pass header.from=example.test"),
+    ]
+    mail(trusting, "ПАУЗА", to=gm_address(trusting), at=utc(2026, 12, 1, 18), headers=headers)
+    assert trusting.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+
+
+# --- players' mail the trusted server did not authenticate --------------------------------
+
+
+def test_a_players_vote_that_failed_dmarc_is_kept_and_not_counted(trusting: Table) -> None:
+    failed = ("Authentication-Results", f"{TRUSTED}; dmarc=fail header.from=example.test")
+    trusting.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 5), headers=[failed])
+    assert trusting.run(utc(2026, 12, 1, 17, 6)) == ["unauthenticated"]
+    assert "suggestion_made" not in kinds(trusting)
+    (kept,) = trusting.store.kept()
+    assert kept.reason == "unauthenticated: dmarc=fail"
+    mails = trusting.new_mail()
+    assert summary(mails) == [
+        (EMAILS["Кросс"], "Re: ход"),
+        (
+            GM,
+            "[seed-000] Письмо отложено: почтовый сервер не подтвердил отправителя "
+            "(подделанный From?)",
+        ),
+    ]
+    assert body(mails[0]).startswith(
+        "Почтовый сервер не подтвердил, что письмо пришло с вашего адреса, поэтому ходы "
+        "из него не выполнены"
+    )
+    # The same move, authenticated, counts.
+    trusting.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 7))
+    assert trusting.run(utc(2026, 12, 1, 17, 8)) == ["applied"]
+
+
+@pytest.mark.parametrize(
+    ("results", "outcome"),
+    [
+        ([f"{TRUSTED}; dkim=pass header.d=example.test; spf=fail"], "applied"),
+        ([f"{TRUSTED}; spf=pass smtp.mailfrom=cross@mail.example.test"], "applied"),
+        ([f"{TRUSTED}; dmarc=none; dkim=pass header.d=evil.test; spf=fail"], "unauthenticated"),
+        ([f"{TRUSTED}; spf=pass smtp.mailfrom=evil.test"], "unauthenticated"),
+        ([f"{TRUSTED}; dmarc=fail; dkim=pass header.d=example.test"], "unauthenticated"),
+        (["mx.other.test; dmarc=pass header.from=example.test"], "unauthenticated"),
+        ([], "unauthenticated"),
+    ],
+)
+def test_without_dmarc_a_players_mail_needs_aligned_dkim_or_spf(
+    trusting: Table, results: list[str], outcome: str
+) -> None:
+    headers = [("Authentication-Results", r) for r in results]
+    if not headers:  # no field at all: gamekit must not add its pass
+        headers = [("X-Nothing", "1")]
+        trusting.trusted = None
+    trusting.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 5), headers=headers)
+    assert trusting.run(utc(2026, 12, 1, 17, 6)) == [outcome]
+
+
+# --- a From that names no single sender -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sender", "problem"),
+    [
+        (f"{EMAILS['Кросс']}, {EVIL}", "several addresses"),
+        ("Кросс <@evil.test:cross@example.test>", "source route"),
+        ("<@evil.test,@relay.test:cross@example.test>", "source route"),
+    ],
+)
+def test_a_from_of_several_addresses_or_a_source_route_is_kept_and_never_answered(
+    table: Table, sender: str, problem: str
+) -> None:
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 5), sender=sender)
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["forged_from"]
+    (kept,) = table.store.kept()
+    assert kept.reason == f"forged_from: {problem}"
+    assert "suggestion_made" not in kinds(table)
+    assert recipients(table) == []
+
+
+def test_a_forged_gm_mail_with_two_from_addresses_is_kept_and_never_answered(
+    table: Table,
+) -> None:
+    mail(table, "ПАУЗА", to=gm_address(table), at=utc(2026, 12, 1, 18), sender=f"{GM}, {EVIL}")
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["forged_from"]
+    assert recipients(table) == []
+
+
+# --- a new personal address -------------------------------------------------------------------
+
+
+def test_new_address_by_mail_retires_the_old_one_and_mails_the_new_one_to_the_registered_address(
+    table: Table,
+) -> None:
+    old = table.token("Кросс")
+    table.send("Кросс", "НОВЫЙ АДРЕС", SUGGESTION, at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["new_address"]
+    new = table.token("Кросс")
+    assert new != old and table.store.token(old) is None
+    assert "suggestion_made" not in kinds(table)
+    (answer,) = table.new_mail()
+    assert summary([answer]) == [(EMAILS["Кросс"], "Re: ход")]
+    assert answer["Reply-To"] == f"gm+{new}@example.test"
+    assert f"у вас новый личный адрес для игры «seed-000»: gm+{new}@example.test." in body(answer)
+    # The log says it happened, never with a token.
+    rotated = table.store.last_event(GAME, ("gm_address_rotated",))
+    assert rotated is not None
+    assert dict(rotated.event.data) == {"player": "Кросс", "via": "mail"}
+    assert rotated.event.visibility.value == "gm"
+    told = story(table.service, GAME, "markdown", force=True)
+    assert "у Кросса новый личный адрес (по его просьбе)." in told
+    assert old not in told and new not in told
+    # The old address (a forger who knows it, From forged) is answered as retired, at
+    # the registered address; the new one works.
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 7), to=f"gm+{old}@example.test")
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["retired"]
+    (retired,) = table.new_mail()
+    assert summary([retired]) == [(EMAILS["Кросс"], "Re: ход")]
+    assert f"Ваш адрес теперь gm+{new}@example.test" in body(retired)
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 9))
+    assert table.run(utc(2026, 12, 1, 17, 10)) == ["applied"]
+
+
+def test_new_address_in_english_is_understood(table: Table) -> None:
+    table.send("Дуг", "new address", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["new_address"]
+
+
+def run_cli(table: Table, *args: str) -> str:
+    result = CliRunner().invoke(main, ["-c", str(table.directory / "games.yaml"), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_rotate_token_on_the_cli_for_a_player_and_for_the_gm(table: Table) -> None:
+    old = table.token("Роза")
+    output = run_cli(table, "rotate-token", GAME, "Роза")
+    new = table.token("Роза")
+    assert output == f"gm+{new}@example.test\n" and new != old
+    (told,) = recipients(table)
+    assert told == EMAILS["Роза"]
+    table.send("Роза", "СТАТУС", at=utc(2026, 12, 1, 17, 5), to=f"gm+{old}@example.test")
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["retired"]
+    assert recipients(table) == [EMAILS["Роза"]]
+    old_gm = gm_address(table)
+    output = run_cli(table, "rotate-token", GAME, "--gm")
+    assert output == f"{gm_address(table)}\n" and gm_address(table) != old_gm
+    mail(table, "ПАУЗА", to=old_gm, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["retired"]
+    assert recipients(table) == [GM]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
+    for stored in table.store.events(GAME):
+        assert old not in str(stored.event.data) and new not in str(stored.event.data)
+
+
+def test_the_new_mails_in_english(tmp_path: Path) -> None:
+    table = Table(tmp_path, locale="en", trusted=TRUSTED)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        mail(table, "PAUSE -- away", to=gm_address(table), at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+        (confirm,) = table.new_mail()
+        assert "has applied none of them yet:\n\n  PAUSE -- away\n\nTo apply them" in body(confirm)
+        code_address = str(confirm["Reply-To"])
+        mail(table, "yes", to=code_address, at=utc(2026, 12, 3, 18))
+        assert table.run(utc(2026, 12, 3, 18, 1)) == ["gm_confirm_expired"]
+        # (the days closed meanwhile: their mails too)
+        expired = next(m for m in table.new_mail() if m["Subject"] == "Re: команды")
+        assert body(expired) == (
+            "The confirmation was good until 2026-12-02 21:01 (Europe/Moscow); nothing was "
+            "done. Send the commands again to your GM address.\n"
+        )
+        failed = ("Authentication-Results", f"{TRUSTED}; spf=fail smtp.mailfrom=example.test")
+        table.send("Дуг", "STATUS", at=utc(2026, 12, 3, 18, 5), headers=[failed])
+        assert table.run(utc(2026, 12, 3, 18, 6)) == ["unauthenticated"]
+        answer = table.new_mail()[0]
+        assert body(answer).startswith("The mail server could not verify that the mail came")
+        old = table.token("Дуг")
+        table.send("Дуг", "NEW ADDRESS", at=utc(2026, 12, 3, 18, 7))
+        assert table.run(utc(2026, 12, 3, 18, 8)) == ["new_address"]
+        (renewed,) = table.new_mail()
+        new = table.token("Дуг")
+        assert body(renewed).startswith(
+            'As you asked, your personal address for the game "seed-000" is new: '
+            f"gm+{new}@example.test. The old one no longer works"
+        )
+        table.send("Дуг", "STATUS", at=utc(2026, 12, 3, 18, 9), to=f"gm+{old}@example.test")
+        assert table.run(utc(2026, 12, 3, 18, 10)) == ["retired"]
+        (retired,) = table.new_mail()
+        assert f"Your address now is gm+{new}@example.test: write there" in body(retired)
+    finally:
+        table.close()
