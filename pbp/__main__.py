@@ -2,4 +2,5 @@
 
 from pbp.cli import main
 
-main()
+if __name__ == "__main__":  # not when a child process (pbp.reader) imports it again
+    main()

@@ -36,6 +36,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from typing import Literal
 
+from pbp.mail.base import header_section
 from pbp.parse.body import FORWARD_SEPARATOR, decode_bytes, html_to_text, new_text, unflow
 
 
@@ -186,7 +187,8 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
     too_many_parts = body and raw.count(b"\n--") > MAX_BOUNDARY_LINES
     try:
         if too_many_parts or not body:
-            msg = BytesHeaderParser(policy=_POLICY).parsebytes(raw)
+            # The header section alone: the parser would walk every line of the body.
+            msg = BytesHeaderParser(policy=_POLICY).parsebytes(header_section(raw))
         else:
             msg = email.message_from_bytes(raw, policy=_POLICY)
     except Exception as exc:  # the parser is lenient; this is a safety net
