@@ -34,10 +34,8 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from html.parser import HTMLParser
 
-import html2text
-
+from pbp.parse.markup import html_to_text as html_to_text
 from pbp.parse.names import INVISIBLE
 
 #: Single-byte Cyrillic charsets whose label clients get wrong; a declared one of
@@ -206,106 +204,6 @@ def unflow(text: str, delsp: bool = False) -> str:
     return "\n".join(out)
 
 
-# --- HTML ---
-
-_DROP_CLASSES = frozenset(
-    {"gmail_quote", "gmail_quote_container", "gmail_signature", "moz-cite-prefix", "moz-signature"}
-)
-_VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "wbr", "col", "area", "base"})
-
-
-class _QuoteFinder(HTMLParser):
-    """Finds the source spans (start, end offsets) of elements to drop."""
-
-    def __init__(self, source: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.source = source
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
-        self.spans: list[tuple[int, int]] = []
-        self._open: tuple[str, int] | None = None  # tag, start offset
-        self._depth = 0
-
-    def _offset(self) -> int:
-        line, col = self.getpos()
-        return self.line_starts[line - 1] + col
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _VOID:
-            return
-        if self._open is not None:
-            if tag == self._open[0]:
-                self._depth += 1
-            return
-        classes = set()
-        for name, value in attrs:
-            if name == "class" and value:
-                classes.update(value.split())
-        if tag == "blockquote" or classes & _DROP_CLASSES:
-            self._open = (tag, self._offset())
-            self._depth = 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open is None or tag != self._open[0]:
-            return
-        self._depth -= 1
-        if self._depth == 0:
-            start = self._offset()
-            end = self.source.find(">", start)
-            self.spans.append((self._open[1], len(self.source) if end < 0 else end + 1))
-            self._open = None
-
-    def finish(self) -> list[tuple[int, int]]:
-        self.close()
-        if self._open is not None:  # never closed: drop to the end
-            self.spans.append((self._open[1], len(self.source)))
-            self._open = None
-        return self.spans
-
-
-def drop_html_quotes(html: str) -> str:
-    """``html`` without quoted replies and signatures (the classes in the module doc and
-    every ``<blockquote>``), cut out of the source text.
-
-    >>> drop_html_quotes('<p>REFUTE 7 нож</p><div class="gmail_quote">old</div>')
-    '<p>REFUTE 7 нож</p>'
-    """
-    finder = _QuoteFinder(html)
-    try:
-        finder.feed(html)
-        spans = finder.finish()
-    except (AssertionError, ValueError, IndexError):  # html.parser on broken markup
-        return html
-    for start, end in reversed(spans):
-        html = html[:start] + html[end:]
-    return html
-
-
-class _PlainText(html2text.HTML2Text):
-    """html2text without Markdown escaping (``1.`` stays ``1.``, ``--`` stays ``--``)."""
-
-    def handle_data(self, data: str, entity_char: bool = False) -> None:
-        super().handle_data(data, entity_char=True)
-
-
-def html_to_text(html: str) -> str:
-    """Plain text of an HTML body: quotes dropped (:func:`drop_html_quotes`), then
-    html2text without links, images, emphasis or line wrapping; trailing spaces removed.
-
-    >>> html_to_text("<div>STATUS<br>HELP</div>")
-    'STATUS\\nHELP'
-    """
-    converter = _PlainText()
-    converter.body_width = 0
-    converter.ignore_links = True
-    converter.ignore_images = True
-    converter.ignore_emphasis = True
-    converter.ignore_tables = True
-    text = converter.handle(drop_html_quotes(html))
-    lines = (line.rstrip() for line in str(text).split("\n"))
-    # html2text writes a horizontal rule (<hr>, Outlook's line above a quote) as "* * *".
-    return "\n".join(line for line in lines if line.strip() != "* * *").strip("\n")
-
-
 # --- quoted replies and signatures ---
 
 _WROTE = re.compile(
@@ -334,11 +232,15 @@ _SEPARATOR = re.compile(
 )
 #: The first line of a forwarded mail quoted inline (Gmail, Outlook, Apple Mail, Yandex,
 #: Mail.ru, Thunderbird): its moves are another person's, never executed.
+#: White space within a line only (``\s`` would let ``^\s*`` run over every following
+#: blank line from each line start: quadratic on a run of blank lines).
 FORWARD_SEPARATOR = re.compile(
-    r"^\s*-{2,}\s*(?:forwarded message|original message follows|пересылаемое сообщение|"
-    r"пересланное сообщение|пересланное письмо|перенаправленное сообщение)\s*-{2,}\s*$"
-    r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$"
-    r"|^\s*-{2,}\s*(?:forwarded message|пересылаемое сообщение)\s*$",
+    r"^[^\S\n]*-{2,}[^\S\n]*(?:forwarded message|original message follows|"
+    r"пересылаемое сообщение|пересланное сообщение|пересланное письмо|"
+    r"перенаправленное сообщение)[^\S\n]*-{2,}[^\S\n]*$"
+    r"|^[^\S\n]*(?:begin forwarded message|начало переадресованного сообщения)[^\S\n]*:"
+    r"[^\S\n]*$"
+    r"|^[^\S\n]*-{2,}[^\S\n]*(?:forwarded message|пересылаемое сообщение)[^\S\n]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 #: A phone or web client's footer line, and everything after it, is not the sender's:

@@ -36,7 +36,8 @@ from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from typing import Literal
 
-from pbp.parse.body import FORWARD_SEPARATOR, decode_bytes, html_to_text, new_text, unflow
+from pbp.parse.body import FORWARD_SEPARATOR, decode_bytes, new_text, unflow
+from pbp.parse.markup import html_to_text
 
 
 @dataclass(frozen=True)
