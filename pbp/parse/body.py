@@ -190,17 +190,18 @@ def unflow(text: str, delsp: bool = False) -> str:
     'SUGGEST Краснова, нож, кухня\\n'
     """
     out: list[str] = []
-    pending = ""
+    pending: list[str] = []  # the pieces of a paragraph so far (joined once: linear)
     for line in text.split("\n"):
         if line.startswith(" "):
             line = line[1:]
         if line.endswith(" ") and line != "-- ":
-            pending += line[:-1] if delsp else line
+            pending.append(line[:-1] if delsp else line)
             continue
-        out.append(pending + line)
-        pending = ""
-    if pending:
-        out.append(pending)
+        pending.append(line)
+        out.append("".join(pending))
+        pending.clear()
+    if pending and "".join(pending):
+        out.append("".join(pending))
     return "\n".join(out)
 
 
@@ -328,6 +329,10 @@ def new_text(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
+        if not line:  # the common case, quickly (a blank line is no header or footer)
+            kept.append(line)
+            i += 1
+            continue
         if line == "--":  # "-- " (rstripped above)
             break
         if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
@@ -345,7 +350,31 @@ def new_text(text: str) -> str:
     return "\n".join(kept).strip("\n")
 
 
-_FORUM_QUOTE_TAG = re.compile(r"\[(/?)(?:quote|spoiler)(?:[=\s][^\]\n]{0,300})?\]", re.IGNORECASE)
+#: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes
+#: on to the first ``]``, at most :data:`_FORUM_ATTRS_MAX` characters after ``=`` or a
+#: space (``[quote=Неташка]``, ``[quote name="…"]``).
+_FORUM_QUOTE_HEAD = re.compile(r"\[(/?)(?:quote|spoiler)(?=[=\s\]])", re.IGNORECASE)
+_FORUM_ATTRS_MAX = 300
+
+
+def _forum_tags(line: str) -> list[tuple[int, int, bool]]:
+    """``(start, end, closing)`` of each forum quote tag of ``line``, in order. Linear:
+    the next ``]`` is looked up once for all the tag starts before it."""
+    tags: list[tuple[int, int, bool]] = []
+    bracket = -1  # the first "]" at or after the last lookup, or len(line)
+    pos = 0
+    for head in _FORUM_QUOTE_HEAD.finditer(line):
+        if head.start() < pos:
+            continue  # inside the tag found before
+        after = head.end()
+        if bracket < after:
+            found = line.find("]", after)
+            bracket = len(line) if found < 0 else found
+        if bracket == len(line) or (bracket > after and bracket - after - 1 > _FORUM_ATTRS_MAX):
+            continue
+        tags.append((head.start(), bracket + 1, bool(head.group(1))))
+        pos = bracket + 1
+    return tags
 
 
 def unquote_forum(lines: Sequence[str]) -> list[tuple[str, bool]]:
@@ -364,12 +393,12 @@ def unquote_forum(lines: Sequence[str]) -> list[tuple[str, bool]]:
         touched = depth > 0
         pieces: list[str] = []
         pos = 0
-        for tag in _FORUM_QUOTE_TAG.finditer(line):
+        for start, end, closing in _forum_tags(line):
             touched = True
             if depth == 0:
-                pieces.append(line[pos : tag.start()])
-            depth = max(0, depth - 1) if tag.group(1) else depth + 1
-            pos = tag.end()
+                pieces.append(line[pos:start])
+            depth = max(0, depth - 1) if closing else depth + 1
+            pos = end
         if depth == 0:
             pieces.append(line[pos:])
         result.append(("".join(pieces), touched))
