@@ -28,6 +28,7 @@ from __future__ import annotations
 import email
 import email.utils
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import policy
@@ -67,7 +68,8 @@ class Letter:
       player's answer (``templates/*/common/mail/unreadable.j2``): ``"empty"``,
       ``"not_mail"``, ``"too_many_parts"``, ``"encrypted"`` (S/MIME or PGP),
       ``"winmail"`` (Outlook rich text, ``winmail.dat``), ``"attachments_only"``,
-      ``"no_text"`` or ``"body_error"``; ``""`` when the body was read.
+      ``"no_text"``, ``"too_deep"`` (parts nested over :data:`MAX_PART_DEPTH` levels) or
+      ``"body_error"``; ``""`` when the body was read.
     - ``forwarded``: True when the message carries another mail — an attached
       ``message/rfc822`` part, or a forwarded mail quoted inline
       (:data:`pbp.parse.body.FORWARD_SEPARATOR`). Its text is never in ``text``: a
@@ -102,6 +104,13 @@ MIME_HEADER_LIMIT = 1024
 #: body is read; the standard parser spends ~0.3 ms per part, so a message of many
 #: tiny parts is refused (``unreadable``) with its headers read alone.
 MAX_BOUNDARY_LINES = 1000
+
+#: Deepest nesting of MIME parts (multiparts and attached ``message/rfc822`` mails,
+#: RFC 2046 §5) in a message whose body is read; a deeper one is ``unreadable`` with
+#: code ``"too_deep"``, its headers read alone. Honest mail nests a few levels (a
+#: forward of a forward); the standard parser and ``Message.walk`` recurse once per
+#: level and fail near a thousand.
+MAX_PART_DEPTH = 50
 
 #: What some tools write before the first header line: byte-order marks (UTF-8, and
 #: the UTF-8 encoding of a decoded UTF-16 one) and blank lines; the parser would take
@@ -168,11 +177,17 @@ def read_letter(raw: bytes) -> Letter:
     if not raw.strip():
         return Letter(unreadable="empty message", unreadable_code="empty")
     too_many_parts = raw.count(b"\n--") > MAX_BOUNDARY_LINES
+    too_deep = False
     try:
         if too_many_parts:
             msg = BytesHeaderParser(policy=_POLICY).parsebytes(raw)
         else:
-            msg = email.message_from_bytes(raw, policy=_POLICY)
+            try:
+                msg = email.message_from_bytes(raw, policy=_POLICY)
+            except RecursionError:  # the standard parser recurses once per nested part
+                too_deep = True
+                msg = BytesHeaderParser(policy=_POLICY).parsebytes(raw)
+            too_deep = too_deep or _too_deep(msg)
     except Exception as exc:  # the parser is lenient; this is a safety net
         return Letter(
             unreadable=f"not a mail message ({type(exc).__name__})", unreadable_code="not_mail"
@@ -186,6 +201,9 @@ def read_letter(raw: bytes) -> Letter:
             text = ""
             unreadable: str | None = f"over {MAX_BOUNDARY_LINES} MIME boundary lines"
             code = "too_many_parts"
+        elif too_deep:
+            text, unreadable = "", f"MIME parts nested over {MAX_PART_DEPTH} deep"
+            code = "too_deep"
         else:
             text, unreadable, forwarded = _body(msg)
             code = _no_text_code(msg) if unreadable else ""
@@ -284,8 +302,8 @@ def is_automatic(msg: Message) -> bool:
             return True
         if msg.get_content_type() == "multipart/report":
             return True
-        return any(part.get_content_type() in _REPORT_PARTS for part in msg.walk())
-    except Exception:
+        return any(part.get_content_type() in _REPORT_PARTS for part in _parts(msg))
+    except Exception:  # a header the standard library cannot read: not automatic
         return False
 
 
@@ -469,6 +487,33 @@ def _date(value: str | None) -> datetime | None:
 # --- body ---
 
 
+def _parts(msg: Message) -> Iterator[Message]:
+    """``msg`` and its parts, depth first as :meth:`Message.walk`, but without recursion
+    and at most :data:`MAX_PART_DEPTH` levels down."""
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, depth = stack.pop()
+        yield part
+        children = part.get_payload() if part.is_multipart() else None
+        if isinstance(children, list) and depth < MAX_PART_DEPTH:
+            stack.extend(
+                (child, depth + 1) for child in reversed(children) if isinstance(child, Message)
+            )
+
+
+def _too_deep(msg: Message) -> bool:
+    """True when ``msg`` nests parts over :data:`MAX_PART_DEPTH` levels deep."""
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, depth = stack.pop()
+        children = part.get_payload() if part.is_multipart() else None
+        if isinstance(children, list):
+            if children and depth >= MAX_PART_DEPTH:
+                return True
+            stack.extend((child, depth + 1) for child in children if isinstance(child, Message))
+    return False
+
+
 def _best_part(msg: EmailMessage, subtype: str) -> Message | None:
     part = msg.get_body(preferencelist=(subtype,))
     if part is None and not msg.is_multipart() and msg.get_content_type() == f"text/{subtype}":
@@ -513,7 +558,7 @@ def _part_text(part: Message) -> str:
 def _body(msg: EmailMessage) -> tuple[str, str | None, bool]:
     """``(new text, unreadable reason or None, forwarded)``: the body parts of the
     message itself (never those inside an attached ``message/rfc822``)."""
-    attached = any(part.get_content_type() == "message/rfc822" for part in msg.walk())
+    attached = any(part.get_content_type() == "message/rfc822" for part in _parts(msg))
     plain = _best_part(msg, "plain")
     html = _best_part(msg, "html")
     if plain is None and html is None:
@@ -546,7 +591,7 @@ _TNEF = frozenset({"application/ms-tnef", "application/vnd.ms-tnef"})
 
 def _no_text_code(msg: Message) -> str:
     """Why a message without a text part has none (:attr:`Letter.unreadable_code`)."""
-    types = {part.get_content_type() for part in msg.walk()}
+    types = {part.get_content_type() for part in _parts(msg)}
     if types & _ENCRYPTED:
         return "encrypted"
     if types & _TNEF:
