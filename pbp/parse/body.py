@@ -266,11 +266,23 @@ _INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\
 _HEADER_MAX = 400
 
 
+#: The first characters of a reply header line that does not end in ``:`` (a separator
+#: of dashes or underscores, Outlook's ``*From:*``/``От:``/``Von:``).
+_HEADER_FIRST = frozenset("-_*fFvVоО")
+
+
 def _is_reply_header(lines: list[str], i: int) -> int:
-    """How many lines (0: none) the reply header starting at ``lines[i]`` spans."""
+    """How many lines (0: none) the reply header starting at ``lines[i]`` spans
+    (``lines`` are right-stripped)."""
     line = lines[i].strip()
     if not line or len(line) > _HEADER_MAX:
         return 0
+    if not (
+        line.endswith(":")
+        or line[0] in _HEADER_FIRST
+        or any(s.endswith(":") for s in lines[i + 1 : i + 3])
+    ):
+        return 0  # quickly: no pattern below can match (most lines of a mail)
     if _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line):
         return 1
     if _UNDERSCORES.match(line):
