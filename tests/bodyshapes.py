@@ -20,11 +20,11 @@ PLAIN = b"Content-Type: text/plain; charset=utf-8"
 HTML = b"Content-Type: text/html; charset=utf-8"
 
 
-def head(sender: str) -> bytes:
+def head(sender: str, to: str = "gm+tok@example.test") -> bytes:
     """The header block (without the content headers) of a mail from ``sender``."""
     return (
-        f"From: {sender}\r\nTo: gm+tok@example.test\r\nSubject: move\r\n"
-        "Message-ID: <hostile@example.test>\r\n"
+        f"From: {sender}\r\nTo: {to}\r\nSubject: move\r\n"
+        "Message-ID: <hostile@example.test>\r\nMIME-Version: 1.0\r\n"
     ).encode()
 
 
@@ -52,9 +52,9 @@ class Shape:
     first: str = MOVE
     code: str = ""
 
-    def raw(self, size: int, sender: str = PLAYER) -> bytes:
-        """The whole mail, about ``size`` bytes, from ``sender``."""
-        top = head(sender) + self.content + b"\r\n\r\n"
+    def raw(self, size: int, sender: str = PLAYER, to: str = "gm+tok@example.test") -> bytes:
+        """The whole mail, about ``size`` bytes, from ``sender`` to ``to``."""
+        top = head(sender, to) + self.content + b"\r\n\r\n"
         return top + self.body(max(0, size - len(top)))
 
 
