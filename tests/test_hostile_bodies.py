@@ -16,6 +16,9 @@ lines); and the move written before the filler is still read.
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
@@ -290,3 +293,27 @@ def test_a_players_megabyte_of_blank_lines_after_status_is_answered(table: Table
     assert table.run(DAY + timedelta(minutes=1)) == ["status"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
     assert "> СТАТУС" in body(reply).splitlines()
+
+
+def test_the_hostile_benchmark_prints_a_row_per_shape_and_size() -> None:
+    """``benchmarks/hostile.py`` stays runnable (its figures are in README)."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "hostile.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--sizes", "0.01,0.02", "--only", "blank_lines,html_br"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = done.stdout.splitlines()
+    assert rows[0].split() == ["shape", "size", "CPU", "s", "peak", "RSS", "MB"]
+    assert [row.split()[:3] for row in rows[1:]] == [
+        ["baseline", "-", "0.000"],
+        ["blank_lines", "0.01", "MB"],
+        ["blank_lines", "0.02", "MB"],
+        ["html_br", "0.01", "MB"],
+        ["html_br", "0.02", "MB"],
+    ]
+    for row in rows[1:]:
+        assert re.fullmatch(r"\S+ +(-|[\d.]+ MB) +\d+\.\d{3} +\d+\.\d", row), row
