@@ -277,19 +277,23 @@ def _is_reply_header(lines: list[str], i: int) -> int:
     line = lines[i].strip()
     if not line or len(line) > _HEADER_MAX:
         return 0
-    if not (
-        line.endswith(":")
-        or line[0] in _HEADER_FIRST
-        or any(s.endswith(":") for s in lines[i + 1 : i + 3])
+    # Each pattern is tried only where it can match (its first character, or the ":"
+    # that ends a line of the header): quick on the ordinary lines of a mail.
+    first = line[0]
+    colon = line.endswith(":") or any(s.endswith(":") for s in lines[i + 1 : i + 3])
+    if not colon and first not in _HEADER_FIRST:
+        return 0
+    if (first in "-_" or line.endswith(":")) and (
+        _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line)
     ):
-        return 0  # quickly: no pattern below can match (most lines of a mail)
-    if _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line):
         return 1
-    if _UNDERSCORES.match(line):
+    if first == "_" and _UNDERSCORES.match(line):
         following = [s for s in lines[i + 1 : i + 3] if s.strip()]
         return 1 if following and _OUTLOOK_FROM.match(following[0]) else 0
-    if _OUTLOOK_FROM.match(line):
+    if first in _HEADER_FIRST and _OUTLOOK_FROM.match(line):
         return 1 if any(_OUTLOOK_NEXT.match(s) for s in lines[i + 1 : i + 4]) else 0
+    if not colon:
+        return 0
     for span in (1, 2, 3):  # clients wrap a long attribution line
         if i + span > len(lines) or (span > 1 and not lines[i + span - 1].strip()):
             break
