@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from pbp.parse.commands import MAX_LINES
 from pbp.parse.gm import parse_gm
 from pbp.parse.maniac import parse_maniac
 from pbp.parse.markup import html_to_text, tame_html
-from pbp.parse.mime import MAX_PART_DEPTH, read_letter
+from pbp.parse.mime import MAX_PART_DEPTH, is_automatic, read_letter
 from pbp.service import ignored_lines
 
 MEGABYTE = 1_000_000
@@ -317,3 +318,22 @@ def test_the_hostile_benchmark_prints_a_row_per_shape_and_size() -> None:
     ]
     for row in rows[1:]:
         assert re.fullmatch(r"\S+ +(-|[\d.]+ MB) +\d+\.\d{3} +\d+\.\d", row), row
+
+
+def test_a_bounce_report_beside_a_deep_chain_of_parts_is_still_automatic() -> None:
+    """``Message.walk`` recursed into the chain first and hit RecursionError, which
+    ``is_automatic`` took for "not automatic": a bounce would have been answered."""
+    chain = EmailMessage()
+    chain.set_content(MOVE)
+    for _ in range(5_000):
+        outer = EmailMessage()
+        outer.set_type("message/rfc822")
+        outer.set_payload([chain])
+        chain = outer
+    report = EmailMessage()
+    report.set_type("message/delivery-status")
+    bounce = EmailMessage()
+    bounce["From"] = "robot@example.test"
+    bounce.set_type("multipart/mixed")
+    bounce.set_payload([chain, report])
+    assert is_automatic(bounce) is True

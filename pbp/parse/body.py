@@ -22,9 +22,9 @@ What is removed (players answer from many clients, in Russian and English):
 - (separately, :func:`strip_echo`) an unmarked copy of the mail being answered;
 - (separately, :func:`unquote_forum`, used by the command parsers) text in forum
   ``[quote]``/``[spoiler]`` blocks pasted from the game's forum thread;
-- in HTML, before conversion: Gmail's ``<div class="gmail_quote">`` and
-  ``gmail_signature``, Thunderbird's ``moz-cite-prefix``/``moz-signature`` and every
-  ``<blockquote>``.
+- in HTML, before conversion (:mod:`pbp.parse.markup`): Gmail's ``<div
+  class="gmail_quote">`` and ``gmail_signature``, Thunderbird's
+  ``moz-cite-prefix``/``moz-signature`` and every ``<blockquote>``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ MIME and RFC 2047 decoding is the standard library's (:mod:`email` with
   (:func:`pbp.parse.body.decode_bytes`);
 - text/plain preferred, an empty text/plain falls back to text/html (html2text);
 - quoted replies and signatures removed (:func:`pbp.parse.body.new_text`);
+- MIME parts nested over :data:`MAX_PART_DEPTH` deep not read past the headers
+  (``unreadable_code="too_deep"``), and a line tried against the open multiparts'
+  boundaries only when it starts with ``--`` (:class:`_LineBuffer`), so that the
+  standard parser takes time linear in the size whatever the nesting;
 - a byte-order mark or blank lines before the first header line skipped;
 - RFC 3834 automatic mail recognised, so that it is never answered;
 - addresses read by a small linear RFC 5322 §3.4 reader (:func:`mailboxes`) that takes
