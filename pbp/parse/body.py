@@ -22,9 +22,9 @@ What is removed (players answer from many clients, in Russian and English):
 - (separately, :func:`strip_echo`) an unmarked copy of the mail being answered;
 - (separately, :func:`unquote_forum`, used by the command parsers) text in forum
   ``[quote]``/``[spoiler]`` blocks pasted from the game's forum thread;
-- in HTML, before conversion: Gmail's ``<div class="gmail_quote">`` and
-  ``gmail_signature``, Thunderbird's ``moz-cite-prefix``/``moz-signature`` and every
-  ``<blockquote>``.
+- in HTML, before conversion (:mod:`pbp.parse.markup`): Gmail's ``<div
+  class="gmail_quote">`` and ``gmail_signature``, Thunderbird's
+  ``moz-cite-prefix``/``moz-signature`` and every ``<blockquote>``.
 """
 
 from __future__ import annotations
@@ -34,10 +34,8 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from html.parser import HTMLParser
 
-import html2text
-
+from pbp.parse.markup import html_to_text as html_to_text
 from pbp.parse.names import INVISIBLE
 
 #: Single-byte Cyrillic charsets whose label clients get wrong; a declared one of
@@ -192,118 +190,19 @@ def unflow(text: str, delsp: bool = False) -> str:
     'SUGGEST Краснова, нож, кухня\\n'
     """
     out: list[str] = []
-    pending = ""
+    pending: list[str] = []  # the pieces of a paragraph so far (joined once: linear)
     for line in text.split("\n"):
         if line.startswith(" "):
             line = line[1:]
         if line.endswith(" ") and line != "-- ":
-            pending += line[:-1] if delsp else line
+            pending.append(line[:-1] if delsp else line)
             continue
-        out.append(pending + line)
-        pending = ""
-    if pending:
-        out.append(pending)
+        pending.append(line)
+        out.append("".join(pending))
+        pending.clear()
+    if pending and "".join(pending):
+        out.append("".join(pending))
     return "\n".join(out)
-
-
-# --- HTML ---
-
-_DROP_CLASSES = frozenset(
-    {"gmail_quote", "gmail_quote_container", "gmail_signature", "moz-cite-prefix", "moz-signature"}
-)
-_VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "wbr", "col", "area", "base"})
-
-
-class _QuoteFinder(HTMLParser):
-    """Finds the source spans (start, end offsets) of elements to drop."""
-
-    def __init__(self, source: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.source = source
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
-        self.spans: list[tuple[int, int]] = []
-        self._open: tuple[str, int] | None = None  # tag, start offset
-        self._depth = 0
-
-    def _offset(self) -> int:
-        line, col = self.getpos()
-        return self.line_starts[line - 1] + col
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _VOID:
-            return
-        if self._open is not None:
-            if tag == self._open[0]:
-                self._depth += 1
-            return
-        classes = set()
-        for name, value in attrs:
-            if name == "class" and value:
-                classes.update(value.split())
-        if tag == "blockquote" or classes & _DROP_CLASSES:
-            self._open = (tag, self._offset())
-            self._depth = 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open is None or tag != self._open[0]:
-            return
-        self._depth -= 1
-        if self._depth == 0:
-            start = self._offset()
-            end = self.source.find(">", start)
-            self.spans.append((self._open[1], len(self.source) if end < 0 else end + 1))
-            self._open = None
-
-    def finish(self) -> list[tuple[int, int]]:
-        self.close()
-        if self._open is not None:  # never closed: drop to the end
-            self.spans.append((self._open[1], len(self.source)))
-            self._open = None
-        return self.spans
-
-
-def drop_html_quotes(html: str) -> str:
-    """``html`` without quoted replies and signatures (the classes in the module doc and
-    every ``<blockquote>``), cut out of the source text.
-
-    >>> drop_html_quotes('<p>REFUTE 7 нож</p><div class="gmail_quote">old</div>')
-    '<p>REFUTE 7 нож</p>'
-    """
-    finder = _QuoteFinder(html)
-    try:
-        finder.feed(html)
-        spans = finder.finish()
-    except (AssertionError, ValueError, IndexError):  # html.parser on broken markup
-        return html
-    for start, end in reversed(spans):
-        html = html[:start] + html[end:]
-    return html
-
-
-class _PlainText(html2text.HTML2Text):
-    """html2text without Markdown escaping (``1.`` stays ``1.``, ``--`` stays ``--``)."""
-
-    def handle_data(self, data: str, entity_char: bool = False) -> None:
-        super().handle_data(data, entity_char=True)
-
-
-def html_to_text(html: str) -> str:
-    """Plain text of an HTML body: quotes dropped (:func:`drop_html_quotes`), then
-    html2text without links, images, emphasis or line wrapping; trailing spaces removed.
-
-    >>> html_to_text("<div>STATUS<br>HELP</div>")
-    'STATUS\\nHELP'
-    """
-    converter = _PlainText()
-    converter.body_width = 0
-    converter.ignore_links = True
-    converter.ignore_images = True
-    converter.ignore_emphasis = True
-    converter.ignore_tables = True
-    text = converter.handle(drop_html_quotes(html))
-    lines = (line.rstrip() for line in str(text).split("\n"))
-    # html2text writes a horizontal rule (<hr>, Outlook's line above a quote) as "* * *".
-    return "\n".join(line for line in lines if line.strip() != "* * *").strip("\n")
 
 
 # --- quoted replies and signatures ---
@@ -334,11 +233,15 @@ _SEPARATOR = re.compile(
 )
 #: The first line of a forwarded mail quoted inline (Gmail, Outlook, Apple Mail, Yandex,
 #: Mail.ru, Thunderbird): its moves are another person's, never executed.
+#: White space within a line only (``\s`` would let ``^\s*`` run over every following
+#: blank line from each line start: quadratic on a run of blank lines).
 FORWARD_SEPARATOR = re.compile(
-    r"^\s*-{2,}\s*(?:forwarded message|original message follows|пересылаемое сообщение|"
-    r"пересланное сообщение|пересланное письмо|перенаправленное сообщение)\s*-{2,}\s*$"
-    r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$"
-    r"|^\s*-{2,}\s*(?:forwarded message|пересылаемое сообщение)\s*$",
+    r"^[^\S\n]*-{2,}[^\S\n]*(?:forwarded message|original message follows|"
+    r"пересылаемое сообщение|пересланное сообщение|пересланное письмо|"
+    r"перенаправленное сообщение)[^\S\n]*-{2,}[^\S\n]*$"
+    r"|^[^\S\n]*(?:begin forwarded message|начало переадресованного сообщения)[^\S\n]*:"
+    r"[^\S\n]*$"
+    r"|^[^\S\n]*-{2,}[^\S\n]*(?:forwarded message|пересылаемое сообщение)[^\S\n]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 #: A phone or web client's footer line, and everything after it, is not the sender's:
@@ -363,18 +266,34 @@ _INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\
 _HEADER_MAX = 400
 
 
+#: The first characters of a reply header line that does not end in ``:`` (a separator
+#: of dashes or underscores, Outlook's ``*From:*``/``От:``/``Von:``).
+_HEADER_FIRST = frozenset("-_*fFvVоО")
+
+
 def _is_reply_header(lines: list[str], i: int) -> int:
-    """How many lines (0: none) the reply header starting at ``lines[i]`` spans."""
+    """How many lines (0: none) the reply header starting at ``lines[i]`` spans
+    (``lines`` are right-stripped)."""
     line = lines[i].strip()
     if not line or len(line) > _HEADER_MAX:
         return 0
-    if _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line):
+    # Each pattern is tried only where it can match (its first character, or the ":"
+    # that ends a line of the header): quick on the ordinary lines of a mail.
+    first = line[0]
+    colon = line.endswith(":") or any(s.endswith(":") for s in lines[i + 1 : i + 3])
+    if not colon and first not in _HEADER_FIRST:
+        return 0
+    if (first in "-_" or line.endswith(":")) and (
+        _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line)
+    ):
         return 1
-    if _UNDERSCORES.match(line):
+    if first == "_" and _UNDERSCORES.match(line):
         following = [s for s in lines[i + 1 : i + 3] if s.strip()]
         return 1 if following and _OUTLOOK_FROM.match(following[0]) else 0
-    if _OUTLOOK_FROM.match(line):
+    if first in _HEADER_FIRST and _OUTLOOK_FROM.match(line):
         return 1 if any(_OUTLOOK_NEXT.match(s) for s in lines[i + 1 : i + 4]) else 0
+    if not colon:
+        return 0
     for span in (1, 2, 3):  # clients wrap a long attribution line
         if i + span > len(lines) or (span > 1 and not lines[i + span - 1].strip()):
             break
@@ -426,6 +345,10 @@ def new_text(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
+        if not line:  # the common case, quickly (a blank line is no header or footer)
+            kept.append(line)
+            i += 1
+            continue
         if line == "--":  # "-- " (rstripped above)
             break
         if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
@@ -443,7 +366,31 @@ def new_text(text: str) -> str:
     return "\n".join(kept).strip("\n")
 
 
-_FORUM_QUOTE_TAG = re.compile(r"\[(/?)(?:quote|spoiler)(?:[=\s][^\]\n]{0,300})?\]", re.IGNORECASE)
+#: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes
+#: on to the first ``]``, at most :data:`_FORUM_ATTRS_MAX` characters after ``=`` or a
+#: space (``[quote=Неташка]``, ``[quote name="…"]``).
+_FORUM_QUOTE_HEAD = re.compile(r"\[(/?)(?:quote|spoiler)(?=[=\s\]])", re.IGNORECASE)
+_FORUM_ATTRS_MAX = 300
+
+
+def _forum_tags(line: str) -> list[tuple[int, int, bool]]:
+    """``(start, end, closing)`` of each forum quote tag of ``line``, in order. Linear:
+    the next ``]`` is looked up once for all the tag starts before it."""
+    tags: list[tuple[int, int, bool]] = []
+    bracket = -1  # the first "]" at or after the last lookup, or len(line)
+    pos = 0
+    for head in _FORUM_QUOTE_HEAD.finditer(line):
+        if head.start() < pos:
+            continue  # inside the tag found before
+        after = head.end()
+        if bracket < after:
+            found = line.find("]", after)
+            bracket = len(line) if found < 0 else found
+        if bracket == len(line) or (bracket > after and bracket - after - 1 > _FORUM_ATTRS_MAX):
+            continue
+        tags.append((head.start(), bracket + 1, bool(head.group(1))))
+        pos = bracket + 1
+    return tags
 
 
 def unquote_forum(lines: Sequence[str]) -> list[tuple[str, bool]]:
@@ -462,12 +409,12 @@ def unquote_forum(lines: Sequence[str]) -> list[tuple[str, bool]]:
         touched = depth > 0
         pieces: list[str] = []
         pos = 0
-        for tag in _FORUM_QUOTE_TAG.finditer(line):
+        for start, end, closing in _forum_tags(line):
             touched = True
             if depth == 0:
-                pieces.append(line[pos : tag.start()])
-            depth = max(0, depth - 1) if tag.group(1) else depth + 1
-            pos = tag.end()
+                pieces.append(line[pos:start])
+            depth = max(0, depth - 1) if closing else depth + 1
+            pos = end
         if depth == 0:
             pieces.append(line[pos:])
         result.append(("".join(pieces), touched))

@@ -96,7 +96,7 @@ from pbp.engine.cluedo import (
 )
 from pbp.parse import commands
 from pbp.parse.body import unquote_forum
-from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames
+from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, command_lines
 from pbp.parse.commands import TRAILING as _TRAILING
 from pbp.parse.commands import attempt as _attempt
 from pbp.parse.commands import read_line as _read
@@ -454,10 +454,11 @@ def parse_cluedo(
 
     Never raises for what a player wrote: each error is in its line's ``error``
     (codes in the module doc). Linear in ``len(text)``: each line's work is bounded
-    by :data:`LINE_LIMIT`.
+    by :data:`LINE_LIMIT`, and only the first :data:`~pbp.parse.commands.MAX_LINES`
+    lines are read (the rest is left for the reply's list of ignored lines).
     """
     reader = _Reader(cards, players, addressed)
-    visible = unquote_forum(text.split("\n"))
+    visible = unquote_forum(command_lines(text))
     lines = [shown for shown, _ in visible]
     quoted = [touched for _, touched in visible]
     result: list[ParsedLine] = []

@@ -32,6 +32,11 @@ LINE_LIMIT = 500
 #: Most command lines read from one mail; the next one is refused with
 #: ``too_many_commands`` and the rest of the mail is not read.
 COMMAND_LIMIT = 50
+#: Most lines of a mail's text read for commands (:func:`command_lines`); the lines
+#: after them are not read, and the reply lists them as ignored like any other line
+#: that is no command (:func:`pbp.service.ignored_lines`). Keeps the work on one mail
+#: bounded: a line that is no command still costs some microseconds to recognise.
+MAX_LINES = 2000
 #: Characters of an over-long line quoted back in ``line_too_long``.
 EXCERPT = 60
 #: Characters stripped from the end of a name or a command's rest.
@@ -71,6 +76,16 @@ def read_line(text: str) -> str:
     'ГОЛОС Таня'
     """
     return clean(fold_confusables(_LIST_MARKER.sub("", text, count=1)))
+
+
+def command_lines(text: str) -> list[str]:
+    """The lines of ``text`` read for commands: the first :data:`MAX_LINES` (split at
+    ``"\\n"``).
+
+    >>> command_lines("STATUS\\nHELP")
+    ['STATUS', 'HELP']
+    """
+    return text.split("\n", MAX_LINES)[:MAX_LINES]
 
 
 def too_long(index: int, line: str) -> ParsedLine[MoveT]:

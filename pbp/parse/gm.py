@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbp.parse.commands import MAX_LINES
+
 #: Keyword (upper case, ``Ё`` read as ``Е``) → the lever it names.
 KEYWORDS: dict[str, str] = {
     "ACT": "act",
@@ -95,10 +97,11 @@ def parse_gm(text: str) -> list[GmCommand]:
 
     A line whose first word is a keyword but whose arguments do not fit gives a
     command with ``error="gm_syntax"`` and ``params={"lever", "syntax"}``; any other
-    non-blank line one with ``lever=None`` and ``error="gm_not_a_command"``.
+    non-blank line one with ``lever=None`` and ``error="gm_not_a_command"``. Only the
+    first :data:`~pbp.parse.commands.MAX_LINES` lines are read (linear time).
     """
     commands: list[GmCommand] = []
-    for raw_line in text.splitlines():
+    for raw_line in text.splitlines()[:MAX_LINES]:
         line = " ".join(raw_line.split())
         if not line:
             continue

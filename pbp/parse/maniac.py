@@ -489,11 +489,13 @@ def parse_maniac(text: str, players: Sequence[str]) -> list[ParsedLine]:
 
     Never raises for what a player wrote: each error is in its line's ``error``
     (codes in the module doc). Linear in ``len(text)``: each line's work is bounded
-    by :data:`~pbp.parse.commands.LINE_LIMIT`.
+    by :data:`~pbp.parse.commands.LINE_LIMIT`, and only the first
+    :data:`~pbp.parse.commands.MAX_LINES` lines are read (the rest is left for the
+    reply's list of ignored lines).
     """
     reader = _Reader(players)
     result: list[ParsedLine] = []
-    for index, (raw_line, _quoted) in enumerate(unquote_forum(text.split("\n"))):
+    for index, (raw_line, _quoted) in enumerate(unquote_forum(commands.command_lines(text))):
         if len(result) > COMMAND_LIMIT:
             break
         line = read_line(raw_line)
