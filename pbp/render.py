@@ -45,9 +45,11 @@ from zoneinfo import ZoneInfo
 
 import jinja2
 from babel import Locale
+from markupsafe import Markup
 
 from pbp.engine.base import Event, Visibility
 from pbp.fairness import commitment
+from pbp.inert import escape_bbcode, escape_markdown, strip_controls
 
 log = logging.getLogger(__name__)
 
@@ -66,45 +68,78 @@ _ANSWERS = ("refuted", "not_refuted")
 # --- filters (pure functions; bound to a format/locale per environment) ---
 
 
-def bold(value: object, fmt: Format) -> str:
-    """``[b]x[/b]`` (bbcode), ``**x**`` (markdown) or ``x`` (text)."""
+def inert(value: object, fmt: Format) -> str:
+    """``value`` as literal text of ``fmt`` (issue 12, item 7): outside text (a name, a
+    note, a card from ``games.yaml``) never becomes markup. In a post format the
+    result is :class:`markupsafe.Markup`, and a ``Markup`` value (a filter's or a
+    macro's output, already made of inert pieces) is passed through unchanged; in
+    ``text`` only control characters are removed (:func:`pbp.inert.strip_controls`).
+
+    >>> str(inert("[b]x[/b] *y*", "markdown"))
+    '\\\\[b\\\\]x\\\\[/b\\\\] \\\\*y\\\\*'
+    """
+    if fmt == "text":
+        return strip_controls(str(value))
+    if isinstance(value, Markup):
+        return value
     text = str(value)
+    return Markup(escape_bbcode(text) if fmt == "bbcode" else escape_markdown(text))
+
+
+def _markup(text: str, fmt: Format) -> str:
+    """``text`` (made of template text and inert pieces) marked as markup in a post."""
+    return text if fmt == "text" else Markup(text)
+
+
+def bold(value: object, fmt: Format) -> str:
+    """``[b]x[/b]`` (bbcode), ``**x**`` (markdown) or ``x`` (text); ``x`` made inert."""
+    text = inert(value, fmt)
     if fmt == "bbcode":
-        return f"[b]{text}[/b]"
+        return Markup(f"[b]{text}[/b]")
     if fmt == "markdown":
-        return f"**{text}**"
+        return Markup(f"**{text}**")
     return text
 
 
 def quote(value: object, fmt: Format) -> str:
-    """A quotation block: ``[quote]…[/quote]`` in bbcode, ``"> "`` lines otherwise.
+    """A quotation block: ``[quote]…[/quote]`` in bbcode, ``"> "`` lines otherwise;
+    the quoted text made inert.
 
-    >>> quote("a\\n\\nb", "markdown")
+    >>> str(quote("a\\n\\nb", "markdown"))
     '> a\\n>\\n> b'
     """
-    text = str(value).strip("\n")
+    text = inert(value, fmt).strip("\n")
     if fmt == "bbcode":
-        return f"[quote]{text}[/quote]"
-    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+        return Markup(f"[quote]{text}[/quote]")
+    lines = "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+    return _markup(lines, fmt)
 
 
 def code(value: object, fmt: Format) -> str:
-    """A verbatim block: ``[code]…[/code]``, a fenced Markdown block, or 4-space indent."""
-    text = str(value).strip("\n")
+    """A verbatim block: ``[code]…[/code]``, a fenced Markdown block, or 4-space indent.
+
+    The text is shown as it is (forums parse no markup inside a code block; the
+    fairness string must stay exact), control characters removed; only what would
+    end the block early is broken: ``[/code`` gets a ZERO WIDTH SPACE after its ``[``,
+    and a Markdown fence grows longer than any backtick run inside.
+    """
+    text = strip_controls(str(value)).strip("\n")
     if fmt == "bbcode":
-        return f"[code]{text}[/code]"
+        return Markup("[code]" + re.sub(r"(?i)\[(?=/code)", "[\u200b", text) + "[/code]")
     if fmt == "markdown":
-        return f"```\n{text}\n```"
+        longest = max((len(run) for run in re.findall("`+", text)), default=0)
+        fence = "`" * max(3, longest + 1)
+        return Markup(f"{fence}\n{text}\n{fence}")
     return "\n".join(f"    {line}" for line in text.split("\n"))
 
 
 def card_list(cards: Iterable[object], fmt: Format, emphasis: bool = True) -> str:
-    """Cards comma-joined, each bold (rule D4) unless ``emphasis`` is false.
+    """Cards comma-joined, each bold (rule D4) unless ``emphasis`` is false; inert.
 
-    >>> card_list(["нож", "топор"], "bbcode")
+    >>> str(card_list(["нож", "топор"], "bbcode"))
     '[b]нож[/b], [b]топор[/b]'
     """
-    return ", ".join(bold(c, fmt) if emphasis else str(c) for c in cards)
+    return _markup(", ".join(bold(c, fmt) if emphasis else inert(c, fmt) for c in cards), fmt)
 
 
 def plural(n: int, forms: str | Sequence[str] | Mapping[str, str], locale: str) -> str:
@@ -380,7 +415,12 @@ class Renderer:
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(self.templates_dir / locale),
-            autoescape=False,
+            # Posts: every {{ value }} is made inert for the format (finalize) unless it
+            # is Markup (a filter's or macro's output); autoescape makes macros and
+            # {% set %} blocks return Markup, so their markup is not escaped twice.
+            # Mails (text): control characters removed from every {{ value }}.
+            autoescape=fmt != "text",
+            finalize=lambda value: inert(value, fmt),
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -395,7 +435,7 @@ class Renderer:
             "inflect": (lambda name, case: inflect_ru(name, case))
             if locale == "ru"
             else (lambda name, case: name),
-            "dt": lambda when, zone=None: format_dt(when, locale, zone),
+            "dt": lambda when, zone=None: _markup(format_dt(when, locale, zone), fmt),
             "sha256": lambda text: commitment(str(text)),
         }
         env.filters.update(filters)
