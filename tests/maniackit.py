@@ -12,6 +12,7 @@ test-controlled clock).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -19,7 +20,7 @@ from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from gamekit import TEMPLATES, Table, body, utc
+from gamekit import GM, TEMPLATES, Table, body, utc
 
 from pbp.config import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -174,6 +175,14 @@ def gm_facts(mail: EmailMessage) -> str:
     """The GM-only facts beside a post: the whole body of their own mail."""
     assert str(mail["Subject"]).endswith((" — только для ведущего", " — GM only")), mail["Subject"]
     return body(mail)
+
+
+def posted(title: str, *, private: bool = True) -> list[tuple[str, str]]:
+    """``(to, Subject)`` of the GM's mails of one post (``gamekit.summary``): BBCode,
+    Markdown, then the GM-only facts (in every Maniac post but the lever's ones)."""
+    gm_only = "только для ведущего" if re.search("[а-я]", title) else "GM only"
+    parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
+    return [(GM, f"{title} — {part}") for part in parts]
 
 
 def post_mails(mails: list[EmailMessage], title: str) -> list[EmailMessage]:
