@@ -811,7 +811,9 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     assert kind.status(state, "Дуг")["owed"] == []
     assert kind.status(state, "Кросс")["suggestions_left"] == 3
     table.run(utc(2026, 12, 1, 19, 31))
-    day_post = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1 — BBCode"))
+    day_post = body(
+        next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1 — BBCode")
+    )
     assert "- Предположений не было." in day_post
     (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
     assert closed["gm_answered"] == [] and closed["penalties"] == {}
