@@ -61,8 +61,7 @@ def test_a_bbcode_link_as_the_gm_note_of_a_pause_is_shown_not_linked(table: Tabl
     table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=note)
     bbcode, markdown = announced(table)
     assert bbcode == (
-        f"[b]Игра приостановлена.[/b] [{ZWSP}url=http://evil.example.test]x[{ZWSP}/url]"
-        + PAUSED
+        f"[b]Игра приостановлена.[/b] [{ZWSP}url=http://evil.example.test]x[{ZWSP}/url]" + PAUSED
     )
     assert markdown == (
         r"**Игра приостановлена.** \[url=http://evil.example.test\]x\[/url\]" + PAUSED
@@ -104,7 +103,7 @@ def test_html_special_characters_in_a_name_are_neither_html_escaped_nor_markup()
         Event(
             "gm_substitute",
             Visibility.PUBLIC,
-            {"player": "Дуг", "name": "O'Brien & <Co> \"x\"", "note": "a < b > c & d"},
+            {"player": "Дуг", "name": 'O\'Brien & <Co> "x"', "note": "a < b > c & d"},
         )
     ]
     context = {"game": GAME, "timezone": "Europe/Moscow", "note": None}
@@ -112,11 +111,9 @@ def test_html_special_characters_in_a_name_are_neither_html_escaped_nor_markup()
     markdown = renderer.public_post(
         "gm", events, locale="en", fmt="markdown", kind="common", **context
     )
-    assert bbcode.splitlines()[0] == (
-        "[b]O'Brien & <Co> \"x\" replaces Дуг.[/b] a < b > c & d"
-    )
+    assert bbcode.splitlines()[0] == ('[b]O\'Brien & <Co> "x" replaces Дуг.[/b] a < b > c & d')
     assert markdown.splitlines()[0] == (
-        "**O'Brien & \\<Co\\> \"x\" replaces Дуг.** a \\< b \\> c & d"
+        '**O\'Brien & \\<Co\\> "x" replaces Дуг.** a \\< b \\> c & d'
     )
 
 
