@@ -28,6 +28,9 @@ day=None)``, ``suggestions(events)`` (each suggestion joined with its answer) an
 ``post(name, events, fmt, **context)`` which renders a public post from inside a mail
 (the events are filtered to public ones on the way, as in :meth:`Renderer.public_post`).
 
+Outside text (names, notes, cards from ``games.yaml``) is inert in posts: see
+:class:`Renderer` and :mod:`pbp.inert`.
+
 Hidden information: :meth:`Renderer.public_post` drops every event whose visibility is
 not :attr:`~pbp.engine.base.Visibility.PUBLIC` before any template sees the list, so a
 template mistake cannot leak a hand or a shown card into a public post (rule C4).
@@ -44,6 +47,8 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import jinja2
+import jinja2.compiler
+import jinja2.nodes
 from babel import Locale
 from markupsafe import Markup
 
@@ -84,6 +89,11 @@ def inert(value: object, fmt: Format) -> str:
         return value
     text = str(value)
     return Markup(escape_bbcode(text) if fmt == "bbcode" else escape_markdown(text))
+
+
+def strip_controls_of(value: object) -> str:
+    """``str(value)`` without control characters: every ``{{ value }}`` of a mail."""
+    return strip_controls(str(value))
 
 
 def _markup(text: str, fmt: Format) -> str:
@@ -290,13 +300,64 @@ def public_only(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if e.visibility is Visibility.PUBLIC]
 
 
+class _InertCodeGenerator(jinja2.compiler.CodeGenerator):
+    """Jinja2's code generator for posts, with two changes so that no outside text is
+    ever HTML-escaped (Jinja2's autoescape knows only HTML) or left as markup:
+
+    - ``a ~ b`` joins through :meth:`_PostEnvironment.inert_join` (Jinja2's
+      ``markup_join`` would HTML-escape the plain parts as soon as one is Markup);
+    - no output expression is folded at compile time (Jinja2 would HTML-escape a
+      string constant there, before ``finalize``): it goes through ``finalize`` at
+      render time like any value. Template text itself is untouched.
+    """
+
+    def visit_Concat(self, node: jinja2.nodes.Concat, frame: jinja2.compiler.Frame) -> None:
+        self.write("environment.inert_join((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+    def _output_child_to_const(
+        self,
+        node: jinja2.nodes.Expr,
+        frame: jinja2.compiler.Frame,
+        finalize: Any,
+    ) -> str:
+        if not isinstance(node, jinja2.nodes.TemplateData):
+            raise jinja2.nodes.Impossible()
+        text: str = super()._output_child_to_const(node, frame, finalize)
+        return text
+
+
+class _PostEnvironment(jinja2.Environment):
+    """The environment of one post format (``bbcode``, ``markdown``): every value made
+    inert (:func:`inert`), markup kept as :class:`~markupsafe.Markup`."""
+
+    code_generator_class = _InertCodeGenerator
+
+    def __init__(self, fmt: PostFormat, **options: Any) -> None:
+        super().__init__(autoescape=True, finalize=lambda value: inert(value, fmt), **options)
+        self.fmt: PostFormat = fmt
+
+    def inert_join(self, parts: Iterable[object]) -> str:
+        """``a ~ b ~ …``: each part inert, joined as markup."""
+        return Markup("".join(inert(part, self.fmt) for part in parts))
+
+
 class Renderer:
     """Renders posts and mails from ``templates_dir`` (the repository's ``templates/``).
 
-    One Jinja2 environment per (locale, format): autoescape off (the output is text,
-    BBCode or Markdown, never HTML), ``StrictUndefined`` (a missing context key is an
-    error, not an empty string), ``trim_blocks`` and ``lstrip_blocks``. The output is
-    passed through :func:`tidy`.
+    One Jinja2 environment per (locale, format), ``StrictUndefined`` (a missing context
+    key is an error, not an empty string), ``trim_blocks`` and ``lstrip_blocks``; the
+    output is passed through :func:`tidy`. Outside text is inert (issue 12, item 7):
+    in a post every ``{{ value }}`` goes through :func:`inert` (``finalize``), so a name
+    or a note is shown, never read as BBCode or Markdown, whatever the template; the
+    filters (``b``, ``quote``, ``card_list``…) make their input inert and return
+    :class:`~markupsafe.Markup`, and autoescape (with Markup, never HTML escaping: every
+    value is finalized to Markup first) keeps macros' and ``{% set %}`` blocks' markup
+    from being escaped twice. In mails (``text``) every value loses its control
+    characters. Template text itself is never escaped.
 
     Example::
 
@@ -413,19 +474,21 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(self.templates_dir / locale),
-            # Posts: every {{ value }} is made inert for the format (finalize) unless it
-            # is Markup (a filter's or macro's output); autoescape makes macros and
-            # {% set %} blocks return Markup, so their markup is not escaped twice.
-            # Mails (text): control characters removed from every {{ value }}.
-            autoescape=fmt != "text",
-            finalize=lambda value: inert(value, fmt),
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-        )
+        options: dict[str, Any] = {
+            "loader": jinja2.FileSystemLoader(self.templates_dir / locale),
+            "undefined": jinja2.StrictUndefined,
+            "trim_blocks": True,
+            "lstrip_blocks": True,
+            "keep_trailing_newline": True,
+        }
+        env: jinja2.Environment
+        if fmt == "text":
+            # Mails: control characters removed from every {{ value }}.
+            env = jinja2.Environment(finalize=strip_controls_of, **options)
+        else:
+            # Posts: every {{ value }} made inert unless it is Markup (a filter's or a
+            # macro's output); autoescape makes macros and {% set %} blocks Markup.
+            env = _PostEnvironment(fmt, **options)
         filters: dict[str, Callable[..., Any]] = {
             "b": lambda value: bold(value, fmt),
             "quote": lambda value: quote(value, fmt),
@@ -438,6 +501,11 @@ class Renderer:
             "dt": lambda when, zone=None: _markup(format_dt(when, locale, zone), fmt),
             "sha256": lambda text: commitment(str(text)),
         }
+        if fmt != "text":
+            # Jinja2's join would HTML-escape plain items beside a Markup one.
+            filters["join"] = lambda items, sep="": _markup(
+                inert(sep, fmt).join(inert(item, fmt) for item in items), fmt
+            )
         env.filters.update(filters)
         env.globals.update(
             fmt=fmt,

@@ -236,3 +236,21 @@ def test_control_characters_are_removed_and_lines_folded() -> None:
     )
     assert msg_ids("<a@b.example.test> <c\x1b@d> <e@f>") == ["<a@b.example.test>", "<e@f>"]
     assert msg_ids("<\u202ea@b>") == []
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [
+        ("bbcode", f"a & <b>|[b]x[/b]O'B & [{ZWSP}i]|O'B & [{ZWSP}i], [b]x[/b]|[i]O'B[/i]"),
+        ("markdown", r"a & \<b\>|**x**O'B & \[i\]|O'B & \[i\], **x**|[i]O'B[/i]"),
+    ],
+)
+def test_no_template_construct_html_escapes_or_lets_markup_through(fmt: str, expected: str) -> None:
+    """A literal, ``markup ~ name``, a join of markup and names, a macro: whatever a new
+    template writes, a name is inert and nothing comes out HTML-escaped."""
+    env = Renderer(TEMPLATES)._env("en", fmt)  # type: ignore[arg-type]
+    template = env.from_string(
+        '{{ "a & <b>" }}|{{ ("x"|b) ~ name }}|{{ [name, "x"|b]|join(", ") }}|'
+        "{% macro m(x) %}[i]{{ x }}[/i]{% endmacro %}{{ m(short) }}"
+    )
+    assert template.render(name="O'B & [i]", short="O'B") == expected
