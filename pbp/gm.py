@@ -162,7 +162,8 @@ class GmDesk:
     ) -> None:
         """Mail the GM the public post that announces ``events`` (public ones only),
         in BBCode and Markdown, to paste into the game thread; ``note``, the GM's note
-        of a lever whose events carry none (remove, void), follows their headline."""
+        of a lever whose events carry none (remove, void), follows their headline.
+        One mail per format, each holding the post alone (:meth:`Mailer.gm_paste`)."""
         context = {"game": game.id, "timezone": game.timezone, "note": note}
         posts = {
             fmt: self.service.renderer.public_post(
@@ -170,7 +171,7 @@ class GmDesk:
             )
             for fmt in ("bbcode", "markdown")
         }
-        self.service.mail.gm(game, "gm_announce", {"posts": posts}, now)
+        self.service.mail.gm_paste(game, "gm_announce", posts, {}, now)
 
     # --- act ---------------------------------------------------------------------
 

@@ -14,12 +14,16 @@ from typing import Any
 from pbp.config import Game
 from pbp.engine.base import Event, Visibility
 from pbp.gm import GM_SEAT
+from pbp.inert import one_line
 from pbp.kinds import KINDS
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
 from pbp.parse.mime import Letter
-from pbp.render import Renderer
+from pbp.render import PostFormat, Renderer
 from pbp.store import Store
+
+#: The formats of every post mailed to the GM, one mail each, in this order.
+POST_FORMATS: tuple[PostFormat, ...] = ("bbcode", "markdown")
 
 
 class Mailer:
@@ -94,20 +98,31 @@ class Mailer:
     def gm(self, game: Game, template: str, context: Mapping[str, Any], now: datetime) -> None:
         """Mail the GM of ``game``; its Reply-To (or Subject tag) is his personal GM
         address (:mod:`pbp.gm`), so a reply to any mail of ours carries his commands."""
-        token = self.store.player_token(game.id, GM_SEAT)
-        gm_address = self.personal(token) if token else None
-        full = {**self.context(game, None), "gm_address": gm_address, **context}
-        subject, body = self.renderer.private_mail(
-            f"{game.kind}/{template}", locale=game.locale, **full
-        )
-        self._enqueue(
-            to=game.gm,
-            subject=self._subject(subject, token),
-            body=body,
-            now=now,
-            auto="auto-generated",
-            reply_to=gm_address,
-        )
+        subject, body = self._gm_render(game, template, context)
+        self._gm_send(game, subject, body, now)
+
+    def gm_paste(
+        self,
+        game: Game,
+        template: str,
+        posts: Mapping[str, str],
+        context: Mapping[str, Any],
+        now: datetime,
+    ) -> None:
+        """Mail the GM a public post to paste, one mail per format (BBCode, then
+        Markdown), each body exactly the post and nothing else (issue 12, item 6: a
+        select-all copies the post, never a private fact or a greeting).
+
+        ``template`` gives only the Subject, rendered with ``part`` set to the format
+        (the format is named in the Subject); ``posts`` maps each format to its post.
+
+        :raises ValueError: the template renders a body for a post part.
+        """
+        for fmt in POST_FORMATS:
+            subject, rest = self._gm_render(game, template, {**context, "part": fmt})
+            if rest.strip():
+                raise ValueError(f"{template}: a post travels alone; the template gave a body")
+            self._gm_send(game, subject, posts[fmt], now)
 
     def gm_post(
         self,
@@ -118,7 +133,9 @@ class Mailer:
         day: int | None = None,
         events: Sequence[Event] | None = None,
     ) -> None:
-        """Mail the GM a public post in both formats, with the GM-only facts beside it.
+        """Mail the GM a public post, one mail per format (:meth:`gm_paste`), and the
+        GM-only facts beside it in a mail of their own, whose Subject says "GM only";
+        that one only when the template ``gm_<post>`` (``part="private"``) finds any.
 
         ``events``: the events the post is about; default: the whole stored log
         (a day summary needs earlier days for GM answers carried over, rule D6), or
@@ -139,14 +156,35 @@ class Mailer:
             own = [s.event for s in log_events if day is None or s.day == day]
         else:
             own = list(events)
-        posts = {
+        posts: dict[str, str] = {
             fmt: self.renderer.public_post(
                 post, events, locale=game.locale, fmt=fmt, **self.post_context(game), day=day
             )
-            for fmt in ("bbcode", "markdown")
+            for fmt in POST_FORMATS
         }
+        self.gm_paste(game, f"gm_{post}", posts, {"day": day}, now)
         private = [event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
-        self.gm(game, f"gm_{post}", {"posts": posts, "private": private, "day": day}, now)
+        context = {"private": private, "day": day, "part": "private"}
+        subject, body = self._gm_render(game, f"gm_{post}", context)
+        if body.strip():
+            self._gm_send(game, subject, body, now)
+
+    def _gm_render(self, game: Game, template: str, context: Mapping[str, Any]) -> tuple[str, str]:
+        token = self.store.player_token(game.id, GM_SEAT)
+        gm_address = self.personal(token) if token else None
+        full = {**self.context(game, None), "gm_address": gm_address, **context}
+        return self.renderer.private_mail(f"{game.kind}/{template}", locale=game.locale, **full)
+
+    def _gm_send(self, game: Game, subject: str, body: str, now: datetime) -> None:
+        token = self.store.player_token(game.id, GM_SEAT)
+        self._enqueue(
+            to=game.gm,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-generated",
+            reply_to=self.personal(token) if token else None,
+        )
 
     def notice_gm(
         self,
@@ -163,8 +201,9 @@ class Mailer:
             "reason": reason,
             "detail": detail,
             "kept_id": kept_id,
-            "sender": letter.from_address,
-            "subject": letter.subject,
+            # One line each: an encoded Subject's CR/LF cannot write lines of its own.
+            "sender": one_line(letter.from_address) if letter.from_address else None,
+            "subject": one_line(letter.subject),
             "arrived": raw.arrived.isoformat(),
         }
         self.gm(game, "gm_notice", context, now)

@@ -28,6 +28,9 @@ day=None)``, ``suggestions(events)`` (each suggestion joined with its answer) an
 ``post(name, events, fmt, **context)`` which renders a public post from inside a mail
 (the events are filtered to public ones on the way, as in :meth:`Renderer.public_post`).
 
+Outside text (names, notes, cards from ``games.yaml``) is inert in posts: see
+:class:`Renderer` and :mod:`pbp.inert`.
+
 Hidden information: :meth:`Renderer.public_post` drops every event whose visibility is
 not :attr:`~pbp.engine.base.Visibility.PUBLIC` before any template sees the list, so a
 template mistake cannot leak a hand or a shown card into a public post (rule C4).
@@ -44,10 +47,14 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import jinja2
+import jinja2.compiler
+import jinja2.nodes
 from babel import Locale
+from markupsafe import Markup
 
 from pbp.engine.base import Event, Visibility
 from pbp.fairness import commitment
+from pbp.inert import escape_bbcode, escape_markdown, strip_controls
 
 log = logging.getLogger(__name__)
 
@@ -66,45 +73,83 @@ _ANSWERS = ("refuted", "not_refuted")
 # --- filters (pure functions; bound to a format/locale per environment) ---
 
 
-def bold(value: object, fmt: Format) -> str:
-    """``[b]x[/b]`` (bbcode), ``**x**`` (markdown) or ``x`` (text)."""
+def inert(value: object, fmt: Format) -> str:
+    """``value`` as literal text of ``fmt`` (issue 12, item 7): outside text (a name, a
+    note, a card from ``games.yaml``) never becomes markup. In a post format the
+    result is :class:`markupsafe.Markup`, and a ``Markup`` value (a filter's or a
+    macro's output, already made of inert pieces) is passed through unchanged; in
+    ``text`` only control characters are removed (:func:`pbp.inert.strip_controls`).
+
+    >>> str(inert("[b]x[/b] *y*", "markdown"))
+    '\\\\[b\\\\]x\\\\[/b\\\\] \\\\*y\\\\*'
+    """
+    if fmt == "text":
+        return strip_controls(str(value))
+    if isinstance(value, Markup):
+        return value
     text = str(value)
+    return Markup(escape_bbcode(text) if fmt == "bbcode" else escape_markdown(text))
+
+
+def strip_controls_of(value: object) -> str:
+    """``str(value)`` without control characters: every ``{{ value }}`` of a mail."""
+    return strip_controls(str(value))
+
+
+def _markup(text: str, fmt: Format) -> str:
+    """``text`` (made of template text and inert pieces) marked as markup in a post."""
+    return text if fmt == "text" else Markup(text)
+
+
+def bold(value: object, fmt: Format) -> str:
+    """``[b]x[/b]`` (bbcode), ``**x**`` (markdown) or ``x`` (text); ``x`` made inert."""
+    text = inert(value, fmt)
     if fmt == "bbcode":
-        return f"[b]{text}[/b]"
+        return Markup(f"[b]{text}[/b]")
     if fmt == "markdown":
-        return f"**{text}**"
+        return Markup(f"**{text}**")
     return text
 
 
 def quote(value: object, fmt: Format) -> str:
-    """A quotation block: ``[quote]…[/quote]`` in bbcode, ``"> "`` lines otherwise.
+    """A quotation block: ``[quote]…[/quote]`` in bbcode, ``"> "`` lines otherwise;
+    the quoted text made inert.
 
-    >>> quote("a\\n\\nb", "markdown")
+    >>> str(quote("a\\n\\nb", "markdown"))
     '> a\\n>\\n> b'
     """
-    text = str(value).strip("\n")
+    text = inert(value, fmt).strip("\n")
     if fmt == "bbcode":
-        return f"[quote]{text}[/quote]"
-    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+        return Markup(f"[quote]{text}[/quote]")
+    lines = "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+    return _markup(lines, fmt)
 
 
 def code(value: object, fmt: Format) -> str:
-    """A verbatim block: ``[code]…[/code]``, a fenced Markdown block, or 4-space indent."""
-    text = str(value).strip("\n")
+    """A verbatim block: ``[code]…[/code]``, a fenced Markdown block, or 4-space indent.
+
+    The text is shown as it is (forums parse no markup inside a code block; the
+    fairness string must stay exact), control characters removed; only what would
+    end the block early is broken: ``[/code`` gets a ZERO WIDTH SPACE after its ``[``,
+    and a Markdown fence grows longer than any backtick run inside.
+    """
+    text = strip_controls(str(value)).strip("\n")
     if fmt == "bbcode":
-        return f"[code]{text}[/code]"
+        return Markup("[code]" + re.sub(r"(?i)\[(?=/code)", "[\u200b", text) + "[/code]")
     if fmt == "markdown":
-        return f"```\n{text}\n```"
+        longest = max((len(run) for run in re.findall("`+", text)), default=0)
+        fence = "`" * max(3, longest + 1)
+        return Markup(f"{fence}\n{text}\n{fence}")
     return "\n".join(f"    {line}" for line in text.split("\n"))
 
 
 def card_list(cards: Iterable[object], fmt: Format, emphasis: bool = True) -> str:
-    """Cards comma-joined, each bold (rule D4) unless ``emphasis`` is false.
+    """Cards comma-joined, each bold (rule D4) unless ``emphasis`` is false; inert.
 
-    >>> card_list(["нож", "топор"], "bbcode")
+    >>> str(card_list(["нож", "топор"], "bbcode"))
     '[b]нож[/b], [b]топор[/b]'
     """
-    return ", ".join(bold(c, fmt) if emphasis else str(c) for c in cards)
+    return _markup(", ".join(bold(c, fmt) if emphasis else inert(c, fmt) for c in cards), fmt)
 
 
 def plural(n: int, forms: str | Sequence[str] | Mapping[str, str], locale: str) -> str:
@@ -255,13 +300,64 @@ def public_only(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if e.visibility is Visibility.PUBLIC]
 
 
+class _InertCodeGenerator(jinja2.compiler.CodeGenerator):
+    """Jinja2's code generator for posts, with two changes so that no outside text is
+    ever HTML-escaped (Jinja2's autoescape knows only HTML) or left as markup:
+
+    - ``a ~ b`` joins through :meth:`_PostEnvironment.inert_join` (Jinja2's
+      ``markup_join`` would HTML-escape the plain parts as soon as one is Markup);
+    - no output expression is folded at compile time (Jinja2 would HTML-escape a
+      string constant there, before ``finalize``): it goes through ``finalize`` at
+      render time like any value. Template text itself is untouched.
+    """
+
+    def visit_Concat(self, node: jinja2.nodes.Concat, frame: jinja2.compiler.Frame) -> None:
+        self.write("environment.inert_join((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+    def _output_child_to_const(
+        self,
+        node: jinja2.nodes.Expr,
+        frame: jinja2.compiler.Frame,
+        finalize: Any,
+    ) -> str:
+        if not isinstance(node, jinja2.nodes.TemplateData):
+            raise jinja2.nodes.Impossible()
+        text: str = super()._output_child_to_const(node, frame, finalize)
+        return text
+
+
+class _PostEnvironment(jinja2.Environment):
+    """The environment of one post format (``bbcode``, ``markdown``): every value made
+    inert (:func:`inert`), markup kept as :class:`~markupsafe.Markup`."""
+
+    code_generator_class = _InertCodeGenerator
+
+    def __init__(self, fmt: PostFormat, **options: Any) -> None:
+        super().__init__(autoescape=True, finalize=lambda value: inert(value, fmt), **options)
+        self.fmt: PostFormat = fmt
+
+    def inert_join(self, parts: Iterable[object]) -> str:
+        """``a ~ b ~ …``: each part inert, joined as markup."""
+        return Markup("".join(inert(part, self.fmt) for part in parts))
+
+
 class Renderer:
     """Renders posts and mails from ``templates_dir`` (the repository's ``templates/``).
 
-    One Jinja2 environment per (locale, format): autoescape off (the output is text,
-    BBCode or Markdown, never HTML), ``StrictUndefined`` (a missing context key is an
-    error, not an empty string), ``trim_blocks`` and ``lstrip_blocks``. The output is
-    passed through :func:`tidy`.
+    One Jinja2 environment per (locale, format), ``StrictUndefined`` (a missing context
+    key is an error, not an empty string), ``trim_blocks`` and ``lstrip_blocks``; the
+    output is passed through :func:`tidy`. Outside text is inert (issue 12, item 7):
+    in a post every ``{{ value }}`` goes through :func:`inert` (``finalize``), so a name
+    or a note is shown, never read as BBCode or Markdown, whatever the template; the
+    filters (``b``, ``quote``, ``card_list``…) make their input inert and return
+    :class:`~markupsafe.Markup`, and autoescape (with Markup, never HTML escaping: every
+    value is finalized to Markup first) keeps macros' and ``{% set %}`` blocks' markup
+    from being escaped twice. In mails (``text``) every value loses its control
+    characters. Template text itself is never escaped.
 
     Example::
 
@@ -378,14 +474,21 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(self.templates_dir / locale),
-            autoescape=False,
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-        )
+        options: dict[str, Any] = {
+            "loader": jinja2.FileSystemLoader(self.templates_dir / locale),
+            "undefined": jinja2.StrictUndefined,
+            "trim_blocks": True,
+            "lstrip_blocks": True,
+            "keep_trailing_newline": True,
+        }
+        env: jinja2.Environment
+        if fmt == "text":
+            # Mails: control characters removed from every {{ value }}.
+            env = jinja2.Environment(finalize=strip_controls_of, **options)
+        else:
+            # Posts: every {{ value }} made inert unless it is Markup (a filter's or a
+            # macro's output); autoescape makes macros and {% set %} blocks Markup.
+            env = _PostEnvironment(fmt, **options)
         filters: dict[str, Callable[..., Any]] = {
             "b": lambda value: bold(value, fmt),
             "quote": lambda value: quote(value, fmt),
@@ -395,9 +498,14 @@ class Renderer:
             "inflect": (lambda name, case: inflect_ru(name, case))
             if locale == "ru"
             else (lambda name, case: name),
-            "dt": lambda when, zone=None: format_dt(when, locale, zone),
+            "dt": lambda when, zone=None: _markup(format_dt(when, locale, zone), fmt),
             "sha256": lambda text: commitment(str(text)),
         }
+        if fmt != "text":
+            # Jinja2's join would HTML-escape plain items beside a Markup one.
+            filters["join"] = lambda items, sep="": _markup(
+                inert(sep, fmt).join(inert(item, fmt) for item in items), fmt
+            )
         env.filters.update(filters)
         env.globals.update(
             fmt=fmt,

@@ -12,6 +12,7 @@ test-controlled clock).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -19,7 +20,7 @@ from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from gamekit import TEMPLATES, Table, body, utc
+from gamekit import GM, TEMPLATES, Table, body, utc
 
 from pbp.config import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -49,7 +50,6 @@ ROLES = {p: "civilian" for p in PLAYERS} | {
 MANIAC, DUTY, FAN = "Коля", "Дима", "Лена"
 #: The game starts (12:00 Moscow); day d closes at close(d), night d ends at dawn(d).
 START = utc(2026, 12, 1, 9)
-SEP = "-------------------------"
 
 MANIAC_YAML = """\
 mail:
@@ -160,19 +160,32 @@ class ManiacTable(Table):
 
 
 def bbcode(mail: EmailMessage) -> str:
-    """The BBCode post of a ``gm_<post>`` mail (between the first pair of separators)."""
-    text = body(mail)
-    head = "Пост для форума (BBCode):\n" if "Пост для форума" in text else "Forum post (BBCode):\n"
-    return text.split(head + SEP + "\n", 1)[1].split("\n" + SEP, 1)[0]
+    """The BBCode post of a ``gm_<post>`` mail: its whole body (issue 12: alone)."""
+    assert str(mail["Subject"]).endswith(" — BBCode"), mail["Subject"]
+    return body(mail)
 
 
 def markdown(mail: EmailMessage) -> str:
-    """The Markdown post of a ``gm_<post>`` mail (between the second pair of separators)."""
-    text = body(mail)
-    head = "Тот же пост в Markdown:\n" if "Тот же пост" in text else "The same post in Markdown:\n"
-    return text.split(head + SEP + "\n", 1)[1].split("\n" + SEP, 1)[0]
+    """The Markdown post of a ``gm_<post>`` mail: its whole body (issue 12: alone)."""
+    assert str(mail["Subject"]).endswith(" — Markdown"), mail["Subject"]
+    return body(mail)
 
 
 def gm_facts(mail: EmailMessage) -> str:
-    """The GM-only part of a ``gm_<post>`` mail: everything after the Markdown post."""
-    return body(mail).rsplit(SEP + "\n", 1)[1].lstrip("\n")
+    """The GM-only facts beside a post: the whole body of their own mail."""
+    assert str(mail["Subject"]).endswith((" — только для ведущего", " — GM only")), mail["Subject"]
+    return body(mail)
+
+
+def posted(title: str, *, private: bool = True) -> list[tuple[str, str]]:
+    """``(to, Subject)`` of the GM's mails of one post (``gamekit.summary``): BBCode,
+    Markdown, then the GM-only facts (in every Maniac post but the lever's ones)."""
+    gm_only = "только для ведущего" if re.search("[а-я]", title) else "GM only"
+    parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
+    return [(GM, f"{title} — {part}") for part in parts]
+
+
+def post_mails(mails: list[EmailMessage], title: str) -> list[EmailMessage]:
+    """The mails of the GM post whose Subject starts ``title``: BBCode, Markdown and,
+    when there are GM-only facts, those (in that order)."""
+    return [m for m in mails if str(m["Subject"]).startswith(title + " — ")]

@@ -10,7 +10,8 @@ subprocess) and tests/mailstack.py (Dovecot + aiosmtpd):
   mailbox and the daemon's log.
 * :func:`pbp_command` runs one GM command (``pbp close-day GAME`` …) beside the
   running daemon.
-* :func:`post` / :func:`gm_only` cut a GM post mail into its parts.
+* :func:`post` / :func:`gm_only` read a GM post mail, :func:`md` / :func:`facts` name
+  the Markdown and GM-only mails beside a BBCode post's Subject.
 * The game itself: ten players (seed 002's names) with a fixed deal (``ROLES``), its
   ``games.yaml`` (:func:`games_yaml`), the Subjects of its mails and small checks.
 
@@ -37,9 +38,6 @@ from zoneinfo import ZoneInfo
 
 from mailstack import Dovecot, SmtpServer
 from roundsmail import REPO, DaemonProcess, Received, mailbox, subjects, wait_for
-
-#: The dashed line around each post of a GM post mail (templates/*/parts/gm_posts.j2).
-SEPARATOR = "-------------------------\n"
 
 
 def wall_clock_deadlines(
@@ -129,14 +127,26 @@ def pbp_command(config: Path, env: Mapping[str, str], *args: str) -> str:
     return done.stdout
 
 
-def post(mail: Received, index: int = 0) -> str:
-    """The ``index``-th post between the dashed lines of a GM post mail (0 BBCode, 1 Markdown)."""
-    return mail.body.split(SEPARATOR)[1 + 2 * index]
+def post(mail: Received) -> str:
+    """The post of a GM post mail: its whole body (issue 12: a post travels alone)."""
+    assert mail.subject.endswith((" — BBCode", " — Markdown")), mail.subject
+    return mail.body
 
 
 def gm_only(mail: Received) -> str:
-    """The "for the GM only" part of a GM post mail."""
-    return mail.body.split(SEPARATOR)[-1].strip()
+    """The GM-only facts beside a post: the body of their own mail, stripped."""
+    assert mail.subject.endswith(" — только для ведущего"), mail.subject
+    return mail.body.strip()
+
+
+def md(subject: str) -> str:
+    """The Subject of the Markdown mail of the post whose BBCode mail has ``subject``."""
+    return subject.replace(" — BBCode", " — Markdown")
+
+
+def facts(subject: str) -> str:
+    """The Subject of the GM-only mail beside the post whose BBCode mail has ``subject``."""
+    return subject.replace(" — BBCode", " — только для ведущего")
 
 
 # --- the game of tests/test_e2e_maniac.py -------------------------------------------
@@ -233,15 +243,15 @@ def accepted_vote(line: str, accusative: str, cast_no: int = 1, prison: bool = F
 
 WELCOME = f"{TAG} Маньяк: ваша роль"
 SHEET = f"{TAG} Лист ГМа: роли"
-OPENING = f"{TAG} Пост открытия игры (день 1)"
+OPENING = f"{TAG} Пост открытия игры (день 1) — BBCode"
 VOTES = [f"{TAG} Голоса дня {day}" for day in (1, 2, 3)]
-EVENING = [f"{TAG} Вечер дня {day}: итоги голосования" for day in (1, 2, 3)]
-MORNING = [f"{TAG} Утро после ночи {night}" for night in (1, 2)]
+EVENING = [f"{TAG} Вечер дня {day}: итоги голосования — BBCode" for day in (1, 2, 3)]
+MORNING = [f"{TAG} Утро после ночи {night} — BBCode" for night in (1, 2)]
 NIGHT = [f"{TAG} Ночь {night}: как она прошла (только для ГМа)" for night in (1, 2)]
 FIXED = [f"{TAG} Заказ на ночь {night} зафиксирован" for night in (1, 2, 3)]
 KILLED = f"{TAG} Вас убили в ночь 1"
 GAME_OVER = f"{TAG} Игра окончена"
-FINAL = f"{TAG} Игра окончена: финальный пост"
+FINAL = f"{TAG} Игра окончена: финальный пост — BBCode"
 DAY_1 = f"Re: {WELCOME}"  # day 1's moves answer the welcome mail
 DAY_2, DAY_3 = "Re: день 2", "Re: день 3"  # later moves are new mails
 FOOTER = "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
@@ -265,7 +275,6 @@ EVENING_1 = """\
 [b]В камеру отправляется Лена.[/b]
 
 [b]Наступает ночь 1.[/b]
-
 """
 
 MORNING_1 = """\
@@ -276,7 +285,6 @@ MORNING_1 = """\
 В игре (живы и на свободе): Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.
 
 [b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]
-
 """
 
 MORNING_1_MARKDOWN = """\
@@ -287,7 +295,6 @@ MORNING_1_MARKDOWN = """\
 В игре (живы и на свободе): Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.
 
 **День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.**
-
 """
 
 DAY_2_COUNT = """\
@@ -310,7 +317,6 @@ EVENING_2 = """\
 [b]В камеру отправляется Коля.[/b]
 
 [b]Наступает ночь 2.[/b]
-
 """
 
 MORNING_2 = """\
@@ -323,7 +329,6 @@ MORNING_2 = """\
 В игре (живы и на свободе): Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.
 
 [b]День 3 открыт: голосуйте, кто проведёт ночь 3 в камере.[/b]
-
 """
 
 EVENING_3 = """\
@@ -336,7 +341,6 @@ EVENING_3 = """\
 [b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, в тюрьму.
 
 [b]Игра окончена: итоги — в финальном посте.[/b]
-
 """
 
 FINAL_ROLES = """\

@@ -244,7 +244,7 @@ class Lang:
     moves: dict[str, tuple[str, ...]]  # the lines of each mail
     subjects: dict[str, str]
     texts: dict[str, str]
-    labels: tuple[str, str, str]  # the headings of a GM post mail; the last with "nothing"
+    labels: tuple[str, str, str, str]  # the GM post mails' Subject suffixes; the GM-only heading
 
 
 RU = Lang(
@@ -295,7 +295,7 @@ RU = Lang(
         "over": "[ru-1] Игра окончена",
         "final": "[ru-1] Игра окончена: финальный пост",
     },
-    labels=("Пост для форума (BBCode):", "Тот же пост в Markdown:", "Только для ГМ:\n  - ничего"),
+    labels=(" — BBCode", " — Markdown", " — только для ведущего", "Только для ГМ:"),
     texts={
         "welcome": """\
 Здравствуйте, $name!
@@ -678,7 +678,7 @@ EN = Lang(
         "over": "[en-1] The game is over",
         "final": "[en-1] Game over: the final post",
     },
-    labels=("Forum post (BBCode):", "The same post in Markdown:", "For the GM only:\n  - nothing"),
+    labels=(" — BBCode", " — Markdown", " — GM only", "For the GM only:"),
     texts={
         "welcome": """\
 Hello, $name!
@@ -1020,15 +1020,16 @@ def fill(text: str, **values: str) -> str:
     return Template(text).substitute(values)
 
 
-def gm_posts(lang: Lang, bbcode: str, markdown: str, private: str | None = None) -> str:
-    """The body of a GM mail carrying a public post in both formats (``gm_posts.j2``)."""
-    dashes = "-" * 25
-    first, second, third = lang.labels
-    heading, _, nothing = third.partition("\n")
-    return (
-        f"{first}\n{dashes}\n{bbcode}\n{dashes}\n\n{second}\n{dashes}\n{markdown}\n{dashes}\n\n"
-        f"{heading}\n{private if private is not None else nothing + chr(10)}"
-    )
+def gm_posts(
+    lang: Lang, subject: str, bbcode: str, markdown: str, private: str | None = None
+) -> dict[tuple[str, str], str]:
+    """The GM's mails of one public post, ``{(to, Subject): body}`` (issue 12): the post
+    alone in each format, and the GM-only facts in a mail of their own when any."""
+    bb, md, gm_only, heading = lang.labels
+    mails = {(GM, subject + bb): bbcode, (GM, subject + md): markdown}
+    if private is not None:
+        mails[GM, subject + gm_only] = f"{heading}\n{private}"
+    return mails
 
 
 def sent(table: Table, key: str) -> EmailMessage:
@@ -1114,7 +1115,8 @@ def start(table: Table, lang: Lang) -> tuple[dict[str, str], str, str]:
     assert heads(mails) == [
         *((email, s["welcome"]) for _name, email, _c, _h in lang.seats),
         (GM, s["sheet"]),
-        (GM, s["opening"]),
+        (GM, s["opening"] + lang.labels[0]),
+        (GM, s["opening"] + lang.labels[1]),
     ]
     addresses = {}
     for (name, _email, character, hand), mail in zip(lang.seats, mails, strict=False):
@@ -1147,7 +1149,9 @@ def start(table: Table, lang: Lang) -> tuple[dict[str, str], str, str]:
     assert post(table, lang.game, "--which", "opening") == opening
     markdown = post(table, lang.game, "--which", "opening", "--format", "markdown")
     assert f"SHA-256: {sha}\n" in markdown
-    assert body(mails[4]) == gm_posts(lang, opening, markdown)
+    assert {head: body(m) for head, m in by_head(mails[4:]).items()} == gm_posts(
+        lang, s["opening"], opening, markdown
+    )
     return addresses, canonical, sha
 
 
@@ -1197,7 +1201,7 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     ]
     mails = by_head(table.new_mail())
     assert {head: body(m) for head, m in mails.items()} == {
-        (GM, s["day1"]): gm_posts(lang, x["day1_bbcode"], x["day1_markdown"], x["day1_private"]),
+        **gm_posts(lang, s["day1"], x["day1_bbcode"], x["day1_markdown"], x["day1_private"]),
         (e1, s["gm_answered"]): x["gm_answered"],
         (e2, s["shown2"]): x["shown2"],
     }
@@ -1222,8 +1226,11 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     accuse = table.mail(e3, addresses[p3], t["accuse"], *lang.moves["accuse"])
     assert table.run(t["after_accuse"]) == [f"maildir:{accuse}: applied {game}"]
     mails = by_head(table.new_mail())
+    final = fill(x["final_bbcode"], sha=sha, canonical=canonical)
+    final_markdown = fill(x["final_markdown"], sha=sha, canonical=canonical)
+    final_mails = gm_posts(lang, s["final"], final, final_markdown, x["final_private"])
     assert set(mails) == {
-        (GM, s["final"]),
+        *final_mails,
         (GM, s["accusation"]),
         (e1, s["over"]),
         (e2, s["over"]),
@@ -1234,9 +1241,7 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     assert body(mails[e3, s["over"]]) == fill(x["over_winner"], sha=sha, canonical=canonical)
     assert body(mails[e3, "Re: pbp"]) == x["reply_accuse"]
 
-    final = fill(x["final_bbcode"], sha=sha, canonical=canonical)
-    final_markdown = fill(x["final_markdown"], sha=sha, canonical=canonical)
-    assert body(mails[GM, s["final"]]) == gm_posts(lang, final, final_markdown, x["final_private"])
+    assert {head: body(mails[head]) for head in final_mails} == final_mails
     printed = post(table, game, "--which", "final")
     assert printed == final
     assert post(table, game) == final  # the default once the game is over
@@ -1304,14 +1309,19 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
     ]
     mails = table.new_mail()
     summaries = [m for m in mails if m["To"] == GM]
-    assert heads(summaries) == [(GM, "[ru-1] Итоги дня 1"), (GM, "[ru-1] Итоги дня 2")]
+    assert heads(summaries) == [
+        (GM, f"[ru-1] Итоги дня {day} — {part}")
+        for day in (1, 2)
+        for part in ("BBCode", "Markdown", "только для ведущего")
+    ]
     # Rule D8: day 1 was closed before the mail that arrived on day 2 was applied.
     order = heads(mails)
-    assert order.index((GM, "[ru-1] Итоги дня 1")) < order.index(("vetal@example.test", "Re: pbp"))
+    assert order.index((GM, "[ru-1] Итоги дня 1 — BBCode")) < order.index(
+        ("vetal@example.test", "Re: pbp")
+    )
     assert sorted(heads(mails)) == sorted(
         [
-            (GM, "[ru-1] Итоги дня 1"),
-            (GM, "[ru-1] Итоги дня 2"),
+            *heads(summaries),
             ("doug@example.test", "[ru-1] Предположение №1 от Неташки"),
             ("doug@example.test", "[ru-1] Предположение №2 от Веталя"),
             ("doug@example.test", "[ru-1] Предположение №1: за вас ответил ГМ"),
@@ -1387,8 +1397,8 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
     before = datetime.now(UTC)
     assert table.ok("close-day", "ru-1") == ["ru-1: day 1 closed"]
 
-    [summary] = table.new_mail()
-    assert (summary["To"], summary["Subject"]) == (GM, "[ru-1] Итоги дня 1")
+    summary, summary_markdown = table.new_mail()  # nothing for the GM only: no mail
+    assert (summary["To"], summary["Subject"]) == (GM, "[ru-1] Итоги дня 1 — BBCode")
     assert before.replace(microsecond=0) <= summary["Date"].datetime <= datetime.now(UTC)
     bbcode = post(table, "ru-1", "--day", "1")
     assert bbcode == (
@@ -1403,7 +1413,9 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
         "- Дуг: 3 предположения\n"
     )
     markdown = post(table, "ru-1", "--day", "1", "--format", "markdown")
-    assert body(summary) == gm_posts(RU, bbcode, markdown)
+    assert {head: body(m) for head, m in by_head([summary, summary_markdown]).items()} == (
+        gm_posts(RU, "[ru-1] Итоги дня 1", bbcode, markdown)
+    )
     assert table.ok("show", "ru-1")[0] == "Игра «ru-1», день 2."
 
 

@@ -55,8 +55,12 @@ def test_a_close_in_the_repeated_autumn_hour_happens_once(tmp_path: Path) -> Non
         assert closes(table) == [(1, utc(2026, 10, 25, 0, 30)), (2, utc(2026, 10, 26, 1, 30))]
         made = [s for s in table.store.events(GAME) if s.event.kind == "suggestion_made"]
         assert [s.day for s in made] == [2]
-        subjects = [s for to, s in summary(table.new_mail()) if to == GM and "Итоги" in s]
-        assert subjects == [f"[{GAME}] Итоги дня 1", f"[{GAME}] Итоги дня 2"]
+        subjects = [
+            s
+            for to, s in summary(table.new_mail())
+            if to == GM and "Итоги" in s and s.endswith("BBCode")
+        ]
+        assert subjects == [f"[{GAME}] Итоги дня {day} — BBCode" for day in (1, 2)]
     finally:
         table.close()
 
@@ -96,7 +100,11 @@ def test_a_daemon_down_across_the_spring_gap_catches_up_mail_and_closes_in_time_
         assert table.run(utc(2026, 3, 31, 12)) == []
         assert table.run(utc(2026, 3, 31, 23)) == []
         assert len(closes(table)) == 4
-        subjects = [s for to, s in summary(table.new_mail()) if to == GM and "Итоги" in s]
-        assert subjects == [f"[{GAME}] Итоги дня {day}" for day in (1, 2, 3, 4)]
+        subjects = [
+            s
+            for to, s in summary(table.new_mail())
+            if to == GM and "Итоги" in s and s.endswith("BBCode")
+        ]
+        assert subjects == [f"[{GAME}] Итоги дня {day} — BBCode" for day in (1, 2, 3, 4)]
     finally:
         table.close()

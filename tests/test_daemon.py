@@ -79,7 +79,7 @@ def test_pbp_run_serves_mail_closes_the_day_on_time_and_stops_on_sigterm(tmp_pat
         text=True,
     )
     try:
-        assert _wait_for(lambda: len(read_maildir(outbox)) == 5, 20), _outbox_subjects(outbox)
+        assert _wait_for(lambda: len(read_maildir(outbox)) == 6, 20), _outbox_subjects(outbox)
         welcome = read_maildir(outbox)[0]
         personal = str(welcome["Reply-To"])
         subprocess.run(
@@ -101,7 +101,7 @@ def test_pbp_run_serves_mail_closes_the_day_on_time_and_stops_on_sigterm(tmp_pat
             check=True,
             capture_output=True,
         )
-        assert _wait_for(lambda: len(read_maildir(outbox)) == 7, 20), _outbox_subjects(outbox)
+        assert _wait_for(lambda: len(read_maildir(outbox)) == 8, 20), _outbox_subjects(outbox)
         seconds = (close - datetime.now(zone)).total_seconds()
         assert _wait_for(
             lambda: any("Итоги дня 1" in s for _, s in _outbox_subjects(outbox)), seconds + 30
@@ -113,7 +113,7 @@ def test_pbp_run_serves_mail_closes_the_day_on_time_and_stops_on_sigterm(tmp_pat
         assert [str(m["To"]) for m in shown] == ["cross@example.test"]
         assert "За Дуга ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
         time.sleep(2)
-        assert sum("Итоги дня" in s for _, s in _outbox_subjects(outbox)) == 1
+        assert sum("Итоги дня 1 — BBCode" in s for _, s in _outbox_subjects(outbox)) == 1
     finally:
         daemon.send_signal(signal.SIGTERM)
         output, _ = daemon.communicate(timeout=30)

@@ -66,11 +66,11 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     send(smtp, GM, code_address, "Да", reply_to=confirm)
     result = outcomes(service.run_once(clock.real()))
     assert result == [("gm_applied", "@gm")], mailbox(dovecot, GM)[-1].body
-    announcement, answer = mailbox(dovecot, GM)[-2:]
+    announcement, _markdown, answer = mailbox(dovecot, GM)[-3:]
     # The reply to the reply to the sheet (this helper prefixes "Re: " each time).
     assert answer.subject == "Re: Re: [e2e-1] Лист ГМа: решение и карты"
     assert "> ПАУЗА -- ведущий в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
-    assert announcement.subject == "[e2e-1] Объявление для форума"
+    assert announcement.subject == "[e2e-1] Объявление для форума — BBCode"
     assert "[b]Игра приостановлена.[/b] ведущий в отъезде" in announcement.body
     pause = service.store.last_event(GAME, ("gm_pause",))
     assert pause is not None
@@ -85,7 +85,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert "ведущий приостановил игру" in held.body
     assert service.run_once(stack.close + timedelta(minutes=30)) == []
     assert [e for e in service.store.events(GAME) if e.event.kind == "day_closed"] == []
-    assert "[e2e-1] Итоги дня 1" not in subjects(dovecot, GM)
+    assert "[e2e-1] Итоги дня 1 — BBCode" not in subjects(dovecot, GM)
 
     # RESUME, read half an hour after the close: the day gets back the time it had
     # left at the pause, the held move counts in day 1, and day 1 closes once.
@@ -108,7 +108,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert made.day == 1 and made.at < pause.at + timedelta(minutes=1)
     closes = [e for e in service.store.events(GAME) if e.event.kind == "day_closed"]
     assert [c.at for c in closes] == [moved]
-    assert subjects(dovecot, GM).count("[e2e-1] Итоги дня 1") == 1
+    assert subjects(dovecot, GM).count("[e2e-1] Итоги дня 1 — BBCode") == 1
     assert subjects(dovecot, EMAIL[NETASHKA])[-3:] == [
         "Re: ход",
         "Re: ход",

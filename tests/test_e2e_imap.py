@@ -65,7 +65,6 @@ HANDS = {
 }
 SOLUTION = ["Белых", "топор", "кабинет"]
 PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
-SEPARATOR = "-------------------------\n"
 
 
 def games_yaml(imap_port: int, smtp_port: int, start: datetime, close: datetime) -> str:
@@ -158,14 +157,16 @@ def snapshot(dovecot: Dovecot) -> dict[str, list[tuple[int, str]]]:
     }
 
 
-def post(body: str, index: int = 0) -> str:
-    """The ``index``-th post between the dashed lines of a GM post mail (0 BBCode, 1 Markdown)."""
-    return body.split(SEPARATOR)[1 + 2 * index]
+def post(mail: Received) -> str:
+    """The post of a GM post mail: its whole body (issue 12: a post travels alone)."""
+    assert mail.subject.endswith((" — BBCode", " — Markdown")), mail.subject
+    return mail.body
 
 
-def gm_only(body: str) -> str:
-    """The "for the GM only" part of a GM post mail."""
-    return body.split(SEPARATOR)[-1].strip()
+def gm_only(mail: Received) -> str:
+    """The GM-only facts beside a post: the body of their own mail, stripped."""
+    assert mail.subject.endswith(" — только для ведущего"), mail.subject
+    return mail.body.strip()
 
 
 # --- players' mail -----------------------------------------------------------------
@@ -349,7 +350,6 @@ DAY_1_POST = """\
 - Веталь: 3 предположения
 - Дуг: 2 предположения
 - Моро: 3 предположения
-
 """
 
 VETAL_REPLY = """\
@@ -451,15 +451,16 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         )
         welcome[name], personal[name] = mail, reply_address
     assert len(set(personal.values())) == 4
-    sheet, opening = mailbox(dovecot, GM)
-    assert (sheet.subject, opening.subject) == (
+    sheet, opening, opening_markdown = mailbox(dovecot, GM)
+    assert (sheet.subject, opening.subject, opening_markdown.subject) == (
         "[e2e-1] Лист ГМа: решение и карты",
-        "[e2e-1] Пост открытия игры (день 1)",
+        "[e2e-1] Пост открытия игры (день 1) — BBCode",
+        "[e2e-1] Пост открытия игры (день 1) — Markdown",
     )
     assert_unprompted(sheet)
     assert_unprompted(opening)
     assert "Решение: Белых, топор, кабинет." in sheet.body.splitlines()
-    published = re.findall(r"^SHA-256: ([0-9a-f]{64})$", post(opening.body), re.MULTILINE)
+    published = re.findall(r"^SHA-256: ([0-9a-f]{64})$", post(opening), re.MULTILINE)
     assert len(published) == 1
     commitment = published[0]
     assert mailbox(dovecot, DAEMON) == []
@@ -560,12 +561,12 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     gm_answer = mailbox(dovecot, EMAIL[NETASHKA])[4]
     assert gm_answer.subject == "[e2e-1] Предположение №3: вам показали карту"
     assert "За Дуга ответил ГМ и показывает вам карту: Зеленович." in gm_answer.body.splitlines()
-    summary = mailbox(dovecot, GM)[2]
-    assert summary.subject == "[e2e-1] Итоги дня 1"
+    summary, summary_markdown, summary_facts = mailbox(dovecot, GM)[3:6]
+    assert summary.subject == "[e2e-1] Итоги дня 1 — BBCode"
     assert_unprompted(summary)
-    assert post(summary.body) == DAY_1_POST
-    assert post(summary.body, 1).startswith("**Итоги дня 1**\n\n**Предположения**\n")
-    assert gm_only(summary.body) == (
+    assert post(summary) == DAY_1_POST
+    assert post(summary_markdown).startswith("**Итоги дня 1**\n\n**Предположения**\n")
+    assert gm_only(summary_facts) == (
         "Только для ГМ:\n"
         "  - №1: Неташке показана карта терраса (от Веталя)\n"
         "  - №3 (Неташка → Дуг): ГМ ответил за Дуга — показана карта Зеленович\n"
@@ -617,10 +618,12 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "Обвинение (Белых, топор, кабинет) верное — вы победили!\n" in vetal_reply_2.body
     )
     final = next(
-        r for r in mailbox(dovecot, GM) if r.subject == "[e2e-1] Игра окончена: финальный пост"
+        r
+        for r in mailbox(dovecot, GM)
+        if r.subject == "[e2e-1] Игра окончена: финальный пост — BBCode"
     )
     assert_unprompted(final)
-    bbcode = post(final.body)
+    bbcode = post(final)
     assert "Победитель — [b]Веталь[/b]: обвинение оказалось верным.\n" in bbcode
     assert (
         "Убийство совершил [b]Белых[/b], орудием [b]топор[/b] в комнате [b]кабинет[/b].\n" in bbcode
@@ -675,11 +678,16 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     ]
     assert subjects(dovecot, GM) == [
         "[e2e-1] Лист ГМа: решение и карты",
-        "[e2e-1] Пост открытия игры (день 1)",
-        "[e2e-1] Итоги дня 1",
+        "[e2e-1] Пост открытия игры (день 1) — BBCode",
+        "[e2e-1] Пост открытия игры (день 1) — Markdown",
+        "[e2e-1] Итоги дня 1 — BBCode",
+        "[e2e-1] Итоги дня 1 — Markdown",
+        "[e2e-1] Итоги дня 1 — только для ведущего",
         "[e2e-1] Обвинение Моро: неверное",
         "[e2e-1] Обвинение Веталя: верное",
-        "[e2e-1] Игра окончена: финальный пост",
+        "[e2e-1] Игра окончена: финальный пост — BBCode",
+        "[e2e-1] Игра окончена: финальный пост — Markdown",
+        "[e2e-1] Игра окончена: финальный пост — только для ведущего",
     ]
     # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
     for address in (GM, *EMAIL.values()):
@@ -769,9 +777,9 @@ def test_D8_message_sent_while_the_service_is_down_is_processed_exactly_once(
         "[e2e-1] Предположение №1 от Неташки",
         "[e2e-1] Предположение №1: за вас ответил ГМ",
     ]
-    summary = mailbox(dovecot, GM)[-1]
-    assert summary.subject == "[e2e-1] Итоги дня 1"
-    day_post = post(summary.body)
+    summary = mailbox(dovecot, GM)[-3]
+    assert summary.subject == "[e2e-1] Итоги дня 1 — BBCode"
+    day_post = post(summary)
     assert (
         "- №1, Неташка → Веталь: [b]Белых[/b], [b]топор[/b], [b]терраса[/b] — опровергнуто "
         "(за Веталя ответил ГМ)\n" in day_post

@@ -104,8 +104,10 @@ from maniacmail import (
     MailTable,
     accepted_vote,
     assert_on_time,
+    facts,
     games_yaml,
     gm_only,
+    md,
     pbp_command,
     post,
     wall_clock_deadlines,
@@ -220,7 +222,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         welcome[FAN].lines
     )
     assert "Вашу роль знаете только вы и ГМ. Роли откроются в конце игры." in (welcome[DUTY].lines)
-    sheet, opening = table.until(GM, OPENING)
+    sheet, opening, *_markdown_and_facts = table.until(GM, OPENING)
     assert sheet.subject == SHEET
     assert [line for line in sheet.lines if line.startswith("  - ")] == [
         f"  - {p}: {ROLE_WORDS[ROLES[p]]}" for p in PLAYERS
@@ -307,8 +309,10 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     wait = (close_1 - datetime.now(UTC)).total_seconds() + 15
     evening_1 = table.one(GM, EVENING[0], wait)
     assert post(evening_1) == EVENING_1
-    assert post(evening_1, 1) == EVENING_1.replace("[b]", "**").replace("[/b]", "**")
-    assert gm_only(evening_1) == (
+    assert post(table.one(GM, md(EVENING[0]))) == (
+        EVENING_1.replace("[b]", "**").replace("[/b]", "**")
+    )
+    assert gm_only(table.one(GM, facts(EVENING[0]))) == (
         "Только для ГМа:\n"
         "  - Заказ маньяка на ночь 1 зафиксирован: убить Васю\n"
         "  - Заказ маньяка на ночь 2 зафиксирован: убить Петю"
@@ -328,8 +332,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     wait = (dawn_1 - datetime.now(UTC)).total_seconds() + 15
     morning_1 = table.one(GM, MORNING[0], wait)
     assert post(morning_1) == MORNING_1
-    assert post(morning_1, 1) == MORNING_1_MARKDOWN
-    assert gm_only(morning_1) == (
+    assert post(table.one(GM, md(MORNING[0]))) == MORNING_1_MARKDOWN
+    assert gm_only(table.one(GM, facts(MORNING[0]))) == (
         "Только для ГМа:\n"
         "  - Ночь 1: Вася — погибает; фанат Лена умирает в камере; погибли: Вася, Лена"
     )
@@ -398,7 +402,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert line in night_status.lines
     evening_2 = table.one(GM, EVENING[1], AFTER_COMMAND)
     assert post(evening_2) == EVENING_2
-    assert gm_only(evening_2) == (
+    assert gm_only(table.one(GM, facts(EVENING[1]))) == (
         "Только для ГМа:\n  - Заказ маньяка на ночь 3 зафиксирован: пропуск"
     )
     assert table.one(EMAIL[MANIAC], FIXED[2]).lines[1] == "Заказ: пропуск."
@@ -409,7 +413,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     send_all(run, DAY_3_MOVES, "день 3", personal)
     morning_2 = table.one(GM, MORNING[1], AFTER_COMMAND)
     assert post(morning_2) == MORNING_2
-    assert gm_only(morning_2) == (
+    assert gm_only(table.one(GM, facts(MORNING[1]))) == (
         "Только для ГМа:\n"
         "  - Ночь 2: заказ (убить Петю) аннулирован: маньяк в камере или в тюрьме; "
         "погибли: никто"
@@ -502,26 +506,26 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     # vote_count_mail: the count after every accepted vote (3 of Вася's casts count)
     assert subjects(dovecot, GM) == [
         SHEET,
-        OPENING,
+        *(OPENING, md(OPENING), facts(OPENING)),
         *[VOTES[0]] * 11,
-        EVENING[0],
-        MORNING[0],
+        *(EVENING[0], md(EVENING[0]), facts(EVENING[0])),
+        *(MORNING[0], md(MORNING[0]), facts(MORNING[0])),
         NIGHT[0],
         *[VOTES[1]] * 5,
-        EVENING[1],
-        MORNING[1],
+        *(EVENING[1], md(EVENING[1]), facts(EVENING[1])),
+        *(MORNING[1], md(MORNING[1]), facts(MORNING[1])),
         NIGHT[1],
         *[VOTES[2]] * 3,
-        EVENING[2],
-        FINAL,
+        *(EVENING[2], md(EVENING[2])),
+        *(FINAL, md(FINAL)),
     ]
     gm_box = mailbox(dovecot, GM)
-    assert [m.body for m in gm_box[2:5]] == [
+    assert [m.body for m in gm_box[4:7]] == [
         f"День 1: голоса на данный момент\n\n- {target} (1): Вася\n\n"
         "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n"
         for target in (PETYA, TANYA, PETYA)
     ]
-    assert gm_box[12].body == (
+    assert gm_box[14].body == (
         "День 1: голоса на данный момент\n\n"
         "- Лена (5): Петя, Таня, Оля, Саша, Маша\n"
         "- Петя (3): Вася, Лена, Коля\n"
@@ -551,9 +555,12 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         (MANIAC, NIGHT_2),  # his STATUS at night
         (FAN, WELCOME),  # her maniac
     ]
-    for mail in (evening_1, morning_1, evening_2, morning_2, evening_3):
-        public = post(mail) + post(mail, 1)
-        assert not any(secret in public for secret in SECRETS), mail.subject
+    # Nor any post mail of the GM's before the final one (issue 12: posts travel alone).
+    before_final = gm_box[: next(i for i, m in enumerate(gm_box) if m.subject == FINAL)]
+    posts = [m for m in before_final if m.subject.endswith((" — BBCode", " — Markdown"))]
+    assert len(posts) == 12
+    for mail in posts:
+        assert not any(secret in post(mail) for secret in SECRETS), mail.subject
 
     # --- the daemon's mailbox: every move done, never marked \Seen
     processed = mailbox(dovecot, DAEMON)

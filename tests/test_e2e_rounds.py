@@ -64,7 +64,6 @@ REMIND = timedelta(hours=REMIND_HOURS)
 #: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.
 LATE = timedelta(seconds=3)
 PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
-SEPARATOR = "-------------------------\n"
 MSK = ZoneInfo("Europe/Moscow")
 
 
@@ -151,14 +150,20 @@ def table(dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path) -> Iterator
         daemon.stop()
 
 
-def post(mail: Received, index: int = 0) -> str:
-    """The ``index``-th post between the dashed lines of a GM post mail (0 BBCode, 1 Markdown)."""
-    return mail.body.split(SEPARATOR)[1 + 2 * index]
+#: The GM's mails of a post with GM-only facts beside it (issue 12), by Subject suffix.
+PARTS = ("BBCode", "Markdown", "только для ведущего")
+
+
+def post(mail: Received) -> str:
+    """The post of a GM post mail: its whole body (issue 12: a post travels alone)."""
+    assert mail.subject.endswith((" — BBCode", " — Markdown")), mail.subject
+    return mail.body
 
 
 def gm_only(mail: Received) -> str:
-    """The "for the GM only" part of a GM post mail."""
-    return mail.body.split(SEPARATOR)[-1].strip()
+    """The GM-only facts beside a post: the body of their own mail, stripped."""
+    assert mail.subject.endswith(" — только для ведущего"), mail.subject
+    return mail.body.strip()
 
 
 def titles(box: list[Received]) -> list[str]:
@@ -185,7 +190,6 @@ TURN_1_POST = """\
 Кросс: ход не сделан вовремя и пропущен.
 
 [b]Следующий ход — Дуг.[/b]
-
 """
 
 TURN_1_MARKDOWN = """\
@@ -194,7 +198,6 @@ TURN_1_MARKDOWN = """\
 Кросс: ход не сделан вовремя и пропущен.
 
 **Следующий ход — Дуг.**
-
 """
 
 TURN_2_POST = """\
@@ -210,7 +213,6 @@ TURN_2_POST = """\
 Карта показана игроку Дуг приватом.
 
 [b]Следующий ход — Роза.[/b]
-
 """
 
 TURN_3_POST = """\
@@ -225,7 +227,6 @@ TURN_3_POST = """\
 Карта показана игроку Роза приватом.
 
 [b]Следующий ход — Кросс.[/b]
-
 """
 
 NOT_YOUR_TURN = (
@@ -264,7 +265,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         welcome[name], personal[name] = mail, reply_address
     assert len(set(personal.values())) == 3
     assert "Первый ход — Кросс." in welcome[DOUG].lines
-    sheet, opening = table.until(GM, f"{TAG} Пост открытия игры")
+    sheet, opening, _markdown = table.until(GM, f"{TAG} Пост открытия игры — Markdown")
     assert sheet.subject == f"{TAG} Лист ГМа: решение и карты"
     assert "Решение: Маша, Топор, Столовая." in sheet.lines
     (commitment,) = re.findall(r"SHA-256: ([0-9a-f]{64})\n", post(opening))
@@ -288,11 +289,10 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     # --- R7: Кросс lets turn 1 pass: reminded, then skipped at the deadline (the
     # scheduler's job); the turn post goes to the GM and Дуг's turn starts
     doug_turn = table.until(EMAIL[DOUG], f"{TAG} Ваш ход (ход 2)", TURN.total_seconds() + 15)[1]
-    gm_box = table.until(GM, f"{TAG} Итоги хода 1")
-    turn_1 = gm_box[2]
+    gm_box = table.until(GM, f"{TAG} Итоги хода 1 — Markdown")
+    turn_1, turn_1_markdown = gm_box[3:]  # and nothing for the GM only: no such mail
     assert post(turn_1) == TURN_1_POST
-    assert post(turn_1, 1) == TURN_1_MARKDOWN
-    assert gm_only(turn_1) == "Только для ГМ:\n  - ничего"
+    assert post(turn_1_markdown) == TURN_1_MARKDOWN
     assert titles(mailbox(dovecot, EMAIL[CROSS])) == [WELCOME, TURN_REMINDER]
 
     # --- R2, R6: Дуг suggests; Роза has none (answered at once), Кросс must show Петя
@@ -325,9 +325,11 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     )
     shown_1 = table.until(EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту")[3]
     assert "Кросс показывает вам карту: Петя." in shown_1.lines
-    turn_2 = table.until(GM, f"{TAG} Итоги хода 2")[3]
+    turn_2, turn_2_markdown, turn_2_facts = table.until(
+        GM, f"{TAG} Итоги хода 2 — только для ведущего"
+    )[5:]
     assert post(turn_2) == TURN_2_POST
-    assert gm_only(turn_2) == "Только для ГМ:\n  - №1: Кросс → Дуг: карта Петя"
+    assert gm_only(turn_2_facts) == "Только для ГМ:\n  - №1: Кросс → Дуг: карта Петя"
     rosa_turn = table.until(EMAIL[ROSA], f"{TAG} Ваш ход (ход 3)")[2]
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
 
@@ -345,9 +347,11 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         "У вас есть: Ваня, Нож. Вы обязаны опровергнуть и сами выбираете, какую из этих "
         "карт показать. Ответьте строкой, например:" in cross_asked_2.lines
     )
-    turn_3 = table.until(GM, f"{TAG} Итоги хода 3", ANSWER.total_seconds() + 15)[4]
+    turn_3, turn_3_markdown, turn_3_facts = table.until(
+        GM, f"{TAG} Итоги хода 3 — только для ведущего", ANSWER.total_seconds() + 15
+    )[8:]
     assert post(turn_3) == TURN_3_POST
-    assert gm_only(turn_3) == (
+    assert gm_only(turn_3_facts) == (
         "Только для ГМ:\n"
         "  - №2: игрок Кросс не ответил вовремя, ответ дал ГМ — показана карта Ваня\n"
         "  - №2: Кросс → Роза: карта Ваня (ответ ГМ)"
@@ -378,8 +382,8 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     send(
         smtp, EMAIL[CROSS], personal[CROSS], "ОБВИНЕНИЕ Маша, Топор, Столовая", reply_to=cross_turn
     )
-    gm_box = table.until(GM, f"{TAG} Игра окончена: финальный пост")
-    accusation, final = gm_box[5:]
+    gm_box = table.until(GM, f"{TAG} Игра окончена: финальный пост — только для ведущего")
+    accusation, final, _final_markdown, _final_facts = gm_box[11:]
     assert accusation.subject == f"{TAG} Обвинение игрока Кросс: верное"
     assert "Ход 4. Кросс обвиняет: Маша, Топор, Столовая." in accusation.lines
     cross_won = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ход (ход 4)")[8]
@@ -519,12 +523,11 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     ]
     assert subjects(dovecot, GM) == [
         f"{TAG} Лист ГМа: решение и карты",
-        f"{TAG} Пост открытия игры",
-        f"{TAG} Итоги хода 1",
-        f"{TAG} Итоги хода 2",
-        f"{TAG} Итоги хода 3",
+        *(f"{TAG} Пост открытия игры — {part}" for part in ("BBCode", "Markdown")),
+        *(f"{TAG} Итоги хода 1 — {part}" for part in ("BBCode", "Markdown")),
+        *(f"{TAG} Итоги хода {turn} — {part}" for turn in (2, 3) for part in PARTS),
         f"{TAG} Обвинение игрока Кросс: верное",
-        f"{TAG} Игра окончена: финальный пост",
+        *(f"{TAG} Игра окончена: финальный пост — {part}" for part in PARTS),
     ]
     # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
     for address in (GM, *EMAIL.values()):
@@ -544,9 +547,8 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         (EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту", "Петя"),
         (EMAIL[ROSA], f"{TAG} Предположение №2: вам показали карту", "Ваня"),
     ]
-    for mail in (turn_1, turn_2, turn_3):
-        public = post(mail) + post(mail, 1)
-        assert "карта Петя" not in public and "карта Ваня" not in public
+    for mail in (turn_1, turn_1_markdown, turn_2, turn_2_markdown, turn_3, turn_3_markdown):
+        assert "карта Петя" not in post(mail) and "карта Ваня" not in post(mail)
 
     # --- the daemon's mailbox: every move done by keyword, never marked \Seen
     processed = mailbox(dovecot, DAEMON)

@@ -122,11 +122,13 @@ def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
     assert [k for k in kinds(table) if k.startswith("gm_")] == ["gm_pause", "gm_extend"]
     mails = table.new_mail()
     assert summary(mails) == [
-        (GM, "[seed-000] Объявление для форума"),
-        (GM, "[seed-000] Объявление для форума"),
+        (GM, "[seed-000] Объявление для форума — BBCode"),
+        (GM, "[seed-000] Объявление для форума — Markdown"),
+        (GM, "[seed-000] Объявление для форума — BBCode"),
+        (GM, "[seed-000] Объявление для форума — Markdown"),
         (GM, "Re: команды"),
     ]
-    assert "> ПАУЗА\nИгра на паузе." in body(mails[2])
+    assert "> ПАУЗА\nИгра на паузе." in body(mails[4])
     # The same reply again (or a second one): answered "already done", nothing repeated.
     mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 7), subject="Re: команды")
     assert table.run(utc(2026, 12, 1, 18, 8)) == ["gm_confirmed_already"]

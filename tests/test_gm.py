@@ -24,7 +24,8 @@ from pbp.mail.maildir import deliver
 
 GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
-ANNOUNCE = "[seed-000] Объявление для форума"
+ANNOUNCE = "[seed-000] Объявление для форума — BBCode"
+ANNOUNCE_MD = "[seed-000] Объявление для форума — Markdown"
 RESULT = "[seed-000] Команды ведущего: результат"
 TRUSTED = "mx.example.test"
 
@@ -288,7 +289,7 @@ def test_D8_a_paused_game_does_not_close_and_held_mail_is_applied_on_resume(
     row = table.store.game(GAME)
     assert row is not None and row.deadline_at is None
     mails = flushed(table)
-    assert summary(mails) == [(GM, ANNOUNCE)]
+    assert summary(mails) == [(GM, ANNOUNCE), (GM, ANNOUNCE_MD)]
     assert "[b]Игра приостановлена.[/b] выходные" in body(mails[0])
     # Mail during the pause is held, answered, and nothing closes at 19:30.
     table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
@@ -369,6 +370,7 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
         ("doug@example.test", "Re: ход"),
         ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
         (GM, ANNOUNCE),
+        (GM, ANNOUNCE_MD),
     ]
     assert body(mails[0]) == (
         "Ведущий передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
@@ -387,7 +389,8 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
     assert gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)["held"] == 1
     assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
     assert [to for to, _subject in summary(table.new_mail())] == [
-        GM,  # the resume's announcement
+        GM,  # the resume's announcement, in BBCode
+        GM,  # and in Markdown
         "rosa@example.test",
         "cross@example.test",  # Роза's suggestion to him
     ]
@@ -423,7 +426,7 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
         done = table.service.gm.extend(GAME, 3, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
         assert done["deadline_at"] == "2026-12-01T22:30:00+00:00"
         mails = flushed(table)
-        assert summary(mails) == [(GM, ANNOUNCE)]
+        assert summary(mails) == [(GM, ANNOUNCE), (GM, ANNOUNCE_MD)]
         assert "[b]Продлено на 3 ч.[/b]\n\nДень 1 закроется 02.12.2026 01:30 (Europe/Moscow)." in (
             body(mails[0])
         )
@@ -474,8 +477,8 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
     gm_mail(table, "ПРОДЛИТЬ 99999999", "EXTEND 1.50", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     mails = table.new_mail()
-    assert summary(mails) == [(GM, ANNOUNCE), (GM, "Re: команды")]
-    text = body(mails[1])
+    assert summary(mails) == [(GM, ANNOUNCE), (GM, ANNOUNCE_MD), (GM, "Re: команды")]
+    text = body(mails[2])
     assert (
         "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 ч за раз, "
         "а не на 99999999 ч. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
@@ -532,6 +535,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     assert summary(mails) == [
         ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
         (GM, ANNOUNCE),
+        (GM, ANNOUNCE_MD),
     ]
     briefing = body(mails[0])
     assert "Здравствуйте, Вова!" in briefing
@@ -541,7 +545,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
     assert mails[0]["Reply-To"] == f"gm+{new_token}@example.test"
     assert "[b]Вова заменяет игрока Дуг.[/b]" in body(mails[1])
-    assert "vova@example.test" not in body(mails[1]).split("-------------------------")[1]
+    assert "vova@example.test" not in body(mails[1]) + body(mails[2])
     # The old address is refused at once, the substitute answers the open suggestion.
     table.send(
         "Дуг",
@@ -662,6 +666,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
         (GM, ANNOUNCE),
+        (GM, ANNOUNCE_MD),
     ]
     assert "[b]Ведущий исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
@@ -799,6 +804,7 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
         ("cross@example.test", "[seed-000] Ведущий отменил ход"),
         ("doug@example.test", "[seed-000] Ведущий отменил ход"),
         (GM, ANNOUNCE),
+        (GM, ANNOUNCE_MD),
     ]
     assert "Отвечать на него не нужно" in body(mails[1])
     assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b] ошибся\n" in body(mails[2])
@@ -810,7 +816,9 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     assert kind.status(state, "Дуг")["owed"] == []
     assert kind.status(state, "Кросс")["suggestions_left"] == 3
     table.run(utc(2026, 12, 1, 19, 31))
-    day_post = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1"))
+    day_post = body(
+        next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1 — BBCode")
+    )
     assert "- Предположений не было." in day_post
     (closed,) = [d for k, _v, _s, d in log(table) if k == "day_closed"]
     assert closed["gm_answered"] == [] and closed["penalties"] == {}

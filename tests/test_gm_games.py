@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from gamekit import GM, Table, body, summary, utc
-from maniackit import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn
+from maniackit import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn, post_mails
 from roundskit import START as ROUNDS_START
 from roundskit import RoundsTable
 from test_maniac_service import EVENING_1, seed_tie
@@ -52,7 +52,8 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     mails = flushed(maniac)
     assert summary(mails) == [
         ("gosha@example.test", "[seed-002] Вы занимаете место Петя"),
-        (GM, "[seed-002] Объявление для форума"),
+        (GM, "[seed-002] Объявление для форума — BBCode"),
+        (GM, "[seed-002] Объявление для форума — Markdown"),
     ]
     briefing = body(mails[0])
     assert "Ваша роль: мирный житель." in briefing
@@ -69,8 +70,10 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     deliver(maniac.inbox_path, bytes(message), at=utc(2026, 12, 1, 12))
     assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["replaced"]
     assert summary(maniac.new_mail()) == [(EMAILS["Петя"], "Re: ход")]
-    evening = [m for m in maniac.at(utc(2026, 12, 1, 19, 1)) if "Вечер" in str(m["Subject"])]
-    assert len(evening) == 1 and bbcode(evening[0]) == EVENING_1
+    evening = post_mails(
+        maniac.at(utc(2026, 12, 1, 19, 1)), "[seed-002] Вечер дня 1: итоги голосования"
+    )
+    assert len(evening) == 3 and bbcode(evening[0]) == EVENING_1
 
 
 def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None:
@@ -265,7 +268,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
         ),
         ("vote_withdrawn", {"day": 1, "voter": "Оля", "target": "Петя", "prison": False, "at": at}),
     ]
-    announcement = flushed(maniac)[-1]
+    announcement = flushed(maniac)[-2]
     assert bbcode(announcement) == (
         "[b]Петя покидает игру.[/b] уехал\n"
         "\n"
@@ -300,9 +303,11 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert over.data["winner_team"] == "maniac"
         subjects = [s for _to, s in summary(flushed(table))]
         assert subjects.count("[seed-002] Игра окончена") == 10  # every seat, the gone too
-        assert subjects[-2:] == [
-            "[seed-002] Игра окончена: финальный пост",
-            "[seed-002] Объявление для форума",
+        assert subjects[-4:] == [
+            "[seed-002] Игра окончена: финальный пост — BBCode",
+            "[seed-002] Игра окончена: финальный пост — Markdown",
+            "[seed-002] Объявление для форума — BBCode",
+            "[seed-002] Объявление для форума — Markdown",
         ]
         text = story(table.service, GAME, "markdown")
         assert (
@@ -353,10 +358,11 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         mails = {str(m["Subject"]): body(m) for m in table.new_mail()}
         shown = mails["[seed-000] Предположение №1: вам показали карту"]
         assert "За игрока Кросс ответил ГМ (игрок исключён) и показывает вам карту: Нож." in shown
-        post = mails["[seed-000] Итоги хода 2"]
+        post = mails["[seed-000] Итоги хода 2 — BBCode"]
+        facts = mails["[seed-000] Итоги хода 2 — только для ведущего"]
         assert "- Кросс: есть карта (ответил ГМ: игрок исключён)\n" in post
-        assert "  - №1: игрок Кросс исключён, ответ дал ГМ — показана карта Нож\n" in post
-        assert "время на ответ истекло" not in post + shown
+        assert "  - №1: игрок Кросс исключён, ответ дал ГМ — показана карта Нож\n" in facts
+        assert "время на ответ истекло" not in post + facts + shown
         row = table.store.game("seed-000")
         assert row is not None
         state = kind.load(row.state)
@@ -388,7 +394,8 @@ def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTab
     mails = flushed(maniac)
     assert summary(mails) == [
         (EMAILS["Вася"], "[seed-002] Ведущий отменил ход"),
-        (GM, "[seed-002] Объявление для форума"),
+        (GM, "[seed-002] Объявление для форума — BBCode"),
+        (GM, "[seed-002] Объявление для форума — Markdown"),
     ]
     assert bbcode(mails[1]).startswith("[b]Ведущий отменил голос игрока Вася за игрока Таня.[/b]")
     maniac.at(utc(2026, 12, 1, 19, 1))
@@ -487,7 +494,9 @@ def test_M8_a_player_removed_from_the_cell_at_night_is_not_released_nor_listed(
     maniac.service.gm.remove(GAME, "Таню", now=utc(2026, 12, 1, 20), via="cli", note=None)
     maniac.service.gm.remove(GAME, "Олю", now=utc(2026, 12, 1, 20, 1), via="cli", note=None)
     maniac.new_mail()
-    (morning,) = [m for m in maniac.at(dawn(1)) if m["Subject"] == "[seed-002] Утро после ночи 1"]
+    (morning,) = [
+        m for m in maniac.at(dawn(1)) if m["Subject"] == "[seed-002] Утро после ночи 1 — BBCode"
+    ]
     (ended,) = [s.event for s in maniac.store.events(GAME) if s.event.kind == "night_ended"]
     assert ended.data["released"] is None
     post = bbcode(morning)

@@ -125,7 +125,8 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     # Таня is told her mail could not be processed; the GM is told twice.
     tanya = [_subject(m.raw) for m in dovecot.messages(address("mn-1", TANYA))]
     assert tanya.count("Re: ход") == 2
-    assert len(dovecot.messages(GM)) == 6 + 2  # GM sheets and opening posts, 2 notices
+    # GM sheets, opening posts in two formats, the Maniac's roles (GM only), 2 notices.
+    assert len(dovecot.messages(GM)) == 3 + 3 * 2 + 1 + 2
 
     # A second round: the copies are not made twice.
     service.run_once()

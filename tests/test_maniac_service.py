@@ -30,6 +30,7 @@ from maniackit import (
     dawn,
     gm_facts,
     markdown,
+    posted,
 )
 
 from pbp.cli import main
@@ -122,7 +123,7 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     assert summary(start) == [
         *((EMAILS[p], WELCOME) for p in PLAYERS),
         (GM, "[seed-002] Лист ГМа: роли"),
-        (GM, "[seed-002] Пост открытия игры (день 1)"),
+        *posted("[seed-002] Пост открытия игры (день 1)"),
     ]
     welcome = {p: lines(start[i]) for i, p in enumerate(PLAYERS)}
 
@@ -219,7 +220,7 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     assert (
         "  - Роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, Оля — "
         "мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, Дима — "
-        "дежурный, Лена — фанат, Катя — мирный житель" in lines(start[11])
+        "дежурный, Лена — фанат, Катя — мирный житель" in lines(start[13])
     )
     table.close()
 
@@ -260,12 +261,12 @@ def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> N
 
     mails = table.at(close(1))
     assert summary(mails) == [
-        (GM, "[seed-002] Вечер дня 1: итоги голосования"),
+        *posted("[seed-002] Вечер дня 1: итоги голосования"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 1 зафиксирован"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
     ]
     assert bbcode(mails[0]) == EVENING_1
-    assert markdown(mails[0]) == EVENING_1.replace("[b]", "**").replace("[/b]", "**")
+    assert markdown(mails[1]) == EVENING_1.replace("[b]", "**").replace("[/b]", "**")
     # After the close `pbp post` prints the day's result.
     assert pbp_post(table, "--day", "1") == EVENING_1.replace(
         "[b]Вечер дня 1: итоги голосования[/b]", "[b]День 1: итоги голосования[/b]"
@@ -397,16 +398,16 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     # The close fixes both orders: the maniac is told, the GM sees them beside the post.
     mails = table.at(close(1))
     assert summary(mails) == [
-        (GM, "[seed-002] Вечер дня 1: итоги голосования"),
+        *posted("[seed-002] Вечер дня 1: итоги голосования"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 1 зафиксирован"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
     ]
-    assert gm_facts(mails[0]) == (
+    assert gm_facts(mails[2]) == (
         "Только для ГМа:\n"
         "  - Заказ маньяка на ночь 1 зафиксирован: убить Сашу\n"
         "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
     )
-    assert lines(mails[2]) == [
+    assert lines(mails[4]) == [
         "Коля, день закрыт, и ваш заказ на ночь 2 больше не меняется.",
         "Заказ: убить Олю.",
     ]
@@ -421,7 +422,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     # Night 1: Саша dies; the dead player is told, the morning names him only (M8).
     mails = table.at(dawn(1))
     assert summary(mails) == [
-        (GM, "[seed-002] Утро после ночи 1"),
+        *posted("[seed-002] Утро после ночи 1"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Саша"], "[seed-002] Вас убили в ночь 1"),
     ]
@@ -429,7 +430,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "[b]Утро дня 2[/b]\n\nЭтой ночью убит игрок [b]Саша[/b].\n\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Маша, Коля, Дима, Лена, Катя.\n"
     )
-    assert lines(mails[2])[0] == (
+    assert lines(mails[4])[0] == (
         "Саша, этой ночью (ночь 1) вас убили. Утром об этом объявят в треде — только имя, без роли."
     )
     # M8: the dead take no further part.
@@ -501,11 +502,11 @@ def test_M6_a_blocked_cell_kill_gives_the_same_morning_as_a_skip_or_a_miss(
 
     # Only the GM hears of the night; every player sees the same post (M6).
     assert summary(mails) == [
-        (GM, "[seed-002] Утро после ночи 1"),
+        *posted("[seed-002] Утро после ночи 1"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
     ]
     assert bbcode(mails[0]) == MORNING_1
-    assert outcome in lines(mails[1])
+    assert outcome in lines(mails[3])
     # Дима learns nothing either: his status tells who was in the cell, no attempt.
     mails = table.move("Дима", "СТАТУС", at=utc(2026, 12, 2, 8))
     assert not [x for x in lines(mails[0]) if "покушен" in x or "Таню" in x]
@@ -522,11 +523,11 @@ def test_M6_the_maniac_in_the_cell_voids_his_kill(tmp_path: Path) -> None:
     mails = table.at(dawn(1))
 
     assert summary(mails) == [
-        (GM, "[seed-002] Утро после ночи 1"),
+        *posted("[seed-002] Утро после ночи 1"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
     ]
     assert bbcode(mails[0]) == MORNING_1.replace("Таня выходит", "Коля выходит")
-    assert lines(mails[1])[:5] == [
+    assert lines(mails[3])[:5] == [
         "Ночь 1.",
         "Заказ маньяка: убить Сашу.",
         "Маньяк в камере или в тюрьме: да — заказ не исполняется.",
@@ -544,7 +545,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
     mails = table.at(dawn(1))
 
     assert summary(mails) == [
-        (GM, "[seed-002] Утро после ночи 1"),
+        *posted("[seed-002] Утро после ночи 1"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Лена"], "[seed-002] Вас убили в ночь 1"),
     ]
@@ -557,7 +558,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
         "\n"
         "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
     )
-    assert "Итог: пропуск; фанат Лена умирает в камере; погибли: Лена." in lines(mails[1])
+    assert "Итог: пропуск; фанат Лена умирает в камере; погибли: Лена." in lines(mails[3])
 
 
 # --- M11, M12: prison and the end --------------------------------------------------------
@@ -574,9 +575,9 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
     mails = table.at(close(2))
 
     assert summary(mails) == [
-        (GM, "[seed-002] Вечер дня 2: итоги голосования"),
+        *posted("[seed-002] Вечер дня 2: итоги голосования", private=False),
         *((EMAILS[p], "[seed-002] Игра окончена") for p in PLAYERS),
-        (GM, "[seed-002] Игра окончена: финальный пост"),
+        *posted("[seed-002] Игра окончена: финальный пост", private=False),
     ]
     assert bbcode(mails[0]) == (
         "[b]Вечер дня 2: итоги голосования[/b]\n"
@@ -590,12 +591,12 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "\n"
         "[b]Игра окончена: итоги — в финальном посте.[/b]\n"
     )
-    assert lines(mails[1])[:2] == [
+    assert lines(mails[2])[:2] == [
         "Вася, игра «seed-002» окончена: победил город (мирные жители и дежурный).",
         "Вы в команде победителей!",
     ]
-    assert lines(mails[7])[1] == "Ваша команда проиграла."  # Коля
-    final = bbcode(mails[-1])
+    assert lines(mails[8])[1] == "Ваша команда проиграла."  # Коля
+    final = bbcode(mails[-2])
     sha = re.search(r"SHA-256: ([0-9a-f]{64})", opening)
     assert sha is not None
     canonical = re.search(r"\[code\](.*)\[/code\]", final)
@@ -680,13 +681,14 @@ def test_M1_M8_no_role_reaches_a_town_player_or_a_public_post_before_the_game_is
     assert [
         (str(m["To"]), str(m["Subject"])) for m in before if "Вас убили" in str(m["Subject"])
     ] == [(EMAILS[p], "[seed-002] Вас убили в ночь 1") for p in ("Саша", "Лена")]
-    assert str(mails[over - 1]["Subject"]) == "[seed-002] Вечер дня 3: итоги голосования"
+    assert str(mails[over - 2]["Subject"]) == "[seed-002] Вечер дня 3: итоги голосования — BBCode"
     by_address = {address: name for name, address in EMAILS.items()}
     checked = 0
     for mail in before:
         reader = by_address.get(str(mail["To"]))
         if reader is None:  # the GM: only the posts in it are public
-            public = [bbcode(mail), markdown(mail)] if "Пост для форума" in body(mail) else []
+            subject = str(mail["Subject"])
+            public = [body(mail)] if subject.endswith((" — BBCode", " — Markdown")) else []
             for text in public:
                 assert role_leaks(text, None) == [], mail["Subject"]
                 checked += 1

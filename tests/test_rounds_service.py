@@ -24,7 +24,6 @@ from pbp.kinds import KINDS
 CROSS, DOUG, ROSA = "cross@example.test", "doug@example.test", "rosa@example.test"
 WELCOME = "[seed-000] Клуэдо: ваши карты"
 RE = "Re: ход"
-SEP = "-------------------------"
 
 
 @pytest.fixture
@@ -36,10 +35,16 @@ def table(tmp_path: Path) -> Iterator[RoundsTable]:
 
 
 def bbcode(mail: EmailMessage) -> str:
-    """The BBCode post of a ``gm_<post>`` mail (between the first pair of separators)."""
-    text = body(mail)
-    head = "Пост для форума (BBCode):\n" if "Пост для форума" in text else "Forum post (BBCode):\n"
-    return text.split(head + SEP + "\n", 1)[1].split("\n" + SEP, 1)[0]
+    """The BBCode post of a ``gm_<post>`` mail: its whole body (issue 12: alone)."""
+    assert str(mail["Subject"]).endswith(" — BBCode"), mail["Subject"]
+    return body(mail)
+
+
+def posted(title: str, *, private: bool = False) -> list[tuple[str, str]]:
+    """The GM's mails of one post: BBCode, Markdown, then the GM-only facts when any."""
+    gm_only = "GM only" if title.endswith(("post", "Opening post")) else "только для ведущего"
+    parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
+    return [(GM, f"{title} — {part}") for part in parts]
 
 
 def lines(mail: EmailMessage) -> list[str]:
@@ -107,7 +112,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (DOUG, WELCOME),
         (ROSA, WELCOME),
         (GM, "[seed-000] Лист ГМа: решение и карты"),
-        (GM, "[seed-000] Пост открытия игры"),
+        *posted("[seed-000] Пост открытия игры"),
     ]
     assert "Ваши карты: Петя, Ваня, Нож." in lines(start[0])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(start[0])
@@ -144,7 +149,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (DOUG, RE),
         (CROSS, "[seed-000] Предположение №1: вам показали карту"),
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
-        (GM, "[seed-000] Итоги хода 1"),
+        *posted("[seed-000] Итоги хода 1", private=True),
     ]
     assert "Принято: опровержение предположения №1. Карту Кросс получит приватом." in lines(
         mails[0]
@@ -153,7 +158,8 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Дуг показывает вам карту: Молоток." in lines(mails[1])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(mails[2])
     assert bbcode(mails[3]) == TURN_1
-    assert "  - №1: Дуг → Кросс: карта Молоток" in lines(mails[3])  # the GM-only part
+    assert "  - №1: Дуг → Кросс: карта Молоток" in lines(mails[5])  # the GM-only mail
+    assert not [m for m in mails[3:5] if "карта Молоток" in body(m)]  # never beside the posts
     # C4: the shown card reaches the suggester (and the GM) only.
     assert [m["To"] for m in mails if "карту: Молоток" in body(m)] == [CROSS]
 
@@ -173,7 +179,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (CROSS, RE),
         (DOUG, "[seed-000] Предположение №2: вам показали карту"),
         (ROSA, "[seed-000] Ваш ход (ход 3)"),
-        (GM, "[seed-000] Итоги хода 2"),
+        *posted("[seed-000] Итоги хода 2", private=True),
     ]
     assert "Кросс показывает вам карту: Петя." in lines(mails[1])
     assert "Следующий ход — Роза." in lines(mails[0])
@@ -185,7 +191,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (ROSA, RE),
         (ROSA, "[seed-000] Предположение №3: никто не опроверг"),
         (CROSS, "[seed-000] Ваш ход (ход 4)"),
-        (GM, "[seed-000] Итоги хода 3"),
+        *posted("[seed-000] Итоги хода 3"),
     ]
     assert [line for line in lines(mails[0]) if line.endswith(("нет карт.", "смог."))] == [
         "Кросс: нет карт.",
@@ -209,7 +215,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (CROSS, over),
         (DOUG, over),
         (ROSA, over),
-        (GM, "[seed-000] Игра окончена: финальный пост"),
+        *posted("[seed-000] Игра окончена: финальный пост", private=True),
     ]
     assert "Обвинение (Маша, Топор, Столовая) верное — вы победили!" in lines(mails[0])
     assert "Победитель — Кросс." in lines(mails[3])
@@ -290,7 +296,7 @@ def test_R7_a_missed_turn_is_skipped_at_its_deadline_with_a_public_post(
     table.run(utc(2026, 12, 2, 17, 1))
     mails = table.new_mail()
     assert summary(mails) == [
-        (GM, "[seed-000] Итоги хода 1"),
+        *posted("[seed-000] Итоги хода 1"),
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
     ]
     assert bbcode(mails[0]) == (
@@ -314,7 +320,7 @@ def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsT
     table.run(utc(2026, 12, 2, 5, 6))
     mails = table.new_mail()
     assert summary(mails) == [
-        (GM, "[seed-000] Итоги хода 1"),
+        *posted("[seed-000] Итоги хода 1", private=True),
         (DOUG, "[seed-000] Предположение №1: за вас ответил ГМ"),
         (CROSS, "[seed-000] Предположение №1: вам показали карту"),
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
@@ -323,17 +329,17 @@ def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsT
         "- Дуг: есть карта\n", "- Дуг: есть карта (ответил ГМ: время на ответ истекло)\n"
     )
     assert "  - №1: игрок Дуг не ответил вовремя, ответ дал ГМ — показана карта Молоток" in lines(
-        mails[0]
+        mails[2]
     )
     # C5: the first held card in the order suspect, weapon, room: Молоток, not Спальня.
-    assert body(mails[1]) == (
+    assert body(mails[3]) == (
         "Дуг, вы не ответили вовремя на предположение №1 (Кросс: Петя, Молоток, Спальня).\n"
         "ГМ ответил за вас и показал игроку Кросс вашу карту Молоток (первую подходящую в "
         "порядке подозреваемый — орудие — комната).\n"
     )
     assert (
         "За игрока Дуг ответил ГМ (время на ответ истекло) и показывает вам карту: Молоток."
-        in lines(mails[2])
+        in lines(mails[4])
     )
     row = table.store.game("seed-000")
     assert row is not None and row.deadline_at == utc(2026, 12, 3, 5, 5)
@@ -368,10 +374,13 @@ def test_D8_a_move_that_arrived_before_a_missed_deadline_is_applied_before_it(
     assert len(shown) == 1 and "Дуг показывает вам карту: Спальня." in shown[0]
     posts = [m for m in table.sent() if str(m["Subject"]).startswith("[seed-000] Итоги хода")]
     assert [str(m["Subject"]) for m in posts] == [
-        "[seed-000] Итоги хода 1",
-        "[seed-000] Итоги хода 2",
+        "[seed-000] Итоги хода 1 — BBCode",
+        "[seed-000] Итоги хода 1 — Markdown",
+        "[seed-000] Итоги хода 1 — только для ведущего",
+        "[seed-000] Итоги хода 2 — BBCode",
+        "[seed-000] Итоги хода 2 — Markdown",
     ]
-    assert bbcode(posts[1]) == (
+    assert bbcode(posts[3]) == (
         "[b]Ход 2: Дуг[/b]\n\nДуг: ход не сделан вовремя и пропущен.\n\n"
         "[b]Следующий ход — Роза.[/b]\n"
     )
@@ -431,7 +440,7 @@ def test_C6_a_wrong_accusation_is_published_with_its_cards(table: RoundsTable) -
         (CROSS, RE),
         (GM, "[seed-000] Обвинение игрока Кросс: неверное"),
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
-        (GM, "[seed-000] Итоги хода 1"),
+        *posted("[seed-000] Итоги хода 1", private=True),
     ]
     assert (
         "Обвинение (Петя, Топор, Столовая) неверное: вы выбываете из игры. Ходить вы больше "
@@ -462,7 +471,7 @@ def test_R6_an_automatic_answer_looks_exactly_like_a_manual_one(tmp_path: Path) 
         assert "Ни одной из этих карт у вас нет. Ответьте строкой:" in lines(mails[1])
         play(table, "Роза", "НЕТ ОПРОВЕРЖЕНИЯ", 17)
         mails = play(table, "Кросс", "ОПРОВЕРЖЕНИЕ Петя", 20)
-        (post,) = [m for m in mails if m["Subject"] == "[seed-000] Итоги хода 2"]
+        (post,) = [m for m in mails if m["Subject"] == "[seed-000] Итоги хода 2 — BBCode"]
         assert bbcode(post) == TURN_2
     finally:
         table.close()
@@ -556,7 +565,8 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
             "[seed-000] Cluedo: your cards",
             "[seed-000] Cluedo: your cards",
             "[seed-000] GM sheet: solution and hands",
-            "[seed-000] Opening post",
+            "[seed-000] Opening post — BBCode",
+            "[seed-000] Opening post — Markdown",
         ]
         play(table, "Кросс", "SUGGEST Петя, Молоток, Спальня", 5)
         mails = play(table, "Дуг", "REFUTE Молоток", 10)
@@ -564,7 +574,7 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
             (DOUG, RE),
             (CROSS, "[seed-000] Suggestion #1: a card was shown to you"),
             (DOUG, "[seed-000] Your turn (turn 2)"),
-            (GM, "[seed-000] Turn 1 post"),
+            *posted("[seed-000] Turn 1 post", private=True),
         ]
         assert bbcode(mails[3]) == (
             "[b]Turn 1: Кросс[/b]\n"
@@ -582,10 +592,10 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
         play(table, "Дуг", "SUGGEST Петя, Топор, Столовая", 15)
         play(table, "Кросс", "REFUTE Петя", 20)
         mails = play(table, "Роза", "SUGGEST Маша, Канделябр, Столовая", 25)
-        assert "- Кросс: no cards\n- Дуг: no cards\n\nNobody could refute.\n" in bbcode(mails[-1])
+        assert "- Кросс: no cards\n- Дуг: no cards\n\nNobody could refute.\n" in bbcode(mails[-2])
         mails = play(table, "Кросс", "ACCUSE Маша, Топор, Столовая", 30)
-        assert summary(mails)[-1] == (GM, "[seed-000] Game over: the final post")
-        assert "The accusation is right — the winner is [b]Кросс[/b]!" in bbcode(mails[-1])
+        assert summary(mails)[-3:] == posted("[seed-000] Game over: the final post", private=True)
+        assert "The accusation is right — the winner is [b]Кросс[/b]!" in bbcode(mails[-3])
     finally:
         table.close()
 
@@ -619,7 +629,7 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
                 "[seed-000] Reminder: your answer to suggestion #1, by 2026-12-02 08:05 "
                 "(Europe/Moscow)",
             ),
-            (GM, "[seed-000] Turn 1 post"),
+            *posted("[seed-000] Turn 1 post", private=True),
             (DOUG, "[seed-000] Suggestion #1: the GM answered for you"),
             (CROSS, "[seed-000] Suggestion #1: a card was shown to you"),
             (DOUG, "[seed-000] Your turn (turn 2)"),
@@ -629,7 +639,7 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
         )
         assert (
             "The GM answered for you and showed Кросс your card Молоток (the first matching "
-            "one in the order suspect, weapon, room)." in lines(mails[2])
+            "one in the order suspect, weapon, room)." in lines(mails[4])
         )
         table.send("Кросс", "STATUS", at=utc(2026, 12, 2, 5, 10))
         assert table.run(utc(2026, 12, 2, 5, 11)) == ["status"]

@@ -22,6 +22,7 @@ from pbp.kinds import KINDS
 from pbp.mail.base import PermanentSendError, TransientSendError
 
 WELCOME = "[seed-000] Клуэдо: ваши карты"
+FORMATS = ("BBCode", "Markdown")
 
 
 @pytest.fixture
@@ -46,7 +47,8 @@ def test_D1_start_mails_hands_personal_addresses_and_the_gm_sheet(table: Table) 
         ("doug@example.test", WELCOME),
         ("rosa@example.test", WELCOME),
         (GM, "[seed-000] Лист ГМа: решение и карты"),
-        (GM, "[seed-000] Пост открытия игры (день 1)"),
+        (GM, "[seed-000] Пост открытия игры (день 1) — BBCode"),
+        (GM, "[seed-000] Пост открытия игры (день 1) — Markdown"),
     ]
     hands = {
         "cross@example.test": "Ваши карты: Петя, Ваня, Нож.",
@@ -160,14 +162,16 @@ def test_D6_missed_closes_are_caught_up_once_each(table: Table) -> None:
     ]
     assert closes == [1, 2, 3, 4]
     subjects = [subject for to, subject in summary(table.new_mail()) if to == GM]
-    assert subjects == [f"[seed-000] Итоги дня {day}" for day in (1, 2, 3, 4)]
+    assert subjects == [
+        f"[seed-000] Итоги дня {day} — {fmt}" for day in (1, 2, 3, 4) for fmt in FORMATS
+    ]
 
 
 def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Table) -> None:
     table.new_mail()
     table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
     table.run(utc(2026, 12, 1, 19, 31))
-    mails = [m for m in table.new_mail() if "Итоги" in str(m["Subject"]) or m["To"] != GM]
+    mails = [m for m in table.new_mail() if "— BBCode" in str(m["Subject"]) or m["To"] != GM]
     day = body(only(mails, GM))
     assert (
         "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — опровергнуто "
@@ -354,13 +358,14 @@ def test_outbox_retries_with_backoff_and_gives_up_on_a_permanent_refusal(tmp_pat
         table.run(utc(2026, 12, 1, 17))
         assert flaky.sent == []
         pending = [m for m in table.store.outbox() if m.sent_at is None]
-        assert len(pending) == 5
+        assert len(pending) == 6
         assert pending[0].next_attempt_at == utc(2026, 12, 1, 17, 0, 30)
         # Before its retry time only the mails never tried go out.
         table.service.flush_outbox(utc(2026, 12, 1, 17, 0, 29))
         assert [str(m["To"]) for m in flaky.sent] == [
             "doug@example.test",
             "rosa@example.test",
+            GM,
             GM,
             GM,
         ]
@@ -370,12 +375,12 @@ def test_outbox_retries_with_backoff_and_gives_up_on_a_permanent_refusal(tmp_pat
         assert failed == [("cross@example.test", 2, "550 no such user")]
         # A retried mail keeps its Message-ID: stored once, sent as stored.
         *ids, note = table.store.outbox()
-        assert [str(m["Message-ID"]) for m in flaky.sent[:4]] == [m.message_id for m in ids[1:]]
+        assert [str(m["Message-ID"]) for m in flaky.sent[:5]] == [m.message_id for m in ids[1:]]
         # The GM is told in the same transaction that gave it up (issue 6, promise 5),
         # and the note goes out in the same flush (the outbox is sent to the end).
-        assert len(flaky.sent) == 5
+        assert len(flaky.sent) == 6
         assert (note.recipient, note.sent_at) == (GM, utc(2026, 12, 1, 17, 0, 30))
-        assert str(flaky.sent[4]["Message-ID"]) == note.message_id
+        assert str(flaky.sent[5]["Message-ID"]) == note.message_id
         assert f"Message-ID: {ids[0].message_id}" in _text(note.raw)
     finally:
         table.close()
@@ -390,7 +395,7 @@ def test_C7_fairness_final_post_reveals_the_canonical_deal_of_the_opening_commit
     assert commitment is not None
     table.send("Роза", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 1, 17, 5))
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
-    final = [m for m in table.new_mail() if m["To"] == GM and "окончена" in str(m["Subject"])]
+    final = [m for m in table.new_mail() if m["To"] == GM and "пост — BBCode" in str(m["Subject"])]
     assert len(final) == 1
     text = body(final[0])
     canonical = re.search(r'(\{"deal":.*\})', text)
@@ -595,7 +600,7 @@ def test_no_reminder_for_a_day_that_closed_while_the_daemon_was_down(tmp_path: P
         table.run(utc(2026, 12, 3, 12))
         subjects = [subject for _to, subject in summary(table.new_mail())]
         assert [s for s in subjects if "Напоминание" in s] == []
-        assert subjects.count("[seed-000] Итоги дня 1") == 1
+        assert subjects.count("[seed-000] Итоги дня 1 — BBCode") == 1
     finally:
         table.close()
 

@@ -21,6 +21,8 @@ from email.utils import format_datetime
 from functools import lru_cache
 from typing import Literal
 
+from pbp.inert import msg_ids, one_line, strip_controls
+
 AutoSubmitted = Literal["auto-replied", "auto-generated"]
 
 
@@ -53,7 +55,18 @@ def compose(
 
     ``date`` must be timezone-aware. ``references`` is the thread so far (oldest
     first); ``in_reply_to`` is appended to it when missing.
+
+    Outside text never shapes a header (issue 12, item 7): every value is put on one
+    line without control characters (:func:`pbp.inert.one_line`), and of
+    ``in_reply_to`` and ``references``, echoed from a player's mail, only well-formed
+    message ids are kept (RFC 5322 §3.6.4; none left: no In-Reply-To). The body
+    loses its control characters but TAB and LF (:func:`pbp.inert.strip_controls`).
     """
+    to, subject = one_line(to), one_line(subject)
+    reply_to = one_line(reply_to) if reply_to else None
+    echoed = msg_ids(in_reply_to)
+    in_reply_to = echoed[0] if echoed else None
+    references = [i for r in references for i in msg_ids(r)]
     message = EmailMessage(policy=SMTP)
     message.set_raw("From", _from_header(sender_name, sender))
     _set(message, "To", to)
@@ -62,7 +75,7 @@ def compose(
     # Encoded by hand (RFC 2047 words of at most 75 characters, spaces kept inside
     # them): the email package's own folding can drop the space between two
     # encoded words (CPython gh-92081), so "итоги голосования" arrived as one word.
-    folded = Header(" ".join(subject.split()), "utf-8", header_name="Subject").encode("\r\n")
+    folded = Header(subject, "utf-8", header_name="Subject").encode("\r\n")
     message.set_raw("Subject", folded)
     _set(message, "Date", format_datetime(date))
     _set(message, "Message-ID", message_id)
@@ -76,7 +89,7 @@ def compose(
     if auto_submitted == "auto-generated":
         # Not a standard, but vacation responders of common servers honour it.
         _set(message, "Precedence", "bulk")
-    message.set_content(body, charset="utf-8")
+    message.set_content(strip_controls(body), charset="utf-8")
     return message
 
 

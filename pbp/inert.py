@@ -1,0 +1,110 @@
+"""Making outside text inert (issue 12, item 7).
+
+Text that comes from outside pbp's templates — a player's name or Subject, a GM's
+note, a substitute's name, a card name from ``games.yaml`` — is shown as it is,
+never as markup, and never carries control characters into a mail:
+
+- :func:`strip_controls` removes C0 controls but TAB and LF, DEL, C1 controls and the
+  bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069),
+  which could reorder or hide what a GM or a player reads;
+- :func:`one_line` also folds every line break and whitespace run into one space
+  (a Subject echoed in a notice cannot write a line of its own);
+- :func:`escape_bbcode` / :func:`escape_markdown` make text literal in a forum post;
+- :func:`msg_ids` keeps only well-formed message ids (RFC 5322 §3.6.4) of a header
+  that is echoed back (In-Reply-To, References).
+
+BBCode has no escape character. The forum-safe way (phpBB, SMF, vBulletin, MyBB,
+XenForo alike) is to break every tag: a ZERO WIDTH SPACE (U+200B) after each ``[``,
+so ``[url=…]`` is shown as typed (the space is invisible) and no parser sees a tag.
+HTML entities such as ``&#91;`` are not used: phpBB and SMF escape ``&`` when a post
+is saved, so the entity would be shown literally.
+
+Markdown (CommonMark) escapes ASCII punctuation with a backslash, which renders as
+the character itself: every ``\\ ` * [ ] < > # ~ |`` is escaped (emphasis, code,
+links and images, HTML, headings, strikethrough and tables), ``_`` unless it stands
+between two letters or digits (``order_placed``, ``New_York``: CommonMark never reads
+an intraword ``_`` as emphasis), and at the start of a line a list or heading marker
+(``-``, ``+``, ``=``, ``1.``, ``1)``).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 but TAB and LF, DEL, C1, bidi embeddings/overrides (U+202A–E) and isolates (U+2066–9).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+_ZWSP = "\u200b"
+
+_MARKDOWN_PUNCT = re.compile(r"([\\`*\[\]<>#~|]|(?<![^\W_])_|_(?![^\W_]))")
+#: A list, break or setext marker at the start of a line: "-", "+", "=", or "1." / "1)"
+#: before a blank or the end of the line ("1.5" is no marker).
+_MARKDOWN_LINE_START = re.compile(r"^([ \t]*)([-+=]|\d+[.)](?=[ \t]|$))", re.MULTILINE)
+
+#: RFC 5322 §3.6.4 msg-id, printable ASCII only: "<" id-left "@" id-right ">".
+_ATEXT = r"A-Za-z0-9!#$%&'*+\-/=?^_`{|}~."
+_MSG_ID = re.compile(rf"<[{_ATEXT}]+@[{_ATEXT}\[\]]+>")
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without control characters (TAB and LF kept) and bidi controls.
+
+    >>> strip_controls("a\\x1b[31mb\\x07\\x00c\\u202ed\\te\\r\\nf")
+    'a[31mbcd\\te\\nf'
+    """
+    return _CONTROLS.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """``text`` without control characters, on one line: every run of whitespace
+    (line breaks included) becomes one space, none at either end.
+
+    >>> one_line("Hi\\r\\nSender: gm@example.test\\x1b")
+    'Hi Sender: gm@example.test'
+    """
+    return " ".join(strip_controls(text).split())
+
+
+def escape_bbcode(text: str) -> str:
+    """``text`` shown literally in a BBCode post: controls removed, every ``[`` followed
+    by a ZERO WIDTH SPACE, so no tag can open or close.
+
+    >>> escape_bbcode("[url=http://evil.example.test]x[/url]")
+    '[\\u200burl=http://evil.example.test]x[\\u200b/url]'
+    """
+    return strip_controls(text).replace("[", "[" + _ZWSP)
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` shown literally in a Markdown post: controls removed, Markdown's
+    punctuation backslash-escaped (CommonMark §2.4), and a list or heading marker at
+    the start of a line escaped.
+
+    >>> escape_markdown("*bold* [link](http://x.example.test)")
+    '\\\\*bold\\\\* \\\\[link\\\\](http://x.example.test)'
+    >>> escape_markdown("_a_ b_c _")
+    '\\\\_a\\\\_ b_c \\\\_'
+    >>> escape_markdown("1. first")
+    '1\\\\. first'
+    >>> escape_markdown("1.5 h")
+    '1.5 h'
+    """
+    escaped = _MARKDOWN_PUNCT.sub(r"\\\1", strip_controls(text))
+    return _MARKDOWN_LINE_START.sub(_escape_marker, escaped)
+
+
+def _escape_marker(match: re.Match[str]) -> str:
+    indent, marker = match.group(1), match.group(2)
+    return f"{indent}{marker[:-1]}\\{marker[-1]}"
+
+
+def msg_ids(text: str | None) -> list[str]:
+    """The well-formed message ids in ``text`` (RFC 5322 §3.6.4: ``<left@right>``,
+    printable ASCII, no control character), in order; anything else is dropped.
+
+    >>> msg_ids("<a.1@example.test> junk <b\\x1b@example.test>")
+    ['<a.1@example.test>']
+    """
+    if not text:
+        return []
+    return list(_MSG_ID.findall(text))
