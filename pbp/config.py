@@ -257,6 +257,11 @@ class MailSettings(_Model):
     personal_address: Literal["plus", "subject_tag"] = "plus"
     inbox: InboxSettings
     outbox: OutboxSettings
+    #: Answers to one address in an hour (counted from the hour's first answer);
+    #: beyond them one "slow down" answer, then one summary after the hour.
+    max_answers_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 30
+    #: The local hour (in the zone of the GM's first game) of the daily GM digest.
+    digest_hour: Annotated[int, Field(ge=0, le=23)] = 9
 
     @model_validator(mode="after")
     def _plus(self) -> MailSettings:
