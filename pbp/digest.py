@@ -74,6 +74,7 @@ class Digest:
         self.store = store
         self.mailer = mailer
         self.hour = hour
+        self._gms: dict[str, list[Game]] | None = None
 
     def add(
         self,
@@ -118,10 +119,11 @@ class Digest:
 
     def gms(self) -> dict[str, list[Game]]:
         """``{GM address (lower-case): his games in games.yaml order}``."""
-        found: dict[str, list[Game]] = {}
-        for game in self.config.games:
-            found.setdefault(game.gm.lower(), []).append(game)
-        return found
+        if self._gms is None:
+            self._gms = {}
+            for game in self.config.games:
+                self._gms.setdefault(game.gm.lower(), []).append(game)
+        return self._gms
 
     def moment(self, game: Game, now: datetime) -> datetime:
         """The latest digest moment at or before ``now``: ``hour``:00 local time in the
@@ -136,15 +138,23 @@ class Digest:
     def send_due(self, now: datetime) -> list[str]:
         """Mail every GM whose digest moment has come since it was last handled the
         lines new since his last digest (none: nothing is sent, and the moment counts
-        as handled); one transaction per GM. Returns the GMs mailed."""
+        as handled). One query when nothing is due (every round asks); the due GMs in
+        one transaction. Returns the GMs mailed."""
+        handled = self.store.digests_sent()
+        due = [
+            (gm, games)
+            for gm, games in self.gms().items()
+            if gm not in handled or handled[gm][1] < self.moment(games[0], now)
+        ]
+        if not due:
+            return []
         mailed = []
-        for gm, games in self.gms().items():
-            first = games[0]
-            moment = self.moment(first, now)
-            with self.store.transaction():
+        with self.store.transaction():
+            for gm, games in due:
+                first = games[0]
                 last = self.store.digest_sent(gm)
-                if last is not None and last[1] >= moment:
-                    continue
+                if last is not None and last[1] >= self.moment(first, now):
+                    continue  # another process handled it meanwhile
                 after = last[0] if last else 0
                 ids = [game.id for game in games]
                 counts = self.store.digest_counts(after, ids)

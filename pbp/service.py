@@ -157,6 +157,7 @@ class Service:
         self.mail = Mailer(store, renderer, self.address, plus=self.plus, limit=limit)
         #: Mail kept or not answered, told to each GM once a day (:mod:`pbp.digest`).
         self.digest = Digest(config, store, self.mail, config.mail.digest_hour)
+        self._forgot: datetime | None = None  # the last pruning of send_owed
         self.gm = GmDesk(self)
         # game id -> (stored snapshot text, its engine state), least recently used first
         self._states: dict[str, tuple[str, Any]] = {}
@@ -829,8 +830,10 @@ class Service:
                         game = self.config.games[0]
                     self.mail.summary(game, recipient, answers, now)
             self.digest.send_due(now)
-            with self.store.transaction():
-                self.store.forget_answers_before(now - FORGET_ANSWERS_AFTER)
+            if self._forgot is None or now - self._forgot >= timedelta(hours=1):
+                with self.store.transaction():
+                    self.store.forget_answers_before(now - FORGET_ANSWERS_AFTER)
+                self._forgot = now
         except Exception:
             log.exception("summaries or GM digests failed; retried next round")
 

@@ -786,6 +786,11 @@ class Store:
         ).fetchone()
         return (int(row[0]), from_iso(row[1])) if row else None
 
+    def digests_sent(self) -> dict[str, tuple[int, datetime]]:
+        """:meth:`digest_sent` of every GM, one query."""
+        rows = self._db.execute("SELECT gm, last_id, sent_at FROM digest_sent")
+        return {r[0]: (int(r[1]), from_iso(r[2])) for r in rows}
+
     def mark_digest_sent(self, gm: str, last_id: int, now: datetime) -> None:
         """Record a digest sent to ``gm`` (inside the transaction that queues it)."""
         self._db.execute(

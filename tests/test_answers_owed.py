@@ -8,6 +8,7 @@ and, where two GMs matter, a second game run by another GM. The GM digest is due
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
@@ -53,6 +54,7 @@ SECOND_GAME = """\
 DIGEST_RU = "[seed-000] Сводка за сутки"
 DIGEST_EN = "[seed-001] Daily digest"
 LURE = "Your invoice https://pay.example.test/x"
+NOON = utc(2026, 12, 1, 12)
 
 
 def owed_table(directory: Path, *, mail: str = "", second_gm: bool = False) -> Table:
@@ -436,3 +438,53 @@ def test_a_player_answering_within_seconds_with_a_move_is_answered(table: Table)
     )
     assert table.run(utc(2026, 12, 1, 17, 5, 11)) == ["applied"]
     assert len(to(table.new_mail(), "cross@example.test")) == 1
+
+
+# --- 5. crashes, and an old store ------------------------------------------------------------
+
+
+def test_a_strangers_mail_that_crashes_goes_to_the_digest_unanswered(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player's crash is a notice at once (tests/test_service.py); a stranger's waits
+    for the digest and is never answered."""
+
+    def crash(*_args: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(Service, "_no_seat", crash)
+    mail(table, "x@elsewhere.example.test", "gm@example.test", "hi", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["error"]
+    assert table.new_mail() == []
+    table.run(utc(2026, 12, 2, 6))
+    (digest,) = digests(table.new_mail())
+    assert (
+        "#1  01.12.2026 20:05 (Europe/Moscow)  x@elsewhere.example.test  "
+        "письмо постороннего вызвало ошибку программы" in body(digest).splitlines()
+    )
+
+
+def test_a_store_made_before_the_digest_gets_its_tables_when_opened(tmp_path: Path) -> None:
+    """An upgraded daemon opens an old store: the new tables appear (CREATE TABLE IF
+    NOT EXISTS), the old rows stay."""
+    path = tmp_path / "old.sqlite3"
+    with Store(path) as store:
+        store.add_token("tok", "seed-000", "Кросс", "cross@example.test")
+    new_tables = (
+        "digest",
+        "digest_sent",
+        "answer_windows",
+        "deferred_answers",
+        "bodies_seen",
+        "stranger_answers",
+    )
+    db = sqlite3.connect(path)
+    for name in new_tables:
+        db.execute(f"DROP TABLE {name}")
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        assert store.token("tok") == ("seed-000", "Кросс", "cross@example.test")
+        with store.transaction():
+            store.add_digest_entry(None, "unknown_sender", 1, "x@example.test", NOON, None, NOON)
+        assert store.digest_counts(0, ["seed-000"]) == {"unknown_sender": (1, 1)}
