@@ -143,7 +143,7 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
                 sender,
                 "gm@example.test",
                 "Pay now",
-                at=utc(2026, 12, 1, 17, 5),
+                at=utc(2026, 12, 1, 17, 5) + timedelta(milliseconds=i),  # in this order
                 subject=LURE,
             )
         started = time.monotonic()
