@@ -270,6 +270,11 @@ class MailSettings(_Model):
     #: Where set, players' moves need an authenticated From and a GM's mail that passed
     #: DMARC there needs no confirmation (:mod:`pbp.authcheck`).
     trusted_authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]+$")
+    #: Answers to one address in an hour (counted from the hour's first answer);
+    #: beyond them one "slow down" answer, then one summary after the hour.
+    max_answers_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 30
+    #: The local hour (in the zone of the GM's first game) of the daily GM digest.
+    digest_hour: Annotated[int, Field(ge=0, le=23)] = 9
 
     @model_validator(mode="after")
     def _plus(self) -> MailSettings:

@@ -19,8 +19,19 @@ from pbp.kinds import KINDS
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
 from pbp.parse.mime import Letter
+from pbp.ratelimit import Admit, AnswerLimit
 from pbp.render import PostFormat, Renderer
-from pbp.store import Store
+from pbp.store import DeferredAnswer, Store
+
+#: Held-back answers shown in one summary mail (the rest are counted).
+SUMMARY_SHOWN = 50
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line without control characters (no header injection), cut to
+    200 characters."""
+    return one_line(text)[:200]
+
 
 #: The formats of every post mailed to the GM, one mail each, in this order.
 POST_FORMATS: tuple[PostFormat, ...] = ("bbcode", "markdown")
@@ -30,12 +41,22 @@ class Mailer:
     """Mails of one mailbox: ``address`` is the daemon's own (``gm@example.test``);
     ``plus`` selects plus-addressing (else the ``[pbp-TOKEN]`` Subject tag)."""
 
-    def __init__(self, store: Store, renderer: Renderer, address: str, *, plus: bool) -> None:
+    def __init__(
+        self,
+        store: Store,
+        renderer: Renderer,
+        address: str,
+        *,
+        plus: bool,
+        limit: AnswerLimit | None = None,
+    ) -> None:
         self.store = store
         self.renderer = renderer
         self.address = address
         self.domain = address.partition("@")[2]
         self.plus = plus
+        #: The rate limit of :meth:`reply` (None: every answer goes out).
+        self.limit = limit
 
     def personal(self, token: str) -> str:
         return personal_address(self.address, token) if self.plus else self.address
@@ -196,14 +217,17 @@ class Mailer:
         now: datetime,
         detail: str | None = None,
     ) -> None:
-        """Tell the GM of ``game`` that a message was refused and kept (``pbp kept``)."""
+        """Tell the GM of ``game`` at once that a player's message was refused and kept
+        (``pbp kept``); what can wait goes in his daily digest instead
+        (:mod:`pbp.digest`). Only for a player's mail: his Subject is shown, on one line
+        without control characters."""
         context = {
             "reason": reason,
             "detail": detail,
             "kept_id": kept_id,
             # One line each: an encoded Subject's CR/LF cannot write lines of its own.
             "sender": one_line(letter.from_address) if letter.from_address else None,
-            "subject": one_line(letter.subject),
+            "subject": _one_line(letter.subject),
             "arrived": raw.arrived.isoformat(),
         }
         self.gm(game, "gm_notice", context, now)
@@ -219,21 +243,38 @@ class Mailer:
         game: Game,
         player: str | None = None,
         token: str | None = None,
+        stranger: bool = False,
     ) -> None:
-        """Answer a player's mail (RFC 3834 ``auto-replied``, threaded to it). ``token``:
-        the Reply-To (or Subject tag) is this token's address instead of the player's
-        own (the GM's confirmation code, :mod:`pbp.gm`)."""
+        """Answer a mail (RFC 3834 ``auto-replied``, threaded to it). ``token``: the
+        Reply-To (or Subject tag) is this token's address instead of the player's own
+        (the GM's confirmation code, :mod:`pbp.gm`).
+
+        A player's Subject is kept (``Re: <subject>``); a ``stranger``'s (not a player
+        or GM of any game) never: his answer has the template's Subject. Within the
+        rate limit (:attr:`limit`, :mod:`pbp.ratelimit`): beyond it the answer is
+        replaced by one ``slow_down`` mail, then held back for the summary
+        (:meth:`summary`)."""
         full = {**self.context(game, player), **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
         )
+        reply_to = self.personal(token) if token else full.get("personal_address")
+        if self.limit is not None:
+            admitted, until = self.limit.admit(to, now)
+            if admitted is not Admit.ANSWER:
+                self.store.defer_answer(to.lower(), game.id, player, reply_to, body, now, until)
+                if admitted is Admit.DEFER:
+                    return
+                limits = {"limit": self.limit.per_hour, "until": until}
+                subject, body = self.renderer.private_mail(
+                    f"{game.kind}/slow_down", locale=game.locale, **{**full, **limits}
+                )
         # One line, whatever the sender's encoded words held (no header injection).
-        base_subject = " ".join(letter.subject.split())[:200]
+        base_subject = "" if stranger else _one_line(letter.subject)
         if base_subject and not base_subject.lower().startswith("re:"):
             subject = f"Re: {base_subject}"
         elif base_subject:
             subject = base_subject
-        reply_to = self.personal(token) if token else full.get("personal_address")
         token = token or (self.store.player_token(game.id, player) if player else None)
         self._enqueue(
             to=to,
@@ -244,6 +285,32 @@ class Mailer:
             reply_to=reply_to,
             in_reply_to=letter.message_id,
             references=letter.references,
+        )
+
+    def summary(
+        self, game: Game, to: str, answers: Sequence[DeferredAnswer], now: datetime
+    ) -> None:
+        """Mail ``to`` the answers the rate limit held back (``answers_summary``): the
+        first :data:`SUMMARY_SHOWN`, each as its answer would have been, and how many
+        more."""
+        shown = answers[:SUMMARY_SHOWN]
+        full = {
+            **self.context(game, None),
+            "answers": [{"at": answer.at, "body": answer.body.rstrip()} for answer in shown],
+            "more": len(answers) - len(shown),
+        }
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/answers_summary", locale=game.locale, **full
+        )
+        player = answers[0].player if answers else None
+        token = self.store.player_token(game.id, player) if player else None
+        self._enqueue(
+            to=to,
+            subject=self._subject(subject, token),
+            body=body,
+            now=now,
+            auto="auto-replied",
+            reply_to=answers[0].reply_to if answers else None,
         )
 
     def _enqueue(

@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo
 from pbp.authcheck import verdict
 from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Config, Game
+from pbp.digest import Digest
 from pbp.engine.base import Event, MoveError, Step
 from pbp.faults import crash_point
 from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
@@ -46,6 +47,7 @@ from pbp.outbox import flush
 from pbp.parse.body import strip_echo, strip_help_echo
 from pbp.parse.commands import asks_new_address
 from pbp.parse.mime import Letter, find_tokens, read_letter
+from pbp.ratelimit import AnswerLimit, is_loop
 from pbp.render import Renderer
 from pbp.store import GameRow, OutgoingMail, Store
 
@@ -61,6 +63,11 @@ TOO_LARGE = "too_large: "
 STATE_CACHE_GAMES = 32
 #: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
 SERVE_EVERY_SECONDS = 0.5
+#: A sender who plays in no game is answered at most this often (a stranger at a
+#: personal address, :meth:`Service._stranger_at_seat`).
+STRANGER_ANSWER_EVERY = timedelta(hours=24)
+#: Loop hashes, rate-limit windows and once-a-day marks are dropped after this.
+FORGET_ANSWERS_AFTER = timedelta(days=2)
 
 
 def source_key(raw: RawMessage) -> str:
@@ -165,7 +172,11 @@ class Service:
         self.clock = clock
         self.address: str = config.mail.address
         self.plus = config.mail.personal_address == "plus"
-        self.mail = Mailer(store, renderer, self.address, plus=self.plus)
+        limit = AnswerLimit(store, config.mail.max_answers_per_hour)
+        self.mail = Mailer(store, renderer, self.address, plus=self.plus, limit=limit)
+        #: Mail kept or not answered, told to each GM once a day (:mod:`pbp.digest`).
+        self.digest = Digest(config, store, self.mail, config.mail.digest_hour)
+        self._forgot: datetime | None = None  # the last pruning of send_owed
         self.gm = GmDesk(self)
         # game id -> (stored snapshot text, its engine state), least recently used first
         self._states: dict[str, tuple[str, Any]] = {}
@@ -212,6 +223,7 @@ class Service:
             self.start_due_games(now, between)
             outcomes.extend(self.process_inbox(now))
             self.advance_all(now, between)
+            self.send_owed(now)
         finally:
             # Whatever failed, what is committed goes out.
             self.flush_outbox(now)
@@ -512,7 +524,9 @@ class Service:
         return outcomes
 
     def _notice_error(self, raw: RawMessage, kept_id: int, error: str, now: datetime) -> None:
-        """Tell the sender and every GM that a message crashed its handler and is kept.
+        """Tell a player and the GMs of his games at once that his message crashed its
+        handler and is kept (his moves wait for ``pbp retry``); anybody else's goes in
+        the GM digest, unanswered (:mod:`pbp.digest`).
 
         Best effort: a failure here is logged, the message stays in ``pbp kept``.
         """
@@ -524,8 +538,12 @@ class Service:
                 if sender and seats and not letter.automatic:
                     game = self.game_config(seats[0][1])
                     self.mail.reply(letter, sender, "failed", {}, now, game=game)
+                if not seats:
+                    self.digest.add(None, "error", kept_id, letter, now, arrived=raw.arrived)
+                    return
                 notified: set[str] = set()
-                for game in self.config.games:
+                for game_id in dict.fromkeys(game_id for _token, game_id, _seat in seats):
+                    game = self.game_config(game_id)
                     if game.gm.lower() not in notified:
                         notified.add(game.gm.lower())
                         self.mail.notice_gm(game, letter, raw, "error", kept_id, now, error)
@@ -570,18 +588,32 @@ class Service:
                 kept_id = self.store.keep(
                     source, raw.arrived, f"unreadable: {raw.defect}", raw.raw, now
                 )
-                self._notice_gms(letter, raw, "unreadable", kept_id, now, raw.defect)
+                self.digest.add(
+                    None, "odd_entry", kept_id, None, now, arrived=raw.arrived, detail=raw.defect
+                )
                 return record("unreadable", note=raw.defect)
         if letter.from_problem is not None:
             # No single sender to trust or answer (several addresses, a source route).
             with self.store.transaction():
                 reason = f"forged_from: {letter.from_problem}"
-                self.store.keep(source, raw.arrived, reason, raw.raw, now)
+                kept_id = self.store.keep(source, raw.arrived, reason, raw.raw, now)
+                self.digest.add(
+                    None,
+                    "forged_from",
+                    kept_id,
+                    None,
+                    now,
+                    arrived=raw.arrived,
+                    detail=letter.from_problem,
+                )
                 return record("forged_from", note=letter.from_problem)
         if letter.automatic or sender is None:
             # RFC 3834: never answer bounces or auto-replies; keep them for the GM.
             with self.store.transaction():
-                self.store.keep(source, raw.arrived, "automatic or no sender", raw.raw, now)
+                kept_id = self.store.keep(
+                    source, raw.arrived, "automatic or no sender", raw.raw, now
+                )
+                self._to_digest(letter, "automatic", kept_id, raw, now)
                 return record("automatic")
         size = raw.size if raw.size is not None else len(raw.raw)
         if raw.truncated or size > self.config.mail.max_message_size:
@@ -732,6 +764,10 @@ class Service:
             results.append(
                 {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
             )
+        if all(command.move is None for command in commands):
+            loop = self._loop(letter, sender, text, raw, source, game, now)
+            if loop is not None:  # no answer: an auto-responder's loop
+                return record("loop", game_id, player, loop)
         ignored = ignored_lines(text, commands)
         self.mail.reply(
             letter,
@@ -808,9 +844,10 @@ class Service:
         record: Callable[..., Outcome],
     ) -> Outcome:
         """A mail over ``mail.max_message_size`` bytes: never parsed; kept with its header
-        section and size only (not its body, which could fill the disk), the GMs told;
-        a player or GM of a started game, writing from his registered address, is told
-        in his game's language why and what to send instead."""
+        section and size only (not its body, which could fill the disk). A player or GM
+        of a started game, writing from his registered address, is told in his game's
+        language why and what to send instead, and his GM at once; a stranger's goes to
+        the GM digest unanswered."""
         limit = self.config.mail.max_message_size
         detail = f"{size} bytes, over the limit of {limit}"
         seats = self.store.tokens_of(sender)
@@ -818,29 +855,18 @@ class Service:
             kept_id = self.store.keep(
                 source, raw.arrived, f"{TOO_LARGE}{detail}", header_section(raw.raw), now
             )
-            if seats:
-                _token, game_id, player = seats[0]
-                game = self.game_config(game_id)
-                context = {"size": size, "limit": limit}
-                self.mail.reply(letter, sender, "too_large", context, now, game=game, player=player)
-            self._notice_gms(letter, raw, "too_large", kept_id, now, detail)
-            return record("too_large", seats[0][1] if seats else None, None, detail)
-
-    def _notice_gms(
-        self,
-        letter: Letter,
-        raw: RawMessage,
-        reason: str,
-        kept_id: int,
-        now: datetime,
-        detail: str | None = None,
-    ) -> None:
-        """Tell every GM of the mailbox, once each, that a mail was kept (``pbp kept``)."""
-        notified: set[str] = set()
-        for game in self.config.games:
-            if game.gm.lower() not in notified:
-                notified.add(game.gm.lower())
-                self.mail.notice_gm(game, letter, raw, reason, kept_id, now, detail)
+            if not seats:  # a stranger: the digest, no answer
+                self.digest.add(
+                    None, "too_large", kept_id, sender, now, arrived=raw.arrived, detail=detail
+                )
+                return record("too_large", note=detail)
+            _token, game_id, player = seats[0]
+            game = self.game_config(game_id)
+            context = {"size": size, "limit": limit}
+            self.mail.reply(letter, sender, "too_large", context, now, game=game, player=player)
+            # His moves wait for him to send them again: his GM is told at once.
+            self.mail.notice_gm(game, letter, raw, "too_large", kept_id, now, detail)
+            return record("too_large", game_id, player, detail)
 
     def _unauthenticated(
         self,
@@ -890,7 +916,9 @@ class Service:
 
         A registered player gets his personal address again (at his registered
         address); a player of a game that has not started is told when it starts;
-        anybody else is told he is not registered, and the GMs are told.
+        a stranger who wrote to a valid personal address is answered at most once a
+        day (:meth:`_stranger_at_seat`); anybody else is never answered (backscatter),
+        only kept and put in the GM digest.
         """
         seats = self.store.tokens_of(sender)
         with self.store.transaction():
@@ -929,21 +957,94 @@ class Service:
                 start = game.start_at.isoformat() if game.start_at else None
                 self.mail.reply(letter, sender, "not_started", {"start": start}, now, game=game)
                 return record("not_started", game.id)
+            tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
+            seat = next((f for t in tokens if (f := self.store.token(t)) is not None), None)
+            if seat is not None:
+                return self._stranger_at_seat(letter, sender, raw, source, seat, now, record)
+            # Never answered (backscatter: the From of spam is forged); the GMs see
+            # it in their digest.
             kept_id = self.store.keep(source, raw.arrived, "unknown_sender", raw.raw, now)
-            self.mail.reply(
-                letter,
-                sender,
-                "unknown_sender",
-                {"address": sender},
-                now,
-                game=self.config.games[0],
-            )
-            notified: set[str] = set()
-            for game in self.config.games:
-                if game.gm.lower() not in notified:
-                    notified.add(game.gm.lower())
-                    self.mail.notice_gm(game, letter, raw, "unknown_sender", kept_id, now)
+            self.digest.add(None, "unknown_sender", kept_id, letter, now, arrived=raw.arrived)
             return record("unknown_sender")
+
+    def _stranger_at_seat(
+        self,
+        letter: Letter,
+        sender: str,
+        raw: RawMessage,
+        source: str,
+        seat: tuple[str, str, str],
+        now: datetime,
+        record: Callable[..., Outcome],
+    ) -> Outcome:
+        """A sender who plays in no game wrote to a valid personal address (``seat``:
+        game, player, address): perhaps the player from another address. Kept, in the
+        GM digest, and answered (``wrong_sender``, without his Subject) at most once
+        in :data:`STRANGER_ANSWER_EVERY` per sender address."""
+        game = self.game_config(seat[0])
+        kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
+        self.digest.add(game, "wrong_sender", kept_id, letter, now, arrived=raw.arrived)
+        last = self.store.stranger_answered(sender)
+        if last is None or now - last >= STRANGER_ANSWER_EVERY:
+            context = {"address": sender}
+            self.mail.reply(letter, sender, "wrong_sender", context, now, game=game, stranger=True)
+            self.store.record_stranger_answer(sender, now)
+        return record("wrong_sender", seat[0], seat[1])
+
+    def _to_digest(
+        self, letter: Letter, reason: str, kept_id: int, raw: RawMessage, now: datetime
+    ) -> None:
+        """Put a kept mail in the digest of the GMs of its sender's games (of every GM
+        when he plays in none)."""
+        sender = letter.from_address
+        seats = self.store.tokens_of(sender) if sender else []
+        games: list[str | None] = [*dict.fromkeys(game_id for _t, game_id, _p in seats)]
+        for game_id in games or [None]:
+            self.digest.add(game_id, reason, kept_id, letter, now, arrived=raw.arrived)
+
+    def _loop(
+        self,
+        letter: Letter,
+        sender: str,
+        text: str,
+        raw: RawMessage,
+        source: str,
+        game: Game,
+        now: datetime,
+    ) -> str | None:
+        """A player's mail in which pbp understood no command: is it an auto-responder's
+        loop (:func:`pbp.ratelimit.is_loop`: an answer to ours within seconds, or the
+        same text a third time in the hour)? Then it is kept and put in the GM
+        digest, unanswered; returns ``quick_reply`` or ``same_body``, else None."""
+        loop = is_loop(self.store, letter, sender, text, raw.arrived)
+        if loop is not None:
+            kept_id = self.store.keep(source, raw.arrived, "loop", raw.raw, now)
+            self.digest.add(game, "loop", kept_id, letter, now, arrived=raw.arrived, detail=loop)
+        return loop
+
+    def send_owed(self, now: datetime) -> None:
+        """The round's mail that is owed later: the summaries of answers held back by
+        the rate limit whose hour has ended (:mod:`pbp.ratelimit`), then the GM digests
+        whose daily moment has come (:mod:`pbp.digest`); each its own transaction. A
+        failure is logged and retried next round."""
+        try:
+            for recipient in self.store.due_summaries(now):
+                with self.store.transaction():
+                    answers = self.store.take_deferred(recipient)
+                    if not answers:
+                        continue
+                    try:
+                        game = self.game_config(answers[0].game_id)
+                    except KeyError:  # the game left games.yaml meanwhile
+                        game = self.config.games[0]
+                    self.mail.summary(game, recipient, answers, now)
+            self.digest.send_due(now)
+            if self._forgot is None or now - self._forgot >= timedelta(hours=1):
+                with self.store.transaction():
+                    self.store.forget_answers_before(now - FORGET_ANSWERS_AFTER)
+                self._forgot = now
+        except Exception:
+            log.exception("summaries or GM digests failed; retried next round")
 
     def _apply_command(
         self,

@@ -5,7 +5,10 @@ event log of every game, with visibility), ``tokens`` (personal reply addresses)
 ``messages`` (every incoming message ever processed, by source key and
 Message-ID), ``gm_confirmations`` (GM commands by mail waiting for his
 confirmation), ``kept`` (messages set aside for the GM), ``outbox`` (every mail to
-send, with its stable Message-ID and delivery state) and ``reminders``.
+send, with its stable Message-ID and delivery state) and ``reminders``; for the
+answers owed (:mod:`pbp.digest`, :mod:`pbp.ratelimit`): ``digest`` and ``digest_sent``
+(the GM digest), ``answer_windows`` and ``deferred_answers`` (the rate limit),
+``bodies_seen`` (loops) and ``stranger_answers`` (once a day to a stranger).
 
 One transaction per incoming message or deadline: its events, the new state,
 the message's row and every mail it causes are committed together
@@ -119,6 +122,49 @@ CREATE TABLE IF NOT EXISTS reminders (
     due_at TEXT NOT NULL,
     PRIMARY KEY (game_id, due_at)
 );
+CREATE TABLE IF NOT EXISTS digest (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id TEXT,
+    reason TEXT NOT NULL,
+    kept_id INTEGER,
+    sender TEXT,
+    arrived TEXT NOT NULL,
+    detail TEXT,
+    added_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS digest_by_game ON digest(game_id, id);
+CREATE TABLE IF NOT EXISTS digest_sent (
+    gm TEXT PRIMARY KEY,
+    last_id INTEGER NOT NULL,
+    sent_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS answer_windows (
+    recipient TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    answers INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS deferred_answers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    recipient TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    player TEXT,
+    reply_to TEXT,
+    body TEXT NOT NULL,
+    at TEXT NOT NULL,
+    due_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deferred_by_due ON deferred_answers(due_at);
+CREATE INDEX IF NOT EXISTS deferred_by_recipient ON deferred_answers(recipient, id);
+CREATE TABLE IF NOT EXISTS bodies_seen (
+    sender TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bodies_by_sender ON bodies_seen(sender, digest, at);
+CREATE TABLE IF NOT EXISTS stranger_answers (
+    sender TEXT PRIMARY KEY,
+    answered_at TEXT NOT NULL
+);
 """
 
 
@@ -174,7 +220,7 @@ class OutgoingMail:
 
 
 STILL_KEPT = frozenset(
-    {"error", "automatic", "unknown_sender", "wrong_sender", "unreadable", "too_large"}
+    {"error", "automatic", "unknown_sender", "wrong_sender", "unreadable", "too_large", "loop"}
 )
 """Outcomes of ``pbp retry`` that leave a message kept (it may be retried again)."""
 
@@ -815,3 +861,200 @@ class Store:
         self._db.execute(
             "INSERT INTO reminders (game_id, due_at) VALUES (?, ?)", (game_id, to_iso(due_at))
         )
+
+    # --- answers owed: the GM digest, the rate limit, loops ------------------------
+
+    def add_digest_entry(
+        self,
+        game_id: str | None,
+        reason: str,
+        kept_id: int | None,
+        sender: str | None,
+        arrived: datetime,
+        detail: str | None,
+        now: datetime,
+    ) -> int:
+        """Record one line of the GM digest (:mod:`pbp.digest`); ``game_id`` None: for
+        every GM. Returns its id (ids grow: each GM's digest takes those after the last
+        it got, :meth:`digest_sent`)."""
+        cursor = self._db.execute(
+            "INSERT INTO digest (game_id, reason, kept_id, sender, arrived, detail, added_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, reason, kept_id, sender, to_iso(arrived), detail, to_iso(now)),
+        )
+        return int(cursor.lastrowid or 0)
+
+    @staticmethod
+    def _digest_where(after_id: int, game_ids: Sequence[str]) -> tuple[str, list[Any]]:
+        marks = ", ".join("?" for _ in game_ids) or "NULL"
+        return f"id > ? AND (game_id IS NULL OR game_id IN ({marks}))", [after_id, *game_ids]
+
+    def digest_counts(self, after_id: int, game_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """``{reason: (count, highest id)}`` of the digest lines after ``after_id`` for a GM
+        of ``game_ids`` (lines of those games and lines for every GM), one query."""
+        where, args = self._digest_where(after_id, game_ids)
+        rows = self._db.execute(
+            f"SELECT reason, COUNT(*), MAX(id) FROM digest WHERE {where} GROUP BY reason", args
+        )
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+    def digest_entries(
+        self, after_id: int, game_ids: Sequence[str], limit: int
+    ) -> list[DigestEntry]:
+        """The first ``limit`` digest lines after ``after_id`` for a GM of ``game_ids``."""
+        where, args = self._digest_where(after_id, game_ids)
+        rows = self._db.execute(
+            "SELECT id, game_id, reason, kept_id, sender, arrived, detail FROM digest "
+            f"WHERE {where} ORDER BY id LIMIT ?",
+            (*args, limit),
+        )
+        return [DigestEntry(r[0], r[1], r[2], r[3], r[4], from_iso(r[5]), r[6]) for r in rows]
+
+    def digest_sent(self, gm: str) -> tuple[int, datetime] | None:
+        """``(highest digest id sent, when)`` of the GM at ``gm`` (lower-case), or None."""
+        row = self._db.execute(
+            "SELECT last_id, sent_at FROM digest_sent WHERE gm = ?", (gm,)
+        ).fetchone()
+        return (int(row[0]), from_iso(row[1])) if row else None
+
+    def digests_sent(self) -> dict[str, tuple[int, datetime]]:
+        """:meth:`digest_sent` of every GM, one query."""
+        rows = self._db.execute("SELECT gm, last_id, sent_at FROM digest_sent")
+        return {r[0]: (int(r[1]), from_iso(r[2])) for r in rows}
+
+    def mark_digest_sent(self, gm: str, last_id: int, now: datetime) -> None:
+        """Record a digest sent to ``gm`` (inside the transaction that queues it)."""
+        self._db.execute(
+            "INSERT INTO digest_sent (gm, last_id, sent_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (gm) DO UPDATE SET last_id = excluded.last_id, sent_at = excluded.sent_at",
+            (gm, last_id, to_iso(now)),
+        )
+
+    def answer_window(self, recipient: str) -> tuple[datetime, int] | None:
+        """``(start, answers)`` of the rate-limit window of ``recipient`` (lower-case)."""
+        row = self._db.execute(
+            "SELECT started_at, answers FROM answer_windows WHERE recipient = ?", (recipient,)
+        ).fetchone()
+        return (from_iso(row[0]), int(row[1])) if row else None
+
+    def set_answer_window(self, recipient: str, started_at: datetime, answers: int) -> None:
+        """Store the rate-limit window of ``recipient`` (lower-case)."""
+        self._db.execute(
+            "INSERT INTO answer_windows (recipient, started_at, answers) VALUES (?, ?, ?) "
+            "ON CONFLICT (recipient) DO UPDATE SET started_at = excluded.started_at, "
+            "answers = excluded.answers",
+            (recipient, to_iso(started_at), answers),
+        )
+
+    def defer_answer(
+        self,
+        recipient: str,
+        game_id: str,
+        player: str | None,
+        reply_to: str | None,
+        body: str,
+        at: datetime,
+        due_at: datetime,
+    ) -> None:
+        """Keep an answer held back by the rate limit for the summary due at ``due_at``
+        (``player``: the seat it answers, None for the GM's or a stranger's mail)."""
+        self._db.execute(
+            "INSERT INTO deferred_answers (recipient, game_id, player, reply_to, body, at, "
+            "due_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (recipient, game_id, player, reply_to, body, to_iso(at), to_iso(due_at)),
+        )
+
+    def due_summaries(self, now: datetime) -> list[str]:
+        """Recipients with held-back answers whose summary is due at ``now``."""
+        rows = self._db.execute(
+            "SELECT DISTINCT recipient FROM deferred_answers WHERE due_at <= ? ORDER BY recipient",
+            (to_iso(now),),
+        )
+        return [r[0] for r in rows]
+
+    def take_deferred(self, recipient: str) -> list[DeferredAnswer]:
+        """Every held-back answer to ``recipient``, oldest first, removed from the store
+        (inside the transaction that queues their summary)."""
+        rows = self._db.execute(
+            "SELECT id, game_id, player, reply_to, body, at FROM deferred_answers "
+            "WHERE recipient = ? ORDER BY id",
+            (recipient,),
+        ).fetchall()
+        self._db.execute("DELETE FROM deferred_answers WHERE recipient = ?", (recipient,))
+        return [DeferredAnswer(r[0], r[1], r[2], r[3], r[4], from_iso(r[5])) for r in rows]
+
+    def count_bodies(self, sender: str, digest: str, since: datetime) -> int:
+        """How often ``sender`` sent the body with this hash since ``since`` (an index)."""
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM bodies_seen WHERE sender = ? AND digest = ? AND at > ?",
+            (sender, digest, to_iso(since)),
+        ).fetchone()
+        return int(row[0])
+
+    def record_body(self, sender: str, digest: str, at: datetime) -> None:
+        """Remember that ``sender`` sent a body with this hash at ``at`` (loop check)."""
+        self._db.execute(
+            "INSERT INTO bodies_seen (sender, digest, at) VALUES (?, ?, ?)",
+            (sender, digest, to_iso(at)),
+        )
+
+    def stranger_answered(self, sender: str) -> datetime | None:
+        """When ``sender`` (not a player) was last answered, or None."""
+        row = self._db.execute(
+            "SELECT answered_at FROM stranger_answers WHERE sender = ?", (sender,)
+        ).fetchone()
+        return from_iso(row[0]) if row else None
+
+    def record_stranger_answer(self, sender: str, now: datetime) -> None:
+        """Remember that ``sender`` (not a player) was answered at ``now``."""
+        self._db.execute(
+            "INSERT INTO stranger_answers (sender, answered_at) VALUES (?, ?) "
+            "ON CONFLICT (sender) DO UPDATE SET answered_at = excluded.answered_at",
+            (sender, to_iso(now)),
+        )
+
+    def outgoing_at(self, message_id: str) -> datetime | None:
+        """When our mail with this Message-ID was sent (else queued), or None when it is
+        not ours."""
+        row = self._db.execute(
+            "SELECT COALESCE(sent_at, created_at) FROM outbox WHERE message_id = ?",
+            (message_id,),
+        ).fetchone()
+        return from_iso(row[0]) if row else None
+
+    def forget_answers_before(self, moment: datetime) -> None:
+        """Drop loop-check hashes, rate-limit windows and once-a-day marks older than
+        ``moment`` (they decide nothing any more)."""
+        at = to_iso(moment)
+        self._db.execute("DELETE FROM bodies_seen WHERE at < ?", (at,))
+        self._db.execute("DELETE FROM answer_windows WHERE started_at < ?", (at,))
+        self._db.execute("DELETE FROM stranger_answers WHERE answered_at < ?", (at,))
+
+
+@dataclass(frozen=True)
+class DigestEntry:
+    """One line of the GM digest: a mail kept or not answered, and why
+    (``reason``: ``unknown_sender``, ``automatic``, ``loop``, …); ``game_id`` None: it
+    concerns every GM; ``arrived`` is aware (UTC)."""
+
+    id: int
+    game_id: str | None
+    reason: str
+    kept_id: int | None
+    sender: str | None
+    arrived: datetime
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class DeferredAnswer:
+    """An answer held back by the rate limit: its rendered ``body``, the game whose
+    mail it answers, its seat (None: the GM's or a stranger's mail) and the Reply-To
+    it would have had; ``at``: when it was due (aware)."""
+
+    id: int
+    game_id: str
+    player: str | None
+    reply_to: str | None
+    body: str
+    at: datetime

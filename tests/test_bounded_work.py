@@ -26,6 +26,8 @@ from pbp.store import Store
 
 START = utc(2026, 12, 1, 17)
 MOVE_AT = utc(2026, 12, 1, 18)
+#: The GM digest's hour the next morning (09:00 in Moscow).
+DIGEST_AT = utc(2026, 12, 2, 6)
 
 
 @pytest.fixture
@@ -85,8 +87,20 @@ def test_a_strangers_large_mail_is_kept_and_not_answered(table: Table) -> None:
     )
     deliver(table.inbox_path, raw, at=MOVE_AT)
     assert table.run(MOVE_AT) == ["too_large"]
-    assert [m["To"] for m in table.new_mail()] == [GM]
-    assert table.store.kept()[0].raw == header_section(raw)
+    assert table.new_mail() == []  # no answer, no notice: the digest tells the GM
+    [kept] = table.store.kept()
+    assert kept.raw == header_section(raw)
+    table.run(DIGEST_AT)
+    [digest] = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
+    assert (digest["To"], digest["Subject"]) == (
+        GM,
+        "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа",
+    )
+    assert (
+        f"#{kept.id}  01.12.2026 21:00 (Europe/Moscow)  stranger@elsewhere.test  письмо больше допустимого "
+        "размера, не прочитано (сохранены только заголовки)  "
+        f"({len(raw)} bytes, over the limit of 2000000)"
+    ) in body(digest)
 
 
 def test_a_strangers_body_is_never_read(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,9 +201,16 @@ def test_an_entry_that_is_no_message_is_kept_and_nobody_answered(table: Table) -
     raw = RawMessage("odd", None, MOVE_AT, b"", defect="not a regular file: FIFO")
     outcome = table.service.handle(raw, MOVE_AT)
     assert (outcome.outcome, outcome.notes) == ("unreadable", ["not a regular file: FIFO"])
-    assert [k.reason for k in table.store.kept()] == ["unreadable: not a regular file: FIFO"]
+    [kept] = table.store.kept()
+    assert kept.reason == "unreadable: not a regular file: FIFO"
     table.service.flush_outbox(MOVE_AT)
-    assert [m["To"] for m in table.new_mail()] == [GM]
+    assert table.new_mail() == []
+    table.run(DIGEST_AT)
+    [digest] = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
+    assert (
+        f"#{kept.id}  01.12.2026 21:00 (Europe/Moscow)  (без отправителя)  в почтовом ящике не письмо "
+        "(ссылка, каталог, канал), не прочитано  (not a regular file: FIFO)"
+    ) in body(digest)
 
 
 def test_a_kept_mail_over_the_size_limit_cannot_be_retried(table: Table) -> None:

@@ -1605,7 +1605,13 @@ def test_pbp_run_logs_one_info_line_per_message_without_its_text(
         table.send(
             "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 18)
         )
-        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18, 1), sender="x@example.test")
+        table.send(
+            "Кросс",
+            "СТАТУС",
+            at=utc(2026, 12, 1, 18, 1),
+            sender="x@example.test",
+            to="gm@example.test",
+        )
         caplog.set_level("INFO", logger="pbp.service")
         assert table.run(utc(2026, 12, 1, 18, 2)) == ["applied", "unknown_sender"]
     finally:

@@ -171,7 +171,11 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
     assert never == 0
     assert received == expected
     replies = [fact for fact in expected.elements() if fact[1] != "None"]
-    assert sorted(fact[1] for fact in replies) == sorted(m.message_id for m in moves)
+    # Every move is answered, but the third identical line no game reads from one
+    # player within the hour ("как дела?"): a loop, kept unanswered (issue 12).
+    looped = {row[0] for row in calm["messages"] if row[1] == "loop"}
+    answered = [m.message_id for m in moves if m.message_id not in looped]
+    assert sorted(fact[1] for fact in replies) == sorted(answered)
     # Every move is marked done in the daemon's mailbox, and only there.
     flags = [m.flags for m in dovecot.messages(DAEMON)]
     assert len(flags) == MOVES and all("$PbpDone" in f and "\\Seen" not in f for f in flags)

@@ -231,7 +231,9 @@ def test_status_answers_privately_with_hand_shown_cards_and_duties(table: Table)
     assert "Сегодня можно сделать ещё 2 предположения." in status
 
 
-def test_unregistered_sender_is_answered_kept_and_the_gm_told(table: Table) -> None:
+def test_unregistered_sender_is_kept_never_answered_and_in_the_gm_digest(table: Table) -> None:
+    """Backscatter: a stranger's mail is not answered, and the GM gets no notice of
+    it at once: it is a line of his next daily digest (09:00 Moscow = 06:00 UTC)."""
     table.new_mail()
     table.send(
         "Кросс",
@@ -241,13 +243,14 @@ def test_unregistered_sender_is_answered_kept_and_the_gm_told(table: Table) -> N
         to="gm@example.test",
     )
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["unknown_sender"]
-    mails = table.new_mail()
-    assert summary(mails) == [
-        ("stranger@example.test", "Re: ход"),
-        (GM, "[seed-000] Письмо отложено: адрес отправителя не зарегистрирован ни в одной игре"),
-    ]
+    assert table.new_mail() == []
     assert [k.reason for k in table.store.kept()] == ["unknown_sender"]
     assert [s.event.kind for s in table.store.events("seed-000")][-1] == "game_started"
+    table.run(utc(2026, 12, 2, 6))
+    assert summary(table.new_mail()) == [
+        (GM, "[seed-000] Итоги дня 1"),
+        (GM, "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"),
+    ]
 
 
 def test_registered_player_without_token_gets_his_personal_address_again(table: Table) -> None:
@@ -614,9 +617,10 @@ def test_a_manual_close_meant_for_a_day_already_closed_does_nothing(table: Table
     assert days == [1]
 
 
-def test_a_stranger_writing_to_a_players_personal_address_is_an_unknown_sender(
+def test_a_stranger_writing_to_a_players_personal_address_is_kept_not_applied(
     table: Table,
 ) -> None:
+    """Not his seat: nothing applied; kept as mail to another's personal address."""
     table.new_mail()
     to = f"gm+{table.token('Дуг')}@example.test"
     table.send(
@@ -626,8 +630,9 @@ def test_a_stranger_writing_to_a_players_personal_address_is_an_unknown_sender(
         to=to,
         sender="stranger@example.test",
     )
-    assert table.run(utc(2026, 12, 1, 17, 6)) == ["unknown_sender"]
-    assert [k.reason for k in table.store.kept()] == ["unknown_sender"]
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
+    assert [k.reason for k in table.store.kept()] == ["wrong_sender"]
+    assert [s.event.kind for s in table.store.events("seed-000")][-1] == "game_started"
 
 
 def _text(raw: bytes) -> str:

@@ -1,0 +1,490 @@
+"""Answer only where an answer is owed (issue 12, item 3), through :class:`Service` on
+Maildir transports with the injected clock.
+
+Seed 000's game (Europe/Moscow, day close 22:30 = 19:30 UTC, GM gm-person@example.test)
+and, where two GMs matter, a second game run by another GM. The GM digest is due at
+``digest_hour`` (default 9) Moscow time = 06:00 UTC.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+from gamekit import GM, TEMPLATES, Table, body, utc
+
+from pbp.config import load_config
+from pbp.digest import DIGEST_SHOWN, inert
+from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
+from pbp.render import Renderer
+from pbp.service import Service
+from pbp.store import Store
+
+OTHER_GM = "other-gm@example.test"
+SECOND_GAME = """\
+  - id: seed-001
+    kind: cluedo_days
+    locale: en
+    timezone: Europe/Moscow
+    day_closes: "22:30"
+    gm: other-gm@example.test
+    seed: 99
+    players:
+      - {name: Ann, email: ann@example.test}
+      - {name: Bob, email: bob@example.test}
+      - {name: Cat, email: cat@example.test}
+    cards:
+      suspects: [Маша, Петя, Ваня]
+      weapons: [Топор, Пистолет, Канделябр, Молоток, Веревка, Нож]
+      rooms: [Столовая, Спальня, Библиотека]
+    deal:
+      solution: [Маша, Топор, Столовая]
+      hands:
+        Ann: [Петя, Ваня, Нож]
+        Bob: [Спальня, Пистолет, Молоток]
+        Cat: [Библиотека, Канделябр, Веревка]
+"""
+DIGEST_RU = "[seed-000] Сводка за сутки"
+DIGEST_EN = "[seed-001] Daily digest"
+LURE = "Your invoice https://pay.example.test/x"
+NOON = utc(2026, 12, 1, 12)
+
+
+def owed_table(directory: Path, *, mail: str = "", second_gm: bool = False) -> Table:
+    """Seed 000's table with ``mail`` lines added to games.yaml's ``mail:`` and, with
+    ``second_gm``, a second game run by :data:`OTHER_GM`; started at 17:00 UTC."""
+    table = Table(directory)
+    path = directory / "games.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("  personal_address: plus\n", "  personal_address: plus\n" + mail)
+    path.write_text(text + (SECOND_GAME if second_gm else ""), encoding="utf-8")
+    table.store.close()
+    table.config = load_config(path)
+    table.store = Store(table.config.store)
+    table.service = Service(
+        table.config,
+        table.store,
+        Renderer(TEMPLATES),
+        inbox=MaildirInbox(table.inbox_path),
+        transport=MaildirTransport(table.outbox_path),
+        clock=lambda: table.now,
+    )
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()
+    return table
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    table = owed_table(tmp_path)
+    yield table
+    table.close()
+
+
+def mail(
+    table: Table,
+    sender: str,
+    to: str,
+    text: str,
+    *,
+    at: datetime,
+    subject: str = "ход",
+    headers: Sequence[tuple[str, str]] = (),
+) -> str:
+    """Deliver a plain mail into the inbox; its Message-ID."""
+    message = EmailMessage(policy=SMTP)
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Date"] = format_datetime(at)
+    message_id = make_msgid(domain="example.test")
+    message["Message-ID"] = message_id
+    for name, value in headers:
+        message[name] = value
+    message.set_content(text + "\n")
+    deliver(table.inbox_path, bytes(message), at=at)
+    return message_id
+
+
+def personal(table: Table, player: str) -> str:
+    return f"gm+{table.token(player)}@example.test"
+
+
+def to(mails: Sequence[EmailMessage], address: str) -> list[EmailMessage]:
+    return [m for m in mails if m["To"] == address]
+
+
+def digests(mails: Sequence[EmailMessage]) -> list[EmailMessage]:
+    return [m for m in mails if str(m["Subject"]).startswith((DIGEST_RU, DIGEST_EN))]
+
+
+# --- 1. strangers: never answered, one digest per GM -------------------------------------
+
+
+def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
+    tmp_path: Path,
+) -> None:
+    """Backscatter: 2,000 mails with forged senders at third-party domains, a lure in
+    each Subject. Not one answer, not one notice; at 09:00 Moscow each GM gets one
+    digest: the count per reason and the first 50 lines; the lure is nowhere."""
+    table = owed_table(tmp_path, second_gm=True)
+    try:
+        for i in range(2000):
+            sender = f"billing{i}@shop{i % 17}.example.test"
+            mail(
+                table,
+                sender,
+                "gm@example.test",
+                "Pay now",
+                at=utc(2026, 12, 1, 17, 5) + timedelta(milliseconds=i),  # in this order
+                subject=LURE,
+            )
+        started = time.monotonic()
+        outcomes = table.run(utc(2026, 12, 1, 17, 10))
+        elapsed = time.monotonic() - started
+        assert outcomes == ["unknown_sender"] * 2000
+        assert table.new_mail() == []
+        assert len(table.store.kept()) == 2000
+        # Not before the digest moment (05:59 UTC = 08:59 Moscow).
+        table.run(utc(2026, 12, 2, 5, 59))
+        assert digests(table.new_mail()) == []
+
+        table.run(utc(2026, 12, 2, 6, 0))
+        mails = table.new_mail()
+        found = digests(mails)
+        assert [(m["To"], m["Subject"]) for m in found] == [
+            (GM, "[seed-000] Сводка за сутки: 2000 писем отложено или без ответа"),
+            (OTHER_GM, "[seed-001] Daily digest: 2000 mails kept or not answered"),
+        ]
+        lines = body(found[0]).splitlines()
+        assert "  2000 — отправитель не зарегистрирован ни в одной игре (без ответа)" in lines
+        listed = [line for line in lines if line.startswith("#")]
+        assert len(listed) == DIGEST_SHOWN == 50
+        assert listed[0] == (
+            "#1  01.12.2026 20:05 (Europe/Moscow)  billing0@shop0.example.test  "
+            "отправитель не зарегистрирован ни в одной игре (без ответа)"
+        )
+        assert "…и ещё 1950 строк: все они есть в `pbp kept`." in lines
+        english = body(found[1]).splitlines()
+        assert "  2000 — sender registered in no game (not answered)" in english
+        assert "…and 1950 more lines: `pbp kept` lists them all." in english
+        # The lure never left pbp: no answer, notice or digest carries it.
+        for sent in table.sent():
+            assert "invoice" not in str(sent["Subject"]).lower()
+            assert "pay.example.test" not in body(sent)
+        # Once a day: later rounds of the day send no second digest.
+        table.run(utc(2026, 12, 2, 12))
+        assert digests(table.new_mail()) == []
+        assert elapsed < 120  # measured 10.8 s for the 2,000 (2-core dev machine)
+    finally:
+        table.close()
+
+
+def test_a_stranger_at_a_personal_address_is_answered_once_a_day_without_his_subject(
+    table: Table,
+) -> None:
+    """Perhaps the player from another address: answered, but at most once in 24 h per
+    sender address, with pbp's own Subject (never the stranger's)."""
+    doug = personal(table, "Дуг")
+    stranger = "somebody@elsewhere.example.test"
+    mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 17, 5), subject=LURE)
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
+    answers = to(table.new_mail(), stranger)
+    assert [a["Subject"] for a in answers] == ["Письмо на чужой личный адрес"]
+    assert answers[0]["Auto-Submitted"] == "auto-replied"
+
+    mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 18), subject=LURE)
+    mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 2, 17, 5), subject=LURE)
+    assert table.run(utc(2026, 12, 2, 17, 5)) == ["wrong_sender", "wrong_sender"]
+    assert to(table.new_mail(), stranger) == []  # 23 h 59 min after the answer
+    mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 2, 17, 6))
+    assert table.run(utc(2026, 12, 2, 17, 6)) == ["wrong_sender"]
+    assert [a["Subject"] for a in to(table.new_mail(), stranger)] == [
+        "Письмо на чужой личный адрес"
+    ]
+    # Nothing applied, each kept; the GM sees them in his digest, not one by one.
+    assert [k.reason for k in table.store.kept()] == ["wrong_sender"] * 4
+    kinds = [s.event.kind for s in table.store.events("seed-000")]
+    assert "no_refutation" not in kinds
+
+
+def test_a_players_mail_to_another_players_address_is_still_answered_and_noticed_at_once(
+    table: Table,
+) -> None:
+    """A player is owed an answer; the GM hears of it at once (a token passed on)."""
+    mail(table, "cross@example.test", personal(table, "Дуг"), "СТАТУС", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
+    assert [(m["To"], m["Subject"]) for m in table.new_mail()] == [
+        ("cross@example.test", "Re: ход"),
+        (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
+    ]
+
+
+# --- 2. the digest: once a day, never empty -----------------------------------------------
+
+
+def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
+    stranger = "nobody@elsewhere.example.test"
+    mail(table, stranger, "gm@example.test", "hi", at=utc(2026, 12, 1, 17, 5))
+    mail(
+        table,
+        "cross@example.test",
+        personal(table, "Кросс"),
+        "В отпуске",
+        at=utc(2026, 12, 1, 17, 6),
+        headers=[("Auto-Submitted", "auto-replied")],
+    )
+    assert table.run(utc(2026, 12, 1, 17, 10)) == ["unknown_sender", "automatic"]
+    assert table.new_mail() == []
+
+    table.run(utc(2026, 12, 2, 6, 3))  # the first round after 09:00 Moscow
+    (digest,) = digests(table.new_mail())
+    assert digest["Subject"] == "[seed-000] Сводка за сутки: 2 письма отложено или без ответа"
+    assert digest["Auto-Submitted"] == "auto-generated"
+    assert [line for line in body(digest).splitlines() if line[:1] in ("#", " ")] == [
+        "  1 — автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)",
+        "  1 — отправитель не зарегистрирован ни в одной игре (без ответа)",
+        "#1  01.12.2026 20:05 (Europe/Moscow)  nobody@elsewhere.example.test  "
+        "отправитель не зарегистрирован ни в одной игре (без ответа)",
+        "#2  01.12.2026 20:06 (Europe/Moscow)  cross@example.test  "
+        "автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000]",
+    ]
+
+    # A stranger after the digest: not before tomorrow's 09:00.
+    mail(table, stranger, "gm@example.test", "hi again", at=utc(2026, 12, 2, 6, 30))
+    table.run(utc(2026, 12, 2, 7))
+    table.run(utc(2026, 12, 3, 5, 59))
+    assert digests(table.new_mail()) == []
+    table.run(utc(2026, 12, 3, 6))
+    (digest,) = digests(table.new_mail())
+    assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
+    assert "#3  02.12.2026 09:30 (Europe/Moscow)" in body(digest)
+    # Nothing new: no digest at all.
+    for day in (4, 5):
+        table.run(utc(2026, 12, day, 6))
+        assert digests(table.new_mail()) == []
+
+
+def test_the_digest_hour_is_a_setting_in_the_games_local_time(tmp_path: Path) -> None:
+    table = owed_table(tmp_path, mail="  digest_hour: 21\n")  # 21:00 Moscow = 18:00 UTC
+    try:
+        mail(table, "x@elsewhere.example.test", "gm@example.test", "hi", at=utc(2026, 12, 1, 17, 5))
+        table.run(utc(2026, 12, 1, 17, 59))
+        assert digests(table.new_mail()) == []
+        table.run(utc(2026, 12, 1, 18))
+        assert len(digests(table.new_mail())) == 1
+    finally:
+        table.close()
+
+
+def test_digest_lines_are_inert() -> None:
+    """Sender and detail: no control or format characters, one line, cut."""
+    assert inert("evil\r\nBcc: x@example.test\x1b[31m\u202e", 80) == "evil Bcc: x@example.test [31m"
+    assert inert("a" * 100, 10) == "a" * 9 + "…"
+
+
+# --- 3. the rate limit ------------------------------------------------------------------------
+
+
+def test_40_status_mails_in_an_hour_get_30_answers_a_slow_down_and_one_summary(
+    table: Table,
+) -> None:
+    """Rate limit (mail: max_answers_per_hour, 30): the 31st mail is answered "slow
+    down", the rest are still applied, and their answers come in one summary in the
+    first round after the hour."""
+    cross = personal(table, "Кросс")
+    for i in range(40):
+        text = "СТАТУС"
+        if i == 35:
+            text = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг\nСТАТУС"
+        mail(table, "cross@example.test", cross, text, at=utc(2026, 12, 1, 17, 5, i))
+    outcomes = table.run(utc(2026, 12, 1, 17, 10))
+    assert outcomes == ["status"] * 35 + ["applied"] + ["status"] * 4
+    mails = table.new_mail()
+    answers = to(mails, "cross@example.test")
+    assert len(answers) == 31
+    assert all(a["Subject"] == "Re: ход" for a in answers)
+    assert ["этот предел достигнут" in body(a) for a in answers] == [False] * 30 + [True]
+    assert "до 01.12.2026 21:10 (Europe/Moscow)" in body(answers[30])
+    # His move is applied at once: Дуг is asked to refute it.
+    suggestions = [
+        s.event.data["suggester"]
+        for s in table.store.events("seed-000")
+        if s.event.kind == "suggestion_made"
+    ]
+    assert suggestions == ["Кросс"]
+    assert len(to(mails, "doug@example.test")) == 1
+
+    table.run(utc(2026, 12, 1, 18, 9))  # the hour is not over
+    assert to(table.new_mail(), "cross@example.test") == []
+    table.run(utc(2026, 12, 1, 18, 10))
+    (summary,) = to(table.new_mail(), "cross@example.test")
+    assert summary["Subject"] == "[seed-000] Ответы на ваши последние письма: 10 писем"
+    assert summary["Reply-To"] == cross
+    text = body(summary)
+    assert text.count("=== Письмо прочитано 01.12.2026 20:10 (Europe/Moscow) ===") == 10
+    assert text.count("Понял: ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг") == 1
+    # A new hour: answered one by one again; the summary went once.
+    mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 18, 11))
+    table.run(utc(2026, 12, 1, 18, 12))
+    assert [a["Subject"] for a in to(table.new_mail(), "cross@example.test")] == ["Re: ход"]
+
+
+def test_the_rate_limit_is_a_setting(tmp_path: Path) -> None:
+    table = owed_table(tmp_path, mail="  max_answers_per_hour: 2\n")
+    try:
+        cross = personal(table, "Кросс")
+        for i in range(4):
+            mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 17, 5, i))
+        table.run(utc(2026, 12, 1, 17, 10))
+        answers = to(table.new_mail(), "cross@example.test")
+        assert ["этот предел достигнут" in body(a) for a in answers] == [False, False, True]
+        assert "не больше чем на 2 письма в час" in body(answers[2])
+    finally:
+        table.close()
+
+
+# --- 4. loops without RFC 3834 headers ------------------------------------------------------
+
+
+class Vacation:
+    """A player's auto-responder without RFC 3834 headers: it answers every mail pbp
+    sends him, ``delay`` after it, threaded to it (In-Reply-To)."""
+
+    def __init__(self, table: Table, delay: timedelta) -> None:
+        self.table = table
+        self.delay = delay
+        self.answered = 0
+
+    def answer(self, mails: Sequence[EmailMessage], sent_at: datetime) -> datetime:
+        """Answer every mail to the player among ``mails``; the last arrival."""
+        at = sent_at
+        for sent in to(mails, "cross@example.test"):
+            at = sent_at + self.delay
+            mail(
+                self.table,
+                "cross@example.test",
+                str(sent["Reply-To"]),
+                "Я в отпуске до понедельника, отвечу позже.",
+                at=at,
+                subject=f"Re: {sent['Subject']}",
+                headers=[("In-Reply-To", str(sent["Message-ID"]))],
+            )
+            self.answered += 1
+        return at
+
+
+@pytest.mark.parametrize(
+    ("delay", "answers"),
+    [
+        # Within seconds: its first answer is seen as a loop (an answer to ours).
+        (timedelta(seconds=5), 1),
+        # Slower: answered twice ("no command"); the third identical text is a loop.
+        (timedelta(minutes=3), 3),
+    ],
+)
+def test_a_vacation_responder_without_rfc3834_headers_makes_no_loop(
+    table: Table, delay: timedelta, answers: int
+) -> None:
+    responder = Vacation(table, delay)
+    now = utc(2026, 12, 1, 17, 5)
+    mail(table, "cross@example.test", personal(table, "Кросс"), "СТАТУС", at=now)
+    sent: list[EmailMessage] = []
+    for _ in range(10):
+        now += timedelta(seconds=1)
+        table.run(now)
+        fresh = table.new_mail()
+        sent += to(fresh, "cross@example.test")
+        arrived = responder.answer(fresh, now)
+        now = max(now, arrived) + timedelta(seconds=5)
+    # Mails exchanged: his STATUS, then our answers and one automatic answer to each.
+    assert len(sent) == answers
+    assert responder.answered == answers
+    assert sent[0]["Subject"] == "Re: ход"
+    assert [k.reason for k in table.store.kept()] == ["loop"]
+    table.run(utc(2026, 12, 2, 6))
+    (digest,) = digests(table.new_mail())
+    assert "петля автоответчика (без ответа)" in body(digest)
+
+
+def test_the_same_status_mail_three_times_is_no_loop(table: Table) -> None:
+    """A mail with a command pbp understood is always answered (within the rate limit)."""
+    cross = personal(table, "Кросс")
+    for minute in (5, 6, 7):
+        mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 17, minute))
+    assert table.run(utc(2026, 12, 1, 17, 8)) == ["status"] * 3
+    assert len(to(table.new_mail(), "cross@example.test")) == 3
+
+
+def test_a_player_answering_within_seconds_with_a_move_is_answered(table: Table) -> None:
+    cross = personal(table, "Кросс")
+    mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 5, 1))
+    (answer,) = to(table.new_mail(), "cross@example.test")
+    mail(
+        table,
+        "cross@example.test",
+        cross,
+        "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг",
+        at=utc(2026, 12, 1, 17, 5, 10),
+        headers=[("In-Reply-To", str(answer["Message-ID"]))],
+    )
+    assert table.run(utc(2026, 12, 1, 17, 5, 11)) == ["applied"]
+    assert len(to(table.new_mail(), "cross@example.test")) == 1
+
+
+# --- 5. crashes, and an old store ------------------------------------------------------------
+
+
+def test_a_strangers_mail_that_crashes_goes_to_the_digest_unanswered(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player's crash is a notice at once (tests/test_service.py); a stranger's waits
+    for the digest and is never answered."""
+
+    def crash(*_args: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(Service, "_no_seat", crash)
+    mail(table, "x@elsewhere.example.test", "gm@example.test", "hi", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["error"]
+    assert table.new_mail() == []
+    table.run(utc(2026, 12, 2, 6))
+    (digest,) = digests(table.new_mail())
+    assert (
+        "#1  01.12.2026 20:05 (Europe/Moscow)  x@elsewhere.example.test  "
+        "письмо постороннего вызвало ошибку программы" in body(digest).splitlines()
+    )
+
+
+def test_a_store_made_before_the_digest_gets_its_tables_when_opened(tmp_path: Path) -> None:
+    """An upgraded daemon opens an old store: the new tables appear (CREATE TABLE IF
+    NOT EXISTS), the old rows stay."""
+    path = tmp_path / "old.sqlite3"
+    with Store(path) as store:
+        store.add_token("tok", "seed-000", "Кросс", "cross@example.test")
+    new_tables = (
+        "digest",
+        "digest_sent",
+        "answer_windows",
+        "deferred_answers",
+        "bodies_seen",
+        "stranger_answers",
+    )
+    db = sqlite3.connect(path)
+    for name in new_tables:
+        db.execute(f"DROP TABLE {name}")
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        assert store.token("tok") == ("seed-000", "Кросс", "cross@example.test")
+        with store.transaction():
+            store.add_digest_entry(None, "unknown_sender", 1, "x@example.test", NOON, None, NOON)
+        assert store.digest_counts(0, ["seed-000"]) == {"unknown_sender": (1, 1)}
