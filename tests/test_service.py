@@ -248,7 +248,8 @@ def test_unregistered_sender_is_kept_never_answered_and_in_the_gm_digest(table: 
     assert [s.event.kind for s in table.store.events("seed-000")][-1] == "game_started"
     table.run(utc(2026, 12, 2, 6))
     assert summary(table.new_mail()) == [
-        (GM, "[seed-000] Итоги дня 1"),
+        (GM, "[seed-000] Итоги дня 1 — BBCode"),
+        (GM, "[seed-000] Итоги дня 1 — Markdown"),
         (GM, "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"),
     ]
 
