@@ -206,8 +206,8 @@ def run(config_path: Path, once: bool, now: str | None, fresh: bool) -> None:
         service = _service(config)
         if not fresh and service.store.is_empty():
             _refuse_if_served(config, service, leftover)
-        # Bodies are read in a child process killed at its budget (ended at exit).
-        service.reader = ChildReader(config.mail.cpu_seconds_per_message)
+        # Bodies are read in a child process killed at its budget.
+        reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
         for warning in seat_warnings(config, service.store):
             log.warning("%s", warning)
         try:
@@ -228,6 +228,8 @@ def run(config_path: Path, once: bool, now: str | None, fresh: bool) -> None:
             if once:
                 log.error("%s", error)
             raise click.exceptions.Exit(1) from None
+        finally:
+            reader.close()
 
 
 def _leftover_log(store: Path) -> str | None:

@@ -96,5 +96,9 @@ def test_a_status_after_each_hostile_mail_is_answered_within_two_seconds(
         assert to("spam@elsewhere.test") == []
     finally:
         daemon.send_signal(signal.SIGTERM)
-        output, _ = daemon.communicate(timeout=30)
+        try:
+            output, _ = daemon.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            output, _ = daemon.communicate()
     assert daemon.returncode == 0, output

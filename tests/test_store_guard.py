@@ -90,7 +90,7 @@ def test_run_refuses_an_empty_store_when_done_holds_mail_and_fresh_deals_anew(
 
     assert pbp(config, "run", "--once", "--now", NOW, "--fresh")[:2] == (0, "")
     assert games(store) == ["seed-000"]
-    assert len(read_maildir(outbox)) == 5  # three hands, the GM sheet, the opening post
+    assert len(read_maildir(outbox)) == 6  # three hands, the GM sheet, the opening post (BBCode, Markdown)
     # From now on the store has history of its own: no --fresh needed.
     assert pbp(config, "run", "--once", "--now", NOW)[:2] == (0, "")
 
@@ -101,7 +101,7 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
     config = write_config(tmp_path)
     store, outbox = tmp_path / "pbp.sqlite3", tmp_path / "mail" / "outbox"
     assert pbp(config, "run", "--once", "--now", NOW)[0] == 0
-    assert len(read_maildir(outbox)) == 5
+    assert len(read_maildir(outbox)) == 6
     # The store is lost (deleted by hand, its write-ahead log left behind).
     shutil.copy(store, tmp_path / "backup.sqlite3")
     store.unlink()
@@ -113,7 +113,7 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
         refusal(
             store,
             f"the write-ahead log {store}-wal of a deleted store; "
-            f"5 messages sent by pbp in {outbox}",
+            f"6 messages sent by pbp in {outbox}",
         ),
     )
     # Restored as the message says: the games go on, nothing is dealt again.
@@ -121,7 +121,7 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
         (tmp_path / leftover).unlink(missing_ok=True)
     shutil.copy(tmp_path / "backup.sqlite3", store)
     assert pbp(config, "run", "--once", "--now", NOW)[:2] == (0, "")
-    assert len(read_maildir(outbox)) == 5
+    assert len(read_maildir(outbox)) == 6
 
 
 def test_run_refuses_an_empty_store_when_imap_holds_done_mail_and_fresh_deals_anew(
@@ -266,7 +266,7 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
         text=True,
     )
     try:
-        assert _wait(lambda: len(read_maildir(outbox)) == 5, 30)
+        assert _wait(lambda: len(read_maildir(outbox)) == 6, 30)
         time.sleep(1)  # waiting for mail now
         store.unlink()
         deleted_at = time.monotonic()
@@ -277,6 +277,8 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
         if daemon.poll() is None:
             daemon.send_signal(signal.SIGKILL)
             daemon.wait()
+        assert daemon.stdout is not None
+        daemon.stdout.close()  # also when the test failed before communicate()
     records = [re.sub(r"^\S+ \S+ ", "", line) for line in output.splitlines()]
     errors = [line for line in records if line.startswith("ERROR")]
     assert (code, errors) == (1, [f"ERROR pbp.daemon: {deleted(store)}"]), output
