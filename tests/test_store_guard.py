@@ -90,7 +90,8 @@ def test_run_refuses_an_empty_store_when_done_holds_mail_and_fresh_deals_anew(
 
     assert pbp(config, "run", "--once", "--now", NOW, "--fresh")[:2] == (0, "")
     assert games(store) == ["seed-000"]
-    assert len(read_maildir(outbox)) == 6  # three hands, the GM sheet, the opening post (BBCode, Markdown)
+    # Three hands, the GM sheet, the opening post (BBCode and Markdown).
+    assert len(read_maildir(outbox)) == 6
     # From now on the store has history of its own: no --fresh needed.
     assert pbp(config, "run", "--once", "--now", NOW)[:2] == (0, "")
 
