@@ -818,7 +818,8 @@ class GmDesk:
         order, once, at the reply's arrival, and answered with ``gm_result`` (outcome
         ``gm_applied`` / ``gm_refused``); once more, it is answered "already done"
         (``gm_confirmed_already``); too late, "expired" (``gm_confirm_expired``).
-        From another address it is kept for the GM (``wrong_sender``) and not answered.
+        From another address it is kept for the GM (``wrong_confirmer``: he is told at
+        once, the confirmation address reached somebody else) and not answered.
         """
         service = self.service
         game_id = confirmation.game_id
@@ -826,9 +827,9 @@ class GmDesk:
         at = raw.arrived
         if sender != self.registered(game_id):
             with self.store.transaction():
-                kept_id = self.store.keep(source, at, "wrong_sender", raw.raw, now)
-                service.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
-                return record("wrong_sender", game_id)
+                kept_id = self.store.keep(source, at, "wrong_confirmer", raw.raw, now)
+                service.mail.notice_gm(game, letter, raw, "wrong_confirmer", kept_id, now)
+                return record("wrong_confirmer", game_id)
         if confirmation.done_at is not None or at > confirmation.expires_at:
             template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
             with self.store.transaction():

@@ -220,7 +220,16 @@ class OutgoingMail:
 
 
 STILL_KEPT = frozenset(
-    {"error", "automatic", "unknown_sender", "wrong_sender", "unreadable", "too_large", "loop"}
+    {
+        "error",
+        "automatic",
+        "unknown_sender",
+        "wrong_sender",
+        "wrong_confirmer",
+        "unreadable",
+        "too_large",
+        "loop",
+    }
 )
 """Outcomes of ``pbp retry`` that leave a message kept (it may be retried again)."""
 

@@ -146,8 +146,14 @@ def test_a_confirmation_from_another_address_or_too_late_applies_nothing(table: 
     table.run(utc(2026, 12, 1, 18, 1))
     code_address = str(table.new_mail()[0]["Reply-To"])
     mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 5), sender=EVIL)
-    assert table.run(utc(2026, 12, 1, 18, 6)) == ["wrong_sender"]
-    assert recipients(table) == [GM]  # the GM's notice; the forger gets nothing
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["wrong_confirmer"]
+    [notice] = table.new_mail()  # the GM's notice at once; the forger gets nothing
+    assert (notice["To"], notice["Subject"]) == (
+        GM,
+        "[seed-000] Письмо отложено: на письмо-подтверждение ответили не с адреса ведущего: "
+        "адрес подтверждения попал к кому-то ещё",
+    )
+    assert [k.reason for k in table.store.kept()] == ["wrong_confirmer"]
     mail(table, "да", to=code_address, at=utc(2026, 12, 2, 18, 2))
     assert table.run(utc(2026, 12, 2, 18, 3)) == ["gm_confirm_expired"]
     assert table.store.last_event(GAME, ("gm_pause",)) is None
