@@ -352,8 +352,8 @@ class GmDesk:
         order; each as a :class:`RawMessage` keyed by its original source key."""
         waiting = [
             kept
-            for kept in self.store.kept()
-            if kept.reason == f"{HELD}{game_id}" and not self.store.seen(kept.source + REPLAYED)
+            for kept in self.store.kept_for(f"{HELD}{game_id}")
+            if not self.store.seen(kept.source + REPLAYED)
         ]
         waiting.sort(key=lambda kept: (kept.arrived, kept.id))
         return [RawMessage(kept.source, None, kept.arrived, kept.raw) for kept in waiting]
@@ -781,6 +781,8 @@ class GmDesk:
                 now,
                 game=game,
                 token=code,
+                # Its own Subject: a forger must not title the mail that asks for a reply.
+                stranger=True,
             )
             return record("gm_pending", game.id, GM_SEAT, note=f"{len(pending)} lever(s)")
 

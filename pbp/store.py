@@ -105,6 +105,7 @@ CREATE TABLE IF NOT EXISTS kept (
     kept_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS kept_by_source ON kept(source);
+CREATE INDEX IF NOT EXISTS kept_by_reason ON kept(reason);
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     message_id TEXT NOT NULL UNIQUE,
@@ -749,6 +750,12 @@ class Store:
     def kept(self) -> list[KeptMessage]:
         """Every message set aside, oldest first."""
         return [self._kept(r) for r in self._db.execute(self._KEPT + "ORDER BY id")]
+
+    def kept_for(self, reason: str) -> list[KeptMessage]:
+        """The messages set aside with exactly this ``reason``, oldest first (one indexed
+        query: a round never loads every kept mail, whatever strangers sent)."""
+        rows = self._db.execute(self._KEPT + "WHERE reason = ? ORDER BY id", (reason,))
+        return [self._kept(r) for r in rows]
 
     def kept_message(self, kept_id: int) -> KeptMessage | None:
         """One kept message by its id (``pbp kept``), or None."""

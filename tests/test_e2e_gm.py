@@ -67,8 +67,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     result = outcomes(service.run_once(clock.real()))
     assert result == [("gm_applied", "@gm")], mailbox(dovecot, GM)[-1].body
     announcement, _markdown, answer = mailbox(dovecot, GM)[-3:]
-    # The reply to the reply to the sheet (this helper prefixes "Re: " each time).
-    assert answer.subject == "Re: Re: [e2e-1] Лист ГМа: решение и карты"
+    assert answer.subject == "Re: [e2e-1] Подтвердите команды ведущего"
     assert "> ПАУЗА -- ведущий в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
     assert announcement.subject == "[e2e-1] Объявление для форума — BBCode"
     assert "[b]Игра приостановлена.[/b] ведущий в отъезде" in announcement.body

@@ -97,7 +97,7 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     assert table.store.game(GAME) is not None
     assert table.store.schedule(GAME) == (False, utc(2026, 12, 1, 19, 30))
     (confirm,) = table.new_mail()
-    assert summary([confirm]) == [(GM, "Re: команды")]
+    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ведущего")]
     code = str(confirm["Reply-To"]).removeprefix("gm+").removesuffix("@example.test")
     assert len(code) == 16 and code != table.store.player_token(GAME, GM_SEAT)
     text = body(confirm)
