@@ -131,6 +131,7 @@ SHAPES: list[Shape] = [
     _plain("outlook_from_lines", "From: x\n", text=None),
     _plain("client_footers", "Sent from my iPhone\n", text=None),
     _plain("underscore_lines", "________\n", text=None),
+    _plain("underscore_dash_lines", "_\n-\n", text=None),
     _plain("forum_quote_opens", "[quote=", text=None),
     _plain("forum_quotes", "[quote]x[/quote]", text=None),
     # Transfer encodings and format=flowed.
@@ -161,6 +162,8 @@ SHAPES: list[Shape] = [
         "html_style_block", HTML, lambda n: f"<style>{_repeat('a{b:c}', n)}</style>{MOVE}".encode()
     ),
     Shape("html_comment", HTML, lambda n: f"<!--{_repeat('x', n)}-->{MOVE}".encode()),
+    _html("html_comment_opens", "<!--"),
+    _html("html_comments", "<!--x-->"),
     Shape("html_cr_runs", HTML, lambda n: (f"<p>{MOVE}</p>" + "\r" * n).encode()),
     # MIME nesting (item 9).
     Shape("nested_rfc822", b"Content-Type: message/rfc822", _nested_rfc822, "", "", "too_deep"),

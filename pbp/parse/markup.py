@@ -8,6 +8,8 @@ the markup with one linear scan and hands on a copy that
   ``gmail_signature``, Thunderbird's ``moz-cite-prefix``/``moz-signature`` and every
   ``<blockquote>``), each cut from its start tag to the end tag that closes it (same
   name, nesting counted), or to the end when it is never closed;
+- lacks comments (``<!-- … -->``; an unclosed one hides the rest of the body, as a
+  browser shows it);
 - has every ``<`` that starts no tag, comment or declaration written ``&lt;``
   (``HTMLParser`` is quadratic on ``<b<b<b…`` and slow on runs of ``<``);
 - nests lists (``ul``, ``ol``) and ``blockquote`` at most :data:`MAX_NESTING` deep
@@ -116,8 +118,8 @@ def _nth(char: str, text: str, start: int, count: int) -> int:
 
 
 def tame_html(html: str) -> str:
-    """``html`` as :func:`html_to_text` hands it to html2text (module doc): quotes and
-    signatures cut out, stray ``<`` escaped, list and blockquote nesting capped at
+    """``html`` as :func:`html_to_text` hands it to html2text (module doc): quotes,
+    signatures and comments cut out, stray ``<`` escaped, list and blockquote nesting capped at
     :data:`MAX_NESTING`, cut after :data:`MAX_TAGS` tags. Linear in ``len(html)``.
 
     >>> tame_html('<p>REFUTE 7 нож</p><div class="gmail_quote">old</div><b<b')
@@ -149,10 +151,14 @@ def tame_html(html: str) -> str:
             continue
         end = markup.end()
         if markup.group("comment"):
+            # A comment holds no text: left out. HTMLParser would look for the end of
+            # an unclosed one again from each later ``<!--`` (quadratic); a browser
+            # shows nothing after it, and neither does html2text then.
             close = html.find("-->", end)
-            end = len(html) if close < 0 else close + 3
-            out.append(html[pos:end])
-            pos = end
+            out.append(html[pos:at])
+            if close < 0:
+                break
+            pos = close + 3
             continue
         name = (markup.group("name") or "").lower()
         if markup.group("end"):

@@ -128,6 +128,12 @@ MAX_BOUNDARY_LINES = 1000
 #: level and fail near a thousand.
 MAX_PART_DEPTH = 50
 
+#: Most lines of a text part read (after line breaks are made ``\n``); the rest is not
+#: looked at. The quote and signature reader spends microseconds on each line, and the
+#: game parsers read the first :data:`~pbp.parse.commands.MAX_LINES` lines of what is
+#: left: no move is written below twenty thousand lines of one's own mail.
+MAX_TEXT_LINES = 20_000
+
 #: What some tools write before the first header line: byte-order marks (UTF-8, and
 #: the UTF-8 encoding of a decoded UTF-16 one) and blank lines; the parser would take
 #: the whole message for a body.
@@ -660,6 +666,7 @@ def _part_text(part: Message) -> str:
     payload = _payload(part)
     text, _codec = decode_bytes(payload, part.get_content_charset())
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = "\n".join(text.split("\n", MAX_TEXT_LINES)[:MAX_TEXT_LINES])
     if part.get_content_type() == "text/plain" and part.get_param("format") == "flowed":
         delsp = str(part.get_param("delsp") or "").lower() == "yes"
         text = unflow(text, delsp)
