@@ -592,8 +592,9 @@ class Service:
                     None, "odd_entry", kept_id, None, now, arrived=raw.arrived, detail=raw.defect
                 )
                 return record("unreadable", note=raw.defect)
-        if letter.from_problem is not None:
-            # No single sender to trust or answer (several addresses, a source route).
+        if letter.from_problem is not None and not (letter.automatic and sender is None):
+            # No single sender to trust or answer (several addresses, a source route,
+            # an address no one can read; a bounce from "MAILER-DAEMON" is automatic).
             with self.store.transaction():
                 reason = f"forged_from: {letter.from_problem}"
                 kept_id = self.store.keep(source, raw.arrived, reason, raw.raw, now)

@@ -276,6 +276,8 @@ def test_without_dmarc_a_players_mail_needs_aligned_dkim_or_spf(
         (f"{EMAILS['Кросс']}, {EVIL}", "several addresses"),
         ("Кросс <@evil.test:cross@example.test>", "source route"),
         ("<@evil.test,@relay.test:cross@example.test>", "source route"),
+        (f"<{EMAILS['Кросс']}> <{EVIL}>", "no readable address"),
+        ("cross@example.test\x00evil", "no readable address"),
     ],
 )
 def test_a_from_of_several_addresses_or_a_source_route_is_kept_and_never_answered(
@@ -286,6 +288,21 @@ def test_a_from_of_several_addresses_or_a_source_route_is_kept_and_never_answere
     (kept,) = table.store.kept()
     assert kept.reason == f"forged_from: {problem}"
     assert "suggestion_made" not in kinds(table)
+    assert recipients(table) == []
+
+
+def test_a_from_written_as_an_encoded_word_names_no_address(table: Table) -> None:
+    """RFC 2047 §5: an encoded-word never stands in an addr-spec; it was read as
+    automatic mail."""
+    raw = (
+        "From: =?utf-8?q?cross=40example.test?=\r\nTo: gm+"
+        + table.token("Кросс")
+        + "@example.test\r\nSubject: move\r\nMessage-ID: <ew@example.test>\r\n\r\nСТАТУС\r\n"
+    )
+    deliver(table.inbox_path, raw.encode(), at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["forged_from"]
+    (kept,) = table.store.kept()
+    assert kept.reason == "forged_from: no readable address"
     assert recipients(table) == []
 
 

@@ -83,7 +83,9 @@ class Letter:
       applied nor answered): ``"several From fields"``, ``"several addresses"`` (RFC
       5322 §3.6.2 allows a mailbox-list only with a Sender; pbp takes one author),
       ``"source route"`` (``<@evil.test:player@example.test>``, the obsolete route
-      of RFC 5322 §4.4) or ``"group"`` (``Players: a@example.test;``).
+      of RFC 5322 §4.4), ``"group"`` (``Players: a@example.test;``) or ``"no readable
+      address"`` (``<a@example.test> <b@example.test>``, a NUL inside, an address
+      written as an encoded-word).
     - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601)
       as runs of adjacent fields, topmost run first, each field's value unfolded
       (``(("mx.example.test; dmarc=pass header.from=example.test",),)``); read by
@@ -152,7 +154,8 @@ _VACATION_SUBJECT = re.compile(
 )
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _MSG_ID = re.compile(r"<[^<>\s]+>")
-_ADDR_SPEC = re.compile(r"[^\s<>()\[\],;:\"'@]+@[^\s<>()\[\],;:\"'@]+")
+#: One plausible addr-spec: no white space, controls (NUL…), specials or second ``@``.
+_ADDR_SPEC = re.compile(r"[^\s\x00-\x1f\x7f<>()\[\],;:\"'@]+@[^\s\x00-\x1f\x7f<>()\[\],;:\"'@]+")
 _LINE_BREAKS = re.compile(r"[\r\n]")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
@@ -545,6 +548,8 @@ def _from(msg: Message) -> tuple[str | None, str, str | None]:
     for name, addr in found:
         if addr is not None:
             return addr.lower(), name, problem
+    if problem is None and value.strip():
+        problem = "no readable address"
     return None, "", problem
 
 
