@@ -1,7 +1,7 @@
 """Maildir hardening (issue 12, item 8): only regular files are read.
 
-A directory, a FIFO, a socket or a symbolic link (to a file outside the Maildir, or
-dangling) in ``new/`` is never opened or followed and never blocks a round: it comes
+A directory, a FIFO, a socket, a symbolic link (to a file outside the Maildir, or
+dangling) or a hard link (a second name of a file elsewhere) in ``new/`` is never opened or followed and never blocks a round: it comes
 back unread with a ``defect`` and one WARNING line, and ``mark_done`` moves it into
 ``.done`` like mail (``rename``: a link stays a link, a directory moves whole).
 """
@@ -45,6 +45,10 @@ def _dangling(path: Path, secret: Path) -> None:
     os.symlink(secret.parent / "nothing-here", path)
 
 
+def _hard_link(path: Path, secret: Path) -> None:
+    os.link(secret, path)
+
+
 def _socket(path: Path, secret: Path) -> None:
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(path))
@@ -56,6 +60,7 @@ ODD: dict[str, tuple[Callable[[Path, Path], None], str]] = {
     "symlink": (_symlink, "not a regular file: symlink"),
     "dangling symlink": (_dangling, "not a regular file: symlink"),
     "socket": (_socket, "not a regular file: socket"),
+    "hard link": (_hard_link, "not a regular file: hard link (2 names)"),
 }
 
 
@@ -111,6 +116,33 @@ def test_an_entry_that_is_no_regular_file_comes_unread_with_its_defect_and_moves
     assert kind != "directory" or (moved / "inside").read_bytes() == SECRET
     assert secret.read_bytes() == SECRET  # the link's target is untouched
     assert inbox.fetch_new() == []
+
+
+def test_a_fresh_hard_link_is_a_delivery_in_progress_read_once_it_has_one_name(
+    tmp_path: Path,
+) -> None:
+    """qmail and Postfix deliver by linking ``tmp/`` into ``new/`` and then unlinking
+    ``tmp/``: for an instant the mail has two names, and is left for the next round."""
+    box = tmp_path / "inbox"
+    inbox = MaildirInbox(box)
+    tmp = box / "tmp" / "1764600000.M4P4Q4.mda"
+    tmp.write_bytes(MAIL)
+    os.link(tmp, box / "new" / tmp.name)
+    assert inbox.fetch_new() == []
+    tmp.unlink()
+    (got,) = inbox.fetch_new()
+    assert (got.key, got.raw, got.defect) == (tmp.name, MAIL, None)
+
+
+def test_a_mail_kept_before_a_crash_has_two_names_and_is_still_read(tmp_path: Path) -> None:
+    """``keep`` hard-links a kept mail into ``.pbp-kept``; a crash before ``mark_done``
+    leaves it in ``new/`` with two names, which is no foreign link."""
+    box = tmp_path / "inbox"
+    inbox = MaildirInbox(box)
+    key = deliver(box, MAIL, at=T0)
+    inbox.keep([key])
+    assert os.stat(box / "new" / key).st_nlink == 2
+    assert inbox.fetch_new() == [RawMessage(key, None, T0, MAIL, size=len(MAIL))]
 
 
 def test_a_fifo_in_new_does_not_block_a_service_round(tmp_path: Path) -> None:

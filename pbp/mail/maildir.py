@@ -20,7 +20,8 @@ Only regular files are read. Every entry of ``new/`` and ``cur/`` is ``lstat``-e
 first and opened with ``O_NOFOLLOW | O_NONBLOCK`` (then ``fstat``-ed again, for an
 entry swapped between the two): a symbolic link is never followed, and a FIFO, a
 socket, a device or a directory is never opened, so none of them can block a round
-or smuggle another file's content in. Such an entry comes back as a
+or smuggle another file's content in. Nor is a file with a second name (a hard
+link to a file elsewhere), once it is :data:`LINK_GRACE` seconds old. Such an entry comes back as a
 :class:`~pbp.mail.base.RawMessage` with ``raw=b""`` and a ``defect`` (``"not a
 regular file: symlink"``), and :meth:`MaildirInbox.mark_done` moves it aside like
 mail (``rename``, which never follows a link).
@@ -71,6 +72,10 @@ POLL_INTERVAL = 0.2
 HEADER_LIMIT = 64 * 1024
 """Most bytes read of a message over the size limit: its header section, or this many
 bytes of it when no blank line ends it sooner."""
+
+LINK_GRACE = 60.0
+"""Seconds a regular file of ``new/`` or ``cur/`` with several names (hard links) is
+left unread as a delivery in progress; after them it is moved aside unread."""
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -202,6 +207,22 @@ def _read_regular(fd: int, size: int, limit: int) -> tuple[bytes, bool]:
         return header_section(f.read(HEADER_LIMIT)), True
 
 
+def _kept_copy(file: Path, opened: os.stat_result) -> bool:
+    """True when ``file``'s second name is its copy in :data:`KEPT_FOLDER` (made by
+    :meth:`MaildirInbox.keep` before a crash kept it from moving on)."""
+    if opened.st_nlink != 2:
+        return False
+    root = file.parent.parent
+    for sub in ("new", "cur"):
+        try:
+            there = os.lstat(root / KEPT_FOLDER / sub / file.name)
+        except FileNotFoundError:
+            continue
+        if (there.st_dev, there.st_ino) == (opened.st_dev, opened.st_ino):
+            return True
+    return False
+
+
 def _read_entry(file: Path, limit: int) -> RawMessage | None:
     """One Maildir entry as a message, or None when it vanished meanwhile.
 
@@ -233,6 +254,14 @@ def _read_entry(file: Path, limit: int) -> RawMessage | None:
         kind = _odd_kind(opened.st_mode)
         if kind is not None:  # swapped since lstat
             return RawMessage(key, None, arrived, b"", defect=f"not a regular file: {kind}")
+        if opened.st_nlink > 1 and not _kept_copy(file, opened):
+            # Another name for the same file: a delivery that links tmp/ to new/ and
+            # then unlinks tmp/ (qmail, Postfix) for an instant; left for the next
+            # round. Older, it is a link to a file elsewhere, and never read.
+            if time.time() - opened.st_mtime < LINK_GRACE:
+                return None
+            defect = f"not a regular file: hard link ({opened.st_nlink} names)"
+            return RawMessage(key, None, arrived, b"", defect=defect)
         raw, truncated = _read_regular(fd, opened.st_size, limit)
         return RawMessage(key, None, _from_ns(opened.st_mtime_ns), raw, opened.st_size, truncated)
     finally:
@@ -332,8 +361,9 @@ class MaildirInbox:
             key = _key_of(file.name)
             if key in wanted and key not in there:
                 try:
-                    if not stat.S_ISREG(os.lstat(file).st_mode):
-                        continue
+                    found = os.lstat(file)
+                    if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
+                        continue  # no regular file, or a hard link to one elsewhere
                     os.link(file, kept_path / file.parent.name / file.name, follow_symlinks=False)
                 except FileNotFoundError:
                     logger.warning("keep: message %r disappeared from %s", key, self.path)
