@@ -1,9 +1,10 @@
 """Maildir hardening (issue 12, item 8): only regular files are read.
 
 A directory, a FIFO, a socket, a symbolic link (to a file outside the Maildir, or
-dangling) or a hard link (a second name of a file elsewhere) in ``new/`` is never opened or followed and never blocks a round: it comes
-back unread with a ``defect`` and one WARNING line, and ``mark_done`` moves it into
-``.done`` like mail (``rename``: a link stays a link, a directory moves whole).
+dangling) or a hard link (a second name of a file elsewhere) in ``new/`` is never
+opened or followed and never blocks a round: it comes back unread with a ``defect``
+and one WARNING line, and ``mark_done`` moves it into ``.done`` like mail
+(``rename``: a link stays a link, a directory moves whole).
 """
 
 from __future__ import annotations
