@@ -100,14 +100,28 @@ def _transport(config: Config) -> Transport:
     )
 
 
-def _service(config: Config, *, mail: bool = True) -> Service:
-    store = Store(config.store)
+def _service(
+    config: Config,
+    *,
+    mail: bool = True,
+    create: bool = False,
+    inbox: Inbox | None = None,
+    transport: Transport | None = None,
+) -> Service:
+    """The service on the existing store (only ``pbp run`` creates one: ``create``);
+    ``mail=False``: without inbox and transport.
+
+    :raises click.ClickException: the store file does not exist and not ``create``.
+    """
+    if not create and not Path(config.store).exists():
+        raise click.ClickException(
+            f"there is no store {config.store} yet: `pbp run` starts the games and creates it"
+        )
+    if mail:
+        inbox = inbox or _inbox(config)
+        transport = transport or _transport(config)
     return Service(
-        config,
-        store,
-        Renderer(templates_dir()),
-        inbox=_inbox(config) if mail else None,
-        transport=_transport(config) if mail else None,
+        config, Store(config.store), Renderer(templates_dir()), inbox=inbox, transport=transport
     )
 
 
@@ -201,11 +215,15 @@ def run(config_path: Path, once: bool, now: str | None, fresh: bool) -> None:
             raise click.ClickException(
                 f"another pbp run (pid {holder(config.store) or '?'}) is serving {config.store}"
             )
-        # Before SQLite opens the path: it would take the log over.
+        # Before SQLite opens the path: it would create the file and take the log over.
         leftover = _leftover_log(Path(config.store))
-        service = _service(config)
-        if not fresh and service.store.is_empty():
-            _refuse_if_served(config, service, leftover)
+        inbox, transport = _inbox(config), _transport(config)
+        existed = Path(config.store).exists()
+        if not fresh and not existed:
+            _refuse_if_served(config, inbox, transport, leftover)
+        service = _service(config, create=True, inbox=inbox, transport=transport)
+        if not fresh and existed and service.store.is_empty():
+            _refuse_if_served(config, inbox, transport, leftover)
         # Bodies are read in a child process killed at its budget.
         reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
         for warning in seat_warnings(config, service.store):
@@ -241,7 +259,9 @@ def _leftover_log(store: Path) -> str | None:
     return f"the write-ahead log {wal} of a deleted store"
 
 
-def _refuse_if_served(config: Config, service: Service, leftover: str | None) -> None:
+def _refuse_if_served(
+    config: Config, inbox: Inbox, transport: Transport, leftover: str | None
+) -> None:
     """Exit 2 when the mailbox shows that pbp served it before (mail marked done, pbp's
     own mail in a Maildir outbox, a store's leftover log): the store was lost, and
     dealing anew would mail every player new hands and roles.
@@ -250,9 +270,9 @@ def _refuse_if_served(config: Config, service: Service, leftover: str | None) ->
     :raises click.ClickException: the inbox cannot be asked (server unreachable).
     """
     evidence = [leftover] if leftover else []
-    sources: list[Inbox | MaildirTransport] = [service.inbox] if service.inbox else []
-    if isinstance(service.transport, MaildirTransport):
-        sources.append(service.transport)
+    sources: list[Inbox | MaildirTransport] = [inbox]
+    if isinstance(transport, MaildirTransport):
+        sources.append(transport)
     for source in sources:
         try:
             found = source.has_history()
@@ -708,6 +728,9 @@ def kept(config_path: Path) -> None:
     pause): id, arrival, source, reason, for one held by a pause whether the resume
     applied it, and for one retried already when and with what outcome."""
     config = _load(config_path)
+    if not Path(config.store).exists():
+        click.echo("nothing kept")
+        return
     service = _service(config, mail=False)
     kept = service.store.kept()
     if not kept:

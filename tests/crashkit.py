@@ -342,7 +342,7 @@ def open_service(config: Path) -> Any:
     from pbp.cli import _service
     from pbp.config import load_config
 
-    return _service(load_config(config))
+    return _service(load_config(config), create=True)
 
 
 def close_service(service: Any) -> None:

@@ -53,7 +53,7 @@ def service(
     config.write_text(
         games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
     )
-    service = _service(load_config(config))
+    service = _service(load_config(config), create=True)
     try:
         yield service
     finally:
@@ -289,6 +289,7 @@ def test_pbp_kept_says_when_nothing_is_kept(tmp_path: Path) -> None:
     from gamekit import write_config
 
     assert cli_at(write_config(tmp_path), "kept") == (0, "nothing kept\n")
+    assert not (tmp_path / "pbp.sqlite3").exists()  # nor made an empty store
 
 
 def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path: Path) -> None:

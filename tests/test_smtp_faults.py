@@ -37,7 +37,7 @@ def service(
     config.write_text(
         games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
     )
-    service = _service(load_config(config))
+    service = _service(load_config(config), create=True)
     try:
         yield service
     finally:

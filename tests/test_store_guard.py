@@ -84,8 +84,10 @@ def test_run_refuses_an_empty_store_when_done_holds_mail_and_fresh_deals_anew(
         "",
         refusal(store, f"2 processed messages in {inbox / '.done'}"),
     )
-    assert games(store) == [] and read_maildir(outbox) == []
-    # A second try is refused the same way: the store file made by the first is empty.
+    # Refused before the store file was made, and nothing was sent.
+    assert not store.exists() and read_maildir(outbox) == []
+    # An empty store file (made by an older pbp, or by hand) is refused the same way.
+    Store(store).close()
     assert pbp(config, "run", "--once", "--now", NOW)[0] == 2
 
     assert pbp(config, "run", "--once", "--now", NOW, "--fresh")[:2] == (0, "")
@@ -106,7 +108,8 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
     # The store is lost (deleted by hand, its write-ahead log left behind).
     shutil.copy(store, tmp_path / "backup.sqlite3")
     store.unlink()
-    (tmp_path / "pbp.sqlite3-wal").write_bytes(b"")
+    wal = tmp_path / "pbp.sqlite3-wal"
+    wal.write_bytes(b"what is left of the lost store")
 
     assert pbp(config, "run", "--once", "--now", NOW) == (
         2,
@@ -117,12 +120,26 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
             f"6 messages sent by pbp in {outbox}",
         ),
     )
+    # The refusal left everything as it was: no store file, the log unread.
+    assert not store.exists() and wal.read_bytes() == b"what is left of the lost store"
     # Restored as the message says: the games go on, nothing is dealt again.
     for leftover in ("pbp.sqlite3-wal", "pbp.sqlite3-shm"):
         (tmp_path / leftover).unlink(missing_ok=True)
     shutil.copy(tmp_path / "backup.sqlite3", store)
     assert pbp(config, "run", "--once", "--now", NOW)[:2] == (0, "")
     assert len(read_maildir(outbox)) == 6
+
+
+@pytest.mark.parametrize("command", [["show", "seed-000"], ["pause", "seed-000"]])
+def test_a_command_other_than_run_never_creates_a_store(tmp_path: Path, command: list[str]) -> None:
+    config = write_config(tmp_path)
+    store = tmp_path / "pbp.sqlite3"
+    assert pbp(config, *command) == (
+        1,
+        "",
+        f"Error: there is no store {store} yet: `pbp run` starts the games and creates it\n",
+    )
+    assert not store.exists()
 
 
 def test_run_refuses_an_empty_store_when_imap_holds_done_mail_and_fresh_deals_anew(
