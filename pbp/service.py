@@ -66,6 +66,9 @@ SERVE_EVERY_SECONDS = 0.5
 #: A sender who plays in no game is answered at most this often (a stranger at a
 #: personal address, :meth:`Service._stranger_at_seat`).
 STRANGER_ANSWER_EVERY = timedelta(hours=24)
+#: Strangers answered in :data:`STRANGER_ANSWER_EVERY` for mail to one personal address
+#: (a leaked address under a flood of forged senders answers no more than this).
+STRANGER_ANSWERS_PER_ADDRESS = 3
 #: Loop hashes, rate-limit windows and once-a-day marks are dropped after this.
 FORGET_ANSWERS_AFTER = timedelta(days=2)
 
@@ -981,15 +984,19 @@ class Service:
         """A sender who plays in no game wrote to a valid personal address (``seat``:
         game, player, address): perhaps the player from another address. Kept, in the
         GM digest, and answered (``wrong_sender``, without his Subject) at most once
-        in :data:`STRANGER_ANSWER_EVERY` per sender address."""
+        in :data:`STRANGER_ANSWER_EVERY` per sender address, and to at most
+        :data:`STRANGER_ANSWERS_PER_ADDRESS` senders in that time per personal address."""
         game = self.game_config(seat[0])
         kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
         self.digest.add(game, "wrong_sender", kept_id, letter, now, arrived=raw.arrived)
         last = self.store.stranger_answered(sender)
-        if last is None or now - last >= STRANGER_ANSWER_EVERY:
+        since = now - STRANGER_ANSWER_EVERY
+        if (last is None or last <= since) and self.store.stranger_answers_at_seat(
+            seat[0], seat[1], since
+        ) < STRANGER_ANSWERS_PER_ADDRESS:
             context = {"address": sender}
             self.mail.reply(letter, sender, "wrong_sender", context, now, game=game, stranger=True)
-            self.store.record_stranger_answer(sender, now)
+            self.store.record_stranger_answer(sender, now, (seat[0], seat[1]))
         return record("wrong_sender", seat[0], seat[1])
 
     def _to_digest(

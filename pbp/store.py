@@ -166,6 +166,13 @@ CREATE TABLE IF NOT EXISTS stranger_answers (
     sender TEXT PRIMARY KEY,
     answered_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS seat_stranger_answers (
+    game_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    answered_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS seat_stranger_answers_by_seat
+    ON seat_stranger_answers(game_id, player, answered_at);
 """
 
 
@@ -1021,13 +1028,31 @@ class Store:
         ).fetchone()
         return from_iso(row[0]) if row else None
 
-    def record_stranger_answer(self, sender: str, now: datetime) -> None:
-        """Remember that ``sender`` (not a player) was answered at ``now``."""
+    def record_stranger_answer(
+        self, sender: str, now: datetime, seat: tuple[str, str] | None = None
+    ) -> None:
+        """Remember that ``sender`` (not a player) was answered at ``now``, for mail to
+        the personal address of ``seat`` (game id, player or GM seat) when given."""
         self._db.execute(
             "INSERT INTO stranger_answers (sender, answered_at) VALUES (?, ?) "
             "ON CONFLICT (sender) DO UPDATE SET answered_at = excluded.answered_at",
             (sender, to_iso(now)),
         )
+        if seat is not None:
+            self._db.execute(
+                "INSERT INTO seat_stranger_answers (game_id, player, answered_at) VALUES (?, ?, ?)",
+                (seat[0], seat[1], to_iso(now)),
+            )
+
+    def stranger_answers_at_seat(self, game_id: str, player: str, since: datetime) -> int:
+        """How many strangers were answered since ``since`` for mail to the personal
+        address of ``player`` (or the GM seat) in ``game_id`` (an index)."""
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM seat_stranger_answers "
+            "WHERE game_id = ? AND player = ? AND answered_at > ?",
+            (game_id, player, to_iso(since)),
+        ).fetchone()
+        return int(row[0])
 
     def outgoing_at(self, message_id: str) -> datetime | None:
         """When our mail with this Message-ID was sent (else queued), or None when it is
@@ -1045,6 +1070,7 @@ class Store:
         self._db.execute("DELETE FROM bodies_seen WHERE at < ?", (at,))
         self._db.execute("DELETE FROM answer_windows WHERE started_at < ?", (at,))
         self._db.execute("DELETE FROM stranger_answers WHERE answered_at < ?", (at,))
+        self._db.execute("DELETE FROM seat_stranger_answers WHERE answered_at < ?", (at,))
 
 
 @dataclass(frozen=True)

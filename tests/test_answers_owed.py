@@ -22,6 +22,7 @@ from gamekit import GM, TEMPLATES, Table, body, utc
 
 from pbp.config import load_config
 from pbp.digest import DIGEST_SHOWN, inert
+from pbp.gm import GM_SEAT
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
@@ -213,6 +214,43 @@ def test_a_stranger_at_a_personal_address_is_answered_once_a_day_without_his_sub
     assert [k.reason for k in table.store.kept()] == ["wrong_sender"] * 4
     kinds = [s.event.kind for s in table.store.events("seed-000")]
     assert "no_refutation" not in kinds
+
+
+def test_a_leaked_personal_address_answers_at_most_three_strangers_a_day(table: Table) -> None:
+    """Backscatter through a leaked address: 10 forged senders at Дуг's personal
+    address in a day get 3 answers (one each), all 10 kept; the next day 3 again."""
+    doug = personal(table, "Дуг")
+    for i in range(10):
+        at = utc(2026, 12, 1, 17, 5) + timedelta(minutes=i)
+        mail(table, f"forged{i}@shop.example.test", doug, "СТАТУС", at=at, subject=LURE)
+    assert table.run(utc(2026, 12, 1, 17, 30)) == ["wrong_sender"] * 10
+    answered = [str(m["To"]) for m in table.new_mail() if m["To"] != GM]
+    assert answered == [f"forged{i}@shop.example.test" for i in range(3)]
+    assert [k.reason for k in table.store.kept()] == ["wrong_sender"] * 10
+
+    for i in range(10, 14):
+        at = utc(2026, 12, 2, 17, 10) + timedelta(minutes=i)
+        mail(table, f"forged{i}@shop.example.test", doug, "СТАТУС", at=at, subject=LURE)
+    assert table.run(utc(2026, 12, 2, 17, 30)) == ["wrong_sender"] * 4
+    answered = [str(m["To"]) for m in table.new_mail() if m["To"] != GM]
+    assert answered == [f"forged{i}@shop.example.test" for i in range(10, 13)]
+
+
+def test_a_stranger_at_the_gms_personal_address_is_told_it_is_someone_elses(
+    table: Table,
+) -> None:
+    """The answer said "another player's personal address" of the GM's address too."""
+    gm_address = f"gm+{table.store.player_token('seed-000', GM_SEAT)}@example.test"
+    stranger = "somebody@elsewhere.example.test"
+    mail(table, stranger, gm_address, "ПАУЗА", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
+    (answer,) = to(table.new_mail(), stranger)
+    assert body(answer).splitlines()[0] == (
+        f"Здравствуйте! Письмо с адреса {stranger} пришло на личный адрес другого "
+        "участника игры, поэтому ходы из него не выполнены. ГМ узнает об этом."
+    )
+    assert table.store.game("seed-000") is not None
+    assert [k.reason for k in table.store.kept()] == ["wrong_sender"]
 
 
 def test_a_players_mail_to_another_players_address_is_still_answered_and_noticed_at_once(
