@@ -640,16 +640,20 @@ class GmDesk:
         letter: Letter,
         sender: str,
         game_id: str,
-        at: datetime,
+        raw: RawMessage,
+        source: str,
         now: datetime,
         record: Callable[..., Outcome],
     ) -> Outcome:
         """The GM's mail to his personal GM address: every command in it, then one
         answer (``gm_result``) with each line's result; one transaction, so a crash
-        neither loses nor repeats a lever. The levers take effect at ``at``, the
-        mail's arrival (rule D8: a PAUSE sent before a close stops it even when read
-        after it); ``now`` is the real time. Held mail freed by a RESUME is applied
-        afterwards.
+        neither loses nor repeats a lever. The levers take effect at ``raw.arrived``,
+        the mail's arrival (rule D8: a PAUSE sent before a close stops it even when
+        read after it); ``now`` is the real time. Held mail freed by a RESUME is
+        applied afterwards.
+
+        A mail with no command understood that looks like an auto-responder's loop
+        (:meth:`Service._loop`) is kept for the digest, unanswered (outcome ``loop``).
 
         A mail with a lever (any command but HELP) is applied only after the GM
         confirms it (:meth:`ask_confirmation`): the personal GM address travels in
@@ -659,7 +663,14 @@ class GmDesk:
         (:func:`pbp.authcheck.verdict`)."""
         service = self.service
         game = service.game_config(game_id)
-        commands = parse_gm(service._new_text(letter, game))
+        at = raw.arrived
+        text = service._new_text(letter, game)
+        commands = parse_gm(text)
+        if all(c.error is not None for c in commands):
+            with self.store.transaction():
+                loop = service._loop(letter, sender, text, raw, source, game, now)
+                if loop is not None:  # no answer: the GM's auto-responder
+                    return record("loop", game_id, GM_SEAT, loop)
         if any(c.error is None and c.lever not in UNCONFIRMED for c in commands):
             trusted = service.config.mail.trusted_authserv_id
             checked = verdict(letter.authentication_results, sender, trusted) if trusted else None

@@ -687,7 +687,7 @@ class Service:
             with self.store.transaction():
                 return record("duplicate", note=identity)
         if player == GM_SEAT:
-            return self.gm.handle_mail(letter, sender, game_id, raw.arrived, now, record)
+            return self.gm.handle_mail(letter, sender, game_id, raw, source, now, record)
         game = self.game_config(game_id)
         if asks_new_address(letter.text) and asks_new_address(self._new_text(letter, game)):
             return self.gm.new_address(letter, game, player, raw.arrived, now, record)

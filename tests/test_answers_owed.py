@@ -396,19 +396,22 @@ class Vacation:
     """A player's auto-responder without RFC 3834 headers: it answers every mail pbp
     sends him, ``delay`` after it, threaded to it (In-Reply-To)."""
 
-    def __init__(self, table: Table, delay: timedelta) -> None:
+    def __init__(
+        self, table: Table, delay: timedelta, address: str = "cross@example.test"
+    ) -> None:
         self.table = table
         self.delay = delay
+        self.address = address
         self.answered = 0
 
     def answer(self, mails: Sequence[EmailMessage], sent_at: datetime) -> datetime:
-        """Answer every mail to the player among ``mails``; the last arrival."""
+        """Answer every mail to ``address`` among ``mails``; the last arrival."""
         at = sent_at
-        for sent in to(mails, "cross@example.test"):
+        for sent in to(mails, self.address):
             at = sent_at + self.delay
             mail(
                 self.table,
-                "cross@example.test",
+                self.address,
                 str(sent["Reply-To"]),
                 "Я в отпуске до понедельника, отвечу позже.",
                 at=at,
@@ -450,6 +453,31 @@ def test_a_vacation_responder_without_rfc3834_headers_makes_no_loop(
     table.run(utc(2026, 12, 2, 6))
     (digest,) = digests(table.new_mail())
     assert "петля автоответчика (без ответа)" in body(digest)
+
+
+@pytest.mark.parametrize(
+    ("delay", "answers"), [(timedelta(seconds=5), 1), (timedelta(minutes=3), 3)]
+)
+def test_the_gms_vacation_responder_makes_no_loop(
+    table: Table, delay: timedelta, answers: int
+) -> None:
+    """The GM's mail went unchecked: his auto-responder and pbp's answers to it (no
+    command understood) went back and forth for ever."""
+    responder = Vacation(table, delay, GM)
+    gm_address = f"gm+{table.store.player_token('seed-000', GM_SEAT)}@example.test"
+    now = utc(2026, 12, 1, 17, 5)
+    mail(table, GM, gm_address, "ПОМОЩЬ", at=now)
+    sent: list[EmailMessage] = []
+    for _ in range(10):
+        now += timedelta(seconds=1)
+        table.run(now)
+        fresh = [m for m in table.new_mail() if str(m["Reply-To"]) == gm_address]
+        sent += to(fresh, GM)
+        now = max(now, responder.answer(fresh, now)) + timedelta(seconds=5)
+    # The answer to his HELP, then to the responder until its text is seen as a loop.
+    assert len(sent) == answers
+    assert responder.answered == answers
+    assert [k.reason for k in table.store.kept()] == ["loop"]
 
 
 def test_the_same_status_mail_three_times_is_no_loop(table: Table) -> None:
