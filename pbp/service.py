@@ -59,6 +59,19 @@ TOKEN_LENGTH = 10
 MARK_DONE_GROUP = 100
 #: The start of a kept row's reason when the mail was over ``mail.max_message_size``.
 TOO_LARGE = "too_large: "
+#: Most bytes of a mail kept in the store when no player or GM sent it (a stranger,
+#: automatic mail, a forged From): a flood of them must not fill the disk. The whole
+#: mail stays in the mailbox (the Maildir's ``.done``, the IMAP folder); a retried
+#: one is read as far as it was kept.
+STRANGER_KEPT_BYTES = 64 * 1024
+
+
+def stranger_raw(raw: bytes) -> bytes:
+    """``raw`` as kept of a mail no player or GM sent: its first
+    :data:`STRANGER_KEPT_BYTES` bytes."""
+    return raw[:STRANGER_KEPT_BYTES]
+
+
 #: Games whose parsed state the writer keeps between moves (:meth:`Service._state`).
 STATE_CACHE_GAMES = 32
 #: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
@@ -600,7 +613,7 @@ class Service:
             # an address no one can read; a bounce from "MAILER-DAEMON" is automatic).
             with self.store.transaction():
                 reason = f"forged_from: {letter.from_problem}"
-                kept_id = self.store.keep(source, raw.arrived, reason, raw.raw, now)
+                kept_id = self.store.keep(source, raw.arrived, reason, stranger_raw(raw.raw), now)
                 self.digest.add(
                     None,
                     "forged_from",
@@ -615,7 +628,7 @@ class Service:
             # RFC 3834: never answer bounces or auto-replies; keep them for the GM.
             with self.store.transaction():
                 kept_id = self.store.keep(
-                    source, raw.arrived, "automatic or no sender", raw.raw, now
+                    source, raw.arrived, "automatic or no sender", stranger_raw(raw.raw), now
                 )
                 self._to_digest(letter, "automatic", kept_id, raw, now)
                 return record("automatic")
@@ -967,7 +980,8 @@ class Service:
                 return self._stranger_at_seat(letter, sender, raw, source, seat, now, record)
             # Never answered (backscatter: the From of spam is forged); the GMs see
             # it in their digest.
-            kept_id = self.store.keep(source, raw.arrived, "unknown_sender", raw.raw, now)
+            kept = stranger_raw(raw.raw)
+            kept_id = self.store.keep(source, raw.arrived, "unknown_sender", kept, now)
             self.digest.add(None, "unknown_sender", kept_id, letter, now, arrived=raw.arrived)
             return record("unknown_sender")
 
@@ -987,7 +1001,8 @@ class Service:
         in :data:`STRANGER_ANSWER_EVERY` per sender address, and to at most
         :data:`STRANGER_ANSWERS_PER_ADDRESS` senders in that time per personal address."""
         game = self.game_config(seat[0])
-        kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
+        kept = stranger_raw(raw.raw)
+        kept_id = self.store.keep(source, raw.arrived, "wrong_sender", kept, now)
         self.digest.add(game, "wrong_sender", kept_id, letter, now, arrived=raw.arrived)
         last = self.store.stranger_answered(sender)
         since = now - STRANGER_ANSWER_EVERY

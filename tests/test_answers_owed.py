@@ -25,7 +25,7 @@ from pbp.digest import DIGEST_SHOWN, inert
 from pbp.gm import GM_SEAT
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
-from pbp.service import Service
+from pbp.service import STRANGER_KEPT_BYTES, Service
 from pbp.store import Store
 
 OTHER_GM = "other-gm@example.test"
@@ -186,6 +186,19 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
         assert elapsed < 120  # measured 10.8 s for the 2,000 (2-core dev machine)
     finally:
         table.close()
+
+
+def test_a_strangers_big_mail_is_kept_cut_and_stays_whole_in_the_mailbox(table: Table) -> None:
+    """Disk growth: a flood of strangers' 2 MB mails went whole into the store."""
+    text = "Купите наш товар!\n" * 60_000  # about 1.9 MB
+    mail(table, "spam@shop.example.test", "gm@example.test", text, at=utc(2026, 12, 1, 17, 5))
+    (delivered,) = (table.inbox_path / "new").iterdir()
+    whole = delivered.read_bytes()
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["unknown_sender"]
+    (kept,) = table.store.kept()
+    assert len(whole) > 1_000_000
+    assert kept.raw == whole[:STRANGER_KEPT_BYTES]
+    assert (table.inbox_path / ".done" / "new" / delivered.name).read_bytes() == whole
 
 
 def test_a_stranger_at_a_personal_address_is_answered_once_a_day_without_his_subject(
@@ -396,9 +409,7 @@ class Vacation:
     """A player's auto-responder without RFC 3834 headers: it answers every mail pbp
     sends him, ``delay`` after it, threaded to it (In-Reply-To)."""
 
-    def __init__(
-        self, table: Table, delay: timedelta, address: str = "cross@example.test"
-    ) -> None:
+    def __init__(self, table: Table, delay: timedelta, address: str = "cross@example.test") -> None:
         self.table = table
         self.delay = delay
         self.address = address
