@@ -25,7 +25,8 @@ import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.engine.base import MoveError
-from pbp.gm import GM_SEAT, HELD, REPLAYED, paused_since
+from pbp.gm import GM_SEAT, paused_since
+from pbp.keptview import KeptRow, kept_rows, table
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -36,6 +37,10 @@ from pbp.service import Service
 from pbp.store import STILL_KEPT, Store, StoreReplacedError
 
 log = logging.getLogger(__name__)
+
+#: The language of everything the command line prints (its messages, ``pbp show``, a
+#: lever's result, a refusal); what pbp mails and the posts keep each game's language.
+CLI_LOCALE = "en"
 
 
 def templates_dir() -> Path:
@@ -154,8 +159,10 @@ def _when(text: str | None) -> datetime | None:
     default=Path("games.yaml"),
     envvar="PBP_CONFIG",
     show_default=True,
+    show_envvar=True,
     help="The games file.",
 )
+@click.version_option(package_name="pbp", message="pbp %(version)s")
 @click.option("-v", "--verbose", is_flag=True, help="Log every step.")
 @click.pass_context
 def main(ctx: click.Context, config_path: Path, verbose: bool) -> None:
@@ -412,7 +419,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
     _subject, body = service.renderer.private_mail(
-        f"{row.kind}/gm_show", locale=game.locale, game=game_id, view=view
+        f"{row.kind}/gm_show", locale=CLI_LOCALE, game=game_id, view=view
     )
     click.echo(body.rstrip("\n"))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
@@ -503,12 +510,13 @@ def _lever(
         try:
             done = pull(service, now)
         except MoveError as error:
-            text = service.renderer.error(error.code, error.params, locale=game.locale)
+            text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
             raise click.ClickException(text) from None
         if mine:
             service.gm.replay_held(now)
             service.flush_outbox(now)
-    click.echo(service.gm.result_text(game, [{"line": "", "lever": lever, "done": done}]).rstrip())
+    results = [{"line": "", "lever": lever, "done": done}]
+    click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE).rstrip())
 
 
 _NOTE = click.option("--note", help="The GM's note, kept in the log (and announced, where public).")
@@ -522,7 +530,8 @@ _NOTE = click.option("--note", help="The GM's note, kept in the log (and announc
 @click.pass_obj
 def act(config_path: Path, game_id: str, player: str, move: str, note: str | None) -> None:
     """Enter MOVE for PLAYER (a lost mail): checked and answered exactly as his own
-    mail, marked as entered by the GM. E.g. pbp act seed-000 Кросс 'ОПРОВЕРГАЮ 1 Спальня'."""
+    mail, marked as entered by the GM. E.g. pbp act exler-1 Неташка 'SUGGEST Краснова,
+    нож, кухня TO Веталь'."""
     _lever(
         config_path,
         game_id,
@@ -650,10 +659,8 @@ def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
     try:
         text = story(service, game_id, fmt, force=force)
     except MoveError as error:
-        locale = config.game(game_id).locale
-        raise click.ClickException(
-            service.renderer.error(error.code, error.params, locale=locale)
-        ) from None
+        text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
+        raise click.ClickException(text) from None
     click.echo(text.rstrip("\n"))
 
 
@@ -672,13 +679,12 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
     config = _load(config_path)
     service = _service(config)
     _started(service, game_id)
-    game = config.game(game_id)
     now = datetime.now(UTC)
     with writer_lock(config.store) as mine:
         try:
             token = service.gm.new_address_by_gm(game_id, player or GM_SEAT, now=now)
         except MoveError as error:
-            text = service.renderer.error(error.code, error.params, locale=game.locale)
+            text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
             raise click.ClickException(text) from None
         if mine:
             service.flush_outbox(now)
@@ -722,32 +728,23 @@ def mail_command(
 
 
 @main.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable: one JSON list.")
 @click.pass_obj
-def kept(config_path: Path) -> None:
-    """List messages kept aside for the GM (unreadable, automatic, failed, held by a
-    pause): id, arrival, source, reason, for one held by a pause whether the resume
-    applied it, and for one retried already when and with what outcome."""
+def kept(config_path: Path, as_json: bool) -> None:
+    """List messages kept aside for the GM (unreadable, automatic, from strangers,
+    failed, held by a pause): id, arrival in the game's time zone, sender, game,
+    subject, the reason in words, and what became of it (waiting, retried, resumed)."""
     config = _load(config_path)
-    if not Path(config.store).exists():
+    rows: list[KeptRow] = []
+    if Path(config.store).exists():
+        with Store(config.store) as store:
+            rows = kept_rows(store, config)
+    if as_json:
+        click.echo(json.dumps([row.as_json() for row in rows], ensure_ascii=False, indent=2))
+    elif not rows:
         click.echo("nothing kept")
-        return
-    service = _service(config, mail=False)
-    kept = service.store.kept()
-    if not kept:
-        click.echo("nothing kept")
-    resumed: dict[str, str] = {}
-    if any(message.reason.startswith(HELD) for message in kept):
-        resumed = {s: o for s, o, _n in service.store.message_outcomes() if s.endswith(REPLAYED)}
-    for message in kept:
-        line = f"{message.id}\t{message.arrived.isoformat()}\t{message.source}\t{message.reason}"
-        if message.reason.startswith(HELD) and message.retried_at is None:
-            outcome = resumed.get(message.source + REPLAYED)
-            line += "\twaiting for resume" if outcome is None else f"\tresumed: {outcome}"
-        if message.retried_at is not None:
-            done = "resumed" if message.reason.startswith(HELD) else "retried"
-            still = " (still kept)" if message.waiting else ""
-            line += f"\t{done} {message.retried_at.isoformat()}: {message.retry_outcome}{still}"
-        click.echo(line)
+    else:
+        click.echo(table(rows))
 
 
 @main.command()

@@ -624,11 +624,14 @@ class GmDesk:
             return {"lever": "export", "format": args["format"], "text": text}
         raise GmRefused("gm_unsupported", lever=command.lever)
 
-    def result_text(self, game: Game, results: Sequence[dict[str, Any]]) -> str:
-        """The text of the ``gm_result`` mail (what the CLI prints too)."""
+    def result_text(
+        self, game: Game, results: Sequence[dict[str, Any]], locale: str | None = None
+    ) -> str:
+        """The text of the ``gm_result`` mail in ``locale`` (default: the game's; the
+        CLI prints it in its own)."""
         _subject, body = self.service.renderer.private_mail(
             "common/gm_result",
-            locale=game.locale,
+            locale=locale or game.locale,
             game=game.id,
             timezone=game.timezone,
             results=list(results),

@@ -522,24 +522,24 @@ SHA-256: $sha
 Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение опровергнуто.
 """,
         "show_day2": """\
-Игра «ru-1», день 2.
-Следующее закрытие дня: 2025-03-02T22:30+03:00
-Решение: Белых, труба, кабинет.
+Game "ru-1", day 2.
+Next day close: 2025-03-02T22:30+03:00
+Solution: Белых, труба, кабинет.
 
-Игроки:
-  - Неташка (Краснова): Краснова, нож, кухня; сегодня осталось 2 из 2, штраф 1
-    адрес для ходов: $a1
-  - Веталь (Горчичников): Горчичников, танцевальный зал, терраса; сегодня осталось 3 из 3
-    адрес для ходов: $a2
-  - Дуг (Белых): подсвечник, бильярдная, библиотека; сегодня осталось 3 из 3
-    адрес для ходов: $a3
+Players:
+  - Неташка (Краснова): Краснова, нож, кухня; 2 of 2 suggestions left today, penalty 1
+    address for moves: $a1
+  - Веталь (Горчичников): Горчичников, танцевальный зал, терраса; 3 of 3 suggestions left today
+    address for moves: $a2
+  - Дуг (Белых): подсвечник, бильярдная, библиотека; 3 of 3 suggestions left today
+    address for moves: $a3
 
-Ждут ответа:
-  - ничего
+Waiting for an answer:
+  - nothing
 
 Seed: 1234
-SHA-256 раздачи: $sha
-Строка раздачи:
+Deal SHA-256: $sha
+Deal line:
     $canonical
 
 GM address for commands: $gm
@@ -1336,7 +1336,7 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
     assert post(table, "ru-1", "--day", "1") == DAY1_CAUGHT_UP
     assert post(table, "ru-1", "--day", "2") == DAY2_CAUGHT_UP
     assert output(table.ok("show", "ru-1")).startswith(
-        "Игра «ru-1», день 3.\nСледующее закрытие дня: 2025-03-03T22:30+03:00\n"
+        'Game "ru-1", day 3.\nNext day close: 2025-03-03T22:30+03:00\n'
     )
 
     # Again at the same time, and just before day 3 closes: nothing more happens.
@@ -1416,7 +1416,7 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
     assert {head: body(m) for head, m in by_head([summary, summary_markdown]).items()} == (
         gm_posts(RU, "[ru-1] Итоги дня 1", bbcode, markdown)
     )
-    assert table.ok("show", "ru-1")[0] == "Игра «ru-1», день 2."
+    assert table.ok("show", "ru-1")[0] == 'Game "ru-1", day 2.'
 
 
 # --- mail that gets no answer -------------------------------------------------------------
@@ -1476,9 +1476,13 @@ def test_automatic_mail_is_kept_for_the_gm_and_never_answered(tmp_path: Path) ->
     ]
 
     assert table.new_mail() == []
-    assert table.ok("kept") == [
-        f"1\t2025-03-01T18:00:00+00:00\tmaildir:{vacation}\tautomatic or no sender",
-        f"2\t2025-03-01T18:01:00+00:00\tmaildir:{dsn}\tautomatic or no sender",
+    listed = json.loads("\n".join(table.ok("kept", "--json")))
+    words = "automatic mail: bounce, auto-reply, list (not answered)"
+    assert [
+        (k["id"], k["arrived"], k["source"], k["reason_text"], k["status"]) for k in listed
+    ] == [
+        (1, "2025-03-01T21:00+03:00", f"maildir:{vacation}", words, "waiting"),
+        (2, "2025-03-01T21:01+03:00", f"maildir:{dsn}", words, "waiting"),
     ]
     sent(table, vacation)
     sent(table, dsn)

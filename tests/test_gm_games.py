@@ -8,6 +8,7 @@ its deadline 24 h after the start, R7).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from email.message import EmailMessage
@@ -185,24 +186,24 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
     try:
         code, out = cli(table, "pause", "seed-000", "--note", "выходные")
         assert code == 0, out
-        assert out.startswith("Игра на паузе. До срока оставалось ")
+        assert re.match(r"Paused\. \d+ h \d+ min were left before the deadline; ", out)
         assert paused_since(table.store, "seed-000") is not None
         code, out = cli(table, "close-day", "seed-000")
         assert code == 1 and "game seed-000 is paused: `pbp resume seed-000` first" in out
         code, out = cli(table, "pause", "seed-000")
-        assert code == 1 and "Игра seed-000 уже на паузе" in out
+        assert code == 1 and "Game seed-000 is already paused" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Продлено на 2 ч. Игра на паузе" in out
+        assert code == 0 and "Extended by 2 h. The game is paused" in out
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
-        assert "Игра продолжается. Следующий срок: " in out
+        assert "Resumed. Next deadline: " in out
         code, out = cli(
             table, "act", "seed-000", "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
         )
         assert code == 0, out
-        assert "Внесено за игрока Кросс:" in out
+        assert "Entered for Кросс:" in out
         code, out = cli(table, "act", "seed-000", "Кросс", "НЕТ ОПРОВЕРЖЕНИЯ")
-        assert code == 1 and "За игрока Кросс ничего не внесено:" in out
+        assert code == 1 and "Nothing was entered for Кросс:" in out
         code, out = cli(
             table,
             "substitute",
@@ -213,12 +214,12 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
             "--email",
             "vova@example.test",
         )
-        assert code == 0 and "Вова (vova@example.test) теперь играет за место Роза" in out
+        assert code == 0 and "Вова (vova@example.test) now plays the seat Роза" in out
         assert table.store.player_email("seed-000", "Роза") == "vova@example.test"
         code, out = cli(table, "remove", "seed-000", "Дуг", "--note", "пропал")
-        assert code == 0 and "Дуг исключён из игры." in out
+        assert code == 0 and "Дуг is removed." in out
         code, out = cli(table, "remove", "seed-000", "Дуг")
-        assert code == 1 and "Дуг уже не в игре: исключать некого." in out
+        assert code == 1 and "Дуг is no longer in the game: there is nobody to remove." in out
         kinds = [
             s.event.kind
             for s in table.store.events("seed-000")
@@ -234,7 +235,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
             "gm_remove",
         ]
         code, out = cli(table, "export", "seed-000")
-        assert code == 1 and "Игра seed-000 ещё идёт" in out
+        assert code == 1 and "Game seed-000 is still running" in out
         code, out = cli(table, "export", "seed-000", "--force", "--format", "html")
         assert code == 0 and out.startswith("<!DOCTYPE html>")
         assert "ведущий исключает игрока Дуг — пропал." in out
@@ -546,13 +547,18 @@ def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -
         table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18))
         assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
         (held,) = table.store.kept()
-        code, out = cli(table, "kept")
-        assert code == 0
-        assert out.endswith(f"\t{held.source}\tpaused:seed-000\twaiting for resume\n")
+        code, out = cli(table, "kept", "--json")
+        (row,) = json.loads(out)
+        assert (code, row["source"], row["reason"], row["status"]) == (
+            0,
+            held.source,
+            "paused:seed-000",
+            "waiting for resume",
+        )
         table.service.gm.resume("seed-000", now=utc(2026, 12, 1, 19), via="cli", note=None)
         assert table.run(utc(2026, 12, 1, 19)) == ["status"]
-        code, out = cli(table, "kept")
-        resumed = "resumed 2026-12-01T19:00:00+00:00: status"
-        assert out.endswith(f"\t{held.source}\tpaused:seed-000\t{resumed}\n")
+        code, out = cli(table, "kept", "--json")
+        (row,) = json.loads(out)
+        assert row["status"] == "resumed 2026-12-01 22:00: status"
     finally:
         table.close()

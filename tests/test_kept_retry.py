@@ -12,6 +12,8 @@ and ``pbp retry`` run through click's test runner, also in this process.
 from __future__ import annotations
 
 import email
+import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -132,10 +134,13 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     service.run_once()
     assert len(dovecot.messages(DAEMON, folder="pbp-kept")) == 2
 
-    code, listing = cli(service, "kept")
+    code, listing = cli(service, "kept", "--json")
     assert code == 0
-    assert [line.split("\t")[0] for line in listing.splitlines()] == ["1", "2"]
-    assert "planted bug" in listing.splitlines()[0]
+    rows = json.loads(listing)
+    assert [row["id"] for row in rows] == [1, 2]
+    assert rows[0]["reason_text"].startswith(
+        "crashed the program (retry after the fix): RuntimeError('planted bug"
+    )
 
     # Retried before the fix: still kept, with its error, nothing applied.
     code, output = cli(service, "retry", "1")
@@ -164,8 +169,10 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     code, output = cli(service, "retry", "1")
     assert (code, output.splitlines()) == (0, ["kept:1: retried (applied)"])
     assert len(ballots(service)) == 4
-    code, listing = cli(service, "kept")
-    assert all("\tretried " in line and line.endswith(": applied") for line in listing.splitlines())
+    code, listing = cli(service, "kept", "--json")
+    assert [re.sub(r"\d\d:\d\d", "HH:MM", row["status"]) for row in json.loads(listing)] == [
+        f"retried {datetime.now(UTC):%Y-%m-%d} HH:MM: applied"
+    ] * 2
     code, output = cli(service, "retry", "9")
     assert (code, output.strip()) == (1, "Error: no kept message 9 (see pbp kept)")
 
@@ -266,14 +273,11 @@ def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
 
         code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
         assert (code, output.splitlines()) == (1, ["kept:1: unknown_sender (still kept)"])
-        code, listing = cli_at(tmp_path / "games.yaml", "kept")
+        code, listing = cli_at(tmp_path / "games.yaml", "kept", "--json")
         assert code == 0
-        assert [line.split("\t")[3:] for line in listing.splitlines()][1:] == [
-            ["wrong_sender", "retried 2026-12-01T18:03:00+00:00: wrong_sender (still kept)"],
-            [
-                "automatic or no sender",
-                "retried 2026-12-01T18:03:00+00:00: automatic (still kept)",
-            ],
+        assert [(row["reason"], row["status"]) for row in json.loads(listing)][1:] == [
+            ("wrong_sender", "retried 2026-12-01 21:03: wrong_sender (still kept)"),
+            ("automatic or no sender", "retried 2026-12-01 21:03: automatic (still kept)"),
         ]
         assert len(table.store.kept()) == 3
     finally:
@@ -292,6 +296,42 @@ def test_pbp_kept_says_when_nothing_is_kept(tmp_path: Path) -> None:
     assert not (tmp_path / "pbp.sqlite3").exists()  # nor made an empty store
 
 
+def test_pbp_kept_is_a_table_in_the_games_time_zone_with_sender_game_subject_and_reason(
+    tmp_path: Path,
+) -> None:
+    """It printed ``1\t2026-12-01T05:38:37.267271+00:00\tmaildir:1796…\tunknown_sender``."""
+    from gamekit import Table, utc
+
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18), sender="spam@shop.example.test")
+        table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 18, 5), to="gm@example.test")
+        assert table.run(utc(2026, 12, 1, 18, 10)) == ["wrong_sender", "token_missing"]
+        table.send(
+            "Дуг",
+            "СТАТУС",
+            at=utc(2026, 12, 1, 18, 7),
+            sender="bounce@example.test",
+            headers=[("Auto-Submitted", "auto-replied")],
+        )
+        assert table.run(utc(2026, 12, 1, 18, 10)) == ["automatic"]
+        code, listing = cli_at(tmp_path / "games.yaml", "kept")
+        assert (code, listing.splitlines()) == (
+            0,
+            [
+                "ID  ARRIVED               FROM                    GAME      SUBJECT  REASON"
+                "                                                   STATUS",
+                "1   2026-12-01 21:00 MSK  spam@shop.example.test  seed-000  ход      sent to"
+                " someone else's personal address                  waiting",
+                "2   2026-12-01 21:07 MSK  bounce@example.test     seed-000  ход      automatic"
+                " mail: bounce, auto-reply, list (not answered)  waiting",
+            ],
+        )
+    finally:
+        table.close()
+
+
 def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path: Path) -> None:
     """README finding 7: the held row records the replay's outcome (same transaction)."""
     from gamekit import Table, utc
@@ -305,7 +345,9 @@ def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path
         )
         assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
         code, listing = cli_at(tmp_path / "games.yaml", "kept")
-        assert listing.split("\t")[3:] == ["paused:seed-000", "waiting for resume\n"]
+        assert listing.splitlines()[1].endswith(
+            "held while the game was paused: seed-000  waiting for resume"
+        )
         table.service.gm.resume("seed-000", now=utc(2026, 12, 2, 10), via="cli", note=None)
         assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
         (kept,) = table.store.kept()
@@ -315,10 +357,9 @@ def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path
             False,
         )
         code, listing = cli_at(tmp_path / "games.yaml", "kept")
-        assert listing.split("\t")[3:] == [
-            "paused:seed-000",
-            "resumed 2026-12-02T10:00:00+00:00: applied\n",
-        ]
+        assert listing.splitlines()[1].endswith(
+            "held while the game was paused: seed-000  resumed 2026-12-02 13:00: applied"
+        )
         code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
         assert (code, output) == (0, "kept:1: resumed (applied)\n")
     finally:

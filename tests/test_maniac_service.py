@@ -722,14 +722,15 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
 
     assert result.exit_code == 0, result.output
     out = result.output.splitlines()
-    assert out[0] == "Игра «seed-002»: идёт день 1."
-    assert out[1] == "День закроется: 2026-12-01T22:00+03:00"
-    assert "  - Коля: маньяк" in out
-    assert "  - Лена: фанат" in out
-    assert out[out.index("Заказы маньяка:") + 1 : out.index("Заказы маньяка:") + 4] == [
-        "  - ночь 1: убить Сашу",
-        "Открыты для заказа: ночи 1 и 2.",
-        "Пропусков: 0 из 3. Двойное убийство: не использовано.",
+    assert out[0] == 'Game "seed-002": day 1.'
+    assert out[1] == "The day closes: 2026-12-01T22:00+03:00"
+    assert "  - Коля: maniac" in out
+    assert "  - Лена: fan" in out
+    orders = out.index("The maniac's orders:")
+    assert out[orders + 1 : orders + 4] == [
+        "  - night 1: kill Саша",
+        "Open for orders: nights 1 and 2.",
+        "Skips: 0 of 3. Double kill: not used.",
     ]
 
 

@@ -1,0 +1,185 @@
+"""What ``pbp kept`` shows of each mail kept aside for the GM: a readable row.
+
+A kept mail is stored as its raw bytes and a reason code (``"unknown_sender"``,
+``"too_large: 3,100,000 bytes"``, ``"paused:exler-1"`` …). :func:`kept_rows` reads
+each one's header section again (never its body: a stranger's mail may be hostile)
+and gives the GM what he needs to decide: when it came (in the game's time zone, to
+the minute), from whom, for which game, its Subject (on one line, control characters
+removed, cut), the reason in words, and what became of it (waiting, retried,
+resumed).
+
+Pure but for the store's reads; the CLI lays the rows out (:func:`table`) or prints
+them as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pbp.config import Config
+from pbp.digest import inert
+from pbp.gm import HELD, REPLAYED
+from pbp.mail.base import header_section
+from pbp.parse.mime import find_tokens, read_letter
+from pbp.store import KeptMessage, Store
+
+__all__ = ["KeptRow", "kept_rows", "reason_words", "table"]
+
+#: Characters shown of a sender's address and of a Subject.
+SENDER_WIDTH = 40
+SUBJECT_WIDTH = 40
+
+#: Each reason code (the part of a stored reason before ``:``) in words.
+REASONS = {
+    "unknown_sender": "sender in no game (not answered)",
+    "wrong_sender": "sent to someone else's personal address",
+    "wrong_confirmer": "a GM confirmation from another address",
+    "automatic or no sender": "automatic mail: bounce, auto-reply, list (not answered)",
+    "loop": "auto-responder loop (not answered)",
+    "unreadable": "could not be read (the sender was told)",
+    "error": "crashed the program (retry after the fix)",
+    "too_large": "over the size limit: only its headers were kept",
+    "forged_from": "a From that names no single sender (not answered)",
+    "unauthenticated": "its From was not authenticated (not applied)",
+    "paused": "held while the game was paused",
+}
+
+
+def reason_words(reason: str) -> str:
+    """The stored ``reason`` in words, with its detail: ``"unreadable: no text part"`` →
+    ``"could not be read (the sender was told): no text part"``; an unknown code as
+    it is."""
+    if reason.startswith(HELD):
+        return f"{REASONS['paused']}: {reason.removeprefix(HELD)}"
+    code, sep, detail = reason.partition(":")
+    words = REASONS.get(code.strip())
+    if words is None:
+        return reason
+    return f"{words}: {detail.strip()}" if sep and detail.strip() else words
+
+
+@dataclass(frozen=True)
+class KeptRow:
+    """One kept mail as ``pbp kept`` shows it.
+
+    ``arrived``: ISO 8601 in ``zone`` to the minute (``"2026-12-01T20:05+03:00"``);
+    ``sender``, ``subject``: one line each, cut (``""`` when there is none);
+    ``game``: the game id it was for, or None; ``reason``: the stored code,
+    ``reason_text``: in words; ``status``: ``"waiting"``, ``"waiting for resume"``,
+    ``"retried 2026-12-01 21:03: OUTCOME"`` (local time; ``(still kept)`` when kept
+    again) or ``"resumed: OUTCOME"``.
+    """
+
+    id: int
+    arrived: str
+    zone: str
+    sender: str
+    game: str | None
+    subject: str
+    reason: str
+    reason_text: str
+    status: str
+    source: str
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as a JSON object (``--json``)."""
+        return asdict(self)
+
+
+def _game_of(message: KeptMessage, store: Store, config: Config) -> str | None:
+    """The game a kept mail was for: the paused game it was held for, the game of a
+    personal address it was sent to, or the first game its sender plays in."""
+    if message.reason.startswith(HELD):
+        return message.reason.removeprefix(HELD)
+    letter = read_letter(header_section(message.raw))
+    plus = config.mail.personal_address == "plus"
+    for token in find_tokens(letter, config.mail.address, "plus" if plus else "subject_tag"):
+        seat = store.token(token)
+        if seat is not None:
+            return seat[0]
+    sender = letter.from_address
+    for game in config.games:
+        emails = {game.gm.lower(), *(p.email.lower() for p in game.players)}
+        if sender in emails:
+            return game.id
+    return None
+
+
+def _status(message: KeptMessage, resumed: dict[str, str], zone: ZoneInfo) -> str:
+    if message.reason.startswith(HELD) and message.retried_at is None:
+        outcome = resumed.get(message.source + REPLAYED)
+        return "waiting for resume" if outcome is None else f"resumed: {outcome}"
+    if message.retried_at is not None:
+        done = "resumed" if message.reason.startswith(HELD) else "retried"
+        still = " (still kept)" if message.waiting else ""
+        when = message.retried_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        return f"{done} {when}: {message.retry_outcome}{still}"
+    return "waiting"
+
+
+def kept_rows(store: Store, config: Config) -> list[KeptRow]:
+    """Every kept mail of ``store`` as a :class:`KeptRow`, oldest first. Times are in
+    the zone of the mail's game, else of the first game of ``config``."""
+    kept = store.kept()
+    resumed: dict[str, str] = {}
+    if any(message.reason.startswith(HELD) for message in kept):
+        resumed = {s: o for s, o, _n in store.message_outcomes() if s.endswith(REPLAYED)}
+    zones = {game.id: game.timezone for game in config.games}
+    default_zone = config.games[0].timezone if config.games else "UTC"
+    rows = []
+    for message in kept:
+        letter = read_letter(header_section(message.raw)) if message.raw else None
+        known = message.raw or message.reason.startswith(HELD)
+        game = _game_of(message, store, config) if known else None
+        zone = zones.get(game or "", default_zone)
+        local = ZoneInfo(zone)
+        arrived = message.arrived.astimezone(local)
+        rows.append(
+            KeptRow(
+                id=message.id,
+                arrived=arrived.isoformat(timespec="minutes"),
+                zone=zone,
+                sender=inert(letter.from_address or "", SENDER_WIDTH) if letter else "",
+                game=game,
+                subject=inert(letter.subject, SUBJECT_WIDTH) if letter else "",
+                reason=message.reason,
+                reason_text=reason_words(message.reason),
+                status=_status(message, resumed, local),
+                source=message.source,
+            )
+        )
+    return rows
+
+
+def _local(row: KeptRow) -> str:
+    """``"2026-12-01 20:05 MSK"``: the arrival in its zone, to the minute."""
+    moment = datetime.fromisoformat(row.arrived).astimezone(ZoneInfo(row.zone))
+    return moment.strftime("%Y-%m-%d %H:%M %Z")
+
+
+def table(rows: list[KeptRow]) -> str:
+    """``rows`` as an aligned text table with a header line (columns ID, ARRIVED,
+    FROM, GAME, SUBJECT, REASON, STATUS), one line per row, no trailing newline."""
+    head = ("ID", "ARRIVED", "FROM", "GAME", "SUBJECT", "REASON", "STATUS")
+    lines = [head] + [
+        (
+            str(r.id),
+            _local(r),
+            r.sender or "-",
+            r.game or "-",
+            r.subject or "-",
+            r.reason_text,
+            r.status,
+        )
+        for r in rows
+    ]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head) - 1)]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
+        + "  "
+        + line[-1]
+        for line in lines
+    )
