@@ -19,6 +19,7 @@ from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import click
 import jinja2
@@ -26,10 +27,18 @@ import jinja2
 from pbp.config import Config, ConfigError, load_config
 from pbp.engine.base import MoveError
 from pbp.gm import GM_SEAT, paused_since
+from pbp.inert import one_line, strip_controls
 from pbp.keptview import KeptRow, kept_rows, table
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
-from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
+from pbp.mail.maildir import (
+    DONE_FOLDER,
+    KEPT_FOLDER,
+    MaildirInbox,
+    MaildirTransport,
+    deliver,
+    read_maildir,
+)
 from pbp.reader import ChildReader
 from pbp.render import Renderer
 from pbp.seats import seat_warnings
@@ -725,6 +734,67 @@ def mail_command(
     message.set_content("\n".join(body) + "\n")
     key = deliver(config.mail.inbox.maildir, bytes(message), at=moment)
     click.echo(key)
+
+
+#: The folders ``pbp mailbox`` reads, each a Maildir: (setting, sub-folder).
+MAILBOXES = {
+    "outbox": ("outbox", ""),
+    "inbox": ("inbox", ""),
+    "done": ("inbox", DONE_FOLDER),
+    "kept": ("inbox", KEPT_FOLDER),
+}
+
+
+def _mail_text(message: EmailMessage) -> str:
+    """The decoded text of ``message`` (its plain part, else its HTML one as written),
+    without control characters."""
+    part = message.get_body(preferencelist=("plain", "html"))
+    try:
+        text = part.get_content() if part is not None else ""
+    except (LookupError, ValueError):  # an unknown charset, a broken encoding
+        text = ""
+    return strip_controls(str(text).replace("\r\n", "\n"))
+
+
+@main.command()
+@click.argument("box", type=click.Choice(sorted(MAILBOXES)), default="outbox")
+@click.argument("number", type=int, required=False)
+@click.option("--to", "recipient", metavar="ADDR", help="Only the mails to this address.")
+@click.pass_obj
+def mailbox(config_path: Path, box: str, number: int | None, recipient: str | None) -> None:
+    """Read the local Maildir mailboxes of a trial game in the terminal: BOX is
+    outbox (what pbp sent), inbox (waiting), done (processed) or kept. Without NUMBER,
+    one line per mail (number, date, sender, recipient, subject), oldest first; with
+    it, that mail decoded. E.g. pbp mailbox outbox 3."""
+    config = _load(config_path)
+    setting, folder = MAILBOXES[box]
+    maildir = config.mail.outbox.maildir if setting == "outbox" else config.mail.inbox.maildir
+    if maildir is None:
+        raise click.ClickException(
+            f"the {setting} is not a local Maildir here: read it with a mail client"
+        )
+    mails = read_maildir(Path(maildir) / folder if folder else Path(maildir))
+    if recipient is not None:
+        mails = [m for m in mails if recipient.lower() in str(m.get("To", "")).lower()]
+    zone = ZoneInfo(config.games[0].timezone if config.games else "UTC")
+    if number is None:
+        if not mails:
+            click.echo(f"no mail in {box}")
+        for index, mail in enumerate(mails, 1):
+            date = mail.get("Date")
+            when = date.datetime.astimezone(zone).strftime("%Y-%m-%d %H:%M") if date else "-"
+            fields = (str(mail.get(h, "")) for h in ("From", "To", "Subject"))
+            sender, to, subject = (one_line(f) for f in fields)
+            click.echo(f"{index:>3}  {when}  {sender} → {to}  {subject}")
+        return
+    if not 1 <= number <= len(mails):
+        raise click.ClickException(f"no mail {number} in {box} (it holds {len(mails)})")
+    mail = mails[number - 1]
+    for header in ("Date", "From", "To", "Reply-To", "Subject"):
+        if mail.get(header) is not None:
+            click.echo(f"{header}: {one_line(str(mail[header]))}")
+    click.echo("")
+    click.echo(_mail_text(mail).rstrip("\n"))
 
 
 @main.command()

@@ -434,13 +434,16 @@ class MaildirTransport:
 
 
 def read_maildir(path: Path) -> list[EmailMessage]:
-    """Every message in ``new/`` and ``cur/`` of the Maildir at ``path``, parsed.
+    """Every message in ``new/`` and ``cur/`` of the Maildir at ``path`` (regular files
+    only: never through a symlink), parsed.
 
     Parsed with :data:`email.policy.default` and sorted by delivery time, then
     key. A missing Maildir reads as ``[]``.
     """
     dated: list[tuple[datetime, str, bytes]] = []
     for file in _message_files(path):
+        if file.is_symlink() or not file.is_file():  # only regular files (module doc)
+            continue
         arrived = _arrival(file)
         if arrived is not None:
             dated.append((arrived, _key_of(file.name), file.read_bytes()))

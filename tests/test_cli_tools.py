@@ -1,0 +1,179 @@
+"""The GM's reading tools on the bundled ``games.yaml`` (issue 14, item 7).
+
+``pbp mailbox`` reads the trial Maildir folders in the terminal (list and show,
+decoded), ``pbp --version`` and ``--help`` say what a new user needs, and every
+"E.g. pbp …" example in a command's help runs as written on a copy of the
+bundled ``games.yaml`` once its games have started.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pbp.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the bundled ``games.yaml`` in an empty directory (its Maildirs and
+    store are created beside it); ``PBP_CONFIG`` names it."""
+    config = tmp_path / "games.yaml"
+    shutil.copy(REPO / "games.yaml", config)
+    monkeypatch.setenv("PBP_CONFIG", str(config))
+    return config
+
+
+def pbp_cli(*args: str) -> Result:
+    """``pbp ARGS…`` in-process, on ``$PBP_CONFIG``."""
+    return CliRunner().invoke(main, list(args))
+
+
+def test_mailbox_lists_the_inbox_in_the_games_zone_and_shows_one_mail_decoded(
+    bundled: Path,
+) -> None:
+    sent = pbp_cli(
+        "mail", "--from", "netashka@example.test", "--to", "gm+abc@example.test",
+        "--subject", "Ход", "--at", "2026-03-01T12:00:00+00:00", "ГОЛОС Петя", "вторая строка",
+    )  # fmt: skip
+    assert sent.exit_code == 0, sent.output
+
+    listing = pbp_cli("mailbox", "inbox")
+    shown = pbp_cli("mailbox", "inbox", "1")
+
+    # 12:00 UTC is 15:00 in Europe/Moscow, the zone of the first game.
+    assert listing.output == (
+        "  1  2026-03-01 15:00  netashka@example.test → gm+abc@example.test  Ход\n"
+    )
+    assert shown.output == (
+        "Date: Sun, 01 Mar 2026 12:00:00 +0000\n"
+        "From: netashka@example.test\n"
+        "To: gm+abc@example.test\n"
+        "Subject: Ход\n"
+        "\n"
+        "ГОЛОС Петя\n"
+        "вторая строка\n"
+    )
+
+
+def test_mailbox_without_mail_says_so_and_a_number_out_of_range_is_refused(
+    bundled: Path,
+) -> None:
+    empty = pbp_cli("mailbox")
+    missing = pbp_cli("mailbox", "kept", "2")
+
+    assert (empty.exit_code, empty.output) == (0, "no mail in outbox\n")
+    assert missing.exit_code == 1
+    assert missing.output == "Error: no mail 2 in kept (it holds 0)\n"
+
+
+def test_mailbox_outbox_to_one_player_after_the_start_lists_her_welcome_mails(
+    bundled: Path,
+) -> None:
+    started = pbp_cli("run", "--once", "--now", "2026-03-02T09:00:00+03:00")
+    assert started.exit_code == 0, started.output
+
+    everything = pbp_cli("mailbox", "outbox")
+    hers = pbp_cli("mailbox", "outbox", "--to", "netashka@example.test")
+    first = pbp_cli("mailbox", "outbox", "--to", "netashka@example.test", "1")
+
+    lines = hers.output.splitlines()
+    assert all(" pbp <gm@example.test> → " in line for line in lines)
+    subjects = [line.split(" → ", 1)[1] for line in lines]
+    assert subjects == [
+        "netashka@example.test  [exler-1] Клуэдо: ваши карты",
+        "netashka@example.test  [table-1] Клуэдо: ваши карты",
+    ]
+    assert len(everything.output.splitlines()) > len(subjects)
+    head = first.output.split("\n\n", 1)[0].splitlines()
+    assert [line.split(":", 1)[0] for line in head] == ["Date", "From", "To", "Reply-To", "Subject"]
+    assert head[2:5:2] == ["To: netashka@example.test", "Subject: [exler-1] Клуэдо: ваши карты"]
+    # Decoded, not base64: the body is the welcome text itself.
+    assert "Здравствуйте, Неташка!\n" in first.output
+    assert "Ваш персонаж: Краснова." in first.output
+
+
+def test_mailbox_of_an_imap_inbox_is_refused_with_what_to_use_instead(
+    bundled: Path,
+) -> None:
+    text = bundled.read_text(encoding="utf-8").replace(
+        "inbox: {maildir: ./mail/inbox}",
+        "inbox: {imap: {host: imap.example.test, port: 993, username: gm@example.test,"
+        " password_env: PBP_TEST_UNSET, tls: ssl}}",
+    )
+    bundled.write_text(text, encoding="utf-8")
+
+    refused = pbp_cli("mailbox", "done")
+
+    assert refused.exit_code == 1
+    assert refused.output == (
+        "Error: the inbox is not a local Maildir here: read it with a mail client\n"
+    )
+
+
+def test_mailbox_never_follows_a_symlink_in_the_maildir(bundled: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("From: root@example.test\nSubject: secret\n\nhidden\n", encoding="utf-8")
+    new = tmp_path / "mail" / "outbox" / "new"
+    new.mkdir(parents=True)
+    (new / "1796150086.M1P1Q1.vm").symlink_to(secret)
+
+    listing = pbp_cli("mailbox", "outbox")
+
+    assert listing.output == "no mail in outbox\n"
+
+
+def test_version_names_the_installed_release(bundled: Path) -> None:
+    shown = pbp_cli("--version")
+
+    assert (shown.exit_code, shown.output) == (0, f"pbp {version('pbp')}\n")
+
+
+def test_help_names_the_pbp_config_variable(bundled: Path) -> None:
+    shown = pbp_cli("--help")
+
+    assert "[env var: PBP_CONFIG;" in " ".join(shown.output.split())
+
+
+def help_examples() -> list[tuple[str, str]]:
+    """(command, example) of every "E.g. pbp …" in a command's help, as one line."""
+    found = []
+    for name, command in sorted(main.commands.items()):
+        text = " ".join((command.help or "").split())
+        for example in re.findall(r"[Ee]\.g\. (pbp .*?)\.(?:\s|$)", text):
+            found.append((name, example))
+    return found
+
+
+def test_help_examples_are_the_ones_expected() -> None:
+    assert help_examples() == [
+        ("act", "pbp act exler-1 Неташка 'SUGGEST Краснова, нож, кухня TO Веталь'"),
+        (
+            "mail",
+            "pbp mail --from a@example.test --to gm+TOKEN@example.test "
+            "'SUGGEST Краснова, нож, кухня TO Веталь'",
+        ),
+        ("mailbox", "pbp mailbox outbox 3"),
+    ]
+
+
+@pytest.mark.parametrize(("command", "example"), help_examples())
+def test_every_help_example_runs_as_written_on_the_bundled_games(
+    bundled: Path, command: str, example: str
+) -> None:
+    started = pbp_cli("run", "--once")
+    assert started.exit_code == 0, started.output
+
+    args = shlex.split(example)[1:]
+    ran = pbp_cli(*args)
+
+    assert ran.exit_code == 0, ran.output
+    assert not ran.output.startswith("Error")
