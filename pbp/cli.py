@@ -150,6 +150,21 @@ def _started(service: Service, game_id: str) -> Any:
     return row
 
 
+def _behind(service: Service, game_id: str, now: datetime) -> str | None:
+    """Why acting on ``game_id`` at ``now`` would run its clock backwards (its last
+    event is later: a ``pbp run --once --now`` ahead of the real clock), else None."""
+    last = service.store.clock(game_id)
+    if last is None or now >= last:
+        return None
+    zone = service.zone(service.game_config(game_id))
+    shown = last.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+    return (
+        f"game {game_id} has run ahead of this clock: its last event is at {shown}, "
+        f"later than {now.astimezone(zone).strftime('%Y-%m-%d %H:%M %Z')}, and time in a "
+        "game only moves forward"
+    )
+
+
 def _when(text: str | None) -> datetime | None:
     if text is None:
         return None
@@ -210,22 +225,37 @@ def check(config_path: Path) -> None:
     help="With --once: act as if it were this time (with zone), e.g. to replay a past day.",
 )
 @click.option(
+    "--game",
+    "only",
+    metavar="GAME",
+    multiple=True,
+    help="With --once: start and pass the deadlines of this game only (repeatable; "
+    "default: every game). Mail is processed for all.",
+)
+@click.option(
     "--fresh",
     is_flag=True,
     help="Deal the games into a new, empty store although the mailbox shows that pbp "
     "served it before (a lost store started anew on purpose).",
 )
 @click.pass_obj
-def run(config_path: Path, once: bool, now: str | None, fresh: bool) -> None:
+def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], fresh: bool) -> None:
     """Run the daemon on every configured game.
 
     Refuses (exit 2) to deal games into a new, empty store when the mailbox shows
     that a store served it before, unless ``--fresh``; stops (exit 1) when the store
-    file is deleted or replaced while it runs.
+    file is deleted or replaced while it runs. ``--now`` earlier than a named game's
+    last event is refused (exit 1): time in a game only moves forward.
     """
     config = _load(config_path)
     if now is not None and not once:
         raise click.UsageError("--now only goes with --once")
+    if only and not once:
+        raise click.UsageError("--game only goes with --once")
+    known = {game.id for game in config.games}
+    for game_id in only:
+        if game_id not in known:
+            raise click.BadParameter(f"no game {game_id!r} in {config_path}", param_hint="--game")
     with writer_lock(config.store) as mine:
         if not mine:
             raise click.ClickException(
@@ -248,9 +278,13 @@ def run(config_path: Path, once: bool, now: str | None, fresh: bool) -> None:
             if once:
                 moment = _when(now)
                 if moment is not None:
+                    for game_id in only or sorted(known):
+                        behind = _behind(service, game_id, moment)
+                        if behind is not None:
+                            raise click.ClickException(f"{behind}: give --now at or after it")
                     fixed = moment
                     service.clock = lambda: fixed  # every part of the round at that time
-                outcomes = service.run_once(moment)
+                outcomes = service.run_once(moment, games=set(only) or None)
                 for outcome in outcomes:
                     line = f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}"
                     click.echo(line.rstrip())
@@ -469,6 +503,9 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
             raise click.ClickException(f"game {game_id} ({kind.kind}) has no {name}s")
         raise click.ClickException(f"game {game_id}: it is {current} now, not {name}")
     now = datetime.now(UTC)
+    behind = _behind(service, game_id, now)
+    if behind is not None:
+        raise click.ClickException(f"{behind}: wait until then (or use pbp run --once --now)")
     with writer_lock(config.store) as mine:
         if mine:
             service.process_inbox(now)
@@ -513,6 +550,9 @@ def _lever(
     _started(service, game_id)
     game = config.game(game_id)
     now = datetime.now(UTC)
+    behind = _behind(service, game_id, now)
+    if behind is not None:
+        raise click.ClickException(f"{behind}: wait until then")
     with writer_lock(config.store) as mine:
         if mine:
             service.process_inbox(now)

@@ -22,7 +22,7 @@ import re
 import secrets
 import string
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
@@ -220,11 +220,14 @@ class Service:
 
     # --- the main loop pieces ----------------------------------------------------
 
-    def run_once(self, now: datetime | None = None) -> list[Outcome]:
+    def run_once(
+        self, now: datetime | None = None, *, games: Collection[str] | None = None
+    ) -> list[Outcome]:
         """Start due games, process every waiting message and due deadline, send mail.
 
         This is ``pbp run --once``; ``pbp run`` calls it whenever mail or a
-        deadline may be due.
+        deadline may be due. ``games``: start and advance only these game ids
+        (``pbp run --once --game``); waiting mail is processed for every game.
 
         :raises pbp.store.StoreReplacedError: the store's file was deleted or replaced (checked
             first, and before every transaction and every marking done).
@@ -236,9 +239,9 @@ class Service:
         # serves the mail that arrives meanwhile every SERVE_EVERY_SECONDS.
         between = _Between(self, now, outcomes)
         try:
-            self.start_due_games(now, between)
+            self.start_due_games(now, between, games=games)
             outcomes.extend(self.process_inbox(now))
-            self.advance_all(now, between)
+            self.advance_all(now, between, games=games)
             self.send_owed(now)
         finally:
             # Whatever failed, what is committed goes out.
@@ -285,15 +288,22 @@ class Service:
             crash_point("marked")
 
     def start_due_games(
-        self, now: datetime, between: Callable[[], None] | None = None
+        self,
+        now: datetime,
+        between: Callable[[], None] | None = None,
+        *,
+        games: Collection[str] | None = None,
     ) -> list[str]:
-        """Start every configured game whose ``start`` has come; returns their ids.
+        """Start every configured game (of ``games``, default all) whose ``start`` has
+        come; returns their ids.
 
         ``between`` is called after each game (:class:`_Between`: waiting mail is
         served during a long round)."""
         started = []
         stored = self.store.schedules()  # one query, no state snapshot read
         for game in self.config.games:
+            if games is not None and game.id not in games:
+                continue
             if between is not None:
                 between()
             if game.id in stored:
@@ -339,12 +349,21 @@ class Service:
             self.mail.gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 
-    def advance_all(self, until: datetime, between: Callable[[], None] | None = None) -> None:
-        """Perform every due reminder and day close of every running game up to ``until``.
+    def advance_all(
+        self,
+        until: datetime,
+        between: Callable[[], None] | None = None,
+        *,
+        games: Collection[str] | None = None,
+    ) -> None:
+        """Perform every due reminder and day close of every running game (of ``games``,
+        default all) up to ``until``.
 
         ``between`` is called before each game (:class:`_Between`: a move that arrives
         while a thousand games close their day is not kept waiting behind them)."""
         for game in self.config.games:
+            if games is not None and game.id not in games:
+                continue
             if between is not None:
                 between()
             try:

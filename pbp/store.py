@@ -491,11 +491,19 @@ class Store:
         day: int | None,
         source: str | None = None,
     ) -> list[int]:
-        """Append events to a game's log; returns their sequence numbers."""
+        """Append events to a game's log; returns their sequence numbers.
+
+        The log's time never runs backwards: ``at`` earlier than the game's last event
+        (a move that arrived before a deadline passed ahead of the real clock by
+        ``pbp run --once --now``, or a retried or held mail applied later) is recorded
+        at that event's time, so the log and the export stay in time order.
+        """
         row = self._db.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
+            "SELECT seq, at FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
         ).fetchone()
-        seq = int(row[0])
+        seq = int(row[0]) if row is not None else 0
+        if row is not None:
+            at = max(at, from_iso(row[1]))
         numbers = []
         for event in events:
             seq += 1
@@ -516,6 +524,14 @@ class Store:
             )
             numbers.append(seq)
         return numbers
+
+    def clock(self, game_id: str) -> datetime | None:
+        """The time of ``game_id``'s last event (aware, UTC), None before its start: the
+        game's own clock, which never runs backwards (:meth:`append_events`)."""
+        row = self._db.execute(
+            "SELECT at FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
+        ).fetchone()
+        return from_iso(row[0]) if row is not None else None
 
     def events(
         self, game_id: str, *, day: int | None = None, public_only: bool = False
