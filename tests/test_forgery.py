@@ -304,6 +304,13 @@ def test_a_from_written_as_an_encoded_word_names_no_address(table: Table) -> Non
     (kept,) = table.store.kept()
     assert kept.reason == "forged_from: no readable address"
     assert recipients(table) == []
+    # The GM's daily digest (09:00 Moscow) gives the reason in words.
+    table.run(utc(2026, 12, 2, 6, 0))
+    (digest,) = [m for m in table.sent() if str(m["Subject"]).startswith("[seed-000] Сводка")]
+    assert (
+        "  1 — в поле From не один отправитель, маршрут через другой адрес или нечитаемый "
+        "адрес (без ответа)"
+    ) in body(digest).splitlines()
 
 
 def test_a_forged_gm_mail_with_two_from_addresses_is_kept_and_never_answered(
