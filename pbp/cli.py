@@ -412,6 +412,10 @@ def post(
     if which == "evening" and number is None:
         # The latest evening: today's once the day has closed, else yesterday's.
         number = kind.day(state) - (0 if kind.deadline_name(state) == "night" else 1)
+        if number < 1:
+            raise click.ClickException(
+                f"game {game_id}: no evening post yet (the first is day 1's, once it closes)"
+            )
     if which == "morning":
         # "The morning of day N" ends night N-1; the latest is today's.
         number = (number if number is not None else kind.day(state)) - 1
@@ -432,7 +436,7 @@ def post(
     except (LookupError, jinja2.UndefinedError):
         # The events of that post do not exist yet (a night not over, …).
         shown = number + 1 if which == "morning" and number is not None else number
-        raise click.ClickException(f"game {game_id}: no {which} post for {shown} yet") from None
+        raise click.ClickException(f"game {game_id}: no {which} post for day {shown} yet") from None
     click.echo(text.rstrip("\n"))
 
 

@@ -87,12 +87,22 @@ def test_post_of_a_result_that_does_not_exist_yet_is_refused_clearly(tmp_path: P
     config.write_text((REPO / "games.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     assert pbp(config, "run", "--once").returncode == 0
     morning = pbp(config, "post", "maniac-1", "--which", "morning")
+    first_evening = pbp(config, "post", "maniac-1", "--which", "evening")
+    tomorrow = pbp(config, "post", "maniac-1", "--which", "evening", "--day", "2")
     evening = pbp(config, "post", "table-1", "--which", "evening")
     night = pbp(config, "end-night", "maniac-1")
     assert (morning.returncode, morning.stderr) == (
         1,
         "Error: game maniac-1: day 1 has no morning post (the game opens with day 1; "
         "the first night ends on the morning of day 2)\n",
+    )
+    assert (first_evening.returncode, first_evening.stderr) == (
+        1,
+        "Error: game maniac-1: no evening post yet (the first is day 1's, once it closes)\n",
+    )
+    assert (tomorrow.returncode, tomorrow.stderr) == (
+        1,
+        "Error: game maniac-1: no evening post for day 2 yet\n",
     )
     turn = pbp(config, "post", "table-1", "--day", "1")
     assert (turn.returncode, turn.stderr) == (
