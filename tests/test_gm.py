@@ -313,9 +313,11 @@ def test_D8_a_paused_game_does_not_close_and_held_mail_is_applied_on_resume(
         for s in table.store.events(GAME)
         if s.event.kind == "suggestion_made"
     ]
+    # Both count in day 1, when they arrived (D8), in arrival order; the log, which
+    # never runs backwards, records them at the resume.
     assert made == [
-        (1, utc(2026, 12, 1, 18), "Кросс"),
-        (1, utc(2026, 12, 1, 18, 5), "Роза"),
+        (1, utc(2026, 12, 2, 10), "Кросс"),
+        (1, utc(2026, 12, 2, 10), "Роза"),
     ]
     # A second round applies nothing twice; day 1 closes once, at its moved time.
     assert table.run(utc(2026, 12, 2, 12, 19)) == []
