@@ -44,7 +44,7 @@ from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
-from pbp.parse.body import strip_echo, strip_help_echo
+from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.commands import asks_new_address
 from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.ratelimit import AnswerLimit, is_loop
@@ -741,8 +741,10 @@ class Service:
             with self.store.transaction():
                 state = self._state(game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
-                    text = self._new_text(letter, game)
+                    own = self._own_reply(letter, game)
+                    text = own.text
                     commands = kind.parse(text, state)
+                    quoted = looks_quoted(kind, state, own.doubtful)
                 return self._apply_mail(
                     game,
                     kind,
@@ -750,6 +752,7 @@ class Service:
                     letter,
                     text,
                     commands,
+                    quoted,
                     sender,
                     player,
                     raw,
@@ -769,6 +772,7 @@ class Service:
         letter: Letter,
         text: str,
         commands: Sequence[ParsedCommand],
+        quoted: Sequence[str],
         sender: str,
         player: str,
         raw: RawMessage,
@@ -777,7 +781,8 @@ class Service:
         record: Callable[..., Outcome],
     ) -> Outcome:
         """Apply a player's parsed commands, answer him and tell the others (inside the
-        message's transaction)."""
+        message's transaction). ``quoted``: command lines that may be quoted
+        (:func:`looks_quoted`), never applied, listed in the answer."""
         game_id = game.id
         results: list[dict[str, Any]] = []
         steps: list[Applied] = []
@@ -789,7 +794,7 @@ class Service:
             if applied is not None:
                 steps.append(applied)
                 state = applied.step.state
-        if not commands:
+        if not commands and not quoted:
             # A forwarded mail's moves are not his (issue 5, case 13): say so.
             code = "forwarded" if letter.forwarded else "no_command"
             params: dict[str, Any] = {}
@@ -812,6 +817,7 @@ class Service:
             {
                 "results": results,
                 "player": player,
+                "looks_quoted": [_cut(line) for line in quoted[:IGNORED_SHOWN]],
                 "ignored": ignored[:IGNORED_SHOWN],
                 "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
                 "forwarded": letter.forwarded and bool(commands),
@@ -1214,23 +1220,34 @@ class Service:
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
 
     def _new_text(self, letter: Letter, game: Game) -> str:
-        """The player's own text: a quote of the mail of ours he answers, left there by
-        a client that marks no quotes, is cut off, so our examples and forum
-        snippets are never executed as his moves (:func:`pbp.parse.body.strip_echo`).
-        The mail answered is found by In-Reply-To, else by the last of the References
-        that is ours (some clients send References alone, RFC 5322 §3.6.4); our command
-        help pasted back (it is in every welcome and HELP mail) is cut off even without
-        threading (:func:`pbp.parse.body.strip_help_echo`)."""
-        text = letter.text
+        """The player's own text (:meth:`_own_reply`)."""
+        return self._own_reply(letter, game).text
+
+    def _own_reply(self, letter: Letter, game: Game) -> Reply:
+        """The player's own text and the lines that may be quoted: a quote of the mail
+        of ours he answers, left there by a client that marks no quotes, is cut off, so
+        our examples and forum snippets are never executed as his moves
+        (:func:`pbp.parse.body.strip_echo`). The mail answered is found by In-Reply-To,
+        else by the last of the References that is ours (some clients send References
+        alone, RFC 5322 §3.6.4); our command help pasted back (it is in every welcome
+        and HELP mail) is cut off even without threading
+        (:func:`pbp.parse.body.strip_help_echo`). Both look at the text with its
+        doubtful lines in place (a pasted mail of ours is known by its run of lines),
+        which are then left out again, with the lines of the mail answered under a
+        header block at the top (:meth:`pbp.parse.body.Reply.own`)."""
+        reply = letter.reply
+        text = reply.whole
+        answered: str | None = None
         for message_id in (letter.in_reply_to, *reversed(letter.references)):
             ours = self.store.outgoing(message_id) if message_id else None
             if ours is not None:
                 sent = message_from_bytes(ours, policy=default)
                 part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-                text = strip_echo(text, str(part.get_content()) if part is not None else "")
+                answered = str(part.get_content()) if part is not None else ""
+                text = strip_echo(text, answered)
                 break
         if not text.strip():
-            return text
+            return reply.own(text, answered)
         first = self.store.last_event(game.id, ["game_started"])  # one query, not the log
         started = [first.event] if first is not None else []
         _subject, help_text = self.renderer.private_mail(
@@ -1238,7 +1255,7 @@ class Service:
             locale=game.locale,
             **{**self.mail.context(game, None), "events": started},
         )
-        return strip_help_echo(text, help_text)
+        return reply.own(strip_help_echo(text, help_text), answered)
 
     def _error_text(self, game: Game, error: MoveError) -> str:
         return self.renderer.error(error.code, error.params, locale=game.locale)
@@ -1318,6 +1335,26 @@ def subject_moves(subject: str) -> str:
         subject = stripped
 
 
+#: Most doubtful lines of one mail tried as commands (:func:`looks_quoted`).
+DOUBTFUL_TRIED = 50
+
+
+def _cut(line: str) -> str:
+    """``line`` cut to :data:`IGNORED_WIDTH` characters (``…`` at the cut)."""
+    return line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…"
+
+
+def looks_quoted(kind: GameKind, state: Any, doubtful: Sequence[str]) -> list[str]:
+    """The lines of ``doubtful`` (:attr:`pbp.parse.mime.Letter.doubtful`, lines that may
+    be quoted) that the game reads as a command, right or wrong: never executed (a
+    line that may be quoted is never executed), listed in the answer as "looks quoted
+    — not done". At most the first :data:`DOUBTFUL_TRIED` lines are tried.
+
+    Example: ``looks_quoted(maniac, state, ["ГОЛОС Оля", "и мы его учтём"])`` is
+    ``["ГОЛОС Оля"]``."""
+    return [line for line in doubtful[:DOUBTFUL_TRIED] if kind.parse(line, state)]
+
+
 def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
     """The non-blank lines of ``text`` that are no part of any of ``commands`` (their
     ``text``), stripped, each cut to :data:`IGNORED_WIDTH` characters — what a reply
@@ -1328,7 +1365,7 @@ def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
     for line in text.split("\n"):
         line = line.strip()
         if line and line not in used:
-            found.append(line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…")
+            found.append(_cut(line))
     return found
 
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from maniackit import EMAILS, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 
-from pbp.engine.maniac import Status
+from pbp.engine.maniac import Status, Vote
 from pbp.mail.base import RawMessage
 from pbp.parse.cluedo import parse_cluedo
 from pbp.parse.maniac import parse_maniac
@@ -269,3 +269,103 @@ def test_every_message_is_applied_refused_with_an_answer_or_kept(
         assert (len(kept), len(to_sender) <= 1) == (1, True)
     else:
         assert outcome in {"duplicate", "not_started"}, outcome
+
+
+# --- a line that may be quoted is never executed (issue 13) ------------------------------
+
+#: The old move placed inside a quote, in the forms a player writes it.
+OLD_MOVES = ["ГОЛОС Оля", "ГОЛОС: Олю", "голос за Олю", "VOTE Оля", "👉 ГОЛОС Оля", "1. ГОЛОС Оля"]
+#: The sender's own move, written plainly where the shape has room for it.
+OWN_MOVE = "ГОЛОС Петя"
+QUOTED_PROSE = [
+    "Вася, вот что сделано по вашему письму.",
+    "Принято: ваш голос — за Олю. Сегодня это ваш 1-й голос за этого игрока.",
+    "Чтобы изменить голос, пришлите новую строку, например",
+    "",
+    "Для форума (скопируйте в тред игры):",
+    "[b]Голосую за Олю[/b]",
+    "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+]
+#: Headers above a quote that is not ``>``-marked (the quote runs to the end).
+UNMARKED_HEADERS = [
+    "1 дек. 2026 г., в 12:40, pbp <gm@example.test> написал(а):",
+    "On Tue, 1 Dec 2026 at 12:40, pbp <gm@example.test> wrote:",
+    '01.12.2026, 12:40, "pbp":',
+    "-----Original Message-----",
+    "________________________________\nFrom: pbp <gm@example.test>\nSent: Tuesday",
+    "От: pbp <gm@example.test>\nОтправлено: 1 декабря 2026 г. 12:40\nКому: Вася\nТема: Re",
+    "Від: pbp <gm@example.test>\nДата: вівторок, 1 грудня 2026 р. о 12:40\nКому: Вася\nТема: Re",
+    "Od: pbp <gm@example.test>\nWysłano: wtorek, 1 grudnia 2026 12:40\nDo: Вася\nTemat: Re",
+    ">>> pbp <gm@example.test> 01.12.2026 12:40 >>>",
+    "---------- Forwarded message ---------",
+    "-------- Пересылаемое сообщение --------",
+    "---- On Tue, 01 Dec 2026 12:40:00 +0300 pbp <gm@example.test> wrote ----",
+]
+#: What marks each line of a marked quote.
+MARKS = ["> ", ">", "> > ", ">> ", "p> ", "ВП> ", " > "]
+
+
+@st.composite
+def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
+    """``(body, own)``: a body with :data:`OLD_MOVES` inside a quote of some shape, and
+    whether :data:`OWN_MOVE` was written plainly above the quote (top-posting) or below
+    a closed marked one (bottom-posting)."""
+    prose = draw(st.lists(st.sampled_from(QUOTED_PROSE), max_size=5))
+    at = draw(st.integers(0, len(prose)))
+    quoted = [*prose[:at], draw(st.sampled_from(OLD_MOVES)), *prose[at:]]
+    shape = draw(st.sampled_from(["unmarked", "marked", "rewrapped", "forum", "the-bat"]))
+    own = draw(st.booleans())
+    top = f"{OWN_MOVE}\n\n" if own else draw(st.sampled_from(["", "Привет!\n\n"]))
+    if shape == "unmarked":
+        return f"{top}{draw(st.sampled_from(UNMARKED_HEADERS))}\n\n" + "\n".join(quoted), own
+    if shape == "forum":
+        return top + "[quote=pbp]" + "\n".join(quoted) + "[/quote]", own
+    mark = draw(st.sampled_from(MARKS))
+    marked = [f"{mark}{line}".rstrip() if line else mark.rstrip() for line in quoted]
+    if shape == "rewrapped":
+        # The old move lost its mark: a phone re-flowed the (marked) line above it.
+        index = marked.index(f"{mark}{quoted[at]}".rstrip())
+        marked[index] = quoted[at]
+        if index == 0:
+            marked.insert(0, f"{mark}Чтобы изменить голос, пришлите, например,")
+            index = 1
+        if index == len(marked) - 1 or not draw(st.booleans()):
+            marked.insert(index + 1, f"{mark}и он заменит прежний.")
+    header = draw(
+        st.sampled_from(
+            ["", UNMARKED_HEADERS[0] + "\n", "Вы писали 1 декабря 2026 г., 12:41:10:\n"]
+        )
+    )
+    body = top + header + "\n".join(marked)
+    below = shape == "the-bat" or (not own and draw(st.booleans()))
+    if below and not own:
+        body += f"\n\n{OWN_MOVE}\n\n-- \nВася"
+        own = True
+    return body, own
+
+
+@settings(FUZZ, max_examples=800)
+@given(mail=quoted_mails(), html=st.booleans())
+def test_a_move_inside_any_quote_shape_is_never_executed(
+    mail: tuple[str, bool], html: bool
+) -> None:
+    """The old vote for Оля inside the quote never runs (not even as a refusal); the own
+    vote for Петя, written plainly above or below the quote, always does."""
+    body, own = mail
+    if html:
+        markup = body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        payload = f"<html><body><div>{markup.replace(chr(10), '<br>')}</div></body></html>"
+        content = "text/html"
+    else:
+        payload, content = body, "text/plain"
+    raw = (
+        f"From: {EMAILS['Вася']}\r\nTo: gm+tok@example.test\r\nSubject: move\r\n"
+        f"Content-Type: {content}; charset=utf-8\r\n\r\n{payload}\r\n"
+    ).encode()
+    # As the service reads it when the mail answers none of ours (no In-Reply-To).
+    reply = read_letter(raw).reply
+    own_text = reply.own(reply.whole, None).text
+    lines = parse_maniac(own_text, ["Вася", "Петя", "Таня", "Оля"])
+    assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []
+    moves = [line.move for line in lines if line.move is not None]
+    assert moves == ([Vote("Петя")] if own else [])

@@ -34,6 +34,7 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pbp.parse.markup import html_to_text as html_to_text
 from pbp.parse.names import INVISIBLE
@@ -208,7 +209,8 @@ def unflow(text: str, delsp: bool = False) -> str:
 # --- quoted replies and signatures ---
 
 _WROTE = re.compile(
-    r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\))\s*:\s*$", re.IGNORECASE
+    r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\)|\bписали)\s*:\s*$",
+    re.IGNORECASE,
 )
 #: Zoho: ``---- On Tue, 01 Dec 2026 11:00:05 +0300 pbp <gm@example.test> wrote ----``.
 _WROTE_DASHED = re.compile(
@@ -261,6 +263,24 @@ _OUTLOOK_NEXT = re.compile(
 _UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
 #: Outlook's separator line above the quoted mail (32 underscores), alone.
 _OUTLOOK_RULE = re.compile(r"^_{20,}$")
+#: One field of a header block a client writes above the mail it quotes, in any
+#: language (``Від: pbp <gm@example.test>``, ``*Sent:* Tuesday…``, ``Temat: Re: ход``):
+#: a key of one to three words, a colon, and a value (none for an empty ``Cc:``).
+_FIELD = re.compile(
+    r"^\s*\*{0,2}[^\W\d_][^\W\d_.'-]{0,24}(?:[ -][^\W\d_]{1,24}){0,2}\*{0,2}\s*:\*{0,2}"
+    r"(?:\s+(?P<value>\S.*))?$"
+)
+#: Most fields of a header block looked at.
+_FIELDS_MAX = 8
+#: A date as clients write it in a header block, besides a time or a year:
+#: ``01.12.2026``, ``2026-12-01``, ``1/12/26``.
+_NUMERIC_DATE = re.compile(r"\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b")
+#: GroupWise's reply header, which starts like a quoted line:
+#: ``>>> pbp <gm@example.test> 01.12.2026 12:40 >>>``.
+_GROUPWISE = re.compile(r"^>>>\s.*\S\s+>>>$")
+#: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
+#: it (``p> …``, ``ВП> …``).
+_QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
 _INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\n"})
 #: Longest line (characters) looked at as a possible reply header.
 _HEADER_MAX = 400
@@ -271,12 +291,56 @@ _HEADER_MAX = 400
 _HEADER_FIRST = frozenset("-_*fFvVоО")
 
 
+def is_quoted(line: str) -> bool:
+    """True when ``line`` is marked as quoted: ``>`` (RFC 3676 §4.5) or initials and
+    ``>`` (The Bat!, FidoNet: ``p> …``).
+
+    >>> is_quoted("> ГОЛОС Оля"), is_quoted("ВП> ГОЛОС Оля"), is_quoted("ГОЛОС Оля")
+    (True, True, False)
+    """
+    return _QUOTED.match(line) is not None
+
+
+def _header_block(lines: list[str], i: int) -> int:
+    """How many lines (0: none) the block of header fields starting at ``lines[i]``
+    spans: at least three consecutive ``Key: value`` lines (:data:`_FIELD`; at most
+    :data:`_FIELDS_MAX` looked at) of which one value holds an address and another a
+    date or a time. Found by its structure, so that a client writing the keys in
+    a language pbp has no word list for (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``,
+    Polish ``Od:``/``Wysłano:``…) still marks the start of the quoted mail."""
+    end = i
+    address = dated = -1
+    while end < len(lines) and end - i < _FIELDS_MAX:
+        line = lines[end]
+        if len(line) > _HEADER_MAX or ":" not in line[:40]:
+            break
+        field = _FIELD.match(line)
+        if field is None:
+            break
+        value = field.group("value") or ""
+        if address < 0 and _EMAIL.search(value):
+            address = end
+        elif dated < 0 and (
+            _TIME.search(value) or _YEAR.search(value) or _NUMERIC_DATE.search(value)
+        ):
+            dated = end
+        end += 1
+    return end - i if end - i >= 3 and address >= 0 and dated >= 0 else 0
+
+
 def _is_reply_header(lines: list[str], i: int) -> int:
     """How many lines (0: none) the reply header starting at ``lines[i]`` spans
     (``lines`` are right-stripped)."""
     line = lines[i].strip()
     if not line or len(line) > _HEADER_MAX:
         return 0
+    if line.startswith(">>>"):
+        found = _GROUPWISE.match(line) and (_EMAIL.search(line) or _TIME.search(line))
+        return 1 if found else 0
+    if ":" in line[:40]:
+        block = _header_block(lines, i)
+        if block:
+            return block
     # Each pattern is tried only where it can match (its first character, or the ":"
     # that ends a line of the header): quick on the ordinary lines of a mail.
     first = line[0]
@@ -327,21 +391,100 @@ def _footer_ends(lines: list[str], start: int) -> bool:
         line = lines[index]
         if not line.strip():
             continue
-        return line == "--" or line.lstrip().startswith(">") or bool(_is_reply_header(lines, index))
+        return line == "--" or is_quoted(line) or bool(_is_reply_header(lines, index))
     return True
 
 
 def new_text(text: str) -> str:
-    """The text a sender wrote himself: without quoted replies and signature (module doc),
-    invisible characters removed and odd spaces made spaces (:data:`~pbp.parse.names.INVISIBLE`:
-    BOM, zero-width spaces, no-break spaces…), CR removed, Unicode line separators made
-    line breaks, trailing spaces and blank lines at both ends removed.
+    """The text a sender wrote himself (:func:`split_reply`'s first part).
 
     >>> new_text("REFUTE 7 нож\\n\\nOn Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:\\n> old")
     'REFUTE 7 нож'
     """
+    return split_reply(text).text
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A mail body read for the sender's own text (:func:`split_reply`).
+
+    ``text``: the new text; ``doubtful``: the doubtful lines, stripped, in order;
+    ``whole``: the new text with the doubtful lines in their places, and
+    ``doubtful_at``: their 0-based line numbers in ``whole`` (what
+    :func:`strip_echo` and :func:`strip_help_echo` look at: a pasted mail of ours
+    is found by its run of lines, which a doubtful line must not break);
+    ``under_header``: the line number in ``whole`` from which the text stands under a
+    header block at the top of the mail (-1: none), where a line of the mail answered
+    may be its unmarked quote (:meth:`own`).
+    """
+
+    text: str
+    doubtful: tuple[str, ...]
+    whole: str
+    doubtful_at: tuple[int, ...]
+    under_header: int = -1
+
+    def own(self, whole: str, answered: str | None) -> Reply:
+        """The reply once the caller cut ``whole`` (a prefix of :attr:`whole`'s lines)
+        where it repeats a mail of ours (:func:`strip_echo`, :func:`strip_help_echo`),
+        ``answered`` being the text of the mail of ours it answers (None: unknown).
+
+        Below a header block at the top (:attr:`under_header`) each line of
+        ``answered`` is doubtful too, and every line is when ``answered`` is unknown:
+        a quote under that header is marked by nothing.
+
+        >>> reply = split_reply("От: pbp <gm@example.test>\\nДата: 01.12.2026 12:40\\n"
+        ...                     "Кому: Вася\\n\\nГОЛОС Петя\\n[b]Голосую за Олю[/b]")
+        >>> reply.own(reply.whole, "Выполнено:\\n[b]Голосую за Олю[/b]").text
+        'ГОЛОС Петя'
+        """
+        count = len(whole.split("\n")) if whole else 0
+        lines = self.whole.split("\n")[:count]
+        skip = {n for n in self.doubtful_at if n < count}
+        if 0 <= self.under_header < count:
+            ours = None if answered is None else {line.strip() for line in answered.split("\n")}
+            skip |= {
+                n
+                for n in range(self.under_header, count)
+                if lines[n].strip() and (ours is None or lines[n].strip() in ours)
+            }
+        text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
+        at = tuple(sorted(skip))
+        return Reply(text, tuple(lines[n].strip() for n in at), "\n".join(lines), at)
+
+
+def split_reply(text: str) -> Reply:
+    """The new text and the doubtful lines of a mail body (:class:`Reply`).
+
+    The new text is what the sender wrote himself: without quoted replies and
+    signature (module doc), invisible characters removed and odd spaces made spaces
+    (:data:`~pbp.parse.names.INVISIBLE`: BOM, zero-width spaces, no-break spaces…), CR
+    removed, Unicode line separators made line breaks, trailing spaces and blank lines
+    at both ends removed.
+
+    The doubtful lines (stripped, in order) are in neither: lines the reader cannot
+    tell from a quote, which a line that may be quoted must never be executed for. They
+    are the unmarked lines right below a quoted line (no blank line between), up to the
+    next blank or quoted line: a phone re-wrapping a long quoted line puts its
+    continuation there without ``>`` (iPhone, Gmail), and a reply written there is
+    told from it by nothing. The caller lists those that hold a command as "looks
+    quoted — not done".
+
+    A header block of fields (``От:``/``Кому:``/``Тема:``, in any language) at the very
+    top, with nothing of the sender's above it and no ``>`` quote below it, is a reply
+    written under the header of the mail answered (bottom-posting): the header is
+    dropped and what follows is the sender's, but for the lines of the mail answered
+    (:meth:`Reply.own`: ``under_header``).
+
+    >>> reply = split_reply("ГОЛОС Петя\\n\\n> Чтобы изменить, напишите\\nГОЛОС Оля\\n> и всё.")
+    >>> reply.text, reply.doubtful, reply.doubtful_at
+    ('ГОЛОС Петя', ('ГОЛОС Оля',), (2,))
+    """
     lines = [line.rstrip() for line in text.translate(_INVISIBLE).split("\n")]
     kept: list[str] = []
+    doubtful: list[int] = []  # indexes in kept
+    under = -1  # index in kept: the text under a header block at the top
+    own = False  # a non-blank line of the sender's kept so far
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -356,14 +499,36 @@ def new_text(text: str) -> str:
         header = _is_reply_header(lines, i)
         if header:
             following = _next_text(lines, i + header)
-            if following is not None and following.lstrip().startswith(">"):
+            if following is not None and is_quoted(following):
                 i += header  # bottom-posting: drop the header, keep what follows the quote
                 continue
+            if not own and header > 1 and _header_block(lines, i) == header:
+                i += header  # a reply under the header block of the mail answered
+                under = len(kept)
+                continue
             break
-        if not line.lstrip().startswith(">"):
-            kept.append(line)
+        if is_quoted(line):
+            i += 1
+            continue
+        if i > 0 and lines[i - 1] and is_quoted(lines[i - 1]):
+            # Right below a quoted line: maybe the quote's re-wrapped continuation.
+            while i < len(lines) and lines[i] and not is_quoted(lines[i]):
+                doubtful.append(len(kept))
+                kept.append(lines[i])
+                i += 1
+            continue
+        kept.append(line)
+        own = True
         i += 1
-    return "\n".join(kept).strip("\n")
+    # Both ends without blank lines; the doubtful lines' numbers follow the cut.
+    start = next((n for n, line in enumerate(kept) if line), len(kept))
+    end = max((n + 1 for n, line in enumerate(kept) if line), default=start)
+    whole = kept[start:end]
+    at = tuple(n - start for n in doubtful)
+    skip = set(at)
+    text = "\n".join(line for n, line in enumerate(whole) if n not in skip).strip("\n")
+    below = max(under - start, 0) if under >= 0 and whole else -1
+    return Reply(text, tuple(whole[n].strip() for n in at), "\n".join(whole), at, below)
 
 
 #: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes

@@ -8,8 +8,11 @@ MIME and RFC 2047 decoding is the standard library's (:mod:`email` with
   windows-1251 / KOI8-R, never a crash;
 - the body's charset guessed when the declared one is missing, unknown or wrong
   (:func:`pbp.parse.body.decode_bytes`);
-- text/plain preferred, an empty text/plain falls back to text/html (html2text);
-- quoted replies and signatures removed (:func:`pbp.parse.body.new_text`);
+- text/plain preferred; text/html when the text/plain part is empty or only a stub
+  (it says "view this in HTML", or is a third as long as the HTML's text); every
+  inline text part of a multipart/mixed read in order (text around an inline
+  picture);
+- quoted replies and signatures removed (:func:`pbp.parse.body.split_reply`);
 - MIME parts nested over :data:`MAX_PART_DEPTH` deep not read past the headers
   (``unreadable_code="too_deep"``), and a line tried against the open multiparts'
   boundaries only when it starts with ``--`` (:class:`_LineBuffer`), so that the
@@ -42,7 +45,7 @@ from email.parser import BytesHeaderParser
 from typing import Any, Literal
 
 from pbp.mail.base import header_section
-from pbp.parse.body import FORWARD_SEPARATOR, decode_bytes, new_text, unflow
+from pbp.parse.body import FORWARD_SEPARATOR, Reply, decode_bytes, split_reply, unflow
 from pbp.parse.markup import html_to_text
 
 
@@ -86,6 +89,12 @@ class Letter:
       of RFC 5322 §4.4), ``"group"`` (``Players: a@example.test;``) or ``"no readable
       address"`` (``<a@example.test> <b@example.test>``, a NUL inside, an address
       written as an encoded-word).
+    - ``doubtful``: lines of the body that may be quoted and are not in ``text``
+      (:func:`pbp.parse.body.split_reply`): never executed; the answer lists those
+      that hold a command as "looks quoted — not done". ``whole``: ``text`` with them
+      in their places, and ``doubtful_at``: their line numbers in it (for the echo
+      cutters, :meth:`pbp.parse.body.Reply.own`); ``under_header``: where in it the
+      text under a header block at the top begins (-1: none).
     - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601)
       as runs of adjacent fields, topmost run first, each field's value unfolded
       (``(("mx.example.test; dmarc=pass header.from=example.test",),)``); read by
@@ -107,6 +116,16 @@ class Letter:
     unreadable_code: str = ""
     from_problem: str | None = None
     authentication_results: tuple[tuple[str, ...], ...] = ()
+    doubtful: tuple[str, ...] = ()
+    whole: str = ""
+    doubtful_at: tuple[int, ...] = ()
+    under_header: int = -1
+
+    @property
+    def reply(self) -> Reply:
+        """The body as :func:`pbp.parse.body.split_reply` read it."""
+        whole = self.whole or self.text
+        return Reply(self.text, self.doubtful, whole, self.doubtful_at, self.under_header)
 
 
 #: Longest header value (characters, after unfolding) that is parsed; the rest is
@@ -272,20 +291,21 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
     in_reply_to = _ids(_first(msg, "in-reply-to"))
     forwarded = False
     code = ""
-    text = ""
+    reply = Reply("", (), "", ())
     unreadable: str | None = None
     try:
         if too_many_parts:
             unreadable = f"over {MAX_BOUNDARY_LINES} MIME boundary lines"
             code = "too_many_parts"
         elif too_deep:
-            text, unreadable = "", f"MIME parts nested over {MAX_PART_DEPTH} deep"
+            unreadable = f"MIME parts nested over {MAX_PART_DEPTH} deep"
             code = "too_deep"
         elif body:
-            text, unreadable, forwarded = _body(msg)
+            reply, unreadable, forwarded = _body(msg)
             code = _no_text_code(msg) if unreadable else ""
     except Exception as exc:  # never lose a message over a parser bug: tell the GM
-        text, unreadable = "", f"body could not be read ({type(exc).__name__}: {exc})"
+        reply = Reply("", (), "", ())
+        unreadable = f"body could not be read ({type(exc).__name__}: {exc})"
         code = "body_error"
     return Letter(
         message_id=_message_id(_first(msg, "message-id")),
@@ -293,7 +313,7 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
         from_name=from_name,
         recipients=_recipients(msg),
         subject=_decoded("subject", _first(msg, "subject")).strip(),
-        text=text,
+        text=reply.text,
         in_reply_to=in_reply_to[0] if in_reply_to else None,
         references=tuple(_ids(_first(msg, "references"))),
         automatic=is_automatic(msg),
@@ -303,6 +323,10 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
         unreadable_code=code,
         from_problem=from_problem,
         authentication_results=_auth_results(msg),
+        doubtful=reply.doubtful,
+        whole=reply.whole if reply.whole != reply.text else "",
+        doubtful_at=reply.doubtful_at,
+        under_header=reply.under_header,
     )
 
 
@@ -678,27 +702,91 @@ def _part_text(part: Message) -> str:
     return text
 
 
-def _body(msg: EmailMessage) -> tuple[str, str | None, bool]:
-    """``(new text, unreadable reason or None, forwarded)``: the body parts of the
+#: What a text/plain part says when it only stands in for the HTML one (Outlook,
+#: newsletters, some phone clients): "this message needs an HTML reader", "view it in
+#: a browser", «откройте письмо в программе, которая показывает HTML».
+_STUB = re.compile(
+    r"\bhtml\b|\bhtm\b|\bbrowser\b|\bбраузер|веб-верси|web version",
+    re.IGNORECASE,
+)
+#: A text/plain part this short (characters of new text), beside an HTML part whose
+#: text is :data:`_STUB_RATIO` times longer, or saying :data:`_STUB`, is a stub.
+_STUB_MAX = 300
+_STUB_RATIO = 3
+
+
+def _inline_texts(msg: Message) -> list[Message] | None:
+    """The text parts of a multipart/mixed message read one after the other (Apple
+    Mail writes text, an inline picture, more text): each inline text/plain child in
+    order, and the best text of each multipart/alternative child. None when there are
+    fewer than two (the usual :meth:`~email.message.EmailMessage.get_body` choice)."""
+    if msg.get_content_type() != "multipart/mixed":
+        return None
+    children = msg.get_payload()
+    if not isinstance(children, list):
+        return None
+    texts: list[Message] = []
+    for child in children:
+        if not isinstance(child, Message):
+            continue
+        if child.get_content_disposition() == "attachment":
+            continue
+        if child.get_content_type() == "text/plain":
+            texts.append(child)
+        elif child.get_content_type() == "multipart/alternative" and isinstance(
+            child, EmailMessage
+        ):
+            best = child.get_body(preferencelist=("plain", "html"))
+            if best is not None:
+                texts.append(best)
+    return texts if len(texts) >= 2 else None
+
+
+def _read_part(part: Message) -> tuple[str, str]:
+    """``(full text, text to look for quotes in)`` of one text part: HTML made text."""
+    source = _part_text(part)
+    if part.get_content_type() == "text/html":
+        return html_to_text(source), _TAG.sub("\n", source)
+    return source, source
+
+
+def _body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
+    """``(the body read, unreadable reason or None, forwarded)``: the body parts of the
     message itself (never those inside an attached ``message/rfc822``)."""
     attached = any(part.get_content_type() == "message/rfc822" for part in _parts(msg))
+    several = _inline_texts(msg)
+    if several is not None:
+        read = [_read_part(part) for part in several]
+        reply = split_reply("\n".join(text for text, _ in read))
+        quoting = "\n".join(q for _, q in read)
+        return reply, None, attached or _forwards(quoting, reply.text)
     plain = _best_part(msg, "plain")
     html = _best_part(msg, "html")
     if plain is None and html is None:
         if attached:
-            return "", None, True
+            return Reply("", (), "", ()), None, True
         reason = f"no text/plain or text/html part (the message is {msg.get_content_type()})"
-        return "", reason, False
+        return Reply("", (), "", ()), reason, False
     if plain is not None:
         full = _part_text(plain)
-        text = new_text(full)
-        if text or html is None:
-            return text, None, attached or _forwards(full, text)
+        reply = split_reply(full)
+        if html is None or len(reply.text) > _STUB_MAX:
+            return reply, None, attached or _forwards(full, reply.text)
     assert html is not None
     source = _part_text(html)
-    text = new_text(html_to_text(source))
+    html_reply = split_reply(html_to_text(source))
+    if (
+        plain is not None
+        and reply.text
+        and not (
+            html_reply.text
+            and (_STUB.search(reply.text) or len(html_reply.text) > _STUB_RATIO * len(reply.text))
+        )
+    ):
+        # The plain part is the mail; the HTML one only says the same in markup.
+        return reply, None, attached or _forwards(full, reply.text)
     # The forward header sits inside the quote block that html_to_text drops (Gmail).
-    return text, None, attached or _forwards(_TAG.sub("\n", source), text)
+    return html_reply, None, attached or _forwards(_TAG.sub("\n", source), html_reply.text)
 
 
 _ENCRYPTED = frozenset(

@@ -96,14 +96,27 @@ _RU = snowballstemmer.stemmer("russian")
 _EN = snowballstemmer.stemmer("english")
 
 
+#: Emoji and pictographs, with what composes them (variation selectors, skin tones,
+#: the keycap mark, tag characters), arrows, dingbats and geometric shapes: never part
+#: of a name or a keyword (``ГОЛОС Петя ✌️``), and a bullet before a command
+#: (``👉 ГОЛОС Петя``). Each is read as a space.
+EMOJI = re.compile(
+    "[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\u20e3"
+    "\ufe00-\ufe0f\U0001f000-\U0001faff\U000e0020-\U000e007f]+"
+)
+
+
 def clean(text: str) -> str:
-    """``text`` without bold/italic markers, invisible characters (:data:`INVISIBLE`) and
-    edge punctuation, spaces collapsed.
+    """``text`` without bold/italic markers, invisible characters (:data:`INVISIBLE`),
+    emoji (:data:`EMOJI`) and edge punctuation, spaces collapsed.
 
     >>> clean(" [b]Танцевальный\u00a0 зал[/b]\u200b. ")
     'Танцевальный зал'
+    >>> clean("👉 ГОЛОС: «Петя» 👍🏻")
+    'ГОЛОС: «Петя'
     """
-    return " ".join(_MARKUP.sub("", text.translate(INVISIBLE)).split()).strip(_EDGE_PUNCT)
+    text = EMOJI.sub(" ", _MARKUP.sub("", text.translate(INVISIBLE)))
+    return " ".join(text.split()).strip(_EDGE_PUNCT)
 
 
 def _fold_word(match: re.Match[str]) -> str:

@@ -1,0 +1,436 @@
+"""Real mail, second pass (issue 13): a line that may be quoted is never executed, and a
+move written plainly is never missed. One test per kind of trouble, raw bytes through
+the service: Вася first votes for Оля, then answers with a vote for Петя written
+plainly and, where there is a quote, his old vote for Оля inside it. The old vote must
+never run again (M9 counts each vote cast), and the new one must stand.
+
+Plays seed 002's Maniac game (:mod:`maniackit`); the shapes are invented after the
+public reports cited in the issue (email_reply_parser #43, twenty #25330, imap_tools
+#247, Gmail-MCP-Server #88, DSharpPlus #2266, boxel #3561, NiKom #124,
+email-reply-parser #64).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from maniackit import EMAILS, ManiacTable
+from test_real_mail import DAY_1, answer, from_player, message, run, votes
+
+from pbp.parse.body import split_reply
+from pbp.parse.mime import read_letter
+
+REPLY_AT = DAY_1 + timedelta(minutes=10)
+VASYA = EMAILS["Вася"]
+
+
+@pytest.fixture
+def maniac(tmp_path: Path) -> Iterator[ManiacTable]:
+    table = ManiacTable(tmp_path)
+    table.run(DAY_1 - timedelta(minutes=30))
+    table.new_mail()
+    outcomes, _mails = run(table, from_player(table, "Вася", "ГОЛОС Оля\r\n".encode()))
+    assert outcomes == ["applied"]
+    assert votes(table) == {"Вася": "Оля"}
+    yield table
+    table.close()
+
+
+def own_and_doubtful(text: str) -> tuple[str, tuple[str, ...]]:
+    reply = split_reply(text)
+    return reply.text, reply.doubtful
+
+
+def crlf(text: str) -> bytes:
+    return text.replace("\n", "\r\n").encode()
+
+
+def reply(table: ManiacTable, raw: bytes) -> list[str]:
+    """Deliver Вася's ``raw`` reply: his answer's lines (greeting and footer cut)."""
+    outcomes, mails = run(table, raw, at=REPLY_AT)
+    assert outcomes == ["applied"]
+    return answer(mails, VASYA)
+
+
+def understood(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("Понял:")]
+
+
+def looks_quoted_section(lines: list[str]) -> list[str]:
+    """The answer's "looks quoted" section: its heading, the lines, the advice."""
+    start = lines.index("Похоже на цитату — не выполнено:")
+    end = lines.index("", start)
+    return lines[start:end]
+
+
+ADVICE = (
+    "Эти строки нельзя отличить от цитаты: они стоят вплотную под строкой цитаты или под "
+    "заголовком цитируемого письма. Если это ваш ход, пришлите его ещё раз отдельной "
+    "строкой — над цитатой или отделив от неё пустой строкой."
+)
+
+
+# --- 1. a re-wrapped quoted line that lost its ">" --------------------------------------
+
+
+def test_kind1_a_rewrapped_quote_line_without_its_marker_is_not_executed(
+    maniac: ManiacTable,
+) -> None:
+    """iPhone re-flowed a long quoted line: its continuation ``ГОЛОС Оля`` sits between
+    ``>`` lines without a marker. Executed before (Вася's vote went back to Оля)."""
+    raw = from_player(
+        maniac,
+        "Вася",
+        crlf(
+            "ГОЛОС Петя\n\n"
+            "1 дек. 2026 г., в 12:40, pbp <gm@example.test> написал(а):\n\n"
+            "> Вася, вот что сделано по вашему письму. Принято: ваш голос — за Олю. Чтобы\n"
+            "> изменить голос, пришлите новую строку, например\n"
+            "ГОЛОС Оля\n"
+            "> и он заменит прежний.\n"
+        ),
+    )
+    assert read_letter(raw).text == "ГОЛОС Петя"
+    assert read_letter(raw).doubtful == ("ГОЛОС Оля",)
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert looks_quoted_section(lines) == [
+        "Похоже на цитату — не выполнено:",
+        "> ГОЛОС Оля",
+        ADVICE,
+    ]
+
+
+def test_kind1_a_line_right_under_the_last_quoted_line_is_not_executed(
+    maniac: ManiacTable,
+) -> None:
+    """The quote's last line re-wrapped: its continuation closes the quote block."""
+    raw = from_player(
+        maniac,
+        "Вася",
+        crlf("> Принято: ваш голос — за Олю. Чтобы изменить, пришлите\nГОЛОС Оля\n\nГОЛОС Петя\n"),
+    )
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert looks_quoted_section(lines) == [
+        "Похоже на цитату — не выполнено:",
+        "> ГОЛОС Оля",
+        ADVICE,
+    ]
+
+
+def test_kind1_a_doubtful_line_alone_is_answered_looks_quoted_not_no_command(
+    maniac: ManiacTable,
+) -> None:
+    """Nothing but the doubtful line: the answer says it looks quoted (no "no command")."""
+    raw = from_player(maniac, "Вася", crlf("> Ваш голос?\nГОЛОС Петя\n"))
+    outcomes, mails = run(maniac, raw, at=REPLY_AT)
+    assert outcomes == ["status"]
+    assert votes(maniac) == {"Вася": "Оля"}
+    lines = answer(mails, VASYA)
+    assert looks_quoted_section(lines) == [
+        "Похоже на цитату — не выполнено:",
+        "> ГОЛОС Петя",
+        ADVICE,
+    ]
+    assert not any(line.startswith("Не выполнено") for line in lines)
+
+
+def test_kind1_looks_quoted_in_english(tmp_path: Path) -> None:
+    table = ManiacTable(tmp_path, locale="en")
+    table.run(DAY_1 - timedelta(minutes=30))
+    table.new_mail()
+    raw = from_player(
+        table, "Вася", crlf("VOTE Петя\n\n> To change it, write\nVOTE Оля\n> again.\n")
+    )
+    outcomes, mails = run(table, raw)
+    assert outcomes == ["applied"]
+    assert votes(table) == {"Вася": "Петя"}
+    lines = answer(mails, VASYA)
+    start = lines.index("Looks quoted — not done:")
+    assert lines[start : start + 3] == [
+        "Looks quoted — not done:",
+        "> VOTE Оля",
+        "These lines cannot be told from a quote: they sit right under a quoted line or under "
+        "the header of the mail quoted. If you meant them, send them again on their own, "
+        "above the quote or with a blank line between.",
+    ]
+    table.close()
+
+
+# --- 2. an Outlook header block in another language -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        # Outlook for Mac/iOS in Ukrainian, without the underscore line.
+        "Від: pbp <gm@example.test>\nДата: вівторок, 1 грудня 2026 р. о 12:40\n"
+        "Кому: Вася <vasya@example.test>\nТема: Re: ход\n",
+        # Polish: no word list of pbp's knows these keys; the structure does.
+        "Od: pbp <gm@example.test>\nWysłano: wtorek, 1 grudnia 2026 12:40\n"
+        "Do: vasya@example.test\nTemat: Re: ход\n",
+        # Bold keys, the date first.
+        "*Дата:* 01.12.2026\n*Від:* pbp <gm@example.test>\n*Кому:* Вася\n",
+    ],
+    ids=["ukrainian", "polish", "bold-date-first"],
+)
+def test_kind2_a_header_block_in_any_language_ends_the_new_text(
+    maniac: ManiacTable, header: str
+) -> None:
+    """The unmarked quote below a header block of another language was executed."""
+    raw = from_player(
+        maniac,
+        "Вася",
+        crlf(f"ГОЛОС Петя\n\n{header}\nВася, вот что сделано по вашему письму.\nГОЛОС Оля\n"),
+    )
+    assert read_letter(raw).text == "ГОЛОС Петя"
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert "Похоже на цитату — не выполнено:" not in lines
+
+
+def test_kind2_two_command_lines_with_colons_are_no_header_block() -> None:
+    """Fields need an address and a date: a player's own ``Key: value`` lines stay."""
+    text = "ГОЛОС: Петя\nУБИТЬ: Оля\nВремя: 12:40\n"
+    assert own_and_doubtful(text) == ("ГОЛОС: Петя\nУБИТЬ: Оля\nВремя: 12:40", ())
+
+
+# --- 3. text around an inline picture ---------------------------------------------------
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(32)).decode()
+
+
+def test_kind3_every_text_part_around_an_inline_picture_is_read(maniac: ManiacTable) -> None:
+    """Apple Mail: multipart/mixed of text/plain, image/png inline, text/plain; the move
+    is in the second text part (only the first was read)."""
+    payload = crlf(
+        "--b1\n"
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        "Смотрите, что я нашёл:\n"
+        "--b1\n"
+        "Content-Type: image/png; name=photo.png\n"
+        "Content-Disposition: inline; filename=photo.png\n"
+        "Content-Transfer-Encoding: base64\n\n"
+        f"{PNG}\n"
+        "--b1\n"
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        "ГОЛОС Петя\n"
+        "--b1--\n"
+    )
+    raw = from_player(
+        maniac, "Вася", payload, content_type=b'Content-Type: multipart/mixed; boundary="b1"'
+    )
+    assert read_letter(raw).text == "Смотрите, что я нашёл:\nГОЛОС Петя"
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+
+
+def test_kind3_an_attached_text_file_is_not_read() -> None:
+    """A text/plain attachment is no part of the mail's text."""
+    payload = crlf(
+        "--b1\nContent-Type: text/plain; charset=utf-8\n\nСТАТУС\n"
+        "--b1\nContent-Type: text/plain; charset=utf-8\n"
+        "Content-Disposition: attachment; filename=old.txt\n\nГОЛОС Оля\n"
+        "--b1--\n"
+    )
+    raw = from_player_raw(payload, b'Content-Type: multipart/mixed; boundary="b1"')
+    assert read_letter(raw).text == "СТАТУС"
+
+
+def from_player_raw(payload: bytes, content_type: bytes) -> bytes:
+    """Вася's mail as raw bytes, for the reader alone."""
+    return message(VASYA, "gm+x@example.test", payload, content_type=content_type)
+
+
+# --- 4. a text/plain part that is only a stub -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stub",
+    [
+        "Это письмо в формате HTML. Откройте его в программе, которая показывает HTML.",
+        "This message requires an HTML-capable mail reader.",
+        "Сообщение",
+    ],
+    ids=["ru-phrase", "en-phrase", "much-shorter"],
+)
+def test_kind4_the_html_part_is_read_when_the_plain_part_is_a_stub(
+    maniac: ManiacTable, stub: str
+) -> None:
+    payload = crlf(
+        "--a1\n"
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        f"{stub}\n"
+        "--a1\n"
+        "Content-Type: text/html; charset=utf-8\n\n"
+        "<html><body><p>Привет! Сегодня так:</p><p>ГОЛОС Петя</p></body></html>\n"
+        "--a1--\n"
+    )
+    raw = from_player(
+        maniac,
+        "Вася",
+        payload,
+        content_type=b'Content-Type: multipart/alternative; boundary="a1"',
+    )
+    assert read_letter(raw).text == "Привет! Сегодня так:\n\nГОЛОС Петя"
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+
+
+def test_kind4_a_plain_part_that_says_the_same_as_the_html_is_read() -> None:
+    payload = crlf(
+        "--a1\nContent-Type: text/plain; charset=utf-8\n\nГОЛОС Петя\n"
+        "--a1\nContent-Type: text/html; charset=utf-8\n\n<p><b>ГОЛОС Петя</b></p>\n"
+        "--a1--\n"
+    )
+    raw = from_player_raw(payload, b'Content-Type: multipart/alternative; boundary="a1"')
+    assert read_letter(raw).text == "ГОЛОС Петя"
+
+
+# --- 5. and 6. emoji and smart punctuation ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ГОЛОС: «Петя» 👍",
+        "ГОЛОС Петя ✌️",  # with a variation selector
+        "Голос за Петю 🙂",
+        "ГОЛОС “Петя” 👍🏻",  # a skin tone
+        "👉 ГОЛОС Петя",
+        "✅ ГОЛОС Петя",
+        "▶️ ГОЛОС: Петя!",
+    ],
+)
+def test_kind5_and_kind6_emoji_and_smart_quotes_around_a_vote(
+    maniac: ManiacTable, line: str
+) -> None:
+    raw = from_player(maniac, "Вася", f"{line}\r\n".encode())
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+
+
+# --- 7. The Bat!/FidoNet-style quote -----------------------------------------------------
+
+
+def test_kind7_the_bat_quote_with_initials_and_the_answer_below(maniac: ManiacTable) -> None:
+    """``Вы писали …:`` then lines prefixed with initials (``p>``), the answer below the
+    quote, then a signature: the answer was missed."""
+    raw = from_player(
+        maniac,
+        "Вася",
+        crlf(
+            "Здравствуйте, pbp.\n\n"
+            "Вы писали 1 декабря 2026 г., 12:41:10:\n\n"
+            "p> Вася, вот что сделано по вашему письму.\n"
+            "p> > ГОЛОС Оля\n"
+            "p> Понял: ГОЛОС Оля\n\n"
+            "ГОЛОС Петя\n\n"
+            "-- \n"
+            "С уважением,\n"
+            " Вася                          mailto:vasya@example.test\n"
+        ),
+    )
+    assert read_letter(raw).text == "Здравствуйте, pbp.\n\n\n\nГОЛОС Петя"
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert lines[lines.index("Пропущено — это не команды:") + 1] == "> Здравствуйте, pbp."
+
+
+# --- 8. bottom-posting below a header block with no quoted body -------------------------
+
+HEADER_BLOCK = (
+    "Отправлено: 1 декабря 2026 г. 12:40\n"
+    "От: pbp <gm@example.test>\n"
+    "Кому: Вася <vasya@example.test>\n"
+    "Тема: Re: ход\n\n"
+)
+
+
+def last_answer_id(table: ManiacTable) -> bytes:
+    """The Message-ID of pbp's last mail to Вася (the one he answers)."""
+    (*_, last) = [m for m in table.store.outbox() if m.recipient == VASYA]
+    return last.message_id.encode()
+
+
+def test_kind8_a_reply_under_a_header_block_at_the_top_is_read(maniac: ManiacTable) -> None:
+    """The header of the mail answered at the top, the reply under it (the move was
+    missed); the line of our answer he left there (its forum snippet) does not run."""
+    raw = from_player(
+        maniac,
+        "Вася",
+        crlf(HEADER_BLOCK + "ГОЛОС Петя\n\n[b]Голосую за Олю[/b]\n"),
+        b"In-Reply-To: " + last_answer_id(maniac),
+    )
+    assert read_letter(raw).text == "ГОЛОС Петя\n\n[b]Голосую за Олю[/b]"
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert looks_quoted_section(lines)[1] == "> [b]Голосую за Олю[/b]"
+
+
+def test_kind8_under_a_header_block_answering_no_mail_of_ours_nothing_runs(
+    maniac: ManiacTable,
+) -> None:
+    """No In-Reply-To or References of ours: what stands under the header block may be
+    the unmarked quote of any mail, so it is answered as looking quoted, not run."""
+    raw = from_player(maniac, "Вася", crlf(HEADER_BLOCK + "ГОЛОС Петя\n"))
+    outcomes, mails = run(maniac, raw, at=REPLY_AT)
+    assert outcomes == ["status"]
+    assert votes(maniac) == {"Вася": "Оля"}
+    assert looks_quoted_section(answer(mails, VASYA)) == [
+        "Похоже на цитату — не выполнено:",
+        "> ГОЛОС Петя",
+        ADVICE,
+    ]
+
+
+def test_kind8_a_header_block_under_own_text_still_ends_it() -> None:
+    """Below the sender's own text the same block starts the quote (top-posting)."""
+    text = (
+        "ГОЛОС Петя\n\nОтправлено: 1 декабря 2026 г. 12:40\nОт: pbp <gm@example.test>\n"
+        "Кому: Вася <vasya@example.test>\nТема: Re: ход\n\nГОЛОС Оля\n"
+    )
+    assert own_and_doubtful(text) == ("ГОЛОС Петя", ())
+
+
+# --- GroupWise ---------------------------------------------------------------------------
+
+
+def test_a_groupwise_reply_header_ends_the_new_text(maniac: ManiacTable) -> None:
+    """``>>> Name <addr> date >>>`` looked like a quoted line, and the unmarked quote
+    below it ran."""
+    raw = from_player(
+        maniac,
+        "Вася",
+        crlf(
+            "ГОЛОС Петя\n\n"
+            ">>> pbp <gm@example.test> 01.12.2026 12:40 >>>\n"
+            "Вася, вот что сделано по вашему письму.\n"
+            "ГОЛОС Оля\n"
+        ),
+    )
+    assert read_letter(raw).text == "ГОЛОС Петя"
+    lines = reply(maniac, raw)
+    assert votes(maniac) == {"Вася": "Петя"}
+    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+
+
+def test_a_mail_read_twice_gives_the_same_letter() -> None:
+    """The reader is pure: the doubtful lines are part of the Letter, the same each time."""
+    raw = from_player_raw(crlf("> a\nГОЛОС Оля\n> b\n"), b"Content-Type: text/plain; charset=utf-8")
+    first, second = read_letter(raw), read_letter(raw)
+    assert first == second
+    assert (first.text, first.doubtful) == ("", ("ГОЛОС Оля",))
