@@ -18,13 +18,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from gamekit import EMAILS as CLUEDO_EMAILS
+from gamekit import Table, body, utc
 from maniackit import EMAILS, ManiacTable
-from test_real_mail import DAY_1, answer, from_player, message, run, votes
+from test_real_mail import DAY_1, FOOTER, VOTE_PETYA, answer, from_player, message, run, votes
 
 from pbp.parse.body import split_reply
 from pbp.parse.mime import read_letter
 
 REPLY_AT = DAY_1 + timedelta(minutes=10)
+CLUEDO_START = utc(2026, 12, 1, 17)
 VASYA = EMAILS["Вася"]
 
 
@@ -98,11 +101,13 @@ def test_kind1_a_rewrapped_quote_line_without_its_marker_is_not_executed(
     assert read_letter(raw).doubtful == ("ГОЛОС Оля",)
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
-    assert looks_quoted_section(lines) == [
+    assert lines == [
+        *[line.replace("ГОЛОС: Петя", "ГОЛОС Петя") for line in VOTE_PETYA],
         "Похоже на цитату — не выполнено:",
         "> ГОЛОС Оля",
         ADVICE,
+        "",
+        FOOTER,
     ]
 
 
@@ -434,3 +439,48 @@ def test_a_mail_read_twice_gives_the_same_letter() -> None:
     first, second = read_letter(raw), read_letter(raw)
     assert first == second
     assert (first.text, first.doubtful) == ("", ("ГОЛОС Оля",))
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Am 01.12.2026 um 12:40 schrieb pbp:",
+        "Le mar. 1 déc. 2026 à 12:40, pbp a écrit :",
+        "El mar, 1 dic 2026 a las 12:40, pbp escribió:",
+        "pbp napisał(a):",
+        "Вы писали:",
+    ],
+)
+def test_wrote_headers_in_other_languages_end_the_new_text(header: str) -> None:
+    assert own_and_doubtful(f"ГОЛОС Петя\n\n{header}\nГОЛОС Оля\n") == ("ГОЛОС Петя", ())
+
+
+def test_a_quoted_winning_accusation_in_cluedo_is_answered_looks_quoted(tmp_path: Path) -> None:
+    """Cluedo (seed 000, whose solution is Маша, Топор, Столовая): a re-wrapped quote that
+    holds the winning accusation would end the game unseen. It does not run; STATUS
+    does, and the accusation is listed as looking quoted."""
+    table = Table(tmp_path)
+    table.run(CLUEDO_START)
+    table.new_mail()
+    table.send(
+        "Кросс",
+        "СТАТУС",
+        "",
+        "> Кто-то в треде предлагал:",
+        "ОБВИНЕНИЕ Маша, Топор, Столовая",
+        "> но я не уверен.",
+        at=CLUEDO_START + timedelta(hours=1),
+    )
+    assert table.run(CLUEDO_START + timedelta(hours=1, minutes=1)) == ["status"]
+    mails = table.new_mail()
+    assert [m["To"] for m in mails] == [CLUEDO_EMAILS["Кросс"]]
+    lines = body(mails[0]).splitlines()
+    start = lines.index("Похоже на цитату — не выполнено:")
+    assert lines[start : start + 3] == [
+        "Похоже на цитату — не выполнено:",
+        "> ОБВИНЕНИЕ Маша, Топор, Столовая",
+        ADVICE,
+    ]
+    kinds = [stored.event.kind for stored in table.store.events("seed-000")]
+    assert "accusation_made" not in kinds and "game_over" not in kinds
+    table.close()

@@ -209,7 +209,8 @@ def unflow(text: str, delsp: bool = False) -> str:
 # --- quoted replies and signatures ---
 
 _WROTE = re.compile(
-    r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\)|\bписали)\s*:\s*$",
+    r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\)|\bписали|\bschrieb"
+    r"|\ba\s+écrit|\bescribió|\bnapisał\(?a?\)?)\s*:\s*$",
     re.IGNORECASE,
 )
 #: Zoho: ``---- On Tue, 01 Dec 2026 11:00:05 +0300 pbp <gm@example.test> wrote ----``.
