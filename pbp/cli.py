@@ -43,7 +43,7 @@ from pbp.reader import ChildReader
 from pbp.render import Renderer
 from pbp.seats import seat_warnings
 from pbp.service import Service
-from pbp.store import STILL_KEPT, Store, StoreReplacedError
+from pbp.store import STILL_KEPT, Store, StoreReplacedError, StoreVersionError
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,18 @@ def _when(text: str | None) -> datetime | None:
     return moment.astimezone(UTC)
 
 
-@click.group()
+class _Main(click.Group):
+    """The command group: a store written by a newer pbp is one sentence, whichever
+    command opened it (:class:`~pbp.store.StoreVersionError`)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StoreVersionError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=_Main)
 @click.option(
     "-c",
     "--config",
@@ -839,6 +850,29 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
             click.echo(f"{header}: {one_line(str(mail[header]))}")
     click.echo("")
     click.echo(_mail_text(mail).rstrip("\n"))
+
+
+@main.command()
+@click.argument("target", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False))
+@click.pass_obj
+def backup(config_path: Path, target: Path) -> None:
+    """Copy the store to FILE, safely while `pbp run` runs (SQLite's online backup).
+
+    To restore: stop pbp, delete the store's -wal and -shm files if they are there,
+    copy FILE over the store, start pbp again.
+
+    Example: pbp backup backups/pbp-2026-12-01.sqlite3"""
+    config = _load(config_path)
+    if not Path(config.store).exists():
+        raise click.ClickException(f"there is no store {config.store} yet: nothing to back up")
+    if target.resolve() == Path(config.store).resolve():
+        raise click.ClickException(f"{target} is the store itself: name another file")
+    try:
+        with Store(config.store) as store:
+            store.backup(target)
+    except OSError as error:
+        raise click.ClickException(f"cannot write {target}: {error.strerror or error}") from None
+    click.echo(f"backed up {config.store} to {target}")
 
 
 @main.command()

@@ -19,6 +19,7 @@ All times are stored as ISO 8601 strings in UTC.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,6 +31,15 @@ from typing import Any
 
 from pbp.engine.base import Event, Visibility
 from pbp.faults import crash_point
+
+log = logging.getLogger(__name__)
+
+#: The store's schema version, kept in SQLite's ``PRAGMA user_version``. 0 is a store
+#: written before versions were kept (the releases up to this one's predecessor); a
+#: newer pbp upgrades an older store when it opens it (:class:`Store`), and refuses
+#: one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
+#: every change of :data:`SCHEMA` or :data:`MIGRATIONS` that an older pbp could not read.
+SCHEMA_VERSION = 1
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -265,6 +275,12 @@ class KeptMessage:
         return self.retried_at is None or self.retry_outcome in STILL_KEPT
 
 
+class StoreVersionError(Exception):
+    """The store was written by a newer pbp (its schema version is above
+    :data:`SCHEMA_VERSION`): this pbp could misread it, so it is not opened. The
+    message names the store, both versions and what to do."""
+
+
 class StoreReplacedError(BaseException):
     """The store's file was deleted or replaced while it was open: what this process
     writes would go into a file nobody will ever read again, so it must stop.
@@ -302,18 +318,83 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
-        for table, column, declaration in MIGRATIONS:
-            columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            if column not in columns:
-                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._open_schema()
+        except BaseException:
+            self._db.close()
+            raise
         self._depth = 0
         self._absolute = self.path.absolute()  # the same file after a chdir
         opened = os.stat(self._absolute)
         self._identity = (opened.st_dev, opened.st_ino)
+
+    def _open_schema(self) -> None:
+        """Create the schema in a new store, upgrade an older one, refuse a newer one.
+
+        An older store (schema version below :data:`SCHEMA_VERSION`) is first copied
+        beside itself (``pbp.sqlite3.v0-backup``, SQLite's online backup), then upgraded
+        in one transaction: new tables and indexes, :data:`MIGRATIONS`, the version.
+
+        :raises StoreVersionError: the store's version is above :data:`SCHEMA_VERSION`.
+        """
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreVersionError(
+                f"the store {self.path} was written by a newer pbp (store schema {version}; "
+                f"this pbp reads up to {SCHEMA_VERSION}): install that pbp again, or restore "
+                "a backup made before the upgrade"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        tables = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'")
+        older = int(tables.fetchone()[0]) > 0
+        if older:
+            saved = self.path.with_name(f"{self.path.name}.v{version}-backup")
+            self.backup(saved)
+            log.warning(
+                "store %s: upgrading from schema %d to %d (a copy of it as it was: %s)",
+                self.path,
+                version,
+                SCHEMA_VERSION,
+                saved,
+            )
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            for table, column, declaration in MIGRATIONS:
+                columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                if column not in columns:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def backup(self, target: Path | str) -> Path:
+        """Copy the store to ``target`` with SQLite's online backup API: a consistent
+        copy even while ``pbp run`` writes (``pbp backup``). The copy is written beside
+        ``target`` and renamed into place, so a ``target`` that exists afterwards is
+        whole; an existing ``target`` is replaced. Returns ``target``.
+
+        :raises OSError: ``target``'s folder cannot be written.
+        """
+        target = Path(target)
+        partial = target.with_name(f".{target.name}.partial")
+        partial.unlink(missing_ok=True)
+        copy = sqlite3.connect(partial)
+        try:
+            self._db.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # one file, no -wal beside it
+        finally:
+            copy.close()
+        os.replace(partial, target)
+        return target
 
     def check_identity(self) -> None:
         """Check that :attr:`path` still names the file opened (one ``os.stat``).

@@ -1,0 +1,152 @@
+"""Upgrades and backups (issue 14, item 6).
+
+``tests/fixtures/store-v0.sqlite3`` was written by the release before schema versions
+were kept (commit c802d36): seed 000's game started, Кросс's suggestion to Дуг made
+(event 1 of day 1), Дуг's answer owed. A newer pbp upgrades such a store in place,
+after copying it beside itself, and the game plays on; a store from a newer pbp is
+refused in one sentence; ``pbp backup`` takes a consistent copy while ``pbp run``
+writes, and the copy restores.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+from gamekit import Table, utc, write_config
+
+from pbp.cli import main
+from pbp.mail.maildir import read_maildir
+from pbp.store import SCHEMA_VERSION, Store, StoreVersionError
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-v0.sqlite3"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def version(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def kinds(store: Store) -> list[str]:
+    return [stored.event.kind for stored in store.events("seed-000")]
+
+
+def test_a_store_of_the_release_before_versions_is_upgraded_and_played_on(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
+    assert version(tmp_path / "pbp.sqlite3") == 0
+    table = Table(tmp_path)  # opens the store: upgraded
+    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (1, 1)
+    saved = tmp_path / "pbp.sqlite3.v0-backup"
+    assert version(saved) == 0
+    with sqlite3.connect(saved) as db:
+        assert db.execute("SELECT id FROM games").fetchall() == [("seed-000",)]
+    before = kinds(table.store)
+    assert before == [
+        "deal",
+        "hand_dealt",
+        "hand_dealt",
+        "hand_dealt",
+        "game_started",
+        "suggestion_made",
+    ]
+    # The game plays on: Дуг holds none of Маша, Топор, Столовая.
+    table.send("Дуг", "НЕТ ОПРОВЕРЖЕНИЯ 1", at=utc(2026, 12, 1, 18, 30))
+    assert table.run(utc(2026, 12, 1, 18, 31)) == ["applied"]
+    assert kinds(table.store)[len(before) :] == ["not_refuted"]
+    assert len(table.store.events("seed-000")) == len(before) + 1
+    table.close()
+    # Opening it again changes nothing and makes no second copy.
+    saved.unlink()
+    with Store(tmp_path / "pbp.sqlite3") as store:
+        assert kinds(store) == [*before, "not_refuted"]
+    assert not saved.exists()
+
+
+def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    path = tmp_path / "pbp.sqlite3"
+    shutil.copy(FIXTURE, path)
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    said = (
+        f"the store {path} was written by a newer pbp (store schema 2; this pbp reads up "
+        "to 1): install that pbp again, or restore a backup made before the upgrade"
+    )
+    try:
+        Store(path)
+    except StoreVersionError as error:
+        assert str(error) == said
+    else:
+        raise AssertionError("a newer store was opened")
+    result = CliRunner().invoke(main, ["-c", str(config), "show", "seed-000"])
+    assert (result.exit_code, result.output) == (1, f"Error: {said}\n")
+    assert version(path) == 2  # untouched
+
+
+def test_pbp_backup_copies_a_consistent_store_while_pbp_run_writes_and_it_restores(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path, start="2026-12-01T00:00")
+    outbox = tmp_path / "mail" / "outbox"
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    copy = tmp_path / "backups" / "pbp-1.sqlite3"
+    copy.parent.mkdir()
+    try:
+        deadline = time.monotonic() + 30
+        while len(read_maildir(outbox)) < 6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(read_maildir(outbox)) == 6  # the game started: the daemon holds the store
+        result = CliRunner().invoke(main, ["-c", str(config), "backup", str(copy)])
+        assert (result.exit_code, result.output) == (
+            0,
+            f"backed up {tmp_path / 'pbp.sqlite3'} to {copy}\n",
+        )
+        assert daemon.poll() is None  # still running
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(30)
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["pbp-1.sqlite3"]  # no -wal
+    with Store(copy) as backup:
+        assert backup.schedules().keys() == {"seed-000"}
+        token = backup.player_token("seed-000", "Кросс")
+    # Restore: the store lost, the copy put in its place (README, "Backups").
+    for suffix in ("", "-wal", "-shm"):
+        (tmp_path / f"pbp.sqlite3{suffix}").unlink(missing_ok=True)
+    shutil.copy(copy, tmp_path / "pbp.sqlite3")
+    with Store(tmp_path / "pbp.sqlite3") as restored:
+        assert restored.player_token("seed-000", "Кросс") == token
+        assert kinds(restored) == ["deal", "hand_dealt", "hand_dealt", "hand_dealt", "game_started"]
+
+
+def test_pbp_backup_refuses_the_store_itself_and_a_missing_store(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["-c", str(config), "backup", str(tmp_path / "x.sqlite3")])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: there is no store {tmp_path / 'pbp.sqlite3'} yet: nothing to back up\n",
+    )
+    shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
+    store = str(tmp_path / "pbp.sqlite3")
+    result = runner.invoke(main, ["-c", str(config), "backup", store])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {store} is the store itself: name another file\n",
+    )
