@@ -52,6 +52,7 @@ from pydantic import (
 
 from pbp.engine.cluedo import CATEGORIES, CardCountError, Cards, Deal, cards_for_players
 from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE
+from pbp.providers import provider as find_provider
 from pbp.yamlmarks import (
     Found,
     YamlPath,
@@ -258,6 +259,13 @@ class MailSettings(_Model):
     header section (:attr:`pbp.mail.base.RawMessage.truncated`)."""
 
     address: EmailAddress
+    #: A provider of :data:`pbp.providers.PROVIDERS` (``yandex``, ``gmail``, ``mailru``):
+    #: fills ``inbox`` (IMAP), ``outbox`` (SMTP) and ``personal_address`` with its
+    #: settings, logging in as ``username`` (default: ``address``) with the password in
+    #: the environment variable ``password_env``; what is given explicitly wins.
+    provider: str | None = None
+    username: str | None = None
+    password_env: EnvName | None = None
     personal_address: Literal["plus", "subject_tag"] = "plus"
     inbox: InboxSettings
     outbox: OutboxSettings
@@ -275,6 +283,37 @@ class MailSettings(_Model):
     max_answers_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 30
     #: The local hour (in the zone of the GM's first game) of the daily GM digest.
     digest_hour: Annotated[int, Field(ge=0, le=23)] = 9
+
+    @model_validator(mode="before")
+    @classmethod
+    def _provider(cls, data: Any) -> Any:
+        """Fill ``inbox``, ``outbox`` and ``personal_address`` from ``provider``; keys
+        given under ``inbox: {imap: …}`` or ``outbox: {smtp: …}`` override the preset's."""
+        if not isinstance(data, dict) or data.get("provider") is None:
+            return data
+        preset = find_provider(str(data["provider"]))
+        if data.get("password_env") is None:
+            raise ValueError(
+                f"provider {data['provider']}: give password_env, the name of the environment "
+                "variable that holds the mailbox's (app) password"
+            )
+        login = {
+            "username": data.get("username") or data.get("address"),
+            "password_env": data["password_env"],
+        }
+        filled = dict(data)
+        for key, protocol, (host, port, tls) in (
+            ("inbox", "imap", preset.imap),
+            ("outbox", "smtp", preset.smtp),
+        ):
+            given = filled.get(key)
+            if given is None:
+                filled[key] = {protocol: {"host": host, "port": port, "tls": tls, **login}}
+            elif isinstance(given, dict) and isinstance(given.get(protocol), dict):
+                preset_fields = {"host": host, "port": port, "tls": tls, **login}
+                filled[key] = {**given, protocol: {**preset_fields, **given[protocol]}}
+        filled.setdefault("personal_address", preset.personal_address)
+        return filled
 
     @model_validator(mode="after")
     def _plus(self) -> MailSettings:
