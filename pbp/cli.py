@@ -25,6 +25,7 @@ import click
 import jinja2
 
 from pbp.config import Config, ConfigError, load_config
+from pbp.daemon import explain_fault
 from pbp.engine.base import MoveError
 from pbp.gm import GM_SEAT, paused_since
 from pbp.inert import one_line, strip_controls
@@ -218,12 +219,18 @@ def main(ctx: click.Context, config_path: Path, verbose: bool) -> None:
 def check(config_path: Path) -> None:
     """Check games.yaml: every problem with its file, line and path."""
     config = _load(config_path)
-    for name in config.missing_secrets():
-        click.echo(f"{config_path}: warning: environment variable {name} is not set", err=True)
+    missing = config.missing_secrets()
+    for name in missing:
+        click.echo(
+            f"{config_path}: error: environment variable {name} (password_env) is not set",
+            err=True,
+        )
     if Path(config.store).exists():  # a game started: its players are fixed
         with Store(config.store) as store:
             for warning in seat_warnings(config, store):
                 click.echo(f"{config_path}: warning: {warning}", err=True)
+    if missing:
+        raise click.exceptions.Exit(1)
     games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
     click.echo(f"{config_path}: OK: {games}")
 
@@ -267,6 +274,7 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
     for game_id in only:
         if game_id not in known:
             raise click.BadParameter(f"no game {game_id!r} in {config_path}", param_hint="--game")
+    _require_secrets(config, config_path)
     with writer_lock(config.store) as mine:
         if not mine:
             raise click.ClickException(
@@ -295,7 +303,14 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
                             raise click.ClickException(f"{behind}: give --now at or after it")
                     fixed = moment
                     service.clock = lambda: fixed  # every part of the round at that time
-                outcomes = service.run_once(moment, games=set(only) or None)
+                try:
+                    outcomes = service.run_once(moment, games=set(only) or None)
+                except Exception as error:
+                    fault = explain_fault(service, error)
+                    if fault is None:
+                        raise
+                    log.debug("the failed round", exc_info=True)
+                    raise click.ClickException(f"{fault} (what was done before is kept)") from None
                 for outcome in outcomes:
                     line = f"{outcome.source}: {outcome.outcome} {outcome.game_id or ''}"
                     click.echo(line.rstrip())
@@ -309,6 +324,20 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
             raise click.exceptions.Exit(1) from None
         finally:
             reader.close()
+
+
+def _require_secrets(config: Config, config_path: Path) -> None:
+    """Stop (exit 1, one line) when a ``password_env`` variable is not set.
+
+    :raises click.ClickException: naming the first such variable and where it is used.
+    """
+    missing = config.missing_secrets()
+    if missing:
+        names = ", ".join(missing)
+        raise click.ClickException(
+            f"{config_path}: the environment variable {names} (password_env) is not set: "
+            "set it to the mailbox's password before starting pbp"
+        )
 
 
 def _leftover_log(store: Path) -> str | None:
@@ -338,10 +367,12 @@ def _refuse_if_served(
         try:
             found = source.has_history()
         except Exception as error:  # an IMAP server down, a login refused
+            explain = getattr(source, "explain", None)
+            said = explain(error) if explain is not None else None
             raise click.ClickException(
                 f"the store {config.store} is new and empty, and the mailbox cannot be "
-                f"checked for mail pbp processed before: {error}; try again, or start anew "
-                "on purpose with: pbp run --fresh"
+                f"checked for mail pbp processed before: {said or error}; try again, or "
+                "start anew on purpose with: pbp run --fresh"
             ) from None
         if found:
             evidence.append(found)

@@ -50,6 +50,17 @@ def backoff(failures: int) -> float:
     return float(min(300, 5 * 2 ** min(failures - 1, 10)))
 
 
+def explain_fault(service: Service, error: BaseException) -> str | None:
+    """``error`` from a round of ``service`` as one sentence when the mail server or
+    the network is at fault (the inbox's :meth:`~pbp.mail.imap.ImapInbox.explain`),
+    else None (a bug)."""
+    explain = getattr(service.inbox, "explain", None)
+    if explain is None:
+        return None
+    sentence = explain(error)
+    return sentence if isinstance(sentence, str) else None
+
+
 class _Interrupted(BaseException):
     """Raised by the signal handler to cut short a wait for mail (never a round)."""
 
@@ -186,12 +197,17 @@ class Daemon:
             while not self.stopping.is_set():
                 try:
                     self.tick()
-                except Exception:
+                except Exception as error:
                     # The mail server is down or the connection broke: back off, then
                     # catch up from the mailbox (nothing is marked done before commit).
                     failures += 1
                     delay = backoff(failures)
-                    log.exception("mail round failed; retrying in %.0f s", delay)
+                    fault = explain_fault(self.service, error)
+                    if fault is None:  # a bug: its traceback is wanted
+                        log.exception("mail round failed; retrying in %.0f s", delay)
+                    else:  # one line; the traceback only with -v
+                        log.error("%s; next try in %.0f s", fault, delay)
+                        log.debug("the failed round", exc_info=True)
                     self.stopping.wait(delay)
                     continue
                 failures = 0
@@ -207,8 +223,13 @@ class Daemon:
                         inbox.wait(POLL_SECONDS)
                 except _Interrupted:
                     break
-                except Exception:
-                    log.exception("waiting for mail failed; polling instead")
+                except Exception as error:
+                    fault = explain_fault(self.service, error)
+                    if fault is None:
+                        log.exception("waiting for mail failed; polling instead")
+                    else:
+                        log.warning("%s; polling every %.0f s instead", fault, POLL_SECONDS)
+                        log.debug("the failed wait", exc_info=True)
                     self.stopping.wait(POLL_SECONDS)
                 finally:
                     self.waiting = False

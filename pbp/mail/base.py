@@ -10,6 +10,8 @@ retrying.
 from __future__ import annotations
 
 import re
+import socket
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -117,3 +119,28 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """Release the connection; safe to call twice."""
+
+
+def network_fault(error: BaseException) -> str | None:
+    """What went wrong reaching a mail server, in one sentence (English, no traceback),
+    or None when ``error`` is no network fault (a bug: its traceback is wanted).
+
+    >>> network_fault(ConnectionRefusedError(111, "Connection refused"))
+    'the server refused the connection (is the port right, and is the server up?)'
+    """
+    if isinstance(error, socket.gaierror):
+        return f"its name cannot be resolved ({error.strerror}): check the host name"
+    if isinstance(error, ConnectionRefusedError):
+        return "the server refused the connection (is the port right, and is the server up?)"
+    if isinstance(error, TimeoutError):
+        return "the server did not answer in time"
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"its TLS certificate cannot be trusted ({error.verify_message})"
+    if isinstance(error, ssl.SSLError):
+        reason = error.reason or str(error)
+        return f"TLS failed ({reason}): tls is ssl for ports 993 and 465, starttls for 143 and 587"
+    if isinstance(error, EOFError | ConnectionError):
+        return "the server closed the connection"
+    if isinstance(error, OSError):
+        return f"a network error ({error.strerror or error})"
+    return None

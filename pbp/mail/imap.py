@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import imaplib
 import logging
+import re
 import ssl
 import time
 from collections.abc import Callable, Sequence
@@ -25,9 +26,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientAbortError, ProtocolError
+from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError, ProtocolError
 
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, network_fault
 
 __all__ = ["ImapInbox", "KeywordNotSupportedError"]
 
@@ -59,6 +60,17 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 
 
 _LOGOUT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, imaplib.IMAP4.error)
+
+
+def _said(error: BaseException) -> str:
+    """What the server said in ``error`` (imapclient keeps the reply as bytes, or as
+    the text of their repr: ``"b'[AUTHENTICATIONFAILED] …'"``)."""
+    said = error.args[0] if len(error.args) == 1 else str(error)
+    if isinstance(said, bytes):
+        said = said.decode("utf-8", "replace")
+    text = str(said).strip()
+    quoted = re.fullmatch(r"b(['\"])(.*)\1", text, re.DOTALL)
+    return quoted.group(2) if quoted else text
 
 
 class KeywordNotSupportedError(Exception):
@@ -130,6 +142,29 @@ class ImapInbox:
         """UIDVALIDITY of the folder at the last SELECT, None before the first connection."""
         return self._uidvalidity
 
+    def explain(self, error: BaseException) -> str | None:
+        """``error`` raised by this inbox as one sentence naming the server, or None
+        when it is no fault of the server or the network (a bug).
+
+        Example: ``"IMAP imap.example.test:993 (gm@example.test): login refused
+        (AUTHENTICATIONFAILED): check username and the password in password_env"``.
+        """
+        where = f"IMAP {self.host}:{self.port} ({self.username})"
+        if isinstance(error, LoginError):
+            said = _said(error) or "no reason given"
+            return (
+                f"{where}: login refused ({said}): check username and the password in "
+                "password_env (an app password where the provider wants one)"
+            )
+        if isinstance(error, KeywordNotSupportedError):
+            return f"{where}: {error}: choose another folder or server"
+        sentence = network_fault(error)
+        if sentence is not None:
+            return f"{where}: cannot connect: {sentence}"
+        if isinstance(error, IMAPClientError):
+            return f"{where}: the server refused a command ({_said(error)})"
+        return None
+
     # -- connection -------------------------------------------------------
 
     def _connect(self) -> IMAPClient:
@@ -195,8 +230,8 @@ class ImapInbox:
     def _drop(self, reason: BaseException) -> None:
         """Forget a broken connection (closing it without waiting for the server)."""
         client, self._client = self._client, None
-        if client is None:
-            logger.warning("cannot connect to IMAP %s:%d: %r", self.host, self.port, reason)
+        if client is None:  # the caller reports it (explain()): one line, not two
+            logger.debug("cannot connect to IMAP %s:%d: %r", self.host, self.port, reason)
             return
         logger.warning("IMAP connection to %s:%d lost: %r", self.host, self.port, reason)
         try:

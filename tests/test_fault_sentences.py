@@ -1,0 +1,143 @@
+"""Mail-server faults as sentences (issue 14, item 3): a network or login failure is one
+line naming the server and what to check, never a traceback (but with ``-v``); a
+missing password variable stops ``pbp run`` and fails ``pbp check`` in one line.
+
+Against the suite's Dovecot (wrong password, a port nobody listens on) with the games
+of :mod:`crashkit`; ``pbp`` runs as a real process where its output is the point.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from crashkit import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
+from mailstack import Dovecot, SmtpServer
+
+REPO = Path(__file__).resolve().parent.parent
+STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def pbp(config: Path, *args: str, env: dict[str, str]) -> tuple[int, list[str]]:
+    """``python -m pbp -c CONFIG ARGS…``: (exit code, output lines without time stamps)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pbp", "-c", str(config), *args],
+        cwd=config.parent,
+        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = (done.stdout + done.stderr).splitlines()
+    return done.returncode, [STAMP.sub("", line) for line in lines]
+
+
+def started(tmp_path: Path, dovecot: Dovecot, smtp_server: SmtpServer) -> Path:
+    """The games started on the real servers (a store with history): the config."""
+    add_users(dovecot)
+    config = tmp_path / "games.yaml"
+    config.write_text(
+        games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
+    )
+    code, _lines = pbp(config, "run", "--once", env=ENV)
+    assert code == 0
+    return config
+
+
+def test_run_once_with_a_wrong_password_says_so_in_one_line(
+    tmp_path: Path, dovecot: Dovecot, smtp_server: SmtpServer
+) -> None:
+    config = started(tmp_path, dovecot, smtp_server)
+    code, lines = pbp(config, "run", "--once", env={PASSWORD_ENV: "wrong"})
+    assert code == 1
+    assert lines == [
+        f"Error: IMAP 127.0.0.1:{dovecot.port} ({DAEMON}): login refused "
+        "([AUTHENTICATIONFAILED] Authentication failed.): check username and the password "
+        "in password_env (an app password where the provider wants one) (what was done "
+        "before is kept)"
+    ]
+
+
+def test_the_daemon_logs_an_unreachable_server_in_one_line_per_try_without_traceback(
+    tmp_path: Path, dovecot: Dovecot, smtp_server: SmtpServer
+) -> None:
+    config = started(tmp_path, dovecot, smtp_server)
+    port = free_port()
+    text = config.read_text(encoding="utf-8").replace(f"port: {dovecot.port}", f"port: {port}")
+    config.write_text(text, encoding="utf-8")
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
+        cwd=tmp_path,
+        env={**os.environ, **ENV, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        time.sleep(7)  # the first try, then the second after 5 s
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        output = daemon.communicate(timeout=30)[0]
+    lines = [STAMP.sub("", line) for line in output.splitlines()]
+    refused = (
+        f"ERROR pbp.daemon: IMAP 127.0.0.1:{port} ({DAEMON}): cannot connect: the server "
+        "refused the connection (is the port right, and is the server up?); next try in"
+    )
+    assert [line for line in lines if line.startswith("ERROR")] == [
+        f"{refused} 5 s",
+        f"{refused} 10 s",
+    ]
+    assert "Traceback" not in output
+    assert lines[-1] == "INFO pbp.daemon: signal 15: stopping"
+
+
+def test_a_missing_password_variable_stops_run_and_fails_check_in_one_line(
+    tmp_path: Path, dovecot: Dovecot, smtp_server: SmtpServer
+) -> None:
+    config = tmp_path / "games.yaml"
+    config.write_text(
+        games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
+    )
+    environ = {name: value for name, value in os.environ.items() if name != PASSWORD_ENV}
+    done = subprocess.run(
+        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
+        cwd=tmp_path,
+        env={**environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        f"Error: {config}: the environment variable {PASSWORD_ENV} (password_env) is not "
+        "set: set it to the mailbox's password before starting pbp\n",
+    )
+    assert not (tmp_path / "pbp.sqlite3").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "pbp", "-c", str(config), "check"],
+        cwd=tmp_path,
+        env={**environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        f"{config}: error: environment variable {PASSWORD_ENV} (password_env) is not set\n",
+    )
