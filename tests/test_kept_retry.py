@@ -243,9 +243,20 @@ def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
     try:
         table.run(utc(2026, 12, 1, 17))
         at = utc(2026, 12, 1, 18)
+        # A second apart: mail of the same arrival time has no fixed order.
         table.send("Кросс", "СТАТУС", at=at, sender="stranger@example.test", to="gm@example.test")
-        table.send("Дуг", "СТАТУС", at=at, to=f"gm+{table.token('Кросс')}@example.test")
-        table.send("Роза", "В отпуске", at=at, headers=[("Auto-Submitted", "auto-replied")])
+        table.send(
+            "Дуг",
+            "СТАТУС",
+            at=at + timedelta(seconds=1),
+            to=f"gm+{table.token('Кросс')}@example.test",
+        )
+        table.send(
+            "Роза",
+            "В отпуске",
+            at=at + timedelta(seconds=2),
+            headers=[("Auto-Submitted", "auto-replied")],
+        )
         table.new_mail()
         assert table.run(utc(2026, 12, 1, 18, 1)) == ["unknown_sender", "wrong_sender", "automatic"]
         # Дуг is answered and the GM told at once; the stranger and the auto-reply
