@@ -38,8 +38,9 @@ from pbp.mail.maildir import (
     MaildirInbox,
     MaildirTransport,
     deliver,
-    read_maildir,
+    read_maildir_raw,
 )
+from pbp.parse.mime import cap, read_headers, read_letter, shown_text
 from pbp.reader import ChildReader
 from pbp.render import Renderer
 from pbp.seats import seat_warnings
@@ -831,17 +832,6 @@ MAILBOXES = {
 }
 
 
-def _mail_text(message: EmailMessage) -> str:
-    """The decoded text of ``message`` (its plain part, else its HTML one as written),
-    without control characters."""
-    part = message.get_body(preferencelist=("plain", "html"))
-    try:
-        text = part.get_content() if part is not None else ""
-    except (LookupError, ValueError):  # an unknown charset, a broken encoding
-        text = ""
-    return strip_controls(str(text).replace("\r\n", "\n"))
-
-
 @main.command()
 @click.argument("box", type=click.Choice(sorted(MAILBOXES)), default="outbox")
 @click.argument("number", type=int, required=False)
@@ -859,28 +849,36 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
         raise click.ClickException(
             f"the {setting} is not a local Maildir here: read it with a mail client"
         )
-    mails = read_maildir(Path(maildir) / folder if folder else Path(maildir))
+    # Read with pbp's own bounded reader: a hostile mail in the inbox must not stall
+    # or break this command (its header values cut, its parts at most 50 deep).
+    found = read_maildir_raw(Path(maildir) / folder if folder else Path(maildir))
+    mails = [(arrived, raw, read_letter(raw, body=False)) for arrived, raw in found]
     if recipient is not None:
-        mails = [m for m in mails if recipient.lower() in str(m.get("To", "")).lower()]
+        wanted = recipient.strip().lower()
+        mails = [m for m in mails if any(wanted in r for r in m[2].recipients)]
     zone = ZoneInfo(config.games[0].timezone if config.games else "UTC")
     if number is None:
         if not mails:
             click.echo(f"no mail in {box}")
-        for index, mail in enumerate(mails, 1):
-            date = mail.get("Date")
-            when = date.datetime.astimezone(zone).strftime("%Y-%m-%d %H:%M") if date else "-"
-            fields = (str(mail.get(h, "")) for h in ("From", "To", "Subject"))
-            sender, to, subject = (one_line(f) for f in fields)
-            click.echo(f"{index:>3}  {when}  {sender} → {to}  {subject}")
+        for index, (arrived, _raw, letter) in enumerate(mails, 1):
+            date = letter.date or arrived
+            when = date.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+            address = letter.from_address or "-"
+            sender = one_line(f"{letter.from_name} <{address}>" if letter.from_name else address)
+            to = one_line(
+                ", ".join(letter.recipients[:2]) + (" …" if len(letter.recipients) > 2 else "")
+            )
+            click.echo(f"{index:>3}  {when}  {sender} → {to}  {one_line(letter.subject)}")
         return
     if not 1 <= number <= len(mails):
         raise click.ClickException(f"no mail {number} in {box} (it holds {len(mails)})")
-    mail = mails[number - 1]
+    arrived, raw, letter = mails[number - 1]
+    headers = read_headers(raw)
     for header in ("Date", "From", "To", "Reply-To", "Subject"):
-        if mail.get(header) is not None:
-            click.echo(f"{header}: {one_line(str(mail[header]))}")
+        if headers.get(header) is not None:
+            click.echo(f"{header}: {one_line(cap(str(headers[header]), 300))}")
     click.echo("")
-    click.echo(_mail_text(mail).rstrip("\n"))
+    click.echo(strip_controls(shown_text(raw)).rstrip("\n"))
 
 
 @main.command()

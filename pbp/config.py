@@ -104,15 +104,43 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HHMM = re.compile(r"(\d{1,2}):(\d{2})\Z")
 
 
+#: Local parts of the addresses bounces come from (RFC 5321 §4.5.5; RFC 2142): mail
+#: from them is always automatic, never a move, so no player or GM may have one.
+AUTOMATIC_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
+
+
+def address_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a player's, the GM's or pbp's address, or None: not an
+    addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321
+    §4.1.2); a domain without a dot (``vasya@localhost``: mail from outside never
+    reaches it); a bounce sender (:data:`AUTOMATIC_LOCAL_PARTS`).
+
+    >>> address_problem("vasya@example.test"), address_problem("vasya@localhost")
+    (None, 'its domain has no dot: mail cannot reach it')
+    """
+    if not _EMAIL.match(value):
+        return "not a valid email address"
+    local, _at, domain = value.rpartition("@")
+    if "." not in domain:
+        return "its domain has no dot: mail cannot reach it"
+    if local.lower() in AUTOMATIC_LOCAL_PARTS:
+        return f"{local}@ is where bounces come from: its mail is never read as moves"
+    return None
+
+
 def is_email(value: str) -> bool:
-    """Whether ``value`` is an addr-spec as ``games.yaml`` accepts one (see :func:`_email`)."""
-    return _EMAIL.match(value) is not None
+    """Whether ``value`` is an address as ``games.yaml`` accepts one
+    (:func:`address_problem`)."""
+    return address_problem(value) is None
 
 
 def _email(value: str) -> str:
-    """An addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321 §4.1.2)."""
-    if not _EMAIL.match(value):
+    """``value`` when :func:`address_problem` finds nothing wrong with it."""
+    problem = address_problem(value)
+    if problem == "not a valid email address":
         raise ValueError(f"value is not a valid email address: {value!r}")
+    if problem is not None:
+        raise ValueError(f"address {value!r}: {problem}")
     return value
 
 
@@ -399,6 +427,9 @@ class GameBase(_Model):
                     message = f"duplicate {field} {shown!r} (also players[{also}])"
                     found.append((("players", i, field), message))
                 first.setdefault((field, value), i)
+            if p.email.lower() == self.gm.lower():
+                message = f"{p.email!r} is the GM's address: a player needs one of his own"
+                found.append((("players", i, "email"), message))
         return found
 
 
@@ -657,6 +688,24 @@ class Config(_Model):
         if found:
             raise checks_error(found)
         return games
+
+    @model_validator(mode="after")
+    def _not_pbps_address(self) -> Config:
+        """No player or GM may use pbp's own address or one of its personal addresses
+        (``gm+…@``): pbp's mail to them would come back to pbp."""
+        local, _at, domain = self.mail.address.lower().rpartition("@")
+        found: Found = []
+        for i, game in enumerate(self.games):
+            named = [(("gm",), game.gm)]
+            named += [(("players", n, "email"), p.email) for n, p in enumerate(game.players)]
+            for path, address in named:
+                their_local, _at, their_domain = address.lower().rpartition("@")
+                if their_domain == domain and their_local.split("+")[0] == local:
+                    message = f"{address!r} is pbp's own mailbox: give a person's address"
+                    found.append((("games", i, *path), message))
+        if found:
+            raise checks_error(found)
+        return self
 
     @property
     def path(self) -> Path | None:

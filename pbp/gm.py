@@ -53,8 +53,9 @@ from pbp.authcheck import verdict
 from pbp.config import Game, is_email
 from pbp.engine.base import Event, MoveError, Visibility, utc_iso
 from pbp.kinds.base import GameKind
-from pbp.mail.base import RawMessage
-from pbp.parse.commands import PlayerNames
+from pbp.mail.base import RawMessage, stranger_raw
+from pbp.parse.body import is_quoted
+from pbp.parse.commands import PlayerNames, read_line
 from pbp.parse.gm import GmCommand, parse_gm
 from pbp.parse.mime import Letter, read_letter
 from pbp.store import Confirmation, Store, StoredEvent
@@ -79,6 +80,29 @@ CONFIRM_CODE_LENGTH = 16
 UNCONFIRMED = frozenset({"help"})
 #: Levers whose player argument names a seat, resolved before the confirmation.
 _SEAT_LEVERS = frozenset({"act", "substitute", "remove"})
+
+
+#: The words that confirm GM commands by mail, alone on a line of the GM's own text
+#: (never quoted; case and trailing punctuation aside): an automatic answer ("I am
+#: away") confirms nothing.
+CONFIRM_WORDS = frozenset(
+    {"ПОДТВЕРЖДАЮ", "ПОДТВЕРДИТЬ", "ДА", "CONFIRM", "CONFIRMED", "I CONFIRM", "YES"}
+)
+
+
+def confirms(text: str) -> bool:
+    """True when a line of ``text`` (a reply's own text) is one of :data:`CONFIRM_WORDS`.
+
+    >>> confirms("Подтверждаю!\nСпасибо"), confirms("I am away until 10 December")
+    (True, False)
+    """
+    for line in text.splitlines()[:50]:
+        if is_quoted(line):
+            continue
+        word = " ".join(read_line(line).upper().replace("Ё", "Е").split()).strip(" .!")
+        if word in CONFIRM_WORDS:
+            return True
+    return False
 
 
 class GmRefused(MoveError):
@@ -843,8 +867,14 @@ class GmDesk:
         at = raw.arrived
         if sender != self.registered(game_id):
             with self.store.transaction():
-                kept_id = self.store.keep(source, at, "wrong_confirmer", raw.raw, now)
-                service.mail.notice_gm(game, letter, raw, "wrong_confirmer", kept_id, now)
+                if service.registered_anywhere(sender):
+                    kept_id = self.store.keep(source, at, "wrong_confirmer", raw.raw, now)
+                    service.mail.notice_gm(game, letter, raw, "wrong_confirmer", kept_id, now)
+                else:  # a stranger: his first 64 KB, in the digest (never his Subject)
+                    kept_id = self.store.keep(
+                        source, at, "wrong_confirmer", stranger_raw(raw.raw), now
+                    )
+                    service.digest.add(game, "wrong_confirmer", kept_id, letter, now, arrived=at)
                 return record("wrong_confirmer", game_id)
         if confirmation.done_at is not None or at > confirmation.expires_at:
             template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
@@ -860,6 +890,24 @@ class GmDesk:
                 )
                 said = "gm_confirmed_already" if confirmation.done_at else "gm_confirm_expired"
                 return record(said, game_id, GM_SEAT)
+        # The GM's own reply: now its body (who before what), on the CPU budget.
+        letter = service._read_body(raw.raw, letter)
+        if not confirms(service._new_text(letter, game)):
+            # An auto-responder's "I am away" is no confirmation: the GM writes the word.
+            with self.store.transaction():
+                if confirmation.hinted_at is None:  # told once a code: no loop
+                    self.store.mark_hinted(confirmation.code, now)
+                    service.mail.reply(
+                        letter,
+                        sender,
+                        "gm_confirm_missing",
+                        {"expires_at": confirmation.expires_at},
+                        now,
+                        game=game,
+                        player=GM_SEAT,
+                        token=confirmation.code,
+                    )
+                return record("gm_unconfirmed", game_id, GM_SEAT)
         commands = [
             GmCommand(c["line"], c["lever"], c["args"], c["note"])
             for c in json.loads(confirmation.commands)

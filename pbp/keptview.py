@@ -40,6 +40,7 @@ REASONS = {
     "automatic or no sender": "automatic mail: bounce, auto-reply, list (not answered)",
     "loop": "auto-responder loop (not answered)",
     "unreadable": "could not be read (the sender was told)",
+    "odd_entry": "no mail (a link, directory, FIFO…): never opened, nobody answered",
     "error": "crashed the program (retry after the fix)",
     "too_large": "over the size limit: only its headers were kept",
     "forged_from": "a From that names no single sender (not answered)",

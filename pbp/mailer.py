@@ -7,7 +7,7 @@ transaction, so it is committed together with the move that caused it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -57,6 +57,12 @@ class Mailer:
         self.plus = plus
         #: The rate limit of :meth:`reply` (None: every answer goes out).
         self.limit = limit
+        #: The rate limit of :meth:`notice_gm` per GM (None: every notice goes out),
+        #: and where a notice over it goes instead (the GM's digest,
+        #: :meth:`pbp.digest.Digest.add`): a flood of forged mail must not become a
+        #: flood of notices.
+        self.notice_limit: AnswerLimit | None = None
+        self.notice_overflow: Callable[..., object] | None = None
 
     def personal(self, token: str) -> str:
         return personal_address(self.address, token) if self.plus else self.address
@@ -220,7 +226,16 @@ class Mailer:
         """Tell the GM of ``game`` at once that a player's message was refused and kept
         (``pbp kept``); what can wait goes in his daily digest instead
         (:mod:`pbp.digest`). Only for a player's mail: his Subject is shown, on one line
-        without control characters."""
+        without control characters. Beyond :attr:`notice_limit` notices to the GM in
+        an hour, the notice becomes a line of his digest (:attr:`notice_overflow`)."""
+        if self.notice_limit is not None:
+            admit, _ends = self.notice_limit.admit(f"notices:{game.gm.lower()}", now)
+            if admit is not Admit.ANSWER:
+                if self.notice_overflow is not None:
+                    self.notice_overflow(
+                        game, reason, kept_id, letter, now, arrived=raw.arrived, detail=detail
+                    )
+                return
         context = {
             "reason": reason,
             "detail": detail,

@@ -41,7 +41,10 @@ from pbp.faults import crash_point
 from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
-from pbp.mail.base import Inbox, RawMessage, Transport, header_section
+from pbp.mail.base import (
+    STRANGER_KEPT_BYTES as STRANGER_KEPT_BYTES,
+)
+from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
 from pbp.parse.body import Reply, strip_echo, strip_help_echo
@@ -59,18 +62,11 @@ TOKEN_LENGTH = 10
 MARK_DONE_GROUP = 100
 #: The start of a kept row's reason when the mail was over ``mail.max_message_size``.
 TOO_LARGE = "too_large: "
-#: Most bytes of a mail kept in the store when no player or GM sent it (a stranger,
-#: automatic mail, a forged From): a flood of them must not fill the disk. The whole
-#: mail stays in the mailbox (the Maildir's ``.done``, the IMAP folder); a retried
-#: one is read as far as it was kept.
-STRANGER_KEPT_BYTES = 64 * 1024
 
 
-def stranger_raw(raw: bytes) -> bytes:
-    """``raw`` as kept of a mail no player or GM sent: its first
-    :data:`STRANGER_KEPT_BYTES` bytes."""
-    return raw[:STRANGER_KEPT_BYTES]
-
+#: Notices sent to one GM at once in an hour (:meth:`pbp.mailer.Mailer.notice_gm`); the
+#: next ones go in his daily digest, so that forged mail cannot flood him.
+NOTICES_PER_HOUR = 10
 
 #: Games whose parsed state the writer keeps between moves (:meth:`Service._state`).
 STATE_CACHE_GAMES = 32
@@ -192,6 +188,9 @@ class Service:
         self.mail = Mailer(store, renderer, self.address, plus=self.plus, limit=limit)
         #: Mail kept or not answered, told to each GM once a day (:mod:`pbp.digest`).
         self.digest = Digest(config, store, self.mail, config.mail.digest_hour)
+        # At most NOTICES_PER_HOUR notices at once to a GM; the others in his digest.
+        self.mail.notice_limit = AnswerLimit(store, NOTICES_PER_HOUR)
+        self.mail.notice_overflow = self.digest.add
         self._forgot: datetime | None = None  # the last pruning of send_owed
         self.gm = GmDesk(self)
         # game id -> (stored snapshot text, its engine state), least recently used first
@@ -621,7 +620,7 @@ class Service:
             # Not a message at all (a Maildir entry that is no regular file): kept, told.
             with self.store.transaction():
                 kept_id = self.store.keep(
-                    source, raw.arrived, f"unreadable: {raw.defect}", raw.raw, now
+                    source, raw.arrived, f"odd_entry: {raw.defect}", raw.raw, now
                 )
                 self.digest.add(
                     None, "odd_entry", kept_id, None, now, arrived=raw.arrived, detail=raw.defect
@@ -662,7 +661,7 @@ class Service:
         seats = [found for token in tokens if (found := self.store.token(token)) is not None]
         # Mail to two personal addresses (a Cc to another player's): the sender's own.
         seat = next((s for s in seats if s[2] == sender), seats[0] if seats else None)
-        if seat is not None and seat[2] != sender and not self._registered(sender):
+        if seat is not None and seat[2] != sender and not self.registered_anywhere(sender):
             # A stranger who found a personal address: an unknown sender, not a player.
             seat = None
         if seat is not None and seat[2] != sender:
@@ -939,7 +938,7 @@ class Service:
             self.mail.notice_gm(game, letter, raw, "unauthenticated", kept_id, now, checked.reason)
             return record("unauthenticated", game.id, player, checked.reason)
 
-    def _registered(self, address: str) -> bool:
+    def registered_anywhere(self, address: str) -> bool:
         """True when ``address`` plays (or will play) in any configured game."""
         return bool(self.store.tokens_of(address)) or any(
             p.email.lower() == address for g in self.config.games for p in g.players

@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 #: newer pbp upgrades an older store when it opens it (:class:`Store`), and refuses
 #: one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
 #: every change of :data:`SCHEMA` or :data:`MIGRATIONS` that an older pbp could not read.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -47,6 +47,7 @@ MIGRATIONS = (
     ("kept", "retried_at", "TEXT"),
     ("kept", "retry_outcome", "TEXT"),
     ("messages", "content", "TEXT"),
+    ("gm_confirmations", "hinted_at", "TEXT"),  # schema 2
 )
 
 SCHEMA = """
@@ -91,7 +92,8 @@ CREATE TABLE IF NOT EXISTS gm_confirmations (
     commands TEXT NOT NULL,
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL,
-    done_at TEXT
+    done_at TEXT,
+    hinted_at TEXT
 );
 CREATE TABLE IF NOT EXISTS messages (
     source TEXT PRIMARY KEY,
@@ -296,7 +298,8 @@ class StoreReplacedError(BaseException):
 class Confirmation:
     """GM commands by mail waiting for the GM's confirmation (:mod:`pbp.gm`): its
     single-use ``code``, ``game_id``, ``commands`` (JSON text), when it was made and
-    expires (aware UTC), and ``done_at`` once applied."""
+    expires (aware UTC), ``done_at`` once applied, and ``hinted_at`` once a reply
+    without the confirmation word was answered how to confirm (once a code)."""
 
     code: str
     game_id: str
@@ -304,6 +307,7 @@ class Confirmation:
     created_at: datetime
     expires_at: datetime
     done_at: datetime | None
+    hinted_at: datetime | None = None
 
 
 class Store:
@@ -701,7 +705,7 @@ class Store:
     def confirmation(self, code: str) -> Confirmation | None:
         """The GM commands stored under ``code``, or None."""
         row = self._db.execute(
-            "SELECT code, game_id, commands, created_at, expires_at, done_at "
+            "SELECT code, game_id, commands, created_at, expires_at, done_at, hinted_at "
             "FROM gm_confirmations WHERE code = ?",
             (code,),
         ).fetchone()
@@ -714,6 +718,14 @@ class Store:
             from_iso(row[3]),
             from_iso(row[4]),
             from_iso(row[5]) if row[5] else None,
+            from_iso(row[6]) if row[6] else None,
+        )
+
+    def mark_hinted(self, code: str, now: datetime) -> None:
+        """Record that a reply under ``code`` without the confirmation word was answered
+        how to confirm (:meth:`pbp.gm.GmDesk.confirm`: once a code)."""
+        self._db.execute(
+            "UPDATE gm_confirmations SET hinted_at = ? WHERE code = ?", (to_iso(now), code)
         )
 
     def mark_confirmed(self, code: str, now: datetime) -> None:

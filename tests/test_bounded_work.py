@@ -19,6 +19,7 @@ import pytest
 from gamekit import GM, Table, body, summary, utc
 
 import pbp.service
+from pbp.keptview import kept_rows
 from pbp.mail.base import RawMessage, header_section
 from pbp.mail.maildir import deliver
 from pbp.parse import mime
@@ -202,7 +203,12 @@ def test_an_entry_that_is_no_message_is_kept_and_nobody_answered(table: Table) -
     outcome = table.service.handle(raw, MOVE_AT)
     assert (outcome.outcome, outcome.notes) == ("unreadable", ["not a regular file: FIFO"])
     [kept] = table.store.kept()
-    assert kept.reason == "unreadable: not a regular file: FIFO"
+    assert kept.reason == "odd_entry: not a regular file: FIFO"
+    [row] = kept_rows(table.store, table.config)
+    assert row.reason_text == (
+        "no mail (a link, directory, FIFO…): never opened, nobody answered: "
+        "not a regular file: FIFO"
+    )
     table.service.flush_outbox(MOVE_AT)
     assert table.new_mail() == []
     table.run(DIGEST_AT)

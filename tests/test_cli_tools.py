@@ -177,3 +177,33 @@ def test_every_help_example_runs_as_written_on_the_bundled_games(
 
     assert ran.exit_code == 0, ran.output
     assert not ran.output.startswith("Error")
+
+
+def test_mailbox_reads_hostile_mail_with_the_bounded_reader(bundled: Path) -> None:
+    """A mail of 1,000 nested message/rfc822 parts broke ``pbp mailbox`` (RecursionError
+    on every later call), and one with 20,000 To addresses stalled it: both are listed,
+    the first shown as too deep, the second's To cut."""
+    from bodyshapes import SHAPES
+
+    from pbp.mail.maildir import deliver
+
+    inbox = bundled.parent / "mail" / "inbox"
+    (nested,) = [shape for shape in SHAPES if shape.name == "nested_rfc822"]
+    deliver(inbox, nested.raw(40_000, "stranger@example.test"))
+    many = ", ".join(f"p{n}@example.test" for n in range(20_000))
+    deliver(inbox, f"From: s@example.test\r\nTo: {many}\r\nSubject: x\r\n\r\nhi\r\n".encode())
+    listing = pbp_cli("mailbox", "inbox")
+    assert listing.exit_code == 0, listing.output
+    lines = listing.output.splitlines()
+    assert [re.sub(r"^\s*\d+\s+\S+ \S+\s+", "", line) for line in lines] == [
+        "stranger@example.test → gm+tok@example.test  move",
+        "s@example.test → p0@example.test, p1@example.test …  x",
+    ]
+    shown = pbp_cli("mailbox", "inbox", "1")
+    assert (shown.exit_code, shown.output.split("\n\n", 1)[1]) == (
+        0,
+        "[parts nested too deep to show]\n",
+    )
+    shown = pbp_cli("mailbox", "inbox", "2")
+    to = [line for line in shown.output.splitlines() if line.startswith("To: ")]
+    assert len(to) == 1 and len(to[0]) <= 4 + 300

@@ -482,3 +482,46 @@ def test_M1_fixed_roles_need_one_maniac_one_duty_officer_and_a_fan_from_10(
         "games.yaml:22: games[0].roles: rule M1: 10 players need 1 duty_officer, got 0",
         "games.yaml:22: games[0].roles: rule M1: 10 players need 1 fan, got 0",
     ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (
+            "netashka@example.test",
+            "netashka@localhost",
+            "games[0].players[0].email: address 'netashka@localhost': its domain has no dot: "
+            "mail cannot reach it",
+        ),
+        (
+            "netashka@example.test",
+            "postmaster@example.test",
+            "games[0].players[0].email: address 'postmaster@example.test': postmaster@ is where "
+            "bounces come from: its mail is never read as moves",
+        ),
+        (
+            "netashka@example.test",
+            "gm-person@example.test",
+            "games[0].players[0].email: 'gm-person@example.test' is the GM's address: a player "
+            "needs one of his own",
+        ),
+        (
+            "netashka@example.test",
+            "GM+mine@example.test",
+            "games[0].players[0].email: 'GM+mine@example.test' is pbp's own mailbox: give a "
+            "person's address",
+        ),
+    ],
+    ids=["no-dot", "bounce-sender", "the-gms", "pbps-own"],
+)
+def test_check_refuses_an_address_no_player_can_have(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    path = tmp_path / "games.yaml"
+    text = (REPO / "games.yaml").read_text(encoding="utf-8")
+    # The first game's first player only (Неташка plays two games).
+    start = text.index("players:")
+    path.write_text(text[:start] + text[start:].replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert [line.split(": ", 1)[1] for line in str(raised.value).splitlines()] == [said]

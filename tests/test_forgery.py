@@ -20,8 +20,9 @@ from gamekit import EMAILS, GM, Table, body, summary, utc
 
 from pbp.cli import main
 from pbp.export import story
-from pbp.gm import GM_SEAT
+from pbp.gm import GM_SEAT, confirms
 from pbp.mail.maildir import deliver
+from pbp.service import NOTICES_PER_HOUR
 
 GAME = "seed-000"
 TRUSTED = "mx.example.test"
@@ -147,13 +148,19 @@ def test_a_confirmation_from_another_address_or_too_late_applies_nothing(table: 
     code_address = str(table.new_mail()[0]["Reply-To"])
     mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 5), sender=EVIL)
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["wrong_confirmer"]
-    [notice] = table.new_mail()  # the GM's notice at once; the forger gets nothing
+    # A stranger: no answer, no notice at once (a flood must not become one mail each
+    # to the GM), a line in the GM's digest; a player's address is noticed at once.
+    assert table.new_mail() == []
+    assert [k.reason for k in table.store.kept()] == ["wrong_confirmer"]
+    mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 7), sender=EMAILS["Дуг"])
+    assert table.run(utc(2026, 12, 1, 18, 8)) == ["wrong_confirmer"]
+    [notice] = table.new_mail()
     assert (notice["To"], notice["Subject"]) == (
         GM,
         "[seed-000] Письмо отложено: на письмо-подтверждение ответили не с адреса ведущего: "
         "адрес подтверждения попал к кому-то ещё",
     )
-    assert [k.reason for k in table.store.kept()] == ["wrong_confirmer"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None
     mail(table, "да", to=code_address, at=utc(2026, 12, 2, 18, 2))
     assert table.run(utc(2026, 12, 2, 18, 3)) == ["gm_confirm_expired"]
     assert table.store.last_event(GAME, ("gm_pause",)) is None
@@ -426,3 +433,75 @@ def test_the_new_mails_in_english(tmp_path: Path) -> None:
         assert f"Your address now is gm+{new}@example.test: write there" in body(retired)
     finally:
         table.close()
+
+
+def test_the_gms_auto_reply_to_a_confirmation_applies_nothing_and_is_told_once(
+    table: Table,
+) -> None:
+    """A forged SUBSTITUTE, then the GM's vacation auto-responder (no RFC 3834 header,
+    a proper In-Reply-To) answers the confirmation: before, the seat and its hand went
+    to the forger. Now nothing is applied; the GM is told once how to confirm; a second
+    auto-reply gets nothing; his own "подтверждаю" applies the levers."""
+    mail(table, f"ЗАМЕНА Дуга НА Злодей {EVIL}", to=gm_address(table), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    code_address = str(confirm["Reply-To"])
+    away = "Спасибо за письмо! Я в отпуске до 10 декабря и отвечу, когда вернусь."
+    for minute in (2, 3):
+        mail(
+            table,
+            away,
+            to=code_address,
+            at=utc(2026, 12, 1, 18, minute),
+            subject=f"Re: {confirm['Subject']}",
+            headers=[("In-Reply-To", str(confirm["Message-ID"]))],
+        )
+    assert table.run(utc(2026, 12, 1, 18, 4)) == ["gm_unconfirmed", "gm_unconfirmed"]
+    assert table.store.player_email(GAME, "Дуг") == EMAILS["Дуг"]
+    assert "gm_substitute" not in kinds(table)
+    (hint,) = table.new_mail()  # once, to the GM only; the forger gets nothing
+    assert (hint["To"], hint["Reply-To"]) == (GM, code_address)
+    assert body(hint).startswith(
+        "В вашем ответе на письмо-подтверждение нет слова «подтверждаю» или «да» отдельной "
+        "строкой, поэтому команды ведущего не выполнены."
+    )
+    mail(table, "Подтверждаю.", to=code_address, at=utc(2026, 12, 1, 18, 10))
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_applied"]
+    assert table.store.player_email(GAME, "Дуг") == EVIL
+
+
+@pytest.mark.parametrize("text", ["да", "Да!", "ПОДТВЕРЖДАЮ", "confirm", "Yes.", "  подтверждаю  "])
+def test_a_confirmation_word_alone_on_a_line_confirms(text: str) -> None:
+    assert confirms(f"Привет.\n{text}\nСпасибо") is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I am away until 10 December",
+        "да, я в отпуске",
+        "Чтобы выполнить их, напишите: подтверждаю.",
+        "> да",
+        "",
+    ],
+)
+def test_anything_else_confirms_nothing(text: str) -> None:
+    assert confirms(text) is False
+
+
+def test_a_flood_that_would_notice_the_gm_at_once_is_capped_then_goes_to_the_digest(
+    table: Table,
+) -> None:
+    """50 mails with Дуг's From forged to Кросс's personal address (each a notice at
+    once before): at most NOTICES_PER_HOUR notices in an hour, the rest in the GM's
+    digest; Дуг is answered within his own rate limit."""
+    to = f"gm+{table.token('Кросс')}@example.test"
+    for n in range(50):
+        mail(table, "СТАТУС", to=to, at=utc(2026, 12, 1, 18, 0, n), sender=EMAILS["Дуг"])
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["wrong_sender"] * 50
+    to_gm = [m for m in table.new_mail() if m["To"] == GM]
+    assert NOTICES_PER_HOUR == 10
+    assert len(to_gm) == 10
+    entries = table.store.digest_entries(0, [GAME], 100)
+    assert [(e.reason, e.sender) for e in entries] == [("wrong_sender", EMAILS["Дуг"])] * 40
+    assert [e.kept_id for e in entries] == list(range(11, 51))

@@ -596,6 +596,10 @@ def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None
     [
         ("not an address", "gm_bad_address"),
         ("vova@", "gm_bad_address"),
+        ("vova@localhost", "gm_bad_address"),  # no dot: mail from outside never reaches it
+        ("a@b", "gm_bad_address"),
+        ("mailer-daemon@example.test", "gm_bad_address"),  # its mail is always automatic
+        ("Postmaster@example.test", "gm_bad_address"),
         ("gm@example.test", "gm_address_reserved"),
         ("GM+abc123@example.test", "gm_address_reserved"),
         (GM, "gm_address_reserved"),

@@ -45,7 +45,10 @@ def test_a_store_of_the_release_before_versions_is_upgraded_and_played_on(
     shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
     assert version(tmp_path / "pbp.sqlite3") == 0
     table = Table(tmp_path)  # opens the store: upgraded
-    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (1, 1)
+    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (2, 2)
+    with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 2's column
+        columns = [row[1] for row in db.execute("PRAGMA table_info(gm_confirmations)")]
+    assert columns[-1] == "hinted_at"
     saved = tmp_path / "pbp.sqlite3.v0-backup"
     assert version(saved) == 0
     with sqlite3.connect(saved) as db:
@@ -79,8 +82,8 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     said = (
-        f"the store {path} was written by a newer pbp (store schema 2; this pbp reads up "
-        "to 1): install that pbp again, or restore a backup made before the upgrade"
+        f"the store {path} was written by a newer pbp (store schema 3; this pbp reads up "
+        "to 2): install that pbp again, or restore a backup made before the upgrade"
     )
     try:
         Store(path)
@@ -90,7 +93,7 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
         raise AssertionError("a newer store was opened")
     result = CliRunner().invoke(main, ["-c", str(config), "show", "seed-000"])
     assert (result.exit_code, result.output) == (1, f"Error: {said}\n")
-    assert version(path) == 2  # untouched
+    assert version(path) == 3  # untouched
 
 
 def test_pbp_backup_copies_a_consistent_store_while_pbp_run_writes_and_it_restores(

@@ -144,3 +144,16 @@ def network_fault(error: BaseException) -> str | None:
     if isinstance(error, OSError):
         return f"a network error ({error.strerror or error})"
     return None
+
+
+#: Most bytes of a mail kept in the store when no player or GM sent it (a stranger,
+#: automatic mail, a forged From): a flood of them must not fill the disk. The whole
+#: mail stays in the mailbox (the Maildir's ``.done``, the IMAP folder); a retried
+#: one is read as far as it was kept.
+STRANGER_KEPT_BYTES = 64 * 1024
+
+
+def stranger_raw(raw: bytes) -> bytes:
+    """``raw`` as kept of a mail no player or GM sent: its first
+    :data:`STRANGER_KEPT_BYTES` bytes."""
+    return raw[:STRANGER_KEPT_BYTES]

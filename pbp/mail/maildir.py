@@ -433,13 +433,10 @@ class MaildirTransport:
         """Nothing to release; present for the :class:`~pbp.mail.base.Transport` protocol."""
 
 
-def read_maildir(path: Path) -> list[EmailMessage]:
-    """Every message in ``new/`` and ``cur/`` of the Maildir at ``path`` (regular files
-    only: never through a symlink), parsed.
-
-    Parsed with :data:`email.policy.default` and sorted by delivery time, then
-    key. A missing Maildir reads as ``[]``.
-    """
+def read_maildir_raw(path: Path) -> list[tuple[datetime, bytes]]:
+    """``(delivery time, bytes)`` of every message in ``new/`` and ``cur/`` of the
+    Maildir at ``path`` (regular files only: never through a symlink), sorted by
+    delivery time, then key. A missing Maildir reads as ``[]``."""
     dated: list[tuple[datetime, str, bytes]] = []
     for file in _message_files(path):
         if file.is_symlink() or not file.is_file():  # only regular files (module doc)
@@ -448,9 +445,16 @@ def read_maildir(path: Path) -> list[EmailMessage]:
         if arrived is not None:
             dated.append((arrived, _key_of(file.name), file.read_bytes()))
     dated.sort(key=lambda item: (item[0], item[1]))
+    return [(arrived, raw) for arrived, _key, raw in dated]
+
+
+def read_maildir(path: Path) -> list[EmailMessage]:
+    """Every message of :func:`read_maildir_raw`, parsed with :data:`email.policy.default`
+    (for mail pbp wrote itself and for tests: a hostile mail is read with
+    :mod:`pbp.parse.mime` instead)."""
     parser = BytesParser(policy=policy.default)
     messages: list[EmailMessage] = []
-    for _, _, raw in dated:
+    for _arrived, raw in read_maildir_raw(path):
         parsed = parser.parsebytes(raw)
         assert isinstance(parsed, EmailMessage)
         messages.append(parsed)

@@ -330,6 +330,38 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
     )
 
 
+def read_headers(raw: bytes) -> Message:
+    """The header section of ``raw`` alone, each value cut to :data:`HEADER_LIMIT`
+    characters (as :func:`read_letter` reads it): linear whatever the mail holds."""
+    raw = _LEADING_JUNK.sub(b"", raw, count=1)
+    return BytesHeaderParser(policy=_POLICY).parsebytes(header_section(raw))
+
+
+def shown_text(raw: bytes) -> str:
+    """The whole decoded text of ``raw`` for a person to read (``pbp mailbox``): its
+    text/plain part, else its HTML one made text, quotes and signature kept, read with
+    the same bounds as :func:`read_letter` (linear in the size, parts at most
+    :data:`MAX_PART_DEPTH` deep, the first :data:`MAX_TEXT_LINES` lines). Never raises:
+    what cannot be shown is said in brackets (``"[parts nested too deep to show]"``).
+    """
+    raw = _LEADING_JUNK.sub(b"", raw, count=1)
+    if raw.count(b"\n--") > MAX_BOUNDARY_LINES:
+        return f"[over {MAX_BOUNDARY_LINES} MIME parts: not shown]"
+    try:
+        msg = _parse(raw)
+        if _too_deep(msg):
+            return "[parts nested too deep to show]"
+        part = _best_part(msg, "plain") or _best_part(msg, "html")
+        if part is None:
+            return f"[no text part: the mail is {msg.get_content_type()}]"
+        text = _part_text(part)
+        return html_to_text(text) if part.get_content_type() == "text/html" else text
+    except (RecursionError, _TooDeep):
+        return "[parts nested too deep to show]"
+    except Exception as error:  # the parser is lenient; this is a safety net
+        return f"[the text cannot be shown: {type(error).__name__}]"
+
+
 def find_token(letter: Letter, address: str, mode: Literal["plus", "subject_tag"]) -> str | None:
     """The sender's personal token, lower-cased, or None (DESIGN.md, "Who is who in mail").
 
