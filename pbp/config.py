@@ -696,7 +696,7 @@ class Config(_Model):
         local, _at, domain = self.mail.address.lower().rpartition("@")
         found: Found = []
         for i, game in enumerate(self.games):
-            named = [(("gm",), game.gm)]
+            named: list[tuple[tuple[str | int, ...], str]] = [(("gm",), game.gm)]
             named += [(("players", n, "email"), p.email) for n, p in enumerate(game.players)]
             for path, address in named:
                 their_local, _at, their_domain = address.lower().rpartition("@")
