@@ -93,7 +93,7 @@ CONFIRM_WORDS = frozenset(
 def confirms(text: str) -> bool:
     """True when a line of ``text`` (a reply's own text) is one of :data:`CONFIRM_WORDS`.
 
-    >>> confirms("Подтверждаю!\nСпасибо"), confirms("I am away until 10 December")
+    >>> confirms("Подтверждаю!\\nСпасибо"), confirms("I am away until 10 December")
     (True, False)
     """
     for line in text.splitlines()[:50]:

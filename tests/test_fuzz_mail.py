@@ -300,6 +300,18 @@ UNMARKED_HEADERS = [
     "---------- Forwarded message ---------",
     "-------- Пересылаемое сообщение --------",
     "---- On Tue, 01 Dec 2026 12:40:00 +0300 pbp <gm@example.test> wrote ----",
+    # The hostile second pass: other languages, no address, no colon, forum copies.
+    "-----Ursprüngliche Nachricht-----\nVon: pbp\nGesendet: Dienstag, 1. Dezember 2026 12:40",
+    "Von: pbp\nGesendet: Dienstag, 1. Dezember 2026 12:40\nAn: Вася\nBetreff: AW: ход",
+    "Від: pbp <gm@example.test>\n\nДата: 01.12.26 12:40\n\nКому: Вася\n\nТема: Re: ход",
+    "-----Message d'origine-----",
+    "On Tue, 1 Dec 2026 12:40:43 +0300 pbp <gm@example.test> wrote",
+    '01.12.2026, 12.40, "pbp" <gm@example.test>:',
+    "Таня писал(а):",
+    "Цитата (Таня @ 1.12.2026, 12:40)",
+    "Таня, [01.12.2026 12:40]",
+    "pbp написав:",
+    "2026年12月1日 12:40，pbp <gm@example.test> 写道：",
 ]
 #: What marks each line of a marked quote.
 MARKS = ["> ", ">", "> > ", ">> ", "p> ", "ВП> ", " > "]

@@ -23,7 +23,9 @@ from gamekit import Table, body, utc
 from maniackit import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, VOTE_PETYA, answer, from_player, message, run, votes
 
+from pbp.engine.maniac import Vote
 from pbp.parse.body import split_reply
+from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 
 REPLY_AT = DAY_1 + timedelta(minutes=10)
@@ -484,3 +486,148 @@ def test_a_quoted_winning_accusation_in_cluedo_is_answered_looks_quoted(tmp_path
     kinds = [stored.event.kind for stored in table.store.events("seed-000")]
     assert "accusation_made" not in kinds and "game_over" not in kinds
     table.close()
+
+
+# --- the hostile second pass: more quote shapes, more plain moves -------------------------
+
+
+def own_moves(body: str, content_type: str = "text/plain") -> list[object]:
+    """The moves the service would run from Вася's mail of ``body`` answering none of
+    pbp's mails (so every line under a top header block counts as doubtful)."""
+    raw = from_player_raw(
+        body.replace("\n", "\r\n").encode(),
+        f"Content-Type: {content_type}; charset=utf-8".encode(),
+    )
+    reply = read_letter(raw).reply
+    own = reply.own(reply.whole, None).text
+    return [line.move for line in parse_maniac(own, MANIAC_PLAYERS) if line.move is not None]
+
+
+MANIAC_PLAYERS = ["Вася", "Петя", "Таня", "Оля"]
+PETYA = [Vote("Петя")]
+
+QUOTE_SHAPES = {
+    # Samsung Email: one <div> a field, so html2text puts blank lines between them.
+    "samsung-html-uk": (
+        "<div>ГОЛОС Петя</div><div><br></div><div><div>-------- Оригінальне повідомлення "
+        "--------</div><div>Від: pbp &lt;gm@example.test&gt; </div><div>Дата: 01.12.26 12:40 "
+        "(GMT+02:00) </div><div>Кому: Вася &lt;vasya@example.test&gt; </div><div>Тема: Re: ход "
+        "</div></div><div>Вася, вот что сделано.</div><div>ГОЛОС Оля</div>",
+        "text/html",
+    ),
+    "outlook-de-no-address": (
+        "ГОЛОС Петя\n\n-----Ursprüngliche Nachricht-----\nVon: pbp\nGesendet: Dienstag, "
+        "1. Dezember 2026 12:40\nAn: Вася\nBetreff: AW: ход\n\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "outlook-it-no-separator": (
+        "ГОЛОС Петя\n\nDa: pbp\nInviato: martedì 1 dicembre 2026 12:40\nA: Вася\n"
+        "Oggetto: R: ход\n\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "dashed-separator-fr": (
+        "ГОЛОС Петя\n\n-----Message d'origine-----\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "lotus-notes": (
+        "ГОЛОС Петя\n\n             pbp\n             <gm@example.test>\n"
+        "                                     To\n"
+        "             01.12.2026 12:40          Вася <vasya@example.test>\n"
+        "                                     cc\n                                Subject\n"
+        "                   Re: ход\n\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "forum-copy-phpbb": ("ГОЛОС Петя\n\nТаня писал(а):\nГОЛОС Оля\n", "text/plain"),
+    "forum-copy-ipb": (
+        "ГОЛОС Петя\n\nЦитата (Таня @ 1.12.2026, 12:40)\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "forum-copy-vbulletin": (
+        "ГОЛОС Петя\n\nЦитата:\nСообщение от Таня\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "telegram-copy": ("ГОЛОС Петя\n\nТаня, [01.12.2026 12:40]\nГОЛОС Оля\n", "text/plain"),
+    "wrote-without-colon": (
+        "ГОЛОС Петя\n\nOn Tue, 1 Dec 2026 12:40:43 +0300 pbp <gm@example.test> wrote\n\n"
+        "ГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "finnish-dotted-time": (
+        "ГОЛОС Петя\n\nti 1.12.2026 klo 12.40 pbp\n<gm@example.test> kirjoitti:\n\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "yandex-dotted-time": (
+        'ГОЛОС Петя\n\n01.12.2026, 12.40, "pbp" <gm@example.test>:\n\nГОЛОС Оля\n',
+        "text/plain",
+    ),
+    "ukrainian-napysav": ("ГОЛОС Петя\n\npbp написав:\nГОЛОС Оля\n", "text/plain"),
+    "yahoo-napisal": ("ГОЛОС Петя\n\npbp написал(-а):\nГОЛОС Оля\n", "text/plain"),
+    "chinese-xiedao": (
+        "ГОЛОС Петя\n\n2026年12月1日 12:40，pbp <gm@example.test> 写道：\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(QUOTE_SHAPES))
+def test_an_old_vote_under_any_header_shape_never_runs(shape: str) -> None:
+    assert own_moves(*QUOTE_SHAPES[shape]) == PETYA
+
+
+def test_a_plain_part_with_its_quote_is_read_although_the_html_one_looks_longer() -> None:
+    """Samsung's multipart/alternative: the plain part reads right, the HTML one hides
+    its quote from the reader; the stub rule compares the parts whole, so the plain
+    part is the mail (before, the HTML part's missed quote ran)."""
+    plain = (
+        "ГОЛОС Петя\n\n-------- Оригінальне повідомлення --------\nВід: pbp <gm@example.test>\n"
+        "Дата: 01.12.26 12:40\nКому: Вася\nТема: Re: ход\nВася, вот что сделано.\nГОЛОС Оля\n"
+    )
+    html, _type = QUOTE_SHAPES["samsung-html-uk"]
+    payload = (
+        "--a1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
+        + plain.replace("\n", "\r\n")
+        + "--a1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+        + html
+        + "\r\n--a1--\r\n"
+    ).encode()
+    raw = from_player_raw(payload, b'Content-Type: multipart/alternative; boundary="a1"')
+    assert read_letter(raw).text == "ГОЛОС Петя"
+
+
+def test_an_inline_text_file_is_not_the_senders_text() -> None:
+    """Apple Mail inlines a .txt attachment (Content-Disposition: inline, a filename)."""
+    payload = crlf(
+        "--b1\nContent-Type: text/plain; charset=utf-8\n\nГОЛОС Петя\n"
+        "--b1\nContent-Type: text/plain; charset=utf-8; name=vchera.txt\n"
+        'Content-Disposition: inline; filename="vchera.txt"\n\nГОЛОС Оля\n'
+        "--b1\nContent-Type: text/plain; charset=utf-8\n\nдо вечера\n"
+        "--b1--\n"
+    )
+    raw = from_player_raw(payload, b'Content-Type: multipart/mixed; boundary="b1"')
+    assert read_letter(raw).text == "ГОЛОС Петя\nдо вечера"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "o   ГОЛОС Петя",  # Outlook's level-2 bullet through HTML
+        "Ø   ГОЛОС Петя",  # Wingdings bullets
+        "§\tГОЛОС Петя",
+        "а) ГОЛОС Петя",
+        "b) ГОЛОС Петя",
+        "1️⃣ ГОЛОС Петя",
+        "=> ГОЛОС Петя",
+        "## ГОЛОС Петя",  # <h2> through html2text
+    ],
+)
+def test_a_vote_behind_any_list_marker_is_read(line: str) -> None:
+    assert own_moves(line + "\n") == PETYA
+
+
+def test_gmails_indent_more_is_the_senders_own_text() -> None:
+    html = (
+        '<div>Привет</div><blockquote style="margin:0 0 0 40px;border:none;padding:0px">'
+        '<div>ГОЛОС Петя</div></blockquote><div class="gmail_quote"><blockquote '
+        'class="gmail_quote" style="border-left:1px solid #ccc">ГОЛОС Оля</blockquote></div>'
+    )
+    assert own_moves(html, "text/html") == PETYA

@@ -208,11 +208,34 @@ def unflow(text: str, delsp: bool = False) -> str:
 
 # --- quoted replies and signatures ---
 
-_WROTE = re.compile(
-    r"(?:\bwrote|\bwrites|\bпишет|\bнаписала?|\bнаписал\s*\(\s*а\s*\)|\bписали|\bschrieb"
-    r"|\ba\s+écrit|\bescribió|\bnapisał\(?a?\)?)\s*:\s*$",
+#: The word an attribution line ends in before its colon, in the languages of the
+#: clients players use (``… wrote:``, ``… пишет:``, ``… писал(а):`` of a forum post
+#: copied as text, ``… a écrit :``, ``… 写道：``).
+_WROTE_WORDS = (
+    r"\bwrote|\bwrites|\bпишет|\bпише|\bнаписала?|\bнаписал\s*\(\s*-?\s*а\s*\)|\bнаписав"
+    r"|\bписали|\bписала?|\bписал\s*\(\s*а\s*\)|\bschrieb|\ba\s+écrit|\bescribió|\bescreveu"
+    r"|\bscrisse|\bschreef|\bskrev|\bkirjoitti|\bnapsal|\bnapisał\(?a?\)?|写道|寫道"
+)
+_WROTE = re.compile(rf"(?:{_WROTE_WORDS})\s*[:：]\s*$", re.IGNORECASE)
+#: The same without its colon, which some clients leave out (``On … <x@…> wrote``):
+#: a header only with an address and a time on the line.
+_WROTE_BARE = re.compile(rf"(?:{_WROTE_WORDS})\s*$", re.IGNORECASE)
+#: A dashed separator line with a few words between the dashes, in any language
+#: (``-----Ursprüngliche Nachricht-----``, ``-------- Оригінальне повідомлення --------``,
+#: ``----- Messaggio originale -----``): the start of a quoted or forwarded mail.
+_DASHED = re.compile(r"^-{3,}[^\S\n]*[^\W\d_][^-\n]{0,50}?[^\S\n]*-{3,}$")
+#: What forums and messengers write above a post copied as text: ``Цитата:``,
+#: ``Quote:``, ``Цитата (Таня @ 1.12.2026, 12:40)``, ``Originally Posted by Таня``,
+#: ``Сообщение от Таня``, Telegram's ``Таня, [01.12.2026 12:40]``; Lotus Notes' lone
+#: ``To``/``cc``/``Subject`` labels far to the right.
+_POST_HEADER = re.compile(
+    r"^(?:цитата|quote)\s*:?$|^цитата\s*\(.{1,80}\)$|^(?:originally\s+posted\s+by|сообщение\s+от)"
+    r"\s+\S.{0,60}$|^.{1,60},\s*\[\d{1,2}\.\d{1,2}\.\d{2,4}\s+\d{1,2}:\d{2}(?::\d{2})?\]$",
     re.IGNORECASE,
 )
+_LOTUS_LABEL = re.compile(r"^\s{8,}(?:to|cc|bcc|subject|sent\s+by:)\s*$", re.IGNORECASE)
+#: A time written with a dot (``12.40``), read only beside an address.
+_DOTTED_TIME = re.compile(r"\b\d{1,2}\.\d{2}\b")
 #: Zoho: ``---- On Tue, 01 Dec 2026 11:00:05 +0300 pbp <gm@example.test> wrote ----``.
 _WROTE_DASHED = re.compile(
     r"^-{2,}\s.*\s(?:wrote|писал|написал|написала|пишет)\s+-{2,}$", re.IGNORECASE
@@ -304,29 +327,44 @@ def is_quoted(line: str) -> bool:
 
 def _header_block(lines: list[str], i: int) -> int:
     """How many lines (0: none) the block of header fields starting at ``lines[i]``
-    spans: at least three consecutive ``Key: value`` lines (:data:`_FIELD`; at most
-    :data:`_FIELDS_MAX` looked at) of which one value holds an address and another a
-    date or a time. Found by its structure, so that a client writing the keys in
-    a language pbp has no word list for (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``,
-    Polish ``Od:``/``Wysłano:``…) still marks the start of the quoted mail."""
+    spans: ``Key: value`` lines (:data:`_FIELD`; at most :data:`_FIELDS_MAX` looked at,
+    a single blank line between two allowed, as an HTML header of one ``<div>`` a
+    field reads), at least three of which one value holds an address and another a
+    date or a time, or at least four with a date or a time (Outlook hides the
+    address). Found by its structure, so that a client writing the keys in a language
+    pbp has no word list for (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``, Polish
+    ``Od:``/``Wysłano:``, German ``Von:``/``Gesendet:``…) still marks the start of the
+    quoted mail."""
     end = i
-    address = dated = -1
-    while end < len(lines) and end - i < _FIELDS_MAX:
+    fields = 0
+    address = dated = False
+    last = i  # the line after the last field
+    while end < len(lines) and fields < _FIELDS_MAX:
         line = lines[end]
+        if not line.strip():
+            following = end + 1
+            if following < len(lines) and lines[following].strip() and fields:
+                end = following  # one blank line between two fields
+                line = lines[end]
+            else:
+                break
         if len(line) > _HEADER_MAX or ":" not in line[:40]:
             break
         field = _FIELD.match(line)
         if field is None:
             break
         value = field.group("value") or ""
-        if address < 0 and _EMAIL.search(value):
-            address = end
-        elif dated < 0 and (
+        if not address and _EMAIL.search(value):
+            address = True
+        elif not dated and (
             _TIME.search(value) or _YEAR.search(value) or _NUMERIC_DATE.search(value)
         ):
-            dated = end
+            dated = True
+        fields += 1
         end += 1
-    return end - i if end - i >= 3 and address >= 0 and dated >= 0 else 0
+        last = end
+    found = (fields >= 3 and address and dated) or (fields >= 4 and dated)
+    return last - i if found else 0
 
 
 def _is_reply_header(lines: list[str], i: int) -> int:
@@ -338,6 +376,17 @@ def _is_reply_header(lines: list[str], i: int) -> int:
     if line.startswith(">>>"):
         found = _GROUPWISE.match(line) and (_EMAIL.search(line) or _TIME.search(line))
         return 1 if found else 0
+    if line[0] == "-" and _DASHED.match(line):
+        return 1
+    if _LOTUS_LABEL.match(lines[i]) or (len(line) < 150 and _POST_HEADER.match(line)):
+        return 1
+    if (
+        "@" in line
+        and _WROTE_BARE.search(line)
+        and _EMAIL.search(line)
+        and (_TIME.search(line) or _DOTTED_TIME.search(line))
+    ):
+        return 1
     if ":" in line[:40]:
         block = _header_block(lines, i)
         if block:
@@ -345,7 +394,7 @@ def _is_reply_header(lines: list[str], i: int) -> int:
     # Each pattern is tried only where it can match (its first character, or the ":"
     # that ends a line of the header): quick on the ordinary lines of a mail.
     first = line[0]
-    colon = line.endswith(":") or any(s.endswith(":") for s in lines[i + 1 : i + 3])
+    colon = line.endswith((":", "：")) or any(s.endswith((":", "：")) for s in lines[i + 1 : i + 3])
     if not colon and first not in _HEADER_FIRST:
         return 0
     if (first in "-_" or line.endswith(":")) and (
@@ -369,8 +418,9 @@ def _is_reply_header(lines: list[str], i: int) -> int:
             break
         if _WROTE.search(joined):
             return span
-        if joined.endswith(":") and (
+        if joined.endswith((":", "：")) and (
             (_TIME.search(joined) and (_EMAIL.search(joined) or _YEAR.search(joined)))
+            or (_DOTTED_TIME.search(joined) and _EMAIL.search(joined))
             or _DATED.match(joined)
         ):
             return span

@@ -62,8 +62,13 @@ class ParsedLine(Generic[_MoveCo]):
 
 
 #: A list item's marker before a command (phones and mail editors number or bullet the
-#: lines of a list): ``1.``, ``2)``, ``•``, ``·``, ``–``.
-_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]|[•·▪‣◦])\s+(?=\S)")
+#: lines of a list): ``1.``, ``2)``, ``а)``, ``b.``, ``•``, ``·``, a keycap ``1️⃣``, ``=>``,
+#: a Markdown heading's ``#`` (html2text's ``<h2>``), and Outlook's bullets as they
+#: come out of HTML (``o`` and the Wingdings ``Ø``, ``§`` before a tab or spaces).
+_LIST_MARKER = re.compile(
+    r"^\s*(?:(?:\d{1,2}|[a-zа-яё])[.)]|[•·▪‣◦►➢]|=>|#{1,6}|\d\ufe0f?\u20e3)\s+(?=\S)"
+    r"|^\s*[oØ§](?:\t|\s{2,})(?=\S)"
+)
 
 
 def read_line(text: str) -> str:

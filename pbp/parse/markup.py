@@ -71,6 +71,19 @@ def _drops(tag: str) -> bool:
     return not _DROP_CLASSES.isdisjoint(value.split())
 
 
+#: Gmail's "Indent more" button: a blockquote with a margin and no border, class or
+#: ``type=cite`` is the sender's own text indented, not a quote (a quote has a border).
+_INDENT_STYLE = re.compile(r"style\s*=\s*[\"'][^\"']*border\s*:\s*none", re.IGNORECASE)
+
+
+def _indents_only(tag: str) -> bool:
+    """True when the blockquote start tag ``tag`` only indents the sender's own text."""
+    lowered = tag.lower()
+    if "class" in lowered or "cite" in lowered:
+        return False
+    return _INDENT_STYLE.search(tag) is not None
+
+
 def _quote_end(html: str, name: str, start: int) -> int:
     """Where the quote element ``name`` that starts at ``start`` (just after its start
     tag) ends: after the end tag that closes it (same name, nesting counted; comments
@@ -130,6 +143,7 @@ def tame_html(html: str) -> str:
     tags = 0
     depth = dict.fromkeys(_NESTED, 0)  # open elements handed on
     hidden = dict.fromkeys(_NESTED, 0)  # open elements left out (too deep)
+    indents = 0  # open blockquotes that only indent (handed on as div)
     while True:
         at = html.find("<", pos)
         stop = len(html) if at < 0 else at
@@ -162,6 +176,11 @@ def tame_html(html: str) -> str:
             continue
         name = (markup.group("name") or "").lower()
         if markup.group("end"):
+            if name == "blockquote" and indents:
+                indents -= 1
+                out.append(html[pos:at] + "</div>")
+                pos = end
+                continue
             if name in _NESTED and hidden[name]:
                 hidden[name] -= 1
                 out.append(html[pos:at])
@@ -174,6 +193,11 @@ def tame_html(html: str) -> str:
             continue
         if not name:  # a declaration or processing instruction
             out.append(html[pos:end])
+            pos = end
+            continue
+        if name == "blockquote" and _indents_only(markup.group(0)):
+            indents += 1
+            out.append(html[pos:at] + "<div>")
             pos = end
             continue
         if name not in _VOID and (name == "blockquote" or _drops(markup.group(0))):

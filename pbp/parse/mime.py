@@ -742,7 +742,8 @@ _STUB = re.compile(
     re.IGNORECASE,
 )
 #: A text/plain part this short (characters of new text), beside an HTML part whose
-#: text is :data:`_STUB_RATIO` times longer, or saying :data:`_STUB`, is a stub.
+#: whole text is :data:`_STUB_RATIO` times longer than the plain part's, or saying
+#: :data:`_STUB`, is a stub.
 _STUB_MAX = 300
 _STUB_RATIO = 3
 
@@ -763,8 +764,8 @@ def _inline_texts(msg: Message) -> list[Message] | None:
             continue
         if child.get_content_disposition() == "attachment":
             continue
-        if child.get_content_type() == "text/plain":
-            texts.append(child)
+        if child.get_content_type() == "text/plain" and child.get_filename() is None:
+            texts.append(child)  # a named text part is a file (Apple Mail inlines .txt)
         elif child.get_content_type() == "multipart/alternative" and isinstance(
             child, EmailMessage
         ):
@@ -806,17 +807,16 @@ def _body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
             return reply, None, attached or _forwards(full, reply.text)
     assert html is not None
     source = _part_text(html)
-    html_reply = split_reply(html_to_text(source))
-    if (
-        plain is not None
-        and reply.text
-        and not (
-            html_reply.text
-            and (_STUB.search(reply.text) or len(html_reply.text) > _STUB_RATIO * len(reply.text))
-        )
-    ):
-        # The plain part is the mail; the HTML one only says the same in markup.
-        return reply, None, attached or _forwards(full, reply.text)
+    html_full = html_to_text(source)
+    html_reply = split_reply(html_full)
+    # A stub says so, or is far shorter than the HTML part taken whole (quotes and all:
+    # the new texts are not compared, since a quote the HTML reading missed would make
+    # the HTML's look longer).
+    if plain is not None and reply.text:
+        stub = _STUB.search(reply.text) or _STUB_RATIO * len(full.strip()) < len(html_full.strip())
+        if not (html_reply.text and stub):
+            # The plain part is the mail; the HTML one only says the same in markup.
+            return reply, None, attached or _forwards(full, reply.text)
     # The forward header sits inside the quote block that html_to_text drops (Gmail).
     return html_reply, None, attached or _forwards(_TAG.sub("\n", source), html_reply.text)
 
