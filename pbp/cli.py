@@ -216,9 +216,24 @@ def main(ctx: click.Context, config_path: Path, verbose: bool) -> None:
 
 
 @main.command()
+@click.option(
+    "--connect",
+    is_flag=True,
+    help="Also log in to the IMAP and SMTP servers and send a test mail to the game "
+    "address, waiting for it to come back (one line per step).",
+)
+@click.option(
+    "--wait",
+    type=float,
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --connect: how long to wait for the test mail.",
+)
 @click.pass_obj
-def check(config_path: Path) -> None:
-    """Check games.yaml: every problem with its file, line and path."""
+def check(config_path: Path, connect: bool, wait: float) -> None:
+    """Check games.yaml: every problem with its file, line and path; with --connect,
+    the real mailbox too (exit 0 only when everything needed works)."""
     config = _load(config_path)
     missing = config.missing_secrets()
     for name in missing:
@@ -234,6 +249,14 @@ def check(config_path: Path) -> None:
         raise click.exceptions.Exit(1)
     games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
     click.echo(f"{config_path}: OK: {games}")
+    if connect:
+        from pbp.connect import check_connect
+
+        report = check_connect(config, wait=wait)
+        for line in report.lines:
+            click.echo(line)
+        if not report.ok:
+            raise click.exceptions.Exit(1)
 
 
 @main.command()

@@ -39,6 +39,9 @@ T = TypeVar("T")
 IDLE_RESTART_SECONDS = 25 * 60
 """RFC 2177 §3: a client should re-issue IDLE at least every 29 minutes; we use 25."""
 
+DONE_KEYWORD = "$PbpDone"
+"""Set on a message once the service committed its result (:meth:`ImapInbox.mark_done`)."""
+
 KEPT_KEYWORD = "$PbpKept"
 """Set on a message once :meth:`ImapInbox.keep` copied it to the kept folder."""
 
@@ -62,7 +65,7 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 _LOGOUT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, imaplib.IMAP4.error)
 
 
-def _said(error: BaseException) -> str:
+def said(error: BaseException) -> str:
     """What the server said in ``error`` (imapclient keeps the reply as bytes, or as
     the text of their repr: ``"b'[AUTHENTICATIONFAILED] …'"``)."""
     said = error.args[0] if len(error.args) == 1 else str(error)
@@ -70,7 +73,12 @@ def _said(error: BaseException) -> str:
         said = said.decode("utf-8", "replace")
     text = str(said).strip()
     quoted = re.fullmatch(r"b(['\"])(.*)\1", text, re.DOTALL)
-    return quoted.group(2) if quoted else text
+    text = quoted.group(2) if quoted else text
+    return _SERVER_TIMING.sub("", text)
+
+
+#: Dovecot's note of the time a command took (``(0.001 + 0.000 secs).``): noise to a GM.
+_SERVER_TIMING = re.compile(r"\s*\(\d+\.\d+(?: \+ \d+\.\d+)* secs\)\.?$")
 
 
 class KeywordNotSupportedError(Exception):
@@ -111,7 +119,7 @@ class ImapInbox:
         password: str,
         folder: str = "INBOX",
         tls: Literal["none", "starttls", "ssl"] = "none",
-        done_keyword: str = "$PbpDone",
+        done_keyword: str = DONE_KEYWORD,
         timeout: float = 60.0,
         kept_folder: str = "pbp-kept",
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
@@ -151,9 +159,9 @@ class ImapInbox:
         """
         where = f"IMAP {self.host}:{self.port} ({self.username})"
         if isinstance(error, LoginError):
-            said = _said(error) or "no reason given"
+            reason = said(error) or "no reason given"
             return (
-                f"{where}: login refused ({said}): check username and the password in "
+                f"{where}: login refused ({reason}): check username and the password in "
                 "password_env (an app password where the provider wants one)"
             )
         if isinstance(error, KeywordNotSupportedError):
@@ -162,7 +170,7 @@ class ImapInbox:
         if sentence is not None:
             return f"{where}: cannot connect: {sentence}"
         if isinstance(error, IMAPClientError):
-            return f"{where}: the server refused a command ({_said(error)})"
+            return f"{where}: the server refused a command ({said(error)})"
         return None
 
     # -- connection -------------------------------------------------------

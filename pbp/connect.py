@@ -1,0 +1,297 @@
+"""``pbp check --connect``: try the real mailbox with the settings of ``games.yaml``
+before a game depends on it (README, "Running pbp for real").
+
+Each step is one line, ``ok`` or ``FAILED`` with what to check, never a traceback:
+
+1. IMAP: the server reached (and its TLS), the login, the folder, IDLE (RFC 2177; pbp
+   polls every 10 s without it), the done keyword among ``PERMANENTFLAGS`` (RFC 3501
+   §7.1: pbp marks processed mail with it, never with ``\\Seen``), the kept folder.
+2. SMTP: the server reached (and its TLS), the login (RFC 4954) when one is set.
+3. A test mail from pbp's address to a personal address of the game mailbox
+   (``address+check…@`` with ``personal_address: plus``, else with a ``[pbp-check…]``
+   Subject tag), then waiting for it in the IMAP folder: whether and how it came back
+   (the plus address kept in ``To``/``Delivered-To``, the tag in the Subject). It gets
+   the done keyword at once, so that ``pbp run`` never reads it as a move.
+
+A Maildir inbox or outbox has nothing to connect to and passes. :func:`check_connect`
+returns the lines and whether everything needed works.
+"""
+
+from __future__ import annotations
+
+import secrets
+import smtplib
+import ssl
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+
+from imapclient import IMAPClient
+from imapclient.exceptions import LoginError
+
+from pbp.config import Config, ImapSettings, SmtpSettings
+from pbp.mail.base import network_fault
+from pbp.mail.imap import DONE_KEYWORD, said
+from pbp.parse.mime import read_letter
+
+#: Seconds to wait for the test mail to come back.
+WAIT_SECONDS = 60.0
+#: Seconds between two looks for it.
+LOOK_EVERY_SECONDS = 1.0
+
+
+@dataclass
+class Report:
+    """The lines of one check and whether everything needed worked."""
+
+    lines: list[str]
+    ok: bool = True
+
+    def good(self, line: str) -> None:
+        self.lines.append(f"ok      {line}")
+
+    def bad(self, line: str) -> None:
+        self.lines.append(f"FAILED  {line}")
+        self.ok = False
+
+    def note(self, line: str) -> None:
+        self.lines.append(f"note    {line}")
+
+
+def _tls_context() -> ssl.SSLContext:
+    return ssl.create_default_context()
+
+
+@contextmanager
+def _imap(settings: ImapSettings, password: str, report: Report) -> Iterator[IMAPClient | None]:
+    """An IMAP connection logged in and with the folder selected, or None after
+    reporting why not."""
+    where = f"IMAP {settings.host}:{settings.port}"
+    try:
+        client = IMAPClient(
+            settings.host,
+            port=settings.port,
+            ssl=settings.tls == "ssl",
+            ssl_context=_tls_context() if settings.tls != "none" else None,
+            timeout=30,
+        )
+        if settings.tls == "starttls":
+            client.starttls(_tls_context())
+    except Exception as error:
+        report.bad(f"{where}: cannot connect: {network_fault(error) or error}")
+        yield None
+        return
+    tls = {"ssl": "TLS", "starttls": "STARTTLS", "none": "no TLS"}[settings.tls]
+    report.good(f"{where}: reached ({tls})")
+    try:
+        try:
+            client.login(settings.username, password)
+        except LoginError as error:
+            report.bad(
+                f"{where}: login as {settings.username} refused ({said(error)}): check "
+                "username and the password in password_env (an app password where the "
+                "provider wants one; IMAP turned on in the mailbox's settings)"
+            )
+            yield None
+            return
+        report.good(f"{where}: logged in as {settings.username}")
+        yield client
+    except Exception as error:
+        report.bad(f"{where}: {network_fault(error) or said(error)}")
+        yield None
+    finally:
+        with suppress(Exception):  # already gone: nothing to release
+            client.logout()
+
+
+def _check_folder(client: IMAPClient, settings: ImapSettings, report: Report) -> bool:
+    where = f"IMAP folder {settings.folder!r}"
+    try:
+        selected = client.select_folder(settings.folder)
+    except Exception as error:
+        report.bad(f"{where}: cannot be opened ({said(error)}): check folder: in games.yaml")
+        return False
+    idle = client.has_capability("IDLE")
+    report.good(f"{where}: opened, {int(selected.get(b'EXISTS', 0))} messages")
+    if idle:
+        report.good("IMAP IDLE: yes (new mail is seen at once)")
+    else:
+        report.note("IMAP IDLE: no (pbp looks for new mail every 10 s)")
+    permanent = selected.get(b"PERMANENTFLAGS")
+    names = {(f.decode() if isinstance(f, bytes) else str(f)).lower() for f in permanent or ()}
+    if permanent is None or "\\*" in names or DONE_KEYWORD.lower() in names:
+        report.good(f"IMAP keyword {DONE_KEYWORD}: allowed (processed mail is marked with it)")
+    else:
+        report.bad(
+            f"IMAP keyword {DONE_KEYWORD}: not allowed in {settings.folder!r} (PERMANENTFLAGS "
+            f"{' '.join(sorted(names))}): pbp cannot mark processed mail; use another folder "
+            "or provider"
+        )
+        return False
+    try:
+        if not client.folder_exists(settings.kept_folder):
+            client.create_folder(settings.kept_folder)
+            client.delete_folder(settings.kept_folder)
+            report.good(f"IMAP folder {settings.kept_folder!r}: can be created (pbp will)")
+        else:
+            report.good(f"IMAP folder {settings.kept_folder!r}: exists")
+    except Exception as error:
+        report.bad(
+            f"IMAP folder {settings.kept_folder!r}: cannot be created ({said(error)}): set "
+            "kept_folder: to a folder that exists"
+        )
+        return False
+    return True
+
+
+def _smtp(settings: SmtpSettings, password: str | None, report: Report) -> smtplib.SMTP | None:
+    where = f"SMTP {settings.host}:{settings.port}"
+    smtp: smtplib.SMTP
+    try:
+        if settings.tls == "ssl":
+            smtp = smtplib.SMTP_SSL(
+                settings.host, settings.port, timeout=30, context=_tls_context()
+            )
+        else:
+            smtp = smtplib.SMTP(settings.host, settings.port, timeout=30)
+        smtp.ehlo()
+        if settings.tls == "starttls":
+            smtp.starttls(context=_tls_context())
+            smtp.ehlo()
+    except Exception as error:
+        said = network_fault(error) or str(error)
+        report.bad(f"{where}: cannot connect: {said}")
+        return None
+    tls = {"ssl": "TLS", "starttls": "STARTTLS", "none": "no TLS"}[settings.tls]
+    report.good(f"{where}: reached ({tls})")
+    if settings.username is None:
+        report.note(f"{where}: no login set (username, password_env): sending without one")
+        return smtp
+    try:
+        smtp.login(settings.username, password or "")
+    except smtplib.SMTPException as error:
+        reply = getattr(error, "smtp_error", b"")
+        said = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else str(error)
+        report.bad(
+            f"{where}: login as {settings.username} refused ({said.strip() or error}): check "
+            "username and the password in password_env"
+        )
+        smtp.close()
+        return None
+    report.good(f"{where}: logged in as {settings.username}")
+    return smtp
+
+
+def _test_mail(config: Config, tag: str) -> EmailMessage:
+    mail = config.mail
+    local, _at, domain = mail.address.partition("@")
+    message = EmailMessage()
+    message["From"] = mail.address
+    if mail.personal_address == "plus":
+        message["To"] = f"{local}+{tag}@{domain}"
+        message["Subject"] = "pbp check --connect"
+    else:
+        message["To"] = mail.address
+        message["Subject"] = f"pbp check --connect [pbp-{tag}]"
+    message["Date"] = format_datetime(datetime.now(UTC))
+    message["Message-ID"] = make_msgid(idstring=tag, domain=domain)
+    message["Auto-Submitted"] = "auto-generated"  # RFC 3834: never a move, never answered
+    message.set_content("A test mail of pbp check --connect: it is marked done at once.\n")
+    return message
+
+
+def _wait_for(
+    client: IMAPClient,
+    message: EmailMessage,
+    wait: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> tuple[bytes, float] | None:
+    """The test mail as it came back and the seconds it took, or None."""
+    message_id = str(message["Message-ID"])
+    start = clock()
+    while True:
+        client.noop()
+        found = client.search(["HEADER", "Message-ID", message_id])
+        if found:
+            data = client.fetch(found[:1], ["BODY.PEEK[HEADER]"])
+            header = next(iter(data.values()))[b"BODY[HEADER]"]
+            client.add_flags(found, [DONE_KEYWORD])  # never read by pbp run
+            return bytes(header), clock() - start
+        if clock() - start >= wait:
+            return None
+        sleep(LOOK_EVERY_SECONDS)
+
+
+def check_connect(
+    config: Config,
+    *,
+    wait: float = WAIT_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Report:
+    """Try the mailbox of ``config`` (module doc); ``wait``: seconds for the test mail.
+
+    Returns the :class:`Report`; never raises for a server's or the network's fault.
+    """
+    report = Report([])
+    imap = config.mail.inbox.imap
+    smtp_settings = config.mail.outbox.smtp
+    if imap is None:
+        report.note("inbox: a local Maildir, nothing to connect to")
+    if smtp_settings is None:
+        report.note("outbox: a local Maildir, nothing to connect to")
+    smtp = _smtp(smtp_settings, smtp_settings.password(), report) if smtp_settings else None
+    if imap is None:
+        if smtp is not None:
+            smtp.quit()
+        return report
+    with _imap(imap, imap.password() or "", report) as client:
+        if client is None or not _check_folder(client, imap, report):
+            if smtp is not None:
+                smtp.quit()
+            return report
+        if smtp is None:
+            if smtp_settings is not None:
+                report.note("test mail: not sent (SMTP failed)")
+            return report
+        tag = "check" + secrets.token_hex(4)
+        message = _test_mail(config, tag)
+        try:
+            smtp.send_message(message)
+        except smtplib.SMTPException as error:
+            report.bad(f"test mail to {message['To']}: refused by SMTP ({error})")
+            smtp.close()
+            return report
+        smtp.quit()
+        came = _wait_for(client, message, wait, clock, sleep)
+        if came is None:
+            hint = (
+                "the provider may not deliver plus addresses: try personal_address: subject_tag"
+                if config.mail.personal_address == "plus"
+                else "check that mail to the address reaches this folder"
+            )
+            report.bad(f"test mail to {message['To']}: did not arrive in {wait:.0f} s: {hint}")
+            return report
+        header, seconds = came
+        letter = read_letter(header, body=False)
+        if config.mail.personal_address == "plus":
+            wanted = str(message["To"]).lower()
+            if wanted in letter.recipients:
+                report.good(
+                    f"test mail to {wanted}: came back in {seconds:.1f} s, plus address kept"
+                )
+            else:
+                report.bad(
+                    f"test mail to {wanted}: came back in {seconds:.1f} s but without the plus "
+                    "address (To/Delivered-To): use personal_address: subject_tag"
+                )
+        elif f"[pbp-{tag}]" in letter.subject.lower():
+            report.good(f"test mail: came back in {seconds:.1f} s, Subject tag kept")
+        else:
+            report.bad("test mail: came back without its Subject tag: pbp cannot tell seats apart")
+    return report
