@@ -29,7 +29,7 @@ def config(
     add_users(dovecot)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(connect.secrets, "token_hex", lambda _n: TAG.removeprefix("check"))
+    monkeypatch.setattr("pbp.connect.secrets.token_hex", lambda _n: TAG.removeprefix("check"))
     path = tmp_path / "games.yaml"
     path.write_text(games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), "utf-8")
     return path
