@@ -78,6 +78,7 @@ class Daemon:
         self._serving = False  # in run(): the scheduler runs from the first round on
         self._planned: dict[str, datetime] = {}  # job id -> its moment, as last planned
         self._fatal: StoreReplacedError | None = None  # found outside the main loop
+        self.reload_requested = threading.Event()  # SIGHUP: read games.yaml again
 
     @property
     def scheduler(self) -> BackgroundScheduler:
@@ -182,10 +183,39 @@ class Daemon:
         """Ask the loop to finish its current round and exit."""
         self.stopping.set()
 
+    def reload(self) -> bool:
+        """Read ``games.yaml`` again (SIGHUP, ``systemctl reload pbp``) under the writer
+        lock and go on with it (:meth:`pbp.service.Service.replace_config`); a broken
+        file, or one that lacks a started game, is refused with one ERROR line and the
+        old configuration stays. Returns whether the new one is used."""
+        from pbp.config import ConfigError, load_config
+        from pbp.seats import seat_warnings
+
+        path = self.service.config.path
+        if path is None:
+            log.error("games.yaml not reloaded: this configuration was not read from a file")
+            return False
+        with self.lock:
+            try:
+                config = load_config(path)
+                notes = self.service.replace_config(config)
+            except (ConfigError, ValueError) as error:
+                said = " / ".join(str(error).splitlines())
+                log.error("%s not reloaded, going on with the old one: %s", path, said)
+                return False
+            for note in notes:
+                log.info("%s", note)
+            for warning in seat_warnings(config, self.service.store):
+                log.warning("%s", warning)
+            self.schedule()
+        log.info("%s reloaded: %d game(s)", path, len(config.games))
+        return True
+
     def run(self) -> None:
         """Catch up, then serve until stopped."""
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, self._on_signal)
+        signal.signal(signal.SIGHUP, self._on_reload)
         # The first round (catching up mail and deadlines, D8) comes before the
         # scheduler: its jobs only wake rounds, and the round itself plans them.
         self._serving = True
@@ -214,6 +244,10 @@ class Daemon:
                 inbox = self.service.inbox
                 if self.stopping.is_set():
                     break
+                if self.reload_requested.is_set():
+                    self.reload_requested.clear()
+                    self.reload()
+                    continue  # a round at once: a new game whose start has come starts
                 try:
                     self.waiting = True
                     if inbox is None:
@@ -249,6 +283,12 @@ class Daemon:
                 self.service.inbox.close()
             if self.service.transport is not None:
                 self.service.transport.close()
+
+    def _on_reload(self, signum: int, frame: FrameType | None) -> None:
+        # Not cut short: the wait for mail ends within POLL_SECONDS (an IMAP IDLE cut in
+        # the middle would leave its connection unusable), then the loop reloads.
+        log.info("signal %d: reading games.yaml again within %.0f s", signum, POLL_SECONDS)
+        self.reload_requested.set()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._fatal is None:  # else it is the store watcher's (see _fail)

@@ -203,6 +203,43 @@ class Service:
 
     # --- configuration helpers ---------------------------------------------------
 
+    def replace_config(self, config: Config) -> list[str]:
+        """Go on with ``config`` (``games.yaml`` read again: ``pbp run``'s SIGHUP): a new
+        game starts in the next round, changed settings of running games (deadline
+        times, reminders) hold from their next deadline on, players of started games
+        stay as dealt. What cannot change while pbp runs (``mail:``, ``store:``) is kept
+        as it was, and said. Returns the notes to log, one sentence each.
+
+        :raises ValueError: a started game is missing from ``config`` (its players'
+            mail would have no game): nothing is replaced.
+        """
+        started = set(self.store.schedules())
+        missing = sorted(started - {game.id for game in config.games})
+        if missing:
+            raise ValueError(
+                f"games.yaml lacks the started game(s) {', '.join(missing)}: put them back "
+                "(a game ends by its rules, not by leaving the file)"
+            )
+        notes = []
+        kept: dict[str, object] = {}
+        if config.mail != self.config.mail:
+            kept["mail"] = self.config.mail
+            notes.append("mail: changed; the new settings take effect when pbp run restarts")
+        if config.store != self.config.store:
+            kept["store"] = self.config.store
+            notes.append("store: changed; the new file is used when pbp run restarts")
+        if kept:
+            path = config.path
+            config = config.model_copy(update=kept)
+            config._path = path
+        new = [game.id for game in config.games if game.id not in started]
+        before = {game.id for game in self.config.games}
+        if added := [game_id for game_id in new if game_id not in before]:
+            notes.append(f"new game(s) {', '.join(added)}: started when their start comes")
+        self.config = config
+        self.digest.config = config
+        return notes
+
     def game_config(self, game_id: str) -> Game:
         """The config model of one game; raises KeyError."""
         return self.config.game(game_id)

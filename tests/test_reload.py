@@ -1,0 +1,91 @@
+"""SIGHUP re-reads games.yaml (issue 14, item 5): a game added while ``pbp run`` runs
+starts without a restart; a broken file is refused with one ERROR line and the daemon
+goes on with the old one; a file that lacks a started game is refused too. Through a
+real ``pbp run`` (signals and the main loop are the point)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from gamekit import write_config
+
+from pbp.mail.maildir import read_maildir
+
+REPO = Path(__file__).resolve().parent.parent
+STAMP = re.compile(r"^\S+ \S+ ")
+
+
+def until(test: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if test():
+            return True
+        time.sleep(0.1)
+    return test()
+
+
+def second_game(text: str) -> str:
+    """``text`` (seed 000's games.yaml) with a copy of its game as ``seed-001``."""
+    start = text.index("  - id: seed-000")
+    game = text[start:].replace("id: seed-000", "id: seed-001", 1)
+    return text + game
+
+
+def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_old(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path, start="2026-12-01T00:00")
+    outbox = tmp_path / "mail" / "outbox"
+    original = config.read_text(encoding="utf-8")
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert until(lambda: len(read_maildir(outbox)) == 6, 30)
+        # A new game, read without a restart: its players get their hands.
+        config.write_text(second_game(original), encoding="utf-8")
+        daemon.send_signal(signal.SIGHUP)
+        assert until(lambda: len(read_maildir(outbox)) == 12, 30)
+        subjects = [str(m["Subject"]) for m in read_maildir(outbox)[6:]]
+        assert sum("[seed-001]" in s for s in subjects) == 6
+        # A broken file: refused, the daemon goes on (still two games).
+        config.write_text(original.replace("kind: cluedo_days", "kind: chess"), "utf-8")
+        daemon.send_signal(signal.SIGHUP)
+        time.sleep(12)  # the loop reads it within POLL_SECONDS
+        # A file without the started seed-001: refused as well.
+        config.write_text(original, encoding="utf-8")
+        daemon.send_signal(signal.SIGHUP)
+        time.sleep(12)
+        assert daemon.poll() is None
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        output = daemon.communicate(timeout=30)[0]
+    lines = [STAMP.sub("", line) for line in output.splitlines()]
+    reloads = [line for line in lines if "pbp.daemon" in line and "running" not in line][:-1]
+    assert reloads == [
+        "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
+        "INFO pbp.daemon: new game(s) seed-001: started when their start comes",
+        f"INFO pbp.daemon: {config} reloaded: 2 game(s)",
+        "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
+        f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: "
+        f"{config}:9: games[0].kind: unknown kind 'chess' (known: 'cluedo_days', "
+        "'cluedo_rounds', 'maniac')",
+        "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
+        f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: games.yaml "
+        "lacks the started game(s) seed-001: put them back (a game ends by its rules, not "
+        "by leaving the file)",
+    ]
+    assert "Traceback" not in output
