@@ -558,6 +558,7 @@ def test_a_store_made_before_the_digest_gets_its_tables_when_opened(tmp_path: Pa
     db = sqlite3.connect(path)
     for name in new_tables:
         db.execute(f"DROP TABLE {name}")
+    db.execute("PRAGMA user_version = 0")  # as a store from before schema versions
     db.commit()
     db.close()
     with Store(path) as store:
