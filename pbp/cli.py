@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -43,7 +44,7 @@ from pbp.mail.maildir import (
 from pbp.parse.mime import cap, read_headers, read_letter, shown_text
 from pbp.reader import ChildReader
 from pbp.render import Renderer
-from pbp.seats import seat_warnings
+from pbp.seats import missing_games, seat_warnings
 from pbp.service import Service
 from pbp.store import STILL_KEPT, Store, StoreReplacedError, StoreVersionError
 
@@ -241,11 +242,15 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
             f"{config_path}: error: environment variable {name} (password_env) is not set",
             err=True,
         )
+    lacking = None
     if Path(config.store).exists():  # a game started: its players are fixed
         with Store(config.store) as store:
             for warning in seat_warnings(config, store):
                 click.echo(f"{config_path}: warning: {warning}", err=True)
-    if missing:
+            lacking = missing_games(config, store)
+    if lacking is not None:
+        click.echo(f"{config_path}: error: {lacking}", err=True)
+    if missing or lacking is not None:
         raise click.exceptions.Exit(1)
     games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
     click.echo(f"{config_path}: OK: {games}")
@@ -285,8 +290,8 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
     """Run the daemon on every configured game.
 
     Refuses (exit 2) to deal games into a new, empty store when the mailbox shows
-    that a store served it before, unless ``--fresh``; stops (exit 1) when the store
-    file is deleted or replaced while it runs. ``--now`` earlier than a named game's
+    that a store served it before, unless --fresh; stops (exit 1) when the store
+    file is deleted or replaced while it runs. --now earlier than a named game's
     last event is refused (exit 1): time in a game only moves forward.
     """
     config = _load(config_path)
@@ -313,6 +318,10 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
         service = _service(config, create=True, inbox=inbox, transport=transport)
         if not fresh and existed and service.store.is_empty():
             _refuse_if_served(config, inbox, transport, leftover)
+        lacking = missing_games(config, service.store)
+        if lacking is not None:
+            service.store.close()
+            raise click.ClickException(f"{config_path}: {lacking}")
         # Bodies are read in a child process killed at its budget.
         reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
         for warning in seat_warnings(config, service.store):
@@ -348,6 +357,11 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
             raise click.exceptions.Exit(1) from None
         finally:
             reader.close()
+            if once:  # the daemon closes its own; a round alone must too (no stray sockets)
+                for closing in (service.inbox, service.transport):
+                    if closing is not None:
+                        closing.close()
+                service.store.close()
 
 
 def _require_secrets(config: Config, config_path: Path) -> None:
@@ -905,7 +919,7 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
 
 
 @main.command()
-@click.argument("target", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("target", metavar="FILE", type=click.Path(path_type=Path))
 @click.pass_obj
 def backup(config_path: Path, target: Path) -> None:
     """Copy the store to FILE, safely while `pbp run` runs (SQLite's online backup).
@@ -919,11 +933,20 @@ def backup(config_path: Path, target: Path) -> None:
         raise click.ClickException(f"there is no store {config.store} yet: nothing to back up")
     if target.resolve() == Path(config.store).resolve():
         raise click.ClickException(f"{target} is the store itself: name another file")
+    if target.is_dir() or str(target).endswith(("/", os.sep)):
+        raise click.ClickException(
+            f"{target} is a folder: name the file, e.g. {target}/pbp.sqlite3"
+        )
+    if not target.parent.is_dir():
+        raise click.ClickException(
+            f"the folder {target.parent} does not exist: make it first (mkdir -p {target.parent})"
+        )
     try:
         with Store(config.store) as store:
             store.backup(target)
-    except OSError as error:
-        raise click.ClickException(f"cannot write {target}: {error.strerror or error}") from None
+    except (OSError, sqlite3.Error) as error:
+        said = getattr(error, "strerror", None) or str(error)
+        raise click.ClickException(f"cannot write {target}: {said}") from None
     click.echo(f"backed up {config.store} to {target}")
 
 

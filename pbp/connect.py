@@ -11,7 +11,8 @@ Each step is one line, ``ok`` or ``FAILED`` with what to check, never a tracebac
    (``address+check…@`` with ``personal_address: plus``, else with a ``[pbp-check…]``
    Subject tag), then waiting for it in the IMAP folder: whether and how it came back
    (the plus address kept in ``To``/``Delivered-To``, the tag in the Subject). It gets
-   the done keyword at once, so that ``pbp run`` never reads it as a move.
+   the done keyword at once, so that ``pbp run`` never reads it as a move, and
+   ``$PbpCheck``, so that it is no sign of a lost store to ``pbp run``.
 
 A Maildir inbox or outbox has nothing to connect to and passes. :func:`check_connect`
 returns the lines and whether everything needed works.
@@ -35,7 +36,7 @@ from imapclient.exceptions import LoginError
 
 from pbp.config import Config, ImapSettings, SmtpSettings
 from pbp.mail.base import network_fault
-from pbp.mail.imap import DONE_KEYWORD, said
+from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD, said
 from pbp.parse.mime import read_letter
 
 #: Seconds to wait for the test mail to come back.
@@ -79,10 +80,17 @@ def _imap(settings: ImapSettings, password: str, report: Report) -> Iterator[IMA
             ssl_context=_tls_context() if settings.tls != "none" else None,
             timeout=30,
         )
+    except Exception as error:
+        report.bad(f"{where}: cannot connect: {network_fault(error) or error}")
+        yield None
+        return
+    try:
         if settings.tls == "starttls":
             client.starttls(_tls_context())
     except Exception as error:
-        report.bad(f"{where}: cannot connect: {network_fault(error) or error}")
+        with suppress(Exception):
+            client.shutdown()
+        report.bad(f"{where}: STARTTLS failed: {network_fault(error) or said(error)}")
         yield None
         return
     tls = {"ssl": "TLS", "starttls": "STARTTLS", "none": "no TLS"}[settings.tls]
@@ -158,13 +166,17 @@ def _smtp(settings: SmtpSettings, password: str | None, report: Report) -> smtpl
             )
         else:
             smtp = smtplib.SMTP(settings.host, settings.port, timeout=30)
+    except Exception as error:
+        report.bad(f"{where}: cannot connect: {network_fault(error) or error}")
+        return None
+    try:
         smtp.ehlo()
         if settings.tls == "starttls":
             smtp.starttls(context=_tls_context())
             smtp.ehlo()
     except Exception as error:
-        said = network_fault(error) or str(error)
-        report.bad(f"{where}: cannot connect: {said}")
+        smtp.close()
+        report.bad(f"{where}: cannot start the session: {network_fault(error) or error}")
         return None
     tls = {"ssl": "TLS", "starttls": "STARTTLS", "none": "no TLS"}[settings.tls]
     report.good(f"{where}: reached ({tls})")
@@ -220,7 +232,8 @@ def _wait_for(
         if found:
             data = client.fetch(found[:1], ["BODY.PEEK[HEADER]"])
             header = next(iter(data.values()))[b"BODY[HEADER]"]
-            client.add_flags(found, [DONE_KEYWORD])  # never read by pbp run
+            # Never read by pbp run, and no sign of a lost store (has_history).
+            client.add_flags(found, [DONE_KEYWORD, CHECK_KEYWORD])
             return bytes(header), clock() - start
         if clock() - start >= wait:
             return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from types import FrameType
@@ -183,6 +184,16 @@ class Daemon:
         """Ask the loop to finish its current round and exit."""
         self.stopping.set()
 
+    def _back_off(self, seconds: float) -> None:
+        """Wait ``seconds`` after a failed round, or less: until a stop or a reload
+        (SIGHUP) is asked for."""
+        deadline = time.monotonic() + seconds
+        while not self.stopping.is_set() and not self.reload_requested.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.stopping.wait(min(left, 0.5))
+
     def reload(self) -> bool:
         """Read ``games.yaml`` again (SIGHUP, ``systemctl reload pbp``) under the writer
         lock and go on with it (:meth:`pbp.service.Service.replace_config`); a broken
@@ -225,6 +236,10 @@ class Daemon:
         try:
             failures = 0
             while not self.stopping.is_set():
+                if self.reload_requested.is_set():
+                    # Before the round, so that a mail server down does not hold it up.
+                    self.reload_requested.clear()
+                    self.reload()
                 try:
                     self.tick()
                 except Exception as error:
@@ -238,16 +253,14 @@ class Daemon:
                     else:  # one line; the traceback only with -v
                         log.error("%s; next try in %.0f s", fault, delay)
                         log.debug("the failed round", exc_info=True)
-                    self.stopping.wait(delay)
+                    self._back_off(delay)
                     continue
                 failures = 0
                 inbox = self.service.inbox
                 if self.stopping.is_set():
                     break
                 if self.reload_requested.is_set():
-                    self.reload_requested.clear()
-                    self.reload()
-                    continue  # a round at once: a new game whose start has come starts
+                    continue  # reload, then a round at once (a new game may start)
                 try:
                     self.waiting = True
                     if inbox is None:

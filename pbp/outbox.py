@@ -89,7 +89,11 @@ def flush(
                         else:
                             store.mark_retry(mail.id, now + retry_delay(attempts))
                     log.warning(
-                        "mail %s to %s: %s (will retry)", mail.message_id, mail.recipient, error
+                        "mail %s to %s: %s; next try in %d s",
+                        mail.message_id,
+                        mail.recipient,
+                        error,
+                        retry_delay(attempts).total_seconds(),
                     )
                     return sent
                 except PermanentSendError as error:

@@ -38,3 +38,23 @@ def seat_warnings(config: Config, store: Store) -> list[str]:
                     "started (pbp substitute changes a seat's address)"
                 )
     return warnings
+
+
+def missing_games(config: Config, store: Store) -> str | None:
+    """Why ``config`` cannot serve ``store``: the running games (started, not over)
+    it lacks, one English sentence, or None. A game renamed in games.yaml would start
+    anew under its new id (new hands and roles mailed to everybody) while its players'
+    mail to the old one finds no game: ``pbp run``, its reload and ``pbp check``
+    refuse it."""
+    configured = {game.id for game in config.games}
+    running = sorted(
+        game_id
+        for game_id, (over, _deadline) in store.schedules().items()
+        if not over and game_id not in configured
+    )
+    if not running:
+        return None
+    return (
+        f"games.yaml lacks the running game(s) {', '.join(running)}: put them back as they "
+        "were (a game is not renamed or ended by editing the file; one that is over may go)"
+    )

@@ -52,6 +52,7 @@ from pbp.parse.commands import asks_new_address
 from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.ratelimit import AnswerLimit, is_loop
 from pbp.render import Renderer
+from pbp.seats import missing_games
 from pbp.store import GameRow, OutgoingMail, Store
 
 log = logging.getLogger(__name__)
@@ -210,16 +211,13 @@ class Service:
         stay as dealt. What cannot change while pbp runs (``mail:``, ``store:``) is kept
         as it was, and said. Returns the notes to log, one sentence each.
 
-        :raises ValueError: a started game is missing from ``config`` (its players'
-            mail would have no game): nothing is replaced.
+        :raises ValueError: a running game is missing from ``config``
+            (:func:`pbp.seats.missing_games`): nothing is replaced.
         """
+        missing = missing_games(config, self.store)
+        if missing is not None:
+            raise ValueError(missing)
         started = set(self.store.schedules())
-        missing = sorted(started - {game.id for game in config.games})
-        if missing:
-            raise ValueError(
-                f"games.yaml lacks the started game(s) {', '.join(missing)}: put them back "
-                "(a game ends by its rules, not by leaving the file)"
-            )
         notes = []
         kept: dict[str, object] = {}
         if config.mail != self.config.mail:
@@ -235,7 +233,7 @@ class Service:
         new = [game.id for game in config.games if game.id not in started]
         before = {game.id for game in self.config.games}
         if added := [game_id for game_id in new if game_id not in before]:
-            notes.append(f"new game(s) {', '.join(added)}: started when their start comes")
+            notes.append(f"new game(s) {', '.join(added)}: each starts at its start time")
         self.config = config
         self.digest.config = config
         return notes
@@ -830,8 +828,9 @@ class Service:
             if applied is not None:
                 steps.append(applied)
                 state = applied.step.state
-        if not commands and not quoted:
-            # A forwarded mail's moves are not his (issue 5, case 13): say so.
+        if not commands and (letter.forwarded or not quoted):
+            # A forwarded mail's moves are not his (issue 5, case 13): say so. Lines that
+            # look quoted are answered as such instead of "no command".
             code = "forwarded" if letter.forwarded else "no_command"
             params: dict[str, Any] = {}
             subject = subject_moves(letter.subject)

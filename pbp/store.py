@@ -384,13 +384,16 @@ class Store:
         """Copy the store to ``target`` with SQLite's online backup API: a consistent
         copy even while ``pbp run`` writes (``pbp backup``). The copy is written beside
         ``target`` and renamed into place, so a ``target`` that exists afterwards is
-        whole; an existing ``target`` is replaced. Returns ``target``.
+        whole; an existing ``target`` is replaced; the copy is readable by its owner
+        only (mode 600). Returns ``target``.
 
         :raises OSError: ``target``'s folder cannot be written.
         """
         target = Path(target)
         partial = target.with_name(f".{target.name}.partial")
         partial.unlink(missing_ok=True)
+        # Readable by its owner only: it holds every hand, role and personal address.
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         copy = sqlite3.connect(partial)
         try:
             self._db.backup(copy)

@@ -160,7 +160,14 @@ def load_marked(text: str) -> Marked:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = str(exc.problem or exc.context or "not well-formed")
-        raise YamlSyntaxError(mark.line + 1 if mark else None, message) from exc
+        # The parser notices a broken line where the next one starts: name both, in words.
+        line = mark.line + 1 if mark else None
+        where = f" (look at this line and line {line - 1} above it" if line and line > 1 else " ("
+        hint = (
+            f"{message}{where}: an unclosed quote, a missing ':' or a wrong indent is the "
+            "usual cause)"
+        )
+        raise YamlSyntaxError(line, hint) from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(None, str(exc)) from exc
     finally:

@@ -61,6 +61,9 @@ def test_the_right_settings_pass_every_step_and_the_test_mail_comes_back_marked_
     assert "$PbpDone" in stored.flags
     result = CliRunner().invoke(main, ["-c", str(config), "check", "--connect"])
     assert result.exit_code == 0, result.output
+    # The test mails are no sign of a lost store: the first pbp run deals the games.
+    ran = CliRunner().invoke(main, ["-c", str(config), "run", "--once"])
+    assert ran.exit_code == 0, ran.output
 
 
 def test_a_wrong_password_fails_in_one_line_and_exit_1(

@@ -240,7 +240,8 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             _edit("    locale: ru", "   locale: ru"),
             [
                 "games.yaml:10: YAML syntax error: expected <block end>,"
-                " but found '<block mapping start>'"
+                " but found '<block mapping start>' (look at this line and line 9 above it:"
+                " an unclosed quote, a missing ':' or a wrong indent is the usual cause)"
             ],
             id="YAML syntax error",
         ),

@@ -312,6 +312,12 @@ UNMARKED_HEADERS = [
     "Таня, [01.12.2026 12:40]",
     "pbp написав:",
     "2026年12月1日 12:40，pbp <gm@example.test> 写道：",
+    # The third pass: full-width colons, combining marks, other separators.
+    "发件人：pbp <gm@example.test>\n发送时间：2026年12月1日 12:40\n收件人：Вася\n主题：ход",
+    "จาก: pbp <gm@example.test>\nส่ง: 1 ธันวาคม 2569 12:40\nถึง: Вася\nเรื่อง: ход",
+    "————— Original Message —————",
+    "=====Original Message=====",
+    "pbp ha scritto:",
 ]
 #: What marks each line of a marked quote.
 MARKS = ["> ", ">", "> > ", ">> ", "p> ", "ВП> ", " > "]

@@ -216,7 +216,7 @@ def test_reconnects_after_restart_and_returns_nothing_twice(
             size=len(move(3)),
         )
     ]
-    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost: "
+    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost ("
     assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
     inbox.mark_done(["3"])
     assert inbox.fetch_new() == []
@@ -234,7 +234,7 @@ def test_wait_returns_when_the_server_goes_away_during_idle(
     elapsed = time.monotonic() - start
     timer.join()
     assert 0.3 <= elapsed < 2.0
-    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost: "
+    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost ("
     assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
 
     gm_dovecot.start()

@@ -426,11 +426,22 @@ QUOTES = {
 
 @pytest.mark.parametrize("client", list(QUOTES))
 def test_case07_quoted_reply_only_the_new_move(maniac: ManiacTable, client: str) -> None:
+    """The quoted vote never runs; where the quote is unmarked, its first line (the old
+    vote) is answered as looking quoted (issue 13), never applied."""
     raw = from_player(maniac, "Вася", ("ГОЛОС: Петя\r\n\r\n" + QUOTES[client]).encode())
     outcomes, mails = run(maniac, raw)
     assert outcomes == ["applied"]
     assert votes(maniac) == {"Вася": "Петя"}
-    assert answer(mails, EMAILS["Вася"]) == [*VOTE_PETYA, FOOTER]
+    lines = answer(mails, EMAILS["Вася"])
+    if client in ("outlook_ru", "unmarked_wrote"):
+        assert lines[: len(VOTE_PETYA) + 2] == [
+            *VOTE_PETYA,
+            "Похоже на цитату — не выполнено:",
+            "> ГОЛОС: Таня",
+        ]
+        assert lines[-2:] == ["", FOOTER]
+    else:
+        assert lines == [*VOTE_PETYA, FOOTER]
 
 
 def test_case07_our_own_example_lines_quoted_back_unmarked_are_never_applied(

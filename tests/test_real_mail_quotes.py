@@ -74,8 +74,9 @@ def looks_quoted_section(lines: list[str]) -> list[str]:
 
 ADVICE = (
     "Эти строки нельзя отличить от цитаты: они стоят вплотную под строкой цитаты или под "
-    "заголовком цитируемого письма. Если это ваш ход, пришлите его ещё раз отдельной "
-    "строкой — над цитатой или отделив от неё пустой строкой."
+    "заголовком цитируемого письма либо сами похожи на такой заголовок или подпись. Если "
+    "это ваш ход, пришлите его ещё раз отдельной строкой — над цитатой или отделив от неё "
+    "пустой строкой."
 )
 
 
@@ -165,8 +166,9 @@ def test_kind1_looks_quoted_in_english(tmp_path: Path) -> None:
         "Looks quoted — not done:",
         "> VOTE Оля",
         "These lines cannot be told from a quote: they sit right under a quoted line or under "
-        "the header of the mail quoted. If you meant them, send them again on their own, "
-        "above the quote or with a blank line between.",
+        "the header of the mail quoted, or look like such a header or a signature themselves. "
+        "If you meant them, send them again on their own, above the quote or with a blank "
+        "line between.",
     ]
     table.close()
 
@@ -405,12 +407,22 @@ def test_kind8_under_a_header_block_answering_no_mail_of_ours_nothing_runs(
 
 
 def test_kind8_a_header_block_under_own_text_still_ends_it() -> None:
-    """Below the sender's own text the same block starts the quote (top-posting)."""
+    """Below the sender's own text the same block starts the quote (top-posting): the
+    header and the quote's first line are doubtful (answered as looking quoted)."""
     text = (
         "ГОЛОС Петя\n\nОтправлено: 1 декабря 2026 г. 12:40\nОт: pbp <gm@example.test>\n"
-        "Кому: Вася <vasya@example.test>\nТема: Re: ход\n\nГОЛОС Оля\n"
+        "Кому: Вася <vasya@example.test>\nТема: Re: ход\n\nГОЛОС Оля\nещё\n"
     )
-    assert own_and_doubtful(text) == ("ГОЛОС Петя", ())
+    assert own_and_doubtful(text) == (
+        "ГОЛОС Петя",
+        (
+            "Отправлено: 1 декабря 2026 г. 12:40",
+            "От: pbp <gm@example.test>",
+            "Кому: Вася <vasya@example.test>",
+            "Тема: Re: ход",
+            "ГОЛОС Оля",
+        ),
+    )
 
 
 # --- GroupWise ---------------------------------------------------------------------------
@@ -454,7 +466,10 @@ def test_a_mail_read_twice_gives_the_same_letter() -> None:
     ],
 )
 def test_wrote_headers_in_other_languages_end_the_new_text(header: str) -> None:
-    assert own_and_doubtful(f"ГОЛОС Петя\n\n{header}\nГОЛОС Оля\n") == ("ГОЛОС Петя", ())
+    assert own_and_doubtful(f"ГОЛОС Петя\n\n{header}\nГОЛОС Оля\n") == (
+        "ГОЛОС Петя",
+        (header.strip(), "ГОЛОС Оля"),
+    )
 
 
 def test_a_quoted_winning_accusation_in_cluedo_is_answered_looks_quoted(tmp_path: Path) -> None:
@@ -566,6 +581,37 @@ QUOTE_SHAPES = {
         "ГОЛОС Петя\n\n2026年12月1日 12:40，pbp <gm@example.test> 写道：\nГОЛОС Оля\n",
         "text/plain",
     ),
+    # The third pass: Word's quote, full-width colons, combining marks, tables.
+    "word-blockquote": (
+        "<div>ГОЛОС Петя</div><blockquote style='border:none;border-left:solid #CCCCCC 1.0pt;"
+        "padding:0cm 0cm 0cm 6.0pt;margin-left:4.8pt'><div><p>ГОЛОС Оля</p></div></blockquote>",
+        "text/html",
+    ),
+    "chinese-fields": (
+        "ГОЛОС Петя\n\n发件人：Вася <vasya@example.test>\n发送时间：2026年12月1日 12:40\n"
+        "收件人：pbp <gm@example.test>\n主题：ход\n\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "thai-fields": (
+        "ГОЛОС Петя\n\nจาก: Вася <vasya@example.test>\nส่ง: 1 ธันวาคม 2569 12:40\nถึง: pbp\n"
+        "เรื่อง: ход\n\nГОЛОС Оля\n",
+        "text/plain",
+    ),
+    "table-fields-es": (
+        "<div>ГОЛОС Петя</div><table><tr><td>De:</td><td>Вася &lt;vasya@example.test&gt;</td>"
+        "</tr><tr><td>Para:</td><td>pbp</td></tr><tr><td>Fecha:</td><td>01/12/2026 12:40</td>"
+        "</tr><tr><td>Asunto:</td><td>ход</td></tr></table><br>ГОЛОС Оля",
+        "text/html",
+    ),
+    "html-fields-with-empty-paragraphs": (
+        "<p>ГОЛОС Петя</p><p><br></p><p>De: Вася &lt;vasya@example.test&gt;</p><p><br></p>"
+        "<p>Enviado: martes, 1 de diciembre de 2026 12:40</p><p><br></p><p>Para: pbp</p>"
+        "<p><br></p><p>Asunto: ход</p><p><br></p><p>ГОЛОС Оля</p>",
+        "text/html",
+    ),
+    "em-dash-separator": ("ГОЛОС Петя\n\n————— Original Message —————\nГОЛОС Оля\n", "text/plain"),
+    "equals-separator": ("ГОЛОС Петя\n\n=====Original Message=====\nГОЛОС Оля\n", "text/plain"),
+    "italian-ha-scritto": ("ГОЛОС Петя\n\npbp ha scritto:\nГОЛОС Оля\n", "text/plain"),
 }
 
 
@@ -631,3 +677,60 @@ def test_gmails_indent_more_is_the_senders_own_text() -> None:
         'class="gmail_quote" style="border-left:1px solid #ccc">ГОЛОС Оля</blockquote></div>'
     )
     assert own_moves(html, "text/html") == PETYA
+
+
+def test_a_flowed_trailing_space_never_joins_own_text_and_a_quote() -> None:
+    """RFC 3676 §4.5: a soft break joins only lines of the same quote depth; a phone's
+    trailing space made ``ГОЛОС \\n> Оля`` a vote for Оля."""
+    payload = crlf("ГОЛОС \n> Оля\n\nГОЛОС \nПетя\n")
+    raw = from_player_raw(payload, b"Content-Type: text/plain; charset=utf-8; format=flowed")
+    assert read_letter(raw).text == "ГОЛОС\n\nГОЛОС Петя"
+    assert own_moves_raw(raw) == PETYA
+
+
+def own_moves_raw(raw: bytes) -> list[object]:
+    reply = read_letter(raw).reply
+    own = reply.own(reply.whole, None).text
+    return [line.move for line in parse_maniac(own, MANIAC_PLAYERS) if line.move is not None]
+
+
+@pytest.mark.parametrize(
+    ("body", "listed"),
+    [
+        ("--- ГОЛОС Петя ---\nГОЛОС Петя\n", ["> --- ГОЛОС Петя ---", "> ГОЛОС Петя"]),
+        ("Таня вчера писала:\nГОЛОС Петя\n", ["> ГОЛОС Петя"]),
+    ],
+    ids=["dashed", "wrote-line"],
+)
+def test_a_move_taken_for_a_quote_header_or_footer_is_answered_looks_quoted(
+    maniac: ManiacTable, body: str, listed: list[str]
+) -> None:
+    """Never run (it may be quoted), never missed without a word: before, the answer
+    said only that the mail held no command."""
+    outcomes, mails = run(maniac, from_player(maniac, "Вася", crlf(body)), at=REPLY_AT)
+    assert outcomes == ["status"]
+    assert votes(maniac) == {"Вася": "Оля"}
+    lines = answer(mails, VASYA)
+    start = lines.index("Похоже на цитату — не выполнено:")
+    assert lines[start + 1 : start + 1 + len(listed)] == listed
+    assert not any("не найдено ни одной команды" in line for line in lines)
+
+
+def test_own_key_value_lines_at_the_top_are_no_header_of_a_quote() -> None:
+    """Four ``Key: value`` lines with a date but no address at the very top are the
+    player's own notes, not the header of a mail answered."""
+    body = "Игра: Маньяк\nДень: 1 декабря 2026\nРоль: мирный\nВремя: 12:40\n\nГОЛОС Петя\n"
+    assert own_moves(body) == PETYA
+
+
+def test_a_line_that_begins_like_a_phone_footer_but_goes_on_is_the_senders() -> None:
+    """A footer is short and alone: with a comma and more after it, it is his text (the
+    answer lists it among the lines that are no command, not as nothing at all)."""
+    assert own_and_doubtful("Отправлено с дачи, ГОЛОС Петя завтра\n") == (
+        "Отправлено с дачи, ГОЛОС Петя завтра",
+        (),
+    )
+    assert own_and_doubtful("ГОЛОС Петя\n\nОтправлено с iPhone\n") == (
+        "ГОЛОС Петя",
+        ("Отправлено с iPhone",),
+    )

@@ -74,10 +74,10 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
         daemon.send_signal(signal.SIGTERM)
         output = daemon.communicate(timeout=30)[0]
     lines = [STAMP.sub("", line) for line in output.splitlines()]
-    reloads = [line for line in lines if "pbp.daemon" in line and "running" not in line][:-1]
+    reloads = [line for line in lines if "pbp.daemon" in line and "pbp running:" not in line][:-1]
     assert reloads == [
         "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
-        "INFO pbp.daemon: new game(s) seed-001: started when their start comes",
+        "INFO pbp.daemon: new game(s) seed-001: each starts at its start time",
         f"INFO pbp.daemon: {config} reloaded: 2 game(s)",
         "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
         f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: "
@@ -85,7 +85,30 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
         "'cluedo_rounds', 'maniac')",
         "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
         f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: games.yaml "
-        "lacks the started game(s) seed-001: put them back (a game ends by its rules, not "
-        "by leaving the file)",
+        "lacks the running game(s) seed-001: put them back as they were (a game is not "
+        "renamed or ended by editing the file; one that is over may go)",
     ]
     assert "Traceback" not in output
+
+
+def test_check_and_run_refuse_a_games_yaml_that_renamed_a_running_game(tmp_path: Path) -> None:
+    """Renamed, the game would start anew under its new id (new hands mailed to all)."""
+    from click.testing import CliRunner
+
+    from pbp.cli import main
+
+    config = write_config(tmp_path, start="2026-12-01T00:00")
+    runner = CliRunner()
+    assert runner.invoke(main, ["-c", str(config), "run", "--once"]).exit_code == 0
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("id: seed-000", "id: seed-0"), encoding="utf-8")
+    said = (
+        "games.yaml lacks the running game(s) seed-000: put them back as they were (a game "
+        "is not renamed or ended by editing the file; one that is over may go)"
+    )
+    checked = runner.invoke(main, ["-c", str(config), "check"])
+    assert (checked.exit_code, checked.output) == (1, f"{config}: error: {said}\n")
+    sent = len(read_maildir(tmp_path / "mail" / "outbox"))
+    ran = runner.invoke(main, ["-c", str(config), "run", "--once"])
+    assert (ran.exit_code, ran.output) == (1, f"Error: {config}: {said}\n")
+    assert len(read_maildir(tmp_path / "mail" / "outbox")) == sent  # nothing dealt anew

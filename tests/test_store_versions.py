@@ -153,3 +153,25 @@ def test_pbp_backup_refuses_the_store_itself_and_a_missing_store(tmp_path: Path)
         1,
         f"Error: {store} is the store itself: name another file\n",
     )
+
+
+def test_pbp_backup_says_a_missing_folder_or_a_folder_target_and_writes_mode_600(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path)
+    shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
+    runner = CliRunner()
+    missing = tmp_path / "backups" / "pbp.sqlite3"
+    result = runner.invoke(main, ["-c", str(config), "backup", str(missing)])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: the folder {missing.parent} does not exist: make it first (mkdir -p "
+        f"{missing.parent})\n",
+    )
+    (tmp_path / "backups").mkdir()
+    result = runner.invoke(main, ["-c", str(config), "backup", str(tmp_path / "backups")])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {tmp_path / 'backups'} is a folder: name the file")
+    result = runner.invoke(main, ["-c", str(config), "backup", str(missing)])
+    assert result.exit_code == 0, result.output
+    assert missing.stat().st_mode & 0o777 == 0o600  # every hand and role is in it

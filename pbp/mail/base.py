@@ -138,7 +138,10 @@ def network_fault(error: BaseException) -> str | None:
         return f"its TLS certificate cannot be trusted ({error.verify_message})"
     if isinstance(error, ssl.SSLError):
         reason = error.reason or str(error)
-        return f"TLS failed ({reason}): tls is ssl for ports 993 and 465, starttls for 143 and 587"
+        return (
+            f"TLS failed ({reason}): tls is ssl for ports 993 and 465, starttls for 143 and "
+            "587, none only for a server on this machine"
+        )
     if isinstance(error, EOFError | ConnectionError):
         return "the server closed the connection"
     if isinstance(error, OSError):

@@ -42,6 +42,9 @@ IDLE_RESTART_SECONDS = 25 * 60
 DONE_KEYWORD = "$PbpDone"
 """Set on a message once the service committed its result (:meth:`ImapInbox.mark_done`)."""
 
+CHECK_KEYWORD = "$PbpCheck"
+"""Set, with the done keyword, on the test mail of ``pbp check --connect``: no history."""
+
 KEPT_KEYWORD = "$PbpKept"
 """Set on a message once :meth:`ImapInbox.keep` copied it to the kept folder."""
 
@@ -241,7 +244,12 @@ class ImapInbox:
         if client is None:  # the caller reports it (explain()): one line, not two
             logger.debug("cannot connect to IMAP %s:%d: %r", self.host, self.port, reason)
             return
-        logger.warning("IMAP connection to %s:%d lost: %r", self.host, self.port, reason)
+        logger.warning(
+            "IMAP connection to %s:%d lost (%s): connecting again",
+            self.host,
+            self.port,
+            network_fault(reason) or said(reason),
+        )
         try:
             client.shutdown()
         except Exception:
@@ -385,13 +393,15 @@ class ImapInbox:
 
     def has_history(self) -> str | None:
         """``"3 messages with the keyword $PbpDone in INBOX on imap.example.test"`` when
-        ``UID SEARCH KEYWORD <done_keyword>`` finds any (pbp processed mail here, so a
-        store once existed), else None.
+        ``UID SEARCH KEYWORD <done_keyword> NOT KEYWORD $PbpCheck`` finds any (pbp
+        processed mail here, so a store once existed; the test mails of ``pbp check
+        --connect`` do not count), else None.
 
         :raises OSError: the server cannot be reached (after one reconnect).
         :raises imapclient.exceptions.IMAPClientError: login failed or a command was refused.
         """
-        count = len(self._with_retry(lambda client: client.search(["KEYWORD", self.done_keyword])))
+        criteria = ["KEYWORD", self.done_keyword, "NOT", "KEYWORD", CHECK_KEYWORD]
+        count = len(self._with_retry(lambda client: client.search(criteria)))
         if not count:
             return None
         return (

@@ -14,7 +14,7 @@ import ssl
 from email.message import EmailMessage
 from typing import Literal
 
-from pbp.mail.base import PermanentSendError, TransientSendError
+from pbp.mail.base import PermanentSendError, TransientSendError, network_fault
 
 __all__ = ["SmtpTransport"]
 
@@ -125,7 +125,7 @@ class SmtpTransport:
             self._drop()
             if not reused:
                 raise TransientSendError(
-                    f"SMTP {self.host}:{self.port} unreachable: {exc!r}"
+                    f"SMTP {self.host}:{self.port}: cannot connect: {network_fault(exc) or exc}"
                 ) from exc
             logger.info("SMTP connection lost (%r), sending again on a new one", exc)
             try:
@@ -133,7 +133,7 @@ class SmtpTransport:
             except (OSError, smtplib.SMTPServerDisconnected) as again:
                 self._drop()
                 raise TransientSendError(
-                    f"SMTP {self.host}:{self.port} unreachable: {again!r}"
+                    f"SMTP {self.host}:{self.port}: cannot connect: {network_fault(again) or again}"
                 ) from again
 
     def _send_once(self, message: EmailMessage) -> None:

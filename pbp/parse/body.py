@@ -184,25 +184,41 @@ def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
 
 def unflow(text: str, delsp: bool = False) -> str:
     """Join the soft line breaks of a ``format=flowed`` body (RFC 3676 §4.2): a line
-    ending in a space continues on the next line (the space removed when ``delsp``).
-    Space-stuffing (§4.4) is undone; the signature separator ``-- `` is kept.
+    ending in a space continues on the next line (the space removed when ``delsp``),
+    but only on a line of the same quote depth (§4.5: the count of its leading ``>``),
+    so that a phone's trailing space never joins a quote and the sender's own text.
+    Space-stuffing (§4.4) is undone; the signature separator ``-- `` is kept; a joined
+    quoted line is written ``> `` and its text.
 
     >>> unflow("SUGGEST Краснова, \\nнож, кухня\\n")
     'SUGGEST Краснова, нож, кухня\\n'
+    >>> unflow("ГОЛОС \\n> Оля\\n> a \\n> b\\n")
+    'ГОЛОС \\n> Оля\\n> a b\\n'
     """
     out: list[str] = []
     pending: list[str] = []  # the pieces of a paragraph so far (joined once: linear)
-    for line in text.split("\n"):
-        if line.startswith(" "):
-            line = line[1:]
-        if line.endswith(" ") and line != "-- ":
-            pending.append(line[:-1] if delsp else line)
-            continue
-        pending.append(line)
-        out.append("".join(pending))
+    depth = 0  # the quote depth of the pending paragraph
+
+    def flush() -> None:
+        joined = "".join(pending)
+        out.append((">" * depth + " " + joined) if depth else joined)
         pending.clear()
+
+    for line in text.split("\n"):
+        marks = len(line) - len(line.lstrip(">"))
+        body = line[marks:]
+        if body.startswith(" "):
+            body = body[1:]
+        if pending and marks != depth:
+            flush()  # a change of quote depth ends a paragraph (§4.5)
+        depth = marks
+        if body.endswith(" ") and body != "-- ":
+            pending.append(body[:-1] if delsp else body)
+            continue
+        pending.append(body)
+        flush()
     if pending and "".join(pending):
-        out.append("".join(pending))
+        flush()
     return "\n".join(out)
 
 
@@ -214,7 +230,8 @@ def unflow(text: str, delsp: bool = False) -> str:
 _WROTE_WORDS = (
     r"\bwrote|\bwrites|\bпишет|\bпише|\bнаписала?|\bнаписал\s*\(\s*-?\s*а\s*\)|\bнаписав"
     r"|\bписали|\bписала?|\bписал\s*\(\s*а\s*\)|\bschrieb|\ba\s+écrit|\bescribió|\bescreveu"
-    r"|\bscrisse|\bschreef|\bskrev|\bkirjoitti|\bnapsal|\bnapisał\(?a?\)?|写道|寫道"
+    r"|\bscrisse|\bha\s+scritto|\bschreef|\bskrev|\bkirjoitti|\bnapsal|\bnapisał\(?a?\)?"
+    r"|\bнаписа|\byazdı|写道|寫道"
 )
 _WROTE = re.compile(rf"(?:{_WROTE_WORDS})\s*[:：]\s*$", re.IGNORECASE)
 #: The same without its colon, which some clients leave out (``On … <x@…> wrote``):
@@ -223,7 +240,7 @@ _WROTE_BARE = re.compile(rf"(?:{_WROTE_WORDS})\s*$", re.IGNORECASE)
 #: A dashed separator line with a few words between the dashes, in any language
 #: (``-----Ursprüngliche Nachricht-----``, ``-------- Оригінальне повідомлення --------``,
 #: ``----- Messaggio originale -----``): the start of a quoted or forwarded mail.
-_DASHED = re.compile(r"^-{3,}[^\S\n]*[^\W\d_][^-\n]{0,50}?[^\S\n]*-{3,}$")
+_DASHED = re.compile(r"^[-—–=*_]{3,}[^\S\n]*[^\W\d_][^-—–=*_\n]{0,50}?[^\S\n]*[-—–=*_]{3,}$")
 #: What forums and messengers write above a post copied as text: ``Цитата:``,
 #: ``Quote:``, ``Цитата (Таня @ 1.12.2026, 12:40)``, ``Originally Posted by Таня``,
 #: ``Сообщение от Таня``, Telegram's ``Таня, [01.12.2026 12:40]``; Lotus Notes' lone
@@ -275,8 +292,9 @@ FORWARD_SEPARATOR = re.compile(
 #: Почты``, ``Отправлено из Mail.ru для Android``, ``Get Outlook for Android``.
 _CLIENT_FOOTER = re.compile(
     r"^(?:sent|отправлено|получено|послано)\s+(?:from|with|via|using|on|с|со|из|через|"
-    r"при\s+помощи|с\s+помощью)\s+\S.{0,70}"
-    r"|^(?:get|download|скачайте|загрузите|установите)\s+(?:outlook|яндекс|yandex|mail\.ru)\b.{0,60}"
+    r"при\s+помощи|с\s+помощью)\s+[^,;\n]{1,70}$"
+    r"|^(?:get|download|скачайте|загрузите|установите)\s+(?:outlook|яндекс|yandex|mail\.ru)\b"
+    r"[^,;\n]{0,60}$"
     r"|^(?:с\s+уважением|best\s+regards|kind\s+regards|regards)\s*,?$",
     re.IGNORECASE,
 )
@@ -291,9 +309,30 @@ _OUTLOOK_RULE = re.compile(r"^_{20,}$")
 #: language (``Від: pbp <gm@example.test>``, ``*Sent:* Tuesday…``, ``Temat: Re: ход``):
 #: a key of one to three words, a colon, and a value (none for an empty ``Cc:``).
 _FIELD = re.compile(
-    r"^\s*\*{0,2}[^\W\d_][^\W\d_.'-]{0,24}(?:[ -][^\W\d_]{1,24}){0,2}\*{0,2}\s*:\*{0,2}"
-    r"(?:\s+(?P<value>\S.*))?$"
+    r"^\s*\*{0,2}[^\W\d_][^\s\d:：*]{0,24}(?:[ -][^\s\d:：*]{1,24}){0,2}\*{0,2}\s*[:：]\*{0,2}"
+    r"(?:\s*(?P<value>\S.*))?$"
 )
+#: The keys of a mail header block as clients write them in many languages (lower
+#: case): a block of fields without an address is a header only with two of these, so
+#: that a player's own notes (``Игра: Маньяк``, ``Время: 12:40``) stay his text.
+HEADER_KEYS = frozenset(
+    {
+        "from", "sent", "date", "to", "cc", "subject", "от", "отправлено", "дата", "кому",
+        "копия", "тема", "von", "gesendet", "an", "betreff", "datum", "de", "envoyé", "à",
+        "objet", "para", "enviado", "asunto", "fecha", "da", "inviato", "oggetto", "a", "od",
+        "wysłano", "do", "temat", "від", "надіслано", "відправлено", "van", "verzonden",
+        "aan", "onderwerp", "från", "skickat", "till", "ämne", "fra", "sendt", "til", "emne",
+        "lähettäjä", "lähetetty", "vastaanottaja", "aihe", "kimden", "gönderildi", "kime",
+        "konu", "发件人", "发送时间", "收件人", "主题", "寄件者", "日期", "收件者", "主旨",
+        "差出人", "送信日時", "宛先", "件名", "보낸 사람", "날짜", "받는 사람", "제목", "จาก",
+        "ส่ง", "ถึง", "เรื่อง", "sent by", "envoyé le", "enviado el",
+    }
+)  # fmt: skip
+#: A colon, ASCII or full-width (Chinese and Japanese clients write ``发件人：``).
+_COLON = re.compile("[:：]")
+#: Most blank lines between two fields of a header block (an HTML header of one
+#: ``<p>`` a field, with ``<p><br></p>`` between, reads with several).
+_FIELD_GAP = 4
 #: Most fields of a header block looked at.
 _FIELDS_MAX = 8
 #: A date as clients write it in a header block, besides a time or a year:
@@ -325,35 +364,52 @@ def is_quoted(line: str) -> bool:
     return _QUOTED.match(line) is not None
 
 
-def _header_block(lines: list[str], i: int) -> int:
+def _header_block(lines: list[str], i: int, *, need_address: bool = False) -> int:
     """How many lines (0: none) the block of header fields starting at ``lines[i]``
     spans: ``Key: value`` lines (:data:`_FIELD`; at most :data:`_FIELDS_MAX` looked at,
-    a single blank line between two allowed, as an HTML header of one ``<div>`` a
-    field reads), at least three of which one value holds an address and another a
-    date or a time, or at least four with a date or a time (Outlook hides the
-    address). Found by its structure, so that a client writing the keys in a language
+    up to four blank lines between two allowed, the same number all along, as an HTML
+    header of one ``<div>`` a field reads), at least three of which one value holds an
+    address and another a date or a time, or at least four with a date or a time and
+    two keys of :data:`HEADER_KEYS` (Outlook hides the address). Found by its structure, so that a client writing the keys in a language
     pbp has no word list for (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``, Polish
     ``Od:``/``Wysłano:``, German ``Von:``/``Gesendet:``…) still marks the start of the
-    quoted mail."""
+    quoted mail. ``need_address``: only the first kind (address and date) counts."""
     end = i
     fields = 0
     address = dated = False
     last = i  # the line after the last field
+    spacing: int | None = None  # the blank lines between fields: the same all along
+    keys: list[str] = []
     while end < len(lines) and fields < _FIELDS_MAX:
         line = lines[end]
+        gap = 0
         if not line.strip():
             following = end + 1
-            if following < len(lines) and lines[following].strip() and fields:
-                end = following  # one blank line between two fields
-                line = lines[end]
-            else:
+            while (
+                following < len(lines)
+                and following - end <= _FIELD_GAP
+                and not lines[following].strip()
+            ):
+                following += 1
+            if not (following < len(lines) and lines[following].strip() and fields):
                 break
-        if len(line) > _HEADER_MAX or ":" not in line[:40]:
+            gap = following - end
+            end = following  # blank lines between two fields (an HTML header's <p>s)
+            line = lines[end]
+        if fields:
+            if spacing is None:
+                spacing = gap
+            elif gap != spacing:
+                break  # "ГОЛОС: Петя", a blank line, then a header: not one block
+        if len(line) > _HEADER_MAX or not _COLON.search(line[:40]):
+            break
+        if len(line) > _HEADER_MAX or not _COLON.search(line[:40]):
             break
         field = _FIELD.match(line)
         if field is None:
             break
         value = field.group("value") or ""
+        keys.append(_COLON.split(line, 1)[0].strip(" *").lower())
         if not address and _EMAIL.search(value):
             address = True
         elif not dated and (
@@ -363,7 +419,10 @@ def _header_block(lines: list[str], i: int) -> int:
         fields += 1
         end += 1
         last = end
-    found = (fields >= 3 and address and dated) or (fields >= 4 and dated)
+    known = sum(1 for key in keys if key in HEADER_KEYS)
+    found = (fields >= 3 and address and dated) or (
+        fields >= 4 and dated and known >= 2 and not need_address
+    )
     return last - i if found else 0
 
 
@@ -376,7 +435,7 @@ def _is_reply_header(lines: list[str], i: int) -> int:
     if line.startswith(">>>"):
         found = _GROUPWISE.match(line) and (_EMAIL.search(line) or _TIME.search(line))
         return 1 if found else 0
-    if line[0] == "-" and _DASHED.match(line):
+    if line[0] in "-—–=*_" and _DASHED.match(line):
         return 1
     if _LOTUS_LABEL.match(lines[i]) or (len(line) < 150 and _POST_HEADER.match(line)):
         return 1
@@ -387,7 +446,7 @@ def _is_reply_header(lines: list[str], i: int) -> int:
         and (_TIME.search(line) or _DOTTED_TIME.search(line))
     ):
         return 1
-    if ":" in line[:40]:
+    if _COLON.search(line[:40]):
         block = _header_block(lines, i)
         if block:
             return block
@@ -546,6 +605,10 @@ def split_reply(text: str) -> Reply:
         if line == "--":  # "-- " (rstripped above)
             break
         if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
+            # The footer line itself may be a move run into it ("Отправлено с дачи,
+            # ГОЛОС Петя"): doubtful, never run, said when it holds a command.
+            doubtful.append(len(kept))
+            kept.append(line)
             break
         header = _is_reply_header(lines, i)
         if header:
@@ -553,10 +616,21 @@ def split_reply(text: str) -> Reply:
             if following is not None and is_quoted(following):
                 i += header  # bottom-posting: drop the header, keep what follows the quote
                 continue
-            if not own and header > 1 and _header_block(lines, i) == header:
+            if not own and header > 1 and _header_block(lines, i, need_address=True) == header:
                 i += header  # a reply under the header block of the mail answered
                 under = len(kept)
                 continue
+            # The quote starts here (top-posting). Its header and first line are
+            # doubtful, so that a move taken for them ("--- ГОЛОС Петя ---", "Таня
+            # писала:" above one's own move) is answered "looks quoted", not missed
+            # without a word.
+            for n in range(i, i + header):
+                doubtful.append(len(kept))
+                kept.append(lines[n])
+            after = next((n for n in range(i + header, len(lines)) if lines[n].strip()), None)
+            if after is not None and not is_quoted(lines[after]):
+                doubtful.append(len(kept))
+                kept.append(lines[after])
             break
         if is_quoted(line):
             i += 1

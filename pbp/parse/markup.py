@@ -53,7 +53,7 @@ _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "wbr", "col", "ar
 #: end tag (``</ >``).
 _MARKUP = re.compile(
     r"<(?:(?P<comment>!--)"
-    r"|(?P<end>/)?(?P<name>[A-Za-z][^\s/<>]*)"
+    r"|(?P<end>/)?(?P<name>[A-Za-z][^\s/<>\"']*)"
     r"(?:[^<>\"']|\"[^\"]{0,2000}\"|'[^']{0,2000}')*>"
     r"|[!/?][^<>]*>)"
 )
@@ -74,14 +74,19 @@ def _drops(tag: str) -> bool:
 #: Gmail's "Indent more" button: a blockquote with a margin and no border, class or
 #: ``type=cite`` is the sender's own text indented, not a quote (a quote has a border).
 _INDENT_STYLE = re.compile(r"style\s*=\s*[\"'][^\"']*border\s*:\s*none", re.IGNORECASE)
+#: The value of each ``border…:`` declaration of a style (lower-cased source).
+_BORDER = re.compile(r"border[a-z-]*\s*:\s*([^;\"']*)")
 
 
 def _indents_only(tag: str) -> bool:
-    """True when the blockquote start tag ``tag`` only indents the sender's own text."""
+    """True when the blockquote start tag ``tag`` only indents the sender's own text:
+    every border it sets is ``none`` (Word's quote writes ``border:none`` and then its
+    real ``border-left:solid …``)."""
     lowered = tag.lower()
-    if "class" in lowered or "cite" in lowered:
+    if "class" in lowered or "cite" in lowered or _INDENT_STYLE.search(tag) is None:
         return False
-    return _INDENT_STYLE.search(tag) is not None
+    borders = _BORDER.findall(lowered)
+    return all(value.strip() in ("none", "0", "0px", "0pt") for value in borders)
 
 
 def _quote_end(html: str, name: str, start: int) -> int:
