@@ -370,10 +370,10 @@ def _header_block(lines: list[str], i: int, *, need_address: bool = False) -> in
     up to four blank lines between two allowed, the same number all along, as an HTML
     header of one ``<div>`` a field reads), at least three of which one value holds an
     address and another a date or a time, or at least four with a date or a time and
-    two keys of :data:`HEADER_KEYS` (Outlook hides the address). Found by its structure, so that a client writing the keys in a language
-    pbp has no word list for (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``, Polish
-    ``Od:``/``Wysłano:``, German ``Von:``/``Gesendet:``…) still marks the start of the
-    quoted mail. ``need_address``: only the first kind (address and date) counts."""
+    two keys of :data:`HEADER_KEYS` (Outlook hides the address). Found by its
+    structure, so that a client writing the keys in a language pbp has no word list for
+    (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``, Polish ``Od:``/``Wysłano:``,
+    Thai, Chinese ``发件人：``…) still marks the start of the quoted mail. ``need_address``: only the first kind (address and date) counts."""
     end = i
     fields = 0
     address = dated = False
