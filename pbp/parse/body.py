@@ -373,7 +373,8 @@ def _header_block(lines: list[str], i: int, *, need_address: bool = False) -> in
     two keys of :data:`HEADER_KEYS` (Outlook hides the address). Found by its
     structure, so that a client writing the keys in a language pbp has no word list for
     (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``, Polish ``Od:``/``Wysłano:``,
-    Thai, Chinese ``发件人：``…) still marks the start of the quoted mail. ``need_address``: only the first kind (address and date) counts."""
+    Thai, Chinese ``发件人：``…) still marks the start of the quoted mail.
+    ``need_address``: only the first kind (address and date) counts."""
     end = i
     fields = 0
     address = dated = False
