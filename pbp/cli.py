@@ -46,7 +46,13 @@ from pbp.reader import ChildReader
 from pbp.render import Renderer
 from pbp.seats import missing_games, seat_warnings
 from pbp.service import Service
-from pbp.store import STILL_KEPT, Store, StoreReplacedError, StoreVersionError
+from pbp.store import (
+    STILL_KEPT,
+    Store,
+    StoreDamagedError,
+    StoreReplacedError,
+    StoreVersionError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -178,14 +184,21 @@ def _when(text: str | None) -> datetime | None:
 
 
 class _Main(click.Group):
-    """The command group: a store written by a newer pbp is one sentence, whichever
-    command opened it (:class:`~pbp.store.StoreVersionError`)."""
+    """The command group: a store written by a newer pbp, or a damaged one, is one
+    sentence, whichever command opened it (:class:`~pbp.store.StoreVersionError`,
+    :class:`sqlite3.DatabaseError`)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except StoreVersionError as error:
             raise click.ClickException(str(error)) from None
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError):
+                raise
+            raise click.ClickException(
+                f"the store is damaged ({error}): restore a backup (README, Backups)"
+            ) from None
 
 
 @click.group(cls=_Main)
@@ -211,8 +224,10 @@ def main(ctx: click.Context, config_path: Path, verbose: bool) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if not verbose:
-        # The daemon replans its jobs every round: APScheduler's notes are noise.
+        # The daemon replans its jobs every round: APScheduler's notes are noise, and so
+        # are imapclient's own ("Connection closed"): pbp logs what matters itself.
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
+        logging.getLogger("imapclient").setLevel(logging.WARNING)
     ctx.obj = config_path
 
 
@@ -245,9 +260,13 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
     lacking = None
     if Path(config.store).exists():  # a game started: its players are fixed
         with Store(config.store) as store:
-            for warning in seat_warnings(config, store):
-                click.echo(f"{config_path}: warning: {warning}", err=True)
-            lacking = missing_games(config, store)
+            damage = store.damage()
+            if damage is not None:
+                lacking = f"the store {config.store} is damaged ({damage}): restore a backup"
+            else:
+                for warning in seat_warnings(config, store):
+                    click.echo(f"{config_path}: warning: {warning}", err=True)
+                lacking = missing_games(config, store)
     if lacking is not None:
         click.echo(f"{config_path}: error: {lacking}", err=True)
     if missing or lacking is not None:
@@ -321,7 +340,8 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
         lacking = missing_games(config, service.store)
         if lacking is not None:
             service.store.close()
-            raise click.ClickException(f"{config_path}: {lacking}")
+            # Exit 1: the service tries again every 30 s and comes up once the file is fixed.
+            raise click.ClickException(f"{config_path}{lacking.removeprefix('games.yaml')}")
         # Bodies are read in a child process killed at its budget.
         reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
         for warning in seat_warnings(config, service.store):
@@ -339,6 +359,15 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
                 try:
                     outcomes = service.run_once(moment, games=set(only) or None)
                 except Exception as error:
+                    if isinstance(error, sqlite3.DatabaseError) and not isinstance(
+                        error, sqlite3.OperationalError
+                    ):
+                        click.echo(
+                            f"Error: the store {config.store} is damaged ({error}): restore "
+                            "a backup (README, Backups)",
+                            err=True,
+                        )
+                        raise click.exceptions.Exit(2) from None
                     fault = explain_fault(service, error)
                     if fault is None:
                         raise
@@ -354,7 +383,8 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
         except StoreReplacedError as error:
             if once:
                 log.error("%s", error)
-            raise click.exceptions.Exit(1) from None
+            # A damaged store is not restarted into (the unit's RestartPreventExitStatus).
+            raise click.exceptions.Exit(2 if isinstance(error, StoreDamagedError) else 1) from None
         finally:
             reader.close()
             if once:  # the daemon closes its own; a round alone must too (no stray sockets)
@@ -943,6 +973,12 @@ def backup(config_path: Path, target: Path) -> None:
         )
     try:
         with Store(config.store) as store:
+            damage = store.damage()
+            if damage is not None:
+                raise click.ClickException(
+                    f"the store {config.store} is damaged ({damage}): not copied (restore an "
+                    "older backup instead)"
+                )
             store.backup(target)
     except (OSError, sqlite3.Error) as error:
         said = getattr(error, "strerror", None) or str(error)

@@ -726,7 +726,8 @@ class Config(_Model):
     def missing_secrets(self, environ: Mapping[str, str] | None = None) -> list[str]:
         """Names of the ``password_env`` variables not set in ``environ`` (default ``os.environ``).
 
-        Example: ``["PBP_IMAP_PASSWORD"]``. ``pbp check`` warns about these; the daemon needs them.
+        Example: ``["PBP_IMAP_PASSWORD"]``; a variable set to ``""`` counts as not set.
+        ``pbp check`` and ``pbp run`` refuse to go on without them.
         """
         env = os.environ if environ is None else environ
         names = [
@@ -734,7 +735,7 @@ class Config(_Model):
             for s in (self.mail.inbox.imap, self.mail.outbox.smtp)
             if s is not None and s.password_env is not None
         ]
-        return [n for n in dict.fromkeys(names) if n not in env]
+        return [n for n in dict.fromkeys(names) if not env.get(n)]  # empty is unset
 
 
 def load_config(path: Path) -> Config:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pbp.service import Service
-from pbp.store import StoreReplacedError
+from pbp.store import StoreDamagedError, StoreReplacedError
 
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
@@ -243,6 +244,15 @@ class Daemon:
                 try:
                     self.tick()
                 except Exception as error:
+                    if isinstance(error, sqlite3.DatabaseError) and not isinstance(
+                        error,
+                        sqlite3.OperationalError,  # locked, disk full: retried below
+                    ):
+                        raise StoreDamagedError(
+                            f"the store {self.service.store.path} is damaged ({error}): "
+                            "restore a backup (README, Backups); pbp check says whether a "
+                            "file is sound"
+                        ) from None
                     # The mail server is down or the connection broke: back off, then
                     # catch up from the mailbox (nothing is marked done before commit).
                     failures += 1

@@ -23,7 +23,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -294,6 +294,13 @@ class StoreReplacedError(BaseException):
     """
 
 
+class StoreDamagedError(StoreReplacedError):
+    """SQLite found the store's file damaged (``database disk image is malformed``):
+    nothing more can be written safely, and a restart finds the same; the GM restores a
+    backup. It stops the daemon with one line, as :class:`StoreReplacedError` does
+    (``pbp run`` exits 2: not restarted)."""
+
+
 @dataclass(frozen=True)
 class Confirmation:
     """GM commands by mail waiting for the GM's confirmation (:mod:`pbp.gm`): its
@@ -321,6 +328,10 @@ class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            # Readable by its owner only: it holds every hand, role and personal address.
+            with suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -380,6 +391,17 @@ class Store:
             raise
         self._db.execute("COMMIT")
 
+    def damage(self) -> str | None:
+        """What SQLite's ``PRAGMA quick_check`` finds wrong with the store (its first
+        line, e.g. ``"database disk image is malformed"``), or None when it is sound.
+        Reads every page once: seconds for a large store."""
+        try:
+            rows = self._db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as error:
+            return str(error)
+        first = str(rows[0][0]) if rows else "no answer"
+        return None if first == "ok" else first
+
     def backup(self, target: Path | str) -> Path:
         """Copy the store to ``target`` with SQLite's online backup API: a consistent
         copy even while ``pbp run`` writes (``pbp backup``). The copy is written beside
@@ -422,7 +444,9 @@ class Store:
             raise StoreReplacedError(
                 f"the store {self.path} was replaced by another file while pbp had it open: "
                 "stopping, so that nothing is written into the old file or marked done "
-                "after it. Start again to use the new file"
+                f"after it. To use the new file, delete {self.path}-wal and {self.path}-shm "
+                "if they are there (SQLite would replay the old file's log into it), then "
+                "start again"
             )
 
     def is_empty(self) -> bool:

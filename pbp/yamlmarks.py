@@ -133,6 +133,18 @@ def _index(
             _index(item, (*path, i), lines, dups)
 
 
+def _unclosed_quote(text: str, line: int) -> int | None:
+    """The 1-based line at or above ``line`` (at most 50 back) whose value opens a quote
+    it does not close (an odd count of ``"`` outside a comment), or None."""
+    lines = text.splitlines()
+    for number in range(min(line, len(lines)), max(0, line - 50), -1):
+        source = lines[number - 1]
+        code = source.split(" #", 1)[0] if not source.lstrip().startswith("#") else ""
+        if code.replace('\\"', "").count('"') % 2:
+            return number
+    return None
+
+
 def load_marked(text: str) -> Marked:
     """Parse one YAML document (an empty text gives ``data=None``).
 
@@ -160,13 +172,20 @@ def load_marked(text: str) -> Marked:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = str(exc.problem or exc.context or "not well-formed")
-        # The parser notices a broken line where the next one starts: name both, in words.
+        # The parser notices a broken line where the next one starts, and an unclosed
+        # quote runs on over the lines below it: name the likely line, in words.
         line = mark.line + 1 if mark else None
-        where = f" (look at this line and line {line - 1} above it" if line and line > 1 else " ("
-        hint = (
-            f"{message}{where}: an unclosed quote, a missing ':' or a wrong indent is the "
-            "usual cause)"
-        )
+        quote = _unclosed_quote(text, line) if line else None
+        if quote is not None:
+            line, hint = quote, f"{message} (an unclosed quote on this line?)"
+        else:
+            where = (
+                f" (look at this line and line {line - 1} above it" if line and line > 1 else " ("
+            )
+            hint = (
+                f"{message}{where}: an unclosed quote, a missing ':' or a wrong indent is the "
+                "usual cause)"
+            )
         raise YamlSyntaxError(line, hint) from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(None, str(exc)) from exc

@@ -110,5 +110,8 @@ def test_check_and_run_refuse_a_games_yaml_that_renamed_a_running_game(tmp_path:
     assert (checked.exit_code, checked.output) == (1, f"{config}: error: {said}\n")
     sent = len(read_maildir(tmp_path / "mail" / "outbox"))
     ran = runner.invoke(main, ["-c", str(config), "run", "--once"])
-    assert (ran.exit_code, ran.output) == (1, f"Error: {config}: {said}\n")
+    assert (ran.exit_code, ran.output) == (
+        1,
+        f"Error: {config}{said.removeprefix('games.yaml')}\n",
+    )
     assert len(read_maildir(tmp_path / "mail" / "outbox")) == sent  # nothing dealt anew

@@ -186,8 +186,9 @@ def deleted(store: Path) -> str:
 def replaced(store: Path) -> str:
     return (
         f"the store {store} was replaced by another file while pbp had it open: stopping, "
-        "so that nothing is written into the old file or marked done after it. Start again "
-        "to use the new file"
+        "so that nothing is written into the old file or marked done after it. To use the "
+        f"new file, delete {store}-wal and {store}-shm if they are there (SQLite would "
+        "replay the old file's log into it), then start again"
     )
 
 

@@ -175,3 +175,28 @@ def test_pbp_backup_says_a_missing_folder_or_a_folder_target_and_writes_mode_600
     result = runner.invoke(main, ["-c", str(config), "backup", str(missing)])
     assert result.exit_code == 0, result.output
     assert missing.stat().st_mode & 0o777 == 0o600  # every hand and role is in it
+
+
+def test_a_damaged_store_is_said_by_check_and_never_copied_by_backup(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    path = tmp_path / "pbp.sqlite3"
+    shutil.copy(FIXTURE, path)
+    Store(path).close()  # upgraded to the current schema
+    with path.open("r+b") as raw:  # pages of the middle overwritten, as a bad disk does
+        raw.seek(4096 * 5)
+        raw.write(b"\xff" * 4096 * 3)
+    runner = CliRunner()
+    checked = runner.invoke(main, ["-c", str(config), "check"])
+    assert checked.exit_code == 1
+    assert checked.output.splitlines()[-1] == (
+        f"{config}: error: the store {path} is damaged (database disk image is malformed): "
+        "restore a backup"
+    )
+    copy = tmp_path / "copy.sqlite3"
+    result = runner.invoke(main, ["-c", str(config), "backup", str(copy)])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: the store {path} is damaged (database disk image is malformed): not copied "
+        "(restore an older backup instead)\n",
+    )
+    assert not copy.exists()
