@@ -113,30 +113,26 @@ def test_a_missing_password_variable_stops_run_and_fails_check_in_one_line(
         games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
     )
     environ = {name: value for name, value in os.environ.items() if name != PASSWORD_ENV}
-    done = subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env={**environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (
+
+    def without_password(*args: str) -> tuple[int, str, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pbp", "-c", str(config), *args],
+            cwd=tmp_path,
+            env={**environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    assert without_password("run") == (
         1,
         "",
         f"Error: {config}: the environment variable {PASSWORD_ENV} (password_env) is not "
         "set: set it to the mailbox's password before starting pbp\n",
     )
     assert not (tmp_path / "pbp.sqlite3").exists()
-    done = subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), "check"],
-        cwd=tmp_path,
-        env={**environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (
+    assert without_password("check") == (
         1,
         "",
         f"{config}: error: environment variable {PASSWORD_ENV} (password_env) is not set\n",
