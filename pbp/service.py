@@ -41,9 +41,6 @@ from pbp.faults import crash_point
 from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
-from pbp.mail.base import (
-    STRANGER_KEPT_BYTES as STRANGER_KEPT_BYTES,
-)
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush

@@ -513,6 +513,11 @@ def own_moves(body: str, content_type: str = "text/plain") -> list[object]:
         body.replace("\n", "\r\n").encode(),
         f"Content-Type: {content_type}; charset=utf-8".encode(),
     )
+    return own_moves_raw(raw)
+
+
+def own_moves_raw(raw: bytes) -> list[object]:
+    """The moves the service would run from the raw mail ``raw`` (as :func:`own_moves`)."""
     reply = read_letter(raw).reply
     own = reply.own(reply.whole, None).text
     return [line.move for line in parse_maniac(own, MANIAC_PLAYERS) if line.move is not None]
@@ -686,12 +691,6 @@ def test_a_flowed_trailing_space_never_joins_own_text_and_a_quote() -> None:
     raw = from_player_raw(payload, b"Content-Type: text/plain; charset=utf-8; format=flowed")
     assert read_letter(raw).text == "ГОЛОС\n\nГОЛОС Петя"
     assert own_moves_raw(raw) == PETYA
-
-
-def own_moves_raw(raw: bytes) -> list[object]:
-    reply = read_letter(raw).reply
-    own = reply.own(reply.whole, None).text
-    return [line.move for line in parse_maniac(own, MANIAC_PLAYERS) if line.move is not None]
 
 
 @pytest.mark.parametrize(
