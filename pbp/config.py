@@ -520,6 +520,14 @@ class CluedoDaysGame(CluedoGame):
         return self
 
 
+#: Why ``auto_answer: forced`` is refused (rule R6).
+FORCED_LEAKS = (
+    "'forced' is not offered: showing a single matching card at once tells the "
+    "suggester that a player who is asked holds at least two of the named cards, which "
+    "no manual answer tells; use 'no_match' (the default) or 'none'"
+)
+
+
 class CluedoRoundsRules(_Model):
     """Overrides of the RULES.md defaults for the rounds variant (rule C6: seed 000
     accuses aloud, so wrong accusations are public by default)."""
@@ -532,15 +540,22 @@ class CluedoRoundsGame(CluedoGame):
 
     ``players`` is the turn order (R1). ``turn_hours``: time for a turn, ``answer_hours``:
     time for an answer (R7; fractions allowed). ``auto_answer`` (R6): ``no_match``
-    answers "no refutation" at once for a player holding none of the cards, ``forced``
-    also shows his only matching card, ``none`` waits for every player.
+    answers "no refutation" at once for a player holding none of the cards, ``none``
+    waits for every player; ``forced`` is refused, saying why (:data:`FORCED_LEAKS`).
     """
 
     kind: Literal["cluedo_rounds"]
     turn_hours: PositiveHours = 24.0
     answer_hours: PositiveHours = 12.0
-    auto_answer: Literal["no_match", "forced", "none"] = "no_match"
+    auto_answer: Literal["no_match", "none"] = "no_match"
     rules: CluedoRoundsRules = CluedoRoundsRules()
+
+    @field_validator("auto_answer", mode="before")
+    @classmethod
+    def _not_forced(cls, value: object) -> object:
+        if value == "forced":
+            raise ValueError(FORCED_LEAKS)
+        return value
 
     @model_validator(mode="after")
     def _rules(self) -> CluedoRoundsGame:

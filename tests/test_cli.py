@@ -320,9 +320,11 @@ RU = Lang(
 
 Игровой день закрывается в 22:30 (Europe/Moscow). Ход относится к тому дню, в который \
 пришло письмо.
-В день у вас 3 предположения, одному игроку — не больше 3.
+В день у вас 3 предположения, одному игроку все вместе могут адресовать за день не \
+больше 3 предположений.
 Если вы не ответили на предположение до закрытия дня, за вас ответит ГМ, а на следующий \
-день у вас будет на одно предположение меньше.
+день у вас будет на одно предположение меньше за каждое такое предположение: два без \
+ответа — на два меньше.
 
 Команды пишите в тексте письма, по одной в строке; в одном письме можно несколько.
 """,
@@ -361,9 +363,10 @@ SHA-256 (опубликован в посте открытия): $sha
 [b]библиотека[/b], [b]кабинет[/b]
 
 [b]Ход игры[/b]
-В день у каждого 3 предположения, одному игроку — не больше 3. День закрывается в 22:30 \
-(Europe/Moscow). Кто не ответил на предположение до закрытия дня, за того отвечает ГМ, а на \
-следующий день у него на одно предположение меньше.
+В день у каждого 3 предположения, одному игроку все вместе могут адресовать за день не \
+больше 3 предположений. День закрывается в 22:30 (Europe/Moscow). На предположение, \
+оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на следующий день на одно \
+предположение меньше за каждое такое предположение: два без ответа — на два меньше.
 
 [b]Честность раздачи[/b]
 SHA-256: $sha
@@ -379,7 +382,7 @@ SHA-256: $sha
 
 Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
-день у вас будет на одно предположение меньше.
+день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
         "reply1": """\
 Неташка, вот что сделано по вашему письму.
@@ -451,7 +454,7 @@ SHA-256: $sha
 
 Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
-день у вас будет на одно предположение меньше.
+день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
         "reply2": """\
 Веталь, вот что сделано по вашему письму.
@@ -479,8 +482,16 @@ SHA-256: $sha
 - №2, Веталь → Неташка: [b]Краснова[/b], [b]нож[/b], [b]бильярдная[/b] — опровергнуто \
 (за Неташку ответил ГМ)
 
-[b]Штрафы (не ответили до закрытия дня)[/b]
-- Неташка: минус 1 предположение на день 2
+[b]Ответы ГМ за не ответивших до закрытия дня[/b]
+
+[b]Опровержение для Веталь[/b] (за Неташку ответил ГМ)
+[quote][b]Предположение_1 для Неташка[/b]
+Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]нож[/b] в комнате \
+[b]бильярдная[/b].[/quote]
+Карта показана приватом.
+
+[b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
+- Неташка: без ответа 1 — на день 2 на 1 предположение меньше
 
 [b]Предположения на день 2[/b]
 - Неташка: 2 предположения
@@ -495,8 +506,18 @@ SHA-256: $sha
 - №2, Веталь → Неташка: **Краснова**, **нож**, **бильярдная** — опровергнуто \
 (за Неташку ответил ГМ)
 
-**Штрафы (не ответили до закрытия дня)**
-- Неташка: минус 1 предположение на день 2
+**Ответы ГМ за не ответивших до закрытия дня**
+
+**Опровержение для Веталь** (за Неташку ответил ГМ)
+
+> **Предположение_1 для Неташка**
+>
+> Я думаю, что убийство совершил **Краснова**, орудием **нож** в комнате **бильярдная**.
+
+Карта показана приватом.
+
+**Штрафы: на одно предположение меньше за каждое, оставшееся без ответа**
+- Неташка: без ответа 1 — на день 2 на 1 предположение меньше
 
 **Предположения на день 2**
 - Неташка: 2 предположения
@@ -513,7 +534,7 @@ SHA-256: $sha
 бильярдная).
 ГМ ответил за вас и показал Веталю вашу карту Краснова (первую подходящую в порядке \
 подозреваемый — орудие — комната).
-На следующий день у вас будет на одно предположение меньше.
+За это предположение на следующий день у вас будет на одно предположение меньше.
 """,
         "shown2": """\
 Веталь, ваше предположение №2 (Краснова, нож, бильярдная) опровергнуто.
@@ -703,9 +724,10 @@ Send your moves to it only — the easiest way is to reply to this mail.
 
 A game day closes at 21:00 (Europe/London). A move belongs to the day in which its mail \
 arrived.
-Each day you have 3 suggestions, at most 3 to the same player.
+Each day you have 3 suggestions, and one player can be addressed at most 3 suggestions \
+a day by all players together.
 If you have not answered a suggestion by the close, the GM answers for you and you have \
-one suggestion fewer the next day.
+one suggestion fewer the next day for each such suggestion: two unanswered cost two.
 
 Write commands in the body of the mail, one per line; one mail may hold several.
 """,
@@ -744,9 +766,10 @@ Rooms: [b]kitchen[/b], [b]ballroom[/b], [b]conservatory[/b], [b]billiard room[/b
 [b]library[/b], [b]study[/b]
 
 [b]How the days go[/b]
-Each day every player has 3 suggestions, at most 3 to the same player. A day closes at 21:00 \
-(Europe/London). A suggestion still unanswered at the close is answered by the GM, and its \
-addressee has one suggestion fewer the next day.
+Each day every player has 3 suggestions, and one player can be addressed at most 3 \
+suggestions a day by all players together. A day closes at 21:00 (Europe/London). A \
+suggestion still unanswered at the close is answered by the GM, and its addressee has one \
+suggestion fewer the next day for each such suggestion: two unanswered cost two.
 
 [b]Fairness of the deal[/b]
 SHA-256: $sha
@@ -763,7 +786,7 @@ You hold candlestick. You must refute with this card. Answer with the line:
 
 Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
-suggestion fewer the next day.
+suggestion fewer the next day for each such suggestion.
 """,
         "reply1": """\
 Alice, this is what was done with your mail.
@@ -835,7 +858,7 @@ Answer with a line such as:
 
 Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
-suggestion fewer the next day.
+suggestion fewer the next day for each such suggestion.
 """,
         "reply2": """\
 Bob, this is what was done with your mail.
@@ -862,8 +885,16 @@ STATUS shows your cards and what you owe, HELP the commands.
 - #2, Bob → Alice: [b]Scarlett[/b], [b]knife[/b], [b]billiard room[/b] — refuted \
 (the GM answered for Alice)
 
-[b]Penalties (answers missing at the close)[/b]
-- Alice: 1 suggestion fewer on day 2
+[b]The GM's answers for those who did not answer by the close[/b]
+
+[b]Refutation for Bob[/b] (the GM answered for Alice)
+[quote][b]Suggestion_1 for Alice[/b]
+I think the murder was committed by [b]Scarlett[/b], with the weapon [b]knife[/b], in the \
+room [b]billiard room[/b].[/quote]
+The card was shown privately.
+
+[b]Penalties: one suggestion fewer for each left unanswered[/b]
+- Alice: 1 unanswered, 1 suggestion fewer on day 2
 
 [b]Suggestions for day 2[/b]
 - Alice: 2 suggestions
@@ -878,8 +909,19 @@ STATUS shows your cards and what you owe, HELP the commands.
 - #2, Bob → Alice: **Scarlett**, **knife**, **billiard room** — refuted \
 (the GM answered for Alice)
 
-**Penalties (answers missing at the close)**
-- Alice: 1 suggestion fewer on day 2
+**The GM's answers for those who did not answer by the close**
+
+**Refutation for Bob** (the GM answered for Alice)
+
+> **Suggestion_1 for Alice**
+>
+> I think the murder was committed by **Scarlett**, with the weapon **knife**, in the room \
+**billiard room**.
+
+The card was shown privately.
+
+**Penalties: one suggestion fewer for each left unanswered**
+- Alice: 1 unanswered, 1 suggestion fewer on day 2
 
 **Suggestions for day 2**
 - Alice: 2 suggestions
@@ -896,7 +938,7 @@ Alice, you did not answer suggestion #2 from Bob (Scarlett, knife, billiard room
 the day closed.
 The GM answered for you and showed Bob your card Scarlett (the first matching one in the \
 order suspect, weapon, room).
-You will have one suggestion fewer the next day.
+For this suggestion you will have one suggestion fewer the next day.
 """,
         "shown2": """\
 Bob, your suggestion #2 (Scarlett, knife, billiard room) was refuted.
@@ -1352,8 +1394,16 @@ DAY1_CAUGHT_UP = """\
 - №1, Неташка → Дуг: [b]Белых[/b], [b]подсвечник[/b], [b]кухня[/b] — опровергнуто \
 (за Дуга ответил ГМ)
 
-[b]Штрафы (не ответили до закрытия дня)[/b]
-- Дуг: минус 1 предположение на день 2
+[b]Ответы ГМ за не ответивших до закрытия дня[/b]
+
+[b]Опровержение для Неташка[/b] (за Дуга ответил ГМ)
+[quote][b]Предположение_1 для Дуг[/b]
+Я думаю, что убийство совершил [b]Белых[/b], орудием [b]подсвечник[/b] в комнате \
+[b]кухня[/b].[/quote]
+Карта показана приватом.
+
+[b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
+- Дуг: без ответа 1 — на день 2 на 1 предположение меньше
 
 [b]Предположения на день 2[/b]
 - Неташка: 3 предположения
@@ -1367,8 +1417,16 @@ DAY2_CAUGHT_UP = """\
 - №2, Веталь → Дуг: [b]Краснова[/b], [b]труба[/b], [b]бильярдная[/b] — опровергнуто \
 (за Дуга ответил ГМ)
 
-[b]Штрафы (не ответили до закрытия дня)[/b]
-- Дуг: минус 1 предположение на день 3
+[b]Ответы ГМ за не ответивших до закрытия дня[/b]
+
+[b]Опровержение для Веталь[/b] (за Дуга ответил ГМ)
+[quote][b]Предположение_1 для Дуг[/b]
+Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]труба[/b] в комнате \
+[b]бильярдная[/b].[/quote]
+Карта показана приватом.
+
+[b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
+- Дуг: без ответа 1 — на день 3 на 1 предположение меньше
 
 [b]Предположения на день 3[/b]
 - Неташка: 3 предположения

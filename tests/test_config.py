@@ -186,6 +186,18 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             id="C1 surplus not a multiple of 3",
         ),
         pytest.param(
+            _edit(
+                "suspects: [Краснова, Горчичников, Белых]\n      weapons: [подсвечник, нож, труба]",
+                "suspects: [Краснова]\n      weapons: [подсвечник, нож, труба, топор, Белых]",
+            ),
+            [
+                "games.yaml:18: games[0].cards: rule C1: the suspect deck holds 1; each deck "
+                "needs at least 3 cards (with 1 the solution is known from the start, with 2 "
+                "one refutation gives it away)"
+            ],
+            id="C1 a deck of 1 card",
+        ),
+        pytest.param(
             _edit("кабинет, холл]", "кабинет]"),
             ["games.yaml:18: games[0].cards: rule C1: 3 players need 12 cards, the decks hold 11"],
             id="C1 too few cards",
@@ -422,8 +434,24 @@ def test_R6_R7_rounds_settings_are_checked_at_their_lines(
     (turn_line,) = lines
     assert [str(p) for p in caught.value.problems] == [
         f"games.yaml:{turn_line}: games[1].turn_hours: Input should be greater than 0, got 0",
-        f"games.yaml:{turn_line + 2}: games[1].auto_answer: Input should be 'no_match', "
-        "'forced' or 'none', got 'always'",
+        f"games.yaml:{turn_line + 2}: games[1].auto_answer: Input should be 'no_match' or "
+        "'none', got 'always'",
+    ]
+
+
+def test_R6_auto_answer_forced_is_refused_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (REPO / "games.yaml").read_text(encoding="utf-8")
+    text = text.replace("auto_answer: no_match ", "auto_answer: forced   ")
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, monkeypatch, text))
+    (line,) = {n for n, row in enumerate(text.splitlines(), 1) if "auto_answer: forced" in row}
+    assert [str(p) for p in caught.value.problems] == [
+        f"games.yaml:{line}: games[1].auto_answer: 'forced' is not offered: showing a single "
+        "matching card at once tells the suggester that a player who is asked holds at least "
+        "two of the named cards, which no manual answer tells; use 'no_match' (the default) "
+        "or 'none'"
     ]
 
 

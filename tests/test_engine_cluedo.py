@@ -64,6 +64,21 @@ def test_C1_one_missing_player_drops_the_bottom_card_of_each_deck() -> None:
     assert len(cards.all()) == 3 * 5 + 3
 
 
+@pytest.mark.parametrize(
+    ("suspects", "weapons", "rooms", "message"),
+    [
+        ("A", "bcdef", "rstuvw", "the suspect deck holds 1; each deck needs at least 3 cards"),
+        ("AB", "cdef", "rstuvw", "the suspect deck holds 2; each deck needs at least 3 cards"),
+        ("ABCD", "efg", "rstuvwxy", "the weapon deck holds 2 after dropping 1; each deck needs"),
+    ],
+)
+def test_C1_a_deck_of_fewer_than_3_cards_is_refused(
+    suspects: str, weapons: str, rooms: str, message: str
+) -> None:
+    with pytest.raises(CardCountError, match=message):
+        cards_for_players(list(suspects), list(weapons), list(rooms), 3)
+
+
 def test_C2_seed_1234_deals_exactly_these_hands() -> None:
     cards = cards_for_players(SUSPECTS, WEAPONS, ROOMS, 6)
     dealt = deal(cards, PLAYERS, random.Random(1234))

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import jinja2
 import pytest
 
 from pbp.engine import cluedo_days as days
@@ -29,6 +28,7 @@ from pbp.engine.cluedo import (
 )
 from pbp.engine.cluedo_days import DaysRules, DaysSetup, DaysState
 from pbp.fairness import canonical_deal, commitment
+from pbp.render import Renderer
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
 EXAMPLE = Cards(
@@ -180,7 +180,7 @@ def test_seed_000_worked_example_played_by_days() -> None:
     game.play(("Дуг", NoRefutation(5)), minute(60))
     # Роза never answers 6: the GM shows Веревка for her (C5: weapon before room).
     assert flat(game.close(CLOSE_1)) == [
-        ("gm_refutation", "gm", None, {**n6, "card": "Веревка"}),
+        ("gm_refutation", "gm", None, {**n6, "card": "Веревка", "penalised": True}),
         ("refuted", "public", None, {**n6, "by_gm": True, "answered_at": iso(CLOSE_1)}),
         ("card_shown", "player", "Кросс", {**n6, "card": "Веревка", "by_gm": True}),
         (
@@ -571,6 +571,44 @@ def test_D2_D6_rules_refuse_negative_limits() -> None:
         DaysRules(answer_grace_hours=-0.5)
 
 
+def test_D2_the_addressee_cap_counts_all_suggesters_together() -> None:
+    # Кросс and Роза each make suggestions to Дуг: the cap of 3 is for Дуг's day,
+    # whoever suggests. A voided suggestion no longer counts; the next day starts afresh.
+    game = Game(begin())
+    game.play(suggest("Кросс", "Маша Топор Столовая", "Дуг"), minute(1))
+    game.play(suggest("Роза", "Маша Топор Спальня", "Дуг"), minute(2))
+    assert days.status(game.state, "Кросс")["per_addressee_left"] == {"Дуг": 1, "Роза": 2}
+    game.play(suggest("Кросс", "Маша Нож Спальня", "Дуг"), minute(3))
+    assert days.status(game.state, "Роза")["per_addressee_left"] == {"Кросс": 2, "Дуг": 0}
+    error = game.refused(suggest("Роза", "Петя Нож Спальня", "Дуг"), minute(4))
+    assert (error.code, error.params) == (
+        "addressee_limit",
+        {"addressee": "Дуг", "limit": 3, "day": 1, "open": ["Кросс"]},
+    )
+    assert render("ru", error) == (
+        "Игроку Дуг в день 1 уже адресовано 3 предположения от всех игроков вместе — это "
+        "предел за день. Сегодня ещё можно адресовать: Кросс."
+    )
+    assert render("en", error) == (
+        "Дуг has already been addressed 3 suggestions on day 1 by all players together, "
+        "the most allowed in a day. You can still address today: Кросс."
+    )
+    game.state = days.void(game.state, 3, minute(5)).state
+    game.play(suggest("Роза", "Петя Нож Спальня", "Дуг"), minute(6))
+    game.close(CLOSE_1)
+    game.play(suggest("Роза", "Петя Нож Столовая", "Дуг"), CLOSE_1 + timedelta(hours=1))
+    assert days.status(game.state, "Кросс")["per_addressee_left"] == {"Дуг": 2, "Роза": 3}
+
+
+def test_D2_nobody_left_to_address_is_said() -> None:
+    game = Game(begin(max_per_addressee_per_day=1))
+    game.play(suggest("Кросс", "Маша Топор Столовая", "Роза"), minute(1))
+    game.play(suggest("Роза", "Маша Топор Спальня", "Дуг"), minute(2))
+    error = game.refused(suggest("Кросс", "Петя Нож Спальня", "Дуг"), minute(3))
+    assert error.params["open"] == []
+    assert render("ru", error).endswith("Сегодня больше некому адресовать предположение.")
+
+
 def test_D2_per_addressee_limit_self_and_unknown_addressees_are_refused() -> None:
     game = Game(begin(suggestions_per_day=5, max_per_addressee_per_day=2))
     game.play(suggest("Кросс", "Маша Топор Столовая", "Дуг"), minute(1))
@@ -578,7 +616,7 @@ def test_D2_per_addressee_limit_self_and_unknown_addressees_are_refused() -> Non
     error = game.refused(suggest("Кросс", "Маша Топор Библиотека", "Дуг"), minute(3))
     assert (error.code, error.params) == (
         "addressee_limit",
-        {"addressee": "Дуг", "limit": 2, "day": 1},
+        {"addressee": "Дуг", "limit": 2, "day": 1, "open": ["Роза"]},
     )
     assert days.status(game.state, "Кросс")["per_addressee_left"] == {"Дуг": 0, "Роза": 2}
     game.play(suggest("Кросс", "Маша Топор Библиотека", "Роза"), minute(4))
@@ -670,7 +708,8 @@ def test_D5_an_accusation_may_come_on_any_day_and_goes_to_the_gm_only() -> None:
 
 
 def test_D6_gm_answers_at_close_and_penalties_never_go_below_zero() -> None:
-    game = Game(begin())
+    # four suggestions to Роза in one day need a cap above the default 3 (D2, config)
+    game = Game(begin(max_per_addressee_per_day=4))
     for n in range(3):
         game.play(suggest("Кросс", "Петя Канделябр Столовая", "Роза"), minute(n))
     game.play(suggest("Дуг", "Маша Топор Столовая", "Роза"), minute(5))
@@ -689,6 +728,22 @@ def test_D6_gm_answers_at_close_and_penalties_never_go_below_zero() -> None:
     )
     # a day without silent answers brings the full allowance back
     assert game.close(CLOSE_2)[-1].data["allowances"] == {"Кросс": 3, "Дуг": 3, "Роза": 3}
+
+
+def test_D6_one_fewer_for_each_unanswered_and_none_for_a_player_who_is_out() -> None:
+    # Дуг leaves two suggestions unanswered: two fewer. Роза accused wrongly (out): the GM
+    # answers for her too, but she has no suggestions to lose, so no penalty at all.
+    game = Game(begin())
+    game.play(suggest("Кросс", "Маша Топор Столовая", "Дуг"), minute(1))
+    game.play(suggest("Кросс", "Маша Нож Столовая", "Дуг"), minute(2))
+    game.play(accuse("Роза", "Петя Топор Столовая"), minute(3))
+    game.play(suggest("Кросс", "Маша Топор Библиотека", "Роза"), minute(4))
+    closed = game.close(CLOSE_1)
+    gm = [(e.data["number"], e.data["penalised"]) for e in closed if e.kind == "gm_refutation"]
+    assert gm == [(1, True), (2, True), (3, False)]
+    assert closed[-1].data["penalties"] == {"Дуг": 2}
+    assert closed[-1].data["allowances"] == {"Кросс": 3, "Дуг": 1}
+    assert days.gm_view(game.state)["players"][2]["penalty"] == 0
 
 
 def test_D6_grace_hours_carry_a_late_suggestion_to_the_next_close() -> None:
@@ -977,12 +1032,7 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 
 
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES / locale),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-    return env.get_template(f"errors/{error.code}.txt").render(**error.params)
+    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale)
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

@@ -28,6 +28,7 @@ from pbp.engine.cluedo import (
     cards_for_players,
 )
 from pbp.engine.cluedo_rounds import RoundsRules, RoundsSetup, RoundsState
+from pbp.engine.cluedo_rounds_state import AutoAnswer
 from pbp.fairness import canonical_deal, commitment
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
@@ -537,10 +538,12 @@ def test_R4_a_player_who_is_out_is_skipped_for_turns_but_still_answers() -> None
 
 
 def test_R5_the_room_of_his_previous_suggestion_is_refused() -> None:
-    game = Game(begin(auto_answer="forced"))  # Дуг shows Спальня at once
+    game = Game(begin())
     game.play(suggest("Кросс", "Маша Топор Спальня"), minute(1))
+    game.play(("Дуг", Refute("Спальня")), minute(1))
     game.play(suggest("Дуг", "Маша Топор Столовая"), minute(2))  # another player's room
-    events = game.play(suggest("Роза", "Маша Топор Спальня"), minute(3))  # is no matter
+    game.play(suggest("Роза", "Маша Топор Спальня"), minute(3))  # is no matter
+    events = game.play(("Дуг", Refute("Спальня")), minute(3))
     assert flat(events)[-1] == turn(4, "Кросс", ["Столовая", "Библиотека"], minute(3))
     assert rounds.allowed_rooms(game.state, "Кросс") == ["Столовая", "Библиотека"]
     error = game.refused(suggest("Кросс", "Маша Топор Спальня"), minute(4))
@@ -568,17 +571,6 @@ def test_R5_the_room_of_his_previous_suggestion_is_refused() -> None:
             ],
         ),
         (
-            "forced",
-            lambda n1: [
-                ("suggestion_made", "public", None, n1),
-                answer("not_refuted", n1, "Дуг", minute(1), auto=True),
-                answer("refuted", n1, "Роза", minute(1), auto=True),
-                shown(n1, "Роза", "Канделябр", auto=True),
-                ended(n1, "Роза", minute(1)),
-                turn(2, "Дуг", ROOMS, minute(1)),
-            ],
-        ),
-        (
             "none",
             lambda n1: [("suggestion_made", "public", None, n1), asked(n1, "Дуг", minute(1))],
         ),
@@ -590,27 +582,68 @@ def test_R6_auto_answer_modes(mode: str, expected: Any) -> None:
     assert flat(game.play(suggest("Кросс", "Маша Канделябр Столовая"), minute(1))) == expected(n1)
 
 
-def test_R6_forced_still_asks_a_player_holding_two_cards() -> None:
-    game = Game(begin(auto_answer="forced"))
-    n1 = sugg(1, 1, "Кросс", "Маша Молоток Спальня", minute(1))
-    assert flat(game.play(suggest("Кросс", "Маша Молоток Спальня"), minute(1))) == [
-        ("suggestion_made", "public", None, n1),
-        asked(n1, "Дуг", minute(1)),
+def test_R6_forced_is_not_a_mode() -> None:
+    with pytest.raises(ValueError, match="rule R6: auto_answer must be one of no_match, none"):
+        RoundsRules(auto_answer="forced")  # type: ignore[arg-type]
+
+
+def test_R6_a_game_stored_with_forced_goes_on_as_no_match() -> None:
+    stored = rounds.dump_state(begin())
+    stored["rules"]["auto_answer"] = "forced"
+    assert rounds.load_state(stored).rules.auto_answer == "no_match"
+
+
+def visible_to(events: list[Event], player: str) -> list[tuple[str, dict[str, Any]]]:
+    """What ``player`` learns from ``events``: the public ones and his own."""
+    return [
+        (e.kind, dict(e.data))
+        for e in events
+        if e.visibility is Visibility.PUBLIC or e.player == player
     ]
 
 
+@pytest.mark.parametrize("mode", ["no_match", "none"])
+def test_R6_seed_000_asked_tells_the_suggester_nothing_about_how_many_cards(
+    mode: AutoAnswer,
+) -> None:
+    # The referees' scenario: Кросс, holding Петя himself, suggests Петя, Пистолет,
+    # Спальня. Дуг holds both Пистолет and Спальня. Had he held Пистолет alone, Кросс
+    # must see exactly the same until Дуг answers: being asked says "at least one".
+    two = Game(begin(auto_answer=mode))
+    # the same deal with Дуг's Спальня and Роза's Библиотека swapped
+    hands = {
+        **HANDS,
+        "Дуг": ("Библиотека", "Пистолет", "Молоток"),
+        "Роза": ("Спальня", "Канделябр", "Веревка"),
+    }
+    rules = RoundsRules(auto_answer=mode)
+    setup = RoundsSetup("seed-000", PLAYERS, EXAMPLE, rules, Deal(SOLUTION, hands))
+    one = Game(rounds.start(setup, 7, SALT, T0).state)
+    move = suggest("Кросс", "Петя Пистолет Спальня")
+    seen_two = visible_to(two.play(move, minute(1)), "Кросс")
+    seen_one = visible_to(one.play(move, minute(1)), "Кросс")
+    assert seen_two == seen_one
+    assert [kind for kind, _ in seen_two] == ["suggestion_made", "asked"]
+    assert seen_two[1][1]["player"] == "Дуг"
+    # what Кросс learns from Дуг's answer is one card, the same as by hand
+    shown = two.play(("Дуг", Refute("Спальня")), minute(2))
+    cards = [d["card"] for k, d in visible_to(shown, "Кросс") if k == "card_shown"]
+    assert cards == ["Спальня"]
+
+
 def test_R6_an_automatic_answer_is_the_manual_public_event_with_auto_true() -> None:
-    auto = Game(begin(auto_answer="forced"))
+    auto = Game(begin(auto_answer="no_match"))
     manual = Game(begin(auto_answer="none"))
     move = suggest("Кросс", "Маша Канделябр Столовая")
     automatic = auto.play(move, minute(1))
+    automatic += auto.play(("Роза", Refute("Канделябр")), minute(1))
     manual.play(move, minute(1))
     by_hand = manual.play(("Дуг", NoRefutation()), minute(1))
     by_hand += manual.play(("Роза", Refute("Канделябр")), minute(1))
     answers = ("not_refuted", "refuted", "card_shown")
     made = [(e.kind, e.visibility, e.player, {**e.data}) for e in automatic if e.kind in answers]
     given = [(e.kind, e.visibility, e.player, {**e.data}) for e in by_hand if e.kind in answers]
-    assert [m[3].pop("auto") for m in made] == [True, True, True]
+    assert [m[3].pop("auto") for m in made] == [True, False, False]
     assert [g[3].pop("auto") for g in given] == [False, False, False]
     assert made == given
 
@@ -911,7 +944,7 @@ def test_the_module_is_an_engine_and_status_moves_are_not_applied() -> None:
 def random_game(seed: int) -> Game:
     """Legal random moves with missed turns and answers, until the game ends."""
     rng = random.Random(seed)
-    mode = ("no_match", "forced", "none")[seed % 3]
+    mode = ("no_match", "none")[seed % 2]
     game = Game(begin(auto_answer=mode, publish_wrong_accusations=bool(seed % 2)))
     clock = T0
     for _ in range(200):

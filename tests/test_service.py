@@ -167,6 +167,37 @@ def test_D6_missed_closes_are_caught_up_once_each(table: Table) -> None:
     ]
 
 
+def test_D4_the_gms_default_answer_is_quoted_like_a_players(table: Table) -> None:
+    # Дуг answers #1 himself; #2 is left to the GM. Both answers read the same in form:
+    # the move's heading, the suggestion quoted with its cards in bold (seed 001).
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 6))
+    table.run(utc(2026, 12, 1, 17, 7))
+    table.new_mail()
+    table.send("Дуг", "ОПРОВЕРЖЕНИЕ 1 Пистолет", at=utc(2026, 12, 1, 17, 10))
+    table.run(utc(2026, 12, 1, 17, 11))
+    (reply,) = [m for m in table.new_mail() if m["To"] == "doug@example.test"]
+    assert (
+        "[b]Опровержение для Кросс[/b]\n"
+        "[quote][b]Предположение_1 для Дуг[/b]\n"
+        "Я думаю, что убийство совершил [b]Маша[/b], орудием [b]Пистолет[/b] в комнате "
+        "[b]Спальня[/b].[/quote]\n"
+        "Карта показана приватом." in body(reply)
+    )
+    table.run(utc(2026, 12, 1, 19, 31))
+    mails = [m for m in table.new_mail() if "— BBCode" in str(m["Subject"])]
+    assert (
+        "[b]Ответы ГМ за не ответивших до закрытия дня[/b]\n"
+        "\n"
+        "[b]Отсутствие опровержения для Кросс[/b] (за Дуга ответил ГМ)\n"
+        "[quote][b]Предположение_2 для Дуг[/b]\n"
+        "Я думаю, что убийство совершил [b]Ваня[/b], орудием [b]Нож[/b] в комнате "
+        "[b]Столовая[/b].[/quote]\n"
+        "Опровергнуть нечем.\n" in body(only(mails, GM))
+    )
+
+
 def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Table) -> None:
     table.new_mail()
     table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
@@ -177,7 +208,7 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
         "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — опровергнуто "
         "(за Дуга ответил ГМ)" in day
     )
-    assert "- Дуг: минус 1 предположение на день 2" in day
+    assert "- Дуг: без ответа 1 — на день 2 на 1 предположение меньше" in day
     assert "- Дуг: 2 предположения" in day
     # C5: the first matching card in the order suspect, weapon, room is Пистолет.
     shown = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"]
@@ -190,7 +221,7 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
         "(Маша, Пистолет, Спальня).\n"
         "ГМ ответил за вас и показал Кроссу вашу карту Пистолет (первую подходящую в порядке "
         "подозреваемый — орудие — комната).\n"
-        "На следующий день у вас будет на одно предположение меньше.\n"
+        "За это предположение на следующий день у вас будет на одно предположение меньше.\n"
     )
 
 

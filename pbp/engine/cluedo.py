@@ -49,6 +49,11 @@ class CardCountError(ValueError):
     """The configured decks cannot come to 3M+3 cards by rule C1."""
 
 
+#: Rule C1: the fewest cards a deck may hold (1 gives the solution away at the start,
+#: 2 after one refutation).
+MIN_DECK = 3
+
+
 def cards_for_players(
     suspects: Sequence[str], weapons: Sequence[str], rooms: Sequence[str], players: int
 ) -> Cards:
@@ -62,7 +67,8 @@ def cards_for_players(
     ('p', 'q', 'r', 's', 't', 'u')
 
     :raises CardCountError: fewer than 3 players, too few cards, a surplus that is not
-        a multiple of 3, a deck left empty, or a card named twice.
+        a multiple of 3, a deck left with fewer than :data:`MIN_DECK` cards, or a card
+        named twice.
     """
     if players < 3:
         raise CardCountError(f"rule C1: at least 3 players, got {players}")
@@ -83,8 +89,13 @@ def cards_for_players(
     drop = surplus // 3
     decks = [tuple(d[: len(d) - drop]) for d in (suspects, weapons, rooms)]
     for category, deck in zip(CATEGORIES, decks, strict=True):
-        if not deck:
-            raise CardCountError(f"rule C1: the {category} deck is empty after dropping {drop}")
+        if len(deck) < MIN_DECK:
+            after = f" after dropping {drop}" if drop else ""
+            raise CardCountError(
+                f"rule C1: the {category} deck holds {len(deck)}{after}; each deck needs at "
+                f"least {MIN_DECK} cards (with 1 the solution is known from the start, with 2 "
+                "one refutation gives it away)"
+            )
     return Cards(*decks)
 
 

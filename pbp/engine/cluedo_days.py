@@ -28,7 +28,7 @@ PUBLIC
   not_refuted     {**sugg, by_gm: bool, answered_at: ISO UTC}
   accusation_wrong {player, day, suspect, weapon, room}  # the three cards only when
                   # rules.publish_wrong_accusations, else None each (C6, D5)
-  day_closed      {day, gm_answered: [number...], penalties: {player: n},
+  day_closed      {day, gm_answered: [number...], penalties: {player: n} (players still in),
                    allowances: {player: n} (for the next day, players still in), out: [player...],
                    closed_at: ISO UTC, carried: [number...] (in the grace, due next close),
                    accused_wrongly: [player...] (out this day),
@@ -44,7 +44,8 @@ PLAYER (Event.player is the only player who sees it)
   accusation_result {suspect, weapon, room, correct: bool}
 GM
   deal            {solution: {suspect, weapon, room}, hands: {player: [card...]}, seed, canonical}
-  gm_refutation   {**sugg, card: str | None}        # what the GM showed at close (C5)
+  gm_refutation   {**sugg, card: str | None, penalised: bool}  # what the GM showed (C5);
+                  # penalised: the addressee has one suggestion fewer for it (D6)
   accusation_made {player, suspect, weapon, room, correct: bool, at: ISO UTC}
 
 Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
@@ -52,7 +53,9 @@ game_over {winner}; not_a_player {player, players}; player_out {player};
 removed_by_gm {player} (C5);
 addressee_missing / self_addressed {players: the others}; unknown_addressee {addressee,
 players}; no_suggestions_left {day, allowance, penalty, made}; addressee_limit {addressee,
-limit, day}; nothing_to_answer {}; which_suggestion {waiting: [number...]};
+limit, day, open: [the players the suggester may still address today]} (D2: the limit
+counts the suggestions of all suggesters together); nothing_to_answer {};
+which_suggestion {waiting: [number...]};
 unknown_suggestion {number, waiting}; not_addressee {number, addressee, waiting};
 already_answered {number, answer, by_gm, waiting}; must_refute {number, suggester, held,
 named}; card_not_named / card_not_held {number, suggester, card, named, held};
@@ -204,6 +207,14 @@ def _made_today(state: DaysState, player: str) -> list[Suggestion]:
     ]
 
 
+def _addressed_today(state: DaysState, addressee: str) -> int:
+    """D2: suggestions addressed to ``addressee`` today by all suggesters together."""
+    return sum(
+        s.addressee == addressee and s.day == state.day and s.answer != VOIDED
+        for s in state.suggestions
+    )
+
+
 def suggestions_left(state: DaysState, player: str) -> int:
     """D2: suggestions ``player`` may still make today (never below 0)."""
     if state.over:
@@ -263,8 +274,14 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
             made=len(made),
         )
     limit = state.rules.max_per_addressee_per_day
-    if sum(s.addressee == move.addressee for s in made) >= limit:
-        raise IllegalMove("addressee_limit", addressee=move.addressee, limit=limit, day=state.day)
+    if _addressed_today(state, move.addressee) >= limit:  # D2: from all suggesters together
+        raise IllegalMove(
+            "addressee_limit",
+            addressee=move.addressee,
+            limit=limit,
+            day=state.day,
+            open=[p for p, n in _per_addressee_left(state, player).items() if n],
+        )
     number, ordinal = len(state.suggestions) + 1, len(made) + 1
     named = (move.suspect, move.weapon, move.room)
     suggestion = Suggestion(number, state.day, ordinal, player, move.addressee, *named, at)
@@ -281,7 +298,8 @@ def _gm_answer(state: DaysState, s: Suggestion, at: str) -> tuple[DaysState, lis
     """C5: the GM answers suggestion ``s`` for its addressee at ``at``."""
     card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
     answered = _answered(s, card, by_gm=True, at=at, day=state.day)
-    events = [Event("gm_refutation", GM, {**s.public(), "card": card}), *_answer_events(answered)]
+    gm = Event("gm_refutation", GM, {**s.public(), "card": card, "penalised": False})
+    events = [gm, *_answer_events(answered)]
     return _replace_suggestion(state, answered), events
 
 
@@ -448,9 +466,10 @@ def close_day(state: DaysState, at: datetime) -> Step:
     ``at`` is answered by the GM (C5), in number order: GM ``gm_refutation``, PUBLIC
     ``refuted``/``not_refuted`` with ``by_gm`` True, PLAYER ``card_shown`` when a card
     was shown; its addressee has one suggestion fewer the next day per such answer
-    (D6). Suggestions within the grace stay due until the next close. Then PUBLIC
-    ``day_closed`` (D7) and the day number goes up by one. A finished game is left
-    as it is (no events), so a late scheduler job does no harm.
+    (D6), unless he is out (he has none to lose: no penalty). Suggestions within the
+    grace stay due until the next close. Then PUBLIC ``day_closed`` (D7) and the day
+    number goes up by one. A finished game is left as it is (no events), so a late
+    scheduler job does no harm.
 
     :raises ValueError: ``at`` is naive.
     """
@@ -472,10 +491,16 @@ def close_day(state: DaysState, at: datetime) -> Step:
         card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
         answered = _answered(s, card, by_gm=True, at=closed_at, day=state.day)
         new = _replace_suggestion(new, answered)
-        events.append(Event("gm_refutation", GM, {**s.public(), "card": card}))
+        # D6: one suggestion fewer for each unanswered one; a player who is out has none
+        # to lose, so he gets no penalty at all.
+        penalised = s.addressee not in state.out
+        events.append(
+            Event("gm_refutation", GM, {**s.public(), "card": card, "penalised": penalised})
+        )
         events.extend(_answer_events(answered))
         gm_answered.append(s.number)
-        penalties[s.addressee] = penalties.get(s.addressee, 0) + 1
+        if penalised:
+            penalties[s.addressee] = penalties.get(s.addressee, 0) + 1
     new = dataclasses.replace(new, day=state.day + 1, penalties=penalties)
     summary = [
         {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
@@ -508,13 +533,13 @@ def close_day(state: DaysState, at: datetime) -> Step:
 
 
 def _per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
+    """D2: how many more suggestions ``player`` may address to each other player today:
+    what the addressee can still receive from all suggesters, capped by what ``player``
+    has left."""
     left = suggestions_left(state, player)
-    made = _made_today(state, player)
     limit = state.rules.max_per_addressee_per_day
     return {
-        p: min(left, max(0, limit - sum(s.addressee == p for s in made)))
-        for p in state.names
-        if p != player
+        p: min(left, max(0, limit - _addressed_today(state, p))) for p in state.names if p != player
     }
 
 

@@ -357,14 +357,12 @@ def _record(state: RoundsState, answer: Answer) -> tuple[RoundsState, list[Event
     return new, events
 
 
-def _auto_card(auto_answer: str, held: list[str]) -> tuple[bool, str | None]:
-    """R6: ``(True, card or None)`` when the engine answers for a player holding
-    ``held`` of the named cards, ``(False, None)`` when he must choose himself."""
-    if auto_answer in ("no_match", "forced") and not held:
-        return True, None
-    if auto_answer == "forced" and len(held) == 1:
-        return True, held[0]
-    return False, None
+def _answered_at_once(auto_answer: str, held: list[str]) -> bool:
+    """R6: True when the engine answers "no refutation" at once for a player holding
+    ``held`` of the named cards. A card is never shown automatically: were a single
+    named card answered for at once, a player who is asked would be known to hold
+    two or more of them, which no manual answer tells."""
+    return auto_answer == "no_match" and not held
 
 
 def _next_seat(names: list[str], after: str) -> str:
@@ -397,9 +395,8 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
             events.extend(more)
             continue
         held = held_cards(state.deal.hands[player], running.named)
-        automatic, card = _auto_card(state.rules.auto_answer, held)
-        if automatic:
-            state, more = _record(state, Answer(player, card, auto=True, by_gm=False, at=at))
+        if _answered_at_once(state.rules.auto_answer, held):
+            state, more = _record(state, Answer(player, None, auto=True, by_gm=False, at=at))
             events.extend(more)
             continue
         asked = dataclasses.replace(running, asked=player, asked_at=at)

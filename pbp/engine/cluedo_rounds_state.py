@@ -32,7 +32,7 @@ from pbp.engine.cluedo import (
 )
 from pbp.fairness import canonical_deal, commitment
 
-AutoAnswer = Literal["no_match", "forced", "none"]
+AutoAnswer = Literal["no_match", "none"]  # R6: no "forced" mode (it leaks, see RoundsRules)
 AUTO_ANSWERS: tuple[str, ...] = get_args(AutoAnswer)
 
 
@@ -41,8 +41,10 @@ class RoundsRules:
     """The *config* rules of the rounds variant (RULES.md R6, R7, C6), with their defaults.
 
     ``auto_answer`` (R6): ``"no_match"`` answers NO REFUTATION at once for a player
-    holding none of the named cards; ``"forced"`` also shows the card at once when he
-    holds exactly one; ``"none"`` waits for every answer. ``turn_hours`` /
+    holding none of the named cards; ``"none"`` waits for every answer. There is no
+    mode that also shows a single matching card at once: the suggester would learn
+    that a player who is *asked* holds at least two of the named cards, which no
+    manual answer tells him (R6). ``turn_hours`` /
     ``answer_hours`` (R7): hours (fractions allowed) a player has for his turn / his
     answer. ``publish_wrong_accusations`` (C6): the seed's "accused aloud".
 
@@ -555,7 +557,9 @@ def load_state(data: Mapping[str, Any]) -> RoundsState:
         players=tuple((p, ch) for p, ch in data["players"]),
         cards=cards_from_json(data["cards"]),
         rules=RoundsRules(
-            auto_answer=rules["auto_answer"],
+            # R6: a game stored with the removed "forced" mode goes on as "no_match",
+            # which answers only what a manual answer would.
+            auto_answer="no_match" if rules["auto_answer"] == "forced" else rules["auto_answer"],
             turn_hours=float(rules["turn_hours"]),
             answer_hours=float(rules["answer_hours"]),
             publish_wrong_accusations=bool(rules["publish_wrong_accusations"]),

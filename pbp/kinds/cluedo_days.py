@@ -93,14 +93,15 @@ class CluedoDays(CluedoKind):
         return []
 
     def duties(self, state: Any, player: str) -> dict[str, Any] | None:
-        """Owed answers and unused suggestions of today, or None when there are none."""
+        """Owed answers and unused suggestions of today and whether the player is out
+        (no penalty for him, D6), or None when there is nothing to do."""
         if engine.is_over(state):
             return None
         status = engine.status(state, player)
         left = 0 if status["out"] else status["suggestions_left"]
         if not status["owed"] and not left:
             return None
-        return {"owed": status["owed"], "suggestions_left": left}
+        return {"owed": status["owed"], "suggestions_left": left, "out": status["out"]}
 
     def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
@@ -120,9 +121,12 @@ class CluedoDays(CluedoKind):
             if event.kind == "suggestion_made":
                 named = [data["suspect"], data["weapon"], data["room"]]
                 held = [card for card in named if card in hands[data["addressee"]]]
-                mails.append(
-                    PrivateMail("addressed", data["addressee"], {"suggestion": data, "held": held})
-                )
+                context = {
+                    "suggestion": data,
+                    "held": held,
+                    "penalised": data["addressee"] not in state.out,  # D6
+                }
+                mails.append(PrivateMail("addressed", data["addressee"], context))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
                 mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
             elif event.kind == "gm_refutation":
