@@ -45,9 +45,9 @@ def child(name: str, size: int) -> dict[str, float]:
     from bodyshapes import BY_NAME
     from test_parse_cluedo import CARDS, PLAYERS
 
+    from pbp.games.cluedo.parse import parse_cluedo
+    from pbp.games.maniac.parse import parse_maniac
     from pbp.parse.body import strip_help_echo
-    from pbp.parse.cluedo import parse_cluedo
-    from pbp.parse.maniac import parse_maniac
     from pbp.parse.mime import read_letter
     from pbp.service import ignored_lines
 

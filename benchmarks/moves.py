@@ -18,8 +18,9 @@ from email.utils import format_datetime, make_msgid
 from typing import Any
 
 from pbp.config import Config, Game
-from pbp.engine.base import MoveError
-from pbp.kinds import KINDS
+from pbp.core.events import MoveError
+from pbp.core.registry import KINDS
+from pbp.games.cluedo.config import CluedoGame
 from pbp.store import Store
 
 
@@ -122,6 +123,7 @@ class Bot:
         if game.kind == "maniac":
             votes = [f"VOTE {pick(others)}" for _ in range(4)]
             return [*votes, "UNVOTE", *[f"VOTE {name}" for name in others]]
+        assert isinstance(game, CluedoGame)
         cards = game.to_cards()
         hand = list(seat.get("hand", []))
         owed = list((duties or {}).get("owed", []))

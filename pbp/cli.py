@@ -26,8 +26,10 @@ import click
 import jinja2
 
 from pbp.config import Config, ConfigError, load_config
+from pbp.core import registry
+from pbp.core.events import MoveError
+from pbp.core.kind import DeadlineCommand
 from pbp.daemon import explain_fault
-from pbp.engine.base import MoveError
 from pbp.gm import GM_SEAT, paused_since
 from pbp.inert import one_line, strip_controls
 from pbp.keptview import KeptRow, kept_rows, table
@@ -467,9 +469,10 @@ def _refuse_if_served(
 )
 @click.option(
     "--which",
-    type=click.Choice(["opening", "day", "turn", "evening", "morning", "final"]),
-    help="opening: the first post; day / turn: one period; evening / morning (Maniac): a "
-    "day's result / a night's result; final: the end of the game.",
+    type=click.Choice(["opening", "day", "turn", *registry.extra_posts(), "final"]),
+    help="opening: the first post; day / turn: one period; "
+    + "".join(f"{post} ({kinds}), " for post, kinds in registry.extra_posts().items())
+    + "final: the end of the game.",
 )
 @click.option(
     "--format",
@@ -507,7 +510,7 @@ def post(
         which = period if number is not None or not row.over else "final"
     if which in ("day", "turn") and which != period:
         raise click.ClickException(f"game {game_id} has {period}s, not {which}s")
-    if which in ("evening", "morning") and which not in kind.extra_posts:
+    if which not in ("opening", "day", "turn", "final", *kind.extra_posts):
         raise click.ClickException(f"game {game_id} has no {which} posts")
     if which == period and number is None:
         number = kind.day(state)
@@ -519,21 +522,12 @@ def post(
         )
     # The whole public log: a day's post also shows GM answers carried over (D6).
     events = [s.event for s in service.store.events(game_id, public_only=True)]
-    if which == "evening" and number is None:
-        # The latest evening: today's once the day has closed, else yesterday's.
-        number = kind.day(state) - (0 if kind.deadline_name(state) == "night" else 1)
-        if number < 1:
-            raise click.ClickException(
-                f"game {game_id}: no evening post yet (the first is day 1's, once it closes)"
-            )
-    if which == "morning":
-        # "The morning of day N" ends night N-1; the latest is today's.
-        number = (number if number is not None else kind.day(state)) - 1
-        if number < 1:
-            raise click.ClickException(
-                f"game {game_id}: day 1 has no morning post (the game opens with day 1; "
-                "the first night ends on the morning of day 2)"
-            )
+    asked_number = number
+    if which in kind.extra_posts:
+        try:
+            number = kind.extra_post_number(which, number, state)
+        except LookupError as missing:
+            raise click.ClickException(f"game {game_id}: {missing.args[0]}") from None
     try:
         text = service.renderer.public_post(
             which,
@@ -545,7 +539,7 @@ def post(
         )
     except (LookupError, jinja2.UndefinedError):
         # The events of that post do not exist yet (a night not over, …).
-        shown = number + 1 if which == "morning" and number is not None else number
+        shown = asked_number if asked_number is not None else number
         raise click.ClickException(f"game {game_id}: no {which} post for day {shown} yet") from None
     click.echo(text.rstrip("\n"))
 
@@ -590,7 +584,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number: {moves}")
 
 
-def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
+def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str:
     """Pass GAME's current deadline now if it ends a ``name`` ("day" or "night").
 
     Mail already waiting is applied first (rule D8), by this process when no daemon
@@ -626,7 +620,6 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
         step = service.close_day(game_id, now, now, expect=(name, period))
         if mine:
             service.flush_outbox(now)
-    done = "closed" if name == "day" else "ended"
     if step is None:
         raise click.ClickException(
             f"game {game_id}: {name} {period} was already {done} (at its time, or by another pbp)"
@@ -634,20 +627,19 @@ def _pass_deadline(config_path: Path, game_id: str, name: str) -> str:
     return f"{game_id}: {name} {period} {done}"
 
 
-@main.command("close-day")
-@click.argument("game_id", metavar="GAME")
-@click.pass_obj
-def close_day(config_path: Path, game_id: str) -> None:
-    """Close the current game day of GAME now (GM defaults, summary, next day)."""
-    click.echo(_pass_deadline(config_path, game_id, "day"))
+def _deadline_command(found: DeadlineCommand) -> click.Command:
+    """The CLI command of ``found`` (``pbp close-day GAME``, ``pbp end-night GAME``)."""
+
+    @click.argument("game_id", metavar="GAME")
+    @click.pass_obj
+    def command(config_path: Path, game_id: str) -> None:
+        click.echo(_pass_deadline(config_path, game_id, found.deadline, found.done))
+
+    return click.command(found.command, help=found.help)(command)
 
 
-@main.command("end-night")
-@click.argument("game_id", metavar="GAME")
-@click.pass_obj
-def end_night(config_path: Path, game_id: str) -> None:
-    """End the current night of GAME now (Maniac: the night resolved, the morning post)."""
-    click.echo(_pass_deadline(config_path, game_id, "night"))
+for _found in {c.command: c for k in registry.KINDS.values() for c in k.deadline_commands}.values():
+    main.add_command(_deadline_command(_found))
 
 
 def _lever(

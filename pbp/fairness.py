@@ -7,7 +7,7 @@ being brute-forced over the few possible deals. Pure: only ``json`` and ``hashli
 
 The same functions serve every game: the deal is any JSON-able mapping — for Cluedo
 ``{"solution": {"suspect", "weapon", "room"}, "hands": {player: [card, ...]}}``
-(see :func:`pbp.engine.cluedo.deal_as_json`), for Maniac the roles.
+(see :func:`pbp.games.cluedo.cards.deal_as_json`), for Maniac the roles.
 """
 
 from __future__ import annotations

@@ -50,9 +50,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbp.authcheck import verdict
-from pbp.config import Game, is_email
-from pbp.engine.base import Event, MoveError, Visibility, utc_iso
-from pbp.kinds.base import GameKind
+from pbp.config import Game
+from pbp.core.events import Event, MoveError, Visibility, utc_iso
+from pbp.core.gameconfig import is_email
+from pbp.core.kind import GameKind
 from pbp.mail.base import RawMessage, stranger_raw
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import PlayerNames, read_line

@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from pbp.config import Game
-from pbp.engine.base import Event, Visibility
+from pbp.core.events import Event, Visibility
+from pbp.core.registry import KINDS
 from pbp.gm import GM_SEAT
 from pbp.inert import one_line
-from pbp.kinds import KINDS
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
 from pbp.parse.mime import Letter

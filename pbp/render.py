@@ -32,7 +32,7 @@ Outside text (names, notes, cards from ``games.yaml``) is inert in posts: see
 :class:`Renderer` and :mod:`pbp.inert`.
 
 Hidden information: :meth:`Renderer.public_post` drops every event whose visibility is
-not :attr:`~pbp.engine.base.Visibility.PUBLIC` before any template sees the list, so a
+not :attr:`~pbp.core.events.Visibility.PUBLIC` before any template sees the list, so a
 template mistake cannot leak a hand or a shown card into a public post (rule C4).
 """
 
@@ -52,7 +52,7 @@ import jinja2.nodes
 from babel import Locale
 from markupsafe import Markup
 
-from pbp.engine.base import Event, Visibility
+from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.inert import escape_bbcode, escape_markdown, strip_controls
 
@@ -362,8 +362,8 @@ class Renderer:
     Example::
 
         r = Renderer(Path("templates"))
-        r.public_post("move", [event], locale="ru", fmt="bbcode")
-        subject, body = r.private_mail("welcome", locale="ru", game="exler-1", ...)
+        r.public_post("move", [event], locale="ru", fmt="bbcode", kind="cluedo_days")
+        subject, body = r.private_mail("welcome", locale="ru", kind="cluedo_days", game="exler-1")
     """
 
     def __init__(self, templates_dir: Path) -> None:
@@ -379,10 +379,11 @@ class Renderer:
         *,
         locale: str,
         fmt: PostFormat,
-        kind: str = "cluedo_days",
+        kind: str,
         **context: Any,
     ) -> str:
-        """A forum post: template ``<locale>/<kind>/posts/<name>.j2`` in ``fmt``.
+        """A forum post of a game of ``kind``: template ``<locale>/<kind>/posts/<name>.j2``
+        in ``fmt``.
 
         ``events`` may hold events of any visibility; only PUBLIC ones reach the
         template (as ``events``). For ``cluedo_days``: ``opening`` (D1), ``day`` (D7,
@@ -414,12 +415,13 @@ class Renderer:
         return tidy(self._env(locale, fmt).get_template("common/story/story.j2").render(context))
 
     def private_mail(
-        self, name: str, *, locale: str, kind: str = "cluedo_days", **context: Any
+        self, name: str, *, locale: str, kind: str | None = None, **context: Any
     ) -> tuple[str, str]:
         """A private mail as ``(subject, body)``; the body is plain text ending in a newline.
 
-        The template is ``<locale>/<kind>/mail/<name>.j2``, else ``<locale>/common/mail/
-        <name>.j2``; ``name`` may carry the kind: ``"cluedo_days/welcome"``. The template's
+        The template is ``<locale>/<kind>/mail/<name>.j2``, else (or without ``kind``)
+        ``<locale>/common/mail/<name>.j2``; ``name`` may carry the kind:
+        ``"cluedo_days/welcome"``. The template's
         first line is ``Subject: …``, then a blank line, then the body. Context keys are
         documented in each template's header comment. Example::
 
@@ -434,7 +436,8 @@ class Renderer:
         if "/" in name:
             kind, name = name.split("/", 1)
         env = self._env(locale, "text")
-        template = env.select_template([f"{kind}/mail/{name}.j2", f"common/mail/{name}.j2"])
+        names = [f"{kind}/mail/{name}.j2"] if kind else []
+        template = env.select_template([*names, f"common/mail/{name}.j2"])
         text = template.render(context, kind=kind).lstrip("\n")
         head, _, body = text.partition("\n")
         if not head.startswith("Subject:"):
@@ -444,7 +447,7 @@ class Renderer:
 
     def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
         """The player-facing text of a refused move: ``<locale>/errors/<code>.txt``
-        rendered with ``params`` (a :class:`~pbp.engine.base.MoveError`'s ``params``).
+        rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
         a generic text that names ``code``. The result has no trailing newline.
@@ -527,7 +530,7 @@ class Renderer:
             fmt: PostFormat = "bbcode",
             **context: Any,
         ) -> str:
-            kind = str(ctx.get("kind", "cluedo_days"))
+            kind = str(ctx["kind"])
             text = self.public_post(name, events, locale=locale, fmt=fmt, kind=kind, **context)
             return text.rstrip("\n")
 

@@ -35,12 +35,12 @@ from zoneinfo import ZoneInfo
 from pbp.authcheck import verdict
 from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Config, Game
+from pbp.core.events import Event, MoveError, Step
+from pbp.core.kind import GameKind, ParsedCommand
+from pbp.core.registry import KINDS
 from pbp.digest import Digest
-from pbp.engine.base import Event, MoveError, Step
 from pbp.faults import crash_point
 from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
-from pbp.kinds import KINDS
-from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pbp.engine.base import Event, Visibility
+from pbp.core.events import Event, Visibility
 from pbp.faults import crash_point
 
 log = logging.getLogger(__name__)

@@ -7,15 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from pbp.config import (
-    CluedoDaysGame,
-    CluedoRoundsGame,
-    ConfigError,
-    ManiacGame,
-    Problem,
-    load_config,
-)
-from pbp.engine.cluedo import Cards, Deal
+from pbp.config import ConfigError, Problem, load_config
+from pbp.games.cluedo.cards import Cards, Deal
+from pbp.games.cluedo_days.config import CluedoDaysGame
+from pbp.games.cluedo_rounds.config import CluedoRoundsGame
+from pbp.games.maniac.config import ManiacGame
 
 REPO = Path(__file__).resolve().parent.parent
 

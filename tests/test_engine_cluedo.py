@@ -1,4 +1,4 @@
-"""Cluedo helpers shared by both variants (pbp.engine.cluedo): rules C1, C2, C4, C5, C6."""
+"""Cluedo helpers shared by both variants (pbp.games.cluedo.cards): rules C1, C2, C4, C5, C6."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from pbp.engine.base import IllegalMove, InvalidMove
-from pbp.engine.cluedo import (
+from pbp.core.events import IllegalMove, InvalidMove
+from pbp.games.cluedo.cards import (
     CardCountError,
     Cards,
     Deal,

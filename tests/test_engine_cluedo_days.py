@@ -1,4 +1,4 @@
-"""Cluedo by game days, the pure engine (pbp.engine.cluedo_days): rules C1–C7, D1–D8."""
+"""Cluedo by game days, the pure engine (pbp.games.cluedo_days.engine): rules C1–C7, D1–D8."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pbp.engine import cluedo_days as days
-from pbp.engine.base import Engine, Event, IllegalMove, InvalidMove, Visibility
-from pbp.engine.cluedo import (
+from pbp.core.events import Engine, Event, IllegalMove, InvalidMove, Visibility
+from pbp.fairness import canonical_deal, commitment
+from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
     Cards,
@@ -26,8 +26,8 @@ from pbp.engine.cluedo import (
     Suggest,
     cards_for_players,
 )
-from pbp.engine.cluedo_days import DaysRules, DaysSetup, DaysState
-from pbp.fairness import canonical_deal, commitment
+from pbp.games.cluedo_days import engine as days
+from pbp.games.cluedo_days.engine import DaysRules, DaysSetup, DaysState
 from pbp.render import Renderer
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.

@@ -1,4 +1,4 @@
-"""Cluedo by rounds, the pure engine (pbp.engine.cluedo_rounds): rules C1–C7, R1–R7."""
+"""Cluedo by rounds, the pure engine (pbp.games.cluedo_rounds.engine): rules C1–C7, R1–R7."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from zoneinfo import ZoneInfo
 import jinja2
 import pytest
 
-from pbp.engine import cluedo_days as days
-from pbp.engine import cluedo_rounds as rounds
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Visibility
-from pbp.engine.cluedo import (
+from pbp.core.events import Event, IllegalMove, InvalidMove, Visibility
+from pbp.fairness import canonical_deal, commitment
+from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
     Cards,
@@ -27,9 +26,10 @@ from pbp.engine.cluedo import (
     Suggest,
     cards_for_players,
 )
-from pbp.engine.cluedo_rounds import RoundsRules, RoundsSetup, RoundsState
-from pbp.engine.cluedo_rounds_state import AutoAnswer
-from pbp.fairness import canonical_deal, commitment
+from pbp.games.cluedo_days import engine as days
+from pbp.games.cluedo_rounds import engine as rounds
+from pbp.games.cluedo_rounds.engine import RoundsRules, RoundsSetup, RoundsState
+from pbp.games.cluedo_rounds.state import AutoAnswer
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
 EXAMPLE = Cards(

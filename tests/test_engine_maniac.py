@@ -1,4 +1,4 @@
-"""Maniac, the pure engine (pbp.engine.maniac): rules M1–M12 and the seed 002 examples."""
+"""Maniac, the pure engine (pbp.games.maniac.engine): rules M1–M12 and the seed 002 examples."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from typing import Any
 import jinja2
 import pytest
 
-from pbp.engine import maniac
-from pbp.engine.base import Event, IllegalMove, InvalidMove
-from pbp.engine.maniac import (
+from pbp.core.events import Event, IllegalMove, InvalidMove
+from pbp.fairness import canonical_deal, commitment
+from pbp.games.maniac import engine as maniac
+from pbp.games.maniac.engine import (
     Help,
     Kill,
     ManiacMove,
@@ -26,7 +27,6 @@ from pbp.engine.maniac import (
     Unvote,
     Vote,
 )
-from pbp.fairness import canonical_deal, commitment
 
 NAMES = (
     "Вася",

@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from maniackit import EMAILS, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 
-from pbp.engine.maniac import Status, Vote
+from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.maniac.engine import Status, Vote
+from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.base import RawMessage
-from pbp.parse.cluedo import parse_cluedo
-from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 
 FUZZ = settings(

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from gamekit import GM, Table, body, summary, utc
 
-from pbp.engine.base import MoveError, Visibility
+from pbp.core.events import MoveError, Visibility
 from pbp.export import story
 from pbp.gm import GM_SEAT, GmRefused
 from pbp.mail.maildir import deliver

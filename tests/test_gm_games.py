@@ -23,8 +23,8 @@ from roundskit import RoundsTable
 from test_maniac_service import EVENING_1, seed_tie
 
 from pbp.cli import main
+from pbp.core.events import MoveError, Visibility
 from pbp.daemon import Daemon
-from pbp.engine.base import MoveError, Visibility
 from pbp.export import story
 from pbp.gm import paused_since
 from pbp.mail.maildir import deliver

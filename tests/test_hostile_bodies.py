@@ -31,15 +31,15 @@ from bodyshapes import BY_NAME, MOVE, PLAIN, PLAYER, SHAPES, STRANGER, Shape, he
 from gamekit import EMAILS, Table, body, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
-from pbp.engine.cluedo import Status as CluedoStatus
-from pbp.engine.maniac import Status as ManiacStatus
+from pbp.games.cluedo.cards import Status as CluedoStatus
+from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.maniac.engine import Status as ManiacStatus
+from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
 from pbp.parse import markup
 from pbp.parse.body import strip_echo, strip_help_echo, unquote_forum
-from pbp.parse.cluedo import parse_cluedo
 from pbp.parse.commands import MAX_LINES
 from pbp.parse.gm import parse_gm
-from pbp.parse.maniac import parse_maniac
 from pbp.parse.markup import html_to_text, tame_html
 from pbp.parse.mime import MAX_PART_DEPTH, MAX_TEXT_LINES, is_automatic, read_letter
 from pbp.service import ignored_lines

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from gamekit import GM, TEMPLATES, Table, body, summary, utc
 
-from pbp.engine.base import Event, Visibility
+from pbp.core.events import Event, Visibility
 from pbp.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls
 from pbp.mail.maildir import deliver
 from pbp.render import Renderer

@@ -39,7 +39,7 @@ from mailstack import Dovecot, SmtpServer
 
 from pbp.cli import _service, main
 from pbp.config import load_config
-from pbp.kinds.maniac import Maniac
+from pbp.games.maniac.kind import Maniac
 from pbp.service import Service
 
 TANYA, OLYA, VASYA, PETYA = "Таня", "Оля", "Вася", "Петя"

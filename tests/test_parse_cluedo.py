@@ -11,9 +11,9 @@ from typing import Any
 import jinja2
 import pytest
 
-from pbp.engine.base import AmbiguousMove, InvalidMove
-from pbp.engine.cluedo import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
-from pbp.parse.cluedo import ERROR_CODES, ParsedLine, parse_cluedo
+from pbp.core.events import AmbiguousMove, InvalidMove
+from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
+from pbp.games.cluedo.parse import ERROR_CODES, ParsedLine, parse_cluedo
 
 SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
 WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from pbp.engine.base import AmbiguousMove, InvalidMove, MoveError
-from pbp.engine.maniac import Help, Kill, Skip, Status, Unvote, Vote
+from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
+from pbp.games.maniac.engine import Help, Kill, Skip, Status, Unvote, Vote
+from pbp.games.maniac.parse import ERROR_CODES, ParsedLine, parse_maniac
 from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, case_forms
-from pbp.parse.maniac import ERROR_CODES, ParsedLine, parse_maniac
 from pbp.render import Renderer
 
 PLAYERS = [

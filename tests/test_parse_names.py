@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.engine.base import AmbiguousMove, InvalidMove
+from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.parse.names import (
     NameMatcher,
     clean,

@@ -24,13 +24,13 @@ from gamekit import Table, body, utc
 from maniackit import EMAILS, GAME, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 
-from pbp.engine.base import AmbiguousMove, InvalidMove
-from pbp.engine.cluedo import Accuse, Refute, Suggest
-from pbp.engine.maniac import Kill, Vote
-from pbp.engine.maniac_state import standing_votes
+from pbp.core.events import AmbiguousMove, InvalidMove
+from pbp.games.cluedo.cards import Accuse, Refute, Suggest
+from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.maniac.engine import Kill, Vote
+from pbp.games.maniac.parse import parse_maniac
+from pbp.games.maniac.state import standing_votes
 from pbp.mail.maildir import deliver
-from pbp.parse.cluedo import parse_cluedo
-from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 
 DAY_1 = START + timedelta(hours=1)  # 10:00 UTC, day 1 of the Maniac game is open

@@ -21,13 +21,13 @@ from test_parse_cluedo import CARDS as CLUEDO_CARDS
 from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
 
-from pbp.engine.base import InvalidMove
-from pbp.engine.cluedo import Accuse, Suggest
-from pbp.engine.maniac import Vote
+from pbp.core.events import InvalidMove
+from pbp.games.cluedo.cards import Accuse, Suggest
+from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.maniac.engine import Vote
+from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
 from pbp.parse.body import new_text, strip_help_echo
-from pbp.parse.cluedo import parse_cluedo
-from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 from pbp.service import subject_moves
 

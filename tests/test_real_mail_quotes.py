@@ -23,9 +23,9 @@ from gamekit import Table, body, utc
 from maniackit import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, VOTE_PETYA, answer, from_player, message, run, votes
 
-from pbp.engine.maniac import Vote
+from pbp.games.maniac.engine import Vote
+from pbp.games.maniac.parse import parse_maniac
 from pbp.parse.body import split_reply
-from pbp.parse.maniac import parse_maniac
 from pbp.parse.mime import read_letter
 
 REPLY_AT = DAY_1 + timedelta(minutes=10)

@@ -1,7 +1,7 @@
 """Rendering of forum posts and private mails (pbp.render; DESIGN.md "render").
 
 Events are built by hand from the catalogue in the docstring of
-:mod:`pbp.engine.cluedo_days`. Names from the seeds (Неташка, Веталь, Кросс).
+:mod:`pbp.games.cluedo_days.engine`. Names from the seeds (Неташка, Веталь, Кросс).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pbp.engine.base import Event, Visibility
+from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.render import Renderer, inflect_ru, plural
 
@@ -155,7 +155,7 @@ def test_D4_suggestion_snippet_has_seed_heading_and_every_card_bold(
     renderer: Renderer, locale: str, fmt: Any
 ) -> None:
     post = renderer.public_post(
-        "move", [Event("suggestion_made", PUBLIC, S7)], locale=locale, fmt=fmt
+        "move", [Event("suggestion_made", PUBLIC, S7)], kind="cluedo_days", locale=locale, fmt=fmt
     )
     assert post == SUGGESTION_SNIPPETS[(locale, fmt)]
 
@@ -164,7 +164,11 @@ def test_D4_refutation_quotes_the_suggestion_with_cards_bold_ru_bbcode(
     renderer: Renderer,
 ) -> None:
     post = renderer.public_post(
-        "move", [Event("refuted", PUBLIC, {**S7, "by_gm": False})], locale="ru", fmt="bbcode"
+        "move",
+        [Event("refuted", PUBLIC, {**S7, "by_gm": False})],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
     )
     assert post == (
         "[b]Опровержение для Неташка[/b]\n"
@@ -179,7 +183,11 @@ def test_D4_no_refutation_by_the_gm_quotes_the_suggestion_ru_markdown(
     renderer: Renderer,
 ) -> None:
     post = renderer.public_post(
-        "move", [Event("not_refuted", PUBLIC, {**S7, "by_gm": True})], locale="ru", fmt="markdown"
+        "move",
+        [Event("not_refuted", PUBLIC, {**S7, "by_gm": True})],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="markdown",
     )
     assert post == (
         "**Отсутствие опровержения для Неташка** (за Веталя ответил ГМ)\n\n"
@@ -192,7 +200,11 @@ def test_D4_no_refutation_by_the_gm_quotes_the_suggestion_ru_markdown(
 
 def test_D4_refutation_en_markdown(renderer: Renderer) -> None:
     post = renderer.public_post(
-        "move", [Event("refuted", PUBLIC, {**S7, "by_gm": False})], locale="en", fmt="markdown"
+        "move",
+        [Event("refuted", PUBLIC, {**S7, "by_gm": False})],
+        kind="cluedo_days",
+        locale="en",
+        fmt="markdown",
     )
     assert post == (
         "**Refutation for Неташка**\n\n"
@@ -213,6 +225,7 @@ def test_D1_opening_post_lists_players_characters_cards_and_commitment(
     post = renderer.public_post(
         "opening",
         [GAME_STARTED],
+        kind="cluedo_days",
         locale="ru",
         fmt="bbcode",
         game="exler-1",
@@ -248,7 +261,9 @@ def test_D1_opening_post_lists_players_characters_cards_and_commitment(
 
 
 def test_D1_opening_post_en_markdown_without_optional_context(renderer: Renderer) -> None:
-    post = renderer.public_post("opening", [GAME_STARTED], locale="en", fmt="markdown")
+    post = renderer.public_post(
+        "opening", [GAME_STARTED], kind="cluedo_days", locale="en", fmt="markdown"
+    )
     assert post == (
         "**Cluedo: day 1 is open**\n"
         "\n"
@@ -287,7 +302,9 @@ def test_D1_opening_post_en_markdown_without_optional_context(renderer: Renderer
 def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
     renderer: Renderer,
 ) -> None:
-    post = renderer.public_post("day", day_one(), locale="ru", fmt="bbcode", day=1)
+    post = renderer.public_post(
+        "day", day_one(), kind="cluedo_days", locale="ru", fmt="bbcode", day=1
+    )
     assert post == (
         "[b]Итоги дня 1[/b]\n"
         "\n"
@@ -341,7 +358,9 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
             },
         ),
     ]
-    post = renderer.public_post("day", events, locale="en", fmt="markdown", day=2)
+    post = renderer.public_post(
+        "day", events, kind="cluedo_days", locale="en", fmt="markdown", day=2
+    )
     assert post == (
         "**Day 2 summary**\n"
         "\n"
@@ -379,7 +398,9 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
 
 
 def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Renderer) -> None:
-    post = renderer.public_post("final", [GAME_STARTED, GAME_OVER], locale="ru", fmt="bbcode")
+    post = renderer.public_post(
+        "final", [GAME_STARTED, GAME_OVER], kind="cluedo_days", locale="ru", fmt="bbcode"
+    )
     assert post == (
         "[b]Игра окончена[/b]\n"
         "\n"
@@ -407,7 +428,7 @@ def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Ren
 
 def test_C7_final_post_without_winner_en_markdown(renderer: Renderer) -> None:
     over = Event("game_over", PUBLIC, {**GAME_OVER.data, "winner": None})
-    post = renderer.public_post("final", [over], locale="en", fmt="markdown")
+    post = renderer.public_post("final", [over], kind="cluedo_days", locale="en", fmt="markdown")
     assert post.startswith(
         "**The game is over**\n\nThere is no winner: every player is out of the game.\n\n"
     )
@@ -437,7 +458,9 @@ def test_C6_final_post_lists_the_wrong_accusations_of_the_day_that_never_closed(
         PUBLIC,
         {"player": "Неташка", "day": 1, "suspect": "Краснова", "weapon": "нож", "room": "кухня"},
     )
-    post = renderer.public_post("final", [wrong, GAME_OVER], locale=locale, fmt="bbcode")
+    post = renderer.public_post(
+        "final", [wrong, GAME_OVER], kind="cluedo_days", locale=locale, fmt="bbcode"
+    )
     lines = post.splitlines()
     assert lines[lines.index(heading) + 1] == line
 
@@ -552,7 +575,9 @@ def mixed_events() -> list[Event]:
 def test_C4_private_cards_never_reach_a_public_post(
     renderer: Renderer, locale: str, fmt: Any, name: str
 ) -> None:
-    post = renderer.public_post(name, mixed_events(), locale=locale, fmt=fmt, day=1)
+    post = renderer.public_post(
+        name, mixed_events(), kind="cluedo_days", locale=locale, fmt=fmt, day=1
+    )
     assert "Краснова" in post  # the post did render the public facts
     leaked = [card for card in SECRET_CARDS if card.lower() in post.lower()]
     assert leaked == []
@@ -566,7 +591,9 @@ def test_C4_public_post_filters_events_before_a_careless_template_sees_them(
     (posts / "dump.j2").write_text(
         "{% for e in events %}{{ e.kind }} {{ e.data }} {{ e.player }}\n{% endfor %}"
     )
-    post = Renderer(tmp_path).public_post("dump", mixed_events(), locale="ru", fmt="bbcode")
+    post = Renderer(tmp_path).public_post(
+        "dump", mixed_events(), kind="cluedo_days", locale="ru", fmt="bbcode"
+    )
     kinds = [line.split(" ", 1)[0] for line in post.splitlines()]
     assert kinds == [e.kind for e in [*day_one(), GAME_OVER]]
     assert [c for c in SECRET_CARDS if c in post] == []
@@ -584,7 +611,11 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
     }
     refuted = {"kind": "refuted", "visibility": "public", "player": None, **S7, "by_gm": False}
     snippet = renderer.public_post(
-        "move", [Event("refuted", PUBLIC, {**S7, "by_gm": False})], locale="ru", fmt="bbcode"
+        "move",
+        [Event("refuted", PUBLIC, {**S7, "by_gm": False})],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
     )
     _subject, body = renderer.private_mail(
         "cluedo_days/reply",
@@ -608,6 +639,7 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
 def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer) -> None:
     subject, body = renderer.private_mail(
         "reminder",
+        kind="cluedo_days",
         locale="ru",
         game="exler-1",
         player="Неташка",
@@ -645,6 +677,7 @@ def test_reminder_en_with_one_suggestion_left(renderer: Renderer) -> None:
 def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Renderer) -> None:
     subject, body = renderer.private_mail(
         "addressed",
+        kind="cluedo_days",
         locale="ru",
         game="exler-1",
         player="Веталь",
@@ -666,6 +699,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
 def test_C4_card_shown_mail_tells_the_suggester_the_card(renderer: Renderer) -> None:
     subject, body = renderer.private_mail(
         "card_shown",
+        kind="cluedo_days",
         locale="en",
         game="exler-1",
         player="Неташка",
@@ -682,6 +716,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
     status = {"character": "Краснова", "hand": ["Краснова", "нож", "кухня"]}
     subject, body = renderer.private_mail(
         "welcome",
+        kind="cluedo_days",
         locale="ru",
         game="exler-1",
         player="Неташка",
@@ -704,12 +739,12 @@ def test_private_mail_template_must_start_with_subject(tmp_path: Path) -> None:
     mail.mkdir(parents=True)
     (mail / "bad.j2").write_text("Hello\n\nbody\n")
     with pytest.raises(ValueError, match="must start with 'Subject: '"):
-        Renderer(tmp_path).private_mail("bad", locale="en")
+        Renderer(tmp_path).private_mail("bad", locale="en", kind="cluedo_days")
 
 
 def test_unknown_locale_is_refused(renderer: Renderer) -> None:
     with pytest.raises(ValueError, match="unknown locale 'de'"):
-        renderer.public_post("move", [], locale="de", fmt="bbcode")
+        renderer.public_post("move", [], kind="cluedo_days", locale="de", fmt="bbcode")
 
 
 # --- error texts ---

@@ -19,7 +19,7 @@ import pytest
 from gamekit import GM, body, summary, utc
 from roundskit import START, RoundsTable
 
-from pbp.kinds import KINDS
+from pbp.core.registry import KINDS
 
 CROSS, DOUG, ROSA = "cross@example.test", "doug@example.test", "rosa@example.test"
 WELCOME = "[seed-000] Клуэдо: ваши карты"

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from gamekit import GM, Table, body, summary, utc
 
-from pbp.kinds import KINDS
+from pbp.core.registry import KINDS
 from pbp.mail.base import PermanentSendError, TransientSendError
 
 WELCOME = "[seed-000] Клуэдо: ваши карты"

@@ -1,5 +1,5 @@
-"""What the command parsers of every game share (:mod:`pbp.parse.cluedo`,
-:mod:`pbp.parse.maniac`): the result of one command line, the caps against slow
+"""What the command parsers of every game share (:mod:`pbp.games.cluedo.parse`,
+:mod:`pbp.games.maniac.parse`): the result of one command line, the caps against slow
 input, how a line is read, how its command keyword is recognised (:class:`Keywords`),
 and player names in their Russian case forms.
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
-from pbp.engine.base import AmbiguousMove, InvalidMove, MoveError
+from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.parse.names import (
     PREPOSITIONS,
     NameMatcher,
@@ -104,7 +104,7 @@ def too_long(index: int, line: str) -> ParsedLine[MoveT]:
 
 def attempt(index: int, text: str, parse: Callable[[], MoveT]) -> ParsedLine[MoveT]:
     """``parse()`` as the line ``index`` (0-based) shown as ``text``: its move, or the
-    :class:`~pbp.engine.base.MoveError` it raised (``line`` param defaulted to ``text``
+    :class:`~pbp.core.events.MoveError` it raised (``line`` param defaulted to ``text``
     cleaned)."""
     try:
         return ParsedLine(index + 1, text, parse(), None)

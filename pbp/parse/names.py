@@ -37,7 +37,7 @@ import snowballstemmer
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
-from pbp.engine.base import AmbiguousMove, InvalidMove
+from pbp.core.events import AmbiguousMove, InvalidMove
 
 #: Prepositions dropped before a name ("в кухне", "to Веталь", "in the kitchen").
 PREPOSITIONS = frozenset(

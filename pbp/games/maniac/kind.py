@@ -1,7 +1,7 @@
-"""Maniac as a :class:`~pbp.kinds.base.GameKind` (rules M1–M12; seed 002).
+"""Maniac as a :class:`~pbp.core.kind.GameKind` (rules M1–M12; seed 002).
 
-Glue only: the rules live in :mod:`pbp.engine.maniac`, the reading of commands in
-:mod:`pbp.parse.maniac`. Two deadlines alternate, each at a local wall-clock time
+Glue only: the rules live in :mod:`pbp.games.maniac.engine`, the reading of commands in
+:mod:`pbp.games.maniac.parse`. Two deadlines alternate, each at a local wall-clock time
 in the game's zone: the day closes at ``day_closes`` (votes and due orders fixed,
 the cell filled: the evening post) and the night ends at ``night_ends`` (the
 night resolved: the morning post). The period is the game day.
@@ -13,23 +13,33 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pbp.engine import maniac as engine
-from pbp.engine.base import Event, IllegalMove, Step, Visibility
-from pbp.kinds.base import ParsedCommand, PrivateMail
-from pbp.kinds.common import EngineKind
-from pbp.parse.maniac import parse_maniac
+from pbp.core.events import Event, IllegalMove, Step, Visibility
+from pbp.core.kind import CLOSE_DAY, DeadlineCommand, EngineKind, ParsedCommand, PrivateMail
+from pbp.games.maniac import engine
+from pbp.games.maniac.config import ManiacGame
+from pbp.games.maniac.parse import parse_maniac
 from pbp.schedule import next_close
+
+#: ``pbp end-night`` (M6, M8): the night resolved now, the morning post.
+END_NIGHT = DeadlineCommand(
+    "end-night",
+    "night",
+    "End the current night of GAME now (Maniac: the night resolved, the morning post).",
+    "ended",
+)
 
 
 class Maniac(EngineKind):
     """The ``maniac`` game kind."""
 
     kind = "maniac"
+    config_model = ManiacGame
     engine = engine
     period_post = "day"
     extra_posts: tuple[str, ...] = ("evening", "morning")
     own_period_posts: tuple[str, ...] = ()
     deadline_names: tuple[str, ...] = ("day", "night")
+    deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY, END_NIGHT)
 
     def setup(self, game: Any) -> engine.ManiacSetup:
         """The engine setup from a ``games.yaml`` game (M1 checked by the config)."""
@@ -56,7 +66,7 @@ class Maniac(EngineKind):
         return [name for name, _character in state.players]
 
     def parse(self, text: str, state: Any) -> list[ParsedCommand]:
-        """Commands of a mail body (grammar in :mod:`pbp.parse.maniac`)."""
+        """Commands of a mail body (grammar in :mod:`pbp.games.maniac.parse`)."""
         return [
             ParsedCommand(
                 line.line_no,
@@ -67,6 +77,31 @@ class Maniac(EngineKind):
             )
             for line in parse_maniac(text, self.players(state))
         ]
+
+    def extra_post_number(self, which: str, number: int | None, state: Any) -> int:
+        """The evening post of day N is the day's result (M10, M11); the morning post of
+        day N ends night N-1 (M8), so it is rendered with N-1. Without a number: the
+        latest, today's evening once the day has closed, else yesterday's.
+
+        :raises LookupError: there is none yet (no evening before day 1 closes, no
+            morning on day 1).
+        """
+        if which == "evening":
+            if number is not None:
+                return number
+            latest = self.day(state) - (0 if self.deadline_name(state) == "night" else 1)
+            if latest < 1:
+                raise LookupError("no evening post yet (the first is day 1's, once it closes)")
+            return latest
+        if which == "morning":
+            night = (number if number is not None else self.day(state)) - 1
+            if night < 1:
+                raise LookupError(
+                    "day 1 has no morning post (the game opens with day 1; the first "
+                    "night ends on the morning of day 2)"
+                )
+            return night
+        raise LookupError(f"no {which} posts")
 
     def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
         """Day 1 closes at the first ``day_closes`` after the start."""

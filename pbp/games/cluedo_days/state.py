@@ -1,6 +1,6 @@
 """The state of a Cluedo-by-days game (rules C1–C7, D1–D8) and its JSON form.
 
-Split from :mod:`pbp.engine.cluedo_days` (the rules) so each module stays small;
+Split from :mod:`pbp.games.cluedo_days.engine` (the rules) so each module stays small;
 everything here is re-exported there. Pure: no I/O.
 """
 
@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbp.engine.base import flat_dict
-from pbp.engine.cluedo import (
+from pbp.core.events import flat_dict
+from pbp.fairness import canonical_deal
+from pbp.games.cluedo.cards import (
     Cards,
     Deal,
     cards_as_json,
@@ -20,7 +21,6 @@ from pbp.engine.cluedo import (
     deal_as_json,
     deal_from_json,
 )
-from pbp.fairness import canonical_deal
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""Cluedo by rounds as a :class:`~pbp.kinds.base.GameKind` (rules C1–C7, R1–R7; seed 000).
+"""Cluedo by rounds as a :class:`~pbp.core.kind.GameKind` (rules C1–C7, R1–R7; seed 000).
 
-Glue only: the rules live in :mod:`pbp.engine.cluedo_rounds`, the reading of
-commands in :mod:`pbp.parse.cluedo` (no addressee in this variant). The game's
+Glue only: the rules live in :mod:`pbp.games.cluedo_rounds.engine`, the reading of
+commands in :mod:`pbp.games.cluedo.parse` (no addressee in this variant). The game's
 period is the turn: events are logged with the turn number, and a public post
 is mailed to the GM for every completed turn.
 """
@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.engine import cluedo_rounds as engine
-from pbp.engine.base import Event, IllegalMove, Step, Visibility
-from pbp.kinds.base import PrivateMail
-from pbp.kinds.common import CluedoKind
+from pbp.core.events import Event, IllegalMove, Step, Visibility
+from pbp.core.kind import DeadlineCommand, PrivateMail
+from pbp.games.cluedo.kind import CluedoKind
+from pbp.games.cluedo_rounds import engine
+from pbp.games.cluedo_rounds.config import CluedoRoundsGame
 
 #: Events after which the turn they belong to is complete (one public post each).
 TURN_ENDS = ("round_ended", "turn_skipped", "accusation_wrong", "game_over")
@@ -25,12 +26,14 @@ class CluedoRounds(CluedoKind):
     """The ``cluedo_rounds`` game kind."""
 
     kind = "cluedo_rounds"
+    config_model = CluedoRoundsGame
     engine = engine
     addressed = False
     period_post = "turn"
     extra_posts: tuple[str, ...] = ()
     own_period_posts: tuple[str, ...] = ("turn",)
     deadline_names: tuple[str, ...] = ("turn",)
+    deadline_commands: tuple[DeadlineCommand, ...] = ()
 
     def setup(self, game: Any) -> engine.RoundsSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

@@ -1,6 +1,6 @@
 """The state of a Maniac game (rules M1–M12 of RULES.md; seed 002): queries, views, JSON.
 
-Split from :mod:`pbp.engine.maniac` (the rules: moves, day close, night end) so each
+Split from :mod:`pbp.games.maniac.engine` (the rules: moves, day close, night end) so each
 module stays small; everything public here is re-exported there. Pure: no I/O, no
 clock. Times are stored as ISO 8601 strings in UTC (``"2026-12-01T17:05:00+00:00"``).
 
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pbp.engine.base import flat_dict
+from pbp.core.events import flat_dict
 from pbp.fairness import canonical_deal, commitment
 
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]

@@ -2,7 +2,7 @@
 
 Reading a move is separate from playing it: this module knows only the syntax and
 the names (cards, players); whether a move is allowed is the engine's business
-(:mod:`pbp.engine.cluedo_days`).
+(:mod:`pbp.games.cluedo_days.engine`).
 
 Grammar: one command per line, several per mail; keywords case-insensitive, English
 and Russian always both accepted, an optional colon after the keyword; bold markers
@@ -42,7 +42,7 @@ the next non-empty line (a sentence wrapped over up to three lines is joined), `
 Without an addressee (``addressed=False``, the rounds variant) ``TO <player>`` is
 refused and the sentence alone is a suggestion.
 
-Error codes (:class:`~pbp.engine.base.InvalidMove` / ``AmbiguousMove``; each has a
+Error codes (:class:`~pbp.core.events.InvalidMove` / ``AmbiguousMove``; each has a
 text in ``templates/<locale>/errors/<code>.txt``); every one carries ``line`` (the
 command as read, markup removed):
 
@@ -82,8 +82,8 @@ import functools
 import re
 from collections.abc import Sequence
 
-from pbp.engine.base import InvalidMove, MoveError
-from pbp.engine.cluedo import (
+from pbp.core.events import InvalidMove, MoveError
+from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
     Cards,

@@ -5,13 +5,13 @@ API (module-level functions; ``state`` is :class:`DaysState`):
 - ``start(setup, seed, salt) -> Step`` — deal (C2, seeded; or ``setup.deal``), day 1 open.
 - ``apply(state, player, move, at) -> Step`` — one Suggest / Refute / NoRefutation /
   Accuse by ``player`` at ``at`` (aware UTC datetime, the message's arrival, D8).
-  Raises :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
+  Raises :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
 - ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
 - ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
 - ``status(state, player) -> dict``, ``duties(state, player) -> dict`` (reminders) and
   ``gm_view(state) -> dict`` — views.
-- ``kind = "cluedo_days"``: this module is the engine object (``pbp.engine.base.Engine``).
+- ``kind = "cluedo_days"``: this module is the engine object (``pbp.core.events.Engine``).
 - ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
 
 Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
@@ -69,8 +69,9 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
-from pbp.engine.cluedo import (
+from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.fairness import commitment
+from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
     CluedoMove,
@@ -86,7 +87,7 @@ from pbp.engine.cluedo import (
     dispatch,
     gm_default_card,
 )
-from pbp.engine.cluedo_days_state import (
+from pbp.games.cluedo_days.state import (
     Accusation,
     DaysRules,
     DaysSetup,
@@ -95,7 +96,6 @@ from pbp.engine.cluedo_days_state import (
     dump_state,
     load_state,
 )
-from pbp.fairness import commitment
 
 __all__ = [
     "Accusation",
@@ -117,7 +117,7 @@ __all__ = [
     "void",
 ]
 
-kind = "cluedo_days"  # the Engine protocol's kind (pbp.engine.base.Engine)
+kind = "cluedo_days"  # the Engine protocol's kind (pbp.core.events.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

@@ -3,8 +3,9 @@
 The service (:mod:`pbp.service`) knows mail, storage and time; a :class:`GameKind`
 knows one game: how to set it up from ``games.yaml``, how to read its commands,
 which pure engine functions to call, and which private mails each step causes.
-Adding a game kind means adding one module here and registering it in
-:data:`pbp.kinds.KINDS`; nothing else in the daemon changes.
+Adding a game kind means adding its package under :mod:`pbp.games` (engine, parser,
+``games.yaml`` model, this adapter) and one line in :data:`pbp.games.BUNDLED` (or
+:func:`pbp.core.registry.register`); nothing else in the daemon changes.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from types import ModuleType
 from typing import Any, Protocol
 
-from pbp.engine.base import Event, MoveError, Step
+from pbp.core.events import Event, MoveError, Step
+from pbp.core.gameconfig import GameBase
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,28 @@ class ParsedCommand:
 
 
 @dataclass(frozen=True)
+class DeadlineCommand:
+    """A GM command of the CLI that passes a deadline now: ``pbp <command> GAME`` passes
+    the current deadline when it ends a ``deadline`` (one of the kind's
+    :attr:`GameKind.deadline_names`); ``help`` is its line in ``pbp --help``, ``done``
+    the past participle the CLI prints (``"day 3 closed"``)."""
+
+    command: str
+    deadline: str
+    help: str
+    done: str
+
+
+#: ``pbp close-day``: the kinds played in game days share it.
+CLOSE_DAY = DeadlineCommand(
+    "close-day",
+    "day",
+    "Close the current game day of GAME now (GM defaults, summary, next day).",
+    "closed",
+)
+
+
+@dataclass(frozen=True)
 class PrivateMail:
     """A private mail caused by a step: ``template`` under the kind's mail templates,
     sent to ``player`` (None: the GM) with ``context`` (JSON values)."""
@@ -46,10 +71,17 @@ class GameKind(Protocol):
     """What the daemon needs from one game kind (``cluedo_days``, later more)."""
 
     kind: str
+
+    @property
+    def config_model(self) -> type[GameBase]:
+        """The model of this kind's games in ``games.yaml`` (``kind: <kind>``)."""
+
     #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns).
     period_post: str
     #: Every name :meth:`deadline_name` can give in this kind.
     deadline_names: tuple[str, ...]
+    #: The CLI commands that pass one of these deadlines now (``close-day``, …).
+    deadline_commands: tuple[DeadlineCommand, ...]
     #: Other numbered public posts ``pbp post --which`` may print (Maniac: evening, morning).
     extra_posts: tuple[str, ...]
     #: Posts of period N made from the events logged in periods N-1 (the event that
@@ -84,18 +116,25 @@ class GameKind(Protocol):
         """The commands of a mail body, in order (non-command lines omitted)."""
 
     def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
-        """Apply one move; raises :class:`~pbp.engine.base.MoveError`."""
+        """Apply one move; raises :class:`~pbp.core.events.MoveError`."""
 
     def remove(self, state: Any, player: str, at: datetime) -> Step:
         """The GM removes ``player`` at ``at`` (Cluedo: the seat stays, answered by the
         GM, C5; Maniac: the player leaves, M12 checked); raises
-        :class:`~pbp.engine.base.MoveError` when it does not fit."""
+        :class:`~pbp.core.events.MoveError` when it does not fit."""
 
     def void(self, state: Any, event: Event, at: datetime) -> Step:
         """The GM cancels the move that logged ``event``, by a compensating step;
-        raises :class:`~pbp.engine.base.MoveError`: ``void_kind`` {kind, allowed} when
+        raises :class:`~pbp.core.events.MoveError`: ``void_kind`` {kind, allowed} when
         such events cannot be voided, or the engine's reason when something was
         built on it."""
+
+    def extra_post_number(self, which: str, number: int | None, state: Any) -> int:
+        """The number the ``which`` post (one of :attr:`extra_posts`) is rendered with
+        when the GM asks for number ``number`` (None: the latest).
+
+        :raises LookupError: there is no such post yet; ``args[0]`` says why, for the GM.
+        """
 
     def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
         """The first deadline (aware UTC) of a game started at ``start``; None: none."""
@@ -146,3 +185,58 @@ class GameKind(Protocol):
     def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Private mails that ``events`` (just applied, ``state`` after them) cause in
         ``game`` (its config, for settings such as ``vote_count_mail``)."""
+
+
+class EngineKind:
+    """Delegates the engine-shaped part of :class:`GameKind` to a pure engine module
+    (``engine``): the state round trip, the end test, moves and the private views are
+    the engine's own functions of the same names."""
+
+    engine: ModuleType
+
+    def load(self, data: Mapping[str, Any]) -> Any:
+        """Stored JSON → state (the engine's ``load_state``)."""
+        return self.engine.load_state(data)
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        """State → JSON (the engine's ``dump_state``)."""
+        return dict(self.engine.dump_state(state))
+
+    def is_over(self, state: Any) -> bool:
+        """True once the game has ended."""
+        return bool(self.engine.is_over(state))
+
+    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
+        """One move; raises :class:`~pbp.core.events.MoveError`."""
+        step: Step = self.engine.apply(state, player, move, at)
+        return step
+
+    def remove(self, state: Any, player: str, at: datetime) -> Step:
+        """The GM removes ``player`` (the engine's ``remove``)."""
+        step: Step = self.engine.remove(state, player, at)
+        return step
+
+    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+        """Unchanged: the deadline is the stored one (game days), moved by the service."""
+        return state
+
+    def extra_post_number(self, which: str, number: int | None, state: Any) -> int:
+        """A kind without extra posts has none to number.
+
+        :raises LookupError: always.
+        """
+        raise LookupError(f"no {which} posts")
+
+    def with_history(
+        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
+    ) -> Any:
+        """``state`` itself: its snapshot holds what every move and view needs."""
+        return state
+
+    def status(self, state: Any, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return dict(self.engine.status(state, player))
+
+    def gm_view(self, state: Any) -> dict[str, Any]:
+        """The GM view (``pbp show``)."""
+        return dict(self.engine.gm_view(state))

@@ -1,6 +1,6 @@
 """The state of a Cluedo-by-rounds game (rules C1–C7, R1–R7): queries, views, JSON form.
 
-Split from :mod:`pbp.engine.cluedo_rounds` (the rules: moves and deadlines) so each
+Split from :mod:`pbp.games.cluedo_rounds.engine` (the rules: moves and deadlines) so each
 module stays small; everything public here is re-exported there. Pure: no I/O, no
 clock.
 
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
-from pbp.engine.base import Event, flat_dict
-from pbp.engine.cluedo import (
+from pbp.core.events import Event, flat_dict
+from pbp.fairness import canonical_deal, commitment
+from pbp.games.cluedo.cards import (
     CATEGORIES,
     Cards,
     Deal,
@@ -30,7 +31,6 @@ from pbp.engine.cluedo import (
     deal_from_json,
     held_cards,
 )
-from pbp.fairness import canonical_deal, commitment
 
 AutoAnswer = Literal["no_match", "none"]  # R6: no "forced" mode (it leaks, see RoundsRules)
 AUTO_ANSWERS: tuple[str, ...] = get_args(AutoAnswer)
@@ -286,7 +286,7 @@ def find_suggestion(state: RoundsState, number: int) -> Suggestion | None:
 
 def needs_history(state: RoundsState, move: object) -> bool:
     """True when :func:`apply` (``move``) or :func:`status` (``move`` a
-    :class:`~pbp.engine.cluedo.Status`) needs the suggestions before the latest one:
+    :class:`~pbp.games.cluedo.cards.Status`) needs the suggestions before the latest one:
     STATUS lists the cards shown to and by the player in the whole game; an answer
     naming an older suggestion is refused with what was answered to it (R2)."""
     if isinstance(move, Status):

@@ -7,7 +7,7 @@ aware datetime, stored as ISO 8601 in UTC):
   ``setup.roles``) and open day 1 (M2).
 - ``apply(state, player, move, at) -> Step`` — one Vote / Unvote (M9, M11) or Kill /
   Skip (the maniac's orders, M3–M5) by ``player``, arrived at ``at`` (D8). Raises
-  :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
+  :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
 - ``close_day(state, at) -> Step`` — the vote result (M10, M11, M12), the due orders
   fixed (M3); night ``day`` begins.
 - ``end_night(state, at) -> Step`` — the night resolved (M6, M7), the morning (M8,
@@ -86,8 +86,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
-from pbp.engine.maniac_state import (
+from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.fairness import commitment
+from pbp.games.maniac.state import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     ROLES,
@@ -121,7 +122,6 @@ from pbp.engine.maniac_state import (
     vote_count,
     vote_targets,
 )
-from pbp.fairness import commitment
 
 __all__ = [
     "ROLES",
@@ -159,7 +159,7 @@ __all__ = [
     "vote_count",
 ]
 
-kind = "maniac"  # the Engine protocol's kind (pbp.engine.base.Engine)
+kind = "maniac"  # the Engine protocol's kind (pbp.core.events.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

@@ -7,7 +7,7 @@ aware datetime, stored as ISO 8601 in UTC):
   start turn 1, the first player's (R1), at ``at``.
 - ``apply(state, player, move, at) -> Step`` — one Suggest / Accuse (on his turn) or
   Refute / NoRefutation (when asked) by ``player``, arrived at ``at`` (D8). Raises
-  :class:`~pbp.engine.base.IllegalMove` (rules) or ``InvalidMove``.
+  :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
 - ``deadline(state) -> datetime | None`` and ``on_deadline(state, at) -> Step`` — R7: the
   next timeout, and what happens at it (a missed turn is skipped; a missed answer is
   given by the GM, C5).
@@ -81,8 +81,9 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.engine.base import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
-from pbp.engine.cluedo import (
+from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.fairness import commitment
+from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
     Suggest,
@@ -96,7 +97,7 @@ from pbp.engine.cluedo import (
     held_cards,
     start_deal,
 )
-from pbp.engine.cluedo_rounds_state import (
+from pbp.games.cluedo_rounds.state import (
     AUTO_ANSWERS,
     Accusation,
     Answer,
@@ -121,7 +122,6 @@ from pbp.engine.cluedo_rounds_state import (
     whose_turn,
     with_history,
 )
-from pbp.fairness import commitment
 
 __all__ = [
     "AUTO_ANSWERS",
@@ -155,7 +155,7 @@ __all__ = [
     "with_history",
 ]
 
-kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.engine.base.Engine)
+kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.core.events.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

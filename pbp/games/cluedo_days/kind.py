@@ -1,7 +1,7 @@
-"""Cluedo by game days as a :class:`~pbp.kinds.base.GameKind` (rules C1–C7, D1–D8).
+"""Cluedo by game days as a :class:`~pbp.core.kind.GameKind` (rules C1–C7, D1–D8).
 
-Glue only: the rules live in :mod:`pbp.engine.cluedo_days`, the reading of
-commands in :mod:`pbp.parse.cluedo`.
+Glue only: the rules live in :mod:`pbp.games.cluedo_days.engine`, the reading of
+commands in :mod:`pbp.games.cluedo.parse`.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pbp.engine import cluedo_days as engine
-from pbp.engine.base import Event, IllegalMove, Step, Visibility
-from pbp.kinds.base import PrivateMail
-from pbp.kinds.common import CluedoKind
+from pbp.core.events import Event, IllegalMove, Step, Visibility
+from pbp.core.kind import CLOSE_DAY, DeadlineCommand, PrivateMail
+from pbp.games.cluedo.kind import CluedoKind
+from pbp.games.cluedo_days import engine
+from pbp.games.cluedo_days.config import CluedoDaysGame
 from pbp.schedule import next_close
 
 
@@ -21,12 +22,14 @@ class CluedoDays(CluedoKind):
     """The ``cluedo_days`` game kind."""
 
     kind = "cluedo_days"
+    config_model = CluedoDaysGame
     engine = engine
     addressed = True
     period_post = "day"
     extra_posts: tuple[str, ...] = ()
     own_period_posts: tuple[str, ...] = ()  # a day carries over earlier GM answers (D6)
     deadline_names: tuple[str, ...] = ("day",)
+    deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY,)
 
     def setup(self, game: Any) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""

@@ -2,7 +2,7 @@
 
 Reading a move is separate from playing it: this module knows only the syntax and the
 players' names; whether a move is allowed (who may vote, which night is open, the
-skip and double-kill limits) is the engine's business (:mod:`pbp.engine.maniac`).
+skip and double-kill limits) is the engine's business (:mod:`pbp.games.maniac.engine`).
 
 Grammar: one command per line, several per mail; keywords case-insensitive, English
 and Russian always both accepted, an optional colon after the keyword; bold markers
@@ -45,7 +45,7 @@ refused with ``unknown_command``, never ignored; other lines are chat. A command
 longer than :data:`~pbp.parse.commands.LINE_LIMIT` characters is refused unread; at
 most :data:`~pbp.parse.commands.COMMAND_LIMIT` commands are read from one mail.
 
-Error codes (:class:`~pbp.engine.base.InvalidMove` / ``AmbiguousMove``; each has a
+Error codes (:class:`~pbp.core.events.InvalidMove` / ``AmbiguousMove``; each has a
 text in ``templates/<locale>/errors/<code>.txt``); every one carries ``line`` (the
 command as read, markup removed):
 
@@ -69,7 +69,7 @@ command as read, markup removed):
   ``"ГОЛОС"``, ``"СНЯТЬ ГОЛОС"``, ``"SKIP"``), ``commands`` ({``ru``, ``en``}: the
   command forms of this game, as shown in the help).
 - ``line_too_long`` (``limit``), ``too_many_commands`` (``limit``): as in
-  :mod:`pbp.parse.cluedo`.
+  :mod:`pbp.games.cluedo.parse`.
 
 A mail with no command at all is the caller's case: template ``no_command``.
 """
@@ -80,8 +80,8 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 
-from pbp.engine.base import InvalidMove, MoveError
-from pbp.engine.maniac import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
+from pbp.core.events import InvalidMove, MoveError
+from pbp.games.maniac.engine import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.parse import commands
 from pbp.parse.body import unquote_forum
 from pbp.parse.commands import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from pbp.engine.base import IllegalMove, InvalidMove, Step, utc_iso
+from pbp.core.events import IllegalMove, InvalidMove, Step, utc_iso
 
 CATEGORIES = ("suspect", "weapon", "room")
 

@@ -1,0 +1,203 @@
+"""What every game's ``games.yaml`` model shares: the checked values (addresses, names,
+time zones, wall-clock times, hours), the base model, a player, and :class:`GameBase`.
+
+A game package derives its model from :class:`GameBase` and names it as its kind's
+``config_model`` (:mod:`pbp.core.kind`); :mod:`pbp.config` reads each game of
+``games.yaml`` with the model of its ``kind`` (:mod:`pbp.core.registry`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+from pbp.yamlmarks import Found, did_you_mean
+
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_EMAIL = re.compile(rf"{_ATEXT}(?:\.{_ATEXT})*@{_LABEL}(?:\.{_LABEL})*\Z")
+_GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+_HHMM = re.compile(r"(\d{1,2}):(\d{2})\Z")
+
+
+#: Local parts of the addresses bounces come from (RFC 5321 §4.5.5; RFC 2142): mail
+#: from them is always automatic, never a move, so no player or GM may have one.
+AUTOMATIC_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
+
+
+def address_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a player's, the GM's or pbp's address, or None: not an
+    addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321
+    §4.1.2); a domain without a dot (``vasya@localhost``: mail from outside never
+    reaches it); a bounce sender (:data:`AUTOMATIC_LOCAL_PARTS`).
+
+    >>> address_problem("vasya@example.test"), address_problem("vasya@localhost")
+    (None, 'its domain has no dot: mail cannot reach it')
+    """
+    if not _EMAIL.match(value):
+        return "not a valid email address"
+    local, _at, domain = value.rpartition("@")
+    if "." not in domain:
+        return "its domain has no dot: mail cannot reach it"
+    if local.lower() in AUTOMATIC_LOCAL_PARTS:
+        return f"{local}@ is where bounces come from: its mail is never read as moves"
+    return None
+
+
+def is_email(value: str) -> bool:
+    """Whether ``value`` is an address as ``games.yaml`` accepts one
+    (:func:`address_problem`)."""
+    return address_problem(value) is None
+
+
+def _email(value: str) -> str:
+    """``value`` when :func:`address_problem` finds nothing wrong with it."""
+    problem = address_problem(value)
+    if problem == "not a valid email address":
+        raise ValueError(f"value is not a valid email address: {value!r}")
+    if problem is not None:
+        raise ValueError(f"address {value!r}: {problem}")
+    return value
+
+
+def _timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        zones = sorted(available_timezones())
+        by_lower = {z.lower(): z for z in zones}
+        hint = (
+            f"; did you mean {by_lower[value.lower()]!r}?"
+            if value.lower() in by_lower
+            else did_you_mean(value, zones)
+        )
+        raise ValueError(f"unknown IANA time zone {value!r}{hint}") from None
+    return value
+
+
+def _name(value: str) -> str:
+    """Player and card names: non-empty, no comma or line break (commands separate by commas)."""
+    if not value.strip() or value != value.strip() or re.search(r"[,\n\r]", value):
+        raise ValueError(
+            f"{value!r}: a name is non-empty, without commas, line breaks or edge spaces"
+        )
+    return value
+
+
+EmailAddress = Annotated[str, AfterValidator(_email)]
+Name = Annotated[str, AfterValidator(_name)]
+Hours = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+def _hhmm(value: Any) -> str:
+    m = _HHMM.match(value) if isinstance(value, str) else None
+    if not m or int(m[1]) > 23 or int(m[2]) > 59:
+        raise ValueError(f'expected a time "HH:MM" such as "22:30", got {value!r}')
+    return f"{int(m[1]):02d}:{m[2]}"
+
+
+#: A local wall-clock time ``"HH:MM"`` (zero-padded when read: ``9:05`` → ``"09:05"``).
+WallClock = Annotated[str, BeforeValidator(_hhmm)]
+PositiveHours = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+def wall(hhmm: str) -> time:
+    """A checked ``"HH:MM"`` (:data:`WallClock`) as a naive wall-clock time.
+
+    >>> wall("22:30")
+    datetime.time(22, 30)
+    """
+    hours, minutes = hhmm.split(":")
+    return time(int(hours), int(minutes))
+
+
+class ConfigModel(BaseModel):
+    """A part of ``games.yaml``: unknown keys refused, frozen once read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Player(ConfigModel):
+    """One player: forum ``name`` (as used in moves), registered ``email``, optional role."""
+
+    name: Name
+    email: EmailAddress
+    character: str | None = None
+
+
+class GameBase(ConfigModel):
+    """What every game kind shares. ``start`` is local time in ``timezone`` (see :attr:`start_at`);
+    ``remind_hours_before``: hours before each deadline for reminders, None for none."""
+
+    id: str
+    #: The name of the game's kind (each kind's model narrows it to its own name).
+    kind: str
+    locale: Literal["ru", "en"]
+    timezone: Annotated[str, AfterValidator(_timezone)]
+    gm: EmailAddress
+    seed: int | None = None
+    start: datetime | None = None
+    remind_hours_before: Hours | None = None
+    players: list[Player]
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not _GAME_ID.match(value):
+            raise ValueError(
+                f"game id {value!r}: lower-case letters, digits and '-', not first '-'"
+            )
+        return value
+
+    @field_validator("start")
+    @classmethod
+    def _naive(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            raise ValueError(
+                "give the local time without a UTC offset (it is in the game's timezone)"
+            )
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The game's time zone."""
+        return ZoneInfo(self.timezone)
+
+    @property
+    def start_at(self) -> datetime | None:
+        """``start`` as an aware datetime in :attr:`zone` (``2026-12-01 20:00+03:00``), or None."""
+        return None if self.start is None else self.start.replace(tzinfo=self.zone)
+
+    @property
+    def remind_before(self) -> timedelta | None:
+        """``remind_hours_before`` as a timedelta, None when no reminders are sent."""
+        h = self.remind_hours_before
+        return None if h is None else timedelta(hours=h)
+
+    def player_names(self) -> list[str]:
+        """Player names in configured order (the turn order where a game has one)."""
+        return [p.name for p in self.players]
+
+    def _player_problems(self, least: int, rule: str) -> Found:
+        found: Found = []
+        if len(self.players) < least:
+            found.append(
+                (("players",), f"rule {rule}: at least {least} players, got {len(self.players)}")
+            )
+        first: dict[tuple[str, str], int] = {}
+        for i, p in enumerate(self.players):
+            for field, value in (("name", p.name), ("email", p.email.lower())):
+                if (field, value) in first:
+                    shown = p.name if field == "name" else p.email
+                    also = first[(field, value)]
+                    message = f"duplicate {field} {shown!r} (also players[{also}])"
+                    found.append((("players", i, field), message))
+                first.setdefault((field, value), i)
+            if p.email.lower() == self.gm.lower():
+                message = f"{p.email!r} is the GM's address: a player needs one of his own"
+                found.append((("players", i, "email"), message))
+        return found

@@ -1,0 +1,16 @@
+"""The games bundled with pbp, one package each.
+
+A game's package holds everything of it: its pure engine and state, its command
+parser, its ``games.yaml`` model and its adapter to the daemon (``kind.py``, a
+:class:`~pbp.core.kind.GameKind`). Adding a game is a new package and one line here.
+"""
+
+from __future__ import annotations
+
+from pbp.core.kind import GameKind
+from pbp.games.cluedo_days.kind import CluedoDays
+from pbp.games.cluedo_rounds.kind import CluedoRounds
+from pbp.games.maniac.kind import Maniac
+
+#: The bundled kinds, in the order `pbp` lists them.
+BUNDLED: tuple[GameKind, ...] = (CluedoDays(), CluedoRounds(), Maniac())

@@ -1,0 +1,50 @@
+"""``kind: cluedo_days`` in ``games.yaml`` (rules C1–C7, D1–D8)."""
+
+from __future__ import annotations
+
+from datetime import time, timedelta
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from pbp.core.gameconfig import ConfigModel, Hours, WallClock, wall
+from pbp.games.cluedo.config import CluedoGame
+from pbp.yamlmarks import checks_error
+
+
+class CluedoDaysRules(ConfigModel):
+    """Overrides of the RULES.md defaults (rules C6, D2, D6)."""
+
+    suggestions_per_day: int = Field(default=3, ge=1)
+    max_per_addressee_per_day: int = Field(default=3, ge=1)
+    answer_grace_hours: Hours = 0.0
+    publish_wrong_accusations: bool = False
+
+    @property
+    def answer_grace(self) -> timedelta:
+        """``answer_grace_hours`` as a timedelta (rule D6)."""
+        return timedelta(hours=self.answer_grace_hours)
+
+
+class CluedoDaysGame(CluedoGame):
+    """``kind: cluedo_days`` — Cluedo by game days (rules C1–C7, D1–D8).
+
+    ``day_closes`` is the local wall-clock time of the daily close in ``timezone``,
+    ``"HH:MM"`` zero-padded (``"22:30"``; rule D1); :attr:`close_time` gives it as a time.
+    """
+
+    kind: Literal["cluedo_days"]
+    day_closes: WallClock
+    rules: CluedoDaysRules = CluedoDaysRules()
+
+    @property
+    def close_time(self) -> time:
+        """``day_closes`` as a naive wall-clock time (``time(22, 30)``), local to :attr:`zone`."""
+        return wall(self.day_closes)
+
+    @model_validator(mode="after")
+    def _rules(self) -> CluedoDaysGame:
+        found = self._cluedo_problems()
+        if found:
+            raise checks_error(found)
+        return self

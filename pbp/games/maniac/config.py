@@ -1,0 +1,79 @@
+"""``kind: maniac`` in ``games.yaml`` (rules M1–M12)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import time
+from typing import Literal
+
+from pydantic import model_validator
+
+from pbp.core.gameconfig import GameBase, WallClock, wall
+from pbp.yamlmarks import Found, checks_error, did_you_mean
+
+
+class ManiacGame(GameBase):
+    """``kind: maniac`` — the day-vote / night-kill game of seed 002 (rules M1–M12).
+
+    ``day_closes``: local time the day's votes and due orders close (the cell is
+    filled); ``night_ends``: local time the night is resolved (the morning post).
+    ``roles``: an optional fixed deal ``{player: maniac|duty_officer|fan|civilian}``.
+    ``vote_count_mail``: mail the GM the vote count after every change.
+    """
+
+    kind: Literal["maniac"]
+    day_closes: WallClock
+    night_ends: WallClock
+    roles: dict[str, Literal["maniac", "duty_officer", "fan", "civilian"]] | None = None
+    vote_count_mail: bool = False
+
+    @property
+    def close_time(self) -> time:
+        """``day_closes`` as a local wall-clock time."""
+        return wall(self.day_closes)
+
+    @property
+    def night_end_time(self) -> time:
+        """``night_ends`` as a local wall-clock time."""
+        return wall(self.night_ends)
+
+    @model_validator(mode="after")
+    def _rules(self) -> ManiacGame:
+        found = self._player_problems(8, "M1")
+        if len(self.players) > 15:
+            found.append((("players",), f"rule M1: at most 15 players, got {len(self.players)}"))
+        if self.day_closes == self.night_ends:
+            found.append((("night_ends",), "the night must end at another time than the day"))
+        if self.roles is not None:
+            found += _role_problems(self.roles, self.player_names())
+        if found:
+            raise checks_error(found)
+        return self
+
+
+def _role_problems(roles: Mapping[str, str], players: list[str]) -> Found:
+    """Rule M1 for a fixed deal of roles: every player one role; one maniac, one duty
+    officer, one fan from 10 players (none below), the rest civilians."""
+    found: Found = []
+    for name in roles:
+        if name not in players:
+            found.append(
+                (("roles", name), f"{name!r} is not a player{did_you_mean(name, players)}")
+            )
+    missing = [p for p in players if p not in roles]
+    if missing:
+        found.append((("roles",), f"no role for {', '.join(missing)}"))
+    counts = {
+        role: sum(1 for r in roles.values() if r == role)
+        for role in ("maniac", "duty_officer", "fan")
+    }
+    fans = 1 if len(players) >= 10 else 0
+    for role, want in (("maniac", 1), ("duty_officer", 1), ("fan", fans)):
+        if counts[role] != want:
+            found.append(
+                (
+                    ("roles",),
+                    f"rule M1: {len(players)} players need {want} {role}, got {counts[role]}",
+                )
+            )
+    return found
