@@ -52,6 +52,7 @@ import jinja2.nodes
 from babel import Locale
 from markupsafe import Markup
 
+from pbp.core import registry
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.inert import escape_bbcode, escape_markdown, strip_controls
@@ -477,8 +478,10 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
+        # pbp's own texts, then those a registered kind brings in its package.
+        extra = [k.templates / locale for k in registry.KINDS.values() if k.templates is not None]
         options: dict[str, Any] = {
-            "loader": jinja2.FileSystemLoader(self.templates_dir / locale),
+            "loader": jinja2.FileSystemLoader([self.templates_dir / locale, *extra]),
             "undefined": jinja2.StrictUndefined,
             "trim_blocks": True,
             "lstrip_blocks": True,

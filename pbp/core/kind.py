@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -75,6 +76,12 @@ class GameKind(Protocol):
     @property
     def config_model(self) -> type[GameBase]:
         """The model of this kind's games in ``games.yaml`` (``kind: <kind>``)."""
+
+    @property
+    def templates(self) -> Path | None:
+        """A directory laid out like pbp's ``templates/`` (``<locale>/<kind>/…``,
+        ``<locale>/errors/<code>.txt``) with this kind's own texts, searched after
+        pbp's own; None: its texts are in pbp's ``templates/``."""
 
     #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns).
     period_post: str
@@ -193,6 +200,8 @@ class EngineKind:
     the engine's own functions of the same names."""
 
     engine: ModuleType
+    #: The bundled kinds' texts are in pbp's own ``templates/``.
+    templates: Path | None = None
 
     def load(self, data: Mapping[str, Any]) -> Any:
         """Stored JSON → state (the engine's ``load_state``)."""

@@ -1,0 +1,26 @@
+"""``GUESS N`` / ``УГАДАЙ N`` and ``STATUS`` / ``СТАТУС``, one per line."""
+
+from __future__ import annotations
+
+from guessgame.engine import Guess, Status
+from pbp.core.events import InvalidMove
+from pbp.core.kind import ParsedCommand
+from pbp.parse.commands import command_lines, read_line
+
+
+def parse_guess(text: str) -> list[ParsedCommand]:
+    """The command lines of ``text``; other lines are not commands."""
+    found: list[ParsedCommand] = []
+    for index, raw in enumerate(command_lines(text)):
+        line = read_line(raw)
+        word, _, rest = line.partition(" ")
+        word = word.upper()
+        if word in ("STATUS", "СТАТУС") and not rest:
+            found.append(ParsedCommand(index + 1, raw, Status(), None, private=True))
+        elif word in ("GUESS", "УГАДАЙ"):
+            if rest.strip().isdigit():
+                found.append(ParsedCommand(index + 1, raw, Guess(int(rest)), None))
+            else:
+                error = InvalidMove("guess_syntax", line=line)
+                found.append(ParsedCommand(index + 1, raw, None, error))
+    return found
