@@ -53,7 +53,7 @@ from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.core.events import Event, MoveError, Visibility, utc_iso
 from pbp.core.gameconfig import is_email
-from pbp.core.kind import GameKind
+from pbp.core.kind import AnyKind
 from pbp.mail.base import RawMessage, stranger_raw
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import PlayerNames, read_line
@@ -146,7 +146,7 @@ class GmDesk:
 
     # --- helpers -----------------------------------------------------------------
 
-    def _unpaused(self, game_id: str, now: datetime) -> tuple[Game, GameKind]:
+    def _unpaused(self, game_id: str, now: datetime) -> tuple[Game, AnyKind]:
         """The game and its kind for a lever that needs it running and not paused,
         after whatever fell due before ``now`` (rule D8).
 
@@ -159,14 +159,14 @@ class GmDesk:
         self.service.advance(game_id, now)
         return game, kind
 
-    def _game(self, game_id: str) -> tuple[Game, GameKind]:
+    def _game(self, game_id: str) -> tuple[Game, AnyKind]:
         try:
             game = self.service.game_config(game_id)
         except KeyError:
             raise GmRefused("gm_unknown_game", game=game_id) from None
         return game, self.service.kind_of(game)
 
-    def _running(self, game_id: str, kind: GameKind) -> tuple[Any, Any]:
+    def _running(self, game_id: str, kind: AnyKind) -> tuple[Any, Any]:
         """``(row, state)`` of a started game that is not over."""
         row = self.store.game(game_id)
         if row is None:
@@ -176,7 +176,7 @@ class GmDesk:
         return row, kind.load(row.state)
 
     @staticmethod
-    def _seat(kind: GameKind, state: Any, text: str) -> str:
+    def _seat(kind: AnyKind, state: Any, text: str) -> str:
         return PlayerNames(kind.players(state)).match(text)
 
     def _log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
@@ -502,7 +502,7 @@ class GmDesk:
         return dropped
 
     @staticmethod
-    def _seat_in_play(kind: GameKind, state: Any, seat: str, now: datetime) -> None:
+    def _seat_in_play(kind: AnyKind, state: Any, seat: str, now: datetime) -> None:
         """Refuse a seat that left the game (removed by the GM, or killed in Maniac):
         nobody can take it over. The engine's own check, ``remove`` (pure: its step is
         dropped), says ``already_removed`` for exactly those.

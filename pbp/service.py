@@ -36,7 +36,7 @@ from pbp.authcheck import verdict
 from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Config, Game
 from pbp.core.events import Event, MoveError, Step
-from pbp.core.kind import GameKind, ParsedCommand
+from pbp.core.kind import AnyKind, ParsedCommand
 from pbp.core.registry import KINDS
 from pbp.digest import Digest
 from pbp.faults import crash_point
@@ -240,8 +240,8 @@ class Service:
         return self.config.game(game_id)
 
     @staticmethod
-    def kind_of(game: Game | str) -> GameKind:
-        """The :class:`GameKind` implementation for a config or stored kind name."""
+    def kind_of(game: Game | str) -> AnyKind:
+        """The :class:`~pbp.core.kind.GameKind` of a config or a stored kind name."""
         return KINDS[game if isinstance(game, str) else game.kind]
 
     @staticmethod
@@ -798,7 +798,7 @@ class Service:
     def _apply_mail(
         self,
         game: Game,
-        kind: GameKind,
+        kind: AnyKind,
         state: Any,
         letter: Letter,
         text: str,
@@ -1129,7 +1129,7 @@ class Service:
     def _apply_command(
         self,
         game: Game,
-        kind: GameKind,
+        kind: AnyKind,
         state: Any,
         player: str,
         command: ParsedCommand,
@@ -1163,7 +1163,7 @@ class Service:
 
     # --- committing and mailing --------------------------------------------------
 
-    def _state(self, game_id: str, kind: GameKind) -> Any:
+    def _state(self, game_id: str, kind: AnyKind) -> Any:
         """The engine state of a started game, parsed again only when its stored
         snapshot is not the one this writer last wrote or read (compared as text, so
         a rolled-back step or another writer is never missed). A game's snapshot
@@ -1181,9 +1181,10 @@ class Service:
         self._remember(game_id, *cached)
         return cached[1]
 
-    def with_history(self, game_id: str, kind: GameKind, state: Any, move: Any = None) -> Any:
+    def with_history(self, game_id: str, kind: AnyKind, state: Any, move: Any = None) -> Any:
         """``state`` with the history ``move`` (None: a view) needs from the event log
-        (:meth:`GameKind.with_history`; the snapshot keeps only what the rules need)."""
+        (:meth:`~pbp.core.kind.GameKind.with_history`; the snapshot keeps only what the
+        rules need)."""
         return kind.with_history(
             state, lambda: [stored.event for stored in self.store.events(game_id)], move
         )
@@ -1203,7 +1204,7 @@ class Service:
     def _commit_step(
         self,
         game: Game,
-        kind: GameKind,
+        kind: AnyKind,
         step: Step,
         *,
         at: datetime,
@@ -1212,7 +1213,7 @@ class Service:
         deadline_at: datetime | None = None,
     ) -> None:
         """Log a step's events and its new state; the next deadline is ``deadline_at``
-        or, after a move, what the kind says (:meth:`GameKind.next_deadline`)."""
+        or, after a move, what the kind says (:meth:`~pbp.core.kind.GameKind.next_deadline`)."""
         over = kind.is_over(step.state)
         if deadline_at is None:
             _, current = self.store.schedule(game.id) or (True, None)
@@ -1224,7 +1225,7 @@ class Service:
         # load(dump(state)) == state exactly (each engine's dump_state): no parse next time.
         self._remember(game.id, text, step.state)
 
-    def _after_step(self, game: Game, kind: GameKind, applied: Applied, now: datetime) -> None:
+    def _after_step(self, game: Game, kind: AnyKind, applied: Applied, now: datetime) -> None:
         """What a committed move causes for others: private mails, then its posts."""
         self._notify(game, kind, applied.step, now)
         for post, number in applied.posts:
@@ -1235,7 +1236,7 @@ class Service:
     def _notify(
         self,
         game: Game,
-        kind: GameKind,
+        kind: AnyKind,
         step: Step,
         now: datetime,
     ) -> None:
@@ -1246,7 +1247,7 @@ class Service:
             else:
                 self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
 
-    def _final_post(self, game: Game, kind: GameKind, step: Step, now: datetime) -> None:
+    def _final_post(self, game: Game, kind: AnyKind, step: Step, now: datetime) -> None:
         """Mail the GM the final post when ``step`` ended the game (C7, M12)."""
         if any(event.kind == "game_over" for event in step.events):
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
@@ -1376,7 +1377,7 @@ def _cut(line: str) -> str:
     return line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…"
 
 
-def looks_quoted(kind: GameKind, state: Any, doubtful: Sequence[str]) -> list[str]:
+def looks_quoted(kind: AnyKind, state: Any, doubtful: Sequence[str]) -> list[str]:
     """The lines of ``doubtful`` (:attr:`pbp.parse.mime.Letter.doubtful`, lines that may
     be quoted) that the game reads as a command, right or wrong: never executed (a
     line that may be quoted is never executed), listed in the answer as "looks quoted

@@ -15,10 +15,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pbp.core.events import Event, MoveError, Step
 from pbp.core.gameconfig import GameBase
+
+#: A kind's engine state (opaque to the daemon).
+StateT = TypeVar("StateT")
+#: A kind's move, what its parser reads and its engine applies.
+MoveT = TypeVar("MoveT", contravariant=True)
+#: A kind's ``games.yaml`` model.
+ConfigT = TypeVar("ConfigT", bound=GameBase, contravariant=True)
 
 
 @dataclass(frozen=True)
@@ -68,8 +75,16 @@ class PrivateMail:
     context: Mapping[str, Any] = field(default_factory=dict)
 
 
-class GameKind(Protocol):
-    """What the daemon needs from one game kind (``cluedo_days``, later more)."""
+class GameKind(Protocol[StateT, MoveT, ConfigT]):
+    """What the daemon needs from one game kind, typed by the kind's engine state
+    (``StateT``, opaque to the daemon: it only stores it through :meth:`dump` and
+    :meth:`load`), its moves (``MoveT``, what :meth:`parse` reads) and its
+    ``games.yaml`` model (``ConfigT``). The registry holds every kind as
+    ``GameKind[Any, Any, Any]`` (:data:`AnyKind`); each kind's adapter is checked against
+    its own types.
+
+    Views (:meth:`status`, :meth:`gm_view`, :meth:`duties`) are JSON dicts for the
+    templates."""
 
     kind: str
 
@@ -96,58 +111,58 @@ class GameKind(Protocol):
     #: after every move (the cost of a move stays flat).
     own_period_posts: tuple[str, ...]
 
-    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: ConfigT, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal and open the game configured by ``game`` (a config model) at ``at``."""
 
-    def mail_context(self, game: Any) -> dict[str, Any]:
+    def mail_context(self, game: ConfigT) -> dict[str, Any]:
         """Timing facts every mail template of this kind gets, e.g. ``{"day_closes": "22:30"}``."""
 
-    def load(self, data: Mapping[str, Any]) -> Any:
+    def load(self, data: Mapping[str, Any]) -> StateT:
         """Stored JSON → engine state."""
 
-    def dump(self, state: Any) -> dict[str, Any]:
+    def dump(self, state: StateT) -> dict[str, Any]:
         """Engine state → JSON."""
 
-    def is_over(self, state: Any) -> bool:
+    def is_over(self, state: StateT) -> bool:
         """True when the game has ended."""
 
-    def day(self, state: Any) -> int:
+    def day(self, state: StateT) -> int:
         """The current period, 1-based: the game day (the turn in turn-based kinds).
 
         Events are logged with it, and posts are numbered by it."""
 
-    def players(self, state: Any) -> list[str]:
+    def players(self, state: StateT) -> list[str]:
         """Every seat, in configured order."""
 
-    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+    def parse(self, text: str, state: StateT) -> list[ParsedCommand]:
         """The commands of a mail body, in order (non-command lines omitted)."""
 
-    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
+    def apply(self, state: StateT, player: str, move: MoveT, at: datetime) -> Step:
         """Apply one move; raises :class:`~pbp.core.events.MoveError`."""
 
-    def remove(self, state: Any, player: str, at: datetime) -> Step:
+    def remove(self, state: StateT, player: str, at: datetime) -> Step:
         """The GM removes ``player`` at ``at`` (Cluedo: the seat stays, answered by the
         GM, C5; Maniac: the player leaves, M12 checked); raises
         :class:`~pbp.core.events.MoveError` when it does not fit."""
 
-    def void(self, state: Any, event: Event, at: datetime) -> Step:
+    def void(self, state: StateT, event: Event, at: datetime) -> Step:
         """The GM cancels the move that logged ``event``, by a compensating step;
         raises :class:`~pbp.core.events.MoveError`: ``void_kind`` {kind, allowed} when
         such events cannot be voided, or the engine's reason when something was
         built on it."""
 
-    def extra_post_number(self, which: str, number: int | None, state: Any) -> int:
+    def extra_post_number(self, which: str, number: int | None, state: StateT) -> int:
         """The number the ``which`` post (one of :attr:`extra_posts`) is rendered with
         when the GM asks for number ``number`` (None: the latest).
 
         :raises LookupError: there is no such post yet; ``args[0]`` says why, for the GM.
         """
 
-    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+    def first_deadline(self, game: ConfigT, state: StateT, start: datetime) -> datetime | None:
         """The first deadline (aware UTC) of a game started at ``start``; None: none."""
 
     def next_deadline(
-        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+        self, game: ConfigT, state: StateT, current: datetime | None, passed: datetime | None
     ) -> datetime | None:
         """The deadline after a committed step (``state`` is after it).
 
@@ -155,41 +170,43 @@ class GameKind(Protocol):
         :meth:`on_deadline`, or None after a player's move.
         """
 
-    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+    def shift_deadline(self, state: StateT, delta: timedelta) -> StateT:
         """The state with its current deadline ``delta`` later (a GM's pause or
         extension), for kinds whose deadlines live in the state; others return it as is
         (their deadline is the stored one, which the service moves)."""
 
-    def deadline_name(self, state: Any) -> str:
+    def deadline_name(self, state: StateT) -> str:
         """What the current deadline ends: ``"day"`` (``pbp close-day`` may pass it
         now), ``"night"`` (``pbp end-night``) or ``"turn"`` (no GM command)."""
 
-    def on_deadline(self, state: Any, at: datetime) -> Step:
+    def on_deadline(self, state: StateT, at: datetime) -> Step:
         """What happens when the deadline due at ``at`` passes (a day close, a missed turn)."""
 
-    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: StateT, step: Step) -> list[tuple[str, int]]:
         """Public posts to mail the GM after ``step``: ``[(template name, period)]``,
         e.g. ``[("day", 3)]`` when game day 3 closed."""
 
     def with_history(
-        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
-    ) -> Any:
+        self, state: StateT, events: Callable[[], Sequence[Event]], move: MoveT | None = None
+    ) -> StateT:
         """``state`` able to serve ``move`` (None: the views :meth:`status` and
         :meth:`gm_view`). A kind whose snapshot keeps only what the rules need (so
         that a move costs the same late in a game) adds the history the move or view
         needs from ``events()`` — the game's logged events, in order, read only
         then; otherwise ``state`` itself."""
 
-    def status(self, state: Any, player: str) -> dict[str, Any]:
+    def status(self, state: StateT, player: str) -> dict[str, Any]:
         """The private STATUS view of one player (a state given :meth:`with_history`)."""
 
-    def gm_view(self, state: Any) -> dict[str, Any]:
+    def gm_view(self, state: StateT) -> dict[str, Any]:
         """Everything the GM sees (``pbp show``; a state given :meth:`with_history`)."""
 
-    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+    def duties(self, state: StateT, player: str) -> dict[str, Any] | None:
         """Open duties for a reminder, or None when the player owes nothing."""
 
-    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(
+        self, game: ConfigT, state: StateT, events: Sequence[Event]
+    ) -> list[PrivateMail]:
         """Private mails that ``events`` (just applied, ``state`` after them) cause in
         ``game`` (its config, for settings such as ``vote_count_mail``)."""
 
@@ -249,3 +266,7 @@ class EngineKind:
     def gm_view(self, state: Any) -> dict[str, Any]:
         """The GM view (``pbp show``)."""
         return dict(self.engine.gm_view(state))
+
+
+#: A kind of any state, move and model: how the daemon and the registry hold kinds.
+AnyKind = GameKind[Any, Any, Any]

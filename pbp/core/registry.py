@@ -7,14 +7,14 @@ plugin) adds its own with :func:`register`.
 
 from __future__ import annotations
 
-from pbp.core.kind import GameKind
+from pbp.core.kind import AnyKind
 from pbp.games import BUNDLED
 
 #: ``kind`` name → the kind (its adapter object).
-KINDS: dict[str, GameKind] = {kind.kind: kind for kind in BUNDLED}
+KINDS: dict[str, AnyKind] = {kind.kind: kind for kind in BUNDLED}
 
 
-def register(kind: GameKind) -> GameKind:
+def register(kind: AnyKind) -> AnyKind:
     """Add ``kind`` under its ``kind`` name and return it.
 
     :raises ValueError: another kind already has that name.
@@ -34,7 +34,7 @@ def unregister(name: str) -> None:
     del KINDS[name]
 
 
-def kind_named(name: str) -> GameKind:
+def kind_named(name: str) -> AnyKind:
     """The kind registered as ``name``.
 
     :raises KeyError: none is; the message lists the known names.

@@ -7,10 +7,10 @@ parser, its ``games.yaml`` model and its adapter to the daemon (``kind.py``, a
 
 from __future__ import annotations
 
-from pbp.core.kind import GameKind
-from pbp.games.cluedo_days.kind import CluedoDays
-from pbp.games.cluedo_rounds.kind import CluedoRounds
+from pbp.core.kind import AnyKind
+from pbp.games.cluedo_days import kind as cluedo_days
+from pbp.games.cluedo_rounds import kind as cluedo_rounds
 from pbp.games.maniac.kind import Maniac
 
 #: The bundled kinds, in the order `pbp` lists them.
-BUNDLED: tuple[GameKind, ...] = (CluedoDays(), CluedoRounds(), Maniac())
+BUNDLED: tuple[AnyKind, ...] = (cluedo_days.KIND, cluedo_rounds.KIND, Maniac())

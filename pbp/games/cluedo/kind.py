@@ -3,26 +3,42 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
-from pbp.core.kind import EngineKind, ParsedCommand
-from pbp.games.cluedo.cards import Help, Status
+from pbp.core.kind import ParsedCommand
+from pbp.games.cluedo.cards import Cards, Help, Status
 from pbp.games.cluedo.parse import parse_cluedo
 
 
-class CluedoKind(EngineKind):
+class CluedoTable(Protocol):
+    """What the shared part needs of either variant's state: the seats and the cards."""
+
+    @property
+    def players(self) -> tuple[tuple[str, str | None], ...]:
+        """(player, character or None) in configured order."""
+
+    @property
+    def cards(self) -> Cards:
+        """The cards in play (C1)."""
+
+
+class CluedoKind:
     """Both Cluedo variants: seats and commands (``addressed``: suggestions name the
     player who answers, as by game days; not so in rounds)."""
 
     addressed: bool
+    #: The bundled kinds' texts are in pbp's own ``templates/``.
+    templates: Path | None = None
+    extra_posts: tuple[str, ...] = ()
 
-    def players(self, state: Any) -> list[str]:
+    def players(self, state: CluedoTable) -> list[str]:
         """Every seat, in configured order."""
-        return [name for name, _character in state.setup.players]
+        return [name for name, _character in state.players]
 
-    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+    def parse(self, text: str, state: CluedoTable) -> list[ParsedCommand]:
         """Commands of a mail body (grammar in :mod:`pbp.games.cluedo.parse`)."""
-        lines = parse_cluedo(text, state.setup.cards, self.players(state), addressed=self.addressed)
+        lines = parse_cluedo(text, state.cards, self.players(state), addressed=self.addressed)
         return [
             ParsedCommand(
                 line.line_no,
@@ -33,3 +49,7 @@ class CluedoKind(EngineKind):
             )
             for line in lines
         ]
+
+    def extra_post_number(self, which: str, number: int | None, state: object) -> int:
+        """Cluedo has no extra posts. :raises LookupError: always."""
+        raise LookupError(f"no {which} posts")

@@ -6,15 +6,17 @@ commands in :mod:`pbp.games.cluedo.parse`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import CLOSE_DAY, DeadlineCommand, PrivateMail
+from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, PrivateMail
+from pbp.games.cluedo.cards import CluedoMove
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_days import engine
 from pbp.games.cluedo_days.config import CluedoDaysGame
+from pbp.games.cluedo_days.state import DaysState
 from pbp.schedule import next_close
 
 
@@ -23,7 +25,6 @@ class CluedoDays(CluedoKind):
 
     kind = "cluedo_days"
     config_model = CluedoDaysGame
-    engine = engine
     addressed = True
     period_post = "day"
     extra_posts: tuple[str, ...] = ()
@@ -31,7 +32,48 @@ class CluedoDays(CluedoKind):
     deadline_names: tuple[str, ...] = ("day",)
     deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY,)
 
-    def setup(self, game: Any) -> engine.DaysSetup:
+    def load(self, data: Mapping[str, Any]) -> DaysState:
+        """Stored JSON → state."""
+        return engine.load_state(data)
+
+    def dump(self, state: DaysState) -> dict[str, Any]:
+        """State → JSON."""
+        return engine.dump_state(state)
+
+    def is_over(self, state: DaysState) -> bool:
+        """True once somebody won or everybody is out (C7)."""
+        return engine.is_over(state)
+
+    def apply(self, state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step:
+        """One move; raises :class:`~pbp.core.events.MoveError`."""
+        return engine.apply(state, player, move, at)
+
+    def remove(self, state: DaysState, player: str, at: datetime) -> Step:
+        """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
+        return engine.remove(state, player, at)
+
+    def shift_deadline(self, state: DaysState, delta: timedelta) -> DaysState:
+        """Unchanged: the deadline is the stored one (the day's close), moved by the service."""
+        return state
+
+    def with_history(
+        self,
+        state: DaysState,
+        events: Callable[[], Sequence[Event]],
+        move: CluedoMove | None = None,
+    ) -> DaysState:
+        """``state`` itself: its snapshot holds what every move and view needs."""
+        return state
+
+    def status(self, state: DaysState, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return engine.status(state, player)
+
+    def gm_view(self, state: DaysState) -> dict[str, Any]:
+        """The GM view (``pbp show``)."""
+        return engine.gm_view(state)
+
+    def setup(self, game: CluedoDaysGame) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
         rules = engine.DaysRules(
             suggestions_per_day=game.rules.suggestions_per_day,
@@ -47,30 +89,36 @@ class CluedoDays(CluedoKind):
             deal=game.to_deal(),
         )
 
-    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: CluedoDaysGame, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal (C2) and open day 1 (D1); ``at`` plays no part (days follow the clock)."""
         return engine.start(self.setup(game), seed, salt)
 
-    def mail_context(self, game: Any) -> dict[str, Any]:
+    def mail_context(self, game: CluedoDaysGame) -> dict[str, Any]:
         """The daily close time ``{"day_closes": "22:30"}`` (D1)."""
         return {"day_closes": game.day_closes}
 
-    def void(self, state: Any, event: Event, at: datetime) -> Step:
+    def void(self, state: DaysState, event: Event, at: datetime) -> Step:
         """An unanswered suggestion can be voided (nothing else is a move to undo)."""
         if event.kind != "suggestion_made":
             raise IllegalMove("void_kind", kind=event.kind, allowed=["suggestion_made"])
         return engine.void(state, int(event.data["number"]), at)
 
-    def day(self, state: Any) -> int:
+    def day(self, state: DaysState) -> int:
         """The current game day."""
         return int(state.day)
 
-    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+    def first_deadline(
+        self, game: CluedoDaysGame, state: DaysState, start: datetime
+    ) -> datetime | None:
         """Day 1 closes at the first ``day_closes`` after the start (D1)."""
         return next_close(start, game.close_time, game.zone)
 
     def next_deadline(
-        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+        self,
+        game: CluedoDaysGame,
+        state: DaysState,
+        current: datetime | None,
+        passed: datetime | None,
     ) -> datetime | None:
         """Moves leave the close alone; after a close the next regular one follows.
 
@@ -81,21 +129,21 @@ class CluedoDays(CluedoKind):
             return current
         return next_close(max(passed, current or passed), game.close_time, game.zone)
 
-    def deadline_name(self, state: Any) -> str:
+    def deadline_name(self, state: DaysState) -> str:
         """Every deadline closes a game day."""
         return "day"
 
-    def on_deadline(self, state: Any, at: datetime) -> Step:
+    def on_deadline(self, state: DaysState, at: datetime) -> Step:
         """Day close (D6, D7)."""
         return engine.close_day(state, at)
 
-    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: DaysState, step: Step) -> list[tuple[str, int]]:
         """The day summary when a day closed (D7)."""
         if any(event.kind == "day_closed" for event in step.events):
             return [("day", int(before.day))]
         return []
 
-    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+    def duties(self, state: DaysState, player: str) -> dict[str, Any] | None:
         """Owed answers and unused suggestions of today and whether the player is out
         (no penalty for him, D6), or None when there is nothing to do."""
         if engine.is_over(state):
@@ -106,7 +154,9 @@ class CluedoDays(CluedoKind):
             return None
         return {"owed": status["owed"], "suggestions_left": left, "out": status["out"]}
 
-    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(
+        self, game: CluedoDaysGame, state: DaysState, events: Sequence[Event]
+    ) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
         - the addressee of a new suggestion: what he holds of it and how to answer (D3);
@@ -149,3 +199,7 @@ class CluedoDays(CluedoKind):
                     mails.append(PrivateMail("game_over", name, {"result": data}))
         # A player the GM removed gets nothing but the end of the game.
         return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
+
+
+#: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.
+KIND: GameKind[DaysState, CluedoMove, CluedoDaysGame] = CluedoDays()

@@ -8,15 +8,17 @@ is mailed to the GM for every completed turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import DeadlineCommand, PrivateMail
+from pbp.core.kind import DeadlineCommand, GameKind, PrivateMail
+from pbp.games.cluedo.cards import CluedoMove
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_rounds import engine
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
+from pbp.games.cluedo_rounds.state import RoundsState
 
 #: Events after which the turn they belong to is complete (one public post each).
 TURN_ENDS = ("round_ended", "turn_skipped", "accusation_wrong", "game_over")
@@ -27,7 +29,6 @@ class CluedoRounds(CluedoKind):
 
     kind = "cluedo_rounds"
     config_model = CluedoRoundsGame
-    engine = engine
     addressed = False
     period_post = "turn"
     extra_posts: tuple[str, ...] = ()
@@ -35,7 +36,35 @@ class CluedoRounds(CluedoKind):
     deadline_names: tuple[str, ...] = ("turn",)
     deadline_commands: tuple[DeadlineCommand, ...] = ()
 
-    def setup(self, game: Any) -> engine.RoundsSetup:
+    def load(self, data: Mapping[str, Any]) -> RoundsState:
+        """Stored JSON → state."""
+        return engine.load_state(data)
+
+    def dump(self, state: RoundsState) -> dict[str, Any]:
+        """State → JSON."""
+        return engine.dump_state(state)
+
+    def is_over(self, state: RoundsState) -> bool:
+        """True once somebody won or everybody is out (C7)."""
+        return engine.is_over(state)
+
+    def apply(self, state: RoundsState, player: str, move: CluedoMove, at: datetime) -> Step:
+        """One move; raises :class:`~pbp.core.events.MoveError`."""
+        return engine.apply(state, player, move, at)
+
+    def remove(self, state: RoundsState, player: str, at: datetime) -> Step:
+        """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
+        return engine.remove(state, player, at)
+
+    def status(self, state: RoundsState, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return engine.status(state, player)
+
+    def gm_view(self, state: RoundsState) -> dict[str, Any]:
+        """The GM view (``pbp show``)."""
+        return engine.gm_view(state)
+
+    def setup(self, game: CluedoRoundsGame) -> engine.RoundsSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
         rules = engine.RoundsRules(
             auto_answer=game.auto_answer,
@@ -51,31 +80,40 @@ class CluedoRounds(CluedoKind):
             deal=game.to_deal(),
         )
 
-    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: CluedoRoundsGame, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal (C2) and start the first player's turn (R1) at ``at``."""
         return engine.start(self.setup(game), seed, salt, at)
 
-    def mail_context(self, game: Any) -> dict[str, Any]:
+    def mail_context(self, game: CluedoRoundsGame) -> dict[str, Any]:
         """The deadlines of a turn and of an answer, in hours (R7)."""
         return {"turn_hours": game.turn_hours, "answer_hours": game.answer_hours}
 
-    def day(self, state: Any) -> int:
+    def day(self, state: RoundsState) -> int:
         """The current turn number (the period of this kind)."""
         return int(state.turn)
 
-    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+    def first_deadline(
+        self, game: CluedoRoundsGame, state: RoundsState, start: datetime
+    ) -> datetime | None:
         """The first turn's deadline (R7)."""
         return engine.deadline(state)
 
     def next_deadline(
-        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+        self,
+        game: CluedoRoundsGame,
+        state: RoundsState,
+        current: datetime | None,
+        passed: datetime | None,
     ) -> datetime | None:
         """The current turn's or answer's deadline, whatever happened (R7)."""
         return engine.deadline(state)
 
     def with_history(
-        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
-    ) -> Any:
+        self,
+        state: RoundsState,
+        events: Callable[[], Sequence[Event]],
+        move: CluedoMove | None = None,
+    ) -> RoundsState:
         """The suggestions and skipped turns before the latest one, from the event
         log, for the views (STATUS lists every card shown, ``pbp show`` every
         suggestion) and for an answer naming an older suggestion (R2)."""
@@ -83,24 +121,24 @@ class CluedoRounds(CluedoKind):
             return engine.with_history(state, events())
         return state
 
-    def void(self, state: Any, event: Event, at: datetime) -> Step:
+    def void(self, state: RoundsState, event: Event, at: datetime) -> Step:
         """Nothing: a suggestion at once starts its answering round (R2), and an
         answer ends it; the GM acts for a player instead (pbp act)."""
         raise IllegalMove("void_kind", kind=event.kind, allowed=[])
 
-    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
+    def shift_deadline(self, state: RoundsState, delta: timedelta) -> RoundsState:
         """The turn's or answer's timeout ``delta`` later (R7 under a pause or extension)."""
         return engine.shift_deadline(state, delta)
 
-    def deadline_name(self, state: Any) -> str:
+    def deadline_name(self, state: RoundsState) -> str:
         """Deadlines end turns and answers: no GM command passes them."""
         return "turn"
 
-    def on_deadline(self, state: Any, at: datetime) -> Step:
+    def on_deadline(self, state: RoundsState, at: datetime) -> Step:
         """A missed turn is skipped; a missed answer is given by the GM (R7, C5)."""
         return engine.on_deadline(state, at)
 
-    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: RoundsState, step: Step) -> list[tuple[str, int]]:
         """One ``turn`` post per completed turn (the turn it completed)."""
         turns = [
             int(event.data["turn"])
@@ -111,11 +149,13 @@ class CluedoRounds(CluedoKind):
         ]
         return [("turn", turn) for turn in dict.fromkeys(turns)]
 
-    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+    def duties(self, state: RoundsState, player: str) -> dict[str, Any] | None:
         """His turn or his answer, when one is due (R7 reminders)."""
         return engine.duties(state, player)
 
-    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(
+        self, game: CluedoRoundsGame, state: RoundsState, events: Sequence[Event]
+    ) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
         - the player whose turn starts: his allowed rooms (R5) and deadline (R7);
@@ -159,7 +199,7 @@ class CluedoRounds(CluedoKind):
         return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
 
 
-def _suggestion(state: Any, number: int) -> dict[str, Any]:
+def _suggestion(state: RoundsState, number: int) -> dict[str, Any]:
     """The public facts of suggestion ``number`` (never its answers: they may hold a
     card shown to someone else)."""
     found = engine.find_suggestion(state, number)
@@ -172,3 +212,7 @@ def _suggestion(state: Any, number: int) -> dict[str, Any]:
         "weapon": found.weapon,
         "room": found.room,
     }
+
+
+#: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.
+KIND: GameKind[RoundsState, CluedoMove, CluedoRoundsGame] = CluedoRounds()
