@@ -117,31 +117,32 @@ def test_C2_deal_refuses_a_card_count_that_is_not_three_per_player() -> None:
     [
         (
             Deal(("Топор", "Маша", "Столовая"), EXAMPLE_DEAL.hands),
-            "the solution's suspect 'Топор' is not a suspect",
+            r"rule C2: deal\.solution\[0\]: 'Топор' is not a suspect: the solution is suspect, "
+            "weapon, room",
         ),
         (
             Deal(
                 EXAMPLE_DEAL.solution, {**EXAMPLE_DEAL.hands, "Роза": ("Библиотека", "Канделябр")}
             ),
-            "Роза holds 2 cards, not 3",
+            "rule C2: deal.hands.Роза: a hand holds 3 cards, got 2",
         ),
         (
             Deal(
                 EXAMPLE_DEAL.solution,
                 {**EXAMPLE_DEAL.hands, "Роза": ("Нож", "Канделябр", "Веревка")},
             ),
-            "cards dealt twice: Нож",
+            r"deal\.hands\.Роза\[0\]: card 'Нож' is dealt twice \(also deal\.hands\.Кросс\[2\]\)",
         ),
         (
             Deal(
                 EXAMPLE_DEAL.solution,
                 {**EXAMPLE_DEAL.hands, "Роза": ("Лом", "Канделябр", "Веревка")},
             ),
-            "unknown cards in the deal: Лом",
+            r"deal\.hands\.Роза\[0\]: 'Лом' is not a card in play",
         ),
         (
             Deal(EXAMPLE_DEAL.solution, {"Кросс": EXAMPLE_DEAL.hands["Кросс"]}),
-            "the deal has hands for",
+            "rule C2: deal.hands: no hand for Дуг, Роза",
         ),
     ],
 )

@@ -730,7 +730,7 @@ def test_C1_start_refuses_fewer_than_three_players_or_cards_not_3M_plus_3() -> N
         rounds.start(four, 1, SALT, T0)
     with pytest.raises(ValueError, match="players named twice"):
         rounds.start(RoundsSetup("g", (*PLAYERS[:2], PLAYERS[0]), EXAMPLE), 1, SALT, T0)
-    with pytest.raises(ValueError, match="rule C2: Дуг holds 2 cards, not 3"):
+    with pytest.raises(ValueError, match=r"rule C2: deal\.hands\.Дуг: a hand holds 3 cards, got 2"):
         hands = {**HANDS, "Дуг": ("Спальня", "Пистолет")}
         rounds.start(RoundsSetup("g", PLAYERS, EXAMPLE, deal=Deal(SOLUTION, hands)), 1, SALT, T0)
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from pbp.core.events import IllegalMove, InvalidMove, Step, utc_iso
+from pbp.yamlmarks import YamlPath, did_you_mean, show_path
 
 CATEGORIES = ("suspect", "weapon", "room")
 
@@ -190,36 +191,70 @@ def deal(cards: Cards, players: Sequence[str], rng: random.Random) -> Deal:
     return Deal(solution=solution, hands=hands)
 
 
-def check_deal(cards: Cards, players: Sequence[str], fixed: Deal) -> None:
-    """Check a deal given in the config (a game dealt by hand, or a test) against C1/C2.
+def deal_problems(
+    cards: Cards,
+    players: Sequence[str],
+    solution: Sequence[str],
+    hands: Mapping[str, Sequence[str]],
+) -> list[tuple[YamlPath, str]]:
+    """Rule C2 for a deal given by hand (``games.yaml``'s ``deal:``, a test): every
+    problem with where it is, as ``games.yaml`` has it (``("deal", "hands", "Дуг", 3)``).
 
-    The solution must be one suspect, one weapon and one room, in that order; every
-    player (and nobody else) has exactly 3 cards; every card of ``cards`` is in the
-    solution or in exactly one hand.
-
-    :raises ValueError: naming what is wrong, e.g. ``"rule C2: Дуг holds 2 cards, not 3"``.
+    The solution is one suspect, one weapon and one room, in that order; every player
+    (and nobody else) has a hand of exactly 3 cards; every card in play is in the
+    solution or in one hand, once. Example: ``[(("deal", "hands", "Дуг"), "rule C2: a
+    hand holds 3 cards, got 4")]``; ``[]`` for a legal deal.
     """
-    for category, card in zip(CATEGORIES, fixed.solution, strict=True):
-        if card not in cards.deck(category):
-            raise ValueError(f"rule C2: the solution's {category} {card!r} is not a {category}")
-    if sorted(fixed.hands) != sorted(players):
-        raise ValueError(
-            f"rule C2: the deal has hands for {sorted(fixed.hands)}, the players are "
-            f"{sorted(players)}"
-        )
-    for player, hand in fixed.hands.items():
+    found: list[tuple[YamlPath, str]] = []
+    in_play = cards.all()
+    seen: dict[str, str] = {}
+
+    def place(card: str, path: YamlPath) -> bool:
+        if card not in in_play:
+            found.append((path, f"{card!r} is not a card in play{did_you_mean(card, in_play)}"))
+            return False
+        if card in seen:
+            found.append((path, f"card {card!r} is dealt twice (also {seen[card]})"))
+            return False
+        seen[card] = show_path(path)
+        return True
+
+    for i, (card, category) in enumerate(zip(solution, CATEGORIES, strict=True)):
+        path: YamlPath = ("deal", "solution", i)
+        if place(card, path) and cards.category_of(card) != category:
+            found.append(
+                (path, f"{card!r} is not a {category}: the solution is suspect, weapon, room")
+            )
+    for name, hand in hands.items():
+        if name not in players:
+            found.append(
+                (("deal", "hands", name), f"{name!r} is not a player{did_you_mean(name, players)}")
+            )
+            continue
         if len(hand) != 3:
-            raise ValueError(f"rule C2: {player} holds {len(hand)} cards, not 3")
-    dealt = [*fixed.solution, *(card for hand in fixed.hands.values() for card in hand)]
-    unknown = sorted(set(dealt) - set(cards.all()))
-    if unknown:
-        raise ValueError(f"rule C2: unknown cards in the deal: {', '.join(unknown)}")
-    twice = sorted({card for card in dealt if dealt.count(card) > 1})
-    if twice:
-        raise ValueError(f"rule C2: cards dealt twice: {', '.join(twice)}")
-    missing = [card for card in cards.all() if card not in dealt]
+            found.append(
+                (("deal", "hands", name), f"rule C2: a hand holds 3 cards, got {len(hand)}")
+            )
+        for j, card in enumerate(hand):
+            place(card, ("deal", "hands", name, j))
+    missing = [p for p in players if p not in hands]
     if missing:
-        raise ValueError(f"rule C2: cards not dealt: {', '.join(missing)}")
+        found.append((("deal", "hands"), f"no hand for {', '.join(missing)}"))
+    return found  # with these checks passed, every card in play is used exactly once
+
+
+def check_deal(cards: Cards, players: Sequence[str], fixed: Deal) -> None:
+    """Check a deal given by hand against C2 (:func:`deal_problems`).
+
+    :raises ValueError: naming every problem, e.g. ``"rule C2: deal.hands.Дуг: a hand
+        holds 3 cards, got 2"``.
+    """
+    found = deal_problems(cards, players, fixed.solution, fixed.hands)
+    if found:
+        problems = "; ".join(
+            f"{show_path(path)}: {message.removeprefix('rule C2: ')}" for path, message in found
+        )
+        raise ValueError(f"rule C2: {problems}")
 
 
 def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | None) -> Deal:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from pbp.core.gameconfig import ConfigModel, GameBase, Name
-from pbp.games.cluedo.cards import CATEGORIES, CardCountError, Cards, Deal, cards_for_players
-from pbp.yamlmarks import Found, YamlPath, did_you_mean, show_path
+from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
+from pbp.yamlmarks import Found
 
 
 class Decks(ConfigModel):
@@ -55,46 +55,7 @@ class CluedoGame(GameBase):
                 found.append((("cards",), str(exc)))
             else:
                 if self.deal is not None:
-                    found += _deal_problems(self.deal, cards, self.player_names())
+                    found += deal_problems(
+                        cards, self.player_names(), self.deal.solution, self.deal.hands
+                    )
         return found
-
-
-def _deal_problems(deal: FixedDeal, cards: Cards, players: list[str]) -> Found:
-    """Rule C2 for a fixed deal: one card of each deck in the solution, 3 cards per hand,
-    every card in play used exactly once."""
-    found: Found = []
-    in_play = cards.all()
-    seen: dict[str, str] = {}
-
-    def place(card: str, path: YamlPath, shown: str) -> bool:
-        if card not in in_play:
-            found.append((path, f"{card!r} is not a card in play{did_you_mean(card, in_play)}"))
-            return False
-        if card in seen:
-            found.append((path, f"card {card!r} is dealt twice (also {seen[card]})"))
-            return False
-        seen[card] = shown
-        return True
-
-    for i, (card, category) in enumerate(zip(deal.solution, CATEGORIES, strict=True)):
-        path: YamlPath = ("deal", "solution", i)
-        if place(card, path, show_path(path)) and cards.category_of(card) != category:
-            found.append(
-                (path, f"{card!r} is not a {category}: the solution is suspect, weapon, room")
-            )
-    for name, hand in deal.hands.items():
-        if name not in players:
-            found.append(
-                (("deal", "hands", name), f"{name!r} is not a player{did_you_mean(name, players)}")
-            )
-            continue
-        if len(hand) != 3:
-            found.append(
-                (("deal", "hands", name), f"rule C2: a hand holds 3 cards, got {len(hand)}")
-            )
-        for j, card in enumerate(hand):
-            place(card, ("deal", "hands", name, j), show_path(("deal", "hands", name, j)))
-    missing = [p for p in players if p not in deal.hands]
-    if missing:
-        found.append((("deal", "hands"), f"no hand for {', '.join(missing)}"))
-    return found  # with these checks passed, every card in play is used exactly once
