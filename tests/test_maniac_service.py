@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from gamekit import GM, body, summary, utc
+from gamekit import GM, TEMPLATES, body, summary, utc
 from maniackit import (
     EMAILS,
     GAME,
@@ -34,7 +34,9 @@ from maniackit import (
 )
 
 from pbp.cli import main
+from pbp.engine import maniac as engine
 from pbp.fairness import commitment
+from pbp.render import Renderer
 
 RE = "Re: ход"
 WELCOME = "[seed-002] Маньяк: ваша роль"
@@ -730,8 +732,45 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
     assert out[orders + 1 : orders + 4] == [
         "  - night 1: kill Саша",
         "Open for orders: nights 1 and 2.",
-        "Skips: 0 of 3. Double kill: not used.",
+        "Skips: 0 of 3. Double kill: not available (fewer than 12 players).",
     ]
+
+
+def _double_kill_line(view: dict[str, object], locale: str) -> str:
+    """The double-kill line of ``pbp show`` (templates/<locale>/maniac/mail/gm_show.j2)."""
+    _subject, text = Renderer(TEMPLATES).private_mail(
+        "maniac/gm_show", locale=locale, game=GAME, view=view
+    )
+    return next(x for x in text.splitlines() if "Double kill" in x or "Двойное" in x)
+
+
+def test_show_double_kill_not_available_under_12_players(table: ManiacTable) -> None:
+    """M5: with fewer than 12 players the double kill does not exist, so ``pbp show``
+    says "not available", never "not used"; from 12 players: not used / night N."""
+    result = CliRunner().invoke(main, ["-c", str(table.path), "show", GAME])
+    assert result.exit_code == 0, result.output
+    assert "Skips: 0 of 3. Double kill: not available (fewer than 12 players)." in (
+        result.output.splitlines()
+    )
+
+    def started(names: list[str]) -> engine.ManiacState:
+        roles = {p: ROLES.get(p, "civilian") for p in names}
+        setup = engine.ManiacSetup(GAME, tuple((p, None) for p in names), roles=roles)
+        state: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
+        return state
+
+    assert _double_kill_line(engine.gm_view(started(list(PLAYERS))), "ru") == (
+        "Пропусков: 0 из 3. Двойное убийство: недоступно (меньше 12 игроков)."
+    )
+    big = started([*PLAYERS, "Гоша", "Ира"])
+    assert _double_kill_line(engine.gm_view(big), "en") == "Skips: 0 of 4. Double kill: not used."
+    ordered = engine.apply(big, "Коля", engine.Kill(("Вася", "Петя"), 2), START).state
+    assert (
+        _double_kill_line(engine.gm_view(ordered), "en") == "Skips: 0 of 4. Double kill: night 2."
+    )
+    assert _double_kill_line(engine.gm_view(ordered), "ru") == (
+        "Пропусков: 0 из 4. Двойное убийство: ночь 2."
+    )
 
 
 def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:

@@ -481,6 +481,7 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
         "open_nights": open_nights(state),
         "skips_used": skips_used(state),
         "skip_limit": skip_limit(state),
+        "double_kill_allowed": double_kill_allowed(state),
         "double_kill_night": double_kill_night(state),
         "votes": vote_count(state),
         "ballots": [flat_dict(b) for b in state.ballots],
