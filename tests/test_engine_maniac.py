@@ -687,6 +687,48 @@ def test_M6_a_target_in_prison_is_guarded_and_dies_without_the_duty_officer() ->
     assert maniac.status(game.state, "Петя")["prisoners"] == ["Таня"]
 
 
+@pytest.mark.parametrize(
+    "targets", [("Дима", "Таня"), ("Таня", "Дима")], ids=["do_first", "cell_first"]
+)
+def test_M6_protection_is_judged_at_the_start_of_the_night(targets: tuple[str, str]) -> None:
+    """M6: the night is simultaneous. A double kill of the duty officer and the player in
+    the cell kills the duty officer only, whichever target is named first: he still
+    guards the cell on the night he is killed. A single kill of him while someone sits
+    in the cell kills him."""
+    game = Game(12)
+    game.order(*targets)  # night 1
+    game.order("Дима", night=2)
+    game.vote("Вася→Таня")
+    game.close()
+    assert flat(game.end()) == [
+        fixed(2, "Дима"),
+        resolution(
+            1,
+            order={"targets": list(targets), "skip": False},
+            outcome="kill",
+            targets=[
+                {"player": t, "result": "killed" if t == "Дима" else "blocked"} for t in targets
+            ],
+            dead=["Дима"],
+        ),
+        morning(1, ["Дима"], "Таня", game),
+    ]
+    single = Game(12)
+    single.order("Дима")
+    single.vote("Вася→Таня")
+    single.close()
+    assert flat(single.end())[1:] == [
+        resolution(
+            1,
+            order={"targets": ["Дима"], "skip": False},
+            outcome="kill",
+            targets=[{"player": "Дима", "result": "killed"}],
+            dead=["Дима"],
+        ),
+        morning(1, ["Дима"], "Таня", game=single),
+    ]
+
+
 # --- M7 ---
 
 

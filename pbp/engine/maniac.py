@@ -576,6 +576,10 @@ def end_night(state: ManiacState, at: datetime) -> Step:
     def held(p: str) -> bool:
         return p == cell or state.in_prison(p)
 
+    # M6: a night's events are simultaneous. The duty officer's protection is judged
+    # once, on his state at the start of the night: killed by this very order (a double
+    # kill naming him and the player in the cell, in either order) he still guards the
+    # cell; a kill of him alone while someone sits in the cell kills him.
     guard = state.holder("duty_officer")
     guards = guard is not None and state.alive(guard) and not held(guard)
     dying: set[str] = set()
