@@ -992,6 +992,41 @@ def test_M11_prison_votes_only_after_a_night_in_the_cell_and_when_they_outnumber
     )
 
 
+def test_M11_the_close_gives_both_counts_when_prison_votes_were_cast() -> None:
+    """M11: ``vote_split`` holds the chosen player's standing prison and cell votes
+    whenever any of them asks for prison (the evening post prints both), else None."""
+    game = Game()
+    game.vote("Вася→Петя")
+    game.close()  # Петя: the cell, night 1
+    game.end()
+    game.vote("Вася→Таня")
+    assert game.close()[0].data["vote_split"] is None  # Таня: the cell, night 2
+    game.end()
+    game.vote("Вася→Петя", prison=True)
+    game.vote("Таня→Петя", "Оля→Петя")
+    data = game.close()[0].data  # 1 prison vote of 3: the cell
+    assert (data["to_cell"], data["to_prison"], data["vote_split"]) == (
+        "Петя",
+        None,
+        {"prison": 1, "cell": 2},
+    )
+    game.end()
+    # prison votes for someone else only: the chosen player's count needs no split
+    game.vote("Вася→Таня", prison=True)
+    game.vote("Саша→Оля", "Маша→Оля", "Коля→Оля")
+    data = game.close()[0].data
+    assert (data["to_cell"], data["vote_split"]) == ("Оля", None)
+    game.end()
+    game.vote("Вася→Петя", "Таня→Петя", prison=True)
+    game.vote("Оля→Петя")
+    data = game.close()[0].data  # 2 prison votes of 3: prison
+    assert (data["to_prison"], data["prison_reason"], data["vote_split"]) == (
+        "Петя",
+        "prison_votes",
+        {"prison": 2, "cell": 1},
+    )
+
+
 # --- M12 ---
 
 

@@ -655,6 +655,8 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "[b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, "
         "в тюрьму.\n"
         "\n"
+        "У Коли 1 голос за тюрьму и 1 голос за камеру.\n"  # M11: both counts
+        "\n"
         "[b]Игра окончена: итоги — в финальном посте.[/b]\n"
     )
     assert lines(mails[2])[:2] == [
@@ -690,6 +692,72 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "[b]Проверка честности раздачи[/b]\n"
     )
     assert f"В первом посте игры была опубликована сумма: {sha.group(1)}" in final
+
+
+@pytest.mark.parametrize(
+    ("locale", "prison_vote", "title", "lines_"),
+    [
+        (
+            "ru",
+            "ГОЛОС ТЮРЬМА Петю",
+            "[seed-002] Вечер дня 3: итоги голосования",
+            [
+                "[b]Вечер дня 3: итоги голосования[/b]",
+                "",
+                "- [b]Петя[/b] (6): Вася (в тюрьму), Таня, Оля, Саша, Маша, Катя",
+                "",
+                "Не проголосовали: Петя, Коля, Дима, Лена",
+                "",
+                "[b]В камеру отправляется Петя.[/b]",
+                "",
+                "У Пети 1 голос за тюрьму и 5 голосов за камеру: в тюрьму отправляют, только "
+                "когда голосов за тюрьму больше, чем за камеру.",
+                "",
+                "[b]Наступает ночь 3.[/b]",
+            ],
+        ),
+        (
+            "en",
+            "VOTE PRISON Петя",
+            "[seed-002] Evening of day 3: the vote",
+            [
+                "[b]Evening of day 3: the vote[/b]",
+                "",
+                "- [b]Петя[/b] (6): Вася (prison), Таня, Оля, Саша, Маша, Катя",
+                "",
+                "Not voted: Петя, Коля, Дима, Лена",
+                "",
+                "[b]Петя goes to the cell.[/b]",
+                "",
+                "Петя has 1 vote for prison and 5 votes for the cell: prison needs more votes "
+                "for prison than for the cell.",
+                "",
+                "[b]Night 3 falls.[/b]",
+            ],
+        ),
+    ],
+)
+def test_M11_the_evening_post_gives_both_counts_when_prison_votes_were_cast(
+    tmp_path: Path, locale: str, prison_vote: str, title: str, lines_: list[str]
+) -> None:
+    """M11: the chosen player has a prison vote, so the evening post gives his prison
+    and cell votes (plural forms: 1 голос, 5 голосов), and players see why he went
+    to the cell only."""
+    table = ManiacTable(tmp_path, locale=locale)
+    table.run(START)
+    table.move("Вася", "VOTE Петя", at=utc(2026, 12, 1, 10))
+    for when in (close(1), dawn(1), close(2), dawn(2)):
+        table.at(when)  # Петя: the cell on night 1, out on night 2
+    table.move("Вася", prison_vote, at=utc(2026, 12, 3, 8))
+    for voter in ("Таня", "Оля", "Саша", "Маша", "Катя"):
+        table.move(voter, "VOTE Петя", at=utc(2026, 12, 3, 9))
+
+    mails = table.at(close(3))
+
+    evening = [m for m in mails if str(m["Subject"]) == f"{title} — BBCode"]
+    assert bbcode(evening[0]).splitlines() == lines_
+    assert pbp_post(table, "--which", "evening", "--day", "3") == bbcode(evening[0])
+    table.close()
 
 
 # --- hidden information -----------------------------------------------------------------
