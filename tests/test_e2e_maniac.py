@@ -20,9 +20,10 @@ and small helpers are in tests/maniacmail.py.
    other's name. Вася's third vote on Петя is refused (M9); Катя, a civilian, orders
    a kill: refused without a word about who the maniac is; Коля orders Вася for
    night 1 and Петя for night 2. Катя alone has not voted: she alone is reminded.
-2. The scheduler closes day 1 (M10): Лена goes to the cell; Коля's two orders are fixed.
-3. The scheduler ends night 1 (M6, M7, M8): Вася is killed, and Лена, the fan, dies in
-   the cell though the duty officer lives.
+2. The scheduler closes day 1 (M10): Лена goes to the cell; Коля's two orders stay open
+   (M3: until night 1 ends).
+3. The scheduler ends night 1 (M3, M6, M7, M8): Коля's order for night 2 is fixed; Вася
+   is killed, and Лена, the fan, dies in the cell though the duty officer lives.
 4. Day 2: Вася, dead, may not vote (M8); the town votes Коля into the cell; Коля orders
    a skip for night 3 (M4) and asks for his STATUS. ``pbp post`` shows the count;
    the GM closes the day with ``pbp close-day`` (the next scheduled close is a day away).
@@ -272,13 +273,13 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         f"{APPLIED}"
         "> УБИТЬ Васю\n"
         "Понял: УБИТЬ Вася\n"
-        "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до закрытия дня 1 "
-        f"({close_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до конца ночи 1 "
+        f"({dawn_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
         "пишите.\n\n"
         "> KILL Петя NIGHT 2\n"
         "Понял: УБИТЬ Петя НОЧЬ 2\n"
-        "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до закрытия дня 1 "
-        f"({close_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до конца ночи 1 "
+        f"({dawn_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
         "пишите.\n\n"
         f"{accepted_vote('ГОЛОС Петю', 'Петю')}\n{FOOTER}"
     )
@@ -305,27 +306,14 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     ]
     assert_on_time(reminder, remind_at)
 
-    # --- the scheduler closes day 1 (M10): Лена to the cell; the orders fixed (M3)
+    # --- the scheduler closes day 1 (M10): Лена to the cell; no order fixed yet (M3)
     wait = (close_1 - datetime.now(UTC)).total_seconds() + 15
     evening_1 = table.one(GM, EVENING[0], wait)
     assert post(evening_1) == EVENING_1
     assert post(table.one(GM, md(EVENING[0]))) == (
         EVENING_1.replace("[b]", "**").replace("[/b]", "**")
     )
-    assert gm_only(table.one(GM, facts(EVENING[0]))) == (
-        "Только для ГМа:\n"
-        "  - Заказ маньяка на ночь 1 зафиксирован: убить Васю\n"
-        "  - Заказ маньяка на ночь 2 зафиксирован: убить Петю"
-    )
     assert_on_time(evening_1, close_1)
-    fixed_2 = table.one(EMAIL[MANIAC], FIXED[1])
-    fixed_1 = table.one(EMAIL[MANIAC], FIXED[0])
-    assert fixed_1.lines == [
-        "Коля, день закрыт, и ваш заказ на ночь 1 больше не меняется.",
-        "Заказ: убить Васю.",
-    ]
-    assert fixed_2.lines[1] == "Заказ: убить Петю."
-    assert_on_time(fixed_1, close_1)
 
     # --- the scheduler ends night 1 (M6, M7, M8): Вася killed; Лена, the fan, dies in
     # the cell though the duty officer lives; names only
@@ -335,9 +323,16 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert post(table.one(GM, md(MORNING[0]))) == MORNING_1_MARKDOWN
     assert gm_only(table.one(GM, facts(MORNING[0]))) == (
         "Только для ГМа:\n"
+        "  - Заказ маньяка на ночь 2 зафиксирован: убить Петю\n"
         "  - Ночь 1: Вася — погибает; фанат Лена умирает в камере; погибли: Вася, Лена"
     )
     assert_on_time(morning_1, dawn_1)
+    fixed_2 = table.one(EMAIL[MANIAC], FIXED[1])  # M3: fixed at the end of night 1
+    assert fixed_2.lines == [
+        "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
+        "Заказ: убить Петю.",
+    ]
+    assert_on_time(fixed_2, dawn_1)
     night_1 = table.one(GM, NIGHT[0])
     assert "Дежурный охраняет камеру: да." in night_1.lines
     for name in (VASYA, FAN):
@@ -382,7 +377,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "Ваши заказы:\n"
         "  - ночь 1: убить Васю (зафиксирован)\n"
         "  - ночь 2: убить Петю (зафиксирован)\n"
-        "  - ночь 3: пропуск (можно изменить до закрытия дня)\n"
+        "  - ночь 3: пропуск (можно изменить до закрытия дня 2)\n"
         "Сейчас можно заказать или изменить: ночь 3.\n"
         "Пропусков осталось: 2.\n"
         "Двойное убийство: недоступно.\n" in status
@@ -486,7 +481,6 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert subjects(dovecot, EMAIL[MANIAC]) == [
         WELCOME,
         DAY_1,
-        FIXED[0],
         FIXED[1],
         DAY_2,
         FIXED[2],
@@ -508,7 +502,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         SHEET,
         *(OPENING, md(OPENING), facts(OPENING)),
         *[VOTES[0]] * 11,
-        *(EVENING[0], md(EVENING[0]), facts(EVENING[0])),
+        *(EVENING[0], md(EVENING[0])),
         *(MORNING[0], md(MORNING[0]), facts(MORNING[0])),
         NIGHT[0],
         *[VOTES[1]] * 5,
@@ -549,7 +543,6 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert told == [
         (MANIAC, WELCOME),  # his fan
         (MANIAC, DAY_1),  # his orders
-        (MANIAC, FIXED[0]),
         (MANIAC, FIXED[1]),
         (MANIAC, DAY_2),  # his STATUS
         (MANIAC, NIGHT_2),  # his STATUS at night

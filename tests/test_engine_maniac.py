@@ -137,6 +137,26 @@ def morning(night: int, dead: list[str], released: str | None, game: Game) -> An
     return public("night_ended", {**data, "ended_at": game.stamp})
 
 
+NIGHT_1_END = {"phase": "night", "number": 1}  # M3: fixes the orders for nights 1 and 2
+
+
+def until(night: int) -> dict[str, Any]:
+    """M3: the deadline that fixes the order for ``night`` (``fixed_by``)."""
+    return NIGHT_1_END if night <= 2 else {"phase": "day", "number": night - 1}
+
+
+def fixed(night: int, *targets: str, skip: bool = False) -> Any:
+    """The maniac's ``order_fixed`` for ``night``: ``targets``, a skip, or a miss."""
+    data = {
+        "night": night,
+        "targets": list(targets),
+        "skip": skip,
+        "missing": not targets and not skip,
+        "fixed_by": until(night),
+    }
+    return to_maniac("order_fixed", data)
+
+
 def resolution(night: int, **data: Any) -> tuple[str, str, None, dict[str, Any]]:
     base: dict[str, Any] = {
         "night": night,
@@ -261,27 +281,31 @@ def test_M2_day_d_is_followed_by_night_d() -> None:
 # --- M3 ---
 
 
+def placed(night: int, *targets: str, changed: bool = False, at: str) -> Any:
+    """The maniac's ``order_placed`` for ``night``: ``targets`` or a skip."""
+    data = {
+        "night": night,
+        "targets": list(targets),
+        "skip": not targets,
+        "changed": changed,
+        "fixed_by": until(night),
+        "at": at,
+    }
+    return to_maniac("order_placed", data)
+
+
 def test_M3_order_timeline_seed_example() -> None:
     """Seed 002: day 1 "1 ночь - Вася, 2 ночь - Петя"; day 2 "3 ночь - Таня"."""
     game = Game()
     assert maniac.open_nights(game.state) == [1, 2]
-    assert flat(game.order("Вася")) == [
-        to_maniac(
-            "order_placed",
-            {"night": 1, "targets": ["Вася"], "skip": False, "changed": False, "at": game.stamp},
-        )
-    ]
-    assert flat(game.order("Петя")) == [
-        to_maniac(
-            "order_placed",
-            {"night": 2, "targets": ["Петя"], "skip": False, "changed": False, "at": game.stamp},
-        )
-    ]
+    assert flat(game.order("Вася")) == [placed(1, "Вася", at=game.stamp)]
+    assert flat(game.order("Петя")) == [placed(2, "Петя", at=game.stamp)]
     assert game.refused("Коля", Kill(("Таня",))) == ("all_nights_ordered", {"open": [1, 2]})
     assert game.refused("Коля", Kill(("Таня",), 3)) == (
         "night_not_open",
         {"night": 3, "open": [1, 2]},
     )
+    # the close of day 1 fixes nothing: nights 1 and 2 stay open during night 1 (M3)
     assert flat(game.close()) == [
         public(
             "day_closed",
@@ -293,31 +317,22 @@ def test_M3_order_timeline_seed_example() -> None:
                 "to_prison": None,
                 "prison_reason": None,
                 "tie_broken_by": None,
+                "vote_split": None,
                 "closed_at": game.stamp,
             },
         ),
-        to_maniac(
-            "order_fixed", {"night": 1, "targets": ["Вася"], "skip": False, "missing": False}
-        ),
-        to_maniac(
-            "order_fixed", {"night": 2, "targets": ["Петя"], "skip": False, "missing": False}
-        ),
     ]
     # during night 1 the order for night 3 (due on day 2) may already be placed
-    assert maniac.open_nights(game.state) == [3]
-    assert game.refused("Коля", Skip(2)) == ("night_not_open", {"night": 2, "open": [3]})
+    assert maniac.open_nights(game.state) == [1, 2, 3]
     game.order("Оля", night=3)
     assert game.events[-1].data["night"] == 3
-    assert game.end()[-1].data["dead"] == ["Вася"]
+    assert [e.kind for e in game.end()] == ["order_fixed", "night_resolution", "night_ended"]
+    assert game.events[-1].data["dead"] == ["Вася"]
     assert maniac.open_nights(game.state) == [3]
-    assert flat(game.order("Таня", night=3)) == [
-        to_maniac(
-            "order_placed",
-            {"night": 3, "targets": ["Таня"], "skip": False, "changed": True, "at": game.stamp},
-        )
-    ]
+    assert flat(game.order("Таня", night=3)) == [placed(3, "Таня", changed=True, at=game.stamp)]
     assert game.refused("Коля", Kill(("Оля",), 2)) == ("night_not_open", {"night": 2, "open": [3]})
-    game.close()
+    assert flat(game.close())[1:] == [fixed(3, "Таня")]
+    assert maniac.open_nights(game.state) == [4]
     assert game.end()[-1].data["dead"] == ["Петя"]
     game.close()
     assert game.end()[-1].data["dead"] == ["Таня"]
@@ -329,16 +344,68 @@ def test_M3_order_timeline_seed_example() -> None:
     ]
 
 
+def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1() -> None:
+    """M3 "в первый игровой день (или ночь)": the orders for nights 1 and 2 may be given
+    or changed during night 1, until it ends; then they are fixed. An order without a
+    night number is for the earliest open night without an order."""
+    game = Game()
+    game.order("Вася", night=2)  # day 1: night 2 only
+    game.close()
+    assert flat(game.order("Таня")) == [placed(1, "Таня", at=game.stamp)]  # night 1 had none
+    assert flat(game.order("Оля", night=2)) == [placed(2, "Оля", changed=True, at=game.stamp)]
+    assert flat(game.order("Саша", night=1)) == [placed(1, "Саша", changed=True, at=game.stamp)]
+    assert flat(game.order("Маша")) == [placed(3, "Маша", at=game.stamp)]  # 1, 2 have orders
+    assert game.refused("Коля", Kill(("Петя",))) == ("all_nights_ordered", {"open": [1, 2, 3]})
+    three = IllegalMove("all_nights_ordered", open=[1, 2, 3])
+    assert render("ru", three) == (
+        "На каждую открытую ночь (ночи 1, 2 и 3) заказ уже есть. Чтобы изменить заказ, "
+        "укажите ночь: УБИТЬ <игрок> НОЧЬ 1 или ПРОПУСК НОЧЬ 1."
+    )
+    assert render("en", three) == (
+        "Every open night already has an order (nights 1, 2 and 3). To change one, name its "
+        "night: KILL <player> NIGHT 1 or SKIP NIGHT 1."
+    )
+    orders = maniac.status(game.state, "Коля")["orders"]
+    assert [(o["night"], o["targets"], o["fixed"]) for o in orders] == [
+        (1, ["Саша"], False),
+        (2, ["Оля"], False),
+        (3, ["Маша"], False),
+    ]
+    assert flat(game.end()) == [
+        fixed(2, "Оля"),  # night 1's order is carried out at the same moment
+        resolution(
+            1,
+            order={"targets": ["Саша"], "skip": False},
+            outcome="kill",
+            targets=[{"player": "Саша", "result": "killed"}],
+            dead=["Саша"],
+        ),
+        morning(1, ["Саша"], None, game),
+    ]
+    # night 1 has ended: the orders for nights 1 and 2 are fixed
+    assert game.refused("Коля", Kill(("Петя",), 2)) == (
+        "night_not_open",
+        {"night": 2, "open": [3]},
+    )
+    assert game.refused("Коля", Skip(1)) == ("night_not_open", {"night": 1, "open": [3]})
+    orders = maniac.status(game.state, "Коля")["orders"]
+    assert [(o["night"], o["fixed"]) for o in orders] == [(1, True), (2, True), (3, False)]
+
+
 def test_M3_a_missing_order_is_a_miss_not_a_skip() -> None:
     game = Game()
-    closed = game.close()
-    assert flat(closed[1:]) == [
-        to_maniac("order_fixed", {"night": 1, "targets": [], "skip": False, "missing": True}),
-        to_maniac("order_fixed", {"night": 2, "targets": [], "skip": False, "missing": True}),
-    ]
-    assert flat(game.end()) == [resolution(1), morning(1, [], None, game)]
+    assert flat(game.close())[1:] == []  # nights 1 and 2 may still be ordered
+    assert flat(game.end()) == [fixed(2), resolution(1), morning(1, [], None, game)]
     assert maniac.status(game.state, "Коля")["skips_left"] == 4
-    assert maniac.duties(game.state, "Коля") == {"day": 2, "vote": True, "orders_due": [3]}
+    assert maniac.duties(game.state, "Коля") == {
+        "day": 2,
+        "phase": "day",
+        "vote": True,
+        "orders_due": [3],
+        "fixed_by": {"phase": "day", "number": 2},
+    }
+    assert flat(game.close())[1:] == [fixed(3)]  # from day 2 on, at the day's close
+    assert flat(game.end()) == [resolution(2), morning(2, [], None, game)]
 
 
 def test_M3_targets_alive_not_the_maniac_orders_from_the_maniac_only() -> None:
@@ -374,12 +441,7 @@ def test_M3_targets_alive_not_the_maniac_orders_from_the_maniac_only() -> None:
 
 def test_M4_skips_at_most_a_third_and_never_two_in_a_row() -> None:
     game = Game(8)  # floor(8 / 3) = 2 skips
-    assert flat(game.order()) == [
-        to_maniac(
-            "order_placed",
-            {"night": 1, "targets": [], "skip": True, "changed": False, "at": game.stamp},
-        )
-    ]
+    assert flat(game.order()) == [placed(1, at=game.stamp)]
     assert game.refused("Коля", Skip(2)) == ("skip_in_a_row", {"night": 2, "other": 1})
     game.order("Вася", night=2)
     # night 1 changed to a kill, night 2 to a skip: the neighbour check runs both ways
@@ -412,18 +474,7 @@ def test_M4_skips_at_most_a_third_and_never_two_in_a_row() -> None:
 
 def test_M5_one_double_kill_from_twelve_players() -> None:
     game = Game(12)
-    assert flat(game.order("Вася", "Петя")) == [
-        to_maniac(
-            "order_placed",
-            {
-                "night": 1,
-                "targets": ["Вася", "Петя"],
-                "skip": False,
-                "changed": False,
-                "at": game.stamp,
-            },
-        )
-    ]
+    assert flat(game.order("Вася", "Петя")) == [placed(1, "Вася", "Петя", at=game.stamp)]
     assert game.refused("Коля", Kill(("Таня", "Оля"))) == ("double_kill_used", {"night": 1})
     assert game.refused("Коля", Kill(("Таня", "Таня"), 2)) == (
         "same_target_twice",
@@ -434,6 +485,7 @@ def test_M5_one_double_kill_from_twelve_players() -> None:
     game.order("Петя")
     game.close()
     assert flat(game.end()) == [
+        fixed(2, "Петя"),
         resolution(
             1,
             order={"targets": ["Оля", "Таня"], "skip": False},
@@ -455,6 +507,38 @@ def test_M5_one_double_kill_from_twelve_players() -> None:
     assert maniac.status(small.state, "Коля")["double_kill_available"] is False
 
 
+def test_M5_a_voided_double_kill_is_not_used_up() -> None:
+    """M5, seed 2.3: a double kill voided because the maniac sat in the cell (M6) is not
+    used up, as a voided skip is not; he may order a double kill again."""
+    game = Game(12)
+    game.order("Вася", "Петя")  # night 1
+    assert game.refused("Коля", Kill(("Таня", "Оля"), 2)) == ("double_kill_used", {"night": 1})
+    game.order("Таня", night=2)
+    game.vote("Вася→Коля")
+    game.close()
+    assert flat(game.end()) == [
+        fixed(2, "Таня"),
+        resolution(
+            1,
+            order={"targets": ["Вася", "Петя"], "skip": False},
+            maniac_in_cell=True,
+            outcome="void",
+        ),
+        morning(1, [], "Коля", game),
+    ]
+    assert maniac.status(game.state, "Коля")["double_kill_available"] is True
+    assert maniac.gm_view(game.state)["double_kill_night"] is None
+    assert flat(game.order("Оля", "Саша")) == [placed(3, "Оля", "Саша", at=game.stamp)]
+    assert maniac.gm_view(game.state)["double_kill_night"] == 3
+    assert maniac.status(game.state, "Коля")["double_kill_available"] is False
+    game.close()
+    assert game.end()[-1].data["dead"] == ["Таня"]  # night 2
+    assert game.refused("Коля", Kill(("Маша", "Нина"))) == ("double_kill_used", {"night": 3})
+    game.close()
+    assert game.end()[-1].data["dead"] == ["Оля", "Саша"]  # night 3: the double kill
+    assert game.refused("Коля", Kill(("Маша", "Нина"))) == ("double_kill_used", {"night": 3})
+
+
 # --- M6 ---
 
 
@@ -464,6 +548,7 @@ def test_M6_a_target_in_the_cell_survives_while_the_duty_officer_guards() -> Non
     game.vote("Вася→Таня")
     game.close()
     assert flat(game.end()) == [
+        fixed(2),
         resolution(
             1,
             order={"targets": ["Таня"], "skip": False},
@@ -501,6 +586,7 @@ def test_M6_the_duty_officer_in_the_cell_can_be_killed() -> None:
     game.vote("Вася→Дима")
     game.close()
     assert flat(game.end()) == [
+        fixed(2),
         resolution(
             1,
             order={"targets": ["Дима"], "skip": False},
@@ -521,6 +607,7 @@ def test_M6_the_maniac_in_the_cell_voids_his_order_and_a_voided_skip_is_not_used
     game.vote("Вася→Коля")
     game.close()
     assert flat(game.end()) == [
+        fixed(2, "Вася"),
         resolution(
             1,
             order={"targets": [], "skip": True},
@@ -539,6 +626,7 @@ def test_M6_the_maniac_in_the_cell_voids_his_order_and_a_voided_skip_is_not_used
         "at": iso(T0 + timedelta(minutes=1)),
         "voided": True,
         "fixed": True,
+        "fixed_by": NIGHT_1_END,
     }
     # a voided kill is voided the same way; the plan for the next nights stands
     game.vote("Вася→Коля")
@@ -553,6 +641,7 @@ def test_M6_the_maniac_in_the_cell_voids_a_kill() -> None:
     game.vote("Петя→Коля")
     game.close()
     assert flat(game.end()) == [
+        fixed(2),
         resolution(
             1,
             order={"targets": ["Вася"], "skip": False},
@@ -598,6 +687,48 @@ def test_M6_a_target_in_prison_is_guarded_and_dies_without_the_duty_officer() ->
     assert maniac.status(game.state, "Петя")["prisoners"] == ["Таня"]
 
 
+@pytest.mark.parametrize(
+    "targets", [("Дима", "Таня"), ("Таня", "Дима")], ids=["do_first", "cell_first"]
+)
+def test_M6_protection_is_judged_at_the_start_of_the_night(targets: tuple[str, str]) -> None:
+    """M6: the night is simultaneous. A double kill of the duty officer and the player in
+    the cell kills the duty officer only, whichever target is named first: he still
+    guards the cell on the night he is killed. A single kill of him while someone sits
+    in the cell kills him."""
+    game = Game(12)
+    game.order(*targets)  # night 1
+    game.order("Дима", night=2)
+    game.vote("Вася→Таня")
+    game.close()
+    assert flat(game.end()) == [
+        fixed(2, "Дима"),
+        resolution(
+            1,
+            order={"targets": list(targets), "skip": False},
+            outcome="kill",
+            targets=[
+                {"player": t, "result": "killed" if t == "Дима" else "blocked"} for t in targets
+            ],
+            dead=["Дима"],
+        ),
+        morning(1, ["Дима"], "Таня", game),
+    ]
+    single = Game(12)
+    single.order("Дима")
+    single.vote("Вася→Таня")
+    single.close()
+    assert flat(single.end())[1:] == [
+        resolution(
+            1,
+            order={"targets": ["Дима"], "skip": False},
+            outcome="kill",
+            targets=[{"player": "Дима", "result": "killed"}],
+            dead=["Дима"],
+        ),
+        morning(1, ["Дима"], "Таня", game=single),
+    ]
+
+
 # --- M7 ---
 
 
@@ -607,6 +738,7 @@ def test_M7_the_fan_in_the_cell_dies_whatever_the_duty_officer() -> None:
     game.vote("Петя→Лена")
     game.close()
     assert flat(game.end()) == [
+        fixed(2),
         resolution(
             1,
             order={"targets": ["Вася"], "skip": False},
@@ -628,7 +760,7 @@ def test_M8_morning_names_the_dead_only_releases_the_cell_and_the_dead_take_no_p
     game.vote("Петя→Таня", "Таня→Петя", "Оля→Таня")
     game.close()
     ended = game.end()
-    assert flat(ended)[1] == morning(1, ["Вася"], "Таня", game)
+    assert flat(ended)[2] == morning(1, ["Вася"], "Таня", game)
     assert maniac.status(game.state, "Таня")["in_cell"] is None
     assert game.refused("Вася", Vote("Петя")) == ("player_dead", {"player": "Вася"})
     assert game.refused("Вася", Unvote()) == ("player_dead", {"player": "Вася"})
@@ -719,7 +851,13 @@ def test_M9_votes_changed_withdrawn_last_vote_stands() -> None:
     assert maniac.status(game.state, "Вася")["casts_left"]["Таня"] == 1
     assert maniac.status(game.state, "Вася")["my_vote"] == {"target": "Таня", "prison": False}
     assert maniac.duties(game.state, "Вася") is None
-    assert maniac.duties(game.state, "Петя") == {"day": 1, "vote": True, "orders_due": []}
+    assert maniac.duties(game.state, "Петя") == {
+        "day": 1,
+        "phase": "day",
+        "vote": True,
+        "orders_due": [],
+        "fixed_by": None,
+    }
 
 
 # --- M10 ---
@@ -757,6 +895,7 @@ def test_M10_tie_goes_to_earliest_standing_vote_seed_example() -> None:
             "to_prison": None,
             "prison_reason": None,
             "tie_broken_by": {"tied": ["Таня", "Петя"], "voter": "Петя", "at": second},
+            "vote_split": None,
             "closed_at": game.stamp,
         },
     )
@@ -853,6 +992,41 @@ def test_M11_prison_votes_only_after_a_night_in_the_cell_and_when_they_outnumber
     )
 
 
+def test_M11_the_close_gives_both_counts_when_prison_votes_were_cast() -> None:
+    """M11: ``vote_split`` holds the chosen player's standing prison and cell votes
+    whenever any of them asks for prison (the evening post prints both), else None."""
+    game = Game()
+    game.vote("Вася→Петя")
+    game.close()  # Петя: the cell, night 1
+    game.end()
+    game.vote("Вася→Таня")
+    assert game.close()[0].data["vote_split"] is None  # Таня: the cell, night 2
+    game.end()
+    game.vote("Вася→Петя", prison=True)
+    game.vote("Таня→Петя", "Оля→Петя")
+    data = game.close()[0].data  # 1 prison vote of 3: the cell
+    assert (data["to_cell"], data["to_prison"], data["vote_split"]) == (
+        "Петя",
+        None,
+        {"prison": 1, "cell": 2},
+    )
+    game.end()
+    # prison votes for someone else only: the chosen player's count needs no split
+    game.vote("Вася→Таня", prison=True)
+    game.vote("Саша→Оля", "Маша→Оля", "Коля→Оля")
+    data = game.close()[0].data
+    assert (data["to_cell"], data["vote_split"]) == ("Оля", None)
+    game.end()
+    game.vote("Вася→Петя", "Таня→Петя", prison=True)
+    game.vote("Оля→Петя")
+    data = game.close()[0].data  # 2 prison votes of 3: prison
+    assert (data["to_prison"], data["prison_reason"], data["vote_split"]) == (
+        "Петя",
+        "prison_votes",
+        {"prison": 2, "cell": 1},
+    )
+
+
 # --- M12 ---
 
 
@@ -894,6 +1068,7 @@ def test_M12_the_town_wins_at_the_close_that_sends_the_maniac_to_prison() -> Non
                     "voter": "Вася",
                     "at": closed_vote(game),
                 },
+                "vote_split": None,
                 "closed_at": game.stamp,
             },
         ),
@@ -1056,6 +1231,7 @@ def test_hidden_information_no_public_role_nor_reason_for_a_quiet_night() -> Non
         *("game", "day", "players", "commitment", "fan", "skips", "double_kill"),
         *("casts_per_target", "started_at", "voter", "target", "prison", "cast_no", "at"),
         *("counts", "not_voted", "to_cell", "to_prison", "prison_reason", "tie_broken_by"),
+        "vote_split",
         *("closed_at", "night", "dead", "released", "ended_at"),
     }
 
@@ -1065,7 +1241,13 @@ def test_hidden_information_no_public_role_nor_reason_for_a_quiet_night() -> Non
 
 def test_status_gm_view_and_duties_of_the_maniac() -> None:
     game = Game()
-    assert maniac.duties(game.state, "Коля") == {"day": 1, "vote": True, "orders_due": [1, 2]}
+    assert maniac.duties(game.state, "Коля") == {
+        "day": 1,
+        "phase": "day",
+        "vote": True,
+        "orders_due": [1, 2],
+        "fixed_by": NIGHT_1_END,
+    }
     game.order("Вася")
     status = maniac.status(game.state, "Коля")
     assert {k: status[k] for k in ("role", "partner", "open_nights", "skips_left")} == {
@@ -1079,9 +1261,22 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
     assert maniac.status(game.state, "Лена")["partner"] == "Коля"
     assert maniac.status(game.state, "Дима")["partner"] is None
     game.vote("Коля→Вася")
-    assert maniac.duties(game.state, "Коля") == {"day": 1, "vote": False, "orders_due": [2]}
+    assert maniac.duties(game.state, "Коля") == {
+        "day": 1,
+        "phase": "day",
+        "vote": False,
+        "orders_due": [2],
+        "fixed_by": NIGHT_1_END,
+    }
     game.close()
-    assert maniac.duties(game.state, "Коля") is None  # at night nothing is due
+    # M3: during night 1 the order for night 2 is still owed (until night 1 ends)
+    assert maniac.duties(game.state, "Коля") == {
+        "day": 1,
+        "phase": "night",
+        "vote": False,
+        "orders_due": [2],
+        "fixed_by": NIGHT_1_END,
+    }
     assert maniac.status(game.state, "Коля")["casts_left"] == {}
     view = maniac.gm_view(game.state)
     assert view["players"][0] == {
@@ -1095,7 +1290,19 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
     }
     assert (view["phase"], view["skip_limit"], view["skips_used"]) == ("night", 4, 0)
     assert view["commitment"] == commitment(view["canonical"])
-    assert view["orders"][0]["fixed"] is True
+    assert (view["orders"][0]["fixed"], view["double_kill_allowed"]) == (False, True)
+    game.order("Петя")
+    game.end()
+    assert maniac.duties(game.state, "Коля") == {
+        "day": 2,
+        "phase": "day",
+        "vote": True,
+        "orders_due": [3],
+        "fixed_by": {"phase": "day", "number": 2},
+    }
+    assert [o["fixed"] for o in maniac.gm_view(game.state)["orders"]] == [True, True]
+    game.close()
+    assert maniac.duties(game.state, "Коля") is None  # during a later night nothing is due
     with pytest.raises(KeyError):
         maniac.status(game.state, "Моро")
 
@@ -1245,9 +1452,19 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "night_not_open",
             "en",
-            "The order for night 5 cannot be placed or changed now: an order is fixed at the "
-            "close of the day on which it is due (day 1: nights 1 and 2; every later day: the "
-            "night after next). Open now: nights 1 and 2, e.g. KILL <player> NIGHT 1.",
+            "The order for night 5 cannot be placed or changed now. The orders for nights 1 "
+            "and 2 are given on day 1 or during night 1 and may be changed until night 1 "
+            "ends; on every later day the order is for the night after next and may be "
+            "changed until that day closes. Open now: nights 1 and 2, e.g. KILL <player> "
+            "NIGHT 1.",
+        ),
+        (
+            "night_not_open",
+            "ru",
+            "Заказ на ночь 5 сейчас нельзя сделать или изменить. Заказы на ночи 1 и 2 делают "
+            "в день 1 или в ночь 1 и могут менять, пока ночь 1 не закончится; в каждый "
+            "следующий день заказывают ночь через одну, и этот заказ можно менять до закрытия "
+            "дня. Сейчас открыты ночи 1 и 2, например: УБИТЬ <игрок> НОЧЬ 1.",
         ),
         (
             "not_the_maniac",

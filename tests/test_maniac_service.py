@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from gamekit import GM, body, summary, utc
+from gamekit import GM, TEMPLATES, body, summary, utc
 from maniackit import (
     EMAILS,
     GAME,
@@ -35,6 +35,8 @@ from maniackit import (
 
 from pbp.cli import main
 from pbp.fairness import commitment
+from pbp.games.maniac import engine
+from pbp.render import Renderer
 
 RE = "Re: ход"
 WELCOME = "[seed-002] Маньяк: ваша роль"
@@ -135,10 +137,10 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
         "Ваша роль: МАНЬЯК.",
         "Ваш фанат — Лена. Фанат играет за вас и знает, кто вы; убивать он не может, "
         "помогает только голосованием.",
-        "Вы заказываете убийства письмом: в день 1 — на ночи 1 и 2, в каждый следующий "
-        "день — на ночь через одну (в день 2 — на ночь 3 и т. д.). Заказ можно менять до "
-        "закрытия дня, в который он делается; без заказа ночь пройдёт без убийства (это "
-        "промах, а не пропуск).",
+        "Вы заказываете убийства письмом: на ночи 1 и 2 — в день 1 или в ночь 1, и оба "
+        "заказа можно менять до конца ночи 1; в каждый следующий день — на ночь через одну "
+        "(в день 2 — на ночь 3 и т. д.), и такой заказ можно менять до закрытия этого дня. "
+        "Без заказа ночь пройдёт без убийства (это промах, а не пропуск).",
         "Пропустить выстрел можно 3 раза за игру, но не две ночи подряд.",
         "Пока дежурный жив и сам не сидит, того, кто в камере, убить нельзя. Если в камере "
         "вы сами, заказ на эту ночь не исполняется (пропуск при этом не тратится).",
@@ -260,11 +262,8 @@ def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> N
     )
 
     mails = table.at(close(1))
-    assert summary(mails) == [
-        *posted("[seed-002] Вечер дня 1: итоги голосования"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 1 зафиксирован"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-    ]
+    # M3: the close of day 1 fixes no order, so no GM-only facts and no mail to the maniac
+    assert summary(mails) == posted("[seed-002] Вечер дня 1: итоги голосования", private=False)
     assert bbcode(mails[0]) == EVENING_1
     assert markdown(mails[1]) == EVENING_1.replace("[b]", "**").replace("[/b]", "**")
     # After the close `pbp post` prints the day's result.
@@ -356,18 +355,18 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "",
         "> УБИТЬ Сашу",
         "Понял: УБИТЬ Саша",
-        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до закрытия дня 1 "
-        "(22:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
+        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
         "",
         "> ПРОПУСК",
         "Понял: ПРОПУСК",
-        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до закрытия дня 1 (22:00, "
+        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до конца ночи 1 (10:00, "
         "Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
         "",
         "> УБИТЬ Олю НОЧЬ 2",
         "Понял: УБИТЬ Оля НОЧЬ 2",
         "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
-        "закрытия дня 1 (22:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
         "не пишите.",
         "",
         "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
@@ -386,8 +385,8 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     status = lines(mails[0])
     assert status[status.index("Ваши заказы:") :] == [
         "Ваши заказы:",
-        "  - ночь 1: убить Сашу (можно изменить до закрытия дня)",
-        "  - ночь 2: убить Олю (можно изменить до закрытия дня)",
+        "  - ночь 1: убить Сашу (можно изменить до конца ночи 1)",
+        "  - ночь 2: убить Олю (можно изменить до конца ночи 1)",
         "Сейчас можно заказать или изменить: ночи 1 и 2.",
         "Пропусков осталось: 3.",
         "Двойное убийство: недоступно.",
@@ -395,22 +394,9 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
     ]
 
-    # The close fixes both orders: the maniac is told, the GM sees them beside the post.
+    # M3: the close of day 1 fixes neither order (they may change until night 1 ends).
     mails = table.at(close(1))
-    assert summary(mails) == [
-        *posted("[seed-002] Вечер дня 1: итоги голосования"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 1 зафиксирован"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-    ]
-    assert gm_facts(mails[2]) == (
-        "Только для ГМа:\n"
-        "  - Заказ маньяка на ночь 1 зафиксирован: убить Сашу\n"
-        "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
-    )
-    assert lines(mails[4]) == [
-        "Коля, день закрыт, и ваш заказ на ночь 2 больше не меняется.",
-        "Заказ: убить Олю.",
-    ]
+    assert summary(mails) == posted("[seed-002] Вечер дня 1: итоги голосования", private=False)
     # Nobody voted: nobody goes to the cell (M10).
     assert bbcode(mails[0]).endswith(
         "Голосов нет.\n\n"
@@ -420,17 +406,29 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     )
 
     # Night 1: Саша dies; the dead player is told, the morning names him only (M8).
+    # The end of night 1 fixes the order for night 2: the maniac is told, the GM sees it
+    # beside the post (M3).
     mails = table.at(dawn(1))
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Саша"], "[seed-002] Вас убили в ночь 1"),
+    ]
+    assert gm_facts(mails[2]) == (
+        "Только для ГМа:\n"
+        "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
+        "  - Ночь 1: Саша — погибает; погибли: Саша\n"
+    )
+    assert lines(mails[3]) == [
+        "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
+        "Заказ: убить Олю.",
     ]
     assert bbcode(mails[0]).startswith(
         "[b]Утро дня 2[/b]\n\nЭтой ночью убит игрок [b]Саша[/b].\n\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Маша, Коля, Дима, Лена, Катя.\n"
     )
-    assert lines(mails[4])[0] == (
+    assert lines(mails[5])[0] == (
         "Саша, этой ночью (ночь 1) вас убили. Утром об этом объявят в треде — только имя, без роли."
     )
     # M8: the dead take no further part.
@@ -442,6 +440,70 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     assert section(mails[0], "УБИТЬ Таню")[0].startswith(
         "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2"
     )
+
+
+def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
+    tmp_path: Path,
+) -> None:
+    """M3 "в первый игровой день (или ночь)": mails arriving during night 1 place and
+    change the orders for nights 1 and 2; the reminder before night 1 ends names the
+    night still without an order; the end of night 1 fixes them."""
+    table = ManiacTable(tmp_path, extra="remind_hours_before: 2\n")
+    table.run(START)
+    table.new_mail()
+    assert summary(table.at(close(1))) == posted(
+        "[seed-002] Вечер дня 1: итоги голосования", private=False
+    )  # no order yet, and nothing fixed at this close
+
+    mails = table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 21))  # 00:00 in Moscow
+    assert summary(mails) == [(EMAILS["Коля"], RE)]
+    assert section(mails[0], "УБИТЬ Сашу") == [
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
+        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+    ]
+
+    mails = table.at(utc(2026, 12, 2, 5))  # two hours before night 1 ends
+    subject = "[seed-002] Напоминание: ночь 1 заканчивается 02.12.2026 10:00 (Europe/Moscow)"
+    assert summary(mails) == [(EMAILS["Коля"], subject)]  # nobody votes at night
+    assert lines(mails[0]) == [
+        "Коля, ночь 1 заканчивается 02.12.2026 10:00 (Europe/Moscow).",
+        "",
+        "- Нет заказа на ночь 2: УБИТЬ <игрок> НОЧЬ 2 или ПРОПУСК НОЧЬ 2. Ночь без заказа "
+        "пройдёт без убийства, и это промах, а не пропуск.",
+    ]
+
+    mails = table.move("Коля", "УБИТЬ Олю НОЧЬ 2", "УБИТЬ Машу НОЧЬ 1", at=utc(2026, 12, 2, 6))
+    assert section(mails[0], "УБИТЬ Олю НОЧЬ 2") == [
+        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 "
+        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+    ]
+    assert section(mails[0], "УБИТЬ Машу НОЧЬ 1") == [
+        "Принято: заказ на ночь 1 изменён, теперь — убить Машу. Его можно изменить до "
+        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "не пишите."
+    ]
+
+    mails = table.at(dawn(1))
+    assert summary(mails) == [
+        *posted("[seed-002] Утро после ночи 1"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
+        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (EMAILS["Маша"], "[seed-002] Вас убили в ночь 1"),
+    ]
+    assert "Этой ночью убит игрок [b]Маша[/b]." in bbcode(mails[0])
+    assert lines(mails[3]) == [
+        "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
+        "Заказ: убить Олю.",
+    ]
+
+    mails = table.move("Коля", "УБИТЬ Таню НОЧЬ 2", at=utc(2026, 12, 2, 8))
+    assert section(mails[0], "УБИТЬ Таню НОЧЬ 2") == [
+        "Не выполнено. Заказ на ночь 2 сейчас нельзя сделать или изменить. Заказы на ночи 1 "
+        "и 2 делают в день 1 или в ночь 1 и могут менять, пока ночь 1 не закончится; в "
+        "каждый следующий день заказывают ночь через одну, и этот заказ можно менять до "
+        "закрытия дня. Сейчас открыта ночь 3, например: УБИТЬ <игрок> НОЧЬ 3."
+    ]
+    table.close()
 
 
 def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order_due(
@@ -462,8 +524,9 @@ def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order
         "Коля, день 1 закрывается 01.12.2026 22:00 (Europe/Moscow).",
         "",
         "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
-        "- Нет заказа на ночь 2: УБИТЬ <игрок> НОЧЬ 2 или ПРОПУСК НОЧЬ 2. Ночь без заказа "
-        "пройдёт без убийства, и это промах, а не пропуск.",
+        "- Нет заказа на ночь 2: УБИТЬ <игрок> НОЧЬ 2 или ПРОПУСК НОЧЬ 2. Этот заказ можно "
+        "сделать и изменить до конца ночи 1. Ночь без заказа пройдёт без убийства, и это "
+        "промах, а не пропуск.",
     ]
     assert lines(mails[1]) == [
         "Дима, день 1 закрывается 01.12.2026 22:00 (Europe/Moscow).",
@@ -503,10 +566,11 @@ def test_M6_a_blocked_cell_kill_gives_the_same_morning_as_a_skip_or_a_miss(
     # Only the GM hears of the night; every player sees the same post (M6).
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
     ]
     assert bbcode(mails[0]) == MORNING_1
-    assert outcome in lines(mails[3])
+    assert outcome in lines(mails[4])
     # Дима learns nothing either: his status tells who was in the cell, no attempt.
     mails = table.move("Дима", "СТАТУС", at=utc(2026, 12, 2, 8))
     assert not [x for x in lines(mails[0]) if "покушен" in x or "Таню" in x]
@@ -524,10 +588,11 @@ def test_M6_the_maniac_in_the_cell_voids_his_kill(tmp_path: Path) -> None:
 
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
     ]
     assert bbcode(mails[0]) == MORNING_1.replace("Таня выходит", "Коля выходит")
-    assert lines(mails[3])[:5] == [
+    assert lines(mails[4])[:5] == [
         "Ночь 1.",
         "Заказ маньяка: убить Сашу.",
         "Маньяк в камере или в тюрьме: да — заказ не исполняется.",
@@ -546,6 +611,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
 
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
+        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Лена"], "[seed-002] Вас убили в ночь 1"),
     ]
@@ -558,7 +624,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
         "\n"
         "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
     )
-    assert "Итог: пропуск; фанат Лена умирает в камере; погибли: Лена." in lines(mails[3])
+    assert "Итог: пропуск; фанат Лена умирает в камере; погибли: Лена." in lines(mails[4])
 
 
 # --- M11, M12: prison and the end --------------------------------------------------------
@@ -588,6 +654,8 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "\n"
         "[b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, "
         "в тюрьму.\n"
+        "\n"
+        "У Коли 1 голос за тюрьму и 1 голос за камеру.\n"  # M11: both counts
         "\n"
         "[b]Игра окончена: итоги — в финальном посте.[/b]\n"
     )
@@ -624,6 +692,72 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "[b]Проверка честности раздачи[/b]\n"
     )
     assert f"В первом посте игры была опубликована сумма: {sha.group(1)}" in final
+
+
+@pytest.mark.parametrize(
+    ("locale", "prison_vote", "title", "lines_"),
+    [
+        (
+            "ru",
+            "ГОЛОС ТЮРЬМА Петю",
+            "[seed-002] Вечер дня 3: итоги голосования",
+            [
+                "[b]Вечер дня 3: итоги голосования[/b]",
+                "",
+                "- [b]Петя[/b] (6): Вася (в тюрьму), Таня, Оля, Саша, Маша, Катя",
+                "",
+                "Не проголосовали: Петя, Коля, Дима, Лена",
+                "",
+                "[b]В камеру отправляется Петя.[/b]",
+                "",
+                "У Пети 1 голос за тюрьму и 5 голосов за камеру: в тюрьму отправляют, только "
+                "когда голосов за тюрьму больше, чем за камеру.",
+                "",
+                "[b]Наступает ночь 3.[/b]",
+            ],
+        ),
+        (
+            "en",
+            "VOTE PRISON Петя",
+            "[seed-002] Evening of day 3: the vote",
+            [
+                "[b]Evening of day 3: the vote[/b]",
+                "",
+                "- [b]Петя[/b] (6): Вася (prison), Таня, Оля, Саша, Маша, Катя",
+                "",
+                "Not voted: Петя, Коля, Дима, Лена",
+                "",
+                "[b]Петя goes to the cell.[/b]",
+                "",
+                "Петя has 1 vote for prison and 5 votes for the cell: prison needs more votes "
+                "for prison than for the cell.",
+                "",
+                "[b]Night 3 falls.[/b]",
+            ],
+        ),
+    ],
+)
+def test_M11_the_evening_post_gives_both_counts_when_prison_votes_were_cast(
+    tmp_path: Path, locale: str, prison_vote: str, title: str, lines_: list[str]
+) -> None:
+    """M11: the chosen player has a prison vote, so the evening post gives his prison
+    and cell votes (plural forms: 1 голос, 5 голосов), and players see why he went
+    to the cell only."""
+    table = ManiacTable(tmp_path, locale=locale)
+    table.run(START)
+    table.move("Вася", "VOTE Петя", at=utc(2026, 12, 1, 10))
+    for when in (close(1), dawn(1), close(2), dawn(2)):
+        table.at(when)  # Петя: the cell on night 1, out on night 2
+    table.move("Вася", prison_vote, at=utc(2026, 12, 3, 8))
+    for voter in ("Таня", "Оля", "Саша", "Маша", "Катя"):
+        table.move(voter, "VOTE Петя", at=utc(2026, 12, 3, 9))
+
+    mails = table.at(close(3))
+
+    evening = [m for m in mails if str(m["Subject"]) == f"{title} — BBCode"]
+    assert bbcode(evening[0]).splitlines() == lines_
+    assert pbp_post(table, "--which", "evening", "--day", "3") == bbcode(evening[0])
+    table.close()
 
 
 # --- hidden information -----------------------------------------------------------------
@@ -730,8 +864,45 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
     assert out[orders + 1 : orders + 4] == [
         "  - night 1: kill Саша",
         "Open for orders: nights 1 and 2.",
-        "Skips: 0 of 3. Double kill: not used.",
+        "Skips: 0 of 3. Double kill: not available (fewer than 12 players).",
     ]
+
+
+def _double_kill_line(view: dict[str, object], locale: str) -> str:
+    """The double-kill line of ``pbp show`` (templates/<locale>/maniac/mail/gm_show.j2)."""
+    _subject, text = Renderer(TEMPLATES).private_mail(
+        "maniac/gm_show", locale=locale, game=GAME, view=view
+    )
+    return next(x for x in text.splitlines() if "Double kill" in x or "Двойное" in x)
+
+
+def test_show_double_kill_not_available_under_12_players(table: ManiacTable) -> None:
+    """M5: with fewer than 12 players the double kill does not exist, so ``pbp show``
+    says "not available", never "not used"; from 12 players: not used / night N."""
+    result = CliRunner().invoke(main, ["-c", str(table.path), "show", GAME])
+    assert result.exit_code == 0, result.output
+    assert "Skips: 0 of 3. Double kill: not available (fewer than 12 players)." in (
+        result.output.splitlines()
+    )
+
+    def started(names: list[str]) -> engine.ManiacState:
+        roles = {p: ROLES.get(p, "civilian") for p in names}
+        setup = engine.ManiacSetup(GAME, tuple((p, None) for p in names), roles=roles)
+        state: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
+        return state
+
+    assert _double_kill_line(engine.gm_view(started(list(PLAYERS))), "ru") == (
+        "Пропусков: 0 из 3. Двойное убийство: недоступно (меньше 12 игроков)."
+    )
+    big = started([*PLAYERS, "Гоша", "Ира"])
+    assert _double_kill_line(engine.gm_view(big), "en") == "Skips: 0 of 4. Double kill: not used."
+    ordered = engine.apply(big, "Коля", engine.Kill(("Вася", "Петя"), 2), START).state
+    assert (
+        _double_kill_line(engine.gm_view(ordered), "en") == "Skips: 0 of 4. Double kill: night 2."
+    )
+    assert _double_kill_line(engine.gm_view(ordered), "ru") == (
+        "Пропусков: 0 из 4. Двойное убийство: ночь 2."
+    )
 
 
 def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:

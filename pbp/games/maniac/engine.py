@@ -8,10 +8,10 @@ aware datetime, stored as ISO 8601 in UTC):
 - ``apply(state, player, move, at) -> Step`` — one Vote / Unvote (M9, M11) or Kill /
   Skip (the maniac's orders, M3–M5) by ``player``, arrived at ``at`` (D8). Raises
   :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
-- ``close_day(state, at) -> Step`` — the vote result (M10, M11, M12), the due orders
-  fixed (M3); night ``day`` begins.
+- ``close_day(state, at) -> Step`` — the vote result (M10, M11, M12), the order for
+  night ``day + 1`` fixed from day 2 on (M3); night ``day`` begins.
 - ``end_night(state, at) -> Step`` — the night resolved (M6, M7), the morning (M8,
-  M12); the next day opens.
+  M12), after night 1 the order for night 2 fixed (M3); the next day opens.
 - ``remove(state, player, at) -> Step`` — the GM removes a player: he leaves the
   game (role not revealed), votes by and on him are withdrawn, then M12.
 - ``void_vote(state, voter, target, cast_at, at)``, ``void_order(state, night,
@@ -41,7 +41,9 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
                   [name...], to_cell: name | None, to_prison: name | None,
                   prison_reason: "second_night" | "prison_votes" | None (M11),
                   tie_broken_by: {tied: [name...], voter, at} | None (M10: the earliest
-                  standing vote among the tied), closed_at}
+                  standing vote among the tied), vote_split: {prison: n, cell: n} | None
+                  (M11: the chosen player's standing prison and cell votes, set when
+                  any of his standing votes asks for prison), closed_at}
   night_ended    {night, dead: [name...] (seating order, names only, M8), released:
                   name | None (the cell's survivor), day: the day that opens, ended_at}
   player_left    {player, day, phase}       # removed by the GM; never his role
@@ -51,10 +53,14 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
 PLAYER (Event.player is the only player who sees it; the GM sees it too)
   role_dealt     {role, character, partner: name | None}   # partner: the fan for the
                   # maniac, the maniac for the fan (M1); None for the town
-  order_placed   {night, targets: [name...], skip: bool, changed: bool, at}   # the maniac
-  order_voided   {night, targets: [name...], skip: bool, voided_at}   # the maniac; by the GM
-  order_fixed    {night, targets: [name...], skip: bool, missing: bool}        # the maniac
-                  # at the close of the day the order was due (M3); missing: a miss
+  order_placed   {night, targets: [name...], skip: bool, changed: bool, fixed_by, at}
+                  # the maniac; fixed_by: {phase: "day" | "night", number} — the close
+                  # of that day or the end of that night fixes the order (M3)
+  order_voided   {night, targets: [name...], skip: bool, fixed_by, voided_at}   # the maniac;
+                  # by the GM (fixed_by: as in order_placed)
+  order_fixed    {night, targets: [name...], skip: bool, missing: bool, fixed_by}
+                  # the maniac, at the deadline fixed_by: the close of day night - 1,
+                  # or for night 2 the end of night 1 (M3); missing: a miss
 GM
   roles          {roles: {name: role}, seed, canonical}
   night_resolution {night, order: {targets, skip} | None, maniac_in_cell: bool,
@@ -63,9 +69,10 @@ GM
                   fan_in_cell: name | None (M7), dead: [name...], skip_restored: bool}
 
 Order of events: ``start`` → ``roles``, ``role_dealt`` × N, ``game_started``. A close →
-``day_closed``, then ``game_over`` (town win, M12) or ``order_fixed`` per night due.
-A night end → ``night_resolution``, ``night_ended``, then ``game_over`` when the
-maniac's team wins (M12).
+``day_closed``, then ``game_over`` (town win, M12) or, from day 2 on, ``order_fixed``
+for night ``day + 1``. A night end → (after night 1, unless the game ends there)
+``order_fixed`` for night 2 (M3), ``night_resolution``, ``night_ended``, then
+``game_over`` when the maniac's team wins (M12).
 
 Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
 game_ended {winner_team}; not_a_player {player, players}; player_dead {player} (M8);
@@ -105,12 +112,14 @@ from pbp.games.maniac.state import (
     day,
     deal_roles,
     double_kill_allowed,
+    double_kill_night,
     dump_state,
     duties,
+    fixed_by,
     gm_view,
     is_over,
     load_state,
-    nights_due,
+    nights_fixed_at,
     open_nights,
     order_for,
     order_targets,
@@ -403,19 +412,26 @@ def _order(state: ManiacState, player: str, move: Kill | Skip, at: str) -> Step:
                 players=len(state.players),
                 needed=state.rules.double_kill_from,
             )
-        taken = next((o.night for o in others if len(o.targets) == 2), None)
+        taken = double_kill_night(state, others)  # a voided one is not used up (M5)
         if taken is not None:
             raise IllegalMove("double_kill_used", night=taken)
     changed = order_for(state, night) is not None
     order = Order(night, tuple(targets), at)
     new = dataclasses.replace(state, orders=tuple(sorted((*others, order), key=lambda o: o.night)))
-    data = {"night": night, "targets": list(targets), "skip": not targets, "changed": changed}
+    data = {
+        "night": night,
+        "targets": list(targets),
+        "skip": not targets,
+        "changed": changed,
+        "fixed_by": fixed_by(night),
+    }
     return Step(new, [Event("order_placed", PLAYER, {**data, "at": at}, player=player)])
 
 
 def _night_of(state: ManiacState, night: int | None) -> int:
     """M3: the night an order is for: ``night`` when open, else the earliest open night
-    without an order."""
+    without an order (:func:`open_nights`: during night 1 nights 1 and 2 are still
+    open, so ``KILL X`` then is for night 1 when it has no order)."""
     nights = open_nights(state)
     if night is not None:
         if night not in nights:
@@ -437,10 +453,11 @@ def close_day(state: ManiacState, at: datetime) -> Step:
     the tied, M10; no votes: nobody). He goes to prison (M11) when he spent night
     *d − 1* in the cell, or when more of his standing votes ask for prison than for
     the cell; otherwise to the cell for night *d*. Events: PUBLIC ``day_closed``; then
-    PUBLIC ``game_over`` when the maniac goes to prison (the town wins, M12); else one
-    PLAYER ``order_fixed`` to the maniac per night due today (M3, ``missing`` for a
-    miss). A finished game or a night is left as it is (no events), so a stale
-    scheduler job does no harm.
+    PUBLIC ``game_over`` when the maniac goes to prison (the town wins, M12); else,
+    from day 2 on, PLAYER ``order_fixed`` to the maniac for night *d + 1* (M3,
+    ``missing`` for a miss; the close of day 1 fixes nothing: the orders for nights 1
+    and 2 may be changed until night 1 ends). A finished game or a night is left as it
+    is (no events), so a stale scheduler job does no harm.
 
     :raises ValueError: ``at`` is naive.
     """
@@ -451,7 +468,7 @@ def close_day(state: ManiacState, at: datetime) -> Step:
     count = vote_count(state)
     candidates = count["candidates"]
     to_cell = to_prison = reason = None
-    tie = None
+    tie = split = None
     new = dataclasses.replace(state, phase="night")
     if candidates:
         chosen = candidates[0]
@@ -460,6 +477,11 @@ def close_day(state: ManiacState, at: datetime) -> Step:
         if len(tied) > 1:
             first = next(b for _, b in standing_votes(state) if b.target == name)
             tie = {"tied": tied, "voter": first.voter, "at": first.at}
+        if chosen["prison_votes"]:  # M11: both counts, so players see why
+            split = {
+                "prison": chosen["prison_votes"],
+                "cell": chosen["votes"] - chosen["prison_votes"],
+            }
         if (d - 1, name) in state.cell_nights:
             reason = "second_night"
         elif 2 * chosen["prison_votes"] > chosen["votes"]:
@@ -478,22 +500,31 @@ def close_day(state: ManiacState, at: datetime) -> Step:
         "to_prison": to_prison,
         "prison_reason": reason,
         "tie_broken_by": tie,
+        "vote_split": split,
         "closed_at": closed_at,
     }
     events = [Event("day_closed", PUBLIC, data)]
     if to_prison is not None and to_prison == state.maniac:  # M12: the town wins
         new = dataclasses.replace(new, over=True, winner_team="town")
         return Step(new, [*events, _game_over(new)])
-    for night in nights_due(d):
-        order = order_for(new, night)
+    events.extend(_orders_fixed(new, nights_fixed_at("day", d)))
+    return Step(new, events)
+
+
+def _orders_fixed(state: ManiacState, nights: list[int]) -> list[Event]:
+    """M3: one PLAYER ``order_fixed`` to the maniac per night of ``nights``."""
+    events = []
+    for night in nights:
+        order = order_for(state, night)
         fixed = {
             "night": night,
             "targets": [] if order is None else list(order.targets),
             "skip": order is not None and order.skip,
             "missing": order is None,
+            "fixed_by": fixed_by(night),
         }
         events.append(Event("order_fixed", PLAYER, fixed, player=state.maniac))
-    return Step(new, events)
+    return events
 
 
 def _game_over(state: ManiacState) -> Event:
@@ -517,14 +548,19 @@ def _game_over(state: ManiacState) -> Event:
 def end_night(state: ManiacState, at: datetime) -> Step:
     """Resolve night *d* at ``at`` (aware) and open day *d + 1*: M6, M7, M8, M12.
 
-    M6: with the maniac in the cell (or prison) his order is void (a voided skip is
-    not used up); otherwise each target dies unless he is in the cell or prison
-    while the duty officer is alive and in neither (a target already dead: nobody
-    dies by it). M7: a fan in the cell or prison dies. M8: the cell's survivor is
-    released. Events: GM ``night_resolution`` (what happened and why), PUBLIC
-    ``night_ended`` (the dead by name only, seating order), then PUBLIC ``game_over``
-    when the maniac's team wins (M12). A finished game or a day is left as it is (no
-    events).
+    M6: with the maniac in the cell (or prison) his order is void (a voided skip or
+    double kill is not used up, M4, M5); otherwise each target dies unless he is in
+    the cell or prison while the duty officer is alive and in neither (a target
+    already dead: nobody dies by it). The night is simultaneous: the duty officer's
+    protection is judged on his state at the start of the night, so he guards the
+    cell on the night he himself is killed (a double kill of him and the player in
+    the cell kills him alone). M7: a fan in the cell or prison dies. M8: the cell's survivor is
+    released. Events: at the end of night 1, unless the game ends, PLAYER
+    ``order_fixed`` to the maniac for night 2 (M3: the orders for nights 1 and 2 may
+    be changed until night 1 ends; night 1's is carried out, not announced as
+    fixed); GM ``night_resolution`` (what happened and why), PUBLIC ``night_ended``
+    (the dead by name only, seating order), then PUBLIC ``game_over`` when the
+    maniac's team wins (M12). A finished game or a day is left as it is (no events).
 
     :raises ValueError: ``at`` is naive.
     """
@@ -540,6 +576,10 @@ def end_night(state: ManiacState, at: datetime) -> Step:
     def held(p: str) -> bool:
         return p == cell or state.in_prison(p)
 
+    # M6: a night's events are simultaneous. The duty officer's protection is judged
+    # once, on his state at the start of the night: killed by this very order (a double
+    # kill naming him and the player in the cell, in either order) he still guards the
+    # cell; a kill of him alone while someone sits in the cell kills him.
     guard = state.holder("duty_officer")
     guards = guard is not None and state.alive(guard) and not held(guard)
     dying: set[str] = set()
@@ -597,6 +637,9 @@ def end_night(state: ManiacState, at: datetime) -> Step:
     if _maniac_team_wins(new):
         new = dataclasses.replace(new, over=True, winner_team="maniac")
         events.append(_game_over(new))
+    else:  # M3: the end of night 1 fixes the order for night 2 (night 1's is carried out)
+        fixed = [n for n in nights_fixed_at("night", night) if n > night]
+        events[:0] = _orders_fixed(new, fixed)
     return Step(new, events)
 
 
@@ -709,5 +752,11 @@ def void_order(state: ManiacState, night: int, placed_at: str, at: datetime) -> 
     if order is None or order.at != placed_at:
         raise IllegalMove("void_replaced")
     new = dataclasses.replace(state, orders=tuple(o for o in state.orders if o.night != night))
-    data = {"night": night, "targets": list(order.targets), "skip": order.skip, "voided_at": stamp}
+    data = {
+        "night": night,
+        "targets": list(order.targets),
+        "skip": order.skip,
+        "fixed_by": fixed_by(night),
+        "voided_at": stamp,
+    }
     return Step(new, [Event("order_voided", PLAYER, data, player=state.maniac)])

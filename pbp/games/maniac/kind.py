@@ -2,9 +2,10 @@
 
 Glue only: the rules live in :mod:`pbp.games.maniac.engine`, the reading of commands in
 :mod:`pbp.games.maniac.parse`. Two deadlines alternate, each at a local wall-clock time
-in the game's zone: the day closes at ``day_closes`` (votes and due orders fixed,
-the cell filled: the evening post) and the night ends at ``night_ends`` (the
-night resolved: the morning post). The period is the game day.
+in the game's zone: the day closes at ``day_closes`` (votes counted, the cell filled,
+from day 2 on the order due that day fixed: the evening post) and the night ends at
+``night_ends`` (the night resolved, after night 1 the order for night 2 fixed, M3: the
+morning post). The period is the game day.
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ class Maniac(EngineKind):
     def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
-        - the maniac: each order fixed at the close of its day (M3);
+        - the maniac: each order fixed, at the close of its day or, for night 2, at
+          the end of night 1 (M3);
         - the GM: how each night was resolved (M6, for his eyes only);
         - everybody: the end of the game with every role (M12);
         - the voter, the maniac: a vote, an order the GM voided (pbp void);

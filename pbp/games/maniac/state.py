@@ -7,15 +7,16 @@ clock. Times are stored as ISO 8601 strings in UTC (``"2026-12-01T17:05:00+00:00
 Vocabulary (RULES.md): game day *d* is followed by night *d* (M2). During day *d* the
 living players not in prison vote (M9); the close of day *d* sends one player to the
 **cell** for night *d* or to **prison** for good (M10, M11). The maniac's **kill
-order** (or **skip**) for night *n* is *due* on day ``max(1, n - 1)`` (M3) and fixed
-at that day's close.
+order** (or **skip**) for nights 1 and 2 is given on day 1 or during night 1 and fixed
+at the end of night 1; for a later night *n* it is *due* on day *n - 1* and fixed at
+that day's close (M3, :func:`fixed_by`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -249,23 +250,68 @@ def is_over(state: ManiacState) -> bool:
     return state.over
 
 
-def due_day(night: int) -> int:
-    """M3: the day on whose close the order for ``night`` is fixed (1 for nights 1, 2)."""
-    return max(1, night - 1)
+def fixed_by(night: int) -> dict[str, Any]:
+    """M3: the deadline that fixes the order for ``night``: ``{"phase": "night",
+    "number": 1}`` (the end of night 1) for nights 1 and 2, else ``{"phase": "day",
+    "number": night - 1}`` (the close of that day).
+
+    >>> fixed_by(2), fixed_by(5)
+    ({'phase': 'night', 'number': 1}, {'phase': 'day', 'number': 4})
+    """
+    if night <= 2:
+        return {"phase": "night", "number": 1}
+    return {"phase": "day", "number": night - 1}
 
 
-def nights_due(on_day: int) -> list[int]:
-    """M3: the nights whose orders are due on ``on_day``: ``[1, 2]`` on day 1, else
-    ``[on_day + 1]``."""
-    return [1, 2] if on_day == 1 else [on_day + 1]
+def _deadline_index(phase_: str, number: int) -> int:
+    """The deadlines in time order: the close of day *d* is ``2d``, the end of night *d*
+    is ``2d + 1``."""
+    return 2 * number + (1 if phase_ == "night" else 0)
+
+
+def _deadlines_passed(state: ManiacState) -> int:
+    """The index (:func:`_deadline_index`) of the last deadline passed: during day *d*
+    night *d - 1* has ended, during night *d* day *d* has closed."""
+    return 2 * state.day - (1 if state.phase == "day" else 0)
+
+
+def nights_fixed_at(phase_: str, number: int) -> list[int]:
+    """M3: the nights whose orders the close of day ``number`` (``phase_ == "day"``) or
+    the end of night ``number`` (``"night"``) fixes: ``[1, 2]`` at the end of night 1,
+    ``[d + 1]`` at the close of day *d* ≥ 2, else none (the close of day 1 fixes
+    nothing: the orders for nights 1 and 2 may still be given during night 1).
+
+    >>> nights_fixed_at("day", 1), nights_fixed_at("night", 1), nights_fixed_at("day", 3)
+    ([], [1, 2], [4])
+    """
+    if phase_ == "night":
+        return [1, 2] if number == 1 else []
+    return [] if number == 1 else [number + 1]
+
+
+def nights_due(state: ManiacState) -> list[int]:
+    """M3: the nights the maniac is to order for now: nights 1 and 2 on day 1 and during
+    night 1 (the seed's "в первый игровой день (или ночь)"), night *d + 1* on a later
+    day *d*; none during a later night (the order for night *d + 2* may already be
+    placed then, but it is due on day *d + 1*)."""
+    if state.over:
+        return []
+    if state.day == 1:
+        return [1, 2]
+    return [state.day + 1] if state.phase == "day" else []
 
 
 def open_nights(state: ManiacState) -> list[int]:
-    """M3: the nights whose orders the maniac may place or change now: those due on
-    the current day, or during night *d* those due on day *d + 1*."""
+    """M3: the nights whose orders the maniac may place or change now, each until the
+    deadline :func:`fixed_by` gives: on day 1 nights 1 and 2; during night 1 nights 1
+    and 2 (until night 1 ends) and night 3 (due on day 2); on a later day *d* night
+    *d + 1*; during a later night *d* night *d + 2* (due on day *d + 1*)."""
     if state.over:
         return []
-    return nights_due(state.day if state.phase == "day" else state.day + 1)
+    d = state.day
+    if state.phase == "day":
+        return [1, 2] if d == 1 else [d + 1]
+    return [1, 2, 3] if d == 1 else [d + 2]
 
 
 def order_for(state: ManiacState, night: int) -> Order | None:
@@ -274,9 +320,10 @@ def order_for(state: ManiacState, night: int) -> Order | None:
 
 
 def is_fixed(state: ManiacState, night: int) -> bool:
-    """M3: True once the day on which the order for ``night`` is due has closed."""
-    closed = state.day if state.phase == "night" else state.day - 1
-    return due_day(night) <= closed
+    """M3: True once the deadline that fixes the order for ``night`` (:func:`fixed_by`)
+    has passed."""
+    deadline = fixed_by(night)
+    return _deadline_index(deadline["phase"], deadline["number"]) <= _deadlines_passed(state)
 
 
 def skip_limit(state: ManiacState) -> int:
@@ -294,9 +341,13 @@ def double_kill_allowed(state: ManiacState) -> bool:
     return len(state.players) >= state.rules.double_kill_from
 
 
-def double_kill_night(state: ManiacState) -> int | None:
-    """M5: the night of the order with two targets (placed, fixed or voided), or None."""
-    return next((o.night for o in state.orders if len(o.targets) == 2), None)
+def double_kill_night(state: ManiacState, orders: Iterable[Order] | None = None) -> int | None:
+    """M5: the night of the order with two targets that uses up the double kill (placed
+    or fixed), or None. A double kill voided because the maniac sat in the cell or
+    prison that night (M6) is not used up, as a voided skip is not (seed 2.3).
+    ``orders``: those to look at (default: all of the state's)."""
+    found = state.orders if orders is None else orders
+    return next((o.night for o in found if len(o.targets) == 2 and not o.voided), None)
 
 
 def casts(state: ManiacState, voter: str, target: str) -> int:
@@ -367,7 +418,10 @@ def order_targets(state: ManiacState) -> list[str]:
 
 
 def _orders_view(state: ManiacState) -> list[dict[str, Any]]:
-    return [{**o.as_json(), "fixed": is_fixed(state, o.night)} for o in state.orders]
+    return [
+        {**o.as_json(), "fixed": is_fixed(state, o.night), "fixed_by": fixed_by(o.night)}
+        for o in state.orders
+    ]
 
 
 def status(state: ManiacState, player: str) -> dict[str, Any]:
@@ -379,7 +433,8 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
     "casts_left": {player: n} (today, for each player he may vote for; {} when he
     cannot vote now, M9), "prison_vote_for": [player...] (M11), "in_cell": player |
     None, "prisoners": [...], "dead": [...]}``. The maniac also gets ``"orders":
-    [{"night", "targets", "skip", "at", "voided", "fixed"}], "open_nights": [n...],
+    [{"night", "targets", "skip", "at", "voided", "fixed", "fixed_by": {"phase",
+    "number"} (M3, :func:`fixed_by`)}], "open_nights": [n...],
     "skips_left": n`` (M4) and ``"double_kill_available": bool`` (M5). Nothing here
     tells why a night passed without a death (M6).
 
@@ -427,22 +482,36 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
 def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
     """What a reminder says, or None when ``player`` owes nothing now.
 
-    During a day: ``{"day": d, "vote": bool (he may vote and has no standing vote,
-    M9), "orders_due": [night...] (the maniac only: nights due today without an
-    order, M3)}``; None when both are empty, at night and once the game is over.
+    ``{"day": d, "phase": "day" | "night", "vote": bool (during a day: he may vote
+    and has no standing vote, M9), "orders_due": [night...] (the maniac only: the
+    nights of :func:`nights_due` without an order, M3), "fixed_by": {"phase",
+    "number"} | None (the deadline that fixes those orders, :func:`fixed_by`; None
+    without orders due)}``; None when both are empty and once the game is over.
+    During night 1 the maniac may still owe the orders for nights 1 and 2 (M3); a
+    later night owes nothing.
 
     :raises KeyError: ``player`` is not in the game.
     """
     role = state.role_of(player)
-    if state.over or state.phase != "day":
+    if state.over:
         return None
-    vote = state.free(player) and all(b.voter != player for _, b in standing_votes(state))
+    vote = (
+        state.phase == "day"
+        and state.free(player)
+        and all(b.voter != player for _, b in standing_votes(state))
+    )
     due: list[int] = []
     if role == "maniac":
-        due = [n for n in nights_due(state.day) if order_for(state, n) is None]
+        due = [n for n in nights_due(state) if order_for(state, n) is None]
     if not vote and not due:
         return None
-    return {"day": state.day, "vote": vote, "orders_due": due}
+    return {
+        "day": state.day,
+        "phase": state.phase,
+        "vote": vote,
+        "orders_due": due,
+        "fixed_by": fixed_by(due[0]) if due else None,
+    }
 
 
 def gm_view(state: ManiacState) -> dict[str, Any]:
@@ -451,8 +520,10 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
     ``{"game", "day", "phase", "over", "winner_team", "seed", "rules": {...},
     "started_at", "players": [{"name", "character", "role", "alive", "in_prison",
     "in_cell": bool, "cell_nights": [n...]}], "orders": [{"night", "targets", "skip",
-    "at", "voided", "fixed"}], "open_nights": [n...], "skips_used", "skip_limit",
-    "double_kill_night": n | None, "votes": vote_count(state), "ballots": [{"day",
+    "at", "voided", "fixed", "fixed_by"}], "open_nights": [n...], "skips_used",
+    "skip_limit", "double_kill_allowed": bool (M5: enough players at the start),
+    "double_kill_night": n | None (M5, not voided), "votes": vote_count(state),
+    "ballots": [{"day",
     "voter", "target", "prison", "at"}], "deaths": [{"night", "player"}],
     "imprisoned": [{"day", "player"}], "commitment": hex, "canonical": str}``.
     """
@@ -481,6 +552,7 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
         "open_nights": open_nights(state),
         "skips_used": skips_used(state),
         "skip_limit": skip_limit(state),
+        "double_kill_allowed": double_kill_allowed(state),
         "double_kill_night": double_kill_night(state),
         "votes": vote_count(state),
         "ballots": [flat_dict(b) for b in state.ballots],
