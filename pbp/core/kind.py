@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol, TypeVar
 
 from pbp.core.events import Event, MoveError, Step
@@ -209,63 +208,6 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
     ) -> list[PrivateMail]:
         """Private mails that ``events`` (just applied, ``state`` after them) cause in
         ``game`` (its config, for settings such as ``vote_count_mail``)."""
-
-
-class EngineKind:
-    """Delegates the engine-shaped part of :class:`GameKind` to a pure engine module
-    (``engine``): the state round trip, the end test, moves and the private views are
-    the engine's own functions of the same names."""
-
-    engine: ModuleType
-    #: The bundled kinds' texts are in pbp's own ``templates/``.
-    templates: Path | None = None
-
-    def load(self, data: Mapping[str, Any]) -> Any:
-        """Stored JSON → state (the engine's ``load_state``)."""
-        return self.engine.load_state(data)
-
-    def dump(self, state: Any) -> dict[str, Any]:
-        """State → JSON (the engine's ``dump_state``)."""
-        return dict(self.engine.dump_state(state))
-
-    def is_over(self, state: Any) -> bool:
-        """True once the game has ended."""
-        return bool(self.engine.is_over(state))
-
-    def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:
-        """One move; raises :class:`~pbp.core.events.MoveError`."""
-        step: Step = self.engine.apply(state, player, move, at)
-        return step
-
-    def remove(self, state: Any, player: str, at: datetime) -> Step:
-        """The GM removes ``player`` (the engine's ``remove``)."""
-        step: Step = self.engine.remove(state, player, at)
-        return step
-
-    def shift_deadline(self, state: Any, delta: timedelta) -> Any:
-        """Unchanged: the deadline is the stored one (game days), moved by the service."""
-        return state
-
-    def extra_post_number(self, which: str, number: int | None, state: Any) -> int:
-        """A kind without extra posts has none to number.
-
-        :raises LookupError: always.
-        """
-        raise LookupError(f"no {which} posts")
-
-    def with_history(
-        self, state: Any, events: Callable[[], Sequence[Event]], move: Any = None
-    ) -> Any:
-        """``state`` itself: its snapshot holds what every move and view needs."""
-        return state
-
-    def status(self, state: Any, player: str) -> dict[str, Any]:
-        """The STATUS view."""
-        return dict(self.engine.status(state, player))
-
-    def gm_view(self, state: Any) -> dict[str, Any]:
-        """The GM view (``pbp show``)."""
-        return dict(self.engine.gm_view(state))
 
 
 #: A kind of any state, move and model: how the daemon and the registry hold kinds.

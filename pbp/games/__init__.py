@@ -10,7 +10,7 @@ from __future__ import annotations
 from pbp.core.kind import AnyKind
 from pbp.games.cluedo_days import kind as cluedo_days
 from pbp.games.cluedo_rounds import kind as cluedo_rounds
-from pbp.games.maniac.kind import Maniac
+from pbp.games.maniac import kind as maniac
 
 #: The bundled kinds, in the order `pbp` lists them.
-BUNDLED: tuple[AnyKind, ...] = (cluedo_days.KIND, cluedo_rounds.KIND, Maniac())
+BUNDLED: tuple[AnyKind, ...] = (cluedo_days.KIND, cluedo_rounds.KIND, maniac.KIND)

@@ -10,15 +10,18 @@ morning post). The period is the game day.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import CLOSE_DAY, DeadlineCommand, EngineKind, ParsedCommand, PrivateMail
+from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, ParsedCommand, PrivateMail
 from pbp.games.maniac import engine
 from pbp.games.maniac.config import ManiacGame
+from pbp.games.maniac.engine import ManiacMove
 from pbp.games.maniac.parse import parse_maniac
+from pbp.games.maniac.state import ManiacState
 from pbp.schedule import next_close
 
 #: ``pbp end-night`` (M6, M8): the night resolved now, the morning post.
@@ -30,19 +33,61 @@ END_NIGHT = DeadlineCommand(
 )
 
 
-class Maniac(EngineKind):
+class Maniac:
     """The ``maniac`` game kind."""
 
     kind = "maniac"
     config_model = ManiacGame
-    engine = engine
+    #: The bundled kinds' texts are in pbp's own ``templates/``.
+    templates: Path | None = None
     period_post = "day"
     extra_posts: tuple[str, ...] = ("evening", "morning")
     own_period_posts: tuple[str, ...] = ()
     deadline_names: tuple[str, ...] = ("day", "night")
     deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY, END_NIGHT)
 
-    def setup(self, game: Any) -> engine.ManiacSetup:
+    def load(self, data: Mapping[str, Any]) -> ManiacState:
+        """Stored JSON → state."""
+        return engine.load_state(data)
+
+    def dump(self, state: ManiacState) -> dict[str, Any]:
+        """State → JSON."""
+        return engine.dump_state(state)
+
+    def is_over(self, state: ManiacState) -> bool:
+        """True once a side has won (M12)."""
+        return engine.is_over(state)
+
+    def apply(self, state: ManiacState, player: str, move: ManiacMove, at: datetime) -> Step:
+        """One vote or order; raises :class:`~pbp.core.events.MoveError`."""
+        return engine.apply(state, player, move, at)
+
+    def remove(self, state: ManiacState, player: str, at: datetime) -> Step:
+        """The GM removes ``player``: he leaves the game, his role unrevealed (M12 checked)."""
+        return engine.remove(state, player, at)
+
+    def shift_deadline(self, state: ManiacState, delta: timedelta) -> ManiacState:
+        """Unchanged: the deadline is the stored one, moved by the service."""
+        return state
+
+    def with_history(
+        self,
+        state: ManiacState,
+        events: Callable[[], Sequence[Event]],
+        move: ManiacMove | None = None,
+    ) -> ManiacState:
+        """``state`` itself: its snapshot holds what every move and view needs."""
+        return state
+
+    def status(self, state: ManiacState, player: str) -> dict[str, Any]:
+        """The STATUS view."""
+        return engine.status(state, player)
+
+    def gm_view(self, state: ManiacState) -> dict[str, Any]:
+        """The GM view (``pbp show``)."""
+        return engine.gm_view(state)
+
+    def setup(self, game: ManiacGame) -> engine.ManiacSetup:
         """The engine setup from a ``games.yaml`` game (M1 checked by the config)."""
         return engine.ManiacSetup(
             game_id=game.id,
@@ -50,23 +95,23 @@ class Maniac(EngineKind):
             roles=dict(game.roles) if game.roles is not None else None,
         )
 
-    def start(self, game: Any, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: ManiacGame, seed: int, salt: bytes, at: datetime) -> Step:
         """Deal the roles (M1) and open day 1 (M2)."""
         return engine.start(self.setup(game), seed, salt, at)
 
-    def mail_context(self, game: Any) -> dict[str, Any]:
+    def mail_context(self, game: ManiacGame) -> dict[str, Any]:
         """When days close and nights end, local wall-clock times."""
         return {"day_closes": game.day_closes, "night_ends": game.night_ends}
 
-    def day(self, state: Any) -> int:
+    def day(self, state: ManiacState) -> int:
         """The current game day (night d follows day d, M2)."""
         return int(engine.day(state))
 
-    def players(self, state: Any) -> list[str]:
+    def players(self, state: ManiacState) -> list[str]:
         """Every seat in configured order, alive or not."""
         return [name for name, _character in state.players]
 
-    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
+    def parse(self, text: str, state: ManiacState) -> list[ParsedCommand]:
         """Commands of a mail body (grammar in :mod:`pbp.games.maniac.parse`)."""
         return [
             ParsedCommand(
@@ -79,7 +124,7 @@ class Maniac(EngineKind):
             for line in parse_maniac(text, self.players(state))
         ]
 
-    def extra_post_number(self, which: str, number: int | None, state: Any) -> int:
+    def extra_post_number(self, which: str, number: int | None, state: ManiacState) -> int:
         """The evening post of day N is the day's result (M10, M11); the morning post of
         day N ends night N-1 (M8), so it is rendered with N-1. Without a number: the
         latest, today's evening once the day has closed, else yesterday's.
@@ -104,12 +149,18 @@ class Maniac(EngineKind):
             return night
         raise LookupError(f"no {which} posts")
 
-    def first_deadline(self, game: Any, state: Any, start: datetime) -> datetime | None:
+    def first_deadline(
+        self, game: ManiacGame, state: ManiacState, start: datetime
+    ) -> datetime | None:
         """Day 1 closes at the first ``day_closes`` after the start."""
         return next_close(start, game.close_time, game.zone)
 
     def next_deadline(
-        self, game: Any, state: Any, current: datetime | None, passed: datetime | None
+        self,
+        game: ManiacGame,
+        state: ManiacState,
+        current: datetime | None,
+        passed: datetime | None,
     ) -> datetime | None:
         """Moves leave the deadline alone; after a day close the night ends at the next
         ``night_ends``, after a night the day closes at the next ``day_closes``."""
@@ -118,7 +169,7 @@ class Maniac(EngineKind):
         wall = game.night_end_time if engine.phase(state) == "night" else game.close_time
         return next_close(passed, wall, game.zone)
 
-    def void(self, state: Any, event: Event, at: datetime) -> Step:
+    def void(self, state: ManiacState, event: Event, at: datetime) -> Step:
         """A standing vote of today (M9) or a kill order not yet fixed (M3)."""
         data = event.data
         if event.kind == "vote_cast":
@@ -127,17 +178,17 @@ class Maniac(EngineKind):
             return engine.void_order(state, int(data["night"]), data["at"], at)
         raise IllegalMove("void_kind", kind=event.kind, allowed=["vote_cast", "order_placed"])
 
-    def on_deadline(self, state: Any, at: datetime) -> Step:
+    def on_deadline(self, state: ManiacState, at: datetime) -> Step:
         """Close the day (M9–M11) or end the night (M6–M8), whichever is due."""
         if engine.phase(state) == "day":
             return engine.close_day(state, at)
         return engine.end_night(state, at)
 
-    def deadline_name(self, state: Any) -> str:
+    def deadline_name(self, state: ManiacState) -> str:
         """``"day"`` while votes run (``pbp close-day``), ``"night"`` after (``pbp end-night``)."""
         return str(engine.phase(state))
 
-    def posts(self, before: Any, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: ManiacState, step: Step) -> list[tuple[str, int]]:
         """The evening post when a day closed, the morning post when a night ended."""
         posts: list[tuple[str, int]] = []
         for event in step.events:
@@ -147,12 +198,14 @@ class Maniac(EngineKind):
                 posts.append(("morning", int(event.data["night"])))
         return posts
 
-    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+    def duties(self, state: ManiacState, player: str) -> dict[str, Any] | None:
         """A vote not cast today; the maniac's order due (reminders)."""
         duties: dict[str, Any] | None = engine.duties(state, player)
         return duties
 
-    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(
+        self, game: ManiacGame, state: ManiacState, events: Sequence[Event]
+    ) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
         - the maniac: each order fixed, at the close of its day or, for night 2, at
@@ -186,3 +239,7 @@ class Maniac(EngineKind):
                 for name in self.players(state):
                     mails.append(PrivateMail("game_over", name, {"result": data}))
         return mails
+
+
+#: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.
+KIND: GameKind[ManiacState, ManiacMove, ManiacGame] = Maniac()
