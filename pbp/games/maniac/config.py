@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import model_validator
 
 from pbp.core.gameconfig import GameBase, WallClock, wall
+from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
 from pbp.yamlmarks import Found, checks_error, did_you_mean
 
 
@@ -39,9 +40,10 @@ class ManiacGame(GameBase):
 
     @model_validator(mode="after")
     def _rules(self) -> ManiacGame:
-        found = self._player_problems(8, "M1")
-        if len(self.players) > 15:
-            found.append((("players",), f"rule M1: at most 15 players, got {len(self.players)}"))
+        found = self._player_problems(MIN_PLAYERS, "M1")
+        if len(self.players) > MAX_PLAYERS:
+            message = f"rule M1: at most {MAX_PLAYERS} players, got {len(self.players)}"
+            found.append((("players",), message))
         if self.day_closes == self.night_ends:
             found.append((("night_ends",), "the night must end at another time than the day"))
         if self.roles is not None:
@@ -53,7 +55,8 @@ class ManiacGame(GameBase):
 
 def _role_problems(roles: Mapping[str, str], players: list[str]) -> Found:
     """Rule M1 for a fixed deal of roles: every player one role; one maniac, one duty
-    officer, one fan from 10 players (none below), the rest civilians."""
+    officer, one fan from :attr:`ManiacRules.fan_from` players (none below), the rest
+    civilians."""
     found: Found = []
     for name in roles:
         if name not in players:
@@ -67,7 +70,7 @@ def _role_problems(roles: Mapping[str, str], players: list[str]) -> Found:
         role: sum(1 for r in roles.values() if r == role)
         for role in ("maniac", "duty_officer", "fan")
     }
-    fans = 1 if len(players) >= 10 else 0
+    fans = 1 if len(players) >= ManiacRules().fan_from else 0
     for role, want in (("maniac", 1), ("duty_officer", 1), ("fan", fans)):
         if counts[role] != want:
             found.append(
