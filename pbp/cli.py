@@ -27,7 +27,7 @@ import jinja2
 
 from pbp.config import Config, ConfigError, load_config
 from pbp.core import registry
-from pbp.core.events import MoveError
+from pbp.core.events import Refusal
 from pbp.core.kind import DeadlineCommand
 from pbp.daemon import explain_fault
 from pbp.gm import GM_SEAT, paused_since
@@ -664,7 +664,7 @@ def _lever(
             service.process_inbox(now)
         try:
             done = pull(service, now)
-        except MoveError as error:
+        except Refusal as error:
             text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
             raise click.ClickException(text) from None
         if mine:
@@ -813,7 +813,7 @@ def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
     _started(service, game_id)
     try:
         text = story(service, game_id, fmt, force=force)
-    except MoveError as error:
+    except Refusal as error:
         text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
         raise click.ClickException(text) from None
     click.echo(text.rstrip("\n"))
@@ -838,7 +838,7 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
     with writer_lock(config.store) as mine:
         try:
             token = service.gm.new_address_by_gm(game_id, player or GM_SEAT, now=now)
-        except MoveError as error:
+        except Refusal as error:
             text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
             raise click.ClickException(text) from None
         if mine:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from markdown_it import MarkdownIt
 
-from pbp.gm import GmRefused
+from pbp.core.events import LeverRefused
 
 if TYPE_CHECKING:
     from pbp.service import Service
@@ -29,20 +29,20 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     whole UTF-8 page), grouped by the period each event was logged in (game day, or
     turn in a game by turns), times in the game's zone.
 
-    :raises GmRefused: ``gm_unknown_game``, ``gm_not_started``; ``gm_export_running``
+    :raises LeverRefused: ``gm_unknown_game``, ``gm_not_started``; ``gm_export_running``
         (the game is not over and ``force`` is False); ``gm_syntax`` (unknown format).
     """
     if fmt not in FORMATS:
-        raise GmRefused("gm_syntax", lever="export", syntax="EXPORT markdown|bbcode|html")
+        raise LeverRefused("gm_syntax", lever="export", syntax="EXPORT markdown|bbcode|html")
     try:
         game = service.game_config(game_id)
     except KeyError:
-        raise GmRefused("gm_unknown_game", game=game_id) from None
+        raise LeverRefused("gm_unknown_game", game=game_id) from None
     row = service.store.game(game_id)
     if row is None:
-        raise GmRefused("gm_not_started", game=game_id)
+        raise LeverRefused("gm_not_started", game=game_id)
     if not row.over and not force:
-        raise GmRefused("gm_export_running", game=game_id)
+        raise LeverRefused("gm_export_running", game=game_id)
     kind = service.kind_of(game)
     periods: dict[int, list[dict[str, Any]]] = {}
     for stored in service.store.events(game_id):

@@ -37,11 +37,12 @@ commands in :mod:`pbp.parse.gm`); a lever by mail waits for the GM's confirmatio
 his registered address (:meth:`GmDesk.ask_confirmation`, :meth:`GmDesk.confirm`) unless
 the trusted server's ``Authentication-Results`` show DMARC pass (:mod:`pbp.authcheck`).
 A lever that does not fit the game's state raises
-:class:`GmRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
+:class:`LeverRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import string
@@ -51,13 +52,35 @@ from typing import TYPE_CHECKING, Any
 
 from pbp.authcheck import verdict
 from pbp.config import Game
-from pbp.core.events import Event, MoveError, Visibility, utc_iso
+from pbp.core.events import (
+    Event,
+    InvalidMove,
+    LeverRefused,
+    MoveError,
+    Refusal,
+    Visibility,
+    utc_iso,
+)
 from pbp.core.gameconfig import is_email
 from pbp.core.kind import AnyKind
+from pbp.export import story
 from pbp.mail.base import RawMessage, stranger_raw
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import PlayerNames, read_line
-from pbp.parse.gm import GmCommand, parse_gm
+from pbp.parse.gm import (
+    Act,
+    Export,
+    Extend,
+    GmLine,
+    Help,
+    Lever,
+    Pause,
+    Remove,
+    Resume,
+    Substitute,
+    Void,
+    parse_gm,
+)
 from pbp.parse.mime import Letter, read_letter
 from pbp.store import Confirmation, Store, StoredEvent
 
@@ -78,9 +101,7 @@ CONFIRM_HOURS = 24
 CONFIRM_CODE_LENGTH = 16
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
-UNCONFIRMED = frozenset({"help"})
-#: Levers whose player argument names a seat, resolved before the confirmation.
-_SEAT_LEVERS = frozenset({"act", "substitute", "remove"})
+UNCONFIRMED = (Help,)
 
 
 #: The words that confirm GM commands by mail, alone on a line of the GM's own text
@@ -106,10 +127,6 @@ def confirms(text: str) -> bool:
     return False
 
 
-class GmRefused(MoveError):
-    """A lever that does not fit the game's state (or a GM command that is not one)."""
-
-
 def paused_since(store: Store, game_id: str) -> StoredEvent | None:
     """The ``gm_pause`` event of a paused game, or None when it runs."""
     last = store.last_event(game_id, ("gm_pause", "gm_resume"))
@@ -121,7 +138,7 @@ class GmDesk:
 
     Each lever takes the game id, ``now`` (aware UTC: the lever's time), ``via``
     and the GM's ``note``; it returns a dict for the ``gm_result`` mail template
-    (``{"lever": …, …}``) and raises :class:`GmRefused`. Each is one transaction
+    (``{"lever": …, …}``) and raises :class:`LeverRefused`. Each is one transaction
     (joining the caller's, if any).
     """
 
@@ -150,12 +167,12 @@ class GmDesk:
         """The game and its kind for a lever that needs it running and not paused,
         after whatever fell due before ``now`` (rule D8).
 
-        :raises GmRefused: not running (see :meth:`_running`), or paused (``gm_paused``).
+        :raises LeverRefused: not running (see :meth:`_running`), or paused (``gm_paused``).
         """
         game, kind = self._game(game_id)
         self._running(game_id, kind)
         if paused_since(self.store, game_id) is not None:
-            raise GmRefused("gm_paused", game=game_id)
+            raise LeverRefused("gm_paused", game=game_id)
         self.service.advance(game_id, now)
         return game, kind
 
@@ -163,16 +180,16 @@ class GmDesk:
         try:
             game = self.service.game_config(game_id)
         except KeyError:
-            raise GmRefused("gm_unknown_game", game=game_id) from None
+            raise LeverRefused("gm_unknown_game", game=game_id) from None
         return game, self.service.kind_of(game)
 
     def _running(self, game_id: str, kind: AnyKind) -> tuple[Any, Any]:
         """``(row, state)`` of a started game that is not over."""
         row = self.store.game(game_id)
         if row is None:
-            raise GmRefused("gm_not_started", game=game_id)
+            raise LeverRefused("gm_not_started", game=game_id)
         if row.over:
-            raise GmRefused("gm_game_over", game=game_id)
+            raise LeverRefused("gm_game_over", game=game_id)
         return row, kind.load(row.state)
 
     @staticmethod
@@ -207,7 +224,7 @@ class GmDesk:
         ``player``: validated and answered exactly as his own mail, marked as
         entered by the GM (the ``gm_act`` event; the player's reply says so).
 
-        :raises GmRefused: game not running or paused; every command refused
+        :raises LeverRefused: game not running or paused; every command refused
             (``gm_act_refused`` with ``errors``).
         :raises MoveError: ``player`` names no seat (``unknown_name``/``ambiguous_name``).
         """
@@ -230,7 +247,7 @@ class GmDesk:
                     state = applied.step.state
             if not steps:
                 errors = [r.get("error", "") for r in results if "error" in r]
-                raise GmRefused("gm_act_refused", player=seat, move=move, errors=errors)
+                raise LeverRefused("gm_act_refused", player=seat, move=move, errors=errors)
             marker = Event(
                 "gm_act", Visibility.GM, {"player": seat, "move": move, "via": via, "note": note}
             )
@@ -246,7 +263,7 @@ class GmDesk:
     def pause(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
         """Stop the game's clock: no deadline passes and players' mail is held.
 
-        :raises GmRefused: not running, or already paused (``gm_already_paused``).
+        :raises LeverRefused: not running, or already paused (``gm_already_paused``).
         """
         service = self.service
         game, kind = self._game(game_id)
@@ -257,7 +274,7 @@ class GmDesk:
             row, state = self._running(game_id, kind)
             since = paused_since(self.store, game_id)
             if since is not None:
-                raise GmRefused("gm_already_paused", game=game_id, since=utc_iso(since.at))
+                raise LeverRefused("gm_already_paused", game=game_id, since=utc_iso(since.at))
             deadline = row.deadline_at
             remaining = int((deadline - now).total_seconds()) if deadline else None
             event = Event(
@@ -282,14 +299,14 @@ class GmDesk:
         (plus any extension given meanwhile); the held mail is then applied in
         arrival order (:meth:`replay_held`, after this transaction).
 
-        :raises GmRefused: not running, or not paused (``gm_not_paused``).
+        :raises LeverRefused: not running, or not paused (``gm_not_paused``).
         """
         game, kind = self._game(game_id)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             since = paused_since(self.store, game_id)
             if since is None:
-                raise GmRefused("gm_not_paused", game=game_id)
+                raise LeverRefused("gm_not_paused", game=game_id)
             paused_for = now - since.at
             remaining = since.event.data["remaining_seconds"]
             extra = sum(
@@ -326,14 +343,14 @@ class GmDesk:
         """Move the current deadline ``hours`` later (reminders follow it); in a paused
         game the time is added to what is left at resume.
 
-        :raises GmRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
+        :raises LeverRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
             :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max}: a typo such
             as 2000 for 20, or a date past the calendar); no deadline to move.
         """
         if not hours > 0:
-            raise GmRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
+            raise LeverRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
         if not hours <= MAX_EXTEND_HOURS:
-            raise GmRefused(
+            raise LeverRefused(
                 "gm_extend_too_long",
                 hours=f"{hours:.2f}".rstrip("0").rstrip("."),
                 max=MAX_EXTEND_HOURS,
@@ -346,9 +363,9 @@ class GmDesk:
             row, state = self._running(game_id, kind)
             paused = paused_since(self.store, game_id)
             if paused is None and row.deadline_at is None:
-                raise GmRefused("gm_no_deadline", game=game_id)
+                raise LeverRefused("gm_no_deadline", game=game_id)
             if paused is not None and paused.event.data["remaining_seconds"] is None:
-                raise GmRefused("gm_no_deadline", game=game_id)
+                raise LeverRefused("gm_no_deadline", game=game_id)
             deadline = None
             if paused is None:
                 delta = timedelta(hours=hours)
@@ -413,7 +430,7 @@ class GmDesk:
         once; the newcomer gets a private briefing (his status: hand or role, cards
         shown to the seat, what the seat owes) and a new personal address.
 
-        :raises GmRefused: not running; ``gm_seat_gone`` {player}: the seat left the
+        :raises LeverRefused: not running; ``gm_seat_gone`` {player}: the seat left the
             game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
             ``gm_address_reserved`` {email}: the daemon's own address, one of its
             personal addresses or the GM's (mail to it would loop or reach the GM);
@@ -424,9 +441,9 @@ class GmDesk:
         game, kind = self._game(game_id)
         email = email.strip().strip("<>").lower()
         if not is_email(email):
-            raise GmRefused("gm_bad_address", email=email)
+            raise LeverRefused("gm_bad_address", email=email)
         if self._reserved(game, email):
-            raise GmRefused("gm_address_reserved", email=email)
+            raise LeverRefused("gm_address_reserved", email=email)
         with self.store.transaction():
             _row, state = self._running(game_id, kind)
             seat = self._seat(kind, state, player)
@@ -434,7 +451,7 @@ class GmDesk:
             old = self.store.player_email(game_id, seat)
             for other in [*kind.players(state), GM_SEAT]:
                 if self.store.player_email(game_id, other) == email:
-                    raise GmRefused("gm_address_taken", email=email, player=other)
+                    raise LeverRefused("gm_address_taken", email=email, player=other)
             dropped = self._drop_held(game, seat, old, name, now) if old else []
             token = service.new_token()
             self.store.replace_token(game_id, seat, token, email)
@@ -507,13 +524,13 @@ class GmDesk:
         nobody can take it over. The engine's own check, ``remove`` (pure: its step is
         dropped), says ``already_removed`` for exactly those.
 
-        :raises GmRefused: ``gm_seat_gone`` {player}.
+        :raises LeverRefused: ``gm_seat_gone`` {player}.
         """
         try:
             kind.remove(state, seat, now)
         except MoveError as error:
             if error.code == "already_removed":
-                raise GmRefused("gm_seat_gone", player=seat) from None
+                raise LeverRefused("gm_seat_gone", player=seat) from None
 
     def _reserved(self, game: Game, email: str) -> bool:
         """Whether ``email`` is the GM's or the daemon's own (``gm@host`` or any
@@ -533,7 +550,7 @@ class GmDesk:
         engine's events (PUBLIC ``player_removed`` / ``player_left``, the GM's answers)
         then GM ``gm_remove`` {player, via, note}; the removal is announced.
 
-        :raises GmRefused: not running, paused.
+        :raises LeverRefused: not running, paused.
         :raises MoveError: ``player`` names no seat; the engine refuses
             (``already_removed``, ``remove_maniac``).
         """
@@ -565,7 +582,7 @@ class GmDesk:
         ``suggestion_voided`` / ``vote_voided``, or the maniac's PLAYER
         ``order_voided``), then GM ``gm_void`` {event, voided_kind, via, note}.
 
-        :raises GmRefused: not running, paused; ``gm_void_unknown`` {event}.
+        :raises LeverRefused: not running, paused; ``gm_void_unknown`` {event}.
         :raises MoveError: ``void_kind`` {kind, allowed}; the engine's reason when a
             later event depends on it (``void_answered``, ``void_replaced``,
             ``void_too_late``).
@@ -578,7 +595,7 @@ class GmDesk:
             _row, state = self._running(game_id, kind)
             target = next((s for s in self.store.events(game_id) if s.seq == seq), None)
             if target is None or target.event.kind.startswith("gm_"):
-                raise GmRefused("gm_void_unknown", event=seq)
+                raise LeverRefused("gm_void_unknown", event=seq)
             day = kind.day(state)
             step = kind.void(state, target.event, now)
             service._commit_step(game, kind, step, at=now, day=day, source=f"gm:{via}")
@@ -602,7 +619,7 @@ class GmDesk:
         _game, kind = self._game(game_id)
         try:
             _row, state = self._running(game_id, kind)
-        except GmRefused:
+        except LeverRefused:
             return []
         found: list[dict[str, Any]] = []
         for stored in self.store.events(game_id):
@@ -621,33 +638,31 @@ class GmDesk:
 
     # --- one GM command, from the CLI or a mail --------------------------------------------
 
-    def run(self, game_id: str, command: GmCommand, *, now: datetime, via: str) -> dict[str, Any]:
-        """Pull the lever of one parsed command; raises as the lever does."""
-        args, note = command.args, command.note
-        if command.lever == "act":
-            return self.act(game_id, args["player"], args["move"], now=now, via=via, note=note)
-        if command.lever == "pause":
-            return self.pause(game_id, now=now, via=via, note=note)
-        if command.lever == "resume":
-            return self.resume(game_id, now=now, via=via, note=note)
-        if command.lever == "extend":
-            return self.extend(game_id, args["hours"], now=now, via=via, note=note)
-        if command.lever == "substitute":
-            return self.substitute(
-                game_id, args["player"], args["name"], args["email"], now=now, via=via, note=note
-            )
-        if command.lever == "remove":
-            return self.remove(game_id, args["player"], now=now, via=via, note=note)
-        if command.lever == "void":
-            return self.void(game_id, args["event"], now=now, via=via, note=note)
-        if command.lever == "help":
-            return {"lever": "help"}
-        if command.lever == "export":
-            from pbp.export import story
-
-            text = story(self.service, game_id, args["format"])
-            return {"lever": "export", "format": args["format"], "text": text}
-        raise GmRefused("gm_unsupported", lever=command.lever)
+    def run(
+        self, game_id: str, lever: Lever, note: str | None, *, now: datetime, via: str
+    ) -> dict[str, Any]:
+        """Pull one lever (:mod:`pbp.parse.gm`), dispatched by its type; raises as the
+        lever does (:class:`~pbp.core.events.Refusal`)."""
+        match lever:
+            case Act(player, move):
+                return self.act(game_id, player, move, now=now, via=via, note=note)
+            case Pause():
+                return self.pause(game_id, now=now, via=via, note=note)
+            case Resume():
+                return self.resume(game_id, now=now, via=via, note=note)
+            case Extend(hours):
+                return self.extend(game_id, hours, now=now, via=via, note=note)
+            case Substitute(player, name, email):
+                return self.substitute(game_id, player, name, email, now=now, via=via, note=note)
+            case Remove(player):
+                return self.remove(game_id, player, now=now, via=via, note=note)
+            case Void(event):
+                return self.void(game_id, event, now=now, via=via, note=note)
+            case Help():
+                return {"lever": "help"}
+            case Export(fmt):
+                text = story(self.service, game_id, fmt)
+                return {"lever": "export", "format": fmt, "text": text}
 
     def result_text(
         self, game: Game, results: Sequence[dict[str, Any]], locale: str | None = None
@@ -694,12 +709,12 @@ class GmDesk:
         at = raw.arrived
         text = service._new_text(letter, game)
         commands = parse_gm(text)
-        if all(c.error is not None for c in commands):
+        if all(c.lever is None for c in commands):
             with self.store.transaction():
                 loop = service._loop(letter, sender, text, raw, source, game, now)
                 if loop is not None:  # no answer: the GM's auto-responder
                     return record("loop", game_id, GM_SEAT, loop)
-        if any(c.error is None and c.lever not in UNCONFIRMED for c in commands):
+        if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
             trusted = service.config.mail.trusted_authserv_id
             checked = verdict(letter.authentication_results, sender, trusted) if trusted else None
             if checked is None or not checked.dmarc_pass:
@@ -713,21 +728,24 @@ class GmDesk:
         return outcome
 
     def _run_all(
-        self, game: Game, commands: Sequence[GmCommand], at: datetime
+        self, game: Game, commands: Sequence[GmLine], at: datetime
     ) -> list[dict[str, Any]]:
         """Pull the levers of ``commands`` in order at ``at``; each line's result for
         the ``gm_result`` template."""
         renderer = self.service.renderer
         results: list[dict[str, Any]] = []
         for command in commands:
-            result: dict[str, Any] = {"line": command.line, "lever": command.lever}
-            if command.error is not None:
-                result["error"] = renderer.error(command.error, command.params, locale=game.locale)
+            result: dict[str, Any] = {"line": command.line, "lever": command.name}
+            if command.lever is None:
+                error = command.error or InvalidMove("gm_not_a_command")
+                result["error"] = renderer.error(error.code, error.params, locale=game.locale)
             else:
                 try:
-                    result["done"] = self.run(game.id, command, now=at, via="mail")
-                except MoveError as error:
-                    result["error"] = renderer.error(error.code, error.params, locale=game.locale)
+                    done = self.run(game.id, command.lever, command.note, now=at, via="mail")
+                    result["done"] = done
+                except Refusal as refused:
+                    text = renderer.error(refused.code, refused.params, locale=game.locale)
+                    result["error"] = text
             results.append(result)
         if not commands:
             results.append(
@@ -767,7 +785,7 @@ class GmDesk:
         self,
         letter: Letter,
         game: Game,
-        commands: Sequence[GmCommand],
+        commands: Sequence[GmLine],
         now: datetime,
         record: Callable[..., Outcome],
     ) -> Outcome:
@@ -778,21 +796,18 @@ class GmDesk:
         applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS`. Nothing in the
         game changes now. Outcome ``gm_pending``."""
         pending: list[dict[str, Any]] = []
-        others: list[GmCommand] = []
+        others: list[GmLine] = []
         for command in commands:
-            if command.error is not None or command.lever in UNCONFIRMED:
+            if command.lever is None or isinstance(command.lever, UNCONFIRMED):
                 others.append(command)
                 continue
             try:
-                args = self._resolved(game, command)
-            except MoveError as error:
-                others.append(
-                    GmCommand(command.line, command.lever, error=error.code, params=error.params)
-                )
+                resolved = self._resolved(game, command.lever)
+            except Refusal as refused:
+                error = InvalidMove(refused.code, **refused.params)
+                others.append(dataclasses.replace(command, lever=None, error=error))
                 continue
-            pending.append(
-                {"line": command.line, "lever": command.lever, "args": args, "note": command.note}
-            )
+            pending.append(dataclasses.replace(command, lever=resolved).to_json())
         with self.store.transaction():
             if not pending:  # every lever refused already: answered as usual
                 results = self._run_all(game, others, now)
@@ -825,15 +840,14 @@ class GmDesk:
             )
             return record("gm_pending", game.id, GM_SEAT, note=f"{len(pending)} lever(s)")
 
-    def _resolved(self, game: Game, command: GmCommand) -> dict[str, Any]:
-        """``command.args`` with the seat its player name names (so that what the GM
-        confirms is what is applied). :raises MoveError: no such seat; game not running."""
-        args = dict(command.args)
-        if command.lever in _SEAT_LEVERS:
+    def _resolved(self, game: Game, lever: Lever) -> Lever:
+        """``lever`` with the seat its player name names (so that what the GM confirms is
+        what is applied). :raises Refusal: no such seat; game not running."""
+        if isinstance(lever, Act | Substitute | Remove):
             kind = self.service.kind_of(game)
             _row, state = self._running(game.id, kind)
-            args["player"] = self._seat(kind, state, args["player"])
-        return args
+            return dataclasses.replace(lever, player=self._seat(kind, state, lever.player))
+        return lever
 
     def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:
         """The pending GM commands one of ``tokens`` (a mail's personal tokens) is the
@@ -909,10 +923,7 @@ class GmDesk:
                         token=confirmation.code,
                     )
                 return record("gm_unconfirmed", game_id, GM_SEAT)
-        commands = [
-            GmCommand(c["line"], c["lever"], c["args"], c["note"])
-            for c in json.loads(confirmation.commands)
-        ]
+        commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, now)
             results = self._run_all(game, commands, at)
@@ -931,19 +942,19 @@ class GmDesk:
         (no token: the log reaches the export). Returns the new token; the caller tells
         the owner, at his registered address.
 
-        :raises GmRefused: the game has not started.
+        :raises LeverRefused: the game has not started.
         :raises MoveError: ``player`` names no seat.
         """
         _game, kind = self._game(game_id)
         with self.store.transaction():
             row = self.store.game(game_id)
             if row is None:
-                raise GmRefused("gm_not_started", game=game_id)
+                raise LeverRefused("gm_not_started", game=game_id)
             state = kind.load(row.state)
             seat = player if player == GM_SEAT else self._seat(kind, state, player)
             email = self.store.player_email(game_id, seat)
             if email is None:
-                raise GmRefused("gm_not_started", game=game_id)
+                raise LeverRefused("gm_not_started", game=game_id)
             token = self.service.new_token()
             self.store.replace_token(game_id, seat, token, email)
             event = Event("gm_address_rotated", Visibility.GM, {"player": seat, "via": via})
@@ -978,7 +989,7 @@ class GmDesk:
         GM (:data:`GM_SEAT`). A player is mailed his new address (``new_address``) at his
         registered address; the GM's is only returned. Returns the new token.
 
-        :raises GmRefused: the game has not started. :raises MoveError: no such seat.
+        :raises LeverRefused: the game has not started. :raises MoveError: no such seat.
         """
         game, _kind = self._game(game_id)
         with self.store.transaction():

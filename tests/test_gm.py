@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from gamekit import GM, Table, body, summary, utc
 
-from pbp.core.events import MoveError, Visibility
+from pbp.core.events import LeverRefused, MoveError, Visibility
 from pbp.export import story
-from pbp.gm import GM_SEAT, GmRefused
+from pbp.gm import GM_SEAT
 from pbp.mail.maildir import deliver
 
 GAME = "seed-000"
@@ -119,7 +119,7 @@ def test_act_enters_a_lost_refutation_with_the_same_private_mails(table: Table) 
 def test_act_is_checked_like_the_players_own_mail_and_refused_whole(table: Table) -> None:
     suggest(table)
     seq = last_seq(table)
-    with pytest.raises(GmRefused) as refused:
+    with pytest.raises(LeverRefused) as refused:
         table.service.gm.act(
             GAME, "Дуг", "НЕТ ОПРОВЕРЖЕНИЯ", now=utc(2026, 12, 1, 18), via="cli", note=None
         )
@@ -140,7 +140,7 @@ def test_act_without_a_move_says_why_nothing_was_entered(table: Table, move: str
     """ACT with only STATUS (or no command at all) used to answer "nothing was entered:"
     with an empty reason."""
     seq = last_seq(table)
-    with pytest.raises(GmRefused) as refused:
+    with pytest.raises(LeverRefused) as refused:
         table.service.gm.act(GAME, "Дуг", move, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert refused.value.code == "gm_act_refused"
     text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
@@ -406,14 +406,14 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
 
 def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
     gm = table.service.gm
-    with pytest.raises(GmRefused) as error:
+    with pytest.raises(LeverRefused) as error:
         gm.resume(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
     assert error.value.code == "gm_not_paused"
     gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
-    with pytest.raises(GmRefused) as error:
+    with pytest.raises(LeverRefused) as error:
         gm.pause(GAME, now=utc(2026, 12, 1, 17, 20), via="cli", note=None)
     assert error.value.code == "gm_already_paused"
-    with pytest.raises(GmRefused) as error:
+    with pytest.raises(LeverRefused) as error:
         gm.act(GAME, "Кросс", SUGGESTION, now=utc(2026, 12, 1, 17, 20), via="cli", note=None)
     assert error.value.code == "gm_paused"
 
@@ -466,7 +466,7 @@ def test_extend_refuses_more_than_30_days_instead_of_crashing(
     """A typo (2000 for 20) or a date past the calendar used to crash the lever
     (OverflowError); it is refused with the limit, the deadline unchanged."""
     seq = last_seq(table)
-    with pytest.raises(GmRefused) as error:
+    with pytest.raises(LeverRefused) as error:
         table.service.gm.extend(GAME, hours, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert error.value.code == "gm_extend_too_long"
     assert error.value.params == {"hours": shown, "max": 720}
@@ -577,7 +577,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
 
 
 def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None:
-    with pytest.raises(GmRefused) as error:
+    with pytest.raises(LeverRefused) as error:
         table.service.gm.substitute(
             GAME,
             "Дуг",
@@ -612,7 +612,7 @@ def test_substitute_refuses_a_typo_and_the_games_own_addresses(
     seat from its player: refused before anything changes, the old token still works."""
     token = table.token("Дуг")
     seq = last_seq(table)
-    with pytest.raises(GmRefused) as error:
+    with pytest.raises(LeverRefused) as error:
         table.service.gm.substitute(
             GAME, "Дуг", "Вова", email, now=utc(2026, 12, 1, 18), via="cli", note=None
         )
@@ -760,7 +760,7 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
 
 def test_export_is_refused_while_the_game_runs_unless_forced(table: Table) -> None:
     suggest(table)
-    with pytest.raises(GmRefused) as refused:
+    with pytest.raises(LeverRefused) as refused:
         story(table.service, GAME, "markdown")
     assert refused.value.code == "gm_export_running"
     assert "**День 1**" in story(table.service, GAME, "markdown", force=True)
@@ -849,7 +849,7 @@ def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
             GAME, seq_of(table, "refuted"), now=utc(2026, 12, 1, 18), via="cli", note=None
         )
     assert kind.value.code == "void_kind"
-    with pytest.raises(GmRefused) as unknown:
+    with pytest.raises(LeverRefused) as unknown:
         table.service.gm.void(GAME, 999, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert unknown.value.code == "gm_void_unknown"
     assert log(table, seq) == []

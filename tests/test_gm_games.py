@@ -23,7 +23,7 @@ from roundskit import RoundsTable
 from test_maniac_service import EVENING_1, seed_tie
 
 from pbp.cli import main
-from pbp.core.events import MoveError, Visibility
+from pbp.core.events import LeverRefused, MoveError, Visibility
 from pbp.daemon import Daemon
 from pbp.export import story
 from pbp.gm import paused_since
@@ -513,7 +513,7 @@ def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> No
     gm.remove(GAME, "Таню", now=utc(2026, 12, 1, 10), via="cli", note=None)
     token = maniac.token("Таня")
     flushed(maniac)
-    with pytest.raises(MoveError) as gone:
+    with pytest.raises(LeverRefused) as gone:
         gm.substitute(
             GAME,
             "Тане",

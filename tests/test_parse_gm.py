@@ -4,60 +4,96 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.parse.gm import GmCommand, parse_gm
+from pbp.parse.gm import (
+    Act,
+    Export,
+    Extend,
+    GmLine,
+    Help,
+    Lever,
+    Pause,
+    Remove,
+    Resume,
+    Substitute,
+    Void,
+    parse_gm,
+)
 
 
 @pytest.mark.parametrize(
-    ("line", "lever", "args", "note"),
+    ("line", "name", "lever", "note"),
     [
         (
             "ACT Петя: SUGGEST Маша, нож, кухня TO Вася",
             "act",
-            {"player": "Петя", "move": "SUGGEST Маша, нож, кухня TO Вася"},
+            Act("Петя", "SUGGEST Маша, нож, кухня TO Вася"),
             None,
         ),
         (
             "за Петю: ОПРОВЕРЖЕНИЕ 7 нож -- письмо потерялось",
             "act",
-            {"player": "Петю", "move": "ОПРОВЕРЖЕНИЕ 7 нож"},
+            Act("Петю", "ОПРОВЕРЖЕНИЕ 7 нож"),
             "письмо потерялось",
         ),
         (
             "ACT Дуг: REFUTE нож — письмо Дуга потерялось",
             "act",
-            {"player": "Дуг", "move": "REFUTE нож"},
+            Act("Дуг", "REFUTE нож"),
             "письмо Дуга потерялось",
         ),
-        ("PAUSE", "pause", {}, None),
-        ("Пауза -- уехал на выходные", "pause", {}, "уехал на выходные"),
-        ("ПАУЗА — уехал", "pause", {}, "уехал"),
-        ("RESUME", "resume", {}, None),
-        ("возобновить", "resume", {}, None),
-        ("EXTEND 3", "extend", {"hours": 3.0}, None),
-        ("ПРОДЛИТЬ 1,5 часа -- просили", "extend", {"hours": 1.5}, "просили"),
+        ("PAUSE", "pause", Pause(), None),
+        ("Пауза -- уехал на выходные", "pause", Pause(), "уехал на выходные"),
+        ("ПАУЗА — уехал", "pause", Pause(), "уехал"),
+        ("RESUME", "resume", Resume(), None),
+        ("возобновить", "resume", Resume(), None),
+        ("EXTEND 3", "extend", Extend(3.0), None),
+        ("ПРОДЛИТЬ 1,5 часа -- просили", "extend", Extend(1.5), "просили"),
         (
             "SUBSTITUTE Петя BY Вова vova@example.test",
             "substitute",
-            {"player": "Петя", "name": "Вова", "email": "vova@example.test"},
+            Substitute("Петя", "Вова", "vova@example.test"),
             None,
         ),
         (
             "ЗАМЕНА Петя НА Вова Сидоров <Vova@Example.test>",
             "substitute",
-            {"player": "Петя", "name": "Вова Сидоров", "email": "vova@example.test"},
+            Substitute("Петя", "Вова Сидоров", "vova@example.test"),
             None,
         ),
-        ("REMOVE Петя", "remove", {"player": "Петя"}, None),
-        ("VOID 17", "void", {"event": 17}, None),
-        ("ОТМЕНИТЬ №17", "void", {"event": 17}, None),
-        ("EXPORT html", "export", {"format": "html"}, None),
-        ("ЭКСПОРТ", "export", {"format": "markdown"}, None),
+        ("REMOVE Петя", "remove", Remove("Петя"), None),
+        ("VOID 17", "void", Void(17), None),
+        ("ОТМЕНИТЬ №17", "void", Void(17), None),
+        ("EXPORT html", "export", Export("html"), None),
+        ("ЭКСПОРТ", "export", Export("markdown"), None),
     ],
 )
 def test_a_gm_command_is_read_with_its_arguments_and_note(
-    line: str, lever: str, args: dict[str, object], note: str | None
+    line: str, name: str, lever: Lever, note: str | None
 ) -> None:
-    assert parse_gm(f"\n  {line}  \n") == [GmCommand(line, lever, args, note)]
+    assert parse_gm(f"\n  {line}  \n") == [GmLine(line, name, lever, note)]
+
+
+def test_a_lever_round_trips_through_the_json_of_a_pending_confirmation() -> None:
+    (line,) = parse_gm("ЗАМЕНА Петя НА Вова vova@example.test -- уехал")
+    assert line.to_json() == {
+        "line": "ЗАМЕНА Петя НА Вова vova@example.test -- уехал",
+        "lever": "substitute",
+        "args": {"player": "Петя", "name": "Вова", "email": "vova@example.test"},
+        "note": "уехал",
+    }
+    assert GmLine.from_json(line.to_json()) == line
+
+
+def test_a_gm_line_is_read_as_a_players_line_is_markup_and_look_alikes_folded() -> None:
+    # Cyrillic А and Е in PAUSE, bold from the forum, a list marker
+    line = "1. [b]PАUSЕ[/b] -- отпуск"
+    assert parse_gm(line) == [GmLine(line, "pause", Pause(), "отпуск")]
+
+
+def test_a_misspelt_gm_keyword_is_answered_with_the_one_it_resembles() -> None:
+    (line,) = parse_gm("ПАУЗУ")
+    assert line.lever is None and line.error is not None
+    assert (line.error.code, line.error.params) == ("gm_not_a_command", {"suggestion": "ПАУЗА"})
 
 
 @pytest.mark.parametrize(
@@ -77,20 +113,24 @@ def test_a_gm_command_is_read_with_its_arguments_and_note(
 )
 def test_a_gm_command_that_does_not_fit_names_its_syntax(line: str, lever: str) -> None:
     (command,) = parse_gm(line)
-    assert command.error == "gm_syntax"
-    assert command.lever == lever
-    assert command.params["lever"] == lever
+    assert command.lever is None and command.error is not None
+    assert (command.name, command.error.code, command.error.params["lever"]) == (
+        lever,
+        "gm_syntax",
+        lever,
+    )
 
 
 def test_lines_without_a_keyword_are_answered_as_not_gm_commands() -> None:
-    assert parse_gm("Привет, как дела?\n\nCLOSE-DAY\nRETRY 1\nPAUSED") == [
-        GmCommand("Привет, как дела?", None, error="gm_not_a_command"),
-        GmCommand("CLOSE-DAY", None, error="gm_not_a_command"),
-        GmCommand("RETRY 1", None, error="gm_not_a_command"),
-        GmCommand("PAUSED", None, error="gm_not_a_command"),
+    lines = parse_gm("Привет, как дела?\n\nCLOSE-DAY\nRETRY 1\nPAUSED")
+    assert [(c.line, c.lever, c.error and (c.error.code, c.error.params)) for c in lines] == [
+        ("Привет, как дела?", None, ("gm_not_a_command", {})),
+        ("CLOSE-DAY", None, ("gm_not_a_command", {})),
+        ("RETRY 1", None, ("gm_not_a_command", {})),
+        ("PAUSED", None, ("gm_not_a_command", {"suggestion": "PAUSE"})),
     ]
 
 
 @pytest.mark.parametrize("line", ["HELP", "помощь"])
 def test_help_is_a_gm_command(line: str) -> None:
-    assert parse_gm(line) == [GmCommand(line, "help")]
+    assert parse_gm(line) == [GmLine(line, "help", Help())]

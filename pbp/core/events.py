@@ -81,19 +81,28 @@ def utc_iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat()
 
 
-class MoveError(Exception):
-    """A move that is refused. ``code`` names the template of the answer.
-
-    The player-facing text is rendered from ``templates/<locale>/errors/<code>.txt``
-    with ``params`` (JSON values), so engines stay free of language. ``str()`` of
-    the error is a short English description for logs.
-    """
+class Refusal(Exception):
+    """Something pbp refuses, answered in words: ``code`` names the text
+    ``templates/<locale>/errors/<code>.txt``, rendered with ``params`` (JSON values), so
+    engines and levers stay free of language. ``str()`` is a short English description
+    for logs. Two kinds: a player's move (:class:`MoveError`) and a GM's lever
+    (:class:`LeverRefused`)."""
 
     def __init__(self, code: str, **params: Any) -> None:
         self.code = code
         self.params: dict[str, Any] = params
         detail = ", ".join(f"{k}={v!r}" for k, v in params.items())
         super().__init__(f"{code}: {detail}" if detail else code)
+
+
+class MoveError(Refusal):
+    """A move that is refused: :class:`InvalidMove`, :class:`AmbiguousMove` or
+    :class:`IllegalMove`."""
+
+
+class LeverRefused(Refusal):
+    """A GM lever that does not fit the game's state (:mod:`pbp.gm`), or a GM command
+    that is none."""
 
 
 class InvalidMove(MoveError):

@@ -1,10 +1,13 @@
 """Reading the GM's commands from a mail to his own personal address.
 
-One command per line; a line that starts with no GM keyword (a greeting, a
-player's command such as STATUS, a pbp CLI word such as CLOSE-DAY) gives a command
-with ``error="gm_not_a_command"``, so the GM's answer says so line by line; quotes
-and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in English or Russian, any
-case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
+One command per line, read as players' lines are (markup, list markers and
+look-alike letters folded: :func:`pbp.parse.commands.read_line`); a line that starts
+with no GM keyword (a greeting, a player's command such as STATUS, a pbp CLI word such
+as CLOSE-DAY) gives a line whose error is ``gm_not_a_command`` (with the keyword it
+resembles, if any, as ``suggestion``), so the GM's answer says so line by line; quotes
+and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in English or
+Russian, any case; the GM's note, where a command takes one, follows `` -- `` or
+`` — ``::
 
     ACT Петя: SUGGEST Маша, нож, кухня TO Вася     ЗА Петю: ПРЕДПОЛОЖЕНИЕ …
     PAUSE -- away for the weekend                  ПАУЗА — уехал на выходные
@@ -16,17 +19,102 @@ case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
     EXPORT markdown                                ЭКСПОРТ markdown
     HELP                                           ПОМОЩЬ  (the list of GM commands)
 
-Player names are resolved later, against the game's seats (:mod:`pbp.gm`). Pure:
-no I/O.
+Each lever is a dataclass (:data:`Lever`), dispatched by type in :mod:`pbp.gm`;
+errors are :class:`~pbp.core.events.InvalidMove` like a player's. Player names are
+resolved later, against the game's seats (:mod:`pbp.gm`). Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from pbp.parse.commands import MAX_LINES
+from pbp.core.events import InvalidMove
+from pbp.export import FORMATS, ExportFormat
+from pbp.parse.commands import MAX_LINES, read_line
+from pbp.parse.names import closest_keyword
+
+
+@dataclass(frozen=True)
+class Act:
+    """``ACT PLAYER: MOVE``: ``move`` entered for ``player`` (a name as written)."""
+
+    player: str
+    move: str
+
+
+@dataclass(frozen=True)
+class Pause:
+    """``PAUSE``."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """``RESUME``."""
+
+
+@dataclass(frozen=True)
+class Extend:
+    """``EXTEND HOURS``: the current deadline ``hours`` later (> 0, fractions allowed)."""
+
+    hours: float
+
+
+@dataclass(frozen=True)
+class Substitute:
+    """``SUBSTITUTE PLAYER BY NAME ADDRESS``: ``player``'s seat to ``name`` at ``email``
+    (lower-cased)."""
+
+    player: str
+    name: str
+    email: str
+
+
+@dataclass(frozen=True)
+class Remove:
+    """``REMOVE PLAYER``."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Void:
+    """``VOID EVENT``: the move logged as event number ``event``."""
+
+    event: int
+
+
+@dataclass(frozen=True)
+class Export:
+    """``EXPORT [FORMAT]`` (default markdown)."""
+
+    format: ExportFormat
+
+
+@dataclass(frozen=True)
+class Help:
+    """``HELP``: the list of GM commands."""
+
+
+#: One GM lever.
+Lever = Act | Pause | Resume | Extend | Substitute | Remove | Void | Export | Help
+
+#: Each lever's name, as results, confirmations and texts call it.
+NAMES: dict[type[Lever], str] = {
+    Act: "act",
+    Pause: "pause",
+    Resume: "resume",
+    Extend: "extend",
+    Substitute: "substitute",
+    Remove: "remove",
+    Void: "void",
+    Export: "export",
+    Help: "help",
+}
+_BY_NAME: dict[str, type[Lever]] = {name: cls for cls, name in NAMES.items()}
 
 #: Keyword (upper case, ``Ё`` read as ``Е``) → the lever it names.
 KEYWORDS: dict[str, str] = {
@@ -61,7 +149,7 @@ SYNTAX = {
     "substitute": "SUBSTITUTE PLAYER BY NAME ADDRESS",
     "remove": "REMOVE PLAYER",
     "void": "VOID EVENT",
-    "export": "EXPORT markdown|bbcode|html",
+    "export": "EXPORT " + "|".join(FORMATS),
     "help": "HELP",
 }
 
@@ -69,20 +157,35 @@ _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
 _HOURS = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(?:h|hours?|ч|час|часа|часов)?\.?$", re.IGNORECASE)
 _BY = re.compile(r"\s+(?:BY|НА|ON)\s+", re.IGNORECASE)
 _ADDRESS = re.compile(r"^<?([^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?$")
-FORMATS = ("markdown", "bbcode", "html")
 
 
 @dataclass(frozen=True)
-class GmCommand:
-    """One GM command line: ``lever`` (``act``, ``pause``, …) with its ``args``, or
-    ``error`` (a code of ``templates/<locale>/errors/``, with ``params``)."""
+class GmLine:
+    """One line of the GM's mail: ``lever`` with its ``note``, or ``error`` (its code a
+    text of ``templates/<locale>/errors/``: ``gm_syntax`` {lever, syntax},
+    ``gm_not_a_command`` {suggestion?}); ``line``: as the GM wrote it (spaces
+    collapsed); ``name``: the lever the line's keyword names, also when its arguments
+    do not fit (None: no GM keyword)."""
 
     line: str
-    lever: str | None
-    args: dict[str, Any] = field(default_factory=dict)
+    name: str | None
+    lever: Lever | None = None
     note: str | None = None
-    error: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
+    error: InvalidMove | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The line as stored with a pending confirmation: ``{"line", "lever" (its
+        name), "args" (its fields), "note"}``. :raises ValueError: a refused line."""
+        if self.lever is None:
+            raise ValueError(f"line {self.line!r} holds no lever")
+        args = dataclasses.asdict(self.lever)
+        return {"line": self.line, "lever": self.name, "args": args, "note": self.note}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> GmLine:
+        """Inverse of :meth:`to_json`. :raises KeyError: an unknown lever name."""
+        lever = _BY_NAME[data["lever"]](**data["args"])
+        return GmLine(data["line"], data["lever"], lever, data["note"])
 
 
 def _split_note(rest: str) -> tuple[str, str | None]:
@@ -92,75 +195,81 @@ def _split_note(rest: str) -> tuple[str, str | None]:
     return rest.strip(), None
 
 
-def parse_gm(text: str) -> list[GmCommand]:
-    """The GM commands of a mail body, in order (see the module docstring).
+def parse_gm(text: str) -> list[GmLine]:
+    """The GM command lines of a mail body, in order (see the module docstring).
 
-    A line whose first word is a keyword but whose arguments do not fit gives a
-    command with ``error="gm_syntax"`` and ``params={"lever", "syntax"}``; any other
-    non-blank line one with ``lever=None`` and ``error="gm_not_a_command"``. Only the
+    A line whose first word is a keyword but whose arguments do not fit gives a line
+    with error ``gm_syntax`` {lever, syntax}; any other non-blank line one with error
+    ``gm_not_a_command``, with ``suggestion`` (the keyword, as in :data:`SYNTAX`'s
+    language of the word) when its first word resembles one (``PAUZE``). Only the
     first :data:`~pbp.parse.commands.MAX_LINES` lines are read (linear time).
     """
-    commands: list[GmCommand] = []
+    lines: list[GmLine] = []
     for raw_line in text.splitlines()[:MAX_LINES]:
-        line = " ".join(raw_line.split())
-        if not line:
+        line = " ".join(raw_line.split())  # as the GM wrote it, for his answer
+        read = read_line(line)
+        if not read:
             continue
-        head, _, rest = line.partition(" ")
+        head, _, rest = read.partition(" ")
         word = head.rstrip(":").upper().replace("Ё", "Е")
-        lever = KEYWORDS.get(word)
-        if lever is None:
-            commands.append(GmCommand(line, None, error="gm_not_a_command"))
+        name = KEYWORDS.get(word)
+        if name is None:
+            lines.append(GmLine(line, None, error=_not_a_command(word)))
             continue
-        commands.append(_read(line, lever, rest.strip()))
-    return commands
+        lines.append(_read(line, name, rest.strip()))
+    return lines
 
 
-def _syntax(line: str, lever: str) -> GmCommand:
-    return GmCommand(
-        line, lever, error="gm_syntax", params={"lever": lever, "syntax": SYNTAX[lever]}
-    )
+def _not_a_command(word: str) -> InvalidMove:
+    close = closest_keyword(word, list(KEYWORDS)) if word.isalpha() else None
+    if close is None:
+        return InvalidMove("gm_not_a_command")
+    return InvalidMove("gm_not_a_command", suggestion=close)
 
 
-def _read(line: str, lever: str, rest: str) -> GmCommand:
+def _syntax(line: str, name: str) -> GmLine:
+    error = InvalidMove("gm_syntax", lever=name, syntax=SYNTAX[name])
+    return GmLine(line, name, error=error)
+
+
+def _read(line: str, name: str, rest: str) -> GmLine:
     rest, note = _split_note(rest)
-    if lever == "act":
+    lever = _lever(name, rest)
+    if lever is None:
+        return _syntax(line, name)
+    return GmLine(line, name, lever, note)
+
+
+def _lever(name: str, rest: str) -> Lever | None:
+    """The lever ``name`` with the arguments ``rest``, or None when they do not fit."""
+    if name == "act":
         player, colon, move = rest.partition(":")
         if not colon or not player.strip() or not move.strip():
-            return _syntax(line, lever)
-        return GmCommand(line, lever, {"player": player.strip(), "move": move.strip()}, note)
-    if lever in ("pause", "resume", "help"):
-        if rest:
-            return _syntax(line, lever)
-        return GmCommand(line, lever, note=note)
-    if lever == "extend":
+            return None
+        return Act(player.strip(), move.strip())
+    if name in ("pause", "resume", "help"):
+        alone: dict[str, Lever] = {"pause": Pause(), "resume": Resume(), "help": Help()}
+        return None if rest else alone[name]
+    if name == "extend":
         match = _HOURS.match(rest)
-        if match is None or float(match.group(1).replace(",", ".")) <= 0:
-            return _syntax(line, lever)
-        return GmCommand(line, lever, {"hours": float(match.group(1).replace(",", "."))}, note)
-    if lever == "substitute":
+        hours = float(match.group(1).replace(",", ".")) if match else 0.0
+        return Extend(hours) if hours > 0 else None
+    if name == "substitute":
         parts = _BY.split(rest, maxsplit=1)
         if len(parts) != 2:
-            return _syntax(line, lever)
+            return None
         words = parts[1].split()
         address = _ADDRESS.match(words[-1]) if len(words) >= 2 else None
         if address is None:
-            return _syntax(line, lever)
-        args = {
-            "player": parts[0].strip(),
-            "name": " ".join(words[:-1]),
-            "email": address.group(1).lower(),
-        }
-        return GmCommand(line, lever, args, note)
-    if lever == "remove":
-        if not rest:
-            return _syntax(line, lever)
-        return GmCommand(line, lever, {"player": rest}, note)
-    if lever == "void":
+            return None
+        return Substitute(parts[0].strip(), " ".join(words[:-1]), address.group(1).lower())
+    if name == "remove":
+        return Remove(rest) if rest else None
+    if name == "void":
         number = rest.lstrip("#№")
-        if not number.isdigit():
-            return _syntax(line, lever)
-        return GmCommand(line, lever, {"event": int(number)}, note)
+        return Void(int(number)) if number.isdigit() else None
     fmt = rest.lower() or "markdown"
-    if fmt not in FORMATS:
-        return _syntax(line, lever)
-    return GmCommand(line, lever, {"format": fmt}, note)
+    for known in FORMATS:
+        if fmt == known:
+            return Export(known)
+    return None
