@@ -985,7 +985,7 @@ class GmDesk:
             if player != GM_SEAT:
                 seat = self.store.token(token)
                 assert seat is not None
-                self.service.mail.player(game, seat[1], "new_address", {"asked": False}, now)
+                self.service.mail.player(game, seat.player, "new_address", {"asked": False}, now)
         return token
 
     def retired_address(

@@ -100,7 +100,7 @@ def _game_of(message: KeptMessage, store: Store, config: Config) -> str | None:
     for token in find_tokens(letter, config.mail.address, "plus" if plus else "subject_tag"):
         seat = store.token(token)
         if seat is not None:
-            return seat[0]
+            return seat.game_id
     sender = letter.from_address
     for game in config.games:
         emails = {game.gm.lower(), *(p.email.lower() for p in game.players)}
@@ -127,7 +127,8 @@ def kept_rows(store: Store, config: Config) -> list[KeptRow]:
     kept = store.kept()
     resumed: dict[str, str] = {}
     if any(message.reason.startswith(HELD) for message in kept):
-        resumed = {s: o for s, o, _n in store.message_outcomes() if s.endswith(REPLAYED)}
+        outcomes = store.message_outcomes()
+        resumed = {m.source: m.outcome for m in outcomes if m.source.endswith(REPLAYED)}
     zones = {game.id: game.timezone for game in config.games}
     default_zone = config.games[0].timezone if config.games else "UTC"
     rows = []

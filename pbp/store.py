@@ -239,6 +239,66 @@ class OutgoingMail:
     failed: str | None
 
 
+@dataclass(frozen=True)
+class Schedule:
+    """When a started game acts next: ``over`` once it ended; ``deadline_at``: its next
+    deadline (aware, UTC), None when it has none (over, or paused)."""
+
+    over: bool
+    deadline_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat of a started game with its personal address: ``game_id``, the ``player``
+    (a seat name, or :data:`pbp.gm.GM_SEAT` for the GM's own), the ``email`` registered
+    for it (lower-case) and its personal ``token``."""
+
+    game_id: str
+    player: str
+    email: str
+    token: str
+
+
+@dataclass(frozen=True)
+class MessageOutcome:
+    """What came of one processed incoming message: its ``source`` key, ``outcome``
+    (``applied``, ``refused``, ``paused``, …), and ``note`` (a detail or None)."""
+
+    source: str
+    outcome: str
+    note: str | None
+
+
+@dataclass(frozen=True)
+class DigestCount:
+    """The digest lines of one reason after a GM's last digest: how many, and the
+    highest line id among them."""
+
+    count: int
+    last_id: int
+
+
+@dataclass(frozen=True)
+class DigestSent:
+    """The last digest mailed to the GM at ``gm`` (lower-case): the highest digest line
+    id it covered and when it was sent (aware, UTC)."""
+
+    gm: str
+    last_id: int
+    sent_at: datetime
+
+
+@dataclass(frozen=True)
+class AnswerWindow:
+    """The rate-limit window of ``recipient`` (lower-case, :mod:`pbp.ratelimit`): when
+    it began (aware, UTC) and how many answers it counted."""
+
+    recipient: str
+    started_at: datetime
+    answers: int
+
+
 STILL_KEPT = frozenset(
     {
         "error",
@@ -548,11 +608,11 @@ class Store:
             over=bool(row[7]),
         )
 
-    def schedules(self) -> dict[str, tuple[bool, datetime | None]]:
-        """``{game id: (over, deadline_at)}`` of every started game, in one query
-        (without reading the state snapshots)."""
+    def schedules(self) -> dict[str, Schedule]:
+        """``{game id: its schedule}`` of every started game, in one query (without
+        reading the state snapshots)."""
         rows = self._db.execute("SELECT id, over, deadline_at FROM games")
-        return {r[0]: (bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
+        return {r[0]: Schedule(bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
 
     def state_text(self, game_id: str) -> str | None:
         """The stored state snapshot of a game as JSON text (unparsed), None when it
@@ -560,15 +620,15 @@ class Store:
         row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
         return str(row[0]) if row else None
 
-    def schedule(self, game_id: str) -> tuple[bool, datetime | None] | None:
-        """``(over, deadline_at)`` of one game, None when it has not started (without
-        reading its state snapshot)."""
+    def schedule(self, game_id: str) -> Schedule | None:
+        """The schedule of one game, None when it has not started (without reading its
+        state snapshot)."""
         row = self._db.execute(
             "SELECT over, deadline_at FROM games WHERE id = ?", (game_id,)
         ).fetchone()
         if row is None:
             return None
-        return bool(row[0]), from_iso(row[1]) if row[1] else None
+        return Schedule(bool(row[0]), from_iso(row[1]) if row[1] else None)
 
     def save_state(
         self,
@@ -711,12 +771,13 @@ class Store:
         self._db.execute("DELETE FROM tokens WHERE game_id = ? AND player = ?", (game_id, player))
         self.add_token(token, game_id, player, email)
 
-    def retired_token(self, token: str) -> tuple[str, str, str] | None:
-        """``(game_id, player, email)`` of a token a substitute's made obsolete, or None."""
+    def retired_token(self, token: str) -> Seat | None:
+        """The seat whose token this was before a substitute or a new address made it
+        obsolete (with the address it then had, and this ``token``), or None."""
         row = self._db.execute(
-            "SELECT game_id, player, email FROM retired_tokens WHERE token = ?", (token,)
+            "SELECT game_id, player, email, token FROM retired_tokens WHERE token = ?", (token,)
         ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
 
     def add_confirmation(
         self, code: str, game_id: str, commands: str, now: datetime, expires_at: datetime
@@ -761,20 +822,20 @@ class Store:
             "UPDATE gm_confirmations SET done_at = ? WHERE code = ?", (to_iso(now), code)
         )
 
-    def token(self, token: str) -> tuple[str, str, str] | None:
-        """``(game_id, player, email)`` for a token, or None."""
+    def token(self, token: str) -> Seat | None:
+        """The seat whose personal token this is, or None."""
         row = self._db.execute(
-            "SELECT game_id, player, email FROM tokens WHERE token = ?", (token,)
+            "SELECT game_id, player, email, token FROM tokens WHERE token = ?", (token,)
         ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
 
-    def tokens_of(self, email: str) -> list[tuple[str, str, str]]:
-        """``(token, game_id, player)`` of every seat registered to ``email``."""
+    def tokens_of(self, email: str) -> list[Seat]:
+        """Every seat registered to ``email`` (any case), by game id."""
         rows = self._db.execute(
-            "SELECT token, game_id, player FROM tokens WHERE email = ? ORDER BY game_id",
+            "SELECT game_id, player, email, token FROM tokens WHERE email = ? ORDER BY game_id",
             (email.lower(),),
         )
-        return [(r[0], r[1], r[2]) for r in rows]
+        return [Seat(r[0], r[1], r[2], r[3]) for r in rows]
 
     def seats(self) -> dict[str, dict[str, str]]:
         """``{game id: {player: email}}`` of every started game's players (the GM's
@@ -870,10 +931,10 @@ class Store:
         row = self._db.execute(query, args).fetchone()
         return row is not None
 
-    def message_outcomes(self) -> list[tuple[str, str, str | None]]:
-        """``(source, outcome, note)`` of every processed message, in processing order."""
+    def message_outcomes(self) -> list[MessageOutcome]:
+        """What came of every processed message, in processing order."""
         rows = self._db.execute("SELECT source, outcome, note FROM messages ORDER BY rowid")
-        return [(r[0], r[1], r[2]) for r in rows]
+        return [MessageOutcome(r[0], r[1], r[2]) for r in rows]
 
     def keep(self, source: str, arrived: datetime, reason: str, raw: bytes, now: datetime) -> int:
         """Set a message aside for the GM; returns its kept id."""
@@ -1048,14 +1109,14 @@ class Store:
         marks = ", ".join("?" for _ in game_ids) or "NULL"
         return f"id > ? AND (game_id IS NULL OR game_id IN ({marks}))", [after_id, *game_ids]
 
-    def digest_counts(self, after_id: int, game_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-        """``{reason: (count, highest id)}`` of the digest lines after ``after_id`` for a GM
-        of ``game_ids`` (lines of those games and lines for every GM), one query."""
+    def digest_counts(self, after_id: int, game_ids: Sequence[str]) -> dict[str, DigestCount]:
+        """``{reason: its count}`` of the digest lines after ``after_id`` for a GM of
+        ``game_ids`` (lines of those games and lines for every GM), one query."""
         where, args = self._digest_where(after_id, game_ids)
         rows = self._db.execute(
             f"SELECT reason, COUNT(*), MAX(id) FROM digest WHERE {where} GROUP BY reason", args
         )
-        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+        return {r[0]: DigestCount(int(r[1]), int(r[2])) for r in rows}
 
     def digest_entries(
         self, after_id: int, game_ids: Sequence[str], limit: int
@@ -1069,17 +1130,17 @@ class Store:
         )
         return [DigestEntry(r[0], r[1], r[2], r[3], r[4], from_iso(r[5]), r[6]) for r in rows]
 
-    def digest_sent(self, gm: str) -> tuple[int, datetime] | None:
-        """``(highest digest id sent, when)`` of the GM at ``gm`` (lower-case), or None."""
+    def digest_sent(self, gm: str) -> DigestSent | None:
+        """The last digest sent to the GM at ``gm`` (lower-case), or None."""
         row = self._db.execute(
-            "SELECT last_id, sent_at FROM digest_sent WHERE gm = ?", (gm,)
+            "SELECT gm, last_id, sent_at FROM digest_sent WHERE gm = ?", (gm,)
         ).fetchone()
-        return (int(row[0]), from_iso(row[1])) if row else None
+        return DigestSent(row[0], int(row[1]), from_iso(row[2])) if row else None
 
-    def digests_sent(self) -> dict[str, tuple[int, datetime]]:
-        """:meth:`digest_sent` of every GM, one query."""
+    def digests_sent(self) -> dict[str, DigestSent]:
+        """``{gm: its last digest}``: :meth:`digest_sent` of every GM, one query."""
         rows = self._db.execute("SELECT gm, last_id, sent_at FROM digest_sent")
-        return {r[0]: (int(r[1]), from_iso(r[2])) for r in rows}
+        return {r[0]: DigestSent(r[0], int(r[1]), from_iso(r[2])) for r in rows}
 
     def mark_digest_sent(self, gm: str, last_id: int, now: datetime) -> None:
         """Record a digest sent to ``gm`` (inside the transaction that queues it)."""
@@ -1089,12 +1150,13 @@ class Store:
             (gm, last_id, to_iso(now)),
         )
 
-    def answer_window(self, recipient: str) -> tuple[datetime, int] | None:
-        """``(start, answers)`` of the rate-limit window of ``recipient`` (lower-case)."""
+    def answer_window(self, recipient: str) -> AnswerWindow | None:
+        """The rate-limit window of ``recipient`` (lower-case), or None."""
         row = self._db.execute(
-            "SELECT started_at, answers FROM answer_windows WHERE recipient = ?", (recipient,)
+            "SELECT recipient, started_at, answers FROM answer_windows WHERE recipient = ?",
+            (recipient,),
         ).fetchone()
-        return (from_iso(row[0]), int(row[1])) if row else None
+        return AnswerWindow(row[0], from_iso(row[1]), int(row[2])) if row else None
 
     def set_answer_window(self, recipient: str, started_at: datetime, answers: int) -> None:
         """Store the rate-limit window of ``recipient`` (lower-case)."""
@@ -1164,11 +1226,9 @@ class Store:
         ).fetchone()
         return from_iso(row[0]) if row else None
 
-    def record_stranger_answer(
-        self, sender: str, now: datetime, seat: tuple[str, str] | None = None
-    ) -> None:
+    def record_stranger_answer(self, sender: str, now: datetime, seat: Seat | None = None) -> None:
         """Remember that ``sender`` (not a player) was answered at ``now``, for mail to
-        the personal address of ``seat`` (game id, player or GM seat) when given."""
+        the personal address of ``seat`` (a player's or the GM's) when given."""
         self._db.execute(
             "INSERT INTO stranger_answers (sender, answered_at) VALUES (?, ?) "
             "ON CONFLICT (sender) DO UPDATE SET answered_at = excluded.answered_at",
@@ -1177,7 +1237,7 @@ class Store:
         if seat is not None:
             self._db.execute(
                 "INSERT INTO seat_stranger_answers (game_id, player, answered_at) VALUES (?, ?, ?)",
-                (seat[0], seat[1], to_iso(now)),
+                (seat.game_id, seat.player, to_iso(now)),
             )
 
     def stranger_answers_at_seat(self, game_id: str, player: str, since: datetime) -> int:
