@@ -38,7 +38,7 @@ from pbp.config import Config, Game
 from pbp.digest import Digest
 from pbp.engine.base import Event, MoveError, Step
 from pbp.faults import crash_point
-from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
+from pbp.gm import GM_SEAT, GmDesk, paused_since
 from pbp.kinds import KINDS
 from pbp.kinds.base import GameKind, ParsedCommand
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
@@ -50,7 +50,7 @@ from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.ratelimit import AnswerLimit, is_loop
 from pbp.render import Renderer
 from pbp.seats import missing_games
-from pbp.store import GameRow, OutgoingMail, Seat, Store
+from pbp.store import HELD_REASON, GameRow, OutgoingMail, Seat, Store
 
 log = logging.getLogger(__name__)
 
@@ -491,12 +491,21 @@ class Service:
 
     # --- one incoming message ------------------------------------------------------
 
-    def handle(self, raw: RawMessage, now: datetime, *, source: str | None = None) -> Outcome:
+    def handle(
+        self,
+        raw: RawMessage,
+        now: datetime,
+        *,
+        source: str | None = None,
+        replay_of: int | None = None,
+    ) -> Outcome:
         """Process one message: identify, apply its moves, answer; one transaction.
 
         Never raises for bad mail: an unreadable, automatic or crashing message is
         kept for the GM (``pbp kept``) and does not block later mail. ``source``:
-        the store's key of the message (default :func:`source_key`).
+        the store's key of the message (default :func:`source_key`); ``replay_of``:
+        the kept id of the mail held by a pause that this applies on resume (rule
+        D8: not a copy of itself; the held row records what came of it).
         """
         source = source or source_key(raw)
         if self.store.seen(source):
@@ -509,7 +518,7 @@ class Service:
             # the round ran keeps its own arrival time (the same in any run).
             raw = dataclasses.replace(raw, arrived=latest)
         try:
-            return _logged(self._handle(raw, source, now))
+            return _logged(self._handle(raw, source, now, replay_of))
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():
@@ -521,9 +530,10 @@ class Service:
                     processed_at=now,
                     outcome="error",
                     note=repr(error),
+                    replay_of=replay_of,
                 )
-                if source.endswith(REPLAYED):  # the held row points to the new one
-                    self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, "error")
+                if replay_of is not None:  # the held row points to the new one
+                    self.store.mark_resumed(replay_of, now, "error")
                 # The notices commit with the kept row: a crash cannot keep it untold.
                 self._notice_error(raw, kept_id, repr(error), now)
             return _logged(Outcome(source, "error", notes=[repr(error)]))
@@ -550,7 +560,7 @@ class Service:
         outcomes = []
         for message in sorted(kept, key=lambda m: (m.arrived, m.id)):
             source = f"kept:{message.id}"
-            if message.reason.startswith(HELD):
+            if message.held_for is not None:
                 # Held while its game was paused: applied once, on resume (D8).
                 if message.waiting:
                     outcomes.append(Outcome(source, "held", notes=["applied on resume"]))
@@ -571,7 +581,7 @@ class Service:
                 with self.store.transaction():
                     outcome = self._handle(raw, source, now)
                     again = self.store.last_kept(source)
-                    if again is not None and again != before and not again.reason.startswith(HELD):
+                    if again is not None and again != before and again.held_for is None:
                         # Kept again (still an unknown sender, …): rolled back, so no
                         # second kept row, reply or GM notice; the row notes the try.
                         raise _KeptAgain(outcome, again.reason)
@@ -617,7 +627,9 @@ class Service:
         except Exception:
             log.exception("could not tell the GM about kept message %s", kept_id)
 
-    def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
+    def _handle(
+        self, raw: RawMessage, source: str, now: datetime, replay_of: int | None = None
+    ) -> Outcome:
         # Who before what (DESIGN.md): the header section alone says who wrote to
         # which address; the body is read only for a player or GM of a game.
         letter = read_letter(raw.raw, body=False)
@@ -626,7 +638,7 @@ class Service:
         # its Message-ID, else a fingerprint of its fields and body.
         identity = letter.message_id or fingerprint(raw.raw)
         digest: str | None = None  # of its text, once the body is read
-        replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
+        replayed = replay_of is not None  # held by a pause, applied now (not a copy)
 
         def record(
             outcome: str,
@@ -644,9 +656,10 @@ class Service:
                 player=player,
                 note=note,
                 content=digest,
+                replay_of=replay_of,
             )
-            if replayed:  # `pbp kept` shows the held mail as done (D8)
-                self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, outcome)
+            if replay_of is not None:  # `pbp kept` shows the held mail as done (D8)
+                self.store.mark_resumed(replay_of, now, outcome)
             return Outcome(source, outcome, game_id, player, [note] if note else [])
 
         if raw.defect is not None:
@@ -764,7 +777,7 @@ class Service:
         if pause is not None and raw.arrived >= pause.at:
             # Held until the GM resumes, then applied in arrival order (D8).
             with self.store.transaction():
-                self.store.keep(source, raw.arrived, f"{HELD}{game_id}", raw.raw, now)
+                self.store.keep(source, raw.arrived, HELD_REASON, raw.raw, now, held_for=game_id)
                 self.mail.reply(letter, sender, "held", {}, now, game=game, player=player)
                 return record("paused", game_id, player)
 

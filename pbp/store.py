@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 #: written before versions were kept (the releases up to this one's predecessor); a
 #: newer pbp upgrades an older store when it opens it (:class:`Store`), and refuses
 #: one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
-#: every change of :data:`SCHEMA` or :data:`MIGRATIONS` that an older pbp could not read.
-SCHEMA_VERSION = 2
+#: every change of :data:`SCHEMA`, :data:`MIGRATIONS` or :data:`CONVERSIONS` that an older
+#: pbp could not read.
+SCHEMA_VERSION = 3
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -48,7 +49,39 @@ MIGRATIONS = (
     ("kept", "retry_outcome", "TEXT"),
     ("messages", "content", "TEXT"),
     ("gm_confirmations", "hinted_at", "TEXT"),  # schema 2
+    ("kept", "held_for", "TEXT"),  # schema 3
+    ("messages", "replay_of", "INTEGER"),  # schema 3
 )
+
+#: The kept-message reason of a player's mail held while his game was paused (rule
+#: D8); the game is the kept row's ``held_for``.
+HELD_REASON = "paused"
+
+#: Rewrites of the rows an older pbp wrote, by the schema version that needs them: a
+#: store older than that version gets them once, after :data:`MIGRATIONS`, in the
+#: upgrade's transaction. Schema 3: held mail was marked by its reason
+#: ``paused:GAME``, now by ``held_for`` (reason ``paused``); the replay of a held mail
+#: on resume was the message whose source key is the held one's with ``#resumed``
+#: appended, now the message whose ``replay_of`` is the held row's id (its source key
+#: is kept as it was written).
+CONVERSIONS: dict[int, tuple[str, ...]] = {
+    3: (
+        "UPDATE kept SET held_for = substr(reason, 8), reason = 'paused' "
+        "WHERE held_for IS NULL AND substr(reason, 1, 7) = 'paused:'",
+        "UPDATE messages SET replay_of = ("
+        "SELECT MAX(kept.id) FROM kept WHERE kept.held_for IS NOT NULL "
+        "AND kept.source = substr(messages.source, 1, length(messages.source) - 8)) "
+        "WHERE replay_of IS NULL AND substr(source, -8) = '#resumed'",
+    ),
+}
+
+#: Indexes on columns :data:`MIGRATIONS` may add (made after them). A held mail is
+#: replayed at most once: one message row per ``replay_of``.
+LATE_INDEXES = """
+CREATE INDEX IF NOT EXISTS kept_by_held_for ON kept(held_for);
+CREATE UNIQUE INDEX IF NOT EXISTS messages_by_replay_of ON messages(replay_of)
+    WHERE replay_of IS NOT NULL;
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -263,11 +296,14 @@ class Seat:
 @dataclass(frozen=True)
 class MessageOutcome:
     """What came of one processed incoming message: its ``source`` key, ``outcome``
-    (``applied``, ``refused``, ``paused``, …), and ``note`` (a detail or None)."""
+    (``applied``, ``refused``, ``paused``, …), ``note`` (a detail or None) and
+    ``replay_of``: the kept id of the held mail it replayed on resume (rule D8), None
+    for any other message."""
 
     source: str
     outcome: str
     note: str | None
+    replay_of: int | None = None
 
 
 @dataclass(frozen=True)
@@ -319,7 +355,10 @@ class KeptMessage:
     """A message set aside for the GM (unreadable, automatic, or crashed its handler).
 
     ``retried_at``/``retry_outcome``: when ``pbp retry`` processed it again and what
-    came of it (``applied``, ``refused``, …), None while it waits.
+    came of it (``applied``, ``refused``, …), None while it waits. ``held_for``: the
+    game id whose pause held it (reason :data:`HELD_REASON`; applied on resume, rule
+    D8, and then ``retried_at``/``retry_outcome`` say when and what came of it), None
+    for any other kept mail.
     """
 
     id: int
@@ -329,6 +368,7 @@ class KeptMessage:
     raw: bytes
     retried_at: datetime | None = None
     retry_outcome: str | None = None
+    held_for: str | None = None
 
     @property
     def waiting(self) -> bool:
@@ -411,7 +451,8 @@ class Store:
 
         An older store (schema version below :data:`SCHEMA_VERSION`) is first copied
         beside itself (``pbp.sqlite3.v0-backup``, SQLite's online backup), then upgraded
-        in one transaction: new tables and indexes, :data:`MIGRATIONS`, the version.
+        in one transaction: new tables and indexes, :data:`MIGRATIONS`, the
+        :data:`CONVERSIONS` of its old rows, :data:`LATE_INDEXES`, the version.
 
         :raises StoreVersionError: the store's version is above :data:`SCHEMA_VERSION`.
         """
@@ -445,6 +486,13 @@ class Store:
                 columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
                 if column not in columns:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            for since, statements in sorted(CONVERSIONS.items()):
+                if version < since:
+                    for statement in statements:
+                        self._db.execute(statement)
+            for statement in LATE_INDEXES.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -880,12 +928,16 @@ class Store:
         player: str | None = None,
         note: str | None = None,
         content: str | None = None,
+        replay_of: int | None = None,
     ) -> None:
         """Mark an incoming message processed (inside the transaction of its effects);
-        ``content``: a digest of its text (:func:`pbp.service.text_digest`)."""
+        ``content``: a digest of its text (:func:`pbp.service.text_digest`);
+        ``replay_of``: the kept id of the held mail this message replays on resume
+        (rule D8; a held mail is replayed once: :class:`sqlite3.IntegrityError` for a
+        second)."""
         self._db.execute(
             "INSERT INTO messages (source, message_id, arrived, processed_at, outcome, game_id, "
-            "player, note, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "player, note, content, replay_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source,
                 message_id,
@@ -896,6 +948,7 @@ class Store:
                 player,
                 note,
                 content,
+                replay_of,
             ),
         )
 
@@ -933,32 +986,60 @@ class Store:
 
     def message_outcomes(self) -> list[MessageOutcome]:
         """What came of every processed message, in processing order."""
-        rows = self._db.execute("SELECT source, outcome, note FROM messages ORDER BY rowid")
-        return [MessageOutcome(r[0], r[1], r[2]) for r in rows]
+        rows = self._db.execute(
+            "SELECT source, outcome, note, replay_of FROM messages ORDER BY rowid"
+        )
+        return [MessageOutcome(r[0], r[1], r[2], r[3]) for r in rows]
 
-    def keep(self, source: str, arrived: datetime, reason: str, raw: bytes, now: datetime) -> int:
-        """Set a message aside for the GM; returns its kept id."""
+    def replay_outcomes(self) -> dict[int, str]:
+        """``{kept id: outcome}`` of every held mail replayed on resume (rule D8), one
+        indexed query."""
+        rows = self._db.execute(
+            "SELECT replay_of, outcome FROM messages WHERE replay_of IS NOT NULL"
+        )
+        return {int(r[0]): r[1] for r in rows}
+
+    def keep(
+        self,
+        source: str,
+        arrived: datetime,
+        reason: str,
+        raw: bytes,
+        now: datetime,
+        *,
+        held_for: str | None = None,
+    ) -> int:
+        """Set a message aside for the GM; returns its kept id. ``held_for``: the game
+        whose pause holds it until the resume (with ``reason`` :data:`HELD_REASON`)."""
         cursor = self._db.execute(
-            "INSERT INTO kept (source, arrived, reason, raw, kept_at) VALUES (?, ?, ?, ?, ?)",
-            (source, to_iso(arrived), reason, raw, to_iso(now)),
+            "INSERT INTO kept (source, arrived, reason, raw, kept_at, held_for) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (source, to_iso(arrived), reason, raw, to_iso(now), held_for),
         )
         return int(cursor.lastrowid or 0)
 
-    _KEPT = "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome FROM kept "
+    _KEPT = (
+        "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome, held_for FROM kept "
+    )
 
     @staticmethod
     def _kept(r: Sequence[Any]) -> KeptMessage:
         retried = from_iso(r[5]) if r[5] else None
-        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6])
+        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6], r[7])
 
     def kept(self) -> list[KeptMessage]:
         """Every message set aside, oldest first."""
         return [self._kept(r) for r in self._db.execute(self._KEPT + "ORDER BY id")]
 
-    def kept_for(self, reason: str) -> list[KeptMessage]:
-        """The messages set aside with exactly this ``reason``, oldest first (one indexed
-        query: a round never loads every kept mail, whatever strangers sent)."""
-        rows = self._db.execute(self._KEPT + "WHERE reason = ? ORDER BY id", (reason,))
+    def held(self, game_id: str) -> list[KeptMessage]:
+        """The mail held by ``game_id``'s pause and not yet replayed (no message row
+        with its ``replay_of``), oldest first (indexed queries: a round never loads
+        every kept mail, whatever strangers sent)."""
+        rows = self._db.execute(
+            self._KEPT + "WHERE held_for = ? AND NOT EXISTS "
+            "(SELECT 1 FROM messages WHERE messages.replay_of = kept.id) ORDER BY id",
+            (game_id,),
+        )
         return [self._kept(r) for r in rows]
 
     def kept_message(self, kept_id: int) -> KeptMessage | None:
@@ -973,13 +1054,13 @@ class Store:
         ).fetchone()
         return self._kept(row) if row else None
 
-    def mark_resumed(self, source: str, held: str, now: datetime, outcome: str) -> None:
-        """Record that the mail held by a pause (kept with this source and a reason
-        starting with ``held``) was applied on resume (in the replay's transaction)."""
+    def mark_resumed(self, kept_id: int, now: datetime, outcome: str) -> None:
+        """Record that the held mail ``kept_id`` was applied on resume, and what came of
+        it (in the replay's transaction; once: a later call changes nothing)."""
         self._db.execute(
             "UPDATE kept SET retried_at = ?, retry_outcome = ? "
-            "WHERE source = ? AND substr(reason, 1, ?) = ? AND retried_at IS NULL",
-            (to_iso(now), outcome, source, len(held), held),
+            "WHERE id = ? AND held_for IS NOT NULL AND retried_at IS NULL",
+            (to_iso(now), outcome, kept_id),
         )
 
     def is_kept(self, source: str) -> bool:
