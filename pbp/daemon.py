@@ -155,8 +155,8 @@ class Daemon:
                 if game.start_at is not None and game.start_at > now:
                     moments["start"] = game.start_at
             else:
-                over, deadline_at = stored[game.id]
-                if not over and deadline_at is not None:
+                deadline_at = stored[game.id].deadline_at
+                if not stored[game.id].over and deadline_at is not None:
                     moments["deadline"] = deadline_at
                     if game.remind_hours_before:
                         remind = deadline_at - timedelta(hours=game.remind_hours_before)

@@ -36,7 +36,7 @@ from typing import Any
 from pbp.config import Config, Game
 from pbp.mailer import Mailer
 from pbp.parse.mime import Letter
-from pbp.store import Store
+from pbp.store import DigestCount, DigestEntry, Store
 
 #: Lines listed in one digest (the counts per reason cover all of them).
 DIGEST_SHOWN = 50
@@ -144,7 +144,7 @@ class Digest:
         due = [
             (gm, games)
             for gm, games in self.gms().items()
-            if gm not in handled or handled[gm][1] < self.moment(games[0], now)
+            if gm not in handled or handled[gm].sent_at < self.moment(games[0], now)
         ]
         if not due:
             return []
@@ -153,12 +153,12 @@ class Digest:
             for gm, games in due:
                 first = games[0]
                 last = self.store.digest_sent(gm)
-                if last is not None and last[1] >= self.moment(first, now):
+                if last is not None and last.sent_at >= self.moment(first, now):
                     continue  # another process handled it meanwhile
-                after = last[0] if last else 0
+                after = last.last_id if last else 0
                 ids = [game.id for game in games]
                 counts = self.store.digest_counts(after, ids)
-                highest = max((top for _count, top in counts.values()), default=after)
+                highest = max((count.last_id for count in counts.values()), default=after)
                 if counts:
                     entries = self.store.digest_entries(after, ids, DIGEST_SHOWN)
                     context = self._context(first, games, counts, entries)
@@ -171,14 +171,14 @@ class Digest:
         self,
         first: Game,
         games: list[Game],
-        counts: Mapping[str, tuple[int, int]],
-        entries: list[Any],
+        counts: Mapping[str, DigestCount],
+        entries: list[DigestEntry],
     ) -> dict[str, Any]:
         zones = {game.id: game.timezone for game in games}
-        total = sum(count for count, _top in counts.values())
+        total = sum(count.count for count in counts.values())
         return {
             "total": total,
-            "counts": sorted(((reason, n) for reason, (n, _top) in counts.items())),
+            "counts": sorted(((reason, count.count) for reason, count in counts.items())),
             "entries": [
                 {
                     "kept_id": entry.kept_id,

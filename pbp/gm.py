@@ -30,8 +30,9 @@ token (NEW ADDRESS, ``pbp rotate-token``), never the token itself.
 
 A paused game has no deadline (``games.deadline_at`` is NULL), so neither the
 scheduler nor a catch-up closes it; mail from its players that arrives while it
-is paused is kept (reason ``paused:GAME``) and applied in arrival order on resume
-(rule D8). The levers work the same from ``pbp`` (:mod:`pbp.cli`) and by mail from
+is paused is kept (reason ``paused``, ``held_for`` the game) and applied in arrival
+order on resume (rule D8; the replay's message row links to the kept row by its
+``replay_of``). The levers work the same from ``pbp`` (:mod:`pbp.cli`) and by mail from
 the GM's registered address to his personal GM address (:meth:`GmDesk.handle_mail`,
 commands in :mod:`pbp.parse.gm`); a lever by mail waits for the GM's confirmation from
 his registered address (:meth:`GmDesk.ask_confirmation`, :meth:`GmDesk.confirm`) unless
@@ -82,17 +83,13 @@ from pbp.parse.gm import (
     parse_gm,
 )
 from pbp.parse.mime import Letter, read_letter
-from pbp.store import Confirmation, Store, StoredEvent
+from pbp.store import Confirmation, KeptMessage, Store, StoredEvent
 
 if TYPE_CHECKING:
     from pbp.service import Applied, Outcome, Service
 
 #: The seat name of the GM's own token (no player may be called so).
 GM_SEAT = "@gm"
-#: The kept-message reason of a player's mail held while his game is paused.
-HELD = "paused:"
-#: The suffix of the source key under which a held message is applied on resume.
-REPLAYED = "#resumed"
 #: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
 MAX_EXTEND_HOURS = 720
 #: How long the GM may confirm levers sent by mail, in hours.
@@ -131,6 +128,13 @@ def paused_since(store: Store, game_id: str) -> StoredEvent | None:
     """The ``gm_pause`` event of a paused game, or None when it runs."""
     last = store.last_event(game_id, ("gm_pause", "gm_resume"))
     return last if last is not None and last.event.kind == "gm_pause" else None
+
+
+def replay_key(held: KeptMessage) -> str:
+    """The source key of the message that applies the held mail ``held`` on resume:
+    ``resumed:<kept id>`` (as ``pbp retry`` uses ``kept:<kept id>``). Only a unique
+    key, never read back: the replay's link to the held row is its ``replay_of``."""
+    return f"resumed:{held.id}"
 
 
 class GmDesk:
@@ -389,27 +393,24 @@ class GmDesk:
             self.announce(game, [event], now)
         return {"lever": "extend", **event.data}
 
-    def held(self, game_id: str) -> list[RawMessage]:
+    def held(self, game_id: str) -> list[KeptMessage]:
         """The mail held while ``game_id`` was paused and not yet applied, in arrival
-        order; each as a :class:`RawMessage` keyed by its original source key."""
-        waiting = [
-            kept
-            for kept in self.store.kept_for(f"{HELD}{game_id}")
-            if not self.store.seen(kept.source + REPLAYED)
-        ]
-        waiting.sort(key=lambda kept: (kept.arrived, kept.id))
-        return [RawMessage(kept.source, None, kept.arrived, kept.raw) for kept in waiting]
+        order (:meth:`pbp.store.Store.held`)."""
+        return sorted(self.store.held(game_id), key=lambda kept: (kept.arrived, kept.id))
 
     def replay_held(self, now: datetime) -> list[Outcome]:
         """Apply the held mail of every game that is no longer paused (rule D8: in
         arrival order, each in the game day it arrived in). Safe to call any time:
-        each held message is applied once (source ``<source>#resumed``)."""
+        each held message is applied once (its message row's ``replay_of`` is the
+        kept id; source key :func:`replay_key`)."""
         outcomes: list[Outcome] = []
         for game in self.service.config.games:
             if self.store.game(game.id) is None or paused_since(self.store, game.id):
                 continue
-            for raw in self.held(game.id):
-                outcomes.append(self.service.handle(raw, now, source=raw.key + REPLAYED))
+            for kept in self.held(game.id):
+                raw = RawMessage(kept.source, None, kept.arrived, kept.raw)
+                outcome = self.service.handle(raw, now, source=replay_key(kept), replay_of=kept.id)
+                outcomes.append(outcome)
         return outcomes
 
     # --- substitute ------------------------------------------------------------------
@@ -491,14 +492,12 @@ class GmDesk:
         of the ``held`` promise, and the GM gets the ``pbp kept`` ids (to ACT a move
         that should count). Returns those ids."""
         dropped: list[int] = []
-        for kept in self.store.kept():
-            if kept.reason != f"{HELD}{game.id}" or self.store.seen(kept.source + REPLAYED):
-                continue
+        for kept in self.store.held(game.id):
             letter = read_letter(kept.raw)
             if letter.from_address != old_email:
                 continue
             self.store.record_message(
-                kept.source + REPLAYED,
+                replay_key(kept),
                 message_id=None,
                 arrived=kept.arrived,
                 processed_at=now,
@@ -506,6 +505,7 @@ class GmDesk:
                 game_id=game.id,
                 player=seat,
                 note=f"the seat went to {name}",
+                replay_of=kept.id,
             )
             self.service.mail.reply(
                 letter,
@@ -997,7 +997,7 @@ class GmDesk:
             if player != GM_SEAT:
                 seat = self.store.token(token)
                 assert seat is not None
-                self.service.mail.player(game, seat[1], "new_address", {"asked": False}, now)
+                self.service.mail.player(game, seat.player, "new_address", {"asked": False}, now)
         return token
 
     def retired_address(

@@ -1,12 +1,12 @@
 """What ``pbp kept`` shows of each mail kept aside for the GM: a readable row.
 
 A kept mail is stored as its raw bytes and a reason code (``"unknown_sender"``,
-``"too_large: 3,100,000 bytes"``, ``"paused:exler-1"`` …). :func:`kept_rows` reads
-each one's header section again (never its body: a stranger's mail may be hostile)
-and gives the GM what he needs to decide: when it came (in the game's time zone, to
-the minute), from whom, for which game, its Subject (on one line, control characters
-removed, cut), the reason in words, and what became of it (waiting, retried,
-resumed).
+``"too_large: 3,100,000 bytes"``, ``"paused"`` with the game it is held for …).
+:func:`kept_rows` reads each one's header section again (never its body: a
+stranger's mail may be hostile) and gives the GM what he needs to decide: when it
+came (in the game's time zone, to the minute), from whom, for which game, its
+Subject (on one line, control characters removed, cut), the reason in words, and
+what became of it (waiting, retried, resumed).
 
 Pure but for the store's reads; the CLI lays the rows out (:func:`table`) or prints
 them as JSON.
@@ -21,10 +21,9 @@ from zoneinfo import ZoneInfo
 
 from pbp.config import Config
 from pbp.digest import inert
-from pbp.gm import HELD, REPLAYED
 from pbp.mail.base import header_section
 from pbp.parse.mime import find_tokens, read_letter
-from pbp.store import KeptMessage, Store
+from pbp.store import HELD_REASON, KeptMessage, Store
 
 __all__ = ["KeptRow", "kept_rows", "reason_words", "table"]
 
@@ -49,12 +48,13 @@ REASONS = {
 }
 
 
-def reason_words(reason: str) -> str:
+def reason_words(reason: str, held_for: str | None = None) -> str:
     """The stored ``reason`` in words, with its detail: ``"unreadable: no text part"`` →
-    ``"could not be read (the sender was told): no text part"``; an unknown code as
-    it is."""
-    if reason.startswith(HELD):
-        return f"{REASONS['paused']}: {reason.removeprefix(HELD)}"
+    ``"could not be read (the sender was told): no text part"``; mail held for the
+    game ``held_for`` → ``"held while the game was paused: exler-1"``; an unknown code
+    as it is."""
+    if held_for is not None:
+        return f"{REASONS[HELD_REASON]}: {held_for}"
     code, sep, detail = reason.partition(":")
     words = REASONS.get(code.strip())
     if words is None:
@@ -68,7 +68,8 @@ class KeptRow:
 
     ``arrived``: ISO 8601 in ``zone`` to the minute (``"2026-12-01T20:05+03:00"``);
     ``sender``, ``subject``: one line each, cut (``""`` when there is none);
-    ``game``: the game id it was for, or None; ``reason``: the stored code,
+    ``game``: the game id it was for, or None; ``reason``: the stored code (for mail
+    held by a pause ``"paused:GAME"``, as before the store said ``held_for`` apart),
     ``reason_text``: in words; ``status``: ``"waiting"``, ``"waiting for resume"``,
     ``"retried 2026-12-01 21:03: OUTCOME"`` (local time; ``(still kept)`` when kept
     again) or ``"resumed: OUTCOME"``.
@@ -93,14 +94,14 @@ class KeptRow:
 def _game_of(message: KeptMessage, store: Store, config: Config) -> str | None:
     """The game a kept mail was for: the paused game it was held for, the game of a
     personal address it was sent to, or the first game its sender plays in."""
-    if message.reason.startswith(HELD):
-        return message.reason.removeprefix(HELD)
+    if message.held_for is not None:
+        return message.held_for
     letter = read_letter(header_section(message.raw))
     plus = config.mail.personal_address == "plus"
     for token in find_tokens(letter, config.mail.address, "plus" if plus else "subject_tag"):
         seat = store.token(token)
         if seat is not None:
-            return seat[0]
+            return seat.game_id
     sender = letter.from_address
     for game in config.games:
         emails = {game.gm.lower(), *(p.email.lower() for p in game.players)}
@@ -109,31 +110,41 @@ def _game_of(message: KeptMessage, store: Store, config: Config) -> str | None:
     return None
 
 
-def _status(message: KeptMessage, resumed: dict[str, str], zone: ZoneInfo) -> str:
-    if message.reason.startswith(HELD) and message.retried_at is None:
-        outcome = resumed.get(message.source + REPLAYED)
+def _status(message: KeptMessage, resumed: dict[int, str], zone: ZoneInfo) -> str:
+    """``resumed``: ``{kept id: outcome}`` of the held mail replayed on resume."""
+    held = message.held_for is not None
+    if held and message.retried_at is None:
+        outcome = resumed.get(message.id)
         return "waiting for resume" if outcome is None else f"resumed: {outcome}"
     if message.retried_at is not None:
-        done = "resumed" if message.reason.startswith(HELD) else "retried"
+        done = "resumed" if held else "retried"
         still = " (still kept)" if message.waiting else ""
         when = message.retried_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         return f"{done} {when}: {message.retry_outcome}{still}"
     return "waiting"
 
 
+def _stored_reason(message: KeptMessage) -> str:
+    """The reason as ``pbp kept --json`` has always given it: the stored code, and for
+    held mail ``"paused:GAME"``."""
+    if message.held_for is not None:
+        return f"{message.reason}:{message.held_for}"
+    return message.reason
+
+
 def kept_rows(store: Store, config: Config) -> list[KeptRow]:
     """Every kept mail of ``store`` as a :class:`KeptRow`, oldest first. Times are in
     the zone of the mail's game, else of the first game of ``config``."""
     kept = store.kept()
-    resumed: dict[str, str] = {}
-    if any(message.reason.startswith(HELD) for message in kept):
-        resumed = {s: o for s, o, _n in store.message_outcomes() if s.endswith(REPLAYED)}
+    resumed: dict[int, str] = {}
+    if any(message.held_for is not None for message in kept):
+        resumed = store.replay_outcomes()
     zones = {game.id: game.timezone for game in config.games}
     default_zone = config.games[0].timezone if config.games else "UTC"
     rows = []
     for message in kept:
         letter = read_letter(header_section(message.raw)) if message.raw else None
-        known = message.raw or message.reason.startswith(HELD)
+        known = message.raw or message.held_for is not None
         game = _game_of(message, store, config) if known else None
         zone = zones.get(game or "", default_zone)
         local = ZoneInfo(zone)
@@ -146,8 +157,8 @@ def kept_rows(store: Store, config: Config) -> list[KeptRow]:
                 sender=inert(letter.from_address or "", SENDER_WIDTH) if letter else "",
                 game=game,
                 subject=inert(letter.subject, SUBJECT_WIDTH) if letter else "",
-                reason=message.reason,
-                reason_text=reason_words(message.reason),
+                reason=_stored_reason(message),
+                reason_text=reason_words(message.reason, message.held_for),
                 status=_status(message, resumed, local),
                 source=message.source,
             )

@@ -62,10 +62,10 @@ class AnswerLimit:
         nothing)."""
         recipient = recipient.lower()
         window = self.store.answer_window(recipient)
-        if window is None or now >= window[0] + WINDOW:
+        if window is None or now >= window.started_at + WINDOW:
             self.store.set_answer_window(recipient, now, 1)
             return Admit.ANSWER, now + WINDOW
-        started, answers = window
+        started, answers = window.started_at, window.answers
         self.store.set_answer_window(recipient, started, answers + 1)
         if answers < self.per_hour:
             return Admit.ANSWER, started + WINDOW

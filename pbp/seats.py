@@ -49,8 +49,8 @@ def missing_games(config: Config, store: Store) -> str | None:
     configured = {game.id for game in config.games}
     running = sorted(
         game_id
-        for game_id, (over, _deadline) in store.schedules().items()
-        if not over and game_id not in configured
+        for game_id, schedule in store.schedules().items()
+        if not schedule.over and game_id not in configured
     )
     if not running:
         return None

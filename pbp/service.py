@@ -40,7 +40,7 @@ from pbp.core.kind import AnyKind, ParsedCommand
 from pbp.core.registry import KINDS
 from pbp.digest import Digest
 from pbp.faults import crash_point
-from pbp.gm import GM_SEAT, HELD, REPLAYED, GmDesk, paused_since
+from pbp.gm import GM_SEAT, GmDesk, paused_since
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
@@ -50,7 +50,7 @@ from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.ratelimit import AnswerLimit, is_loop
 from pbp.render import Renderer
 from pbp.seats import missing_games
-from pbp.store import GameRow, OutgoingMail, Store
+from pbp.store import HELD_REASON, GameRow, OutgoingMail, Seat, Store
 
 log = logging.getLogger(__name__)
 
@@ -415,9 +415,10 @@ class Service:
         game = self.game_config(game_id)
         while True:
             # Without the state snapshot: this runs before every move (D8).
-            over, close_at = self.store.schedule(game_id) or (True, None)
-            if over or close_at is None:
+            schedule = self.store.schedule(game_id)
+            if schedule is None or schedule.over or schedule.deadline_at is None:
                 return
+            close_at = schedule.deadline_at
             hours = game.remind_hours_before
             if hours:
                 remind_at = close_at - timedelta(hours=hours)
@@ -490,12 +491,21 @@ class Service:
 
     # --- one incoming message ------------------------------------------------------
 
-    def handle(self, raw: RawMessage, now: datetime, *, source: str | None = None) -> Outcome:
+    def handle(
+        self,
+        raw: RawMessage,
+        now: datetime,
+        *,
+        source: str | None = None,
+        replay_of: int | None = None,
+    ) -> Outcome:
         """Process one message: identify, apply its moves, answer; one transaction.
 
         Never raises for bad mail: an unreadable, automatic or crashing message is
         kept for the GM (``pbp kept``) and does not block later mail. ``source``:
-        the store's key of the message (default :func:`source_key`).
+        the store's key of the message (default :func:`source_key`); ``replay_of``:
+        the kept id of the mail held by a pause that this applies on resume (rule
+        D8: not a copy of itself; the held row records what came of it).
         """
         source = source or source_key(raw)
         if self.store.seen(source):
@@ -508,7 +518,7 @@ class Service:
             # the round ran keeps its own arrival time (the same in any run).
             raw = dataclasses.replace(raw, arrived=latest)
         try:
-            return _logged(self._handle(raw, source, now))
+            return _logged(self._handle(raw, source, now, replay_of))
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():
@@ -520,9 +530,10 @@ class Service:
                     processed_at=now,
                     outcome="error",
                     note=repr(error),
+                    replay_of=replay_of,
                 )
-                if source.endswith(REPLAYED):  # the held row points to the new one
-                    self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, "error")
+                if replay_of is not None:  # the held row points to the new one
+                    self.store.mark_resumed(replay_of, now, "error")
                 # The notices commit with the kept row: a crash cannot keep it untold.
                 self._notice_error(raw, kept_id, repr(error), now)
             return _logged(Outcome(source, "error", notes=[repr(error)]))
@@ -549,7 +560,7 @@ class Service:
         outcomes = []
         for message in sorted(kept, key=lambda m: (m.arrived, m.id)):
             source = f"kept:{message.id}"
-            if message.reason.startswith(HELD):
+            if message.held_for is not None:
                 # Held while its game was paused: applied once, on resume (D8).
                 if message.waiting:
                     outcomes.append(Outcome(source, "held", notes=["applied on resume"]))
@@ -570,7 +581,7 @@ class Service:
                 with self.store.transaction():
                     outcome = self._handle(raw, source, now)
                     again = self.store.last_kept(source)
-                    if again is not None and again != before and not again.reason.startswith(HELD):
+                    if again is not None and again != before and again.held_for is None:
                         # Kept again (still an unknown sender, …): rolled back, so no
                         # second kept row, reply or GM notice; the row notes the try.
                         raise _KeptAgain(outcome, again.reason)
@@ -602,13 +613,13 @@ class Service:
                 sender = letter.from_address
                 seats = self.store.tokens_of(sender) if sender else []
                 if sender and seats and not letter.automatic:
-                    game = self.game_config(seats[0][1])
+                    game = self.game_config(seats[0].game_id)
                     self.mail.reply(letter, sender, "failed", {}, now, game=game)
                 if not seats:
                     self.digest.add(None, "error", kept_id, letter, now, arrived=raw.arrived)
                     return
                 notified: set[str] = set()
-                for game_id in dict.fromkeys(game_id for _token, game_id, _seat in seats):
+                for game_id in dict.fromkeys(seat.game_id for seat in seats):
                     game = self.game_config(game_id)
                     if game.gm.lower() not in notified:
                         notified.add(game.gm.lower())
@@ -616,7 +627,9 @@ class Service:
         except Exception:
             log.exception("could not tell the GM about kept message %s", kept_id)
 
-    def _handle(self, raw: RawMessage, source: str, now: datetime) -> Outcome:
+    def _handle(
+        self, raw: RawMessage, source: str, now: datetime, replay_of: int | None = None
+    ) -> Outcome:
         # Who before what (DESIGN.md): the header section alone says who wrote to
         # which address; the body is read only for a player or GM of a game.
         letter = read_letter(raw.raw, body=False)
@@ -625,7 +638,7 @@ class Service:
         # its Message-ID, else a fingerprint of its fields and body.
         identity = letter.message_id or fingerprint(raw.raw)
         digest: str | None = None  # of its text, once the body is read
-        replayed = source.endswith(REPLAYED)  # held by a pause, applied now (not a copy)
+        replayed = replay_of is not None  # held by a pause, applied now (not a copy)
 
         def record(
             outcome: str,
@@ -643,9 +656,10 @@ class Service:
                 player=player,
                 note=note,
                 content=digest,
+                replay_of=replay_of,
             )
-            if replayed:  # `pbp kept` shows the held mail as done (D8)
-                self.store.mark_resumed(source.removesuffix(REPLAYED), HELD, now, outcome)
+            if replay_of is not None:  # `pbp kept` shows the held mail as done (D8)
+                self.store.mark_resumed(replay_of, now, outcome)
             return Outcome(source, outcome, game_id, player, [note] if note else [])
 
         if raw.defect is not None:
@@ -692,46 +706,48 @@ class Service:
             return self.gm.confirm(letter, sender, confirmation, raw, source, now, record)
         seats = [found for token in tokens if (found := self.store.token(token)) is not None]
         # Mail to two personal addresses (a Cc to another player's): the sender's own.
-        seat = next((s for s in seats if s[2] == sender), seats[0] if seats else None)
-        if seat is not None and seat[2] != sender and not self.registered_anywhere(sender):
+        seat = next((s for s in seats if s.email == sender), seats[0] if seats else None)
+        if seat is not None and seat.email != sender and not self.registered_anywhere(sender):
             # A stranger who found a personal address: an unknown sender, not a player.
             seat = None
-        if seat is not None and seat[2] != sender:
-            game = self.game_config(seat[0])
+        if seat is not None and seat.email != sender:
+            game = self.game_config(seat.game_id)
             if sender == game.gm.lower():
                 # The GM wrote to a player's address: point him to his own (ACT …).
                 with self.store.transaction():
-                    context = {"player": seat[1], "gm_address": self.gm.gm_address(game.id)}
+                    context = {"player": seat.player, "gm_address": self.gm.gm_address(game.id)}
                     self.mail.reply(letter, sender, "gm_wrong_address", context, now, game=game)
-                    return record("gm_wrong_address", seat[0], seat[1])
+                    return record("gm_wrong_address", seat.game_id, seat.player)
             with self.store.transaction():
                 kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
                 self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
                 self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
-                return record("wrong_sender", seat[0], seat[1])
+                return record("wrong_sender", seat.game_id, seat.player)
         retired = None
         if seat is None:
             olds = (self.store.retired_token(token) for token in tokens)
             retired = next((r for r in olds if r is not None), None)
         if (
             retired is not None
-            and retired[2] == sender
-            and self.store.player_email(retired[0], retired[1]) != sender
+            and retired.email == sender
+            and self.store.player_email(retired.game_id, retired.player) != sender
             and not self._read_body(raw.raw, letter).unreadable
         ):
             # His seat went to a substitute (pbp substitute): say so, not "wrong address".
             with self.store.transaction():
-                game = self.game_config(retired[0])
-                context = {"player": retired[1]}
+                game = self.game_config(retired.game_id)
+                context = {"player": retired.player}
                 self.mail.reply(letter, sender, "replaced", context, now, game=game)
-                return record("replaced", retired[0], retired[1])
-        if retired is not None and retired[2] == sender and not letter.unreadable:
+                return record("replaced", retired.game_id, retired.player)
+        if retired is not None and retired.email == sender and not letter.unreadable:
             # He replaced the address himself (NEW ADDRESS, pbp rotate-token).
-            return self.gm.retired_address(letter, sender, retired[0], retired[1], now, record)
+            return self.gm.retired_address(
+                letter, sender, retired.game_id, retired.player, now, record
+            )
         if seat is None:
             return self._no_seat(letter, sender, raw, source, now, record)
 
-        game_id, player, _email = seat
+        game_id, player = seat.game_id, seat.player
         if player != GM_SEAT:
             # A From the receiving server did not authenticate steers nothing (RFC 8601).
             game = self.game_config(game_id)
@@ -761,7 +777,7 @@ class Service:
         if pause is not None and raw.arrived >= pause.at:
             # Held until the GM resumes, then applied in arrival order (D8).
             with self.store.transaction():
-                self.store.keep(source, raw.arrived, f"{HELD}{game_id}", raw.raw, now)
+                self.store.keep(source, raw.arrived, HELD_REASON, raw.raw, now, held_for=game_id)
                 self.mail.reply(letter, sender, "held", {}, now, game=game, player=player)
                 return record("paused", game_id, player)
 
@@ -934,7 +950,7 @@ class Service:
                     None, "too_large", kept_id, sender, now, arrived=raw.arrived, detail=detail
                 )
                 return record("too_large", note=detail)
-            _token, game_id, player = seats[0]
+            game_id, player = seats[0].game_id, seats[0].player
             game = self.game_config(game_id)
             context = {"size": size, "limit": limit}
             self.mail.reply(letter, sender, "too_large", context, now, game=game, player=player)
@@ -999,14 +1015,14 @@ class Service:
             if seats:
                 addresses = [
                     {
-                        "game": game_id,
-                        "player": player,
-                        "address": self.mail.personal(token),
-                        "subject_tag": None if self.plus else f"[pbp-{token}]",
+                        "game": seat.game_id,
+                        "player": seat.player,
+                        "address": self.mail.personal(seat.token),
+                        "subject_tag": None if self.plus else f"[pbp-{seat.token}]",
                     }
-                    for token, game_id, player in seats
+                    for seat in seats
                 ]
-                game = self.game_config(seats[0][1])
+                game = self.game_config(seats[0].game_id)
                 # As from his seat: the answer's Reply-To (or Subject tag) is his
                 # personal address, so replying to it just works.
                 self.mail.reply(
@@ -1016,9 +1032,9 @@ class Service:
                     {"seats": addresses},
                     now,
                     game=game,
-                    player=seats[0][2],
+                    player=seats[0].player,
                 )
-                return record("token_missing", seats[0][1], seats[0][2])
+                return record("token_missing", seats[0].game_id, seats[0].player)
             # A player of a started game without a seat was replaced (pbp substitute).
             waiting = [
                 g
@@ -1048,28 +1064,28 @@ class Service:
         sender: str,
         raw: RawMessage,
         source: str,
-        seat: tuple[str, str, str],
+        seat: Seat,
         now: datetime,
         record: Callable[..., Outcome],
     ) -> Outcome:
-        """A sender who plays in no game wrote to a valid personal address (``seat``:
-        game, player, address): perhaps the player from another address. Kept, in the
+        """A sender who plays in no game wrote to a valid personal address (of
+        ``seat``): perhaps the player from another address. Kept, in the
         GM digest, and answered (``wrong_sender``, without his Subject) at most once
         in :data:`STRANGER_ANSWER_EVERY` per sender address, and to at most
         :data:`STRANGER_ANSWERS_PER_ADDRESS` senders in that time per personal address."""
-        game = self.game_config(seat[0])
+        game = self.game_config(seat.game_id)
         kept = stranger_raw(raw.raw)
         kept_id = self.store.keep(source, raw.arrived, "wrong_sender", kept, now)
         self.digest.add(game, "wrong_sender", kept_id, letter, now, arrived=raw.arrived)
         last = self.store.stranger_answered(sender)
         since = now - STRANGER_ANSWER_EVERY
         if (last is None or last <= since) and self.store.stranger_answers_at_seat(
-            seat[0], seat[1], since
+            seat.game_id, seat.player, since
         ) < STRANGER_ANSWERS_PER_ADDRESS:
             context = {"address": sender}
             self.mail.reply(letter, sender, "wrong_sender", context, now, game=game, stranger=True)
-            self.store.record_stranger_answer(sender, now, (seat[0], seat[1]))
-        return record("wrong_sender", seat[0], seat[1])
+            self.store.record_stranger_answer(sender, now, seat)
+        return record("wrong_sender", seat.game_id, seat.player)
 
     def _to_digest(
         self, letter: Letter, reason: str, kept_id: int, raw: RawMessage, now: datetime
@@ -1078,7 +1094,7 @@ class Service:
         when he plays in none)."""
         sender = letter.from_address
         seats = self.store.tokens_of(sender) if sender else []
-        games: list[str | None] = [*dict.fromkeys(game_id for _t, game_id, _p in seats)]
+        games: list[str | None] = [*dict.fromkeys(seat.game_id for seat in seats)]
         for game_id in games or [None]:
             self.digest.add(game_id, reason, kept_id, letter, now, arrived=raw.arrived)
 
@@ -1216,7 +1232,8 @@ class Service:
         or, after a move, what the kind says (:meth:`~pbp.core.kind.GameKind.next_deadline`)."""
         over = kind.is_over(step.state)
         if deadline_at is None:
-            _, current = self.store.schedule(game.id) or (True, None)
+            schedule = self.store.schedule(game.id)
+            current = schedule.deadline_at if schedule is not None else None
             deadline_at = kind.next_deadline(game, step.state, current, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
         text = self.store.save_state(
@@ -1315,7 +1332,7 @@ class Service:
         if any(game.gm.lower() == recipient for game in self.config.games):
             log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
             return
-        played = {game_id for _token, game_id, _player in self.store.tokens_of(recipient)}
+        played = {seat.game_id for seat in self.store.tokens_of(recipient)}
         games = [g for g in self.config.games if g.id in played] or list(self.config.games)
         headers = message_from_bytes(mail.raw, policy=default)
         context = {

@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 #: written before versions were kept (the releases up to this one's predecessor); a
 #: newer pbp upgrades an older store when it opens it (:class:`Store`), and refuses
 #: one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
-#: every change of :data:`SCHEMA` or :data:`MIGRATIONS` that an older pbp could not read.
-SCHEMA_VERSION = 2
+#: every change of :data:`SCHEMA`, :data:`MIGRATIONS` or :data:`CONVERSIONS` that an older
+#: pbp could not read.
+SCHEMA_VERSION = 3
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -48,7 +49,39 @@ MIGRATIONS = (
     ("kept", "retry_outcome", "TEXT"),
     ("messages", "content", "TEXT"),
     ("gm_confirmations", "hinted_at", "TEXT"),  # schema 2
+    ("kept", "held_for", "TEXT"),  # schema 3
+    ("messages", "replay_of", "INTEGER"),  # schema 3
 )
+
+#: The kept-message reason of a player's mail held while his game was paused (rule
+#: D8); the game is the kept row's ``held_for``.
+HELD_REASON = "paused"
+
+#: Rewrites of the rows an older pbp wrote, by the schema version that needs them: a
+#: store older than that version gets them once, after :data:`MIGRATIONS`, in the
+#: upgrade's transaction. Schema 3: held mail was marked by its reason
+#: ``paused:GAME``, now by ``held_for`` (reason ``paused``); the replay of a held mail
+#: on resume was the message whose source key is the held one's with ``#resumed``
+#: appended, now the message whose ``replay_of`` is the held row's id (its source key
+#: is kept as it was written).
+CONVERSIONS: dict[int, tuple[str, ...]] = {
+    3: (
+        "UPDATE kept SET held_for = substr(reason, 8), reason = 'paused' "
+        "WHERE held_for IS NULL AND substr(reason, 1, 7) = 'paused:'",
+        "UPDATE messages SET replay_of = ("
+        "SELECT MAX(kept.id) FROM kept WHERE kept.held_for IS NOT NULL "
+        "AND kept.source = substr(messages.source, 1, length(messages.source) - 8)) "
+        "WHERE replay_of IS NULL AND substr(source, -8) = '#resumed'",
+    ),
+}
+
+#: Indexes on columns :data:`MIGRATIONS` may add (made after them). A held mail is
+#: replayed at most once: one message row per ``replay_of``.
+LATE_INDEXES = """
+CREATE INDEX IF NOT EXISTS kept_by_held_for ON kept(held_for);
+CREATE UNIQUE INDEX IF NOT EXISTS messages_by_replay_of ON messages(replay_of)
+    WHERE replay_of IS NOT NULL;
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -239,6 +272,69 @@ class OutgoingMail:
     failed: str | None
 
 
+@dataclass(frozen=True)
+class Schedule:
+    """When a started game acts next: ``over`` once it ended; ``deadline_at``: its next
+    deadline (aware, UTC), None when it has none (over, or paused)."""
+
+    over: bool
+    deadline_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat of a started game with its personal address: ``game_id``, the ``player``
+    (a seat name, or :data:`pbp.gm.GM_SEAT` for the GM's own), the ``email`` registered
+    for it (lower-case) and its personal ``token``."""
+
+    game_id: str
+    player: str
+    email: str
+    token: str
+
+
+@dataclass(frozen=True)
+class MessageOutcome:
+    """What came of one processed incoming message: its ``source`` key, ``outcome``
+    (``applied``, ``refused``, ``paused``, …), ``note`` (a detail or None) and
+    ``replay_of``: the kept id of the held mail it replayed on resume (rule D8), None
+    for any other message."""
+
+    source: str
+    outcome: str
+    note: str | None
+    replay_of: int | None = None
+
+
+@dataclass(frozen=True)
+class DigestCount:
+    """The digest lines of one reason after a GM's last digest: how many, and the
+    highest line id among them."""
+
+    count: int
+    last_id: int
+
+
+@dataclass(frozen=True)
+class DigestSent:
+    """The last digest mailed to the GM at ``gm`` (lower-case): the highest digest line
+    id it covered and when it was sent (aware, UTC)."""
+
+    gm: str
+    last_id: int
+    sent_at: datetime
+
+
+@dataclass(frozen=True)
+class AnswerWindow:
+    """The rate-limit window of ``recipient`` (lower-case, :mod:`pbp.ratelimit`): when
+    it began (aware, UTC) and how many answers it counted."""
+
+    recipient: str
+    started_at: datetime
+    answers: int
+
+
 STILL_KEPT = frozenset(
     {
         "error",
@@ -259,7 +355,10 @@ class KeptMessage:
     """A message set aside for the GM (unreadable, automatic, or crashed its handler).
 
     ``retried_at``/``retry_outcome``: when ``pbp retry`` processed it again and what
-    came of it (``applied``, ``refused``, …), None while it waits.
+    came of it (``applied``, ``refused``, …), None while it waits. ``held_for``: the
+    game id whose pause held it (reason :data:`HELD_REASON`; applied on resume, rule
+    D8, and then ``retried_at``/``retry_outcome`` say when and what came of it), None
+    for any other kept mail.
     """
 
     id: int
@@ -269,6 +368,7 @@ class KeptMessage:
     raw: bytes
     retried_at: datetime | None = None
     retry_outcome: str | None = None
+    held_for: str | None = None
 
     @property
     def waiting(self) -> bool:
@@ -351,7 +451,8 @@ class Store:
 
         An older store (schema version below :data:`SCHEMA_VERSION`) is first copied
         beside itself (``pbp.sqlite3.v0-backup``, SQLite's online backup), then upgraded
-        in one transaction: new tables and indexes, :data:`MIGRATIONS`, the version.
+        in one transaction: new tables and indexes, :data:`MIGRATIONS`, the
+        :data:`CONVERSIONS` of its old rows, :data:`LATE_INDEXES`, the version.
 
         :raises StoreVersionError: the store's version is above :data:`SCHEMA_VERSION`.
         """
@@ -385,6 +486,13 @@ class Store:
                 columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
                 if column not in columns:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            for since, statements in sorted(CONVERSIONS.items()):
+                if version < since:
+                    for statement in statements:
+                        self._db.execute(statement)
+            for statement in LATE_INDEXES.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -548,11 +656,11 @@ class Store:
             over=bool(row[7]),
         )
 
-    def schedules(self) -> dict[str, tuple[bool, datetime | None]]:
-        """``{game id: (over, deadline_at)}`` of every started game, in one query
-        (without reading the state snapshots)."""
+    def schedules(self) -> dict[str, Schedule]:
+        """``{game id: its schedule}`` of every started game, in one query (without
+        reading the state snapshots)."""
         rows = self._db.execute("SELECT id, over, deadline_at FROM games")
-        return {r[0]: (bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
+        return {r[0]: Schedule(bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
 
     def state_text(self, game_id: str) -> str | None:
         """The stored state snapshot of a game as JSON text (unparsed), None when it
@@ -560,15 +668,15 @@ class Store:
         row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
         return str(row[0]) if row else None
 
-    def schedule(self, game_id: str) -> tuple[bool, datetime | None] | None:
-        """``(over, deadline_at)`` of one game, None when it has not started (without
-        reading its state snapshot)."""
+    def schedule(self, game_id: str) -> Schedule | None:
+        """The schedule of one game, None when it has not started (without reading its
+        state snapshot)."""
         row = self._db.execute(
             "SELECT over, deadline_at FROM games WHERE id = ?", (game_id,)
         ).fetchone()
         if row is None:
             return None
-        return bool(row[0]), from_iso(row[1]) if row[1] else None
+        return Schedule(bool(row[0]), from_iso(row[1]) if row[1] else None)
 
     def save_state(
         self,
@@ -711,12 +819,13 @@ class Store:
         self._db.execute("DELETE FROM tokens WHERE game_id = ? AND player = ?", (game_id, player))
         self.add_token(token, game_id, player, email)
 
-    def retired_token(self, token: str) -> tuple[str, str, str] | None:
-        """``(game_id, player, email)`` of a token a substitute's made obsolete, or None."""
+    def retired_token(self, token: str) -> Seat | None:
+        """The seat whose token this was before a substitute or a new address made it
+        obsolete (with the address it then had, and this ``token``), or None."""
         row = self._db.execute(
-            "SELECT game_id, player, email FROM retired_tokens WHERE token = ?", (token,)
+            "SELECT game_id, player, email, token FROM retired_tokens WHERE token = ?", (token,)
         ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
 
     def add_confirmation(
         self, code: str, game_id: str, commands: str, now: datetime, expires_at: datetime
@@ -761,20 +870,20 @@ class Store:
             "UPDATE gm_confirmations SET done_at = ? WHERE code = ?", (to_iso(now), code)
         )
 
-    def token(self, token: str) -> tuple[str, str, str] | None:
-        """``(game_id, player, email)`` for a token, or None."""
+    def token(self, token: str) -> Seat | None:
+        """The seat whose personal token this is, or None."""
         row = self._db.execute(
-            "SELECT game_id, player, email FROM tokens WHERE token = ?", (token,)
+            "SELECT game_id, player, email, token FROM tokens WHERE token = ?", (token,)
         ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
 
-    def tokens_of(self, email: str) -> list[tuple[str, str, str]]:
-        """``(token, game_id, player)`` of every seat registered to ``email``."""
+    def tokens_of(self, email: str) -> list[Seat]:
+        """Every seat registered to ``email`` (any case), by game id."""
         rows = self._db.execute(
-            "SELECT token, game_id, player FROM tokens WHERE email = ? ORDER BY game_id",
+            "SELECT game_id, player, email, token FROM tokens WHERE email = ? ORDER BY game_id",
             (email.lower(),),
         )
-        return [(r[0], r[1], r[2]) for r in rows]
+        return [Seat(r[0], r[1], r[2], r[3]) for r in rows]
 
     def seats(self) -> dict[str, dict[str, str]]:
         """``{game id: {player: email}}`` of every started game's players (the GM's
@@ -819,12 +928,16 @@ class Store:
         player: str | None = None,
         note: str | None = None,
         content: str | None = None,
+        replay_of: int | None = None,
     ) -> None:
         """Mark an incoming message processed (inside the transaction of its effects);
-        ``content``: a digest of its text (:func:`pbp.service.text_digest`)."""
+        ``content``: a digest of its text (:func:`pbp.service.text_digest`);
+        ``replay_of``: the kept id of the held mail this message replays on resume
+        (rule D8; a held mail is replayed once: :class:`sqlite3.IntegrityError` for a
+        second)."""
         self._db.execute(
             "INSERT INTO messages (source, message_id, arrived, processed_at, outcome, game_id, "
-            "player, note, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "player, note, content, replay_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source,
                 message_id,
@@ -835,6 +948,7 @@ class Store:
                 player,
                 note,
                 content,
+                replay_of,
             ),
         )
 
@@ -870,34 +984,62 @@ class Store:
         row = self._db.execute(query, args).fetchone()
         return row is not None
 
-    def message_outcomes(self) -> list[tuple[str, str, str | None]]:
-        """``(source, outcome, note)`` of every processed message, in processing order."""
-        rows = self._db.execute("SELECT source, outcome, note FROM messages ORDER BY rowid")
-        return [(r[0], r[1], r[2]) for r in rows]
+    def message_outcomes(self) -> list[MessageOutcome]:
+        """What came of every processed message, in processing order."""
+        rows = self._db.execute(
+            "SELECT source, outcome, note, replay_of FROM messages ORDER BY rowid"
+        )
+        return [MessageOutcome(r[0], r[1], r[2], r[3]) for r in rows]
 
-    def keep(self, source: str, arrived: datetime, reason: str, raw: bytes, now: datetime) -> int:
-        """Set a message aside for the GM; returns its kept id."""
+    def replay_outcomes(self) -> dict[int, str]:
+        """``{kept id: outcome}`` of every held mail replayed on resume (rule D8), one
+        indexed query."""
+        rows = self._db.execute(
+            "SELECT replay_of, outcome FROM messages WHERE replay_of IS NOT NULL"
+        )
+        return {int(r[0]): r[1] for r in rows}
+
+    def keep(
+        self,
+        source: str,
+        arrived: datetime,
+        reason: str,
+        raw: bytes,
+        now: datetime,
+        *,
+        held_for: str | None = None,
+    ) -> int:
+        """Set a message aside for the GM; returns its kept id. ``held_for``: the game
+        whose pause holds it until the resume (with ``reason`` :data:`HELD_REASON`)."""
         cursor = self._db.execute(
-            "INSERT INTO kept (source, arrived, reason, raw, kept_at) VALUES (?, ?, ?, ?, ?)",
-            (source, to_iso(arrived), reason, raw, to_iso(now)),
+            "INSERT INTO kept (source, arrived, reason, raw, kept_at, held_for) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (source, to_iso(arrived), reason, raw, to_iso(now), held_for),
         )
         return int(cursor.lastrowid or 0)
 
-    _KEPT = "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome FROM kept "
+    _KEPT = (
+        "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome, held_for FROM kept "
+    )
 
     @staticmethod
     def _kept(r: Sequence[Any]) -> KeptMessage:
         retried = from_iso(r[5]) if r[5] else None
-        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6])
+        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6], r[7])
 
     def kept(self) -> list[KeptMessage]:
         """Every message set aside, oldest first."""
         return [self._kept(r) for r in self._db.execute(self._KEPT + "ORDER BY id")]
 
-    def kept_for(self, reason: str) -> list[KeptMessage]:
-        """The messages set aside with exactly this ``reason``, oldest first (one indexed
-        query: a round never loads every kept mail, whatever strangers sent)."""
-        rows = self._db.execute(self._KEPT + "WHERE reason = ? ORDER BY id", (reason,))
+    def held(self, game_id: str) -> list[KeptMessage]:
+        """The mail held by ``game_id``'s pause and not yet replayed (no message row
+        with its ``replay_of``), oldest first (indexed queries: a round never loads
+        every kept mail, whatever strangers sent)."""
+        rows = self._db.execute(
+            self._KEPT + "WHERE held_for = ? AND NOT EXISTS "
+            "(SELECT 1 FROM messages WHERE messages.replay_of = kept.id) ORDER BY id",
+            (game_id,),
+        )
         return [self._kept(r) for r in rows]
 
     def kept_message(self, kept_id: int) -> KeptMessage | None:
@@ -912,13 +1054,13 @@ class Store:
         ).fetchone()
         return self._kept(row) if row else None
 
-    def mark_resumed(self, source: str, held: str, now: datetime, outcome: str) -> None:
-        """Record that the mail held by a pause (kept with this source and a reason
-        starting with ``held``) was applied on resume (in the replay's transaction)."""
+    def mark_resumed(self, kept_id: int, now: datetime, outcome: str) -> None:
+        """Record that the held mail ``kept_id`` was applied on resume, and what came of
+        it (in the replay's transaction; once: a later call changes nothing)."""
         self._db.execute(
             "UPDATE kept SET retried_at = ?, retry_outcome = ? "
-            "WHERE source = ? AND substr(reason, 1, ?) = ? AND retried_at IS NULL",
-            (to_iso(now), outcome, source, len(held), held),
+            "WHERE id = ? AND held_for IS NOT NULL AND retried_at IS NULL",
+            (to_iso(now), outcome, kept_id),
         )
 
     def is_kept(self, source: str) -> bool:
@@ -1048,14 +1190,14 @@ class Store:
         marks = ", ".join("?" for _ in game_ids) or "NULL"
         return f"id > ? AND (game_id IS NULL OR game_id IN ({marks}))", [after_id, *game_ids]
 
-    def digest_counts(self, after_id: int, game_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-        """``{reason: (count, highest id)}`` of the digest lines after ``after_id`` for a GM
-        of ``game_ids`` (lines of those games and lines for every GM), one query."""
+    def digest_counts(self, after_id: int, game_ids: Sequence[str]) -> dict[str, DigestCount]:
+        """``{reason: its count}`` of the digest lines after ``after_id`` for a GM of
+        ``game_ids`` (lines of those games and lines for every GM), one query."""
         where, args = self._digest_where(after_id, game_ids)
         rows = self._db.execute(
             f"SELECT reason, COUNT(*), MAX(id) FROM digest WHERE {where} GROUP BY reason", args
         )
-        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+        return {r[0]: DigestCount(int(r[1]), int(r[2])) for r in rows}
 
     def digest_entries(
         self, after_id: int, game_ids: Sequence[str], limit: int
@@ -1069,17 +1211,17 @@ class Store:
         )
         return [DigestEntry(r[0], r[1], r[2], r[3], r[4], from_iso(r[5]), r[6]) for r in rows]
 
-    def digest_sent(self, gm: str) -> tuple[int, datetime] | None:
-        """``(highest digest id sent, when)`` of the GM at ``gm`` (lower-case), or None."""
+    def digest_sent(self, gm: str) -> DigestSent | None:
+        """The last digest sent to the GM at ``gm`` (lower-case), or None."""
         row = self._db.execute(
-            "SELECT last_id, sent_at FROM digest_sent WHERE gm = ?", (gm,)
+            "SELECT gm, last_id, sent_at FROM digest_sent WHERE gm = ?", (gm,)
         ).fetchone()
-        return (int(row[0]), from_iso(row[1])) if row else None
+        return DigestSent(row[0], int(row[1]), from_iso(row[2])) if row else None
 
-    def digests_sent(self) -> dict[str, tuple[int, datetime]]:
-        """:meth:`digest_sent` of every GM, one query."""
+    def digests_sent(self) -> dict[str, DigestSent]:
+        """``{gm: its last digest}``: :meth:`digest_sent` of every GM, one query."""
         rows = self._db.execute("SELECT gm, last_id, sent_at FROM digest_sent")
-        return {r[0]: (int(r[1]), from_iso(r[2])) for r in rows}
+        return {r[0]: DigestSent(r[0], int(r[1]), from_iso(r[2])) for r in rows}
 
     def mark_digest_sent(self, gm: str, last_id: int, now: datetime) -> None:
         """Record a digest sent to ``gm`` (inside the transaction that queues it)."""
@@ -1089,12 +1231,13 @@ class Store:
             (gm, last_id, to_iso(now)),
         )
 
-    def answer_window(self, recipient: str) -> tuple[datetime, int] | None:
-        """``(start, answers)`` of the rate-limit window of ``recipient`` (lower-case)."""
+    def answer_window(self, recipient: str) -> AnswerWindow | None:
+        """The rate-limit window of ``recipient`` (lower-case), or None."""
         row = self._db.execute(
-            "SELECT started_at, answers FROM answer_windows WHERE recipient = ?", (recipient,)
+            "SELECT recipient, started_at, answers FROM answer_windows WHERE recipient = ?",
+            (recipient,),
         ).fetchone()
-        return (from_iso(row[0]), int(row[1])) if row else None
+        return AnswerWindow(row[0], from_iso(row[1]), int(row[2])) if row else None
 
     def set_answer_window(self, recipient: str, started_at: datetime, answers: int) -> None:
         """Store the rate-limit window of ``recipient`` (lower-case)."""
@@ -1164,11 +1307,9 @@ class Store:
         ).fetchone()
         return from_iso(row[0]) if row else None
 
-    def record_stranger_answer(
-        self, sender: str, now: datetime, seat: tuple[str, str] | None = None
-    ) -> None:
+    def record_stranger_answer(self, sender: str, now: datetime, seat: Seat | None = None) -> None:
         """Remember that ``sender`` (not a player) was answered at ``now``, for mail to
-        the personal address of ``seat`` (game id, player or GM seat) when given."""
+        the personal address of ``seat`` (a player's or the GM's) when given."""
         self._db.execute(
             "INSERT INTO stranger_answers (sender, answered_at) VALUES (?, ?) "
             "ON CONFLICT (sender) DO UPDATE SET answered_at = excluded.answered_at",
@@ -1177,7 +1318,7 @@ class Store:
         if seat is not None:
             self._db.execute(
                 "INSERT INTO seat_stranger_answers (game_id, player, answered_at) VALUES (?, ?, ?)",
-                (seat[0], seat[1], to_iso(now)),
+                (seat.game_id, seat.player, to_iso(now)),
             )
 
     def stranger_answers_at_seat(self, game_id: str, player: str, since: datetime) -> int:

@@ -563,7 +563,14 @@ def test_a_store_made_before_the_digest_gets_its_tables_when_opened(tmp_path: Pa
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.token("tok") == ("seed-000", "Кросс", "cross@example.test")
+        seat = store.token("tok")
+        assert seat is not None
+        assert (seat.game_id, seat.player, seat.email) == (
+            "seed-000",
+            "Кросс",
+            "cross@example.test",
+        )
         with store.transaction():
             store.add_digest_entry(None, "unknown_sender", 1, "x@example.test", NOON, None, NOON)
-        assert store.digest_counts(0, ["seed-000"]) == {"unknown_sender": (1, 1)}
+        counts = store.digest_counts(0, ["seed-000"])
+        assert {r: (c.count, c.last_id) for r, c in counts.items()} == {"unknown_sender": (1, 1)}

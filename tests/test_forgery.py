@@ -96,7 +96,9 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
     assert table.store.last_event(GAME, ("gm_pause",)) is None
     assert table.store.game(GAME) is not None
-    assert table.store.schedule(GAME) == (False, utc(2026, 12, 1, 19, 30))
+    schedule = table.store.schedule(GAME)
+    assert schedule is not None
+    assert (schedule.over, schedule.deadline_at) == (False, utc(2026, 12, 1, 19, 30))
     (confirm,) = table.new_mail()
     assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ведущего")]
     code = str(confirm["Reply-To"]).removeprefix("gm+").removesuffix("@example.test")

@@ -333,7 +333,7 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
     table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
     (kept,) = table.store.kept()
-    assert kept.reason == f"paused:{GAME}"
+    assert (kept.reason, kept.held_for) == ("paused", GAME)
     # pbp retry leaves a held message to the resume, before and after it.
     before = table.service.retry([kept.id], utc(2026, 12, 1, 18, 2))
     assert [(o.outcome, o.notes) for o in before] == [("held", ["applied on resume"])]

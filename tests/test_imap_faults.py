@@ -150,7 +150,7 @@ def test_pbp_run_rides_out_a_dovecot_restart_and_applies_mail_of_the_outage_once
     assert "lost" in daemon.output() or "failed" in daemon.output()
     assert [replies(dovecot, p) for p in (VASYA, OLYA)] == [1, 1]
     with Store(store) as opened:
-        assert [o for _, o, _ in opened.message_outcomes()] == ["applied", "applied"]
+        assert [m.outcome for m in opened.message_outcomes()] == ["applied", "applied"]
     assert all("$PbpDone" in m.flags for m in dovecot.messages(DAEMON))
 
 

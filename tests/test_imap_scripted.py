@@ -159,7 +159,7 @@ def test_quirks_search_returning_an_old_message_fetch_of_flags_only_and_a_ghost_
     assert table.run(now) == ["duplicate"]
     assert suggestions(table) == 2
     outcomes = table.store.message_outcomes()
-    assert [(source, outcome) for source, outcome, _ in outcomes] == [
+    assert [(o.source, o.outcome) for o in outcomes] == [
         ("imap:1764600000:1", "applied"),
         ("imap:1764600000:2", "applied"),
     ]

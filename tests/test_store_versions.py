@@ -6,10 +6,20 @@ were kept (commit c802d36): seed 000's game started, Кросс's suggestion to 
 after copying it beside itself, and the game plays on; a store from a newer pbp is
 refused in one sentence; ``pbp backup`` takes a consistent copy while ``pbp run``
 writes, and the copy restores.
+
+``tests/fixtures/store-v2-held.sqlite3`` was written by schema 2's pbp (commit
+a73f768, through ``tests/gamekit.py``'s ``Table``), which marked held mail by its
+reason ``paused:GAME`` and a held mail's replay by the source key ``<held source>#resumed``:
+seed 000 started 2026-12-01 17:00 UTC; paused at 17:10; Кросс's suggestion held
+(kept 1); resumed 2026-12-02 10:00, the suggestion applied; paused again at 10:30;
+Роза's СТАТУС held (kept 2), Дуг's СТАТУС held (kept 3); Роза's seat given to Нина
+at 11:20, which dropped kept 2 (``held_dropped``). Schema 3 upgrades it and the
+resume applies kept 3 alone, once.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -27,6 +37,7 @@ from pbp.mail.maildir import read_maildir
 from pbp.store import SCHEMA_VERSION, Store, StoreVersionError
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-v0.sqlite3"
+HELD_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-v2-held.sqlite3"
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -45,7 +56,7 @@ def test_a_store_of_the_release_before_versions_is_upgraded_and_played_on(
     shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
     assert version(tmp_path / "pbp.sqlite3") == 0
     table = Table(tmp_path)  # opens the store: upgraded
-    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (2, 2)
+    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (3, 3)
     with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 2's column
         columns = [row[1] for row in db.execute("PRAGMA table_info(gm_confirmations)")]
     assert columns[-1] == "hinted_at"
@@ -82,8 +93,8 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     said = (
-        f"the store {path} was written by a newer pbp (store schema 3; this pbp reads up "
-        "to 2): install that pbp again, or restore a backup made before the upgrade"
+        f"the store {path} was written by a newer pbp (store schema 4; this pbp reads up "
+        "to 3): install that pbp again, or restore a backup made before the upgrade"
     )
     try:
         Store(path)
@@ -93,7 +104,54 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
         raise AssertionError("a newer store was opened")
     result = CliRunner().invoke(main, ["-c", str(config), "show", "seed-000"])
     assert (result.exit_code, result.output) == (1, f"Error: {said}\n")
-    assert version(path) == 3  # untouched
+    assert version(path) == 4  # untouched
+
+
+def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_once(
+    tmp_path: Path,
+) -> None:
+    """Schema 3: ``paused:GAME`` becomes reason ``paused`` with ``held_for``; a
+    ``#resumed`` message row gets ``replay_of``, the held row's id (D8)."""
+    path = tmp_path / "pbp.sqlite3"
+    shutil.copy(HELD_FIXTURE, path)
+    assert version(path) == 2
+    table = Table(tmp_path)  # opens the store: upgraded
+    try:
+        assert version(path) == 3
+        assert version(tmp_path / "pbp.sqlite3.v2-backup") == 2
+        held = [(k.id, k.reason, k.held_for, k.retry_outcome) for k in table.store.kept()]
+        assert held == [
+            (1, "paused", "seed-000", "applied"),
+            (2, "paused", "seed-000", None),
+            (3, "paused", "seed-000", None),
+        ]
+        assert table.store.replay_outcomes() == {1: "applied", 2: "held_dropped"}
+        assert [k.id for k in table.store.held("seed-000")] == [3]
+        result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "kept", "--json"])
+        rows = json.loads(result.output)
+        assert [(r["game"], r["reason"], r["status"]) for r in rows] == [
+            ("seed-000", "paused:seed-000", "resumed 2026-12-02 13:00: applied"),
+            ("seed-000", "paused:seed-000", "resumed: held_dropped"),
+            ("seed-000", "paused:seed-000", "waiting for resume"),
+        ]
+        before = kinds(table.store)
+        assert before.count("suggestion_made") == 1
+        # The resume applies Дуг's held СТАТУС alone, once; nothing is applied twice.
+        table.service.gm.resume("seed-000", now=utc(2026, 12, 2, 12), via="cli", note=None)
+        assert table.run(utc(2026, 12, 2, 12)) == ["status"]
+        assert table.run(utc(2026, 12, 2, 12, 1)) == []
+        assert kinds(table.store)[len(before) :] == ["gm_resume"]
+        last = table.store.message_outcomes()[-1]
+        assert (last.outcome, last.replay_of) == ("status", 3)
+        assert table.store.replay_outcomes() == {1: "applied", 2: "held_dropped", 3: "status"}
+        assert table.store.held("seed-000") == []
+        (doug,) = [m for m in table.new_mail() if m["To"] == "doug@example.test"]
+        assert doug["Subject"]
+        result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "kept", "--json"])
+        statuses = [r["status"] for r in json.loads(result.output)]
+        assert statuses[2] == "resumed 2026-12-02 15:00: status"
+    finally:
+        table.close()
 
 
 def test_pbp_backup_copies_a_consistent_store_while_pbp_run_writes_and_it_restores(
