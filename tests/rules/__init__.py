@@ -1,0 +1,1 @@
+"""Conformance suites, one per rule family of RULES.md (``test_rules_cluedo``: C1–C7)."""
