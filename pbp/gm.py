@@ -47,7 +47,7 @@ import dataclasses
 import json
 import secrets
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +86,7 @@ from pbp.parse.mime import Letter, read_letter
 from pbp.store import Confirmation, KeptMessage, Store, StoredEvent
 
 if TYPE_CHECKING:
-    from pbp.service import Applied, Outcome, Service
+    from pbp.service import Applied, Message, Outcome, Service
 
 #: The seat name of the GM's own token (no player may be called so).
 GM_SEAT = "@gm"
@@ -680,13 +680,8 @@ class GmDesk:
 
     def handle_mail(
         self,
-        letter: Letter,
-        sender: str,
+        message: Message,
         game_id: str,
-        raw: RawMessage,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """The GM's mail to his personal GM address: every command in it, then one
         answer (``gm_result``) with each line's result; one transaction, so a crash
@@ -704,6 +699,12 @@ class GmDesk:
         once when ``mail.trusted_authserv_id`` is set and that server's
         ``Authentication-Results`` show ``dmarc=pass`` for the From
         (:func:`pbp.authcheck.verdict`)."""
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         service = self.service
         game = service.game_config(game_id)
         at = raw.arrived
@@ -718,7 +719,7 @@ class GmDesk:
             trusted = service.config.mail.trusted_authserv_id
             checked = verdict(letter.authentication_results, sender, trusted) if trusted else None
             if checked is None or not checked.dmarc_pass:
-                return self.ask_confirmation(letter, game, commands, now, record)
+                return self.ask_confirmation(message, game, commands)
         with self.store.transaction():
             results = self._run_all(game, commands, at)
             self._answer(letter, game, results, now)
@@ -783,11 +784,9 @@ class GmDesk:
 
     def ask_confirmation(
         self,
-        letter: Letter,
+        message: Message,
         game: Game,
         commands: Sequence[GmLine],
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """Store the levers of a GM mail under a new single-use code and mail the GM,
         at his registered address only, the ``gm_confirm`` mail: the levers as
@@ -795,6 +794,9 @@ class GmDesk:
         (HELP, refusals); its Reply-To (or Subject tag) carries the code. His reply
         applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS`. Nothing in the
         game changes now. Outcome ``gm_pending``."""
+        letter = message.letter
+        now = message.now
+        record = message.record
         pending: list[dict[str, Any]] = []
         others: list[GmLine] = []
         for command in commands:
@@ -860,13 +862,8 @@ class GmDesk:
 
     def confirm(
         self,
-        letter: Letter,
-        sender: str,
+        message: Message,
         confirmation: Confirmation,
-        raw: RawMessage,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """A reply to a ``gm_confirm`` mail (to its confirmation address): from the GM's
         registered address, within :data:`CONFIRM_HOURS`, the stored levers are pulled in
@@ -876,6 +873,12 @@ class GmDesk:
         From another address it is kept for the GM (``wrong_confirmer``: he is told at
         once, the confirmation address reached somebody else) and not answered.
         """
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         service = self.service
         game_id = confirmation.game_id
         game = service.game_config(game_id)
@@ -963,19 +966,20 @@ class GmDesk:
 
     def new_address(
         self,
-        letter: Letter,
+        message: Message,
         game: Game,
         player: str,
-        at: datetime,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """A player's ``NEW ADDRESS`` mail (:func:`pbp.parse.commands.asks_new_address`):
         his token is rotated (:meth:`rotate_token`) and the ``new_address`` answer, whose
         Reply-To is the new address, goes to his registered address. Nothing else in the
-        mail is applied (the answer says to send it again). Outcome ``new_address``."""
+        mail is applied (the answer says to send it again); the token changes at the
+        mail's arrival. Outcome ``new_address``."""
+        letter = message.letter
+        now = message.now
+        record = message.record
         with self.store.transaction():
-            self.rotate_token(game.id, player, now=at, via="mail")
+            self.rotate_token(game.id, player, now=message.raw.arrived, via="mail")
             email = self.store.player_email(game.id, player)
             assert email is not None
             context = {"asked": True}
@@ -1002,16 +1006,17 @@ class GmDesk:
 
     def retired_address(
         self,
-        letter: Letter,
-        sender: str,
+        message: Message,
         game_id: str,
         player: str,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """Mail to a personal address its owner replaced (NEW ADDRESS, ``pbp
         rotate-token``), from his registered address: nothing is applied and he is
         told so, with his current address (``address_retired``). Outcome ``retired``."""
+        letter = message.letter
+        sender = message.from_address
+        now = message.now
+        record = message.record
         game = self.service.game_config(game_id)
         with self.store.transaction():
             self.service.mail.reply(

@@ -145,6 +145,58 @@ class _KeptAgain(Exception):
         self.reason = reason
 
 
+@dataclass
+class Message:
+    """One incoming message as the intake rules see it (:meth:`Service.intake`): what
+    is known of it so far, filled in rule by rule (its tokens, its sender's seat, its
+    whole letter and the digest of its text once the body is read)."""
+
+    raw: RawMessage
+    #: The store's key of the message (:func:`source_key`).
+    source: str
+    now: datetime
+    #: The kept id of the mail held by a pause that this applies on resume (D8).
+    replay_of: int | None
+    #: Its header section; the whole letter once :meth:`Service._body` read it.
+    letter: Letter
+    #: Its Message-ID, else a fingerprint of its fields and body.
+    identity: str
+    digest: str | None = None
+    tokens: list[str] = field(default_factory=list)
+    seat: Seat | None = None
+    #: Records the outcome (:meth:`Service._record`), set by the service.
+    recorder: Callable[..., Outcome] | None = None
+
+    @property
+    def sender(self) -> str | None:
+        """The single sender's address, lower-cased, or None."""
+        return self.letter.from_address
+
+    @property
+    def from_address(self) -> str:
+        """The sender, once :meth:`Service._automatic` let only mail with one pass."""
+        sender = self.letter.from_address
+        assert sender is not None, "mail without a sender is answered as automatic"
+        return sender
+
+    @property
+    def in_seat(self) -> Seat:
+        """The sender's seat, once :meth:`Service._replaced` let only mail with one pass."""
+        assert self.seat is not None, "mail without a seat is an unknown sender's"
+        return self.seat
+
+    def record(
+        self,
+        outcome: str,
+        game_id: str | None = None,
+        player: str | None = None,
+        note: str | None = None,
+    ) -> Outcome:
+        """What came of the message, recorded in the store (:meth:`Service._record`)."""
+        assert self.recorder is not None
+        return self.recorder(self, outcome, game_id, player, note)
+
+
 @dataclass(frozen=True)
 class Applied:
     """A committed move: its step and the public posts it completes (kind's choice)."""
@@ -630,206 +682,316 @@ class Service:
     def _handle(
         self, raw: RawMessage, source: str, now: datetime, replay_of: int | None = None
     ) -> Outcome:
-        # Who before what (DESIGN.md): the header section alone says who wrote to
-        # which address; the body is read only for a player or GM of a game.
+        """Run the message through :meth:`intake`'s rules in order; the first that
+        answers decides (Mailman's runner chain; DESIGN.md, "who before what")."""
+        # Who before what: the header section alone says who wrote to which address;
+        # the body is read only for a player or GM of a game.
         letter = read_letter(raw.raw, body=False)
-        sender = letter.from_address
-        # What recognises the mail again in a renumbered mailbox (a new UIDVALIDITY):
-        # its Message-ID, else a fingerprint of its fields and body.
-        identity = letter.message_id or fingerprint(raw.raw)
-        digest: str | None = None  # of its text, once the body is read
-        replayed = replay_of is not None  # held by a pause, applied now (not a copy)
+        message = Message(
+            raw=raw,
+            source=source,
+            now=now,
+            replay_of=replay_of,
+            letter=letter,
+            # What recognises the mail again in a renumbered mailbox (a new
+            # UIDVALIDITY): its Message-ID, else a fingerprint of its fields and body.
+            identity=letter.message_id or fingerprint(raw.raw),
+        )
+        message.recorder = self._record
+        for rule in self.intake():
+            outcome = rule(message)
+            if outcome is not None:
+                return outcome
+        raise AssertionError("the last intake rule answers every message")
 
-        def record(
-            outcome: str,
-            game_id: str | None = None,
-            player: str | None = None,
-            note: str | None = None,
-        ) -> Outcome:
-            self.store.record_message(
-                source,
-                message_id=identity,
+    def intake(self) -> tuple[Callable[[Message], Outcome | None], ...]:
+        """The rules every incoming message passes, in order; each returns its outcome
+        or None to pass the message on. Who before what (DESIGN.md): the entry itself,
+        the sender, automatic mail (RFC 3834), the size, the address it was sent to
+        and its sender's seat, the sender's authentication (RFC 8601), then the body
+        (read in linear time, on a CPU budget), and only then the game's rules."""
+        return (
+            self._odd_entry,
+            self._no_single_sender,
+            self._automatic,
+            self._oversized,
+            self._confirming,
+            self._seat,
+            self._replaced,
+            self._unauthenticated_sender,
+            self._body,
+            self._gm_mail,
+            self._new_address,
+            self._unreadable_body,
+            self._paused,
+            self._moves,
+        )
+
+    def _record(
+        self,
+        message: Message,
+        outcome: str,
+        game_id: str | None = None,
+        player: str | None = None,
+        note: str | None = None,
+    ) -> Outcome:
+        """Record what came of ``message`` (its row in the store, in the transaction
+        of the rule that answered) and return it as an :class:`Outcome`."""
+        self.store.record_message(
+            message.source,
+            message_id=message.identity,
+            arrived=message.raw.arrived,
+            processed_at=message.now,
+            outcome=outcome,
+            game_id=game_id,
+            player=player,
+            note=note,
+            content=message.digest,
+            replay_of=message.replay_of,
+        )
+        if message.replay_of is not None:  # `pbp kept` shows the held mail as done (D8)
+            self.store.mark_resumed(message.replay_of, message.now, outcome)
+        return Outcome(message.source, outcome, game_id, player, [note] if note else [])
+
+    def _odd_entry(self, message: Message) -> Outcome | None:
+        """Not a message at all (a Maildir entry that is no regular file): kept, told."""
+        raw = message.raw
+        if raw.defect is None:
+            return None
+        with self.store.transaction():
+            reason = f"odd_entry: {raw.defect}"
+            kept_id = self.store.keep(message.source, raw.arrived, reason, raw.raw, message.now)
+            self.digest.add(
+                None,
+                "odd_entry",
+                kept_id,
+                None,
+                message.now,
                 arrived=raw.arrived,
-                processed_at=now,
-                outcome=outcome,
-                game_id=game_id,
-                player=player,
-                note=note,
-                content=digest,
-                replay_of=replay_of,
+                detail=raw.defect,
             )
-            if replay_of is not None:  # `pbp kept` shows the held mail as done (D8)
-                self.store.mark_resumed(replay_of, now, outcome)
-            return Outcome(source, outcome, game_id, player, [note] if note else [])
+            return message.record("unreadable", note=raw.defect)
 
-        if raw.defect is not None:
-            # Not a message at all (a Maildir entry that is no regular file): kept, told.
-            with self.store.transaction():
-                kept_id = self.store.keep(
-                    source, raw.arrived, f"odd_entry: {raw.defect}", raw.raw, now
-                )
-                self.digest.add(
-                    None, "odd_entry", kept_id, None, now, arrived=raw.arrived, detail=raw.defect
-                )
-                return record("unreadable", note=raw.defect)
-        if letter.from_problem is not None and not (letter.automatic and sender is None):
-            # No single sender to trust or answer (several addresses, a source route,
-            # an address no one can read; a bounce from "MAILER-DAEMON" is automatic).
-            with self.store.transaction():
-                reason = f"forged_from: {letter.from_problem}"
-                kept_id = self.store.keep(source, raw.arrived, reason, stranger_raw(raw.raw), now)
-                self.digest.add(
-                    None,
-                    "forged_from",
-                    kept_id,
-                    None,
-                    now,
-                    arrived=raw.arrived,
-                    detail=letter.from_problem,
-                )
-                return record("forged_from", note=letter.from_problem)
-        if letter.automatic or sender is None:
-            # RFC 3834: never answer bounces or auto-replies; keep them for the GM.
-            with self.store.transaction():
-                kept_id = self.store.keep(
-                    source, raw.arrived, "automatic or no sender", stranger_raw(raw.raw), now
-                )
-                self._to_digest(letter, "automatic", kept_id, raw, now)
-                return record("automatic")
+    def _no_single_sender(self, message: Message) -> Outcome | None:
+        """No single sender to trust or answer (several addresses, a source route, an
+        address no one can read; a bounce from "MAILER-DAEMON" is automatic): kept for
+        the digest, never answered."""
+        letter = message.letter
+        raw = message.raw
+        problem = letter.from_problem
+        if problem is None or (letter.automatic and message.sender is None):
+            return None
+        with self.store.transaction():
+            reason = f"forged_from: {problem}"
+            kept_id = self.store.keep(
+                message.source, raw.arrived, reason, stranger_raw(raw.raw), message.now
+            )
+            self.digest.add(
+                None, "forged_from", kept_id, None, message.now, arrived=raw.arrived, detail=problem
+            )
+            return message.record("forged_from", note=problem)
+
+    def _automatic(self, message: Message) -> Outcome | None:
+        """RFC 3834: never answer bounces or auto-replies; keep them for the GM."""
+        letter = message.letter
+        raw = message.raw
+        if not letter.automatic and message.sender is not None:
+            return None
+        with self.store.transaction():
+            kept_id = self.store.keep(
+                message.source,
+                raw.arrived,
+                "automatic or no sender",
+                stranger_raw(raw.raw),
+                message.now,
+            )
+            self._to_digest(letter, "automatic", kept_id, raw, message.now)
+            return message.record("automatic")
+
+    def _oversized(self, message: Message) -> Outcome | None:
+        """Over ``max_message_size``: only its header section is kept (:meth:`_too_large`)."""
+        raw = message.raw
         size = raw.size if raw.size is not None else len(raw.raw)
-        if raw.truncated or size > self.config.mail.max_message_size:
-            return self._too_large(letter, sender, raw, size, source, now, record)
+        if not raw.truncated and size <= self.config.mail.max_message_size:
+            return None
+        return self._too_large(message, size)
 
-        tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
-        confirmation = self.gm.confirmation(tokens)
-        if confirmation is not None:  # the GM confirms levers he sent by mail
-            return self.gm.confirm(letter, sender, confirmation, raw, source, now, record)
-        seats = [found for token in tokens if (found := self.store.token(token)) is not None]
-        # Mail to two personal addresses (a Cc to another player's): the sender's own.
+    def _confirming(self, message: Message) -> Outcome | None:
+        """A reply to a confirmation address: the GM confirms levers he sent by mail."""
+        message.tokens = find_tokens(
+            message.letter, self.address, "plus" if self.plus else "subject_tag"
+        )
+        confirmation = self.gm.confirmation(message.tokens)
+        if confirmation is None:
+            return None
+        return self.gm.confirm(message, confirmation)
+
+    def _seat(self, message: Message) -> Outcome | None:
+        """The seat of the personal address the mail went to, when its sender holds it.
+
+        Mail to two personal addresses (a Cc to another player's) counts for the
+        sender's own. A stranger who found a personal address is an unknown sender
+        (later rules); a player or the GM writing to another's address is answered
+        where to write, and the GM told (``wrong_sender``, ``gm_wrong_address``)."""
+        sender = message.from_address
+        letter = message.letter
+        raw = message.raw
+        now = message.now
+        seats = [s for token in message.tokens if (s := self.store.token(token)) is not None]
         seat = next((s for s in seats if s.email == sender), seats[0] if seats else None)
         if seat is not None and seat.email != sender and not self.registered_anywhere(sender):
-            # A stranger who found a personal address: an unknown sender, not a player.
             seat = None
-        if seat is not None and seat.email != sender:
-            game = self.game_config(seat.game_id)
-            if sender == game.gm.lower():
-                # The GM wrote to a player's address: point him to his own (ACT …).
-                with self.store.transaction():
-                    context = {"player": seat.player, "gm_address": self.gm.gm_address(game.id)}
-                    self.mail.reply(letter, sender, "gm_wrong_address", context, now, game=game)
-                    return record("gm_wrong_address", seat.game_id, seat.player)
+        message.seat = seat
+        if seat is None or seat.email == sender:
+            return None
+        game = self.game_config(seat.game_id)
+        if sender == game.gm.lower():
+            # The GM wrote to a player's address: point him to his own (ACT …).
             with self.store.transaction():
-                kept_id = self.store.keep(source, raw.arrived, "wrong_sender", raw.raw, now)
-                self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
-                self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
-                return record("wrong_sender", seat.game_id, seat.player)
-        retired = None
-        if seat is None:
-            olds = (self.store.retired_token(token) for token in tokens)
-            retired = next((r for r in olds if r is not None), None)
+                context = {"player": seat.player, "gm_address": self.gm.gm_address(game.id)}
+                self.mail.reply(letter, sender, "gm_wrong_address", context, now, game=game)
+                return message.record("gm_wrong_address", seat.game_id, seat.player)
+        with self.store.transaction():
+            kept_id = self.store.keep(message.source, raw.arrived, "wrong_sender", raw.raw, now)
+            self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
+            self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
+            return message.record("wrong_sender", seat.game_id, seat.player)
+
+    def _replaced(self, message: Message) -> Outcome | None:
+        """Mail to a retired personal address from its old holder: his seat went to a
+        substitute (``replaced``), or he replaced the address himself (NEW ADDRESS,
+        ``pbp rotate-token``); anybody else's mail without a seat is an unknown
+        sender's (:meth:`_no_seat`)."""
+        if message.seat is not None:
+            return None
+        sender = message.from_address
+        letter = message.letter
+        now = message.now
+        olds = (self.store.retired_token(token) for token in message.tokens)
+        retired = next((r for r in olds if r is not None), None)
+        if retired is None or retired.email != sender:
+            return self._no_seat(message)
         if (
-            retired is not None
-            and retired.email == sender
-            and self.store.player_email(retired.game_id, retired.player) != sender
-            and not self._read_body(raw.raw, letter).unreadable
+            self.store.player_email(retired.game_id, retired.player) != sender
+            and not self._read_body(message.raw.raw, letter).unreadable
         ):
-            # His seat went to a substitute (pbp substitute): say so, not "wrong address".
             with self.store.transaction():
                 game = self.game_config(retired.game_id)
                 context = {"player": retired.player}
                 self.mail.reply(letter, sender, "replaced", context, now, game=game)
-                return record("replaced", retired.game_id, retired.player)
-        if retired is not None and retired.email == sender and not letter.unreadable:
-            # He replaced the address himself (NEW ADDRESS, pbp rotate-token).
-            return self.gm.retired_address(
-                letter, sender, retired.game_id, retired.player, now, record
+                return message.record("replaced", retired.game_id, retired.player)
+        if not letter.unreadable:
+            return self.gm.retired_address(message, retired.game_id, retired.player)
+        return self._no_seat(message)
+
+    def _unauthenticated_sender(self, message: Message) -> Outcome | None:
+        """A player's From the receiving server did not authenticate steers nothing
+        (RFC 8601; :meth:`_unauthenticated`)."""
+        seat = message.in_seat
+        if seat.player == GM_SEAT:
+            return None
+        return self._unauthenticated(message, self.game_config(seat.game_id), seat.player)
+
+    def _body(self, message: Message) -> Outcome | None:
+        """A player or the GM of a game: now the body, in linear time and on a budget.
+        The same mail again (a renumbered mailbox, a copy) is never applied twice: its
+        Message-ID *and* its text are known (a different mail under a reused
+        Message-ID, from a broken client, is no copy; a copy a relay encoded anew still
+        is). A mail held by a pause and applied on resume is no copy of itself."""
+        seat = message.in_seat
+        message.letter = self._read_body(message.raw.raw, message.letter)
+        message.digest = text_digest(message.letter.text)
+        if message.replay_of is not None or not self.store.message_id_seen(
+            message.identity, seat.game_id, seat.player, content=message.digest
+        ):
+            return None
+        with self.store.transaction():
+            return message.record("duplicate", note=message.identity)
+
+    def _gm_mail(self, message: Message) -> Outcome | None:
+        """The GM's mail to his GM address: his commands (:meth:`GmDesk.handle_mail`)."""
+        seat = message.in_seat
+        if seat.player != GM_SEAT:
+            return None
+        return self.gm.handle_mail(message, seat.game_id)
+
+    def _new_address(self, message: Message) -> Outcome | None:
+        """NEW ADDRESS alone on a line of the player's own text: a new personal address."""
+        seat, letter = message.in_seat, message.letter
+        game = self.game_config(seat.game_id)
+        if not (asks_new_address(letter.text) and asks_new_address(self._new_text(letter, game))):
+            return None
+        return self.gm.new_address(message, game, seat.player)
+
+    def _unreadable_body(self, message: Message) -> Outcome | None:
+        """A body no move can be read from (S/MIME, attachments only, …): kept, answered why."""
+        if not message.letter.unreadable:
+            return None
+        return self._unreadable_seat(message)
+
+    def _unreadable_seat(self, message: Message) -> Outcome:
+        seat = message.in_seat
+        return self._unreadable(message, self.game_config(seat.game_id), seat.player)
+
+    def _paused(self, message: Message) -> Outcome | None:
+        """Mail that arrived while its game is paused: held until the GM resumes, then
+        applied in arrival order (D8)."""
+        seat, raw, now = message.in_seat, message.raw, message.now
+        pause = paused_since(self.store, seat.game_id)
+        if pause is None or raw.arrived < pause.at:
+            return None
+        game = self.game_config(seat.game_id)
+        with self.store.transaction():
+            self.store.keep(
+                message.source, raw.arrived, HELD_REASON, raw.raw, now, held_for=seat.game_id
             )
-        if seat is None:
-            return self._no_seat(letter, sender, raw, source, now, record)
-
-        game_id, player = seat.game_id, seat.player
-        if player != GM_SEAT:
-            # A From the receiving server did not authenticate steers nothing (RFC 8601).
-            game = self.game_config(game_id)
-            unverified = self._unauthenticated(
-                letter, sender, game, player, raw, source, now, record
+            self.mail.reply(
+                message.letter, message.from_address, "held", {}, now, game=game, player=seat.player
             )
-            if unverified is not None:
-                return unverified
-        # A player or the GM of a game: now the body, in linear time and on a budget.
-        letter = self._read_body(raw.raw, letter)
-        # The Message-ID *and* the text: a different mail under a reused Message-ID (a
-        # broken client) is no copy; a copy a relay encoded anew still is.
-        digest = text_digest(letter.text)
-        if not replayed and self.store.message_id_seen(identity, game_id, player, content=digest):
-            # The same mail again (a renumbered mailbox, a copy): never apply it twice.
-            with self.store.transaction():
-                return record("duplicate", note=identity)
-        if player == GM_SEAT:
-            return self.gm.handle_mail(letter, sender, game_id, raw, source, now, record)
-        game = self.game_config(game_id)
-        if asks_new_address(letter.text) and asks_new_address(self._new_text(letter, game)):
-            return self.gm.new_address(letter, game, player, raw.arrived, now, record)
-        if letter.unreadable:
-            return self._unreadable(letter, sender, raw, source, now, record, game, player)
+            return message.record("paused", seat.game_id, seat.player)
 
-        pause = paused_since(self.store, game_id)
-        if pause is not None and raw.arrived >= pause.at:
-            # Held until the GM resumes, then applied in arrival order (D8).
-            with self.store.transaction():
-                self.store.keep(source, raw.arrived, HELD_REASON, raw.raw, now, held_for=game_id)
-                self.mail.reply(letter, sender, "held", {}, now, game=game, player=player)
-                return record("paused", game_id, player)
-
-        # Rule D8: first everything of this game that fell due before the arrival.
-        self.advance(game_id, raw.arrived, now)
+    def _moves(self, message: Message) -> Outcome:
+        """A player's moves: read from his own text within the CPU budget, applied by
+        the rules and answered (:meth:`_apply_mail`), in one transaction. Rule D8:
+        first everything of his game that fell due before the mail arrived."""
+        seat, letter, raw = message.in_seat, message.letter, message.raw
+        game = self.game_config(seat.game_id)
+        self.advance(seat.game_id, raw.arrived, message.now)
         kind = self.kind_of(game)
         try:
             with self.store.transaction():
-                state = self._state(game_id, kind)
+                state = self._state(seat.game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
                     own = self._own_reply(letter, game)
-                    text = own.text
-                    commands = kind.parse(text, state)
+                    commands = kind.parse(own.text, state)
                     quoted = looks_quoted(kind, state, own.doubtful)
                 return self._apply_mail(
-                    game,
-                    kind,
-                    state,
-                    letter,
-                    text,
-                    commands,
-                    quoted,
-                    sender,
-                    player,
-                    raw,
-                    source,
-                    now,
-                    record,
+                    message, game, kind, state, own.text, commands, quoted, seat.player
                 )
         except BudgetExceeded as exceeded:
-            letter = _too_complex(letter, exceeded)
-            return self._unreadable(letter, sender, raw, source, now, record, game, player)
+            message.letter = _too_complex(letter, exceeded)
+            return self._unreadable_seat(message)
 
     def _apply_mail(
         self,
+        message: Message,
         game: Game,
         kind: AnyKind,
         state: Any,
-        letter: Letter,
         text: str,
         commands: Sequence[ParsedCommand],
         quoted: Sequence[str],
-        sender: str,
         player: str,
-        raw: RawMessage,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """Apply a player's parsed commands, answer him and tell the others (inside the
         message's transaction). ``quoted``: command lines that may be quoted
         (:func:`looks_quoted`), never applied, listed in the answer."""
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         game_id = game.id
         results: list[dict[str, Any]] = []
         steps: list[Applied] = []
@@ -898,16 +1060,17 @@ class Service:
 
     def _unreadable(
         self,
-        letter: Letter,
-        sender: str,
-        raw: RawMessage,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
+        message: Message,
         game: Game,
         player: str,
     ) -> Outcome:
         """A player's mail whose body could not be read: kept, he is told why, the GM too."""
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         reason = letter.unreadable or "unreadable"
         with self.store.transaction():
             kept_id = self.store.keep(source, raw.arrived, f"unreadable: {reason}", raw.raw, now)
@@ -925,19 +1088,20 @@ class Service:
 
     def _too_large(
         self,
-        letter: Letter,
-        sender: str,
-        raw: RawMessage,
+        message: Message,
         size: int,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """A mail over ``mail.max_message_size`` bytes: never parsed; kept with its header
         section and size only (not its body, which could fill the disk). A player or GM
         of a started game, writing from his registered address, is told in his game's
         language why and what to send instead, and his GM at once; a stranger's goes to
         the GM digest unanswered."""
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         limit = self.config.mail.max_message_size
         detail = f"{size} bytes, over the limit of {limit}"
         seats = self.store.tokens_of(sender)
@@ -960,19 +1124,20 @@ class Service:
 
     def _unauthenticated(
         self,
-        letter: Letter,
-        sender: str,
+        message: Message,
         game: Game,
         player: str,
-        raw: RawMessage,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome | None:
         """Where ``mail.trusted_authserv_id`` is set, a player's mail whose From that
         server did not authenticate (:func:`pbp.authcheck.verdict`) is kept for the GM
         (``unauthenticated: REASON``), not applied, and answered at his registered
         address (``unauthenticated``); None when it passes or nothing is checked."""
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         trusted = self.config.mail.trusted_authserv_id
         if trusted is None:
             return None
@@ -995,12 +1160,7 @@ class Service:
 
     def _no_seat(
         self,
-        letter: Letter,
-        sender: str,
-        raw: RawMessage,
-        source: str,
-        now: datetime,
-        record: Callable[..., Outcome],
+        message: Message,
     ) -> Outcome:
         """A mail without a valid personal token: tell the sender what to do.
 
@@ -1010,6 +1170,12 @@ class Service:
         day (:meth:`_stranger_at_seat`); anybody else is never answered (backscatter),
         only kept and put in the GM digest.
         """
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         seats = self.store.tokens_of(sender)
         with self.store.transaction():
             if seats:
@@ -1050,7 +1216,7 @@ class Service:
             tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
             seat = next((f for t in tokens if (f := self.store.token(t)) is not None), None)
             if seat is not None:
-                return self._stranger_at_seat(letter, sender, raw, source, seat, now, record)
+                return self._stranger_at_seat(message, seat)
             # Never answered (backscatter: the From of spam is forged); the GMs see
             # it in their digest.
             kept = stranger_raw(raw.raw)
@@ -1060,19 +1226,20 @@ class Service:
 
     def _stranger_at_seat(
         self,
-        letter: Letter,
-        sender: str,
-        raw: RawMessage,
-        source: str,
+        message: Message,
         seat: Seat,
-        now: datetime,
-        record: Callable[..., Outcome],
     ) -> Outcome:
         """A sender who plays in no game wrote to a valid personal address (of
         ``seat``): perhaps the player from another address. Kept, in the
         GM digest, and answered (``wrong_sender``, without his Subject) at most once
         in :data:`STRANGER_ANSWER_EVERY` per sender address, and to at most
         :data:`STRANGER_ANSWERS_PER_ADDRESS` senders in that time per personal address."""
+        letter = message.letter
+        sender = message.from_address
+        raw = message.raw
+        source = message.source
+        now = message.now
+        record = message.record
         game = self.game_config(seat.game_id)
         kept = stranger_raw(raw.raw)
         kept_id = self.store.keep(source, raw.arrived, "wrong_sender", kept, now)
