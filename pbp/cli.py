@@ -30,7 +30,7 @@ from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import DeadlineCommand
 from pbp.daemon import explain_fault
-from pbp.gm import GM_SEAT, paused_since
+from pbp.gm import paused_since
 from pbp.inert import one_line, strip_controls
 from pbp.keptview import KeptRow, kept_rows, table
 from pbp.lock import holder, writer_lock
@@ -49,6 +49,7 @@ from pbp.render import Renderer
 from pbp.seats import missing_games, seat_warnings
 from pbp.service import Service
 from pbp.store import (
+    GM_SEAT,
     STILL_KEPT,
     Store,
     StoreDamagedError,
@@ -554,7 +555,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     service = _service(config, mail=False)
     row = _started(service, game_id)
     kind = service.kind_of(row.kind)
-    view = kind.gm_view(service.with_history(game_id, kind, kind.load(row.state)))
+    view = kind.gm_view(service.table.with_history(game_id, kind, kind.load(row.state)))
     game = config.game(game_id)
     closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
     view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None

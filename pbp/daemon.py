@@ -28,6 +28,8 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from pbp.config import ConfigError, load_config
+from pbp.seats import seat_warnings
 from pbp.service import Service
 from pbp.store import StoreDamagedError, StoreReplacedError
 
@@ -200,9 +202,6 @@ class Daemon:
         lock and go on with it (:meth:`pbp.service.Service.replace_config`); a broken
         file, or one that lacks a started game, is refused with one ERROR line and the
         old configuration stays. Returns whether the new one is used."""
-        from pbp.config import ConfigError, load_config
-        from pbp.seats import seat_warnings
-
         path = self.service.config.path
         if path is None:
             log.error("games.yaml not reloaded: this configuration was not read from a file")

@@ -83,13 +83,12 @@ from pbp.parse.gm import (
     parse_gm,
 )
 from pbp.parse.mime import Letter, read_letter
-from pbp.store import Confirmation, KeptMessage, Store, StoredEvent
+from pbp.store import GM_SEAT, Confirmation, KeptMessage, Store, StoredEvent
+from pbp.table import Applied
 
 if TYPE_CHECKING:
-    from pbp.service import Applied, Message, Outcome, Service
+    from pbp.service import Message, Outcome, Service
 
-#: The seat name of the GM's own token (no player may be called so).
-GM_SEAT = "@gm"
 #: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
 MAX_EXTEND_HOURS = 720
 #: How long the GM may confirm levers sent by mail, in hours.
@@ -201,7 +200,7 @@ class GmDesk:
         return PlayerNames(kind.players(state)).match(text)
 
     def _log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
-        self.store.append_events(game_id, events, at=at, day=day, source=f"gm:{via}")
+        self.service.table.log(game_id, events, at=at, day=day, source=f"gm:{via}")
 
     def announce(
         self, game: Game, events: Sequence[Event], now: datetime, note: str | None = None
@@ -242,7 +241,7 @@ class GmDesk:
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
             for command in commands:
-                result, applied = service._apply_command(
+                result, applied = service.apply_command(
                     game, kind, state, seat, command, now, f"gm:{via}"
                 )
                 results.append(result)
@@ -259,7 +258,7 @@ class GmDesk:
             context = {"results": results, "player": seat, "by_gm": True}
             service.mail.player(game, seat, "reply", context, now)
             for applied in steps:
-                service._after_step(game, kind, applied, now)
+                service.table.tell(game, kind, applied, now)
         return {"lever": "act", "player": seat, "results": results}
 
     # --- pause, resume, extend -------------------------------------------------------
@@ -294,7 +293,7 @@ class GmDesk:
                 },
             )
             self._log(game_id, [event], now, kind.day(state), via)
-            self.store.save_state(game_id, row.state, over=False, deadline_at=None)
+            self.service.table.reschedule(game_id, kind, state, None)
             self.announce(game, [event], now)
         return {"lever": "pause", **event.data}
 
@@ -336,7 +335,7 @@ class GmDesk:
                 },
             )
             self._log(game_id, [event], now, kind.day(state), via)
-            self.store.save_state(game_id, kind.dump(state), over=False, deadline_at=deadline)
+            self.service.table.reschedule(game_id, kind, state, deadline)
             self.announce(game, [event], now)
             held = len(self.held(game_id))
         return {"lever": "resume", "held": held, **event.data}
@@ -389,7 +388,7 @@ class GmDesk:
             )
             self._log(game_id, [event], now, kind.day(state), via)
             if paused is None:
-                self.store.save_state(game_id, kind.dump(state), over=False, deadline_at=deadline)
+                self.service.table.reschedule(game_id, kind, state, deadline)
             self.announce(game, [event], now)
         return {"lever": "extend", **event.data}
 
@@ -468,7 +467,7 @@ class GmDesk:
             )
             self._log(game_id, [public, private], now, kind.day(state), via)
             context = {
-                "status": kind.status(self.service.with_history(game_id, kind, state), seat),
+                "status": kind.status(self.service.table.with_history(game_id, kind, state), seat),
                 "substitute": name,
                 "note": note,
                 # The game's own names in the command examples (game_started).
@@ -554,8 +553,6 @@ class GmDesk:
         :raises MoveError: ``player`` names no seat; the engine refuses
             (``already_removed``, ``remove_maniac``).
         """
-        from pbp.service import Applied
-
         service = self.service
         game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
@@ -563,10 +560,10 @@ class GmDesk:
             seat = self._seat(kind, state, player)
             day = kind.day(state)
             step = kind.remove(state, seat, now)
-            service._commit_step(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self._log(game_id, [marker], now, day, via)
-            service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
+            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
             self.announce(game, step.events, now, note)
         return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
 
@@ -587,8 +584,6 @@ class GmDesk:
             later event depends on it (``void_answered``, ``void_replaced``,
             ``void_too_late``).
         """
-        from pbp.service import Applied
-
         service = self.service
         game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
@@ -598,10 +593,10 @@ class GmDesk:
                 raise LeverRefused("gm_void_unknown", event=seq)
             day = kind.day(state)
             step = kind.void(state, target.event, now)
-            service._commit_step(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
             data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
             self._log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
-            service._after_step(game, kind, Applied(step, kind.posts(state, step)), now)
+            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
             announced = any(e.visibility is Visibility.PUBLIC for e in step.events)
             if announced:
                 self.announce(game, step.events, now, note)
@@ -691,7 +686,7 @@ class GmDesk:
         applied afterwards.
 
         A mail with no command understood that looks like an auto-responder's loop
-        (:meth:`Service._loop`) is kept for the digest, unanswered (outcome ``loop``).
+        (:meth:`Service.loop`) is kept for the digest, unanswered (outcome ``loop``).
 
         A mail with a lever (any command but HELP) is applied only after the GM
         confirms it (:meth:`ask_confirmation`): the personal GM address travels in
@@ -708,11 +703,11 @@ class GmDesk:
         service = self.service
         game = service.game_config(game_id)
         at = raw.arrived
-        text = service._new_text(letter, game)
+        text = service.own_text(letter, game)
         commands = parse_gm(text)
         if all(c.lever is None for c in commands):
             with self.store.transaction():
-                loop = service._loop(letter, sender, text, raw, source, game, now)
+                loop = service.loop(letter, sender, text, raw, source, game, now)
                 if loop is not None:  # no answer: the GM's auto-responder
                     return record("loop", game_id, GM_SEAT, loop)
         if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
@@ -909,8 +904,8 @@ class GmDesk:
                 said = "gm_confirmed_already" if confirmation.done_at else "gm_confirm_expired"
                 return record(said, game_id, GM_SEAT)
         # The GM's own reply: now its body (who before what), on the CPU budget.
-        letter = service._read_body(raw.raw, letter)
-        if not confirms(service._new_text(letter, game)):
+        letter = service.read_body(raw.raw, letter)
+        if not confirms(service.own_text(letter, game)):
             # An auto-responder's "I am away" is no confirmation: the GM writes the word.
             with self.store.transaction():
                 if confirmation.hinted_at is None:  # told once a code: no loop

@@ -14,14 +14,13 @@ from typing import Any
 from pbp.config import Game
 from pbp.core.events import Event, Visibility
 from pbp.core.registry import KINDS
-from pbp.gm import GM_SEAT
 from pbp.inert import one_line
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
 from pbp.parse.mime import Letter
 from pbp.ratelimit import Admit, AnswerLimit
 from pbp.render import PostFormat, Renderer
-from pbp.store import DeferredAnswer, Store
+from pbp.store import GM_SEAT, DeferredAnswer, Store
 
 #: Held-back answers shown in one summary mail (the rest are counted).
 SUMMARY_SHOWN = 50

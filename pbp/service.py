@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import logging
 import re
 import secrets
@@ -40,7 +39,7 @@ from pbp.core.kind import AnyKind, ParsedCommand
 from pbp.core.registry import KINDS
 from pbp.digest import Digest
 from pbp.faults import crash_point
-from pbp.gm import GM_SEAT, GmDesk, paused_since
+from pbp.gm import GmDesk, paused_since
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
@@ -50,7 +49,8 @@ from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.ratelimit import AnswerLimit, is_loop
 from pbp.render import Renderer
 from pbp.seats import missing_games
-from pbp.store import HELD_REASON, GameRow, OutgoingMail, Seat, Store
+from pbp.store import GM_SEAT, HELD_REASON, OutgoingMail, Seat, Store
+from pbp.table import Applied, GameTable
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +66,6 @@ TOO_LARGE = "too_large: "
 #: next ones go in his daily digest, so that forged mail cannot flood him.
 NOTICES_PER_HOUR = 10
 
-#: Games whose parsed state the writer keeps between moves (:meth:`Service._state`).
-STATE_CACHE_GAMES = 32
 #: In a long round, waiting mail is served at least this often, seconds (:class:`_Between`).
 SERVE_EVERY_SECONDS = 0.5
 #: A sender who plays in no game is answered at most this often (a stranger at a
@@ -197,14 +195,6 @@ class Message:
         return self.recorder(self, outcome, game_id, player, note)
 
 
-@dataclass(frozen=True)
-class Applied:
-    """A committed move: its step and the public posts it completes (kind's choice)."""
-
-    step: Step
-    posts: list[tuple[str, int]]
-
-
 class Service:
     """The daemon's logic, transport-neutral.
 
@@ -242,9 +232,9 @@ class Service:
         self.mail.notice_limit = AnswerLimit(store, NOTICES_PER_HOUR)
         self.mail.notice_overflow = self.digest.add
         self._forgot: datetime | None = None  # the last pruning of send_owed
+        self.table = GameTable(store, self.mail)
         self.gm = GmDesk(self)
         # game id -> (stored snapshot text, its engine state), least recently used first
-        self._states: dict[str, tuple[str, Any]] = {}
 
     @staticmethod
     def new_token() -> str:
@@ -504,7 +494,7 @@ class Service:
         game = self.game_config(game_id)
         kind = self.kind_of(game)
         with self.store.transaction():
-            row = self._row(game_id)
+            row = self.table.row(game_id)
             if row.over or row.deadline_at is None:
                 return None
             if scheduled and row.deadline_at != at:
@@ -516,13 +506,13 @@ class Service:
             ended = kind.deadline_name(state)
             step = kind.on_deadline(state, at)
             following = kind.next_deadline(game, step.state, row.deadline_at, at)
-            self._commit_step(
+            self.table.commit(
                 game, kind, step, at=at, day=day, source=f"close:{day}", deadline_at=following
             )
             for post, number in kind.posts(state, step):
                 self.mail.gm_post(game, post, now, day=number)
-            self._notify(game, kind, step, now)
-            self._final_post(game, kind, step, now)
+            self.table.notify(game, kind, step, now)
+            self.table.final_post(game, kind, step, now)
         log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())
         return step
 
@@ -532,7 +522,7 @@ class Service:
         with self.store.transaction():
             if self.store.reminder_sent(game.id, due_at):
                 return
-            row = self._row(game.id)
+            row = self.table.row(game.id)
             state = kind.load(row.state)
             for player in kind.players(state):
                 duties = kind.duties(state, player)
@@ -873,7 +863,7 @@ class Service:
             return self._no_seat(message)
         if (
             self.store.player_email(retired.game_id, retired.player) != sender
-            and not self._read_body(message.raw.raw, letter).unreadable
+            and not self.read_body(message.raw.raw, letter).unreadable
         ):
             with self.store.transaction():
                 game = self.game_config(retired.game_id)
@@ -899,7 +889,7 @@ class Service:
         Message-ID, from a broken client, is no copy; a copy a relay encoded anew still
         is). A mail held by a pause and applied on resume is no copy of itself."""
         seat = message.in_seat
-        message.letter = self._read_body(message.raw.raw, message.letter)
+        message.letter = self.read_body(message.raw.raw, message.letter)
         message.digest = text_digest(message.letter.text)
         if message.replay_of is not None or not self.store.message_id_seen(
             message.identity, seat.game_id, seat.player, content=message.digest
@@ -919,7 +909,7 @@ class Service:
         """NEW ADDRESS alone on a line of the player's own text: a new personal address."""
         seat, letter = message.in_seat, message.letter
         game = self.game_config(seat.game_id)
-        if not (asks_new_address(letter.text) and asks_new_address(self._new_text(letter, game))):
+        if not (asks_new_address(letter.text) and asks_new_address(self.own_text(letter, game))):
             return None
         return self.gm.new_address(message, game, seat.player)
 
@@ -960,7 +950,7 @@ class Service:
         kind = self.kind_of(game)
         try:
             with self.store.transaction():
-                state = self._state(seat.game_id, kind)
+                state = self.table.state(seat.game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
                     own = self._own_reply(letter, game)
                     commands = kind.parse(own.text, state)
@@ -996,7 +986,7 @@ class Service:
         results: list[dict[str, Any]] = []
         steps: list[Applied] = []
         for command in commands:
-            result, applied = self._apply_command(
+            result, applied = self.apply_command(
                 game, kind, state, player, command, raw.arrived, source
             )
             results.append(result)
@@ -1016,7 +1006,7 @@ class Service:
                 {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
             )
         if all(command.move is None for command in commands):
-            loop = self._loop(letter, sender, text, raw, source, game, now)
+            loop = self.loop(letter, sender, text, raw, source, game, now)
             if loop is not None:  # no answer: an auto-responder's loop
                 return record("loop", game_id, player, loop)
         ignored = ignored_lines(text, commands)
@@ -1038,7 +1028,7 @@ class Service:
         )
         # The sender's answer first, then what his moves cause for others.
         for applied in steps:
-            self._after_step(game, kind, applied, now)
+            self.table.tell(game, kind, applied, now)
         refused = sum(1 for result in results if "error" in result)
         if steps:
             outcome = "applied" if not refused else "partly_applied"
@@ -1046,7 +1036,7 @@ class Service:
             outcome = "refused" if refused else "status"
         return record(outcome, game_id, player)
 
-    def _read_body(self, raw: bytes, head: Letter) -> Letter:
+    def read_body(self, raw: bytes, head: Letter) -> Letter:
         """The whole letter of ``raw`` (its header section already read as ``head``), read
         within the CPU budget (by :attr:`reader`, else :func:`pbp.budget.cpu_budget`);
         over it, ``head`` marked unreadable (``too_complex``)."""
@@ -1265,7 +1255,7 @@ class Service:
         for game_id in games or [None]:
             self.digest.add(game_id, reason, kept_id, letter, now, arrived=raw.arrived)
 
-    def _loop(
+    def loop(
         self,
         letter: Letter,
         sender: str,
@@ -1309,7 +1299,7 @@ class Service:
         except Exception:
             log.exception("summaries or GM digests failed; retried next round")
 
-    def _apply_command(
+    def apply_command(
         self,
         game: Game,
         kind: AnyKind,
@@ -1329,15 +1319,15 @@ class Service:
             return result, None
         if command.private:
             result["private"] = type(command.move).__name__.lower()
-            result["status"] = kind.status(self.with_history(game.id, kind, state), player)
+            result["status"] = kind.status(self.table.with_history(game.id, kind, state), player)
             return result, None
-        state = self.with_history(game.id, kind, state, command.move)
+        state = self.table.with_history(game.id, kind, state, command.move)
         try:
             step = kind.apply(state, player, command.move, at)
         except MoveError as error:
             result["error"] = self._error_text(game, error)
             return result, None
-        self._commit_step(game, kind, step, at=at, day=kind.day(state), source=source)
+        self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
         result["events"] = [event_dict(e) for e in _visible(step.events, player)]
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
@@ -1346,97 +1336,7 @@ class Service:
 
     # --- committing and mailing --------------------------------------------------
 
-    def _state(self, game_id: str, kind: AnyKind) -> Any:
-        """The engine state of a started game, parsed again only when its stored
-        snapshot is not the one this writer last wrote or read (compared as text, so
-        a rolled-back step or another writer is never missed). A game's snapshot
-        grows with its history: parsing it for every move would make a move cost more
-        as the game goes on. At most :data:`STATE_CACHE_GAMES` games are kept.
-
-        :raises LookupError: the game has not started.
-        """
-        text = self.store.state_text(game_id)
-        if text is None:
-            raise LookupError(f"game {game_id} has not started")
-        cached = self._states.get(game_id)
-        if cached is None or cached[0] != text:
-            cached = (text, kind.load(json.loads(text)))
-        self._remember(game_id, *cached)
-        return cached[1]
-
-    def with_history(self, game_id: str, kind: AnyKind, state: Any, move: Any = None) -> Any:
-        """``state`` with the history ``move`` (None: a view) needs from the event log
-        (:meth:`~pbp.core.kind.GameKind.with_history`; the snapshot keeps only what the
-        rules need)."""
-        return kind.with_history(
-            state, lambda: [stored.event for stored in self.store.events(game_id)], move
-        )
-
-    def _remember(self, game_id: str, text: str, state: Any) -> None:
-        self._states.pop(game_id, None)
-        self._states[game_id] = (text, state)
-        while len(self._states) > STATE_CACHE_GAMES:
-            del self._states[next(iter(self._states))]
-
-    def _row(self, game_id: str) -> GameRow:
-        row = self.store.game(game_id)
-        if row is None:
-            raise LookupError(f"game {game_id} has not started")
-        return row
-
-    def _commit_step(
-        self,
-        game: Game,
-        kind: AnyKind,
-        step: Step,
-        *,
-        at: datetime,
-        day: int,
-        source: str,
-        deadline_at: datetime | None = None,
-    ) -> None:
-        """Log a step's events and its new state; the next deadline is ``deadline_at``
-        or, after a move, what the kind says (:meth:`~pbp.core.kind.GameKind.next_deadline`)."""
-        over = kind.is_over(step.state)
-        if deadline_at is None:
-            schedule = self.store.schedule(game.id)
-            current = schedule.deadline_at if schedule is not None else None
-            deadline_at = kind.next_deadline(game, step.state, current, None)
-        self.store.append_events(game.id, step.events, at=at, day=day, source=source)
-        text = self.store.save_state(
-            game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
-        )
-        # load(dump(state)) == state exactly (each engine's dump_state): no parse next time.
-        self._remember(game.id, text, step.state)
-
-    def _after_step(self, game: Game, kind: AnyKind, applied: Applied, now: datetime) -> None:
-        """What a committed move causes for others: private mails, then its posts."""
-        self._notify(game, kind, applied.step, now)
-        for post, number in applied.posts:
-            self.mail.gm_post(game, post, now, day=number)
-        # The final post after the post of the period that ended the game.
-        self._final_post(game, kind, applied.step, now)
-
-    def _notify(
-        self,
-        game: Game,
-        kind: AnyKind,
-        step: Step,
-        now: datetime,
-    ) -> None:
-        """Queue the private mails a committed step causes."""
-        for mail in kind.notifications(game, step.state, step.events):
-            if mail.player is None:
-                self.mail.gm(game, mail.template, dict(mail.context), now)
-            else:
-                self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
-
-    def _final_post(self, game: Game, kind: AnyKind, step: Step, now: datetime) -> None:
-        """Mail the GM the final post when ``step`` ended the game (C7, M12)."""
-        if any(event.kind == "game_over" for event in step.events):
-            self.mail.gm_post(game, "final", now, day=kind.day(step.state))
-
-    def _new_text(self, letter: Letter, game: Game) -> str:
+    def own_text(self, letter: Letter, game: Game) -> str:
         """The player's own text (:meth:`_own_reply`)."""
         return self._own_reply(letter, game).text
 

@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 #: one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
 #: every change of :data:`SCHEMA`, :data:`MIGRATIONS` or :data:`CONVERSIONS` that an older
 #: pbp could not read.
+#: The seat name of the GM's own token (no player may be called so).
+GM_SEAT = "@gm"
+
 SCHEMA_VERSION = 3
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store

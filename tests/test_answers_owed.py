@@ -22,12 +22,11 @@ from gamekit import GM, TEMPLATES, Table, body, utc
 
 from pbp.config import load_config
 from pbp.digest import DIGEST_SHOWN, inert
-from pbp.gm import GM_SEAT
 from pbp.mail.base import STRANGER_KEPT_BYTES
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
-from pbp.store import Store
+from pbp.store import GM_SEAT, Store
 
 OTHER_GM = "other-gm@example.test"
 SECOND_GAME = """\

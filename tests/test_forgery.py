@@ -20,9 +20,10 @@ from gamekit import EMAILS, GM, Table, body, summary, utc
 
 from pbp.cli import main
 from pbp.export import story
-from pbp.gm import GM_SEAT, confirms
+from pbp.gm import confirms
 from pbp.mail.maildir import deliver
 from pbp.service import NOTICES_PER_HOUR
+from pbp.store import GM_SEAT
 
 GAME = "seed-000"
 TRUSTED = "mx.example.test"

@@ -19,8 +19,8 @@ from gamekit import GM, Table, body, summary, utc
 
 from pbp.core.events import LeverRefused, MoveError, Visibility
 from pbp.export import story
-from pbp.gm import GM_SEAT
 from pbp.mail.maildir import deliver
+from pbp.store import GM_SEAT
 
 GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"

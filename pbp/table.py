@@ -1,0 +1,147 @@
+"""The started games' table: their states and the only writer of their steps.
+
+Every step of a game — a player's move, a GM's lever, a passed deadline — is
+committed here (:meth:`GameTable.commit`: its events, its state, its next deadline,
+in the caller's transaction) and told here (:meth:`GameTable.tell`: the private mails
+it causes, then its posts). The service's intake and the GM's levers
+(:mod:`pbp.gm`) both go through it; nothing else writes a game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pbp.config import Game
+from pbp.core.events import Event, Step
+from pbp.core.kind import AnyKind
+from pbp.mailer import Mailer
+from pbp.store import GameRow, Store
+
+#: Games whose parsed state the writer keeps between moves (:meth:`GameTable.state`).
+STATE_CACHE_GAMES = 32
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A committed move: its step and the public posts it completes (kind's choice)."""
+
+    step: Step
+    posts: list[tuple[str, int]]
+
+
+class GameTable:
+    """The games of one store: ``store`` holds them, ``mail`` queues what their steps
+    cause. Keeps the parsed state of the last :data:`STATE_CACHE_GAMES` games."""
+
+    def __init__(self, store: Store, mail: Mailer) -> None:
+        self.store = store
+        self.mail = mail
+        self._states: dict[str, tuple[str, Any]] = {}
+
+    def state(self, game_id: str, kind: AnyKind) -> Any:
+        """The engine state of a started game, parsed again only when its stored
+        snapshot is not the one this writer last wrote or read (compared as text, so
+        a rolled-back step or another writer is never missed). A game's snapshot
+        grows with its history: parsing it for every move would make a move cost more
+        as the game goes on. At most :data:`STATE_CACHE_GAMES` games are kept.
+
+        :raises LookupError: the game has not started.
+        """
+        text = self.store.state_text(game_id)
+        if text is None:
+            raise LookupError(f"game {game_id} has not started")
+        cached = self._states.get(game_id)
+        if cached is None or cached[0] != text:
+            cached = (text, kind.load(json.loads(text)))
+        self.remember(game_id, *cached)
+        return cached[1]
+
+    def with_history(self, game_id: str, kind: AnyKind, state: Any, move: Any = None) -> Any:
+        """``state`` with the history ``move`` (None: a view) needs from the event log
+        (:meth:`~pbp.core.kind.GameKind.with_history`; the snapshot keeps only what the
+        rules need)."""
+        return kind.with_history(
+            state, lambda: [stored.event for stored in self.store.events(game_id)], move
+        )
+
+    def remember(self, game_id: str, text: str, state: Any) -> None:
+        self._states.pop(game_id, None)
+        self._states[game_id] = (text, state)
+        while len(self._states) > STATE_CACHE_GAMES:
+            del self._states[next(iter(self._states))]
+
+    def row(self, game_id: str) -> GameRow:
+        row = self.store.game(game_id)
+        if row is None:
+            raise LookupError(f"game {game_id} has not started")
+        return row
+
+    def commit(
+        self,
+        game: Game,
+        kind: AnyKind,
+        step: Step,
+        *,
+        at: datetime,
+        day: int,
+        source: str,
+        deadline_at: datetime | None = None,
+    ) -> None:
+        """Log a step's events and its new state; the next deadline is ``deadline_at``
+        or, after a move, what the kind says (:meth:`~pbp.core.kind.GameKind.next_deadline`)."""
+        over = kind.is_over(step.state)
+        if deadline_at is None:
+            schedule = self.store.schedule(game.id)
+            current = schedule.deadline_at if schedule is not None else None
+            deadline_at = kind.next_deadline(game, step.state, current, None)
+        self.store.append_events(game.id, step.events, at=at, day=day, source=source)
+        text = self.store.save_state(
+            game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
+        )
+        # load(dump(state)) == state exactly (each engine's dump_state): no parse next time.
+        self.remember(game.id, text, step.state)
+
+    def log(
+        self, game_id: str, events: Sequence[Event], *, at: datetime, day: int, source: str
+    ) -> None:
+        """Log events that change no state (a GM's lever: pause, resume, extend)."""
+        self.store.append_events(game_id, events, at=at, day=day, source=source)
+
+    def reschedule(
+        self, game_id: str, kind: AnyKind, state: Any, deadline_at: datetime | None
+    ) -> None:
+        """Store ``state`` with ``deadline_at`` as the game's next deadline (None: none, as
+        while it is paused); the game goes on (not over)."""
+        text = self.store.save_state(game_id, kind.dump(state), over=False, deadline_at=deadline_at)
+        self.remember(game_id, text, state)
+
+    def tell(self, game: Game, kind: AnyKind, applied: Applied, now: datetime) -> None:
+        """What a committed move causes for others: private mails, then its posts."""
+        self.notify(game, kind, applied.step, now)
+        for post, number in applied.posts:
+            self.mail.gm_post(game, post, now, day=number)
+        # The final post after the post of the period that ended the game.
+        self.final_post(game, kind, applied.step, now)
+
+    def notify(
+        self,
+        game: Game,
+        kind: AnyKind,
+        step: Step,
+        now: datetime,
+    ) -> None:
+        """Queue the private mails a committed step causes."""
+        for mail in kind.notifications(game, step.state, step.events):
+            if mail.player is None:
+                self.mail.gm(game, mail.template, dict(mail.context), now)
+            else:
+                self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
+
+    def final_post(self, game: Game, kind: AnyKind, step: Step, now: datetime) -> None:
+        """Mail the GM the final post when ``step`` ended the game (C7, M12)."""
+        if any(event.kind == "game_over" for event in step.events):
+            self.mail.gm_post(game, "final", now, day=kind.day(step.state))
