@@ -66,6 +66,7 @@ from pbp.core.gameconfig import is_email
 from pbp.core.kind import AnyKind
 from pbp.export import story
 from pbp.mail.base import RawMessage, stranger_raw
+from pbp.outcome import Handled, Outcome
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import PlayerNames, read_line
 from pbp.parse.gm import (
@@ -87,7 +88,7 @@ from pbp.store import GM_SEAT, Confirmation, KeptMessage, Store, StoredEvent
 from pbp.table import Applied
 
 if TYPE_CHECKING:
-    from pbp.service import Message, Outcome, Service
+    from pbp.service import Message, Service
 
 #: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
 MAX_EXTEND_HOURS = 720
@@ -500,7 +501,7 @@ class GmDesk:
                 message_id=None,
                 arrived=kept.arrived,
                 processed_at=now,
-                outcome="held_dropped",
+                outcome=Handled.HELD_DROPPED,
                 game_id=game.id,
                 player=seat,
                 note=f"the seat went to {name}",
@@ -709,7 +710,7 @@ class GmDesk:
             with self.store.transaction():
                 loop = service.loop(letter, sender, text, raw, source, game, now)
                 if loop is not None:  # no answer: the GM's auto-responder
-                    return record("loop", game_id, GM_SEAT, loop)
+                    return record(Handled.LOOP, game_id, GM_SEAT, loop)
         if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
             trusted = service.config.mail.trusted_authserv_id
             checked = verdict(letter.authentication_results, sender, trusted) if trusted else None
@@ -719,7 +720,7 @@ class GmDesk:
             results = self._run_all(game, commands, at)
             self._answer(letter, game, results, now)
             done = sum(1 for r in results if "done" in r)
-            outcome = record("gm_applied" if done else "gm_refused", game_id, GM_SEAT)
+            outcome = record(Handled.GM_APPLIED if done else Handled.GM_REFUSED, game_id, GM_SEAT)
         self.replay_held(now)
         return outcome
 
@@ -809,7 +810,7 @@ class GmDesk:
             if not pending:  # every lever refused already: answered as usual
                 results = self._run_all(game, others, now)
                 self._answer(letter, game, results, now)
-                return record("gm_refused", game.id, GM_SEAT)
+                return record(Handled.GM_REFUSED, game.id, GM_SEAT)
             code = "".join(
                 secrets.choice(string.ascii_lowercase + string.digits)
                 for _ in range(CONFIRM_CODE_LENGTH)
@@ -835,7 +836,7 @@ class GmDesk:
                 # Its own Subject: a forger must not title the mail that asks for a reply.
                 stranger=True,
             )
-            return record("gm_pending", game.id, GM_SEAT, note=f"{len(pending)} lever(s)")
+            return record(Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)")
 
     def _resolved(self, game: Game, lever: Lever) -> Lever:
         """``lever`` with the seat its player name names (so that what the GM confirms is
@@ -888,7 +889,7 @@ class GmDesk:
                         source, at, "wrong_confirmer", stranger_raw(raw.raw), now
                     )
                     service.digest.add(game, "wrong_confirmer", kept_id, letter, now, arrived=at)
-                return record("wrong_confirmer", game_id)
+                return record(Handled.WRONG_CONFIRMER, game_id)
         if confirmation.done_at is not None or at > confirmation.expires_at:
             template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
             with self.store.transaction():
@@ -901,7 +902,11 @@ class GmDesk:
                     game=game,
                     player=GM_SEAT,
                 )
-                said = "gm_confirmed_already" if confirmation.done_at else "gm_confirm_expired"
+                said = (
+                    Handled.GM_CONFIRMED_ALREADY
+                    if confirmation.done_at
+                    else Handled.GM_CONFIRM_EXPIRED
+                )
                 return record(said, game_id, GM_SEAT)
         # The GM's own reply: now its body (who before what), on the CPU budget.
         letter = service.read_body(raw.raw, letter)
@@ -920,14 +925,14 @@ class GmDesk:
                         player=GM_SEAT,
                         token=confirmation.code,
                     )
-                return record("gm_unconfirmed", game_id, GM_SEAT)
+                return record(Handled.GM_UNCONFIRMED, game_id, GM_SEAT)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, now)
             results = self._run_all(game, commands, at)
             self._answer(letter, game, results, now)
             done = sum(1 for r in results if "done" in r)
-            outcome = record("gm_applied" if done else "gm_refused", game_id, GM_SEAT)
+            outcome = record(Handled.GM_APPLIED if done else Handled.GM_REFUSED, game_id, GM_SEAT)
         self.replay_held(now)
         return outcome
 
@@ -981,7 +986,7 @@ class GmDesk:
             self.service.mail.reply(
                 letter, email, "new_address", context, now, game=game, player=player
             )
-            return record("new_address", game.id, player)
+            return record(Handled.NEW_ADDRESS, game.id, player)
 
     def new_address_by_gm(self, game_id: str, player: str, *, now: datetime) -> str:
         """``pbp rotate-token``: a new personal address for ``player`` (a seat name) or the
@@ -1017,4 +1022,4 @@ class GmDesk:
             self.service.mail.reply(
                 letter, sender, "address_retired", {}, now, game=game, player=player
             )
-            return record("retired", game_id, player)
+            return record(Handled.RETIRED, game_id, player)

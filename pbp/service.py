@@ -43,6 +43,7 @@ from pbp.gm import GmDesk, paused_since
 from pbp.mail.base import Inbox, RawMessage, Transport, header_section, stranger_raw
 from pbp.mailer import Mailer, event_dict
 from pbp.outbox import flush
+from pbp.outcome import Handled, Outcome
 from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.commands import asks_new_address
 from pbp.parse.mime import Letter, find_tokens, read_letter
@@ -111,17 +112,6 @@ def text_digest(text: str) -> str:
     return f"text:{hashlib.sha256(data).hexdigest()[:32]}"
 
 
-@dataclass
-class Outcome:
-    """What handling one incoming message did (for logs and tests)."""
-
-    source: str
-    outcome: str  # applied | refused | status | ignored | unknown_sender | ...
-    game_id: str | None = None
-    player: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-
 def _logged(outcome: Outcome) -> Outcome:
     """Log one INFO line for a processed message (source, outcome, game, player; never
     its text, which may hold a player's hidden card), and return it."""
@@ -185,7 +175,7 @@ class Message:
 
     def record(
         self,
-        outcome: str,
+        outcome: Handled,
         game_id: str | None = None,
         player: str | None = None,
         note: str | None = None,
@@ -551,7 +541,7 @@ class Service:
         """
         source = source or source_key(raw)
         if self.store.seen(source):
-            return _logged(Outcome(source, "duplicate"))
+            return _logged(Outcome(source, Handled.DUPLICATE))
         latest = max(now, self.clock())
         if raw.arrived > latest:
             # A clock ahead of ours (a server's INTERNALDATE, `pbp mail --at`) must not
@@ -570,7 +560,7 @@ class Service:
                     message_id=None,
                     arrived=raw.arrived,
                     processed_at=now,
-                    outcome="error",
+                    outcome=Handled.ERROR,
                     note=repr(error),
                     replay_of=replay_of,
                 )
@@ -578,7 +568,7 @@ class Service:
                     self.store.mark_resumed(replay_of, now, "error")
                 # The notices commit with the kept row: a crash cannot keep it untold.
                 self._notice_error(raw, kept_id, repr(error), now)
-            return _logged(Outcome(source, "error", notes=[repr(error)]))
+            return _logged(Outcome(source, Handled.ERROR, notes=[repr(error)]))
 
     def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
         """Process kept messages again (``pbp retry``), after the GM fixed what kept them
@@ -605,17 +595,21 @@ class Service:
             if message.held_for is not None:
                 # Held while its game was paused: applied once, on resume (D8).
                 if message.waiting:
-                    outcomes.append(Outcome(source, "held", notes=["applied on resume"]))
+                    outcomes.append(Outcome(source, Handled.HELD, notes=["applied on resume"]))
                 else:
-                    outcomes.append(Outcome(source, "resumed", notes=[message.retry_outcome or ""]))
+                    outcomes.append(
+                        Outcome(source, Handled.RESUMED, notes=[message.retry_outcome or ""])
+                    )
                 continue
             if not message.waiting or self.store.seen(source):
-                outcomes.append(Outcome(source, "retried", notes=[message.retry_outcome or ""]))
+                outcomes.append(
+                    Outcome(source, Handled.RETRIED, notes=[message.retry_outcome or ""])
+                )
                 continue
             if message.reason.startswith(TOO_LARGE):
                 # Only its header section was kept: there is nothing to read again.
                 note = "only its header section was kept: ask the sender to send it again"
-                outcomes.append(Outcome(source, "too_large", notes=[note]))
+                outcomes.append(Outcome(source, Handled.TOO_LARGE, notes=[note]))
                 continue
             raw = RawMessage(source, None, min(message.arrived, now), message.raw)
             before = self.store.last_kept(source)
@@ -638,7 +632,7 @@ class Service:
                 with self.store.transaction():
                     self.store.note_kept_error(message.id, f"error: {error!r}")
                     self.store.mark_retried(message.id, now, "error")
-                outcome = Outcome(source, "error", notes=[repr(error)])
+                outcome = Outcome(source, Handled.ERROR, notes=[repr(error)])
             outcomes.append(outcome)
         return outcomes
 
@@ -720,7 +714,7 @@ class Service:
     def _record(
         self,
         message: Message,
-        outcome: str,
+        outcome: Handled,
         game_id: str | None = None,
         player: str | None = None,
         note: str | None = None,
@@ -760,7 +754,7 @@ class Service:
                 arrived=raw.arrived,
                 detail=raw.defect,
             )
-            return message.record("unreadable", note=raw.defect)
+            return message.record(Handled.UNREADABLE, note=raw.defect)
 
     def _no_single_sender(self, message: Message) -> Outcome | None:
         """No single sender to trust or answer (several addresses, a source route, an
@@ -779,7 +773,7 @@ class Service:
             self.digest.add(
                 None, "forged_from", kept_id, None, message.now, arrived=raw.arrived, detail=problem
             )
-            return message.record("forged_from", note=problem)
+            return message.record(Handled.FORGED_FROM, note=problem)
 
     def _automatic(self, message: Message) -> Outcome | None:
         """RFC 3834: never answer bounces or auto-replies; keep them for the GM."""
@@ -796,7 +790,7 @@ class Service:
                 message.now,
             )
             self._to_digest(letter, "automatic", kept_id, raw, message.now)
-            return message.record("automatic")
+            return message.record(Handled.AUTOMATIC)
 
     def _oversized(self, message: Message) -> Outcome | None:
         """Over ``max_message_size``: only its header section is kept (:meth:`_too_large`)."""
@@ -840,12 +834,12 @@ class Service:
             with self.store.transaction():
                 context = {"player": seat.player, "gm_address": self.gm.gm_address(game.id)}
                 self.mail.reply(letter, sender, "gm_wrong_address", context, now, game=game)
-                return message.record("gm_wrong_address", seat.game_id, seat.player)
+                return message.record(Handled.GM_WRONG_ADDRESS, seat.game_id, seat.player)
         with self.store.transaction():
             kept_id = self.store.keep(message.source, raw.arrived, "wrong_sender", raw.raw, now)
             self.mail.reply(letter, sender, "wrong_sender", {"address": sender}, now, game=game)
             self.mail.notice_gm(game, letter, raw, "wrong_sender", kept_id, now)
-            return message.record("wrong_sender", seat.game_id, seat.player)
+            return message.record(Handled.WRONG_SENDER, seat.game_id, seat.player)
 
     def _replaced(self, message: Message) -> Outcome | None:
         """Mail to a retired personal address from its old holder: his seat went to a
@@ -869,7 +863,7 @@ class Service:
                 game = self.game_config(retired.game_id)
                 context = {"player": retired.player}
                 self.mail.reply(letter, sender, "replaced", context, now, game=game)
-                return message.record("replaced", retired.game_id, retired.player)
+                return message.record(Handled.REPLACED, retired.game_id, retired.player)
         if not letter.unreadable:
             return self.gm.retired_address(message, retired.game_id, retired.player)
         return self._no_seat(message)
@@ -896,7 +890,7 @@ class Service:
         ):
             return None
         with self.store.transaction():
-            return message.record("duplicate", note=message.identity)
+            return message.record(Handled.DUPLICATE, note=message.identity)
 
     def _gm_mail(self, message: Message) -> Outcome | None:
         """The GM's mail to his GM address: his commands (:meth:`GmDesk.handle_mail`)."""
@@ -938,7 +932,7 @@ class Service:
             self.mail.reply(
                 message.letter, message.from_address, "held", {}, now, game=game, player=seat.player
             )
-            return message.record("paused", seat.game_id, seat.player)
+            return message.record(Handled.PAUSED, seat.game_id, seat.player)
 
     def _moves(self, message: Message) -> Outcome:
         """A player's moves: read from his own text within the CPU budget, applied by
@@ -1008,7 +1002,7 @@ class Service:
         if all(command.move is None for command in commands):
             loop = self.loop(letter, sender, text, raw, source, game, now)
             if loop is not None:  # no answer: an auto-responder's loop
-                return record("loop", game_id, player, loop)
+                return record(Handled.LOOP, game_id, player, loop)
         ignored = ignored_lines(text, commands)
         self.mail.reply(
             letter,
@@ -1031,9 +1025,9 @@ class Service:
             self.table.tell(game, kind, applied, now)
         refused = sum(1 for result in results if "error" in result)
         if steps:
-            outcome = "applied" if not refused else "partly_applied"
+            outcome = Handled.APPLIED if not refused else Handled.PARTLY_APPLIED
         else:
-            outcome = "refused" if refused else "status"
+            outcome = Handled.REFUSED if refused else Handled.STATUS
         return record(outcome, game_id, player)
 
     def read_body(self, raw: bytes, head: Letter) -> Letter:
@@ -1074,7 +1068,7 @@ class Service:
                 player=player,
             )
             self.mail.notice_gm(game, letter, raw, "unreadable", kept_id, now, reason)
-            return record("unreadable", game.id, player, reason)
+            return record(Handled.UNREADABLE, game.id, player, reason)
 
     def _too_large(
         self,
@@ -1103,14 +1097,14 @@ class Service:
                 self.digest.add(
                     None, "too_large", kept_id, sender, now, arrived=raw.arrived, detail=detail
                 )
-                return record("too_large", note=detail)
+                return record(Handled.TOO_LARGE, note=detail)
             game_id, player = seats[0].game_id, seats[0].player
             game = self.game_config(game_id)
             context = {"size": size, "limit": limit}
             self.mail.reply(letter, sender, "too_large", context, now, game=game, player=player)
             # His moves wait for him to send them again: his GM is told at once.
             self.mail.notice_gm(game, letter, raw, "too_large", kept_id, now, detail)
-            return record("too_large", game_id, player, detail)
+            return record(Handled.TOO_LARGE, game_id, player, detail)
 
     def _unauthenticated(
         self,
@@ -1140,7 +1134,7 @@ class Service:
             email = self.store.player_email(game.id, player) or sender
             self.mail.reply(letter, email, "unauthenticated", {}, now, game=game, player=player)
             self.mail.notice_gm(game, letter, raw, "unauthenticated", kept_id, now, checked.reason)
-            return record("unauthenticated", game.id, player, checked.reason)
+            return record(Handled.UNAUTHENTICATED, game.id, player, checked.reason)
 
     def registered_anywhere(self, address: str) -> bool:
         """True when ``address`` plays (or will play) in any configured game."""
@@ -1190,7 +1184,7 @@ class Service:
                     game=game,
                     player=seats[0].player,
                 )
-                return record("token_missing", seats[0].game_id, seats[0].player)
+                return record(Handled.TOKEN_MISSING, seats[0].game_id, seats[0].player)
             # A player of a started game without a seat was replaced (pbp substitute).
             waiting = [
                 g
@@ -1202,7 +1196,7 @@ class Service:
                 game = waiting[0]
                 start = game.start_at.isoformat() if game.start_at else None
                 self.mail.reply(letter, sender, "not_started", {"start": start}, now, game=game)
-                return record("not_started", game.id)
+                return record(Handled.NOT_STARTED, game.id)
             tokens = find_tokens(letter, self.address, "plus" if self.plus else "subject_tag")
             seat = next((f for t in tokens if (f := self.store.token(t)) is not None), None)
             if seat is not None:
@@ -1212,7 +1206,7 @@ class Service:
             kept = stranger_raw(raw.raw)
             kept_id = self.store.keep(source, raw.arrived, "unknown_sender", kept, now)
             self.digest.add(None, "unknown_sender", kept_id, letter, now, arrived=raw.arrived)
-            return record("unknown_sender")
+            return record(Handled.UNKNOWN_SENDER)
 
     def _stranger_at_seat(
         self,
@@ -1242,7 +1236,7 @@ class Service:
             context = {"address": sender}
             self.mail.reply(letter, sender, "wrong_sender", context, now, game=game, stranger=True)
             self.store.record_stranger_answer(sender, now, seat)
-        return record("wrong_sender", seat.game_id, seat.player)
+        return record(Handled.WRONG_SENDER, seat.game_id, seat.player)
 
     def _to_digest(
         self, letter: Letter, reason: str, kept_id: int, raw: RawMessage, now: datetime

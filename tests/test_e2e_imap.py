@@ -38,8 +38,9 @@ from mailstack import Dovecot, SmtpServer
 from pbp.config import load_config
 from pbp.mail.imap import ImapInbox
 from pbp.mail.smtp import SmtpTransport
+from pbp.outcome import Outcome
 from pbp.render import Renderer
-from pbp.service import Outcome, Service
+from pbp.service import Service
 from pbp.store import Store
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"

@@ -28,7 +28,7 @@ from mailstack import Dovecot
 
 from pbp.mail.base import RawMessage
 from pbp.mail.maildir import deliver, read_maildir
-from pbp.service import Outcome
+from pbp.outcome import Outcome
 from pbp.store import Store, StoreReplacedError
 
 REPO = Path(__file__).resolve().parent.parent
