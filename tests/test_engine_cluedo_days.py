@@ -215,6 +215,7 @@ def test_seed_000_worked_example_played_by_days() -> None:
             None,
             {
                 "player": "Дуг",
+                "day": 2,
                 "suspect": "Маша",
                 "weapon": "Нож",
                 "room": "Столовая",
@@ -244,6 +245,7 @@ def test_seed_000_worked_example_played_by_days() -> None:
             None,
             {
                 "player": "Роза",
+                "day": 2,
                 "suspect": "Маша",
                 "weapon": "Топор",
                 "room": "Столовая",

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from pbp.core.events import IllegalMove, InvalidMove, Step, utc_iso
+from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.fairness import canonical_deal
 from pbp.yamlmarks import YamlPath, did_you_mean, show_path
 
 CATEGORIES = ("suspect", "weapon", "room")
@@ -284,6 +285,59 @@ def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | No
         return deal(cards, names, random.Random(seed))
     check_deal(cards, names, fixed)
     return Deal(fixed.solution, {p: tuple(fixed.hands[p]) for p in names})
+
+
+class Table:
+    """What the state of either Cluedo variant has: its game, seats, deal and fairness
+    salt (hex), with the player names and the fairness text (DESIGN.md) from them."""
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    deal: Deal
+    salt: str
+
+    @property
+    def names(self) -> list[str]:
+        """Player names in the configured order (the turn order by rounds, R1)."""
+        return [name for name, _ in self.players]
+
+    @property
+    def canonical(self) -> str:
+        """The fairness text of this game's deal (DESIGN.md)."""
+        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
+
+
+def game_over(deal: Deal, winner: str | None, canonical: str) -> Event:
+    """C7: PUBLIC ``game_over`` {winner, solution, hands, canonical}: the solution and all
+    hands are published, with the fairness text (DESIGN.md)."""
+    return Event(
+        "game_over",
+        Visibility.PUBLIC,
+        {**deal_as_json(deal), "winner": winner, "canonical": canonical},
+    )
+
+
+def accusation_events(
+    player: str, move: Accuse, correct: bool, *, at: str, period: Mapping[str, int], publish: bool
+) -> list[Event]:
+    """C6, C7: what an accusation by ``player`` at ``at`` tells whom. GM
+    ``accusation_made`` {player, **period, suspect, weapon, room, correct, at}; PLAYER
+    ``accusation_result`` {suspect, weapon, room, correct}; when wrong, PUBLIC
+    ``accusation_wrong`` {player, **period, suspect, weapon, room}, the three cards None
+    each unless ``publish`` (*config* ``publish_wrong_accusations``). ``period``: the
+    variant's ``{"day": n}`` or ``{"turn": n}``."""
+    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
+    made = {"player": player, **period, **cards, "correct": correct, "at": at}
+    events = [
+        Event("accusation_made", Visibility.GM, made),
+        Event("accusation_result", Visibility.PLAYER, {**cards, "correct": correct}, player=player),
+    ]
+    if not correct:
+        shown = cards if publish else dict.fromkeys(cards)
+        events.append(
+            Event("accusation_wrong", Visibility.PUBLIC, {"player": player, **period, **shown})
+        )
+    return events
 
 
 def deal_as_json(dealt: Deal) -> dict[str, Any]:

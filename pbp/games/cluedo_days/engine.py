@@ -46,7 +46,7 @@ GM
   deal            {solution: {suspect, weapon, room}, hands: {player: [card...]}, seed, canonical}
   gm_refutation   {**sugg, card: str | None, penalised: bool}  # what the GM showed (C5);
                   # penalised: the addressee has one suggestion fewer for it (D6)
-  accusation_made {player, suspect, weapon, room, correct: bool, at: ISO UTC}
+  accusation_made {player, day, suspect, weapon, room, correct: bool, at: ISO UTC}
 
 Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
 game_over {winner}; not_a_player {player, players}; player_out {player};
@@ -65,7 +65,6 @@ wrong_category {card, category, allowed}.
 from __future__ import annotations
 
 import dataclasses
-import random
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -75,17 +74,17 @@ from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
     CluedoMove,
-    Deal,
     Suggest,
+    accusation_events,
     cards_as_json,
     check_accusation,
-    check_deal,
     check_named_cards,
     check_refutation,
-    deal,
     deal_as_json,
     dispatch,
+    game_over,
     gm_default_card,
+    start_deal,
 )
 from pbp.games.cluedo_days.state import (
     Accusation,
@@ -135,22 +134,9 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
         not 3M+3 (C1), an empty salt, or a fixed deal that breaks C2.
     """
     names = [name for name, _ in setup.players]
-    if len(names) < 3:
-        raise ValueError(f"rule C1: at least 3 players, got {len(names)}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"players named twice: {names}")
-    if len(setup.cards.all()) != 3 * len(names) + 3:
-        raise ValueError(
-            f"rule C1: {len(names)} players need {3 * len(names) + 3} cards, "
-            f"got {len(setup.cards.all())}"
-        )
+    dealt = start_deal(setup.cards, names, seed, setup.deal)
     if not salt:
         raise ValueError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
-    if setup.deal is None:
-        dealt = deal(setup.cards, names, random.Random(seed))
-    else:
-        check_deal(setup.cards, names, setup.deal)
-        dealt = Deal(setup.deal.solution, {p: tuple(setup.deal.hands[p]) for p in names})
     state = DaysState(
         game_id=setup.game_id,
         players=tuple(setup.players),
@@ -427,20 +413,18 @@ def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
         raise IllegalMove("removed_by_gm", player=player)
     if player in state.out:
         raise IllegalMove("player_out", player=player)
-    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
     correct = check_accusation(state.deal.solution, move.suspect, move.weapon, move.room)
+    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
     accusation = Accusation(player=player, day=state.day, at=at, correct=correct, **cards)
     new = dataclasses.replace(state, accusations=(*state.accusations, accusation))
-    events = [
-        Event("accusation_made", GM, {"player": player, **cards, "correct": correct, "at": at}),
-        Event("accusation_result", PLAYER, {**cards, "correct": correct}, player=player),
-    ]
+    publish = state.rules.publish_wrong_accusations
+    events = accusation_events(
+        player, move, correct, at=at, period={"day": state.day}, publish=publish
+    )
     if correct:  # C7: the first correct accusation wins
         new = dataclasses.replace(new, winner=player, over=True)
         return Step(new, [*events, _game_over(new)])
     new = dataclasses.replace(new, out=(*state.out, player))
-    shown = cards if state.rules.publish_wrong_accusations else dict.fromkeys(cards)
-    events.append(Event("accusation_wrong", PUBLIC, {"player": player, "day": state.day, **shown}))
     if set(new.out) == set(new.names):  # C7: nobody left
         new = dataclasses.replace(new, over=True)
         events.append(_game_over(new))
@@ -448,12 +432,7 @@ def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
 
 
 def _game_over(state: DaysState) -> Event:
-    """C7: the solution and all hands are published, with the fairness text."""
-    return Event(
-        "game_over",
-        PUBLIC,
-        {**deal_as_json(state.deal), "winner": state.winner, "canonical": state.canonical},
-    )
+    return game_over(state.deal, state.winner, state.canonical)
 
 
 # --- day close ---

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbp.core.events import flat_dict
-from pbp.fairness import canonical_deal
 from pbp.games.cluedo.cards import (
     Cards,
     Deal,
+    Table,
     cards_as_json,
     cards_from_json,
     deal_as_json,
@@ -103,7 +103,7 @@ class Accusation:
 
 
 @dataclass(frozen=True)
-class DaysState:
+class DaysState(Table):
     """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
 
     ``penalties``: suggestions taken off each player's allowance for the current day
@@ -128,19 +128,9 @@ class DaysState:
     removed: tuple[str, ...] = ()
 
     @property
-    def names(self) -> list[str]:
-        """Player names in the configured order."""
-        return [name for name, _ in self.players]
-
-    @property
     def setup(self) -> DaysSetup:
         """The setup this game runs with (its deal being the one dealt)."""
         return DaysSetup(self.game_id, self.players, self.cards, self.rules, self.deal)
-
-    @property
-    def canonical(self) -> str:
-        """The fairness text of this game's deal (DESIGN.md)."""
-        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
 
 
 def dump_state(state: DaysState) -> dict[str, Any]:

@@ -87,12 +87,14 @@ from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
     Suggest,
+    accusation_events,
     cards_as_json,
     check_accusation,
     check_named_cards,
     check_refutation,
     deal_as_json,
     dispatch,
+    game_over,
     gm_default_card,
     held_cards,
     start_deal,
@@ -440,22 +442,18 @@ def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> 
 def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
     _check_turn(state, player)
-    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
     correct = check_accusation(state.deal.solution, move.suspect, move.weapon, move.room)
+    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
     accusation = Accusation(player=player, turn=state.turn, at=at, correct=correct, **cards)
     new = dataclasses.replace(state, accusations=(*state.accusations, accusation))
-    made = {"player": player, "turn": state.turn, **cards, "correct": correct, "at": at}
-    events = [
-        Event("accusation_made", GM, made),
-        Event("accusation_result", PLAYER, {**cards, "correct": correct}, player=player),
-    ]
+    publish = state.rules.publish_wrong_accusations
+    events = accusation_events(
+        player, move, correct, at=at, period={"turn": state.turn}, publish=publish
+    )
     if correct:  # C7: the first correct accusation wins
         new = dataclasses.replace(new, winner=player, over=True)
         return Step(new, [*events, _game_over(new)])
     new = dataclasses.replace(new, out=(*state.out, player))
-    shown = cards if state.rules.publish_wrong_accusations else dict.fromkeys(cards)
-    wrong = {"player": player, "turn": state.turn, **shown}
-    events.append(Event("accusation_wrong", PUBLIC, wrong))
     if set(new.out) == set(new.names):  # C7: nobody left
         new = dataclasses.replace(new, over=True)
         return Step(new, [*events, _game_over(new)])
@@ -463,12 +461,7 @@ def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
 
 
 def _game_over(state: RoundsState) -> Event:
-    """C7: the solution and all hands are published, with the fairness text."""
-    return Event(
-        "game_over",
-        PUBLIC,
-        {**deal_as_json(state.deal), "winner": state.winner, "canonical": state.canonical},
-    )
+    return game_over(state.deal, state.winner, state.canonical)
 
 
 # --- deadlines ---

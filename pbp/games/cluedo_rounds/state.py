@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
 from pbp.core.events import Event, flat_dict
-from pbp.fairness import canonical_deal, commitment
+from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     CATEGORIES,
     Cards,
@@ -25,6 +25,7 @@ from pbp.games.cluedo.cards import (
     NoRefutation,
     Refute,
     Status,
+    Table,
     cards_as_json,
     cards_from_json,
     deal_as_json,
@@ -166,7 +167,7 @@ class Skip:
 
 
 @dataclass(frozen=True)
-class RoundsState:
+class RoundsState(Table):
     """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
 
     ``turn``: the current turn's number (from 1; skipped turns count);
@@ -207,19 +208,9 @@ class RoundsState:
     last_rooms: tuple[tuple[str, str], ...] = ()
 
     @property
-    def names(self) -> list[str]:
-        """Player names in turn order (R1)."""
-        return [name for name, _ in self.players]
-
-    @property
     def setup(self) -> RoundsSetup:
         """The setup this game runs with (its deal being the one dealt)."""
         return RoundsSetup(self.game_id, self.players, self.cards, self.rules, self.deal)
-
-    @property
-    def canonical(self) -> str:
-        """The fairness text of this game's deal (DESIGN.md)."""
-        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
 
     @property
     def running(self) -> Suggestion | None:
