@@ -1616,7 +1616,7 @@ def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
     changes no seat; ``pbp check`` (the store present), ``pbp run`` and ``pbp retry``
     warn."""
     from click.testing import CliRunner
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     from pbp.cli import main
 
@@ -1659,7 +1659,7 @@ def test_pbp_run_logs_one_info_line_per_message_without_its_text(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """README finding 14: source, outcome, game and player; never the body (a card)."""
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     table = Table(tmp_path)
     try:

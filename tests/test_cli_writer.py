@@ -9,7 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gamekit import Table, write_config
+from kits.table import Table, write_config
 
 from pbp.lock import writer_lock
 

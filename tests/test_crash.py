@@ -2,7 +2,7 @@
 leaves no reply unsent.
 
 The real ``pbp run`` (a subprocess) serves three games (Cluedo by days, by rounds,
-Maniac; tests/crashkit.py) from a real Dovecot and sends through aiosmtpd. 300
+Maniac; tests/kits/crash.py) from a real Dovecot and sends through aiosmtpd. 300
 players' mails (a fixed random seed) arrive in waves while the daemon is killed
 26 times: six times by its own crash points (``PBP_CRASH_AT``, pbp/faults.py: after
 the fetch, inside a transaction before COMMIT, after the commit before the mailbox
@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from crashkit import (
+from kits.crash import (
     DAEMON,
     ENV,
     REPO,
@@ -45,7 +45,7 @@ from crashkit import (
     tokens,
     wait_for,
 )
-from mailstack import Dovecot, SmtpServer
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.faults import STEPS
 

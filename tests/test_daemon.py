@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from gamekit import Table, body, utc, write_config
+from kits.table import Table, body, utc, write_config
 
 from pbp.daemon import Daemon
 from pbp.mail.maildir import read_maildir

@@ -1,7 +1,7 @@
 """A whole game of Cluedo by game days through real servers (issue 2).
 
 Dovecot (IMAP) and an aiosmtpd SMTP server that delivers into it run on 127.0.0.1,
-started by the suite (tests/mailstack.py). The :class:`~pbp.service.Service` reads its
+started by the suite (tests/kits/mailstack.py). The :class:`~pbp.service.Service` reads its
 mailbox ``gm@example.test`` over IMAP and sends over SMTP; players send their moves by
 SMTP to their personal addresses (``gm+TOKEN@example.test``; the SMTP server strips the
 ``+TOKEN`` for delivery and keeps it in ``Delivered-To``), and the test reads what every
@@ -33,7 +33,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from mailstack import Dovecot, SmtpServer
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.config import load_config
 from pbp.mail.imap import ImapInbox

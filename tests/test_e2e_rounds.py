@@ -2,7 +2,7 @@
 (issue 3, last test item).
 
 Dovecot (IMAP) and an aiosmtpd SMTP server delivering into it run on 127.0.0.1
-(tests/mailstack.py). The daemon is the real command ``python -m pbp -c games.yaml run``
+(tests/kits/mailstack.py). The daemon is the real command ``python -m pbp -c games.yaml run``
 in a subprocess: it reads ``gm@example.test`` over IMAP (IDLE), sends over SMTP, and
 its APScheduler date jobs wake it at each reminder and deadline (R7). Players send
 their moves with smtplib to their personal addresses (the Reply-To of their mails);
@@ -35,8 +35,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from mailstack import Dovecot, SmtpServer
-from roundsmail import DaemonProcess, Received, mailbox, send, subjects, wait_for
+from kits.mail import DaemonProcess, Received, mailbox, send, subjects, wait_for
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.store import Store
 

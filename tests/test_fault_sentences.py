@@ -3,7 +3,7 @@ line naming the server and what to check, never a traceback (but with ``-v``); a
 missing password variable stops ``pbp run`` and fails ``pbp check`` in one line.
 
 Against the suite's Dovecot (wrong password, a port nobody listens on) with the games
-of :mod:`crashkit`; ``pbp`` runs as a real process where its output is the point.
+of :mod:`kits.crash`; ``pbp`` runs as a real process where its output is the point.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crashkit import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
-from mailstack import Dovecot, SmtpServer
+from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
+from kits.mailstack import Dovecot, SmtpServer
 
 REPO = Path(__file__).resolve().parent.parent
 STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")

@@ -14,7 +14,7 @@ from email.policy import SMTP
 from email.utils import make_msgid
 from pathlib import Path
 
-from gamekit import write_config
+from kits.table import write_config
 
 from pbp.mail.maildir import deliver, read_maildir
 

@@ -2,7 +2,7 @@
 rebuilt under a new UIDVALIDITY (index files, UID list and keyword names deleted, as a
 migration or a repair does), with mail arriving meanwhile.
 
-The service runs in this process on the games of tests/crashkit.py. The faults a
+The service runs in this process on the games of tests/kits/crash.py. The faults a
 real server cannot show on demand are in tests/test_imap_scripted.py.
 """
 
@@ -17,7 +17,7 @@ from email.policy import default as default_policy
 from pathlib import Path
 
 import pytest
-from crashkit import (
+from kits.crash import (
     DAEMON,
     ENV,
     Daemon,
@@ -32,7 +32,7 @@ from crashkit import (
     tokens,
     wait_for,
 )
-from mailstack import Dovecot, SmtpServer
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.service import Service, fingerprint
 from pbp.store import Store

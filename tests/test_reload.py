@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gamekit import write_config
+from kits.table import write_config
 
 from pbp.mail.maildir import read_maildir
 

@@ -23,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from gamekit import Table, utc, write_config
-from mailstack import Dovecot
+from kits.mailstack import Dovecot
+from kits.table import Table, utc, write_config
 
 from pbp.mail.base import RawMessage
 from pbp.mail.maildir import deliver, read_maildir

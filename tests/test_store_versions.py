@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from gamekit import Table, utc, write_config
+from kits.table import Table, utc, write_config
 
 from pbp.cli import main
 from pbp.mail.maildir import read_maildir

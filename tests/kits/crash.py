@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from mailstack import Dovecot
+from .mailstack import Dovecot
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DAEMON = "gm@example.test"
 DAEMON_PASSWORD = "daemon-secret"
 GM = "gm-person@example.test"

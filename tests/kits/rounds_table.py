@@ -4,7 +4,7 @@ The game is seed 000's worked example as a ``kind: cluedo_rounds`` game (rules C
 R1–R7): players Кросс, Дуг, Роза in this turn order, 3 suspects, 6 weapons, 3 rooms
 (C1), the seed's fixed deal, Europe/Moscow, start 2026-12-01 20:00 Moscow (17:00 UTC),
 24 hours for a turn and 12 for an answer (R7). The mailbox, clock and mail helpers are
-those of :mod:`gamekit` (Maildir transports, a test-controlled clock).
+those of :mod:`kits.table` (Maildir transports, a test-controlled clock).
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from gamekit import TEMPLATES, Table, utc
-
 from pbp.config import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
+
+from .table import TEMPLATES, Table, utc
 
 ROUNDS_YAML = """\
 mail:
@@ -62,7 +62,7 @@ class RoundsTable(Table):
 
     ``extra``: more game keys (YAML, unindented), e.g. ``"remind_hours_before: 2\\n"``
     or ``"auto_answer: none\\n"``. Sending, reading the outbox and ``run`` are
-    :class:`gamekit.Table`'s.
+    :class:`kits.table.Table`'s.
     """
 
     def __init__(self, directory: Path, *, locale: str = "ru", extra: str = "") -> None:

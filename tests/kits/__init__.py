@@ -1,0 +1,15 @@
+"""The test suite's kits: everything tests share beyond ``conftest.py``'s fixtures.
+
+Imported as ``kits.…``: ``tests/`` is on ``sys.path`` (``tests/conftest.py`` puts it
+there; so do ``benchmarks/*.py``).
+
+* :mod:`kits.table`, :mod:`kits.rounds_table` — a seed-000 Cluedo game (by game days,
+  by rounds) on Maildir transports with a test-controlled clock, driven in-process.
+* :mod:`kits.mailstack` — a real Dovecot and an aiosmtpd server (the ``dovecot`` and
+  ``smtp_server`` fixtures of ``conftest.py``).
+* :mod:`kits.mail` — a player's side of the real mail stack: :class:`~kits.mail.Received`
+  (one message of a mailbox), :func:`~kits.mail.mailbox`, :func:`~kits.mail.send`.
+* :mod:`kits.crash` — three games in one daemon and the facts two runs must share.
+* :mod:`kits.imapscript` — a scripted IMAP server for faults Dovecot cannot show.
+* :mod:`kits.bodyshapes` — hostile mail bodies.
+"""
