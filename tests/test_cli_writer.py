@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from kits.daemon import run_pbp
 from kits.table import Table, write_config
 
 from pbp.lock import writer_lock
@@ -17,15 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def pbp(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), *args],
-        cwd=config.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_pbp(config, *args)
 
 
 def test_a_second_pbp_run_on_the_same_store_is_refused(tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ day's moves arrived; every other time the service sees is given explicitly
 
 from __future__ import annotations
 
-import email
 import hashlib
 import json
 import re
@@ -27,12 +26,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from kits.mail import Received, mailbox, subjects
 from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.config import load_config
@@ -109,44 +108,6 @@ games:
 
 
 # --- reading mailboxes ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Received:
-    """One message of a mailbox: its UID, its flags and the parsed message."""
-
-    uid: int
-    flags: frozenset[str]
-    message: EmailMessage
-
-    @property
-    def subject(self) -> str:
-        return str(self.message["Subject"])
-
-    @property
-    def body(self) -> str:
-        """The decoded text, lines ended by ``\\n`` (8bit and QP bodies keep the CRLF)."""
-        content = self.message.get_content()
-        assert isinstance(content, str)
-        return content.replace("\r\n", "\n")
-
-    def header(self, name: str) -> str | None:
-        value = self.message[name]
-        return None if value is None else str(value)
-
-
-def mailbox(dovecot: Dovecot, address: str) -> list[Received]:
-    """Every message of ``address``'s INBOX in UID order, read without setting ``\\Seen``."""
-    found = []
-    for stored in dovecot.messages(address):
-        message = email.message_from_bytes(stored.raw, policy=default_policy)
-        assert isinstance(message, EmailMessage)
-        found.append(Received(stored.uid, frozenset(stored.flags), message))
-    return found
-
-
-def subjects(dovecot: Dovecot, address: str) -> list[str]:
-    return [r.subject for r in mailbox(dovecot, address)]
 
 
 def snapshot(dovecot: Dovecot) -> dict[str, list[tuple[int, str]]]:

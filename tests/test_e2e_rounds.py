@@ -35,8 +35,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from kits.mail import DaemonProcess, Received, mailbox, send, subjects, wait_for
+from kits.daemon import DaemonProcess
+from kits.mail import Received, mailbox, send, subjects
 from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
 from pbp.store import Store
 

@@ -20,7 +20,6 @@ import pytest
 from kits.crash import (
     DAEMON,
     ENV,
-    Daemon,
     Move,
     add_users,
     address,
@@ -30,9 +29,10 @@ from kits.crash import (
     raw_move,
     settled,
     tokens,
-    wait_for,
 )
+from kits.daemon import DaemonProcess
 from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
 from pbp.service import Service, fingerprint
 from pbp.store import Store
@@ -128,7 +128,7 @@ def test_pbp_run_rides_out_a_dovecot_restart_and_applies_mail_of_the_outage_once
     config.write_text(
         games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
     )
-    daemon = Daemon(config)
+    daemon = DaemonProcess(config, ENV)
     store = tmp_path / "pbp.sqlite3"
     try:
         daemon.wait_running()

@@ -9,6 +9,9 @@ there; so do ``benchmarks/*.py``).
   ``smtp_server`` fixtures of ``conftest.py``).
 * :mod:`kits.mail` — a player's side of the real mail stack: :class:`~kits.mail.Received`
   (one message of a mailbox), :func:`~kits.mail.mailbox`, :func:`~kits.mail.send`.
+* :mod:`kits.daemon` — ``pbp`` as a subprocess (:class:`~kits.daemon.DaemonProcess`,
+  :func:`~kits.daemon.run_pbp`): the one place that knows ``Popen`` and ``PYTHONPATH``.
+* :mod:`kits.wait` — :func:`~kits.wait.wait_for`, polling until a condition holds.
 * :mod:`kits.crash` — three games in one daemon and the facts two runs must share.
 * :mod:`kits.imapscript` — a scripted IMAP server for faults Dovecot cannot show.
 * :mod:`kits.bodyshapes` — hostile mail bodies.

@@ -6,23 +6,18 @@ and the tools to compare two runs of it (the crash tests, issue 6).
 player at his own address, fixed seeds, deadlines 12 hours away so that nothing
 but mail moves the games. :func:`random_moves` makes a reproducible stream of
 moves for them (applied ones, refused ones, STATUS, garbage).
-:class:`Daemon` is ``python -m pbp run`` in a subprocess whose log is kept across
-restarts. :func:`store_facts` and :func:`mail_facts` reduce a run to what must be
+The daemon is :class:`kits.daemon.DaemonProcess` (its log kept across restarts).
+:func:`store_facts` and :func:`mail_facts` reduce a run to what must be
 equal between a run that was killed and one that never was.
 """
 
 from __future__ import annotations
 
 import email
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -34,13 +29,11 @@ from zoneinfo import ZoneInfo
 
 from .mailstack import Dovecot
 
-REPO = Path(__file__).resolve().parents[2]
 DAEMON = "gm@example.test"
 DAEMON_PASSWORD = "daemon-secret"
 GM = "gm-person@example.test"
 PASSWORD_ENV = "PBP_CRASH_IMAP_PASSWORD"
 ENV = {PASSWORD_ENV: DAEMON_PASSWORD}
-RUNNING = "pbp running:"
 MSK = ZoneInfo("Europe/Moscow")
 
 SUSPECTS = ["Краснова", "Горчичников", "Белых", "Зеленович"]
@@ -207,55 +200,6 @@ def tokens(store: Path) -> dict[tuple[str, str], str]:
     """``(game, player) -> token`` from a store."""
     with sqlite3.connect(store) as db:
         return {(g, p): t for t, g, p in db.execute("SELECT token, game_id, player FROM tokens")}
-
-
-class Daemon:
-    """``python -m pbp -c CONFIG run`` in a subprocess, its output appended to
-    ``daemon.log`` beside the config (kept across restarts)."""
-
-    def __init__(self, config: Path, env: Mapping[str, str] = ENV) -> None:
-        self.log_path = config.parent / "daemon.log"
-        self._runs = self.output().count(RUNNING) if self.log_path.exists() else 0
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-                cwd=config.parent,
-                env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    def output(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def wait_running(self, timeout: float = 60.0) -> None:
-        """Return once this process logged that it serves (its signal handlers are set)."""
-        wait_for(lambda: self.output().count(RUNNING) > self._runs, timeout, self.output)
-
-    def kill(self) -> int:
-        """SIGKILL (a crash); returns the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        return self.process.wait(10)
-
-    def stop(self, timeout: float = 30.0) -> int:
-        """SIGTERM, then wait; returns the exit status (a kill after ``timeout`` s: -9)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return self.kill()
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float, explain: Callable[[], str]) -> None:
-    """Poll ``predicate`` every 0.1 s for up to ``timeout`` seconds; AssertionError if never."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(explain())
-        time.sleep(0.1)
 
 
 def settled(store: Path, expected: int) -> bool:

@@ -4,9 +4,10 @@
   tests/kits/mailstack.py, without setting ``\\Seen``) into :class:`Received` messages.
 * :func:`send` is a player's mail client: a plain-text mail by SMTP, optionally a
   reply (RFC 5322 §3.6.4 threading).
-* :func:`wait_for` polls until a condition holds (the daemon works in its own time).
-* :class:`DaemonProcess` runs ``python -m pbp -c CONFIG run`` as a subprocess, its
-  output in a file, and stops it with SIGTERM.
+* :func:`subjects` lists the Subjects of a mailbox.
+
+The daemon beside them is :class:`kits.daemon.DaemonProcess`; waiting is
+:func:`kits.wait.wait_for`.
 
 Example::
 
@@ -19,25 +20,16 @@ Example::
 from __future__ import annotations
 
 import email
-import os
-import signal
 import smtplib
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import format_datetime, make_msgid, parsedate_to_datetime
-from pathlib import Path
 
 from .mailstack import Dovecot, SmtpServer
 
-REPO = Path(__file__).resolve().parents[2]
-
-__all__ = ["REPO", "DaemonProcess", "Received", "mailbox", "send", "subjects", "wait_for"]
+__all__ = ["Received", "mailbox", "send", "subjects"]
 
 
 @dataclass(frozen=True)
@@ -121,52 +113,3 @@ def send(
     with smtplib.SMTP(smtp.host, smtp.port, timeout=10) as client:
         client.send_message(message)
     return message_id
-
-
-def wait_for(
-    predicate: Callable[[], bool], timeout: float, explain: Callable[[], str] = lambda: ""
-) -> None:
-    """Poll ``predicate`` every 0.1 s for up to ``timeout`` seconds.
-
-    :raises AssertionError: it never held; the message is ``explain()`` (e.g. the log).
-    """
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s\n{explain()}")
-        time.sleep(0.1)
-
-
-class DaemonProcess:
-    """``python -m pbp -c CONFIG run`` in a subprocess (cwd: the config's directory).
-
-    ``env`` is added to the environment (with ``PYTHONPATH`` = the checkout);
-    stdout and stderr go to ``daemon.log`` beside the config, read by :meth:`output`.
-    """
-
-    def __init__(self, config: Path, env: Mapping[str, str]) -> None:
-        self.log_path = config.parent / "daemon.log"
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-                cwd=config.parent,
-                env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    def output(self) -> str:
-        """What the daemon printed so far (its log)."""
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def stop(self, timeout: float = 30.0) -> int:
-        """SIGTERM, then wait; returns the exit status (a kill after ``timeout`` s: -9)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            return -9
