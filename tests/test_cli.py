@@ -31,6 +31,7 @@ from pathlib import Path
 from string import Template
 
 import pytest
+from kits.games import MailSection, games_yaml
 
 from pbp.mail.maildir import deliver
 
@@ -156,16 +157,6 @@ def token_of(message: EmailMessage) -> str:
 
 # --- the games --------------------------------------------------------------------
 
-MAIL_YAML = """\
-mail:
-  address: gm@example.test
-  personal_address: {personal_address}
-  inbox: {{maildir: ./mail/inbox}}
-  outbox: {{maildir: ./mail/outbox}}
-store: ./pbp.sqlite3
-games:
-"""
-
 # Seed 001's players and cards; 3 players use 3·3+3 = 12 cards, so rule C1 drops
 # Зеленович, топор and холл from the bottom of the decks.
 RU_GAME = """\
@@ -217,11 +208,6 @@ EN_GAME = """\
         Bob: [Mustard, ballroom, conservatory]
         Carol: [candlestick, billiard room, library]
 """
-
-
-def games_yaml(*games: str, personal_address: str = "plus") -> str:
-    """A whole ``games.yaml`` with a Maildir inbox and outbox and these games."""
-    return MAIL_YAML.format(personal_address=personal_address) + "".join(games)
 
 
 @dataclass(frozen=True)
@@ -1553,7 +1539,7 @@ def test_automatic_mail_is_kept_for_the_gm_and_never_answered(tmp_path: Path) ->
 def test_subject_tag_mode_reads_the_token_from_the_subject(tmp_path: Path) -> None:
     """``personal_address: subject_tag``: every player writes to gm@example.test and keeps
     ``[pbp-TOKEN]`` in the Subject (DESIGN.md, "Who is who in mail")."""
-    table = Table(tmp_path, games_yaml(RU_GAME, personal_address="subject_tag"))
+    table = Table(tmp_path, games_yaml(RU_GAME, mail=MailSection(personal_address="subject_tag")))
     assert table.run("2025-03-01T20:05+03:00") == []
     welcome = {m["To"]: m for m in table.new_mail() if m["To"] != GM}
     tags = {}

@@ -31,6 +31,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from kits.games import Imap, MailSection, Smtp, games_yaml
 from kits.mail import Received, mailbox, subjects
 from kits.mailstack import Dovecot, SmtpServer
 
@@ -66,7 +67,7 @@ SOLUTION = ["Белых", "топор", "кабинет"]
 PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
 
 
-def games_yaml(imap_port: int, smtp_port: int, start: datetime, close: datetime) -> str:
+def config_text(imap_port: int, smtp_port: int, start: datetime, close: datetime) -> str:
     """A games.yaml with one 4-player ``cluedo_days`` game (locale ru) and a fixed deal.
 
     ``start`` and ``close`` are aware; written as Europe/Moscow wall-clock times.
@@ -77,15 +78,11 @@ def games_yaml(imap_port: int, smtp_port: int, start: datetime, close: datetime)
         f"      - {{name: {name}, email: {address}}}" for name, address in EMAIL.items()
     )
     hands = "\n".join(f"        {name}: [{', '.join(cards)}]" for name, cards in HANDS.items())
-    return f"""\
-mail:
-  address: {DAEMON}
-  personal_address: plus
-  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
-                  password_env: {PASSWORD_ENV}, tls: none}}}}
-  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
-store: ./pbp.sqlite3
-games:
+    mail = MailSection(
+        address=DAEMON, inbox=Imap(imap_port, PASSWORD_ENV, username=DAEMON), outbox=Smtp(smtp_port)
+    )
+    return games_yaml(
+        f"""\
   - id: {GAME}
     kind: cluedo_days
     locale: ru
@@ -104,7 +101,9 @@ games:
       solution: [{", ".join(SOLUTION)}]
       hands:
 {hands}
-"""
+""",
+        mail=mail,
+    )
 
 
 # --- reading mailboxes ---------------------------------------------------------------
@@ -246,7 +245,7 @@ def stack(
     start = (real - timedelta(minutes=10)).replace(second=0, microsecond=0)
     close = (real + timedelta(hours=2)).replace(second=0, microsecond=0)
     path = tmp_path / "games.yaml"
-    path.write_text(games_yaml(dovecot.port, smtp_server.port, start, close), encoding="utf-8")
+    path.write_text(config_text(dovecot.port, smtp_server.port, start, close), encoding="utf-8")
     return Stack(dovecot, smtp_server, path, start, close)
 
 

@@ -3,6 +3,8 @@
 Imported as ``kits.…``: ``tests/`` is on ``sys.path`` (``tests/conftest.py`` puts it
 there; so do ``benchmarks/*.py``).
 
+* :mod:`kits.games` — the one ``games.yaml`` builder (:class:`~kits.games.MailSection`,
+  :func:`~kits.games.games_yaml`, :func:`~kits.games.write_games_yaml`).
 * :mod:`kits.table`, :mod:`kits.rounds_table` — a seed-000 Cluedo game (by game days,
   by rounds) on Maildir transports with a test-controlled clock, driven in-process.
 * :mod:`kits.mailstack` — a real Dovecot and an aiosmtpd server (the ``dovecot`` and

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from . import games
+from .games import Imap, MailSection, Smtp
 from .mailstack import Dovecot
 
 DAEMON = "gm@example.test"
@@ -76,6 +78,13 @@ def add_users(dovecot: Dovecot) -> None:
         dovecot.add_user(mailbox, "player-secret")
 
 
+MAIL_TRAILER = """\
+# Bots send a player's moves by the dozen per minute: every one answered at once
+# (the rate limit counts by the round's clock, which differs between the runs).
+max_answers_per_hour: 10000
+"""
+
+
 def games_yaml(imap_port: int, smtp_port: int, now: datetime) -> str:
     """The config of the three games; their deadlines are 12 and 13 hours after ``now``."""
     close = (now + timedelta(hours=12)).astimezone(MSK).strftime("%H:%M")
@@ -89,18 +98,14 @@ def games_yaml(imap_port: int, smtp_port: int, now: datetime) -> str:
       suspects: [{", ".join(SUSPECTS)}]
       weapons: [{", ".join(WEAPONS)}]
       rooms: [{", ".join(ROOMS)}]"""
-    return f"""\
-mail:
-  address: {DAEMON}
-  personal_address: plus
-  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
-                  password_env: {PASSWORD_ENV}, tls: none}}}}
-  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
-  # Bots send a player's moves by the dozen per minute: every one answered at once
-  # (the rate limit counts by the round's clock, which differs between the runs).
-  max_answers_per_hour: 10000
-store: ./pbp.sqlite3
-games:
+    mail = MailSection(
+        address=DAEMON,
+        inbox=Imap(imap_port, PASSWORD_ENV, username=DAEMON),
+        outbox=Smtp(smtp_port),
+        trailer=MAIL_TRAILER,
+    )
+    return games.games_yaml(
+        f"""\
   - id: cd-1
     kind: cluedo_days
     locale: ru
@@ -133,7 +138,9 @@ games:
     night_ends: "{dawn}"
     players:
 {players("mn-1")}
-"""
+""",
+        mail=mail,
+    )
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ those of :mod:`kits.table` (Maildir transports, a test-controlled clock).
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 from pbp.config import load_config
@@ -18,16 +17,11 @@ from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
 
+from .games import game_keys, write_games_yaml
 from .table import TEMPLATES, Table, utc
 
-ROUNDS_YAML = """\
-mail:
-  address: gm@example.test
-  personal_address: plus
-  inbox: {{maildir: ./mail/inbox}}
-  outbox: {{maildir: ./mail/outbox}}
-store: ./pbp.sqlite3
-games:
+#: The game's item of ``games.yaml``.
+ROUNDS_ITEM = """\
   - id: seed-000
     kind: cluedo_rounds
     locale: {locale}
@@ -67,9 +61,9 @@ class RoundsTable(Table):
 
     def __init__(self, directory: Path, *, locale: str = "ru", extra: str = "") -> None:
         self.directory = directory
-        path = directory / "games.yaml"
-        block = textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else ""
-        path.write_text(ROUNDS_YAML.format(locale=locale, extra=block), encoding="utf-8")
+        path = write_games_yaml(
+            directory, ROUNDS_ITEM.format(locale=locale, extra=game_keys(extra))
+        )
         self.config = load_config(path)
         self.store = Store(self.config.store)
         self.inbox_path = directory / "mail" / "inbox"

@@ -7,7 +7,6 @@ The game is seed 000's worked example (players Кросс, Дуг, Роза; 3 s
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -21,18 +20,14 @@ from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
 
+from .games import MailSection, game_keys, write_games_yaml
+
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 EMAILS = {"Кросс": "cross@example.test", "Дуг": "doug@example.test", "Роза": "rosa@example.test"}
 GM = "gm-person@example.test"
 
-GAME_YAML = """\
-mail:
-  address: gm@example.test
-  personal_address: {personal_address}
-{mail_extra}  inbox: {{maildir: ./mail/inbox}}
-  outbox: {{maildir: ./mail/outbox}}
-store: ./pbp.sqlite3
-games:
+#: The game's item of ``games.yaml`` (:func:`seed_000` fills it in).
+GAME_ITEM = """\
   - id: seed-000
     kind: cluedo_days
     locale: {locale}
@@ -64,6 +59,16 @@ def utc(
     return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
 
 
+def seed_000(*, locale: str = "ru", start: str | None = "2026-12-01T20:00", extra: str = "") -> str:
+    """The seed-000 game as an item of ``games.yaml``'s ``games:`` list; ``extra``: more
+    game keys (unindented YAML), put before ``players:``."""
+    return GAME_ITEM.format(
+        locale=locale,
+        start=f'    start: "{start}"\n' if start else "",
+        extra=game_keys(extra),
+    )
+
+
 def write_config(
     directory: Path,
     *,
@@ -75,19 +80,11 @@ def write_config(
 ) -> Path:
     """Write the seed-000 game's games.yaml into ``directory``; returns its path.
     ``trusted``: the ``mail.trusted_authserv_id``, if any."""
-    path = directory / "games.yaml"
-    extra_block = textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else ""
-    path.write_text(
-        GAME_YAML.format(
-            locale=locale,
-            start=f'    start: "{start}"\n' if start else "",
-            personal_address=personal_address,
-            extra=extra_block,
-            mail_extra=f"  trusted_authserv_id: {trusted}\n" if trusted else "",
-        ),
-        encoding="utf-8",
+    mail = MailSection(
+        personal_address=personal_address,
+        extra=f"trusted_authserv_id: {trusted}\n" if trusted else "",
     )
-    return path
+    return write_games_yaml(directory, seed_000(locale=locale, start=start, extra=extra), mail=mail)
 
 
 class Table:
