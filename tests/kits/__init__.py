@@ -13,6 +13,8 @@ there; so do ``benchmarks/*.py``).
   (one message of a mailbox), :func:`~kits.mail.mailbox`, :func:`~kits.mail.send`.
 * :mod:`kits.daemon` — ``pbp`` as a subprocess (:class:`~kits.daemon.DaemonProcess`,
   :func:`~kits.daemon.run_pbp`): the one place that knows ``Popen`` and ``PYTHONPATH``.
+* :mod:`kits.cli` — the ``pbp`` command line in-process (click's ``CliRunner``), giving
+  what a child process shows (exit status, stdout, stderr with its log records).
 * :mod:`kits.wait` — :func:`~kits.wait.wait_for`, polling until a condition holds.
 * :mod:`kits.crash` — three games in one daemon and the facts two runs must share.
 * :mod:`kits.imapscript` — a scripted IMAP server for faults Dovecot cannot show.
