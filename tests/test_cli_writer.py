@@ -8,6 +8,7 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from kits.cli import run
 from kits.daemon import run_pbp
 from kits.table import Table, write_config
 
@@ -17,14 +18,15 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def pbp(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_pbp(config, *args)
+    """``pbp -c CONFIG ARGS…`` in this process (:func:`kits.cli.run`)."""
+    return run(config, *args)
 
 
 def test_a_second_pbp_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
     config = write_config(tmp_path, start=None)
     with writer_lock(tmp_path / "pbp.sqlite3") as mine:
         assert mine
-        result = pbp(config, "run", "--once")
+        result = run_pbp(config, "run", "--once")  # another process: its pid differs
     assert result.returncode == 1
     assert result.stderr.strip() == (
         f"Error: another pbp run (pid {os.getpid()}) is serving {tmp_path / 'pbp.sqlite3'}"

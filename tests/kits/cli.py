@@ -13,6 +13,8 @@ Example::
 
     result = pbp(config, "run", "--once", "--now", "2025-03-01T20:00+03:00")
     assert result.code == 0 and result.out == []
+    done = run(config, "post", "ru-1")   # the same as a CompletedProcess
+    assert done.returncode == 0 and done.stderr == ""
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import subprocess
 import sys
 import traceback
 from collections.abc import Iterator, Mapping
@@ -79,19 +82,29 @@ def _logging_to_stderr(verbose: bool) -> Iterator[None]:
         root.setLevel(level)
 
 
-def pbp(config: Path, *args: str, env: Mapping[str, str | None] | None = None) -> Result:
-    """``pbp -c CONFIG ARGS…`` in-process, in the config's directory.
+def run(
+    config: Path, *args: str, env: Mapping[str, str | None] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``pbp -c CONFIG ARGS…`` in-process, in the config's directory: what
+    :func:`kits.daemon.run_pbp` gives for a child (exit status, stdout, stderr as text).
 
     ``env``: variables set (a value ``None``: unset) while it runs.
     """
     runner = CliRunner()
     environ: dict[str, str | None] = {"PBP_CONFIG": None, **(env or {})}
+    argv = ["-c", str(config), *args]
     with contextlib.chdir(config.parent), _logging_to_stderr("-v" in args):
-        done = runner.invoke(main, ["-c", str(config), *args], env=environ)
-    err = done.stderr.splitlines()
+        done = runner.invoke(main, argv, env=environ)
+    err = done.stderr
     code = done.exit_code
     error = done.exception
     if error is not None and not isinstance(error, SystemExit):
-        err += "".join(traceback.format_exception(error)).splitlines()
+        err += "".join(traceback.format_exception(error))
         code = 1
-    return Result(code, done.stdout.splitlines(), err)
+    return subprocess.CompletedProcess(["pbp", *argv], code, done.stdout, err)
+
+
+def pbp(config: Path, *args: str, env: Mapping[str, str | None] | None = None) -> Result:
+    """:func:`run` as a :class:`Result` of lines."""
+    done = run(config, *args, env=env)
+    return Result(done.returncode, done.stdout.splitlines(), done.stderr.splitlines())
