@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import re
 import socket
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
 from kits.daemon import DaemonProcess, run_pbp
 from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
 STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")
 
@@ -70,7 +70,8 @@ def test_the_daemon_logs_an_unreachable_server_in_one_line_per_try_without_trace
     config.write_text(text, encoding="utf-8")
     daemon = DaemonProcess(config, ENV)
     try:
-        time.sleep(7)  # the first try, then the second after 5 s
+        # The first try, then the second after 5 s.
+        wait_for(lambda: daemon.output().count("; next try in") == 2, 30, daemon.output)
     finally:
         daemon.stop()
     output = daemon.output()
