@@ -137,9 +137,10 @@ def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
         driver.start()
         daemon.run()  # until the driver's SIGTERM
     finally:
+        # The driver's SIGTERM must meet the daemon's handler, not pytest's: join first.
+        driver.join(120)
         for number, handler in handlers.items():
             signal.signal(number, handler)
-        driver.join(60)
         service.store.close()
     if failed:
         raise failed[0]
