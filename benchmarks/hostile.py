@@ -5,7 +5,7 @@ Run from the repository (after ``./scripts/test`` or ``./scripts/bench`` install
     .venv/bin/python benchmarks/hostile.py                  # every shape at 1 and 2 MB
     .venv/bin/python benchmarks/hostile.py --sizes 1 --only blank_lines,html_br
 
-For each shape of ``tests/bodyshapes.py`` and each size, a fresh Python process builds
+For each shape of ``tests/kits/bodyshapes.py`` and each size, a fresh Python process builds
 the mail (from a player), reads it (:func:`pbp.parse.mime.read_letter`) and parses its
 text as each bundled game does (Cluedo by days and by rounds, Maniac: the command
 parser, :func:`pbp.parse.body.strip_help_echo`, :func:`pbp.service.ignored_lines`);
@@ -42,7 +42,7 @@ HELP = "Команды:\n    ГОЛОС Игрок\n    ПОМОЩЬ\nПишит
 def child(name: str, size: int) -> dict[str, float]:
     """Read shape ``name`` (``"baseline"``: nothing) at ``size`` bytes in this process:
     ``{"cpu": thread CPU seconds, "rss_mb": peak RSS in MB}``."""
-    from bodyshapes import BY_NAME
+    from kits.bodyshapes import BY_NAME
     from test_parse_cluedo import CARDS, PLAYERS
 
     from pbp.games.cluedo.parse import parse_cluedo
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]))))
         return 0
-    from bodyshapes import SHAPES
+    from kits.bodyshapes import SHAPES
 
     names = [shape.name for shape in SHAPES]
     if args.only:

@@ -7,7 +7,7 @@ Run from the repository (after ``./scripts/test`` or ``./scripts/bench`` install
     .venv/bin/python benchmarks/run.py --only latency --profile /tmp/prof
 
 It starts its own Dovecot (IMAP) and an aiosmtpd sink (SMTP, messages kept in
-memory) on 127.0.0.1 (tests/mailstack.py) and prints one line per figure: the
+memory) on 127.0.0.1 (tests/kits/mailstack.py) and prints one line per figure: the
 value, its goal, the ratio and ``ok`` / ``MISSED``. Figures (issue 7, and issue 6
 promise 7):
 
@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mailstack import Dovecot, SmtpServer  # noqa: E402
+from kits.mailstack import Dovecot, SmtpServer  # noqa: E402
 from moves import Bot, Move  # noqa: E402
 
 from pbp.config import Config, load_config  # noqa: E402

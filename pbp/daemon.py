@@ -70,11 +70,25 @@ class _Interrupted(BaseException):
 
 
 class Daemon:
-    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`)."""
+    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`).
 
-    def __init__(self, service: Service, *, clock: Callable[[], datetime] | None = None) -> None:
+    ``clock``: the time the rounds and the plan see (aware; default: the wall clock
+    plus ``ahead``). ``ahead``: how far that time runs ahead of the wall clock.
+    APScheduler fires at wall-clock times, so a job for a moment ``m`` is planned at
+    ``m - ahead``. ``pbp run`` uses neither; an in-process test gives ``ahead`` (and
+    the service a clock as far ahead) to reach a day close at 22:30 in seconds.
+    """
+
+    def __init__(
+        self,
+        service: Service,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        ahead: timedelta = timedelta(0),
+    ) -> None:
         self.service = service
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.ahead = ahead
+        self.clock = clock or (lambda: datetime.now(UTC) + ahead)
         self.lock = threading.RLock()
         self.stopping = threading.Event()
         self.waiting = False  # in the main thread's wait for mail: a signal may cut it
@@ -177,7 +191,7 @@ class Daemon:
                 self._planned[job_id] = when
                 self.scheduler.add_job(
                     self._deadline,
-                    DateTrigger(run_date=when),
+                    DateTrigger(run_date=when - self.ahead),
                     id=job_id,
                     replace_existing=True,
                     misfire_grace_time=None,

@@ -1,4 +1,4 @@
-"""Shared pytest fixtures: the real mail stack (Dovecot + aiosmtpd), see tests/mailstack.py."""
+"""Shared pytest fixtures: the real mail stack (Dovecot + aiosmtpd), see tests/kits/mailstack.py."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+# tests/ on sys.path: the kits are imported as ``kits.…`` (tests/kits/__init__.py). The
+# old top-level names (gamekit, mailstack, roundsmail) are re-exports for the Maniac
+# test modules until they import the kits themselves.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mailstack import Dovecot, DovecotMissingError, SmtpServer
+from kits.mailstack import Dovecot, DovecotMissingError, SmtpServer
 
 
 @pytest.fixture

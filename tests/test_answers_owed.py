@@ -18,7 +18,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 import pytest
-from gamekit import GM, TEMPLATES, Table, body, utc
+from kits.table import GM, TEMPLATES, Table, body, utc
 
 from pbp.config import load_config
 from pbp.digest import DIGEST_SHOWN, inert

@@ -1,7 +1,7 @@
 """Bounded work per message and nothing dropped without a word (issue 12, items 1, 2, 9).
 
 Through :class:`pbp.service.Service` on Maildir transports with the test clock
-(tests/gamekit.py: the seed-000 game, Кросс, Дуг, Роза, started 2026-12-01 20:00 MSK).
+(tests/kits/table.py: the seed-000 game, Кросс, Дуг, Роза, started 2026-12-01 20:00 MSK).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gamekit import GM, Table, body, summary, utc
+from kits.table import GM, Table, body, summary, utc
 
 import pbp.service
 from pbp.keptview import kept_rows

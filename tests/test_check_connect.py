@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from crashkit import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
-from mailstack import Dovecot, SmtpServer
+from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp import connect
 from pbp.cli import main

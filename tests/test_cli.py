@@ -1,11 +1,13 @@
-"""The ``pbp`` command line as a subprocess on a Maildir ``games.yaml`` (issue 2).
+"""The ``pbp`` command line on a Maildir ``games.yaml`` (issue 2).
 
-"The same game through Maildir, and through ``pbp run --once`` as a subprocess":
-every test writes its own ``games.yaml`` into ``tmp_path`` (Maildir inbox and
-outbox under it, a ``seed`` and a fixed ``deal:``), drives the game with
-``pbp mail --at ISO`` (the delivery time decides the game day, rule D8) and
-``pbp run --once --now ISO`` (the daemon acts as at that time), and reads what
-players and the GM received from the outbox Maildir.
+"The same game through Maildir, and through ``pbp run --once``": every test writes
+its own ``games.yaml`` into ``tmp_path`` (Maildir inbox and outbox under it, a ``seed``
+and a fixed ``deal:``), drives the game with ``pbp mail --at ISO`` (the delivery time
+decides the game day, rule D8) and ``pbp run --once --now ISO`` (the daemon acts as at
+that time), and reads what players and the GM received from the outbox Maildir. The
+commands run in this process (:mod:`kits.cli`: exit status, stdout and stderr as a
+child shows them); the refusal of a broken file by ``pbp run --once`` is checked in a
+real child process.
 
 Tokens (personal addresses) and the deal's salt are random; they are read from
 the mails (the Reply-To of the welcome mails, the GM sheet) and put into the
@@ -19,8 +21,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,31 +31,15 @@ from pathlib import Path
 from string import Template
 
 import pytest
+from kits.cli import Result, pbp
+from kits.daemon import run_pbp
+from kits.games import MailSection, games_yaml
 
 from pbp.mail.maildir import deliver
 
-REPO = Path(__file__).resolve().parent.parent
 GM = "gm-person@example.test"
 
 # --- running pbp ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Result:
-    """One finished ``pbp`` subprocess: exit code, stdout and stderr lines."""
-
-    code: int
-    out: list[str]
-    err: list[str]
-
-    @property
-    def log(self) -> list[str]:
-        """stderr log records without their time stamp: ``"INFO pbp.service: …"``."""
-        return [
-            re.sub(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ", "", line)
-            for line in self.err
-            if re.match(r"^\d{4}-\d\d-\d\d ", line)
-        ]
 
 
 class Table:
@@ -70,18 +54,12 @@ class Table:
         self._seen: set[str] = set()
 
     def pbp(self, *args: str) -> Result:
-        """Run ``python -m pbp -c games.yaml ARGS…`` in the table's directory."""
-        env = {k: v for k, v in os.environ.items() if k != "PBP_CONFIG"}
-        env["PYTHONPATH"] = str(REPO)
-        done = subprocess.run(
-            [sys.executable, "-m", "pbp", "-c", str(self.config), *args],
-            cwd=self.dir,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        """``pbp -c games.yaml ARGS…`` in the table's directory, in this process."""
+        return pbp(self.config, *args)
+
+    def pbp_process(self, *args: str) -> Result:
+        """The same as a real ``python -m pbp`` child process."""
+        done = run_pbp(self.config, *args, timeout=60)
         return Result(done.returncode, done.stdout.splitlines(), done.stderr.splitlines())
 
     def ok(self, *args: str) -> list[str]:
@@ -106,8 +84,8 @@ class Table:
     def new_mail(self) -> list[EmailMessage]:
         """The outbox messages written since the last call, in the order they were sent.
 
-        Every call follows one ``pbp`` process, whose Maildir names count up
-        (``…P<pid>Q<n>.host``): that counter gives the order.
+        The Maildir names count up in the process that writes them (``…P<pid>Q<n>.host``;
+        the commands run in this one): that counter gives the order.
         """
         folder = self.outbox / "new"
         names = sorted(
@@ -155,16 +133,6 @@ def token_of(message: EmailMessage) -> str:
 
 
 # --- the games --------------------------------------------------------------------
-
-MAIL_YAML = """\
-mail:
-  address: gm@example.test
-  personal_address: {personal_address}
-  inbox: {{maildir: ./mail/inbox}}
-  outbox: {{maildir: ./mail/outbox}}
-store: ./pbp.sqlite3
-games:
-"""
 
 # Seed 001's players and cards; 3 players use 3·3+3 = 12 cards, so rule C1 drops
 # Зеленович, топор and холл from the bottom of the decks.
@@ -217,11 +185,6 @@ EN_GAME = """\
         Bob: [Mustard, ballroom, conservatory]
         Carol: [candlestick, billiard room, library]
 """
-
-
-def games_yaml(*games: str, personal_address: str = "plus") -> str:
-    """A whole ``games.yaml`` with a Maildir inbox and outbox and these games."""
-    return MAIL_YAML.format(personal_address=personal_address) + "".join(games)
 
 
 @dataclass(frozen=True)
@@ -1138,8 +1101,9 @@ def test_check_names_file_line_and_yaml_path_of_each_problem_and_exits_1(tmp_pat
             "address: 'vetal.example.test'",
         ],
     )
-    # Every other command refuses the broken file the same way.
-    assert table.pbp("run", "--once") == result
+    # Every other command refuses the broken file the same way (a real process: its
+    # exit status).
+    assert table.pbp_process("run", "--once") == result
 
 
 # --- a whole game -------------------------------------------------------------------------
@@ -1553,7 +1517,7 @@ def test_automatic_mail_is_kept_for_the_gm_and_never_answered(tmp_path: Path) ->
 def test_subject_tag_mode_reads_the_token_from_the_subject(tmp_path: Path) -> None:
     """``personal_address: subject_tag``: every player writes to gm@example.test and keeps
     ``[pbp-TOKEN]`` in the Subject (DESIGN.md, "Who is who in mail")."""
-    table = Table(tmp_path, games_yaml(RU_GAME, personal_address="subject_tag"))
+    table = Table(tmp_path, games_yaml(RU_GAME, mail=MailSection(personal_address="subject_tag")))
     assert table.run("2025-03-01T20:05+03:00") == []
     welcome = {m["To"]: m for m in table.new_mail() if m["To"] != GM}
     tags = {}
@@ -1616,7 +1580,7 @@ def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
     changes no seat; ``pbp check`` (the store present), ``pbp run`` and ``pbp retry``
     warn."""
     from click.testing import CliRunner
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     from pbp.cli import main
 
@@ -1659,7 +1623,7 @@ def test_pbp_run_logs_one_info_line_per_message_without_its_text(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """README finding 14: source, outcome, game and player; never the body (a card)."""
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     table = Table(tmp_path)
     try:

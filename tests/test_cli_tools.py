@@ -183,7 +183,7 @@ def test_mailbox_reads_hostile_mail_with_the_bounded_reader(bundled: Path) -> No
     """A mail of 1,000 nested message/rfc822 parts broke ``pbp mailbox`` (RecursionError
     on every later call), and one with 20,000 To addresses stalled it: both are listed,
     the first shown as too deep, the second's To cut."""
-    from bodyshapes import SHAPES
+    from kits.bodyshapes import SHAPES
 
     from pbp.mail.maildir import deliver
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gamekit import Table, write_config
+from kits.cli import run
+from kits.daemon import run_pbp
+from kits.table import Table, write_config
 
 from pbp.lock import writer_lock
 
@@ -17,22 +18,15 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def pbp(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), *args],
-        cwd=config.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """``pbp -c CONFIG ARGS…`` in this process (:func:`kits.cli.run`)."""
+    return run(config, *args)
 
 
 def test_a_second_pbp_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
     config = write_config(tmp_path, start=None)
     with writer_lock(tmp_path / "pbp.sqlite3") as mine:
         assert mine
-        result = pbp(config, "run", "--once")
+        result = run_pbp(config, "run", "--once")  # another process: its pid differs
     assert result.returncode == 1
     assert result.stderr.strip() == (
         f"Error: another pbp run (pid {os.getpid()}) is serving {tmp_path / 'pbp.sqlite3'}"

@@ -2,7 +2,7 @@
 happens once, and a daemon down across several closes (one of them the DST night)
 catches up mail and closes interleaved in time order, each close once (rule D8).
 
-The seed-000 game of tests/gamekit.py, moved to Europe/Berlin with its days closing
+The seed-000 game of tests/kits/table.py, moved to Europe/Berlin with its days closing
 at 02:30 local time: the hour that is skipped in spring (2026-03-29, 02:00 CET ->
 03:00 CEST) and repeated in autumn (2026-10-25, 03:00 CEST -> 02:00 CET). The
 service runs on Maildirs with the time given to each round.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamekit import GM, Table, summary, utc
+from kits.table import GM, Table, summary, utc
 
 from pbp.config import load_config
 

@@ -2,7 +2,7 @@
 leaves no reply unsent.
 
 The real ``pbp run`` (a subprocess) serves three games (Cluedo by days, by rounds,
-Maniac; tests/crashkit.py) from a real Dovecot and sends through aiosmtpd. 300
+Maniac; tests/kits/crash.py) from a real Dovecot and sends through aiosmtpd. 300
 players' mails (a fixed random seed) arrive in waves while the daemon is killed
 26 times: six times by its own crash points (``PBP_CRASH_AT``, pbp/faults.py: after
 the fetch, inside a transaction before COMMIT, after the commit before the mailbox
@@ -22,17 +22,14 @@ import contextlib
 import random
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from crashkit import (
+from kits.crash import (
     DAEMON,
     ENV,
-    REPO,
-    Daemon,
     Move,
     add_users,
     games_yaml,
@@ -43,9 +40,10 @@ from crashkit import (
     settled,
     store_facts,
     tokens,
-    wait_for,
 )
-from mailstack import Dovecot, SmtpServer
+from kits.daemon import DaemonProcess, run_pbp
+from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
 from pbp.faults import STEPS
 
@@ -92,13 +90,8 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
     reference_store = tmp_path / "reference" / "pbp.sqlite3"
 
     # The games start once; both runs go on from the same store (deal, addresses).
-    subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(runs["crash"]), "run", "--once"],
-        cwd=tmp_path / "crash",
-        env={**ENV, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
-        check=True,
-        capture_output=True,
-    )
+    started = run_pbp(runs["crash"], "run", "--once", env={**ENV, "PATH": "/usr/bin:/bin"}, base={})
+    assert started.returncode == 0, started.stderr
     shutil.copy(crash_store, reference_store)
     start_mail = message_ids(dovecot)
     # Per game the GM sheet and the opening post in BBCode and Markdown (the Maniac's
@@ -125,25 +118,25 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
         dovecot.append(DAEMON, raw, when=when)
         reference.append(DAEMON, raw, when=when)
 
-    never_killed = Daemon(runs["reference"])
+    never_killed = DaemonProcess(runs["reference"], ENV)
     never_killed.wait_running()
     try:
         for number, (step, how) in enumerate(lives):
             for move in waves[number] if number < len(waves) else []:
                 deliver(move)
             if step == "kill":
-                daemon = Daemon(runs["crash"])
+                daemon = DaemonProcess(runs["crash"], ENV)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     daemon.process.wait(float(how))
                 assert daemon.kill() == -9, daemon.output()
             else:
-                daemon = Daemon(runs["crash"], {**ENV, "PBP_CRASH_AT": str(how)})
+                daemon = DaemonProcess(runs["crash"], {**ENV, "PBP_CRASH_AT": str(how)})
                 assert daemon.process.wait(90) == -9, daemon.output()
                 assert f"PBP_CRASH_AT={how}: SIGKILL at {step}" in daemon.output()
         for move in [m for wave in waves[len(lives) :] for m in wave]:
             deliver(move)
 
-        survivor = Daemon(runs["crash"])
+        survivor = DaemonProcess(runs["crash"], ENV)
         survivor.wait_running()
         wait_for(
             lambda: settled(crash_store, MOVES) and settled(reference_store, MOVES),

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
+import threading
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from gamekit import Table, body, utc, write_config
+from kits.cli import pbp
+from kits.daemon import DaemonProcess
+from kits.table import Table, body, utc, write_config
+from kits.wait import wait_for
 
+from pbp.cli import _service, main
+from pbp.config import load_config
 from pbp.daemon import Daemon
 from pbp.mail.maildir import read_maildir
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def test_D1_jobs_wake_the_daemon_at_the_start_the_close_and_the_reminder(tmp_path: Path) -> None:
@@ -51,70 +52,96 @@ def _outbox_subjects(path: Path) -> list[tuple[str, str]]:
     return [(str(m["To"]), str(m["Subject"])) for m in read_maildir(path)]
 
 
-def _wait_for(predicate: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.2)
-    return False
-
-
-def test_pbp_run_serves_mail_closes_the_day_on_time_and_stops_on_sigterm(tmp_path: Path) -> None:
-    """A real daemon: the close a minute or two ahead fires from APScheduler, once."""
-    zone = ZoneInfo("Europe/Moscow")
-    close = (datetime.now(zone) + timedelta(seconds=90)).replace(second=0, microsecond=0)
-    close += timedelta(minutes=1)
-    config = write_config(tmp_path, start=None, extra="remind_hours_before: 0.01\n")
+def _close_at(config: Path, close: datetime) -> None:
+    """Make the seed-000 game of ``config`` close its days at ``close``'s time of day."""
     text = config.read_text(encoding="utf-8").replace('"22:30"', f'"{close:%H:%M}"')
     config.write_text(text, encoding="utf-8")
+
+
+SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
+
+
+def test_pbp_run_serves_mail_and_stops_on_sigterm_with_status_0(tmp_path: Path) -> None:
+    """A real ``pbp run`` process: it starts the game, answers a player's mail, and
+    SIGTERM ends it with exit status 0 (the close, 12 hours away, is the next test's)."""
+    config = write_config(tmp_path, start=None)
+    _close_at(config, datetime.now(ZoneInfo("Europe/Moscow")) + timedelta(hours=12))
     outbox = tmp_path / "mail" / "outbox"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    daemon = DaemonProcess(config)
     try:
-        assert _wait_for(lambda: len(read_maildir(outbox)) == 6, 20), _outbox_subjects(outbox)
-        welcome = read_maildir(outbox)[0]
-        personal = str(welcome["Reply-To"])
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pbp",
-                "-c",
-                str(config),
-                "mail",
-                "--from",
-                "cross@example.test",
-                "--to",
-                personal,
-                "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг",
-            ],
-            cwd=tmp_path,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        assert _wait_for(lambda: len(read_maildir(outbox)) == 8, 20), _outbox_subjects(outbox)
-        seconds = (close - datetime.now(zone)).total_seconds()
-        assert _wait_for(
-            lambda: any("Итоги дня 1" in s for _, s in _outbox_subjects(outbox)), seconds + 30
-        ), _outbox_subjects(outbox)
-        subjects = _outbox_subjects(outbox)
-        reminders = [to for to, s in subjects if s.startswith("[seed-000] Напоминание")]
-        assert reminders == ["cross@example.test", "doug@example.test", "rosa@example.test"]
-        shown = [m for m in read_maildir(outbox) if "вам показали карту" in str(m["Subject"])]
-        assert [str(m["To"]) for m in shown] == ["cross@example.test"]
-        assert "За Дуга ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
-        time.sleep(2)
-        assert sum("Итоги дня 1 — BBCode" in s for _, s in _outbox_subjects(outbox)) == 1
+        wait_for(lambda: len(read_maildir(outbox)) == 6, 20, lambda: str(_outbox_subjects(outbox)))
+        personal = str(read_maildir(outbox)[0]["Reply-To"])
+        sent = pbp(config, "mail", "--from", "cross@example.test", "--to", personal, SUGGESTION)
+        assert sent.code == 0, sent
+        wait_for(lambda: len(read_maildir(outbox)) == 8, 20, lambda: str(_outbox_subjects(outbox)))
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        output, _ = daemon.communicate(timeout=30)
-    assert daemon.returncode == 0, output
+        code = daemon.stop()
+    assert code == 0, daemon.output()
+
+
+#: In the next test the game's clock starts this long before the day close.
+LEAD = timedelta(seconds=15)
+
+
+def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
+    tmp_path: Path,
+) -> None:
+    """The daemon's loop in this process (signals and all), its clock ``ahead`` of the
+    wall clock so that a close at a whole minute comes :data:`LEAD` after the start:
+    the reminder (``remind_hours_before`` 0.002, 7.2 s) and the close fire from
+    APScheduler, once; SIGTERM ends the loop."""
+    zone = ZoneInfo("Europe/Moscow")
+    close = (datetime.now(zone) + timedelta(hours=1)).replace(second=0, microsecond=0)
+    ahead = close - LEAD - datetime.now(UTC)
+    config = write_config(tmp_path, start=None, extra="remind_hours_before: 0.002\n")
+    _close_at(config, close)
+    outbox = tmp_path / "mail" / "outbox"
+    service = _service(load_config(config), create=True)
+    daemon = Daemon(service, ahead=ahead)
+    service.clock = daemon.clock
+    failed: list[BaseException] = []
+
+    def player_and_gm() -> None:
+        """The test's side, beside the daemon's loop in the main thread."""
+        try:
+            explain = lambda: str(_outbox_subjects(outbox))  # noqa: E731
+            wait_for(lambda: len(read_maildir(outbox)) == 6, 20, explain)
+            welcome = read_maildir(outbox)[0]
+            personal = str(welcome["Reply-To"])
+            at = daemon.clock().isoformat()  # arriving now, on the game's clock
+            mail = ["mail", "--from", "cross@example.test", "--to", personal, "--at", at]
+            main(["-c", str(config), *mail, SUGGESTION], standalone_mode=False)
+            wait_for(lambda: len(read_maildir(outbox)) == 8, 20, explain)
+            seconds = (close - daemon.clock()).total_seconds()
+            wait_for(
+                lambda: any("Итоги дня 1" in s for _, s in _outbox_subjects(outbox)),
+                seconds + 30,
+                explain,
+            )
+            subjects = _outbox_subjects(outbox)
+            reminders = [to for to, s in subjects if s.startswith("[seed-000] Напоминание")]
+            assert reminders == ["cross@example.test", "doug@example.test", "rosa@example.test"]
+            shown = [m for m in read_maildir(outbox) if "вам показали карту" in str(m["Subject"])]
+            assert [str(m["To"]) for m in shown] == ["cross@example.test"]
+            assert "За Дуга ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
+            time.sleep(2)
+            assert sum("Итоги дня 1 — BBCode" in s for _, s in _outbox_subjects(outbox)) == 1
+        except BaseException as error:
+            failed.append(error)
+        finally:
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+
+    handlers = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    driver = threading.Thread(target=player_and_gm, name="test-driver")
+    try:
+        driver.start()
+        daemon.run()  # until the driver's SIGTERM
+    finally:
+        # The driver's SIGTERM must meet the daemon's handler, not pytest's: join first.
+        driver.join(120)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        service.store.close()
+    if failed:
+        raise failed[0]
+    assert daemon.stopping.is_set()

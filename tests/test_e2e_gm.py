@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import test_e2e_imap as e2e
+from kits.mail import mailbox, subjects
 from test_e2e_imap import (
     DAEMON,
     DONE,
@@ -24,11 +25,9 @@ from test_e2e_imap import (
     Clock,
     MakeService,
     Stack,
-    mailbox,
     next_whole_second,
     outcomes,
     send,
-    subjects,
 )
 
 # The fixtures of the whole-game test, shared.

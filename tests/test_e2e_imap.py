@@ -1,7 +1,7 @@
 """A whole game of Cluedo by game days through real servers (issue 2).
 
 Dovecot (IMAP) and an aiosmtpd SMTP server that delivers into it run on 127.0.0.1,
-started by the suite (tests/mailstack.py). The :class:`~pbp.service.Service` reads its
+started by the suite (tests/kits/mailstack.py). The :class:`~pbp.service.Service` reads its
 mailbox ``gm@example.test`` over IMAP and sends over SMTP; players send their moves by
 SMTP to their personal addresses (``gm+TOKEN@example.test``; the SMTP server strips the
 ``+TOKEN`` for delivery and keeps it in ``Delivered-To``), and the test reads what every
@@ -17,7 +17,6 @@ day's moves arrived; every other time the service sees is given explicitly
 
 from __future__ import annotations
 
-import email
 import hashlib
 import json
 import re
@@ -27,13 +26,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from mailstack import Dovecot, SmtpServer
+from kits.games import Imap, MailSection, Smtp, games_yaml
+from kits.mail import Received, mailbox, subjects
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.config import load_config
 from pbp.mail.imap import ImapInbox
@@ -68,7 +68,7 @@ SOLUTION = ["Белых", "топор", "кабинет"]
 PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
 
 
-def games_yaml(imap_port: int, smtp_port: int, start: datetime, close: datetime) -> str:
+def config_text(imap_port: int, smtp_port: int, start: datetime, close: datetime) -> str:
     """A games.yaml with one 4-player ``cluedo_days`` game (locale ru) and a fixed deal.
 
     ``start`` and ``close`` are aware; written as Europe/Moscow wall-clock times.
@@ -79,15 +79,11 @@ def games_yaml(imap_port: int, smtp_port: int, start: datetime, close: datetime)
         f"      - {{name: {name}, email: {address}}}" for name, address in EMAIL.items()
     )
     hands = "\n".join(f"        {name}: [{', '.join(cards)}]" for name, cards in HANDS.items())
-    return f"""\
-mail:
-  address: {DAEMON}
-  personal_address: plus
-  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
-                  password_env: {PASSWORD_ENV}, tls: none}}}}
-  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
-store: ./pbp.sqlite3
-games:
+    mail = MailSection(
+        address=DAEMON, inbox=Imap(imap_port, PASSWORD_ENV, username=DAEMON), outbox=Smtp(smtp_port)
+    )
+    return games_yaml(
+        f"""\
   - id: {GAME}
     kind: cluedo_days
     locale: ru
@@ -106,48 +102,12 @@ games:
       solution: [{", ".join(SOLUTION)}]
       hands:
 {hands}
-"""
+""",
+        mail=mail,
+    )
 
 
 # --- reading mailboxes ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Received:
-    """One message of a mailbox: its UID, its flags and the parsed message."""
-
-    uid: int
-    flags: frozenset[str]
-    message: EmailMessage
-
-    @property
-    def subject(self) -> str:
-        return str(self.message["Subject"])
-
-    @property
-    def body(self) -> str:
-        """The decoded text, lines ended by ``\\n`` (8bit and QP bodies keep the CRLF)."""
-        content = self.message.get_content()
-        assert isinstance(content, str)
-        return content.replace("\r\n", "\n")
-
-    def header(self, name: str) -> str | None:
-        value = self.message[name]
-        return None if value is None else str(value)
-
-
-def mailbox(dovecot: Dovecot, address: str) -> list[Received]:
-    """Every message of ``address``'s INBOX in UID order, read without setting ``\\Seen``."""
-    found = []
-    for stored in dovecot.messages(address):
-        message = email.message_from_bytes(stored.raw, policy=default_policy)
-        assert isinstance(message, EmailMessage)
-        found.append(Received(stored.uid, frozenset(stored.flags), message))
-    return found
-
-
-def subjects(dovecot: Dovecot, address: str) -> list[str]:
-    return [r.subject for r in mailbox(dovecot, address)]
 
 
 def snapshot(dovecot: Dovecot) -> dict[str, list[tuple[int, str]]]:
@@ -286,7 +246,7 @@ def stack(
     start = (real - timedelta(minutes=10)).replace(second=0, microsecond=0)
     close = (real + timedelta(hours=2)).replace(second=0, microsecond=0)
     path = tmp_path / "games.yaml"
-    path.write_text(games_yaml(dovecot.port, smtp_server.port, start, close), encoding="utf-8")
+    path.write_text(config_text(dovecot.port, smtp_server.port, start, close), encoding="utf-8")
     return Stack(dovecot, smtp_server, path, start, close)
 
 

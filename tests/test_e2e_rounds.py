@@ -2,7 +2,7 @@
 (issue 3, last test item).
 
 Dovecot (IMAP) and an aiosmtpd SMTP server delivering into it run on 127.0.0.1
-(tests/mailstack.py). The daemon is the real command ``python -m pbp -c games.yaml run``
+(tests/kits/mailstack.py). The daemon is the real command ``python -m pbp -c games.yaml run``
 in a subprocess: it reads ``gm@example.test`` over IMAP (IDLE), sends over SMTP, and
 its APScheduler date jobs wake it at each reminder and deadline (R7). Players send
 their moves with smtplib to their personal addresses (the Reply-To of their mails);
@@ -35,8 +35,11 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from mailstack import Dovecot, SmtpServer
-from roundsmail import DaemonProcess, Received, mailbox, send, subjects, wait_for
+from kits.daemon import DaemonProcess
+from kits.games import Imap, MailSection, Smtp, games_yaml
+from kits.mail import Received, mailbox, send, subjects
+from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
 from pbp.store import Store
 
@@ -67,21 +70,17 @@ PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
 MSK = ZoneInfo("Europe/Moscow")
 
 
-def games_yaml(imap_port: int, smtp_port: int) -> str:
+def config_text(imap_port: int, smtp_port: int) -> str:
     """A games.yaml with the seed's 3-player ``cluedo_rounds`` table and its fixed deal."""
     players = "\n".join(
         f"      - {{name: {name}, email: {address}}}" for name, address in EMAIL.items()
     )
     hands = "\n".join(f"        {name}: [{', '.join(cards)}]" for name, cards in HANDS.items())
-    return f"""\
-mail:
-  address: {DAEMON}
-  personal_address: plus
-  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
-                  password_env: {PASSWORD_ENV}, tls: none}}}}
-  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
-store: ./pbp.sqlite3
-games:
+    mail = MailSection(
+        address=DAEMON, inbox=Imap(imap_port, PASSWORD_ENV, username=DAEMON), outbox=Smtp(smtp_port)
+    )
+    return games_yaml(
+        f"""\
   - id: {GAME}
     kind: cluedo_rounds
     locale: ru
@@ -101,7 +100,9 @@ games:
       solution: [{", ".join(SOLUTION)}]
       hands:
 {hands}
-"""
+""",
+        mail=mail,
+    )
 
 
 @dataclass
@@ -142,7 +143,7 @@ def table(dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path) -> Iterator
     for address in EMAIL.values():
         dovecot.add_user(address, "player-secret")
     config = tmp_path / "games.yaml"
-    config.write_text(games_yaml(dovecot.port, smtp_server.port), encoding="utf-8")
+    config.write_text(config_text(dovecot.port, smtp_server.port), encoding="utf-8")
     daemon = DaemonProcess(config, env={PASSWORD_ENV: DAEMON_PASSWORD})
     try:
         yield Table(dovecot, smtp_server, config, daemon)

@@ -3,25 +3,22 @@ line naming the server and what to check, never a traceback (but with ``-v``); a
 missing password variable stops ``pbp run`` and fails ``pbp check`` in one line.
 
 Against the suite's Dovecot (wrong password, a port nobody listens on) with the games
-of :mod:`crashkit`; ``pbp`` runs as a real process where its output is the point.
+of :mod:`kits.crash`; ``pbp`` runs as a real process where its output is the point.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
-import subprocess
-import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crashkit import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
-from mailstack import Dovecot, SmtpServer
+from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
+from kits.daemon import DaemonProcess, run_pbp
+from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
-REPO = Path(__file__).resolve().parent.parent
 STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")
 
 
@@ -33,14 +30,7 @@ def free_port() -> int:
 
 def pbp(config: Path, *args: str, env: dict[str, str]) -> tuple[int, list[str]]:
     """``python -m pbp -c CONFIG ARGS…``: (exit code, output lines without time stamps)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), *args],
-        cwd=config.parent,
-        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_pbp(config, *args, env=env)
     lines = (done.stdout + done.stderr).splitlines()
     return done.returncode, [STAMP.sub("", line) for line in lines]
 
@@ -78,20 +68,13 @@ def test_the_daemon_logs_an_unreachable_server_in_one_line_per_try_without_trace
     port = free_port()
     text = config.read_text(encoding="utf-8").replace(f"port: {dovecot.port}", f"port: {port}")
     config.write_text(text, encoding="utf-8")
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env={**os.environ, **ENV, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    daemon = DaemonProcess(config, ENV)
     try:
-        time.sleep(7)  # the first try, then the second after 5 s
+        # The first try, then the second after 5 s.
+        wait_for(lambda: daemon.output().count("; next try in") == 2, 30, daemon.output)
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        output = daemon.communicate(timeout=30)[0]
+        daemon.stop()
+    output = daemon.output()
     lines = [STAMP.sub("", line) for line in output.splitlines()]
     refused = (
         f"ERROR pbp.daemon: IMAP 127.0.0.1:{port} ({DAEMON}): cannot connect: the server "
@@ -115,14 +98,7 @@ def test_a_missing_password_variable_stops_run_and_fails_check_in_one_line(
     environ = {name: value for name, value in os.environ.items() if name != PASSWORD_ENV}
 
     def without_password(*args: str) -> tuple[int, str, str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "pbp", "-c", str(config), *args],
-            cwd=tmp_path,
-            env={**environ, "PYTHONPATH": str(REPO)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_pbp(config, *args, base=environ)
         return done.returncode, done.stdout, done.stderr
 
     assert without_password("run") == (

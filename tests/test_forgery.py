@@ -1,6 +1,6 @@
 """Forged mail cannot steer a game (issue 12, item 4).
 
-Seed 000's game (gamekit): Кросс, Дуг, Роза; the GM is gm-person@example.test. The
+Seed 000's game (kits.table): Кросс, Дуг, Роза; the GM is gm-person@example.test. The
 forger knows a personal address (it travels in every Reply-To) and forges the From;
 he never sees what pbp sends to the registered addresses.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from gamekit import EMAILS, GM, Table, body, summary, utc
+from kits.table import EMAILS, GM, Table, body, summary, utc
 
 from pbp.cli import main
 from pbp.export import story
@@ -270,7 +270,7 @@ def test_without_dmarc_a_players_mail_needs_aligned_dkim_or_spf(
     trusting: Table, results: list[str], outcome: str
 ) -> None:
     headers = [("Authentication-Results", r) for r in results]
-    if not headers:  # no field at all: gamekit must not add its pass
+    if not headers:  # no field at all: kits.table must not add its pass
         headers = [("X-Nothing", "1")]
         trusting.trusted = None
     trusting.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 5), headers=headers)

@@ -19,9 +19,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from bodyshapes import SHAPES, Shape
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from kits.bodyshapes import SHAPES, Shape
 from maniackit import EMAILS, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 

@@ -1,6 +1,6 @@
 """The GM's levers (pbp.gm) in Cluedo by game days: act, pause/resume/extend, substitute.
 
-Seed 000's game (gamekit): Кросс, Дуг, Роза; Дуг holds Спальня, Пистолет, Молоток.
+Seed 000's game (kits.table): Кросс, Дуг, Роза; Дуг holds Спальня, Пистолет, Молоток.
 Day 1 closes 2026-12-01 22:30 Moscow = 19:30 UTC. Every lever is an event in the
 log, announced where a human GM would, the same from the CLI and by mail.
 """
@@ -15,7 +15,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 import pytest
-from gamekit import GM, Table, body, summary, utc
+from kits.table import GM, Table, body, summary, utc
 
 from pbp.core.events import LeverRefused, MoveError, Visibility
 from pbp.export import story

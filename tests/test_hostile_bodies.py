@@ -1,7 +1,7 @@
 """Hostile mail bodies are read in linear time (issue 12, item 1) and a mail nested too
 deep is kept as unreadable and explained (item 9).
 
-Each shape of :mod:`bodyshapes` (runs of blank lines, ``" \\n"``, ``\\r``, long lines,
+Each shape of :mod:`kits.bodyshapes` (runs of blank lines, ``" \\n"``, ``\\r``, long lines,
 nested ``>`` quote markers, separators, NUL and control bytes, quoted-printable soft
 breaks, format=flowed, base64, ``<br>`` runs, nested ``<div>``/``<blockquote>``/
 ``<table>``/lists, unclosed tags, entities, huge ``<style>`` and comments, forum
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bodyshapes import BY_NAME, MOVE, PLAIN, PLAYER, SHAPES, STRANGER, Shape, head
-from gamekit import EMAILS, Table, body, utc
+from kits.bodyshapes import BY_NAME, MOVE, PLAIN, PLAYER, SHAPES, STRANGER, Shape, head
+from kits.table import EMAILS, Table, body, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.games.cluedo.cards import Status as CluedoStatus

@@ -3,10 +3,6 @@ each hostile mail is answered within a couple of seconds, and no stranger is ans
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from email.message import EmailMessage
@@ -14,11 +10,11 @@ from email.policy import SMTP
 from email.utils import make_msgid
 from pathlib import Path
 
-from gamekit import write_config
+from kits.daemon import DaemonProcess
+from kits.table import write_config
 
 from pbp.mail.maildir import deliver, read_maildir
 
-REPO = Path(__file__).resolve().parent.parent
 MB = 1_000_000
 
 
@@ -59,15 +55,7 @@ def test_a_status_after_each_hostile_mail_is_answered_within_two_seconds(
     config = write_config(tmp_path, start=None)
     inbox = tmp_path / "mail" / "inbox"
     outbox = tmp_path / "mail" / "outbox"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    daemon = DaemonProcess(config)
 
     def to(address: str) -> list[EmailMessage]:
         return [m for m in read_maildir(outbox) if str(m["To"]) == address]
@@ -95,10 +83,5 @@ def test_a_status_after_each_hostile_mail_is_answered_within_two_seconds(
         )
         assert to("spam@elsewhere.test") == []
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        try:
-            output, _ = daemon.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            output, _ = daemon.communicate()
-    assert daemon.returncode == 0, output
+        code = daemon.stop()
+    assert code == 0, daemon.output()

@@ -2,7 +2,7 @@
 rebuilt under a new UIDVALIDITY (index files, UID list and keyword names deleted, as a
 migration or a repair does), with mail arriving meanwhile.
 
-The service runs in this process on the games of tests/crashkit.py. The faults a
+The service runs in this process on the games of tests/kits/crash.py. The faults a
 real server cannot show on demand are in tests/test_imap_scripted.py.
 """
 
@@ -17,10 +17,9 @@ from email.policy import default as default_policy
 from pathlib import Path
 
 import pytest
-from crashkit import (
+from kits.crash import (
     DAEMON,
     ENV,
-    Daemon,
     Move,
     add_users,
     address,
@@ -30,9 +29,10 @@ from crashkit import (
     raw_move,
     settled,
     tokens,
-    wait_for,
 )
-from mailstack import Dovecot, SmtpServer
+from kits.daemon import DaemonProcess
+from kits.mailstack import Dovecot, SmtpServer
+from kits.wait import wait_for
 
 from pbp.service import Service, fingerprint
 from pbp.store import Store
@@ -128,7 +128,7 @@ def test_pbp_run_rides_out_a_dovecot_restart_and_applies_mail_of_the_outage_once
     config.write_text(
         games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
     )
-    daemon = Daemon(config)
+    daemon = DaemonProcess(config, ENV)
     store = tmp_path / "pbp.sqlite3"
     try:
         daemon.wait_running()

@@ -1,9 +1,9 @@
-"""Promises 2 and 4 of issue 6 against a scripted IMAP server (tests/imapscript.py):
+"""Promises 2 and 4 of issue 6 against a scripted IMAP server (tests/kits/imapscript.py):
 the faults and quirks a real Dovecot cannot be made to show on demand. A Dovecot
 restart, an expunge between SEARCH and FETCH and a renumbered mailbox are shown on
 the real server (tests/test_mail_imap.py, tests/test_imap_faults.py).
 
-``ImapInbox`` alone for the connection faults; the seed-000 game (tests/gamekit.py)
+``ImapInbox`` alone for the connection faults; the seed-000 game (tests/kits/table.py)
 reading the scripted server for the quirks, where what matters is that each move is
 applied exactly once.
 """
@@ -19,8 +19,8 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
-from gamekit import EMAILS, Table, utc
-from imapscript import ScriptedImap
+from kits.imapscript import ScriptedImap
+from kits.table import EMAILS, Table, utc
 
 import pbp.mail.imap
 from pbp.mail.imap import ImapInbox

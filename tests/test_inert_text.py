@@ -15,7 +15,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from gamekit import GM, TEMPLATES, Table, body, summary, utc
+from kits.table import GM, TEMPLATES, Table, body, summary, utc
 
 from pbp.core.events import Event, Visibility
 from pbp.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls

@@ -5,7 +5,7 @@ again after the fix, in its original arrival order (rule D8), once.
 
 The bug is planted in the Maniac kind: a vote for Катя raises. The daemon's service
 runs in this process (so the planted bug is there) on the games of
-tests/crashkit.py, reading Dovecot over IMAP and sending through aiosmtpd; ``pbp kept``
+tests/kits/crash.py, reading Dovecot over IMAP and sending through aiosmtpd; ``pbp kept``
 and ``pbp retry`` run through click's test runner, also in this process.
 """
 
@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
-from crashkit import (
+from kits.crash import (
     DAEMON,
     ENV,
     GM,
@@ -35,7 +35,7 @@ from crashkit import (
     raw_move,
     tokens,
 )
-from mailstack import Dovecot, SmtpServer
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.cli import _service, main
 from pbp.config import load_config
@@ -237,7 +237,7 @@ def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
     """README finding 1: ``pbp retry`` of an unknown sender, a mail to another player's
     address and an auto-reply (RFC 3834) makes no new kept row and sends no reply or GM
     notice again; the row records the try; the exit code is 1; a second retry likewise."""
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     table = Table(tmp_path)
     try:
@@ -305,7 +305,7 @@ def cli_at(config: Path, *args: str) -> tuple[int, str]:
 
 
 def test_pbp_kept_says_when_nothing_is_kept(tmp_path: Path) -> None:
-    from gamekit import write_config
+    from kits.table import write_config
 
     assert cli_at(write_config(tmp_path), "kept") == (0, "nothing kept\n")
     assert not (tmp_path / "pbp.sqlite3").exists()  # nor made an empty store
@@ -315,7 +315,7 @@ def test_pbp_kept_is_a_table_in_the_games_time_zone_with_sender_game_subject_and
     tmp_path: Path,
 ) -> None:
     """It printed ``1\t2026-12-01T05:38:37.267271+00:00\tmaildir:1796…\tunknown_sender``."""
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     table = Table(tmp_path)
     try:
@@ -349,7 +349,7 @@ def test_pbp_kept_is_a_table_in_the_games_time_zone_with_sender_game_subject_and
 
 def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path: Path) -> None:
     """README finding 7: the held row records the replay's outcome (same transaction)."""
-    from gamekit import Table, utc
+    from kits.table import Table, utc
 
     table = Table(tmp_path)
     try:

@@ -17,7 +17,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 import pytest
-from gamekit import TEMPLATES, utc
+from kits.table import TEMPLATES, utc
 
 import pbp.service
 from pbp.config import load_config

@@ -1,4 +1,4 @@
-"""IMAP inbox (pbp/mail/imap.py) against a real Dovecot (tests/mailstack.py).
+"""IMAP inbox (pbp/mail/imap.py) against a real Dovecot (tests/kits/mailstack.py).
 
 INTERNALDATEs are in the past on purpose: Dovecot replaces a future APPEND date
 by the time of the APPEND.
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from mailstack import Dovecot
+from kits.mailstack import Dovecot
 
 from pbp.mail.base import Inbox, RawMessage
 from pbp.mail.imap import ImapInbox
@@ -364,7 +364,7 @@ def test_missing_dovecot_is_reported_with_the_install_command(
 ) -> None:
     import shutil
 
-    import mailstack
+    from kits import mailstack
 
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
     with pytest.raises(mailstack.DovecotMissingError) as info:

@@ -1,4 +1,4 @@
-"""SMTP transport (pbp/mail/smtp.py) through aiosmtpd into Dovecot (tests/mailstack.py)."""
+"""SMTP transport (pbp/mail/smtp.py) through aiosmtpd into Dovecot (tests/kits/mailstack.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
-from mailstack import Delivery, Dovecot, SmtpServer, free_port
+from kits.mailstack import Delivery, Dovecot, SmtpServer, free_port
 
 from pbp.mail.base import PermanentSendError, TransientSendError, Transport
 from pbp.mail.smtp import SmtpTransport

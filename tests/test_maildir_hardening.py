@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from gamekit import Table, utc
+from kits.table import Table, utc
 
 from pbp.mail.base import RawMessage
 from pbp.mail.maildir import MaildirInbox, deliver

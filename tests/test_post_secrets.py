@@ -15,10 +15,10 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from click.testing import CliRunner
-from gamekit import GM, Table, body, summary, utc
+from kits.rounds_table import START as ROUNDS_START
+from kits.rounds_table import RoundsTable
+from kits.table import GM, Table, body, summary, utc
 from maniackit import ManiacTable, close, dawn
-from roundskit import START as ROUNDS_START
-from roundskit import RoundsTable
 
 from pbp.cli import main
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gamekit import write_config
+from kits.table import write_config
 
 from pbp.config import ConfigError, ImapSettings, SmtpSettings, load_config
 

@@ -5,7 +5,7 @@ as raw bytes, the way the client sends it (the names and addresses are made up),
 driven end to end through :class:`pbp.service.Service` with a Maildir inbox: it ends
 applied, refused with an answer, or kept for the GM and never answered (automatic
 mail). Maniac cases play seed 002's game (:mod:`maniackit`: Вася, Петя, Таня, …; day 1
-open from 09:00 UTC); Cluedo cases seed 000's game (:mod:`gamekit`: Кросс, Дуг, Роза)
+open from 09:00 UTC); Cluedo cases seed 000's game (:mod:`kits.table`: Кросс, Дуг, Роза)
 and, for the reading alone, the issue's own cards (Краснова, нож, кухня, Веталь).
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import maniackit
 import pytest
-from gamekit import Table, body, utc
+from kits.table import Table, body, utc
 from maniackit import EMAILS, GAME, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 

@@ -1,7 +1,7 @@
 """Mail that broke pbp when a hostile tester played it as players and their clients do
 (issue 5, second pass). One test per finding, raw bytes or real pbp mail, exact values.
 
-Cluedo cases play seed 000's game (:mod:`gamekit`: Кросс, Дуг, Роза; help examples
+Cluedo cases play seed 000's game (:mod:`kits.table`: Кросс, Дуг, Роза; help examples
 ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза and ОБВИНЕНИЕ Маша, Топор, Столовая —
 which in that deal is the solution); Maniac cases seed 002's (:mod:`maniackit`).
 """
@@ -13,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from gamekit import EMAILS, Table, body, utc
+from kits.table import EMAILS, Table, body, utc
 from maniackit import EMAILS as MANIAC_EMAILS
 from maniackit import START as MANIAC_START
 from maniackit import ManiacTable

@@ -18,8 +18,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from gamekit import EMAILS as CLUEDO_EMAILS
-from gamekit import Table, body, utc
+from kits.table import EMAILS as CLUEDO_EMAILS
+from kits.table import Table, body, utc
 from maniackit import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, VOTE_PETYA, answer, from_player, message, run, votes
 

@@ -5,30 +5,17 @@ real ``pbp run`` (signals and the main loop are the point)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from gamekit import write_config
+from kits.daemon import DaemonProcess
+from kits.table import write_config
+from kits.wait import wait_for
 
 from pbp.mail.maildir import read_maildir
 
-REPO = Path(__file__).resolve().parent.parent
 STAMP = re.compile(r"^\S+ \S+ ")
-
-
-def until(test: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if test():
-            return True
-        time.sleep(0.1)
-    return test()
 
 
 def second_game(text: str) -> str:
@@ -44,35 +31,28 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
     config = write_config(tmp_path, start="2026-12-01T00:00")
     outbox = tmp_path / "mail" / "outbox"
     original = config.read_text(encoding="utf-8")
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    daemon = DaemonProcess(config)
     try:
-        assert until(lambda: len(read_maildir(outbox)) == 6, 30)
+        wait_for(lambda: len(read_maildir(outbox)) == 6, 30, daemon.output)
         # A new game, read without a restart: its players get their hands.
         config.write_text(second_game(original), encoding="utf-8")
-        daemon.send_signal(signal.SIGHUP)
-        assert until(lambda: len(read_maildir(outbox)) == 12, 30)
+        daemon.signal(signal.SIGHUP)
+        wait_for(lambda: len(read_maildir(outbox)) == 12, 30, daemon.output)
         subjects = [str(m["Subject"]) for m in read_maildir(outbox)[6:]]
         assert sum("[seed-001]" in s for s in subjects) == 6
         # A broken file: refused, the daemon goes on (still two games).
         config.write_text(original.replace("kind: cluedo_days", "kind: chess"), "utf-8")
-        daemon.send_signal(signal.SIGHUP)
-        time.sleep(12)  # the loop reads it within POLL_SECONDS
+        daemon.signal(signal.SIGHUP)
+        # The loop reads it within POLL_SECONDS.
+        wait_for(lambda: daemon.output().count("not reloaded") == 1, 30, daemon.output)
         # A file without the started seed-001: refused as well.
         config.write_text(original, encoding="utf-8")
-        daemon.send_signal(signal.SIGHUP)
-        time.sleep(12)
-        assert daemon.poll() is None
+        daemon.signal(signal.SIGHUP)
+        wait_for(lambda: daemon.output().count("not reloaded") == 2, 30, daemon.output)
+        assert daemon.process.poll() is None
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        output = daemon.communicate(timeout=30)[0]
+        daemon.stop()
+    output = daemon.output()
     lines = [STAMP.sub("", line) for line in output.splitlines()]
     reloads = [line for line in lines if "pbp.daemon" in line and "pbp running:" not in line][:-1]
     assert reloads == [

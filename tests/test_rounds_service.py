@@ -1,6 +1,6 @@
 """Cluedo by rounds (rules C1–C7, R1–R7) through :class:`pbp.service.Service`.
 
-Maildir transports and a test-controlled clock (:mod:`roundskit`): seed 000's worked
+Maildir transports and a test-controlled clock (:mod:`kits.rounds_table`): seed 000's worked
 example with its fixed deal, players Кросс, Дуг, Роза in this turn order, Europe/Moscow,
 start 2026-12-01 20:00 Moscow (17:00 UTC), 24 hours a turn, 12 an answer. Asserted:
 who receives which mail in which order (To, Subject), the key lines of the bodies,
@@ -16,8 +16,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from gamekit import GM, body, summary, utc
-from roundskit import START, RoundsTable
+from kits.rounds_table import START, RoundsTable
+from kits.table import GM, body, summary, utc
 
 from pbp.core.registry import KINDS
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gamekit import GM, Table, body, summary, utc
+from kits.table import GM, Table, body, summary, utc
 
 from pbp.core.registry import KINDS
 from pbp.mail.base import PermanentSendError, TransientSendError

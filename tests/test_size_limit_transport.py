@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gamekit import write_config
 from imapclient import IMAPClient
-from mailstack import Dovecot
+from kits.mailstack import Dovecot
+from kits.table import write_config
 
 from pbp.cli import _inbox
 from pbp.config import load_config

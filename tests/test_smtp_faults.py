@@ -1,6 +1,6 @@
 """Promise 5 of issue 6: the SMTP server down for long, or refusing one recipient.
 
-The service runs in this process on the games of tests/crashkit.py, reading a real
+The service runs in this process on the games of tests/kits/crash.py, reading a real
 Dovecot and sending through the suite's aiosmtpd server, which is stopped and
 started again, or told to refuse an address (550 at RCPT). Time is given to
 ``run_once`` explicitly, so the retry schedule (30 s, 120 s, …) is followed without
@@ -16,8 +16,8 @@ from email.policy import default as default_policy
 from pathlib import Path
 
 import pytest
-from crashkit import DAEMON, ENV, GM, Move, add_users, address, games_yaml, raw_move, tokens
-from mailstack import Dovecot, SmtpServer
+from kits.crash import DAEMON, ENV, GM, Move, add_users, address, games_yaml, raw_move, tokens
+from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.cli import _service
 from pbp.config import load_config

@@ -14,24 +14,21 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from gamekit import Table, utc, write_config
-from mailstack import Dovecot
+from kits.daemon import DaemonProcess, run_pbp
+from kits.mailstack import Dovecot
+from kits.table import Table, utc, write_config
+from kits.wait import wait_for
 
 from pbp.mail.base import RawMessage
 from pbp.mail.maildir import deliver, read_maildir
 from pbp.outcome import Outcome
 from pbp.store import Store, StoreReplacedError
 
-REPO = Path(__file__).resolve().parent.parent
 NOW = "2026-12-01T21:00+03:00"  # after the game's start (20:00 Moscow)
 OLD = b"From: cross@example.test\nTo: gm+old@example.test\nSubject: move\n\nSTATUS\n"
 PASSWORD = "gm-secret"
@@ -41,14 +38,7 @@ LOG = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARNING) ")
 def pbp(config: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """``python -m pbp -c CONFIG ARGS…`` in ``config``'s folder: (code, stdout, stderr
     without its log records)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), *args],
-        cwd=config.parent,
-        env={**os.environ, **(env or {}), "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_pbp(config, *args, env=env)
     said = [line for line in done.stderr.splitlines(keepends=True) if not LOG.match(line)]
     return done.returncode, done.stdout, "".join(said)
 
@@ -248,15 +238,6 @@ def test_a_store_replaced_during_a_round_marks_nothing_done_after_it(
         table.close()
 
 
-def _wait(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
 @pytest.mark.parametrize("inbox", ["maildir", "imap"])
 def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_deleted(
     inbox: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -275,29 +256,17 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
         config.write_text(text, encoding="utf-8")
         env = {"PBP_TEST_IMAP_PASSWORD": PASSWORD}
     store, outbox = tmp_path / "pbp.sqlite3", tmp_path / "mail" / "outbox"
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    daemon = DaemonProcess(config, env)
     try:
-        assert _wait(lambda: len(read_maildir(outbox)) == 6, 30)
+        wait_for(lambda: len(read_maildir(outbox)) == 6, 30, daemon.output)
         time.sleep(1)  # waiting for mail now
         store.unlink()
         deleted_at = time.monotonic()
         code = daemon.wait(10)
         seconds = time.monotonic() - deleted_at
-        output = daemon.communicate()[0]
+        output = daemon.output()
     finally:
-        if daemon.poll() is None:
-            daemon.send_signal(signal.SIGKILL)
-            daemon.wait()
-        assert daemon.stdout is not None
-        daemon.stdout.close()  # also when the test failed before communicate()
+        daemon.kill()
     records = [re.sub(r"^\S+ \S+ ", "", line) for line in output.splitlines()]
     errors = [line for line in records if line.startswith("ERROR")]
     assert (code, errors) == (1, [f"ERROR pbp.daemon: {deleted(store)}"]), output

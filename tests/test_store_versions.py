@@ -20,17 +20,14 @@ resume applies kept 3 alone, once.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from gamekit import Table, utc, write_config
+from kits.daemon import DaemonProcess
+from kits.table import Table, utc, write_config
+from kits.wait import wait_for
 
 from pbp.cli import main
 from pbp.mail.maildir import read_maildir
@@ -38,7 +35,6 @@ from pbp.store import SCHEMA_VERSION, Store, StoreVersionError
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-v0.sqlite3"
 HELD_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store-v2-held.sqlite3"
-REPO = Path(__file__).resolve().parent.parent
 
 
 def version(path: Path) -> int:
@@ -159,30 +155,20 @@ def test_pbp_backup_copies_a_consistent_store_while_pbp_run_writes_and_it_restor
 ) -> None:
     config = write_config(tmp_path, start="2026-12-01T00:00")
     outbox = tmp_path / "mail" / "outbox"
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    daemon = DaemonProcess(config)
     copy = tmp_path / "backups" / "pbp-1.sqlite3"
     copy.parent.mkdir()
     try:
-        deadline = time.monotonic() + 30
-        while len(read_maildir(outbox)) < 6 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for(lambda: len(read_maildir(outbox)) >= 6, 30, daemon.output)
         assert len(read_maildir(outbox)) == 6  # the game started: the daemon holds the store
         result = CliRunner().invoke(main, ["-c", str(config), "backup", str(copy)])
         assert (result.exit_code, result.output) == (
             0,
             f"backed up {tmp_path / 'pbp.sqlite3'} to {copy}\n",
         )
-        assert daemon.poll() is None  # still running
+        assert daemon.process.poll() is None  # still running
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(30)
+        daemon.stop()
     assert sorted(p.name for p in copy.parent.iterdir()) == ["pbp-1.sqlite3"]  # no -wal
     with Store(copy) as backup:
         assert backup.schedules().keys() == {"seed-000"}

@@ -4,15 +4,12 @@ The game is seed 000's worked example as a ``kind: cluedo_rounds`` game (rules C
 R1–R7): players Кросс, Дуг, Роза in this turn order, 3 suspects, 6 weapons, 3 rooms
 (C1), the seed's fixed deal, Europe/Moscow, start 2026-12-01 20:00 Moscow (17:00 UTC),
 24 hours for a turn and 12 for an answer (R7). The mailbox, clock and mail helpers are
-those of :mod:`gamekit` (Maildir transports, a test-controlled clock).
+those of :mod:`kits.table` (Maildir transports, a test-controlled clock).
 """
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
-
-from gamekit import TEMPLATES, Table, utc
 
 from pbp.config import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport
@@ -20,14 +17,11 @@ from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
 
-ROUNDS_YAML = """\
-mail:
-  address: gm@example.test
-  personal_address: plus
-  inbox: {{maildir: ./mail/inbox}}
-  outbox: {{maildir: ./mail/outbox}}
-store: ./pbp.sqlite3
-games:
+from .games import game_keys, write_games_yaml
+from .table import TEMPLATES, Table, utc
+
+#: The game's item of ``games.yaml``.
+ROUNDS_ITEM = """\
   - id: seed-000
     kind: cluedo_rounds
     locale: {locale}
@@ -62,14 +56,14 @@ class RoundsTable(Table):
 
     ``extra``: more game keys (YAML, unindented), e.g. ``"remind_hours_before: 2\\n"``
     or ``"auto_answer: none\\n"``. Sending, reading the outbox and ``run`` are
-    :class:`gamekit.Table`'s.
+    :class:`kits.table.Table`'s.
     """
 
     def __init__(self, directory: Path, *, locale: str = "ru", extra: str = "") -> None:
         self.directory = directory
-        path = directory / "games.yaml"
-        block = textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else ""
-        path.write_text(ROUNDS_YAML.format(locale=locale, extra=block), encoding="utf-8")
+        path = write_games_yaml(
+            directory, ROUNDS_ITEM.format(locale=locale, extra=game_keys(extra))
+        )
         self.config = load_config(path)
         self.store = Store(self.config.store)
         self.inbox_path = directory / "mail" / "inbox"

@@ -6,23 +6,18 @@ and the tools to compare two runs of it (the crash tests, issue 6).
 player at his own address, fixed seeds, deadlines 12 hours away so that nothing
 but mail moves the games. :func:`random_moves` makes a reproducible stream of
 moves for them (applied ones, refused ones, STATUS, garbage).
-:class:`Daemon` is ``python -m pbp run`` in a subprocess whose log is kept across
-restarts. :func:`store_facts` and :func:`mail_facts` reduce a run to what must be
+The daemon is :class:`kits.daemon.DaemonProcess` (its log kept across restarts).
+:func:`store_facts` and :func:`mail_facts` reduce a run to what must be
 equal between a run that was killed and one that never was.
 """
 
 from __future__ import annotations
 
 import email
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -32,15 +27,15 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from mailstack import Dovecot
+from . import games
+from .games import Imap, MailSection, Smtp
+from .mailstack import Dovecot
 
-REPO = Path(__file__).resolve().parent.parent
 DAEMON = "gm@example.test"
 DAEMON_PASSWORD = "daemon-secret"
 GM = "gm-person@example.test"
 PASSWORD_ENV = "PBP_CRASH_IMAP_PASSWORD"
 ENV = {PASSWORD_ENV: DAEMON_PASSWORD}
-RUNNING = "pbp running:"
 MSK = ZoneInfo("Europe/Moscow")
 
 SUSPECTS = ["Краснова", "Горчичников", "Белых", "Зеленович"]
@@ -83,6 +78,13 @@ def add_users(dovecot: Dovecot) -> None:
         dovecot.add_user(mailbox, "player-secret")
 
 
+MAIL_TRAILER = """\
+# Bots send a player's moves by the dozen per minute: every one answered at once
+# (the rate limit counts by the round's clock, which differs between the runs).
+max_answers_per_hour: 10000
+"""
+
+
 def games_yaml(imap_port: int, smtp_port: int, now: datetime) -> str:
     """The config of the three games; their deadlines are 12 and 13 hours after ``now``."""
     close = (now + timedelta(hours=12)).astimezone(MSK).strftime("%H:%M")
@@ -96,18 +98,14 @@ def games_yaml(imap_port: int, smtp_port: int, now: datetime) -> str:
       suspects: [{", ".join(SUSPECTS)}]
       weapons: [{", ".join(WEAPONS)}]
       rooms: [{", ".join(ROOMS)}]"""
-    return f"""\
-mail:
-  address: {DAEMON}
-  personal_address: plus
-  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
-                  password_env: {PASSWORD_ENV}, tls: none}}}}
-  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
-  # Bots send a player's moves by the dozen per minute: every one answered at once
-  # (the rate limit counts by the round's clock, which differs between the runs).
-  max_answers_per_hour: 10000
-store: ./pbp.sqlite3
-games:
+    mail = MailSection(
+        address=DAEMON,
+        inbox=Imap(imap_port, PASSWORD_ENV, username=DAEMON),
+        outbox=Smtp(smtp_port),
+        trailer=MAIL_TRAILER,
+    )
+    return games.games_yaml(
+        f"""\
   - id: cd-1
     kind: cluedo_days
     locale: ru
@@ -140,7 +138,9 @@ games:
     night_ends: "{dawn}"
     players:
 {players("mn-1")}
-"""
+""",
+        mail=mail,
+    )
 
 
 @dataclass(frozen=True)
@@ -207,55 +207,6 @@ def tokens(store: Path) -> dict[tuple[str, str], str]:
     """``(game, player) -> token`` from a store."""
     with sqlite3.connect(store) as db:
         return {(g, p): t for t, g, p in db.execute("SELECT token, game_id, player FROM tokens")}
-
-
-class Daemon:
-    """``python -m pbp -c CONFIG run`` in a subprocess, its output appended to
-    ``daemon.log`` beside the config (kept across restarts)."""
-
-    def __init__(self, config: Path, env: Mapping[str, str] = ENV) -> None:
-        self.log_path = config.parent / "daemon.log"
-        self._runs = self.output().count(RUNNING) if self.log_path.exists() else 0
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "pbp", "-c", str(config), "run"],
-                cwd=config.parent,
-                env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    def output(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def wait_running(self, timeout: float = 60.0) -> None:
-        """Return once this process logged that it serves (its signal handlers are set)."""
-        wait_for(lambda: self.output().count(RUNNING) > self._runs, timeout, self.output)
-
-    def kill(self) -> int:
-        """SIGKILL (a crash); returns the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        return self.process.wait(10)
-
-    def stop(self, timeout: float = 30.0) -> int:
-        """SIGTERM, then wait; returns the exit status (a kill after ``timeout`` s: -9)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return self.kill()
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float, explain: Callable[[], str]) -> None:
-    """Poll ``predicate`` every 0.1 s for up to ``timeout`` seconds; AssertionError if never."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(explain())
-        time.sleep(0.1)
 
 
 def settled(store: Path, expected: int) -> bool:

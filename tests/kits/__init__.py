@@ -1,0 +1,22 @@
+"""The test suite's kits: everything tests share beyond ``conftest.py``'s fixtures.
+
+Imported as ``kits.…``: ``tests/`` is on ``sys.path`` (``tests/conftest.py`` puts it
+there; so do ``benchmarks/*.py``).
+
+* :mod:`kits.games` — the one ``games.yaml`` builder (:class:`~kits.games.MailSection`,
+  :func:`~kits.games.games_yaml`, :func:`~kits.games.write_games_yaml`).
+* :mod:`kits.table`, :mod:`kits.rounds_table` — a seed-000 Cluedo game (by game days,
+  by rounds) on Maildir transports with a test-controlled clock, driven in-process.
+* :mod:`kits.mailstack` — a real Dovecot and an aiosmtpd server (the ``dovecot`` and
+  ``smtp_server`` fixtures of ``conftest.py``).
+* :mod:`kits.mail` — a player's side of the real mail stack: :class:`~kits.mail.Received`
+  (one message of a mailbox), :func:`~kits.mail.mailbox`, :func:`~kits.mail.send`.
+* :mod:`kits.daemon` — ``pbp`` as a subprocess (:class:`~kits.daemon.DaemonProcess`,
+  :func:`~kits.daemon.run_pbp`): the one place that knows ``Popen`` and ``PYTHONPATH``.
+* :mod:`kits.cli` — the ``pbp`` command line in-process (click's ``CliRunner``), giving
+  what a child process shows (exit status, stdout, stderr with its log records).
+* :mod:`kits.wait` — :func:`~kits.wait.wait_for`, polling until a condition holds.
+* :mod:`kits.crash` — three games in one daemon and the facts two runs must share.
+* :mod:`kits.imapscript` — a scripted IMAP server for faults Dovecot cannot show.
+* :mod:`kits.bodyshapes` — hostile mail bodies.
+"""

@@ -1,0 +1,133 @@
+"""``pbp`` as a real subprocess: the one place that knows ``Popen`` and ``PYTHONPATH``.
+
+Most tests call the command line in-process (:mod:`kits.cli`); these are for the
+tests where the process boundary is the point: the exit status of ``pbp run``, its
+signals (SIGTERM, SIGHUP, SIGKILL), a second process on the same store.
+
+* :func:`pbp_env` — the environment of a ``pbp`` child (``PYTHONPATH`` = the checkout).
+* :func:`run_pbp` — one command, ``python -m pbp -c CONFIG ARGS…``, to its end.
+* :class:`DaemonProcess` — ``pbp run`` in the background, its output in ``daemon.log``.
+
+Example::
+
+    daemon = DaemonProcess(config, env={"PBP_IMAP_PASSWORD": "secret"})
+    daemon.wait_running()
+    wait_for(lambda: len(read_maildir(outbox)) == 6, 20, daemon.output)
+    assert daemon.stop() == 0
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from .wait import wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: What ``pbp run`` logs once it serves (its signal handlers are set).
+RUNNING = "pbp running:"
+
+
+def pbp_env(
+    env: Mapping[str, str] | None = None, *, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """``base`` (default: this process's environment without ``PBP_CONFIG``), then
+    ``env``, and ``PYTHONPATH`` = the checkout."""
+    start = base if base is not None else os.environ
+    found = {name: value for name, value in start.items() if name != "PBP_CONFIG"}
+    return {**found, **(env or {}), "PYTHONPATH": str(REPO)}
+
+
+def pbp_argv(config: Path, *args: str) -> list[str]:
+    """``[python, -m, pbp, -c, CONFIG, ARGS…]``."""
+    return [sys.executable, "-m", "pbp", "-c", str(config), *args]
+
+
+def run_pbp(
+    config: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    base: Mapping[str, str] | None = None,
+    timeout: float = 120.0,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m pbp -c CONFIG ARGS…`` in the config's directory to its end
+    (stdout and stderr captured as text; the environment: :func:`pbp_env`)."""
+    return subprocess.run(
+        pbp_argv(config, *args),
+        cwd=config.parent,
+        env=pbp_env(env, base=base),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+class DaemonProcess:
+    """``python -m pbp -c CONFIG ARGS…`` (default ``run``) in a subprocess, cwd the
+    config's directory; stdout and stderr appended to ``daemon.log`` beside the config
+    (kept across restarts), read by :meth:`output`. ``env``/``base``: :func:`pbp_env`.
+    """
+
+    def __init__(
+        self,
+        config: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        base: Mapping[str, str] | None = None,
+        args: tuple[str, ...] = ("run",),
+    ) -> None:
+        self.log_path = config.parent / "daemon.log"
+        self._runs = self.output().count(RUNNING) if self.log_path.exists() else 0
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                pbp_argv(config, *args),
+                cwd=config.parent,
+                env=pbp_env(env, base=base),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def output(self) -> str:
+        """What the daemon printed so far (its log, with earlier runs' before it)."""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def wait_running(self, timeout: float = 60.0) -> None:
+        """Return once this process logged that it serves (its signal handlers are set).
+
+        :raises AssertionError: not within ``timeout`` s (with the log).
+        """
+        wait_for(lambda: self.output().count(RUNNING) > self._runs, timeout, self.output)
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` (e.g. ``signal.SIGHUP``) while it runs."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+
+    def kill(self) -> int:
+        """SIGKILL (a crash); returns the exit status."""
+        self.signal(signal.SIGKILL)
+        return self.process.wait(10)
+
+    def wait(self, timeout: float) -> int:
+        """Wait for it to exit on its own; its exit status.
+
+        :raises subprocess.TimeoutExpired: still running after ``timeout`` s.
+        """
+        return self.process.wait(timeout)
+
+    def stop(self, timeout: float = 30.0) -> int:
+        """SIGTERM, then wait; returns the exit status (a kill after ``timeout`` s: -9)."""
+        self.signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return -9

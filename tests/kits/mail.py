@@ -1,0 +1,115 @@
+"""Helpers for the whole-game tests through the real mail stack with a real ``pbp run``.
+
+* :func:`mailbox` reads a Dovecot mailbox over IMAP (through the master user of
+  tests/kits/mailstack.py, without setting ``\\Seen``) into :class:`Received` messages.
+* :func:`send` is a player's mail client: a plain-text mail by SMTP, optionally a
+  reply (RFC 5322 §3.6.4 threading).
+* :func:`subjects` lists the Subjects of a mailbox.
+
+The daemon beside them is :class:`kits.daemon.DaemonProcess`; waiting is
+:func:`kits.wait.wait_for`.
+
+Example::
+
+    daemon = DaemonProcess(config_path, env={"PBP_IMAP_PASSWORD": "secret"})
+    wait_for(lambda: len(mailbox(dovecot, "cross@example.test")) == 2, 20, daemon.output)
+    send(smtp, "cross@example.test", personal, "ОБВИНЕНИЕ Маша, Топор, Столовая")
+    assert daemon.stop() == 0
+"""
+
+from __future__ import annotations
+
+import email
+import smtplib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import format_datetime, make_msgid, parsedate_to_datetime
+
+from .mailstack import Dovecot, SmtpServer
+
+__all__ = ["Received", "mailbox", "send", "subjects"]
+
+
+@dataclass(frozen=True)
+class Received:
+    """One message of a mailbox: its UID, its flags and the parsed message."""
+
+    uid: int
+    flags: frozenset[str]
+    message: EmailMessage
+
+    @property
+    def subject(self) -> str:
+        return str(self.message["Subject"])
+
+    @property
+    def body(self) -> str:
+        """The decoded text, lines ended by ``\\n``."""
+        content = self.message.get_content()
+        assert isinstance(content, str)
+        return content.replace("\r\n", "\n")
+
+    @property
+    def lines(self) -> list[str]:
+        return self.body.splitlines()
+
+    @property
+    def date(self) -> datetime:
+        """The ``Date`` header (RFC 5322 §3.6.1) as an aware UTC datetime (1 s resolution)."""
+        value = self.message["Date"]
+        assert value is not None, self.subject
+        return parsedate_to_datetime(str(value)).astimezone(UTC)
+
+    def header(self, name: str) -> str | None:
+        value = self.message[name]
+        return None if value is None else str(value)
+
+
+def mailbox(dovecot: Dovecot, address: str) -> list[Received]:
+    """Every message of ``address``'s INBOX in UID order, read without setting ``\\Seen``."""
+    found = []
+    for stored in dovecot.messages(address):
+        message = email.message_from_bytes(stored.raw, policy=default_policy)
+        assert isinstance(message, EmailMessage)
+        found.append(Received(stored.uid, frozenset(stored.flags), message))
+    return found
+
+
+def subjects(dovecot: Dovecot, address: str) -> list[str]:
+    """The Subjects of ``address``'s INBOX in UID (delivery) order."""
+    return [r.subject for r in mailbox(dovecot, address)]
+
+
+def send(
+    smtp: SmtpServer,
+    sender: str,
+    to: str,
+    body: str,
+    *,
+    subject: str = "ход",
+    reply_to: Received | None = None,
+) -> str:
+    """Send a player's plain-text mail by SMTP; returns its Message-ID.
+
+    ``reply_to``: the mail answered (Subject ``Re: …``, In-Reply-To and References).
+    """
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message_id = make_msgid(domain="example.test")
+    message["Message-ID"] = message_id
+    message["Date"] = format_datetime(datetime.now(UTC))
+    if reply_to is None:
+        message["Subject"] = subject
+    else:
+        parent = reply_to.header("Message-ID")
+        assert parent is not None
+        message["Subject"] = f"Re: {reply_to.subject}"
+        message["In-Reply-To"] = parent
+        message["References"] = " ".join([*(reply_to.header("References") or "").split(), parent])
+    message.set_content(body)
+    with smtplib.SMTP(smtp.host, smtp.port, timeout=10) as client:
+        client.send_message(message)
+    return message_id
