@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pbp.core.events import IllegalMove, InvalidMove
+from pbp.core.events import IllegalMove, InvalidMove, SetupError
 from pbp.games.cluedo.cards import (
     CardCountError,
     Cards,
@@ -22,6 +22,7 @@ from pbp.games.cluedo.cards import (
     deal_as_json,
     deal_from_json,
     gm_default_card,
+    start_deal,
 )
 
 # The card list of seed 000's real game (the one games.yaml uses), in order.
@@ -223,3 +224,13 @@ def test_C6_named_cards_must_be_a_suspect_a_weapon_and_a_room_in_order() -> None
         "category": "weapon",
         "allowed": ["Топор", "Пистолет", "Канделябр", "Молоток", "Веревка", "Нож"],
     }
+
+
+def test_C1_C2_a_game_that_cannot_be_set_up_is_one_error_type() -> None:
+    """The engines' own guard at the start: SetupError (a ValueError), whichever rule."""
+    with pytest.raises(SetupError, match="rule C1: at least 3 players, got 2"):
+        start_deal(EXAMPLE, ["Кросс", "Дуг"], 1, None)
+    with pytest.raises(SetupError, match="rule C1: 4 players need 15 cards, got 12"):
+        start_deal(EXAMPLE, ["Кросс", "Дуг", "Роза", "Моро"], 1, None)
+    with pytest.raises(SetupError, match="rule C1: the suspect deck holds 1"):
+        cards_for_players(["A"], list("bcdef"), list("rstuvw"), 3)

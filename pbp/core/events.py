@@ -81,6 +81,13 @@ def utc_iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat()
 
 
+class SetupError(ValueError):
+    """A game that cannot be set up as given: a rule of its setup broken (the players,
+    the cards, the roles, a rule's number, the fairness salt), found by its engine at
+    the start. ``pbp check`` finds the same in ``games.yaml`` first, each at its line;
+    this is the engines' own guard (a ``ValueError``, as a bad value is)."""
+
+
 class Refusal(Exception):
     """Something pbp refuses, answered in words: ``code`` names the text
     ``templates/<locale>/errors/<code>.txt``, rendered with ``params`` (JSON values), so

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import canonical_deal
 from pbp.yamlmarks import YamlPath, did_you_mean, show_path
 
@@ -47,7 +47,7 @@ class Cards:
         raise KeyError(card)
 
 
-class CardCountError(ValueError):
+class CardCountError(SetupError):
     """The configured decks cannot come to 3M+3 cards by rule C1."""
 
 
@@ -255,7 +255,7 @@ def check_deal(cards: Cards, players: Sequence[str], fixed: Deal) -> None:
         problems = "; ".join(
             f"{show_path(path)}: {message.removeprefix('rule C2: ')}" for path, message in found
         )
-        raise ValueError(f"rule C2: {problems}")
+        raise SetupError(f"rule C2: {problems}")
 
 
 def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | None) -> Deal:
@@ -274,11 +274,11 @@ def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | No
     """
     names = list(players)
     if len(names) < 3:
-        raise ValueError(f"rule C1: at least 3 players, got {len(names)}")
+        raise SetupError(f"rule C1: at least 3 players, got {len(names)}")
     if len(set(names)) != len(names):
-        raise ValueError(f"players named twice: {names}")
+        raise SetupError(f"players named twice: {names}")
     if len(cards.all()) != 3 * len(names) + 3:
-        raise ValueError(
+        raise SetupError(
             f"rule C1: {len(names)} players need {3 * len(names) + 3} cards, got {len(cards.all())}"
         )
     if fixed is None:

@@ -68,7 +68,7 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     CATEGORIES,
@@ -136,7 +136,7 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
     names = [name for name, _ in setup.players]
     dealt = start_deal(setup.cards, names, seed, setup.deal)
     if not salt:
-        raise ValueError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
     state = DaysState(
         game_id=setup.game_id,
         players=tuple(setup.players),

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbp.core.events import flat_dict
+from pbp.core.events import SetupError, flat_dict
 from pbp.games.cluedo.cards import (
     Cards,
     Deal,
@@ -34,9 +34,9 @@ class DaysRules:
 
     def __post_init__(self) -> None:
         if self.suggestions_per_day < 0 or self.max_per_addressee_per_day < 1:
-            raise ValueError(f"rule D2: bad limits in {self!r}")
+            raise SetupError(f"rule D2: bad limits in {self!r}")
         if self.answer_grace_hours < 0:
-            raise ValueError(f"rule D6: answer_grace_hours must be >= 0, got {self!r}")
+            raise SetupError(f"rule D6: answer_grace_hours must be >= 0, got {self!r}")
 
 
 @dataclass(frozen=True)

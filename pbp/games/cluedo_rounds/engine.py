@@ -81,7 +81,7 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     Accuse,
@@ -184,7 +184,7 @@ def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
     names = [name for name, _ in setup.players]
     dealt = start_deal(setup.cards, names, seed, setup.deal)
     if not salt:
-        raise ValueError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
     state = RoundsState(
         game_id=setup.game_id,
         players=tuple(setup.players),

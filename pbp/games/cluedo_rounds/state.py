@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
-from pbp.core.events import Event, flat_dict
+from pbp.core.events import Event, SetupError, flat_dict
 from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     CATEGORIES,
@@ -59,12 +59,12 @@ class RoundsRules:
 
     def __post_init__(self) -> None:
         if self.auto_answer not in AUTO_ANSWERS:
-            raise ValueError(
+            raise SetupError(
                 f"rule R6: auto_answer must be one of {', '.join(AUTO_ANSWERS)}, "
                 f"got {self.auto_answer!r}"
             )
         if not (self.turn_hours > 0 and self.answer_hours > 0):
-            raise ValueError(f"rule R7: turn_hours and answer_hours must be > 0 in {self!r}")
+            raise SetupError(f"rule R7: turn_hours and answer_hours must be > 0 in {self!r}")
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import commitment
 from pbp.games.maniac.state import (
     MAX_PLAYERS,
@@ -240,11 +240,11 @@ def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step:
     stamp = utc_iso(at)
     names = [name for name, _ in setup.players]
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise ValueError(f"rule M1: {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
+        raise SetupError(f"rule M1: {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
     if len(set(names)) != len(names):
-        raise ValueError(f"players named twice: {names}")
+        raise SetupError(f"players named twice: {names}")
     if not salt:
-        raise ValueError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
     if setup.roles is None:
         dealt = deal_roles(names, setup.rules, random.Random(seed))
     else:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pbp.core.events import flat_dict
+from pbp.core.events import SetupError, flat_dict
 from pbp.fairness import canonical_deal, commitment
 
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
@@ -49,7 +49,7 @@ class ManiacRules:
 
     def __post_init__(self) -> None:
         if min(dataclasses.astuple(self)) < 1:
-            raise ValueError(f"rules M1, M4, M5, M9: every number must be >= 1 in {self!r}")
+            raise SetupError(f"rules M1, M4, M5, M9: every number must be >= 1 in {self!r}")
 
 
 @dataclass(frozen=True)
@@ -205,17 +205,17 @@ def check_roles(names: list[str], roles: Mapping[str, str], rules: ManiacRules) 
     :raises ValueError: naming the rule and the problem (a player without a role or
         a role for a non-player, an unknown role, wrong role counts)."""
     if set(roles) != set(names):
-        raise ValueError(
+        raise SetupError(
             f"rule M1: roles must name every player once; players {names}, roles {sorted(roles)}"
         )
     unknown = sorted({r for r in roles.values() if r not in ROLES})
     if unknown:
-        raise ValueError(f"rule M1: unknown roles {unknown}; roles are {', '.join(ROLES)}")
+        raise SetupError(f"rule M1: unknown roles {unknown}; roles are {', '.join(ROLES)}")
     fans = 1 if len(names) >= rules.fan_from else 0
     for role, want in (("maniac", 1), ("duty_officer", 1), ("fan", fans)):
         got = sum(1 for r in roles.values() if r == role)
         if got != want:
-            raise ValueError(f"rule M1: {len(names)} players need {want} {role}, got {got}")
+            raise SetupError(f"rule M1: {len(names)} players need {want} {role}, got {got}")
 
 
 def deal_roles(names: list[str], rules: ManiacRules, rng: random.Random) -> dict[str, str]:
