@@ -1,6 +1,6 @@
 """The started games' table: their states and the only writer of their steps.
 
-Every step of a game — a player's move, a GM's lever, a passed deadline — is
+Every step of a started game — a player's move, a GM's lever, a passed deadline — is
 committed here (:meth:`GameTable.commit`: its events, its state, its next deadline,
 in the caller's transaction) and told here (:meth:`GameTable.tell`: the private mails
 it causes, then its posts). The service's intake and the GM's levers
