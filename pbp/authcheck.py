@@ -95,8 +95,12 @@ def verdict(runs: Sequence[Sequence[str]], from_address: str, trusted_authserv_i
     ]
     if "fail" in dmarc:
         return Verdict(False, False, "dmarc=fail")
-    if "pass" in dmarc:
+    if dmarc and all(result == "pass" for result in dmarc):
         return Verdict(True, True, "dmarc=pass")
+    if "pass" in dmarc:
+        # A pass beside another verdict of the same server (a field below it forged to
+        # upgrade "none"): the pass does not count.
+        return Verdict(False, False, f"dmarc results disagree: {', '.join(dmarc)}")
     other = [result for result in dmarc if result not in _NO_VERDICT]
     if other:  # an unknown result: not a pass
         return Verdict(False, False, f"dmarc={other[0]}")

@@ -704,6 +704,7 @@ class Service:
             self._replaced,
             self._unauthenticated_sender,
             self._body,
+            self._automatic_report,
             self._gm_mail,
             self._new_address,
             self._unreadable_body,
@@ -777,10 +778,19 @@ class Service:
 
     def _automatic(self, message: Message) -> Outcome | None:
         """RFC 3834: never answer bounces or auto-replies; keep them for the GM."""
-        letter = message.letter
-        raw = message.raw
-        if not letter.automatic and message.sender is not None:
+        if not message.letter.automatic and message.sender is not None:
             return None
+        return self._keep_automatic(message)
+
+    def _automatic_report(self, message: Message) -> Outcome | None:
+        """A report part found once the body is read (a ``message/delivery-status``
+        inside ``multipart/mixed``): automatic too, never answered (RFC 3834)."""
+        if not message.letter.automatic:
+            return None
+        return self._keep_automatic(message)
+
+    def _keep_automatic(self, message: Message) -> Outcome:
+        letter, raw = message.letter, message.raw
         with self.store.transaction():
             kept_id = self.store.keep(
                 message.source,
@@ -1078,8 +1088,9 @@ class Service:
         """A mail over ``mail.max_message_size`` bytes: never parsed; kept with its header
         section and size only (not its body, which could fill the disk). A player or GM
         of a started game, writing from his registered address, is told in his game's
-        language why and what to send instead, and his GM at once; a stranger's goes to
-        the GM digest unanswered."""
+        language why and what to send instead, and his GM at once; a stranger's, and
+        one whose From the trusted server did not authenticate, goes to the GM digest
+        unanswered."""
         letter = message.letter
         sender = message.from_address
         raw = message.raw
@@ -1089,6 +1100,14 @@ class Service:
         limit = self.config.mail.max_message_size
         detail = f"{size} bytes, over the limit of {limit}"
         seats = self.store.tokens_of(sender)
+        trusted = self.config.mail.trusted_authserv_id
+        if seats and trusted is not None:
+            # The header section is enough to see a From the server did not
+            # authenticate (RFC 8601): no player's, so no answer and no notice.
+            checked = verdict(letter.authentication_results, sender, trusted)
+            if not checked.authenticated:
+                seats = []
+                detail = f"{detail}; unauthenticated: {checked.reason}"
         with self.store.transaction():
             kept_id = self.store.keep(
                 source, raw.arrived, f"{TOO_LARGE}{detail}", header_section(raw.raw), now

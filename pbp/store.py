@@ -965,7 +965,8 @@ class Store:
     ) -> bool:
         """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
         for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
-        player's moves, a GM's commands, or held by a pause (not when it was refused as
+        player's moves or his NEW ADDRESS, a GM's commands (applied, refused or waiting
+        for his confirmation), or held by a pause (not when it was refused as
         to the wrong address, or crashed: the same mail may then come again, rightly
         addressed); with ``game_id`` and ``player``, as that player's mail in that game
         (a broken client's Message-ID reused by another player's mail is no copy); with
@@ -975,7 +976,7 @@ class Store:
         query = (
             "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
             "('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
-            "'gm_refused', 'paused')"
+            "'gm_refused', 'gm_pending', 'paused', 'new_address')"
         )
         args: list[Any] = [message_id]
         if content is not None:

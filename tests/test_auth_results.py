@@ -183,3 +183,19 @@ def test_authentication_results_are_read_in_runs_of_adjacent_fields() -> None:
         ("mx.example.test; dmarc=pass", "mx.example.test; spf=pass smtp.mailfrom=example.test"),
         ("mx.example.test; dmarc=fail",),
     )
+
+
+def test_a_dmarc_pass_beside_another_verdict_of_the_same_server_does_not_count() -> None:
+    """A forged field right below the server's own, with no trace field between, must
+    not upgrade the server's dmarc=none to a pass (a GM lever applied unconfirmed)."""
+    runs = [
+        [
+            f"{MX}; dmarc=none header.from=example.test",
+            f"{MX}; dmarc=pass header.from=example.test",
+        ]
+    ]
+    assert verdict(runs, FROM, MX) == Verdict(False, False, "dmarc results disagree: none, pass")
+    split = [
+        [f"{MX}; spf=pass smtp.mailfrom=example.test", f"{MX}; dmarc=pass header.from=example.test"]
+    ]
+    assert verdict(split, FROM, MX) == Verdict(True, True, "dmarc=pass")

@@ -435,14 +435,15 @@ def test_R6_R7_rounds_settings_are_checked_at_their_lines(
     ]
 
 
+@pytest.mark.parametrize("written", ["forced", "FORCED"])
 def test_R6_auto_answer_forced_is_refused_saying_why(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: str
 ) -> None:
     text = (REPO / "games.yaml").read_text(encoding="utf-8")
-    text = text.replace("auto_answer: no_match ", "auto_answer: forced   ")
+    text = text.replace("auto_answer: no_match ", f"auto_answer: {written}   ")
     with pytest.raises(ConfigError) as caught:
         load_config(_write(tmp_path, monkeypatch, text))
-    (line,) = {n for n, row in enumerate(text.splitlines(), 1) if "auto_answer: forced" in row}
+    (line,) = {n for n, row in enumerate(text.splitlines(), 1) if f"auto_answer: {written}" in row}
     assert [str(p) for p in caught.value.problems] == [
         f"games.yaml:{line}: games[1].auto_answer: 'forced' is not offered: showing a single "
         "matching card at once tells the suggester that a player who is asked holds at least "

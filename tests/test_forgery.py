@@ -110,6 +110,25 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     assert "pbp rotate-token seed-000 --gm" in text
 
 
+def test_a_copy_of_a_gm_mail_awaiting_confirmation_is_a_duplicate_not_a_second_request(
+    table: Table,
+) -> None:
+    """A duplicate delivery (or a renumbered mailbox) of the GM's lever mail must not ask
+    for a second confirmation: two codes confirmed would pull the lever twice."""
+    message = EmailMessage(policy=SMTP)
+    message["From"] = GM
+    message["To"] = gm_address(table)
+    message["Subject"] = "команды"
+    message["Date"] = format_datetime(utc(2026, 12, 1, 18))
+    message["Message-ID"] = "<dup-gm@example.test>"
+    message.set_content("ПРОДЛИТЬ 2\n")
+    deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
+    deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending", "duplicate"]
+    (confirm,) = table.new_mail()
+    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ведущего")]
+
+
 def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
     table: Table,
 ) -> None:
@@ -252,6 +271,17 @@ def test_a_players_vote_that_failed_dmarc_is_kept_and_not_counted(trusting: Tabl
     # The same move, authenticated, counts.
     trusting.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 7))
     assert trusting.run(utc(2026, 12, 1, 17, 8)) == ["applied"]
+
+
+def test_an_oversize_mail_whose_from_failed_dmarc_is_answered_to_nobody(trusting: Table) -> None:
+    """The size rule reads no body, but the header section shows the forgery: Кросс is
+    not asked to resend a mail he never sent, and the GM gets no alarm; the digest has it."""
+    failed = ("Authentication-Results", f"{TRUSTED}; dmarc=fail header.from=example.test")
+    trusting.send("Кросс", "x" * 2_100_000, at=utc(2026, 12, 1, 17, 5), headers=[failed])
+    assert trusting.run(utc(2026, 12, 1, 17, 6)) == ["too_large"]
+    assert trusting.new_mail() == []
+    (kept,) = trusting.store.kept()
+    assert kept.reason.endswith("over the limit of 2000000; unauthenticated: dmarc=fail")
 
 
 @pytest.mark.parametrize(

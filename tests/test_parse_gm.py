@@ -108,6 +108,8 @@ def test_a_misspelt_gm_keyword_is_answered_with_the_one_it_resembles() -> None:
         ("ЗАМЕНА Петя Вова vova@example.test", "substitute"),
         ("REMOVE", "remove"),
         ("VOID семнадцать", "void"),
+        ("ОТМЕНИТЬ ²", "void"),
+        ("VOID 1²", "void"),
         ("EXPORT pdf", "export"),
     ],
 )

@@ -20,6 +20,7 @@ from kits.table import GM, Table, body, summary, utc
 
 from pbp.core.registry import KINDS
 from pbp.mail.base import PermanentSendError, TransientSendError
+from pbp.mail.maildir import deliver
 
 WELCOME = "[seed-000] Клуэдо: ваши карты"
 FORMATS = ("BBCode", "Markdown")
@@ -313,6 +314,29 @@ def test_auto_replies_are_kept_and_never_answered(table: Table, header: tuple[st
     """RFC 3834: no answer to automatic mail, so no mail loop."""
     table.new_mail()
     table.send("Кросс", "Я в отпуске", at=utc(2026, 12, 1, 17, 5), headers=[header])
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["automatic"]
+    assert table.new_mail() == []
+    assert [k.reason for k in table.store.kept()] == ["automatic or no sender"]
+
+
+def test_a_report_part_inside_multipart_mixed_makes_a_players_mail_automatic(
+    table: Table,
+) -> None:
+    """RFC 3834/3464: a delivery report is automatic wherever it sits in the MIME tree,
+    not only at the top; the header section alone does not show it, the body does."""
+    table.new_mail()
+    raw = (
+        "From: cross@example.test\r\n"
+        f"To: gm+{table.token('Кросс')}@example.test\r\n"
+        "Subject: ход\r\nMessage-ID: <report-in-mixed@example.test>\r\n"
+        "MIME-Version: 1.0\r\n"
+        'Content-Type: multipart/mixed; boundary="BB"\r\n\r\n'
+        "--BB\r\nContent-Type: text/plain\r\n\r\nSTATUS\r\n"
+        "--BB\r\nContent-Type: message/delivery-status\r\n\r\n"
+        "Reporting-MTA: dns; mx.example.test\r\n\r\n"
+        "--BB--\r\n"
+    ).encode()
+    deliver(table.inbox_path, raw, at=utc(2026, 12, 1, 17, 5))
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["automatic"]
     assert table.new_mail() == []
     assert [k.reason for k in table.store.kept()] == ["automatic or no sender"]

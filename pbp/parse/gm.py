@@ -267,7 +267,8 @@ def _lever(name: str, rest: str) -> Lever | None:
         return Remove(rest) if rest else None
     if name == "void":
         number = rest.lstrip("#№")
-        return Void(int(number)) if number.isdigit() else None
+        # "²".isdigit() is true, int("²") fails: only digits int() reads (any script's)
+        return Void(int(number)) if number.isdecimal() else None
     fmt = rest.lower() or "markdown"
     for known in FORMATS:
         if fmt == known:

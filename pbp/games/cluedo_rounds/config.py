@@ -43,7 +43,7 @@ class CluedoRoundsGame(CluedoGame):
     @field_validator("auto_answer", mode="before")
     @classmethod
     def _not_forced(cls, value: object) -> object:
-        if value == "forced":
+        if isinstance(value, str) and value.strip().lower() == "forced":
             raise ValueError(FORCED_LEAKS)
         return value
 
