@@ -3,7 +3,8 @@
 Two sources of work, one writer: the mail loop (IMAP IDLE or Maildir polling)
 and an APScheduler ``BackgroundScheduler`` with date jobs at each game's next
 moments (its start, its next deadline — a day close in the game's time zone —
-and the reminder before it), replanned after every round (:meth:`Daemon.schedule`).
+and the reminder before it), replanned after every round, only the jobs whose moment
+changed (:meth:`Daemon.schedule`).
 Every job and every mail round takes the same lock, so the store sees exactly
 one writer; a job simply runs a round (:meth:`Service.run_once`), which applies
 the mail that arrived before the deadline first (D8) and catches up a deadline
