@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-# tests/ on sys.path: the kits are imported as ``kits.…`` (tests/kits/__init__.py). The
-# old top-level names (gamekit, mailstack, roundsmail) are re-exports for the Maniac
-# test modules until they import the kits themselves.
+# tests/ on sys.path: the kits are imported as ``kits.…`` (tests/kits/__init__.py).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kits.mailstack import Dovecot, DovecotMissingError, SmtpServer

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from kits.bodyshapes import SHAPES, Shape
-from maniackit import EMAILS, START, ManiacTable
+from kits.maniac_table import EMAILS, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.games.cluedo.parse import parse_cluedo

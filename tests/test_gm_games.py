@@ -1,6 +1,6 @@
 """The GM's levers (pbp.gm) in Maniac and in Cluedo by rounds, and through the CLI.
 
-Maniac: seed 002's game (maniackit; Коля the maniac, day 1 closes 19:00 UTC, night 1
+Maniac: seed 002's game (:mod:`kits.maniac_table`; Коля the maniac, day 1 closes 19:00 UTC, night 1
 ends 2026-12-02 07:00 UTC). Rounds: seed 000 by turns (kits.rounds_table; turn 1 is Кросс's,
 its deadline 24 h after the start, R7).
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from kits.maniac_table import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn, post_mails
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, summary, utc
-from maniackit import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn, post_mails
 from test_maniac_service import EVENING_1, seed_tie
 
 from pbp.cli import main

@@ -1,6 +1,6 @@
 """Maniac (rules M1–M12, seed 002) through :class:`pbp.service.Service`.
 
-Maildir transports and a test-controlled clock (:mod:`maniackit`): ten players with a
+Maildir transports and a test-controlled clock (:mod:`kits.maniac_table`): ten players with a
 fixed deal — Коля the maniac, Дима the duty officer, Лена the fan, the rest civilians —
 in Europe/Moscow; days close at 22:00 (19:00 UTC), nights end at 10:00 (07:00 UTC).
 Asserted: who receives which mail (To, Subject), the exact texts players read, the
@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from gamekit import GM, TEMPLATES, body, summary, utc
-from maniackit import (
+from kits.maniac_table import (
     EMAILS,
     GAME,
     PLAYERS,
@@ -32,6 +31,7 @@ from maniackit import (
     markdown,
     posted,
 )
+from kits.table import GM, TEMPLATES, body, summary, utc
 
 from pbp.cli import main
 from pbp.fairness import commitment

@@ -15,10 +15,10 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from click.testing import CliRunner
+from kits.maniac_table import ManiacTable, close, dawn
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, summary, utc
-from maniackit import ManiacTable, close, dawn
 
 from pbp.cli import main
 

@@ -4,7 +4,7 @@ One test per case of the issue (and per variant), named after it. Each message i
 as raw bytes, the way the client sends it (the names and addresses are made up), and
 driven end to end through :class:`pbp.service.Service` with a Maildir inbox: it ends
 applied, refused with an answer, or kept for the GM and never answered (automatic
-mail). Maniac cases play seed 002's game (:mod:`maniackit`: Вася, Петя, Таня, …; day 1
+mail). Maniac cases play seed 002's game (:mod:`kits.maniac_table`: Вася, Петя, Таня, …; day 1
 open from 09:00 UTC); Cluedo cases seed 000's game (:mod:`kits.table`: Кросс, Дуг, Роза)
 and, for the reading alone, the issue's own cards (Краснова, нож, кухня, Веталь).
 """
@@ -18,10 +18,10 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
-import maniackit
 import pytest
+from kits import maniac_table
+from kits.maniac_table import EMAILS, GAME, START, ManiacTable
 from kits.table import Table, body, utc
-from maniackit import EMAILS, GAME, START, ManiacTable
 from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.core.events import AmbiguousMove, InvalidMove
@@ -693,9 +693,9 @@ def test_case11_ambiguous_prefix_through_the_service_lists_both(
 ) -> None:
     """Саш when Саша and Сашка play (seed 002's Катя renamed Сашка): refused listing
     both, nothing applied."""
-    plain = maniackit.games_yaml
+    plain = maniac_table.games_yaml
     monkeypatch.setattr(
-        maniackit, "games_yaml", lambda *args: plain(*args).replace("Катя", "Сашка")
+        maniac_table, "games_yaml", lambda *args: plain(*args).replace("Катя", "Сашка")
     )
     table = ManiacTable(tmp_path)
     try:

@@ -3,7 +3,7 @@
 
 Cluedo cases play seed 000's game (:mod:`kits.table`: Кросс, Дуг, Роза; help examples
 ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза and ОБВИНЕНИЕ Маша, Топор, Столовая —
-which in that deal is the solution); Maniac cases seed 002's (:mod:`maniackit`).
+which in that deal is the solution); Maniac cases seed 002's (:mod:`kits.maniac_table`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from kits.maniac_table import EMAILS as MANIAC_EMAILS
+from kits.maniac_table import START as MANIAC_START
+from kits.maniac_table import ManiacTable
 from kits.table import EMAILS, Table, body, utc
-from maniackit import EMAILS as MANIAC_EMAILS
-from maniackit import START as MANIAC_START
-from maniackit import ManiacTable
 from test_parse_cluedo import CARDS as CLUEDO_CARDS
 from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message

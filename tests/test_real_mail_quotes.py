@@ -4,7 +4,7 @@ the service: Вася first votes for Оля, then answers with a vote for Пе�
 plainly and, where there is a quote, his old vote for Оля inside it. The old vote must
 never run again (M9 counts each vote cast), and the new one must stand.
 
-Plays seed 002's Maniac game (:mod:`maniackit`); the shapes are invented after the
+Plays seed 002's Maniac game (:mod:`kits.maniac_table`); the shapes are invented after the
 public reports cited in the issue (email_reply_parser #43, twenty #25330, imap_tools
 #247, Gmail-MCP-Server #88, DSharpPlus #2266, boxel #3561, NiKom #124,
 email-reply-parser #64).
@@ -18,9 +18,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from kits.maniac_table import EMAILS, ManiacTable
 from kits.table import EMAILS as CLUEDO_EMAILS
 from kits.table import Table, body, utc
-from maniackit import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, VOTE_PETYA, answer, from_player, message, run, votes
 
 from pbp.games.maniac.engine import Vote

@@ -6,13 +6,19 @@ there; so do ``benchmarks/*.py``).
 * :mod:`kits.games` — the one ``games.yaml`` builder (:class:`~kits.games.MailSection`,
   :func:`~kits.games.games_yaml`, :func:`~kits.games.write_games_yaml`).
 * :mod:`kits.table`, :mod:`kits.rounds_table` — a seed-000 Cluedo game (by game days,
-  by rounds) on Maildir transports with a test-controlled clock, driven in-process.
+  by rounds) on Maildir transports with a test-controlled clock, driven in-process;
+  :mod:`kits.maniac_table` — seed 002's Maniac game the same way.
+* :mod:`kits.maniac_mail` — the ten-player Maniac game of ``test_e2e_maniac.py``
+  through the real mail stack: its ``games.yaml``, deadlines, Subjects and posts.
 * :mod:`kits.mailstack` — a real Dovecot and an aiosmtpd server (the ``dovecot`` and
   ``smtp_server`` fixtures of ``conftest.py``).
 * :mod:`kits.mail` — a player's side of the real mail stack: :class:`~kits.mail.Received`
-  (one message of a mailbox), :func:`~kits.mail.mailbox`, :func:`~kits.mail.send`.
+  (one message of a mailbox), :func:`~kits.mail.mailbox`, :func:`~kits.mail.send`,
+  :class:`~kits.mail.Mailboxes` (wait for a mail there).
 * :mod:`kits.daemon` — ``pbp`` as a subprocess (:class:`~kits.daemon.DaemonProcess`,
-  :func:`~kits.daemon.run_pbp`): the one place that knows ``Popen`` and ``PYTHONPATH``.
+  :func:`~kits.daemon.run_pbp`): the one place that knows ``Popen`` and ``PYTHONPATH``;
+  and :func:`~kits.daemon.serve`, ``pbp run``'s loop in this process with its clock
+  ahead of (or behind) the wall clock.
 * :mod:`kits.cli` — the ``pbp`` command line in-process (click's ``CliRunner``), giving
   what a child process shows (exit status, stdout, stderr with its log records).
 * :mod:`kits.wait` — :func:`~kits.wait.wait_for`, polling until a condition holds.

@@ -1,6 +1,6 @@
 """Hostile mail bodies (issue 12, item 1): the shapes that an attacker, or a broken
 client, sends to make reading a mail slow — each built at any size, from a player of
-seed 002's Maniac game (:mod:`maniackit`) or from a stranger.
+seed 002's Maniac game (:mod:`kits.maniac_table`) or from a stranger.
 
 Every shape carries the move ``СТАТУС`` before its filler, so that a test can check
 that the move is still read. Used by ``tests/test_hostile_bodies.py``,

@@ -1,12 +1,17 @@
-"""``pbp`` as a real subprocess: the one place that knows ``Popen`` and ``PYTHONPATH``.
+"""``pbp`` as a real subprocess: the one place that knows ``Popen`` and ``PYTHONPATH``;
+and the daemon's loop in this process, its clock ahead of (or behind) the wall clock.
 
 Most tests call the command line in-process (:mod:`kits.cli`); these are for the
 tests where the process boundary is the point: the exit status of ``pbp run``, its
 signals (SIGTERM, SIGHUP, SIGKILL), a second process on the same store.
 
 * :func:`pbp_env` — the environment of a ``pbp`` child (``PYTHONPATH`` = the checkout).
-* :func:`run_pbp` — one command, ``python -m pbp -c CONFIG ARGS…``, to its end.
+* :func:`run_pbp` — one command, ``python -m pbp -c CONFIG ARGS…``, to its end;
+  :func:`run_pbp_ok` — the same, that must succeed with a clean log: its stdout.
 * :class:`DaemonProcess` — ``pbp run`` in the background, its output in ``daemon.log``.
+* :func:`serve` — :class:`pbp.daemon.Daemon` in this process with ``ahead`` (the game's
+  clock that far from the wall clock, the scheduler following it), while the test's
+  steps run beside it: a deadline at a whole minute comes in seconds.
 
 Example::
 
@@ -14,23 +19,36 @@ Example::
     daemon.wait_running()
     wait_for(lambda: len(read_maildir(outbox)) == 6, 20, daemon.output)
     assert daemon.stop() == 0
+    assert run_pbp_ok(config, "close-day", "g-1") == "g-1: day 2 closed\n"
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
+
+from pbp.daemon import Daemon
+from pbp.service import Service
 
 from .wait import wait_for
+
+T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parents[2]
 
 #: What ``pbp run`` logs once it serves (its signal handlers are set).
 RUNNING = "pbp running:"
+
+#: A line of a ``pbp`` log that a clean run has none of: a warning, an error, a traceback.
+TROUBLE = re.compile(r" (ERROR|WARNING|CRITICAL) |Traceback")
 
 
 def pbp_env(
@@ -67,6 +85,20 @@ def run_pbp(
         timeout=timeout,
         check=False,
     )
+
+
+def run_pbp_ok(
+    config: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 60.0
+) -> str:
+    """:func:`run_pbp` that must succeed with a clean log; its stdout.
+
+    :raises AssertionError: a non-zero exit status, or :data:`TROUBLE` in its log
+        (stderr; INFO lines are fine).
+    """
+    done = run_pbp(config, *args, env=env, timeout=timeout)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    assert not TROUBLE.search(done.stderr), done.stderr
+    return done.stdout
 
 
 class DaemonProcess:
@@ -131,3 +163,48 @@ class DaemonProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             return -9
+
+
+def serve(service: Service, steps: Callable[[Daemon], T], *, ahead: timedelta) -> T:
+    """Run ``Daemon(service, ahead=ahead)`` (``pbp run``'s loop: IDLE, the APScheduler
+    jobs, its SIGTERM handler) in this thread, while ``steps(daemon)`` runs in another;
+    when ``steps`` returns or fails, SIGTERM ends the loop. Returns what ``steps``
+    returned. The service's clock is the daemon's (``ahead`` of the wall clock; negative:
+    behind it); its store is closed after, pytest's signal handlers restored.
+
+    Must be called in the main thread (signal handlers). Example, a day close at a whole
+    minute 15 s after the start::
+
+        close = ...  # the game's next day close, a whole minute
+        serve(service, check_the_close, ahead=close - timedelta(seconds=15) - now())
+
+    :raises BaseException: what ``steps`` raised.
+    """
+    daemon = Daemon(service, ahead=ahead)
+    service.clock = daemon.clock
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def driver() -> None:
+        try:
+            done.append(steps(daemon))
+        except BaseException as error:
+            failed.append(error)
+        finally:
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+
+    handlers = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    thread = threading.Thread(target=driver, name="test-steps")
+    try:
+        signal.signal(signal.SIGTERM, daemon.stop)  # a SIGTERM before run() sets its own
+        thread.start()
+        daemon.run()  # until the driver's SIGTERM
+    finally:
+        # The driver's SIGTERM must meet the daemon's handler, not pytest's: join first.
+        thread.join(300)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        service.store.close()
+    if failed:
+        raise failed[0]
+    return done[0]

@@ -5,6 +5,8 @@
 * :func:`send` is a player's mail client: a plain-text mail by SMTP, optionally a
   reply (RFC 5322 §3.6.4 threading).
 * :func:`subjects` lists the Subjects of a mailbox.
+* :class:`Mailboxes` waits for a mail in a mailbox and explains a timeout with every
+  mailbox the test reads and the daemon's log.
 
 The daemon beside them is :class:`kits.daemon.DaemonProcess`; waiting is
 :func:`kits.wait.wait_for`.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import email
 import smtplib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -28,8 +31,9 @@ from email.policy import default as default_policy
 from email.utils import format_datetime, make_msgid, parsedate_to_datetime
 
 from .mailstack import Dovecot, SmtpServer
+from .wait import wait_for
 
-__all__ = ["Received", "mailbox", "send", "subjects"]
+__all__ = ["Mailboxes", "Received", "mailbox", "send", "subjects"]
 
 
 @dataclass(frozen=True)
@@ -113,3 +117,50 @@ def send(
     with smtplib.SMTP(smtp.host, smtp.port, timeout=10) as client:
         client.send_message(message)
     return message_id
+
+
+@dataclass
+class Mailboxes:
+    """The mailboxes a test reads (``addresses``) on ``dovecot``; ``log``: the daemon's
+    log so far (a :meth:`kits.daemon.DaemonProcess.output`; set anew when another daemon
+    serves), shown when a wait times out. Example::
+
+        table = Mailboxes(dovecot, ("gm-person@example.test", "kolya@example.test"))
+        table.log = daemon.output
+        welcome = table.one("kolya@example.test", "[maniac-e2e] Маньяк: ваша роль")
+    """
+
+    dovecot: Dovecot
+    addresses: Sequence[str]
+    log: Callable[[], str] = lambda: ""
+
+    def until(self, address: str, subject: str, timeout: float = 15.0) -> list[Received]:
+        """``address``'s whole mailbox once a mail with ``subject`` is in it.
+
+        :raises AssertionError: not within ``timeout`` s (with every mailbox and the log).
+        """
+        found: list[Received] = []
+
+        def arrived() -> bool:
+            nonlocal found
+            found = mailbox(self.dovecot, address)
+            return any(mail.subject == subject for mail in found)
+
+        wait_for(arrived, timeout, lambda: self.explain(f"{address}: waiting for {subject!r}"))
+        return found
+
+    def one(self, address: str, subject: str, timeout: float = 15.0) -> Received:
+        """The only mail with ``subject`` in ``address``'s mailbox, once it is there.
+
+        :raises AssertionError: not within ``timeout`` s, or there are several.
+        """
+        box = self.until(address, subject, timeout)
+        (mail,) = [m for m in box if m.subject == subject]
+        return mail
+
+    def explain(self, what: str) -> str:
+        """``what``, the Subjects of every mailbox and the daemon's log."""
+        lines = [what]
+        for address in self.addresses:
+            lines.append(f"{address}: {subjects(self.dovecot, address)}")
+        return "\n".join([*lines, "--- daemon log:", self.log()])

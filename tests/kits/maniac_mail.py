@@ -1,15 +1,15 @@
-"""Helpers for the whole Maniac game by mail (tests/test_e2e_maniac.py).
+"""The game of tests/test_e2e_maniac.py: Maniac by mail through the real mail stack.
 
-Built on tests/roundsmail.py (mailboxes over IMAP, smtplib players, the ``pbp run``
-subprocess) and tests/mailstack.py (Dovecot + aiosmtpd):
+Built on :mod:`kits.mail` (mailboxes over IMAP, smtplib players, :class:`~kits.mail.Mailboxes`),
+:mod:`kits.daemon` (``pbp run`` as a process, or its loop in this one with a clock off
+the wall clock) and :mod:`kits.games` (the ``games.yaml``):
 
-* :func:`wall_clock_deadlines` picks ``day_closes`` / ``night_ends`` ("HH:MM" local
-  times in the game's zone) from the real clock, so the daemon's own APScheduler
-  jobs close day 1 and end night 1 while the test runs.
-* :class:`MailTable` waits for mail in a mailbox and explains a timeout with every
-  mailbox and the daemon's log.
-* :func:`pbp_command` runs one GM command (``pbp close-day GAME`` …) beside the
-  running daemon.
+* :func:`past_deadlines` picks ``day_closes`` / ``night_ends`` ("HH:MM" local times in
+  the game's zone): the two whole minutes just before the test's start. The daemons of
+  days 1 and night 1 run with their clocks that far behind the wall clock
+  (:func:`kits.daemon.serve`), so that their APScheduler jobs close day 1 and end night
+  1 seconds later; the game's clock never gets ahead of the wall clock, which ``pbp
+  run`` and the GM's commands keep from then on.
 * :func:`post` / :func:`gm_only` read a GM post mail, :func:`md` / :func:`facts` name
   the Markdown and GM-only mails beside a BBCode post's Subject.
 * The game itself: ten players (seed 002's names) with a fixed deal (``ROLES``), its
@@ -17,114 +17,39 @@ subprocess) and tests/mailstack.py (Dovecot + aiosmtpd):
 
 Example::
 
-    close, dawn = wall_clock_deadlines(datetime.now(UTC), ZoneInfo("Europe/Moscow"),
-                                       timedelta(seconds=40))
-    close.strftime("%H:%M")   # "14:32" — the games.yaml ``day_closes``
-    table.until("kolya@example.test", "[maniac-e2e] Маньяк: ваша роль")
-    pbp_command(config, {"PBP_E2E_MANIAC_IMAP_PASSWORD": "secret"}, "close-day", "maniac-e2e")
+    close, dawn = past_deadlines(datetime.now(UTC), ZoneInfo("Europe/Moscow"))
+    close.strftime("%H:%M")   # "14:30" — the games.yaml ``day_closes``
+    table.one("kolya@example.test", "[maniac-e2e] Маньяк: ваша роль")
+    run_pbp_ok(config, "close-day", "maniac-e2e", env={"PBP_E2E_MANIAC_IMAP_PASSWORD": "…"})
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from mailstack import Dovecot, SmtpServer
-from roundsmail import REPO, DaemonProcess, Received, mailbox, subjects, wait_for
+from .games import Imap, MailSection, Smtp
+from .games import games_yaml as games_file
+from .mail import Received
 
 
-def wall_clock_deadlines(
-    now: datetime, zone: ZoneInfo, lead: timedelta
-) -> tuple[datetime, datetime]:
-    """(day close, night end): the first whole local minute at least ``lead`` after
-    ``now`` (aware), and the minute after it, both aware in ``zone``.
+def past_deadlines(now: datetime, zone: ZoneInfo) -> tuple[datetime, datetime]:
+    """(day close, night end): the whole local minute before the last one at or before
+    ``now`` (aware), and that last one, both aware in ``zone``.
 
     >>> from datetime import UTC
     >>> msk = ZoneInfo("Europe/Moscow")
-    >>> close, dawn = wall_clock_deadlines(
-    ...     datetime(2026, 12, 1, 11, 31, 50, tzinfo=UTC), msk, timedelta(seconds=40))
+    >>> close, dawn = past_deadlines(datetime(2026, 12, 1, 11, 31, 50, tzinfo=UTC), msk)
     >>> close.isoformat(), dawn.isoformat()
-    ('2026-12-01T14:33:00+03:00', '2026-12-01T14:34:00+03:00')
+    ('2026-12-01T14:30:00+03:00', '2026-12-01T14:31:00+03:00')
 
     :raises ValueError: ``now`` is naive.
     """
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
-    earliest = (now + lead).astimezone(zone)
-    close = earliest.replace(second=0, microsecond=0)
-    if close < earliest:
-        close += timedelta(minutes=1)
-    return close, close + timedelta(minutes=1)
-
-
-@dataclass
-class MailTable:
-    """The running servers and daemon; ``addresses``: every mailbox the test reads."""
-
-    dovecot: Dovecot
-    smtp: SmtpServer
-    config: Path
-    daemon: DaemonProcess
-    addresses: Sequence[str]
-
-    def until(self, address: str, subject: str, timeout: float = 15.0) -> list[Received]:
-        """``address``'s whole mailbox once a mail with ``subject`` is in it.
-
-        :raises AssertionError: not within ``timeout`` s (with every mailbox and the log).
-        """
-        found: list[Received] = []
-
-        def arrived() -> bool:
-            nonlocal found
-            found = mailbox(self.dovecot, address)
-            return any(mail.subject == subject for mail in found)
-
-        wait_for(arrived, timeout, lambda: self.explain(f"{address}: waiting for {subject!r}"))
-        return found
-
-    def one(self, address: str, subject: str, timeout: float = 15.0) -> Received:
-        """The only mail with ``subject`` in ``address``'s mailbox, once it is there.
-
-        :raises AssertionError: not within ``timeout`` s, or there are several.
-        """
-        box = self.until(address, subject, timeout)
-        (mail,) = [m for m in box if m.subject == subject]
-        return mail
-
-    def explain(self, what: str) -> str:
-        """``what``, the Subjects of every mailbox and the daemon's log."""
-        lines = [what]
-        for address in self.addresses:
-            lines.append(f"{address}: {subjects(self.dovecot, address)}")
-        return "\n".join([*lines, "--- daemon log:", self.daemon.output()])
-
-
-def pbp_command(config: Path, env: Mapping[str, str], *args: str) -> str:
-    """Run ``python -m pbp -c CONFIG ARGS…`` (cwd: the config's directory); its stdout.
-
-    :raises AssertionError: a non-zero exit status, or a warning, an error or a
-        traceback in its log (stderr; INFO lines are fine).
-    """
-    done = subprocess.run(
-        [sys.executable, "-m", "pbp", "-c", str(config), *args],
-        cwd=config.parent,
-        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    assert not re.search(r" (ERROR|WARNING|CRITICAL) |Traceback", done.stderr), done.stderr
-    return done.stdout
+    dawn = now.astimezone(zone).replace(second=0, microsecond=0)
+    return dawn - timedelta(minutes=1), dawn
 
 
 def post(mail: Received) -> str:
@@ -178,9 +103,11 @@ ROLES = {p: "civilian" for p in PLAYERS} | {MANIAC: "maniac", DUTY: "duty_office
 ROLE_WORDS = {"civilian": "мирный житель", "maniac": "маньяк", "duty_officer": "дежурный"}
 ROLE_WORDS["fan"] = "фанат"
 MSK = ZoneInfo("Europe/Moscow")
-#: Day 1 closes at the first whole minute at least this far from the test's start (day 1's
-#: mails take about 2 s; they must all be answered before the reminder goes out).
-LEAD = timedelta(seconds=20)
+#: Day 1 closes this long after the game starts, on the game's clock (day 1's mails take
+#: about 2 s; they must all be answered before the reminder goes out).
+LEAD = timedelta(seconds=15)
+#: Night 1 ends this long after the night's daemon starts, on the game's clock.
+NIGHT_LEAD = timedelta(seconds=5)
 REMIND_HOURS = 0.002  # 7.2 s
 REMIND = timedelta(hours=REMIND_HOURS)
 #: How late after its moment a scheduled mail may go out. The mail loop alone would
@@ -191,33 +118,39 @@ AFTER_COMMAND = 20.0
 PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
 
 
-def games_yaml(imap_port: int, smtp_port: int, day_closes: str, night_ends: str) -> str:
-    """A games.yaml with the ten-player ``maniac`` game and its fixed deal."""
-    players = "\n".join(f"      - {{name: {p}, email: {EMAIL[p]}}}" for p in PLAYERS)
-    roles = "\n".join(f"      {p}: {ROLES[p]}" for p in PLAYERS)
-    return f"""\
-mail:
-  address: {DAEMON}
-  personal_address: plus
-  inbox: {{imap: {{host: 127.0.0.1, port: {imap_port}, username: {DAEMON},
-                  password_env: {PASSWORD_ENV}, tls: none}}}}
-  outbox: {{smtp: {{host: 127.0.0.1, port: {smtp_port}, tls: none}}}}
-store: ./pbp.sqlite3
-games:
-  - id: {GAME}
+#: The game's item of ``games.yaml`` (:func:`games_yaml` fills it in).
+GAME_ITEM = """\
+  - id: {game}
     kind: maniac
     locale: ru
     timezone: Europe/Moscow
-    gm: {GM}
+    gm: {gm}
     day_closes: "{day_closes}"
     night_ends: "{night_ends}"
-    remind_hours_before: {REMIND_HOURS}
+    remind_hours_before: {remind_hours}
     vote_count_mail: true
     players:
 {players}
     roles:
 {roles}
 """
+
+
+def games_yaml(imap_port: int, smtp_port: int, day_closes: str, night_ends: str) -> str:
+    """A games.yaml with the ten-player ``maniac`` game and its fixed deal, the daemon
+    reading ``DAEMON``'s mailbox over IMAP and sending by SMTP (a test's Dovecot and
+    aiosmtpd)."""
+    item = GAME_ITEM.format(
+        game=GAME,
+        gm=GM,
+        day_closes=day_closes,
+        night_ends=night_ends,
+        remind_hours=REMIND_HOURS,
+        players="\n".join(f"      - {{name: {p}, email: {EMAIL[p]}}}" for p in PLAYERS),
+        roles="\n".join(f"      {p}: {ROLES[p]}" for p in PLAYERS),
+    )
+    inbox = Imap(imap_port, PASSWORD_ENV, username=DAEMON)
+    return games_file(item, mail=MailSection(address=DAEMON, inbox=inbox, outbox=Smtp(smtp_port)))
 
 
 def assert_on_time(mail: Received, due: datetime) -> None:

@@ -6,27 +6,27 @@ the duty officer, Лена the fan, the others civilians (M1). Europe/Moscow; th
 starts 2026-12-01 12:00 Moscow (09:00 UTC); a day closes at 22:00 Moscow (19:00 UTC),
 a night ends at 10:00 Moscow (07:00 UTC). So day 1 closes 2026-12-01 19:00 UTC, night 1
 ends 2026-12-02 07:00 UTC, day 2 closes 2026-12-02 19:00 UTC, and so on. The
-mailbox, clock and mail helpers are :class:`gamekit.Table`'s (Maildir transports, a
-test-controlled clock).
+mailbox, clock and mail helpers are :class:`kits.table.Table`'s (Maildir transports, a
+test-controlled clock); its ``games.yaml`` comes from :mod:`kits.games`.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from gamekit import GM, TEMPLATES, Table, body, utc
-
 from pbp.config import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
+
+from . import games
+from .table import GM, TEMPLATES, Table, body, utc
 
 GAME = "seed-002"
 PLAYERS = ("Вася", "Петя", "Таня", "Оля", "Саша", "Маша", "Коля", "Дима", "Лена", "Катя")
@@ -51,14 +51,8 @@ MANIAC, DUTY, FAN = "Коля", "Дима", "Лена"
 #: The game starts (12:00 Moscow); day d closes at close(d), night d ends at dawn(d).
 START = utc(2026, 12, 1, 9)
 
-MANIAC_YAML = """\
-mail:
-  address: gm@example.test
-  personal_address: plus
-  inbox: {{maildir: ./mail/inbox}}
-  outbox: {{maildir: ./mail/outbox}}
-store: ./pbp.sqlite3
-games:
+#: The game's item of ``games.yaml`` (:func:`games_yaml` fills it in).
+GAME_ITEM = """\
   - id: seed-002
     kind: maniac
     locale: {locale}
@@ -87,18 +81,19 @@ def dawn(night: int) -> datetime:
 def games_yaml(locale: str = "ru", extra: str = "", roles: dict[str, str] | None = None) -> str:
     """The ``games.yaml`` text of the seed-002 game; ``extra``: more game keys (unindented)."""
     deal = ROLES if roles is None else roles
-    return MANIAC_YAML.format(
+    item = GAME_ITEM.format(
         locale=locale,
-        extra=textwrap.indent(textwrap.dedent(extra), " " * 4) if extra else "",
+        extra=games.game_keys(extra),
         players="\n".join(f"      - {{name: {p}, email: {EMAILS[p]}}}" for p in PLAYERS),
         roles="\n".join(f"      {p}: {deal[p]}" for p in PLAYERS),
     )
+    return games.games_yaml(item)
 
 
 class ManiacTable(Table):
     """The seed-002 Maniac game on Maildir transports with a test-controlled clock.
 
-    Sending, reading the outbox and ``run`` are :class:`gamekit.Table`'s; the game is
+    Sending, reading the outbox and ``run`` are :class:`kits.table.Table`'s; the game is
     started by the first ``run`` at or after :data:`START`.
     """
 
@@ -178,7 +173,7 @@ def gm_facts(mail: EmailMessage) -> str:
 
 
 def posted(title: str, *, private: bool = True) -> list[tuple[str, str]]:
-    """``(to, Subject)`` of the GM's mails of one post (``gamekit.summary``): BBCode,
+    """``(to, Subject)`` of the GM's mails of one post (:func:`kits.table.summary`): BBCode,
     Markdown, then the GM-only facts (in every Maniac post but the lever's ones)."""
     gm_only = "только для ведущего" if re.search("[а-я]", title) else "GM only"
     parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
