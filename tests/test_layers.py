@@ -5,6 +5,7 @@ CLI) and no import cycle among pbp's modules."""
 from __future__ import annotations
 
 import ast
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,21 @@ def test_the_import_contracts_hold(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(REPO)
-    code = lint_imports(config_filename="pyproject.toml", no_cache=True, no_logo=True)
+    # import-linter configures logging as a command does (existing loggers disabled):
+    # give every logger back its state, or later tests' caplog sees nothing.
+    loggers = [
+        (logger, logger.disabled, logger.level)
+        for logger in logging.root.manager.loggerDict.values()
+        if isinstance(logger, logging.Logger)
+    ]
+    root = (logging.root.level, list(logging.root.handlers))
+    try:
+        code = lint_imports(config_filename="pyproject.toml", no_cache=True, no_logo=True)
+    finally:
+        for logger, disabled, level in loggers:
+            logger.disabled, logger.level = disabled, level
+        logging.root.setLevel(root[0])
+        logging.root.handlers[:] = root[1]
     out = capsys.readouterr().out
     assert code == 0, out
     assert "Contracts: 3 kept, 0 broken." in out
