@@ -1,0 +1,156 @@
+"""The store's connection: opening its file, guarding it, and transactions.
+
+:class:`Tables` is what every group of the store's tables builds on (the one
+connection); :class:`StoreBase` opens it, checks that the file is still the one
+opened, copies it (``pbp backup``) and runs transactions. :class:`pbp.store.Store`
+combines it with the tables' mixins.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Self
+
+from pbp.faults import crash_point
+from pbp.store.records import StoreReplacedError
+from pbp.store.schema import copy_store, open_schema
+
+
+class Tables:
+    """The base of every mixin of :class:`pbp.store.Store`: the store's one SQLite
+    connection (autocommit mode: transactions are begun and ended explicitly, by
+    :meth:`StoreBase.transaction`)."""
+
+    _db: sqlite3.Connection
+
+
+class StoreBase(Tables):
+    """Open (and create) the store at ``path``. Use as a context manager or call close().
+
+    The file's identity (``st_dev``, ``st_ino``) is noted when it is opened; every
+    transaction first checks that ``path`` still names that file
+    (:meth:`check_identity`).
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            # Readable by its owner only: it holds every hand, role and personal address.
+            with suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            open_schema(self._db, self.path)
+        except BaseException:
+            self._db.close()
+            raise
+        self._depth = 0
+        self._absolute = self.path.absolute()  # the same file after a chdir
+        opened = os.stat(self._absolute)
+        self._identity = (opened.st_dev, opened.st_ino)
+
+    def damage(self) -> str | None:
+        """What SQLite's ``PRAGMA quick_check`` finds wrong with the store (its first
+        line, e.g. ``"database disk image is malformed"``), or None when it is sound.
+        Reads every page once: seconds for a large store."""
+        try:
+            rows = self._db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as error:
+            return str(error)
+        first = str(rows[0][0]) if rows else "no answer"
+        return None if first == "ok" else first
+
+    def backup(self, target: Path | str) -> Path:
+        """Copy the store to ``target`` with SQLite's online backup API: a consistent
+        copy even while ``pbp run`` writes (``pbp backup``). The copy is written beside
+        ``target`` and renamed into place, so a ``target`` that exists afterwards is
+        whole; an existing ``target`` is replaced; the copy is readable by its owner
+        only (mode 600). Returns ``target``.
+
+        :raises OSError: ``target``'s folder cannot be written.
+        """
+        return copy_store(self._db, Path(target))
+
+    def check_identity(self) -> None:
+        """Check that :attr:`path` still names the file opened (one ``os.stat``).
+
+        :raises StoreReplacedError: the file was deleted, or another file now has
+            its name (a backup moved over it while it was open).
+        """
+        try:
+            now = os.stat(self._absolute)
+        except FileNotFoundError:
+            raise StoreReplacedError(
+                f"the store {self.path} was deleted while pbp had it open: stopping, so "
+                "that nothing is written into the deleted file or marked done after it. "
+                f"Restore it from a backup (delete {self.path}-wal and {self.path}-shm, then "
+                f"copy the backup to {self.path}) and start again"
+            ) from None
+        if (now.st_dev, now.st_ino) != self._identity:
+            raise StoreReplacedError(
+                f"the store {self.path} was replaced by another file while pbp had it open: "
+                "stopping, so that nothing is written into the old file or marked done "
+                f"after it. To use the new file, delete {self.path}-wal and {self.path}-shm "
+                "if they are there (SQLite would replay the old file's log into it), then "
+                "start again"
+            )
+
+    def is_empty(self) -> bool:
+        """True for a store that never served: no game started, no message processed,
+        no mail queued (``pbp run`` then looks for evidence of a lost store)."""
+        row = self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM games) OR EXISTS (SELECT 1 FROM messages) "
+            "OR EXISTS (SELECT 1 FROM outbox)"
+        ).fetchone()
+        return not row[0]
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Self]:
+        """One atomic unit: everything written inside commits together or not at all.
+
+        Nested use joins the outer transaction.
+
+        :raises StoreReplacedError: before it begins, when the store's file was deleted
+            or replaced (:meth:`check_identity`).
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self.check_identity()
+        self._db.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self
+        except BaseException:
+            if self._db.in_transaction:
+                # SQLite may have rolled back on its own (a full disk, SQLITE_FULL): a
+                # second ROLLBACK would hide the real error behind "no transaction".
+                self._db.execute("ROLLBACK")
+            raise
+        else:
+            crash_point("commit")
+            self._db.execute("COMMIT")
+        finally:
+            self._depth = 0

@@ -1,0 +1,186 @@
+"""The incoming messages processed (table ``messages``) and the mail set aside for the
+GM (``kept``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pbp.store.base import Tables
+from pbp.store.records import KeptMessage, MessageOutcome, from_iso, to_iso
+
+
+class MessagesMixin(Tables):
+    """Every incoming message ever processed, by source key and Message-ID, and the
+    messages kept: unreadable, automatic, crashed, or held by a pause (rule D8)."""
+
+    def seen(self, source: str) -> bool:
+        """True when the message with this source key was already processed."""
+        row = self._db.execute("SELECT 1 FROM messages WHERE source = ?", (source,)).fetchone()
+        return row is not None
+
+    def record_message(
+        self,
+        source: str,
+        *,
+        message_id: str | None,
+        arrived: datetime,
+        processed_at: datetime,
+        outcome: str,
+        game_id: str | None = None,
+        player: str | None = None,
+        note: str | None = None,
+        content: str | None = None,
+        replay_of: int | None = None,
+    ) -> None:
+        """Mark an incoming message processed (inside the transaction of its effects);
+        ``content``: a digest of its text (:func:`pbp.service.text_digest`);
+        ``replay_of``: the kept id of the held mail this message replays on resume
+        (rule D8; a held mail is replayed once: :class:`sqlite3.IntegrityError` for a
+        second)."""
+        self._db.execute(
+            "INSERT INTO messages (source, message_id, arrived, processed_at, outcome, game_id, "
+            "player, note, content, replay_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                source,
+                message_id,
+                to_iso(arrived),
+                to_iso(processed_at),
+                outcome,
+                game_id,
+                player,
+                note,
+                content,
+                replay_of,
+            ),
+        )
+
+    def message_id_seen(
+        self,
+        message_id: str,
+        game_id: str | None = None,
+        player: str | None = None,
+        *,
+        content: str | None = None,
+    ) -> bool:
+        """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
+        for a mail without one, :func:`pbp.service.fingerprint`) was already read as a
+        player's moves or his NEW ADDRESS, a GM's commands (applied, refused or waiting
+        for his confirmation), or held by a pause (not when it was refused as
+        to the wrong address, or crashed: the same mail may then come again, rightly
+        addressed); with ``game_id`` and ``player``, as that player's mail in that game
+        (a broken client's Message-ID reused by another player's mail is no copy); with
+        ``content``, with that digest of its text too (:func:`pbp.service.text_digest`:
+        a different mail under a reused Message-ID is no copy; a row an older version
+        wrote without a digest matches any)."""
+        query = (
+            "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
+            "('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
+            "'gm_refused', 'gm_pending', 'paused', 'new_address')"
+        )
+        args: list[Any] = [message_id]
+        if content is not None:
+            query += " AND (content IS NULL OR content = ?)"
+            args.append(content)
+        if game_id is not None and player is not None:
+            query += " AND game_id = ? AND player = ?"
+            args += [game_id, player]
+        row = self._db.execute(query, args).fetchone()
+        return row is not None
+
+    def message_outcomes(self) -> list[MessageOutcome]:
+        """What came of every processed message, in processing order."""
+        rows = self._db.execute(
+            "SELECT source, outcome, note, replay_of FROM messages ORDER BY rowid"
+        )
+        return [MessageOutcome(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def replay_outcomes(self) -> dict[int, str]:
+        """``{kept id: outcome}`` of every held mail replayed on resume (rule D8), one
+        indexed query."""
+        rows = self._db.execute(
+            "SELECT replay_of, outcome FROM messages WHERE replay_of IS NOT NULL"
+        )
+        return {int(r[0]): r[1] for r in rows}
+
+    def keep(
+        self,
+        source: str,
+        arrived: datetime,
+        reason: str,
+        raw: bytes,
+        now: datetime,
+        *,
+        held_for: str | None = None,
+    ) -> int:
+        """Set a message aside for the GM; returns its kept id. ``held_for``: the game
+        whose pause holds it until the resume (with ``reason``
+        :data:`~pbp.store.records.HELD_REASON`)."""
+        cursor = self._db.execute(
+            "INSERT INTO kept (source, arrived, reason, raw, kept_at, held_for) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (source, to_iso(arrived), reason, raw, to_iso(now), held_for),
+        )
+        return int(cursor.lastrowid or 0)
+
+    _KEPT = (
+        "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome, held_for FROM kept "
+    )
+
+    @staticmethod
+    def _kept(r: Sequence[Any]) -> KeptMessage:
+        retried = from_iso(r[5]) if r[5] else None
+        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6], r[7])
+
+    def kept(self) -> list[KeptMessage]:
+        """Every message set aside, oldest first."""
+        return [self._kept(r) for r in self._db.execute(self._KEPT + "ORDER BY id")]
+
+    def held(self, game_id: str) -> list[KeptMessage]:
+        """The mail held by ``game_id``'s pause and not yet replayed (no message row
+        with its ``replay_of``), oldest first (indexed queries: a round never loads
+        every kept mail, whatever strangers sent)."""
+        rows = self._db.execute(
+            self._KEPT + "WHERE held_for = ? AND NOT EXISTS "
+            "(SELECT 1 FROM messages WHERE messages.replay_of = kept.id) ORDER BY id",
+            (game_id,),
+        )
+        return [self._kept(r) for r in rows]
+
+    def kept_message(self, kept_id: int) -> KeptMessage | None:
+        """One kept message by its id (``pbp kept``), or None."""
+        row = self._db.execute(self._KEPT + "WHERE id = ?", (kept_id,)).fetchone()
+        return self._kept(row) if row else None
+
+    def last_kept(self, source: str) -> KeptMessage | None:
+        """The newest kept row with this source key, or None."""
+        row = self._db.execute(
+            self._KEPT + "WHERE source = ? ORDER BY id DESC LIMIT 1", (source,)
+        ).fetchone()
+        return self._kept(row) if row else None
+
+    def mark_resumed(self, kept_id: int, now: datetime, outcome: str) -> None:
+        """Record that the held mail ``kept_id`` was applied on resume, and what came of
+        it (in the replay's transaction; once: a later call changes nothing)."""
+        self._db.execute(
+            "UPDATE kept SET retried_at = ?, retry_outcome = ? "
+            "WHERE id = ? AND held_for IS NOT NULL AND retried_at IS NULL",
+            (to_iso(now), outcome, kept_id),
+        )
+
+    def is_kept(self, source: str) -> bool:
+        """True when the message with this source key was set aside."""
+        row = self._db.execute("SELECT 1 FROM kept WHERE source = ?", (source,)).fetchone()
+        return row is not None
+
+    def mark_retried(self, kept_id: int, now: datetime, outcome: str) -> None:
+        """Record that ``pbp retry`` processed a kept message (in its transaction)."""
+        self._db.execute(
+            "UPDATE kept SET retried_at = ?, retry_outcome = ? WHERE id = ?",
+            (to_iso(now), outcome, kept_id),
+        )
+
+    def note_kept_error(self, kept_id: int, reason: str) -> None:
+        """A retry crashed again: the kept message waits with this new reason."""
+        self._db.execute("UPDATE kept SET reason = ? WHERE id = ?", (reason, kept_id))

@@ -1,0 +1,125 @@
+"""The seats and their personal addresses (tables ``tokens``, ``retired_tokens``)
+and the GM's commands by mail waiting for his confirmation (``gm_confirmations``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbp.store.base import Tables
+from pbp.store.records import Confirmation, Seat, from_iso, to_iso
+
+
+class SeatsMixin(Tables):
+    """Who sits where with which personal token (and the tokens retired by a substitute
+    or a new address), and the GM's confirmations."""
+
+    def add_token(self, token: str, game_id: str, player: str, email: str) -> None:
+        """Register a player's personal token."""
+        self._db.execute(
+            "INSERT INTO tokens (token, game_id, player, email) VALUES (?, ?, ?, ?)",
+            (token, game_id, player, email.lower()),
+        )
+
+    def replace_token(self, game_id: str, player: str, token: str, email: str) -> None:
+        """Give a seat a new token and address (a substitute): the old token stops
+        working at once; it is remembered in ``retired_tokens`` (so its old owner
+        can be told why, :meth:`retired_token`)."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO retired_tokens (token, game_id, player, email) "
+            "SELECT token, game_id, player, email FROM tokens WHERE game_id = ? AND player = ?",
+            (game_id, player),
+        )
+        self._db.execute("DELETE FROM tokens WHERE game_id = ? AND player = ?", (game_id, player))
+        self.add_token(token, game_id, player, email)
+
+    def retired_token(self, token: str) -> Seat | None:
+        """The seat whose token this was before a substitute or a new address made it
+        obsolete (with the address it then had, and this ``token``), or None."""
+        row = self._db.execute(
+            "SELECT game_id, player, email, token FROM retired_tokens WHERE token = ?", (token,)
+        ).fetchone()
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
+
+    def token(self, token: str) -> Seat | None:
+        """The seat whose personal token this is, or None."""
+        row = self._db.execute(
+            "SELECT game_id, player, email, token FROM tokens WHERE token = ?", (token,)
+        ).fetchone()
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
+
+    def tokens_of(self, email: str) -> list[Seat]:
+        """Every seat registered to ``email`` (any case), by game id."""
+        rows = self._db.execute(
+            "SELECT game_id, player, email, token FROM tokens WHERE email = ? ORDER BY game_id",
+            (email.lower(),),
+        )
+        return [Seat(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def seats(self) -> dict[str, dict[str, str]]:
+        """``{game id: {player: email}}`` of every started game's players (the GM's
+        own seat left out), one query."""
+        seats: dict[str, dict[str, str]] = {}
+        for game_id, player, email in self._db.execute(
+            "SELECT game_id, player, email FROM tokens WHERE player NOT LIKE '@%'"
+        ):
+            seats.setdefault(game_id, {})[player] = email
+        return seats
+
+    def player_token(self, game_id: str, player: str) -> str | None:
+        """The token of one seat."""
+        row = self._db.execute(
+            "SELECT token FROM tokens WHERE game_id = ? AND player = ?", (game_id, player)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def player_email(self, game_id: str, player: str) -> str | None:
+        """The address a seat was registered with when the game started."""
+        row = self._db.execute(
+            "SELECT email FROM tokens WHERE game_id = ? AND player = ?", (game_id, player)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    # --- the GM's confirmations ---------------------------------------------
+
+    def add_confirmation(
+        self, code: str, game_id: str, commands: str, now: datetime, expires_at: datetime
+    ) -> None:
+        """Store GM commands that wait for the GM's confirmation under the single-use
+        ``code`` (``commands``: JSON text, :mod:`pbp.gm`)."""
+        self._db.execute(
+            "INSERT INTO gm_confirmations (code, game_id, commands, created_at, expires_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (code, game_id, commands, to_iso(now), to_iso(expires_at)),
+        )
+
+    def confirmation(self, code: str) -> Confirmation | None:
+        """The GM commands stored under ``code``, or None."""
+        row = self._db.execute(
+            "SELECT code, game_id, commands, created_at, expires_at, done_at, hinted_at "
+            "FROM gm_confirmations WHERE code = ?",
+            (code,),
+        ).fetchone()
+        if row is None:
+            return None
+        return Confirmation(
+            row[0],
+            row[1],
+            row[2],
+            from_iso(row[3]),
+            from_iso(row[4]),
+            from_iso(row[5]) if row[5] else None,
+            from_iso(row[6]) if row[6] else None,
+        )
+
+    def mark_hinted(self, code: str, now: datetime) -> None:
+        """Record that a reply under ``code`` without the confirmation word was answered
+        how to confirm (:meth:`pbp.gm.GmDesk.confirm`: once a code)."""
+        self._db.execute(
+            "UPDATE gm_confirmations SET hinted_at = ? WHERE code = ?", (to_iso(now), code)
+        )
+
+    def mark_confirmed(self, code: str, now: datetime) -> None:
+        """Record that the commands under ``code`` were applied (never again)."""
+        self._db.execute(
+            "UPDATE gm_confirmations SET done_at = ? WHERE code = ?", (to_iso(now), code)
+        )
