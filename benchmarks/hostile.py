@@ -8,7 +8,7 @@ Run from the repository (after ``./scripts/test`` or ``./scripts/bench`` install
 For each shape of ``tests/kits/bodyshapes.py`` and each size, a fresh Python process builds
 the mail (from a player), reads it (:func:`pbp.parse.mime.read_letter`) and parses its
 text as each bundled game does (Cluedo by days and by rounds, Maniac: the command
-parser, :func:`pbp.parse.body.strip_help_echo`, :func:`pbp.service.ignored_lines`);
+parser, :func:`pbp.parse.body.strip_help_echo`, :func:`pbp.moves.ignored_lines`);
 it reports the thread CPU seconds of that work and its peak RSS
 (``getrusage(RUSAGE_SELF).ru_maxrss`` of that process, which includes the
 interpreter and pbp's modules: the ``baseline`` row is a process that imports the
@@ -47,9 +47,9 @@ def child(name: str, size: int) -> dict[str, float]:
 
     from pbp.games.cluedo.parse import parse_cluedo
     from pbp.games.maniac.parse import parse_maniac
+    from pbp.moves import ignored_lines
     from pbp.parse.body import strip_help_echo
     from pbp.parse.mime import read_letter
-    from pbp.service import ignored_lines
 
     seconds = 0.0
     if name != "baseline":

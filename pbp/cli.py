@@ -565,7 +565,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         if (token := service.store.player_token(game_id, name))
     }
     # Where the GM mails his commands (made here for a game started before it existed).
-    view["gm_address"] = service.gm.gm_address(game_id)
+    view["gm_address"] = service.addresses.gm_address(game_id)
     view["voidable"] = service.gm.voidable(game_id, datetime.now(UTC))
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
@@ -838,7 +838,7 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
     now = datetime.now(UTC)
     with writer_lock(config.store) as mine:
         try:
-            token = service.gm.new_address_by_gm(game_id, player or GM_SEAT, now=now)
+            token = service.addresses.new_address_by_gm(game_id, player or GM_SEAT, now=now)
         except Refusal as error:
             text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
             raise click.ClickException(text) from None

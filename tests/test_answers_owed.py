@@ -22,6 +22,7 @@ from kits.table import GM, TEMPLATES, Table, body, utc
 
 from pbp.config import load_config
 from pbp.digest import DIGEST_SHOWN, inert
+from pbp.intake.senders import SenderRules
 from pbp.mail.base import STRANGER_KEPT_BYTES
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
@@ -529,7 +530,7 @@ def test_a_strangers_mail_that_crashes_goes_to_the_digest_unanswered(
     def crash(*_args: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(Service, "_no_seat", crash)
+    monkeypatch.setattr(SenderRules, "_no_seat", crash)
     mail(table, "x@elsewhere.example.test", "gm@example.test", "hi", at=utc(2026, 12, 1, 17, 5))
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["error"]
     assert table.new_mail() == []

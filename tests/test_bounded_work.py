@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from kits.table import GM, Table, body, summary, utc
 
+import pbp.intake
 import pbp.service
 from pbp.keptview import kept_rows
 from pbp.mail.base import RawMessage, header_section
@@ -113,7 +114,8 @@ def test_a_strangers_body_is_never_read(table: Table, monkeypatch: pytest.Monkey
         read.append(body)
         return real(raw, body=body)
 
-    monkeypatch.setattr(pbp.service, "read_letter", spy)
+    monkeypatch.setattr(pbp.intake, "read_letter", spy)  # the header section
+    monkeypatch.setattr(pbp.service, "read_letter", spy)  # the body (Service.read_body)
     deliver(
         table.inbox_path,
         _mail(

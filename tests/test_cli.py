@@ -1638,11 +1638,11 @@ def test_pbp_run_logs_one_info_line_per_message_without_its_text(
             sender="x@example.test",
             to="gm@example.test",
         )
-        caplog.set_level("INFO", logger="pbp.service")
+        caplog.set_level("INFO", logger="pbp.intake")
         assert table.run(utc(2026, 12, 1, 18, 2)) == ["applied", "unknown_sender"]
     finally:
         table.close()
-    lines = [r.getMessage() for r in caplog.records if r.name == "pbp.service"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "pbp.intake"]
     assert [re.sub(r"^message maildir:\S+: ", "", line) for line in lines] == [
         "applied game seed-000 player Кросс",
         "unknown_sender",

@@ -34,7 +34,8 @@ from kits.daemon import DaemonProcess
 from kits.mailstack import Dovecot, SmtpServer
 from kits.wait import wait_for
 
-from pbp.service import Service, fingerprint
+from pbp.intake import fingerprint
+from pbp.service import Service
 from pbp.store import Store
 
 VASYA, OLYA, TANYA = "Вася", "Оля", "Таня"

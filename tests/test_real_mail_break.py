@@ -27,9 +27,9 @@ from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.maniac.engine import Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
+from pbp.moves import subject_moves
 from pbp.parse.body import new_text, strip_help_echo
 from pbp.parse.mime import read_letter
-from pbp.service import subject_moves
 
 START = utc(2026, 12, 1, 17)
 DAY = utc(2026, 12, 1, 18)

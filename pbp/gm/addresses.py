@@ -1,0 +1,79 @@
+"""Personal addresses (DESIGN.md "identity"): the GM's for his commands, and a new
+one for a player or the GM when the old one leaked (NEW ADDRESS, ``pbp rotate-token``).
+
+A personal address carries a token (``pbp+TOKEN@…`` or a ``[pbp-TOKEN]`` Subject
+tag); the seat keeps its registered address. A new token is logged as GM
+``gm_address_rotated`` {player, via}, never the token itself.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbp.core.events import Event, LeverRefused, Visibility
+from pbp.service_part import ServicePart
+from pbp.store import GM_SEAT
+
+
+class Addresses(ServicePart):
+    """The personal addresses of the seats of one :class:`~pbp.service.Service`'s games."""
+
+    def gm_token(self, game_id: str) -> str:
+        """The GM's personal token for ``game_id`` (made on first use)."""
+        token = self.store.player_token(game_id, GM_SEAT)
+        if token is None:
+            token = self.service.new_token()
+            with self.store.transaction():
+                self.store.add_token(token, game_id, GM_SEAT, self.game_config(game_id).gm)
+        return token
+
+    def gm_address(self, game_id: str) -> str:
+        """The address the GM sends his commands for ``game_id`` to."""
+        return self.mail.personal(self.gm_token(game_id))
+
+    def registered(self, game_id: str) -> str:
+        """The GM's registered address for ``game_id`` (``gm:`` in games.yaml, as
+        stored at the start): the only one that gets confirmations."""
+        return self.store.player_email(game_id, GM_SEAT) or self.game_config(game_id).gm.lower()
+
+    def rotate_token(self, game_id: str, player: str, *, now: datetime, via: str) -> str:
+        """Give ``player`` (a seat name, or :data:`GM_SEAT`) a new personal token: the old
+        one stops working at once (mail to it is answered ``address_retired``); the seat
+        keeps its registered address. Logged as GM ``gm_address_rotated`` {player, via}
+        (no token: the log reaches the export). Returns the new token; the caller tells
+        the owner, at his registered address.
+
+        :raises LeverRefused: the game has not started.
+        :raises MoveError: ``player`` names no seat.
+        """
+        _game, kind = self.gm.game_and_kind(game_id)
+        with self.store.transaction():
+            row = self.store.game(game_id)
+            if row is None:
+                raise LeverRefused("gm_not_started", game=game_id)
+            state = kind.load(row.state)
+            seat = player if player == GM_SEAT else self.gm.seat_of(kind, state, player)
+            email = self.store.player_email(game_id, seat)
+            if email is None:
+                raise LeverRefused("gm_not_started", game=game_id)
+            token = self.service.new_token()
+            self.store.replace_token(game_id, seat, token, email)
+            event = Event("gm_address_rotated", Visibility.GM, {"player": seat, "via": via})
+            self.gm.log(game_id, [event], now, kind.day(state), via)
+        return token
+
+    def new_address_by_gm(self, game_id: str, player: str, *, now: datetime) -> str:
+        """``pbp rotate-token``: a new personal address for ``player`` (a seat name) or the
+        GM (:data:`GM_SEAT`). A player is mailed his new address (``new_address``) at his
+        registered address; the GM's is only returned. Returns the new token.
+
+        :raises LeverRefused: the game has not started. :raises MoveError: no such seat.
+        """
+        game, _kind = self.gm.game_and_kind(game_id)
+        with self.store.transaction():
+            token = self.rotate_token(game_id, player, now=now, via="cli")
+            if player != GM_SEAT:
+                seat = self.store.token(token)
+                assert seat is not None
+                self.mail.player(game, seat.player, "new_address", {"asked": False}, now)
+        return token

@@ -1,0 +1,373 @@
+"""The GM by mail (:class:`GmMail`): his commands to his personal GM address, their
+confirmation from his registered address, and the answers to players about their
+personal addresses (NEW ADDRESS, a retired address).
+
+A lever by mail waits for the GM's confirmation (:meth:`GmMail.ask_confirmation`,
+:meth:`GmMail.confirm`) unless the trusted server's ``Authentication-Results`` show
+DMARC pass (:mod:`pbp.authcheck`): the personal GM address travels in every Reply-To
+and may leak, and a From is easily forged. The levers themselves are
+:class:`pbp.gm.levers.GmDesk`'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import string
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbp.authcheck import verdict
+from pbp.config import Game
+from pbp.core.events import InvalidMove, Refusal
+from pbp.mail.base import stranger_raw
+from pbp.outcome import Handled, Outcome
+from pbp.parse.body import is_quoted
+from pbp.parse.commands import read_line
+from pbp.parse.gm import Act, GmLine, Help, Lever, Remove, Substitute, parse_gm
+from pbp.parse.mime import Letter
+from pbp.service_part import ServicePart
+from pbp.store import GM_SEAT, Confirmation
+
+if TYPE_CHECKING:
+    from pbp.intake.message import Message
+
+#: How long the GM may confirm levers sent by mail, in hours.
+CONFIRM_HOURS = 24
+#: Letters of a confirmation code (longer than a personal token: it is never reused).
+CONFIRM_CODE_LENGTH = 16
+#: GM commands by mail that take effect without the GM's confirmation (they change
+#: nothing in a game).
+UNCONFIRMED = (Help,)
+
+
+#: The words that confirm GM commands by mail, alone on a line of the GM's own text
+#: (never quoted; case and trailing punctuation aside): an automatic answer ("I am
+#: away") confirms nothing.
+CONFIRM_WORDS = frozenset(
+    {"ПОДТВЕРЖДАЮ", "ПОДТВЕРДИТЬ", "ДА", "CONFIRM", "CONFIRMED", "I CONFIRM", "YES"}
+)
+
+
+def confirms(text: str) -> bool:
+    """True when a line of ``text`` (a reply's own text) is one of :data:`CONFIRM_WORDS`.
+
+    >>> confirms("Подтверждаю!\\nСпасибо"), confirms("I am away until 10 December")
+    (True, False)
+    """
+    for line in text.splitlines()[:50]:
+        if is_quoted(line):
+            continue
+        word = " ".join(read_line(line).upper().replace("Ё", "Е").split()).strip(" .!")
+        if word in CONFIRM_WORDS:
+            return True
+    return False
+
+
+class GmMail(ServicePart):
+    """The GM's commands by mail on the games of one :class:`~pbp.service.Service`."""
+
+    def handle_mail(
+        self,
+        message: Message,
+        game_id: str,
+    ) -> Outcome:
+        """The GM's mail to his personal GM address: every command in it, then one
+        answer (``gm_result``) with each line's result; one transaction, so a crash
+        neither loses nor repeats a lever. The levers take effect at ``raw.arrived``,
+        the mail's arrival (rule D8: a PAUSE sent before a close stops it even when
+        read after it); ``now`` is the real time. Held mail freed by a RESUME is
+        applied afterwards.
+
+        A mail with no command understood that looks like an auto-responder's loop
+        (:meth:`pbp.moves.Moves.loop`) is kept for the digest, unanswered (outcome ``loop``).
+
+        A mail with a lever (any command but HELP) is applied only after the GM
+        confirms it (:meth:`ask_confirmation`): the personal GM address travels in
+        every Reply-To and may leak, and a From is easily forged. It is applied at
+        once when ``mail.trusted_authserv_id`` is set and that server's
+        ``Authentication-Results`` show ``dmarc=pass`` for the From
+        (:func:`pbp.authcheck.verdict`)."""
+        letter = message.letter
+        service = self.service
+        game = service.game_config(game_id)
+        at = message.arrived
+        text = service.moves.own_text(letter, game)
+        commands = parse_gm(text)
+        if all(c.lever is None for c in commands):
+            with self.store.transaction():
+                loop = service.moves.loop(message, text, game)
+                if loop is not None:  # no answer: the GM's auto-responder
+                    return message.record(Handled.LOOP, game_id, GM_SEAT, loop)
+        if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
+            trusted = service.config.mail.trusted_authserv_id
+            checked = (
+                verdict(letter.authentication_results, message.from_address, trusted)
+                if trusted
+                else None
+            )
+            if checked is None or not checked.dmarc_pass:
+                return self.ask_confirmation(message, game, commands)
+        with self.store.transaction():
+            results = self._run_all(game, commands, at)
+            self._answer(letter, game, results, message.now)
+            done = sum(1 for r in results if "done" in r)
+            outcome = message.record(
+                Handled.GM_APPLIED if done else Handled.GM_REFUSED, game_id, GM_SEAT
+            )
+        self.gm.replay_held(message.now)
+        return outcome
+
+    def _run_all(
+        self, game: Game, commands: Sequence[GmLine], at: datetime
+    ) -> list[dict[str, Any]]:
+        """Pull the levers of ``commands`` in order at ``at``; each line's result for
+        the ``gm_result`` template."""
+        renderer = self.service.renderer
+        results: list[dict[str, Any]] = []
+        for command in commands:
+            result: dict[str, Any] = {"line": command.line, "lever": command.name}
+            if command.lever is None:
+                error = command.error or InvalidMove("gm_not_a_command")
+                result["error"] = renderer.error(error.code, error.params, locale=game.locale)
+            else:
+                try:
+                    done = self.gm.run(game.id, command.lever, command.note, now=at, via="mail")
+                    result["done"] = done
+                except Refusal as refused:
+                    text = renderer.error(refused.code, refused.params, locale=game.locale)
+                    result["error"] = text
+            results.append(result)
+        if not commands:
+            results.append(
+                {
+                    "line": "",
+                    "lever": None,
+                    "error": renderer.error("gm_no_command", {}, locale=game.locale),
+                }
+            )
+        return results
+
+    def _answer(
+        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
+    ) -> None:
+        """The ``gm_result`` mail, to the GM's registered address."""
+        self.service.mail.reply(
+            letter,
+            self.addresses.registered(game.id),
+            "gm_result",
+            {"results": results, "gm_address": self.addresses.gm_address(game.id)},
+            now,
+            game=game,
+            player=GM_SEAT,
+        )
+
+    def ask_confirmation(
+        self,
+        message: Message,
+        game: Game,
+        commands: Sequence[GmLine],
+    ) -> Outcome:
+        """Store the levers of a GM mail under a new single-use code and mail the GM,
+        at his registered address only, the ``gm_confirm`` mail: the levers as
+        understood (player names resolved to seats) and the answers to the other lines
+        (HELP, refusals); its Reply-To (or Subject tag) carries the code. His reply
+        applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS`. Nothing in the
+        game changes now. Outcome ``gm_pending``."""
+        now = message.now
+        pending: list[dict[str, Any]] = []
+        others: list[GmLine] = []
+        for command in commands:
+            if command.lever is None or isinstance(command.lever, UNCONFIRMED):
+                others.append(command)
+                continue
+            try:
+                resolved = self._resolved(game, command.lever)
+            except Refusal as refused:
+                error = InvalidMove(refused.code, **refused.params)
+                others.append(dataclasses.replace(command, lever=None, error=error))
+                continue
+            pending.append(dataclasses.replace(command, lever=resolved).to_json())
+        with self.store.transaction():
+            if not pending:  # every lever refused already: answered as usual
+                results = self._run_all(game, others, now)
+                self._answer(message.letter, game, results, now)
+                return message.record(Handled.GM_REFUSED, game.id, GM_SEAT)
+            code = "".join(
+                secrets.choice(string.ascii_lowercase + string.digits)
+                for _ in range(CONFIRM_CODE_LENGTH)
+            )
+            expires = now + timedelta(hours=CONFIRM_HOURS)
+            self.store.add_confirmation(
+                code, game.id, json.dumps(pending, ensure_ascii=False), now, expires
+            )
+            results = self._run_all(game, others, now) if others else []
+            self.service.mail.reply(
+                message.letter,
+                self.addresses.registered(game.id),
+                "gm_confirm",
+                {
+                    "pending": pending,
+                    "results": results,
+                    "expires_at": expires,
+                    "gm_address": self.addresses.gm_address(game.id),
+                },
+                now,
+                game=game,
+                token=code,
+                # Its own Subject: a forger must not title the mail that asks for a reply.
+                stranger=True,
+            )
+            return message.record(
+                Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+            )
+
+    def _resolved(self, game: Game, lever: Lever) -> Lever:
+        """``lever`` with the seat its player name names (so that what the GM confirms is
+        what is applied). :raises Refusal: no such seat; game not running."""
+        if isinstance(lever, Act | Substitute | Remove):
+            kind = self.service.kind_of(game)
+            _row, state = self.gm.running(game.id, kind)
+            return dataclasses.replace(lever, player=self.gm.seat_of(kind, state, lever.player))
+        return lever
+
+    def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:
+        """The pending GM commands one of ``tokens`` (a mail's personal tokens) is the
+        confirmation code of, or None."""
+        for token in tokens:
+            found = self.store.confirmation(token)
+            if found is not None:
+                return found
+        return None
+
+    def confirm(
+        self,
+        message: Message,
+        confirmation: Confirmation,
+    ) -> Outcome:
+        """A reply to a ``gm_confirm`` mail (to its confirmation address): from the GM's
+        registered address, within :data:`CONFIRM_HOURS`, the stored levers are pulled in
+        order, once, at the reply's arrival, and answered with ``gm_result`` (outcome
+        ``gm_applied`` / ``gm_refused``); once more, it is answered "already done"
+        (``gm_confirmed_already``); too late, "expired" (``gm_confirm_expired``).
+        From another address it is kept for the GM (``wrong_confirmer``: he is told at
+        once, the confirmation address reached somebody else) and not answered.
+        """
+        game = self.game_config(confirmation.game_id)
+        if message.from_address != self.addresses.registered(game.id):
+            return self._wrong_confirmer(message, game)
+        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
+            return self._confirmed_before(message, game, confirmation)
+        # The GM's own reply: now its body (who before what), on the CPU budget.
+        message.letter = self.service.read_body(message.raw.raw, message.letter)
+        if not confirms(self.moves.own_text(message.letter, game)):
+            return self._no_confirm_word(message, game, confirmation)
+        commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
+        with self.store.transaction():
+            self.store.mark_confirmed(confirmation.code, message.now)
+            results = self._run_all(game, commands, message.arrived)
+            self._answer(message.letter, game, results, message.now)
+            done = sum(1 for r in results if "done" in r)
+            outcome = message.record(
+                Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
+            )
+        self.gm.replay_held(message.now)
+        return outcome
+
+    def _wrong_confirmer(self, message: Message, game: Game) -> Outcome:
+        """A reply to a confirmation address from another address than the GM's: kept;
+        the GM is told at once when the sender plays (the code reached him), a
+        stranger's goes in the digest (his first 64 KB, never his Subject)."""
+        raw, now, at = message.raw, message.now, message.arrived
+        with self.store.transaction():
+            if self.service.registered_anywhere(message.from_address):
+                kept_id = self.store.keep(message.source, at, "wrong_confirmer", raw.raw, now)
+                self.mail.notice_gm(game, message.letter, raw, "wrong_confirmer", kept_id, now)
+            else:
+                kept = stranger_raw(raw.raw)
+                kept_id = self.store.keep(message.source, at, "wrong_confirmer", kept, now)
+                self.digest.add(game, "wrong_confirmer", kept_id, message.letter, now, arrived=at)
+            return message.record(Handled.WRONG_CONFIRMER, game.id)
+
+    def _confirmed_before(
+        self, message: Message, game: Game, confirmation: Confirmation
+    ) -> Outcome:
+        """A confirmation used already, or too late: said so, nothing pulled."""
+        template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
+        with self.store.transaction():
+            self.mail.reply(
+                message.letter,
+                message.from_address,
+                template,
+                {"done_at": confirmation.done_at, "expires_at": confirmation.expires_at},
+                message.now,
+                game=game,
+                player=GM_SEAT,
+            )
+            said = (
+                Handled.GM_CONFIRMED_ALREADY if confirmation.done_at else Handled.GM_CONFIRM_EXPIRED
+            )
+            return message.record(said, game.id, GM_SEAT)
+
+    def _no_confirm_word(self, message: Message, game: Game, confirmation: Confirmation) -> Outcome:
+        """A reply without the confirming word (an auto-responder's "I am away" is no
+        confirmation: the GM writes the word): told once per code, so no loop."""
+        with self.store.transaction():
+            if confirmation.hinted_at is None:
+                self.store.mark_hinted(confirmation.code, message.now)
+                self.mail.reply(
+                    message.letter,
+                    message.from_address,
+                    "gm_confirm_missing",
+                    {"expires_at": confirmation.expires_at},
+                    message.now,
+                    game=game,
+                    player=GM_SEAT,
+                    token=confirmation.code,
+                )
+            return message.record(Handled.GM_UNCONFIRMED, game.id, GM_SEAT)
+
+    def new_address(
+        self,
+        message: Message,
+        game: Game,
+        player: str,
+    ) -> Outcome:
+        """A player's ``NEW ADDRESS`` mail (:func:`pbp.parse.commands.asks_new_address`):
+        his token is rotated (:meth:`rotate_token`) and the ``new_address`` answer, whose
+        Reply-To is the new address, goes to his registered address. Nothing else in the
+        mail is applied (the answer says to send it again); the token changes at the
+        mail's arrival. Outcome ``new_address``."""
+        with self.store.transaction():
+            self.addresses.rotate_token(game.id, player, now=message.arrived, via="mail")
+            email = self.store.player_email(game.id, player)
+            assert email is not None
+            context = {"asked": True}
+            self.service.mail.reply(
+                message.letter, email, "new_address", context, message.now, game=game, player=player
+            )
+            return message.record(Handled.NEW_ADDRESS, game.id, player)
+
+    def retired_address(
+        self,
+        message: Message,
+        game_id: str,
+        player: str,
+    ) -> Outcome:
+        """Mail to a personal address its owner replaced (NEW ADDRESS, ``pbp
+        rotate-token``), from his registered address: nothing is applied and he is
+        told so, with his current address (``address_retired``). Outcome ``retired``."""
+        game = self.service.game_config(game_id)
+        with self.store.transaction():
+            self.service.mail.reply(
+                message.letter,
+                message.from_address,
+                "address_retired",
+                {},
+                message.now,
+                game=game,
+                player=player,
+            )
+            return message.record(Handled.RETIRED, game_id, player)

@@ -1,0 +1,609 @@
+"""The GM's levers (:class:`GmDesk`): acting for a player, pausing, extending,
+substituting or removing a player, voiding an event, exporting the story.
+
+Each lever is an event in the game's log; the kinds are listed in :mod:`pbp.gm`.
+A lever that does not fit the game's state raises :class:`LeverRefused`, whose text
+is ``templates/<locale>/errors/<code>.txt``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbp.config import Game
+from pbp.core.events import (
+    Event,
+    LeverRefused,
+    MoveError,
+    Visibility,
+    utc_iso,
+)
+from pbp.core.gameconfig import is_email
+from pbp.core.kind import AnyKind
+from pbp.export import story
+from pbp.mail.base import RawMessage
+from pbp.outcome import Handled, Outcome
+from pbp.parse.commands import PlayerNames
+from pbp.parse.gm import (
+    Act,
+    Export,
+    Extend,
+    Help,
+    Lever,
+    Pause,
+    Remove,
+    Resume,
+    Substitute,
+    Void,
+)
+from pbp.parse.mime import read_letter
+from pbp.store import GM_SEAT, KeptMessage, Store, StoredEvent
+from pbp.table import Applied
+
+if TYPE_CHECKING:
+    from pbp.service import Service
+
+#: The longest one ``extend`` may give, in hours (30 days; a longer break is a pause).
+MAX_EXTEND_HOURS = 720
+
+
+def paused_since(store: Store, game_id: str) -> StoredEvent | None:
+    """The ``gm_pause`` event of a paused game, or None when it runs."""
+    last = store.last_event(game_id, ("gm_pause", "gm_resume"))
+    return last if last is not None and last.event.kind == "gm_pause" else None
+
+
+def replay_key(held: KeptMessage) -> str:
+    """The source key of the message that applies the held mail ``held`` on resume:
+    ``resumed:<kept id>`` (as ``pbp retry`` uses ``kept:<kept id>``). Only a unique
+    key, never read back: the replay's link to the held row is its ``replay_of``."""
+    return f"resumed:{held.id}"
+
+
+class GmDesk:
+    """The GM's levers on the games of one :class:`~pbp.service.Service`.
+
+    Each lever takes the game id, ``now`` (aware UTC: the lever's time), ``via``
+    and the GM's ``note``; it returns a dict for the ``gm_result`` mail template
+    (``{"lever": …, …}``) and raises :class:`LeverRefused`. Each is one transaction
+    (joining the caller's, if any).
+    """
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self.store = service.store
+
+    # --- helpers -----------------------------------------------------------------
+
+    def _unpaused(self, game_id: str, now: datetime) -> tuple[Game, AnyKind]:
+        """The game and its kind for a lever that needs it running and not paused,
+        after whatever fell due before ``now`` (rule D8).
+
+        :raises LeverRefused: not running (see :meth:`_running`), or paused (``gm_paused``).
+        """
+        game, kind = self.game_and_kind(game_id)
+        self.running(game_id, kind)
+        if paused_since(self.store, game_id) is not None:
+            raise LeverRefused("gm_paused", game=game_id)
+        self.service.advance(game_id, now)
+        return game, kind
+
+    def game_and_kind(self, game_id: str) -> tuple[Game, AnyKind]:
+        try:
+            game = self.service.game_config(game_id)
+        except KeyError:
+            raise LeverRefused("gm_unknown_game", game=game_id) from None
+        return game, self.service.kind_of(game)
+
+    def running(self, game_id: str, kind: AnyKind) -> tuple[Any, Any]:
+        """``(row, state)`` of a started game that is not over."""
+        row = self.store.game(game_id)
+        if row is None:
+            raise LeverRefused("gm_not_started", game=game_id)
+        if row.over:
+            raise LeverRefused("gm_game_over", game=game_id)
+        return row, kind.load(row.state)
+
+    @staticmethod
+    def seat_of(kind: AnyKind, state: Any, text: str) -> str:
+        return PlayerNames(kind.players(state)).match(text)
+
+    def log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
+        self.service.table.log(game_id, events, at=at, day=day, source=f"gm:{via}")
+
+    def announce(
+        self, game: Game, events: Sequence[Event], now: datetime, note: str | None = None
+    ) -> None:
+        """Mail the GM the public post that announces ``events`` (public ones only),
+        in BBCode and Markdown, to paste into the game thread; ``note``, the GM's note
+        of a lever whose events carry none (remove, void), follows their headline.
+        One mail per format, each holding the post alone (:meth:`Mailer.gm_paste`)."""
+        context = {"game": game.id, "timezone": game.timezone, "note": note}
+        posts = {
+            fmt: self.service.renderer.public_post(
+                "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
+            )
+            for fmt in ("bbcode", "markdown")
+        }
+        self.service.mail.gm_paste(game, "gm_announce", posts, {}, now)
+
+    # --- act ---------------------------------------------------------------------
+
+    def act(
+        self, game_id: str, player: str, move: str, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Apply ``move`` (one command line, as the player would write it) for
+        ``player``: validated and answered exactly as his own mail, marked as
+        entered by the GM (the ``gm_act`` event; the player's reply says so).
+
+        :raises LeverRefused: game not running or paused; every command refused
+            (``gm_act_refused`` with ``errors``).
+        :raises MoveError: ``player`` names no seat (``unknown_name``/``ambiguous_name``).
+        """
+        service = self.service
+        game, kind = self._unpaused(game_id, now)
+        with self.store.transaction():
+            _row, state = self.running(game_id, kind)
+            seat = self.seat_of(kind, state, player)
+            day = kind.day(state)
+            commands = kind.parse(move, state)
+            results: list[dict[str, Any]] = []
+            steps: list[Applied] = []
+            for command in commands:
+                result, applied = service.moves.apply_command(
+                    game, kind, state, seat, command, now, f"gm:{via}"
+                )
+                results.append(result)
+                if applied is not None:
+                    steps.append(applied)
+                    state = applied.step.state
+            if not steps:
+                errors = [r.get("error", "") for r in results if "error" in r]
+                raise LeverRefused("gm_act_refused", player=seat, move=move, errors=errors)
+            marker = Event(
+                "gm_act", Visibility.GM, {"player": seat, "move": move, "via": via, "note": note}
+            )
+            self.log(game_id, [marker], now, day, via)
+            context = {"results": results, "player": seat, "by_gm": True}
+            service.mail.player(game, seat, "reply", context, now)
+            for applied in steps:
+                service.table.tell(game, kind, applied, now)
+        return {"lever": "act", "player": seat, "results": results}
+
+    # --- pause, resume, extend -------------------------------------------------------
+
+    def pause(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
+        """Stop the game's clock: no deadline passes and players' mail is held.
+
+        :raises LeverRefused: not running, or already paused (``gm_already_paused``).
+        """
+        service = self.service
+        game, kind = self.game_and_kind(game_id)
+        self.running(game_id, kind)
+        # A deadline already due passes first (it was not the GM's to stop).
+        service.advance(game_id, now)
+        with self.store.transaction():
+            row, state = self.running(game_id, kind)
+            since = paused_since(self.store, game_id)
+            if since is not None:
+                raise LeverRefused("gm_already_paused", game=game_id, since=utc_iso(since.at))
+            deadline = row.deadline_at
+            remaining = int((deadline - now).total_seconds()) if deadline else None
+            event = Event(
+                "gm_pause",
+                Visibility.PUBLIC,
+                {
+                    "period": kind.day(state),
+                    "deadline_name": kind.deadline_name(state),
+                    "deadline_at": utc_iso(deadline) if deadline else None,
+                    "remaining_seconds": remaining,
+                    "via": via,
+                    "note": note,
+                },
+            )
+            self.log(game_id, [event], now, kind.day(state), via)
+            self.service.table.reschedule(game_id, kind, state, None)
+            self.announce(game, [event], now)
+        return {"lever": "pause", **event.data}
+
+    def resume(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
+        """Start the clock again: the deadline is as far ahead as it was at the pause
+        (plus any extension given meanwhile); the held mail is then applied in
+        arrival order (:meth:`replay_held`, after this transaction).
+
+        :raises LeverRefused: not running, or not paused (``gm_not_paused``).
+        """
+        game, kind = self.game_and_kind(game_id)
+        with self.store.transaction():
+            _row, state = self.running(game_id, kind)
+            since = paused_since(self.store, game_id)
+            if since is None:
+                raise LeverRefused("gm_not_paused", game=game_id)
+            paused_for = now - since.at
+            remaining = since.event.data["remaining_seconds"]
+            extra = sum(
+                float(s.event.data["hours"])
+                for s in self.store.events(game_id)
+                if s.seq > since.seq and s.event.kind == "gm_extend"
+            )
+            state = kind.shift_deadline(state, paused_for)
+            current = (
+                now + timedelta(seconds=remaining, hours=extra) if remaining is not None else None
+            )
+            deadline = kind.next_deadline(game, state, current, None)
+            event = Event(
+                "gm_resume",
+                Visibility.PUBLIC,
+                {
+                    "period": kind.day(state),
+                    "deadline_name": kind.deadline_name(state),
+                    "deadline_at": utc_iso(deadline) if deadline else None,
+                    "paused_seconds": int(paused_for.total_seconds()),
+                    "via": via,
+                    "note": note,
+                },
+            )
+            self.log(game_id, [event], now, kind.day(state), via)
+            self.service.table.reschedule(game_id, kind, state, deadline)
+            self.announce(game, [event], now)
+            held = len(self.held(game_id))
+        return {"lever": "resume", "held": held, **event.data}
+
+    def extend(
+        self, game_id: str, hours: float, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Move the current deadline ``hours`` later (reminders follow it); in a paused
+        game the time is added to what is left at resume.
+
+        :raises LeverRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
+            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max}: a typo such
+            as 2000 for 20, or a date past the calendar); no deadline to move.
+        """
+        if not hours > 0:
+            raise LeverRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
+        if not hours <= MAX_EXTEND_HOURS:
+            raise LeverRefused(
+                "gm_extend_too_long",
+                hours=f"{hours:.2f}".rstrip("0").rstrip("."),
+                max=MAX_EXTEND_HOURS,
+            )
+        service = self.service
+        game, kind = self.game_and_kind(game_id)
+        self.running(game_id, kind)
+        service.advance(game_id, now)
+        with self.store.transaction():
+            row, state = self.running(game_id, kind)
+            paused = paused_since(self.store, game_id)
+            if paused is None and row.deadline_at is None:
+                raise LeverRefused("gm_no_deadline", game=game_id)
+            if paused is not None and paused.event.data["remaining_seconds"] is None:
+                raise LeverRefused("gm_no_deadline", game=game_id)
+            deadline = None
+            if paused is None:
+                delta = timedelta(hours=hours)
+                state = kind.shift_deadline(state, delta)
+                deadline = kind.next_deadline(game, state, row.deadline_at + delta, None)
+            event = Event(
+                "gm_extend",
+                Visibility.PUBLIC,
+                {
+                    "period": kind.day(state),
+                    "deadline_name": kind.deadline_name(state),
+                    "hours": hours,
+                    "deadline_at": utc_iso(deadline) if deadline else None,
+                    "via": via,
+                    "note": note,
+                },
+            )
+            self.log(game_id, [event], now, kind.day(state), via)
+            if paused is None:
+                self.service.table.reschedule(game_id, kind, state, deadline)
+            self.announce(game, [event], now)
+        return {"lever": "extend", **event.data}
+
+    def held(self, game_id: str) -> list[KeptMessage]:
+        """The mail held while ``game_id`` was paused and not yet applied, in arrival
+        order (:meth:`pbp.store.Store.held`)."""
+        return sorted(self.store.held(game_id), key=lambda kept: (kept.arrived, kept.id))
+
+    def replay_held(self, now: datetime) -> list[Outcome]:
+        """Apply the held mail of every game that is no longer paused (rule D8: in
+        arrival order, each in the game day it arrived in). Safe to call any time:
+        each held message is applied once (its message row's ``replay_of`` is the
+        kept id; source key :func:`replay_key`)."""
+        outcomes: list[Outcome] = []
+        for game in self.service.config.games:
+            if self.store.game(game.id) is None or paused_since(self.store, game.id):
+                continue
+            for kept in self.held(game.id):
+                raw = RawMessage(kept.source, None, kept.arrived, kept.raw)
+                outcome = self.service.handle(raw, now, source=replay_key(kept), replay_of=kept.id)
+                outcomes.append(outcome)
+        return outcomes
+
+    # --- substitute ------------------------------------------------------------------
+
+    def substitute(
+        self,
+        game_id: str,
+        player: str,
+        name: str,
+        email: str,
+        *,
+        now: datetime,
+        via: str,
+        note: str | None,
+    ) -> dict[str, Any]:
+        """Give ``player``'s seat to ``name`` at ``email``: the seat keeps its name, hand
+        or role, history and open duties; the old personal address stops working at
+        once; the newcomer gets a private briefing (his status: hand or role, cards
+        shown to the seat, what the seat owes) and a new personal address.
+
+        :raises LeverRefused: not running; ``gm_seat_gone`` {player}: the seat left the
+            game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
+            ``gm_address_reserved`` {email}: the daemon's own address, one of its
+            personal addresses or the GM's (mail to it would loop or reach the GM);
+            ``gm_address_taken`` {email, player}: already plays in this game.
+        :raises MoveError: ``player`` names no seat.
+        """
+        service = self.service
+        game, kind = self.game_and_kind(game_id)
+        email = self._newcomer_address(game, email)
+        with self.store.transaction():
+            _row, state = self.running(game_id, kind)
+            seat = self.seat_of(kind, state, player)
+            self._seat_in_play(kind, state, seat, now)
+            old = self.store.player_email(game_id, seat)
+            for other in [*kind.players(state), GM_SEAT]:
+                if self.store.player_email(game_id, other) == email:
+                    raise LeverRefused("gm_address_taken", email=email, player=other)
+            dropped = self._drop_held(game, seat, old, name, now) if old else []
+            token = service.new_token()
+            self.store.replace_token(game_id, seat, token, email)
+            public = Event(
+                "gm_substitute",
+                Visibility.PUBLIC,
+                {"player": seat, "name": name, "via": via, "note": note},
+            )
+            private = Event(
+                "gm_seat_address",
+                Visibility.GM,
+                {"player": seat, "old_email": old, "new_email": email},
+            )
+            self.log(game_id, [public, private], now, kind.day(state), via)
+            self._brief(game, kind, state, seat, name, note, now)
+            self.announce(game, [public], now)
+        return {
+            "lever": "substitute",
+            "player": seat,
+            "name": name,
+            "email": email,
+            "dropped": dropped,
+        }
+
+    def _brief(
+        self,
+        game: Game,
+        kind: AnyKind,
+        state: Any,
+        seat: str,
+        name: str,
+        note: str | None,
+        now: datetime,
+    ) -> None:
+        """Mail the newcomer at ``seat`` his private ``briefing``: his status (hand or
+        role, cards shown to the seat, what the seat owes), with the game's own names
+        in the command examples (from ``game_started``)."""
+        context = {
+            "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
+            "substitute": name,
+            "note": note,
+            "events": [s.event for s in self.store.events(game.id, public_only=True)],
+        }
+        self.service.mail.player(game, seat, "briefing", context, now)
+
+    def _drop_held(
+        self, game: Game, seat: str, old_email: str, name: str, now: datetime
+    ) -> list[int]:
+        """The mail ``seat``'s old player sent while the game was paused is not applied
+        on resume (the seat is no longer his; his token is gone): he is told so instead
+        of the ``held`` promise, and the GM gets the ``pbp kept`` ids (to ACT a move
+        that should count). Returns those ids."""
+        dropped: list[int] = []
+        for kept in self.store.held(game.id):
+            letter = read_letter(kept.raw)
+            if letter.from_address != old_email:
+                continue
+            self.store.record_message(
+                replay_key(kept),
+                message_id=None,
+                arrived=kept.arrived,
+                processed_at=now,
+                outcome=Handled.HELD_DROPPED,
+                game_id=game.id,
+                player=seat,
+                note=f"the seat went to {name}",
+                replay_of=kept.id,
+            )
+            self.service.mail.reply(
+                letter,
+                old_email,
+                "held_dropped",
+                {"player": seat, "substitute": name},
+                now,
+                game=game,
+            )
+            dropped.append(kept.id)
+        return dropped
+
+    @staticmethod
+    def _seat_in_play(kind: AnyKind, state: Any, seat: str, now: datetime) -> None:
+        """Refuse a seat that left the game (removed by the GM, or killed in Maniac):
+        nobody can take it over. The engine's own check, ``remove`` (pure: its step is
+        dropped), says ``already_removed`` for exactly those.
+
+        :raises LeverRefused: ``gm_seat_gone`` {player}.
+        """
+        try:
+            kind.remove(state, seat, now)
+        except MoveError as error:
+            if error.code == "already_removed":
+                raise LeverRefused("gm_seat_gone", player=seat) from None
+
+    def _reserved(self, game: Game, email: str) -> bool:
+        """Whether ``email`` is the GM's or the daemon's own (``gm@host`` or any
+        ``gm+TOKEN@host``): no seat may be given to it."""
+        local, _, domain = email.rpartition("@")
+        own_local, _, own_domain = self.service.config.mail.address.lower().rpartition("@")
+        own = domain == own_domain and (local == own_local or local.startswith(own_local + "+"))
+        return own or email == game.gm.lower()
+
+    def _newcomer_address(self, game: Game, email: str) -> str:
+        """``email`` as a substitute's address, lower-cased and without ``<>``.
+
+        :raises LeverRefused: ``gm_bad_address`` (no address), ``gm_address_reserved``
+            (:meth:`_reserved`)."""
+        email = email.strip().strip("<>").lower()
+        if not is_email(email):
+            raise LeverRefused("gm_bad_address", email=email)
+        if self._reserved(game, email):
+            raise LeverRefused("gm_address_reserved", email=email)
+        return email
+
+    # --- remove ----------------------------------------------------------------------------
+
+    def remove(
+        self, game_id: str, player: str, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Remove ``player``: in Cluedo his seat stays and the GM answers for it (C5);
+        in Maniac he leaves the game, his role unrevealed, and M12 is checked. The
+        engine's events (PUBLIC ``player_removed`` / ``player_left``, the GM's answers)
+        then GM ``gm_remove`` {player, via, note}; the removal is announced.
+
+        :raises LeverRefused: not running, paused.
+        :raises MoveError: ``player`` names no seat; the engine refuses
+            (``already_removed``, ``remove_maniac``).
+        """
+        service = self.service
+        game, kind = self._unpaused(game_id, now)
+        with self.store.transaction():
+            _row, state = self.running(game_id, kind)
+            seat = self.seat_of(kind, state, player)
+            day = kind.day(state)
+            step = kind.remove(state, seat, now)
+            service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
+            self.log(game_id, [marker], now, day, via)
+            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
+            self.announce(game, step.events, now, note)
+        return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
+
+    # --- void ------------------------------------------------------------------------------
+
+    def void(
+        self, game_id: str, seq: int, *, now: datetime, via: str, note: str | None
+    ) -> dict[str, Any]:
+        """Cancel the move logged as event ``seq`` (its number in the log: ``pbp show``
+        lists the moves it can cancel with their numbers, :meth:`voidable`) by a compensating
+        event: an unanswered suggestion (Cluedo by days), a standing vote of today or a
+        kill order not yet fixed (Maniac). The engine's event (PUBLIC
+        ``suggestion_voided`` / ``vote_voided``, or the maniac's PLAYER
+        ``order_voided``), then GM ``gm_void`` {event, voided_kind, via, note}.
+
+        :raises LeverRefused: not running, paused; ``gm_void_unknown`` {event}.
+        :raises MoveError: ``void_kind`` {kind, allowed}; the engine's reason when a
+            later event depends on it (``void_answered``, ``void_replaced``,
+            ``void_too_late``).
+        """
+        service = self.service
+        game, kind = self._unpaused(game_id, now)
+        with self.store.transaction():
+            _row, state = self.running(game_id, kind)
+            target = next((s for s in self.store.events(game_id) if s.seq == seq), None)
+            if target is None or target.event.kind.startswith("gm_"):
+                raise LeverRefused("gm_void_unknown", event=seq)
+            day = kind.day(state)
+            step = kind.void(state, target.event, now)
+            service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
+            self.log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
+            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
+            announced = any(e.visibility is Visibility.PUBLIC for e in step.events)
+            if announced:
+                self.announce(game, step.events, now, note)
+        return {
+            "lever": "void",
+            "event": seq,
+            "voided_kind": target.event.kind,
+            "announced": announced,
+        }
+
+    def voidable(self, game_id: str, now: datetime) -> list[dict[str, Any]]:
+        """The logged moves that ``void`` would cancel at ``now``, oldest first:
+        ``[{event (seq), kind, player (str | None), day}]``; ``[]`` for a game not
+        running. Each is tried on the pure engine; nothing is written."""
+        _game, kind = self.game_and_kind(game_id)
+        try:
+            _row, state = self.running(game_id, kind)
+        except LeverRefused:
+            return []
+        found: list[dict[str, Any]] = []
+        for stored in self.store.events(game_id):
+            event = stored.event
+            if event.kind.startswith("gm_"):
+                continue
+            try:
+                kind.void(state, event, now)
+            except MoveError:
+                continue
+            player = event.player or event.data.get("suggester") or event.data.get("voter")
+            found.append(
+                {"event": stored.seq, "kind": event.kind, "player": player, "day": stored.day}
+            )
+        return found
+
+    # --- one GM command, from the CLI or a mail --------------------------------------------
+
+    def run(
+        self, game_id: str, lever: Lever, note: str | None, *, now: datetime, via: str
+    ) -> dict[str, Any]:
+        """Pull one lever (:mod:`pbp.parse.gm`), dispatched by its type; raises as the
+        lever does (:class:`~pbp.core.events.Refusal`)."""
+        match lever:
+            case Act(player, move):
+                return self.act(game_id, player, move, now=now, via=via, note=note)
+            case Pause():
+                return self.pause(game_id, now=now, via=via, note=note)
+            case Resume():
+                return self.resume(game_id, now=now, via=via, note=note)
+            case Extend(hours):
+                return self.extend(game_id, hours, now=now, via=via, note=note)
+            case Substitute(player, name, email):
+                return self.substitute(game_id, player, name, email, now=now, via=via, note=note)
+            case Remove(player):
+                return self.remove(game_id, player, now=now, via=via, note=note)
+            case Void(event):
+                return self.void(game_id, event, now=now, via=via, note=note)
+            case Help():
+                return {"lever": "help"}
+            case Export(fmt):
+                text = story(self.service, game_id, fmt)
+                return {"lever": "export", "format": fmt, "text": text}
+
+    def result_text(
+        self, game: Game, results: Sequence[dict[str, Any]], locale: str | None = None
+    ) -> str:
+        """The text of the ``gm_result`` mail in ``locale`` (default: the game's; the
+        CLI prints it in its own)."""
+        _subject, body = self.service.renderer.private_mail(
+            "common/gm_result",
+            locale=locale or game.locale,
+            game=game.id,
+            timezone=game.timezone,
+            results=list(results),
+        )
+        return body
+
+    # --- a new personal address ---------------------------------------------------------------

@@ -1,0 +1,270 @@
+"""A player's moves: applied by his game's rules, answered, and told to the others.
+
+The commands of his own text (:meth:`Moves.own_reply`: never a quote of ours, never
+a line that may be quoted, :func:`looks_quoted`) are applied one by one at the
+mail's arrival (rule D8), each committed by the game table
+(:class:`pbp.table.GameTable`); the reply lists each line's result, the lines that
+look quoted and those ignored (:func:`ignored_lines`). The GM's ACT goes through the
+same :meth:`Moves.apply_command`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default
+from typing import TYPE_CHECKING, Any
+
+from pbp.config import Game
+from pbp.core.events import Event, MoveError
+from pbp.core.kind import AnyKind, ParsedCommand
+from pbp.mailer import event_dict
+from pbp.outcome import Handled, Outcome
+from pbp.parse.body import Reply, strip_echo, strip_help_echo
+from pbp.parse.mime import Letter
+from pbp.ratelimit import is_loop
+from pbp.service_part import ServicePart
+from pbp.table import Applied
+
+if TYPE_CHECKING:
+    from pbp.intake.message import Message
+
+#: Most ignored lines quoted back in a reply, and the characters shown of each.
+IGNORED_SHOWN = 10
+IGNORED_WIDTH = 80
+#: Most doubtful lines of one mail tried as commands (:func:`looks_quoted`).
+DOUBTFUL_TRIED = 50
+
+#: What clients put before a Subject they answer or forward (RFC 5322 §3.6.5 and the
+#: localised forms: Outlook's ``AW:``/``SV:``, Russian ``Ответ:``/``Отв:``/``Пересл:``),
+#: with a count (``Re[2]:``), and our ``[game]`` / ``[pbp-TOKEN]`` tags.
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|sv|wg|ответ|отв|пересл)\s*(?:\[\d+\]|\(\d+\))?\s*:|\[[^\]]{1,60}\])\s*",
+    re.IGNORECASE,
+)
+
+_SUBJECT_TAG = re.compile(r"\[pbp-[A-Za-z0-9]+\]", re.IGNORECASE)
+
+
+class Moves(ServicePart):
+    """A player's moves on one service's games."""
+
+    def apply_mail(
+        self,
+        message: Message,
+        game: Game,
+        kind: AnyKind,
+        state: Any,
+        text: str,
+        commands: Sequence[ParsedCommand],
+        quoted: Sequence[str],
+        player: str,
+    ) -> Outcome:
+        """Apply a player's parsed commands, answer him and tell the others (inside the
+        message's transaction). ``quoted``: command lines that may be quoted
+        (:func:`looks_quoted`), never applied, listed in the answer."""
+        letter = message.letter
+        game_id = game.id
+        results: list[dict[str, Any]] = []
+        steps: list[Applied] = []
+        for command in commands:
+            result, applied = self.apply_command(
+                game, kind, state, player, command, message.arrived, message.source
+            )
+            results.append(result)
+            if applied is not None:
+                steps.append(applied)
+                state = applied.step.state
+        if not commands and (letter.forwarded or not quoted):
+            results.append(self._nothing_done(letter, game, kind, state))
+        if all(command.move is None for command in commands):
+            loop = self.loop(message, text, game)
+            if loop is not None:  # no answer: an auto-responder's loop
+                return message.record(Handled.LOOP, game_id, player, loop)
+        ignored = ignored_lines(text, commands)
+        self.mail.reply(
+            letter,
+            message.from_address,
+            "reply",
+            {
+                "results": results,
+                "player": player,
+                "looks_quoted": [_cut(line) for line in quoted[:IGNORED_SHOWN]],
+                "ignored": ignored[:IGNORED_SHOWN],
+                "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
+                "forwarded": letter.forwarded and bool(commands),
+            },
+            message.now,
+            game=game,
+            player=player,
+        )
+        # The sender's answer first, then what his moves cause for others.
+        for applied in steps:
+            self.table.tell(game, kind, applied, message.now)
+        refused = sum(1 for result in results if "error" in result)
+        if steps:
+            outcome = Handled.APPLIED if not refused else Handled.PARTLY_APPLIED
+        else:
+            outcome = Handled.REFUSED if refused else Handled.STATUS
+        return message.record(outcome, game_id, player)
+
+    def _nothing_done(
+        self, letter: Letter, game: Game, kind: AnyKind, state: Any
+    ) -> dict[str, Any]:
+        """The reply's line for a mail with no command: forwarded (a forwarded mail's
+        moves are not his, issue 5 case 13), a move in the Subject only (moves are read
+        from the body), else no command at all. Lines that look quoted are answered as
+        such instead."""
+        code = "forwarded" if letter.forwarded else "no_command"
+        params: dict[str, Any] = {}
+        subject = subject_moves(letter.subject)
+        if code == "no_command" and subject and kind.parse(subject, state):
+            code, params = "command_in_subject", {"subject": subject[:200]}
+        return {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
+
+    def apply_command(
+        self,
+        game: Game,
+        kind: AnyKind,
+        state: Any,
+        player: str,
+        command: ParsedCommand,
+        at: datetime,
+        source: str,
+    ) -> tuple[dict[str, Any], Applied | None]:
+        """Apply and commit one command line at ``at`` (its arrival, D8): (its result
+        for the reply, what it did)."""
+        result: dict[str, Any] = {"line": command.text}
+        if command.move is not None:
+            result["move"] = move_dict(command.move)
+        if command.error is not None:
+            result["error"] = self.error_text(game, command.error)
+            return result, None
+        if command.private:
+            result["private"] = type(command.move).__name__.lower()
+            result["status"] = kind.status(self.table.with_history(game.id, kind, state), player)
+            return result, None
+        state = self.table.with_history(game.id, kind, state, command.move)
+        try:
+            step = kind.apply(state, player, command.move, at)
+        except MoveError as error:
+            result["error"] = self.error_text(game, error)
+            return result, None
+        self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
+        result["events"] = [event_dict(e) for e in visible(step.events, player)]
+        result["snippet"] = self.renderer.public_post(
+            "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
+        )
+        return result, Applied(step, kind.posts(state, step))
+
+    def own_text(self, letter: Letter, game: Game) -> str:
+        """The player's own text (:meth:`_own_reply`)."""
+        return self.own_reply(letter, game).text
+
+    def own_reply(self, letter: Letter, game: Game) -> Reply:
+        """The player's own text and the lines that may be quoted: a quote of the mail
+        of ours he answers, left there by a client that marks no quotes, is cut off, so
+        our examples and forum snippets are never executed as his moves
+        (:func:`pbp.parse.body.strip_echo`). The mail answered is found by In-Reply-To,
+        else by the last of the References that is ours (some clients send References
+        alone, RFC 5322 §3.6.4); our command help pasted back (it is in every welcome
+        and HELP mail) is cut off even without threading
+        (:func:`pbp.parse.body.strip_help_echo`). Both look at the text with its
+        doubtful lines in place (a pasted mail of ours is known by its run of lines),
+        which are then left out again, with the lines of the mail answered under a
+        header block at the top (:meth:`pbp.parse.body.Reply.own`)."""
+        reply = letter.reply
+        text = reply.whole
+        answered: str | None = None
+        for message_id in (letter.in_reply_to, *reversed(letter.references)):
+            ours = self.store.outgoing(message_id) if message_id else None
+            if ours is not None:
+                sent = message_from_bytes(ours, policy=default)
+                part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+                answered = str(part.get_content()) if part is not None else ""
+                text = strip_echo(text, answered)
+                break
+        if not text.strip():
+            return reply.own(text, answered)
+        first = self.store.last_event(game.id, ["game_started"])  # one query, not the log
+        started = [first.event] if first is not None else []
+        _subject, help_text = self.renderer.private_mail(
+            f"{game.kind}/help",
+            locale=game.locale,
+            **{**self.mail.context(game, None), "events": started},
+        )
+        return reply.own(strip_help_echo(text, help_text), answered)
+
+    def loop(self, message: Message, text: str, game: Game) -> str | None:
+        """A player's or GM's mail in which pbp understood no command (``text``, his
+        own text): is it an auto-responder's loop (:func:`pbp.ratelimit.is_loop`: an
+        answer to ours within seconds, or the same text a third time in the hour)?
+        Then it is kept and put in the GM digest, unanswered; returns ``quick_reply``
+        or ``same_body``, else None."""
+        letter, at = message.letter, message.arrived
+        loop = is_loop(self.store, letter, message.from_address, text, at)
+        if loop is not None:
+            kept_id = self.store.keep(message.source, at, "loop", message.raw.raw, message.now)
+            self.digest.add(game, "loop", kept_id, letter, message.now, arrived=at, detail=loop)
+        return loop
+
+    def error_text(self, game: Game, error: MoveError) -> str:
+        return self.renderer.error(error.code, error.params, locale=game.locale)
+
+
+def move_dict(move: Any) -> dict[str, Any]:
+    """A parsed move for the ``understood`` template macro: ``{"type": class name
+    lower-cased, **fields}``, e.g. ``{"type": "vote", "target": "Петя", "prison": False}``."""
+    is_instance = dataclasses.is_dataclass(move) and not isinstance(move, type)
+    fields = dataclasses.asdict(move) if is_instance else {}
+    return {"type": type(move).__name__.lower(), **fields}
+
+
+def subject_moves(subject: str) -> str:
+    """``subject`` without reply/forward prefixes and bracketed tags, the text a player
+    may have meant as a move (``"Re: [exler-1] STATUS [pbp-k3x9]"`` → ``"STATUS"``)."""
+    subject = _SUBJECT_TAG.sub(" ", subject)
+    while True:
+        stripped = _SUBJECT_PREFIX.sub("", subject, count=1)
+        if stripped == subject:
+            return subject.strip()
+        subject = stripped
+
+
+def _cut(line: str) -> str:
+    """``line`` cut to :data:`IGNORED_WIDTH` characters (``…`` at the cut)."""
+    return line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…"
+
+
+def looks_quoted(kind: AnyKind, state: Any, doubtful: Sequence[str]) -> list[str]:
+    """The lines of ``doubtful`` (:attr:`pbp.parse.mime.Letter.doubtful`, lines that may
+    be quoted) that the game reads as a command, right or wrong: never executed (a
+    line that may be quoted is never executed), listed in the answer as "looks quoted
+    — not done". At most the first :data:`DOUBTFUL_TRIED` lines are tried.
+
+    Example: ``looks_quoted(maniac, state, ["ГОЛОС Оля", "и мы его учтём"])`` is
+    ``["ГОЛОС Оля"]``."""
+    return [line for line in doubtful[:DOUBTFUL_TRIED] if kind.parse(line, state)]
+
+
+def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
+    """The non-blank lines of ``text`` that are no part of any of ``commands`` (their
+    ``text``), stripped, each cut to :data:`IGNORED_WIDTH` characters — what a reply
+    lists as ignored (Mailman's "Ignored"), so that a command pbp did not recognise is
+    seen as such."""
+    used = {line.strip() for command in commands for line in command.text.split("\n")}
+    found = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if line and line not in used:
+            found.append(_cut(line))
+    return found
+
+
+def visible(events: Iterable[Event], player: str) -> list[Event]:
+    """The events of ``events`` that ``player`` may see (:meth:`Event.visible_to`)."""
+    return [e for e in events if e.visible_to(player)]
