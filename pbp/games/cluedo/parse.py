@@ -462,7 +462,7 @@ def parse_cluedo(
     lines = [shown for shown, _ in visible]
     quoted = [touched for _, touched in visible]
     result: list[ParsedLine] = []
-    skip_until = -1
+    skip_until = -1  # the last line a seed-form suggestion used
     for index, raw_line in enumerate(lines):
         if len(result) > COMMAND_LIMIT:
             break
@@ -475,32 +475,34 @@ def parse_cluedo(
             if _is_command(line[:LINE_LIMIT]):
                 result.append(_too_long(index, line))
             continue
-        shown = raw_line.strip()
         heading = _HEADING.match(line)
         if heading:
-            consumed, parsed = _seed_form(reader, lines, quoted, index, heading)
-            skip_until = consumed
+            skip_until, parsed = _seed_form(reader, lines, quoted, index, heading)
             result.append(parsed)
             continue
-        try:
-            command = _keyword(line)
-        except MoveError as error:
-            result.append(ParsedLine(index + 1, shown, None, error))
-            continue
-        if command is None:
-            if _SENTENCE.match(line):
-                sentence = functools.partial(reader.bare_sentence, line)
-                result.append(_attempt(index, shown, sentence))
-            continue
-        keyword, rest = command
-        if keyword in ("status", "help"):
-            move = Status() if keyword == "status" else Help()
-            result.append(ParsedLine(index + 1, shown, move, None))
-            continue
-        parse = functools.partial(reader.command, keyword, rest.strip(), line)
-        result.append(_attempt(index, shown, parse))
+        parsed_line = _one_line(reader, index, raw_line.strip(), line)
+        if parsed_line is not None:
+            result.append(parsed_line)
     commands.cap_commands(result)
     return result
+
+
+def _one_line(reader: _Reader, index: int, shown: str, line: str) -> ParsedLine | None:
+    """A command written on one line (``line``: line ``index`` as read, ``shown``: as
+    written) → its :class:`ParsedLine`; None for chatter. A bare seed-form sentence
+    is a suggestion (:meth:`_Reader.bare_sentence`)."""
+    try:
+        command = _keyword(line)
+    except MoveError as error:
+        return ParsedLine(index + 1, shown, None, error)
+    if command is None:
+        if _SENTENCE.match(line):
+            return _attempt(index, shown, functools.partial(reader.bare_sentence, line))
+        return None
+    keyword, rest = command
+    if keyword in ("status", "help"):
+        return ParsedLine(index + 1, shown, Status() if keyword == "status" else Help(), None)
+    return _attempt(index, shown, functools.partial(reader.command, keyword, rest.strip(), line))
 
 
 def _seed_form(
@@ -513,44 +515,15 @@ def _seed_form(
     """The seed-001 heading at ``lines[index]`` and its sentence → ``(last line used,
     ParsedLine)``. The sentence may follow on the heading line itself."""
     head_text = lines[index].strip()
-    player_text = heading.group("player")
-    sentence_lines: list[tuple[int, str]] = []
     if heading.group("sentence"):
         sentence_lines = [(index, heading.group("sentence"))]
     else:
-        j = index + 1
-        while j < len(lines) and not clean(lines[j]) and not quoted[j]:
-            j += 1
-        while j < len(lines) and len(sentence_lines) < 3 and not quoted[j]:
-            text = _read(lines[j])
-            if not sentence_lines and not _SENTENCE_START.match(text):
-                break
-            if len(text) > LINE_LIMIT:
-                return j, _too_long(index, text)
-            if not text or (sentence_lines and _is_command(text)):
-                break
-            sentence_lines.append((j, text))
-            j += 1
-    line = _read(head_text)
-
-    def build(sentence: str) -> Suggest:
-        if reader.addressed and not player_text:
-            reader.sentence(sentence, line)  # name errors first
-            raise InvalidMove(
-                "missing_addressee", line=line, players=reader.players, example=reader.example()
-            )
-        if not reader.addressed and player_text:
-            try:
-                named = reader.player_names.match(player_text)
-            except MoveError:
-                named = clean(player_text)
-            raise InvalidMove("unexpected_addressee", line=line, player=named)
-        addressee = reader.player(player_text, line) if player_text else None
-        return Suggest(*reader.sentence(sentence, line), addressee=addressee)
-
+        sentence_lines, too_long = _sentence_lines(lines, quoted, index + 1)
+        if too_long is not None:
+            return too_long[0], _too_long(index, too_long[1])
+    build = functools.partial(_seed_suggestion, reader, heading.group("player"), _read(head_text))
     if not sentence_lines:
-        parsed = _attempt(index, head_text, lambda: build(""))
-        return index, parsed
+        return index, _attempt(index, head_text, functools.partial(build, ""))
     # A sentence wrapped by the client: join up to three lines, shortest that parses.
     first_error: ParsedLine | None = None
     for count in range(1, len(sentence_lines) + 1):
@@ -565,3 +538,52 @@ def _seed_form(
             first_end = used[-1][0]
     assert first_error is not None
     return first_end, first_error
+
+
+def _sentence_lines(
+    lines: Sequence[str], quoted: Sequence[bool], start: int
+) -> tuple[list[tuple[int, str]], tuple[int, str] | None]:
+    """The seed-001 sentence after a heading, from ``lines[start]`` on: up to three
+    lines ``(index, text as read)``, the first beginning ``Я думаю`` (after empty
+    lines), ending at an empty or quoted line or another command → ``(those lines,
+    None)``; or ``([...], (index, text))`` for an over-long line met on the way (the
+    whole suggestion is refused as ``line_too_long``)."""
+    found: list[tuple[int, str]] = []
+    j = start
+    while j < len(lines) and not clean(lines[j]) and not quoted[j]:
+        j += 1
+    while j < len(lines) and len(found) < 3 and not quoted[j]:
+        text = _read(lines[j])
+        if not found and not _SENTENCE_START.match(text):
+            break
+        if len(text) > LINE_LIMIT:
+            return found, (j, text)
+        if not text or (found and _is_command(text)):
+            break
+        found.append((j, text))
+        j += 1
+    return found, None
+
+
+def _seed_suggestion(reader: _Reader, player_text: str | None, line: str, sentence: str) -> Suggest:
+    """The seed-form suggestion of a heading naming ``player_text`` (or none) and its
+    ``sentence`` (``line``: the heading as read, for the errors). Name errors in the
+    sentence come before a missing addressee.
+
+    :raises InvalidMove: ``missing_addressee``, ``unexpected_addressee``, and those of
+        :meth:`_Reader.sentence` and :meth:`_Reader.player`.
+    :raises AmbiguousMove: ``ambiguous_name``.
+    """
+    if reader.addressed and not player_text:
+        reader.sentence(sentence, line)  # name errors first
+        raise InvalidMove(
+            "missing_addressee", line=line, players=reader.players, example=reader.example()
+        )
+    if not reader.addressed and player_text:
+        try:
+            named = reader.player_names.match(player_text)
+        except MoveError:
+            named = clean(player_text)
+        raise InvalidMove("unexpected_addressee", line=line, player=named)
+    addressee = reader.player(player_text, line) if player_text else None
+    return Suggest(*reader.sentence(sentence, line), addressee=addressee)

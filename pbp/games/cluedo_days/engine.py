@@ -14,6 +14,10 @@ API (module-level functions; ``state`` is :class:`DaysState`):
 - ``kind = "cluedo_days"``: this module is the engine object (``pbp.core.events.Engine``).
 - ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
 
+The state and its queries (``allowance``, ``suggestions_left``) are in
+:mod:`pbp.games.cluedo_days.state`, the views in :mod:`pbp.games.cluedo_days.views`;
+both are re-exported here.
+
 Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
 ``sugg`` below stands for the suggestion fields ``number, day, ordinal, suggester,
 addressee, suspect, weapon, room`` (``ordinal``: the suggester's count of the day,
@@ -66,12 +70,10 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
-from typing import Any
 
 from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
-    CATEGORIES,
     Accuse,
     CluedoMove,
     Suggest,
@@ -87,14 +89,23 @@ from pbp.games.cluedo.cards import (
     start_deal,
 )
 from pbp.games.cluedo_days.state import (
+    VOIDED,
     Accusation,
     DaysRules,
     DaysSetup,
     DaysState,
     Suggestion,
+    addressed_today,
+    allowance,
     dump_state,
+    is_over,
     load_state,
+    made_today,
+    owed,
+    per_addressee_left,
+    suggestions_left,
 )
+from pbp.games.cluedo_days.views import duties, gm_view, status
 
 __all__ = [
     "Accusation",
@@ -102,6 +113,7 @@ __all__ = [
     "DaysSetup",
     "DaysState",
     "Suggestion",
+    "allowance",
     "apply",
     "close_day",
     "dump_state",
@@ -113,6 +125,7 @@ __all__ = [
     "remove",
     "start",
     "status",
+    "suggestions_left",
     "void",
 ]
 
@@ -170,48 +183,6 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
     return Step(state, events)
 
 
-# --- queries ---
-
-
-def is_over(state: DaysState) -> bool:
-    """True once somebody won (C7) or everybody is out."""
-    return state.over
-
-
-def allowance(state: DaysState, player: str) -> int:
-    """D2/D6: suggestions ``player`` may make in the current day in all (0 when out)."""
-    if player in state.out:
-        return 0
-    return max(0, state.rules.suggestions_per_day - state.penalties.get(player, 0))
-
-
-def _made_today(state: DaysState, player: str) -> list[Suggestion]:
-    return [
-        s
-        for s in state.suggestions
-        if s.suggester == player and s.day == state.day and s.answer != VOIDED
-    ]
-
-
-def _addressed_today(state: DaysState, addressee: str) -> int:
-    """D2: suggestions addressed to ``addressee`` today by all suggesters together."""
-    return sum(
-        s.addressee == addressee and s.day == state.day and s.answer != VOIDED
-        for s in state.suggestions
-    )
-
-
-def suggestions_left(state: DaysState, player: str) -> int:
-    """D2: suggestions ``player`` may still make today (never below 0)."""
-    if state.over:
-        return 0
-    return max(0, allowance(state, player) - len(_made_today(state, player)))
-
-
-def _owed(state: DaysState, player: str) -> list[Suggestion]:
-    return [s for s in state.suggestions if s.addressee == player and s.answer is None]
-
-
 # --- moves ---
 
 
@@ -250,7 +221,7 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
         raise IllegalMove("self_addressed", players=others)
     if move.addressee not in state.names:
         raise IllegalMove("unknown_addressee", addressee=move.addressee, players=others)
-    made = _made_today(state, player)
+    made = made_today(state, player)
     if len(made) >= allowance(state, player):
         raise IllegalMove(
             "no_suggestions_left",
@@ -260,13 +231,13 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
             made=len(made),
         )
     limit = state.rules.max_per_addressee_per_day
-    if _addressed_today(state, move.addressee) >= limit:  # D2: from all suggesters together
+    if addressed_today(state, move.addressee) >= limit:  # D2: from all suggesters together
         raise IllegalMove(
             "addressee_limit",
             addressee=move.addressee,
             limit=limit,
             day=state.day,
-            open=[p for p, n in _per_addressee_left(state, player).items() if n],
+            open=[p for p, n in per_addressee_left(state, player).items() if n],
         )
     number, ordinal = len(state.suggestions) + 1, len(made) + 1
     named = (move.suspect, move.weapon, move.room)
@@ -280,17 +251,17 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
     return Step(new, events)
 
 
-def _gm_answer(state: DaysState, s: Suggestion, at: str) -> tuple[DaysState, list[Event]]:
-    """C5: the GM answers suggestion ``s`` for its addressee at ``at``."""
+def _gm_answer(
+    state: DaysState, s: Suggestion, at: str, *, penalised: bool = False
+) -> tuple[DaysState, list[Event]]:
+    """C5: the GM answers suggestion ``s`` for its addressee at ``at`` (ISO UTC) → the
+    state with the answer, and GM ``gm_refutation`` (``penalised``: the addressee loses
+    a suggestion for it, D6) followed by the answer's events."""
     card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
     answered = _answered(s, card, by_gm=True, at=at, day=state.day)
-    gm = Event("gm_refutation", GM, {**s.public(), "card": card, "penalised": False})
+    gm = Event("gm_refutation", GM, {**s.public(), "card": card, "penalised": penalised})
     events = [gm, *_answer_events(answered)]
     return _replace_suggestion(state, answered), events
-
-
-#: ``Suggestion.answer`` of a suggestion the GM voided.
-VOIDED = "voided"
 
 
 def void(state: DaysState, number: int, at: datetime) -> Step:
@@ -333,8 +304,8 @@ def remove(state: DaysState, player: str, at: datetime) -> Step:
     out = state.out if player in state.out else (*state.out, player)
     new = dataclasses.replace(state, out=out, removed=(*state.removed, player))
     events = [Event("player_removed", PUBLIC, {"player": player, "day": state.day})]
-    for owed in _owed(new, player):
-        new, answer = _gm_answer(new, owed, moment)
+    for due in owed(new, player):
+        new, answer = _gm_answer(new, due, moment)
         events.extend(answer)
     if set(new.out) == set(new.names):  # C7: nobody left
         new = dataclasses.replace(new, over=True)
@@ -344,14 +315,14 @@ def remove(state: DaysState, player: str, at: datetime) -> Step:
 
 def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
     """D3: the suggestion ``player`` answers; ``waiting`` in errors: the numbers he owes."""
-    owed = _owed(state, player)
-    waiting = [s.number for s in owed]
+    pending = owed(state, player)
+    waiting = [s.number for s in pending]
     if number is None:
-        if not owed:
+        if not pending:
             raise IllegalMove("nothing_to_answer")
-        if len(owed) > 1:
+        if len(pending) > 1:
             raise IllegalMove("which_suggestion", waiting=waiting)
-        return owed[0]
+        return pending[0]
     if not 1 <= number <= len(state.suggestions):
         raise IllegalMove("unknown_suggestion", number=number, waiting=waiting)
     found = state.suggestions[number - 1]
@@ -455,167 +426,69 @@ def close_day(state: DaysState, at: datetime) -> Step:
     closed_at = utc_iso(at)
     if state.over:
         return Step(state, [])
+    due, carried = _due_at_close(state, at)
+    answered, events, penalties = _gm_answers_at_close(state, due, closed_at)
+    new = dataclasses.replace(answered, day=state.day + 1, penalties=penalties)
+    events.append(_day_closed(state, new, closed_at, [s.number for s in due], carried))
+    return Step(new, events)
+
+
+def _due_at_close(state: DaysState, at: datetime) -> tuple[list[Suggestion], list[int]]:
+    """D6: the unanswered suggestions the GM answers at a close at ``at`` (those that
+    arrived ``answer_grace_hours`` or more before it), and the numbers of those
+    carried to the next close (within the grace); both in number order."""
     cutoff = at - timedelta(hours=state.rules.answer_grace_hours)
+    unanswered = [s for s in state.suggestions if s.answer is None]
+    due = [s for s in unanswered if datetime.fromisoformat(s.at) <= cutoff]
+    carried = [s.number for s in unanswered if datetime.fromisoformat(s.at) > cutoff]
+    return due, carried
+
+
+def _gm_answers_at_close(
+    state: DaysState, due: list[Suggestion], closed_at: str
+) -> tuple[DaysState, list[Event], dict[str, int]]:
+    """C5, D6: the GM answers each of ``due`` at ``closed_at`` (ISO UTC) → the state with
+    the answers, their events (per suggestion: GM ``gm_refutation``, then the answer's
+    own events) and the penalties for the next day ``{addressee: n}`` (one per answer;
+    none for a player who is out: he has no suggestion to lose)."""
     events: list[Event] = []
     penalties: dict[str, int] = {}
-    gm_answered: list[int] = []
-    carried: list[int] = []
     new = state
-    for s in state.suggestions:
-        if s.answer is not None:
-            continue
-        if datetime.fromisoformat(s.at) > cutoff:
-            carried.append(s.number)
-            continue
-        card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
-        answered = _answered(s, card, by_gm=True, at=closed_at, day=state.day)
-        new = _replace_suggestion(new, answered)
-        # D6: one suggestion fewer for each unanswered one; a player who is out has none
-        # to lose, so he gets no penalty at all.
+    for s in due:
         penalised = s.addressee not in state.out
-        events.append(
-            Event("gm_refutation", GM, {**s.public(), "card": card, "penalised": penalised})
-        )
-        events.extend(_answer_events(answered))
-        gm_answered.append(s.number)
+        new, answer = _gm_answer(new, s, closed_at, penalised=penalised)
+        events.extend(answer)
         if penalised:
             penalties[s.addressee] = penalties.get(s.addressee, 0) + 1
-    new = dataclasses.replace(new, day=state.day + 1, penalties=penalties)
+    return new, events, penalties
+
+
+def _day_closed(
+    state: DaysState, new: DaysState, closed_at: str, gm_answered: list[int], carried: list[int]
+) -> Event:
+    """D7: PUBLIC ``day_closed`` of day ``state.day`` (``new``: the next day's state;
+    shape in the module docstring): the suggestions made or answered that day (never
+    a card, never a voided one), the penalties and allowances for the next day, who is
+    out and who accused wrongly that day."""
     summary = [
         {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
         for s in new.suggestions
         if (s.day == state.day or s.answered_day == state.day) and s.answer != VOIDED
     ]
-    events.append(
-        Event(
-            "day_closed",
-            PUBLIC,
-            {
-                "day": state.day,
-                "closed_at": closed_at,
-                "gm_answered": gm_answered,
-                "penalties": dict(penalties),
-                "allowances": {p: allowance(new, p) for p in new.names if p not in new.out},
-                "out": list(new.out),
-                "suggestions": summary,
-                "carried": carried,
-                "accused_wrongly": [
-                    a.player for a in new.accusations if a.day == state.day and not a.correct
-                ],
-            },
-        )
+    return Event(
+        "day_closed",
+        PUBLIC,
+        {
+            "day": state.day,
+            "closed_at": closed_at,
+            "gm_answered": gm_answered,
+            "penalties": dict(new.penalties),
+            "allowances": {p: allowance(new, p) for p in new.names if p not in new.out},
+            "out": list(new.out),
+            "suggestions": summary,
+            "carried": carried,
+            "accused_wrongly": [
+                a.player for a in new.accusations if a.day == state.day and not a.correct
+            ],
+        },
     )
-    return Step(new, events)
-
-
-# --- views ---
-
-
-def _per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
-    """D2: how many more suggestions ``player`` may address to each other player today:
-    what the addressee can still receive from all suggesters, capped by what ``player``
-    has left."""
-    left = suggestions_left(state, player)
-    limit = state.rules.max_per_addressee_per_day
-    return {
-        p: min(left, max(0, limit - _addressed_today(state, p))) for p in state.names if p != player
-    }
-
-
-def status(state: DaysState, player: str) -> dict[str, Any]:
-    """The private ``STATUS`` answer of ``player`` (also his reminder duties).
-
-    Example: ``{"game": "exler-1", "day": 2, "over": False, "winner": None, "out": False,
-    "character": "Краснова", "hand": ["нож", "кухня", "Белых"],
-    "shown_to_me": [{"number": 3, "card": "труба", "by": "Дуг", "by_gm": False}],
-    "shown_by_me": [{"number": 5, "card": "нож", "to": "Моро", "by_gm": True}],
-    "owed": [sugg...], "awaiting": [sugg...], "suggestions_left": 2,
-    "per_addressee_left": {"Дуг": 2, ...}}`` — ``sugg`` as in the event catalogue;
-    ``owed``: suggestions he must answer; ``awaiting``: his unanswered suggestions;
-    ``per_addressee_left``: how many more he may address to each player today (D2,
-    already capped by ``suggestions_left``); ``removed``: the GM removed him (C5;
-    ``out`` is true then too).
-
-    :raises KeyError: ``player`` is not in the game.
-    """
-    character = dict(state.players)[player]
-    return {
-        "game": state.game_id,
-        "day": state.day,
-        "over": state.over,
-        "winner": state.winner,
-        "out": player in state.out,
-        "removed": player in state.removed,
-        "character": character,
-        "hand": list(state.deal.hands[player]),
-        "shown_to_me": [
-            {"number": s.number, "card": s.card, "by": s.addressee, "by_gm": s.by_gm}
-            for s in state.suggestions
-            if s.suggester == player and s.card is not None
-        ],
-        "shown_by_me": [
-            {"number": s.number, "card": s.card, "to": s.suggester, "by_gm": s.by_gm}
-            for s in state.suggestions
-            if s.addressee == player and s.card is not None
-        ],
-        "owed": [s.public() for s in _owed(state, player)],
-        "awaiting": [
-            s.public() for s in state.suggestions if s.suggester == player and s.answer is None
-        ],
-        "suggestions_left": suggestions_left(state, player),
-        "per_addressee_left": _per_addressee_left(state, player),
-    }
-
-
-def duties(state: DaysState, player: str) -> dict[str, Any]:
-    """What a reminder lists: ``{"day", "owed": [sugg...], "suggestions_left": n}``.
-
-    Empty duties (``owed == []`` and ``suggestions_left == 0``) mean no reminder; a
-    finished game has none. :raises KeyError: ``player`` is not in the game.
-    """
-    dict(state.players)[player]
-    if state.over:
-        return {"day": state.day, "owed": [], "suggestions_left": 0}
-    return {
-        "day": state.day,
-        "owed": [s.public() for s in _owed(state, player)],
-        "suggestions_left": suggestions_left(state, player),
-    }
-
-
-def gm_view(state: DaysState) -> dict[str, Any]:
-    """Everything the GM sees (``pbp show``).
-
-    ``{"game", "day", "over", "winner", "seed", "solution": {suspect, weapon, room},
-    "players": [{"name", "character", "hand": [...], "out": bool, "allowance": n,
-    "suggestions_left": n, "penalty": n}], "pending": [{**sugg}...] (unanswered),
-    "accusations": [{"player", "day", "at", "suspect", "weapon", "room", "correct"}],
-    "commitment": hex, "canonical": str}``.
-    """
-    return {
-        "game": state.game_id,
-        "day": state.day,
-        "over": state.over,
-        "winner": state.winner,
-        "seed": state.seed,
-        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
-        "players": [
-            {
-                "name": p,
-                "character": ch,
-                "hand": list(state.deal.hands[p]),
-                "out": p in state.out,
-                "allowance": allowance(state, p),
-                "suggestions_left": suggestions_left(state, p),
-                "penalty": state.penalties.get(p, 0),
-            }
-            for p, ch in state.players
-        ],
-        "pending": [s.public() for s in state.suggestions if s.answer is None],
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
-        "commitment": commitment(state.canonical),
-        "canonical": state.canonical,
-    }
-
-
-# --- storage ---

@@ -1,7 +1,7 @@
-"""The state of a Cluedo-by-days game (rules C1–C7, D1–D8) and its JSON form.
+"""The state of a Cluedo-by-days game (rules C1–C7, D1–D8), its queries and its JSON form.
 
 Split from :mod:`pbp.games.cluedo_days.engine` (the rules) so each module stays small;
-everything here is re-exported there. Pure: no I/O.
+the views built on these queries are in :mod:`pbp.games.cluedo_days.views`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -88,6 +88,9 @@ class Suggestion:
 _SUGG_FIELDS: tuple[str, ...] = ("number", "day", "ordinal", "suggester", "addressee")
 _SUGG_FIELDS += ("suspect", "weapon", "room", "at")
 
+#: ``Suggestion.answer`` of a suggestion the GM voided.
+VOIDED = "voided"
+
 
 @dataclass(frozen=True)
 class Accusation:
@@ -131,6 +134,64 @@ class DaysState(Table):
     def setup(self) -> DaysSetup:
         """The setup this game runs with (its deal being the one dealt)."""
         return DaysSetup(self.game_id, self.players, self.cards, self.rules, self.deal)
+
+
+# --- queries ---
+
+
+def is_over(state: DaysState) -> bool:
+    """True once somebody won (C7) or everybody is out."""
+    return state.over
+
+
+def allowance(state: DaysState, player: str) -> int:
+    """D2/D6: suggestions ``player`` may make in the current day in all (0 when out)."""
+    if player in state.out:
+        return 0
+    return max(0, state.rules.suggestions_per_day - state.penalties.get(player, 0))
+
+
+def made_today(state: DaysState, player: str) -> list[Suggestion]:
+    """D2: the suggestions ``player`` made today and the GM did not void, in order."""
+    return [
+        s
+        for s in state.suggestions
+        if s.suggester == player and s.day == state.day and s.answer != VOIDED
+    ]
+
+
+def addressed_today(state: DaysState, addressee: str) -> int:
+    """D2: suggestions addressed to ``addressee`` today by all suggesters together."""
+    return sum(
+        s.addressee == addressee and s.day == state.day and s.answer != VOIDED
+        for s in state.suggestions
+    )
+
+
+def suggestions_left(state: DaysState, player: str) -> int:
+    """D2: suggestions ``player`` may still make today (never below 0)."""
+    if state.over:
+        return 0
+    return max(0, allowance(state, player) - len(made_today(state, player)))
+
+
+def owed(state: DaysState, player: str) -> list[Suggestion]:
+    """D3: the suggestions addressed to ``player`` still unanswered, in number order."""
+    return [s for s in state.suggestions if s.addressee == player and s.answer is None]
+
+
+def per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
+    """D2: how many more suggestions ``player`` may address to each other player today:
+    what the addressee can still receive from all suggesters, capped by what ``player``
+    has left."""
+    left = suggestions_left(state, player)
+    limit = state.rules.max_per_addressee_per_day
+    return {
+        p: min(left, max(0, limit - addressed_today(state, p))) for p in state.names if p != player
+    }
+
+
+# --- storage ---
 
 
 def dump_state(state: DaysState) -> dict[str, Any]:

@@ -22,6 +22,14 @@ aware datetime, stored as ISO 8601 in UTC):
 - ``kind = "maniac"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
   ``is_over(state)``.
 
+This module is the engine object (``pbp.core.events.Engine``) and its whole API; the
+rules behind it are split by phase: :mod:`~pbp.games.maniac.moves` (the moves),
+:mod:`~pbp.games.maniac.day` (votes and the day's close: M9–M11),
+:mod:`~pbp.games.maniac.orders` (kill orders: M3–M5), :mod:`~pbp.games.maniac.night`
+(the night's resolution and the morning: M6–M8), :mod:`~pbp.games.maniac.wins` (M12),
+:mod:`~pbp.games.maniac.views` and :mod:`~pbp.games.maniac.state`. The GM's levers
+(``remove``, ``void_vote``, ``void_order``) are here.
+
 The shell must run every day close and night end that falls before a move's ``at``
 before applying that move (D8: mail and closes in time order). ``Status``/``Help``
 are answered by the shell from :func:`status` and never reach :func:`apply`.
@@ -89,17 +97,18 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
+from pbp.core.events import Event, IllegalMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import commitment
+from pbp.games.maniac.day import cast_vote, check_voter, close_day, withdraw_vote
+from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
+from pbp.games.maniac.night import end_night
+from pbp.games.maniac.orders import place_order
 from pbp.games.maniac.state import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     ROLES,
-    TOWN,
     Ballot,
     ManiacRules,
     ManiacSetup,
@@ -107,30 +116,24 @@ from pbp.games.maniac.state import (
     Order,
     Phase,
     Role,
-    casts,
     check_roles,
     day,
     deal_roles,
     double_kill_allowed,
-    double_kill_night,
     dump_state,
-    duties,
     fixed_by,
-    gm_view,
     is_over,
     load_state,
-    nights_fixed_at,
     open_nights,
     order_for,
-    order_targets,
     phase,
     roles_deal,
     skip_limit,
     standing_votes,
-    status,
     vote_count,
-    vote_targets,
 )
+from pbp.games.maniac.views import duties, gm_view, status
+from pbp.games.maniac.wins import game_over, maniac_team_wins
 
 __all__ = [
     "ROLES",
@@ -173,55 +176,6 @@ kind = "maniac"  # the Engine protocol's kind (pbp.core.events.Engine)
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 
 
-# --- moves (what the parser produces; names already resolved to canonical names) ---
-
-
-@dataclass(frozen=True)
-class Vote:
-    """``VOTE [PRISON] player``: send ``target`` to the cell (or to prison, M11)."""
-
-    target: str
-    prison: bool = False
-
-
-@dataclass(frozen=True)
-class Unvote:
-    """``UNVOTE``: withdraw one's standing vote (not a cast, M9)."""
-
-
-@dataclass(frozen=True)
-class Kill:
-    """``KILL player [AND player] [NIGHT n]`` (M3, M5); ``night`` None: the earliest
-    open night without an order. :raises ValueError: not one or two targets."""
-
-    targets: tuple[str, ...]
-    night: int | None = None
-
-    def __post_init__(self) -> None:
-        if len(self.targets) not in (1, 2):
-            raise ValueError(f"rule M5: a kill order names 1 or 2 players, got {self.targets}")
-
-
-@dataclass(frozen=True)
-class Skip:
-    """``SKIP [NIGHT n]`` (M4)."""
-
-    night: int | None = None
-
-
-@dataclass(frozen=True)
-class Status:
-    """``STATUS``: private summary for the sender."""
-
-
-@dataclass(frozen=True)
-class Help:
-    """``HELP``: the command help."""
-
-
-ManiacMove = Vote | Unvote | Kill | Skip | Status | Help
-
-
 # --- start ---
 
 
@@ -239,12 +193,7 @@ def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step:
     """
     stamp = utc_iso(at)
     names = [name for name, _ in setup.players]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise SetupError(f"rule M1: {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
-    if len(set(names)) != len(names):
-        raise SetupError(f"players named twice: {names}")
-    if not salt:
-        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+    _check_seats(names, salt)
     if setup.roles is None:
         dealt = deal_roles(names, setup.rules, random.Random(seed))
     else:
@@ -259,11 +208,32 @@ def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step:
         salt=salt.hex(),
         started_at=stamp,
     )
-    canonical = state.canonical
+    return Step(state, [*_deal_events(state), _game_started(state)])
+
+
+def _check_seats(names: list[str], salt: bytes) -> None:
+    """M1: 8 to 15 players, each named once; a fairness salt (DESIGN.md).
+
+    :raises SetupError: naming the rule and the problem.
+    """
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise SetupError(f"rule M1: {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise SetupError(f"players named twice: {names}")
+    if not salt:
+        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
+
+
+def _deal_events(state: ManiacState) -> list[Event]:
+    """M1: GM ``roles`` {roles, seed, canonical}, then one PLAYER ``role_dealt`` {role,
+    character, partner} per player in seating order (``partner``: the fan for the
+    maniac, the maniac for the fan, else None)."""
     fan = state.holder("fan")
     partners = {state.maniac: fan, **({fan: state.maniac} if fan is not None else {})}
-    events = [
-        Event("roles", GM, {**roles_deal(state.roles), "seed": seed, "canonical": canonical}),
+    dealt = dict(state.roles)
+    deal = {**roles_deal(state.roles), "seed": state.seed, "canonical": state.canonical}
+    return [
+        Event("roles", GM, deal),
         *(
             Event(
                 "role_dealt",
@@ -271,25 +241,28 @@ def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step:
                 {"role": dealt[p], "character": ch, "partner": partners.get(p)},
                 player=p,
             )
-            for p, ch in setup.players
-        ),
-        Event(
-            "game_started",
-            PUBLIC,
-            {
-                "game": setup.game_id,
-                "day": 1,
-                "players": [{"name": p, "character": ch} for p, ch in setup.players],
-                "commitment": commitment(canonical),
-                "fan": fan is not None,
-                "skips": skip_limit(state),
-                "double_kill": double_kill_allowed(state),
-                "casts_per_target": setup.rules.casts_per_target,
-                "started_at": stamp,
-            },
+            for p, ch in state.players
         ),
     ]
-    return Step(state, events)
+
+
+def _game_started(state: ManiacState) -> Event:
+    """M1, M2: PUBLIC ``game_started``, day 1 open (shape in the module docstring)."""
+    return Event(
+        "game_started",
+        PUBLIC,
+        {
+            "game": state.game_id,
+            "day": 1,
+            "players": [{"name": p, "character": ch} for p, ch in state.players],
+            "commitment": commitment(state.canonical),
+            "fan": state.holder("fan") is not None,
+            "skips": skip_limit(state),
+            "double_kill": double_kill_allowed(state),
+            "casts_per_target": state.rules.casts_per_target,
+            "started_at": state.started_at,
+        },
+    )
 
 
 # --- moves ---
@@ -320,335 +293,16 @@ def apply(state: ManiacState, player: str, move: ManiacMove, at: datetime) -> St
     if player not in state.names:
         raise IllegalMove("not_a_player", player=player, players=state.names)
     if isinstance(move, Vote | Unvote):
-        _check_voter(state, player)
+        check_voter(state, player)
         if isinstance(move, Vote):
-            return _vote(state, player, move, stamp)
-        return _unvote(state, player, stamp)
+            return cast_vote(state, player, move, stamp)
+        return withdraw_vote(state, player, stamp)
     if isinstance(move, Kill | Skip):
-        return _order(state, player, move, stamp)
+        return place_order(state, player, move, stamp)
     raise TypeError(f"not a move of the game: {move!r}")
 
 
-def _check_voter(state: ManiacState, player: str) -> None:
-    """M8, M9: may ``player`` vote now?"""
-    if not state.alive(player):
-        raise IllegalMove("player_dead", player=player)
-    if state.in_prison(player):
-        raise IllegalMove("player_in_prison", player=player)
-    if state.phase != "day":
-        raise IllegalMove("voting_closed", day=state.day, next_day=state.day + 1)
-
-
-def _check_named(state: ManiacState, name: str, allowed: list[str]) -> None:
-    if name not in state.names:
-        raise IllegalMove("not_a_player", player=name, players=allowed)
-    if not state.alive(name):
-        raise IllegalMove("target_dead", target=name, players=allowed)
-
-
-def _vote(state: ManiacState, player: str, move: Vote, at: str) -> Step:
-    allowed = vote_targets(state, player)
-    target = move.target
-    if target == player:
-        raise IllegalMove("self_vote", players=allowed)
-    _check_named(state, target, allowed)
-    if state.in_prison(target):
-        raise IllegalMove("target_in_prison", target=target, players=allowed)
-    if move.prison and not state.was_in_cell(target):
-        been = [p for p in allowed if state.was_in_cell(p)]
-        raise IllegalMove("never_in_cell", target=target, players=been)
-    limit = state.rules.casts_per_target
-    done = casts(state, player, target)
-    if done >= limit:
-        raise IllegalMove("vote_limit", target=target, limit=limit, day=state.day)
-    ballot = Ballot(state.day, player, target, move.prison, at)
-    new = dataclasses.replace(state, ballots=(*state.ballots, ballot))
-    data = {
-        "day": state.day,
-        "voter": player,
-        "target": target,
-        "prison": move.prison,
-        "cast_no": done + 1,
-        "at": at,
-    }
-    return Step(new, [Event("vote_cast", PUBLIC, data)])
-
-
-def _unvote(state: ManiacState, player: str, at: str) -> Step:
-    mine = next((b for _, b in standing_votes(state) if b.voter == player), None)
-    if mine is None:
-        raise IllegalMove("no_vote", day=state.day)
-    ballot = Ballot(state.day, player, None, False, at)
-    new = dataclasses.replace(state, ballots=(*state.ballots, ballot))
-    data = {"day": state.day, "voter": player, "target": mine.target, "prison": mine.prison}
-    return Step(new, [Event("vote_withdrawn", PUBLIC, {**data, "at": at})])
-
-
-def _order(state: ManiacState, player: str, move: Kill | Skip, at: str) -> Step:
-    """M3–M5: place or change the order for one open night."""
-    if state.role_of(player) != "maniac":  # first: nothing else may leak a role
-        raise IllegalMove("not_the_maniac")
-    targets = move.targets if isinstance(move, Kill) else ()
-    allowed = order_targets(state)
-    for target in targets:
-        if target == player:
-            raise IllegalMove("self_target", players=allowed)
-        _check_named(state, target, allowed)
-    if len(targets) == 2 and targets[0] == targets[1]:
-        raise InvalidMove("same_target_twice", target=targets[0])
-    night = _night_of(state, move.night)
-    others = [o for o in state.orders if o.night != night]
-    if not targets:
-        neighbour = next((o.night for o in others if o.skip and abs(o.night - night) == 1), None)
-        if neighbour is not None:
-            raise IllegalMove("skip_in_a_row", night=night, other=neighbour)
-        used = sum(1 for o in others if o.skip and not o.voided)
-        if used >= skip_limit(state):
-            raise IllegalMove("skip_limit", limit=skip_limit(state), used=used)
-    if len(targets) == 2:
-        if not double_kill_allowed(state):
-            raise IllegalMove(
-                "double_kill_unavailable",
-                players=len(state.players),
-                needed=state.rules.double_kill_from,
-            )
-        taken = double_kill_night(state, others)  # a voided one is not used up (M5)
-        if taken is not None:
-            raise IllegalMove("double_kill_used", night=taken)
-    changed = order_for(state, night) is not None
-    order = Order(night, tuple(targets), at)
-    new = dataclasses.replace(state, orders=tuple(sorted((*others, order), key=lambda o: o.night)))
-    data = {
-        "night": night,
-        "targets": list(targets),
-        "skip": not targets,
-        "changed": changed,
-        "fixed_by": fixed_by(night),
-    }
-    return Step(new, [Event("order_placed", PLAYER, {**data, "at": at}, player=player)])
-
-
-def _night_of(state: ManiacState, night: int | None) -> int:
-    """M3: the night an order is for: ``night`` when open, else the earliest open night
-    without an order (:func:`open_nights`: during night 1 nights 1 and 2 are still
-    open, so ``KILL X`` then is for night 1 when it has no order)."""
-    nights = open_nights(state)
-    if night is not None:
-        if night not in nights:
-            raise IllegalMove("night_not_open", night=night, open=nights)
-        return night
-    free = [n for n in nights if order_for(state, n) is None]
-    if not free:
-        raise IllegalMove("all_nights_ordered", open=nights)
-    return free[0]
-
-
-# --- day close ---
-
-
-def close_day(state: ManiacState, at: datetime) -> Step:
-    """Close day *d* at ``at`` (aware): M10, M11, M12, M3; night *d* begins.
-
-    The player with most standing votes goes (ties: the earliest standing vote among
-    the tied, M10; no votes: nobody). He goes to prison (M11) when he spent night
-    *d − 1* in the cell, or when more of his standing votes ask for prison than for
-    the cell; otherwise to the cell for night *d*. Events: PUBLIC ``day_closed``; then
-    PUBLIC ``game_over`` when the maniac goes to prison (the town wins, M12); else,
-    from day 2 on, PLAYER ``order_fixed`` to the maniac for night *d + 1* (M3,
-    ``missing`` for a miss; the close of day 1 fixes nothing: the orders for nights 1
-    and 2 may be changed until night 1 ends). A finished game or a night is left as it
-    is (no events), so a stale scheduler job does no harm.
-
-    :raises ValueError: ``at`` is naive.
-    """
-    closed_at = utc_iso(at)
-    if state.over or state.phase != "day":
-        return Step(state, [])
-    d = state.day
-    count = vote_count(state)
-    candidates = count["candidates"]
-    to_cell = to_prison = reason = None
-    tie = split = None
-    new = dataclasses.replace(state, phase="night")
-    if candidates:
-        chosen = candidates[0]
-        name = chosen["player"]
-        tied = [c["player"] for c in candidates if c["votes"] == chosen["votes"]]
-        if len(tied) > 1:
-            first = next(b for _, b in standing_votes(state) if b.target == name)
-            tie = {"tied": tied, "voter": first.voter, "at": first.at}
-        if chosen["prison_votes"]:  # M11: both counts, so players see why
-            split = {
-                "prison": chosen["prison_votes"],
-                "cell": chosen["votes"] - chosen["prison_votes"],
-            }
-        if (d - 1, name) in state.cell_nights:
-            reason = "second_night"
-        elif 2 * chosen["prison_votes"] > chosen["votes"]:
-            reason = "prison_votes"
-        if reason is None:
-            to_cell = name
-            new = dataclasses.replace(new, cell_nights=(*state.cell_nights, (d, name)))
-        else:
-            to_prison = name
-            new = dataclasses.replace(new, imprisoned=(*state.imprisoned, (d, name)))
-    data = {
-        "day": d,
-        "counts": candidates,
-        "not_voted": count["not_voted"],
-        "to_cell": to_cell,
-        "to_prison": to_prison,
-        "prison_reason": reason,
-        "tie_broken_by": tie,
-        "vote_split": split,
-        "closed_at": closed_at,
-    }
-    events = [Event("day_closed", PUBLIC, data)]
-    if to_prison is not None and to_prison == state.maniac:  # M12: the town wins
-        new = dataclasses.replace(new, over=True, winner_team="town")
-        return Step(new, [*events, _game_over(new)])
-    events.extend(_orders_fixed(new, nights_fixed_at("day", d)))
-    return Step(new, events)
-
-
-def _orders_fixed(state: ManiacState, nights: list[int]) -> list[Event]:
-    """M3: one PLAYER ``order_fixed`` to the maniac per night of ``nights``."""
-    events = []
-    for night in nights:
-        order = order_for(state, night)
-        fixed = {
-            "night": night,
-            "targets": [] if order is None else list(order.targets),
-            "skip": order is not None and order.skip,
-            "missing": order is None,
-            "fixed_by": fixed_by(night),
-        }
-        events.append(Event("order_fixed", PLAYER, fixed, player=state.maniac))
-    return events
-
-
-def _game_over(state: ManiacState) -> Event:
-    """M12: the winners and every role, with the fairness text."""
-    team = TOWN if state.winner_team == "town" else frozenset({"maniac", "fan"})
-    return Event(
-        "game_over",
-        PUBLIC,
-        {
-            "winner_team": state.winner_team,
-            "winners": [p for p, r in state.roles if r in team],
-            "roles": dict(state.roles),
-            "canonical": state.canonical,
-        },
-    )
-
-
-# --- night end ---
-
-
-def end_night(state: ManiacState, at: datetime) -> Step:
-    """Resolve night *d* at ``at`` (aware) and open day *d + 1*: M6, M7, M8, M12.
-
-    M6: with the maniac in the cell (or prison) his order is void (a voided skip or
-    double kill is not used up, M4, M5); otherwise each target dies unless he is in
-    the cell or prison while the duty officer is alive and in neither (a target
-    already dead: nobody dies by it). The night is simultaneous: the duty officer's
-    protection is judged on his state at the start of the night, so he guards the
-    cell on the night he himself is killed (a double kill of him and the player in
-    the cell kills him alone). M7: a fan in the cell or prison dies. M8: the cell's survivor is
-    released. Events: at the end of night 1, unless the game ends, PLAYER
-    ``order_fixed`` to the maniac for night 2 (M3: the orders for nights 1 and 2 may
-    be changed until night 1 ends; night 1's is carried out, not announced as
-    fixed); GM ``night_resolution`` (what happened and why), PUBLIC ``night_ended``
-    (the dead by name only, seating order), then PUBLIC ``game_over`` when the
-    maniac's team wins (M12). A finished game or a day is left as it is (no events).
-
-    :raises ValueError: ``at`` is naive.
-    """
-    ended_at = utc_iso(at)
-    if state.over or state.phase != "night":
-        return Step(state, [])
-    night = state.day
-    cell = state.cell
-    order = order_for(state, night)
-    maniac = state.maniac
-    maniac_in_cell = cell == maniac or state.in_prison(maniac)
-
-    def held(p: str) -> bool:
-        return p == cell or state.in_prison(p)
-
-    # M6: a night's events are simultaneous. The duty officer's protection is judged
-    # once, on his state at the start of the night: killed by this very order (a double
-    # kill naming him and the player in the cell, in either order) he still guards the
-    # cell; a kill of him alone while someone sits in the cell kills him.
-    guard = state.holder("duty_officer")
-    guards = guard is not None and state.alive(guard) and not held(guard)
-    dying: set[str] = set()
-    results: list[dict[str, Any]] = []
-    orders = state.orders
-    if order is None:
-        outcome = "miss"
-    elif maniac_in_cell:
-        outcome = "void"
-        voided = dataclasses.replace(order, voided=True)
-        orders = tuple(voided if o.night == night else o for o in orders)
-    elif order.skip:
-        outcome = "skip"
-    else:
-        outcome = "kill"
-        for target in order.targets:
-            if not state.alive(target):
-                result = "already_dead"
-            elif held(target) and guards:
-                result = "blocked"
-            else:
-                result = "killed"
-                dying.add(target)
-            results.append({"player": target, "result": result})
-    fan = state.holder("fan")
-    fan_in_cell = fan if fan is not None and state.alive(fan) and held(fan) else None
-    if fan_in_cell is not None:  # M7
-        dying.add(fan_in_cell)
-    dead = [p for p in state.names if p in dying]
-    # M8: the cell's survivor leaves it; one the GM removed meanwhile is gone already.
-    released = cell if cell is not None and cell not in dying and state.alive(cell) else None
-    new = dataclasses.replace(
-        state,
-        orders=orders,
-        deaths=(*state.deaths, *((night, p) for p in dead)),
-        day=night + 1,
-        phase="day",
-    )
-    resolution = {
-        "night": night,
-        "order": None if order is None else {"targets": list(order.targets), "skip": order.skip},
-        "maniac_in_cell": maniac_in_cell,
-        "duty_officer_guards": guards,
-        "outcome": outcome,
-        "targets": results,
-        "fan_in_cell": fan_in_cell,
-        "dead": dead,
-        "skip_restored": outcome == "void" and order is not None and order.skip,
-    }
-    morning = {"night": night, "dead": dead, "released": released, "day": night + 1}
-    events = [
-        Event("night_resolution", GM, resolution),
-        Event("night_ended", PUBLIC, {**morning, "ended_at": ended_at}),
-    ]
-    if _maniac_team_wins(new):
-        new = dataclasses.replace(new, over=True, winner_team="maniac")
-        events.append(_game_over(new))
-    else:  # M3: the end of night 1 fixes the order for night 2 (night 1's is carried out)
-        fixed = [n for n in nights_fixed_at("night", night) if n > night]
-        events[:0] = _orders_fixed(new, fixed)
-    return Step(new, events)
-
-
-def _maniac_team_wins(state: ManiacState) -> bool:
-    """M12 at a morning: the town alive and not in prison number at most 1 (fan dead,
-    in prison or absent) or at most 2 (fan alive and not in prison)."""
-    town = sum(1 for p, r in state.roles if r in TOWN and state.free(p))
-    fan = state.holder("fan")
-    return town <= (2 if fan is not None and state.free(fan) else 1)
+# --- the GM's levers ---
 
 
 def remove(state: ManiacState, player: str, at: datetime) -> Step:
@@ -689,9 +343,9 @@ def remove(state: ManiacState, player: str, at: datetime) -> Step:
                 }
                 events.append(Event("vote_withdrawn", PUBLIC, data))
     new = dataclasses.replace(state, ballots=tuple(ballots), left=(*state.left, player))
-    if _maniac_team_wins(new):
+    if maniac_team_wins(new):
         new = dataclasses.replace(new, over=True, winner_team="maniac")
-        events.append(_game_over(new))
+        events.append(game_over(new))
     return Step(new, events)
 
 

@@ -81,7 +81,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from pbp.core.events import InvalidMove, MoveError
-from pbp.games.maniac.engine import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
+from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.parse import commands
 from pbp.parse.body import unquote_forum
 from pbp.parse.commands import (
