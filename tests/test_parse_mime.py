@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from pbp.parse.body import decode_bytes, new_text, strip_echo, unflow
+from pbp.parse.body import new_text, strip_echo, unflow
+from pbp.parse.charset import decode_bytes
 from pbp.parse.mime import HEADER_LIMIT, Letter, cap, find_token, mailboxes, read_letter
 
 

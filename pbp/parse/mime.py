@@ -7,7 +7,7 @@ MIME and RFC 2047 decoding is the standard library's (:mod:`email` with
 - raw 8-bit bytes in headers (clients that ignore RFC 2047) read as UTF-8, else
   windows-1251 / KOI8-R, never a crash;
 - the body's charset guessed when the declared one is missing, unknown or wrong
-  (:func:`pbp.parse.body.decode_bytes`);
+  (:func:`pbp.parse.charset.decode_bytes`);
 - text/plain preferred; text/html when the text/plain part is empty or only a stub
   (it says "view this in HTML", or is a third as long as the HTML's text); every
   inline text part of a multipart/mixed read in order (text around an inline
@@ -45,8 +45,10 @@ from email.parser import BytesHeaderParser
 from typing import Any, Literal
 
 from pbp.mail.base import header_section
-from pbp.parse.body import FORWARD_SEPARATOR, Reply, decode_bytes, split_reply, unflow
+from pbp.parse.body import Reply, split_reply, unflow
+from pbp.parse.charset import decode_bytes
 from pbp.parse.markup import html_to_text
+from pbp.parse.replyheader import FORWARD_SEPARATOR
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Letter:
       ``"body_error"``; ``""`` when the body was read.
     - ``forwarded``: True when the message carries another mail — an attached
       ``message/rfc822`` part, or a forwarded mail quoted inline
-      (:data:`pbp.parse.body.FORWARD_SEPARATOR`). Its text is never in ``text``: a
+      (:data:`pbp.parse.replyheader.FORWARD_SEPARATOR`). Its text is never in ``text``: a
       move the player did not write is never executed.
     - ``from_problem``: None, or why the From names no single sender (its mail is never
       applied nor answered): ``"several From fields"``, ``"several addresses"`` (RFC
