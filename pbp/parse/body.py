@@ -1,7 +1,7 @@
 """The new text of a mail body: quoted replies and signatures removed
 (:func:`split_reply`), soft line breaks joined (:func:`unflow`), copies of our own mails
 and forum quotes cut (:func:`strip_echo`, :func:`strip_help_echo`,
-:func:`unquote_forum`). Used by :mod:`pbp.parse.mime`, the service and the command
+:func:`unquote_forum`). Used by :mod:`pbp.parse.textparts`, the service and the command
 parsers; pure string functions, each linear in its input.
 
 What is removed (players answer from many clients, in Russian and English):

@@ -1,8 +1,8 @@
 """A text part's bytes made text (:func:`decode_bytes`): the declared charset (RFC 2045
 §5.1, RFC 2046 §4.1.2) when it can be trusted, else a guess, for Russian mail above all
 (a missing, unknown or wrong label: KOI8-R text labelled windows-1251, UTF-8 labelled
-Latin-1). Used by :mod:`pbp.parse.mime` on bodies and on raw 8-bit
-header bytes (RFC 6532).
+Latin-1). Used by :mod:`pbp.parse.textparts` on bodies and :mod:`pbp.parse.headers` on
+raw 8-bit header bytes (RFC 6532).
 
 Pure: no I/O; linear in the size of the text.
 """

@@ -1,7 +1,7 @@
 """Where a quoted or forwarded mail starts in a body: the reply header a client writes
 above the mail it quotes (:func:`reply_header`), a header block of fields
 (:func:`header_block`) and the first line of a forwarded mail (:data:`FORWARD_SEPARATOR`).
-Used by :func:`pbp.parse.body.split_reply` and :mod:`pbp.parse.mime`.
+Used by :func:`pbp.parse.body.split_reply` and :mod:`pbp.parse.textparts`.
 
 What is recognised (players answer from many clients, in Russian and English):
 ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``, ``пн, 1 дек. 2026 г. в
