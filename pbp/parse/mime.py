@@ -169,7 +169,7 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
         )
     from_address, from_name, from_problem = headers.sender(msg)
     in_reply_to = headers.message_ids(headers.first_value(msg, "in-reply-to"))
-    read = _body_of(msg, body=body, too_many_parts=too_many_parts, too_deep=deep)
+    read = _body_of(msg, body=body, too_many_parts=too_many_parts, deep=deep)
     reply = read.reply
     return Letter(
         message_id=headers.message_id(headers.first_value(msg, "message-id")),
@@ -219,14 +219,14 @@ class _Body(NamedTuple):
     forwarded: bool = False
 
 
-def _body_of(msg: EmailMessage, *, body: bool, too_many_parts: bool, too_deep: bool) -> _Body:
+def _body_of(msg: EmailMessage, *, body: bool, too_many_parts: bool, deep: bool) -> _Body:
     """The body of ``msg`` read (:func:`pbp.parse.textparts.read_body`) when ``body``
     and it can be; the reason and its code when it cannot. Never raises."""
     empty = Reply("", (), "", ())
     try:
         if too_many_parts:
             return _Body(empty, f"over {MAX_BOUNDARY_LINES} MIME boundary lines", "too_many_parts")
-        if too_deep:
+        if deep:
             return _Body(empty, f"MIME parts nested over {MAX_PART_DEPTH} deep", "too_deep")
         if not body:
             return _Body(empty)
