@@ -37,7 +37,7 @@ from imapclient.exceptions import LoginError
 from pbp.config import Config, ImapSettings, SmtpSettings
 from pbp.mail.base import network_fault
 from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD, said
-from pbp.parse.mime import read_letter
+from pbp.parse.mime import Letter, read_letter
 
 #: Seconds to wait for the test mail to come back.
 WAIT_SECONDS = 60.0
@@ -198,6 +198,60 @@ def _smtp(settings: SmtpSettings, password: str | None, report: Report) -> smtpl
     return smtp
 
 
+def _check_test_mail(
+    config: Config,
+    client: IMAPClient,
+    smtp: smtplib.SMTP,
+    report: Report,
+    *,
+    wait: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> None:
+    """Step 3 (module doc): the test mail sent by ``smtp`` (closed after) and waited for
+    in the selected folder of ``client`` for ``wait`` seconds."""
+    tag = "check" + secrets.token_hex(4)
+    message = _test_mail(config, tag)
+    try:
+        smtp.send_message(message)
+    except smtplib.SMTPException as error:
+        report.bad(f"test mail to {message['To']}: refused by SMTP ({error})")
+        smtp.close()
+        return
+    smtp.quit()
+    came = _wait_for(client, message, wait, clock, sleep)
+    if came is None:
+        hint = (
+            "the provider may not deliver plus addresses: try personal_address: subject_tag"
+            if config.mail.personal_address == "plus"
+            else "check that mail to the address reaches this folder"
+        )
+        report.bad(f"test mail to {message['To']}: did not arrive in {wait:.0f} s: {hint}")
+        return
+    header, seconds = came
+    _check_came_back(config, message, tag, read_letter(header, body=False), seconds, report)
+
+
+def _check_came_back(
+    config: Config, message: EmailMessage, tag: str, letter: Letter, seconds: float, report: Report
+) -> None:
+    """Whether the test mail ``message`` came back (``letter``, its headers) with what
+    tells the seats apart: the plus address in a recipient field, or the Subject tag."""
+    if config.mail.personal_address == "plus":
+        wanted = str(message["To"]).lower()
+        if wanted in letter.recipients:
+            report.good(f"test mail to {wanted}: came back in {seconds:.1f} s, plus address kept")
+        else:
+            report.bad(
+                f"test mail to {wanted}: came back in {seconds:.1f} s but without the plus "
+                "address (To/Delivered-To): use personal_address: subject_tag"
+            )
+    elif f"[pbp-{tag}]" in letter.subject.lower():
+        report.good(f"test mail: came back in {seconds:.1f} s, Subject tag kept")
+    else:
+        report.bad("test mail: came back without its Subject tag: pbp cannot tell seats apart")
+
+
 def _test_mail(config: Config, tag: str) -> EmailMessage:
     mail = config.mail
     local, _at, domain = mail.address.partition("@")
@@ -272,39 +326,5 @@ def check_connect(
             if smtp_settings is not None:
                 report.note("test mail: not sent (SMTP failed)")
             return report
-        tag = "check" + secrets.token_hex(4)
-        message = _test_mail(config, tag)
-        try:
-            smtp.send_message(message)
-        except smtplib.SMTPException as error:
-            report.bad(f"test mail to {message['To']}: refused by SMTP ({error})")
-            smtp.close()
-            return report
-        smtp.quit()
-        came = _wait_for(client, message, wait, clock, sleep)
-        if came is None:
-            hint = (
-                "the provider may not deliver plus addresses: try personal_address: subject_tag"
-                if config.mail.personal_address == "plus"
-                else "check that mail to the address reaches this folder"
-            )
-            report.bad(f"test mail to {message['To']}: did not arrive in {wait:.0f} s: {hint}")
-            return report
-        header, seconds = came
-        letter = read_letter(header, body=False)
-        if config.mail.personal_address == "plus":
-            wanted = str(message["To"]).lower()
-            if wanted in letter.recipients:
-                report.good(
-                    f"test mail to {wanted}: came back in {seconds:.1f} s, plus address kept"
-                )
-            else:
-                report.bad(
-                    f"test mail to {wanted}: came back in {seconds:.1f} s but without the plus "
-                    "address (To/Delivered-To): use personal_address: subject_tag"
-                )
-        elif f"[pbp-{tag}]" in letter.subject.lower():
-            report.good(f"test mail: came back in {seconds:.1f} s, Subject tag kept")
-        else:
-            report.bad("test mail: came back without its Subject tag: pbp cannot tell seats apart")
+        _check_test_mail(config, client, smtp, report, wait=wait, clock=clock, sleep=sleep)
     return report

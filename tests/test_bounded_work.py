@@ -147,7 +147,7 @@ def test_a_body_over_its_cpu_budget_is_kept_and_later_mail_is_served(
 ) -> None:
     mail = table.config.mail.model_copy(update={"cpu_seconds_per_message": 0.3})
     table.service.config = table.config.model_copy(update={"mail": mail})
-    monkeypatch.setattr(mime, "_body", _spin_forever)
+    monkeypatch.setattr(mime, "read_body", _spin_forever)
     table.send("Кросс", "СТАТУС", at=MOVE_AT)
     assert table.run(MOVE_AT) == ["unreadable"]
     [kept] = table.store.kept()

@@ -38,11 +38,14 @@ from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
 from pbp.moves import ignored_lines
 from pbp.parse import markup
+from pbp.parse.automatic import is_automatic
 from pbp.parse.body import strip_echo, strip_help_echo, unquote_forum
 from pbp.parse.commands import MAX_LINES
 from pbp.parse.gm import parse_gm
 from pbp.parse.markup import html_to_text, tame_html
-from pbp.parse.mime import MAX_PART_DEPTH, MAX_TEXT_LINES, is_automatic, read_letter
+from pbp.parse.mime import read_letter
+from pbp.parse.mimetree import MAX_PART_DEPTH
+from pbp.parse.textparts import MAX_TEXT_LINES
 
 MEGABYTE = 1_000_000
 #: Thread CPU seconds allowed for reading one mail of :data:`MEGABYTE` and parsing it.

@@ -12,8 +12,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from pbp.parse.body import decode_bytes, new_text, strip_echo, unflow
-from pbp.parse.mime import HEADER_LIMIT, Letter, cap, find_token, mailboxes, read_letter
+from pbp.parse.body import new_text, strip_echo, unflow
+from pbp.parse.charset import decode_bytes
+from pbp.parse.headers import HEADER_LIMIT, cap, mailboxes
+from pbp.parse.mime import Letter, find_token, read_letter
 
 
 def mail(headers: list[str], body: bytes | str = b"", *, crlf: bool = True) -> bytes:

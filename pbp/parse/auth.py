@@ -1,4 +1,7 @@
-"""Reading ``Authentication-Results`` header fields (RFC 8601) into plain records.
+"""Reading ``Authentication-Results`` header fields (RFC 8601) into plain records: the
+fields of a message as :func:`authentication_results` keeps them (for
+:attr:`pbp.parse.mime.Letter.authentication_results`), and the results of those a
+trusted server wrote (:func:`results_of`, for :mod:`pbp.authcheck`).
 
 The grammar is the ``authres`` library's (RFC 5451/7001/7601/8601); this module keeps
 what pbp needs of it: the authserv-id and, per result, the method, its result and
@@ -14,9 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from email.message import Message
 
 import authres
 import authres.dmarc
+
+from pbp.parse.headers import unfolded
 
 #: Longest field value parsed (characters); the library's parser copies the rest of
 #: the text at each token, so a longer (hostile) value is skipped, not parsed.
@@ -43,6 +49,25 @@ class AuthResult:
     method: str
     result: str
     properties: dict[str, str] = field(default_factory=dict)
+
+
+def authentication_results(msg: Message) -> tuple[tuple[str, ...], ...]:
+    """The ``Authentication-Results`` values of ``msg`` (:func:`~pbp.parse.headers.unfolded`)
+    in runs of adjacent fields, topmost run first: a receiving server adds its fields
+    above those it received (RFC 8601 §5)."""
+    runs: list[list[str]] = []
+    adjacent = False
+    for key, value in msg.raw_items():
+        if key.lower() != "authentication-results":
+            adjacent = False
+            continue
+        text = unfolded(value)
+        if adjacent:
+            runs[-1].append(text)
+        else:
+            runs.append([text])
+        adjacent = True
+    return tuple(tuple(run) for run in runs)
 
 
 def authserv_id(value: str) -> str | None:

@@ -1,6 +1,8 @@
-"""The new text of a mail body: charset guessing, HTML to text, quoted replies and
-signatures removed. Used by :mod:`pbp.parse.mime`; pure string functions, each linear
-in its input.
+"""The new text of a mail body: quoted replies and signatures removed
+(:func:`split_reply`), soft line breaks joined (:func:`unflow`), copies of our own mails
+and forum quotes cut (:func:`strip_echo`, :func:`strip_help_echo`,
+:func:`unquote_forum`). Used by :mod:`pbp.parse.textparts`, the service and the command
+parsers; pure string functions, each linear in its input.
 
 What is removed (players answer from many clients, in Russian and English):
 
@@ -12,9 +14,9 @@ What is removed (players answer from many clients, in Russian and English):
   от X:`` (any line ending in ``:`` with a time and an address or a year), Zoho's
   ``---- On …, X <x@example.test> wrote ----``, ``-----Original Message-----``,
   ``-------- Пересылаемое сообщение --------``, Outlook's separator line of underscores
-  and its ``From:``/``Sent:``
-  (``От:``/``Отправлено:``) block; a header followed by ``>`` lines (bottom-posting)
-  is dropped alone, so the text after the quote stays;
+  and its ``From:``/``Sent:`` (``От:``/``Отправлено:``) block, a header block of fields
+  in any language (all recognised by :mod:`pbp.parse.replyheader`); a header followed
+  by ``>`` lines (bottom-posting) is dropped alone, so the text after the quote stays;
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
   stripped), and a phone or web client's footer (``Sent from my iPhone``, ``Отправлено
   с iPhone``, ``Отправлено из мобильной Яндекс Почты``, ``Get Outlook for Android``)
@@ -29,154 +31,39 @@ What is removed (players answer from many clients, in Russian and English):
 
 from __future__ import annotations
 
-import codecs
 import itertools
-import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from pbp.parse.markup import html_to_text as html_to_text
 from pbp.parse.names import INVISIBLE
+from pbp.parse.replyheader import header_block, reply_header
 
-#: Single-byte Cyrillic charsets whose label clients get wrong; a declared one of
-#: these may be overridden by a better-scoring one (see :func:`decode_bytes`).
-CYRILLIC_8BIT = ("cp1251", "koi8-r", "koi8-u", "iso8859-5", "cp866", "mac-cyrillic")
-
-#: Western charsets (normalised codec names) that a client may declare on UTF-8 text;
-#: valid UTF-8 with multi-byte sequences is read as UTF-8 despite them.
-WESTERN_8BIT = frozenset({"ascii", "latin-1", "iso8859-1", "iso8859-15", "cp1252"})
-
-#: Letter frequencies of Russian text, per cent (ё counted with е in most texts).
-_RU_FREQ = {
-    "о": 10.97, "е": 8.45, "а": 8.01, "и": 7.35, "н": 6.70, "т": 6.26, "с": 5.47,
-    "р": 4.73, "в": 4.54, "л": 4.40, "к": 3.49, "м": 3.21, "д": 2.98, "п": 2.81,
-    "у": 2.62, "я": 2.01, "ы": 1.90, "ь": 1.74, "г": 1.70, "з": 1.65, "б": 1.59,
-    "ч": 1.44, "й": 1.21, "х": 0.97, "ж": 0.94, "ш": 0.73, "ю": 0.64, "ц": 0.48,
-    "щ": 0.36, "э": 0.32, "ф": 0.26, "ъ": 0.04, "ё": 0.04,
-}  # fmt: skip
-_RU_LOGP = {c: math.log(f / 100) for c, f in _RU_FREQ.items()}
-_OTHER_LOGP = math.log(0.0001)  # a non-ASCII character that is not a Russian letter
-_NEUTRAL = frozenset("«»—–…№“”„‘’\u00a0\ufeff")
-_MIXED_CASE_WORD = re.compile(r"[а-яё][А-ЯЁ]")
-_CYR_WORD = re.compile(r"[А-Яа-яЁё]+")
-#: How much better (mean log-probability per letter) another charset must score to
-#: override the declared one.
-_OVERRIDE_MARGIN = 0.3
-_MIN_LETTERS = 3
+#: A phone or web client's footer line, and everything after it, is not the sender's:
+#: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
+#: Почты``, ``Отправлено из Mail.ru для Android``, ``Get Outlook for Android``.
+_CLIENT_FOOTER = re.compile(
+    r"^(?:sent|отправлено|получено|послано)\s+(?:from|with|via|using|on|с|со|из|через|"
+    r"при\s+помощи|с\s+помощью)\s+[^,;\n]{1,70}$"
+    r"|^(?:get|download|скачайте|загрузите|установите)\s+(?:outlook|яндекс|yandex|mail\.ru)\b"
+    r"[^,;\n]{0,60}$"
+    r"|^(?:с\s+уважением|best\s+regards|kind\s+regards|regards)\s*,?$",
+    re.IGNORECASE,
+)
+#: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
+#: it (``p> …``, ``ВП> …``).
+_QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
+_INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\n"})
 
 
-def _codec(name: str | None) -> str | None:
-    """The normalised codec name of a MIME charset label, or None when unknown; an
-    unregistered ``x-`` label is looked up without its prefix (``x-mac-cyrillic``)."""
-    if not name:
-        return None
-    label = name.strip().strip('"').lower()
-    for candidate in (label, label[2:] if label.startswith("x-") else None):
-        if candidate:
-            try:
-                return codecs.lookup(candidate).name
-            except LookupError:
-                continue
-    return None
+def is_quoted(line: str) -> bool:
+    """True when ``line`` is marked as quoted: ``>`` (RFC 3676 §4.5) or initials and
+    ``>`` (The Bat!, FidoNet: ``p> …``).
 
-
-#: Charsets whose bytes may all be ASCII without the text being ASCII (UTF-16 and
-#: UTF-32 without a byte-order mark: ``Г`` is ``13 04``; UTF-7: ``+BBM-``).
-_WIDE = ("utf-16", "utf-32", "utf-7")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
-
-
-def _decodes(data: bytes, codec: str) -> str | None:
-    try:
-        return data.decode(codec)
-    except (UnicodeDecodeError, LookupError):
-        return None
-
-
-def russian_score(text: str) -> float:
-    """Mean log-probability (natural log) per non-ASCII character of ``text`` as Russian,
-    less one per word with a lower-case letter followed by an upper-case one (the mark
-    of KOI8-R read as windows-1251 and back: ``вЕМЩИ``). Higher is more Russian-like;
-    real Russian scores about -3, mojibake below -3.3. 0.0 for text with no non-ASCII
-    letters.
+    >>> is_quoted("> ГОЛОС Оля"), is_quoted("ВП> ГОЛОС Оля"), is_quoted("ГОЛОС Оля")
+    (True, True, False)
     """
-    total = 0.0
-    letters = 0
-    for ch in text:
-        if ord(ch) < 128 or ch in _NEUTRAL:
-            continue
-        total += _RU_LOGP.get(ch.lower(), _OTHER_LOGP)
-        letters += 1
-    if not letters:
-        return 0.0
-    words = _CYR_WORD.findall(text)
-    mixed = sum(1 for w in words if _MIXED_CASE_WORD.search(w))
-    return total / letters - mixed / max(len(words), 1)
-
-
-def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
-    """Decode a text part; returns ``(text, codec used)``.
-
-    Order: pure ASCII as is (unless it is declared UTF-16, UTF-32 or UTF-7 and decodes
-    as such to text without control characters); UTF-8 when the declared charset is a Western one
-    (:data:`WESTERN_8BIT`: us-ascii, ISO 8859-1/-15, windows-1252; clients put a Latin-1
-    label on UTF-8 Cyrillic) and the bytes are valid UTF-8; a declared charset that is
-    neither UTF-8 nor a Cyrillic
-    single-byte one (:data:`CYRILLIC_8BIT`), when it decodes; UTF-8 when the bytes are
-    valid UTF-8 (multi-byte UTF-8 almost never happens by chance in 8-bit text); else
-    the declared Cyrillic charset, windows-1251 and KOI8-R, the declared one kept
-    unless another scores :data:`_OVERRIDE_MARGIN` better by :func:`russian_score`
-    (KOI8-R text labelled windows-1251 is read right). Never raises: the last resort is
-    windows-1251 with replacement characters.
-
-    >>> decode_bytes("нож".encode("koi8-r"), "windows-1251")
-    ('нож', 'koi8-r')
-    >>> decode_bytes("нож".encode("utf-8"), "iso-8859-1")
-    ('нож', 'utf-8')
-    """
-    codec = _codec(declared)
-    if data.isascii():
-        # Wide text has NUL (Latin) or 0x04 (Cyrillic) bytes; ASCII text mislabelled has not.
-        utf7 = codec == "utf-7"
-        if (
-            codec is not None
-            and codec.startswith(_WIDE)
-            and (utf7 or b"\x00" in data or b"\x04" in data)
-        ):
-            wide = _decodes(data, codec)
-            if wide is not None and not _CONTROL.search(wide):
-                return wide, codec
-        return data.decode("ascii"), "ascii"
-    if codec in WESTERN_8BIT:
-        text = _decodes(data, "utf-8")
-        if text is not None:
-            return text, "utf-8"
-    if codec is not None and codec != "utf-8" and codec not in CYRILLIC_8BIT:
-        text = _decodes(data, codec)
-        if text is not None:
-            return text, codec
-    text = _decodes(data, "utf-8")
-    if text is not None:
-        return text, "utf-8"
-    candidates: list[tuple[str, str]] = []
-    for name in (codec if codec in CYRILLIC_8BIT else None, "cp1251", "koi8-r"):
-        if name is None or any(name == c for c, _ in candidates):
-            continue
-        decoded = _decodes(data, name)
-        if decoded is not None:
-            candidates.append((name, decoded))
-    if not candidates:
-        return data.decode("cp1251", errors="replace"), "cp1251"
-    best_name, best_text = candidates[0]
-    letters = sum(1 for ch in best_text if ord(ch) >= 128)
-    if letters >= _MIN_LETTERS:
-        base = russian_score(best_text)
-        for name, decoded in candidates[1:]:
-            score = russian_score(decoded)
-            if score > base + _OVERRIDE_MARGIN:
-                best_name, best_text, base = name, decoded, score
-    return best_text, best_name
+    return _QUOTED.match(line) is not None
 
 
 # --- format=flowed (RFC 3676) ---
@@ -224,268 +111,6 @@ def unflow(text: str, delsp: bool = False) -> str:
 
 # --- quoted replies and signatures ---
 
-#: The word an attribution line ends in before its colon, in the languages of the
-#: clients players use (``… wrote:``, ``… пишет:``, ``… писал(а):`` of a forum post
-#: copied as text, ``… a écrit :``, ``… 写道：``).
-_WROTE_WORDS = (
-    r"\bwrote|\bwrites|\bпишет|\bпише|\bнаписала?|\bнаписал\s*\(\s*-?\s*а\s*\)|\bнаписав"
-    r"|\bписали|\bписала?|\bписал\s*\(\s*а\s*\)|\bschrieb|\ba\s+écrit|\bescribió|\bescreveu"
-    r"|\bscrisse|\bha\s+scritto|\bschreef|\bskrev|\bkirjoitti|\bnapsal|\bnapisał\(?a?\)?"
-    r"|\bнаписа|\byazdı|写道|寫道"
-)
-_WROTE = re.compile(rf"(?:{_WROTE_WORDS})\s*[:：]\s*$", re.IGNORECASE)
-#: The same without its colon, which some clients leave out (``On … <x@…> wrote``):
-#: a header only with an address and a time on the line.
-_WROTE_BARE = re.compile(rf"(?:{_WROTE_WORDS})\s*$", re.IGNORECASE)
-#: A dashed separator line with a few words between the dashes, in any language
-#: (``-----Ursprüngliche Nachricht-----``, ``-------- Оригінальне повідомлення --------``,
-#: ``----- Messaggio originale -----``): the start of a quoted or forwarded mail.
-_DASHED = re.compile(r"^[-—–=*_]{3,}[^\S\n]*[^\W\d_][^-—–=*_\n]{0,50}?[^\S\n]*[-—–=*_]{3,}$")
-#: What forums and messengers write above a post copied as text: ``Цитата:``,
-#: ``Quote:``, ``Цитата (Таня @ 1.12.2026, 12:40)``, ``Originally Posted by Таня``,
-#: ``Сообщение от Таня``, Telegram's ``Таня, [01.12.2026 12:40]``; Lotus Notes' lone
-#: ``To``/``cc``/``Subject`` labels far to the right.
-_POST_HEADER = re.compile(
-    r"^(?:цитата|quote)\s*:?$|^цитата\s*\(.{1,80}\)$|^(?:originally\s+posted\s+by|сообщение\s+от)"
-    r"\s+\S.{0,60}$|^.{1,60},\s*\[\d{1,2}\.\d{1,2}\.\d{2,4}\s+\d{1,2}:\d{2}(?::\d{2})?\]$",
-    re.IGNORECASE,
-)
-_LOTUS_LABEL = re.compile(r"^\s{8,}(?:to|cc|bcc|subject|sent\s+by:)\s*$", re.IGNORECASE)
-#: A time written with a dot (``12.40``), read only beside an address.
-_DOTTED_TIME = re.compile(r"\b\d{1,2}\.\d{2}\b")
-#: Zoho: ``---- On Tue, 01 Dec 2026 11:00:05 +0300 pbp <gm@example.test> wrote ----``.
-_WROTE_DASHED = re.compile(
-    r"^-{2,}\s.*\s(?:wrote|писал|написал|написала|пишет)\s+-{2,}$", re.IGNORECASE
-)
-#: Yandex without an address: ``01.12.2026, 12:00, "pbp":``.
-_DATED = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{2,4},?\s+\d{1,2}:\d{2}(?::\d{2})?,\s*\S.*:$")
-_TIME = re.compile(r"\d{1,2}:\d{2}")
-#: A year (Mail.ru writes ``Среда, 12 марта 2025, 10:15 +03:00 от Ведущий:`` when the
-#: sender's address is hidden: a time and a year, no address).
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-#: What the first line of a wrapped attribution has: a time, a year or an address.
-_ATTRIBUTION_START = re.compile(r"\d{1,2}:\d{2}|\b\d{4}\b|@")
-#: An address; the look-behind makes a search linear on a long line without ``@``.
-_EMAIL = re.compile(r"(?<![^\s<>()\"'])[^\s<>()\"'@]+@[^\s<>()\"']+")
-_SEPARATOR = re.compile(
-    r"^\s*-{2,}\s*(?:original message|forwarded message|исходное сообщение|"
-    r"пересылаемое сообщение|пересланное сообщение|пересланное письмо|"
-    r"перенаправленное сообщение)\s*-{2,}\s*$"
-    r"|^\s*(?:begin forwarded message|начало переадресованного сообщения)\s*:\s*$",
-    re.IGNORECASE,
-)
-#: The first line of a forwarded mail quoted inline (Gmail, Outlook, Apple Mail, Yandex,
-#: Mail.ru, Thunderbird): its moves are another person's, never executed.
-#: White space within a line only (``\s`` would let ``^\s*`` run over every following
-#: blank line from each line start: quadratic on a run of blank lines).
-FORWARD_SEPARATOR = re.compile(
-    r"^[^\S\n]*-{2,}[^\S\n]*(?:forwarded message|original message follows|"
-    r"пересылаемое сообщение|пересланное сообщение|пересланное письмо|"
-    r"перенаправленное сообщение)[^\S\n]*-{2,}[^\S\n]*$"
-    r"|^[^\S\n]*(?:begin forwarded message|начало переадресованного сообщения)[^\S\n]*:"
-    r"[^\S\n]*$"
-    r"|^[^\S\n]*-{2,}[^\S\n]*(?:forwarded message|пересылаемое сообщение)[^\S\n]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-#: A phone or web client's footer line, and everything after it, is not the sender's:
-#: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
-#: Почты``, ``Отправлено из Mail.ru для Android``, ``Get Outlook for Android``.
-_CLIENT_FOOTER = re.compile(
-    r"^(?:sent|отправлено|получено|послано)\s+(?:from|with|via|using|on|с|со|из|через|"
-    r"при\s+помощи|с\s+помощью)\s+[^,;\n]{1,70}$"
-    r"|^(?:get|download|скачайте|загрузите|установите)\s+(?:outlook|яндекс|yandex|mail\.ru)\b"
-    r"[^,;\n]{0,60}$"
-    r"|^(?:с\s+уважением|best\s+regards|kind\s+regards|regards)\s*,?$",
-    re.IGNORECASE,
-)
-_OUTLOOK_FROM = re.compile(r"^\s*\*?(?:from|от|von)\s*:\*?\s*\S", re.IGNORECASE)
-_OUTLOOK_NEXT = re.compile(
-    r"^\s*\*?(?:sent|date|to|subject|отправлено|дата|кому|тема)\s*:", re.IGNORECASE
-)
-_UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
-#: Outlook's separator line above the quoted mail (32 underscores), alone.
-_OUTLOOK_RULE = re.compile(r"^_{20,}$")
-#: One field of a header block a client writes above the mail it quotes, in any
-#: language (``Від: pbp <gm@example.test>``, ``*Sent:* Tuesday…``, ``Temat: Re: ход``):
-#: a key of one to three words, a colon, and a value (none for an empty ``Cc:``).
-_FIELD = re.compile(
-    r"^\s*\*{0,2}[^\W\d_][^\s\d:：*]{0,24}(?:[ -][^\s\d:：*]{1,24}){0,2}\*{0,2}\s*[:：]\*{0,2}"
-    r"(?:\s*(?P<value>\S.*))?$"
-)
-#: The keys of a mail header block as clients write them in many languages (lower
-#: case): a block of fields without an address is a header only with two of these, so
-#: that a player's own notes (``Игра: Маньяк``, ``Время: 12:40``) stay his text.
-HEADER_KEYS = frozenset(
-    {
-        "from", "sent", "date", "to", "cc", "subject", "от", "отправлено", "дата", "кому",
-        "копия", "тема", "von", "gesendet", "an", "betreff", "datum", "de", "envoyé", "à",
-        "objet", "para", "enviado", "asunto", "fecha", "da", "inviato", "oggetto", "a", "od",
-        "wysłano", "do", "temat", "від", "надіслано", "відправлено", "van", "verzonden",
-        "aan", "onderwerp", "från", "skickat", "till", "ämne", "fra", "sendt", "til", "emne",
-        "lähettäjä", "lähetetty", "vastaanottaja", "aihe", "kimden", "gönderildi", "kime",
-        "konu", "发件人", "发送时间", "收件人", "主题", "寄件者", "日期", "收件者", "主旨",
-        "差出人", "送信日時", "宛先", "件名", "보낸 사람", "날짜", "받는 사람", "제목", "จาก",
-        "ส่ง", "ถึง", "เรื่อง", "sent by", "envoyé le", "enviado el",
-    }
-)  # fmt: skip
-#: A colon, ASCII or full-width (Chinese and Japanese clients write ``发件人：``).
-_COLON = re.compile("[:：]")
-#: Most blank lines between two fields of a header block (an HTML header of one
-#: ``<p>`` a field, with ``<p><br></p>`` between, reads with several).
-_FIELD_GAP = 4
-#: Most fields of a header block looked at.
-_FIELDS_MAX = 8
-#: A date as clients write it in a header block, besides a time or a year:
-#: ``01.12.2026``, ``2026-12-01``, ``1/12/26``.
-_NUMERIC_DATE = re.compile(r"\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b")
-#: GroupWise's reply header, which starts like a quoted line:
-#: ``>>> pbp <gm@example.test> 01.12.2026 12:40 >>>``.
-_GROUPWISE = re.compile(r"^>>>\s.*\S\s+>>>$")
-#: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
-#: it (``p> …``, ``ВП> …``).
-_QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
-_INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\n"})
-#: Longest line (characters) looked at as a possible reply header.
-_HEADER_MAX = 400
-
-
-#: The first characters of a reply header line that does not end in ``:`` (a separator
-#: of dashes or underscores, Outlook's ``*From:*``/``От:``/``Von:``).
-_HEADER_FIRST = frozenset("-_*fFvVоО")
-
-
-def is_quoted(line: str) -> bool:
-    """True when ``line`` is marked as quoted: ``>`` (RFC 3676 §4.5) or initials and
-    ``>`` (The Bat!, FidoNet: ``p> …``).
-
-    >>> is_quoted("> ГОЛОС Оля"), is_quoted("ВП> ГОЛОС Оля"), is_quoted("ГОЛОС Оля")
-    (True, True, False)
-    """
-    return _QUOTED.match(line) is not None
-
-
-def _header_block(lines: list[str], i: int, *, need_address: bool = False) -> int:
-    """How many lines (0: none) the block of header fields starting at ``lines[i]``
-    spans: ``Key: value`` lines (:data:`_FIELD`; at most :data:`_FIELDS_MAX` looked at,
-    up to four blank lines between two allowed, the same number all along, as an HTML
-    header of one ``<div>`` a field reads), at least three of which one value holds an
-    address and another a date or a time, or at least four with a date or a time and
-    two keys of :data:`HEADER_KEYS` (Outlook hides the address). Found by its
-    structure, so that a client writing the keys in a language pbp has no word list for
-    (Ukrainian ``Від:``/``Дата:``/``Кому:``/``Тема:``, Polish ``Od:``/``Wysłano:``,
-    Thai, Chinese ``发件人：``…) still marks the start of the quoted mail.
-    ``need_address``: only the first kind (address and date) counts."""
-    end = i
-    fields = 0
-    address = dated = False
-    last = i  # the line after the last field
-    spacing: int | None = None  # the blank lines between fields: the same all along
-    keys: list[str] = []
-    while end < len(lines) and fields < _FIELDS_MAX:
-        line = lines[end]
-        gap = 0
-        if not line.strip():
-            following = end + 1
-            while (
-                following < len(lines)
-                and following - end <= _FIELD_GAP
-                and not lines[following].strip()
-            ):
-                following += 1
-            if not (following < len(lines) and lines[following].strip() and fields):
-                break
-            gap = following - end
-            end = following  # blank lines between two fields (an HTML header's <p>s)
-            line = lines[end]
-        if fields:
-            if spacing is None:
-                spacing = gap
-            elif gap != spacing:
-                break  # "ГОЛОС: Петя", a blank line, then a header: not one block
-        if len(line) > _HEADER_MAX or not _COLON.search(line[:40]):
-            break
-        if len(line) > _HEADER_MAX or not _COLON.search(line[:40]):
-            break
-        field = _FIELD.match(line)
-        if field is None:
-            break
-        value = field.group("value") or ""
-        keys.append(_COLON.split(line, 1)[0].strip(" *").lower())
-        if not address and _EMAIL.search(value):
-            address = True
-        elif not dated and (
-            _TIME.search(value) or _YEAR.search(value) or _NUMERIC_DATE.search(value)
-        ):
-            dated = True
-        fields += 1
-        end += 1
-        last = end
-    known = sum(1 for key in keys if key in HEADER_KEYS)
-    found = (fields >= 3 and address and dated) or (
-        fields >= 4 and dated and known >= 2 and not need_address
-    )
-    return last - i if found else 0
-
-
-def _is_reply_header(lines: list[str], i: int) -> int:
-    """How many lines (0: none) the reply header starting at ``lines[i]`` spans
-    (``lines`` are right-stripped)."""
-    line = lines[i].strip()
-    if not line or len(line) > _HEADER_MAX:
-        return 0
-    if line.startswith(">>>"):
-        found = _GROUPWISE.match(line) and (_EMAIL.search(line) or _TIME.search(line))
-        return 1 if found else 0
-    if line[0] in "-—–=*_" and _DASHED.match(line):
-        return 1
-    if _LOTUS_LABEL.match(lines[i]) or (len(line) < 150 and _POST_HEADER.match(line)):
-        return 1
-    if (
-        "@" in line
-        and _WROTE_BARE.search(line)
-        and _EMAIL.search(line)
-        and (_TIME.search(line) or _DOTTED_TIME.search(line))
-    ):
-        return 1
-    if _COLON.search(line[:40]):
-        block = _header_block(lines, i)
-        if block:
-            return block
-    # Each pattern is tried only where it can match (its first character, or the ":"
-    # that ends a line of the header): quick on the ordinary lines of a mail.
-    first = line[0]
-    colon = line.endswith((":", "：")) or any(s.endswith((":", "：")) for s in lines[i + 1 : i + 3])
-    if not colon and first not in _HEADER_FIRST:
-        return 0
-    if (first in "-_" or line.endswith(":")) and (
-        _SEPARATOR.match(line) or _OUTLOOK_RULE.match(line) or _WROTE_DASHED.match(line)
-    ):
-        return 1
-    if first == "_" and _UNDERSCORES.match(line):
-        following = [s for s in lines[i + 1 : i + 3] if s.strip()]
-        return 1 if following and _OUTLOOK_FROM.match(following[0]) else 0
-    if first in _HEADER_FIRST and _OUTLOOK_FROM.match(line):
-        return 1 if any(_OUTLOOK_NEXT.match(s) for s in lines[i + 1 : i + 4]) else 0
-    if not colon:
-        return 0
-    for span in (1, 2, 3):  # clients wrap a long attribution line
-        if i + span > len(lines) or (span > 1 and not lines[i + span - 1].strip()):
-            break
-        if span == 2 and not _ATTRIBUTION_START.search(line):
-            break  # "REFUTE 1 нож" right above "X пишет:" is not part of the header
-        joined = " ".join(s.strip() for s in lines[i : i + span])
-        if len(joined) > _HEADER_MAX:
-            break
-        if _WROTE.search(joined):
-            return span
-        if joined.endswith((":", "：")) and (
-            (_TIME.search(joined) and (_EMAIL.search(joined) or _YEAR.search(joined)))
-            or (_DOTTED_TIME.search(joined) and _EMAIL.search(joined))
-            or _DATED.match(joined)
-        ):
-            return span
-    return 0
-
 
 def _next_text(lines: list[str], start: int) -> str | None:
     """The first non-blank line at or after ``start``, or None."""
@@ -502,7 +127,7 @@ def _footer_ends(lines: list[str], start: int) -> bool:
         line = lines[index]
         if not line.strip():
             continue
-        return line == "--" or is_quoted(line) or bool(_is_reply_header(lines, index))
+        return line == "--" or is_quoted(line) or bool(reply_header(lines, index))
     return True
 
 
@@ -592,69 +217,93 @@ def split_reply(text: str) -> Reply:
     ('ГОЛОС Петя', ('ГОЛОС Оля',), (2,))
     """
     lines = [line.rstrip() for line in text.translate(_INVISIBLE).split("\n")]
-    kept: list[str] = []
-    doubtful: list[int] = []  # indexes in kept
-    under = -1  # index in kept: the text under a header block at the top
-    own = False  # a non-blank line of the sender's kept so far
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line:  # the common case, quickly (a blank line is no header or footer)
-            kept.append(line)
+    kept = _Kept()
+    i: int | None = 0
+    while i is not None and i < len(lines):
+        i = _read_line(lines, i, kept)
+    return kept.reply()
+
+
+@dataclass
+class _Kept:
+    """What :func:`split_reply` keeps of a body so far: ``lines`` (the sender's, blank and
+    doubtful ones), ``doubtful`` (their indexes in ``lines``), ``under`` (the index in
+    ``lines`` of the text under a header block at the top, -1: none) and ``own`` (a
+    non-blank line of the sender's is kept)."""
+
+    lines: list[str] = field(default_factory=list)
+    doubtful: list[int] = field(default_factory=list)
+    under: int = -1
+    own: bool = False
+
+    def doubt(self, line: str) -> None:
+        """Keep ``line`` as a doubtful one."""
+        self.doubtful.append(len(self.lines))
+        self.lines.append(line)
+
+    def reply(self) -> Reply:
+        """The :class:`Reply` of what is kept: both ends without blank lines, the
+        doubtful lines' numbers following the cut."""
+        kept = self.lines
+        start = next((n for n, line in enumerate(kept) if line), len(kept))
+        end = max((n + 1 for n, line in enumerate(kept) if line), default=start)
+        whole = kept[start:end]
+        at = tuple(n - start for n in self.doubtful)
+        skip = set(at)
+        text = "\n".join(line for n, line in enumerate(whole) if n not in skip).strip("\n")
+        below = max(self.under - start, 0) if self.under >= 0 and whole else -1
+        return Reply(text, tuple(whole[n].strip() for n in at), "\n".join(whole), at, below)
+
+
+def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
+    """Read ``lines[i]`` (and the lines that go with it) into ``kept``: the index of the
+    next line to read, or None when the rest of the body is not the sender's (a
+    signature, a client footer, a quote under its header)."""
+    line = lines[i]
+    if not line:  # the common case, quickly (a blank line is no header or footer)
+        kept.lines.append(line)
+        return i + 1
+    if line == "--":  # "-- " (rstripped above)
+        return None
+    if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
+        # The footer line itself may be a move run into it ("Отправлено с дачи,
+        # ГОЛОС Петя"): doubtful, never run, said when it holds a command.
+        kept.doubt(line)
+        return None
+    header = reply_header(lines, i)
+    if header:
+        return _at_header(lines, i, header, kept)
+    if is_quoted(line):
+        return i + 1
+    if i > 0 and lines[i - 1] and is_quoted(lines[i - 1]):
+        # Right below a quoted line: maybe the quote's re-wrapped continuation.
+        while i < len(lines) and lines[i] and not is_quoted(lines[i]):
+            kept.doubt(lines[i])
             i += 1
-            continue
-        if line == "--":  # "-- " (rstripped above)
-            break
-        if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
-            # The footer line itself may be a move run into it ("Отправлено с дачи,
-            # ГОЛОС Петя"): doubtful, never run, said when it holds a command.
-            doubtful.append(len(kept))
-            kept.append(line)
-            break
-        header = _is_reply_header(lines, i)
-        if header:
-            following = _next_text(lines, i + header)
-            if following is not None and is_quoted(following):
-                i += header  # bottom-posting: drop the header, keep what follows the quote
-                continue
-            if not own and header > 1 and _header_block(lines, i, need_address=True) == header:
-                i += header  # a reply under the header block of the mail answered
-                under = len(kept)
-                continue
-            # The quote starts here (top-posting). Its header and first line are
-            # doubtful, so that a move taken for them ("--- ГОЛОС Петя ---", "Таня
-            # писала:" above one's own move) is answered "looks quoted", not missed
-            # without a word.
-            for n in range(i, i + header):
-                doubtful.append(len(kept))
-                kept.append(lines[n])
-            after = next((n for n in range(i + header, len(lines)) if lines[n].strip()), None)
-            if after is not None and not is_quoted(lines[after]):
-                doubtful.append(len(kept))
-                kept.append(lines[after])
-            break
-        if is_quoted(line):
-            i += 1
-            continue
-        if i > 0 and lines[i - 1] and is_quoted(lines[i - 1]):
-            # Right below a quoted line: maybe the quote's re-wrapped continuation.
-            while i < len(lines) and lines[i] and not is_quoted(lines[i]):
-                doubtful.append(len(kept))
-                kept.append(lines[i])
-                i += 1
-            continue
-        kept.append(line)
-        own = True
-        i += 1
-    # Both ends without blank lines; the doubtful lines' numbers follow the cut.
-    start = next((n for n, line in enumerate(kept) if line), len(kept))
-    end = max((n + 1 for n, line in enumerate(kept) if line), default=start)
-    whole = kept[start:end]
-    at = tuple(n - start for n in doubtful)
-    skip = set(at)
-    text = "\n".join(line for n, line in enumerate(whole) if n not in skip).strip("\n")
-    below = max(under - start, 0) if under >= 0 and whole else -1
-    return Reply(text, tuple(whole[n].strip() for n in at), "\n".join(whole), at, below)
+        return i
+    kept.lines.append(line)
+    kept.own = True
+    return i + 1
+
+
+def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None:
+    """Read the reply header of ``header`` lines at ``lines[i]`` into ``kept``: the
+    index of the next line to read, or None when the quote it opens runs to the end."""
+    following = _next_text(lines, i + header)
+    if following is not None and is_quoted(following):
+        return i + header  # bottom-posting: drop the header, keep what follows the quote
+    if not kept.own and header > 1 and header_block(lines, i, need_address=True) == header:
+        kept.under = len(kept.lines)  # a reply under the header block of the mail answered
+        return i + header
+    # The quote starts here (top-posting). Its header and first line are doubtful, so
+    # that a move taken for them ("--- ГОЛОС Петя ---", "Таня писала:" above one's own
+    # move) is answered "looks quoted", not missed without a word.
+    for n in range(i, i + header):
+        kept.doubt(lines[n])
+    after = next((n for n in range(i + header, len(lines)) if lines[n].strip()), None)
+    if after is not None and not is_quoted(lines[after]):
+        kept.doubt(lines[after])
+    return None
 
 
 #: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes

@@ -34,7 +34,7 @@ LINE_LIMIT = 500
 COMMAND_LIMIT = 50
 #: Most lines of a mail's text read for commands (:func:`command_lines`); the lines
 #: after them are not read, and the reply lists them as ignored like any other line
-#: that is no command (:func:`pbp.service.ignored_lines`). Keeps the work on one mail
+#: that is no command (:func:`pbp.moves.ignored_lines`). Keeps the work on one mail
 #: bounded: a line that is no command still costs some microseconds to recognise.
 MAX_LINES = 2000
 #: Characters of an over-long line quoted back in ``line_too_long``.

@@ -28,6 +28,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 import html2text
 
@@ -146,9 +147,7 @@ def tame_html(html: str) -> str:
     out: list[str] = []
     pos = 0  # html[:pos] is handled
     tags = 0
-    depth = dict.fromkeys(_NESTED, 0)  # open elements handed on
-    hidden = dict.fromkeys(_NESTED, 0)  # open elements left out (too deep)
-    indents = 0  # open blockquotes that only indent (handed on as div)
+    tamer = _Tamer(html)
     while True:
         at = html.find("<", pos)
         stop = len(html) if at < 0 else at
@@ -162,67 +161,72 @@ def tame_html(html: str) -> str:
             out.append(html[pos:stop])
             break
         tags += 1
+        out.append(html[pos:at])
         markup = _MARKUP.match(html, at)
-        if markup is None:
-            out.append(html[pos:at])
-            out.append("&lt;")
-            pos = at + 1
-            continue
-        end = markup.end()
-        if markup.group("comment"):
+        step = ("&lt;", at + 1) if markup is None else tamer.markup(markup)
+        if step is None:
+            break
+        out.append(step[0])
+        pos = step[1]
+    return "".join(out)
+
+
+@dataclass
+class _Tamer:
+    """What :func:`tame_html` knows of ``html`` as it reads it: the open list and
+    blockquote elements handed on (``depth``) and left out as too deep (``hidden``),
+    and the open blockquotes that only indent, handed on as ``div`` (``indents``)."""
+
+    html: str
+    depth: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_NESTED, 0))
+    hidden: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_NESTED, 0))
+    indents: int = 0
+
+    def markup(self, found: re.Match[str]) -> tuple[str, int] | None:
+        """``(what the markup found by :data:`_MARKUP` becomes, where the reading goes
+        on)``, or None when the rest of the HTML is dropped."""
+        end = found.end()
+        if found.group("comment"):
             # A comment holds no text: left out. HTMLParser would look for the end of
             # an unclosed one again from each later ``<!--`` (quadratic); a browser
             # shows nothing after it, and neither does html2text then.
-            close = html.find("-->", end)
-            out.append(html[pos:at])
-            if close < 0:
-                break
-            pos = close + 3
-            continue
-        name = (markup.group("name") or "").lower()
-        if markup.group("end"):
-            if name == "blockquote" and indents:
-                indents -= 1
-                out.append(html[pos:at] + "</div>")
-                pos = end
-                continue
-            if name in _NESTED and hidden[name]:
-                hidden[name] -= 1
-                out.append(html[pos:at])
-                pos = end
-                continue
-            if name in _NESTED and depth[name]:
-                depth[name] -= 1
-            out.append(html[pos:end])
-            pos = end
-            continue
+            close = self.html.find("-->", end)
+            return None if close < 0 else ("", close + 3)
+        name = (found.group("name") or "").lower()
+        if found.group("end"):
+            return self._end_tag(name, found.group(0), end)
         if not name:  # a declaration or processing instruction
-            out.append(html[pos:end])
-            pos = end
-            continue
-        if name == "blockquote" and _indents_only(markup.group(0)):
-            indents += 1
-            out.append(html[pos:at] + "<div>")
-            pos = end
-            continue
-        if name not in _VOID and (name == "blockquote" or _drops(markup.group(0))):
-            out.append(html[pos:at])
+            return found.group(0), end
+        return self._start_tag(name, found.group(0), end)
+
+    def _end_tag(self, name: str, tag: str, end: int) -> tuple[str, int]:
+        if name == "blockquote" and self.indents:
+            self.indents -= 1
+            return "</div>", end
+        if name in _NESTED and self.hidden[name]:
+            self.hidden[name] -= 1
+            return "", end
+        if name in _NESTED and self.depth[name]:
+            self.depth[name] -= 1
+        return tag, end
+
+    def _start_tag(self, name: str, tag: str, end: int) -> tuple[str, int]:
+        if name == "blockquote" and _indents_only(tag):
+            self.indents += 1
+            return "<div>", end
+        if name not in _VOID and (name == "blockquote" or _drops(tag)):
             # A quote element written as an empty element (<div class="gmail_quote"/>)
             # is that tag alone, as HTMLParser reads it.
-            pos = end if markup.group(0).endswith("/>") else _quote_end(html, name, end)
-            continue
+            return "", end if tag.endswith("/>") else _quote_end(self.html, name, end)
         if name in _RAW_TEXT:
-            end = _raw_text_end(html, name, end)
-        elif name in _NESTED:
-            if depth[name] >= MAX_NESTING or hidden[name]:
-                hidden[name] += 1
-                out.append(html[pos:at])
-                pos = end
-                continue
-            depth[name] += 1
-        out.append(html[pos:end])
-        pos = end
-    return "".join(out)
+            close = _raw_text_end(self.html, name, end)
+            return tag + self.html[end:close], close
+        if name in _NESTED:
+            if self.depth[name] >= MAX_NESTING or self.hidden[name]:
+                self.hidden[name] += 1
+                return "", end
+            self.depth[name] += 1
+        return tag, end
 
 
 class _PlainText(html2text.HTML2Text):

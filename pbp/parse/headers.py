@@ -1,0 +1,294 @@
+"""Header fields of a mail read as text (RFC 5322 §2.2, §3.6): every value cut to
+:data:`HEADER_LIMIT` characters before it is parsed (the standard library's header
+parser is super-linear on long values), unfolded, RFC 2047 encoded-words decoded, and
+raw 8-bit bytes (clients that ignore RFC 2047; RFC 6532) read as UTF-8, else
+windows-1251 / KOI8-R (:func:`pbp.parse.charset.decode_bytes`), never a crash.
+
+Addresses are read by a small linear RFC 5322 §3.4 reader (:func:`mailboxes`) that takes
+the angle-addr when there is one: ``netashka@example.test <evil@evil.test>`` is
+``evil@evil.test``, as mail clients show it and DMARC checks it; :func:`sender` says
+when a From field names no single sender.
+
+Pure: no I/O; each function linear in the size of the values it reads. Used by
+:mod:`pbp.parse.mime`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+from datetime import UTC, datetime
+from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry
+from email.message import Message
+
+from pbp.parse.charset import decode_bytes
+
+#: Longest header value (characters, after unfolding) that is parsed; the rest is
+#: dropped (cut back to a space when there is one in the last quarter). RFC 5322 §2.1.1
+#: limits a line to 998 characters; a folded header may be longer, never this long in
+#: honest mail.
+HEADER_LIMIT = 4096
+#: The same for ``Content-*`` headers, which the standard library re-parses at each use;
+#: honest ones (type, charset, boundary, format) are far shorter.
+MIME_HEADER_LIMIT = 1024
+
+_MSG_ID = re.compile(r"<[^<>\s]+>")
+#: One plausible addr-spec: no white space, controls (NUL…), specials or second ``@``.
+_ADDR_SPEC = re.compile(r"[^\s\x00-\x1f\x7f<>()\[\],;:\"'@]+@[^\s\x00-\x1f\x7f<>()\[\],;:\"'@]+")
+_LINE_BREAKS = re.compile(r"[\r\n]")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def cap(value: str, limit: int = HEADER_LIMIT) -> str:
+    """``value`` cut to at most ``limit`` characters, at the last white space of the last
+    quarter when there is one (so that an RFC 2047 encoded-word is not cut in two).
+
+    >>> cap("=?utf-8?B?0J3QvtC2?= =?utf-8?B?0J3QvtC2?=", 25)
+    '=?utf-8?B?0J3QvtC2?='
+    """
+    if len(value) <= limit:
+        return value
+    cut = value[:limit]
+    space = max(cut.rfind(" "), cut.rfind("\t"))
+    return cut[:space] if space >= limit * 3 // 4 else cut
+
+
+class _CappedHeaders(HeaderRegistry):
+    """The standard header factory on values cut by :func:`cap` (for every MIME part)."""
+
+    def __call__(self, name: str, value: str) -> BaseHeader:
+        limit = MIME_HEADER_LIMIT if name.lower().startswith("content-") else HEADER_LIMIT
+        return super().__call__(name, cap(value, limit))
+
+
+#: The standard library's ``policy.default`` on header values cut by :func:`cap`: the
+#: policy every message and part is parsed with.
+POLICY = policy.default.clone(header_factory=_CappedHeaders())
+
+
+def unsurrogate(value: str) -> str:
+    """Raw 8-bit header bytes (kept by the parser as surrogate escapes) → text."""
+    if not _SURROGATE.search(value):
+        return value
+    try:
+        data = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", value)
+    return decode_bytes(data, None)[0]
+
+
+def unfolded(value: object) -> str:
+    """A raw header value (as :meth:`Message.raw_items` gives it) unfolded, cut by
+    :func:`cap`, 8-bit bytes decoded."""
+    return unsurrogate(cap(_LINE_BREAKS.sub("", str(value))))
+
+
+def field_values(msg: Message, name: str) -> list[str]:
+    """Every raw value of header ``name`` (lower case), :func:`unfolded`, in order."""
+    return [unfolded(value) for key, value in msg.raw_items() if key.lower() == name]
+
+
+def first_value(msg: Message, name: str) -> str | None:
+    """The first of :func:`field_values`, or None when there is no such field."""
+    values = field_values(msg, name)
+    return values[0] if values else None
+
+
+def decoded(name: str, value: str | None) -> str:
+    """``value`` with RFC 2047 encoded-words decoded (stdlib); the raw value if that fails."""
+    if value is None:
+        return ""
+    try:
+        text = str(POLICY.header_factory(name, value))
+    except Exception:
+        text = value
+    return unsurrogate(text)
+
+
+# --- addresses (RFC 5322 §3.4) ---
+
+
+def _addr_spec(text: str) -> str | None:
+    """``text`` stripped when it is one plausible addr-spec (``local@domain``), else None.
+    A domain written as an absolute DNS name (``example.test.``) loses its final dot."""
+    text = text.strip()
+    if ":" in text and text.startswith("@"):  # obsolete source route (RFC 5322 §4.4)
+        text = text.rsplit(":", 1)[1].strip()
+    text = text.rstrip(".") if text.endswith(".") and "@" in text else text  # FQDN dot
+    return text if _ADDR_SPEC.fullmatch(text) else None
+
+
+def _mailbox(outside: str, angles: list[str], comments: list[str]) -> tuple[str, str | None]:
+    display = " ".join(outside.split())
+    comment = " ".join(" ".join(comments).split())
+    if angles:
+        addr = _addr_spec(angles[0]) if len(angles) == 1 else None
+        name = display or comment
+    elif (addr := _addr_spec(display)) is not None:
+        name = comment
+    else:  # "Name addr@domain" without brackets: one word with "@" is the address
+        words = display.split()
+        specs = [w for w in words if "@" in w]
+        addr = _addr_spec(specs[0]) if len(specs) == 1 else None
+        name = " ".join(w for w in words if "@" not in w) if addr else display
+    return decoded("subject", name).strip() if name else "", addr
+
+
+def _quoted_string(value: str, i: int, into: list[str]) -> int:
+    """The index after the quoted-string (RFC 5322 §3.2.4) opening at ``value[i]``; its
+    characters, without the quotes and the backslashes, appended to ``into``."""
+    n = len(value)
+    j = i + 1
+    while j < n and value[j] != '"':
+        if value[j] == "\\" and j + 1 < n:
+            j += 1
+        into.append(value[j])
+        j += 1
+    return j + 1
+
+
+def _comment(value: str, i: int) -> tuple[str, int]:
+    """``(text, the index after it)`` of the comment (RFC 5322 §3.2.2, may nest) opening
+    at ``value[i]``; an unclosed one runs to the end."""
+    n = len(value)
+    depth, j = 1, i + 1
+    start = j
+    while j < n and depth:
+        if value[j] == "\\":
+            j += 1
+        elif value[j] == "(":
+            depth += 1
+        elif value[j] == ")":
+            depth -= 1
+        j += 1
+    return value[start : j - 1 if depth == 0 else j], j
+
+
+def mailboxes(value: str) -> list[tuple[str, str | None]]:
+    """``[(display name, addr-spec or None)]``, one per mailbox of an address list
+    (RFC 5322 §3.4), in order; never raises; linear in ``len(value)``.
+
+    The angle-addr ``<…>`` is the address whenever there is one, whatever the display
+    name looks like; a mailbox with two angle-addrs has none (None). Without brackets
+    the whole mailbox, or its only word with ``@``, is the address. Quoted strings and
+    comments are honoured, group names (``Players: a@x, b@y;``) dropped, display names
+    RFC 2047-decoded. Addresses are returned as written (not lower-cased).
+
+    >>> mailboxes('netashka@example.test <evil@evil.test>, "Дуг, игрок" <dug@example.test>')
+    [('netashka@example.test', 'evil@evil.test'), ('Дуг, игрок', 'dug@example.test')]
+    """
+    found: list[tuple[str, str | None]] = []
+    outside: list[str] = []
+    angles: list[str] = []
+    comments: list[str] = []
+
+    def finish() -> None:
+        text = "".join(outside)
+        if text.strip() or angles:
+            found.append(_mailbox(text, angles, comments))
+        outside.clear()
+        angles.clear()
+        comments.clear()
+
+    i, n = 0, len(value)
+    while i < n:
+        ch = value[i]
+        if ch == '"':  # kept without its quotes
+            i = _quoted_string(value, i, outside)
+        elif ch == "(":
+            comment, i = _comment(value, i)
+            comments.append(comment)
+        elif ch == "<":
+            j = value.find(">", i + 1)
+            j = n if j < 0 else j
+            angles.append(value[i + 1 : j])
+            i = j + 1
+        elif ch in ",;":
+            finish()
+            i += 1
+        elif ch == ":" and not angles:  # a group's display name ends here
+            outside.clear()
+            comments.clear()
+            i += 1
+        else:
+            outside.append(ch)
+            i += 1
+    finish()
+    return found
+
+
+#: An obsolete source route (RFC 5322 §4.4 obs-route) before an addr-spec: ``<@a.test:``,
+#: ``<@a.test,@b.test:``, or a bare ``@a.test:`` opening a mailbox.
+_SOURCE_ROUTE = re.compile(r"(?:<|^|,)\s*@[^<>@:,;\s]*\s*:")
+#: A group's display name (RFC 5322 §3.4): text then ``:`` outside angle brackets.
+_GROUP = re.compile(r"^[^<>@\"]*:")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def sender(msg: Message) -> tuple[str | None, str, str | None]:
+    """``(address, display name, problem)`` of the From field: the first mailbox with an
+    address (lower-cased), and why the field names no single sender (see
+    :attr:`pbp.parse.mime.Letter.from_problem`), else None."""
+    values = field_values(msg, "from")
+    if not values:
+        return None, "", None
+    value = values[0]
+    found = mailboxes(value)
+    problem = None
+    if len(values) > 1:
+        problem = "several From fields"
+    elif len(found) > 1:
+        problem = "several addresses"
+    elif _SOURCE_ROUTE.search(_QUOTED.sub('""', value)):
+        problem = "source route"
+    elif _GROUP.match(_QUOTED.sub('""', value)):
+        problem = "group"
+    for name, addr in found:
+        if addr is not None:
+            return addr.lower(), name, problem
+    if problem is None and value.strip():
+        problem = "no readable address"
+    return None, "", problem
+
+
+def recipients(msg: Message) -> tuple[str, ...]:
+    """The lower-cased addr-specs of ``Delivered-To``, ``X-Original-To``, ``To`` and
+    ``Cc``, in that order, each once."""
+    seen: dict[str, None] = {}
+    for name in ("delivered-to", "x-original-to", "to", "cc"):
+        for value in field_values(msg, name):
+            for _, addr in mailboxes(value):
+                if addr is not None:
+                    seen.setdefault(addr.lower(), None)
+    return tuple(seen)
+
+
+# --- message ids and dates (RFC 5322 §3.6.4, §3.3) ---
+
+
+def message_ids(value: str | None) -> list[str]:
+    """Every ``<id>`` of ``value`` (In-Reply-To, References), angle brackets kept."""
+    return _MSG_ID.findall(value) if value else []
+
+
+def message_id(value: str | None) -> str | None:
+    """The Message-ID of ``value``: its first ``<id>``, else the value stripped, or None."""
+    if value is None:
+        return None
+    ids = message_ids(value)
+    if ids:
+        return ids[0]
+    return value.strip() or None
+
+
+def date(value: str | None) -> datetime | None:
+    """The Date ``value``, timezone-aware in the sender's offset (UTC for ``-0000`` or
+    none), or None when missing or unparsable."""
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
