@@ -58,6 +58,10 @@ TOKEN_ALPHABET = string.ascii_lowercase + string.digits
 TOKEN_LENGTH = 10
 #: Messages marked done on the server per command, each after its own commit.
 MARK_DONE_GROUP = 100
+#: Messages handled in one transaction when mail is waiting (group commit), and the
+#: longest such a group runs, seconds: the first message's answer waits no longer.
+COMMIT_GROUP = 50
+COMMIT_GROUP_SECONDS = 0.2
 #: Notices sent to one GM at once in an hour (:meth:`pbp.mailer.Mailer.notice_gm`); the
 #: next ones go in his daily digest, so that forged mail cannot flood him.
 NOTICES_PER_HOUR = 10
@@ -213,21 +217,44 @@ class Service:
         try:
             waiting = self.inbox.fetch_new()
             crash_point("fetched")
-            for raw in waiting:
-                outcomes.append(self.handle(raw, now))
-                crash_point("committed")
-                if self.store.is_kept(source_key(raw)):
-                    # A copy for the GM's mail client too (also after a crash here).
-                    self.inbox.keep([raw.key])
-                committed.append(raw.key)
-                if len(committed) >= MARK_DONE_GROUP:
-                    self._mark_done(committed)
-                    committed = []
+            start = 0
+            while start < len(waiting):
+                group = self._commit_group(waiting, start, now, outcomes)
+                start += len(group)
+                for raw in group:
+                    crash_point("committed")
+                    if self.store.is_kept(source_key(raw)):
+                        # A copy for the GM's mail client too (also after a crash here).
+                        self.inbox.keep([raw.key])
+                    committed.append(raw.key)
+                    if len(committed) >= MARK_DONE_GROUP:
+                        self._mark_done(committed)
+                        committed = []
         finally:
             # Only committed messages, many per command (one IMAP round trip each).
             if committed:
                 self._mark_done(committed)
         return outcomes
+
+    def _commit_group(
+        self, waiting: list[RawMessage], start: int, now: datetime, outcomes: list[Outcome]
+    ) -> list[RawMessage]:
+        """Handle messages of ``waiting`` from ``start`` on in one transaction (group
+        commit: one sync to disk for many messages), at most :data:`COMMIT_GROUP` of
+        them and for at most :data:`COMMIT_GROUP_SECONDS`, so that the first one's
+        answer does not wait long; each message is its own savepoint inside it
+        (:meth:`pbp.store.Store.savepoint`). Returns the messages committed; their
+        outcomes are appended to ``outcomes``. Nothing of the group is marked done
+        or sent before its commit."""
+        group: list[RawMessage] = []
+        began = time.monotonic()
+        with self.store.transaction():
+            for raw in waiting[start : start + COMMIT_GROUP]:
+                outcomes.append(self.handle(raw, now))
+                group.append(raw)
+                if time.monotonic() - began >= COMMIT_GROUP_SECONDS:
+                    break
+        return group
 
     def _mark_done(self, keys: list[str]) -> None:
         """Mark committed messages done in the mailbox, in one command (never after the

@@ -393,6 +393,48 @@ def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_blo
     ]
 
 
+def test_waiting_mail_commits_as_one_group_and_a_crash_rolls_back_only_its_own_message(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Group commit (issue 18): three waiting messages are one transaction, one sync
+    to disk; the second crashes its handler, and only what it wrote is rolled back
+    (its savepoint): the first's suggestion stands, the third is answered."""
+    table.new_mail()
+    kind: Any = KINDS["cluedo_days"]
+    original = kind.apply
+    calls = {"n": 0}
+
+    def crash_second(*args: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("bug")
+        return original(*args)
+
+    monkeypatch.setattr(kind, "apply", crash_second)
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 17, 6))
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 17, 6))
+    statements: list[str] = []
+    table.store._db.set_trace_callback(statements.append)
+    try:
+        outcomes = table.service.process_inbox(utc(2026, 12, 1, 17, 7))
+    finally:
+        table.store._db.set_trace_callback(None)
+    assert [o.outcome for o in outcomes] == ["applied", "error", "status"]
+    assert [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")] == [
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+    ]
+    assert [s for s in statements if s.startswith("ROLLBACK")] == ["ROLLBACK TO pbp_1"]
+    suggestions = [
+        (s.event.data["number"], s.event.data["suggester"])
+        for s in table.store.events("seed-000")
+        if s.event.kind == "suggestion_made"
+    ]
+    assert suggestions == [(1, "Кросс")]
+    assert [k.reason for k in table.store.kept()] == ["error: RuntimeError('bug')"]
+
+
 class FlakyTransport:
     """A transport failing on demand: SMTP faults a real server cannot show at will."""
 

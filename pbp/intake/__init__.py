@@ -105,7 +105,10 @@ class Intake(ServicePart):
             # the round ran keeps its own arrival time (the same in any run).
             raw = dataclasses.replace(raw, arrived=latest)
         try:
-            return logged(self.run(raw, source, now, replay_of))
+            # All or nothing, also inside a group commit (Service.process_inbox): what
+            # a crashing message wrote is rolled back before it is kept.
+            with self.store.savepoint():
+                return logged(self.run(raw, source, now, replay_of))
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():

@@ -126,7 +126,9 @@ class StoreBase(Tables):
     def transaction(self) -> Iterator[Self]:
         """One atomic unit: everything written inside commits together or not at all.
 
-        Nested use joins the outer transaction.
+        Nested use joins the outer transaction (an error inside rolls back nothing
+        by itself: the outer one decides; see :meth:`savepoint` for a part that can
+        fail alone).
 
         :raises StoreReplacedError: before it begins, when the store's file was deleted
             or replaced (:meth:`check_identity`).
@@ -154,3 +156,33 @@ class StoreBase(Tables):
             self._db.execute("COMMIT")
         finally:
             self._depth = 0
+
+    @contextmanager
+    def savepoint(self) -> Iterator[Self]:
+        """A part of the current transaction that can fail alone (SQLite's ``SAVEPOINT``):
+        when the block raises, what it wrote is rolled back and the error goes on, while
+        what the transaction wrote before it stays; otherwise it joins the transaction.
+        Outside a transaction it is one (:meth:`transaction`). Used for each message of
+        a group commit (:meth:`pbp.service.Service.process_inbox`).
+
+        :raises StoreReplacedError: before it begins, as :meth:`transaction`.
+        """
+        if not self._depth:
+            with self.transaction():
+                yield self
+            return
+        self.check_identity()  # as before every transaction: never write to a lost file
+        name = f"pbp_{self._depth}"
+        self._db.execute(f"SAVEPOINT {name}")
+        self._depth += 1
+        try:
+            yield self
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute(f"ROLLBACK TO {name}")
+                self._db.execute(f"RELEASE {name}")
+            raise
+        else:
+            self._db.execute(f"RELEASE {name}")
+        finally:
+            self._depth -= 1
