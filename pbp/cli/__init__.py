@@ -75,7 +75,7 @@ def templates_dir() -> Path:
     """
     candidates = [
         Path(os.environ["PBP_TEMPLATES"]) if os.environ.get("PBP_TEMPLATES") else None,
-        Path(__file__).resolve().parent.parent / "templates",
+        Path(__file__).resolve().parents[2] / "templates",
         Path(sys.prefix) / "share" / "pbp" / "templates",
     ]
     for candidate in candidates:
