@@ -39,7 +39,6 @@ from pbp.parse import headers
 from pbp.parse.auth import authentication_results
 from pbp.parse.automatic import is_automatic
 from pbp.parse.body import Reply
-from pbp.parse.headers import cap as cap  # re-exported: pbp.cli imports it from here
 from pbp.parse.markup import html_to_text
 from pbp.parse.mimetree import (
     MAX_BOUNDARY_LINES,

@@ -1,0 +1,175 @@
+"""What every ``pbp`` command shares: reading ``games.yaml``, the mailbox and the
+service on the store, a started game, the GM's clock and the language it prints in.
+
+Every helper that stops a command raises a :class:`click.ClickException` (exit 1, its
+message on stderr) or :class:`click.exceptions.Exit`; none prints on success.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pbp.config import Config, ConfigError, load_config
+from pbp.core.events import Refusal
+from pbp.mail.base import Inbox, Transport
+from pbp.mail.maildir import MaildirInbox, MaildirTransport
+from pbp.render import Renderer
+from pbp.service import Service
+from pbp.store import Store
+
+#: The one logger of every command: ``pbp.cli``, the name its records had in one module.
+log = logging.getLogger("pbp.cli")
+
+#: The language of everything the command line prints (its messages, ``pbp show``, a
+#: lever's result, a refusal); what pbp mails and the posts keep each game's language.
+CLI_LOCALE = "en"
+
+
+def templates_dir() -> Path:
+    """The folder of the Jinja2 templates, the first of:
+
+    ``$PBP_TEMPLATES`` (a GM's own copy), ``templates/`` beside the package (a
+    checkout or an editable install), ``<prefix>/share/pbp/templates`` (a normal
+    install, see ``pyproject.toml``).
+
+    :raises click.ClickException: none of them exists.
+    """
+    candidates = [
+        Path(os.environ["PBP_TEMPLATES"]) if os.environ.get("PBP_TEMPLATES") else None,
+        Path(__file__).resolve().parents[2] / "templates",
+        Path(sys.prefix) / "share" / "pbp" / "templates",
+    ]
+    for candidate in candidates:
+        if candidate is not None and (candidate / "ru").is_dir():
+            return candidate
+    raise click.ClickException("templates not found; set PBP_TEMPLATES to the templates folder")
+
+
+def _load(path: Path) -> Config:
+    """``games.yaml`` at ``path``, checked.
+
+    :raises click.exceptions.Exit: 1 after printing every problem, one a line, to stderr.
+    """
+    try:
+        return load_config(path)
+    except ConfigError as error:
+        for problem in error.problems:
+            click.echo(str(problem), err=True)
+        raise click.exceptions.Exit(1) from None
+
+
+def _inbox(config: Config) -> Inbox:
+    """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected)."""
+    settings = config.mail.inbox
+    if settings.maildir is not None:
+        return MaildirInbox(settings.maildir, max_message_size=config.mail.max_message_size)
+    from pbp.mail.imap import ImapInbox
+
+    imap = settings.imap
+    assert imap is not None
+    return ImapInbox(
+        imap.host,
+        imap.port,
+        imap.username,
+        imap.password() or "",
+        folder=imap.folder,
+        tls=imap.tls,
+        kept_folder=imap.kept_folder,
+        max_message_size=config.mail.max_message_size,
+    )
+
+
+def _transport(config: Config) -> Transport:
+    """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected)."""
+    settings = config.mail.outbox
+    if settings.maildir is not None:
+        return MaildirTransport(settings.maildir)
+    from pbp.mail.smtp import SmtpTransport
+
+    smtp = settings.smtp
+    assert smtp is not None
+    return SmtpTransport(
+        smtp.host, smtp.port, username=smtp.username, password=smtp.password(), tls=smtp.tls
+    )
+
+
+def _service(
+    config: Config,
+    *,
+    mail: bool = True,
+    create: bool = False,
+    inbox: Inbox | None = None,
+    transport: Transport | None = None,
+) -> Service:
+    """The service on the existing store (only ``pbp run`` creates one: ``create``);
+    ``mail=False``: without inbox and transport.
+
+    :raises click.ClickException: the store file does not exist and not ``create``.
+    """
+    if not create and not Path(config.store).exists():
+        raise click.ClickException(
+            f"there is no store {config.store} yet: `pbp run` starts the games and creates it"
+        )
+    if mail:
+        inbox = inbox or _inbox(config)
+        transport = transport or _transport(config)
+    return Service(
+        config, Store(config.store), Renderer(templates_dir()), inbox=inbox, transport=transport
+    )
+
+
+def _started(service: Service, game_id: str) -> Any:
+    """The store's row of ``game_id`` (:meth:`pbp.store.Store.game`).
+
+    :raises click.ClickException: no such game in ``games.yaml``, or not started yet.
+    """
+    try:
+        service.game_config(game_id)
+    except KeyError as error:
+        raise click.ClickException(str(error.args[0])) from None
+    row = service.store.game(game_id)
+    if row is None:
+        raise click.ClickException(f"game {game_id} has not started yet (run `pbp run`)")
+    return row
+
+
+def _behind(service: Service, game_id: str, now: datetime) -> str | None:
+    """Why acting on ``game_id`` at ``now`` would run its clock backwards (its last
+    event is later: a ``pbp run --once --now`` ahead of the real clock), else None."""
+    last = service.store.clock(game_id)
+    if last is None or now >= last:
+        return None
+    zone = service.zone(service.game_config(game_id))
+    shown = last.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+    return (
+        f"game {game_id} has run ahead of this clock: its last event is at {shown}, "
+        f"later than {now.astimezone(zone).strftime('%Y-%m-%d %H:%M %Z')}, and time in a "
+        "game only moves forward"
+    )
+
+
+def _when(text: str | None) -> datetime | None:
+    """An ISO 8601 time with its zone (``2026-12-01T20:00+03:00``) in UTC; None for None.
+
+    :raises click.BadParameter: the time has no zone.
+    :raises ValueError: ``text`` is not an ISO 8601 time.
+    """
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise click.BadParameter(f"{text!r}: give a time zone, e.g. 2026-12-01T20:00+03:00")
+    return moment.astimezone(UTC)
+
+
+def _refused(service: Service, error: Refusal) -> click.ClickException:
+    """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`."""
+    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
+    return click.ClickException(text)

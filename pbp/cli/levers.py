@@ -1,0 +1,273 @@
+"""The GM's levers on a started game (:mod:`pbp.gm`): ``act``, ``pause``, ``resume``,
+``extend``, ``substitute``, ``remove``, ``void``, ``rotate-token``, and the commands that
+pass a deadline now, which each game kind names (``close-day``, ``end-night``: its
+:attr:`~pbp.core.kind.GameKind.deadline_commands`, found through the registry).
+
+Each runs as ``pbp run`` would at this moment: under the writer lock, mail already
+waiting is applied first (rule D8) and what the lever queues is sent, unless a daemon
+runs (it does both then). A refusal exits with code 1 and its reason in English.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pbp.cli.common import CLI_LOCALE, _behind, _load, _refused, _service, _started
+from pbp.core import registry
+from pbp.core.events import Refusal
+from pbp.core.kind import DeadlineCommand
+from pbp.gm import paused_since
+from pbp.lock import writer_lock
+from pbp.service import Service
+from pbp.store import GM_SEAT
+
+
+def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str:
+    """Pass GAME's current deadline now if it ends a ``name`` ("day" or "night").
+
+    Mail already waiting is applied first (rule D8), by this process when no daemon
+    runs, else by the daemon, which also sends what this queues. Returns the text
+    to print: ``"exler-1: day 2 closed"``.
+
+    :raises click.ClickException: the game is over or paused, its clock is ahead of
+        now, its current deadline ends no ``name``, or another pbp passed it first.
+    """
+    config = _load(config_path)
+    service = _service(config)
+    row = _started(service, game_id)
+    if row.over:
+        raise click.ClickException(f"game {game_id} is over")
+    if paused_since(service.store, game_id) is not None:
+        raise click.ClickException(f"game {game_id} is paused: `pbp resume {game_id}` first")
+    kind = service.kind_of(row.kind)
+    before = kind.load(row.state)
+    current = kind.deadline_name(before)
+    period = kind.day(before)
+    if current != name:
+        if current == "turn":
+            raise click.ClickException(
+                f"game {game_id} is played by turns: each turn and answer has its own deadline"
+            )
+        if name not in kind.deadline_names:
+            raise click.ClickException(f"game {game_id} ({kind.kind}) has no {name}s")
+        raise click.ClickException(f"game {game_id}: it is {current} now, not {name}")
+    now = datetime.now(UTC)
+    behind = _behind(service, game_id, now)
+    if behind is not None:
+        raise click.ClickException(f"{behind}: wait until then (or use pbp run --once --now)")
+    with writer_lock(config.store) as mine:
+        if mine:
+            service.process_inbox(now)
+        step = service.close_day(game_id, now, now, expect=(name, period))
+        if mine:
+            service.flush_outbox(now)
+    if step is None:
+        raise click.ClickException(
+            f"game {game_id}: {name} {period} was already {done} (at its time, or by another pbp)"
+        )
+    return f"{game_id}: {name} {period} {done}"
+
+
+def _deadline_command(found: DeadlineCommand) -> click.Command:
+    """The CLI command of ``found`` (``pbp close-day GAME``, ``pbp end-night GAME``)."""
+
+    @click.argument("game_id", metavar="GAME")
+    @click.pass_obj
+    def command(config_path: Path, game_id: str) -> None:
+        click.echo(_pass_deadline(config_path, game_id, found.deadline, found.done))
+
+    return click.command(found.command, help=found.help)(command)
+
+
+#: The deadline commands of every registered kind, one per name (``close-day`` is both
+#: Cluedo variants'), as the kinds registered when :mod:`pbp.cli` was imported name them.
+DEADLINE_COMMANDS = [
+    _deadline_command(found)
+    for found in {
+        c.command: c for k in registry.KINDS.values() for c in k.deadline_commands
+    }.values()
+]
+
+
+def _lever(
+    config_path: Path, game_id: str, lever: str, pull: Callable[[Service, datetime], dict[str, Any]]
+) -> None:
+    """Pull one GM lever (:mod:`pbp.gm`) on GAME now and print its result.
+
+    As ``close-day``: under the writer lock, mail already waiting is applied first
+    (rule D8) and what the lever queues is sent, unless a daemon runs (it then does
+    both, and applies mail held by a pause). A refusal exits with code 1 and its reason.
+
+    :raises click.ClickException: the game's clock is ahead of now, or the lever is
+        refused (:class:`~pbp.core.events.Refusal`, its reason in :data:`CLI_LOCALE`).
+    """
+    config = _load(config_path)
+    service = _service(config)
+    _started(service, game_id)
+    game = config.game(game_id)
+    now = datetime.now(UTC)
+    behind = _behind(service, game_id, now)
+    if behind is not None:
+        raise click.ClickException(f"{behind}: wait until then")
+    with writer_lock(config.store) as mine:
+        if mine:
+            service.process_inbox(now)
+        try:
+            done = pull(service, now)
+        except Refusal as error:
+            raise _refused(service, error) from None
+        if mine:
+            service.gm.replay_held(now)
+            service.flush_outbox(now)
+    results = [{"line": "", "lever": lever, "done": done}]
+    click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE).rstrip())
+
+
+_NOTE = click.option("--note", help="The GM's note, kept in the log (and announced, where public).")
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@click.argument("move")
+@_NOTE
+@click.pass_obj
+def act(config_path: Path, game_id: str, player: str, move: str, note: str | None) -> None:
+    """Enter MOVE for PLAYER (a lost mail): checked and answered exactly as his own
+    mail, marked as entered by the GM. E.g. pbp act exler-1 Неташка 'SUGGEST Краснова,
+    нож, кухня TO Веталь'."""
+    _lever(
+        config_path,
+        game_id,
+        "act",
+        lambda s, now: s.gm.act(game_id, player, move, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@_NOTE
+@click.pass_obj
+def pause(config_path: Path, game_id: str, note: str | None) -> None:
+    """Pause GAME: no deadline passes; players' mail is kept until `pbp resume`."""
+    _lever(
+        config_path,
+        game_id,
+        "pause",
+        lambda s, now: s.gm.pause(game_id, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@_NOTE
+@click.pass_obj
+def resume(config_path: Path, game_id: str, note: str | None) -> None:
+    """Resume GAME: the deadline is as far ahead as at the pause; held mail is applied
+    in arrival order (D8)."""
+    _lever(
+        config_path,
+        game_id,
+        "resume",
+        lambda s, now: s.gm.resume(game_id, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--hours", type=float, required=True, help="How many hours later (e.g. 1.5).")
+@_NOTE
+@click.pass_obj
+def extend(config_path: Path, game_id: str, hours: float, note: str | None) -> None:
+    """Move GAME's current deadline HOURS later (reminders follow)."""
+    _lever(
+        config_path,
+        game_id,
+        "extend",
+        lambda s, now: s.gm.extend(game_id, hours, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@click.option("--name", required=True, help="The substitute's name (the seat keeps its own).")
+@click.option("--email", required=True, help="The substitute's address.")
+@_NOTE
+@click.pass_obj
+def substitute(
+    config_path: Path, game_id: str, player: str, name: str, email: str, note: str | None
+) -> None:
+    """Give PLAYER's seat to a substitute: hand or role, history and open duties stay;
+    the old personal address stops working; the substitute gets a briefing."""
+    _lever(
+        config_path,
+        game_id,
+        "substitute",
+        lambda s, now: s.gm.substitute(game_id, player, name, email, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@_NOTE
+@click.pass_obj
+def remove(config_path: Path, game_id: str, player: str, note: str | None) -> None:
+    """Remove PLAYER. Cluedo: the seat stays, answered by the GM (C5). Maniac: the
+    player leaves the game, role not revealed, and the win check (M12) runs."""
+    _lever(
+        config_path,
+        game_id,
+        "remove",
+        lambda s, now: s.gm.remove(game_id, player, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("event", type=int)
+@_NOTE
+@click.pass_obj
+def void(config_path: Path, game_id: str, event: int, note: str | None) -> None:
+    """Cancel the move logged as EVENT (its number in the log) by a compensating event:
+    an unanswered suggestion, a standing vote, a kill order not yet fixed. Refused, with
+    the reason, when a later event builds on it."""
+    _lever(
+        config_path,
+        game_id,
+        "void",
+        lambda s, now: s.gm.void(game_id, event, now=now, via="cli", note=note),
+    )
+
+
+@click.command("rotate-token")
+@click.argument("game_id", metavar="GAME")
+@click.argument("player", required=False)
+@click.option("--gm", "gm_seat", is_flag=True, help="A new GM address instead of a player's.")
+@click.pass_obj
+def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: bool) -> None:
+    """A new personal address for PLAYER (or, with --gm, the GM) of GAME, when the old
+    one leaked: the old one stops working at once (mail to it is answered that it was
+    replaced). The player is mailed the new address at his registered address; the
+    new address is printed."""
+    if gm_seat == (player is not None):
+        raise click.UsageError("give PLAYER or --gm (not both)")
+    config = _load(config_path)
+    service = _service(config)
+    _started(service, game_id)
+    now = datetime.now(UTC)
+    with writer_lock(config.store) as mine:
+        try:
+            token = service.addresses.new_address_by_gm(game_id, player or GM_SEAT, now=now)
+        except Refusal as error:
+            raise _refused(service, error) from None
+        if mine:
+            service.flush_outbox(now)
+    tag = "" if service.plus else f" (Subject tag [pbp-{token}])"
+    click.echo(f"{service.mail.personal(token)}{tag}")

@@ -1,0 +1,191 @@
+"""What the GM reads or pastes: ``pbp post`` (a public post for the forum), ``pbp show``
+(the GM view of a game) and ``pbp export`` (the whole story, every secret revealed).
+
+The posts a game has (besides the opening, its days or turns and the final) come from
+the registry (:func:`pbp.core.registry.extra_posts`); none of these names a game.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+import jinja2
+
+from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started
+from pbp.core import registry
+from pbp.core.events import Refusal
+from pbp.core.kind import AnyKind
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--day", "day", type=int, help="The post of this game day; default: the current one.")
+@click.option(
+    "--turn", "turn", type=int, help="In a game by turns: the post of this turn (not --day)."
+)
+@click.option(
+    "--which",
+    type=click.Choice(["opening", "day", "turn", *registry.extra_posts(), "final"]),
+    help="opening: the first post; day / turn: one period; "
+    + "".join(f"{post} ({kinds}), " for post, kinds in registry.extra_posts().items())
+    + "final: the end of the game.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["bbcode", "markdown"]),
+    default="bbcode",
+    show_default=True,
+)
+@click.pass_obj
+def post(
+    config_path: Path,
+    game_id: str,
+    day: int | None,
+    turn: int | None,
+    which: str | None,
+    fmt: str,
+) -> None:
+    """Print a public post of GAME, ready to paste into the forum."""
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    row = _started(service, game_id)
+    game = config.game(game_id)
+    kind = service.kind_of(row.kind)
+    state = kind.load(row.state)
+    which, number = _chosen_post(game_id, kind, state, row.over, day, turn, which)
+    # The whole public log: a day's post also shows GM answers carried over (D6).
+    events = [s.event for s in service.store.events(game_id, public_only=True)]
+    asked_number = number
+    if which in kind.extra_posts:
+        try:
+            number = kind.extra_post_number(which, number, state)
+        except LookupError as missing:
+            raise click.ClickException(f"game {game_id}: {missing.args[0]}") from None
+    try:
+        text = service.renderer.public_post(
+            which,
+            events,
+            locale=game.locale,
+            fmt="markdown" if fmt == "markdown" else "bbcode",
+            **service.mail.post_context(game),
+            day=number,
+        )
+    except (LookupError, jinja2.UndefinedError):
+        # The events of that post do not exist yet (a night not over, …).
+        shown = asked_number if asked_number is not None else number
+        raise click.ClickException(f"game {game_id}: no {which} post for day {shown} yet") from None
+    click.echo(text.rstrip("\n"))
+
+
+def _chosen_post(
+    game_id: str,
+    kind: AnyKind,
+    state: Any,
+    over: bool,
+    day: int | None,
+    turn: int | None,
+    which: str | None,
+) -> tuple[str, int | None]:
+    """The post ``pbp post`` prints, ``(which, number)``: ``("day", 2)``, ``("final",
+    None)``; by default the current day's or turn's, or the final once the game is over.
+    ``number`` is the day or turn (for an extra post, the one the GM asked for).
+
+    :raises click.UsageError: both ``day`` and ``turn``.
+    :raises click.ClickException: a post the game does not have (days asked of a game by
+        turns, a day beyond the current one, the final of a game still running).
+    """
+    period = kind.period_post
+    asked = "day" if day is not None else "turn" if turn is not None else None
+    if day is not None and turn is not None:
+        raise click.UsageError("--day and --turn do not go together")
+    if asked is not None and asked != period:
+        raise click.ClickException(
+            f"game {game_id} has {period}s, not {asked}s: use --{period} {day or turn}"
+        )
+    number = day if day is not None else turn
+    if which is None:
+        which = period if number is not None or not over else "final"
+    if which in ("day", "turn") and which != period:
+        raise click.ClickException(f"game {game_id} has {period}s, not {which}s")
+    if which not in ("opening", "day", "turn", "final", *kind.extra_posts):
+        raise click.ClickException(f"game {game_id} has no {which} posts")
+    if which == period and number is None:
+        number = kind.day(state)
+    if which == "final" and not over:
+        raise click.ClickException(f"game {game_id} is not over yet")
+    if which == period and number is not None and not 1 <= number <= kind.day(state):
+        raise click.ClickException(
+            f"game {game_id} has {period}s 1 to {kind.day(state)}, not {number}"
+        )
+    return which, number
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable.")
+@click.pass_obj
+def show(config_path: Path, game_id: str, as_json: bool) -> None:
+    """Print the GM view of GAME: solution, hands, pending answers, allowances."""
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    row = _started(service, game_id)
+    kind = service.kind_of(row.kind)
+    view = kind.gm_view(service.table.with_history(game_id, kind, kind.load(row.state)))
+    game = config.game(game_id)
+    closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
+    view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None
+    view["addresses"] = {
+        name: service.mail.personal(token)
+        for name in kind.players(kind.load(row.state))
+        if (token := service.store.player_token(game_id, name))
+    }
+    # Where the GM mails his commands (made here for a game started before it existed).
+    view["gm_address"] = service.addresses.gm_address(game_id)
+    view["voidable"] = service.gm.voidable(game_id, datetime.now(UTC))
+    if as_json:
+        click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
+        return
+    _subject, body = service.renderer.private_mail(
+        f"{row.kind}/gm_show", locale=CLI_LOCALE, game=game_id, view=view
+    )
+    click.echo(body.rstrip("\n"))
+    click.echo(f"\nGM address for commands: {view['gm_address']}")
+    if view["voidable"]:
+        moves = ", ".join(
+            f"{v['event']} ({v['kind']}, {v['player']})"
+            if v["player"]
+            else f"{v['event']} ({v['kind']})"
+            for v in view["voidable"]
+        )
+        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number: {moves}")
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "bbcode", "html"]),
+    default="markdown",
+    show_default=True,
+)
+@click.option("--force", is_flag=True, help="Also while the game runs (for the GM's eyes only).")
+@click.pass_obj
+def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
+    """Print the whole story of GAME after it ended, every private fact revealed: the
+    deal or roles, every shown card, every order, every GM action, per day."""
+    from pbp.export import story
+
+    config = _load(config_path)
+    service = _service(config, mail=False)
+    _started(service, game_id)
+    try:
+        text = story(service, game_id, fmt, force=force)
+    except Refusal as error:
+        raise _refused(service, error) from None
+    click.echo(text.rstrip("\n"))
