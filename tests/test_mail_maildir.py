@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pbp.mail import maildir
 from pbp.mail.base import Inbox, RawMessage, TransientSendError, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 
@@ -206,3 +207,14 @@ def test_maildir_classes_follow_the_protocols(tmp_path: Path) -> None:
     outbox.send(make_message("netashka@example.test", "hand", "x"))
     assert inbox.fetch_new() == []
     assert len(read_maildir(tmp_path / "out")) == 1
+
+
+def test_unique_names_sort_in_the_order_they_were_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six digits of microseconds: a mail made at .099999 s sorts before one made at
+    .100000 s of the same second (a Maildir outbox is read in name order)."""
+    times = iter([1_764_000_000_099_999_000, 1_764_000_000_100_000_000])
+    monkeypatch.setattr(maildir.time, "time_ns", lambda: next(times))
+    first, second = maildir._unique_name(), maildir._unique_name()
+    assert first.startswith("1764000000.M099999P")
+    assert second.startswith("1764000000.M100000P")
+    assert sorted([second, first]) == [first, second]

@@ -116,11 +116,13 @@ def _from_ns(ns: int) -> datetime:
 
 
 def _unique_name() -> str:
-    """A new Maildir unique name: ``"<seconds>.M<microseconds>P<pid>Q<n>.<host>"``."""
+    """A new Maildir unique name: ``"<seconds>.M<microseconds>P<pid>Q<n>.<host>"``, the
+    microseconds in six digits so that names sort in the order they were made (a
+    reader of a Maildir outbox sees the mails in the order they were sent)."""
     now_ns = time.time_ns()
     seconds, rest = divmod(now_ns, 1_000_000_000)
     host = socket.gethostname().replace("/", r"\057").replace(":", r"\072")
-    return f"{seconds}.M{rest // 1000}P{os.getpid()}Q{next(_counter)}.{host}"
+    return f"{seconds}.M{rest // 1000:06d}P{os.getpid()}Q{next(_counter)}.{host}"
 
 
 def deliver(path: Path, raw: bytes, at: datetime | None = None) -> str:
