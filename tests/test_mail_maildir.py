@@ -213,7 +213,7 @@ def test_unique_names_sort_in_the_order_they_were_made(monkeypatch: pytest.Monke
     """Six digits of microseconds: a mail made at .099999 s sorts before one made at
     .100000 s of the same second (a Maildir outbox is read in name order)."""
     times = iter([1_764_000_000_099_999_000, 1_764_000_000_100_000_000])
-    monkeypatch.setattr(maildir.time, "time_ns", lambda: next(times))
+    monkeypatch.setattr(time, "time_ns", lambda: next(times))
     first, second = maildir._unique_name(), maildir._unique_name()
     assert first.startswith("1764000000.M099999P")
     assert second.startswith("1764000000.M100000P")
