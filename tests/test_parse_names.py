@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pbp.core.events import AmbiguousMove, InvalidMove
-from pbp.games.maniac.engine import Vote
+from pbp.games.maniac.engine import Kill, Vote
 from pbp.games.maniac.parse import ParsedLine, parse_maniac
 from pbp.parse.commands import PlayerNames, case_forms, seat_forms
 from pbp.parse.morph import CASES, inflect
@@ -387,6 +387,19 @@ def test_golos_za_pavla_was_answered_did_you_mean_pavel() -> None:
     assert parse_maniac("ГОЛОС за Павла", CAST) == [
         ParsedLine(1, "ГОЛОС за Павла", Vote("Павел"), None)
     ]
+
+
+def test_golos_katyu_i_petyu_suggested_petya_instead_of_refusing_two_names() -> None:
+    for line in ("ГОЛОС Катю и Петю", "ГОЛОС Катю, Петю", "ГОЛОС Катю Петю"):
+        [parsed] = parse_maniac(line, CAST)
+        assert parsed.move is None
+        assert isinstance(parsed.error, InvalidMove)
+        assert (parsed.error.code, parsed.error.params) == (
+            "vote_syntax",
+            {"line": line, "players": CAST, "example": CAST_EXAMPLE},
+        )
+    # an order may name two
+    assert parse_maniac("УБИТЬ Катю и Петю", CAST)[0].move == Kill(("Катя", "Петя"), None)
 
 
 @pytest.mark.parametrize(
