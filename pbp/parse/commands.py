@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
 from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
@@ -315,11 +315,10 @@ def seat_forms(name: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class _Seats:
-    """One player list's index, built once (:func:`_seats`): ``matcher`` for stems and
-    typos, ``exact`` (normalized words → the seats so written) and ``forms`` (a
-    one-word form → every seat it may be a form of), seats in configured order."""
+    """One player list's index of forms, built once (:func:`_seats`): ``exact``
+    (normalized words → the seats so written) and ``forms`` (a one-word form → every
+    seat it may be a form of), seats in configured order."""
 
-    matcher: NameMatcher
     exact: Mapping[tuple[str, ...], tuple[str, ...]]
     forms: Mapping[str, tuple[str, ...]]
 
@@ -332,11 +331,12 @@ def _seats(players: tuple[str, ...]) -> _Seats:
         exact.setdefault(tuple(normalize(name)), []).append(name)
         for form in seat_forms(name):
             forms.setdefault(form, []).append(name)
-    return _Seats(
-        NameMatcher(players, kind="player"),
-        {k: tuple(v) for k, v in exact.items()},
-        {k: tuple(v) for k, v in forms.items()},
-    )
+    return _Seats({k: tuple(v) for k, v in exact.items()}, {k: tuple(v) for k, v in forms.items()})
+
+
+@lru_cache(maxsize=256)
+def _matcher(players: tuple[str, ...]) -> NameMatcher:
+    return NameMatcher(players, kind="player")
 
 
 class PlayerNames:
@@ -351,9 +351,10 @@ class PlayerNames:
     without a preposition names its seat at once (``Ника``: the way out that the
     ambiguity's answer offers, "write the name in full").
 
-    The forms of a player list are worked out once and kept for the process (the 256
-    lists used last, about 15 KB each; a name's forms, about 0.25 ms each, for the 4096
-    names used last): building a ``PlayerNames`` for every mail costs a look-up.
+    The forms of a player list are worked out on the first name read, once, and kept
+    for the process (the 256 lists used last, about 15 KB each; a name's forms, about
+    0.25 ms each, for the 4096 names used last): building a ``PlayerNames`` for every
+    mail costs a look-up.
 
     Example::
 
@@ -365,8 +366,13 @@ class PlayerNames:
 
     def __init__(self, players: Sequence[str]) -> None:
         self.players: tuple[str, ...] = tuple(players)
-        self._index = _seats(self.players)
-        self.matcher = self._index.matcher
+        self.matcher = _matcher(self.players)
+
+    @cached_property
+    def _index(self) -> _Seats:
+        """The forms, worked out on the first name read: a mail without one (``STATUS``)
+        never loads the dictionary."""
+        return _seats(self.players)
 
     def match(self, text: str) -> str:
         """The player ``text`` names.
