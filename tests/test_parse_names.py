@@ -1,6 +1,9 @@
-"""NameMatcher: inflected Russian names, prepositions, bold markers, typos (DESIGN.md, parse).
+"""NameMatcher: inflected Russian names, prepositions, bold markers, typos (DESIGN.md, parse);
+PlayerNames: players' names in their case forms from the morphology libraries (issue 16,
+item 4).
 
-Names are the card lists and players of seed 000 ("Список карт", "Порядок ходов").
+Names are the card lists and players of seed 000 ("Список карт", "Порядок ходов"), and
+the issue's cast with seed 000's nicknames (:data:`CAST`).
 """
 
 from __future__ import annotations
@@ -8,6 +11,10 @@ from __future__ import annotations
 import pytest
 
 from pbp.core.events import AmbiguousMove, InvalidMove
+from pbp.games.maniac.engine import Kill, Vote
+from pbp.games.maniac.parse import ParsedLine, parse_maniac
+from pbp.parse.commands import PlayerNames, case_forms, seat_forms
+from pbp.parse.morph import CASES, inflect
 from pbp.parse.names import (
     NameMatcher,
     clean,
@@ -282,3 +289,212 @@ KEYWORDS = ["предположение", "опровержение", "обви�
 )
 def test_closest_keyword(word: str, closest: str | None) -> None:
     assert closest_keyword(word, KEYWORDS) == closest
+
+
+# --- players' names in their cases, read by morphology (issue 16, item 4) ---
+
+#: The issue's cast and seed 000's nicknames, all in one game.
+CAST = [
+    "Лев",
+    "Павел",
+    "Пётр",
+    "Любовь",
+    "Кэт",
+    "Ник",
+    "Ника",
+    "Мария",
+    "Илья",
+    "Никита",
+    "Саша",
+    "Катя",
+    "Петя",
+    "Таня",
+    "Вася",
+    "Оля",
+    "Маша",
+    "Неташка",
+    "Веталь",
+    "Дуг",
+    "Кросс",
+    "Шапо",
+]
+CAST_EXAMPLE = {"player": "Лев", "other": "Павел", "night": 2}
+
+
+@pytest.mark.parametrize(
+    ("written", "seat"),
+    [
+        ("Льва", "Лев"),
+        ("льва", "Лев"),
+        ("ЛЬВА", "Лев"),
+        ("Львом", "Лев"),
+        ("за Льва", "Лев"),
+        ("Павла", "Павел"),
+        ("Павлу", "Павел"),
+        ("для Павла", "Павел"),
+        ("Петра", "Пётр"),
+        ("Пётра", "Пётр"),  # a wrong ё is still read
+        ("Петр", "Пётр"),
+        ("Петром", "Пётр"),
+        ("Любовь", "Любовь"),
+        ("Любови", "Любовь"),
+        ("Любовью", "Любовь"),
+        ("к Любови", "Любовь"),
+        ("Кэт", "Кэт"),
+        ("КЭТ", "Кэт"),
+        ("Ильи", "Илья"),
+        ("Ильёй", "Илья"),
+        ("Ильей", "Илья"),
+        ("Никиты", "Никита"),
+        ("Никитой", "Никита"),
+        ("Ником", "Ник"),
+        ("Никой", "Ника"),
+        ("Ники", "Ника"),
+        ("Марией", "Мария"),
+        ("Саши", "Саша"),
+        ("Сашей", "Саша"),
+        ("Катю", "Катя"),
+        ("Кате", "Катя"),
+        ("Петю", "Петя"),
+        ("Таню", "Таня"),
+        ("Васю", "Вася"),
+        ("Олю", "Оля"),
+        ("Машу", "Маша"),
+        ("Неташку", "Неташка"),
+        ("Неташкою", "Неташка"),
+        ("Веталя", "Веталь"),
+        ("Веталем", "Веталь"),
+        ("Дуга", "Дуг"),
+        ("Кроссу", "Кросс"),
+        ("Шапо", "Шапо"),
+        ("[b]Льва[/b]", "Лев"),
+        ("K\u044dт", "Кэт"),  # Latin K
+        ("П\u0061вла", "Павел"),  # Latin a
+    ],
+)
+def test_a_seat_is_read_in_any_case_form(written: str, seat: str) -> None:
+    assert PlayerNames(CAST).match(written) == seat
+    assert PlayerNames(CAST).lookup(written) == seat
+
+
+def test_golos_za_lva_was_refused_as_unknown_player_lva() -> None:
+    assert parse_maniac("ГОЛОС за Льва", CAST) == [
+        ParsedLine(1, "ГОЛОС за Льва", Vote("Лев"), None)
+    ]
+
+
+def test_golos_za_pavla_was_answered_did_you_mean_pavel() -> None:
+    assert parse_maniac("ГОЛОС за Павла", CAST) == [
+        ParsedLine(1, "ГОЛОС за Павла", Vote("Павел"), None)
+    ]
+
+
+def test_golos_katyu_i_petyu_suggested_petya_instead_of_refusing_two_names() -> None:
+    for line in ("ГОЛОС Катю и Петю", "ГОЛОС Катю, Петю", "ГОЛОС Катю Петю"):
+        [parsed] = parse_maniac(line, CAST)
+        assert parsed.move is None
+        assert isinstance(parsed.error, InvalidMove)
+        assert (parsed.error.code, parsed.error.params) == (
+            "vote_syntax",
+            {"line": line, "players": CAST, "example": CAST_EXAMPLE},
+        )
+    # an order may name two
+    assert parse_maniac("УБИТЬ Катю и Петю", CAST)[0].move == Kill(("Катя", "Петя"), None)
+
+
+@pytest.mark.parametrize(
+    ("written", "candidates"),
+    [
+        ("Нику", ["Ник", "Ника"]),  # Ник's dative, Ника's accusative
+        ("Нике", ["Ник", "Ника"]),
+        ("за Ника", ["Ник", "Ника"]),  # Ник's accusative, or Ника's nominative
+        ("для Ника", ["Ник", "Ника"]),
+    ],
+)
+def test_a_form_of_two_seats_is_ambiguous_never_guessed(
+    written: str, candidates: list[str]
+) -> None:
+    with pytest.raises(AmbiguousMove) as caught:
+        PlayerNames(CAST).match(written)
+    assert caught.value.params == {
+        "word": written.split()[-1],
+        "candidates": candidates,
+        "kind": "player",
+    }
+    assert PlayerNames(CAST).lookup(written) is None
+
+
+def test_the_exact_name_alone_names_its_seat_the_way_out_of_an_ambiguity() -> None:
+    names = PlayerNames(CAST)
+    assert (names.match("Ника"), names.match("Ник")) == ("Ника", "Ник")
+    assert [line.move for line in parse_maniac("ГОЛОС Ника\nГОЛОС за Ника", CAST)] == [
+        Vote("Ника"),
+        None,
+    ]
+
+
+def test_two_seats_with_related_names_are_kept_apart() -> None:
+    names = PlayerNames(["Саша", "Сашка", "Лев", "Лёва", "Павел", "Павла"])
+    assert [names.match(w) for w in ("Сашу", "Сашку", "Льва", "Лёву", "Лева", "Павлой")] == [
+        "Саша",
+        "Сашка",
+        "Лев",
+        "Лёва",
+        "Лёва",
+        "Павла",
+    ]
+    for written, candidates in [
+        ("Саш", ["Саша", "Сашка"]),  # a fragment of both
+        ("Павлу", ["Павел", "Павла"]),  # his dative, her accusative
+        ("за Павла", ["Павел", "Павла"]),
+    ]:
+        with pytest.raises(AmbiguousMove) as caught:
+            names.match(written)
+        assert caught.value.params["candidates"] == candidates
+    assert names.match("Павла") == "Павла"
+
+
+@pytest.mark.parametrize(
+    ("written", "suggestion"),
+    [("Любвоь", "Любовь"), ("Павлв", "Павел"), ("Никтиа", "Никита"), ("Ваюс", "Вася")],
+)
+def test_a_typo_in_a_cast_name_is_still_refused_with_a_suggestion(
+    written: str, suggestion: str
+) -> None:
+    with pytest.raises(InvalidMove) as caught:
+        PlayerNames(CAST).match(f"за {written}")
+    assert caught.value.params == {
+        "word": written,
+        "suggestion": suggestion,
+        "allowed": CAST,
+        "kind": "player",
+    }
+
+
+@pytest.mark.parametrize("name", CAST)
+def test_every_form_pbp_writes_of_a_name_is_read_back_as_its_seat(name: str) -> None:
+    alone = PlayerNames([name])
+    with_cast = PlayerNames(CAST)
+    for case in CASES:
+        for gender in (None, "masc", "femn"):
+            written = inflect(name, case, gender)
+            assert alone.match(written) == name, (case, gender, written)
+            if written in CAST and written != name:  # Ник's genitive is the name Ника
+                assert with_cast.match(written) == written
+                continue
+            try:
+                assert with_cast.match(written) == name, (case, gender, written)
+            except AmbiguousMove as ambiguous:  # Нику: Ник's dative, Ника's accusative
+                assert name in ambiguous.params["candidates"], (case, gender, written)
+
+
+def test_seat_forms_come_from_the_library_and_nicknames_keep_the_endings() -> None:
+    assert seat_forms("Лев") == {"лев", "льва", "льву", "львом", "льве"}
+    assert seat_forms("Любовь") == {"любовь", "любови", "любовью"}
+    assert seat_forms("Кросс") >= {"кросс", "кросса", "кроссу", "кроссом", "кроссе"}
+    assert seat_forms("Неташка") >= case_forms("Неташка")
+
+
+def test_a_player_list_is_indexed_once() -> None:
+    players = ["Лев", "Павел", "Неташка"]
+    assert PlayerNames(players).matcher is PlayerNames(tuple(players)).matcher

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
 from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
+from pbp.parse import morph
 from pbp.parse.names import (
     PREPOSITIONS,
     NameMatcher,
@@ -297,23 +298,81 @@ def case_forms(name: str) -> frozenset[str]:
     return frozenset({word})
 
 
+@lru_cache(maxsize=4096)
+def seat_forms(name: str) -> frozenset[str]:
+    """The forms a seat's ``name`` is read in, normalized (lower case, ``ё`` → ``е``):
+    what the morphology libraries give (:func:`pbp.parse.morph.name_forms`: Лев → льва,
+    льву, львом, льве; Любовь → любови, любовью), and for a name the dictionary does not
+    know as a first name (a nickname) also the endings of :func:`case_forms`.
+
+    >>> sorted(seat_forms("Лев")), "неташкою" in seat_forms("Неташка")
+    (['лев', 'льва', 'льве', 'львом', 'льву'], True)
+    """
+    if morph.is_first_name(name):
+        return morph.name_forms(name)
+    return morph.name_forms(name) | case_forms(name)
+
+
+@dataclass(frozen=True)
+class _Seats:
+    """One player list's index of forms, built once (:func:`_seats`): ``exact``
+    (normalized words → the seats so written) and ``forms`` (a one-word form → every
+    seat it may be a form of), seats in configured order."""
+
+    exact: Mapping[tuple[str, ...], tuple[str, ...]]
+    forms: Mapping[str, tuple[str, ...]]
+
+
+@lru_cache(maxsize=256)
+def _seats(players: tuple[str, ...]) -> _Seats:
+    exact: dict[tuple[str, ...], list[str]] = {}
+    forms: dict[str, list[str]] = {}
+    for name in players:
+        exact.setdefault(tuple(normalize(name)), []).append(name)
+        for form in seat_forms(name):
+            forms.setdefault(form, []).append(name)
+    return _Seats({k: tuple(v) for k, v in exact.items()}, {k: tuple(v) for k, v in forms.items()})
+
+
+@lru_cache(maxsize=256)
+def _matcher(players: tuple[str, ...]) -> NameMatcher:
+    return NameMatcher(players, kind="player")
+
+
 class PlayerNames:
     """Resolves what a player wrote to one of ``players``: the exact name, then one of
-    the case forms (:func:`case_forms`), then :class:`~pbp.parse.names.NameMatcher`
-    (stems, typos refused with a suggestion); leading prepositions dropped.
+    the case forms (:func:`seat_forms`: the morphology libraries' forms, Льва, Павла,
+    Любови, Ильи), then :class:`~pbp.parse.names.NameMatcher` (stems, typos refused
+    with a suggestion); leading prepositions dropped.
+
+    A form that may be two seats' is ambiguous, never guessed: ``Нику`` when Ник and
+    Ника play (the dative of one, the accusative of the other), and ``за Ника`` (Ник's
+    accusative, or Ника's nominative after a preposition). Only the exact name
+    without a preposition names its seat at once (``Ника``: the way out that the
+    ambiguity's answer offers, "write the name in full").
+
+    The forms of a player list are worked out on the first name read, once, and kept
+    for the process (the 256 lists used last, about 15 KB each; a name's forms, about
+    0.25 ms each, for the 4096 names used last): building a ``PlayerNames`` for every
+    mail costs a look-up.
 
     Example::
 
-        names = PlayerNames(["Вася", "Петя", "Ник", "Ника"])
+        names = PlayerNames(["Вася", "Петя", "Ник", "Ника", "Лев"])
         names.match("за Васю")   # -> "Вася"
+        names.match("Льва")      # -> "Лев"
         names.match("Нику")      # raises AmbiguousMove("ambiguous_name", …)
     """
 
     def __init__(self, players: Sequence[str]) -> None:
         self.players: tuple[str, ...] = tuple(players)
-        self.matcher = NameMatcher(players, kind="player")
-        self._forms = [(name, case_forms(name)) for name in players]
-        self._exact = [(name, tuple(normalize(name))) for name in players]
+        self.matcher = _matcher(self.players)
+
+    @cached_property
+    def _index(self) -> _Seats:
+        """The forms, worked out on the first name read: a mail without one (``STATUS``)
+        never loads the dictionary."""
+        return _seats(self.players)
 
     def match(self, text: str) -> str:
         """The player ``text`` names.
@@ -324,8 +383,8 @@ class PlayerNames:
             :meth:`NameMatcher.match <pbp.parse.names.NameMatcher.match>`.
         :raises AmbiguousMove: ``ambiguous_name`` (``word``, ``candidates``, ``kind``).
         """
-        text = self._trim(text)
-        found = self._candidates(text)
+        text, dropped = self._trim(text)
+        found = self._candidates(text, dropped)
         if len(found) == 1:
             return found[0]
         if found:
@@ -339,7 +398,7 @@ class PlayerNames:
         >>> PlayerNames(["Вася", "Петя"]).lookup("за Васю"), PlayerNames(["Вася"]).lookup("Ваюс")
         ('Вася', None)
         """
-        found = self._candidates(self._trim(text))
+        found = self._candidates(*self._trim(text))
         if len(found) == 1:
             return found[0]
         if found:
@@ -347,29 +406,31 @@ class PlayerNames:
         stemmed = self.matcher.segment(text)
         return stemmed[0] if stemmed is not None and len(stemmed) == 1 else None
 
-    def _candidates(self, text: str) -> list[str]:
-        """The players ``text`` names exactly or by a case form (several: ambiguous)."""
+    def _candidates(self, text: str, after_preposition: bool = False) -> list[str]:
+        """The players ``text`` names exactly or by a case form (several: ambiguous).
+        ``after_preposition``: prepositions were dropped before ``text``."""
         words = normalize(text)
         phrasings = [words]
         while len(words) > 1 and words[0] in PREPOSITIONS:
             words = words[1:]
             phrasings.append(words)
+        for i, phrasing in enumerate(phrasings):
+            exact = self._index.exact.get(tuple(phrasing), ())
+            # One word after a preposition may be another seat's case form ("за Ника"):
+            # left to the forms below, which hold every seat's nominative too.
+            bare = i == 0 and not after_preposition
+            if len(exact) == 1 and (bare or len(phrasing) > 1):
+                return list(exact)
         for phrasing in phrasings:
-            exact = [name for name, w in self._exact if w == tuple(phrasing)]
-            if len(exact) == 1:
-                return exact
-        for phrasing in phrasings:
-            if len(phrasing) != 1:
-                continue
-            found = [name for name, forms in self._forms if phrasing[0] in forms]
-            if found:
-                return found
+            if len(phrasing) == 1 and phrasing[0] in self._index.forms:
+                return list(self._index.forms[phrasing[0]])
         return []
 
-    def _trim(self, text: str) -> str:
+    def _trim(self, text: str) -> tuple[str, bool]:
         """``text`` cleaned, without the leading prepositions (and stray punctuation)
-        that leave more words than the longest name: ``"за Ваюс"`` → ``"Ваюс"``. Keeps
-        the matching linear in the length of ``text``."""
+        that leave more words than the longest name: ``"за Ваюс"`` → ``"Ваюс"``; and
+        whether a preposition was dropped. Keeps the matching linear in the length of
+        ``text``."""
         words = clean(text).split()
         start = 0
         while (
@@ -377,4 +438,5 @@ class PlayerNames:
             and set(normalize(words[start])) <= PREPOSITIONS
         ):
             start += 1
-        return " ".join(words[start:])
+        dropped = any(normalize(w) and set(normalize(w)) <= PREPOSITIONS for w in words[:start])
+        return " ".join(words[start:]), dropped

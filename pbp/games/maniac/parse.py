@@ -52,8 +52,8 @@ command as read, markup removed):
 - ``unknown_name`` — ``word``, ``suggestion`` (str or None), ``allowed`` (every
   player), ``kind`` (``"player"``).
 - ``ambiguous_name`` — ``word``, ``candidates``, ``kind`` (``"player"``).
-- ``vote_syntax`` — a vote naming no player, or asking for both cell and prison:
-  ``players``, ``example`` ({``player``}).
+- ``vote_syntax`` — a vote naming no player or two (``ГОЛОС Катю и Петю``), or asking
+  for both cell and prison: ``players``, ``example`` ({``player``}).
 - ``unvote_syntax`` — words after ``UNVOTE``: ``word`` (those words).
 - ``kill_syntax`` — an order naming no target or more than two: ``count`` (targets
   read), ``example`` ({``player``, ``other``, ``night``}).
@@ -348,16 +348,15 @@ class _Reader:
             raise InvalidMove(
                 "vote_syntax", line=line, players=self.players, example=self.example()
             )
-        target = self.player(text, line)
         try:
             named = self._targets(text.strip(TRAILING))
         except MoveError:  # chat after the name ("за Петю, потому что …")
             named = ()
-        if len(named) > 1:  # "ГОЛОС Петя, Таня": one vote names one player, never a guess
+        if len(named) > 1:  # "ГОЛОС Катю и Петю": one vote names one player, never a guess
             raise InvalidMove(
                 "vote_syntax", line=line, players=self.players, example=self.example()
             )
-        return Vote(target, prison="prison" in places)
+        return Vote(self.player(text, line), prison="prison" in places)
 
     def unvote(self, rest: str, line: str) -> Unvote:
         extra = rest.strip(TRAILING + _SEPARATORS)

@@ -1,0 +1,293 @@
+"""Russian personal names in their cases, from morphology libraries (issue 16, item 4;
+rule P2): the case forms a seat's name is read in (:func:`name_forms`), a name written
+in the case a sentence needs (:func:`inflect`), and the gender a name tells
+(:func:`gender_of`).
+
+Two libraries, chosen by measurement on the issue's cast (Лев, Павел, Пётр, Любовь,
+Кэт, Ник, Ника, Мария, Илья, Никита, Саша, Катя, Петя, Таня, Вася, Оля, Маша) and
+forum nicknames (Неташка, Веталь, Дуг, Кросс, Шапо):
+
+- **pymorphy3** with its OpenCorpora dictionary (``pymorphy3-dicts-ru``): every name
+  of the cast that the dictionary knows as a first name (grammeme ``Name``) is read
+  and written right, with its gender (Саша is ``ms-f``: either); the nicknames are
+  not first names to it (Дуг parses as a genitive plural of «дуга»).
+- **pytrovich** (petrovich's rules, made for personal names): right for the
+  nicknames when the gender is given (Веталь → Веталя, Кросс → Кросса for a man,
+  Дуг unchanged for a woman, Шапо never declined) but wrong for names it must guess
+  the gender of (Саша → «Сашы», «Сашой»; Кэт → «Кэта»), and its gender guess is
+  weak (Катя, Таня, Маша undecided; Дуг "male" though seed 000's Дуг is a woman).
+  The older port ``petrovich`` 2.0.1 leaves Никита and a man's Саша undeclined and
+  writes «Никы», «Сашы», «Неташкы»: not used.
+
+Measured (genitive / instrumental; ✗ wrong, = left as written)::
+
+    name      pymorphy3         pytrovich 0.2 (gender given)   petrovich 2.0.1
+    Лев       Льва / Львом      Льва / Львом                   Льва / Львом
+    Любовь    Любови / Любовью  Любови / Любовью               Любови / Любовью
+    Илья      Ильи / Ильёй      Ильи / Ильёй                   Ильи / Ильей
+    Никита    Никиты / Никитой  Никиты / Никитой               = / = ✗
+    Ника      Ники / Никой      Ники / Никой                   Никы ✗ / Никой
+    Саша      Саши / Сашей      Саши / Сашей (androgynous:     = ✗ (м), Сашы ✗ /
+                                Сашы ✗ / Сашой ✗)              Сашой ✗ (androgynous)
+    Кэт (ж)   not a name        = / =                          = / =
+    Неташка   not a name        Неташки / Неташкой             Неташкы ✗ / Неташкой
+    Веталь    not a name        Веталя / Веталем (м)           Веталя / Веталем
+    Кросс     not a name        Кросса / Кроссом (м)           Кросса / Кроссом
+    Дуг (ж)   not a name        = / =                          = / =
+    Шапо      not a name        = / =                          = / =
+    reading   Льва→лев, Павла→павел, Петра→пётр, Любови→любовь, Ильи→илья,
+              Никиты→никита, Катю→катя, Петю→петя (parses tagged Name); Кэт: none
+    gender    from the dictionary; pytrovich's guess: Катя, Таня, Маша, Саша
+              androgynous, Дуг male ✗
+
+So a name the dictionary knows as a first name is declined by pymorphy3; any other
+single Cyrillic word (a nickname) by pytrovich, with the gender given, or without one
+only when the man's and the woman's forms agree (Неташка: the same either way; Кросс,
+Дуг, Кэт: a man's name in a consonant declines, a woman's does not, and pytrovich
+leaves a woman's Веталь as written too, so without a gender they stay as written;
+Шапо, ending in ``-о``, is never declined). A nickname that is a common noun of the
+dictionary (Колобок, Ветер) is declined as that noun when its gender is the one
+given, since pytrovich does not know fleeting vowels outside its name lists
+(«Колобока»). Names of several words, with Latin letters or a hyphen stay as written.
+
+Cases are pymorphy3's (OpenCorpora) names: ``nomn`` (именительный), ``gent``
+(родительный), ``datv`` (дательный), ``accs`` (винительный), ``ablt``
+(творительный), ``loct`` (предложный). Genders: ``masc``, ``femn``.
+
+Cost: importing pymorphy3 and loading its dictionary takes about 0.2 s and 30 MB,
+so it is done by the first call that needs it (never at import), once per process;
+pytrovich's rules load in a few milliseconds. Each name costs about 0.25 ms once:
+the functions are cached per name (:func:`name_forms` by its caller,
+:func:`pbp.parse.commands.seat_forms`).
+
+Pure: reads only the libraries' packaged data.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from pytrovich.maker import PetrovichDeclinationMaker
+
+Case = Literal["nomn", "gent", "datv", "accs", "ablt", "loct"]
+Gender = Literal["masc", "femn"]
+
+#: The cases :func:`inflect` writes, in the order of Russian grammars.
+CASES: tuple[Case, ...] = get_args(Case)
+#: The cases a name is read in (:func:`name_forms`): every case but the nominative.
+OBLIQUE: tuple[Case, ...] = CASES[1:]
+
+_WORD = re.compile(r"[А-ЯЁа-яё]+")
+
+_lock = threading.Lock()
+_loaded: dict[str, Any] = {}
+
+
+def _morph() -> Any:
+    """pymorphy3's analyzer, loaded once (about 0.2 s, 30 MB)."""
+    with _lock:
+        if "morph" not in _loaded:
+            import pymorphy3
+
+            _loaded["morph"] = pymorphy3.MorphAnalyzer()
+        return _loaded["morph"]
+
+
+def _maker() -> PetrovichDeclinationMaker:
+    """pytrovich's inflector, loaded once (a few milliseconds)."""
+    with _lock:
+        if "maker" not in _loaded:
+            from pytrovich.maker import PetrovichDeclinationMaker
+
+            _loaded["maker"] = PetrovichDeclinationMaker()
+        maker: PetrovichDeclinationMaker = _loaded["maker"]
+        return maker
+
+
+def _word(name: str) -> str | None:
+    """``name`` lower-cased when it is one Cyrillic word of two letters or more."""
+    return name.lower() if len(name) > 1 and _WORD.fullmatch(name) else None
+
+
+def _first_names(word: str) -> list[Any]:
+    """pymorphy3's parses of ``word`` as the nominative singular of a first name that
+    its dictionary knows (predicted parses of unknown words are left out)."""
+    morph = _morph()
+    if not morph.word_is_known(word):
+        return []
+    return [
+        p
+        for p in morph.parse(word)
+        if "Name" in p.tag and p.tag.case == "nomn" and p.tag.number == "sing"
+    ]
+
+
+def _nouns(word: str) -> list[Any]:
+    """pymorphy3's parses of ``word`` as the nominative singular of a common noun its
+    dictionary knows (a nickname such as Колобок, Кросс)."""
+    morph = _morph()
+    if not morph.word_is_known(word):
+        return []
+    return [
+        p
+        for p in morph.parse(word)
+        if p.tag.POS == "NOUN" and p.tag.case == "nomn" and p.tag.number == "sing"
+    ]
+
+
+def _form(parse: Any, case: Case) -> str | None:
+    """``parse`` in ``case``, singular; a person's accusative: animate (the genitive of
+    a masculine noun the dictionary has as inanimate: Кросс → Кросса)."""
+    if case == "accs" and "inan" in parse.tag and parse.tag.gender == "masc":
+        case = "gent"
+    found = parse.inflect({case, "sing"})
+    return None if found is None else str(found.word)
+
+
+def _like(name: str, word: str, reference: str) -> str:
+    """``word`` (lower case) with the capitals of ``name``, and without ``ё`` when
+    ``name`` is written with ``е`` where the dictionary's nominative ``reference`` has
+    ``ё`` (Семен → Семена, not Семёна)."""
+    if "ё" in reference and "ё" not in name.lower():
+        word = word.replace("ё", "е")
+    if name.isupper():
+        return word.upper()
+    return word[:1].upper() + word[1:] if name[:1].isupper() else word
+
+
+def _agreed(forms: list[str | None]) -> str | None:
+    """The one form all of ``forms`` agree on, or None."""
+    distinct = set(forms)
+    if len(distinct) == 1 and None not in distinct:
+        return forms[0]
+    return None
+
+
+def _fits(parse: Any, gender: Gender | None) -> bool:
+    """True when ``parse`` is a name for ``gender`` (any for None; Саша for either)."""
+    return gender is None or "ms-f" in parse.tag or parse.tag.gender == gender
+
+
+@lru_cache(maxsize=4096)
+def gender_of(name: str) -> Gender | None:
+    """The gender of ``name`` when the dictionary is sure of it: ``"masc"`` or
+    ``"femn"`` for a first name it knows with that gender only, else None (a name for
+    either, such as Саша or Женя; a nickname; several words; Latin letters).
+
+    >>> gender_of("Любовь"), gender_of("Лев"), gender_of("Саша"), gender_of("Дуг")
+    ('femn', 'masc', None, None)
+    """
+    word = _word(name)
+    if word is None:
+        return None
+    genders = {"ms-f" if "ms-f" in p.tag else str(p.tag.gender) for p in _first_names(word)}
+    if genders == {"masc"}:
+        return "masc"
+    if genders == {"femn"}:
+        return "femn"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
+    """``name`` (a player's name, nominative) in ``case``, for a sentence such as
+    "голос за Льва" (:data:`CASES`; ``gender``: the player's when known, else the
+    dictionary's sure guess, :func:`gender_of`).
+
+    The name is returned as written when it is not one Cyrillic word, is
+    indeclinable (Шапо; a woman's name ending in a consonant: Кэт, or Лев given
+    ``"femn"``), when its form would depend on a gender that is not known (Кросс, Дуг,
+    Веталь without a gender), or when it is a woman's name in ``-ь`` given
+    ``"masc"`` (Любовь: no guess). A name in ``-а``/``-я`` declines alike for either
+    gender (Маша given ``"masc"``: Маши). Capitals follow ``name``.
+
+    >>> inflect("Лев", "gent"), inflect("Любовь", "ablt"), inflect("Пётр", "accs")
+    ('Льва', 'Любовью', 'Петра')
+    >>> inflect("Кросс", "datv"), inflect("Кросс", "datv", "masc"), inflect("Шапо", "gent")
+    ('Кросс', 'Кроссу', 'Шапо')
+
+    :raises ValueError: ``case`` is not one of :data:`CASES`, or ``gender`` not
+        ``"masc"``, ``"femn"`` or None.
+    """
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}: use one of {', '.join(CASES)}")
+    if gender not in ("masc", "femn", None):
+        raise ValueError(f"unknown gender {gender!r}: use 'masc', 'femn' or None")
+    word = _word(name)
+    if word is None or case == "nomn":
+        return name
+    gender = gender or gender_of(name)
+    names = _first_names(word)
+    fitting = [p for p in names if _fits(p, gender)]
+    if not fitting and word[-1] in "ая":
+        fitting = names  # Маша for a man, Илья for a woman: the same forms
+    if fitting:
+        found = _agreed([_form(p, case) for p in fitting])
+        return name if found is None else _like(name, found, fitting[0].word)
+    if names:
+        return name  # Лев for a woman: indeclinable; Любовь for a man: no guess
+    if gender is not None:
+        nouns = [p for p in _nouns(word) if p.tag.gender == gender]
+        found = _agreed([_form(p, case) for p in nouns]) if nouns else None
+        if found is not None:
+            return _like(name, found, nouns[0].word)
+        return _petrovich(name, case, gender)
+    male, female = _petrovich(name, case, "masc"), _petrovich(name, case, "femn")
+    return male if male == female else name
+
+
+def _petrovich(name: str, case: Case, gender: Gender) -> str:
+    from pytrovich.enums import Case as PCase
+    from pytrovich.enums import Gender as PGender
+    from pytrovich.enums import NamePart
+
+    cases = {
+        "gent": PCase.GENITIVE,
+        "datv": PCase.DATIVE,
+        "accs": PCase.ACCUSATIVE,
+        "ablt": PCase.INSTRUMENTAL,
+        "loct": PCase.PREPOSITIONAL,
+    }
+    sex = PGender.MALE if gender == "masc" else PGender.FEMALE
+    return str(_maker().make(NamePart.FIRSTNAME, sex, cases[case], name))
+
+
+@lru_cache(maxsize=4096)
+def is_first_name(name: str) -> bool:
+    """True when ``name`` is one Cyrillic word that the dictionary knows as a first
+    name (Лев, Любовь, Саша; not Неташка, Дуг, Кэт).
+
+    >>> is_first_name("Павел"), is_first_name("Веталь")
+    (True, False)
+    """
+    word = _word(name)
+    return word is not None and bool(_first_names(word))
+
+
+def name_forms(name: str) -> frozenset[str]:
+    """The singular forms ``name`` may be written in, lower case, ``ё`` as ``е``: its
+    nominative and what :func:`inflect` writes in each case with either gender or
+    none. A first name of the dictionary: its own forms only (Лев: лев, льва, льву,
+    львом, льве); a nickname: both genders' (Кросс: кросс, кросса, кроссу, кроссом,
+    кроссе). Other names (several words, Latin letters): just the name, lower case.
+
+    Not cached (about 0.25 ms): :func:`pbp.parse.commands.seat_forms` keeps them.
+
+    >>> sorted(name_forms("Павел"))
+    ['павел', 'павла', 'павле', 'павлом', 'павлу']
+    """
+    word = _word(name)
+    if word is None:
+        return frozenset({name.lower().replace("ё", "е")})
+    forms = {word}
+    names = _first_names(word)
+    if names:
+        forms |= {f for p in names for c in OBLIQUE if (f := _form(p, c)) is not None}
+    else:
+        forms |= {f for p in _nouns(word) for c in OBLIQUE if (f := _form(p, c)) is not None}
+        forms |= {_petrovich(name, c, g).lower() for c in OBLIQUE for g in ("masc", "femn")}
+    return frozenset(f.replace("ё", "е") for f in forms)
