@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import jinja2
+
 from pbp.config import Game
 from pbp.core.events import Event, Visibility
 from pbp.core.registry import KINDS
@@ -189,11 +191,35 @@ class Mailer:
             for fmt in POST_FORMATS
         }
         self.gm_paste(game, f"gm_{post}", posts, {"day": day}, now)
+        # The record of its moment: `pbp post` prints it from now on (rule P1).
+        self.store.record_post(game.id, post, day, posts)
         private = [event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
         context = {"private": private, "day": day, "part": "private"}
         subject, body = self._gm_render(game, f"gm_{post}", context)
         if body.strip():
             self._gm_send(game, subject, body, now)
+
+    def record_post(self, game: Game, post: str, period: int | None) -> None:
+        """Keep ``post`` of ``period`` as it reads now, as ``pbp post`` renders it (the
+        game's whole public log), unless it was kept already (rule P1): for a post the
+        kind does not mail at its moment, such as a Maniac day's vote count when the
+        day closes. A post that cannot be rendered (its events are missing) is not
+        kept."""
+        if all(
+            self.store.recorded_post(game.id, post, period, fmt) is not None for fmt in POST_FORMATS
+        ):
+            return
+        events = [s.event for s in self.store.events(game.id, public_only=True)]
+        try:
+            texts: dict[str, str] = {
+                fmt: self.renderer.public_post(
+                    post, events, locale=game.locale, fmt=fmt, **self.post_context(game), day=period
+                )
+                for fmt in POST_FORMATS
+            }
+        except (LookupError, jinja2.UndefinedError):
+            return
+        self.store.record_post(game.id, post, period, texts)
 
     def _gm_render(self, game: Game, template: str, context: Mapping[str, Any]) -> tuple[str, str]:
         token = self.store.player_token(game.id, GM_SEAT)

@@ -416,6 +416,9 @@ class Service:
             )
             for post, number in kind.posts(state, step):
                 self.mail.gm_post(game, post, now, day=number)
+            # The ended day's own post as it reads at its close, when the kind mails
+            # none at it (a Maniac day's votes): a record too (rule P1).
+            self.mail.record_post(game, kind.period_post, day)
             self.table.notify(game, kind, step, now)
             self.table.final_post(game, kind, step, now)
         log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())

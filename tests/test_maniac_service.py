@@ -941,3 +941,32 @@ def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
         "[b]Night 1 falls.[/b]\n"
     )
     table.close()
+
+
+def test_P1_past_posts_print_after_the_end_what_they_printed_at_their_moment(
+    table: ManiacTable,
+) -> None:
+    """Rule P1: the posts of day 1, its evening and the morning of day 2, printed by
+    ``pbp post`` when each moment ended, print the same after the game ended on day 2
+    (the referees saw the evening end "Игра окончена…" and the morning lose its list
+    of players still in the game); only the current day's post grew meanwhile."""
+    table.new_mail()
+    table.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 1, 10))
+    table.at(close(1))
+    at_close = {
+        "day": pbp_post(table, "--day", "1"),
+        "evening": pbp_post(table, "--which", "evening", "--day", "1"),
+    }
+    table.at(dawn(1))
+    at_dawn = pbp_post(table, "--which", "morning", "--day", "2")
+    table.move("Петя", "ГОЛОС ТЮРЬМА Колю", at=utc(2026, 12, 2, 8))
+    growing = pbp_post(table, "--day", "2")
+    table.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 2, 8, 5))
+    assert pbp_post(table, "--day", "2") != growing  # the current day's post grows
+    table.at(close(2))  # the town wins: Коля goes to prison (M12)
+
+    assert at_close["evening"].endswith("[b]Наступает ночь 1.[/b]\n")
+    assert pbp_post(table, "--which", "evening", "--day", "1") == at_close["evening"]
+    assert pbp_post(table, "--day", "1") == at_close["day"]
+    assert pbp_post(table, "--which", "morning", "--day", "2") == at_dawn
+    assert "Игра окончена" not in at_dawn + at_close["evening"] + at_close["day"]

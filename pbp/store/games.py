@@ -206,6 +206,27 @@ class GamesMixin(Tables):
 
     # --- reminders -----------------------------------------------------------
 
+    def record_post(
+        self, game_id: str, post: str, period: int | None, texts: Mapping[str, str]
+    ) -> None:
+        """Keep the text of a public post as it was at its moment (rule P1), one per
+        format (``texts``: ``{"bbcode": …, "markdown": …}``); ``period`` is the day,
+        turn or night the post is rendered with, None for one without (the opening,
+        the final). The first record of a moment stays: what happens after never
+        changes it."""
+        self._db.executemany(
+            "INSERT OR IGNORE INTO posts (game_id, post, period, fmt, text) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, post, _period(period), fmt, text) for fmt, text in texts.items()],
+        )
+
+    def recorded_post(self, game_id: str, post: str, period: int | None, fmt: str) -> str | None:
+        """The text :meth:`record_post` kept for that post and format, or None."""
+        row = self._db.execute(
+            "SELECT text FROM posts WHERE game_id = ? AND post = ? AND period = ? AND fmt = ?",
+            (game_id, post, _period(period), fmt),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def reminder_sent(self, game_id: str, due_at: datetime) -> bool:
         """True when the reminder due at ``due_at`` was already sent."""
         row = self._db.execute(
@@ -218,3 +239,8 @@ class GamesMixin(Tables):
         self._db.execute(
             "INSERT INTO reminders (game_id, due_at) VALUES (?, ?)", (game_id, to_iso(due_at))
         )
+
+
+def _period(period: int | None) -> int:
+    """The ``posts.period`` of a post: its number, -1 for one without."""
+    return -1 if period is None else period

@@ -188,6 +188,14 @@ CREATE TABLE IF NOT EXISTS bodies_seen (
     at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS bodies_by_sender ON bodies_seen(sender, digest, at);
+CREATE TABLE IF NOT EXISTS posts (
+    game_id TEXT NOT NULL,
+    post TEXT NOT NULL,
+    period INTEGER NOT NULL,
+    fmt TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, post, period, fmt)
+);
 CREATE TABLE IF NOT EXISTS stranger_answers (
     sender TEXT PRIMARY KEY,
     answered_at TEXT NOT NULL
