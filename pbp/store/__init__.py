@@ -5,7 +5,8 @@ event log of every game, with visibility), ``tokens`` (personal reply addresses)
 ``messages`` (every incoming message ever processed, by source key and
 Message-ID), ``gm_confirmations`` (GM commands by mail waiting for his
 confirmation), ``kept`` (messages set aside for the GM), ``outbox`` (every mail to
-send, with its stable Message-ID and delivery state) and ``reminders``; for the
+send, with its stable Message-ID and delivery state), ``reminders`` and ``posts``
+(each public post as it read at its moment, rule P1); for the
 answers owed (:mod:`pbp.digest`, :mod:`pbp.ratelimit`): ``digest`` and ``digest_sent``
 (the GM digest), ``answer_windows`` and ``deferred_answers`` (the rate limit),
 ``bodies_seen`` (loops) and ``stranger_answers`` (once a day to a stranger).
@@ -22,7 +23,7 @@ The package, by concern (one :class:`Store` over one connection, made of mixins)
 - :mod:`pbp.store.schema` — the tables, the schema version and the upgrade of an
   older store;
 - :mod:`pbp.store.base` — opening the file, guarding it, backups, transactions;
-- :mod:`pbp.store.games` — games, their event logs and reminders;
+- :mod:`pbp.store.games` — games, their event logs, reminders and recorded posts;
 - :mod:`pbp.store.seats` — seats, personal tokens and the GM's confirmations;
 - :mod:`pbp.store.messages` — incoming messages and kept mail;
 - :mod:`pbp.store.outbox` — the outbox;
