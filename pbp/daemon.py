@@ -215,8 +215,9 @@ class Daemon:
             self.stopping.wait(min(left, 0.5))
 
     def reload(self) -> bool:
-        """Read ``games.yaml`` again (SIGHUP, ``systemctl reload pbp``) under the writer
-        lock and go on with it (:meth:`pbp.service.Service.replace_config`); a broken
+        """Read ``games.yaml`` again (SIGHUP, ``systemctl reload pbp``: at once when the
+        loop waits for mail, after the round when one runs) under the writer lock and go
+        on with it (:meth:`pbp.service.Service.replace_config`); a broken
         file, or one that lacks a started game, is refused with one ERROR line and the
         old configuration stays. Returns whether the new one is used."""
         path = self.service.config.path
@@ -314,8 +315,13 @@ class Daemon:
 
     def _wait_for_mail(self) -> bool:
         """Wait up to :data:`POLL_SECONDS` for mail (IMAP IDLE, Maildir polling, a sleep
-        without an inbox), or less: a stop (SIGTERM, SIGINT) cuts the wait short, never
-        a round. Returns False when the loop is to stop."""
+        without an inbox), or less: a stop or a reload (SIGTERM, SIGINT, SIGHUP) cuts
+        the wait short, never a round. Returns False when the loop is to stop.
+
+        A wait cut short by a reload may have been in the middle of an IMAP command:
+        the inbox's connections are closed (under the writer lock) and the next round
+        connects anew.
+        """
         inbox = self.service.inbox
         try:
             try:
@@ -328,7 +334,11 @@ class Daemon:
             finally:
                 self.waiting = False
         except _Interrupted:
-            return False
+            if self.stopping.is_set():
+                return False
+            if inbox is not None:
+                with self.lock:
+                    inbox.close()
         return True
 
     def _wait(self, inbox: Inbox | None) -> None:
@@ -362,10 +372,11 @@ class Daemon:
             self.service.transport.close()
 
     def _on_reload(self, signum: int, frame: FrameType | None) -> None:
-        # Not cut short: the wait for mail ends within POLL_SECONDS (an IMAP IDLE cut in
-        # the middle would leave its connection unusable), then the loop reloads.
-        log.info("signal %d: reading games.yaml again within %.0f s", signum, POLL_SECONDS)
+        # A wait for mail is cut short (the loop reloads at once); a round in progress is
+        # never cut: the loop reloads after it.
+        log.info("signal %d: reading games.yaml again", signum)
         self.reload_requested.set()
+        self._interrupt_wait()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._fatal is None:  # else it is the store watcher's (see _fail)
