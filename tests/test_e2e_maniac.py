@@ -11,9 +11,10 @@ The start, day 1 and night 1 are served by ``pbp run``'s loop in this process
 after the start and night 1 ends 5 s after a second loop starts (so the scheduler's
 jobs come in seconds, not at real minute boundaries); from day 2 on the real command
 ``python -m pbp -c games.yaml run`` serves in a subprocess on the wall clock, which is
-then later than the game's. Players send their moves with smtplib to their personal
-addresses (the Reply-To of their welcome mails); the test reads every mailbox over
-IMAP.
+then later than the game's; the GM's commands (``pbp post``, ``close-day``,
+``end-night``) run beside it in this process (:mod:`kits.cli`). Players send their
+moves with smtplib to their personal addresses (the Reply-To of their welcome mails);
+the test reads every mailbox over IMAP.
 
 Ten players, so that there is a fan (M1: from 10 players); a fixed deal (``roles:``):
 Коля the maniac, Дима the duty officer, Лена the fan, the others civilians.
@@ -53,7 +54,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from kits.daemon import TROUBLE, DaemonProcess, run_pbp_ok, serve
+from kits.cli import run_ok
+from kits.daemon import TROUBLE, DaemonProcess, serve
 from kits.mail import Mailboxes, Received, mailbox, send, subjects
 from kits.mailstack import Dovecot, SmtpServer
 from kits.maniac_mail import (
@@ -424,8 +426,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "Пропусков осталось: 2.\n"
         "Двойное убийство: недоступно.\n" in status
     )
-    assert run_pbp_ok(run.config, "post", GAME, env=ENV) == DAY_2_COUNT
-    assert run_pbp_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 2 closed\n"
+    assert run_ok(run.config, "post", GAME, env=ENV) == DAY_2_COUNT
+    assert run_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 2 closed\n"
     # Коля asks for his STATUS at night; his mail wakes the daemon, which sends what the
     # GM's command queued first (else it would do so within 10 s anyway)
     send(smtp, EMAIL[MANIAC], personal[MANIAC], "СТАТУС", subject="ночь 2")
@@ -445,7 +447,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert table.one(EMAIL[MANIAC], FIXED[2]).lines[1] == "Заказ: пропуск."
 
     # --- night 2 (M6): the maniac sat in the cell, his order is void; nobody is told why
-    assert run_pbp_ok(run.config, "end-night", GAME, env=ENV) == f"{GAME}: night 2 ended\n"
+    assert run_ok(run.config, "end-night", GAME, env=ENV) == f"{GAME}: night 2 ended\n"
     # day 3's votes go out at once (they wake the daemon; they arrive in day 3, D8)
     send_all(run, DAY_3_MOVES, "день 3", personal)
     morning_2 = table.one(GM, MORNING[1], AFTER_COMMAND)
@@ -464,7 +466,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert accepted_vote("ГОЛОС ТЮРЬМА Колю", "Колю", prison=True) in replies[DUTY].body
     assert accepted_vote("ГОЛОС Колю", "Колю") in replies[PETYA].body
     assert accepted_vote("VOTE PRISON Коля", "Колю", prison=True) in replies[KATYA].body
-    assert run_pbp_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 3 closed\n"
+    assert run_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 3 closed\n"
     # a vote after the end is refused (and wakes the daemon)
     send(smtp, EMAIL[PETYA], personal[PETYA], "ГОЛОС Таню", subject="после игры")
     assert table.one(EMAIL[PETYA], AFTER_END, AFTER_COMMAND).body == (

@@ -25,7 +25,6 @@ Example::
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from typing import TypeVar
 from pbp.daemon import Daemon
 from pbp.service import Service
 
+from . import cli
 from .wait import wait_for
 
 T = TypeVar("T")
@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parents[2]
 RUNNING = "pbp running:"
 
 #: A line of a ``pbp`` log that a clean run has none of: a warning, an error, a traceback.
-TROUBLE = re.compile(r" (ERROR|WARNING|CRITICAL) |Traceback")
+TROUBLE = cli.TROUBLE
 
 
 def pbp_env(

@@ -20,7 +20,7 @@ Example::
     close, dawn = past_deadlines(datetime.now(UTC), ZoneInfo("Europe/Moscow"))
     close.strftime("%H:%M")   # "14:30" — the games.yaml ``day_closes``
     table.one("kolya@example.test", "[maniac-e2e] Маньяк: ваша роль")
-    run_pbp_ok(config, "close-day", "maniac-e2e", env={"PBP_E2E_MANIAC_IMAP_PASSWORD": "…"})
+    run_ok(config, "close-day", "maniac-e2e", env={"PBP_E2E_MANIAC_IMAP_PASSWORD": "…"})
 """
 
 from __future__ import annotations
