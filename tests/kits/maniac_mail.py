@@ -104,11 +104,11 @@ ROLE_WORDS = {"civilian": "мирный житель", "maniac": "маньяк",
 ROLE_WORDS["fan"] = "фанат"
 MSK = ZoneInfo("Europe/Moscow")
 #: Day 1 closes this long after the game starts, on the game's clock (day 1's mails take
-#: about 2 s; they must all be answered before the reminder goes out).
-LEAD = timedelta(seconds=15)
+#: about 2 s; they must all be answered before the reminder goes out, 7.4 s after the start).
+LEAD = timedelta(seconds=11)
 #: Night 1 ends this long after the night's daemon starts, on the game's clock.
 NIGHT_LEAD = timedelta(seconds=5)
-REMIND_HOURS = 0.002  # 7.2 s
+REMIND_HOURS = 0.001  # 3.6 s
 REMIND = timedelta(hours=REMIND_HOURS)
 #: How late after its moment a scheduled mail may go out. The mail loop alone would
 #: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.
