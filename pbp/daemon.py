@@ -73,7 +73,9 @@ class _Interrupted(BaseException):
 
 
 class Daemon:
-    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`).
+    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`); SIGHUP
+    reads ``games.yaml`` again (:meth:`reload`). A signal cuts the wait for mail short,
+    never a round.
 
     ``clock``: the time the rounds and the plan see (aware; default: the wall clock
     plus ``ahead``). ``ahead``: how far that time runs ahead of the wall clock.
