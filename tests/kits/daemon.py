@@ -131,12 +131,16 @@ class DaemonProcess:
         """What the daemon printed so far (its log, with earlier runs' before it)."""
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
+    def running(self) -> bool:
+        """Whether this process logged that it serves (its signal handlers are set)."""
+        return self.output().count(RUNNING) > self._runs
+
     def wait_running(self, timeout: float = 60.0) -> None:
-        """Return once this process logged that it serves (its signal handlers are set).
+        """Return once this process logged that it serves (:meth:`running`).
 
         :raises AssertionError: not within ``timeout`` s (with the log).
         """
-        wait_for(lambda: self.output().count(RUNNING) > self._runs, timeout, self.output)
+        wait_for(self.running, timeout, self.output)
 
     def signal(self, signum: int) -> None:
         """Send ``signum`` (e.g. ``signal.SIGHUP``) while it runs."""
