@@ -37,6 +37,8 @@ from pbp.store import StoreDamagedError, StoreReplacedError
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
 
+    from pbp.mail.base import Inbox
+
 log = logging.getLogger(__name__)
 
 #: Longest wait for mail before checking deadlines and the outbox again, seconds.
@@ -71,7 +73,9 @@ class _Interrupted(BaseException):
 
 
 class Daemon:
-    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`).
+    """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`); SIGHUP
+    reads ``games.yaml`` again (:meth:`reload`). A signal cuts the wait for mail short,
+    never a round.
 
     ``clock``: the time the rounds and the plan see (aware; default: the wall clock
     plus ``ahead``). ``ahead``: how far that time runs ahead of the wall clock.
@@ -213,8 +217,9 @@ class Daemon:
             self.stopping.wait(min(left, 0.5))
 
     def reload(self) -> bool:
-        """Read ``games.yaml`` again (SIGHUP, ``systemctl reload pbp``) under the writer
-        lock and go on with it (:meth:`pbp.service.Service.replace_config`); a broken
+        """Read ``games.yaml`` again (SIGHUP, ``systemctl reload pbp``: at once when the
+        loop waits for mail, after the round when one runs) under the writer lock and go
+        on with it (:meth:`pbp.service.Service.replace_config`); a broken
         file, or one that lacks a started game, is refused with one ERROR line and the
         old configuration stays. Returns whether the new one is used."""
         path = self.service.config.path
@@ -238,7 +243,12 @@ class Daemon:
         return True
 
     def run(self) -> None:
-        """Catch up, then serve until stopped."""
+        """Catch up, then serve until stopped.
+
+        :raises StoreReplacedError: the store's file was deleted or replaced (logged in
+            one ERROR line, not retried).
+        :raises StoreDamagedError: the store is no sound SQLite database.
+        """
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, self._on_signal)
         signal.signal(signal.SIGHUP, self._on_reload)
@@ -249,61 +259,7 @@ class Daemon:
         watcher = threading.Thread(target=self._watch_store, name="pbp-store-watch", daemon=True)
         watcher.start()
         try:
-            failures = 0
-            while not self.stopping.is_set():
-                if self.reload_requested.is_set():
-                    # Before the round, so that a mail server down does not hold it up.
-                    self.reload_requested.clear()
-                    self.reload()
-                try:
-                    self.tick()
-                except Exception as error:
-                    if isinstance(error, sqlite3.DatabaseError) and not isinstance(
-                        error,
-                        sqlite3.OperationalError,  # locked, disk full: retried below
-                    ):
-                        raise StoreDamagedError(
-                            f"the store {self.service.store.path} is damaged ({error}): "
-                            "restore a backup (README, Backups); pbp check says whether a "
-                            "file is sound"
-                        ) from None
-                    # The mail server is down or the connection broke: back off, then
-                    # catch up from the mailbox (nothing is marked done before commit).
-                    failures += 1
-                    delay = backoff(failures)
-                    fault = explain_fault(self.service, error)
-                    if fault is None:  # a bug: its traceback is wanted
-                        log.exception("mail round failed; retrying in %.0f s", delay)
-                    else:  # one line; the traceback only with -v
-                        log.error("%s; next try in %.0f s", fault, delay)
-                        log.debug("the failed round", exc_info=True)
-                    self._back_off(delay)
-                    continue
-                failures = 0
-                inbox = self.service.inbox
-                if self.stopping.is_set():
-                    break
-                if self.reload_requested.is_set():
-                    continue  # reload, then a round at once (a new game may start)
-                try:
-                    self.waiting = True
-                    if inbox is None:
-                        self.stopping.wait(POLL_SECONDS)
-                    else:
-                        # Its own connection: the jobs' rounds use the inbox meanwhile.
-                        inbox.wait(POLL_SECONDS)
-                except _Interrupted:
-                    break
-                except Exception as error:
-                    fault = explain_fault(self.service, error)
-                    if fault is None:
-                        log.exception("waiting for mail failed; polling instead")
-                    else:
-                        log.warning("%s; polling every %.0f s instead", fault, POLL_SECONDS)
-                        log.debug("the failed wait", exc_info=True)
-                    self.stopping.wait(POLL_SECONDS)
-                finally:
-                    self.waiting = False
+            self._serve()
             if self._fatal is not None:
                 raise self._fatal
         except StoreReplacedError as error:
@@ -312,26 +268,129 @@ class Daemon:
             log.error("%s", error)
             raise
         finally:
-            self._serving = False
-            self.stopping.set()  # ends the store watcher
-            if self._scheduler is not None and self._scheduler.running:
-                self._scheduler.shutdown(wait=False)
-            if self.service.inbox is not None:
-                self.service.inbox.close()
-            if self.service.transport is not None:
-                self.service.transport.close()
+            self._shut_down()
+
+    def _serve(self) -> None:
+        """The main loop until a stop: a reload when one was asked for, a round, then a
+        wait for mail; after a failed round a back-off instead of the wait."""
+        failures = 0
+        while not self.stopping.is_set():
+            if self.reload_requested.is_set():
+                # Before the round, so that a mail server down does not hold it up.
+                self.reload_requested.clear()
+                self.reload()
+            try:
+                self.tick()
+            except Exception as error:
+                failures += 1
+                self._back_off(self._round_failed(error, failures))
+                continue
+            failures = 0
+            if not self._wait_for_mail():
+                return
+
+    def _round_failed(self, error: Exception, failures: int) -> float:
+        """Log the failed round ``error`` (the ``failures``-th in a row); the seconds to
+        back off (:func:`backoff`). The mail server down or the connection broken: the
+        next round catches up from the mailbox (nothing is marked done before commit).
+
+        :raises StoreDamagedError: ``error`` says the store's file is damaged (a
+            :class:`sqlite3.DatabaseError` but an ``OperationalError``: locked, disk
+            full, which are retried).
+        """
+        if isinstance(error, sqlite3.DatabaseError) and not isinstance(
+            error, sqlite3.OperationalError
+        ):
+            raise StoreDamagedError(
+                f"the store {self.service.store.path} is damaged ({error}): "
+                "restore a backup (README, Backups); pbp check says whether a "
+                "file is sound"
+            ) from None
+        delay = backoff(failures)
+        fault = explain_fault(self.service, error)
+        if fault is None:  # a bug: its traceback is wanted
+            log.exception("mail round failed; retrying in %.0f s", delay)
+        else:  # one line; the traceback only with -v
+            log.error("%s; next try in %.0f s", fault, delay)
+            log.debug("the failed round", exc_info=True)
+        return delay
+
+    def _wait_for_mail(self) -> bool:
+        """Wait up to :data:`POLL_SECONDS` for mail (IMAP IDLE, Maildir polling, a sleep
+        without an inbox), or less: a stop or a reload (SIGTERM, SIGINT, SIGHUP) cuts
+        the wait short, never a round. Returns False when the loop is to stop.
+
+        A wait cut short by a reload may have been in the middle of an IMAP command:
+        the inbox's connections are closed (under the writer lock) and the next round
+        connects anew.
+        """
+        inbox = self.service.inbox
+        try:
+            try:
+                self.waiting = True  # from here on a signal raises _Interrupted
+                if self.stopping.is_set() or self.reload_requested.is_set():
+                    # Asked for during the round: reload, then a round at once (a new
+                    # game may start), or stop.
+                    return not self.stopping.is_set()
+                self._wait(inbox)
+            finally:
+                self.waiting = False
+        except _Interrupted:
+            if self.stopping.is_set():
+                return False
+            if inbox is not None:
+                with self.lock:
+                    inbox.close()
+        return True
+
+    def _wait(self, inbox: Inbox | None) -> None:
+        """Up to :data:`POLL_SECONDS` for mail; when ``inbox`` cannot wait (IDLE fails),
+        one line (a traceback for a bug) and a plain sleep instead."""
+        try:
+            if inbox is None:
+                self.stopping.wait(POLL_SECONDS)
+            else:
+                # Its own connection: the jobs' rounds use the inbox meanwhile.
+                inbox.wait(POLL_SECONDS)
+        except Exception as error:
+            fault = explain_fault(self.service, error)
+            if fault is None:
+                log.exception("waiting for mail failed; polling instead")
+            else:
+                log.warning("%s; polling every %.0f s instead", fault, POLL_SECONDS)
+                log.debug("the failed wait", exc_info=True)
+            self.stopping.wait(POLL_SECONDS)
+
+    def _shut_down(self) -> None:
+        """After the loop: end the store watcher and the scheduler, close the mailbox's
+        and the transport's connections."""
+        self._serving = False
+        self.stopping.set()  # ends the store watcher
+        if self._scheduler is not None and self._scheduler.running:
+            self._scheduler.shutdown(wait=False)
+        if self.service.inbox is not None:
+            self.service.inbox.close()
+        if self.service.transport is not None:
+            self.service.transport.close()
 
     def _on_reload(self, signum: int, frame: FrameType | None) -> None:
-        # Not cut short: the wait for mail ends within POLL_SECONDS (an IMAP IDLE cut in
-        # the middle would leave its connection unusable), then the loop reloads.
-        log.info("signal %d: reading games.yaml again within %.0f s", signum, POLL_SECONDS)
+        # A wait for mail is cut short (the loop reloads at once); a round in progress is
+        # never cut: the loop reloads after it.
+        log.info("signal %d: reading games.yaml again", signum)
         self.reload_requested.set()
+        self._interrupt_wait()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._fatal is None:  # else it is the store watcher's (see _fail)
             log.info("signal %d: stopping", signum)
         self.stop()
+        # Stop at once rather than after the wait (up to POLL_SECONDS); a round in
+        # progress is never cut: it finishes and the loop then exits.
+        self._interrupt_wait()
+
+    def _interrupt_wait(self) -> None:
+        """In a signal handler: end the main thread's wait for mail, if it is in one
+        (once: a second signal meanwhile only sets its flag)."""
         if self.waiting:
-            # Stop at once rather than after the wait (up to POLL_SECONDS); a round in
-            # progress is never cut: it finishes and the loop then exits.
+            self.waiting = False
             raise _Interrupted

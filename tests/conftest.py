@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: the real mail stack (Dovecot + aiosmtpd), see tests/kits/mailstack.py."""
+"""Shared pytest fixtures: the real mail stack (Dovecot + aiosmtpd), see tests/kits/mailstack.py;
+templates compiled once per session (tests/kits/templates.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kits.mailstack import Dovecot, DovecotMissingError, SmtpServer
+from kits.templates import shared_environments
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _templates_compiled_once() -> Iterator[None]:
+    """Every Renderer of the session shares its Jinja2 environments (kits.templates)."""
+    with shared_environments():
+        yield
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ players' mails (a fixed random seed) arrive in waves while the daemon is killed
 the fetch, inside a transaction before COMMIT, after the commit before the mailbox
 is told, after marking done, after the SMTP server accepted a mail before the
 outbox knew it, after the outbox recorded it), twenty times by SIGKILL at a random
-moment. Then it runs to the end. A second daemon, never killed, reads the same
+moment (a seeded 0.3–3 s after its start, or sooner once it serves with every mail
+delivered so far processed and answered: killed then or later, it is found waiting
+for mail). Then it runs to the end. A second daemon, never killed, reads the same
 mails from its own Dovecot, starting from a copy of the same store (same deal,
 same personal addresses). By Message-ID, both must hold the same processed
 messages with the same outcomes, the same events and states, and the same mails
@@ -18,10 +20,9 @@ same Message-ID.
 
 from __future__ import annotations
 
-import contextlib
 import random
 import shutil
-import subprocess
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -112,11 +113,25 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
     assert {step for step, _ in lives} == set(STEPS)
     lives += [("kill", rng.uniform(0.3, 3.0)) for _ in range(RANDOM_KILLS)]
 
+    delivered: list[Move] = []
+
     def deliver(move: Move) -> None:
         # The same arrival time (INTERNALDATE, rule D8) in both mailboxes.
         raw, when = raw_move(move, seats), datetime.now(UTC).replace(microsecond=0)
         dovecot.append(DAEMON, raw, when=when)
         reference.append(DAEMON, raw, when=when)
+        delivered.append(move)
+
+    def kill_at(daemon: DaemonProcess, seconds: float) -> None:
+        """SIGKILL ``seconds`` after its start, or sooner once it waits for mail with
+        nothing left to do: a kill then finds the same as one at ``seconds``."""
+        deadline, serving = time.monotonic() + seconds, False
+        while time.monotonic() < deadline and daemon.process.poll() is None:
+            serving = serving or daemon.running()
+            if serving and settled(crash_store, len(delivered)):
+                break
+            time.sleep(0.02)
+        assert daemon.kill() == -9, daemon.output()
 
     never_killed = DaemonProcess(runs["reference"], ENV)
     never_killed.wait_running()
@@ -125,10 +140,7 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
             for move in waves[number] if number < len(waves) else []:
                 deliver(move)
             if step == "kill":
-                daemon = DaemonProcess(runs["crash"], ENV)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    daemon.process.wait(float(how))
-                assert daemon.kill() == -9, daemon.output()
+                kill_at(DaemonProcess(runs["crash"], ENV), float(how))
             else:
                 daemon = DaemonProcess(runs["crash"], {**ENV, "PBP_CRASH_AT": str(how)})
                 assert daemon.process.wait(90) == -9, daemon.output()

@@ -79,8 +79,9 @@ def test_pbp_run_serves_mail_and_stops_on_sigterm_with_status_0(tmp_path: Path) 
     assert code == 0, daemon.output()
 
 
-#: In the next test the game's clock starts this long before the day close.
-LEAD = timedelta(seconds=15)
+#: In the next test the game's clock starts this long before the day close (the start
+#: and a move take a second or two; the reminder comes 7.4 s after the start).
+LEAD = timedelta(seconds=11)
 
 
 def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
@@ -88,12 +89,12 @@ def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
 ) -> None:
     """The daemon's loop in this process (signals and all), its clock ``ahead`` of the
     wall clock so that a close at a whole minute comes :data:`LEAD` after the start:
-    the reminder (``remind_hours_before`` 0.002, 7.2 s) and the close fire from
+    the reminder (``remind_hours_before`` 0.001, 3.6 s) and the close fire from
     APScheduler, once; SIGTERM ends the loop."""
     zone = ZoneInfo("Europe/Moscow")
     close = (datetime.now(zone) + timedelta(hours=1)).replace(second=0, microsecond=0)
     ahead = close - LEAD - datetime.now(UTC)
-    config = write_config(tmp_path, start=None, extra="remind_hours_before: 0.002\n")
+    config = write_config(tmp_path, start=None, extra="remind_hours_before: 0.001\n")
     _close_at(config, close)
     outbox = tmp_path / "mail" / "outbox"
     service = _service(load_config(config), create=True)

@@ -7,17 +7,18 @@ over SMTP, and its APScheduler date jobs wake it at the reminder, the day close 
 the night end. ``day_closes`` and ``night_ends`` are local minutes (Europe/Moscow): the
 two whole minutes before the test starts (:func:`kits.maniac_mail.past_deadlines`).
 The start, day 1 and night 1 are served by ``pbp run``'s loop in this process
-(:func:`kits.daemon.serve`), its clock behind the wall clock so that day 1 closes 15 s
+(:func:`kits.daemon.serve`), its clock behind the wall clock so that day 1 closes 11 s
 after the start and night 1 ends 5 s after a second loop starts (so the scheduler's
 jobs come in seconds, not at real minute boundaries); from day 2 on the real command
 ``python -m pbp -c games.yaml run`` serves in a subprocess on the wall clock, which is
-then later than the game's. Players send their moves with smtplib to their personal
-addresses (the Reply-To of their welcome mails); the test reads every mailbox over
-IMAP.
+then later than the game's; the GM's commands (``pbp post``, ``close-day``,
+``end-night``) run beside it in this process (:mod:`kits.cli`). Players send their
+moves with smtplib to their personal addresses (the Reply-To of their welcome mails);
+the test reads every mailbox over IMAP.
 
 Ten players, so that there is a fan (M1: from 10 players); a fixed deal (``roles:``):
 Коля the maniac, Дима the duty officer, Лена the fan, the others civilians.
-``vote_count_mail: true``; reminders 7.2 s before a close. The game's data, subjects
+``vote_count_mail: true``; reminders 3.6 s before a close. The game's data, subjects
 and small helpers are in :mod:`kits.maniac_mail`.
 
 1. Day 1 (M1, M3, M9): each player learns his role alone, the maniac and the fan each
@@ -39,7 +40,7 @@ and small helpers are in :mod:`kits.maniac_mail`.
    after the end is refused.
 
 Then SIGTERM: ``pbp run`` exits 0, its log clean, and the loops in this process logged
-no warning either. Takes about 30 s.
+no warning either. Takes about 25 s.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from kits.daemon import TROUBLE, DaemonProcess, run_pbp_ok, serve
+from kits.cli import run_ok
+from kits.daemon import TROUBLE, DaemonProcess, serve
 from kits.mail import Mailboxes, Received, mailbox, send, subjects
 from kits.mailstack import Dovecot, SmtpServer
 from kits.maniac_mail import (
@@ -280,7 +282,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         replies = {name: table.one(EMAIL[name], DAY_1) for name in DAY_1_MOVES}
         remind_at = close_1 - REMIND
         # The reminder below goes to Катя alone only if every vote came in before it.
-        assert daemon.clock() < remind_at, "this machine is too slow: day 1 took over 7 s"
+        assert daemon.clock() < remind_at, "this machine is too slow: day 1 took over 7.4 s"
         for reply in replies.values():
             assert reply.header("Auto-Submitted") == "auto-replied"
         for name in (PETYA, TANYA, OLYA, SASHA, MASHA):
@@ -424,8 +426,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "Пропусков осталось: 2.\n"
         "Двойное убийство: недоступно.\n" in status
     )
-    assert run_pbp_ok(run.config, "post", GAME, env=ENV) == DAY_2_COUNT
-    assert run_pbp_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 2 closed\n"
+    assert run_ok(run.config, "post", GAME, env=ENV) == DAY_2_COUNT
+    assert run_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 2 closed\n"
     # Коля asks for his STATUS at night; his mail wakes the daemon, which sends what the
     # GM's command queued first (else it would do so within 10 s anyway)
     send(smtp, EMAIL[MANIAC], personal[MANIAC], "СТАТУС", subject="ночь 2")
@@ -445,7 +447,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert table.one(EMAIL[MANIAC], FIXED[2]).lines[1] == "Заказ: пропуск."
 
     # --- night 2 (M6): the maniac sat in the cell, his order is void; nobody is told why
-    assert run_pbp_ok(run.config, "end-night", GAME, env=ENV) == f"{GAME}: night 2 ended\n"
+    assert run_ok(run.config, "end-night", GAME, env=ENV) == f"{GAME}: night 2 ended\n"
     # day 3's votes go out at once (they wake the daemon; they arrive in day 3, D8)
     send_all(run, DAY_3_MOVES, "день 3", personal)
     morning_2 = table.one(GM, MORNING[1], AFTER_COMMAND)
@@ -464,7 +466,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert accepted_vote("ГОЛОС ТЮРЬМА Колю", "Колю", prison=True) in replies[DUTY].body
     assert accepted_vote("ГОЛОС Колю", "Колю") in replies[PETYA].body
     assert accepted_vote("VOTE PRISON Коля", "Колю", prison=True) in replies[KATYA].body
-    assert run_pbp_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 3 closed\n"
+    assert run_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 3 closed\n"
     # a vote after the end is refused (and wakes the daemon)
     send(smtp, EMAIL[PETYA], personal[PETYA], "ГОЛОС Таню", subject="после игры")
     assert table.one(EMAIL[PETYA], AFTER_END, AFTER_COMMAND).body == (

@@ -3,7 +3,8 @@ line naming the server and what to check, never a traceback (but with ``-v``); a
 missing password variable stops ``pbp run`` and fails ``pbp check`` in one line.
 
 Against the suite's Dovecot (wrong password, a port nobody listens on) with the games
-of :mod:`kits.crash`; ``pbp`` runs as a real process where its output is the point.
+of :mod:`kits.crash`; ``pbp`` runs as a real process where its output is the point (the
+games' start before it runs in this process, :mod:`kits.cli`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
+from kits.cli import run
 from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
 from kits.daemon import DaemonProcess, run_pbp
 from kits.mailstack import Dovecot, SmtpServer
@@ -42,8 +44,8 @@ def started(tmp_path: Path, dovecot: Dovecot, smtp_server: SmtpServer) -> Path:
     config.write_text(
         games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
     )
-    code, _lines = pbp(config, "run", "--once", env=ENV)
-    assert code == 0
+    done = run(config, "run", "--once", env=ENV)
+    assert done.returncode == 0, done.stderr
     return config
 
 

@@ -1,19 +1,32 @@
 """SIGHUP re-reads games.yaml (issue 14, item 5): a game added while ``pbp run`` runs
 starts without a restart; a broken file is refused with one ERROR line and the daemon
 goes on with the old one; a file that lacks a started game is refused too. Through a
-real ``pbp run`` (signals and the main loop are the point)."""
+real ``pbp run`` (signals and the main loop are the point). The signal cuts the wait
+for mail short (issue 15): the loop in this process shows it reloads at once, also
+from IMAP IDLE, whose connection it then opens anew."""
 
 from __future__ import annotations
 
+import logging
 import re
 import signal
+import threading
+import time
+from datetime import timedelta
+from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
 
-from kits.daemon import DaemonProcess
+import pytest
+from kits.daemon import DaemonProcess, serve
+from kits.mailstack import Dovecot
 from kits.table import write_config
 from kits.wait import wait_for
 
-from pbp.mail.maildir import read_maildir
+from pbp.cli import _service
+from pbp.config import load_config
+from pbp.daemon import POLL_SECONDS, Daemon
+from pbp.mail.maildir import deliver, read_maildir
 
 STAMP = re.compile(r"^\S+ \S+ ")
 
@@ -43,7 +56,7 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
         # A broken file: refused, the daemon goes on (still two games).
         config.write_text(original.replace("kind: cluedo_days", "kind: chess"), "utf-8")
         daemon.signal(signal.SIGHUP)
-        # The loop reads it within POLL_SECONDS.
+        # At once: the signal cuts the wait for mail short.
         wait_for(lambda: daemon.output().count("not reloaded") == 1, 30, daemon.output)
         # A file without the started seed-001: refused as well.
         config.write_text(original, encoding="utf-8")
@@ -56,14 +69,14 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
     lines = [STAMP.sub("", line) for line in output.splitlines()]
     reloads = [line for line in lines if "pbp.daemon" in line and "pbp running:" not in line][:-1]
     assert reloads == [
-        "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
+        "INFO pbp.daemon: signal 1: reading games.yaml again",
         "INFO pbp.daemon: new game(s) seed-001: each starts at its start time",
         f"INFO pbp.daemon: {config} reloaded: 2 game(s)",
-        "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
+        "INFO pbp.daemon: signal 1: reading games.yaml again",
         f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: "
         f"{config}:9: games[0].kind: unknown kind 'chess' (known: 'cluedo_days', "
         "'cluedo_rounds', 'maniac')",
-        "INFO pbp.daemon: signal 1: reading games.yaml again within 10 s",
+        "INFO pbp.daemon: signal 1: reading games.yaml again",
         f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: games.yaml "
         "lacks the running game(s) seed-001: put them back as they were (a game is not "
         "renamed or ended by editing the file; one that is over may go)",
@@ -95,3 +108,74 @@ def test_check_and_run_refuse_a_games_yaml_that_renamed_a_running_game(tmp_path:
         f"Error: {config}{said.removeprefix('games.yaml')}\n",
     )
     assert len(read_maildir(tmp_path / "mail" / "outbox")) == sent  # nothing dealt anew
+
+
+IMAP_PASSWORD = "gm-secret"
+
+
+def imap_inbox(config: Path, dovecot: Dovecot) -> dict[str, str]:
+    """Make ``config`` read ``gm@example.test`` on ``dovecot``; the password's env."""
+    dovecot.add_user("gm@example.test", IMAP_PASSWORD)
+    text = config.read_text(encoding="utf-8").replace(
+        "  inbox: {maildir: ./mail/inbox}\n",
+        f"  inbox: {{imap: {{host: 127.0.0.1, port: {dovecot.port}, "
+        "username: gm@example.test, password_env: PBP_TEST_IMAP_PASSWORD, tls: none}}\n",
+    )
+    config.write_text(text, encoding="utf-8")
+    return {"PBP_TEST_IMAP_PASSWORD": IMAP_PASSWORD}
+
+
+@pytest.mark.parametrize("inbox", ["maildir", "imap"])
+def test_sighup_cuts_the_wait_for_mail_short_and_the_inbox_serves_on(
+    inbox: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """SIGHUP while the loop waits for mail (polling the Maildir, in IMAP IDLE, each up
+    to POLL_SECONDS): the file is read again at once, the new game starts, and a
+    player's mail afterwards is answered (IMAP: on connections opened anew)."""
+    config = write_config(tmp_path, start=None)
+    dovecot: Dovecot | None = None
+    if inbox == "imap":
+        dovecot = request.getfixturevalue("dovecot")
+        for name, value in imap_inbox(config, dovecot).items():
+            monkeypatch.setenv(name, value)
+    outbox = tmp_path / "mail" / "outbox"
+    service = _service(load_config(config), create=True)
+    caplog.set_level(logging.INFO)
+
+    def reloaded() -> bool:
+        return any("reloaded: 2 game(s)" in r.getMessage() for r in caplog.records)
+
+    def steps(daemon: Daemon) -> float:
+        wait_for(lambda: len(read_maildir(outbox)) == 6, 30)
+        welcome = read_maildir(outbox)[0]
+        wait_for(lambda: daemon.waiting, 30, every=0.01)
+        config.write_text(second_game(config.read_text(encoding="utf-8")), encoding="utf-8")
+        signalled = time.monotonic()
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGHUP)
+        wait_for(reloaded, 30, every=0.01)
+        seconds = time.monotonic() - signalled
+        wait_for(lambda: len(read_maildir(outbox)) == 12, 30)
+        # The inbox still serves: a player's STATUS is answered.
+        status = EmailMessage()
+        status["From"] = str(welcome["To"])
+        status["To"] = str(welcome["Reply-To"])
+        status["Subject"] = "ход"
+        status["Message-ID"] = make_msgid(domain="example.test")
+        status.set_content("СТАТУС\n")
+        if dovecot is None:
+            deliver(tmp_path / "mail" / "inbox", bytes(status))
+        else:
+            dovecot.append("gm@example.test", bytes(status).replace(b"\n", b"\r\n"))
+        wait_for(lambda: len(read_maildir(outbox)) == 13, 30)
+        return seconds
+
+    seconds = serve(service, steps, ahead=timedelta(0))
+    # Without the cut the loop would read the file when the wait ends: POLL_SECONDS
+    # after it began, which was just before the signal.
+    assert seconds < POLL_SECONDS / 2, seconds
+    troubles = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert troubles == []

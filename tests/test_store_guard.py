@@ -6,7 +6,9 @@ with ``$PbpDone`` on the IMAP server, pbp's own mail in the Maildir outbox, or t
 write-ahead log of a deleted store; ``--fresh`` deals anew on purpose. A running
 service whose store file is deleted or replaced stops with
 :class:`~pbp.store.StoreReplacedError` and marks nothing done after it; the real
-daemon exits 1 with one ERROR line within seconds.
+daemon exits 1 with one ERROR line within seconds. The commands run in this process
+(:mod:`kits.cli`: their exit status and output as a child shows them); the daemon whose
+store is deleted is a real ``pbp run`` process.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from kits.cli import run
 from kits.daemon import DaemonProcess, run_pbp
 from kits.mailstack import Dovecot
 from kits.table import Table, utc, write_config
@@ -35,10 +38,16 @@ PASSWORD = "gm-secret"
 LOG = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARNING) ")
 
 
-def pbp(config: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """``python -m pbp -c CONFIG ARGS…`` in ``config``'s folder: (code, stdout, stderr
-    without its log records)."""
-    done = run_pbp(config, *args, env=env)
+def pbp(
+    config: Path, *args: str, env: dict[str, str] | None = None, child: bool = False
+) -> tuple[int, str, str]:
+    """``pbp -c CONFIG ARGS…`` in ``config``'s folder, in this process (``child``: as a
+    ``python -m pbp`` child process): (code, stdout, stderr without its log records).
+
+    A refusal on an IMAP inbox runs in a child: it leaves its IMAP connection to be
+    closed by the process's exit, which in this process is a ResourceWarning.
+    """
+    done = (run_pbp if child else run)(config, *args, env=env)
     said = [line for line in done.stderr.splitlines(keepends=True) if not LOG.match(line)]
     return done.returncode, done.stdout, "".join(said)
 
@@ -148,7 +157,7 @@ def test_run_refuses_an_empty_store_when_imap_holds_done_mail_and_fresh_deals_an
     env = {"PBP_TEST_IMAP_PASSWORD": PASSWORD}
     store = tmp_path / "pbp.sqlite3"
 
-    assert pbp(config, "run", "--once", "--now", NOW, env=env) == (
+    assert pbp(config, "run", "--once", "--now", NOW, env=env, child=True) == (
         2,
         "",
         refusal(store, "1 message with the keyword $PbpDone in INBOX on 127.0.0.1"),
@@ -273,4 +282,4 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
     assert "Traceback" not in output
     assert seconds < 3.0
     # And the next start refuses the empty store it would make.
-    assert pbp(config, "run", "--once", env=env)[0] == 2
+    assert pbp(config, "run", "--once", env=env, child=inbox == "imap")[0] == 2

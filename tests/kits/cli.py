@@ -15,6 +15,7 @@ Example::
     assert result.code == 0 and result.out == []
     done = run(config, "post", "ru-1")   # the same as a CompletedProcess
     assert done.returncode == 0 and done.stderr == ""
+    assert run_ok(config, "close-day", "ru-1") == "ru-1: day 2 closed\n"
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from pbp.cli import main
 
 #: ``pbp.cli.main``'s log format.
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+#: A line of a ``pbp`` log that a clean run has none of: a warning, an error, a traceback.
+TROUBLE = re.compile(r" (ERROR|WARNING|CRITICAL) |Traceback")
 
 
 @dataclass(frozen=True)
@@ -108,3 +112,16 @@ def pbp(config: Path, *args: str, env: Mapping[str, str | None] | None = None) -
     """:func:`run` as a :class:`Result` of lines."""
     done = run(config, *args, env=env)
     return Result(done.returncode, done.stdout.splitlines(), done.stderr.splitlines())
+
+
+def run_ok(config: Path, *args: str, env: Mapping[str, str | None] | None = None) -> str:
+    """:func:`run` that must succeed with a clean log; its stdout (what
+    :func:`kits.daemon.run_pbp_ok` gives for a child).
+
+    :raises AssertionError: a non-zero exit status, or :data:`TROUBLE` in its stderr
+        (INFO lines are fine).
+    """
+    done = run(config, *args, env=env)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    assert not TROUBLE.search(done.stderr), done.stderr
+    return done.stdout

@@ -25,7 +25,6 @@ Example::
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from typing import TypeVar
 from pbp.daemon import Daemon
 from pbp.service import Service
 
+from . import cli
 from .wait import wait_for
 
 T = TypeVar("T")
@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parents[2]
 RUNNING = "pbp running:"
 
 #: A line of a ``pbp`` log that a clean run has none of: a warning, an error, a traceback.
-TROUBLE = re.compile(r" (ERROR|WARNING|CRITICAL) |Traceback")
+TROUBLE = cli.TROUBLE
 
 
 def pbp_env(
@@ -131,12 +131,16 @@ class DaemonProcess:
         """What the daemon printed so far (its log, with earlier runs' before it)."""
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
+    def running(self) -> bool:
+        """Whether this process logged that it serves (its signal handlers are set)."""
+        return self.output().count(RUNNING) > self._runs
+
     def wait_running(self, timeout: float = 60.0) -> None:
-        """Return once this process logged that it serves (its signal handlers are set).
+        """Return once this process logged that it serves (:meth:`running`).
 
         :raises AssertionError: not within ``timeout`` s (with the log).
         """
-        wait_for(lambda: self.output().count(RUNNING) > self._runs, timeout, self.output)
+        wait_for(self.running, timeout, self.output)
 
     def signal(self, signum: int) -> None:
         """Send ``signum`` (e.g. ``signal.SIGHUP``) while it runs."""

@@ -188,6 +188,9 @@ default_internal_user = {internal_user}
 default_internal_group = {internal_group}
 default_login_user = {login_user}
 mail_fsync = never
+# A refused login is answered at once, not after 2 s and more (auth_failure_delay, and
+# anvil's penalty below): the tests of a wrong password wait for nothing.
+auth_failure_delay = 0
 auth_master_user_separator = *
 passdb {{
   driver = passwd-file
@@ -213,6 +216,9 @@ service imap-login {{
   }}
 {chroot}}}
 service anvil {{
+  unix_listener anvil-auth-penalty {{
+    mode = 0
+  }}
 {chroot}}}
 {self.extra_config}
 """

@@ -20,7 +20,7 @@ Example::
     close, dawn = past_deadlines(datetime.now(UTC), ZoneInfo("Europe/Moscow"))
     close.strftime("%H:%M")   # "14:30" — the games.yaml ``day_closes``
     table.one("kolya@example.test", "[maniac-e2e] Маньяк: ваша роль")
-    run_pbp_ok(config, "close-day", "maniac-e2e", env={"PBP_E2E_MANIAC_IMAP_PASSWORD": "…"})
+    run_ok(config, "close-day", "maniac-e2e", env={"PBP_E2E_MANIAC_IMAP_PASSWORD": "…"})
 """
 
 from __future__ import annotations
@@ -104,11 +104,11 @@ ROLE_WORDS = {"civilian": "мирный житель", "maniac": "маньяк",
 ROLE_WORDS["fan"] = "фанат"
 MSK = ZoneInfo("Europe/Moscow")
 #: Day 1 closes this long after the game starts, on the game's clock (day 1's mails take
-#: about 2 s; they must all be answered before the reminder goes out).
-LEAD = timedelta(seconds=15)
+#: about 2 s; they must all be answered before the reminder goes out, 7.4 s after the start).
+LEAD = timedelta(seconds=11)
 #: Night 1 ends this long after the night's daemon starts, on the game's clock.
 NIGHT_LEAD = timedelta(seconds=5)
-REMIND_HOURS = 0.002  # 7.2 s
+REMIND_HOURS = 0.001  # 3.6 s
 REMIND = timedelta(hours=REMIND_HOURS)
 #: How late after its moment a scheduled mail may go out. The mail loop alone would
 #: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.

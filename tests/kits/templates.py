@@ -1,0 +1,50 @@
+"""Jinja2 compiles each template once per test session, not once per test.
+
+Every test builds its own :class:`pbp.render.Renderer` (the kits' tables, the command
+line run in this process, a test's own), and each Renderer compiled again every
+template it rendered: about a third of the CPU of the service tests. Here the
+Renderers of the session share their Jinja2 environments, one per (templates
+directory, the template directories of the registered game kinds, locale, format):
+exactly what one Renderer builds for itself, so no text changes. A template file
+changed on disk is still read again (the loader checks its modification time), and a
+game kind registered by a test (:mod:`guessgame`) gets environments of its own.
+
+Example (what ``tests/conftest.py`` does for the session)::
+
+    with shared_environments():
+        Renderer(TEMPLATES).private_mail("welcome", locale="ru", kind="cluedo_days", …)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import jinja2
+import pytest
+
+from pbp.core import registry
+from pbp.render import Format, Renderer
+
+#: (templates directory, the registered kinds' template directories, locale, format).
+Key = tuple[str, tuple[str, ...], str, str]
+
+
+@contextlib.contextmanager
+def shared_environments() -> Iterator[dict[Key, jinja2.Environment]]:
+    """While it lasts, every Renderer takes its environments from one cache (yielded,
+    empty at first); :meth:`Renderer._build_env` is restored after."""
+    build = Renderer._build_env
+    cache: dict[Key, jinja2.Environment] = {}
+
+    def shared(renderer: Renderer, locale: str, fmt: Format) -> jinja2.Environment:
+        kinds = tuple(str(k.templates) for k in registry.KINDS.values() if k.templates)
+        key = (str(renderer.templates_dir), kinds, locale, fmt)
+        env = cache.get(key)
+        if env is None:
+            env = cache[key] = build(renderer, locale, fmt)
+        return env
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Renderer, "_build_env", shared)
+        yield cache
