@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
+import smtplib
 import socket
 import threading
 from collections.abc import Iterator
-from email import policy
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
 from kits.mailstack import Delivery, Dovecot, SmtpServer, free_port
 
-from pbp.mail.base import PermanentSendError, TransientSendError, Transport
+from pbp.mail.base import PermanentSendError, TransientSendError, Transport, submission
+from pbp.mail.compose import compose
 from pbp.mail.smtp import SmtpTransport
 
 GM = "gm@example.test"
@@ -182,3 +185,61 @@ def test_delivery_record_shape(smtp_server: SmtpServer, transport: SmtpTransport
 def test_smtp_transport_is_a_transport() -> None:
     outbox: Transport = SmtpTransport("127.0.0.1", 25)  # checked by mypy --strict
     outbox.close()
+
+
+def _composed() -> bytes:
+    return bytes(
+        compose(
+            sender=GM,
+            to="gm+k3x9@example.test",
+            subject="[exler-1] Предположение №1: вам показали карту",
+            body="Вам показали: Нож.\n.\n..точки в начале строк\n",
+            message_id="<pbp.1@example.test>",
+            date=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+            auto_submitted="auto-replied",
+            reply_to="gm+k3x9@example.test",
+            in_reply_to="<m1@example.test>",
+        )
+    )
+
+
+RESENT = (
+    "Resent-Date: Wed, 02 Dec 2026 10:00:00 +0000",
+    f"Resent-From: {NETASHKA}",
+    f"Resent-To: {GM}",
+    f"Resent-Bcc: {NETASHKA}",
+)
+
+
+def _with(raw: bytes, *fields: str) -> bytes:
+    """``raw`` with ``fields`` (``"Name: value"``) put before its own."""
+    return "".join(f"{field}\r\n" for field in fields).encode() + raw
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _composed(),
+        _with(_composed(), f"Sender: The GM <{NETASHKA}>"),
+        _with(_composed(), f"Cc: Netashka <{NETASHKA}>", f"Bcc: {NETASHKA},\r\n {GM}"),
+        _with(_composed(), *RESENT),
+    ],
+    ids=["composed", "sender", "cc-bcc", "resent"],
+)
+def test_stored_bytes_go_out_with_the_envelope_and_bytes_of_send_message(
+    smtp_server: SmtpServer, transport: SmtpTransport, raw: bytes
+) -> None:
+    """Issue 18: the outbox sends the stored bytes with :func:`submission`'s envelope;
+    on the wire that is what ``smtplib.SMTP.send_message`` of the parsed mail sent."""
+    old = smtplib.SMTP("127.0.0.1", smtp_server.port, timeout=10)
+    try:
+        old.send_message(message_from_bytes(raw, policy=policy.SMTP))
+    finally:
+        old.quit()
+    transport.sendmail(*submission(raw))
+    before, after = smtp_server.deliveries
+    assert (after.mail_from, after.rcpt_tos, after.content) == (
+        before.mail_from,
+        before.rcpt_tos,
+        before.content,
+    )

@@ -2,9 +2,9 @@
 
 Inboxes (Maildir, IMAP) hand the service :class:`RawMessage` objects in arrival
 order; the service commits each message's result and only then calls
-:meth:`Inbox.mark_done`. Transports (Maildir outbox, SMTP) deliver one
-:class:`email.message.EmailMessage` at a time and say whether a failure is worth
-retrying.
+:meth:`Inbox.mark_done`. Transports (Maildir outbox, SMTP) deliver one stored
+message at a time, its bytes as they are with an SMTP envelope
+(:func:`submission`), and say whether a failure is worth retrying.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from email.message import EmailMessage
-from typing import Protocol
+from email.message import Message
+from email.parser import BytesHeaderParser
+from email.policy import SMTP
+from email.utils import getaddresses
+from typing import NamedTuple, Protocol
 
 DEFAULT_MAX_MESSAGE_SIZE = 2_000_000
 """Bytes: the default of ``mail.max_message_size`` in ``games.yaml``; a larger incoming
@@ -110,8 +113,11 @@ class PermanentSendError(Exception):
 class Transport(Protocol):
     """Where outgoing mail goes."""
 
-    def send(self, message: EmailMessage) -> None:
-        """Deliver one message to its ``To`` recipients.
+    def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
+        """Deliver ``raw`` (a whole RFC 5322 message, CRLF line ends, sent as it is) with
+        the envelope ``MAIL FROM:<envelope_from>`` and one ``RCPT TO`` per recipient
+        (RFC 5321 §3.3), e.g. ``("gm@example.test", ["rosa@example.test"], b"From: …")``;
+        :func:`submission` derives both from a stored message.
 
         :raises TransientSendError: try again later.
         :raises PermanentSendError: never try again.
@@ -119,6 +125,61 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """Release the connection; safe to call twice."""
+
+
+class Submission(NamedTuple):
+    """One message as a :class:`Transport` sends it: ``Transport.sendmail(*submission)``."""
+
+    envelope_from: str
+    """The reverse-path of ``MAIL FROM`` (RFC 5321 §4.1.1.2), e.g. ``"gm@example.test"``."""
+    recipients: list[str]
+    """The forward-paths of ``RCPT TO`` (RFC 5321 §4.1.1.3), e.g. ``["rosa@example.test"]``."""
+    raw: bytes
+    """The message as it goes out: the stored bytes, without any ``Bcc`` field."""
+
+
+_HEADERS = BytesHeaderParser(policy=SMTP)
+#: A Bcc or Resent-Bcc field with its continuation lines (RFC 5322 §3.6.3, §2.2.3).
+_BCC = re.compile(rb"(?im)^(?:resent-)?bcc[ \t]*:.*\n(?:[ \t].*\n)*")
+
+
+def submission(raw: bytes) -> Submission:
+    """The envelope and bytes with which ``smtplib.SMTP.send_message`` submits the
+    message ``raw``, without parsing its body or flattening it again: MAIL FROM is the
+    address of ``Sender``, else of ``From``; RCPT TO the addresses of ``To``, ``Bcc``
+    and ``Cc`` (the ``Resent-`` fields instead when the message has one
+    ``Resent-Date``, RFC 5322 §3.6.6); ``Bcc`` and ``Resent-Bcc`` fields are removed
+    from the bytes (pbp's own mails carry none: then ``raw`` is returned as it is).
+
+    >>> raw = b"From: pbp <gm@example.test>\\r\\nTo: rosa@example.test\\r\\n\\r\\nhi\\r\\n"
+    >>> submission(raw).envelope_from, submission(raw).recipients, submission(raw).raw == raw
+    ('gm@example.test', ['rosa@example.test'], True)
+
+    :raises ValueError: the message has more than one ``Resent-Date`` (as smtplib).
+    """
+    head = _HEADERS.parsebytes(header_section(raw))
+    resent = head.get_all("Resent-Date")
+    if resent is None:
+        prefix = ""
+    elif len(resent) == 1:
+        prefix = "Resent-"
+    else:
+        raise ValueError("message has more than one 'Resent-' header block")
+    sender = head[f"{prefix}Sender"] if f"{prefix}Sender" in head else head[f"{prefix}From"]
+    envelope_from = getaddresses([sender])[0][1]
+    fields = [head[f"{prefix}{name}"] for name in ("To", "Bcc", "Cc")]
+    recipients = [address for _, address in getaddresses([f for f in fields if f is not None])]
+    if "Bcc" in head or "Resent-Bcc" in head:
+        end = len(header_section(raw))
+        raw = _BCC.sub(b"", raw[:end]) + raw[end:]
+    return Submission(envelope_from, recipients, raw)
+
+
+def message_id_of(raw: bytes) -> str:
+    """The ``Message-ID`` field of the message ``raw`` (for a log line), ``"?"`` when
+    it has none."""
+    head: Message = _HEADERS.parsebytes(header_section(raw))
+    return str(head.get("Message-ID", "?"))
 
 
 def network_fault(error: BaseException) -> str | None:
