@@ -15,7 +15,14 @@ from email.parser import BytesParser
 import pytest
 from kits.mailstack import Delivery, Dovecot, SmtpServer, free_port
 
-from pbp.mail.base import PermanentSendError, TransientSendError, Transport, submission
+from pbp.mail.base import (
+    PermanentSendError,
+    TransientSendError,
+    Transport,
+    _parsed_submission,
+    _plain_submission,
+    submission,
+)
 from pbp.mail.compose import compose
 from pbp.mail.smtp import SmtpTransport
 
@@ -243,3 +250,38 @@ def test_stored_bytes_go_out_with_the_envelope_and_bytes_of_send_message(
         before.rcpt_tos,
         before.content,
     )
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\n",
+        b"To: <rosa@example.test>\r\nSubject: x\r\n folded\r\nFrom: gm@example.test\r\n",
+        b"From: The GM pbp <gm@example.test>\r\nTo: =?utf-8?b?0KDQvtC30LA=?= <r@example.test>\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test, doug@example.test\r\n",
+        b'From: "pbp, GM" <gm@example.test>\r\nTo: rosa@example.test\r\n',
+        b"From: pbp <gm@example.test>\r\nTo: Rosa\r\n <rosa@example.test>\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\nTo: doug@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test \r\n",
+        b"From: pbp <gm@example.test>\r\nTo: r (Rosa) @example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nCC: doug@example.test\r\nTo: rosa@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nsender: doug@example.test\r\nTo: rosa@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\nBcc: doug@example.test\r\n",
+        b"Resent-Date: x\r\nResent-From: d@example.test\r\nResent-To: r@example.test\r\n"
+        b"From: gm@example.test\r\nTo: rosa@example.test\r\n",
+        b"From pbp Tue Dec  1 19:30:00 2026\r\nFrom: gm@example.test\r\nTo: r@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\n\r\nTo: doug@example.test\r\n",
+        b"From: pbp <gm@example.test>\nTo: rosa@example.test\n",
+    ],
+)
+def test_submission_read_from_the_lines_is_the_one_of_the_header_parser(head: bytes) -> None:
+    """Issue 18: :func:`submission` reads a plain From and To from the header lines;
+    whatever it reads so, or leaves to the header parser, is what the parser reads."""
+    raw = head + b"\r\nbody\r\n"
+    assert submission(raw) == _parsed_submission(raw)
+
+
+def test_a_composed_mail_is_read_from_its_lines() -> None:
+    """The quick reading is the one pbp's own mails take (issue 18: the header parser
+    cost more than the rest of sending)."""
+    assert _plain_submission(_composed()) == (GM, ["gm+k3x9@example.test"], _composed())

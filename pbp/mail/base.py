@@ -141,6 +141,17 @@ class Submission(NamedTuple):
 _HEADERS = BytesHeaderParser(policy=SMTP)
 #: A Bcc or Resent-Bcc field with its continuation lines (RFC 5322 §3.6.3, §2.2.3).
 _BCC = re.compile(rb"(?im)^(?:resent-)?bcc[ \t]*:.*\n(?:[ \t].*\n)*")
+_ATEXT = rb"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_DOT_ATOM = rb"%s(?:\.%s)*" % (_ATEXT, _ATEXT)
+#: One address in its plainest form (RFC 5322 §3.4): ``a@b.c``, ``<a@b.c>`` or
+#: ``pbp <a@b.c>`` (a display name of atoms, one space apart), dot-atoms only.
+_PLAIN_ADDRESS = re.compile(
+    rb"(?:%s(?: %s)* )?<(%s@%s)>|(%s@%s)" % ((_ATEXT,) * 2 + (_DOT_ATOM,) * 4)
+)
+#: A field line (RFC 5322 §2.2) as the email package reads one: its name and value.
+_FIELD_LINE = re.compile(rb"([\x21-\x39\x3b-\x7e]+):[ \t]*(.*)")
+#: Fields that shape the envelope or the bytes beside From and To (lower case).
+_ENVELOPE_FIELDS = (b"sender", b"cc", b"bcc", b"resent-")
 
 
 def submission(raw: bytes) -> Submission:
@@ -151,12 +162,55 @@ def submission(raw: bytes) -> Submission:
     ``Resent-Date``, RFC 5322 §3.6.6); ``Bcc`` and ``Resent-Bcc`` fields are removed
     from the bytes (pbp's own mails carry none: then ``raw`` is returned as it is).
 
+    A mail as pbp composes it (one ``From`` and one ``To``, each one plain address,
+    none of the other fields) is read from its header lines alone; any other goes
+    through the email package's header parser as ``send_message`` reads it.
+
     >>> raw = b"From: pbp <gm@example.test>\\r\\nTo: rosa@example.test\\r\\n\\r\\nhi\\r\\n"
     >>> submission(raw).envelope_from, submission(raw).recipients, submission(raw).raw == raw
     ('gm@example.test', ['rosa@example.test'], True)
 
     :raises ValueError: the message has more than one ``Resent-Date`` (as smtplib).
     """
+    return _plain_submission(raw) or _parsed_submission(raw)
+
+
+def _plain_submission(raw: bytes) -> Submission | None:
+    """:func:`submission` of a message whose only envelope fields are one ``From`` and
+    one ``To``, each a single address in its plainest form (:data:`_PLAIN_ADDRESS`, on
+    one line): the address is then the same whether read from the line or from the
+    header registry's rendering of it. None for any other message."""
+    found: dict[bytes, bytes] = {}
+    last: bytes | None = None
+    for line in header_section(raw).splitlines():
+        if not line:
+            break
+        if line[:1] in (b" ", b"\t"):
+            if last is None or last in (b"from", b"to"):
+                return None  # a folded From or To, or no field to continue
+            continue
+        field = _FIELD_LINE.fullmatch(line)
+        if field is None:
+            return None
+        last = field[1].lower()
+        if last.startswith(_ENVELOPE_FIELDS) or last in found:
+            return None
+        if last in (b"from", b"to"):
+            found[last] = field[2]
+    sender = _PLAIN_ADDRESS.fullmatch(found.get(b"from", b""))
+    recipient = _PLAIN_ADDRESS.fullmatch(found.get(b"to", b""))
+    if sender is None or recipient is None:
+        return None
+    return Submission(_address(sender), [_address(recipient)], raw)
+
+
+def _address(plain: re.Match[bytes]) -> str:
+    """The addr-spec of a :data:`_PLAIN_ADDRESS` match."""
+    return (plain[1] or plain[2]).decode("ascii")
+
+
+def _parsed_submission(raw: bytes) -> Submission:
+    """:func:`submission` through the email package's header parser (``policy.SMTP``)."""
     head = _HEADERS.parsebytes(header_section(raw))
     resent = head.get_all("Resent-Date")
     if resent is None:
