@@ -12,7 +12,7 @@ from email.policy import SMTP, default
 import pytest
 
 from pbp.inert import strip_controls
-from pbp.mail.compose import compose
+from pbp.mail.compose import compose, flatten
 
 
 @pytest.mark.parametrize(
@@ -105,6 +105,7 @@ def test_headers_set_without_the_registry_are_the_same_bytes(
         **{"Auto-Submitted": "auto-replied"},
     )
     assert bytes(message) == expected
+    assert flatten(message) == expected
 
 
 _LONG_RU = "Ваше предположение №3 (Петя, нож, столовая) принято; его опровергает Кросс."
@@ -154,3 +155,4 @@ def test_the_body_is_the_one_set_content_makes(body: str) -> None:
         expected.set_raw(name, value)
     expected.set_content(strip_controls(body), charset="utf-8")
     assert bytes(message) == bytes(expected)
+    assert flatten(message) == bytes(expected)
