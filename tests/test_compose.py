@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import io
+import random
 from datetime import UTC, datetime
 from email import message_from_bytes
 from email.generator import BytesGenerator
+from email.header import Header
 from email.message import EmailMessage
 from email.policy import SMTP, default
 
 import pytest
 
 from pbp.inert import strip_controls
-from pbp.mail.compose import compose, flatten
+from pbp.mail.compose import _subject_header, compose, flatten
 
 
 @pytest.mark.parametrize(
@@ -156,3 +158,23 @@ def test_the_body_is_the_one_set_content_makes(body: str) -> None:
     expected.set_content(strip_controls(body), charset="utf-8")
     assert bytes(message) == bytes(expected)
     assert flatten(message) == bytes(expected)
+
+
+def _subjects() -> list[str]:
+    """Subjects of every length up to 200 characters from alphabets of 1 to 4 UTF-8
+    bytes a character, mixed, with spaces (a fixed seed: the same cases every run)."""
+    rng = random.Random(18)
+    alphabets = ["ab c", "жк л", "ab жк", "€ ab", "😀 ж a", "[exler-1] Предположение №"]
+    found = ["x", "ж", "😀", "Re: ход", "[maniac-e2e] Вечер дня 1: итоги голосования"]
+    for length in range(1, 201):
+        for alphabet in alphabets:
+            found.append("".join(rng.choice(alphabet) for _ in range(length)).strip() or "x")
+    return found
+
+
+def test_the_subject_is_folded_as_the_header_class_folds_it() -> None:
+    """Issue 18: compose encodes the Subject itself (the email package's Header tried
+    every prefix of the text); the value is the one ``Header.encode`` gives."""
+    for subject in _subjects():
+        expected = Header(subject, "utf-8", header_name="Subject").encode("\r\n")
+        assert _subject_header(subject) == expected, subject
