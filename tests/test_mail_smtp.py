@@ -230,8 +230,10 @@ def _with(raw: bytes, *fields: str) -> bytes:
         _with(_composed(), f"Sender: The GM <{NETASHKA}>"),
         _with(_composed(), f"Cc: Netashka <{NETASHKA}>", f"Bcc: {NETASHKA},\r\n {GM}"),
         _with(_composed(), *RESENT),
+        # SMTPUTF8 (RFC 6531): flattened again with UTF-8 headers; the Cc is refused.
+        _with(_composed(), "Cc: неташка@example.test"),
     ],
-    ids=["composed", "sender", "cc-bcc", "resent"],
+    ids=["composed", "sender", "cc-bcc", "resent", "smtputf8"],
 )
 def test_stored_bytes_go_out_with_the_envelope_and_bytes_of_send_message(
     smtp_server: SmtpServer, transport: SmtpTransport, raw: bytes

@@ -154,7 +154,7 @@ def _subject_header(subject: str) -> str:
     """The ``Subject`` value of ``subject`` (on one line): RFC 2047 encoded words of
     UTF-8 folded with ``"\\n "`` (written with CRLF), exactly as
     ``Header(subject, "utf-8", header_name="Subject").encode()`` folds them (which
-    encodes every prefix of the text in turn: a tenth of composing, issue 18).
+    encodes every prefix of the text in turn, quadratic in its length; issue 18).
 
     Encoded by hand rather than by the email package's header folding, which can drop
     the space between two encoded words (CPython gh-92081), so "итоги голосования"
