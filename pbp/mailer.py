@@ -18,7 +18,7 @@ from pbp.core.events import Event, Visibility
 from pbp.core.registry import KINDS
 from pbp.inert import one_line
 from pbp.mail.base import RawMessage
-from pbp.mail.compose import AutoSubmitted, compose, new_message_id, personal_address
+from pbp.mail.compose import AutoSubmitted, compose, flatten, new_message_id, personal_address
 from pbp.parse.mime import Letter
 from pbp.ratelimit import Admit, AnswerLimit
 from pbp.render import PostFormat, Renderer
@@ -378,7 +378,7 @@ class Mailer:
             in_reply_to=in_reply_to,
             references=references,
         )
-        self.store.enqueue(message_id, to, bytes(message), now)
+        self.store.enqueue(message_id, to, flatten(message), now)
 
 
 def event_dict(event: Event) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 Mails are composed and stored in the same transaction as the move that caused
 them (:mod:`pbp.store`); this module only delivers what is committed. Each mail
-keeps the Message-ID it was stored with, so a retry sends the very same message.
+keeps the Message-ID it was stored with, so a retry sends the very same message:
+the stored bytes go out as they are, with the envelope their headers give
+(:func:`pbp.mail.base.submission`).
 The retry schedule lives in the store (``next_attempt_at``), so backoff survives
 a restart of the daemon.
 """
@@ -12,11 +14,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from email import message_from_bytes
-from email.policy import SMTP
 
 from pbp.faults import crash_point
-from pbp.mail.base import PermanentSendError, TransientSendError, Transport
+from pbp.mail.base import PermanentSendError, TransientSendError, Transport, submission
 from pbp.store import OutgoingMail, Store
 
 log = logging.getLogger(__name__)
@@ -74,9 +74,8 @@ def flush(
     try:
         while batch := store.due_mail(now):
             for mail in batch:
-                message = message_from_bytes(mail.raw, policy=SMTP)
                 try:
-                    transport.send(message)
+                    transport.sendmail(*submission(mail.raw))
                 except TransientSendError as error:
                     attempts = mail.attempts + 1
                     record()

@@ -16,6 +16,7 @@ FIGURES = [
     "throughput",
     "latency p50",
     "latency p95",
+    "latency share p95",
     "cost per move",
     "first start (dealing)",
     "start-up",

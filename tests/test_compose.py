@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import io
+import random
 from datetime import UTC, datetime
 from email import message_from_bytes
 from email.generator import BytesGenerator
+from email.header import Header
+from email.message import EmailMessage
 from email.policy import SMTP, default
 
 import pytest
 
-from pbp.mail.compose import compose
+from pbp.inert import strip_controls
+from pbp.mail.compose import _subject_header, compose, flatten
 
 
 @pytest.mark.parametrize(
@@ -103,3 +107,74 @@ def test_headers_set_without_the_registry_are_the_same_bytes(
         **{"Auto-Submitted": "auto-replied"},
     )
     assert bytes(message) == expected
+    assert flatten(message) == expected
+
+
+_LONG_RU = "Ваше предположение №3 (Петя, нож, столовая) принято; его опровергает Кросс."
+_LONG_EN = "Your suggestion no. 3 (Peter, knife, dining room) stands; Cross answers it now."
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",
+        "\n",
+        "text\n",
+        "текст",
+        "a\n\n\nb\n",
+        "x" * 78 + "\n",
+        "x" * 79 + "\n",
+        "ж" * 39 + "\n",
+        "ж" * 40 + "\n",
+        _LONG_RU + "\n",
+        _LONG_EN + "\n",
+        "\n".join([_LONG_EN] * 10) + "\n",
+        "\n".join([_LONG_EN] * 11) + "\n" + _LONG_RU,
+        "\n".join([_LONG_EN] * 10 + [_LONG_RU] * 5) + "\n",
+        "\n".join(["short"] * 10 + [_LONG_RU]) + "\n",
+        "tab\there\n" + "=" * 90 + "\n",
+        "From the start\n.\n..\n" + _LONG_RU + "\n",
+        "\u2028line separator and \x85 next line\n",
+    ],
+)
+def test_the_body_is_the_one_set_content_makes(body: str) -> None:
+    """Issue 18: compose sets the body's fields and encoding itself (not through
+    ``set_content`` and the header registry); the bytes are the same, whichever
+    transfer encoding the email package picks (7bit, 8bit, base64, quoted-printable)."""
+    message = compose(
+        sender="gm@example.test",
+        to="player@example.test",
+        subject="Ход",
+        body=body,
+        message_id="<pbp.1@example.test>",
+        date=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+        auto_submitted="auto-generated",
+    )
+    expected = EmailMessage(policy=SMTP)
+    for name, value in message.raw_items():
+        if name == "Content-Type":
+            break
+        expected.set_raw(name, value)
+    expected.set_content(strip_controls(body), charset="utf-8")
+    assert bytes(message) == bytes(expected)
+    assert flatten(message) == bytes(expected)
+
+
+def _subjects() -> list[str]:
+    """Subjects of every length up to 200 characters from alphabets of 1 to 4 UTF-8
+    bytes a character, mixed, with spaces (a fixed seed: the same cases every run)."""
+    rng = random.Random(18)
+    alphabets = ["ab c", "жк л", "ab жк", "€ ab", "😀 ж a", "[exler-1] Предположение №"]
+    found = ["x", "ж", "😀", "Re: ход", "[maniac-e2e] Вечер дня 1: итоги голосования"]
+    for length in range(1, 201):
+        for alphabet in alphabets:
+            found.append("".join(rng.choice(alphabet) for _ in range(length)).strip() or "x")
+    return found
+
+
+def test_the_subject_is_folded_as_the_header_class_folds_it() -> None:
+    """Issue 18: compose encodes the Subject itself (the email package's Header tried
+    every prefix of the text); the value is the one ``Header.encode`` gives."""
+    for subject in _subjects():
+        expected = Header(subject, "utf-8", header_name="Subject").encode("\r\n")
+        assert _subject_header(subject) == expected, subject

@@ -204,7 +204,8 @@ def test_read_maildir_of_missing_dir_is_empty(tmp_path: Path) -> None:
 def test_maildir_classes_follow_the_protocols(tmp_path: Path) -> None:
     inbox: Inbox = MaildirInbox(tmp_path / "in")  # checked by mypy --strict
     outbox: Transport = MaildirTransport(tmp_path / "out")
-    outbox.send(make_message("netashka@example.test", "hand", "x"))
+    raw = bytes(make_message("netashka@example.test", "hand", "x"))
+    outbox.sendmail("gm@example.test", ["netashka@example.test"], raw)
     assert inbox.fetch_new() == []
     assert len(read_maildir(tmp_path / "out")) == 1
 

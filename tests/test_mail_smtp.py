@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import logging
+import smtplib
 import socket
 import threading
 from collections.abc import Iterator
-from email import policy
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
 from kits.mailstack import Delivery, Dovecot, SmtpServer, free_port
 
-from pbp.mail.base import PermanentSendError, TransientSendError, Transport
+from pbp.mail.base import (
+    PermanentSendError,
+    TransientSendError,
+    Transport,
+    _parsed_submission,
+    _plain_submission,
+    submission,
+)
+from pbp.mail.compose import compose
 from pbp.mail.smtp import SmtpTransport
 
 GM = "gm@example.test"
@@ -182,3 +192,98 @@ def test_delivery_record_shape(smtp_server: SmtpServer, transport: SmtpTransport
 def test_smtp_transport_is_a_transport() -> None:
     outbox: Transport = SmtpTransport("127.0.0.1", 25)  # checked by mypy --strict
     outbox.close()
+
+
+def _composed() -> bytes:
+    return bytes(
+        compose(
+            sender=GM,
+            to="gm+k3x9@example.test",
+            subject="[exler-1] Предположение №1: вам показали карту",
+            body="Вам показали: Нож.\n.\n..точки в начале строк\n",
+            message_id="<pbp.1@example.test>",
+            date=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+            auto_submitted="auto-replied",
+            reply_to="gm+k3x9@example.test",
+            in_reply_to="<m1@example.test>",
+        )
+    )
+
+
+RESENT = (
+    "Resent-Date: Wed, 02 Dec 2026 10:00:00 +0000",
+    f"Resent-From: {NETASHKA}",
+    f"Resent-To: {GM}",
+    f"Resent-Bcc: {NETASHKA}",
+)
+
+
+def _with(raw: bytes, *fields: str) -> bytes:
+    """``raw`` with ``fields`` (``"Name: value"``) put before its own."""
+    return "".join(f"{field}\r\n" for field in fields).encode() + raw
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _composed(),
+        _with(_composed(), f"Sender: The GM <{NETASHKA}>"),
+        _with(_composed(), f"Cc: Netashka <{NETASHKA}>", f"Bcc: {NETASHKA},\r\n {GM}"),
+        _with(_composed(), *RESENT),
+        # SMTPUTF8 (RFC 6531): flattened again with UTF-8 headers; the Cc is refused.
+        _with(_composed(), "Cc: неташка@example.test"),
+    ],
+    ids=["composed", "sender", "cc-bcc", "resent", "smtputf8"],
+)
+def test_stored_bytes_go_out_with_the_envelope_and_bytes_of_send_message(
+    smtp_server: SmtpServer, transport: SmtpTransport, raw: bytes
+) -> None:
+    """Issue 18: the outbox sends the stored bytes with :func:`submission`'s envelope;
+    on the wire that is what ``smtplib.SMTP.send_message`` of the parsed mail sent."""
+    old = smtplib.SMTP("127.0.0.1", smtp_server.port, timeout=10)
+    try:
+        old.send_message(message_from_bytes(raw, policy=policy.SMTP))
+    finally:
+        old.quit()
+    transport.sendmail(*submission(raw))
+    before, after = smtp_server.deliveries
+    assert (after.mail_from, after.rcpt_tos, after.content) == (
+        before.mail_from,
+        before.rcpt_tos,
+        before.content,
+    )
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\n",
+        b"To: <rosa@example.test>\r\nSubject: x\r\n folded\r\nFrom: gm@example.test\r\n",
+        b"From: The GM pbp <gm@example.test>\r\nTo: =?utf-8?b?0KDQvtC30LA=?= <r@example.test>\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test, doug@example.test\r\n",
+        b'From: "pbp, GM" <gm@example.test>\r\nTo: rosa@example.test\r\n',
+        b"From: pbp <gm@example.test>\r\nTo: Rosa\r\n <rosa@example.test>\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\nTo: doug@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test \r\n",
+        b"From: pbp <gm@example.test>\r\nTo: r (Rosa) @example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nCC: doug@example.test\r\nTo: rosa@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nsender: doug@example.test\r\nTo: rosa@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\nBcc: doug@example.test\r\n",
+        b"Resent-Date: x\r\nResent-From: d@example.test\r\nResent-To: r@example.test\r\n"
+        b"From: gm@example.test\r\nTo: rosa@example.test\r\n",
+        b"From pbp Tue Dec  1 19:30:00 2026\r\nFrom: gm@example.test\r\nTo: r@example.test\r\n",
+        b"From: pbp <gm@example.test>\r\nTo: rosa@example.test\r\n\r\nTo: doug@example.test\r\n",
+        b"From: pbp <gm@example.test>\nTo: rosa@example.test\n",
+    ],
+)
+def test_submission_read_from_the_lines_is_the_one_of_the_header_parser(head: bytes) -> None:
+    """Issue 18: :func:`submission` reads a plain From and To from the header lines;
+    whatever it reads so, or leaves to the header parser, is what the parser reads."""
+    raw = head + b"\r\nbody\r\n"
+    assert submission(raw) == _parsed_submission(raw)
+
+
+def test_a_composed_mail_is_read_from_its_lines() -> None:
+    """The quick reading is the one pbp's own mails take (issue 18: the header parser
+    cost more than the rest of sending)."""
+    assert _plain_submission(_composed()) == (GM, ["gm+k3x9@example.test"], _composed())

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from email import message_from_bytes
 from email.message import EmailMessage
-from email.policy import default
+from email.policy import SMTP, default
 from pathlib import Path
 from typing import Any
 
@@ -442,9 +442,11 @@ class FlakyTransport:
         self.failures = failures
         self.sent: list[EmailMessage] = []
 
-    def send(self, message: EmailMessage) -> None:
+    def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
         if self.failures:
             raise self.failures.pop(0)
+        message = message_from_bytes(raw, policy=SMTP)
+        assert isinstance(message, EmailMessage)
         self.sent.append(message)
 
     def close(self) -> None:

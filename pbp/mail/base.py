@@ -2,9 +2,9 @@
 
 Inboxes (Maildir, IMAP) hand the service :class:`RawMessage` objects in arrival
 order; the service commits each message's result and only then calls
-:meth:`Inbox.mark_done`. Transports (Maildir outbox, SMTP) deliver one
-:class:`email.message.EmailMessage` at a time and say whether a failure is worth
-retrying.
+:meth:`Inbox.mark_done`. Transports (Maildir outbox, SMTP) deliver one stored
+message at a time, its bytes as they are with an SMTP envelope
+(:func:`submission`), and say whether a failure is worth retrying.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from email.message import EmailMessage
-from typing import Protocol
+from email.message import Message
+from email.parser import BytesHeaderParser
+from email.policy import SMTP
+from email.utils import getaddresses
+from typing import NamedTuple, Protocol
 
 DEFAULT_MAX_MESSAGE_SIZE = 2_000_000
 """Bytes: the default of ``mail.max_message_size`` in ``games.yaml``; a larger incoming
@@ -110,8 +113,11 @@ class PermanentSendError(Exception):
 class Transport(Protocol):
     """Where outgoing mail goes."""
 
-    def send(self, message: EmailMessage) -> None:
-        """Deliver one message to its ``To`` recipients.
+    def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
+        """Deliver ``raw`` (a whole RFC 5322 message, CRLF line ends, sent as it is) with
+        the envelope ``MAIL FROM:<envelope_from>`` and one ``RCPT TO`` per recipient
+        (RFC 5321 §3.3), e.g. ``("gm@example.test", ["rosa@example.test"], b"From: …")``;
+        :func:`submission` derives both from a stored message.
 
         :raises TransientSendError: try again later.
         :raises PermanentSendError: never try again.
@@ -119,6 +125,115 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """Release the connection; safe to call twice."""
+
+
+class Submission(NamedTuple):
+    """One message as a :class:`Transport` sends it: ``Transport.sendmail(*submission)``."""
+
+    envelope_from: str
+    """The reverse-path of ``MAIL FROM`` (RFC 5321 §4.1.1.2), e.g. ``"gm@example.test"``."""
+    recipients: list[str]
+    """The forward-paths of ``RCPT TO`` (RFC 5321 §4.1.1.3), e.g. ``["rosa@example.test"]``."""
+    raw: bytes
+    """The message as it goes out: the stored bytes, without any ``Bcc`` field."""
+
+
+_HEADERS = BytesHeaderParser(policy=SMTP)
+#: A Bcc or Resent-Bcc field with its continuation lines (RFC 5322 §3.6.3, §2.2.3).
+_BCC = re.compile(rb"(?im)^(?:resent-)?bcc[ \t]*:.*\n(?:[ \t].*\n)*")
+_ATEXT = rb"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_DOT_ATOM = rb"%s(?:\.%s)*" % (_ATEXT, _ATEXT)
+#: One address in its plainest form (RFC 5322 §3.4): ``a@b.c``, ``<a@b.c>`` or
+#: ``pbp <a@b.c>`` (a display name of atoms, one space apart), dot-atoms only.
+_PLAIN_ADDRESS = re.compile(
+    rb"(?:%s(?: %s)* )?<(%s@%s)>|(%s@%s)" % ((_ATEXT,) * 2 + (_DOT_ATOM,) * 4)
+)
+#: A field line (RFC 5322 §2.2) as the email package reads one: its name and value.
+_FIELD_LINE = re.compile(rb"([\x21-\x39\x3b-\x7e]+):[ \t]*(.*)")
+#: Fields that shape the envelope or the bytes beside From and To (lower case).
+_ENVELOPE_FIELDS = (b"sender", b"cc", b"bcc", b"resent-")
+
+
+def submission(raw: bytes) -> Submission:
+    """The envelope and bytes with which ``smtplib.SMTP.send_message`` submits the
+    message ``raw``, without parsing its body or flattening it again: MAIL FROM is the
+    address of ``Sender``, else of ``From``; RCPT TO the addresses of ``To``, ``Bcc``
+    and ``Cc`` (the ``Resent-`` fields instead when the message has one
+    ``Resent-Date``, RFC 5322 §3.6.6); ``Bcc`` and ``Resent-Bcc`` fields are removed
+    from the bytes (pbp's own mails carry none: then ``raw`` is returned as it is).
+
+    A mail as pbp composes it (one ``From`` and one ``To``, each one plain address,
+    none of the other fields) is read from its header lines alone; any other goes
+    through the email package's header parser as ``send_message`` reads it.
+
+    >>> raw = b"From: pbp <gm@example.test>\\r\\nTo: rosa@example.test\\r\\n\\r\\nhi\\r\\n"
+    >>> submission(raw).envelope_from, submission(raw).recipients, submission(raw).raw == raw
+    ('gm@example.test', ['rosa@example.test'], True)
+
+    :raises ValueError: the message has more than one ``Resent-Date`` (as smtplib).
+    """
+    return _plain_submission(raw) or _parsed_submission(raw)
+
+
+def _plain_submission(raw: bytes) -> Submission | None:
+    """:func:`submission` of a message whose only envelope fields are one ``From`` and
+    one ``To``, each a single address in its plainest form (:data:`_PLAIN_ADDRESS`, on
+    one line): the address is then the same whether read from the line or from the
+    header registry's rendering of it. None for any other message."""
+    found: dict[bytes, bytes] = {}
+    last: bytes | None = None
+    for line in header_section(raw).splitlines():
+        if not line:
+            break
+        if line[:1] in (b" ", b"\t"):
+            if last is None or last in (b"from", b"to"):
+                return None  # a folded From or To, or no field to continue
+            continue
+        field = _FIELD_LINE.fullmatch(line)
+        if field is None:
+            return None
+        last = field[1].lower()
+        if last.startswith(_ENVELOPE_FIELDS) or last in found:
+            return None
+        if last in (b"from", b"to"):
+            found[last] = field[2]
+    sender = _PLAIN_ADDRESS.fullmatch(found.get(b"from", b""))
+    recipient = _PLAIN_ADDRESS.fullmatch(found.get(b"to", b""))
+    if sender is None or recipient is None:
+        return None
+    return Submission(_address(sender), [_address(recipient)], raw)
+
+
+def _address(plain: re.Match[bytes]) -> str:
+    """The addr-spec of a :data:`_PLAIN_ADDRESS` match."""
+    return (plain[1] or plain[2]).decode("ascii")
+
+
+def _parsed_submission(raw: bytes) -> Submission:
+    """:func:`submission` through the email package's header parser (``policy.SMTP``)."""
+    head = _HEADERS.parsebytes(header_section(raw))
+    resent = head.get_all("Resent-Date")
+    if resent is None:
+        prefix = ""
+    elif len(resent) == 1:
+        prefix = "Resent-"
+    else:
+        raise ValueError("message has more than one 'Resent-' header block")
+    sender = head[f"{prefix}Sender"] if f"{prefix}Sender" in head else head[f"{prefix}From"]
+    envelope_from = getaddresses([sender])[0][1]
+    fields = [head[f"{prefix}{name}"] for name in ("To", "Bcc", "Cc")]
+    recipients = [address for _, address in getaddresses([f for f in fields if f is not None])]
+    if "Bcc" in head or "Resent-Bcc" in head:
+        end = len(header_section(raw))
+        raw = _BCC.sub(b"", raw[:end]) + raw[end:]
+    return Submission(envelope_from, recipients, raw)
+
+
+def message_id_of(raw: bytes) -> str:
+    """The ``Message-ID`` field of the message ``raw`` (for a log line), ``"?"`` when
+    it has none."""
+    head: Message = _HEADERS.parsebytes(header_section(raw))
+    return str(head.get("Message-ID", "?"))
 
 
 def network_fault(error: BaseException) -> str | None:

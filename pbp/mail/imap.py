@@ -459,16 +459,23 @@ class ImapInbox:
                 time.sleep(max(0.0, deadline - time.monotonic()))
 
     def _idle_once(self, client: IMAPClient, seconds: float) -> bool:
-        """One IDLE ... DONE of at most ``seconds``; True when new mail was announced."""
+        """One IDLE ... DONE of at most ``seconds``; True when new mail was announced.
+
+        An announcement is logged at DEBUG with the moment it was heard on the
+        monotonic clock (``time.monotonic()``, seconds; Linux's is the same in every
+        process), for the benchmark's figure of pbp's own share of latency (issue 18).
+        """
         client.idle()
         try:
             responses = client.idle_check(timeout=seconds)
+            heard = time.monotonic()
         finally:
             _, late = client.idle_done()
         for response in [*responses, *late]:
             if response and response[0] == b"BYE":
                 raise IMAPClientAbortError(f"server said BYE: {response!r}")
             if len(response) >= 2 and response[1] in (b"EXISTS", b"RECENT"):
+                logger.debug("IDLE: new mail announced (monotonic clock %.6f s)", heard)
                 return True
         return False
 

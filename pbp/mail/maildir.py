@@ -413,13 +413,24 @@ class MaildirTransport:
         _ensure_maildir(path)
 
     def send(self, message: EmailMessage) -> None:
-        """Write ``message`` (serialised with its own policy) into the Maildir, now.
+        """Write a composed ``message`` (serialised with its own policy): :meth:`sendmail`.
+
+        :raises TransientSendError: as :meth:`sendmail`.
+        """
+        self._write(message.as_bytes())
+
+    def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
+        """Write ``raw`` as it is into the Maildir, now (the envelope is not kept: the
+        message's own ``To`` says whom it is for).
 
         :raises TransientSendError: the file could not be written (disk full,
             permissions): worth retrying once fixed.
         """
+        self._write(raw)
+
+    def _write(self, raw: bytes) -> None:
         try:
-            deliver(self.path, message.as_bytes())
+            deliver(self.path, raw)
         except OSError as exc:
             raise TransientSendError(f"cannot write into Maildir {self.path}: {exc}") from exc
 

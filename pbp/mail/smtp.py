@@ -1,5 +1,11 @@
 """SMTP transport (RFC 5321) through smtplib, one connection reused for many messages.
 
+Each message goes out as the bytes it was stored with (``SMTP.sendmail``: no parse,
+no flattening again), one transaction after the other on the kept connection: MAIL,
+RCPT and DATA each wait for their reply. smtplib has no PIPELINING (RFC 2920): it
+records the keyword among the server's other EHLO extensions but never sends a
+command ahead of a reply, and pipelining would take SMTP protocol code of our own.
+
 Failures are sorted by whether a retry can help (RFC 5321 §4.2.1): a connection
 failure or a 4yz reply raises :class:`~pbp.mail.base.TransientSendError`; a 5yz
 reply that leaves no recipient accepted raises
@@ -8,13 +14,24 @@ reply that leaves no recipient accepted raises
 
 from __future__ import annotations
 
+import io
 import logging
 import smtplib
 import ssl
+from collections.abc import Sequence
+from email import message_from_bytes
+from email.generator import BytesGenerator
 from email.message import EmailMessage
+from email.policy import SMTP
 from typing import Literal
 
-from pbp.mail.base import PermanentSendError, TransientSendError, network_fault
+from pbp.mail.base import (
+    PermanentSendError,
+    TransientSendError,
+    message_id_of,
+    network_fault,
+    submission,
+)
 
 __all__ = ["SmtpTransport"]
 
@@ -45,14 +62,15 @@ class SmtpTransport:
         certificate verified) or ``"ssl"`` (implicit TLS, verified).
     :param timeout: socket timeout in seconds.
 
-    The connection is opened on the first :meth:`send` and kept; a message sent
+    The connection is opened on the first :meth:`sendmail` and kept; a message sent
     on a kept connection that the server has dropped meanwhile is sent once more
     on a fresh one.
 
     Example::
 
         outbox = SmtpTransport("127.0.0.1", 10025)
-        outbox.send(message)   # To: netashka@example.test; raises on failure
+        outbox.sendmail("gm@example.test", ["netashka@example.test"], raw)  # raises on failure
+        outbox.send(message)   # an EmailMessage: its envelope from its headers
         outbox.close()
     """
 
@@ -106,7 +124,21 @@ class SmtpTransport:
             _quietly_close(smtp)
 
     def send(self, message: EmailMessage) -> None:
-        """Submit ``message`` to its ``To``/``Cc``/``Bcc`` recipients (``send_message``).
+        """Submit a composed ``message`` as ``smtplib.SMTP.send_message`` would: its
+        bytes flattened with CRLF line ends, its envelope from its headers
+        (:func:`~pbp.mail.base.submission`), then :meth:`sendmail`.
+
+        :raises TransientSendError, PermanentSendError: as :meth:`sendmail`.
+        """
+        wire = io.BytesIO()
+        BytesGenerator(wire).flatten(message, linesep="\r\n")
+        self.sendmail(*submission(wire.getvalue()))
+
+    def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
+        """Submit ``raw`` as it is (RFC 5321 MAIL FROM ``envelope_from``, one RCPT TO per
+        recipient, DATA ``raw``). An address that is not ASCII needs the server's
+        SMTPUTF8 (RFC 6531): then the message is flattened with UTF-8 headers, as
+        ``smtplib.SMTP.send_message`` does.
 
         When some recipients are refused and others accepted, the message is
         delivered to the accepted ones and the refused are logged as a warning
@@ -118,9 +150,10 @@ class SmtpTransport:
             recipient or to the data (e.g. ``"550 5.1.1 <x@example.test>: no such user"``),
             or needs a feature it lacks (STARTTLS, SMTPUTF8).
         """
+        recipients = list(recipients)
         reused = self._smtp is not None
         try:
-            self._send_once(message)
+            self._send_once(envelope_from, recipients, raw)
         except (OSError, smtplib.SMTPServerDisconnected) as exc:
             self._drop()
             if not reused:
@@ -129,20 +162,29 @@ class SmtpTransport:
                 ) from exc
             logger.info("SMTP connection lost (%r), sending again on a new one", exc)
             try:
-                self._send_once(message)
+                self._send_once(envelope_from, recipients, raw)
             except (OSError, smtplib.SMTPServerDisconnected) as again:
                 self._drop()
                 raise TransientSendError(
                     f"SMTP {self.host}:{self.port}: cannot connect: {network_fault(again) or again}"
                 ) from again
 
-    def _send_once(self, message: EmailMessage) -> None:
+    def _send_once(self, envelope_from: str, recipients: list[str], raw: bytes) -> None:
         """One attempt; converts every SMTP reply error, lets connection errors through."""
         if self._smtp is None:
             self._smtp = self._open()
         smtp = self._smtp
         try:
-            refused = smtp.send_message(message)
+            options: tuple[str, ...] = ()
+            if not "".join([envelope_from, *recipients]).isascii():
+                if not smtp.has_extn("smtputf8"):
+                    raise smtplib.SMTPNotSupportedError(
+                        "One or more source or delivery addresses require"
+                        " internationalized email support, but the server"
+                        " does not advertise the required SMTPUTF8 capability"
+                    )
+                raw, options = _utf8(raw), ("SMTPUTF8", "BODY=8BITMIME")
+            refused = smtp.sendmail(envelope_from, recipients, raw, options)
         except smtplib.SMTPRecipientsRefused as exc:
             replies = {rcpt: _reply(code, text) for rcpt, (code, text) in exc.recipients.items()}
             codes = [code for code, _ in exc.recipients.values()]
@@ -162,9 +204,7 @@ class SmtpTransport:
             raise PermanentSendError(f"SMTP {self.host}:{self.port}: {exc}") from exc
         if refused:
             replies = {rcpt: _reply(code, text) for rcpt, (code, text) in refused.items()}
-            logger.warning(
-                "message %s not delivered to %s", message.get("Message-ID", "?"), replies
-            )
+            logger.warning("message %s not delivered to %s", message_id_of(raw), replies)
 
     def _open(self) -> smtplib.SMTP:
         """:meth:`_connect`, with SMTP reply errors during the greeting/login sorted."""
@@ -181,6 +221,14 @@ class SmtpTransport:
     def close(self) -> None:
         """QUIT (errors ignored); safe to call twice."""
         self._drop()
+
+
+def _utf8(raw: bytes) -> bytes:
+    """``raw`` flattened again with UTF-8 headers (RFC 6532), as ``send_message`` sends
+    a message to a non-ASCII address."""
+    wire = io.BytesIO()
+    BytesGenerator(wire, policy=SMTP.clone(utf8=True)).flatten(message_from_bytes(raw, policy=SMTP))
+    return wire.getvalue()
 
 
 def _quietly_close(smtp: smtplib.SMTP) -> None:
