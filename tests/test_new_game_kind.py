@@ -130,3 +130,22 @@ def test_an_unregistered_kind_is_an_unknown_kind_for_pbp_check(tmp_path: Path) -
         f"{tmp_path}/games.yaml:9: games[0].kind: unknown kind 'guess' "
         "(known: 'cluedo_days', 'cluedo_rounds', 'maniac')\n"
     )
+
+
+def test_a_new_games_model_checks_its_players_as_every_game_does(
+    tmp_path: Path, guess: None
+) -> None:
+    """GameBase.player_problems: a name twice and a player at the GM's address are
+    refused for a game of its own package, each at its line."""
+    text = GAMES_YAML.replace(
+        "{name: Bob, email: bob@example.test}", "{name: Alice, email: gm-person@example.test}"
+    )
+    (tmp_path / "games.yaml").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "check"])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"{tmp_path}/games.yaml:17: games[0].players[1].email: 'gm-person@example.test' is "
+        "the GM's address: a player needs one of his own\n"
+        f"{tmp_path}/games.yaml:17: games[0].players[1].name: duplicate name 'Alice' "
+        "(also players[0])\n"
+    )

@@ -129,7 +129,7 @@ class Step:
     """Result of an engine call: the new state and what happened.
 
     ``state`` is engine-specific and opaque to the shell except through
-    :meth:`Engine.dump_state` / :meth:`Engine.load_state`.
+    :meth:`pbp.core.kind.GameKind.dump` / :meth:`pbp.core.kind.GameKind.load`.
     """
 
     state: Any

@@ -182,7 +182,13 @@ class GameBase(ConfigModel):
         """Player names in configured order (the turn order where a game has one)."""
         return [p.name for p in self.players]
 
-    def _player_problems(self, least: int, rule: str) -> Found:
+    def player_problems(self, least: int, rule: str) -> Found:
+        """What is wrong with :attr:`players` for any game: fewer than ``least`` (``rule``
+        names the game's rule, e.g. ``"M1"``), a name or address twice, a player at the
+        GM's address. Each game's model calls it from its ``model_validator(mode="after")``
+        and raises :func:`pbp.yamlmarks.checks_error` with it and its own findings (``pbp check``
+        lists them all, each at its line): ``[(("players", 1, "email"), "duplicate email
+        …")]``."""
         found: Found = []
         if len(self.players) < least:
             found.append(

@@ -6,6 +6,35 @@ which pure engine functions to call, and which private mails each step causes.
 Adding a game kind means adding its package under :mod:`pbp.games` (engine, parser,
 ``games.yaml`` model, this adapter) and one line in :data:`pbp.games.BUNDLED` (or
 :func:`pbp.core.registry.register`); nothing else in the daemon changes.
+
+What the daemon expects of a kind besides the members below (README, "Adding a
+game", lists the files):
+
+- **Events it looks for by name.** ``game_started`` (in the step of :meth:`GameKind.start`):
+  the help mail and ``pbp export`` read it; its ``players`` is a list of
+  ``{"name": …}`` dicts. ``game_over`` (in the step that ends the game): the final
+  post is mailed after it (:meth:`pbp.table.GameTable.final_post`); its data carries
+  ``winner`` (names, one string) or ``winner_team`` for ``pbp export``.
+- **Moves.** A parsed move is shown to templates as ``{"type": class name
+  lower-cased, **its fields}`` (:func:`pbp.moves.move_dict`); a private command
+  (STATUS, HELP: :attr:`ParsedCommand.private`) is answered by its class name
+  lower-cased, so call them ``Status`` and ``Help``.
+- **Templates** (``<locale>/<kind>/``, or :attr:`GameKind.templates`), with the
+  context each gets: ``mail/welcome.j2`` (``status``, ``events``: the start's),
+  ``mail/reply.j2`` (``results``, ``player``, ``looks_quoted``, ``ignored``),
+  ``mail/help.j2``, ``mail/reminder.j2`` (``duties``, ``close_at``),
+  ``mail/gm_sheet.j2`` (``events``, ``seed``), ``mail/gm_show.j2``, one
+  ``mail/gm_<post>.j2`` per post it mails, every template its
+  :meth:`GameKind.notifications` name; ``posts/opening.j2``,
+  ``posts/<period_post>.j2``, ``posts/final.j2``, ``posts/move.j2`` (the forum
+  snippet of one move) and its :attr:`GameKind.extra_posts`;
+  ``parts/status.j2`` and ``parts/commands.j2`` (the briefing of a substitute,
+  ``common/mail/briefing.j2``, includes them). Refusal texts are
+  ``<locale>/errors/<code>.txt``, shared by all kinds: prefix a new kind's codes
+  with its name.
+- **Purity.** The import contracts (``pyproject.toml``) hold for every module under
+  :mod:`pbp.games`: a kind adapter may use :mod:`pbp.schedule` for its deadlines,
+  nothing of mail, store, rendering or the app.
 """
 
 from __future__ import annotations
@@ -97,7 +126,10 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         ``<locale>/errors/<code>.txt``) with this kind's own texts, searched after
         pbp's own; None: its texts are in pbp's ``templates/``."""
 
-    #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns).
+    #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns); also
+    #: the CLI's ``pbp post --day`` / ``--turn`` and the template ``posts/<period_post>.j2``.
+    #: When a deadline passes, the ended period's post is kept as it reads then
+    #: (rule P1, :meth:`pbp.mailer.Mailer.record_post`).
     period_post: str
     #: Every name :meth:`deadline_name` can give in this kind.
     deadline_names: tuple[str, ...]
@@ -107,7 +139,8 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
     extra_posts: tuple[str, ...]
     #: Posts of period N made from the events logged in periods N-1 (the event that
     #: opened N) and N alone (a turn), so the GM's copy does not read the whole log
-    #: after every move (the cost of a move stays flat).
+    #: after every move (the cost of a move stays flat). The GM-only list beside such a
+    #: post holds that period's non-public events only.
     own_period_posts: tuple[str, ...]
 
     def start(self, game: ConfigT, seed: int, salt: bytes, at: datetime) -> Step:
@@ -148,7 +181,8 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         """The GM cancels the move that logged ``event``, by a compensating step;
         raises :class:`~pbp.core.events.MoveError`: ``void_kind`` {kind, allowed} when
         such events cannot be voided, or the engine's reason when something was
-        built on it."""
+        built on it. ``pbp show`` tries it on every logged event to list what may be
+        voided, so it must be pure and cheap."""
 
     def extra_post_number(self, which: str, number: int | None, state: StateT) -> int:
         """The number the ``which`` post (one of :attr:`extra_posts`) is rendered with
@@ -166,7 +200,8 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         """The deadline after a committed step (``state`` is after it).
 
         ``current``: the stored deadline; ``passed``: the deadline just handled by
-        :meth:`on_deadline`, or None after a player's move.
+        :meth:`on_deadline`, or None after a player's move. Once the game is over the
+        value is not used (the table stores none).
         """
 
     def shift_deadline(self, state: StateT, delta: timedelta) -> StateT:

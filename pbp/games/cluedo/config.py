@@ -47,7 +47,7 @@ class CluedoGame(GameBase):
         return Deal(solution=self.deal.solution, hands=hands)
 
     def _cluedo_problems(self) -> Found:
-        found = self._player_problems(3, "C1")
+        found = self.player_problems(3, "C1")
         if len(self.players) >= 3:
             try:
                 cards = self.to_cards()

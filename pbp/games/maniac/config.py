@@ -40,7 +40,7 @@ class ManiacGame(GameBase):
 
     @model_validator(mode="after")
     def _rules(self) -> ManiacGame:
-        found = self._player_problems(MIN_PLAYERS, "M1")
+        found = self.player_problems(MIN_PLAYERS, "M1")
         if len(self.players) > MAX_PLAYERS:
             message = f"rule M1: at most {MAX_PLAYERS} players, got {len(self.players)}"
             found.append((("players",), message))
