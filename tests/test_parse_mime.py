@@ -580,3 +580,30 @@ def test_a_message_of_thousands_of_tiny_parts_is_unreadable_but_keeps_its_header
     )
     assert letter.recipients == ("gm+k3x9@example.test",)
     assert read_letter(raw.replace(part * 1001, part * 999)).text.startswith("REFUTE 1 nozh")
+
+
+def test_a_header_value_seen_before_is_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: policy.default parses a field each time it is read; the header objects
+    of values seen before are handed out again, and the letter read is the same."""
+    from email.headerregistry import HeaderRegistry
+
+    from pbp.parse import headers
+
+    monkeypatch.setattr(headers.POLICY.header_factory, "_kept", {})
+    built: list[str] = []
+    real = HeaderRegistry.__call__
+
+    def spy(self: HeaderRegistry, name: str, value: str) -> object:
+        built.append(name.lower())
+        return real(self, name, value)
+
+    monkeypatch.setattr(HeaderRegistry, "__call__", spy)
+    raw = (
+        b"From: Cross <cross@example.test>\r\nTo: gm+abc@example.test\r\nSubject: move\r\n"
+        b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSTATUS\r\n"
+    )
+    first = read_letter(raw)
+    assert built.count("content-type") == 1  # read a dozen times, parsed once
+    built.clear()
+    assert read_letter(raw) == first
+    assert built == []

@@ -54,12 +54,36 @@ def cap(value: str, limit: int = HEADER_LIMIT) -> str:
     return cut[:space] if space >= limit * 3 // 4 else cut
 
 
+#: Header objects kept for values seen before (:class:`_CappedHeaders`).
+HEADERS_KEPT = 4096
+
+
 class _CappedHeaders(HeaderRegistry):
-    """The standard header factory on values cut by :func:`cap` (for every MIME part)."""
+    """The standard header factory on values cut by :func:`cap` (for every MIME part).
+
+    ``policy.default`` builds a new header object, parsing the value again, each time a
+    field is read (``msg["Content-Type"]``, every ``get_content_type()``): reading one
+    plain mail parsed its Content-Type about a dozen times. A header object depends only
+    on the field's name and value and is never changed, so the last
+    :data:`HEADERS_KEPT` are kept and handed out again (the same ``Content-Type``,
+    ``MIME-Version``, ``To`` recur in every mail): about six times less time to read a
+    plain mail, the same letter.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._kept: dict[tuple[str, str], BaseHeader] = {}
 
     def __call__(self, name: str, value: str) -> BaseHeader:
-        limit = MIME_HEADER_LIMIT if name.lower().startswith("content-") else HEADER_LIMIT
-        return super().__call__(name, cap(value, limit))
+        key = (name, value)
+        found = self._kept.get(key)
+        if found is None:
+            limit = MIME_HEADER_LIMIT if name.lower().startswith("content-") else HEADER_LIMIT
+            found = super().__call__(name, cap(value, limit))
+            if len(self._kept) >= HEADERS_KEPT:
+                self._kept.clear()  # a flood of distinct values starts it afresh
+            self._kept[key] = found
+        return found
 
 
 #: The standard library's ``policy.default`` on header values cut by :func:`cap`: the
