@@ -67,7 +67,8 @@ class MessagesMixin(Tables):
         """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
         for a mail without one, :func:`pbp.intake.fingerprint`) was already read as a
         player's moves or his NEW ADDRESS, a GM's commands (applied, refused or waiting
-        for his confirmation), or held by a pause (not when it was refused as
+        for his confirmation), or held by a pause (unless its replay on resume crashed;
+        not when it was refused as
         to the wrong address, or crashed: the same mail may then come again, rightly
         addressed); with ``game_id`` and ``player``, as that player's mail in that game
         (a broken client's Message-ID reused by another player's mail is no copy); with
@@ -78,6 +79,11 @@ class MessagesMixin(Tables):
             "SELECT 1 FROM messages WHERE message_id = ? AND outcome IN "
             "('applied', 'partly_applied', 'refused', 'status', 'gm_applied', "
             "'gm_refused', 'gm_pending', 'paused', 'new_address')"
+            # A held mail whose replay on resume crashed was never applied: it is no
+            # copy of itself when `pbp retry` applies it.
+            " AND NOT (outcome = 'paused' AND EXISTS (SELECT 1 FROM kept WHERE "
+            "kept.source = messages.source AND kept.held_for IS NOT NULL "
+            "AND kept.retry_outcome = 'error'))"
         )
         args: list[Any] = [message_id]
         if content is not None:
