@@ -32,6 +32,7 @@ from pbp.table import Applied
 
 if TYPE_CHECKING:
     from pbp.intake.message import Message
+    from pbp.service import Service
 
 #: Most ignored lines quoted back in a reply, and the characters shown of each.
 IGNORED_SHOWN = 10
@@ -52,6 +53,11 @@ _SUBJECT_TAG = re.compile(r"\[pbp-[A-Za-z0-9]+\]", re.IGNORECASE)
 
 class Moves(ServicePart):
     """A player's moves on one service's games."""
+
+    def __init__(self, service: Service) -> None:
+        super().__init__(service)
+        #: game id -> (its config, its game_started seq, its HELP text) (:meth:`_help_text`)
+        self._helps: dict[str, tuple[Game, int | None, str]] = {}
 
     def apply_mail(
         self,
@@ -190,14 +196,24 @@ class Moves(ServicePart):
                 break
         if not text.strip():
             return reply.own(text, answered)
+        return reply.own(strip_help_echo(text, self._help_text(game)), answered)
+
+    def _help_text(self, game: Game) -> str:
+        """The text of ``game``'s HELP mail (what a pasted-back help is cut by), rendered
+        once per game configuration and start (it depends on nothing else)."""
         first = self.store.last_event(game.id, ["game_started"])  # one query, not the log
+        seq = first.seq if first is not None else None
+        kept = self._helps.get(game.id)
+        if kept is not None and kept[0] is game and kept[1] == seq:
+            return kept[2]
         started = [first.event] if first is not None else []
         _subject, help_text = self.renderer.private_mail(
             f"{game.kind}/help",
             locale=game.locale,
             **{**self.mail.context(game, None), "events": started},
         )
-        return reply.own(strip_help_echo(text, help_text), answered)
+        self._helps[game.id] = (game, seq, help_text)
+        return help_text
 
     def loop(self, message: Message, text: str, game: Game) -> str | None:
         """A player's or GM's mail in which pbp understood no command (``text``, his
