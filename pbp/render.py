@@ -28,6 +28,10 @@ day=None)``, ``suggestions(events)`` (each suggestion joined with its answer) an
 ``post(name, events, fmt, **context)`` which renders a public post from inside a mail
 (the events are filtered to public ones on the way, as in :meth:`Renderer.public_post`).
 
+A public post also gets ``view``, what its game computes that it shows (a vote count,
+a result: :meth:`pbp.core.kind.GameKind.post_view`), so that its template only lays
+it out.
+
 Outside text (names, notes, cards from ``games.yaml``) is inert in posts: see
 :class:`Renderer` and :mod:`pbp.inert`.
 
@@ -387,9 +391,12 @@ class Renderer:
         in ``fmt``.
 
         ``events`` may hold events of any visibility; only PUBLIC ones reach the
-        template (as ``events``). For ``cluedo_days``: ``opening`` (D1), ``day`` (D7,
-        needs ``day=N``), ``final`` (C7), ``move`` (D4). Other keyword arguments are
-        template context (documented in each template's header).
+        template (as ``events``), and the registered kind's
+        :meth:`~pbp.core.kind.GameKind.post_view` of them (as ``view``: what the post
+        shows, computed by the game; ``{}`` for another ``kind``). For ``cluedo_days``:
+        ``opening`` (D1), ``day`` (D7, needs ``day=N``), ``final`` (C7), ``move`` (D4).
+        Other keyword arguments are template context (documented in each template's
+        header; ``day`` is also the period the view is of).
 
         :raises ValueError: unknown locale or format.
         :raises jinja2.TemplateNotFound: no such post.
@@ -399,7 +406,11 @@ class Renderer:
         if fmt not in ("bbcode", "markdown"):
             raise ValueError(f"a public post is bbcode or markdown, not {fmt!r}")
         template = self._env(locale, fmt).get_template(f"{kind}/posts/{name}.j2")
-        text = template.render(context, events=public_only(events), kind=kind)
+        public = public_only(events)
+        # What the post shows, computed by its game from the public events (rule P1).
+        found = registry.KINDS.get(kind)
+        view = {} if found is None else found.post_view(name, public, context.get("day"))
+        text = template.render(context, events=public, kind=kind, view=view)
         return tidy(text)
 
     def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:

@@ -1027,6 +1027,84 @@ def test_M11_the_close_gives_both_counts_when_prison_votes_were_cast() -> None:
     )
 
 
+# --- P1: the posts of the votes ---
+
+
+def test_P1_the_live_count_of_the_public_events_is_the_count_the_close_makes() -> None:
+    """Rule P1: the day post's live count (``post_view``, from the public events alone)
+    is the state's :func:`vote_count` after every change — votes cast, changed and
+    withdrawn, voided by the GM (the earlier vote stands again), withdrawn by a
+    removal, prison votes — and the close's count; a voided vote leaves both at once."""
+    game = Game()
+
+    def live() -> dict[str, Any]:
+        shown = [e for e in game.events if e.visibility.value == "public"]
+        view = maniac.post_view("day", shown, None)
+        assert view["day"] == game.state.day
+        if game.state.phase == "day":
+            assert view["closed"] is False
+            assert view["result"] is None
+            assert view["count"] == maniac.vote_count(game.state)
+        return dict(view)
+
+    def void(voter: str, target: str, cast: str) -> None:
+        step = maniac.void_vote(game.state, voter, target, cast, game._tick())
+        game._take(step.state, list(step.events))
+        live()
+
+    game.vote("Вася→Петя", "Петя→Таня", "Вася→Таня")
+    cast = game.stamp
+    game.vote("Таня→Петя", "Оля→Петя")
+    live()
+    void("Вася", "Таня", cast)  # Вася's vote for Петя stands again
+    assert [(c["player"], c["voters"]) for c in live()["count"]["candidates"]] == [
+        ("Петя", ["Вася", "Таня", "Оля"]),
+        ("Таня", ["Петя"]),
+    ]
+    game.play("Оля", Unvote())
+    live()
+    game.vote("Саша→Оля", "Маша→Саша")
+    step = maniac.remove(game.state, "Саша", game._tick())  # both withdrawn
+    game._take(step.state, list(step.events))
+    assert "Саша" not in live()["count"]["not_voted"]
+    expected = maniac.vote_count(game.state)
+    closed = game.close()[0].data
+    view = live()
+    assert view["closed"] is True
+    assert view["count"] == expected  # the close's count: its day_closed event
+    assert closed["counts"] == expected["candidates"]
+    assert closed["not_voted"] == expected["not_voted"]
+    assert view["result"] == maniac.post_view("evening", game.events, 1)["result"]
+    assert view["result"] == {
+        "to_cell": "Петя",
+        "to_prison": None,
+        "chosen": "Петя",
+        "prison_reason": None,
+        "tie": None,
+        "vote_split": None,
+    }
+    game.end()
+    game.vote("Вася→Петя", "Таня→Петя", prison=True)
+    prison = game.stamp
+    game.vote("Оля→Петя", "Петя→Таня")
+    live()
+    void("Таня", "Петя", prison)
+    assert live()["count"]["candidates"][0]["prison_voters"] == ["Вася"]
+    game.close()
+    assert maniac.post_view("evening", game.events, 2)["result"]["vote_split"] == {
+        "prison": 1,
+        "cell": 1,
+    }
+
+
+def test_P1_the_evening_of_a_day_not_closed_is_not_there() -> None:
+    """An evening post needs its close: ``pbp post --which evening`` says so."""
+    game = Game()
+    with pytest.raises(LookupError):
+        maniac.post_view("evening", game.events, 1)
+    assert maniac.post_view("morning", game.events, 1) == {}
+
+
 # --- M12 ---
 
 

@@ -272,6 +272,65 @@ def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> N
     ).replace("\n\n[b]Наступает ночь 1.[/b]\n", "\n")
 
 
+def pbp_show(table: ManiacTable) -> list[str]:
+    """``pbp show seed-002``: the printed lines."""
+    result = CliRunner().invoke(main, ["-c", str(table.path), "show", GAME])
+    assert result.exit_code == 0, result.output
+    return result.output.splitlines()
+
+
+def test_P1_a_voided_vote_leaves_the_live_count_and_the_evening_at_once(
+    table: ManiacTable,
+) -> None:
+    """Rule P1 (issue 16): the GM voids Вася's vote for Таня in seed 002's tie, so his
+    vote for Петя stands again (M9). The live count of ``pbp post``, ``pbp show`` and
+    the evening post at the close agree at once: Петя leads 3 to 1 and goes to the cell.
+    (The day post used to recount the votes in Jinja, blind to ``vote_voided``: it kept
+    the tie "Таня (2): Петя, Вася", Таня first, while the evening sent Петя.)"""
+    table.new_mail()
+    seed_tie(table)
+    seq = next(
+        s.seq
+        for s in table.store.events(GAME)
+        if s.event.kind == "vote_cast" and s.event.data["target"] == "Таня"
+        if s.event.data["voter"] == "Вася"
+    )
+    table.now = utc(2026, 12, 1, 11)
+    table.service.gm.void(GAME, seq, now=table.now, via="cli", note=None)
+    table.at(utc(2026, 12, 1, 11, 1))  # the GM's announcement of the void goes out
+
+    count = (
+        "- [b]Петя[/b] (3): Вася, Таня, Оля\n"
+        "- [b]Таня[/b] (1): Петя\n"
+        "\n"
+        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя\n"
+    )
+    assert pbp_post(table) == ("[b]День 1: голоса на данный момент (день ещё идёт)[/b]\n\n" + count)
+    show = pbp_show(table)
+    votes = show.index("Votes of day 1:")
+    assert show[votes : votes + 5] == [
+        "Votes of day 1:",
+        "- Петя (3): Вася, Таня, Оля",
+        "- Таня (1): Петя",
+        "",
+        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя",
+    ]
+
+    mails = table.at(close(1))
+    evening = (
+        "[b]Вечер дня 1: итоги голосования[/b]\n"
+        "\n" + count + "\n"
+        "[b]В камеру отправляется Петя.[/b]\n"
+        "\n"
+        "[b]Наступает ночь 1.[/b]\n"
+    )
+    assert bbcode(mails[0]) == evening
+    assert pbp_post(table, "--which", "evening", "--day", "1") == evening
+    assert pbp_post(table, "--day", "1") == (
+        "[b]День 1: итоги голосования[/b]\n\n" + count + "\n[b]В камеру отправляется Петя.[/b]\n"
+    )
+
+
 def test_M9_seed_vote_limit_a_third_cast_on_the_same_player_is_refused(
     table: ManiacTable,
 ) -> None:

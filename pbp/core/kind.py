@@ -111,8 +111,8 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
     ``GameKind[Any, Any, Any]`` (:data:`AnyKind`); each kind's adapter is checked against
     its own types.
 
-    Views (:meth:`status`, :meth:`gm_view`, :meth:`duties`) are JSON dicts for the
-    templates."""
+    Views (:meth:`status`, :meth:`gm_view`, :meth:`duties`, :meth:`post_view`) are
+    JSON dicts for the templates."""
 
     kind: str
 
@@ -228,6 +228,17 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         that a move costs the same late in a game) adds the history the move or view
         needs from ``events()`` — the game's logged events, in order, read only
         then; otherwise ``state`` itself."""
+
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+        """What the public post ``post`` of ``period`` (None: the latest) shows, computed
+        from the game's PUBLIC ``events`` (in log order; all its template sees): the
+        post's view model, which its template gets as ``view`` and only lays out (a
+        live count and the result at the close come from one function, rule P1);
+        ``{}`` for a post that needs none. :meth:`pbp.render.Renderer.public_post`
+        asks for it.
+
+        :raises LookupError: the moment of that post has not come (no such events yet).
+        """
 
     def status(self, state: StateT, player: str) -> dict[str, Any]:
         """The private STATUS view of one player (a state given :meth:`with_history`)."""

@@ -108,6 +108,10 @@ class Guess:
         """The state holds everything."""
         return state
 
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+        """Nothing: the posts lay out their events."""
+        return {}
+
     def status(self, state: Any, player: str) -> dict[str, Any]:
         """STATUS: the range and one's own guesses."""
         return engine.status(state, player)

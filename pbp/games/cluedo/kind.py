@@ -3,9 +3,11 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from pbp.core.events import Event
 from pbp.core.kind import ParsedCommand
 from pbp.games.cluedo.cards import Cards, Help, Status
 from pbp.games.cluedo.parse import parse_cluedo
@@ -49,6 +51,10 @@ class CluedoKind:
             )
             for line in lines
         ]
+
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+        """Nothing: Cluedo's posts lay out their events."""
+        return {}
 
     def extra_post_number(self, which: str, number: int | None, state: object) -> int:
         """Cluedo has no extra posts. :raises LookupError: always."""

@@ -18,7 +18,8 @@ aware datetime, stored as ISO 8601 in UTC):
   placed_at, at)`` — the GM cancels a standing vote or an order not yet fixed.
 - ``phase(state)``, ``day(state)``, ``open_nights(state)``, ``vote_count(state)`` —
   queries; ``status(state, player)``, ``duties(state, player)``, ``gm_view(state)`` —
-  views.
+  views; ``post_view(post, events, day)`` — what a public post of the votes shows,
+  from the public events (the live count by the same count as the close, rule P1).
 - ``kind = "maniac"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
   ``is_over(state)``.
 
@@ -132,7 +133,7 @@ from pbp.games.maniac.state import (
     standing_votes,
     vote_count,
 )
-from pbp.games.maniac.views import duties, gm_view, status
+from pbp.games.maniac.views import duties, gm_view, post_view, status
 from pbp.games.maniac.wins import game_over, maniac_team_wins
 
 __all__ = [
@@ -163,6 +164,7 @@ __all__ = [
     "load_state",
     "open_nights",
     "phase",
+    "post_view",
     "remove",
     "start",
     "status",

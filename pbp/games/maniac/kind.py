@@ -79,6 +79,11 @@ class Maniac:
         """``state`` itself: its snapshot holds what every move and view needs."""
         return state
 
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+        """The day's votes (live or final) and the evening's result (M9–M12, rule P1):
+        :func:`pbp.games.maniac.views.post_view`."""
+        return engine.post_view(post, events, period)
+
     def status(self, state: ManiacState, player: str) -> dict[str, Any]:
         """The STATUS view."""
         return engine.status(state, player)

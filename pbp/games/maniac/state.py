@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -363,24 +363,42 @@ def casts(state: ManiacState, voter: str, target: str) -> int:
 def standing_votes(state: ManiacState) -> list[tuple[int, Ballot]]:
     """M9: ``(index, ballot)`` of every voter's last vote today, not withdrawn, in
     order of casting (``index``: position in ``state.ballots``)."""
+    return standing_of(state.ballots, state.day)
+
+
+def standing_of(ballots: Sequence[Ballot], day: int) -> list[tuple[int, Ballot]]:
+    """M9: ``(index, ballot)`` of every voter's last vote of ``day`` among ``ballots``
+    (in arrival order), not voided and not withdrawn, in order of casting (``index``:
+    position in ``ballots``)."""
     last: dict[str, tuple[int, Ballot]] = {}
-    for index, ballot in enumerate(state.ballots):
-        if ballot.day == state.day and not ballot.voided:
+    for index, ballot in enumerate(ballots):
+        if ballot.day == day and not ballot.voided:
             last[ballot.voter] = (index, ballot)
     return sorted((v for v in last.values() if v[1].target is not None), key=lambda v: v[0])
 
 
 def vote_count(state: ManiacState) -> dict[str, Any]:
-    """The current count of the votes of the current day, in the usual forum form (M9).
+    """The current count of the votes of the current day, in the usual forum form (M9):
+    :func:`count_ballots` of the state's ballots and its living players not in prison.
+    During night *d*: the final count of day *d*."""
+    free = [p for p in state.names if state.free(p)]
+    return count_ballots(state.ballots, state.day, free)
+
+
+def count_ballots(ballots: Sequence[Ballot], day: int, free: Sequence[str]) -> dict[str, Any]:
+    """The count of the votes of ``day`` among ``ballots`` (in arrival order), in the
+    usual forum form (M9, M10); ``free``: the living players not in prison, in seating
+    order. The one count of a day: the live count of its post, ``pbp show`` and the
+    close (:func:`vote_count`, :func:`pbp.games.maniac.views.vote_post_view`; rule P1).
 
     ``{"day": 2, "candidates": [{"player": "Таня", "votes": 2, "prison_votes": 0,
     "voters": ["Петя", "Вася"], "prison_voters": []}, ...], "not_voted": ["Оля"]}``:
     candidates by votes (most first), ties in the order of M10 (earliest standing vote
     first; the first candidate is who the close would send); ``voters`` in order of
-    casting of their standing votes; ``not_voted``: living players not in prison with
-    no standing vote, in seating order. During night *d*: the final count of day *d*.
+    casting of their standing votes; ``not_voted``: the ``free`` players with no
+    standing vote, in their order.
     """
-    standing = standing_votes(state)
+    standing = standing_of(ballots, day)
     first: dict[str, int] = {}
     voters: dict[str, list[Ballot]] = {}
     for index, ballot in standing:
@@ -390,7 +408,7 @@ def vote_count(state: ManiacState) -> dict[str, Any]:
     order = sorted(voters, key=lambda t: (-len(voters[t]), first[t]))
     voted = {b.voter for _, b in standing}
     return {
-        "day": state.day,
+        "day": day,
         "candidates": [
             {
                 "player": t,
@@ -401,7 +419,7 @@ def vote_count(state: ManiacState) -> dict[str, Any]:
             }
             for t in order
         ],
-        "not_voted": [p for p in state.names if state.free(p) and p not in voted],
+        "not_voted": [p for p in free if p not in voted],
     }
 
 

@@ -1,18 +1,23 @@
 """The views of a Maniac game (rules M1–M12 of RULES.md): a player's ``STATUS``
-answer, what his reminder says, and everything the GM sees. Pure; re-exported by
+answer, what his reminder says, everything the GM sees, and what the public posts of
+the votes show (:func:`post_view`: the day's count, live or final, and the evening's
+result, from the public events alone). Pure; re-exported by
 :mod:`pbp.games.maniac.engine`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbp.core.events import flat_dict
+from pbp.core.events import Event, flat_dict
 from pbp.fairness import commitment
 from pbp.games.maniac.state import (
+    Ballot,
     ManiacState,
     casts,
+    count_ballots,
     double_kill_allowed,
     double_kill_night,
     fixed_by,
@@ -172,3 +177,142 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
         "commitment": commitment(state.canonical),
         "canonical": state.canonical,
     }
+
+
+# --- the public posts of the votes (rule P1) ---
+
+
+def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, Any]:
+    """What the public post ``post`` of game day ``day`` (None: the latest) shows, from
+    the game's PUBLIC ``events`` (in log order): the ``day`` post
+    :func:`vote_post_view`, the ``evening`` post :func:`evening_view`; ``{}`` for the
+    others (they lay out their events as they are).
+
+    :raises LookupError: the evening of a day that has not closed.
+    """
+    if post == "day":
+        return vote_post_view(events, day)
+    if post == "evening":
+        return evening_view(events, day)
+    return {}
+
+
+def vote_post_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
+    """The votes of game day ``day`` (None: the last day with a vote, a close or a
+    morning; 1 before any) as its post shows them (M9–M11): ``{"day": d, "closed":
+    bool, "count": {"day", "candidates", "not_voted"} (the shape of
+    :func:`~pbp.games.maniac.state.count_ballots`), "result": :func:`result_view` |
+    None (while the day runs)}``.
+
+    Once the day has closed, its count is the one its ``day_closed`` event holds;
+    until then it is :func:`~pbp.games.maniac.state.count_ballots` of the day's ballots
+    as the public events give them (votes cast, withdrawn, voided by the GM) — the
+    function the close counts with, so a voided vote leaves the live count and the
+    result at once (rule P1).
+    """
+    if day is None:
+        days = [int(e.data["day"]) for e in events if e.kind in _DAY_EVENTS]
+        day = max(days, default=1)
+    closed = _day_closed(events, day)
+    if closed is not None:
+        return {"day": day, "closed": True, **_closed_view(closed)}
+    count = count_ballots(ballots_of(events), day, free_players(events))
+    return {"day": day, "closed": False, "count": count, "result": None}
+
+
+def evening_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
+    """The close of game day ``day`` (None: the last closed) as its evening post shows
+    it (M10–M12): ``{"day": d, "count": {"day", "candidates", "not_voted"}, "result":
+    :func:`result_view`, "game_over": bool (``events`` hold the end of the game)}``.
+
+    :raises LookupError: day ``day`` has not closed (no ``day_closed`` among ``events``).
+    """
+    if day is None:
+        day = max((int(e.data["day"]) for e in events if e.kind == "day_closed"), default=0)
+    closed = _day_closed(events, day)
+    if closed is None:
+        raise LookupError(f"day {day} has not closed")
+    over = any(e.kind == "game_over" for e in events)
+    return {"day": day, **_closed_view(closed), "game_over": over}
+
+
+def result_view(closed: Mapping[str, Any]) -> dict[str, Any]:
+    """What the close of a day decided (M10, M11), from its ``day_closed`` data:
+    ``{"to_cell": name | None, "to_prison": name | None, "chosen": the one of them
+    (None: nobody was voted for), "prison_reason": "second_night" | "prison_votes" |
+    None, "tie": {"tied": [name...], "votes": n (each), "voter": name (whose standing
+    vote broke it)} | None, "vote_split": {"prison": n, "cell": n} | None (absent
+    from events stored before it existed)}``."""
+    broken = closed["tie_broken_by"]
+    tie = None
+    if broken:
+        votes = closed["counts"][0]["votes"]  # the chosen one's: M10 ties are equal counts
+        tie = {"tied": broken["tied"], "votes": votes, "voter": broken["voter"]}
+    return {
+        "to_cell": closed["to_cell"],
+        "to_prison": closed["to_prison"],
+        "chosen": closed["to_cell"] or closed["to_prison"],
+        "prison_reason": closed["prison_reason"],
+        "tie": tie,
+        "vote_split": closed.get("vote_split"),
+    }
+
+
+def ballots_of(events: Sequence[Event]) -> list[Ballot]:
+    """The ballots of the game as its PUBLIC ``events`` (in log order) record them, in
+    arrival order, as the engine keeps them: a ``vote_cast`` a vote, a
+    ``vote_withdrawn`` a withdrawal (UNVOTE, or the GM's removal of a player), a
+    ``vote_voided`` its vote marked voided (M9)."""
+    ballots: list[Ballot] = []
+    for event in events:
+        data = event.data
+        if event.kind == "vote_cast":
+            ballots.append(
+                Ballot(int(data["day"]), data["voter"], data["target"], data["prison"], data["at"])
+            )
+        elif event.kind == "vote_withdrawn":
+            ballots.append(Ballot(int(data["day"]), data["voter"], None, False, data["at"]))
+        elif event.kind == "vote_voided":
+            key = (data["voter"], data["target"], data["at"])
+            index = next(
+                (i for i, b in enumerate(ballots) if (b.voter, b.target, b.at) == key),
+                None,
+            )
+            if index is not None:
+                ballots[index] = dataclasses.replace(ballots[index], voided=True)
+    return ballots
+
+
+def free_players(events: Sequence[Event]) -> list[str]:
+    """M9: the players alive and not in prison (nor removed by the GM) after the PUBLIC
+    ``events``, in seating order (``game_started``).
+
+    :raises LookupError: no ``game_started`` among ``events``.
+    """
+    started = next((e for e in events if e.kind == "game_started"), None)
+    if started is None:
+        raise LookupError("no game_started event")
+    out: set[str] = set()
+    for event in events:
+        if event.kind == "night_ended":
+            out.update(event.data["dead"])
+        elif event.kind == "day_closed" and event.data["to_prison"]:
+            out.add(event.data["to_prison"])
+        elif event.kind == "player_left":
+            out.add(event.data["player"])
+    return [p["name"] for p in started.data["players"] if p["name"] not in out]
+
+
+#: The events whose day makes the latest day of a ``day`` post asked without one.
+_DAY_EVENTS = ("day_closed", "vote_cast", "night_ended")
+
+
+def _day_closed(events: Sequence[Event], day: int) -> Mapping[str, Any] | None:
+    return next(
+        (e.data for e in events if e.kind == "day_closed" and int(e.data["day"]) == day), None
+    )
+
+
+def _closed_view(closed: Mapping[str, Any]) -> dict[str, Any]:
+    count = {"day": closed["day"], "candidates": closed["counts"], "not_voted": closed["not_voted"]}
+    return {"count": count, "result": result_view(closed)}
