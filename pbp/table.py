@@ -144,4 +144,6 @@ class GameTable:
     def final_post(self, game: Game, kind: AnyKind, step: Step, now: datetime) -> None:
         """Mail the GM the final post when ``step`` ended the game (C7, M12)."""
         if any(event.kind == "game_over" for event in step.events):
+            # The period the game ended in, as it reads at the end (rule P1).
+            self.mail.record_post(game, kind.period_post, kind.day(step.state))
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))

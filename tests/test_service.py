@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.cli import run_ok
 from kits.table import GM, Table, body, summary, utc
 
 from pbp.core.registry import KINDS
@@ -742,3 +743,21 @@ def _text(raw: bytes) -> str:
     body = message.get_body(("plain",))
     assert body is not None
     return str(body.get_content())
+
+
+def test_P1_the_day_a_game_ends_on_reads_as_ended_and_is_kept(table: Table) -> None:
+    """A correct accusation on day 2 ends the game before day 2 closes (C7): day 2's
+    post is kept as it read at the end, no longer "still open", and day 1's stays."""
+    config = table.directory / "games.yaml"
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 19, 31))  # day 1 closes
+    day1 = run_ok(config, "post", "seed-000", "--day", "1")
+    table.send("Роза", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 2, 10))
+    table.run(utc(2026, 12, 2, 10, 1))
+    day2 = run_ok(config, "post", "seed-000", "--day", "2")
+    assert day2.splitlines()[0] == "[b]Итоги дня 2[/b]"
+    assert table.store.recorded_post("seed-000", "day", 2, "bbcode") == day2
+    assert run_ok(config, "post", "seed-000", "--day", "1") == day1
+    final = run_ok(config, "post", "seed-000")
+    assert final == table.store.recorded_post("seed-000", "final", 2, "bbcode")

@@ -66,7 +66,9 @@ def post(
             number = kind.extra_post_number(which, number, state)
         except LookupError as missing:
             raise click.ClickException(f"game {game_id}: {missing.args[0]}") from None
-    recorded = service.store.recorded_post(game_id, which, number, fmt)
+    # The final post is kept under the period the game ended in.
+    period = kind.day(state) if which == "final" else number
+    recorded = service.store.recorded_post(game_id, which, period, fmt)
     if recorded is not None:
         # A post of a past moment: what it printed when that moment ended (rule P1).
         click.echo(recorded.rstrip("\n"))
