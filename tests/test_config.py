@@ -161,6 +161,22 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             id="duplicate player",
         ),
         pytest.param(
+            _edit("{name: Дуг,", "{name: ВЕТАЛЬ!,"),
+            [
+                "games.yaml:17: games[0].players[2].name: name 'ВЕТАЛЬ!' reads as 'Веталь' "
+                "(players[1]) in a player's mail: give one of them another name"
+            ],
+            id="a name read as another's (case, punctuation)",
+        ),
+        pytest.param(
+            _edit("{name: Дуг,", "{name: Bеталь,"),  # a Latin B
+            [
+                "games.yaml:17: games[0].players[2].name: name 'Bеталь' reads as 'Веталь' "
+                "(players[1]) in a player's mail: give one of them another name"
+            ],
+            id="a name read as another's (look-alike letter)",
+        ),
+        pytest.param(
             _edit("doug@example.test", "Vetal@Example.test"),
             [
                 "games.yaml:17: games[0].players[2].email: duplicate email 'Vetal@Example.test'"

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from pbp.parse.names import normalize
 from pbp.yamlmarks import Found, did_you_mean
 
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -196,11 +197,22 @@ class GameBase(ConfigModel):
             )
         first: dict[tuple[str, str], int] = {}
         for i, p in enumerate(self.players):
-            for field, value in (("name", p.name), ("email", p.email.lower())):
+            # Names as players' mail reads them (case, ё, look-alike letters, markup
+            # and edge punctuation aside): two seats read alike could never be named.
+            read = " ".join(normalize(p.name))
+            for field, value in (("name", read), ("email", p.email.lower())):
                 if (field, value) in first:
-                    shown = p.name if field == "name" else p.email
                     also = first[(field, value)]
-                    message = f"duplicate {field} {shown!r} (also players[{also}])"
+                    other = self.players[also].name
+                    if field == "email":
+                        message = f"duplicate email {p.email!r} (also players[{also}])"
+                    elif other == p.name:
+                        message = f"duplicate name {p.name!r} (also players[{also}])"
+                    else:
+                        message = (
+                            f"name {p.name!r} reads as {other!r} (players[{also}]) in a "
+                            "player's mail: give one of them another name"
+                        )
                     found.append((("players", i, field), message))
                 first.setdefault((field, value), i)
             if p.email.lower() == self.gm.lower():
