@@ -77,36 +77,12 @@ def flush(
                 try:
                     transport.sendmail(*submission(mail.raw))
                 except TransientSendError as error:
-                    attempts = mail.attempts + 1
                     record()
-                    with store.transaction():
-                        if attempts >= MAX_ATTEMPTS:
-                            reason = f"gave up after {attempts} attempts: {error}"
-                            store.mark_failed(mail.id, reason)
-                            if on_failed is not None:
-                                on_failed(mail, reason)
-                        else:
-                            store.mark_retry(mail.id, now + retry_delay(attempts))
-                    log.warning(
-                        "mail %s to %s: %s; next try in %d s",
-                        mail.message_id,
-                        mail.recipient,
-                        error,
-                        retry_delay(attempts).total_seconds(),
-                    )
+                    _transient(store, mail, error, now, on_failed)
                     return sent
                 except PermanentSendError as error:
                     record()
-                    with store.transaction():
-                        store.mark_failed(mail.id, str(error))
-                        if on_failed is not None:
-                            on_failed(mail, str(error))
-                    log.warning(
-                        "mail %s to %s refused for good: %s",
-                        mail.message_id,
-                        mail.recipient,
-                        error,
-                    )
+                    _permanent(store, mail, error, on_failed)
                     continue
                 crash_point("sent")
                 delivered.append(mail.id)
@@ -117,3 +93,44 @@ def flush(
     finally:
         record()
     return sent
+
+
+def _transient(
+    store: Store,
+    mail: OutgoingMail,
+    error: TransientSendError,
+    now: datetime,
+    on_failed: Callable[[OutgoingMail, str], None] | None,
+) -> None:
+    """A transient failure (RFC 5321 4yz, a network fault): the mail is tried again
+    after :func:`retry_delay`, or given up after :data:`MAX_ATTEMPTS`."""
+    attempts = mail.attempts + 1
+    with store.transaction():
+        if attempts >= MAX_ATTEMPTS:
+            reason = f"gave up after {attempts} attempts: {error}"
+            store.mark_failed(mail.id, reason)
+            if on_failed is not None:
+                on_failed(mail, reason)
+        else:
+            store.mark_retry(mail.id, now + retry_delay(attempts))
+    log.warning(
+        "mail %s to %s: %s; next try in %d s",
+        mail.message_id,
+        mail.recipient,
+        error,
+        retry_delay(attempts).total_seconds(),
+    )
+
+
+def _permanent(
+    store: Store,
+    mail: OutgoingMail,
+    error: PermanentSendError,
+    on_failed: Callable[[OutgoingMail, str], None] | None,
+) -> None:
+    """A permanent refusal (RFC 5321 5yz): the mail is given up, and why recorded."""
+    with store.transaction():
+        store.mark_failed(mail.id, str(error))
+        if on_failed is not None:
+            on_failed(mail, str(error))
+    log.warning("mail %s to %s refused for good: %s", mail.message_id, mail.recipient, error)
