@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from kits.cli import run
+from kits.games import write_games_yaml
+from kits.table import seed_000
 
 from pbp.cli import main
 
@@ -207,3 +210,14 @@ def test_mailbox_reads_hostile_mail_with_the_bounded_reader(bundled: Path) -> No
     shown = pbp_cli("mailbox", "inbox", "2")
     to = [line for line in shown.output.splitlines() if line.startswith("To: ")]
     assert len(to) == 1 and len(to[0]) <= 4 + 300
+
+
+def test_a_now_that_is_no_time_is_refused_in_one_line(tmp_path: Path) -> None:
+    """``pbp run --once --now tomorrow``: a usage error naming the form, no traceback."""
+    config = write_games_yaml(tmp_path, seed_000())
+    done = run(config, "run", "--once", "--now", "tomorrow")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert (
+        "Invalid value: 'tomorrow' is not a time: write it as 2026-12-01T20:00+03:00" in done.stderr
+    )

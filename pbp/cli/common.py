@@ -158,12 +158,16 @@ def _behind(service: Service, game_id: str, now: datetime) -> str | None:
 def _when(text: str | None) -> datetime | None:
     """An ISO 8601 time with its zone (``2026-12-01T20:00+03:00``) in UTC; None for None.
 
-    :raises click.BadParameter: the time has no zone.
-    :raises ValueError: ``text`` is not an ISO 8601 time.
+    :raises click.BadParameter: ``text`` is no ISO 8601 time, or the time has no zone.
     """
     if text is None:
         return None
-    moment = datetime.fromisoformat(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a time: write it as 2026-12-01T20:00+03:00"
+        ) from None
     if moment.tzinfo is None:
         raise click.BadParameter(f"{text!r}: give a time zone, e.g. 2026-12-01T20:00+03:00")
     return moment.astimezone(UTC)
