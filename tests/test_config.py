@@ -513,6 +513,22 @@ def test_M1_a_maniac_game_has_8_to_15_players(
     )
 
 
+def test_a_maniac_player_named_as_a_command_word_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ГОЛОС Снять`` withdraws a vote, ``УБИТЬ Пропуск`` is a skip, ``ГОЛОС Тюрьма``
+    a vote without a name: a player so named could never be named (a hostile probe)."""
+    text = _maniac(8).replace("Игрок2,", "Снять,").replace("Игрок5,", "Тюрьма,")
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:13: games[0].players[1].name: name 'Снять': a player's mail reads "
+        "'снять' as part of a command (ГОЛОС Снять withdraws a vote): give the player "
+        "another name",
+        "games.yaml:16: games[0].players[4].name: name 'Тюрьма': a player's mail reads "
+        "'тюрьма' as part of a command (ГОЛОС Снять withdraws a vote): give the player "
+        "another name",
+    ]
+
+
 def test_M1_fixed_roles_need_one_maniac_one_duty_officer_and_a_fan_from_10(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import model_validator
 
 from pbp.core.gameconfig import GameBase, WallClock, wall
+from pbp.games.maniac.parse import reserved_word
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
 from pbp.yamlmarks import Found, checks_error, did_you_mean
 
@@ -41,6 +42,14 @@ class ManiacGame(GameBase):
     @model_validator(mode="after")
     def _rules(self) -> ManiacGame:
         found = self.player_problems(MIN_PLAYERS, "M1")
+        for i, player in enumerate(self.players):
+            word = reserved_word(player.name)
+            if word is not None:
+                message = (
+                    f"name {player.name!r}: a player's mail reads {word!r} as part of a "
+                    "command (ГОЛОС Снять withdraws a vote): give the player another name"
+                )
+                found.append((("players", i, "name"), message))
         if len(self.players) > MAX_PLAYERS:
             message = f"rule M1: at most {MAX_PLAYERS} players, got {len(self.players)}"
             found.append((("players",), message))

@@ -198,6 +198,30 @@ _BARE_NIGHT = re.compile(r"(?<![^\W_])(?:ночь|ночью|ночи|night)(?![
 #: The seed's order without a keyword: "1 ночь - Вася", "Ночь 2: пропуск".
 _SEED_ORDER = re.compile(rf"^(?:{_NIGHT.pattern})\s*[-—–:]", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^(?:[№#]\s*)?(?P<number>\d+)$")
+
+
+def reserved_word(name: str) -> str | None:
+    """The word of a player's ``name`` that a mail reads as part of a command, or None:
+    a keyword (``Голос``), a withdrawal (``Снять``), a place of a vote (``Тюрьма``,
+    ``Камера``) or a night (``Ночь``). A player so named could not be voted for or
+    ordered killed as written (``ГОЛОС Снять`` withdraws a vote), so ``games.yaml``
+    refuses him (:class:`pbp.games.maniac.config.ManiacGame`).
+
+    >>> reserved_word("Снять"), reserved_word("Камерон"), reserved_word("Вася")
+    ('снять', 'камерон', None)
+    """
+    keyword_stems = frozenset().union(*_WORDS.stems.values())
+    for word in normalize(name):
+        if (
+            stem(word) in keyword_stems
+            or stem(word) in _UNVOTE_VERBS
+            or re.fullmatch(r"тюрьм[а-яё]*|prison|jail|камер[а-яё]*|cell", word)
+            or _BARE_NIGHT.fullmatch(word)
+        ):
+            return word
+    return None
+
+
 _NAME_SPLIT = re.compile(r"\s*(?:[,;&+]|(?<![^\W_])(?:и|and)(?![^\W_]))\s*", re.IGNORECASE)
 _NAME_FILLERS = frozenset({"и", "and"})
 #: Where chat after a name begins: a punctuation mark, or a dash between spaces.
