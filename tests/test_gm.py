@@ -272,6 +272,7 @@ def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> Non
     (answer,) = table.new_mail()
     assert summary([answer]) == [(GM, "Re: ход")]
     gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    assert answer["Reply-To"] == gm_address  # a reply to it goes where commands go
     assert body(answer) == (
         "Письмо пришло на личный адрес игрока Дуг, поэтому ничего не выполнено. Команды "
         f"ведущего пишите на ваш адрес ведущего: {gm_address}. Чтобы внести ход за игрока, "

@@ -191,7 +191,16 @@ class SenderRules(ServicePart):
             # The GM wrote to a player's address: point him to his own (ACT …).
             with self.store.transaction():
                 context = {"player": seat.player, "gm_address": self.addresses.gm_address(game.id)}
-                self.mail.reply(message.letter, sender, "gm_wrong_address", context, now, game=game)
+                # As from his GM seat: its Reply-To is his GM address.
+                self.mail.reply(
+                    message.letter,
+                    sender,
+                    "gm_wrong_address",
+                    context,
+                    now,
+                    game=game,
+                    player=GM_SEAT,
+                )
                 return message.record(Handled.GM_WRONG_ADDRESS, seat.game_id, seat.player)
         with self.store.transaction():
             kept_id = self.store.keep(
