@@ -102,6 +102,8 @@ def test_mailbox_outbox_to_one_player_after_the_start_lists_her_welcome_mails(
     # Decoded, not base64: the body is the welcome text itself.
     assert "Здравствуйте, Неташка!\n" in first.output
     assert "Ваш персонаж: Краснова." in first.output
+    # BOX left out before a number is the outbox, as the usage line says.
+    assert pbp_cli("mailbox", "--to", "netashka@example.test", "1").output == first.output
 
 
 def test_mailbox_of_an_imap_inbox_is_refused_with_what_to_use_instead(

@@ -14,6 +14,7 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import click
@@ -73,8 +74,17 @@ MAILBOXES = {
 }
 
 
+class _BoxOrNumber(click.Choice):  # type: ignore[type-arg]
+    """A mailbox name, or a mail's number of the outbox (``pbp mailbox 3``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.isdigit():
+            return value
+        return super().convert(value, param, ctx)
+
+
 @click.command()
-@click.argument("box", type=click.Choice(sorted(MAILBOXES)), default="outbox")
+@click.argument("box", type=_BoxOrNumber(sorted(MAILBOXES)), default="outbox")
 @click.argument("number", type=int, required=False)
 @click.option("--to", "recipient", metavar="ADDR", help="Only the mails to this address.")
 @click.pass_obj
@@ -83,6 +93,10 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
     outbox (what pbp sent), inbox (waiting), done (processed) or kept. Without NUMBER,
     one line per mail (number, date, sender, recipient, subject), oldest first; with
     it, that mail decoded. E.g. pbp mailbox outbox 3."""
+    if box.isdigit():  # the outbox, as when BOX is left out
+        if number is not None:
+            raise click.UsageError(f"give BOX before NUMBER: pbp mailbox outbox {box}")
+        box, number = "outbox", int(box)
     config = _load(config_path)
     setting, folder = MAILBOXES[box]
     maildir = config.mail.outbox.maildir if setting == "outbox" else config.mail.inbox.maildir
