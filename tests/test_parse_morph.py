@@ -251,3 +251,12 @@ def test_the_dictionary_is_loaded_by_the_first_name_read_not_by_the_import() -> 
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.splitlines() == ["[]", "[]", "['pymorphy3', 'pytrovich']"]
+
+
+def test_loading_the_dictionary_logs_no_info_lines() -> None:
+    """pymorphy3 logs two INFO lines as it loads its dictionary: noise on every ``pbp``
+    command that reads a name; its warnings still show."""
+    import logging
+
+    assert inflect("Лев", "gent") == "Льва"
+    assert logging.getLogger("pymorphy3").getEffectiveLevel() == logging.WARNING

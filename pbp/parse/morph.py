@@ -65,6 +65,7 @@ Pure: reads only the libraries' packaged data.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from functools import lru_cache
@@ -93,6 +94,9 @@ def _morph() -> Any:
         if "morph" not in _loaded:
             import pymorphy3
 
+            # Its two INFO lines about loading the dictionary on every command are noise
+            # in a GM's terminal and the service's log; its warnings still show.
+            logging.getLogger("pymorphy3").setLevel(logging.WARNING)
             _loaded["morph"] = pymorphy3.MorphAnalyzer()
         return _loaded["morph"]
 
