@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kits.table import GM, Table, utc
+from kits.table import GM, Table, crash_apply, utc
 
-from pbp.core.registry import KINDS
 from pbp.store import GM_SEAT
 
 
@@ -78,17 +77,7 @@ def test_a_held_mail_whose_replay_crashed_is_applied_by_pbp_retry_once(
 ) -> None:
     """The held mail's own "paused" row has its Message-ID and text: it is no copy of
     the mail ``pbp retry`` applies after its replay crashed (the move was lost)."""
-    kind: Any = KINDS["cluedo_days"]
-    original = kind.apply
-    calls = {"n": 0}
-
-    def crash_first(*args: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 1:
-            raise RuntimeError("bug")
-        return original(*args)
-
-    monkeypatch.setattr(kind, "apply", crash_first)
+    crash_apply(monkeypatch, "cluedo_days", 1)
     pause_hold_resume(table)
     table.run(utc(2026, 12, 1, 17, 30))
     assert suggestions(table) == [(1, "Роза", 1)]

@@ -13,13 +13,11 @@ from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import SMTP, default
 from pathlib import Path
-from typing import Any
 
 import pytest
 from kits.cli import run_ok
-from kits.table import GM, Table, body, summary, utc
+from kits.table import GM, Table, body, crash_apply, summary, utc
 
-from pbp.core.registry import KINDS
 from pbp.mail.base import PermanentSendError, TransientSendError
 from pbp.mail.maildir import deliver
 
@@ -363,17 +361,7 @@ def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_blo
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table.new_mail()
-    kind: Any = KINDS["cluedo_days"]
-    original = kind.apply
-    calls = {"n": 0}
-
-    def crash_once(*args: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 1:
-            raise RuntimeError("bug")
-        return original(*args)
-
-    monkeypatch.setattr(kind, "apply", crash_once)
+    crash_apply(monkeypatch, "cluedo_days", 1)
     table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 17, 6))
     assert table.run(utc(2026, 12, 1, 17, 7)) == ["error", "applied"]
@@ -401,17 +389,7 @@ def test_waiting_mail_commits_as_one_group_and_a_crash_rolls_back_only_its_own_m
     to disk; the second crashes its handler, and only what it wrote is rolled back
     (its savepoint): the first's suggestion stands, the third is answered."""
     table.new_mail()
-    kind: Any = KINDS["cluedo_days"]
-    original = kind.apply
-    calls = {"n": 0}
-
-    def crash_second(*args: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise RuntimeError("bug")
-        return original(*args)
-
-    monkeypatch.setattr(kind, "apply", crash_second)
+    crash_apply(monkeypatch, "cluedo_days", 2)
     table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 17, 6))
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 17, 6))

@@ -13,8 +13,12 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from pbp.config import load_config
+from pbp.core.registry import KINDS
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.render import Renderer
 from pbp.service import Service
@@ -193,3 +197,19 @@ def summary(mails: Sequence[EmailMessage]) -> list[tuple[str, str]]:
 def body(mail: EmailMessage) -> str:
     """The text of a plain mail."""
     return str(mail.get_content()).replace("\r\n", "\n")
+
+
+def crash_apply(monkeypatch: pytest.MonkeyPatch, kind: str, call: int) -> None:
+    """Plant a bug: the ``call``-th move (1-based) that game kind ``kind`` applies
+    raises ``RuntimeError("bug")``; the others are applied as usual."""
+    engine: Any = KINDS[kind]
+    original = engine.apply
+    calls = {"n": 0}
+
+    def apply(*args: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == call:
+            raise RuntimeError("bug")
+        return original(*args)
+
+    monkeypatch.setattr(engine, "apply", apply)
