@@ -42,6 +42,7 @@ template mistake cannot leak a hand or a shown card into a public post (rule C4)
 
 from __future__ import annotations
 
+import gettext
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -56,6 +57,7 @@ import jinja2.nodes
 from babel import Locale
 from markupsafe import Markup
 
+from pbp import catalogs
 from pbp.core import registry
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
@@ -65,7 +67,7 @@ log = logging.getLogger(__name__)
 
 PostFormat = Literal["bbcode", "markdown"]
 Format = Literal["bbcode", "markdown", "text"]
-LOCALES = ("ru", "en")
+LOCALES = catalogs.LOCALES
 FORMATS: tuple[Format, ...] = ("bbcode", "markdown", "text")
 
 #: The order of CLDR plural categories, used to map a list of forms onto a locale's tags.
@@ -371,8 +373,14 @@ class Renderer:
         subject, body = r.private_mail("welcome", locale="ru", kind="cluedo_days", game="exler-1")
     """
 
-    def __init__(self, templates_dir: Path) -> None:
+    def __init__(
+        self,
+        templates_dir: Path,
+        translations: Mapping[str, gettext.NullTranslations] | None = None,
+    ) -> None:
         self.templates_dir = templates_dir
+        #: Catalogs of locales beyond :data:`LOCALES` (a test's pseudo-locale), by name.
+        self.translations = dict(translations or {})
         self._envs: dict[tuple[str, Format], jinja2.Environment] = {}
 
     # -- public API --
@@ -478,7 +486,7 @@ class Renderer:
     # -- environments --
 
     def _env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        if locale not in LOCALES:
+        if locale not in LOCALES and locale not in self.translations:
             raise ValueError(f"unknown locale {locale!r}: use one of {LOCALES}")
         if fmt not in FORMATS:
             raise ValueError(f"unknown format {fmt!r}: use one of {FORMATS}")
@@ -489,14 +497,18 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        # pbp's own texts, then those a registered kind brings in its package.
-        extra = [k.templates / locale for k in registry.KINDS.values() if k.templates is not None]
+        # pbp's own texts, then those a registered kind brings in its package; a
+        # template still written per locale (``<dir>/<locale>/…``) after the shared ones.
+        kinds = [k.templates for k in registry.KINDS.values() if k.templates is not None]
+        roots = [self.templates_dir, *kinds]
+        search = [*roots, *(root / locale for root in roots)]
         options: dict[str, Any] = {
-            "loader": jinja2.FileSystemLoader([self.templates_dir / locale, *extra]),
+            "loader": jinja2.FileSystemLoader(search),
             "undefined": jinja2.StrictUndefined,
             "trim_blocks": True,
             "lstrip_blocks": True,
             "keep_trailing_newline": True,
+            "extensions": ["jinja2.ext.i18n"],
         }
         env: jinja2.Environment
         if fmt == "text":
@@ -524,6 +536,10 @@ class Renderer:
                 inert(sep, fmt).join(inert(item, fmt) for item in items), fmt
             )
         env.filters.update(filters)
+        # Texts from the locale's catalog (pbp.catalogs), their variables made inert.
+        env.newstyle_gettext = True  # type: ignore[attr-defined]
+        found = self.translations.get(locale) or catalogs.translations(locale)
+        env.globals.update(catalogs.gettext_callables(found, fmt))
         env.globals.update(
             fmt=fmt,
             locale=locale,

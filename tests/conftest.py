@@ -3,6 +3,7 @@ templates compiled once per session (tests/kits/templates.py)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kits.mailstack import Dovecot, DovecotMissingError, SmtpServer
+from kits.render_log import recording
 from kits.templates import shared_environments
 
 
@@ -20,6 +22,18 @@ from kits.templates import shared_environments
 def _templates_compiled_once() -> Iterator[None]:
     """Every Renderer of the session shares its Jinja2 environments (kits.templates)."""
     with shared_environments():
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _renders_recorded() -> Iterator[None]:
+    """With ``PBP_RECORD_RENDERS=FILE``, every text rendered is recorded there
+    (kits.render_log: replayed to show that a change to the text layer changes no text)."""
+    path = os.environ.get("PBP_RECORD_RENDERS")
+    if not path:
+        yield
+        return
+    with recording(Path(path)):
         yield
 
 

@@ -1,0 +1,90 @@
+"""The translation catalogs (pbp/catalogs.py, issue 16): every message the templates
+use is in every catalog, the Russian one translates each, and both sides of a message
+name the same variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babel.messages import pofile
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+
+from pbp import catalogs
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+
+Key = tuple[str | None, str]  # (context, msgid)
+
+
+def _extracted() -> set[Key]:
+    """Every message of the templates, as ``scripts/catalogs`` extracts it (babel.cfg)."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
+    found: set[Key] = set()
+    for _file, _line, message, _comments, context in extract_from_dir(
+        str(TEMPLATES), method_map, options_map
+    ):
+        msgid = message[0] if isinstance(message, tuple | list) else message
+        found.add((context, msgid))
+    return found
+
+
+def _catalog(locale: str) -> Catalog:
+    with catalogs.catalog_path(locale).open("rb") as source:
+        return pofile.read_po(source, locale=locale)
+
+
+def _keys(catalog: Catalog) -> set[Key]:
+    keys: set[Key] = set()
+    for message in catalog:
+        if not message.id:
+            continue  # the header
+        msgid = message.id[0] if isinstance(message.id, tuple | list) else message.id
+        keys.add((message.context, msgid))
+    return keys
+
+
+def test_every_catalog_holds_exactly_the_messages_of_the_templates() -> None:
+    extracted = _extracted()
+    assert len(extracted) > 0
+    for locale in catalogs.LOCALES:
+        held = _keys(_catalog(locale))
+        assert sorted(extracted - held, key=str) == [], f"{locale}: run scripts/catalogs"
+        assert sorted(held - extracted, key=str) == [], f"{locale}: run scripts/catalogs"
+
+
+def test_every_russian_message_is_translated_and_none_is_fuzzy() -> None:
+    untranslated = []
+    for message in _catalog("ru"):
+        if not message.id:
+            continue
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if message.fuzzy or not all(strings) or len(strings) not in (1, 3):
+            untranslated.append(message.id)
+    assert untranslated == []
+
+
+def test_the_english_catalog_is_the_messages_themselves() -> None:
+    filled = [m.id for m in _catalog("en") if m.id and any(m.string or ())]
+    assert filled == []
+
+
+def test_a_translation_names_the_variables_of_its_message() -> None:
+    # Babel's checkers: python-format placeholders of msgid and msgstr agree.
+    problems = [
+        (message.id, [str(error) for error in errors]) for message, errors in _catalog("ru").check()
+    ]
+    assert problems == []
+
+
+def test_russian_plural_forms_follow_cldr() -> None:
+    # one: 1, 21, 101; few: 2-4, 22-24; many: 0, 5-20, 25-30, 111-114.
+    found = catalogs.translations("ru")
+    forms = {n: found.plural(n) for n in (0, 1, 2, 4, 5, 11, 12, 14, 21, 22, 25, 101, 111, 112)}  # type: ignore[attr-defined]
+    assert forms == {
+        0: 2, 1: 0, 2: 1, 4: 1, 5: 2, 11: 2, 12: 2, 14: 2, 21: 0, 22: 1, 25: 2,
+        101: 0, 111: 2, 112: 2,
+    }  # fmt: skip
