@@ -4,12 +4,15 @@ name the same variables."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import jinja2
 from babel.messages import pofile
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
+from jinja2 import nodes
 
 from pbp import catalogs
 
@@ -88,3 +91,57 @@ def test_russian_plural_forms_follow_cldr() -> None:
         0: 2, 1: 0, 2: 1, 4: 1, 5: 2, 11: 2, 12: 2, 14: 2, 21: 0, 22: 1, 25: 2,
         101: 0, 111: 2, 112: 2,
     }  # fmt: skip
+
+
+def _shown_constants(node: nodes.Node) -> list[str]:
+    """The string constants an output expression shows: itself, both branches of an
+    ``a if c else b``, a dictionary's values looked up (``{"x": "…"}[k]``), the parts
+    of ``a ~ b`` and what a filter is applied to (not its arguments, not a call's:
+    ``one(events, "game_started")`` shows no text)."""
+    if isinstance(node, nodes.Const):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, nodes.CondExpr):
+        return _shown_constants(node.expr1) + (
+            _shown_constants(node.expr2) if node.expr2 is not None else []
+        )
+    if isinstance(node, nodes.Getitem) and isinstance(node.node, nodes.Dict):
+        return [text for pair in node.node.items for text in _shown_constants(pair.value)]
+    if isinstance(node, nodes.Concat):
+        return [text for part in node.nodes for text in _shown_constants(part)]
+    if isinstance(node, nodes.Filter) and node.node is not None:
+        return _shown_constants(node.node)
+    return []
+
+
+def _one_tree_templates() -> list[Path]:
+    old = (TEMPLATES / "ru", TEMPLATES / "en")  # the per-locale trees still being converted
+    return sorted(
+        path
+        for path in TEMPLATES.rglob("*")
+        if path.suffix in (".j2", ".txt") and not any(path.is_relative_to(o) for o in old)
+    )
+
+
+def test_no_template_shows_text_outside_a_message() -> None:
+    # Every word a reader sees is a catalog's (issue 16): literal template text holds
+    # only markup, punctuation and the mail's "Subject:"; a string constant shown by an
+    # output expression holds no letters.
+    env = jinja2.Environment(extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
+    found: list[str] = []
+    for path in _one_tree_templates():
+        tree = env.parse(path.read_text(encoding="utf-8"))
+        name = str(path.relative_to(TEMPLATES))
+        for data in tree.find_all(nodes.TemplateData):
+            text = re.sub(r"(?m)^Subject:", "", data.data)
+            text = re.sub(r"\[/?(b|i|u|s|quote|code|url|spoiler)[^\]]*\]", "", text)
+            if re.search(r"[A-Za-zА-Яа-яЁё]", text):
+                found.append(f"{name}: {data.data.strip()[:60]!r}")
+        for output in tree.find_all(nodes.Output):
+            for expr in output.nodes:
+                if isinstance(expr, nodes.TemplateData):
+                    continue
+                for text in _shown_constants(expr):
+                    if re.search(r"[A-Za-zА-Яа-яЁё]", text):
+                        found.append(f"{name}: {{{{ {text[:60]!r} }}}}")
+    assert len(_one_tree_templates()) > 0
+    assert found == []

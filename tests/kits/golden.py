@@ -1,0 +1,460 @@
+"""Golden texts (issue 16): one scripted game of each bundled kind, played through
+:class:`pbp.service.Service` in one locale, and every mail it sends written out as one
+transcript: what each player and the GM read, posts included (the GM's post mails
+carry each post in BBCode and Markdown).
+
+The cast has the names that are hard to write in Russian (issue 16): Лев, Павел,
+Пётр, Любовь, Кэт, Ник, Ника, Мария, Илья, Никита in the Maniac game; Неташка,
+Веталь, Дуг in Cluedo by days; Шапо, Саша, Любовь in Cluedo by rounds. The players
+write their moves the way players do: names in the case the sentence needs
+(«ГОЛОС за Павла»), a mistyped name, a move out of turn.
+
+A transcript entry::
+
+    ==== 2026-12-01 09:01 UTC → Лев <lev@example.test>
+    Subject: [golden-maniac] …
+
+    the body
+
+Personal addresses carry random tokens; a transcript shows ``<token of Лев>``
+instead. ``tests/test_golden_texts.py`` compares the transcripts with
+``tests/golden/<kind>.<locale>.txt`` and renders them in a pseudo-locale.
+"""
+
+from __future__ import annotations
+
+import gettext
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+from pbp.config import load_config
+from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
+from pbp.render import Renderer
+from pbp.service import Service
+from pbp.store import Store
+from pbp.store.records import GM_SEAT
+
+from .games import write_games_yaml
+from .table import GM, TEMPLATES, body, utc
+
+KINDS = ("maniac", "cluedo_days", "cluedo_rounds")
+LOCALES = ("ru", "en")
+
+
+def _address(name: str, n: int) -> str:
+    return f"player{n}@example.test"
+
+
+@dataclass
+class Game:
+    """A scripted game: its ``games.yaml`` item, players and its script."""
+
+    kind: str
+    players: tuple[str, ...]
+    item: str  # the games.yaml item, {locale} and {players} to fill in
+    start: datetime
+    script: Callable[[GoldenTable, str], None]
+    emails: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.emails = {p: _address(p, n) for n, p in enumerate(self.players, 1)}
+
+    @property
+    def id(self) -> str:
+        return f"golden-{self.kind.replace('_', '-')}"
+
+
+class GoldenTable:
+    """One scripted game on Maildir transports with a clock the script sets."""
+
+    def __init__(
+        self,
+        directory: Path,
+        game: Game,
+        locale: str,
+        translations: Mapping[str, gettext.NullTranslations] | None = None,
+    ) -> None:
+        self.game = game
+        self.locale = locale
+        players = "\n".join(f"      - {{name: {p}, email: {game.emails[p]}}}" for p in game.players)
+        path = write_games_yaml(directory, game.item.format(locale=locale, players=players))
+        self.config = load_config(path)
+        self.store = Store(self.config.store)
+        self.inbox = directory / "mail" / "inbox"
+        self.outbox = directory / "mail" / "outbox"
+        self.now = game.start
+        self.sent_lines: list[str] = []  # every line a player wrote
+        self.service = Service(
+            self.config,
+            self.store,
+            Renderer(TEMPLATES, translations),
+            inbox=MaildirInbox(self.inbox),
+            transport=MaildirTransport(self.outbox),
+            clock=lambda: self.now,
+        )
+        self._seen = 0
+        self._hex: dict[str, int] = {}
+        self.entries: list[str] = []
+
+    def close(self) -> None:
+        self.store.close()
+
+    def at(self, when: datetime) -> None:
+        """Run the daemon at ``when``; its mails go into the transcript."""
+        self.now = when
+        self.service.run_once(when)
+        self._record(when)
+
+    def move(self, player: str, *lines: str, at: datetime) -> None:
+        """``player`` mails ``lines`` to his personal address, arriving at ``at``; the
+        daemon runs a minute later."""
+        token = self.store.player_token(self.game.id, player)
+        message = EmailMessage(policy=SMTP)
+        message["From"] = self.game.emails[player]
+        message["To"] = f"gm+{token}@example.test"
+        message["Subject"] = "ход" if self.locale == "ru" else "move"
+        message["Date"] = format_datetime(at)
+        message["Message-ID"] = make_msgid(domain="example.test")
+        message.set_content("\n".join(lines) + "\n")
+        self.sent_lines.extend(lines)
+        deliver(self.inbox, bytes(message), at=at)
+        self.at(at + timedelta(minutes=1))
+
+    def _record(self, when: datetime) -> None:
+        mails = read_maildir(self.outbox)
+        for mail in mails[self._seen :]:
+            self.entries.append(self._entry(mail, when))
+        self._seen = len(mails)
+
+    def _entry(self, mail: EmailMessage, when: datetime) -> str:
+        to = str(mail["To"])
+        who = next((p for p, e in self.game.emails.items() if e == to), "GM" if to == GM else "")
+        text = f"Subject: {mail['Subject']}\n\n{body(mail)}"
+        return f"==== {when:%Y-%m-%d %H:%M} UTC → {who} <{to}>\n{self.untokened(text)}"
+
+    def untokened(self, text: str) -> str:
+        """``text`` with what is random in a game replaced by a stable mark: every
+        personal token by ``<token of NAME>`` (the GM's: ``<token of GM>``), and each
+        64-digit hex value (the deal's salt, its SHA-256) by ``<hex N>``, N counting
+        the distinct values in order of appearance (so that the SHA-256 of the opening
+        post can still be seen to be the one of the final post)."""
+        for seat in (*self.game.players, GM_SEAT):
+            token = self.store.player_token(self.game.id, seat)
+            if token:
+                name = "GM" if seat == GM_SEAT else seat
+                text = text.replace(token, f"<token of {name}>")
+
+        def mark(found: re.Match[str]) -> str:
+            return f"<hex {self._hex.setdefault(found.group(0), len(self._hex) + 1)}>"
+
+        return re.sub(r"\b[0-9a-f]{64}\b", mark, text)
+
+    def transcript(self) -> str:
+        """Every mail sent so far, in order (the golden text)."""
+        return "\n".join(self.entries)
+
+
+def play(
+    directory: Path,
+    kind: str,
+    locale: str,
+    translations: Mapping[str, gettext.NullTranslations] | None = None,
+) -> GoldenTable:
+    """The scripted game of ``kind`` played to its end in ``locale``."""
+    game = GAMES[kind]
+    table = GoldenTable(directory, game, locale, translations)
+    try:
+        game.script(table, locale)
+    finally:
+        table.close()
+    return table
+
+
+# --- Maniac (M1–M12) ---
+
+MANIAC_ITEM = """\
+  - id: golden-maniac
+    kind: maniac
+    locale: {locale}
+    timezone: Europe/Moscow
+    gm: gm-person@example.test
+    seed: 1234
+    start: "2026-12-01T12:00"
+    day_closes: "22:00"
+    night_ends: "10:00"
+    players:
+{players}
+    roles:
+      Лев: civilian
+      Павел: maniac
+      Пётр: civilian
+      Любовь: duty_officer
+      Кэт: civilian
+      Ник: fan
+      Ника: civilian
+      Мария: civilian
+      Илья: civilian
+      Никита: civilian
+"""
+
+
+def _maniac(t: GoldenTable, locale: str) -> None:
+    ru = locale == "ru"
+
+    def w(ru_line: str, en_line: str) -> str:
+        return ru_line if ru else en_line
+
+    close = [utc(2026, 12, d, 19) for d in range(1, 5)]  # day d closes 22:00 Moscow
+    t.at(utc(2026, 12, 1, 9))  # the start: roles, the opening post, the GM's sheet
+    # Day 1: names in the case the sentence needs, a mistyped one, STATUS, HELP.
+    t.move("Лев", w("ГОЛОС за Петра", "VOTE Пётр"), at=utc(2026, 12, 1, 10))
+    t.move("Кэт", w("ГОЛОС Петра", "VOTE Пётр"), at=utc(2026, 12, 1, 10, 30))
+    t.move("Пётр", w("ГОЛОС Льва", "VOTE Лев"), at=utc(2026, 12, 1, 11))
+    t.move("Мария", w("ГОЛОС Маришку", "VOTE Marishka"), at=utc(2026, 12, 1, 11, 30))
+    t.move("Ника", w("СТАТУС", "STATUS"), at=utc(2026, 12, 1, 12))
+    t.move(
+        "Илья",
+        w("ГОЛОС Любовь", "VOTE Любовь"),
+        w("СНЯТЬ ГОЛОС", "UNVOTE"),
+        at=utc(2026, 12, 1, 12, 30),
+    )
+    t.move("Никита", w("ПОМОЩЬ", "HELP"), at=utc(2026, 12, 1, 13))
+    t.at(close[0])  # Пётр to the cell
+    # Night 1: the maniac orders Мария's death.
+    t.move("Павел", w("УБИТЬ Марию", "KILL Мария"), at=utc(2026, 12, 1, 20))
+    t.at(utc(2026, 12, 2, 7))  # dawn 1
+    # Day 2: a prison vote for the one who spent the night in the cell; Павел to the cell.
+    t.move("Лев", w("ГОЛОС ТЮРЬМА Петра", "VOTE PRISON Пётр"), at=utc(2026, 12, 2, 8))
+    for n, voter in enumerate(("Ника", "Илья", "Никита")):
+        t.move(voter, w("ГОЛОС Павла", "VOTE Павел"), at=utc(2026, 12, 2, 9, 10 * n))
+    t.at(close[1])
+    # Night 2: the maniac in the cell: his order is void.
+    t.move("Павел", w("УБИТЬ Льва", "KILL Лев"), at=utc(2026, 12, 2, 20))
+    t.at(utc(2026, 12, 3, 7))
+    # Day 3: prison for the maniac; the town wins (M12).
+    for n, voter in enumerate(("Лев", "Ника", "Илья", "Никита", "Кэт")):
+        t.move(voter, w("ГОЛОС ТЮРЬМА Павла", "VOTE PRISON Павел"), at=utc(2026, 12, 3, 8, 10 * n))
+    t.at(close[2])
+
+
+# --- Cluedo by days (C1–C7, D1–D8) ---
+
+CARDS = """\
+    cards:
+      suspects: [Краснова, Зеленов, Белова]
+      weapons: [Топор, Пистолет, Канделябр, Молоток, Верёвка, Нож]
+      rooms: [Терраса, Спальня, Библиотека]
+    deal:
+      solution: [Краснова, Верёвка, Терраса]
+      hands:
+        {first}: [Зеленов, Белова, Нож]
+        {second}: [Спальня, Пистолет, Молоток]
+        {third}: [Библиотека, Канделябр, Топор]
+"""
+
+DAYS_ITEM = """\
+  - id: golden-cluedo-days
+    kind: cluedo_days
+    locale: {locale}
+    timezone: Europe/Moscow
+    day_closes: "22:30"
+    gm: gm-person@example.test
+    seed: 1234
+    start: "2026-12-01T20:00"
+    players:
+{players}
+""" + CARDS.format(first="Неташка", second="Веталь", third="Дуг")
+
+
+def _cluedo_days(t: GoldenTable, locale: str) -> None:
+    ru = locale == "ru"
+
+    def w(ru_line: str, en_line: str) -> str:
+        return ru_line if ru else en_line
+
+    t.at(utc(2026, 12, 1, 17))  # the start
+    # Day 1 (closes 19:30 UTC).
+    t.move(
+        "Неташка",
+        w(
+            "ПРЕДПОЛОЖЕНИЕ Белова, Пистолет, Спальня ДЛЯ Веталя",
+            "SUGGEST Белова, Пистолет, Спальня TO Веталь",
+        ),
+        at=utc(2026, 12, 1, 17, 10),
+    )
+    t.move("Веталь", w("ОПРОВЕРЖЕНИЕ Пистолет", "REFUTE Пистолет"), at=utc(2026, 12, 1, 17, 20))
+    t.move(
+        "Дуг",
+        w(
+            "ПРЕДПОЛОЖЕНИЕ Краснова, Нож, Терраса ДЛЯ Неташки",
+            "SUGGEST Краснова, Нож, Терраса TO Неташка",
+        ),
+        at=utc(2026, 12, 1, 17, 30),
+    )
+    t.move(
+        "Веталь",
+        w(
+            "ПРЕДПОЛОЖЕНИЕ Зеленов, Верёвка, Библиотека ДЛЯ Дуга",
+            "SUGGEST Зеленов, Верёвка, Библиотека TO Дуг",
+        ),
+        at=utc(2026, 12, 1, 17, 40),
+    )
+    t.move(
+        "Дуг", w("НЕТ ОПРОВЕРЖЕНИЯ", "NO REFUTATION"), at=utc(2026, 12, 1, 17, 50)
+    )  # holds Библиотека
+    t.move("Неташка", w("СТАТУС", "STATUS"), at=utc(2026, 12, 1, 18))
+    t.at(utc(2026, 12, 1, 19, 30))  # day 1 closes: Неташка has not answered Дуг (the GM does)
+    # Day 2: a wrong accusation, then a right one.
+    t.move(
+        "Веталь",
+        w("ОБВИНЕНИЕ Зеленов, Нож, Спальня", "ACCUSE Зеленов, Нож, Спальня"),
+        at=utc(2026, 12, 2, 8),
+    )
+    t.move(
+        "Дуг",
+        w("ОБВИНЕНИЕ Краснова, Верёвка, Терраса", "ACCUSE Краснова, Верёвка, Терраса"),
+        at=utc(2026, 12, 2, 9),
+    )
+    t.at(utc(2026, 12, 2, 19, 30))
+
+
+# --- Cluedo by rounds (C1–C7, R1–R7) ---
+
+ROUNDS_ITEM = """\
+  - id: golden-cluedo-rounds
+    kind: cluedo_rounds
+    locale: {locale}
+    timezone: Europe/Moscow
+    gm: gm-person@example.test
+    seed: 1234
+    start: "2026-12-01T20:00"
+    turn_hours: 24
+    answer_hours: 12
+    players:
+{players}
+""" + CARDS.format(first="Шапо", second="Саша", third="Любовь")
+
+
+def _cluedo_rounds(t: GoldenTable, locale: str) -> None:
+    ru = locale == "ru"
+
+    def w(ru_line: str, en_line: str) -> str:
+        return ru_line if ru else en_line
+
+    t.at(utc(2026, 12, 1, 17))  # the start: Шапо's turn
+    t.move(
+        "Саша",
+        w("ПРЕДПОЛОЖЕНИЕ Белова, Нож, Спальня", "SUGGEST Белова, Нож, Спальня"),
+        at=utc(2026, 12, 1, 17, 10),
+    )  # not her turn
+    t.move(
+        "Шапо",
+        w("ПРЕДПОЛОЖЕНИЕ Краснова, Пистолет, Спальня", "SUGGEST Краснова, Пистолет, Спальня"),
+        at=utc(2026, 12, 1, 17, 20),
+    )
+    t.move("Саша", w("ОПРОВЕРЖЕНИЕ Спальня", "REFUTE Спальня"), at=utc(2026, 12, 1, 17, 30))
+    t.move(
+        "Саша",
+        w("ПРЕДПОЛОЖЕНИЕ Зеленов, Верёвка, Библиотека", "SUGGEST Зеленов, Верёвка, Библиотека"),
+        at=utc(2026, 12, 1, 18),
+    )
+    t.at(utc(2026, 12, 2, 6, 30))  # Любовь does not answer in 12 hours (R7)
+    t.at(utc(2026, 12, 3, 7))  # Любовь's turn passes unplayed (R7)
+    t.move(
+        "Шапо",
+        w("ОБВИНЕНИЕ Краснова, Верёвка, Терраса", "ACCUSE Краснова, Верёвка, Терраса"),
+        at=utc(2026, 12, 3, 8),
+    )
+
+
+GAMES: dict[str, Game] = {
+    "maniac": Game(
+        "maniac",
+        ("Лев", "Павел", "Пётр", "Любовь", "Кэт", "Ник", "Ника", "Мария", "Илья", "Никита"),
+        MANIAC_ITEM,
+        utc(2026, 12, 1, 9),
+        _maniac,
+    ),
+    "cluedo_days": Game(
+        "cluedo_days", ("Неташка", "Веталь", "Дуг"), DAYS_ITEM, utc(2026, 12, 1, 17), _cluedo_days
+    ),
+    "cluedo_rounds": Game(
+        "cluedo_rounds",
+        ("Шапо", "Саша", "Любовь"),
+        ROUNDS_ITEM,
+        utc(2026, 12, 1, 17),
+        _cluedo_rounds,
+    ),
+}
+
+
+# --- the pseudo-locale (issue 16: every text a reader sees comes from a catalog) ---
+
+
+class Pseudo(gettext.NullTranslations):
+    """A catalog that translates every message to itself in ``⟦…⟧``: a text rendered
+    with it shows, outside those brackets, only what no catalog gave."""
+
+    def gettext(self, message: str) -> str:
+        return f"⟦{message}⟧"
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return f"⟦{msgid1 if n == 1 else msgid2}⟧"
+
+    def pgettext(self, context: str, message: str) -> str:
+        return f"⟦{message}⟧"
+
+    def npgettext(self, context: str, msgid1: str, msgid2: str, n: int) -> str:
+        return f"⟦{msgid1 if n == 1 else msgid2}⟧"
+
+
+def outside_brackets(text: str) -> str:
+    """``text`` without its ``⟦…⟧`` spans (nested ones too)."""
+    depth = 0
+    kept: list[str] = []
+    for char in text:
+        if char == "⟦":
+            depth += 1
+        elif char == "⟧":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            kept.append(char)
+    return "".join(kept)
+
+
+_LETTERS = re.compile(r"[A-Za-zА-Яа-яЁё]")
+
+
+def untranslated(table: GoldenTable) -> list[str]:
+    """The lines of ``table``'s transcript (played with :class:`Pseudo` as its
+    locale's catalog) that show letters no catalog gave, once each: what is left
+    after the ``⟦…⟧`` spans, the game's own data (its id, the players, cards and
+    addresses of ``games.yaml``, the players' own lines quoted back, the zone), the
+    transcript's marks and the mail protocol's words (``Subject:``, ``Re:``) are
+    taken out."""
+    config = table.config.games[0]
+    data = {config.id, "Europe/Moscow", *table.game.emails.values(), GM, "gm@example.test"}
+    data |= set(table.game.players)
+    cards = getattr(config, "cards", None)
+    if cards is not None:
+        data |= {*cards.suspects, *cards.weapons, *cards.rooms}
+    data |= {line.strip() for line in table.sent_lines}
+    data |= {"ход", "move"}  # the Subject the players wrote
+    found: list[str] = []
+    for entry in table.entries:
+        for line in entry.split("\n")[1:]:  # the transcript's own header line left out
+            if line.startswith('    {"deal"'):
+                continue  # the canonical deal string (rule P-fairness): data, not text
+            rest = outside_brackets(line)
+            rest = re.sub(r"<token of [^>]+>|<hex \d+>|^Subject:|\bRe:", "", rest)
+            for item in sorted(data, key=len, reverse=True):
+                rest = rest.replace(item, "")
+            if _LETTERS.search(rest) and line not in found:
+                found.append(line)
+    return found

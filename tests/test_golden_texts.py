@@ -1,0 +1,36 @@
+"""Golden texts (issue 16): every mail and post of one scripted game of each kind, in
+each locale, compared with ``tests/golden/<kind>.<locale>.txt`` (read line by line
+when written; a change to any text shows as a diff of those files in review).
+
+To write the files anew after a deliberate change of texts::
+
+    PBP_GOLDEN=update .venv/bin/python -m pytest -q tests/test_golden_texts.py
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+from kits.golden import KINDS, LOCALES, play
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_golden_texts(tmp_path: Path, kind: str, locale: str) -> None:
+    text = play(tmp_path, kind, locale).transcript()
+    path = GOLDEN / f"{kind}.{locale}.txt"
+    if os.environ.get("PBP_GOLDEN") == "update":
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    diff = "".join(
+        difflib.unified_diff(
+            expected.splitlines(True), text.splitlines(True), str(path), "now", n=2
+        )
+    )
+    assert diff == "", diff
