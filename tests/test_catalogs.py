@@ -132,7 +132,8 @@ def test_no_template_shows_text_outside_a_message() -> None:
         tree = env.parse(path.read_text(encoding="utf-8"))
         name = str(path.relative_to(TEMPLATES))
         for data in tree.find_all(nodes.TemplateData):
-            text = re.sub(r"(?m)^Subject:", "", data.data)
+            # The mail's header name and the hash's name are the same in every language.
+            text = re.sub(r"(?m)^Subject:|SHA-256", "", data.data)
             text = re.sub(r"\[/?(b|i|u|s|quote|code|url|spoiler)[^\]]*\]", "", text)
             if re.search(r"[A-Za-zА-Яа-яЁё]", text):
                 found.append(f"{name}: {data.data.strip()[:60]!r}")
