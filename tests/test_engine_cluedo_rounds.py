@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import jinja2
 import pytest
 
 from pbp.core.events import Event, IllegalMove, InvalidMove, Visibility
@@ -30,6 +29,7 @@ from pbp.games.cluedo_days import engine as days
 from pbp.games.cluedo_rounds import engine as rounds
 from pbp.games.cluedo_rounds.engine import RoundsRules, RoundsSetup, RoundsState
 from pbp.games.cluedo_rounds.state import AutoAnswer
+from pbp.render import Renderer
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
 EXAMPLE = Cards(
@@ -1052,12 +1052,8 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 
 
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES / locale),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-    return env.get_template(f"errors/{error.code}.txt").render(**error.params)
+    """The refusal's text as players get it (``templates/errors/<code>.txt``)."""
+    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale)
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import pytest
 
 from pbp.core.events import Event, IllegalMove, InvalidMove
@@ -27,6 +26,7 @@ from pbp.games.maniac.engine import (
     Unvote,
     Vote,
 )
+from pbp.render import Renderer
 
 NAMES = (
     "Вася",
@@ -1460,12 +1460,8 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 
 
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES / locale),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-    return env.get_template(f"errors/{error.code}.txt").render(**error.params)
+    """The refusal's text as players get it (``templates/errors/<code>.txt``)."""
+    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale)
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import pytest
 
 from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
 from pbp.games.cluedo.parse import ERROR_CODES, ParsedLine, parse_cluedo
+from pbp.render import Renderer
 
 SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
 WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")
@@ -353,15 +353,8 @@ def test_rounds_variant_refuses_an_addressee() -> None:
 
 
 def render(locale: str, code: str, params: dict[str, Any]) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES / locale),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    return env.get_template(f"errors/{code}.txt").render(params).rstrip("\n")
+    """The refusal's text as players get it (``templates/errors/<code>.txt``)."""
+    return Renderer(TEMPLATES).error(code, params, locale=locale)
 
 
 def test_unknown_card_text_suggests_and_lists_the_cards() -> None:
