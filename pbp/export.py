@@ -62,6 +62,7 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
         fmt="bbcode" if fmt == "bbcode" else "markdown",
         game=game_id,
         timezone=game.timezone,
+        genders=game.genders(),
         period=kind.period_post,
         over=row.over,
         periods=[{"number": n, "events": found} for n, found in sorted(periods.items())],

@@ -82,6 +82,7 @@ class Mailer:
             "kind": game.kind,
             "game": game.id,
             "timezone": game.timezone,
+            "genders": game.genders(),
             **KINDS[game.kind].mail_context(game),
         }
 
@@ -92,6 +93,7 @@ class Mailer:
         context: dict[str, Any] = {
             "game": game.id,
             "timezone": game.timezone,
+            "genders": game.genders(),
             **KINDS[game.kind].mail_context(game),
         }
         if player is not None:

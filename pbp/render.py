@@ -16,8 +16,9 @@ serves both post formats:
 - ``n|plural("предположение|предположения|предположений")`` — ``"5 предположений"``:
   the number and the form that babel's CLDR plural rule picks for the locale
   (:func:`plural`).
-- ``name|inflect("dat")`` — a Russian player name in another case
-  (:func:`inflect_ru`); unchanged in English.
+- ``name|inflect("dat")`` — a player's name in another case, with his gender
+  (the context's ``genders``) where Russian needs it (:func:`inflect_name`); unchanged
+  in English.
 - ``when|dt(zone)`` — an aware datetime in an IANA zone (default: its own), e.g.
   ``"01.12.2026 22:30 (Europe/Moscow)"``.
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
@@ -42,10 +43,12 @@ template mistake cannot leak a hand or a shown card into a public post (rule C4)
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gettext
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -62,6 +65,8 @@ from pbp.core import registry
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.inert import escape_bbcode, escape_markdown, strip_controls
+from pbp.parse import morph
+from pbp.parse.morph import Case
 
 log = logging.getLogger(__name__)
 
@@ -186,52 +191,90 @@ def plural(n: int, forms: str | Sequence[str] | Mapping[str, str], locale: str) 
     return f"{n} {words[tags.index(tag)]}"
 
 
-_CYRILLIC_WORD = re.compile(r"[А-ЯЁа-яё]+")
-_VELAR_OR_HUSHING = set("гкхжшчщ")
-_CONSONANTS = set("бвгджзклмнпрстфхцчшщ")
-#: case → endings for (-ия, -а, -я, -ь/-й, consonant). Russian first/second declension.
-_ENDINGS = {
-    "gen": ("ии", "ы", "и", "я", "а"),
-    "dat": ("ии", "е", "е", "ю", "у"),
-    "acc": ("ию", "у", "ю", "я", "а"),
+#: The short case names of templates (``name|inflect("dat")``) → pymorphy3's.
+CASES: dict[str, Case] = {
+    "gen": "gent",
+    "dat": "datv",
+    "acc": "accs",
+    "ins": "ablt",
+    "loc": "loct",
 }
 
 
-def inflect_ru(name: str, case: str) -> str:
-    """A player's name (nominative) in the genitive, dative or accusative (``gen``,
-    ``dat``, ``acc``), for mails such as "вы должны ответить Веталю".
+#: The players' genders of the text being rendered (its context's ``genders``), for
+#: :func:`inflect_name` and :func:`gender_of_name` inside macros too, which Jinja2 runs
+#: without the caller's context.
+_GENDERS: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar("genders", default={})
 
-    Rules of the 1st/2nd declension, by the last letter: -а/-я (Неташка → Неташке, Петя →
-    Пете, Маша → Маши), -ия (Мария → Марии), -ь/-й taken as masculine (Веталь → Веталю,
-    Андрей → Андрея), other consonants (Кросс → Кроссу). A name of several words, with
-    non-Cyrillic letters, or ending in another vowel (Шапо, Ксю) stays as it is; so do
-    names the rules would get wrong (a woman's name ending in a consonant: Кэт → Кэту).
 
-    >>> inflect_ru("Неташка", "gen"), inflect_ru("Веталь", "dat"), inflect_ru("Bob", "dat")
-    ('Неташки', 'Веталю', 'Bob')
+@contextlib.contextmanager
+def _genders_of(context: Mapping[str, Any]) -> Iterator[None]:
+    """While it lasts, :data:`_GENDERS` is ``context["genders"]`` (if given)."""
+    token = _GENDERS.set(context.get("genders") or _GENDERS.get())
+    try:
+        yield
+    finally:
+        _GENDERS.reset(token)
+
+
+#: «игрок» in each case: the frame of a name whose form would need a gender not known.
+_PLAYER = {
+    "gent": "игрока",
+    "datv": "игроку",
+    "accs": "игрока",
+    "ablt": "игроком",
+    "loct": "игроке",
+}
+
+
+@jinja2.pass_context
+def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
+    """``name|inflect(case)``: a player's name in the case the sentence needs (rule P2),
+    in Russian; as written in any other locale. ``case``: ``gen``, ``dat``, ``acc``,
+    ``ins`` or ``loc``.
+
+    The gender is the player's from ``games.yaml`` (the context's ``genders``,
+    :meth:`pbp.core.gameconfig.GameBase.genders`), else the dictionary's sure guess
+    (:func:`pbp.parse.morph.inflect`). A name that does not decline stays as written
+    (Шапо; Кэт given ``f``). A name whose form depends on a gender nobody gave (a
+    nickname: Веталь is «Веталя» for a man and «Веталь» for a woman) is framed by
+    «игрок» in the case instead, which needs none: «для игрока Веталь», «игроку Кросс».
+
+    >>> import jinja2
+    >>> env = jinja2.Environment()
+    >>> env.filters["inflect"] = inflect_name
+    >>> t = env.from_string('{{ n|inflect("gen") }}')
+    >>> [t.render(n=n, locale="ru", genders=g) for n, g in
+    ...  [("Лев", {}), ("Веталь", {}), ("Веталь", {"Веталь": "masc"}), ("Шапо", {})]]
+    ['Льва', 'игрока Веталь', 'Веталя', 'Шапо']
 
     :raises ValueError: unknown ``case``.
     """
-    if case not in _ENDINGS:
-        raise ValueError(f"unknown case {case!r}: use one of {sorted(_ENDINGS)}")
-    if not _CYRILLIC_WORD.fullmatch(name) or len(name) < 2:
-        return name
-    ia, a, ya, soft, hard = _ENDINGS[case]
-    lower = name.lower()
-    last = lower[-1]
-    if lower.endswith("ия"):
-        return name[:-2] + ia
-    if last == "а":
-        if case == "gen" and lower[-2] in _VELAR_OR_HUSHING:
-            return name[:-1] + "и"
-        return name[:-1] + a
-    if last == "я":
-        return name[:-1] + ya
-    if last in "ьй":
-        return name[:-1] + soft
-    if last in _CONSONANTS:
-        return name + hard
-    return name
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}: use one of {sorted(CASES)}")
+    text = str(name)
+    if ctx.get("locale") != "ru":
+        return text
+    given = (ctx.get("genders") or _GENDERS.get()).get(text)
+    gender = given if given in ("masc", "femn") else morph.gender_of(text)
+    form = morph.inflect(text, CASES[case], gender)
+    if form == text and gender is None and text != morph.inflect(text, CASES[case], "masc"):
+        return f"{_PLAYER[CASES[case]]} {text}"
+    return form
+
+
+@jinja2.pass_context
+def gender_of_name(ctx: jinja2.runtime.Context, name: object) -> str | None:
+    """``name|gender``: ``"masc"``, ``"femn"`` or None, for a sentence whose words
+    follow a player's gender (rule P2: "Маша исключена"): the gender ``games.yaml``
+    gives (the context's ``genders``), else the dictionary's sure guess
+    (:func:`pbp.parse.morph.gender_of`), else None, and then the template takes a
+    sentence that needs none."""
+    text = str(name)
+    given = (ctx.get("genders") or _GENDERS.get()).get(text)
+    if given in ("masc", "femn"):
+        return str(given)
+    return morph.gender_of(text)
 
 
 def format_dt(when: datetime | str, locale: str, zone: str | None = None) -> str:
@@ -418,7 +461,8 @@ class Renderer:
         # What the post shows, computed by its game from the public events (rule P1).
         found = registry.KINDS.get(kind)
         view = {} if found is None else found.post_view(name, public, context.get("day"))
-        text = template.render(context, events=public, kind=kind, view=view)
+        with _genders_of(context):
+            text = template.render(context, events=public, kind=kind, view=view)
         return tidy(text)
 
     def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:
@@ -432,7 +476,9 @@ class Renderer:
         """
         if fmt not in ("bbcode", "markdown"):
             raise ValueError(f"a story is bbcode or markdown, not {fmt!r}")
-        return tidy(self._env(locale, fmt).get_template("common/story/story.j2").render(context))
+        with _genders_of(context):
+            template = self._env(locale, fmt).get_template("common/story/story.j2")
+            return tidy(template.render(context))
 
     def private_mail(
         self, name: str, *, locale: str, kind: str | None = None, **context: Any
@@ -458,7 +504,8 @@ class Renderer:
         env = self._env(locale, "text")
         names = [f"{kind}/mail/{name}.j2"] if kind else []
         template = env.select_template([*names, f"common/mail/{name}.j2"])
-        text = template.render(context, kind=kind).lstrip("\n")
+        with _genders_of(context):
+            text = template.render(context, kind=kind).lstrip("\n")
         head, _, body = text.partition("\n")
         if not head.startswith("Subject:"):
             raise ValueError(f"mail template {template.name!r} must start with 'Subject: '")
@@ -524,9 +571,8 @@ class Renderer:
             "code": lambda value: code(value, fmt),
             "card_list": lambda cards, emphasis=True: card_list(cards, fmt, emphasis),
             "plural": lambda n, forms: plural(n, forms, locale),
-            "inflect": (lambda name, case: inflect_ru(name, case))
-            if locale == "ru"
-            else (lambda name, case: name),
+            "inflect": inflect_name,
+            "gender": gender_of_name,
             "dt": lambda when, zone=None: _markup(format_dt(when, locale, zone), fmt),
             "sha256": lambda text: commitment(str(text)),
         }
@@ -561,6 +607,8 @@ class Renderer:
             **context: Any,
         ) -> str:
             kind = str(ctx["kind"])
+            # The players' genders travel into the post (rule P2), unless given.
+            context.setdefault("genders", ctx.get("genders") or {})
             text = self.public_post(name, events, locale=locale, fmt=fmt, kind=kind, **context)
             return text.rstrip("\n")
 

@@ -52,6 +52,8 @@ GM = "gm-person@example.test"
 PASSWORD_ENV = "PBP_E2E_IMAP_PASSWORD"
 DONE = "$PbpDone"
 NETASHKA, VETAL, DOUG, MORO = "Неташка", "Веталь", "Дуг", "Моро"
+#: Their genders in games.yaml (rule P2): Дуг is a woman, as in seed 000.
+GENDER = {NETASHKA: "f", VETAL: "m", DOUG: "f", MORO: "m"}
 EMAIL = {
     NETASHKA: "netashka@example.test",
     VETAL: "vetal@example.test",
@@ -76,7 +78,8 @@ def config_text(imap_port: int, smtp_port: int, start: datetime, close: datetime
     start_local = start.astimezone(MSK).strftime("%Y-%m-%dT%H:%M")
     close_local = close.astimezone(MSK).strftime("%H:%M")
     players = "\n".join(
-        f"      - {{name: {name}, email: {address}}}" for name, address in EMAIL.items()
+        f"      - {{name: {name}, email: {address}, gender: {GENDER[name]}}}"
+        for name, address in EMAIL.items()
     )
     hands = "\n".join(f"        {name}: [{', '.join(cards)}]" for name, cards in HANDS.items())
     mail = MailSection(
@@ -301,11 +304,11 @@ DAY_1_POST = """\
 - №1, Неташка → Веталь: [b]Белых[/b], [b]топор[/b], [b]терраса[/b] — опровергнуто
 - №2, Неташка → Моро: [b]Горчичников[/b], [b]подсвечник[/b], [b]кухня[/b] — опровержения нет
 - №3, Неташка → Дуг: [b]Зеленович[/b], [b]труба[/b], [b]бильярдная[/b] — опровергнуто \
-(за Дуга ответил ГМ)
+(за Дуг ответил ГМ)
 
 [b]Ответы ГМ за не ответивших до закрытия дня[/b]
 
-[b]Опровержение для Неташка[/b] (за Дуга ответил ГМ)
+[b]Опровержение для Неташка[/b] (за Дуг ответил ГМ)
 [quote][b]Предположение_3 для Дуг[/b]
 Я думаю, что убийство совершил [b]Зеленович[/b], орудием [b]труба[/b] в комнате \
 [b]бильярдная[/b].[/quote]
@@ -461,7 +464,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "в комнате [b]терраса[/b].\n" in reply.body
     )
     assert "Принято: предположение №2 для Моро (Горчичников, подсвечник, кухня)." in reply.body
-    assert "Принято: предположение №3 для Дуга (Зеленович, труба, бильярдная)." in reply.body
+    assert "Принято: предположение №3 для Дуг (Зеленович, труба, бильярдная)." in reply.body
     assert (
         "> SUGGEST Белых, верёвка, холл TO Моро\n"
         "Не выполнено. Неизвестная карта «верёвка».\n"
@@ -529,7 +532,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     assert service.run_once(clock.real()) == []
     gm_answer = mailbox(dovecot, EMAIL[NETASHKA])[4]
     assert gm_answer.subject == "[e2e-1] Предположение №3: вам показали карту"
-    assert "За Дуга ответил ГМ и показывает вам карту: Зеленович." in gm_answer.body.splitlines()
+    assert "За Дуг ответил ГМ и показывает вам карту: Зеленович." in gm_answer.body.splitlines()
     summary, summary_markdown, summary_facts = mailbox(dovecot, GM)[3:6]
     assert summary.subject == "[e2e-1] Итоги дня 1 — BBCode"
     assert_unprompted(summary)
@@ -538,8 +541,8 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     assert gm_only(summary_facts) == (
         "Только для ГМ:\n"
         "  - №1: Неташке показана карта терраса (от Веталя)\n"
-        "  - №3 (Неташка → Дуг): ГМ ответил за Дуга — показана карта Зеленович\n"
-        "  - №3: Неташке показана карта Зеленович (от Дуга, ответ ГМ)"
+        "  - №3 (Неташка → Дуг): ГМ ответил за Дуг — показана карта Зеленович\n"
+        "  - №3: Неташке показана карта Зеленович (от Дуг, ответ ГМ)"
     )
 
     # --- day 2: Дуг's allowance is 2 (D6); a wrong accusation puts Моро out (C6), then

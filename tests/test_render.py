@@ -15,7 +15,7 @@ import pytest
 
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
-from pbp.render import Renderer, inflect_ru, plural
+from pbp.render import Renderer, plural
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 PUBLIC = Visibility.PUBLIC
@@ -190,7 +190,7 @@ def test_D4_no_refutation_by_the_gm_quotes_the_suggestion_ru_markdown(
         fmt="markdown",
     )
     assert post == (
-        "**Отсутствие опровержения для Неташка** (за Веталя ответил ГМ)\n\n"
+        "**Отсутствие опровержения для Неташка** (за игрока Веталь ответил ГМ)\n\n"
         "> **Предположение_2 для Веталь**\n"
         ">\n"
         "> Я думаю, что убийство совершил **Краснова**, орудием **нож** в комнате **кухня**.\n\n"
@@ -311,13 +311,13 @@ def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
         "[b]Предположения[/b]\n"
         "- №1, Неташка → Веталь: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — опровергнуто\n"
         "- №2, Веталь → Кросс: [b]Горчица[/b], [b]топор[/b], [b]спальня[/b] — "
-        "опровержения нет (за Кросса ответил ГМ)\n"
+        "опровержения нет (за игрока Кросс ответил ГМ)\n"
         "- №3, Неташка → Кросс: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — "
         "ответа пока нет\n"
         "\n"
         "[b]Ответы ГМ за не ответивших до закрытия дня[/b]\n"
         "\n"
-        "[b]Отсутствие опровержения для Веталь[/b] (за Кросса ответил ГМ)\n"
+        "[b]Отсутствие опровержения для Веталь[/b] (за игрока Кросс ответил ГМ)\n"
         "[quote][b]Предположение_1 для Кросс[/b]\n"
         "Я думаю, что убийство совершил [b]Горчица[/b], орудием [b]топор[/b] в комнате "
         "[b]спальня[/b].[/quote]\n"
@@ -494,26 +494,35 @@ def test_plural_refuses_a_wrong_number_of_forms() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "case", "expected"),
+    ("name", "case", "genders", "expected"),
     [
-        ("Веталь", "dat", "Веталю"),
-        ("Веталь", "gen", "Веталя"),
-        ("Неташка", "dat", "Неташке"),
-        ("Неташка", "gen", "Неташки"),
-        ("Неташка", "acc", "Неташку"),
-        ("Петя", "dat", "Пете"),
-        ("Маша", "gen", "Маши"),
-        ("Роза", "gen", "Розы"),
-        ("Мария", "dat", "Марии"),
-        ("Кросс", "dat", "Кроссу"),
-        ("Андрей", "gen", "Андрея"),
-        ("Шапо", "dat", "Шапо"),
-        ("Bob", "dat", "Bob"),
-        ("Дядя Ваня", "dat", "Дядя Ваня"),
+        ("Пётр", "acc", {}, "Петра"),
+        ("Лев", "gen", {}, "Льва"),
+        ("Любовь", "acc", {}, "Любовь"),
+        ("Любовь", "gen", {}, "Любови"),
+        ("Павел", "gen", {}, "Павла"),
+        ("Неташка", "dat", {}, "Неташке"),
+        ("Мария", "dat", {}, "Марии"),
+        ("Веталь", "gen", {}, "игрока Веталь"),  # its form needs a gender nobody gave
+        ("Кэт", "dat", {}, "игроку Кэт"),
+        ("Кэт", "dat", {"Кэт": "femn"}, "Кэт"),
+        ("Саша", "ins", {}, "Сашей"),  # either gender, one form
+        ("Веталь", "gen", {"Веталь": "masc"}, "Веталя"),
+        ("Кросс", "dat", {"Кросс": "masc"}, "Кроссу"),
+        ("Дуг", "dat", {"Дуг": "femn"}, "Дуг"),
+        ("Шапо", "dat", {"Шапо": "masc"}, "Шапо"),
+        ("Bob", "dat", {}, "Bob"),
+        ("Дядя Ваня", "dat", {}, "Дядя Ваня"),
     ],
 )
-def test_inflect_ru(name: str, case: str, expected: str) -> None:
-    assert inflect_ru(name, case) == expected
+def test_P2_inflect_writes_a_name_in_the_case_with_the_gender_of_games_yaml(
+    tmp_path: Path, name: str, case: str, genders: dict[str, str], expected: str
+) -> None:
+    (tmp_path / "t.j2").write_text("{{ name|inflect(case) }}", encoding="utf-8")
+    ru = Renderer(tmp_path)._env("ru", "text").get_template("t.j2")
+    en = Renderer(tmp_path)._env("en", "text").get_template("t.j2")
+    assert ru.render(name=name, case=case, genders=genders) == expected
+    assert en.render(name=name, case=case, genders=genders) == name
 
 
 # --- rule C4: hidden information never reaches a public post ---
@@ -651,7 +660,7 @@ def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer)
     assert body == (
         "Неташка, игровой день закрывается 01.12.2026 22:30 (Europe/Moscow).\n"
         "\n"
-        "- Вы должны ответить Веталю на предположение 7 (Краснова, нож, кухня).\n"
+        "- Вы должны ответить игроку Веталь на предположение 7 (Краснова, нож, кухня).\n"
         "- На сегодня у вас осталось 2 предположения.\n"
         "\n"
         "Если не ответить до закрытия дня, за вас ответит ГМ, а завтра у вас будет на одно "

@@ -190,7 +190,7 @@ def test_D4_the_gms_default_answer_is_quoted_like_a_players(table: Table) -> Non
     assert (
         "[b]Ответы ГМ за не ответивших до закрытия дня[/b]\n"
         "\n"
-        "[b]Отсутствие опровержения для Кросс[/b] (за Дуга ответил ГМ)\n"
+        "[b]Отсутствие опровержения для Кросс[/b] (за Дуг ответил ГМ)\n"
         "[quote][b]Предположение_2 для Дуг[/b]\n"
         "Я думаю, что убийство совершил [b]Ваня[/b], орудием [b]Нож[/b] в комнате "
         "[b]Столовая[/b].[/quote]\n"
@@ -206,14 +206,14 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
     day = body(only(mails, GM))
     assert (
         "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — опровергнуто "
-        "(за Дуга ответил ГМ)" in day
+        "(за Дуг ответил ГМ)" in day
     )
     assert "- Дуг: без ответа 1 — на день 2 на 1 предположение меньше" in day
     assert "- Дуг: 2 предположения" in day
     # C5: the first matching card in the order suspect, weapon, room is Пистолет.
     shown = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"]
     assert [str(m["To"]) for m in shown] == ["cross@example.test"]
-    assert "За Дуга ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
+    assert "За Дуг ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
     (told,) = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: за вас ответил ГМ"]
     assert told["To"] == "doug@example.test"
     assert body(told) == (
@@ -258,7 +258,7 @@ def test_status_answers_privately_with_hand_shown_cards_and_duties(table: Table)
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied", "applied", "status"]
     status = body(table.sent()[-1])
     assert "Ваши карты: Петя, Ваня, Нож." in status
-    assert "Пистолет" in status and "от Дуга" in status
+    assert "Пистолет" in status and "от Дуг" in status
     assert "Сегодня можно сделать ещё 2 предположения." in status
 
 
@@ -539,7 +539,7 @@ def test_D4_the_seed_form_is_quoted_whole_and_answered_with_the_days_own_heading
         "> Предположение_1 для Дуг\n"
         "> Я думаю, что убийство совершила Маша, пистолетом в спальне\n"
         "Понял: ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг\n"
-        "Принято: предположение №1 для Дуга (Маша, Пистолет, Спальня). "
+        "Принято: предположение №1 для Дуг (Маша, Пистолет, Спальня). "
         "Дуг получит его по почте.\n"
         "\n"
         "Для форума (скопируйте в тред игры):\n"

@@ -122,12 +122,21 @@ class ConfigModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: ``gender:`` of a player in games.yaml → the grammatical gender texts decline by.
+GENDERS = {"m": "masc", "f": "femn"}
+
+
 class Player(ConfigModel):
-    """One player: forum ``name`` (as used in moves), registered ``email``, optional role."""
+    """One player: forum ``name`` (as used in moves), registered ``email``, optional
+    role (``character``) and grammatical ``gender`` (``m`` or ``f``), which Russian
+    texts follow (rule P2: "Маша исключена"); without it, a name's gender is the
+    dictionary's when it is sure (:func:`pbp.parse.morph.gender_of`), else the texts
+    use sentences that need none."""
 
     name: Name
     email: EmailAddress
     character: str | None = None
+    gender: Literal["m", "f"] | None = None
 
 
 class GameBase(ConfigModel):
@@ -182,6 +191,12 @@ class GameBase(ConfigModel):
     def player_names(self) -> list[str]:
         """Player names in configured order (the turn order where a game has one)."""
         return [p.name for p in self.players]
+
+    def genders(self) -> dict[str, str]:
+        """The genders ``games.yaml`` gives, as texts take them: ``{name: "masc" |
+        "femn"}`` (pymorphy3's names, :mod:`pbp.parse.morph`); a player without one is
+        left out."""
+        return {p.name: GENDERS[p.gender] for p in self.players if p.gender is not None}
 
     def player_problems(self, least: int, rule: str) -> Found:
         """What is wrong with :attr:`players` for any game: fewer than ``least`` (``rule``

@@ -5,7 +5,9 @@ carry each post in BBCode and Markdown).
 
 The cast has the names that are hard to write in Russian (issue 16): Лев, Павел,
 Пётр, Любовь, Кэт, Ник, Ника, Мария, Илья, Никита in the Maniac game; Неташка,
-Веталь, Дуг in Cluedo by days; Шапо, Саша, Любовь in Cluedo by rounds. The players
+Веталь, Дуг in Cluedo by days; Шапо, Саша, Любовь in Cluedo by rounds. Some have a
+``gender:`` in games.yaml (Кэт, Ник, Веталь, Дуг); the others' gender is the
+dictionary's (Лев, Любовь, …), or nobody's (Неташка, Шапо, Саша). The players
 write their moves the way players do: names in the case the sentence needs
 («ГОЛОС за Павла»), a mistyped name, a move out of turn.
 
@@ -60,6 +62,9 @@ class Game:
     item: str  # the games.yaml item, {locale} and {players} to fill in
     start: datetime
     script: Callable[[GoldenTable, str], None]
+    #: ``gender:`` of the players who have one in games.yaml (rule P2); the others'
+    #: genders are the dictionary's, or unknown.
+    genders: dict[str, str] = field(default_factory=dict)
     emails: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -82,7 +87,12 @@ class GoldenTable:
     ) -> None:
         self.game = game
         self.locale = locale
-        players = "\n".join(f"      - {{name: {p}, email: {game.emails[p]}}}" for p in game.players)
+        players = "\n".join(
+            f"      - {{name: {p}, email: {game.emails[p]}"
+            + (f", gender: {game.genders[p]}" if p in game.genders else "")
+            + "}"
+            for p in game.players
+        )
         path = write_games_yaml(directory, game.item.format(locale=locale, players=players))
         self.config = load_config(path)
         self.store = Store(self.config.store)
@@ -380,9 +390,15 @@ GAMES: dict[str, Game] = {
         MANIAC_ITEM,
         utc(2026, 12, 1, 9),
         _maniac,
+        {"Кэт": "f", "Ник": "m"},
     ),
     "cluedo_days": Game(
-        "cluedo_days", ("Неташка", "Веталь", "Дуг"), DAYS_ITEM, utc(2026, 12, 1, 17), _cluedo_days
+        "cluedo_days",
+        ("Неташка", "Веталь", "Дуг"),
+        DAYS_ITEM,
+        utc(2026, 12, 1, 17),
+        _cluedo_days,
+        {"Веталь": "m", "Дуг": "f"},
     ),
     "cluedo_rounds": Game(
         "cluedo_rounds",

@@ -32,9 +32,9 @@ ROUNDS_ITEM = """\
     turn_hours: 24
     answer_hours: 12
 {extra}    players:
-      - {{name: Кросс, email: cross@example.test}}
-      - {{name: Дуг, email: doug@example.test}}
-      - {{name: Роза, email: rosa@example.test}}
+      - {{name: Кросс, email: cross@example.test, gender: m}}
+      - {{name: Дуг, email: doug@example.test, gender: f}}
+      - {{name: Роза, email: rosa@example.test, gender: f}}
     cards:
       suspects: [Маша, Петя, Ваня]
       weapons: [Топор, Пистолет, Канделябр, Молоток, Веревка, Нож]

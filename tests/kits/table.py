@@ -40,9 +40,9 @@ GAME_ITEM = """\
     gm: gm-person@example.test
     seed: 1234
 {start}{extra}    players:
-      - {{name: Кросс, email: cross@example.test, character: Петя}}
-      - {{name: Дуг, email: doug@example.test, character: Маша}}
-      - {{name: Роза, email: rosa@example.test, character: Ваня}}
+      - {{name: Кросс, email: cross@example.test, character: Петя, gender: m}}
+      - {{name: Дуг, email: doug@example.test, character: Маша, gender: f}}
+      - {{name: Роза, email: rosa@example.test, character: Ваня, gender: f}}
     cards:
       suspects: [Маша, Петя, Ваня]
       weapons: [Топор, Пистолет, Канделябр, Молоток, Веревка, Нож]
