@@ -51,6 +51,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -204,7 +205,9 @@ CASES: dict[str, Case] = {
 #: The players' genders of the text being rendered (its context's ``genders``), for
 #: :func:`inflect_name` and :func:`gender_of_name` inside macros too, which Jinja2 runs
 #: without the caller's context.
-_GENDERS: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar("genders", default={})
+_GENDERS: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "genders", default=MappingProxyType({})
+)
 
 
 @contextlib.contextmanager
@@ -237,14 +240,14 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
     :meth:`pbp.core.gameconfig.GameBase.genders`), else the dictionary's sure guess
     (:func:`pbp.parse.morph.inflect`). A name that does not decline stays as written
     (Шапо; Кэт given ``f``). A name whose form depends on a gender nobody gave (a
-    nickname: Веталь is «Веталя» for a man and «Веталь» for a woman) is framed by
-    «игрок» in the case instead, which needs none: «для игрока Веталь», «игроку Кросс».
+    nickname: Веталь is «Веталя» for a man and «Веталь» for a woman) is framed by a
+    word in the case that needs none, from the catalog (:func:`_framed`): «для игрока
+    Веталь», «игроку Кросс».
 
-    >>> import jinja2
-    >>> env = jinja2.Environment()
-    >>> env.filters["inflect"] = inflect_name
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
     >>> t = env.from_string('{{ n|inflect("gen") }}')
-    >>> [t.render(n=n, locale="ru", genders=g) for n, g in
+    >>> [t.render(n=n, genders=g) for n, g in
     ...  [("Лев", {}), ("Веталь", {}), ("Веталь", {"Веталь": "masc"}), ("Шапо", {})]]
     ['Льва', 'игрока Веталь', 'Веталя', 'Шапо']
 
@@ -259,8 +262,22 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
     gender = given if given in ("masc", "femn") else morph.gender_of(text)
     form = morph.inflect(text, CASES[case], gender)
     if form == text and gender is None and text != morph.inflect(text, CASES[case], "masc"):
-        return f"{_PLAYER[CASES[case]]} {text}"
+        return _framed(ctx.resolve("pgettext"), CASES[case], text)
     return form
+
+
+def _framed(pgettext: Callable[..., str], case: Case, name: str) -> str:
+    """``name`` framed by a word in ``case`` that needs no gender (the catalog's: «игрока
+    Веталь»), for a name whose own form would need one (:func:`inflect_name`)."""
+    if case == "gent":
+        return pgettext("name framed for want of a gender: genitive", "%(name)s", name=name)
+    if case == "datv":
+        return pgettext("name framed for want of a gender: dative", "%(name)s", name=name)
+    if case == "accs":
+        return pgettext("name framed for want of a gender: accusative", "%(name)s", name=name)
+    if case == "ablt":
+        return pgettext("name framed for want of a gender: instrumental", "%(name)s", name=name)
+    return pgettext("name framed for want of a gender: prepositional", "%(name)s", name=name)
 
 
 @jinja2.pass_context

@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 from babel.messages import pofile
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from jinja2 import nodes
 
@@ -23,13 +23,22 @@ Key = tuple[str | None, str]  # (context, msgid)
 
 
 def _extracted() -> set[Key]:
-    """Every message of the templates, as ``scripts/catalogs`` extracts it (babel.cfg)."""
+    """Every message of the templates and of pbp/render.py, as ``scripts/catalogs``
+    extracts them (babel.cfg)."""
     with (ROOT / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
     found: set[Key] = set()
-    for _file, _line, message, _comments, context in extract_from_dir(
-        str(TEMPLATES), method_map, options_map
-    ):
+    messages = [
+        (message, context)
+        for _file, _line, message, _comments, context in extract_from_dir(
+            str(TEMPLATES), method_map, options_map
+        )
+    ]
+    with (ROOT / "pbp" / "render.py").open("rb") as source:
+        messages += [
+            (message, context) for _line, message, _c, context in extract("python", source)
+        ]
+    for message, context in messages:
         msgid = message[0] if isinstance(message, tuple | list) else message
         found.add((context, msgid))
     return found
