@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from kits.golden import KINDS, LOCALES, play
+from kits.golden import KINDS, LOCALES, Pseudo, play, untranslated
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -34,3 +34,12 @@ def test_golden_texts(tmp_path: Path, kind: str, locale: str) -> None:
         )
     )
     assert diff == "", diff
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_pseudo_locale_shows_every_text_of_a_game_translated(tmp_path: Path, kind: str) -> None:
+    # Every message translated to "⟦message⟧": no letters may be left outside the
+    # brackets but the game's own data (issue 16: adding a language is a catalog).
+    table = play(tmp_path, kind, "en", {"en": Pseudo()})
+    assert len(table.entries) > 20
+    assert untranslated(table) == []

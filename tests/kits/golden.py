@@ -445,6 +445,12 @@ def outside_brackets(text: str) -> str:
 
 
 _LETTERS = re.compile(r"[A-Za-zА-Яа-яЁё]")
+#: What has letters but is no text: the transcript's marks, markup, and names the same
+#: in every language (mail header fields, the post formats, the hash).
+_NAMES = re.compile(
+    r"<token of [^>]+>|<hex \d+>|\[/?(b|i|u|s|quote|code)\]|^Subject:|\bRe:"
+    r"|Message-ID|BBCode|Markdown|SHA-256"
+)
 
 
 def untranslated(table: GoldenTable) -> list[str]:
@@ -453,7 +459,7 @@ def untranslated(table: GoldenTable) -> list[str]:
     after the ``⟦…⟧`` spans, the game's own data (its id, the players, cards and
     addresses of ``games.yaml``, the players' own lines quoted back, the zone), the
     transcript's marks and the mail protocol's words (``Subject:``, ``Re:``) are
-    taken out."""
+    taken out, and so are the lines of the canonical deal string (its keys are data)."""
     config = table.config.games[0]
     data = {config.id, "Europe/Moscow", *table.game.emails.values(), GM, "gm@example.test"}
     data |= set(table.game.players)
@@ -464,11 +470,13 @@ def untranslated(table: GoldenTable) -> list[str]:
     data |= {"ход", "move"}  # the Subject the players wrote
     found: list[str] = []
     for entry in table.entries:
-        for line in entry.split("\n")[1:]:  # the transcript's own header line left out
-            if line.startswith('    {"deal"'):
-                continue  # the canonical deal string (rule P-fairness): data, not text
-            rest = outside_brackets(line)
-            rest = re.sub(r"<token of [^>]+>|<hex \d+>|^Subject:|\bRe:", "", rest)
+        body = "\n".join(
+            line
+            for line in entry.split("\n")[1:]  # the transcript's own header left out
+            if '{"deal":' not in line  # the canonical deal string (fairness): data
+        )
+        for line in outside_brackets(body).split("\n"):
+            rest = re.sub(_NAMES, "", line)
             for item in sorted(data, key=len, reverse=True):
                 rest = rest.replace(item, "")
             if _LETTERS.search(rest) and line not in found:

@@ -38,6 +38,8 @@ def shared_environments() -> Iterator[dict[Key, jinja2.Environment]]:
     cache: dict[Key, jinja2.Environment] = {}
 
     def shared(renderer: Renderer, locale: str, fmt: Format) -> jinja2.Environment:
+        if renderer.translations:  # a test's own catalogs (the pseudo-locale): its own
+            return build(renderer, locale, fmt)
         kinds = tuple(str(k.templates) for k in registry.KINDS.values() if k.templates)
         key = (str(renderer.templates_dir), kinds, locale, fmt)
         env = cache.get(key)
