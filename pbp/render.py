@@ -1,9 +1,10 @@
 """Rendering forum posts and private mails from Jinja2 templates (DESIGN.md, "render").
 
-Templates live under ``templates/<locale>/`` (``ru``, ``en``); the loader of each
-locale is rooted there, so a template names its pieces without the locale:
-``cluedo_days/posts/day.j2``, ``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``,
-``errors/<code>.txt``.
+Templates live in one tree, ``templates/``, for every locale: ``cluedo_days/posts/day.j2``,
+``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``, ``errors/<code>.txt``.
+Their words are English messages (``_()``, ``{% trans %}``, :mod:`jinja2.ext.i18n`) that
+each locale's catalog translates (:mod:`pbp.catalogs`); one environment per (locale,
+format) has its catalog installed.
 
 Public posts come in two formats, ``bbcode`` (classic forums) and ``markdown``;
 private mails are plain ``text``. Formatting goes through filters, so one template
@@ -455,7 +456,7 @@ class Renderer:
         kind: str,
         **context: Any,
     ) -> str:
-        """A forum post of a game of ``kind``: template ``<locale>/<kind>/posts/<name>.j2``
+        """A forum post of a game of ``kind``: template ``<kind>/posts/<name>.j2``
         in ``fmt``.
 
         ``events`` may hold events of any visibility; only PUBLIC ones reach the
@@ -484,7 +485,7 @@ class Renderer:
 
     def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:
         """The post-game story (``pbp export``, :mod:`pbp.export`): template
-        ``<locale>/common/story/story.j2`` in ``fmt``, context as documented there.
+        ``common/story/story.j2`` in ``fmt``, context as documented there.
 
         Unlike :meth:`public_post`, the items passed may be private facts: the story
         is the GM's to publish after the game, and only :mod:`pbp.export` calls this.
@@ -502,8 +503,8 @@ class Renderer:
     ) -> tuple[str, str]:
         """A private mail as ``(subject, body)``; the body is plain text ending in a newline.
 
-        The template is ``<locale>/<kind>/mail/<name>.j2``, else (or without ``kind``)
-        ``<locale>/common/mail/<name>.j2``; ``name`` may carry the kind:
+        The template is ``<kind>/mail/<name>.j2``, else (or without ``kind``)
+        ``common/mail/<name>.j2``; ``name`` may carry the kind:
         ``"cluedo_days/welcome"``. The template's
         first line is ``Subject: …``, then a blank line, then the body. Context keys are
         documented in each template's header comment. Example::
@@ -530,7 +531,7 @@ class Renderer:
         return subject, tidy(body)
 
     def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
-        """The player-facing text of a refused move: ``<locale>/errors/<code>.txt``
+        """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
@@ -561,11 +562,10 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        # pbp's own texts, then those a registered kind brings in its package; a
-        # template still written per locale (``<dir>/<locale>/…``) after the shared ones.
+        # pbp's own texts, then those a registered kind brings in its package (one
+        # tree, or one per locale: ``<dir>/<locale>/…``).
         kinds = [k.templates for k in registry.KINDS.values() if k.templates is not None]
-        roots = [self.templates_dir, *kinds]
-        search = [*roots, *(root / locale for root in roots)]
+        search = [self.templates_dir, *kinds, *(k / locale for k in kinds)]
         options: dict[str, Any] = {
             "loader": jinja2.FileSystemLoader(search),
             "undefined": jinja2.StrictUndefined,

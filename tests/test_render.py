@@ -595,7 +595,7 @@ def test_C4_private_cards_never_reach_a_public_post(
 def test_C4_public_post_filters_events_before_a_careless_template_sees_them(
     tmp_path: Path,
 ) -> None:
-    posts = tmp_path / "ru" / "cluedo_days" / "posts"
+    posts = tmp_path / "cluedo_days" / "posts"
     posts.mkdir(parents=True)
     (posts / "dump.j2").write_text(
         "{% for e in events %}{{ e.kind }} {{ e.data }} {{ e.player }}\n{% endfor %}"
@@ -744,7 +744,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
 
 
 def test_private_mail_template_must_start_with_subject(tmp_path: Path) -> None:
-    mail = tmp_path / "en" / "cluedo_days" / "mail"
+    mail = tmp_path / "cluedo_days" / "mail"
     mail.mkdir(parents=True)
     (mail / "bad.j2").write_text("Hello\n\nbody\n")
     with pytest.raises(ValueError, match="must start with 'Subject: '"):
@@ -760,7 +760,7 @@ def test_unknown_locale_is_refused(renderer: Renderer) -> None:
 
 
 def test_error_renders_the_code_file(tmp_path: Path) -> None:
-    errors = tmp_path / "en" / "errors"
+    errors = tmp_path / "errors"
     errors.mkdir(parents=True)
     (errors / "unknown_card.txt").write_text('Unknown card "{{ card }}".\n')
     text = Renderer(tmp_path).error("unknown_card", {"card": "Кранова"}, locale="en")
