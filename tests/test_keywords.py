@@ -251,3 +251,47 @@ def test_the_vocabulary_is_read_once_and_shows_each_command_per_locale() -> None
     assert keywords.current() is keywords.current()
     assert keywords.current().shown("maniac", "unvote") == {"ru": "СНЯТЬ ГОЛОС", "en": "UNVOTE"}
     assert keywords.current().read("maniac", "vote") == ("голос", "голосую", "vote")
+
+
+@pytest.mark.parametrize("locale", catalogs.LOCALES)
+def test_the_templates_show_each_command_as_the_keywords_data_does(locale: str) -> None:
+    """The echo of a command as understood ("Понял: ГОЛОС Пётр") and the GM's
+    confirmation are catalog messages (a whole phrase, its word order the language's);
+    each begins with the command as ``keywords.yaml`` shows it, so the two agree."""
+    found = catalogs.translations(locale)
+    vocabulary = keywords.current()
+
+    def shown(section: str, key: str) -> str:
+        return vocabulary.command(section, key, locale).shown
+
+    vote, prison = shown("maniac", "vote"), shown("maniac", "prison")
+    starts = {
+        found.pgettext("a command as understood", "VOTE %(player)s"): vote,
+        found.gettext("VOTE PRISON %(player)s"): f"{vote} {prison}",
+        found.gettext("KILL %(player)s"): shown("maniac", "kill"),
+        found.gettext(
+            "SKIP NIGHT %(night)s"
+        ): f"{shown('maniac', 'skip')} {shown('maniac', 'night')}",
+        found.gettext("SUGGEST %(suspect)s, %(weapon)s, %(room)s"): shown("cluedo", "suggest"),
+        found.gettext("REFUTE %(card)s"): shown("cluedo", "refute"),
+        found.gettext("ACCUSE %(suspect)s, %(weapon)s, %(room)s"): shown("cluedo", "accuse"),
+    }
+    for text, form in starts.items():
+        assert text.startswith(f"{form} "), (text, form)
+    assert found.gettext("UNVOTE") == shown("maniac", "unvote")
+    assert found.gettext("SKIP") == shown("maniac", "skip")
+    assert found.gettext("NO REFUTATION") == shown("cluedo", "no_refutation")
+    assert found.gettext("STATUS") == shown("common", "status")
+    assert found.gettext("HELP") == shown("common", "help")
+    for lever, message in [
+        ("act", "ACT %(player)s: %(move)s"),
+        ("pause", "PAUSE"),
+        ("resume", "RESUME"),
+        ("extend", "EXTEND %(hours)s h"),
+        ("substitute", "SUBSTITUTE %(player)s BY %(name)s %(email)s"),
+        ("remove", "REMOVE %(player)s"),
+        ("void", "VOID %(event)s"),
+        ("export", "EXPORT %(format)s"),
+    ]:
+        first = found.pgettext("GM command", message).split()[0]
+        assert first in vocabulary.words("gm", lever, locale), (lever, first)

@@ -5,9 +5,9 @@ look-alike letters folded: :func:`pbp.parse.commands.read_line`); a line that st
 with no GM keyword (a greeting, a player's command such as STATUS, a pbp CLI word such
 as CLOSE-DAY) gives a line whose error is ``gm_not_a_command`` (with the keyword it
 resembles, if any, as ``suggestion``), so the GM's answer says so line by line; quotes
-and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in English or
-Russian, any case; the GM's note, where a command takes one, follows `` -- `` or
-`` — ``::
+and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in any locale's
+words (``gm`` in ``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`), any
+case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
 
     ACT Петя: SUGGEST Маша, нож, кухня TO Вася     ЗА Петю: ПРЕДПОЛОЖЕНИЕ …
     PAUSE -- away for the weekend                  ПАУЗА — уехал на выходные

@@ -4,8 +4,9 @@ Reading a move is separate from playing it: this module knows only the syntax an
 the names (cards, players); whether a move is allowed is the engine's business
 (:mod:`pbp.games.cluedo_days.engine`).
 
-Grammar: one command per line, several per mail; keywords case-insensitive, English
-and Russian always both accepted, an optional colon after the keyword; bold markers
+Grammar: one command per line, several per mail; keywords case-insensitive, those of
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+the words below are ru's and en's), an optional colon after the keyword; bold markers
 (``[b]…[/b]``, ``**…**``) ignored; text inside forum quotes and spoilers skipped
 (``[quote]``, ``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
 ``[spoiler]``, ``[spoiler=…]``, nested, also within a line); look-alike Latin letters

@@ -4,8 +4,9 @@ Reading a move is separate from playing it: this module knows only the syntax an
 players' names; whether a move is allowed (who may vote, which night is open, the
 skip and double-kill limits) is the engine's business (:mod:`pbp.games.maniac.engine`).
 
-Grammar: one command per line, several per mail; keywords case-insensitive, English
-and Russian always both accepted, an optional colon after the keyword; bold markers
+Grammar: one command per line, several per mail; keywords case-insensitive, those of
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+the words below are ru's and en's), an optional colon after the keyword; bold markers
 ignored; text inside forum quotes and spoilers skipped
 (:func:`~pbp.parse.body.unquote_forum`); look-alike Latin letters in Cyrillic words
 read as Cyrillic and the reverse (:func:`~pbp.parse.names.fold_confusables`); player
