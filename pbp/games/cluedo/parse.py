@@ -4,8 +4,9 @@ Reading a move is separate from playing it: this module knows only the syntax an
 the names (cards, players); whether a move is allowed is the engine's business
 (:mod:`pbp.games.cluedo_days.engine`).
 
-Grammar: one command per line, several per mail; keywords case-insensitive, English
-and Russian always both accepted, an optional colon after the keyword; bold markers
+Grammar: one command per line, several per mail; keywords case-insensitive, those of
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+the words below are ru's and en's), an optional colon after the keyword; bold markers
 (``[b]…[/b]``, ``**…**``) ignored; text inside forum quotes and spoilers skipped
 (``[quote]``, ``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
 ``[spoiler]``, ``[spoiler=…]``, nested, also within a line); look-alike Latin letters
@@ -81,7 +82,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from pbp import keywords
 from pbp.core.events import InvalidMove, MoveError
 from pbp.games.cluedo.cards import (
     CATEGORIES,
@@ -132,36 +135,70 @@ ERROR_CODES = (
 ParsedLine = commands.ParsedLine[CluedoMove]
 
 
-#: Each command's keywords, Russian first; any grammatical form of one is the command.
-_KEYWORDS = {
-    "suggest": ("предположение", "suggest", "suggestion"),
-    "refute": ("опровержение", "refute", "refutation"),
-    "accuse": ("обвинение", "accuse", "accusation"),
-    "status": ("статус", "status"),
-    "help": ("помощь", "help"),
-}
-_NEGATIONS = frozenset({"нет", "no"})
-#: How each command is written in the help: (Russian, English).
-_SHOWN = {
-    "suggest": ("ПРЕДПОЛОЖЕНИЕ", "SUGGEST"),
-    "refute": ("ОПРОВЕРЖЕНИЕ", "REFUTE"),
-    "no_refutation": ("НЕТ ОПРОВЕРЖЕНИЯ", "NO REFUTATION"),
-    "accuse": ("ОБВИНЕНИЕ", "ACCUSE"),
-    "status": ("СТАТУС", "STATUS"),
-    "help": ("ПОМОЩЬ", "HELP"),
-}
-_WORDS = commands.Keywords(_KEYWORDS, _SHOWN)
 _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
-#: Words that may stand before the number: "на №1", "на предложение 7", "to 7".
-_BEFORE_NUMBER = (
-    r"(?:(?:на|к|по|to|for|on)\s+)?(?:(?:предположени[еяю]|suggestion)\s*)?(?=[№#nн]?\s*\d)"
-)
-_REFUTE = re.compile(
-    rf"^(?:{_BEFORE_NUMBER}{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE
-)
-_NO_REFUTATION = re.compile(rf"^(?:{_BEFORE_NUMBER}{_NUMBER})?\s*[.!]*$", re.IGNORECASE)
-_ADDRESSEE = re.compile(r"\s+(?:to|for|для)\s*:?\s+", re.IGNORECASE)
-_LEADING_ADDRESSEE = re.compile(r"^(?:to|for|для)\s*:?\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    """The words of every locale (:mod:`pbp.keywords`, section ``cluedo``) as this
+    parser reads them, built once per vocabulary (:func:`_vocab`)."""
+
+    words: commands.Keywords
+    #: Negations of a refutation ("нет", "no"), each with its locale.
+    negations: dict[str, str]
+    #: The last word of NO REFUTATION as shown, lower case, per locale: what a
+    #: misspelt second word is compared with ("опровержения", "refutation").
+    refutation_shown: dict[str, str]
+    refute: re.Pattern[str]
+    no_refutation: re.Pattern[str]
+    addressee: re.Pattern[str]
+    leading_addressee: re.Pattern[str]
+    fillers: frozenset[str]
+
+
+@functools.cache
+def _vocab(vocabulary: keywords.Vocabulary) -> _Vocab:
+    section = "cluedo"
+    by_command = {
+        "suggest": section,
+        "refute": section,
+        "accuse": section,
+        "status": "common",
+        "help": "common",
+    }
+    read = {
+        name: {loc: vocabulary.command(sec, name, loc).read for loc in vocabulary.locales}
+        for name, sec in by_command.items()
+    }
+    shown_order = ("suggest", "refute", "no_refutation", "accuse", "status", "help")
+    shown = {name: vocabulary.shown(by_command.get(name, section), name) for name in shown_order}
+    # Words that may stand before the number: "на №1", "на предложение 7", "to 7".
+    prepositions = keywords.alternation(vocabulary.words(section, "number_prepositions"))
+    suggestion = keywords.alternation(vocabulary.words(section, "suggestion_forms"))
+    before_number = rf"(?:{prepositions}\s+)?(?:{suggestion}\s*)?(?=[№#nн]?\s*\d)"
+    to = keywords.alternation(vocabulary.words(section, "addressee"))
+    return _Vocab(
+        words=commands.Keywords(read, shown),
+        negations=vocabulary.locale_of(section, "negation"),
+        refutation_shown={
+            loc: form.split()[-1].lower() for loc, form in shown["no_refutation"].items()
+        },
+        refute=re.compile(
+            rf"^(?:{before_number}{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE
+        ),
+        no_refutation=re.compile(rf"^(?:{before_number}{_NUMBER})?\s*[.!]*$", re.IGNORECASE),
+        addressee=re.compile(rf"\s+{to}\s*:?\s+", re.IGNORECASE),
+        leading_addressee=re.compile(rf"^{to}\s*:?\s+", re.IGNORECASE),
+        # "и"/"and" between cards, and the seed sentence's words (_SENTENCE_GLUE).
+        fillers=frozenset(vocabulary.words("common", "and")) | {"орудием", "комнате"},
+    )
+
+
+def _v() -> _Vocab:
+    """This parser's words, from the vocabulary loaded now."""
+    return _vocab(keywords.current())
+
+
 #: Where the addressee written first ends and the cards begin.
 _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 #: Where chat after an addressee written last begins ("для Веталь. Спасибо!").
@@ -182,7 +219,6 @@ _SENTENCE_GLUE = re.compile(
     re.IGNORECASE,
 )
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
-_FILLERS = frozenset({"и", "and", "орудием", "комнате"})
 
 
 class _Reader:
@@ -222,7 +258,7 @@ class _Reader:
             try:
                 names.append(self.card_names.match(part))
             except MoveError as error:
-                found = self.card_names.segment(part, _FILLERS)
+                found = self.card_names.segment(part, _v().fillers)
                 if found:
                     names.extend(found)
                     continue
@@ -307,10 +343,10 @@ class _Reader:
         return None
 
     def suggest(self, rest: str, line: str) -> Suggest:
-        lead = _LEADING_ADDRESSEE.match(rest)
+        lead = _v().leading_addressee.match(rest)
         if lead:
             return self.suggest_addressee_first(rest[lead.end() :], line)
-        splits = list(_ADDRESSEE.finditer(rest))
+        splits = list(_v().addressee.finditer(rest))
         for split in reversed(splits):
             addressee = self.addressee(rest[split.end() :])
             if addressee is None:
@@ -355,7 +391,7 @@ class _Reader:
         raise refusal
 
     def refute(self, rest: str, line: str) -> Refute:
-        match = _REFUTE.match(rest)
+        match = _v().refute.match(rest)
         card = match.group("card").strip(_TRAILING) if match else ""
         if match is None or not normalize(card):
             raise InvalidMove(
@@ -369,7 +405,7 @@ class _Reader:
             raise
 
     def no_refutation(self, rest: str, line: str) -> NoRefutation:
-        match = _NO_REFUTATION.match(rest)
+        match = _v().no_refutation.match(rest)
         if match is None:
             raise InvalidMove("no_refutation_syntax", line=line, example={"number": 7})
         return NoRefutation(int(match.group("number")) if match.group("number") else None)
@@ -406,24 +442,25 @@ def _keyword(line: str) -> tuple[str, str] | None:
     :raises InvalidMove: ``unknown_command`` when the first word resembles a keyword
         (:func:`~pbp.parse.names.closest_keyword`) without being one of its forms.
     """
-    lead = _WORDS.lead(line)
+    v = _v()
+    lead = v.words.lead(line)
     if lead is None:
         return None
-    refute = _WORDS.stems["refute"]
+    refute = v.words.stems["refute"]
     found: tuple[str, int] | None
     if lead.second and (
-        (lead.first in _NEGATIONS and stem(lead.second) in refute)
-        or (lead.first_stem in refute and lead.second in _NEGATIONS)
+        (lead.first in v.negations and stem(lead.second) in refute)
+        or (lead.first_stem in refute and lead.second in v.negations)
     ):
         found = ("no_refutation", lead.match.end())
     else:
-        found = _WORDS.single(lead)
+        found = v.words.single(lead)
     if found is not None:
-        return _WORDS.command(line, *found)
-    misspelt = lead.second and lead.first in _NEGATIONS
-    if misspelt and closest_keyword(lead.second, ("опровержения", "refutation")):
-        _WORDS.refuse(line, lead, "no_refutation")
-    _WORDS.refuse(line, lead)
+        return v.words.command(line, *found)
+    misspelt = lead.second and lead.first in v.negations
+    if misspelt and closest_keyword(lead.second, tuple(v.refutation_shown.values())):
+        v.words.refuse(line, lead, "no_refutation", v.negations[lead.first])
+    v.words.refuse(line, lead)
     return None
 
 
