@@ -86,7 +86,7 @@ TIE_COUNT = (
     "- [b]Таня[/b] (2): Петя, Вася\n"
     "- [b]Петя[/b] (2): Таня, Оля\n"
     "\n"
-    "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя\n"
+    "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя.\n"
 )
 EVENING_1 = (
     "[b]Вечер дня 1: итоги голосования[/b]\n"
@@ -135,8 +135,8 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
 
     assert role_block("Коля") == [
         "Ваша роль: МАНЬЯК.",
-        "Ваш фанат — Лена. Фанат играет за вас и знает, кто вы; убивать он не может, "
-        "помогает только голосованием.",
+        "Ваш фанат — Лена: ваш союзник, который знает, кто вы. Фанат не может убивать "
+        "и помогает вам только голосованием.",
         "Вы заказываете убийства письмом: на ночи 1 и 2 — в день 1 или в ночь 1, и оба "
         "заказа можно менять до конца ночи 1; в каждый следующий день — на ночь через одну "
         "(в день 2 — на ночь 3 и т. д.), и такой заказ можно менять до закрытия этого дня. "
@@ -151,8 +151,8 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     ]
     assert role_block("Лена") == [
         "Ваша роль: ФАНАТ.",
-        "Маньяк — Коля. Вы играете за маньяка; он знает, кто вы. Убивать вы не можете — "
-        "помогайте ему голосованием.",
+        "Маньяк — Коля. Вы играете на стороне маньяка, и маньяк знает, кто вы. "
+        "Убивать вы не можете — помогайте голосованием.",
         "Если вас отправят в камеру или в тюрьму, вы умрёте в ту же ночь.",
         "Команда маньяка побеждает, когда на свободе остаётся не больше двух игроков города "
         "(мирные жители и дежурный), пока вы живы и на свободе, или не больше одного, если "
@@ -303,7 +303,7 @@ def test_P1_a_voided_vote_leaves_the_live_count_and_the_evening_at_once(
         "- [b]Петя[/b] (3): Вася, Таня, Оля\n"
         "- [b]Таня[/b] (1): Петя\n"
         "\n"
-        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя.\n"
     )
     assert pbp_post(table) == ("[b]День 1: голоса на данный момент (день ещё идёт)[/b]\n\n" + count)
     show = pbp_show(table)
@@ -313,7 +313,7 @@ def test_P1_a_voided_vote_leaves_the_live_count_and_the_evening_at_once(
         "- Петя (3): Вася, Таня, Оля",
         "- Таня (1): Петя",
         "",
-        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя",
+        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя.",
     ]
 
     mails = table.at(close(1))
@@ -384,14 +384,14 @@ def test_vote_count_mail_sends_the_gm_the_count_after_every_change(tmp_path: Pat
         "",
         "- Петя (1): Вася",
         "",
-        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя",
+        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.",
     ]
     mails = table.move("Вася", "СНЯТЬ ГОЛОС", at=utc(2026, 12, 1, 10, 5))
     assert summary(mails) == [(EMAILS["Вася"], RE), (GM, "[seed-002] Голоса дня 1")]
     assert lines(mails[1])[2:] == [
         "Голосов нет.",
         "",
-        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя",
+        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.",
     ]
     # An order changes no vote: no count.
     mails = table.move("Коля", "ПРОПУСК", at=utc(2026, 12, 1, 10, 10))
@@ -459,7 +459,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     # Nobody voted: nobody goes to the cell (M10).
     assert bbcode(mails[0]).endswith(
         "Голосов нет.\n\n"
-        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n\n"
+        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n\n"
         "[b]Голосов не было: никто не отправляется в камеру.[/b]\n\n"
         "[b]Наступает ночь 1.[/b]\n"
     )
@@ -484,7 +484,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "Заказ: убить Олю.",
     ]
     assert bbcode(mails[0]).startswith(
-        "[b]Утро дня 2[/b]\n\nЭтой ночью убит игрок [b]Саша[/b].\n\n"
+        "[b]Утро дня 2[/b]\n\nЖертва этой ночи — [b]Саша[/b].\n\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Маша, Коля, Дима, Лена, Катя.\n"
     )
     assert lines(mails[5])[0] == (
@@ -549,7 +549,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Маша"], "[seed-002] Вас убили в ночь 1"),
     ]
-    assert "Этой ночью убит игрок [b]Маша[/b]." in bbcode(mails[0])
+    assert "Этой ночью убита [b]Маша[/b]." in bbcode(mails[0])
     assert lines(mails[3]) == [
         "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
         "Заказ: убить Олю.",
@@ -677,7 +677,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
     assert bbcode(mails[0]) == (
         "[b]Утро дня 2[/b]\n"
         "\n"
-        "Этой ночью убит игрок [b]Лена[/b].\n"
+        "Этой ночью убита [b]Лена[/b].\n"
         "\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.\n"
         "\n"
@@ -709,7 +709,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "\n"
         "- [b]Коля[/b] (2): Петя (в тюрьму), Вася\n"
         "\n"
-        "Не проголосовали: Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Не проголосовали: Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
         "\n"
         "[b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, "
         "в тюрьму.\n"
@@ -765,7 +765,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
                 "",
                 "- [b]Петя[/b] (6): Вася (в тюрьму), Таня, Оля, Саша, Маша, Катя",
                 "",
-                "Не проголосовали: Петя, Коля, Дима, Лена",
+                "Не проголосовали: Петя, Коля, Дима, Лена.",
                 "",
                 "[b]В камеру отправляется Петя.[/b]",
                 "",
@@ -784,7 +784,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
                 "",
                 "- [b]Петя[/b] (6): Вася (prison), Таня, Оля, Саша, Маша, Катя",
                 "",
-                "Not voted: Петя, Коля, Дима, Лена",
+                "Not voted: Петя, Коля, Дима, Лена.",
                 "",
                 "[b]Петя goes to the cell.[/b]",
                 "",
@@ -972,13 +972,13 @@ def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
     kolya = lines(start[6])
     assert kolya[4:6] == [
         "Your role: MANIAC.",
-        "Your fan is Лена. The fan plays for you and knows who you are; the fan cannot kill "
+        "Your fan is Лена: your ally, who knows who you are. The fan cannot kill "
         "and helps you by voting only.",
     ]
     assert lines(start[8])[4:6] == [
         "Your role: FAN.",
-        "The maniac is Коля. You play for the maniac, who knows who you are. You cannot "
-        "kill — help by voting.",
+        "The maniac is Коля. You play on the maniac's side, and the maniac knows who "
+        "you are. You cannot kill — help by voting.",
     ]
     seed_tie(table)
 
@@ -990,7 +990,7 @@ def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
         "- [b]Таня[/b] (2): Петя, Вася\n"
         "- [b]Петя[/b] (2): Таня, Оля\n"
         "\n"
-        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя.\n"
         "\n"
         "A tie — 2 votes each: Таня, Петя. By the tie rule, the one whose vote, still standing "
         "at the close, was cast first goes: Петя's vote for Таня.\n"
