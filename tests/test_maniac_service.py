@@ -34,8 +34,9 @@ from kits.maniac_table import (
 from kits.table import GM, TEMPLATES, body, summary, utc
 
 from pbp.cli import main
+from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
-from pbp.games.maniac import engine
+from pbp.games.maniac import engine, views
 from pbp.render import Renderer
 
 RE = "Re: ход"
@@ -1029,3 +1030,245 @@ def test_P1_past_posts_print_after_the_end_what_they_printed_at_their_moment(
     assert pbp_post(table, "--day", "1") == at_close["day"]
     assert pbp_post(table, "--which", "morning", "--day", "2") == at_dawn
     assert "Игра окончена" not in at_dawn + at_close["evening"] + at_close["day"]
+
+
+# --- the texts of issue 16 (rule P2; items 2, 4, 5): each defect with its corrected text ---
+
+RENDERER = Renderer(TEMPLATES)
+
+
+def _text(template: str, locale: str, fmt: str = "bbcode", **context: object) -> str:
+    """``template`` (a string of the one tree) rendered in ``locale`` and ``fmt``."""
+    env = RENDERER._env(locale, fmt)  # type: ignore[arg-type]
+    return env.from_string(template).render(context).strip()
+
+
+def _tie(votes: int) -> dict[str, object]:
+    return {
+        "to_cell": "Таня",
+        "to_prison": None,
+        "chosen": "Таня",
+        "prison_reason": None,
+        "tie": {"tied": ["Петя", "Таня"], "votes": votes, "voter": "Петя"},
+        "vote_split": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("votes", "locale", "first"),
+    [
+        (1, "ru", "Ничья — по одному голосу: Петя, Таня."),
+        (2, "ru", "Ничья — по 2 голоса: Петя, Таня."),
+        (5, "ru", "Ничья — по 5 голосов: Петя, Таня."),
+        (21, "ru", "Ничья — по 21 голосу: Петя, Таня."),
+        (1, "en", "A tie — one vote each: Петя, Таня."),
+        (2, "en", "A tie — 2 votes each: Петя, Таня."),
+    ],
+)
+def test_P2_the_tie_reads_po_odnomu_golosu(votes: int, locale: str, first: str) -> None:
+    """Issue 16: "Ничья — по 1 голос" was the tie's line; «по» takes the dative of one
+    (P2's own example) and CLDR's plural of the others."""
+    text = _text(
+        '{% import "maniac/parts/macros.j2" as m %}{{ m.result(r) }}', locale, r=_tie(votes)
+    )
+    assert text.split("\n")[0].startswith(first + " ")
+
+
+def _morning(dead: list[str]) -> list[Event]:
+    players = ["Лев", "Мария", "Веталь", "Илья"]
+    started = {"players": [{"name": p, "character": None} for p in players]}
+    night = {"night": 1, "day": 2, "dead": dead, "released": None}
+    return [
+        Event("game_started", Visibility.PUBLIC, started),
+        Event("night_ended", Visibility.PUBLIC, night),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("dead", "genders", "locale", "line"),
+    [
+        (["Мария"], {}, "ru", "Этой ночью убита [b]Мария[/b]."),
+        (["Лев"], {}, "ru", "Этой ночью убит [b]Лев[/b]."),
+        (["Веталь"], {"Веталь": "masc"}, "ru", "Этой ночью убит [b]Веталь[/b]."),
+        (["Веталь"], {"Веталь": "femn"}, "ru", "Этой ночью убита [b]Веталь[/b]."),
+        (["Веталь"], {}, "ru", "Жертва этой ночи — [b]Веталь[/b]."),
+        (["Лев", "Мария"], {}, "ru", "Этой ночью убиты игроки: [b]Лев[/b], [b]Мария[/b]."),
+        ([], {}, "ru", "Этой ночью никто не погиб."),
+        (["Мария"], {}, "en", "Killed last night: [b]Мария[/b]."),
+        (["Веталь"], {}, "en", "Killed last night: [b]Веталь[/b]."),
+        ([], {}, "en", "Nobody died last night."),
+    ],
+)
+def test_P2_the_morning_death_agrees_with_the_gender_or_needs_none(
+    dead: list[str], genders: dict[str, str], locale: str, line: str
+) -> None:
+    """Issue 16: "Этой ночью убит игрок [b]Мария[/b]" — «убита» for a woman, «убит» for
+    a man, and for a name whose gender nobody knows a sentence that needs none («Жертва
+    этой ночи — …», as the final post's «жертва ночи 1»; «погиб игрок Мария» would not
+    be gender-free, and «маньяк убил» would say who killed, M7). English: last night."""
+    text = RENDERER.public_post(
+        "morning", _morning(dead), locale=locale, fmt="bbcode", kind="maniac", genders=genders
+    )
+    assert text.split("\n")[2] == line
+
+
+def test_M8_the_morning_view_counts_who_is_free_up_to_that_morning() -> None:
+    """Issue 16 item 2: who is still in the game is computed once in Python (it was
+    worked out in parts/roster.j2), up to that morning only (rule P1)."""
+    events = _morning(["Мария"])
+    later = Event(
+        "night_ended", Visibility.PUBLIC, {"night": 2, "day": 3, "dead": ["Лев"], "released": None}
+    )
+    assert engine.post_view("morning", [*events, later], 1) == {
+        "night": 1,
+        "day": 2,
+        "dead": ["Мария"],
+        "released": None,
+        "game_over": False,
+        "free": ["Лев", "Веталь", "Илья"],
+        "prison": [],
+    }
+
+
+def test_no_maniac_template_works_out_game_logic() -> None:
+    """Issue 16 item 2: the Maniac templates lay out what views.py computed; none
+    collects into a dict or list while looping (``{% set _ = x.update(…) %}``,
+    ``.append``), and parts/roster.j2 is gone."""
+    root = TEMPLATES / "maniac"
+    assert not (root / "parts" / "roster.j2").exists()
+    found = {
+        str(path.relative_to(root)): hit
+        for path in sorted(root.rglob("*.j2"))
+        for hit in re.findall(r"\{%-? set _\w* =|\.update\(|\.append\(", path.read_text())
+    }
+    assert found == {}
+
+
+def _commands(casts: int, locale: str) -> str:
+    status = {"commands": views.commands_view(["Лев", "Мария", "Илья"], casts, False)}
+    return _text('{% include "maniac/parts/commands.j2" %}', locale, "text", status=status)
+
+
+@pytest.mark.parametrize(
+    ("casts", "locale", "limit"),
+    [
+        (1, "ru", "игрока можно голосовать не больше 1 раза за день (снятие голоса не в счёт)."),
+        (2, "ru", "игрока можно голосовать не больше 2 раз за день (снятие голоса не в счёт)."),
+        (5, "ru", "игрока можно голосовать не больше 5 раз за день (снятие голоса не в счёт)."),
+        (21, "ru", "игрока можно голосовать не больше 21 раза за день (снятие голоса не в счёт)."),
+        (1, "en", "for the same player at most once a day (withdrawing does not count)."),
+        (2, "en", "for the same player at most 2 times a day (withdrawing does not count)."),
+    ],
+)
+def test_P2_the_vote_limit_is_counted_by_plural(casts: int, locale: str, limit: str) -> None:
+    """Issue 16: "at most %(casts)s times a day" / "не больше %(casts)s раз" whatever
+    the number; now CLDR's plural in both languages (the help and the opening post)."""
+    assert f"  {limit}" in _commands(casts, locale).split("\n")
+    events = [
+        Event(
+            "game_started",
+            Visibility.PUBLIC,
+            {
+                "players": [{"name": "Лев", "character": None}],
+                "commitment": "0" * 64,
+                "fan": True,
+                "skips": 3,
+                "double_kill": False,
+                "casts_per_target": casts,
+            },
+        )
+    ]
+    opening = RENDERER.public_post("opening", events, locale=locale, fmt="bbcode", kind="maniac")
+    wanted = {
+        ("ru", 1): "за одного игрока — не больше 1 раза за день.",
+        ("ru", 2): "за одного игрока — не больше 2 раз за день.",
+        ("ru", 5): "за одного игрока — не больше 5 раз за день.",
+        ("ru", 21): "за одного игрока — не больше 21 раза за день.",
+        ("en", 1): "but at most once a day on the same player.",
+        ("en", 2): "but at most 2 times a day on the same player.",
+    }[(locale, casts)]
+    assert wanted in opening
+
+
+def test_P2_the_prison_vote_list_follows_a_noun_not_a_bare_preposition(
+    table: ManiacTable,
+) -> None:
+    """Issue 16: "голосовать за: Петя, Таня" — a list after a bare preposition and a
+    colon; now «за этого игрока: …» / «за этих игроков: …»."""
+    seed_tie(table)  # Таня to the cell on day 1 (M10)
+    table.at(close(1))
+    table.at(dawn(1))
+    reply = table.move("Оля", "СТАТУС", at=utc(2026, 12, 2, 8))
+    assert "Сразу в тюрьму можно голосовать за этого игрока: Таня." in lines(reply[0])
+    row = table.store.game(GAME)
+    assert row is not None
+    status = {
+        **engine.status(engine.load_state(row.state), "Оля"),
+        "prison_vote_for": ["Петя", "Таня"],
+    }
+    text = _text('{% include "maniac/parts/status.j2" %}', "ru", "text", status=status)
+    assert "Сразу в тюрьму можно голосовать за этих игроков: Петя, Таня." in text.split("\n")
+
+
+def test_HELP_reply_shows_the_games_own_players_and_rules_like_the_welcome(
+    table: ManiacTable,
+) -> None:
+    """Issue 16: the reply to ПОМОЩЬ showed invented names (Петя, Таня) and the double
+    kill of a game of 10 (M5: from 12); it shows this game's players and rules, the
+    same text as the welcome's command help."""
+    welcome = body(next(m for m in table.sent() if str(m["To"]) == EMAILS["Катя"]))
+    reply = body(table.move("Катя", "ПОМОЩЬ", at=utc(2026, 12, 1, 10))[0])
+    help_part = reply[reply.index("Команды пишите") : reply.index("НОВЫЙ АДРЕС")]
+    assert help_part == welcome[welcome.index("Команды пишите") : welcome.index("НОВЫЙ АДРЕС")]
+    examples = [line.strip() for line in help_part.split("\n") if line.startswith("    ")]
+    assert examples == [
+        "ГОЛОС за Катю",
+        "VOTE Катя",
+        "ГОЛОС ТЮРЬМА за Катю",
+        "VOTE PRISON Катя",
+        "UNVOTE",
+        "УБИТЬ Катю НОЧЬ 2",
+        "KILL Катя NIGHT 2",
+        "ПРОПУСК НОЧЬ 3",
+        "SKIP NIGHT 3",
+    ]
+
+
+def test_english_texts_without_he_his_and_with_last_night() -> None:
+    """Issue 16 item 6: "Each player has been told his role", "an order he mails",
+    "put in the cell, he dies", "locked up himself" in the opening post."""
+    events = [
+        Event(
+            "game_started",
+            Visibility.PUBLIC,
+            {
+                "players": [{"name": "Лев", "character": None}],
+                "commitment": "0" * 64,
+                "fan": True,
+                "skips": 3,
+                "double_kill": False,
+                "casts_per_target": 2,
+            },
+        )
+    ]
+    opening = RENDERER.public_post("opening", events, locale="en", fmt="bbcode", kind="maniac")
+    assert re.findall(r"\b(?:he|his|him|himself)\b", opening) == []
+    assert "The GM has told every player their role in private." in opening
+    assert (
+        "- The fan plays for the maniac, and they know each other. The fan does not kill, "
+        "and a fan put in the cell dies there that night.\n" in opening
+    )
+
+
+def test_P2_pbp_show_tells_a_death_without_a_gendered_word(table: ManiacTable) -> None:
+    """Issue 16: the GM view wrote «убит» of every dead player, Маша included; it gives
+    the night instead («жертва ночи 1»), which needs no gender."""
+    table.move("Коля", "УБИТЬ Машу", at=utc(2026, 12, 1, 10))
+    table.at(close(1))
+    table.at(dawn(1))
+    assert "  - Маша: civilian; killed on night 1" in pbp_show(table)
+    row = table.store.game(GAME)
+    assert row is not None
+    view = engine.gm_view(engine.load_state(row.state))
+    _subject, text = RENDERER.private_mail("maniac/gm_show", locale="ru", game=GAME, view=view)
+    assert "  - Маша: мирный житель; жертва ночи 1" in text.split("\n")
