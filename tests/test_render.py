@@ -698,7 +698,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
     assert subject == "[exler-1] Предположение №7 от Неташки"
     assert body.startswith(
         "Веталь, Неташка адресует вам предположение №7:\n"
-        "  подозреваемый — Краснова, орудие — нож, комната — кухня.\n"
+        "  убийца — Краснова, орудие — нож, комната — кухня.\n"
         "\n"
         "У вас есть нож. Вы обязаны опровергнуть этой картой. Ответьте строкой:\n"
         "    ОПРОВЕРЖЕНИЕ 7 нож\n"
@@ -906,4 +906,161 @@ def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
     assert (
         "\nРазгадка: убийство совершила Голубева, орудием трубой в комнате танцевальном зале.\n"
         in mail
+    )
+
+
+# --- Cluedo by rounds: names in their cases, genders, one word per thing (rule P2) ---
+
+ROUNDS_SUGG = {"number": 2, "turn": 2, "suggester": "Саша", "suspect": "Зеленов"}
+ROUNDS_SUGG |= {"weapon": "Верёвка", "room": "Библиотека"}
+
+
+def _gm_facts(renderer: Renderer, player: str, genders: dict[str, str], **data: Any) -> str:
+    fact = {"kind": "gm_refutation", "player": player, **ROUNDS_SUGG, "card": "Библиотека", **data}
+    _, body = renderer.private_mail(
+        "gm_turn",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        day=2,
+        part="private",
+        private=[fact],
+        genders=genders,
+    )
+    return body
+
+
+@pytest.mark.parametrize(
+    ("player", "genders", "line"),
+    [
+        (
+            "Любовь",
+            {},
+            "  - №2: Любовь не ответила вовремя, ответ дал ГМ — показана карта Библиотека",
+        ),
+        ("Лев", {}, "  - №2: Лев не ответил вовремя, ответ дал ГМ — показана карта Библиотека"),
+        (
+            "Шапо",
+            {},
+            "  - №2: ответа от игрока Шапо вовремя не было, ответ дал ГМ — показана карта "
+            "Библиотека",
+        ),
+        (
+            "Дуг",
+            {"Дуг": "femn"},
+            "  - №2: Дуг не ответила вовремя, ответ дал ГМ — показана карта Библиотека",
+        ),
+    ],
+)
+def test_P2_the_rounds_gm_fact_of_a_late_answer_agrees_with_the_players_gender(
+    renderer: Renderer, player: str, genders: dict[str, str], line: str
+) -> None:
+    assert _gm_facts(renderer, player, genders).split("\n")[1] == line
+
+
+def test_P2_the_rounds_gm_fact_of_a_removed_player_agrees_with_the_players_gender(
+    renderer: Renderer,
+) -> None:
+    assert _gm_facts(renderer, "Мария", {}, removed=True, card=None).split("\n")[1] == (
+        "  - №2: Мария исключена, ответ дал ГМ — нет карт"
+    )
+
+
+def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Renderer) -> None:
+    turn = [
+        Event("turn_started", PUBLIC, {"turn": 2, "player": "Саша"}),
+        Event("suggestion_made", PUBLIC, ROUNDS_SUGG),
+        Event("refuted", PUBLIC, {**ROUNDS_SUGG, "by": "Любовь", "by_gm": False, "auto": False}),
+        Event("round_ended", PUBLIC, {**ROUNDS_SUGG, "refuted_by": "Любовь"}),
+    ]
+    post = renderer.public_post(
+        "turn", turn, kind="cluedo_rounds", locale="ru", fmt="bbcode", day=2
+    )
+    assert "\nКарта показана Саше приватом.\n" in post
+    shown = {**ROUNDS_SUGG, "by": "Любовь", "card": "Библиотека", "by_gm": True, "auto": False}
+    _, mail = renderer.private_mail(
+        "card_shown", locale="ru", kind="cluedo_rounds", game="t-1", player="Саша", shown=shown
+    )
+    assert mail.split("\n")[1:4] == [
+        "За Любовь ответил ГМ (время на ответ истекло) и показывает вам карту: Библиотека.",
+        "",
+        "Эту карту знаете только вы и ГМ; остальные видят лишь, что у Любови есть карта.",
+    ]
+    answered = {**ROUNDS_SUGG, "player": "Любовь", "card": "Библиотека"}
+    _, mail = renderer.private_mail(
+        "gm_answered",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        player="Любовь",
+        answer=answered,
+    )
+    assert mail.split("\n")[1] == (
+        "ГМ ответил за вас и показал Саше вашу карту Библиотека (первую подходящую в порядке "
+        "подозреваемый — орудие — комната)."
+    )
+    accusation = {"player": "Шапо", "turn": 4, "suspect": "Краснова", "weapon": "Верёвка"}
+    accusation |= {"room": "Терраса", "correct": True}
+    subject, _ = renderer.private_mail(
+        "gm_accusation", locale="ru", kind="cluedo_rounds", game="t-1", accusation=accusation
+    )
+    assert subject == "[t-1] Обвинение Шапо: верное"
+    subject, _ = renderer.private_mail(
+        "gm_accusation",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        accusation={**accusation, "player": "Веталь"},
+    )
+    assert subject == "[t-1] Обвинение игрока Веталь: верное"
+
+
+def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_rounds_texts(
+    renderer: Renderer,
+) -> None:
+    asked = {"number": 2, "turn": 2, "suggester": "Саша", "player": "Любовь", "deadline": None}
+    _, mail = renderer.private_mail(
+        "asked",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        player="Любовь",
+        timezone="Europe/Moscow",
+        answer_hours=12,
+        asked=asked,
+        suggestion=ROUNDS_SUGG,
+        held=["Библиотека"],
+    )
+    assert mail.split("\n")[1] == (
+        "Предположение №2 (Саша): убийца — Зеленов, орудие — Верёвка, комната — Библиотека."
+    )
+
+
+def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
+    renderer: Renderer,
+) -> None:
+    deal = Event(
+        "deal",
+        Visibility.GM,
+        {
+            "solution": {"suspect": "Горчица", "weapon": "верёвка", "room": "столовая"},
+            "hands": GAME_OVER.data["hands"],
+            "canonical": CANONICAL,
+        },
+    )
+    _, body = renderer.private_mail(
+        "gm_sheet",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        seed=1234,
+        events=[GAME_STARTED, deal],
+        gm_address="gm+token@example.test",
+    )
+    assert body.count("Ваш адрес ведущего для команд") == 1
+    assert body.endswith(
+        "\n\nВаш адрес ведущего для команд (туда же уходит ответ на любое письмо pbp): "
+        "gm+token@example.test\n"
+        "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
+        "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).\n"
     )
