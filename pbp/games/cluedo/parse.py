@@ -38,7 +38,11 @@ nouns ``SUGGESTION``, ``REFUTATION``, ``ACCUSATION`` are accepted as keywords to
 The seed's own form (seed 001) is accepted: a heading ``Предположение_N для <игрок>``
 (or ``Предположение N для …``; N is the player's own count and is ignored) and, on
 the next non-empty line (a sentence wrapped over up to three lines is joined), ``Я
-думаю, что убийство совершил(а) А, орудием Б в комнате В`` with inflected names.
+думаю, что убийство совершил(а) А, орудием Б в комнате В`` with inflected names, or
+the same in the nominative as pbp writes it when a name's gender or a card's case
+cannot be told (``Я думаю, что убийца — А, орудие — Б, комната — В``, rule P2); the
+heading may end with the game-wide number pbp adds (``Предположение_2 для Веталь
+(№7)``), which is ignored.
 
 Without an addressee (``addressed=False``, the rounds variant) ``TO <player>`` is
 refused and the sentence alone is a suggestion.
@@ -97,7 +101,7 @@ from pbp.games.cluedo.cards import (
     Status,
     Suggest,
 )
-from pbp.parse import commands
+from pbp.parse import commands, morph
 from pbp.parse.body import unquote_forum
 from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, command_lines
 from pbp.parse.commands import TRAILING as _TRAILING
@@ -205,17 +209,20 @@ _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
 _HEADING = re.compile(
     r"^предположение(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
-    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
+    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?(?:\s*\(\s*[№#]?\s*\d+\s*\)?)?"
+    r"\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(
-    r"^я\s+думаю\s*,?\s*что\s+убийство\s+совершил(?:а|\s*\(\s*а\s*\))?\s*[,:]?\s+(?P<rest>.+)$",
+    r"^я\s+думаю\s*,?\s*что\s+(?:убийство\s+совершил(?:а|\s*\(\s*а\s*\))?\s*[,:]?\s+"
+    r"|убийца\s*[—–:-]?\s*)(?P<rest>.+)$",
     re.IGNORECASE,
 )
 _SENTENCE_START = re.compile(r"^я\s+думаю\b", re.IGNORECASE)
 #: Words of the seed's sentence that separate the three cards.
 _SENTENCE_GLUE = re.compile(
-    r"\s*(?:\bорудием\b|\bорудие\b|\bв\s+комнате\b|\bв\s+помещении\b|\bкомнате\b)\s*",
+    r"\s*(?:\bорудием\b|\bорудие\b|\bв\s+комнате\b|\bв\s+помещении\b|\bкомнате\b"
+    r"|\b(?:комната|место)\s*(?=[—–-]))\s*[—–-]?\s*",
     re.IGNORECASE,
 )
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
@@ -229,6 +236,10 @@ class _Reader:
         self.players = list(players)
         self.addressed = addressed
         self.card_names = NameMatcher(cards.all(), kind="card")
+        # The forms pbp itself writes in the seed's sentence (rule P2: «орудием
+        # молотком», «в комнате танцевальном зале»), which the stems alone miss when
+        # a vowel drops (молоток → молотком).
+        self.card_forms = _declined_forms(cards.all())
         # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
         self.player_names = PlayerNames(players)
 
@@ -255,6 +266,10 @@ class _Reader:
         parts = [p.strip(_TRAILING) for p in _LIST_SPLIT.split(text.strip(_TRAILING))]
         parts = [p for p in parts if normalize(p)]
         for part in parts:
+            declined = self.card_forms.get(" ".join(normalize(part)))
+            if declined is not None:
+                names.append(declined)
+                continue
             try:
                 names.append(self.card_names.match(part))
             except MoveError as error:
@@ -422,6 +437,20 @@ class _Reader:
             )
         rest = _SENTENCE_GLUE.sub(", ", match.group("rest"))
         return self.three_cards(rest, "suggest_syntax", line)
+
+
+def _declined_forms(cards: Sequence[str]) -> dict[str, str]:
+    """Each card's forms in the oblique cases as :func:`pbp.parse.morph.card_form`
+    writes them (normalized: lower case, ``ё`` as ``е``) → the card; a form that is
+    also another card's name, or the form of two cards, is left out."""
+    names = {" ".join(normalize(card)) for card in cards}
+    found: dict[str, set[str]] = {}
+    for card in cards:
+        for case in morph.OBLIQUE:
+            form = morph.card_form(card, case)
+            if form is not None:
+                found.setdefault(" ".join(normalize(form)), set()).add(card)
+    return {f: c.pop() for f, c in found.items() if len(c) == 1 and f not in names}
 
 
 def _addressee_texts(text: str) -> list[str]:
