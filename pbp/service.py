@@ -468,13 +468,14 @@ class Service:
 
     def read_body(self, raw: bytes, head: Letter) -> Letter:
         """The whole letter of ``raw`` (its header section already read as ``head``), read
-        within the CPU budget (by :attr:`reader`, else :func:`pbp.budget.cpu_budget`);
-        over it, ``head`` marked unreadable (``too_complex``)."""
+        within the CPU budget (by :attr:`reader`, else :func:`pbp.budget.cpu_budget`, its
+        header fields then taken from ``head``: one reading of them); over it, ``head``
+        marked unreadable (``too_complex``)."""
         try:
             if self.reader is not None:
                 return self.reader(raw)
             with cpu_budget(self.config.mail.cpu_seconds_per_message):
-                return read_letter(raw)
+                return read_letter(raw, head=head)
         except BudgetExceeded as exceeded:
             return too_complex(head, exceeded)
 
