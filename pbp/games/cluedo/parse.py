@@ -185,6 +185,12 @@ _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
 _FILLERS = frozenset({"и", "and", "орудием", "комнате"})
 
 
+@functools.lru_cache(maxsize=256)
+def _card_matcher(cards: tuple[str, ...]) -> NameMatcher:
+    """The matcher of a game's cards, built once (it is never changed after)."""
+    return NameMatcher(cards, kind="card")
+
+
 class _Reader:
     """Parses the lines of one mail against one game's cards and players."""
 
@@ -192,7 +198,7 @@ class _Reader:
         self.cards = cards
         self.players = list(players)
         self.addressed = addressed
-        self.card_names = NameMatcher(cards.all(), kind="card")
+        self.card_names = _card_matcher(tuple(cards.all()))
         # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
         self.player_names = PlayerNames(players)
 
