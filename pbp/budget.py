@@ -51,6 +51,9 @@ class _Watch:
 _cond = threading.Condition()
 _active: dict[int, _Watch] = {}  # thread ident -> its budget
 _watchdog: threading.Thread | None = None
+#: The watchdog waits, with no budget to watch, until one is entered (else it looks
+#: again within WATCH_EVERY_SECONDS anyway, and a new budget need not wake it).
+_idle = False
 
 
 def _raise_in(ident: int, exception: type[BaseException] | None) -> None:
@@ -68,10 +71,13 @@ class _Spent(BudgetExceeded):
 
 
 def _watch() -> None:
+    global _idle
     with _cond:
         while True:
             if not _active:
+                _idle = True
                 _cond.wait()
+                _idle = False
                 continue
             for ident, watch in list(_active.items()):
                 if watch.fired:
@@ -108,7 +114,10 @@ def cpu_budget(seconds: float) -> Iterator[None]:
             if _watchdog is None or not _watchdog.is_alive():
                 _watchdog = threading.Thread(target=_watch, name="pbp-cpu-budget", daemon=True)
                 _watchdog.start()
-            _cond.notify()
+            elif _idle:
+                # Only then: waking it for every budget (every mail) cost the thread
+                # switches to it and back (issue 18).
+                _cond.notify()
     if watch is None:
         yield
         return

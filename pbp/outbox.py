@@ -16,7 +16,13 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from pbp.faults import crash_point
-from pbp.mail.base import PermanentSendError, TransientSendError, Transport, submission
+from pbp.mail.base import (
+    PermanentSendError,
+    TransientSendError,
+    Transport,
+    send_each,
+    submission,
+)
 from pbp.store import OutgoingMail, Store
 
 log = logging.getLogger(__name__)
@@ -73,22 +79,27 @@ def flush(
 
     try:
         while batch := store.due_mail(now):
-            for mail in batch:
-                try:
-                    transport.sendmail(*submission(mail.raw))
-                except TransientSendError as error:
-                    record()
-                    _transient(store, mail, error, now, on_failed)
-                    return sent
-                except PermanentSendError as error:
-                    record()
-                    _permanent(store, mail, error, on_failed)
-                    continue
-                crash_point("sent")
-                delivered.append(mail.id)
-                sent += 1
-                if len(delivered) >= MARK_GROUP:
-                    record()
+            # A batch at a time through the transport, pipelined where it can be (the
+            # next mail's commands are under way while this one's outcome is
+            # recorded); stopping early leaves every mail after that outcome unsent.
+            outcomes = send_each(transport, (submission(mail.raw) for mail in batch))
+            try:
+                for mail, error in zip(batch, outcomes, strict=True):
+                    if isinstance(error, TransientSendError):
+                        record()
+                        _transient(store, mail, error, now, on_failed)
+                        return sent
+                    if isinstance(error, PermanentSendError):
+                        record()
+                        _permanent(store, mail, error, on_failed)
+                        continue
+                    crash_point("sent")
+                    delivered.append(mail.id)
+                    sent += 1
+                    if len(delivered) >= MARK_GROUP:
+                        record()
+            finally:
+                outcomes.close()
             record()  # the next batch must not return these again
     finally:
         record()

@@ -7,7 +7,9 @@ the parent waits for the answer while watching the child's CPU time
 (``/proc/PID/stat``) and kills it once the budget is spent, so no mail can hold up
 the others whatever the body holds. The child is started once (``forkserver``: it
 is forked from a clean process, not from the daemon and its threads) and again
-after a kill; a letter costs one round trip through a pipe.
+after a kill; a letter costs one round trip through a pipe. The letter of the header
+section, read by the daemon before, goes with the message: the child takes its header
+fields from it and reads only the body (:func:`pbp.parse.mime.read_letter`'s ``head``).
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Protocol
 
 from pbp.budget import BudgetExceeded
 from pbp.parse.mime import Letter, read_letter
@@ -31,14 +33,23 @@ POLL_SECONDS = 0.02
 WALL_PER_CPU = 10.0
 
 
-def _serve(connection: Connection, read: Callable[[bytes], Letter]) -> None:
-    """The child: read each message sent, answer with its :class:`Letter`."""
+class LetterReader(Protocol):
+    """Reads a whole letter as :func:`pbp.parse.mime.read_letter` does, its header
+    fields taken from ``head`` when given (the letter of the same message's header
+    section)."""
+
+    def __call__(self, raw: bytes, *, head: Letter | None = None) -> Letter: ...
+
+
+def _serve(connection: Connection, read: LetterReader) -> None:
+    """The child: read each message sent (with its header section's letter), answer
+    with its :class:`Letter`."""
     while True:
         try:
-            raw = connection.recv_bytes()
+            raw, head = connection.recv()
         except EOFError:
             return
-        connection.send(read(raw))
+        connection.send(read(raw, head=head))
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -53,16 +64,16 @@ def _cpu_seconds(pid: int) -> float | None:
 
 
 class ChildReader:
-    """``reader(raw) -> Letter``: ``read`` (default :func:`pbp.parse.mime.read_letter`; a
-    module-level function) in a child process, on at most ``seconds`` of CPU time (and
-    ``WALL_PER_CPU`` times as much wall time).
+    """``reader(raw, head=letter) -> Letter``: ``read`` (default
+    :func:`pbp.parse.mime.read_letter`; a module-level function) in a child process, on
+    at most ``seconds`` of CPU time (and ``WALL_PER_CPU`` times as much wall time).
 
     :raises BudgetExceeded: the child overran; it was killed (the next call starts a
         new one).
     :raises RuntimeError: the child died otherwise (the next call starts a new one).
     """
 
-    def __init__(self, seconds: float, read: Callable[[bytes], Letter] = read_letter) -> None:
+    def __init__(self, seconds: float, read: LetterReader = read_letter) -> None:
         self.seconds = seconds
         self.read = read
         self._context = multiprocessing.get_context("forkserver")
@@ -81,13 +92,13 @@ class ChildReader:
             self._process, self._connection = process, ours
         return self._process, self._connection
 
-    def __call__(self, raw: bytes) -> Letter:
+    def __call__(self, raw: bytes, *, head: Letter | None = None) -> Letter:
         process, connection = self._start()
         assert process.pid is not None
         start_cpu = _cpu_seconds(process.pid) or 0.0
         start_wall = time.monotonic()
         try:
-            connection.send_bytes(raw)
+            connection.send((raw, head))
             while not connection.poll(POLL_SECONDS):
                 used = (_cpu_seconds(process.pid) or start_cpu) - start_cpu
                 wall = time.monotonic() - start_wall

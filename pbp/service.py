@@ -29,6 +29,7 @@ from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
 from email.policy import default
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from pbp.budget import BudgetExceeded, cpu_budget
@@ -51,6 +52,9 @@ from pbp.render import Renderer
 from pbp.seats import missing_games
 from pbp.store import GM_SEAT, OutgoingMail, Store
 from pbp.table import GameTable
+
+if TYPE_CHECKING:
+    from pbp.reader import LetterReader
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +92,7 @@ class Service:
         inbox: Inbox | None = None,
         transport: Transport | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        reader: Callable[[bytes], Letter] | None = None,
+        reader: LetterReader | None = None,
     ) -> None:
         self.config = config
         #: Reads a player's or GM's whole letter (:class:`pbp.reader.ChildReader` in
@@ -467,14 +471,15 @@ class Service:
         )
 
     def read_body(self, raw: bytes, head: Letter) -> Letter:
-        """The whole letter of ``raw`` (its header section already read as ``head``), read
-        within the CPU budget (by :attr:`reader`, else :func:`pbp.budget.cpu_budget`);
-        over it, ``head`` marked unreadable (``too_complex``)."""
+        """The whole letter of ``raw`` (its header section already read as ``head``, whose
+        header fields it takes: one reading of them), read within the CPU budget (by
+        :attr:`reader`, else :func:`pbp.budget.cpu_budget`); over it, ``head`` marked
+        unreadable (``too_complex``)."""
         try:
             if self.reader is not None:
-                return self.reader(raw)
+                return self.reader(raw, head=head)
             with cpu_budget(self.config.mail.cpu_seconds_per_message):
-                return read_letter(raw)
+                return read_letter(raw, head=head)
         except BudgetExceeded as exceeded:
             return too_complex(head, exceeded)
 

@@ -110,9 +110,9 @@ def test_a_strangers_body_is_never_read(table: Table, monkeypatch: pytest.Monkey
     read: list[bool] = []
     real = mime.read_letter
 
-    def spy(raw: bytes, *, body: bool = True) -> mime.Letter:
+    def spy(raw: bytes, *, body: bool = True, head: mime.Letter | None = None) -> mime.Letter:
         read.append(body)
-        return real(raw, body=body)
+        return real(raw, body=body, head=head)
 
     monkeypatch.setattr(pbp.intake, "read_letter", spy)  # the header section
     monkeypatch.setattr(pbp.service, "read_letter", spy)  # the body (Service.read_body)

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from pbp import budget
 from pbp.budget import BudgetExceeded, cpu_budget
 
 
@@ -66,3 +67,18 @@ def test_an_inner_budget_leaves_the_outer_one_in_charge() -> None:
     with pytest.raises(BudgetExceeded) as caught, cpu_budget(0.1), cpu_budget(60.0):
         _spin(30.0)
     assert caught.value.seconds == 0.1
+
+
+def test_a_budget_is_watched_whether_the_watchdog_slept_or_was_looking() -> None:
+    """Issue 18: the watchdog is woken only when it waits with no budget to watch;
+    a budget entered while it looks every WATCH_EVERY_SECONDS is watched at its next
+    look. Both are cut near their budget."""
+    with cpu_budget(1.0):
+        pass
+    time.sleep(0.2)  # nothing to watch: it waits until woken
+    assert budget._idle is True
+    for _ in range(2):  # woken; then entered while it looks at the first one's clock
+        start = time.thread_time()
+        with pytest.raises(BudgetExceeded), cpu_budget(0.1):
+            _spin(30.0)
+        assert 0.1 <= time.thread_time() - start < 1.0

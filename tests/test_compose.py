@@ -178,3 +178,42 @@ def test_the_subject_is_folded_as_the_header_class_folds_it() -> None:
     for subject in _subjects():
         expected = Header(subject, "utf-8", header_name="Subject").encode("\r\n")
         assert _subject_header(subject) == expected, subject
+
+
+def _bodies() -> list[str]:
+    """Bodies of every mix of ASCII, Cyrillic and other text around the choice between
+    quoted-printable and base64 (a fixed seed: the same cases every run)."""
+    rng = random.Random(1818)
+    pieces = ["a", "word ", "ж", "Ёлка ", " ", "=", "\t", "😀", ".", "x" * 80, "€", "\n", "\n\n"]
+    found = []
+    for _ in range(600):
+        weights = [rng.random() for _ in pieces]
+        found.append("".join(rng.choices(pieces, weights, k=rng.randint(1, 300))))
+    return found
+
+
+def test_the_transfer_encoding_is_chosen_as_set_content_chooses_it() -> None:
+    """Issue 18: base64 is chosen without quoting the first lines when quoted-printable
+    cannot be the shorter; every body still gets the bytes ``set_content`` gives, and
+    a second mail with the same fields (their folding kept) the same bytes as
+    ``bytes(message)``."""
+    chosen = set()
+    for body in _bodies():
+        message = compose(
+            sender="gm@example.test",
+            to="player@example.test",
+            subject="Ход",
+            body=body,
+            message_id="<pbp.1@example.test>",
+            date=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+            auto_submitted="auto-generated",
+        )
+        expected = EmailMessage(policy=SMTP)
+        for name, value in message.raw_items():
+            if name == "Content-Type":
+                break
+            expected.set_raw(name, value)
+        expected.set_content(strip_controls(body), charset="utf-8")
+        assert flatten(message) == bytes(expected) == bytes(message), body
+        chosen.add(str(message["Content-Transfer-Encoding"]))
+    assert chosen == {"7bit", "8bit", "base64", "quoted-printable"}

@@ -190,6 +190,8 @@ def mutated(draw: st.DrawFn, raw: bytes) -> bytes:
 def test_reading_and_parsing_never_raise(raw: bytes) -> None:
     letter = read_letter(raw)
     assert letter.unreadable is None or letter.text == ""
+    # Issue 18: the body read on the header section's letter is the same letter.
+    assert read_letter(raw, head=read_letter(raw, body=False)) == letter
     for line in parse_maniac(letter.text, ["Вася", "Петя", "Саша", "Сашка"]):
         assert (line.move is None) != (line.error is None)
     for cluedo in parse_cluedo(letter.text, CARDS, PLAYERS):

@@ -238,20 +238,20 @@ def _with(raw: bytes, *fields: str) -> bytes:
 def test_stored_bytes_go_out_with_the_envelope_and_bytes_of_send_message(
     smtp_server: SmtpServer, transport: SmtpTransport, raw: bytes
 ) -> None:
-    """Issue 18: the outbox sends the stored bytes with :func:`submission`'s envelope;
-    on the wire that is what ``smtplib.SMTP.send_message`` of the parsed mail sent."""
+    """Issue 18: the outbox sends the stored bytes with :func:`submission`'s envelope,
+    pipelined (``send_each``) or not; on the wire that is what
+    ``smtplib.SMTP.send_message`` of the parsed mail sent."""
     old = smtplib.SMTP("127.0.0.1", smtp_server.port, timeout=10)
     try:
         old.send_message(message_from_bytes(raw, policy=policy.SMTP))
     finally:
         old.quit()
     transport.sendmail(*submission(raw))
-    before, after = smtp_server.deliveries
-    assert (after.mail_from, after.rcpt_tos, after.content) == (
-        before.mail_from,
-        before.rcpt_tos,
-        before.content,
-    )
+    assert list(transport.send_each([submission(raw), submission(raw)])) == [None, None]
+    before, *after = smtp_server.deliveries
+    assert [(a.mail_from, a.rcpt_tos, a.content) for a in after] == [
+        (before.mail_from, before.rcpt_tos, before.content)
+    ] * 3
 
 
 @pytest.mark.parametrize(

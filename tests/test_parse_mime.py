@@ -607,3 +607,42 @@ def test_a_header_value_seen_before_is_not_parsed_again(monkeypatch: pytest.Monk
     built.clear()
     assert read_letter(raw) == first
     assert built == []
+
+
+_REPORT = (
+    b"From: a@example.test\r\nTo: gm@example.test\r\nSubject: x\r\n"
+    b'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+    b"--b\r\nContent-Type: text/plain\r\n\r\nundelivered\r\n"
+    b"--b\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed\r\n--b--\r\n"
+)
+_MIXED_REPORT = _REPORT.replace(
+    b"multipart/report; report-type=delivery-status", b"multipart/mixed"
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"From: Neta <Netashka@Example.test>\r\nTo: gm+k3x9@example.test\r\nSubject: move\r\n"
+        b"Message-ID: <m1@example.test>\r\nIn-Reply-To: <pbp.1@example.test>\r\n\r\nSTATUS\r\n",
+        _MIXED_REPORT,  # automatic by a part the header section does not show
+        b"\xef\xbb\xbf\r\nFrom: a@example.test\r\nTo: gm@example.test\r\n\r\nSTATUS\r\n",
+        b"From: a@example.test\r\nTo: gm@example.test\r\nnot a field\r\nSTATUS\r\n",
+        b"From: a@example.test\r\nTo: gm@example.test\r\n",
+        b"From: a@example.test\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n"
+        + b"--x\r\n\r\nSTATUS\r\n" * 1001,  # too many parts: the header section alone
+        b"",
+    ],
+    ids=["plain", "report-part", "leading-junk", "no-blank-line", "no-body", "parts", "empty"],
+)
+def test_the_letter_read_on_its_header_sections_letter_is_the_same(raw: bytes) -> None:
+    """Issue 18: the body read with ``head`` (the header section's letter) takes its
+    header fields from it; the letter is the one read from scratch, ``automatic``
+    included (seen in the parts only by the whole parse)."""
+    head = read_letter(raw, body=False)
+    assert read_letter(raw, head=head) == read_letter(raw)
+
+
+def test_a_mail_automatic_only_by_its_parts_is_so_with_head() -> None:
+    head = read_letter(_MIXED_REPORT, body=False)
+    assert (head.automatic, read_letter(_MIXED_REPORT, head=head).automatic) == (False, True)

@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 import socket
 import ssl
-from collections.abc import Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.policy import SMTP
 from email.utils import getaddresses
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, runtime_checkable
 
 DEFAULT_MAX_MESSAGE_SIZE = 2_000_000
 """Bytes: the default of ``mail.max_message_size`` in ``games.yaml``; a larger incoming
@@ -136,6 +136,49 @@ class Submission(NamedTuple):
     """The forward-paths of ``RCPT TO`` (RFC 5321 §4.1.1.3), e.g. ``["rosa@example.test"]``."""
     raw: bytes
     """The message as it goes out: the stored bytes, without any ``Bcc`` field."""
+
+
+#: What became of one message handed to :func:`send_each`: None when the server took
+#: it, else the error :meth:`Transport.sendmail` raised or would have raised for it.
+SendOutcome = TransientSendError | PermanentSendError | None
+
+
+@runtime_checkable
+class PipeliningTransport(Transport, Protocol):
+    """A :class:`Transport` that sends many messages faster than one by one
+    (:class:`pbp.mail.smtp.SmtpTransport`: SMTP PIPELINING, RFC 2920)."""
+
+    def send_each(self, submissions: Iterable[Submission]) -> Generator[SendOutcome, None, None]:
+        """Send ``submissions`` in order; yield each one's :data:`SendOutcome` once it is
+        known, exactly what :meth:`~Transport.sendmail` would have raised for it (or
+        None). The caller may stop at any outcome (close the generator): no message
+        whose outcome was not yielded is then delivered. An error pulling the next
+        submission from ``submissions`` is raised when its outcome is asked for."""
+        ...
+
+
+def send_each(
+    transport: Transport, submissions: Iterable[Submission]
+) -> Generator[SendOutcome, None, None]:
+    """The outcome of each of ``submissions`` sent through ``transport``, in order, as
+    :meth:`PipeliningTransport.send_each` gives them: by the transport's own
+    ``send_each`` when it has one, else one :meth:`~Transport.sendmail` after the
+    other."""
+    if isinstance(transport, PipeliningTransport):
+        return transport.send_each(submissions)
+    return _one_by_one(transport, submissions)
+
+
+def _one_by_one(
+    transport: Transport, submissions: Iterable[Submission]
+) -> Generator[SendOutcome, None, None]:
+    for submitted in submissions:
+        try:
+            transport.sendmail(*submitted)
+        except (TransientSendError, PermanentSendError) as error:
+            yield error
+        else:
+            yield None
 
 
 _HEADERS = BytesHeaderParser(policy=SMTP)

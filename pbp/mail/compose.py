@@ -119,8 +119,17 @@ def _encode_text(text: str) -> tuple[str, str]:
         body = b"\n".join(lines) + b"\n"
         return ("7bit" if body.isascii() else "8bit"), body.decode("ascii", "surrogateescape")
     sniff = b"\r\n".join(lines[:10]) + b"\r\n"
-    sniff_qp = quoprimime.body_encode(sniff.decode("latin-1"), limit)
-    if len(sniff_qp) <= len(binascii.b2a_base64(sniff)):
+    sniff_base64 = len(binascii.b2a_base64(sniff))
+    # Quoted-printable writes each byte over 0x7f as three characters and each CRLF
+    # as one (soft breaks and other escapes only add): when even that is longer than
+    # base64, the choice is made without encoding the sniff (Cyrillic mail, issue 18).
+    high = len(sniff) - len(sniff.translate(None, _HIGH_BYTES))
+    least_qp = len(sniff) - min(len(lines), 10) + 2 * high
+    if least_qp > sniff_base64:
+        sniff_qp = None
+    else:
+        sniff_qp = quoprimime.body_encode(sniff.decode("latin-1"), limit)
+    if sniff_qp is not None and len(sniff_qp) <= sniff_base64:
         if len(lines) <= 10:
             return "quoted-printable", sniff_qp
         body = b"\n".join(lines) + b"\n"
@@ -129,6 +138,10 @@ def _encode_text(text: str) -> tuple[str, str]:
     step = limit // 4 * 3
     encoded = (binascii.b2a_base64(data[i : i + step]) for i in range(0, len(data), step))
     return "base64", b"".join(encoded).decode("ascii")
+
+
+#: The bytes quoted-printable always escapes as ``=XX`` (RFC 2045 §6.7).
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def flatten(message: EmailMessage) -> bytes:
@@ -142,14 +155,30 @@ def flatten(message: EmailMessage) -> bytes:
     payload = getattr(message, "_payload", None)  # as set: what BytesGenerator writes
     if message.is_multipart() or not isinstance(payload, str) or message.policy != SMTP:
         return bytes(message)
-    fields = b"".join(SMTP.fold_binary(name, value) for name, value in message.raw_items())
+    fields = b"".join(_folded(name, value) for name, value in message.raw_items())
     return fields + b"\r\n" + _LINE_END.sub("\r\n", payload).encode("ascii", "surrogateescape")
+
+
+def _folded(name: str, value: str) -> bytes:
+    """``SMTP.fold_binary(name, value)``: the field as the generator writes it; a value
+    set as it is (a plain ``str``, not a header object of the registry) folded once per
+    name and value (the From, To, Reply-To and Subject of one game recur in mail after
+    mail)."""
+    if type(value) is str:
+        return _folded_raw(name, value)
+    return SMTP.fold_binary(name, value)
+
+
+@lru_cache(maxsize=4096)
+def _folded_raw(name: str, value: str) -> bytes:
+    return SMTP.fold_binary(name, value)
 
 
 #: A line end of a payload as the email generator finds them (``email.generator.NLCRE``).
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+@lru_cache(maxsize=1024)
 def _subject_header(subject: str) -> str:
     """The ``Subject`` value of ``subject`` (on one line): RFC 2047 encoded words of
     UTF-8 folded with ``"\\n "`` (written with CRLF), exactly as

@@ -35,6 +35,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pbp.parse.names import INVISIBLE
 from pbp.parse.replyheader import header_block, reply_header
@@ -397,6 +398,19 @@ def strip_echo(text: str, sent: str) -> str:
     return text
 
 
+@lru_cache(maxsize=64)
+def _help_lines(
+    help_text: str,
+) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
+    """What :func:`strip_help_echo` looks for of ``help_text``, read once per text: its
+    non-blank lines stripped, those of its examples (indented by four spaces), and the
+    pairs of neighbouring lines."""
+    help_lines = [line for line in help_text.translate(_INVISIBLE).split("\n") if line.strip()]
+    stripped = [line.strip() for line in help_lines]
+    examples = (s for line, s in zip(help_lines, stripped, strict=True) if line.startswith("    "))
+    return frozenset(stripped), frozenset(examples), frozenset(itertools.pairwise(stripped))
+
+
 def strip_help_echo(text: str, help_text: str) -> str:
     """``text`` cut where it starts repeating our command help (``help_text``, its
     example moves indented by four spaces) without quote marks: the help pasted from a
@@ -414,11 +428,7 @@ def strip_help_echo(text: str, help_text: str) -> str:
     ...                 "Commands:\\n    REFUTE 7 knife\\n    NO REFUTATION 7\\n")
     'STATUS'
     """
-    help_lines = [line for line in help_text.translate(_INVISIBLE).split("\n") if line.strip()]
-    stripped = [line.strip() for line in help_lines]
-    ours = set(stripped)
-    examples = {s for line, s in zip(help_lines, stripped, strict=True) if line.startswith("    ")}
-    neighbours = set(itertools.pairwise(stripped))
+    ours, examples, neighbours = _help_lines(help_text)
     lines = text.split("\n")
     run: list[tuple[int, str]] = []
     prose = False

@@ -29,6 +29,7 @@ Reading a message takes time linear in its size. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -139,7 +140,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _SUBJECT_TAG = re.compile(r"\[pbp-([A-Za-z0-9]+)\]", re.IGNORECASE)
 
 
-def read_letter(raw: bytes, *, body: bool = True) -> Letter:
+def read_letter(raw: bytes, *, body: bool = True, head: Letter | None = None) -> Letter:
     """Parse ``raw`` (a whole RFC 5322 message) into a :class:`Letter`. Never raises.
 
     ``body=False`` reads the header section alone (``text`` stays ``""``,
@@ -147,6 +148,11 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
     known before its body is read, so a stranger's body never reaches the body readers
     (DESIGN.md, "Who before what"); ``automatic`` then sees only the top-level
     Content-Type, not the parts.
+
+    ``head``: a letter read from the same ``raw`` before (``body=False``, or whole):
+    its header fields are taken as they are instead of being read again from the
+    header section, which the whole parse reads alike (the same letter, in less
+    time: issue 18); ``automatic`` and the body are read.
 
     Example::
 
@@ -166,30 +172,37 @@ def read_letter(raw: bytes, *, body: bool = True) -> Letter:
         return Letter(
             unreadable=f"not a mail message ({type(exc).__name__})", unreadable_code="not_mail"
         )
-    from_address, from_name, from_problem = headers.sender(msg)
-    in_reply_to = headers.message_ids(headers.first_value(msg, "in-reply-to"))
     read = _body_of(msg, body=body, too_many_parts=too_many_parts, deep=deep)
     reply = read.reply
+    return dataclasses.replace(
+        _header_fields(msg) if head is None else head,
+        text=reply.text,
+        automatic=is_automatic(msg),
+        unreadable=read.unreadable,
+        forwarded=read.forwarded,
+        unreadable_code=read.code,
+        doubtful=reply.doubtful,
+        whole=reply.whole if reply.whole != reply.text else "",
+        doubtful_at=reply.doubtful_at,
+        under_header=reply.under_header,
+    )
+
+
+def _header_fields(msg: Message) -> Letter:
+    """A letter of the header fields of ``msg`` alone (the body's fields left empty)."""
+    from_address, from_name, from_problem = headers.sender(msg)
+    in_reply_to = headers.message_ids(headers.first_value(msg, "in-reply-to"))
     return Letter(
         message_id=headers.message_id(headers.first_value(msg, "message-id")),
         from_address=from_address,
         from_name=from_name,
         recipients=headers.recipients(msg),
         subject=headers.decoded("subject", headers.first_value(msg, "subject")).strip(),
-        text=reply.text,
         in_reply_to=in_reply_to[0] if in_reply_to else None,
         references=tuple(headers.message_ids(headers.first_value(msg, "references"))),
-        automatic=is_automatic(msg),
         date=headers.date(headers.first_value(msg, "date")),
-        unreadable=read.unreadable,
-        forwarded=read.forwarded,
-        unreadable_code=read.code,
         from_problem=from_problem,
         authentication_results=authentication_results(msg),
-        doubtful=reply.doubtful,
-        whole=reply.whole if reply.whole != reply.text else "",
-        doubtful_at=reply.doubtful_at,
-        under_header=reply.under_header,
     )
 
 

@@ -411,6 +411,17 @@ class _Handler:
     def __init__(self, server: SmtpServer) -> None:
         self.server = server
 
+    async def handle_EHLO(
+        self, server: Any, session: Any, envelope: Any, hostname: str, responses: list[str]
+    ) -> list[str]:
+        """aiosmtpd's own EHLO answer, with ``PIPELINING`` (RFC 2920) among the keywords
+        when the server offers it: aiosmtpd reads the commands of a session in order
+        whether or not they came ahead of its replies, but does not say so itself."""
+        session.host_name = hostname
+        if self.server.pipelining:
+            return [*responses[:-1], "250-PIPELINING", responses[-1]]
+        return responses
+
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
     ) -> str:
@@ -442,7 +453,8 @@ class SmtpServer:
     Recipients must be Dovecot users (after ``+tag`` stripping), else 550.
     ``deliveries`` lists every accepted message. With ``deliver=False`` it is a
     sink (the benchmarks' transport limit): every recipient is accepted and the
-    messages are only kept in ``deliveries``. Example::
+    messages are only kept in ``deliveries``. It offers PIPELINING (RFC 2920) unless
+    ``pipelining=False``. Example::
 
         smtp = SmtpServer(dovecot)
         smtp.start()
@@ -451,9 +463,17 @@ class SmtpServer:
         smtp.stop()
     """
 
-    def __init__(self, dovecot: Dovecot, port: int | None = None, *, deliver: bool = True) -> None:
+    def __init__(
+        self,
+        dovecot: Dovecot,
+        port: int | None = None,
+        *,
+        deliver: bool = True,
+        pipelining: bool = True,
+    ) -> None:
         self.dovecot = dovecot
         self.deliver = deliver
+        self.pipelining = pipelining
         self.host = "127.0.0.1"
         self.port = port or free_port()
         self.deliveries: list[Delivery] = []

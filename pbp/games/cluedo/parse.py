@@ -228,6 +228,12 @@ _SENTENCE_GLUE = re.compile(
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
 
 
+@functools.lru_cache(maxsize=256)
+def _card_matcher(cards: tuple[str, ...]) -> NameMatcher:
+    """The matcher of a game's cards, built once (it is never changed after)."""
+    return NameMatcher(cards, kind="card")
+
+
 class _Reader:
     """Parses the lines of one mail against one game's cards and players."""
 
@@ -235,11 +241,11 @@ class _Reader:
         self.cards = cards
         self.players = list(players)
         self.addressed = addressed
-        self.card_names = NameMatcher(cards.all(), kind="card")
+        self.card_names = _card_matcher(tuple(cards.all()))
         # The forms pbp itself writes in the seed's sentence (rule P2: «орудием
         # молотком», «в комнате танцевальном зале»), which the stems alone miss when
         # a vowel drops (молоток → молотком).
-        self.card_forms = _declined_forms(cards.all())
+        self.card_forms = _declined_forms(tuple(cards.all()))
         # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
         self.player_names = PlayerNames(players)
 
@@ -439,10 +445,12 @@ class _Reader:
         return self.three_cards(rest, "suggest_syntax", line)
 
 
-def _declined_forms(cards: Sequence[str]) -> dict[str, str]:
+@functools.lru_cache(maxsize=256)
+def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
     """Each card's forms in the oblique cases as :func:`pbp.parse.morph.card_form`
     writes them (normalized: lower case, ``ё`` as ``е``) → the card; a form that is
-    also another card's name, or the form of two cards, is left out."""
+    also another card's name, or the form of two cards, is left out. Built once per
+    game's cards (read only)."""
     names = {" ".join(normalize(card)) for card in cards}
     found: dict[str, set[str]] = {}
     for card in cards:
