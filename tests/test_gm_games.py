@@ -283,7 +283,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     view = kind.gm_view(kind.load(row.state))
     assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Таня", ["Вася"])]
     message = maniac.move("Петя", "ГОЛОС Васю", at=utc(2026, 12, 1, 12))
-    assert "Не выполнено." in body(message[0])
+    assert "> ГОЛОС Васю\nПонял: ГОЛОС Вася\nВы убиты (Петя): убитые " in body(message[0])
     with pytest.raises(MoveError) as refused:
         maniac.service.gm.remove(GAME, "Колю", now=utc(2026, 12, 1, 13), via="cli", note=None)
     assert refused.value.code == "remove_maniac"
@@ -528,7 +528,7 @@ def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> No
     assert flushed(maniac) == []
     text = maniac.service.renderer.error(gone.value.code, gone.value.params, locale="ru")
     assert text == (
-        "Таня уже не в игре (исключён ведущим или убит): заменять некого. "
+        "Таня уже не в игре (исключена ведущим или убита): заменять некого. "
         "Проверьте, того ли игрока вы назвали."
     )
     # The maniac himself (whom remove refuses) can be replaced.
