@@ -1,9 +1,10 @@
 """Rendering forum posts and private mails from Jinja2 templates (DESIGN.md, "render").
 
-Templates live under ``templates/<locale>/`` (``ru``, ``en``); the loader of each
-locale is rooted there, so a template names its pieces without the locale:
-``cluedo_days/posts/day.j2``, ``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``,
-``errors/<code>.txt``.
+Templates live in one tree, ``templates/``, for every locale: ``cluedo_days/posts/day.j2``,
+``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``, ``errors/<code>.txt``.
+Their words are English messages (``_()``, ``{% trans %}``, :mod:`jinja2.ext.i18n`) that
+each locale's catalog translates (:mod:`pbp.catalogs`); one environment per (locale,
+format) has its catalog installed.
 
 Public posts come in two formats, ``bbcode`` (classic forums) and ``markdown``;
 private mails are plain ``text``. Formatting goes through filters, so one template
@@ -13,9 +14,8 @@ serves both post formats:
 - ``x|quote`` — ``[quote]x[/quote]``; every line prefixed ``"> "`` in Markdown and text.
 - ``x|code`` — ``[code]x[/code]``; a fenced block in Markdown; indented in text.
 - ``cards|card_list`` — ``[b]нож[/b], [b]топор[/b]``: every card bold (rule D4), comma-joined.
-- ``n|plural("предположение|предположения|предположений")`` — ``"5 предположений"``:
-  the number and the form that babel's CLDR plural rule picks for the locale
-  (:func:`plural`).
+- counts: ``{% trans count=n %}{{ count }} suggestion{% pluralize %}…{% endtrans %}``,
+  gettext's ngettext with the catalog's CLDR plural rule (Russian: one, few, many).
 - ``name|inflect("dat")`` — a player's name in another case, with his gender
   (the context's ``genders``) where Russian needs it (:func:`inflect_name`); unchanged
   in English.
@@ -58,7 +58,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 import jinja2.compiler
 import jinja2.nodes
-from babel import Locale
+from babel import dates as babel_dates
 from markupsafe import Markup
 
 from pbp import catalogs
@@ -76,8 +76,6 @@ Format = Literal["bbcode", "markdown", "text"]
 LOCALES = catalogs.LOCALES
 FORMATS: tuple[Format, ...] = ("bbcode", "markdown", "text")
 
-#: The order of CLDR plural categories, used to map a list of forms onto a locale's tags.
-_CLDR_ORDER = ("zero", "one", "two", "few", "many", "other")
 
 #: Kinds of public Cluedo events that carry a suggestion (``sugg`` fields).
 _ANSWERS = ("refuted", "not_refuted")
@@ -163,33 +161,6 @@ def card_list(cards: Iterable[object], fmt: Format, emphasis: bool = True) -> st
     '[b]нож[/b], [b]топор[/b]'
     """
     return _markup(", ".join(bold(c, fmt) if emphasis else inert(c, fmt) for c in cards), fmt)
-
-
-def plural(n: int, forms: str | Sequence[str] | Mapping[str, str], locale: str) -> str:
-    """``n`` followed by the form that CLDR's plural rule of ``locale`` picks (babel).
-
-    ``forms`` is a mapping from CLDR tags (``one``, ``few``, ``many``, ``other``) to words,
-    or the words in CLDR tag order for the locale, as a list or a ``|``-joined string:
-    ru ``"предположение|предположения|предположений"`` (one|few|many; ``other``, used
-    only for fractions, falls back to the last form), en ``"suggestion|suggestions"``.
-
-    >>> plural(22, "предположение|предположения|предположений", "ru")
-    '22 предположения'
-
-    :raises ValueError: the number of forms does not fit the locale's tags.
-    """
-    rule = Locale.parse(locale).plural_form
-    tag = rule(n)
-    if isinstance(forms, Mapping):
-        word = forms.get(tag, forms.get("other", ""))
-        return f"{n} {word}"
-    words = forms.split("|") if isinstance(forms, str) else list(forms)
-    tags = [t for t in _CLDR_ORDER if t in rule.tags or t == "other"]
-    if len(words) == len(tags) - 1:
-        words.append(words[-1])  # "other" without a form of its own
-    if len(words) != len(tags):
-        raise ValueError(f"locale {locale!r} needs forms for {tags}, got {words!r}")
-    return f"{n} {words[tags.index(tag)]}"
 
 
 #: The short case names of templates (``name|inflect("dat")``) → pymorphy3's.
@@ -294,10 +265,16 @@ def gender_of_name(ctx: jinja2.runtime.Context, name: object) -> str | None:
     return morph.gender_of(text)
 
 
-def format_dt(when: datetime | str, locale: str, zone: str | None = None) -> str:
+def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str) -> str:
     """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
-    IANA name; default: its own zone): ru ``01.12.2026 22:30 (Europe/Moscow)``, en
-    ``2026-12-01 22:30 (Europe/Moscow)``.
+    IANA name; None: its own zone), written by Babel with ``pattern`` (CLDR's date
+    field symbols, the locale's catalog gives it: :func:`datetime_filter`) and followed
+    by the zone's name: ``01.12.2026 22:30 (Europe/Moscow)`` for ``dd.MM.yyyy HH:mm``.
+
+    >>> from datetime import UTC
+    >>> when = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
+    >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm")
+    '01.12.2026 22:30 (Europe/Moscow)'
 
     :raises ValueError: ``when`` is naive, or not ISO 8601 text.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
@@ -309,8 +286,20 @@ def format_dt(when: datetime | str, locale: str, zone: str | None = None) -> str
     if zone is not None:
         when = when.astimezone(ZoneInfo(zone))
     name = when.tzinfo.key if isinstance(when.tzinfo, ZoneInfo) else when.tzname()
-    pattern = "%d.%m.%Y %H:%M" if locale == "ru" else "%Y-%m-%d %H:%M"
-    return f"{when.strftime(pattern)} ({name})"
+    return f"{babel_dates.format_datetime(when, pattern, locale=locale)} ({name})"
+
+
+def datetime_filter(fmt: Format) -> Callable[..., str]:
+    """``when|dt(zone=None)``: :func:`format_dt` with the pattern of the locale's
+    catalog (message "yyyy-MM-dd HH:mm", context "date and time, a CLDR pattern")."""
+
+    @jinja2.pass_context
+    def dt(ctx: jinja2.runtime.Context, when: datetime | str, zone: str | None = None) -> str:
+        pgettext = ctx.resolve("pgettext")
+        pattern = str(pgettext("date and time, a CLDR pattern", "yyyy-MM-dd HH:mm"))
+        return _markup(format_dt(when, str(ctx.resolve("locale")), zone, pattern), fmt)
+
+    return dt
 
 
 def tidy(text: str) -> str:
@@ -455,7 +444,7 @@ class Renderer:
         kind: str,
         **context: Any,
     ) -> str:
-        """A forum post of a game of ``kind``: template ``<locale>/<kind>/posts/<name>.j2``
+        """A forum post of a game of ``kind``: template ``<kind>/posts/<name>.j2``
         in ``fmt``.
 
         ``events`` may hold events of any visibility; only PUBLIC ones reach the
@@ -484,7 +473,7 @@ class Renderer:
 
     def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:
         """The post-game story (``pbp export``, :mod:`pbp.export`): template
-        ``<locale>/common/story/story.j2`` in ``fmt``, context as documented there.
+        ``common/story/story.j2`` in ``fmt``, context as documented there.
 
         Unlike :meth:`public_post`, the items passed may be private facts: the story
         is the GM's to publish after the game, and only :mod:`pbp.export` calls this.
@@ -502,8 +491,8 @@ class Renderer:
     ) -> tuple[str, str]:
         """A private mail as ``(subject, body)``; the body is plain text ending in a newline.
 
-        The template is ``<locale>/<kind>/mail/<name>.j2``, else (or without ``kind``)
-        ``<locale>/common/mail/<name>.j2``; ``name`` may carry the kind:
+        The template is ``<kind>/mail/<name>.j2``, else (or without ``kind``)
+        ``common/mail/<name>.j2``; ``name`` may carry the kind:
         ``"cluedo_days/welcome"``. The template's
         first line is ``Subject: …``, then a blank line, then the body. Context keys are
         documented in each template's header comment. Example::
@@ -530,7 +519,7 @@ class Renderer:
         return subject, tidy(body)
 
     def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
-        """The player-facing text of a refused move: ``<locale>/errors/<code>.txt``
+        """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
@@ -561,11 +550,10 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        # pbp's own texts, then those a registered kind brings in its package; a
-        # template still written per locale (``<dir>/<locale>/…``) after the shared ones.
+        # pbp's own texts, then those a registered kind brings in its package (one
+        # tree, or one per locale: ``<dir>/<locale>/…``).
         kinds = [k.templates for k in registry.KINDS.values() if k.templates is not None]
-        roots = [self.templates_dir, *kinds]
-        search = [*roots, *(root / locale for root in roots)]
+        search = [self.templates_dir, *kinds, *(k / locale for k in kinds)]
         options: dict[str, Any] = {
             "loader": jinja2.FileSystemLoader(search),
             "undefined": jinja2.StrictUndefined,
@@ -587,10 +575,9 @@ class Renderer:
             "quote": lambda value: quote(value, fmt),
             "code": lambda value: code(value, fmt),
             "card_list": lambda cards, emphasis=True: card_list(cards, fmt, emphasis),
-            "plural": lambda n, forms: plural(n, forms, locale),
             "inflect": inflect_name,
             "gender": gender_of_name,
-            "dt": lambda when, zone=None: _markup(format_dt(when, locale, zone), fmt),
+            "dt": datetime_filter(fmt),
             "sha256": lambda text: commitment(str(text)),
         }
         if fmt != "text":

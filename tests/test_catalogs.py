@@ -128,12 +128,7 @@ NAMES = r"^Subject:|Message-ID:|SHA-256|BBCode|Markdown"
 
 
 def _one_tree_templates() -> list[Path]:
-    old = (TEMPLATES / "ru", TEMPLATES / "en")  # the per-locale trees still being converted
-    return sorted(
-        path
-        for path in TEMPLATES.rglob("*")
-        if path.suffix in (".j2", ".txt") and not any(path.is_relative_to(o) for o in old)
-    )
+    return sorted(path for path in TEMPLATES.rglob("*") if path.suffix in (".j2", ".txt"))
 
 
 def test_no_template_shows_text_outside_a_message() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
-from pbp.render import Renderer, plural
+from pbp.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 PUBLIC = Visibility.PUBLIC
@@ -469,28 +469,29 @@ def test_C6_final_post_lists_the_wrong_accusations_of_the_day_that_never_closed(
 
 
 @pytest.mark.parametrize(
-    ("n", "expected"),
+    ("locale", "n", "expected"),
     [
-        (1, "1 предположение"),
-        (2, "2 предположения"),
-        (5, "5 предположений"),
-        (11, "11 предположений"),
-        (21, "21 предположение"),
-        (22, "22 предположения"),
+        ("ru", 1, "1 предположение"),
+        ("ru", 2, "2 предположения"),
+        ("ru", 5, "5 предположений"),
+        ("ru", 11, "11 предположений"),
+        ("ru", 21, "21 предположение"),
+        ("ru", 22, "22 предположения"),
+        ("en", 1, "1 suggestion"),
+        ("en", 2, "2 suggestions"),
     ],
 )
-def test_plural_ru(n: int, expected: str) -> None:
-    assert plural(n, "предположение|предположения|предположений", "ru") == expected
-
-
-@pytest.mark.parametrize(("n", "expected"), [(1, "1 suggestion"), (2, "2 suggestions")])
-def test_plural_en(n: int, expected: str) -> None:
-    assert plural(n, "suggestion|suggestions", "en") == expected
-
-
-def test_plural_refuses_a_wrong_number_of_forms() -> None:
-    with pytest.raises(ValueError, match="locale 'ru' needs forms"):
-        plural(2, "предположение|предположения", "ru")
+def test_P2_a_count_takes_the_plural_form_of_the_locales_cldr_rule(
+    tmp_path: Path, locale: str, n: int, expected: str
+) -> None:
+    # ngettext in a template, with a message of the real catalog.
+    (tmp_path / "t.j2").write_text(
+        '{% trans "each player has N a day" num=n %}{{ num }} suggestion'
+        "{% pluralize %}{{ num }} suggestions{% endtrans %}",
+        encoding="utf-8",
+    )
+    template = Renderer(tmp_path)._env(locale, "text").get_template("t.j2")
+    assert template.render(n=n) == expected
 
 
 @pytest.mark.parametrize(
@@ -595,7 +596,7 @@ def test_C4_private_cards_never_reach_a_public_post(
 def test_C4_public_post_filters_events_before_a_careless_template_sees_them(
     tmp_path: Path,
 ) -> None:
-    posts = tmp_path / "ru" / "cluedo_days" / "posts"
+    posts = tmp_path / "cluedo_days" / "posts"
     posts.mkdir(parents=True)
     (posts / "dump.j2").write_text(
         "{% for e in events %}{{ e.kind }} {{ e.data }} {{ e.player }}\n{% endfor %}"
@@ -744,7 +745,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
 
 
 def test_private_mail_template_must_start_with_subject(tmp_path: Path) -> None:
-    mail = tmp_path / "en" / "cluedo_days" / "mail"
+    mail = tmp_path / "cluedo_days" / "mail"
     mail.mkdir(parents=True)
     (mail / "bad.j2").write_text("Hello\n\nbody\n")
     with pytest.raises(ValueError, match="must start with 'Subject: '"):
@@ -760,7 +761,7 @@ def test_unknown_locale_is_refused(renderer: Renderer) -> None:
 
 
 def test_error_renders_the_code_file(tmp_path: Path) -> None:
-    errors = tmp_path / "en" / "errors"
+    errors = tmp_path / "errors"
     errors.mkdir(parents=True)
     (errors / "unknown_card.txt").write_text('Unknown card "{{ card }}".\n')
     text = Renderer(tmp_path).error("unknown_card", {"card": "Кранова"}, locale="en")

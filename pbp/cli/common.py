@@ -47,7 +47,8 @@ def templates_dir() -> Path:
         Path(sys.prefix) / "share" / "pbp" / "templates",
     ]
     for candidate in candidates:
-        if candidate is not None and (candidate / "ru").is_dir():
+        # Every pbp template folder holds the shared texts of common/.
+        if candidate is not None and (candidate / "common").is_dir():
             return candidate
     raise click.ClickException("templates not found; set PBP_TEMPLATES to the templates folder")
 

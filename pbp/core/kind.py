@@ -19,7 +19,8 @@ game", lists the files):
   lower-cased, **its fields}`` (:func:`pbp.moves.move_dict`); a private command
   (STATUS, HELP: :attr:`ParsedCommand.private`) is answered by its class name
   lower-cased, so call them ``Status`` and ``Help``.
-- **Templates** (``<locale>/<kind>/``, or :attr:`GameKind.templates`), with the
+- **Templates** (``templates/<kind>/``, or :attr:`GameKind.templates`; words as
+  gettext messages, :mod:`pbp.catalogs`), with the
   context each gets: ``mail/welcome.j2`` (``status``, ``events``: the start's),
   ``mail/reply.j2`` (``results``, ``player``, ``looks_quoted``, ``ignored``),
   ``mail/help.j2``, ``mail/reminder.j2`` (``duties``, ``close_at``),
@@ -30,7 +31,7 @@ game", lists the files):
   snippet of one move) and its :attr:`GameKind.extra_posts`;
   ``parts/status.j2`` and ``parts/commands.j2`` (the briefing of a substitute,
   ``common/mail/briefing.j2``, includes them). Refusal texts are
-  ``<locale>/errors/<code>.txt``, shared by all kinds: prefix a new kind's codes
+  ``errors/<code>.txt``, shared by all kinds: prefix a new kind's codes
   with its name.
 - **Purity.** The import contracts (``pyproject.toml``) hold for every module under
   :mod:`pbp.games`: a kind adapter may use :mod:`pbp.schedule` for its deadlines,
@@ -122,9 +123,10 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
 
     @property
     def templates(self) -> Path | None:
-        """A directory laid out like pbp's ``templates/`` (``<locale>/<kind>/…``,
-        ``<locale>/errors/<code>.txt``) with this kind's own texts, searched after
-        pbp's own; None: its texts are in pbp's ``templates/``."""
+        """A directory laid out like pbp's ``templates/`` (``<kind>/…``,
+        ``errors/<code>.txt``; or one such tree per locale, ``<locale>/<kind>/…``)
+        with this kind's own texts, searched after pbp's own; None: its texts are in
+        pbp's ``templates/``."""
 
     #: The public post of one period: ``"day"`` (game days) or ``"turn"`` (turns); also
     #: the CLI's ``pbp post --day`` / ``--turn`` and the template ``posts/<period_post>.j2``.
