@@ -8,12 +8,14 @@ subject by CLDR's plural form; numbers are in the locale's format (Babel).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pbp import catalogs
+from pbp.core.events import Event, Visibility
 from pbp.intake.senders import megabytes
 from pbp.render import Renderer
 
@@ -455,4 +457,166 @@ def test_briefing_seat_is_neuter() -> None:
         "Место сохраняет имя: другие игроки и посты на форуме по-прежнему называют его"
         " %(player)s. Всё, что есть у этого места, что ему показали и что за ним числится,"
         " теперь ваше:"
+    )
+
+
+# --- the GM lever's forum announcement (common/posts/gm.j2) ---
+
+
+def _announce(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
+    event = Event(kind, Visibility.PUBLIC, data)
+    return renderer.public_post(
+        "gm", [event], locale=locale, fmt="bbcode", kind="common", timezone="UTC", note=None
+    )
+
+
+def test_player_left_announcement_follows_the_players_gender(renderer: Renderer) -> None:
+    def second(player: str, locale: str = "ru") -> str:
+        return _announce(renderer, "player_left", {"player": player}, locale).split("\n")[2]
+
+    assert second("Маша") == "Роль не раскрывается. Голоса, поданные ею и за неё, сняты."
+    assert second("Петя") == "Роль не раскрывается. Голоса, поданные им и за него, сняты."
+    assert second("Веталь") == (
+        "Роль не раскрывается. Голоса, поданные этим игроком и за этого игрока, сняты."
+    )
+    assert second("Маша", "en") == (
+        "The role is not revealed. The votes cast by her and for her are withdrawn."
+    )
+    assert second("Веталь", "en") == (
+        "The role is not revealed. The votes cast by this player and for this player are withdrawn."
+    )
+
+
+def test_player_removed_announcement_follows_the_players_gender(renderer: Renderer) -> None:
+    def second(player: str) -> str:
+        return _announce(renderer, "player_removed", {"player": player}).split("\n")[2]
+
+    card = "(первой подходящей картой: персонаж, орудие, комната)."
+    assert second("Маша") == (
+        f"Её место остаётся в игре: на предположения за неё отвечает ведущий {card}"
+        " Предлагать и обвинять она больше не может."
+    )
+    assert second("Петя") == (
+        f"Его место остаётся в игре: на предположения за него отвечает ведущий {card}"
+        " Предлагать и обвинять он больше не может."
+    )
+    assert second("Дуг") == (
+        f"Место остаётся в игре: на адресованные ему предположения отвечает ведущий {card}"
+        " Предположений и обвинений от этого места больше не будет."
+    )
+
+
+def test_substitute_announcement_seat_is_neuter(renderer: Renderer) -> None:
+    text = _announce(renderer, "gm_substitute", {"player": "Маша", "name": "Вова", "note": None})
+    assert text == (
+        "[b]Вова заменяет игрока Маша.[/b]\n\n"
+        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится.\n"
+    )
+
+
+def test_vote_voided_announcement_no_possessive_of_a_russian_name(renderer: Renderer) -> None:
+    data = {"voter": "Вася", "target": "Таня"}
+    assert _announce(renderer, "vote_voided", data, "en").split("\n")[0] == (
+        "[b]The GM has voided the vote of Вася for Таня.[/b]"
+    )
+
+
+# --- the post-game story (common/story/story.j2) ---
+
+
+def _story_line(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
+    event = {
+        "seq": 9,
+        "kind": kind,
+        "visibility": "public",
+        "player": None,
+        "at": datetime(2026, 12, 2, 7, 0, tzinfo=UTC),
+        "source": None,
+        "data": data,
+    }
+    text = renderer.story(
+        locale=locale,
+        fmt="markdown",
+        game="g-1",
+        timezone="UTC",
+        period="day",
+        over=True,
+        periods=[{"number": 2, "events": [event]}],
+        genders={},
+    )
+    [line] = [line for line in text.split("\n") if line.startswith("- ")]
+    return line.split(": ", 1)[1]
+
+
+def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:
+    assert _story_line(renderer, "game_over", {"winner_team": "town"}, "en") == (
+        "the game is over: the town wins."
+    )
+    assert _story_line(renderer, "game_over", {"winner_team": "maniac"}, "en") == (
+        "the game is over: the maniac's team wins."
+    )
+    assert _story_line(renderer, "game_over", {"winner_team": "town"}) == (
+        "игра окончена: победили мирные."
+    )
+
+
+def test_story_tells_a_night_in_words_not_codes(renderer: Renderer) -> None:
+    data = {
+        "night": 1,
+        "outcome": "kill",
+        "targets": [
+            {"player": "Маша", "result": "killed"},
+            {"player": "Петя", "result": "blocked"},
+        ],
+        "fan_in_cell": None,
+    }
+    assert _story_line(renderer, "night_resolution", data, "en") == (
+        "night 1: a kill; Маша dies; Петя survives: the duty officer guards the cell."
+    )
+    assert _story_line(renderer, "night_resolution", data) == (
+        "ночь 1: убийство; Маша погибает; Петя остаётся в живых: камеру охраняет дежурный."
+    )
+    void = {"night": 2, "outcome": "void", "targets": [], "fan_in_cell": None}
+    assert _story_line(renderer, "night_resolution", void) == (
+        "ночь 2: заказ не исполняется: маньяк в камере."
+    )
+
+
+def test_story_no_he_for_any_player(renderer: Renderer) -> None:
+    answered = {"number": 3, "addressee": "Маша", "by_gm": True}
+    assert _story_line(renderer, "refuted", answered, "en") == "Маша refutes #3 (the GM answered)."
+    assert _story_line(renderer, "refuted", answered) == "Маша опровергает №3 (ответил ведущий)."
+    assert _story_line(renderer, "not_refuted", answered) == (
+        "у игрока Маша нет карт №3 (ответил ведущий)."
+    )
+    assert _story_line(renderer, "asked", {"player": "Маша", "number": 3}) == (
+        "очередь игрока Маша отвечать на №3."
+    )
+    assert _story_line(renderer, "turn_started", {"player": "Кросс"}, "en") == "the turn of Кросс."
+    rotated = {"player": "Маша", "via": "mail"}
+    assert _story_line(renderer, "gm_address_rotated", rotated) == (
+        "у Маши новый личный адрес (запрошен письмом)."
+    )
+
+
+def test_story_removed_follows_the_players_gender(renderer: Renderer) -> None:
+    def line(player: str) -> str:
+        return _story_line(renderer, "player_removed", {"player": player})
+
+    assert line("Маша") == "Маша исключена: за её место отвечает ведущий."
+    assert line("Петя") == "Петя исключён: за его место отвечает ведущий."
+    assert line("Веталь") == "Игрок Веталь исключён: за это место отвечает ведущий."
+
+
+def test_story_suggestion_names_in_the_genitive(renderer: Renderer) -> None:
+    data = {
+        "number": 2,
+        "suggester": "Мария",
+        "addressee": "Лев",
+        "suspect": "Краснова",
+        "weapon": "нож",
+        "room": "кухня",
+    }
+    assert _story_line(renderer, "suggestion_made", data) == (
+        "предположение №2 от Марии для Льва: **Краснова**, **нож**, **кухня**."
     )

@@ -63,7 +63,7 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     assert bbcode(mails[1]) == (
         "[b]Гоша заменяет игрока Петя.[/b]\n"
         "\n"
-        "Место сохраняет имя Петя со всем, что у него есть и что он должен.\n"
+        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится.\n"
     )
     # The old personal address is refused; the standing votes decide the day as before.
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
@@ -320,7 +320,7 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert "14:00 (Europe/Moscow) (ведущий): Маша покидает игру.\n" in text
         assert "(Europe/Moscow) 🔒: ведущий исключает игрока Машу" not in text
         assert "(Europe/Moscow) 🔒: ведущий исключает игрока Маша.\n" in text
-        assert "(ведущий): игра окончена: победила команда «маньяк».\n" in text
+        assert "(ведущий): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
 
