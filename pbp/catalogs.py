@@ -15,8 +15,9 @@ install. Plural forms come from the catalog's ``Plural-Forms`` header, which Bab
 writes from CLDR's rule for the locale (Russian: one, few, many).
 
 Adding a language: ``pybabel init -D pbp -d pbp/locale -i pbp/locale/pbp.pot -l xx``,
-translate ``pbp/locale/xx/LC_MESSAGES/pbp.po``, and add ``xx`` to :data:`LOCALES`
-(with the keywords players type in it).
+translate ``pbp/locale/xx/LC_MESSAGES/pbp.po``, write the words its players type in
+``pbp/locale/xx/keywords.yaml`` (:mod:`pbp.keywords`, which reads :data:`LOCALES` and
+:data:`CATALOGS` from here), and add ``xx`` to :data:`LOCALES`.
 """
 
 from __future__ import annotations

@@ -207,10 +207,13 @@ class Moves(ServicePart):
         if kept is not None and kept[0] is game and kept[1] == seq:
             return kept[2]
         started = [first.event] if first is not None else []
+        # What the help shows of the game (its players as examples, its limits), by the
+        # kind, as in the welcome and the reply to HELP.
+        view = self.kind_of(game).post_view("help", started, None)
         _subject, help_text = self.renderer.private_mail(
             f"{game.kind}/help",
             locale=game.locale,
-            **{**self.mail.context(game, None), "events": started},
+            **{**self.mail.context(game, None), "events": started, "view": view},
         )
         self._helps[game.id] = (game, seq, help_text)
         return help_text

@@ -243,15 +243,15 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             welcome[name], personal[name] = mail, reply_address
         assert len(set(personal.values())) == len(PLAYERS)
         assert (
-            "Ваш фанат — Лена. Фанат играет за вас и знает, кто вы; убивать он не может, "
-            "помогает только голосованием." in welcome[MANIAC].lines
+            "Ваш фанат — Лена: ваш союзник, который знает, кто вы. Фанат не может убивать "
+            "и помогает вам только голосованием." in welcome[MANIAC].lines
         )
         assert "Пропустить выстрел можно 3 раза за игру, но не две ночи подряд." in (
             welcome[MANIAC].lines
         )
         assert (
-            "Маньяк — Коля. Вы играете за маньяка; он знает, кто вы. Убивать вы не можете — "
-            "помогайте ему голосованием." in welcome[FAN].lines
+            "Маньяк — Коля. Вы играете на стороне маньяка, и маньяк знает, кто вы. "
+            "Убивать вы не можете — помогайте голосованием." in welcome[FAN].lines
         )
         assert "Ваши роли знаете только вы двое и ГМ. Роли откроются в конце игры." in (
             welcome[FAN].lines
@@ -415,7 +415,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "Идёт день 2.\n\n"
         "Ваша роль: маньяк.\n"
         "Ваш фанат — Лена.\n"
-        "Убиты: Вася, Лена.\n" in status
+        "Убитые: Вася, Лена.\n" in status
     )
     assert (
         "Ваши заказы:\n"
@@ -562,7 +562,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     gm_box = mailbox(dovecot, GM)
     assert [m.body for m in gm_box[4:7]] == [
         f"День 1: голоса на данный момент\n\n- {target} (1): Вася\n\n"
-        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
         for target in (PETYA, TANYA, PETYA)
     ]
     assert gm_box[14].body == (
@@ -570,7 +570,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "- Лена (5): Петя, Таня, Оля, Саша, Маша\n"
         "- Петя (3): Вася, Лена, Коля\n"
         "- Коля (1): Дима\n\n"
-        "Не проголосовали: Катя\n"
+        "Не проголосовали: Катя.\n"
     )
     # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
     for address in (GM, *EMAIL.values()):

@@ -1102,7 +1102,8 @@ def test_P1_the_evening_of_a_day_not_closed_is_not_there() -> None:
     game = Game()
     with pytest.raises(LookupError):
         maniac.post_view("evening", game.events, 1)
-    assert maniac.post_view("morning", game.events, 1) == {}
+    with pytest.raises(LookupError, match="night 1 has not ended"):
+        maniac.post_view("morning", game.events, 1)
 
 
 # --- M12 ---
@@ -1365,6 +1366,8 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "in_prison": False,
         "in_cell": True,
         "cell_nights": [1],
+        "killed_night": None,
+        "left": False,
     }
     assert (view["phase"], view["skip_limit"], view["skips_used"]) == ("night", 4, 0)
     assert view["commitment"] == commitment(view["canonical"])

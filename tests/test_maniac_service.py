@@ -34,8 +34,9 @@ from kits.maniac_table import (
 from kits.table import GM, TEMPLATES, body, summary, utc
 
 from pbp.cli import main
+from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
-from pbp.games.maniac import engine
+from pbp.games.maniac import engine, views
 from pbp.render import Renderer
 
 RE = "Re: ход"
@@ -86,7 +87,7 @@ TIE_COUNT = (
     "- [b]Таня[/b] (2): Петя, Вася\n"
     "- [b]Петя[/b] (2): Таня, Оля\n"
     "\n"
-    "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя\n"
+    "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя.\n"
 )
 EVENING_1 = (
     "[b]Вечер дня 1: итоги голосования[/b]\n"
@@ -135,8 +136,8 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
 
     assert role_block("Коля") == [
         "Ваша роль: МАНЬЯК.",
-        "Ваш фанат — Лена. Фанат играет за вас и знает, кто вы; убивать он не может, "
-        "помогает только голосованием.",
+        "Ваш фанат — Лена: ваш союзник, который знает, кто вы. Фанат не может убивать "
+        "и помогает вам только голосованием.",
         "Вы заказываете убийства письмом: на ночи 1 и 2 — в день 1 или в ночь 1, и оба "
         "заказа можно менять до конца ночи 1; в каждый следующий день — на ночь через одну "
         "(в день 2 — на ночь 3 и т. д.), и такой заказ можно менять до закрытия этого дня. "
@@ -151,8 +152,8 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     ]
     assert role_block("Лена") == [
         "Ваша роль: ФАНАТ.",
-        "Маньяк — Коля. Вы играете за маньяка; он знает, кто вы. Убивать вы не можете — "
-        "помогайте ему голосованием.",
+        "Маньяк — Коля. Вы играете на стороне маньяка, и маньяк знает, кто вы. "
+        "Убивать вы не можете — помогайте голосованием.",
         "Если вас отправят в камеру или в тюрьму, вы умрёте в ту же ночь.",
         "Команда маньяка побеждает, когда на свободе остаётся не больше двух игроков города "
         "(мирные жители и дежурный), пока вы живы и на свободе, или не больше одного, если "
@@ -303,7 +304,7 @@ def test_P1_a_voided_vote_leaves_the_live_count_and_the_evening_at_once(
         "- [b]Петя[/b] (3): Вася, Таня, Оля\n"
         "- [b]Таня[/b] (1): Петя\n"
         "\n"
-        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя.\n"
     )
     assert pbp_post(table) == ("[b]День 1: голоса на данный момент (день ещё идёт)[/b]\n\n" + count)
     show = pbp_show(table)
@@ -313,7 +314,7 @@ def test_P1_a_voided_vote_leaves_the_live_count_and_the_evening_at_once(
         "- Петя (3): Вася, Таня, Оля",
         "- Таня (1): Петя",
         "",
-        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя",
+        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя.",
     ]
 
     mails = table.at(close(1))
@@ -384,14 +385,14 @@ def test_vote_count_mail_sends_the_gm_the_count_after_every_change(tmp_path: Pat
         "",
         "- Петя (1): Вася",
         "",
-        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя",
+        "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.",
     ]
     mails = table.move("Вася", "СНЯТЬ ГОЛОС", at=utc(2026, 12, 1, 10, 5))
     assert summary(mails) == [(EMAILS["Вася"], RE), (GM, "[seed-002] Голоса дня 1")]
     assert lines(mails[1])[2:] == [
         "Голосов нет.",
         "",
-        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя",
+        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.",
     ]
     # An order changes no vote: no count.
     mails = table.move("Коля", "ПРОПУСК", at=utc(2026, 12, 1, 10, 10))
@@ -459,7 +460,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     # Nobody voted: nobody goes to the cell (M10).
     assert bbcode(mails[0]).endswith(
         "Голосов нет.\n\n"
-        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n\n"
+        "Не проголосовали: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n\n"
         "[b]Голосов не было: никто не отправляется в камеру.[/b]\n\n"
         "[b]Наступает ночь 1.[/b]\n"
     )
@@ -484,7 +485,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "Заказ: убить Олю.",
     ]
     assert bbcode(mails[0]).startswith(
-        "[b]Утро дня 2[/b]\n\nЭтой ночью убит игрок [b]Саша[/b].\n\n"
+        "[b]Утро дня 2[/b]\n\nЖертва этой ночи — [b]Саша[/b].\n\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Маша, Коля, Дима, Лена, Катя.\n"
     )
     assert lines(mails[5])[0] == (
@@ -551,7 +552,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Маша"], "[seed-002] Вас убили в ночь 1"),
     ]
-    assert "Этой ночью убит игрок [b]Маша[/b]." in bbcode(mails[0])
+    assert "Этой ночью убита [b]Маша[/b]." in bbcode(mails[0])
     assert lines(mails[3]) == [
         "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
         "Заказ: убить Олю.",
@@ -679,7 +680,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
     assert bbcode(mails[0]) == (
         "[b]Утро дня 2[/b]\n"
         "\n"
-        "Этой ночью убит игрок [b]Лена[/b].\n"
+        "Этой ночью убита [b]Лена[/b].\n"
         "\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Катя.\n"
         "\n"
@@ -711,7 +712,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "\n"
         "- [b]Коля[/b] (2): Петя (в тюрьму), Вася\n"
         "\n"
-        "Не проголосовали: Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Не проголосовали: Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
         "\n"
         "[b]Коля отправляется в тюрьму навсегда[/b]: второй раз подряд в камеру — значит, "
         "в тюрьму.\n"
@@ -767,7 +768,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
                 "",
                 "- [b]Петя[/b] (6): Вася (в тюрьму), Таня, Оля, Саша, Маша, Катя",
                 "",
-                "Не проголосовали: Петя, Коля, Дима, Лена",
+                "Не проголосовали: Петя, Коля, Дима, Лена.",
                 "",
                 "[b]В камеру отправляется Петя.[/b]",
                 "",
@@ -786,7 +787,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
                 "",
                 "- [b]Петя[/b] (6): Вася (prison), Таня, Оля, Саша, Маша, Катя",
                 "",
-                "Not voted: Петя, Коля, Дима, Лена",
+                "Not voted: Петя, Коля, Дима, Лена.",
                 "",
                 "[b]Петя goes to the cell.[/b]",
                 "",
@@ -974,13 +975,13 @@ def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
     kolya = lines(start[6])
     assert kolya[4:6] == [
         "Your role: MANIAC.",
-        "Your fan is Лена. The fan plays for you and knows who you are; the fan cannot kill "
+        "Your fan is Лена: your ally, who knows who you are. The fan cannot kill "
         "and helps you by voting only.",
     ]
     assert lines(start[8])[4:6] == [
         "Your role: FAN.",
-        "The maniac is Коля. You play for the maniac, who knows who you are. You cannot "
-        "kill — help by voting.",
+        "The maniac is Коля. You play on the maniac's side, and the maniac knows who "
+        "you are. You cannot kill — help by voting.",
     ]
     seed_tie(table)
 
@@ -992,7 +993,7 @@ def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
         "- [b]Таня[/b] (2): Петя, Вася\n"
         "- [b]Петя[/b] (2): Таня, Оля\n"
         "\n"
-        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя\n"
+        "Not voted: Саша, Маша, Коля, Дима, Лена, Катя.\n"
         "\n"
         "A tie — 2 votes each: Таня, Петя. By the tie rule, the one whose vote, still standing "
         "at the close, was cast first goes: Петя's vote for Таня.\n"
@@ -1031,3 +1032,245 @@ def test_P1_past_posts_print_after_the_end_what_they_printed_at_their_moment(
     assert pbp_post(table, "--day", "1") == at_close["day"]
     assert pbp_post(table, "--which", "morning", "--day", "2") == at_dawn
     assert "Игра окончена" not in at_dawn + at_close["evening"] + at_close["day"]
+
+
+# --- the texts of issue 16 (rule P2; items 2, 4, 5): each defect with its corrected text ---
+
+RENDERER = Renderer(TEMPLATES)
+
+
+def _text(template: str, locale: str, fmt: str = "bbcode", **context: object) -> str:
+    """``template`` (a string of the one tree) rendered in ``locale`` and ``fmt``."""
+    env = RENDERER._env(locale, fmt)  # type: ignore[arg-type]
+    return env.from_string(template).render(context).strip()
+
+
+def _tie(votes: int) -> dict[str, object]:
+    return {
+        "to_cell": "Таня",
+        "to_prison": None,
+        "chosen": "Таня",
+        "prison_reason": None,
+        "tie": {"tied": ["Петя", "Таня"], "votes": votes, "voter": "Петя"},
+        "vote_split": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("votes", "locale", "first"),
+    [
+        (1, "ru", "Ничья — по одному голосу: Петя, Таня."),
+        (2, "ru", "Ничья — по 2 голоса: Петя, Таня."),
+        (5, "ru", "Ничья — по 5 голосов: Петя, Таня."),
+        (21, "ru", "Ничья — по 21 голосу: Петя, Таня."),
+        (1, "en", "A tie — one vote each: Петя, Таня."),
+        (2, "en", "A tie — 2 votes each: Петя, Таня."),
+    ],
+)
+def test_P2_the_tie_reads_po_odnomu_golosu(votes: int, locale: str, first: str) -> None:
+    """Issue 16: "Ничья — по 1 голос" was the tie's line; «по» takes the dative of one
+    (P2's own example) and CLDR's plural of the others."""
+    text = _text(
+        '{% import "maniac/parts/macros.j2" as m %}{{ m.result(r) }}', locale, r=_tie(votes)
+    )
+    assert text.split("\n")[0].startswith(first + " ")
+
+
+def _morning(dead: list[str]) -> list[Event]:
+    players = ["Лев", "Мария", "Веталь", "Илья"]
+    started = {"players": [{"name": p, "character": None} for p in players]}
+    night = {"night": 1, "day": 2, "dead": dead, "released": None}
+    return [
+        Event("game_started", Visibility.PUBLIC, started),
+        Event("night_ended", Visibility.PUBLIC, night),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("dead", "genders", "locale", "line"),
+    [
+        (["Мария"], {}, "ru", "Этой ночью убита [b]Мария[/b]."),
+        (["Лев"], {}, "ru", "Этой ночью убит [b]Лев[/b]."),
+        (["Веталь"], {"Веталь": "masc"}, "ru", "Этой ночью убит [b]Веталь[/b]."),
+        (["Веталь"], {"Веталь": "femn"}, "ru", "Этой ночью убита [b]Веталь[/b]."),
+        (["Веталь"], {}, "ru", "Жертва этой ночи — [b]Веталь[/b]."),
+        (["Лев", "Мария"], {}, "ru", "Этой ночью убиты игроки: [b]Лев[/b], [b]Мария[/b]."),
+        ([], {}, "ru", "Этой ночью никто не погиб."),
+        (["Мария"], {}, "en", "Killed last night: [b]Мария[/b]."),
+        (["Веталь"], {}, "en", "Killed last night: [b]Веталь[/b]."),
+        ([], {}, "en", "Nobody died last night."),
+    ],
+)
+def test_P2_the_morning_death_agrees_with_the_gender_or_needs_none(
+    dead: list[str], genders: dict[str, str], locale: str, line: str
+) -> None:
+    """Issue 16: "Этой ночью убит игрок [b]Мария[/b]" — «убита» for a woman, «убит» for
+    a man, and for a name whose gender nobody knows a sentence that needs none («Жертва
+    этой ночи — …», as the final post's «жертва ночи 1»; «погиб игрок Мария» would not
+    be gender-free, and «маньяк убил» would say who killed, M7). English: last night."""
+    text = RENDERER.public_post(
+        "morning", _morning(dead), locale=locale, fmt="bbcode", kind="maniac", genders=genders
+    )
+    assert text.split("\n")[2] == line
+
+
+def test_M8_the_morning_view_counts_who_is_free_up_to_that_morning() -> None:
+    """Issue 16 item 2: who is still in the game is computed once in Python (it was
+    worked out in parts/roster.j2), up to that morning only (rule P1)."""
+    events = _morning(["Мария"])
+    later = Event(
+        "night_ended", Visibility.PUBLIC, {"night": 2, "day": 3, "dead": ["Лев"], "released": None}
+    )
+    assert engine.post_view("morning", [*events, later], 1) == {
+        "night": 1,
+        "day": 2,
+        "dead": ["Мария"],
+        "released": None,
+        "game_over": False,
+        "free": ["Лев", "Веталь", "Илья"],
+        "prison": [],
+    }
+
+
+def test_no_maniac_template_works_out_game_logic() -> None:
+    """Issue 16 item 2: the Maniac templates lay out what views.py computed; none
+    collects into a dict or list while looping (``{% set _ = x.update(…) %}``,
+    ``.append``), and parts/roster.j2 is gone."""
+    root = TEMPLATES / "maniac"
+    assert not (root / "parts" / "roster.j2").exists()
+    found = {
+        str(path.relative_to(root)): hit
+        for path in sorted(root.rglob("*.j2"))
+        for hit in re.findall(r"\{%-? set _\w* =|\.update\(|\.append\(", path.read_text())
+    }
+    assert found == {}
+
+
+def _commands(casts: int, locale: str) -> str:
+    status = {"commands": views.commands_view(["Лев", "Мария", "Илья"], casts, False)}
+    return _text('{% include "maniac/parts/commands.j2" %}', locale, "text", status=status)
+
+
+@pytest.mark.parametrize(
+    ("casts", "locale", "limit"),
+    [
+        (1, "ru", "игрока можно голосовать не больше 1 раза за день (снятие голоса не в счёт)."),
+        (2, "ru", "игрока можно голосовать не больше 2 раз за день (снятие голоса не в счёт)."),
+        (5, "ru", "игрока можно голосовать не больше 5 раз за день (снятие голоса не в счёт)."),
+        (21, "ru", "игрока можно голосовать не больше 21 раза за день (снятие голоса не в счёт)."),
+        (1, "en", "for the same player at most once a day (withdrawing does not count)."),
+        (2, "en", "for the same player at most 2 times a day (withdrawing does not count)."),
+    ],
+)
+def test_P2_the_vote_limit_is_counted_by_plural(casts: int, locale: str, limit: str) -> None:
+    """Issue 16: "at most %(casts)s times a day" / "не больше %(casts)s раз" whatever
+    the number; now CLDR's plural in both languages (the help and the opening post)."""
+    assert f"  {limit}" in _commands(casts, locale).split("\n")
+    events = [
+        Event(
+            "game_started",
+            Visibility.PUBLIC,
+            {
+                "players": [{"name": "Лев", "character": None}],
+                "commitment": "0" * 64,
+                "fan": True,
+                "skips": 3,
+                "double_kill": False,
+                "casts_per_target": casts,
+            },
+        )
+    ]
+    opening = RENDERER.public_post("opening", events, locale=locale, fmt="bbcode", kind="maniac")
+    wanted = {
+        ("ru", 1): "за одного игрока — не больше 1 раза за день.",
+        ("ru", 2): "за одного игрока — не больше 2 раз за день.",
+        ("ru", 5): "за одного игрока — не больше 5 раз за день.",
+        ("ru", 21): "за одного игрока — не больше 21 раза за день.",
+        ("en", 1): "but at most once a day on the same player.",
+        ("en", 2): "but at most 2 times a day on the same player.",
+    }[(locale, casts)]
+    assert wanted in opening
+
+
+def test_P2_the_prison_vote_list_follows_a_noun_not_a_bare_preposition(
+    table: ManiacTable,
+) -> None:
+    """Issue 16: "голосовать за: Петя, Таня" — a list after a bare preposition and a
+    colon; now «за этого игрока: …» / «за этих игроков: …»."""
+    seed_tie(table)  # Таня to the cell on day 1 (M10)
+    table.at(close(1))
+    table.at(dawn(1))
+    reply = table.move("Оля", "СТАТУС", at=utc(2026, 12, 2, 8))
+    assert "Сразу в тюрьму можно голосовать за этого игрока: Таня." in lines(reply[0])
+    row = table.store.game(GAME)
+    assert row is not None
+    status = {
+        **engine.status(engine.load_state(row.state), "Оля"),
+        "prison_vote_for": ["Петя", "Таня"],
+    }
+    text = _text('{% include "maniac/parts/status.j2" %}', "ru", "text", status=status)
+    assert "Сразу в тюрьму можно голосовать за этих игроков: Петя, Таня." in text.split("\n")
+
+
+def test_HELP_reply_shows_the_games_own_players_and_rules_like_the_welcome(
+    table: ManiacTable,
+) -> None:
+    """Issue 16: the reply to ПОМОЩЬ showed invented names (Петя, Таня) and the double
+    kill of a game of 10 (M5: from 12); it shows this game's players and rules, the
+    same text as the welcome's command help."""
+    welcome = body(next(m for m in table.sent() if str(m["To"]) == EMAILS["Катя"]))
+    reply = body(table.move("Катя", "ПОМОЩЬ", at=utc(2026, 12, 1, 10))[0])
+    help_part = reply[reply.index("Команды пишите") : reply.index("НОВЫЙ АДРЕС")]
+    assert help_part == welcome[welcome.index("Команды пишите") : welcome.index("НОВЫЙ АДРЕС")]
+    examples = [line.strip() for line in help_part.split("\n") if line.startswith("    ")]
+    assert examples == [
+        "ГОЛОС за Катю",
+        "VOTE Катя",
+        "ГОЛОС ТЮРЬМА за Катю",
+        "VOTE PRISON Катя",
+        "UNVOTE",
+        "УБИТЬ Катю НОЧЬ 2",
+        "KILL Катя NIGHT 2",
+        "ПРОПУСК НОЧЬ 3",
+        "SKIP NIGHT 3",
+    ]
+
+
+def test_english_texts_without_he_his_and_with_last_night() -> None:
+    """Issue 16 item 6: "Each player has been told his role", "an order he mails",
+    "put in the cell, he dies", "locked up himself" in the opening post."""
+    events = [
+        Event(
+            "game_started",
+            Visibility.PUBLIC,
+            {
+                "players": [{"name": "Лев", "character": None}],
+                "commitment": "0" * 64,
+                "fan": True,
+                "skips": 3,
+                "double_kill": False,
+                "casts_per_target": 2,
+            },
+        )
+    ]
+    opening = RENDERER.public_post("opening", events, locale="en", fmt="bbcode", kind="maniac")
+    assert re.findall(r"\b(?:he|his|him|himself)\b", opening) == []
+    assert "The GM has told every player their role in private." in opening
+    assert (
+        "- The fan plays for the maniac, and they know each other. The fan does not kill, "
+        "and a fan put in the cell dies there that night.\n" in opening
+    )
+
+
+def test_P2_pbp_show_tells_a_death_without_a_gendered_word(table: ManiacTable) -> None:
+    """Issue 16: the GM view wrote «убит» of every dead player, Маша included; it gives
+    the night instead («жертва ночи 1»), which needs no gender."""
+    table.move("Коля", "УБИТЬ Машу", at=utc(2026, 12, 1, 10))
+    table.at(close(1))
+    table.at(dawn(1))
+    assert "  - Маша: civilian; killed on night 1" in pbp_show(table)
+    row = table.store.game(GAME)
+    assert row is not None
+    view = engine.gm_view(engine.load_state(row.state))
+    _subject, text = RENDERER.private_mail("maniac/gm_show", locale="ru", game=GAME, view=view)
+    assert "  - Маша: мирный житель; жертва ночи 1" in text.split("\n")

@@ -129,21 +129,21 @@ def day_one() -> list[Event]:
 
 SUGGESTION_SNIPPETS = {
     ("ru", "bbcode"): (
-        "[b]Предположение_2 для Веталь[/b]\n"
-        "Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]нож[/b] в комнате "
-        "[b]кухня[/b].\n"
+        "[b]Предположение_2 для Веталь (№7)[/b]\n"
+        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате "
+        "[b]кухне[/b].\n"
     ),
     ("ru", "markdown"): (
-        "**Предположение_2 для Веталь**\n\n"
-        "Я думаю, что убийство совершил **Краснова**, орудием **нож** в комнате **кухня**.\n"
+        "**Предположение_2 для Веталь (№7)**\n\n"
+        "Я думаю, что убийство совершила **Краснова**, орудием **ножом** в комнате **кухне**.\n"
     ),
     ("en", "bbcode"): (
-        "[b]Suggestion_2 for Веталь[/b]\n"
+        "[b]Suggestion_2 for Веталь (#7)[/b]\n"
         "I think the murder was committed by [b]Краснова[/b], with the weapon [b]нож[/b], "
         "in the room [b]кухня[/b].\n"
     ),
     ("en", "markdown"): (
-        "**Suggestion_2 for Веталь**\n\n"
+        "**Suggestion_2 for Веталь (#7)**\n\n"
         "I think the murder was committed by **Краснова**, with the weapon **нож**, "
         "in the room **кухня**.\n"
     ),
@@ -171,10 +171,10 @@ def test_D4_refutation_quotes_the_suggestion_with_cards_bold_ru_bbcode(
         fmt="bbcode",
     )
     assert post == (
-        "[b]Опровержение для Неташка[/b]\n"
-        "[quote][b]Предположение_2 для Веталь[/b]\n"
-        "Я думаю, что убийство совершил [b]Краснова[/b], орудием [b]нож[/b] в комнате "
-        "[b]кухня[/b].[/quote]\n"
+        "[b]Опровержение для Неташки[/b]\n"
+        "[quote][b]Предположение_2 для Веталь (№7)[/b]\n"
+        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате "
+        "[b]кухне[/b].[/quote]\n"
         "Карта показана приватом.\n"
     )
 
@@ -190,10 +190,10 @@ def test_D4_no_refutation_by_the_gm_quotes_the_suggestion_ru_markdown(
         fmt="markdown",
     )
     assert post == (
-        "**Отсутствие опровержения для Неташка** (за игрока Веталь ответил ГМ)\n\n"
-        "> **Предположение_2 для Веталь**\n"
+        "**Отсутствие опровержения для Неташки** (за игрока Веталь ответил ГМ)\n\n"
+        "> **Предположение_2 для Веталь (№7)**\n"
         ">\n"
-        "> Я думаю, что убийство совершил **Краснова**, орудием **нож** в комнате **кухня**.\n\n"
+        "> Я думаю, что убийство совершила **Краснова**, орудием **ножом** в комнате **кухне**.\n\n"
         "Опровергнуть нечем.\n"
     )
 
@@ -208,7 +208,7 @@ def test_D4_refutation_en_markdown(renderer: Renderer) -> None:
     )
     assert post == (
         "**Refutation for Неташка**\n\n"
-        "> **Suggestion_2 for Веталь**\n"
+        "> **Suggestion_2 for Веталь (#7)**\n"
         ">\n"
         "> I think the murder was committed by **Краснова**, with the weapon **нож**, "
         "in the room **кухня**.\n\n"
@@ -317,9 +317,9 @@ def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
         "\n"
         "[b]Ответы ГМ за не ответивших до закрытия дня[/b]\n"
         "\n"
-        "[b]Отсутствие опровержения для Веталь[/b] (за игрока Кросс ответил ГМ)\n"
-        "[quote][b]Предположение_1 для Кросс[/b]\n"
-        "Я думаю, что убийство совершил [b]Горчица[/b], орудием [b]топор[/b] в комнате "
+        "[b]Отсутствие опровержения для игрока Веталь[/b] (за игрока Кросс ответил ГМ)\n"
+        "[quote][b]Предположение_1 для Кросс (№2)[/b]\n"
+        "Я думаю, что убийца — [b]Горчица[/b], орудие — [b]топор[/b], комната — "
         "[b]спальня[/b].[/quote]\n"
         "Опровергнуть нечем.\n"
         "\n"
@@ -375,7 +375,7 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
         "\n"
         "**Refutation for Неташка** (the GM answered for Кросс)\n"
         "\n"
-        "> **Suggestion_2 for Кросс**\n"
+        "> **Suggestion_2 for Кросс (#3)**\n"
         ">\n"
         "> I think the murder was committed by **Краснова**, with the weapon **нож**, in the "
         "room **кухня**.\n"
@@ -407,7 +407,7 @@ def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Ren
         "Победитель — [b]Неташка[/b]: обвинение оказалось верным.\n"
         "\n"
         "[b]Разгадка[/b]\n"
-        "Убийство совершил [b]Горчица[/b], орудием [b]верёвка[/b] в комнате [b]столовая[/b].\n"
+        "Убийца — [b]Горчица[/b], орудие — [b]верёвка[/b], комната — [b]столовая[/b].\n"
         "\n"
         "[b]Карты игроков[/b]\n"
         "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b]\n"
@@ -699,7 +699,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
     assert subject == "[exler-1] Предположение №7 от Неташки"
     assert body.startswith(
         "Веталь, Неташка адресует вам предположение №7:\n"
-        "  подозреваемый — Краснова, орудие — нож, комната — кухня.\n"
+        "  убийца — Краснова, орудие — нож, комната — кухня.\n"
         "\n"
         "У вас есть нож. Вы обязаны опровергнуть этой картой. Ответьте строкой:\n"
         "    ОПРОВЕРЖЕНИЕ 7 нож\n"
@@ -792,3 +792,276 @@ def test_error_falls_back_to_a_generic_text_and_logs_a_warning(
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("WARNING", f"no error text {locale}/errors/no_such_code.txt; using the generic one")
     ]
+
+
+# --- rule P2 in the seed's sentence (issue 16, items 4 and 5) ---
+
+#: The card names of the bundled games.yaml, the tests and the seeds.
+SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
+WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет", "Молоток")
+ROOMS = ("кухня", "танцевальный зал", "терраса", "бильярдная", "библиотека", "кабинет")
+
+
+def _snippet(renderer: Renderer, s: dict[str, Any], genders: dict[str, str] | None = None) -> str:
+    event = Event("suggestion_made", PUBLIC, s)
+    return renderer.public_post(
+        "move", [event], kind="cluedo_days", locale="ru", fmt="bbcode", genders=genders or {}
+    )
+
+
+def test_P2_the_suggestion_snippet_agrees_with_a_womans_surname(renderer: Renderer) -> None:
+    s = sugg(7, 2, 2, "Неташка", "Веталь", ("Краснова", "веревка", "терраса"))
+    assert _snippet(renderer, s) == (
+        "[b]Предположение_2 для Веталь (№7)[/b]\n"
+        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]веревкой[/b] в комнате "
+        "[b]террасе[/b].\n"
+    )
+
+
+def test_P2_the_suggestion_snippet_declines_a_room_of_two_words(renderer: Renderer) -> None:
+    s = sugg(3, 1, 1, "Дуг", "Моро", ("Горчичников", "подсвечник", "танцевальный зал"))
+    assert _snippet(renderer, s) == (
+        "[b]Предположение_1 для Моро (№3)[/b]\n"
+        "Я думаю, что убийство совершил [b]Горчичников[/b], орудием [b]подсвечником[/b] "
+        "в комнате [b]танцевальном зале[/b].\n"
+    )
+
+
+def test_P2_a_suspect_of_either_gender_gets_the_sentence_in_the_nominative(
+    renderer: Renderer,
+) -> None:
+    s = sugg(4, 1, 2, "Дуг", "Моро", ("Белых", "Верёвка", "бильярдная"))
+    assert _snippet(renderer, s) == (
+        "[b]Предположение_2 для Моро (№4)[/b]\n"
+        "Я думаю, что убийца — [b]Белых[/b], орудие — [b]Верёвка[/b], комната — "
+        "[b]бильярдная[/b].\n"
+    )
+
+
+def test_P2_a_card_the_dictionary_cannot_decline_gets_the_nominative(renderer: Renderer) -> None:
+    s = sugg(5, 1, 3, "Дуг", "Моро", ("Краснова", "нож", "комната отдыха"))
+    assert _snippet(renderer, s) == (
+        "[b]Предположение_3 для Моро (№5)[/b]\n"
+        "Я думаю, что убийца — [b]Краснова[/b], орудие — [b]нож[/b], комната — "
+        "[b]комната отдыха[/b].\n"
+    )
+
+
+@pytest.mark.parametrize("suspect", SUSPECTS)
+@pytest.mark.parametrize("weapon", WEAPONS)
+@pytest.mark.parametrize("room", ROOMS)
+def test_P2_the_snippet_a_player_pastes_is_read_back_as_the_same_suggestion(
+    renderer: Renderer, suspect: str, weapon: str, room: str
+) -> None:
+    from pbp.games.cluedo.cards import Cards, Suggest
+    from pbp.games.cluedo.parse import parse_cluedo
+
+    cards = Cards(suspects=SUSPECTS, weapons=WEAPONS, rooms=ROOMS)
+    players = ["Неташка", "Веталь", "Дуг"]
+    snippet = _snippet(renderer, sugg(7, 2, 2, "Неташка", "Веталь", (suspect, weapon, room)))
+    (parsed,) = parse_cluedo(snippet, cards, players)
+    assert parsed.error is None
+    assert parsed.move == Suggest(suspect, weapon, room, addressee="Веталь")
+
+
+def test_P2_the_refutation_heading_declines_the_suggesters_name(renderer: Renderer) -> None:
+    s = sugg(7, 2, 2, "Неташка", "Веталь")
+    refuted = Event("refuted", PUBLIC, {**s, "by_gm": False})
+    none = Event("not_refuted", PUBLIC, {**sugg(8, 2, 1, "Кросс", "Неташка"), "by_gm": False})
+    post = renderer.public_post(
+        "move", [refuted, none], kind="cluedo_days", locale="ru", fmt="bbcode"
+    )
+    assert post.split("\n")[0] == "[b]Опровержение для Неташки[/b]"
+    assert "[b]Отсутствие опровержения для игрока Кросс[/b]\n" in post
+    with_gender = renderer.public_post(
+        "move", [none], kind="cluedo_days", locale="ru", fmt="bbcode", genders={"Кросс": "masc"}
+    )
+    assert with_gender.split("\n")[:2] == [
+        "[b]Отсутствие опровержения для Кросса[/b]",
+        "[quote][b]Предположение_1 для Неташка (№8)[/b]",
+    ]
+
+
+def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
+    renderer: Renderer,
+) -> None:
+    over = {
+        **GAME_OVER.data,
+        "solution": {"suspect": "Голубева", "weapon": "труба", "room": "танцевальный зал"},
+    }
+    post = renderer.public_post(
+        "final",
+        [GAME_STARTED, Event("game_over", PUBLIC, over)],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
+    )
+    assert (
+        "[b]Разгадка[/b]\n"
+        "Убийство совершила [b]Голубева[/b], орудием [b]трубой[/b] в комнате "
+        "[b]танцевальном зале[/b].\n"
+    ) in post
+    _, mail = renderer.private_mail(
+        "game_over", locale="ru", kind="cluedo_days", game="exler-1", player="Веталь", result=over
+    )
+    assert (
+        "\nРазгадка: убийство совершила Голубева, орудием трубой в комнате танцевальном зале.\n"
+        in mail
+    )
+
+
+# --- Cluedo by rounds: names in their cases, genders, one word per thing (rule P2) ---
+
+ROUNDS_SUGG = {"number": 2, "turn": 2, "suggester": "Саша", "suspect": "Зеленов"}
+ROUNDS_SUGG |= {"weapon": "Верёвка", "room": "Библиотека"}
+
+
+def _gm_facts(renderer: Renderer, player: str, genders: dict[str, str], **data: Any) -> str:
+    fact = {"kind": "gm_refutation", "player": player, **ROUNDS_SUGG, "card": "Библиотека", **data}
+    _, body = renderer.private_mail(
+        "gm_turn",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        day=2,
+        part="private",
+        private=[fact],
+        genders=genders,
+    )
+    return body
+
+
+@pytest.mark.parametrize(
+    ("player", "genders", "line"),
+    [
+        (
+            "Любовь",
+            {},
+            "  - №2: Любовь не ответила вовремя, ответ дал ГМ — показана карта Библиотека",
+        ),
+        ("Лев", {}, "  - №2: Лев не ответил вовремя, ответ дал ГМ — показана карта Библиотека"),
+        (
+            "Шапо",
+            {},
+            "  - №2: ответа от игрока Шапо вовремя не было, ответ дал ГМ — показана карта "
+            "Библиотека",
+        ),
+        (
+            "Дуг",
+            {"Дуг": "femn"},
+            "  - №2: Дуг не ответила вовремя, ответ дал ГМ — показана карта Библиотека",
+        ),
+    ],
+)
+def test_P2_the_rounds_gm_fact_of_a_late_answer_agrees_with_the_players_gender(
+    renderer: Renderer, player: str, genders: dict[str, str], line: str
+) -> None:
+    assert _gm_facts(renderer, player, genders).split("\n")[1] == line
+
+
+def test_P2_the_rounds_gm_fact_of_a_removed_player_agrees_with_the_players_gender(
+    renderer: Renderer,
+) -> None:
+    assert _gm_facts(renderer, "Мария", {}, removed=True, card=None).split("\n")[1] == (
+        "  - №2: Мария исключена, ответ дал ГМ — нет карт"
+    )
+
+
+def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Renderer) -> None:
+    turn = [
+        Event("turn_started", PUBLIC, {"turn": 2, "player": "Саша"}),
+        Event("suggestion_made", PUBLIC, ROUNDS_SUGG),
+        Event("refuted", PUBLIC, {**ROUNDS_SUGG, "by": "Любовь", "by_gm": False, "auto": False}),
+        Event("round_ended", PUBLIC, {**ROUNDS_SUGG, "refuted_by": "Любовь"}),
+    ]
+    post = renderer.public_post(
+        "turn", turn, kind="cluedo_rounds", locale="ru", fmt="bbcode", day=2
+    )
+    assert "\nКарта показана Саше приватом.\n" in post
+    shown = {**ROUNDS_SUGG, "by": "Любовь", "card": "Библиотека", "by_gm": True, "auto": False}
+    _, mail = renderer.private_mail(
+        "card_shown", locale="ru", kind="cluedo_rounds", game="t-1", player="Саша", shown=shown
+    )
+    assert mail.split("\n")[1:4] == [
+        "За Любовь ответил ГМ (время на ответ истекло) и показывает вам карту: Библиотека.",
+        "",
+        "Эту карту знаете только вы и ГМ; остальные видят лишь, что у Любови есть карта.",
+    ]
+    answered = {**ROUNDS_SUGG, "player": "Любовь", "card": "Библиотека"}
+    _, mail = renderer.private_mail(
+        "gm_answered",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        player="Любовь",
+        answer=answered,
+    )
+    assert mail.split("\n")[1] == (
+        "ГМ ответил за вас и показал Саше вашу карту Библиотека (первую подходящую в порядке "
+        "подозреваемый — орудие — комната)."
+    )
+    accusation = {"player": "Шапо", "turn": 4, "suspect": "Краснова", "weapon": "Верёвка"}
+    accusation |= {"room": "Терраса", "correct": True}
+    subject, _ = renderer.private_mail(
+        "gm_accusation", locale="ru", kind="cluedo_rounds", game="t-1", accusation=accusation
+    )
+    assert subject == "[t-1] Обвинение Шапо: верное"
+    subject, _ = renderer.private_mail(
+        "gm_accusation",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        accusation={**accusation, "player": "Веталь"},
+    )
+    assert subject == "[t-1] Обвинение игрока Веталь: верное"
+
+
+def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_rounds_texts(
+    renderer: Renderer,
+) -> None:
+    asked = {"number": 2, "turn": 2, "suggester": "Саша", "player": "Любовь", "deadline": None}
+    _, mail = renderer.private_mail(
+        "asked",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        player="Любовь",
+        timezone="Europe/Moscow",
+        answer_hours=12,
+        asked=asked,
+        suggestion=ROUNDS_SUGG,
+        held=["Библиотека"],
+    )
+    assert mail.split("\n")[1] == (
+        "Предположение №2 (Саша): убийца — Зеленов, орудие — Верёвка, комната — Библиотека."
+    )
+
+
+def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
+    renderer: Renderer,
+) -> None:
+    deal = Event(
+        "deal",
+        Visibility.GM,
+        {
+            "solution": {"suspect": "Горчица", "weapon": "верёвка", "room": "столовая"},
+            "hands": GAME_OVER.data["hands"],
+            "canonical": CANONICAL,
+        },
+    )
+    _, body = renderer.private_mail(
+        "gm_sheet",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        seed=1234,
+        events=[GAME_STARTED, deal],
+        gm_address="gm+token@example.test",
+    )
+    assert body.count("Ваш адрес ведущего для команд") == 1
+    assert body.endswith(
+        "\n\nВаш адрес ведущего для команд (туда же уходит ответ на любое письмо pbp): "
+        "gm+token@example.test\n"
+        "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
+        "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).\n"
+    )

@@ -42,16 +42,16 @@ A lever that does not fit the game's state raises
 """
 
 from pbp.gm.addresses import Addresses
-from pbp.gm.by_mail import CONFIRM_HOURS, CONFIRM_WORDS, GmMail, confirms
+from pbp.gm.by_mail import CONFIRM_HOURS, GmMail, confirm_words, confirms
 from pbp.gm.levers import MAX_EXTEND_HOURS, GmDesk, paused_since, replay_key
 
 __all__ = [
     "CONFIRM_HOURS",
-    "CONFIRM_WORDS",
     "MAX_EXTEND_HOURS",
     "Addresses",
     "GmDesk",
     "GmMail",
+    "confirm_words",
     "confirms",
     "paused_since",
     "replay_key",

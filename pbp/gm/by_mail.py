@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pbp import keywords
 from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.core.events import InvalidMove, Refusal
@@ -43,25 +44,27 @@ CONFIRM_CODE_LENGTH = 16
 UNCONFIRMED = (Help,)
 
 
-#: The words that confirm GM commands by mail, alone on a line of the GM's own text
-#: (never quoted; case and trailing punctuation aside): an automatic answer ("I am
-#: away") confirms nothing.
-CONFIRM_WORDS = frozenset(
-    {"ПОДТВЕРЖДАЮ", "ПОДТВЕРДИТЬ", "ДА", "CONFIRM", "CONFIRMED", "I CONFIRM", "YES"}
-)
+def confirm_words() -> frozenset[str]:
+    """The words that confirm GM commands by mail, alone on a line of the GM's own text
+    (never quoted; case and trailing punctuation aside), in every locale
+    (:mod:`pbp.keywords`, ``gm.confirm``): an automatic answer ("I am away") confirms
+    nothing."""
+    words = keywords.current().words("gm", "confirm")
+    return frozenset(" ".join(w.upper().replace("Ё", "Е").split()) for w in words)
 
 
 def confirms(text: str) -> bool:
-    """True when a line of ``text`` (a reply's own text) is one of :data:`CONFIRM_WORDS`.
+    """True when a line of ``text`` (a reply's own text) is one of :func:`confirm_words`.
 
     >>> confirms("Подтверждаю!\\nСпасибо"), confirms("I am away until 10 December")
     (True, False)
     """
+    words = confirm_words()
     for line in text.splitlines()[:50]:
         if is_quoted(line):
             continue
         word = " ".join(read_line(line).upper().replace("Ё", "Е").split()).strip(" .!")
-        if word in CONFIRM_WORDS:
+        if word in words:
             return True
     return False
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
+from pbp import keywords
 from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.parse import morph
 from pbp.parse.names import (
@@ -128,7 +129,6 @@ def cap_commands(result: list[ParsedLine[MoveT]]) -> None:
 
 #: Commands that are chat when other words follow them ("Help me out here").
 ALONE = ("status", "help")
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
 @dataclass(frozen=True)
@@ -142,45 +142,55 @@ class Lead:
     second: str
     first_stem: str
 
-    @property
-    def russian(self) -> bool:
-        """True when the first word is Cyrillic (the answer shows Russian keywords)."""
-        return bool(_CYRILLIC.search(self.first))
-
 
 class Keywords:
     """The command keywords of one game: any grammatical form of one of ``words[name]``
     (Snowball stems) is command ``name``; a first word that resembles a keyword without
     being one of its forms is a misspelt command (``unknown_command``).
 
-    ``shown``: how each command is written in the help, ``(Russian, English)``;
-    ``separators``: what may stand between the first two words (a regex);
+    ``words``: each command's words, ``{name: {locale: words}}`` (every locale's, from
+    :mod:`pbp.keywords`); ``shown``: how each command is written in the help, ``{name:
+    {locale: form}}``; a refusal suggests the form of the locale of the keyword the word
+    resembles; ``separators``: what may stand between the first two words (a regex);
     ``min_stem``: shorter stems are not used (the keyword is read only as written:
     ``убить`` stems to ``уб``, which ``убили`` shares); ``params``: more params of
     ``unknown_command`` (Maniac: ``commands``).
 
     Example::
 
-        keywords = Keywords({"vote": ("голос", "vote")}, {"vote": ("ГОЛОС", "VOTE")})
+        keywords = Keywords(
+            {"vote": {"ru": ("голос",), "en": ("vote",)}},
+            {"vote": {"ru": "ГОЛОС", "en": "VOTE"}},
+        )
         lead = keywords.lead("Голосую: Петя")
         keywords.command("Голосую: Петя", *keywords.single(lead))  # ("vote", "Петя")
     """
 
     def __init__(
         self,
-        words: Mapping[str, Sequence[str]],
-        shown: Mapping[str, tuple[str, str]],
+        words: Mapping[str, Mapping[str, Sequence[str]]],
+        shown: Mapping[str, Mapping[str, str]],
         *,
         separators: str = r"[\s:]+",
         min_stem: int = 0,
         params: Mapping[str, Any] | None = None,
     ) -> None:
-        self.shown = dict(shown)
+        self.shown = {name: dict(forms) for name, forms in shown.items()}
+        every = {
+            name: list(dict.fromkeys(w for forms in by_locale.values() for w in forms))
+            for name, by_locale in words.items()
+        }
         self.stems = {
             name: frozenset(stem(w) for w in forms if len(stem(w)) >= min_stem)
-            for name, forms in words.items()
+            for name, forms in every.items()
         }
-        self.keyword_of = {w: name for name, forms in words.items() for w in forms}
+        self.keyword_of = {w: name for name, forms in every.items() for w in forms}
+        #: Each keyword → the first locale that has it (the refusal's language).
+        self.locale_of: dict[str, str] = {}
+        for by_locale in words.values():
+            for locale, forms in by_locale.items():
+                for w in forms:
+                    self.locale_of.setdefault(w, locale)
         self.params = dict(params or {})
         self._lead = re.compile(rf"(?P<w1>[^\W\d_]+)(?:{separators}(?P<w2>[^\W\d_]+))?")
 
@@ -213,17 +223,21 @@ class Keywords:
             return None
         return name, rest
 
-    def refuse(self, line: str, lead: Lead, two_words: str | None = None) -> None:
+    def refuse(
+        self, line: str, lead: Lead, two_words: str | None = None, locale: str | None = None
+    ) -> None:
         """Raise ``unknown_command`` when ``line`` starts with a misspelt keyword;
         return (chat) otherwise. ``two_words``: the command whose two-word keyword the
-        caller found misspelt (``Нет опровержениии``): both words are quoted.
+        caller found misspelt (``Нет опровержениии``), in ``locale``: both words are
+        quoted.
 
         :raises InvalidMove: ``unknown_command`` with ``line``, ``word`` (as written),
-            ``suggestion`` (the keyword as in the help, in the word's script) and
-            :attr:`params`.
+            ``suggestion`` (the keyword as in the help, in the locale of the keyword
+            the word resembles) and :attr:`params`.
         """
         if two_words is not None:
             word, name = f"{lead.match.group('w1')} {lead.match.group('w2')}", two_words
+            shown_in = locale if locale is not None else next(iter(self.shown[name]))
         else:
             close = closest_keyword(lead.first, list(self.keyword_of))
             if close is None:
@@ -231,29 +245,37 @@ class Keywords:
             word, name = lead.match.group("w1"), self.keyword_of[close]
             if name in ALONE and line[lead.match.end("w1") :].strip(TRAILING):
                 return  # a word like "Статуя" in a sentence
+            shown_in = self.locale_of[close]
         raise InvalidMove(
             "unknown_command",
             line=line,
             word=word,
-            suggestion=self.shown[name][0 if lead.russian else 1],
+            suggestion=self.shown[name][shown_in],
             **self.params,
         )
 
 
-#: A player's request for a new personal address (his old one leaked), alone on its
-#: line, in any case: ``NEW ADDRESS``, ``НОВЫЙ АДРЕС`` (:mod:`pbp.gm`).
-NEW_ADDRESS = re.compile(r"(?:NEW\s+ADDRESS|НОВЫЙ\s+АДРЕС)[\s.!:]*", re.IGNORECASE)
+def new_address() -> re.Pattern[str]:
+    """A player's request for a new personal address (his old one leaked), alone on its
+    line, in any case: ``NEW ADDRESS``, ``НОВЫЙ АДРЕС`` (every locale's words,
+    :mod:`pbp.keywords`; :mod:`pbp.gm`)."""
+    return _new_address(keywords.current())
+
+
+@lru_cache(maxsize=4)
+def _new_address(vocabulary: keywords.Vocabulary) -> re.Pattern[str]:
+    phrases = keywords.alternation(vocabulary.words("", "new_address"))
+    return re.compile(rf"{phrases}[\s.!:]*", re.IGNORECASE)
 
 
 def asks_new_address(text: str) -> bool:
-    """True when a line of ``text`` (a mail's new text) is :data:`NEW_ADDRESS`.
+    """True when a line of ``text`` (a mail's new text) is :func:`new_address`.
 
     >>> asks_new_address("Привет!\\nновый адрес\\n"), asks_new_address("my new address is x")
     (True, False)
     """
-    return any(
-        NEW_ADDRESS.fullmatch(read_line(line)) for line in text.splitlines() if len(line) < 100
-    )
+    pattern = new_address()
+    return any(pattern.fullmatch(read_line(line)) for line in text.splitlines() if len(line) < 100)
 
 
 # --- player names in their case forms ---

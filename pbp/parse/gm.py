@@ -5,9 +5,9 @@ look-alike letters folded: :func:`pbp.parse.commands.read_line`); a line that st
 with no GM keyword (a greeting, a player's command such as STATUS, a pbp CLI word such
 as CLOSE-DAY) gives a line whose error is ``gm_not_a_command`` (with the keyword it
 resembles, if any, as ``suggestion``), so the GM's answer says so line by line; quotes
-and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in English or
-Russian, any case; the GM's note, where a command takes one, follows `` -- `` or
-`` — ``::
+and the signature are cut off before (:mod:`pbp.parse.mime`). Keywords in any locale's
+words (``gm`` in ``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`), any
+case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
 
     ACT Петя: SUGGEST Маша, нож, кухня TO Вася     ЗА Петю: ПРЕДПОЛОЖЕНИЕ …
     PAUSE -- away for the weekend                  ПАУЗА — уехал на выходные
@@ -27,11 +27,13 @@ resolved later, against the game's seats (:mod:`pbp.gm`). Pure: no I/O.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pbp import keywords
 from pbp.core.events import InvalidMove
 from pbp.export import FORMATS, ExportFormat
 from pbp.parse.commands import MAX_LINES, read_line
@@ -116,29 +118,38 @@ NAMES: dict[type[Lever], str] = {
 }
 _BY_NAME: dict[str, type[Lever]] = {name: cls for cls, name in NAMES.items()}
 
-#: Keyword (upper case, ``Ё`` read as ``Е``) → the lever it names.
-KEYWORDS: dict[str, str] = {
-    "ACT": "act",
-    "ЗА": "act",
-    "PAUSE": "pause",
-    "ПАУЗА": "pause",
-    "RESUME": "resume",
-    "ПРОДОЛЖИТЬ": "resume",
-    "ВОЗОБНОВИТЬ": "resume",
-    "EXTEND": "extend",
-    "ПРОДЛИТЬ": "extend",
-    "SUBSTITUTE": "substitute",
-    "ЗАМЕНА": "substitute",
-    "ЗАМЕНИТЬ": "substitute",
-    "REMOVE": "remove",
-    "ИСКЛЮЧИТЬ": "remove",
-    "VOID": "void",
-    "ОТМЕНИТЬ": "void",
-    "EXPORT": "export",
-    "ЭКСПОРТ": "export",
-    "HELP": "help",
-    "ПОМОЩЬ": "help",
-}
+#: The levers whose keywords :mod:`pbp.keywords` holds (section ``gm``), in order.
+_LEVERS = ("act", "pause", "resume", "extend", "substitute", "remove", "void", "export", "help")
+
+
+def keywords_of() -> dict[str, str]:
+    """Keyword (upper case, ``Ё`` read as ``Е``) → the lever it names, in every locale
+    (:mod:`pbp.keywords`): ``{"ACT": "act", "ЗА": "act", …}``."""
+    return _gm(keywords.current()).keywords
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    keywords: dict[str, str]
+    by: re.Pattern[str]
+    hours: re.Pattern[str]
+
+
+@functools.cache
+def _gm(vocabulary: keywords.Vocabulary) -> _Vocab:
+    found: dict[str, str] = {}
+    for locale in vocabulary.locales:
+        for lever in _LEVERS:
+            for word in vocabulary.words("gm", lever, locale):
+                found.setdefault(word.upper().replace("Ё", "Е"), lever)
+    units = keywords.alternation(vocabulary.words("gm", "hours"))
+    by = keywords.alternation(vocabulary.words("gm", "by"))
+    return _Vocab(
+        found,
+        re.compile(rf"\s+{by}\s+", re.IGNORECASE),
+        re.compile(rf"^(\d+(?:[.,]\d+)?)\s*{units}?\.?$", re.IGNORECASE),
+    )
+
 
 #: Every lever with its English and Russian keywords (for the help of a refusal).
 SYNTAX = {
@@ -154,8 +165,6 @@ SYNTAX = {
 }
 
 _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
-_HOURS = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(?:h|hours?|ч|час|часа|часов)?\.?$", re.IGNORECASE)
-_BY = re.compile(r"\s+(?:BY|НА|ON)\s+", re.IGNORECASE)
 _ADDRESS = re.compile(r"^<?([^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?$")
 
 
@@ -212,7 +221,7 @@ def parse_gm(text: str) -> list[GmLine]:
             continue
         head, _, rest = read.partition(" ")
         word = head.rstrip(":").upper().replace("Ё", "Е")
-        name = KEYWORDS.get(word)
+        name = keywords_of().get(word)
         if name is None:
             lines.append(GmLine(line, None, error=_not_a_command(word)))
             continue
@@ -221,7 +230,7 @@ def parse_gm(text: str) -> list[GmLine]:
 
 
 def _not_a_command(word: str) -> InvalidMove:
-    close = closest_keyword(word, list(KEYWORDS)) if word.isalpha() else None
+    close = closest_keyword(word, list(keywords_of())) if word.isalpha() else None
     if close is None:
         return InvalidMove("gm_not_a_command")
     return InvalidMove("gm_not_a_command", suggestion=close)
@@ -251,11 +260,11 @@ def _lever(name: str, rest: str) -> Lever | None:
         alone: dict[str, Lever] = {"pause": Pause(), "resume": Resume(), "help": Help()}
         return None if rest else alone[name]
     if name == "extend":
-        match = _HOURS.match(rest)
+        match = _gm(keywords.current()).hours.match(rest)
         hours = float(match.group(1).replace(",", ".")) if match else 0.0
         return Extend(hours) if hours > 0 else None
     if name == "substitute":
-        parts = _BY.split(rest, maxsplit=1)
+        parts = _gm(keywords.current()).by.split(rest, maxsplit=1)
         if len(parts) != 2:
             return None
         words = parts[1].split()

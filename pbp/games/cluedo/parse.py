@@ -4,8 +4,9 @@ Reading a move is separate from playing it: this module knows only the syntax an
 the names (cards, players); whether a move is allowed is the engine's business
 (:mod:`pbp.games.cluedo_days.engine`).
 
-Grammar: one command per line, several per mail; keywords case-insensitive, English
-and Russian always both accepted, an optional colon after the keyword; bold markers
+Grammar: one command per line, several per mail; keywords case-insensitive, those of
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+the words below are ru's and en's), an optional colon after the keyword; bold markers
 (``[b]…[/b]``, ``**…**``) ignored; text inside forum quotes and spoilers skipped
 (``[quote]``, ``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
 ``[spoiler]``, ``[spoiler=…]``, nested, also within a line); look-alike Latin letters
@@ -37,7 +38,11 @@ nouns ``SUGGESTION``, ``REFUTATION``, ``ACCUSATION`` are accepted as keywords to
 The seed's own form (seed 001) is accepted: a heading ``Предположение_N для <игрок>``
 (or ``Предположение N для …``; N is the player's own count and is ignored) and, on
 the next non-empty line (a sentence wrapped over up to three lines is joined), ``Я
-думаю, что убийство совершил(а) А, орудием Б в комнате В`` with inflected names.
+думаю, что убийство совершил(а) А, орудием Б в комнате В`` with inflected names, or
+the same in the nominative as pbp writes it when a name's gender or a card's case
+cannot be told (``Я думаю, что убийца — А, орудие — Б, комната — В``, rule P2); the
+heading may end with the game-wide number pbp adds (``Предположение_2 для Веталь
+(№7)``), which is ignored.
 
 Without an addressee (``addressed=False``, the rounds variant) ``TO <player>`` is
 refused and the sentence alone is a suggestion.
@@ -81,7 +86,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from pbp import keywords
 from pbp.core.events import InvalidMove, MoveError
 from pbp.games.cluedo.cards import (
     CATEGORIES,
@@ -94,7 +101,7 @@ from pbp.games.cluedo.cards import (
     Status,
     Suggest,
 )
-from pbp.parse import commands
+from pbp.parse import commands, morph
 from pbp.parse.body import unquote_forum
 from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, command_lines
 from pbp.parse.commands import TRAILING as _TRAILING
@@ -132,57 +139,93 @@ ERROR_CODES = (
 ParsedLine = commands.ParsedLine[CluedoMove]
 
 
-#: Each command's keywords, Russian first; any grammatical form of one is the command.
-_KEYWORDS = {
-    "suggest": ("предположение", "suggest", "suggestion"),
-    "refute": ("опровержение", "refute", "refutation"),
-    "accuse": ("обвинение", "accuse", "accusation"),
-    "status": ("статус", "status"),
-    "help": ("помощь", "help"),
-}
-_NEGATIONS = frozenset({"нет", "no"})
-#: How each command is written in the help: (Russian, English).
-_SHOWN = {
-    "suggest": ("ПРЕДПОЛОЖЕНИЕ", "SUGGEST"),
-    "refute": ("ОПРОВЕРЖЕНИЕ", "REFUTE"),
-    "no_refutation": ("НЕТ ОПРОВЕРЖЕНИЯ", "NO REFUTATION"),
-    "accuse": ("ОБВИНЕНИЕ", "ACCUSE"),
-    "status": ("СТАТУС", "STATUS"),
-    "help": ("ПОМОЩЬ", "HELP"),
-}
-_WORDS = commands.Keywords(_KEYWORDS, _SHOWN)
 _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
-#: Words that may stand before the number: "на №1", "на предложение 7", "to 7".
-_BEFORE_NUMBER = (
-    r"(?:(?:на|к|по|to|for|on)\s+)?(?:(?:предположени[еяю]|suggestion)\s*)?(?=[№#nн]?\s*\d)"
-)
-_REFUTE = re.compile(
-    rf"^(?:{_BEFORE_NUMBER}{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE
-)
-_NO_REFUTATION = re.compile(rf"^(?:{_BEFORE_NUMBER}{_NUMBER})?\s*[.!]*$", re.IGNORECASE)
-_ADDRESSEE = re.compile(r"\s+(?:to|for|для)\s*:?\s+", re.IGNORECASE)
-_LEADING_ADDRESSEE = re.compile(r"^(?:to|for|для)\s*:?\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    """The words of every locale (:mod:`pbp.keywords`, section ``cluedo``) as this
+    parser reads them, built once per vocabulary (:func:`_vocab`)."""
+
+    words: commands.Keywords
+    #: Negations of a refutation ("нет", "no"), each with its locale.
+    negations: dict[str, str]
+    #: The last word of NO REFUTATION as shown, lower case, per locale: what a
+    #: misspelt second word is compared with ("опровержения", "refutation").
+    refutation_shown: dict[str, str]
+    refute: re.Pattern[str]
+    no_refutation: re.Pattern[str]
+    addressee: re.Pattern[str]
+    leading_addressee: re.Pattern[str]
+    fillers: frozenset[str]
+
+
+@functools.cache
+def _vocab(vocabulary: keywords.Vocabulary) -> _Vocab:
+    section = "cluedo"
+    by_command = {
+        "suggest": section,
+        "refute": section,
+        "accuse": section,
+        "status": "common",
+        "help": "common",
+    }
+    read = {
+        name: {loc: vocabulary.command(sec, name, loc).read for loc in vocabulary.locales}
+        for name, sec in by_command.items()
+    }
+    shown_order = ("suggest", "refute", "no_refutation", "accuse", "status", "help")
+    shown = {name: vocabulary.shown(by_command.get(name, section), name) for name in shown_order}
+    # Words that may stand before the number: "на №1", "на предложение 7", "to 7".
+    prepositions = keywords.alternation(vocabulary.words(section, "number_prepositions"))
+    suggestion = keywords.alternation(vocabulary.words(section, "suggestion_forms"))
+    before_number = rf"(?:{prepositions}\s+)?(?:{suggestion}\s*)?(?=[№#nн]?\s*\d)"
+    to = keywords.alternation(vocabulary.words(section, "addressee"))
+    return _Vocab(
+        words=commands.Keywords(read, shown),
+        negations=vocabulary.locale_of(section, "negation"),
+        refutation_shown={
+            loc: form.split()[-1].lower() for loc, form in shown["no_refutation"].items()
+        },
+        refute=re.compile(
+            rf"^(?:{before_number}{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE
+        ),
+        no_refutation=re.compile(rf"^(?:{before_number}{_NUMBER})?\s*[.!]*$", re.IGNORECASE),
+        addressee=re.compile(rf"\s+{to}\s*:?\s+", re.IGNORECASE),
+        leading_addressee=re.compile(rf"^{to}\s*:?\s+", re.IGNORECASE),
+        # "и"/"and" between cards, and the seed sentence's words (_SENTENCE_GLUE).
+        fillers=frozenset(vocabulary.words("common", "and")) | {"орудием", "комнате"},
+    )
+
+
+def _v() -> _Vocab:
+    """This parser's words, from the vocabulary loaded now."""
+    return _vocab(keywords.current())
+
+
 #: Where the addressee written first ends and the cards begin.
 _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 #: Where chat after an addressee written last begins ("для Веталь. Спасибо!").
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
 _HEADING = re.compile(
     r"^предположение(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
-    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
+    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?(?:\s*\(\s*[№#]?\s*\d+\s*\)?)?"
+    r"\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(
-    r"^я\s+думаю\s*,?\s*что\s+убийство\s+совершил(?:а|\s*\(\s*а\s*\))?\s*[,:]?\s+(?P<rest>.+)$",
+    r"^я\s+думаю\s*,?\s*что\s+(?:убийство\s+совершил(?:а|\s*\(\s*а\s*\))?\s*[,:]?\s+"
+    r"|убийца\s*[—–:-]?\s*)(?P<rest>.+)$",
     re.IGNORECASE,
 )
 _SENTENCE_START = re.compile(r"^я\s+думаю\b", re.IGNORECASE)
 #: Words of the seed's sentence that separate the three cards.
 _SENTENCE_GLUE = re.compile(
-    r"\s*(?:\bорудием\b|\bорудие\b|\bв\s+комнате\b|\bв\s+помещении\b|\bкомнате\b)\s*",
+    r"\s*(?:\bорудием\b|\bорудие\b|\bв\s+комнате\b|\bв\s+помещении\b|\bкомнате\b"
+    r"|\b(?:комната|место)\s*(?=[—–-]))\s*[—–-]?\s*",
     re.IGNORECASE,
 )
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
-_FILLERS = frozenset({"и", "and", "орудием", "комнате"})
 
 
 class _Reader:
@@ -193,6 +236,10 @@ class _Reader:
         self.players = list(players)
         self.addressed = addressed
         self.card_names = NameMatcher(cards.all(), kind="card")
+        # The forms pbp itself writes in the seed's sentence (rule P2: «орудием
+        # молотком», «в комнате танцевальном зале»), which the stems alone miss when
+        # a vowel drops (молоток → молотком).
+        self.card_forms = _declined_forms(cards.all())
         # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
         self.player_names = PlayerNames(players)
 
@@ -219,10 +266,14 @@ class _Reader:
         parts = [p.strip(_TRAILING) for p in _LIST_SPLIT.split(text.strip(_TRAILING))]
         parts = [p for p in parts if normalize(p)]
         for part in parts:
+            declined = self.card_forms.get(" ".join(normalize(part)))
+            if declined is not None:
+                names.append(declined)
+                continue
             try:
                 names.append(self.card_names.match(part))
             except MoveError as error:
-                found = self.card_names.segment(part, _FILLERS)
+                found = self.card_names.segment(part, _v().fillers)
                 if found:
                     names.extend(found)
                     continue
@@ -307,10 +358,10 @@ class _Reader:
         return None
 
     def suggest(self, rest: str, line: str) -> Suggest:
-        lead = _LEADING_ADDRESSEE.match(rest)
+        lead = _v().leading_addressee.match(rest)
         if lead:
             return self.suggest_addressee_first(rest[lead.end() :], line)
-        splits = list(_ADDRESSEE.finditer(rest))
+        splits = list(_v().addressee.finditer(rest))
         for split in reversed(splits):
             addressee = self.addressee(rest[split.end() :])
             if addressee is None:
@@ -355,7 +406,7 @@ class _Reader:
         raise refusal
 
     def refute(self, rest: str, line: str) -> Refute:
-        match = _REFUTE.match(rest)
+        match = _v().refute.match(rest)
         card = match.group("card").strip(_TRAILING) if match else ""
         if match is None or not normalize(card):
             raise InvalidMove(
@@ -369,7 +420,7 @@ class _Reader:
             raise
 
     def no_refutation(self, rest: str, line: str) -> NoRefutation:
-        match = _NO_REFUTATION.match(rest)
+        match = _v().no_refutation.match(rest)
         if match is None:
             raise InvalidMove("no_refutation_syntax", line=line, example={"number": 7})
         return NoRefutation(int(match.group("number")) if match.group("number") else None)
@@ -386,6 +437,20 @@ class _Reader:
             )
         rest = _SENTENCE_GLUE.sub(", ", match.group("rest"))
         return self.three_cards(rest, "suggest_syntax", line)
+
+
+def _declined_forms(cards: Sequence[str]) -> dict[str, str]:
+    """Each card's forms in the oblique cases as :func:`pbp.parse.morph.card_form`
+    writes them (normalized: lower case, ``ё`` as ``е``) → the card; a form that is
+    also another card's name, or the form of two cards, is left out."""
+    names = {" ".join(normalize(card)) for card in cards}
+    found: dict[str, set[str]] = {}
+    for card in cards:
+        for case in morph.OBLIQUE:
+            form = morph.card_form(card, case)
+            if form is not None:
+                found.setdefault(" ".join(normalize(form)), set()).add(card)
+    return {f: c.pop() for f, c in found.items() if len(c) == 1 and f not in names}
 
 
 def _addressee_texts(text: str) -> list[str]:
@@ -406,24 +471,25 @@ def _keyword(line: str) -> tuple[str, str] | None:
     :raises InvalidMove: ``unknown_command`` when the first word resembles a keyword
         (:func:`~pbp.parse.names.closest_keyword`) without being one of its forms.
     """
-    lead = _WORDS.lead(line)
+    v = _v()
+    lead = v.words.lead(line)
     if lead is None:
         return None
-    refute = _WORDS.stems["refute"]
+    refute = v.words.stems["refute"]
     found: tuple[str, int] | None
     if lead.second and (
-        (lead.first in _NEGATIONS and stem(lead.second) in refute)
-        or (lead.first_stem in refute and lead.second in _NEGATIONS)
+        (lead.first in v.negations and stem(lead.second) in refute)
+        or (lead.first_stem in refute and lead.second in v.negations)
     ):
         found = ("no_refutation", lead.match.end())
     else:
-        found = _WORDS.single(lead)
+        found = v.words.single(lead)
     if found is not None:
-        return _WORDS.command(line, *found)
-    misspelt = lead.second and lead.first in _NEGATIONS
-    if misspelt and closest_keyword(lead.second, ("опровержения", "refutation")):
-        _WORDS.refuse(line, lead, "no_refutation")
-    _WORDS.refuse(line, lead)
+        return v.words.command(line, *found)
+    misspelt = lead.second and lead.first in v.negations
+    if misspelt and closest_keyword(lead.second, tuple(v.refutation_shown.values())):
+        v.words.refuse(line, lead, "no_refutation", v.negations[lead.first])
+    v.words.refuse(line, lead)
     return None
 
 

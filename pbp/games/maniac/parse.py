@@ -4,8 +4,9 @@ Reading a move is separate from playing it: this module knows only the syntax an
 players' names; whether a move is allowed (who may vote, which night is open, the
 skip and double-kill limits) is the engine's business (:mod:`pbp.games.maniac.engine`).
 
-Grammar: one command per line, several per mail; keywords case-insensitive, English
-and Russian always both accepted, an optional colon after the keyword; bold markers
+Grammar: one command per line, several per mail; keywords case-insensitive, those of
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+the words below are ru's and en's), an optional colon after the keyword; bold markers
 ignored; text inside forum quotes and spoilers skipped
 (:func:`~pbp.parse.body.unquote_forum`); look-alike Latin letters in Cyrillic words
 read as Cyrillic and the reverse (:func:`~pbp.parse.names.fold_confusables`); player
@@ -79,7 +80,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from pbp import keywords
 from pbp.core.events import InvalidMove, MoveError
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.parse import commands
@@ -118,86 +121,126 @@ ParsedLine = commands.ParsedLine[ManiacMove]
 #: Most targets of one kill order (M5: the double kill).
 MAX_TARGETS = 2
 
-#: Each command's keywords, Russian first; any grammatical form of one is the command.
-_KEYWORDS = {
-    "vote": ("голос", "vote", "голосую"),
-    "unvote": ("unvote",),
-    "kill": ("убить", "kill", "убиваю", "заказ"),
-    "skip": ("пропуск", "skip", "пропускаю"),
-    "status": ("статус", "status"),
-    "help": ("помощь", "help"),
-}
 #: Shortest stem that stands for its keyword's forms: "убить" stems to "уб", which
 #: "убили" (chat: "they killed") shares, so such a keyword is read only as written.
 _MIN_STEM = 4
-#: The noun that may head a list of orders ("Заказы:"): alone on its line it is chat.
-_HEADING_STEM = stem("заказ")
-#: First words of a two-word withdrawal (``СНЯТЬ ГОЛОС``, ``withdraw vote``), as stems.
-_UNVOTE_VERBS = frozenset(
-    stem(w)
-    for w in (
-        "снять",
-        "снимаю",
-        "сниму",
-        "отменить",
-        "отменяю",
-        "отозвать",
-        "отзываю",
-        "убрать",
-        "убираю",
-        "withdraw",
-        "cancel",
-        "remove",
-        "un",
-    )
-)
-#: Words that may stand before the vote keyword: "Мой голос за Петю", "My vote: Петя".
-_POSSESSIVES = frozenset({"мой", "my"})
-#: How each command is written in the help: (Russian, English).
-_SHOWN = {
-    "vote": ("ГОЛОС", "VOTE"),
-    "unvote": ("СНЯТЬ ГОЛОС", "UNVOTE"),
-    "kill": ("УБИТЬ", "KILL"),
-    "skip": ("ПРОПУСК", "SKIP"),
-    "status": ("СТАТУС", "STATUS"),
-    "help": ("ПОМОЩЬ", "HELP"),
-}
-#: The command forms of the help, for ``unknown_command``.
-_COMMANDS = {
-    "ru": ["ГОЛОС", "ГОЛОС ТЮРЬМА", "СНЯТЬ ГОЛОС", "УБИТЬ", "ПРОПУСК", "СТАТУС", "ПОМОЩЬ"],
-    "en": ["VOTE", "VOTE PRISON", "UNVOTE", "KILL", "SKIP", "STATUS", "HELP"],
-}
-_WORDS = commands.Keywords(
-    _KEYWORDS, _SHOWN, separators=r"[\s:-]+", min_stem=_MIN_STEM, params={"commands": _COMMANDS}
-)
-_VOTE_STEMS = _WORDS.stems["vote"]
-
-#: Where a vote is sent: prison (M11) or the cell; with a preposition.
-_PLACE = (
-    r"(?:(?:в|во|на|за|to|for|in|into|the)\s+)*"
-    r"(?:(?P<prison>тюрьм[а-яё]*|prison|jail)|(?P<cell>камер[а-яё]*|cell))"
-)
-_LEADING_PLACE = re.compile(rf"^{_PLACE}(?![^\W\d_])\s*[:,—–-]?\s*", re.IGNORECASE)
-_TRAILING_PLACE = re.compile(rf"[\s,]+{_PLACE}\s*$", re.IGNORECASE)
-#: Words standing before the player voted against, besides the prepositions.
-_AGAINST = frozenset({"против", "against", "on"})
-
-#: A night number in an order (M3): "ночь 3", "на 3-ю ночь", "night #3", "N3".
-_NIGHT_WORD = r"(?:ночь|ночью|night)"
+#: The commands of the help, in its order (``unknown_command``'s ``commands``).
+_HELP_ORDER = ("vote", "vote prison", "unvote", "kill", "skip", "status", "help")
+#: Ordinal endings after a night number ("на 3-ю ночь", "3rd night"): grammar, not words.
 _ORDINAL = r"(?:-?(?:я|ю|ая|ую|й|ой|th|st|nd|rd))?"
-_NIGHT = re.compile(
-    r"(?:(?<![^\W_])(?:в|во|на|за|for|on|in|at)\s+)?(?:"
-    rf"(?<![^\W_]){_NIGHT_WORD}\s*(?:[№#]|[nн](?=\s*\d))?\s*[:.]?\s*(?P<after>\d+){_ORDINAL}"
-    rf"|(?<![^\W_])(?P<before>\d+){_ORDINAL}\s*{_NIGHT_WORD}"
-    r"|(?<![^\W_])[nн](?P<short>\d+)"
-    r")(?![^\W_])",
-    re.IGNORECASE,
-)
-#: A night word left without a number.
-_BARE_NIGHT = re.compile(r"(?<![^\W_])(?:ночь|ночью|ночи|night)(?![^\W_])", re.IGNORECASE)
-#: The seed's order without a keyword: "1 ночь - Вася", "Ночь 2: пропуск".
-_SEED_ORDER = re.compile(rf"^(?:{_NIGHT.pattern})\s*[-—–:]", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^(?:[№#]\s*)?(?P<number>\d+)$")
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    """The words of every locale (:mod:`pbp.keywords`, section ``maniac``) as this
+    parser reads them, built once per vocabulary (:func:`_vocab`)."""
+
+    words: commands.Keywords
+    vote_stems: frozenset[str]
+    #: The vote keyword as shown, lower case, per locale ("голос", "vote"): what the
+    #: second word of a misspelt withdrawal is compared with.
+    vote_shown: dict[str, str]
+    #: The noun that may head a list of orders ("Заказы:"): alone on its line it is chat.
+    heading_stems: frozenset[str]
+    #: First words of a two-word withdrawal (``СНЯТЬ ГОЛОС``, ``withdraw vote``), as
+    #: stems, each with its locale.
+    unvote_verbs: dict[str, str]
+    #: Words that may stand before the vote keyword: "Мой голос за Петю", "My vote: Петя".
+    possessives: frozenset[str]
+    leading_place: re.Pattern[str]
+    trailing_place: re.Pattern[str]
+    place_word: re.Pattern[str]
+    #: Words standing before the player voted against, besides the prepositions.
+    against: frozenset[str]
+    night: re.Pattern[str]
+    bare_night: re.Pattern[str]
+    seed_order: re.Pattern[str]
+    name_split: re.Pattern[str]
+    name_fillers: frozenset[str]
+    skip_fillers: frozenset[str]
+
+
+@functools.cache
+def _vocab(vocabulary: keywords.Vocabulary) -> _Vocab:
+    section = "maniac"
+    by_command = {
+        "vote": section,
+        "unvote": section,
+        "kill": section,
+        "skip": section,
+        "status": "common",
+        "help": "common",
+    }
+    read = {
+        name: {loc: vocabulary.command(sec, name, loc).read for loc in vocabulary.locales}
+        for name, sec in by_command.items()
+    }
+    shown = {name: vocabulary.shown(sec, name) for name, sec in by_command.items()}
+    prison = vocabulary.shown(section, "prison")
+    help_forms = {
+        loc: [
+            f"{shown['vote'][loc]} {prison[loc]}" if name == "vote prison" else shown[name][loc]
+            for name in _HELP_ORDER
+        ]
+        for loc in vocabulary.locales
+    }
+    words = commands.Keywords(
+        read, shown, separators=r"[\s:-]+", min_stem=_MIN_STEM, params={"commands": help_forms}
+    )
+    unvote_verbs: dict[str, str] = {}
+    for loc in vocabulary.locales:
+        for verb in vocabulary.words(section, "withdraw", loc):
+            unvote_verbs.setdefault(stem(verb), loc)
+    # Where a vote is sent: prison (M11) or the cell; with a preposition.
+    prison_words = keywords.alternation(vocabulary.read(section, "prison"))
+    cell_words = keywords.alternation(vocabulary.read(section, "cell"))
+    place = (
+        rf"(?:{keywords.alternation(vocabulary.words(section, 'place_prepositions'))}\s+)*"
+        rf"(?:(?P<prison>{prison_words})|(?P<cell>{cell_words}))"
+    )
+    # A night number in an order (M3): "ночь 3", "на 3-ю ночь", "night #3", "N3".
+    night_word = keywords.alternation(vocabulary.read(section, "night"))
+    before = keywords.alternation(vocabulary.words(section, "night_prepositions"))
+    night = re.compile(
+        rf"(?:(?<![^\W_]){before}\s+)?(?:"
+        rf"(?<![^\W_]){night_word}\s*(?:[№#]|[nн](?=\s*\d))?\s*[:.]?\s*(?P<after>\d+){_ORDINAL}"
+        rf"|(?<![^\W_])(?P<before>\d+){_ORDINAL}\s*{night_word}"
+        r"|(?<![^\W_])[nн](?P<short>\d+)"
+        r")(?![^\W_])",
+        re.IGNORECASE,
+    )
+    # A night word left without a number.
+    bare = vocabulary.read(section, "night") + vocabulary.words(section, "night_bare")
+    fillers = vocabulary.words("common", "and")
+    return _Vocab(
+        words=words,
+        vote_stems=words.stems["vote"],
+        vote_shown={loc: form.lower() for loc, form in shown["vote"].items()},
+        heading_stems=frozenset(stem(w) for w in vocabulary.words(section, "orders_heading")),
+        unvote_verbs=unvote_verbs,
+        possessives=frozenset(vocabulary.words(section, "possessive")),
+        leading_place=re.compile(rf"^{place}(?![^\W\d_])\s*[:,—–-]?\s*", re.IGNORECASE),
+        trailing_place=re.compile(rf"[\s,]+{place}\s*$", re.IGNORECASE),
+        place_word=re.compile(rf"{prison_words}|{cell_words}"),
+        against=frozenset(vocabulary.words(section, "against")),
+        night=night,
+        bare_night=re.compile(rf"(?<![^\W_]){keywords.alternation(bare)}(?![^\W_])", re.IGNORECASE),
+        # The seed's order without a keyword: "1 ночь - Вася", "Ночь 2: пропуск".
+        seed_order=re.compile(rf"^(?:{night.pattern})\s*[-—–:]", re.IGNORECASE),
+        name_split=re.compile(
+            rf"\s*(?:[,;&+]|(?<![^\W_]){keywords.alternation(fillers)}(?![^\W_]))\s*",
+            re.IGNORECASE,
+        ),
+        name_fillers=frozenset(fillers),
+        # Words that may follow a skip: "пропуск хода", "skip a turn".
+        skip_fillers=frozenset(stem(w) for w in vocabulary.words(section, "skip_fillers")),
+    )
+
+
+def _v() -> _Vocab:
+    """This parser's words, from the vocabulary loaded now."""
+    return _vocab(keywords.current())
 
 
 def reserved_word(name: str) -> str | None:
@@ -210,28 +253,22 @@ def reserved_word(name: str) -> str | None:
     >>> reserved_word("Снять"), reserved_word("Камерон"), reserved_word("Вася")
     ('снять', 'камерон', None)
     """
-    keyword_stems = frozenset().union(*_WORDS.stems.values())
+    v = _v()
+    keyword_stems = frozenset().union(*v.words.stems.values())
     for word in normalize(name):
         if (
             stem(word) in keyword_stems
-            or stem(word) in _UNVOTE_VERBS
-            or re.fullmatch(r"тюрьм[а-яё]*|prison|jail|камер[а-яё]*|cell", word)
-            or _BARE_NIGHT.fullmatch(word)
+            or stem(word) in v.unvote_verbs
+            or v.place_word.fullmatch(word)
+            or v.bare_night.fullmatch(word)
         ):
             return word
     return None
 
 
-_NAME_SPLIT = re.compile(r"\s*(?:[,;&+]|(?<![^\W_])(?:и|and)(?![^\W_]))\s*", re.IGNORECASE)
-_NAME_FILLERS = frozenset({"и", "and"})
 #: Where chat after a name begins: a punctuation mark, or a dash between spaces.
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
 _ORDER_CHAT_START = re.compile(r"\s*(?:[.!?;(]|\s[—–-]\s)")
-#: Words that may follow a skip: "пропуск хода", "skip a turn".
-_SKIP_FILLERS = frozenset(
-    stem(w)
-    for w in ("ход", "хода", "выстрел", "выстрела", "убийство", "убийства", "a", "turn", "shot")
-)
 _SEPARATORS = " \t:,—–-"
 
 
@@ -259,7 +296,7 @@ class _Reader:
         error: MoveError | None = None
         for candidate in _name_texts(text, _CHAT_START):
             words = normalize(candidate)
-            if len(words) > 1 and words[0] in _AGAINST:
+            if len(words) > 1 and words[0] in _v().against:
                 candidate = candidate.split(None, 1)[1]
             try:
                 return self.names.match(candidate)
@@ -298,7 +335,7 @@ class _Reader:
         try:
             return (self.names.match(text),)
         except MoveError as whole:
-            parts = [p for p in _NAME_SPLIT.split(text) if normalize(p)]
+            parts = [p for p in _v().name_split.split(text) if normalize(p)]
             if len(parts) > 1:
                 return tuple(self.names.match(p) for p in parts)
             return self._segment(text, whole)
@@ -313,7 +350,7 @@ class _Reader:
         found: list[str] = []
         i = 0
         while i < len(words):
-            if set(normalize(words[i])) <= PREPOSITIONS | _NAME_FILLERS:
+            if set(normalize(words[i])) <= PREPOSITIONS | _v().name_fillers:
                 i += 1
                 continue
             for count in range(min(self.names.matcher.max_words, len(words) - i), 0, -1):
@@ -334,7 +371,7 @@ class _Reader:
 
         :raises InvalidMove: ``several_nights``, ``night_syntax``.
         """
-        found = list(_NIGHT.finditer(text))
+        found = list(_v().night.finditer(text))
         if len(found) > 1:
             nights = [_number(m) for m in found]
             raise InvalidMove("several_nights", line=line, nights=nights, example=self.example())
@@ -347,7 +384,7 @@ class _Reader:
                     "night_syntax", line=line, word=match.group().strip(), example=self.example()
                 )
             text = f"{text[: match.start()]} {text[match.end() :]}"
-        bare = _BARE_NIGHT.search(text)
+        bare = _v().bare_night.search(text)
         if bare:
             raise InvalidMove("night_syntax", line=line, word=bare.group(), example=self.example())
         return night, " ".join(text.split()).strip(_SEPARATORS)
@@ -357,14 +394,15 @@ class _Reader:
     def vote(self, rest: str, line: str) -> Vote | Unvote:
         text = rest.strip(TRAILING + _SEPARATORS)
         words = normalize(text)
-        if len(words) == 1 and stem(words[0]) in _UNVOTE_VERBS:
+        v = _v()
+        if len(words) == 1 and stem(words[0]) in v.unvote_verbs:
             return Unvote()  # "ГОЛОС снимаю"
         places: list[str] = []
-        lead = _LEADING_PLACE.match(text)
+        lead = v.leading_place.match(text)
         if lead:
             places.append("prison" if lead.group("prison") else "cell")
             text = text[lead.end() :]
-        tail = _TRAILING_PLACE.search(text)
+        tail = v.trailing_place.search(text)
         if tail:
             places.append("prison" if tail.group("prison") else "cell")
             text = text[: tail.start()]
@@ -400,7 +438,7 @@ class _Reader:
             return Skip(int(bare.group("number")))  # "SKIP 4"
         night, text = self.night(rest, line)
         for candidate in _name_texts(text, _ORDER_CHAT_START):
-            words = [w for w in normalize(candidate) if stem(w) not in _SKIP_FILLERS]
+            words = [w for w in normalize(candidate) if stem(w) not in _v().skip_fillers]
             if not words:
                 return Skip(night)
         raise InvalidMove("skip_syntax", line=line, word=text, example=self.example())
@@ -418,7 +456,7 @@ class _Reader:
     def seed_order(self, index: int, shown: str, line: str) -> ParsedLine | None:
         """The seed's order without a keyword (``1 ночь - Вася``), or None for chat:
         a line in this form that names nobody and resembles no name."""
-        if not _SEED_ORDER.match(line):
+        if not _v().seed_order.match(line):
             return None
         parsed: ParsedLine = attempt(index, shown, functools.partial(self.kill, line, line))
         error = parsed.error
@@ -437,10 +475,11 @@ def _number(match: re.Match[str]) -> int:
 
 def _is_skip_word(text: str) -> bool:
     words = normalize(text)
+    v = _v()
     return (
         bool(words)
-        and stem(words[0]) in _WORDS.stems["skip"]
-        and all(stem(w) in _SKIP_FILLERS for w in words[1:])
+        and stem(words[0]) in v.words.stems["skip"]
+        and all(stem(w) in v.skip_fillers for w in words[1:])
     )
 
 
@@ -462,35 +501,36 @@ def _keyword(line: str) -> tuple[str, str] | None:
     :raises InvalidMove: ``unknown_command`` when the first word (or, after a
         withdrawal verb, the second) resembles a keyword without being one of its forms.
     """
-    lead = _WORDS.lead(line)
+    v = _v()
+    lead = v.words.lead(line)
     if lead is None:
         return None
     found: tuple[str, int] | None
-    if lead.second and lead.first_stem in _UNVOTE_VERBS and stem(lead.second) in _VOTE_STEMS:
+    if lead.second and lead.first_stem in v.unvote_verbs and stem(lead.second) in v.vote_stems:
         found = ("unvote", lead.match.end())
-    elif lead.second and lead.first in _POSSESSIVES and stem(lead.second) in _VOTE_STEMS:
+    elif lead.second and lead.first in v.possessives and stem(lead.second) in v.vote_stems:
         found = ("vote", lead.match.end())  # "Мой голос: Петя"
     else:
-        found = _WORDS.single(lead)
+        found = v.words.single(lead)
     if found is not None:
-        command = _WORDS.command(line, *found)
+        command = v.words.command(line, *found)
         if (
             command is not None
-            and lead.first_stem == _HEADING_STEM
+            and lead.first_stem in v.heading_stems
             and not command[1].strip(TRAILING)
         ):
             return None  # "Заказы:" heads the seed's orders on the next lines
         return command
-    misspelt = lead.second and lead.first_stem in _UNVOTE_VERBS
-    if misspelt and closest_keyword(lead.second, ("голос", "vote")):
-        _WORDS.refuse(line, lead, "unvote")
-    _WORDS.refuse(line, lead)
+    misspelt = lead.second and lead.first_stem in v.unvote_verbs
+    if misspelt and closest_keyword(lead.second, tuple(v.vote_shown.values())):
+        v.words.refuse(line, lead, "unvote", v.unvote_verbs[lead.first_stem])
+    v.words.refuse(line, lead)
     return None
 
 
 def _is_command(line: str) -> bool:
     """True when ``line`` (cleaned, folded) would be read as a command or refused as one."""
-    if _SEED_ORDER.match(line):
+    if _v().seed_order.match(line):
         return True
     try:
         return _keyword(line) is not None

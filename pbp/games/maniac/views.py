@@ -1,8 +1,9 @@
 """The views of a Maniac game (rules M1–M12 of RULES.md): a player's ``STATUS``
 answer, what his reminder says, everything the GM sees, and what the public posts of
-the votes show (:func:`post_view`: the day's count, live or final, and the evening's
-result, from the public events alone). Pure; re-exported by
-:mod:`pbp.games.maniac.engine`.
+the votes show (:func:`post_view`: the day's count, live or final, the evening's
+result, the morning's dead and who is still in the game, the final post's roles,
+from the public events alone), and what the command help shows
+(:func:`commands_view`). Pure; re-exported by :mod:`pbp.games.maniac.engine`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pbp.core.events import Event, flat_dict
 from pbp.fairness import commitment
 from pbp.games.maniac.state import (
     Ballot,
+    ManiacRules,
     ManiacState,
     casts,
     count_ballots,
@@ -48,7 +50,8 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
     "my_vote": {"target", "prison"} | None, "votes": vote_count(state),
     "casts_left": {player: n} (today, for each player he may vote for; {} when he
     cannot vote now, M9), "prison_vote_for": [player...] (M11), "in_cell": player |
-    None, "prisoners": [...], "dead": [...]}``. The maniac also gets ``"orders":
+    None, "prisoners": [...], "dead": [...], "commands": :func:`commands_view` (what
+    his HELP shows)}``. The maniac also gets ``"orders":
     [{"night", "targets", "skip", "at", "voided", "fixed", "fixed_by": {"phase",
     "number"} (M3, :func:`fixed_by`)}], "open_nights": [n...],
     "skips_left": n`` (M4) and ``"double_kill_available": bool`` (M5). Nothing here
@@ -83,6 +86,11 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
         "in_cell": state.cell,
         "prisoners": [p for _, p in state.imprisoned],
         "dead": [p for _, p in state.deaths],
+        "commands": commands_view(
+            [name for name, _ in state.players],
+            limit,
+            double_kill_allowed(state),
+        ),
     }
     if role == "maniac":
         used = double_kill_night(state)
@@ -135,7 +143,9 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
 
     ``{"game", "day", "phase", "over", "winner_team", "seed", "rules": {...},
     "started_at", "players": [{"name", "character", "role", "alive", "in_prison",
-    "in_cell": bool, "cell_nights": [n...]}], "orders": [{"night", "targets", "skip",
+    "in_cell": bool, "cell_nights": [n...],
+    "killed_night": n | None (M6–M8), "left": bool (removed by the GM)}],
+    "orders": [{"night", "targets", "skip",
     "at", "voided", "fixed", "fixed_by"}], "open_nights": [n...], "skips_used",
     "skip_limit", "double_kill_allowed": bool (M5: enough players at the start),
     "double_kill_night": n | None (M5, not voided), "votes": vote_count(state),
@@ -161,6 +171,8 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
                 "in_prison": state.in_prison(p),
                 "in_cell": state.cell == p,
                 "cell_nights": [n for n, q in state.cell_nights if q == p],
+                "killed_night": next((n for n, q in state.deaths if q == p), None),
+                "left": p in state.left,
             }
             for p, ch in state.players
         ],
@@ -185,16 +197,123 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
 def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, Any]:
     """What the public post ``post`` of game day ``day`` (None: the latest) shows, from
     the game's PUBLIC ``events`` (in log order): the ``day`` post
-    :func:`vote_post_view`, the ``evening`` post :func:`evening_view`; ``{}`` for the
-    others (they lay out their events as they are).
+    :func:`vote_post_view`, the ``evening`` post :func:`evening_view`, the ``morning``
+    post :func:`morning_view` (``day``: the night that ended), the ``final`` post
+    :func:`final_view`, and ``help`` (the command help, public: the same for every
+    role) ``{"commands": commands_view}``; ``{}`` for the others (they lay out their
+    events as they are).
 
-    :raises LookupError: the evening of a day that has not closed.
+    :raises LookupError: the evening of a day that has not closed, the morning of a
+        night that has not ended, the final post of a game not over.
     """
     if post == "day":
         return vote_post_view(events, day)
     if post == "evening":
         return evening_view(events, day)
+    if post == "morning":
+        return morning_view(events, day)
+    if post == "final":
+        return final_view(events)
+    if post == "help":
+        return {"commands": commands_of(events)}
     return {}
+
+
+def commands_view(players: Sequence[str], casts: int, double_kill: bool) -> dict[str, Any]:
+    """What the command help shows (``parts/commands.j2``), the same for every role:
+    ``{"player": name | None, "second": name | None (the examples: the last two seats;
+    None before a game is dealt), "casts": n (M9: casts on one player a day),
+    "double_kill": bool (M5: the game has it)}``.
+
+    >>> commands_view(["Лев", "Мария", "Илья"], 2, False)
+    {'player': 'Илья', 'second': 'Мария', 'casts': 2, 'double_kill': False}
+    """
+    return {
+        "player": players[-1] if players else None,
+        "second": players[-2] if len(players) > 1 else None,
+        "casts": casts,
+        "double_kill": double_kill,
+    }
+
+
+def commands_of(events: Sequence[Event]) -> dict[str, Any]:
+    """:func:`commands_view` of the game the ``game_started`` among ``events`` dealt
+    (its seats, ``casts_per_target`` and ``double_kill``); without one, no examples,
+    the default rules and no double kill."""
+    started = next((e.data for e in events if e.kind == "game_started"), None)
+    if started is None:
+        return commands_view([], ManiacRules().casts_per_target, False)
+    return commands_view(
+        [p["name"] for p in started["players"]],
+        int(started["casts_per_target"]),
+        bool(started["double_kill"]),
+    )
+
+
+def morning_view(events: Sequence[Event], night: int | None) -> dict[str, Any]:
+    """The morning after night ``night`` (None: the last that ended) as its post shows
+    it (M6–M8, M12): ``{"night": n, "day": n + 1, "dead": [name...] (names only, M8),
+    "released": name | None (leaves the cell), "game_over": bool, "free": [name...]
+    (alive, not in prison, not removed, in seating order, M9), "prison": [name...]
+    (in order of imprisonment)}``. Who is where is counted from the events up to that
+    morning, so a later post does not change it (rule P1).
+
+    :raises LookupError: no such night has ended.
+    """
+    ends = [i for i, e in enumerate(events) if e.kind == "night_ended"]
+    if night is not None:
+        ends = [i for i in ends if int(events[i].data["night"]) == night]
+    if not ends:
+        raise LookupError(f"night {night} has not ended" if night else "no night has ended")
+    upto = events[: ends[-1] + 1]
+    ended = upto[-1].data
+    return {
+        "night": ended["night"],
+        "day": ended["day"],
+        "dead": list(ended["dead"]),
+        "released": ended["released"],
+        "game_over": any(e.kind == "game_over" for e in events),
+        "free": free_players(upto),
+        "prison": [p for _, p in _imprisoned(upto)],
+    }
+
+
+def final_view(events: Sequence[Event]) -> dict[str, Any]:
+    """The final post (M12): ``{"winner_team": "town" | "maniac", "winners":
+    [name...], "roles": [{"player", "role", "killed_night": n | None, "prison_day": d |
+    None}] (in the order of the game's roles), "canonical": the deal line,
+    "commitment": hex | None (what the opening post published; None without a
+    ``game_started`` among ``events``)}``.
+
+    :raises LookupError: the game is not over (no ``game_over`` among ``events``).
+    """
+    over = next((e.data for e in reversed(events) if e.kind == "game_over"), None)
+    if over is None:
+        raise LookupError("the game is not over")
+    killed = {
+        p: int(e.data["night"]) for e in events if e.kind == "night_ended" for p in e.data["dead"]
+    }
+    prison = {p: d for d, p in _imprisoned(events)}
+    started = [e.data for e in events if e.kind == "game_started"]
+    return {
+        "winner_team": over["winner_team"],
+        "winners": list(over["winners"]),
+        "roles": [
+            {"player": p, "role": r, "killed_night": killed.get(p), "prison_day": prison.get(p)}
+            for p, r in over["roles"].items()
+        ],
+        "canonical": over["canonical"],
+        "commitment": started[-1]["commitment"] if started else None,
+    }
+
+
+def _imprisoned(events: Sequence[Event]) -> list[tuple[int, str]]:
+    """(day, name) of each player the vote sent to prison (M11), in order."""
+    return [
+        (int(e.data["day"]), e.data["to_prison"])
+        for e in events
+        if e.kind == "day_closed" and e.data["to_prison"]
+    ]
 
 
 def vote_post_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:

@@ -1,0 +1,297 @@
+"""The words players type come from per-locale data (issue 16, item 1): every parser
+reads its keywords from ``pbp/locale/<locale>/keywords.yaml`` (:mod:`pbp.keywords`),
+so adding a language is its files, and every locale says every command."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pbp import catalogs, keywords
+from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
+from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.maniac import parse as maniac_parse
+from pbp.games.maniac.moves import Help as ManiacHelp
+from pbp.games.maniac.moves import Kill, Skip, Unvote, Vote
+from pbp.games.maniac.moves import Status as ManiacStatus
+from pbp.games.maniac.parse import parse_maniac
+from pbp.gm.by_mail import confirms
+from pbp.parse import gm
+from pbp.parse.commands import asks_new_address
+
+CARDS = Cards(("Белых", "Краснова", "Моро"), ("нож", "веревка", "труба"), ("кухня", "холл", "зал"))
+CLUEDO_PLAYERS = ["Неташка", "Веталь", "Дуг"]
+MANIAC_PLAYERS = ["Петя", "Вася", "Таня"]
+
+#: A made-up language: every word of ``en`` replaced.
+MADE_UP: dict[str, Any] = {
+    "common": {
+        "status": {"shown": "ESTADO", "read": ["estado"]},
+        "help": {"shown": "AYUDA", "read": ["ayuda"]},
+        "and": ["y"],
+    },
+    "maniac": {
+        "vote": {"shown": "VOTAR", "read": ["votar", "voto"]},
+        "unvote": {"shown": "DESVOTAR", "read": ["desvotar"]},
+        "kill": {"shown": "MATAR", "read": ["matar"]},
+        "skip": {"shown": "SALTAR", "read": ["saltar"]},
+        "withdraw": ["retirar"],
+        "possessive": ["mi"],
+        "orders_heading": ["encargo"],
+        "prison": {"shown": "CARCEL", "read": ["carcel"]},
+        "cell": {"shown": "CELDA", "read": ["celda"]},
+        "place_prepositions": ["a", "la"],
+        "against": ["contra"],
+        "night": {"shown": "NOCHE", "read": ["noche"]},
+        "night_bare": [],
+        "night_prepositions": ["en"],
+        "skip_fillers": ["turno"],
+    },
+    "cluedo": {
+        "suggest": {"shown": "SUGERIR", "read": ["sugerir"]},
+        "refute": {"shown": "REFUTAR", "read": ["refutar"]},
+        "no_refutation": {"shown": "SIN REFUTAR", "read": []},
+        "accuse": {"shown": "ACUSAR", "read": ["acusar"]},
+        "negation": ["sin"],
+        "addressee": ["para"],
+        "number_prepositions": ["a"],
+        "suggestion_forms": ["sugerencia"],
+    },
+    "gm": {
+        "act": ["POR"],
+        "pause": ["PAUSAR"],
+        "resume": ["SEGUIR"],
+        "extend": ["ALARGAR"],
+        "substitute": ["CAMBIAR"],
+        "remove": ["QUITAR"],
+        "void": ["ANULAR"],
+        "export": ["EXPORTAR"],
+        "help": ["AYUDA"],
+        "by": ["POR"],
+        "hours": ["horas"],
+        "confirm": ["CONFIRMO", "SI"],
+    },
+    "new_address": ["NUEVA DIRECCION"],
+}
+
+
+@pytest.fixture
+def locales(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
+    """``use(files)``: pbp's locales become those of ``files`` ({locale: keywords data,
+    or None for pbp's own file}), read from a ``pbp/locale`` made in ``tmp_path``; pbp's
+    own vocabulary again after the test."""
+
+    def use(files: dict[str, dict[str, Any] | None]) -> None:
+        for locale, data in files.items():
+            target = keywords.keywords_path(locale, tmp_path)
+            target.parent.mkdir(parents=True)
+            if data is None:
+                shutil.copy(keywords.keywords_path(locale), target)
+            else:
+                target.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+        monkeypatch.setattr(catalogs, "LOCALES", tuple(files))
+        monkeypatch.setattr(catalogs, "CATALOGS", tmp_path)
+        keywords.reload()
+
+    yield use
+    monkeypatch.undo()
+    keywords.reload()
+
+
+def maniac(text: str) -> list[Any]:
+    return [line.move or line.error for line in parse_maniac(text, MANIAC_PLAYERS)]
+
+
+def cluedo(text: str) -> list[Any]:
+    return [line.move or line.error for line in parse_cluedo(text, CARDS, CLUEDO_PLAYERS)]
+
+
+def test_a_made_up_locale_is_read_by_every_parser_without_a_code_change(locales: Any) -> None:
+    assert maniac("VOTAR Петя") == []  # chat: no such keyword yet
+    locales({"ru": None, "en": None, "xx": MADE_UP})
+
+    assert maniac("VOTAR Петя") == [Vote("Петя")]
+    assert maniac("Mi voto: Таня") == [Vote("Таня")]
+    assert maniac("VOTAR Петя a la carcel") == [Vote("Петя", prison=True)]
+    assert maniac("RETIRAR VOTO") == [Unvote()]
+    assert maniac("DESVOTAR") == [Unvote()]
+    assert maniac("MATAR Васю y Таню en noche 3") == [Kill(("Вася", "Таня"), 3)]
+    assert maniac("SALTAR noche 4") == [Skip(4)]
+    assert maniac("ESTADO\nAYUDA") == [ManiacStatus(), ManiacHelp()]
+    assert maniac_parse.reserved_word("Carcel") == "carcel"
+    (error,) = maniac("Votarr Петя")
+    assert error.code == "unknown_command"
+    assert error.params["suggestion"] == "VOTAR"
+    assert error.params["commands"]["xx"] == [
+        "VOTAR",
+        "VOTAR CARCEL",
+        "DESVOTAR",
+        "MATAR",
+        "SALTAR",
+        "ESTADO",
+        "AYUDA",
+    ]
+
+    assert cluedo("SUGERIR Белых, нож, кухня PARA Веталь") == [
+        Suggest("Белых", "нож", "кухня", "Веталь")
+    ]
+    assert cluedo("REFUTAR a 7 нож") == [Refute("нож", 7)]
+    assert cluedo("SIN REFUTAR 7") == [NoRefutation(7)]
+    assert cluedo("ACUSAR Белых, нож y кухня") == [Accuse("Белых", "нож", "кухня")]
+    assert cluedo("ESTADO") == [Status()]
+    (error,) = cluedo("Sin refutarr 7")
+    assert (error.code, error.params["suggestion"]) == ("unknown_command", "SIN REFUTAR")
+
+    assert [line.lever for line in gm.parse_gm("PAUSAR\nALARGAR 3 horas\nPAUSE")] == [
+        gm.Pause(),
+        gm.Extend(3.0),
+        gm.Pause(),
+    ]
+    (line,) = gm.parse_gm("CAMBIAR Петя POR Вова vova@example.test")
+    assert line.lever == gm.Substitute("Петя", "Вова", "vova@example.test")
+    assert asks_new_address("Hola\nnueva direccion\n")
+    assert confirms("Confirmo.")
+
+    # Russian and English are read as before, beside it.
+    assert maniac("ГОЛОС за Петю\nVOTE Таня") == [Vote("Петя"), Vote("Таня")]
+    assert cluedo("НЕТ ОПРОВЕРЖЕНИЯ 7") == [NoRefutation(7)]
+
+
+def test_a_locale_that_lacks_an_entry_is_refused_with_the_entry_named(
+    locales: Any, tmp_path: Path
+) -> None:
+    broken = yaml.safe_load(yaml.safe_dump(MADE_UP))
+    del broken["maniac"]["vote"]["shown"]
+    locales({"ru": None, "xx": broken})
+    with pytest.raises(ValueError, match=r"xx/keywords.yaml: maniac.vote: needs"):
+        keywords.current()
+    broken["maniac"]["vote"]["shown"] = "VOTAR"
+    broken["cluedo"]["negation"] = []
+    with pytest.raises(ValueError, match=r"cluedo.negation: needs a list"):
+        keywords.load(("xx",), _written(tmp_path / "other", broken))
+
+
+def _written(root: Path, data: dict[str, Any]) -> Path:
+    path = keywords.keywords_path("xx", root)
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("locale", catalogs.LOCALES)
+def test_every_command_of_every_parser_is_written_in_every_locale(
+    locales: Any, locale: str
+) -> None:
+    """Each locale alone (the others' words unknown) says every command of the Maniac,
+    Cluedo and GM parsers, in the forms its help shows, and NEW ADDRESS."""
+    vocabulary = keywords.load((locale,))
+    locales({locale: None})
+
+    def shown(section: str, key: str) -> str:
+        return vocabulary.command(section, key, locale).shown
+
+    def word(section: str, key: str) -> str:
+        return vocabulary.words(section, key)[0]
+
+    vote, night = shown("maniac", "vote"), shown("maniac", "night")
+    assert maniac(
+        f"{vote} Петя\n{vote} {shown('maniac', 'prison')} Таня\n{shown('maniac', 'unvote')}\n"
+        f"{shown('maniac', 'kill')} Васю {night} 2\n{shown('maniac', 'skip')} {night} 3\n"
+        f"{shown('common', 'status')}\n{shown('common', 'help')}"
+    ) == [
+        Vote("Петя"),
+        Vote("Таня", prison=True),
+        Unvote(),
+        Kill(("Вася",), 2),
+        Skip(3),
+        ManiacStatus(),
+        ManiacHelp(),
+    ]
+    assert cluedo(
+        f"{shown('cluedo', 'suggest')} Белых, нож, кухня {word('cluedo', 'addressee')} Веталь\n"
+        f"{shown('cluedo', 'refute')} 7 нож\n{shown('cluedo', 'no_refutation')} 7\n"
+        f"{shown('cluedo', 'accuse')} Белых, нож, кухня\n"
+        f"{shown('common', 'status')}\n{shown('common', 'help')}"
+    ) == [
+        Suggest("Белых", "нож", "кухня", "Веталь"),
+        Refute("нож", 7),
+        NoRefutation(7),
+        Accuse("Белых", "нож", "кухня"),
+        Status(),
+        Help(),
+    ]
+    levers = gm.parse_gm(
+        f"{word('gm', 'act')} Петя: STATUS\n{word('gm', 'pause')}\n{word('gm', 'resume')}\n"
+        f"{word('gm', 'extend')} 3\n"
+        f"{word('gm', 'substitute')} Петя {word('gm', 'by')} Вова vova@example.test\n"
+        f"{word('gm', 'remove')} Петя\n{word('gm', 'void')} 17\n{word('gm', 'export')} html\n"
+        f"{word('gm', 'help')}"
+    )
+    assert [line.lever for line in levers] == [
+        gm.Act("Петя", "STATUS"),
+        gm.Pause(),
+        gm.Resume(),
+        gm.Extend(3.0),
+        gm.Substitute("Петя", "Вова", "vova@example.test"),
+        gm.Remove("Петя"),
+        gm.Void(17),
+        gm.Export("html"),
+        gm.Help(),
+    ]
+    assert asks_new_address(word("", "new_address"))
+    assert confirms(word("gm", "confirm"))
+
+
+def test_the_vocabulary_is_read_once_and_shows_each_command_per_locale() -> None:
+    assert keywords.current() is keywords.current()
+    assert keywords.current().shown("maniac", "unvote") == {"ru": "СНЯТЬ ГОЛОС", "en": "UNVOTE"}
+    assert keywords.current().read("maniac", "vote") == ("голос", "голосую", "vote")
+
+
+@pytest.mark.parametrize("locale", catalogs.LOCALES)
+def test_the_templates_show_each_command_as_the_keywords_data_does(locale: str) -> None:
+    """The echo of a command as understood ("Понял: ГОЛОС Пётр") and the GM's
+    confirmation are catalog messages (a whole phrase, its word order the language's);
+    each begins with the command as ``keywords.yaml`` shows it, so the two agree."""
+    found = catalogs.translations(locale)
+    vocabulary = keywords.current()
+
+    def shown(section: str, key: str) -> str:
+        return vocabulary.command(section, key, locale).shown
+
+    vote, prison = shown("maniac", "vote"), shown("maniac", "prison")
+    starts = {
+        found.pgettext("a command as understood", "VOTE %(player)s"): vote,
+        found.gettext("VOTE PRISON %(player)s"): f"{vote} {prison}",
+        found.gettext("KILL %(player)s"): shown("maniac", "kill"),
+        found.gettext(
+            "SKIP NIGHT %(night)s"
+        ): f"{shown('maniac', 'skip')} {shown('maniac', 'night')}",
+        found.gettext("SUGGEST %(suspect)s, %(weapon)s, %(room)s"): shown("cluedo", "suggest"),
+        found.gettext("REFUTE %(card)s"): shown("cluedo", "refute"),
+        found.gettext("ACCUSE %(suspect)s, %(weapon)s, %(room)s"): shown("cluedo", "accuse"),
+    }
+    for text, form in starts.items():
+        assert text.startswith(f"{form} "), (text, form)
+    assert found.gettext("UNVOTE") == shown("maniac", "unvote")
+    assert found.gettext("SKIP") == shown("maniac", "skip")
+    assert found.gettext("NO REFUTATION") == shown("cluedo", "no_refutation")
+    assert found.gettext("STATUS") == shown("common", "status")
+    assert found.gettext("HELP") == shown("common", "help")
+    for lever, message in [
+        ("act", "ACT %(player)s: %(move)s"),
+        ("pause", "PAUSE"),
+        ("resume", "RESUME"),
+        ("extend", "EXTEND %(hours)s h"),
+        ("substitute", "SUBSTITUTE %(player)s BY %(name)s %(email)s"),
+        ("remove", "REMOVE %(player)s"),
+        ("void", "VOID %(event)s"),
+        ("export", "EXPORT %(format)s"),
+    ]:
+        first = found.pgettext("GM command", message).split()[0]
+        assert first in vocabulary.words("gm", lever, locale), (lever, first)
