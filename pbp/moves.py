@@ -232,7 +232,10 @@ class Moves(ServicePart):
         return loop
 
     def error_text(self, game: Game, error: MoveError) -> str:
-        return self.renderer.error(error.code, error.params, locale=game.locale)
+        """The text of a refusal in ``game``'s language, its players' genders given
+        (rule P2: "Маша названа в заказе дважды")."""
+        params = {**error.params, "genders": game.genders()}
+        return self.renderer.error(error.code, params, locale=game.locale)
 
 
 def move_dict(move: Any) -> dict[str, Any]:

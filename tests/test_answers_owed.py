@@ -298,7 +298,7 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
 
     table.run(utc(2026, 12, 2, 6, 3))  # the first round after 09:00 Moscow
     (digest,) = digests(table.new_mail())
-    assert digest["Subject"] == "[seed-000] Сводка за сутки: 2 письма отложено или без ответа"
+    assert digest["Subject"] == "[seed-000] Сводка за сутки: 2 письма отложены или без ответа"
     assert digest["Auto-Submitted"] == "auto-generated"
     assert [line for line in body(digest).splitlines() if line[:1] in ("#", " ")] == [
         "  1 — автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)",

@@ -1087,8 +1087,8 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "not_your_turn",
             "en",
-            "It is not your turn: turn 1 is Кросс's. A suggestion or an accusation can be made "
-            "only on your own turn; you will get a mail when it comes.",
+            "It is not your turn: turn 1 belongs to Кросс. A suggestion or an accusation can be "
+            "made only on your own turn; you will get a mail when it comes.",
         ),
         (
             "not_your_turn",

@@ -383,7 +383,7 @@ def test_new_address_by_mail_retires_the_old_one_and_mails_the_new_one_to_the_re
     assert dict(rotated.event.data) == {"player": "Кросс", "via": "mail"}
     assert rotated.event.visibility.value == "gm"
     told = story(table.service, GAME, "markdown", force=True)
-    assert "у Кросса новый личный адрес (по его просьбе)." in told
+    assert "у Кросса новый личный адрес (запрошен письмом)." in told
     assert old not in told and new not in told
     # The old address (a forger who knows it, From forged) is answered as retired, at
     # the registered address; the new one works.

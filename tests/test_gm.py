@@ -379,7 +379,7 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
         "Ведущий передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
         "Ваше письмо, сохранённое на время паузы, поэтому учтено не будет, и ваш личный "
         "адрес для этой игры больше не действует. Ведущий об этом знает; если ход должен "
-        "засчитаться, он внесёт его сам.\n"
+        "засчитаться, ведущий внесёт его сам.\n"
     )
     assert (
         f"Письма прежнего игрока, отложенные на время паузы, не будут учтены (он получил "
@@ -629,7 +629,8 @@ def test_substitute_by_mail_with_a_bad_address_answers_why(table: Table) -> None
     (answer,) = table.new_mail()
     assert (
         "Не выполнено. Адрес gm@example.test — адрес ведущего или самой игры: заменяющему "
-        "нужен свой адрес. Место осталось за прежним игроком." in body(answer)
+        "нужен адрес, который в игре не используется. Место осталось за прежним игроком."
+        in body(answer)
     )
 
 
@@ -843,7 +844,8 @@ def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
     assert refused.value.code == "void_answered"
     text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
     assert text == (
-        "Предположение 1 отменить нельзя: на него уже ответили, и ответ опирается на него."
+        "Предположение 1 отменить нельзя: на него уже ответили, а отменить можно только "
+        "предположение без ответа."
     )
     with pytest.raises(MoveError) as kind:
         table.service.gm.void(

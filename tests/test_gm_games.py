@@ -63,7 +63,7 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     assert bbcode(mails[1]) == (
         "[b]Гоша заменяет игрока Петя.[/b]\n"
         "\n"
-        "Место сохраняет имя Петя со всем, что у него есть и что он должен.\n"
+        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится.\n"
     )
     # The old personal address is refused; the standing votes decide the day as before.
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
@@ -283,7 +283,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     view = kind.gm_view(kind.load(row.state))
     assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Таня", ["Вася"])]
     message = maniac.move("Петя", "ГОЛОС Васю", at=utc(2026, 12, 1, 12))
-    assert "Не выполнено." in body(message[0])
+    assert "> ГОЛОС Васю\nПонял: ГОЛОС Вася\nВы убиты (Петя): убитые " in body(message[0])
     with pytest.raises(MoveError) as refused:
         maniac.service.gm.remove(GAME, "Колю", now=utc(2026, 12, 1, 13), via="cli", note=None)
     assert refused.value.code == "remove_maniac"
@@ -320,7 +320,7 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert "14:00 (Europe/Moscow) (ведущий): Маша покидает игру.\n" in text
         assert "(Europe/Moscow) 🔒: ведущий исключает игрока Машу" not in text
         assert "(Europe/Moscow) 🔒: ведущий исключает игрока Маша.\n" in text
-        assert "(ведущий): игра окончена: победила команда «маньяк».\n" in text
+        assert "(ведущий): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
 
@@ -528,7 +528,7 @@ def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> No
     assert flushed(maniac) == []
     text = maniac.service.renderer.error(gone.value.code, gone.value.params, locale="ru")
     assert text == (
-        "Таня уже не в игре (исключён ведущим или убит): заменять некого. "
+        "Таня уже не в игре (исключена ведущим или убита): заменять некого. "
         "Проверьте, того ли игрока вы назвали."
     )
     # The maniac himself (whom remove refuses) can be replaced.

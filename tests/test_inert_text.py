@@ -90,7 +90,7 @@ def test_a_substitute_named_with_bbcode_colour_is_announced_by_his_literal_name(
         GAME, "Дуг", name, "vova@example.test", now=utc(2026, 12, 1, 17, 10), via="cli", note=None
     )
     bbcode, markdown = announced(table)
-    kept = "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что он должен.\n"
+    kept = "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что за ним числится.\n"
     assert bbcode == f"[b][{ZWSP}color=red]Вова[{ZWSP}/color] заменяет игрока Дуг.[/b]" + kept
     assert markdown == r"**\[color=red\]Вова\[/color\] заменяет игрока Дуг.**" + kept
 

@@ -104,7 +104,7 @@ def test_a_game_of_its_own_package_is_checked_played_and_posted_by_pbp(
     assert "For the forum: Alice guesses [b]4[/b]: wrong." in text(to_alice)
     (to_bob,) = to(replies, "bob@example.test")
     # rule G4; Bob is not told Alice's hint (G2: it is hers alone)
-    assert "Not done. 25 is not from 1 to 20: guess a number from 1 to 20." in text(to_bob)
+    assert "25 is not from 1 to 20: guess a number from 1 to 20." in text(to_bob)
     assert "higher" not in text(to_bob)
 
     at = "2026-12-01T12:00:00+00:00"

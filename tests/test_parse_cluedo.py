@@ -375,8 +375,8 @@ def test_unknown_card_text_suggests_and_lists_the_cards() -> None:
 def test_card_categories_text() -> None:
     error = only_error("ACCUSE Краснова, нож, труба")
     assert render("ru", error.code, error.params).split("\n")[0] == (
-        "Нужно по одной карте каждого вида: персонаж, орудие, комната. Здесь несколько карт "
-        "вида «орудие»: нож, труба; не хватает: комната."
+        "Нужно по одной карте каждого вида: персонаж, орудие, комната. Здесь несколько "
+        "орудий: нож, труба; не хватает: комната."
     )
 
 
@@ -388,7 +388,7 @@ def test_suggest_syntax_text_shows_both_forms() -> None:
         "ПРЕДПОЛОЖЕНИЕ Краснова, подсвечник, кухня ДЛЯ Алиен\n"
         "или, как на форуме:\n"
         "Предположение_1 для Алиен\n"
-        "Я думаю, что убийство совершил(а) Краснова, орудием подсвечник в комнате кухня"
+        "Я думаю, что убийство совершил <персонаж>, орудием <орудие> в комнате <комната>"
     )
     assert render("en", error.code, error.params) == (
         "The suggestion could not be read: it needs three cards — a suspect, a weapon and a "
@@ -650,7 +650,7 @@ def test_an_over_long_command_line_is_refused_unread() -> None:
         {"line": excerpt, "limit": 500},
     )
     assert render("ru", "line_too_long", line.error.params) == (
-        "Строка команды длиннее 500 символов, и я её не читал. "
+        "Строка команды длиннее 500 символов, поэтому она не прочитана. "
         "Пишите каждую команду отдельной короткой строкой."
     )
 

@@ -372,7 +372,7 @@ def test_kill_with_no_target_or_three_targets_is_refused() -> None:
         "from 12 players). For example:"
     )
     assert render("ru", error).split("\n")[0] == (
-        "В заказе названо 3 игрока, а можно одного (или двоих — один раз за игру, "
+        "В заказе названы 3 игрока, а можно одного (или двоих — один раз за игру, "
         "от 12 игроков). Например:"
     )
 

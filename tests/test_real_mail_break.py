@@ -293,7 +293,7 @@ def test_a_move_in_the_subject_alone_is_answered_saying_moves_are_read_from_the_
     assert body(reply).splitlines()[2:5] == [
         "Не выполнено:",
         "",
-        f"Не выполнено. В тексте письма не найдено ни одной команды, а в теме письма — "
+        f"В тексте письма не найдено ни одной команды, а в теме письма — "
         f"«{written}». Ходы читаются только из текста письма, не из темы: напишите команду "
         "в самом письме, отдельной строкой.",
     ]
@@ -305,7 +305,7 @@ def test_a_subject_that_is_no_move_gets_the_plain_no_command_answer(table: Table
     deliver(table.inbox_path, raw, at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
-    assert body(reply).splitlines()[4].startswith("Не выполнено. В письме не найдено ни одной")
+    assert body(reply).splitlines()[4].startswith("В письме не найдено ни одной")
 
 
 def test_subject_moves_strips_reply_prefixes_and_tags() -> None:
@@ -425,7 +425,7 @@ def test_a_suggestion_to_two_players_is_answered_saying_so(table: Table) -> None
         "Не выполнено:",
         "",
         "> SUGGEST Петя, Нож, Спальня TO Дуг, Роза",
-        "Не выполнено. Предположение адресуется одному игроку, а в строке названы несколько: "
+        "Предположение адресуется одному игроку, а в строке названы несколько: "
         "Дуг, Роза. Оставьте одного и пришлите ход ещё раз.",
     ]
 

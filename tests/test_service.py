@@ -128,7 +128,7 @@ def test_C4_no_refutation_while_holding_a_card_is_refused_with_the_allowed_cards
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["refused"]
     mails = table.new_mail()
     assert summary(mails) == [("doug@example.test", "Re: ход")]
-    assert "Не выполнено." in body(mails[0])
+    assert "Не выполнено:\n\n> НЕТ ОПРОВЕРЖЕНИЯ\n" in body(mails[0])
     assert "Пистолет, Спальня" in body(mails[0])
 
 

@@ -130,17 +130,21 @@ class GmMail(ServicePart):
         the ``gm_result`` template."""
         renderer = self.service.renderer
         results: list[dict[str, Any]] = []
+        genders = game.genders()  # the refusals' words follow the players' (rule P2)
         for command in commands:
             result: dict[str, Any] = {"line": command.line, "lever": command.name}
             if command.lever is None:
                 error = command.error or InvalidMove("gm_not_a_command")
-                result["error"] = renderer.error(error.code, error.params, locale=game.locale)
+                result["error"] = renderer.error(
+                    error.code, {**error.params, "genders": genders}, locale=game.locale
+                )
             else:
                 try:
                     done = self.gm.run(game.id, command.lever, command.note, now=at, via="mail")
                     result["done"] = done
                 except Refusal as refused:
-                    text = renderer.error(refused.code, refused.params, locale=game.locale)
+                    params = {**refused.params, "genders": genders}
+                    text = renderer.error(refused.code, params, locale=game.locale)
                     result["error"] = text
             results.append(result)
         if not commands:

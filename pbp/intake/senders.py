@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from babel.numbers import format_decimal
+
 from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.intake.message import Message
@@ -148,7 +150,10 @@ class SenderRules(ServicePart):
                 return message.record(Handled.TOO_LARGE, note=detail)
             game_id, player = seats[0].game_id, seats[0].player
             game = self.game_config(game_id)
-            context = {"size": size, "limit": limit}
+            context = {
+                "size_mb": megabytes(size, game.locale, up=True),
+                "limit_mb": megabytes(limit, game.locale),
+            }
             self.mail.reply(
                 message.letter, sender, "too_large", context, now, game=game, player=player
             )
@@ -393,3 +398,12 @@ class SenderRules(ServicePart):
         games: list[str | None] = [*dict.fromkeys(seat.game_id for seat in seats)]
         for game_id in games or [None]:
             self.digest.add(game_id, reason, kept_id, letter, now, arrived=raw.arrived)
+
+
+def megabytes(size: int, locale: str, *, up: bool = False) -> str:
+    """``size`` bytes in megabytes (10**6), to one decimal, in ``locale``'s number format
+    (Babel): ``megabytes(3_100_000, "ru")`` is ``"3,1"``, ``megabytes(10_000_000, "en")``
+    ``"10"``. ``up``: rounded up, so that a mail one byte over the limit never shows as
+    the limit's own size."""
+    tenths = -(-size // 100_000) if up else round(size / 100_000)
+    return str(format_decimal(tenths / 10, format="#,##0.#", locale=locale))

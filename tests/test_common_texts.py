@@ -1,0 +1,622 @@
+"""The shared texts (templates/common, templates/errors): issue 16, items 4 and 5; rule P2.
+
+Each test is named after the defect it holds and asserts the corrected text exactly:
+words that follow a player's gender are chosen by ``name|gender`` among three whole
+messages (a man's, a woman's, one that needs no gender); a verb agrees with a counted
+subject by CLDR's plural form; numbers are in the locale's format (Babel).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbp import catalogs
+from pbp.core.events import Event, Visibility
+from pbp.intake.senders import megabytes
+from pbp.render import Renderer
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(TEMPLATES)
+
+
+def error(renderer: Renderer, code: str, locale: str = "ru", **params: Any) -> str:
+    return renderer.error(code, params, locale=locale)
+
+
+def mail(renderer: Renderer, name: str, locale: str = "ru", **context: Any) -> tuple[str, str]:
+    base: dict[str, Any] = {"game": "g-1", "timezone": "UTC", "genders": {}}
+    return renderer.private_mail(name, locale=locale, **{**base, **context})
+
+
+# --- 1. the remove lever: «Маша исключена», not «Маша исключён» ---
+
+
+def _removed(renderer: Renderer, player: str, genders: dict[str, str] | None = None) -> str:
+    done = {"lever": "remove", "player": player, "over": False, "announced": False}
+    results = [{"line": f"ИСКЛЮЧИТЬ {player}", "lever": "remove", "done": done}]
+    _subject, body = mail(renderer, "gm_result", results=results, genders=genders or {})
+    return body.split("\n")[1]
+
+
+def test_remove_result_follows_the_players_gender(renderer: Renderer) -> None:
+    assert _removed(renderer, "Маша") == "Маша исключена из игры."
+    assert _removed(renderer, "Петя") == "Петя исключён из игры."
+    assert _removed(renderer, "Веталь") == "Игрок Веталь исключён из игры."
+    assert _removed(renderer, "Дуг", {"Дуг": "femn"}) == "Дуг исключена из игры."
+
+
+def test_act_result_follows_the_players_gender(renderer: Renderer) -> None:
+    def line(player: str, locale: str = "ru") -> str:
+        done = {"lever": "act", "player": player, "results": [{"line": "ГОЛОС Петя"}]}
+        results = [{"line": "", "lever": "act", "done": done}]
+        _subject, body = mail(renderer, "gm_result", locale, results=results)
+        return body.split("\n")[2]
+
+    assert line("Маша") == "Маша получила результат письмом, как если бы прислала ход сама."
+    assert line("Петя") == "Петя получил результат письмом, как если бы прислал ход сам."
+    assert line("Веталь") == (
+        "Результат отправлен игроку Веталь письмом, как на его собственный ход."
+    )
+    assert line("Веталь", "en") == ("Веталь got the result by mail, as for a move of their own.")
+    assert line("Маша", "en") == (
+        "Маша got the result by mail, as if she had sent the move herself."
+    )
+
+
+# --- 2. «убит(а)», «провёл(а)», «назван(а)», «победил(а)», «совершил(а)», «за него» ---
+
+
+def test_target_dead_no_parenthesised_ending(renderer: Renderer) -> None:
+    def text(target: str) -> str:
+        return error(renderer, "target_dead", target=target, players=["Оля", "Вася"])
+
+    tail = ": за убитых не голосуют и их не заказывают. Можно назвать: Оля, Вася."
+    assert text("Маша") == "Маша убита" + tail
+    assert text("Петя") == "Петя убит" + tail
+    assert text("Веталь") == "Веталь — среди убитых" + tail
+
+
+def test_target_in_prison_no_masculine_pronoun(renderer: Renderer) -> None:
+    def text(target: str) -> str:
+        return error(renderer, "target_in_prison", target=target, players=["Оля"])
+
+    assert (
+        text("Маша")
+        == "Маша навсегда в тюрьме, за неё голосовать нельзя. Можно голосовать за: Оля."
+    )
+    assert (
+        text("Петя")
+        == "Петя навсегда в тюрьме, за него голосовать нельзя. Можно голосовать за: Оля."
+    )
+    assert text("Кросс") == (
+        "Кросс навсегда в тюрьме: за заключённых не голосуют. Можно голосовать за: Оля."
+    )
+
+
+def test_never_in_cell_no_parenthesised_ending(renderer: Renderer) -> None:
+    def text(target: str) -> str:
+        return error(renderer, "never_in_cell", target=target, players=[])
+
+    tail = (
+        " в камере, поэтому голос за тюрьму не принимается; ГОЛОС {0} — голос за камеру."
+        " Из тех, за кого можно голосовать, в камере пока никто не сидел."
+    )
+    assert text("Маша") == "Маша ещё ни одной ночи не провела" + tail.format("Маша")
+    assert text("Петя") == "Петя ещё ни одной ночи не провёл" + tail.format("Петя")
+    assert text("Веталь") == "У игрока Веталь ещё не было ни одной ночи" + tail.format("Веталь")
+
+
+def test_named_twice_no_parenthesised_ending(renderer: Renderer) -> None:
+    rest = " в заказе дважды. Назовите одного игрока или двух разных и пришлите заказ ещё раз."
+    assert error(renderer, "duplicate_target", player="Маша") == "Маша названа" + rest
+    assert error(renderer, "duplicate_target", player="Петя") == "Петя назван" + rest
+    assert error(renderer, "duplicate_target", player="Дуг") == "Игрок Дуг назван" + rest
+    again = " в заказе дважды. Назовите двух разных игроков или одного: УБИТЬ <игрок> [И <игрок>]."
+    assert error(renderer, "same_target_twice", target="Маша") == "Маша названа" + again
+    assert error(renderer, "same_target_twice", target="Петя") == "Петя назван" + again
+    assert error(renderer, "same_target_twice", target="Шапо") == "Игрок Шапо назван" + again
+
+
+def test_named_twice_takes_the_gender_games_yaml_gives(renderer: Renderer) -> None:
+    text = renderer.error(
+        "duplicate_target", {"player": "Дуг", "genders": {"Дуг": "femn"}}, locale="ru"
+    )
+    assert text == (
+        "Дуг названа в заказе дважды. Назовите одного игрока или двух разных и пришлите"
+        " заказ ещё раз."
+    )
+
+
+def test_game_over_winner_no_parenthesised_ending(renderer: Renderer) -> None:
+    assert error(renderer, "game_over", winner="Маша") == (
+        "Игра окончена: победила Маша. Ходы больше не принимаются."
+    )
+    assert error(renderer, "game_over", winner="Петя") == (
+        "Игра окончена: победил Петя. Ходы больше не принимаются."
+    )
+    assert error(renderer, "game_over", winner="Неташка") == (
+        "Игра окончена, победитель — Неташка. Ходы больше не принимаются."
+    )
+
+
+def test_seat_gone_no_masculine_for_a_woman(renderer: Renderer) -> None:
+    rest = ": заменять некого. Проверьте, того ли игрока вы назвали."
+    assert error(renderer, "gm_seat_gone", player="Маша") == (
+        "Маша уже не в игре (исключена ведущим или убита)" + rest
+    )
+    assert error(renderer, "gm_seat_gone", player="Петя") == (
+        "Петя уже не в игре (исключён ведущим или убит)" + rest
+    )
+    assert error(renderer, "gm_seat_gone", player="Кросс") == (
+        "Игрок Кросс уже не в игре (исключён ведущим или убит)" + rest
+    )
+
+
+def test_suggest_syntax_forum_form_no_parenthesised_ending(renderer: Renderer) -> None:
+    def text(suspect: str) -> str:
+        example = {"suspect": suspect, "weapon": "нож", "room": "кухня", "player": "Веталь"}
+        return error(renderer, "suggest_syntax", example=example, addressed=True)
+
+    head = (
+        "Не удалось прочитать предположение: нужны три карты — персонаж, орудие и комната,"
+        " и кому оно адресовано. Например:\n"
+        "ПРЕДПОЛОЖЕНИЕ {0}, нож, кухня ДЛЯ Веталь\n"
+        "или, как на форуме:\n"
+        "Предположение_1 для Веталь\n"
+    )
+    assert text("Мария") == head.format("Мария") + (
+        "Я думаю, что убийство совершила Мария, орудием нож в комнате кухня"
+    )
+    assert text("Пётр") == head.format("Пётр") + (
+        "Я думаю, что убийство совершил Пётр, орудием нож в комнате кухня"
+    )
+    # A surname's gender is not known: the pattern, whose «персонаж» the verb agrees with.
+    assert text("Краснова") == head.format("Краснова") + (
+        "Я думаю, что убийство совершил <персонаж>, орудием <орудие> в комнате <комната>"
+    )
+
+
+# --- 3. «Не выполнено:» once, not again on each line ---
+
+
+def test_not_done_said_once(renderer: Renderer) -> None:
+    results = [{"line": "ГОЛОС Маришку", "error": "Неизвестный игрок «Маришку»."}]
+    _subject, body = mail(
+        renderer,
+        "maniac/reply",
+        results=results,
+        player="Мария",
+        looks_quoted=[],
+        ignored=[],
+        ignored_more=0,
+        forwarded=False,
+    )
+    assert body.split("\n")[:7] == [
+        "Мария, вот что сделано по вашему письму.",
+        "",
+        "Не выполнено:",
+        "",
+        "> ГОЛОС Маришку",
+        "Неизвестный игрок «Маришку».",
+        "",
+    ]
+    assert body.count("Не выполнено") == 1
+    assert "Исправьте невыполненные строки и пришлите их снова ответом на это письмо." in body
+
+
+# --- 4. agreement with the card kind and with a counted subject ---
+
+
+def test_wrong_category_agrees_with_the_card_kind(renderer: Renderer) -> None:
+    def text(category: str, locale: str = "ru") -> str:
+        return error(
+            renderer, "wrong_category", locale, card="нож", category=category, allowed=["кухня"]
+        )
+
+    order = " (порядок: персонаж, орудие, комната).\nВозможные карты: кухня."
+    assert text("suspect") == "«нож» на этом месте не подходит: здесь нужен персонаж" + order
+    assert text("weapon") == "«нож» на этом месте не подходит: здесь нужно орудие" + order
+    assert text("room") == "«нож» на этом месте не подходит: здесь нужна комната" + order
+    assert text("room", "en") == (
+        '"нож" does not fit here: a room is needed (the order is suspect, weapon, room).\n'
+        "Possible cards: кухня."
+    )
+
+
+def test_card_categories_no_assembled_plural(renderer: Renderer) -> None:
+    def text(category: str, locale: str) -> str:
+        allowed = {"suspects": ["Краснова"], "weapons": ["нож"], "rooms": ["кухня"]}
+        full = error(
+            renderer,
+            "card_categories",
+            locale,
+            category=category,
+            doubled=["нож", "топор"],
+            missing=["room"],
+            allowed=allowed,
+        )
+        return full.split("\n")[0]
+
+    assert text("weapon", "ru") == (
+        "Нужно по одной карте каждого вида: персонаж, орудие, комната."
+        " Здесь несколько орудий: нож, топор; не хватает: комната."
+    )
+    assert text("weapon", "en") == (
+        "One card of each kind is needed: a suspect, a weapon and a room."
+        " Here several are weapons: нож, топор; missing: room."
+    )
+
+
+def test_addressee_limit_verb_agrees_with_the_count(renderer: Renderer) -> None:
+    def text(limit: int) -> str:
+        return error(renderer, "addressee_limit", addressee="Веталь", limit=limit, day=2, open=[])
+
+    rest = (
+        " от всех игроков вместе — это предел за день."
+        " Сегодня больше некому адресовать предположение."
+    )
+    assert text(1) == "Игроку Веталь в день 2 уже адресовано 1 предположение" + rest
+    assert text(3) == "Игроку Веталь в день 2 уже адресованы 3 предположения" + rest
+    assert text(5) == "Игроку Веталь в день 2 уже адресовано 5 предположений" + rest
+
+
+def test_answers_not_shown_verb_agrees_with_the_count(renderer: Renderer) -> None:
+    def last(more: int) -> str:
+        _subject, body = mail(renderer, "answers_summary", answers=[], more=more)
+        return body.rstrip("\n").split("\n")[-1]
+
+    status = ": пришлите СТАТУС, чтобы узнать положение сейчас."
+    assert last(1) == "…и ещё 1 ответ здесь не показан" + status
+    assert last(3) == "…и ещё 3 ответа здесь не показаны" + status
+    assert last(5) == "…и ещё 5 ответов здесь не показано" + status
+
+
+def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
+    def head(total: int) -> tuple[str, str]:
+        subject, body = mail(
+            renderer, "gm_digest", games=["g-1"], total=total, counts=[], entries=[], more=0
+        )
+        return subject, body.split("\n")[0]
+
+    assert head(1) == (
+        "[g-1] Сводка за сутки: 1 письмо отложено или без ответа",
+        "С прошлой сводки отложено или оставлено без ответа 1 письмо:",
+    )
+    assert head(2) == (
+        "[g-1] Сводка за сутки: 2 письма отложены или без ответа",
+        "С прошлой сводки отложены или оставлены без ответа 2 письма:",
+    )
+    assert head(7) == (
+        "[g-1] Сводка за сутки: 7 писем отложено или без ответа",
+        "С прошлой сводки отложено или оставлено без ответа 7 писем:",
+    )
+
+
+def test_kill_order_count_verb_agrees(renderer: Renderer) -> None:
+    def first(count: int) -> str:
+        example = {"player": "Петя", "other": "Таня", "night": 2}
+        return error(renderer, "kill_syntax", count=count, example=example).split(" Например")[0]
+
+    rest = ", а можно одного (или двоих — один раз за игру, от 12 игроков)."
+    assert first(3) == "В заказе названы 3 игрока" + rest
+    assert first(5) == "В заказе названо 5 игроков" + rest
+
+
+# --- 5. numbers by Babel, impersonal texts, real sentences ---
+
+
+def test_too_large_size_in_the_locales_number_format(renderer: Renderer) -> None:
+    def text(size: int, limit: int, locale: str) -> str:
+        context = {
+            "size_mb": megabytes(size, locale, up=True),
+            "limit_mb": megabytes(limit, locale),
+        }
+        _subject, body = mail(renderer, "too_large", locale, **context)
+        return body.split("\n")[0]
+
+    assert text(10_000_000, 2_000_000, "ru") == (
+        "Здравствуйте! Ваше письмо не прочитано: его размер 10 МБ, а принимаются письма"
+        " до 2 МБ. Поэтому ходы из него не выполнены. ГМ получил уведомление."
+    )
+    assert text(2_000_001, 2_000_000, "ru").startswith(
+        "Здравствуйте! Ваше письмо не прочитано: его размер 2,1 МБ, а принимаются письма до 2 МБ."
+    )
+    assert text(3_100_000, 2_500_000, "en").startswith(
+        "Hello! Your mail was not read: it is 3.1 MB, and mail up to 2.5 MB is accepted."
+    )
+
+
+def test_megabytes_by_babel() -> None:
+    assert megabytes(10_000_000, "ru") == "10"
+    assert megabytes(3_100_000, "ru") == "3,1"
+    assert megabytes(3_100_000, "en") == "3.1"
+    assert megabytes(2_000_001, "ru", up=True) == "2,1"
+    assert megabytes(12_345_678_900, "ru") == "12\xa0345,7"
+
+
+def test_line_too_long_impersonal(renderer: Renderer) -> None:
+    assert error(renderer, "line_too_long", limit=1000) == (
+        "Строка команды длиннее 1000 символов, поэтому она не прочитана."
+        " Пишите каждую команду отдельной короткой строкой."
+    )
+    assert error(renderer, "line_too_long", limit=21) == (
+        "Строка команды длиннее 21 символа, поэтому она не прочитана."
+        " Пишите каждую команду отдельной короткой строкой."
+    )
+    assert error(renderer, "line_too_long", "en", limit=1000) == (
+        "The command line is longer than 1000 characters and was not read."
+        " Write each command on a short line of its own."
+    )
+
+
+def test_unknown_name_generic_list_is_a_sentence(renderer: Renderer) -> None:
+    text = error(
+        renderer,
+        "unknown_name",
+        word="Ктото",
+        suggestion=None,
+        kind="name",
+        allowed=["Петя", "нож"],
+    )
+    assert text == (
+        "Неизвестное имя «Ктото».\nМожно назвать: Петя, нож.\nИсправьте и пришлите ход ещё раз."
+    )
+    text = error(
+        renderer, "unknown_name", "en", word="X", suggestion=None, kind="name", allowed=["Петя"]
+    )
+    assert (
+        text == 'Unknown name "X".\nYou may name: Петя.\nPlease correct it and send the move again.'
+    )
+
+
+# --- 6. English ---
+
+
+def test_void_answered_english(renderer: Renderer) -> None:
+    def text(answer: str, by_gm: bool, locale: str = "en") -> str:
+        return error(renderer, "void_answered", locale, number=4, answer=answer, by_gm=by_gm)
+
+    assert text("voided", False) == "Suggestion 4 is voided already."
+    assert text("refuted", False) == (
+        "Suggestion 4 cannot be voided: it has been answered already, and only an"
+        " unanswered suggestion can be voided."
+    )
+    assert text("refuted", True) == (
+        "Suggestion 4 cannot be voided: the GM has answered it already, and only an"
+        " unanswered suggestion can be voided."
+    )
+    assert text("refuted", False, "ru") == (
+        "Предположение 4 отменить нельзя: на него уже ответили, а отменить можно только"
+        " предположение без ответа."
+    )
+
+
+def test_not_your_turn_no_possessive_of_a_russian_name(renderer: Renderer) -> None:
+    assert error(renderer, "not_your_turn", "en", turn=1, turn_player="Кросс") == (
+        "It is not your turn: turn 1 belongs to Кросс. A suggestion or an accusation can be"
+        " made only on your own turn; you will get a mail when it comes."
+    )
+
+
+def test_english_no_he_for_any_player(renderer: Renderer) -> None:
+    assert error(renderer, "gm_address_taken", "en", email="a@example.test", player="Маша") == (
+        "a@example.test already plays in this game (Маша): a substitute needs an address"
+        " that is not used in the game."
+    )
+    assert error(renderer, "gm_address_reserved", "en", email="gm@example.test") == (
+        "gm@example.test is the GM's address or the game's own: a substitute needs an"
+        " address that is not used in the game. The seat stays with its player."
+    )
+    assert error(renderer, "self_target", "en", players=["Оля"]) == (
+        "You cannot order your own death. You may name: Оля."
+    )
+    assert error(renderer, "self_target", players=["Оля"]) == (
+        "Заказать себя нельзя. Можно назвать: Оля."
+    )
+    _subject, body = mail(renderer, "held_dropped", "en", player="Кросс", substitute="Вова")
+    assert body.rstrip("\n").endswith("The GM knows and will enter the move if it should count.")
+    subject, body = mail(
+        renderer, "gm_wrong_address", "en", player="Кросс", gm_address="gm@example.test"
+    )
+    assert subject == "[g-1] This is the personal address of Кросс"
+    assert body.startswith("Your mail reached the personal address of Кросс, so nothing was done.")
+
+
+def test_voided_suggestion_no_possessive_of_a_russian_name(renderer: Renderer) -> None:
+    voided = {
+        "number": 7,
+        "suggester": "Неташка",
+        "addressee": "Веталь",
+        "suspect": "Краснова",
+        "weapon": "нож",
+        "room": "кухня",
+    }
+    _subject, body = mail(
+        renderer, "voided", "en", player="Веталь", voided=voided, what="suggestion"
+    )
+    assert (
+        "the GM has voided suggestion #7 (Неташка → Веталь: Краснова, нож, кухня). It needs"
+        " no answer and is not counted among the suggestions Неташка made that day."
+    ) in body
+
+
+def test_briefing_seat_is_neuter() -> None:
+    message = (
+        "The seat keeps its name: the other players and the forum posts still call it"
+        " %(player)s. Everything it holds, was shown and owes is yours now:"
+    )
+    assert catalogs.translations("ru").gettext(message) == (
+        "Место сохраняет имя: другие игроки и посты на форуме по-прежнему называют его"
+        " %(player)s. Всё, что есть у этого места, что ему показали и что за ним числится,"
+        " теперь ваше:"
+    )
+
+
+# --- the GM lever's forum announcement (common/posts/gm.j2) ---
+
+
+def _announce(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
+    event = Event(kind, Visibility.PUBLIC, data)
+    return renderer.public_post(
+        "gm", [event], locale=locale, fmt="bbcode", kind="common", timezone="UTC", note=None
+    )
+
+
+def test_player_left_announcement_follows_the_players_gender(renderer: Renderer) -> None:
+    def second(player: str, locale: str = "ru") -> str:
+        return _announce(renderer, "player_left", {"player": player}, locale).split("\n")[2]
+
+    assert second("Маша") == "Роль не раскрывается. Голоса, поданные ею и за неё, сняты."
+    assert second("Петя") == "Роль не раскрывается. Голоса, поданные им и за него, сняты."
+    assert second("Веталь") == (
+        "Роль не раскрывается. Голоса, поданные этим игроком и за этого игрока, сняты."
+    )
+    assert second("Маша", "en") == (
+        "The role is not revealed. The votes cast by her and for her are withdrawn."
+    )
+    assert second("Веталь", "en") == (
+        "The role is not revealed. The votes cast by this player and for this player are withdrawn."
+    )
+
+
+def test_player_removed_announcement_follows_the_players_gender(renderer: Renderer) -> None:
+    def second(player: str) -> str:
+        return _announce(renderer, "player_removed", {"player": player}).split("\n")[2]
+
+    card = "(первой подходящей картой: персонаж, орудие, комната)."
+    assert second("Маша") == (
+        f"Её место остаётся в игре: на предположения за неё отвечает ведущий {card}"
+        " Предлагать и обвинять она больше не может."
+    )
+    assert second("Петя") == (
+        f"Его место остаётся в игре: на предположения за него отвечает ведущий {card}"
+        " Предлагать и обвинять он больше не может."
+    )
+    assert second("Дуг") == (
+        f"Место остаётся в игре: на адресованные ему предположения отвечает ведущий {card}"
+        " Предположений и обвинений от этого места больше не будет."
+    )
+
+
+def test_substitute_announcement_seat_is_neuter(renderer: Renderer) -> None:
+    text = _announce(renderer, "gm_substitute", {"player": "Маша", "name": "Вова", "note": None})
+    assert text == (
+        "[b]Вова заменяет игрока Маша.[/b]\n\n"
+        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится.\n"
+    )
+
+
+def test_vote_voided_announcement_no_possessive_of_a_russian_name(renderer: Renderer) -> None:
+    data = {"voter": "Вася", "target": "Таня"}
+    assert _announce(renderer, "vote_voided", data, "en").split("\n")[0] == (
+        "[b]The GM has voided the vote of Вася for Таня.[/b]"
+    )
+
+
+# --- the post-game story (common/story/story.j2) ---
+
+
+def _story_line(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
+    event = {
+        "seq": 9,
+        "kind": kind,
+        "visibility": "public",
+        "player": None,
+        "at": datetime(2026, 12, 2, 7, 0, tzinfo=UTC),
+        "source": None,
+        "data": data,
+    }
+    text = renderer.story(
+        locale=locale,
+        fmt="markdown",
+        game="g-1",
+        timezone="UTC",
+        period="day",
+        over=True,
+        periods=[{"number": 2, "events": [event]}],
+        genders={},
+    )
+    [line] = [line for line in text.split("\n") if line.startswith("- ")]
+    return line.split(": ", 1)[1]
+
+
+def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:
+    assert _story_line(renderer, "game_over", {"winner_team": "town"}, "en") == (
+        "the game is over: the town wins."
+    )
+    assert _story_line(renderer, "game_over", {"winner_team": "maniac"}, "en") == (
+        "the game is over: the maniac's team wins."
+    )
+    assert _story_line(renderer, "game_over", {"winner_team": "town"}) == (
+        "игра окончена: победили мирные."
+    )
+
+
+def test_story_tells_a_night_in_words_not_codes(renderer: Renderer) -> None:
+    data = {
+        "night": 1,
+        "outcome": "kill",
+        "targets": [
+            {"player": "Маша", "result": "killed"},
+            {"player": "Петя", "result": "blocked"},
+        ],
+        "fan_in_cell": None,
+    }
+    assert _story_line(renderer, "night_resolution", data, "en") == (
+        "night 1: a kill; Маша dies; Петя survives: the duty officer guards the cell."
+    )
+    assert _story_line(renderer, "night_resolution", data) == (
+        "ночь 1: убийство; Маша погибает; Петя остаётся в живых: камеру охраняет дежурный."
+    )
+    void = {"night": 2, "outcome": "void", "targets": [], "fan_in_cell": None}
+    assert _story_line(renderer, "night_resolution", void) == (
+        "ночь 2: заказ не исполняется: маньяк в камере."
+    )
+
+
+def test_story_no_he_for_any_player(renderer: Renderer) -> None:
+    answered = {"number": 3, "addressee": "Маша", "by_gm": True}
+    assert _story_line(renderer, "refuted", answered, "en") == "Маша refutes #3 (the GM answered)."
+    assert _story_line(renderer, "refuted", answered) == "Маша опровергает №3 (ответил ведущий)."
+    assert _story_line(renderer, "not_refuted", answered) == (
+        "у игрока Маша нет карт №3 (ответил ведущий)."
+    )
+    assert _story_line(renderer, "asked", {"player": "Маша", "number": 3}) == (
+        "очередь игрока Маша отвечать на №3."
+    )
+    assert _story_line(renderer, "turn_started", {"player": "Кросс"}, "en") == "the turn of Кросс."
+    rotated = {"player": "Маша", "via": "mail"}
+    assert _story_line(renderer, "gm_address_rotated", rotated) == (
+        "у Маши новый личный адрес (запрошен письмом)."
+    )
+
+
+def test_story_removed_follows_the_players_gender(renderer: Renderer) -> None:
+    def line(player: str) -> str:
+        return _story_line(renderer, "player_removed", {"player": player})
+
+    assert line("Маша") == "Маша исключена: за её место отвечает ведущий."
+    assert line("Петя") == "Петя исключён: за его место отвечает ведущий."
+    assert line("Веталь") == "Игрок Веталь исключён: за это место отвечает ведущий."
+
+
+def test_story_suggestion_names_in_the_genitive(renderer: Renderer) -> None:
+    data = {
+        "number": 2,
+        "suggester": "Мария",
+        "addressee": "Лев",
+        "suspect": "Краснова",
+        "weapon": "нож",
+        "room": "кухня",
+    }
+    assert _story_line(renderer, "suggestion_made", data) == (
+        "предположение №2 от Марии для Льва: **Краснова**, **нож**, **кухня**."
+    )
