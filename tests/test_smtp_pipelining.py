@@ -423,10 +423,13 @@ def test_a_4yz_after_the_data_abandons_the_next_transaction_under_way(
 ) -> None:
     fake = scripted(lambda number, command: "451 4.3.0 queue full" if command == "<1>" else None)
     assert send_all(fake, 3) == ["Transient: 451 4.3.0 queue full", None, None]
-    assert fake.received == [
-        [*ENVELOPE, "<1>", *ENVELOPE],  # the second's DATA was answered, its data never came
-        [*ENVELOPE, "<2>", *ENVELOPE, "<3>", "quit"],
-    ]
+    first, second = fake.received
+    # The second's commands were pipelined behind the first's data: how many of them
+    # reached the server before the 451 stopped the client depends on timing; its data
+    # never came.
+    assert first[:4] == [*ENVELOPE, "<1>"]
+    assert first[4:] == ENVELOPE[: len(first) - 4]
+    assert second == [*ENVELOPE, "<2>", *ENVELOPE, "<3>", "quit"]
 
 
 def test_a_421_to_mail_from_closes_the_connection(
