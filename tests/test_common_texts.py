@@ -150,13 +150,13 @@ def test_game_over_winner_no_parenthesised_ending(renderer: Renderer) -> None:
 def test_seat_gone_no_masculine_for_a_woman(renderer: Renderer) -> None:
     rest = ": заменять некого. Проверьте, того ли игрока вы назвали."
     assert error(renderer, "gm_seat_gone", player="Маша") == (
-        "Маша уже не в игре (исключена ведущим или убита)" + rest
+        "Маша уже не в игре (исключена ГМом или убита)" + rest
     )
     assert error(renderer, "gm_seat_gone", player="Петя") == (
-        "Петя уже не в игре (исключён ведущим или убит)" + rest
+        "Петя уже не в игре (исключён ГМом или убит)" + rest
     )
     assert error(renderer, "gm_seat_gone", player="Кросс") == (
-        "Игрок Кросс уже не в игре (исключён ведущим или убит)" + rest
+        "Игрок Кросс уже не в игре (исключён ГМом или убит)" + rest
     )
 
 
@@ -493,15 +493,15 @@ def test_player_removed_announcement_follows_the_players_gender(renderer: Render
 
     card = "(первой подходящей картой: персонаж, орудие, комната)."
     assert second("Маша") == (
-        f"Её место остаётся в игре: на предположения за неё отвечает ведущий {card}"
+        f"Её место остаётся в игре: на предположения за неё отвечает ГМ {card}"
         " Предлагать и обвинять она больше не может."
     )
     assert second("Петя") == (
-        f"Его место остаётся в игре: на предположения за него отвечает ведущий {card}"
+        f"Его место остаётся в игре: на предположения за него отвечает ГМ {card}"
         " Предлагать и обвинять он больше не может."
     )
     assert second("Дуг") == (
-        f"Место остаётся в игре: на адресованные ему предположения отвечает ведущий {card}"
+        f"Место остаётся в игре: на адресованные ему предположения отвечает ГМ {card}"
         " Предположений и обвинений от этого места больше не будет."
     )
 
@@ -585,9 +585,9 @@ def test_story_tells_a_night_in_words_not_codes(renderer: Renderer) -> None:
 def test_story_no_he_for_any_player(renderer: Renderer) -> None:
     answered = {"number": 3, "addressee": "Маша", "by_gm": True}
     assert _story_line(renderer, "refuted", answered, "en") == "Маша refutes #3 (the GM answered)."
-    assert _story_line(renderer, "refuted", answered) == "Маша опровергает №3 (ответил ведущий)."
+    assert _story_line(renderer, "refuted", answered) == "Маша опровергает №3 (ответил ГМ)."
     assert _story_line(renderer, "not_refuted", answered) == (
-        "у игрока Маша нет карт №3 (ответил ведущий)."
+        "у игрока Маша нет карт №3 (ответил ГМ)."
     )
     assert _story_line(renderer, "asked", {"player": "Маша", "number": 3}) == (
         "очередь игрока Маша отвечать на №3."
@@ -603,9 +603,9 @@ def test_story_removed_follows_the_players_gender(renderer: Renderer) -> None:
     def line(player: str) -> str:
         return _story_line(renderer, "player_removed", {"player": player})
 
-    assert line("Маша") == "Маша исключена: за её место отвечает ведущий."
-    assert line("Петя") == "Петя исключён: за его место отвечает ведущий."
-    assert line("Веталь") == "Игрок Веталь исключён: за это место отвечает ведущий."
+    assert line("Маша") == "Маша исключена: за её место отвечает ГМ."
+    assert line("Петя") == "Петя исключён: за его место отвечает ГМ."
+    assert line("Веталь") == "Игрок Веталь исключён: за это место отвечает ГМ."
 
 
 def test_story_suggestion_names_in_the_genitive(renderer: Renderer) -> None:

@@ -53,23 +53,23 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     # PAUSE, sent two hours before the close; it takes effect when the GM confirms it
     # by replying to pbp's confirmation, which only his registered mailbox gets.
     next_whole_second()
-    send(smtp, GM, gm_address, "ПАУЗА -- ведущий в отъезде", reply_to=sheet)
+    send(smtp, GM, gm_address, "ПАУЗА -- ГМ в отъезде", reply_to=sheet)
     result = outcomes(service.run_once(clock.real()))
     assert result == [("gm_pending", "@gm")], mailbox(dovecot, GM)[-1].body
     assert service.store.last_event(GAME, ("gm_pause",)) is None
     confirm = mailbox(dovecot, GM)[-1]
     code_address = confirm.header("Reply-To")
     assert code_address is not None and code_address != gm_address
-    assert "\n\n  ПАУЗА -- ведущий в отъезде\n\n" in confirm.body
+    assert "\n\n  ПАУЗА -- ГМ в отъезде\n\n" in confirm.body
     next_whole_second()
     send(smtp, GM, code_address, "Да", reply_to=confirm)
     result = outcomes(service.run_once(clock.real()))
     assert result == [("gm_applied", "@gm")], mailbox(dovecot, GM)[-1].body
     announcement, _markdown, answer = mailbox(dovecot, GM)[-3:]
-    assert answer.subject == "Re: [e2e-1] Подтвердите команды ведущего"
-    assert "> ПАУЗА -- ведущий в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
+    assert answer.subject == "Re: [e2e-1] Подтвердите команды ГМа"
+    assert "> ПАУЗА -- ГМ в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
     assert announcement.subject == "[e2e-1] Объявление для форума — BBCode"
-    assert "[b]Игра приостановлена.[/b] ведущий в отъезде" in announcement.body
+    assert "[b]Игра приостановлена.[/b] ГМ в отъезде" in announcement.body
     pause = service.store.last_event(GAME, ("gm_pause",))
     assert pause is not None
     left = pause.event.data["remaining_seconds"]
@@ -80,7 +80,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert outcomes(service.run_once(clock.real())) == [("paused", NETASHKA)]
     held = mailbox(dovecot, EMAIL[NETASHKA])[-1]
     assert held.subject == "Re: ход"
-    assert "ведущий приостановил игру" in held.body
+    assert "ГМ приостановил игру" in held.body
     assert service.run_once(stack.close + timedelta(minutes=30)) == []
     assert [e for e in service.store.events(GAME) if e.event.kind == "day_closed"] == []
     assert "[e2e-1] Итоги дня 1 — BBCode" not in subjects(dovecot, GM)

@@ -129,7 +129,7 @@ def post(mail: Received) -> str:
 
 def gm_only(mail: Received) -> str:
     """The GM-only facts beside a post: the body of their own mail, stripped."""
-    assert mail.subject.endswith(" — только для ведущего"), mail.subject
+    assert mail.subject.endswith(" — только для ГМа"), mail.subject
     return mail.body.strip()
 
 
@@ -306,7 +306,7 @@ DAY_1_POST = """\
 - №3, Неташка → Дуг: [b]Зеленович[/b], [b]труба[/b], [b]бильярдная[/b] — опровергнуто \
 (за Дуг ответил ГМ)
 
-[b]Ответы ГМ за не ответивших до закрытия дня[/b]
+[b]Ответы ГМа за не ответивших до закрытия дня[/b]
 
 [b]Опровержение для Неташки[/b] (за Дуг ответил ГМ)
 [quote][b]Предположение_3 для Дуг (№3)[/b]
@@ -539,10 +539,10 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     assert post(summary) == DAY_1_POST
     assert post(summary_markdown).startswith("**Итоги дня 1**\n\n**Предположения**\n")
     assert gm_only(summary_facts) == (
-        "Только для ГМ:\n"
+        "Только для ГМа:\n"
         "  - №1: Неташке показана карта терраса (от Веталя)\n"
         "  - №3 (Неташка → Дуг): ГМ ответил за Дуг — показана карта Зеленович\n"
-        "  - №3: Неташке показана карта Зеленович (от Дуг, ответ ГМ)"
+        "  - №3: Неташке показана карта Зеленович (от Дуг, ответ ГМа)"
     )
 
     # --- day 2: Дуг's allowance is 2 (D6); a wrong accusation puts Моро out (C6), then
@@ -652,12 +652,12 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "[e2e-1] Пост открытия игры (день 1) — Markdown",
         "[e2e-1] Итоги дня 1 — BBCode",
         "[e2e-1] Итоги дня 1 — Markdown",
-        "[e2e-1] Итоги дня 1 — только для ведущего",
+        "[e2e-1] Итоги дня 1 — только для ГМа",
         "[e2e-1] Обвинение Моро: неверное",
         "[e2e-1] Обвинение Веталя: верное",
         "[e2e-1] Игра окончена: финальный пост — BBCode",
         "[e2e-1] Игра окончена: финальный пост — Markdown",
-        "[e2e-1] Игра окончена: финальный пост — только для ведущего",
+        "[e2e-1] Игра окончена: финальный пост — только для ГМа",
     ]
     # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
     for address in (GM, *EMAIL.values()):

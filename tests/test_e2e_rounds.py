@@ -189,7 +189,7 @@ def table(
 
 
 #: The GM's mails of a post with GM-only facts beside it (issue 12), by Subject suffix.
-PARTS = ("BBCode", "Markdown", "только для ведущего")
+PARTS = ("BBCode", "Markdown", "только для ГМа")
 
 
 def post(mail: Received) -> str:
@@ -200,7 +200,7 @@ def post(mail: Received) -> str:
 
 def gm_only(mail: Received) -> str:
     """The GM-only facts beside a post: the body of their own mail, stripped."""
-    assert mail.subject.endswith(" — только для ведущего"), mail.subject
+    assert mail.subject.endswith(" — только для ГМа"), mail.subject
     return mail.body.strip()
 
 
@@ -379,10 +379,10 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         shown_1 = table.until(EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту")[3]
         assert "Кросс показывает вам карту: Петя." in shown_1.lines
         turn_2, turn_2_markdown, turn_2_facts = table.until(
-            GM, f"{TAG} Итоги хода 2 — только для ведущего"
+            GM, f"{TAG} Итоги хода 2 — только для ГМа"
         )[5:]
         assert post(turn_2) == TURN_2_POST
-        assert gm_only(turn_2_facts) == "Только для ГМ:\n  - №1: Кросс → Дуг: карта Петя"
+        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг: карта Петя"
         rosa_turn = table.until(EMAIL[ROSA], f"{TAG} Ваш ход (ход 3)")[2]
         assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
 
@@ -417,13 +417,13 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     # The deadline of Кросс's answer in a third loop, LEAD before its reminder.
     def answer_2(daemon: Daemon) -> tuple[Received, Received, Received, Received, list[Received]]:
         turn_3, turn_3_markdown, turn_3_facts = table.until(
-            GM, f"{TAG} Итоги хода 3 — только для ведущего", PASSED
+            GM, f"{TAG} Итоги хода 3 — только для ГМа", PASSED
         )[8:]
         assert post(turn_3) == TURN_3_POST
         assert gm_only(turn_3_facts) == (
-            "Только для ГМ:\n"
+            "Только для ГМа:\n"
             "  - №2: ответа от игрока Кросс вовремя не было, ответ дал ГМ — показана карта Ваня\n"
-            "  - №2: Кросс → Роза: карта Ваня (ответ ГМ)"
+            "  - №2: Кросс → Роза: карта Ваня (ответ ГМа)"
         )
         cross_box = table.until(EMAIL[CROSS], f"{TAG} Ваш ход (ход 4)")
         assert titles(cross_box) == [
@@ -459,7 +459,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     send(
         smtp, EMAIL[CROSS], personal[CROSS], "ОБВИНЕНИЕ Маша, Топор, Столовая", reply_to=cross_turn
     )
-    gm_box = table.until(GM, f"{TAG} Игра окончена: финальный пост — только для ведущего")
+    gm_box = table.until(GM, f"{TAG} Игра окончена: финальный пост — только для ГМа")
     accusation, final, _final_markdown, _final_facts = gm_box[11:]
     assert accusation.subject == f"{TAG} Обвинение игрока Кросс: верное"
     assert "Ход 4. Кросс обвиняет: Маша, Топор, Столовая." in accusation.lines

@@ -101,7 +101,7 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     assert schedule is not None
     assert (schedule.over, schedule.deadline_at) == (False, utc(2026, 12, 1, 19, 30))
     (confirm,) = table.new_mail()
-    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ведущего")]
+    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ГМа")]
     code = str(confirm["Reply-To"]).removeprefix("gm+").removesuffix("@example.test")
     assert len(code) == 16 and code != table.store.player_token(GAME, GM_SEAT)
     text = body(confirm)
@@ -126,7 +126,7 @@ def test_a_copy_of_a_gm_mail_awaiting_confirmation_is_a_duplicate_not_a_second_r
     deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending", "duplicate"]
     (confirm,) = table.new_mail()
-    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ведущего")]
+    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ГМа")]
 
 
 def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
@@ -159,7 +159,7 @@ def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
     (again,) = table.new_mail()
     assert summary([again]) == [(GM, "Re: команды")]
     assert body(again) == (
-        "Эти команды ведущего уже выполнены 01.12.2026 21:06 (Europe/Moscow); "
+        "Эти команды ГМа уже выполнены 01.12.2026 21:06 (Europe/Moscow); "
         "повторно ничего не сделано.\n"
     )
 
@@ -179,7 +179,7 @@ def test_a_confirmation_from_another_address_or_too_late_applies_nothing(table: 
     [notice] = table.new_mail()
     assert (notice["To"], notice["Subject"]) == (
         GM,
-        "[seed-000] Письмо отложено: на письмо-подтверждение ответили не с адреса ведущего: "
+        "[seed-000] Письмо отложено: на письмо-подтверждение ответили не с адреса ГМа: "
         "адрес подтверждения попал к кому-то ещё",
     )
     assert table.store.last_event(GAME, ("gm_pause",)) is None
@@ -496,7 +496,7 @@ def test_the_gms_auto_reply_to_a_confirmation_applies_nothing_and_is_told_once(
     assert (hint["To"], hint["Reply-To"]) == (GM, code_address)
     assert body(hint).startswith(
         "В вашем ответе на письмо-подтверждение нет слова «подтверждаю» или «да» отдельной "
-        "строкой, поэтому команды ведущего не выполнены."
+        "строкой, поэтому команды ГМа не выполнены."
     )
     mail(table, "Подтверждаю.", to=code_address, at=utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_applied"]

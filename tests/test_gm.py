@@ -26,7 +26,7 @@ GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
 ANNOUNCE = "[seed-000] Объявление для форума — BBCode"
 ANNOUNCE_MD = "[seed-000] Объявление для форума — Markdown"
-RESULT = "[seed-000] Команды ведущего: результат"
+RESULT = "[seed-000] Команды ГМа: результат"
 TRUSTED = "mx.example.test"
 
 
@@ -110,7 +110,7 @@ def test_act_enters_a_lost_refutation_with_the_same_private_mails(table: Table) 
         ("doug@example.test", "[seed-000] Результаты ваших ходов"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
-    assert "Дуг, ведущий внёс за вас ход — вот что сделано." in body(mails[0])
+    assert "Дуг, ГМ внёс за вас ход — вот что сделано." in body(mails[0])
     assert "Карта показана приватом." in body(mails[0])
     assert "Дуг показывает вам карту: Спальня." in body(mails[1])
     assert mails[0]["Reply-To"] == f"gm+{table.token('Дуг')}@example.test"
@@ -216,7 +216,7 @@ def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) ->
     mails = table.new_mail()
     answer = body(next(m for m in mails if m["Subject"] == "Re: команды"))
     assert (
-        "> ПРОДЛИТЬ много\nНе выполнено. Команда ведущего записана не так. Пишите так: " in answer
+        "> ПРОДЛИТЬ много\nНе выполнено. Команда ГМа записана не так. Пишите так: " in answer
     )
     assert "Игра на паузе." in answer
     assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
@@ -235,14 +235,14 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
         "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ"
     )
     refusal = (
-        f"Не выполнено. Это не команда ведущего. Команды ведущего, по одной в строке: "
+        f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: "
         f"{commands}. Закрыть день, посмотреть состояние игры и т. п. можно только "
         "командами pbp в консоли."
     )
     assert f"> CLOSE-DAY\n{refusal}\n" in answer
     assert f"> STATUS\n{refusal}\n" in answer
     assert (
-        "> ПОМОЩЬ\nКоманды ведущего (по одной в строке, пояснение — после « -- »):\n"
+        "> ПОМОЩЬ\nКоманды ГМа (по одной в строке, пояснение — после « -- »):\n"
         "  ЗА ИГРОК: ХОД — внести ход за игрока (потерянное письмо)\n"
     ) in answer
     assert "  ОТМЕНИТЬ СОБЫТИЕ — отменить ход по номеру события (номера — в pbp show)\n" in answer
@@ -252,7 +252,7 @@ def test_a_gm_mail_of_unknown_lines_only_is_refused_line_by_line(table: Table) -
     gm_mail(table, "KEPT", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
-    assert "> KEPT\nНе выполнено. Это не команда ведущего." in answer
+    assert "> KEPT\nНе выполнено. Это не команда ГМа." in answer
 
 
 def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
@@ -275,7 +275,7 @@ def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> Non
     assert answer["Reply-To"] == gm_address  # a reply to it goes where commands go
     assert body(answer) == (
         "Письмо пришло на личный адрес игрока Дуг, поэтому ничего не выполнено. Команды "
-        f"ведущего пишите на ваш адрес ведущего: {gm_address}. Чтобы внести ход за игрока, "
+        f"ГМа пишите на ваш адрес ГМа: {gm_address}. Чтобы внести ход за игрока, "
         "напишите туда строку\n    ЗА Дуг: ХОД\n"
     )
 
@@ -298,7 +298,7 @@ def test_D8_a_paused_game_does_not_close_and_held_mail_is_applied_on_resume(
     assert table.run(utc(2026, 12, 2, 9)) == ["paused", "paused"]
     held = table.new_mail()
     assert summary(held) == [("cross@example.test", "Re: ход"), ("rosa@example.test", "Re: ход")]
-    assert "ведущий приостановил игру" in body(held[0])
+    assert "ГМ приостановил игру" in body(held[0])
     assert [k for k, *_ in log(table) if k in ("day_closed", "suggestion_made")] == []
     # Resume the next morning: 2 h 20 min were left, so day 1 closes at 12:20 UTC.
     done = table.service.gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)
@@ -376,10 +376,10 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
         (GM, ANNOUNCE_MD),
     ]
     assert body(mails[0]) == (
-        "Ведущий передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
+        "ГМ передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
         "Ваше письмо, сохранённое на время паузы, поэтому учтено не будет, и ваш личный "
-        "адрес для этой игры больше не действует. Ведущий об этом знает; если ход должен "
-        "засчитаться, ведущий внесёт его сам.\n"
+        "адрес для этой игры больше не действует. ГМ об этом знает; если ход должен "
+        "засчитаться, ГМ внесёт его сам.\n"
     )
     assert (
         f"Письма прежнего игрока, отложенные на время паузы, не будут учтены (он получил "
@@ -493,7 +493,7 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         for line in story(table.service, GAME, "markdown", force=True).splitlines()
         if "продлевает" in line
     ]
-    assert told == ["ведущий продлевает срок на 1.5 ч.", "ведущий продлевает срок на 2 ч — дождь."]
+    assert told == ["ГМ продлевает срок на 1.5 ч.", "ГМ продлевает срок на 2 ч — дождь."]
 
 
 def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:
@@ -560,9 +560,9 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     (told,) = table.new_mail()
     assert summary([told]) == [("doug@example.test", "Re: ход")]
     assert body(told) == (
-        "Здравствуйте! Ведущий передал место Дуг в игре «seed-000» другому игроку, и ваш "
+        "Здравствуйте! ГМ передал место Дуг в игре «seed-000» другому игроку, и ваш "
         "личный адрес для этой игры больше не действует. Ходы из вашего письма не выполнены. "
-        "Если это ошибка, напишите ведущему.\n"
+        "Если это ошибка, напишите ГМу.\n"
     )
     assert table.store.kept() == []  # nothing for the GM to look at
     table.send(
@@ -628,7 +628,7 @@ def test_substitute_by_mail_with_a_bad_address_answers_why(table: Table) -> None
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
     (answer,) = table.new_mail()
     assert (
-        "Не выполнено. Адрес gm@example.test — адрес ведущего или самой игры: заменяющему "
+        "Не выполнено. Адрес gm@example.test — адрес ГМа или самой игры: заменяющему "
         "нужен адрес, который в игре не используется. Место осталось за прежним игроком."
         in body(answer)
     )
@@ -676,7 +676,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
         (GM, ANNOUNCE),
         (GM, ANNOUNCE_MD),
     ]
-    assert "[b]Ведущий исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
+    assert "[b]ГМ исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
@@ -687,14 +687,14 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Роза", at=utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["refused"]
     (refusal,) = table.new_mail()
-    assert "Ведущий исключил вас из игры: предположения и обвинения вам больше недоступны." in (
+    assert "ГМ исключил вас из игры: предположения и обвинения вам больше недоступны." in (
         body(refusal)
     )
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 18, 12))
     assert table.run(utc(2026, 12, 1, 18, 13)) == ["status"]
     (status,) = table.new_mail()
     assert (
-        "Ведущий исключил вас из игры; на адресованные вам предположения отвечает ведущий.\n"
+        "ГМ исключил вас из игры; на адресованные вам предположения отвечает ГМ.\n"
         in (body(status))
     )
     assert "неверного обвинения" not in body(status)
@@ -739,12 +739,12 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
         f"- №5 · 01.12.2026 20:00{zone}: игра начинается: Кросс, Дуг, Роза.",
         f"- №6 · 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
         "**Маша**, **Пистолет**, **Спальня**.",
-        f"- №7 · 01.12.2026 21:00{zone} (ведущий): Дуг опровергает №1.",
-        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ведущий): "
+        f"- №7 · 01.12.2026 21:00{zone} (ГМ): Дуг опровергает №1.",
+        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): "
         "Дуг показывает игроку Кросс карту **Спальня**.",
-        f"- №9 · 01.12.2026 21:00{zone} 🔒: ведущий вносит ход за игрока Дуг: "
+        f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за игрока Дуг: "
         "«опровержение спальня» — потеря.",
-        f"- №10 · 01.12.2026 21:30{zone}: ведущий продлевает срок на 2 ч.",
+        f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 ч.",
         f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
     ]
     assert day_2.splitlines() == [
@@ -809,13 +809,13 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     }
     mails = flushed(table)
     assert summary(mails) == [
-        ("cross@example.test", "[seed-000] Ведущий отменил ход"),
-        ("doug@example.test", "[seed-000] Ведущий отменил ход"),
+        ("cross@example.test", "[seed-000] ГМ отменил ход"),
+        ("doug@example.test", "[seed-000] ГМ отменил ход"),
         (GM, ANNOUNCE),
         (GM, ANNOUNCE_MD),
     ]
     assert "Отвечать на него не нужно" in body(mails[1])
-    assert "[b]Ведущий отменил предположение №1 (Кросс → Дуг).[/b] ошибся\n" in body(mails[2])
+    assert "[b]ГМ отменил предположение №1 (Кросс → Дуг).[/b] ошибся\n" in body(mails[2])
     # Дуг owes nothing; Кросс has his 3 suggestions again; the day post leaves it out.
     kind = table.service.kind_of("cluedo_days")
     row = table.store.game(GAME)

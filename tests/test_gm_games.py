@@ -89,7 +89,7 @@ def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None
     assert all(e.visibility is not Visibility.PUBLIC for e in new)
     mails = flushed(maniac)
     assert [str(m["To"]) for m in mails] == [EMAILS["Коля"]]
-    assert "ведущий внёс за вас ход" in body(mails[0])
+    assert "ГМ внёс за вас ход" in body(mails[0])
     view = maniac.service.kind_of("maniac").gm_view(
         maniac.service.kind_of("maniac").load(maniac.store.game(GAME).state)  # type: ignore[union-attr]
     )
@@ -239,7 +239,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         assert code == 1 and "Game seed-000 is still running" in out
         code, out = cli(table, "export", "seed-000", "--force", "--format", "html")
         assert code == 0 and out.startswith("<!DOCTYPE html>")
-        assert "ведущий исключает игрока Дуг — пропал." in out
+        assert "ГМ исключает игрока Дуг — пропал." in out
         code, out = cli(table, "pause", "no-such-game")
         assert code == 1
     finally:
@@ -317,10 +317,10 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
             "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
             "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
         )
-        assert "14:00 (Europe/Moscow) (ведущий): Маша покидает игру.\n" in text
-        assert "(Europe/Moscow) 🔒: ведущий исключает игрока Машу" not in text
-        assert "(Europe/Moscow) 🔒: ведущий исключает игрока Маша.\n" in text
-        assert "(ведущий): игра окончена: победила команда маньяка.\n" in text
+        assert "14:00 (Europe/Moscow) (ГМ): Маша покидает игру.\n" in text
+        assert "(Europe/Moscow) 🔒: ГМ исключает игрока Машу" not in text
+        assert "(Europe/Moscow) 🔒: ГМ исключает игрока Маша.\n" in text
+        assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
 
@@ -361,7 +361,7 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         shown = mails["[seed-000] Предположение №1: вам показали карту"]
         assert "За Кросса ответил ГМ (игрок исключён) и показывает вам карту: Нож." in shown
         post = mails["[seed-000] Итоги хода 2 — BBCode"]
-        facts = mails["[seed-000] Итоги хода 2 — только для ведущего"]
+        facts = mails["[seed-000] Итоги хода 2 — только для ГМа"]
         assert "- Кросс: есть карта (ответил ГМ: игрок исключён)\n" in post
         assert "  - №1: Кросс исключён, ответ дал ГМ — показана карта Нож\n" in facts
         assert "время на ответ истекло" not in post + facts + shown
@@ -395,11 +395,11 @@ def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTab
     assert kind.status(state, "Вася")["casts_left"]["Таня"] == 2  # a voided vote is no cast
     mails = flushed(maniac)
     assert summary(mails) == [
-        (EMAILS["Вася"], "[seed-002] Ведущий отменил ход"),
+        (EMAILS["Вася"], "[seed-002] ГМ отменил ход"),
         (GM, "[seed-002] Объявление для форума — BBCode"),
         (GM, "[seed-002] Объявление для форума — Markdown"),
     ]
-    assert bbcode(mails[1]).startswith("[b]Ведущий отменил голос игрока Вася за игрока Таня.[/b]")
+    assert bbcode(mails[1]).startswith("[b]ГМ отменил голос игрока Вася за игрока Таня.[/b]")
     maniac.at(utc(2026, 12, 1, 19, 1))
     with pytest.raises(MoveError) as late:
         gm.void(GAME, first, now=utc(2026, 12, 1, 20), via="cli", note=None)
@@ -413,8 +413,8 @@ def test_M3_void_an_order_not_yet_fixed_tells_only_the_maniac(maniac: ManiacTabl
     maniac.service.gm.void(GAME, order, now=utc(2026, 12, 1, 11), via="cli", note=None)
     assert len(maniac.store.events(GAME, public_only=True)) == before  # nothing public
     mails = flushed(maniac)
-    assert summary(mails) == [(EMAILS["Коля"], "[seed-002] Ведущий отменил ход")]
-    assert "ведущий отменил ваш заказ на ночь 1 (Саша)." in body(mails[0])
+    assert summary(mails) == [(EMAILS["Коля"], "[seed-002] ГМ отменил ход")]
+    assert "ГМ отменил ваш заказ на ночь 1 (Саша)." in body(mails[0])
     kind = maniac.service.kind_of("maniac")
     row = maniac.store.game(GAME)
     assert row is not None
@@ -471,12 +471,12 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     assert lines[-7:] == [
         "маньяк заказывает на ночь 1: Саша.",
         "Коля голосует за игрока Таня.",
-        "ведущий вносит ход за игрока Коля: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню»"
+        "ГМ вносит ход за игрока Коля: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню»"
         " — письмо потерялось.",
         "заказ маньяка на ночь 1 (Саша) отменён.",
-        f"ведущий отменяет событие {seqs['order_placed']} (order_placed).",
+        f"ГМ отменяет событие {seqs['order_placed']} (order_placed).",
         "голос игрока Коля за игрока Таня отменён.",
-        f"ведущий отменяет событие {seqs['vote_cast']} (vote_cast).",
+        f"ГМ отменяет событие {seqs['vote_cast']} (vote_cast).",
     ]
     result = gm.result_text(
         maniac.service.game_config(GAME), [{"line": "", "lever": "void", "done": order}]
@@ -528,7 +528,7 @@ def test_substitute_refuses_a_seat_that_left_the_game(maniac: ManiacTable) -> No
     assert flushed(maniac) == []
     text = maniac.service.renderer.error(gone.value.code, gone.value.params, locale="ru")
     assert text == (
-        "Таня уже не в игре (исключена ведущим или убита): заменять некого. "
+        "Таня уже не в игре (исключена ГМом или убита): заменять некого. "
         "Проверьте, того ли игрока вы назвали."
     )
     # The maniac himself (whom remove refuses) can be replaced.

@@ -22,7 +22,7 @@ from kits.table import GM, Table, body, summary, utc
 
 from pbp.cli import main
 
-GM_ONLY = {"ru": "только для ведущего", "en": "GM only"}
+GM_ONLY = {"ru": "только для ГМа", "en": "GM only"}
 
 
 def pbp_post(directory: Path, game: str, *args: str) -> str:
@@ -109,7 +109,7 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
             [
                 "  - №1: Розе показана карта Петя (от Кросса)",
                 "  - №2 (Кросс → Дуг): ГМ ответил за Дуг — показана карта Пистолет",
-                "  - №2: Кроссу показана карта Пистолет (от Дуг, ответ ГМ)",
+                "  - №2: Кроссу показана карта Пистолет (от Дуг, ответ ГМа)",
             ],
         )
     finally:

@@ -42,7 +42,7 @@ def bbcode(mail: EmailMessage) -> str:
 
 def posted(title: str, *, private: bool = False) -> list[tuple[str, str]]:
     """The GM's mails of one post: BBCode, Markdown, then the GM-only facts when any."""
-    gm_only = "GM only" if title.endswith(("post", "Opening post")) else "только для ведущего"
+    gm_only = "GM only" if title.endswith(("post", "Opening post")) else "только для ГМа"
     parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
     return [(GM, f"{title} — {part}") for part in parts]
 
@@ -372,7 +372,7 @@ def test_D8_a_move_that_arrived_before_a_missed_deadline_is_applied_before_it(
     assert [str(m["Subject"]) for m in posts] == [
         "[seed-000] Итоги хода 1 — BBCode",
         "[seed-000] Итоги хода 1 — Markdown",
-        "[seed-000] Итоги хода 1 — только для ведущего",
+        "[seed-000] Итоги хода 1 — только для ГМа",
         "[seed-000] Итоги хода 2 — BBCode",
         "[seed-000] Итоги хода 2 — Markdown",
     ]

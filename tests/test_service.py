@@ -188,7 +188,7 @@ def test_D4_the_gms_default_answer_is_quoted_like_a_players(table: Table) -> Non
     table.run(utc(2026, 12, 1, 19, 31))
     mails = [m for m in table.new_mail() if "— BBCode" in str(m["Subject"])]
     assert (
-        "[b]Ответы ГМ за не ответивших до закрытия дня[/b]\n"
+        "[b]Ответы ГМа за не ответивших до закрытия дня[/b]\n"
         "\n"
         "[b]Отсутствие опровержения для Кросса[/b] (за Дуг ответил ГМ)\n"
         "[quote][b]Предположение_2 для Дуг (№2)[/b]\n"

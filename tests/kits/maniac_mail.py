@@ -60,7 +60,7 @@ def post(mail: Received) -> str:
 
 def gm_only(mail: Received) -> str:
     """The GM-only facts beside a post: the body of their own mail, stripped."""
-    assert mail.subject.endswith(" — только для ведущего"), mail.subject
+    assert mail.subject.endswith(" — только для ГМа"), mail.subject
     return mail.body.strip()
 
 
@@ -71,7 +71,7 @@ def md(subject: str) -> str:
 
 def facts(subject: str) -> str:
     """The Subject of the GM-only mail beside the post whose BBCode mail has ``subject``."""
-    return subject.replace(" — BBCode", " — только для ведущего")
+    return subject.replace(" — BBCode", " — только для ГМа")
 
 
 # --- the game of tests/test_e2e_maniac.py -------------------------------------------

@@ -168,14 +168,14 @@ def markdown(mail: EmailMessage) -> str:
 
 def gm_facts(mail: EmailMessage) -> str:
     """The GM-only facts beside a post: the whole body of their own mail."""
-    assert str(mail["Subject"]).endswith((" — только для ведущего", " — GM only")), mail["Subject"]
+    assert str(mail["Subject"]).endswith((" — только для ГМа", " — GM only")), mail["Subject"]
     return body(mail)
 
 
 def posted(title: str, *, private: bool = True) -> list[tuple[str, str]]:
     """``(to, Subject)`` of the GM's mails of one post (:func:`kits.table.summary`): BBCode,
     Markdown, then the GM-only facts (in every Maniac post but the lever's ones)."""
-    gm_only = "только для ведущего" if re.search("[а-я]", title) else "GM only"
+    gm_only = "только для ГМа" if re.search("[а-я]", title) else "GM only"
     parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
     return [(GM, f"{title} — {part}") for part in parts]
 
