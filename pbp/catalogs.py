@@ -25,11 +25,14 @@ from __future__ import annotations
 import functools
 import gettext
 import io
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
 from babel.messages import mofile, pofile
+from babel.messages.catalog import Catalog
 from babel.support import Translations
 from markupsafe import Markup
 
@@ -61,12 +64,75 @@ def translations(locale: str) -> gettext.NullTranslations:
     """
     if locale not in LOCALES:
         raise ValueError(f"unknown locale {locale!r}: use one of {LOCALES}")
-    with catalog_path(locale).open("rb") as source:
-        catalog = pofile.read_po(source, locale=locale, domain=DOMAIN)
     compiled = io.BytesIO()
+    catalog = _parsed(locale)
     mofile.write_mo(compiled, catalog)
     compiled.seek(0)
     return Translations(compiled, domain=DOMAIN)
+
+
+@functools.cache
+def _parsed(locale: str) -> Catalog:
+    """The catalog of ``locale`` as Babel reads it (cached for the process).
+
+    :raises OSError: the file cannot be read.
+    :raises babel.messages.pofile.PoFileError: a line cannot be parsed (a catalog is
+        never read cut short).
+    """
+    with catalog_path(locale).open("rb") as source:
+        return pofile.read_po(source, locale=locale, domain=DOMAIN, abort_invalid=True)
+
+
+def problems() -> list[str]:
+    """What is wrong with the texts pbp ships, one sentence each (empty when none):
+    a catalog that cannot be read or parsed, a translation whose ``%(name)s``
+    placeholders or ``%`` signs do not fit its message (Babel's checkers), a keywords
+    file that cannot be read or lacks an entry (:mod:`pbp.keywords`). ``pbp check``
+    prints them and ``pbp run`` refuses to start with them, so that a damaged
+    installation shows at once instead of as English texts or a failed move later.
+    """
+    from pbp import keywords
+
+    found: list[str] = []
+    for locale in LOCALES:
+        path = catalog_path(locale)
+        try:
+            catalog = _parsed(locale)
+        except (OSError, ValueError, pofile.PoFileError) as error:
+            found.append(f"{path}: cannot be read: {error}")
+            continue
+        for message, errors in catalog.check():
+            for checked in errors:
+                found.append(f"{path}:{message.lineno}: {message.id!r}: {checked}")
+        for message in catalog:
+            if message.id:
+                found.extend(_unfillable(path, message))
+    try:
+        keywords.reload()
+        keywords.current()
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        found.append(f"keywords: {error}")
+    return found
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def _unfillable(path: Path, message: Any) -> list[str]:
+    """The translations of ``message`` that :func:`_filled` could not fill with the
+    variables its message names (a stray ``%``, an unknown placeholder)."""
+    ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+    names = {name for text in ids for name in _PLACEHOLDER.findall(text)} | {"num"}
+    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    found: list[str] = []
+    for text in strings:
+        if not text:
+            continue
+        try:
+            text % dict.fromkeys(names, "x")
+        except (KeyError, ValueError, TypeError) as error:
+            found.append(f"{path}:{message.lineno}: {text!r}: cannot be filled ({error!r})")
+    return found
 
 
 def _filled(text: str, variables: Mapping[str, Any], fmt: str) -> str:

@@ -5,16 +5,21 @@ name the same variables."""
 from __future__ import annotations
 
 import re
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import jinja2
+import pytest
 from babel.messages import pofile
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from jinja2 import nodes
+from kits.cli import run
+from kits.table import write_config
 
-from pbp import catalogs
+from pbp import catalogs, keywords
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -157,3 +162,68 @@ def test_no_template_shows_text_outside_a_message() -> None:
                         found.append(f"{name}: {{{{ {text[:60]!r} }}}}")
     assert len(_one_tree_templates()) > 0
     assert found == []
+
+
+@pytest.fixture
+def shipped_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of pbp/locale that pbp.catalogs and pbp.keywords read instead (caches
+    cleared before and after)."""
+    copy = tmp_path / "locale"
+    shutil.copytree(catalogs.CATALOGS, copy)
+    monkeypatch.setattr(catalogs, "CATALOGS", copy)
+    catalogs._parsed.cache_clear()
+    catalogs.translations.cache_clear()
+    yield copy
+    catalogs._parsed.cache_clear()
+    catalogs.translations.cache_clear()
+    keywords.reload()
+
+
+def test_the_shipped_texts_have_no_problem() -> None:
+    assert catalogs.problems() == []
+
+
+def test_a_catalog_that_cannot_be_parsed_is_a_problem_not_english_texts(
+    shipped_texts: Path,
+) -> None:
+    # Found by a hostile probe: a damaged .po was read as an empty catalog, and a
+    # Russian game went on in English with two warnings.
+    (shipped_texts / "ru" / "LC_MESSAGES" / "pbp.po").write_text('msgid "a\n', encoding="utf-8")
+    found = catalogs.problems()
+    assert len(found) == 1
+    assert found[0].startswith(f"{shipped_texts}/ru/LC_MESSAGES/pbp.po: cannot be read: ")
+
+
+def test_a_translation_that_cannot_be_filled_is_a_problem(shipped_texts: Path) -> None:
+    path = shipped_texts / "ru" / "LC_MESSAGES" / "pbp.po"
+    text = path.read_text(encoding="utf-8")
+    broken = text.replace(
+        'msgstr "«%(word)s» подходит сразу к нескольким:',
+        'msgstr "«%(слово)s» — 50% подходит сразу к нескольким:',
+    )
+    assert broken != text
+    path.write_text(broken, encoding="utf-8")
+    found = catalogs.problems()
+    assert [p.split(": ", 1)[0].rsplit(":", 1)[0] for p in found] == [str(path)] * len(found)
+    assert any("cannot be filled" in p for p in found)
+
+
+def test_a_keywords_file_lacking_an_entry_is_a_problem(shipped_texts: Path) -> None:
+    path = shipped_texts / "ru" / "keywords.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("  vote:", "  vote_:"), "utf-8")
+    found = catalogs.problems()
+    assert len(found) == 1 and found[0].startswith("keywords: ")
+    assert str(path) in found[0]
+
+
+def test_pbp_check_and_pbp_run_refuse_damaged_texts(shipped_texts: Path, tmp_path: Path) -> None:
+    (shipped_texts / "ru" / "LC_MESSAGES" / "pbp.po").write_text('msgid "a\n', encoding="utf-8")
+    (tmp_path / "game").mkdir()
+    config = write_config(tmp_path / "game")
+    checked = run(config, "check")
+    assert checked.returncode == 1
+    assert f"error: {shipped_texts}/ru/LC_MESSAGES/pbp.po: cannot be read: " in checked.stderr
+    ran = run(config, "run", "--once")
+    assert ran.returncode == 1
+    assert "Error: pbp's texts are damaged: " in ran.stderr
+    assert not (tmp_path / "game" / "mail" / "outbox").exists()  # nothing was sent

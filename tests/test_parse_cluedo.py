@@ -408,7 +408,36 @@ SAMPLES = [
     "Обвиняю Белых, нож, кухня",
     "REFUTE 1 " + "нож " * 200,
     "SUGGEST Краснова, нож, кухня TO Веталь, Дуг",
+    "[b]Предположение_1 для Веталь (№3)[/b]\nЯ думаю, что убийство совершила Краснова, "
+    "орудием ножом в комнате кухне.",
 ]
+
+
+def test_C4_pbps_own_forum_snippet_pasted_back_is_refused_not_made_again() -> None:
+    # The snippet pbp gives a player for the forum carries the game-wide «(№N)»: mailed
+    # back, it is pbp's own text, never a second suggestion (a quote is never executed).
+    snippet = (
+        "[b]Предположение_1 для Веталь (№3)[/b]\n"
+        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате "
+        "[b]кухне[/b].\n"
+        "СТАТУС"
+    )
+    lines = parse(snippet)
+    assert [(line.line_no, line.move) for line in lines] == [(1, None), (3, Status())]
+    error = lines[0].error
+    assert isinstance(error, InvalidMove)
+    assert (error.code, error.params["number"]) == ("pasted_snippet", 3)
+    assert render("ru", error.code, error.params) == (
+        "Это текст для форума, который pbp прислал вам для предположения №3 (его место — в "
+        "треде игры): ничего не сделано, предположение №3 остаётся каким было. Новое "
+        "предположение пишите командой, одной строкой."
+    )
+    # The seed's heading as a player writes it, without pbp's number, is a suggestion.
+    written = parse(
+        "Предположение_1 для Веталь\nЯ думаю, что убийство совершила Краснова, орудием "
+        "ножом в комнате кухне."
+    )
+    assert [line.move for line in written] == [Suggest("Краснова", "нож", "кухня", "Веталь")]
 
 
 @pytest.mark.parametrize("locale", ["ru", "en"])

@@ -187,6 +187,48 @@ def test_the_exact_name_wins_over_another_players_case_form() -> None:
     assert names.match("Ником") == "Ник"
 
 
+def test_M3_a_kill_order_takes_no_name_that_is_one_seats_and_anothers_case_form() -> None:
+    # «Ника» is Ника's name and Ник's accusative (the form pbp itself writes: «убить
+    # Ника»): a vote may take the exact name, a kill order is refused until the maniac
+    # writes the name as listed, in quotes.
+    cast = ["Лев", "Ник", "Ника", "Мария"]
+    [kill] = parse_maniac("УБИТЬ Ника", cast)
+    assert kill.move is None
+    assert isinstance(kill.error, AmbiguousMove)
+    assert (kill.error.code, kill.error.params["candidates"]) == (
+        "ambiguous_target",
+        ["Ник", "Ника"],
+    )
+    assert [p.move for p in parse_maniac("УБИТЬ «Ника»", cast)] == [Kill(("Ника",))]
+    assert [p.move for p in parse_maniac('KILL "Ника" NIGHT 2', cast)] == [Kill(("Ника",), 2)]
+    assert [p.move for p in parse_maniac("УБИТЬ Ник", cast)] == [Kill(("Ник",))]
+    assert [p.move for p in parse_maniac("УБИТЬ Марию", cast)] == [Kill(("Мария",))]
+    assert [p.move for p in parse_maniac("ГОЛОС Ника", cast)] == [Vote("Ника")]
+    [both] = parse_maniac("УБИТЬ Ника и Льва", cast)
+    assert both.error is not None and both.error.code == "ambiguous_target"
+
+
+@pytest.mark.parametrize(
+    ("locale", "text"),
+    [
+        (
+            "ru",
+            "«Ника» может означать разных игроков: Ник, Ника. В заказе цель называют "
+            "наверняка: напишите имя, как оно в списке, в кавычках, например: УБИТЬ «Ника».",
+        ),
+        (
+            "en",
+            '"Ника" may name several players: Ник, Ника. A kill order names its target for '
+            "certain: write the name as it is listed, in quotes, for example: KILL «Ника».",
+        ),
+    ],
+)
+def test_M3_the_refusal_of_an_ambiguous_target_shows_the_way_out(locale: str, text: str) -> None:
+    [kill] = parse_maniac("УБИТЬ Ника", ["Лев", "Ник", "Ника"])
+    assert kill.error is not None
+    assert RENDERER.error(kill.error.code, kill.error.params, locale=locale) == text
+
+
 # --- names refused ---
 
 
@@ -241,8 +283,8 @@ def test_a_name_matching_two_players_is_ambiguous() -> None:
         "«Нику» подходит сразу к нескольким: Ник, Ника. "
         "Напишите имя полностью и пришлите ход ещё раз."
     )
-    error = only_error("УБИТЬ Васю и Нику")
-    assert (error.code, error.params["candidates"]) == ("ambiguous_name", ["Ник", "Ника"])
+    error = only_error("УБИТЬ Васю и Нику")  # in an order: ambiguous_target (M3)
+    assert (error.code, error.params["candidates"]) == ("ambiguous_target", ["Ник", "Ника"])
 
 
 # --- nights (M3) ---
@@ -510,6 +552,7 @@ def test_commands_after_the_limit_are_refused_once() -> None:
 SAMPLES = [
     "ГОЛОС за Ваюс",
     "ГОЛОС Нику",
+    "УБИТЬ Нику",
     "ГОЛОС",
     "UNVOTE Петя",
     "УБИТЬ ночь 1",

@@ -739,3 +739,27 @@ def test_P1_the_day_a_game_ends_on_reads_as_ended_and_is_kept(table: Table) -> N
     assert run_ok(config, "post", "seed-000", "--day", "1") == day1
     final = run_ok(config, "post", "seed-000")
     assert final == table.store.recorded_post("seed-000", "final", 2, "bbcode")
+
+
+def test_C4_the_forum_snippet_mailed_back_is_not_a_second_suggestion(tmp_path: Path) -> None:
+    # Found by a hostile probe: the two lines pbp gives for the forum, mailed back as
+    # they are, made suggestion №2 and sent the addressee a second notice.
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()  # the start's
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+    reply = next(m for m in table.new_mail() if m["To"] == "cross@example.test")
+    lines = body(reply).split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("[b]Предположение_1"))
+    assert lines[start] == "[b]Предположение_1 для Дуг (№1)[/b]"
+    table.send("Кросс", *lines[start : start + 2], at=utc(2026, 12, 1, 17, 10))
+    table.run(utc(2026, 12, 1, 17, 11))
+    mails = table.new_mail()
+    assert summary(mails) == [("cross@example.test", "Re: ход")]
+    assert (
+        "Это текст для форума, который pbp прислал вам для предположения №1 (его место — в "
+        "треде игры): ничего не сделано, предположение №1 остаётся каким было."
+    ) in body(mails[0])
+    assert "№2" not in body(mails[0])
+    table.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from pbp import catalogs
 from pbp.cli.common import _behind, _inbox, _load, _service, _transport, _when, log
 from pbp.config import Config
 from pbp.daemon import explain_fault
@@ -52,6 +53,9 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
             f"{config_path}: error: environment variable {name} (password_env) is not set",
             err=True,
         )
+    damaged = catalogs.problems()  # pbp's own texts and keywords, installed with it
+    for problem in damaged:
+        click.echo(f"error: {problem}", err=True)
     lacking = None
     if Path(config.store).exists():  # a game started: its players are fixed
         with Store(config.store) as store:
@@ -64,7 +68,7 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
                 lacking = missing_games(config, store)
     if lacking is not None:
         click.echo(f"{config_path}: error: {lacking}", err=True)
-    if missing or lacking is not None:
+    if missing or damaged or lacking is not None:
         raise click.exceptions.Exit(1)
     games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
     click.echo(f"{config_path}: OK: {games}")
@@ -111,6 +115,9 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
     config = _load(config_path)
     _check_run_options(config, config_path, once=once, now=now, only=only)
     _require_secrets(config, config_path)
+    damaged = catalogs.problems()
+    if damaged:  # every text would come out wrong: refuse before any mail is read
+        raise click.ClickException("pbp's texts are damaged: " + "; ".join(damaged))
     with writer_lock(config.store) as mine:
         if not mine:
             raise click.ClickException(

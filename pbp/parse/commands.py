@@ -396,8 +396,10 @@ class PlayerNames:
         never loads the dictionary."""
         return _seats(self.players)
 
-    def match(self, text: str) -> str:
-        """The player ``text`` names.
+    def match(self, text: str, *, strict: bool = False) -> str:
+        """The player ``text`` names. ``strict``: even the exact name is ambiguous when
+        it is also another seat's case form (``Ника`` when Ник and Ника play: Ник's
+        accusative), for an order that cannot be taken back unseen (a kill, M3).
 
         :raises InvalidMove: ``unknown_name`` (``word``: ``text`` cleaned, without
             leading prepositions when the longest name is shorter; ``suggestion``,
@@ -406,21 +408,21 @@ class PlayerNames:
         :raises AmbiguousMove: ``ambiguous_name`` (``word``, ``candidates``, ``kind``).
         """
         text, dropped = self._trim(text)
-        found = self._candidates(text, dropped)
+        found = self._candidates(text, dropped, strict=strict)
         if len(found) == 1:
             return found[0]
         if found:
             raise AmbiguousMove("ambiguous_name", word=text, candidates=found, kind="player")
         return self.matcher.match(text)
 
-    def lookup(self, text: str) -> str | None:
+    def lookup(self, text: str, *, strict: bool = False) -> str | None:
         """The player ``text`` names, or None (unknown or ambiguous); as :meth:`match`
         but without working out a suggestion, for trying many pieces of a text.
 
         >>> PlayerNames(["Вася", "Петя"]).lookup("за Васю"), PlayerNames(["Вася"]).lookup("Ваюс")
         ('Вася', None)
         """
-        found = self._candidates(*self._trim(text))
+        found = self._candidates(*self._trim(text), strict=strict)
         if len(found) == 1:
             return found[0]
         if found:
@@ -428,9 +430,12 @@ class PlayerNames:
         stemmed = self.matcher.segment(text)
         return stemmed[0] if stemmed is not None and len(stemmed) == 1 else None
 
-    def _candidates(self, text: str, after_preposition: bool = False) -> list[str]:
+    def _candidates(
+        self, text: str, after_preposition: bool = False, *, strict: bool = False
+    ) -> list[str]:
         """The players ``text`` names exactly or by a case form (several: ambiguous).
-        ``after_preposition``: prepositions were dropped before ``text``."""
+        ``after_preposition``: prepositions were dropped before ``text``; ``strict``:
+        as :meth:`match`."""
         words = normalize(text)
         phrasings = [words]
         while len(words) > 1 and words[0] in PREPOSITIONS:
@@ -442,6 +447,9 @@ class PlayerNames:
             # left to the forms below, which hold every seat's nominative too.
             bare = i == 0 and not after_preposition
             if len(exact) == 1 and (bare or len(phrasing) > 1):
+                others = self._index.forms.get(phrasing[0], ()) if len(phrasing) == 1 else ()
+                if strict and len(others) > 1:
+                    return list(others)
                 return list(exact)
         for phrasing in phrasings:
             if len(phrasing) == 1 and phrasing[0] in self._index.forms:

@@ -77,6 +77,8 @@ command as read, markup removed):
   ``line`` is its first 60 characters (right-stripped) and ``"…"``.
 - ``too_many_commands`` — the command line after the first ``limit``
   (:data:`COMMAND_LIMIT`); nothing after it is read.
+- ``pasted_snippet`` — a seed-form heading with pbp's ``(№N)``: ``number`` (N), the
+  suggestion that snippet shows, which is not made a second time.
 
 A mail with no command at all is the caller's case: template ``no_command``.
 """
@@ -131,6 +133,7 @@ ERROR_CODES = (
     "unknown_command",
     "line_too_long",
     "too_many_commands",
+    "pasted_snippet",
 )
 
 #: One command line of a mail (:class:`pbp.parse.commands.ParsedLine`); a seed-form
@@ -209,7 +212,7 @@ _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
 _HEADING = re.compile(
     r"^предположение(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
-    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?(?:\s*\(\s*[№#]?\s*\d+\s*\)?)?"
+    r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?(?:\s*\(\s*[№#]?\s*(?P<echo>\d+)\s*\)?)?"
     r"\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
     re.IGNORECASE,
 )
@@ -589,6 +592,15 @@ def _seed_form(
     """The seed-001 heading at ``lines[index]`` and its sentence → ``(last line used,
     ParsedLine)``. The sentence may follow on the heading line itself."""
     head_text = lines[index].strip()
+    if heading.group("echo"):
+        # pbp's own snippet of a suggestion already made: its sentence lines go with it.
+        last = index
+        if not heading.group("sentence"):
+            found, _too_long_line = _sentence_lines(lines, quoted, index + 1)
+            last = found[-1][0] if found else index
+        number = int(heading.group("echo"))
+        error = InvalidMove("pasted_snippet", line=_read(head_text), number=number)
+        return last, ParsedLine(index + 1, head_text, None, error)
     if heading.group("sentence"):
         sentence_lines = [(index, heading.group("sentence"))]
     else:

@@ -53,6 +53,10 @@ command as read, markup removed):
 - ``unknown_name`` — ``word``, ``suggestion`` (str or None), ``allowed`` (every
   player), ``kind`` (``"player"``).
 - ``ambiguous_name`` — ``word``, ``candidates``, ``kind`` (``"player"``).
+- ``ambiguous_target`` — a kill order's name that is one seat's name and another's
+  case form (``УБИТЬ Ника`` when Ник and Ника play): as ``ambiguous_name``; the order
+  names a player only written as listed, in quotes (``УБИТЬ «Ника»``), or by a form
+  of one seat alone (``УБИТЬ Ник``).
 - ``vote_syntax`` — a vote naming no player or two (``ГОЛОС Катю и Петю``), or asking
   for both cell and prison: ``players``, ``example`` ({``player``}).
 - ``unvote_syntax`` — words after ``UNVOTE``: ``word`` (those words).
@@ -83,7 +87,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pbp import keywords
-from pbp.core.events import InvalidMove, MoveError
+from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.parse import commands
 from pbp.parse.body import unquote_forum
@@ -102,6 +106,7 @@ from pbp.parse.names import PREPOSITIONS, closest_keyword, normalize, stem
 ERROR_CODES = (
     "unknown_name",
     "ambiguous_name",
+    "ambiguous_target",
     "vote_syntax",
     "unvote_syntax",
     "kill_syntax",
@@ -269,6 +274,8 @@ def reserved_word(name: str) -> str | None:
 #: Where chat after a name begins: a punctuation mark, or a dash between spaces.
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
 _ORDER_CHAT_START = re.compile(r"\s*(?:[.!?;(]|\s[—–-]\s)")
+#: A target written in quotes: exactly the player of that name (``УБИТЬ «Ника»``).
+_QUOTED_NAME = re.compile(r"[«\"„“](?P<name>[^«»\"„“”]+)[»\"“”]?")  # the reader may cut »
 _SEPARATORS = " \t:,—–-"
 
 
@@ -312,6 +319,14 @@ class _Reader:
         :raises InvalidMove: ``unknown_name``, ``kill_syntax``, ``duplicate_target``.
         :raises AmbiguousMove: ``ambiguous_name``.
         """
+        exact = _QUOTED_NAME.fullmatch(text.strip())
+        if exact is not None:  # «Ника»: the player of that very name (the way out below)
+            try:
+                named = self.names.match(exact.group("name"))
+            except MoveError as refusal:
+                refusal.params["line"] = line
+                raise
+            return self._checked((named,), line)
         error: MoveError | None = None
         for candidate in _name_texts(text, _ORDER_CHAT_START):
             try:
@@ -322,7 +337,15 @@ class _Reader:
         else:
             assert error is not None
             error.params["line"] = line
+            if error.code == "ambiguous_name":
+                # A form of one seat that is another's name: the order names nobody
+                # until the maniac writes the name as listed, in quotes.
+                raise AmbiguousMove("ambiguous_target", **error.params)
             raise error
+        return self._checked(found, line)
+
+    def _checked(self, found: tuple[str, ...], line: str) -> tuple[str, ...]:
+        """``found`` as the targets of one order (M3, M5), or its refusal."""
         if not found or len(found) > MAX_TARGETS:
             raise InvalidMove("kill_syntax", line=line, count=len(found), example=self.example())
         if len(set(found)) < len(found):
@@ -332,12 +355,13 @@ class _Reader:
     def _targets(self, text: str) -> tuple[str, ...]:
         if not normalize(text):
             return ()
+        # Strict: a kill is not to be guessed between Ник and Ника by «Ника» (M3).
         try:
-            return (self.names.match(text),)
+            return (self.names.match(text, strict=True),)
         except MoveError as whole:
             parts = [p for p in _v().name_split.split(text) if normalize(p)]
             if len(parts) > 1:
-                return tuple(self.names.match(p) for p in parts)
+                return tuple(self.names.match(p, strict=True) for p in parts)
             return self._segment(text, whole)
 
     def _segment(self, text: str, whole: MoveError) -> tuple[str, ...]:
@@ -354,7 +378,7 @@ class _Reader:
                 i += 1
                 continue
             for count in range(min(self.names.matcher.max_words, len(words) - i), 0, -1):
-                name = self.names.lookup(" ".join(words[i : i + count]))
+                name = self.names.lookup(" ".join(words[i : i + count]), strict=True)
                 if name is not None:
                     found.append(name)
                     i += count
