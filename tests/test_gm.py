@@ -215,9 +215,7 @@ def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) ->
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     mails = table.new_mail()
     answer = body(next(m for m in mails if m["Subject"] == "Re: команды"))
-    assert (
-        "> ПРОДЛИТЬ много\nНе выполнено. Команда ГМа записана не так. Пишите так: " in answer
-    )
+    assert "> ПРОДЛИТЬ много\nНе выполнено. Команда ГМа записана не так. Пишите так: " in answer
     assert "Игра на паузе." in answer
     assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
 
@@ -693,9 +691,8 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 18, 12))
     assert table.run(utc(2026, 12, 1, 18, 13)) == ["status"]
     (status,) = table.new_mail()
-    assert (
-        "ГМ исключил вас из игры; на адресованные вам предположения отвечает ГМ.\n"
-        in (body(status))
+    assert "ГМ исключил вас из игры; на адресованные вам предположения отвечает ГМ.\n" in (
+        body(status)
     )
     assert "неверного обвинения" not in body(status)
     table.run(utc(2026, 12, 1, 19, 31))
@@ -740,8 +737,7 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
         f"- №6 · 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
         "**Маша**, **Пистолет**, **Спальня**.",
         f"- №7 · 01.12.2026 21:00{zone} (ГМ): Дуг опровергает №1.",
-        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): "
-        "Дуг показывает игроку Кросс карту **Спальня**.",
+        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): Дуг показывает игроку Кросс карту **Спальня**.",
         f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за игрока Дуг: "
         "«опровержение спальня» — потеря.",
         f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 ч.",
