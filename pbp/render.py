@@ -19,6 +19,7 @@ serves both post formats:
 - ``name|inflect("dat")`` — a player's name in another case, with his gender
   (the context's ``genders``) where Russian needs it (:func:`inflect_name`); unchanged
   in English.
+- ``items|and_list`` — items joined by "and" in the locale's words (:func:`and_list`).
 - ``s|murder`` — the words of the seed's sentence for the cards of a suggestion,
   accusation or solution: which of its three forms (a man, a woman, the
   nominative) and the weapon and room in their cases (:func:`murder_words`).
@@ -302,6 +303,31 @@ def murder_words(ctx: jinja2.runtime.Context, s: Mapping[str, Any]) -> dict[str,
     if with_weapon is None or in_room is None:
         return nominative
     return {"form": gender, "suspect": suspect, "weapon": with_weapon, "room": in_room}
+
+
+_POST_FORMATS: dict[str, PostFormat] = {"bbcode": "bbcode", "markdown": "markdown"}
+
+
+@jinja2.pass_context
+def and_list(ctx: jinja2.runtime.Context, items: Iterable[object]) -> str:
+    """``items|and_list``: the items joined by "and", each pair in turn by the
+    catalog's message ("3", "3 and 4", ru «Саша и Оля»), so that a new language (and
+    the test's pseudo-locale) translates it with its catalog; "" for none.
+
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env.from_string("{{ [1, 2]|and_list }}").render()
+    '1 и 2'
+    """
+    gettext = ctx.resolve("gettext")
+    shown = list(items)
+    if not shown:
+        return ""
+    fmt = str(ctx.resolve("fmt"))
+    text: object = inert(shown[0], "text" if fmt == "text" else _POST_FORMATS[fmt])
+    for item in shown[1:]:
+        text = gettext("%(first)s and %(last)s", first=text, last=item)
+    return str(text) if fmt == "text" else Markup(text)
 
 
 def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str) -> str:
@@ -617,6 +643,7 @@ class Renderer:
             "inflect": inflect_name,
             "gender": gender_of_name,
             "murder": murder_words,
+            "and_list": and_list,
             "dt": datetime_filter(fmt),
             "sha256": lambda text: commitment(str(text)),
         }
