@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from pbp.core.events import Event
 from pbp.core.kind import ParsedCommand
 from pbp.games.cluedo import views
 from pbp.games.cluedo.cards import Cards, Help, Status
@@ -52,10 +51,6 @@ class CluedoKind:
             )
             for line in lines
         ]
-
-    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
-        """Nothing: Cluedo's posts lay out their events."""
-        return {}
 
     def gm_facts(
         self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
