@@ -307,9 +307,9 @@ _POST_FORMATS: dict[str, PostFormat] = {"bbcode": "bbcode", "markdown": "markdow
 
 @jinja2.pass_context
 def and_list(ctx: jinja2.runtime.Context, items: Iterable[object]) -> str:
-    """``items|and_list``: the items joined by "and", each pair in turn by the
-    catalog's message ("3", "3 and 4", ru «Саша и Оля»), so that a new language (and
-    the test's pseudo-locale) translates it with its catalog; "" for none.
+    """``items|and_list``: the items joined by commas and the catalog's "and" before
+    the last ("3", "3 and 4", "1, 2 and 3", ru «Саша и Оля»), so that a new language
+    (and the test's pseudo-locale) translates it with its catalog; "" for none.
 
     >>> from pathlib import Path
     >>> env = Renderer(Path("templates"))._env("ru", "text")
@@ -321,9 +321,13 @@ def and_list(ctx: jinja2.runtime.Context, items: Iterable[object]) -> str:
     if not shown:
         return ""
     fmt = str(ctx.resolve("fmt"))
-    text: object = inert(shown[0], "text" if fmt == "text" else _POST_FORMATS[fmt])
-    for item in shown[1:]:
-        text = gettext("%(first)s and %(last)s", first=text, last=item)
+    parts = [inert(item, "text" if fmt == "text" else _POST_FORMATS[fmt]) for item in shown]
+    if len(parts) == 1:
+        return parts[0]
+    first = ", ".join(parts[:-1])
+    text = gettext(
+        "%(first)s and %(last)s", first=first if fmt == "text" else Markup(first), last=parts[-1]
+    )
     return str(text) if fmt == "text" else Markup(text)
 
 

@@ -15,7 +15,7 @@ from pbp.games.cluedo import views as cluedo
 from pbp.games.cluedo_days import views as days
 from pbp.games.cluedo_rounds import views as rounds
 from pbp.games.maniac import views as maniac
-from pbp.render import Renderer
+from pbp.render import Format, Renderer
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -226,14 +226,18 @@ def test_maniac_start_view_is_the_game_started() -> None:
 
 def test_and_list_joins_by_the_catalog() -> None:
     renderer = Renderer(TEMPLATES)
+    cases: list[tuple[str, Format]] = [("ru", "text"), ("en", "bbcode")]
     shown = {
         (locale, fmt): renderer._env(locale, fmt)
         .from_string("{{ items|and_list }}")
         .render(items=["Саша", "[b]Оля[/b]", "3"])
-        for locale, fmt in [("ru", "text"), ("en", "bbcode")]
+        for locale, fmt in cases
     }
     assert shown == {
-        ("ru", "text"): "Саша и [b]Оля[/b] и 3",
-        ("en", "bbcode"): "Саша and [\u200bb]Оля[\u200b/b] and 3",
+        ("ru", "text"): "Саша, [b]Оля[/b] и 3",
+        ("en", "bbcode"): "Саша, [\u200bb]Оля[\u200b/b] and 3",
     }
-    assert renderer._env("en", "text").from_string("{{ []|and_list }}|").render() == "|"
+    text = renderer._env("ru", "text")
+    assert text.from_string(
+        "{{ [1, 2]|and_list }}|{{ [3]|and_list }}|{{ []|and_list }}|"
+    ).render() == ("1 и 2|3||")
