@@ -196,7 +196,9 @@ class Mailer:
         # The record of its moment: `pbp post` prints it from now on (rule P1).
         self.store.record_post(game.id, post, day, posts)
         private = [event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
-        context = {"private": private, "day": day, "part": "private"}
+        # Which of them the GM's mail beside the post lists: the kind's decision.
+        facts = list(KINDS[game.kind].gm_facts(post, day, private))
+        context = {"private": facts, "day": day, "part": "private"}
         subject, body = self._gm_render(game, f"gm_{post}", context)
         if body.strip():
             self._gm_send(game, subject, body, now)

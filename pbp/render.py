@@ -19,6 +19,7 @@ serves both post formats:
 - ``name|inflect("dat")`` — a player's name in another case, with his gender
   (the context's ``genders``) where Russian needs it (:func:`inflect_name`); unchanged
   in English.
+- ``items|and_list`` — items joined by "and" in the locale's words (:func:`and_list`).
 - ``s|murder`` — the words of the seed's sentence for the cards of a suggestion,
   accusation or solution: which of its three forms (a man, a woman, the
   nominative) and the weapon and room in their cases (:func:`murder_words`).
@@ -27,14 +28,15 @@ serves both post formats:
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
-a blank line in Markdown, one newline otherwise); ``of_kind(events, *kinds)``, ``one(events, kind,
-day=None)``, ``suggestions(events)`` (each suggestion joined with its answer) and
-``post(name, events, fmt, **context)`` which renders a public post from inside a mail
-(the events are filtered to public ones on the way, as in :meth:`Renderer.public_post`).
+a blank line in Markdown, one newline otherwise) and ``post(name, events, fmt,
+**context)`` which renders a public post from inside a mail (the events are filtered
+to public ones on the way, as in :meth:`Renderer.public_post`). There is no global
+working on events, and the text layer knows no game: templates hold no game logic.
 
-A public post also gets ``view``, what its game computes that it shows (a vote count,
-a result: :meth:`pbp.core.kind.GameKind.post_view`), so that its template only lays
-it out.
+A public post gets ``view``, what its game computes that it shows (a vote count, a
+result, the answers of a suggestion, who is still in the game:
+:meth:`pbp.core.kind.GameKind.post_view`), and its template only lays it out; a mail
+gets what it shows in its context, computed by the kind (``status``, ``view``).
 
 Outside text (names, notes, cards from ``games.yaml``) is inert in posts: see
 :class:`Renderer` and :mod:`pbp.inert`.
@@ -78,10 +80,6 @@ PostFormat = Literal["bbcode", "markdown"]
 Format = Literal["bbcode", "markdown", "text"]
 LOCALES = catalogs.LOCALES
 FORMATS: tuple[Format, ...] = ("bbcode", "markdown", "text")
-
-
-#: Kinds of public Cluedo events that carry a suggestion (``sugg`` fields).
-_ANSWERS = ("refuted", "not_refuted")
 
 
 # --- filters (pure functions; bound to a format/locale per environment) ---
@@ -304,6 +302,35 @@ def murder_words(ctx: jinja2.runtime.Context, s: Mapping[str, Any]) -> dict[str,
     return {"form": gender, "suspect": suspect, "weapon": with_weapon, "room": in_room}
 
 
+_POST_FORMATS: dict[str, PostFormat] = {"bbcode": "bbcode", "markdown": "markdown"}
+
+
+@jinja2.pass_context
+def and_list(ctx: jinja2.runtime.Context, items: Iterable[object]) -> str:
+    """``items|and_list``: the items joined by commas and the catalog's "and" before
+    the last ("3", "3 and 4", "1, 2 and 3", ru «Саша и Оля»), so that a new language
+    (and the test's pseudo-locale) translates it with its catalog; "" for none.
+
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env.from_string("{{ [1, 2]|and_list }}").render()
+    '1 и 2'
+    """
+    gettext = ctx.resolve("gettext")
+    shown = list(items)
+    if not shown:
+        return ""
+    fmt = str(ctx.resolve("fmt"))
+    parts = [inert(item, "text" if fmt == "text" else _POST_FORMATS[fmt]) for item in shown]
+    if len(parts) == 1:
+        return parts[0]
+    first = ", ".join(parts[:-1])
+    text = gettext(
+        "%(first)s and %(last)s", first=first if fmt == "text" else Markup(first), last=parts[-1]
+    )
+    return str(text) if fmt == "text" else Markup(text)
+
+
 def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str) -> str:
     """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
     IANA name; None: its own zone), written by Babel with ``pattern`` (CLDR's date
@@ -348,46 +375,7 @@ def tidy(text: str) -> str:
     return joined.strip("\n") + "\n"
 
 
-# --- template globals working on events ---
-
-
-def of_kind(events: Iterable[Event], *kinds: str) -> list[Event]:
-    """The events of the given kinds, in order."""
-    return [e for e in events if e.kind in kinds]
-
-
-def one(events: Iterable[Event], kind: str, day: int | None = None) -> Event:
-    """The last event of ``kind`` (with ``data["day"] == day`` when ``day`` is given).
-
-    :raises LookupError: there is none (the caller passed the wrong events).
-    """
-    found = [e for e in events if e.kind == kind and (day is None or e.data.get("day") == day)]
-    if not found:
-        where = "" if day is None else f" for day {day}"
-        raise LookupError(f"no {kind!r} event{where} among the events given to the template")
-    return found[-1]
-
-
-def suggestions(events: Iterable[Event]) -> list[dict[str, Any]]:
-    """Every ``suggestion_made`` joined with its answer, by number.
-
-    Each item: the ``sugg`` fields plus ``answer`` (``"refuted"``, ``"not_refuted"`` or
-    None while unanswered) and ``by_gm`` (bool). Example:
-    ``{"number": 7, "day": 2, "ordinal": 1, "suggester": "Неташка", "addressee": "Веталь",
-    "suspect": "Краснова", "weapon": "нож", "room": "кухня", "answer": "refuted",
-    "by_gm": False}``. A suggestion known only from its answer is included too; one the
-    GM voided (``suggestion_voided``) is left out.
-    """
-    items: dict[int, dict[str, Any]] = {}
-    for event in events:
-        if event.kind == "suggestion_made":
-            items.setdefault(event.data["number"], {**event.data, "answer": None, "by_gm": False})
-        elif event.kind in _ANSWERS:
-            item = items.setdefault(event.data["number"], {**event.data})
-            item.update(answer=event.kind, by_gm=bool(event.data.get("by_gm", False)))
-        elif event.kind == "suggestion_voided":  # cancelled by the GM (pbp void)
-            items.pop(event.data["number"], None)
-    return [items[n] for n in sorted(items)]
+# --- the events a public post may see ---
 
 
 def public_only(events: Iterable[Event]) -> list[Event]:
@@ -617,6 +605,7 @@ class Renderer:
             "inflect": inflect_name,
             "gender": gender_of_name,
             "murder": murder_words,
+            "and_list": and_list,
             "dt": datetime_filter(fmt),
             "sha256": lambda text: commitment(str(text)),
         }
@@ -634,9 +623,6 @@ class Renderer:
             fmt=fmt,
             locale=locale,
             br="\n\n" if fmt == "markdown" else "\n",
-            of_kind=of_kind,
-            one=one,
-            suggestions=suggestions,
             post=self._post_global(locale),
         )
         return env

@@ -48,7 +48,7 @@ from pbp.outbox import flush
 from pbp.outcome import Outcome
 from pbp.parse.mime import Letter, read_letter
 from pbp.ratelimit import AnswerLimit
-from pbp.render import Renderer
+from pbp.render import Renderer, public_only
 from pbp.seats import missing_games
 from pbp.store import GM_SEAT, OutgoingMail, Store
 from pbp.table import GameTable
@@ -316,6 +316,9 @@ class Service:
             for player in game.players:
                 self.store.add_token(self.new_token(), game.id, player.name, player.email)
             self.store.add_token(self.new_token(), game.id, GM_SEAT, game.gm)
+            # What the welcome shows of the game dealt (its players, cards, rules) and
+            # what the GM sheet shows (solution, hands or roles): the kind's views.
+            welcome = kind.post_view("welcome", public_only(step.events), None)
             for player in game.players:
                 self.mail.player(
                     game,
@@ -324,10 +327,17 @@ class Service:
                     {
                         "status": kind.status(step.state, player.name),
                         "events": visible(step.events, player.name),
+                        "view": welcome,
                     },
                     now,
                 )
-            self.mail.gm(game, "gm_sheet", {"events": list(step.events), "seed": seed}, now)
+            sheet = kind.gm_view(kind.with_history(step.state, lambda: step.events))
+            self.mail.gm(
+                game,
+                "gm_sheet",
+                {"events": list(step.events), "seed": seed, "view": sheet},
+                now,
+            )
             self.mail.gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 

@@ -15,6 +15,7 @@ import pytest
 
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
+from pbp.games.cluedo.views import start_view
 from pbp.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -736,6 +737,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
         timezone="Europe/Moscow",
         status=status,
         events=[GAME_STARTED],
+        view=start_view([GAME_STARTED]),
     )
     assert subject == "[exler-1] Клуэдо: ваши карты"
     assert "Ваши карты: Краснова, нож, кухня.\n" in body
@@ -1040,22 +1042,21 @@ def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_round
 def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
     renderer: Renderer,
 ) -> None:
-    deal = Event(
-        "deal",
-        Visibility.GM,
-        {
-            "solution": {"suspect": "Горчица", "weapon": "верёвка", "room": "столовая"},
-            "hands": GAME_OVER.data["hands"],
-            "canonical": CANONICAL,
-        },
-    )
+    sheet = {
+        "solution": {"suspect": "Горчица", "weapon": "верёвка", "room": "столовая"},
+        "players": [
+            {"name": p, "character": None, "hand": hand}
+            for p, hand in GAME_OVER.data["hands"].items()
+        ],
+        "canonical": CANONICAL,
+    }
     _, body = renderer.private_mail(
         "gm_sheet",
         locale="ru",
         kind="cluedo_rounds",
         game="t-1",
         seed=1234,
-        events=[GAME_STARTED, deal],
+        view=sheet,
         gm_address="gm+token@example.test",
     )
     assert body.count("Ваш адрес ГМа для команд") == 1

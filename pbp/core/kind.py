@@ -20,17 +20,26 @@ game", lists the files):
   (STATUS, HELP: :attr:`ParsedCommand.private`) is answered by its class name
   lower-cased, so call them ``Status`` and ``Help``.
 - **Templates** (``templates/<kind>/``, or :attr:`GameKind.templates`; words as
-  gettext messages, :mod:`pbp.catalogs`), with the
-  context each gets: ``mail/welcome.j2`` (``status``, ``events``: the start's),
+  gettext messages, :mod:`pbp.catalogs`) hold no game logic: the kind computes what
+  each shows (its views) and the template only lays it out (prints fields, chooses
+  between whole messages by a value given, loops over lists given, includes parts);
+  the text layer offers no global working on events. The context each gets:
+  ``mail/welcome.j2`` (``status``, ``view``: :meth:`GameKind.post_view` ``("welcome")``
+  of the start's public events, ``events``: the start's),
   ``mail/reply.j2`` (``results``, ``player``, ``looks_quoted``, ``ignored``),
-  ``mail/help.j2``, ``mail/reminder.j2`` (``duties``, ``close_at``),
-  ``mail/gm_sheet.j2`` (``events``, ``seed``), ``mail/gm_show.j2``, one
-  ``mail/gm_<post>.j2`` per post it mails, every template its
-  :meth:`GameKind.notifications` name; ``posts/opening.j2``,
+  ``mail/help.j2`` (``view``: ``post_view("help")`` of the ``game_started``),
+  ``mail/reminder.j2`` (``duties``, ``close_at``),
+  ``mail/gm_sheet.j2`` (``view``: :meth:`GameKind.gm_view` of the game dealt,
+  ``seed``, ``events``), ``mail/gm_show.j2`` (``view``: ``gm_view``), one
+  ``mail/gm_<post>.j2`` per post it mails (``part``; ``private``: the GM-only facts
+  :meth:`GameKind.gm_facts` chose), every template its
+  :meth:`GameKind.notifications` name (their ``context``); ``posts/opening.j2``,
   ``posts/<period_post>.j2``, ``posts/final.j2``, ``posts/move.j2`` (the forum
-  snippet of one move) and its :attr:`GameKind.extra_posts`;
-  ``parts/status.j2`` and ``parts/commands.j2`` (the briefing of a substitute,
-  ``common/mail/briefing.j2``, includes them). Refusal texts are
+  snippet of one move: its public ``events``) and its :attr:`GameKind.extra_posts`,
+  each with ``view``: ``post_view`` of the post;
+  ``parts/status.j2`` (``status``) and ``parts/commands.j2`` (the briefing of a
+  substitute, ``common/mail/briefing.j2``, includes them, with ``status`` and
+  ``view``: ``post_view("help")``). Refusal texts are
   ``errors/<code>.txt``, shared by all kinds: prefix a new kind's codes
   with its name.
 - **Purity.** The import contracts (``pyproject.toml``) hold for every module under
@@ -237,10 +246,23 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         post's view model, which its template gets as ``view`` and only lays out (a
         live count and the result at the close come from one function, rule P1);
         ``{}`` for a post that needs none. :meth:`pbp.render.Renderer.public_post`
-        asks for it.
+        asks for it; the service also asks for ``"welcome"`` (the welcome mail, of the
+        start's public events) and ``"help"`` (the help mail and a substitute's
+        briefing, of the ``game_started``), what those mails show of the game.
 
         :raises LookupError: the moment of that post has not come (no such events yet).
         """
+
+    def gm_facts(
+        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]]:
+        """Which of the GM-only facts logged with the public post ``post`` of ``period``
+        (``private``: the non-public events as dicts ``{kind, visibility, player,
+        **data}``, in log order) the GM's mail beside it lists, in that order (a rule
+        decision: Maniac's morning after night 1 also gives the order its end fixed,
+        M3). The template ``mail/gm_<post>.j2`` (``part="private"``) gets them as
+        ``private`` and lays them out; none: no such mail
+        (:meth:`pbp.mailer.Mailer.gm_post`)."""
 
     def status(self, state: StateT, player: str) -> dict[str, Any]:
         """The private STATUS view of one player (a state given :meth:`with_history`)."""

@@ -396,11 +396,14 @@ class GmDesk:
         """Mail the newcomer at ``seat`` his private ``briefing``: his status (hand or
         role, cards shown to the seat, what the seat owes), with the game's own names
         in the command examples (from ``game_started``)."""
+        events = [s.event for s in self.store.events(game.id, public_only=True)]
         context = {
             "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
             "substitute": name,
             "note": note,
-            "events": [s.event for s in self.store.events(game.id, public_only=True)],
+            "events": events,
+            # What the command help shows of the game (its examples), as in the welcome.
+            "view": kind.post_view("help", events, None),
         }
         self.service.mail.player(game, seat, "briefing", context, now)
 

@@ -109,8 +109,19 @@ class Guess:
         return state
 
     def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
-        """Nothing: the posts lay out their events."""
-        return {}
+        """The opening post shows the game started, the final post the game's end (the
+        data of those events); the others lay out their events."""
+        wanted = {"opening": "game_started", "final": "game_over"}.get(post)
+        found = [e.data for e in events if e.kind == wanted]
+        if wanted is not None and not found:
+            raise LookupError(f"no {wanted} event")
+        return dict(found[-1]) if found else {}
+
+    def gm_facts(
+        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]]:
+        """Every GM-only fact."""
+        return list(private)
 
     def status(self, state: Any, player: str) -> dict[str, Any]:
         """STATUS: the range and one's own guesses."""

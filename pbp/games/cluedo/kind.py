@@ -3,12 +3,12 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from pbp.core.events import Event
 from pbp.core.kind import ParsedCommand
+from pbp.games.cluedo import views
 from pbp.games.cluedo.cards import Cards, Help, Status
 from pbp.games.cluedo.parse import parse_cluedo
 
@@ -52,9 +52,12 @@ class CluedoKind:
             for line in lines
         ]
 
-    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
-        """Nothing: Cluedo's posts lay out their events."""
-        return {}
+    def gm_facts(
+        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]]:
+        """The GM's answers, the cards shown and the accusations:
+        :func:`pbp.games.cluedo.views.gm_facts`."""
+        return views.gm_facts(post, period, private)
 
     def extra_post_number(self, which: str, number: int | None, state: object) -> int:
         """Cluedo has no extra posts. :raises LookupError: always."""

@@ -105,7 +105,7 @@ from pbp.games.cluedo_days.state import (
     per_addressee_left,
     suggestions_left,
 )
-from pbp.games.cluedo_days.views import duties, gm_view, status
+from pbp.games.cluedo_days.views import duties, gm_view, post_view, status
 
 __all__ = [
     "Accusation",
@@ -122,6 +122,7 @@ __all__ = [
     "is_over",
     "kind",
     "load_state",
+    "post_view",
     "remove",
     "start",
     "status",

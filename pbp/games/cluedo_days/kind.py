@@ -65,6 +65,12 @@ class CluedoDays(CluedoKind):
         """``state`` itself: its snapshot holds what every move and view needs."""
         return state
 
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+        """What a post (or the welcome and help mails) shows of the game: the day's
+        suggestions with their answers, penalties and allowances (D6, D7), the final
+        post's last day: :func:`pbp.games.cluedo_days.views.post_view`."""
+        return engine.post_view(post, events, period)
+
     def status(self, state: DaysState, player: str) -> dict[str, Any]:
         """The STATUS view."""
         return engine.status(state, player)

@@ -1,15 +1,21 @@
 """The views of a Cluedo-by-days game (rules C1–C7, D1–D8 of RULES.md): a player's
-``STATUS`` answer, what his reminder lists, and everything the GM sees. Pure;
+``STATUS`` answer, what his reminder lists, everything the GM sees, and what the
+public posts show (:func:`post_view`: the day's suggestions with their answers,
+penalties and allowances; the final post's last day). Pure;
 re-exported by :mod:`pbp.games.cluedo_days.engine`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
+from pbp.core.events import Event
 from pbp.fairness import commitment
 from pbp.games.cluedo.cards import CATEGORIES
+from pbp.games.cluedo.views import commands_of, start_view, suggestions
+from pbp.games.cluedo.views import final_view as over_view
 from pbp.games.cluedo_days.state import (
     DaysState,
     allowance,
@@ -112,4 +118,84 @@ def gm_view(state: DaysState) -> dict[str, Any]:
         "accusations": [dataclasses.asdict(a) for a in state.accusations],
         "commitment": commitment(state.canonical),
         "canonical": state.canonical,
+    }
+
+
+# --- the public posts (rules D1, D7, C7) ---
+
+
+def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, Any]:
+    """What the public post ``post`` of game day ``day`` (None: the latest) shows, from
+    the game's PUBLIC ``events`` (in log order): the ``opening`` post and the
+    ``welcome`` mail :func:`pbp.games.cluedo.views.start_view`, the ``day`` post
+    :func:`day_view`, the ``final`` post :func:`final_view`, the ``help`` mail
+    ``{"commands": examples | None}`` (:func:`pbp.games.cluedo.views.commands_of`);
+    ``{}`` for the ``move`` snippet, which lays out its events as they are.
+
+    :raises LookupError: the opening without ``game_started``, the final post of a
+        game not over.
+    """
+    if post in ("opening", "welcome"):
+        return start_view(events)
+    if post == "help":
+        return {"commands": commands_of(events)}
+    if post == "day":
+        return day_view(events, day)
+    if post == "final":
+        return final_view(events)
+    return {}
+
+
+def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
+    """Game day ``day`` (None: the last closed) as its summary post shows it (D6, D7,
+    C5, C6): ``{"day": d, "next": d + 1, "closed": bool (its ``day_closed`` is among ``events``),
+    "over": bool (closed, or the game ended on it: an accusation ends it before the
+    close), "today": [suggestion...] (the day's, with their answers:
+    :func:`pbp.games.cluedo.views.suggestions`), "earlier": [suggestion...] (of earlier
+    days, answered by the GM at this close), "by_gm": [suggestion...] (every one the GM
+    answered at this close), "penalties": [[player, n]...] (n > 0: suggestions fewer
+    the next day), "wrong": [accusation_wrong data...] (the day's), "out": [player...],
+    "allowances": [[player, n]...] (suggestions the next day)}``; a day still open has
+    no penalties, out or allowances.
+    """
+    closes = [e.data for e in events if e.kind == "day_closed"]
+    found = closes[-1:] if day is None else [c for c in closes if c["day"] == day]
+    closed = found[0] if found else None
+    if closed is not None:
+        day = closed["day"]
+    every = suggestions(events)
+    answered = set(closed["gm_answered"]) if closed is not None else set()
+    return {
+        "day": day,
+        "next": None if day is None else day + 1,
+        "closed": closed is not None,
+        "over": closed is not None or any(e.kind == "game_over" for e in events),
+        "today": [s for s in every if s["day"] == day],
+        "earlier": [
+            s for s in every if day is not None and s["day"] < day and s["number"] in answered
+        ],
+        "by_gm": [s for s in every if s["number"] in answered],
+        "penalties": [[p, n] for p, n in (closed["penalties"] if closed else {}).items() if n > 0],
+        "wrong": [e.data for e in events if e.kind == "accusation_wrong" and e.data["day"] == day],
+        "out": list(closed["out"]) if closed else [],
+        "allowances": [[p, n] for p, n in (closed["allowances"] if closed else {}).items()],
+    }
+
+
+def final_view(events: Sequence[Event]) -> dict[str, Any]:
+    """The final post (C7): :func:`pbp.games.cluedo.views.final_view` (winner,
+    solution, hands, canonical, commitment) and the last day, which never closed (C6,
+    D7): ``"day"`` (the day after the last closed), ``"last"`` [suggestion...] and
+    ``"wrong"`` [accusation_wrong data...] of that day.
+
+    :raises LookupError: the game is not over.
+    """
+    view = over_view(events)
+    closed = [int(e.data["day"]) for e in events if e.kind == "day_closed"]
+    last = max(closed) + 1 if closed else 1
+    return {
+        **view,
+        "day": last,
+        "last": [s for s in suggestions(events) if s["day"] == last],
+        "wrong": [e.data for e in events if e.kind == "accusation_wrong" and e.data["day"] == last],
     }

@@ -16,7 +16,7 @@ from pbp.core.events import Event, IllegalMove, Step, Visibility
 from pbp.core.kind import DeadlineCommand, GameKind, PrivateMail
 from pbp.games.cluedo.cards import CluedoMove
 from pbp.games.cluedo.kind import CluedoKind
-from pbp.games.cluedo_rounds import engine
+from pbp.games.cluedo_rounds import engine, views
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
 from pbp.games.cluedo_rounds.state import RoundsState
 
@@ -55,6 +55,12 @@ class CluedoRounds(CluedoKind):
     def remove(self, state: RoundsState, player: str, at: datetime) -> Step:
         """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
         return engine.remove(state, player, at)
+
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+        """What a post (or the welcome and help mails) shows of the game: a turn's
+        suggestions with their answers round the table, whose turn follows:
+        :func:`pbp.games.cluedo_rounds.views.post_view`."""
+        return views.post_view(post, events, period)
 
     def status(self, state: RoundsState, player: str) -> dict[str, Any]:
         """The STATUS view."""

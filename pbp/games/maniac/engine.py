@@ -133,7 +133,7 @@ from pbp.games.maniac.state import (
     standing_votes,
     vote_count,
 )
-from pbp.games.maniac.views import duties, gm_view, post_view, status
+from pbp.games.maniac.views import duties, gm_facts, gm_view, post_view, status
 from pbp.games.maniac.wins import game_over, maniac_team_wins
 
 __all__ = [
@@ -158,6 +158,7 @@ __all__ = [
     "dump_state",
     "duties",
     "end_night",
+    "gm_facts",
     "gm_view",
     "is_over",
     "kind",

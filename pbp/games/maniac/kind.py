@@ -84,6 +84,13 @@ class Maniac:
         :func:`pbp.games.maniac.views.post_view`."""
         return engine.post_view(post, events, period)
 
+    def gm_facts(
+        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]]:
+        """The GM-only facts beside a post (M3: the morning after night 1 also gives the
+        order its end fixed): :func:`pbp.games.maniac.views.gm_facts`."""
+        return engine.gm_facts(post, period, private)
+
     def status(self, state: ManiacState, player: str) -> dict[str, Any]:
         """The STATUS view."""
         return engine.status(state, player)

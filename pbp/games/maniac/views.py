@@ -216,7 +216,53 @@ def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, 
         return final_view(events)
     if post == "help":
         return {"commands": commands_of(events)}
+    if post in ("opening", "welcome"):
+        return start_view(events)
     return {}
+
+
+def start_view(events: Sequence[Event]) -> dict[str, Any]:
+    """What the opening post and the welcome mail show of the game dealt (M1, M2): the
+    ``game_started`` among ``events`` as it is, ``{"game", "day", "players": [{"name",
+    "character"}], "commitment", "fan": bool, "skips": n, "double_kill": bool,
+    "casts_per_target": n, "started_at"}``.
+
+    :raises LookupError: no ``game_started`` among ``events``.
+    """
+    started = [e.data for e in events if e.kind == "game_started"]
+    if not started:
+        raise LookupError("no game_started event")
+    return dict(started[-1])
+
+
+#: The GM-only facts the GM's mail beside each post lists (:func:`gm_facts`).
+_GM_FACTS: dict[str, tuple[str, ...]] = {
+    "evening": ("order_fixed",),  # M3: a day's close fixes the order for the night after next
+    "morning": ("night_resolution",),
+    "final": ("night_resolution",),
+}
+
+
+def gm_facts(
+    post: str, period: int | None, private: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The GM-only facts (event dicts ``{kind, …}``, in log order) that the GM's mail
+    beside the post ``post`` of ``period`` lists, of the non-public ``private`` ones
+    logged with it: the roles, the fixed orders and how each night went for the
+    opening; the orders a day's close fixed for the ``evening``; how the night went for
+    the ``morning``, and on the morning after night 1 also the order for night 2 that
+    its end fixed (M3); how the last night went for the ``final`` post.
+
+    >>> facts = [{"kind": "order_fixed", "night": 2}, {"kind": "night_resolution"}]
+    >>> [f["kind"] for f in gm_facts("morning", 1, facts)]
+    ['order_fixed', 'night_resolution']
+    >>> [f["kind"] for f in gm_facts("morning", 2, facts)]
+    ['night_resolution']
+    """
+    kinds = _GM_FACTS.get(post, ("roles", "order_fixed", "night_resolution"))
+    if post == "morning" and period == 1:
+        kinds = ("order_fixed", "night_resolution")
+    return [fact for fact in private if fact["kind"] in kinds]
 
 
 def commands_view(players: Sequence[str], casts: int, double_kill: bool) -> dict[str, Any]:

@@ -1,0 +1,107 @@
+"""What the public posts and mails of both Cluedo variants show that is computed from
+their events (rules C4–C7): each suggestion joined with its answer, the game dealt
+(players, cards, rules) with the command help's examples, the GM-only facts beside a
+post. Pure; the variants' own post views (:mod:`pbp.games.cluedo_days.views`,
+:mod:`pbp.games.cluedo_rounds.views`) build on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbp.core.events import Event
+
+#: Kinds of public Cluedo events that answer a suggestion (``sugg`` fields).
+ANSWERS = ("refuted", "not_refuted")
+
+#: The GM-only facts listed beside a post (:func:`gm_facts`).
+GM_FACTS = ("gm_refutation", "card_shown", "accusation_made")
+
+
+def suggestions(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Every ``suggestion_made`` among the PUBLIC ``events`` joined with its answer, by
+    number.
+
+    Each item: the ``sugg`` fields plus ``answer`` (``"refuted"``, ``"not_refuted"`` or
+    None while unanswered) and ``by_gm`` (bool). Example:
+    ``{"number": 7, "day": 2, "ordinal": 1, "suggester": "Неташка", "addressee": "Веталь",
+    "suspect": "Краснова", "weapon": "нож", "room": "кухня", "answer": "refuted",
+    "by_gm": False}``. A suggestion known only from its answer is included too; one the
+    GM voided (``suggestion_voided``) is left out.
+    """
+    items: dict[int, dict[str, Any]] = {}
+    for event in events:
+        if event.kind == "suggestion_made":
+            items.setdefault(event.data["number"], {**event.data, "answer": None, "by_gm": False})
+        elif event.kind in ANSWERS:
+            item = items.setdefault(event.data["number"], {**event.data})
+            item.update(answer=event.kind, by_gm=bool(event.data.get("by_gm", False)))
+        elif event.kind == "suggestion_voided":  # cancelled by the GM (pbp void)
+            items.pop(event.data["number"], None)
+    return [items[n] for n in sorted(items)]
+
+
+def started(events: Sequence[Event]) -> dict[str, Any] | None:
+    """The data of the last ``game_started`` among ``events``, or None."""
+    found = [e.data for e in events if e.kind == "game_started"]
+    return dict(found[-1]) if found else None
+
+
+def commands_of(events: Sequence[Event]) -> dict[str, str] | None:
+    """The examples of the command help (``parts/commands.j2``) from the game the last
+    ``game_started`` among ``events`` dealt: its first suspect, weapon and room and its
+    last player, ``{"suspect", "weapon", "room", "player"}``; None without one (the
+    help then shows invented examples, in the catalog's words)."""
+    game = started(events)
+    if game is None:
+        return None
+    cards = game["cards"]
+    return {
+        "suspect": cards["suspects"][0],
+        "weapon": cards["weapons"][0],
+        "room": cards["rooms"][0],
+        "player": game["players"][-1]["name"],
+    }
+
+
+def start_view(events: Sequence[Event]) -> dict[str, Any]:
+    """What the opening post and the welcome mail show of the game dealt (C1, C2): the
+    data of the ``game_started`` among ``events`` (``players`` [{name, character}],
+    ``cards`` {suspects, weapons, rooms}, ``commitment``, the variant's rules) and
+    ``commands``: :func:`commands_of`.
+
+    :raises LookupError: no ``game_started`` among ``events``.
+    """
+    game = started(events)
+    if game is None:
+        raise LookupError("no game_started event")
+    return {**game, "commands": commands_of(events)}
+
+
+def final_view(events: Sequence[Event]) -> dict[str, Any]:
+    """The end of the game (C7) as the final post shows it: the data of the last
+    ``game_over`` among ``events`` (``winner`` | None, ``solution``, ``hands``,
+    ``canonical``) and ``commitment``, what the opening post published (None without a
+    ``game_started``).
+
+    :raises LookupError: the game is not over (no ``game_over`` among ``events``).
+    """
+    over = [e.data for e in events if e.kind == "game_over"]
+    if not over:
+        raise LookupError("the game is not over")
+    game = started(events)
+    return {**over[-1], "commitment": None if game is None else game["commitment"]}
+
+
+def gm_facts(
+    post: str, period: int | None, private: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The GM-only facts a GM's mail beside any post lists, of the non-public
+    ``private`` ones (event dicts, in log order): the GM's answers (C5), the cards shown
+    (C4) and the accusations (C6); not the deal, which the GM sheet gives.
+
+    >>> [f["kind"] for f in gm_facts("day", 1, [{"kind": "deal"}, {"kind": "card_shown"}])]
+    ['card_shown']
+    """
+    return [fact for fact in private if fact["kind"] in GM_FACTS]

@@ -1,0 +1,103 @@
+"""What the public posts of a Cluedo-by-rounds game show (rules R1–R7, C4–C7),
+computed from its PUBLIC events: the opening with who starts, one turn with each
+suggestion's answers round the table, the final post. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pbp.core.events import Event
+from pbp.games.cluedo.views import ANSWERS, commands_of, final_view, start_view
+
+
+def post_view(post: str, events: Sequence[Event], turn: int | None) -> dict[str, Any]:
+    """What the public post ``post`` of ``turn`` (None: the current) shows, from the
+    game's PUBLIC ``events`` (in log order): the ``opening`` post :func:`opening_view`,
+    the ``welcome`` mail :func:`pbp.games.cluedo.views.start_view`, the ``turn`` post
+    (and ``day``, its name for ``pbp post --day``) :func:`turn_view`, the ``final`` post
+    :func:`pbp.games.cluedo.views.final_view`, the ``help`` mail ``{"commands":
+    examples | None}``; ``{}`` for the ``move`` snippet.
+
+    :raises LookupError: the opening without ``game_started``, a turn before any
+        started, the final post of a game not over.
+    """
+    if post == "opening":
+        return opening_view(events)
+    if post == "welcome":
+        return start_view(events)
+    if post == "help":
+        return {"commands": commands_of(events)}
+    if post in ("turn", "day"):
+        return turn_view(events, turn)
+    if post == "final":
+        return final_view(events)
+    return {}
+
+
+def opening_view(events: Sequence[Event]) -> dict[str, Any]:
+    """The opening post (R1, C1): :func:`pbp.games.cluedo.views.start_view` and
+    ``"first"``, the player of the first ``turn_started`` (None before it)."""
+    first = [e.data["player"] for e in events if e.kind == "turn_started"]
+    return {**start_view(events), "first": first[0] if first else None}
+
+
+def _of_turn(events: Sequence[Event], turn: int, *kinds: str) -> list[Event]:
+    return [e for e in events if e.kind in kinds and e.data["turn"] == turn]
+
+
+def turn_view(events: Sequence[Event], turn: int | None) -> dict[str, Any]:
+    """Turn ``turn`` (None: the last started) as its post shows it (R2–R7, C4, C6):
+    ``{"turn": n, "player": name | None (whose turn), "suggestions": [{"s": the
+    suggestion_made data, "answers": [{"answer": the refuted / not_refuted data,
+    "refuted": bool}...] (round the table, in order), "end": "shown" | "nobody" |
+    "running" (a card was shown / nobody could refute / still asked), "now": name |
+    None (who answers now, while running)}], "skipped": [turn_skipped data...],
+    "wrong": [accusation_wrong data...], "next": name | None (whose turn follows),
+    "over": game_over data | None, "running": bool (nothing happened in the turn
+    yet)}``.
+
+    :raises LookupError: no turn has started.
+    """
+    starts = [e.data for e in events if e.kind == "turn_started"]
+    if turn is None:
+        if not starts:
+            raise LookupError("no turn has started")
+        turn = int(starts[-1]["turn"])
+    this = [s for s in starts if s["turn"] == turn]
+    following = [s for s in starts if s["turn"] == turn + 1]
+    answers = _of_turn(events, turn, *ANSWERS)
+    ended = [e.data for e in _of_turn(events, turn, "round_ended")]
+    asked = [e.data for e in _of_turn(events, turn, "asked")]
+    made = []
+    for event in _of_turn(events, turn, "suggestion_made"):
+        s = event.data
+        end = [x for x in ended if x["number"] == s["number"]]
+        now = [x["player"] for x in asked if x["number"] == s["number"]]
+        running = not end
+        made.append(
+            {
+                "s": s,
+                "answers": [
+                    {"answer": a.data, "refuted": a.kind == "refuted"}
+                    for a in answers
+                    if a.data["number"] == s["number"]
+                ],
+                "end": "running" if running else ("shown" if end[0]["refuted_by"] else "nobody"),
+                "now": now[-1] if running and now else None,
+            }
+        )
+    skipped = [e.data for e in _of_turn(events, turn, "turn_skipped")]
+    wrong = [e.data for e in _of_turn(events, turn, "accusation_wrong")]
+    over = [e.data for e in events if e.kind == "game_over"]
+    return {
+        "turn": turn,
+        "player": this[0]["player"] if this else None,
+        "suggestions": made,
+        "skipped": skipped,
+        "wrong": wrong,
+        "next": following[0]["player"] if following else None,
+        "over": over[-1] if over else None,
+        "running": not made and not skipped and not wrong,
+    }

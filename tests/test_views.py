@@ -1,0 +1,243 @@
+"""Templates hold no game logic (issue 16, item 2): each game computes what a post or
+mail shows (its views), templates only lay it out. A static check over every
+template's syntax tree, and the views' exact values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+
+from pbp.core.events import Event, Visibility
+from pbp.games.cluedo import views as cluedo
+from pbp.games.cluedo_days import views as days
+from pbp.games.cluedo_rounds import views as rounds
+from pbp.games.maniac import views as maniac
+from pbp.render import Format, Renderer
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+#: The globals that worked on raw events, and Jinja2's accumulator: game logic.
+FORBIDDEN = {"of_kind", "one", "suggestions", "namespace"}
+PUBLIC = Visibility.PUBLIC
+
+
+def _templates() -> list[Path]:
+    trees = [TEMPLATES, ROOT / "tests" / "guessgame" / "templates"]
+    return sorted(p for t in trees for p in t.rglob("*") if p.suffix in (".j2", ".txt"))
+
+
+def test_no_template_uses_the_event_globals_or_namespace() -> None:
+    env = jinja2.Environment(extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
+    found = []
+    for path in _templates():
+        tree = env.parse(path.read_text(encoding="utf-8"))
+        # A call of one of them (a template's own variable may be called "one").
+        for call in tree.find_all(nodes.Call):
+            if isinstance(call.node, nodes.Name) and call.node.name in FORBIDDEN:
+                found.append(f"{path.relative_to(ROOT)}:{call.lineno}: {call.node.name}")
+    assert len(_templates()) > 100
+    assert found == []
+
+
+def test_the_renderer_offers_no_event_globals() -> None:
+    env = Renderer(TEMPLATES)._env("en", "text")
+    assert FORBIDDEN & set(env.globals) == {"namespace"}  # Jinja2's own; the check above
+
+
+def _e(kind: str, **data: Any) -> Event:
+    return Event(kind, PUBLIC, data)
+
+
+STARTED = _e(
+    "game_started",
+    players=[{"name": "Лев", "character": None}, {"name": "Мария", "character": "Краснова"}],
+    cards={"suspects": ["Краснова", "Белых"], "weapons": ["нож"], "rooms": ["кухня"]},
+    commitment="abc",
+)
+
+
+def _sugg(number: int, day: int, **more: Any) -> dict[str, Any]:
+    return {
+        "number": number,
+        "day": day,
+        "turn": day,
+        "suggester": "Лев",
+        "addressee": "Мария",
+        "suspect": "Белых",
+        "weapon": "нож",
+        "room": "кухня",
+        **more,
+    }
+
+
+def test_suggestions_are_joined_with_their_answers_and_a_voided_one_left_out() -> None:
+    events = [
+        _e("suggestion_made", **_sugg(1, 1)),
+        _e("suggestion_made", **_sugg(2, 1)),
+        _e("refuted", **_sugg(1, 1), by_gm=True),
+        _e("suggestion_made", **_sugg(3, 2)),
+        _e("suggestion_voided", number=3),
+    ]
+    assert cluedo.suggestions(events) == [
+        {**_sugg(1, 1), "answer": "refuted", "by_gm": True},
+        {**_sugg(2, 1), "answer": None, "by_gm": False},
+    ]
+
+
+def test_the_start_view_gives_the_game_dealt_and_the_help_examples() -> None:
+    examples = {"suspect": "Краснова", "weapon": "нож", "room": "кухня", "player": "Мария"}
+    assert cluedo.commands_of([STARTED]) == examples
+    assert cluedo.commands_of([]) is None
+    assert cluedo.start_view([STARTED]) == {**STARTED.data, "commands": examples}
+    assert days.post_view("help", [STARTED], None) == {"commands": examples}
+
+
+def test_cluedo_gm_facts_are_answers_shown_cards_and_accusations() -> None:
+    private = [{"kind": k} for k in ("deal", "gm_refutation", "hand", "card_shown")]
+    assert cluedo.gm_facts("day", 2, private) == [{"kind": "gm_refutation"}, {"kind": "card_shown"}]
+
+
+def test_the_day_view_of_a_closed_day() -> None:
+    events = [
+        STARTED,
+        _e("suggestion_made", **_sugg(1, 1)),
+        _e("day_closed", day=1, gm_answered=[], penalties={}, out=[], allowances={}),
+        _e("suggestion_made", **_sugg(2, 2)),
+        _e("suggestion_made", **_sugg(3, 2)),
+        _e("not_refuted", **_sugg(3, 2)),
+        _e("refuted", **_sugg(1, 1), by_gm=True),
+        _e("refuted", **_sugg(2, 2), by_gm=True),
+        _e("accusation_wrong", day=2, player="Лев", suspect=None, weapon=None, room=None),
+        _e(
+            "day_closed",
+            day=2,
+            gm_answered=[1, 2],
+            penalties={"Мария": 2, "Лев": 0},
+            out=["Лев"],
+            allowances={"Мария": 1},
+        ),
+    ]
+    one = {**_sugg(1, 1), "answer": "refuted", "by_gm": True}
+    two = {**_sugg(2, 2), "answer": "refuted", "by_gm": True}
+    three = {**_sugg(3, 2), "answer": "not_refuted", "by_gm": False}
+    wrong = {"day": 2, "player": "Лев", "suspect": None, "weapon": None, "room": None}
+    assert days.day_view(events, None) == {
+        "day": 2,
+        "next": 3,
+        "closed": True,
+        "over": True,
+        "today": [two, three],
+        "earlier": [one],
+        "by_gm": [one, two],
+        "penalties": [["Мария", 2]],
+        "wrong": [wrong],
+        "out": ["Лев"],
+        "allowances": [["Мария", 1]],
+    }
+    # Day 3 is still open: the summary so far, nothing of a close.
+    assert days.day_view(events, 3) == {
+        "day": 3,
+        "next": 4,
+        "closed": False,
+        "over": False,
+        "today": [],
+        "earlier": [],
+        "by_gm": [],
+        "penalties": [],
+        "wrong": [],
+        "out": [],
+        "allowances": [],
+    }
+
+
+def test_the_final_view_of_days_gives_the_last_day_that_never_closed() -> None:
+    over = {"winner": "Мария", "solution": {}, "hands": {}, "canonical": "x"}
+    events = [
+        STARTED,
+        _e("day_closed", day=1, gm_answered=[], penalties={}, out=[], allowances={}),
+        _e("suggestion_made", **_sugg(4, 2)),
+        _e("game_over", **over),
+    ]
+    assert days.final_view(events) == {
+        **over,
+        "commitment": "abc",
+        "day": 2,
+        "last": [{**_sugg(4, 2), "answer": None, "by_gm": False}],
+        "wrong": [],
+    }
+
+
+def test_the_turn_view_of_rounds() -> None:
+    events = [
+        STARTED,
+        _e("turn_started", turn=1, player="Лев"),
+        _e("suggestion_made", **_sugg(1, 1)),
+        _e("not_refuted", **_sugg(1, 1), by="Мария"),
+        _e("asked", turn=1, number=1, player="Ник"),
+    ]
+    assert rounds.opening_view(events)["first"] == "Лев"
+    answer = {"answer": {**_sugg(1, 1), "by": "Мария"}, "refuted": False}
+    running = {"s": _sugg(1, 1), "answers": [answer], "end": "running", "now": "Ник"}
+    assert rounds.turn_view(events, None) == {
+        "turn": 1,
+        "player": "Лев",
+        "suggestions": [running],
+        "skipped": [],
+        "wrong": [],
+        "next": None,
+        "over": None,
+        "running": False,
+    }
+    events += [
+        _e("round_ended", turn=1, number=1, refuted_by="Ник"),
+        _e("turn_started", turn=2, player="Мария"),
+    ]
+    view = rounds.turn_view(events, 1)
+    assert (view["suggestions"][0]["end"], view["suggestions"][0]["now"]) == ("shown", None)
+    assert view["next"] == "Мария"
+    assert rounds.turn_view(events, 2)["running"] is True
+
+
+def test_maniac_gm_facts_by_rule_m3() -> None:
+    private = [{"kind": k} for k in ("roles", "order_fixed", "night_resolution")]
+    kinds = {
+        (post, period): [f["kind"] for f in maniac.gm_facts(post, period, private)]
+        for post, period in [("opening", 1), ("evening", 1), ("morning", 1), ("morning", 2)]
+    }
+    assert kinds == {
+        ("opening", 1): ["roles", "order_fixed", "night_resolution"],
+        ("evening", 1): ["order_fixed"],
+        ("morning", 1): ["order_fixed", "night_resolution"],
+        ("morning", 2): ["night_resolution"],
+    }
+    assert [f["kind"] for f in maniac.gm_facts("final", None, private)] == ["night_resolution"]
+
+
+def test_maniac_start_view_is_the_game_started() -> None:
+    started = _e("game_started", players=[{"name": "Лев", "character": None}], fan=False)
+    assert maniac.post_view("opening", [started], None) == {
+        "players": [{"name": "Лев", "character": None}],
+        "fan": False,
+    }
+
+
+def test_and_list_joins_by_the_catalog() -> None:
+    renderer = Renderer(TEMPLATES)
+    cases: list[tuple[str, Format]] = [("ru", "text"), ("en", "bbcode")]
+    shown = {
+        (locale, fmt): renderer._env(locale, fmt)
+        .from_string("{{ items|and_list }}")
+        .render(items=["Саша", "[b]Оля[/b]", "3"])
+        for locale, fmt in cases
+    }
+    assert shown == {
+        ("ru", "text"): "Саша, [b]Оля[/b] и 3",
+        ("en", "bbcode"): "Саша, [\u200bb]Оля[\u200b/b] and 3",
+    }
+    text = renderer._env("ru", "text")
+    assert text.from_string(
+        "{{ [1, 2]|and_list }}|{{ [3]|and_list }}|{{ []|and_list }}|"
+    ).render() == ("1 и 2|3||")
