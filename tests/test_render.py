@@ -861,9 +861,15 @@ def test_P2_the_snippet_a_player_pastes_is_read_back_as_the_same_suggestion(
     cards = Cards(suspects=SUSPECTS, weapons=WEAPONS, rooms=ROOMS)
     players = ["Неташка", "Веталь", "Дуг"]
     snippet = _snippet(renderer, sugg(7, 2, 2, "Неташка", "Веталь", (suspect, weapon, room)))
-    (parsed,) = parse_cluedo(snippet, cards, players)
+    # As a player writes it (the seed's heading without pbp's «(№7)»: with it, the
+    # snippet is pbp's own text mailed back, refused as pasted_snippet).
+    written = snippet.replace(" (№7)", "")
+    assert written != snippet
+    (parsed,) = parse_cluedo(written, cards, players)
     assert parsed.error is None
     assert parsed.move == Suggest(suspect, weapon, room, addressee="Веталь")
+    (pasted,) = parse_cluedo(snippet, cards, players)
+    assert (pasted.move, pasted.error and pasted.error.code) == (None, "pasted_snippet")
 
 
 def test_P2_the_refutation_heading_declines_the_suggesters_name(renderer: Renderer) -> None:
