@@ -11,7 +11,9 @@ role reaches a player who may not know it before the game is over (M1, M6, M8).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -521,7 +523,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     assert summary(mails) == [(EMAILS["Коля"], RE)]
     assert section(mails[0], "УБИТЬ Сашу") == [
         "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+        "(02.12.2026 10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
     ]
 
     mails = table.at(utc(2026, 12, 2, 5))  # two hours before night 1 ends
@@ -537,11 +539,11 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     mails = table.move("Коля", "УБИТЬ Олю НОЧЬ 2", "УБИТЬ Машу НОЧЬ 1", at=utc(2026, 12, 2, 6))
     assert section(mails[0], "УБИТЬ Олю НОЧЬ 2") == [
         "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+        "(02.12.2026 10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
     ]
     assert section(mails[0], "УБИТЬ Машу НОЧЬ 1") == [
         "Принято: заказ на ночь 1 изменён, теперь — убить Машу. Его можно изменить до "
-        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "конца ночи 1 (02.12.2026 10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
         "не пишите."
     ]
 
@@ -1274,3 +1276,88 @@ def test_P2_pbp_show_tells_a_death_without_a_gendered_word(table: ManiacTable) -
     view = engine.gm_view(engine.load_state(row.state))
     _subject, text = RENDERER.private_mail("maniac/gm_show", locale="ru", game=GAME, view=view)
     assert "  - Маша: мирный житель; жертва ночи 1" in text.split("\n")
+
+
+# --- early closes and real deadlines (README: close-day keeps the regular schedule) ---
+
+
+def _early(table: ManiacTable, name: str, period: int, at: datetime) -> None:
+    """``pbp close-day`` / ``pbp end-night`` at ``at``, as the CLI passes it."""
+    table.now = at
+    assert table.service.close_day(GAME, at, at, expect=(name, period)) is not None
+
+
+def _deadline(table: ManiacTable) -> datetime | None:
+    schedule = table.store.schedule(GAME)
+    assert schedule is not None
+    return schedule.deadline_at
+
+
+def test_an_early_close_or_night_end_keeps_the_regular_schedule(table: ManiacTable) -> None:
+    """README's command table, ``close-day``: "the next deadline is the first regular one
+    after the close that was due" — for Maniac's nights and days as for Cluedo's days."""
+    table.at(close(1) + timedelta(minutes=1))  # day 1 closes 01.12 22:00
+    assert _deadline(table) == dawn(1)  # night 1 until 02.12 10:00
+    # end-night at 01.12 23:00 (due 02.12 10:00): day 2 closes 02.12 22:00, as due
+    _early(table, "night", 1, utc(2026, 12, 1, 20))
+    assert _deadline(table) == close(2)
+    # close-day at 02.12 09:56 (due 02.12 22:00): night 2 until 03.12 10:00, not 02.12
+    # 10:00 (a night of four minutes)
+    _early(table, "day", 2, utc(2026, 12, 2, 6, 56))
+    assert _deadline(table) == dawn(2) == utc(2026, 12, 3, 7)
+    # end-night at 02.12 21:00 (due 03.12 10:00): day 3 closes 03.12 22:00, not 02.12
+    # 22:00 (a day of one hour)
+    _early(table, "night", 2, utc(2026, 12, 2, 18))
+    assert _deadline(table) == close(3) == utc(2026, 12, 3, 19)
+    # a close made late keeps the regular schedule after it (the night at its next end)
+    _early(table, "day", 3, utc(2026, 12, 3, 20))
+    assert _deadline(table) == dawn(3)
+
+
+def test_an_early_close_in_kaliningrad_keeps_the_regular_schedule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same in another zone (UTC+2): day 2 closed at 09:04, the night ends at
+    tomorrow's 10:00 (08:00 UTC), not in 56 minutes."""
+    kit = sys.modules[ManiacTable.__module__]
+    plain = kit.games_yaml
+    monkeypatch.setattr(
+        kit,
+        "games_yaml",
+        lambda *a: (
+            plain(*a)
+            .replace("Europe/Moscow", "Europe/Kaliningrad")
+            .replace('start: "2026-12-01T12:00"', 'start: "2026-12-01T11:00"')
+        ),
+    )
+    table = ManiacTable(tmp_path)
+    try:
+        table.run(START)
+        assert _deadline(table) == utc(2026, 12, 1, 20)  # 22:00 Kaliningrad
+        table.at(utc(2026, 12, 1, 20, 1))
+        assert _deadline(table) == utc(2026, 12, 2, 8)  # night 1 until 02.12 10:00
+        _early(table, "night", 1, utc(2026, 12, 1, 21))
+        assert _deadline(table) == utc(2026, 12, 2, 20)
+        _early(table, "day", 2, utc(2026, 12, 2, 7, 4))  # 09:04 Kaliningrad
+        assert _deadline(table) == utc(2026, 12, 3, 8)  # 03.12 10:00 Kaliningrad
+    finally:
+        table.close()
+
+
+def test_an_order_receipt_gives_the_real_close_of_its_day(table: ManiacTable) -> None:
+    """M3: the order for night 3 may be changed until day 2 closes — at its real time,
+    03.12 10:00 after the GM's 12 hours, not games.yaml's 22:00."""
+    table.at(close(1) + timedelta(minutes=1))
+    table.at(dawn(1) + timedelta(minutes=1))  # day 2, due 02.12 22:00
+    table.new_mail()
+    done = table.service.gm.extend(GAME, 12, now=utc(2026, 12, 2, 8), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-03T07:00:00+00:00"
+    mails = table.move("Коля", "УБИТЬ Петю НОЧЬ 3", at=utc(2026, 12, 2, 9))
+    reply = next(m for m in mails if m["To"] == EMAILS["Коля"])  # after the GM's posts
+    assert lines(reply)[5:8] == [
+        "Понял: УБИТЬ Петя НОЧЬ 3",
+        "Принято: заказ на ночь 3 — убить Петю. Его можно изменить до закрытия дня 2 "
+        "(03.12.2026 10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "не пишите.",
+        "",
+    ]

@@ -175,11 +175,17 @@ class Maniac:
         passed: datetime | None,
     ) -> datetime | None:
         """Moves leave the deadline alone; after a day close the night ends at the next
-        ``night_ends``, after a night the day closes at the next ``day_closes``."""
+        ``night_ends``, after a night the day closes at the next ``day_closes``.
+
+        A deadline passed early by hand (``pbp close-day``, ``pbp end-night``) keeps the
+        regular schedule, as README's command table says of ``close-day``: the next
+        deadline is the first regular one after the one that was due (``current``), not
+        after the early close (a day closed at 09:56 is followed by a night until
+        tomorrow's 10:00, not one of four minutes)."""
         if passed is None:
             return current
         wall = game.night_end_time if engine.phase(state) == "night" else game.close_time
-        return next_close(passed, wall, game.zone)
+        return next_close(max(passed, current or passed), wall, game.zone)
 
     def void(self, state: ManiacState, event: Event, at: datetime) -> Step:
         """A standing vote of today (M9) or a kill order not yet fixed (M3)."""
