@@ -30,7 +30,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from babel.messages import mofile, pofile
 from babel.messages.catalog import Catalog
 from babel.support import Translations
@@ -86,13 +85,11 @@ def _parsed(locale: str) -> Catalog:
 def problems() -> list[str]:
     """What is wrong with the texts pbp ships, one sentence each (empty when none):
     a catalog that cannot be read or parsed, a translation whose ``%(name)s``
-    placeholders or ``%`` signs do not fit its message (Babel's checkers), a keywords
-    file that cannot be read or lacks an entry (:mod:`pbp.keywords`). ``pbp check``
-    prints them and ``pbp run`` refuses to start with them, so that a damaged
-    installation shows at once instead of as English texts or a failed move later.
+    placeholders or ``%`` signs do not fit its message (Babel's checkers). ``pbp
+    check`` prints them, with :func:`pbp.keywords.problems`, and ``pbp run`` refuses
+    to start with them, so that a damaged installation shows at once instead of as
+    English texts or a failed move later.
     """
-    from pbp import keywords
-
     found: list[str] = []
     for locale in LOCALES:
         path = catalog_path(locale)
@@ -107,11 +104,6 @@ def problems() -> list[str]:
         for message in catalog:
             if message.id:
                 found.extend(_unfillable(path, message))
-    try:
-        keywords.reload()
-        keywords.current()
-    except (OSError, ValueError, yaml.YAMLError) as error:
-        found.append(f"keywords: {error}")
     return found
 
 

@@ -227,6 +227,18 @@ def current() -> Vocabulary:
     return load(tuple(catalogs.LOCALES), catalogs.CATALOGS)
 
 
+def problems() -> list[str]:
+    """What is wrong with the keywords files pbp ships (read again): a file that cannot
+    be read, is not YAML, or lacks an entry; empty when none (:func:`pbp.catalogs.problems`
+    for the catalogs)."""
+    reload()
+    try:
+        current()
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        return [f"keywords: {error}"]
+    return []
+
+
 def reload() -> None:
     """Forget the loaded vocabulary: the next :func:`current` reads the files again (a
     test's made-up locale)."""

@@ -181,6 +181,7 @@ def shipped_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 
 def test_the_shipped_texts_have_no_problem() -> None:
     assert catalogs.problems() == []
+    assert keywords.problems() == []
 
 
 def test_a_catalog_that_cannot_be_parsed_is_a_problem_not_english_texts(
@@ -211,7 +212,8 @@ def test_a_translation_that_cannot_be_filled_is_a_problem(shipped_texts: Path) -
 def test_a_keywords_file_lacking_an_entry_is_a_problem(shipped_texts: Path) -> None:
     path = shipped_texts / "ru" / "keywords.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("  vote:", "  vote_:"), "utf-8")
-    found = catalogs.problems()
+    assert catalogs.problems() == []
+    found = keywords.problems()
     assert len(found) == 1 and found[0].startswith("keywords: ")
     assert str(path) in found[0]
 

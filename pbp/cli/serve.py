@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from pbp import catalogs
+from pbp import catalogs, keywords
 from pbp.cli.common import _behind, _inbox, _load, _service, _transport, _when, log
 from pbp.config import Config
 from pbp.daemon import explain_fault
@@ -53,7 +53,7 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
             f"{config_path}: error: environment variable {name} (password_env) is not set",
             err=True,
         )
-    damaged = catalogs.problems()  # pbp's own texts and keywords, installed with it
+    damaged = catalogs.problems() + keywords.problems()  # pbp's own, installed with it
     for problem in damaged:
         click.echo(f"error: {problem}", err=True)
     lacking = None
@@ -115,7 +115,7 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
     config = _load(config_path)
     _check_run_options(config, config_path, once=once, now=now, only=only)
     _require_secrets(config, config_path)
-    damaged = catalogs.problems()
+    damaged = catalogs.problems() + keywords.problems()
     if damaged:  # every text would come out wrong: refuse before any mail is read
         raise click.ClickException("pbp's texts are damaged: " + "; ".join(damaged))
     with writer_lock(config.store) as mine:

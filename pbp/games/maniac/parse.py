@@ -338,8 +338,8 @@ class _Reader:
             assert error is not None
             error.params["line"] = line
             if error.code == "ambiguous_name":
-                # A form of one seat that is another's name: the order names nobody
-                # until the maniac writes the name as listed, in quotes.
+                # In an order even the exact name may be another seat's form («Ника»):
+                # the way out of any ambiguity is the name as listed, in quotes.
                 raise AmbiguousMove("ambiguous_target", **error.params)
             raise error
         return self._checked(found, line)
