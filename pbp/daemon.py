@@ -74,8 +74,8 @@ class _Interrupted(BaseException):
 
 class Daemon:
     """Runs a :class:`Service` until stopped (SIGTERM, SIGINT or :meth:`stop`); SIGHUP
-    reads ``games.yaml`` again (:meth:`reload`). A signal cuts the wait for mail short,
-    never a round.
+    reads ``games.yaml`` and the templates again (:meth:`reload`). A signal cuts the
+    wait for mail short, never a round.
 
     ``clock``: the time the rounds and the plan see (aware; default: the wall clock
     plus ``ahead``). ``ahead``: how far that time runs ahead of the wall clock.
@@ -221,7 +221,13 @@ class Daemon:
         loop waits for mail, after the round when one runs) under the writer lock and go
         on with it (:meth:`pbp.service.Service.replace_config`); a broken
         file, or one that lacks a started game, is refused with one ERROR line and the
-        old configuration stays. Returns whether the new one is used."""
+        old configuration stays. Returns whether the new one is used.
+
+        The templates are read again too, whatever becomes of ``games.yaml``
+        (:meth:`pbp.render.Renderer.reload`: between two reloads a template is read
+        once)."""
+        with self.lock:
+            self.service.renderer.reload()
         path = self.service.config.path
         if path is None:
             log.error("games.yaml not reloaded: this configuration was not read from a file")

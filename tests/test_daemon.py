@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
 from kits.cli import pbp
 from kits.daemon import DaemonProcess
 from kits.table import Table, body, utc, write_config
@@ -146,3 +147,32 @@ def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
     if failed:
         raise failed[0]
     assert daemon.stopping.is_set()
+
+
+def test_a_reload_reads_the_templates_again_even_when_games_yaml_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGHUP (:meth:`Daemon.reload`) empties the renderer's templates: a template
+    edited while ``pbp run`` runs is read at its next use (issue 18: none is looked at
+    on disk in between)."""
+    table = Table(tmp_path)
+    try:
+        daemon = Daemon(table.service)
+        renderer = table.service.renderer
+        reloads: list[None] = []
+        original = renderer.reload
+
+        def counted() -> None:
+            reloads.append(None)
+            original()
+
+        monkeypatch.setattr(renderer, "reload", counted)
+        assert daemon.reload()
+        assert len(reloads) == 1
+        path = table.config.path
+        assert path is not None
+        path.write_text("games: [\n", encoding="utf-8")
+        assert not daemon.reload()
+        assert len(reloads) == 2
+    finally:
+        table.close()

@@ -754,6 +754,21 @@ def test_private_mail_template_must_start_with_subject(tmp_path: Path) -> None:
         Renderer(tmp_path).private_mail("bad", locale="en", kind="cluedo_days")
 
 
+def test_a_template_changed_on_disk_is_read_again_after_a_reload_only(tmp_path: Path) -> None:
+    """No file is looked at once its template is loaded (issue 18: a stat at every
+    lookup); :meth:`Renderer.reload` (``pbp run``'s SIGHUP) reads it again."""
+    errors = tmp_path / "errors"
+    errors.mkdir(parents=True)
+    text = errors / "unknown_card.txt"
+    text.write_text("Before.\n")
+    renderer = Renderer(tmp_path)
+    assert renderer.error("unknown_card", {}, locale="en") == "Before."
+    text.write_text("After, and longer.\n")
+    assert renderer.error("unknown_card", {}, locale="en") == "Before."
+    renderer.reload()
+    assert renderer.error("unknown_card", {}, locale="en") == "After, and longer."
+
+
 def test_unknown_locale_is_refused(renderer: Renderer) -> None:
     with pytest.raises(ValueError, match="unknown locale 'de'"):
         renderer.public_post("move", [], kind="cluedo_days", locale="de", fmt="bbcode")

@@ -5,9 +5,11 @@ line run in this process, a test's own), and each Renderer compiled again every
 template it rendered: about a third of the CPU of the service tests. Here the
 Renderers of the session share their Jinja2 environments, one per (templates
 directory, the template directories of the registered game kinds, locale, format):
-exactly what one Renderer builds for itself, so no text changes. A template file
-changed on disk is still read again (the loader checks its modification time), and a
-game kind registered by a test (:mod:`guessgame`) gets environments of its own.
+exactly what one Renderer builds for itself, so no text changes. As in the daemon, a
+template file is read once (no environment looks at its modification time again):
+:meth:`Renderer.reload` (``pbp run``'s SIGHUP) empties the templates of the shared
+environments it used too, so the next use reads them again. A game kind registered
+by a test (:mod:`guessgame`) gets environments of its own.
 
 Example (what ``tests/conftest.py`` does for the session)::
 
