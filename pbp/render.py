@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import gettext
 import logging
 import re
@@ -63,6 +64,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 import jinja2.compiler
 import jinja2.nodes
+from babel import Locale
 from babel import dates as babel_dates
 from markupsafe import Markup
 
@@ -352,7 +354,13 @@ def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str)
     if zone is not None:
         when = when.astimezone(ZoneInfo(zone))
     name = when.tzinfo.key if isinstance(when.tzinfo, ZoneInfo) else when.tzname()
-    return f"{babel_dates.format_datetime(when, pattern, locale=locale)} ({name})"
+    return f"{babel_dates.format_datetime(when, pattern, locale=_locale(locale))} ({name})"
+
+
+@functools.cache
+def _locale(name: str) -> Locale:
+    """Babel's data of the locale ``name``, parsed once (it costs more than a date)."""
+    return Locale.parse(name)
 
 
 def datetime_filter(fmt: Format) -> Callable[..., str]:
