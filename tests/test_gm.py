@@ -163,7 +163,7 @@ def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     ]
     answer = body(mails[2])
     assert mails[2]["In-Reply-To"] == sent
-    assert "> ЗА Дуга: опровержение спальня\nВнесено за игрока Дуг:\n" in answer
+    assert "> ЗА Дуга: опровержение спальня\nВнесено за Дуг:\n" in answer
     assert "  опровержение спальня — принято" in answer
     assert [k for k, *_ in log(table) if k == "gm_act"] == ["gm_act"]
     assert log(table)[-1][3]["via"] == "mail"
@@ -272,7 +272,7 @@ def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> Non
     gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
     assert answer["Reply-To"] == gm_address  # a reply to it goes where commands go
     assert body(answer) == (
-        "Письмо пришло на личный адрес игрока Дуг, поэтому ничего не выполнено. Команды "
+        "Письмо пришло на личный адрес Дуг, поэтому ничего не выполнено. Команды "
         f"ГМа пишите на ваш адрес ГМа: {gm_address}. Чтобы внести ход за игрока, "
         "напишите туда строку\n    ЗА Дуг: ХОД\n"
     )
@@ -674,7 +674,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
         (GM, ANNOUNCE),
         (GM, ANNOUNCE_MD),
     ]
-    assert "[b]ГМ исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
+    assert "[b]ГМ исключил игрока Дуг из игры.[/b] пропал\n" in body(mails[1])  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
@@ -738,8 +738,7 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
         "**Маша**, **Пистолет**, **Спальня**.",
         f"- №7 · 01.12.2026 21:00{zone} (ГМ): Дуг опровергает №1.",
         f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): Дуг показывает игроку Кросс карту **Спальня**.",
-        f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за игрока Дуг: "
-        "«опровержение спальня» — потеря.",
+        f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за Дуг: «опровержение спальня» — потеря.",
         f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 ч.",
         f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
     ]
