@@ -751,3 +751,86 @@ def test_story_of_the_levers_declines_the_names(renderer: Renderer) -> None:
     assert _story_line(renderer, "gm_seat_address", {"player": "Оля"}) == "у места Оли новый адрес."
     answer = {"number": 3, "player": "Лев", "card": "нож"}
     assert _story_line(renderer, "gm_refutation", answer) == "ГМ отвечает на №3 за Льва: **нож**."
+
+
+# --- who died in a night (GM only): by count and gender, «никто не погиб» for none ---
+
+
+def test_night_dead_by_count_and_gender(renderer: Renderer) -> None:
+    env = renderer._env("ru", "text")
+    t = env.from_string('{% import "maniac/parts/macros.j2" as m %}{{ m.dead(p) }}')
+    assert t.render(p=[], locale="ru") == "никто не погиб"
+    assert t.render(p=["Коля"], locale="ru") == "погиб Коля"
+    assert t.render(p=["Маша"], locale="ru") == "погибла Маша"
+    assert t.render(p=["Веталь"], locale="ru") == "погиб игрок Веталь"
+    assert t.render(p=["Коля", "Маша"], locale="ru") == "погибли: Коля, Маша"
+    assert _story_line(renderer, "night_ended", {"dead": ["Маша"]}) == "утро: погибла Маша."
+    assert _story_line(renderer, "night_ended", {"dead": []}) == "утро: никто не погиб."
+
+
+# --- a voided event in words, not by its internal code ---
+
+
+def test_void_result_names_the_move_not_its_code(renderer: Renderer) -> None:
+    def line(kind: str) -> str:
+        done = {"lever": "void", "event": 30, "voided_kind": kind, "announced": False}
+        _subject, body = mail(
+            renderer, "gm_result", results=[{"line": "", "lever": "void", "done": done}]
+        )
+        return body.split("\n")[0]
+
+    assert line("vote_cast") == "Голос (событие 30) отменён."
+    assert line("suggestion_made") == "Предположение (событие 30) отменено."
+    assert line("order_placed") == "Заказ маньяка (событие 30) отменён."
+    void = {"event": 30, "voided_kind": "vote_cast", "note": None}
+    assert _story_line(renderer, "gm_void", void) == "ГМ отменяет голос (событие 30)."
+
+
+# --- the GM's note on its own line ---
+
+
+def test_gm_note_is_a_paragraph_of_its_own(renderer: Renderer) -> None:
+    pause = {"period": 1, "deadline_name": "day", "deadline_at": None, "note": "праздники"}
+    assert _announce(renderer, "gm_pause", pause).split("\n")[:3] == [
+        "[b]Игра приостановлена.[/b]",
+        "",
+        "Примечание ГМа: праздники",
+    ]
+    swap = {"player": "Кэт", "name": "Вова", "note": "Кэт уехала"}
+    assert _announce(renderer, "gm_substitute", swap).split("\n")[:3] == [
+        "[b]Вова заменяет игрока Кэт.[/b]",
+        "",
+        "Примечание ГМа: Кэт уехала",
+    ]
+
+
+# --- the announcement's Subject names the lever ---
+
+
+def test_announcement_subject_names_the_lever(renderer: Renderer) -> None:
+    def subject(kinds: list[str]) -> str:
+        return mail(renderer, "gm_announce", kinds=kinds, part="bbcode")[0]
+
+    assert subject(["gm_pause"]) == "[g-1] Объявление для форума: пауза — BBCode"
+    assert subject(["gm_extend"]) == "[g-1] Объявление для форума: продление срока — BBCode"
+    assert subject(["gm_substitute"]) == "[g-1] Объявление для форума: замена игрока — BBCode"
+    assert subject(["player_left"]) == "[g-1] Объявление для форума: игрок выбывает — BBCode"
+    assert subject(["vote_voided"]) == "[g-1] Объявление для форума: отмена голоса — BBCode"
+
+
+# --- the kept mail's arrival time in the game's zone ---
+
+
+def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -> None:
+    _subject, body = mail(
+        renderer,
+        "gm_notice",
+        timezone="Europe/Moscow",
+        reason="unreadable",
+        detail=None,
+        sender=None,
+        subject="x",
+        arrived="2026-12-02T06:53:18.857353+00:00",
+        kept_id=3,
+    )
+    assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"
