@@ -509,7 +509,7 @@ def test_player_removed_announcement_follows_the_players_gender(renderer: Render
 def test_substitute_announcement_seat_is_neuter(renderer: Renderer) -> None:
     text = _announce(renderer, "gm_substitute", {"player": "Маша", "name": "Вова", "note": None})
     assert text == (
-        "[b]Вова заменяет игрока Маша.[/b]\n\n"
+        "[b]Вова заменяет Машу.[/b]\n\n"
         "Место сохраняет имя Маша со всем, что у него есть и что за ним числится.\n"
     )
 
@@ -586,11 +586,9 @@ def test_story_no_he_for_any_player(renderer: Renderer) -> None:
     answered = {"number": 3, "addressee": "Маша", "by_gm": True}
     assert _story_line(renderer, "refuted", answered, "en") == "Маша refutes #3 (the GM answered)."
     assert _story_line(renderer, "refuted", answered) == "Маша опровергает №3 (ответил ГМ)."
-    assert _story_line(renderer, "not_refuted", answered) == (
-        "у игрока Маша нет карт №3 (ответил ГМ)."
-    )
+    assert _story_line(renderer, "not_refuted", answered) == ("у Маши нет карт №3 (ответил ГМ).")
     assert _story_line(renderer, "asked", {"player": "Маша", "number": 3}) == (
-        "очередь игрока Маша отвечать на №3."
+        "очередь Маши отвечать на №3."
     )
     assert _story_line(renderer, "turn_started", {"player": "Кросс"}, "en") == "the turn of Кросс."
     rotated = {"player": "Маша", "via": "mail"}
@@ -620,3 +618,219 @@ def test_story_suggestion_names_in_the_genitive(renderer: Renderer) -> None:
     assert _story_line(renderer, "suggestion_made", data) == (
         "предположение №2 от Марии для Льва: **Краснова**, **нож**, **кухня**."
     )
+
+
+# --- the GM levers' texts: names in the case the sentence needs (rule P2), no fixed
+# «игрока» before a name in the nominative (the filter frames an undeclinable nickname) ---
+
+
+def test_lever_announcements_decline_the_names(renderer: Renderer) -> None:
+    def first(kind: str, data: dict[str, Any]) -> str:
+        return _announce(renderer, kind, data).split("\n")[0]
+
+    assert first("vote_voided", {"voter": "Вася", "target": "Саша"}) == (
+        "[b]ГМ отменил голос Васи за Сашу.[/b]"
+    )
+    assert first("gm_substitute", {"player": "Оля", "name": "Любовь", "note": None}) == (
+        "[b]Любовь заменяет Олю.[/b]"
+    )
+    assert first("player_removed", {"player": "Лев"}) == "[b]ГМ исключил Льва из игры.[/b]"
+    assert first("player_left", {"player": "Лев"}) == "[b]Лев покидает игру.[/b]"
+    assert first("player_removed", {"player": "Веталь"}) == (
+        "[b]ГМ исключил игрока Веталь из игры.[/b]"
+    )
+    assert first("vote_voided", {"voter": "Веталь", "target": "Шапо"}) == (
+        "[b]ГМ отменил голос игрока Веталь за Шапо.[/b]"
+    )
+
+
+def test_voided_vote_mail_declines_the_target(renderer: Renderer) -> None:
+    _subject, body = mail(
+        renderer, "voided", player="Вася", what="vote", voided={"voter": "Вася", "target": "Саша"}
+    )
+    assert body.split("\n")[1] == (
+        "ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
+        " этого дня, если он был."
+    )
+
+
+def test_act_result_declines_the_player(renderer: Renderer) -> None:
+    done = {"lever": "act", "player": "Петя", "results": [{"line": "ГОЛОС Таня"}]}
+    _subject, body = mail(
+        renderer, "gm_result", results=[{"line": "", "lever": "act", "done": done}]
+    )
+    assert body.split("\n")[0] == "Внесено за Петю:"
+
+
+def test_act_refused_declines_the_player(renderer: Renderer) -> None:
+    assert error(renderer, "gm_act_refused", player="Любовь", errors=["Нет хода."]) == (
+        "За Любовь ничего не внесено: Нет хода."
+    )
+    assert error(renderer, "gm_act_refused", player="Петя", errors=["Нет хода."]) == (
+        "За Петю ничего не внесено: Нет хода."
+    )
+
+
+def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Renderer) -> None:
+    done = {
+        "lever": "substitute",
+        "player": "Оля",
+        "name": "Вова",
+        "email": "v@x.test",
+        "dropped": [],
+    }
+    results = [{"line": "", "lever": "substitute", "done": done}]
+    _subject, body = mail(renderer, "gm_result", results=results)
+    assert body.split("\n")[0] == (
+        "Вова (v@x.test) теперь играет за место Оли; старый личный адрес больше не действует."
+        " Вводное письмо ушло на v@x.test."
+    )
+    _subject, body = mail(renderer, "replaced", player="Оля")
+    assert body.startswith("Здравствуйте! ГМ передал место Оли в игре «g-1» другому игроку,")
+    _subject, body = mail(renderer, "held_dropped", player="Оля", substitute="Вова")
+    assert body.startswith("ГМ передал место Оли другому игроку (Вова), пока игра")
+
+
+def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:
+    subject, body = mail(renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test")
+    assert subject == "[g-1] Это личный адрес Оли"
+    assert body.startswith("Письмо пришло на личный адрес Оли, поэтому ничего не выполнено.")
+
+
+def test_confirmation_echo_declines_the_player(renderer: Renderer) -> None:
+    pending = [
+        {
+            "line": "ЗА Петя: ГОЛОС Таня",
+            "lever": "act",
+            "args": {"player": "Петя", "move": "ГОЛОС Таня"},
+            "note": None,
+        },
+        {"line": "ИСКЛЮЧИТЬ Лев", "lever": "remove", "args": {"player": "Лев"}, "note": "пропал"},
+        {
+            "line": "",
+            "lever": "substitute",
+            "args": {"player": "Оля", "name": "Вова", "email": "v@x.test"},
+            "note": None,
+        },
+    ]
+    _subject, body = mail(
+        renderer,
+        "gm_confirm",
+        pending=pending,
+        results=[],
+        expires_at=datetime(2026, 12, 2, 6, 0, tzinfo=UTC),
+        gm_address="gm@x.test",
+    )
+    lines = body.split("\n")
+    assert lines[2:5] == [
+        "  ЗА Петю: ГОЛОС Таня",
+        "  ИСКЛЮЧИТЬ Льва -- пропал",
+        "  ЗАМЕНА Оли НА Вова v@x.test",
+    ]
+
+
+def test_story_of_the_levers_declines_the_names(renderer: Renderer) -> None:
+    assert _story_line(renderer, "turn_started", {"player": "Лев"}) == "ход Льва."
+    assert _story_line(
+        renderer, "vote_cast", {"voter": "Коля", "target": "Саша", "prison": False}
+    ) == ("Коля голосует за Сашу.")
+    assert _story_line(renderer, "vote_withdrawn", {"voter": "Коля", "target": "Лев"}) == (
+        "Коля снимает голос за Льва."
+    )
+    assert _story_line(
+        renderer, "vote_voided", {"voter": "Вася", "target": "Саша", "prison": False}
+    ) == ("голос Васи за Сашу отменён.")
+    assert _story_line(renderer, "gm_remove", {"player": "Лев", "note": None}) == (
+        "ГМ исключает Льва."
+    )
+    assert _story_line(
+        renderer, "gm_substitute", {"player": "Оля", "name": "Любовь", "note": None}
+    ) == ("Любовь заменяет Олю.")
+    act = {"player": "Петя", "move": "ГОЛОС Таня", "note": None}
+    assert _story_line(renderer, "gm_act", act) == "ГМ вносит ход за Петю: «ГОЛОС Таня»."
+    assert _story_line(renderer, "gm_seat_address", {"player": "Оля"}) == "у места Оли новый адрес."
+    answer = {"number": 3, "player": "Лев", "card": "нож"}
+    assert _story_line(renderer, "gm_refutation", answer) == "ГМ отвечает на №3 за Льва: **нож**."
+
+
+# --- who died in a night (GM only): by count and gender, «никто не погиб» for none ---
+
+
+def test_night_dead_by_count_and_gender(renderer: Renderer) -> None:
+    env = renderer._env("ru", "text")
+    t = env.from_string('{% import "maniac/parts/macros.j2" as m %}{{ m.dead(p) }}')
+    assert t.render(p=[], locale="ru") == "никто не погиб"
+    assert t.render(p=["Коля"], locale="ru") == "погиб Коля"
+    assert t.render(p=["Маша"], locale="ru") == "погибла Маша"
+    assert t.render(p=["Веталь"], locale="ru") == "погиб игрок Веталь"
+    assert t.render(p=["Коля", "Маша"], locale="ru") == "погибли: Коля, Маша"
+    assert _story_line(renderer, "night_ended", {"dead": ["Маша"]}) == "утро: погибла Маша."
+    assert _story_line(renderer, "night_ended", {"dead": []}) == "утро: никто не погиб."
+
+
+# --- a voided event in words, not by its internal code ---
+
+
+def test_void_result_names_the_move_not_its_code(renderer: Renderer) -> None:
+    def line(kind: str) -> str:
+        done = {"lever": "void", "event": 30, "voided_kind": kind, "announced": False}
+        _subject, body = mail(
+            renderer, "gm_result", results=[{"line": "", "lever": "void", "done": done}]
+        )
+        return body.split("\n")[0]
+
+    assert line("vote_cast") == "Голос (событие 30) отменён."
+    assert line("suggestion_made") == "Предположение (событие 30) отменено."
+    assert line("order_placed") == "Заказ маньяка (событие 30) отменён."
+    void = {"event": 30, "voided_kind": "vote_cast", "note": None}
+    assert _story_line(renderer, "gm_void", void) == "ГМ отменяет голос (событие 30)."
+
+
+# --- the GM's note on its own line ---
+
+
+def test_gm_note_is_a_paragraph_of_its_own(renderer: Renderer) -> None:
+    pause = {"period": 1, "deadline_name": "day", "deadline_at": None, "note": "праздники"}
+    assert _announce(renderer, "gm_pause", pause).split("\n")[:3] == [
+        "[b]Игра приостановлена.[/b]",
+        "",
+        "Примечание ГМа: праздники",
+    ]
+    swap = {"player": "Кэт", "name": "Вова", "note": "Кэт уехала"}
+    assert _announce(renderer, "gm_substitute", swap).split("\n")[:3] == [
+        "[b]Вова заменяет игрока Кэт.[/b]",
+        "",
+        "Примечание ГМа: Кэт уехала",
+    ]
+
+
+# --- the announcement's Subject names the lever ---
+
+
+def test_announcement_subject_names_the_lever(renderer: Renderer) -> None:
+    def subject(kinds: list[str]) -> str:
+        return mail(renderer, "gm_announce", kinds=kinds, part="bbcode")[0]
+
+    assert subject(["gm_pause"]) == "[g-1] Объявление для форума: пауза — BBCode"
+    assert subject(["gm_extend"]) == "[g-1] Объявление для форума: продление срока — BBCode"
+    assert subject(["gm_substitute"]) == "[g-1] Объявление для форума: замена игрока — BBCode"
+    assert subject(["player_left"]) == "[g-1] Объявление для форума: игрок выбывает — BBCode"
+    assert subject(["vote_voided"]) == "[g-1] Объявление для форума: отмена голоса — BBCode"
+
+
+# --- the kept mail's arrival time in the game's zone ---
+
+
+def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -> None:
+    _subject, body = mail(
+        renderer,
+        "gm_notice",
+        timezone="Europe/Moscow",
+        reason="unreadable",
+        detail=None,
+        sender=None,
+        subject="x",
+        arrived="2026-12-02T06:53:18.857353+00:00",
+        kept_id=3,
+    )
+    assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"

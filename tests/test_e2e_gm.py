@@ -68,8 +68,8 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     announcement, _markdown, answer = mailbox(dovecot, GM)[-3:]
     assert answer.subject == "Re: [e2e-1] Подтвердите команды ГМа"
     assert "> ПАУЗА -- ГМ в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
-    assert announcement.subject == "[e2e-1] Объявление для форума — BBCode"
-    assert "[b]Игра приостановлена.[/b] ГМ в отъезде" in announcement.body
+    assert announcement.subject == "[e2e-1] Объявление для форума: пауза — BBCode"
+    assert "[b]Игра приостановлена.[/b]\n\nПримечание ГМа: ГМ в отъезде\n" in announcement.body
     pause = service.store.last_event(GAME, ("gm_pause",))
     assert pause is not None
     left = pause.event.data["remaining_seconds"]

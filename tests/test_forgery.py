@@ -145,10 +145,10 @@ def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
     assert [k for k in kinds(table) if k.startswith("gm_")] == ["gm_pause", "gm_extend"]
     mails = table.new_mail()
     assert summary(mails) == [
-        (GM, "[seed-000] Объявление для форума — BBCode"),
-        (GM, "[seed-000] Объявление для форума — Markdown"),
-        (GM, "[seed-000] Объявление для форума — BBCode"),
-        (GM, "[seed-000] Объявление для форума — Markdown"),
+        (GM, "[seed-000] Объявление для форума: пауза — BBCode"),
+        (GM, "[seed-000] Объявление для форума: пауза — Markdown"),
+        (GM, "[seed-000] Объявление для форума: продление срока — BBCode"),
+        (GM, "[seed-000] Объявление для форума: продление срока — Markdown"),
         (GM, "Re: команды"),
     ]
     assert "> ПАУЗА\nИгра на паузе." in body(mails[4])

@@ -24,8 +24,8 @@ from pbp.store import GM_SEAT
 
 GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
-ANNOUNCE = "[seed-000] Объявление для форума — BBCode"
-ANNOUNCE_MD = "[seed-000] Объявление для форума — Markdown"
+ANNOUNCE = "[seed-000] Объявление для форума: {} — BBCode"
+ANNOUNCE_MD = "[seed-000] Объявление для форума: {} — Markdown"
 RESULT = "[seed-000] Команды ГМа: результат"
 TRUSTED = "mx.example.test"
 
@@ -163,7 +163,7 @@ def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     ]
     answer = body(mails[2])
     assert mails[2]["In-Reply-To"] == sent
-    assert "> ЗА Дуга: опровержение спальня\nВнесено за игрока Дуг:\n" in answer
+    assert "> ЗА Дуга: опровержение спальня\nВнесено за Дуг:\n" in answer
     assert "  опровержение спальня — принято" in answer
     assert [k for k, *_ in log(table) if k == "gm_act"] == ["gm_act"]
     assert log(table)[-1][3]["via"] == "mail"
@@ -272,7 +272,7 @@ def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> Non
     gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
     assert answer["Reply-To"] == gm_address  # a reply to it goes where commands go
     assert body(answer) == (
-        "Письмо пришло на личный адрес игрока Дуг, поэтому ничего не выполнено. Команды "
+        "Письмо пришло на личный адрес Дуг, поэтому ничего не выполнено. Команды "
         f"ГМа пишите на ваш адрес ГМа: {gm_address}. Чтобы внести ход за игрока, "
         "напишите туда строку\n    ЗА Дуг: ХОД\n"
     )
@@ -288,8 +288,8 @@ def test_D8_a_paused_game_does_not_close_and_held_mail_is_applied_on_resume(
     row = table.store.game(GAME)
     assert row is not None and row.deadline_at is None
     mails = flushed(table)
-    assert summary(mails) == [(GM, ANNOUNCE), (GM, ANNOUNCE_MD)]
-    assert "[b]Игра приостановлена.[/b] выходные" in body(mails[0])
+    assert summary(mails) == [(GM, ANNOUNCE.format("пауза")), (GM, ANNOUNCE_MD.format("пауза"))]
+    assert "[b]Игра приостановлена.[/b]\n\nПримечание ГМа: выходные\n" in body(mails[0])
     # Mail during the pause is held, answered, and nothing closes at 19:30.
     table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 5))
@@ -370,8 +370,8 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
     assert summary(mails) == [
         ("doug@example.test", "Re: ход"),
         ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
-        (GM, ANNOUNCE),
-        (GM, ANNOUNCE_MD),
+        (GM, ANNOUNCE.format("замена игрока")),
+        (GM, ANNOUNCE_MD.format("замена игрока")),
     ]
     assert body(mails[0]) == (
         "ГМ передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
@@ -427,7 +427,10 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
         done = table.service.gm.extend(GAME, 3, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
         assert done["deadline_at"] == "2026-12-01T22:30:00+00:00"
         mails = flushed(table)
-        assert summary(mails) == [(GM, ANNOUNCE), (GM, ANNOUNCE_MD)]
+        assert summary(mails) == [
+            (GM, ANNOUNCE.format("продление срока")),
+            (GM, ANNOUNCE_MD.format("продление срока")),
+        ]
         assert "[b]Продлено на 3 ч.[/b]\n\nДень 1 закроется 02.12.2026 01:30 (Europe/Moscow)." in (
             body(mails[0])
         )
@@ -478,7 +481,11 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
     gm_mail(table, "ПРОДЛИТЬ 99999999", "EXTEND 1.50", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     mails = table.new_mail()
-    assert summary(mails) == [(GM, ANNOUNCE), (GM, ANNOUNCE_MD), (GM, "Re: команды")]
+    assert summary(mails) == [
+        (GM, ANNOUNCE.format("продление срока")),
+        (GM, ANNOUNCE_MD.format("продление срока")),
+        (GM, "Re: команды"),
+    ]
     text = body(mails[2])
     assert (
         "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 ч за раз, "
@@ -535,8 +542,8 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     mails = flushed(table)
     assert summary(mails) == [
         ("vova@example.test", "[seed-000] Вы занимаете место Дуг"),
-        (GM, ANNOUNCE),
-        (GM, ANNOUNCE_MD),
+        (GM, ANNOUNCE.format("замена игрока")),
+        (GM, ANNOUNCE_MD.format("замена игрока")),
     ]
     briefing = body(mails[0])
     assert "Здравствуйте, Вова!" in briefing
@@ -545,7 +552,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
     assert mails[0]["Reply-To"] == f"gm+{new_token}@example.test"
-    assert "[b]Вова заменяет игрока Дуг.[/b]" in body(mails[1])
+    assert "[b]Вова заменяет Дуг.[/b]" in body(mails[1])
     assert "vova@example.test" not in body(mails[1]) + body(mails[2])
     # The old address is refused at once, the substitute answers the open suggestion.
     table.send(
@@ -671,10 +678,13 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     mails = flushed(table)
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
-        (GM, ANNOUNCE),
-        (GM, ANNOUNCE_MD),
+        (GM, ANNOUNCE.format("игрок выбывает")),
+        (GM, ANNOUNCE_MD.format("игрок выбывает")),
     ]
-    assert "[b]ГМ исключил игрока Дуг.[/b] пропал\n" in body(mails[1])  # the note
+    assert (
+        "[b]ГМ исключил Дуг из игры.[/b]\n\nПримечание ГМа: пропал\n\nЕё место остаётся в игре"
+        in body(mails[1])
+    )  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["applied"]
@@ -738,8 +748,7 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
         "**Маша**, **Пистолет**, **Спальня**.",
         f"- №7 · 01.12.2026 21:00{zone} (ГМ): Дуг опровергает №1.",
         f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): Дуг показывает игроку Кросс карту **Спальня**.",
-        f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за игрока Дуг: "
-        "«опровержение спальня» — потеря.",
+        f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за Дуг: «опровержение спальня» — потеря.",
         f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 ч.",
         f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
     ]
@@ -807,11 +816,13 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] ГМ отменил ход"),
         ("doug@example.test", "[seed-000] ГМ отменил ход"),
-        (GM, ANNOUNCE),
-        (GM, ANNOUNCE_MD),
+        (GM, ANNOUNCE.format("отмена предположения")),
+        (GM, ANNOUNCE_MD.format("отмена предположения")),
     ]
     assert "Отвечать на него не нужно" in body(mails[1])
-    assert "[b]ГМ отменил предположение №1 (Кросс → Дуг).[/b] ошибся\n" in body(mails[2])
+    assert "[b]ГМ отменил предположение №1 (Кросс → Дуг).[/b]\n\nПримечание ГМа: ошибся\n" in body(
+        mails[2]
+    )
     # Дуг owes nothing; Кросс has his 3 suggestions again; the day post leaves it out.
     kind = table.service.kind_of("cluedo_days")
     row = table.store.game(GAME)

@@ -52,16 +52,17 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     )
     mails = flushed(maniac)
     assert summary(mails) == [
-        ("gosha@example.test", "[seed-002] Вы занимаете место Петя"),
-        (GM, "[seed-002] Объявление для форума — BBCode"),
-        (GM, "[seed-002] Объявление для форума — Markdown"),
+        ("gosha@example.test", "[seed-002] Вы занимаете место Пети"),
+        (GM, "[seed-002] Объявление для форума: замена игрока — BBCode"),
+        (GM, "[seed-002] Объявление для форума: замена игрока — Markdown"),
     ]
     briefing = body(mails[0])
+    assert "ГМ попросил вас с этого момента играть за место Пети в игре «seed-002»." in briefing
     assert "Ваша роль: мирный житель." in briefing
     assert "Ваш голос: за Таню." in briefing
     assert "маньяк" not in briefing.split("Ваш личный адрес")[0]  # nobody else's role
     assert bbcode(mails[1]) == (
-        "[b]Гоша заменяет игрока Петя.[/b]\n"
+        "[b]Гоша заменяет Петю.[/b]\n"
         "\n"
         "Место сохраняет имя Петя со всем, что у него есть и что за ним числится.\n"
     )
@@ -239,7 +240,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         assert code == 1 and "Game seed-000 is still running" in out
         code, out = cli(table, "export", "seed-000", "--force", "--format", "html")
         assert code == 0 and out.startswith("<!DOCTYPE html>")
-        assert "ГМ исключает игрока Дуг — пропал." in out
+        assert "ГМ исключает Дуг — пропал." in out
         code, out = cli(table, "pause", "no-such-game")
         assert code == 1
     finally:
@@ -272,7 +273,9 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     ]
     announcement = flushed(maniac)[-2]
     assert bbcode(announcement) == (
-        "[b]Петя покидает игру.[/b] уехал\n"
+        "[b]Петя покидает игру.[/b]\n"
+        "\n"
+        "Примечание ГМа: уехал\n"
         "\n"
         "Роль не раскрывается. Голоса, поданные им и за него, сняты.\n"
     )
@@ -308,8 +311,8 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert subjects[-4:] == [
             "[seed-002] Игра окончена: финальный пост — BBCode",
             "[seed-002] Игра окончена: финальный пост — Markdown",
-            "[seed-002] Объявление для форума — BBCode",
-            "[seed-002] Объявление для форума — Markdown",
+            "[seed-002] Объявление для форума: игрок выбывает — BBCode",
+            "[seed-002] Объявление для форума: игрок выбывает — Markdown",
         ]
         text = story(table.service, GAME, "markdown")
         assert (
@@ -318,8 +321,7 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
             "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
         )
         assert "14:00 (Europe/Moscow) (ГМ): Маша покидает игру.\n" in text
-        assert "(Europe/Moscow) 🔒: ГМ исключает игрока Машу" not in text
-        assert "(Europe/Moscow) 🔒: ГМ исключает игрока Маша.\n" in text
+        assert "(Europe/Moscow) 🔒: ГМ исключает Машу.\n" in text
         assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
@@ -396,10 +398,10 @@ def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTab
     mails = flushed(maniac)
     assert summary(mails) == [
         (EMAILS["Вася"], "[seed-002] ГМ отменил ход"),
-        (GM, "[seed-002] Объявление для форума — BBCode"),
-        (GM, "[seed-002] Объявление для форума — Markdown"),
+        (GM, "[seed-002] Объявление для форума: отмена голоса — BBCode"),
+        (GM, "[seed-002] Объявление для форума: отмена голоса — Markdown"),
     ]
-    assert bbcode(mails[1]).startswith("[b]ГМ отменил голос игрока Вася за игрока Таня.[/b]")
+    assert bbcode(mails[1]).startswith("[b]ГМ отменил голос Васи за Таню.[/b]")
     maniac.at(utc(2026, 12, 1, 19, 1))
     with pytest.raises(MoveError) as late:
         gm.void(GAME, first, now=utc(2026, 12, 1, 20), via="cli", note=None)
@@ -470,17 +472,17 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- №")]
     assert lines[-7:] == [
         "маньяк заказывает на ночь 1: Саша.",
-        "Коля голосует за игрока Таня.",
-        "ГМ вносит ход за игрока Коля: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню» — письмо потерялось.",
+        "Коля голосует за Таню.",
+        "ГМ вносит ход за Колю: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню» — письмо потерялось.",
         "заказ маньяка на ночь 1 (Саша) отменён.",
-        f"ГМ отменяет событие {seqs['order_placed']} (order_placed).",
-        "голос игрока Коля за игрока Таня отменён.",
-        f"ГМ отменяет событие {seqs['vote_cast']} (vote_cast).",
+        f"ГМ отменяет заказ маньяка (событие {seqs['order_placed']}).",
+        "голос Коли за Таню отменён.",
+        f"ГМ отменяет голос (событие {seqs['vote_cast']}).",
     ]
     result = gm.result_text(
         maniac.service.game_config(GAME), [{"line": "", "lever": "void", "done": order}]
     )
-    assert f"Событие {seqs['order_placed']} (order_placed) отменено.\n" in result
+    assert f"Заказ маньяка (событие {seqs['order_placed']}) отменён.\n" in result
     assert "Объявление для форума" not in result
 
 

@@ -45,11 +45,11 @@ def flushed(table: Table) -> list[EmailMessage]:
     return table.new_mail()
 
 
-def announced(table: Table) -> tuple[str, str]:
+def announced(table: Table, lever: str = "пауза") -> tuple[str, str]:
     """The (BBCode, Markdown) announcement the GM got for the lever just pulled."""
     bbcode, markdown = [m for m in flushed(table) if "Объявление для форума" in m["Subject"]]
-    assert bbcode["Subject"] == "[seed-000] Объявление для форума — BBCode"
-    assert markdown["Subject"] == "[seed-000] Объявление для форума — Markdown"
+    assert bbcode["Subject"] == f"[seed-000] Объявление для форума: {lever} — BBCode"
+    assert markdown["Subject"] == f"[seed-000] Объявление для форума: {lever} — Markdown"
     return body(bbcode), body(markdown)
 
 
@@ -61,13 +61,17 @@ def test_a_bbcode_link_as_the_gm_note_of_a_pause_is_shown_not_linked(table: Tabl
     table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=note)
     bbcode, markdown = announced(table)
     assert bbcode == (
-        f"[b]Игра приостановлена.[/b] [{ZWSP}url=http://evil.example.test]x[{ZWSP}/url]" + PAUSED
+        f"[b]Игра приостановлена.[/b]\n\nПримечание ГМа: [{ZWSP}url=http://evil.example.test]x[{ZWSP}/url]"
+        + PAUSED
     )
     assert markdown == (
-        r"**Игра приостановлена.** \[url=http://evil.example.test\]x\[/url\]" + PAUSED
+        "**Игра приостановлена.**\n\n"
+        r"Примечание ГМа: \[url=http://evil.example.test\]x\[/url\]" + PAUSED
     )
     # Shown as typed: the forum shows the zero-width space as nothing.
-    assert bbcode.replace(ZWSP, "").startswith(f"[b]Игра приостановлена.[/b] {note}\n")
+    assert bbcode.replace(ZWSP, "").startswith(
+        f"[b]Игра приостановлена.[/b]\n\nПримечание ГМа: {note}\n"
+    )
 
 
 def test_markdown_emphasis_and_a_link_in_a_gm_note_are_shown_as_typed(table: Table) -> None:
@@ -75,10 +79,12 @@ def test_markdown_emphasis_and_a_link_in_a_gm_note_are_shown_as_typed(table: Tab
     table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=note)
     bbcode, markdown = announced(table)
     assert markdown == (
-        r"**Игра приостановлена.** \*bold\* \[link\](http://x.example.test)" + PAUSED
+        "**Игра приостановлена.**\n\n"
+        r"Примечание ГМа: \*bold\* \[link\](http://x.example.test)" + PAUSED
     )
     assert bbcode == (
-        f"[b]Игра приостановлена.[/b] *bold* [{ZWSP}link](http://x.example.test)" + PAUSED
+        f"[b]Игра приостановлена.[/b]\n\nПримечание ГМа: *bold* [{ZWSP}link](http://x.example.test)"
+        + PAUSED
     )
 
 
@@ -89,10 +95,10 @@ def test_a_substitute_named_with_bbcode_colour_is_announced_by_his_literal_name(
     table.service.gm.substitute(
         GAME, "Дуг", name, "vova@example.test", now=utc(2026, 12, 1, 17, 10), via="cli", note=None
     )
-    bbcode, markdown = announced(table)
+    bbcode, markdown = announced(table, "замена игрока")
     kept = "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что за ним числится.\n"
-    assert bbcode == f"[b][{ZWSP}color=red]Вова[{ZWSP}/color] заменяет игрока Дуг.[/b]" + kept
-    assert markdown == r"**\[color=red\]Вова\[/color\] заменяет игрока Дуг.**" + kept
+    assert bbcode == f"[b][{ZWSP}color=red]Вова[{ZWSP}/color] заменяет Дуг.[/b]" + kept
+    assert markdown == r"**\[color=red\]Вова\[/color\] заменяет Дуг.**" + kept
 
 
 def test_html_special_characters_in_a_name_are_neither_html_escaped_nor_markup() -> None:
@@ -111,10 +117,16 @@ def test_html_special_characters_in_a_name_are_neither_html_escaped_nor_markup()
     markdown = renderer.public_post(
         "gm", events, locale="en", fmt="markdown", kind="common", **context
     )
-    assert bbcode.splitlines()[0] == ('[b]O\'Brien & <Co> "x" replaces Дуг.[/b] a < b > c & d')
-    assert markdown.splitlines()[0] == (
-        '**O\'Brien & \\<Co\\> "x" replaces Дуг.** a \\< b \\> c & d'
-    )
+    assert bbcode.splitlines()[:3] == [
+        '[b]O\'Brien & <Co> "x" replaces Дуг.[/b]',
+        "",
+        "GM's note: a < b > c & d",
+    ]
+    assert markdown.splitlines()[:3] == [
+        '**O\'Brien & \\<Co\\> "x" replaces Дуг.**',
+        "",
+        "GM's note: a \\< b \\> c & d",
+    ]
 
 
 def test_a_name_that_would_start_a_markdown_list_or_heading_is_escaped() -> None:
@@ -180,7 +192,7 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
         "  Причина: письмо пришло на личный адрес другого игрока\n"
         "  Отправитель: cross@example.test\n"
         "  Тема: Hi Sender: gm@example.test\n"
-        "  Получено: 2026-12-01T17:05:00+00:00\n"
+        "  Получено: 01.12.2026 20:05 (Europe/Moscow)\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
     assert answer["Subject"] == "Re: Hi Sender: gm@example.test"

@@ -120,14 +120,20 @@ class GmDesk:
         in BBCode and Markdown, to paste into the game thread; ``note``, the GM's note
         of a lever whose events carry none (remove, void), follows their headline.
         One mail per format, each holding the post alone (:meth:`Mailer.gm_paste`)."""
-        context = {"game": game.id, "timezone": game.timezone, "note": note}
+        context = {
+            "game": game.id,
+            "timezone": game.timezone,
+            "note": note,
+            "genders": game.genders(),  # the names in the case the sentence needs (P2)
+        }
         posts = {
             fmt: self.service.renderer.public_post(
                 "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
             )
             for fmt in ("bbcode", "markdown")
         }
-        self.service.mail.gm_paste(game, "gm_announce", posts, {}, now)
+        kinds = [e.kind for e in events if e.visibility is Visibility.PUBLIC]
+        self.service.mail.gm_paste(game, "gm_announce", posts, {"kinds": kinds}, now)
 
     # --- act ---------------------------------------------------------------------
 
