@@ -15,7 +15,6 @@ import jinja2
 
 from pbp.config import Game
 from pbp.core.events import Event, Visibility
-from pbp.core.kind import AnyKind
 from pbp.core.registry import KINDS
 from pbp.inert import one_line
 from pbp.mail.base import RawMessage
@@ -103,18 +102,6 @@ class Mailer:
             context["personal_address"] = self.personal(token) if token else self.address
             context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
         return context
-
-    def deadline(self, game: Game, kind: AnyKind, state: Any) -> dict[str, Any]:
-        """The current deadline of ``game`` (``state`` is its state now) as a reply's
-        ``deadline`` gives it: ``{"name": kind.deadline_name(state), "period":
-        kind.day(state), "at": the stored deadline (aware; with the GM's extensions and
-        pauses), None while paused or over}``."""
-        schedule = self.store.schedule(game.id)
-        return {
-            "name": kind.deadline_name(state),
-            "period": kind.day(state),
-            "at": schedule.deadline_at if schedule is not None else None,
-        }
 
     def player(
         self, game: Game, player: str, template: str, context: Mapping[str, Any], now: datetime

@@ -103,7 +103,6 @@ class Moves(ServicePart):
                 "ignored": ignored[:IGNORED_SHOWN],
                 "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
                 "forwarded": letter.forwarded and bool(commands),
-                "deadline": self.mail.deadline(game, kind, state),
             },
             message.now,
             game=game,

@@ -455,7 +455,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert gm_only(table.one(GM, facts(MORNING[1]))) == (
         "Только для ГМа:\n"
         "  - Ночь 2: заказ (убить Петю) аннулирован: маньяк в камере или в тюрьме; "
-        "погибли: никто"
+        "никто не погиб"
     )
     night_2 = table.one(GM, NIGHT[1])
     assert "Маньяк в камере или в тюрьме: да — заказ не исполняется." in night_2.lines
