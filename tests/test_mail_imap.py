@@ -378,3 +378,74 @@ def test_missing_dovecot_is_reported_with_the_install_command(
 def test_imap_inbox_is_an_inbox(inbox: ImapInbox) -> None:
     as_protocol: Inbox = inbox  # checked by mypy --strict
     assert as_protocol.fetch_new() == []
+
+
+class _CutShort(BaseException):
+    """What a signal handler raises to cut a wait short (the daemon's on SIGHUP)."""
+
+
+def _cut_short(*_args: object) -> None:
+    raise _CutShort
+
+
+def test_a_wait_cut_short_in_the_greeting_closes_its_socket_at_once() -> None:
+    """SIGHUP while the waiter connects (issue: a reload of ``pbp run`` leaked a
+    socket): imaplib closes a half-open connection for an ``Exception`` only, so the
+    socket of a greeting cut short by a signal handler's ``BaseException`` was left
+    to the garbage collector (a ResourceWarning). It is closed at once: the server
+    reads EOF."""
+    import gc
+    import signal
+    import socket
+    import warnings
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        accepted: list[socket.socket] = []
+        greeter = threading.Thread(target=lambda: accepted.append(server.accept()[0]))
+        greeter.start()  # it accepts, and never greets
+        box = ImapInbox("127.0.0.1", port, GM, PASSWORD, timeout=10)
+        previous = signal.signal(signal.SIGALRM, _cut_short)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.3)
+            with pytest.raises(_CutShort):
+                box.wait(5)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        greeter.join(5)
+        (peer,) = accepted
+        with peer:
+            peer.settimeout(2)
+            assert peer.recv(1) == b""  # closed by the client, not by a collection later
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResourceWarning)
+            gc.collect()
+        box.close()
+
+
+def test_a_wait_cut_short_in_the_middle_of_idle_is_closed_without_waiting_for_a_reply(
+    gm_dovecot: Dovecot, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cut short after ``IDLE`` went out but before its ``+ idling`` was read, the
+    waiter's session is mid-command: a LOGOUT there is never answered (Dovecot wants
+    ``DONE``), and close() (the daemon's, under its writer lock) waited the whole
+    socket timeout. The connection is shut down instead; the next wait connects anew."""
+    from imapclient import IMAPClient
+
+    def idle_sent_then_cut(client: IMAPClient) -> None:
+        client._imap.send(client._imap._new_tag() + b" IDLE\r\n")
+        raise _CutShort
+
+    assert inbox.fetch_new() == []
+    with monkeypatch.context() as patch:
+        patch.setattr(IMAPClient, "idle", idle_sent_then_cut)
+        with pytest.raises(_CutShort):
+            inbox.wait(5)
+    started = time.monotonic()
+    inbox.close()
+    assert time.monotonic() - started < 2
+    gm_dovecot.append(GM, move(1), when=T0)
+    started = time.monotonic()
+    inbox.wait(5)  # a new connection: the mail is there
+    assert time.monotonic() - started < 2

@@ -16,13 +16,16 @@ before giving up.
 
 from __future__ import annotations
 
+import contextlib
 import imaplib
 import logging
 import re
+import socket
 import ssl
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from imapclient import IMAPClient
@@ -188,13 +191,7 @@ class ImapInbox:
         if self._client is not None:
             return self._client
         context = ssl.create_default_context() if self.tls != "none" else None
-        client = IMAPClient(
-            self.host,
-            port=self.port,
-            ssl=self.tls == "ssl",
-            ssl_context=context,
-            timeout=self.timeout,
-        )
+        client = _open(self.host, self.port, self.tls == "ssl", context, self.timeout)
         try:
             client.normalise_times = False  # keep INTERNALDATE's zone: aware datetimes
             if self.tls == "starttls":
@@ -203,19 +200,24 @@ class ImapInbox:
             selected = client.select_folder(self.folder, readonly=False)
             self._check_keyword(selected)
             self._has_idle = client.has_capability("IDLE")
-        except BaseException:
+            uidvalidity = int(selected[b"UIDVALIDITY"])
+            if self._uidvalidity is not None and uidvalidity != self._uidvalidity:
+                logger.warning(
+                    "UIDVALIDITY of %s changed from %d to %d: UIDs renumbered",
+                    self.folder,
+                    self._uidvalidity,
+                    uidvalidity,
+                )
+            self._uidvalidity = uidvalidity
+            self._client = client  # from here on close() closes it
+        except Exception:
             _quietly_logout(client)
             raise
-        uidvalidity = int(selected[b"UIDVALIDITY"])
-        if self._uidvalidity is not None and uidvalidity != self._uidvalidity:
-            logger.warning(
-                "UIDVALIDITY of %s changed from %d to %d: UIDs renumbered",
-                self.folder,
-                self._uidvalidity,
-                uidvalidity,
-            )
-        self._uidvalidity = uidvalidity
-        self._client = client
+        except BaseException:
+            # Cut short (a signal handler's exception, KeyboardInterrupt), perhaps in
+            # the middle of a command: a LOGOUT might never be answered.
+            _quietly_shut_down(client)
+            raise
         logger.info(
             "connected to %s:%d as %s, folder %s (UIDVALIDITY %d, IDLE %s)",
             self.host,
@@ -457,6 +459,15 @@ class ImapInbox:
             waiter._drop(exc)
             if reconnecting:
                 time.sleep(max(0.0, deadline - time.monotonic()))
+        except BaseException:
+            # Cut short (``pbp run``'s signal handlers raise to end the wait at once),
+            # perhaps in the middle of a command (IDLE sent, its "+ idling" not yet
+            # read): a LOGOUT there is never answered, close() would wait the whole
+            # timeout for it. Closed without a word; the next wait connects anew.
+            client_left, waiter._client = waiter._client, None
+            if client_left is not None:
+                _quietly_shut_down(client_left)
+            raise
 
     def _idle_once(self, client: IMAPClient, seconds: float) -> bool:
         """One IDLE ... DONE of at most ``seconds``; True when new mail was announced.
@@ -492,10 +503,55 @@ def _quietly_logout(client: IMAPClient) -> None:
     try:
         client.logout()
     except _LOGOUT_ERRORS:
-        try:
-            client.shutdown()
-        except Exception:
-            logger.debug("shutdown after a failed LOGOUT failed", exc_info=True)
+        _quietly_shut_down(client)
+
+
+def _quietly_shut_down(client: IMAPClient) -> None:
+    """Close the connection without a word to the server (errors ignored)."""
+    try:
+        client.shutdown()
+    except Exception:
+        logger.debug("shutdown of an IMAP connection failed", exc_info=True)
+
+
+def _open(
+    host: str, port: int, implicit_tls: bool, context: ssl.SSLContext | None, timeout: float
+) -> IMAPClient:
+    """``IMAPClient(host, port, …)``: connected, the greeting read.
+
+    A ``BaseException`` that cuts this short (``pbp run``'s signal handlers raise one
+    to end a wait for mail at once: SIGHUP, SIGTERM) closes the half-open
+    connection's socket here: ``socket.create_connection`` closes it for an
+    ``OSError`` only and imaplib for an ``Exception`` only, and the object holding it
+    never reaches the caller, so it was left to the garbage collector (one socket per
+    reload that came while the waiter connected; a ``ResourceWarning``). The sockets
+    are found in the frames the exception left (its traceback).
+    """
+    try:
+        return IMAPClient(host, port=port, ssl=implicit_tls, ssl_context=context, timeout=timeout)
+    except Exception:
+        raise  # closed by socket.create_connection, imaplib
+    except BaseException as cut:
+        _close_half_open(cut.__traceback__)
+        raise
+
+
+def _close_half_open(trace: TracebackType | None) -> None:
+    """Close every socket (and imaplib connection) in the locals of the frames of
+    ``trace`` below the first: what a connection being opened there held."""
+    while trace is not None and (trace := trace.tb_next) is not None:
+        for value in trace.tb_frame.f_locals.values():
+            if isinstance(value, IMAPClient):  # cut short at the end of its __init__
+                with contextlib.suppress(OSError, AttributeError):  # none yet, or closed
+                    value.shutdown()
+            elif isinstance(value, imaplib.IMAP4):
+                # Its file first: a socket with a file made on it stays open until both
+                # are closed (the greeting is read through the file).
+                for part in (getattr(value, "file", None), getattr(value, "sock", None)):
+                    if part is not None:
+                        part.close()
+            elif isinstance(value, socket.socket):  # socket.create_connection's
+                value.close()
 
 
 def _text(value: bytes | str) -> str:
