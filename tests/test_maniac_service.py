@@ -969,6 +969,48 @@ def test_show_double_kill_not_available_under_12_players(table: ManiacTable) -> 
     )
 
 
+def test_M3_the_open_nights_are_one_or_several_by_their_count() -> None:
+    """M3: ``pbp show`` and the maniac's STATUS name the nights open for orders: one
+    night (day 2: night 3) or several joined by "and" (day 1: nights 1 and 2), the
+    plural chosen by ngettext on their count."""
+    setup = engine.ManiacSetup(GAME, tuple((p, None) for p in PLAYERS), roles=ROLES)
+    day_1: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
+    night_1 = engine.close_day(day_1, START + timedelta(hours=1)).state
+    day_2 = engine.end_night(night_1, START + timedelta(hours=2)).state
+
+    def shown(state: engine.ManiacState, locale: str) -> tuple[str, str]:
+        renderer = Renderer(TEMPLATES)
+        _s, show = renderer.private_mail(
+            "maniac/gm_show", locale=locale, game=GAME, view=engine.gm_view(state)
+        )
+        _s, status = renderer.private_mail(
+            "maniac/status",
+            locale=locale,
+            game=GAME,
+            player="Коля",
+            status=engine.status(state, "Коля"),
+            timezone="Europe/Moscow",
+        )
+        words = ("Open for orders", "для заказа", "можно заказать")
+        (gm,) = [x for x in show.splitlines() if any(w in x for w in words)]
+        (own,) = [x for x in status.splitlines() if any(w in x for w in words)]
+        return gm, own
+
+    assert shown(day_1, "en") == (
+        "Open for orders: nights 1 and 2.",
+        "Open for orders now: nights 1 and 2.",
+    )
+    assert shown(day_2, "en") == ("Open for orders: night 3.", "Open for orders now: night 3.")
+    assert shown(day_1, "ru") == (
+        "Открыты для заказа: ночи 1 и 2.",
+        "Сейчас можно заказать или изменить: ночи 1 и 2.",
+    )
+    assert shown(day_2, "ru") == (
+        "Открыта для заказа: ночь 3.",
+        "Сейчас можно заказать или изменить: ночь 3.",
+    )
+
+
 def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
     table = ManiacTable(tmp_path, locale="en")
     table.run(START)
