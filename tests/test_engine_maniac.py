@@ -403,6 +403,7 @@ def test_M3_a_missing_order_is_a_miss_not_a_skip() -> None:
         "vote": True,
         "orders_due": [3],
         "fixed_by": {"phase": "day", "number": 2},
+        "fixed_later": False,
     }
     assert flat(game.close())[1:] == [fixed(3)]  # from day 2 on, at the day's close
     assert flat(game.end()) == [resolution(2), morning(2, [], None, game)]
@@ -857,6 +858,7 @@ def test_M9_votes_changed_withdrawn_last_vote_stands() -> None:
         "vote": True,
         "orders_due": [],
         "fixed_by": None,
+        "fixed_later": False,
     }
 
 
@@ -1326,6 +1328,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": True,
         "orders_due": [1, 2],
         "fixed_by": NIGHT_1_END,
+        "fixed_later": True,  # M3: day 1's close does not fix them
     }
     game.order("Вася")
     status = maniac.status(game.state, "Коля")
@@ -1346,6 +1349,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": False,
         "orders_due": [2],
         "fixed_by": NIGHT_1_END,
+        "fixed_later": True,
     }
     game.close()
     # M3: during night 1 the order for night 2 is still owed (until night 1 ends)
@@ -1355,6 +1359,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": False,
         "orders_due": [2],
         "fixed_by": NIGHT_1_END,
+        "fixed_later": False,  # the end of night 1 is the deadline reminded of
     }
     assert maniac.status(game.state, "Коля")["casts_left"] == {}
     view = maniac.gm_view(game.state)
@@ -1380,6 +1385,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": True,
         "orders_due": [3],
         "fixed_by": {"phase": "day", "number": 2},
+        "fixed_later": False,
     }
     assert [o["fixed"] for o in maniac.gm_view(game.state)["orders"]] == [True, True]
     game.close()

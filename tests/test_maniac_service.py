@@ -570,6 +570,68 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     table.close()
 
 
+def _maniac_states() -> dict[str, engine.ManiacState]:
+    """Day 1, night 1 and day 2 of a game dealt by ``ROLES`` with no move made."""
+    setup = engine.ManiacSetup(GAME, tuple((p, None) for p in PLAYERS), roles=ROLES)
+    day_1: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
+    night_1 = engine.close_day(day_1, START + timedelta(hours=1)).state
+    day_2 = engine.end_night(night_1, START + timedelta(hours=2)).state
+    return {"day 1": day_1, "night 1": night_1, "day 2": day_2}
+
+
+@pytest.mark.parametrize(
+    ("when", "locale", "line"),
+    [
+        (
+            "day 1",
+            "en",
+            "- No order for nights 1 and 2: KILL <player> NIGHT 1 or SKIP NIGHT 1. These orders "
+            "may be given and changed until night 1 ends. A night without an order passes "
+            "without a kill: a miss, not a skip.",
+        ),
+        (
+            "day 1",
+            "ru",
+            "- Нет заказа на ночи 1 и 2: УБИТЬ <игрок> НОЧЬ 1 или ПРОПУСК НОЧЬ 1. Эти заказы "
+            "можно сделать и изменить до конца ночи 1. Ночь без заказа пройдёт без убийства, "
+            "и это промах, а не пропуск.",
+        ),
+        (
+            "night 1",
+            "en",
+            "- No order for nights 1 and 2: KILL <player> NIGHT 1 or SKIP NIGHT 1. A night "
+            "without an order passes without a kill: a miss, not a skip.",
+        ),
+        (
+            "day 2",
+            "ru",
+            "- Нет заказа на ночь 3: УБИТЬ <игрок> НОЧЬ 3 или ПРОПУСК НОЧЬ 3. Ночь без заказа "
+            "пройдёт без убийства, и это промах, а не пропуск.",
+        ),
+    ],
+)
+def test_M3_the_reminder_says_an_order_stays_open_past_the_day_only_on_day_1(
+    when: str, locale: str, line: str
+) -> None:
+    """M3: the orders for nights 1 and 2 stay open past day 1's close, until night 1 ends
+    (duties' ``fixed_later``); at the end of night 1 and at a later day's close the
+    deadline reminded of is the one that fixes them, and the reminder says no more."""
+    state = _maniac_states()[when]
+    duties = engine.duties(state, "Коля")
+    assert duties is not None
+    assert duties["fixed_later"] is (when == "day 1")
+    _subject, text = Renderer(TEMPLATES).private_mail(
+        "maniac/reminder",
+        locale=locale,
+        game=GAME,
+        player="Коля",
+        timezone="Europe/Moscow",
+        close_at=START,
+        duties=duties,
+    )
+    assert text.splitlines()[-1] == line
+
+
 def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order_due(
     tmp_path: Path,
 ) -> None:
@@ -973,10 +1035,7 @@ def test_M3_the_open_nights_are_one_or_several_by_their_count() -> None:
     """M3: ``pbp show`` and the maniac's STATUS name the nights open for orders: one
     night (day 2: night 3) or several joined by "and" (day 1: nights 1 and 2), the
     plural chosen by ngettext on their count."""
-    setup = engine.ManiacSetup(GAME, tuple((p, None) for p in PLAYERS), roles=ROLES)
-    day_1: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
-    night_1 = engine.close_day(day_1, START + timedelta(hours=1)).state
-    day_2 = engine.end_night(night_1, START + timedelta(hours=2)).state
+    day_1, day_2 = _maniac_states()["day 1"], _maniac_states()["day 2"]
 
     def shown(state: engine.ManiacState, locale: str) -> tuple[str, str]:
         renderer = Renderer(TEMPLATES)

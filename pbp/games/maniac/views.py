@@ -110,9 +110,11 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
     and has no standing vote, M9), "orders_due": [night...] (the maniac only: the
     nights of :func:`nights_due` without an order, M3), "fixed_by": {"phase",
     "number"} | None (the deadline that fixes those orders, :func:`fixed_by`; None
-    without orders due)}``; None when both are empty and once the game is over.
-    During night 1 the maniac may still owe the orders for nights 1 and 2 (M3); a
-    later night owes nothing.
+    without orders due), "fixed_later": bool (the orders due stay open past the
+    deadline reminded of, until the later one ``fixed_by`` names: on day 1 the orders
+    for nights 1 and 2 may still be given and changed during night 1, M3)}``; None
+    when both are empty and once the game is over. During night 1 the maniac may still
+    owe the orders for nights 1 and 2 (M3); a later night owes nothing.
 
     :raises KeyError: ``player`` is not in the game.
     """
@@ -129,12 +131,14 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
         due = [n for n in nights_due(state) if order_for(state, n) is None]
     if not vote and not due:
         return None
+    fixed = fixed_by(due[0]) if due else None
     return {
         "day": state.day,
         "phase": state.phase,
         "vote": vote,
         "orders_due": due,
-        "fixed_by": fixed_by(due[0]) if due else None,
+        "fixed_by": fixed,
+        "fixed_later": fixed is not None and fixed != {"phase": state.phase, "number": state.day},
     }
 
 
