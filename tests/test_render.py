@@ -1087,3 +1087,29 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
         "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("hours", "ru", "en"),
+    [
+        (1, "1 час", "1 hour"),
+        (2.0, "2 часа", "2 hours"),
+        (5, "5 часов", "5 hours"),
+        (21, "21 час", "21 hours"),
+        (24.0, "24 часа", "24 hours"),
+        (1.5, "1,5 часа", "1.5 hours"),
+        (0.25, "0,25 часа", "0.25 hours"),
+        (1000, "1\xa0000 часов", "1,000 hours"),
+    ],
+)
+def test_hours_are_written_by_babel_for_the_locale(
+    renderer: Renderer, hours: float, ru: str, en: str
+) -> None:
+    """``h|hours`` (rule R7's turn and answer times, the GM's EXTEND): the number in the
+    locale's digits (ru: a decimal comma, a no-break space between thousands), whole
+    hours by the catalog's plural of their count, a fraction in the form CLDR gives
+    a fraction (ru «часа»)."""
+    for locale, text in (("ru", ru), ("en", en)):
+        for fmt in ("text", "bbcode", "markdown"):
+            template = renderer._env(locale, fmt).from_string("{{ h|hours }}")
+            assert template.render(h=hours) == text
