@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from pbp.config import Game
-from pbp.core.events import Event, Visibility
+from pbp.core.events import Event, Visibility, event_dict
 from pbp.core.registry import KINDS
 from pbp.inert import one_line
 from pbp.mail.base import RawMessage
@@ -383,13 +383,3 @@ class Mailer:
             references=references,
         )
         self.store.enqueue(message_id, to, flatten(message), now)
-
-
-def event_dict(event: Event) -> dict[str, Any]:
-    """An event as one flat dict for templates: kind, visibility, player and its data."""
-    return {
-        "kind": event.kind,
-        "visibility": event.visibility.value,
-        "player": event.player,
-        **dict(event.data),
-    }

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from pbp.config import Game
 from pbp.core.events import Event, MoveError
 from pbp.core.kind import AnyKind, ParsedCommand
-from pbp.mailer import event_dict
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.mime import Letter
@@ -161,7 +160,10 @@ class Moves(ServicePart):
             result["error"] = self.error_text(game, error)
             return result, None
         self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
-        result["events"] = [event_dict(e) for e in visible(step.events, player)]
+        schedule = self.store.schedule(game.id)  # after the move: its deadline as stored
+        deadline = schedule.deadline_at if schedule is not None else None
+        seen = visible(step.events, player)
+        result["events"] = kind.reply_events(game, step.state, seen, player, deadline)
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
         )

@@ -62,6 +62,18 @@ class CluedoRounds(CluedoKind):
         :func:`pbp.games.cluedo_rounds.views.post_view`."""
         return views.post_view(post, events, period)
 
+    def reply_events(
+        self,
+        game: object,
+        state: object,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """The move's events with his own answer and his own next turn marked:
+        :func:`pbp.games.cluedo_rounds.views.reply_events`."""
+        return views.reply_events(events, player)
+
     def status(self, state: RoundsState, player: str) -> dict[str, Any]:
         """The STATUS view."""
         return engine.status(state, player)

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, Step, Visibility
+from pbp.core.events import Event, IllegalMove, Step, Visibility, event_dict
 from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, ParsedCommand, PrivateMail
 from pbp.games.maniac import engine
 from pbp.games.maniac.config import ManiacGame
@@ -90,6 +90,17 @@ class Maniac:
         """The GM-only facts beside a post (M3: the morning after night 1 also gives the
         order its end fixed): :func:`pbp.games.maniac.views.gm_facts`."""
         return engine.gm_facts(post, period, private)
+
+    def reply_events(
+        self,
+        game: ManiacGame,
+        state: ManiacState,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """The move's events as they are."""
+        return [event_dict(e) for e in events]
 
     def status(self, state: ManiacState, player: str) -> dict[str, Any]:
         """The STATUS view."""
