@@ -39,6 +39,8 @@ from pbp.cli import main
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.games.maniac import engine, views
+from pbp.games.maniac.config import ManiacGame
+from pbp.games.maniac.kind import Maniac
 from pbp.render import Renderer
 
 RE = "Re: ход"
@@ -417,19 +419,21 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "",
         "> УБИТЬ Сашу",
         "Понял: УБИТЬ Саша",
-        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — "
+        "до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "не пишите.",
         "",
         "> ПРОПУСК",
         "Понял: ПРОПУСК",
-        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до конца ночи 1 (10:00, "
-        "Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до конца ночи 1 — до "
+        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите.",
         "",
         "> УБИТЬ Олю НОЧЬ 2",
         "Понял: УБИТЬ Оля НОЧЬ 2",
         "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
-        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
-        "не пишите.",
+        "конца ночи 1 — до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ "
+        "— в тред его не пишите.",
         "",
         "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
     ]  # an order is never public: no forum snippet
@@ -501,9 +505,11 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
 
     # M3 timeline: on day 2 an order without a night is for night 3.
     mails = table.move("Коля", "УБИТЬ Таню", at=utc(2026, 12, 2, 9))
-    assert section(mails[0], "УБИТЬ Таню")[0].startswith(
-        "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2"
-    )
+    assert section(mails[0], "УБИТЬ Таню") == [
+        "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2 — до "
+        "02.12.2026 22:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
+    ]
 
 
 def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
@@ -522,8 +528,9 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     mails = table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 21))  # 00:00 in Moscow
     assert summary(mails) == [(EMAILS["Коля"], RE)]
     assert section(mails[0], "УБИТЬ Сашу") == [
-        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — до "
+        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
     ]
 
     mails = table.at(utc(2026, 12, 2, 5))  # two hours before night 1 ends
@@ -538,13 +545,14 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
 
     mails = table.move("Коля", "УБИТЬ Олю НОЧЬ 2", "УБИТЬ Машу НОЧЬ 1", at=utc(2026, 12, 2, 6))
     assert section(mails[0], "УБИТЬ Олю НОЧЬ 2") == [
-        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 — до "
+        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
     ]
     assert section(mails[0], "УБИТЬ Машу НОЧЬ 1") == [
         "Принято: заказ на ночь 1 изменён, теперь — убить Машу. Его можно изменить до "
-        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
-        "не пишите."
+        "конца ночи 1 — до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ "
+        "— в тред его не пишите."
     ]
 
     mails = table.at(dawn(1))
@@ -1443,3 +1451,88 @@ def test_an_early_close_in_kaliningrad_keeps_the_regular_schedule(
         assert _deadline(table) == utc(2026, 12, 3, 8)  # 03.12 10:00 Kaliningrad
     finally:
         table.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        (
+            "ru",
+            "Принято: заказ на ночь 3 — убить Петю. Его можно изменить до закрытия дня 2 — до "
+            "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+            "пишите.",
+        ),
+        (
+            "en",
+            "Accepted: the order for night 3: kill Петя. It may be changed until day 2 closes, "
+            "2026-12-03 10:00 (Europe/Moscow). Only you and the GM see it — never post it in "
+            "the thread.",
+        ),
+    ],
+)
+def test_M3_an_order_receipt_gives_the_real_close_of_its_day_after_an_extend(
+    tmp_path: Path, locale: str, line: str
+) -> None:
+    """M3: the order for night 3 may be changed until day 2 closes — at its real time,
+    03.12 10:00 after the GM's 12 hours, not games.yaml's 22:00 of 02.12."""
+    table = ManiacTable(tmp_path, locale=locale)
+    try:
+        table.run(START)
+        table.at(close(1) + timedelta(minutes=1))
+        table.at(dawn(1) + timedelta(minutes=1))  # day 2, due 02.12 22:00
+        table.new_mail()
+        done = table.service.gm.extend(GAME, 12, now=utc(2026, 12, 2, 8), via="cli", note=None)
+        assert done["deadline_at"] == "2026-12-03T07:00:00+00:00"
+        move = "УБИТЬ Петю НОЧЬ 3" if locale == "ru" else "KILL Петя NIGHT 3"
+        mails = table.move("Коля", move, at=utc(2026, 12, 2, 9))
+        reply = next(m for m in mails if m["To"] == EMAILS["Коля"])  # after the GM's posts
+        assert section(reply, move) == [line]
+    finally:
+        table.close()
+
+
+def test_M3_an_order_fixed_by_the_deadline_after_an_extended_one_gets_its_real_time(
+    table: ManiacTable,
+) -> None:
+    """M3: on day 1 the orders for nights 1 and 2 stay open until night 1 ends, the first
+    10:00 after day 1's close; with day 1 extended to 02.12 11:00 that is 03.12 10:00,
+    for the maniac's own mail and for the GM's ACT alike — and the night does end then."""
+    table.new_mail()
+    done = table.service.gm.extend(GAME, 13, now=utc(2026, 12, 1, 10), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-02T08:00:00+00:00"  # 02.12 11:00 in Moscow
+    mails = table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 11))
+    reply = next(m for m in mails if m["To"] == EMAILS["Коля"])
+    assert section(reply, "УБИТЬ Сашу") == [
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — до "
+        "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
+    ]
+    table.service.gm.act(
+        GAME, "Коля", "УБИТЬ Олю НОЧЬ 2", now=utc(2026, 12, 1, 12), via="cli", note=None
+    )
+    table.service.flush_outbox(utc(2026, 12, 1, 12))
+    (acted,) = [m for m in table.new_mail() if m["To"] == EMAILS["Коля"]]
+    assert section(acted, "УБИТЬ Олю НОЧЬ 2") == [
+        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 — до "
+        "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
+    ]
+    table.at(utc(2026, 12, 2, 8, 1))  # the extended close of day 1
+    assert _deadline(table) == utc(2026, 12, 3, 7)  # night 1 ends 03.12 10:00, as promised
+
+
+def test_M3_order_until_walks_the_deadlines_from_the_current_one(table: ManiacTable) -> None:
+    """M3: the real time of an order's deadline: the stored current one when it is that
+    one, else the regular times after it; without a stored one, the regular times after
+    the order."""
+    kind = Maniac()
+    (game,) = [g for g in table.config.games if g.id == GAME]
+    assert isinstance(game, ManiacGame)
+    day_1 = _maniac_states()["day 1"]
+    night_1, day_1_close = {"phase": "night", "number": 1}, {"phase": "day", "number": 1}
+    extended = utc(2026, 12, 2, 8)  # day 1 extended to 02.12 11:00 Moscow
+    at = utc(2026, 12, 1, 10)
+    assert kind.order_until(game, day_1, day_1_close, extended, at) == extended
+    assert kind.order_until(game, day_1, night_1, extended, at) == utc(2026, 12, 3, 7)
+    assert kind.order_until(game, day_1, night_1, None, at) == dawn(1)
+    assert kind.order_until(game, day_1, {"phase": "day", "number": 2}, None, at) == close(2)
