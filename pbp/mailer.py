@@ -342,6 +342,7 @@ class Mailer:
             **self.context(game, None),
             "answers": [{"at": answer.at, "body": answer.body.rstrip()} for answer in shown],
             "more": len(answers) - len(shown),
+            "total": len(answers),
         }
         subject, body = self.renderer.private_mail(
             f"{game.kind}/answers_summary", locale=game.locale, **full

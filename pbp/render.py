@@ -27,6 +27,8 @@ serves both post formats:
   ``"01.12.2026 22:30 (Europe/Moscow)"``.
 - ``h|hours`` — a number of hours in words, the number written by Babel for the
   locale: ``"24 hours"``, ``"1.5 hours"``, ru «1 час», «1,5 часа» (:func:`hours_filter`).
+- ``seconds|duration`` — a time left in whole hours and minutes: ``"1 h 5 min"``,
+  ru «1 ч 5 мин» (:func:`duration_filter`).
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
@@ -373,6 +375,25 @@ def hours_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
     return fraction
 
 
+@jinja2.pass_context
+def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
+    """``seconds|duration``: a time span (≥ 0 seconds, e.g. what was left before a
+    paused deadline) in whole hours and minutes, the seconds dropped, in the catalog's
+    words ("%(hours)s h %(minutes)s min").
+
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env.from_string("{{ s|duration }}").render(s=3959)
+    '1 ч 5 мин'
+    """
+    hours, rest = divmod(int(seconds), 3600)
+    pgettext = ctx.resolve("pgettext")
+    shown: str = pgettext(
+        "a time span", "%(hours)s h %(minutes)s min", hours=hours, minutes=rest // 60
+    )
+    return shown
+
+
 def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str) -> str:
     """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
     IANA name; None: its own zone), written by Babel with ``pattern`` (CLDR's date
@@ -681,6 +702,7 @@ class Renderer:
             "and_list": and_list,
             "dt": datetime_filter(fmt),
             "hours": hours_filter,
+            "duration": duration_filter,
             "sha256": lambda text: commitment(str(text)),
         }
         if fmt != "text":

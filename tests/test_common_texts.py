@@ -270,7 +270,7 @@ def test_addressee_limit_verb_agrees_with_the_count(renderer: Renderer) -> None:
 
 def test_answers_not_shown_verb_agrees_with_the_count(renderer: Renderer) -> None:
     def last(more: int) -> str:
-        _subject, body = mail(renderer, "answers_summary", answers=[], more=more)
+        _subject, body = mail(renderer, "answers_summary", answers=[], more=more, total=more)
         return body.rstrip("\n").split("\n")[-1]
 
     status = ": пришлите СТАТУС, чтобы узнать положение сейчас."

@@ -216,7 +216,10 @@ def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) ->
     mails = table.new_mail()
     answer = body(next(m for m in mails if m["Subject"] == "Re: команды"))
     assert "> ПРОДЛИТЬ много\nНе выполнено. Команда ГМа записана не так. Пишите так: " in answer
-    assert "Игра на паузе." in answer
+    assert (
+        "Игра на паузе. До срока оставалось 1 ч 30 мин; это время вернётся по команде "
+        "ПРОДОЛЖИТЬ." in answer
+    )
     assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
 
 

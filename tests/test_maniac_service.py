@@ -588,6 +588,23 @@ def _maniac_states() -> dict[str, engine.ManiacState]:
 
 
 @pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        ("ru", "Идёт ночь 1; день 2 откроется утром."),
+        ("en", "It is night 1; day 2 opens in the morning."),
+    ],
+)
+def test_M2_status_at_night_names_the_day_that_follows(locale: str, line: str) -> None:
+    """M2: night d is followed by day d + 1, the status's ``next_day``."""
+    status = engine.status(_maniac_states()["night 1"], "Вася")
+    assert (status["day"], status["next_day"]) == (1, 2)
+    _s, text = Renderer(TEMPLATES).private_mail(
+        "maniac/status", locale=locale, game=GAME, player="Вася", status=status
+    )
+    assert line in text.splitlines()
+
+
+@pytest.mark.parametrize(
     ("when", "locale", "line"),
     [
         (

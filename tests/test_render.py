@@ -925,7 +925,13 @@ def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
         "[b]танцевальном зале[/b].\n"
     ) in post
     _, mail = renderer.private_mail(
-        "game_over", locale="ru", kind="cluedo_days", game="exler-1", player="Веталь", result=over
+        "game_over",
+        locale="ru",
+        kind="cluedo_days",
+        game="exler-1",
+        player="Веталь",
+        result=over,
+        won=over["winner"] == "Веталь",
     )
     assert (
         "\nРазгадка: убийство совершила Голубева, орудием трубой в комнате танцевальном зале.\n"
@@ -1113,3 +1119,21 @@ def test_hours_are_written_by_babel_for_the_locale(
         for fmt in ("text", "bbcode", "markdown"):
             template = renderer._env(locale, fmt).from_string("{{ h|hours }}")
             assert template.render(h=hours) == text
+
+
+@pytest.mark.parametrize(
+    ("seconds", "ru", "en"),
+    [
+        (3959, "1 ч 5 мин", "1 h 5 min"),
+        (59, "0 ч 0 мин", "0 h 0 min"),
+        (90000, "25 ч 0 мин", "25 h 0 min"),
+    ],
+)
+def test_a_duration_is_whole_hours_and_minutes(
+    renderer: Renderer, seconds: int, ru: str, en: str
+) -> None:
+    """``seconds|duration`` (the time a paused deadline had left): whole hours and
+    minutes in the catalog's words, the seconds dropped."""
+    for locale, text in (("ru", ru), ("en", en)):
+        template = renderer._env(locale, "text").from_string("{{ s|duration }}")
+        assert template.render(s=seconds) == text

@@ -45,7 +45,8 @@ def _orders_view(state: ManiacState) -> list[dict[str, Any]]:
 def status(state: ManiacState, player: str) -> dict[str, Any]:
     """The private ``STATUS`` answer of ``player``.
 
-    Everyone: ``{"game", "day", "phase", "over", "winner_team", "role", "partner"
+    Everyone: ``{"game", "day", "next_day" (the day after night ``day``, M2), "phase",
+    "over", "winner_team", "role", "partner"
     (the maniac's fan / the fan's maniac, else None, M1), "alive", "in_prison",
     "my_vote": {"target", "prison"} | None, "votes": vote_count(state),
     "casts_left": {player: n} (today, for each player he may vote for; {} when he
@@ -72,6 +73,7 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
     view: dict[str, Any] = {
         "game": state.game_id,
         "day": state.day,
+        "next_day": state.day + 1,  # M2: night d is followed by day d + 1
         "phase": state.phase,
         "over": state.over,
         "winner_team": state.winner_team,
