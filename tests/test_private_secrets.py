@@ -594,3 +594,53 @@ def test_held_back_answers_reach_the_old_player_without_his_substitutes_address(
             assert new not in text, text
     finally:
         table.close()
+
+
+def probe_script(shown: str, guess: str, found: list[str]) -> Callable[[CluedoTable], None]:
+    """Кросс asks Дуг, Дуг shows ``shown``. Роза has come by the Message-ID of the
+    mail that told Кросс the card (a Cc of his reply, its References) and answers "it":
+    her mail says In-Reply-To that Message-ID and holds a line of that mail's template
+    and her ``guess`` of its other line. ``found`` gets the Message-ID."""
+
+    def script(table: CluedoTable) -> None:
+        table.move(
+            "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 1)
+        )
+        table.new_mail()
+        table.move("Дуг", f"ОПРОВЕРЖЕНИЕ 1 {shown}", at=utc(2026, 12, 1, 17, 3))
+        (told,) = [m for m in table.new_mail() if m["To"] == CLUEDO_EMAILS["Кросс"]][-1:]
+        assert f"Дуг показывает вам карту: {shown}." in body(told)
+        found.append(str(told["Message-ID"]))
+        table.send(
+            "Роза",
+            "СТАТУС",
+            "",
+            f"Дуг показывает вам карту: {guess}.",
+            "Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение "
+            "опровергнуто.",
+            at=utc(2026, 12, 1, 17, 5),
+            headers=[("In-Reply-To", found[-1]), ("References", found[-1])],
+        )
+        table.run(utc(2026, 12, 1, 17, 6))
+
+    return script
+
+
+def test_a_mail_answering_another_players_mail_learns_nothing_of_it(tmp_path: Path) -> None:
+    """C4: the card shown is the suggester's alone. pbp cuts a player's mail where it
+    repeats the mail of ours it answers (In-Reply-To), and lists the lines it did not
+    read as commands. Роза, who names the Message-ID of the mail that told Кросс his
+    card, must not learn from her answer whether her guess of its text was right: the
+    mail she answers is not hers, so nothing of it is used to read hers."""
+    ids: list[str] = []
+    worlds = [
+        cluedo_world(tmp_path / name, SEED_HANDS, probe_script(shown, "Пистолет", ids))
+        for name, shown in (("pistol", "Пистолет"), ("bedroom", "Спальня"))
+    ]
+    assert_same_for(worlds, [CLUEDO_EMAILS["Роза"]], "the card shown to Кросс")
+    (reply,) = [
+        m for m in worlds[0] if m["To"] == CLUEDO_EMAILS["Роза"] and m["In-Reply-To"] is not None
+    ]
+    assert "Ваши карты: Библиотека, Канделябр, Веревка." in body(reply)
+    # Her own mail, her own lines: she sees all of them, as she wrote them.
+    assert "> Дуг показывает вам карту: Пистолет." in body(reply)
