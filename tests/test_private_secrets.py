@@ -25,19 +25,22 @@ from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
+from click.testing import CliRunner
 from kits.games import MailSection, game_keys, write_games_yaml
 from kits.maniac_table import EMAILS as MANIAC_EMAILS
 from kits.maniac_table import GAME as MANIAC_GAME
+from kits.maniac_table import GAME_ITEM as MANIAC_ITEM
 from kits.maniac_table import PLAYERS as MANIAC_PLAYERS
 from kits.maniac_table import ROLES, START, ManiacTable, close, dawn
 from kits.table import GM, TEMPLATES, Table, body, utc
 
+from pbp.cli import main
 from pbp.config import load_config
 from pbp.core.events import LeverRefused
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
-from pbp.store import Store
+from pbp.store import GM_SEAT, Store
 
 # --- noninterference: transcripts of two worlds --------------------------------------
 
@@ -95,16 +98,62 @@ def minute(at: datetime, n: int) -> datetime:
     return at + timedelta(minutes=n)
 
 
+class NamedManiacTable(ManiacTable):
+    """Seed 002's game (:class:`kits.maniac_table.ManiacTable`) whose players play under
+    other names: ``names`` maps the name a script calls a player by to his seat's."""
+
+    def __init__(
+        self, directory: Path, *, roles: dict[str, str], extra: str, names: dict[str, str]
+    ) -> None:
+        self.names = names
+        self.directory = directory
+        self.path = directory / "games.yaml"
+        item = MANIAC_ITEM.format(
+            locale="ru",
+            extra=game_keys(extra),
+            players="\n".join(
+                f"      - {{name: {self.seat(p)}, email: {MANIAC_EMAILS[p]}}}"
+                for p in MANIAC_PLAYERS
+            ),
+            roles="\n".join(f"      {self.seat(p)}: {roles[p]}" for p in MANIAC_PLAYERS),
+        )
+        write_games_yaml(directory, item)
+        self.config = load_config(self.path)
+        self.store = Store(self.config.store)
+        self.inbox_path = directory / "mail" / "inbox"
+        self.outbox_path = directory / "mail" / "outbox"
+        self.now = START
+        self.service = Service(
+            self.config,
+            self.store,
+            Renderer(TEMPLATES),
+            inbox=MaildirInbox(self.inbox_path),
+            transport=MaildirTransport(self.outbox_path),
+            clock=lambda: self.now,
+        )
+        self._seen = 0
+
+    def seat(self, player: str) -> str:
+        """The seat's name in this game of the player a script calls ``player``."""
+        return self.names.get(player, player)
+
+    def token(self, player: str) -> str:
+        token = self.store.player_token(MANIAC_GAME, self.seat(player))
+        assert token is not None
+        return token
+
+
 def maniac_world(
     directory: Path,
     roles: dict[str, str],
-    script: Callable[[ManiacTable], None],
+    script: Callable[[NamedManiacTable], None],
     extra: str = "remind_hours_before: 2\nvote_count_mail: true\n",
+    names: dict[str, str] | None = None,
 ) -> list[EmailMessage]:
-    """Every mail of the seed-002 game dealt ``roles`` and played by ``script``, with the
-    CLI levers' mails sent too."""
+    """Every mail of the seed-002 game dealt ``roles`` (its players under ``names``) and
+    played by ``script``, with the CLI levers' mails sent too."""
     directory.mkdir()
-    table = ManiacTable(directory, roles=roles, extra=extra)
+    table = NamedManiacTable(directory, roles=roles, extra=extra, names=names or {})
     try:
         table.run(START)
         script(table)
@@ -114,13 +163,32 @@ def maniac_world(
         table.close()
 
 
-def every_player(table: ManiacTable, lines: Sequence[str], at: datetime) -> None:
+def cli(directory: Path, *args: str) -> str:
+    """What ``pbp -c DIRECTORY/games.yaml ARGS…`` prints (exit status 0)."""
+    result = CliRunner().invoke(main, ["-c", str(directory / "games.yaml"), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+#: ``pbp post`` of every Maniac post a GM may print for pasting after night 2.
+MANIAC_POSTS = (
+    (),
+    ("--which", "opening"),
+    ("--day", "1"),
+    ("--which", "evening", "--day", "1"),
+    ("--which", "morning", "--day", "2"),
+    ("--which", "evening", "--day", "2", "--format", "markdown"),
+    ("--which", "morning", "--day", "3", "--format", "markdown"),
+)
+
+
+def every_player(table: NamedManiacTable, lines: Sequence[str], at: datetime) -> None:
     """Each player of the game sends ``lines``, a minute apart from ``at`` on."""
     for i, player in enumerate(MANIAC_PLAYERS):
         table.move(player, *lines, at=minute(at, i))
 
 
-def role_blind_script(table: ManiacTable) -> None:
+def role_blind_script(table: NamedManiacTable) -> None:
     """Moves that read the same whoever holds which role: every player asks STATUS and
     HELP, tries a kill order (the maniac's goes through, the others' are refused), a
     skip, a second kill, and votes; the GM acts, substitutes and removes seats by name.
@@ -133,14 +201,21 @@ def role_blind_script(table: ManiacTable) -> None:
         target = "Петю" if player != "Петя" else "Таню"
         table.move(player, f"ГОЛОС за {target}", "СТАТУС", at=utc(2026, 12, 1, 11, i))
     gm = table.service.gm
-    gm.act(MANIAC_GAME, "Маша", "ГОЛОС за Таню", now=utc(2026, 12, 1, 12), via="cli", note=None)
+    gm.act(
+        MANIAC_GAME,
+        table.seat("Маша"),
+        "ГОЛОС за Таню",
+        now=utc(2026, 12, 1, 12),
+        via="cli",
+        note=None,
+    )
     # The GM enters an order for both maniacs: one goes through, the other is refused
     # to the GM alone (no mail to the seat).
     for i, seat in enumerate(("Коля", "Маша")):
         try:
             gm.act(
                 MANIAC_GAME,
-                seat,
+                table.seat(seat),
                 "УБИТЬ Сашу НОЧЬ 1",
                 now=minute(utc(2026, 12, 1, 12, 1), i),
                 via="cli",
@@ -148,25 +223,34 @@ def role_blind_script(table: ManiacTable) -> None:
             )
         except LeverRefused as refused:
             assert refused.code == "gm_act_refused"
-    # The seats of both maniacs and both fans go to substitutes; Дима (duty in one deal)
-    # leaves (a removal; neither maniac is removed, M12's check sees no win).
-    for i, seat in enumerate(("Коля", "Маша", "Лена", "Оля")):
+    # The seats of both maniacs, both fans and a civilian go to substitutes; Дима (duty
+    # in one deal) leaves (a removal; neither maniac is removed, M12's check sees no win).
+    for i, seat in enumerate(("Коля", "Маша", "Лена", "Оля", "Таня")):
         gm.substitute(
             MANIAC_GAME,
-            seat,
+            table.seat(seat),
             f"Новичок{i}",
             f"new{i}@example.test",
             now=utc(2026, 12, 1, 13, i),
             via="cli",
             note="замена",
         )
-    gm.remove(MANIAC_GAME, "Дима", now=utc(2026, 12, 1, 14), via="cli", note="пропал")
+    gm.remove(MANIAC_GAME, table.seat("Дима"), now=utc(2026, 12, 1, 14), via="cli", note="пропал")
+    table.send("Таня", "СТАТУС", "ПОМОЩЬ", at=utc(2026, 12, 1, 14, 5), sender="new4@example.test")
+    table.run(utc(2026, 12, 1, 14, 6))
+    # A pause: the mail is held, then applied on resume.
+    gm.pause(MANIAC_GAME, now=utc(2026, 12, 1, 15), via="cli", note=None)
+    every_player(table, ["СТАТУС", "ГОЛОС за Петю"], utc(2026, 12, 1, 15, 5))
+    gm.resume(MANIAC_GAME, now=utc(2026, 12, 1, 16), via="cli", note=None)
+    table.run(utc(2026, 12, 1, 16, 1))
     table.at(utc(2026, 12, 1, 17, 30))  # the reminders of day 1
     table.at(close(1))  # Петя in the cell
     every_player(table, ["СТАТУС"], minute(close(1), 5))
     table.at(utc(2026, 12, 2, 5, 30))  # the reminders of night 1
     table.at(dawn(1))  # Саша dies
     every_player(table, ["СТАТУС", "ГОЛОС за Таню"], minute(dawn(1), 5))
+    gm.remove(MANIAC_GAME, table.seat("Вася"), now=minute(dawn(1), 30), via="cli", note=None)
+    every_player(table, ["СТАТУС"], minute(dawn(1), 35))
 
 
 def test_maniac_a_civilian_reads_the_same_whoever_holds_the_other_roles(tmp_path: Path) -> None:
@@ -178,7 +262,8 @@ def test_maniac_a_civilian_reads_the_same_whoever_holds_the_other_roles(tmp_path
         maniac_world(tmp_path / "a", ROLES, role_blind_script),
         maniac_world(tmp_path / "b", OTHER_DEAL, role_blind_script),
     ]
-    assert_same_for(worlds, [MANIAC_EMAILS[p] for p in CIVILIANS_BOTH], "roles")
+    observers = [MANIAC_EMAILS[p] for p in CIVILIANS_BOTH]
+    assert_same_for(worlds, [*observers, "new4@example.test"], "roles")
     # The posts the GM pastes (BBCode, Markdown) read the same too; only his own facts
     # ("GM only", the sheet, the night, the vote count, his levers' results) differ.
     pasted = [
@@ -187,6 +272,11 @@ def test_maniac_a_civilian_reads_the_same_whoever_holds_the_other_roles(tmp_path
     ]
     assert [normal(body(m)) for m in pasted[0]] == [normal(body(m)) for m in pasted[1]]
     assert len(pasted[0]) > 10
+    printed = [
+        [normal(cli(tmp_path / name, "post", MANIAC_GAME, *args)) for args in MANIAC_POSTS[:5]]
+        for name in ("a", "b")
+    ]
+    assert printed[0] == printed[1]
     # The comparison can fail: the maniacs' and the fans' own mails do differ.
     for seat in ("Коля", "Лена"):
         assert transcript(worlds[0], MANIAC_EMAILS[seat]) != transcript(
@@ -196,11 +286,32 @@ def test_maniac_a_civilian_reads_the_same_whoever_holds_the_other_roles(tmp_path
     assert any("вас убили" in text for _s, _r, text in sasha)
 
 
-def night_script(order: Sequence[str]) -> Callable[[ManiacTable], None]:
+#: Role words as names: a civilian of both deals is called Маньяк, the duty officer
+#: of one deal Мирный, the fan of one deal Дежурная (names no command reads, M9).
+ROLE_NAMES = {"Вася": "Маньяк", "Дима": "Мирный", "Лена": "Дежурная"}
+
+
+def test_maniac_players_named_like_roles_learn_no_role(tmp_path: Path) -> None:
+    """M1 again, with players named like the roles: Маньяк (a civilian in both deals,
+    who reads «Маньяк, вот что сделано…» and «голос за Маньяка»), Мирный, Дежурная."""
+    worlds = [
+        maniac_world(tmp_path / name, roles, role_blind_script, names=ROLE_NAMES)
+        for name, roles in (("a", ROLES), ("b", OTHER_DEAL))
+    ]
+    observers = [MANIAC_EMAILS[p] for p in CIVILIANS_BOTH]
+    assert_same_for(worlds, [*observers, "new4@example.test"], "roles, under role names")
+    vasya = transcript(worlds[0], MANIAC_EMAILS["Вася"])
+    assert vasya[0][2].startswith("Здравствуйте, Маньяк!")
+    assert "Ваша роль: МИРНЫЙ ЖИТЕЛЬ." in vasya[0][2]
+    lena = [transcript(world, MANIAC_EMAILS["Лена"]) for world in worlds]
+    assert lena[0] != lena[1]
+
+
+def night_script(order: Sequence[str]) -> Callable[[NamedManiacTable], None]:
     """Day 1 sends Саша to the cell while the maniac gives ``order`` (lines; none: a
     miss); both nights pass with everyone asking STATUS; night 2 kills Оля."""
 
-    def script(table: ManiacTable) -> None:
+    def script(table: NamedManiacTable) -> None:
         if order:
             table.move("Коля", *order, at=utc(2026, 12, 1, 9, 5))
         table.move("Коля", "УБИТЬ Олю НОЧЬ 2", at=utc(2026, 12, 1, 9, 6))
@@ -242,6 +353,14 @@ def test_M6_nobody_but_the_maniac_can_tell_a_blocked_kill_from_a_skip_or_a_miss(
         for world in worlds
     ]
     assert pasted[0] == pasted[1] == pasted[2]
+    # What `pbp post` prints for pasting reads the same; `pbp show`, the GM's, does not.
+    printed = [
+        [normal(cli(tmp_path / name, "post", MANIAC_GAME, *args)) for args in MANIAC_POSTS]
+        for name in ("blocked", "skip", "miss")
+    ]
+    assert printed[0] == printed[1] == printed[2]
+    shown = [cli(tmp_path / name, "show", MANIAC_GAME) for name in ("blocked", "skip")]
+    assert normal(shown[0]) != normal(shown[1])
     # The maniac and the GM do tell them apart (the comparison can fail).
     kolya = [transcript(world, MANIAC_EMAILS["Коля"]) for world in worlds]
     assert kolya[0] != kolya[1] != kolya[2]
@@ -282,7 +401,7 @@ CLUEDO_ITEM = """\
 {extra}    players:
       - {{name: Кросс, email: cross@example.test, gender: m}}
       - {{name: Дуг, email: doug@example.test, gender: f}}
-      - {{name: Роза, email: rosa@example.test, gender: f}}
+      - {{name: {rosa}, email: rosa@example.test, gender: f}}
     cards:
       suspects: [Маша, Петя, Ваня]
       weapons: [Топор, Пистолет, Канделябр, Молоток, Веревка, Нож]
@@ -307,13 +426,17 @@ class CluedoTable(Table):
         extra: str = "",
         personal_address: str = "plus",
         mail: str = "",
+        rosa: str = "Роза",
     ) -> None:
         self.directory = directory
         self.trusted = None
+        #: The name the third seat plays under (the scripts call it Роза).
+        self.rosa = rosa
         item = CLUEDO_ITEM.format(
             kind=kind,
             extra=game_keys(extra),
-            hands="\n".join(f"        {p}: [{', '.join(h)}]" for p, h in hands.items()),
+            rosa=rosa,
+            hands="\n".join(f"        {self.seat(p)}: [{', '.join(h)}]" for p, h in hands.items()),
         )
         path = write_games_yaml(
             directory, item, mail=MailSection(personal_address=personal_address, extra=mail)
@@ -332,6 +455,16 @@ class CluedoTable(Table):
             clock=lambda: self.now,
         )
         self._seen = 0
+
+    def seat(self, player: str) -> str:
+        """The seat's name in this game of the player a script calls ``player``."""
+        return self.rosa if player == "Роза" else player
+
+    def token(self, player: str) -> str:
+        """The personal token of ``player`` (as a script calls him)."""
+        token = self.store.player_token("seed-000", self.seat(player))
+        assert token is not None
+        return token
 
     def move(self, player: str, *lines: str, at: datetime) -> None:
         """``player`` mails ``lines`` arriving at ``at``; the daemon runs a minute later."""
@@ -359,13 +492,14 @@ def cluedo_world(
     *,
     kind: str = "cluedo_days",
     extra: str = "remind_hours_before: 1\n",
+    rosa: str = "Роза",
 ) -> list[EmailMessage]:
     """Every mail of seed 000's game dealt ``hands`` and played by ``script``."""
     directory.mkdir()
     timing = (
         'day_closes: "22:30"\n' if kind == "cluedo_days" else "turn_hours: 24\nanswer_hours: 12\n"
     )
-    table = CluedoTable(directory, hands, kind=kind, extra=timing + extra)
+    table = CluedoTable(directory, hands, kind=kind, extra=timing + extra, rosa=rosa)
     try:
         table.run(utc(2026, 12, 1, 17))
         script(table)
@@ -422,6 +556,17 @@ def days_script(shown: str, accused: str) -> Callable[[CluedoTable], None]:
         gm.remove("seed-000", "Кросс", now=minute(day2, 12), via="cli", note="пропал")
         for i, player in enumerate(CLUEDO_EMAILS):
             table.move(player, "СТАТУС", at=minute(day2, 20 + i))
+        # Роза's seat goes to a substitute too, who asks STATUS.
+        gm.substitute(
+            "seed-000",
+            table.seat("Роза"),
+            "Рита",
+            "rita@example.test",
+            now=minute(day2, 30),
+            via="cli",
+            note=None,
+        )
+        table.send("Роза", "СТАТУС", "ПОМОЩЬ", at=minute(day2, 31), sender="rita@example.test")
         table.run(utc(2026, 12, 2, 19, 30))
 
     return script
@@ -442,7 +587,8 @@ def test_cluedo_days_others_read_the_same_whatever_card_was_shown_and_was_accuse
             tmp_path / "accused", SEED_HANDS, days_script("Молоток", "Петя, Веревка, Библиотека")
         ),
     ]
-    assert_same_for(worlds, [CLUEDO_EMAILS["Роза"]], "the card shown, the accusation")
+    rosa = [CLUEDO_EMAILS["Роза"], "rita@example.test"]
+    assert_same_for(worlds, rosa, "the card shown, the accusation")
     assert_same_for(
         [worlds[0], worlds[2]], [CLUEDO_EMAILS["Дуг"], "vova@example.test"], "the accusation"
     )
@@ -468,7 +614,7 @@ def test_cluedo_days_others_read_the_same_whatever_the_hands_beyond_their_answer
         cluedo_world(tmp_path / "a", SEED_HANDS, days_script("Молоток", "Ваня, Нож, Спальня")),
         cluedo_world(tmp_path / "b", SWAPPED_HANDS, days_script("Молоток", "Ваня, Нож, Спальня")),
     ]
-    assert_same_for(worlds, [CLUEDO_EMAILS["Роза"]], "the hands")
+    assert_same_for(worlds, [CLUEDO_EMAILS["Роза"], "rita@example.test"], "the hands")
     pasted = [
         [normal(body(m)) for m in world if str(m["Subject"]).endswith((" — BBCode", " — Markdown"))]
         for world in worlds
@@ -478,6 +624,34 @@ def test_cluedo_days_others_read_the_same_whatever_the_hands_beyond_their_answer
     assert not any("Игра окончена" in text for text in pasted[0])
     vova = [transcript(world, "vova@example.test") for world in worlds]
     assert vova[0] != vova[1]  # the briefing gives the seat's hand
+
+
+def test_cluedo_days_a_player_named_like_a_card_learns_no_more(tmp_path: Path) -> None:
+    """The third player plays under a card's name: Нож (a card of Кросс's hand) or
+    Веревка (one of her own), read in every mail beside the cards. She still reads the
+    same mails whichever card Дуг showed Кросс and whatever Кросс accused, and her
+    substitute too."""
+    for name in ("Нож", "Веревка"):
+        worlds = [
+            cluedo_world(
+                tmp_path / f"{name}-{shown}-{n}",
+                SEED_HANDS,
+                days_script(shown, accused),
+                rosa=name,
+            )
+            for n, (shown, accused) in enumerate(
+                (
+                    ("Молоток", "Ваня, Нож, Спальня"),
+                    ("Спальня", "Ваня, Нож, Спальня"),
+                    ("Молоток", "Петя, Веревка, Библиотека"),
+                )
+            )
+        ]
+        assert_same_for(worlds, [CLUEDO_EMAILS["Роза"], "rita@example.test"], name)
+        rosa = transcript(worlds[0], CLUEDO_EMAILS["Роза"])
+        assert any("Ваши карты: Библиотека, Канделябр, Веревка." in t for _s, _r, t in rosa)
+        cross = [transcript(world, CLUEDO_EMAILS["Кросс"]) for world in worlds[:2]]
+        assert cross[0] != cross[1]
 
 
 # --- Cluedo by rounds ---------------------------------------------------------------
@@ -644,3 +818,90 @@ def test_a_mail_answering_another_players_mail_learns_nothing_of_it(tmp_path: Pa
     assert "Ваши карты: Библиотека, Канделябр, Веревка." in body(reply)
     # Her own mail, her own lines: she sees all of them, as she wrote them.
     assert "> Дуг показывает вам карту: Пистолет." in body(reply)
+
+
+def test_nobody_but_the_seat_gets_anything_of_it_by_writing_to_its_address(
+    tmp_path: Path,
+) -> None:
+    """A stranger, another player, the GM, a Cc to two seats, a Reply-To pointing
+    elsewhere: of Кросс's seat (his hand, his personal address) only Кросс's own mail
+    gets an answer that holds anything, and that answer goes to his registered address."""
+    table = CluedoTable(tmp_path, SEED_HANDS, extra='day_closes: "22:30"\n')
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        cross = f"gm+{table.token('Кросс')}@example.test"
+        rosa = f"gm+{table.token('Роза')}@example.test"
+        at = utc(2026, 12, 1, 17, 10)
+        table.send("Кросс", "СТАТУС", at=at, sender="evil@evil.test")
+        table.send("Кросс", "СТАТУС", at=minute(at, 1), sender=CLUEDO_EMAILS["Роза"])
+        table.send("Кросс", "СТАТУС", at=minute(at, 2), sender=GM)
+        table.send(
+            "Роза", "СТАТУС", at=minute(at, 3), headers=[("Cc", cross)]
+        )  # To: her own, Cc: his
+        table.send(
+            "Кросс", "СТАТУС", at=minute(at, 4), to=f"{cross}, {rosa}", sender=CLUEDO_EMAILS["Роза"]
+        )
+        table.send("Кросс", "СТАТУС", at=minute(at, 5), headers=[("Reply-To", "evil@evil.test")])
+        table.send(
+            "Кросс",
+            "СТАТУС",
+            at=minute(at, 6),
+            sender="evil@evil.test",
+            headers=[("Sender", CLUEDO_EMAILS["Кросс"])],
+        )
+        table.run(minute(at, 10))
+        mails = table.new_mail()
+        hand = "Петя, Ваня, Нож"
+        token = table.token("Кросс")
+        to_cross = [m for m in mails if m["To"] == CLUEDO_EMAILS["Кросс"]]
+        assert len(to_cross) == 1 and hand in body(to_cross[0])  # the Reply-To's mail
+        assert to_cross[0]["Reply-To"] == cross
+        for mail in mails:
+            if mail["To"] == CLUEDO_EMAILS["Кросс"]:
+                continue
+            text = f"{mail['Subject']}\n{mail['Reply-To']}\n{body(mail)}"
+            assert hand not in text, (mail["To"], text)
+            assert token not in text, (mail["To"], text)
+        assert not any(m["To"] == "evil@evil.test" and token in body(m) for m in mails)
+        # Роза's mails were answered as hers (her hand), never as Кросс's.
+        to_rosa = [body(m) for m in mails if m["To"] == CLUEDO_EMAILS["Роза"]]
+        assert any("Ваши карты: Библиотека, Канделябр, Веревка." in t for t in to_rosa)
+    finally:
+        table.close()
+
+
+def test_the_story_is_not_mailed_while_the_game_runs(tmp_path: Path) -> None:
+    """The export reveals every role and order: asked for by mail (and confirmed)
+    while the game runs, it is refused and nothing of it is mailed."""
+    table = ManiacTable(tmp_path)
+    try:
+        table.run(START)
+        table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 9, 5))
+        token = table.store.player_token(MANIAC_GAME, GM_SEAT)
+        message = EmailMessage(policy=SMTP)
+        message["From"] = GM
+        message["To"] = f"gm+{token}@example.test"
+        message["Subject"] = "команды"
+        message["Message-ID"] = make_msgid(domain="example.test")
+        message.set_content("ЭКСПОРТ markdown\n")
+        deliver(table.inbox_path, bytes(message), at=utc(2026, 12, 1, 9, 10))
+        table.run(utc(2026, 12, 1, 9, 11))
+        (confirm,) = table.new_mail()
+        reply = EmailMessage(policy=SMTP)
+        reply["From"] = GM
+        reply["To"] = str(confirm["Reply-To"])
+        reply["Subject"] = f"Re: {confirm['Subject']}"
+        reply["In-Reply-To"] = str(confirm["Message-ID"])
+        reply["Message-ID"] = make_msgid(domain="example.test")
+        reply.set_content("да\n")
+        deliver(table.inbox_path, bytes(reply), at=utc(2026, 12, 1, 9, 12))
+        assert table.run(utc(2026, 12, 1, 9, 13)) == ["gm_refused"]
+        (result,) = table.new_mail()
+        assert result["To"] == GM
+        text = body(result)
+        assert "ЭКСПОРТ markdown" in text
+        for secret in ("маньяк", "Коля —", "Сашу", "Саша"):
+            assert secret not in text, text
+    finally:
+        table.close()
