@@ -348,7 +348,10 @@ class Mailer:
             f"{game.kind}/answers_summary", locale=game.locale, **full
         )
         player = answers[0].player if answers else None
-        token = self.store.player_token(game.id, player) if player else None
+        # The seat's Subject tag only while the seat is still the recipient's: after a
+        # substitute took it over, the tag is the substitute's personal address.
+        still_his = player is not None and self.store.player_email(game.id, player) == to.lower()
+        token = self.store.player_token(game.id, player) if player and still_his else None
         self._enqueue(
             to=to,
             subject=self._subject(subject, token),

@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from email import message_from_bytes
 from email.message import EmailMessage
+from email.message import Message as MailMessage
 from email.policy import default
+from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
 from pbp.config import Game
@@ -192,6 +194,10 @@ class Moves(ServicePart):
             ours = self.store.outgoing(message_id) if message_id else None
             if ours is not None:
                 sent = message_from_bytes(ours, policy=default)
+                if not _sent_to(sent, letter.from_address):
+                    # Another's mail (its Message-ID came by a Cc or a forward): cutting
+                    # by its lines would tell the sender which of his lines it holds.
+                    continue
                 part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
                 answered = str(part.get_content()) if part is not None else ""
                 text = strip_echo(text, answered)
@@ -257,6 +263,14 @@ def subject_moves(subject: str) -> str:
         if stripped == subject:
             return subject.strip()
         subject = stripped
+
+
+def _sent_to(sent: MailMessage, address: str | None) -> bool:
+    """Whether our mail ``sent`` went to ``address`` (its To, one address as pbp writes
+    it): only then may the mail answering it be read against its lines (the text of a
+    mail to somebody else is his, C4)."""
+    to = getaddresses([str(value) for value in sent.get_all("To", [])])
+    return address is not None and [a.lower() for _name, a in to] == [address.lower()]
 
 
 def _cut(line: str) -> str:
