@@ -98,7 +98,7 @@ class Moves(ServicePart):
             message.from_address,
             "reply",
             {
-                "results": results,
+                **reply_results(results),
                 "player": player,
                 "looks_quoted": [_cut(line) for line in quoted[:IGNORED_SHOWN]],
                 "ignored": ignored[:IGNORED_SHOWN],
@@ -209,11 +209,13 @@ class Moves(ServicePart):
     def _help_text(self, game: Game) -> str:
         """The text of ``game``'s HELP mail (what a pasted-back help is cut by), rendered
         once per game configuration and start (it depends on nothing else)."""
-        first = self.store.last_event(game.id, ["game_started"])  # one query, not the log
-        seq = first.seq if first is not None else None
+        # One query, not the log; the start's data (the deal) is read only when new.
+        seq = self.store.last_seq(game.id, ["game_started"])
         kept = self._helps.get(game.id)
         if kept is not None and kept[0] is game and kept[1] == seq:
             return kept[2]
+        first = self.store.last_event(game.id, ["game_started"])
+        seq = first.seq if first is not None else None
         started = [first.event] if first is not None else []
         # What the help shows of the game (its players as examples, its limits), by the
         # kind, as in the welcome and the reply to HELP.
@@ -244,6 +246,15 @@ class Moves(ServicePart):
         (rule P2: "Маша названа в заказе дважды")."""
         params = {**error.params, "genders": game.genders()}
         return self.renderer.error(error.code, params, locale=game.locale)
+
+
+def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What a ``reply`` template gets of a mail's results (one dict per command line,
+    an ``error`` key when it was refused): ``results`` as they are, ``done`` (those
+    without an error) and ``not_done`` (those with one), each in the mail's order."""
+    done = [result for result in results if "error" not in result]
+    not_done = [result for result in results if "error" in result]
+    return {"results": list(results), "done": done, "not_done": not_done}
 
 
 def move_dict(move: Any) -> dict[str, Any]:

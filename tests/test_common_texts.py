@@ -17,6 +17,7 @@ import pytest
 from pbp import catalogs
 from pbp.core.events import Event, Visibility
 from pbp.intake.senders import megabytes
+from pbp.moves import reply_results
 from pbp.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -192,7 +193,7 @@ def test_not_done_said_once(renderer: Renderer) -> None:
     _subject, body = mail(
         renderer,
         "maniac/reply",
-        results=results,
+        **reply_results(results),
         player="Мария",
         looks_quoted=[],
         ignored=[],

@@ -16,6 +16,7 @@ import pytest
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.games.cluedo.views import start_view
+from pbp.moves import reply_results
 from pbp.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -633,7 +634,9 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
         locale="ru",
         game="exler-1",
         player="Веталь",
-        results=[{"line": "ОПРОВЕРЖЕНИЕ 7 нож", "events": [shown, refuted], "snippet": snippet}],
+        **reply_results(
+            [{"line": "ОПРОВЕРЖЕНИЕ 7 нож", "events": [shown, refuted], "snippet": snippet}]
+        ),
     )
     assert "кочерга" not in body
     assert "Принято: опровержение предположения №7. Карту Неташка получит приватом." in body
@@ -1137,3 +1140,35 @@ def test_a_duration_is_whole_hours_and_minutes(
     for locale, text in (("ru", ru), ("en", en)):
         template = renderer._env(locale, "text").from_string("{{ s|duration }}")
         assert template.render(s=seconds) == text
+
+
+def test_reply_results_splits_done_from_not_done_in_mail_order() -> None:
+    first, refused, second = {"line": "A"}, {"line": "B", "error": "no"}, {"line": "C"}
+    assert reply_results([first, refused, second]) == {
+        "results": [first, refused, second],
+        "done": [first, second],
+        "not_done": [refused],
+    }
+
+
+def test_reply_lists_done_lines_before_not_done_and_asks_to_fix_only_then(
+    renderer: Renderer,
+) -> None:
+    refused = {"line": "ГОЛОС за Шапо", "error": "Неизвестный игрок «Шапо»."}
+    done = {"line": "СТАТУС", "events": []}
+    context = {"game": "m-1", "player": "Лев", "day_closes": "20:00", "timezone": "UTC"}
+    _subject, body = renderer.private_mail(
+        "maniac/reply", locale="ru", **context, **reply_results([refused, done])
+    )
+    assert body == (
+        "Лев, вот что сделано по вашему письму.\n\n"
+        "Выполнено:\n\n> СТАТУС\n\n"
+        "Не выполнено:\n\n> ГОЛОС за Шапо\nНеизвестный игрок «Шапо».\n\n"
+        "Исправьте невыполненные строки и пришлите их снова ответом на это письмо.\n"
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
+    )
+    _subject, body = renderer.private_mail(
+        "maniac/reply", locale="ru", **context, **reply_results([done])
+    )
+    assert "Не выполнено" not in body
+    assert "Исправьте" not in body
