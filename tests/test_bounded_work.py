@@ -23,7 +23,7 @@ import pbp.service
 from pbp.keptview import kept_rows
 from pbp.mail.base import RawMessage, header_section
 from pbp.mail.maildir import deliver
-from pbp.parse import mime
+from pbp.parse import mime, simple
 from pbp.store import Store
 
 START = utc(2026, 12, 1, 17)
@@ -147,7 +147,9 @@ def test_a_body_over_its_cpu_budget_is_kept_and_later_mail_is_served(
 ) -> None:
     mail = table.config.mail.model_copy(update={"cpu_seconds_per_message": 0.3})
     table.service.config = table.config.model_copy(update={"mail": mail})
+    # Both readers of a body spin: the full one and the simple plain-text one.
     monkeypatch.setattr(mime, "read_body", _spin_forever)
+    monkeypatch.setattr(simple, "split_reply", _spin_forever)
     table.send("Кросс", "СТАТУС", at=MOVE_AT)
     assert table.run(MOVE_AT) == ["unreadable"]
     [kept] = table.store.kept()
