@@ -110,7 +110,26 @@ def unfolded(value: object) -> str:
 
 def field_values(msg: Message, name: str) -> list[str]:
     """Every raw value of header ``name`` (lower case), :func:`unfolded`, in order."""
-    return [unfolded(value) for key, value in msg.raw_items() if key.lower() == name]
+    return [unfolded(value) for value in _by_name(msg).get(name, ())]
+
+
+def _by_name(msg: Message) -> dict[str, list[object]]:
+    """The raw values of the fields of ``msg`` by lower-cased name, in order: found
+    once per message (a letter reads some twenty fields; going through every field
+    for each was a third of reading the header section, issue 18), again when a field
+    is added or removed."""
+    kept: tuple[int, dict[str, list[object]]] | None = msg.__dict__.get(_INDEX)
+    if kept is not None and kept[0] == len(msg):
+        return kept[1]
+    index: dict[str, list[object]] = {}
+    for key, value in msg.raw_items():
+        index.setdefault(key.lower(), []).append(value)
+    msg.__dict__[_INDEX] = (len(msg), index)
+    return index
+
+
+#: The attribute of a message that keeps :func:`_by_name`'s index.
+_INDEX = "_pbp_fields_by_name"
 
 
 def first_value(msg: Message, name: str) -> str | None:
