@@ -281,27 +281,43 @@ def murder_words(ctx: jinja2.runtime.Context, s: Mapping[str, Any]) -> dict[str,
     верёвкой, танцевальном зале); otherwise ``"nominative"``, a sentence that needs
     neither («убийца — Белых, орудие — верёвка, комната — терраса»). ``suspect``,
     ``weapon``, ``room``: the cards in the cases of that form (as written outside
-    Russian, where the three sentences read alike).
+    Russian, where the three sentences read alike); ``where``: the room with the
+    preposition it takes, for a sentence as a forum writer says it («ножом на кухне»,
+    :func:`pbp.parse.morph.room_phrase`; the room as written in the nominative form and
+    outside Russian).
 
     >>> from pathlib import Path
     >>> env = Renderer(Path("templates"))._env("ru", "text")
     >>> t = env.from_string('{{ (s|murder).values()|join(" / ") }}')
     >>> t.render(s={"suspect": "Краснова", "weapon": "верёвка", "room": "танцевальный зал"})
-    'femn / Краснова / верёвкой / танцевальном зале'
+    'femn / Краснова / верёвкой / танцевальном зале / в танцевальном зале'
     >>> t.render(s={"suspect": "Белых", "weapon": "верёвка", "room": "терраса"})
-    'nominative / Белых / верёвка / терраса'
+    'nominative / Белых / верёвка / терраса / терраса'
     """
     suspect, weapon, room = str(s["suspect"]), str(s["weapon"]), str(s["room"])
-    nominative = {"form": "nominative", "suspect": suspect, "weapon": weapon, "room": room}
+    nominative = {
+        "form": "nominative",
+        "suspect": suspect,
+        "weapon": weapon,
+        "room": room,
+        "where": room,
+    }
     gender = morph.person_gender(suspect)
     if gender is None:
         return nominative
     if ctx.get("locale") != "ru":
         return {**nominative, "form": gender}
     with_weapon, in_room = morph.card_form(weapon, "ablt"), morph.card_form(room, "loct")
-    if with_weapon is None or in_room is None:
+    where = morph.room_phrase(room)
+    if with_weapon is None or in_room is None or where is None:
         return nominative
-    return {"form": gender, "suspect": suspect, "weapon": with_weapon, "room": in_room}
+    return {
+        "form": gender,
+        "suspect": suspect,
+        "weapon": with_weapon,
+        "room": in_room,
+        "where": where,
+    }
 
 
 _POST_FORMATS: dict[str, PostFormat] = {"bbcode": "bbcode", "markdown": "markdown"}

@@ -696,6 +696,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
         timezone="Europe/Moscow",
         suggestion=S7,
         held=["нож"],
+        gm_card="нож",
     )
     assert subject == "[exler-1] Предположение №7 от Неташки"
     assert body.startswith(
@@ -1054,6 +1055,7 @@ def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_round
         asked=asked,
         suggestion=ROUNDS_SUGG,
         held=["Библиотека"],
+        gm_card="Библиотека",
     )
     assert mail.split("\n")[1] == (
         "Предположение №2 (Саша): убийца — Зеленов, орудие — Верёвка, комната — Библиотека."
