@@ -454,7 +454,7 @@ SHA-256: $sha
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
-- Неташка: без ответа 1 — на день 2 на 1 предположение меньше
+- Неташка: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше
 
 [b]Предположения на день 2[/b]
 - Неташка: 2 предположения
@@ -480,7 +480,7 @@ SHA-256: $sha
 Карта показана приватом.
 
 **Штрафы: на одно предположение меньше за каждое, оставшееся без ответа**
-- Неташка: без ответа 1 — на день 2 на 1 предположение меньше
+- Неташка: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше
 
 **Предположения на день 2**
 - Неташка: 2 предположения
@@ -490,7 +490,6 @@ SHA-256: $sha
         "day1_private": """\
   - №1: Неташке показана карта подсвечник (от Дуг)
   - №2 (Веталь → Неташка): ГМ ответил за Неташку — показана карта Краснова
-  - №2: Веталю показана карта Краснова (от Неташки, ответ ГМа)
 """,
         "gm_answered": """\
 Неташка, вы не ответили до закрытия дня на предположение №2 от Веталя (Краснова, нож, \
@@ -857,7 +856,7 @@ room [b]billiard room[/b].[/quote]
 The card was shown privately.
 
 [b]Penalties: one suggestion fewer for each left unanswered[/b]
-- Alice: 1 unanswered, 1 suggestion fewer on day 2
+- Alice: 1 suggestion unanswered, 1 fewer on day 2
 
 [b]Suggestions for day 2[/b]
 - Alice: 2 suggestions
@@ -884,7 +883,7 @@ The card was shown privately.
 The card was shown privately.
 
 **Penalties: one suggestion fewer for each left unanswered**
-- Alice: 1 unanswered, 1 suggestion fewer on day 2
+- Alice: 1 suggestion unanswered, 1 fewer on day 2
 
 **Suggestions for day 2**
 - Alice: 2 suggestions
@@ -894,7 +893,6 @@ The card was shown privately.
         "day1_private": """\
   - #1: Alice was shown candlestick (by Carol)
   - #2 (Bob → Alice): the GM answered for Alice — showed Scarlett
-  - #2: Bob was shown Scarlett (by Alice, GM answer)
 """,
         "gm_answered": """\
 Alice, you did not answer suggestion #2 from Bob (Scarlett, knife, billiard room) before \
@@ -1367,7 +1365,7 @@ DAY1_CAUGHT_UP = """\
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
-- Дуг: без ответа 1 — на день 2 на 1 предположение меньше
+- Дуг: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше
 
 [b]Предположения на день 2[/b]
 - Неташка: 3 предположения
@@ -1390,7 +1388,7 @@ DAY2_CAUGHT_UP = """\
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
-- Дуг: без ответа 1 — на день 3 на 1 предположение меньше
+- Дуг: 1 предположение осталось без ответа — в день 3 на 1 предположение меньше
 
 [b]Предположения на день 3[/b]
 - Неташка: 3 предположения

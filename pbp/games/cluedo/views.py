@@ -117,8 +117,10 @@ def gm_facts(
     answered = {fact.get("number") for fact in private if fact["kind"] == "gm_refutation"}
 
     def twice(fact: Mapping[str, Any]) -> bool:
-        return fact["kind"] == "card_shown" and bool(fact.get("by_gm")) and (
-            fact.get("number") in answered
+        return (
+            fact["kind"] == "card_shown"
+            and bool(fact.get("by_gm"))
+            and (fact.get("number") in answered)
         )
 
     return [fact for fact in private if fact["kind"] in GM_FACTS and not twice(fact)]

@@ -189,16 +189,16 @@ class CluedoRounds(CluedoKind):
             if event.kind == "turn_started" and not engine.is_over(state):
                 # The room he may not name (R5): his previous suggestion's, if any.
                 previous = dict(state.last_rooms).get(data["player"])
-                context = {"turn": data, "previous_room": previous}
-                mails.append(PrivateMail("your_turn", data["player"], context))
+                turn = {"turn": data, "previous_room": previous}
+                mails.append(PrivateMail("your_turn", data["player"], turn))
             elif event.kind == "asked":
                 suggestion = _suggestion(state, int(data["number"]))
                 named = [suggestion["suspect"], suggestion["weapon"], suggestion["room"]]
                 held = [card for card in named if card in hands[data["player"]]]
                 # What the GM shows if he does not answer (C5); None: no refutation.
                 gm_card = gm_default_card(hands[data["player"]], *named)
-                context = {"asked": data, "suggestion": suggestion, "held": held}
-                mails.append(PrivateMail("asked", data["player"], {**context, "gm_card": gm_card}))
+                asked = {"asked": data, "suggestion": suggestion, "held": held, "gm_card": gm_card}
+                mails.append(PrivateMail("asked", data["player"], asked))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
                 mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
             elif event.kind == "round_ended" and data["refuted_by"] is None:
