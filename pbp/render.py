@@ -34,7 +34,8 @@ serves both post formats:
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
 a blank line in Markdown, one newline otherwise) and ``post(name, events, fmt,
 **context)`` which renders a public post from inside a mail (the events are filtered
-to public ones on the way, as in :meth:`Renderer.public_post`). There is no global
+to public ones on the way, as in :meth:`Renderer.public_post`), and ``gm_keywords()``,
+the GM commands' keywords of the locale (:func:`gm_keywords`). There is no global
 working on events, and the text layer knows no game: templates hold no game logic.
 
 A public post gets ``view``, what its game computes that it shows (a vote count, a
@@ -78,6 +79,7 @@ from pbp.core import registry
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.inert import escape_bbcode, escape_markdown, strip_controls
+from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
 
@@ -257,6 +259,15 @@ def _framed(pgettext: Callable[..., str], case: Case, name: str) -> str:
     if case == "ablt":
         return pgettext("name framed for want of a gender: instrumental", "%(name)s", name=name)
     return pgettext("name framed for want of a gender: prepositional", "%(name)s", name=name)
+
+
+@jinja2.pass_context
+def gm_keywords(ctx: jinja2.runtime.Context) -> dict[str, str]:
+    """``gm_keywords()``: the GM commands' keywords of the text's locale, as the GM's
+    texts show them (:func:`pbp.parse.gm.shown`: the words ``pbp/locale/<locale>/
+    keywords.yaml`` gives the parser), so that every list of GM commands names each
+    lever the parser reads, in a new language too, with no template edited."""
+    return gm_commands.shown(str(ctx.get("locale")))
 
 
 @jinja2.pass_context
@@ -736,6 +747,7 @@ class Renderer:
             locale=locale,
             br="\n\n" if fmt == "markdown" else "\n",
             post=self._post_global(locale),
+            gm_keywords=gm_keywords,
         )
         return env
 

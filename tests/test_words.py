@@ -358,3 +358,57 @@ def test_day_summary_penalty_lines_read_as_russian(renderer: Renderer) -> None:
         "- Веталь: 2 suggestions unanswered, 2 fewer on day 2",
         "- Дуг: 5 suggestions unanswered, 5 fewer on day 2",
     ]
+
+
+# --- 5. the GM sheet lists every GM command, from the keywords the GM parser reads ---
+
+
+def _sheet_commands(renderer: Renderer, kind: str, locale: str) -> str:
+    if kind == "maniac":
+        view: dict[str, Any] = {
+            "players": [{"name": "Петя", "character": None, "role": "maniac"}],
+            "skip_limit": 2,
+            "double_kill_allowed": False,
+            "canonical": "{}",
+        }
+    else:
+        solution = {"suspect": "Краснова", "weapon": "нож", "room": "кухня"}
+        players = [{"name": "Петя", "character": None, "hand": ["Белых"]}]
+        view = {"solution": solution, "players": players, "canonical": "{}"}
+    _subject, body = mail(
+        renderer,
+        "gm_sheet",
+        locale,
+        kind=kind,
+        seed=7,
+        view=view,
+        gm_address="gm+token@example.test",
+    )
+    return body.rstrip("\n").split("\n")[-1]
+
+
+@pytest.mark.parametrize("kind", ["cluedo_days", "cluedo_rounds", "maniac"])
+@pytest.mark.parametrize("locale", ["ru", "en"])
+def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, locale: str) -> None:
+    from pbp import keywords
+    from pbp.parse import gm
+
+    line = _sheet_commands(renderer, kind, locale)
+    vocabulary = keywords.current()
+    for lever in gm.NAMES.values():
+        word = vocabulary.words("gm", lever, locale)[0]
+        assert f" {word}" in line or f": {word}" in line, (lever, word)
+    assert f" {vocabulary.words('gm', 'by', locale)[0]} " in line
+
+
+def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) -> None:
+    assert _sheet_commands(renderer, "cluedo_days", "ru") == (
+        "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ"
+        " · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ"
+        " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ (пояснение — после « -- »)."
+    )
+    assert _sheet_commands(renderer, "maniac", "en") == (
+        "Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS"
+        " · SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT"
+        ' · EXPORT markdown|bbcode|html · HELP (a note may follow " -- ").'
+    )
