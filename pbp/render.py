@@ -32,10 +32,11 @@ serves both post formats:
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
-a blank line in Markdown, one newline otherwise) and ``post(name, events, fmt,
+a blank line in Markdown, one newline otherwise), ``post(name, events, fmt,
 **context)`` which renders a public post from inside a mail (the events are filtered
-to public ones on the way, as in :meth:`Renderer.public_post`), and ``gm_keywords()``,
-the GM commands' keywords of the locale (:func:`gm_keywords`). There is no global
+to public ones on the way, as in :meth:`Renderer.public_post`), ``gm_keywords()``, the
+GM commands' keywords of the locale (:func:`gm_keywords`), and ``keyword_words(section,
+key)``, a list of the locale's keywords (:func:`keyword_words`). There is no global
 working on events, and the text layer knows no game: templates hold no game logic.
 
 A public post gets ``view``, what its game computes that it shows (a vote count, a
@@ -74,7 +75,7 @@ from babel import dates as babel_dates
 from babel import numbers as babel_numbers
 from markupsafe import Markup
 
-from pbp import catalogs
+from pbp import catalogs, keywords
 from pbp.core import registry
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
@@ -268,6 +269,18 @@ def gm_keywords(ctx: jinja2.runtime.Context) -> dict[str, str]:
     keywords.yaml`` gives the parser), so that every list of GM commands names each
     lever the parser reads, in a new language too, with no template edited."""
     return gm_commands.shown(str(ctx.get("locale")))
+
+
+@jinja2.pass_context
+def keyword_words(ctx: jinja2.runtime.Context, section: str, key: str) -> tuple[str, ...]:
+    """``keyword_words(section, key)``: list ``key`` of ``section`` in the text's locale
+    (:meth:`pbp.keywords.Vocabulary.words`), empty for a locale without keywords; a
+    template shows a form only where the locale's words read it («Предположение_1 для
+    Веталь» where ``cluedo.forum_heading`` has a word), so that a new language needs
+    its keywords file, not a template edit."""
+    vocabulary = keywords.current()
+    locale = str(ctx.get("locale"))
+    return vocabulary.words(section, key, locale) if locale in vocabulary.locales else ()
 
 
 @jinja2.pass_context
@@ -748,6 +761,7 @@ class Renderer:
             br="\n\n" if fmt == "markdown" else "\n",
             post=self._post_global(locale),
             gm_keywords=gm_keywords,
+            keyword_words=keyword_words,
         )
         return env
 

@@ -412,3 +412,41 @@ def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) ->
         " · SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT"
         ' · EXPORT markdown|bbcode|html · HELP (a note may follow " -- ").'
     )
+
+
+# --- 7. the help's forum example reads as Russian and is read back as the suggestion ---
+
+
+@pytest.mark.parametrize(
+    ("suspect", "sentence"),
+    [
+        ("Краснова", "Я думаю, что убийство совершила Краснова подсвечником на кухне."),
+        ("Пётр", "Я думаю, что убийство совершил Пётр подсвечником на кухне."),
+        ("Белых", "Я думаю, что убийца — Белых, орудие — подсвечник, комната — кухня."),
+    ],
+)
+def test_the_forum_example_reads_as_russian_and_parses_back(
+    renderer: Renderer, suspect: str, sentence: str
+) -> None:
+    from pbp.games.cluedo.cards import Cards
+    from pbp.games.cluedo.parse import Suggest, parse_cluedo
+
+    example = {"suspect": suspect, "weapon": "подсвечник", "room": "кухня", "player": "Веталь"}
+    text = error(renderer, "suggest_syntax", example=example, addressed=True)
+    heading, written = text.split("\n")[-2:]
+    assert (heading, written) == ("Предположение_1 для Веталь", sentence)
+    cards = Cards((suspect, "Зеленов"), ("подсвечник", "нож"), ("кухня", "терраса"))
+    [line] = parse_cluedo(f"{heading}\n{written}", cards, ["Неташка", "Веталь"])
+    assert line.move == Suggest(suspect, "подсвечник", "кухня", "Веталь")
+
+
+def test_the_forum_form_is_shown_where_the_keywords_have_its_heading(
+    renderer: Renderer,
+) -> None:
+    from pbp import keywords
+
+    example = {"suspect": "Краснова", "weapon": "нож", "room": "кухня", "player": "Веталь"}
+    for locale in ("ru", "en"):
+        text = error(renderer, "suggest_syntax", locale, example=example, addressed=True)
+        shows = "Предположение_1 для Веталь" in text
+        assert shows == bool(keywords.current().words("cluedo", "forum_heading", locale))
