@@ -428,8 +428,8 @@ def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) ->
 def test_the_forum_example_reads_as_russian_and_parses_back(
     renderer: Renderer, suspect: str, sentence: str
 ) -> None:
-    from pbp.games.cluedo.cards import Cards
-    from pbp.games.cluedo.parse import Suggest, parse_cluedo
+    from pbp.games.cluedo.cards import Cards, Suggest
+    from pbp.games.cluedo.parse import parse_cluedo
 
     example = {"suspect": suspect, "weapon": "подсвечник", "room": "кухня", "player": "Веталь"}
     text = error(renderer, "suggest_syntax", example=example, addressed=True)
