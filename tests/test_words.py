@@ -450,3 +450,11 @@ def test_the_forum_form_is_shown_where_the_keywords_have_its_heading(
         text = error(renderer, "suggest_syntax", locale, example=example, addressed=True)
         shows = "Предположение_1 для Веталь" in text
         assert shows == bool(keywords.current().words("cluedo", "forum_heading", locale))
+
+
+def test_the_removed_players_refusal_fits_both_variants(renderer: Renderer) -> None:
+    # Cluedo by rounds addresses no suggestion: the GM answers when one asks him (C5).
+    assert error(renderer, "removed_by_gm") == (
+        "ГМ исключил вас из игры: предположения и обвинения вам больше недоступны."
+        " Когда предположение требует от вас ответа, за вас отвечает ГМ."
+    )
