@@ -14,13 +14,10 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from email import message_from_bytes
 from email.message import EmailMessage
-from email.message import Message as MailMessage
-from email.policy import default
-from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
+from pbp.answered import answered_mail
 from pbp.config import Game
 from pbp.core.events import Event, MoveError
 from pbp.core.kind import AnyKind, ParsedCommand
@@ -180,8 +177,8 @@ class Moves(ServicePart):
         of ours he answers, left there by a client that marks no quotes, is cut off, so
         our examples and forum snippets are never executed as his moves
         (:func:`pbp.parse.body.strip_echo`). The mail answered is found by In-Reply-To,
-        else by the last of the References that is ours (some clients send References
-        alone, RFC 5322 §3.6.4); our command help pasted back (it is in every welcome
+        else by the last of the References that is ours, and only when it went to him
+        (:func:`pbp.answered.answered_mail`); our command help pasted back (it is in every welcome
         and HELP mail) is cut off even without threading
         (:func:`pbp.parse.body.strip_help_echo`). Both look at the text with its
         doubtful lines in place (a pasted mail of ours is known by its run of lines),
@@ -190,18 +187,12 @@ class Moves(ServicePart):
         reply = letter.reply
         text = reply.whole
         answered: str | None = None
-        for message_id in (letter.in_reply_to, *reversed(letter.references)):
-            ours = self.store.outgoing(message_id) if message_id else None
-            if ours is not None:
-                sent = message_from_bytes(ours, policy=default)
-                if not _sent_to(sent, letter.from_address):
-                    # Another's mail (its Message-ID came by a Cc or a forward): cutting
-                    # by its lines would tell the sender which of his lines it holds.
-                    continue
-                part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-                answered = str(part.get_content()) if part is not None else ""
-                text = strip_echo(text, answered)
-                break
+        ours = answered_mail(self.store, letter, letter.from_address)
+        if ours is not None:
+            sent = ours.mail
+            part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+            answered = str(part.get_content()) if part is not None else ""
+            text = strip_echo(text, answered)
         if not text.strip():
             return reply.own(text, answered)
         return reply.own(strip_help_echo(text, self._help_text(game)), answered)
@@ -274,14 +265,6 @@ def subject_moves(subject: str) -> str:
         if stripped == subject:
             return subject.strip()
         subject = stripped
-
-
-def _sent_to(sent: MailMessage, address: str | None) -> bool:
-    """Whether our mail ``sent`` went to ``address`` (its To, one address as pbp writes
-    it): only then may the mail answering it be read against its lines (the text of a
-    mail to somebody else is his, C4)."""
-    to = getaddresses([str(value) for value in sent.get_all("To", [])])
-    return address is not None and [a.lower() for _name, a in to] == [address.lower()]
 
 
 def _cut(line: str) -> str:

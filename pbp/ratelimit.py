@@ -12,8 +12,10 @@ the outbox.
 Loops without RFC 3834 headers (an auto-responder that answers every mail, a
 vacation notice): a mail in which pbp understood no command is not answered when
 
-- it answers one of our mails (In-Reply-To, else a reference) sent less than
-  :data:`QUICK_REPLY_SECONDS` before it arrived (an answer within seconds), or
+- it answers one of our mails to its sender (In-Reply-To, else a reference:
+  :func:`pbp.answered.answered_mail`; never our mail to somebody else, whose time
+  the sender would learn) sent less than :data:`QUICK_REPLY_SECONDS` before it
+  arrived (an answer within seconds), or
 - its sender sent the same text (:func:`body_hash`) at least
   :data:`SAME_BODY_ANSWERED` times already in the hour before it arrived.
 
@@ -27,6 +29,7 @@ import enum
 import hashlib
 from datetime import datetime, timedelta
 
+from pbp.answered import answered_mail
 from pbp.parse.mime import Letter
 from pbp.store import Store
 
@@ -86,13 +89,11 @@ def is_loop(store: Store, letter: Letter, sender: str, text: str, arrived: datet
     ``"quick_reply"``, ``"same_body"`` or None. Remembers its text's hash (in the
     caller's transaction) either way. ``text``: the sender's own text (our quoted
     mail cut off); ``arrived``: aware."""
-    for message_id in (letter.in_reply_to, *reversed(letter.references)):
-        ours = store.outgoing_at(message_id) if message_id else None
-        if ours is not None:
-            if arrived - ours < timedelta(seconds=QUICK_REPLY_SECONDS):
-                store.record_body(sender, body_hash(text), arrived)
-                return "quick_reply"
-            break
+    answered = answered_mail(store, letter, sender)
+    sent_at = store.outgoing_at(answered.message_id) if answered is not None else None
+    if sent_at is not None and arrived - sent_at < timedelta(seconds=QUICK_REPLY_SECONDS):
+        store.record_body(sender, body_hash(text), arrived)
+        return "quick_reply"
     digest = body_hash(text)
     seen = store.count_bodies(sender, digest, arrived - SAME_BODY_WITHIN)
     store.record_body(sender, digest, arrived)

@@ -533,6 +533,24 @@ class _Environment(jinja2.Environment):
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         return {**self.globals, **(d or {})}
 
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``obj.attribute`` in a template, as Jinja2 reads it (the attribute, else the
+        item, else undefined), with a dict's key looked up first when no attribute of
+        a dict has that name: Jinja2 tries the attribute first, and the exception a
+        dict raises for ``event.kind``, ``result.line``… cost a tenth of rendering
+        (issue 18). The same value in every case."""
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
+#: The attributes of a dict (``items``, ``keys``…), which ``d.items`` in a template
+#: means before a key ``"items"``.
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
 
 class _PostEnvironment(_Environment):
     """The environment of one post format (``bbcode``, ``markdown``): every value made

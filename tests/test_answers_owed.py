@@ -492,6 +492,26 @@ def test_the_gms_vacation_responder_makes_no_loop(
     assert [k.reason for k in table.store.kept()] == ["loop"]
 
 
+def test_a_quick_reply_is_one_to_the_senders_own_mail_only(table: Table) -> None:
+    """A mail without a command that names, within seconds, the Message-ID of our mail
+    to another player (a Cc, a forward) is no quick reply: pbp's silence would tell
+    the sender when that mail went out. Naming our mail to himself, it is one."""
+    cross = personal(table, "Кросс")
+    mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 5, 1))
+    (answer,) = to(table.new_mail(), "cross@example.test")
+    thread = [("In-Reply-To", str(answer["Message-ID"]))]
+    text = "Спасибо, получила."
+    rosa = personal(table, "Роза")
+    mail(table, "rosa@example.test", rosa, text, at=utc(2026, 12, 1, 17, 5, 10), headers=thread)
+    assert table.run(utc(2026, 12, 1, 17, 5, 11)) == ["refused"]
+    assert len(to(table.new_mail(), "rosa@example.test")) == 1
+    mail(table, "cross@example.test", cross, text, at=utc(2026, 12, 1, 17, 5, 20), headers=thread)
+    assert table.run(utc(2026, 12, 1, 17, 5, 21)) == ["loop"]
+    assert to(table.new_mail(), "cross@example.test") == []
+    assert [k.reason for k in table.store.kept()] == ["loop"]
+
+
 def test_the_same_status_mail_three_times_is_no_loop(table: Table) -> None:
     """A mail with a command pbp understood is always answered (within the rate limit)."""
     cross = personal(table, "Кросс")

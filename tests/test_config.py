@@ -177,6 +177,23 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             id="a name read as another's (look-alike letter)",
         ),
         pytest.param(
+            _edit("{name: Дуг,", '{name: "@gm",'),
+            [
+                "games.yaml:17: games[0].players[2].name: name '@gm' is pbp's own name for the"
+                " GM's seat in game 'exler-1': give the player another name"
+            ],
+            id="a name that is the GM's seat",
+        ),
+        pytest.param(
+            _edit("{name: Дуг,", '{name: "***",'),
+            [
+                "games.yaml:17: games[0].players[2].name: name '***' reads as no word in a"
+                " player's mail (markup and punctuation aside): give the player a name with"
+                " letters or digits"
+            ],
+            id="a name read as no word",
+        ),
+        pytest.param(
             _edit("doug@example.test", "Vetal@Example.test"),
             [
                 "games.yaml:17: games[0].players[2].email: duplicate email 'Vetal@Example.test'"

@@ -30,6 +30,7 @@ from pbp.games.maniac.engine import Status, Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.base import RawMessage
 from pbp.parse.mime import read_letter
+from pbp.parse.simple import read_simple
 
 FUZZ = settings(
     derandomize=True,
@@ -190,8 +191,13 @@ def mutated(draw: st.DrawFn, raw: bytes) -> bytes:
 def test_reading_and_parsing_never_raise(raw: bytes) -> None:
     letter = read_letter(raw)
     assert letter.unreadable is None or letter.text == ""
-    # Issue 18: the body read on the header section's letter is the same letter.
-    assert read_letter(raw, head=read_letter(raw, body=False)) == letter
+    # Issue 18: the body read on the header section's letter is the same letter, by the
+    # full reader and by the simple plain-text one (pbp.parse.simple) where it reads it.
+    head = read_letter(raw, body=False)
+    assert read_letter(raw, head=head, simple=False) == letter
+    simple = read_simple(raw.removeprefix(b"\xef\xbb\xbf"), head)
+    event("read by the simple reader" if simple is not None else "read by the full reader")
+    assert read_letter(raw, head=head) == letter
     for line in parse_maniac(letter.text, ["Вася", "Петя", "Саша", "Сашка"]):
         assert (line.move is None) != (line.error is None)
     for cluedo in parse_cluedo(letter.text, CARDS, PLAYERS):

@@ -462,23 +462,68 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
         table.close()
 
 
-@pytest.mark.parametrize(
-    ("hours", "shown"),
-    [(720.5, "720.5"), (99999999.0, "99999999"), (1e12, "1000000000000"), (float("inf"), "inf")],
-)
-def test_extend_refuses_more_than_30_days_instead_of_crashing(
-    table: Table, hours: float, shown: str
-) -> None:
+@pytest.mark.parametrize("hours", [720.5, 99999999.0, 1e12, float("inf")])
+def test_extend_refuses_more_than_30_days_instead_of_crashing(table: Table, hours: float) -> None:
     """A typo (2000 for 20) or a date past the calendar used to crash the lever
     (OverflowError); it is refused with the limit, the deadline unchanged."""
     seq = last_seq(table)
     with pytest.raises(LeverRefused) as error:
         table.service.gm.extend(GAME, hours, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert error.value.code == "gm_extend_too_long"
-    assert error.value.params == {"hours": shown, "max": 720}
+    assert error.value.params == {"hours": hours, "max": 720}
     row = table.store.game(GAME)
     assert row is not None and row.deadline_at == utc(2026, 12, 1, 19, 30)
     assert last_seq(table) == seq and flushed(table) == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "hours", "text"),
+    [
+        (
+            "ru",
+            1.5,
+            "Продлить можно не больше чем на 720 часов за раз, а не на 1,5 часа. "
+            "Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ.",
+        ),
+        (
+            "ru",
+            721.0,
+            "Продлить можно не больше чем на 720 часов за раз, а не на 721 час. "
+            "Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ.",
+        ),
+        (
+            "ru",
+            99999999.0,
+            "Продлить можно не больше чем на 720 часов за раз, а не на 99\u00a0999\u00a0999 "
+            "часов. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ.",
+        ),
+        (
+            "en",
+            1.5,
+            "An extension is at most 720 hours at a time, not 1.5 hours. "
+            "For a long break: PAUSE, then RESUME.",
+        ),
+        (
+            "en",
+            721.0,
+            "An extension is at most 720 hours at a time, not 721 hours. "
+            "For a long break: PAUSE, then RESUME.",
+        ),
+        (
+            "en",
+            99999999.0,
+            "An extension is at most 720 hours at a time, not 99,999,999 hours. "
+            "For a long break: PAUSE, then RESUME.",
+        ),
+    ],
+)
+def test_the_extend_refusal_writes_its_hours_by_the_locale(
+    table: Table, locale: str, hours: float, text: str
+) -> None:
+    """The refusal's numbers are the lever's own (:func:`pbp.render.hours_filter`
+    writes them): the locale's decimal and group symbols, the catalog's plural."""
+    params = {"hours": hours, "max": 720}
+    assert table.service.renderer.error("gm_extend_too_long", params, locale=locale) == text
 
 
 def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> None:
@@ -492,8 +537,8 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
     ]
     text = body(mails[2])
     assert (
-        "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 ч за раз, "
-        "а не на 99999999 ч. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
+        "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 часов за раз, "
+        "а не на 99\u00a0999\u00a0999 часов. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
     assert (
         "> EXTEND 1.50\nПродлено на 1,5 часа. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text

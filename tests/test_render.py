@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 
 from pbp.core.events import Event, Visibility
@@ -1183,3 +1184,15 @@ def test_reply_lists_done_lines_before_not_done_and_asks_to_fix_only_then(
     )
     assert "Не выполнено" not in body
     assert "Исправьте" not in body
+
+
+def test_a_dicts_key_reads_as_jinja_reads_it_attribute_first(renderer: Renderer) -> None:
+    """``d.key`` looks the key up first (issue 18) but means what Jinja2 means: a dict's
+    own attribute (``items``) before a key of that name, undefined for neither."""
+    for fmt in ("text", "bbcode"):
+        template = renderer._env("ru", fmt).from_string(
+            "{{ d.kind }}|{{ d.items is callable }}|{{ d.nope is defined }}|{{ o.real }}"
+        )
+        assert template.render(d={"kind": "vote_cast", "items": 1}, o=2) == "vote_cast|True|False|2"
+    with pytest.raises(jinja2.UndefinedError, match="'dict object' has no attribute 'nope'"):
+        renderer._env("ru", "text").from_string("{{ d.nope }}").render(d={})

@@ -29,6 +29,10 @@ _HHMM = re.compile(r"(\d{1,2}):(\d{2})\Z")
 #: from them is always automatic, never a move, so no player or GM may have one.
 AUTOMATIC_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
 
+#: The seat name of the GM's own token in the store (:mod:`pbp.store` keeps it beside
+#: the players' seats), so no player may be called so (:meth:`GameBase.player_problems`).
+GM_SEAT = "@gm"
+
 
 def address_problem(value: str) -> str | None:
     """Why ``value`` cannot be a player's, the GM's or pbp's address, or None: not an
@@ -200,11 +204,12 @@ class GameBase(ConfigModel):
 
     def player_problems(self, least: int, rule: str) -> Found:
         """What is wrong with :attr:`players` for any game: fewer than ``least`` (``rule``
-        names the game's rule, e.g. ``"M1"``), a name or address twice, a player at the
-        GM's address. Each game's model calls it from its ``model_validator(mode="after")``
-        and raises :func:`pbp.yamlmarks.checks_error` with it and its own findings (``pbp check``
-        lists them all, each at its line): ``[(("players", 1, "email"), "duplicate email
-        …")]``."""
+        names the game's rule, e.g. ``"M1"``), a name or address twice, a name that reads
+        as no word in a player's mail (only markup and punctuation: ``***``), the GM's seat
+        name (:data:`GM_SEAT`), a player at the GM's address. Each game's model calls it
+        from its ``model_validator(mode="after")`` and raises
+        :func:`pbp.yamlmarks.checks_error` with it and its own findings (``pbp check`` lists
+        them all, each at its line): ``[(("players", 1, "email"), "duplicate email …")]``."""
         found: Found = []
         if len(self.players) < least:
             found.append(
@@ -215,6 +220,18 @@ class GameBase(ConfigModel):
             # Names as players' mail reads them (case, ё, look-alike letters, markup
             # and edge punctuation aside): two seats read alike could never be named.
             read = " ".join(normalize(p.name))
+            if p.name == GM_SEAT:
+                message = (
+                    f"name {p.name!r} is pbp's own name for the GM's seat in game {self.id!r}: "
+                    "give the player another name"
+                )
+                found.append((("players", i, "name"), message))
+            elif not read:
+                message = (
+                    f"name {p.name!r} reads as no word in a player's mail (markup and "
+                    "punctuation aside): give the player a name with letters or digits"
+                )
+                found.append((("players", i, "name"), message))
             for field, value in (("name", read), ("email", p.email.lower())):
                 if (field, value) in first:
                     also = first[(field, value)]

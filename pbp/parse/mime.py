@@ -49,6 +49,7 @@ from pbp.parse.mimetree import (
     parse_headers,
     too_deep,
 )
+from pbp.parse.simple import read_simple
 from pbp.parse.textparts import best_part, no_text_code, part_text, read_body
 
 
@@ -140,7 +141,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _SUBJECT_TAG = re.compile(r"\[pbp-([A-Za-z0-9]+)\]", re.IGNORECASE)
 
 
-def read_letter(raw: bytes, *, body: bool = True, head: Letter | None = None) -> Letter:
+def read_letter(
+    raw: bytes, *, body: bool = True, head: Letter | None = None, simple: bool = True
+) -> Letter:
     """Parse ``raw`` (a whole RFC 5322 message) into a :class:`Letter`. Never raises.
 
     ``body=False`` reads the header section alone (``text`` stays ``""``,
@@ -152,7 +155,9 @@ def read_letter(raw: bytes, *, body: bool = True, head: Letter | None = None) ->
     ``head``: a letter read from the same ``raw`` before (``body=False``, or whole):
     its header fields are taken as they are instead of being read again from the
     header section, which the whole parse reads alike (the same letter, in less
-    time: issue 18); ``automatic`` and the body are read.
+    time: issue 18); ``automatic`` and the body are read. A simple plain-text mail is
+    then read by :func:`pbp.parse.simple.read_simple` (the same letter, faster) unless
+    ``simple`` is False.
 
     Example::
 
@@ -165,6 +170,10 @@ def read_letter(raw: bytes, *, body: bool = True, head: Letter | None = None) ->
     raw = _LEADING_JUNK.sub(b"", raw, count=1)
     if not raw.strip():
         return Letter(unreadable="empty message", unreadable_code="empty")
+    if body and head is not None and simple:
+        fast = read_simple(raw, head)
+        if fast is not None:
+            return fast
     too_many_parts = body and raw.count(b"\n--") > MAX_BOUNDARY_LINES
     try:
         msg, deep = _message(raw, whole=body and not too_many_parts)

@@ -73,16 +73,22 @@ def _payload(part: Message) -> bytes:
 
 
 def part_text(part: Message) -> str:
-    """The decoded text of the text part ``part``: line breaks made ``\\n``, at most
-    :data:`MAX_TEXT_LINES` lines, ``format=flowed`` lines joined (RFC 3676)."""
-    payload = _payload(part)
-    text, _codec = decode_bytes(payload, part.get_content_charset())
+    """The decoded text of the text part ``part`` (:func:`decoded_text`)."""
+    flowed = part.get_content_type() == "text/plain" and part.get_param("format") == "flowed"
+    delsp = str(part.get_param("delsp") or "").lower() == "yes"
+    return decoded_text(_payload(part), part.get_content_charset(), flowed=flowed, delsp=delsp)
+
+
+def decoded_text(payload: bytes, charset: str | None, *, flowed: bool, delsp: bool) -> str:
+    """The text of a part's body ``payload`` (its transfer encoding undone) declared in
+    ``charset`` (lower-cased, or None; guessed when missing, unknown or wrong:
+    :func:`pbp.parse.charset.decode_bytes`): line breaks made ``\\n``, at most
+    :data:`MAX_TEXT_LINES` lines, lines joined when ``flowed`` (RFC 3676 ``format=flowed``,
+    ``delsp=yes`` when ``delsp``)."""
+    text, _codec = decode_bytes(payload, charset)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = "\n".join(text.split("\n", MAX_TEXT_LINES)[:MAX_TEXT_LINES])
-    if part.get_content_type() == "text/plain" and part.get_param("format") == "flowed":
-        delsp = str(part.get_param("delsp") or "").lower() == "yes"
-        text = unflow(text, delsp)
-    return text
+    return unflow(text, delsp) if flowed else text
 
 
 #: What a text/plain part says when it only stands in for the HTML one (Outlook,
@@ -143,7 +149,7 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
         read = [_read_part(part) for part in several]
         reply = split_reply("\n".join(text for text, _ in read))
         quoting = "\n".join(q for _, q in read)
-        return reply, None, attached or _forwards(quoting, reply.text)
+        return reply, None, attached or forwards(quoting, reply.text)
     plain = best_part(msg, "plain")
     html = best_part(msg, "html")
     if plain is None and html is None:
@@ -155,7 +161,7 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
         full = part_text(plain)
         reply = split_reply(full)
         if html is None or len(reply.text) > _STUB_MAX:
-            return reply, None, attached or _forwards(full, reply.text)
+            return reply, None, attached or forwards(full, reply.text)
     assert html is not None
     source = part_text(html)
     html_full = html_to_text(source)
@@ -167,9 +173,9 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
         stub = _STUB.search(reply.text) or _STUB_RATIO * len(full.strip()) < len(html_full.strip())
         if not (html_reply.text and stub):
             # The plain part is the mail; the HTML one only says the same in markup.
-            return reply, None, attached or _forwards(full, reply.text)
+            return reply, None, attached or forwards(full, reply.text)
     # The forward header sits inside the quote block that html_to_text drops (Gmail).
-    return html_reply, None, attached or _forwards(_TAG.sub("\n", source), html_reply.text)
+    return html_reply, None, attached or forwards(_TAG.sub("\n", source), html_reply.text)
 
 
 _ENCRYPTED = frozenset(
@@ -196,6 +202,6 @@ def no_text_code(msg: Message) -> str:
     return "no_text"
 
 
-def _forwards(full: str, text: str) -> bool:
+def forwards(full: str, text: str) -> bool:
     """True when ``full`` (a body) has an inline forwarded mail that is not in ``text``."""
     return FORWARD_SEPARATOR.search(full) is not None and FORWARD_SEPARATOR.search(text) is None

@@ -12,9 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pbp.core.events import Event
-
-#: The seat name of the GM's own token (no player may be called so).
-GM_SEAT = "@gm"
+from pbp.core.gameconfig import GM_SEAT as GM_SEAT  # the GM's seat (no player may be called so)
 
 #: The kept-message reason of a player's mail held while his game was paused (rule
 #: D8); the game is the kept row's ``held_for``.
