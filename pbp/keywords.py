@@ -76,6 +76,7 @@ SCHEMA: Mapping[str, Mapping[str, str]] = {
         "addressee": "list",
         "number_prepositions": "list",
         "suggestion_forms": "list",
+        "forum_heading": "list?",
     },
     "gm": {
         "act": "list",

@@ -32,9 +32,11 @@ serves both post formats:
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
-a blank line in Markdown, one newline otherwise) and ``post(name, events, fmt,
+a blank line in Markdown, one newline otherwise), ``post(name, events, fmt,
 **context)`` which renders a public post from inside a mail (the events are filtered
-to public ones on the way, as in :meth:`Renderer.public_post`). There is no global
+to public ones on the way, as in :meth:`Renderer.public_post`), ``gm_keywords()``, the
+GM commands' keywords of the locale (:func:`gm_keywords`), and ``keyword_words(section,
+key)``, a list of the locale's keywords (:func:`keyword_words`). There is no global
 working on events, and the text layer knows no game: templates hold no game logic.
 
 A public post gets ``view``, what its game computes that it shows (a vote count, a
@@ -73,11 +75,12 @@ from babel import dates as babel_dates
 from babel import numbers as babel_numbers
 from markupsafe import Markup
 
-from pbp import catalogs
+from pbp import catalogs, keywords
 from pbp.core import registry
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.inert import escape_bbcode, escape_markdown, strip_controls
+from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
 
@@ -260,6 +263,27 @@ def _framed(pgettext: Callable[..., str], case: Case, name: str) -> str:
 
 
 @jinja2.pass_context
+def gm_keywords(ctx: jinja2.runtime.Context) -> dict[str, str]:
+    """``gm_keywords()``: the GM commands' keywords of the text's locale, as the GM's
+    texts show them (:func:`pbp.parse.gm.shown`: the words ``pbp/locale/<locale>/
+    keywords.yaml`` gives the parser), so that every list of GM commands names each
+    lever the parser reads, in a new language too, with no template edited."""
+    return gm_commands.shown(str(ctx.get("locale")))
+
+
+@jinja2.pass_context
+def keyword_words(ctx: jinja2.runtime.Context, section: str, key: str) -> tuple[str, ...]:
+    """``keyword_words(section, key)``: list ``key`` of ``section`` in the text's locale
+    (:meth:`pbp.keywords.Vocabulary.words`), empty for a locale without keywords; a
+    template shows a form only where the locale's words read it («Предположение_1 для
+    Веталь» where ``cluedo.forum_heading`` has a word), so that a new language needs
+    its keywords file, not a template edit."""
+    vocabulary = keywords.current()
+    locale = str(ctx.get("locale"))
+    return vocabulary.words(section, key, locale) if locale in vocabulary.locales else ()
+
+
+@jinja2.pass_context
 def gender_of_name(ctx: jinja2.runtime.Context, name: object) -> str | None:
     """``name|gender``: ``"masc"``, ``"femn"`` or None, for a sentence whose words
     follow a player's gender (rule P2: "Маша исключена"): the gender ``games.yaml``
@@ -286,27 +310,43 @@ def murder_words(ctx: jinja2.runtime.Context, s: Mapping[str, Any]) -> dict[str,
     верёвкой, танцевальном зале); otherwise ``"nominative"``, a sentence that needs
     neither («убийца — Белых, орудие — верёвка, комната — терраса»). ``suspect``,
     ``weapon``, ``room``: the cards in the cases of that form (as written outside
-    Russian, where the three sentences read alike).
+    Russian, where the three sentences read alike); ``where``: the room with the
+    preposition it takes, for a sentence as a forum writer says it («ножом на кухне»,
+    :func:`pbp.parse.morph.room_phrase`; the room as written in the nominative form and
+    outside Russian).
 
     >>> from pathlib import Path
     >>> env = Renderer(Path("templates"))._env("ru", "text")
     >>> t = env.from_string('{{ (s|murder).values()|join(" / ") }}')
     >>> t.render(s={"suspect": "Краснова", "weapon": "верёвка", "room": "танцевальный зал"})
-    'femn / Краснова / верёвкой / танцевальном зале'
+    'femn / Краснова / верёвкой / танцевальном зале / в танцевальном зале'
     >>> t.render(s={"suspect": "Белых", "weapon": "верёвка", "room": "терраса"})
-    'nominative / Белых / верёвка / терраса'
+    'nominative / Белых / верёвка / терраса / терраса'
     """
     suspect, weapon, room = str(s["suspect"]), str(s["weapon"]), str(s["room"])
-    nominative = {"form": "nominative", "suspect": suspect, "weapon": weapon, "room": room}
+    nominative = {
+        "form": "nominative",
+        "suspect": suspect,
+        "weapon": weapon,
+        "room": room,
+        "where": room,
+    }
     gender = morph.person_gender(suspect)
     if gender is None:
         return nominative
     if ctx.get("locale") != "ru":
         return {**nominative, "form": gender}
     with_weapon, in_room = morph.card_form(weapon, "ablt"), morph.card_form(room, "loct")
-    if with_weapon is None or in_room is None:
+    where = morph.room_phrase(room)
+    if with_weapon is None or in_room is None or where is None:
         return nominative
-    return {"form": gender, "suspect": suspect, "weapon": with_weapon, "room": in_room}
+    return {
+        "form": gender,
+        "suspect": suspect,
+        "weapon": with_weapon,
+        "room": in_room,
+        "where": where,
+    }
 
 
 _POST_FORMATS: dict[str, PostFormat] = {"bbcode": "bbcode", "markdown": "markdown"}
@@ -738,6 +778,8 @@ class Renderer:
             locale=locale,
             br="\n\n" if fmt == "markdown" else "\n",
             post=self._post_global(locale),
+            gm_keywords=gm_keywords,
+            keyword_words=keyword_words,
         )
         return env
 

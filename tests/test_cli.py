@@ -309,7 +309,8 @@ SHA-256 (опубликован в посте открытия): $sha
 
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
 Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
-ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).
+ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
+ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
 [b]Клуэдо «ru-1»: день 1 открыт[/b]
@@ -454,7 +455,7 @@ SHA-256: $sha
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
-- Неташка: без ответа 1 — на день 2 на 1 предположение меньше
+- Неташка: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше
 
 [b]Предположения на день 2[/b]
 - Неташка: 2 предположения
@@ -480,7 +481,7 @@ SHA-256: $sha
 Карта показана приватом.
 
 **Штрафы: на одно предположение меньше за каждое, оставшееся без ответа**
-- Неташка: без ответа 1 — на день 2 на 1 предположение меньше
+- Неташка: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше
 
 **Предположения на день 2**
 - Неташка: 2 предположения
@@ -490,7 +491,6 @@ SHA-256: $sha
         "day1_private": """\
   - №1: Неташке показана карта подсвечник (от Дуг)
   - №2 (Веталь → Неташка): ГМ ответил за Неташку — показана карта Краснова
-  - №2: Веталю показана карта Краснова (от Неташки, ответ ГМа)
 """,
         "gm_answered": """\
 Неташка, вы не ответили до закрытия дня на предположение №2 от Веталя (Краснова, нож, \
@@ -712,7 +712,8 @@ SHA-256 (published in the opening post): $sha
 
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
 Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
-SUBSTITUTE PLAYER BY NAME ADDRESS (a note may follow " -- ").
+SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT · \
+EXPORT markdown|bbcode|html · HELP (a note may follow " -- ").
 """,
         "opening_bbcode": """\
 [b]Cluedo "en-1": day 1 is open[/b]
@@ -857,7 +858,7 @@ room [b]billiard room[/b].[/quote]
 The card was shown privately.
 
 [b]Penalties: one suggestion fewer for each left unanswered[/b]
-- Alice: 1 unanswered, 1 suggestion fewer on day 2
+- Alice: 1 suggestion unanswered, 1 fewer on day 2
 
 [b]Suggestions for day 2[/b]
 - Alice: 2 suggestions
@@ -884,7 +885,7 @@ The card was shown privately.
 The card was shown privately.
 
 **Penalties: one suggestion fewer for each left unanswered**
-- Alice: 1 unanswered, 1 suggestion fewer on day 2
+- Alice: 1 suggestion unanswered, 1 fewer on day 2
 
 **Suggestions for day 2**
 - Alice: 2 suggestions
@@ -894,7 +895,6 @@ The card was shown privately.
         "day1_private": """\
   - #1: Alice was shown candlestick (by Carol)
   - #2 (Bob → Alice): the GM answered for Alice — showed Scarlett
-  - #2: Bob was shown Scarlett (by Alice, GM answer)
 """,
         "gm_answered": """\
 Alice, you did not answer suggestion #2 from Bob (Scarlett, knife, billiard room) before \
@@ -1367,7 +1367,7 @@ DAY1_CAUGHT_UP = """\
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
-- Дуг: без ответа 1 — на день 2 на 1 предположение меньше
+- Дуг: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше
 
 [b]Предположения на день 2[/b]
 - Неташка: 3 предположения
@@ -1390,7 +1390,7 @@ DAY2_CAUGHT_UP = """\
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
-- Дуг: без ответа 1 — на день 3 на 1 предположение меньше
+- Дуг: 1 предположение осталось без ответа — в день 3 на 1 предположение меньше
 
 [b]Предположения на день 3[/b]
 - Неташка: 3 предположения

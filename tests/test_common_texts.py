@@ -64,8 +64,9 @@ def test_act_result_follows_the_players_gender(renderer: Renderer) -> None:
     assert line("Маша") == "Маша получила результат письмом, как если бы прислала ход сама."
     assert line("Петя") == "Петя получил результат письмом, как если бы прислал ход сам."
     assert line("Веталь") == (
-        "Результат отправлен игроку Веталь письмом, как на его собственный ход."
+        "Результат отправлен игроку Веталь письмом — так же, как на собственный ход."
     )
+    assert line("Шапо") == "Результат отправлен Шапо письмом — так же, как на собственный ход."
     assert line("Веталь", "en") == ("Веталь got the result by mail, as for a move of their own.")
     assert line("Маша", "en") == (
         "Маша got the result by mail, as if she had sent the move herself."
@@ -90,15 +91,14 @@ def test_target_in_prison_no_masculine_pronoun(renderer: Renderer) -> None:
         return error(renderer, "target_in_prison", target=target, players=["Оля"])
 
     assert (
-        text("Маша")
-        == "Маша навсегда в тюрьме, за неё голосовать нельзя. Можно голосовать за: Оля."
+        text("Маша") == "Маша навсегда в тюрьме, за неё голосовать нельзя. Можно голосовать за Олю."
     )
     assert (
         text("Петя")
-        == "Петя навсегда в тюрьме, за него голосовать нельзя. Можно голосовать за: Оля."
+        == "Петя навсегда в тюрьме, за него голосовать нельзя. Можно голосовать за Олю."
     )
     assert text("Кросс") == (
-        "Кросс навсегда в тюрьме: за заключённых не голосуют. Можно голосовать за: Оля."
+        "Кросс навсегда в тюрьме: за заключённых не голосуют. Можно голосовать за Олю."
     )
 
 
@@ -174,14 +174,17 @@ def test_suggest_syntax_forum_form_no_parenthesised_ending(renderer: Renderer) -
         "Предположение_1 для Веталь\n"
     )
     assert text("Мария") == head.format("Мария") + (
-        "Я думаю, что убийство совершила Мария, орудием нож в комнате кухня"
+        "Я думаю, что убийство совершила Мария ножом на кухне."
     )
     assert text("Пётр") == head.format("Пётр") + (
-        "Я думаю, что убийство совершил Пётр, орудием нож в комнате кухня"
+        "Я думаю, что убийство совершил Пётр ножом на кухне."
     )
-    # A surname's gender is not known: the pattern, whose «персонаж» the verb agrees with.
     assert text("Краснова") == head.format("Краснова") + (
-        "Я думаю, что убийство совершил <персонаж>, орудием <орудие> в комнате <комната>"
+        "Я думаю, что убийство совершила Краснова ножом на кухне."
+    )
+    # A suspect whose gender is not known: the nominative sentence the parser reads too.
+    assert text("Белых") == head.format("Белых") + (
+        "Я думаю, что убийца — Белых, орудие — нож, комната — кухня."
     )
 
 
@@ -264,9 +267,12 @@ def test_addressee_limit_verb_agrees_with_the_count(renderer: Renderer) -> None:
         " от всех игроков вместе — это предел за день."
         " Сегодня больше некому адресовать предположение."
     )
-    assert text(1) == "Игроку Веталь в день 2 уже адресовано 1 предположение" + rest
-    assert text(3) == "Игроку Веталь в день 2 уже адресованы 3 предположения" + rest
-    assert text(5) == "Игроку Веталь в день 2 уже адресовано 5 предположений" + rest
+    assert text(1) == "В день 2 игроку Веталь уже адресовано 1 предположение" + rest
+    assert text(3) == "В день 2 игроку Веталь уже адресованы 3 предположения" + rest
+    assert text(5) == "В день 2 игроку Веталь уже адресовано 5 предположений" + rest
+    # A name whose dative is known takes it: not «Игроку Маша».
+    sasha = error(renderer, "addressee_limit", addressee="Маша", limit=1, day=2, open=[])
+    assert sasha == "В день 2 Маше уже адресовано 1 предположение" + rest
 
 
 def test_answers_not_shown_verb_agrees_with_the_count(renderer: Renderer) -> None:
@@ -492,17 +498,23 @@ def test_player_removed_announcement_follows_the_players_gender(renderer: Render
     def second(player: str) -> str:
         return _announce(renderer, "player_removed", {"player": player}).split("\n")[2]
 
-    card = "(первой подходящей картой: персонаж, орудие, комната)."
+    # Rule C5: the first of the named cards the seat holds, suspect before weapon
+    # before room, and no refutation when it holds none (both variants: no "suggestions
+    # to him", which the rounds variant does not address).
+    order = "в порядке подозреваемый — орудие — комната, а если таких карт нет, отвечает"
     assert second("Маша") == (
-        f"Её место остаётся в игре: на предположения за неё отвечает ГМ {card}"
+        "Её место остаётся в игре: за неё отвечает ГМ — показывает первую из названных карт,"
+        f" которая у неё есть, {order} «нет опровержения»."
         " Предлагать и обвинять она больше не может."
     )
     assert second("Петя") == (
-        f"Его место остаётся в игре: на предположения за него отвечает ГМ {card}"
+        "Его место остаётся в игре: за него отвечает ГМ — показывает первую из названных карт,"
+        f" которая у него есть, {order} «нет опровержения»."
         " Предлагать и обвинять он больше не может."
     )
     assert second("Дуг") == (
-        f"Место остаётся в игре: на адресованные ему предположения отвечает ГМ {card}"
+        "Место остаётся в игре: за него отвечает ГМ — показывает первую из названных карт,"
+        f" которая есть у этого места, {order} «нет опровержения»."
         " Предположений и обвинений от этого места больше не будет."
     )
 

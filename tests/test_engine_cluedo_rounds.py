@@ -259,6 +259,7 @@ def test_seed_000_worked_example_played_by_rounds() -> None:
         "number": 1,
         "suggestion": n1,
         "held": ["Молоток", "Спальня"],
+        "gm_card": "Молоток",  # C5: the first held in the order suspect, weapon, room
         "deadline": iso(minute(5) + timedelta(hours=12)),
     }
     assert refusal(game.refused(("Дуг", NoRefutation()), minute(10))) == (

@@ -61,6 +61,7 @@ MADE_UP: dict[str, Any] = {
         "addressee": ["para"],
         "number_prepositions": ["a"],
         "suggestion_forms": ["sugerencia"],
+        "forum_heading": [],
     },
     "gm": {
         "act": ["POR"],

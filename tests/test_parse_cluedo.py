@@ -388,7 +388,7 @@ def test_suggest_syntax_text_shows_both_forms() -> None:
         "ПРЕДПОЛОЖЕНИЕ Краснова, подсвечник, кухня ДЛЯ Алиен\n"
         "или, как на форуме:\n"
         "Предположение_1 для Алиен\n"
-        "Я думаю, что убийство совершил <персонаж>, орудием <орудие> в комнате <комната>"
+        "Я думаю, что убийство совершила Краснова подсвечником на кухне."
     )
     assert render("en", error.code, error.params) == (
         "The suggestion could not be read: it needs three cards — a suspect, a weapon and a "

@@ -109,7 +109,6 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
             [
                 "  - №1: Розе показана карта Петя (от Кросса)",
                 "  - №2 (Кросс → Дуг): ГМ ответил за Дуг — показана карта Пистолет",
-                "  - №2: Кроссу показана карта Пистолет (от Дуг, ответ ГМа)",
             ],
         )
     finally:
@@ -133,7 +132,6 @@ def test_cluedo_days_in_english_the_gm_only_subject_says_so(tmp_path: Path) -> N
             pbp_post(tmp_path, "seed-000", "--day", "1", "--format", "markdown"),
             [
                 "  - #1 (Кросс → Дуг): the GM answered for Дуг — showed Пистолет",
-                "  - #1: Кросс was shown Пистолет (by Дуг, GM answer)",
             ],
             locale="en",
         )

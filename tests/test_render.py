@@ -327,7 +327,7 @@ def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
         "Опровергнуть нечем.\n"
         "\n"
         "[b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]\n"
-        "- Кросс: без ответа 1 — на день 2 на 1 предположение меньше\n"
+        "- Кросс: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше\n"
         "\n"
         "[b]Неверные обвинения[/b]\n"
         "- Кросс — выбывает из игры\n"
@@ -386,7 +386,7 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
         "The card was shown privately.\n"
         "\n"
         "**Penalties: one suggestion fewer for each left unanswered**\n"
-        "- Кросс: 1 unanswered, 1 suggestion fewer on day 3\n"
+        "- Кросс: 1 suggestion unanswered, 1 fewer on day 3\n"
         "\n"
         "**Out of the game**: Кросс\n"
         "\n"
@@ -700,6 +700,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
         timezone="Europe/Moscow",
         suggestion=S7,
         held=["нож"],
+        gm_card="нож",
     )
     assert subject == "[exler-1] Предположение №7 от Неташки"
     assert body.startswith(
@@ -976,13 +977,18 @@ def _gm_facts(renderer: Renderer, player: str, genders: dict[str, str], **data: 
         (
             "Шапо",
             {},
-            "  - №2: ответа от игрока Шапо вовремя не было, ответ дал ГМ — показана карта "
-            "Библиотека",
+            "  - №2: ответа от Шапо вовремя не было, ответ дал ГМ — показана карта Библиотека",
         ),
         (
             "Дуг",
             {"Дуг": "femn"},
             "  - №2: Дуг не ответила вовремя, ответ дал ГМ — показана карта Библиотека",
+        ),
+        (
+            "Веталь",
+            {},
+            "  - №2: ответа от игрока Веталь вовремя не было, ответ дал ГМ — показана карта "
+            "Библиотека",
         ),
     ],
 )
@@ -997,6 +1003,9 @@ def test_P2_the_rounds_gm_fact_of_a_removed_player_agrees_with_the_players_gende
 ) -> None:
     assert _gm_facts(renderer, "Мария", {}, removed=True, card=None).split("\n")[1] == (
         "  - №2: Мария исключена, ответ дал ГМ — нет карт"
+    )
+    assert _gm_facts(renderer, "Шапо", {}, removed=True, card=None).split("\n")[1] == (
+        "  - №2: ГМ исключил из игры Шапо и ответил сам — нет карт"
     )
 
 
@@ -1064,6 +1073,7 @@ def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_round
         asked=asked,
         suggestion=ROUNDS_SUGG,
         held=["Библиотека"],
+        gm_card="Библиотека",
     )
     assert mail.split("\n")[1] == (
         "Предположение №2 (Саша): убийца — Зеленов, орудие — Верёвка, комната — Библиотека."
@@ -1095,7 +1105,8 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         "\n\nВаш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): "
         "gm+token@example.test\n"
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
-        "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).\n"
+        "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
+        "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ (пояснение — после « -- »).\n"
     )
 
 

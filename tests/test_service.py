@@ -208,7 +208,7 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
         "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — опровергнуто "
         "(за Дуг ответил ГМ)" in day
     )
-    assert "- Дуг: без ответа 1 — на день 2 на 1 предположение меньше" in day
+    assert "- Дуг: 1 предположение осталось без ответа — в день 2 на 1 предположение меньше" in day
     assert "- Дуг: 2 предположения" in day
     # C5: the first matching card in the order suspect, weapon, room is Пистолет.
     shown = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"]

@@ -92,7 +92,11 @@ def test_the_start_view_gives_the_game_dealt_and_the_help_examples() -> None:
     examples = {"suspect": "Краснова", "weapon": "нож", "room": "кухня", "player": "Мария"}
     assert cluedo.commands_of([STARTED]) == examples
     assert cluedo.commands_of([]) is None
-    assert cluedo.start_view([STARTED]) == {**STARTED.data, "commands": examples}
+    assert cluedo.start_view([STARTED]) == {
+        **STARTED.data,
+        "commands": examples,
+        "characters": True,
+    }
     assert days.post_view("help", [STARTED], None) == {"commands": examples}
 
 

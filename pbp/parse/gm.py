@@ -128,6 +128,26 @@ def keywords_of() -> dict[str, str]:
     return _gm(keywords.current()).keywords
 
 
+def shown(locale: str) -> dict[str, str]:
+    """How the GM's texts write each lever's keyword in ``locale`` (its first word in
+    ``keywords.yaml``, section ``gm``), the word between a substitute's seat and name
+    (``by``) and EXPORT's formats: ``{"act": "ЗА", "pause": "ПАУЗА", …, "help":
+    "ПОМОЩЬ", "by": "НА", "formats": "markdown|bbcode|html"}``. A locale without
+    keywords (a test's pseudo-locale) gets the first locale's words.
+
+    >>> shown("en")["substitute"], shown("ru")["by"], shown("ru")["formats"]
+    ('SUBSTITUTE', 'НА', 'markdown|bbcode|html')
+    """
+    return _shown(keywords.current(), locale)
+
+
+@functools.cache
+def _shown(vocabulary: keywords.Vocabulary, locale: str) -> dict[str, str]:
+    chosen = locale if locale in vocabulary.locales else vocabulary.locales[0]
+    words = {key: vocabulary.words("gm", key, chosen)[0] for key in (*_LEVERS, "by")}
+    return {**words, "formats": "|".join(FORMATS)}
+
+
 @dataclass(frozen=True)
 class _Vocab:
     keywords: dict[str, str]

@@ -393,6 +393,51 @@ def card_form(card: str, case: Case) -> str | None:
     return " ".join(written)
 
 
+#: Rooms said with «на», by their last word (на кухне, на террасе, на веранде); every
+#: other room takes «в» (в спальне, в бильярдной, в танцевальном зале).
+_ON_ROOMS = frozenset(
+    {
+        "антресоль",
+        "балкон",
+        "веранда",
+        "кухня",
+        "крыльцо",
+        "лестница",
+        "лоджия",
+        "палуба",
+        "площадка",
+        "терраса",
+        "чердак",
+    }
+)
+#: Rooms said with «во» though their first letter would not ask for it (во дворе).
+_WO_ROOMS = frozenset({"двор", "дворик"})
+
+
+@lru_cache(maxsize=4096)
+def room_phrase(room: str) -> str | None:
+    """Where the murder happened, as a forum writer says it: the preposition a room
+    takes (``на`` for the few rooms of :data:`_ON_ROOMS`, ``во`` before ``в``/``ф`` and
+    a consonant, else ``в``) and ``room`` in the prepositional (:func:`card_form`), or
+    None when the room does not decline with confidence.
+
+    >>> room_phrase("кухня"), room_phrase("Бильярдная"), room_phrase("танцевальный зал")
+    ('на кухне', 'в Бильярдной', 'в танцевальном зале')
+    >>> room_phrase("флигель"), room_phrase("зимний сад")
+    ('во флигеле', None)
+    """
+    where = card_form(room, "loct")
+    if where is None:
+        return None
+    last = room.split(" ")[-1].lower().replace("ё", "е")
+    if last in _ON_ROOMS:
+        return f"на {where}"
+    first = where.lower()
+    if last in _WO_ROOMS or (first[:1] in "вф" and first[1:2] not in "аеёиоуыэюяьъ"):
+        return f"во {where}"
+    return f"в {where}"
+
+
 def _thing_form(parse: Any, case: str) -> str | None:
     """``parse`` (a thing's noun) in ``case``, singular."""
     found = parse.inflect({case, "sing"})

@@ -158,6 +158,9 @@ class _Vocab:
     refutation_shown: dict[str, str]
     refute: re.Pattern[str]
     no_refutation: re.Pattern[str]
+    #: The heading of the seed's forum form ("Предположение_1 для Веталь"), from the
+    #: locales' ``forum_heading`` words; one that never matches when none has any.
+    heading: re.Pattern[str]
     addressee: re.Pattern[str]
     leading_addressee: re.Pattern[str]
     fillers: frozenset[str]
@@ -184,6 +187,12 @@ def _vocab(vocabulary: keywords.Vocabulary) -> _Vocab:
     suggestion = keywords.alternation(vocabulary.words(section, "suggestion_forms"))
     before_number = rf"(?:{prepositions}\s+)?(?:{suggestion}\s*)?(?=[№#nн]?\s*\d)"
     to = keywords.alternation(vocabulary.words(section, "addressee"))
+    forum = vocabulary.words(section, "forum_heading")
+    heading = (
+        re.compile(rf"^{keywords.alternation(forum)}{_HEADING_REST}", re.IGNORECASE)
+        if forum
+        else re.compile(r"(?!)")
+    )
     return _Vocab(
         words=commands.Keywords(read, shown),
         negations=vocabulary.locale_of(section, "negation"),
@@ -194,6 +203,7 @@ def _vocab(vocabulary: keywords.Vocabulary) -> _Vocab:
             rf"^(?:{before_number}{_NUMBER}\s*[.:,)]?(?:\s+|$))?(?P<card>.*)$", re.IGNORECASE
         ),
         no_refutation=re.compile(rf"^(?:{before_number}{_NUMBER})?\s*[.!]*$", re.IGNORECASE),
+        heading=heading,
         addressee=re.compile(rf"\s+{to}\s*:?\s+", re.IGNORECASE),
         leading_addressee=re.compile(rf"^{to}\s*:?\s+", re.IGNORECASE),
         # "и"/"and" between cards, and the seed sentence's words (_SENTENCE_GLUE).
@@ -210,11 +220,11 @@ def _v() -> _Vocab:
 _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 #: Where chat after an addressee written last begins ("для Веталь. Спасибо!").
 _CHAT_START = re.compile(r"\s*(?:[.!?;:,(]|\s[—–-]\s)")
-_HEADING = re.compile(
-    r"^предположение(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
+#: What follows the first word of the seed's heading (``forum_heading``: «Предположение»).
+_HEADING_REST = (
+    r"(?:\s*[_\s]\s*(?:[№#]\s*)?\d+)?"
     r"(?:\s+(?:для|to)\s+(?P<player>[^,:]+?))?(?:\s*\(\s*[№#]?\s*(?P<echo>\d+)\s*\)?)?"
-    r"\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$",
-    re.IGNORECASE,
+    r"\s*[.:!]?\s*(?P<sentence>я\s+думаю\b.*)?$"
 )
 _SENTENCE = re.compile(
     r"^я\s+думаю\s*,?\s*что\s+(?:убийство\s+совершил(?:а|\s*\(\s*а\s*\))?\s*[,:]?\s+"
@@ -506,7 +516,7 @@ def _keyword(line: str) -> tuple[str, str] | None:
 
 def _is_command(line: str) -> bool:
     """True when ``line`` (cleaned, folded) would be read as a command or refused as one."""
-    if _HEADING.match(line) or _SENTENCE_START.match(line):
+    if _v().heading.match(line) or _SENTENCE_START.match(line):
         return True
     try:
         return _keyword(line) is not None
@@ -552,7 +562,7 @@ def parse_cluedo(
             if _is_command(line[:LINE_LIMIT]):
                 result.append(_too_long(index, line))
             continue
-        heading = _HEADING.match(line)
+        heading = _v().heading.match(line)
         if heading:
             skip_until, parsed = _seed_form(reader, lines, quoted, index, heading)
             result.append(parsed)

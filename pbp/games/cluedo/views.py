@@ -68,15 +68,17 @@ def commands_of(events: Sequence[Event]) -> dict[str, str] | None:
 def start_view(events: Sequence[Event]) -> dict[str, Any]:
     """What the opening post and the welcome mail show of the game dealt (C1, C2): the
     data of the ``game_started`` among ``events`` (``players`` [{name, character}],
-    ``cards`` {suspects, weapons, rooms}, ``commitment``, the variant's rules) and
-    ``commands``: :func:`commands_of`.
+    ``cards`` {suspects, weapons, rooms}, ``commitment``, the variant's rules),
+    ``commands``: :func:`commands_of`, and ``characters``: whether any player plays a
+    character (the opening post's heading names them only then).
 
     :raises LookupError: no ``game_started`` among ``events``.
     """
     game = started(events)
     if game is None:
         raise LookupError("no game_started event")
-    return {**game, "commands": commands_of(events)}
+    characters = any(p.get("character") for p in game["players"])
+    return {**game, "commands": commands_of(events), "characters": characters}
 
 
 def final_view(events: Sequence[Event]) -> dict[str, Any]:
@@ -101,7 +103,24 @@ def gm_facts(
     ``private`` ones (event dicts, in log order): the GM's answers (C5), the cards shown
     (C4) and the accusations (C6); not the deal, which the GM sheet gives.
 
+    A GM answer is listed once: the card it showed is logged twice, as the
+    ``gm_refutation`` (who did not answer, why, which card) and as the suggester's
+    ``card_shown`` with ``by_gm``, and only the first is kept.
+
     >>> [f["kind"] for f in gm_facts("day", 1, [{"kind": "deal"}, {"kind": "card_shown"}])]
     ['card_shown']
+    >>> answer = [{"kind": "gm_refutation", "number": 2, "card": "нож"},
+    ...           {"kind": "card_shown", "number": 2, "card": "нож", "by_gm": True}]
+    >>> [f["kind"] for f in gm_facts("turn", 2, answer)]
+    ['gm_refutation']
     """
-    return [fact for fact in private if fact["kind"] in GM_FACTS]
+    answered = {fact.get("number") for fact in private if fact["kind"] == "gm_refutation"}
+
+    def twice(fact: Mapping[str, Any]) -> bool:
+        return (
+            fact["kind"] == "card_shown"
+            and bool(fact.get("by_gm"))
+            and (fact.get("number") in answered)
+        )
+
+    return [fact for fact in private if fact["kind"] in GM_FACTS and not twice(fact)]

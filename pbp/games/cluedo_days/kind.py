@@ -12,7 +12,7 @@ from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
 from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, PrivateMail
-from pbp.games.cluedo.cards import CluedoMove
+from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_days import engine
 from pbp.games.cluedo_days.config import CluedoDaysGame
@@ -183,6 +183,8 @@ class CluedoDays(CluedoKind):
                 context = {
                     "suggestion": data,
                     "held": held,
+                    # What the GM shows if he does not answer (C5); None: no refutation.
+                    "gm_card": gm_default_card(hands[data["addressee"]], *named),
                     "penalised": data["addressee"] not in state.out,  # D6
                 }
                 mails.append(PrivateMail("addressed", data["addressee"], context))

@@ -14,7 +14,7 @@ from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
 from pbp.core.kind import DeadlineCommand, GameKind, PrivateMail
-from pbp.games.cluedo.cards import CluedoMove
+from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_rounds import engine, views
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
@@ -187,18 +187,18 @@ class CluedoRounds(CluedoKind):
         for event in events:
             data = dict(event.data)
             if event.kind == "turn_started" and not engine.is_over(state):
-                mails.append(PrivateMail("your_turn", data["player"], {"turn": data}))
+                # The room he may not name (R5): his previous suggestion's, if any.
+                previous = dict(state.last_rooms).get(data["player"])
+                turn = {"turn": data, "previous_room": previous}
+                mails.append(PrivateMail("your_turn", data["player"], turn))
             elif event.kind == "asked":
                 suggestion = _suggestion(state, int(data["number"]))
                 named = [suggestion["suspect"], suggestion["weapon"], suggestion["room"]]
                 held = [card for card in named if card in hands[data["player"]]]
-                mails.append(
-                    PrivateMail(
-                        "asked",
-                        data["player"],
-                        {"asked": data, "suggestion": suggestion, "held": held},
-                    )
-                )
+                # What the GM shows if he does not answer (C5); None: no refutation.
+                gm_card = gm_default_card(hands[data["player"]], *named)
+                asked = {"asked": data, "suggestion": suggestion, "held": held, "gm_card": gm_card}
+                mails.append(PrivateMail("asked", data["player"], asked))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
                 mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
             elif event.kind == "round_ended" and data["refuted_by"] is None:

@@ -30,6 +30,7 @@ from pbp.games.cluedo.cards import (
     cards_from_json,
     deal_as_json,
     deal_from_json,
+    gm_default_card,
     held_cards,
 )
 
@@ -422,7 +423,9 @@ def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
 
     His turn: ``{"duty": "turn", "turn": n, "deadline": ISO, "allowed_rooms": [...]}``;
     his answer: ``{"duty": "answer", "number": n, "suggestion": {**sugg}, "held":
-    [card...], "deadline": ISO}``. :raises KeyError: ``player`` is not in the game.
+    [card...], "gm_card": card | None (what the GM shows for him if he does not answer,
+    C5; None: he holds none, the GM answers no refutation), "deadline": ISO}``.
+    :raises KeyError: ``player`` is not in the game.
     """
     dict(state.players)[player]
     if _my_turn(state, player):
@@ -433,13 +436,15 @@ def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
             "allowed_rooms": allowed_rooms(state, player),
         }
     asked = _asked_view(state, player)
-    if asked is None:
+    if asked is None or state.running is None:
         return None
+    suspect, weapon, room = state.running.named
     return {
         "duty": "answer",
         "number": asked["number"],
         "suggestion": {k: v for k, v in asked.items() if k not in ("held", "deadline")},
         "held": asked["held"],
+        "gm_card": gm_default_card(state.deal.hands[player], suspect, weapon, room),
         "deadline": asked["deadline"],
     }
 
