@@ -1199,6 +1199,12 @@ def test_a_gm_post_mail_without_gm_only_facts_renders_nothing(
     assert len(posts) == 10  # maniac 4 (opening, evening, morning, final), each Cluedo 3
     for path in posts:
         name = f"{path.parent.parent.name}/{path.stem}"
-        context = {"game": "g-1", "day": 2, "part": "private", "private": [], "timezone": "UTC"}
+        context: dict[str, Any] = {
+            "game": "g-1",
+            "day": 2,
+            "part": "private",
+            "private": [],
+            "timezone": "UTC",
+        }
         _subject, body = renderer.private_mail(name, locale=locale, **context)
         assert body.strip() == "", name
