@@ -174,7 +174,8 @@ class Mailer:
     ) -> None:
         """Mail the GM a public post, one mail per format (:meth:`gm_paste`), and the
         GM-only facts beside it in a mail of their own, whose Subject says "GM only";
-        that one only when the template ``gm_<post>`` (``part="private"``) finds any.
+        that one only when the kind's ``gm_facts`` lists any and the template
+        ``gm_<post>`` (``part="private"``) shows them.
 
         ``events``: the events the post is about; default: the whole stored log
         (a day summary needs earlier days for GM answers carried over, rule D6), or
@@ -207,6 +208,8 @@ class Mailer:
         private = [event_dict(e) for e in own if e.visibility is not Visibility.PUBLIC]
         # Which of them the GM's mail beside the post lists: the kind's decision.
         facts = list(KINDS[game.kind].gm_facts(post, day, private))
+        if not facts:
+            return  # each gm_<post> template renders nothing then (tests/test_render.py)
         context = {"private": facts, "day": day, "part": "private"}
         token = self.store.player_token(game.id, GM_SEAT)
         subject, body = self._gm_render(game, f"gm_{post}", context, token)

@@ -1196,3 +1196,26 @@ def test_a_dicts_key_reads_as_jinja_reads_it_attribute_first(renderer: Renderer)
         assert template.render(d={"kind": "vote_cast", "items": 1}, o=2) == "vote_cast|True|False|2"
     with pytest.raises(jinja2.UndefinedError, match="'dict object' has no attribute 'nope'"):
         renderer._env("ru", "text").from_string("{{ d.nope }}").render(d={})
+
+
+@pytest.mark.parametrize("locale", ["ru", "en"])
+def test_a_gm_post_mail_without_gm_only_facts_renders_nothing(
+    renderer: Renderer, locale: str
+) -> None:
+    """The mailer sends no GM-only mail beside a post, and renders none, when the kind
+    lists no GM-only facts (issue 18): each ``gm_<post>`` template with ``part="private"``
+    and no facts shows nothing but its Subject."""
+    found = sorted(TEMPLATES.glob("*/mail/gm_*.j2"))
+    posts = [p for p in found if '{% if part == "private" %}' in p.read_text(encoding="utf-8")]
+    assert len(posts) == 10  # maniac 4 (opening, evening, morning, final), each Cluedo 3
+    for path in posts:
+        name = f"{path.parent.parent.name}/{path.stem}"
+        context: dict[str, Any] = {
+            "game": "g-1",
+            "day": 2,
+            "part": "private",
+            "private": [],
+            "timezone": "UTC",
+        }
+        _subject, body = renderer.private_mail(name, locale=locale, **context)
+        assert body.strip() == "", name

@@ -11,8 +11,8 @@ auto-responders never answer it and no mail loop can start.
 from __future__ import annotations
 
 import binascii
+import os
 import re
-import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email import base64mime, quoprimime
@@ -31,7 +31,7 @@ AutoSubmitted = Literal["auto-replied", "auto-generated"]
 
 def new_message_id(domain: str) -> str:
     """A fresh globally unique Message-ID, e.g. ``<pbp.5f0c…@example.test>``."""
-    return f"<pbp.{uuid.uuid4().hex}@{domain}>"
+    return f"<pbp.{os.urandom(16).hex()}@{domain}>"
 
 
 def personal_address(address: str, token: str) -> str:
@@ -196,25 +196,46 @@ def _subject_header(subject: str) -> str:
         return Header(subject, "utf-8", header_name="Subject").encode()
     whole = subject.encode("utf-8")
     quoted = quoprimime.header_length(whole) <= base64mime.header_length(whole)
-    words: list[bytes] = []
-    word, length = b"", 0  # the word so far and its encoded length
     chrome = len("=?utf-8?b??=")
-    room = _SHORT - len("Subject: ") - chrome
+    first, other = _SHORT - len("Subject: ") - chrome, _SHORT - len(" ") - chrome
+    words = _q_words(subject, first, other) if quoted else _b_words(whole, first, other)
+    encode = quoprimime.header_encode if quoted else base64mime.header_encode
+    return "\n ".join(encode(w, "utf-8") for w in words)
+
+
+def _q_words(subject: str, first: int, other: int) -> list[bytes]:
+    """The UTF-8 of ``subject`` cut into "Q" words of at most ``first`` encoded
+    characters, then ``other``, each whole characters."""
+    words: list[bytes] = []
+    word, length, room = b"", 0, first  # the word so far and its encoded length
     for character in subject:
         encoded = character.encode("utf-8")
-        if quoted:
-            longer = length + quoprimime.header_length(encoded)
-        else:
-            longer = -(-(len(word) + len(encoded)) // 3) * 4
+        longer = length + quoprimime.header_length(encoded)
         if longer > room:
             words.append(word)
-            word, room = encoded, _SHORT - len(" ") - chrome
-            length = quoprimime.header_length(encoded) if quoted else 0
+            word, room = encoded, other
+            length = quoprimime.header_length(encoded)
         else:
             word, length = word + encoded, longer
     words.append(word)
-    encode = quoprimime.header_encode if quoted else base64mime.header_encode
-    return "\n ".join(encode(w, "utf-8") for w in words)
+    return words
+
+
+def _b_words(whole: bytes, first: int, other: int) -> list[bytes]:
+    """``whole`` (UTF-8) cut into "B" words of at most ``first`` base64 characters, then
+    ``other``: as many whole characters as fit in ``room // 4 * 3`` bytes (a cut never
+    falls before a continuation byte, ``10xxxxxx``)."""
+    words: list[bytes] = []
+    start, room = 0, first
+    while True:
+        end = start + room // 4 * 3
+        if end >= len(whole):
+            words.append(whole[start:])
+            return words
+        while end > start and whole[end] & 0xC0 == 0x80:
+            end -= 1
+        words.append(whole[start:end])
+        start, room = end, other
 
 
 def _set(message: EmailMessage, name: str, value: str) -> None:
