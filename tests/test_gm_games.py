@@ -140,6 +140,33 @@ def test_R7_pause_and_extend_move_the_turn_deadline(tmp_path: Path) -> None:
         table.close()
 
 
+def test_R7_an_extension_while_paused_is_added_to_the_turn_deadline_at_resume(
+    tmp_path: Path,
+) -> None:
+    """EXTEND during a pause: the GM is told the time is added at RESUME; in a game by
+    rounds, whose deadline lives in the state, it used to be lost."""
+    table = RoundsTable(tmp_path)
+    try:
+        table.run(ROUNDS_START)
+        gm = table.service.gm
+        due = ROUNDS_START + timedelta(hours=24)
+        gm.pause("seed-000", now=ROUNDS_START + timedelta(hours=4), via="cli", note=None)
+        done = gm.extend("seed-000", 2, now=ROUNDS_START + timedelta(hours=5), via="cli", note=None)
+        assert done["deadline_at"] is None  # paused: added at resume
+        done = gm.resume("seed-000", now=ROUNDS_START + timedelta(hours=14), via="cli", note=None)
+        moved = due + timedelta(hours=10 + 2)
+        assert done["deadline_at"] == moved.isoformat()
+        row = table.store.game("seed-000")
+        assert row is not None and row.deadline_at == moved
+        table.run(moved - timedelta(minutes=1))
+        assert [k for k, _at in table.public_kinds() if k == "turn_skipped"] == []
+        table.run(moved + timedelta(minutes=1))
+        skipped = [at for k, at in table.public_kinds() if k == "turn_skipped"]
+        assert skipped == [moved.isoformat()]
+    finally:
+        table.close()
+
+
 # --- the CLI -----------------------------------------------------------------------------
 
 

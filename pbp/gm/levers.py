@@ -234,7 +234,9 @@ class GmDesk:
                 for s in self.store.events(game_id)
                 if s.seq > since.seq and s.event.kind == "gm_extend"
             )
-            state = kind.shift_deadline(state, paused_for)
+            # A kind whose deadline lives in the state (Cluedo by rounds) gets the
+            # extension given meanwhile there too; the others take it from ``current``.
+            state = kind.shift_deadline(state, paused_for + timedelta(hours=extra))
             current = (
                 now + timedelta(seconds=remaining, hours=extra) if remaining is not None else None
             )
