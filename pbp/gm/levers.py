@@ -604,16 +604,24 @@ class GmDesk:
                 return {"lever": "export", "format": fmt, "text": text}
 
     def result_text(
-        self, game: Game, results: Sequence[dict[str, Any]], locale: str | None = None
+        self,
+        game: Game,
+        results: Sequence[dict[str, Any]],
+        locale: str | None = None,
+        *,
+        cli: bool = False,
     ) -> str:
         """The text of the ``gm_result`` mail in ``locale`` (default: the game's; the
-        CLI prints it in its own)."""
+        CLI prints it in its own). ``cli``: the text ``pbp`` prints, without the mail's
+        closing list of the GM commands by mail (whose syntax is not the command
+        line's)."""
         _subject, body = self.service.renderer.private_mail(
             "common/gm_result",
             locale=locale or game.locale,
             game=game.id,
             timezone=game.timezone,
             results=list(results),
+            cli=cli,
         )
         return body
 
