@@ -135,6 +135,8 @@ def _filled(text: str, variables: Mapping[str, Any], fmt: str) -> str:
     is) and stripped of control characters in a mail (``text``), as every
     ``{{ value }}`` of a template is (:func:`pbp.render.inert`).
     """
+    if not variables and "%" not in text:  # nothing to fill (most messages)
+        return text if fmt == "text" else Markup(text)
     if fmt == "text":
         return text % {k: strip_controls(str(v)) for k, v in variables.items()}
     escape = escape_bbcode if fmt == "bbcode" else escape_markdown

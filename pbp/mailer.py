@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from pbp.config import Game
-from pbp.core.events import Event, Visibility
+from pbp.core.events import Event, Visibility, event_dict
 from pbp.core.registry import KINDS
 from pbp.inert import one_line
 from pbp.mail.base import RawMessage
@@ -97,25 +97,32 @@ class Mailer:
             **KINDS[game.kind].mail_context(game),
         }
         if player is not None:
-            token = self.store.player_token(game.id, player)
-            context["player"] = player
-            context["personal_address"] = self.personal(token) if token else self.address
-            context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
+            self._add_player(context, player, self.store.player_token(game.id, player))
         return context
+
+    def _add_player(self, context: dict[str, Any], player: str, token: str | None) -> None:
+        """Set a player's keys of :meth:`context`: his name, personal address (by his
+        ``token``, None: the common address) and Subject tag."""
+        context["player"] = player
+        context["personal_address"] = self.personal(token) if token else self.address
+        context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
 
     def player(
         self, game: Game, player: str, template: str, context: Mapping[str, Any], now: datetime
     ) -> None:
         # The address the seat was dealt to (the store), so that a games.yaml edited
         # during the game cannot lose a player's mail.
-        email = self.store.player_email(game.id, player)
-        if email is None:
-            email = next(p.email for p in game.players if p.name == player)
-        full = {**self.context(game, player), **context}
+        seat = self.store.seat_of(game.id, player)
+        if seat is not None:
+            email, token = seat.email, seat.token
+        else:
+            email, token = next(p.email for p in game.players if p.name == player), None
+        full = self.context(game, None)
+        self._add_player(full, player, token)
+        full.update(context)
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
         )
-        token = self.store.player_token(game.id, player)
         self._enqueue(
             to=email,
             subject=self._subject(subject, token),
@@ -128,8 +135,9 @@ class Mailer:
     def gm(self, game: Game, template: str, context: Mapping[str, Any], now: datetime) -> None:
         """Mail the GM of ``game``; its Reply-To (or Subject tag) is his personal GM
         address (:mod:`pbp.gm`), so a reply to any mail of ours carries his commands."""
-        subject, body = self._gm_render(game, template, context)
-        self._gm_send(game, subject, body, now)
+        token = self.store.player_token(game.id, GM_SEAT)
+        subject, body = self._gm_render(game, template, context, token)
+        self._gm_send(game, subject, body, now, token)
 
     def gm_paste(
         self,
@@ -148,11 +156,12 @@ class Mailer:
 
         :raises ValueError: the template renders a body for a post part.
         """
+        token = self.store.player_token(game.id, GM_SEAT)
         for fmt in POST_FORMATS:
-            subject, rest = self._gm_render(game, template, {**context, "part": fmt})
+            subject, rest = self._gm_render(game, template, {**context, "part": fmt}, token)
             if rest.strip():
                 raise ValueError(f"{template}: a post travels alone; the template gave a body")
-            self._gm_send(game, subject, posts[fmt], now)
+            self._gm_send(game, subject, posts[fmt], now, token)
 
     def gm_post(
         self,
@@ -199,9 +208,10 @@ class Mailer:
         # Which of them the GM's mail beside the post lists: the kind's decision.
         facts = list(KINDS[game.kind].gm_facts(post, day, private))
         context = {"private": facts, "day": day, "part": "private"}
-        subject, body = self._gm_render(game, f"gm_{post}", context)
+        token = self.store.player_token(game.id, GM_SEAT)
+        subject, body = self._gm_render(game, f"gm_{post}", context, token)
         if body.strip():
-            self._gm_send(game, subject, body, now)
+            self._gm_send(game, subject, body, now, token)
 
     def record_post(self, game: Game, post: str, period: int | None) -> None:
         """Keep ``post`` of ``period`` as it reads now, as ``pbp post`` renders it (the
@@ -225,14 +235,18 @@ class Mailer:
             return
         self.store.record_post(game.id, post, period, texts)
 
-    def _gm_render(self, game: Game, template: str, context: Mapping[str, Any]) -> tuple[str, str]:
-        token = self.store.player_token(game.id, GM_SEAT)
+    def _gm_render(
+        self, game: Game, template: str, context: Mapping[str, Any], token: str | None
+    ) -> tuple[str, str]:
+        """``template`` rendered for the GM, whose seat has ``token`` (None: none yet)."""
         gm_address = self.personal(token) if token else None
         full = {**self.context(game, None), "gm_address": gm_address, **context}
         return self.renderer.private_mail(f"{game.kind}/{template}", locale=game.locale, **full)
 
-    def _gm_send(self, game: Game, subject: str, body: str, now: datetime) -> None:
-        token = self.store.player_token(game.id, GM_SEAT)
+    def _gm_send(
+        self, game: Game, subject: str, body: str, now: datetime, token: str | None
+    ) -> None:
+        """Mail the GM (his seat's ``token`` gives the Reply-To or Subject tag)."""
         self._enqueue(
             to=game.gm,
             subject=self._subject(subject, token),
@@ -298,7 +312,11 @@ class Mailer:
         rate limit (:attr:`limit`, :mod:`pbp.ratelimit`): beyond it the answer is
         replaced by one ``slow_down`` mail, then held back for the summary
         (:meth:`summary`)."""
-        full = {**self.context(game, player), **context}
+        own = self.store.player_token(game.id, player) if player else None
+        full = self.context(game, None)
+        if player is not None:
+            self._add_player(full, player, own)
+        full.update(context)
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
         )
@@ -319,7 +337,7 @@ class Mailer:
             subject = f"Re: {base_subject}"
         elif base_subject:
             subject = base_subject
-        token = token or (self.store.player_token(game.id, player) if player else None)
+        token = token or own
         self._enqueue(
             to=to,
             subject=self._subject(subject, token),
@@ -342,12 +360,16 @@ class Mailer:
             **self.context(game, None),
             "answers": [{"at": answer.at, "body": answer.body.rstrip()} for answer in shown],
             "more": len(answers) - len(shown),
+            "total": len(answers),
         }
         subject, body = self.renderer.private_mail(
             f"{game.kind}/answers_summary", locale=game.locale, **full
         )
         player = answers[0].player if answers else None
-        token = self.store.player_token(game.id, player) if player else None
+        # The seat's Subject tag only while the seat is still the recipient's: after a
+        # substitute took it over, the tag is the substitute's personal address.
+        still_his = player is not None and self.store.player_email(game.id, player) == to.lower()
+        token = self.store.player_token(game.id, player) if player and still_his else None
         self._enqueue(
             to=to,
             subject=self._subject(subject, token),
@@ -383,13 +405,3 @@ class Mailer:
             references=references,
         )
         self.store.enqueue(message_id, to, flatten(message), now)
-
-
-def event_dict(event: Event) -> dict[str, Any]:
-    """An event as one flat dict for templates: kind, visibility, player and its data."""
-    return {
-        "kind": event.kind,
-        "visibility": event.visibility.value,
-        "player": event.player,
-        **dict(event.data),
-    }

@@ -16,13 +16,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from email import message_from_bytes
 from email.message import EmailMessage
+from email.message import Message as MailMessage
 from email.policy import default
+from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
 from pbp.config import Game
 from pbp.core.events import Event, MoveError
 from pbp.core.kind import AnyKind, ParsedCommand
-from pbp.mailer import event_dict
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.mime import Letter
@@ -97,7 +98,7 @@ class Moves(ServicePart):
             message.from_address,
             "reply",
             {
-                "results": results,
+                **reply_results(results),
                 "player": player,
                 "looks_quoted": [_cut(line) for line in quoted[:IGNORED_SHOWN]],
                 "ignored": ignored[:IGNORED_SHOWN],
@@ -161,7 +162,10 @@ class Moves(ServicePart):
             result["error"] = self.error_text(game, error)
             return result, None
         self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
-        result["events"] = [event_dict(e) for e in visible(step.events, player)]
+        schedule = self.store.schedule(game.id)  # after the move: its deadline as stored
+        deadline = schedule.deadline_at if schedule is not None else None
+        seen = visible(step.events, player)
+        result["events"] = kind.reply_events(game, step.state, seen, player, deadline)
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
         )
@@ -190,6 +194,10 @@ class Moves(ServicePart):
             ours = self.store.outgoing(message_id) if message_id else None
             if ours is not None:
                 sent = message_from_bytes(ours, policy=default)
+                if not _sent_to(sent, letter.from_address):
+                    # Another's mail (its Message-ID came by a Cc or a forward): cutting
+                    # by its lines would tell the sender which of his lines it holds.
+                    continue
                 part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
                 answered = str(part.get_content()) if part is not None else ""
                 text = strip_echo(text, answered)
@@ -201,11 +209,13 @@ class Moves(ServicePart):
     def _help_text(self, game: Game) -> str:
         """The text of ``game``'s HELP mail (what a pasted-back help is cut by), rendered
         once per game configuration and start (it depends on nothing else)."""
-        first = self.store.last_event(game.id, ["game_started"])  # one query, not the log
-        seq = first.seq if first is not None else None
+        # One query, not the log; the start's data (the deal) is read only when new.
+        seq = self.store.last_seq(game.id, ["game_started"])
         kept = self._helps.get(game.id)
         if kept is not None and kept[0] is game and kept[1] == seq:
             return kept[2]
+        first = self.store.last_event(game.id, ["game_started"])
+        seq = first.seq if first is not None else None
         started = [first.event] if first is not None else []
         # What the help shows of the game (its players as examples, its limits), by the
         # kind, as in the welcome and the reply to HELP.
@@ -238,6 +248,15 @@ class Moves(ServicePart):
         return self.renderer.error(error.code, params, locale=game.locale)
 
 
+def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What a ``reply`` template gets of a mail's results (one dict per command line,
+    an ``error`` key when it was refused): ``results`` as they are, ``done`` (those
+    without an error) and ``not_done`` (those with one), each in the mail's order."""
+    done = [result for result in results if "error" not in result]
+    not_done = [result for result in results if "error" in result]
+    return {"results": list(results), "done": done, "not_done": not_done}
+
+
 def move_dict(move: Any) -> dict[str, Any]:
     """A parsed move for the ``understood`` template macro: ``{"type": class name
     lower-cased, **fields}``, e.g. ``{"type": "vote", "target": "Петя", "prison": False}``."""
@@ -255,6 +274,14 @@ def subject_moves(subject: str) -> str:
         if stripped == subject:
             return subject.strip()
         subject = stripped
+
+
+def _sent_to(sent: MailMessage, address: str | None) -> bool:
+    """Whether our mail ``sent`` went to ``address`` (its To, one address as pbp writes
+    it): only then may the mail answering it be read against its lines (the text of a
+    mail to somebody else is his, C4)."""
+    to = getaddresses([str(value) for value in sent.get_all("To", [])])
+    return address is not None and [a.lower() for _name, a in to] == [address.lower()]
 
 
 def _cut(line: str) -> str:

@@ -25,6 +25,10 @@ serves both post formats:
   nominative) and the weapon and room in their cases (:func:`murder_words`).
 - ``when|dt(zone)`` — an aware datetime in an IANA zone (default: its own), e.g.
   ``"01.12.2026 22:30 (Europe/Moscow)"``.
+- ``h|hours`` — a number of hours in words, the number written by Babel for the
+  locale: ``"24 hours"``, ``"1.5 hours"``, ru «1 час», «1,5 часа» (:func:`hours_filter`).
+- ``seconds|duration`` — a time left in whole hours and minutes: ``"1 h 5 min"``,
+  ru «1 ч 5 мин» (:func:`duration_filter`).
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
@@ -66,6 +70,7 @@ import jinja2.compiler
 import jinja2.nodes
 from babel import Locale
 from babel import dates as babel_dates
+from babel import numbers as babel_numbers
 from markupsafe import Markup
 
 from pbp import catalogs
@@ -331,6 +336,62 @@ def and_list(ctx: jinja2.runtime.Context, items: Iterable[object]) -> str:
         "%(first)s and %(last)s", first=first if fmt == "text" else Markup(first), last=parts[-1]
     )
     return str(text) if fmt == "text" else Markup(text)
+
+
+#: CLDR's pattern of :func:`format_number`: grouped digits, at most two decimals.
+NUMBER_PATTERN = "#,##0.##"
+
+
+def format_number(value: float, locale: str) -> str:
+    """``value`` written by Babel for ``locale`` with :data:`NUMBER_PATTERN` (the
+    locale's decimal and group symbols; trailing zeros dropped).
+
+    >>> format_number(1.5, "ru"), format_number(24.0, "en"), format_number(2.125, "en")
+    ('1,5', '24', '2.12')
+    """
+    return str(babel_numbers.format_decimal(value, NUMBER_PATTERN, locale=_locale(locale)))
+
+
+@jinja2.pass_context
+def hours_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
+    """``h|hours``: ``hours`` (> 0, fractions allowed: rule R7's ``turn_hours``) in words,
+    the number written by :func:`format_number`: a whole number takes the catalog's
+    plural by its count ("%(num)s hour", CLDR's rule: «1 час», «2 часа», «5 часов»), a
+    fraction the catalog's "fractional hours" message (CLDR's plural of a fraction, ru
+    «1,5 часа»; gettext's plural rules take whole numbers only).
+
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> [env.from_string("{{ h|hours }}").render(h=h) for h in (1, 24.0, 1.5)]
+    ['1 час', '24 часа', '1,5 часа']
+    """
+    shown = format_number(hours, str(ctx.resolve("locale")))
+    if float(hours).is_integer():
+        ngettext = ctx.resolve("ngettext")
+        whole: str = ngettext("%(num)s hour", "%(num)s hours", int(hours), num=shown)
+        return whole
+    pgettext = ctx.resolve("pgettext")
+    fraction: str = pgettext("fractional hours", "%(hours)s hours", hours=shown)
+    return fraction
+
+
+@jinja2.pass_context
+def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
+    """``seconds|duration``: a time span (≥ 0 seconds, e.g. what was left before a
+    paused deadline) in whole hours and minutes, the seconds dropped, in the catalog's
+    words ("%(hours)s h %(minutes)s min").
+
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env.from_string("{{ s|duration }}").render(s=3959)
+    '1 ч 5 мин'
+    """
+    hours, rest = divmod(int(seconds), 3600)
+    pgettext = ctx.resolve("pgettext")
+    shown: str = pgettext(
+        "a time span", "%(hours)s h %(minutes)s min", hours=hours, minutes=rest // 60
+    )
+    return shown
 
 
 def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str) -> str:
@@ -640,6 +701,8 @@ class Renderer:
             "murder": murder_words,
             "and_list": and_list,
             "dt": datetime_filter(fmt),
+            "hours": hours_filter,
+            "duration": duration_filter,
             "sha256": lambda text: commitment(str(text)),
         }
         if fmt != "text":

@@ -17,6 +17,7 @@ import pytest
 from pbp import catalogs
 from pbp.core.events import Event, Visibility
 from pbp.intake.senders import megabytes
+from pbp.moves import reply_results
 from pbp.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -192,7 +193,7 @@ def test_not_done_said_once(renderer: Renderer) -> None:
     _subject, body = mail(
         renderer,
         "maniac/reply",
-        results=results,
+        **reply_results(results),
         player="Мария",
         looks_quoted=[],
         ignored=[],
@@ -270,7 +271,7 @@ def test_addressee_limit_verb_agrees_with_the_count(renderer: Renderer) -> None:
 
 def test_answers_not_shown_verb_agrees_with_the_count(renderer: Renderer) -> None:
     def last(more: int) -> str:
-        _subject, body = mail(renderer, "answers_summary", answers=[], more=more)
+        _subject, body = mail(renderer, "answers_summary", answers=[], more=more, total=more)
         return body.rstrip("\n").split("\n")[-1]
 
     status = ": пришлите СТАТУС, чтобы узнать положение сейчас."

@@ -217,3 +217,27 @@ def test_the_transfer_encoding_is_chosen_as_set_content_chooses_it() -> None:
         assert flatten(message) == bytes(expected) == bytes(message), body
         chosen.add(str(message["Content-Transfer-Encoding"]))
     assert chosen == {"7bit", "8bit", "base64", "quoted-printable"}
+
+
+def test_date_field_keeps_each_mails_own_offset_for_the_same_instant() -> None:
+    """The same instant in two zones is one cache key by equality, two Date values."""
+    from datetime import timedelta, timezone
+
+    def date_of(when: datetime) -> str:
+        message = compose(
+            sender="gm@example.test",
+            to="player@example.test",
+            subject="s",
+            body="b",
+            message_id="<pbp.1@example.test>",
+            date=when,
+            auto_submitted="auto-generated",
+        )
+        return str(message["Date"])
+
+    utc = datetime(2026, 12, 1, 19, 30, 5, 250_000, tzinfo=UTC)
+    moscow = utc.astimezone(timezone(timedelta(hours=3)))
+    assert utc == moscow
+    assert date_of(utc) == "Tue, 01 Dec 2026 19:30:05 +0000"
+    assert date_of(moscow) == "Tue, 01 Dec 2026 22:30:05 +0300"
+    assert date_of(utc.replace(microsecond=0)) == "Tue, 01 Dec 2026 19:30:05 +0000"

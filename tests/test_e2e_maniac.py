@@ -50,7 +50,7 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -309,14 +309,14 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             f"{APPLIED}"
             "> УБИТЬ Васю\n"
             "Понял: УБИТЬ Вася\n"
-            "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до конца ночи 1 "
-            f"({dawn_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
-            "пишите.\n\n"
+            "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до конца ночи 1 — "
+            f"до {dawn_1:%d.%m.%Y %H:%M} (Europe/Moscow). Заказ видите только вы и ГМ — в "
+            "тред его не пишите.\n\n"
             "> KILL Петя NIGHT 2\n"
             "Понял: УБИТЬ Петя НОЧЬ 2\n"
-            "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до конца ночи 1 "
-            f"({dawn_1:%H:%M}, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
-            "пишите.\n\n"
+            "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до конца ночи 1 — "
+            f"до {dawn_1:%d.%m.%Y %H:%M} (Europe/Moscow). Заказ видите только вы и ГМ — в "
+            "тред его не пишите.\n\n"
             f"{accepted_vote('ГОЛОС Петю', 'Петю')}\n{FOOTER}"
         )
         assert replies[KATYA].body == (  # an order from a civilian: refused, nothing told
@@ -403,11 +403,12 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert accepted_vote("ГОЛОС Колю", "Колю") in replies[name].body
     status = replies[MANIAC].body
     assert accepted_vote("ГОЛОС Катю", "Катю") in status
+    close_2 = close_1 + timedelta(days=1)  # the first day_closes after night 1 ended
     assert (
         "> ПРОПУСК\n"
         "Понял: ПРОПУСК\n"
-        "Принято: заказ на ночь 3 — пропуск. Его можно изменить до закрытия дня 2 "
-        f"({close_1:%H:%M}, Europe/Moscow)." in status
+        "Принято: заказ на ночь 3 — пропуск. Его можно изменить до закрытия дня 2 — до "
+        f"{close_2:%d.%m.%Y %H:%M} (Europe/Moscow)." in status
     )
     assert (
         "> СТАТУС\n"

@@ -403,6 +403,7 @@ def test_M3_a_missing_order_is_a_miss_not_a_skip() -> None:
         "vote": True,
         "orders_due": [3],
         "fixed_by": {"phase": "day", "number": 2},
+        "fixed_later": False,
     }
     assert flat(game.close())[1:] == [fixed(3)]  # from day 2 on, at the day's close
     assert flat(game.end()) == [resolution(2), morning(2, [], None, game)]
@@ -857,6 +858,7 @@ def test_M9_votes_changed_withdrawn_last_vote_stands() -> None:
         "vote": True,
         "orders_due": [],
         "fixed_by": None,
+        "fixed_later": False,
     }
 
 
@@ -1326,6 +1328,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": True,
         "orders_due": [1, 2],
         "fixed_by": NIGHT_1_END,
+        "fixed_later": True,  # M3: day 1's close does not fix them
     }
     game.order("Вася")
     status = maniac.status(game.state, "Коля")
@@ -1346,6 +1349,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": False,
         "orders_due": [2],
         "fixed_by": NIGHT_1_END,
+        "fixed_later": True,
     }
     game.close()
     # M3: during night 1 the order for night 2 is still owed (until night 1 ends)
@@ -1355,6 +1359,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": False,
         "orders_due": [2],
         "fixed_by": NIGHT_1_END,
+        "fixed_later": False,  # the end of night 1 is the deadline reminded of
     }
     assert maniac.status(game.state, "Коля")["casts_left"] == {}
     view = maniac.gm_view(game.state)
@@ -1380,6 +1385,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "vote": True,
         "orders_due": [3],
         "fixed_by": {"phase": "day", "number": 2},
+        "fixed_later": False,
     }
     assert [o["fixed"] for o in maniac.gm_view(game.state)["orders"]] == [True, True]
     game.close()
@@ -1555,3 +1561,85 @@ def test_refusal_texts_say_what_was_wrong_and_what_is_accepted(
     code: str, locale: str, text: str
 ) -> None:
     assert render(locale, refusals()[code]) == text
+
+
+#: The first sentence of ``night_not_open``, before the open nights.
+NOT_OPEN = {
+    "en": "The order for night {night} cannot be placed or changed now. The orders for nights "
+    "1 and 2 are given on day 1 or during night 1 and may be changed until night 1 ends; on "
+    "every later day the order is for the night after next and may be changed until that "
+    "day closes. ",
+    "ru": "Заказ на ночь {night} сейчас нельзя сделать или изменить. Заказы на ночи 1 и 2 "
+    "делают в день 1 или в ночь 1 и могут менять, пока ночь 1 не закончится; в каждый "
+    "следующий день заказывают ночь через одну, и этот заказ можно менять до закрытия дня. ",
+}
+
+
+@pytest.mark.parametrize(
+    ("error", "locale", "text"),
+    [
+        (
+            IllegalMove("night_not_open", night=1, open=[3]),
+            "en",
+            "Open now: night 3, e.g. KILL <player> NIGHT 3.",
+        ),
+        (
+            IllegalMove("night_not_open", night=1, open=[3]),
+            "ru",
+            "Сейчас открыта ночь 3, например: УБИТЬ <игрок> НОЧЬ 3.",
+        ),
+        (
+            IllegalMove("night_not_open", night=5, open=[1, 2, 3]),
+            "en",
+            "Open now: nights 1, 2 and 3, e.g. KILL <player> NIGHT 1.",
+        ),
+        (
+            IllegalMove("night_not_open", night=5, open=[1, 2, 3]),
+            "ru",
+            "Сейчас открыты ночи 1, 2 и 3, например: УБИТЬ <игрок> НОЧЬ 1.",
+        ),
+        (IllegalMove("night_not_open", night=5, open=[]), "en", "No night is open now."),
+        (
+            IllegalMove("all_nights_ordered", open=[4]),
+            "en",
+            "Every open night already has an order (night 4). To change one, name its night: "
+            "KILL <player> NIGHT 4 or SKIP NIGHT 4.",
+        ),
+        (
+            IllegalMove("all_nights_ordered", open=[4]),
+            "ru",
+            "На каждую открытую ночь (ночь 4) заказ уже есть. Чтобы изменить заказ, укажите "
+            "ночь: УБИТЬ <игрок> НОЧЬ 4 или ПРОПУСК НОЧЬ 4.",
+        ),
+        (
+            IllegalMove("all_nights_ordered", open=[1, 2]),
+            "en",
+            "Every open night already has an order (nights 1 and 2). To change one, name its "
+            "night: KILL <player> NIGHT 1 or SKIP NIGHT 1.",
+        ),
+        (
+            IllegalMove("all_nights_ordered", open=[1, 2]),
+            "ru",
+            "На каждую открытую ночь (ночи 1 и 2) заказ уже есть. Чтобы изменить заказ, "
+            "укажите ночь: УБИТЬ <игрок> НОЧЬ 1 или ПРОПУСК НОЧЬ 1.",
+        ),
+    ],
+    ids=[
+        "one-en",
+        "one-ru",
+        "three-en",
+        "three-ru",
+        "none",
+        "o-one-en",
+        "o-one-ru",
+        "o-two-en",
+        "o-two-ru",
+    ],
+)
+def test_M3_the_open_nights_are_one_night_or_a_list_joined_by_and(
+    error: IllegalMove, locale: str, text: str
+) -> None:
+    """M3: the open nights of ``night_not_open`` and ``all_nights_ordered`` in words, one
+    night or several joined by the catalog's "and", the plural chosen by the count."""
+    first = NOT_OPEN[locale].format(night=error.params["night"]) if "night" in error.params else ""
+    assert render(locale, error) == first + text

@@ -216,7 +216,10 @@ def test_a_gm_mail_that_does_not_fit_is_refused_with_the_syntax(table: Table) ->
     mails = table.new_mail()
     answer = body(next(m for m in mails if m["Subject"] == "Re: команды"))
     assert "> ПРОДЛИТЬ много\nНе выполнено. Команда ГМа записана не так. Пишите так: " in answer
-    assert "Игра на паузе." in answer
+    assert (
+        "Игра на паузе. До срока оставалось 1 ч 30 мин; это время вернётся по команде "
+        "ПРОДОЛЖИТЬ." in answer
+    )
     assert "> ПАУЗА\nНе выполнено. Игра seed-000 уже на паузе" in answer
 
 
@@ -431,8 +434,9 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
             (GM, ANNOUNCE.format("продление срока")),
             (GM, ANNOUNCE_MD.format("продление срока")),
         ]
-        assert "[b]Продлено на 3 ч.[/b]\n\nДень 1 закроется 02.12.2026 01:30 (Europe/Moscow)." in (
-            body(mails[0])
+        assert (
+            "[b]Продлено на 3 часа.[/b]\n\nДень 1 закроется 02.12.2026 01:30 (Europe/Moscow)."
+            in body(mails[0])
         )
         # The old reminder time (17:30) passes quietly; the new one is at 20:30.
         table.run(utc(2026, 12, 1, 17, 31))
@@ -491,14 +495,16 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         "> ПРОДЛИТЬ 99999999\nНе выполнено. Продлить можно не больше чем на 720 ч за раз, "
         "а не на 99999999 ч. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
-    assert "> EXTEND 1.50\nПродлено на 1.5 ч. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text
+    assert (
+        "> EXTEND 1.50\nПродлено на 1,5 часа. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text
+    )
     table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")
     told = [
         line.split(": ", 1)[1]
         for line in story(table.service, GAME, "markdown", force=True).splitlines()
         if "продлевает" in line
     ]
-    assert told == ["ГМ продлевает срок на 1.5 ч.", "ГМ продлевает срок на 2 ч — дождь."]
+    assert told == ["ГМ продлевает срок на 1,5 часа.", "ГМ продлевает срок на 2 часа — дождь."]
 
 
 def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:
@@ -749,7 +755,7 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
         f"- №7 · 01.12.2026 21:00{zone} (ГМ): Дуг опровергает №1.",
         f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): Дуг показывает игроку Кросс карту **Спальня**.",
         f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за Дуг: «опровержение спальня» — потеря.",
-        f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 ч.",
+        f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 часа.",
         f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
     ]
     assert day_2.splitlines() == [

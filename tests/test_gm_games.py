@@ -224,7 +224,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000")
         assert code == 1 and "Game seed-000 is already paused" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Extended by 2 h. The game is paused" in out
+        assert code == 0 and "Extended by 2 hours. The game is paused" in out
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
         assert "Resumed. Next deadline: " in out

@@ -39,6 +39,8 @@ from pbp.cli import main
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.games.maniac import engine, views
+from pbp.games.maniac.config import ManiacGame
+from pbp.games.maniac.kind import Maniac
 from pbp.render import Renderer
 
 RE = "Re: ход"
@@ -417,19 +419,21 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "",
         "> УБИТЬ Сашу",
         "Понял: УБИТЬ Саша",
-        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — "
+        "до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "не пишите.",
         "",
         "> ПРОПУСК",
         "Понял: ПРОПУСК",
-        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до конца ночи 1 (10:00, "
-        "Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите.",
+        "Принято: заказ на ночь 2 — пропуск. Его можно изменить до конца ночи 1 — до "
+        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите.",
         "",
         "> УБИТЬ Олю НОЧЬ 2",
         "Понял: УБИТЬ Оля НОЧЬ 2",
         "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
-        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
-        "не пишите.",
+        "конца ночи 1 — до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ "
+        "— в тред его не пишите.",
         "",
         "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
     ]  # an order is never public: no forum snippet
@@ -501,9 +505,11 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
 
     # M3 timeline: on day 2 an order without a night is for night 3.
     mails = table.move("Коля", "УБИТЬ Таню", at=utc(2026, 12, 2, 9))
-    assert section(mails[0], "УБИТЬ Таню")[0].startswith(
-        "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2"
-    )
+    assert section(mails[0], "УБИТЬ Таню") == [
+        "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2 — до "
+        "02.12.2026 22:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
+    ]
 
 
 def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
@@ -522,8 +528,9 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     mails = table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 21))  # 00:00 in Moscow
     assert summary(mails) == [(EMAILS["Коля"], RE)]
     assert section(mails[0], "УБИТЬ Сашу") == [
-        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — до "
+        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
     ]
 
     mails = table.at(utc(2026, 12, 2, 5))  # two hours before night 1 ends
@@ -538,13 +545,14 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
 
     mails = table.move("Коля", "УБИТЬ Олю НОЧЬ 2", "УБИТЬ Машу НОЧЬ 1", at=utc(2026, 12, 2, 6))
     assert section(mails[0], "УБИТЬ Олю НОЧЬ 2") == [
-        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 "
-        "(10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его не пишите."
+        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 — до "
+        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
     ]
     assert section(mails[0], "УБИТЬ Машу НОЧЬ 1") == [
         "Принято: заказ на ночь 1 изменён, теперь — убить Машу. Его можно изменить до "
-        "конца ночи 1 (10:00, Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
-        "не пишите."
+        "конца ночи 1 — до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ "
+        "— в тред его не пишите."
     ]
 
     mails = table.at(dawn(1))
@@ -568,6 +576,85 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
         "закрытия дня. Сейчас открыта ночь 3, например: УБИТЬ <игрок> НОЧЬ 3."
     ]
     table.close()
+
+
+def _maniac_states() -> dict[str, engine.ManiacState]:
+    """Day 1, night 1 and day 2 of a game dealt by ``ROLES`` with no move made."""
+    setup = engine.ManiacSetup(GAME, tuple((p, None) for p in PLAYERS), roles=ROLES)
+    day_1: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
+    night_1 = engine.close_day(day_1, START + timedelta(hours=1)).state
+    day_2 = engine.end_night(night_1, START + timedelta(hours=2)).state
+    return {"day 1": day_1, "night 1": night_1, "day 2": day_2}
+
+
+@pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        ("ru", "Идёт ночь 1; день 2 откроется утром."),
+        ("en", "It is night 1; day 2 opens in the morning."),
+    ],
+)
+def test_M2_status_at_night_names_the_day_that_follows(locale: str, line: str) -> None:
+    """M2: night d is followed by day d + 1, the status's ``next_day``."""
+    status = engine.status(_maniac_states()["night 1"], "Вася")
+    assert (status["day"], status["next_day"]) == (1, 2)
+    _s, text = Renderer(TEMPLATES).private_mail(
+        "maniac/status", locale=locale, game=GAME, player="Вася", status=status
+    )
+    assert line in text.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("when", "locale", "line"),
+    [
+        (
+            "day 1",
+            "en",
+            "- No order for nights 1 and 2: KILL <player> NIGHT 1 or SKIP NIGHT 1. These orders "
+            "may be given and changed until night 1 ends. A night without an order passes "
+            "without a kill: a miss, not a skip.",
+        ),
+        (
+            "day 1",
+            "ru",
+            "- Нет заказа на ночи 1 и 2: УБИТЬ <игрок> НОЧЬ 1 или ПРОПУСК НОЧЬ 1. Эти заказы "
+            "можно сделать и изменить до конца ночи 1. Ночь без заказа пройдёт без убийства, "
+            "и это промах, а не пропуск.",
+        ),
+        (
+            "night 1",
+            "en",
+            "- No order for nights 1 and 2: KILL <player> NIGHT 1 or SKIP NIGHT 1. A night "
+            "without an order passes without a kill: a miss, not a skip.",
+        ),
+        (
+            "day 2",
+            "ru",
+            "- Нет заказа на ночь 3: УБИТЬ <игрок> НОЧЬ 3 или ПРОПУСК НОЧЬ 3. Ночь без заказа "
+            "пройдёт без убийства, и это промах, а не пропуск.",
+        ),
+    ],
+)
+def test_M3_the_reminder_says_an_order_stays_open_past_the_day_only_on_day_1(
+    when: str, locale: str, line: str
+) -> None:
+    """M3: the orders for nights 1 and 2 stay open past day 1's close, until night 1 ends
+    (duties' ``fixed_later``); at the end of night 1 and at a later day's close the
+    deadline reminded of is the one that fixes them, and the reminder says no more."""
+    state = _maniac_states()[when]
+    duties = engine.duties(state, "Коля")
+    assert duties is not None
+    assert duties["fixed_later"] is (when == "day 1")
+    _subject, text = Renderer(TEMPLATES).private_mail(
+        "maniac/reminder",
+        locale=locale,
+        game=GAME,
+        player="Коля",
+        timezone="Europe/Moscow",
+        close_at=START,
+        duties=duties,
+    )
+    assert text.splitlines()[-1] == line
 
 
 def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order_due(
@@ -969,6 +1056,45 @@ def test_show_double_kill_not_available_under_12_players(table: ManiacTable) -> 
     )
 
 
+def test_M3_the_open_nights_are_one_or_several_by_their_count() -> None:
+    """M3: ``pbp show`` and the maniac's STATUS name the nights open for orders: one
+    night (day 2: night 3) or several joined by "and" (day 1: nights 1 and 2), the
+    plural chosen by ngettext on their count."""
+    day_1, day_2 = _maniac_states()["day 1"], _maniac_states()["day 2"]
+
+    def shown(state: engine.ManiacState, locale: str) -> tuple[str, str]:
+        renderer = Renderer(TEMPLATES)
+        _s, show = renderer.private_mail(
+            "maniac/gm_show", locale=locale, game=GAME, view=engine.gm_view(state)
+        )
+        _s, status = renderer.private_mail(
+            "maniac/status",
+            locale=locale,
+            game=GAME,
+            player="Коля",
+            status=engine.status(state, "Коля"),
+            timezone="Europe/Moscow",
+        )
+        words = ("Open for orders", "для заказа", "можно заказать")
+        (gm,) = [x for x in show.splitlines() if any(w in x for w in words)]
+        (own,) = [x for x in status.splitlines() if any(w in x for w in words)]
+        return gm, own
+
+    assert shown(day_1, "en") == (
+        "Open for orders: nights 1 and 2.",
+        "Open for orders now: nights 1 and 2.",
+    )
+    assert shown(day_2, "en") == ("Open for orders: night 3.", "Open for orders now: night 3.")
+    assert shown(day_1, "ru") == (
+        "Открыты для заказа: ночи 1 и 2.",
+        "Сейчас можно заказать или изменить: ночи 1 и 2.",
+    )
+    assert shown(day_2, "ru") == (
+        "Открыта для заказа: ночь 3.",
+        "Сейчас можно заказать или изменить: ночь 3.",
+    )
+
+
 def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:
     table = ManiacTable(tmp_path, locale="en")
     table.run(START)
@@ -1342,3 +1468,88 @@ def test_an_early_close_in_kaliningrad_keeps_the_regular_schedule(
         assert _deadline(table) == utc(2026, 12, 3, 8)  # 03.12 10:00 Kaliningrad
     finally:
         table.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        (
+            "ru",
+            "Принято: заказ на ночь 3 — убить Петю. Его можно изменить до закрытия дня 2 — до "
+            "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+            "пишите.",
+        ),
+        (
+            "en",
+            "Accepted: the order for night 3: kill Петя. It may be changed until day 2 closes, "
+            "2026-12-03 10:00 (Europe/Moscow). Only you and the GM see it — never post it in "
+            "the thread.",
+        ),
+    ],
+)
+def test_M3_an_order_receipt_gives_the_real_close_of_its_day_after_an_extend(
+    tmp_path: Path, locale: str, line: str
+) -> None:
+    """M3: the order for night 3 may be changed until day 2 closes — at its real time,
+    03.12 10:00 after the GM's 12 hours, not games.yaml's 22:00 of 02.12."""
+    table = ManiacTable(tmp_path, locale=locale)
+    try:
+        table.run(START)
+        table.at(close(1) + timedelta(minutes=1))
+        table.at(dawn(1) + timedelta(minutes=1))  # day 2, due 02.12 22:00
+        table.new_mail()
+        done = table.service.gm.extend(GAME, 12, now=utc(2026, 12, 2, 8), via="cli", note=None)
+        assert done["deadline_at"] == "2026-12-03T07:00:00+00:00"
+        move = "УБИТЬ Петю НОЧЬ 3" if locale == "ru" else "KILL Петя NIGHT 3"
+        mails = table.move("Коля", move, at=utc(2026, 12, 2, 9))
+        reply = next(m for m in mails if m["To"] == EMAILS["Коля"])  # after the GM's posts
+        assert section(reply, move) == [line]
+    finally:
+        table.close()
+
+
+def test_M3_an_order_fixed_by_the_deadline_after_an_extended_one_gets_its_real_time(
+    table: ManiacTable,
+) -> None:
+    """M3: on day 1 the orders for nights 1 and 2 stay open until night 1 ends, the first
+    10:00 after day 1's close; with day 1 extended to 02.12 11:00 that is 03.12 10:00,
+    for the maniac's own mail and for the GM's ACT alike — and the night does end then."""
+    table.new_mail()
+    done = table.service.gm.extend(GAME, 13, now=utc(2026, 12, 1, 10), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-02T08:00:00+00:00"  # 02.12 11:00 in Moscow
+    mails = table.move("Коля", "УБИТЬ Сашу", at=utc(2026, 12, 1, 11))
+    reply = next(m for m in mails if m["To"] == EMAILS["Коля"])
+    assert section(reply, "УБИТЬ Сашу") == [
+        "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — до "
+        "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
+    ]
+    table.service.gm.act(
+        GAME, "Коля", "УБИТЬ Олю НОЧЬ 2", now=utc(2026, 12, 1, 12), via="cli", note=None
+    )
+    table.service.flush_outbox(utc(2026, 12, 1, 12))
+    (acted,) = [m for m in table.new_mail() if m["To"] == EMAILS["Коля"]]
+    assert section(acted, "УБИТЬ Олю НОЧЬ 2") == [
+        "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 — до "
+        "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "пишите."
+    ]
+    table.at(utc(2026, 12, 2, 8, 1))  # the extended close of day 1
+    assert _deadline(table) == utc(2026, 12, 3, 7)  # night 1 ends 03.12 10:00, as promised
+
+
+def test_M3_order_until_walks_the_deadlines_from_the_current_one(table: ManiacTable) -> None:
+    """M3: the real time of an order's deadline: the stored current one when it is that
+    one, else the regular times after it; without a stored one, the regular times after
+    the order."""
+    kind = Maniac()
+    (game,) = [g for g in table.config.games if g.id == GAME]
+    assert isinstance(game, ManiacGame)
+    day_1 = _maniac_states()["day 1"]
+    night_1, day_1_close = {"phase": "night", "number": 1}, {"phase": "day", "number": 1}
+    extended = utc(2026, 12, 2, 8)  # day 1 extended to 02.12 11:00 Moscow
+    at = utc(2026, 12, 1, 10)
+    assert kind.order_until(game, day_1, day_1_close, extended, at) == extended
+    assert kind.order_until(game, day_1, night_1, extended, at) == utc(2026, 12, 3, 7)
+    assert kind.order_until(game, day_1, night_1, None, at) == dawn(1)
+    assert kind.order_until(game, day_1, {"phase": "day", "number": 2}, None, at) == close(2)

@@ -32,7 +32,7 @@ PLAYERS = [
     "Ник",
     "Ника",
 ]
-EXAMPLE = {"player": "Вася", "other": "Петя", "night": 2}
+EXAMPLE = {"player": "Вася", "other": "Петя", "night": 2, "next_night": 3}
 RENDERER = Renderer(Path(__file__).resolve().parent.parent / "templates")
 
 

@@ -318,7 +318,7 @@ CAST = [
     "Кросс",
     "Шапо",
 ]
-CAST_EXAMPLE = {"player": "Лев", "other": "Павел", "night": 2}
+CAST_EXAMPLE = {"player": "Лев", "other": "Павел", "night": 2, "next_night": 3}
 
 
 @pytest.mark.parametrize(

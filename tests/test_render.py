@@ -16,6 +16,7 @@ import pytest
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.games.cluedo.views import start_view
+from pbp.moves import reply_results
 from pbp.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -633,7 +634,9 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
         locale="ru",
         game="exler-1",
         player="Веталь",
-        results=[{"line": "ОПРОВЕРЖЕНИЕ 7 нож", "events": [shown, refuted], "snippet": snippet}],
+        **reply_results(
+            [{"line": "ОПРОВЕРЖЕНИЕ 7 нож", "events": [shown, refuted], "snippet": snippet}]
+        ),
     )
     assert "кочерга" not in body
     assert "Принято: опровержение предположения №7. Карту Неташка получит приватом." in body
@@ -925,7 +928,13 @@ def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
         "[b]танцевальном зале[/b].\n"
     ) in post
     _, mail = renderer.private_mail(
-        "game_over", locale="ru", kind="cluedo_days", game="exler-1", player="Веталь", result=over
+        "game_over",
+        locale="ru",
+        kind="cluedo_days",
+        game="exler-1",
+        player="Веталь",
+        result=over,
+        won=over["winner"] == "Веталь",
     )
     assert (
         "\nРазгадка: убийство совершила Голубева, орудием трубой в комнате танцевальном зале.\n"
@@ -1087,3 +1096,79 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
         "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС (пояснение — после « -- »).\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("hours", "ru", "en"),
+    [
+        (1, "1 час", "1 hour"),
+        (2.0, "2 часа", "2 hours"),
+        (5, "5 часов", "5 hours"),
+        (21, "21 час", "21 hours"),
+        (24.0, "24 часа", "24 hours"),
+        (1.5, "1,5 часа", "1.5 hours"),
+        (0.25, "0,25 часа", "0.25 hours"),
+        (1000, "1\xa0000 часов", "1,000 hours"),
+    ],
+)
+def test_hours_are_written_by_babel_for_the_locale(
+    renderer: Renderer, hours: float, ru: str, en: str
+) -> None:
+    """``h|hours`` (rule R7's turn and answer times, the GM's EXTEND): the number in the
+    locale's digits (ru: a decimal comma, a no-break space between thousands), whole
+    hours by the catalog's plural of their count, a fraction in the form CLDR gives
+    a fraction (ru «часа»)."""
+    for locale, text in (("ru", ru), ("en", en)):
+        for fmt in ("text", "bbcode", "markdown"):
+            template = renderer._env(locale, fmt).from_string("{{ h|hours }}")
+            assert template.render(h=hours) == text
+
+
+@pytest.mark.parametrize(
+    ("seconds", "ru", "en"),
+    [
+        (3959, "1 ч 5 мин", "1 h 5 min"),
+        (59, "0 ч 0 мин", "0 h 0 min"),
+        (90000, "25 ч 0 мин", "25 h 0 min"),
+    ],
+)
+def test_a_duration_is_whole_hours_and_minutes(
+    renderer: Renderer, seconds: int, ru: str, en: str
+) -> None:
+    """``seconds|duration`` (the time a paused deadline had left): whole hours and
+    minutes in the catalog's words, the seconds dropped."""
+    for locale, text in (("ru", ru), ("en", en)):
+        template = renderer._env(locale, "text").from_string("{{ s|duration }}")
+        assert template.render(s=seconds) == text
+
+
+def test_reply_results_splits_done_from_not_done_in_mail_order() -> None:
+    first, refused, second = {"line": "A"}, {"line": "B", "error": "no"}, {"line": "C"}
+    assert reply_results([first, refused, second]) == {
+        "results": [first, refused, second],
+        "done": [first, second],
+        "not_done": [refused],
+    }
+
+
+def test_reply_lists_done_lines_before_not_done_and_asks_to_fix_only_then(
+    renderer: Renderer,
+) -> None:
+    refused = {"line": "ГОЛОС за Шапо", "error": "Неизвестный игрок «Шапо»."}
+    done = {"line": "СТАТУС", "events": []}
+    context = {"game": "m-1", "player": "Лев", "day_closes": "20:00", "timezone": "UTC"}
+    _subject, body = renderer.private_mail(
+        "maniac/reply", locale="ru", **context, **reply_results([refused, done])
+    )
+    assert body == (
+        "Лев, вот что сделано по вашему письму.\n\n"
+        "Выполнено:\n\n> СТАТУС\n\n"
+        "Не выполнено:\n\n> ГОЛОС за Шапо\nНеизвестный игрок «Шапо».\n\n"
+        "Исправьте невыполненные строки и пришлите их снова ответом на это письмо.\n"
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
+    )
+    _subject, body = renderer.private_mail(
+        "maniac/reply", locale="ru", **context, **reply_results([done])
+    )
+    assert "Не выполнено" not in body
+    assert "Исправьте" not in body

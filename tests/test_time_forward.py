@@ -140,3 +140,18 @@ def test_an_event_earlier_than_the_games_last_is_logged_at_the_games_clock(
         assert [(e.seq, e.at) for e in store.events("g-1")] == [(1, first), (2, first), (3, first)]
         assert store.clock("g-1") == first
         assert store.clock("g-2") is None
+
+
+def test_last_seq_is_the_seq_of_last_event_without_its_data(tmp_path: Path) -> None:
+    at = datetime(2026, 3, 3, 19, 30, tzinfo=UTC)
+    start = Event("game_started", Visibility.GM, {"hands": {"Лев": ["нож"]}})
+    vote = Event("vote", Visibility.PUBLIC, {"voter": "Вася"})
+    with Store(tmp_path / "pbp.sqlite3") as store:
+        store.add_game("g-1", "maniac", 1, b"salt", {}, at, None)
+        assert store.last_seq("g-1", ["game_started"]) is None
+        store.append_events("g-1", [vote, start, vote, start, vote], at=at, day=1)
+        last = store.last_event("g-1", ["game_started"])
+        assert last is not None and last.seq == 4
+        assert store.last_seq("g-1", ["game_started"]) == 4
+        assert store.last_seq("g-1", ["game_started", "vote"]) == 5
+        assert store.last_seq("g-2", ["vote"]) is None

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import pytest
 from jinja2 import nodes
 
 from pbp.core.events import Event, Visibility
@@ -241,3 +242,81 @@ def test_and_list_joins_by_the_catalog() -> None:
     assert text.from_string(
         "{{ [1, 2]|and_list }}|{{ [3]|and_list }}|{{ []|and_list }}|"
     ).render() == ("1 и 2|3||")
+
+
+def _answer(kind: str, by: str, *, auto: bool = False, by_gm: bool = False) -> Event:
+    return _e(kind, **_sugg(1, 1), by=by, auto=auto, by_gm=by_gm, answered_at="t")
+
+
+def test_R2_R6_R7_a_rounds_move_shows_the_players_own_answer_only() -> None:
+    """The move snippet of Мария's answer: hers, not the automatic (R6) and GM (R7) ones
+    after it; the winner's right accusation, not a game over without one."""
+    own = _answer("not_refuted", "Мария")
+    auto = _answer("not_refuted", "Ник", auto=True)
+    gm = _answer("refuted", "Лев", by_gm=True)
+    over: dict[str, Any] = {"winner": None, "solution": {}, "hands": {}, "canonical": "x"}
+    events = [own, auto, gm, _e("game_over", **over)]
+    assert rounds.post_view("move", events, None) == {
+        "moves": [{"kind": "not_refuted", "s": own.data}]
+    }
+    won = _e("game_over", **{**over, "winner": "Мария"})
+    wrong = _e("accusation_wrong", turn=1, player="Ник", suspect=None, weapon=None, room=None)
+    made = _e("suggestion_made", **_sugg(2, 1))
+    assert rounds.move_view([made, wrong, won]) == {
+        "moves": [
+            {"kind": "suggestion_made", "s": made.data},
+            {"kind": "accusation_wrong", "s": wrong.data},
+            {"kind": "game_over", "s": won.data},
+        ]
+    }
+
+
+def test_R2_R6_R7_a_rounds_reply_marks_the_players_own_answer_and_turn() -> None:
+    own = _answer("refuted", "Мария")
+    auto = _answer("not_refuted", "Ник", auto=True)
+    gm = _answer("not_refuted", "Лев", by_gm=True)
+    events = [own, auto, gm, _e("turn_started", turn=2, player="Мария")]
+    told = rounds.reply_events(events, "Мария")
+    assert [(e["kind"], e.get("own_answer"), e.get("own_turn")) for e in told] == [
+        ("refuted", True, None),
+        ("not_refuted", False, None),
+        ("not_refuted", False, None),
+        ("turn_started", None, True),
+    ]
+    assert told[0] == {
+        "kind": "refuted",
+        "visibility": "public",
+        "player": None,
+        **own.data,
+        "own_answer": True,
+    }
+    # Ник's reply to the same events: none of them is his own.
+    assert [e.get("own_answer", e.get("own_turn")) for e in rounds.reply_events(events, "Ник")] == [
+        False,
+        False,
+        False,
+        False,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru",
+            "[b]Ответ на предположение №1[/b]\n[quote]Лев предполагает: убийца — [b]Белых[/b], "
+            "орудие — [b]нож[/b], комната — [b]кухня[/b].[/quote]\nМария: нет карт\n",
+        ),
+        (
+            "en",
+            "[b]Answer to suggestion #1[/b]\n[quote]Лев suggests: suspect [b]Белых[/b], weapon "
+            "[b]нож[/b], room [b]кухня[/b].[/quote]\nМария: no cards\n",
+        ),
+    ],
+)
+def test_R6_the_rounds_move_snippet_lays_out_its_view(locale: str, expected: str) -> None:
+    events = [_answer("not_refuted", "Мария"), _answer("not_refuted", "Ник", auto=True)]
+    post = Renderer(TEMPLATES).public_post(
+        "move", events, locale=locale, fmt="bbcode", kind="cluedo_rounds"
+    )
+    assert post == expected

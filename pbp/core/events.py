@@ -52,6 +52,20 @@ class Event:
         return player is not None and self.visibility is Visibility.PLAYER and self.player == player
 
 
+def event_dict(event: Event) -> dict[str, Any]:
+    """An event as one flat dict for templates: kind, visibility, player and its data.
+
+    >>> event_dict(Event("refuted", Visibility.PUBLIC, {"number": 7}))
+    {'kind': 'refuted', 'visibility': 'public', 'player': None, 'number': 7}
+    """
+    return {
+        "kind": event.kind,
+        "visibility": event.visibility.value,
+        "player": event.player,
+        **dict(event.data),
+    }
+
+
 def flat_dict(record: Any) -> dict[str, Any]:
     """``dataclasses.asdict`` for a dataclass whose fields hold plain values (str, int,
     bool, None): a shallow copy, many times faster (``asdict`` deep-copies every value),

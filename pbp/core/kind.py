@@ -26,7 +26,8 @@ game", lists the files):
   the text layer offers no global working on events. The context each gets:
   ``mail/welcome.j2`` (``status``, ``view``: :meth:`GameKind.post_view` ``("welcome")``
   of the start's public events, ``events``: the start's),
-  ``mail/reply.j2`` (``results``, ``player``, ``looks_quoted``, ``ignored``),
+  ``mail/reply.j2`` (``results``, each with its ``events``: :meth:`GameKind.reply_events`;
+  ``player``, ``looks_quoted``, ``ignored``),
   ``mail/help.j2`` (``view``: ``post_view("help")`` of the ``game_started``),
   ``mail/reminder.j2`` (``duties``, ``close_at``),
   ``mail/gm_sheet.j2`` (``view``: :meth:`GameKind.gm_view` of the game dealt,
@@ -263,6 +264,21 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         M3). The template ``mail/gm_<post>.j2`` (``part="private"``) gets them as
         ``private`` and lays them out; none: no such mail
         (:meth:`pbp.mailer.Mailer.gm_post`)."""
+
+    def reply_events(
+        self,
+        game: ConfigT,
+        state: StateT,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """What the reply to ``player``'s move shows of the move's ``events`` (those he
+        may see, in order; ``state``: the game after the move; ``deadline``: its current
+        deadline as stored, aware, with the GM's extensions and pauses, None when it has
+        none): one dict per event, :func:`pbp.core.events.event_dict` plus what the
+        kind computes that ``mail/reply.j2`` shows of it (his own answer, the real time
+        an order may be changed until), so that the template only lays them out."""
 
     def status(self, state: StateT, player: str) -> dict[str, Any]:
         """The private STATUS view of one player (a state given :meth:`with_history`)."""

@@ -24,6 +24,7 @@ from pbp.core.gameconfig import is_email
 from pbp.core.kind import AnyKind
 from pbp.export import story
 from pbp.mail.base import RawMessage
+from pbp.moves import reply_results
 from pbp.outcome import Handled, Outcome
 from pbp.parse.commands import PlayerNames
 from pbp.parse.gm import (
@@ -172,7 +173,7 @@ class GmDesk:
                 "gm_act", Visibility.GM, {"player": seat, "move": move, "via": via, "note": note}
             )
             self.log(game_id, [marker], now, day, via)
-            context = {"results": results, "player": seat, "by_gm": True}
+            context = {**reply_results(results), "player": seat, "by_gm": True}
             service.mail.player(game, seat, "reply", context, now)
             for applied in steps:
                 service.table.tell(game, kind, applied, now)

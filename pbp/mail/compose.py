@@ -14,7 +14,7 @@ import binascii
 import re
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from email import base64mime, quoprimime
 from email.header import Header
 from email.headerregistry import Address
@@ -76,7 +76,7 @@ def compose(
     if reply_to:
         _set(message, "Reply-To", reply_to)
     message.set_raw("Subject", _subject_header(subject))
-    _set(message, "Date", format_datetime(date))
+    message.set_raw("Date", _date_header(date.replace(microsecond=0), date.utcoffset()))
     _set(message, "Message-ID", message_id)
     if in_reply_to:
         _set(message, "In-Reply-To", in_reply_to)
@@ -230,6 +230,16 @@ def _set(message: EmailMessage, name: str, value: str) -> None:
 
 
 _SHORT = 78  # RFC 5322 §2.1.1, the SMTP policy's max_line_length
+
+
+@lru_cache(maxsize=64)
+def _date_header(date: datetime, offset: timedelta | None) -> str:
+    """The ``Date`` value of ``date`` (RFC 5322 §3.3, whole seconds), e.g. ``Tue, 01
+    Dec 2026 18:00:00 +0000``, formatted once per second and offset (the mails one
+    move causes share their moment). ``offset`` is ``date.utcoffset()``: two aware
+    datetimes of the same instant are equal keys, but are written with their own
+    offsets."""
+    return format_datetime(date)
 
 
 @lru_cache(maxsize=64)

@@ -72,6 +72,15 @@ class SeatsMixin(Tables):
         ).fetchone()
         return str(row[0]) if row else None
 
+    def seat_of(self, game_id: str, player: str) -> Seat | None:
+        """One seat (its token and registered address), or None: :meth:`player_token`
+        and :meth:`player_email` in one query."""
+        row = self._db.execute(
+            "SELECT game_id, player, email, token FROM tokens WHERE game_id = ? AND player = ?",
+            (game_id, player),
+        ).fetchone()
+        return Seat(row[0], row[1], row[2], row[3]) if row else None
+
     def player_email(self, game_id: str, player: str) -> str | None:
         """The address a seat was registered with when the game started."""
         row = self._db.execute(

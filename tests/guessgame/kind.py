@@ -11,7 +11,7 @@ from guessgame import engine
 from guessgame.config import GuessGame
 from guessgame.engine import GuessState
 from guessgame.parse import parse_guess
-from pbp.core.events import Event, IllegalMove, Step
+from pbp.core.events import Event, IllegalMove, Step, event_dict
 from pbp.core.kind import DeadlineCommand, ParsedCommand, PrivateMail
 
 
@@ -122,6 +122,17 @@ class Guess:
     ) -> list[Mapping[str, Any]]:
         """Every GM-only fact."""
         return list(private)
+
+    def reply_events(
+        self,
+        game: Any,
+        state: Any,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """The move's events as they are."""
+        return [event_dict(e) for e in events]
 
     def status(self, state: Any, player: str) -> dict[str, Any]:
         """STATUS: the range and one's own guesses."""

@@ -202,7 +202,8 @@ class CluedoDays(CluedoKind):
                 mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
             elif event.kind == "game_over":
                 for name in self.players(state):
-                    mails.append(PrivateMail("game_over", name, {"result": data}))
+                    won = data["winner"] == name  # C6: his accusation was right
+                    mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
         # A player the GM removed gets nothing but the end of the game.
         return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
 

@@ -62,6 +62,18 @@ class CluedoRounds(CluedoKind):
         :func:`pbp.games.cluedo_rounds.views.post_view`."""
         return views.post_view(post, events, period)
 
+    def reply_events(
+        self,
+        game: object,
+        state: object,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """The move's events with his own answer and his own next turn marked:
+        :func:`pbp.games.cluedo_rounds.views.reply_events`."""
+        return views.reply_events(events, player)
+
     def status(self, state: RoundsState, player: str) -> dict[str, Any]:
         """The STATUS view."""
         return engine.status(state, player)
@@ -200,7 +212,8 @@ class CluedoRounds(CluedoKind):
                 mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
             elif event.kind == "game_over":
                 for name in self.players(state):
-                    mails.append(PrivateMail("game_over", name, {"result": data}))
+                    won = data["winner"] == name  # C6: his accusation was right
+                    mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
         # A player the GM removed gets nothing but the end of the game.
         return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
 

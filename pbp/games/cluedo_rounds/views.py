@@ -1,14 +1,15 @@
 """What the public posts of a Cluedo-by-rounds game show (rules R1–R7, C4–C7),
 computed from its PUBLIC events: the opening with who starts, one turn with each
-suggestion's answers round the table, the final post. Pure.
+suggestion's answers round the table, the forum snippet of a move, the final post; and
+what the reply to a player's move shows of its events. Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbp.core.events import Event
+from pbp.core.events import Event, event_dict
 from pbp.games.cluedo.views import ANSWERS, commands_of, final_view, start_view
 
 
@@ -18,7 +19,7 @@ def post_view(post: str, events: Sequence[Event], turn: int | None) -> dict[str,
     the ``welcome`` mail :func:`pbp.games.cluedo.views.start_view`, the ``turn`` post
     (and ``day``, its name for ``pbp post --day``) :func:`turn_view`, the ``final`` post
     :func:`pbp.games.cluedo.views.final_view`, the ``help`` mail ``{"commands":
-    examples | None}``; ``{}`` for the ``move`` snippet.
+    examples | None}``, the ``move`` snippet :func:`move_view`.
 
     :raises LookupError: the opening without ``game_started``, a turn before any
         started, the final post of a game not over.
@@ -33,7 +34,51 @@ def post_view(post: str, events: Sequence[Event], turn: int | None) -> dict[str,
         return turn_view(events, turn)
     if post == "final":
         return final_view(events)
+    if post == "move":
+        return move_view(events)
     return {}
+
+
+def own_answer(answer: Mapping[str, Any]) -> bool:
+    """R2, R6, R7: True when an answer (refuted / not_refuted data) is one its player
+    gave himself (by mail, or the GM's ACT for him), not the engine's at once (R6,
+    ``auto``) nor the GM's at the deadline or for a removed player (R7, C5, ``by_gm``)."""
+    return not answer["auto"] and not answer["by_gm"]
+
+
+def move_view(events: Sequence[Event]) -> dict[str, Any]:
+    """The forum snippet of one player's move (``events``: the move's PUBLIC events):
+    ``{"moves": [{"kind", "s": its data}...]}``, in order, what he did himself — his
+    suggestion (``suggestion_made``), his own answer (refuted / not_refuted,
+    :func:`own_answer`; the answers given automatically or by the GM after it are not
+    his: the ``turn`` post reports them), his wrong accusation (``accusation_wrong``)
+    and his right one (``game_over`` with a winner)."""
+    moves = []
+    for e in events:
+        if (
+            e.kind in ("suggestion_made", "accusation_wrong")
+            or (e.kind in ANSWERS and own_answer(e.data))
+            or (e.kind == "game_over" and e.data.get("winner"))
+        ):
+            moves.append({"kind": e.kind, "s": e.data})
+    return {"moves": moves}
+
+
+def reply_events(events: Sequence[Event], player: str) -> list[dict[str, Any]]:
+    """The events of a reply to ``player``'s move (those he may see, in order) as
+    :func:`pbp.core.events.event_dict` gives them, with ``own_answer`` (bool) on each
+    answer: his own (given by him, :func:`own_answer`: "Accepted: refutation…"), not
+    one the engine or the GM gave after it; and ``own_turn`` (bool) on each
+    ``turn_started``: the next turn is his."""
+    told = []
+    for e in events:
+        item = event_dict(e)
+        if e.kind in ANSWERS:
+            item["own_answer"] = e.data["by"] == player and own_answer(e.data)
+        elif e.kind == "turn_started":
+            item["own_turn"] = e.data["player"] == player
+        told.append(item)
+    return told
 
 
 def opening_view(events: Sequence[Event]) -> dict[str, Any]:

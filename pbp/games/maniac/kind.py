@@ -11,11 +11,11 @@ morning post). The period is the game day.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, Step, Visibility
+from pbp.core.events import Event, IllegalMove, Step, Visibility, event_dict
 from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, ParsedCommand, PrivateMail
 from pbp.games.maniac import engine
 from pbp.games.maniac.config import ManiacGame
@@ -90,6 +90,55 @@ class Maniac:
         """The GM-only facts beside a post (M3: the morning after night 1 also gives the
         order its end fixed): :func:`pbp.games.maniac.views.gm_facts`."""
         return engine.gm_facts(post, period, private)
+
+    def reply_events(
+        self,
+        game: ManiacGame,
+        state: ManiacState,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """The move's events; an ``order_placed`` also gets ``until``, the real time
+        (aware) its order may be changed until (M3, :meth:`order_until`)."""
+        told = []
+        for e in events:
+            item = event_dict(e)
+            if e.kind == "order_placed":
+                at = datetime.fromisoformat(e.data["at"])
+                item["until"] = self.order_until(game, state, e.data["fixed_by"], deadline, at)
+            told.append(item)
+        return told
+
+    def order_until(
+        self,
+        game: ManiacGame,
+        state: ManiacState,
+        fixed_by: Mapping[str, Any],
+        deadline: datetime | None,
+        at: datetime,
+    ) -> datetime:
+        """M3: when the deadline ``fixed_by`` ({phase, number}: the close of a day or the
+        end of a night, :func:`pbp.games.maniac.state.fixed_by`) comes, in real time:
+        the current deadline as stored (``deadline``, with the GM's extensions and
+        pauses) when ``fixed_by`` is it, else the regular times (``day_closes``,
+        ``night_ends`` in the game's zone) that follow it, one deadline after another
+        (after day 1's close, the end of night 1 is the next ``night_ends``). Without a
+        stored deadline (``None``), the regular time after ``at`` stands for the current
+        one. A deadline already passed is the current one (an order is never placed
+        for a night already fixed)."""
+        # The deadlines in order: the close of day d is 2d, the end of night d is 2d + 1.
+        index = 2 * engine.day(state) + (1 if engine.phase(state) == "night" else 0)
+        target = 2 * int(fixed_by["number"]) + (1 if fixed_by["phase"] == "night" else 0)
+
+        def wall(i: int) -> time:
+            return game.night_end_time if i % 2 else game.close_time
+
+        when = deadline if deadline is not None else next_close(at, wall(index), game.zone)
+        while index < target:
+            index += 1
+            when = next_close(when, wall(index), game.zone)
+        return when
 
     def status(self, state: ManiacState, player: str) -> dict[str, Any]:
         """The STATUS view."""

@@ -61,7 +61,8 @@ command as read, markup removed):
   for both cell and prison: ``players``, ``example`` ({``player``}).
 - ``unvote_syntax`` — words after ``UNVOTE``: ``word`` (those words).
 - ``kill_syntax`` — an order naming no target or more than two: ``count`` (targets
-  read), ``example`` ({``player``, ``other``, ``night``}).
+  read), ``example`` ({``player``, ``other``, ``night``, ``next_night``: the night after
+  it}).
 - ``duplicate_target`` — an order naming one player twice: ``player``.
 - ``several_nights`` — two night numbers in one line: ``nights`` (the numbers),
   ``example`` (as for ``kill_syntax``).
@@ -289,7 +290,7 @@ class _Reader:
     def example(self) -> dict[str, str | int]:
         first = self.players[0] if self.players else ""
         other = self.players[1] if len(self.players) > 1 else first
-        return {"player": first, "other": other, "night": 2}
+        return {"player": first, "other": other, "night": 2, "next_night": 3}
 
     # -- names --
 

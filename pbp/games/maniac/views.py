@@ -45,7 +45,8 @@ def _orders_view(state: ManiacState) -> list[dict[str, Any]]:
 def status(state: ManiacState, player: str) -> dict[str, Any]:
     """The private ``STATUS`` answer of ``player``.
 
-    Everyone: ``{"game", "day", "phase", "over", "winner_team", "role", "partner"
+    Everyone: ``{"game", "day", "next_day" (the day after night ``day``, M2), "phase",
+    "over", "winner_team", "role", "partner"
     (the maniac's fan / the fan's maniac, else None, M1), "alive", "in_prison",
     "my_vote": {"target", "prison"} | None, "votes": vote_count(state),
     "casts_left": {player: n} (today, for each player he may vote for; {} when he
@@ -72,6 +73,7 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
     view: dict[str, Any] = {
         "game": state.game_id,
         "day": state.day,
+        "next_day": state.day + 1,  # M2: night d is followed by day d + 1
         "phase": state.phase,
         "over": state.over,
         "winner_team": state.winner_team,
@@ -110,9 +112,11 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
     and has no standing vote, M9), "orders_due": [night...] (the maniac only: the
     nights of :func:`nights_due` without an order, M3), "fixed_by": {"phase",
     "number"} | None (the deadline that fixes those orders, :func:`fixed_by`; None
-    without orders due)}``; None when both are empty and once the game is over.
-    During night 1 the maniac may still owe the orders for nights 1 and 2 (M3); a
-    later night owes nothing.
+    without orders due), "fixed_later": bool (the orders due stay open past the
+    deadline reminded of, until the later one ``fixed_by`` names: on day 1 the orders
+    for nights 1 and 2 may still be given and changed during night 1, M3)}``; None
+    when both are empty and once the game is over. During night 1 the maniac may still
+    owe the orders for nights 1 and 2 (M3); a later night owes nothing.
 
     :raises KeyError: ``player`` is not in the game.
     """
@@ -129,12 +133,14 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
         due = [n for n in nights_due(state) if order_for(state, n) is None]
     if not vote and not due:
         return None
+    fixed = fixed_by(due[0]) if due else None
     return {
         "day": state.day,
         "phase": state.phase,
         "vote": vote,
         "orders_due": due,
-        "fixed_by": fixed_by(due[0]) if due else None,
+        "fixed_by": fixed,
+        "fixed_later": fixed is not None and fixed != {"phase": state.phase, "number": state.day},
     }
 
 
