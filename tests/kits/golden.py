@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
@@ -133,12 +133,20 @@ class GoldenTable:
             clock=lambda: self.now,
         )
         self._seen = 0
+        self._sent = 0  # the mails sent to pbp so far (their Message-IDs)
         self._hex: dict[str, int] = {}
         self._codes: list[str] = []  # the GM's confirmation codes, in order
         self.entries: list[str] = []
 
     def close(self) -> None:
         self.store.close()
+
+    def _message_id(self) -> str:
+        """A Message-ID for the next mail a player or the GM sends: numbered, not
+        random (:func:`email.utils.make_msgid` varies in length, and so would the size
+        of a mail a transcript states)."""
+        self._sent += 1
+        return f"<golden-{self._sent}@example.test>"
 
     def at(self, when: datetime) -> None:
         """Run the daemon at ``when``; its mails go into the transcript."""
@@ -168,7 +176,7 @@ class GoldenTable:
         message["To"] = to or self.address(player)
         message["Subject"] = "ход" if self.locale == "ru" else "move"
         message["Date"] = format_datetime(at)
-        message["Message-ID"] = make_msgid(domain="example.test")
+        message["Message-ID"] = self._message_id()
         message.set_content("\n".join(lines) + "\n")
         self.sent_lines.extend(lines)
         deliver(self.inbox, bytes(message), at=at)
@@ -183,7 +191,7 @@ class GoldenTable:
             f"From: {self.game.emails[player]}\r\nTo: {self.address(player)}\r\n"
             f"Subject: {'ход' if self.locale == 'ru' else 'move'}\r\n"
             f"Date: {format_datetime(at)}\r\n"
-            f"Message-ID: {make_msgid(domain='example.test')}\r\nMIME-Version: 1.0\r\n"
+            f"Message-ID: {self._message_id()}\r\nMIME-Version: 1.0\r\n"
         )
         deliver(self.inbox, fields.encode() + head.encode() + b"\r\n" + rest, at=at)
         self.at(at + timedelta(minutes=1))
@@ -196,7 +204,7 @@ class GoldenTable:
         message["To"] = to or self.address(GM_SEAT)
         message["Subject"] = "команды" if self.locale == "ru" else "commands"
         message["Date"] = format_datetime(at)
-        message["Message-ID"] = make_msgid(domain="example.test")
+        message["Message-ID"] = self._message_id()
         message.set_content("\n".join(lines) + "\n")
         self.sent_lines.extend(lines)
         self.sent_lines.extend(line.split(" -- ", 1)[1] for line in lines if " -- " in line)
@@ -224,7 +232,7 @@ class GoldenTable:
         message["To"] = str(asking["Reply-To"])
         message["Subject"] = f"Re: {asking['Subject']}"
         message["Date"] = format_datetime(at)
-        message["Message-ID"] = make_msgid(domain="example.test")
+        message["Message-ID"] = self._message_id()
         message["In-Reply-To"] = str(asking["Message-ID"])
         word = word or ("Подтверждаю" if self.locale == "ru" else "Confirm")
         message.set_content(word + "\n")
@@ -242,8 +250,9 @@ class GoldenTable:
         tokens = {self.store.player_token(self.game.id, seat) for seat in seats}
         return None if found.group(1) in tokens else found.group(1)
 
-    def cli(self, command: str, pull: Callable[[Service, datetime], dict[str, Any]], *,
-            at: datetime) -> None:
+    def cli(
+        self, command: str, pull: Callable[[Service, datetime], dict[str, Any]], *, at: datetime
+    ) -> None:
         """The GM pulls a lever with ``pbp`` at ``at``, as :func:`pbp.cli.levers._lever`
         does: mail waiting first (D8), the lever, mail held by a pause, the outbox.
         ``command`` is the command line shown; what it prints is an entry of its own

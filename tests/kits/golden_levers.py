@@ -49,6 +49,7 @@ def _photo(text: str) -> tuple[str, bytes]:
     message = EmailMessage(policy=SMTP)
     message.set_content(text + "\n")
     message.add_attachment(b"\xff\xd8" + bytes(150_000), "image", "jpeg", filename="photo.jpg")
+    message.set_boundary("golden-boundary")  # not random: the size a transcript states
     head, _, rest = bytes(message).partition(b"\r\n\r\n")
     return head.decode() + "\r\n", b"\r\n" + rest
 
@@ -70,8 +71,10 @@ def _maniac_levers(t: GoldenTable, locale: str) -> None:
     t.move("Кэт", w("ГОЛОС Петра", "VOTE Пётр"), at=utc(2026, 12, 1, 9, 20))
     # Кэт asks the GM to take her vote back: VOID by mail, confirmed.
     vote = t.seq("vote_cast", voter="Кэт")
-    t.gm(w(f"ОТМЕНИТЬ {vote} -- Кэт ошиблась", f"VOID {vote} -- Кэт made a slip"),
-         at=utc(2026, 12, 1, 9, 30))
+    t.gm(
+        w(f"ОТМЕНИТЬ {vote} -- Кэт ошиблась", f"VOID {vote} -- Кэт made a slip"),
+        at=utc(2026, 12, 1, 9, 30),
+    )
     t.confirm(at=utc(2026, 12, 1, 9, 35))
     t.move("Кэт", w("ГОЛОС Павла", "VOTE Павел"), at=utc(2026, 12, 1, 9, 40))
     # The maniac orders a kill for night 1; the GM voids it with pbp, the maniac orders anew.
@@ -280,7 +283,9 @@ def _cluedo_rounds_levers(t: GoldenTable, locale: str) -> None:
     t.move("Любовь", w("СТАТУС", "STATUS"), at=utc(2026, 12, 2, 6), to="gm@example.test")
     t.at(utc(2026, 12, 2, 7, 40))  # the reminder to the seat Саша, now Вова's
     t.move(
-        "Саша", w("ОПРОВЕРЖЕНИЕ Пистолет", "REFUTE Пистолет"), at=utc(2026, 12, 2, 8),
+        "Саша",
+        w("ОПРОВЕРЖЕНИЕ Пистолет", "REFUTE Пистолет"),
+        at=utc(2026, 12, 2, 8),
         sender=SUBSTITUTE_EMAIL,
     )
     # The seat Саша's turn (Вова's): Любовь is asked, and removed before she answers.
@@ -295,6 +300,7 @@ def _cluedo_rounds_levers(t: GoldenTable, locale: str) -> None:
         lambda s, now: s.gm.remove(game, "Любовь", now=now, via="cli", note=None),
         at=utc(2026, 12, 2, 9),
     )
+    t.at(utc(2026, 12, 3, 7))  # Шапо's reminder, two hours before his turn ends
     t.move(
         "Шапо",
         w("ОБВИНЕНИЕ Краснова, Верёвка, Терраса", "ACCUSE Краснова, Верёвка, Терраса"),
