@@ -835,3 +835,61 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         kept_id=3,
     )
     assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"
+
+
+# --- the kept mail's reason in the game's language (golden texts, issue 16) ---
+
+
+def _notice_reason(renderer: Renderer, locale: str = "ru", **facts: Any) -> list[str]:
+    _subject, body = mail(
+        renderer,
+        "gm_notice",
+        locale=locale,
+        timezone="UTC",
+        sender="player8@example.test",
+        subject="ход",
+        arrived="2026-12-01T10:30:00+00:00",
+        kept_id=1,
+        **facts,
+    )
+    return body.split("\n")[1:4]
+
+
+def test_kept_mail_notice_says_why_unreadable_in_the_games_language(renderer: Renderer) -> None:
+    # The technical reason (in English) is not the GM's text: its code says it in words.
+    technical = "no text/plain or text/html part (the message is application/pkcs7-mime)"
+    lines = _notice_reason(renderer, reason="unreadable", detail=technical, code="encrypted")
+    assert lines == [
+        "  Причина: письмо не удалось прочитать: письмо зашифровано или подписано так, что "
+        "текст виден только после расшифровки (S/MIME или PGP)",
+        "  Отправитель: player8@example.test",
+        "  Тема: ход",
+    ]
+    en = _notice_reason(renderer, "en", reason="unreadable", detail=technical, code="encrypted")
+    assert en[0] == (
+        "  Reason: the mail could not be read: it is encrypted, or signed so that its text "
+        "shows only once decrypted (S/MIME or PGP)"
+    )
+
+
+def test_kept_mail_notice_gives_a_large_mails_size_in_the_games_language(
+    renderer: Renderer,
+) -> None:
+    technical = "205941 bytes, over the limit of 100000"
+    facts: dict[str, Any] = {"reason": "too_large", "detail": technical}
+    facts |= {"size": 205941, "limit": 100000}
+    assert _notice_reason(renderer, **facts)[:2] == [
+        "  Причина: письмо больше допустимого размера, оно не прочитано "
+        "(205941 байт при пределе 100000)",
+        "  Отправитель: player8@example.test",
+    ]
+    assert _notice_reason(renderer, "en", **facts)[0] == (
+        "  Reason: the mail is larger than the size limit and was not read "
+        "(205941 bytes; the limit is 100000)"
+    )
+    # Without the facts (a program error): the detail as it is, on the same line.
+    error = _notice_reason(renderer, reason="error", detail="KeyError('x')")
+    assert error[:2] == [
+        "  Причина: при обработке произошла ошибка программы (KeyError('x'))",
+        "  Отправитель: player8@example.test",
+    ]

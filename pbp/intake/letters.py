@@ -93,8 +93,9 @@ class LetterRules(ServicePart):
                 game=game,
                 player=player,
             )
+            facts = {"code": letter.unreadable_code}
             self.mail.notice_gm(
-                game, letter, message.raw, "unreadable", kept_id, message.now, reason
+                game, letter, message.raw, "unreadable", kept_id, message.now, reason, facts
             )
             return message.record(Handled.UNREADABLE, game.id, player, reason)
 

@@ -158,7 +158,8 @@ class SenderRules(ServicePart):
                 message.letter, sender, "too_large", context, now, game=game, player=player
             )
             # His moves wait for him to send them again: his GM is told at once.
-            self.mail.notice_gm(game, message.letter, raw, "too_large", kept_id, now, detail)
+            facts = {"size": size, "limit": limit}
+            self.mail.notice_gm(game, message.letter, raw, "too_large", kept_id, now, detail, facts)
             return message.record(Handled.TOO_LARGE, game_id, player, detail)
 
     def confirming(self, message: Message) -> Outcome | None:
