@@ -893,3 +893,32 @@ def test_kept_mail_notice_gives_a_large_mails_size_in_the_games_language(
         "  Причина: при обработке произошла ошибка программы (KeyError('x'))",
         "  Отправитель: player8@example.test",
     ]
+
+
+# --- Cluedo by days: a suggestion to a removed player (C5) ---
+
+
+def test_suggester_is_told_the_gm_answered_for_a_removed_addressee(renderer: Renderer) -> None:
+    sugg = {"number": 4, "day": 2, "ordinal": 1, "suggester": "Дуг", "addressee": "Веталь"}
+    sugg |= {"suspect": "Белова", "weapon": "Молоток", "room": "Спальня"}
+    events = [
+        {"kind": "suggestion_made", **sugg, "gm_answers": True},
+        {"kind": "refuted", **sugg, "by_gm": True},
+    ]
+    results = [{"line": "ПРЕДПОЛОЖЕНИЕ Белова, Молоток, Спальня ДЛЯ Веталя", "events": events}]
+    context: dict[str, Any] = {"player": "Дуг", "results": results}
+    context |= {"done": results, "not_done": []}
+    genders = {"Веталь": "masc", "Дуг": "femn"}
+    _subject, body = mail(renderer, "cluedo_days/reply", genders=genders, **context)
+    assert body.split("\n")[5:7] == [
+        "Принято: предположение №4 для Веталя (Белова, Молоток, Спальня).",
+        "За Веталя ответил ГМ (игрок исключён из игры): предположение №4 опровергнуто, "
+        "карта придёт вам отдельным письмом.",
+    ]
+    assert "по почте" not in body and "Карту Дуг получит" not in body
+    events[1] = {"kind": "not_refuted", **sugg, "by_gm": True}
+    _subject, body = mail(renderer, "cluedo_days/reply", "en", genders=genders, **context)
+    assert body.split("\n")[5:7] == [
+        "Accepted: suggestion #4 to Веталь (Белова, Молоток, Спальня).",
+        "The GM answered for Веталь (removed from the game): no refutation of suggestion #4.",
+    ]

@@ -320,3 +320,12 @@ def test_R6_the_rounds_move_snippet_lays_out_its_view(locale: str, expected: str
         "move", events, locale=locale, fmt="bbcode", kind="cluedo_rounds"
     )
     assert post == expected
+
+
+def test_days_reply_events_mark_a_suggestion_the_gm_answered_at_once() -> None:
+    # C5: to a removed addressee; no mail went to him, the answer is the GM's.
+    made = Event("suggestion_made", PUBLIC, _sugg(4, 2))
+    answer = Event("refuted", PUBLIC, {**_sugg(4, 2), "by_gm": True, "answered_at": "t"})
+    told = days.reply_events([made, answer])
+    assert (told[0]["kind"], told[0]["gm_answers"]) == ("suggestion_made", True)
+    assert days.reply_events([made])[0]["gm_answers"] is False
