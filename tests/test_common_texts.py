@@ -922,3 +922,20 @@ def test_suggester_is_told_the_gm_answered_for_a_removed_addressee(renderer: Ren
         "Accepted: suggestion #4 to Веталь (Белова, Молоток, Спальня).",
         "The GM answered for Веталь (removed from the game): no refutation of suggestion #4.",
     ]
+
+
+# --- a NEW ADDRESS mail with nothing else in it ---
+
+
+def test_new_address_asks_to_send_again_only_what_the_mail_had_besides(
+    renderer: Renderer,
+) -> None:
+    context: dict[str, Any] = {"player": "Неташка", "personal_address": "gm+t@example.test"}
+    context["subject_tag"] = None
+    _subject, alone = mail(renderer, "new_address", asked=True, more=False, **context)
+    assert "Больше ничего" not in alone
+    _subject, more = mail(renderer, "new_address", asked=True, more=True, **context)
+    assert more.rstrip("\n").split("\n")[-1] == (
+        "Больше ничего из вашего письма не выполнено: пришлите ходы ещё раз на новый адрес "
+        "(проще всего ответом на это письмо)."
+    )
