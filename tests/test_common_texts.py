@@ -939,3 +939,25 @@ def test_new_address_asks_to_send_again_only_what_the_mail_had_besides(
         "Больше ничего из вашего письма не выполнено: пришлите ходы ещё раз на новый адрес "
         "(проще всего ответом на это письмо)."
     )
+
+
+# --- Maniac's final post: a removed player is marked so ---
+
+
+def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
+    roles = {"Павел": "maniac", "Мария": "civilian"}
+    events = [
+        Event("player_left", Visibility.PUBLIC, {"player": "Мария", "day": 2, "phase": "day"}),
+        Event("day_closed", Visibility.PUBLIC, {"day": 2, "to_prison": "Павел"}),
+        Event(
+            "game_over",
+            Visibility.PUBLIC,
+            {"winner_team": "town", "winners": ["Мария"], "roles": roles, "canonical": "x"},
+        ),
+    ]
+    for locale, expected in (
+        ("ru", "- Мария — [b]мирный житель[/b]; вне игры с 2-го дня (исключение ГМом)"),
+        ("en", "- Мария — [b]civilian[/b]; out of the game since day 2 (removed by the GM)"),
+    ):
+        post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")
+        assert expected in post.split("\n"), locale
