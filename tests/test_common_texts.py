@@ -492,7 +492,7 @@ def test_player_removed_announcement_follows_the_players_gender(renderer: Render
     def second(player: str) -> str:
         return _announce(renderer, "player_removed", {"player": player}).split("\n")[2]
 
-    card = "(первой подходящей картой: персонаж, орудие, комната)."
+    card = "(первой подходящей картой в порядке подозреваемый — орудие — комната)."
     assert second("Маша") == (
         f"Её место остаётся в игре: на предположения за неё отвечает ГМ {card}"
         " Предлагать и обвинять она больше не может."
@@ -938,6 +938,44 @@ def test_new_address_asks_to_send_again_only_what_the_mail_had_besides(
     assert more.rstrip("\n").split("\n")[-1] == (
         "Больше ничего из вашего письма не выполнено: пришлите ходы ещё раз на новый адрес "
         "(проще всего ответом на это письмо)."
+    )
+
+
+# --- the GM's resume post in Cluedo by rounds: the next deadline, a turn's or an answer's ---
+
+
+def test_resume_post_of_a_turn_names_the_next_deadline_not_the_turns(renderer: Renderer) -> None:
+    data = {
+        "period": 1,
+        "deadline_name": "turn",
+        "deadline_at": datetime(2026, 12, 2, 9, 40, tzinfo=UTC),
+        "note": None,
+    }
+    assert _announce(renderer, "gm_resume", data).split("\n")[2] == (
+        "Ход 1: ближайший срок — 02.12.2026 09:40 (UTC)."
+    )
+    assert _announce(renderer, "gm_resume", data, "en").split("\n")[2] == (
+        "Turn 1: the next deadline is 2026-12-02 09:40 (UTC)."
+    )
+
+
+# --- the story: who refuted, in his gender; to whom a card was shown, in the dative ---
+
+
+def test_story_round_ended_follows_the_refuters_gender(renderer: Renderer) -> None:
+    def line(player: str) -> str:
+        return _story_line(renderer, "round_ended", {"number": 2, "refuted_by": player})
+
+    assert line("Любовь") == "круг №2 окончен, опровергла Любовь."
+    assert line("Лев") == "круг №2 окончен, опроверг Лев."
+    assert line("Саша") == "круг №2 окончен, опроверг игрок Саша."
+
+
+def test_story_card_shown_names_the_suggester_in_the_dative(renderer: Renderer) -> None:
+    data = {"number": 2, "suggester": "Саша", "addressee": "Любовь", "card": "Библиотека"}
+    data |= {"by": "Любовь", "by_gm": False}
+    assert _story_line(renderer, "card_shown", data) == (
+        "Любовь показывает игроку Саше карту **Библиотека**."
     )
 
 
