@@ -999,3 +999,32 @@ def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
     ):
         post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")
         assert expected in post.split("\n"), locale
+
+
+# --- a voided suggestion told to its suggester; a resume with no mail held ---
+
+
+def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) -> None:
+    voided = {"number": 1, "suggester": "Неташка", "addressee": "Веталь"}
+    voided |= {"suspect": "Белова", "weapon": "Пистолет", "room": "Спальня"}
+    context: dict[str, Any] = {"player": "Неташка", "voided": voided, "what": "suggestion"}
+    _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
+    assert body.split("\n")[1] == (
+        "ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня). Отвечать"
+        " на него не нужно, и в счёт ваших предположений дня оно не идёт."
+    )
+    _subject, body = mail(renderer, "voided", "en", **context)
+    assert body.split("\n")[1] == (
+        "the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня). It needs"
+        " no answer and is not counted among your suggestions of that day."
+    )
+
+
+def test_resume_result_counts_held_mail_only_when_there_is_some(renderer: Renderer) -> None:
+    def body(held: int) -> str:
+        done = {"lever": "resume", "deadline_at": None, "held": held}
+        results = [{"line": "ПРОДОЛЖИТЬ", "lever": "resume", "done": done}]
+        return mail(renderer, "gm_result", results=results, gm_address="gm@x.test")[1]
+
+    assert "отложенных на время паузы" not in body(0)
+    assert "Писем, отложенных на время паузы: 2 (учитываются сейчас" in body(2)
