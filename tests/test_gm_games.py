@@ -97,6 +97,27 @@ def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None
     assert [(o["night"], o["targets"]) for o in view["orders"]] == [(1, ["Саша"])]
 
 
+def test_a_substitute_briefed_during_a_pause_is_told_its_deadlines_will_move(
+    maniac: ManiacTable,
+) -> None:
+    # The status's deadlines are the stored ones: the pause moves them at RESUME.
+    gm = maniac.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    flushed(maniac)
+    gm.substitute(
+        GAME, "Петю", "Гоша", "gosha@example.test", now=utc(2026, 12, 1, 12), via="cli", note=None
+    )
+    briefing = body(flushed(maniac)[0])
+    paused = "Игра сейчас на паузе: сроки, указанные выше, сдвинутся, когда она продолжится."
+    assert paused in briefing.split("\n")
+    gm.resume(GAME, now=utc(2026, 12, 1, 13), via="cli", note=None)
+    flushed(maniac)
+    gm.substitute(
+        GAME, "Таню", "Нина", "nina@example.test", now=utc(2026, 12, 1, 14), via="cli", note=None
+    )
+    assert paused not in body(flushed(maniac)[0])
+
+
 def test_a_paused_maniac_night_does_not_end_until_resume(maniac: ManiacTable) -> None:
     maniac.at(utc(2026, 12, 1, 19, 1))  # day 1 closes; night 1 ends at 07:00
     maniac.service.gm.pause(GAME, now=utc(2026, 12, 2, 1), via="cli", note=None)

@@ -410,6 +410,8 @@ class GmDesk:
             "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
             "substitute": name,
             "note": note,
+            # Its deadlines are as stored: a pause moves them when the game resumes.
+            "paused": paused_since(self.store, game.id) is not None,
             "events": events,
             # What the command help shows of the game (its examples), as in the welcome.
             "view": kind.post_view("help", events, None),
