@@ -283,7 +283,7 @@ def beside_new_address(text: str) -> bool:
     line besides its NEW ADDRESS lines (those are not applied: the player is told to
     send them again).
 
-    >>> beside_new_address("новый адрес\n\n"), beside_new_address("NEW ADDRESS\nVOTE Лев")
+    >>> beside_new_address("новый адрес\\n\\n"), beside_new_address("NEW ADDRESS\\nVOTE Лев")
     (False, True)
     """
     pattern = new_address()
