@@ -317,7 +317,7 @@ def test_kill_order_count_verb_agrees(renderer: Renderer) -> None:
 def test_too_large_size_in_the_locales_number_format(renderer: Renderer) -> None:
     def text(size: int, limit: int, locale: str) -> str:
         context = {
-            "size_mb": megabytes(size, locale, up=True),
+            "size_mb": megabytes(size, locale, over=limit),
             "limit_mb": megabytes(limit, locale),
         }
         _subject, body = mail(renderer, "too_large", locale, **context)
@@ -340,6 +340,11 @@ def test_megabytes_by_babel() -> None:
     assert megabytes(3_100_000, "ru") == "3,1"
     assert megabytes(3_100_000, "en") == "3.1"
     assert megabytes(2_000_001, "ru", up=True) == "2,1"
+    # Over a limit: the nearest tenth, up only where it would not show as over it.
+    assert megabytes(2_000_001, "ru", over=2_000_000) == "2,1"
+    assert megabytes(205_941, "ru", over=100_000) == "0,2"  # not "0,3"
+    assert megabytes(2_049_999, "en", over=2_000_000) == "2.1"
+    assert megabytes(2_060_000, "en", over=2_000_000) == "2.1"
     assert megabytes(12_345_678_900, "ru") == "12\xa0345,7"
 
 
