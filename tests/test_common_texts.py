@@ -1033,3 +1033,20 @@ def test_resume_result_counts_held_mail_only_when_there_is_some(renderer: Render
 
     assert "отложенных на время паузы" not in body(0)
     assert "Писем, отложенных на время паузы: 2 (учитываются сейчас" in body(2)
+
+
+# --- a stranger at a player's personal address is not called "another member" ---
+
+
+def test_wrong_sender_tells_a_stranger_he_is_registered_in_no_game(renderer: Renderer) -> None:
+    address = "maria.home@example.test"
+    _subject, body = mail(renderer, "wrong_sender", address=address, registered=False)
+    assert body.split("\n")[:2] == [
+        "Здравствуйте! Письмо с адреса maria.home@example.test пришло на личный адрес игрока,"
+        " а этот адрес отправителя не зарегистрирован ни в одной игре, поэтому ходы из него не"
+        " выполнены. ГМ узнает об этом.",
+        "Если вы играете, пишите со своего зарегистрированного адреса на свой личный адрес"
+        " (он указан в письмах игры).",
+    ]
+    _subject, body = mail(renderer, "wrong_sender", address="player3@example.test")
+    assert "другого участника игры" in body.split("\n")[0]

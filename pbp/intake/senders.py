@@ -338,7 +338,7 @@ class SenderRules(ServicePart):
         if (last is None or last <= since) and self.store.stranger_answers_at_seat(
             seat.game_id, seat.player, since
         ) < STRANGER_ANSWERS_PER_ADDRESS:
-            context = {"address": sender}
+            context = {"address": sender, "registered": False}
             self.mail.reply(
                 message.letter, sender, "wrong_sender", context, now, game=game, stranger=True
             )
