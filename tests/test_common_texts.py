@@ -980,7 +980,11 @@ def test_story_card_shown_names_the_suggester_in_the_dative(renderer: Renderer) 
     data = {"number": 2, "suggester": "Саша", "addressee": "Любовь", "card": "Библиотека"}
     data |= {"by": "Любовь", "by_gm": False}
     assert _story_line(renderer, "card_shown", data) == (
-        "Любовь показывает игроку Саше карту **Библиотека**."
+        "Любовь показывает Саше карту **Библиотека**."
+    )
+    # A name whose form needs a gender nobody gave is framed: «игроку Веталь».
+    assert _story_line(renderer, "card_shown", {**data, "suggester": "Веталь"}) == (
+        "Любовь показывает игроку Веталь карту **Библиотека**."
     )
 
 
