@@ -358,11 +358,15 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert over.data["winner_team"] == "maniac"
         subjects = [s for _to, s in summary(flushed(table))]
         assert subjects.count("[seed-002] Игра окончена") == 10  # every seat, the gone too
-        assert subjects[-4:] == [
+        # The removal's announcement first, then the end it causes (the thread's order).
+        announced = subjects.index("[seed-002] Объявление для форума: игрок выбывает — BBCode")
+        assert subjects[announced + 1] == (
+            "[seed-002] Объявление для форума: игрок выбывает — Markdown"
+        )
+        assert announced < subjects.index("[seed-002] Игра окончена")
+        assert subjects[-2:] == [
             "[seed-002] Игра окончена: финальный пост — BBCode",
             "[seed-002] Игра окончена: финальный пост — Markdown",
-            "[seed-002] Объявление для форума: игрок выбывает — BBCode",
-            "[seed-002] Объявление для форума: игрок выбывает — Markdown",
         ]
         text = story(table.service, GAME, "markdown")
         assert (

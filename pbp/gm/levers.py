@@ -510,8 +510,10 @@ class GmDesk:
             service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self.log(game_id, [marker], now, day, via)
-            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
+            # The removal first: the posts it causes (the GM's answer for the seat, the
+            # turn or the game's end) follow it in the thread, and say it happened.
             self.announce(game, step.events, now, note)
+            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
         return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
 
     # --- void ------------------------------------------------------------------------------
