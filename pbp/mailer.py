@@ -268,12 +268,16 @@ class Mailer:
         kept_id: int,
         now: datetime,
         detail: str | None = None,
+        facts: Mapping[str, Any] | None = None,
     ) -> None:
         """Tell the GM of ``game`` at once that a player's message was refused and kept
         (``pbp kept``); what can wait goes in his daily digest instead
         (:mod:`pbp.digest`). Only for a player's mail: his Subject is shown, on one line
-        without control characters. Beyond :attr:`notice_limit` notices to the GM in
-        an hour, the notice becomes a line of his digest (:attr:`notice_overflow`)."""
+        without control characters. ``detail`` is technical (English); ``facts`` say it
+        in the game's language where the template knows them (``code`` of an unreadable
+        mail, ``size`` and ``limit`` of one too large: ``common/mail/gm_notice.j2``).
+        Beyond :attr:`notice_limit` notices to the GM in an hour, the notice becomes a
+        line of his digest (:attr:`notice_overflow`)."""
         if self.notice_limit is not None:
             admit, _ends = self.notice_limit.admit(f"notices:{game.gm.lower()}", now)
             if admit is not Admit.ANSWER:
@@ -290,6 +294,7 @@ class Mailer:
             "sender": one_line(letter.from_address) if letter.from_address else None,
             "subject": _one_line(letter.subject),
             "arrived": raw.arrived.isoformat(),
+            **(facts or {}),
         }
         self.gm(game, "gm_notice", context, now)
 

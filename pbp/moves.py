@@ -242,10 +242,13 @@ class Moves(ServicePart):
 def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """What a ``reply`` template gets of a mail's results (one dict per command line,
     an ``error`` key when it was refused): ``results`` as they are, ``done`` (those
-    without an error) and ``not_done`` (those with one), each in the mail's order."""
+    without an error) and ``not_done`` (those with one), each in the mail's order, and
+    ``fix``: some refused line is one the player wrote (a mail with no command, or only
+    a forwarded one, has no line to fix: its refusal says what to send instead)."""
     done = [result for result in results if "error" not in result]
     not_done = [result for result in results if "error" in result]
-    return {"results": list(results), "done": done, "not_done": not_done}
+    fix = any(result.get("line") for result in not_done)
+    return {"results": list(results), "done": done, "not_done": not_done, "fix": fix}
 
 
 def move_dict(move: Any) -> dict[str, Any]:

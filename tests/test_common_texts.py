@@ -323,7 +323,7 @@ def test_kill_order_count_verb_agrees(renderer: Renderer) -> None:
 def test_too_large_size_in_the_locales_number_format(renderer: Renderer) -> None:
     def text(size: int, limit: int, locale: str) -> str:
         context = {
-            "size_mb": megabytes(size, locale, up=True),
+            "size_mb": megabytes(size, locale, over=limit),
             "limit_mb": megabytes(limit, locale),
         }
         _subject, body = mail(renderer, "too_large", locale, **context)
@@ -346,6 +346,11 @@ def test_megabytes_by_babel() -> None:
     assert megabytes(3_100_000, "ru") == "3,1"
     assert megabytes(3_100_000, "en") == "3.1"
     assert megabytes(2_000_001, "ru", up=True) == "2,1"
+    # Over a limit: the nearest tenth, up only where it would not show as over it.
+    assert megabytes(2_000_001, "ru", over=2_000_000) == "2,1"
+    assert megabytes(205_941, "ru", over=100_000) == "0,2"  # not "0,3"
+    assert megabytes(2_049_999, "en", over=2_000_000) == "2.1"
+    assert megabytes(2_060_000, "en", over=2_000_000) == "2.1"
     assert megabytes(12_345_678_900, "ru") == "12\xa0345,7"
 
 
@@ -847,3 +852,217 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         kept_id=3,
     )
     assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"
+
+
+# --- the kept mail's reason in the game's language (golden texts, issue 16) ---
+
+
+def _notice_reason(renderer: Renderer, locale: str = "ru", **facts: Any) -> list[str]:
+    _subject, body = mail(
+        renderer,
+        "gm_notice",
+        locale=locale,
+        timezone="UTC",
+        sender="player8@example.test",
+        subject="ход",
+        arrived="2026-12-01T10:30:00+00:00",
+        kept_id=1,
+        **facts,
+    )
+    return body.split("\n")[1:4]
+
+
+def test_kept_mail_notice_says_why_unreadable_in_the_games_language(renderer: Renderer) -> None:
+    # The technical reason (in English) is not the GM's text: its code says it in words.
+    technical = "no text/plain or text/html part (the message is application/pkcs7-mime)"
+    lines = _notice_reason(renderer, reason="unreadable", detail=technical, code="encrypted")
+    assert lines == [
+        "  Причина: письмо не удалось прочитать: письмо зашифровано или подписано так, что "
+        "текст виден только после расшифровки (S/MIME или PGP)",
+        "  Отправитель: player8@example.test",
+        "  Тема: ход",
+    ]
+    en = _notice_reason(renderer, "en", reason="unreadable", detail=technical, code="encrypted")
+    assert en[0] == (
+        "  Reason: the mail could not be read: it is encrypted, or signed so that its text "
+        "shows only once decrypted (S/MIME or PGP)"
+    )
+
+
+def test_kept_mail_notice_gives_a_large_mails_size_in_the_games_language(
+    renderer: Renderer,
+) -> None:
+    technical = "205941 bytes, over the limit of 100000"
+    facts: dict[str, Any] = {"reason": "too_large", "detail": technical}
+    facts |= {"size": 205941, "limit": 100000}
+    assert _notice_reason(renderer, **facts)[:2] == [
+        "  Причина: письмо больше допустимого размера, оно не прочитано "
+        "(205941 байт при пределе 100000)",
+        "  Отправитель: player8@example.test",
+    ]
+    assert _notice_reason(renderer, "en", **facts)[0] == (
+        "  Reason: the mail is larger than the size limit and was not read "
+        "(205941 bytes; the limit is 100000)"
+    )
+    # Without the facts (a program error): the detail as it is, on the same line.
+    error = _notice_reason(renderer, reason="error", detail="KeyError('x')")
+    assert error[:2] == [
+        "  Причина: при обработке произошла ошибка программы (KeyError('x'))",
+        "  Отправитель: player8@example.test",
+    ]
+
+
+# --- Cluedo by days: a suggestion to a removed player (C5) ---
+
+
+def test_suggester_is_told_the_gm_answered_for_a_removed_addressee(renderer: Renderer) -> None:
+    sugg = {"number": 4, "day": 2, "ordinal": 1, "suggester": "Дуг", "addressee": "Веталь"}
+    sugg |= {"suspect": "Белова", "weapon": "Молоток", "room": "Спальня"}
+    events = [
+        {"kind": "suggestion_made", **sugg, "gm_answers": True},
+        {"kind": "refuted", **sugg, "by_gm": True},
+    ]
+    results = [{"line": "ПРЕДПОЛОЖЕНИЕ Белова, Молоток, Спальня ДЛЯ Веталя", "events": events}]
+    context: dict[str, Any] = {"player": "Дуг", "results": results}
+    context |= {"done": results, "not_done": []}
+    genders = {"Веталь": "masc", "Дуг": "femn"}
+    _subject, body = mail(renderer, "cluedo_days/reply", genders=genders, **context)
+    assert body.split("\n")[5:7] == [
+        "Принято: предположение №4 для Веталя (Белова, Молоток, Спальня).",
+        "За Веталя ответил ГМ (игрок исключён из игры): предположение №4 опровергнуто, "
+        "карта придёт вам отдельным письмом.",
+    ]
+    assert "по почте" not in body and "Карту Дуг получит" not in body
+    events[1] = {"kind": "not_refuted", **sugg, "by_gm": True}
+    _subject, body = mail(renderer, "cluedo_days/reply", "en", genders=genders, **context)
+    assert body.split("\n")[5:7] == [
+        "Accepted: suggestion #4 to Веталь (Белова, Молоток, Спальня).",
+        "The GM answered for Веталь (removed from the game): no refutation of suggestion #4.",
+    ]
+
+
+# --- a NEW ADDRESS mail with nothing else in it ---
+
+
+def test_new_address_asks_to_send_again_only_what_the_mail_had_besides(
+    renderer: Renderer,
+) -> None:
+    context: dict[str, Any] = {"player": "Неташка", "personal_address": "gm+t@example.test"}
+    context["subject_tag"] = None
+    _subject, alone = mail(renderer, "new_address", asked=True, more=False, **context)
+    assert "Больше ничего" not in alone
+    _subject, more = mail(renderer, "new_address", asked=True, more=True, **context)
+    assert more.rstrip("\n").split("\n")[-1] == (
+        "Больше ничего из вашего письма не выполнено: пришлите ходы ещё раз на новый адрес "
+        "(проще всего ответом на это письмо)."
+    )
+
+
+# --- the GM's resume post in Cluedo by rounds: the next deadline, a turn's or an answer's ---
+
+
+def test_resume_post_of_a_turn_names_the_next_deadline_not_the_turns(renderer: Renderer) -> None:
+    data = {
+        "period": 1,
+        "deadline_name": "turn",
+        "deadline_at": datetime(2026, 12, 2, 9, 40, tzinfo=UTC),
+        "note": None,
+    }
+    assert _announce(renderer, "gm_resume", data).split("\n")[2] == (
+        "Ход 1: ближайший срок — 02.12.2026 09:40 (UTC)."
+    )
+    assert _announce(renderer, "gm_resume", data, "en").split("\n")[2] == (
+        "Turn 1: the next deadline is 2026-12-02 09:40 (UTC)."
+    )
+
+
+# --- the story: who refuted, in his gender; to whom a card was shown, in the dative ---
+
+
+def test_story_round_ended_follows_the_refuters_gender(renderer: Renderer) -> None:
+    def line(player: str) -> str:
+        return _story_line(renderer, "round_ended", {"number": 2, "refuted_by": player})
+
+    assert line("Любовь") == "круг №2 окончен, опровергла Любовь."
+    assert line("Лев") == "круг №2 окончен, опроверг Лев."
+    assert line("Саша") == "круг №2 окончен, опроверг игрок Саша."
+
+
+def test_story_card_shown_names_the_suggester_in_the_dative(renderer: Renderer) -> None:
+    data = {"number": 2, "suggester": "Саша", "addressee": "Любовь", "card": "Библиотека"}
+    data |= {"by": "Любовь", "by_gm": False}
+    assert _story_line(renderer, "card_shown", data) == (
+        "Любовь показывает Саше карту **Библиотека**."
+    )
+    # A name whose form needs a gender nobody gave is framed: «игроку Веталь».
+    assert _story_line(renderer, "card_shown", {**data, "suggester": "Веталь"}) == (
+        "Любовь показывает игроку Веталь карту **Библиотека**."
+    )
+
+
+# --- Maniac's final post: a removed player is marked so ---
+
+
+def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
+    roles = {"Павел": "maniac", "Мария": "civilian"}
+    events = [
+        Event("player_left", Visibility.PUBLIC, {"player": "Мария", "day": 2, "phase": "day"}),
+        Event("day_closed", Visibility.PUBLIC, {"day": 2, "to_prison": "Павел"}),
+        Event(
+            "game_over",
+            Visibility.PUBLIC,
+            {"winner_team": "town", "winners": ["Мария"], "roles": roles, "canonical": "x"},
+        ),
+    ]
+    for locale, expected in (
+        ("ru", "- Мария — [b]мирный житель[/b]; вне игры с 2-го дня (исключение ГМом)"),
+        ("en", "- Мария — [b]civilian[/b]; out of the game since day 2 (removed by the GM)"),
+    ):
+        post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")
+        assert expected in post.split("\n"), locale
+
+
+# --- a voided suggestion told to its suggester; a resume with no mail held ---
+
+
+def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) -> None:
+    voided = {"number": 1, "suggester": "Неташка", "addressee": "Веталь"}
+    voided |= {"suspect": "Белова", "weapon": "Пистолет", "room": "Спальня"}
+    context: dict[str, Any] = {"player": "Неташка", "voided": voided, "what": "suggestion"}
+    _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
+    assert body.split("\n")[1] == (
+        "ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня). Отвечать"
+        " на него не нужно, и в счёт ваших предположений дня оно не идёт."
+    )
+    _subject, body = mail(renderer, "voided", "en", **context)
+    assert body.split("\n")[1] == (
+        "the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня). It needs"
+        " no answer and is not counted among your suggestions of that day."
+    )
+
+
+def test_resume_result_counts_held_mail_only_when_there_is_some(renderer: Renderer) -> None:
+    def body(held: int) -> str:
+        done = {"lever": "resume", "deadline_at": None, "held": held}
+        results = [{"line": "ПРОДОЛЖИТЬ", "lever": "resume", "done": done}]
+        return mail(renderer, "gm_result", results=results, gm_address="gm@x.test")[1]
+
+    assert "отложенных на время паузы" not in body(0)
+    assert "Писем, отложенных на время паузы: 2 (учитываются сейчас" in body(2)
+
+
+# --- a stranger at a player's personal address is not called "another member" ---
+
+
+def test_wrong_sender_tells_a_stranger_he_is_registered_in_no_game(renderer: Renderer) -> None:
+    address = "maria.home@example.test"
+    _subject, body = mail(renderer, "wrong_sender", address=address, registered=False)
+    assert body.split("\n")[:2] == [
+        "Здравствуйте! Письмо с адреса maria.home@example.test пришло на личный адрес игрока,"
+        " а этот адрес отправителя не зарегистрирован ни в одной игре, поэтому ходы из него не"
+        " выполнены. ГМ узнает об этом.",
+        "Если вы играете, пишите со своего зарегистрированного адреса на свой личный адрес"
+        " (он указан в письмах игры).",
+    ]
+    _subject, body = mail(renderer, "wrong_sender", address="player3@example.test")
+    assert "другого участника игры" in body.split("\n")[0]

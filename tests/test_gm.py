@@ -728,13 +728,13 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     assert rows[4][3] == {"player": "Дуг", "via": "cli", "note": "пропал"}
     mails = flushed(table)
     assert summary(mails) == [
-        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
-        (GM, ANNOUNCE.format("игрок выбывает")),
+        (GM, ANNOUNCE.format("игрок выбывает")),  # first: what follows is its consequence
         (GM, ANNOUNCE_MD.format("игрок выбывает")),
+        ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert (
         "[b]ГМ исключил Дуг из игры.[/b]\n\nПримечание ГМа: пропал\n\nЕё место остаётся в игре"
-        in body(mails[1])
+        in body(mails[0])
     )  # the note
     # A later suggestion to him is answered by the GM at once, without a penalty.
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18, 5))

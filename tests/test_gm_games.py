@@ -97,6 +97,27 @@ def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None
     assert [(o["night"], o["targets"]) for o in view["orders"]] == [(1, ["Саша"])]
 
 
+def test_a_substitute_briefed_during_a_pause_is_told_its_deadlines_will_move(
+    maniac: ManiacTable,
+) -> None:
+    # The status's deadlines are the stored ones: the pause moves them at RESUME.
+    gm = maniac.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 11), via="cli", note=None)
+    flushed(maniac)
+    gm.substitute(
+        GAME, "Петю", "Гоша", "gosha@example.test", now=utc(2026, 12, 1, 12), via="cli", note=None
+    )
+    briefing = body(flushed(maniac)[0])
+    paused = "Игра сейчас на паузе: сроки, указанные выше, сдвинутся, когда она продолжится."
+    assert paused in briefing.split("\n")
+    gm.resume(GAME, now=utc(2026, 12, 1, 13), via="cli", note=None)
+    flushed(maniac)
+    gm.substitute(
+        GAME, "Таню", "Нина", "nina@example.test", now=utc(2026, 12, 1, 14), via="cli", note=None
+    )
+    assert paused not in body(flushed(maniac)[0])
+
+
 def test_a_paused_maniac_night_does_not_end_until_resume(maniac: ManiacTable) -> None:
     maniac.at(utc(2026, 12, 1, 19, 1))  # day 1 closes; night 1 ends at 07:00
     maniac.service.gm.pause(GAME, now=utc(2026, 12, 2, 1), via="cli", note=None)
@@ -136,6 +157,33 @@ def test_R7_pause_and_extend_move_the_turn_deadline(tmp_path: Path) -> None:
         table.run(moved + timedelta(hours=2, minutes=1))
         skipped = [at for k, at in table.public_kinds() if k == "turn_skipped"]
         assert skipped == [(moved + timedelta(hours=2)).isoformat()]
+    finally:
+        table.close()
+
+
+def test_R7_an_extension_while_paused_is_added_to_the_turn_deadline_at_resume(
+    tmp_path: Path,
+) -> None:
+    """EXTEND during a pause: the GM is told the time is added at RESUME; in a game by
+    rounds, whose deadline lives in the state, it used to be lost."""
+    table = RoundsTable(tmp_path)
+    try:
+        table.run(ROUNDS_START)
+        gm = table.service.gm
+        due = ROUNDS_START + timedelta(hours=24)
+        gm.pause("seed-000", now=ROUNDS_START + timedelta(hours=4), via="cli", note=None)
+        done = gm.extend("seed-000", 2, now=ROUNDS_START + timedelta(hours=5), via="cli", note=None)
+        assert done["deadline_at"] is None  # paused: added at resume
+        done = gm.resume("seed-000", now=ROUNDS_START + timedelta(hours=14), via="cli", note=None)
+        moved = due + timedelta(hours=10 + 2)
+        assert done["deadline_at"] == moved.isoformat()
+        row = table.store.game("seed-000")
+        assert row is not None and row.deadline_at == moved
+        table.run(moved - timedelta(minutes=1))
+        assert [k for k, _at in table.public_kinds() if k == "turn_skipped"] == []
+        table.run(moved + timedelta(minutes=1))
+        skipped = [at for k, at in table.public_kinds() if k == "turn_skipped"]
+        assert skipped == [moved.isoformat()]
     finally:
         table.close()
 
@@ -189,6 +237,8 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000", "--note", "выходные")
         assert code == 0, out
         assert re.match(r"Paused\. \d+ h \d+ min were left before the deadline; ", out)
+        # The command line's answer, without the mail's list of GM commands by mail.
+        assert "Commands:" not in out and "ACT PLAYER: MOVE" not in out
         assert paused_since(table.store, "seed-000") is not None
         code, out = cli(table, "close-day", "seed-000")
         assert code == 1 and "game seed-000 is paused: `pbp resume seed-000` first" in out
@@ -308,11 +358,15 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert over.data["winner_team"] == "maniac"
         subjects = [s for _to, s in summary(flushed(table))]
         assert subjects.count("[seed-002] Игра окончена") == 10  # every seat, the gone too
-        assert subjects[-4:] == [
+        # The removal's announcement first, then the end it causes (the thread's order).
+        announced = subjects.index("[seed-002] Объявление для форума: игрок выбывает — BBCode")
+        assert subjects[announced + 1] == (
+            "[seed-002] Объявление для форума: игрок выбывает — Markdown"
+        )
+        assert announced < subjects.index("[seed-002] Игра окончена")
+        assert subjects[-2:] == [
             "[seed-002] Игра окончена: финальный пост — BBCode",
             "[seed-002] Игра окончена: финальный пост — Markdown",
-            "[seed-002] Объявление для форума: игрок выбывает — BBCode",
-            "[seed-002] Объявление для форума: игрок выбывает — Markdown",
         ]
         text = story(table.service, GAME, "markdown")
         assert (

@@ -1,5 +1,5 @@
 """Golden texts (issue 16): every mail and post of one scripted game of each kind, in
-each locale, compared with ``tests/golden/<kind>.<locale>.txt`` (read line by line
+each locale, compared with ``tests/golden/<scenario>.<locale>.txt`` (read line by line
 when written; a change to any text shows as a diff of those files in review).
 
 To write the files anew after a deliberate change of texts::
@@ -14,16 +14,16 @@ import os
 from pathlib import Path
 
 import pytest
-from kits.golden import KINDS, LOCALES, Pseudo, play, untranslated
+from kits.golden import LOCALES, SCENARIOS, Pseudo, play, untranslated
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-@pytest.mark.parametrize("kind", KINDS)
-def test_golden_texts(tmp_path: Path, kind: str, locale: str) -> None:
-    text = play(tmp_path, kind, locale).transcript()
-    path = GOLDEN / f"{kind}.{locale}.txt"
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_golden_texts(tmp_path: Path, scenario: str, locale: str) -> None:
+    text = play(tmp_path, scenario, locale).transcript()
+    path = GOLDEN / f"{scenario}.{locale}.txt"
     if os.environ.get("PBP_GOLDEN") == "update":
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -36,10 +36,12 @@ def test_golden_texts(tmp_path: Path, kind: str, locale: str) -> None:
     assert diff == "", diff
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_pseudo_locale_shows_every_text_of_a_game_translated(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_pseudo_locale_shows_every_text_of_a_game_translated(
+    tmp_path: Path, scenario: str
+) -> None:
     # Every message translated to "⟦message⟧": no letters may be left outside the
     # brackets but the game's own data (issue 16: adding a language is a catalog).
-    table = play(tmp_path, kind, "en", {"en": Pseudo()})
+    table = play(tmp_path, scenario, "en", {"en": Pseudo()})
     assert len(table.entries) > 20
     assert untranslated(table) == []

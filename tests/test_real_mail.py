@@ -827,7 +827,8 @@ def test_case13_an_attached_mail_alone_is_never_executed(maniac: ManiacTable) ->
     outcomes, mails = run(maniac, raw)
     assert outcomes == ["refused"]
     assert votes(maniac) == {}
-    assert answer(mails, EMAILS["Вася"]) == ["Не выполнено:", "", FORWARD_NOTE, "", FIX, FOOTER]
+    # No line of his to fix: the note says what to send instead.
+    assert answer(mails, EMAILS["Вася"]) == ["Не выполнено:", "", FORWARD_NOTE, "", FOOTER]
 
 
 def test_case13_an_attached_mail_with_a_note_is_never_executed(maniac: ManiacTable) -> None:
@@ -844,7 +845,6 @@ def test_case13_an_attached_mail_with_a_note_is_never_executed(maniac: ManiacTab
         "Пропущено — это не команды:",
         "> Смотрите ниже",
         "",
-        FIX,
         FOOTER,
     ]
 

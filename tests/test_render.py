@@ -1160,7 +1160,10 @@ def test_reply_results_splits_done_from_not_done_in_mail_order() -> None:
         "results": [first, refused, second],
         "done": [first, second],
         "not_done": [refused],
+        "fix": True,
     }
+    nothing = {"line": "", "error": "no command"}
+    assert reply_results([nothing])["fix"] is False
 
 
 def test_reply_lists_done_lines_before_not_done_and_asks_to_fix_only_then(
@@ -1219,3 +1222,17 @@ def test_a_gm_post_mail_without_gm_only_facts_renders_nothing(
         }
         _subject, body = renderer.private_mail(name, locale=locale, **context)
         assert body.strip() == "", name
+
+
+def test_a_mail_of_a_forwarded_mail_alone_is_not_asked_to_fix_lines(
+    renderer: Renderer,
+) -> None:
+    # It has no line of the player's to fix: its refusal says what to send instead.
+    refused = {"line": "", "error": "В письме нет ваших ходов: в нём только пересланное письмо."}
+    context = {"game": "d-1", "player": "Веталь", "timezone": "UTC"}
+    for kind in ("maniac", "cluedo_days", "cluedo_rounds"):
+        _subject, body = renderer.private_mail(
+            f"{kind}/reply", locale="ru", **context, **reply_results([refused])
+        )
+        assert "Не выполнено:\n\nВ письме нет ваших ходов" in body, kind
+        assert "Исправьте" not in body, kind

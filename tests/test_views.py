@@ -324,3 +324,24 @@ def test_R6_the_rounds_move_snippet_lays_out_its_view(locale: str, expected: str
         "move", events, locale=locale, fmt="bbcode", kind="cluedo_rounds"
     )
     assert post == expected
+
+
+def test_maniac_final_view_marks_a_player_the_gm_removed() -> None:
+    # The final post must not list a removed player as if he had played to the end.
+    roles = {"Лев": "civilian", "Павел": "maniac", "Мария": "civilian"}
+    over = {"winner_team": "town", "winners": ["Лев", "Мария"], "roles": roles}
+    events = [
+        _e("player_left", player="Мария", day=2, phase="day"),
+        _e("day_closed", day=2, to_prison="Павел"),
+        _e("game_over", **over, canonical="x"),
+    ]
+    assert [r["left_day"] for r in maniac.final_view(events)["roles"]] == [None, None, 2]
+
+
+def test_days_reply_events_mark_a_suggestion_the_gm_answered_at_once() -> None:
+    # C5: to a removed addressee; no mail went to him, the answer is the GM's.
+    made = Event("suggestion_made", PUBLIC, _sugg(4, 2))
+    answer = Event("refuted", PUBLIC, {**_sugg(4, 2), "by_gm": True, "answered_at": "t"})
+    told = days.reply_events([made, answer])
+    assert (told[0]["kind"], told[0]["gm_answers"]) == ("suggestion_made", True)
+    assert days.reply_events([made])[0]["gm_answers"] is False

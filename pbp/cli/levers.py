@@ -125,7 +125,7 @@ def _lever(
             service.gm.replay_held(now)
             service.flush_outbox(now)
     results = [{"line": "", "lever": lever, "done": done}]
-    click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE).rstrip())
+    click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE, cli=True).rstrip())
 
 
 _NOTE = click.option("--note", help="The GM's note, kept in the log (and announced, where public).")

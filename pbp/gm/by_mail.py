@@ -341,17 +341,19 @@ class GmMail(ServicePart):
         message: Message,
         game: Game,
         player: str,
+        *,
+        more: bool = True,
     ) -> Outcome:
         """A player's ``NEW ADDRESS`` mail (:func:`pbp.parse.commands.asks_new_address`):
         his token is rotated (:meth:`rotate_token`) and the ``new_address`` answer, whose
         Reply-To is the new address, goes to his registered address. Nothing else in the
-        mail is applied (the answer says to send it again); the token changes at the
-        mail's arrival. Outcome ``new_address``."""
+        mail is applied (``more``: the mail has other lines, and the answer says to send
+        them again); the token changes at the mail's arrival. Outcome ``new_address``."""
         with self.store.transaction():
             self.addresses.rotate_token(game.id, player, now=message.arrived, via="mail")
             email = self.store.player_email(game.id, player)
             assert email is not None
-            context = {"asked": True}
+            context = {"asked": True, "more": more}
             self.service.mail.reply(
                 message.letter, email, "new_address", context, message.now, game=game, player=player
             )

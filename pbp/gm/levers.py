@@ -235,7 +235,9 @@ class GmDesk:
                 for s in self.store.events(game_id)
                 if s.seq > since.seq and s.event.kind == "gm_extend"
             )
-            state = kind.shift_deadline(state, paused_for)
+            # A kind whose deadline lives in the state (Cluedo by rounds) gets the
+            # extension given meanwhile there too; the others take it from ``current``.
+            state = kind.shift_deadline(state, paused_for + timedelta(hours=extra))
             current = (
                 now + timedelta(seconds=remaining, hours=extra) if remaining is not None else None
             )
@@ -405,6 +407,8 @@ class GmDesk:
             "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
             "substitute": name,
             "note": note,
+            # Its deadlines are as stored: a pause moves them when the game resumes.
+            "paused": paused_since(self.store, game.id) is not None,
             "events": events,
             # What the command help shows of the game (its examples), as in the welcome.
             "view": kind.post_view("help", events, None),
@@ -503,8 +507,10 @@ class GmDesk:
             service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self.log(game_id, [marker], now, day, via)
-            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
+            # The removal first: the posts it causes (the GM's answer for the seat, the
+            # turn or the game's end) follow it in the thread, and say it happened.
             self.announce(game, step.events, now, note)
+            service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
         return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
 
     # --- void ------------------------------------------------------------------------------
@@ -600,16 +606,24 @@ class GmDesk:
                 return {"lever": "export", "format": fmt, "text": text}
 
     def result_text(
-        self, game: Game, results: Sequence[dict[str, Any]], locale: str | None = None
+        self,
+        game: Game,
+        results: Sequence[dict[str, Any]],
+        locale: str | None = None,
+        *,
+        cli: bool = False,
     ) -> str:
         """The text of the ``gm_result`` mail in ``locale`` (default: the game's; the
-        CLI prints it in its own)."""
+        CLI prints it in its own). ``cli``: the text ``pbp`` prints, without the mail's
+        closing list of the GM commands by mail (whose syntax is not the command
+        line's)."""
         _subject, body = self.service.renderer.private_mail(
             "common/gm_result",
             locale=locale or game.locale,
             game=game.id,
             timezone=game.timezone,
             results=list(results),
+            cli=cli,
         )
         return body
 

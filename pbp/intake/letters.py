@@ -16,7 +16,7 @@ from pbp.gm import paused_since
 from pbp.intake.message import Message, text_digest, too_complex
 from pbp.moves import looks_quoted
 from pbp.outcome import Handled, Outcome
-from pbp.parse.commands import asks_new_address
+from pbp.parse.commands import asks_new_address, beside_new_address
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, HELD_REASON
 
@@ -51,11 +51,10 @@ class LetterRules(ServicePart):
         """NEW ADDRESS alone on a line of the player's own text: a new personal address."""
         seat, letter = message.in_seat, message.letter
         game = self.game_config(seat.game_id)
-        if not (
-            asks_new_address(letter.text) and asks_new_address(self.moves.own_text(letter, game))
-        ):
+        own = self.moves.own_text(letter, game)
+        if not (asks_new_address(letter.text) and asks_new_address(own)):
             return None
-        return self.gm_mail.new_address(message, game, seat.player)
+        return self.gm_mail.new_address(message, game, seat.player, more=beside_new_address(own))
 
     def unreadable_body(self, message: Message) -> Outcome | None:
         """A body no move can be read from (S/MIME, attachments only, …): kept, answered why."""
@@ -93,8 +92,9 @@ class LetterRules(ServicePart):
                 game=game,
                 player=player,
             )
+            facts = {"code": letter.unreadable_code}
             self.mail.notice_gm(
-                game, letter, message.raw, "unreadable", kept_id, message.now, reason
+                game, letter, message.raw, "unreadable", kept_id, message.now, reason, facts
             )
             return message.record(Handled.UNREADABLE, game.id, player, reason)
 

@@ -151,14 +151,15 @@ class SenderRules(ServicePart):
             game_id, player = seats[0].game_id, seats[0].player
             game = self.game_config(game_id)
             context = {
-                "size_mb": megabytes(size, game.locale, up=True),
+                "size_mb": megabytes(size, game.locale, over=limit),
                 "limit_mb": megabytes(limit, game.locale),
             }
             self.mail.reply(
                 message.letter, sender, "too_large", context, now, game=game, player=player
             )
             # His moves wait for him to send them again: his GM is told at once.
-            self.mail.notice_gm(game, message.letter, raw, "too_large", kept_id, now, detail)
+            facts = {"size": size, "limit": limit}
+            self.mail.notice_gm(game, message.letter, raw, "too_large", kept_id, now, detail, facts)
             return message.record(Handled.TOO_LARGE, game_id, player, detail)
 
     def confirming(self, message: Message) -> Outcome | None:
@@ -337,7 +338,7 @@ class SenderRules(ServicePart):
         if (last is None or last <= since) and self.store.stranger_answers_at_seat(
             seat.game_id, seat.player, since
         ) < STRANGER_ANSWERS_PER_ADDRESS:
-            context = {"address": sender}
+            context = {"address": sender, "registered": False}
             self.mail.reply(
                 message.letter, sender, "wrong_sender", context, now, game=game, stranger=True
             )
@@ -400,10 +401,20 @@ class SenderRules(ServicePart):
             self.digest.add(game_id, reason, kept_id, letter, now, arrived=raw.arrived)
 
 
-def megabytes(size: int, locale: str, *, up: bool = False) -> str:
+def megabytes(size: int, locale: str, *, up: bool = False, over: int | None = None) -> str:
     """``size`` bytes in megabytes (10**6), to one decimal, in ``locale``'s number format
     (Babel): ``megabytes(3_100_000, "ru")`` is ``"3,1"``, ``megabytes(10_000_000, "en")``
-    ``"10"``. ``up``: rounded up, so that a mail one byte over the limit never shows as
-    the limit's own size."""
-    tenths = -(-size // 100_000) if up else round(size / 100_000)
+    ``"10"``. ``up``: rounded up. ``over`` (a limit ``size`` is over): rounded to the
+    nearest tenth, and up only where the nearest would show it no larger than the
+    limit (a mail one byte over 2 MB is "2,1", one of 205 941 bytes over 0,1 MB "0,2",
+    not "0,3").
+
+    >>> megabytes(205_941, "ru", over=100_000), megabytes(2_000_001, "ru", over=2_000_000)
+    ('0,2', '2,1')
+    """
+    nearest, ceiling = round(size / 100_000), -(-size // 100_000)
+    if over is not None:
+        tenths = nearest if nearest > round(over / 100_000) else ceiling
+    else:
+        tenths = ceiling if up else nearest
     return str(format_decimal(tenths / 10, format="#,##0.#", locale=locale))

@@ -278,6 +278,20 @@ def asks_new_address(text: str) -> bool:
     return any(pattern.fullmatch(read_line(line)) for line in text.splitlines() if len(line) < 100)
 
 
+def beside_new_address(text: str) -> bool:
+    """True when ``text`` (a mail's own text asking :func:`asks_new_address`) has a
+    line besides its NEW ADDRESS lines (those are not applied: the player is told to
+    send them again).
+
+    >>> beside_new_address("новый адрес\\n\\n"), beside_new_address("NEW ADDRESS\\nVOTE Лев")
+    (False, True)
+    """
+    pattern = new_address()
+    return any(
+        read_line(line) and not pattern.fullmatch(read_line(line)) for line in text.splitlines()
+    )
+
+
 # --- player names in their case forms ---
 
 #: Case endings of Russian personal names by the nominative's ending (1st and 2nd

@@ -18,9 +18,21 @@ A transcript entry::
 
     the body
 
+A GM command line pulled as ``pbp`` would (:meth:`GoldenTable.cli`) is an entry of
+its own, the command after ``$`` and what it prints (in English, the CLI's language)::
+
+    ==== 2026-12-01 15:00 UTC $ pbp extend golden-maniac --hours 2
+    Extended by 2 h. …
+
 Personal addresses carry random tokens; a transcript shows ``<token of Лев>``
 instead. ``tests/test_golden_texts.py`` compares the transcripts with
-``tests/golden/<kind>.<locale>.txt`` and renders them in a pseudo-locale.
+``tests/golden/<scenario>.<locale>.txt`` and renders them in a pseudo-locale.
+
+Besides the game of each kind (scenario ``<kind>``), a second scenario of each kind,
+``<kind>_levers`` (:mod:`kits.golden_levers`), plays the rest of what a GM and a player
+read: the GM's levers by mail (with their confirmation) and by ``pbp``, reminders, mail
+held by a pause or kept for the GM (unreadable, too large, forwarded, to another
+player's address), and the story (``EXPORT``).
 """
 
 from __future__ import annotations
@@ -32,20 +44,25 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
+from pbp.cli.common import CLI_LOCALE
 from pbp.config import load_config
+from pbp.export import story
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
 from pbp.store.records import GM_SEAT
 
-from .games import write_games_yaml
+from .games import MailSection, write_games_yaml
 from .table import GM, TEMPLATES, body, utc
 
 KINDS = ("maniac", "cluedo_days", "cluedo_rounds")
+#: The scripted games: one of each kind, and one of each kind with the GM's levers.
+SCENARIOS = (*KINDS, *(f"{kind}_levers" for kind in KINDS))
 LOCALES = ("ru", "en")
 
 
@@ -65,6 +82,8 @@ class Game:
     #: ``gender:`` of the players who have one in games.yaml (rule P2); the others'
     #: genders are the dictionary's, or unknown.
     genders: dict[str, str] = field(default_factory=dict)
+    #: More ``mail:`` keys of games.yaml (unindented YAML lines).
+    mail: str = ""
     emails: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -93,13 +112,18 @@ class GoldenTable:
             + "}"
             for p in game.players
         )
-        path = write_games_yaml(directory, game.item.format(locale=locale, players=players))
+        path = write_games_yaml(
+            directory,
+            game.item.format(locale=locale, players=players),
+            mail=MailSection(extra=game.mail),
+        )
         self.config = load_config(path)
         self.store = Store(self.config.store)
         self.inbox = directory / "mail" / "inbox"
         self.outbox = directory / "mail" / "outbox"
         self.now = game.start
-        self.sent_lines: list[str] = []  # every line a player wrote
+        self.sent_lines: list[str] = []  # every line a player or the GM wrote
+        self.names: dict[str, str] = {}  # more addresses of the transcript: a substitute's
         self.service = Service(
             self.config,
             self.store,
@@ -109,11 +133,20 @@ class GoldenTable:
             clock=lambda: self.now,
         )
         self._seen = 0
+        self._sent = 0  # the mails sent to pbp so far (their Message-IDs)
         self._hex: dict[str, int] = {}
+        self._codes: list[str] = []  # the GM's confirmation codes, in order
         self.entries: list[str] = []
 
     def close(self) -> None:
         self.store.close()
+
+    def _message_id(self) -> str:
+        """A Message-ID for the next mail a player or the GM sends: numbered, not
+        random (:func:`email.utils.make_msgid` varies in length, and so would the size
+        of a mail a transcript states)."""
+        self._sent += 1
+        return f"<golden-{self._sent}@example.test>"
 
     def at(self, when: datetime) -> None:
         """Run the daemon at ``when``; its mails go into the transcript."""
@@ -121,20 +154,137 @@ class GoldenTable:
         self.service.run_once(when)
         self._record(when)
 
-    def move(self, player: str, *lines: str, at: datetime) -> None:
-        """``player`` mails ``lines`` to his personal address, arriving at ``at``; the
-        daemon runs a minute later."""
-        token = self.store.player_token(self.game.id, player)
+    def address(self, seat: str) -> str:
+        """The personal address of ``seat`` (a player, or :data:`GM_SEAT`) now."""
+        token = self.store.player_token(self.game.id, seat)
+        assert token is not None, seat
+        return f"gm+{token}@example.test"
+
+    def move(
+        self,
+        player: str,
+        *lines: str,
+        at: datetime,
+        to: str | None = None,
+        sender: str | None = None,
+    ) -> None:
+        """``player`` mails ``lines`` to his personal address (or ``to``) from his
+        registered address (or ``sender``), arriving at ``at``; the daemon runs a
+        minute later."""
         message = EmailMessage(policy=SMTP)
-        message["From"] = self.game.emails[player]
-        message["To"] = f"gm+{token}@example.test"
+        message["From"] = sender or self.game.emails[player]
+        message["To"] = to or self.address(player)
         message["Subject"] = "ход" if self.locale == "ru" else "move"
         message["Date"] = format_datetime(at)
-        message["Message-ID"] = make_msgid(domain="example.test")
+        message["Message-ID"] = self._message_id()
         message.set_content("\n".join(lines) + "\n")
         self.sent_lines.extend(lines)
         deliver(self.inbox, bytes(message), at=at)
         self.at(at + timedelta(minutes=1))
+
+    def raw(self, player: str, head: str, rest: bytes, *, at: datetime) -> None:
+        """``player`` mails a raw message to his personal address: the usual header
+        fields, then ``head`` (a Content-Type field, or more fields) and ``rest`` (the
+        body, with the blank line before it), arriving at ``at``; the daemon runs a
+        minute later."""
+        fields = (
+            f"From: {self.game.emails[player]}\r\nTo: {self.address(player)}\r\n"
+            f"Subject: {'ход' if self.locale == 'ru' else 'move'}\r\n"
+            f"Date: {format_datetime(at)}\r\n"
+            f"Message-ID: {self._message_id()}\r\nMIME-Version: 1.0\r\n"
+        )
+        deliver(self.inbox, fields.encode() + head.encode() + b"\r\n" + rest, at=at)
+        self.at(at + timedelta(minutes=1))
+
+    def gm(self, *lines: str, at: datetime, to: str | None = None) -> None:
+        """The GM mails ``lines`` from his registered address to his personal GM
+        address (or ``to``), arriving at ``at``; the daemon runs a minute later."""
+        message = EmailMessage(policy=SMTP)
+        message["From"] = GM
+        message["To"] = to or self.address(GM_SEAT)
+        message["Subject"] = "команды" if self.locale == "ru" else "commands"
+        message["Date"] = format_datetime(at)
+        message["Message-ID"] = self._message_id()
+        message.set_content("\n".join(lines) + "\n")
+        self.sent_lines.extend(lines)
+        self.sent_lines.extend(line.split(" -- ", 1)[1] for line in lines if " -- " in line)
+        deliver(self.inbox, bytes(message), at=at)
+        self.at(at + timedelta(minutes=1))
+
+    def confirm(self, *, at: datetime, word: str | None = None) -> None:
+        """The GM replies to the last confirmation pbp asked him for (the last mail to
+        him with a confirmation address as its Reply-To) with ``word`` (default: the
+        locale's «подтверждаю» / "confirm"), arriving at ``at``; the daemon runs a
+        minute later. The levers take effect at ``at``."""
+        asking = next(
+            m
+            for m in reversed(read_maildir(self.outbox))
+            if str(m["To"]) == GM and self._code_of(str(m["Reply-To"] or "")) is not None
+        )
+        code = self._code_of(str(asking["Reply-To"]))
+        assert code is not None
+        if code not in self._codes:
+            self._codes.append(code)
+        # A Subject folded between two encoded-words would lose its space (Python's
+        # email folds so); a mail client keeps it on one line.
+        message = EmailMessage(policy=SMTP.clone(max_line_length=998))
+        message["From"] = GM
+        message["To"] = str(asking["Reply-To"])
+        message["Subject"] = f"Re: {asking['Subject']}"
+        message["Date"] = format_datetime(at)
+        message["Message-ID"] = self._message_id()
+        message["In-Reply-To"] = str(asking["Message-ID"])
+        word = word or ("Подтверждаю" if self.locale == "ru" else "Confirm")
+        message.set_content(word + "\n")
+        self.sent_lines.append(word)
+        deliver(self.inbox, bytes(message), at=at)
+        self.at(at + timedelta(minutes=1))
+
+    def _code_of(self, address: str) -> str | None:
+        """The confirmation code ``gm+CODE@example.test`` holds, or None (no address,
+        or a seat's personal address)."""
+        found = re.fullmatch(r"gm\+([0-9a-z]+)@example\.test", address.strip())
+        if found is None:
+            return None
+        seats = (*self.game.players, GM_SEAT)
+        tokens = {self.store.player_token(self.game.id, seat) for seat in seats}
+        return None if found.group(1) in tokens else found.group(1)
+
+    def cli(
+        self, command: str, pull: Callable[[Service, datetime], dict[str, Any]], *, at: datetime
+    ) -> None:
+        """The GM pulls a lever with ``pbp`` at ``at``, as :func:`pbp.cli.levers._lever`
+        does: mail waiting first (D8), the lever, mail held by a pause, the outbox.
+        ``command`` is the command line shown; what it prints is an entry of its own
+        (the CLI's language is English in every game), before the mail it caused."""
+        self.now = at
+        self.service.process_inbox(at)
+        done = pull(self.service, at)
+        self.service.gm.replay_held(at)
+        self.service.flush_outbox(at)
+        game = self.config.game(self.game.id)
+        lever = command.split()[1]
+        printed = self.service.gm.result_text(
+            game, [{"line": "", "lever": lever, "done": done}], locale=CLI_LOCALE, cli=True
+        )
+        self.entries.append(f"==== {at:%Y-%m-%d %H:%M} UTC $ {command}\n{printed.rstrip()}\n")
+        self._record(at)
+
+    def export(self, command: str, *, at: datetime) -> None:
+        """The GM runs ``pbp export GAME`` at ``at`` (``command``; Markdown, the default
+        format): what it prints, the story in the game's language, is an entry."""
+        self.now = at
+        printed = story(self.service, self.game.id, "markdown")
+        self.entries.append(f"==== {at:%Y-%m-%d %H:%M} UTC $ {command}\n{printed.rstrip()}\n")
+
+    def seq(self, kind: str, **data: object) -> int:
+        """The number of the last event of ``kind`` whose data hold ``data`` (what the
+        GM reads off ``pbp show`` to VOID it)."""
+        return next(
+            e.seq
+            for e in reversed(self.store.events(self.game.id))
+            if e.event.kind == kind and all(e.event.data.get(k) == v for k, v in data.items())
+        )
 
     def _record(self, when: datetime) -> None:
         mails = read_maildir(self.outbox)
@@ -145,6 +295,7 @@ class GoldenTable:
     def _entry(self, mail: EmailMessage, when: datetime) -> str:
         to = str(mail["To"])
         who = next((p for p, e in self.game.emails.items() if e == to), "GM" if to == GM else "")
+        who = who or self.names.get(to, "")
         text = f"Subject: {mail['Subject']}\n\n{body(mail)}"
         return f"==== {when:%Y-%m-%d %H:%M} UTC → {who} <{to}>\n{self.untokened(text)}"
 
@@ -159,6 +310,8 @@ class GoldenTable:
             if token:
                 name = "GM" if seat == GM_SEAT else seat
                 text = text.replace(token, f"<token of {name}>")
+        for n, code in enumerate(self._codes, 1):
+            text = text.replace(code, f"<confirmation code {n}>")
 
         def mark(found: re.Match[str]) -> str:
             return f"<hex {self._hex.setdefault(found.group(0), len(self._hex) + 1)}>"
@@ -172,12 +325,15 @@ class GoldenTable:
 
 def play(
     directory: Path,
-    kind: str,
+    scenario: str,
     locale: str,
     translations: Mapping[str, gettext.NullTranslations] | None = None,
 ) -> GoldenTable:
-    """The scripted game of ``kind`` played to its end in ``locale``."""
-    game = GAMES[kind]
+    """The scripted game ``scenario`` (one of :data:`SCENARIOS`) played to its end in
+    ``locale``."""
+    from .golden_levers import LEVER_GAMES  # they build on this module's table
+
+    game = {**GAMES, **LEVER_GAMES}[scenario]
     table = GoldenTable(directory, game, locale, translations)
     try:
         game.script(table, locale)
@@ -467,7 +623,8 @@ def untranslated(table: GoldenTable) -> list[str]:
     if cards is not None:
         data |= {*cards.suspects, *cards.weapons, *cards.rooms}
     data |= {line.strip() for line in table.sent_lines}
-    data |= {"ход", "move"}  # the Subject the players wrote
+    data |= {*table.names, *table.names.values()}  # a substitute's address and name
+    data |= {"ход", "move", "команды", "commands"}  # the Subjects the players and the GM wrote
     found: list[str] = []
     for entry in table.entries:
         body = "\n".join(

@@ -105,7 +105,7 @@ from pbp.games.cluedo_days.state import (
     per_addressee_left,
     suggestions_left,
 )
-from pbp.games.cluedo_days.views import duties, gm_view, post_view, status
+from pbp.games.cluedo_days.views import duties, gm_view, post_view, reply_events, status
 
 __all__ = [
     "Accusation",
@@ -124,6 +124,7 @@ __all__ = [
     "load_state",
     "post_view",
     "remove",
+    "reply_events",
     "start",
     "status",
     "suggestions_left",

@@ -48,6 +48,18 @@ class CluedoDays(CluedoKind):
         """One move; raises :class:`~pbp.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
+    def reply_events(
+        self,
+        game: object,
+        state: object,
+        events: Sequence[Event],
+        player: str,
+        deadline: datetime | None,
+    ) -> list[dict[str, Any]]:
+        """The move's events, a suggestion the GM answered at once marked so:
+        :func:`pbp.games.cluedo_days.views.reply_events`."""
+        return engine.reply_events(events)
+
     def remove(self, state: DaysState, player: str, at: datetime) -> Step:
         """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
         return engine.remove(state, player, at)

@@ -11,10 +11,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from pbp.core.events import Event
+from pbp.core.events import Event, event_dict
 from pbp.fairness import commitment
 from pbp.games.cluedo.cards import CATEGORIES
-from pbp.games.cluedo.views import commands_of, start_view, suggestions
+from pbp.games.cluedo.views import ANSWERS, commands_of, start_view, suggestions
 from pbp.games.cluedo.views import final_view as over_view
 from pbp.games.cluedo_days.state import (
     DaysState,
@@ -23,6 +23,21 @@ from pbp.games.cluedo_days.state import (
     per_addressee_left,
     suggestions_left,
 )
+
+
+def reply_events(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """The events of a reply to a player's move (those he may see, in order) as
+    :func:`pbp.core.events.event_dict` gives them, with ``gm_answers`` (bool) on each
+    ``suggestion_made``: its addressee was removed, so the GM answered it at once (C5)
+    and no mail went to him; the answer follows among ``events`` (``by_gm``)."""
+    by_gm = {e.data["number"] for e in events if e.kind in ANSWERS and e.data["by_gm"]}
+    told = []
+    for e in events:
+        item = event_dict(e)
+        if e.kind == "suggestion_made":
+            item["gm_answers"] = e.data["number"] in by_gm
+        told.append(item)
+    return told
 
 
 def status(state: DaysState, player: str) -> dict[str, Any]:

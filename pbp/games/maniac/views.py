@@ -333,7 +333,8 @@ def morning_view(events: Sequence[Event], night: int | None) -> dict[str, Any]:
 def final_view(events: Sequence[Event]) -> dict[str, Any]:
     """The final post (M12): ``{"winner_team": "town" | "maniac", "winners":
     [name...], "roles": [{"player", "role", "killed_night": n | None, "prison_day": d |
-    None}] (in the order of the game's roles), "canonical": the deal line,
+    None, "left_day": d | None (removed by the GM)}] (in the order of the game's roles),
+    "canonical": the deal line,
     "commitment": hex | None (what the opening post published; None without a
     ``game_started`` among ``events``)}``.
 
@@ -346,12 +347,19 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
         p: int(e.data["night"]) for e in events if e.kind == "night_ended" for p in e.data["dead"]
     }
     prison = {p: d for d, p in _imprisoned(events)}
+    left = {e.data["player"]: int(e.data["day"]) for e in events if e.kind == "player_left"}
     started = [e.data for e in events if e.kind == "game_started"]
     return {
         "winner_team": over["winner_team"],
         "winners": list(over["winners"]),
         "roles": [
-            {"player": p, "role": r, "killed_night": killed.get(p), "prison_day": prison.get(p)}
+            {
+                "player": p,
+                "role": r,
+                "killed_night": killed.get(p),
+                "prison_day": prison.get(p),
+                "left_day": left.get(p),
+            }
             for p, r in over["roles"].items()
         ],
         "canonical": over["canonical"],
