@@ -253,15 +253,18 @@ def test_a_leaked_personal_address_answers_at_most_three_strangers_a_day(table: 
 def test_a_stranger_at_the_gms_personal_address_is_told_it_is_someone_elses(
     table: Table,
 ) -> None:
-    """The answer said "another player's personal address" of the GM's address too."""
+    """The answer said "another player's personal address" of the GM's address too; a
+    stranger is told his address is registered in no game, and the address he wrote
+    to is a member's (the GM's), not a player's."""
     gm_address = f"gm+{table.store.player_token('seed-000', GM_SEAT)}@example.test"
     stranger = "somebody@elsewhere.example.test"
     mail(table, stranger, gm_address, "ПАУЗА", at=utc(2026, 12, 1, 17, 5))
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     (answer,) = to(table.new_mail(), stranger)
     assert body(answer).splitlines()[0] == (
-        f"Здравствуйте! Письмо с адреса {stranger} пришло на личный адрес другого "
-        "участника игры, поэтому ходы из него не выполнены. ГМ узнает об этом."
+        f"Здравствуйте! Письмо с адреса {stranger} пришло на личный адрес участника игры,"
+        " а этот адрес отправителя не зарегистрирован ни в одной игре, поэтому ходы из"
+        " него не выполнены. ГМ узнает об этом."
     )
     assert table.store.game("seed-000") is not None
     assert [k.reason for k in table.store.kept()] == ["wrong_sender"]

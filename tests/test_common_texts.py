@@ -1058,9 +1058,9 @@ def test_wrong_sender_tells_a_stranger_he_is_registered_in_no_game(renderer: Ren
     address = "maria.home@example.test"
     _subject, body = mail(renderer, "wrong_sender", address=address, registered=False)
     assert body.split("\n")[:2] == [
-        "Здравствуйте! Письмо с адреса maria.home@example.test пришло на личный адрес игрока,"
-        " а этот адрес отправителя не зарегистрирован ни в одной игре, поэтому ходы из него не"
-        " выполнены. ГМ узнает об этом.",
+        "Здравствуйте! Письмо с адреса maria.home@example.test пришло на личный адрес"
+        " участника игры, а этот адрес отправителя не зарегистрирован ни в одной игре,"
+        " поэтому ходы из него не выполнены. ГМ узнает об этом.",
         "Если вы играете, пишите со своего зарегистрированного адреса на свой личный адрес"
         " (он указан в письмах игры).",
     ]
