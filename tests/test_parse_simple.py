@@ -100,3 +100,23 @@ def test_a_vacation_reply_or_a_bounce_is_left_to_the_full_reader() -> None:
         simple, full = _read(raw)
         assert simple is None
         assert full.automatic is True
+
+
+@pytest.mark.parametrize(
+    "encoding",
+    [
+        b"Content-Transfer-Encoding: quoted-printable \r\n",  # a blank after the value
+        b"Content-Transfer-Encoding:\r\n quoted-printable\r\n",  # folded onto the next line
+        b"Content-Transfer-Encoding: quoted-printable\x0c\r\n",
+    ],
+)
+def test_a_transfer_encoding_the_standard_library_does_not_undo_is_left_to_it(
+    encoding: bytes,
+) -> None:
+    # get_payload compares the value unstripped: the body is not decoded there, and
+    # must not be here.
+    raw = HEAD + encoding + b"\r\nVOTE=20x=3D\r\n"
+    simple, full = _read(raw)
+    assert simple is None
+    assert full.text == "VOTE=20x=3D"
+    assert read_letter(raw, head=read_letter(raw, body=False)) == full

@@ -87,7 +87,9 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
     if len(content_type) != 1 or len(encoding) != 1:
         return None
     plain = _PLAIN.fullmatch(content_type[0])
-    cte = encoding[0].strip().lower()
+    # Compared as the standard library's get_payload compares it: the value unstripped
+    # ("quoted-printable " or a value folded onto the next line is not decoded there).
+    cte = encoding[0].lower()
     if plain is None or not (cte in _IDENTITY or cte == b"quoted-printable"):
         return None
     parameters: dict[bytes, str] = {}
@@ -126,12 +128,12 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
 
 
 def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
-    """The values, unfolded (RFC 5322 §2.2.3), of the fields this reader looks at
-    (``Content-Type``, ``Content-Transfer-Encoding``, ``Return-Path``), by lower-cased
-    name, in order; None when the section does not end in an empty line, a line is
-    neither a field nor its continuation, a line ends in a lone CR, a value of theirs
-    is long, 8-bit or encoded (RFC 2047), or a field of :data:`_FULL_READER_FIELDS` is
-    there."""
+    """The values, unfolded (RFC 5322 §2.2.3) and without the blanks after the colon, of
+    the fields this reader looks at (``Content-Type``, ``Content-Transfer-Encoding``,
+    ``Return-Path``), by lower-cased name, in order; None when the section does not end
+    in an empty line, a line is neither a field nor its continuation, a line ends in a
+    lone CR, a value of theirs is long, 8-bit or encoded (RFC 2047), or a field of
+    :data:`_FULL_READER_FIELDS` is there."""
     if not section.endswith(b"\n\n") and not section.endswith(b"\n\r\n"):
         return None
     if b"\r" in section.replace(b"\r\n", b""):
@@ -154,7 +156,8 @@ def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
     found: dict[bytes, list[bytes]] = {}
     for name, parts in pieces:
         if name in _READ_FIELDS:
-            value = b"".join(parts)
+            # As the standard library reads it: the first line's leading blanks dropped.
+            value = parts[0].lstrip(b" \t") + b"".join(parts[1:])
             if len(value) > _VALUE_LIMIT or not value.isascii() or b"=?" in value:
                 return None
             found.setdefault(name, []).append(value)
