@@ -120,3 +120,16 @@ def test_a_transfer_encoding_the_standard_library_does_not_undo_is_left_to_it(
     assert simple is None
     assert full.text == "VOTE=20x=3D"
     assert read_letter(raw, head=read_letter(raw, body=False)) == full
+
+
+@pytest.mark.parametrize(
+    "path", [b"<\x1c>", b"\x1f<>", b"< \x1e >", b"<>\x1d"], ids=["1c", "1f", "1e", "1d"]
+)
+def test_a_null_return_path_with_a_control_byte_is_left_to_the_full_reader(path: bytes) -> None:
+    # To the full reader's text pattern \x1c-\x1f are white space: a null path, so
+    # automatic mail, never answered.
+    raw = HEAD.replace(b"Return-Path: <lev@example.test>", b"Return-Path: " + path) + b"\r\n" + VOTE
+    simple, full = _read(raw)
+    assert simple is None
+    assert full.automatic is True
+    assert read_letter(raw, head=read_letter(raw, body=False)) == full

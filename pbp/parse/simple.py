@@ -62,6 +62,10 @@ _IDENTITY = frozenset({b"", b"7bit", b"8bit", b"binary"})
 #: The fields whose values this reader reads.
 _READ_FIELDS = frozenset({b"content-type", b"content-transfer-encoding", b"return-path"})
 _NULL_PATH = re.compile(rb"\s*<\s*>\s*")
+#: Control bytes other than TAB: in a value read here they go to the full reader (a
+#: text pattern's ``\s`` takes ``\x1c``-``\x1f``, a bytes one does not: ``Return-Path:
+#: <\x1c>`` is a null path to :func:`pbp.parse.automatic.is_automatic`).
+_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 #: Longest value of a field read here; a longer one goes to the full reader (which cuts
 #: values: :data:`pbp.parse.headers.MIME_HEADER_LIMIT`).
 _VALUE_LIMIT = 512
@@ -132,8 +136,8 @@ def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
     the fields this reader looks at (``Content-Type``, ``Content-Transfer-Encoding``,
     ``Return-Path``), by lower-cased name, in order; None when the section does not end
     in an empty line, a line is neither a field nor its continuation, a line ends in a
-    lone CR, a value of theirs is long, 8-bit or encoded (RFC 2047), or a field of
-    :data:`_FULL_READER_FIELDS` is there."""
+    lone CR, a value of theirs is long, 8-bit, encoded (RFC 2047) or holds a control
+    byte, or a field of :data:`_FULL_READER_FIELDS` is there."""
     if not section.endswith(b"\n\n") and not section.endswith(b"\n\r\n"):
         return None
     if b"\r" in section.replace(b"\r\n", b""):
@@ -159,6 +163,8 @@ def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
             # As the standard library reads it: the first line's leading blanks dropped.
             value = parts[0].lstrip(b" \t") + b"".join(parts[1:])
             if len(value) > _VALUE_LIMIT or not value.isascii() or b"=?" in value:
+                return None
+            if _CONTROL.search(value):
                 return None
             found.setdefault(name, []).append(value)
     return found
