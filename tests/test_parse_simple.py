@@ -133,3 +133,25 @@ def test_a_null_return_path_with_a_control_byte_is_left_to_the_full_reader(path:
     assert simple is None
     assert full.automatic is True
     assert read_letter(raw, head=read_letter(raw, body=False)) == full
+
+
+@pytest.mark.parametrize("disposition", [b"inline; filename*", b"attachment;name*", b";filename*"])
+def test_a_disposition_the_standard_library_cannot_parse_is_left_to_the_full_reader(
+    disposition: bytes,
+) -> None:
+    # The standard library's parser raises IndexError on these parameters: the full
+    # reader cannot read the body and says so; the fast path must not read a move.
+    raw = HEAD + b"Content-Disposition: " + disposition + b"\r\n\r\n" + VOTE
+    simple, full = _read(raw)
+    assert simple is None
+    assert full.unreadable_code == "body_error"
+    assert full.text == ""
+    assert read_letter(raw, head=read_letter(raw, body=False)) == full
+
+
+@pytest.mark.parametrize("disposition", [b"inline", b"Attachment \t"])
+def test_a_bare_disposition_is_read_by_the_simple_reader(disposition: bytes) -> None:
+    simple, full = _read(HEAD + b"Content-Disposition: " + disposition + b"\r\n\r\n" + VOTE)
+    assert simple is not None
+    assert simple == full
+    assert simple.text == "ГОЛОС за Павла"

@@ -9,10 +9,11 @@ header section's end and decodes it with the same functions the full reader uses
 the standard library's MIME parse and its header objects: about a third of the time.
 
 Anything unusual — a multipart, another type, a parameter or transfer encoding it does
-not know, a header line that is not a plain field, a lone CR, a field that marks
-automatic mail — makes it return None, and :func:`pbp.parse.mime.read_letter` reads the
-message in full. ``tests/test_fuzz_mail.py`` checks, on every fuzzed message, that a
-letter read here equals the full reader's.
+not know, a ``Content-Disposition`` with parameters, a header line that is not a plain
+field, a lone CR, a field that marks automatic mail — makes it return None, and
+:func:`pbp.parse.mime.read_letter` reads the message in full.
+``tests/test_fuzz_mail.py`` checks, on every fuzzed message, that a letter read here
+equals the full reader's.
 
 Pure: no I/O.
 """
@@ -59,8 +60,15 @@ _PLAIN = re.compile(
 _PARAMETER = re.compile(rb";\s*([A-Za-z]+)=\"?([A-Za-z0-9._-]*)\"?")
 #: Transfer encodings taken (RFC 2045 §6.1): the identity ones and quoted-printable.
 _IDENTITY = frozenset({b"", b"7bit", b"8bit", b"binary"})
+#: A ``Content-Disposition`` this reader takes (RFC 2183): a bare type, no parameters.
+#: The full reader parses the field (``get_body``), and the standard library's parser
+#: raises on some parameters (``inline; filename*``: IndexError), which makes the body
+#: unreadable there.
+_DISPOSITION = re.compile(rb"(?:inline|attachment)[ \t]*", re.IGNORECASE)
 #: The fields whose values this reader reads.
-_READ_FIELDS = frozenset({b"content-type", b"content-transfer-encoding", b"return-path"})
+_READ_FIELDS = frozenset(
+    {b"content-type", b"content-transfer-encoding", b"content-disposition", b"return-path"}
+)
 _NULL_PATH = re.compile(rb"\s*<\s*>\s*")
 #: Control bytes other than TAB: in a value read here they go to the full reader (a
 #: text pattern's ``\s`` takes ``\x1c``-``\x1f``, a bytes one does not: ``Return-Path:
@@ -88,7 +96,10 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
         return None
     content_type = fields.get(b"content-type", [b"text/plain"])
     encoding = fields.get(b"content-transfer-encoding", [b""])
-    if len(content_type) != 1 or len(encoding) != 1:
+    disposition = fields.get(b"content-disposition", [b"inline"])
+    if len(content_type) != 1 or len(encoding) != 1 or len(disposition) != 1:
+        return None
+    if not _DISPOSITION.fullmatch(disposition[0]):
         return None
     plain = _PLAIN.fullmatch(content_type[0])
     # Compared as the standard library's get_payload compares it: the value unstripped
@@ -134,10 +145,11 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
 def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
     """The values, unfolded (RFC 5322 §2.2.3) and without the blanks after the colon, of
     the fields this reader looks at (``Content-Type``, ``Content-Transfer-Encoding``,
-    ``Return-Path``), by lower-cased name, in order; None when the section does not end
-    in an empty line, a line is neither a field nor its continuation, a line ends in a
-    lone CR, a value of theirs is long, 8-bit, encoded (RFC 2047) or holds a control
-    byte, or a field of :data:`_FULL_READER_FIELDS` is there."""
+    ``Content-Disposition``, ``Return-Path``), by lower-cased name, in order; None when
+    the section does not end in an empty line, a line is neither a field nor its
+    continuation, a line ends in a lone CR, a value of theirs is long, 8-bit, encoded
+    (RFC 2047) or holds a control byte, or a field of :data:`_FULL_READER_FIELDS` is
+    there."""
     if not section.endswith(b"\n\n") and not section.endswith(b"\n\r\n"):
         return None
     if b"\r" in section.replace(b"\r\n", b""):
