@@ -121,19 +121,23 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
     if cte == b"quoted-printable":
         payload = quopri.decodestring(payload)
     charset = parameters.get(b"charset")
-    full = decoded_text(
-        payload,
-        None if charset is None else charset.lower(),
-        flowed=parameters.get(b"format") == "flowed",
-        delsp=parameters.get(b"delsp", "").lower() == "yes",
-    )
-    reply = split_reply(full)
+    try:
+        full = decoded_text(
+            payload,
+            None if charset is None else charset.lower(),
+            flowed=parameters.get(b"format") == "flowed",
+            delsp=parameters.get(b"delsp", "").lower() == "yes",
+        )
+        reply = split_reply(full)
+        forwarded = forwards(full, reply.text)
+    except Exception:  # e.g. charset=undefined: the full reader says body_error
+        return None
     return dataclasses.replace(
         head,
         text=reply.text,
         automatic=False,
         unreadable=None,
-        forwarded=forwards(full, reply.text),
+        forwarded=forwarded,
         unreadable_code="",
         doubtful=reply.doubtful,
         whole=reply.whole if reply.whole != reply.text else "",
