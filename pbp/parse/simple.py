@@ -9,10 +9,11 @@ header section's end and decodes it with the same functions the full reader uses
 the standard library's MIME parse and its header objects: about a third of the time.
 
 Anything unusual — a multipart, another type, a parameter or transfer encoding it does
-not know, a header line that is not a plain field, a lone CR, a field that marks
-automatic mail — makes it return None, and :func:`pbp.parse.mime.read_letter` reads the
-message in full. ``tests/test_fuzz_mail.py`` checks, on every fuzzed message, that a
-letter read here equals the full reader's.
+not know, a ``Content-Disposition`` with parameters, a header line that is not a plain
+field, a lone CR, a field that marks automatic mail — makes it return None, and
+:func:`pbp.parse.mime.read_letter` reads the message in full.
+``tests/test_fuzz_mail.py`` checks, on every fuzzed message, that a letter read here
+equals the full reader's.
 
 Pure: no I/O.
 """
@@ -59,9 +60,20 @@ _PLAIN = re.compile(
 _PARAMETER = re.compile(rb";\s*([A-Za-z]+)=\"?([A-Za-z0-9._-]*)\"?")
 #: Transfer encodings taken (RFC 2045 §6.1): the identity ones and quoted-printable.
 _IDENTITY = frozenset({b"", b"7bit", b"8bit", b"binary"})
+#: A ``Content-Disposition`` this reader takes (RFC 2183): a bare type, no parameters.
+#: The full reader parses the field (``get_body``), and the standard library's parser
+#: raises on some parameters (``inline; filename*``: IndexError), which makes the body
+#: unreadable there.
+_DISPOSITION = re.compile(rb"(?:inline|attachment)[ \t]*", re.IGNORECASE)
 #: The fields whose values this reader reads.
-_READ_FIELDS = frozenset({b"content-type", b"content-transfer-encoding", b"return-path"})
+_READ_FIELDS = frozenset(
+    {b"content-type", b"content-transfer-encoding", b"content-disposition", b"return-path"}
+)
 _NULL_PATH = re.compile(rb"\s*<\s*>\s*")
+#: Control bytes other than TAB: in a value read here they go to the full reader (a
+#: text pattern's ``\s`` takes ``\x1c``-``\x1f``, a bytes one does not: ``Return-Path:
+#: <\x1c>`` is a null path to :func:`pbp.parse.automatic.is_automatic`).
+_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 #: Longest value of a field read here; a longer one goes to the full reader (which cuts
 #: values: :data:`pbp.parse.headers.MIME_HEADER_LIMIT`).
 _VALUE_LIMIT = 512
@@ -84,10 +96,15 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
         return None
     content_type = fields.get(b"content-type", [b"text/plain"])
     encoding = fields.get(b"content-transfer-encoding", [b""])
-    if len(content_type) != 1 or len(encoding) != 1:
+    disposition = fields.get(b"content-disposition", [b"inline"])
+    if len(content_type) != 1 or len(encoding) != 1 or len(disposition) != 1:
+        return None
+    if not _DISPOSITION.fullmatch(disposition[0]):
         return None
     plain = _PLAIN.fullmatch(content_type[0])
-    cte = encoding[0].strip().lower()
+    # Compared as the standard library's get_payload compares it: the value unstripped
+    # ("quoted-printable " or a value folded onto the next line is not decoded there).
+    cte = encoding[0].lower()
     if plain is None or not (cte in _IDENTITY or cte == b"quoted-printable"):
         return None
     parameters: dict[bytes, str] = {}
@@ -104,19 +121,23 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
     if cte == b"quoted-printable":
         payload = quopri.decodestring(payload)
     charset = parameters.get(b"charset")
-    full = decoded_text(
-        payload,
-        None if charset is None else charset.lower(),
-        flowed=parameters.get(b"format") == "flowed",
-        delsp=parameters.get(b"delsp", "").lower() == "yes",
-    )
-    reply = split_reply(full)
+    try:
+        full = decoded_text(
+            payload,
+            None if charset is None else charset.lower(),
+            flowed=parameters.get(b"format") == "flowed",
+            delsp=parameters.get(b"delsp", "").lower() == "yes",
+        )
+        reply = split_reply(full)
+        forwarded = forwards(full, reply.text)
+    except Exception:  # e.g. charset=undefined: the full reader says body_error
+        return None
     return dataclasses.replace(
         head,
         text=reply.text,
         automatic=False,
         unreadable=None,
-        forwarded=forwards(full, reply.text),
+        forwarded=forwarded,
         unreadable_code="",
         doubtful=reply.doubtful,
         whole=reply.whole if reply.whole != reply.text else "",
@@ -126,11 +147,12 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
 
 
 def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
-    """The values, unfolded (RFC 5322 §2.2.3), of the fields this reader looks at
-    (``Content-Type``, ``Content-Transfer-Encoding``, ``Return-Path``), by lower-cased
-    name, in order; None when the section does not end in an empty line, a line is
-    neither a field nor its continuation, a line ends in a lone CR, a value of theirs
-    is long, 8-bit or encoded (RFC 2047), or a field of :data:`_FULL_READER_FIELDS` is
+    """The values, unfolded (RFC 5322 §2.2.3) and without the blanks after the colon, of
+    the fields this reader looks at (``Content-Type``, ``Content-Transfer-Encoding``,
+    ``Content-Disposition``, ``Return-Path``), by lower-cased name, in order; None when
+    the section does not end in an empty line, a line is neither a field nor its
+    continuation, a line ends in a lone CR, a value of theirs is long, 8-bit, encoded
+    (RFC 2047) or holds a control byte, or a field of :data:`_FULL_READER_FIELDS` is
     there."""
     if not section.endswith(b"\n\n") and not section.endswith(b"\n\r\n"):
         return None
@@ -154,8 +176,11 @@ def _fields(section: bytes) -> dict[bytes, list[bytes]] | None:
     found: dict[bytes, list[bytes]] = {}
     for name, parts in pieces:
         if name in _READ_FIELDS:
-            value = b"".join(parts)
+            # As the standard library reads it: the first line's leading blanks dropped.
+            value = parts[0].lstrip(b" \t") + b"".join(parts[1:])
             if len(value) > _VALUE_LIMIT or not value.isascii() or b"=?" in value:
+                return None
+            if _CONTROL.search(value):
                 return None
             found.setdefault(name, []).append(value)
     return found
