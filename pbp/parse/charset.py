@@ -64,7 +64,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
 def _decodes(data: bytes, codec: str) -> str | None:
     try:
         return data.decode(codec)
-    except (UnicodeDecodeError, LookupError):
+    except (UnicodeError, LookupError):  # "undefined" raises a plain UnicodeError
         return None
 
 
