@@ -2,10 +2,11 @@
 
 After the game a forum thread loves to see everything that was hidden: the deal or
 the roles, every shown card, every kill order, every GM action, day by day. The
-story is rendered from ``templates/<locale>/common/story/story.j2`` in Markdown or
-BBCode; HTML is the Markdown rendered by markdown-it-py (CommonMark, raw HTML in names
-escaped, never passed through). It is refused while the game runs, unless forced (the
-GM's own look at it): a story mailed or pasted too early would give the game away.
+story is rendered from ``templates/common/story/story.j2``, each game event told by
+its kind (``<kind>/parts/story_line.j2``), in Markdown or BBCode; HTML is the
+Markdown rendered by markdown-it-py (CommonMark, raw HTML in names escaped, never
+passed through). It is refused while the game runs, unless forced (the GM's own look
+at it): a story mailed or pasted too early would give the game away.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     text = service.renderer.story(
         locale=game.locale,
         fmt="bbcode" if fmt == "bbcode" else "markdown",
+        kind=kind.kind,
         game=game_id,
         timezone=game.timezone,
         genders=game.genders(),

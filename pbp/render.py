@@ -637,9 +637,10 @@ class Renderer:
             text = template.render(context, events=public, kind=kind, view=view)
         return tidy(text)
 
-    def story(self, *, locale: str, fmt: PostFormat, **context: Any) -> str:
-        """The post-game story (``pbp export``, :mod:`pbp.export`): template
-        ``common/story/story.j2`` in ``fmt``, context as documented there.
+    def story(self, *, locale: str, fmt: PostFormat, kind: str, **context: Any) -> str:
+        """The post-game story (``pbp export``, :mod:`pbp.export`) of a game of ``kind``:
+        template ``common/story/story.j2`` in ``fmt``, context as documented there. The
+        kind tells its own events in ``<kind>/parts/story_line.j2`` (if it has one).
 
         Unlike :meth:`public_post`, the items passed may be private facts: the story
         is the GM's to publish after the game, and only :mod:`pbp.export` calls this.
@@ -650,7 +651,7 @@ class Renderer:
             raise ValueError(f"a story is bbcode or markdown, not {fmt!r}")
         with _genders_of(context):
             template = self._env(locale, fmt).get_template("common/story/story.j2")
-            return tidy(template.render(context))
+            return tidy(template.render(context, kind=kind))
 
     def private_mail(
         self, name: str, *, locale: str, kind: str | None = None, **context: Any

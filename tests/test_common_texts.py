@@ -542,7 +542,10 @@ def test_vote_voided_announcement_no_possessive_of_a_russian_name(renderer: Rend
 # --- the post-game story (common/story/story.j2) ---
 
 
-def _story_line(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
+def _story_line(
+    renderer: Renderer, game_kind: str, kind: str, data: dict[str, Any], locale: str = "ru"
+) -> str:
+    """The words of the story's line of one event of ``kind`` in a game of ``game_kind``."""
     event = {
         "seq": 9,
         "kind": kind,
@@ -555,6 +558,7 @@ def _story_line(renderer: Renderer, kind: str, data: dict[str, Any], locale: str
     text = renderer.story(
         locale=locale,
         fmt="markdown",
+        kind=game_kind,
         game="g-1",
         timezone="UTC",
         period="day",
@@ -567,13 +571,13 @@ def _story_line(renderer: Renderer, kind: str, data: dict[str, Any], locale: str
 
 
 def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:
-    assert _story_line(renderer, "game_over", {"winner_team": "town"}, "en") == (
+    assert _story_line(renderer, "maniac", "game_over", {"winner_team": "town"}, "en") == (
         "the game is over: the town wins."
     )
-    assert _story_line(renderer, "game_over", {"winner_team": "maniac"}, "en") == (
+    assert _story_line(renderer, "maniac", "game_over", {"winner_team": "maniac"}, "en") == (
         "the game is over: the maniac's team wins."
     )
-    assert _story_line(renderer, "game_over", {"winner_team": "town"}) == (
+    assert _story_line(renderer, "maniac", "game_over", {"winner_team": "town"}) == (
         "игра окончена: победили мирные."
     )
 
@@ -588,36 +592,47 @@ def test_story_tells_a_night_in_words_not_codes(renderer: Renderer) -> None:
         ],
         "fan_in_cell": None,
     }
-    assert _story_line(renderer, "night_resolution", data, "en") == (
+    assert _story_line(renderer, "maniac", "night_resolution", data, "en") == (
         "night 1: a kill; Маша dies; Петя survives: the duty officer guards the cell."
     )
-    assert _story_line(renderer, "night_resolution", data) == (
+    assert _story_line(renderer, "maniac", "night_resolution", data) == (
         "ночь 1: убийство; Маша погибает; Петя остаётся в живых: камеру охраняет дежурный."
     )
     void = {"night": 2, "outcome": "void", "targets": [], "fan_in_cell": None}
-    assert _story_line(renderer, "night_resolution", void) == (
+    assert _story_line(renderer, "maniac", "night_resolution", void) == (
         "ночь 2: заказ не исполняется: маньяк в камере."
     )
 
 
 def test_story_no_he_for_any_player(renderer: Renderer) -> None:
     answered = {"number": 3, "addressee": "Маша", "by_gm": True}
-    assert _story_line(renderer, "refuted", answered, "en") == "Маша refutes #3 (the GM answered)."
-    assert _story_line(renderer, "refuted", answered) == "Маша опровергает №3 (ответил ГМ)."
-    assert _story_line(renderer, "not_refuted", answered) == ("у Маши нет карт №3 (ответил ГМ).")
-    assert _story_line(renderer, "asked", {"player": "Маша", "number": 3}) == (
+    assert (
+        _story_line(renderer, "cluedo_days", "refuted", answered, "en")
+        == "Маша refutes #3 (the GM answered)."
+    )
+    assert (
+        _story_line(renderer, "cluedo_days", "refuted", answered)
+        == "Маша опровергает №3 (ответил ГМ)."
+    )
+    assert _story_line(renderer, "cluedo_days", "not_refuted", answered) == (
+        "у Маши нет карт №3 (ответил ГМ)."
+    )
+    assert _story_line(renderer, "cluedo_rounds", "asked", {"player": "Маша", "number": 3}) == (
         "очередь Маши отвечать на №3."
     )
-    assert _story_line(renderer, "turn_started", {"player": "Кросс"}, "en") == "the turn of Кросс."
+    assert (
+        _story_line(renderer, "cluedo_rounds", "turn_started", {"player": "Кросс"}, "en")
+        == "the turn of Кросс."
+    )
     rotated = {"player": "Маша", "via": "mail"}
-    assert _story_line(renderer, "gm_address_rotated", rotated) == (
+    assert _story_line(renderer, "cluedo_days", "gm_address_rotated", rotated) == (
         "у Маши новый личный адрес (запрошен письмом)."
     )
 
 
 def test_story_removed_follows_the_players_gender(renderer: Renderer) -> None:
     def line(player: str) -> str:
-        return _story_line(renderer, "player_removed", {"player": player})
+        return _story_line(renderer, "cluedo_days", "player_removed", {"player": player})
 
     assert line("Маша") == "Маша исключена: за её место отвечает ГМ."
     assert line("Петя") == "Петя исключён: за его место отвечает ГМ."
@@ -633,7 +648,7 @@ def test_story_suggestion_names_in_the_genitive(renderer: Renderer) -> None:
         "weapon": "нож",
         "room": "кухня",
     }
-    assert _story_line(renderer, "suggestion_made", data) == (
+    assert _story_line(renderer, "cluedo_days", "suggestion_made", data) == (
         "предположение №2 от Марии для Льва: **Краснова**, **нож**, **кухня**."
     )
 
@@ -748,27 +763,36 @@ def test_confirmation_echo_declines_the_player(renderer: Renderer) -> None:
 
 
 def test_story_of_the_levers_declines_the_names(renderer: Renderer) -> None:
-    assert _story_line(renderer, "turn_started", {"player": "Лев"}) == "ход Льва."
+    assert _story_line(renderer, "cluedo_rounds", "turn_started", {"player": "Лев"}) == "ход Льва."
     assert _story_line(
-        renderer, "vote_cast", {"voter": "Коля", "target": "Саша", "prison": False}
+        renderer, "maniac", "vote_cast", {"voter": "Коля", "target": "Саша", "prison": False}
     ) == ("Коля голосует за Сашу.")
-    assert _story_line(renderer, "vote_withdrawn", {"voter": "Коля", "target": "Лев"}) == (
-        "Коля снимает голос за Льва."
-    )
     assert _story_line(
-        renderer, "vote_voided", {"voter": "Вася", "target": "Саша", "prison": False}
+        renderer, "maniac", "vote_withdrawn", {"voter": "Коля", "target": "Лев"}
+    ) == ("Коля снимает голос за Льва.")
+    assert _story_line(
+        renderer, "maniac", "vote_voided", {"voter": "Вася", "target": "Саша", "prison": False}
     ) == ("голос Васи за Сашу отменён.")
-    assert _story_line(renderer, "gm_remove", {"player": "Лев", "note": None}) == (
+    assert _story_line(renderer, "cluedo_days", "gm_remove", {"player": "Лев", "note": None}) == (
         "ГМ исключает Льва."
     )
     assert _story_line(
-        renderer, "gm_substitute", {"player": "Оля", "name": "Любовь", "note": None}
+        renderer, "cluedo_days", "gm_substitute", {"player": "Оля", "name": "Любовь", "note": None}
     ) == ("Любовь заменяет Олю.")
     act = {"player": "Петя", "move": "ГОЛОС Таня", "note": None}
-    assert _story_line(renderer, "gm_act", act) == "ГМ вносит ход за Петю: «ГОЛОС Таня»."
-    assert _story_line(renderer, "gm_seat_address", {"player": "Оля"}) == "у места Оли новый адрес."
+    assert (
+        _story_line(renderer, "cluedo_days", "gm_act", act)
+        == "ГМ вносит ход за Петю: «ГОЛОС Таня»."
+    )
+    assert (
+        _story_line(renderer, "cluedo_days", "gm_seat_address", {"player": "Оля"})
+        == "у места Оли новый адрес."
+    )
     answer = {"number": 3, "player": "Лев", "card": "нож"}
-    assert _story_line(renderer, "gm_refutation", answer) == "ГМ отвечает на №3 за Льва: **нож**."
+    assert (
+        _story_line(renderer, "cluedo_days", "gm_refutation", answer)
+        == "ГМ отвечает на №3 за Льва: **нож**."
+    )
 
 
 # --- who died in a night (GM only): by count and gender, «никто не погиб» for none ---
@@ -782,8 +806,10 @@ def test_night_dead_by_count_and_gender(renderer: Renderer) -> None:
     assert t.render(p=["Маша"], locale="ru") == "погибла Маша"
     assert t.render(p=["Веталь"], locale="ru") == "погиб игрок Веталь"
     assert t.render(p=["Коля", "Маша"], locale="ru") == "погибли: Коля, Маша"
-    assert _story_line(renderer, "night_ended", {"dead": ["Маша"]}) == "утро: погибла Маша."
-    assert _story_line(renderer, "night_ended", {"dead": []}) == "утро: никто не погиб."
+    assert (
+        _story_line(renderer, "maniac", "night_ended", {"dead": ["Маша"]}) == "утро: погибла Маша."
+    )
+    assert _story_line(renderer, "maniac", "night_ended", {"dead": []}) == "утро: никто не погиб."
 
 
 # --- a voided event in words, not by its internal code ---
@@ -801,7 +827,7 @@ def test_void_result_names_the_move_not_its_code(renderer: Renderer) -> None:
     assert line("suggestion_made") == "Предположение (событие 30) отменено."
     assert line("order_placed") == "Заказ маньяка (событие 30) отменён."
     void = {"event": 30, "voided_kind": "vote_cast", "note": None}
-    assert _story_line(renderer, "gm_void", void) == "ГМ отменяет голос (событие 30)."
+    assert _story_line(renderer, "maniac", "gm_void", void) == "ГМ отменяет голос (событие 30)."
 
 
 # --- the GM's note on its own line ---
@@ -981,7 +1007,9 @@ def test_resume_post_of_a_turn_names_the_next_deadline_not_the_turns(renderer: R
 
 def test_story_round_ended_follows_the_refuters_gender(renderer: Renderer) -> None:
     def line(player: str) -> str:
-        return _story_line(renderer, "round_ended", {"number": 2, "refuted_by": player})
+        return _story_line(
+            renderer, "cluedo_rounds", "round_ended", {"number": 2, "refuted_by": player}
+        )
 
     assert line("Любовь") == "круг №2 окончен, опровергла Любовь."
     assert line("Лев") == "круг №2 окончен, опроверг Лев."
@@ -991,11 +1019,11 @@ def test_story_round_ended_follows_the_refuters_gender(renderer: Renderer) -> No
 def test_story_card_shown_names_the_suggester_in_the_dative(renderer: Renderer) -> None:
     data = {"number": 2, "suggester": "Саша", "addressee": "Любовь", "card": "Библиотека"}
     data |= {"by": "Любовь", "by_gm": False}
-    assert _story_line(renderer, "card_shown", data) == (
+    assert _story_line(renderer, "cluedo_days", "card_shown", data) == (
         "Любовь показывает Саше карту **Библиотека**."
     )
     # A name whose form needs a gender nobody gave is framed: «игроку Веталь».
-    assert _story_line(renderer, "card_shown", {**data, "suggester": "Веталь"}) == (
+    assert _story_line(renderer, "cluedo_days", "card_shown", {**data, "suggester": "Веталь"}) == (
         "Любовь показывает игроку Веталь карту **Библиотека**."
     )
 

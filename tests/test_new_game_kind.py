@@ -120,6 +120,18 @@ def test_a_game_of_its_own_package_is_checked_played_and_posted_by_pbp(
     assert pbp(tmp_path, "show", "guess-1").splitlines()[0] == (
         "Secret: 11. Guesses: Alice 4, Bob 11."
     )
+    # The story: the kind tells its events (guess/parts/story_line.j2), pbp the end
+    # (game_over with a winner), and an event neither tells is named by its kind.
+    # The story: the kind tells its own events (guess/parts/story_line.j2), pbp the end
+    # (a game_over with a winner), and an event neither tells is named by its kind.
+    story = pbp(tmp_path, "export", "guess-1").splitlines()
+    assert [line.split(": ", 1)[1] for line in story if line.startswith("- ")] == [
+        "secret.",
+        "the game starts: Alice, Bob, a number from 1 to 20.",
+        "Alice guesses **4**.",
+        "Alice is told: higher.",
+        "the game is over: the winner is Bob.",
+    ]
 
 
 def test_an_unregistered_kind_is_an_unknown_kind_for_pbp_check(tmp_path: Path) -> None:

@@ -123,6 +123,7 @@ def test_story_names_the_suggester_shown_a_card_in_the_dative(renderer: Renderer
         text = renderer.story(
             locale="ru",
             fmt="markdown",
+            kind="cluedo_days",
             game="g-1",
             timezone="UTC",
             period="day",

@@ -13,8 +13,9 @@ game", lists the files):
 - **Events it looks for by name.** ``game_started`` (in the step of :meth:`GameKind.start`):
   the help mail and ``pbp export`` read it; its ``players`` is a list of
   ``{"name": …}`` dicts. ``game_over`` (in the step that ends the game): the final
-  post is mailed after it (:meth:`pbp.table.GameTable.final_post`); its data carries
-  ``winner`` (names, one string) or ``winner_team`` for ``pbp export``.
+  post is mailed after it (:meth:`pbp.table.GameTable.final_post`); ``pbp export``
+  tells its ``winner`` (names, one string; empty: nobody), unless the kind's
+  ``parts/story_line.j2`` tells it (Maniac's ``winner_team``).
 - **Moves.** A parsed move is shown to templates as ``{"type": class name
   lower-cased, **its fields}`` (:func:`pbp.moves.move_dict`); a private command
   (STATUS, HELP: :attr:`ParsedCommand.private`) is answered by its class name
@@ -40,8 +41,11 @@ game", lists the files):
   each with ``view``: ``post_view`` of the post;
   ``parts/status.j2`` (``status``) and ``parts/commands.j2`` (the briefing of a
   substitute, ``common/mail/briefing.j2``, includes them, with ``status`` and
-  ``view``: ``post_view("help")``). Refusal texts are
-  ``errors/<code>.txt``, shared by all kinds: prefix a new kind's codes
+  ``view``: ``post_view("help")``); ``parts/story_line.j2``, if it has one: the
+  words of the line of each of its events in the post-game story (``pbp export``,
+  ``common/story/story.j2`` includes it with ``e``, the event, and ``d``, its data;
+  nothing for an event it leaves to pbp's lines or to its kind's name). Refusal
+  texts are ``errors/<code>.txt``, shared by all kinds: prefix a new kind's codes
   with its name.
 - **Purity.** The import contracts (``pyproject.toml``) hold for every module under
   :mod:`pbp.games`: a kind adapter may use :mod:`pbp.schedule` for its deadlines,
