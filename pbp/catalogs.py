@@ -138,10 +138,17 @@ def _filled(text: str, variables: Mapping[str, Any], fmt: str) -> str:
     if not variables and "%" not in text:  # nothing to fill (most messages)
         return text if fmt == "text" else Markup(text)
     if fmt == "text":
-        return text % {k: strip_controls(str(v)) for k, v in variables.items()}
-    escape = escape_bbcode if fmt == "bbcode" else escape_markdown
+        return text % {k: _without_controls(str(v)) for k, v in variables.items()}
+    escape = _bbcode if fmt == "bbcode" else _markdown
     inert = {k: v if isinstance(v, Markup) else escape(str(v)) for k, v in variables.items()}
     return Markup(text % inert)
+
+
+# The values a message is filled with recur (players' and cards' names, numbers): each
+# made inert once (issue 18).
+_without_controls = functools.lru_cache(maxsize=4096)(strip_controls)
+_bbcode = functools.lru_cache(maxsize=4096)(escape_bbcode)
+_markdown = functools.lru_cache(maxsize=4096)(escape_markdown)
 
 
 def gettext_callables(found: gettext.NullTranslations, fmt: str) -> dict[str, Any]:

@@ -741,6 +741,10 @@ class Renderer:
             # A template is read once (no stat of its file at every lookup, about 15 a
             # move); :meth:`reload` (SIGHUP) reads every template again.
             "auto_reload": False,
+            # Every template kept in a plain dict: the templates are a fixed set of a
+            # few hundred, and Jinja2's LRU cache moved the key in a deque (a linear
+            # remove) under a lock at each lookup, dozens a move (issue 18).
+            "cache_size": -1,
         }
         env: jinja2.Environment
         if fmt == "text":

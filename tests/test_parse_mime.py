@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import base64
 import quopri
+import random
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from pbp.mail.base import header_section
 from pbp.parse.body import new_text, strip_echo, unflow
 from pbp.parse.charset import decode_bytes
 from pbp.parse.headers import HEADER_LIMIT, cap, mailboxes
@@ -646,3 +649,18 @@ def test_the_letter_read_on_its_header_sections_letter_is_the_same(raw: bytes) -
 def test_a_mail_automatic_only_by_its_parts_is_so_with_head() -> None:
     head = read_letter(_MIXED_REPORT, body=False)
     assert (head.automatic, read_letter(_MIXED_REPORT, head=head).automatic) == (False, True)
+
+
+def test_the_header_section_ends_at_the_first_empty_line_of_either_kind() -> None:
+    """RFC 5322 §2.1: the section ends after the first empty line, LF or CRLF; a message
+    without one is all header (the regular expression ``\\A\\r?\\n|\\n\\r?\\n`` it
+    replaced, on every short mix of CR, LF and text: issue 18)."""
+    pattern = re.compile(rb"\A\r?\n|\n\r?\n")
+    rng = random.Random(18)
+    for _ in range(20_000):
+        data = bytes(rng.choice(b"\r\na ") for _ in range(rng.randint(0, 10)))
+        end = pattern.search(data)
+        assert header_section(data) == (data if end is None else data[: end.end()]), data
+    assert header_section(b"To: a\r\nX: b\n\r\nbody\n\nmore") == b"To: a\r\nX: b\n\r\n"
+    assert header_section(b"\r\nbody") == b"\r\n"
+    assert header_section(b"To: a\r\n") == b"To: a\r\n"
