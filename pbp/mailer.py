@@ -163,6 +163,21 @@ class Mailer:
                 raise ValueError(f"{template}: a post travels alone; the template gave a body")
             self._gm_send(game, subject, posts[fmt], now, token)
 
+    def gm_story(self, game: Game, fmt: str, text: str, now: datetime) -> None:
+        """Mail the GM the whole story of ``game`` (``text``, :func:`pbp.export.story`
+        in ``fmt``) in a mail of its own whose body is exactly the story: like a post
+        (:meth:`gm_paste`), it is pasted whole, and must not carry his GM address or the
+        list of his commands (a bearer secret) into a public thread. The template
+        ``gm_story`` gives only the Subject, naming the game and the format.
+
+        :raises ValueError: the template renders a body.
+        """
+        token = self.store.player_token(game.id, GM_SEAT)
+        subject, rest = self._gm_render(game, "gm_story", {"format": fmt}, token)
+        if rest.strip():
+            raise ValueError("gm_story: the story travels alone; the template gave a body")
+        self._gm_send(game, subject, text, now, token)
+
     def gm_post(
         self,
         game: Game,

@@ -129,7 +129,7 @@ def _shown_constants(node: nodes.Node) -> list[str]:
 
 #: Names that are the same in every language: mail header fields (RFC 5322), the hash,
 #: the two post formats.
-NAMES = r"^Subject:|Message-ID:|SHA-256|BBCode|Markdown"
+NAMES = r"^Subject:|Message-ID:|SHA-256|BBCode|Markdown|HTML"
 
 
 def _one_tree_templates() -> list[Path]:

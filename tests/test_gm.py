@@ -832,10 +832,26 @@ def test_export_by_mail_after_the_game(table: Table) -> None:
     play_to_the_end(table)
     gm_mail(table, "EXPORT bbcode", at=utc(2026, 12, 2, 9))
     assert table.run(utc(2026, 12, 2, 9, 1)) == ["gm_applied"]
-    (answer,) = table.new_mail()
+    told, answer = table.new_mail()
+    # The story travels alone (a select-all pastes it whole into a public thread): its
+    # body is exactly the story, never the GM's address or his commands.
+    assert (told["To"], told["Subject"]) == (
+        GM,
+        "[seed-000] Вся история игры — для треда после игры — BBCode",
+    )
+    assert body(told) == story(table.service, GAME, "bbcode")
+    assert "карту [b]Спальня[/b]." in body(told)
+    assert "gm+" not in body(told)
+    assert "Команды" not in body(told)
+    # The result mail tells where it went, and holds none of it.
     text = body(answer)
-    assert "Вся история игры (bbcode) — для треда после игры:" in text
-    assert "карту [b]Спальня[/b]." in text
+    assert answer["To"] == GM
+    assert (
+        "Вся история игры (bbcode) пришла отдельным письмом, в нём только история: "
+        "для треда после игры." in text
+    )
+    assert "карту [b]Спальня[/b]." not in text
+    assert "Ваш адрес ГМа для команд: gm+" in text
 
 
 # --- void ---------------------------------------------------------------------------------

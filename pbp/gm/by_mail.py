@@ -160,12 +160,22 @@ class GmMail(ServicePart):
     def _answer(
         self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
     ) -> None:
-        """The ``gm_result`` mail, to the GM's registered address."""
+        """The ``gm_result`` mail, to the GM's registered address; before it, each
+        story an EXPORT asked for in a mail of its own (:meth:`pbp.mailer.Mailer.gm_story`),
+        which the result mail only mentions: the story is pasted whole into a public
+        thread, the result mail holds the GM's address."""
+        shown: list[dict[str, Any]] = []
+        for result in results:
+            done = result.get("done")
+            if done is not None and done.get("lever") == "export":
+                self.service.mail.gm_story(game, done["format"], done["text"], now)
+                result = {**result, "done": {k: v for k, v in done.items() if k != "text"}}
+            shown.append(result)
         self.service.mail.reply(
             letter,
             self.addresses.registered(game.id),
             "gm_result",
-            {"results": results, "gm_address": self.addresses.gm_address(game.id)},
+            {"results": shown, "gm_address": self.addresses.gm_address(game.id)},
             now,
             game=game,
             player=GM_SEAT,
