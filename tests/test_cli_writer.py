@@ -4,15 +4,19 @@ applies waiting mail before it closes (rule D8)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from kits.cli import run
 from kits.daemon import run_pbp
+from kits.games import Imap
 from kits.table import Table, write_config
 
 from pbp.lock import writer_lock
+from pbp.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,6 +60,61 @@ def test_D8_close_day_applies_the_mail_waiting_in_the_inbox_first(tmp_path: Path
         assert answers == [(1, "refuted", False)]
     finally:
         table.close()
+
+
+def logged(directory: Path) -> list[tuple[int, str]]:
+    """``(seq, kind)`` of every event of seed-000 in the store of ``directory``."""
+    store = Store(directory / "pbp.sqlite3")
+    try:
+        return [(s.seq, s.event.kind) for s in store.events("seed-000")]
+    finally:
+        store.close()
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound once, then closed)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_lever_with_the_mail_server_unreachable_is_one_line_and_not_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README walk-through, item 2: no daemon runs and the IMAP server cannot be
+    reached. The waiting mail cannot be applied first (rule D8), so the lever is not
+    pulled: one ERROR line, exit 1, nothing in the log; no traceback."""
+    config = write_config(tmp_path, start=None)
+    assert pbp(config, "run", "--once").returncode == 0
+    before = logged(tmp_path)
+    port = closed_port()
+    text = config.read_text(encoding="utf-8")
+    maildir = "inbox: {maildir: ./mail/inbox}"
+    assert maildir in text
+    config.write_text(text.replace(maildir, f"inbox: {Imap(port, 'PBP_TEST_IMAP').yaml()}"))
+    monkeypatch.setenv("PBP_TEST_IMAP", "secret")
+    fault = (
+        f"Error: IMAP 127.0.0.1:{port} (gm@example.test): cannot connect: the server "
+        "refused the connection (is the port right, and is the server up?); the mail "
+        "waiting there was not read, so {} (rule D8: it must not overtake mail that "
+        "arrived before it); nothing was changed: run it again once the server answers "
+        "(pbp run also reads that mail then)\n"
+    )
+
+    paused = pbp(config, "pause", "seed-000")
+    closed = pbp(config, "close-day", "seed-000")
+
+    assert (paused.returncode, paused.stdout, paused.stderr) == (
+        1,
+        "",
+        fault.format("pause was not done"),
+    )
+    assert (closed.returncode, closed.stdout, closed.stderr) == (
+        1,
+        "",
+        fault.format("day 1 was not closed"),
+    )
+    assert logged(tmp_path) == before  # neither the pause nor the close is logged
 
 
 def test_post_refuses_a_day_that_does_not_exist_and_a_final_post_before_the_end(

@@ -5,7 +5,9 @@ pass a deadline now, which each game kind names (``close-day``, ``end-night``: i
 
 Each runs as ``pbp run`` would at this moment: under the writer lock, mail already
 waiting is applied first (rule D8) and what the lever queues is sent, unless a daemon
-runs (it does both then). A refusal exits with code 1 and its reason in English.
+runs (it does both then). A refusal exits with code 1 and its reason in English; so
+does a mailbox that cannot be read, in one line, the command not done (the waiting mail
+would be overtaken).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import click
 
-from pbp.cli.common import CLI_LOCALE, _behind, _load, _refused, _service, _started
+from pbp.cli.common import CLI_LOCALE, _behind, _load, _refused, _service, _started, log
 from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import DeadlineCommand
@@ -25,6 +27,32 @@ from pbp.gm import paused_since
 from pbp.lock import writer_lock
 from pbp.service import Service
 from pbp.store import GM_SEAT
+
+
+def _waiting_mail_first(service: Service, now: datetime, not_done: str) -> None:
+    """Apply the mail already waiting in the mailbox (rule D8: a GM's command never
+    overtakes mail that arrived before it), as ``pbp run`` would now.
+
+    :raises click.ClickException: the mailbox cannot be read (the server cannot be
+        reached, the login is refused, …): one line naming the server and what to
+        check, saying that the waiting mail was not read and that the command was not
+        done (``not_done``). The mail stays in the mailbox for ``pbp run`` or the
+        command run again; ``pbp -v`` logs the traceback.
+    """
+    try:
+        service.process_inbox(now)
+    except Exception as error:
+        from pbp.daemon import explain_fault  # only on this path: no scheduler otherwise
+
+        fault = explain_fault(service, error)
+        if fault is None:  # a bug: its traceback is wanted
+            raise
+        log.debug("reading the waiting mail failed", exc_info=True)
+        raise click.ClickException(
+            f"{fault}; the mail waiting there was not read, so {not_done} (rule D8: it "
+            "must not overtake mail that arrived before it); nothing was changed: run it "
+            "again once the server answers (pbp run also reads that mail then)"
+        ) from None
 
 
 def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str:
@@ -62,7 +90,7 @@ def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str
         raise click.ClickException(f"{behind}: wait until then (or use pbp run --once --now)")
     with writer_lock(config.store) as mine:
         if mine:
-            service.process_inbox(now)
+            _waiting_mail_first(service, now, f"{name} {period} was not {done}")
         step = service.close_day(game_id, now, now, expect=(name, period))
         if mine:
             service.flush_outbox(now)
@@ -116,7 +144,7 @@ def _lever(
         raise click.ClickException(f"{behind}: wait until then")
     with writer_lock(config.store) as mine:
         if mine:
-            service.process_inbox(now)
+            _waiting_mail_first(service, now, f"{lever} was not done")
         try:
             done = pull(service, now)
         except Refusal as error:
