@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -53,11 +53,13 @@ from pbp.core.gameconfig import (
     ConfigModel,
     EmailAddress,
     GameBase,
+    players_problems,
 )
 from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE
 from pbp.providers import provider as find_provider
 from pbp.yamlmarks import (
     Found,
+    YamlPath,
     YamlSyntaxError,
     checks_error,
     explain,
@@ -298,16 +300,13 @@ class Config(ConfigModel):
     def _not_pbps_address(self) -> Config:
         """No player or GM may use pbp's own address or one of its personal addresses
         (``gm+…@``): pbp's mail to them would come back to pbp."""
-        local, _at, domain = self.mail.address.lower().rpartition("@")
-        found: Found = []
+        named: list[tuple[YamlPath, str | None]] = []
         for i, game in enumerate(self.games):
-            named: list[tuple[tuple[str | int, ...], str]] = [(("gm",), game.gm)]
-            named += [(("players", n, "email"), p.email) for n, p in enumerate(game.players)]
-            for path, address in named:
-                their_local, _at, their_domain = address.lower().rpartition("@")
-                if their_domain == domain and their_local.split("+")[0] == local:
-                    message = f"{address!r} is pbp's own mailbox: give a person's address"
-                    found.append((("games", i, *path), message))
+            named.append((("games", i, "gm"), game.gm))
+            named += [
+                (("games", i, "players", n, "email"), p.email) for n, p in enumerate(game.players)
+            ]
+        found = _pbps_own_problems(self.mail.address, named)
         if found:
             raise checks_error(found)
         return self
@@ -360,6 +359,77 @@ def config_model() -> type[Config]:
     return found
 
 
+def _pbps_own_problems(address: str, named: Sequence[tuple[YamlPath, str | None]]) -> Found:
+    """The addresses of ``named`` (a path and an address, None: not compared) that are
+    pbp's own ``address`` or one of its personal addresses (``gm+…@``)."""
+    local, _at, domain = address.lower().rpartition("@")
+    found: Found = []
+    for path, given in named:
+        if given is None:
+            continue
+        their_local, _at, their_domain = given.lower().rpartition("@")
+        if their_domain == domain and their_local.split("+")[0] == local:
+            found.append((path, f"{given!r} is pbp's own mailbox: give a person's address"))
+    return found
+
+
+def _unchecked_problems(data: dict[str, Any], errors: Sequence[Any], bad: set[YamlPath]) -> Found:
+    """The checks across fields that pydantic did not run because a field of their
+    model failed (a model's ``after`` validator runs only on valid fields): a game's
+    players (:func:`pbp.core.gameconfig.players_problems`) and pbp's own address
+    (:meth:`Config._not_pbps_address`), on the raw values of ``data``, so that ``pbp
+    check`` lists every problem at once. A value at a path of ``bad`` (it has a
+    problem of its own) or not a string is not compared. ``errors``:
+    ``ValidationError.errors()``."""
+
+    def text(value: Any, path: YamlPath) -> str | None:
+        return value if isinstance(value, str) and path not in bad else None
+
+    games = data.get("games")
+    if not isinstance(games, list):
+        return []
+    # A game's own model validator ran unless a field of it failed (pydantic's loc:
+    # "games", i, kind tag, field…) or its kind is unknown (loc "games", i).
+    unchecked = {
+        err["loc"][1]
+        for err in errors
+        if len(err["loc"]) >= 2
+        and err["loc"][0] == "games"
+        and isinstance(err["loc"][1], int)
+        and (len(err["loc"]) != 3 or err["type"] != "pbp_checks")
+    }
+    found: Found = []
+    named: list[tuple[YamlPath, str | None]] = []
+    for i, game in enumerate(games):
+        if not isinstance(game, dict):
+            continue
+        raw = game.get("players")
+        players = raw if isinstance(raw, list) else []
+        emails: list[str | None] = []
+        names: list[str | None] = []
+        for n, player in enumerate(players):
+            player = player if isinstance(player, dict) else {}
+            names.append(text(player.get("name"), ("games", i, "players", n, "name")))
+            emails.append(text(player.get("email"), ("games", i, "players", n, "email")))
+        gm = text(game.get("gm"), ("games", i, "gm"))
+        named.append((("games", i, "gm"), gm))
+        named += [(("games", i, "players", n, "email"), e) for n, e in enumerate(emails)]
+        if i not in unchecked or not isinstance(raw, list):
+            continue
+        kind = registry.KINDS.get(str(game.get("kind")))
+        least, rule = (0, "") if kind is None else kind.config_model.players_least()
+        game_id = game.get("id") if isinstance(game.get("id"), str) else f"games[{i}]"
+        seats = list(zip(names, emails, strict=True))
+        problems = players_problems(str(game_id), gm, seats, least, rule)
+        found += [(("games", i, *path), message) for path, message in problems]
+    mail = data.get("mail")
+    address = text(mail.get("address"), ("mail", "address")) if isinstance(mail, dict) else None
+    # pbp's own address: checked by Config after every field passed, i.e. never here.
+    if address is not None:
+        found += _pbps_own_problems(address, named)
+    return found
+
+
 def load_config(path: Path) -> Config:
     """Read and check ``path`` (``games.yaml``); relative paths in it are resolved against
     its directory.
@@ -385,9 +455,13 @@ def load_config(path: Path) -> Config:
         model = config_model()
         config = model.model_validate(doc.data, context={"base_dir": path.parent.absolute()})
     except ValidationError as exc:
-        for err in exc.errors():
-            for p, message in explain(model, err):
-                found.append(Problem(file, show_path(p), doc.line_of(p), message))
+        errors = exc.errors()
+        explained = [pair for err in errors for pair in explain(model, err)]
+        bad = {p for p, _message in explained}
+        more = _unchecked_problems(doc.data, errors, bad)
+        explained += [pair for pair in more if pair not in explained]
+        for p, message in explained:
+            found.append(Problem(file, show_path(p), doc.line_of(p), message))
     if found:
         found.sort(key=lambda p: (p.line or 0, p.path))
         raise ConfigError(found)

@@ -600,3 +600,54 @@ def test_check_refuses_an_address_no_player_can_have(
     with pytest.raises(ConfigError) as raised:
         load_config(path)
     assert [line.split(": ", 1)[1] for line in str(raised.value).splitlines()] == [said]
+
+
+def test_check_lists_the_checks_across_fields_beside_the_field_errors(tmp_path: Path) -> None:
+    """README walk-through, item 3: a player at a bounce sender's address, one at a
+    domain without a dot and one at the GM's address are three problems, all listed at
+    once, each at its line (the GM's address check is one across fields, which pydantic
+    runs only once every field passed); so is a name twice and pbp's own mailbox."""
+    path = tmp_path / "games.yaml"
+    text = (REPO / "games.yaml").read_text(encoding="utf-8")
+    start = text.index("players:")  # the first game's players only
+    rest = text[start:]
+    for old, new in (
+        ("netashka@example.test", "postmaster@example.test"),
+        ("doug@example.test", "doug@localhost"),
+        ("moro@example.test", "gm-person@example.test"),
+        ("{name: Мария,", "{name: Веталь,"),
+        ("alien@example.test", "gm+alien@example.test"),
+    ):
+        rest = rest.replace(old, new, 1)
+    path.write_text(text[:start] + rest, encoding="utf-8")
+    line = text[:start].count("\n") + 2  # the line of the first player
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert str(raised.value).splitlines() == [
+        f"{path}:{line}: games[0].players[0].email: address 'postmaster@example.test': "
+        "postmaster@ is where bounces come from: its mail is never read as moves",
+        f"{path}:{line + 2}: games[0].players[2].email: address 'doug@localhost': its domain "
+        "has no dot: mail cannot reach it",
+        f"{path}:{line + 3}: games[0].players[3].email: 'gm-person@example.test' is the GM's "
+        "address: a player needs one of his own",
+        f"{path}:{line + 4}: games[0].players[4].name: duplicate name 'Веталь' (also players[1])",
+        f"{path}:{line + 5}: games[0].players[5].email: 'gm+alien@example.test' is pbp's own "
+        "mailbox: give a person's address",
+    ]
+
+
+def test_check_lists_a_check_across_fields_once_when_it_is_the_only_problem(
+    tmp_path: Path,
+) -> None:
+    """Without a field error the model's own check says it, and it is not said twice."""
+    path = tmp_path / "games.yaml"
+    text = (REPO / "games.yaml").read_text(encoding="utf-8")
+    start = text.index("players:")
+    rest = text[start:].replace("moro@example.test", "gm-person@example.test", 1)
+    path.write_text(text[:start] + rest, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert [line.split(": ", 1)[1] for line in str(raised.value).splitlines()] == [
+        "games[0].players[3].email: 'gm-person@example.test' is the GM's address: a player "
+        "needs one of his own"
+    ]

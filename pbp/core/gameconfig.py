@@ -9,6 +9,7 @@ A game package derives its model from :class:`GameBase` and names it as its kind
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -202,52 +203,76 @@ class GameBase(ConfigModel):
         left out."""
         return {p.name: GENDERS[p.gender] for p in self.players if p.gender is not None}
 
+    @classmethod
+    def players_least(cls) -> tuple[int, str]:
+        """The fewest players of a game of this kind and the rule that says so
+        (``(3, "C1")``), as its model validator passes them to :meth:`player_problems`;
+        default none. :func:`pbp.config.load_config` checks them too where the model
+        validator did not run (a field failed)."""
+        return 0, ""
+
     def player_problems(self, least: int, rule: str) -> Found:
-        """What is wrong with :attr:`players` for any game: fewer than ``least`` (``rule``
-        names the game's rule, e.g. ``"M1"``), a name or address twice, a name that reads
-        as no word in a player's mail (only markup and punctuation: ``***``), the GM's seat
-        name (:data:`GM_SEAT`), a player at the GM's address. Each game's model calls it
-        from its ``model_validator(mode="after")`` and raises
-        :func:`pbp.yamlmarks.checks_error` with it and its own findings (``pbp check`` lists
-        them all, each at its line): ``[(("players", 1, "email"), "duplicate email …")]``."""
-        found: Found = []
-        if len(self.players) < least:
-            found.append(
-                (("players",), f"rule {rule}: at least {least} players, got {len(self.players)}")
+        """What is wrong with :attr:`players` for any game (:func:`players_problems`):
+        fewer than ``least`` (``rule`` names the game's rule, e.g. ``"M1"``), a name or
+        address twice, a name that reads as no word in a player's mail, the GM's seat
+        name, a player at the GM's address. Each game's model calls it from its
+        ``model_validator(mode="after")`` and raises :func:`pbp.yamlmarks.checks_error`
+        with it and its own findings (``pbp check`` lists them all, each at its line):
+        ``[(("players", 1, "email"), "duplicate email …")]``."""
+        players = [(p.name, p.email) for p in self.players]
+        return players_problems(self.id, self.gm, players, least, rule)
+
+
+def players_problems(
+    game_id: str,
+    gm: str | None,
+    players: Sequence[tuple[str | None, str | None]],
+    least: int,
+    rule: str,
+) -> Found:
+    """:meth:`GameBase.player_problems` on plain values: ``players`` as ``(name,
+    email)``, a value None where it is missing or has a problem of its own (then it is
+    not compared: :func:`pbp.config.load_config` also runs this on a game whose fields
+    did not all pass, so that ``pbp check`` lists every problem at once); ``gm`` None
+    likewise. Paths are relative to the game."""
+    found: Found = []
+    if len(players) < least:
+        found.append((("players",), f"rule {rule}: at least {least} players, got {len(players)}"))
+    first: dict[tuple[str, str], int] = {}
+    for i, (name, email) in enumerate(players):
+        # Names as players' mail reads them (case, ё, look-alike letters, markup
+        # and edge punctuation aside): two seats read alike could never be named.
+        read = " ".join(normalize(name)) if name is not None else None
+        if name == GM_SEAT:
+            message = (
+                f"name {name!r} is pbp's own name for the GM's seat in game {game_id!r}: "
+                "give the player another name"
             )
-        first: dict[tuple[str, str], int] = {}
-        for i, p in enumerate(self.players):
-            # Names as players' mail reads them (case, ё, look-alike letters, markup
-            # and edge punctuation aside): two seats read alike could never be named.
-            read = " ".join(normalize(p.name))
-            if p.name == GM_SEAT:
-                message = (
-                    f"name {p.name!r} is pbp's own name for the GM's seat in game {self.id!r}: "
-                    "give the player another name"
-                )
-                found.append((("players", i, "name"), message))
-            elif not read:
-                message = (
-                    f"name {p.name!r} reads as no word in a player's mail (markup and "
-                    "punctuation aside): give the player a name with letters or digits"
-                )
-                found.append((("players", i, "name"), message))
-            for field, value in (("name", read), ("email", p.email.lower())):
-                if (field, value) in first:
-                    also = first[(field, value)]
-                    other = self.players[also].name
-                    if field == "email":
-                        message = f"duplicate email {p.email!r} (also players[{also}])"
-                    elif other == p.name:
-                        message = f"duplicate name {p.name!r} (also players[{also}])"
-                    else:
-                        message = (
-                            f"name {p.name!r} reads as {other!r} (players[{also}]) in a "
-                            "player's mail: give one of them another name"
-                        )
-                    found.append((("players", i, field), message))
-                first.setdefault((field, value), i)
-            if p.email.lower() == self.gm.lower():
-                message = f"{p.email!r} is the GM's address: a player needs one of his own"
-                found.append((("players", i, "email"), message))
-        return found
+            found.append((("players", i, "name"), message))
+        elif name is not None and not read:
+            message = (
+                f"name {name!r} reads as no word in a player's mail (markup and "
+                "punctuation aside): give the player a name with letters or digits"
+            )
+            found.append((("players", i, "name"), message))
+        for field, value in (("name", read), ("email", email.lower() if email else None)):
+            if value is None:
+                continue
+            if (field, value) in first:
+                also = first[(field, value)]
+                other = players[also][0]
+                if field == "email":
+                    message = f"duplicate email {email!r} (also players[{also}])"
+                elif other == name:
+                    message = f"duplicate name {name!r} (also players[{also}])"
+                else:
+                    message = (
+                        f"name {name!r} reads as {other!r} (players[{also}]) in a "
+                        "player's mail: give one of them another name"
+                    )
+                found.append((("players", i, field), message))
+            first.setdefault((field, value), i)
+        if email is not None and gm is not None and email.lower() == gm.lower():
+            message = f"{email!r} is the GM's address: a player needs one of his own"
+            found.append((("players", i, "email"), message))
+    return found

@@ -46,8 +46,12 @@ class CluedoGame(GameBase):
         hands = {name: tuple(self.deal.hands[name]) for name in self.player_names()}
         return Deal(solution=self.deal.solution, hands=hands)
 
+    @classmethod
+    def players_least(cls) -> tuple[int, str]:
+        return 3, "C1"
+
     def _cluedo_problems(self) -> Found:
-        found = self.player_problems(3, "C1")
+        found = self.player_problems(*self.players_least())
         if len(self.players) >= 3:
             try:
                 cards = self.to_cards()

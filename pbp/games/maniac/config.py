@@ -39,9 +39,13 @@ class ManiacGame(GameBase):
         """``night_ends`` as a local wall-clock time."""
         return wall(self.night_ends)
 
+    @classmethod
+    def players_least(cls) -> tuple[int, str]:
+        return MIN_PLAYERS, "M1"
+
     @model_validator(mode="after")
     def _rules(self) -> ManiacGame:
-        found = self.player_problems(MIN_PLAYERS, "M1")
+        found = self.player_problems(*self.players_least())
         for i, player in enumerate(self.players):
             word = reserved_word(player.name)
             if word is not None:
