@@ -266,6 +266,7 @@ def test_a_stranger_at_the_gms_personal_address_is_told_it_is_someone_elses(
         " а этот адрес отправителя не зарегистрирован ни в одной игре, поэтому ходы из"
         " него не выполнены. ГМ узнает об этом."
     )
+    assert answer["Reply-To"] is None  # he has no personal address of his own
     assert table.store.game("seed-000") is not None
     assert [k.reason for k in table.store.kept()] == ["wrong_sender"]
 
@@ -273,13 +274,22 @@ def test_a_stranger_at_the_gms_personal_address_is_told_it_is_someone_elses(
 def test_a_players_mail_to_another_players_address_is_still_answered_and_noticed_at_once(
     table: Table,
 ) -> None:
-    """A player is owed an answer; the GM hears of it at once (a token passed on)."""
+    """A player is owed an answer; the GM hears of it at once (a token passed on). The
+    answer tells him to write to his own personal address, and its Reply-To is that
+    address (README walk-through, item 4), never anything of the seat he wrote to."""
     mail(table, "cross@example.test", personal(table, "Дуг"), "СТАТУС", at=utc(2026, 12, 1, 17, 5))
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
-    assert [(m["To"], m["Subject"]) for m in table.new_mail()] == [
+    mails = table.new_mail()
+    assert [(m["To"], m["Subject"]) for m in mails] == [
         ("cross@example.test", "Re: ход"),
         (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
     ]
+    answer = mails[0]
+    assert answer["Reply-To"] == personal(table, "Кросс")
+    assert "на свой личный адрес" in body(answer)
+    doug = str(table.token("Дуг"))
+    assert all(doug not in str(value) for value in answer.values())
+    assert doug not in body(answer) and "Дуг" not in body(answer)
 
 
 # --- 2. the digest: once a day, never empty -----------------------------------------------

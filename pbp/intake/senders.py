@@ -208,12 +208,25 @@ class SenderRules(ServicePart):
                     player=GM_SEAT,
                 )
                 return message.record(Handled.GM_WRONG_ADDRESS, seat.game_id, seat.player)
+        # A player of this game answered as from his own seat: the Reply-To (or Subject
+        # tag) is his own personal address, the one the answer tells him to write to;
+        # nothing of the seat he wrote to. One of another game only: no Reply-To.
+        own = next(
+            (s.player for s in self.store.tokens_of(sender) if s.game_id == seat.game_id),
+            None,
+        )
         with self.store.transaction():
             kept_id = self.store.keep(
                 message.source, message.arrived, "wrong_sender", message.raw.raw, now
             )
             self.mail.reply(
-                message.letter, sender, "wrong_sender", {"address": sender}, now, game=game
+                message.letter,
+                sender,
+                "wrong_sender",
+                {"address": sender},
+                now,
+                game=game,
+                player=None if own == GM_SEAT else own,
             )
             self.mail.notice_gm(game, message.letter, message.raw, "wrong_sender", kept_id, now)
             return message.record(Handled.WRONG_SENDER, seat.game_id, seat.player)
