@@ -207,6 +207,22 @@ def test_names_that_are_not_one_cyrillic_word_stay_as_written(name: str) -> None
     assert gender_of(name) is None
 
 
+def test_a_player_called_by_a_surname_declines_by_the_surnames_gender() -> None:
+    # Found by a hostile probe: «ход 1 — у Ивановы», «Обвинение Красновы» (a first name's
+    # rules, gender unknown); a surname the dictionary knows with one gender tells it.
+    assert declension("Иванова", None) == (
+        "Ивановой",
+        "Ивановой",
+        "Иванову",
+        "Ивановой",
+        "Ивановой",
+    )
+    assert declension("Петров", None) == ("Петрова", "Петрову", "Петрова", "Петровым", "Петрове")
+    assert (gender_of("Иванова"), gender_of("Петров")) == ("femn", "masc")
+    # A surname for either gender tells none: Жук stays as written.
+    assert (gender_of("Жук"), gender_of("Белых"), inflect("Жук", "gent")) == (None, None, "Жук")
+
+
 def test_a_nickname_that_is_a_common_noun_keeps_its_fleeting_vowel() -> None:
     # pytrovich alone writes «Колобока»; the dictionary knows the noun.
     assert declension("Колобок", "masc") == ("Колобка", "Колобку", "Колобка", "Колобком", "Колобке")

@@ -176,19 +176,38 @@ def _fits(parse: Any, gender: Gender | None) -> bool:
     return gender is None or "ms-f" in parse.tag or parse.tag.gender == gender
 
 
+def _surnames(word: str) -> list[Any]:
+    """pymorphy3's parses of ``word`` as the nominative singular of a surname that its
+    dictionary knows (Иванова, Петров; predicted parses of unknown words left out)."""
+    morph = _morph()
+    if not morph.word_is_known(word):
+        return []
+    return [
+        p
+        for p in morph.parse(word)
+        if "Surn" in p.tag and p.tag.case == "nomn" and p.tag.number == "sing"
+    ]
+
+
 @lru_cache(maxsize=4096)
 def gender_of(name: str) -> Gender | None:
     """The gender of ``name`` when the dictionary is sure of it: ``"masc"`` or
-    ``"femn"`` for a first name it knows with that gender only, else None (a name for
-    either, such as Саша or Женя; a nickname; several words; Latin letters).
+    ``"femn"`` for a first name it knows with that gender only, or for a word that is
+    no first name but a surname it knows with that gender only (a player called
+    Иванова or Петров: «у Ивановой», not «у Ивановы»); else None (a name for either,
+    such as Саша or Женя; a surname for either, such as Жук or Белых; a nickname;
+    several words; Latin letters).
 
     >>> gender_of("Любовь"), gender_of("Лев"), gender_of("Саша"), gender_of("Дуг")
     ('femn', 'masc', None, None)
+    >>> gender_of("Иванова"), gender_of("Петров"), gender_of("Жук")
+    ('femn', 'masc', None)
     """
     word = _word(name)
     if word is None:
         return None
-    genders = {"ms-f" if "ms-f" in p.tag else str(p.tag.gender) for p in _first_names(word)}
+    parses = _first_names(word) or _surnames(word)
+    genders = {"ms-f" if "ms-f" in p.tag else str(p.tag.gender) for p in parses}
     if genders == {"masc"}:
         return "masc"
     if genders == {"femn"}:
