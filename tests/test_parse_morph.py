@@ -198,6 +198,11 @@ def test_a_name_written_without_yo_keeps_its_oblique_forms_without_yo() -> None:
 def test_capitals_follow_the_name() -> None:
     assert inflect("ЛЕВ", "gent") == "ЛЬВА"
     assert inflect("лев", "datv") == "льву"
+    # A nickname's capitals inside the word are its own (found by a hostile probe:
+    # «МаШа» was written «Маши», «мАША» «маши»); a new ending is lower case.
+    assert [inflect(n, "gent") for n in ("МаШа", "мАША", "ЛёхА")] == ["МаШи", "мАШи", "Лёхи"]
+    assert inflect("КроСС", "gent", "masc") == "КроССа"
+    assert inflect("ЛеВ", "gent") == "Льва"
 
 
 @pytest.mark.parametrize("name", ["Мисс Скарлет", "Bob", "Анна-Мария", "Ли2", "Я"])

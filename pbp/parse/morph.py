@@ -160,7 +160,14 @@ def _like(name: str, word: str, reference: str) -> str:
         word = word.replace("ё", "е")
     if name.isupper():
         return word.upper()
-    return word[:1].upper() + word[1:] if name[:1].isupper() else word
+    # The letters the form shares with the name from its start keep their capitals
+    # (МаШа → МаШи, not Маши: a nickname's own spelling); what follows is lower case.
+    same = next(
+        (i for i, (a, b) in enumerate(zip(name.lower(), word, strict=False)) if a != b),
+        min(len(name), len(word)),
+    )
+    kept = name[:same] + word[same:]
+    return kept[:1].upper() + kept[1:] if name[:1].isupper() else kept
 
 
 def _agreed(forms: list[str | None]) -> str | None:
