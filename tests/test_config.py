@@ -546,6 +546,28 @@ def test_a_maniac_player_named_as_a_command_word_is_refused(
     ]
 
 
+def test_a_cluedo_card_whose_name_begins_as_a_refutation_word_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ОПРОВЕРЖЕНИЕ Нет выхода`` reads as NO REFUTATION, ``ОПРОВЕРЖЕНИЕ 12 стульев``
+    as a refutation of suggestion 12 with a card «стульев», and the refusal asked for
+    the same line again: such a card could not be shown by name (a hostile probe)."""
+    text = _edit("rooms: [кухня, терраса,", "rooms: [кухня, Нет выхода,").replace(
+        "weapons: [подсвечник,", "weapons: [12 стульев,"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:20: games[0].cards.weapons[0]: card '12 стульев': a player's REFUTE "
+        "reads '12' as part of the command (REFUTE No… is NO REFUTATION, REFUTE 12… "
+        "refutes suggestion 12): give the card a name that begins with another word",
+        "games.yaml:21: games[0].cards.rooms[1]: card 'Нет выхода': a player's REFUTE "
+        "reads 'нет' as part of the command (REFUTE No… is NO REFUTATION, REFUTE 12… "
+        "refutes suggestion 12): give the card a name that begins with another word",
+    ]
+    # A word of the command elsewhere in a card's name is read right.
+    fine = _edit("rooms: [кухня, терраса,", "rooms: [кухня, Комната для гостей,")
+    assert load_config(_write(tmp_path, monkeypatch, fine)).game("exler-1")
+
+
 def test_M1_fixed_roles_need_one_maniac_one_duty_officer_and_a_fan_from_10(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
