@@ -546,6 +546,25 @@ def test_a_maniac_player_named_as_a_command_word_is_refused(
     ]
 
 
+def test_a_name_with_an_invisible_or_control_character_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name pasted with a direction mark was never declined («за Маша\u200f») and a
+    bidi override was shown without it in the fairness string, whose SHA-256 was of
+    the name with it (a hostile probe): such names are refused, cards' too."""
+    text = _edit("{name: Веталь, email", '{name: "Веталь\u200f", email').replace(
+        "weapons: [подсвечник,", 'weapons: ["под\u202eсвечник",'
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: 'Веталь\\u200f': a name holds the "
+        "invisible or control character U+200F (pasted with it?), which texts do not "
+        "show and mail does not read: remove it",
+        "games.yaml:20: games[0].cards.weapons[0]: 'под\\u202eсвечник': a name holds the "
+        "invisible or control character U+202E (pasted with it?), which texts do not "
+        "show and mail does not read: remove it",
+    ]
+
+
 def test_a_cluedo_card_whose_name_begins_as_a_refutation_word_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
