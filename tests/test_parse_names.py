@@ -495,6 +495,16 @@ def test_seat_forms_come_from_the_library_and_nicknames_keep_the_endings() -> No
     assert seat_forms("Неташка") >= case_forms("Неташка")
 
 
+def test_stress_marks_are_read_as_nothing() -> None:
+    # Found by a hostile probe: a seat listed as «Ли́за» (pasted with its stress mark)
+    # could not be named without typing the mark («ГОЛОС Лизу»: unknown player,
+    # "did you mean «Ли́за»?"), and «Ма́шу» did not name Маша.
+    assert PlayerNames(["Ли\u0301за", "Вася"]).match("Лизу") == "Ли\u0301за"
+    assert PlayerNames(["Ли\u0301за", "Вася"]).match("Лиза") == "Ли\u0301за"
+    assert PlayerNames(["Маша", "Вася"]).match("за Ма\u0301шу") == "Маша"
+    assert normalize("Ли\u0301за и Ма\u0300ша") == ["лиза", "и", "маша"]
+
+
 def test_a_player_list_is_indexed_once() -> None:
     players = ["Лев", "Павел", "Неташка"]
     assert PlayerNames(players).matcher is PlayerNames(tuple(players)).matcher
