@@ -505,6 +505,18 @@ def test_stress_marks_are_read_as_nothing() -> None:
     assert normalize("Ли\u0301за и Ма\u0300ша") == ["лиза", "и", "маша"]
 
 
+def test_a_double_name_is_read_in_its_case_forms() -> None:
+    # Found by a hostile probe: «ГОЛОС за Анну-Марию» was an unknown player ("did
+    # you mean «Анна-Мария»?"), the Snowball stem of a hyphenated word being no help.
+    names = PlayerNames(["Анна-Мария", "Анна", "Жан-Поль"])
+    assert [names.match(w) for w in ("за Анну-Марию", "Анной-Марией", "Анну")] == [
+        "Анна-Мария",
+        "Анна-Мария",
+        "Анна",
+    ]
+    assert names.match("Жана-Поля") == "Жан-Поль"
+
+
 def test_a_player_list_is_indexed_once() -> None:
     players = ["Лев", "Павел", "Неташка"]
     assert PlayerNames(players).matcher is PlayerNames(tuple(players)).matcher
