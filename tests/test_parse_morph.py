@@ -14,7 +14,16 @@ import sys
 
 import pytest
 
-from pbp.parse.morph import CASES, OBLIQUE, Case, Gender, gender_of, inflect, is_first_name
+from pbp.parse.morph import (
+    CASES,
+    OBLIQUE,
+    Case,
+    Gender,
+    gender_of,
+    inflect,
+    is_first_name,
+    room_phrase,
+)
 
 Forms = tuple[str, str, str, str, str]
 
@@ -233,6 +242,26 @@ def test_a_nickname_that_is_a_common_noun_keeps_its_fleeting_vowel() -> None:
     assert declension("Колобок", "masc") == ("Колобка", "Колобку", "Колобка", "Колобком", "Колобке")
     assert declension("Ветер", "masc") == ("Ветра", "Ветру", "Ветра", "Ветром", "Ветре")
     assert inflect("Ветер", "gent") == "Ветер"  # a woman's nickname would stay as written
+
+
+def test_a_room_one_is_on_takes_na() -> None:
+    # Found by a hostile probe: the forum form read «убийство совершила Краснова ножом
+    # в Крыше», «в Сцене», «в Вокзале».
+    rooms = ("Крыша", "Улица", "Сцена", "Вокзал", "Причал", "Этаж", "Кладбище")
+    assert [room_phrase(r) for r in rooms] == [
+        "на Крыше",
+        "на Улице",
+        "на Сцене",
+        "на Вокзале",
+        "на Причале",
+        "на Этаже",
+        "на Кладбище",
+    ]
+    assert [room_phrase(r) for r in ("Подвал", "Башня", "Флигель")] == [
+        "в Подвале",
+        "в Башне",
+        "во Флигеле",
+    ]
 
 
 def test_is_first_name() -> None:
