@@ -565,6 +565,21 @@ def test_a_name_with_an_invisible_or_control_character_is_refused(
     ]
 
 
+def test_a_name_too_long_for_a_command_line_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """«ГОЛОС за» a player of 500 letters was refused as line_too_long, and three cards
+    of 200 letters made every suggestion too long (a hostile probe)."""
+    long = "Б" * 101
+    text = _edit("{name: Веталь, email", f"{{name: {long}, email").replace(
+        "weapons: [подсвечник,", f"weapons: [{'Н' * 100},"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        f"games.yaml:16: games[0].players[1].name: '{'Б' * 20}'…: a name is at most 100 "
+        "characters, not 101 (a move naming it must fit in one command line)",
+    ]
+
+
 def test_a_cluedo_card_whose_name_begins_as_a_refutation_word_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -85,12 +85,24 @@ def _timezone(value: str) -> str:
     return value
 
 
+#: The longest player or card name: four of them and a command's words fit in one
+#: command line (:data:`pbp.parse.commands.LINE_LIMIT`, 500 characters: «ПРЕДПОЛОЖЕНИЕ
+#: A, B, C ДЛЯ D»), which a longer name could make too long to be read.
+NAME_LIMIT = 100
+
+
 def _name(value: str) -> str:
     """Player and card names: non-empty, no comma or line break (commands separate by
-    commas), no invisible or control character (:func:`_hidden`)."""
+    commas), no invisible or control character (:func:`_hidden`), at most
+    :data:`NAME_LIMIT` characters."""
     if not value.strip() or value != value.strip() or re.search(r"[,\n\r]", value):
         raise ValueError(
             f"{value!r}: a name is non-empty, without commas, line breaks or edge spaces"
+        )
+    if len(value) > NAME_LIMIT:
+        raise ValueError(
+            f"{value[:20]!r}…: a name is at most {NAME_LIMIT} characters, not {len(value)}"
+            " (a move naming it must fit in one command line)"
         )
     hidden = _hidden(value)
     if hidden is not None:
