@@ -214,7 +214,7 @@ def test_capitals_follow_the_name() -> None:
     assert inflect("ЛеВ", "gent") == "Льва"
 
 
-@pytest.mark.parametrize("name", ["Мисс Скарлет", "Bob", "Анна-Мария", "Ли2", "Я"])
+@pytest.mark.parametrize("name", ["Мисс Скарлет", "Bob", "Анна-Кросс", "Ли2", "Я"])
 def test_names_that_are_not_one_cyrillic_word_stay_as_written(name: str) -> None:
     assert inflect(name, "gent") == name
     assert inflect(name, "gent", "masc") == name
@@ -235,6 +235,29 @@ def test_a_player_called_by_a_surname_declines_by_the_surnames_gender() -> None:
     assert (gender_of("Иванова"), gender_of("Петров")) == ("femn", "masc")
     # A surname for either gender tells none: Жук stays as written.
     assert (gender_of("Жук"), gender_of("Белых"), inflect("Жук", "gent")) == (None, None, "Жук")
+
+
+def test_a_double_name_of_first_names_declines_each_part() -> None:
+    # Found by a hostile probe: «Голосую за Анна-Мария», «Снимаю голос с Анна-Мария».
+    assert declension("Анна-Мария", None) == (
+        "Анны-Марии",
+        "Анне-Марии",
+        "Анну-Марию",
+        "Анной-Марией",
+        "Анне-Марии",
+    )
+    assert declension("Жан-Поль", None) == (
+        "Жана-Поля",
+        "Жану-Полю",
+        "Жана-Поля",
+        "Жаном-Полем",
+        "Жане-Поле",
+    )
+    assert (gender_of("Анна-Мария"), gender_of("Жан-Поль"), gender_of("Саша-Маша")) == (
+        "femn",
+        "masc",
+        None,
+    )
 
 
 def test_a_nickname_that_is_a_common_noun_keeps_its_fleeting_vowel() -> None:

@@ -48,7 +48,9 @@ leaves a woman's Веталь as written too, so without a gender they stay as w
 Шапо, ending in ``-о``, is never declined). A nickname that is a common noun of the
 dictionary (Колобок, Ветер) is declined as that noun when its gender is the one
 given, since pytrovich does not know fleeting vowels outside its name lists
-(«Колобока»). Names of several words, with Latin letters or a hyphen stay as written.
+(«Колобока»). A double name of first names declines each part (Анна-Мария →
+Анну-Марию); other names of several words, with Latin letters or a hyphen stay as
+written.
 
 Cases are pymorphy3's (OpenCorpora) names: ``nomn`` (именительный), ``gent``
 (родительный), ``datv`` (дательный), ``accs`` (винительный), ``ablt``
@@ -210,6 +212,10 @@ def gender_of(name: str) -> Gender | None:
     >>> gender_of("Иванова"), gender_of("Петров"), gender_of("Жук")
     ('femn', 'masc', None)
     """
+    parts = _double(name)
+    if parts:
+        told = {gender_of(part) for part in parts}
+        return told.pop() if len(told) == 1 else None
     word = _word(name)
     if word is None:
         return None
@@ -228,7 +234,8 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
     "голос за Льва" (:data:`CASES`; ``gender``: the player's when known, else the
     dictionary's sure guess, :func:`gender_of`).
 
-    The name is returned as written when it is not one Cyrillic word, is
+    A double name of first names declines each part (Анна-Мария → Анну-Марию). The
+    name is returned as written when it is not one Cyrillic word, is
     indeclinable (Шапо; a woman's name ending in a consonant: Кэт, or Лев given
     ``"femn"``), when its form would depend on a gender that is not known (Кросс, Дуг,
     Веталь without a gender), or when it is a woman's name in ``-ь`` given
@@ -247,8 +254,14 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
         raise ValueError(f"unknown case {case!r}: use one of {', '.join(CASES)}")
     if gender not in ("masc", "femn", None):
         raise ValueError(f"unknown gender {gender!r}: use 'masc', 'femn' or None")
+    if case == "nomn":
+        return name
+    parts = _double(name)
+    if parts:
+        gender = gender or gender_of(name)
+        return "-".join(inflect(part, case, gender) for part in parts)
     word = _word(name)
-    if word is None or case == "nomn":
+    if word is None:
         return name
     gender = gender or gender_of(name)
     names = _first_names(word)
@@ -268,6 +281,15 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
         return _petrovich(name, case, gender)
     male, female = _petrovich(name, case, "masc"), _petrovich(name, case, "femn")
     return male if male == female else name
+
+
+def _double(name: str) -> list[str]:
+    """The parts of a double name whose every part is a first name of the dictionary
+    (Анна-Мария, Жан-Поль), else none."""
+    parts = name.split("-")
+    if len(parts) < 2 or not all(_word(part) and _first_names(part.lower()) for part in parts):
+        return []
+    return parts
 
 
 def _petrovich(name: str, case: Case, gender: Gender) -> str:
