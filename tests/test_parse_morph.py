@@ -260,6 +260,23 @@ def test_a_double_name_of_first_names_declines_each_part() -> None:
     )
 
 
+def test_a_first_name_and_a_surname_of_one_gender_decline_both() -> None:
+    # Found by a hostile probe: «Снимаю голос с Иван Петров».
+    assert declension("Иван Петров", None) == (
+        "Ивана Петрова",
+        "Ивану Петрову",
+        "Ивана Петрова",
+        "Иваном Петровым",
+        "Иване Петрове",
+    )
+    assert inflect("Лев Толстой", "datv") == "Льву Толстому"
+    assert inflect("Анна Петрова", "accs") == "Анну Петрову"
+    # Genders that disagree, a gender given against them, a title: as written.
+    assert inflect("Анна Петров", "gent") == "Анна Петров"
+    assert inflect("Иван Петров", "gent", "femn") == "Иван Петров"
+    assert inflect("Мисс Скарлет", "gent") == "Мисс Скарлет"
+
+
 def test_a_nickname_that_is_a_common_noun_keeps_its_fleeting_vowel() -> None:
     # pytrovich alone writes «Колобока»; the dictionary knows the noun.
     assert declension("Колобок", "masc") == ("Колобка", "Колобку", "Колобка", "Колобком", "Колобке")

@@ -517,6 +517,16 @@ def test_a_double_name_is_read_in_its_case_forms() -> None:
     assert names.match("Жана-Поля") == "Жан-Поль"
 
 
+@pytest.mark.parametrize("name", ["Иван Петров", "Лев Толстой", "Анна-Мария", "Жан-Поль"])
+def test_every_form_pbp_writes_of_a_name_of_two_words_is_read_back(name: str) -> None:
+    # «Льва Толстого», as pbp writes it, was an unknown player.
+    names = PlayerNames([name, "Иван", "Анна", "Лев"])
+    for case in CASES:
+        written = inflect(name, case)
+        assert names.match(written) == name, (case, written)
+        assert names.match(f"за {written}") == name, (case, written)
+
+
 def test_a_player_list_is_indexed_once() -> None:
     players = ["Лев", "Павел", "Неташка"]
     assert PlayerNames(players).matcher is PlayerNames(tuple(players)).matcher

@@ -489,8 +489,10 @@ class PlayerNames:
                     return list(others)
                 return list(exact)
         for phrasing in phrasings:
-            if len(phrasing) == 1 and phrasing[0] in self._index.forms:
-                return list(self._index.forms[phrasing[0]])
+            # One word (Льва), or a name of two in its case (Ивана Петрова).
+            form = " ".join(phrasing)
+            if form in self._index.forms:
+                return list(self._index.forms[form])
         return []
 
     def _trim(self, text: str) -> tuple[str, bool]:

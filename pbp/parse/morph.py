@@ -49,7 +49,8 @@ leaves a woman's Веталь as written too, so without a gender they stay as w
 dictionary (Колобок, Ветер) is declined as that noun when its gender is the one
 given, since pytrovich does not know fleeting vowels outside its name lists
 («Колобока»). A double name of first names declines each part (Анна-Мария →
-Анну-Марию); other names of several words, with Latin letters or a hyphen stay as
+Анну-Марию), a first name and a surname of one gender both (Иван Петров → Ивана
+Петрова); other names of several words, with Latin letters or a hyphen stay as
 written.
 
 Cases are pymorphy3's (OpenCorpora) names: ``nomn`` (именительный), ``gent``
@@ -216,6 +217,9 @@ def gender_of(name: str) -> Gender | None:
     if parts:
         told = {gender_of(part) for part in parts}
         return told.pop() if len(told) == 1 else None
+    full = _full_name(name)
+    if full is not None:
+        return full[2]
     word = _word(name)
     if word is None:
         return None
@@ -234,7 +238,8 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
     "голос за Льва" (:data:`CASES`; ``gender``: the player's when known, else the
     dictionary's sure guess, :func:`gender_of`).
 
-    A double name of first names declines each part (Анна-Мария → Анну-Марию). The
+    A double name of first names declines each part (Анна-Мария → Анну-Марию), a
+    first name and a surname of one gender both (Иван Петров → Ивана Петрова). The
     name is returned as written when it is not one Cyrillic word, is
     indeclinable (Шапо; a woman's name ending in a consonant: Кэт, or Лев given
     ``"femn"``), when its form would depend on a gender that is not known (Кросс, Дуг,
@@ -260,6 +265,10 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
     if parts:
         gender = gender or gender_of(name)
         return "-".join(inflect(part, case, gender) for part in parts)
+    full = _full_name(name)
+    if full is not None and gender in (None, full[2]):
+        first, surname, told = full
+        return f"{inflect(first, case, told)} {inflect(surname, case, told)}"
     word = _word(name)
     if word is None:
         return name
@@ -290,6 +299,20 @@ def _double(name: str) -> list[str]:
     if len(parts) < 2 or not all(_word(part) and _first_names(part.lower()) for part in parts):
         return []
     return parts
+
+
+def _full_name(name: str) -> tuple[str, str, Gender] | None:
+    """``(first name, surname, gender)`` of a name such as Иван Петров or Анна Петрова:
+    a first name and a surname of the dictionary, one space between, whose genders
+    agree; else None (Мисс Скарлет, Анна Петров)."""
+    words = name.split(" ")
+    if len(words) != 2 or not all(_word(w) for w in words):
+        return None
+    first, surname = words
+    gender = gender_of(first)
+    if gender is None or gender != gender_of(surname) or _first_names(surname.lower()):
+        return None
+    return first, surname, gender
 
 
 def _petrovich(name: str, case: Case, gender: Gender) -> str:
@@ -325,13 +348,19 @@ def name_forms(name: str) -> frozenset[str]:
     nominative and what :func:`inflect` writes in each case with either gender or
     none. A first name of the dictionary: its own forms only (Лев: лев, льва, льву,
     львом, льве); a nickname: both genders' (Кросс: кросс, кросса, кроссу, кроссом,
-    кроссе). Other names (several words, Latin letters): just the name, lower case.
+    кроссе); a double name or a first name with a surname (Анна-Мария, Иван Петров):
+    what :func:`inflect` writes of it. Other names (several words, Latin letters):
+    just the name, lower case.
 
     Not cached (about 0.25 ms): :func:`pbp.parse.commands.seat_forms` keeps them.
 
     >>> sorted(name_forms("Павел"))
     ['павел', 'павла', 'павле', 'павлом', 'павлу']
     """
+    if _double(name) or _full_name(name):  # Анна-Мария, Иван Петров: as inflect writes
+        genders: tuple[Gender | None, ...] = (None, "masc", "femn")
+        written = {inflect(name, c, g).lower() for c in CASES for g in genders}
+        return frozenset(f.replace("ё", "е") for f in written)
     word = _word(name)
     if word is None:
         return frozenset({name.lower().replace("ё", "е")})
