@@ -405,10 +405,13 @@ def hours_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
     >>> [env.from_string("{{ h|hours }}").render(h=h) for h in (1, 24.0, 1.5)]
     ['1 час', '24 часа', '1,5 часа']
     """
-    shown = format_number(hours, str(ctx.resolve("locale")))
-    if float(hours).is_integer():
+    locale = str(ctx.resolve("locale"))
+    shown = format_number(hours, locale)
+    # Whole as shown: 0.004 is written «0» and takes the plural of 0 («0 часов», not
+    # «0 часа»), 1.999 is written «2».
+    if babel_numbers.get_decimal_symbol(_locale(locale)) not in shown:
         ngettext = ctx.resolve("ngettext")
-        whole: str = ngettext("%(num)s hour", "%(num)s hours", int(hours), num=shown)
+        whole: str = ngettext("%(num)s hour", "%(num)s hours", round(hours), num=shown)
         return whole
     pgettext = ctx.resolve("pgettext")
     fraction: str = pgettext("fractional hours", "%(hours)s hours", hours=shown)

@@ -546,6 +546,62 @@ def test_a_maniac_player_named_as_a_command_word_is_refused(
     ]
 
 
+def test_a_name_with_an_invisible_or_control_character_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name pasted with a direction mark was never declined («за Маша\u200f») and a
+    bidi override was shown without it in the fairness string, whose SHA-256 was of
+    the name with it (a hostile probe): such names are refused, cards' too."""
+    text = _edit("{name: Веталь, email", '{name: "Веталь\u200f", email').replace(
+        "weapons: [подсвечник,", 'weapons: ["под\u202eсвечник",'
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: 'Веталь\\u200f': a name holds the "
+        "invisible or control character U+200F (pasted with it?), which texts do not "
+        "show and mail does not read: remove it",
+        "games.yaml:20: games[0].cards.weapons[0]: 'под\\u202eсвечник': a name holds the "
+        "invisible or control character U+202E (pasted with it?), which texts do not "
+        "show and mail does not read: remove it",
+    ]
+
+
+def test_a_name_too_long_for_a_command_line_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """«ГОЛОС за» a player of 500 letters was refused as line_too_long, and three cards
+    of 200 letters made every suggestion too long (a hostile probe)."""
+    long = "Б" * 101
+    text = _edit("{name: Веталь, email", f"{{name: {long}, email").replace(
+        "weapons: [подсвечник,", f"weapons: [{'Н' * 100},"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        f"games.yaml:16: games[0].players[1].name: '{'Б' * 20}'…: a name is at most 100 "
+        "characters, not 101 (a move naming it must fit in one command line)",
+    ]
+
+
+def test_a_cluedo_card_whose_name_begins_as_a_refutation_word_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ОПРОВЕРЖЕНИЕ Нет выхода`` reads as NO REFUTATION, ``ОПРОВЕРЖЕНИЕ 12 стульев``
+    as a refutation of suggestion 12 with a card «стульев», and the refusal asked for
+    the same line again: such a card could not be shown by name (a hostile probe)."""
+    text = _edit("rooms: [кухня, терраса,", "rooms: [кухня, Нет выхода,").replace(
+        "weapons: [подсвечник,", "weapons: [12 стульев,"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:20: games[0].cards.weapons[0]: card '12 стульев': a player's REFUTE "
+        "reads '12' as part of the command (REFUTE No… is NO REFUTATION, REFUTE 12… "
+        "refutes suggestion 12): give the card a name that begins with another word",
+        "games.yaml:21: games[0].cards.rooms[1]: card 'Нет выхода': a player's REFUTE "
+        "reads 'нет' as part of the command (REFUTE No… is NO REFUTATION, REFUTE 12… "
+        "refutes suggestion 12): give the card a name that begins with another word",
+    ]
+    # A word of the command elsewhere in a card's name is read right.
+    fine = _edit("rooms: [кухня, терраса,", "rooms: [кухня, Комната для гостей,")
+    assert load_config(_write(tmp_path, monkeypatch, fine)).game("exler-1")
+
+
 def test_M1_fixed_roles_need_one_maniac_one_duty_officer_and_a_fan_from_10(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

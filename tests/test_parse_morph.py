@@ -14,7 +14,16 @@ import sys
 
 import pytest
 
-from pbp.parse.morph import CASES, OBLIQUE, Case, Gender, gender_of, inflect, is_first_name
+from pbp.parse.morph import (
+    CASES,
+    OBLIQUE,
+    Case,
+    Gender,
+    gender_of,
+    inflect,
+    is_first_name,
+    room_phrase,
+)
 
 Forms = tuple[str, str, str, str, str]
 
@@ -198,13 +207,74 @@ def test_a_name_written_without_yo_keeps_its_oblique_forms_without_yo() -> None:
 def test_capitals_follow_the_name() -> None:
     assert inflect("ЛЕВ", "gent") == "ЛЬВА"
     assert inflect("лев", "datv") == "льву"
+    # A nickname's capitals inside the word are its own (found by a hostile probe:
+    # «МаШа» was written «Маши», «мАША» «маши»); a new ending is lower case.
+    assert [inflect(n, "gent") for n in ("МаШа", "мАША", "ЛёхА")] == ["МаШи", "мАШи", "Лёхи"]
+    assert inflect("КроСС", "gent", "masc") == "КроССа"
+    assert inflect("ЛеВ", "gent") == "Льва"
 
 
-@pytest.mark.parametrize("name", ["Мисс Скарлет", "Bob", "Анна-Мария", "Ли2", "Я"])
+@pytest.mark.parametrize("name", ["Мисс Скарлет", "Bob", "Анна-Кросс", "Ли2", "Я"])
 def test_names_that_are_not_one_cyrillic_word_stay_as_written(name: str) -> None:
     assert inflect(name, "gent") == name
     assert inflect(name, "gent", "masc") == name
     assert gender_of(name) is None
+
+
+def test_a_player_called_by_a_surname_declines_by_the_surnames_gender() -> None:
+    # Found by a hostile probe: «ход 1 — у Ивановы», «Обвинение Красновы» (a first name's
+    # rules, gender unknown); a surname the dictionary knows with one gender tells it.
+    assert declension("Иванова", None) == (
+        "Ивановой",
+        "Ивановой",
+        "Иванову",
+        "Ивановой",
+        "Ивановой",
+    )
+    assert declension("Петров", None) == ("Петрова", "Петрову", "Петрова", "Петровым", "Петрове")
+    assert (gender_of("Иванова"), gender_of("Петров")) == ("femn", "masc")
+    # A surname for either gender tells none: Жук stays as written.
+    assert (gender_of("Жук"), gender_of("Белых"), inflect("Жук", "gent")) == (None, None, "Жук")
+
+
+def test_a_double_name_of_first_names_declines_each_part() -> None:
+    # Found by a hostile probe: «Голосую за Анна-Мария», «Снимаю голос с Анна-Мария».
+    assert declension("Анна-Мария", None) == (
+        "Анны-Марии",
+        "Анне-Марии",
+        "Анну-Марию",
+        "Анной-Марией",
+        "Анне-Марии",
+    )
+    assert declension("Жан-Поль", None) == (
+        "Жана-Поля",
+        "Жану-Полю",
+        "Жана-Поля",
+        "Жаном-Полем",
+        "Жане-Поле",
+    )
+    assert (gender_of("Анна-Мария"), gender_of("Жан-Поль"), gender_of("Саша-Маша")) == (
+        "femn",
+        "masc",
+        None,
+    )
+
+
+def test_a_first_name_and_a_surname_of_one_gender_decline_both() -> None:
+    # Found by a hostile probe: «Снимаю голос с Иван Петров».
+    assert declension("Иван Петров", None) == (
+        "Ивана Петрова",
+        "Ивану Петрову",
+        "Ивана Петрова",
+        "Иваном Петровым",
+        "Иване Петрове",
+    )
+    assert inflect("Лев Толстой", "datv") == "Льву Толстому"
+    assert inflect("Анна Петрова", "accs") == "Анну Петрову"
+    # Genders that disagree, a gender given against them, a title: as written.
+    assert inflect("Анна Петров", "gent") == "Анна Петров"
+    assert inflect("Иван Петров", "gent", "femn") == "Иван Петров"
+    assert inflect("Мисс Скарлет", "gent") == "Мисс Скарлет"
 
 
 def test_a_nickname_that_is_a_common_noun_keeps_its_fleeting_vowel() -> None:
@@ -212,6 +282,26 @@ def test_a_nickname_that_is_a_common_noun_keeps_its_fleeting_vowel() -> None:
     assert declension("Колобок", "masc") == ("Колобка", "Колобку", "Колобка", "Колобком", "Колобке")
     assert declension("Ветер", "masc") == ("Ветра", "Ветру", "Ветра", "Ветром", "Ветре")
     assert inflect("Ветер", "gent") == "Ветер"  # a woman's nickname would stay as written
+
+
+def test_a_room_one_is_on_takes_na() -> None:
+    # Found by a hostile probe: the forum form read «убийство совершила Краснова ножом
+    # в Крыше», «в Сцене», «в Вокзале».
+    rooms = ("Крыша", "Улица", "Сцена", "Вокзал", "Причал", "Этаж", "Кладбище")
+    assert [room_phrase(r) for r in rooms] == [
+        "на Крыше",
+        "на Улице",
+        "на Сцене",
+        "на Вокзале",
+        "на Причале",
+        "на Этаже",
+        "на Кладбище",
+    ]
+    assert [room_phrase(r) for r in ("Подвал", "Башня", "Флигель")] == [
+        "в Подвале",
+        "в Башне",
+        "во Флигеле",
+    ]
 
 
 def test_is_first_name() -> None:

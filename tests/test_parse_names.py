@@ -495,6 +495,38 @@ def test_seat_forms_come_from_the_library_and_nicknames_keep_the_endings() -> No
     assert seat_forms("Неташка") >= case_forms("Неташка")
 
 
+def test_stress_marks_are_read_as_nothing() -> None:
+    # Found by a hostile probe: a seat listed as «Ли́за» (pasted with its stress mark)
+    # could not be named without typing the mark («ГОЛОС Лизу»: unknown player,
+    # "did you mean «Ли́за»?"), and «Ма́шу» did not name Маша.
+    assert PlayerNames(["Ли\u0301за", "Вася"]).match("Лизу") == "Ли\u0301за"
+    assert PlayerNames(["Ли\u0301за", "Вася"]).match("Лиза") == "Ли\u0301за"
+    assert PlayerNames(["Маша", "Вася"]).match("за Ма\u0301шу") == "Маша"
+    assert normalize("Ли\u0301за и Ма\u0300ша") == ["лиза", "и", "маша"]
+
+
+def test_a_double_name_is_read_in_its_case_forms() -> None:
+    # Found by a hostile probe: «ГОЛОС за Анну-Марию» was an unknown player ("did
+    # you mean «Анна-Мария»?"), the Snowball stem of a hyphenated word being no help.
+    names = PlayerNames(["Анна-Мария", "Анна", "Жан-Поль"])
+    assert [names.match(w) for w in ("за Анну-Марию", "Анной-Марией", "Анну")] == [
+        "Анна-Мария",
+        "Анна-Мария",
+        "Анна",
+    ]
+    assert names.match("Жана-Поля") == "Жан-Поль"
+
+
+@pytest.mark.parametrize("name", ["Иван Петров", "Лев Толстой", "Анна-Мария", "Жан-Поль"])
+def test_every_form_pbp_writes_of_a_name_of_two_words_is_read_back(name: str) -> None:
+    # «Льва Толстого», as pbp writes it, was an unknown player.
+    names = PlayerNames([name, "Иван", "Анна", "Лев"])
+    for case in CASES:
+        written = inflect(name, case)
+        assert names.match(written) == name, (case, written)
+        assert names.match(f"за {written}") == name, (case, written)
+
+
 def test_a_player_list_is_indexed_once() -> None:
     players = ["Лев", "Павел", "Неташка"]
     assert PlayerNames(players).matcher is PlayerNames(tuple(players)).matcher

@@ -1121,6 +1121,10 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         (1.5, "1,5 часа", "1.5 hours"),
         (0.25, "0,25 часа", "0.25 hours"),
         (1000, "1\xa0000 часов", "1,000 hours"),
+        # Whole as written (a hostile probe: «0 часа», the plural of a fraction).
+        (0.004, "0 часов", "0 hours"),
+        (1.999, "2 часа", "2 hours"),
+        (20.9999, "21 час", "21 hours"),
     ],
 )
 def test_hours_are_written_by_babel_for_the_locale(

@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from pbp.parse.names import normalize
+from pbp.inert import strip_controls
+from pbp.parse.names import INVISIBLE, normalize
 from pbp.yamlmarks import Found, did_you_mean
 
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -85,13 +86,48 @@ def _timezone(value: str) -> str:
     return value
 
 
+#: The longest player or card name: four of them and a command's words fit in one
+#: command line (:data:`pbp.parse.commands.LINE_LIMIT`, 500 characters: «ПРЕДПОЛОЖЕНИЕ
+#: A, B, C ДЛЯ D»), which a longer name could make too long to be read.
+NAME_LIMIT = 100
+
+
 def _name(value: str) -> str:
-    """Player and card names: non-empty, no comma or line break (commands separate by commas)."""
+    """Player and card names: non-empty, no comma or line break (commands separate by
+    commas), no invisible or control character (:func:`_hidden`), at most
+    :data:`NAME_LIMIT` characters."""
     if not value.strip() or value != value.strip() or re.search(r"[,\n\r]", value):
         raise ValueError(
             f"{value!r}: a name is non-empty, without commas, line breaks or edge spaces"
         )
+    if len(value) > NAME_LIMIT:
+        raise ValueError(
+            f"{value[:20]!r}…: a name is at most {NAME_LIMIT} characters, not {len(value)}"
+            " (a move naming it must fit in one command line)"
+        )
+    hidden = _hidden(value)
+    if hidden is not None:
+        raise ValueError(
+            f"{value!r}: a name holds the invisible or control character U+{ord(hidden):04X}"
+            " (pasted with it?), which texts do not show and mail does not read: remove it"
+        )
     return value
+
+
+def _hidden(value: str) -> str | None:
+    """The first character of ``value`` that a text would not show as written: a control
+    or bidirectional character (:func:`pbp.inert.strip_controls` removes it: a fairness
+    string that held it would not be the one shown), a tab, or a character a player's
+    mail reads as nothing or as a plain space (:data:`pbp.parse.names.INVISIBLE`: a
+    direction mark, a zero-width space, a no-break space), or None.
+
+    >>> _hidden("Маша\u200f"), _hidden("Анна\u202eМария"), _hidden("Анна-Мария") is None
+    ('\u200f', '\u202e', True)
+    """
+    for ch in value:
+        if ch == "\t" or ord(ch) in INVISIBLE or strip_controls(ch) != ch:
+            return ch
+    return None
 
 
 EmailAddress = Annotated[str, AfterValidator(_email)]

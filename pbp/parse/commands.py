@@ -334,6 +334,10 @@ def case_forms(name: str) -> frozenset[str]:
     return frozenset({word})
 
 
+#: A double name: Cyrillic words joined by hyphens (Анна-Мария, Жан-Поль).
+_DOUBLE_NAME = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)+")
+
+
 @lru_cache(maxsize=4096)
 def seat_forms(name: str) -> frozenset[str]:
     """The forms a seat's ``name`` is read in, normalized (lower case, ``ё`` → ``е``):
@@ -346,7 +350,26 @@ def seat_forms(name: str) -> frozenset[str]:
     """
     if morph.is_first_name(name):
         return morph.name_forms(name)
-    return morph.name_forms(name) | case_forms(name)
+    return morph.name_forms(name) | case_forms(name) | _hyphenated_forms(name)
+
+
+def _hyphenated_forms(name: str) -> frozenset[str]:
+    """The case forms of a double name (``Анна-Мария``: each part in the same case and
+    gender, as :func:`pbp.parse.morph.inflect` writes it: анну-марию, анной-марией),
+    normalized; none for another name.
+
+    >>> sorted(_hyphenated_forms("Анна-Мария"))[:3], _hyphenated_forms("Анна")
+    (['анна-мария', 'анне-марии', 'анной-марией'], frozenset())
+    """
+    if not _DOUBLE_NAME.fullmatch(name):
+        return frozenset()
+    genders: tuple[morph.Gender | None, ...] = (None, "masc", "femn")
+    forms = {
+        "-".join(morph.inflect(part, case, gender) for part in name.split("-"))
+        for case in morph.CASES
+        for gender in genders
+    }
+    return frozenset(form.lower().replace("ё", "е") for form in forms)
 
 
 @dataclass(frozen=True)
@@ -466,8 +489,10 @@ class PlayerNames:
                     return list(others)
                 return list(exact)
         for phrasing in phrasings:
-            if len(phrasing) == 1 and phrasing[0] in self._index.forms:
-                return list(self._index.forms[phrasing[0]])
+            # One word (Льва), or a name of two in its case (Ивана Петрова).
+            form = " ".join(phrasing)
+            if form in self._index.forms:
+                return list(self._index.forms[form])
         return []
 
     def _trim(self, text: str) -> tuple[str, bool]:

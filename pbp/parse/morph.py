@@ -48,7 +48,10 @@ leaves a woman's Веталь as written too, so without a gender they stay as w
 Шапо, ending in ``-о``, is never declined). A nickname that is a common noun of the
 dictionary (Колобок, Ветер) is declined as that noun when its gender is the one
 given, since pytrovich does not know fleeting vowels outside its name lists
-(«Колобока»). Names of several words, with Latin letters or a hyphen stay as written.
+(«Колобока»). A double name of first names declines each part (Анна-Мария →
+Анну-Марию), a first name and a surname of one gender both (Иван Петров → Ивана
+Петрова); other names of several words, with Latin letters or a hyphen stay as
+written.
 
 Cases are pymorphy3's (OpenCorpora) names: ``nomn`` (именительный), ``gent``
 (родительный), ``datv`` (дательный), ``accs`` (винительный), ``ablt``
@@ -160,7 +163,14 @@ def _like(name: str, word: str, reference: str) -> str:
         word = word.replace("ё", "е")
     if name.isupper():
         return word.upper()
-    return word[:1].upper() + word[1:] if name[:1].isupper() else word
+    # The letters the form shares with the name from its start keep their capitals
+    # (МаШа → МаШи, not Маши: a nickname's own spelling); what follows is lower case.
+    same = next(
+        (i for i, (a, b) in enumerate(zip(name.lower(), word, strict=False)) if a != b),
+        min(len(name), len(word)),
+    )
+    kept = name[:same] + word[same:]
+    return kept[:1].upper() + kept[1:] if name[:1].isupper() else kept
 
 
 def _agreed(forms: list[str | None]) -> str | None:
@@ -176,19 +186,45 @@ def _fits(parse: Any, gender: Gender | None) -> bool:
     return gender is None or "ms-f" in parse.tag or parse.tag.gender == gender
 
 
+def _surnames(word: str) -> list[Any]:
+    """pymorphy3's parses of ``word`` as the nominative singular of a surname that its
+    dictionary knows (Иванова, Петров; predicted parses of unknown words left out)."""
+    morph = _morph()
+    if not morph.word_is_known(word):
+        return []
+    return [
+        p
+        for p in morph.parse(word)
+        if "Surn" in p.tag and p.tag.case == "nomn" and p.tag.number == "sing"
+    ]
+
+
 @lru_cache(maxsize=4096)
 def gender_of(name: str) -> Gender | None:
     """The gender of ``name`` when the dictionary is sure of it: ``"masc"`` or
-    ``"femn"`` for a first name it knows with that gender only, else None (a name for
-    either, such as Саша or Женя; a nickname; several words; Latin letters).
+    ``"femn"`` for a first name it knows with that gender only, or for a word that is
+    no first name but a surname it knows with that gender only (a player called
+    Иванова or Петров: «у Ивановой», not «у Ивановы»); else None (a name for either,
+    such as Саша or Женя; a surname for either, such as Жук or Белых; a nickname;
+    several words; Latin letters).
 
     >>> gender_of("Любовь"), gender_of("Лев"), gender_of("Саша"), gender_of("Дуг")
     ('femn', 'masc', None, None)
+    >>> gender_of("Иванова"), gender_of("Петров"), gender_of("Жук")
+    ('femn', 'masc', None)
     """
+    parts = _double(name)
+    if parts:
+        told = {gender_of(part) for part in parts}
+        return told.pop() if len(told) == 1 else None
+    full = _full_name(name)
+    if full is not None:
+        return full[2]
     word = _word(name)
     if word is None:
         return None
-    genders = {"ms-f" if "ms-f" in p.tag else str(p.tag.gender) for p in _first_names(word)}
+    parses = _first_names(word) or _surnames(word)
+    genders = {"ms-f" if "ms-f" in p.tag else str(p.tag.gender) for p in parses}
     if genders == {"masc"}:
         return "masc"
     if genders == {"femn"}:
@@ -202,7 +238,9 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
     "голос за Льва" (:data:`CASES`; ``gender``: the player's when known, else the
     dictionary's sure guess, :func:`gender_of`).
 
-    The name is returned as written when it is not one Cyrillic word, is
+    A double name of first names declines each part (Анна-Мария → Анну-Марию), a
+    first name and a surname of one gender both (Иван Петров → Ивана Петрова). The
+    name is returned as written when it is not one Cyrillic word, is
     indeclinable (Шапо; a woman's name ending in a consonant: Кэт, or Лев given
     ``"femn"``), when its form would depend on a gender that is not known (Кросс, Дуг,
     Веталь without a gender), or when it is a woman's name in ``-ь`` given
@@ -221,8 +259,18 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
         raise ValueError(f"unknown case {case!r}: use one of {', '.join(CASES)}")
     if gender not in ("masc", "femn", None):
         raise ValueError(f"unknown gender {gender!r}: use 'masc', 'femn' or None")
+    if case == "nomn":
+        return name
+    parts = _double(name)
+    if parts:
+        gender = gender or gender_of(name)
+        return "-".join(inflect(part, case, gender) for part in parts)
+    full = _full_name(name)
+    if full is not None and gender in (None, full[2]):
+        first, surname, told = full
+        return f"{inflect(first, case, told)} {inflect(surname, case, told)}"
     word = _word(name)
-    if word is None or case == "nomn":
+    if word is None:
         return name
     gender = gender or gender_of(name)
     names = _first_names(word)
@@ -242,6 +290,29 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
         return _petrovich(name, case, gender)
     male, female = _petrovich(name, case, "masc"), _petrovich(name, case, "femn")
     return male if male == female else name
+
+
+def _double(name: str) -> list[str]:
+    """The parts of a double name whose every part is a first name of the dictionary
+    (Анна-Мария, Жан-Поль), else none."""
+    parts = name.split("-")
+    if len(parts) < 2 or not all(_word(part) and _first_names(part.lower()) for part in parts):
+        return []
+    return parts
+
+
+def _full_name(name: str) -> tuple[str, str, Gender] | None:
+    """``(first name, surname, gender)`` of a name such as Иван Петров or Анна Петрова:
+    a first name and a surname of the dictionary, one space between, whose genders
+    agree; else None (Мисс Скарлет, Анна Петров)."""
+    words = name.split(" ")
+    if len(words) != 2 or not all(_word(w) for w in words):
+        return None
+    first, surname = words
+    gender = gender_of(first)
+    if gender is None or gender != gender_of(surname) or _first_names(surname.lower()):
+        return None
+    return first, surname, gender
 
 
 def _petrovich(name: str, case: Case, gender: Gender) -> str:
@@ -277,13 +348,19 @@ def name_forms(name: str) -> frozenset[str]:
     nominative and what :func:`inflect` writes in each case with either gender or
     none. A first name of the dictionary: its own forms only (Лев: лев, льва, льву,
     львом, льве); a nickname: both genders' (Кросс: кросс, кросса, кроссу, кроссом,
-    кроссе). Other names (several words, Latin letters): just the name, lower case.
+    кроссе); a double name or a first name with a surname (Анна-Мария, Иван Петров):
+    what :func:`inflect` writes of it. Other names (several words, Latin letters):
+    just the name, lower case.
 
     Not cached (about 0.25 ms): :func:`pbp.parse.commands.seat_forms` keeps them.
 
     >>> sorted(name_forms("Павел"))
     ['павел', 'павла', 'павле', 'павлом', 'павлу']
     """
+    if _double(name) or _full_name(name):  # Анна-Мария, Иван Петров: as inflect writes
+        genders: tuple[Gender | None, ...] = (None, "masc", "femn")
+        written = {inflect(name, c, g).lower() for c in CASES for g in genders}
+        return frozenset(f.replace("ё", "е") for f in written)
     word = _word(name)
     if word is None:
         return frozenset({name.lower().replace("ё", "е")})
@@ -393,21 +470,50 @@ def card_form(card: str, case: Case) -> str | None:
     return " ".join(written)
 
 
-#: Rooms said with «на», by their last word (на кухне, на террасе, на веранде); every
-#: other room takes «в» (в спальне, в бильярдной, в танцевальном зале).
+#: Rooms said with «на», by their last word (на кухне, на террасе, на веранде; on a
+#: roof, a street, a stage, a station, a pier: на крыше, на улице, на сцене, на
+#: вокзале, на причале); every other room takes «в» (в спальне, в бильярдной, в
+#: танцевальном зале).
 _ON_ROOMS = frozenset(
     {
         "антресоль",
+        "арена",
         "балкон",
         "веранда",
-        "кухня",
+        "вокзал",
+        "завод",
+        "каток",
+        "кладбище",
+        "корт",
         "крыльцо",
+        "крыша",
+        "кухня",
         "лестница",
         "лоджия",
+        "мельница",
+        "мостик",
+        "опушка",
+        "остановка",
         "палуба",
+        "парковка",
+        "платформа",
         "площадка",
+        "поляна",
+        "почта",
+        "пристань",
+        "причал",
+        "ринг",
+        "рынок",
+        "сцена",
+        "стадион",
+        "станция",
+        "стоянка",
         "терраса",
+        "улица",
+        "фабрика",
+        "ферма",
         "чердак",
+        "этаж",
     }
 )
 #: Rooms said with «во» though their first letter would not ask for it (во дворе).

@@ -92,6 +92,10 @@ INVISIBLE = str.maketrans(
     )
 )
 
+#: Stress marks (COMBINING ACUTE and GRAVE ACCENT): a Russian word pasted from a
+#: dictionary or a cast list carries them (Ли́за, Ма́ша), and a player types none.
+STRESS = str.maketrans(dict.fromkeys("\u0300\u0301", None))
+
 _RU = snowballstemmer.stemmer("russian")
 _EN = snowballstemmer.stemmer("english")
 
@@ -108,14 +112,15 @@ EMOJI = re.compile(
 
 def clean(text: str) -> str:
     """``text`` without bold/italic markers, invisible characters (:data:`INVISIBLE`),
-    emoji (:data:`EMOJI`) and edge punctuation, spaces collapsed.
+    stress marks (:data:`STRESS`), emoji (:data:`EMOJI`) and edge punctuation, spaces
+    collapsed.
 
     >>> clean(" [b]Танцевальный\u00a0 зал[/b]\u200b. ")
     'Танцевальный зал'
     >>> clean("👉 ГОЛОС: «Петя» 👍🏻")
     'ГОЛОС: «Петя'
     """
-    text = EMOJI.sub(" ", _MARKUP.sub("", text.translate(INVISIBLE)))
+    text = EMOJI.sub(" ", _MARKUP.sub("", text.translate(INVISIBLE).translate(STRESS)))
     return " ".join(text.split()).strip(_EDGE_PUNCT)
 
 

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from pbp.core.gameconfig import ConfigModel, GameBase, Name
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
+from pbp.games.cluedo.parse import reserved_card_word
 from pbp.yamlmarks import Found
 
 
@@ -52,6 +53,16 @@ class CluedoGame(GameBase):
 
     def _cluedo_problems(self) -> Found:
         found = self.player_problems(*self.players_least())
+        for deck in ("suspects", "weapons", "rooms"):
+            for i, card in enumerate(getattr(self.cards, deck)):
+                word = reserved_card_word(card)
+                if word is not None:
+                    message = (
+                        f"card {card!r}: a player's REFUTE reads {word!r} as part of the "
+                        "command (REFUTE No… is NO REFUTATION, REFUTE 12… refutes "
+                        "suggestion 12): give the card a name that begins with another word"
+                    )
+                    found.append((("cards", deck, i), message))
         if len(self.players) >= 3:
             try:
                 cards = self.to_cards()

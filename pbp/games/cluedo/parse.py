@@ -216,6 +216,25 @@ def _v() -> _Vocab:
     return _vocab(keywords.current())
 
 
+def reserved_card_word(card: str) -> str | None:
+    """The first word of ``card``'s name when a player's REFUTE would read it as part
+    of the command, or None: a negation («нет», "no": ``ОПРОВЕРЖЕНИЕ Нет`` is NO
+    REFUTATION) or a number (``ОПРОВЕРЖЕНИЕ 12 стульев`` refutes suggestion 12 with a
+    card «стульев»). A card so named could not be shown without the suggestion's
+    number, and the refusal would ask for the same line again, so ``games.yaml``
+    refuses it (:class:`pbp.games.cluedo.config.CluedoGame`).
+
+    >>> reserved_card_word("Нет выхода"), reserved_card_word("12 стульев")
+    ('нет', '12')
+    >>> reserved_card_word("Нож"), reserved_card_word("Комната для гостей") is None
+    (None, True)
+    """
+    words = normalize(card)
+    if words and (words[0] in _v().negations or re.match(r"[№#]?\d", words[0])):
+        return words[0]
+    return None
+
+
 #: Where the addressee written first ends and the cards begin.
 _CARDS_START = re.compile(r"\s*(?:[:—–,]|\s-)\s*")
 #: Where chat after an addressee written last begins ("для Веталь. Спасибо!").
