@@ -436,7 +436,12 @@ def test_english_no_he_for_any_player(renderer: Renderer) -> None:
     _subject, body = mail(renderer, "held_dropped", "en", player="Кросс", substitute="Вова")
     assert body.rstrip("\n").endswith("The GM knows and will enter the move if it should count.")
     subject, body = mail(
-        renderer, "gm_wrong_address", "en", player="Кросс", gm_address="gm@example.test"
+        renderer,
+        "gm_wrong_address",
+        "en",
+        player="Кросс",
+        gm_address="gm@example.test",
+        gm_command=False,
     )
     assert subject == "[g-1] This is the personal address of Кросс"
     assert body.startswith("Your mail reached the personal address of Кросс, so nothing was done.")
@@ -725,9 +730,22 @@ def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Rend
 
 
 def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:
-    subject, body = mail(renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test")
+    subject, body = mail(
+        renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test", gm_command=False
+    )
     assert subject == "[g-1] Это личный адрес Оли"
-    assert body.startswith("Письмо пришло на личный адрес Оли, поэтому ничего не выполнено.")
+    assert body == (
+        "Письмо пришло на личный адрес Оли, поэтому ничего не выполнено. Команды ГМа пишите "
+        "на ваш адрес ГМа: gm@x.test. Чтобы внести ход за игрока, напишите туда строку\n"
+        "    ЗА Олю: ХОД\n"
+    )
+    _subject, body = mail(
+        renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test", gm_command=True
+    )
+    assert body == (
+        "Письмо пришло на личный адрес Оли, поэтому ничего не выполнено. Команды ГМа пишите "
+        "на ваш адрес ГМа: gm@x.test.\n"
+    )
 
 
 def test_confirmation_echo_declines_the_player(renderer: Renderer) -> None:

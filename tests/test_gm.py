@@ -274,10 +274,27 @@ def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> Non
     assert summary([answer]) == [(GM, "Re: ход")]
     gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
     assert answer["Reply-To"] == gm_address  # a reply to it goes where commands go
+    # ПАУЗА is a GM command already: it just goes to his address, no ACT hint.
     assert body(answer) == (
         "Письмо пришло на личный адрес Дуг, поэтому ничего не выполнено. Команды "
+        f"ГМа пишите на ваш адрес ГМа: {gm_address}.\n"
+    )
+
+
+def test_gm_move_to_a_players_address_is_shown_act_with_the_name_as_act_reads_it(
+    table: Table,
+) -> None:
+    """A move (not a GM command) written to a player's address: he is shown ACT, the
+    name in the accusative as ACT reads it (ЗА Розу: …)."""
+    move = "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс"
+    table.send("Роза", move, at=utc(2026, 12, 1, 18), sender=GM)
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_wrong_address"]
+    (answer,) = table.new_mail()
+    gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    assert body(answer) == (
+        "Письмо пришло на личный адрес Розы, поэтому ничего не выполнено. Команды "
         f"ГМа пишите на ваш адрес ГМа: {gm_address}. Чтобы внести ход за игрока, "
-        "напишите туда строку\n    ЗА Дуг: ХОД\n"
+        "напишите туда строку\n    ЗА Розу: ХОД\n"
     )
 
 
