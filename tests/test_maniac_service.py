@@ -407,6 +407,37 @@ def test_vote_count_mail_sends_the_gm_the_count_after_every_change(tmp_path: Pat
 # --- M3, M4: orders -----------------------------------------------------------------------
 
 
+def test_a_refusal_by_role_is_not_asked_to_be_fixed_and_a_misspelt_name_is(
+    table: ManiacTable,
+) -> None:
+    """Only the maniac orders kills (M3): a fan's УБИТЬ is nothing he can fix, so his
+    answer does not ask him to fix the line and send it again; a name nobody has is."""
+    table.new_mail()
+    (mail,) = table.move("Вася", "УБИТЬ Олю", at=utc(2026, 12, 1, 11))
+    assert lines(mail) == [
+        "Вася, вот что сделано по вашему письму.",
+        "",
+        "Не выполнено:",
+        "",
+        "> УБИТЬ Олю",
+        "Понял: УБИТЬ Оля",
+        "Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
+        "Вы можете голосовать: ГОЛОС <игрок>.",
+        "",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]
+    (mail,) = table.move("Вася", "УБИТЬ Олю", "ГОЛОС Зина", at=utc(2026, 12, 1, 11, 5))
+    assert lines(mail)[-7:] == [
+        "> ГОЛОС Зина",
+        "Неизвестный игрок «Зина».",
+        "Игроки: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.",
+        "Исправьте и пришлите ход ещё раз.",
+        "",
+        "Исправьте невыполненные строки и пришлите их снова ответом на это письмо.",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]
+
+
 def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     table: ManiacTable,
 ) -> None:
