@@ -289,7 +289,14 @@ def test_answers_not_shown_verb_agrees_with_the_count(renderer: Renderer) -> Non
 def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
     def head(total: int) -> tuple[str, str]:
         subject, body = mail(
-            renderer, "gm_digest", games=["g-1"], total=total, counts=[], entries=[], more=0
+            renderer,
+            "gm_digest",
+            games=["g-1"],
+            total=total,
+            counts=[],
+            entries=[],
+            more=0,
+            tag="g-1",
         )
         return subject, body.split("\n")[0]
 
@@ -304,6 +311,23 @@ def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
     assert head(7) == (
         "[g-1] Сводка за сутки: 7 писем отложено или без ответа",
         "С прошлой сводки отложено или оставлено без ответа 7 писем:",
+    )
+
+
+def test_digest_of_several_games_names_none_in_its_subject(renderer: Renderer) -> None:
+    subject, body = mail(
+        renderer,
+        "gm_digest",
+        games=["g-1", "g-2"],
+        total=2,
+        counts=[],
+        entries=[],
+        more=0,
+        tag=None,
+    )
+    assert subject == "Сводка за сутки: 2 письма отложены или без ответа"
+    assert body.split("\n")[0] == (
+        "С прошлой сводки отложены или оставлены без ответа 2 письма (игры g-1, g-2):"
     )
 
 
