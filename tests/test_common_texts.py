@@ -331,6 +331,36 @@ def test_digest_of_several_games_names_none_in_its_subject(renderer: Renderer) -
     )
 
 
+def _night_outcome(renderer: Renderer, locale: str, **night: Any) -> str:
+    base = {
+        "night": 1,
+        "order": {"targets": ["Петя"], "skip": False},
+        "maniac_in_cell": False,
+        "duty_officer_guards": True,
+        "outcome": "kill",
+        "targets": [{"player": "Петя", "result": "killed"}],
+        "fan_in_cell": None,
+        "dead": ["Петя"],
+        "skip_restored": False,
+    }
+    _subject, body = mail(renderer, "maniac/gm_night", locale, night={**base, **night})
+    return next(line for line in body.split("\n") if line.startswith(("Итог", "Outcome")))
+
+
+def test_gm_night_outcome_says_each_death_once(renderer: Renderer) -> None:
+    """The dead are the targets killed and the fan in the cell: named once, not again
+    in a list of the dead; "nobody died" only when nobody did."""
+    assert _night_outcome(renderer, "ru") == "Итог: Петя — погибает."
+    fan = {"fan_in_cell": "Дима", "dead": ["Петя", "Дима"]}
+    assert _night_outcome(renderer, "en", **fan) == (
+        "Outcome: Петя — dies; the fan Дима dies in the cell."
+    )
+    blocked = {"targets": [{"player": "Петя", "result": "blocked"}], "dead": []}
+    assert _night_outcome(renderer, "ru", **blocked) == (
+        "Итог: Петя — не погибает: в камере под охраной дежурного; никто не погиб."
+    )
+
+
 def test_kill_order_count_verb_agrees(renderer: Renderer) -> None:
     def first(count: int) -> str:
         example = {"player": "Петя", "other": "Таня", "night": 2}

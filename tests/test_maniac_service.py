@@ -515,7 +515,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     assert gm_facts(mails[2]) == (
         "Только для ГМа:\n"
         "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
-        "  - Ночь 1: Саша — погибает; погиб игрок Саша\n"
+        "  - Ночь 1: Саша — погибает\n"
     )
     assert lines(mails[3]) == [
         "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
@@ -806,7 +806,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
         "\n"
         "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
     )
-    assert "Итог: пропуск; фанат Лена умирает в камере; погибла Лена." in lines(mails[4])
+    assert "Итог: пропуск; фанат Лена умирает в камере." in lines(mails[4])
 
 
 # --- M11, M12: prison and the end --------------------------------------------------------
