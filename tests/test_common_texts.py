@@ -674,7 +674,7 @@ def test_story_no_he_for_any_player(renderer: Renderer) -> None:
         == "Маша опровергает №3 (ответил ГМ)."
     )
     assert _story_line(renderer, "cluedo_days", "not_refuted", answered) == (
-        "у Маши нет карт №3 (ответил ГМ)."
+        "у Маши нет карт из предположения №3 (ответил ГМ)."
     )
     assert _story_line(renderer, "cluedo_rounds", "asked", {"player": "Маша", "number": 3}) == (
         "очередь Маши отвечать на №3."
