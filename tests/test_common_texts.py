@@ -609,6 +609,7 @@ def _story_line(
         "seq": 9,
         "kind": kind,
         "visibility": "public",
+        "public": True,
         "player": None,
         "at": datetime(2026, 12, 2, 7, 0, tzinfo=UTC),
         "source": None,

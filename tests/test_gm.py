@@ -821,7 +821,8 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
         "- событие 11 · 02.12.2026 00:30: день закрыт.",
     ]
     assert day_2.splitlines() == [
-        "- событие 12 · 02.12.2026 11:00 🔒: "
+        # The final post names the winner and the solution: no 🔒 on the accusation.
+        "- событие 12 · 02.12.2026 11:00: "
         "Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
         "- событие 13 · 02.12.2026 11:00 🔒: Кросс узнаёт, что обвинение верно.",
         "- событие 14 · 02.12.2026 11:00: игра окончена: победитель — Кросс.",

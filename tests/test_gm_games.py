@@ -375,7 +375,8 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
             "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
         )
         assert "14:00 (ГМ): Маша покидает игру.\n" in text
-        assert " 🔒: ГМ исключает Машу.\n" in text
+        # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
+        assert "01.12.2026 14:00: ГМ исключает Машу.\n" in text
         assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
