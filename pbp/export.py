@@ -11,18 +11,65 @@ at it): a story mailed or pasted too early would give the game away.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from html import escape
 from typing import TYPE_CHECKING, Any, Literal
 
 from markdown_it import MarkdownIt
 
-from pbp.core.events import LeverRefused
+from pbp.core.events import LeverRefused, Visibility
 
 if TYPE_CHECKING:
     from pbp.service import Service
+    from pbp.store import StoredEvent
 
 ExportFormat = Literal["markdown", "bbcode", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("markdown", "bbcode", "html")
+
+
+def on_forum(events: Sequence[StoredEvent]) -> set[int]:
+    """The numbers (``seq``) of the events whose fact reached the forum: the PUBLIC ones,
+    and the private record of a fact a public post told too —
+
+    - ``accusation_made``, when wrong and its PUBLIC ``accusation_wrong`` (logged with
+      it) names the cards (``publish_wrong_accusations``: the posts show them), or when
+      right (the game's end, PUBLIC ``game_over`` with him the winner: the final post
+      names him and the solution);
+    - the GM's ``gm_void`` and ``gm_remove`` (his note included), when the lever's own
+      events (logged with it, same time and source) hold a PUBLIC one: the GM's
+      announcement of it carries the note (:meth:`pbp.gm.levers.Levers.announce`).
+
+    Everything else private is marked so in the story."""
+    shown: set[int] = set()
+    together: dict[tuple[datetime, str | None], list[StoredEvent]] = {}
+    for stored in events:
+        together.setdefault((stored.at, stored.source), []).append(stored)
+    for stored in events:
+        event = stored.event
+        if event.visibility is Visibility.PUBLIC:
+            shown.add(stored.seq)
+            continue
+        beside = [
+            other.event
+            for other in together[(stored.at, stored.source)]
+            if other.event.visibility is Visibility.PUBLIC
+        ]
+        if event.kind == "accusation_made":
+            player = event.data.get("player")
+            if any(
+                (
+                    other.kind == "accusation_wrong"
+                    and other.data.get("player") == player
+                    and other.data.get("suspect") is not None
+                )
+                or (other.kind == "game_over" and other.data.get("winner") == player)
+                for other in beside
+            ):
+                shown.add(stored.seq)
+        elif event.kind in ("gm_void", "gm_remove") and beside:
+            shown.add(stored.seq)
+    return shown
 
 
 def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> str:
@@ -46,12 +93,15 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
         raise LeverRefused("gm_export_running", game=game_id)
     kind = service.kind_of(game)
     periods: dict[int, list[dict[str, Any]]] = {}
-    for stored in service.store.events(game_id):
+    events = list(service.store.events(game_id))
+    public = on_forum(events)
+    for stored in events:
         periods.setdefault(stored.day or 1, []).append(
             {
                 "seq": stored.seq,
                 "kind": stored.event.kind,
                 "visibility": stored.event.visibility.value,
+                "public": stored.seq in public,
                 "player": stored.event.player,
                 "at": stored.at,
                 "source": stored.source,

@@ -147,6 +147,7 @@ class Moves(ServicePart):
             result["move"] = move_dict(command.move)
         if command.error is not None:
             result["error"] = self.error_text(game, command.error)
+            result["code"] = command.error.code
             return result, None
         if command.private:
             result["private"] = type(command.move).__name__.lower()
@@ -157,6 +158,7 @@ class Moves(ServicePart):
             step = kind.apply(state, player, command.move, at)
         except MoveError as error:
             result["error"] = self.error_text(game, error)
+            result["code"] = error.code
             return result, None
         self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
         schedule = self.store.schedule(game.id)  # after the move: its deadline as stored
@@ -239,15 +241,49 @@ class Moves(ServicePart):
         return self.renderer.error(error.code, params, locale=game.locale)
 
 
+#: Refusals no rewording of the line mends: who the player is (his role, his seat's
+#: state) or where the game stands forbids the move, so a reply refusing only these
+#: does not ask him to fix the lines and send them again. Any other refusal (a syntax,
+#: an unknown or ambiguous name, a target the rules forbid) is the line's to fix.
+UNFIXABLE = frozenset(
+    {
+        "not_the_maniac",
+        "player_dead",
+        "player_in_prison",
+        "player_out",
+        "removed_by_gm",
+        "game_over",
+        "game_ended",
+        "not_your_turn",
+        "one_move_per_turn",
+        "no_suggestions_left",
+        "voting_closed",
+        "nothing_to_answer",
+        "not_addressee",
+        "not_asked",
+        "already_answered",
+        "pasted_snippet",
+    }
+)
+
+
 def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """What a ``reply`` template gets of a mail's results (one dict per command line,
-    an ``error`` key when it was refused): ``results`` as they are, ``done`` (those
-    without an error) and ``not_done`` (those with one), each in the mail's order, and
-    ``fix``: some refused line is one the player wrote (a mail with no command, or only
-    a forwarded one, has no line to fix: its refusal says what to send instead)."""
+    an ``error`` key when it was refused, its ``code`` beside it): ``results`` as they
+    are, ``done`` (those without an error) and ``not_done`` (those with one), each in
+    the mail's order, and ``fix``: some refused line is one the player wrote and could
+    mend (a mail with no command, or only a forwarded one, has no line to fix: its
+    refusal says what to send instead; a refusal in :data:`UNFIXABLE` is no line's
+    fault: ``УБИТЬ Олю`` from a fan of the maniac).
+
+    >>> reply_results([{"line": "УБИТЬ Олю", "error": "…", "code": "not_the_maniac"}])["fix"]
+    False
+    >>> reply_results([{"line": "ГОЛОС Лёля", "error": "…", "code": "unknown_name"}])["fix"]
+    True
+    """
     done = [result for result in results if "error" not in result]
     not_done = [result for result in results if "error" in result]
-    fix = any(result.get("line") for result in not_done)
+    fix = any(result.get("line") and result.get("code") not in UNFIXABLE for result in not_done)
     return {"results": list(results), "done": done, "not_done": not_done, "fix": fix}
 
 

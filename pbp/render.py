@@ -437,16 +437,21 @@ def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
     return shown
 
 
-def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str) -> str:
+def format_dt(
+    when: datetime | str, locale: str, zone: str | None, pattern: str, *, named: bool = True
+) -> str:
     """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
     IANA name; None: its own zone), written by Babel with ``pattern`` (CLDR's date
     field symbols, the locale's catalog gives it: :func:`datetime_filter`) and followed
-    by the zone's name: ``01.12.2026 22:30 (Europe/Moscow)`` for ``dd.MM.yyyy HH:mm``.
+    by the zone's name: ``01.12.2026 22:30 (Europe/Moscow)`` for ``dd.MM.yyyy HH:mm``;
+    without it when not ``named`` (a text whose heading names the zone once).
 
     >>> from datetime import UTC
     >>> when = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
     >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm")
     '01.12.2026 22:30 (Europe/Moscow)'
+    >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm", named=False)
+    '01.12.2026 22:30'
 
     :raises ValueError: ``when`` is naive, or not ISO 8601 text.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
@@ -457,8 +462,11 @@ def format_dt(when: datetime | str, locale: str, zone: str | None, pattern: str)
         raise ValueError(f"a naive datetime cannot be shown to players: {when!r}")
     if zone is not None:
         when = when.astimezone(ZoneInfo(zone))
+    shown = babel_dates.format_datetime(when, pattern, locale=_locale(locale))
+    if not named:
+        return shown
     name = when.tzinfo.key if isinstance(when.tzinfo, ZoneInfo) else when.tzname()
-    return f"{babel_dates.format_datetime(when, pattern, locale=_locale(locale))} ({name})"
+    return f"{shown} ({name})"
 
 
 @functools.cache
@@ -468,14 +476,21 @@ def _locale(name: str) -> Locale:
 
 
 def datetime_filter(fmt: Format) -> Callable[..., str]:
-    """``when|dt(zone=None)``: :func:`format_dt` with the pattern of the locale's
-    catalog (message "yyyy-MM-dd HH:mm", context "date and time, a CLDR pattern")."""
+    """``when|dt(zone=None, named=True)``: :func:`format_dt` with the pattern of the
+    locale's catalog (message "yyyy-MM-dd HH:mm", context "date and time, a CLDR
+    pattern"); ``named=False`` leaves out the zone's name."""
 
     @jinja2.pass_context
-    def dt(ctx: jinja2.runtime.Context, when: datetime | str, zone: str | None = None) -> str:
+    def dt(
+        ctx: jinja2.runtime.Context,
+        when: datetime | str,
+        zone: str | None = None,
+        named: bool = True,
+    ) -> str:
         pgettext = ctx.resolve("pgettext")
         pattern = str(pgettext("date and time, a CLDR pattern", "yyyy-MM-dd HH:mm"))
-        return _markup(format_dt(when, str(ctx.resolve("locale")), zone, pattern), fmt)
+        locale = str(ctx.resolve("locale"))
+        return _markup(format_dt(when, locale, zone, pattern, named=named), fmt)
 
     return dt
 

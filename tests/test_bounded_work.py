@@ -97,7 +97,7 @@ def test_a_strangers_large_mail_is_kept_and_not_answered(table: Table) -> None:
     [digest] = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
     assert (digest["To"], digest["Subject"]) == (
         GM,
-        "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа",
+        "Сводка за сутки: 1 письмо отложено или без ответа",
     )
     assert (
         f"#{kept.id}  01.12.2026 21:00 (Europe/Moscow)  stranger@elsewhere.test  "

@@ -687,8 +687,8 @@ Send your moves to it only — the easiest way is to reply to this mail.
 
 A game day closes at 21:00 (Europe/London). A move belongs to the day in which its mail \
 arrived.
-Each day you have 3 suggestions, and one player can be addressed at most 3 suggestions \
-a day by all players together.
+Each day you have 3 suggestions, and at most 3 suggestions a day may be addressed to one \
+player, by all players together.
 If you have not answered a suggestion by the close, the GM answers for you and you have \
 one suggestion fewer the next day for each such suggestion: two unanswered cost two.
 
@@ -730,8 +730,8 @@ Rooms: [b]kitchen[/b], [b]ballroom[/b], [b]conservatory[/b], [b]billiard room[/b
 [b]library[/b], [b]study[/b]
 
 [b]How the days go[/b]
-Each day every player has 3 suggestions, and one player can be addressed at most 3 \
-suggestions a day by all players together. A day closes at 21:00 (Europe/London). A \
+Each day every player has 3 suggestions, and at most 3 suggestions a day may be \
+addressed to one player, by all players together. A day closes at 21:00 (Europe/London). A \
 suggestion still unanswered at the close is answered by the GM, and its addressee has one \
 suggestion fewer the next day for each such suggestion: two unanswered cost two.
 

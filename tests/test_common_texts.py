@@ -289,7 +289,14 @@ def test_answers_not_shown_verb_agrees_with_the_count(renderer: Renderer) -> Non
 def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
     def head(total: int) -> tuple[str, str]:
         subject, body = mail(
-            renderer, "gm_digest", games=["g-1"], total=total, counts=[], entries=[], more=0
+            renderer,
+            "gm_digest",
+            games=["g-1"],
+            total=total,
+            counts=[],
+            entries=[],
+            more=0,
+            tag="g-1",
         )
         return subject, body.split("\n")[0]
 
@@ -304,6 +311,53 @@ def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
     assert head(7) == (
         "[g-1] Сводка за сутки: 7 писем отложено или без ответа",
         "С прошлой сводки отложено или оставлено без ответа 7 писем:",
+    )
+
+
+def test_digest_of_several_games_names_none_in_its_subject(renderer: Renderer) -> None:
+    subject, body = mail(
+        renderer,
+        "gm_digest",
+        games=["g-1", "g-2"],
+        total=2,
+        counts=[],
+        entries=[],
+        more=0,
+        tag=None,
+    )
+    assert subject == "Сводка за сутки: 2 письма отложены или без ответа"
+    assert body.split("\n")[0] == (
+        "С прошлой сводки отложены или оставлены без ответа 2 письма (игры g-1, g-2):"
+    )
+
+
+def _night_outcome(renderer: Renderer, locale: str, **night: Any) -> str:
+    base = {
+        "night": 1,
+        "order": {"targets": ["Петя"], "skip": False},
+        "maniac_in_cell": False,
+        "duty_officer_guards": True,
+        "outcome": "kill",
+        "targets": [{"player": "Петя", "result": "killed"}],
+        "fan_in_cell": None,
+        "dead": ["Петя"],
+        "skip_restored": False,
+    }
+    _subject, body = mail(renderer, "maniac/gm_night", locale, night={**base, **night})
+    return next(line for line in body.split("\n") if line.startswith(("Итог", "Outcome")))
+
+
+def test_gm_night_outcome_says_each_death_once(renderer: Renderer) -> None:
+    """The dead are the targets killed and the fan in the cell: named once, not again
+    in a list of the dead; "nobody died" only when nobody did."""
+    assert _night_outcome(renderer, "ru") == "Итог: Петя — погибает."
+    fan = {"fan_in_cell": "Дима", "dead": ["Петя", "Дима"]}
+    assert _night_outcome(renderer, "en", **fan) == (
+        "Outcome: Петя — dies; the fan Дима dies in the cell."
+    )
+    blocked = {"targets": [{"player": "Петя", "result": "blocked"}], "dead": []}
+    assert _night_outcome(renderer, "ru", **blocked) == (
+        "Итог: Петя — не погибает: в камере под охраной дежурного; никто не погиб."
     )
 
 
@@ -436,7 +490,12 @@ def test_english_no_he_for_any_player(renderer: Renderer) -> None:
     _subject, body = mail(renderer, "held_dropped", "en", player="Кросс", substitute="Вова")
     assert body.rstrip("\n").endswith("The GM knows and will enter the move if it should count.")
     subject, body = mail(
-        renderer, "gm_wrong_address", "en", player="Кросс", gm_address="gm@example.test"
+        renderer,
+        "gm_wrong_address",
+        "en",
+        player="Кросс",
+        gm_address="gm@example.test",
+        gm_command=False,
     )
     assert subject == "[g-1] This is the personal address of Кросс"
     assert body.startswith("Your mail reached the personal address of Кросс, so nothing was done.")
@@ -550,6 +609,7 @@ def _story_line(
         "seq": 9,
         "kind": kind,
         "visibility": "public",
+        "public": True,
         "player": None,
         "at": datetime(2026, 12, 2, 7, 0, tzinfo=UTC),
         "source": None,
@@ -615,7 +675,7 @@ def test_story_no_he_for_any_player(renderer: Renderer) -> None:
         == "Маша опровергает №3 (ответил ГМ)."
     )
     assert _story_line(renderer, "cluedo_days", "not_refuted", answered) == (
-        "у Маши нет карт №3 (ответил ГМ)."
+        "у Маши нет карт из предположения №3 (ответил ГМ)."
     )
     assert _story_line(renderer, "cluedo_rounds", "asked", {"player": "Маша", "number": 3}) == (
         "очередь Маши отвечать на №3."
@@ -725,9 +785,22 @@ def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Rend
 
 
 def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:
-    subject, body = mail(renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test")
+    subject, body = mail(
+        renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test", gm_command=False
+    )
     assert subject == "[g-1] Это личный адрес Оли"
-    assert body.startswith("Письмо пришло на личный адрес Оли, поэтому ничего не выполнено.")
+    assert body == (
+        "Письмо пришло на личный адрес Оли, поэтому ничего не выполнено. Команды ГМа пишите "
+        "на ваш адрес ГМа: gm@x.test. Чтобы внести ход за игрока, напишите туда строку\n"
+        "    ЗА Олю: ХОД\n"
+    )
+    _subject, body = mail(
+        renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test", gm_command=True
+    )
+    assert body == (
+        "Письмо пришло на личный адрес Оли, поэтому ничего не выполнено. Команды ГМа пишите "
+        "на ваш адрес ГМа: gm@x.test.\n"
+    )
 
 
 def test_confirmation_echo_declines_the_player(renderer: Renderer) -> None:

@@ -274,10 +274,27 @@ def test_gm_mail_to_a_players_address_points_him_to_his_own(table: Table) -> Non
     assert summary([answer]) == [(GM, "Re: ход")]
     gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
     assert answer["Reply-To"] == gm_address  # a reply to it goes where commands go
+    # ПАУЗА is a GM command already: it just goes to his address, no ACT hint.
     assert body(answer) == (
         "Письмо пришло на личный адрес Дуг, поэтому ничего не выполнено. Команды "
+        f"ГМа пишите на ваш адрес ГМа: {gm_address}.\n"
+    )
+
+
+def test_gm_move_to_a_players_address_is_shown_act_with_the_name_as_act_reads_it(
+    table: Table,
+) -> None:
+    """A move (not a GM command) written to a player's address: he is shown ACT, the
+    name in the accusative as ACT reads it (ЗА Розу: …)."""
+    move = "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс"
+    table.send("Роза", move, at=utc(2026, 12, 1, 18), sender=GM)
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_wrong_address"]
+    (answer,) = table.new_mail()
+    gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    assert body(answer) == (
+        "Письмо пришло на личный адрес Розы, поэтому ничего не выполнено. Команды "
         f"ГМа пишите на ваш адрес ГМа: {gm_address}. Чтобы внести ход за игрока, "
-        "напишите туда строку\n    ЗА Дуг: ХОД\n"
+        "напишите туда строку\n    ЗА Розу: ХОД\n"
     )
 
 
@@ -783,37 +800,38 @@ def play_to_the_end(table: Table) -> None:
 def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Table) -> None:
     play_to_the_end(table)
     text = story(table.service, GAME, "markdown")
-    zone = " (Europe/Moscow)"
     assert text.startswith("**Игра seed-000: вся история**\n")
+    assert "Время: Europe/Moscow." in text  # the zone named once, not on every line
     day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
     assert day_1.splitlines() == [
-        f"- №1 · 01.12.2026 20:00{zone} 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
+        "- событие 1 · 01.12.2026 20:00 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
         "карты: Кросс **Петя**, **Ваня**, **Нож**; Дуг **Спальня**, **Пистолет**, **Молоток**; "
         "Роза **Библиотека**, **Канделябр**, **Веревка**.",
-        f"- №2 · 01.12.2026 20:00{zone} 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
-        f"- №3 · 01.12.2026 20:00{zone} 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
-        f"- №4 · 01.12.2026 20:00{zone} 🔒: Роза получает "
+        "- событие 2 · 01.12.2026 20:00 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
+        "- событие 3 · 01.12.2026 20:00 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
+        "- событие 4 · 01.12.2026 20:00 🔒: Роза получает "
         "**Библиотека**, **Канделябр**, **Веревка**.",
-        f"- №5 · 01.12.2026 20:00{zone}: игра начинается: Кросс, Дуг, Роза.",
-        f"- №6 · 01.12.2026 20:05{zone}: предположение №1 от Кросса для Дуг: "
+        "- событие 5 · 01.12.2026 20:00: игра начинается: Кросс, Дуг, Роза.",
+        "- событие 6 · 01.12.2026 20:05: предположение №1 от Кросса для Дуг: "
         "**Маша**, **Пистолет**, **Спальня**.",
-        f"- №7 · 01.12.2026 21:00{zone} (ГМ): Дуг опровергает №1.",
-        f"- №8 · 01.12.2026 21:00{zone} 🔒 (ГМ): Дуг показывает Кроссу карту **Спальня**.",
-        f"- №9 · 01.12.2026 21:00{zone} 🔒: ГМ вносит ход за Дуг: «опровержение спальня» — потеря.",
-        f"- №10 · 01.12.2026 21:30{zone}: ГМ продлевает срок на 2 часа.",
-        f"- №11 · 02.12.2026 00:30{zone}: день закрыт.",
+        "- событие 7 · 01.12.2026 21:00 (ГМ): Дуг опровергает №1.",
+        "- событие 8 · 01.12.2026 21:00 🔒 (ГМ): Дуг показывает Кроссу карту **Спальня**.",
+        "- событие 9 · 01.12.2026 21:00 🔒: ГМ вносит ход за Дуг: «опровержение спальня» — потеря.",
+        "- событие 10 · 01.12.2026 21:30: ГМ продлевает срок на 2 часа.",
+        "- событие 11 · 02.12.2026 00:30: день закрыт.",
     ]
     assert day_2.splitlines() == [
-        f"- №12 · 02.12.2026 11:00{zone} 🔒: "
+        # The final post names the winner and the solution: no 🔒 on the accusation.
+        "- событие 12 · 02.12.2026 11:00: "
         "Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
-        f"- №13 · 02.12.2026 11:00{zone} 🔒: Кросс узнаёт, что обвинение верно.",
-        f"- №14 · 02.12.2026 11:00{zone}: игра окончена: победитель — Кросс.",
+        "- событие 13 · 02.12.2026 11:00 🔒: Кросс узнаёт, что обвинение верно.",
+        "- событие 14 · 02.12.2026 11:00: игра окончена: победитель — Кросс.",
     ]
     bbcode = story(table.service, GAME, "bbcode")
     assert "[b]День 2[/b]" in bbcode and "карту [b]Спальня[/b]." in bbcode
     html = story(table.service, GAME, "html")
     assert html.startswith('<!DOCTYPE html>\n<html lang="ru">\n<head>\n<meta charset="utf-8">')
-    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>№1 · 01.12.2026 20:00" in html
+    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>событие 1 · 01.12.2026 20:00" in html
 
 
 def test_export_is_refused_while_the_game_runs_unless_forced(table: Table) -> None:

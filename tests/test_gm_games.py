@@ -374,8 +374,9 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
             "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
             "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
         )
-        assert "14:00 (Europe/Moscow) (ГМ): Маша покидает игру.\n" in text
-        assert "(Europe/Moscow) 🔒: ГМ исключает Машу.\n" in text
+        assert "14:00 (ГМ): Маша покидает игру.\n" in text
+        # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
+        assert "01.12.2026 14:00: ГМ исключает Машу.\n" in text
         assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
@@ -523,7 +524,7 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     vote = gm.void(GAME, seqs["vote_cast"], now=utc(2026, 12, 1, 11), via="cli", note=None)
     assert vote["announced"] is True
     text = story(maniac.service, GAME, "markdown", force=True)
-    lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- №")]
+    lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- событие ")]
     assert lines[-7:] == [
         "маньяк заказывает на ночь 1: Саша.",
         "Коля голосует за Таню.",

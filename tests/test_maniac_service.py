@@ -407,6 +407,37 @@ def test_vote_count_mail_sends_the_gm_the_count_after_every_change(tmp_path: Pat
 # --- M3, M4: orders -----------------------------------------------------------------------
 
 
+def test_a_refusal_by_role_is_not_asked_to_be_fixed_and_a_misspelt_name_is(
+    table: ManiacTable,
+) -> None:
+    """Only the maniac orders kills (M3): a fan's УБИТЬ is nothing he can fix, so his
+    answer does not ask him to fix the line and send it again; a name nobody has is."""
+    table.new_mail()
+    (mail,) = table.move("Вася", "УБИТЬ Олю", at=utc(2026, 12, 1, 11))
+    assert lines(mail) == [
+        "Вася, вот что сделано по вашему письму.",
+        "",
+        "Не выполнено:",
+        "",
+        "> УБИТЬ Олю",
+        "Понял: УБИТЬ Оля",
+        "Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
+        "Вы можете голосовать: ГОЛОС <игрок>.",
+        "",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]
+    (mail,) = table.move("Вася", "УБИТЬ Олю", "ГОЛОС Зина", at=utc(2026, 12, 1, 11, 5))
+    assert lines(mail)[-7:] == [
+        "> ГОЛОС Зина",
+        "Неизвестный игрок «Зина».",
+        "Игроки: Вася, Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.",
+        "Исправьте и пришлите ход ещё раз.",
+        "",
+        "Исправьте невыполненные строки и пришлите их снова ответом на это письмо.",
+        "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
+    ]
+
+
 def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     table: ManiacTable,
 ) -> None:
@@ -484,7 +515,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     assert gm_facts(mails[2]) == (
         "Только для ГМа:\n"
         "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
-        "  - Ночь 1: Саша — погибает; погиб игрок Саша\n"
+        "  - Ночь 1: Саша — погибает\n"
     )
     assert lines(mails[3]) == [
         "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
@@ -775,7 +806,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
         "\n"
         "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
     )
-    assert "Итог: пропуск; фанат Лена умирает в камере; погибла Лена." in lines(mails[4])
+    assert "Итог: пропуск; фанат Лена умирает в камере." in lines(mails[4])
 
 
 # --- M11, M12: prison and the end --------------------------------------------------------

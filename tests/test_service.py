@@ -281,7 +281,7 @@ def test_unregistered_sender_is_kept_never_answered_and_in_the_gm_digest(table: 
     assert summary(table.new_mail()) == [
         (GM, "[seed-000] Итоги дня 1 — BBCode"),
         (GM, "[seed-000] Итоги дня 1 — Markdown"),
-        (GM, "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"),
+        (GM, "Сводка за сутки: 1 письмо отложено или без ответа"),
     ]
 
 

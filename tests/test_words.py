@@ -115,6 +115,7 @@ def test_story_names_the_suggester_shown_a_card_in_the_dative(renderer: Renderer
             "seq": 9,
             "kind": "card_shown",
             "visibility": "player",
+            "public": False,
             "player": suggester,
             "at": datetime(2026, 12, 2, 7, 0, tzinfo=UTC),
             "source": None,

@@ -21,6 +21,7 @@ from pbp.config import Game
 from pbp.intake.message import Message
 from pbp.mail.base import RawMessage, header_section, stranger_raw
 from pbp.outcome import Handled, Outcome
+from pbp.parse.gm import parse_gm
 from pbp.parse.mime import Letter, find_tokens
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Seat
@@ -178,7 +179,8 @@ class SenderRules(ServicePart):
         Mail to two personal addresses (a Cc to another player's) counts for the
         sender's own. A stranger who found a personal address is an unknown sender
         (later rules); a player or the GM writing to another's address is answered
-        where to write, and the GM told (``wrong_sender``, ``gm_wrong_address``)."""
+        where to write, and the GM told (``wrong_sender``, ``gm_wrong_address``: its
+        body is read to tell whether he wrote a GM command or a move for the player)."""
         sender = message.from_address
         now = message.now
         seats = [s for token in message.tokens if (s := self.store.token(token)) is not None]
@@ -194,9 +196,17 @@ class SenderRules(ServicePart):
             return None
         game = self.game_config(seat.game_id)
         if sender == game.gm.lower():
-            # The GM wrote to a player's address: point him to his own (ACT …).
+            # The GM wrote to a player's address: point him to his own, and to ACT …
+            # unless what he wrote was a GM command already (then it just goes there).
+            letter = self.service.read_body(message.raw.raw, message.letter)
+            text = "" if letter.unreadable else self.service.moves.own_text(letter, game)
+            gm_command = any(line.name is not None for line in parse_gm(text))
             with self.store.transaction():
-                context = {"player": seat.player, "gm_address": self.addresses.gm_address(game.id)}
+                context = {
+                    "player": seat.player,
+                    "gm_address": self.addresses.gm_address(game.id),
+                    "gm_command": gm_command,
+                }
                 # As from his GM seat: its Reply-To is his GM address.
                 self.mail.reply(
                     message.letter,

@@ -61,6 +61,13 @@ class AnswersMixin(Tables):
         )
         return {r[0]: DigestCount(int(r[1]), int(r[2])) for r in rows}
 
+    def digest_games(self, after_id: int, game_ids: Sequence[str]) -> set[str | None]:
+        """The games the digest lines after ``after_id`` for a GM of ``game_ids`` are
+        about (None: a line for every GM, a stranger's outside any game), one query."""
+        where, args = self._digest_where(after_id, game_ids)
+        rows = self._db.execute(f"SELECT DISTINCT game_id FROM digest WHERE {where}", args)
+        return {r[0] for r in rows}
+
     def digest_entries(
         self, after_id: int, game_ids: Sequence[str], limit: int
     ) -> list[DigestEntry]:
