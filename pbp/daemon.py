@@ -102,6 +102,7 @@ class Daemon:
         self._planned: dict[str, datetime] = {}  # job id -> its moment, as last planned
         self._fatal: StoreReplacedError | None = None  # found outside the main loop
         self.reload_requested = threading.Event()  # SIGHUP: read games.yaml again
+        self._templates_ready = False  # compiled beside the loop (_prepare_templates)
 
     @property
     def scheduler(self) -> BackgroundScheduler:
@@ -228,6 +229,7 @@ class Daemon:
         once)."""
         with self.lock:
             self.service.renderer.reload()
+            self._templates_ready = False  # compiled again after the next round
         path = self.service.config.path
         if path is None:
             log.error("games.yaml not reloaded: this configuration was not read from a file")
@@ -292,8 +294,28 @@ class Daemon:
                 self._back_off(self._round_failed(error, failures))
                 continue
             failures = 0
+            if not self._templates_ready:
+                self._prepare_templates()
             if not self._wait_for_mail():
                 return
+
+    def _prepare_templates(self) -> None:
+        """Compile the games' templates in a thread of its own, after the first round
+        (which catches up the mail waiting at start) and after each reload: a first
+        mail of each kind no longer waits for its templates' compilation (issue 18;
+        about a second of work at start, beside the wait for mail)."""
+        self._templates_ready = True
+        service = self.service
+
+        def compile_all() -> None:
+            try:
+                count = service.prepare_templates()
+            except Exception:  # a broken template fails where it is used, as before
+                log.warning("templates not compiled ahead", exc_info=True)
+                return
+            log.debug("%d templates compiled", count)
+
+        threading.Thread(target=compile_all, name="pbp-templates", daemon=True).start()
 
     def _round_failed(self, error: Exception, failures: int) -> float:
         """Log the failed round ``error`` (the ``failures``-th in a row); the seconds to

@@ -731,6 +731,33 @@ class Renderer:
                 env.cache.clear()
         self._envs.clear()
 
+    def prepare(self, uses: Iterable[tuple[str, Format]], kinds: Iterable[str]) -> int:
+        """Compile now, not at their first use, the templates the games will render:
+        for each ``(locale, format)`` of ``uses``, those of ``kinds`` (game kind names)
+        and the common ones — mails, error texts and their parts in ``"text"``, posts,
+        the story and their parts in a post format. ``pbp run`` does it beside its loop
+        once it serves (issue 18: a first reply of each kind waited for its templates'
+        compilation, tens of milliseconds). Returns how many were compiled. A template
+        that does not compile is logged (warning) and left to fail where it is used.
+
+        :raises ValueError: unknown locale or format.
+        """
+        tops = ("common", "errors", *kinds)
+        compiled = 0
+        for locale, fmt in dict.fromkeys(uses):
+            env = self._env(locale, fmt)
+            skip = ("/posts/", "/story/") if fmt == "text" else ("/mail/", "errors/")
+            for name in env.list_templates():
+                if name.split("/", 1)[0] not in tops or any(part in name for part in skip):
+                    continue
+                try:
+                    env.get_template(name)
+                except jinja2.TemplateError as error:
+                    log.warning("template %s (%s, %s) won't compile: %s", name, locale, fmt, error)
+                    continue
+                compiled += 1
+        return compiled
+
     # -- environments --
 
     def _env(self, locale: str, fmt: Format) -> jinja2.Environment:

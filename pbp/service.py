@@ -42,13 +42,13 @@ from pbp.faults import crash_point
 from pbp.gm import Addresses, GmDesk, GmMail
 from pbp.intake import Intake, source_key, too_complex
 from pbp.mail.base import Inbox, RawMessage, Transport
-from pbp.mailer import Mailer
+from pbp.mailer import POST_FORMATS, Mailer
 from pbp.moves import Moves, visible
 from pbp.outbox import flush
 from pbp.outcome import Outcome
 from pbp.parse.mime import Letter, read_letter
 from pbp.ratelimit import AnswerLimit
-from pbp.render import Renderer, public_only
+from pbp.render import Format, Renderer, public_only
 from pbp.seats import missing_games
 from pbp.store import GM_SEAT, OutgoingMail, Store
 from pbp.table import GameTable
@@ -130,6 +130,15 @@ class Service:
         return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
 
     # --- configuration helpers ---------------------------------------------------
+
+    def prepare_templates(self) -> int:
+        """Compile the templates of the configured games (their locales; mails and both
+        post formats: :meth:`pbp.render.Renderer.prepare`), so that no reply waits for
+        one's compilation. Returns how many were compiled."""
+        games = self.config.games
+        formats: tuple[Format, ...] = ("text", *POST_FORMATS)
+        uses = [(g.locale, fmt) for g in games for fmt in formats]
+        return self.renderer.prepare(uses, {g.kind for g in games})
 
     def replace_config(self, config: Config) -> list[str]:
         """Go on with ``config`` (``games.yaml`` read again: ``pbp run``'s SIGHUP): a new

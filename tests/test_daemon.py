@@ -176,3 +176,31 @@ def test_a_reload_reads_the_templates_again_even_when_games_yaml_is_refused(
         assert len(reloads) == 2
     finally:
         table.close()
+
+
+def test_the_daemon_compiles_its_games_templates_beside_its_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: after the first round (and again after a reload) the games' templates
+    are compiled (:meth:`pbp.service.Service.prepare_templates`, tested in
+    tests/test_render.py) in a thread of their own, so no reply waits for its template."""
+    table = Table(tmp_path)
+    try:
+        ran: list[str] = []
+        done = threading.Event()
+
+        def prepare() -> int:
+            ran.append(threading.current_thread().name)
+            done.set()
+            return 0
+
+        monkeypatch.setattr(table.service, "prepare_templates", prepare)
+        daemon = Daemon(table.service)
+        daemon._prepare_templates()
+        assert done.wait(30)
+        assert ran == ["pbp-templates"]
+        assert daemon._templates_ready
+        daemon.reload()  # templates read again: compiled again after the next round
+        assert not daemon._templates_ready
+    finally:
+        table.close()

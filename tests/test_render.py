@@ -1240,3 +1240,47 @@ def test_a_mail_of_a_forwarded_mail_alone_is_not_asked_to_fix_lines(
         )
         assert "Не выполнено:\n\nВ письме нет ваших ходов" in body, kind
         assert "Исправьте" not in body, kind
+
+
+def test_prepare_compiles_what_a_game_renders_so_none_is_compiled_at_its_first_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``pbp run`` compiles a game's templates beside its loop (issue 18): mails, error
+    texts and parts in the text environment, posts, the story and parts in a post
+    format; none of another kind's."""
+    fresh = Renderer(TEMPLATES)
+    count = fresh.prepare([("ru", "text"), ("ru", "bbcode")], {"maniac"})
+    names = [
+        str(p.relative_to(TEMPLATES))
+        for p in TEMPLATES.rglob("*")
+        if p.is_file() and p.parts[len(TEMPLATES.parts)] in ("common", "errors", "maniac")
+    ]
+    text = [n for n in names if "/posts/" not in n and "/story/" not in n]
+    posts = [n for n in names if "/mail/" not in n and not n.startswith("errors/")]
+    assert count == len(text) + len(posts)
+
+    def compile_nothing(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("a template was compiled at its first use")
+
+    monkeypatch.setattr(jinja2.Environment, "compile", compile_nothing)
+    _subject, body = fresh.private_mail(
+        "maniac/reply",
+        locale="ru",
+        game="m-1",
+        player="Лев",
+        timezone="UTC",
+        **reply_results([{"line": "СТАТУС", "events": []}]),
+    )
+    assert body.startswith("Лев, вот что сделано по вашему письму.\n")
+    example = {"player": "Лев", "other": "Павел", "night": 2, "next_night": 3}
+    params = {"line": "ГОЛОС", "players": ["Лев", "Павел"], "example": example}
+    assert fresh.error("vote_syntax", params, locale="ru").startswith("Не понял, за кого голос:")
+    with pytest.raises(AssertionError, match="compiled at its first use"):
+        fresh.private_mail(
+            "cluedo_days/reply",
+            locale="ru",
+            game="d-1",
+            player="Лев",
+            timezone="UTC",
+            **reply_results([]),
+        )
