@@ -7,6 +7,7 @@ Events are built by hand from the catalogue in the docstring of
 from __future__ import annotations
 
 import logging
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -1243,17 +1244,20 @@ def test_a_mail_of_a_forwarded_mail_alone_is_not_asked_to_fix_lines(
 
 
 def test_prepare_compiles_what_a_game_renders_so_none_is_compiled_at_its_first_use(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """``pbp run`` compiles a game's templates beside its loop (issue 18): mails, error
     texts and parts in the text environment, posts, the story and parts in a post
     format; none of another kind's."""
-    fresh = Renderer(TEMPLATES)
+    # A copy of the tree: environments of their own (the suite shares the others').
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    fresh = Renderer(templates)
     count = fresh.prepare([("ru", "text"), ("ru", "bbcode")], {"maniac"})
     names = [
-        str(p.relative_to(TEMPLATES))
-        for p in TEMPLATES.rglob("*")
-        if p.is_file() and p.parts[len(TEMPLATES.parts)] in ("common", "errors", "maniac")
+        str(p.relative_to(templates))
+        for p in templates.rglob("*")
+        if p.is_file() and p.parts[len(templates.parts)] in ("common", "errors", "maniac")
     ]
     text = [n for n in names if "/posts/" not in n and "/story/" not in n]
     posts = [n for n in names if "/mail/" not in n and not n.startswith("errors/")]
