@@ -6,28 +6,17 @@ Each test is named after the defect it holds and asserts the corrected text exac
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
+from test_common_texts import TEMPLATES, error, mail
 
 from pbp.render import Renderer
-
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
     return Renderer(TEMPLATES)
-
-
-def error(renderer: Renderer, code: str, locale: str = "ru", **params: Any) -> str:
-    return renderer.error(code, params, locale=locale)
-
-
-def mail(renderer: Renderer, name: str, locale: str = "ru", **context: Any) -> tuple[str, str]:
-    base: dict[str, Any] = {"game": "g-1", "timezone": "UTC", "genders": {}}
-    return renderer.private_mail(name, locale=locale, **{**base, **context})
 
 
 # --- 1. «у игрока Лев»: the name takes the case the sentence needs (P2) ---
