@@ -219,7 +219,9 @@ class Service:
     def process_inbox(self, now: datetime) -> list[Outcome]:
         """Handle every waiting message in arrival order, marking each done after its
         commit (each first performs its game's deadlines due before it arrived, D8);
-        one set aside for the GM is first copied to the mailbox's kept folder."""
+        one set aside for the GM is first copied to the mailbox's kept folder. The mail
+        a commit group queued is sent right after its commit, before the group is
+        marked done (while the transport works; else at the round's end)."""
         outcomes: list[Outcome] = []
         # Mail held while a game was paused, once it runs again (a resume that
         # crashed before applying it, or one by another process).
@@ -227,6 +229,7 @@ class Service:
         if self.inbox is None:
             return outcomes
         committed: list[str] = []
+        sending = True
         try:
             waiting = self.inbox.fetch_new()
             crash_point("fetched")
@@ -234,6 +237,12 @@ class Service:
             while start < len(waiting):
                 group = self._commit_group(waiting, start, now, outcomes)
                 start += len(group)
+                if sending:
+                    # The answers go out before the IMAP round trips that mark the
+                    # messages done (issue 18: the reply's latency); committed, they
+                    # are never applied twice, whatever happens in between. A failing
+                    # transport is not tried again before the round's end.
+                    sending = self.flush_while_working(now)
                 for raw in group:
                     crash_point("committed")
                     if self.store.is_kept(source_key(raw)):
@@ -539,6 +548,12 @@ class Service:
 
         return flush(self.store, self.transport, moment, undeliverable)
 
+    def flush_while_working(self, now: datetime) -> bool:
+        """:meth:`flush_outbox`; True when every mail due at ``now`` went (False: the
+        transport failed, or a mail was given up)."""
+        due = self.store.due_count(now)
+        return self.flush_outbox(now) >= due
+
     def _undeliverable(self, mail: OutgoingMail, reason: str, now: datetime) -> None:
         """Tell the GM of the recipient's games (every GM for another address) that a
         mail was given up (RFC 5321 §4.2.1, a 5yz reply or too many retries), inside
@@ -593,7 +608,6 @@ class _Between:
                 log.exception("reading mail in the middle of a round failed")
                 self.reading = False
         if self.sending:
-            service.flush_outbox(self.now)
-            # Mail still due means the transport failed: not again before the round ends.
-            self.sending = not service.store.due_mail(self.now, limit=1)
+            # Not all of it sent: the transport failed; not again before the round ends.
+            self.sending = service.flush_while_working(self.now)
         self.last = time.monotonic()

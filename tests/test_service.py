@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from kits.cli import run_ok
-from kits.table import GM, Table, body, crash_apply, summary, utc
+from kits.table import EMAILS, GM, Table, body, crash_apply, summary, utc
 
 from pbp.mail.base import PermanentSendError, TransientSendError
 from pbp.mail.maildir import deliver
@@ -400,10 +400,12 @@ def test_waiting_mail_commits_as_one_group_and_a_crash_rolls_back_only_its_own_m
     finally:
         table.store._db.set_trace_callback(None)
     assert [o.outcome for o in outcomes] == ["applied", "error", "status"]
-    assert [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")] == [
-        "BEGIN IMMEDIATE",
-        "COMMIT",
-    ]
+    # One transaction for the three messages; then the one that records the mail they
+    # queued as sent (sent before the messages are marked done), and nothing else.
+    marks = [i for i, s in enumerate(statements) if s in ("BEGIN IMMEDIATE", "COMMIT")]
+    assert [statements[i] for i in marks] == ["BEGIN IMMEDIATE", "COMMIT"] * 2
+    recorded = statements[marks[2] + 1 : marks[3]]
+    assert recorded and all(s.startswith("UPDATE outbox SET sent_at") for s in recorded)
     assert [s for s in statements if s.startswith("ROLLBACK")] == ["ROLLBACK TO pbp_1"]
     suggestions = [
         (s.event.data["number"], s.event.data["suggester"])
@@ -412,6 +414,57 @@ def test_waiting_mail_commits_as_one_group_and_a_crash_rolls_back_only_its_own_m
     ]
     assert suggestions == [(1, "Кросс")]
     assert [k.reason for k in table.store.kept()] == ["error: RuntimeError('bug')"]
+
+
+def test_answers_go_out_before_their_messages_are_marked_done(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18 (latency): a commit group's mail is sent right after its commit, before
+    the IMAP round trips that mark its messages done; each group's own mail."""
+    monkeypatch.setattr("pbp.service.COMMIT_GROUP", 1)
+    table.new_mail()
+    steps: list[str] = []
+    transport, inbox = table.service.transport, table.service.inbox
+    assert transport is not None and inbox is not None
+    sendmail, mark_done = transport.sendmail, inbox.mark_done
+
+    def sending(envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
+        steps.append(f"sent to {', '.join(recipients)}")
+        sendmail(envelope_from, recipients, raw)
+
+    def marking(keys: Sequence[str]) -> None:
+        steps.append(f"marked {len(keys)} done")
+        mark_done(keys)
+
+    monkeypatch.setattr(transport, "sendmail", sending)
+    monkeypatch.setattr(inbox, "mark_done", marking)
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 17, 5))
+    table.send("Роза", "СТАТУС", at=utc(2026, 12, 1, 17, 6))
+    outcomes = table.service.process_inbox(utc(2026, 12, 1, 17, 7))
+    assert [o.outcome for o in outcomes] == ["status", "status"]
+    assert steps == [
+        f"sent to {EMAILS['Дуг']}",
+        f"sent to {EMAILS['Роза']}",
+        "marked 2 done",
+    ]
+
+
+def test_a_failing_transport_is_tried_once_while_the_inbox_is_read(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The early send after a commit group stops for the round once mail stays due (the
+    server is down): three groups, one attempt; the round's end tries once more."""
+    monkeypatch.setattr("pbp.service.COMMIT_GROUP", 1)
+    table.new_mail()
+    flaky = FlakyTransport([TransientSendError("421 try later")] * 5)
+    table.service.transport = flaky
+    for minute, player in enumerate(("Дуг", "Роза", "Кросс")):
+        table.send(player, "СТАТУС", at=utc(2026, 12, 1, 17, 5 + minute))
+    table.service.process_inbox(utc(2026, 12, 1, 17, 9))
+    assert len(flaky.failures) == 4  # one attempt for the three groups
+    table.service.run_once(utc(2026, 12, 1, 17, 9))
+    assert len(flaky.failures) == 3  # and one at the round's end
+    assert flaky.sent == []
 
 
 class FlakyTransport:
