@@ -320,8 +320,13 @@ class GmDesk:
         each held message is applied once (its message row's ``replay_of`` is the
         kept id; source key :func:`replay_key`)."""
         outcomes: list[Outcome] = []
+        holding = self.store.holding_games()  # one query; usually empty
+        if not holding:
+            return outcomes
         for game in self.service.config.games:
-            if self.store.game(game.id) is None or paused_since(self.store, game.id):
+            if game.id not in holding:
+                continue
+            if self.store.schedule(game.id) is None or paused_since(self.store, game.id):
                 continue
             for kept in self.held(game.id):
                 raw = RawMessage(kept.source, None, kept.arrived, kept.raw)
