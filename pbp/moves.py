@@ -26,6 +26,7 @@ from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.mime import Letter
 from pbp.ratelimit import is_loop
 from pbp.service_part import ServicePart
+from pbp.store import Schedule
 from pbp.table import Applied
 
 if TYPE_CHECKING:
@@ -67,22 +68,25 @@ class Moves(ServicePart):
         commands: Sequence[ParsedCommand],
         quoted: Sequence[str],
         player: str,
+        schedule: Schedule | None = None,
     ) -> Outcome:
         """Apply a player's parsed commands, answer him and tell the others (inside the
         message's transaction). ``quoted``: command lines that may be quoted
-        (:func:`looks_quoted`), never applied, listed in the answer."""
+        (:func:`looks_quoted`), never applied, listed in the answer; ``schedule``: the
+        game's schedule read with ``state`` in this transaction (None: read when needed)."""
         letter = message.letter
         game_id = game.id
         results: list[dict[str, Any]] = []
         steps: list[Applied] = []
         for command in commands:
             result, applied = self.apply_command(
-                game, kind, state, player, command, message.arrived, message.source
+                game, kind, state, player, command, message.arrived, message.source, schedule
             )
             results.append(result)
             if applied is not None:
                 steps.append(applied)
                 state = applied.step.state
+                schedule = applied.schedule
         if not commands and (letter.forwarded or not quoted):
             results.append(self._nothing_done(letter, game, kind, state))
         if all(command.move is None for command in commands):
@@ -139,9 +143,11 @@ class Moves(ServicePart):
         command: ParsedCommand,
         at: datetime,
         source: str,
+        schedule: Schedule | None = None,
     ) -> tuple[dict[str, Any], Applied | None]:
         """Apply and commit one command line at ``at`` (its arrival, D8): (its result
-        for the reply, what it did)."""
+        for the reply, what it did). ``schedule``: the game's schedule as read in this
+        transaction (None: read when needed)."""
         result: dict[str, Any] = {"line": command.text}
         if command.move is not None:
             result["move"] = move_dict(command.move)
@@ -160,15 +166,17 @@ class Moves(ServicePart):
             result["error"] = self.error_text(game, error)
             result["code"] = error.code
             return result, None
-        self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
-        schedule = self.store.schedule(game.id)  # after the move: its deadline as stored
-        deadline = schedule.deadline_at if schedule is not None else None
+        # After the move: its deadline as stored.
+        schedule = self.table.commit(
+            game, kind, step, at=at, day=kind.day(state), source=source, schedule=schedule
+        )
+        deadline = schedule.deadline_at
         seen = visible(step.events, player)
         result["events"] = kind.reply_events(game, step.state, seen, player, deadline)
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
         )
-        return result, Applied(step, kind.posts(state, step))
+        return result, Applied(step, kind.posts(state, step), schedule)
 
     def own_text(self, letter: Letter, game: Game) -> str:
         """The player's own text (:meth:`_own_reply`)."""

@@ -125,13 +125,13 @@ class LetterRules(ServicePart):
         kind = self.kind_of(game)
         try:
             with self.store.transaction():
-                state = self.table.state(seat.game_id, kind)
+                state, schedule = self.table.snapshot(seat.game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
                     own = self.moves.own_reply(letter, game)
                     commands = kind.parse(own.text, state)
                     quoted = looks_quoted(kind, state, own.doubtful)
                 return self.moves.apply_mail(
-                    message, game, kind, state, own.text, commands, quoted, seat.player
+                    message, game, kind, state, own.text, commands, quoted, seat.player, schedule
                 )
         except BudgetExceeded as exceeded:
             message.letter = too_complex(letter, exceeded)
