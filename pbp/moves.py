@@ -11,6 +11,7 @@ same :meth:`Moves.apply_command`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -26,6 +27,7 @@ from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.mime import Letter
 from pbp.ratelimit import is_loop
 from pbp.service_part import ServicePart
+from pbp.store import Schedule
 from pbp.table import Applied
 
 if TYPE_CHECKING:
@@ -67,22 +69,25 @@ class Moves(ServicePart):
         commands: Sequence[ParsedCommand],
         quoted: Sequence[str],
         player: str,
+        schedule: Schedule | None = None,
     ) -> Outcome:
         """Apply a player's parsed commands, answer him and tell the others (inside the
         message's transaction). ``quoted``: command lines that may be quoted
-        (:func:`looks_quoted`), never applied, listed in the answer."""
+        (:func:`looks_quoted`), never applied, listed in the answer; ``schedule``: the
+        game's schedule read with ``state`` in this transaction (None: read when needed)."""
         letter = message.letter
         game_id = game.id
         results: list[dict[str, Any]] = []
         steps: list[Applied] = []
         for command in commands:
             result, applied = self.apply_command(
-                game, kind, state, player, command, message.arrived, message.source
+                game, kind, state, player, command, message.arrived, message.source, schedule
             )
             results.append(result)
             if applied is not None:
                 steps.append(applied)
                 state = applied.step.state
+                schedule = applied.schedule
         if not commands and (letter.forwarded or not quoted):
             results.append(self._nothing_done(letter, game, kind, state))
         if all(command.move is None for command in commands):
@@ -139,9 +144,11 @@ class Moves(ServicePart):
         command: ParsedCommand,
         at: datetime,
         source: str,
+        schedule: Schedule | None = None,
     ) -> tuple[dict[str, Any], Applied | None]:
         """Apply and commit one command line at ``at`` (its arrival, D8): (its result
-        for the reply, what it did)."""
+        for the reply, what it did). ``schedule``: the game's schedule as read in this
+        transaction (None: read when needed)."""
         result: dict[str, Any] = {"line": command.text}
         if command.move is not None:
             result["move"] = move_dict(command.move)
@@ -160,21 +167,28 @@ class Moves(ServicePart):
             result["error"] = self.error_text(game, error)
             result["code"] = error.code
             return result, None
-        self.table.commit(game, kind, step, at=at, day=kind.day(state), source=source)
-        schedule = self.store.schedule(game.id)  # after the move: its deadline as stored
-        deadline = schedule.deadline_at if schedule is not None else None
+        # After the move: its deadline as stored.
+        schedule = self.table.commit(
+            game, kind, step, at=at, day=kind.day(state), source=source, schedule=schedule
+        )
+        deadline = schedule.deadline_at
         seen = visible(step.events, player)
         result["events"] = kind.reply_events(game, step.state, seen, player, deadline)
         result["snippet"] = self.renderer.public_post(
             "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
         )
-        return result, Applied(step, kind.posts(state, step))
+        return result, Applied(step, kind.posts(state, step), schedule)
 
-    def own_text(self, letter: Letter, game: Game) -> str:
-        """The player's own text (:meth:`_own_reply`)."""
-        return self.own_reply(letter, game).text
+    def own_text(self, letter: Letter, game: Game, echoes: Echoes | None = None) -> str:
+        """The player's own text (:meth:`own_reply`)."""
+        return self.own_reply(letter, game, echoes).text
 
-    def own_reply(self, letter: Letter, game: Game) -> Reply:
+    def echoes(self, letter: Letter, game: Game) -> Echoes:
+        """What of ours ``letter`` may echo (:class:`Echoes`), each read from the store
+        when first needed and then kept: the rules of one message hand it on."""
+        return Echoes(self, letter, game)
+
+    def own_reply(self, letter: Letter, game: Game, echoes: Echoes | None = None) -> Reply:
         """The player's own text and the lines that may be quoted: a quote of the mail
         of ours he answers, left there by a client that marks no quotes, is cut off, so
         our examples and forum snippets are never executed as his moves
@@ -185,19 +199,30 @@ class Moves(ServicePart):
         (:func:`pbp.parse.body.strip_help_echo`). Both look at the text with its
         doubtful lines in place (a pasted mail of ours is known by its run of lines),
         which are then left out again, with the lines of the mail answered under a
-        header block at the top (:meth:`pbp.parse.body.Reply.own`)."""
+        header block at the top (:meth:`pbp.parse.body.Reply.own`).
+
+        ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
+        message (the store is not asked again); None: made here."""
+        if echoes is None or echoes.letter is not letter or echoes.game is not game:
+            echoes = self.echoes(letter, game)
         reply = letter.reply
         text = reply.whole
-        answered: str | None = None
-        ours = answered_mail(self.store, letter, letter.from_address)
-        if ours is not None:
-            sent = ours.mail
-            part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-            answered = str(part.get_content()) if part is not None else ""
+        answered = echoes.answered
+        if answered is not None:
             text = strip_echo(text, answered)
         if not text.strip():
             return reply.own(text, answered)
-        return reply.own(strip_help_echo(text, self._help_text(game)), answered)
+        return reply.own(strip_help_echo(text, echoes.help), answered)
+
+    def answered_text(self, letter: Letter) -> str | None:
+        """The text of our mail that ``letter`` answers (:func:`answered_mail`; ``""``
+        for one without a plain part), None when it answers none of ours."""
+        ours = answered_mail(self.store, letter, letter.from_address)
+        if ours is None:
+            return None
+        sent = ours.mail
+        part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+        return str(part.get_content()) if part is not None else ""
 
     def _help_text(self, game: Game) -> str:
         """The text of ``game``'s HELP mail (what a pasted-back help is cut by), rendered
@@ -265,6 +290,28 @@ UNFIXABLE = frozenset(
         "pasted_snippet",
     }
 )
+
+
+class Echoes:
+    """What of ours one player's ``letter`` to ``game`` may echo (:meth:`Moves.own_reply`
+    cuts it off): :attr:`answered`, the text of our mail it answers, and :attr:`help`,
+    the game's HELP text. Each is read (a store query) when first asked for and kept:
+    the intake's rules of one message that each need the player's own text (NEW
+    ADDRESS, then his moves) ask the store once. Neither changes meanwhile: a mail in
+    the outbox, the text of the game's start."""
+
+    def __init__(self, moves: Moves, letter: Letter, game: Game) -> None:
+        self.moves = moves
+        self.letter = letter
+        self.game = game
+
+    @functools.cached_property
+    def answered(self) -> str | None:
+        return self.moves.answered_text(self.letter)
+
+    @functools.cached_property
+    def help(self) -> str:
+        return self.moves._help_text(self.game)
 
 
 def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:

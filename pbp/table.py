@@ -19,7 +19,7 @@ from pbp.config import Game
 from pbp.core.events import Event, Step
 from pbp.core.kind import AnyKind
 from pbp.mailer import Mailer
-from pbp.store import GameRow, Store
+from pbp.store import GameRow, Schedule, Store
 
 #: Games whose parsed state the writer keeps between moves (:meth:`GameTable.state`).
 STATE_CACHE_GAMES = 32
@@ -27,10 +27,12 @@ STATE_CACHE_GAMES = 32
 
 @dataclass(frozen=True)
 class Applied:
-    """A committed move: its step and the public posts it completes (kind's choice)."""
+    """A committed move: its step, the public posts it completes (kind's choice) and,
+    when known, the game's schedule as the step stored it (:meth:`GameTable.commit`)."""
 
     step: Step
     posts: list[tuple[str, int]]
+    schedule: Schedule | None = None
 
 
 class GameTable:
@@ -43,22 +45,32 @@ class GameTable:
         self._states: dict[str, tuple[str, Any]] = {}
 
     def state(self, game_id: str, kind: AnyKind) -> Any:
-        """The engine state of a started game, parsed again only when its stored
-        snapshot is not the one this writer last wrote or read (compared as text, so
-        a rolled-back step or another writer is never missed). A game's snapshot
-        grows with its history: parsing it for every move would make a move cost more
-        as the game goes on. At most :data:`STATE_CACHE_GAMES` games are kept.
+        """The engine state of a started game (:meth:`snapshot`).
 
         :raises LookupError: the game has not started.
         """
-        text = self.store.state_text(game_id)
-        if text is None:
+        return self.snapshot(game_id, kind)[0]
+
+    def snapshot(self, game_id: str, kind: AnyKind) -> tuple[Any, Schedule]:
+        """``(engine state, schedule)`` of a started game, read in one query (the
+        schedule to hand to :meth:`commit` in the same transaction). The state is
+        parsed again only when its stored snapshot is not the one this writer last
+        wrote or read (compared as text, so a rolled-back step or another writer is
+        never missed). A game's snapshot grows with its history: parsing it for every
+        move would make a move cost more as the game goes on. At most
+        :data:`STATE_CACHE_GAMES` games are kept.
+
+        :raises LookupError: the game has not started.
+        """
+        stored = self.store.state_text(game_id)
+        if stored is None:
             raise LookupError(f"game {game_id} has not started")
+        text, schedule = stored
         cached = self._states.get(game_id)
         if cached is None or cached[0] != text:
             cached = (text, kind.load(json.loads(text)))
         self.remember(game_id, *cached)
-        return cached[1]
+        return cached[1], schedule
 
     def with_history(self, game_id: str, kind: AnyKind, state: Any, move: Any = None) -> Any:
         """``state`` with the history ``move`` (None: a view) needs from the event log
@@ -90,20 +102,26 @@ class GameTable:
         day: int,
         source: str,
         deadline_at: datetime | None = None,
-    ) -> None:
+        schedule: Schedule | None = None,
+    ) -> Schedule:
         """Log a step's events and its new state; the next deadline is ``deadline_at``
-        or, after a move, what the kind says (:meth:`~pbp.core.kind.GameKind.next_deadline`)."""
+        or, after a move, what the kind says (:meth:`~pbp.core.kind.GameKind.next_deadline`)
+        from the current one: ``schedule``'s, the game's schedule as read in this
+        transaction (None: read here). Returns the schedule stored."""
         over = kind.is_over(step.state)
         if deadline_at is None:
-            schedule = self.store.schedule(game.id)
+            if schedule is None:
+                schedule = self.store.schedule(game.id)
             current = schedule.deadline_at if schedule is not None else None
             deadline_at = kind.next_deadline(game, step.state, current, None)
         self.store.append_events(game.id, step.events, at=at, day=day, source=source)
+        stored = Schedule(over, None if over else deadline_at)
         text = self.store.save_state(
-            game.id, kind.dump(step.state), over=over, deadline_at=None if over else deadline_at
+            game.id, kind.dump(step.state), over=over, deadline_at=stored.deadline_at
         )
         # load(dump(state)) == state exactly (each engine's dump_state): no parse next time.
         self.remember(game.id, text, step.state)
+        return stored
 
     def log(
         self, game_id: str, events: Sequence[Event], *, at: datetime, day: int, source: str

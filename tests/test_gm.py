@@ -368,6 +368,55 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
     assert made == ["Кросс"]
 
 
+def replay_statements(table: Table, now: datetime) -> tuple[list[str], list[str]]:
+    """``(outcomes, SQL statements run)`` of one :meth:`GmDesk.replay_held` at ``now``."""
+    statements: list[str] = []
+    table.store._db.set_trace_callback(statements.append)
+    try:
+        outcomes = table.service.gm.replay_held(now)
+    finally:
+        table.store._db.set_trace_callback(None)
+    return [o.outcome for o in outcomes], statements
+
+
+def test_D8_replay_held_asks_nothing_of_each_game_when_no_mail_is_held(table: Table) -> None:
+    # Every round calls it: with nothing held, one indexed query, whatever the games.
+    outcomes, statements = replay_statements(table, utc(2026, 12, 1, 17, 1))
+    assert outcomes == []
+    assert len(statements) == 1 and "held_for IS NOT NULL" in statements[0]
+    # Nor after the held mail was replayed.
+    table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
+    table.service.gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)
+    assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+    outcomes, statements = replay_statements(table, utc(2026, 12, 2, 10, 1))
+    assert outcomes == []
+    assert len(statements) == 1
+
+
+def test_D8_held_mail_of_a_resumed_game_is_replayed_exactly_once(table: Table) -> None:
+    table.service.gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["paused"]
+    # Still paused: held, not replayed.
+    assert replay_statements(table, utc(2026, 12, 1, 18, 2))[0] == []
+    # Resumed without a round (another process's `pbp resume`): the next call replays it,
+    # the ones after it never again.
+    table.service.gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)
+    assert replay_statements(table, utc(2026, 12, 2, 10))[0] == ["applied"]
+    assert replay_statements(table, utc(2026, 12, 2, 10, 1))[0] == []
+    assert table.run(utc(2026, 12, 2, 10, 2)) == []
+    made = [
+        s.event.data["suggester"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == ["Кросс"]
+    (kept,) = table.store.kept()
+    assert not kept.waiting
+
+
 def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_and_he_is_told(
     table: Table,
 ) -> None:

@@ -40,7 +40,7 @@ from pbp.parse.gm import (
     Void,
 )
 from pbp.parse.mime import read_letter
-from pbp.store import GM_SEAT, KeptMessage, Store, StoredEvent
+from pbp.store import GM_SEAT, KeptMessage, Schedule, Store, StoredEvent
 from pbp.table import Applied
 
 if TYPE_CHECKING:
@@ -152,7 +152,8 @@ class GmDesk:
         service = self.service
         game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
-            _row, state = self.running(game_id, kind)
+            row, state = self.running(game_id, kind)
+            schedule: Schedule | None = Schedule(row.over, row.deadline_at)
             seat = self.seat_of(kind, state, player)
             day = kind.day(state)
             commands = kind.parse(move, state)
@@ -160,12 +161,13 @@ class GmDesk:
             steps: list[Applied] = []
             for command in commands:
                 result, applied = service.moves.apply_command(
-                    game, kind, state, seat, command, now, f"gm:{via}"
+                    game, kind, state, seat, command, now, f"gm:{via}", schedule
                 )
                 results.append(result)
                 if applied is not None:
                     steps.append(applied)
                     state = applied.step.state
+                    schedule = applied.schedule
             if not steps:
                 errors = [r.get("error", "") for r in results if "error" in r]
                 raise LeverRefused("gm_act_refused", player=seat, move=move, errors=errors)
@@ -320,8 +322,13 @@ class GmDesk:
         each held message is applied once (its message row's ``replay_of`` is the
         kept id; source key :func:`replay_key`)."""
         outcomes: list[Outcome] = []
+        holding = self.store.holding_games()  # one query; usually empty
+        if not holding:
+            return outcomes
         for game in self.service.config.games:
-            if self.store.game(game.id) is None or paused_since(self.store, game.id):
+            if game.id not in holding:
+                continue
+            if self.store.schedule(game.id) is None or paused_since(self.store, game.id):
                 continue
             for kept in self.held(game.id):
                 raw = RawMessage(kept.source, None, kept.arrived, kept.raw)
@@ -500,11 +507,19 @@ class GmDesk:
         service = self.service
         game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
-            _row, state = self.running(game_id, kind)
+            row, state = self.running(game_id, kind)
             seat = self.seat_of(kind, state, player)
             day = kind.day(state)
             step = kind.remove(state, seat, now)
-            service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            service.table.commit(
+                game,
+                kind,
+                step,
+                at=now,
+                day=day,
+                source=f"gm:{via}",
+                schedule=Schedule(row.over, row.deadline_at),
+            )
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self.log(game_id, [marker], now, day, via)
             # The removal first: the posts it causes (the GM's answer for the seat, the
@@ -533,13 +548,21 @@ class GmDesk:
         service = self.service
         game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
-            _row, state = self.running(game_id, kind)
+            row, state = self.running(game_id, kind)
             target = next((s for s in self.store.events(game_id) if s.seq == seq), None)
             if target is None or target.event.kind.startswith("gm_"):
                 raise LeverRefused("gm_void_unknown", event=seq)
             day = kind.day(state)
             step = kind.void(state, target.event, now)
-            service.table.commit(game, kind, step, at=now, day=day, source=f"gm:{via}")
+            service.table.commit(
+                game,
+                kind,
+                step,
+                at=now,
+                day=day,
+                source=f"gm:{via}",
+                schedule=Schedule(row.over, row.deadline_at),
+            )
             data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
             self.log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
             service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)

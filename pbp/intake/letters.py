@@ -14,7 +14,7 @@ from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Game
 from pbp.gm import paused_since
 from pbp.intake.message import Message, text_digest, too_complex
-from pbp.moves import looks_quoted
+from pbp.moves import Echoes, looks_quoted
 from pbp.outcome import Handled, Outcome
 from pbp.parse.commands import asks_new_address, beside_new_address
 from pbp.service_part import ServicePart
@@ -51,10 +51,17 @@ class LetterRules(ServicePart):
         """NEW ADDRESS alone on a line of the player's own text: a new personal address."""
         seat, letter = message.in_seat, message.letter
         game = self.game_config(seat.game_id)
-        own = self.moves.own_text(letter, game)
+        own = self.moves.own_text(letter, game, self._echoes(message, game))
         if not (asks_new_address(letter.text) and asks_new_address(own)):
             return None
         return self.gm_mail.new_address(message, game, seat.player, more=beside_new_address(own))
+
+    def _echoes(self, message: Message, game: Game) -> Echoes:
+        """The message's :class:`pbp.moves.Echoes` (made once, for its letter of now)."""
+        echoes = message.echoes
+        if echoes is None or echoes.letter is not message.letter or echoes.game is not game:
+            echoes = message.echoes = self.moves.echoes(message.letter, game)
+        return echoes
 
     def unreadable_body(self, message: Message) -> Outcome | None:
         """A body no move can be read from (S/MIME, attachments only, …): kept, answered why."""
@@ -125,13 +132,13 @@ class LetterRules(ServicePart):
         kind = self.kind_of(game)
         try:
             with self.store.transaction():
-                state = self.table.state(seat.game_id, kind)
+                state, schedule = self.table.snapshot(seat.game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
-                    own = self.moves.own_reply(letter, game)
+                    own = self.moves.own_reply(letter, game, self._echoes(message, game))
                     commands = kind.parse(own.text, state)
                     quoted = looks_quoted(kind, state, own.doubtful)
                 return self.moves.apply_mail(
-                    message, game, kind, state, own.text, commands, quoted, seat.player
+                    message, game, kind, state, own.text, commands, quoted, seat.player, schedule
                 )
         except BudgetExceeded as exceeded:
             message.letter = too_complex(letter, exceeded)

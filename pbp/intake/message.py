@@ -14,12 +14,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
+from typing import TYPE_CHECKING
 
 from pbp.budget import BudgetExceeded
 from pbp.mail.base import RawMessage
 from pbp.outcome import Handled, Outcome
 from pbp.parse.mime import Letter
 from pbp.store import Seat
+
+if TYPE_CHECKING:
+    from pbp.moves import Echoes
 
 
 def source_key(raw: RawMessage) -> str:
@@ -76,6 +80,9 @@ class Message:
     seat: Seat | None = None
     #: Records the outcome (:meth:`pbp.intake.Intake.record`), set by the intake.
     recorder: Callable[..., Outcome] | None = None
+    #: What of ours the letter may echo (:meth:`pbp.moves.Moves.echoes`), made by the
+    #: first rule that reads the player's own text and handed to the next.
+    echoes: Echoes | None = None
 
     @property
     def sender(self) -> str | None:

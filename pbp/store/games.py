@@ -68,11 +68,15 @@ class GamesMixin(Tables):
         rows = self._db.execute("SELECT id, over, deadline_at FROM games")
         return {r[0]: Schedule(bool(r[1]), from_iso(r[2]) if r[2] else None) for r in rows}
 
-    def state_text(self, game_id: str) -> str | None:
-        """The stored state snapshot of a game as JSON text (unparsed), None when it
-        has not started."""
-        row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
-        return str(row[0]) if row else None
+    def state_text(self, game_id: str) -> tuple[str, Schedule] | None:
+        """The stored state snapshot of a game as JSON text (unparsed) and its schedule,
+        in one query; None when it has not started."""
+        row = self._db.execute(
+            "SELECT state, over, deadline_at FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return str(row[0]), Schedule(bool(row[1]), from_iso(row[2]) if row[2] else None)
 
     def schedule(self, game_id: str) -> Schedule | None:
         """The schedule of one game, None when it has not started (without reading its

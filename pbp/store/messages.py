@@ -154,6 +154,16 @@ class MessagesMixin(Tables):
         )
         return [self._kept(r) for r in rows]
 
+    def holding_games(self) -> set[str]:
+        """The ids of the games that hold mail not yet replayed (:meth:`held` is not
+        empty for exactly these), in one query on the ``kept_by_held_for`` index: a
+        round with nothing held asks nothing of each game."""
+        rows = self._db.execute(
+            "SELECT DISTINCT held_for FROM kept WHERE held_for IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM messages WHERE messages.replay_of = kept.id)"
+        )
+        return {str(r[0]) for r in rows}
+
     def kept_message(self, kept_id: int) -> KeptMessage | None:
         """One kept message by its id (``pbp kept``), or None."""
         row = self._db.execute(self._KEPT + "WHERE id = ?", (kept_id,)).fetchone()
