@@ -9,7 +9,6 @@ it causes, then its posts). The service's intake and the GM's levers
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,7 +18,7 @@ from pbp.config import Game
 from pbp.core.events import Event, Step
 from pbp.core.kind import AnyKind
 from pbp.mailer import Mailer
-from pbp.store import GameRow, Schedule, Store
+from pbp.store import GameRow, Schedule, Store, jsontext
 
 #: Games whose parsed state the writer keeps between moves (:meth:`GameTable.state`).
 STATE_CACHE_GAMES = 32
@@ -68,7 +67,7 @@ class GameTable:
         text, schedule = stored
         cached = self._states.get(game_id)
         if cached is None or cached[0] != text:
-            cached = (text, kind.load(json.loads(text)))
+            cached = (text, kind.load(jsontext.loads(text)))
         self.remember(game_id, *cached)
         return cached[1], schedule
 

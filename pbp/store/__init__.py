@@ -24,6 +24,7 @@ The package, by concern (one :class:`Store` over one connection, made of mixins)
   older store;
 - :mod:`pbp.store.base` — opening the file, guarding it, backups, transactions;
 - :mod:`pbp.store.games` — games, their event logs, reminders and recorded posts;
+- :mod:`pbp.store.jsontext` — the JSON text of the state snapshots and the events' data;
 - :mod:`pbp.store.seats` — seats, personal tokens and the GM's confirmations;
 - :mod:`pbp.store.messages` — incoming messages and kept mail;
 - :mod:`pbp.store.outbox` — the outbox;
