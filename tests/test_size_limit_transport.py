@@ -1,8 +1,9 @@
 """The size limit at the transport (issue 12, item 1): ``mail.max_message_size``.
 
 A message larger than the limit is never read whole: the Maildir inbox reads its
-header section only (at most 64 KB), the IMAP inbox fetches ``RFC822.SIZE`` first
-and then only ``BODY.PEEK[HEADER]`` of it. It arrives with ``truncated=True``, its
+header section only (at most 64 KB), the IMAP inbox fetches ``RFC822.SIZE`` with the
+first 64 KB (or the limit, when smaller) and cuts the header section from them
+(``BODY.PEEK[HEADER]`` when it is longer). It arrives with ``truncated=True``, its
 exact ``size`` and ``raw`` equal to its header section; a smaller one is unchanged.
 """
 
@@ -169,17 +170,56 @@ def test_imap_a_message_over_the_limit_is_never_downloaded_whole(
         RawMessage("1", validity, T0, header, size=len(large), truncated=True),
         RawMessage("2", validity, T0 + timedelta(minutes=1), small, size=len(small)),
     ]
-    assert fetches == [
-        ([1, 2], ["RFC822.SIZE", "INTERNALDATE"]),
-        ([2], ["BODY.PEEK[]"]),
-        ([1], ["BODY.PEEK[HEADER]"]),
-    ]
+    # One command: the small one arrives whole in its first 64 KB, the header section
+    # of the large one is cut from its first 64 KB (issue 18: one round trip less).
+    assert fetches == [([1, 2], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.65536>"])]
     # Still never \Seen, and marked done like any other message.
     inbox.mark_done(["1", "2"])
     assert {m.uid: set(m.flags) - {"\\Recent"} for m in dovecot.messages(GM)} == {
         1: {"$PbpDone"},
         2: {"$PbpDone"},
     }
+
+
+def test_imap_a_message_over_its_first_bytes_within_the_limit_is_fetched_whole(
+    imap: tuple[Dovecot, ImapInbox], fetches: list[tuple[list[int], list[str]]]
+) -> None:
+    dovecot, inbox = imap
+    photo = mail(200_000, eol=b"\r\n")  # over FIRST_BYTES, within the 2 MB default
+    small = mail(2000, eol=b"\r\n", subject="status")
+    dovecot.append(GM, photo, when=T0)
+    dovecot.append(GM, small, when=T0 + timedelta(minutes=1))
+
+    got = inbox.fetch_new()
+
+    validity = inbox.uidvalidity
+    assert got == [
+        RawMessage("1", validity, T0, photo, size=len(photo)),
+        RawMessage("2", validity, T0 + timedelta(minutes=1), small, size=len(small)),
+    ]
+    assert fetches == [
+        ([1, 2], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.65536>"]),
+        ([1], ["BODY.PEEK[]"]),
+    ]
+
+
+def test_imap_a_header_section_longer_than_the_first_bytes_is_fetched_alone(
+    imap: tuple[Dovecot, ImapInbox], fetches: list[tuple[list[int], list[str]]]
+) -> None:
+    dovecot, _ = imap
+    fields = b"".join(b"X-Trace-%d: %s\r\n" % (n, b"y" * 70) for n in range(1200))
+    large = fields + mail(3000, eol=b"\r\n")  # 90 KB of header fields, then a body
+    dovecot.append(GM, large, when=T0)
+    inbox = ImapInbox("127.0.0.1", dovecot.port, GM, PASSWORD, max_message_size=50_000)
+    try:
+        [got] = inbox.fetch_new()
+    finally:
+        inbox.close()
+    assert (got.raw, got.size, got.truncated) == (header_section(large), len(large), True)
+    assert fetches == [
+        ([1], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.50000>"]),
+        ([1], ["BODY.PEEK[HEADER]"]),
+    ]
 
 
 def test_imap_the_limit_is_inclusive_and_configurable(imap: tuple[Dovecot, ImapInbox]) -> None:

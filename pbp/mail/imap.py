@@ -31,7 +31,7 @@ from typing import Any, Literal, TypeVar
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError, ProtocolError
 
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, network_fault
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, header_section, network_fault
 
 __all__ = ["ImapInbox", "KeywordNotSupportedError"]
 
@@ -53,6 +53,10 @@ KEPT_KEYWORD = "$PbpKept"
 
 FETCH_BATCH = 100
 """UIDs per ``UID FETCH`` command."""
+
+FIRST_BYTES = 64 * 1024
+"""Bytes of each message fetched with its size (``BODY.PEEK[]<0.n>``): a message this
+small (most players' mail) arrives whole in that one command (issue 18)."""
 
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
@@ -277,11 +281,15 @@ class ImapInbox:
 
         ``NOOP`` (so a kept connection sees the newest mail), ``UID SEARCH NOT
         KEYWORD <done_keyword>``, then, in batches of 100, ``UID FETCH (RFC822.SIZE
-        INTERNALDATE)`` and ``UID FETCH (BODY.PEEK[])`` of the messages within
-        ``max_message_size`` and ``UID FETCH (BODY.PEEK[HEADER])`` of the larger ones
-        (``truncated``: never downloaded whole), so ``\\Seen`` is never set. ``key``
-        is the UID in decimal, ``arrived`` the INTERNALDATE in UTC, ``size`` the
-        RFC822.SIZE. A message expunged between SEARCH and FETCH is left out.
+        INTERNALDATE BODY.PEEK[]<0.n>)`` with ``n`` the smaller of
+        :data:`FIRST_BYTES` and ``max_message_size``: a message of at most ``n``
+        bytes is then whole. Of a larger one within ``max_message_size`` the whole
+        is fetched next (``BODY.PEEK[]``); of one over the limit (``truncated``) only
+        its header section, cut from those first bytes (or fetched as
+        ``BODY.PEEK[HEADER]`` when it is longer): it is never downloaded whole.
+        ``.PEEK``: ``\\Seen`` is never set. ``key`` is the UID in decimal, ``arrived``
+        the INTERNALDATE in UTC, ``size`` the RFC822.SIZE. A message expunged between
+        SEARCH and FETCH is left out.
 
         :raises OSError: the server cannot be reached (after one reconnect), e.g.
             ``ConnectionRefusedError``.
@@ -301,30 +309,51 @@ class ImapInbox:
         client.noop()
         uids = sorted(int(uid) for uid in client.search(["NOT", "KEYWORD", self.done_keyword]))
         uidvalidity = self._uidvalidity
+        limit = self.max_message_size
+        first = min(FIRST_BYTES, limit)
         found: list[tuple[datetime, int, RawMessage]] = []
         for start in range(0, len(uids), FETCH_BATCH):
             batch = uids[start : start + FETCH_BATCH]
-            sized: dict[int, tuple[datetime, int]] = {}
-            for uid, data in client.fetch(batch, ["RFC822.SIZE", "INTERNALDATE"]).items():
+            # RFC 3501 §6.4.5: the partial BODY.PEEK[]<0.n> is answered as BODY[]<0>.
+            items = ["RFC822.SIZE", "INTERNALDATE", f"BODY.PEEK[]<0.{first}>"]
+            read: dict[int, tuple[datetime, int, bytes | None]] = {}
+            for uid, data in client.fetch(batch, items).items():
                 size, internaldate = data.get(b"RFC822.SIZE"), data.get(b"INTERNALDATE")
                 if isinstance(size, int) and internaldate is not None:
-                    sized[int(uid)] = (_utc(internaldate), size)
-            limit = self.max_message_size
-            small = [uid for uid in batch if uid in sized and sized[uid][1] <= limit]
-            large = [uid for uid in batch if uid in sized and sized[uid][1] > limit]
-            bodies = client.fetch(small, ["BODY.PEEK[]"]) if small else {}
-            headers = client.fetch(large, ["BODY.PEEK[HEADER]"]) if large else {}
+                    chunk = data.get(b"BODY[]<0>")
+                    read[int(uid)] = (_utc(internaldate), size, _bytes_or_none(chunk))
+            whole: dict[int, bytes] = {}  # the messages now in full or as their header
+            rest, heads = [], []
+            for uid, (_, size, chunk) in read.items():
+                if chunk is None:
+                    continue  # expunged meanwhile (Dovecot: BODY[]<0> NIL)
+                if size <= first and len(chunk) == size:
+                    whole[uid] = chunk
+                elif size <= limit:
+                    rest.append(uid)
+                elif (head := header_section(chunk)) != chunk or len(chunk) == size:
+                    whole[uid] = head
+                else:
+                    heads.append(uid)  # a header section longer than the first bytes
+            for wanted, item, key in (
+                (rest, "BODY.PEEK[]", b"BODY[]"),
+                (heads, "BODY.PEEK[HEADER]", b"BODY[HEADER]"),
+            ):
+                if wanted:
+                    for uid, data in client.fetch(sorted(wanted), [item]).items():
+                        body = _bytes_or_none(data.get(key))
+                        if body is not None:
+                            whole[int(uid)] = body
             for uid in batch:
-                truncated = uid in large
-                data = (headers if truncated else bodies).get(uid, {})
-                body = data.get(b"BODY[HEADER]" if truncated else b"BODY[]")
-                if uid not in sized or body is None:
+                if uid not in read or uid not in whole:
                     # Expunged by another session since SEARCH: no FETCH response at
                     # all, or (Dovecot) one with BODY[] NIL and a 1970 INTERNALDATE.
                     logger.info("UID %d expunged before FETCH, skipped", uid)
                     continue
-                arrived, size = sized[uid]
-                message = RawMessage(str(uid), uidvalidity, arrived, bytes(body), size, truncated)
+                arrived, size, _ = read[uid]
+                message = RawMessage(
+                    str(uid), uidvalidity, arrived, whole[uid], size, truncated=size > limit
+                )
                 found.append((arrived, uid, message))
         found.sort(key=lambda item: (item[0], item[1]))
         return [message for _, _, message in found]
@@ -497,6 +526,11 @@ class ImapInbox:
             _quietly_logout(client)
         if self._waiter is not None:
             self._waiter.close()
+
+
+def _bytes_or_none(value: object) -> bytes | None:
+    """A FETCH response's body item as bytes (None for NIL or a missing item)."""
+    return bytes(value) if isinstance(value, bytes | bytearray) else None
 
 
 def _quietly_logout(client: IMAPClient) -> None:

@@ -226,7 +226,8 @@ class ScriptedImap:
                 self.flags_only.discard(uid)
                 out += f"* {number} FETCH (UID {uid} FLAGS ({flags}))\r\n".encode()
                 continue
-            # The items asked for (RFC 3501 §6.4.5): RFC822.SIZE, INTERNALDATE, BODY.PEEK[].
+            # The items asked for (RFC 3501 §6.4.5): RFC822.SIZE, INTERNALDATE, BODY.PEEK[]
+            # (whole, or its first bytes).
             items = command.rsplit("(", 1)[1].rstrip(")").upper().split()
             parts = [f"UID {uid}".encode()]
             if "RFC822.SIZE" in items:
@@ -236,6 +237,10 @@ class ScriptedImap:
                 parts.append(f'INTERNALDATE "{date}"'.encode())
             if "BODY.PEEK[]" in items:
                 parts.append(f"BODY[] {{{len(stored.raw)}}}\r\n".encode() + stored.raw)
+            for item in items:  # BODY.PEEK[]<0.n>: the first n bytes, as BODY[]<0>
+                if item.startswith("BODY.PEEK[]<0."):
+                    first = stored.raw[: int(item[len("BODY.PEEK[]<0.") : -1])]
+                    parts.append(f"BODY[]<0> {{{len(first)}}}\r\n".encode() + first)
             out += f"* {number} FETCH (".encode() + b" ".join(parts) + b")\r\n"
         return out + b"TAG OK fetched\r\n"
 
