@@ -241,8 +241,13 @@ class Service:
                     # The answers go out before the IMAP round trips that mark the
                     # messages done (issue 18: the reply's latency); committed, they
                     # are never applied twice, whatever happens in between. A failing
-                    # transport is not tried again before the round's end.
-                    sending = self.flush_while_working(now)
+                    # transport is not tried again before the round's end; one that
+                    # raises (a bug) fails the round there, not the reading of mail.
+                    try:
+                        sending = self.flush_while_working(now)
+                    except Exception:
+                        log.exception("sending mail in the middle of the inbox failed")
+                        sending = False
                 for raw in group:
                     crash_point("committed")
                     if self.store.is_kept(source_key(raw)):

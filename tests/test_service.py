@@ -467,6 +467,30 @@ def test_a_failing_transport_is_tried_once_while_the_inbox_is_read(
     assert flaky.sent == []
 
 
+def test_a_transport_raising_unexpectedly_does_not_stop_the_inbox(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transport that raises what it should not (a bug, not a 4yz or 5yz reply) fails
+    the round at its end, as before the early send (issue 18): every message is still
+    applied and marked done, each group's mail tried once, and it all goes out once
+    the transport works."""
+    monkeypatch.setattr("pbp.service.COMMIT_GROUP", 1)
+    table.new_mail()
+    broken = FlakyTransport([RuntimeError("bug in the transport")] * 2)
+    table.service.transport = broken
+    inbox = table.service.inbox
+    assert inbox is not None
+    for minute, player in enumerate(("Дуг", "Роза", "Кросс")):
+        table.send(player, "СТАТУС", at=utc(2026, 12, 1, 17, 5 + minute))
+    with pytest.raises(RuntimeError, match="bug in the transport"):
+        table.service.run_once(utc(2026, 12, 1, 17, 9))
+    assert inbox.fetch_new() == []  # all three applied and marked done
+    assert table.service.run_once(utc(2026, 12, 1, 17, 10)) == []
+    assert sorted(str(m["To"]) for m in broken.sent) == sorted(
+        EMAILS[p] for p in ("Дуг", "Роза", "Кросс")
+    )
+
+
 class FlakyTransport:
     """A transport failing on demand: SMTP faults a real server cannot show at will."""
 
