@@ -554,8 +554,9 @@ class Service:
         return flush(self.store, self.transport, moment, undeliverable)
 
     def flush_while_working(self, now: datetime) -> bool:
-        """:meth:`flush_outbox`; True when every mail due at ``now`` went (False: the
-        transport failed, or a mail was given up)."""
+        """:meth:`flush_outbox`; True when at least as many mails went as were due at
+        ``now``: False when the transport failed (or a mail was given up and no note to
+        the GM went in its place)."""
         due = self.store.due_count(now)
         return self.flush_outbox(now) >= due
 
