@@ -449,3 +449,53 @@ def test_a_wait_cut_short_in_the_middle_of_idle_is_closed_without_waiting_for_a_
     started = time.monotonic()
     inbox.wait(5)  # a new connection: the mail is there
     assert time.monotonic() - started < 2
+
+
+def test_search_starts_at_the_lowest_uid_not_done_the_last_search_found(
+    gm_dovecot: Dovecot, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: a folder of a month of done mail is not searched whole every round; the
+    search starts at the lowest UID that was not done (UIDs only grow, RFC 3501)."""
+    from imapclient import IMAPClient
+
+    searches: list[list[str]] = []
+    real = IMAPClient.search
+
+    def search(self: IMAPClient, criteria: list[str], *args: object) -> object:
+        searches.append(list(criteria))
+        return real(self, criteria, *args)
+
+    monkeypatch.setattr(IMAPClient, "search", search)
+    for n in range(1, 6):
+        gm_dovecot.append(GM, move(n), when=T0 + timedelta(minutes=n))
+    assert [m.key for m in inbox.fetch_new()] == ["1", "2", "3", "4", "5"]
+    inbox.mark_done(["1", "2", "4"])
+    assert [m.key for m in inbox.fetch_new()] == ["3", "5"]
+    inbox.mark_done(["3", "5"])
+    assert inbox.fetch_new() == []
+    gm_dovecot.append(GM, move(6), when=T0 + timedelta(minutes=6))
+    assert [m.key for m in inbox.fetch_new()] == ["6"]
+    assert searches == [
+        ["NOT", "KEYWORD", "$PbpDone"],
+        ["NOT", "KEYWORD", "$PbpDone"],  # UID 1 was not done: the whole folder again
+        ["UID", "3:*", "NOT", "KEYWORD", "$PbpDone"],
+        ["UID", "3:*", "NOT", "KEYWORD", "$PbpDone"],  # nothing found: it stays
+    ]
+    inbox.mark_done(["6"])
+    assert inbox.fetch_new() == []
+    assert searches[-1] == ["UID", "6:*", "NOT", "KEYWORD", "$PbpDone"]
+
+
+def test_a_message_below_the_floor_is_found_again_after_a_new_uidvalidity(
+    gm_dovecot: Dovecot, inbox: ImapInbox
+) -> None:
+    for n in range(1, 4):
+        gm_dovecot.append(GM, move(n), when=T0 + timedelta(minutes=n))
+    inbox.fetch_new()
+    inbox.mark_done(["1"])
+    assert [m.key for m in inbox.fetch_new()] == ["2", "3"]
+    # A floor of another UIDVALIDITY (the folder was rebuilt): the whole folder is
+    # searched, and UID 2, below that floor, is found.
+    inbox._floor = (12345, 3)
+    assert [m.key for m in inbox.fetch_new()] == ["2", "3"]
+    assert inbox._floor == (inbox.uidvalidity, 2)

@@ -154,6 +154,26 @@ class ImapInbox:
         self._uidvalidity: int | None = None
         self._fetched_uidvalidity: int | None = None
         self._known: set[int] = set()
+        # (UIDVALIDITY, UID): every message below that UID was done at the last search.
+        self._floor: tuple[int | None, int] = (None, 1)
+
+    def _not_done(self, client: IMAPClient, uidvalidity: int | None) -> list[int]:
+        """The UIDs without the done keyword, by ``UID SEARCH``; from the lowest one the
+        last search found on (every message below it was done then, and UIDs only grow,
+        RFC 3501 §2.3.1.1), so that a month of mail marked done is not searched again
+        and again (issue 18). A new UIDVALIDITY searches the whole folder. (``n:*``
+        also names the newest message when its UID is below ``n``, §6.4.8: it is then
+        left out unless it is not done.)"""
+        validity, floor = self._floor
+        criteria: list[str] = ["NOT", "KEYWORD", self.done_keyword]
+        if validity is not None and validity == uidvalidity and floor > 1:
+            criteria = ["UID", f"{floor}:*", *criteria]
+        uids = sorted(int(uid) for uid in client.search(criteria))
+        if uids:
+            self._floor = (uidvalidity, uids[0])
+        elif validity != uidvalidity:
+            self._floor = (uidvalidity, 1)
+        return uids
 
     @property
     def uidvalidity(self) -> int | None:
@@ -280,7 +300,8 @@ class ImapInbox:
         """Every message of the folder without the done keyword, ordered by (arrived, UID).
 
         ``NOOP`` (so a kept connection sees the newest mail), ``UID SEARCH NOT
-        KEYWORD <done_keyword>``, then, in batches of 100, ``UID FETCH (RFC822.SIZE
+        KEYWORD <done_keyword>`` (from the lowest UID the last search found on:
+        :meth:`_not_done`), then, in batches of 100, ``UID FETCH (RFC822.SIZE
         INTERNALDATE BODY.PEEK[]<0.n>)`` with ``n`` the smaller of
         :data:`FIRST_BYTES` and ``max_message_size``: a message of at most ``n``
         bytes is then whole. Of a larger one within ``max_message_size`` the whole
@@ -307,8 +328,8 @@ class ImapInbox:
         # A selected session sees mail delivered since its last command only after
         # a mailbox sync (RFC 3501 §6.1.2, §7.3.1: NOOP reports it as EXISTS).
         client.noop()
-        uids = sorted(int(uid) for uid in client.search(["NOT", "KEYWORD", self.done_keyword]))
         uidvalidity = self._uidvalidity
+        uids = self._not_done(client, uidvalidity)
         limit = self.max_message_size
         first = min(FIRST_BYTES, limit)
         found: list[tuple[datetime, int, RawMessage]] = []
@@ -470,11 +491,9 @@ class ImapInbox:
         try:
             client = waiter._connect()
             client.noop()  # sync: see mail delivered since the last command
-            unseen = [
-                uid
-                for uid in client.search(["NOT", "KEYWORD", self.done_keyword])
-                if int(uid) not in self._known
-            ]
+            waiter._floor = self._floor  # the same folder: search from the same UID
+            found = waiter._not_done(client, waiter._uidvalidity)
+            unseen = [uid for uid in found if uid not in self._known]
             if unseen:
                 return
             if not waiter._has_idle:
