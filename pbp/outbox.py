@@ -51,6 +51,7 @@ def flush(
     transport: Transport,
     now: datetime,
     on_failed: Callable[[OutgoingMail, str], None] | None = None,
+    on_stopped: Callable[[], None] | None = None,
 ) -> int:
     """Send every due mail of ``store``'s outbox through ``transport``; how many went.
 
@@ -59,7 +60,7 @@ def flush(
     a :class:`PermanentSendError`, or :data:`MAX_ATTEMPTS` failures, gives up on
     that mail and records why, and calls ``on_failed(mail, reason)`` inside the
     same transaction (the service queues a note to the GM there). ``now`` is aware
-    (UTC).
+    (UTC). ``on_stopped()`` is called when a transient failure stopped the round.
 
     Delivered mails are recorded :data:`MARK_GROUP` at a time (and whenever the
     round stops): a crash before that record sends them once more, under the same
@@ -88,6 +89,8 @@ def flush(
                     if isinstance(error, TransientSendError):
                         record()
                         _transient(store, mail, error, now, on_failed)
+                        if on_stopped is not None:
+                            on_stopped()
                         return sent
                     if isinstance(error, PermanentSendError):
                         record()

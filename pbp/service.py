@@ -113,6 +113,7 @@ class Service:
         self.mail.notice_limit = AnswerLimit(store, NOTICES_PER_HOUR)
         self.mail.notice_overflow = self.digest.add
         self._forgot: datetime | None = None  # the last pruning of send_owed
+        self._send_stopped = False  # this round's sending stopped on a transient failure
         self.table = GameTable(store, self.mail)
         #: The GM's levers (:mod:`pbp.gm`), and his commands by mail.
         self.gm = GmDesk(self)
@@ -206,14 +207,17 @@ class Service:
         # A long round (many games starting, the deadlines of many games at once)
         # serves the mail that arrives meanwhile every SERVE_EVERY_SECONDS.
         between = _Between(self, now, outcomes)
+        self._send_stopped = False  # a transient failure stops this round's sending
         try:
             self.start_due_games(now, between, games=games)
             outcomes.extend(self.process_inbox(now))
             self.advance_all(now, between, games=games)
             self.send_owed(now)
         finally:
-            # Whatever failed, what is committed goes out.
-            self.flush_outbox(now)
+            # Whatever failed, what is committed goes out (unless the transport failed
+            # this round already: the server is likely down; the next round tries).
+            if not self._send_stopped:
+                self.flush_outbox(now)
         return outcomes
 
     def process_inbox(self, now: datetime) -> list[Outcome]:
@@ -551,14 +555,17 @@ class Service:
         def undeliverable(mail: OutgoingMail, reason: str) -> None:
             self._undeliverable(mail, reason, moment)
 
-        return flush(self.store, self.transport, moment, undeliverable)
+        def stopped() -> None:
+            self._send_stopped = True
+
+        return flush(self.store, self.transport, moment, undeliverable, stopped)
 
     def flush_while_working(self, now: datetime) -> bool:
-        """:meth:`flush_outbox`; True when at least as many mails went as were due at
-        ``now``: False when the transport failed (or a mail was given up and no note to
-        the GM went in its place)."""
-        due = self.store.due_count(now)
-        return self.flush_outbox(now) >= due
+        """:meth:`flush_outbox`; False when a transient failure stopped it (the transport
+        is likely down: not tried again before the round's end; then it sends nothing)."""
+        if not self._send_stopped:
+            self.flush_outbox(now)
+        return not self._send_stopped
 
     def _undeliverable(self, mail: OutgoingMail, reason: str, now: datetime) -> None:
         """Tell the GM of the recipient's games (every GM for another address) that a

@@ -18,7 +18,8 @@ from pbp.config import Game
 from pbp.core.events import Event, Step
 from pbp.core.kind import AnyKind
 from pbp.mailer import Mailer
-from pbp.store import GameRow, Schedule, Store, jsontext
+from pbp.store import GameRow, Schedule, Store
+from pbp.store.jsontext import loads as json_loads
 
 #: Games whose parsed state the writer keeps between moves (:meth:`GameTable.state`).
 STATE_CACHE_GAMES = 32
@@ -67,7 +68,7 @@ class GameTable:
         text, schedule = stored
         cached = self._states.get(game_id)
         if cached is None or cached[0] != text:
-            cached = (text, kind.load(jsontext.loads(text)))
+            cached = (text, kind.load(json_loads(text)))
         self.remember(game_id, *cached)
         return cached[1], schedule
 

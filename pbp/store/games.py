@@ -8,8 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from pbp.core.events import Event, Visibility
-from pbp.store import jsontext
 from pbp.store.base import Tables
+from pbp.store.jsontext import dumps as json_dumps
+from pbp.store.jsontext import loads as json_loads
 from pbp.store.records import GameRow, Schedule, StoredEvent, from_iso, to_iso
 
 
@@ -36,7 +37,7 @@ class GamesMixin(Tables):
                 kind,
                 seed,
                 salt,
-                jsontext.dumps(state),
+                json_dumps(state),
                 to_iso(started_at),
                 to_iso(deadline_at) if deadline_at else None,
             ),
@@ -56,7 +57,7 @@ class GamesMixin(Tables):
             kind=row[1],
             seed=row[2],
             salt=bytes(row[3]),
-            state=jsontext.loads(row[4]),
+            state=json_loads(row[4]),
             started_at=from_iso(row[5]),
             deadline_at=from_iso(row[6]) if row[6] else None,
             over=bool(row[7]),
@@ -98,7 +99,7 @@ class GamesMixin(Tables):
     ) -> str:
         """Replace the state snapshot and schedule of a game; returns the snapshot's
         JSON text as stored (see :meth:`state_text`)."""
-        text = jsontext.dumps(state)
+        text = json_dumps(state)
         self._db.execute(
             "UPDATE games SET state = ?, over = ?, deadline_at = ? WHERE id = ?",
             (
@@ -148,7 +149,7 @@ class GamesMixin(Tables):
                     event.kind,
                     event.visibility.value,
                     event.player,
-                    jsontext.dumps(event.data),
+                    json_dumps(event.data),
                     source,
                 ),
             )
@@ -182,7 +183,7 @@ class GamesMixin(Tables):
                 seq=r[0],
                 at=from_iso(r[1]),
                 day=r[2],
-                event=Event(r[3], Visibility(r[4]), jsontext.loads(r[6]), player=r[5]),
+                event=Event(r[3], Visibility(r[4]), json_loads(r[6]), player=r[5]),
                 source=r[7],
             )
             for r in self._db.execute(query, args)
@@ -215,7 +216,7 @@ class GamesMixin(Tables):
             seq=row[0],
             at=from_iso(row[1]),
             day=row[2],
-            event=Event(row[3], Visibility(row[4]), jsontext.loads(row[6]), player=row[5]),
+            event=Event(row[3], Visibility(row[4]), json_loads(row[6]), player=row[5]),
             source=row[7],
         )
 

@@ -32,15 +32,6 @@ class OutboxMixin(Tables):
         )
         return [self._mail(r) for r in rows]
 
-    def due_count(self, now: datetime) -> int:
-        """How many mails :meth:`due_mail` would return at ``now`` without a limit."""
-        row = self._db.execute(
-            "SELECT COUNT(*) FROM outbox "
-            "WHERE sent_at IS NULL AND failed IS NULL AND next_attempt_at <= ?",
-            (to_iso(now),),
-        ).fetchone()
-        return int(row[0])
-
     def outbox(self) -> list[OutgoingMail]:
         """Every mail in the outbox, oldest first (for the GM view and tests)."""
         rows = self._db.execute(
