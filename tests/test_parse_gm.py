@@ -63,6 +63,7 @@ from pbp.parse.gm import (
         ("REMOVE Петя", "remove", Remove("Петя"), None),
         ("VOID 17", "void", Void(17), None),
         ("ОТМЕНИТЬ №17", "void", Void(17), None),
+        ("VOID 9223372036854775807", "void", Void(2**63 - 1), None),
         ("EXPORT html", "export", Export("html"), None),
         ("ЭКСПОРТ", "export", Export("markdown"), None),
     ],
@@ -110,6 +111,8 @@ def test_a_misspelt_gm_keyword_is_answered_with_the_one_it_resembles() -> None:
         ("VOID семнадцать", "void"),
         ("ОТМЕНИТЬ ²", "void"),
         ("VOID 1²", "void"),
+        ("VOID 12345678901234567890", "void"),
+        ("VOID " + "9" * 5000, "void"),
         ("EXPORT pdf", "export"),
     ],
 )

@@ -185,6 +185,9 @@ SYNTAX = {
 }
 
 _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
+#: Most digits of a VOID's event number: the log's numbers are SQLite INTEGERs
+#: (below 2**63, 19 digits); a longer number is a syntax error, not a lookup.
+_EVENT_DIGITS = 19
 _ADDRESS = re.compile(r"^<?([^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?$")
 
 
@@ -296,8 +299,10 @@ def _lever(name: str, rest: str) -> Lever | None:
         return Remove(rest) if rest else None
     if name == "void":
         number = rest.lstrip("#№")
-        # "²".isdigit() is true, int("²") fails: only digits int() reads (any script's)
-        return Void(int(number)) if number.isdecimal() else None
+        # "²".isdigit() is true, int("²") fails: only digits int() reads (any script's),
+        # and no more of them than an event number has (int() refuses 4,301 digits)
+        fits = number.isdecimal() and len(number) <= _EVENT_DIGITS
+        return Void(int(number)) if fits else None
     fmt = rest.lower() or "markdown"
     for known in FORMATS:
         if fmt == known:
