@@ -8,10 +8,12 @@ breaks, format=flowed, base64, ``<br>`` runs, nested ``<div>``/``<blockquote>``/
 ``[quote=``, nested MIME parts) is read at 1 MB, as a player's mail by
 :func:`~pbp.parse.mime.read_letter` and the command parsers of the bundled games
 (Cluedo by days and by rounds, Maniac, the GM's commands), and as a stranger's mail by
-:func:`~pbp.parse.mime.read_letter`. Each is asserted to take at most one second of
-the thread's CPU time (:func:`time.thread_time`): a generous bound, as super-linear
-reading took tens of seconds to minutes on these shapes (65 s for 50 KB of blank
-lines); and the move written before the filler is still read.
+:func:`~pbp.parse.mime.read_letter`. Each is asserted to take at most three seconds of
+the thread's CPU time (:func:`time.thread_time`): a generous bound that a slow or busy
+machine keeps (the slowest shape takes 0.3-1.3 s there), as super-linear reading took
+tens of seconds to minutes on these shapes (65 s for 50 KB of blank lines); the growth
+with the size is checked on its own (:func:`test_reading_time_grows_linearly_with_the_size`);
+and the move written before the filler is still read.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from pbp.parse.textparts import MAX_TEXT_LINES
 
 MEGABYTE = 1_000_000
 #: Thread CPU seconds allowed for reading one mail of :data:`MEGABYTE` and parsing it.
-BUDGET = 1.0
+BUDGET = 3.0
 MANIAC_PLAYERS = ["Вася", "Петя", "Саша", "Таня"]
 HELP = "Команды:\n    ГОЛОС Игрок\n    ПОМОЩЬ\nПишите по одной команде в строке.\n"
 START = utc(2026, 12, 1, 17)
@@ -80,7 +82,7 @@ def check_text(shape: Shape, text: str) -> None:
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
-def test_a_players_hostile_mail_of_1_mb_is_read_and_parsed_within_a_second(shape: Shape) -> None:
+def test_a_players_hostile_mail_of_1_mb_is_read_and_parsed_within_the_budget(shape: Shape) -> None:
     raw = shape.raw(MEGABYTE)
     assert MEGABYTE - 100 <= len(raw) <= MEGABYTE + 20_000
     letter, reading = cpu(lambda: read_letter(raw))
@@ -105,7 +107,7 @@ def test_a_players_hostile_mail_of_1_mb_is_read_and_parsed_within_a_second(shape
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
-def test_a_strangers_hostile_mail_of_1_mb_is_read_within_a_second(shape: Shape) -> None:
+def test_a_strangers_hostile_mail_of_1_mb_is_read_within_the_budget(shape: Shape) -> None:
     letter, reading = cpu(lambda: read_letter(shape.raw(MEGABYTE, STRANGER)))
     assert reading <= BUDGET
     assert (letter.from_address, letter.unreadable_code) == (STRANGER, shape.code)
