@@ -107,6 +107,21 @@ class GmDesk:
             raise LeverRefused("gm_game_over", game=game_id)
         return row, kind.load(row.state)
 
+    def _commit_step(
+        self, game: Game, kind: AnyKind, step: Any, row: Any, *, now: datetime, day: int, via: str
+    ) -> None:
+        """Commit a lever's engine ``step`` to the running game of ``row`` (source
+        ``gm:{via}``), its schedule as ``row`` holds it: a lever moves no deadline."""
+        self.service.table.commit(
+            game,
+            kind,
+            step,
+            at=now,
+            day=day,
+            source=f"gm:{via}",
+            schedule=Schedule(row.over, row.deadline_at),
+        )
+
     @staticmethod
     def seat_of(kind: AnyKind, state: Any, text: str) -> str:
         return PlayerNames(kind.players(state)).match(text)
@@ -511,15 +526,7 @@ class GmDesk:
             seat = self.seat_of(kind, state, player)
             day = kind.day(state)
             step = kind.remove(state, seat, now)
-            service.table.commit(
-                game,
-                kind,
-                step,
-                at=now,
-                day=day,
-                source=f"gm:{via}",
-                schedule=Schedule(row.over, row.deadline_at),
-            )
+            self._commit_step(game, kind, step, row, now=now, day=day, via=via)
             marker = Event("gm_remove", Visibility.GM, {"player": seat, "via": via, "note": note})
             self.log(game_id, [marker], now, day, via)
             # The removal first: the posts it causes (the GM's answer for the seat, the
@@ -554,15 +561,7 @@ class GmDesk:
                 raise LeverRefused("gm_void_unknown", event=seq)
             day = kind.day(state)
             step = kind.void(state, target.event, now)
-            service.table.commit(
-                game,
-                kind,
-                step,
-                at=now,
-                day=day,
-                source=f"gm:{via}",
-                schedule=Schedule(row.over, row.deadline_at),
-            )
+            self._commit_step(game, kind, step, row, now=now, day=day, via=via)
             data = {"event": seq, "voided_kind": target.event.kind, "via": via, "note": note}
             self.log(game_id, [Event("gm_void", Visibility.GM, data)], now, day, via)
             service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
