@@ -573,3 +573,46 @@ def test_ascii_text_labelled_utf16_is_read_as_ascii() -> None:
         content_type=b"Content-Type: text/plain; charset=utf-16le",
     )
     assert read_letter(raw).text == "STATUS"
+
+
+# --- text no mail can carry ------------------------------------------------------------------
+
+
+def test_a_lone_surrogate_in_utf7_is_read_as_a_replacement_character() -> None:
+    """UTF-7 can encode half a surrogate pair (``+2AA-``), which no reply can quote."""
+    raw = message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        b"STATUS +2AA-\r\n",
+        content_type=b"Content-Type: text/plain; charset=utf-7",
+    )
+    assert read_letter(raw).text == "STATUS \ufffd"
+
+
+@pytest.mark.parametrize("charset", ["unicode-escape", "raw-unicode-escape"])
+def test_a_python_codec_that_is_no_charset_is_an_unknown_label(charset: str) -> None:
+    """Python reads backslash escapes with these; a mail's label is no program."""
+    raw = message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        "STATUS \\ud800 \\u0413 Г\r\n".encode("cp1251"),
+        content_type=f"Content-Type: text/plain; charset={charset}".encode(),
+    )
+    assert read_letter(raw).text == "STATUS \\ud800 \\u0413 Г"
+
+
+def test_a_move_beside_a_lone_surrogate_is_answered(table: Table) -> None:
+    """The mail was set aside as an error: the reply quoting its line could not be
+    encoded."""
+    raw = message(
+        EMAILS["Кросс"],
+        f"gm+{table.token('Кросс')}@example.test",
+        b"+2AA-\r\n" + "СТАТУС\r\n".encode("utf-7"),
+        content_type=b"Content-Type: text/plain; charset=utf-7",
+    )
+    deliver(table.inbox_path, raw, at=DAY)
+    assert table.run(DAY + timedelta(minutes=1)) == ["status"]
+    (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+    assert [line for line in body(reply).splitlines() if line.startswith("Понял:")] == [
+        "Понял: СТАТУС"
+    ]

@@ -40,18 +40,28 @@ _OVERRIDE_MARGIN = 0.3
 _MIN_LETTERS = 3
 
 
+#: Python codecs that are no character set (RFC 2978): they read backslash escapes
+#: (``\ud800`` a lone surrogate), so a label naming one is treated as unknown.
+_NOT_CHARSETS = frozenset({"unicode-escape", "raw-unicode-escape"})
+
+#: A lone surrogate: UTF-7 can encode one (``+2AA-``); no mail can carry it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _codec(name: str | None) -> str | None:
-    """The normalised codec name of a MIME charset label, or None when unknown; an
-    unregistered ``x-`` label is looked up without its prefix (``x-mac-cyrillic``)."""
+    """The normalised codec name of a MIME charset label, or None when unknown or no
+    character set (:data:`_NOT_CHARSETS`); an unregistered ``x-`` label is looked up
+    without its prefix (``x-mac-cyrillic``)."""
     if not name:
         return None
     label = name.strip().strip('"').lower()
     for candidate in (label, label[2:] if label.startswith("x-") else None):
         if candidate:
             try:
-                return codecs.lookup(candidate).name
+                codec = codecs.lookup(candidate).name
             except LookupError:
                 continue
+            return None if codec in _NOT_CHARSETS else codec
     return None
 
 
@@ -111,8 +121,12 @@ def decode_bytes(data: bytes, declared: str | None) -> tuple[str, str]:
     """
     codec = _codec(declared)
     if data.isascii():
-        return _ascii(data, codec)
-    return _declared_or_utf8(data, codec) or _cyrillic(data, codec)
+        text, used = _ascii(data, codec)
+    else:
+        text, used = _declared_or_utf8(data, codec) or _cyrillic(data, codec)
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
+    return text, used
 
 
 def _ascii(data: bytes, codec: str | None) -> tuple[str, str]:
