@@ -20,6 +20,7 @@ from kits.table import EMAILS, GM, Table, body, crash_apply, summary, utc
 
 from pbp.mail.base import PermanentSendError, TransientSendError
 from pbp.mail.maildir import deliver
+from pbp.store import TransactionLostError
 
 WELCOME = "[seed-000] Клуэдо: ваши карты"
 FORMATS = ("BBCode", "Markdown")
@@ -414,6 +415,38 @@ def test_waiting_mail_commits_as_one_group_and_a_crash_rolls_back_only_its_own_m
     ]
     assert suggestions == [(1, "Кросс")]
     assert [k.reason for k in table.store.kept()] == ["error: RuntimeError('bug')"]
+
+
+def test_a_full_disk_in_a_commit_group_commits_none_of_it_and_a_later_round_all(
+    table: Table,
+) -> None:
+    """On a full disk (SQLITE_FULL: here ``max_page_count``) SQLite rolls the whole group
+    transaction back when the second message writes: the first message's suggestion
+    went with it. The round fails whole (TransactionLostError), nothing is committed,
+    nobody is told of a program error; with room again the three are handled in arrival
+    order (D8). Before, the second was kept as an error, the third committed on its own
+    outside the group, and the first applied a round later, after both."""
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 17, 6))
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 17, 7))
+    db = table.store._db
+    (pages,) = db.execute("PRAGMA page_count").fetchone()
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(TransactionLostError, match="database or disk is full"):
+        table.service.process_inbox(utc(2026, 12, 1, 17, 8))
+    assert db.execute("SELECT count(*) FROM messages").fetchone() == (0,)
+    assert table.store.kept() == []
+    assert table.new_mail() == []
+    db.execute("PRAGMA max_page_count = 1073741823")
+    outcomes = table.service.process_inbox(utc(2026, 12, 1, 17, 9))
+    assert [o.outcome for o in outcomes] == ["applied", "applied", "status"]
+    suggestions = [
+        (s.event.data["number"], s.event.data["suggester"])
+        for s in table.store.events("seed-000")
+        if s.event.kind == "suggestion_made"
+    ]
+    assert suggestions == [(1, "Кросс"), (2, "Роза")]
 
 
 def test_answers_go_out_before_their_messages_are_marked_done(

@@ -25,7 +25,7 @@ from pbp.mail.base import RawMessage
 from pbp.outcome import Handled, Outcome
 from pbp.parse.mime import read_letter
 from pbp.service_part import ServicePart
-from pbp.store import KeptMessage
+from pbp.store import KeptMessage, TransactionLostError
 
 if TYPE_CHECKING:
     from pbp.service import Service
@@ -109,6 +109,8 @@ class Intake(ServicePart):
             # a crashing message wrote is rolled back before it is kept.
             with self.store.savepoint():
                 return logged(self.run(raw, source, now, replay_of))
+        except TransactionLostError:
+            raise  # the whole group is gone: it is handled again, whole (a later round)
         except Exception as error:  # a bug: keep the message, never lose it
             log.exception("message %s could not be processed", source)
             with self.store.transaction():

@@ -58,6 +58,7 @@ from pbp.store.records import (
     StoredEvent,
     StoreReplacedError,
     StoreVersionError,
+    TransactionLostError,
     from_iso,
     to_iso,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "StoreReplacedError",
     "StoreVersionError",
     "StoredEvent",
+    "TransactionLostError",
     "from_iso",
     "to_iso",
 ]

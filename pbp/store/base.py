@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Self
 
 from pbp.faults import crash_point
-from pbp.store.records import StoreReplacedError
+from pbp.store.records import StoreReplacedError, TransactionLostError
 from pbp.store.schema import copy_store, open_schema
 
 
@@ -166,6 +166,8 @@ class StoreBase(Tables):
         a group commit (:meth:`pbp.service.Service.process_inbox`).
 
         :raises StoreReplacedError: before it begins, as :meth:`transaction`.
+        :raises TransactionLostError: the block raised and SQLite had rolled the whole
+            transaction back (a full disk): nothing of it was committed.
         """
         if not self._depth:
             with self.transaction():
@@ -177,10 +179,16 @@ class StoreBase(Tables):
         self._depth += 1
         try:
             yield self
-        except BaseException:
+        except BaseException as error:
             if self._db.in_transaction:
                 self._db.execute(f"ROLLBACK TO {name}")
                 self._db.execute(f"RELEASE {name}")
+            elif isinstance(error, Exception):
+                # SQLite rolled the whole transaction back (a full disk): the parts
+                # before this one are gone too; going on would write outside it.
+                raise TransactionLostError(
+                    f"the store's transaction was rolled back: {error}"
+                ) from error
             raise
         else:
             self._db.execute(f"RELEASE {name}")

@@ -181,6 +181,14 @@ class StoreVersionError(Exception):
     message names the store, both versions and what to do."""
 
 
+class TransactionLostError(Exception):
+    """SQLite rolled the whole transaction back on its own while a part of it
+    (:meth:`pbp.store.Store.savepoint`) failed: a full disk (``SQLITE_FULL``), an I/O
+    error. What the transaction's earlier parts wrote is gone with it, so nothing more
+    may be written as if it were open: the group commit fails whole, and its messages,
+    none marked done, are handled again in arrival order by a later round (D8)."""
+
+
 class StoreReplacedError(BaseException):
     """The store's file was deleted or replaced while it was open: what this process
     writes would go into a file nobody will ever read again, so it must stop.
