@@ -230,7 +230,11 @@ class MailSettings(ConfigModel):
     @classmethod
     def _provider(cls, data: Any) -> Any:
         """Fill ``inbox``, ``outbox`` and ``personal_address`` from ``provider``; keys
-        given under ``inbox: {imap: …}`` or ``outbox: {smtp: …}`` override the preset's."""
+        given under ``inbox: {imap: …}`` or ``outbox: {smtp: …}`` override the preset's.
+
+        :raises ValueError: no ``password_env``; ``inbox`` and ``outbox`` both local
+            Maildirs (the provider's mailbox would be neither read nor written).
+        """
         if not isinstance(data, dict) or data.get("provider") is None:
             return data
         preset = find_provider(str(data["provider"]))
@@ -243,6 +247,18 @@ class MailSettings(ConfigModel):
             "username": data.get("username") or data.get("address"),
             "password_env": data["password_env"],
         }
+        local = [
+            k for k in ("inbox", "outbox") if isinstance(data.get(k), dict) and "maildir" in data[k]
+        ]
+        if len(local) == 2:
+            # The bundled games.yaml's local Maildirs left beside a provider: no mail
+            # would be read or sent, and every check would pass.
+            raise ValueError(
+                f"provider {data['provider']}: inbox and outbox are local Maildirs, so "
+                "pbp would neither read nor send mail there; remove the inbox: and "
+                "outbox: lines (one Maildir alone is kept: a trial that reads the "
+                "mailbox and writes its answers to a folder)"
+            )
         filled = dict(data)
         for key, protocol, (host, port, tls) in (
             ("inbox", "imap", preset.imap),

@@ -121,3 +121,23 @@ def test_a_provider_without_password_env_is_refused(tmp_path: Path) -> None:
         f"{path}:1: mail: provider gmail: give password_env, the name of the environment "
         "variable that holds the mailbox's (app) password"
     )
+
+
+def test_a_provider_beside_two_local_maildirs_is_refused(tmp_path: Path) -> None:
+    """The bundled games.yaml keeps ``inbox: {maildir: …}`` and ``outbox: {maildir: …}``;
+    a GM who added ``provider:`` to it, as the README shows, got a daemon that read and
+    sent no mail while ``pbp check --connect`` exited 0."""
+    path = with_mail(
+        tmp_path,
+        "mail:\n  address: game@example.test\n  provider: yandex\n"
+        "  password_env: PBP_MAIL_PASSWORD\n"
+        "  inbox: {maildir: ./mail/inbox}\n  outbox: {maildir: ./mail/outbox}\n",
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert str(raised.value) == (
+        f"{path}:1: mail: provider yandex: inbox and outbox are local Maildirs, so pbp "
+        "would neither read nor send mail there; remove the inbox: and outbox: lines (one "
+        "Maildir alone is kept: a trial that reads the mailbox and writes its answers to a "
+        "folder)"
+    )
