@@ -87,7 +87,10 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
 @click.option(
     "--now",
     metavar="ISO",
-    help="With --once: act as if it were this time (with zone), e.g. to replay a past day.",
+    help=(
+        "With --once: act as if it were this time (with zone), e.g. to pass a deadline"
+        " now; never earlier than a game's last event (time in a game only moves forward)."
+    ),
 )
 @click.option(
     "--game",
