@@ -247,10 +247,7 @@ class MailSettings(ConfigModel):
             "username": data.get("username") or data.get("address"),
             "password_env": data["password_env"],
         }
-        local = [
-            k for k in ("inbox", "outbox") if isinstance(data.get(k), dict) and "maildir" in data[k]
-        ]
-        if len(local) == 2:
+        if all(isinstance(data.get(k), dict) and "maildir" in data[k] for k in ("inbox", "outbox")):
             # The bundled games.yaml's local Maildirs left beside a provider: no mail
             # would be read or sent, and every check would pass.
             raise ValueError(

@@ -546,6 +546,16 @@ def test_maniac_help_pasted_into_a_fresh_mail_is_never_executed(tmp_path: Path) 
 # --- charsets labelled right but read wrong ----------------------------------------------------
 
 
+def labelled(payload: bytes, charset: str) -> bytes:
+    """A mail from Кросс whose text part is ``payload`` labelled ``charset``."""
+    return message(
+        EMAILS["Кросс"],
+        "gm+x@example.test",
+        payload,
+        content_type=f"Content-Type: text/plain; charset={charset}".encode(),
+    )
+
+
 @pytest.mark.parametrize(
     ("charset", "codec"),
     [
@@ -556,22 +566,12 @@ def test_maniac_help_pasted_into_a_fresh_mail_is_never_executed(tmp_path: Path) 
     ],
 )
 def test_a_rightly_labelled_rare_charset_is_read(charset: str, codec: str) -> None:
-    raw = message(
-        EMAILS["Кросс"],
-        "gm+x@example.test",
-        "ГОЛОС: Петя\r\n".encode(codec),
-        content_type=f"Content-Type: text/plain; charset={charset}".encode(),
-    )
+    raw = labelled("ГОЛОС: Петя\r\n".encode(codec), charset)
     assert read_letter(raw).text == "ГОЛОС: Петя"
 
 
 def test_ascii_text_labelled_utf16_is_read_as_ascii() -> None:
-    raw = message(
-        EMAILS["Кросс"],
-        "gm+x@example.test",
-        b"STATUS\r\n",
-        content_type=b"Content-Type: text/plain; charset=utf-16le",
-    )
+    raw = labelled(b"STATUS\r\n", "utf-16le")
     assert read_letter(raw).text == "STATUS"
 
 
@@ -580,24 +580,14 @@ def test_ascii_text_labelled_utf16_is_read_as_ascii() -> None:
 
 def test_a_lone_surrogate_in_utf7_is_read_as_a_replacement_character() -> None:
     """UTF-7 can encode half a surrogate pair (``+2AA-``), which no reply can quote."""
-    raw = message(
-        EMAILS["Кросс"],
-        "gm+x@example.test",
-        b"STATUS +2AA-\r\n",
-        content_type=b"Content-Type: text/plain; charset=utf-7",
-    )
+    raw = labelled(b"STATUS +2AA-\r\n", "utf-7")
     assert read_letter(raw).text == "STATUS \ufffd"
 
 
 @pytest.mark.parametrize("charset", ["unicode-escape", "raw-unicode-escape"])
 def test_a_python_codec_that_is_no_charset_is_an_unknown_label(charset: str) -> None:
     """Python reads backslash escapes with these; a mail's label is no program."""
-    raw = message(
-        EMAILS["Кросс"],
-        "gm+x@example.test",
-        "STATUS \\ud800 \\u0413 Г\r\n".encode("cp1251"),
-        content_type=f"Content-Type: text/plain; charset={charset}".encode(),
-    )
+    raw = labelled("STATUS \\ud800 \\u0413 Г\r\n".encode("cp1251"), charset)
     assert read_letter(raw).text == "STATUS \\ud800 \\u0413 Г"
 
 
