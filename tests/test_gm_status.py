@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 from kits import maniac_table
 from kits.games import games_yaml
+from kits.rounds_table import RoundsTable
 from kits.table import EMAILS, GM, TEMPLATES, Table, body, seed_000, summary, utc
 
 from pbp.cli import main
@@ -77,15 +78,23 @@ class TwoGames(Table):
     ) -> None:
         """``sender`` mails ``lines`` to ``player``'s personal address in ``game`` (the
         GM's by default)."""
-        token = self.store.player_token(game, player)
-        message = EmailMessage(policy=SMTP)
-        message["From"] = sender
-        message["To"] = f"gm+{token}@example.test"
-        message["Subject"] = "как дела"
-        message["Date"] = format_datetime(at)
-        message["Message-ID"] = make_msgid(domain="example.test")
-        message.set_content("\n".join(lines) + "\n")
-        deliver(self.inbox_path, bytes(message), at=at)
+        deliver_to(self, game, sender, *lines, at=at, player=player)
+
+
+def deliver_to(
+    table: Table, game: str, sender: str, *lines: str, at: datetime, player: str = GM_SEAT
+) -> None:
+    """``sender`` mails ``lines`` to ``player``'s personal address in ``game`` of
+    ``table`` (the GM's by default), arriving at ``at``."""
+    token = table.store.player_token(game, player)
+    message = EmailMessage(policy=SMTP)
+    message["From"] = sender
+    message["To"] = f"gm+{token}@example.test"
+    message["Subject"] = "как дела"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = make_msgid(domain="example.test")
+    message.set_content("\n".join(lines) + "\n")
+    deliver(table.inbox_path, bytes(message), at=at)
 
 
 def mid_day(table: TwoGames) -> None:
@@ -281,6 +290,47 @@ def test_a_status_with_a_word_after_it_is_refused_with_its_syntax(table: TwoGame
     assert str(answer["Subject"]) == "Re: как дела"
     assert (
         "> СТАТУС игры\nНе выполнено. Команда ГМа записана не так. Пишите так: СТАТУС [ВСЕ].\n"
+    ) in body(answer)
+
+
+def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None:
+    table = RoundsTable(tmp_path)  # seed 000 by turns: Кросс first, 24 h a turn (R7)
+    try:
+        assert table.run(utc(2026, 12, 1, 17)) == []
+        table.new_mail()
+        deliver_to(table, CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+        (turn,) = table.new_mail()
+        assert body(turn).startswith(
+            "Игра «seed-000»: идёт ход 1.\n"
+            "Ближайший срок: 02.12.2026 20:00 (Europe/Moscow), через 22 ч 59 мин.\n"
+            "Ходит Кросс (ход 1).\n"
+            "\nТолько для вас"
+        )
+        suggestion = "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня"
+        deliver_to(
+            table, CLUEDO, EMAILS["Кросс"], suggestion, at=utc(2026, 12, 1, 18, 5), player="Кросс"
+        )
+        deliver_to(table, CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 18, 6))
+        assert table.run(utc(2026, 12, 1, 18, 10)) == ["applied", "gm_applied"]
+        answer = table.new_mail()[-1]
+        assert body(answer).startswith(
+            "Игра «seed-000»: идёт ход 1.\n"
+            "Ближайший срок: 02.12.2026 09:05 (Europe/Moscow), через 11 ч 55 мин.\n"
+            "Сейчас отвечает Дуг на предположение №1.\n"
+            "\nТолько для вас"
+        )
+    finally:
+        table.close()
+
+
+def test_help_lists_status(table: TwoGames) -> None:
+    table.mail(MANIAC, GM, "ПОМОЩЬ", at=utc(2026, 12, 1, 17, 59))
+    assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    assert (
+        "  СТАТУС [ВСЕ] — состояние игры (ВСЕ: всех ваших игр), отдельным письмом\n"
+        "  ПОМОЩЬ — этот список\n"
     ) in body(answer)
 
 

@@ -79,7 +79,9 @@ class GmMail(ServicePart):
         game_id: str,
     ) -> Outcome:
         """The GM's mail to his personal GM address: every command in it, then one
-        answer (``gm_result``) with each line's result; one transaction, so a crash
+        answer (``gm_result``) with each line's result (what STATUS lines asked for in
+        a GM-only mail of its own, :meth:`_statuses`; a mail of STATUS lines only gets
+        that mail alone); one transaction, so a crash
         neither loses nor repeats a lever. The levers take effect at ``raw.arrived``,
         the mail's arrival (rule D8: a PAUSE sent before a close stops it even when
         read after it); ``now`` is the real time. Held mail freed by a RESUME is
@@ -88,10 +90,11 @@ class GmMail(ServicePart):
         A mail with no command understood that looks like an auto-responder's loop
         (:meth:`pbp.moves.Moves.loop`) is kept for the digest, unanswered (outcome ``loop``).
 
-        A mail with a lever (any command but HELP) is applied only after the GM
-        confirms it (:meth:`ask_confirmation`): the personal GM address travels in
-        every Reply-To and may leak, and a From is easily forged. It is applied at
-        once when ``mail.trusted_authserv_id`` is set and that server's
+        A mail with a lever (any command but those of :data:`UNCONFIRMED`: HELP,
+        STATUS) is applied only after the GM confirms it (:meth:`ask_confirmation`):
+        the personal GM address travels in every Reply-To and may leak, and a From is
+        easily forged. It is applied at once when ``mail.trusted_authserv_id`` is set
+        and that server's
         ``Authentication-Results`` show ``dmarc=pass`` for the From
         (:func:`pbp.authcheck.verdict`)."""
         letter = message.letter
