@@ -33,7 +33,7 @@ from pbp.cli.levers import (
     substitute,
     void,
 )
-from pbp.cli.mailtools import backup, kept, mail_command, mailbox, retry
+from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
 from pbp.store import StoreVersionError
@@ -110,5 +110,6 @@ for _command in (
     backup,
     kept,
     retry,
+    dismiss,
 ):
     main.add_command(_command)
