@@ -28,7 +28,19 @@ from pbp.mail.base import stranger_raw
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import read_line
-from pbp.parse.gm import Act, GmLine, Help, Kept, Lever, PassDeadline, Remove, Substitute, parse_gm
+from pbp.parse.gm import (
+    Act,
+    Dismiss,
+    GmLine,
+    Help,
+    Kept,
+    Lever,
+    PassDeadline,
+    Remove,
+    Retry,
+    Substitute,
+    parse_gm,
+)
 from pbp.parse.mime import Letter
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
@@ -248,6 +260,10 @@ class GmMail(ServicePart):
         :raises Refusal: no such seat; game not running; no such deadline now."""
         if isinstance(lever, PassDeadline):
             return expected(self.gm, game.id, lever, at)
+        if isinstance(lever, Retry):
+            self.service.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
+        if isinstance(lever, Dismiss):
+            self.service.kept.dismiss_checked(lever.ids, via="mail", game_id=game.id)
         if isinstance(lever, Act | Substitute | Remove):
             kind = self.service.kind_of(game)
             _row, state = self.gm.running(game.id, kind)

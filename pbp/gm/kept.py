@@ -152,12 +152,21 @@ class KeptDesk(ServicePart):
         :raises LookupError: no kept message has one of these ids (``game_id`` None).
         :raises LeverRefused: ``kept_unknown`` (``game_id`` given), or :meth:`cannot_retry`.
         """
+        messages = self.retry_checked(ids, via=via, game_id=game_id)
+        return self.service.retry([message.id for message in messages], now)
+
+    def retry_checked(
+        self, ids: Iterable[int], *, via: str, game_id: str | None = None
+    ) -> list[KeptMessage]:
+        """The rows ``ids`` when :meth:`retry` may process them; raises as it does, and
+        writes nothing (the GM's confirmation by mail is asked only for a retry that can
+        succeed)."""
         messages = self._messages(ids, game_id)
         for message in messages:
             refused = self.cannot_retry(message, via)
             if refused is not None:
                 raise refused
-        return self.service.retry([message.id for message in messages], now)
+        return messages
 
     def dismiss(
         self, ids: Iterable[int], now: datetime, *, via: str, game_id: str | None = None
@@ -172,19 +181,27 @@ class KeptDesk(ServicePart):
             on resume); ``kept_done`` {id, outcome}: retried already and not kept again.
         """
         with self.store.transaction():
-            messages = self._messages(ids, game_id)
-            for message in messages:
-                base: dict[str, Any] = {"id": message.id, "via": via}
-                if message.dismissed_at is not None:
-                    at = message.dismissed_at.isoformat()
-                    raise LeverRefused("kept_dismissed", at=at, zone=self._zone(message), **base)
-                if message.held_for is not None and message.retried_at is None:
-                    raise LeverRefused("kept_held", game=message.held_for, **base)
-                if not message.waiting:
-                    raise LeverRefused("kept_done", outcome=message.retry_outcome, **base)
+            messages = self.dismiss_checked(ids, via=via, game_id=game_id)
             for message in messages:
                 self.store.dismiss(message.id, now)
         return [message.id for message in messages]
+
+    def dismiss_checked(
+        self, ids: Iterable[int], *, via: str, game_id: str | None = None
+    ) -> list[KeptMessage]:
+        """The rows ``ids`` when :meth:`dismiss` may close them; raises as it does, and
+        writes nothing."""
+        messages = self._messages(ids, game_id)
+        for message in messages:
+            base: dict[str, Any] = {"id": message.id, "via": via}
+            if message.dismissed_at is not None:
+                at = message.dismissed_at.isoformat()
+                raise LeverRefused("kept_dismissed", at=at, zone=self._zone(message), **base)
+            if message.held_for is not None and message.retried_at is None:
+                raise LeverRefused("kept_held", game=message.held_for, **base)
+            if not message.waiting:
+                raise LeverRefused("kept_done", outcome=message.retry_outcome, **base)
+        return messages
 
     def listing(self, game_id: str) -> dict[str, Any]:
         """KEPT by mail: the rows of :meth:`rows` (``game_id``'s GM's) still waiting, at
