@@ -259,7 +259,7 @@ class GmMail(ServicePart):
         period it passes at ``at`` (so that what the GM confirms is what is applied).
         :raises Refusal: no such seat; game not running; no such deadline now."""
         if isinstance(lever, PassDeadline):
-            return expected(self.gm, game.id, lever, at)
+            return expected(self.service, game.id, lever, at)
         if isinstance(lever, Retry):
             self.service.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
         if isinstance(lever, Dismiss):

@@ -20,7 +20,7 @@ from pbp.core.kind import AnyKind, DeadlineCommand
 from pbp.parse.gm import PassDeadline
 
 if TYPE_CHECKING:
-    from pbp.gm.levers import GmDesk
+    from pbp.service import Service
 
 
 def _command(name: str) -> DeadlineCommand:
@@ -34,7 +34,7 @@ def _command(name: str) -> DeadlineCommand:
     raise LeverRefused("gm_syntax", lever=name, syntax=name.upper().replace("-", " "))
 
 
-def _check(desk: GmDesk, game_id: str, lever: PassDeadline) -> tuple[AnyKind, str, int]:
+def _check(service: Service, game_id: str, lever: PassDeadline) -> tuple[AnyKind, str, int]:
     """``(kind, deadline name, period)`` of a game whose current deadline ``lever``
     may pass now.
 
@@ -44,12 +44,19 @@ def _check(desk: GmDesk, game_id: str, lever: PassDeadline) -> tuple[AnyKind, st
         game is in another part of its day; ``gm_deadline_passed`` {game, deadline,
         period}: the period the GM confirmed is over.
     """
-    from pbp.gm.levers import paused_since
-
     wanted = _command(lever.command).deadline
-    _game, kind = desk.game_and_kind(game_id)
-    _row, state = desk.running(game_id, kind)
-    if paused_since(desk.store, game_id) is not None:
+    try:
+        kind = service.kind_of(service.game_config(game_id))
+    except KeyError:
+        raise LeverRefused("gm_unknown_game", game=game_id) from None
+    row = service.store.game(game_id)
+    if row is None:
+        raise LeverRefused("gm_not_started", game=game_id)
+    if row.over:
+        raise LeverRefused("gm_game_over", game=game_id)
+    state = kind.load(row.state)
+    last = service.store.last_event(game_id, ("gm_pause", "gm_resume"))
+    if last is not None and last.event.kind == "gm_pause":  # as pbp.gm.paused_since
         raise LeverRefused("gm_paused", game=game_id)
     if not any(c.command == lever.command for c in kind.deadline_commands):
         turns = kind.deadline_names == ("turn",)
@@ -62,16 +69,16 @@ def _check(desk: GmDesk, game_id: str, lever: PassDeadline) -> tuple[AnyKind, st
     return kind, current, period
 
 
-def expected(desk: GmDesk, game_id: str, lever: PassDeadline, now: datetime) -> PassDeadline:
+def expected(service: Service, game_id: str, lever: PassDeadline, now: datetime) -> PassDeadline:
     """``lever`` with the period it passes at ``now`` (what the GM is asked to
     confirm), after what fell due before ``now`` (rule D8). Raises as :func:`_check`."""
-    desk.service.advance(game_id, now)
-    _kind, _name, period = _check(desk, game_id, lever)
+    service.advance(game_id, now)
+    _kind, _name, period = _check(service, game_id, lever)
     return PassDeadline(lever.command, period)
 
 
 def pass_deadline(
-    desk: GmDesk, game_id: str, lever: PassDeadline, *, now: datetime, via: str
+    service: Service, game_id: str, lever: PassDeadline, *, now: datetime, via: str
 ) -> dict[str, Any]:
     """Pass the current deadline of ``game_id`` at ``now`` (aware UTC), after every
     deadline due before it (rule D8): the GM defaults, the posts, the next deadline,
@@ -81,12 +88,12 @@ def pass_deadline(
     :raises LeverRefused: see :func:`_check`; ``gm_deadline_passed`` also when another
         writer passed it first.
     """
-    desk.service.advance(game_id, now)
-    kind, name, period = _check(desk, game_id, lever)
-    step = desk.service.close_day(game_id, now, now, expect=(name, period))
+    service.advance(game_id, now)
+    kind, name, period = _check(service, game_id, lever)
+    step = service.close_day(game_id, now, now, expect=(name, period))
     if step is None:
         raise LeverRefused("gm_deadline_passed", game=game_id, deadline=name, period=period)
-    row = desk.store.game(game_id)
+    row = service.store.game(game_id)
     deadline = row.deadline_at if row is not None else None
     return {
         "lever": lever.command.replace("-", "_"),
