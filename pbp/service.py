@@ -40,6 +40,7 @@ from pbp.core.registry import KINDS
 from pbp.digest import Digest
 from pbp.faults import crash_point
 from pbp.gm import Addresses, GmDesk, GmMail
+from pbp.gm.kept import KeptDesk
 from pbp.intake import Intake, source_key, too_complex
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import POST_FORMATS, Mailer
@@ -118,6 +119,7 @@ class Service:
         #: The GM's levers (:mod:`pbp.gm`), and his commands by mail.
         self.gm = GmDesk(self)
         self.gm_mail = GmMail(self)
+        self.kept = KeptDesk(self)
         #: The personal addresses of the seats (:mod:`pbp.gm.addresses`).
         self.addresses = Addresses(self)
         #: A player's moves (:mod:`pbp.moves`) and the rules every message passes

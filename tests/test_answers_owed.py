@@ -173,10 +173,10 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
             "#1  01.12.2026 20:05 (Europe/Moscow)  billing0@shop0.example.test  "
             "отправитель не зарегистрирован ни в одной игре (без ответа)"
         )
-        assert "…и ещё 1950 строк: все они есть в `pbp kept`." in lines
+        assert "…и ещё 1950 строк: все перечисляет ОТЛОЖЕННЫЕ." in lines
         english = body(found[1]).splitlines()
         assert "  2000 — sender registered in no game (not answered)" in english
-        assert "…and 1950 more lines: `pbp kept` lists them all." in english
+        assert "…and 1950 more lines: KEPT lists them all." in english
         # The lure never left pbp: no answer, notice or digest carries it.
         for sent in table.sent():
             assert "invoice" not in str(sent["Subject"]).lower()

@@ -310,6 +310,7 @@ SHA-256 (опубликован в посте открытия): $sha
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
 Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
 ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
+ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · \
 ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
@@ -713,6 +714,7 @@ SHA-256 (published in the opening post): $sha
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
 Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
 SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT · \
+CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID · \
 EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").
 """,
         "opening_bbcode": """\

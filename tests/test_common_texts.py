@@ -950,7 +950,50 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         arrived="2026-12-02T06:53:18.857353+00:00",
         kept_id=3,
     )
-    assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"
+    assert body.rstrip("\n").split("\n")[-3:] == [
+        "  Получено: 02.12.2026 09:53 (Europe/Moscow)",
+        "",
+        # It ends with the mail commands that act on it (issue 31), not console ones.
+        "Ответьте ЗА ИГРОК: ХОД, чтобы внести его ходы самому, или ОТКЛОНИТЬ 3, чтобы "
+        "закрыть его, не применяя.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("locale", "reason", "last"),
+    [
+        (
+            "ru",
+            "error",
+            "Ответьте ПОВТОРИТЬ 3, когда ошибку исправят (обновление pbp), или ОТКЛОНИТЬ 3, "
+            "чтобы закрыть его, не применяя.",
+        ),
+        (
+            "en",
+            "wrong_sender",
+            "Reply RETRY 3 once the sender's address is right, ACT PLAYER: MOVE to enter its "
+            "moves yourself, or DISMISS 3 to close it unapplied.",
+        ),
+        ("en", "wrong_confirmer", "Reply DISMISS 3 to close it; it is never applied."),
+    ],
+)
+def test_a_kept_mail_notice_ends_with_the_mail_commands_that_act_on_it(
+    renderer: Renderer, locale: str, reason: str, last: str
+) -> None:
+    _subject, body = mail(
+        renderer,
+        "gm_notice",
+        locale=locale,
+        timezone="UTC",
+        reason=reason,
+        detail=None,
+        sender="doug@example.test",
+        subject="x",
+        arrived="2026-12-02T06:53:18+00:00",
+        kept_id=3,
+    )
+    assert "pbp " not in body
+    assert body.rstrip("\n").split("\n")[-1] == last
 
 
 # --- the kept mail's reason in the game's language (golden texts, issue 16) ---

@@ -227,20 +227,18 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
     table: Table,
 ) -> None:
     seq = last_seq(table)
-    gm_mail(table, "CLOSE-DAY", "ПОМОЩЬ", at=utc(2026, 12, 1, 18))
+    gm_mail(table, "SHOW", "ПОМОЩЬ", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     assert log(table, seq) == []
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
     commands = (
         "ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · "
-        "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
+        "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
+        "ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
         "СТАТУС [ВСЕ]"
     )
-    refusal = (
-        f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: "
-        f"{commands}. Закрыть день и т. п. можно только командами pbp в консоли."
-    )
-    assert f"> CLOSE-DAY\n{refusal}\n" in answer
+    refusal = f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: {commands}."
+    assert f"> SHOW\n{refusal}\n" in answer
     assert (
         "> ПОМОЩЬ\nКоманды ГМа (по одной в строке, пояснение — после « -- »):\n"
         "  ЗА ИГРОК: ХОД — внести ход за игрока (потерянное письмо)\n"
@@ -249,10 +247,10 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
 
 
 def test_a_gm_mail_of_unknown_lines_only_is_refused_line_by_line(table: Table) -> None:
-    gm_mail(table, "KEPT", at=utc(2026, 12, 1, 18))
+    gm_mail(table, "BACKUP", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
-    assert "> KEPT\nНе выполнено. Это не команда ГМа." in answer
+    assert "> BACKUP\nНе выполнено. Это не команда ГМа." in answer
 
 
 def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:

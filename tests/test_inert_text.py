@@ -188,11 +188,15 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
     mails = table.new_mail()
     (notice,) = [m for m in mails if m["To"] == GM]
     assert body(notice) == (
-        "Письмо не обработано и сохранено (номер 1 в `pbp kept`).\n"
+        "Письмо не обработано и отложено (номер 1; отложенные письма перечисляет "
+        "ОТЛОЖЕННЫЕ).\n"
         "  Причина: письмо пришло на личный адрес другого игрока\n"
         "  Отправитель: cross@example.test\n"
         "  Тема: Hi Sender: gm@example.test\n"
         "  Получено: 01.12.2026 20:05 (Europe/Moscow)\n"
+        "\n"
+        "Ответьте ПОВТОРИТЬ 1, когда адрес отправителя будет верным, ЗА ИГРОК: ХОД, чтобы "
+        "внести его ходы самому, или ОТКЛОНИТЬ 1, чтобы закрыть его, не применяя.\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
     assert answer["Subject"] == "Re: Hi Sender: gm@example.test"

@@ -286,8 +286,30 @@ def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
             ]
             assert not any(table.store.seen(f"kept:{i}") for i in (1, 2, 3))
 
-        code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
-        assert (code, output.splitlines()) == (1, ["kept:1: unknown_sender (still kept)"])
+        # `pbp retry` says in one sentence why each cannot succeed as it is, names the
+        # lever that helps, exits 1 and applies nothing (issue 31, item 5).
+        for kept_id, said in (
+            (
+                "1",
+                "Error: Kept mail 1 cannot succeed as it is: its sender stranger@example.test "
+                "plays in no game, so it would be kept again; if a player wrote it, enter its "
+                "moves with pbp act GAME PLAYER '...', else close it with pbp dismiss 1.",
+            ),
+            (
+                "2",
+                "Error: Kept mail 2 cannot succeed as it is: Дуг wrote it to the personal "
+                "address of Кросс (game seed-000), so it would be kept again; enter its moves "
+                "with pbp act seed-000 Дуг '...'.",
+            ),
+            (
+                "3",
+                "Error: Kept mail 3 cannot succeed as it is: automatic mail (a bounce, an "
+                "auto-reply, a list) is never applied; close it with pbp dismiss 3.",
+            ),
+        ):
+            code, output = cli_at(tmp_path / "games.yaml", "retry", kept_id)
+            assert (code, output.splitlines()) == (1, [said])
+        assert [k.retried_at for k in table.store.kept()] == [utc(2026, 12, 1, 18, 3)] * 3
         code, listing = cli_at(tmp_path / "games.yaml", "kept", "--json")
         assert code == 0
         assert [(row["reason"], row["status"]) for row in json.loads(listing)][1:] == [

@@ -34,7 +34,7 @@ from pbp.cli.levers import (
     substitute,
     void,
 )
-from pbp.cli.mailtools import backup, kept, mail_command, mailbox, retry
+from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
 from pbp.store import StoreVersionError
@@ -112,5 +112,6 @@ for _command in (
     kept,
     retry,
     games,
+    dismiss,
 ):
     main.add_command(_command)

@@ -37,6 +37,9 @@ the GM's registered address to his personal GM address (:meth:`GmMail.handle_mai
 commands in :mod:`pbp.parse.gm`); a lever by mail waits for the GM's confirmation from
 his registered address (:meth:`GmMail.ask_confirmation`, :meth:`GmMail.confirm`) unless
 the trusted server's ``Authentication-Results`` show DMARC pass (:mod:`pbp.authcheck`).
+CLOSE DAY / END NIGHT by mail pass a deadline as ``pbp close-day`` / ``end-night``
+(:mod:`pbp.gm.deadline`); KEPT, RETRY, DISMISS and ``pbp kept`` / ``retry`` / ``dismiss``
+act on kept mail (:mod:`pbp.gm.kept`).
 A lever that does not fit the game's state raises
 :class:`LeverRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
 """

@@ -23,19 +23,24 @@ from pbp.core.events import (
 from pbp.core.gameconfig import is_email
 from pbp.core.kind import AnyKind
 from pbp.export import story
+from pbp.gm.deadline import pass_deadline
 from pbp.mail.base import RawMessage
 from pbp.moves import reply_results
 from pbp.outcome import Handled, Outcome
 from pbp.parse.commands import PlayerNames
 from pbp.parse.gm import (
     Act,
+    Dismiss,
     Export,
     Extend,
     Help,
+    Kept,
     Lever,
+    PassDeadline,
     Pause,
     Remove,
     Resume,
+    Retry,
     Status,
     Substitute,
     Void,
@@ -630,6 +635,10 @@ class GmDesk:
             case Export(fmt):
                 text = story(self.service, game_id, fmt)
                 return {"lever": "export", "format": fmt, "text": text}
+            case PassDeadline():
+                return pass_deadline(self.service, game_id, lever, now=now, via=via)
+            case Kept() | Retry() | Dismiss():
+                return self.service.kept.by_mail(game_id, lever, now=now, via=via)
 
     def result_text(
         self,
