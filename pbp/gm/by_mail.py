@@ -27,7 +27,7 @@ from pbp.mail.base import stranger_raw
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import read_line
-from pbp.parse.gm import Act, GmLine, Help, Lever, Remove, Substitute, parse_gm
+from pbp.parse.gm import Act, GmLine, Help, Lever, Readdress, Remove, Substitute, parse_gm
 from pbp.parse.mime import Letter
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
@@ -244,10 +244,11 @@ class GmMail(ServicePart):
     def _resolved(self, game: Game, lever: Lever) -> Lever:
         """``lever`` with the seat its player name names (so that what the GM confirms is
         what is applied). :raises Refusal: no such seat; game not running."""
-        if isinstance(lever, Act | Substitute | Remove):
+        if isinstance(lever, Act | Substitute | Readdress | Remove):
             kind = self.service.kind_of(game)
             _row, state = self.gm.running(game.id, kind)
-            return dataclasses.replace(lever, player=self.gm.seat_of(kind, state, lever.player))
+            seat = self.gm.seat_of(kind, state, lever.player, game.id)
+            return dataclasses.replace(lever, player=seat)
         return lever
 
     def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:
