@@ -129,7 +129,7 @@ class GmDesk:
         now (a substitute's, :meth:`pbp.store.Store.substitutes`), any case form.
 
         :raises MoveError: ``unknown_name`` / ``ambiguous_name``."""
-        aliases = self.store.substitutes(game_id)
+        aliases = self.store.seat_aliases(game_id)
         return PlayerNames(kind.players(state), aliases=aliases).match(text)
 
     def log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
@@ -177,7 +177,7 @@ class GmDesk:
             schedule: Schedule | None = Schedule(row.over, row.deadline_at)
             seat = self.seat_of(kind, state, player, game_id)
             day = kind.day(state)
-            commands = kind.parse(move, state, self.store.substitutes(game_id))
+            commands = kind.parse(move, state, self.store.seat_aliases(game_id))
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
             for command in commands:

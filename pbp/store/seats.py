@@ -108,6 +108,11 @@ class SeatsMixin(Tables):
             names[str(found["player"])] = str(found["name"])
         return names
 
+    def seat_aliases(self, game_id: str) -> dict[str, str]:
+        """``{name: seat}``: :meth:`substitutes` the other way round, as the players'
+        parsers take a seat's other names (:class:`pbp.parse.commands.PlayerNames`)."""
+        return {name: seat for seat, name in self.substitutes(game_id).items()}
+
     def holders(self, game_id: str) -> dict[str, list[Holder]]:
         """Every seat of a started game (the GM's left out; in no order: the game's own
         is :meth:`pbp.core.kind.GameKind.players`), with who played it: ``{seat:

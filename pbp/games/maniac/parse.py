@@ -584,7 +584,7 @@ def parse_maniac(
     :data:`~pbp.parse.commands.MAX_LINES` lines are read (the rest is left for the
     reply's list of ignored lines).
     """
-    reader = _Reader(players)
+    reader = _Reader(players, aliases)
     result: list[ParsedLine] = []
     for index, (raw_line, _quoted) in enumerate(unquote_forum(commands.command_lines(text))):
         if len(result) > COMMAND_LIMIT:
