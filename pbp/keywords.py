@@ -84,6 +84,7 @@ SCHEMA: Mapping[str, Mapping[str, str]] = {
         "resume": "list",
         "extend": "list",
         "substitute": "list",
+        "readdress": "list",
         "remove": "list",
         "void": "list",
         "export": "list",

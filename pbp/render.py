@@ -83,6 +83,7 @@ from pbp.inert import escape_bbcode, escape_markdown, strip_controls
 from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
+from pbp.seatnames import ShownName, renamed
 
 log = logging.getLogger(__name__)
 
@@ -202,6 +203,11 @@ def _genders_of(context: Mapping[str, Any]) -> Iterator[None]:
         _GENDERS.reset(token)
 
 
+#: The context keys a text's names are never replaced in (:func:`renamed`): ``seat``
+#: is a seat's own name by definition (the briefing's "you take over the seat Кэрол").
+_KEEP_NAMES = frozenset({"genders", "substitutes", "reader", "seat"})
+
+
 #: «игрок» in each case: the frame of a name whose form would need a gender not known.
 _PLAYER = {
     "gent": "игрока",
@@ -237,14 +243,23 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
     """
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}: use one of {sorted(CASES)}")
-    text = str(name)
     if ctx.get("locale") != "ru":
-        return text
-    given = (ctx.get("genders") or _GENDERS.get()).get(text)
+        return str(name)
+    genders = ctx.get("genders") or _GENDERS.get()
+    if isinstance(name, ShownName):  # a substitute: his name declined, the rest kept
+        return _inflected(name.person, case, genders, ctx.resolve("pgettext")) + name.rest
+    return _inflected(str(name), case, genders, ctx.resolve("pgettext"))
+
+
+def _inflected(
+    text: str, case: str, genders: Mapping[str, str], pgettext: Callable[..., str]
+) -> str:
+    """The Russian form of :func:`inflect_name` (``case`` checked there)."""
+    given = genders.get(text)
     gender = given if given in ("masc", "femn") else morph.gender_of(text)
     form = morph.inflect(text, CASES[case], gender)
     if form == text and gender is None and text != morph.inflect(text, CASES[case], "masc"):
-        return _framed(ctx.resolve("pgettext"), CASES[case], text)
+        return _framed(pgettext, CASES[case], text)
     return form
 
 
@@ -289,8 +304,8 @@ def gender_of_name(ctx: jinja2.runtime.Context, name: object) -> str | None:
     follow a player's gender (rule P2: "Маша исключена"): the gender ``games.yaml``
     gives (the context's ``genders``), else the dictionary's sure guess
     (:func:`pbp.parse.morph.gender_of`), else None, and then the template takes a
-    sentence that needs none."""
-    text = str(name)
+    sentence that needs none. A substitute's (:class:`ShownName`) is his own."""
+    text = name.person if isinstance(name, ShownName) else str(name)
     given = (ctx.get("genders") or _GENDERS.get()).get(text)
     if given in ("masc", "femn"):
         return str(given)
@@ -502,6 +517,12 @@ def tidy(text: str) -> str:
     return joined.strip("\n") + "\n"
 
 
+def _renamed_context(context: Mapping[str, Any], names: Mapping[str, ShownName]) -> dict[str, Any]:
+    """A text's ``context`` :func:`renamed`, but for the keys that are never
+    (:data:`_KEEP_NAMES`)."""
+    return {k: v if k in _KEEP_NAMES else renamed(v, names) for k, v in context.items()}
+
+
 # --- the events a public post may see ---
 
 
@@ -651,6 +672,11 @@ class Renderer:
         # What the post shows, computed by its game from the public events (rule P1).
         found = registry.KINDS.get(kind)
         view = {} if found is None else found.post_view(name, public, context.get("day"))
+        # A substitute's seat by his name (the view is the game's, of the seats' names).
+        names = self._names_of(locale, context)
+        if names:
+            context = _renamed_context(context, names)
+            public, view = renamed(public, names), renamed(view, names)
         with _genders_of(context):
             text = template.render(context, events=public, kind=kind, view=view)
         return tidy(text)
@@ -695,6 +721,9 @@ class Renderer:
         env = self._env(locale, "text")
         names = [f"{kind}/mail/{name}.j2"] if kind else []
         template = env.select_template([*names, f"common/mail/{name}.j2"])
+        shown = self._names_of(locale, context)
+        if shown:
+            context = _renamed_context(context, shown)
         with _genders_of(context):
             text = template.render(context, kind=kind).lstrip("\n")
         head, _, body = text.partition("\n")
@@ -713,6 +742,9 @@ class Renderer:
         :raises jinja2.UndefinedError: the error text needs a parameter not given.
         """
         env = self._env(locale, "text")
+        names = self._names_of(locale, params)
+        if names:
+            params = _renamed_context(params, names)
         try:
             template = env.get_template(f"errors/{code}.txt")
         except jinja2.TemplateNotFound:
@@ -720,6 +752,42 @@ class Renderer:
             template = env.get_template("common/error_fallback.j2")
             return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
         return tidy(template.render(dict(params))).rstrip("\n")
+
+    def shown_names(
+        self,
+        locale: str,
+        substitutes: Mapping[str, str],
+        *,
+        genders: Mapping[str, str] | None = None,
+        reader: str | None = None,
+    ) -> dict[str, ShownName]:
+        """How a text in ``locale`` shows each seat a substitute plays (``substitutes``:
+        ``{seat: his name}``, :meth:`pbp.store.Store.substitutes`): «Дэйв (вместо
+        Кэрол)», the seat in the genitive (``genders``: the players' from games.yaml);
+        the ``reader``'s own seat (the player a mail goes to) by his name alone: a
+        substitute's mails use his name."""
+        found = self.translations.get(locale) or catalogs.translations(locale)
+        pgettext: Callable[..., str] = catalogs.gettext_callables(found, "text")["pgettext"]
+        shown: dict[str, ShownName] = {}
+        for seat, person in substitutes.items():
+            if seat == reader:
+                shown[seat] = ShownName(person, "", seat)
+                continue
+            of_seat = _inflected(seat, "gen", genders or {}, pgettext) if locale == "ru" else seat
+            rest = pgettext(
+                "a substitute's name: the seat he plays", "(for %(seat)s)", seat=of_seat
+            )
+            shown[seat] = ShownName(person, f" {rest}", seat)
+        return shown
+
+    def _names_of(self, locale: str, context: Mapping[str, Any]) -> dict[str, ShownName]:
+        """:meth:`shown_names` of a text's ``context`` (its ``substitutes``, ``genders``
+        and ``reader``); ``{}`` without substitutes (the names are the seats')."""
+        substitutes = context.get("substitutes")
+        if not substitutes:
+            return {}
+        genders = context.get("genders") or {}
+        return self.shown_names(locale, substitutes, genders=genders, reader=context.get("reader"))
 
     def reload(self) -> None:
         """Read every template again at its next use: ``pbp run``'s SIGHUP
@@ -843,8 +911,10 @@ class Renderer:
             **context: Any,
         ) -> str:
             kind = str(ctx["kind"])
-            # The players' genders travel into the post (rule P2), unless given.
+            # The players' genders travel into the post (rule P2), unless given, and
+            # the substitutes' names (its seats are shown as a post shows them).
             context.setdefault("genders", ctx.get("genders") or {})
+            context.setdefault("substitutes", ctx.get("substitutes") or {})
             text = self.public_post(name, events, locale=locale, fmt=fmt, kind=kind, **context)
             return text.rstrip("\n")
 

@@ -309,7 +309,7 @@ SHA-256 (опубликован в посте открытия): $sha
 
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
 Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
-ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
+ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
 ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · \
 ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).
 """,
@@ -527,6 +527,11 @@ Deal SHA-256: $sha
 Deal line:
     $canonical
 
+Seats (who plays each now, from which address; who played it before):
+  Неташка <netashka@example.test> since 2025-03-01T20:05+03:00
+  Веталь <vetal@example.test> since 2025-03-01T20:05+03:00
+  Дуг <doug@example.test> since 2025-03-01T20:05+03:00
+
 GM address for commands: $gm
 """,
         "accusation": """\
@@ -713,7 +718,7 @@ SHA-256 (published in the opening post): $sha
 
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
 Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
-SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT · \
+SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT · \
 CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID · \
 EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").
 """,
@@ -931,6 +936,11 @@ Seed: 1234
 Deal SHA-256: $sha
 Deal line:
     $canonical
+
+Seats (who plays each now, from which address; who played it before):
+  Alice <alice@example.test> since 2025-03-01T18:05+00:00
+  Bob <bob@example.test> since 2025-03-01T18:05+00:00
+  Carol <carol@example.test> since 2025-03-01T18:05+00:00
 
 GM address for commands: $gm
 """,

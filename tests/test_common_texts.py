@@ -487,7 +487,7 @@ def test_english_no_he_for_any_player(renderer: Renderer) -> None:
     assert error(renderer, "self_target", players=["Оля"]) == (
         "Заказать себя нельзя. Можно назвать: Оля."
     )
-    _subject, body = mail(renderer, "held_dropped", "en", player="Кросс", substitute="Вова")
+    _subject, body = mail(renderer, "held_dropped", "en", seat="Кросс", substitute="Вова")
     assert body.rstrip("\n").endswith("The GM knows and will enter the move if it should count.")
     subject, body = mail(
         renderer,
@@ -521,13 +521,14 @@ def test_voided_suggestion_no_possessive_of_a_russian_name(renderer: Renderer) -
 
 def test_briefing_seat_is_neuter() -> None:
     message = (
-        "The seat keeps its name: the other players and the forum posts still call it"
-        " %(player)s. Everything it holds, was shown and owes is yours now:"
+        "The seat keeps its name, %(player)s: the forum posts show your name beside it, and"
+        " the other players may name you by either. Everything it holds, was shown and owes"
+        " is yours now:"
     )
     assert catalogs.translations("ru").gettext(message) == (
-        "Место сохраняет имя: другие игроки и посты на форуме по-прежнему называют его"
-        " %(player)s. Всё, что есть у этого места, что ему показали и что за ним числится,"
-        " теперь ваше:"
+        "Место сохраняет имя %(player)s: посты на форуме показывают рядом ваше имя, и другие"
+        " игроки могут называть вас любым из двух. Всё, что есть у этого места, что ему"
+        " показали и что за ним числится, теперь ваше:"
     )
 
 
@@ -587,7 +588,8 @@ def test_substitute_announcement_seat_is_neuter(renderer: Renderer) -> None:
     text = _announce(renderer, "gm_substitute", {"player": "Маша", "name": "Вова", "note": None})
     assert text == (
         "[b]Вова заменяет Машу.[/b]\n\n"
-        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится.\n"
+        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится;"
+        " отныне посты называют оба имени, и годится любое из них.\n"
     )
 
 
@@ -778,9 +780,9 @@ def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Rend
         "Вова (v@x.test) теперь играет за место Оли; старый личный адрес больше не действует."
         " Вводное письмо ушло на v@x.test."
     )
-    _subject, body = mail(renderer, "replaced", player="Оля")
+    _subject, body = mail(renderer, "replaced", seat="Оля")
     assert body.startswith("Здравствуйте! ГМ передал место Оли в игре «g-1» другому игроку,")
-    _subject, body = mail(renderer, "held_dropped", player="Оля", substitute="Вова")
+    _subject, body = mail(renderer, "held_dropped", seat="Оля", substitute="Вова")
     assert body.startswith("ГМ передал место Оли другому игроку (Вова), пока игра")
 
 

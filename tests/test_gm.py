@@ -233,7 +233,8 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "Re: команды"))
     commands = (
         "ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · "
-        "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
+        "АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЗАКРЫТЬ ДЕНЬ · "
+        "ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
         "ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
         "СТАТУС [ВСЕ]"
     )
@@ -693,7 +694,8 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         ("vova@example.test", "Re: ход"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
-    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+    # The seat by its substitute's name, the seat's own beside it.
+    assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
 
 
 def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None:

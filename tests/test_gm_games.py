@@ -20,7 +20,7 @@ from kits.maniac_table import EMAILS, GAME, START, ManiacTable, bbcode, close, d
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, summary, utc
-from test_maniac_service import EVENING_1, seed_tie
+from test_maniac_service import seed_tie
 
 from pbp.cli import main
 from pbp.core.events import LeverRefused, MoveError, Visibility
@@ -64,7 +64,8 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     assert bbcode(mails[1]) == (
         "[b]Гоша заменяет Петю.[/b]\n"
         "\n"
-        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится.\n"
+        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится;"
+        " отныне посты называют оба имени, и годится любое из них.\n"
     )
     # The old personal address is refused; the standing votes decide the day as before.
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
@@ -76,7 +77,24 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
         maniac.at(utc(2026, 12, 1, 19, 1)), "[seed-002] Вечер дня 1: итоги голосования"
     )
     # BBCode, Markdown; no GM-only facts: day 1's close fixes no order (M3)
-    assert len(evening) == 2 and bbcode(evening[0]) == EVENING_1
+    # The seat by its substitute's name with the seat's own, declined where the sentence
+    # needs it (rule P2): «голос Гоши (вместо Пети)».
+    assert len(evening) == 2 and bbcode(evening[0]) == (
+        "[b]Вечер дня 1: итоги голосования[/b]\n"
+        "\n"
+        "- [b]Таня[/b] (2): Гоша (вместо Пети), Вася\n"
+        "- [b]Гоша (вместо Пети)[/b] (2): Таня, Оля\n"
+        "\n"
+        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя.\n"
+        "\n"
+        "Ничья — по 2 голоса: Таня, Гоша (вместо Пети). По правилу ничьей уходит тот, за кого"
+        " раньше подан голос, так и не изменённый до конца дня: это голос Гоши (вместо Пети)"
+        " за Таню.\n"
+        "\n"
+        "[b]В камеру отправляется Таня.[/b]\n"
+        "\n"
+        "[b]Наступает ночь 1.[/b]\n"
+    )
 
 
 def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None:

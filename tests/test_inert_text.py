@@ -96,7 +96,10 @@ def test_a_substitute_named_with_bbcode_colour_is_announced_by_his_literal_name(
         GAME, "Дуг", name, "vova@example.test", now=utc(2026, 12, 1, 17, 10), via="cli", note=None
     )
     bbcode, markdown = announced(table, "замена игрока")
-    kept = "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что за ним числится.\n"
+    kept = (
+        "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что за ним числится;"
+        " отныне посты называют оба имени, и годится любое из них.\n"
+    )
     assert bbcode == f"[b][{ZWSP}color=red]Вова[{ZWSP}/color] заменяет Дуг.[/b]" + kept
     assert markdown == r"**\[color=red\]Вова\[/color\] заменяет Дуг.**" + kept
 

@@ -17,7 +17,9 @@ kind                visibility  data
 ``gm_extend``       PUBLIC      {period, deadline_name, hours, deadline_at (None while
                                 paused: the pause keeps the extra time), via, note}
 ``gm_substitute``   PUBLIC      {player (the seat), name (who takes it), via, note}
-``gm_seat_address`` GM          {player, old_email, new_email}
+``gm_seat_address`` GM          {player, old_email, new_email} — after ``gm_substitute``
+``gm_readdress``    GM          {player, old_email, new_email, via, note}: the same
+                                player at a new address (``pbp readdress``); no post
 ``gm_void``         GM          {event (seq), voided_kind, via, note} — after the
                                 engine's compensating event
 ``gm_remove``       GM          {player, via, note} — after the engine's own events

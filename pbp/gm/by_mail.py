@@ -37,6 +37,7 @@ from pbp.parse.gm import (
     Kept,
     Lever,
     PassDeadline,
+    Readdress,
     Remove,
     Retry,
     Status,
@@ -326,10 +327,11 @@ class GmMail(ServicePart):
             self.service.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
         if isinstance(lever, Dismiss):
             self.service.kept.dismiss_checked(lever.ids, via="mail", game_id=game.id)
-        if isinstance(lever, Act | Substitute | Remove):
+        if isinstance(lever, Act | Substitute | Readdress | Remove):
             kind = self.service.kind_of(game)
             _row, state = self.gm.running(game.id, kind)
-            return dataclasses.replace(lever, player=self.gm.seat_of(kind, state, lever.player))
+            seat = self.gm.seat_of(kind, state, lever.player, game.id)
+            return dataclasses.replace(lever, player=seat)
         return lever
 
     def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:

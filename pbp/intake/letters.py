@@ -135,7 +135,8 @@ class LetterRules(ServicePart):
                 state, schedule = self.table.snapshot(seat.game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
                     own = self.moves.own_reply(letter, game, self._echoes(message, game))
-                    commands = kind.parse(own.text, state)
+                    aliases = self.store.seat_aliases(seat.game_id)
+                    commands = kind.parse(own.text, state, aliases)
                     quoted = looks_quoted(kind, state, own.doubtful)
                 return self.moves.apply_mail(
                     message, game, kind, state, own.text, commands, quoted, seat.player, schedule

@@ -14,6 +14,7 @@ case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
     RESUME                                         ПРОДОЛЖИТЬ (ВОЗОБНОВИТЬ)
     EXTEND 3                                       ПРОДЛИТЬ 3   (hours; 1.5 allowed)
     SUBSTITUTE Петя BY Вова vova@example.test      ЗАМЕНА Петя НА Вова vova@example.test
+    ADDRESS Петя petya@example.test                АДРЕС Петя petya@example.test
     REMOVE Петя                                    ИСКЛЮЧИТЬ Петю
     VOID 17                                        ОТМЕНИТЬ 17  (an event number)
     EXPORT markdown                                ЭКСПОРТ markdown
@@ -80,6 +81,15 @@ class Substitute:
 
     player: str
     name: str
+    email: str
+
+
+@dataclass(frozen=True)
+class Readdress:
+    """``ADDRESS PLAYER NEW``: ``player``'s seat registered at ``email`` (lower-cased)
+    instead of its address now; no public post (:meth:`pbp.gm.GmDesk.readdress`)."""
+
+    player: str
     email: str
 
 
@@ -155,6 +165,7 @@ Lever = (
     | Resume
     | Extend
     | Substitute
+    | Readdress
     | Remove
     | Void
     | Export
@@ -179,6 +190,7 @@ NAMES: dict[type[Lever], str] = {
     Resume: "resume",
     Extend: "extend",
     Substitute: "substitute",
+    Readdress: "readdress",
     Remove: "remove",
     Void: "void",
     Export: "export",
@@ -201,6 +213,7 @@ _LEVERS = (
     "resume",
     "extend",
     "substitute",
+    "readdress",
     "remove",
     "void",
     "export",
@@ -274,6 +287,7 @@ SYNTAX = {
     "resume": "RESUME",
     "extend": "EXTEND HOURS",
     "substitute": "SUBSTITUTE PLAYER BY NAME ADDRESS",
+    "readdress": "ADDRESS PLAYER NEW",
     "remove": "REMOVE PLAYER",
     "void": "VOID EVENT",
     "export": "EXPORT " + "|".join(FORMATS),
@@ -443,6 +457,12 @@ def _lever(name: str, rest: str) -> Lever | None:
         if address is None:
             return None
         return Substitute(parts[0].strip(), " ".join(words[:-1]), address.group(1).lower())
+    if name == "readdress":
+        player, _, email = rest.rpartition(" ")
+        address = _ADDRESS.match(email)
+        if address is None or not player.strip():
+            return None
+        return Readdress(player.strip(), address.group(1).lower())
     if name == "remove":
         return Remove(rest) if rest else None
     if name == "void":

@@ -92,6 +92,18 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class Holder:
+    """One player who plays (or played) a seat: his ``name`` (the seat's own for the
+    player dealt it; a substitute's otherwise), the ``email`` he played from (his last,
+    lower-case: ``pbp readdress`` changes it) and ``since`` (aware, UTC: the game's
+    start, or when the GM gave him the seat)."""
+
+    name: str
+    email: str
+    since: datetime
+
+
+@dataclass(frozen=True)
 class MessageOutcome:
     """What came of one processed incoming message: its ``source`` key, ``outcome``
     (``applied``, ``refused``, ``paused``, …), ``note`` (a detail or None) and
