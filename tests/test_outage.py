@@ -18,8 +18,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from kits.table import GM, Table, body, summary, utc
 
+from pbp.cli import main
 from pbp.config import load_config
 from pbp.core.events import LeverRefused
 
@@ -233,3 +235,55 @@ def test_P3_the_default_limit_is_the_deadlines_of_one_game_day(tmp_path: Path) -
     )
     bundled.write_text(text, encoding="utf-8")
     assert load_config(bundled).game("exler-1").catch_up_deadlines == 7
+
+
+def test_P3_the_notice_in_english(tmp_path: Path) -> None:
+    table = Table(tmp_path, locale="en")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        table.run(utc(2026, 12, 2, 20))  # two closes due, the game's last event at 20:00 MSK
+
+        (notice,) = table.new_mail()
+        assert (notice["To"], notice["Subject"]) == (
+            GM,
+            "[seed-000] Paused: 2 deadlines passed while pbp was away",
+        )
+        assert body(notice) == (
+            "While pbp was away (stopped, the machine down, or its clock jumped), 2 deadlines "
+            "of this game fell due, the first at 2026-12-01 22:30 (Europe/Moscow).\n"
+            "That is more than catch_up_limit (1) allows: so as not to flood the thread, the "
+            "game is paused as of that deadline, and mail that arrived since is held.\n\n"
+            "To go on from now, with the 2 h 30 min the deadline had left: RESUME (by mail), "
+            "or pbp resume seed-000.\n"
+            "To pass the missed deadlines in time order instead, each with its posts: pbp run "
+            "--catch-up seed-000.\n"
+        )
+    finally:
+        table.close()
+
+
+def test_P3_pbp_run_catch_up_resumes_a_game_paused_after_an_outage(table: Table) -> None:
+    table.run(utc(2026, 12, 3, 20))
+    assert table.config.path is not None
+
+    result = CliRunner().invoke(
+        main,
+        [
+            "-c",
+            str(table.config.path),
+            "run",
+            "--once",
+            "--now",
+            "2026-12-03T23:10:00+03:00",
+            "--catch-up",
+            GAME,
+        ],
+    )
+
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == (
+        "seed-000: catching up from the deadline of 2026-12-01T19:30:00+00:00, in time order"
+    )
+    closes = [s.at for s in table.store.events(GAME) if s.event.kind == "day_closed"]
+    assert closes == [FIRST_CLOSE, utc(2026, 12, 2, 19, 30), utc(2026, 12, 3, 19, 30)]
