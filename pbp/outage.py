@@ -96,8 +96,8 @@ class Outages(ServicePart):
         """Before passing the due deadline ``first`` of ``game`` at ``now`` (the real
         time): when more deadlines are due than ``catch_up_limit`` allows, pause the
         game as of ``first`` and tell the GM (:meth:`pause`); returns True then, and
-        the caller passes nothing. A game with at most one deadline due (the daemon's
-        round at its time) costs nothing more."""
+        the caller passes nothing. The daemon's round at a deadline's time costs one
+        more pass of the kind's deadline, on a copy (:meth:`missed`)."""
         kind = self.kind_of(game)
         limit = game.catch_up_deadlines
         missed = self.missed(game, kind, first, now)
