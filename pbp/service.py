@@ -45,6 +45,7 @@ from pbp.intake import Intake, source_key, too_complex
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import POST_FORMATS, Mailer
 from pbp.moves import Moves, visible
+from pbp.outage import Outages
 from pbp.outbox import flush
 from pbp.outcome import Outcome
 from pbp.parse.mime import Letter, read_letter
@@ -126,6 +127,8 @@ class Service:
         #: (:mod:`pbp.intake`).
         self.moves = Moves(self)
         self.intake = Intake(self)
+        #: No flood after an outage (rule P3, :mod:`pbp.outage`).
+        self.outages = Outages(self)
 
     @staticmethod
     def new_token() -> str:
@@ -399,7 +402,9 @@ class Service:
         Each deadline is its own transaction; one missed while the daemon was down
         happens once, at its own time (rule D8). A reminder is sent only while its
         deadline is still ahead of ``now`` (the real time, default ``until``): after
-        an outage nobody is reminded of a day that has already closed.
+        an outage nobody is reminded of a day that has already closed. When more
+        deadlines are due at ``now`` than the game's ``catch_up_limit`` allows, the
+        game is paused as of the first instead (rule P3, :mod:`pbp.outage`).
         """
         now = now or until
         game = self.game_config(game_id)
@@ -416,6 +421,8 @@ class Service:
                     self.remind(game, remind_at, now)
             if close_at > until:
                 return
+            if self.outages.check(game, close_at, now):
+                return  # paused as of close_at (P3)
             self.close_day(game_id, close_at, until, scheduled=True)
 
     def close_day(

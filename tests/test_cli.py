@@ -1318,7 +1318,9 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
         "ПРЕДПОЛОЖЕНИЕ Краснова, труба, бильярдная ДЛЯ Дуг",
     )
 
-    caught_up = table.pbp("run", "--once", "--now", "2025-03-03T12:00+03:00")
+    caught_up = table.pbp("run", "--once", "--now", "2025-03-03T12:00+03:00", "--catch-up", "ru-1")
+    assert caught_up.out[0] == "ru-1: catching up any missed deadlines, in time order"
+    del caught_up.out[0]
 
     assert caught_up.out == [f"maildir:{day1}: applied ru-1", f"maildir:{day2}: applied ru-1"]
     assert [line for line in caught_up.log if "closed" in line] == [

@@ -247,10 +247,13 @@ def test_cli_show_lists_the_moves_void_can_cancel_with_their_event_numbers(
 
 
 def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> None:
-    table = Table(tmp_path, start="2026-01-01T20:00")
+    # The levers run on the real clock, months after the start: every missed close is
+    # caught up first (a catch_up_limit above them; rule P3 would pause the game).
+    extra = "catch_up_limit: 1000\n"
+    table = Table(tmp_path, start="2026-01-01T20:00", extra=extra)
     table.run(utc(2026, 1, 1, 17))
     table.close()
-    table = Table(tmp_path, start="2026-01-01T20:00")
+    table = Table(tmp_path, start="2026-01-01T20:00", extra=extra)
     try:
         code, out = cli(table, "pause", "seed-000", "--note", "выходные")
         assert code == 0, out

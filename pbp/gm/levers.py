@@ -94,9 +94,10 @@ class GmDesk:
         """
         game, kind = self.game_and_kind(game_id)
         self.running(game_id, kind)
+        # First what fell due: an outage may pause the game there (rule P3).
+        self.service.advance(game_id, now)
         if paused_since(self.store, game_id) is not None:
             raise LeverRefused("gm_paused", game=game_id)
-        self.service.advance(game_id, now)
         return game, kind
 
     def game_and_kind(self, game_id: str) -> tuple[Game, AnyKind]:

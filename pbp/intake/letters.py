@@ -129,6 +129,9 @@ class LetterRules(ServicePart):
         seat, letter, raw = message.in_seat, message.letter, message.raw
         game = self.game_config(seat.game_id)
         self.service.advance(seat.game_id, raw.arrived, message.now)
+        held = self.paused(message)  # paused just now after an outage (rule P3)
+        if held is not None:
+            return held
         kind = self.kind_of(game)
         try:
             with self.store.transaction():

@@ -95,6 +95,23 @@ class MessagesMixin(Tables):
         row = self._db.execute(query, args).fetchone()
         return row is not None
 
+    def last_arrival(self) -> datetime | None:
+        """The latest arrival of any message processed (aware UTC), None when none was:
+        where ``pbp lost`` starts looking for mail done on the server but not here."""
+        row = self._db.execute("SELECT MAX(arrived) FROM messages").fetchone()
+        return from_iso(row[0]) if row and row[0] else None
+
+    def processed(self, source: str, identity: str) -> bool:
+        """True when a message with this source key, or with this identity (its
+        Message-ID, else :func:`pbp.intake.fingerprint`: the same mail in a renumbered
+        mailbox), was processed, whatever came of it (``pbp lost``)."""
+        row = self._db.execute(
+            "SELECT 1 FROM messages WHERE source = ? UNION ALL "
+            "SELECT 1 FROM messages WHERE message_id = ? LIMIT 1",
+            (source, identity),
+        ).fetchone()
+        return row is not None
+
     def message_outcomes(self) -> list[MessageOutcome]:
         """What came of every processed message, in processing order."""
         rows = self._db.execute(
