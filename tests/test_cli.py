@@ -281,7 +281,7 @@ RU = Lang(
 Ваш личный адрес для ходов: $address
 Пишите ходы только на него — проще всего отвечать на это письмо.
 
-Игровой день закрывается в 22:30 (Europe/Moscow). Ход относится к тому дню, в который \
+Игровой день закрывается в 22:30 по Москве. Ход относится к тому дню, в который \
 пришло письмо.
 В день у вас 3 предположения, одному игроку все вместе могут адресовать за день не \
 больше 3 предположений.
@@ -328,7 +328,7 @@ SHA-256 (опубликован в посте открытия): $sha
 
 [b]Ход игры[/b]
 В день у каждого 3 предположения, одному игроку все вместе могут адресовать за день не \
-больше 3 предположений. День закрывается в 22:30 (Europe/Moscow). На предположение, \
+больше 3 предположений. День закрывается в 22:30 по Москве. На предположение, \
 оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на следующий день на одно \
 предположение меньше за каждое такое предположение: два без ответа — на два меньше.
 
@@ -344,7 +344,7 @@ SHA-256: $sha
 У вас есть подсвечник. Вы обязаны опровергнуть этой картой. Ответьте строкой:
     ОПРОВЕРЖЕНИЕ 1 подсвечник
 
-Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
+Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
@@ -416,7 +416,7 @@ SHA-256: $sha
 показать. Ответьте строкой, например:
     ОПРОВЕРЖЕНИЕ 2 Краснова
 
-Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
+Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
@@ -685,7 +685,7 @@ Players:
 Your personal address for moves: $address
 Send your moves to it only — the easiest way is to reply to this mail.
 
-A game day closes at 21:00 (Europe/London). A move belongs to the day in which its mail \
+A game day closes at 21:00 London time. A move belongs to the day in which its mail \
 arrived.
 Each day you have 3 suggestions, and at most 3 suggestions a day may be addressed to one \
 player, by all players together.
@@ -731,7 +731,7 @@ Rooms: [b]kitchen[/b], [b]ballroom[/b], [b]conservatory[/b], [b]billiard room[/b
 
 [b]How the days go[/b]
 Each day every player has 3 suggestions, and at most 3 suggestions a day may be \
-addressed to one player, by all players together. A day closes at 21:00 (Europe/London). A \
+addressed to one player, by all players together. A day closes at 21:00 London time. A \
 suggestion still unanswered at the close is answered by the GM, and its addressee has one \
 suggestion fewer the next day for each such suggestion: two unanswered cost two.
 
@@ -748,7 +748,7 @@ Carol, you have suggestion #1 from Alice:
 You hold candlestick. You must refute with this card. Answer with the line:
     REFUTE 1 candlestick
 
-Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
+Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
 suggestion fewer the next day for each such suggestion.
 """,
@@ -820,7 +820,7 @@ You hold Scarlett, knife. You must refute, and you choose which of these cards t
 Answer with a line such as:
     REFUTE 2 Scarlett
 
-Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
+Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
 suggestion fewer the next day for each such suggestion.
 """,

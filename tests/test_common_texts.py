@@ -950,7 +950,7 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         arrived="2026-12-02T06:53:18.857353+00:00",
         kept_id=3,
     )
-    assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"
+    assert body.rstrip("\n").split("\n")[-1] == "  Получено: 2 декабря 2026 г., 09:53 по Москве"
 
 
 # --- the kept mail's reason in the game's language (golden texts, issue 16) ---
@@ -1068,10 +1068,10 @@ def test_resume_post_of_a_turn_names_the_next_deadline_not_the_turns(renderer: R
         "note": None,
     }
     assert _announce(renderer, "gm_resume", data).split("\n")[2] == (
-        "Ход 1: ближайший срок — 02.12.2026 09:40 (UTC)."
+        "Ход 1: ближайший срок — 2 декабря 2026 г., 09:40 UTC."
     )
     assert _announce(renderer, "gm_resume", data, "en").split("\n")[2] == (
-        "Turn 1: the next deadline is 2026-12-02 09:40 (UTC)."
+        "Turn 1: the next deadline is December 2, 2026, 09:40 UTC."
     )
 
 

@@ -192,7 +192,7 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
         "  Причина: письмо пришло на личный адрес другого игрока\n"
         "  Отправитель: cross@example.test\n"
         "  Тема: Hi Sender: gm@example.test\n"
-        "  Получено: 01.12.2026 20:05 (Europe/Moscow)\n"
+        "  Получено: 1 декабря 2026 г., 20:05 по Москве\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
     assert answer["Subject"] == "Re: Hi Sender: gm@example.test"
