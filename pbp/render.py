@@ -81,7 +81,7 @@ from pbp.inert import escape_bbcode, escape_markdown, strip_controls
 from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
-from pbp.timetext import written_clock, written_time
+from pbp.timetext import cli_time, written_clock, written_time
 
 log = logging.getLogger(__name__)
 
@@ -445,7 +445,10 @@ def _locale(name: str) -> Locale:
 def datetime_filter(fmt: Format) -> Callable[..., str]:
     """``when|dt(zone=None, named=True)``: :func:`pbp.timetext.written_time` in the
     locale of the template (``7 декабря 2026 г., 22:30 по Москве``, ``December 7,
-    2026, 22:30 MSK``); ``named=False`` leaves out the zone's name.
+    2026, 22:30 MSK``); ``named=False`` leaves out the zone's name. A text the command
+    line prints (``cli`` true in the context: ``pbp show``, a lever's result) writes
+    it as the command line does: :func:`pbp.timetext.cli_time` (``2026-12-07 22:30
+    MSK``).
 
     >>> from pathlib import Path
     >>> from datetime import UTC
@@ -463,6 +466,10 @@ def datetime_filter(fmt: Format) -> Callable[..., str]:
         zone: str | None = None,
         named: bool = True,
     ) -> str:
+        if ctx.get("cli"):
+            moment = datetime.fromisoformat(when) if isinstance(when, str) else when
+            shown = cli_time(moment, zone)
+            return _markup(shown if named else shown.rsplit(" ", 1)[0], fmt)
         pgettext = ctx.resolve("pgettext")
         locale = str(ctx.resolve("locale"))
         return _markup(written_time(when, locale, zone, pgettext, named=named), fmt)

@@ -77,8 +77,21 @@ def zone_abbreviation(when: datetime) -> str:
     return name if any(c.isalpha() for c in name) else utc_offset(offset)
 
 
-def cli_time(when: datetime, zone: str | ZoneInfo) -> str:
-    """The aware ``when`` in ``zone`` (an IANA name or a ZoneInfo: the game's) as the
+def _in_zone(when: datetime, zone: str | ZoneInfo | None) -> datetime:
+    """The aware ``when`` in ``zone`` (None: its own).
+
+    :raises ValueError: ``when`` is naive.
+    """
+    if when.tzinfo is None:
+        raise ValueError(f"a naive time has no zone: {when!r}")
+    if zone is None:
+        return when
+    return when.astimezone(zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone))
+
+
+def cli_time(when: datetime, zone: str | ZoneInfo | None) -> str:
+    """The aware ``when`` in ``zone`` (an IANA name or a ZoneInfo: the game's; None:
+    its own) as the
     command line writes every time: ``2026-12-07 22:30 MSK`` (to the minute, seconds
     dropped; the zone by :func:`zone_abbreviation`).
 
@@ -90,22 +103,17 @@ def cli_time(when: datetime, zone: str | ZoneInfo) -> str:
     :raises ValueError: ``when`` is naive.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
     """
-    if when.tzinfo is None:
-        raise ValueError(f"a naive time has no zone: {when!r}")
-    local = when.astimezone(zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone))
+    local = _in_zone(when, zone)
     return f"{local:%Y-%m-%d %H:%M} {zone_abbreviation(local)}"
 
 
-def cli_iso(when: datetime, zone: str | ZoneInfo) -> str:
+def cli_iso(when: datetime, zone: str | ZoneInfo | None) -> str:
     """The aware ``when`` in ``zone`` as ``--json`` writes it: ISO 8601 to the minute
     with the offset (``2026-12-07T22:30+03:00``).
 
     :raises ValueError: ``when`` is naive.
     """
-    if when.tzinfo is None:
-        raise ValueError(f"a naive time has no zone: {when!r}")
-    local = when.astimezone(zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone))
-    return local.isoformat(timespec="minutes")
+    return _in_zone(when, zone).isoformat(timespec="minutes")
 
 
 @functools.cache

@@ -507,7 +507,7 @@ SHA-256: $sha
 """,
         "show_day2": """\
 Game "ru-1", day 2.
-Next day close: 2025-03-02T22:30+03:00
+Next day close: 2025-03-02 22:30 MSK
 Solution: Белых, труба, кабинет.
 
 Players:
@@ -911,7 +911,7 @@ Only you and the GM know this card; the others only see that the suggestion was 
 """,
         "show_day2": """\
 Game "en-1", day 2.
-Next day close: 2025-03-02T21:00+00:00
+Next day close: 2025-03-02 21:00 GMT
 Solution: White, pipe, study.
 
 Players:
@@ -1342,7 +1342,7 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
     assert post(table, "ru-1", "--day", "1") == DAY1_CAUGHT_UP
     assert post(table, "ru-1", "--day", "2") == DAY2_CAUGHT_UP
     assert output(table.ok("show", "ru-1")).startswith(
-        'Game "ru-1", day 3.\nNext day close: 2025-03-03T22:30+03:00\n'
+        'Game "ru-1", day 3.\nNext day close: 2025-03-03 22:30 MSK\n'
     )
 
     # Again at the same time, and just before day 3 closes: nothing more happens.

@@ -376,7 +376,7 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         )
         assert "14:00 (ГМ): Маша покидает игру.\n" in text
         # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
-        assert "01.12.2026 14:00: ГМ исключает Машу.\n" in text
+        assert "1 декабря 2026 г., 14:00: ГМ исключает Машу.\n" in text
         assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
@@ -616,6 +616,6 @@ def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -
         assert table.run(utc(2026, 12, 1, 19)) == ["status"]
         code, out = cli(table, "kept", "--json")
         (row,) = json.loads(out)
-        assert row["status"] == "resumed 2026-12-01 22:00: status"
+        assert row["status"] == "resumed 2026-12-01 22:00 MSK: status"
     finally:
         table.close()

@@ -1039,7 +1039,7 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
     assert result.exit_code == 0, result.output
     out = result.output.splitlines()
     assert out[0] == 'Game "seed-002": day 1.'
-    assert out[1] == "The day closes: 2026-12-01T22:00+03:00"
+    assert out[1] == "The day closes: 2026-12-01 22:00 MSK"
     assert "  - Коля: maniac" in out
     assert "  - Лена: fan" in out
     orders = out.index("The maniac's orders:")

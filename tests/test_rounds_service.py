@@ -523,13 +523,13 @@ def test_gm_show_and_the_post_command_of_a_running_game(table: RoundsTable) -> N
     view = kind.gm_view(kind.load(row.state))
     view["deadline_at"] = "2026-12-02T08:05+03:00"
     _subject, text = table.service.renderer.private_mail(
-        "cluedo_rounds/gm_show", locale="ru", game="seed-000", view=view
+        "cluedo_rounds/gm_show", locale="ru", game="seed-000", view=view, timezone="Europe/Moscow"
     )
     assert text.splitlines()[:12] == [
         "Игра «seed-000», ход 1, ходит Кросс.",
         "",
         "Сейчас отвечает Дуг на предположение №1.",
-        "Срок: 2026-12-02T08:05+03:00",
+        "Срок: 2 декабря 2026 г., 08:05 по Москве",
         "Решение: Маша, Топор, Столовая.",
         "Правила: на ход 24 часа, на ответ 12 часов; автоответ: no_match; неверные обвинения "
         "публикуются.",

@@ -24,6 +24,11 @@ from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
 
+# The one way the command line writes a time (issue 31): every command imports it here.
+from pbp.timetext import cli_iso, cli_time
+
+__all__ = ["cli_iso", "cli_time"]
+
 #: The one logger of every command: ``pbp.cli``, the name its records had in one module.
 log = logging.getLogger("pbp.cli")
 
@@ -148,10 +153,9 @@ def _behind(service: Service, game_id: str, now: datetime) -> str | None:
     if last is None or now >= last:
         return None
     zone = service.zone(service.game_config(game_id))
-    shown = last.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
     return (
-        f"game {game_id} has run ahead of this clock: its last event is at {shown}, "
-        f"later than {now.astimezone(zone).strftime('%Y-%m-%d %H:%M %Z')}, and time in a "
+        f"game {game_id} has run ahead of this clock: its last event is at "
+        f"{cli_time(last, zone)}, later than {cli_time(now, zone)}, and time in a "
         "game only moves forward"
     )
 

@@ -15,7 +15,7 @@ from typing import Any
 import click
 import jinja2
 
-from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started
+from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso
 from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import AnyKind
@@ -144,8 +144,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     kind = service.kind_of(row.kind)
     view = kind.gm_view(service.table.with_history(game_id, kind, kind.load(row.state)))
     game = config.game(game_id)
-    closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
-    view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None
+    view["deadline_at"] = cli_iso(row.deadline_at, game.zone) if row.deadline_at else None
     view["addresses"] = {
         name: service.mail.personal(token)
         for name in kind.players(kind.load(row.state))
@@ -158,7 +157,12 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
     _subject, body = service.renderer.private_mail(
-        f"{row.kind}/gm_show", locale=CLI_LOCALE, game=game_id, view=view
+        f"{row.kind}/gm_show",
+        locale=CLI_LOCALE,
+        game=game_id,
+        view=view,
+        timezone=game.timezone,
+        cli=True,
     )
     click.echo(body.rstrip("\n"))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
