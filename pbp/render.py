@@ -698,9 +698,12 @@ class Renderer:
         subject = " ".join(head[len("Subject:") :].split())
         return subject, tidy(body)
 
-    def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
+    def error(self, code: str, params: Mapping[str, Any], *, locale: str, cli: bool = False) -> str:
         """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).
+        ``cli``: the refusal ``pbp`` prints, whose text names the command line's
+        commands (``pbp resume GAME``) where a mail's names the GM's mail commands
+        (``RESUME``); the template sees it as ``cli``.
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
         a generic text that names ``code``. The result has no trailing newline.
@@ -714,7 +717,7 @@ class Renderer:
             log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
             template = env.get_template("common/error_fallback.j2")
             return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
-        return tidy(template.render(dict(params))).rstrip("\n")
+        return tidy(template.render({**params, "cli": cli})).rstrip("\n")
 
     def reload(self) -> None:
         """Read every template again at its next use: ``pbp run``'s SIGHUP

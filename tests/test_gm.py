@@ -536,7 +536,7 @@ def test_extend_refuses_more_than_30_days_instead_of_crashing(table: Table, hour
     with pytest.raises(LeverRefused) as error:
         table.service.gm.extend(GAME, hours, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert error.value.code == "gm_extend_too_long"
-    assert error.value.params == {"hours": hours, "max": 720}
+    assert error.value.params == {"hours": hours, "max": 720, "game": GAME}
     row = table.store.game(GAME)
     assert row is not None and row.deadline_at == utc(2026, 12, 1, 19, 30)
     assert last_seq(table) == seq and flushed(table) == []

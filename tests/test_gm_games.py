@@ -245,7 +245,17 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000")
         assert code == 1 and "Game seed-000 is already paused" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Extended by 2 hours. The game is paused" in out
+        assert (code, out.splitlines()[0]) == (
+            0,
+            "Extended by 2 hours. The game is paused: the time is added by pbp resume seed-000.",
+        )
+        # A CLI refusal names the command line's commands, not the mail's PAUSE/RESUME.
+        code, out = cli(table, "extend", "seed-000", "--hours", "1000")
+        assert (code, out) == (
+            1,
+            "Error: An extension is at most 720 hours at a time, not 1,000 hours. For a long "
+            "break: pbp pause seed-000, then pbp resume seed-000.\n",
+        )
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
         assert "Resumed. Next deadline: " in out

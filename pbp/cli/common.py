@@ -179,6 +179,7 @@ def _when(text: str | None) -> datetime | None:
 
 
 def _refused(service: Service, error: Refusal) -> click.ClickException:
-    """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`."""
-    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
+    """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`, in
+    the words of the command line (``pbp pause GAME``, not the mail's ``PAUSE``)."""
+    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE, cli=True)
     return click.ClickException(text)
