@@ -666,6 +666,15 @@ class Renderer:
             template = self._env(locale, fmt).get_template("common/story/story.j2")
             return tidy(template.render(context, kind=kind))
 
+    def event_line(self, event: Mapping[str, Any], *, locale: str, kind: str) -> str:
+        """One logged event in words, as the game ``kind`` tells it in its story
+        (``common/story/event_line.j2``; ``event`` as there: ``seq, kind, player, at,
+        source, data``), plain text on one line: «suggestion #1 by Кросс to Дуг: Маша,
+        Пистолет, Спальня.»; the event's kind when the game does not tell it."""
+        template = self._env(locale, "text").get_template("common/story/event_line.j2")
+        words = " ".join(template.render(e=event, kind=kind).split())
+        return words or str(event["kind"])
+
     def private_mail(
         self, name: str, *, locale: str, kind: str | None = None, **context: Any
     ) -> tuple[str, str]:

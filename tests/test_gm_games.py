@@ -212,9 +212,10 @@ def test_cli_show_lists_the_moves_void_can_cancel_with_their_event_numbers(
         ]
         code, out = cli(table, "show", "seed-000")
         assert code == 0, out
+        # Described in the words of the game's story, not by the event's kind.
         assert out.endswith(
-            "Moves `pbp void seed-000 EVENT` can cancel, by event number: "
-            f"{seq} (suggestion_made, Кросс)\n"
+            "Moves `pbp void seed-000 EVENT` can cancel, by event number:\n"
+            f"  {seq}: suggestion #1 by Кросс to Дуг: Маша, Пистолет, Спальня.\n"
         )
         code, out = cli(table, "show", "seed-000", "--json")
         assert json.loads(out)["voidable"] == [

@@ -167,13 +167,21 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     click.echo(body.rstrip("\n"))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
     if view["voidable"]:
-        moves = ", ".join(
-            f"{v['event']} ({v['kind']}, {v['player']})"
-            if v["player"]
-            else f"{v['event']} ({v['kind']})"
-            for v in view["voidable"]
-        )
-        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number: {moves}")
+        # Each in the words of the game's story (its kind tells its own events).
+        logged = {s.seq: s for s in service.store.events(game_id)}
+        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number:")
+        for v in view["voidable"]:
+            stored = logged[v["event"]]
+            event = {
+                "seq": stored.seq,
+                "kind": stored.event.kind,
+                "player": stored.event.player,
+                "at": stored.at,
+                "source": stored.source,
+                "data": stored.event.data,
+            }
+            words = service.renderer.event_line(event, locale=CLI_LOCALE, kind=row.kind)
+            click.echo(f"  {v['event']}: {words}")
 
 
 @click.command()
