@@ -24,6 +24,7 @@ from pbp.digest import inert
 from pbp.mail.base import header_section
 from pbp.parse.mime import find_tokens, read_letter
 from pbp.store import HELD_REASON, KeptMessage, Store
+from pbp.timetext import cli_time
 
 __all__ = ["KeptRow", "explain", "kept_rows", "reason_words", "table"]
 
@@ -156,7 +157,7 @@ def _status(message: KeptMessage, resumed: dict[int, str], zone: ZoneInfo) -> st
     if message.retried_at is not None:
         done = "resumed" if held else "retried"
         still = " (still kept)" if message.waiting else ""
-        when = message.retried_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        when = cli_time(message.retried_at, zone)
         return f"{done} {when}: {message.retry_outcome}{still}"
     return "waiting"
 
@@ -205,9 +206,8 @@ def kept_rows(store: Store, config: Config, kept: list[KeptMessage] | None = Non
 
 
 def _local(row: KeptRow) -> str:
-    """``"2026-12-01 20:05 MSK"``: the arrival in its zone, to the minute."""
-    moment = datetime.fromisoformat(row.arrived).astimezone(ZoneInfo(row.zone))
-    return moment.strftime("%Y-%m-%d %H:%M %Z")
+    """``"2026-12-01 20:05 MSK"``: the arrival in its zone, to the minute (:func:`cli_time`)."""
+    return cli_time(datetime.fromisoformat(row.arrived), row.zone)
 
 
 def table(rows: list[KeptRow]) -> str:

@@ -65,13 +65,11 @@ from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 import jinja2
 import jinja2.compiler
 import jinja2.nodes
 from babel import Locale
-from babel import dates as babel_dates
 from babel import numbers as babel_numbers
 from markupsafe import Markup
 
@@ -84,6 +82,7 @@ from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
 from pbp.seatnames import ShownName, renamed
+from pbp.timetext import cli_time, written_clock, written_time
 
 log = logging.getLogger(__name__)
 
@@ -452,38 +451,6 @@ def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
     return shown
 
 
-def format_dt(
-    when: datetime | str, locale: str, zone: str | None, pattern: str, *, named: bool = True
-) -> str:
-    """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
-    IANA name; None: its own zone), written by Babel with ``pattern`` (CLDR's date
-    field symbols, the locale's catalog gives it: :func:`datetime_filter`) and followed
-    by the zone's name: ``01.12.2026 22:30 (Europe/Moscow)`` for ``dd.MM.yyyy HH:mm``;
-    without it when not ``named`` (a text whose heading names the zone once).
-
-    >>> from datetime import UTC
-    >>> when = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
-    >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm")
-    '01.12.2026 22:30 (Europe/Moscow)'
-    >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm", named=False)
-    '01.12.2026 22:30'
-
-    :raises ValueError: ``when`` is naive, or not ISO 8601 text.
-    :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
-    """
-    if isinstance(when, str):
-        when = datetime.fromisoformat(when)
-    if when.tzinfo is None:
-        raise ValueError(f"a naive datetime cannot be shown to players: {when!r}")
-    if zone is not None:
-        when = when.astimezone(ZoneInfo(zone))
-    shown = babel_dates.format_datetime(when, pattern, locale=_locale(locale))
-    if not named:
-        return shown
-    name = when.tzinfo.key if isinstance(when.tzinfo, ZoneInfo) else when.tzname()
-    return f"{shown} ({name})"
-
-
 @functools.cache
 def _locale(name: str) -> Locale:
     """Babel's data of the locale ``name``, parsed once (it costs more than a date)."""
@@ -491,9 +458,21 @@ def _locale(name: str) -> Locale:
 
 
 def datetime_filter(fmt: Format) -> Callable[..., str]:
-    """``when|dt(zone=None, named=True)``: :func:`format_dt` with the pattern of the
-    locale's catalog (message "yyyy-MM-dd HH:mm", context "date and time, a CLDR
-    pattern"); ``named=False`` leaves out the zone's name."""
+    """``when|dt(zone=None, named=True)``: :func:`pbp.timetext.written_time` in the
+    locale of the template (``7 декабря 2026 г., 22:30 по Москве``, ``December 7,
+    2026, 22:30 MSK``); ``named=False`` leaves out the zone's name. A text the command
+    line prints (``cli`` true in the context: ``pbp show``, a lever's result) writes
+    it as the command line does: :func:`pbp.timetext.cli_time` (``2026-12-07 22:30
+    MSK``).
+
+    >>> from pathlib import Path
+    >>> from datetime import UTC
+    >>> at = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
+    >>> t = "{{ at|dt('Asia/Yekaterinburg') }}"
+    >>> [Renderer(Path("templates"))._env(loc, "text").from_string(t).render(at=at)
+    ...  for loc in ("ru", "en")]
+    ['2 декабря 2026 г., 00:30 по Екатеринбургу', 'December 2, 2026, 00:30 UTC+5']
+    """
 
     @jinja2.pass_context
     def dt(
@@ -502,12 +481,28 @@ def datetime_filter(fmt: Format) -> Callable[..., str]:
         zone: str | None = None,
         named: bool = True,
     ) -> str:
+        if ctx.get("cli"):
+            moment = datetime.fromisoformat(when) if isinstance(when, str) else when
+            shown = cli_time(moment, zone)
+            return _markup(shown if named else shown.rsplit(" ", 1)[0], fmt)
         pgettext = ctx.resolve("pgettext")
-        pattern = str(pgettext("date and time, a CLDR pattern", "yyyy-MM-dd HH:mm"))
         locale = str(ctx.resolve("locale"))
-        return _markup(format_dt(when, locale, zone, pattern, named=named), fmt)
+        return _markup(written_time(when, locale, zone, pgettext, named=named), fmt)
 
     return dt
+
+
+def clock_filter(fmt: Format) -> Callable[..., str]:
+    """``"22:30"|clock(zone)``: a time of day in the zone ``zone`` (IANA name) with no
+    date, :func:`pbp.timetext.written_clock` (``22:30 по Москве``, ``22:30 MSK``)."""
+
+    @jinja2.pass_context
+    def clock(ctx: jinja2.runtime.Context, time_of_day: str, zone: str) -> str:
+        pgettext = ctx.resolve("pgettext")
+        locale = str(ctx.resolve("locale"))
+        return _markup(written_clock(str(time_of_day), locale, zone, pgettext), fmt)
+
+    return clock
 
 
 def tidy(text: str) -> str:
@@ -697,6 +692,15 @@ class Renderer:
             template = self._env(locale, fmt).get_template("common/story/story.j2")
             return tidy(template.render(context, kind=kind))
 
+    def event_line(self, event: Mapping[str, Any], *, locale: str, kind: str) -> str:
+        """One logged event in words, as the game ``kind`` tells it in its story
+        (``common/story/event_line.j2``; ``event`` as there: ``seq, kind, player, at,
+        source, data``), plain text on one line: «suggestion #1 by Кросс to Дуг: Маша,
+        Пистолет, Спальня.»; the event's kind when the game does not tell it."""
+        template = self._env(locale, "text").get_template("common/story/event_line.j2")
+        words = " ".join(template.render(e=event, kind=kind).split())
+        return words or str(event["kind"])
+
     def private_mail(
         self, name: str, *, locale: str, kind: str | None = None, **context: Any
     ) -> tuple[str, str]:
@@ -732,9 +736,12 @@ class Renderer:
         subject = " ".join(head[len("Subject:") :].split())
         return subject, tidy(body)
 
-    def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
+    def error(self, code: str, params: Mapping[str, Any], *, locale: str, cli: bool = False) -> str:
         """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).
+        ``cli``: the refusal ``pbp`` prints, whose text names the command line's
+        commands (``pbp resume GAME``) where a mail's names the GM's mail commands
+        (``RESUME``); the template sees it as ``cli``.
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
         a generic text that names ``code``. The result has no trailing newline.
@@ -751,7 +758,7 @@ class Renderer:
             log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
             template = env.get_template("common/error_fallback.j2")
             return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
-        return tidy(template.render(dict(params))).rstrip("\n")
+        return tidy(template.render({**params, "cli": cli})).rstrip("\n")
 
     def shown_names(
         self,
@@ -877,6 +884,7 @@ class Renderer:
             "murder": murder_words,
             "and_list": and_list,
             "dt": datetime_filter(fmt),
+            "clock": clock_filter(fmt),
             "hours": hours_filter,
             "duration": duration_filter,
             "sha256": lambda text: commitment(str(text)),

@@ -281,7 +281,7 @@ RU = Lang(
 Ваш личный адрес для ходов: $address
 Пишите ходы только на него — проще всего отвечать на это письмо.
 
-Игровой день закрывается в 22:30 (Europe/Moscow). Ход относится к тому дню, в который \
+Игровой день закрывается в 22:30 по Москве. Ход относится к тому дню, в который \
 пришло письмо.
 В день у вас 3 предположения, одному игроку все вместе могут адресовать за день не \
 больше 3 предположений.
@@ -329,7 +329,7 @@ SHA-256 (опубликован в посте открытия): $sha
 
 [b]Ход игры[/b]
 В день у каждого 3 предположения, одному игроку все вместе могут адресовать за день не \
-больше 3 предположений. День закрывается в 22:30 (Europe/Moscow). На предположение, \
+больше 3 предположений. День закрывается в 22:30 по Москве. На предположение, \
 оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на следующий день на одно \
 предположение меньше за каждое такое предположение: два без ответа — на два меньше.
 
@@ -345,7 +345,7 @@ SHA-256: $sha
 У вас есть подсвечник. Вы обязаны опровергнуть этой картой. Ответьте строкой:
     ОПРОВЕРЖЕНИЕ 1 подсвечник
 
-Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
+Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
@@ -417,7 +417,7 @@ SHA-256: $sha
 показать. Ответьте строкой, например:
     ОПРОВЕРЖЕНИЕ 2 Краснова
 
-Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
+Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
@@ -508,7 +508,7 @@ SHA-256: $sha
 """,
         "show_day2": """\
 Game "ru-1", day 2.
-Next day close: 2025-03-02T22:30+03:00
+Next day close: 2025-03-02 22:30 MSK
 Solution: Белых, труба, кабинет.
 
 Players:
@@ -691,7 +691,7 @@ Players:
 Your personal address for moves: $address
 Send your moves to it only — the easiest way is to reply to this mail.
 
-A game day closes at 21:00 (Europe/London). A move belongs to the day in which its mail \
+A game day closes at 21:00 London time. A move belongs to the day in which its mail \
 arrived.
 Each day you have 3 suggestions, and at most 3 suggestions a day may be addressed to one \
 player, by all players together.
@@ -738,7 +738,7 @@ Rooms: [b]kitchen[/b], [b]ballroom[/b], [b]conservatory[/b], [b]billiard room[/b
 
 [b]How the days go[/b]
 Each day every player has 3 suggestions, and at most 3 suggestions a day may be \
-addressed to one player, by all players together. A day closes at 21:00 (Europe/London). A \
+addressed to one player, by all players together. A day closes at 21:00 London time. A \
 suggestion still unanswered at the close is answered by the GM, and its addressee has one \
 suggestion fewer the next day for each such suggestion: two unanswered cost two.
 
@@ -755,7 +755,7 @@ Carol, you have suggestion #1 from Alice:
 You hold candlestick. You must refute with this card. Answer with the line:
     REFUTE 1 candlestick
 
-Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
+Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
 suggestion fewer the next day for each such suggestion.
 """,
@@ -827,7 +827,7 @@ You hold Scarlett, knife. You must refute, and you choose which of these cards t
 Answer with a line such as:
     REFUTE 2 Scarlett
 
-Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
+Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
 suggestion fewer the next day for each such suggestion.
 """,
@@ -918,7 +918,7 @@ Only you and the GM know this card; the others only see that the suggestion was 
 """,
         "show_day2": """\
 Game "en-1", day 2.
-Next day close: 2025-03-02T21:00+00:00
+Next day close: 2025-03-02 21:00 GMT
 Solution: White, pipe, study.
 
 Players:
@@ -1356,7 +1356,7 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
     assert post(table, "ru-1", "--day", "1") == DAY1_CAUGHT_UP
     assert post(table, "ru-1", "--day", "2") == DAY2_CAUGHT_UP
     assert output(table.ok("show", "ru-1")).startswith(
-        'Game "ru-1", day 3.\nNext day close: 2025-03-03T22:30+03:00\n'
+        'Game "ru-1", day 3.\nNext day close: 2025-03-03 22:30 MSK\n'
     )
 
     # Again at the same time, and just before day 3 closes: nothing more happens.

@@ -953,7 +953,7 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         kept_id=3,
     )
     assert body.rstrip("\n").split("\n")[-3:] == [
-        "  Получено: 02.12.2026 09:53 (Europe/Moscow)",
+        "  Получено: 2 декабря 2026 г., 09:53 по Москве",
         "",
         # It ends with the mail commands that act on it (issue 31), not console ones.
         "Ответьте ЗА ИГРОК: ХОД, чтобы внести его ходы самому, или ОТКЛОНИТЬ 3, чтобы "
@@ -1113,10 +1113,10 @@ def test_resume_post_of_a_turn_names_the_next_deadline_not_the_turns(renderer: R
         "note": None,
     }
     assert _announce(renderer, "gm_resume", data).split("\n")[2] == (
-        "Ход 1: ближайший срок — 02.12.2026 09:40 (UTC)."
+        "Ход 1: ближайший срок — 2 декабря 2026 г., 09:40 UTC."
     )
     assert _announce(renderer, "gm_resume", data, "en").split("\n")[2] == (
-        "Turn 1: the next deadline is 2026-12-02 09:40 (UTC)."
+        "Turn 1: the next deadline is December 2, 2026, 09:40 UTC."
     )
 
 

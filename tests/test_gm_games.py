@@ -230,9 +230,10 @@ def test_cli_show_lists_the_moves_void_can_cancel_with_their_event_numbers(
         ]
         code, out = cli(table, "show", "seed-000")
         assert code == 0, out
+        # Described in the words of the game's story, not by the event's kind.
         assert out.endswith(
-            "Moves `pbp void seed-000 EVENT` can cancel, by event number: "
-            f"{seq} (suggestion_made, Кросс)\n"
+            "Moves `pbp void seed-000 EVENT` can cancel, by event number:\n"
+            f"  {seq}: suggestion #1 by Кросс to Дуг: Маша, Пистолет, Спальня.\n"
         )
         code, out = cli(table, "show", "seed-000", "--json")
         assert json.loads(out)["voidable"] == [
@@ -266,7 +267,17 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000")
         assert code == 1 and "Game seed-000 is already paused" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Extended by 2 hours. The game is paused" in out
+        assert (code, out.splitlines()[0]) == (
+            0,
+            "Extended by 2 hours. The game is paused: the time is added by pbp resume seed-000.",
+        )
+        # A CLI refusal names the command line's commands, not the mail's PAUSE/RESUME.
+        code, out = cli(table, "extend", "seed-000", "--hours", "1000")
+        assert (code, out) == (
+            1,
+            "Error: An extension is at most 720 hours at a time, not 1,000 hours. For a long "
+            "break: pbp pause seed-000, then pbp resume seed-000.\n",
+        )
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
         assert "Resumed. Next deadline: " in out
@@ -397,7 +408,7 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         )
         assert "14:00 (ГМ): Маша покидает игру.\n" in text
         # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
-        assert "01.12.2026 14:00: ГМ исключает Машу.\n" in text
+        assert "1 декабря 2026 г., 14:00: ГМ исключает Машу.\n" in text
         assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
@@ -637,6 +648,6 @@ def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -
         assert table.run(utc(2026, 12, 1, 19)) == ["status"]
         code, out = cli(table, "kept", "--json")
         (row,) = json.loads(out)
-        assert row["status"] == "resumed 2026-12-01 22:00: status"
+        assert row["status"] == "resumed 2026-12-01 22:00 MSK: status"
     finally:
         table.close()

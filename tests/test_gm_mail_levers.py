@@ -92,8 +92,8 @@ def test_close_day_by_mail_asks_confirmation_and_the_reply_closes_the_day(table:
         "- Роза: 3 предположения\n"
     )
     assert body(mails[2]).startswith(
-        "> ЗАКРЫТЬ ДЕНЬ -- все походили\nДень 1 закрыт. Следующий срок: 02.12.2026 22:30 "
-        "(Europe/Moscow). Посты придут отдельными письмами, как в любой срок.\n"
+        "> ЗАКРЫТЬ ДЕНЬ -- все походили\nДень 1 закрыт. Следующий срок: 2 декабря 2026 г., 22:30 "
+        "по Москве. Посты придут отдельными письмами, как в любой срок.\n"
     )
     # The same confirmation once more closes nothing.
     confirm(table, asked, utc(2026, 12, 1, 18, 10))
@@ -174,8 +174,8 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
             (gm, "Re: команды"),
         ]
         assert body(mails[-1]).startswith(
-            "> ЗАВЕРШИТЬ НОЧЬ\nНочь 1 завершена. Следующий срок: 02.12.2026 22:00 "
-            "(Europe/Moscow). Посты придут отдельными письмами, как в любой срок.\n"
+            "> ЗАВЕРШИТЬ НОЧЬ\nНочь 1 завершена. Следующий срок: 2 декабря 2026 г., 22:00 "
+            "по Москве. Посты придут отдельными письмами, как в любой срок.\n"
         )
     finally:
         table.close()
@@ -207,11 +207,11 @@ def test_kept_by_mail_lists_the_waiting_rows_at_once_without_confirmation(table:
     assert body(answer).startswith(
         "> ОТЛОЖЕННЫЕ\n"
         "Отложенные письма ждут (номер, когда пришло, отправитель, игра, причина):\n"
-        "  1  01.12.2026 21:00 (Europe/Moscow)  stranger@example.test  -  отправитель не "
+        "  1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  -  отправитель не "
         "играет ни в одной игре\n"
-        "  2  01.12.2026 21:00 (Europe/Moscow)  doug@example.test  seed-000  пришло на чужой "
+        "  2  1 декабря 2026 г., 21:00 по Москве  doug@example.test  seed-000  пришло на чужой "
         "личный адрес\n"
-        "  3  01.12.2026 21:00 (Europe/Moscow)  rosa@example.test  seed-000  автоматическое "
+        "  3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  seed-000  автоматическое "
         "письмо: отказ доставки, автоответ, рассылка\n"
         "Ответьте ПОВТОРИТЬ НОМЕР, чтобы обработать письмо снова (после исправления), или "
         "ОТКЛОНИТЬ НОМЕР, чтобы закрыть его, не применяя.\n"
@@ -248,14 +248,14 @@ def test_dismiss_by_mail_asks_confirmation_then_closes_the_rows_for_good(table: 
     assert table.run(utc(2026, 12, 1, 18, 31)) == ["gm_refused"]
     (answer,) = table.new_mail()
     text = body(answer)
-    assert "\n  2  01.12.2026 21:00 (Europe/Moscow)  doug@example.test  seed-000  " in text
+    assert "\n  2  1 декабря 2026 г., 21:00 по Москве  doug@example.test  seed-000  " in text
     assert (
         "\n  1  " not in text
         and "\nЕщё 2 уже повторены, применены после паузы или отклонены.\n" in text
     )
     assert (
-        "> DISMISS 3\nНе выполнено. Отложенное письмо 3 отклонено 01.12.2026 21:20 "
-        "(Europe/Moscow): делать с ним больше нечего.\n"
+        "> DISMISS 3\nНе выполнено. Отложенное письмо 3 отклонено 1 декабря 2026 г., 21:20 "
+        "по Москве: делать с ним больше нечего.\n"
     ) in text
 
 
@@ -370,7 +370,7 @@ def test_the_daily_digest_ends_with_the_mail_commands(table: Table) -> None:
     (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
     assert "pbp " not in body(digest)
     assert body(digest).rstrip("\n").split("\n")[-3:] == [
-        "#3  01.12.2026 21:00 (Europe/Moscow)  rosa@example.test  автоматическое письмо: "
+        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
         "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000]",
         "",
         "Отвечать на это письмо не обязательно. Ответом на него: ОТЛОЖЕННЫЕ — список "

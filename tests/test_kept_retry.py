@@ -174,7 +174,7 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     rows = json.loads(listing)
     # The retry's time is shown in the game's zone (its date may differ from UTC's).
     assert [re.sub(r"\d\d:\d\d", "HH:MM", row["status"]) for row in rows] == [
-        f"retried {datetime.now(ZoneInfo(row['zone'])):%Y-%m-%d} HH:MM: applied" for row in rows
+        f"retried {datetime.now(ZoneInfo(row['zone'])):%Y-%m-%d} HH:MM MSK: applied" for row in rows
     ]
     assert [row["zone"] for row in rows] == ["Europe/Moscow"] * 2
     code, output = cli(service, "retry", "9")
@@ -313,8 +313,8 @@ def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
         code, listing = cli_at(tmp_path / "games.yaml", "kept", "--json")
         assert code == 0
         assert [(row["reason"], row["status"]) for row in json.loads(listing)][1:] == [
-            ("wrong_sender", "retried 2026-12-01 21:03: wrong_sender (still kept)"),
-            ("automatic or no sender", "retried 2026-12-01 21:03: automatic (still kept)"),
+            ("wrong_sender", "retried 2026-12-01 21:03 MSK: wrong_sender (still kept)"),
+            ("automatic or no sender", "retried 2026-12-01 21:03 MSK: automatic (still kept)"),
         ]
         assert len(table.store.kept()) == 3
     finally:
@@ -395,7 +395,7 @@ def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path
         )
         code, listing = cli_at(tmp_path / "games.yaml", "kept")
         assert listing.splitlines()[1].endswith(
-            "held while the game was paused: seed-000  resumed 2026-12-02 13:00: applied"
+            "held while the game was paused: seed-000  resumed 2026-12-02 13:00 MSK: applied"
         )
         code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
         assert (code, output) == (0, "kept:1: resumed (applied)\n")

@@ -31,7 +31,7 @@ FIRST_CLOSE = utc(2026, 12, 1, 19, 30)
 
 NOTICE_RU = """\
 Пока pbp не работал (остановлен, машина выключена или её часы скакнули), в этой игре \
-наступили 3 срока, первый — 01.12.2026 22:30 (Europe/Moscow).
+наступили 3 срока, первый — 1 декабря 2026 г., 22:30 по Москве.
 Это больше, чем позволяет catch_up_limit (1): чтобы не завалить тему постами, игра \
 поставлена на паузу с этого срока, а письма, пришедшие после него, отложены.
 
@@ -251,7 +251,7 @@ def test_P3_the_notice_in_english(tmp_path: Path) -> None:
         )
         assert body(notice) == (
             "While pbp was away (stopped, the machine down, or its clock jumped), 2 deadlines "
-            "of this game fell due, the first at 2026-12-01 22:30 (Europe/Moscow).\n"
+            "of this game fell due, the first at December 1, 2026, 22:30 MSK.\n"
             "That is more than catch_up_limit (1) allows: so as not to flood the thread, the "
             "game is paused as of that deadline, and mail that arrived since is held.\n\n"
             "To go on from now, with the 2 h 30 min the deadline had left: RESUME (by mail), "

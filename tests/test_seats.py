@@ -233,10 +233,10 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     assert asked == ["Дуг", "Дуг", "Дуг"]
     # The story: before the substitution the seat's own player, after it the substitute.
     story = cli(table, "export", GAME, "--force")
-    assert "событие 6 · 01.12.2026 20:05: предположение №1 от Кросса для Дуг:" in story
-    assert "событие 7 · 01.12.2026 21:00: Вова заменяет Дуг.\n" in story
-    assert "событие 8 · 01.12.2026 21:00 🔒: у места Дуг новый адрес.\n" in story
-    assert "событие 9 · 01.12.2026 21:05 (ГМ): Вова (вместо Дуг) опровергает №1.\n" in story
+    assert "событие 6 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Дуг:" in story
+    assert "событие 7 · 1 декабря 2026 г., 21:00: Вова заменяет Дуг.\n" in story
+    assert "событие 8 · 1 декабря 2026 г., 21:00 🔒: у места Дуг новый адрес.\n" in story
+    assert "событие 9 · 1 декабря 2026 г., 21:05 (ГМ): Вова (вместо Дуг) опровергает №1.\n" in story
     assert "предположение №2 от Розы для Вовы (вместо Дуг):" in story
 
 

@@ -250,7 +250,7 @@ def test_reminder_lists_open_duties_once_before_the_close(tmp_path: Path) -> Non
         table.run(utc(2026, 12, 1, 16, 31))
         table.run(utc(2026, 12, 1, 16, 40))
         mails = table.new_mail()
-        subject = "[seed-000] Напоминание: день закрывается 01.12.2026 22:30 (Europe/Moscow)"
+        subject = "[seed-000] Напоминание: день закрывается 1 декабря 2026 г., 22:30 по Москве"
         assert summary(mails) == [
             ("cross@example.test", subject),
             ("doug@example.test", subject),

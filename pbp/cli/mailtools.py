@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 import click
 
-from pbp.cli.common import _load, _refused, _service, _when, log
+from pbp.cli.common import _load, _refused, _service, _when, cli_time, log
 from pbp.core.events import Refusal
 from pbp.inert import one_line, strip_controls
 from pbp.keptview import KeptRow, explain, kept_rows, table
@@ -119,7 +119,7 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
             click.echo(f"no mail in {box}")
         for index, (arrived, _raw, letter) in enumerate(mails, 1):
             date = letter.date or arrived
-            when = date.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+            when = cli_time(date, zone)
             address = letter.from_address or "-"
             sender = one_line(f"{letter.from_name} <{address}>" if letter.from_name else address)
             to = one_line(

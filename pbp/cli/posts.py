@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import click
 import jinja2
 
-from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started
+from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso
 from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import AnyKind
@@ -147,8 +147,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     kind = service.kind_of(row.kind)
     view = kind.gm_view(service.table.with_history(game_id, kind, kind.load(row.state)))
     game = config.game(game_id)
-    closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
-    view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None
+    view["deadline_at"] = cli_iso(row.deadline_at, game.zone) if row.deadline_at else None
     view["addresses"] = {
         name: service.mail.personal(token)
         for name in kind.players(kind.load(row.state))
@@ -162,7 +161,12 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
     _subject, body = service.renderer.private_mail(
-        f"{row.kind}/gm_show", locale=CLI_LOCALE, game=game_id, view=view
+        f"{row.kind}/gm_show",
+        locale=CLI_LOCALE,
+        game=game_id,
+        view=view,
+        timezone=game.timezone,
+        cli=True,
     )
     click.echo(body.rstrip("\n"))
     click.echo("\nSeats (who plays each now, from which address; who played it before):")
@@ -174,13 +178,21 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         click.echo(f"  {now_playing}" + (f" (earlier: {earlier})" if earlier else ""))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
     if view["voidable"]:
-        moves = ", ".join(
-            f"{v['event']} ({v['kind']}, {v['player']})"
-            if v["player"]
-            else f"{v['event']} ({v['kind']})"
-            for v in view["voidable"]
-        )
-        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number: {moves}")
+        # Each in the words of the game's story (its kind tells its own events).
+        logged = {s.seq: s for s in service.store.events(game_id)}
+        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number:")
+        for v in view["voidable"]:
+            stored = logged[v["event"]]
+            event = {
+                "seq": stored.seq,
+                "kind": stored.event.kind,
+                "player": stored.event.player,
+                "at": stored.at,
+                "source": stored.source,
+                "data": stored.event.data,
+            }
+            words = service.renderer.event_line(event, locale=CLI_LOCALE, kind=row.kind)
+            click.echo(f"  {v['event']}: {words}")
 
 
 def _seats(

@@ -19,6 +19,7 @@ from pbp import catalogs, keywords
 from pbp.cli.common import _behind, _inbox, _load, _refused, _service, _transport, _when, log
 from pbp.config import Config
 from pbp.core.events import Refusal
+from pbp.counted import counted
 from pbp.daemon import explain_fault
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
@@ -47,14 +48,24 @@ from pbp.store import Store, StoreDamagedError, StoreReplacedError
 @click.pass_obj
 def check(config_path: Path, connect: bool, wait: float) -> None:
     """Check games.yaml: every problem with its file, line and path; with --connect,
-    the real mailbox too (exit 0 only when everything needed works)."""
+    the real mailbox too (exit 0 only when everything needed works). The mail
+    passwords (password_env) are needed only to connect: without --connect, one not
+    set is a warning."""
     config = _load(config_path)
-    missing = config.missing_secrets()
-    for name in missing:
-        click.echo(
-            f"{config_path}: error: environment variable {name} (password_env) is not set",
-            err=True,
-        )
+    unset = config.missing_secrets()
+    missing = unset if connect else []
+    for name in unset:
+        if connect:
+            click.echo(
+                f"{config_path}: error: environment variable {name} (password_env) is not set",
+                err=True,
+            )
+        else:
+            click.echo(
+                f"{config_path}: warning: environment variable {name} (password_env) is not "
+                "set: `pbp run` and `pbp check --connect` need it",
+                err=True,
+            )
     damaged = catalogs.problems() + keywords.problems()  # pbp's own, installed with it
     for problem in damaged:
         click.echo(f"error: {problem}", err=True)
@@ -72,7 +83,9 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
         click.echo(f"{config_path}: error: {lacking}", err=True)
     if missing or damaged or lacking is not None:
         raise click.exceptions.Exit(1)
-    games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
+    games = ", ".join(
+        f"{g.id} ({g.kind}, {counted(len(g.players), 'player')})" for g in config.games
+    )
     click.echo(f"{config_path}: OK: {games}")
     if connect:
         from pbp.connect import check_connect
@@ -151,7 +164,9 @@ def run(
         service = _serving(config, config_path, fresh=fresh)
         # Bodies are read in a child process killed at its budget.
         reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
-        for warning in seat_warnings(config, service.store):
+        from pbp.connect import cleartext_logins
+
+        for warning in [*seat_warnings(config, service.store), *cleartext_logins(config)]:
             log.warning("%s", warning)
         try:
             if once:

@@ -297,14 +297,16 @@ class GmDesk:
         game the time is added to what is left at resume.
 
         :raises LeverRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
-            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max}, both numbers
+            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max, game}, both numbers
             of hours, which the text writes by ``|hours``: a typo such as 2000 for 20, or a
             date past the calendar); no deadline to move.
         """
         if not hours > 0:
             raise LeverRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
         if not hours <= MAX_EXTEND_HOURS:
-            raise LeverRefused("gm_extend_too_long", hours=hours, max=MAX_EXTEND_HOURS)
+            raise LeverRefused(
+                "gm_extend_too_long", hours=hours, max=MAX_EXTEND_HOURS, game=game_id
+            )
         service = self.service
         game, kind = self.game_and_kind(game_id)
         self.running(game_id, kind)
