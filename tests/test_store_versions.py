@@ -129,7 +129,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
         result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "kept", "--json"])
         rows = json.loads(result.output)
         assert [(r["game"], r["reason"], r["status"]) for r in rows] == [
-            ("seed-000", "paused:seed-000", "resumed 2026-12-02 13:00: applied"),
+            ("seed-000", "paused:seed-000", "resumed 2026-12-02 13:00 MSK: applied"),
             ("seed-000", "paused:seed-000", "resumed: held_dropped"),
             ("seed-000", "paused:seed-000", "waiting for resume"),
         ]
@@ -148,7 +148,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
         assert doug["Subject"]
         result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "kept", "--json"])
         statuses = [r["status"] for r in json.loads(result.output)]
-        assert statuses[2] == "resumed 2026-12-02 15:00: status"
+        assert statuses[2] == "resumed 2026-12-02 15:00 MSK: status"
     finally:
         table.close()
 
