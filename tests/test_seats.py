@@ -22,8 +22,9 @@ from kits.maniac_table import START, ManiacTable
 from kits.table import EMAILS, GM, Table, body, summary, utc
 
 from pbp.cli import main
-from pbp.core.events import LeverRefused
+from pbp.core.events import AmbiguousMove, InvalidMove, LeverRefused
 from pbp.mail.maildir import deliver
+from pbp.parse.commands import PlayerNames
 from pbp.store import GM_SEAT
 
 GAME = "seed-000"
@@ -238,6 +239,9 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     assert "событие 8 · 1 декабря 2026 г., 21:00 🔒: у места Дуг новый адрес.\n" in story
     assert "событие 9 · 1 декабря 2026 г., 21:05 (ГМ): Вова (вместо Дуг) опровергает №1.\n" in story
     assert "предположение №2 от Розы для Вовы (вместо Дуг):" in story
+    # The substitute's name declined, the parenthesis kept (rule P2), as the posts do.
+    assert "событие 13 · 1 декабря 2026 г., 21:12: у Вовы (вместо Дуг) нет карт из " in story
+    assert "событие 15 · 1 декабря 2026 г., 21:22: у Вовы (вместо Дуг) нет карт из " in story
 
 
 def maniac_vote(maniac: ManiacTable, voter: str, line: str, at: datetime, sender: str) -> str:
@@ -342,3 +346,76 @@ def test_show_lists_who_plays_each_seat_and_who_did(table: Table) -> None:
         "<doug@example.test> since 2026-12-01T20:00+03:00 until 2026-12-01T21:00+03:00)\n"
         "  Роза <rosa.new@example.test> since 2026-12-01T20:00+03:00\n"
     ) in text
+
+
+# --- a substitute's seat in refusals and in the story ------------------------------------
+
+
+def test_an_unknown_name_lists_each_seat_once_by_its_label(table: Table) -> None:
+    table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    flushed(table)
+    line = "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Зины"
+    table.send("Роза", line, at=utc(2026, 12, 1, 18, 10))
+    table.send("Дуг", line, at=utc(2026, 12, 1, 18, 11), sender="vova@example.test")
+    assert table.run(utc(2026, 12, 1, 18, 12)) == ["refused", "refused"]
+    rosa, vova = table.new_mail()
+    refusal = "> {line}\nНеизвестный игрок «Зины».\nИгроки: {players}.\nИсправьте"
+    assert refusal.format(line=line, players="Кросс, Вова (вместо Дуг), Роза") in body(rosa)
+    # In his own mail the substitute's seat is his name alone.
+    assert refusal.format(line=line, players="Кросс, Вова, Роза") in body(vova)
+
+
+def test_a_maniac_unknown_name_lists_each_seat_once(tmp_path: Path) -> None:
+    maniac = ManiacTable(tmp_path)
+    maniac.run(START)
+    maniac.new_mail()
+    maniac.service.gm.substitute(
+        "seed-002", "Петя", "Гоша", "gosha@example.test", now=START, via="cli", note=None
+    )
+    maniac.service.flush_outbox(utc(2026, 12, 1, 9, 1))
+    maniac.new_mail()
+    (reply,) = maniac.move("Оля", "ГОЛОС за Зину", at=utc(2026, 12, 1, 10))
+    assert (
+        "Игроки: Вася, Гоша (вместо Пети), Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
+        in body(reply)
+    )
+    maniac.close()
+
+
+def test_the_parser_names_seats_not_their_other_names() -> None:
+    names = PlayerNames(["Кросс", "Дуг", "Роза", "Вовчик"], {"Вован": "Дуг"})
+    with pytest.raises(InvalidMove) as unknown:
+        names.match("Зина")
+    assert unknown.value.params["allowed"] == ["Кросс", "Дуг", "Роза", "Вовчик"]
+    with pytest.raises(AmbiguousMove) as ambiguous:
+        names.match("Вов")
+    assert ambiguous.value.params["candidates"] == ["Вовчик", "Дуг"]
+    assert names.match("Вована") == "Дуг"
+
+
+def test_the_story_names_a_substitutes_seat_in_every_case(table: Table) -> None:
+    table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 17, 1), via="cli", note=None
+    )
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Вовы", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 6))
+    table.service.gm.readdress(
+        GAME, "Вову", "vova.new@example.test", now=utc(2026, 12, 1, 17, 10), via="cli", note=None
+    )
+    table.run(utc(2026, 12, 1, 19, 31))  # the close: the GM answers for Вова
+    story = cli(table, "export", GAME, "--force")
+    lines = [line for line in story.splitlines() if "Вов" in line or "места" in line]
+    assert lines == [
+        "- событие 6 · 1 декабря 2026 г., 20:01: Вова заменяет Дуг.",
+        "- событие 7 · 1 декабря 2026 г., 20:01 🔒: у места Дуг новый адрес.",
+        "- событие 8 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Вовы (вместо "
+        "Дуг): **Маша**, **Топор**, **Столовая**.",
+        # A new address is the seat's, whoever plays it.
+        "- событие 9 · 1 декабря 2026 г., 20:10 🔒: у места Дуг новый адрес.",
+        "- событие 10 · 1 декабря 2026 г., 22:30 🔒: ГМ отвечает на №1 за Вову (вместо Дуг): "
+        "нет карты.",
+        "- событие 11 · 1 декабря 2026 г., 22:30: у Вовы (вместо Дуг) нет карт из "
+        "предположения №1 (ответил ГМ).",
+    ]
