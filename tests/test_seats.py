@@ -38,6 +38,13 @@ TOLD_OLD = (
     "раньше, больше не действует. Если это ваш адрес и произошла ошибка, напишите ГМу.\n"
 )
 
+#: The answer to mail from the old address to its old personal address, whole.
+ANSWER_OLD = (
+    "Здравствуйте! ГМ сменил адрес места Дуг в игре «seed-000»: этот адрес в ней больше не "
+    "участвует, поэтому ничего из вашего письма не выполнено. Если это ваш адрес и "
+    "произошла ошибка, напишите ГМу.\n"
+)
+
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
@@ -126,8 +133,11 @@ def assert_only_the_new_address_plays(table: Table, old_token: str) -> None:
     table.new_mail()
     old = f"gm+{old_token}@example.test"
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 2), sender=OLD, to=old)
-    assert table.run(utc(2026, 12, 1, 19, 3)) == ["replaced"]
-    table.new_mail()
+    assert table.run(utc(2026, 12, 1, 19, 3)) == ["readdressed"]
+    # Its own answer, not a substitution's: nothing of the game, no address named.
+    (answer,) = table.new_mail()
+    assert (str(answer["To"]), body(answer)) == (OLD, ANSWER_OLD)
+    assert answer["Reply-To"] is None
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 4), sender=NEW, to=new)
     assert table.run(utc(2026, 12, 1, 19, 5)) == ["status"]
     assert summary(table.new_mail()) == [(NEW, "Re: ход")]
@@ -160,6 +170,68 @@ def test_readdress_by_mail_waits_for_the_confirmation(table: Table) -> None:
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
     assert_readdressed(table, old_token, "опечатка в адресе")
     assert_only_the_new_address_plays(table, old_token)
+
+
+def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answer(
+    table: Table,
+) -> None:
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза", at=utc(2026, 12, 1, 18))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["paused", "paused"]
+    doug_kept, _rosa_kept = (k.id for k in table.store.kept())
+    table.new_mail()
+    done = gm.readdress(GAME, "Дуг", NEW, now=utc(2026, 12, 1, 19), via="cli", note=None)
+    assert done["dropped"] == [doug_kept]
+    mails = flushed(table)
+    assert [str(m["To"]) for m in mails] == [OLD, NEW, OLD]
+    assert body(mails[0]) == (
+        "Пока игра стояла на паузе, ГМ записал за местом Дуг другой адрес. Поэтому ваше "
+        "письмо, сохранённое на время паузы, учтено не будет, а личный адрес, присланный "
+        "сюда раньше, больше не действует. Если это ваш адрес и произошла ошибка, напишите "
+        "ГМу.\n"
+    )
+    assert NEW not in str(mails[0]) and "Вова" not in str(mails[0])
+    game = table.service.game_config(GAME)
+    results = [{"line": "", "lever": "readdress", "done": done}]
+    assert (
+        f"Письма с {OLD}, отложенные на время паузы, не будут учтены (туда отправлено "
+        f"объяснение): {doug_kept} в pbp kept. Если ход должен засчитаться, внесите его "
+        "командой ЗА.\n"
+    ) in gm.result_text(game, results)
+    assert (
+        f"The mail {OLD} sent during the pause will not be applied (it was told why): "
+        f"{doug_kept} in pbp kept. If a move should count, enter it with pbp act seed-000.\n"
+    ) in gm.result_text(game, results, "en", cli=True)
+    # On resume only Роза's mail is applied; the old address hears nothing more.
+    assert gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)["held"] == 1
+    assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+    assert OLD not in [str(m["To"]) for m in flushed(table)]
+    made = [
+        s.event.data["suggester"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == ["Роза"]
+
+
+def test_the_old_address_texts_in_english(table: Table) -> None:
+    renderer = table.service.renderer
+    context = {"game": GAME, "seat": "Дуг"}
+    assert renderer.private_mail("old_address", locale="en", **context) == (
+        "[seed-000] This address no longer plays in the game",
+        'Hello! The GM has changed the address of the seat Дуг in the game "seed-000": this '
+        "address no longer plays in it, so nothing in your mail was applied. If this address "
+        "is still yours and this is a mistake, write to the GM.\n",
+    )
+    assert renderer.private_mail("held_readdressed", locale="en", **context) == (
+        "[seed-000] Your mail will not be applied",
+        "The GM registered another address for the seat Дуг while the game was paused. Your "
+        "mail kept during the pause will therefore not be applied, and the personal address "
+        "sent here before no longer works. If this address is still yours and this is a "
+        "mistake, write to the GM.\n",
+    )
 
 
 @pytest.mark.parametrize(
