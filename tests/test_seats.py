@@ -491,3 +491,71 @@ def test_the_story_names_a_substitutes_seat_in_every_case(table: Table) -> None:
         "- событие 11 · 1 декабря 2026 г., 22:30: у Вовы (вместо Дуг) нет карт из "
         "предположения №1 (ответил ГМ).",
     ]
+
+
+# --- a substitute's name must name one seat ------------------------------------------------
+
+#: The refusal of a substitute named as another seat is (its player now or earlier).
+NAME_TAKEN_RU = (
+    "Имя «{name}» в этой игре уже занято местом {seat} (так зовут это место или его игрока, "
+    "нынешнего или прежнего): ходы и голоса с этим именем можно было бы отнести к обоим "
+    "местам. Дайте заменяющему другое имя (добавьте инициал, например «{name} Б.»). Место "
+    "осталось за прежним игроком."
+)
+
+
+def test_substitute_refuses_another_seats_name_now_or_earlier(table: Table) -> None:
+    gm = table.service.gm
+    at = utc(2026, 12, 1, 18)
+    gm.substitute(GAME, "Дуг", "Вова", "vova@example.test", now=at, via="cli", note=None)
+    gm.substitute(GAME, "Вову", "Петр", "petr@example.test", now=at, via="cli", note=None)
+    flushed(table)
+    seq = len(table.store.events(GAME))
+    # Another seat's own name, its player's now (Петр), or earlier (Вова; any case, ё).
+    for name, seat in (("Кросс", "Кросс"), ("петр", "Дуг"), ("Вова", "Дуг"), ("Пётр", "Дуг")):
+        with pytest.raises(LeverRefused) as error:
+            gm.substitute(GAME, "Роза", name, "new@example.test", now=at, via="cli", note=None)
+        assert (error.value.code, error.value.params) == (
+            "gm_name_taken",
+            {"name": name, "seat": seat},
+        )
+    assert len(table.store.events(GAME)) == seq and flushed(table) == []
+    assert table.store.player_email(GAME, "Роза") == EMAILS["Роза"]
+    # The seat's own earlier players' names are its own: no other seat is named so.
+    gm.substitute(GAME, "Петра", "Вова", "vova2@example.test", now=at, via="cli", note=None)
+    assert table.store.substitutes(GAME) == {"Дуг": "Вова"}
+    # The command line says it in English, exit 1.
+    result = CliRunner().invoke(
+        main,
+        [
+            "-c",
+            str(table.directory / "games.yaml"),
+            "substitute",
+            GAME,
+            "Роза",
+            "--name",
+            "Кросс",
+            "--email",
+            "new@example.test",
+        ],
+    )
+    assert (result.exit_code, result.output) == (
+        1,
+        'Error: The name "Кросс" is already taken in this game by the seat Кросс (its own '
+        "name, or its player's now or earlier): moves and votes naming it could mean either "
+        'seat. Give the substitute another name (add an initial, e.g. "Кросс B."). The seat '
+        "stays with its player.\n",
+    )
+
+
+def test_substitute_by_mail_refuses_another_seats_name(table: Table) -> None:
+    gm = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    gm_mail(table, "ЗАМЕНА Розу НА Дуг new@example.test", to=gm, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    gm_mail(table, "да", to=str(confirm["Reply-To"]), at=utc(2026, 12, 1, 18, 5), subject="Re: ок")
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_refused"]
+    (result,) = table.new_mail()
+    refusal = NAME_TAKEN_RU.format(name="Дуг", seat="Дуг")
+    assert f"Не выполнено. {refusal}\n" in body(result)
+    assert table.store.substitutes(GAME) == {}

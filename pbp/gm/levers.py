@@ -48,6 +48,7 @@ from pbp.parse.gm import (
     Void,
 )
 from pbp.parse.mime import read_letter
+from pbp.parse.names import normalize
 from pbp.store import GM_SEAT, KeptMessage, Schedule, Store, StoredEvent
 from pbp.table import Applied
 
@@ -388,7 +389,10 @@ class GmDesk:
             game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
             ``gm_address_reserved`` {email}: the daemon's own address, one of its
             personal addresses or the GM's (mail to it would loop or reach the GM);
-            ``gm_address_taken`` {email, player}: already plays in this game.
+            ``gm_address_taken`` {email, player}: already plays in this game;
+            ``gm_name_taken`` {name, seat}: ``name`` is another seat's, or the name of
+            someone who plays or played another seat (moves and votes naming it would
+            mean either seat).
         :raises MoveError: ``player`` names no seat.
         """
         service = self.service
@@ -402,6 +406,9 @@ class GmDesk:
             for other in [*kind.players(state), GM_SEAT]:
                 if self.store.player_email(game_id, other) == email:
                     raise LeverRefused("gm_address_taken", email=email, player=other)
+            taken = self._name_taken(game_id, seat, name)
+            if taken is not None:
+                raise LeverRefused("gm_name_taken", name=name, seat=taken)
             dropped = self._drop_held(game, seat, old, name, now) if old else []
             token = service.new_token()
             self.store.replace_token(game_id, seat, token, email)
@@ -495,6 +502,18 @@ class GmDesk:
             "old_email": old,
             "dropped": dropped,
         }
+
+    def _name_taken(self, game_id: str, seat: str, name: str) -> str | None:
+        """The other seat of ``game_id`` whose name, or the name of a player who plays
+        or played it (:meth:`pbp.store.Store.holders`), ``name`` is (case, ``ё``/``е``
+        and markup aside), or None. A substitute under such a name would make moves and
+        votes naming it mean either seat."""
+        wanted = normalize(name)
+        for other, held in self.store.holders(game_id).items():
+            names = (other, *(holder.name for holder in held))
+            if other != seat and any(normalize(n) == wanted for n in names):
+                return other
+        return None
 
     def _brief_context(self, game: Game, kind: AnyKind, state: Any, seat: str) -> dict[str, Any]:
         """What a mail that puts a player in ``seat`` shows of it (the ``briefing``, the
