@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 ExportFormat = Literal["markdown", "bbcode", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("markdown", "bbcode", "html")
+#: The GM's events that give a seat a new address: the story names the seat by its own
+#: name, not by who plays it.
+ADDRESS_EVENTS = frozenset({"gm_seat_address", "gm_readdress"})
 
 
 def on_forum(events: Sequence[StoredEvent]) -> set[int]:
@@ -101,16 +104,18 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     substitutes: dict[str, str] = {}
     names: dict[str, ShownName] = {}
     for stored in events:
+        # A seat's new address is the seat's («у места Дуг новый адрес»), whoever plays it.
+        shown = {} if stored.event.kind in ADDRESS_EVENTS else names
         periods.setdefault(stored.day or 1, []).append(
             {
                 "seq": stored.seq,
                 "kind": stored.event.kind,
                 "visibility": stored.event.visibility.value,
                 "public": stored.seq in public,
-                "player": renamed(stored.event.player, names),
+                "player": renamed(stored.event.player, shown),
                 "at": stored.at,
                 "source": stored.source,
-                "data": renamed(dict(stored.event.data), names),
+                "data": renamed(dict(stored.event.data), shown),
             }
         )
         if stored.event.kind == "gm_substitute":

@@ -10,6 +10,7 @@ it goes to the GM only, never into a post or a player's mail.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,15 +22,29 @@ from pbp.gm.levers import paused_since
 from pbp.keptview import kept_rows
 from pbp.store import Store
 
-__all__ = ["LEVER_EVENTS", "GameStatus", "LastLever", "game_status", "owed_line"]
+__all__ = [
+    "LEVER_EVENTS",
+    "GameStatus",
+    "LastLever",
+    "SeatPlayer",
+    "SeatView",
+    "game_status",
+    "owed_line",
+    "seat_views",
+]
 
-#: The events the GM's levers log (:mod:`pbp.gm`), of which the latest is shown.
+#: The events the GM's levers log (:mod:`pbp.gm`), of which the latest is shown. Not
+#: ``gm_seat_address`` (a substitution's second event: the substitution is the lever)
+#: nor ``gm_address_rotated`` (a player's own NEW ADDRESS logs it too). CLOSE DAY, END
+#: NIGHT, RETRY and DISMISS log no event of their own (a close is the day's, a kept row
+#: is no game's event).
 LEVER_EVENTS = (
     "gm_act",
     "gm_pause",
     "gm_resume",
     "gm_extend",
     "gm_substitute",
+    "gm_readdress",
     "gm_remove",
     "gm_void",
 )
@@ -39,7 +54,8 @@ LEVER_EVENTS = (
 class LastLever:
     """The GM's latest lever on a game: ``lever`` its name (``"pause"``, ``"extend"``…:
     the event kind without ``gm_``), ``at`` when (aware UTC), ``via`` (``"cli"``,
-    ``"mail"``), his ``note``, and the seat it named (act, substitute, remove), if any."""
+    ``"mail"``), his ``note``, and the seat it named (act, substitute, readdress,
+    remove), if any."""
 
     lever: str
     at: datetime
@@ -60,6 +76,69 @@ class LastLever:
 
 
 @dataclass(frozen=True)
+class SeatPlayer:
+    """One player of a seat: his ``name`` (the seat's own for the player dealt it), the
+    ``email`` he plays or played from (his registered address, the last one ``pbp
+    readdress`` gave), ``since`` (aware UTC: the game's start, or when the GM gave him
+    the seat) and ``until`` (aware UTC: when the next player took it; None: he plays it
+    now)."""
+
+    name: str
+    email: str
+    since: datetime
+    until: datetime | None
+
+    def as_json(self, game: Game) -> dict[str, Any]:
+        """``{"name", "email", "since", "until"}``, times as ISO 8601 with the offset of
+        ``game``'s zone, to the minute (``until`` only for an earlier player)."""
+        found = {"name": self.name, "email": self.email, "since": _iso(self.since, game)}
+        return found if self.until is None else {**found, "until": _iso(self.until, game)}
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A seat (its own ``seat`` name), the :class:`SeatPlayer` who plays it now
+    (``player``) and those who played it before (``earlier``, oldest first), for the
+    GM's eyes only (``pbp show``, his STATUS): it holds the registered addresses."""
+
+    seat: str
+    player: SeatPlayer
+    earlier: tuple[SeatPlayer, ...]
+
+    def as_json(self, game: Game) -> dict[str, Any]:
+        """``{"seat", "player" (his name now), "email", "since", "earlier": [{"name",
+        "email", "since", "until"}]}`` (:meth:`SeatPlayer.as_json`), as ``pbp show
+        --json`` gives it."""
+        now = self.player.as_json(game)
+        return {
+            "seat": self.seat,
+            "player": now["name"],
+            "email": now["email"],
+            "since": now["since"],
+            "earlier": [h.as_json(game) for h in self.earlier],
+        }
+
+
+def seat_views(store: Store, game_id: str, players: Sequence[str]) -> tuple[SeatView, ...]:
+    """Each seat of ``players`` (the game's order, :meth:`pbp.core.kind.GameKind.players`)
+    with who plays it and who did (:meth:`pbp.store.Store.holders`); a seat the store
+    does not know is left out, and so is every seat of a game not started."""
+    holders = store.holders(game_id)
+    views: list[SeatView] = []
+    for seat in players:
+        held = holders.get(seat)
+        if not held:
+            continue
+        ends = [h.since for h in held[1:]]
+        players_of = [
+            SeatPlayer(h.name, h.email, h.since, end)
+            for h, end in zip(held, [*ends, None], strict=True)
+        ]
+        views.append(SeatView(seat, players_of[-1], tuple(players_of[:-1])))
+    return tuple(views)
+
+
+@dataclass(frozen=True)
 class GameStatus:
     """One game as its GM sees it now.
 
@@ -72,7 +151,9 @@ class GameStatus:
     ``start_at``: when a game not started starts (aware, its zone), None if unset.
     ``outstanding``: who owes what and the open count or answers (the kind's,
     :meth:`~pbp.core.kind.GameKind.outstanding`); ``kept``: the ids of the kept mail
-    waiting for this game (``pbp kept``); ``last_lever``: the GM's latest lever.
+    waiting for this game (``pbp kept``); ``last_lever``: the GM's latest lever;
+    ``seats``: who plays each seat now, at which registered address, and who did
+    (:func:`seat_views`; empty before the start).
     """
 
     game: str
@@ -90,6 +171,7 @@ class GameStatus:
     outstanding: Outstanding
     kept: tuple[int, ...]
     last_lever: LastLever | None
+    seats: tuple[SeatView, ...] = ()
 
     @property
     def paused(self) -> bool:
@@ -99,7 +181,8 @@ class GameStatus:
     def as_json(self, game: Game) -> dict[str, Any]:
         """The status as ``pbp games --json`` gives it: the fields above, times as ISO
         8601 with the offset of ``game``'s zone, ``outstanding`` as ``owed`` (``[{"player",
-        "duty", "numbers"}]``) and ``open`` (the kind's view), ``paused`` a bool."""
+        "duty", "numbers"}]``) and ``open`` (the kind's view), ``paused`` a bool,
+        ``seats`` as :meth:`SeatView.as_json`."""
         return {
             "game": self.game,
             "kind": self.kind,
@@ -121,6 +204,7 @@ class GameStatus:
             "open": dict(self.outstanding.view),
             "kept": list(self.kept),
             "last_lever": self.last_lever.as_json(game) if self.last_lever else None,
+            "seats": [seat.as_json(game) for seat in self.seats],
         }
 
 
@@ -188,6 +272,7 @@ def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> Game
         outstanding=Outstanding() if over else kind.outstanding(state),
         kept=kept,
         last_lever=lever,
+        seats=seat_views(store, game.id, kind.players(state)),
     )
 
 

@@ -153,7 +153,7 @@ class Moves(ServicePart):
         if command.move is not None:
             result["move"] = move_dict(command.move)
         if command.error is not None:
-            result["error"] = self.error_text(game, command.error)
+            result["error"] = self.error_text(game, command.error, reader=player)
             result["code"] = command.error.code
             return result, None
         if command.private:
@@ -164,7 +164,7 @@ class Moves(ServicePart):
         try:
             step = kind.apply(state, player, command.move, at)
         except MoveError as error:
-            result["error"] = self.error_text(game, error)
+            result["error"] = self.error_text(game, error, reader=player)
             result["code"] = error.code
             return result, None
         # After the move: its deadline as stored.
@@ -259,14 +259,17 @@ class Moves(ServicePart):
             self.digest.add(game, "loop", kept_id, letter, message.now, arrived=at, detail=loop)
         return loop
 
-    def error_text(self, game: Game, error: MoveError) -> str:
+    def error_text(self, game: Game, error: MoveError, *, reader: str | None = None) -> str:
         """The text of a refusal in ``game``'s language, its players' genders given
         (rule P2: "Маша названа в заказе дважды") and a substitute's seat shown by his
-        name («Дэйв (вместо Кэрол)», :meth:`pbp.render.Renderer.shown_names`)."""
+        name («Дэйв (вместо Кэрол)», :meth:`pbp.render.Renderer.shown_names`); the
+        ``reader``'s own seat (the player the refusal goes to) by his name alone, as
+        in his other mails."""
         params = {
             **error.params,
             "genders": game.genders(),
             "substitutes": self.store.substitutes(game.id),
+            "reader": reader,
         }
         return self.renderer.error(error.code, params, locale=game.locale)
 

@@ -32,6 +32,7 @@ class Handled(StrEnum):
     NOT_STARTED = "not_started"  #: a player of a game that has not started: told when it starts
     PARTLY_APPLIED = "partly_applied"  #: some commands applied, some refused
     PAUSED = "paused"  #: held while the game is paused (D8)
+    READDRESSED = "readdressed"  #: from a seat's old address, after pbp readdress
     REFUSED = "refused"  #: every command refused
     REPLACED = "replaced"  #: his seat went to a substitute
     RESUMED = "resumed"  #: a held mail applied on resume

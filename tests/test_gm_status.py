@@ -122,6 +122,12 @@ COMMANDS_RU = (
     "ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · "
     "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).\n"
 )
+SEATS_RU = "\nМеста (кто играет за каждое сейчас и с какого адреса; кто играл раньше):\n"
+#: The GM's STATUS lists each seat's player and his registered address (GM-only).
+MANIAC_SEATS_RU = SEATS_RU + "".join(
+    f"- {p} <{maniac_table.EMAILS[p]}>\n" for p in maniac_table.PLAYERS
+)
+CLUEDO_SEATS_RU = SEATS_RU + "".join(f"- {p} <{EMAILS[p]}>\n" for p in EMAILS)
 #: Seed 002 at 18:00 UTC of day 1: Вася's vote, nobody else's; the maniac's orders for
 #: nights 1 and 2 due (M3); the day closes in an hour.
 MANIAC_RU = (
@@ -132,14 +138,14 @@ MANIAC_RU = (
     "- Петя (1): Вася\n"
     "\n"
     f"Не проголосовали: {', '.join(NOT_VOTED)}.\n"
-)
+) + MANIAC_SEATS_RU
 #: Seed 000 at 18:00 UTC of day 1: Дуг owes the answer to suggestion 1 (D3).
 CLUEDO_RU = (
     "Игра «seed-000»: идёт день 1.\n"
     "Ближайший срок: 1 декабря 2026 г., 22:30 по Москве, через 1 ч 30 мин.\n"
     "Ждут ответа:\n"
     "  - №1 (день 1), Кросс → Дуг: Маша, Пистолет, Спальня\n"
-)
+) + CLUEDO_SEATS_RU
 
 
 def gm_only(mails: list[EmailMessage]) -> None:
@@ -307,8 +313,7 @@ def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None
         assert body(turn).startswith(
             "Игра «seed-000»: идёт ход 1.\n"
             "Ближайший срок: 2 декабря 2026 г., 20:00 по Москве, через 22 ч 59 мин.\n"
-            "Ходит Кросс (ход 1).\n"
-            "\nТолько для вас"
+            "Ходит Кросс (ход 1).\n" + CLUEDO_SEATS_RU + "\nТолько для вас"
         )
         suggestion = "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня"
         deliver_to(
@@ -320,8 +325,7 @@ def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None
         assert body(answer).startswith(
             "Игра «seed-000»: идёт ход 1.\n"
             "Ближайший срок: 2 декабря 2026 г., 09:05 по Москве, через 11 ч 55 мин.\n"
-            "Сейчас отвечает Дуг на предположение №1.\n"
-            "\nТолько для вас"
+            "Сейчас отвечает Дуг на предположение №1.\n" + CLUEDO_SEATS_RU + "\nТолько для вас"
         )
     finally:
         table.close()
@@ -391,3 +395,97 @@ def test_pbp_games_before_any_start_shows_each_game_not_started(tmp_path: Path) 
         "seed-000  cluedo_days  not started  -                     -     no      -     -\n"
     )
     assert not (tmp_path / "pbp.sqlite3").exists()  # only read: no store made
+
+
+def seats_changed(table: TwoGames) -> None:
+    """Mid-day, Дуг's seat goes to Вова (20:20 Moscow, from the console) and Роза's to a
+    new address (20:30, by mail, with a note)."""
+    mid_day(table)
+    gm = table.service.gm
+    at = utc(2026, 12, 1, 17, 20)
+    gm.substitute(CLUEDO, "Дуг", "Вова", "vova@example.test", now=at, via="cli", note=None)
+    at = utc(2026, 12, 1, 17, 30)
+    gm.readdress(CLUEDO, "Роза", "rosa.new@example.test", now=at, via="mail", note="опечатка")
+    table.service.flush_outbox(at)
+    table.new_mail()
+
+
+def test_status_lists_each_seats_player_address_and_earlier_players(table: TwoGames) -> None:
+    seats_changed(table)
+    table.mail(CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 17, 59))
+    assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    assert body(answer) == (
+        CLUEDO_RU.split(SEATS_RU)[0] + SEATS_RU + "- Кросс <cross@example.test>\n"
+        "- Дуг: Вова <vova@example.test> с 1 декабря 2026 г., 20:20 по Москве; раньше: "
+        "Дуг <doug@example.test> до 1 декабря 2026 г., 20:20 по Москве\n"
+        "- Роза <rosa.new@example.test>\n"
+        "\n"
+        # The readdress is the last lever (issue 31: ADDRESS by mail).
+        "Последняя команда ГМа: новый адрес игрока (Роза), 1 декабря 2026 г., 20:30 по "
+        "Москве, по почте. Пояснение: опечатка\n"
+        "\n" + COMMANDS_RU
+    )
+
+
+def test_status_lists_the_seats_in_english(tmp_path: Path) -> None:
+    table = TwoGames(tmp_path, locale="en")
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        seats_changed(table)
+        table.mail(CLUEDO, GM, "STATUS", at=utc(2026, 12, 1, 17, 59))
+        assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
+        (answer,) = table.new_mail()
+        assert (
+            "\n\nSeats (who plays each now, from which address; who played it before):\n"
+            "- Кросс <cross@example.test>\n"
+            "- Дуг: Вова <vova@example.test> since December 1, 2026, 20:20 MSK; earlier: "
+            "Дуг <doug@example.test> until December 1, 2026, 20:20 MSK\n"
+            "- Роза <rosa.new@example.test>\n"
+            "\n"
+            "Last GM command: a new address (Роза), December 1, 2026, 20:30 MSK, by mail. "
+            "Note: опечатка\n\n"
+        ) in body(answer)
+    finally:
+        table.close()
+
+
+def test_pbp_games_json_lists_the_seats(table: TwoGames) -> None:
+    seats_changed(table)
+    config = str(table.directory / "games.yaml")
+    result = CliRunner().invoke(
+        main, ["-c", config, "games", "--json", "--now", "2026-12-01T21:30+03:00"]
+    )
+    assert result.exit_code == 0, result.output
+    cluedo = json.loads(result.output)[1]
+    assert cluedo["seats"][1:] == [
+        {
+            "seat": "Дуг",
+            "player": "Вова",
+            "email": "vova@example.test",
+            "since": "2026-12-01T20:20+03:00",
+            "earlier": [
+                {
+                    "name": "Дуг",
+                    "email": "doug@example.test",
+                    "since": "2026-12-01T20:00+03:00",
+                    "until": "2026-12-01T20:20+03:00",
+                }
+            ],
+        },
+        {
+            "seat": "Роза",
+            "player": "Роза",
+            "email": "rosa.new@example.test",
+            "since": "2026-12-01T20:00+03:00",
+            "earlier": [],
+        },
+    ]
+    assert cluedo["last_lever"] == {
+        "lever": "readdress",
+        "at": "2026-12-01T20:30+03:00",
+        "via": "mail",
+        "note": "опечатка",
+        "player": "Роза",
+    }

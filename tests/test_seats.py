@@ -22,8 +22,9 @@ from kits.maniac_table import START, ManiacTable
 from kits.table import EMAILS, GM, Table, body, summary, utc
 
 from pbp.cli import main
-from pbp.core.events import LeverRefused
+from pbp.core.events import AmbiguousMove, InvalidMove, LeverRefused
 from pbp.mail.maildir import deliver
+from pbp.parse.commands import PlayerNames
 from pbp.store import GM_SEAT
 
 GAME = "seed-000"
@@ -35,6 +36,13 @@ TOLD_OLD = (
     "Здравствуйте! ГМ записал за местом Дуг в игре «seed-000» другой адрес: pbp больше "
     "не пишет на этот адрес и не принимает с него ходы, а личный адрес, присланный сюда "
     "раньше, больше не действует. Если это ваш адрес и произошла ошибка, напишите ГМу.\n"
+)
+
+#: The answer to mail from the old address to its old personal address, whole.
+ANSWER_OLD = (
+    "Здравствуйте! ГМ сменил адрес места Дуг в игре «seed-000»: этот адрес в ней больше не "
+    "участвует, поэтому ничего из вашего письма не выполнено. Если это ваш адрес и "
+    "произошла ошибка, напишите ГМу.\n"
 )
 
 
@@ -125,8 +133,11 @@ def assert_only_the_new_address_plays(table: Table, old_token: str) -> None:
     table.new_mail()
     old = f"gm+{old_token}@example.test"
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 2), sender=OLD, to=old)
-    assert table.run(utc(2026, 12, 1, 19, 3)) == ["replaced"]
-    table.new_mail()
+    assert table.run(utc(2026, 12, 1, 19, 3)) == ["readdressed"]
+    # Its own answer, not a substitution's: nothing of the game, no address named.
+    (answer,) = table.new_mail()
+    assert (str(answer["To"]), body(answer)) == (OLD, ANSWER_OLD)
+    assert answer["Reply-To"] is None
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 4), sender=NEW, to=new)
     assert table.run(utc(2026, 12, 1, 19, 5)) == ["status"]
     assert summary(table.new_mail()) == [(NEW, "Re: ход")]
@@ -159,6 +170,68 @@ def test_readdress_by_mail_waits_for_the_confirmation(table: Table) -> None:
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
     assert_readdressed(table, old_token, "опечатка в адресе")
     assert_only_the_new_address_plays(table, old_token)
+
+
+def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answer(
+    table: Table,
+) -> None:
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    table.send("Дуг", "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза", at=utc(2026, 12, 1, 18))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["paused", "paused"]
+    doug_kept, _rosa_kept = (k.id for k in table.store.kept())
+    table.new_mail()
+    done = gm.readdress(GAME, "Дуг", NEW, now=utc(2026, 12, 1, 19), via="cli", note=None)
+    assert done["dropped"] == [doug_kept]
+    mails = flushed(table)
+    assert [str(m["To"]) for m in mails] == [OLD, NEW, OLD]
+    assert body(mails[0]) == (
+        "Пока игра стояла на паузе, ГМ записал за местом Дуг другой адрес. Поэтому ваше "
+        "письмо, сохранённое на время паузы, учтено не будет, а личный адрес, присланный "
+        "сюда раньше, больше не действует. Если это ваш адрес и произошла ошибка, напишите "
+        "ГМу.\n"
+    )
+    assert NEW not in str(mails[0]) and "Вова" not in str(mails[0])
+    game = table.service.game_config(GAME)
+    results = [{"line": "", "lever": "readdress", "done": done}]
+    assert (
+        f"Письма с {OLD}, отложенные на время паузы, не будут учтены (туда отправлено "
+        f"объяснение): {doug_kept} в pbp kept. Если ход должен засчитаться, внесите его "
+        "командой ЗА.\n"
+    ) in gm.result_text(game, results)
+    assert (
+        f"The mail {OLD} sent during the pause will not be applied (it was told why): "
+        f"{doug_kept} in pbp kept. If a move should count, enter it with pbp act seed-000.\n"
+    ) in gm.result_text(game, results, "en", cli=True)
+    # On resume only Роза's mail is applied; the old address hears nothing more.
+    assert gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)["held"] == 1
+    assert table.run(utc(2026, 12, 2, 10)) == ["applied"]
+    assert OLD not in [str(m["To"]) for m in flushed(table)]
+    made = [
+        s.event.data["suggester"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert made == ["Роза"]
+
+
+def test_the_old_address_texts_in_english(table: Table) -> None:
+    renderer = table.service.renderer
+    context = {"game": GAME, "seat": "Дуг"}
+    assert renderer.private_mail("old_address", locale="en", **context) == (
+        "[seed-000] This address no longer plays in the game",
+        'Hello! The GM has changed the address of the seat Дуг in the game "seed-000": this '
+        "address no longer plays in it, so nothing in your mail was applied. If this address "
+        "is still yours and this is a mistake, write to the GM.\n",
+    )
+    assert renderer.private_mail("held_readdressed", locale="en", **context) == (
+        "[seed-000] Your mail will not be applied",
+        "The GM registered another address for the seat Дуг while the game was paused. Your "
+        "mail kept during the pause will therefore not be applied, and the personal address "
+        "sent here before no longer works. If this address is still yours and this is a "
+        "mistake, write to the GM.\n",
+    )
 
 
 @pytest.mark.parametrize(
@@ -238,6 +311,9 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     assert "событие 8 · 1 декабря 2026 г., 21:00 🔒: у места Дуг новый адрес.\n" in story
     assert "событие 9 · 1 декабря 2026 г., 21:05 (ГМ): Вова (вместо Дуг) опровергает №1.\n" in story
     assert "предположение №2 от Розы для Вовы (вместо Дуг):" in story
+    # The substitute's name declined, the parenthesis kept (rule P2), as the posts do.
+    assert "событие 13 · 1 декабря 2026 г., 21:12: у Вовы (вместо Дуг) нет карт из " in story
+    assert "событие 15 · 1 декабря 2026 г., 21:22: у Вовы (вместо Дуг) нет карт из " in story
 
 
 def maniac_vote(maniac: ManiacTable, voter: str, line: str, at: datetime, sender: str) -> str:
@@ -342,3 +418,144 @@ def test_show_lists_who_plays_each_seat_and_who_did(table: Table) -> None:
         "<doug@example.test> since 2026-12-01T20:00+03:00 until 2026-12-01T21:00+03:00)\n"
         "  Роза <rosa.new@example.test> since 2026-12-01T20:00+03:00\n"
     ) in text
+
+
+# --- a substitute's seat in refusals and in the story ------------------------------------
+
+
+def test_an_unknown_name_lists_each_seat_once_by_its_label(table: Table) -> None:
+    table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    flushed(table)
+    line = "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Зины"
+    table.send("Роза", line, at=utc(2026, 12, 1, 18, 10))
+    table.send("Дуг", line, at=utc(2026, 12, 1, 18, 11), sender="vova@example.test")
+    assert table.run(utc(2026, 12, 1, 18, 12)) == ["refused", "refused"]
+    rosa, vova = table.new_mail()
+    refusal = "> {line}\nНеизвестный игрок «Зины».\nИгроки: {players}.\nИсправьте"
+    assert refusal.format(line=line, players="Кросс, Вова (вместо Дуг), Роза") in body(rosa)
+    # In his own mail the substitute's seat is his name alone.
+    assert refusal.format(line=line, players="Кросс, Вова, Роза") in body(vova)
+
+
+def test_a_maniac_unknown_name_lists_each_seat_once(tmp_path: Path) -> None:
+    maniac = ManiacTable(tmp_path)
+    maniac.run(START)
+    maniac.new_mail()
+    maniac.service.gm.substitute(
+        "seed-002", "Петя", "Гоша", "gosha@example.test", now=START, via="cli", note=None
+    )
+    maniac.service.flush_outbox(utc(2026, 12, 1, 9, 1))
+    maniac.new_mail()
+    (reply,) = maniac.move("Оля", "ГОЛОС за Зину", at=utc(2026, 12, 1, 10))
+    assert (
+        "Игроки: Вася, Гоша (вместо Пети), Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
+        in body(reply)
+    )
+    maniac.close()
+
+
+def test_the_parser_names_seats_not_their_other_names() -> None:
+    names = PlayerNames(["Кросс", "Дуг", "Роза", "Вовчик"], {"Вован": "Дуг"})
+    with pytest.raises(InvalidMove) as unknown:
+        names.match("Зина")
+    assert unknown.value.params["allowed"] == ["Кросс", "Дуг", "Роза", "Вовчик"]
+    with pytest.raises(AmbiguousMove) as ambiguous:
+        names.match("Вов")
+    assert ambiguous.value.params["candidates"] == ["Вовчик", "Дуг"]
+    assert names.match("Вована") == "Дуг"
+
+
+def test_the_story_names_a_substitutes_seat_in_every_case(table: Table) -> None:
+    table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 17, 1), via="cli", note=None
+    )
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Вовы", at=utc(2026, 12, 1, 17, 5))
+    table.run(utc(2026, 12, 1, 17, 6))
+    table.service.gm.readdress(
+        GAME, "Вову", "vova.new@example.test", now=utc(2026, 12, 1, 17, 10), via="cli", note=None
+    )
+    table.run(utc(2026, 12, 1, 19, 31))  # the close: the GM answers for Вова
+    story = cli(table, "export", GAME, "--force")
+    lines = [line for line in story.splitlines() if "Вов" in line or "места" in line]
+    assert lines == [
+        "- событие 6 · 1 декабря 2026 г., 20:01: Вова заменяет Дуг.",
+        "- событие 7 · 1 декабря 2026 г., 20:01 🔒: у места Дуг новый адрес.",
+        "- событие 8 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Вовы (вместо "
+        "Дуг): **Маша**, **Топор**, **Столовая**.",
+        # A new address is the seat's, whoever plays it.
+        "- событие 9 · 1 декабря 2026 г., 20:10 🔒: у места Дуг новый адрес.",
+        "- событие 10 · 1 декабря 2026 г., 22:30 🔒: ГМ отвечает на №1 за Вову (вместо Дуг): "
+        "нет карты.",
+        "- событие 11 · 1 декабря 2026 г., 22:30: у Вовы (вместо Дуг) нет карт из "
+        "предположения №1 (ответил ГМ).",
+    ]
+
+
+# --- a substitute's name must name one seat ------------------------------------------------
+
+#: The refusal of a substitute named as another seat is (its player now or earlier).
+NAME_TAKEN_RU = (
+    "Имя «{name}» в этой игре уже занято местом {seat} (так зовут это место или его игрока, "
+    "нынешнего или прежнего): ходы и голоса с этим именем можно было бы отнести к обоим "
+    "местам. Дайте заменяющему другое имя (добавьте инициал, например «{name} Б.»). Место "
+    "осталось за прежним игроком."
+)
+
+
+def test_substitute_refuses_another_seats_name_now_or_earlier(table: Table) -> None:
+    gm = table.service.gm
+    at = utc(2026, 12, 1, 18)
+    gm.substitute(GAME, "Дуг", "Вова", "vova@example.test", now=at, via="cli", note=None)
+    gm.substitute(GAME, "Вову", "Петр", "petr@example.test", now=at, via="cli", note=None)
+    flushed(table)
+    seq = len(table.store.events(GAME))
+    # Another seat's own name, its player's now (Петр), or earlier (Вова; any case, ё).
+    for name, seat in (("Кросс", "Кросс"), ("петр", "Дуг"), ("Вова", "Дуг"), ("Пётр", "Дуг")):
+        with pytest.raises(LeverRefused) as error:
+            gm.substitute(GAME, "Роза", name, "new@example.test", now=at, via="cli", note=None)
+        assert (error.value.code, error.value.params) == (
+            "gm_name_taken",
+            {"name": name, "seat": seat},
+        )
+    assert len(table.store.events(GAME)) == seq and flushed(table) == []
+    assert table.store.player_email(GAME, "Роза") == EMAILS["Роза"]
+    # The seat's own earlier players' names are its own: no other seat is named so.
+    gm.substitute(GAME, "Петра", "Вова", "vova2@example.test", now=at, via="cli", note=None)
+    assert table.store.substitutes(GAME) == {"Дуг": "Вова"}
+    # The command line says it in English, exit 1.
+    result = CliRunner().invoke(
+        main,
+        [
+            "-c",
+            str(table.directory / "games.yaml"),
+            "substitute",
+            GAME,
+            "Роза",
+            "--name",
+            "Кросс",
+            "--email",
+            "new@example.test",
+        ],
+    )
+    assert (result.exit_code, result.output) == (
+        1,
+        'Error: The name "Кросс" is already taken in this game by the seat Кросс (its own '
+        "name, or its player's now or earlier): moves and votes naming it could mean either "
+        'seat. Give the substitute another name (add an initial, e.g. "Кросс B."). The seat '
+        "stays with its player.\n",
+    )
+
+
+def test_substitute_by_mail_refuses_another_seats_name(table: Table) -> None:
+    gm = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    gm_mail(table, "ЗАМЕНА Розу НА Дуг new@example.test", to=gm, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    gm_mail(table, "да", to=str(confirm["Reply-To"]), at=utc(2026, 12, 1, 18, 5), subject="Re: ок")
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_refused"]
+    (result,) = table.new_mail()
+    refusal = NAME_TAKEN_RU.format(name="Дуг", seat="Дуг")
+    assert f"Не выполнено. {refusal}\n" in body(result)
+    assert table.store.substitutes(GAME) == {}

@@ -12,15 +12,16 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import click
 import jinja2
 
 from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso
+from pbp.config import Game
 from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import AnyKind
+from pbp.gmview import seat_views
 from pbp.service import Service
 
 
@@ -153,7 +154,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         for name in kind.players(kind.load(row.state))
         if (token := service.store.player_token(game_id, name))
     }
-    view["seats"] = _seats(service, game_id, kind.players(kind.load(row.state)), game.zone)
+    view["seats"] = _seats(service, game, kind.players(kind.load(row.state)))
     # Where the GM mails his commands (made here for a game started before it existed).
     view["gm_address"] = service.addresses.gm_address(game_id)
     view["voidable"] = service.gm.voidable(game_id, datetime.now(UTC))
@@ -195,39 +196,13 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
             click.echo(f"  {v['event']}: {words}")
 
 
-def _seats(
-    service: Service, game_id: str, players: Sequence[str], zone: ZoneInfo
-) -> list[dict[str, Any]]:
-    """Each seat of ``game_id`` in the game's order, who plays it and who did
-    (:meth:`pbp.store.Store.holders`): ``[{"seat", "player" (his name now), "email"
-    (his registered address), "since" (ISO 8601 in the game's ``zone``, to the minute:
-    the start, or when he took the seat), "earlier": [{"name", "email", "since",
-    "until"}]}]``, the earlier players oldest first."""
-    holders = service.store.holders(game_id)
-
-    def when(moment: datetime) -> str:
-        return moment.astimezone(zone).isoformat(timespec="minutes")
-
-    seats: list[dict[str, Any]] = []
-    for seat in players:
-        held = holders.get(seat)
-        if not held:
-            continue
-        *before, now = held
-        ends = [h.since for h in held[1:]]
-        seats.append(
-            {
-                "seat": seat,
-                "player": now.name,
-                "email": now.email,
-                "since": when(now.since),
-                "earlier": [
-                    {"name": h.name, "email": h.email, "since": when(h.since), "until": when(end)}
-                    for h, end in zip(before, ends, strict=True)
-                ],
-            }
-        )
-    return seats
+def _seats(service: Service, game: Game, players: Sequence[str]) -> list[dict[str, Any]]:
+    """Each seat of ``game`` in the game's order, who plays it and who did
+    (:func:`pbp.gmview.seat_views`, as the GM's STATUS lists them): ``[{"seat",
+    "player" (his name now), "email" (his registered address), "since" (ISO 8601 in
+    the game's zone, to the minute: the start, or when he took the seat), "earlier":
+    [{"name", "email", "since", "until"}]}]``, the earlier players oldest first."""
+    return [seat.as_json(game) for seat in seat_views(service.store, game.id, players)]
 
 
 def _holder(seat: Mapping[str, Any]) -> str:

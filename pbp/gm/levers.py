@@ -48,6 +48,7 @@ from pbp.parse.gm import (
     Void,
 )
 from pbp.parse.mime import read_letter
+from pbp.parse.names import normalize
 from pbp.store import GM_SEAT, KeptMessage, Schedule, Store, StoredEvent
 from pbp.table import Applied
 
@@ -388,7 +389,10 @@ class GmDesk:
             game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
             ``gm_address_reserved`` {email}: the daemon's own address, one of its
             personal addresses or the GM's (mail to it would loop or reach the GM);
-            ``gm_address_taken`` {email, player}: already plays in this game.
+            ``gm_address_taken`` {email, player}: already plays in this game;
+            ``gm_name_taken`` {name, seat}: ``name`` is another seat's, or the name of
+            someone who plays or played another seat (moves and votes naming it would
+            mean either seat).
         :raises MoveError: ``player`` names no seat.
         """
         service = self.service
@@ -402,6 +406,9 @@ class GmDesk:
             for other in [*kind.players(state), GM_SEAT]:
                 if self.store.player_email(game_id, other) == email:
                     raise LeverRefused("gm_address_taken", email=email, player=other)
+            taken = self._name_taken(game_id, seat, name)
+            if taken is not None:
+                raise LeverRefused("gm_name_taken", name=name, seat=taken)
             dropped = self._drop_held(game, seat, old, name, now) if old else []
             token = service.new_token()
             self.store.replace_token(game_id, seat, token, email)
@@ -452,7 +459,11 @@ class GmDesk:
         new personal address and his status, in case the old address never reached
         him), the old one ``readdressed_old`` (this address no longer plays; neither the
         new address nor the personal one: it may be a stranger's). Mail from the old
-        address is then a stranger's at the seat (``wrong_sender``).
+        address is then a stranger's at the seat (``wrong_sender``), and mail to the old
+        personal address from it is answered ``old_address`` (:meth:`pbp.intake.senders.
+        SenderRules.replaced`). Mail the old address sent while the game is paused is not
+        applied on resume (:meth:`_drop_held`): its ``pbp kept`` ids are returned as
+        ``dropped``.
 
         :raises LeverRefused: as :meth:`substitute` (not running; ``gm_seat_gone``;
             ``gm_bad_address``, ``gm_address_reserved``; ``gm_address_taken`` {email,
@@ -475,6 +486,7 @@ class GmDesk:
                     raise LeverRefused(
                         "gm_address_taken", email=email, player=other, lever="readdress"
                     )
+            dropped = self._drop_held(game, seat, old, None, now)
             self.store.replace_token(game_id, seat, service.new_token(), email)
             data = {"player": seat, "old_email": old, "new_email": email, "via": via}
             event = Event("gm_readdress", Visibility.GM, {**data, "note": note})
@@ -483,7 +495,25 @@ class GmDesk:
             brief = self._brief_context(game, kind, state, seat)
             service.mail.player(game, seat, "readdressed", {**brief, **told}, now)
             service.mail.former(game, old, "readdressed_old", told, now)
-        return {"lever": "readdress", "player": seat, "email": email, "old_email": old}
+        return {
+            "lever": "readdress",
+            "player": seat,
+            "email": email,
+            "old_email": old,
+            "dropped": dropped,
+        }
+
+    def _name_taken(self, game_id: str, seat: str, name: str) -> str | None:
+        """The other seat of ``game_id`` whose name, or the name of a player who plays
+        or played it (:meth:`pbp.store.Store.holders`), ``name`` is (case, ``ё``/``е``
+        and markup aside), or None. A substitute under such a name would make moves and
+        votes naming it mean either seat."""
+        wanted = normalize(name)
+        for other, held in self.store.holders(game_id).items():
+            names = (other, *(holder.name for holder in held))
+            if other != seat and any(normalize(n) == wanted for n in names):
+                return other
+        return None
 
     def _brief_context(self, game: Game, kind: AnyKind, state: Any, seat: str) -> dict[str, Any]:
         """What a mail that puts a player in ``seat`` shows of it (the ``briefing``, the
@@ -522,12 +552,15 @@ class GmDesk:
         self.service.mail.player(game, seat, "briefing", context, now)
 
     def _drop_held(
-        self, game: Game, seat: str, old_email: str, name: str, now: datetime
+        self, game: Game, seat: str, old_email: str, name: str | None, now: datetime
     ) -> list[int]:
-        """The mail ``seat``'s old player sent while the game was paused is not applied
-        on resume (the seat is no longer his; his token is gone): he is told so instead
-        of the ``held`` promise, and the GM gets the ``pbp kept`` ids (to ACT a move
-        that should count). Returns those ids."""
+        """The mail ``seat``'s old address sent while the game was paused is not applied
+        on resume (the seat is no longer its: a substitute ``name`` has it, or with
+        ``name`` None the GM gave the seat another address, ``pbp readdress``; its token
+        is gone): it is told so instead of the ``held`` promise (``held_dropped``, or
+        ``held_readdressed``, which names nothing of the game but the seat: the old
+        address may be a stranger's), and the GM gets the ``pbp kept`` ids (to ACT a
+        move that should count). Returns those ids."""
         dropped: list[int] = []
         for kept in self.store.held(game.id):
             letter = read_letter(kept.raw)
@@ -541,14 +574,14 @@ class GmDesk:
                 outcome=Handled.HELD_DROPPED,
                 game_id=game.id,
                 player=seat,
-                note=f"the seat went to {name}",
+                note=f"the seat went to {name}" if name else "the seat has a new address",
                 replay_of=kept.id,
             )
             self.service.mail.reply(
                 letter,
                 old_email,
-                "held_dropped",
-                {"seat": seat, "substitute": name},
+                "held_dropped" if name else "held_readdressed",
+                {"seat": seat, "substitute": name} if name else {"seat": seat},
                 now,
                 game=game,
             )

@@ -243,9 +243,11 @@ class SenderRules(ServicePart):
 
     def replaced(self, message: Message) -> Outcome | None:
         """Mail to a retired personal address from its old holder: his seat went to a
-        substitute (``replaced``), or he replaced the address himself (NEW ADDRESS,
-        ``pbp rotate-token``); anybody else's mail without a seat is an unknown
-        sender's (:meth:`_no_seat`)."""
+        substitute (``replaced``), the GM gave the seat another address (``pbp
+        readdress``, ADDRESS: ``old_address``, which names neither the new address nor
+        anything of the game: this one may be a stranger's), or he replaced the
+        address himself (NEW ADDRESS, ``pbp rotate-token``); anybody else's mail
+        without a seat is an unknown sender's (:meth:`_no_seat`). Nothing is applied."""
         if message.seat is not None:
             return None
         olds = (self.store.retired_token(token) for token in message.tokens)
@@ -259,15 +261,17 @@ class SenderRules(ServicePart):
             with self.store.transaction():
                 game = self.game_config(retired.game_id)
                 context = {"seat": retired.player}
+                readdressed = self.store.retired_by(retired) == "gm_readdress"
                 self.mail.reply(
                     message.letter,
                     message.from_address,
-                    "replaced",
+                    "old_address" if readdressed else "replaced",
                     context,
                     message.now,
                     game=game,
                 )
-                return message.record(Handled.REPLACED, retired.game_id, retired.player)
+                outcome = Handled.READDRESSED if readdressed else Handled.REPLACED
+                return message.record(outcome, retired.game_id, retired.player)
         if not message.letter.unreadable:
             return self.gm_mail.retired_address(message, retired.game_id, retired.player)
         return self._no_seat(message)

@@ -454,10 +454,12 @@ class PlayerNames:
         accusative), for an order that cannot be taken back unseen (a kill, M3).
 
         :raises InvalidMove: ``unknown_name`` (``word``: ``text`` cleaned, without
-            leading prepositions when the longest name is shorter; ``suggestion``,
-            ``allowed``, ``kind="player"``), as
+            leading prepositions when the longest name is shorter; ``suggestion``: the
+            closest seat's or substitute's name, or None; ``allowed``: the seats, each
+            once; ``kind="player"``), as
             :meth:`NameMatcher.match <pbp.parse.names.NameMatcher.match>`.
-        :raises AmbiguousMove: ``ambiguous_name`` (``word``, ``candidates``, ``kind``).
+        :raises AmbiguousMove: ``ambiguous_name`` (``word``, ``candidates``: seats,
+            ``kind``).
         """
         text, dropped = self._trim(text)
         found = self._seats_of(self._candidates(text, dropped, strict=strict))
@@ -470,8 +472,15 @@ class PlayerNames:
         except AmbiguousMove as error:
             seats = self._seats_of(error.params["candidates"])
             if len(seats) != 1:
+                # Each seat once, by its own name: the texts show it with who plays it.
+                error.params["candidates"] = seats
                 raise
             named = seats[0]
+        except InvalidMove as error:
+            # The seats, each once (a substitute's is shown «Вова (вместо Дуг)»), not
+            # the seats and then their other names.
+            error.params["allowed"] = list(self.seats)
+            raise
         return self.aliases.get(named, named)
 
     def lookup(self, text: str, *, strict: bool = False) -> str | None:

@@ -44,6 +44,25 @@ class SeatsMixin(Tables):
         ).fetchone()
         return Seat(row[0], row[1], row[2], row[3]) if row else None
 
+    def retired_by(self, retired: Seat) -> str | None:
+        """Which of the GM's levers took the address of a retired token's row
+        (:meth:`retired_token`) from its seat: ``"gm_readdress"`` (``pbp readdress``:
+        the seat plays on from another address) or ``"gm_seat_address"`` (``pbp
+        substitute``: another player has the seat), the latest of the seat's events
+        whose ``old_email`` is the row's; None when neither did (a new personal address
+        only, NEW ADDRESS: the seat kept its address). One query on the ``(game_id,
+        kind)`` index."""
+        rows = self._db.execute(
+            "SELECT kind, data FROM events WHERE game_id = ? "
+            "AND kind IN ('gm_seat_address', 'gm_readdress') ORDER BY seq DESC",
+            (retired.game_id,),
+        )
+        for kind, data in rows:
+            found = json_loads(data)
+            if found.get("player") == retired.player and found.get("old_email") == retired.email:
+                return str(kind)
+        return None
+
     def token(self, token: str) -> Seat | None:
         """The seat whose personal token this is, or None."""
         row = self._db.execute(
