@@ -528,9 +528,9 @@ Deal line:
     $canonical
 
 Seats (who plays each now, from which address; who played it before):
-  Неташка <netashka@example.test> since 2025-03-01T20:05+03:00
-  Веталь <vetal@example.test> since 2025-03-01T20:05+03:00
-  Дуг <doug@example.test> since 2025-03-01T20:05+03:00
+  Неташка <netashka@example.test> since 2025-03-01 20:05 MSK
+  Веталь <vetal@example.test> since 2025-03-01 20:05 MSK
+  Дуг <doug@example.test> since 2025-03-01 20:05 MSK
 
 GM address for commands: $gm
 """,
@@ -938,9 +938,9 @@ Deal line:
     $canonical
 
 Seats (who plays each now, from which address; who played it before):
-  Alice <alice@example.test> since 2025-03-01T18:05+00:00
-  Bob <bob@example.test> since 2025-03-01T18:05+00:00
-  Carol <carol@example.test> since 2025-03-01T18:05+00:00
+  Alice <alice@example.test> since 2025-03-01 18:05 GMT
+  Bob <bob@example.test> since 2025-03-01 18:05 GMT
+  Carol <carol@example.test> since 2025-03-01 18:05 GMT
 
 GM address for commands: $gm
 """,

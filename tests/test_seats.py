@@ -413,10 +413,10 @@ def test_show_lists_who_plays_each_seat_and_who_did(table: Table) -> None:
     text = cli(table, "show", GAME)
     assert (
         "Seats (who plays each now, from which address; who played it before):\n"
-        "  Кросс <cross@example.test> since 2026-12-01T20:00+03:00\n"
-        "  Дуг: Вова <vova@example.test> since 2026-12-01T21:00+03:00 (earlier: Дуг "
-        "<doug@example.test> since 2026-12-01T20:00+03:00 until 2026-12-01T21:00+03:00)\n"
-        "  Роза <rosa.new@example.test> since 2026-12-01T20:00+03:00\n"
+        "  Кросс <cross@example.test> since 2026-12-01 20:00 MSK\n"
+        "  Дуг: Вова <vova@example.test> since 2026-12-01 21:00 MSK (earlier: Дуг "
+        "<doug@example.test> since 2026-12-01 20:00 MSK until 2026-12-01 21:00 MSK)\n"
+        "  Роза <rosa.new@example.test> since 2026-12-01 20:00 MSK\n"
     ) in text
 
 
@@ -559,3 +559,47 @@ def test_substitute_by_mail_refuses_another_seats_name(table: Table) -> None:
     refusal = NAME_TAKEN_RU.format(name="Дуг", seat="Дуг")
     assert f"Не выполнено. {refusal}\n" in body(result)
     assert table.store.substitutes(GAME) == {}
+
+
+def test_substitute_under_the_seats_own_players_name_is_refused_and_names_readdress(
+    table: Table,
+) -> None:
+    """«Эрин заменяет Эрин» (issue 31): the same player at a new address is no
+    substitution; the refusal names the lever that changes an address, in the words of
+    where it was asked (the command line, or a mail)."""
+    gm = table.service.gm
+    at = utc(2026, 12, 1, 18)
+    seq = len(table.store.events(GAME))
+    with pytest.raises(LeverRefused) as error:
+        gm.substitute(GAME, "Роза", "роза", "rosa2@example.test", now=at, via="cli", note=None)
+    assert (error.value.code, error.value.params) == (
+        "gm_same_player",
+        {"name": "роза", "seat": "Роза", "email": "rosa2@example.test", "game": GAME},
+    )
+    assert len(table.store.events(GAME)) == seq and flushed(table) == []
+    result = CliRunner().invoke(
+        main,
+        [
+            *("-c", str(table.directory / "games.yaml"), "substitute", GAME, "Роза"),
+            *("--name", "Роза", "--email", "rosa2@example.test"),
+        ],
+    )
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: Роза already plays the seat Роза: a substitute is somebody else. To change "
+        "the player's address (no public post), use pbp readdress seed-000 Роза --email "
+        "rosa2@example.test.\n",
+    )
+    gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    gm_mail(table, "ЗАМЕНА Розу НА Роза rosa2@example.test", to=gm_address, at=at)
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    gm_mail(table, "да", to=str(confirm["Reply-To"]), at=utc(2026, 12, 1, 18, 5), subject="Re: ок")
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_refused"]
+    (result_mail,) = table.new_mail()
+    assert (
+        "Не выполнено. Роза уже играет за место Роза: замена — это другой человек. Чтобы "
+        "сменить игроку адрес (без поста на форуме), используйте АДРЕС Роза "
+        "rosa2@example.test.\n"
+    ) in body(result_mail)
+    assert table.store.player_email(GAME, "Роза") == EMAILS["Роза"]

@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import click
 import jinja2
 
-from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso
+from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso, cli_time
 from pbp.config import Game
 from pbp.core import registry
 from pbp.core.events import Refusal
@@ -172,10 +173,12 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     click.echo(body.rstrip("\n"))
     click.echo("\nSeats (who plays each now, from which address; who played it before):")
     for seat in view["seats"]:
-        now_playing = _holder(seat)
+        now_playing = _holder(seat, game.zone)
         if seat["player"] != seat["seat"]:
             now_playing = f"{seat['seat']}: {now_playing}"
-        earlier = "; ".join(f"{_holder(h)} until {h['until']}" for h in seat["earlier"])
+        earlier = "; ".join(
+            f"{_holder(h, game.zone)} until {_cli(h['until'], game.zone)}" for h in seat["earlier"]
+        )
         click.echo(f"  {now_playing}" + (f" (earlier: {earlier})" if earlier else ""))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
     if view["voidable"]:
@@ -205,10 +208,17 @@ def _seats(service: Service, game: Game, players: Sequence[str]) -> list[dict[st
     return [seat.as_json(game) for seat in seat_views(service.store, game.id, players)]
 
 
-def _holder(seat: Mapping[str, Any]) -> str:
-    """``Дэйв <dave@example.test> since 2026-12-01T21:00+03:00`` of a seat or holder of
-    :func:`_seats`."""
-    return f"{seat.get('player') or seat['name']} <{seat['email']}> since {seat['since']}"
+def _holder(seat: Mapping[str, Any], zone: ZoneInfo) -> str:
+    """``Дэйв <dave@example.test> since 2026-12-01 21:00 MSK`` of a seat or holder of
+    :func:`_seats` (the time in ``zone``, as the command line writes times)."""
+    name = seat.get("player") or seat["name"]
+    return f"{name} <{seat['email']}> since {_cli(seat['since'], zone)}"
+
+
+def _cli(iso: str, zone: ZoneInfo) -> str:
+    """An ISO 8601 time of :func:`_seats` as the command line writes it
+    (:func:`pbp.timetext.cli_time`)."""
+    return cli_time(datetime.fromisoformat(iso), zone)
 
 
 @click.command()

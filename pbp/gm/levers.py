@@ -392,7 +392,9 @@ class GmDesk:
             ``gm_address_taken`` {email, player}: already plays in this game;
             ``gm_name_taken`` {name, seat}: ``name`` is another seat's, or the name of
             someone who plays or played another seat (moves and votes naming it would
-            mean either seat).
+            mean either seat); ``gm_same_player`` {name, seat, email, game}: ``name`` is
+            the seat's player now: a new address of his is ``readdress``, not a
+            substitution.
         :raises MoveError: ``player`` names no seat.
         """
         service = self.service
@@ -409,6 +411,13 @@ class GmDesk:
             taken = self._name_taken(game_id, seat, name)
             if taken is not None:
                 raise LeverRefused("gm_name_taken", name=name, seat=taken)
+            playing = self.store.holders(game_id).get(seat)
+            if playing and normalize(playing[-1].name) == normalize(name):
+                # The same player at a new address is no substitution (no public post,
+                # no "Эрин заменяет Эрин"): that is readdress.
+                raise LeverRefused(
+                    "gm_same_player", name=name, seat=seat, email=email, game=game_id
+                )
             dropped = self._drop_held(game, seat, old, name, now) if old else []
             token = service.new_token()
             self.store.replace_token(game_id, seat, token, email)
