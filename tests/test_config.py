@@ -331,6 +331,33 @@ def test_broken_config_is_reported_at_its_line(
     assert _problems(tmp_path, monkeypatch, text) == expected
 
 
+def test_title_post_format_and_gm_mail_have_defaults_and_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = load_config(_write(tmp_path, monkeypatch, BASE)).games[0]
+    assert (game.display_title, game.post_formats, game.gm_mail) == (
+        game.id,
+        ("bbcode",),
+        "each",
+    )
+    keys = "    title: Маньяк 2\n    post_format: both\n    gm_mail: per_deadline\n"
+    game = load_config(
+        _write(tmp_path, monkeypatch, _edit("    players:\n", keys + "    players:\n"))
+    ).games[0]
+    assert (game.display_title, game.post_formats, game.gm_mail) == (
+        "Маньяк 2",
+        ("bbcode", "markdown"),
+        "per_deadline",
+    )
+    bad = "    title: '[pbp-x] Маньяк'\n    post_format: html\n"
+    problems = _problems(tmp_path, monkeypatch, _edit("    players:\n", bad + "    players:\n"))
+    assert [p.split(" ")[1] for p in problems] == [
+        "games[0].title:",
+        "games[0].post_format:",
+    ]
+    assert "without square brackets" in problems[0]
+
+
 def test_C1_five_players_drop_the_bottom_card_of_each_deck(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
