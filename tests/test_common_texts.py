@@ -325,7 +325,7 @@ def test_digest_of_several_games_names_none_in_its_subject(renderer: Renderer) -
         more=0,
         tag=None,
     )
-    assert subject == "Сводка за сутки: 2 письма отложены или без ответа"
+    assert subject == "[seed-000] Сводка за сутки: 2 письма отложены или без ответа"
     assert body.split("\n")[0] == (
         "С прошлой сводки отложены или оставлены без ответа 2 письма (игры g-1, g-2):"
     )

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 from kits.rounds_table import START, RoundsTable
-from kits.table import GM, body, summary, utc
+from kits.table import GM, body, named_body, summary, utc
 
 from pbp.core.registry import KINDS
 
 CROSS, DOUG, ROSA = "cross@example.test", "doug@example.test", "rosa@example.test"
 WELCOME = "[seed-000] Клуэдо: ваши карты"
-RE = "Re: ход"
+RE = "[seed-000] Re: ход"
 
 
 @pytest.fixture
@@ -41,14 +41,16 @@ def bbcode(mail: EmailMessage) -> str:
 
 
 def posted(title: str, *, private: bool = False) -> list[tuple[str, str]]:
-    """The GM's mails of one post: BBCode, Markdown, then the GM-only facts when any."""
+    """The GM's mails of one post: BBCode (the default ``post_format``), then the GM-only
+    facts when any."""
     gm_only = "GM only" if title.endswith(("post", "Opening post")) else "только для ГМа"
-    parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
+    parts = ["BBCode", *([gm_only] if private else [])]
     return [(GM, f"{title} — {part}") for part in parts]
 
 
 def lines(mail: EmailMessage) -> list[str]:
-    return body(mail).splitlines()
+    """The lines of a mail's text after the line naming its game (asserted)."""
+    return named_body(mail, "seed-000").splitlines()
 
 
 def play(table: RoundsTable, player: str, line: str, minute: int) -> list[EmailMessage]:
@@ -371,10 +373,8 @@ def test_D8_a_move_that_arrived_before_a_missed_deadline_is_applied_before_it(
     posts = [m for m in table.sent() if str(m["Subject"]).startswith("[seed-000] Итоги хода")]
     assert [str(m["Subject"]) for m in posts] == [
         "[seed-000] Итоги хода 1 — BBCode",
-        "[seed-000] Итоги хода 1 — Markdown",
         "[seed-000] Итоги хода 1 — только для ГМа",
         "[seed-000] Итоги хода 2 — BBCode",
-        "[seed-000] Итоги хода 2 — Markdown",
     ]
     assert bbcode(posts[3]) == (
         "[b]Ход 2: Дуг[/b]\n\nДуг: ход не сделан вовремя и пропущен.\n\n"
@@ -561,7 +561,6 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
             "[seed-000] Cluedo: your cards",
             "[seed-000] GM sheet: solution and hands",
             "[seed-000] Opening post — BBCode",
-            "[seed-000] Opening post — Markdown",
         ]
         play(table, "Кросс", "SUGGEST Петя, Молоток, Спальня", 5)
         mails = play(table, "Дуг", "REFUTE Молоток", 10)
