@@ -88,6 +88,8 @@ SCHEMA: Mapping[str, Mapping[str, str]] = {
         "void": "list",
         "export": "list",
         "help": "list",
+        "status": "list",
+        "all": "list",
         "by": "list",
         "hours": "list",
         "confirm": "list",

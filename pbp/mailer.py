@@ -448,6 +448,7 @@ class Mailer:
         player: str | None = None,
         token: str | None = None,
         stranger: bool = False,
+        about: Sequence[Game] = (),
     ) -> None:
         """Answer a mail (RFC 3834 ``auto-replied``, threaded to it). ``token``: the
         Reply-To (or Subject tag) is this token's address instead of the player's own
@@ -455,7 +456,8 @@ class Mailer:
 
         A player's Subject is kept (``Re: <subject>``); a ``stranger``'s (not a player
         or GM of any game) never: his answer has the template's Subject. Either way
-        the Subject and the first line name ``game`` (``[Маньяк 2] Re: ход``). Within the
+        the Subject and the first line name ``game`` (``[Маньяк 2] Re: ход``), or the games
+        of ``about`` (the GM's STATUS ALL). Within the
         rate limit (:attr:`limit`, :mod:`pbp.ratelimit`): beyond it the answer is
         replaced by one ``slow_down`` mail, then held back for the summary
         (:meth:`summary`)."""
@@ -485,10 +487,11 @@ class Mailer:
         elif base_subject:
             subject = base_subject
         token = token or own
+        named = about or [game]
         self._enqueue(
             to=to,
-            subject=self._subject(subject, token, [game]),
-            body=self._named([game], body),
+            subject=self._subject(subject, token, named),
+            body=self._named(named, body),
             now=now,
             auto="auto-replied",
             reply_to=reply_to,

@@ -310,7 +310,7 @@ SHA-256 (опубликован в посте открытия): $sha
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
 Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
 ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
-ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ (пояснение — после « -- »).
+ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
 [b]Клуэдо «ru-1»: день 1 открыт[/b]
@@ -713,7 +713,7 @@ SHA-256 (published in the opening post): $sha
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
 Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
 SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT · \
-EXPORT markdown|bbcode|html · HELP (a note may follow " -- ").
+EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").
 """,
         "opening_bbcode": """\
 [b]Cluedo "en-1": day 1 is open[/b]

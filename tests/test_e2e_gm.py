@@ -85,6 +85,20 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert [e for e in service.store.events(GAME) if e.event.kind == "day_closed"] == []
     assert "[e2e-1] Итоги дня 1 — BBCode" not in subjects(dovecot, GM)
 
+    # STATUS from his phone: one mail, to him alone, at once (it needs no confirmation).
+    players = {address: subjects(dovecot, address) for address in EMAIL.values()}
+    next_whole_second()
+    send(smtp, GM, gm_address, "СТАТУС")
+    asked = stack.close + timedelta(minutes=30)
+    assert outcomes(service.run_once(asked)) == [("gm_applied", "@gm")]
+    status = mailbox(dovecot, GM)[-1]
+    assert status.subject == "[e2e-1] Только для ГМа: состояние игры"
+    assert status.body.startswith("Игра «e2e-1»: идёт день 1.\nИгра на паузе с ")
+    (held_id,) = [k.id for k in service.store.kept() if k.held_for == GAME]
+    assert f"\nОтложенные письма этой игры ждут решения: 1 (№ {held_id}).\n" in status.body
+    assert "\nПоследняя команда ГМа: пауза, " in status.body
+    assert {address: subjects(dovecot, address) for address in EMAIL.values()} == players
+
     # RESUME, read half an hour after the close: the day gets back the time it had
     # left at the pause, the held move counts in day 1, and day 1 closes once.
     next_whole_second()

@@ -203,8 +203,10 @@ def test_a_forged_substitute_mails_nobody_a_role_before_the_confirmation(table: 
 def test_help_and_lines_that_are_no_lever_need_no_confirmation(table: Table) -> None:
     mail(table, "ПОМОЩЬ", "STATUS", to=gm_address(table), at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
-    (answer,) = table.new_mail()
-    assert answer["Reply-To"] == gm_address(table)
+    # STATUS in a mail of its own, then the answer to the lines: neither asks to confirm.
+    status, answer = table.new_mail()
+    assert str(status["Subject"]) == "[seed-000] Только для ГМа: состояние игры"
+    assert answer["Reply-To"] == status["Reply-To"] == gm_address(table)
 
 
 def test_a_gm_mail_that_passed_dmarc_at_the_trusted_server_is_applied_at_once(

@@ -73,6 +73,8 @@ MADE_UP: dict[str, Any] = {
         "void": ["ANULAR"],
         "export": ["EXPORTAR"],
         "help": ["AYUDA"],
+        "status": ["ESTADO"],
+        "all": ["TODOS"],
         "by": ["POR"],
         "hours": ["horas"],
         "confirm": ["CONFIRMO", "SI"],
@@ -155,6 +157,10 @@ def test_a_made_up_locale_is_read_by_every_parser_without_a_code_change(locales:
     ]
     (line,) = gm.parse_gm("CAMBIAR Петя POR Вова vova@example.test")
     assert line.lever == gm.Substitute("Петя", "Вова", "vova@example.test")
+    assert [line.lever for line in gm.parse_gm("ESTADO\nestado todos")] == [
+        gm.Status(),
+        gm.Status(all=True),
+    ]
     assert asks_new_address("Hola\nnueva direccion\n")
     assert confirms("Confirmo.")
 
@@ -231,7 +237,7 @@ def test_every_command_of_every_parser_is_written_in_every_locale(
         f"{word('gm', 'extend')} 3\n"
         f"{word('gm', 'substitute')} Петя {word('gm', 'by')} Вова vova@example.test\n"
         f"{word('gm', 'remove')} Петя\n{word('gm', 'void')} 17\n{word('gm', 'export')} html\n"
-        f"{word('gm', 'help')}"
+        f"{word('gm', 'help')}\n{word('gm', 'status')} {word('gm', 'all')}"
     )
     assert [line.lever for line in levers] == [
         gm.Act("Петя", "STATUS"),
@@ -243,6 +249,7 @@ def test_every_command_of_every_parser_is_written_in_every_locale(
         gm.Void(17),
         gm.Export("html"),
         gm.Help(),
+        gm.Status(all=True),
     ]
     assert asks_new_address(word("", "new_address"))
     assert confirms(word("gm", "confirm"))

@@ -1107,7 +1107,7 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         "gm+token@example.test\n"
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
         "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
-        "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ (пояснение — после « -- »).\n"
+        "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).\n"
     )
 
 

@@ -396,12 +396,12 @@ def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) ->
     assert _sheet_commands(renderer, "cluedo_days", "ru") == (
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ"
         " · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ"
-        " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ (пояснение — после « -- »)."
+        " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »)."
     )
     assert _sheet_commands(renderer, "maniac", "en") == (
         "Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS"
         " · SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT"
-        ' · EXPORT markdown|bbcode|html · HELP (a note may follow " -- ").'
+        ' · EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").'
     )
 
 

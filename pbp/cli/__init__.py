@@ -22,6 +22,7 @@ from typing import Any
 import click
 
 from pbp.cli.common import _inbox, _service, _transport, templates_dir
+from pbp.cli.games import games
 from pbp.cli.levers import (
     DEADLINE_COMMANDS,
     act,
@@ -110,5 +111,6 @@ for _command in (
     backup,
     kept,
     retry,
+    games,
 ):
     main.add_command(_command)

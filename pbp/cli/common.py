@@ -13,6 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import click
 
@@ -178,3 +179,13 @@ def _refused(service: Service, error: Refusal) -> click.ClickException:
     """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`."""
     text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
     return click.ClickException(text)
+
+
+def cli_time(when: datetime, zone: ZoneInfo) -> str:
+    """How the command line writes a time: local time in ``zone`` to the minute and the
+    zone's abbreviation, ``2026-12-07 22:30 MSK`` (``--json`` keeps ISO 8601).
+
+    >>> cli_time(datetime(2026, 12, 7, 19, 30, tzinfo=UTC), ZoneInfo("Europe/Moscow"))
+    '2026-12-07 22:30 MSK'
+    """
+    return when.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")

@@ -39,6 +39,9 @@ game", lists the files):
   ``posts/<period_post>.j2``, ``posts/final.j2``, ``posts/move.j2`` (the forum
   snippet of one move: its public ``events``) and its :attr:`GameKind.extra_posts`,
   each with ``view``: ``post_view`` of the post;
+  ``parts/gm_status.j2`` (``g``: a :class:`pbp.gmview.GameStatus`, its
+  :meth:`GameKind.outstanding` as ``g.outstanding``; optional: without it the GM's
+  ``STATUS`` lists ``g.outstanding.owed`` by their duty words);
   ``parts/status.j2`` (``status``) and ``parts/commands.j2`` (the briefing of a
   substitute, ``common/mail/briefing.j2``, includes them, with ``status`` and
   ``view``: ``post_view("help")``); ``parts/story_line.j2``, if it has one: the
@@ -106,6 +109,32 @@ CLOSE_DAY = DeadlineCommand(
     "Close the current game day of GAME now (GM defaults, summary, next day).",
     "closed",
 )
+
+
+@dataclass(frozen=True)
+class Owed:
+    """One thing a player owes the game now, for the GM (his ``STATUS``, ``pbp games``):
+    ``duty`` is the kind's short English word for it (Maniac ``"vote"``, ``"order"``;
+    Cluedo ``"answer"``, ``"turn"``), which ``pbp games`` prints and the kind's
+    ``parts/gm_status.j2`` writes in words; ``numbers``: what it is about (the nights
+    an order is due for, the suggestion to answer, the turn), empty when nothing."""
+
+    player: str
+    duty: str
+    numbers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outstanding:
+    """What is open in a game now, for the GM's eyes only (hidden facts allowed): who
+    owes what (:class:`Owed`, in seat order), and ``view``, the kind's own JSON view of
+    what is open that its ``parts/gm_status.j2`` lays out (Maniac: the live vote count,
+    the same function as the day's post, rule P1; Cluedo by days: the suggestions
+    waiting for an answer). Empty: nothing is open (a game over, a kind without
+    duties)."""
+
+    owed: tuple[Owed, ...] = ()
+    view: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -292,6 +321,12 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
 
     def duties(self, state: StateT, player: str) -> dict[str, Any] | None:
         """Open duties for a reminder, or None when the player owes nothing."""
+
+    def outstanding(self, state: StateT) -> Outstanding:
+        """Who owes what now and the open count or answers, for the GM's ``STATUS`` and
+        ``pbp games`` (:mod:`pbp.gmview`; a state given :meth:`with_history`): the same
+        duties as the reminders (:meth:`duties`), for every seat; empty once the game
+        is over."""
 
     def notifications(
         self, game: ConfigT, state: StateT, events: Sequence[Event]

@@ -23,11 +23,12 @@ from pbp import keywords
 from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.core.events import InvalidMove, Refusal
+from pbp.gmview import game_status
 from pbp.mail.base import stranger_raw
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import read_line
-from pbp.parse.gm import Act, GmLine, Help, Lever, Remove, Substitute, parse_gm
+from pbp.parse.gm import Act, GmLine, Help, Lever, Remove, Status, Substitute, parse_gm
 from pbp.parse.mime import Letter
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
@@ -41,7 +42,7 @@ CONFIRM_HOURS = 24
 CONFIRM_CODE_LENGTH = 16
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
-UNCONFIRMED = (Help,)
+UNCONFIRMED = (Help, Status)
 
 
 def confirm_words() -> frozenset[str]:
@@ -78,7 +79,9 @@ class GmMail(ServicePart):
         game_id: str,
     ) -> Outcome:
         """The GM's mail to his personal GM address: every command in it, then one
-        answer (``gm_result``) with each line's result; one transaction, so a crash
+        answer (``gm_result``) with each line's result (what STATUS lines asked for in
+        a GM-only mail of its own, :meth:`_statuses`; a mail of STATUS lines only gets
+        that mail alone); one transaction, so a crash
         neither loses nor repeats a lever. The levers take effect at ``raw.arrived``,
         the mail's arrival (rule D8: a PAUSE sent before a close stops it even when
         read after it); ``now`` is the real time. Held mail freed by a RESUME is
@@ -87,10 +90,11 @@ class GmMail(ServicePart):
         A mail with no command understood that looks like an auto-responder's loop
         (:meth:`pbp.moves.Moves.loop`) is kept for the digest, unanswered (outcome ``loop``).
 
-        A mail with a lever (any command but HELP) is applied only after the GM
-        confirms it (:meth:`ask_confirmation`): the personal GM address travels in
-        every Reply-To and may leak, and a From is easily forged. It is applied at
-        once when ``mail.trusted_authserv_id`` is set and that server's
+        A mail with a lever (any command but those of :data:`UNCONFIRMED`: HELP,
+        STATUS) is applied only after the GM confirms it (:meth:`ask_confirmation`):
+        the personal GM address travels in every Reply-To and may leak, and a From is
+        easily forged. It is applied at once when ``mail.trusted_authserv_id`` is set
+        and that server's
         ``Authentication-Results`` show ``dmarc=pass`` for the From
         (:func:`pbp.authcheck.verdict`)."""
         letter = message.letter
@@ -114,7 +118,7 @@ class GmMail(ServicePart):
             if checked is None or not checked.dmarc_pass:
                 return self.ask_confirmation(message, game, commands)
         with self.store.transaction():
-            results = self._run_all(game, commands, at)
+            results = self._run_all(game, commands, at, now=message.now)
             self._answer(letter, game, results, message.now)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
@@ -124,10 +128,13 @@ class GmMail(ServicePart):
         return outcome
 
     def _run_all(
-        self, game: Game, commands: Sequence[GmLine], at: datetime
+        self, game: Game, commands: Sequence[GmLine], at: datetime, *, now: datetime | None = None
     ) -> list[dict[str, Any]]:
         """Pull the levers of ``commands`` in order at ``at``; each line's result for
-        the ``gm_result`` template."""
+        the ``gm_result`` template. A STATUS reads the games as they stand after the
+        lines before it, its time left counted from ``now`` (the real time; default
+        ``at``): ``{"lever": "status", "all": bool, "games": [GameStatus…]}``
+        (:meth:`status`)."""
         renderer = self.service.renderer
         results: list[dict[str, Any]] = []
         genders = game.genders()  # the refusals' words follow the players' (rule P2)
@@ -138,6 +145,8 @@ class GmMail(ServicePart):
                 result["error"] = renderer.error(
                     error.code, {**error.params, "genders": genders}, locale=game.locale
                 )
+            elif isinstance(command.lever, Status):
+                result["done"] = self.status(game, command.lever, now or at)
             else:
                 try:
                     done = self.gm.run(game.id, command.lever, command.note, now=at, via="mail")
@@ -157,13 +166,65 @@ class GmMail(ServicePart):
             )
         return results
 
+    def status(self, game: Game, lever: Status, now: datetime) -> dict[str, Any]:
+        """What a STATUS line gives (:mod:`pbp.gmview`): ``{"lever": "status", "all":
+        bool, "games": [GameStatus…]}``, the game itself or, with ALL, every configured
+        game whose GM has the same registered address (``game`` first, then in
+        ``games.yaml`` order)."""
+        ids = [game.id]
+        if lever.all:
+            mine = self.addresses.registered(game.id)
+            ids += [
+                g.id
+                for g in self.config.games
+                if g.id != game.id and self.addresses.registered(g.id) == mine
+            ]
+        games = game_status(self.config, self.store, ids, now)
+        return {"lever": "status", "all": lever.all, "games": games}
+
+    def _statuses(
+        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
+    ) -> list[dict[str, Any]]:
+        """Mail the GM, at his registered address, the games his STATUS lines asked
+        for, in one GM-only mail (``gm_status``: its own Subject, naming the games it
+        shows and saying it is for the GM; never a post to paste), the widest asked (ALL) as the
+        latest line read them; ``results`` without their views, each marked ``sent``
+        (the ``gm_result`` mail only mentions it)."""
+        asked = [r["done"] for r in results if r.get("done", {}).get("lever") == "status"]
+        if not asked:
+            return results
+        widest = next((d for d in reversed(asked) if d["all"]), asked[-1])
+        self.service.mail.reply(
+            letter,
+            self.addresses.registered(game.id),
+            "gm_status",
+            {"games": widest["games"], "all": widest["all"]},
+            now,
+            game=game,
+            player=GM_SEAT,
+            # Its own Subject: it names the game(s) and says the mail is for the GM only.
+            stranger=True,
+            about=[self.config.game(g.game) for g in widest["games"]],
+        )
+        return [
+            {**r, "done": {"lever": "status", "all": r["done"]["all"], "sent": True}}
+            if r.get("done", {}).get("lever") == "status"
+            else r
+            for r in results
+        ]
+
     def _answer(
         self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
     ) -> None:
         """The ``gm_result`` mail, to the GM's registered address; before it, each
         story an EXPORT asked for in a mail of its own (:meth:`pbp.mailer.Mailer.gm_story`),
         which the result mail only mentions: the story is pasted whole into a public
-        thread, the result mail holds the GM's address."""
+        thread, the result mail holds the GM's address. What STATUS lines asked for
+        comes in a mail of its own too (:meth:`_statuses`); a mail of STATUS lines only
+        gets that mail alone."""
+        results = self._statuses(letter, game, results, now)
+        if results and all(r.get("done", {}).get("lever") == "status" for r in results):
+            return
         shown: list[dict[str, Any]] = []
         for result in results:
             done = result.get("done")
@@ -221,6 +282,7 @@ class GmMail(ServicePart):
                 code, game.id, json.dumps(pending, ensure_ascii=False), now, expires
             )
             results = self._run_all(game, others, now) if others else []
+            results = self._statuses(message.letter, game, results, now)
             self.service.mail.reply(
                 message.letter,
                 self.addresses.registered(game.id),

@@ -36,6 +36,7 @@ from pbp.parse.gm import (
     Pause,
     Remove,
     Resume,
+    Status,
     Substitute,
     Void,
 )
@@ -623,6 +624,9 @@ class GmDesk:
                 return self.void(game_id, event, now=now, via=via, note=note)
             case Help():
                 return {"lever": "help"}
+            case Status(everything):
+                # The view is the mail's (pbp.gm.by_mail, pbp.gmview): it reads, never pulls.
+                return {"lever": "status", "all": everything}
             case Export(fmt):
                 text = story(self.service, game_id, fmt)
                 return {"lever": "export", "format": fmt, "text": text}

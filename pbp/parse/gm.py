@@ -18,6 +18,7 @@ case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
     VOID 17                                        ОТМЕНИТЬ 17  (an event number)
     EXPORT markdown                                ЭКСПОРТ markdown
     HELP                                           ПОМОЩЬ  (the list of GM commands)
+    STATUS [ALL]                                   СТАТУС [ВСЕ]  (where the game stands)
 
 Each lever is a dataclass (:data:`Lever`), dispatched by type in :mod:`pbp.gm`;
 errors are :class:`~pbp.core.events.InvalidMove` like a player's. Player names are
@@ -101,8 +102,16 @@ class Help:
     """``HELP``: the list of GM commands."""
 
 
+@dataclass(frozen=True)
+class Status:
+    """``STATUS [ALL]``: where the game stands (``all``: every game of this GM), for the
+    GM's eyes only; it changes nothing."""
+
+    all: bool = False
+
+
 #: One GM lever.
-Lever = Act | Pause | Resume | Extend | Substitute | Remove | Void | Export | Help
+Lever = Act | Pause | Resume | Extend | Substitute | Remove | Void | Export | Help | Status
 
 #: Each lever's name, as results, confirmations and texts call it.
 NAMES: dict[type[Lever], str] = {
@@ -115,11 +124,15 @@ NAMES: dict[type[Lever], str] = {
     Void: "void",
     Export: "export",
     Help: "help",
+    Status: "status",
 }
 _BY_NAME: dict[str, type[Lever]] = {name: cls for cls, name in NAMES.items()}
 
 #: The levers whose keywords :mod:`pbp.keywords` holds (section ``gm``), in order.
-_LEVERS = ("act", "pause", "resume", "extend", "substitute", "remove", "void", "export", "help")
+_LEVERS = (
+    *("act", "pause", "resume", "extend", "substitute", "remove", "void", "export", "help"),
+    "status",
+)
 
 
 def keywords_of() -> dict[str, str]:
@@ -144,7 +157,7 @@ def shown(locale: str) -> dict[str, str]:
 @functools.cache
 def _shown(vocabulary: keywords.Vocabulary, locale: str) -> dict[str, str]:
     chosen = locale if locale in vocabulary.locales else vocabulary.locales[0]
-    words = {key: vocabulary.words("gm", key, chosen)[0] for key in (*_LEVERS, "by")}
+    words = {key: vocabulary.words("gm", key, chosen)[0] for key in (*_LEVERS, "by", "all")}
     return {**words, "formats": "|".join(FORMATS)}
 
 
@@ -153,6 +166,7 @@ class _Vocab:
     keywords: dict[str, str]
     by: re.Pattern[str]
     hours: re.Pattern[str]
+    all: frozenset[str]
 
 
 @functools.cache
@@ -168,7 +182,13 @@ def _gm(vocabulary: keywords.Vocabulary) -> _Vocab:
         found,
         re.compile(rf"\s+{by}\s+", re.IGNORECASE),
         re.compile(rf"^(\d+(?:[.,]\d+)?)\s*{units}?\.?$", re.IGNORECASE),
+        frozenset(_folded(w) for w in vocabulary.words("gm", "all")),
     )
+
+
+def _folded(word: str) -> str:
+    """``word`` as keywords are compared: upper case, ``Ё`` read as ``Е``."""
+    return word.upper().replace("Ё", "Е")
 
 
 #: Every lever with its English and Russian keywords (for the help of a refusal).
@@ -182,6 +202,7 @@ SYNTAX = {
     "void": "VOID EVENT",
     "export": "EXPORT " + "|".join(FORMATS),
     "help": "HELP",
+    "status": "STATUS [ALL]",
 }
 
 _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
@@ -282,6 +303,10 @@ def _lever(name: str, rest: str) -> Lever | None:
     if name in ("pause", "resume", "help"):
         alone: dict[str, Lever] = {"pause": Pause(), "resume": Resume(), "help": Help()}
         return None if rest else alone[name]
+    if name == "status":
+        if not rest:
+            return Status()
+        return Status(all=True) if _folded(rest) in _gm(keywords.current()).all else None
     if name == "extend":
         match = _gm(keywords.current()).hours.match(rest)
         hours = float(match.group(1).replace(",", ".")) if match else 0.0

@@ -12,7 +12,7 @@ from guessgame.config import GuessGame
 from guessgame.engine import GuessState
 from guessgame.parse import parse_guess
 from pbp.core.events import Event, IllegalMove, Step, event_dict
-from pbp.core.kind import DeadlineCommand, ParsedCommand, PrivateMail
+from pbp.core.kind import DeadlineCommand, Outstanding, ParsedCommand, PrivateMail
 
 
 class Guess:
@@ -149,6 +149,10 @@ class Guess:
     def duties(self, state: Any, player: str) -> dict[str, Any] | None:
         """No reminders."""
         return None
+
+    def outstanding(self, state: Any) -> Outstanding:
+        """Nobody owes anything: a guess is never due."""
+        return Outstanding()
 
     def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
         """Everybody learns the end of the game (G3)."""

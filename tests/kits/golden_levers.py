@@ -9,10 +9,11 @@ player, a voided move, and the story (``EXPORT`` by mail, ``pbp export``). Each 
 ``title`` (named in every Subject and first line); the Maniac game mails its posts in
 both formats and, like Cluedo by days (Markdown only), its GM mails per deadline.
 
-Maniac: a vote and an order voided, a move entered by the GM, a pause with a vote held
-and an extension while paused, a substitute, a player removed, the story in Markdown.
-Cluedo by days: a suggestion voided, a move entered by ``pbp act``, a player removed
-(the GM answers for the seat, C5), a new personal address, the story in BBCode.
+Maniac: a vote and an order voided, a move entered by the GM, a pause with a vote held,
+the GM's STATUS ALL and an extension while paused, a substitute, a player removed, the
+story in Markdown. Cluedo by days: a suggestion voided, a move entered by ``pbp act``,
+the GM's STATUS, a player removed (the GM answers for the seat, C5), a new personal
+address, the story in BBCode.
 Cluedo by rounds: the GM's help, a pause with an answer held, an extension while
 paused, a substitute during the pause (the held answer is not applied), the removed
 player's answers given by the GM, ``pbp export``.
@@ -105,6 +106,8 @@ def _maniac_levers(t: GoldenTable, locale: str) -> None:
     t.gm(w("ПАУЗА -- уехал до обеда", "PAUSE -- away until lunch"), at=utc(2026, 12, 1, 11, 50))
     t.confirm(at=utc(2026, 12, 1, 12))
     t.move("Илья", w("ГОЛОС Павла", "VOTE Павел"), at=utc(2026, 12, 1, 12, 10))
+    # Where the game stands, for the GM only: the pause, the held vote, the orders due.
+    t.gm(w("СТАТУС ВСЕ", "STATUS ALL"), at=utc(2026, 12, 1, 12, 20))
     t.cli(
         f"pbp extend {game} --hours 0.5",
         lambda s, now: s.gm.extend(game, 0.5, now=now, via="cli", note=None),
@@ -217,6 +220,8 @@ def _cluedo_days_levers(t: GoldenTable, locale: str) -> None:
         ),
         at=utc(2026, 12, 1, 17, 50),
     )
+    # Where the game stands, for the GM only: Дуг's answer owed, the kept mail.
+    t.gm(w("СТАТУС", "STATUS"), at=utc(2026, 12, 1, 18))
     t.at(utc(2026, 12, 1, 18, 30))  # the reminder: Дуг owes an answer
     t.at(utc(2026, 12, 1, 19, 30))  # day 1 closes: the GM answers for Дуг (D6)
     # Day 2: Веталь is removed (his seat stays, the GM answers for it: C5).

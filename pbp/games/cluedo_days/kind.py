@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, PrivateMail
+from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
 from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_days import engine
@@ -171,6 +171,21 @@ class CluedoDays(CluedoKind):
         if not status["owed"] and not left:
             return None
         return {"owed": status["owed"], "suggestions_left": left, "out": status["out"]}
+
+    def outstanding(self, state: DaysState) -> Outstanding:
+        """Each answer owed (D3), ``answer`` with the suggestion's number, by addressee in
+        seat order; ``view["pending"]``: every suggestion waiting for an answer, as
+        ``pbp show`` lists them (``sugg`` of the event catalogue). Unused suggestions
+        are no debt: a player may make none."""
+        if engine.is_over(state):
+            return Outstanding()
+        owed = [
+            Owed(player, "answer", (int(s["number"]),))
+            for player in self.players(state)
+            for s in engine.duties(state, player)["owed"]
+        ]
+        pending = [s.public() for s in state.suggestions if s.answer is None]
+        return Outstanding(tuple(owed), {"pending": pending})
 
     def notifications(
         self, game: CluedoDaysGame, state: DaysState, events: Sequence[Event]

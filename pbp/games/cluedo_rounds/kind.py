@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import DeadlineCommand, GameKind, PrivateMail
+from pbp.core.kind import DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
 from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_rounds import engine, views
@@ -170,6 +170,18 @@ class CluedoRounds(CluedoKind):
     def duties(self, state: RoundsState, player: str) -> dict[str, Any] | None:
         """His turn or his answer, when one is due (R7 reminders)."""
         return engine.duties(state, player)
+
+    def outstanding(self, state: RoundsState) -> Outstanding:
+        """Whose move it is (R7): ``turn`` with the turn's number, or, while his
+        suggestion is answered, ``answer`` with its number for the player asked (R2)."""
+        owed: list[Owed] = []
+        for player in self.players(state):
+            duties = engine.duties(state, player)
+            if duties is None:
+                continue
+            number = duties["turn"] if duties["duty"] == "turn" else duties["number"]
+            owed.append(Owed(player, str(duties["duty"]), (int(number),)))
+        return Outstanding(tuple(owed))
 
     def notifications(
         self, game: CluedoRoundsGame, state: RoundsState, events: Sequence[Event]

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from pbp.core.events import Event, IllegalMove, Step, Visibility, event_dict
-from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, ParsedCommand, PrivateMail
+from pbp.core.kind import (
+    CLOSE_DAY,
+    DeadlineCommand,
+    GameKind,
+    Outstanding,
+    Owed,
+    ParsedCommand,
+    PrivateMail,
+)
 from pbp.games.maniac import engine
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.engine import ManiacMove
@@ -269,6 +277,23 @@ class Maniac:
         """A vote not cast today; the maniac's order due (reminders)."""
         duties: dict[str, Any] | None = engine.duties(state, player)
         return duties
+
+    def outstanding(self, state: ManiacState) -> Outstanding:
+        """The reminders' duties of every seat (:meth:`duties`): ``vote`` (a free player
+        with no standing vote today, M9), ``order`` with the nights due (the maniac,
+        M3); during a day, the live count of its votes as ``view["votes"]``
+        (:func:`pbp.games.maniac.state.vote_count`, the day post's own, rule P1)."""
+        owed: list[Owed] = []
+        for player in self.players(state):
+            duties = engine.duties(state, player)
+            if duties is None:
+                continue
+            if duties["vote"]:
+                owed.append(Owed(player, "vote"))
+            if duties["orders_due"]:
+                owed.append(Owed(player, "order", tuple(duties["orders_due"])))
+        live = not engine.is_over(state) and engine.phase(state) == "day"
+        return Outstanding(tuple(owed), {"votes": engine.vote_count(state)} if live else {})
 
     def notifications(
         self, game: ManiacGame, state: ManiacState, events: Sequence[Event]

@@ -1,0 +1,209 @@
+"""Where each game stands, for its GM: the view of his ``STATUS`` mail command
+(:mod:`pbp.gm.by_mail`) and of ``pbp games`` (:mod:`pbp.cli.posts`), computed once here
+(:func:`game_status`) and only laid out by ``common/mail/gm_status.j2`` or printed.
+
+What a game owes and counts comes from its kind (:meth:`pbp.core.kind.GameKind.outstanding`:
+the reminders' duties and the live count); the rest is the game's row, its log and the
+kept mail, which every kind shares. The view holds hidden facts (whose order is due):
+it goes to the GM only, never into a post or a player's mail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pbp.config import Config, Game
+from pbp.core.kind import Outstanding
+from pbp.core.registry import kind_named
+from pbp.gm.levers import paused_since
+from pbp.keptview import kept_rows
+from pbp.store import Store
+
+__all__ = ["LEVER_EVENTS", "GameStatus", "LastLever", "game_status", "owed_line"]
+
+#: The events the GM's levers log (:mod:`pbp.gm`), of which the latest is shown.
+LEVER_EVENTS = (
+    "gm_act",
+    "gm_pause",
+    "gm_resume",
+    "gm_extend",
+    "gm_substitute",
+    "gm_remove",
+    "gm_void",
+)
+
+
+@dataclass(frozen=True)
+class LastLever:
+    """The GM's latest lever on a game: ``lever`` its name (``"pause"``, ``"extend"``…:
+    the event kind without ``gm_``), ``at`` when (aware UTC), ``via`` (``"cli"``,
+    ``"mail"``), his ``note``, and the seat it named (act, substitute, remove), if any."""
+
+    lever: str
+    at: datetime
+    via: str | None
+    note: str | None
+    player: str | None
+
+    def as_json(self, game: Game) -> dict[str, Any]:
+        """``{"lever", "at" (ISO 8601 with the offset of ``game``'s zone), "via", "note",
+        "player"}``."""
+        return {
+            "lever": self.lever,
+            "at": _iso(self.at, game),
+            "via": self.via,
+            "note": self.note,
+            "player": self.player,
+        }
+
+
+@dataclass(frozen=True)
+class GameStatus:
+    """One game as its GM sees it now.
+
+    ``phase``: what its current deadline ends (the kind's ``deadline_name``: ``"day"``,
+    ``"night"``, ``"turn"``), with ``period`` (the game day or turn); both None when the
+    game has not started or is over. ``deadline_at``: the next deadline (aware UTC; None:
+    none, paused, not started, over) and ``left_seconds`` until it (≥ 0; a deadline due
+    but not yet passed shows 0). ``paused_at``: when the GM paused it (None: it runs),
+    ``paused_left_seconds``: the time the pause keeps for RESUME (None: no deadline then).
+    ``start_at``: when a game not started starts (aware, its zone), None if unset.
+    ``outstanding``: who owes what and the open count or answers (the kind's,
+    :meth:`~pbp.core.kind.GameKind.outstanding`); ``kept``: the ids of the kept mail
+    waiting for this game (``pbp kept``); ``last_lever``: the GM's latest lever.
+    """
+
+    game: str
+    kind: str
+    timezone: str
+    started: bool
+    over: bool
+    phase: str | None
+    period: int | None
+    deadline_at: datetime | None
+    left_seconds: int | None
+    paused_at: datetime | None
+    paused_left_seconds: int | None
+    start_at: datetime | None
+    outstanding: Outstanding
+    kept: tuple[int, ...]
+    last_lever: LastLever | None
+
+    @property
+    def paused(self) -> bool:
+        """True while the GM's pause holds the game."""
+        return self.paused_at is not None
+
+    def as_json(self, game: Game) -> dict[str, Any]:
+        """The status as ``pbp games --json`` gives it: the fields above, times as ISO
+        8601 with the offset of ``game``'s zone, ``outstanding`` as ``owed`` (``[{"player",
+        "duty", "numbers"}]``) and ``open`` (the kind's view), ``paused`` a bool."""
+        return {
+            "game": self.game,
+            "kind": self.kind,
+            "timezone": self.timezone,
+            "started": self.started,
+            "over": self.over,
+            "phase": self.phase,
+            "period": self.period,
+            "deadline_at": _iso(self.deadline_at, game),
+            "left_seconds": self.left_seconds,
+            "paused": self.paused,
+            "paused_at": _iso(self.paused_at, game),
+            "paused_left_seconds": self.paused_left_seconds,
+            "start_at": _iso(self.start_at, game),
+            "owed": [
+                {"player": o.player, "duty": o.duty, "numbers": list(o.numbers)}
+                for o in self.outstanding.owed
+            ],
+            "open": dict(self.outstanding.view),
+            "kept": list(self.kept),
+            "last_lever": self.last_lever.as_json(game) if self.last_lever else None,
+        }
+
+
+def _iso(when: datetime | None, game: Game) -> str | None:
+    return None if when is None else when.astimezone(game.zone).isoformat(timespec="minutes")
+
+
+def game_status(
+    config: Config, store: Store | None, game_ids: list[str], now: datetime
+) -> list[GameStatus]:
+    """The :class:`GameStatus` of each game of ``game_ids`` (in that order) at ``now``
+    (aware), from ``store`` and ``config``; without a store (``pbp run`` has not made
+    one yet) every game is not started. Reads only.
+
+    :raises KeyError: a game id ``config`` does not have.
+    """
+    if store is None:
+        return [_not_started(config.game(g), (), None) for g in game_ids]
+    waiting = {kept.id for kept in store.kept() if kept.waiting}
+    kept_of: dict[str, list[int]] = {}
+    if waiting:
+        for row in kept_rows(store, config):
+            if row.id in waiting and row.game is not None:
+                kept_of.setdefault(row.game, []).append(row.id)
+    return [_one(config.game(g), store, tuple(kept_of.get(g, ())), now) for g in game_ids]
+
+
+def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> GameStatus:
+    row = store.game(game.id)
+    last = store.last_event(game.id, LEVER_EVENTS)
+    lever = None
+    if last is not None:
+        data = last.event.data
+        lever = LastLever(
+            last.event.kind.removeprefix("gm_"),
+            last.at,
+            data.get("via"),
+            data.get("note"),
+            data.get("player"),
+        )
+    if row is None:
+        return _not_started(game, kept, lever)
+    kind = kind_named(row.kind)
+    state = kind.with_history(
+        kind.load(row.state), lambda: [stored.event for stored in store.events(game.id)]
+    )
+    over = row.over or kind.is_over(state)
+    pause = paused_since(store, game.id) if not over else None
+    deadline = None if over else row.deadline_at
+    left = None if deadline is None else max(0, int((deadline - now).total_seconds()))
+    kept_left = pause.event.data.get("remaining_seconds") if pause is not None else None
+    return GameStatus(
+        game=game.id,
+        kind=row.kind,
+        timezone=game.timezone,
+        started=True,
+        over=over,
+        phase=None if over else kind.deadline_name(state),
+        period=None if over else kind.day(state),
+        deadline_at=deadline,
+        left_seconds=left,
+        paused_at=pause.at if pause is not None else None,
+        paused_left_seconds=kept_left,
+        start_at=game.start_at,
+        outstanding=Outstanding() if over else kind.outstanding(state),
+        kept=kept,
+        last_lever=lever,
+    )
+
+
+def _not_started(game: Game, kept: tuple[int, ...], lever: LastLever | None) -> GameStatus:
+    return GameStatus(
+        game.id, game.kind, game.timezone, False, False, None, None, None, None,
+        None, None, game.start_at, Outstanding(), kept, lever,
+    )  # fmt: skip
+
+
+def owed_line(outstanding: Outstanding) -> str:
+    """Who owes what in one short line, by duty in the order first owed, each duty's
+    numbers after the player: ``"vote: Петя, Вася; order: Коля (1, 2)"``; ``"-"`` when
+    nobody owes anything (``pbp games``)."""
+    by_duty: dict[str, list[str]] = {}
+    for owed in outstanding.owed:
+        numbers = f" ({', '.join(map(str, owed.numbers))})" if owed.numbers else ""
+        by_duty.setdefault(owed.duty, []).append(owed.player + numbers)
+    return "; ".join(f"{duty}: {', '.join(who)}" for duty, who in by_duty.items()) or "-"
