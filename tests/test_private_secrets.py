@@ -264,8 +264,9 @@ def test_maniac_a_civilian_reads_the_same_whoever_holds_the_other_roles(tmp_path
     ]
     observers = [MANIAC_EMAILS[p] for p in CIVILIANS_BOTH]
     assert_same_for(worlds, [*observers, "new4@example.test"], "roles")
-    # The posts the GM pastes (in the game's post_format, BBCode) read the same too; only his own facts
-    # ("GM only", the sheet, the night, the vote count, his levers' results) differ.
+    # The posts the GM pastes (in the game's post_format, BBCode) read the same too; only
+    # his own facts ("GM only", the sheet, the night, the vote count, his levers' results)
+    # differ.
     pasted = [
         [m for m in world if str(m["Subject"]).endswith((" — BBCode", " — Markdown"))]
         for world in worlds
