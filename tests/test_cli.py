@@ -1332,6 +1332,23 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     assert table.new_mail() == []
 
 
+def test_post_prints_the_games_post_format_by_default(tmp_path: Path) -> None:
+    """``pbp post`` without ``--format`` prints what the GM's mails hold: the game's
+    ``post_format`` (Markdown here; BBCode when it is ``both``: the whole-game test)."""
+    table = Table(
+        tmp_path,
+        games_yaml(RU_GAME.replace('    start: "', '    post_format: markdown\n    start: "')),
+    )
+    assert table.run(RU.times["start"]) == []
+    (opening,) = [m for m in table.new_mail() if "Пост открытия" in str(m["Subject"])]
+    assert opening["Subject"] == "[ru-1] Пост открытия игры (день 1) — Markdown"
+    markdown = post(table, "ru-1", "--which", "opening", "--format", "markdown")
+    assert post(table, "ru-1", "--which", "opening") == markdown == body(opening)
+    assert markdown.startswith("**Клуэдо «ru-1»: день 1 открыт**\n")
+    bbcode = post(table, "ru-1", "--which", "opening", "--format", "bbcode")
+    assert bbcode.startswith("[b]Клуэдо «ru-1»: день 1 открыт[/b]\n")
+
+
 def test_post_without_day_prints_the_open_day_so_far(tmp_path: Path) -> None:
     """README: ``pbp post exler-1`` is "today's public summary so far" (rule D7's post
     for the open day, every suggestion with its answer or none yet)."""
