@@ -144,7 +144,7 @@ class GmDesk:
             "note": note,
             "genders": game.genders(),  # the names in the case the sentence needs (P2)
         }
-        posts = {
+        posts: dict[str, str] = {
             fmt: self.service.renderer.public_post(
                 "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
             )
