@@ -20,6 +20,7 @@ returns the lines and whether everything needed works.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import smtplib
 import ssl
@@ -35,6 +36,7 @@ from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
 from pbp.config import Config, ImapSettings, SmtpSettings
+from pbp.counted import counted
 from pbp.mail.base import network_fault
 from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD, said
 from pbp.parse.mime import Letter, read_letter
@@ -61,6 +63,46 @@ class Report:
 
     def note(self, line: str) -> None:
         self.lines.append(f"note    {line}")
+
+    def warn(self, line: str) -> None:
+        """A danger that does not stop the check (a password sent in clear)."""
+        self.lines.append(f"WARNING {line}")
+
+
+def _loopback(host: str) -> bool:
+    """True for a host name that stays on this machine: ``localhost`` (RFC 6761: also
+    ``*.localhost``) or a loopback address (127.0.0.0/8, ``::1``); no name is looked up."""
+    name = host.strip().lower().rstrip(".").strip("[]")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def cleartext_logins(config: Config) -> list[str]:
+    """One sentence for each server of ``config`` that pbp would send a password to in
+    clear: ``tls: none`` to a host that is not this machine's loopback, with a login
+    (IMAP always logs in; SMTP when ``username`` is set). ``pbp check --connect``
+    prints them as WARNING lines, ``pbp run`` logs them as warnings at its start."""
+    found: list[str] = []
+    imap = config.mail.inbox.imap
+    smtp = config.mail.outbox.smtp
+    servers: list[tuple[str, str, int, str, str | None]] = []
+    if imap is not None:
+        servers.append(("IMAP", imap.host, imap.port, imap.tls, imap.username))
+    if smtp is not None:
+        servers.append(("SMTP", smtp.host, smtp.port, smtp.tls, smtp.username))
+    for protocol, host, port, tls, username in servers:
+        if tls != "none" or username is None or _loopback(host):
+            continue
+        found.append(
+            f"{protocol} {host}:{port}: tls: none sends the password of {username} in clear "
+            "over the network, where anyone on the way can read it: use tls: ssl or "
+            "starttls (tls: none is for a server on this machine)"
+        )
+    return found
 
 
 def _tls_context() -> ssl.SSLContext:
@@ -124,7 +166,7 @@ def _check_folder(client: IMAPClient, settings: ImapSettings, report: Report) ->
         report.bad(f"{where}: cannot be opened ({said(error)}): check folder: in games.yaml")
         return False
     idle = client.has_capability("IDLE")
-    report.good(f"{where}: opened, {int(selected.get(b'EXISTS', 0))} messages")
+    report.good(f"{where}: opened, {counted(int(selected.get(b'EXISTS', 0)), 'message')}")
     if idle:
         report.good("IMAP IDLE: yes (new mail is seen at once)")
     else:
@@ -306,6 +348,8 @@ def check_connect(
     Returns the :class:`Report`; never raises for a server's or the network's fault.
     """
     report = Report([])
+    for sentence in cleartext_logins(config):
+        report.warn(sentence)
     imap = config.mail.inbox.imap
     smtp_settings = config.mail.outbox.smtp
     if imap is None:

@@ -264,6 +264,7 @@ class Daemon:
         # scheduler: its jobs only wake rounds, and the round itself plans them.
         self._serving = True
         log.info("pbp running: %d game(s)", len(self.service.config.games))
+        self._look_for_lost()
         watcher = threading.Thread(target=self._watch_store, name="pbp-store-watch", daemon=True)
         watcher.start()
         try:
@@ -277,6 +278,35 @@ class Daemon:
             raise
         finally:
             self._shut_down()
+
+    def _look_for_lost(self) -> None:
+        """At start: mail done on the server that the store never saw (a backup
+        restored, :mod:`pbp.lost`) is one WARNING line pointing at ``pbp lost``, and a
+        mail to its GM once (:func:`pbp.lost.tell_gm`). A mailbox that cannot be asked
+        is one WARNING line; the daemon serves all the same."""
+        from pbp.lost import find_lost, tell_gm
+
+        service = self.service
+        if service.inbox is None:
+            return
+        try:
+            with self.lock:
+                lost = find_lost(service.store, service.config, service.inbox)
+                if lost:
+                    tell_gm(service, lost, self.clock())
+        except Exception as error:
+            fault = explain_fault(service, error)
+            log.warning("could not look for mail lost by a restored store: %s", fault or error)
+            log.debug("the failed look", exc_info=True)
+            return
+        if lost:
+            log.warning(
+                "%d mail(s) processed and marked done on the server are missing from the "
+                "store (a backup restored?), the first arrived at %s: `pbp lost` lists them, "
+                "`pbp lost --replay` applies them",
+                len(lost),
+                lost[0].raw.arrived.isoformat(),
+            )
 
     def _serve(self) -> None:
         """The main loop until a stop: a reload when one was asked for, a round, then a

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from markdown_it import MarkdownIt
 
 from pbp.core.events import LeverRefused, Visibility
+from pbp.seatnames import ShownName, renamed
 
 if TYPE_CHECKING:
     from pbp.service import Service
@@ -95,6 +96,10 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     periods: dict[int, list[dict[str, Any]]] = {}
     events = list(service.store.events(game_id))
     public = on_forum(events)
+    # Who played each seat when: an event after a substitution names the seat by its
+    # substitute («Дэйв (вместо Кэрол)»), one before it by the player who played then.
+    substitutes: dict[str, str] = {}
+    names: dict[str, ShownName] = {}
     for stored in events:
         periods.setdefault(stored.day or 1, []).append(
             {
@@ -102,12 +107,18 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
                 "kind": stored.event.kind,
                 "visibility": stored.event.visibility.value,
                 "public": stored.seq in public,
-                "player": stored.event.player,
+                "player": renamed(stored.event.player, names),
                 "at": stored.at,
                 "source": stored.source,
-                "data": dict(stored.event.data),
+                "data": renamed(dict(stored.event.data), names),
             }
         )
+        if stored.event.kind == "gm_substitute":
+            substitutes[stored.event.data["player"]] = stored.event.data["name"]
+        elif stored.event.kind == "gm_seat_address":
+            # After a substitution's two events (the seat's new player, then his address),
+            # which are about the seat itself.
+            names = service.renderer.shown_names(game.locale, substitutes, genders=game.genders())
     text = service.renderer.story(
         locale=game.locale,
         fmt="bbcode" if fmt == "bbcode" else "markdown",

@@ -24,8 +24,9 @@ from pbp.digest import inert
 from pbp.mail.base import header_section
 from pbp.parse.mime import find_tokens, read_letter
 from pbp.store import HELD_REASON, KeptMessage, Store
+from pbp.timetext import cli_time
 
-__all__ = ["KeptRow", "kept_rows", "reason_words", "table"]
+__all__ = ["KeptRow", "explain", "kept_rows", "reason_words", "table"]
 
 #: Characters shown of a sender's address and of a Subject.
 SENDER_WIDTH = 40
@@ -46,6 +47,41 @@ REASONS = {
     "unauthenticated": "its From was not authenticated (not applied)",
     "paused": "held while the game was paused",
 }
+
+
+#: What the GM can do about a kept mail of each reason code (the console commands; by
+#: mail the same levers are RETRY, DISMISS, ACT, ADDRESS). ``pbp kept --explain`` prints
+#: this table with :data:`REASONS`; the README's table says the same.
+ACTIONS = {
+    "unknown_sender": "a stranger's: pbp dismiss ID. A player at an address pbp does not "
+    "know: enter his moves with pbp act GAME PLAYER '...' (pbp readdress GAME PLAYER "
+    "--email NEW if it is his new address)",
+    "wrong_sender": "the player at a new address: pbp readdress GAME PLAYER --email NEW, "
+    "then pbp retry ID; a move for that player: pbp act GAME PLAYER '...'; else pbp "
+    "dismiss ID",
+    "wrong_confirmer": "never applied; if your GM address leaked: pbp rotate-token GAME "
+    "--gm; then pbp dismiss ID",
+    "automatic or no sender": "nothing to apply (a bounce may mean a player's address is "
+    "wrong: pbp readdress); pbp dismiss ID",
+    "loop": "nothing to apply: pbp dismiss ID",
+    "unreadable": "the sender was asked to send it again as plain text; or enter his "
+    "moves with pbp act GAME PLAYER '...'; then pbp dismiss ID",
+    "odd_entry": "remove the entry from the Maildir folder; pbp dismiss ID",
+    "error": "after the fix (a pbp update): pbp retry ID",
+    "too_large": "the sender was told to send a shorter mail; or enter his moves with pbp "
+    "act GAME PLAYER '...'; then pbp dismiss ID",
+    "forged_from": "nothing to apply: pbp dismiss ID",
+    "unauthenticated": "the player's own? enter his moves with pbp act GAME PLAYER "
+    "'...' (or fix the sending server's SPF/DKIM, then pbp retry ID); else pbp dismiss ID",
+    "paused": "applied by itself on pbp resume GAME, in arrival order",
+}
+
+
+def explain() -> str:
+    """Every kept reason code with its words and what the GM can do (:data:`REASONS`,
+    :data:`ACTIONS`), one block per code, no trailing newline (``pbp kept --explain``)."""
+    blocks = [f"{code}\n  {REASONS[code]}\n  what to do: {ACTIONS[code]}" for code in REASONS]
+    return "\n\n".join(blocks)
 
 
 def reason_words(reason: str, held_for: str | None = None) -> str:
@@ -72,7 +108,7 @@ class KeptRow:
     held by a pause ``"paused:GAME"``, as before the store said ``held_for`` apart),
     ``reason_text``: in words; ``status``: ``"waiting"``, ``"waiting for resume"``,
     ``"retried 2026-12-01 21:03: OUTCOME"`` (local time; ``(still kept)`` when kept
-    again) or ``"resumed: OUTCOME"``.
+    again), ``"resumed: OUTCOME"`` or ``"dismissed 2026-12-01 21:03"``.
     """
 
     id: int
@@ -113,13 +149,15 @@ def _game_of(message: KeptMessage, store: Store, config: Config) -> str | None:
 def _status(message: KeptMessage, resumed: dict[int, str], zone: ZoneInfo) -> str:
     """``resumed``: ``{kept id: outcome}`` of the held mail replayed on resume."""
     held = message.held_for is not None
+    if message.dismissed_at is not None:
+        return f"dismissed {message.dismissed_at.astimezone(zone).strftime('%Y-%m-%d %H:%M')}"
     if held and message.retried_at is None:
         outcome = resumed.get(message.id)
         return "waiting for resume" if outcome is None else f"resumed: {outcome}"
     if message.retried_at is not None:
         done = "resumed" if held else "retried"
         still = " (still kept)" if message.waiting else ""
-        when = message.retried_at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        when = cli_time(message.retried_at, zone)
         return f"{done} {when}: {message.retry_outcome}{still}"
     return "waiting"
 
@@ -132,10 +170,11 @@ def _stored_reason(message: KeptMessage) -> str:
     return message.reason
 
 
-def kept_rows(store: Store, config: Config) -> list[KeptRow]:
-    """Every kept mail of ``store`` as a :class:`KeptRow`, oldest first. Times are in
-    the zone of the mail's game, else of the first game of ``config``."""
-    kept = store.kept()
+def kept_rows(store: Store, config: Config, kept: list[KeptMessage] | None = None) -> list[KeptRow]:
+    """Every kept mail of ``store`` (or those of ``kept``) as a :class:`KeptRow`, oldest
+    first. Times are in the zone of the mail's game, else of the first game of
+    ``config``."""
+    kept = store.kept() if kept is None else kept
     resumed: dict[int, str] = {}
     if any(message.held_for is not None for message in kept):
         resumed = store.replay_outcomes()
@@ -167,9 +206,8 @@ def kept_rows(store: Store, config: Config) -> list[KeptRow]:
 
 
 def _local(row: KeptRow) -> str:
-    """``"2026-12-01 20:05 MSK"``: the arrival in its zone, to the minute."""
-    moment = datetime.fromisoformat(row.arrived).astimezone(ZoneInfo(row.zone))
-    return moment.strftime("%Y-%m-%d %H:%M %Z")
+    """``"2026-12-01 20:05 MSK"``: the arrival in its zone, to the minute (:func:`cli_time`)."""
+    return cli_time(datetime.fromisoformat(row.arrived), row.zone)
 
 
 def table(rows: list[KeptRow]) -> str:

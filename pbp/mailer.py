@@ -154,15 +154,17 @@ class Mailer:
             subject, body = self._gm_render(game, "gm_facts", {"parts": parts}, token)
             self._gm_send(game, subject, body, now, token)
 
-    @staticmethod
-    def post_context(game: Game) -> dict[str, Any]:
+    def post_context(self, game: Game) -> dict[str, Any]:
         """What every public post of ``game`` gets besides its events: the kind, the
-        game id, its time zone and the kind's timing keys (``day_closes``, …)."""
+        game id, its time zone, the kind's timing keys (``day_closes``, …) and the
+        seats substitutes play (``substitutes``: «Дэйв (вместо Кэрол)»,
+        :meth:`pbp.render.Renderer.shown_names`)."""
         return {
             "kind": game.kind,
             "game": game.id,
             "timezone": game.timezone,
             "genders": game.genders(),
+            "substitutes": self.store.substitutes(game.id),
             **KINDS[game.kind].mail_context(game),
         }
 
@@ -177,12 +179,20 @@ class Mailer:
             **KINDS[game.kind].mail_context(game),
         }
         if player is not None:
-            self._add_player(context, player, self.store.player_token(game.id, player))
+            self._add_player(context, game.id, player, self.store.player_token(game.id, player))
         return context
 
-    def _add_player(self, context: dict[str, Any], player: str, token: str | None) -> None:
+    def _add_player(
+        self, context: dict[str, Any], game_id: str, player: str, token: str | None
+    ) -> None:
         """Set a player's keys of :meth:`context`: his name, personal address (by his
-        ``token``, None: the common address) and Subject tag."""
+        ``token``, None: the common address) and Subject tag, and for a player's seat
+        (not the GM's) the seats substitutes play (``substitutes``; ``reader``: his own
+        seat, which his mail names by his own name alone,
+        :meth:`pbp.render.Renderer.shown_names`)."""
+        if player != GM_SEAT:
+            context["substitutes"] = self.store.substitutes(game_id)
+            context["reader"] = player
         context["player"] = player
         context["personal_address"] = self.personal(token) if token else self.address
         context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
@@ -198,7 +208,7 @@ class Mailer:
         else:
             email, token = next(p.email for p in game.players if p.name == player), None
         full = self.context(game, None)
-        self._add_player(full, player, token)
+        self._add_player(full, game.id, player, token)
         full.update(context)
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
@@ -210,6 +220,25 @@ class Mailer:
             now=now,
             auto="auto-generated",
             reply_to=full["personal_address"],
+        )
+
+    def former(
+        self, game: Game, to: str, template: str, context: Mapping[str, Any], now: datetime
+    ) -> None:
+        """Mail ``to``, an address that no longer plays in ``game`` (the old address of a
+        seat the GM registered elsewhere, ``pbp readdress``): the common context only and
+        no personal address anywhere (no Reply-To, no Subject tag), for that address may
+        be a stranger's. Its Subject and first line name ``game``."""
+        full = {**self.context(game, None), **context}
+        subject, body = self.renderer.private_mail(
+            f"{game.kind}/{template}", locale=game.locale, **full
+        )
+        self._enqueue(
+            to=to,
+            subject=self._subject(subject, None, [game]),
+            body=self._named([game], body),
+            now=now,
+            auto="auto-generated",
         )
 
     def gm(
@@ -331,7 +360,13 @@ class Mailer:
         facts = list(KINDS[game.kind].gm_facts(post, day, private))
         if not facts:
             return  # each gm_<post> template renders nothing then (tests/test_render.py)
-        context = {"private": facts, "day": day, "part": "private"}
+        context = {
+            "private": facts,
+            "day": day,
+            "part": "private",
+            # The seats as the post beside it shows them.
+            "substitutes": self.store.substitutes(game.id),
+        }
         token = self.store.player_token(game.id, GM_SEAT)
         subject, body = self._gm_render(game, f"gm_{post}", context, token)
         if not body.strip():
@@ -464,7 +499,7 @@ class Mailer:
         own = self.store.player_token(game.id, player) if player else None
         full = self.context(game, None)
         if player is not None:
-            self._add_player(full, player, own)
+            self._add_player(full, game.id, player, own)
         full.update(context)
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full

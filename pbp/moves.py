@@ -261,8 +261,13 @@ class Moves(ServicePart):
 
     def error_text(self, game: Game, error: MoveError) -> str:
         """The text of a refusal in ``game``'s language, its players' genders given
-        (rule P2: "Маша названа в заказе дважды")."""
-        params = {**error.params, "genders": game.genders()}
+        (rule P2: "Маша названа в заказе дважды") and a substitute's seat shown by his
+        name («Дэйв (вместо Кэрол)», :meth:`pbp.render.Renderer.shown_names`)."""
+        params = {
+            **error.params,
+            "genders": game.genders(),
+            "substitutes": self.store.substitutes(game.id),
+        }
         return self.renderer.error(error.code, params, locale=game.locale)
 
 

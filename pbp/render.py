@@ -65,13 +65,11 @@ from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 import jinja2
 import jinja2.compiler
 import jinja2.nodes
 from babel import Locale
-from babel import dates as babel_dates
 from babel import numbers as babel_numbers
 from markupsafe import Markup
 
@@ -83,6 +81,8 @@ from pbp.inert import escape_bbcode, escape_markdown, strip_controls
 from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
+from pbp.seatnames import ShownName, renamed
+from pbp.timetext import cli_time, written_clock, written_time
 
 log = logging.getLogger(__name__)
 
@@ -202,6 +202,11 @@ def _genders_of(context: Mapping[str, Any]) -> Iterator[None]:
         _GENDERS.reset(token)
 
 
+#: The context keys a text's names are never replaced in (:func:`renamed`): ``seat``
+#: is a seat's own name by definition (the briefing's "you take over the seat Кэрол").
+_KEEP_NAMES = frozenset({"genders", "substitutes", "reader", "seat"})
+
+
 #: «игрок» in each case: the frame of a name whose form would need a gender not known.
 _PLAYER = {
     "gent": "игрока",
@@ -237,14 +242,23 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
     """
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}: use one of {sorted(CASES)}")
-    text = str(name)
     if ctx.get("locale") != "ru":
-        return text
-    given = (ctx.get("genders") or _GENDERS.get()).get(text)
+        return str(name)
+    genders = ctx.get("genders") or _GENDERS.get()
+    if isinstance(name, ShownName):  # a substitute: his name declined, the rest kept
+        return _inflected(name.person, case, genders, ctx.resolve("pgettext")) + name.rest
+    return _inflected(str(name), case, genders, ctx.resolve("pgettext"))
+
+
+def _inflected(
+    text: str, case: str, genders: Mapping[str, str], pgettext: Callable[..., str]
+) -> str:
+    """The Russian form of :func:`inflect_name` (``case`` checked there)."""
+    given = genders.get(text)
     gender = given if given in ("masc", "femn") else morph.gender_of(text)
     form = morph.inflect(text, CASES[case], gender)
     if form == text and gender is None and text != morph.inflect(text, CASES[case], "masc"):
-        return _framed(ctx.resolve("pgettext"), CASES[case], text)
+        return _framed(pgettext, CASES[case], text)
     return form
 
 
@@ -289,8 +303,8 @@ def gender_of_name(ctx: jinja2.runtime.Context, name: object) -> str | None:
     follow a player's gender (rule P2: "Маша исключена"): the gender ``games.yaml``
     gives (the context's ``genders``), else the dictionary's sure guess
     (:func:`pbp.parse.morph.gender_of`), else None, and then the template takes a
-    sentence that needs none."""
-    text = str(name)
+    sentence that needs none. A substitute's (:class:`ShownName`) is his own."""
+    text = name.person if isinstance(name, ShownName) else str(name)
     given = (ctx.get("genders") or _GENDERS.get()).get(text)
     if given in ("masc", "femn"):
         return str(given)
@@ -437,38 +451,6 @@ def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
     return shown
 
 
-def format_dt(
-    when: datetime | str, locale: str, zone: str | None, pattern: str, *, named: bool = True
-) -> str:
-    """An aware datetime (or its ISO 8601 text, as events carry it) in ``zone`` (an
-    IANA name; None: its own zone), written by Babel with ``pattern`` (CLDR's date
-    field symbols, the locale's catalog gives it: :func:`datetime_filter`) and followed
-    by the zone's name: ``01.12.2026 22:30 (Europe/Moscow)`` for ``dd.MM.yyyy HH:mm``;
-    without it when not ``named`` (a text whose heading names the zone once).
-
-    >>> from datetime import UTC
-    >>> when = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
-    >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm")
-    '01.12.2026 22:30 (Europe/Moscow)'
-    >>> format_dt(when, "ru", "Europe/Moscow", "dd.MM.yyyy HH:mm", named=False)
-    '01.12.2026 22:30'
-
-    :raises ValueError: ``when`` is naive, or not ISO 8601 text.
-    :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
-    """
-    if isinstance(when, str):
-        when = datetime.fromisoformat(when)
-    if when.tzinfo is None:
-        raise ValueError(f"a naive datetime cannot be shown to players: {when!r}")
-    if zone is not None:
-        when = when.astimezone(ZoneInfo(zone))
-    shown = babel_dates.format_datetime(when, pattern, locale=_locale(locale))
-    if not named:
-        return shown
-    name = when.tzinfo.key if isinstance(when.tzinfo, ZoneInfo) else when.tzname()
-    return f"{shown} ({name})"
-
-
 @functools.cache
 def _locale(name: str) -> Locale:
     """Babel's data of the locale ``name``, parsed once (it costs more than a date)."""
@@ -476,9 +458,21 @@ def _locale(name: str) -> Locale:
 
 
 def datetime_filter(fmt: Format) -> Callable[..., str]:
-    """``when|dt(zone=None, named=True)``: :func:`format_dt` with the pattern of the
-    locale's catalog (message "yyyy-MM-dd HH:mm", context "date and time, a CLDR
-    pattern"); ``named=False`` leaves out the zone's name."""
+    """``when|dt(zone=None, named=True)``: :func:`pbp.timetext.written_time` in the
+    locale of the template (``7 декабря 2026 г., 22:30 по Москве``, ``December 7,
+    2026, 22:30 MSK``); ``named=False`` leaves out the zone's name. A text the command
+    line prints (``cli`` true in the context: ``pbp show``, a lever's result) writes
+    it as the command line does: :func:`pbp.timetext.cli_time` (``2026-12-07 22:30
+    MSK``).
+
+    >>> from pathlib import Path
+    >>> from datetime import UTC
+    >>> at = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
+    >>> t = "{{ at|dt('Asia/Yekaterinburg') }}"
+    >>> [Renderer(Path("templates"))._env(loc, "text").from_string(t).render(at=at)
+    ...  for loc in ("ru", "en")]
+    ['2 декабря 2026 г., 00:30 по Екатеринбургу', 'December 2, 2026, 00:30 UTC+5']
+    """
 
     @jinja2.pass_context
     def dt(
@@ -487,12 +481,28 @@ def datetime_filter(fmt: Format) -> Callable[..., str]:
         zone: str | None = None,
         named: bool = True,
     ) -> str:
+        if ctx.get("cli"):
+            moment = datetime.fromisoformat(when) if isinstance(when, str) else when
+            shown = cli_time(moment, zone)
+            return _markup(shown if named else shown.rsplit(" ", 1)[0], fmt)
         pgettext = ctx.resolve("pgettext")
-        pattern = str(pgettext("date and time, a CLDR pattern", "yyyy-MM-dd HH:mm"))
         locale = str(ctx.resolve("locale"))
-        return _markup(format_dt(when, locale, zone, pattern, named=named), fmt)
+        return _markup(written_time(when, locale, zone, pgettext, named=named), fmt)
 
     return dt
+
+
+def clock_filter(fmt: Format) -> Callable[..., str]:
+    """``"22:30"|clock(zone)``: a time of day in the zone ``zone`` (IANA name) with no
+    date, :func:`pbp.timetext.written_clock` (``22:30 по Москве``, ``22:30 MSK``)."""
+
+    @jinja2.pass_context
+    def clock(ctx: jinja2.runtime.Context, time_of_day: str, zone: str) -> str:
+        pgettext = ctx.resolve("pgettext")
+        locale = str(ctx.resolve("locale"))
+        return _markup(written_clock(str(time_of_day), locale, zone, pgettext), fmt)
+
+    return clock
 
 
 def tidy(text: str) -> str:
@@ -500,6 +510,12 @@ def tidy(text: str) -> str:
     lines = [line.rstrip() for line in text.split("\n")]
     joined = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
     return joined.strip("\n") + "\n"
+
+
+def _renamed_context(context: Mapping[str, Any], names: Mapping[str, ShownName]) -> dict[str, Any]:
+    """A text's ``context`` :func:`renamed`, but for the keys that are never
+    (:data:`_KEEP_NAMES`)."""
+    return {k: v if k in _KEEP_NAMES else renamed(v, names) for k, v in context.items()}
 
 
 # --- the events a public post may see ---
@@ -651,6 +667,11 @@ class Renderer:
         # What the post shows, computed by its game from the public events (rule P1).
         found = registry.KINDS.get(kind)
         view = {} if found is None else found.post_view(name, public, context.get("day"))
+        # A substitute's seat by his name (the view is the game's, of the seats' names).
+        names = self._names_of(locale, context)
+        if names:
+            context = _renamed_context(context, names)
+            public, view = renamed(public, names), renamed(view, names)
         with _genders_of(context):
             text = template.render(context, events=public, kind=kind, view=view)
         return tidy(text)
@@ -670,6 +691,15 @@ class Renderer:
         with _genders_of(context):
             template = self._env(locale, fmt).get_template("common/story/story.j2")
             return tidy(template.render(context, kind=kind))
+
+    def event_line(self, event: Mapping[str, Any], *, locale: str, kind: str) -> str:
+        """One logged event in words, as the game ``kind`` tells it in its story
+        (``common/story/event_line.j2``; ``event`` as there: ``seq, kind, player, at,
+        source, data``), plain text on one line: «suggestion #1 by Кросс to Дуг: Маша,
+        Пистолет, Спальня.»; the event's kind when the game does not tell it."""
+        template = self._env(locale, "text").get_template("common/story/event_line.j2")
+        words = " ".join(template.render(e=event, kind=kind).split())
+        return words or str(event["kind"])
 
     def private_mail(
         self, name: str, *, locale: str, kind: str | None = None, **context: Any
@@ -695,6 +725,9 @@ class Renderer:
         env = self._env(locale, "text")
         names = [f"{kind}/mail/{name}.j2"] if kind else []
         template = env.select_template([*names, f"common/mail/{name}.j2"])
+        shown = self._names_of(locale, context)
+        if shown:
+            context = _renamed_context(context, shown)
         with _genders_of(context):
             text = template.render(context, kind=kind).lstrip("\n")
         head, _, body = text.partition("\n")
@@ -713,9 +746,12 @@ class Renderer:
         template = self._env(locale, "text").get_template("common/parts/game_line.j2")
         return tidy(template.render(titles=list(titles))).strip()
 
-    def error(self, code: str, params: Mapping[str, Any], *, locale: str) -> str:
+    def error(self, code: str, params: Mapping[str, Any], *, locale: str, cli: bool = False) -> str:
         """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).
+        ``cli``: the refusal ``pbp`` prints, whose text names the command line's
+        commands (``pbp resume GAME``) where a mail's names the GM's mail commands
+        (``RESUME``); the template sees it as ``cli``.
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
         a generic text that names ``code``. The result has no trailing newline.
@@ -723,13 +759,52 @@ class Renderer:
         :raises jinja2.UndefinedError: the error text needs a parameter not given.
         """
         env = self._env(locale, "text")
+        names = self._names_of(locale, params)
+        if names:
+            params = _renamed_context(params, names)
         try:
             template = env.get_template(f"errors/{code}.txt")
         except jinja2.TemplateNotFound:
             log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
             template = env.get_template("common/error_fallback.j2")
             return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
-        return tidy(template.render(dict(params))).rstrip("\n")
+        return tidy(template.render({**params, "cli": cli})).rstrip("\n")
+
+    def shown_names(
+        self,
+        locale: str,
+        substitutes: Mapping[str, str],
+        *,
+        genders: Mapping[str, str] | None = None,
+        reader: str | None = None,
+    ) -> dict[str, ShownName]:
+        """How a text in ``locale`` shows each seat a substitute plays (``substitutes``:
+        ``{seat: his name}``, :meth:`pbp.store.Store.substitutes`): «Дэйв (вместо
+        Кэрол)», the seat in the genitive (``genders``: the players' from games.yaml);
+        the ``reader``'s own seat (the player a mail goes to) by his name alone: a
+        substitute's mails use his name."""
+        found = self.translations.get(locale) or catalogs.translations(locale)
+        pgettext: Callable[..., str] = catalogs.gettext_callables(found, "text")["pgettext"]
+        shown: dict[str, ShownName] = {}
+        for seat, person in substitutes.items():
+            if seat == reader:
+                shown[seat] = ShownName(person, "", seat)
+                continue
+            of_seat = _inflected(seat, "gen", genders or {}, pgettext) if locale == "ru" else seat
+            rest = pgettext(
+                "a substitute's name: the seat he plays", "(for %(seat)s)", seat=of_seat
+            )
+            shown[seat] = ShownName(person, f" {rest}", seat)
+        return shown
+
+    def _names_of(self, locale: str, context: Mapping[str, Any]) -> dict[str, ShownName]:
+        """:meth:`shown_names` of a text's ``context`` (its ``substitutes``, ``genders``
+        and ``reader``); ``{}`` without substitutes (the names are the seats')."""
+        substitutes = context.get("substitutes")
+        if not substitutes:
+            return {}
+        genders = context.get("genders") or {}
+        return self.shown_names(locale, substitutes, genders=genders, reader=context.get("reader"))
 
     def reload(self) -> None:
         """Read every template again at its next use: ``pbp run``'s SIGHUP
@@ -819,6 +894,7 @@ class Renderer:
             "murder": murder_words,
             "and_list": and_list,
             "dt": datetime_filter(fmt),
+            "clock": clock_filter(fmt),
             "hours": hours_filter,
             "duration": duration_filter,
             "sha256": lambda text: commitment(str(text)),
@@ -853,8 +929,10 @@ class Renderer:
             **context: Any,
         ) -> str:
             kind = str(ctx["kind"])
-            # The players' genders travel into the post (rule P2), unless given.
+            # The players' genders travel into the post (rule P2), unless given, and
+            # the substitutes' names (its seats are shown as a post shows them).
             context.setdefault("genders", ctx.get("genders") or {})
+            context.setdefault("substitutes", ctx.get("substitutes") or {})
             text = self.public_post(name, events, locale=locale, fmt=fmt, kind=kind, **context)
             return text.rstrip("\n")
 

@@ -40,10 +40,12 @@ from pbp.core.registry import KINDS
 from pbp.digest import Digest
 from pbp.faults import crash_point
 from pbp.gm import Addresses, GmDesk, GmMail
+from pbp.gm.kept import KeptDesk
 from pbp.intake import Intake, source_key, too_complex
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mailer import POST_FORMATS, Mailer
 from pbp.moves import Moves, visible
+from pbp.outage import Outages
 from pbp.outbox import flush
 from pbp.outcome import Outcome
 from pbp.parse.mime import Letter, read_letter
@@ -118,12 +120,15 @@ class Service:
         #: The GM's levers (:mod:`pbp.gm`), and his commands by mail.
         self.gm = GmDesk(self)
         self.gm_mail = GmMail(self)
+        self.kept = KeptDesk(self)
         #: The personal addresses of the seats (:mod:`pbp.gm.addresses`).
         self.addresses = Addresses(self)
         #: A player's moves (:mod:`pbp.moves`) and the rules every message passes
         #: (:mod:`pbp.intake`).
         self.moves = Moves(self)
         self.intake = Intake(self)
+        #: No flood after an outage (rule P3, :mod:`pbp.outage`).
+        self.outages = Outages(self)
 
     @staticmethod
     def new_token() -> str:
@@ -398,7 +403,9 @@ class Service:
         Each deadline is its own transaction; one missed while the daemon was down
         happens once, at its own time (rule D8). A reminder is sent only while its
         deadline is still ahead of ``now`` (the real time, default ``until``): after
-        an outage nobody is reminded of a day that has already closed.
+        an outage nobody is reminded of a day that has already closed. When more
+        deadlines are due at ``now`` than the game's ``catch_up_limit`` allows, the
+        game is paused as of the first instead (rule P3, :mod:`pbp.outage`).
         """
         now = now or until
         game = self.game_config(game_id)
@@ -415,6 +422,8 @@ class Service:
                     self.remind(game, remind_at, now)
             if close_at > until:
                 return
+            if self.outages.check(game, close_at, now):
+                return  # paused as of close_at (P3)
             self.close_day(game_id, close_at, until, scheduled=True)
 
     def close_day(

@@ -172,13 +172,13 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
         listed = [line for line in lines if line.startswith("#")]
         assert len(listed) == DIGEST_SHOWN == 50
         assert listed[0] == (
-            "#1  01.12.2026 20:05 (Europe/Moscow)  billing0@shop0.example.test  "
+            "#1  1 декабря 2026 г., 20:05 по Москве  billing0@shop0.example.test  "
             "отправитель не зарегистрирован ни в одной игре (без ответа)"
         )
-        assert "…и ещё 1950 строк: все они есть в `pbp kept`." in lines
+        assert "…и ещё 1950 строк: все перечисляет ОТЛОЖЕННЫЕ." in lines
         english = body(found[1]).splitlines()
         assert "  2000 — sender registered in no game (not answered)" in english
-        assert "…and 1950 more lines: `pbp kept` lists them all." in english
+        assert "…and 1950 more lines: KEPT lists them all." in english
         # The lure never left pbp: no answer, notice or digest carries it.
         for sent in table.sent():
             assert "invoice" not in str(sent["Subject"]).lower()
@@ -319,9 +319,9 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
     assert [line for line in body(digest).splitlines() if line[:1] in ("#", " ")] == [
         "  1 — автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)",
         "  1 — отправитель не зарегистрирован ни в одной игре (без ответа)",
-        "#1  01.12.2026 20:05 (Europe/Moscow)  nobody@elsewhere.example.test  "
+        "#1  1 декабря 2026 г., 20:05 по Москве  nobody@elsewhere.example.test  "
         "отправитель не зарегистрирован ни в одной игре (без ответа)",
-        "#2  01.12.2026 20:06 (Europe/Moscow)  cross@example.test  "
+        "#2  1 декабря 2026 г., 20:06 по Москве  cross@example.test  "
         "автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000]",
     ]
 
@@ -333,7 +333,7 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
     table.run(utc(2026, 12, 3, 6))
     (digest,) = digests(table.new_mail())
     assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
-    assert "#3  02.12.2026 09:30 (Europe/Moscow)" in body(digest)
+    assert "#3  2 декабря 2026 г., 09:30 по Москве" in body(digest)
     # Nothing new: no digest at all.
     for day in (4, 5):
         table.run(utc(2026, 12, day, 6))
@@ -380,7 +380,7 @@ def test_40_status_mails_in_an_hour_get_30_answers_a_slow_down_and_one_summary(
     assert len(answers) == 31
     assert all(a["Subject"] == "[seed-000] Re: ход" for a in answers)
     assert ["этот предел достигнут" in body(a) for a in answers] == [False] * 30 + [True]
-    assert "до 01.12.2026 21:10 (Europe/Moscow)" in body(answers[30])
+    assert "до 1 декабря 2026 г., 21:10 по Москве" in body(answers[30])
     # His move is applied at once: Дуг is asked to refute it.
     suggestions = [
         s.event.data["suggester"]
@@ -397,7 +397,7 @@ def test_40_status_mails_in_an_hour_get_30_answers_a_slow_down_and_one_summary(
     assert summary["Subject"] == "[seed-000] Ответы на ваши последние письма: 10 писем"
     assert summary["Reply-To"] == cross
     text = body(summary)
-    assert text.count("=== Письмо прочитано 01.12.2026 20:10 (Europe/Moscow) ===") == 10
+    assert text.count("=== Письмо прочитано 1 декабря 2026 г., 20:10 по Москве ===") == 10
     assert text.count("Понял: ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг") == 1
     # A new hour: answered one by one again; the summary went once.
     mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 18, 11))
@@ -631,7 +631,7 @@ def test_a_strangers_mail_that_crashes_goes_to_the_digest_unanswered(
     table.run(utc(2026, 12, 2, 6))
     (digest,) = digests(table.new_mail())
     assert (
-        "#1  01.12.2026 20:05 (Europe/Moscow)  x@elsewhere.example.test  "
+        "#1  1 декабря 2026 г., 20:05 по Москве  x@elsewhere.example.test  "
         "письмо постороннего вызвало ошибку программы" in body(digest).splitlines()
     )
 

@@ -100,7 +100,7 @@ def test_a_strangers_large_mail_is_kept_and_not_answered(table: Table) -> None:
         "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа",  # the GM's one game
     )
     assert (
-        f"#{kept.id}  01.12.2026 21:00 (Europe/Moscow)  stranger@elsewhere.test  "
+        f"#{kept.id}  1 декабря 2026 г., 21:00 по Москве  stranger@elsewhere.test  "
         "письмо больше допустимого размера, не прочитано (сохранены только заголовки)  "
         f"({len(raw)} bytes, over the limit of 2000000)"
     ) in body(digest)
@@ -219,7 +219,7 @@ def test_an_entry_that_is_no_message_is_kept_and_nobody_answered(table: Table) -
     table.run(DIGEST_AT)
     [digest] = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
     assert (
-        f"#{kept.id}  01.12.2026 21:00 (Europe/Moscow)  (без отправителя)  "
+        f"#{kept.id}  1 декабря 2026 г., 21:00 по Москве  (без отправителя)  "
         "в почтовом ящике не письмо (ссылка, каталог, канал), не прочитано  "
         "(not a regular file: FIFO)"
     ) in body(digest)

@@ -39,10 +39,11 @@ def _extracted() -> set[Key]:
             str(TEMPLATES), method_map, options_map
         )
     ]
-    with (ROOT / "pbp" / "render.py").open("rb") as source:
-        messages += [
-            (message, context) for _line, message, _c, context in extract("python", source)
-        ]
+    for module in ("render.py", "timetext.py"):
+        with (ROOT / "pbp" / module).open("rb") as source:
+            messages += [
+                (message, context) for _line, message, _c, context in extract("python", source)
+            ]
     for message, context in messages:
         msgid = message[0] if isinstance(message, tuple | list) else message
         found.add((context, msgid))

@@ -59,6 +59,8 @@ def test_the_right_settings_pass_every_step_and_the_test_mail_comes_back_marked_
     assert ok is True
     (stored,) = dovecot.messages(DAEMON)
     assert "$PbpDone" in stored.flags
+    # The test mail is now the folder's one message: counted in the singular.
+    assert lines(config)[1][4] == "ok      IMAP folder 'INBOX': opened, 1 message"
     result = CliRunner().invoke(main, ["-c", str(config), "check", "--connect"])
     assert result.exit_code == 0, result.output
     # The test mails are no sign of a lost store: the first pbp run deals the games.
@@ -115,3 +117,64 @@ def test_a_test_mail_that_never_comes_back_suggests_the_subject_tag(
         f"FAILED  test mail to gm+{TAG}@example.test: did not arrive in 0 s: the provider may "
         "not deliver plus addresses: try personal_address: subject_tag",
     )
+
+
+def test_a_password_sent_in_clear_to_another_host_is_a_loud_warning(
+    config: Path, dovecot: Dovecot, smtp_server: SmtpServer
+) -> None:
+    """Issue 31: ``tls: none`` to a host that is not this machine's loopback sends the
+    IMAP password in clear: a WARNING line first (SMTP here has no login: none)."""
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("127.0.0.1", "mail.example.test"), "utf-8")
+    ok, said = lines(config, wait=0.0)
+    assert said[0] == (
+        f"WARNING IMAP mail.example.test:{dovecot.port}: tls: none sends the password of "
+        f"{DAEMON} in clear over the network, where anyone on the way can read it: use "
+        "tls: ssl or starttls (tls: none is for a server on this machine)"
+    )
+    assert [line.split(": ")[0] for line in said] == [
+        f"WARNING IMAP mail.example.test:{dovecot.port}",
+        f"FAILED  SMTP mail.example.test:{smtp_server.port}",
+        f"FAILED  IMAP mail.example.test:{dovecot.port}",
+    ]
+    assert ok is False
+    # The same sentence is the first warning of `pbp run`, which logs it at its start.
+    assert connect.cleartext_logins(load_config(config)) == [said[0].removeprefix("WARNING ")]
+
+
+@pytest.mark.parametrize(
+    ("imap_host", "imap_tls", "smtp", "warned"),
+    [
+        ("localhost", "none", "{host: smtp.example.test, port: 25, tls: none}", []),
+        (
+            "127.0.0.2",
+            "none",
+            "{host: '::1', port: 25, username: u, password_env: PW, tls: none}",
+            [],
+        ),
+        ("mail.example.test", "ssl", "{host: smtp.example.test, port: 25, tls: none}", []),
+        (
+            "localhost",
+            "none",
+            "{host: smtp.example.test, port: 587, username: u, password_env: PW, tls: none}",
+            ["SMTP smtp.example.test:587"],
+        ),
+        (
+            "10.0.0.5",
+            "none",
+            "{host: smtp.example.test, port: 587, username: u, password_env: PW, tls: starttls}",
+            ["IMAP 10.0.0.5:143"],
+        ),
+    ],
+)
+def test_cleartext_logins_names_each_server_a_password_would_cross_in_clear(
+    tmp_path: Path, imap_host: str, imap_tls: str, smtp: str, warned: list[str]
+) -> None:
+    text = games_yaml(143, 25, datetime.now(UTC))
+    text = text.replace("host: 127.0.0.1, port: 143,", f"host: {imap_host!r}, port: 143,")
+    text = text.replace("PASSWORD, tls: none}}", f"PASSWORD, tls: {imap_tls}}}}}")
+    text = text.replace("{smtp: {host: 127.0.0.1, port: 25, tls: none}}", f"{{smtp: {smtp}}}")
+    path = tmp_path / "games.yaml"
+    path.write_text(text, "utf-8")
+    found = connect.cleartext_logins(load_config(path))
+    assert [sentence.split(": ")[0] for sentence in found] == warned

@@ -296,7 +296,7 @@ RU = Lang(
 Ваш личный адрес для ходов: $address
 Пишите ходы только на него — проще всего отвечать на это письмо.
 
-Игровой день закрывается в 22:30 (Europe/Moscow). Ход относится к тому дню, в который \
+Игровой день закрывается в 22:30 по Москве. Ход относится к тому дню, в который \
 пришло письмо.
 В день у вас 3 предположения, одному игроку все вместе могут адресовать за день не \
 больше 3 предположений.
@@ -326,7 +326,8 @@ SHA-256 (опубликован в посте открытия): $sha
 
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
 Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
-ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
+ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
+ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · \
 ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
@@ -345,7 +346,7 @@ SHA-256 (опубликован в посте открытия): $sha
 
 [b]Ход игры[/b]
 В день у каждого 3 предположения, одному игроку все вместе могут адресовать за день не \
-больше 3 предположений. День закрывается в 22:30 (Europe/Moscow). На предположение, \
+больше 3 предположений. День закрывается в 22:30 по Москве. На предположение, \
 оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на следующий день на одно \
 предположение меньше за каждое такое предположение: два без ответа — на два меньше.
 
@@ -363,7 +364,7 @@ SHA-256: $sha
 У вас есть подсвечник. Вы обязаны опровергнуть этой картой. Ответьте строкой:
     ОПРОВЕРЖЕНИЕ 1 подсвечник
 
-Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
+Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
@@ -443,7 +444,7 @@ SHA-256: $sha
 показать. Ответьте строкой, например:
     ОПРОВЕРЖЕНИЕ 2 Краснова
 
-Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow). Иначе за вас ответит ГМ \
+Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
 (первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
@@ -540,7 +541,7 @@ SHA-256: $sha
 """,
         "show_day2": """\
 Game "ru-1", day 2.
-Next day close: 2025-03-02T22:30+03:00
+Next day close: 2025-03-02 22:30 MSK
 Solution: Белых, труба, кабинет.
 
 Players:
@@ -558,6 +559,11 @@ Seed: 1234
 Deal SHA-256: $sha
 Deal line:
     $canonical
+
+Seats (who plays each now, from which address; who played it before):
+  Неташка <netashka@example.test> since 2025-03-01T20:05+03:00
+  Веталь <vetal@example.test> since 2025-03-01T20:05+03:00
+  Дуг <doug@example.test> since 2025-03-01T20:05+03:00
 
 GM address for commands: $gm
 """,
@@ -727,7 +733,7 @@ Players:
 Your personal address for moves: $address
 Send your moves to it only — the easiest way is to reply to this mail.
 
-A game day closes at 21:00 (Europe/London). A move belongs to the day in which its mail \
+A game day closes at 21:00 London time. A move belongs to the day in which its mail \
 arrived.
 Each day you have 3 suggestions, and at most 3 suggestions a day may be addressed to one \
 player, by all players together.
@@ -756,7 +762,8 @@ SHA-256 (published in the opening post): $sha
 
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
 Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
-SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT · \
+SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT · \
+CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID · \
 EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").
 """,
         "opening_bbcode": """\
@@ -775,7 +782,7 @@ Rooms: [b]kitchen[/b], [b]ballroom[/b], [b]conservatory[/b], [b]billiard room[/b
 
 [b]How the days go[/b]
 Each day every player has 3 suggestions, and at most 3 suggestions a day may be \
-addressed to one player, by all players together. A day closes at 21:00 (Europe/London). A \
+addressed to one player, by all players together. A day closes at 21:00 London time. A \
 suggestion still unanswered at the close is answered by the GM, and its addressee has one \
 suggestion fewer the next day for each such suggestion: two unanswered cost two.
 
@@ -794,7 +801,7 @@ Carol, you have suggestion #1 from Alice:
 You hold candlestick. You must refute with this card. Answer with the line:
     REFUTE 1 candlestick
 
-Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
+Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
 suggestion fewer the next day for each such suggestion.
 """,
@@ -874,7 +881,7 @@ You hold Scarlett, knife. You must refute, and you choose which of these cards t
 Answer with a line such as:
     REFUTE 2 Scarlett
 
-Answer before the game day closes (21:00, Europe/London). Otherwise the GM answers for \
+Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
 you (with the first matching card in the order suspect, weapon, room) and you have one \
 suggestion fewer the next day for each such suggestion.
 """,
@@ -971,7 +978,7 @@ Only you and the GM know this card; the others only see that the suggestion was 
 """,
         "show_day2": """\
 Game "en-1", day 2.
-Next day close: 2025-03-02T21:00+00:00
+Next day close: 2025-03-02 21:00 GMT
 Solution: White, pipe, study.
 
 Players:
@@ -989,6 +996,11 @@ Seed: 1234
 Deal SHA-256: $sha
 Deal line:
     $canonical
+
+Seats (who plays each now, from which address; who played it before):
+  Alice <alice@example.test> since 2025-03-01T18:05+00:00
+  Bob <bob@example.test> since 2025-03-01T18:05+00:00
+  Carol <carol@example.test> since 2025-03-01T18:05+00:00
 
 GM address for commands: $gm
 """,
@@ -1392,7 +1404,9 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
         "ПРЕДПОЛОЖЕНИЕ Краснова, труба, бильярдная ДЛЯ Дуг",
     )
 
-    caught_up = table.pbp("run", "--once", "--now", "2025-03-03T12:00+03:00")
+    caught_up = table.pbp("run", "--once", "--now", "2025-03-03T12:00+03:00", "--catch-up", "ru-1")
+    assert caught_up.out[0] == "ru-1: catching up any missed deadlines, in time order"
+    del caught_up.out[0]
 
     assert caught_up.out == [f"maildir:{day1}: applied ru-1", f"maildir:{day2}: applied ru-1"]
     assert [line for line in caught_up.log if "closed" in line] == [
@@ -1428,7 +1442,7 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
     assert post(table, "ru-1", "--day", "1") == DAY1_CAUGHT_UP
     assert post(table, "ru-1", "--day", "2") == DAY2_CAUGHT_UP
     assert output(table.ok("show", "ru-1")).startswith(
-        'Game "ru-1", day 3.\nNext day close: 2025-03-03T22:30+03:00\n'
+        'Game "ru-1", day 3.\nNext day close: 2025-03-03 22:30 MSK\n'
     )
 
     # Again at the same time, and just before day 3 closes: nothing more happens.

@@ -54,7 +54,7 @@ def test_mailbox_lists_the_inbox_in_the_games_zone_and_shows_one_mail_decoded(
 
     # 12:00 UTC is 15:00 in Europe/Moscow, the zone of the first game.
     assert listing.output == (
-        "  1  2026-03-01 15:00  netashka@example.test → gm+abc@example.test  Ход\n"
+        "  1  2026-03-01 15:00 MSK  netashka@example.test → gm+abc@example.test  Ход\n"
     )
     assert shown.output == (
         "Date: Sun, 01 Mar 2026 12:00:00 +0000\n"
@@ -200,7 +200,7 @@ def test_mailbox_reads_hostile_mail_with_the_bounded_reader(bundled: Path) -> No
     listing = pbp_cli("mailbox", "inbox")
     assert listing.exit_code == 0, listing.output
     lines = listing.output.splitlines()
-    assert [re.sub(r"^\s*\d+\s+\S+ \S+\s+", "", line) for line in lines] == [
+    assert [re.sub(r"^\s*\d+\s+\S+ \S+ \S+\s+", "", line) for line in lines] == [
         "stranger@example.test → gm+tok@example.test  move",
         "s@example.test → p0@example.test, p1@example.test …  x",
     ]

@@ -20,8 +20,9 @@ GAME = "seed-000"
 
 
 def berlin_table(directory: Path, start: str) -> Table:
-    """The seed-000 table in Europe/Berlin, days closing at 02:30 local time."""
-    table = Table(directory, start=start)
+    """The seed-000 table in Europe/Berlin, days closing at 02:30 local time; an outage
+    of up to 5 days is caught up (``catch_up_limit``, rule P3)."""
+    table = Table(directory, start=start, extra="catch_up_limit: 5\n")
     path = directory / "games.yaml"
     text = path.read_text(encoding="utf-8")
     text = text.replace("timezone: Europe/Moscow", "timezone: Europe/Berlin")

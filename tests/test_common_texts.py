@@ -487,7 +487,7 @@ def test_english_no_he_for_any_player(renderer: Renderer) -> None:
     assert error(renderer, "self_target", players=["Оля"]) == (
         "Заказать себя нельзя. Можно назвать: Оля."
     )
-    _subject, body = mail(renderer, "held_dropped", "en", player="Кросс", substitute="Вова")
+    _subject, body = mail(renderer, "held_dropped", "en", seat="Кросс", substitute="Вова")
     assert body.rstrip("\n").endswith("The GM knows and will enter the move if it should count.")
     subject, body = mail(
         renderer,
@@ -521,13 +521,14 @@ def test_voided_suggestion_no_possessive_of_a_russian_name(renderer: Renderer) -
 
 def test_briefing_seat_is_neuter() -> None:
     message = (
-        "The seat keeps its name: the other players and the forum posts still call it"
-        " %(player)s. Everything it holds, was shown and owes is yours now:"
+        "The seat keeps its name, %(player)s: the forum posts show your name beside it, and"
+        " the other players may name you by either. Everything it holds, was shown and owes"
+        " is yours now:"
     )
     assert catalogs.translations("ru").gettext(message) == (
-        "Место сохраняет имя: другие игроки и посты на форуме по-прежнему называют его"
-        " %(player)s. Всё, что есть у этого места, что ему показали и что за ним числится,"
-        " теперь ваше:"
+        "Место сохраняет имя %(player)s: посты на форуме показывают рядом ваше имя, и другие"
+        " игроки могут называть вас любым из двух. Всё, что есть у этого места, что ему"
+        " показали и что за ним числится, теперь ваше:"
     )
 
 
@@ -587,7 +588,8 @@ def test_substitute_announcement_seat_is_neuter(renderer: Renderer) -> None:
     text = _announce(renderer, "gm_substitute", {"player": "Маша", "name": "Вова", "note": None})
     assert text == (
         "[b]Вова заменяет Машу.[/b]\n\n"
-        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится.\n"
+        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится;"
+        " отныне посты называют оба имени, и годится любое из них.\n"
     )
 
 
@@ -778,9 +780,9 @@ def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Rend
         "Вова (v@x.test) теперь играет за место Оли; старый личный адрес больше не действует."
         " Вводное письмо ушло на v@x.test."
     )
-    _subject, body = mail(renderer, "replaced", player="Оля")
+    _subject, body = mail(renderer, "replaced", seat="Оля")
     assert body.startswith("Здравствуйте! ГМ передал место Оли в игре «g-1» другому игроку,")
-    _subject, body = mail(renderer, "held_dropped", player="Оля", substitute="Вова")
+    _subject, body = mail(renderer, "held_dropped", seat="Оля", substitute="Вова")
     assert body.startswith("ГМ передал место Оли другому игроку (Вова), пока игра")
 
 
@@ -950,7 +952,50 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         arrived="2026-12-02T06:53:18.857353+00:00",
         kept_id=3,
     )
-    assert body.rstrip("\n").split("\n")[-1] == "  Получено: 02.12.2026 09:53 (Europe/Moscow)"
+    assert body.rstrip("\n").split("\n")[-3:] == [
+        "  Получено: 2 декабря 2026 г., 09:53 по Москве",
+        "",
+        # It ends with the mail commands that act on it (issue 31), not console ones.
+        "Ответьте ЗА ИГРОК: ХОД, чтобы внести его ходы самому, или ОТКЛОНИТЬ 3, чтобы "
+        "закрыть его, не применяя.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("locale", "reason", "last"),
+    [
+        (
+            "ru",
+            "error",
+            "Ответьте ПОВТОРИТЬ 3, когда ошибку исправят (обновление pbp), или ОТКЛОНИТЬ 3, "
+            "чтобы закрыть его, не применяя.",
+        ),
+        (
+            "en",
+            "wrong_sender",
+            "Reply RETRY 3 once the sender's address is right, ACT PLAYER: MOVE to enter its "
+            "moves yourself, or DISMISS 3 to close it unapplied.",
+        ),
+        ("en", "wrong_confirmer", "Reply DISMISS 3 to close it; it is never applied."),
+    ],
+)
+def test_a_kept_mail_notice_ends_with_the_mail_commands_that_act_on_it(
+    renderer: Renderer, locale: str, reason: str, last: str
+) -> None:
+    _subject, body = mail(
+        renderer,
+        "gm_notice",
+        locale=locale,
+        timezone="UTC",
+        reason=reason,
+        detail=None,
+        sender="doug@example.test",
+        subject="x",
+        arrived="2026-12-02T06:53:18+00:00",
+        kept_id=3,
+    )
+    assert "pbp " not in body
+    assert body.rstrip("\n").split("\n")[-1] == last
 
 
 # --- the kept mail's reason in the game's language (golden texts, issue 16) ---
@@ -1068,10 +1113,10 @@ def test_resume_post_of_a_turn_names_the_next_deadline_not_the_turns(renderer: R
         "note": None,
     }
     assert _announce(renderer, "gm_resume", data).split("\n")[2] == (
-        "Ход 1: ближайший срок — 02.12.2026 09:40 (UTC)."
+        "Ход 1: ближайший срок — 2 декабря 2026 г., 09:40 UTC."
     )
     assert _announce(renderer, "gm_resume", data, "en").split("\n")[2] == (
-        "Turn 1: the next deadline is 2026-12-02 09:40 (UTC)."
+        "Turn 1: the next deadline is December 2, 2026, 09:40 UTC."
     )
 
 

@@ -126,9 +126,9 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             BASE + "    remind_hours_befor: 3\n",
             [
                 "games.yaml:22: games[0].remind_hours_befor: unknown key 'remind_hours_befor';"
-                " did you mean 'remind_hours_before'? (allowed: cards, day_closes, deal, gm,"
-                " gm_mail, id, kind, locale, players, post_format, remind_hours_before, rules,"
-                " seed, start, timezone, title)"
+                " did you mean 'remind_hours_before'? (allowed: cards, catch_up_limit, day_closes,"
+                " deal, gm, gm_mail, id, kind, locale, players, post_format, remind_hours_before,"
+                " rules, seed, start, timezone, title)"
             ],
             id="unknown key",
         ),

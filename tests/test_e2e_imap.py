@@ -425,7 +425,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         assert f"Ваши карты: {', '.join(HANDS[name])}." in lines
         assert f"Ваш личный адрес для ходов: {reply_address}" in lines
         assert (
-            f"Игровой день закрывается в {close_local} (Europe/Moscow). "
+            f"Игровой день закрывается в {close_local} по Москве. "
             "Ход относится к тому дню, в который пришло письмо." in lines
         )
         welcome[name], personal[name] = mail, reply_address

@@ -125,6 +125,7 @@ from kits.maniac_mail import (
     past_deadlines,
     post,
 )
+from kits.table import moscow_text
 
 from pbp.cli import _service
 from pbp.config import load_config
@@ -216,9 +217,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     dovecot, smtp = table.dovecot, run.smtp
     welcome: dict[str, Received] = {}
     personal: dict[str, str] = {}
-    reminder_subject = (
-        f"{TAG} Напоминание: день 1 закрывается {close_1:%d.%m.%Y %H:%M} (Europe/Moscow)"
-    )
+    reminder_subject = f"{TAG} Напоминание: день 1 закрывается {moscow_text(close_1)}"
     caplog.set_level(logging.INFO)
     table.log = lambda: caplog.text
 
@@ -235,9 +234,9 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             role_lines = [line for line in mail.lines if line.startswith("Ваша роль: ")]
             assert role_lines == [f"Ваша роль: {ROLE_WORDS[ROLES[name]].upper()}."]
             assert (
-                f"День закрывается в {close_1:%H:%M}, ночь заканчивается в {dawn_1:%H:%M} "
-                "(Europe/Moscow). Голос или заказ относится к тому дню, в который пришло письмо."
-                in mail.lines
+                f"День закрывается в {close_1:%H:%M} по Москве, ночь заканчивается в "
+                f"{dawn_1:%H:%M} по Москве. Голос или заказ относится к тому дню, в который "
+                "пришло письмо." in mail.lines
             )
             assert [line for line in mail.lines if line.startswith("  - ")] == [
                 f"  - {p}" for p in PLAYERS
@@ -274,8 +273,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             post(opening)
         )
         assert (
-            f"- День закрывается в {close_1:%H:%M}, ночь заканчивается в {dawn_1:%H:%M} "
-            "(Europe/Moscow).\n" in post(opening)
+            f"- День закрывается в {close_1:%H:%M} по Москве, ночь заканчивается в "
+            f"{dawn_1:%H:%M} по Москве.\n" in post(opening)
         )
 
         # --- day 1: every player mails once, answering his welcome mail
@@ -312,12 +311,12 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             "> УБИТЬ Васю\n"
             "Понял: УБИТЬ Вася\n"
             "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до конца ночи 1 — "
-            f"до {dawn_1:%d.%m.%Y %H:%M} (Europe/Moscow). Заказ видите только вы и ГМ — в "
+            f"до {moscow_text(dawn_1)}. Заказ видите только вы и ГМ — в "
             "тред его не пишите.\n\n"
             "> KILL Петя NIGHT 2\n"
             "Понял: УБИТЬ Петя НОЧЬ 2\n"
             "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до конца ночи 1 — "
-            f"до {dawn_1:%d.%m.%Y %H:%M} (Europe/Moscow). Заказ видите только вы и ГМ — в "
+            f"до {moscow_text(dawn_1)}. Заказ видите только вы и ГМ — в "
             "тред его не пишите.\n\n"
             f"{accepted_vote('ГОЛОС Петю', 'Петю')}\n{FOOTER}"
         )
@@ -337,7 +336,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert reminder.lines == [
             f"Игра: {GAME}",
             "",
-            f"Катя, день 1 закрывается {close_1:%d.%m.%Y %H:%M} (Europe/Moscow).",
+            f"Катя, день 1 закрывается {moscow_text(close_1)}.",
             "",
             "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
         ]
@@ -415,7 +414,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "> ПРОПУСК\n"
         "Понял: ПРОПУСК\n"
         "Принято: заказ на ночь 3 — пропуск. Его можно изменить до закрытия дня 2 — до "
-        f"{close_2:%d.%m.%Y %H:%M} (Europe/Moscow)." in status
+        f"{moscow_text(close_2)}." in status
     )
     assert (
         "> СТАТУС\n"

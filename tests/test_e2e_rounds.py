@@ -49,6 +49,7 @@ from kits.daemon import TROUBLE, DaemonProcess, serve
 from kits.games import Imap, MailSection, Smtp, games_yaml
 from kits.mail import Mailboxes, Received, mailbox, send, subjects
 from kits.mailstack import Dovecot, SmtpServer
+from kits.table import moscow_text
 
 from pbp.cli import _service
 from pbp.config import load_config
@@ -212,8 +213,7 @@ def gm_only(mail: Received) -> str:
 def titles(box: list[Received]) -> list[str]:
     """The Subjects of a mailbox, a reminder's deadline (known only later) cut off."""
     return [
-        re.sub(r" до \d\d\.\d\d\.\d{4} \d\d:\d\d \(Europe/Moscow\)$", " до …", m.subject)
-        for m in box
+        re.sub(r" до \d+ [а-я]+ \d{4} г\., \d\d:\d\d по Москве$", " до …", m.subject) for m in box
     ]
 
 
@@ -223,8 +223,8 @@ def assert_on_time(mail: Received, due: datetime) -> None:
 
 
 def msk_text(moment: datetime) -> str:
-    """An aware time as ``|dt(timezone)`` shows it: ``01.12.2026 20:00 (Europe/Moscow)``."""
-    return f"{moment.astimezone(MSK):%d.%m.%Y %H:%M} (Europe/Moscow)"
+    """An aware time as ``|dt(timezone)`` shows it: ``1 декабря 2026 г., 20:00 по Москве``."""
+    return moscow_text(moment)
 
 
 TURN_1_POST = """\

@@ -106,7 +106,7 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     assert len(code) == 16 and code != table.store.player_token(GAME, GM_SEAT)
     text = body(confirm)
     assert "пока не выполнил ни одной:\n\n  ПАУЗА -- уехал\n\nЧтобы выполнить их" in text
-    assert "Ответ действует до 02.12.2026 21:01 (Europe/Moscow)" in text
+    assert "Ответ действует до 2 декабря 2026 г., 21:01 по Москве" in text
     assert "pbp rotate-token seed-000 --gm" in text
 
 
@@ -157,7 +157,7 @@ def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
     (again,) = table.new_mail()
     assert summary([again]) == [(GM, "[seed-000] Re: команды")]
     assert named_body(again, GAME) == (
-        "Эти команды ГМа уже выполнены 01.12.2026 21:06 (Europe/Moscow); "
+        "Эти команды ГМа уже выполнены 1 декабря 2026 г., 21:06 по Москве; "
         "повторно ничего не сделано.\n"
     )
 
@@ -453,7 +453,7 @@ def test_the_new_mails_in_english(tmp_path: Path) -> None:
         # (the days closed meanwhile: their mails too)
         expired = next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Re: команды")
         assert named_body(expired, GAME) == (
-            "The confirmation was good until 2026-12-02 21:01 (Europe/Moscow); nothing was "
+            "The confirmation was good until December 2, 2026, 21:01 MSK; nothing was "
             "done. Send the commands again to your GM address.\n"
         )
         failed = ("Authentication-Results", f"{TRUSTED}; spf=fail smtp.mailfrom=example.test")

@@ -226,20 +226,19 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
     table: Table,
 ) -> None:
     seq = last_seq(table)
-    gm_mail(table, "CLOSE-DAY", "ПОМОЩЬ", at=utc(2026, 12, 1, 18))
+    gm_mail(table, "SHOW", "ПОМОЩЬ", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     assert log(table, seq) == []
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Re: команды"))
     commands = (
         "ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · "
-        "ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
+        "АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЗАКРЫТЬ ДЕНЬ · "
+        "ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
+        "ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
         "СТАТУС [ВСЕ]"
     )
-    refusal = (
-        f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: "
-        f"{commands}. Закрыть день и т. п. можно только командами pbp в консоли."
-    )
-    assert f"> CLOSE-DAY\n{refusal}\n" in answer
+    refusal = f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: {commands}."
+    assert f"> SHOW\n{refusal}\n" in answer
     assert (
         "> ПОМОЩЬ\nКоманды ГМа (по одной в строке, пояснение — после « -- »):\n"
         "  ЗА ИГРОК: ХОД — внести ход за игрока (потерянное письмо)\n"
@@ -248,10 +247,10 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
 
 
 def test_a_gm_mail_of_unknown_lines_only_is_refused_line_by_line(table: Table) -> None:
-    gm_mail(table, "KEPT", at=utc(2026, 12, 1, 18))
+    gm_mail(table, "BACKUP", at=utc(2026, 12, 1, 18))
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_refused"]
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Re: команды"))
-    assert "> KEPT\nНе выполнено. Это не команда ГМа." in answer
+    assert "> BACKUP\nНе выполнено. Это не команда ГМа." in answer
 
 
 def test_the_gm_address_from_another_sender_is_refused(table: Table) -> None:
@@ -499,7 +498,7 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
             (GM, ANNOUNCE.format("продление срока")),
         ]
         assert (
-            "[b]Продлено на 3 часа.[/b]\n\nДень 1 закроется 02.12.2026 01:30 (Europe/Moscow)."
+            "[b]Продлено на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., 01:30 по Москве."
             in body(mails[0])
         )
         # The old reminder time (17:30) passes quietly; the new one is at 20:30.
@@ -515,7 +514,7 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
             "rosa@example.test",
         ]
         assert {subject for _to, subject in reminders} == {
-            "[seed-000] Напоминание: день закрывается 02.12.2026 01:30 (Europe/Moscow)"
+            "[seed-000] Напоминание: день закрывается 2 декабря 2026 г., 01:30 по Москве"
         }
         table.run(utc(2026, 12, 1, 22, 31))
         closes = [s.at for s in table.store.events(GAME) if s.event.kind == "day_closed"]
@@ -534,7 +533,7 @@ def test_extend_refuses_more_than_30_days_instead_of_crashing(table: Table, hour
     with pytest.raises(LeverRefused) as error:
         table.service.gm.extend(GAME, hours, now=utc(2026, 12, 1, 18), via="cli", note=None)
     assert error.value.code == "gm_extend_too_long"
-    assert error.value.params == {"hours": hours, "max": 720}
+    assert error.value.params == {"hours": hours, "max": 720, "game": GAME}
     row = table.store.game(GAME)
     assert row is not None and row.deadline_at == utc(2026, 12, 1, 19, 30)
     assert last_seq(table) == seq and flushed(table) == []
@@ -604,7 +603,8 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         "а не на 99\u00a0999\u00a0999 часов. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
     assert (
-        "> EXTEND 1.50\nПродлено на 1,5 часа. Новый срок: 02.12.2026 00:00 (Europe/Moscow)." in text
+        "> EXTEND 1.50\nПродлено на 1,5 часа. Новый срок: 2 декабря 2026 г., 00:00 по Москве."
+        in text
     )
     table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")
     told = [
@@ -692,7 +692,8 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         ("vova@example.test", "[seed-000] Re: ход"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
-    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+    # The seat by its substitute's name, the seat's own beside it.
+    assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
 
 
 def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None:
@@ -848,34 +849,37 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
     assert "Время: Europe/Moscow." in text  # the zone named once, not on every line
     day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
     assert day_1.splitlines() == [
-        "- событие 1 · 01.12.2026 20:00 🔒: раздача — решение **Маша**, **Топор**, **Столовая**; "
+        "- событие 1 · 1 декабря 2026 г., 20:00 🔒: раздача — решение **Маша**, **Топор**, "
+        "**Столовая**; "
         "карты: Кросс **Петя**, **Ваня**, **Нож**; Дуг **Спальня**, **Пистолет**, **Молоток**; "
         "Роза **Библиотека**, **Канделябр**, **Веревка**.",
-        "- событие 2 · 01.12.2026 20:00 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
-        "- событие 3 · 01.12.2026 20:00 🔒: Дуг получает **Спальня**, **Пистолет**, **Молоток**.",
-        "- событие 4 · 01.12.2026 20:00 🔒: Роза получает "
+        "- событие 2 · 1 декабря 2026 г., 20:00 🔒: Кросс получает **Петя**, **Ваня**, **Нож**.",
+        "- событие 3 · 1 декабря 2026 г., 20:00 🔒: Дуг получает **Спальня**, **Пистолет**, "
+        "**Молоток**.",
+        "- событие 4 · 1 декабря 2026 г., 20:00 🔒: Роза получает "
         "**Библиотека**, **Канделябр**, **Веревка**.",
-        "- событие 5 · 01.12.2026 20:00: игра начинается: Кросс, Дуг, Роза.",
-        "- событие 6 · 01.12.2026 20:05: предположение №1 от Кросса для Дуг: "
+        "- событие 5 · 1 декабря 2026 г., 20:00: игра начинается: Кросс, Дуг, Роза.",
+        "- событие 6 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Дуг: "
         "**Маша**, **Пистолет**, **Спальня**.",
-        "- событие 7 · 01.12.2026 21:00 (ГМ): Дуг опровергает №1.",
-        "- событие 8 · 01.12.2026 21:00 🔒 (ГМ): Дуг показывает Кроссу карту **Спальня**.",
-        "- событие 9 · 01.12.2026 21:00 🔒: ГМ вносит ход за Дуг: «опровержение спальня» — потеря.",
-        "- событие 10 · 01.12.2026 21:30: ГМ продлевает срок на 2 часа.",
-        "- событие 11 · 02.12.2026 00:30: день закрыт.",
+        "- событие 7 · 1 декабря 2026 г., 21:00 (ГМ): Дуг опровергает №1.",
+        "- событие 8 · 1 декабря 2026 г., 21:00 🔒 (ГМ): Дуг показывает Кроссу карту **Спальня**.",
+        "- событие 9 · 1 декабря 2026 г., 21:00 🔒: ГМ вносит ход за Дуг: «опровержение спальня» "
+        "— потеря.",
+        "- событие 10 · 1 декабря 2026 г., 21:30: ГМ продлевает срок на 2 часа.",
+        "- событие 11 · 2 декабря 2026 г., 00:30: день закрыт.",
     ]
     assert day_2.splitlines() == [
         # The final post names the winner and the solution: no 🔒 on the accusation.
-        "- событие 12 · 02.12.2026 11:00: "
+        "- событие 12 · 2 декабря 2026 г., 11:00: "
         "Кросс обвиняет: **Маша**, **Топор**, **Столовая** — верно.",
-        "- событие 13 · 02.12.2026 11:00 🔒: Кросс узнаёт, что обвинение верно.",
-        "- событие 14 · 02.12.2026 11:00: игра окончена: победитель — Кросс.",
+        "- событие 13 · 2 декабря 2026 г., 11:00 🔒: Кросс узнаёт, что обвинение верно.",
+        "- событие 14 · 2 декабря 2026 г., 11:00: игра окончена: победитель — Кросс.",
     ]
     bbcode = story(table.service, GAME, "bbcode")
     assert "[b]День 2[/b]" in bbcode and "карту [b]Спальня[/b]." in bbcode
     html = story(table.service, GAME, "html")
     assert html.startswith('<!DOCTYPE html>\n<html lang="ru">\n<head>\n<meta charset="utf-8">')
-    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>событие 1 · 01.12.2026 20:00" in html
+    assert "<p><strong>День 1</strong></p>\n<ul>\n<li>событие 1 · 1 декабря 2026 г., 20:00" in html
 
 
 def test_export_is_refused_while_the_game_runs_unless_forced(table: Table) -> None:

@@ -20,7 +20,7 @@ from kits.maniac_table import EMAILS, GAME, START, ManiacTable, bbcode, close, d
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, summary, utc
-from test_maniac_service import EVENING_1, seed_tie
+from test_maniac_service import seed_tie
 
 from pbp.cli import main
 from pbp.core.events import LeverRefused, MoveError, Visibility
@@ -63,7 +63,8 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     assert bbcode(mails[1]) == (
         "[b]Гоша заменяет Петю.[/b]\n"
         "\n"
-        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится.\n"
+        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится;"
+        " отныне посты называют оба имени, и годится любое из них.\n"
     )
     # The old personal address is refused; the standing votes decide the day as before.
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
@@ -74,9 +75,25 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     evening = post_mails(
         maniac.at(utc(2026, 12, 1, 19, 1)), "[seed-002] Вечер дня 1: итоги голосования"
     )
-    # BBCode alone (the default post_format); no GM-only facts: day 1's close fixes no
-    # order (M3)
-    assert len(evening) == 1 and bbcode(evening[0]) == EVENING_1
+    # BBCode alone (the default post_format); no GM-only facts: day 1's close fixes no order (M3)
+    # The seat by its substitute's name with the seat's own, declined where the sentence
+    # needs it (rule P2): «голос Гоши (вместо Пети)».
+    assert len(evening) == 1 and bbcode(evening[0]) == (
+        "[b]Вечер дня 1: итоги голосования[/b]\n"
+        "\n"
+        "- [b]Таня[/b] (2): Гоша (вместо Пети), Вася\n"
+        "- [b]Гоша (вместо Пети)[/b] (2): Таня, Оля\n"
+        "\n"
+        "Не проголосовали: Саша, Маша, Коля, Дима, Лена, Катя.\n"
+        "\n"
+        "Ничья — по 2 голоса: Таня, Гоша (вместо Пети). По правилу ничьей уходит тот, за кого"
+        " раньше подан голос, так и не изменённый до конца дня: это голос Гоши (вместо Пети)"
+        " за Таню.\n"
+        "\n"
+        "[b]В камеру отправляется Таня.[/b]\n"
+        "\n"
+        "[b]Наступает ночь 1.[/b]\n"
+    )
 
 
 def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None:
@@ -212,9 +229,10 @@ def test_cli_show_lists_the_moves_void_can_cancel_with_their_event_numbers(
         ]
         code, out = cli(table, "show", "seed-000")
         assert code == 0, out
+        # Described in the words of the game's story, not by the event's kind.
         assert out.endswith(
-            "Moves `pbp void seed-000 EVENT` can cancel, by event number: "
-            f"{seq} (suggestion_made, Кросс)\n"
+            "Moves `pbp void seed-000 EVENT` can cancel, by event number:\n"
+            f"  {seq}: suggestion #1 by Кросс to Дуг: Маша, Пистолет, Спальня.\n"
         )
         code, out = cli(table, "show", "seed-000", "--json")
         assert json.loads(out)["voidable"] == [
@@ -229,10 +247,13 @@ def test_cli_show_lists_the_moves_void_can_cancel_with_their_event_numbers(
 
 
 def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> None:
-    table = Table(tmp_path, start="2026-01-01T20:00")
+    # The levers run on the real clock, months after the start: every missed close is
+    # caught up first (a catch_up_limit above them; rule P3 would pause the game).
+    extra = "catch_up_limit: 1000\n"
+    table = Table(tmp_path, start="2026-01-01T20:00", extra=extra)
     table.run(utc(2026, 1, 1, 17))
     table.close()
-    table = Table(tmp_path, start="2026-01-01T20:00")
+    table = Table(tmp_path, start="2026-01-01T20:00", extra=extra)
     try:
         code, out = cli(table, "pause", "seed-000", "--note", "выходные")
         assert code == 0, out
@@ -245,7 +266,17 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "pause", "seed-000")
         assert code == 1 and "Game seed-000 is already paused" in out
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
-        assert code == 0 and "Extended by 2 hours. The game is paused" in out
+        assert (code, out.splitlines()[0]) == (
+            0,
+            "Extended by 2 hours. The game is paused: the time is added by pbp resume seed-000.",
+        )
+        # A CLI refusal names the command line's commands, not the mail's PAUSE/RESUME.
+        code, out = cli(table, "extend", "seed-000", "--hours", "1000")
+        assert (code, out) == (
+            1,
+            "Error: An extension is at most 720 hours at a time, not 1,000 hours. For a long "
+            "break: pbp pause seed-000, then pbp resume seed-000.\n",
+        )
         code, out = cli(table, "resume", "seed-000")
         assert code == 0, out
         assert "Resumed. Next deadline: " in out
@@ -373,7 +404,7 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         )
         assert "14:00 (ГМ): Маша покидает игру.\n" in text
         # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
-        assert "01.12.2026 14:00: ГМ исключает Машу.\n" in text
+        assert "1 декабря 2026 г., 14:00: ГМ исключает Машу.\n" in text
         assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
@@ -612,6 +643,6 @@ def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -
         assert table.run(utc(2026, 12, 1, 19)) == ["status"]
         code, out = cli(table, "kept", "--json")
         (row,) = json.loads(out)
-        assert row["status"] == "resumed 2026-12-01 22:00: status"
+        assert row["status"] == "resumed 2026-12-01 22:00 MSK: status"
     finally:
         table.close()

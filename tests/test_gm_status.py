@@ -128,14 +128,15 @@ def table(tmp_path: Path) -> Iterator[TwoGames]:
 COMMANDS_RU = (
     "Только для вас: не вставляйте это письмо на форум.\n"
     "Команды: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
-    "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
+    "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
+    "ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · "
     "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).\n"
 )
 #: Seed 002 at 18:00 UTC of day 1: Вася's vote, nobody else's; the maniac's orders for
 #: nights 1 and 2 due (M3); the day closes in an hour.
 MANIAC_RU = (
     "Игра «seed-002»: идёт день 1.\n"
-    "Ближайший срок: 01.12.2026 22:00 (Europe/Moscow), через 1 ч 0 мин.\n"
+    "Ближайший срок: 1 декабря 2026 г., 22:00 по Москве, через 1 ч 0 мин.\n"
     "Нет заказа маньяка (Коля) на ночи 1 и 2.\n"
     "Голоса дня 1:\n"
     "- Петя (1): Вася\n"
@@ -145,7 +146,7 @@ MANIAC_RU = (
 #: Seed 000 at 18:00 UTC of day 1: Дуг owes the answer to suggestion 1 (D3).
 CLUEDO_RU = (
     "Игра «seed-000»: идёт день 1.\n"
-    "Ближайший срок: 01.12.2026 22:30 (Europe/Moscow), через 1 ч 30 мин.\n"
+    "Ближайший срок: 1 декабря 2026 г., 22:30 по Москве, через 1 ч 30 мин.\n"
     "Ждут ответа:\n"
     "  - №1 (день 1), Кросс → Дуг: Маша, Пистолет, Спальня\n"
 )
@@ -242,12 +243,12 @@ def test_a_paused_game_shows_its_pause_kept_mail_and_last_lever(table: TwoGames)
     assert len(kept) == 1
     assert named_body(status, MANIAC) == (
         "Игра «seed-002»: идёт день 1.\n"
-        "Игра на паузе с 01.12.2026 21:10 (Europe/Moscow). "
+        "Игра на паузе с 1 декабря 2026 г., 21:10 по Москве. "
         "После ПРОДОЛЖИТЬ до срока останется 0 ч 50 мин.\n"
         + MANIAC_RU.split("через 1 ч 0 мин.\n")[1]
         + "\n"
         f"Отложенные письма этой игры ждут решения: 1 (№ {kept[0]}).\n"
-        "Последняя команда ГМа: пауза, 01.12.2026 21:10 (Europe/Moscow), из консоли. "
+        "Последняя команда ГМа: пауза, 1 декабря 2026 г., 21:10 по Москве, из консоли. "
         "Пояснение: уехал\n"
         "\n" + COMMANDS_RU
     )
@@ -264,11 +265,11 @@ def test_status_before_the_start_and_after_the_end(tmp_path: Path) -> None:
         assert summary([answer]) == [(GM, "[seed-002, seed-000] GM only: the state of your games")]
         text = body(answer)
         assert text.startswith(
-            'Games: seed-002, seed-000\n\nGame "seed-002": day 1.\nNext deadline: 2026-12-01 22:00 '
+            'Games: seed-002, seed-000\n\nGame "seed-002": day 1.\nNext deadline: December 1, 2026, 22:00 MSK'
         )
         assert (
-            '\n\nGame "seed-000" has not started yet; it starts 2026-12-01 20:00 '
-            "(Europe/Moscow).\n\nFor your eyes only: do not paste this mail into the forum.\n"
+            '\n\nGame "seed-000" has not started yet; it starts December 1, 2026, '
+            "20:00 MSK.\n\nFor your eyes only: do not paste this mail into the forum.\n"
         ) in text
     finally:
         table.close()
@@ -322,7 +323,7 @@ def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None
         (turn,) = table.new_mail()
         assert named_body(turn, CLUEDO).startswith(
             "Игра «seed-000»: идёт ход 1.\n"
-            "Ближайший срок: 02.12.2026 20:00 (Europe/Moscow), через 22 ч 59 мин.\n"
+            "Ближайший срок: 2 декабря 2026 г., 20:00 по Москве, через 22 ч 59 мин.\n"
             "Ходит Кросс (ход 1).\n"
             "\nТолько для вас"
         )
@@ -335,7 +336,7 @@ def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None
         answer = table.new_mail()[-1]
         assert named_body(answer, CLUEDO).startswith(
             "Игра «seed-000»: идёт ход 1.\n"
-            "Ближайший срок: 02.12.2026 09:05 (Europe/Moscow), через 11 ч 55 мин.\n"
+            "Ближайший срок: 2 декабря 2026 г., 09:05 по Москве, через 11 ч 55 мин.\n"
             "Сейчас отвечает Дуг на предположение №1.\n"
             "\nТолько для вас"
         )

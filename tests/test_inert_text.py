@@ -97,7 +97,10 @@ def test_a_substitute_named_with_bbcode_colour_is_announced_by_his_literal_name(
         GAME, "Дуг", name, "vova@example.test", now=utc(2026, 12, 1, 17, 10), via="cli", note=None
     )
     bbcode, markdown = announced(table, "замена игрока")
-    kept = "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что за ним числится.\n"
+    kept = (
+        "\n\nМесто сохраняет имя Дуг со всем, что у него есть и что за ним числится;"
+        " отныне посты называют оба имени, и годится любое из них.\n"
+    )
     assert bbcode == f"[b][{ZWSP}color=red]Вова[{ZWSP}/color] заменяет Дуг.[/b]" + kept
     assert markdown == r"**\[color=red\]Вова\[/color\] заменяет Дуг.**" + kept
 
@@ -189,11 +192,15 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
     mails = table.new_mail()
     (notice,) = [m for m in mails if m["To"] == GM]
     assert named_body(notice, GAME) == (
-        "Письмо не обработано и сохранено (номер 1 в `pbp kept`).\n"
+        "Письмо не обработано и отложено (номер 1; отложенные письма перечисляет "
+        "ОТЛОЖЕННЫЕ).\n"
         "  Причина: письмо пришло на личный адрес другого игрока\n"
         "  Отправитель: cross@example.test\n"
         "  Тема: Hi Sender: gm@example.test\n"
-        "  Получено: 01.12.2026 20:05 (Europe/Moscow)\n"
+        "  Получено: 1 декабря 2026 г., 20:05 по Москве\n"
+        "\n"
+        "Ответьте ПОВТОРИТЬ 1, когда адрес отправителя будет верным, ЗА ИГРОК: ХОД, чтобы "
+        "внести его ходы самому, или ОТКЛОНИТЬ 1, чтобы закрыть его, не применяя.\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
     assert answer["Subject"] == "[seed-000] Re: Hi Sender: gm@example.test"

@@ -174,7 +174,7 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     rows = json.loads(listing)
     # The retry's time is shown in the game's zone (its date may differ from UTC's).
     assert [re.sub(r"\d\d:\d\d", "HH:MM", row["status"]) for row in rows] == [
-        f"retried {datetime.now(ZoneInfo(row['zone'])):%Y-%m-%d} HH:MM: applied" for row in rows
+        f"retried {datetime.now(ZoneInfo(row['zone'])):%Y-%m-%d} HH:MM MSK: applied" for row in rows
     ]
     assert [row["zone"] for row in rows] == ["Europe/Moscow"] * 2
     code, output = cli(service, "retry", "9")
@@ -286,13 +286,35 @@ def test_a_retry_kept_again_for_the_same_reason_sends_nothing_and_keeps_one_row(
             ]
             assert not any(table.store.seen(f"kept:{i}") for i in (1, 2, 3))
 
-        code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
-        assert (code, output.splitlines()) == (1, ["kept:1: unknown_sender (still kept)"])
+        # `pbp retry` says in one sentence why each cannot succeed as it is, names the
+        # lever that helps, exits 1 and applies nothing (issue 31, item 5).
+        for kept_id, said in (
+            (
+                "1",
+                "Error: Kept mail 1 cannot succeed as it is: its sender stranger@example.test "
+                "plays in no game, so it would be kept again; if a player wrote it, enter its "
+                "moves with pbp act GAME PLAYER '...', else close it with pbp dismiss 1.",
+            ),
+            (
+                "2",
+                "Error: Kept mail 2 cannot succeed as it is: Дуг wrote it to the personal "
+                "address of Кросс (game seed-000), so it would be kept again; enter its moves "
+                "with pbp act seed-000 Дуг '...'.",
+            ),
+            (
+                "3",
+                "Error: Kept mail 3 cannot succeed as it is: automatic mail (a bounce, an "
+                "auto-reply, a list) is never applied; close it with pbp dismiss 3.",
+            ),
+        ):
+            code, output = cli_at(tmp_path / "games.yaml", "retry", kept_id)
+            assert (code, output.splitlines()) == (1, [said])
+        assert [k.retried_at for k in table.store.kept()] == [utc(2026, 12, 1, 18, 3)] * 3
         code, listing = cli_at(tmp_path / "games.yaml", "kept", "--json")
         assert code == 0
         assert [(row["reason"], row["status"]) for row in json.loads(listing)][1:] == [
-            ("wrong_sender", "retried 2026-12-01 21:03: wrong_sender (still kept)"),
-            ("automatic or no sender", "retried 2026-12-01 21:03: automatic (still kept)"),
+            ("wrong_sender", "retried 2026-12-01 21:03 MSK: wrong_sender (still kept)"),
+            ("automatic or no sender", "retried 2026-12-01 21:03 MSK: automatic (still kept)"),
         ]
         assert len(table.store.kept()) == 3
     finally:
@@ -373,7 +395,7 @@ def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path
         )
         code, listing = cli_at(tmp_path / "games.yaml", "kept")
         assert listing.splitlines()[1].endswith(
-            "held while the game was paused: seed-000  resumed 2026-12-02 13:00: applied"
+            "held while the game was paused: seed-000  resumed 2026-12-02 13:00 MSK: applied"
         )
         code, output = cli_at(tmp_path / "games.yaml", "retry", "1")
         assert (code, output) == (0, "kept:1: resumed (applied)\n")

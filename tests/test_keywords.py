@@ -69,12 +69,18 @@ MADE_UP: dict[str, Any] = {
         "resume": ["SEGUIR"],
         "extend": ["ALARGAR"],
         "substitute": ["CAMBIAR"],
+        "readdress": ["DIRECCION"],
         "remove": ["QUITAR"],
         "void": ["ANULAR"],
         "export": ["EXPORTAR"],
         "help": ["AYUDA"],
         "status": ["ESTADO"],
         "all": ["TODOS"],
+        "close_day": ["CERRAR DIA"],
+        "end_night": ["TERMINAR NOCHE"],
+        "kept": ["GUARDADOS"],
+        "retry": ["REINTENTAR"],
+        "dismiss": ["DESCARTAR"],
         "by": ["POR"],
         "hours": ["horas"],
         "confirm": ["CONFIRMO", "SI"],
@@ -150,10 +156,11 @@ def test_a_made_up_locale_is_read_by_every_parser_without_a_code_change(locales:
     (error,) = cluedo("Sin refutarr 7")
     assert (error.code, error.params["suggestion"]) == ("unknown_command", "SIN REFUTAR")
 
-    assert [line.lever for line in gm.parse_gm("PAUSAR\nALARGAR 3 horas\nPAUSE")] == [
+    assert [line.lever for line in gm.parse_gm("PAUSAR\nALARGAR 3 horas\nPAUSE\nCERRAR DIA")] == [
         gm.Pause(),
         gm.Extend(3.0),
         gm.Pause(),
+        gm.PassDeadline("close-day"),
     ]
     (line,) = gm.parse_gm("CAMBIAR Петя POR Вова vova@example.test")
     assert line.lever == gm.Substitute("Петя", "Вова", "vova@example.test")
@@ -297,6 +304,7 @@ def test_the_templates_show_each_command_as_the_keywords_data_does(locale: str) 
         ("resume", "RESUME"),
         ("extend", "EXTEND %(hours)s h"),
         ("substitute", "SUBSTITUTE %(player)s BY %(name)s %(email)s"),
+        ("readdress", "ADDRESS %(player)s %(email)s"),
         ("remove", "REMOVE %(player)s"),
         ("void", "VOID %(event)s"),
         ("export", "EXPORT %(format)s"),

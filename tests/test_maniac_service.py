@@ -189,7 +189,7 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     vasya = welcome["Вася"]
     assert f"Ваш личный адрес для ходов: gm+{table.token('Вася')}@example.test" in vasya
     assert (
-        "День закрывается в 22:00, ночь заканчивается в 10:00 (Europe/Moscow). Голос или "
+        "День закрывается в 22:00 по Москве, ночь заканчивается в 10:00 по Москве. Голос или "
         "заказ относится к тому дню, в который пришло письмо." in vasya
     )
     assert "    ГОЛОС за Катю" in vasya  # the help, with this game's players
@@ -450,19 +450,19 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "> УБИТЬ Сашу",
         "Понял: УБИТЬ Саша",
         "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — "
-        "до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его "
+        "до 2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его "
         "не пишите.",
         "",
         "> ПРОПУСК",
         "Понял: ПРОПУСК",
         "Принято: заказ на ночь 2 — пропуск. Его можно изменить до конца ночи 1 — до "
-        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
         "пишите.",
         "",
         "> УБИТЬ Олю НОЧЬ 2",
         "Понял: УБИТЬ Оля НОЧЬ 2",
         "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
-        "конца ночи 1 — до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ "
+        "конца ночи 1 — до 2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ "
         "— в тред его не пишите.",
         "",
         "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
@@ -537,7 +537,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     mails = table.move("Коля", "УБИТЬ Таню", at=utc(2026, 12, 2, 9))
     assert section(mails[0], "УБИТЬ Таню") == [
         "Принято: заказ на ночь 3 — убить Таню. Его можно изменить до закрытия дня 2 — до "
-        "02.12.2026 22:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "2 декабря 2026 г., 22:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
         "пишите."
     ]
 
@@ -559,15 +559,15 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     assert summary(mails) == [(EMAILS["Коля"], RE)]
     assert section(mails[0], "УБИТЬ Сашу") == [
         "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — до "
-        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
         "пишите."
     ]
 
     mails = table.at(utc(2026, 12, 2, 5))  # two hours before night 1 ends
-    subject = "[seed-002] Напоминание: ночь 1 заканчивается 02.12.2026 10:00 (Europe/Moscow)"
+    subject = "[seed-002] Напоминание: ночь 1 заканчивается 2 декабря 2026 г., 10:00 по Москве"
     assert summary(mails) == [(EMAILS["Коля"], subject)]  # nobody votes at night
     assert lines(mails[0]) == [
-        "Коля, ночь 1 заканчивается 02.12.2026 10:00 (Europe/Moscow).",
+        "Коля, ночь 1 заканчивается 2 декабря 2026 г., 10:00 по Москве.",
         "",
         "- Нет заказа на ночь 2: УБИТЬ <игрок> НОЧЬ 2 или ПРОПУСК НОЧЬ 2. Ночь без заказа "
         "пройдёт без убийства, и это промах, а не пропуск.",
@@ -576,12 +576,12 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     mails = table.move("Коля", "УБИТЬ Олю НОЧЬ 2", "УБИТЬ Машу НОЧЬ 1", at=utc(2026, 12, 2, 6))
     assert section(mails[0], "УБИТЬ Олю НОЧЬ 2") == [
         "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 — до "
-        "02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
         "пишите."
     ]
     assert section(mails[0], "УБИТЬ Машу НОЧЬ 1") == [
         "Принято: заказ на ночь 1 изменён, теперь — убить Машу. Его можно изменить до "
-        "конца ночи 1 — до 02.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ "
+        "конца ночи 1 — до 2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ "
         "— в тред его не пишите."
     ]
 
@@ -699,10 +699,10 @@ def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order
 
     mails = table.at(utc(2026, 12, 1, 17, 30))
 
-    subject = "[seed-002] Напоминание: день 1 закрывается 01.12.2026 22:00 (Europe/Moscow)"
+    subject = "[seed-002] Напоминание: день 1 закрывается 1 декабря 2026 г., 22:00 по Москве"
     assert summary(mails) == [(EMAILS[p], subject) for p in ("Коля", "Дима", "Лена", "Катя")]
     assert lines(mails[0]) == [
-        "Коля, день 1 закрывается 01.12.2026 22:00 (Europe/Moscow).",
+        "Коля, день 1 закрывается 1 декабря 2026 г., 22:00 по Москве.",
         "",
         "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
         "- Нет заказа на ночь 2: УБИТЬ <игрок> НОЧЬ 2 или ПРОПУСК НОЧЬ 2. Этот заказ можно "
@@ -710,7 +710,7 @@ def test_reminder_goes_to_players_without_a_vote_and_to_the_maniac_with_an_order
         "промах, а не пропуск.",
     ]
     assert lines(mails[1]) == [
-        "Дима, день 1 закрывается 01.12.2026 22:00 (Europe/Moscow).",
+        "Дима, день 1 закрывается 1 декабря 2026 г., 22:00 по Москве.",
         "",
         "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
     ]
@@ -1038,7 +1038,7 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
     assert result.exit_code == 0, result.output
     out = result.output.splitlines()
     assert out[0] == 'Game "seed-002": day 1.'
-    assert out[1] == "The day closes: 2026-12-01T22:00+03:00"
+    assert out[1] == "The day closes: 2026-12-01 22:00 MSK"
     assert "  - Коля: maniac" in out
     assert "  - Лена: fan" in out
     orders = out.index("The maniac's orders:")
@@ -1506,13 +1506,13 @@ def test_an_early_close_in_kaliningrad_keeps_the_regular_schedule(
         (
             "ru",
             "Принято: заказ на ночь 3 — убить Петю. Его можно изменить до закрытия дня 2 — до "
-            "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+            "3 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
             "пишите.",
         ),
         (
             "en",
             "Accepted: the order for night 3: kill Петя. It may be changed until day 2 closes, "
-            "2026-12-03 10:00 (Europe/Moscow). Only you and the GM see it — never post it in "
+            "December 3, 2026, 10:00 MSK. Only you and the GM see it — never post it in "
             "the thread.",
         ),
     ],
@@ -1551,7 +1551,7 @@ def test_M3_an_order_fixed_by_the_deadline_after_an_extended_one_gets_its_real_t
     reply = next(m for m in mails if m["To"] == EMAILS["Коля"])
     assert section(reply, "УБИТЬ Сашу") == [
         "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — до "
-        "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "3 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
         "пишите."
     ]
     table.service.gm.act(
@@ -1561,7 +1561,7 @@ def test_M3_an_order_fixed_by_the_deadline_after_an_extended_one_gets_its_real_t
     (acted,) = [m for m in table.new_mail() if m["To"] == EMAILS["Коля"]]
     assert section(acted, "УБИТЬ Олю НОЧЬ 2") == [
         "Принято: заказ на ночь 2 — убить Олю. Его можно изменить до конца ночи 1 — до "
-        "03.12.2026 10:00 (Europe/Moscow). Заказ видите только вы и ГМ — в тред его не "
+        "3 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его не "
         "пишите."
     ]
     table.at(utc(2026, 12, 2, 8, 1))  # the extended close of day 1

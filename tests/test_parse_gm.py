@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pbp.parse.gm import (
     Act,
+    Dismiss,
     Export,
     Extend,
     GmLine,
     Help,
+    Kept,
     Lever,
+    PassDeadline,
     Pause,
     Remove,
     Resume,
+    Retry,
     Substitute,
     Void,
     parse_gm,
@@ -127,13 +133,49 @@ def test_a_gm_command_that_does_not_fit_names_its_syntax(line: str, lever: str) 
 
 
 def test_lines_without_a_keyword_are_answered_as_not_gm_commands() -> None:
-    lines = parse_gm("Привет, как дела?\n\nCLOSE-DAY\nRETRY 1\nPAUSED")
+    lines = parse_gm("Привет, как дела?\n\nSHOW\nЗАКРЫТЬ\nPAUSED")
     assert [(c.line, c.lever, c.error and (c.error.code, c.error.params)) for c in lines] == [
         ("Привет, как дела?", None, ("gm_not_a_command", {})),
-        ("CLOSE-DAY", None, ("gm_not_a_command", {})),
-        ("RETRY 1", None, ("gm_not_a_command", {})),
+        ("SHOW", None, ("gm_not_a_command", {})),
+        ("ЗАКРЫТЬ", None, ("gm_not_a_command", {})),
         ("PAUSED", None, ("gm_not_a_command", {"suggestion": "PAUSE"})),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "lever"),
+    [
+        ("ЗАКРЫТЬ ДЕНЬ", "close_day", PassDeadline("close-day")),
+        ("close day", "close_day", PassDeadline("close-day")),
+        ("CLOSE-DAY", "close_day", PassDeadline("close-day")),
+        ("Завершить ночь", "end_night", PassDeadline("end-night")),
+        ("END NIGHT", "end_night", PassDeadline("end-night")),
+        ("ОТЛОЖЕННЫЕ", "kept", Kept()),
+        ("KEPT", "kept", Kept()),
+        ("ПОВТОРИТЬ 12", "retry", Retry((12,))),
+        ("RETRY 12, #13 12", "retry", Retry((12, 13))),
+        ("ОТКЛОНИТЬ 4 5", "dismiss", Dismiss((4, 5))),
+        ("DISMISS №7", "dismiss", Dismiss((7,))),
+    ],
+)
+def test_the_closes_and_the_kept_mail_levers_read_in_both_languages(
+    text: str, name: str, lever: Lever
+) -> None:
+    assert parse_gm(text) == [GmLine(text, name, lever)]
+
+
+@pytest.mark.parametrize(
+    "text", ["ЗАКРЫТЬ ДЕНЬ 2", "KEPT all", "RETRY", "RETRY 1 два", "DISMISS ²", "ОТКЛОНИТЬ -3"]
+)
+def test_the_closes_and_the_kept_mail_levers_refuse_what_does_not_fit(text: str) -> None:
+    (line,) = parse_gm(text)
+    assert line.lever is None and line.error is not None
+    assert line.error.code == "gm_syntax"
+
+
+def test_a_retry_line_survives_its_confirmation_record() -> None:
+    (line,) = parse_gm("RETRY 3 4 -- после исправления")
+    assert GmLine.from_json(json.loads(json.dumps(line.to_json()))) == line
 
 
 @pytest.mark.parametrize("line", ["HELP", "помощь"])

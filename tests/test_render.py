@@ -252,7 +252,7 @@ def test_D1_opening_post_lists_players_characters_cards_and_commitment(
         "\n"
         "[b]Ход игры[/b]\n"
         "В день у каждого 3 предположения, одному игроку все вместе могут адресовать за день "
-        "не больше 3 предположений. День закрывается в 22:30 (Europe/Moscow). На "
+        "не больше 3 предположений. День закрывается в 22:30 по Москве. На "
         "предположение, оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на "
         "следующий день на одно предположение меньше за каждое такое предположение: два без "
         "ответа — на два меньше.\n"
@@ -663,9 +663,9 @@ def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer)
         close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 2},
     )
-    assert subject == "Напоминание: день закрывается 01.12.2026 22:30 (Europe/Moscow)"
+    assert subject == "Напоминание: день закрывается 1 декабря 2026 г., 22:30 по Москве"
     assert body == (
-        "Неташка, игровой день закрывается 01.12.2026 22:30 (Europe/Moscow).\n"
+        "Неташка, игровой день закрывается 1 декабря 2026 г., 22:30 по Москве.\n"
         "\n"
         "- Вы должны ответить игроку Веталь на предположение 7 (Краснова, нож, кухня).\n"
         "- На сегодня у вас осталось 2 предположения.\n"
@@ -685,7 +685,7 @@ def test_reminder_en_with_one_suggestion_left(renderer: Renderer) -> None:
         close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 1},
     )
-    assert subject == "Reminder: the day closes 2026-12-01 22:30 (Europe/Moscow)"
+    assert subject == "Reminder: the day closes December 1, 2026, 22:30 MSK"
     assert "- You owe Веталь an answer to suggestion 7 (Краснова, нож, кухня).\n" in body
     assert "- 1 suggestion left today.\n" in body
 
@@ -1106,7 +1106,8 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         "\n\nВаш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): "
         "gm+token@example.test\n"
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
-        "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
+        "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
+        "ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · "
         "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).\n"
     )
 

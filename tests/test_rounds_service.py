@@ -396,11 +396,11 @@ def test_R7_the_reminder_goes_only_to_the_player_whose_turn_or_answer_is_due(
         table.run(utc(2026, 12, 2, 15, 30))
         mails = table.new_mail()
         assert summary(mails) == [
-            (CROSS, "[seed-000] Напоминание: ваш ход до 02.12.2026 20:00 (Europe/Moscow)")
+            (CROSS, "[seed-000] Напоминание: ваш ход до 2 декабря 2026 г., 20:00 по Москве")
         ]
         assert lines(mails[0]) == [
             "Кросс, напоминаем: сейчас ваш ход (ход 1). Сделайте предположение или обвинение "
-            "до 02.12.2026 20:00 (Europe/Moscow), иначе ход будет пропущен.",
+            "до 2 декабря 2026 г., 20:00 по Москве, иначе ход будет пропущен.",
             "Можно назвать комнаты: Столовая, Спальня, Библиотека.",
         ]
         # An answer: Дуг is asked at 15:40 UTC, due 03:40 UTC (06:40 Moscow), reminded at 01:40.
@@ -412,13 +412,13 @@ def test_R7_the_reminder_goes_only_to_the_player_whose_turn_or_answer_is_due(
         assert summary(mails) == [
             (
                 DOUG,
-                "[seed-000] Напоминание: ответ на предположение №1 до 03.12.2026 06:40 "
-                "(Europe/Moscow)",
+                "[seed-000] Напоминание: ответ на предположение №1 до 3 декабря 2026 г., "
+                "06:40 по Москве",
             )
         ]
         assert lines(mails[0]) == [
             "Дуг, напоминаем: вы должны ответить на предположение №1 (Кросс: Петя, Молоток, "
-            "Спальня) до 03.12.2026 06:40 (Europe/Moscow).",
+            "Спальня) до 3 декабря 2026 г., 06:40 по Москве.",
             "У вас есть: Молоток, Спальня. Покажите одну из них, например:",
             "    ОПРОВЕРЖЕНИЕ 1 Молоток",
             "Иначе за вас ответит ГМ (первой подходящей картой в порядке подозреваемый — "
@@ -523,13 +523,13 @@ def test_gm_show_and_the_post_command_of_a_running_game(table: RoundsTable) -> N
     view = kind.gm_view(kind.load(row.state))
     view["deadline_at"] = "2026-12-02T08:05+03:00"
     _subject, text = table.service.renderer.private_mail(
-        "cluedo_rounds/gm_show", locale="ru", game="seed-000", view=view
+        "cluedo_rounds/gm_show", locale="ru", game="seed-000", view=view, timezone="Europe/Moscow"
     )
     assert text.splitlines()[:12] == [
         "Игра «seed-000», ход 1, ходит Кросс.",
         "",
         "Сейчас отвечает Дуг на предположение №1.",
-        "Срок: 2026-12-02T08:05+03:00",
+        "Срок: 2 декабря 2026 г., 08:05 по Москве",
         "Решение: Маша, Топор, Столовая.",
         "Правила: на ход 24 часа, на ответ 12 часов; автоответ: no_match; неверные обвинения "
         "публикуются.",
@@ -597,13 +597,13 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
 def test_R7_your_turn_gives_the_deadline_in_the_games_time_zone(table: RoundsTable) -> None:
     welcome = lines(table.new_mail()[0])
     assert (
-        "Первый ход — ваш: сделайте предположение или обвинение до 02.12.2026 20:00 "
-        "(Europe/Moscow)." in welcome
+        "Первый ход — ваш: сделайте предположение или обвинение до 2 декабря 2026 г., "
+        "20:00 по Москве." in welcome
     )
     play(table, "Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня", 5)
     mails = play(table, "Дуг", "ОПРОВЕРЖЕНИЕ Молоток", 10)
     assert (
-        "Сделайте предположение или обвинение до 02.12.2026 20:10 (Europe/Moscow); иначе ход "
+        "Сделайте предположение или обвинение до 2 декабря 2026 г., 20:10 по Москве; иначе ход "
         "будет пропущен." in lines(mails[2])
     )
 
@@ -620,8 +620,7 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
         assert summary(mails) == [
             (
                 DOUG,
-                "[seed-000] Reminder: your answer to suggestion #1, by 2026-12-02 08:05 "
-                "(Europe/Moscow)",
+                "[seed-000] Reminder: your answer to suggestion #1, by December 2, 2026, 08:05 MSK",
             ),
             *posted("[seed-000] Turn 1 post", private=True),
             (DOUG, "[seed-000] Suggestion #1: the GM answered for you"),

@@ -132,8 +132,18 @@ def test_C4_no_refutation_while_holding_a_card_is_refused_with_the_allowed_cards
     assert "Пистолет, Спальня" in body(mails[0])
 
 
-def test_D8_mail_that_arrived_before_a_missed_close_belongs_to_its_own_day(table: Table) -> None:
+@pytest.fixture
+def roomy(tmp_path: Path) -> Iterator[Table]:
+    """:func:`table` with ``catch_up_limit: 5``: an outage of days is caught up (rule P3)."""
+    table = Table(tmp_path, extra="catch_up_limit: 5\n")
+    table.run(utc(2026, 12, 1, 17))
+    yield table
+    table.close()
+
+
+def test_D8_mail_that_arrived_before_a_missed_close_belongs_to_its_own_day(roomy: Table) -> None:
     """The daemon is down from 17:00 on day 1 to day 4: mail and closes interleave."""
+    table = roomy
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 19, 29))
     table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 19, 31))
     assert table.run(utc(2026, 12, 3, 20)) == ["applied", "applied"]
@@ -153,7 +163,8 @@ def test_D8_mail_that_arrived_before_a_missed_close_belongs_to_its_own_day(table
     ]
 
 
-def test_D6_missed_closes_are_caught_up_once_each(table: Table) -> None:
+def test_D6_missed_closes_are_caught_up_once_each(roomy: Table) -> None:
+    table = roomy
     table.new_mail()
     table.run(utc(2026, 12, 4, 19, 31))
     table.run(utc(2026, 12, 4, 19, 32))
@@ -228,7 +239,8 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
 
 
 def test_reminder_lists_open_duties_once_before_the_close(tmp_path: Path) -> None:
-    table = Table(tmp_path, start="2026-12-01T12:00", extra="remind_hours_before: 3\n")
+    extra = "remind_hours_before: 3\ncatch_up_limit: 2\n"
+    table = Table(tmp_path, start="2026-12-01T12:00", extra=extra)
     try:
         table.run(utc(2026, 12, 1, 9))
         table.send(
@@ -239,7 +251,7 @@ def test_reminder_lists_open_duties_once_before_the_close(tmp_path: Path) -> Non
         table.run(utc(2026, 12, 1, 16, 31))
         table.run(utc(2026, 12, 1, 16, 40))
         mails = table.new_mail()
-        subject = "[seed-000] Напоминание: день закрывается 01.12.2026 22:30 (Europe/Moscow)"
+        subject = "[seed-000] Напоминание: день закрывается 1 декабря 2026 г., 22:30 по Москве"
         assert summary(mails) == [
             ("cross@example.test", subject),
             ("doug@example.test", subject),
@@ -784,7 +796,8 @@ def test_C4_a_single_copied_example_line_is_the_players_answer(table: Table) -> 
 
 
 def test_no_reminder_for_a_day_that_closed_while_the_daemon_was_down(tmp_path: Path) -> None:
-    table = Table(tmp_path, start="2026-12-01T12:00", extra="remind_hours_before: 3\n")
+    extra = "remind_hours_before: 3\ncatch_up_limit: 2\n"
+    table = Table(tmp_path, start="2026-12-01T12:00", extra=extra)
     try:
         table.run(utc(2026, 12, 1, 9))
         table.new_mail()

@@ -52,10 +52,13 @@ def test_a_store_of_the_release_before_versions_is_upgraded_and_played_on(
     shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
     assert version(tmp_path / "pbp.sqlite3") == 0
     table = Table(tmp_path)  # opens the store: upgraded
-    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (3, 3)
+    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (4, 4)
     with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 2's column
         columns = [row[1] for row in db.execute("PRAGMA table_info(gm_confirmations)")]
     assert columns[-1] == "hinted_at"
+    with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 4's column
+        columns = [row[1] for row in db.execute("PRAGMA table_info(kept)")]
+    assert columns[-1] == "dismissed_at"
     saved = tmp_path / "pbp.sqlite3.v0-backup"
     assert version(saved) == 0
     with sqlite3.connect(saved) as db:
@@ -89,8 +92,8 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     said = (
-        f"the store {path} was written by a newer pbp (store schema 4; this pbp reads up "
-        "to 3): install that pbp again, or restore a backup made before the upgrade"
+        f"the store {path} was written by a newer pbp (store schema 5; this pbp reads up "
+        "to 4): install that pbp again, or restore a backup made before the upgrade"
     )
     try:
         Store(path)
@@ -100,7 +103,7 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
         raise AssertionError("a newer store was opened")
     result = CliRunner().invoke(main, ["-c", str(config), "show", "seed-000"])
     assert (result.exit_code, result.output) == (1, f"Error: {said}\n")
-    assert version(path) == 4  # untouched
+    assert version(path) == 5  # untouched
 
 
 def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_once(
@@ -113,7 +116,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
     assert version(path) == 2
     table = Table(tmp_path)  # opens the store: upgraded
     try:
-        assert version(path) == 3
+        assert version(path) == 4
         assert version(tmp_path / "pbp.sqlite3.v2-backup") == 2
         held = [(k.id, k.reason, k.held_for, k.retry_outcome) for k in table.store.kept()]
         assert held == [
@@ -126,7 +129,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
         result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "kept", "--json"])
         rows = json.loads(result.output)
         assert [(r["game"], r["reason"], r["status"]) for r in rows] == [
-            ("seed-000", "paused:seed-000", "resumed 2026-12-02 13:00: applied"),
+            ("seed-000", "paused:seed-000", "resumed 2026-12-02 13:00 MSK: applied"),
             ("seed-000", "paused:seed-000", "resumed: held_dropped"),
             ("seed-000", "paused:seed-000", "waiting for resume"),
         ]
@@ -145,7 +148,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
         assert doug["Subject"]
         result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "kept", "--json"])
         statuses = [r["status"] for r in json.loads(result.output)]
-        assert statuses[2] == "resumed 2026-12-02 15:00: status"
+        assert statuses[2] == "resumed 2026-12-02 15:00 MSK: status"
     finally:
         table.close()
 
@@ -244,3 +247,30 @@ def test_a_damaged_store_is_said_by_check_and_never_copied_by_backup(tmp_path: P
         "(restore an older backup instead)\n",
     )
     assert not copy.exists()
+
+
+def test_a_schema_3_store_gets_the_dismissed_column_and_its_kept_mail_still_waits(
+    tmp_path: Path,
+) -> None:
+    """Schema 4: ``kept.dismissed_at`` (``pbp dismiss``); a row kept before is waiting."""
+    path = tmp_path / "pbp.sqlite3"
+    with Store(path) as store, store.transaction():
+        store.keep(
+            "maildir:1",
+            utc(2026, 12, 1, 18),
+            "unknown_sender",
+            b"From: x\n\n",
+            utc(2026, 12, 1, 18),
+        )
+    with sqlite3.connect(path) as db:  # as schema 3's pbp left it
+        db.execute("ALTER TABLE kept DROP COLUMN dismissed_at")
+        db.execute("PRAGMA user_version = 3")
+    with Store(path) as store:
+        (kept,) = store.kept()
+        assert (kept.id, kept.dismissed_at, kept.waiting) == (1, None, True)
+        with store.transaction():
+            store.dismiss(1, utc(2026, 12, 2, 9))
+        (kept,) = store.kept()
+        assert (kept.dismissed_at, kept.waiting) == (utc(2026, 12, 2, 9), False)
+    assert version(path) == 4
+    assert version(tmp_path / "pbp.sqlite3.v3-backup") == 3

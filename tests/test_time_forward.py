@@ -59,7 +59,7 @@ def events_of(config: Path, game_id: str) -> list[tuple[int, datetime]]:
 
 def test_close_day_on_the_real_clock_after_a_later_now_is_refused(bundled: Path) -> None:
     later, close = ahead()
-    moved = pbp_cli("run", "--once", "--now", later, "--game", "exler-1")
+    moved = pbp_cli("run", "--once", "--now", later, "--game", "exler-1", "--catch-up", "exler-1")
     assert moved.exit_code == 0, moved.output
     before = events_of(bundled, "exler-1")
 
@@ -76,7 +76,7 @@ def test_close_day_on_the_real_clock_after_a_later_now_is_refused(bundled: Path)
 
 def test_a_lever_on_the_real_clock_after_a_later_now_is_refused(bundled: Path) -> None:
     later, close = ahead()
-    pbp_cli("run", "--once", "--now", later, "--game", "exler-1")
+    pbp_cli("run", "--once", "--now", later, "--game", "exler-1", "--catch-up", "exler-1")
     before = events_of(bundled, "exler-1")
 
     refused = pbp_cli("pause", "exler-1")
@@ -89,7 +89,7 @@ def test_a_lever_on_the_real_clock_after_a_later_now_is_refused(bundled: Path) -
 
 def test_an_earlier_now_is_refused_naming_the_games_last_event(bundled: Path) -> None:
     later, close = ahead()
-    pbp_cli("run", "--once", "--now", later, "--game", "exler-1")
+    pbp_cli("run", "--once", "--now", later, "--game", "exler-1", "--catch-up", "exler-1")
     earlier = (datetime.fromisoformat(later) - timedelta(hours=14)).isoformat()
 
     refused = pbp_cli("run", "--once", "--now", earlier)
@@ -107,7 +107,7 @@ def test_game_option_passes_the_deadlines_of_the_named_game_only(bundled: Path) 
     maniac_before = events_of(bundled, "maniac-1")
     exler_before = events_of(bundled, "exler-1")
 
-    moved = pbp_cli("run", "--once", "--now", later, "--game", "exler-1")
+    moved = pbp_cli("run", "--once", "--now", later, "--game", "exler-1", "--catch-up", "exler-1")
 
     assert moved.exit_code == 0, moved.output
     assert events_of(bundled, "maniac-1") == maniac_before

@@ -161,7 +161,7 @@ def _addressed_last_line(renderer: Renderer, held: list[str], penalised: bool = 
 def test_addressed_mail_promises_the_first_matching_card_only_to_a_holder(
     renderer: Renderer,
 ) -> None:
-    head = "Ответить нужно до закрытия игрового дня (22:30, Europe/Moscow)."
+    head = "Ответить нужно до закрытия игрового дня (22:30 по Москве)."
     tail = ", а на следующий день у вас будет на одно предположение меньше за каждое такое"
     assert _addressed_last_line(renderer, ["нож"]) == (
         f"{head} Иначе за вас ответит ГМ (первой подходящей картой в порядке подозреваемый —"
@@ -203,11 +203,12 @@ def test_asked_mail_promises_the_first_matching_card_only_to_a_holder(
         return body.rstrip("\n").split("\n")[-1]
 
     assert last(["Библиотека"]) == (
-        "Ответить нужно до 02.12.2026 09:00 (UTC). Иначе за вас ответит ГМ (первой подходящей"
-        " картой в порядке подозреваемый — орудие — комната)."
+        "Ответить нужно до 2 декабря 2026 г., 09:00 UTC. Иначе за вас ответит ГМ "
+        "(первой подходящей картой в порядке подозреваемый — орудие — комната)."
     )
     assert last([]) == (
-        "Ответить нужно до 02.12.2026 09:00 (UTC). Иначе за вас ответит ГМ — «нет опровержения»."
+        "Ответить нужно до 2 декабря 2026 г., 09:00 UTC. Иначе за вас ответит ГМ — "
+        "«нет опровержения»."
     )
 
 
@@ -395,12 +396,14 @@ def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, loca
 def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) -> None:
     assert _sheet_commands(renderer, "cluedo_days", "ru") == (
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ"
-        " · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ"
+        " · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ"
+        " · ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР"
         " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »)."
     )
     assert _sheet_commands(renderer, "maniac", "en") == (
         "Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS"
-        " · SUBSTITUTE PLAYER BY NAME ADDRESS · REMOVE PLAYER · VOID EVENT"
+        " · SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT"
+        " · CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID"
         ' · EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").'
     )
 

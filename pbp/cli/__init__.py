@@ -9,7 +9,8 @@ the mailbox shows that a store served it before (see :func:`pbp.cli.serve.run`,
 The commands, by group: :mod:`pbp.cli.serve` (``check``, ``run``), :mod:`pbp.cli.posts`
 (``post``, ``show``, ``export``), :mod:`pbp.cli.levers` (the GM's levers and the
 deadline commands the game kinds name), :mod:`pbp.cli.mailtools` (``mail``,
-``mailbox``, ``backup``, ``kept``, ``retry``); what they share is :mod:`pbp.cli.common`.
+``mailbox``, ``backup``, ``kept``, ``retry``), :mod:`pbp.cli.lost` (``lost``); what they
+share is :mod:`pbp.cli.common`.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ from pbp.cli.levers import (
     act,
     extend,
     pause,
+    readdress,
     remove,
     resume,
     rotate_token,
     substitute,
     void,
 )
-from pbp.cli.mailtools import backup, kept, mail_command, mailbox, retry
+from pbp.cli.lost import lost
+from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
 from pbp.store import StoreVersionError
@@ -102,6 +105,7 @@ for _command in (
     resume,
     extend,
     substitute,
+    readdress,
     remove,
     void,
     export,
@@ -112,5 +116,7 @@ for _command in (
     kept,
     retry,
     games,
+    dismiss,
+    lost,
 ):
     main.add_command(_command)

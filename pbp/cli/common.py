@@ -13,7 +13,6 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import click
 
@@ -24,6 +23,11 @@ from pbp.mail.maildir import MaildirInbox, MaildirTransport
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
+
+# The one way the command line writes a time (issue 31): every command imports it here.
+from pbp.timetext import cli_iso, cli_time
+
+__all__ = ["cli_iso", "cli_time"]
 
 #: The one logger of every command: ``pbp.cli``, the name its records had in one module.
 log = logging.getLogger("pbp.cli")
@@ -149,10 +153,9 @@ def _behind(service: Service, game_id: str, now: datetime) -> str | None:
     if last is None or now >= last:
         return None
     zone = service.zone(service.game_config(game_id))
-    shown = last.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
     return (
-        f"game {game_id} has run ahead of this clock: its last event is at {shown}, "
-        f"later than {now.astimezone(zone).strftime('%Y-%m-%d %H:%M %Z')}, and time in a "
+        f"game {game_id} has run ahead of this clock: its last event is at "
+        f"{cli_time(last, zone)}, later than {cli_time(now, zone)}, and time in a "
         "game only moves forward"
     )
 
@@ -176,16 +179,7 @@ def _when(text: str | None) -> datetime | None:
 
 
 def _refused(service: Service, error: Refusal) -> click.ClickException:
-    """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`."""
-    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE)
+    """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`, in
+    the words of the command line (``pbp pause GAME``, not the mail's ``PAUSE``)."""
+    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE, cli=True)
     return click.ClickException(text)
-
-
-def cli_time(when: datetime, zone: ZoneInfo) -> str:
-    """How the command line writes a time: local time in ``zone`` to the minute and the
-    zone's abbreviation, ``2026-12-07 22:30 MSK`` (``--json`` keeps ISO 8601).
-
-    >>> cli_time(datetime(2026, 12, 7, 19, 30, tzinfo=UTC), ZoneInfo("Europe/Moscow"))
-    '2026-12-07 22:30 MSK'
-    """
-    return when.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")

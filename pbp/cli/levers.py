@@ -1,6 +1,6 @@
 """The GM's levers on a started game (:mod:`pbp.gm`): ``act``, ``pause``, ``resume``,
-``extend``, ``substitute``, ``remove``, ``void``, ``rotate-token``, and the commands that
-pass a deadline now, which each game kind names (``close-day``, ``end-night``: its
+``extend``, ``substitute``, ``readdress``, ``remove``, ``void``, ``rotate-token``, and
+the commands that pass a deadline now, which each game kind names (``close-day``, ``end-night``: its
 :attr:`~pbp.core.kind.GameKind.deadline_commands`, found through the registry).
 
 Each runs as ``pbp run`` would at this moment: under the writer lock, mail already
@@ -238,6 +238,25 @@ def substitute(
         game_id,
         "substitute",
         lambda s, now: s.gm.substitute(game_id, player, name, email, now=now, via="cli", note=note),
+    )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@click.option("--email", required=True, help="The address the player plays from now.")
+@click.option("--note", help="The GM's note, kept in the log and told to the player.")
+@click.pass_obj
+def readdress(config_path: Path, game_id: str, player: str, email: str, note: str | None) -> None:
+    """Register PLAYER's seat at a new address (a wrong address in games.yaml, a new
+    mailbox): no public post; the same player plays on. He is told at both addresses; his
+    personal address for moves is replaced too (the old one was mailed to the old
+    address), and mail from the old address is refused."""
+    _lever(
+        config_path,
+        game_id,
+        "readdress",
+        lambda s, now: s.gm.readdress(game_id, player, email, now=now, via="cli", note=note),
     )
 
 

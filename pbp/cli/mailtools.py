@@ -1,7 +1,8 @@
 """The GM's tools around the mailbox and the store: ``pbp mail`` (drop a message into a
 local Maildir inbox), ``pbp mailbox`` (read the local Maildirs), ``pbp backup`` (copy the
-store while it is served), ``pbp kept`` and ``pbp retry`` (the messages kept aside for
-the GM, and processing them again).
+store while it is served), ``pbp kept``, ``pbp retry`` and ``pbp dismiss`` (the messages
+kept aside for the GM, processing them again, closing them unapplied:
+:class:`pbp.gm.kept.KeptDesk`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from zoneinfo import ZoneInfo
 
 import click
 
-from pbp.cli.common import _load, _service, _when, log
+from pbp.cli.common import _load, _refused, _service, _when, cli_time, log
+from pbp.core.events import Refusal
 from pbp.inert import one_line, strip_controls
-from pbp.keptview import KeptRow, kept_rows, table
+from pbp.keptview import KeptRow, explain, kept_rows, table
 from pbp.lock import writer_lock
 from pbp.mail.maildir import DONE_FOLDER, KEPT_FOLDER, deliver, read_maildir_raw
 from pbp.parse.headers import cap
@@ -117,7 +119,7 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
             click.echo(f"no mail in {box}")
         for index, (arrived, _raw, letter) in enumerate(mails, 1):
             date = letter.date or arrived
-            when = date.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+            when = cli_time(date, zone)
             address = letter.from_address or "-"
             sender = one_line(f"{letter.from_name} <{address}>" if letter.from_name else address)
             to = one_line(
@@ -176,11 +178,21 @@ def backup(config_path: Path, target: Path) -> None:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: one JSON list.")
+@click.option(
+    "--explain",
+    "explain_reasons",
+    is_flag=True,
+    help="Print every reason a mail is kept for and what to do.",
+)
 @click.pass_obj
-def kept(config_path: Path, as_json: bool) -> None:
+def kept(config_path: Path, as_json: bool, explain_reasons: bool) -> None:
     """List messages kept aside for the GM (unreadable, automatic, from strangers,
     failed, held by a pause): id, arrival in the game's time zone, sender, game,
-    subject, the reason in words, and what became of it (waiting, retried, resumed)."""
+    subject, the reason in words, and what became of it (waiting, retried, resumed,
+    dismissed). --explain: every reason in words with what the GM can do."""
+    if explain_reasons:
+        click.echo(explain())
+        return
     config = _load(config_path)
     rows: list[KeptRow] = []
     if Path(config.store).exists():
@@ -200,7 +212,9 @@ def kept(config_path: Path, as_json: bool) -> None:
 def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     """Process kept messages (ids from `pbp kept`) again, after a fix, in their arrival
     order (rule D8). Exit 1 when one of them stays kept (crashes again, or is kept
-    again for a reason: nothing is sent again then)."""
+    again for a reason: nothing is sent again then), or when one cannot succeed as it
+    is (no personal address in it, a From not the player's registered address, …: it
+    says why and which command helps, and none is processed)."""
     config = _load(config_path)
     service = _service(config)
     for warning in seat_warnings(config, service.store):
@@ -208,11 +222,13 @@ def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     now = datetime.now(UTC)
     try:
         with writer_lock(config.store) as mine:
-            outcomes = service.retry(kept_ids, now)
+            outcomes = service.kept.retry(kept_ids, now, via="cli")
             if mine:  # else the running daemon sends them
                 service.flush_outbox(now)
     except LookupError as error:
         raise click.ClickException(str(error.args[0])) from None
+    except Refusal as error:
+        raise _refused(service, error) from None
     finally:
         if service.transport is not None:
             service.transport.close()
@@ -224,3 +240,29 @@ def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
         failed = failed or outcome.outcome in STILL_KEPT
     if failed:
         raise click.exceptions.Exit(1)
+
+
+@click.command()
+@click.argument("kept_ids", metavar="ID...", nargs=-1, required=True, type=int)
+@click.pass_obj
+def dismiss(config_path: Path, kept_ids: tuple[int, ...]) -> None:
+    """Close kept messages (ids from `pbp kept`) without applying them: a stranger's
+    spam, a bounce, a mail whose moves you entered with `pbp act`. Each stays in the
+    store, shown as dismissed by `pbp kept`, no longer waiting. Exit 1, nothing
+    closed, when one is unknown, dismissed already, held by a pause or done."""
+    config = _load(config_path)
+    service = _service(config)
+    now = datetime.now(UTC)
+    try:
+        with writer_lock(config.store):
+            closed = service.kept.dismiss(kept_ids, now, via="cli")
+    except LookupError as error:
+        raise click.ClickException(str(error.args[0])) from None
+    except Refusal as error:
+        raise _refused(service, error) from None
+    finally:
+        if service.transport is not None:
+            service.transport.close()
+        service.store.close()
+    for kept_id in closed:
+        click.echo(f"kept:{kept_id}: dismissed")

@@ -8,17 +8,20 @@ the registry (:func:`pbp.core.registry.extra_posts`); none of these names a game
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import click
 import jinja2
 
-from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started
+from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso
 from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import AnyKind
+from pbp.service import Service
 
 
 @click.command()
@@ -146,13 +149,13 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     kind = service.kind_of(row.kind)
     view = kind.gm_view(service.table.with_history(game_id, kind, kind.load(row.state)))
     game = config.game(game_id)
-    closes = row.deadline_at.astimezone(game.zone) if row.deadline_at else None
-    view["deadline_at"] = closes.isoformat(timespec="minutes") if closes else None
+    view["deadline_at"] = cli_iso(row.deadline_at, game.zone) if row.deadline_at else None
     view["addresses"] = {
         name: service.mail.personal(token)
         for name in kind.players(kind.load(row.state))
         if (token := service.store.player_token(game_id, name))
     }
+    view["seats"] = _seats(service, game_id, kind.players(kind.load(row.state)), game.zone)
     # Where the GM mails his commands (made here for a game started before it existed).
     view["gm_address"] = service.addresses.gm_address(game_id)
     view["voidable"] = service.gm.voidable(game_id, datetime.now(UTC))
@@ -160,18 +163,79 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
     _subject, body = service.renderer.private_mail(
-        f"{row.kind}/gm_show", locale=CLI_LOCALE, game=game_id, view=view
+        f"{row.kind}/gm_show",
+        locale=CLI_LOCALE,
+        game=game_id,
+        view=view,
+        timezone=game.timezone,
+        cli=True,
     )
     click.echo(body.rstrip("\n"))
+    click.echo("\nSeats (who plays each now, from which address; who played it before):")
+    for seat in view["seats"]:
+        now_playing = _holder(seat)
+        if seat["player"] != seat["seat"]:
+            now_playing = f"{seat['seat']}: {now_playing}"
+        earlier = "; ".join(f"{_holder(h)} until {h['until']}" for h in seat["earlier"])
+        click.echo(f"  {now_playing}" + (f" (earlier: {earlier})" if earlier else ""))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
     if view["voidable"]:
-        moves = ", ".join(
-            f"{v['event']} ({v['kind']}, {v['player']})"
-            if v["player"]
-            else f"{v['event']} ({v['kind']})"
-            for v in view["voidable"]
+        # Each in the words of the game's story (its kind tells its own events).
+        logged = {s.seq: s for s in service.store.events(game_id)}
+        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number:")
+        for v in view["voidable"]:
+            stored = logged[v["event"]]
+            event = {
+                "seq": stored.seq,
+                "kind": stored.event.kind,
+                "player": stored.event.player,
+                "at": stored.at,
+                "source": stored.source,
+                "data": stored.event.data,
+            }
+            words = service.renderer.event_line(event, locale=CLI_LOCALE, kind=row.kind)
+            click.echo(f"  {v['event']}: {words}")
+
+
+def _seats(
+    service: Service, game_id: str, players: Sequence[str], zone: ZoneInfo
+) -> list[dict[str, Any]]:
+    """Each seat of ``game_id`` in the game's order, who plays it and who did
+    (:meth:`pbp.store.Store.holders`): ``[{"seat", "player" (his name now), "email"
+    (his registered address), "since" (ISO 8601 in the game's ``zone``, to the minute:
+    the start, or when he took the seat), "earlier": [{"name", "email", "since",
+    "until"}]}]``, the earlier players oldest first."""
+    holders = service.store.holders(game_id)
+
+    def when(moment: datetime) -> str:
+        return moment.astimezone(zone).isoformat(timespec="minutes")
+
+    seats: list[dict[str, Any]] = []
+    for seat in players:
+        held = holders.get(seat)
+        if not held:
+            continue
+        *before, now = held
+        ends = [h.since for h in held[1:]]
+        seats.append(
+            {
+                "seat": seat,
+                "player": now.name,
+                "email": now.email,
+                "since": when(now.since),
+                "earlier": [
+                    {"name": h.name, "email": h.email, "since": when(h.since), "until": when(end)}
+                    for h, end in zip(before, ends, strict=True)
+                ],
+            }
         )
-        click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number: {moves}")
+    return seats
+
+
+def _holder(seat: Mapping[str, Any]) -> str:
+    """``Дэйв <dave@example.test> since 2026-12-01T21:00+03:00`` of a seat or holder of
+    :func:`_seats`."""
+    return f"{seat.get('player') or seat['name']} <{seat['email']}> since {seat['since']}"
 
 
 @click.command()

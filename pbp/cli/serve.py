@@ -10,13 +10,16 @@ a mailbox served before (unless ``--fresh``) or finds the store damaged.
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
 from pbp import catalogs, keywords
-from pbp.cli.common import _behind, _inbox, _load, _service, _transport, _when, log
+from pbp.cli.common import _behind, _inbox, _load, _refused, _service, _transport, _when, log
 from pbp.config import Config
+from pbp.core.events import Refusal
+from pbp.counted import counted
 from pbp.daemon import explain_fault
 from pbp.lock import holder, writer_lock
 from pbp.mail.base import Inbox, Transport
@@ -45,14 +48,24 @@ from pbp.store import Store, StoreDamagedError, StoreReplacedError
 @click.pass_obj
 def check(config_path: Path, connect: bool, wait: float) -> None:
     """Check games.yaml: every problem with its file, line and path; with --connect,
-    the real mailbox too (exit 0 only when everything needed works)."""
+    the real mailbox too (exit 0 only when everything needed works). The mail
+    passwords (password_env) are needed only to connect: without --connect, one not
+    set is a warning."""
     config = _load(config_path)
-    missing = config.missing_secrets()
-    for name in missing:
-        click.echo(
-            f"{config_path}: error: environment variable {name} (password_env) is not set",
-            err=True,
-        )
+    unset = config.missing_secrets()
+    missing = unset if connect else []
+    for name in unset:
+        if connect:
+            click.echo(
+                f"{config_path}: error: environment variable {name} (password_env) is not set",
+                err=True,
+            )
+        else:
+            click.echo(
+                f"{config_path}: warning: environment variable {name} (password_env) is not "
+                "set: `pbp run` and `pbp check --connect` need it",
+                err=True,
+            )
     damaged = catalogs.problems() + keywords.problems()  # pbp's own, installed with it
     for problem in damaged:
         click.echo(f"error: {problem}", err=True)
@@ -70,7 +83,9 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
         click.echo(f"{config_path}: error: {lacking}", err=True)
     if missing or damaged or lacking is not None:
         raise click.exceptions.Exit(1)
-    games = ", ".join(f"{g.id} ({g.kind}, {len(g.players)} players)" for g in config.games)
+    games = ", ".join(
+        f"{g.id} ({g.kind}, {counted(len(g.players), 'player')})" for g in config.games
+    )
     click.echo(f"{config_path}: OK: {games}")
     if connect:
         from pbp.connect import check_connect
@@ -101,22 +116,42 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
     "default: every game). Mail is processed for all.",
 )
 @click.option(
+    "--catch-up",
+    "catch_up",
+    metavar="GAME",
+    multiple=True,
+    help="Pass the deadlines GAME missed while pbp was away, in time order, with their "
+    "posts (repeatable): a game paused after an outage (catch_up_limit) goes on from its "
+    "first missed deadline, its held mail applied in arrival order.",
+)
+@click.option(
     "--fresh",
     is_flag=True,
     help="Deal the games into a new, empty store although the mailbox shows that pbp "
     "served it before (a lost store started anew on purpose).",
 )
 @click.pass_obj
-def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], fresh: bool) -> None:
+def run(
+    config_path: Path,
+    once: bool,
+    now: str | None,
+    only: tuple[str, ...],
+    catch_up: tuple[str, ...],
+    fresh: bool,
+) -> None:
     """Run the daemon on every configured game.
 
     Refuses (exit 2) to deal games into a new, empty store when the mailbox shows
     that a store served it before, unless --fresh; stops (exit 1) when the store
     file is deleted or replaced while it runs. --now earlier than a named game's
-    last event is refused (exit 1): time in a game only moves forward.
+    last event is refused (exit 1): time in a game only moves forward. When more of a
+    game's deadlines fell due while pbp was away than its catch_up_limit allows, the
+    game is paused and the GM told (rule P3): pbp resume goes on from now, --catch-up
+    passes them.
     """
     config = _load(config_path)
     _check_run_options(config, config_path, once=once, now=now, only=only)
+    _check_games(config, config_path, catch_up, "--catch-up")
     _require_secrets(config, config_path)
     damaged = catalogs.problems() + keywords.problems()
     if damaged:  # every text would come out wrong: refuse before any mail is read
@@ -129,13 +164,17 @@ def run(config_path: Path, once: bool, now: str | None, only: tuple[str, ...], f
         service = _serving(config, config_path, fresh=fresh)
         # Bodies are read in a child process killed at its budget.
         reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
-        for warning in seat_warnings(config, service.store):
+        from pbp.connect import cleartext_logins
+
+        for warning in [*seat_warnings(config, service.store), *cleartext_logins(config)]:
             log.warning("%s", warning)
         try:
             if once:
-                _one_round(service, config, now=now, only=only)
+                _one_round(service, config, now=now, only=only, catch_up=catch_up)
             else:
                 from pbp.daemon import Daemon
+
+                _catch_up(service, catch_up, datetime.now(UTC))
 
                 Daemon(service).run()  # logs the error itself
         except StoreReplacedError as error:
@@ -165,10 +204,38 @@ def _check_run_options(
         raise click.UsageError("--now only goes with --once")
     if only and not once:
         raise click.UsageError("--game only goes with --once")
+    _check_games(config, config_path, only, "--game")
+
+
+def _check_games(config: Config, config_path: Path, games: tuple[str, ...], option: str) -> None:
+    """Refuse (exit 2) a game id of ``option`` that ``games.yaml`` does not name.
+
+    :raises click.BadParameter: an unknown game.
+    """
     known = {game.id for game in config.games}
-    for game_id in only:
+    for game_id in games:
         if game_id not in known:
-            raise click.BadParameter(f"no game {game_id!r} in {config_path}", param_hint="--game")
+            raise click.BadParameter(f"no game {game_id!r} in {config_path}", param_hint=option)
+
+
+def _catch_up(service: Service, games: tuple[str, ...], now: datetime) -> None:
+    """``--catch-up GAME``: let the rounds of this process pass the deadlines each game
+    missed, in time order (:meth:`pbp.outage.Outages.catch_up`), one line each.
+
+    :raises click.ClickException: a game not started, over, or paused by the GM.
+    """
+    for game_id in games:
+        try:
+            done = service.outages.catch_up(game_id, now)
+        except Refusal as error:
+            raise _refused(service, error) from None
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+        if done["resumed"]:
+            since = done["deadline_at"].isoformat()
+            click.echo(f"{game_id}: catching up from the deadline of {since}, in time order")
+        else:
+            click.echo(f"{game_id}: catching up any missed deadlines, in time order")
 
 
 def _require_secrets(config: Config, config_path: Path) -> None:
@@ -211,9 +278,17 @@ def _serving(config: Config, config_path: Path, *, fresh: bool) -> Service:
     return service
 
 
-def _one_round(service: Service, config: Config, *, now: str | None, only: tuple[str, ...]) -> None:
+def _one_round(
+    service: Service,
+    config: Config,
+    *,
+    now: str | None,
+    only: tuple[str, ...],
+    catch_up: tuple[str, ...] = (),
+) -> None:
     """``pbp run --once``: waiting mail and due deadlines (of the ``only`` games, if
-    any), at ``now`` (ISO with zone) if given, then one line per outcome on stdout.
+    any), at ``now`` (ISO with zone) if given, then one line per outcome on stdout;
+    ``catch_up``: the games whose missed deadlines it passes all (:func:`_catch_up`).
 
     :raises click.ClickException: ``now`` is earlier than a named game's last event, or
         the round failed for a reason :func:`pbp.daemon.explain_fault` knows.
@@ -227,6 +302,7 @@ def _one_round(service: Service, config: Config, *, now: str | None, only: tuple
                 raise click.ClickException(f"{behind}: give --now at or after it")
         fixed = moment
         service.clock = lambda: fixed  # every part of the round at that time
+    _catch_up(service, catch_up, moment or datetime.now(UTC))
     try:
         outcomes = service.run_once(moment, games=set(only) or None)
     except Exception as error:

@@ -213,7 +213,10 @@ def _title(value: str) -> str:
 
 class GameBase(ConfigModel):
     """What every game kind shares. ``start`` is local time in ``timezone`` (see :attr:`start_at`);
-    ``remind_hours_before``: hours before each deadline for reminders, None for none.
+    ``remind_hours_before``: hours before each deadline for reminders, None for none;
+    ``catch_up_limit``: the most deadlines pbp passes at once after an outage (rule P3,
+    :attr:`catch_up_deadlines`; more pause the game instead), None for those of one game
+    day (:attr:`deadlines_per_day`).
 
     ``title``: the game's name in every Subject and first line pbp mails (default the
     ``id``, :attr:`display_title`); ``post_format``: the format(s) of the posts mailed to
@@ -233,6 +236,7 @@ class GameBase(ConfigModel):
     seed: int | None = None
     start: datetime | None = None
     remind_hours_before: Hours | None = None
+    catch_up_limit: Annotated[int, Field(ge=1)] | None = None
     players: list[Player]
 
     @field_validator("id")
@@ -279,6 +283,18 @@ class GameBase(ConfigModel):
         """``remind_hours_before`` as a timedelta, None when no reminders are sent."""
         h = self.remind_hours_before
         return None if h is None else timedelta(hours=h)
+
+    @property
+    def deadlines_per_day(self) -> int:
+        """The most deadlines one game day of this kind holds (1: a day close); a kind
+        with more (a night's end, turns) says so in its model."""
+        return 1
+
+    @property
+    def catch_up_deadlines(self) -> int:
+        """The most deadlines pbp passes at once after an outage (rule P3): the
+        ``catch_up_limit`` given, else :attr:`deadlines_per_day`."""
+        return self.catch_up_limit if self.catch_up_limit is not None else self.deadlines_per_day
 
     def player_names(self) -> list[str]:
         """Player names in configured order (the turn order where a game has one)."""

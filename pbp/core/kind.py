@@ -211,8 +211,13 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
     def players(self, state: StateT) -> list[str]:
         """Every seat, in configured order."""
 
-    def parse(self, text: str, state: StateT) -> list[ParsedCommand]:
-        """The commands of a mail body, in order (non-command lines omitted)."""
+    def parse(
+        self, text: str, state: StateT, aliases: Mapping[str, str] | None = None
+    ) -> list[ParsedCommand]:
+        """The commands of a mail body, in order (non-command lines omitted). A seat is
+        named by its own name (:meth:`players`) or by one of ``aliases``, ``{name:
+        seat}``: the name of the substitute who plays it now (``pbp substitute``), read
+        as the seat (:class:`pbp.parse.commands.PlayerNames` takes them)."""
 
     def apply(self, state: StateT, player: str, move: MoveT, at: datetime) -> Step:
         """Apply one move; raises :class:`~pbp.core.events.MoveError`."""

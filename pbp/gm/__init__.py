@@ -17,7 +17,9 @@ kind                visibility  data
 ``gm_extend``       PUBLIC      {period, deadline_name, hours, deadline_at (None while
                                 paused: the pause keeps the extra time), via, note}
 ``gm_substitute``   PUBLIC      {player (the seat), name (who takes it), via, note}
-``gm_seat_address`` GM          {player, old_email, new_email}
+``gm_seat_address`` GM          {player, old_email, new_email} — after ``gm_substitute``
+``gm_readdress``    GM          {player, old_email, new_email, via, note}: the same
+                                player at a new address (``pbp readdress``); no post
 ``gm_void``         GM          {event (seq), voided_kind, via, note} — after the
                                 engine's compensating event
 ``gm_remove``       GM          {player, via, note} — after the engine's own events
@@ -37,6 +39,9 @@ the GM's registered address to his personal GM address (:meth:`GmMail.handle_mai
 commands in :mod:`pbp.parse.gm`); a lever by mail waits for the GM's confirmation from
 his registered address (:meth:`GmMail.ask_confirmation`, :meth:`GmMail.confirm`) unless
 the trusted server's ``Authentication-Results`` show DMARC pass (:mod:`pbp.authcheck`).
+CLOSE DAY / END NIGHT by mail pass a deadline as ``pbp close-day`` / ``end-night``
+(:mod:`pbp.gm.deadline`); KEPT, RETRY, DISMISS and ``pbp kept`` / ``retry`` / ``dismiss``
+act on kept mail (:mod:`pbp.gm.kept`).
 A lever that does not fit the game's state raises
 :class:`LeverRefused`, whose text is ``templates/<locale>/errors/<code>.txt``.
 """

@@ -52,7 +52,7 @@ class Addresses(ServicePart):
             if row is None:
                 raise LeverRefused("gm_not_started", game=game_id)
             state = kind.load(row.state)
-            seat = player if player == GM_SEAT else self.gm.seat_of(kind, state, player)
+            seat = player if player == GM_SEAT else self.gm.seat_of(kind, state, player, game_id)
             email = self.store.player_email(game_id, seat)
             if email is None:
                 raise LeverRefused("gm_not_started", game=game_id)

@@ -23,12 +23,27 @@ from pbp import keywords
 from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.core.events import InvalidMove, Refusal
+from pbp.gm.deadline import expected
 from pbp.gmview import game_status
 from pbp.mail.base import stranger_raw
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import is_quoted
 from pbp.parse.commands import read_line
-from pbp.parse.gm import Act, GmLine, Help, Lever, Remove, Status, Substitute, parse_gm
+from pbp.parse.gm import (
+    Act,
+    Dismiss,
+    GmLine,
+    Help,
+    Kept,
+    Lever,
+    PassDeadline,
+    Readdress,
+    Remove,
+    Retry,
+    Status,
+    Substitute,
+    parse_gm,
+)
 from pbp.parse.mime import Letter
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
@@ -42,7 +57,7 @@ CONFIRM_HOURS = 24
 CONFIRM_CODE_LENGTH = 16
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
-UNCONFIRMED = (Help, Status)
+UNCONFIRMED = (Help, Status, Kept)
 
 
 def confirm_words() -> frozenset[str]:
@@ -262,7 +277,7 @@ class GmMail(ServicePart):
                 others.append(command)
                 continue
             try:
-                resolved = self._resolved(game, command.lever)
+                resolved = self._resolved(game, command.lever, message.arrived)
             except Refusal as refused:
                 error = InvalidMove(refused.code, **refused.params)
                 others.append(dataclasses.replace(command, lever=None, error=error))
@@ -303,13 +318,21 @@ class GmMail(ServicePart):
                 Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
             )
 
-    def _resolved(self, game: Game, lever: Lever) -> Lever:
-        """``lever`` with the seat its player name names (so that what the GM confirms is
-        what is applied). :raises Refusal: no such seat; game not running."""
-        if isinstance(lever, Act | Substitute | Remove):
+    def _resolved(self, game: Game, lever: Lever, at: datetime) -> Lever:
+        """``lever`` with the seat its player name names, a deadline command with the
+        period it passes at ``at`` (so that what the GM confirms is what is applied).
+        :raises Refusal: no such seat; game not running; no such deadline now."""
+        if isinstance(lever, PassDeadline):
+            return expected(self.service, game.id, lever, at)
+        if isinstance(lever, Retry):
+            self.service.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
+        if isinstance(lever, Dismiss):
+            self.service.kept.dismiss_checked(lever.ids, via="mail", game_id=game.id)
+        if isinstance(lever, Act | Substitute | Readdress | Remove):
             kind = self.service.kind_of(game)
             _row, state = self.gm.running(game.id, kind)
-            return dataclasses.replace(lever, player=self.gm.seat_of(kind, state, lever.player))
+            seat = self.gm.seat_of(kind, state, lever.player, game.id)
+            return dataclasses.replace(lever, player=seat)
         return lever
 
     def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:

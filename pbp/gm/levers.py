@@ -1,5 +1,6 @@
 """The GM's levers (:class:`GmDesk`): acting for a player, pausing, extending,
-substituting or removing a player, voiding an event, exporting the story.
+substituting or removing a player, registering a seat at a new address, voiding an
+event, exporting the story.
 
 Each lever is an event in the game's log; the kinds are listed in :mod:`pbp.gm`.
 A lever that does not fit the game's state raises :class:`LeverRefused`, whose text
@@ -23,19 +24,25 @@ from pbp.core.events import (
 from pbp.core.gameconfig import is_email
 from pbp.core.kind import AnyKind
 from pbp.export import story
+from pbp.gm.deadline import pass_deadline
 from pbp.mail.base import RawMessage
 from pbp.moves import reply_results
 from pbp.outcome import Handled, Outcome
 from pbp.parse.commands import PlayerNames
 from pbp.parse.gm import (
     Act,
+    Dismiss,
     Export,
     Extend,
     Help,
+    Kept,
     Lever,
+    PassDeadline,
     Pause,
+    Readdress,
     Remove,
     Resume,
+    Retry,
     Status,
     Substitute,
     Void,
@@ -87,9 +94,10 @@ class GmDesk:
         """
         game, kind = self.game_and_kind(game_id)
         self.running(game_id, kind)
+        # First what fell due: an outage may pause the game there (rule P3).
+        self.service.advance(game_id, now)
         if paused_since(self.store, game_id) is not None:
             raise LeverRefused("gm_paused", game=game_id)
-        self.service.advance(game_id, now)
         return game, kind
 
     def game_and_kind(self, game_id: str) -> tuple[Game, AnyKind]:
@@ -123,9 +131,13 @@ class GmDesk:
             schedule=Schedule(row.over, row.deadline_at),
         )
 
-    @staticmethod
-    def seat_of(kind: AnyKind, state: Any, text: str) -> str:
-        return PlayerNames(kind.players(state)).match(text)
+    def seat_of(self, kind: AnyKind, state: Any, text: str, game_id: str) -> str:
+        """The seat ``text`` names: by its own name or by the name of whoever plays it
+        now (a substitute's, :meth:`pbp.store.Store.substitutes`), any case form.
+
+        :raises MoveError: ``unknown_name`` / ``ambiguous_name``."""
+        aliases = self.store.seat_aliases(game_id)
+        return PlayerNames(kind.players(state), aliases=aliases).match(text)
 
     def log(self, game_id: str, events: Sequence[Event], at: datetime, day: int, via: str) -> None:
         self.service.table.log(game_id, events, at=at, day=day, source=f"gm:{via}")
@@ -171,9 +183,9 @@ class GmDesk:
         with self.store.transaction():
             row, state = self.running(game_id, kind)
             schedule: Schedule | None = Schedule(row.over, row.deadline_at)
-            seat = self.seat_of(kind, state, player)
+            seat = self.seat_of(kind, state, player, game_id)
             day = kind.day(state)
-            commands = kind.parse(move, state)
+            commands = kind.parse(move, state, self.store.seat_aliases(game_id))
             results: list[dict[str, Any]] = []
             steps: list[Applied] = []
             for command in commands:
@@ -286,14 +298,16 @@ class GmDesk:
         game the time is added to what is left at resume.
 
         :raises LeverRefused: not running; ``hours`` not above 0 (``gm_syntax``); above
-            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max}, both numbers
+            :data:`MAX_EXTEND_HOURS` (``gm_extend_too_long`` {hours, max, game}, both numbers
             of hours, which the text writes by ``|hours``: a typo such as 2000 for 20, or a
             date past the calendar); no deadline to move.
         """
         if not hours > 0:
             raise LeverRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
         if not hours <= MAX_EXTEND_HOURS:
-            raise LeverRefused("gm_extend_too_long", hours=hours, max=MAX_EXTEND_HOURS)
+            raise LeverRefused(
+                "gm_extend_too_long", hours=hours, max=MAX_EXTEND_HOURS, game=game_id
+            )
         service = self.service
         game, kind = self.game_and_kind(game_id)
         self.running(game_id, kind)
@@ -383,7 +397,7 @@ class GmDesk:
         email = self._newcomer_address(game, email)
         with self.store.transaction():
             _row, state = self.running(game_id, kind)
-            seat = self.seat_of(kind, state, player)
+            seat = self.seat_of(kind, state, player, game_id)
             self._seat_in_play(kind, state, seat, now)
             old = self.store.player_email(game_id, seat)
             for other in [*kind.players(state), GM_SEAT]:
@@ -413,6 +427,80 @@ class GmDesk:
             "dropped": dropped,
         }
 
+    # --- readdress ------------------------------------------------------------------
+
+    def readdress(
+        self,
+        game_id: str,
+        player: str,
+        email: str,
+        *,
+        now: datetime,
+        via: str,
+        note: str | None,
+    ) -> dict[str, Any]:
+        """Register ``player``'s seat at ``email`` instead of its address now (a wrong
+        address in games.yaml, a player who moved mailboxes): the same player plays on,
+        under the same name; nothing is posted. Logged as GM ``gm_readdress``
+        {player, old_email, new_email, via, note}.
+
+        His personal address for moves is always rotated (a new token; the old one
+        stops working, as after NEW ADDRESS): the welcome with the old personal address
+        went to the old registered address, which may never have been his (a typo: a
+        stranger holds that mail now) or may have leaked, and a personal address is a
+        bearer secret. Keeping it would spare nobody anything: the player gets the new
+        one at once. Both addresses get one mail each: the new one ``readdressed`` (the
+        new personal address and his status, in case the old address never reached
+        him), the old one ``readdressed_old`` (this address no longer plays; neither the
+        new address nor the personal one: it may be a stranger's). Mail from the old
+        address is then a stranger's at the seat (``wrong_sender``).
+
+        :raises LeverRefused: as :meth:`substitute` (not running; ``gm_seat_gone``;
+            ``gm_bad_address``, ``gm_address_reserved``; ``gm_address_taken`` {email,
+            player}: already plays in this game, this seat included), the address
+            refusals with ``lever="readdress"`` (their texts speak of a new address,
+            not of a substitute).
+        :raises MoveError: ``player`` names no seat.
+        """
+        service = self.service
+        game, kind = self.game_and_kind(game_id)
+        email = self._newcomer_address(game, email, lever="readdress")
+        with self.store.transaction():
+            _row, state = self.running(game_id, kind)
+            seat = self.seat_of(kind, state, player, game_id)
+            self._seat_in_play(kind, state, seat, now)
+            old = self.store.player_email(game_id, seat)
+            assert old is not None  # a started game's seat has its address
+            for other in [*kind.players(state), GM_SEAT]:
+                if self.store.player_email(game_id, other) == email:
+                    raise LeverRefused(
+                        "gm_address_taken", email=email, player=other, lever="readdress"
+                    )
+            self.store.replace_token(game_id, seat, service.new_token(), email)
+            data = {"player": seat, "old_email": old, "new_email": email, "via": via}
+            event = Event("gm_readdress", Visibility.GM, {**data, "note": note})
+            self.log(game_id, [event], now, kind.day(state), via)
+            told = {"seat": seat, "old_email": old, "note": note}
+            brief = self._brief_context(game, kind, state, seat)
+            service.mail.player(game, seat, "readdressed", {**brief, **told}, now)
+            service.mail.former(game, old, "readdressed_old", told, now)
+        return {"lever": "readdress", "player": seat, "email": email, "old_email": old}
+
+    def _brief_context(self, game: Game, kind: AnyKind, state: Any, seat: str) -> dict[str, Any]:
+        """What a mail that puts a player in ``seat`` shows of it (the ``briefing``, the
+        ``readdressed``): ``status`` (hand or role, cards shown to the seat, what it
+        owes), ``paused``, ``events`` (the public log) and ``view`` (the command help's
+        examples, as in the welcome)."""
+        events = [s.event for s in self.store.events(game.id, public_only=True)]
+        return {
+            "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
+            # Its deadlines are as stored: a pause moves them when the game resumes.
+            "paused": paused_since(self.store, game.id) is not None,
+            "events": events,
+            # What the command help shows of the game (its examples), as in the welcome.
+            "view": kind.post_view("help", events, None),
+        }
+
     def _brief(
         self,
         game: Game,
@@ -426,16 +514,11 @@ class GmDesk:
         """Mail the newcomer at ``seat`` his private ``briefing``: his status (hand or
         role, cards shown to the seat, what the seat owes), with the game's own names
         in the command examples (from ``game_started``)."""
-        events = [s.event for s in self.store.events(game.id, public_only=True)]
         context = {
-            "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
+            **self._brief_context(game, kind, state, seat),
+            "seat": seat,
             "substitute": name,
             "note": note,
-            # Its deadlines are as stored: a pause moves them when the game resumes.
-            "paused": paused_since(self.store, game.id) is not None,
-            "events": events,
-            # What the command help shows of the game (its examples), as in the welcome.
-            "view": kind.post_view("help", events, None),
         }
         self.service.mail.player(game, seat, "briefing", context, now)
 
@@ -466,7 +549,7 @@ class GmDesk:
                 letter,
                 old_email,
                 "held_dropped",
-                {"player": seat, "substitute": name},
+                {"seat": seat, "substitute": name},
                 now,
                 game=game,
             )
@@ -495,16 +578,18 @@ class GmDesk:
         own = domain == own_domain and (local == own_local or local.startswith(own_local + "+"))
         return own or email == game.gm.lower()
 
-    def _newcomer_address(self, game: Game, email: str) -> str:
-        """``email`` as a substitute's address, lower-cased and without ``<>``.
+    def _newcomer_address(self, game: Game, email: str, *, lever: str | None = None) -> str:
+        """``email`` as a substitute's (or a seat's new, ``lever="readdress"``) address,
+        lower-cased and without ``<>``.
 
         :raises LeverRefused: ``gm_bad_address`` (no address), ``gm_address_reserved``
-            (:meth:`_reserved`)."""
+            (:meth:`_reserved`); with ``lever`` in their params when given."""
         email = email.strip().strip("<>").lower()
+        which = {} if lever is None else {"lever": lever}
         if not is_email(email):
-            raise LeverRefused("gm_bad_address", email=email)
+            raise LeverRefused("gm_bad_address", email=email, **which)
         if self._reserved(game, email):
-            raise LeverRefused("gm_address_reserved", email=email)
+            raise LeverRefused("gm_address_reserved", email=email, **which)
         return email
 
     # --- remove ----------------------------------------------------------------------------
@@ -525,7 +610,7 @@ class GmDesk:
         game, kind = self._unpaused(game_id, now)
         with self.store.transaction():
             row, state = self.running(game_id, kind)
-            seat = self.seat_of(kind, state, player)
+            seat = self.seat_of(kind, state, player, game_id)
             day = kind.day(state)
             step = kind.remove(state, seat, now)
             self._commit_step(game, kind, step, row, now=now, day=day, via=via)
@@ -619,6 +704,8 @@ class GmDesk:
                 return self.extend(game_id, hours, now=now, via=via, note=note)
             case Substitute(player, name, email):
                 return self.substitute(game_id, player, name, email, now=now, via=via, note=note)
+            case Readdress(player, email):
+                return self.readdress(game_id, player, email, now=now, via=via, note=note)
             case Remove(player):
                 return self.remove(game_id, player, now=now, via=via, note=note)
             case Void(event):
@@ -631,6 +718,10 @@ class GmDesk:
             case Export(fmt):
                 text = story(self.service, game_id, fmt)
                 return {"lever": "export", "format": fmt, "text": text}
+            case PassDeadline():
+                return pass_deadline(self.service, game_id, lever, now=now, via=via)
+            case Kept() | Retry() | Dismiss():
+                return self.service.kept.by_mail(game_id, lever, now=now, via=via)
 
     def result_text(
         self,

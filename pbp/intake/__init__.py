@@ -168,7 +168,9 @@ class Intake(ServicePart):
         raw = RawMessage(source, None, min(message.arrived, now), message.raw)
         before = self.store.last_kept(source)
         try:
-            with self.store.transaction():
+            # A savepoint: inside a GM's RETRY by mail (its message's own transaction)
+            # a retry kept again must still roll back alone.
+            with self.store.savepoint():
                 outcome = self.run(raw, source, now)
                 again = self.store.last_kept(source)
                 if again is not None and again != before and again.held_for is None:

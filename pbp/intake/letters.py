@@ -129,13 +129,17 @@ class LetterRules(ServicePart):
         seat, letter, raw = message.in_seat, message.letter, message.raw
         game = self.game_config(seat.game_id)
         self.service.advance(seat.game_id, raw.arrived, message.now)
+        held = self.paused(message)  # paused just now after an outage (rule P3)
+        if held is not None:
+            return held
         kind = self.kind_of(game)
         try:
             with self.store.transaction():
                 state, schedule = self.table.snapshot(seat.game_id, kind)
                 with cpu_budget(self.config.mail.cpu_seconds_per_message):
                     own = self.moves.own_reply(letter, game, self._echoes(message, game))
-                    commands = kind.parse(own.text, state)
+                    aliases = self.store.seat_aliases(seat.game_id)
+                    commands = kind.parse(own.text, state, aliases)
                     quoted = looks_quoted(kind, state, own.doubtful)
                 return self.moves.apply_mail(
                     message, game, kind, state, own.text, commands, quoted, seat.player, schedule

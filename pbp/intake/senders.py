@@ -258,7 +258,7 @@ class SenderRules(ServicePart):
         ):
             with self.store.transaction():
                 game = self.game_config(retired.game_id)
-                context = {"player": retired.player}
+                context = {"seat": retired.player}
                 self.mail.reply(
                     message.letter,
                     message.from_address,

@@ -89,6 +89,11 @@ class Inbox(Protocol):
         """Put a copy of messages the store set aside into the mailbox's kept folder
         (for the GM's mail client; before :meth:`mark_done`). Idempotent."""
 
+    def fetch_done(self, since: datetime) -> list[RawMessage]:
+        """Every message already marked done that arrived at or after ``since`` (aware),
+        ordered by (arrived, key), as :meth:`fetch_new` gives them: what ``pbp lost``
+        compares with the store after a backup was restored. Bounded by ``since``."""
+
     def wait(self, timeout: float) -> None:
         """Block up to ``timeout`` seconds or until new mail may have arrived (IMAP IDLE)."""
 

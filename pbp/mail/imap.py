@@ -24,7 +24,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
@@ -329,7 +329,32 @@ class ImapInbox:
         # a mailbox sync (RFC 3501 §6.1.2, §7.3.1: NOOP reports it as EXISTS).
         client.noop()
         uidvalidity = self._uidvalidity
-        uids = self._not_done(client, uidvalidity)
+        return self._fetch(client, self._not_done(client, uidvalidity), uidvalidity)
+
+    def fetch_done(self, since: datetime) -> list[RawMessage]:
+        """Every message with the done keyword that arrived at or after ``since``,
+        ordered by (arrived, UID): ``UID SEARCH KEYWORD <done_keyword> NOT KEYWORD
+        $PbpCheck SINCE <the day before since's date>`` (SINCE compares dates only,
+        RFC 3501 §6.4.4: a day earlier for any zone), then fetched as by
+        :meth:`fetch_new` and those that arrived before ``since`` left out.
+
+        :raises OSError: the server cannot be reached (after one reconnect).
+        :raises imapclient.exceptions.IMAPClientError: login failed or a command was refused.
+        """
+
+        def done(client: IMAPClient) -> list[RawMessage]:
+            client.noop()
+            day = (since - timedelta(days=1)).date()
+            criteria: list[Any] = ["KEYWORD", self.done_keyword, "NOT", "KEYWORD", CHECK_KEYWORD]
+            uids = sorted(int(uid) for uid in client.search([*criteria, "SINCE", day]))
+            return self._fetch(client, uids, self._uidvalidity)
+
+        return [m for m in self._with_retry(done) if m.arrived >= since]
+
+    def _fetch(
+        self, client: IMAPClient, uids: list[int], uidvalidity: int | None
+    ) -> list[RawMessage]:
+        """The messages ``uids`` (see :meth:`fetch_new`), ordered by (arrived, UID)."""
         limit = self.max_message_size
         first = min(FIRST_BYTES, limit)
         found: list[tuple[datetime, int, RawMessage]] = []

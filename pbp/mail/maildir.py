@@ -270,6 +270,24 @@ def _read_entry(file: Path, limit: int) -> RawMessage | None:
         os.close(fd)
 
 
+def _read_done(file: Path, limit: int) -> RawMessage | None:
+    """One regular file of ``.done`` as a message (never through a symlink), or None
+    when it is no regular file or vanished."""
+    try:
+        fd = os.open(file, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            return None
+        raw, truncated = _read_regular(fd, opened.st_size, limit)
+        arrived = _from_ns(opened.st_mtime_ns)
+        return RawMessage(_key_of(file.name), None, arrived, raw, opened.st_size, truncated)
+    finally:
+        os.close(fd)
+
+
 class MaildirInbox:
     """An :class:`~pbp.mail.base.Inbox` reading a local Maildir.
 
@@ -369,6 +387,22 @@ class MaildirInbox:
                     os.link(file, kept_path / file.parent.name / file.name, follow_symlinks=False)
                 except FileNotFoundError:
                     logger.warning("keep: message %r disappeared from %s", key, self.path)
+
+    def fetch_done(self, since: datetime) -> list[RawMessage]:
+        """Every regular file of ``.done`` delivered at or after ``since`` (its file time),
+        ordered by (arrived, key), read as :meth:`fetch_new` reads one (a kept mail's
+        second name in ``.pbp-kept`` is no defect here); other entries are left out.
+        Only the files of that time are opened."""
+        found: list[RawMessage] = []
+        for file in _message_files(self.done_path):
+            arrived = _arrival(file)
+            if arrived is None or arrived < since:
+                continue
+            message = _read_done(file, self.max_message_size)
+            if message is not None:
+                found.append(message)
+        found.sort(key=lambda m: (m.arrived, m.key))
+        return found
 
     def has_history(self) -> str | None:
         """``"3 processed messages in mail/inbox/.done"`` when ``.done`` holds any entry

@@ -423,9 +423,24 @@ class PlayerNames:
         names.match("Нику")      # raises AmbiguousMove("ambiguous_name", …)
     """
 
-    def __init__(self, players: Sequence[str]) -> None:
-        self.players: tuple[str, ...] = tuple(players)
+    def __init__(self, players: Sequence[str], aliases: Mapping[str, str] | None = None) -> None:
+        #: The seats: what :meth:`match` returns.
+        self.seats: tuple[str, ...] = tuple(players)
+        #: Other names of seats, ``{name: seat}``: the name of whoever plays a seat now
+        #: (a substitute, ``pbp substitute``), read as the seat itself. A name that is a
+        #: seat's own, or names no seat, is left out.
+        self.aliases: dict[str, str] = {
+            name: seat
+            for name, seat in (aliases or {}).items()
+            if seat in self.seats and name not in self.seats
+        }
+        #: Every name read: the seats', then the aliases'.
+        self.players: tuple[str, ...] = (*self.seats, *self.aliases)
         self.matcher = _matcher(self.players)
+
+    def _seats_of(self, names: Sequence[str]) -> list[str]:
+        """``names`` (seats' or aliases') as the seats they name, each once, in order."""
+        return list(dict.fromkeys(self.aliases.get(n, n) for n in names))
 
     @cached_property
     def _index(self) -> _Seats:
@@ -445,12 +460,19 @@ class PlayerNames:
         :raises AmbiguousMove: ``ambiguous_name`` (``word``, ``candidates``, ``kind``).
         """
         text, dropped = self._trim(text)
-        found = self._candidates(text, dropped, strict=strict)
+        found = self._seats_of(self._candidates(text, dropped, strict=strict))
         if len(found) == 1:
             return found[0]
         if found:
             raise AmbiguousMove("ambiguous_name", word=text, candidates=found, kind="player")
-        return self.matcher.match(text)
+        try:
+            named = self.matcher.match(text)
+        except AmbiguousMove as error:
+            seats = self._seats_of(error.params["candidates"])
+            if len(seats) != 1:
+                raise
+            named = seats[0]
+        return self.aliases.get(named, named)
 
     def lookup(self, text: str, *, strict: bool = False) -> str | None:
         """The player ``text`` names, or None (unknown or ambiguous); as :meth:`match`
@@ -459,13 +481,15 @@ class PlayerNames:
         >>> PlayerNames(["Вася", "Петя"]).lookup("за Васю"), PlayerNames(["Вася"]).lookup("Ваюс")
         ('Вася', None)
         """
-        found = self._candidates(*self._trim(text), strict=strict)
+        found = self._seats_of(self._candidates(*self._trim(text), strict=strict))
         if len(found) == 1:
             return found[0]
         if found:
             return None
         stemmed = self.matcher.segment(text)
-        return stemmed[0] if stemmed is not None and len(stemmed) == 1 else None
+        if stemmed is None or len(stemmed) != 1:
+            return None
+        return self.aliases.get(stemmed[0], stemmed[0])
 
     def _candidates(
         self, text: str, after_preposition: bool = False, *, strict: bool = False

@@ -14,11 +14,19 @@ case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
     RESUME                                         ПРОДОЛЖИТЬ (ВОЗОБНОВИТЬ)
     EXTEND 3                                       ПРОДЛИТЬ 3   (hours; 1.5 allowed)
     SUBSTITUTE Петя BY Вова vova@example.test      ЗАМЕНА Петя НА Вова vova@example.test
+    ADDRESS Петя petya@example.test                АДРЕС Петя petya@example.test
     REMOVE Петя                                    ИСКЛЮЧИТЬ Петю
     VOID 17                                        ОТМЕНИТЬ 17  (an event number)
     EXPORT markdown                                ЭКСПОРТ markdown
     HELP                                           ПОМОЩЬ  (the list of GM commands)
     STATUS [ALL]                                   СТАТУС [ВСЕ]  (where the game stands)
+    CLOSE DAY                                      ЗАКРЫТЬ ДЕНЬ  (a deadline now, as
+    END NIGHT                                      ЗАВЕРШИТЬ НОЧЬ  ``pbp close-day``)
+    KEPT                                           ОТЛОЖЕННЫЕ  (the kept mail of his games)
+    RETRY 12 13                                    ПОВТОРИТЬ 12 13  (kept ids)
+    DISMISS 12                                     ОТКЛОНИТЬ 12
+
+A keyword may be two words (CLOSE DAY): the two first words of a line are tried first.
 
 Each lever is a dataclass (:data:`Lever`), dispatched by type in :mod:`pbp.gm`;
 errors are :class:`~pbp.core.events.InvalidMove` like a player's. Player names are
@@ -77,6 +85,15 @@ class Substitute:
 
 
 @dataclass(frozen=True)
+class Readdress:
+    """``ADDRESS PLAYER NEW``: ``player``'s seat registered at ``email`` (lower-cased)
+    instead of its address now; no public post (:meth:`pbp.gm.GmDesk.readdress`)."""
+
+    player: str
+    email: str
+
+
+@dataclass(frozen=True)
 class Remove:
     """``REMOVE PLAYER``."""
 
@@ -110,8 +127,61 @@ class Status:
     all: bool = False
 
 
+@dataclass(frozen=True)
+class PassDeadline:
+    """``CLOSE DAY``, ``END NIGHT``: pass the current deadline now, as the CLI's deadline
+    command ``command`` does (``"close-day"``, ``"end-night"``: a
+    :class:`~pbp.core.kind.DeadlineCommand` of the game's kind, found by its name);
+    ``period``: the day (or night) it passes, set when the GM is asked to confirm it
+    (None: the current one)."""
+
+    command: str
+    period: int | None = None
+
+
+@dataclass(frozen=True)
+class Kept:
+    """``KEPT``: the kept mail of the GM's games (as ``pbp kept``)."""
+
+
+@dataclass(frozen=True)
+class Retry:
+    """``RETRY ID…``: process these kept mails again (as ``pbp retry``)."""
+
+    ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Dismiss:
+    """``DISMISS ID…``: close these kept mails unapplied (as ``pbp dismiss``)."""
+
+    ids: tuple[int, ...]
+
+
 #: One GM lever.
-Lever = Act | Pause | Resume | Extend | Substitute | Remove | Void | Export | Help | Status
+Lever = (
+    Act
+    | Pause
+    | Resume
+    | Extend
+    | Substitute
+    | Readdress
+    | Remove
+    | Void
+    | Export
+    | Help
+    | PassDeadline
+    | Kept
+    | Retry
+    | Dismiss
+    | Status
+)
+
+#: The keyword entries (section ``gm``) of the deadline commands by mail, each the
+#: CLI's command name with ``_`` for ``-`` (:class:`PassDeadline`).
+DEADLINE_LEVERS = ("close_day", "end_night")
+#: The levers on kept mail (:mod:`pbp.gm.kept`), by their keyword entries.
+KEPT_LEVERS = ("kept", "retry", "dismiss")
 
 #: Each lever's name, as results, confirmations and texts call it.
 NAMES: dict[type[Lever], str] = {
@@ -120,17 +190,36 @@ NAMES: dict[type[Lever], str] = {
     Resume: "resume",
     Extend: "extend",
     Substitute: "substitute",
+    Readdress: "readdress",
     Remove: "remove",
     Void: "void",
     Export: "export",
     Help: "help",
     Status: "status",
+    PassDeadline: "close_day",  # or "end_night": the line's name says which
+    Kept: "kept",
+    Retry: "retry",
+    Dismiss: "dismiss",
 }
-_BY_NAME: dict[str, type[Lever]] = {name: cls for cls, name in NAMES.items()}
+_BY_NAME: dict[str, type[Lever]] = {
+    **{name: cls for cls, name in NAMES.items()},
+    **dict.fromkeys(DEADLINE_LEVERS, PassDeadline),
+}
 
 #: The levers whose keywords :mod:`pbp.keywords` holds (section ``gm``), in order.
 _LEVERS = (
-    *("act", "pause", "resume", "extend", "substitute", "remove", "void", "export", "help"),
+    "act",
+    "pause",
+    "resume",
+    "extend",
+    "substitute",
+    "readdress",
+    "remove",
+    "void",
+    "export",
+    "help",
+    *DEADLINE_LEVERS,
+    *KEPT_LEVERS,
     "status",
 )
 
@@ -198,11 +287,17 @@ SYNTAX = {
     "resume": "RESUME",
     "extend": "EXTEND HOURS",
     "substitute": "SUBSTITUTE PLAYER BY NAME ADDRESS",
+    "readdress": "ADDRESS PLAYER NEW",
     "remove": "REMOVE PLAYER",
     "void": "VOID EVENT",
     "export": "EXPORT " + "|".join(FORMATS),
     "help": "HELP",
     "status": "STATUS [ALL]",
+    "close_day": "CLOSE DAY",
+    "end_night": "END NIGHT",
+    "kept": "KEPT",
+    "retry": "RETRY ID...",
+    "dismiss": "DISMISS ID...",
 }
 
 _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
@@ -237,7 +332,11 @@ class GmLine:
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> GmLine:
         """Inverse of :meth:`to_json`. :raises KeyError: an unknown lever name."""
-        lever = _BY_NAME[data["lever"]](**data["args"])
+        # JSON has no tuple: the ids of RETRY and DISMISS come back as a list.
+        args: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in data["args"].items()
+        }
+        lever = _BY_NAME[data["lever"]](**args)
         return GmLine(data["line"], data["lever"], lever, data["note"])
 
 
@@ -263,14 +362,28 @@ def parse_gm(text: str) -> list[GmLine]:
         read = read_line(line)
         if not read:
             continue
-        head, _, rest = read.partition(" ")
-        word = head.rstrip(":").upper().replace("Ё", "Е")
-        name = keywords_of().get(word)
+        name, rest = _keyword(read)
         if name is None:
+            word = read.partition(" ")[0].rstrip(":").upper().replace("Ё", "Е")
             lines.append(GmLine(line, None, error=_not_a_command(word)))
             continue
         lines.append(_read(line, name, rest.strip()))
     return lines
+
+
+def _keyword(read: str) -> tuple[str | None, str]:
+    """The lever the line ``read`` begins with and the rest of the line: a two-word
+    keyword (``CLOSE DAY``) is tried before a one-word one; ``(None, read)`` when the
+    line begins with none."""
+    words = read.split(" ")
+    for count in (2, 1):
+        if len(words) < count:
+            continue
+        phrase = " ".join(words[:count]).rstrip(":").upper().replace("Ё", "Е")
+        name = keywords_of().get(phrase)
+        if name is not None:
+            return name, " ".join(words[count:])
+    return None, read
 
 
 def _not_a_command(word: str) -> InvalidMove:
@@ -293,6 +406,18 @@ def _read(line: str, name: str, rest: str) -> GmLine:
     return GmLine(line, name, lever, note)
 
 
+def _kept_ids(rest: str) -> tuple[int, ...]:
+    """The kept ids of ``12 13``, ``#12, #13``, each once in order; ``()`` when any word
+    is no id (or the list is empty)."""
+    ids: dict[int, None] = {}
+    for word in rest.replace(",", " ").split():
+        number = word.lstrip("#№")
+        if not (number.isdecimal() and number.isascii() and len(number) <= _EVENT_DIGITS):
+            return ()
+        ids[int(number)] = None
+    return tuple(ids)
+
+
 def _lever(name: str, rest: str) -> Lever | None:
     """The lever ``name`` with the arguments ``rest``, or None when they do not fit."""
     if name == "act":
@@ -300,13 +425,25 @@ def _lever(name: str, rest: str) -> Lever | None:
         if not colon or not player.strip() or not move.strip():
             return None
         return Act(player.strip(), move.strip())
-    if name in ("pause", "resume", "help"):
-        alone: dict[str, Lever] = {"pause": Pause(), "resume": Resume(), "help": Help()}
+    if name in ("pause", "resume", "help", "kept"):
+        alone: dict[str, Lever] = {
+            "pause": Pause(),
+            "resume": Resume(),
+            "help": Help(),
+            "kept": Kept(),
+        }
         return None if rest else alone[name]
     if name == "status":
         if not rest:
             return Status()
         return Status(all=True) if _folded(rest) in _gm(keywords.current()).all else None
+    if name in DEADLINE_LEVERS:
+        return None if rest else PassDeadline(name.replace("_", "-"))
+    if name in ("retry", "dismiss"):
+        ids = _kept_ids(rest)
+        if not ids:
+            return None
+        return Retry(ids) if name == "retry" else Dismiss(ids)
     if name == "extend":
         match = _gm(keywords.current()).hours.match(rest)
         hours = float(match.group(1).replace(",", ".")) if match else 0.0
@@ -320,6 +457,12 @@ def _lever(name: str, rest: str) -> Lever | None:
         if address is None:
             return None
         return Substitute(parts[0].strip(), " ".join(words[:-1]), address.group(1).lower())
+    if name == "readdress":
+        player, _, email = rest.rpartition(" ")
+        address = _ADDRESS.match(email)
+        if address is None or not player.strip():
+            return None
+        return Readdress(player.strip(), address.group(1).lower())
     if name == "remove":
         return Remove(rest) if rest else None
     if name == "void":

@@ -410,6 +410,43 @@ def name_forms(name: str) -> frozenset[str]:
 # not know (a made-up word, Latin letters, a noun with a dependent word after it:
 # «комната отдыха») gets None, and the sentence is built in the nominative.
 
+#: A place's name: Cyrillic words joined by hyphens (Москва, Нью-Йорк).
+_PLACE = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)*")
+
+
+@lru_cache(maxsize=256)
+def place_form(place: str, case: Case) -> str | None:
+    """A city's name (``place``, nominative, as CLDR names a time zone's city) in
+    ``case``, or None when the dictionary does not know it as a place (grammeme
+    ``Geox``) or its readings disagree. Capitals follow ``place``; a name that does
+    not decline stays as written (Алматы).
+
+    >>> place_form("Москва", "datv"), place_form("Нью-Йорк", "datv")
+    ('Москве', 'Нью-Йорку')
+    >>> place_form("Алматы", "datv"), place_form("UTC", "datv")
+    ('Алматы', None)
+
+    :raises ValueError: ``case`` is not one of :data:`CASES`.
+    """
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}: use one of {', '.join(CASES)}")
+    if not _PLACE.fullmatch(place):
+        return None
+    word = place.lower()
+    morph = _morph()
+    if not morph.word_is_known(word):
+        return None
+    places = [
+        p
+        for p in morph.parse(word)
+        if "Geox" in p.tag and p.tag.case == "nomn" and p.tag.number == "sing"
+    ]
+    forms = {_thing_form(p, case) for p in places}
+    if len(forms) != 1 or None in forms:
+        return None
+    return _like(place, str(forms.pop()), places[0].word)
+
+
 #: Grammemes of a word that may stand before the noun of a card and agree with it.
 _AGREEING = ("ADJF", "PRTF")
 

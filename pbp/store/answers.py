@@ -47,6 +47,12 @@ class AnswersMixin(Tables):
         )
         return int(cursor.lastrowid or 0)
 
+    def digest_details(self, reason: str) -> set[str]:
+        """The details of every digest line with this ``reason`` (``"lost"``: the source
+        keys of the lost mail the GM was told of, :mod:`pbp.lost`)."""
+        rows = self._db.execute("SELECT detail FROM digest WHERE reason = ?", (reason,))
+        return {str(r[0]) for r in rows if r[0] is not None}
+
     @staticmethod
     def _digest_where(after_id: int, game_ids: Sequence[str]) -> tuple[str, list[Any]]:
         marks = ", ".join("?" for _ in game_ids) or "NULL"

@@ -95,6 +95,23 @@ class MessagesMixin(Tables):
         row = self._db.execute(query, args).fetchone()
         return row is not None
 
+    def last_arrival(self) -> datetime | None:
+        """The latest arrival of any message processed (aware UTC), None when none was:
+        where ``pbp lost`` starts looking for mail done on the server but not here."""
+        row = self._db.execute("SELECT MAX(arrived) FROM messages").fetchone()
+        return from_iso(row[0]) if row and row[0] else None
+
+    def processed(self, source: str, identity: str) -> bool:
+        """True when a message with this source key, or with this identity (its
+        Message-ID, else :func:`pbp.intake.fingerprint`: the same mail in a renumbered
+        mailbox), was processed, whatever came of it (``pbp lost``)."""
+        row = self._db.execute(
+            "SELECT 1 FROM messages WHERE source = ? UNION ALL "
+            "SELECT 1 FROM messages WHERE message_id = ? LIMIT 1",
+            (source, identity),
+        ).fetchone()
+        return row is not None
+
     def message_outcomes(self) -> list[MessageOutcome]:
         """What came of every processed message, in processing order."""
         rows = self._db.execute(
@@ -131,13 +148,17 @@ class MessagesMixin(Tables):
         return int(cursor.lastrowid or 0)
 
     _KEPT = (
-        "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome, held_for FROM kept "
+        "SELECT id, source, arrived, reason, raw, retried_at, retry_outcome, held_for, "
+        "dismissed_at FROM kept "
     )
 
     @staticmethod
     def _kept(r: Sequence[Any]) -> KeptMessage:
         retried = from_iso(r[5]) if r[5] else None
-        return KeptMessage(r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6], r[7])
+        dismissed = from_iso(r[8]) if r[8] else None
+        return KeptMessage(
+            r[0], r[1], from_iso(r[2]), r[3], bytes(r[4]), retried, r[6], r[7], dismissed
+        )
 
     def kept(self) -> list[KeptMessage]:
         """Every message set aside, oldest first."""
@@ -196,6 +217,11 @@ class MessagesMixin(Tables):
             "UPDATE kept SET retried_at = ?, retry_outcome = ? WHERE id = ?",
             (to_iso(now), outcome, kept_id),
         )
+
+    def dismiss(self, kept_id: int, now: datetime) -> None:
+        """Close the kept message ``kept_id`` without applying it (``pbp dismiss``,
+        DISMISS by mail): the row stays, marked with ``now`` (aware), no longer waiting."""
+        self._db.execute("UPDATE kept SET dismissed_at = ? WHERE id = ?", (to_iso(now), kept_id))
 
     def note_kept_error(self, kept_id: int, reason: str) -> None:
         """A retry crashed again: the kept message waits with this new reason."""

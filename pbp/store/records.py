@@ -92,6 +92,18 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class Holder:
+    """One player who plays (or played) a seat: his ``name`` (the seat's own for the
+    player dealt it; a substitute's otherwise), the ``email`` he played from (his last,
+    lower-case: ``pbp readdress`` changes it) and ``since`` (aware, UTC: the game's
+    start, or when the GM gave him the seat)."""
+
+    name: str
+    email: str
+    since: datetime
+
+
+@dataclass(frozen=True)
 class MessageOutcome:
     """What came of one processed incoming message: its ``source`` key, ``outcome``
     (``applied``, ``refused``, ``paused``, …), ``note`` (a detail or None) and
@@ -156,7 +168,8 @@ class KeptMessage:
     came of it (``applied``, ``refused``, …), None while it waits. ``held_for``: the
     game id whose pause held it (reason :data:`HELD_REASON`; applied on resume, rule
     D8, and then ``retried_at``/``retry_outcome`` say when and what came of it), None
-    for any other kept mail.
+    for any other kept mail. ``dismissed_at``: when the GM closed it (``pbp dismiss``,
+    DISMISS by mail) without applying it; the row stays, no longer waiting.
     """
 
     id: int
@@ -167,11 +180,14 @@ class KeptMessage:
     retried_at: datetime | None = None
     retry_outcome: str | None = None
     held_for: str | None = None
+    dismissed_at: datetime | None = None
 
     @property
     def waiting(self) -> bool:
-        """True while it still waits for the GM: never retried, or retried and kept
-        again (outcome in :data:`STILL_KEPT`)."""
+        """True while it still waits for the GM: not dismissed, and never retried, or
+        retried and kept again (outcome in :data:`STILL_KEPT`)."""
+        if self.dismissed_at is not None:
+            return False
         return self.retried_at is None or self.retry_outcome in STILL_KEPT
 
 

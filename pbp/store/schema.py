@@ -25,7 +25,7 @@ log = logging.getLogger("pbp.store")
 #: refuses one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
 #: every change of :data:`SCHEMA`, :data:`MIGRATIONS` or :data:`CONVERSIONS` that an older
 #: pbp could not read.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -36,6 +36,7 @@ MIGRATIONS = (
     ("gm_confirmations", "hinted_at", "TEXT"),  # schema 2
     ("kept", "held_for", "TEXT"),  # schema 3
     ("messages", "replay_of", "INTEGER"),  # schema 3
+    ("kept", "dismissed_at", "TEXT"),  # schema 4: `pbp dismiss`, DISMISS by mail
 )
 
 #: Rewrites of the rows an older pbp wrote, by the schema version that needs them: a

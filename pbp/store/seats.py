@@ -6,7 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbp.store.base import Tables
-from pbp.store.records import Confirmation, Seat, from_iso, to_iso
+from pbp.store.jsontext import loads as json_loads
+from pbp.store.records import GM_SEAT, Confirmation, Holder, Seat, from_iso, to_iso
+
+#: The GM's events that change who plays a seat or from where (:mod:`pbp.gm`).
+SEAT_EVENTS = ("gm_substitute", "gm_seat_address", "gm_readdress")
 
 
 class SeatsMixin(Tables):
@@ -87,6 +91,72 @@ class SeatsMixin(Tables):
             "SELECT email FROM tokens WHERE game_id = ? AND player = ?", (game_id, player)
         ).fetchone()
         return str(row[0]) if row else None
+
+    # --- who plays each seat, and who did -----------------------------------
+
+    def substitutes(self, game_id: str) -> dict[str, str]:
+        """``{seat: the name of who plays it now}`` for every seat of ``game_id`` the GM
+        gave to a substitute (``gm_substitute``; the latest wins): the texts show
+        «Дэйв (вместо Кэрол)» for it and the players' parsers read either name. One
+        query on the ``(game_id, kind)`` index: ``{}`` for most games."""
+        names: dict[str, str] = {}
+        for (data,) in self._db.execute(
+            "SELECT data FROM events WHERE game_id = ? AND kind = 'gm_substitute' ORDER BY seq",
+            (game_id,),
+        ):
+            found = json_loads(data)
+            names[str(found["player"])] = str(found["name"])
+        return names
+
+    def seat_aliases(self, game_id: str) -> dict[str, str]:
+        """``{name: seat}``: :meth:`substitutes` the other way round, as the players'
+        parsers take a seat's other names (:class:`pbp.parse.commands.PlayerNames`)."""
+        return {name: seat for seat, name in self.substitutes(game_id).items()}
+
+    def holders(self, game_id: str) -> dict[str, list[Holder]]:
+        """Every seat of a started game (the GM's left out; in no order: the game's own
+        is :meth:`pbp.core.kind.GameKind.players`), with who played it: ``{seat:
+        [Holder, …]}``, the first the player dealt it (since the game's start), the
+        last the one playing it now, at his registered address; an address changed by
+        ``pbp readdress`` is his last one. Read from
+        the log (``gm_substitute`` then ``gm_seat_address``; ``gm_readdress``) and the
+        seats. ``{}`` for a game not started."""
+        started = self._db.execute(
+            "SELECT started_at FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if started is None:
+            return {}
+        start = from_iso(started[0])
+        current = {
+            player: email
+            for player, email in self._db.execute(
+                "SELECT player, email FROM tokens WHERE game_id = ? AND player != ?",
+                (game_id, GM_SEAT),
+            )
+        }
+        marks = ", ".join("?" for _ in SEAT_EVENTS)
+        history: dict[str, list[Holder]] = {}
+        coming: dict[str, str] = {}  # a substitute whose address the next event gives
+        for kind, at, data in self._db.execute(
+            f"SELECT kind, at, data FROM events WHERE game_id = ? AND kind IN ({marks}) "
+            "ORDER BY seq",
+            (game_id, *SEAT_EVENTS),
+        ):
+            found = json_loads(data)
+            seat = str(found["player"])
+            if kind == "gm_substitute":
+                coming[seat] = str(found["name"])
+                continue
+            held = history.setdefault(seat, [Holder(seat, str(found["old_email"]), start)])
+            new_email = str(found["new_email"])
+            if seat in coming:
+                held.append(Holder(coming.pop(seat), new_email, from_iso(at)))
+            else:
+                held[-1] = Holder(held[-1].name, new_email, held[-1].since)
+        return {
+            seat: history.get(seat) or [Holder(seat, email, start)]
+            for seat, email in current.items()
+        }
 
     # --- the GM's confirmations ---------------------------------------------
 

@@ -56,8 +56,10 @@ class Guess:
         """Every seat, in configured order."""
         return list(state.players)
 
-    def parse(self, text: str, state: Any) -> list[ParsedCommand]:
-        """``GUESS N`` and ``STATUS`` lines."""
+    def parse(
+        self, text: str, state: Any, aliases: Mapping[str, str] | None = None
+    ) -> list[ParsedCommand]:
+        """``GUESS N`` and ``STATUS`` lines (no names: ``aliases`` unused)."""
         return parse_guess(text)
 
     def apply(self, state: Any, player: str, move: Any, at: datetime) -> Step:

@@ -48,6 +48,8 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
+from babel import dates as babel_dates
+
 from pbp.cli.common import CLI_LOCALE
 from pbp.config import load_config
 from pbp.export import story
@@ -626,6 +628,9 @@ def untranslated(table: GoldenTable) -> list[str]:
     data |= {line.strip() for line in table.sent_lines}
     data |= {*table.names, *table.names.values()}  # a substitute's address and name
     data |= {"ход", "move", "команды", "commands"}  # the Subjects the players and the GM wrote
+    # The dates Babel writes from CLDR (pbp.timetext: «1 декабря 2026 г.»), not a catalog.
+    data |= {str(m) for m in babel_dates.get_month_names("wide", locale=table.locale).values()}
+    data.add("г.")
     found: list[str] = []
     for entry in table.entries:
         body = "\n".join(

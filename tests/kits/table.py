@@ -14,8 +14,10 @@ from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
+from babel import dates as babel_dates
 
 from pbp.config import load_config
 from pbp.core.registry import KINDS
@@ -225,3 +227,11 @@ def crash_apply(monkeypatch: pytest.MonkeyPatch, kind: str, call: int) -> None:
         return original(*args)
 
     monkeypatch.setattr(engine, "apply", apply)
+
+
+def moscow_text(moment: datetime) -> str:
+    """An aware time as a Russian mail writes it in Europe/Moscow (``|dt(timezone)``):
+    ``1 декабря 2026 г., 20:00 по Москве`` (Babel's long date)."""
+    local = moment.astimezone(ZoneInfo("Europe/Moscow"))
+    day = babel_dates.format_skeleton("yMMMMd", local, locale="ru").replace("\u202f", " ")
+    return f"{day}, {local:%H:%M} по Москве"

@@ -40,9 +40,14 @@ class CluedoKind:
         """Every seat, in configured order."""
         return [name for name, _character in state.players]
 
-    def parse(self, text: str, state: CluedoTable) -> list[ParsedCommand]:
-        """Commands of a mail body (grammar in :mod:`pbp.games.cluedo.parse`)."""
-        lines = parse_cluedo(text, state.cards, self.players(state), addressed=self.addressed)
+    def parse(
+        self, text: str, state: CluedoTable, aliases: Mapping[str, str] | None = None
+    ) -> list[ParsedCommand]:
+        """Commands of a mail body (grammar in :mod:`pbp.games.cluedo.parse`); a seat is
+        also named by its ``aliases`` ({name: seat})."""
+        lines = parse_cluedo(
+            text, state.cards, self.players(state), addressed=self.addressed, aliases=aliases
+        )
         return [
             ParsedCommand(
                 line.line_no,

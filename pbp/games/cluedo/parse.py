@@ -87,7 +87,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pbp import keywords
@@ -269,7 +269,13 @@ def _card_matcher(cards: tuple[str, ...]) -> NameMatcher:
 class _Reader:
     """Parses the lines of one mail against one game's cards and players."""
 
-    def __init__(self, cards: Cards, players: Sequence[str], addressed: bool) -> None:
+    def __init__(
+        self,
+        cards: Cards,
+        players: Sequence[str],
+        addressed: bool,
+        aliases: Mapping[str, str] | None = None,
+    ) -> None:
         self.cards = cards
         self.players = list(players)
         self.addressed = addressed
@@ -279,7 +285,7 @@ class _Reader:
         # a vowel drops (молоток → молотком).
         self.card_forms = _declined_forms(tuple(cards.all()))
         # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
-        self.player_names = PlayerNames(players)
+        self.player_names = PlayerNames(players, aliases)
 
     # -- examples for error params --
 
@@ -544,12 +550,18 @@ def _is_command(line: str) -> bool:
 
 
 def parse_cluedo(
-    text: str, cards: Cards, players: Sequence[str], *, addressed: bool = True
+    text: str,
+    cards: Cards,
+    players: Sequence[str],
+    *,
+    addressed: bool = True,
+    aliases: Mapping[str, str] | None = None,
 ) -> list[ParsedLine]:
     """The command lines of ``text`` (a letter's new text) in order; other lines omitted.
 
     ``cards``: the cards in play; ``players``: every seat (addressees are matched
-    against these only; cards against cards only). ``addressed``: True for the days
+    against these only, or their ``aliases``, ``{name: seat}``: a substitute's name;
+    cards against cards only). ``addressed``: True for the days
     variant (``TO <player>`` required), False for rounds (refused).
 
     Example::
@@ -563,7 +575,7 @@ def parse_cluedo(
     by :data:`LINE_LIMIT`, and only the first :data:`~pbp.parse.commands.MAX_LINES`
     lines are read (the rest is left for the reply's list of ignored lines).
     """
-    reader = _Reader(cards, players, addressed)
+    reader = _Reader(cards, players, addressed, aliases)
     visible = unquote_forum(command_lines(text))
     lines = [shown for shown, _ in visible]
     quoted = [touched for _, touched in visible]

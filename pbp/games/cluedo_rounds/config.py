@@ -40,6 +40,12 @@ class CluedoRoundsGame(CluedoGame):
     auto_answer: Literal["no_match", "none"] = "no_match"
     rules: CluedoRoundsRules = CluedoRoundsRules()
 
+    @property
+    def deadlines_per_day(self) -> int:
+        """The most turn and answer deadlines 24 hours hold (rule P3's default
+        ``catch_up_limit``): ``24 // min(turn_hours, answer_hours)``, at least 1."""
+        return max(1, int(24 // min(self.turn_hours, self.answer_hours)))
+
     @field_validator("auto_answer", mode="before")
     @classmethod
     def _not_forced(cls, value: object) -> object:

@@ -39,6 +39,11 @@ class ManiacGame(GameBase):
         """``night_ends`` as a local wall-clock time."""
         return wall(self.night_ends)
 
+    @property
+    def deadlines_per_day(self) -> int:
+        """A day's close and its night's end (rule P3's default ``catch_up_limit``)."""
+        return 2
+
     @classmethod
     def players_least(cls) -> tuple[int, str]:
         return MIN_PLAYERS, "M1"

@@ -180,8 +180,11 @@ class Maniac:
         """Every seat in configured order, alive or not."""
         return [name for name, _character in state.players]
 
-    def parse(self, text: str, state: ManiacState) -> list[ParsedCommand]:
-        """Commands of a mail body (grammar in :mod:`pbp.games.maniac.parse`)."""
+    def parse(
+        self, text: str, state: ManiacState, aliases: Mapping[str, str] | None = None
+    ) -> list[ParsedCommand]:
+        """Commands of a mail body (grammar in :mod:`pbp.games.maniac.parse`); a seat is
+        also named by its ``aliases`` ({name: seat})."""
         return [
             ParsedCommand(
                 line.line_no,
@@ -190,7 +193,7 @@ class Maniac:
                 line.error,
                 private=isinstance(line.move, engine.Status | engine.Help),
             )
-            for line in parse_maniac(text, self.players(state))
+            for line in parse_maniac(text, self.players(state), aliases)
         ]
 
     def extra_post_number(self, which: str, number: int | None, state: ManiacState) -> int:

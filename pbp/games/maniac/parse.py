@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pbp import keywords
@@ -283,9 +283,9 @@ _SEPARATORS = " \t:,—–-"
 class _Reader:
     """Parses the command lines of one mail against one game's players."""
 
-    def __init__(self, players: Sequence[str]) -> None:
+    def __init__(self, players: Sequence[str], aliases: Mapping[str, str] | None = None) -> None:
         self.players = list(players)
-        self.names = PlayerNames(players)
+        self.names = PlayerNames(players, aliases)
 
     def example(self) -> dict[str, str | int]:
         first = self.players[0] if self.players else ""
@@ -563,11 +563,14 @@ def _is_command(line: str) -> bool:
         return True
 
 
-def parse_maniac(text: str, players: Sequence[str]) -> list[ParsedLine]:
+def parse_maniac(
+    text: str, players: Sequence[str], aliases: Mapping[str, str] | None = None
+) -> list[ParsedLine]:
     """The command lines of ``text`` (a letter's new text) in order; other lines omitted.
 
     ``players``: every seat, canonical names in configured order (alive or not: who
-    may be named is the engine's business).
+    may be named is the engine's business); ``aliases``: other names of seats,
+    ``{name: seat}`` (a substitute's, :class:`~pbp.parse.commands.PlayerNames`).
 
     Example::
 
@@ -581,7 +584,7 @@ def parse_maniac(text: str, players: Sequence[str]) -> list[ParsedLine]:
     :data:`~pbp.parse.commands.MAX_LINES` lines are read (the rest is left for the
     reply's list of ignored lines).
     """
-    reader = _Reader(players)
+    reader = _Reader(players, aliases)
     result: list[ParsedLine] = []
     for index, (raw_line, _quoted) in enumerate(unquote_forum(commands.command_lines(text))):
         if len(result) > COMMAND_LIMIT:

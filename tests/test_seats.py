@@ -1,0 +1,344 @@
+"""Seats, names and addresses apart (issue 31, item 3): ``pbp readdress`` / ADDRESS (a
+player's new address, no post) and a substitute under his own name («Дэйв (вместо
+Кэрол)»), read by either name, and ``pbp show`` listing who plays each seat.
+
+Cluedo by days, seed 000 (kits.table): Кросс, Дуг, Роза; Дуг holds Спальня, Пистолет,
+Молоток. Maniac, seed 002 (kits.maniac_table): Петя is a civilian.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from kits.maniac_table import START, ManiacTable
+from kits.table import EMAILS, GM, Table, body, summary, utc
+
+from pbp.cli import main
+from pbp.core.events import LeverRefused
+from pbp.mail.maildir import deliver
+from pbp.store import GM_SEAT
+
+GAME = "seed-000"
+NEW = "doug.new@example.test"
+OLD = EMAILS["Дуг"]
+
+#: The mail to a readdressed seat's old address, whole: neither address nor token in it.
+TOLD_OLD = (
+    "Здравствуйте! ГМ записал за местом Дуг в игре «seed-000» другой адрес: pbp больше "
+    "не пишет на этот адрес и не принимает с него ходы, а личный адрес, присланный сюда "
+    "раньше, больше не действует. Если это ваш адрес и произошла ошибка, напишите ГМу.\n"
+)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()
+    yield table
+    table.close()
+
+
+def cli(table: Table, *args: str) -> str:
+    result = CliRunner().invoke(main, ["-c", str(table.directory / "games.yaml"), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def flushed(table: Table) -> list[EmailMessage]:
+    table.service.flush_outbox(utc(2026, 12, 31))
+    return table.new_mail()
+
+
+def gm_mail(table: Table, *lines: str, to: str, at: datetime, subject: str = "команды") -> None:
+    message = EmailMessage(policy=SMTP)
+    message["From"] = GM
+    message["To"] = to
+    message["Subject"] = subject
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = make_msgid(domain="example.test")
+    message.set_content("\n".join(lines) + "\n")
+    deliver(table.inbox_path, bytes(message), at=at)
+
+
+def told_new(token: str, note: str | None) -> str:
+    """The head of the ``readdressed`` mail to the new address (its status and command
+    help follow)."""
+    noted = f"Примечание ГМа: {note}\n\n" if note else ""
+    return (
+        "Здравствуйте, Дуг!\n\n"
+        "ГМ записал за вашим местом в игре «seed-000» этот адрес вместо doug@example.test: "
+        "теперь pbp пишет вам сюда и принимает ходы только с этого адреса.\n\n"
+        f"{noted}"
+        "Личный адрес для ходов у вас тоже новый: старый больше не действует. На случай, "
+        "если прежние письма до вас не дошли, — ваше положение в игре:\n\n"
+        "Игровой день 1.\n"
+        "Ваш персонаж: Маша.\n"
+        "Ваши карты: Спальня, Пистолет, Молоток.\n"
+    )
+
+
+def assert_readdressed(table: Table, old_token: str, note: str | None) -> None:
+    """Both addresses told, one mail each; nothing for the forum; the log's GM event."""
+    new_token = table.token("Дуг")
+    assert new_token != old_token
+    assert table.store.player_email(GAME, "Дуг") == NEW
+    mails = flushed(table)
+    told = [m for m in mails if str(m["To"]) != GM]
+    assert summary(told) == [
+        (NEW, "[seed-000] Теперь ваш адрес в игре — этот"),
+        (OLD, "[seed-000] Этот адрес больше не участвует в игре"),
+    ]
+    assert body(told[0]).startswith(told_new(new_token, note))
+    assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test\n" in body(told[0])
+    assert told[0]["Reply-To"] == f"gm+{new_token}@example.test"
+    assert body(told[1]) == TOLD_OLD
+    assert told[1]["Reply-To"] is None and new_token not in str(told[1])
+    # No public post: nothing to paste, and the log's event is the GM's alone.
+    assert not any("Объявление для форума" in str(m["Subject"]) for m in mails)
+    last = table.store.events(GAME)[-1]
+    assert (last.event.kind, last.event.visibility.value) == ("gm_readdress", "gm")
+    assert dict(last.event.data) == {
+        "player": "Дуг",
+        "old_email": OLD,
+        "new_email": NEW,
+        "via": last.event.data["via"],
+        "note": note,
+    }
+    assert not table.store.events(GAME, public_only=True)[-1].event.kind.startswith("gm_")
+
+
+def assert_only_the_new_address_plays(table: Table, old_token: str) -> None:
+    """The old address is a stranger's at the seat now; the new one plays."""
+    new = f"gm+{table.token('Дуг')}@example.test"
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19), sender=OLD, to=new)
+    assert table.run(utc(2026, 12, 1, 19, 1)) == ["wrong_sender"]
+    assert [k.reason for k in table.store.kept()] == ["wrong_sender"]
+    table.new_mail()
+    old = f"gm+{old_token}@example.test"
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 2), sender=OLD, to=old)
+    assert table.run(utc(2026, 12, 1, 19, 3)) == ["replaced"]
+    table.new_mail()
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 4), sender=NEW, to=new)
+    assert table.run(utc(2026, 12, 1, 19, 5)) == ["status"]
+    assert summary(table.new_mail()) == [(NEW, "Re: ход")]
+    assert old_token not in {s.token for s in table.store.tokens_of(NEW)}
+
+
+# --- readdress ------------------------------------------------------------------------
+
+
+def test_readdress_on_the_cli_tells_both_addresses_and_posts_nothing(table: Table) -> None:
+    old_token = table.token("Дуг")
+    printed = cli(table, "readdress", GAME, "Дуга", "--email", "Doug.New@Example.test")
+    assert printed == (
+        f"Дуг now plays from {NEW} instead of {OLD}; nothing was posted. The new personal "
+        f"address went to {NEW}, and {OLD} was told that it no longer plays.\n"
+    )
+    assert_readdressed(table, old_token, None)
+    assert_only_the_new_address_plays(table, old_token)
+
+
+def test_readdress_by_mail_waits_for_the_confirmation(table: Table) -> None:
+    old_token = table.token("Дуг")
+    gm = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    gm_mail(table, f"АДРЕС Дуга {NEW} -- опечатка в адресе", to=gm, at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    assert f"  АДРЕС Дуг {NEW} -- опечатка в адресе\n" in body(confirm)
+    assert table.token("Дуг") == old_token  # nothing yet
+    gm_mail(table, "да", to=str(confirm["Reply-To"]), at=utc(2026, 12, 1, 18, 5), subject="Re: ок")
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
+    assert_readdressed(table, old_token, "опечатка в адресе")
+    assert_only_the_new_address_plays(table, old_token)
+
+
+@pytest.mark.parametrize(
+    ("email", "code", "params"),
+    [
+        ("doug.example.test", "gm_bad_address", {"email": "doug.example.test"}),
+        ("gm@example.test", "gm_address_reserved", {"email": "gm@example.test"}),
+        (GM, "gm_address_reserved", {"email": GM}),
+        (EMAILS["Роза"], "gm_address_taken", {"email": EMAILS["Роза"], "player": "Роза"}),
+        (OLD, "gm_address_taken", {"email": OLD, "player": "Дуг"}),
+    ],
+)
+def test_readdress_refuses_what_substitute_refuses(
+    table: Table, email: str, code: str, params: dict[str, str]
+) -> None:
+    token = table.token("Дуг")
+    with pytest.raises(LeverRefused) as error:
+        table.service.gm.readdress(
+            GAME, "Дуг", email, now=utc(2026, 12, 1, 18), via="cli", note=None
+        )
+    assert (error.value.code, error.value.params) == (code, {**params, "lever": "readdress"})
+    assert table.token("Дуг") == token and flushed(table) == []
+    text = table.service.renderer.error(code, error.value.params, locale="ru")
+    assert text.endswith("За местом остался прежний адрес.")
+
+
+# --- a substitute under his own name -----------------------------------------------------
+
+
+def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: Table) -> None:
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+    table.new_mail()
+    table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    flushed(table)
+    # The GM names the seat by the substitute's name too.
+    done = table.service.gm.act(
+        GAME, "Вову", "ОПРОВЕРЖЕНИЕ Спальня", now=utc(2026, 12, 1, 18, 5), via="cli", note=None
+    )
+    assert done["player"] == "Дуг"
+    mails = flushed(table)
+    assert summary(mails) == [
+        ("vova@example.test", "[seed-000] Результаты ваших ходов"),
+        (EMAILS["Кросс"], "[seed-000] Предположение №1: вам показали карту"),
+    ]
+    assert body(mails[0]).startswith("Вова, ГМ внёс за вас ход")
+    assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
+    # Nothing private reaches the old player after the substitution.
+    assert OLD not in {str(m["To"]) for m in table.sent()[-len(mails) :]}
+    # A Cluedo addressee by either name: the same seat.
+    for named, at in (("Вова", utc(2026, 12, 1, 18, 10)), ("Дуг", utc(2026, 12, 1, 18, 20))):
+        table.send("Роза", f"ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ {named}", at=at)
+        table.run(at.replace(minute=at.minute + 1))
+        (reply, *rest) = table.new_mail()
+        assert summary(rest) == [("vova@example.test", rest[0]["Subject"])]
+        assert OLD not in str(reply["To"])
+        table.send(
+            "Дуг",
+            "НЕТ ОПРОВЕРЖЕНИЯ",
+            at=at.replace(minute=at.minute + 2),
+            sender="vova@example.test",
+        )
+        table.run(at.replace(minute=at.minute + 3))
+        table.new_mail()
+    asked = [
+        s.event.data["addressee"]
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    assert asked == ["Дуг", "Дуг", "Дуг"]
+    # The story: before the substitution the seat's own player, after it the substitute.
+    story = cli(table, "export", GAME, "--force")
+    assert "событие 6 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Дуг:" in story
+    assert "событие 7 · 1 декабря 2026 г., 21:00: Вова заменяет Дуг.\n" in story
+    assert "событие 8 · 1 декабря 2026 г., 21:00 🔒: у места Дуг новый адрес.\n" in story
+    assert "событие 9 · 1 декабря 2026 г., 21:05 (ГМ): Вова (вместо Дуг) опровергает №1.\n" in story
+    assert "предположение №2 от Розы для Вовы (вместо Дуг):" in story
+
+
+def maniac_vote(maniac: ManiacTable, voter: str, line: str, at: datetime, sender: str) -> str:
+    message = maniac._message(voter, (line,), at)
+    message.replace_header("From", sender)
+    deliver(maniac.inbox_path, bytes(message), at=at)
+    (outcome,) = maniac.run(at.replace(minute=at.minute + 1))
+    return outcome
+
+
+def test_a_maniac_vote_for_either_name_hits_the_seat_and_the_count_shows_both(
+    tmp_path: Path,
+) -> None:
+    maniac = ManiacTable(tmp_path)
+    maniac.run(START)
+    maniac.new_mail()
+    maniac.service.gm.substitute(
+        "seed-002",
+        "Петю",
+        "Гоша",
+        "gosha@example.test",
+        now=utc(2026, 12, 1, 9),
+        via="cli",
+        note=None,
+    )
+    maniac.service.flush_outbox(utc(2026, 12, 31))
+    maniac.new_mail()
+    assert (
+        maniac_vote(maniac, "Вася", "ГОЛОС за Гошу", utc(2026, 12, 1, 10), "vasya@example.test")
+        == "applied"
+    )
+    assert (
+        maniac_vote(maniac, "Таня", "ГОЛОС Петя", utc(2026, 12, 1, 10, 5), "tanya@example.test")
+        == "applied"
+    )
+    maniac.new_mail()
+    assert (
+        maniac_vote(maniac, "Петя", "ГОЛОС Таня", utc(2026, 12, 1, 10, 10), "gosha@example.test")
+        == "applied"
+    )
+    targets = [
+        (s.event.data["voter"], s.event.data["target"])
+        for s in maniac.store.events("seed-002")
+        if s.event.kind == "vote_cast"
+    ]
+    assert targets == [("Вася", "Петя"), ("Таня", "Петя"), ("Петя", "Таня")]
+    mails = maniac.new_mail()
+    assert summary(mails)[0] == ("gosha@example.test", "Re: ход")
+    assert body(mails[0]).startswith("Гоша, вот что сделано по вашему письму.")
+    output = CliRunner().invoke(main, ["-c", str(maniac.path), "post", "seed-002"]).output
+    assert "- [b]Гоша (вместо Пети)[/b] (2): Вася, Таня\n" in output
+    assert "- [b]Таня[/b] (1): Гоша (вместо Пети)\n" in output
+    maniac.close()
+
+
+# --- pbp show -----------------------------------------------------------------------------
+
+
+def test_show_lists_who_plays_each_seat_and_who_did(table: Table) -> None:
+    table.service.gm.readdress(
+        GAME, "Роза", "rosa.new@example.test", now=utc(2026, 12, 1, 17, 30), via="cli", note=None
+    )
+    table.service.gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    seats = json.loads(cli(table, "show", GAME, "--json"))["seats"]
+    assert seats == [
+        {
+            "seat": "Кросс",
+            "player": "Кросс",
+            "email": "cross@example.test",
+            "since": "2026-12-01T20:00+03:00",
+            "earlier": [],
+        },
+        {
+            "seat": "Дуг",
+            "player": "Вова",
+            "email": "vova@example.test",
+            "since": "2026-12-01T21:00+03:00",
+            "earlier": [
+                {
+                    "name": "Дуг",
+                    "email": OLD,
+                    "since": "2026-12-01T20:00+03:00",
+                    "until": "2026-12-01T21:00+03:00",
+                }
+            ],
+        },
+        {
+            "seat": "Роза",
+            "player": "Роза",
+            "email": "rosa.new@example.test",
+            "since": "2026-12-01T20:00+03:00",
+            "earlier": [],
+        },
+    ]
+    text = cli(table, "show", GAME)
+    assert (
+        "Seats (who plays each now, from which address; who played it before):\n"
+        "  Кросс <cross@example.test> since 2026-12-01T20:00+03:00\n"
+        "  Дуг: Вова <vova@example.test> since 2026-12-01T21:00+03:00 (earlier: Дуг "
+        "<doug@example.test> since 2026-12-01T20:00+03:00 until 2026-12-01T21:00+03:00)\n"
+        "  Роза <rosa.new@example.test> since 2026-12-01T20:00+03:00\n"
+    ) in text
