@@ -73,9 +73,12 @@ class GameStatus:
     ``outstanding``: who owes what and the open count or answers (the kind's,
     :meth:`~pbp.core.kind.GameKind.outstanding`); ``kept``: the ids of the kept mail
     waiting for this game (``pbp kept``); ``last_lever``: the GM's latest lever.
+    ``title``: the game's name in its mails (:attr:`pbp.config.Game.display_title`: its
+    ``title``, else its id ``game``).
     """
 
     game: str
+    title: str
     kind: str
     timezone: str
     started: bool
@@ -174,6 +177,7 @@ def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> Game
     kept_left = pause.event.data.get("remaining_seconds") if pause is not None else None
     return GameStatus(
         game=game.id,
+        title=game.display_title,
         kind=row.kind,
         timezone=game.timezone,
         started=True,
@@ -193,8 +197,8 @@ def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> Game
 
 def _not_started(game: Game, kept: tuple[int, ...], lever: LastLever | None) -> GameStatus:
     return GameStatus(
-        game.id, game.kind, game.timezone, False, False, None, None, None, None,
-        None, None, game.start_at, Outstanding(), kept, lever,
+        game.id, game.display_title, game.kind, game.timezone, False, False, None, None,
+        None, None, None, None, game.start_at, Outstanding(), kept, lever,
     )  # fmt: skip
 
 

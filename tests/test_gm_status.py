@@ -46,12 +46,13 @@ ALL_EMAILS = {**EMAILS, **maniac_table.EMAILS}
 NOT_VOTED = ("Петя", "Таня", "Оля", "Саша", "Маша", "Коля", "Дима", "Лена", "Катя")
 
 
-def maniac_item(locale: str) -> str:
-    """Seed 002's Maniac game as an item of ``games.yaml``."""
+def maniac_item(locale: str, extra: str = "") -> str:
+    """Seed 002's Maniac game as an item of ``games.yaml``, with the key lines ``extra``
+    (``"    title: Maniac 2\n"``)."""
     players = maniac_table.PLAYERS
     return maniac_table.GAME_ITEM.format(
         locale=locale,
-        extra="",
+        extra=extra,
         players="\n".join(
             f"      - {{name: {p}, email: {maniac_table.EMAILS[p]}}}" for p in players
         ),
@@ -60,13 +61,16 @@ def maniac_item(locale: str) -> str:
 
 
 class TwoGames(Table):
-    """Both games on Maildir transports with a test-controlled clock (Table's helpers)."""
+    """Both games on Maildir transports with a test-controlled clock (Table's helpers);
+    ``maniac``: key lines added to the Maniac game's item."""
 
-    def __init__(self, directory: Path, *, locale: str = "ru", third: str = "") -> None:
+    def __init__(
+        self, directory: Path, *, locale: str = "ru", third: str = "", maniac: str = ""
+    ) -> None:
         self.directory = directory
         self.trusted = None
         path = directory / "games.yaml"
-        items = (maniac_item(locale), seed_000(locale=locale), third)
+        items = (maniac_item(locale, maniac), seed_000(locale=locale), third)
         path.write_text(games_yaml(*items), encoding="utf-8")
         self.config = load_config(path)
         self.store = Store(self.config.store)
@@ -255,17 +259,20 @@ def test_a_paused_game_shows_its_pause_kept_mail_and_last_lever(table: TwoGames)
 
 
 def test_status_before_the_start_and_after_the_end(tmp_path: Path) -> None:
-    table = TwoGames(tmp_path, locale="en")
+    # The Maniac game has a title: the Subject, the first line and the body name it by
+    # its title, the Cluedo game (none) by its id.
+    table = TwoGames(tmp_path, locale="en", maniac="    title: Maniac 2\n")
     try:
         assert table.run(utc(2026, 12, 1, 10)) == []  # Maniac only: Cluedo starts at 17:00
         table.new_mail()
         table.mail(MANIAC, GM, "STATUS ALL", at=utc(2026, 12, 1, 10, 1))
         assert table.run(utc(2026, 12, 1, 10, 2)) == ["gm_applied"]
         (answer,) = table.new_mail()
-        assert summary([answer]) == [(GM, "[seed-002, seed-000] GM only: the state of your games")]
+        assert summary([answer]) == [(GM, "[Maniac 2, seed-000] GM only: the state of your games")]
         text = body(answer)
         assert text.startswith(
-            'Games: seed-002, seed-000\n\nGame "seed-002": day 1.\nNext deadline: December 1, 2026, 22:00 MSK'
+            'Games: Maniac 2, seed-000\n\nGame "Maniac 2": day 1.\n'
+            "Next deadline: December 1, 2026, 22:00 MSK"
         )
         assert (
             '\n\nGame "seed-000" has not started yet; it starts December 1, 2026, '
