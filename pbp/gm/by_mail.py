@@ -149,11 +149,21 @@ class GmMail(ServicePart):
         the ``gm_result`` template. A STATUS reads the games as they stand after the
         lines before it, its time left counted from ``now`` (the real time; default
         ``at``): ``{"lever": "status", "all": bool, "games": [GameStatus…]}``
-        (:meth:`status`)."""
+        (:meth:`status`).
+
+        One mail is answered once for each of STATUS, KEPT and HELP, however often it
+        repeats them (STATUS and KEPT read every kept mail's headers): only the STATUS
+        line :meth:`_statuses` mails is computed (the last with ALL, else the last), the
+        others give ``{"lever": "status", "all": bool, "games": None}``; only the first
+        KEPT and the first HELP are answered, the later ones give ``{"lever":
+        "kept"|"help", "repeat": True}`` ("answered above")."""
         renderer = self.service.renderer
         results: list[dict[str, Any]] = []
         genders = game.genders()  # the refusals' words follow the players' (rule P2)
-        for command in commands:
+        asked = [(i, c.lever) for i, c in enumerate(commands) if isinstance(c.lever, Status)]
+        shown = next((i for i, s in reversed(asked) if s.all), asked[-1][0] if asked else None)
+        answered: set[type] = set()
+        for index, command in enumerate(commands):
             result: dict[str, Any] = {"line": command.line, "lever": command.name}
             if command.lever is None:
                 error = command.error or InvalidMove("gm_not_a_command")
@@ -161,8 +171,15 @@ class GmMail(ServicePart):
                     error.code, {**error.params, "genders": genders}, locale=game.locale
                 )
             elif isinstance(command.lever, Status):
-                result["done"] = self.status(game, command.lever, now or at)
+                if index == shown:
+                    result["done"] = self.status(game, command.lever, now or at)
+                else:
+                    result["done"] = {"lever": "status", "all": command.lever.all, "games": None}
+            elif isinstance(command.lever, Kept | Help) and type(command.lever) in answered:
+                result["done"] = {"lever": command.name, "repeat": True}
             else:
+                if isinstance(command.lever, Kept | Help):
+                    answered.add(type(command.lever))
                 try:
                     done = self.gm.run(game.id, command.lever, command.note, now=at, via="mail")
                     result["done"] = done
@@ -206,9 +223,9 @@ class GmMail(ServicePart):
         latest line read them; ``results`` without their views, each marked ``sent``
         (the ``gm_result`` mail only mentions it)."""
         asked = [r["done"] for r in results if r.get("done", {}).get("lever") == "status"]
-        if not asked:
+        widest = next((d for d in asked if d["games"] is not None), None)
+        if widest is None:
             return results
-        widest = next((d for d in reversed(asked) if d["all"]), asked[-1])
         self.service.mail.reply(
             letter,
             self.addresses.registered(game.id),
