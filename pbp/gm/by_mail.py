@@ -132,9 +132,10 @@ class GmMail(ServicePart):
             )
             if checked is None or not checked.dmarc_pass:
                 return self.ask_confirmation(message, game, commands)
+        levers = any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands)
         with self.store.transaction():
             results = self._run_all(game, commands, at, now=message.now)
-            self._answer(letter, game, results, message.now)
+            self._answer(letter, game, results, message.now, limited=not levers)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game_id, GM_SEAT
@@ -246,9 +247,17 @@ class GmMail(ServicePart):
         ]
 
     def _answer(
-        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
+        self,
+        letter: Letter,
+        game: Game,
+        results: list[dict[str, Any]],
+        now: datetime,
+        *,
+        limited: bool = True,
     ) -> None:
-        """The ``gm_result`` mail, to the GM's registered address; before it, each
+        """The ``gm_result`` mail, to the GM's registered address; ``limited=False`` (the
+        results of levers pulled): never held back by the rate limit
+        (:meth:`pbp.mailer.Mailer.reply`). Before it, each
         story an EXPORT asked for in a mail of its own (:meth:`pbp.mailer.Mailer.gm_story`),
         which the result mail only mentions: the story is pasted whole into a public
         thread, the result mail holds the GM's address. What STATUS lines asked for
@@ -272,6 +281,7 @@ class GmMail(ServicePart):
             now,
             game=game,
             player=GM_SEAT,
+            limited=limited,
         )
 
     def ask_confirmation(
@@ -330,6 +340,9 @@ class GmMail(ServicePart):
                 token=code,
                 # Its own Subject: a forger must not title the mail that asks for a reply.
                 stranger=True,
+                # To the GM's registered address only; a STATUS flood must not defer it
+                # into the hourly summary, whose Reply-To is no confirmation address.
+                limited=False,
             )
             return message.record(
                 Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
@@ -387,7 +400,7 @@ class GmMail(ServicePart):
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
-            self._answer(message.letter, game, results, message.now)
+            self._answer(message.letter, game, results, message.now, limited=False)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
@@ -445,6 +458,7 @@ class GmMail(ServicePart):
                     game=game,
                     player=GM_SEAT,
                     token=confirmation.code,
+                    limited=False,  # once per code, to the GM: its Reply-To confirms
                 )
             return message.record(Handled.GM_UNCONFIRMED, game.id, GM_SEAT)
 
