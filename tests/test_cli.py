@@ -1751,3 +1751,19 @@ def test_pbp_run_logs_one_info_line_per_message_without_its_text(
         "unknown_sender",
     ]
     assert not any("Спальня" in line or "СТАТУС" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "when", ["0001-01-01T00:00+14:00", "9999-12-31T23:59-14:00", "1969-12-31T23:59+00:00"]
+)
+def test_a_time_at_the_edge_of_the_calendar_is_refused_in_one_sentence(
+    tmp_path: Path, when: str
+) -> None:
+    """``--now`` / ``--at`` at year 1 or 9999 overflowed into a traceback (issue 31's
+    hostile pass): a game's time lies between 1970 and 2999."""
+    table = Table(tmp_path, games_yaml(RU_GAME))
+    result = table.pbp("games", "--now", when)
+    assert result.code == 2
+    assert result.err[-1] == (
+        f"Error: Invalid value: '{when}': a game's time lies between the years 1970 and 2999"
+    )

@@ -350,6 +350,19 @@ def test_pbp_dismiss_closes_rows_and_refuses_one_closed_already(table: Table) ->
     assert (result.exit_code, result.output) == (1, "Error: no kept message 9 (see pbp kept)\n")
 
 
+@pytest.mark.parametrize("command", ["retry", "dismiss"])
+def test_pbp_retry_and_dismiss_refuse_an_id_past_sqlites_largest_integer(
+    table: Table, command: str
+) -> None:
+    config = str(table.config.path)
+    result = CliRunner().invoke(main, ["-c", config, command, "9223372036854775808"])
+    assert result.exit_code == 2 and result.exception is not None
+    assert result.output.rstrip("\n").split("\n")[-1] == (
+        "Error: Invalid value for 'ID...': 9223372036854775808 is not in the range "
+        "1<=x<=9223372036854775807."
+    )
+
+
 def test_pbp_kept_explain_prints_every_reason_with_what_to_do() -> None:
     result = CliRunner().invoke(main, ["kept", "--explain"])
     assert result.exit_code == 0

@@ -278,7 +278,7 @@ def remove(config_path: Path, game_id: str, player: str, note: str | None) -> No
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
-@click.argument("event", type=int)
+@click.argument("event", type=click.IntRange(1, 2**63 - 1))
 @_NOTE
 @click.pass_obj
 def void(config_path: Path, game_id: str, event: int, note: str | None) -> None:
