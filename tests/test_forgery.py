@@ -201,9 +201,10 @@ def test_a_gms_reply_to_an_unknown_confirmation_address_names_his_gm_address_and
         last = db.execute("SELECT outcome, game_id, player FROM messages ORDER BY rowid DESC")
         assert last.fetchone() == ("token_missing", None, None)
     (answer,) = table.new_mail()
-    assert (answer["To"], answer["Subject"]) == (GM, "Re: команды")
+    assert (answer["To"], answer["Subject"]) == (GM, "[seed-000] Re: команды")
     assert answer["Reply-To"] == gm_address(table)
     assert body(answer) == (
+        "Игра: seed-000\n\n"
         "Здравствуйте! Ваше письмо пришло не на личный адрес, не на адрес ГМа и не на "
         "известный pbp адрес подтверждения, поэтому ничего из него не выполнено. Адрес "
         "подтверждения служит одному набору команд, один раз и только до своего срока.\n\n"

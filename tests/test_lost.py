@@ -277,15 +277,13 @@ def test_a_gm_lever_confirmed_by_mail_is_replayed_with_its_confirmation(
         assert (confirmation.game_id, confirmation.done_at) == (GAME, utc(2026, 12, 2, 10, 5))
         # No second request to confirm (its reply was replayed too); the rest as usual.
         assert summary(again.new_mail()) == [
-            ("doug@example.test", "Re: ход"),
+            ("doug@example.test", "[seed-000] Re: ход"),
             ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
             (GM_PERSON, "[seed-000] Объявление для форума: продление срока — BBCode"),
-            (GM_PERSON, "[seed-000] Объявление для форума: продление срока — Markdown"),
-            (GM_PERSON, "Re: ход"),
+            (GM_PERSON, "[seed-000] Re: ход"),
             (GM_PERSON, "[seed-000] Итоги дня 1 — BBCode"),
-            (GM_PERSON, "[seed-000] Итоги дня 1 — Markdown"),
             (GM_PERSON, "[seed-000] Итоги дня 1 — только для ГМа"),
-            ("rosa@example.test", "Re: ход"),
+            ("rosa@example.test", "[seed-000] Re: ход"),
             ("cross@example.test", "[seed-000] Предположение №2 от Розы"),
         ]
     finally:

@@ -322,7 +322,8 @@ class SenderRules(ServicePart):
         """A registered player wrote without his personal token: he gets his personal
         address of each of his ``seats`` again, at his registered address, as from
         his (first) seat: the answer's Reply-To (or Subject tag) is his personal
-        address, so replying to it just works.
+        address, so replying to it just works. Its Subject and first line name
+        every game of ``seats``.
 
         A GM (one of ``seats`` is a :data:`GM_SEAT`) may have written GM commands or
         replied to a confirmation address pbp does not know (a code from before a
@@ -340,15 +341,17 @@ class SenderRules(ServicePart):
             for seat in seats
         ]
         gm = any(seat.player == GM_SEAT for seat in seats)
-        game = self.game_config(seats[0].game_id)
+        games = [self.game_config(g) for g in dict.fromkeys(seat.game_id for seat in seats)]
         self.mail.reply(
             message.letter,
             message.from_address,
             "token_missing",
             {"seats": addresses, "gm": gm},
             message.now,
-            game=game,
+            game=games[0],
             player=seats[0].player,
+            # Named after every game it lists, not the first seat's alone.
+            about=games,
         )
         if gm:
             return message.record(Handled.TOKEN_MISSING)
