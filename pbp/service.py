@@ -501,10 +501,13 @@ class Service:
         *,
         source: str | None = None,
         replay_of: int | None = None,
+        replies_to: frozenset[str] = frozenset(),
     ) -> Outcome:
         """Process one message (:meth:`pbp.intake.Intake.handle`): identify, apply its
         moves, answer; one transaction. Never raises for bad mail."""
-        return self.intake.handle(raw, now, source=source, replay_of=replay_of)
+        return self.intake.handle(
+            raw, now, source=source, replay_of=replay_of, replies_to=replies_to
+        )
 
     def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
         """Process kept messages again (``pbp retry``; :meth:`pbp.intake.Intake.retry`).

@@ -12,8 +12,9 @@ and may leak, and a From is easily forged. The levers themselves are
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
-import secrets
 import string
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
 CONFIRM_HOURS = 24
 #: Letters of a confirmation code (longer than a personal token: it is never reused).
 CONFIRM_CODE_LENGTH = 16
+#: The characters of a confirmation code.
+CONFIRM_CODE_ALPHABET = string.ascii_lowercase + string.digits
+#: The store's secret the confirmation codes are made with (:meth:`pbp.store.Store.secret`).
+CONFIRM_SECRET = "gm_confirm"
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
 UNCONFIRMED = (Help, Status, Kept)
@@ -83,6 +88,30 @@ def confirms(text: str) -> bool:
         if word in words:
             return True
     return False
+
+
+def confirmation_code(secret: bytes, game_id: str, identity: str, digest: str) -> str:
+    """The confirmation code of a GM's lever mail: :data:`CONFIRM_CODE_LENGTH` characters
+    of :data:`CONFIRM_CODE_ALPHABET` taken from HMAC-SHA256 (RFC 2104) under ``secret``
+    (the store's :data:`CONFIRM_SECRET`, 32 random bytes never mailed) of the game id,
+    the mail's identity (its Message-ID, else :func:`pbp.intake.fingerprint`) and the
+    digest of its text (:func:`pbp.intake.text_digest`), one per line.
+
+    The same mail gives the same code, so its confirmation reply still confirms it when
+    both are applied again after a restore (``pbp lost --replay``); nobody without the
+    secret can compute it (not from the GM's personal token either, which travels in
+    every Reply-To).
+
+    >>> confirmation_code(bytes(32), "seed-000", "<a@example.test>", "text:00")
+    'va0lly0fsjfwuf02'
+    """
+    text = "\n".join((game_id, identity, digest)).encode("utf-8", "surrogatepass")
+    number = int.from_bytes(hmac.new(secret, text, hashlib.sha256).digest(), "big")
+    code = []
+    for _ in range(CONFIRM_CODE_LENGTH):
+        number, index = divmod(number, len(CONFIRM_CODE_ALPHABET))
+        code.append(CONFIRM_CODE_ALPHABET[index])
+    return "".join(code)
 
 
 class GmMail(ServicePart):
@@ -263,12 +292,17 @@ class GmMail(ServicePart):
         game: Game,
         commands: Sequence[GmLine],
     ) -> Outcome:
-        """Store the levers of a GM mail under a new single-use code and mail the GM,
+        """Store the levers of a GM mail under a single-use code and mail the GM,
         at his registered address only, the ``gm_confirm`` mail: the levers as
         understood (player names resolved to seats) and the answers to the other lines
         (HELP, refusals); its Reply-To (or Subject tag) carries the code. His reply
-        applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS`. Nothing in the
-        game changes now. Outcome ``gm_pending``."""
+        applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS` of now. Nothing in
+        the game changes now. Outcome ``gm_pending``.
+
+        The code is the mail's own (:func:`confirmation_code`): applied again after a
+        restore (``pbp lost --replay``), it asks under the code it asked under before,
+        and the GM's reply to that request confirms it. When that reply is replayed
+        with it (its code in ``message.replies_to``) no second request is mailed."""
         now = message.now
         pending: list[dict[str, Any]] = []
         others: list[GmLine] = []
@@ -288,9 +322,11 @@ class GmMail(ServicePart):
                 results = self._run_all(game, others, now)
                 self._answer(message.letter, game, results, now)
                 return message.record(Handled.GM_REFUSED, game.id, GM_SEAT)
-            code = "".join(
-                secrets.choice(string.ascii_lowercase + string.digits)
-                for _ in range(CONFIRM_CODE_LENGTH)
+            code = confirmation_code(
+                self.store.secret(CONFIRM_SECRET),
+                game.id,
+                message.identity,
+                message.digest or "",
             )
             expires = now + timedelta(hours=CONFIRM_HOURS)
             self.store.add_confirmation(
@@ -298,6 +334,10 @@ class GmMail(ServicePart):
             )
             results = self._run_all(game, others, now) if others else []
             results = self._statuses(message.letter, game, results, now)
+            if code in message.replies_to:  # its reply is replayed too: asked before
+                return message.record(
+                    Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                )
             self.service.mail.reply(
                 message.letter,
                 self.addresses.registered(game.id),
