@@ -15,7 +15,7 @@ import dataclasses
 import json
 import secrets
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,7 @@ from pbp.parse.gm import (
     parse_gm,
 )
 from pbp.parse.mime import Letter
+from pbp.seatnames import ShownName
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
 
@@ -185,7 +186,8 @@ class GmMail(ServicePart):
         """What a STATUS line gives (:mod:`pbp.gmview`): ``{"lever": "status", "all":
         bool, "games": [GameStatus…]}``, the game itself or, with ALL, every configured
         game whose GM has the same registered address (``game`` first, then in
-        ``games.yaml`` order)."""
+        ``games.yaml`` order). A seat a substitute plays is named as the posts name it
+        («Света (вместо Киры)»)."""
         ids = [game.id]
         if lever.all:
             mine = self.addresses.registered(game.id)
@@ -194,7 +196,13 @@ class GmMail(ServicePart):
                 for g in self.config.games
                 if g.id != game.id and self.addresses.registered(g.id) == mine
             ]
-        games = game_status(self.config, self.store, ids, now)
+        renderer = self.service.renderer
+
+        def labels(of: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:
+            # Named as the posts name them, in this mail's language (game's).
+            return renderer.shown_names(game.locale, substitutes, genders=of.genders())
+
+        games = game_status(self.config, self.store, ids, now, labels)
         return {"lever": "status", "all": lever.all, "games": games}
 
     def _statuses(
