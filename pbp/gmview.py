@@ -38,11 +38,13 @@ __all__ = [
 
 #: The events the GM's levers log (:mod:`pbp.gm`), of which the latest is shown. Not
 #: ``gm_seat_address`` (a substitution's second event: the substitution is the lever)
-#: nor ``gm_address_rotated`` (a player's own NEW ADDRESS logs it too). CLOSE DAY, END
-#: NIGHT, RETRY and DISMISS log no event of their own (a close is the day's, a kept row
-#: is no game's event).
+#: nor ``gm_address_rotated`` (a player's own NEW ADDRESS logs it too). ``gm_close``: the
+#: GM passed a deadline (CLOSE DAY, END NIGHT, ``pbp close-day``…). RETRY and DISMISS log
+#: no game event: they act on a kept mail (``pbp kept`` keeps who dismissed it and when),
+#: and a retried move that applies is logged as the player's own move.
 LEVER_EVENTS = (
     "gm_act",
+    "gm_close",
     "gm_pause",
     "gm_resume",
     "gm_extend",
@@ -56,7 +58,8 @@ LEVER_EVENTS = (
 @dataclass(frozen=True)
 class LastLever:
     """The GM's latest lever on a game: ``lever`` its name (``"pause"``, ``"extend"``…:
-    the event kind without ``gm_``), ``at`` when (aware UTC), ``via`` (``"cli"``,
+    the event kind without ``gm_``; a ``gm_close`` by its command: ``"close_day"``,
+    ``"end_night"``), ``at`` when (aware UTC), ``via`` (``"cli"``,
     ``"mail"``), his ``note``, and the seat it named (act, substitute, readdress,
     remove), if any."""
 
@@ -268,7 +271,10 @@ def _one(
     if last is not None:
         data = last.event.data
         lever = LastLever(
-            last.event.kind.removeprefix("gm_"),
+            # A close is named by its command: "close_day", "end_night".
+            data["command"].replace("-", "_")
+            if last.event.kind == "gm_close"
+            else last.event.kind.removeprefix("gm_"),
             last.at,
             data.get("via"),
             data.get("note"),

@@ -78,8 +78,19 @@ def test_close_day_by_mail_asks_confirmation_and_the_reply_closes_the_day(table:
     assert events(table, since=seq) == []
     confirm(table, asked, utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
-    # Closed at the confirmation's arrival, as `pbp close-day` would then.
-    assert events(table, since=seq) == [("day_closed", utc(2026, 12, 1, 18, 5), 1)]
+    # Closed at the confirmation's arrival, as `pbp close-day` would then; the GM's
+    # own GM-only event first (his STATUS's last lever, the story).
+    closed = utc(2026, 12, 1, 18, 5)
+    assert events(table, since=seq) == [("gm_close", closed, 1), ("day_closed", closed, 1)]
+    gm_close = table.store.events(GAME)[-2]
+    assert gm_close.event.visibility.value == "gm"
+    assert dict(gm_close.event.data) == {
+        "command": "close-day",
+        "deadline": "day",
+        "period": 1,
+        "via": "mail",
+        "note": "все походили",
+    }
     mails = table.new_mail()
     assert summary(mails) == [
         (GM, "[seed-000] Итоги дня 1 — BBCode"),
@@ -98,7 +109,7 @@ def test_close_day_by_mail_asks_confirmation_and_the_reply_closes_the_day(table:
     # The same confirmation once more closes nothing.
     confirm(table, asked, utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_confirmed_already"]
-    assert [k for k, _at, _d in events(table, since=seq)] == ["day_closed"]
+    assert [k for k, _at, _d in events(table, since=seq)] == ["gm_close", "day_closed"]
 
 
 def test_a_confirmed_close_day_does_not_close_the_next_day_when_its_own_closed_meanwhile(
@@ -160,6 +171,7 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
         assert table.run(utc(2026, 12, 1, 20, 31)) == ["gm_applied"]
         # Ended at the confirmation's arrival, as `pbp end-night` would then.
         assert events(table, game, seq) == [
+            ("gm_close", utc(2026, 12, 1, 20, 30), 1),
             ("order_fixed", utc(2026, 12, 1, 20, 30), 1),
             ("night_resolution", utc(2026, 12, 1, 20, 30), 1),
             ("night_ended", utc(2026, 12, 1, 20, 30), 1),
@@ -177,6 +189,16 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
             "> ЗАВЕРШИТЬ НОЧЬ\nНочь 1 завершена. Следующий срок: 2 декабря 2026 г., 22:00 "
             "по Москве. Посты придут отдельными письмами, как в любой срок.\n"
         )
+        # The GM's close is his, not the forum's: no post tells it.
+        assert not [m for m in mails[:2] if "ГМ" in body(m) or "досрочно" in body(m)]
+        # His STATUS names it as his last command.
+        gm_mail(table, "СТАТУС", at=utc(2026, 12, 1, 20, 40), game=game, sender=gm)
+        assert table.run(utc(2026, 12, 1, 20, 41)) == ["gm_applied"]
+        (status,) = table.new_mail()
+        assert (
+            "\nПоследняя команда ГМа: завершение ночи, 1 декабря 2026 г., 23:30 по Москве, "
+            "по почте.\n"
+        ) in body(status)
     finally:
         table.close()
 
