@@ -1624,7 +1624,8 @@ def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
     assert result.stderr.splitlines() == [
         f"{edited}: warning: seed-000: Дуг's seat plays from doug@example.test, not "
         "doug2@example.test as games.yaml says: players are fixed once a game has started "
-        "(pbp substitute changes a seat's address)",
+        "(pbp readdress changes a seat's address; pbp substitute gives the seat to someone "
+        "new)",
         f"{edited}: warning: seed-000: Стас <stranger@example.test> in games.yaml has no "
         "seat: players are fixed once a game has started (pbp substitute gives a seat to "
         "someone new)",

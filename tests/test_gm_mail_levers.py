@@ -261,9 +261,9 @@ def test_dismiss_by_mail_asks_confirmation_then_closes_the_rows_for_good(table: 
     ]
     result = CliRunner().invoke(main, ["-c", str(table.config.path), "kept", "--json"])
     assert [row["status"] for row in json.loads(result.output)] == [
-        "dismissed 2026-12-01 21:20",
+        "dismissed 2026-12-01 21:20 MSK",
         "waiting",
-        "dismissed 2026-12-01 21:20",
+        "dismissed 2026-12-01 21:20 MSK",
     ]
     # KEPT lists the one still waiting; a second DISMISS is refused at once.
     gm_mail(table, "KEPT", "DISMISS 3", at=utc(2026, 12, 1, 18, 30))
