@@ -240,6 +240,28 @@ def test_kept_by_mail_lists_the_waiting_rows_at_once_without_confirmation(table:
     )
 
 
+def test_kept_beside_a_lever_is_answered_in_the_confirmation_mail(table: Table) -> None:
+    """Issue 31 review: KEPT and DISMISS in one mail; KEPT needs no confirmation, so
+    the mail asking to confirm DISMISS lists the kept rows under ``> KEPT``."""
+    keep_three(table)
+    gm_mail(table, "KEPT", "DISMISS 1", at=utc(2026, 12, 1, 18, 10))
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_pending"]
+    (asked,) = table.new_mail()
+    assert "\n\n  ОТКЛОНИТЬ 1\n\n" in body(asked)
+    assert (
+        "\n\n> KEPT\n"
+        "Отложенные письма ждут (номер, когда пришло, отправитель, игра, причина):\n"
+        "  1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  -  отправитель не "
+        "играет ни в одной игре\n"
+        "  2  1 декабря 2026 г., 21:00 по Москве  doug@example.test  seed-000  пришло на чужой "
+        "личный адрес\n"
+        "  3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  seed-000  автоматическое "
+        "письмо: отказ доставки, автоответ, рассылка\n"
+        "Ответьте ПОВТОРИТЬ НОМЕР, чтобы обработать письмо снова (после исправления), или "
+        "ОТКЛОНИТЬ НОМЕР, чтобы закрыть его, не применяя.\n"
+    ) in body(asked)
+
+
 def test_dismiss_by_mail_asks_confirmation_then_closes_the_rows_for_good(table: Table) -> None:
     keep_three(table)
     gm_mail(table, "ОТКЛОНИТЬ 1, 3", at=utc(2026, 12, 1, 18, 10))
