@@ -421,3 +421,56 @@ def test_the_daily_digest_ends_with_the_mail_commands(table: Table) -> None:
         "отложенных писем, ПОВТОРИТЬ НОМЕР — обработать письмо снова, ОТКЛОНИТЬ НОМЕР — "
         "закрыть его, не применяя.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("locale", "unread"),
+    [
+        (
+            "ru",
+            "Эти строки вашего ответа не прочитаны: ответ на письмо с подтверждением только "
+            "подтверждает. Пришлите их новым письмом на ваш адрес ГМа {address}.\n",
+        ),
+        (
+            "en",
+            "These lines of your reply were not read: a reply to a confirmation mail only "
+            "confirms. Send them in a new mail to your GM address {address}.\n",
+        ),
+    ],
+)
+def test_command_lines_in_a_reply_to_a_confirmation_are_said_not_read(
+    tmp_path: Path, locale: str, unread: str
+) -> None:
+    """Issue 31 review: the GM confirms and writes new commands under his "yes"; they
+    are not read (a reply to a confirmation only confirms): his answer says so and
+    names his GM address, in the confirming answer and in the "already done" one. A
+    "thank you" is no command and is not named."""
+    table = Table(tmp_path, locale=locale)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+        note = unread.format(address=address)
+        gm_mail(table, "PAUSE", at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        to = str(asked["Reply-To"])
+        gm_mail(table, "да", "EXTEND 2", "Спасибо!", at=utc(2026, 12, 1, 18, 5), to=to)
+        assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
+        answer = body(table.new_mail()[-1])
+        assert f"\n\n{note}  EXTEND 2\n\n" in answer
+        assert "Спасибо" not in answer
+        assert [e.event.kind for e in table.store.events(GAME)][-1] == "gm_pause"
+        gm_mail(table, "yes", "RESUME", at=utc(2026, 12, 1, 18, 10), to=to)
+        assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_confirmed_already"]
+        (again,) = table.new_mail()
+        assert body(again).endswith(f"\n\n{note}  RESUME\n")
+        # A plain confirmation says nothing of the kind.
+        gm_mail(table, "RESUME", at=utc(2026, 12, 1, 18, 20))
+        assert table.run(utc(2026, 12, 1, 18, 21)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        confirm(table, asked, utc(2026, 12, 1, 18, 25))
+        assert table.run(utc(2026, 12, 1, 18, 26)) == ["gm_applied"]
+        assert note.split(":")[0] not in body(table.new_mail()[-1])
+    finally:
+        table.close()

@@ -70,6 +70,24 @@ def confirm_words() -> frozenset[str]:
     return frozenset(" ".join(w.upper().replace("Ё", "Е").split()) for w in words)
 
 
+def unread_lines(text: str) -> list[str]:
+    """The GM command lines of ``text`` (a reply to a confirmation mail, its own text),
+    outside quotes: lines whose first word is a GM command's keyword (:func:`parse_gm`,
+    arguments fitting or not). A reply to a confirmation only confirms, so they are not
+    read, and the answer says so; a "thank you" or a signature is no command and is not
+    named. At most the first 50 lines are looked at, as :func:`confirms` does.
+
+    >>> unread_lines("да\\n\\nПАУЗА\\nСпасибо!\\n> ЗАКРЫТЬ ДЕНЬ")
+    ['ПАУЗА']
+    """
+    own = "\n".join(line for line in text.splitlines()[:50] if not is_quoted(line))
+    return [
+        line.line
+        for line in parse_gm(own)
+        if line.lever is not None or (line.error is not None and line.error.code == "gm_syntax")
+    ]
+
+
 def confirms(text: str) -> bool:
     """True when a line of ``text`` (a reply's own text) is one of :func:`confirm_words`.
 
@@ -236,14 +254,20 @@ class GmMail(ServicePart):
         ]
 
     def _answer(
-        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
+        self,
+        letter: Letter,
+        game: Game,
+        results: list[dict[str, Any]],
+        now: datetime,
+        unread: Sequence[str] = (),
     ) -> None:
         """The ``gm_result`` mail, to the GM's registered address; before it, each
         story an EXPORT asked for in a mail of its own (:meth:`pbp.mailer.Mailer.gm_story`),
         which the result mail only mentions: the story is pasted whole into a public
         thread, the result mail holds the GM's address. What STATUS lines asked for
         comes in a mail of its own too (:meth:`_statuses`); a mail of STATUS lines only
-        gets that mail alone."""
+        gets that mail alone. ``unread``: the lines of a confirming reply besides its
+        word (:func:`unread_lines`), which the mail says were not read."""
         results = self._statuses(letter, game, results, now)
         if results and all(r.get("done", {}).get("lever") == "status" for r in results):
             return
@@ -258,7 +282,11 @@ class GmMail(ServicePart):
             letter,
             self.addresses.registered(game.id),
             "gm_result",
-            {"results": shown, "gm_address": self.addresses.gm_address(game.id)},
+            {
+                "results": shown,
+                "gm_address": self.addresses.gm_address(game.id),
+                "unread": list(unread),
+            },
             now,
             game=game,
             player=GM_SEAT,
@@ -367,17 +395,19 @@ class GmMail(ServicePart):
         game = self.game_config(confirmation.game_id)
         if message.from_address != self.addresses.registered(game.id):
             return self._wrong_confirmer(message, game)
-        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
-            return self._confirmed_before(message, game, confirmation)
         # The GM's own reply: now its body (who before what), on the CPU budget.
         message.letter = self.service.read_body(message.raw.raw, message.letter)
-        if not confirms(self.moves.own_text(message.letter, game)):
-            return self._no_confirm_word(message, game, confirmation)
+        text = self.moves.own_text(message.letter, game)
+        unread = unread_lines(text)
+        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
+            return self._confirmed_before(message, game, confirmation, unread)
+        if not confirms(text):
+            return self._no_confirm_word(message, game, confirmation, unread)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
-            self._answer(message.letter, game, results, message.now)
+            self._answer(message.letter, game, results, message.now, unread)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
@@ -401,16 +431,22 @@ class GmMail(ServicePart):
             return message.record(Handled.WRONG_CONFIRMER, game.id)
 
     def _confirmed_before(
-        self, message: Message, game: Game, confirmation: Confirmation
+        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
     ) -> Outcome:
-        """A confirmation used already, or too late: said so, nothing pulled."""
+        """A confirmation used already, or too late: said so, nothing pulled; the
+        reply's other lines (``unread``) are said not read."""
         template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
         with self.store.transaction():
             self.mail.reply(
                 message.letter,
                 message.from_address,
                 template,
-                {"done_at": confirmation.done_at, "expires_at": confirmation.expires_at},
+                {
+                    "done_at": confirmation.done_at,
+                    "expires_at": confirmation.expires_at,
+                    "unread": list(unread),
+                    "gm_address": self.addresses.gm_address(game.id),
+                },
                 message.now,
                 game=game,
                 player=GM_SEAT,
@@ -420,9 +456,12 @@ class GmMail(ServicePart):
             )
             return message.record(said, game.id, GM_SEAT)
 
-    def _no_confirm_word(self, message: Message, game: Game, confirmation: Confirmation) -> Outcome:
+    def _no_confirm_word(
+        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
+    ) -> Outcome:
         """A reply without the confirming word (an auto-responder's "I am away" is no
-        confirmation: the GM writes the word): told once per code, so no loop."""
+        confirmation: the GM writes the word): told once per code, so no loop; its lines
+        (``unread``) are said not read."""
         with self.store.transaction():
             if confirmation.hinted_at is None:
                 self.store.mark_hinted(confirmation.code, message.now)
@@ -430,7 +469,11 @@ class GmMail(ServicePart):
                     message.letter,
                     message.from_address,
                     "gm_confirm_missing",
-                    {"expires_at": confirmation.expires_at},
+                    {
+                        "expires_at": confirmation.expires_at,
+                        "unread": list(unread),
+                        "gm_address": self.addresses.gm_address(game.id),
+                    },
                     message.now,
                     game=game,
                     player=GM_SEAT,
