@@ -423,6 +423,24 @@ def test_the_daily_digest_ends_with_the_mail_commands(table: Table) -> None:
     ]
 
 
+def test_the_daily_digest_marks_a_kept_mail_the_gm_dismissed_before_it(table: Table) -> None:
+    """Issue 31 review: a kept mail dismissed before the digest is no longer shown as
+    waiting for an answer."""
+    keep_three(table)
+    result = CliRunner().invoke(main, ["-c", str(table.config.path), "dismiss", "3"])
+    assert (result.exit_code, result.output) == (0, "kept:3: dismissed\n")
+    table.run(utc(2026, 12, 2, 6, 1))  # 09:01 Moscow: the digest's hour
+    (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
+    lines = body(digest).split("\n")
+    assert [line for line in lines if line.startswith("#")] == [
+        "#1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  отправитель не "
+        "зарегистрирован ни в одной игре (без ответа)",
+        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
+        "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000] — после отклонено, "
+        "больше не ждёт",
+    ]
+
+
 @pytest.mark.parametrize(
     ("locale", "unread"),
     [
