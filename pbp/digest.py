@@ -171,10 +171,10 @@ class Digest:
                 if counts:
                     entries = self.store.digest_entries(after, ids, DIGEST_SHOWN)
                     context = self._context(first, games, counts, entries)
-                    # Its Subject names a game only when the digest is about that one.
+                    # It names the one game every line is about, else all his games.
                     about = self.store.digest_games(after, ids)
-                    context["tag"] = next(iter(about)) if len(about) == 1 else None
-                    self.mailer.gm(first, "gm_digest", context, now)
+                    named = [g for g in games if g.id in about] if len(about) == 1 else games
+                    self.mailer.gm(first, "gm_digest", context, now, about=named)
                     mailed.append(gm)
                 self.store.mark_digest_sent(gm, highest, now)
         return mailed

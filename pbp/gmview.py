@@ -159,10 +159,12 @@ class GameStatus:
     :meth:`~pbp.core.kind.GameKind.outstanding`); ``kept``: the ids of the kept mail
     waiting for this game (``pbp kept``); ``last_lever``: the GM's latest lever;
     ``seats``: who plays each seat now, at which registered address, and who did
-    (:func:`seat_views`; empty before the start).
+    (:func:`seat_views`; empty before the start). ``title``: the game's name in its
+    mails (:attr:`pbp.config.Game.display_title`: its ``title``, else its id ``game``).
     """
 
     game: str
+    title: str
     kind: str
     timezone: str
     started: bool
@@ -295,6 +297,7 @@ def _one(
     kept_left = pause.event.data.get("remaining_seconds") if pause is not None else None
     return GameStatus(
         game=game.id,
+        title=game.display_title,
         kind=row.kind,
         timezone=game.timezone,
         started=True,
@@ -315,8 +318,8 @@ def _one(
 
 def _not_started(game: Game, kept: tuple[int, ...], lever: LastLever | None) -> GameStatus:
     return GameStatus(
-        game.id, game.kind, game.timezone, False, False, None, None, None, None,
-        None, None, game.start_at, Outstanding(), kept, lever,
+        game.id, game.display_title, game.kind, game.timezone, False, False, None, None,
+        None, None, None, None, game.start_at, Outstanding(), kept, lever,
     )  # fmt: skip
 
 

@@ -7,7 +7,9 @@ transaction, so it is committed together with the move that caused it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -34,8 +36,29 @@ def _one_line(text: str) -> str:
     return one_line(text)[:200]
 
 
-#: The formats of every post mailed to the GM, one mail each, in this order.
+#: The formats every post is kept in (rule P1: ``pbp post --format``), in this order;
+#: the GM is mailed those of his game's ``post_format`` (:attr:`Game.post_formats`).
 POST_FORMATS: tuple[PostFormat, ...] = ("bbcode", "markdown")
+
+
+@dataclass
+class _Post:
+    """A post to paste gathered by :meth:`Mailer.deadline`: its Subject without a format
+    (``title``), with each format (``subjects``) and its text in each (``texts``)."""
+
+    title: str
+    subjects: dict[str, str]
+    texts: Mapping[str, str]
+
+
+@dataclass
+class _Gathered:
+    """What one deadline of a ``gm_mail: per_deadline`` game mails its GM, gathered:
+    the posts to paste, and the GM-only mails as ``(title in a gathering, Subject alone,
+    body)``."""
+
+    posts: list[_Post] = field(default_factory=list)
+    facts: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class Mailer:
@@ -64,15 +87,72 @@ class Mailer:
         #: flood of notices.
         self.notice_limit: AnswerLimit | None = None
         self.notice_overflow: Callable[..., object] | None = None
+        #: The mails of a deadline gathered so far, by game id (:meth:`deadline`).
+        self._gathering: dict[str, _Gathered] = {}
 
     def personal(self, token: str) -> str:
         return personal_address(self.address, token) if self.plus else self.address
 
-    def _subject(self, subject: str, token: str | None) -> str:
+    def _subject(self, subject: str, token: str | None, about: Sequence[Game] = ()) -> str:
+        """``subject`` named after the games it is about (``[Маньяк 2] Re: ход``, unless
+        that tag is in it already: a reply to our reply) and, with ``subject_tag``
+        personal addresses, ending in the ``[pbp-TOKEN]`` tag of ``token``."""
+        name = f"[{', '.join(g.display_title for g in about)}]" if about else ""
+        if name and name.lower() not in subject.lower():
+            subject = f"{name} {subject}"
         tag = f"[pbp-{token}]"
         if token and not self.plus and tag.lower() not in subject.lower():
             return f"{subject} {tag}"
         return subject
+
+    def _named(self, about: Sequence[Game], body: str) -> str:
+        """``body`` under its first line naming the games it is about (in the first
+        game's language, :meth:`pbp.render.Renderer.game_line`)."""
+        line = self.renderer.game_line([g.display_title for g in about], locale=about[0].locale)
+        return f"{line}\n\n{body}"
+
+    @contextmanager
+    def deadline(self, game: Game, now: datetime) -> Iterator[None]:
+        """Gather what the GM of ``game`` is mailed inside the block (one transaction: a
+        deadline passed, a game started, a move's step) when its ``gm_mail`` is
+        ``per_deadline``: at its end the posts go in one paste-ready mail per format
+        (``gm_posts``, each post after the other) and the GM-only mails in one other
+        (``gm_facts``); a single post or GM-only mail goes as it is alone. What must
+        reach him at once is never inside one (a kept mail's notice, a reply to his
+        mail, an undeliverable mail's notice). With ``each``, or inside another block
+        of the game, it changes nothing. Nothing gathered is mailed when the block
+        raises (its transaction is rolled back)."""
+        if game.gm_mail != "per_deadline" or game.id in self._gathering:
+            yield
+            return
+        gathered = self._gathering[game.id] = _Gathered()
+        try:
+            yield
+        finally:
+            del self._gathering[game.id]
+        self._mail_gathered(game, gathered, now)
+
+    def _mail_gathered(self, game: Game, gathered: _Gathered, now: datetime) -> None:
+        """Mail the GM what :meth:`deadline` gathered of ``game``."""
+        token = self.store.player_token(game.id, GM_SEAT)
+        if len(gathered.posts) == 1:
+            post = gathered.posts[0]
+            for fmt in game.post_formats:
+                self._gm_send(game, post.subjects[fmt], post.texts[fmt], now, token, paste=True)
+        elif gathered.posts:
+            titles = [post.title for post in gathered.posts]
+            for fmt in game.post_formats:
+                context = {"titles": titles, "part": fmt}
+                subject, _rest = self._gm_render(game, "gm_posts", context, token)
+                text = "\n".join(post.texts[fmt] for post in gathered.posts)
+                self._gm_send(game, subject, text, now, token, paste=True)
+        if len(gathered.facts) == 1:
+            _title, subject, body = gathered.facts[0]
+            self._gm_send(game, subject, body, now, token)
+        elif gathered.facts:
+            parts = [{"title": title, "body": body} for title, _subject, body in gathered.facts]
+            subject, body = self._gm_render(game, "gm_facts", {"parts": parts}, token)
+            self._gm_send(game, subject, body, now, token)
 
     def post_context(self, game: Game) -> dict[str, Any]:
         """What every public post of ``game`` gets besides its events: the kind, the
@@ -135,8 +215,8 @@ class Mailer:
         )
         self._enqueue(
             to=email,
-            subject=self._subject(subject, token),
-            body=body,
+            subject=self._subject(subject, token, [game]),
+            body=self._named([game], body),
             now=now,
             auto="auto-generated",
             reply_to=full["personal_address"],
@@ -148,19 +228,40 @@ class Mailer:
         """Mail ``to``, an address that no longer plays in ``game`` (the old address of a
         seat the GM registered elsewhere, ``pbp readdress``): the common context only and
         no personal address anywhere (no Reply-To, no Subject tag), for that address may
-        be a stranger's."""
+        be a stranger's. Its Subject and first line name ``game``."""
         full = {**self.context(game, None), **context}
         subject, body = self.renderer.private_mail(
             f"{game.kind}/{template}", locale=game.locale, **full
         )
-        self._enqueue(to=to, subject=subject, body=body, now=now, auto="auto-generated")
+        self._enqueue(
+            to=to,
+            subject=self._subject(subject, None, [game]),
+            body=self._named([game], body),
+            now=now,
+            auto="auto-generated",
+        )
 
-    def gm(self, game: Game, template: str, context: Mapping[str, Any], now: datetime) -> None:
+    def gm(
+        self,
+        game: Game,
+        template: str,
+        context: Mapping[str, Any],
+        now: datetime,
+        *,
+        about: Sequence[Game] = (),
+    ) -> None:
         """Mail the GM of ``game``; its Reply-To (or Subject tag) is his personal GM
-        address (:mod:`pbp.gm`), so a reply to any mail of ours carries his commands."""
+        address (:mod:`pbp.gm`), so a reply to any mail of ours carries his commands.
+        Its Subject and first line name ``game``, or the games of ``about`` (the digest
+        of all his games). Inside :meth:`deadline` of a ``per_deadline`` game it is
+        gathered with the deadline's other GM-only mails."""
         token = self.store.player_token(game.id, GM_SEAT)
         subject, body = self._gm_render(game, template, context, token)
-        self._gm_send(game, subject, body, now, token)
+        gathered = self._gathering.get(game.id)
+        if gathered is not None and not about:
+            gathered.facts.append((subject, subject, body))
+            return
+        self._gm_send(game, subject, body, now, token, about=about)
 
     def gm_paste(
         self,
@@ -170,21 +271,32 @@ class Mailer:
         context: Mapping[str, Any],
         now: datetime,
     ) -> None:
-        """Mail the GM a public post to paste, one mail per format (BBCode, then
-        Markdown), each body exactly the post and nothing else (issue 12, item 6: a
-        select-all copies the post, never a private fact or a greeting).
+        """Mail the GM a public post to paste, one mail per format of the game's
+        ``post_format`` (BBCode, then Markdown), each body exactly the post and nothing
+        else (issue 12, item 6: a select-all copies the post, never a private fact or a
+        greeting; its Subject names the game). Inside :meth:`deadline` of a
+        ``per_deadline`` game it is gathered with the deadline's other posts.
 
         ``template`` gives only the Subject, rendered with ``part`` set to the format
-        (the format is named in the Subject); ``posts`` maps each format to its post.
+        (the format is named in the Subject; ``"title"``: none); ``posts`` maps each
+        format to its post.
 
         :raises ValueError: the template renders a body for a post part.
         """
         token = self.store.player_token(game.id, GM_SEAT)
-        for fmt in POST_FORMATS:
+        subjects: dict[str, str] = {}
+        for fmt in game.post_formats:
             subject, rest = self._gm_render(game, template, {**context, "part": fmt}, token)
             if rest.strip():
                 raise ValueError(f"{template}: a post travels alone; the template gave a body")
-            self._gm_send(game, subject, posts[fmt], now, token)
+            subjects[fmt] = subject
+        gathered = self._gathering.get(game.id)
+        if gathered is not None:
+            title, _rest = self._gm_render(game, template, {**context, "part": "title"}, token)
+            gathered.posts.append(_Post(title, subjects, posts))
+            return
+        for fmt in game.post_formats:
+            self._gm_send(game, subjects[fmt], posts[fmt], now, token, paste=True)
 
     def gm_story(self, game: Game, fmt: str, text: str, now: datetime) -> None:
         """Mail the GM the whole story of ``game`` (``text``, :func:`pbp.export.story`
@@ -199,7 +311,7 @@ class Mailer:
         subject, rest = self._gm_render(game, "gm_story", {"format": fmt}, token)
         if rest.strip():
             raise ValueError("gm_story: the story travels alone; the template gave a body")
-        self._gm_send(game, subject, text, now, token)
+        self._gm_send(game, subject, text, now, token, paste=True)
 
     def gm_post(
         self,
@@ -257,8 +369,14 @@ class Mailer:
         }
         token = self.store.player_token(game.id, GM_SEAT)
         subject, body = self._gm_render(game, f"gm_{post}", context, token)
-        if body.strip():
-            self._gm_send(game, subject, body, now, token)
+        if not body.strip():
+            return
+        gathered = self._gathering.get(game.id)
+        if gathered is not None:
+            title, _rest = self._gm_render(game, f"gm_{post}", {**context, "part": "title"}, token)
+            gathered.facts.append((title, subject, body))
+            return
+        self._gm_send(game, subject, body, now, token)
 
     def record_post(self, game: Game, post: str, period: int | None) -> None:
         """Keep ``post`` of ``period`` as it reads now, as ``pbp post`` renders it (the
@@ -291,13 +409,24 @@ class Mailer:
         return self.renderer.private_mail(f"{game.kind}/{template}", locale=game.locale, **full)
 
     def _gm_send(
-        self, game: Game, subject: str, body: str, now: datetime, token: str | None
+        self,
+        game: Game,
+        subject: str,
+        body: str,
+        now: datetime,
+        token: str | None,
+        *,
+        paste: bool = False,
+        about: Sequence[Game] = (),
     ) -> None:
-        """Mail the GM (his seat's ``token`` gives the Reply-To or Subject tag)."""
+        """Mail the GM (his seat's ``token`` gives the Reply-To or Subject tag); its
+        Subject names ``game`` (or ``about``), and so does its first line unless the
+        body is to be pasted whole (``paste``: a post, the story)."""
+        named = about or [game]
         self._enqueue(
             to=game.gm,
-            subject=self._subject(subject, token),
-            body=body,
+            subject=self._subject(subject, token, named),
+            body=body if paste else self._named(named, body),
             now=now,
             auto="auto-generated",
             reply_to=self.personal(token) if token else None,
@@ -354,13 +483,16 @@ class Mailer:
         player: str | None = None,
         token: str | None = None,
         stranger: bool = False,
+        about: Sequence[Game] = (),
     ) -> None:
         """Answer a mail (RFC 3834 ``auto-replied``, threaded to it). ``token``: the
         Reply-To (or Subject tag) is this token's address instead of the player's own
         (the GM's confirmation code, :mod:`pbp.gm`).
 
         A player's Subject is kept (``Re: <subject>``); a ``stranger``'s (not a player
-        or GM of any game) never: his answer has the template's Subject. Within the
+        or GM of any game) never: his answer has the template's Subject. Either way
+        the Subject and the first line name ``game`` (``[Маньяк 2] Re: ход``), or the games
+        of ``about`` (the GM's STATUS ALL). Within the
         rate limit (:attr:`limit`, :mod:`pbp.ratelimit`): beyond it the answer is
         replaced by one ``slow_down`` mail, then held back for the summary
         (:meth:`summary`)."""
@@ -390,10 +522,11 @@ class Mailer:
         elif base_subject:
             subject = base_subject
         token = token or own
+        named = about or [game]
         self._enqueue(
             to=to,
-            subject=self._subject(subject, token),
-            body=body,
+            subject=self._subject(subject, token, named),
+            body=self._named(named, body),
             now=now,
             auto="auto-replied",
             reply_to=reply_to,
@@ -424,8 +557,8 @@ class Mailer:
         token = self.store.player_token(game.id, player) if player and still_his else None
         self._enqueue(
             to=to,
-            subject=self._subject(subject, token),
-            body=body,
+            subject=self._subject(subject, token, [game]),
+            body=self._named([game], body),
             now=now,
             auto="auto-replied",
             reply_to=answers[0].reply_to if answers else None,

@@ -736,6 +736,16 @@ class Renderer:
         subject = " ".join(head[len("Subject:") :].split())
         return subject, tidy(body)
 
+    def game_line(self, titles: Sequence[str], *, locale: str) -> str:
+        """The first line of every mail pbp writes but a post to paste: the game(s) it is
+        about, in ``locale`` (``common/parts/game_line.j2``: «Игра: Маньяк 2»), without
+        a newline.
+
+        :raises ValueError: unknown locale.
+        """
+        template = self._env(locale, "text").get_template("common/parts/game_line.j2")
+        return tidy(template.render(titles=list(titles))).strip()
+
     def error(self, code: str, params: Mapping[str, Any], *, locale: str, cli: bool = False) -> str:
         """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.core.events.MoveError`'s ``params``).

@@ -365,13 +365,14 @@ class Service:
                     now,
                 )
             sheet = kind.gm_view(kind.with_history(step.state, lambda: step.events))
-            self.mail.gm(
-                game,
-                "gm_sheet",
-                {"events": list(step.events), "seed": seed, "view": sheet},
-                now,
-            )
-            self.mail.gm_post(game, "opening", now, events=step.events)
+            with self.mail.deadline(game, now):
+                self.mail.gm(
+                    game,
+                    "gm_sheet",
+                    {"events": list(step.events), "seed": seed, "view": sheet},
+                    now,
+                )
+                self.mail.gm_post(game, "opening", now, events=step.events)
         log.info("game %s started (seed %s)", game.id, seed)
 
     def advance_all(
@@ -482,13 +483,15 @@ class Service:
             self.table.commit(
                 game, kind, step, at=at, day=day, source=f"close:{day}", deadline_at=following
             )
-            for post, number in kind.posts(state, step):
-                self.mail.gm_post(game, post, now, day=number)
-            # The ended day's own post as it reads at its close, when the kind mails
-            # none at it (a Maniac day's votes): a record too (rule P1).
-            self.mail.record_post(game, kind.period_post, day)
-            self.table.notify(game, kind, step, now)
-            self.table.final_post(game, kind, step, now)
+            # gm_mail: per_deadline gathers the GM's mails of this close (two mails).
+            with self.mail.deadline(game, now):
+                for post, number in kind.posts(state, step):
+                    self.mail.gm_post(game, post, now, day=number)
+                # The ended day's own post as it reads at its close, when the kind mails
+                # none at it (a Maniac day's votes): a record too (rule P1).
+                self.mail.record_post(game, kind.period_post, day)
+                self.table.notify(game, kind, step, now)
+                self.table.final_post(game, kind, step, now)
         log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())
         return step
 

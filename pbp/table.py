@@ -138,12 +138,14 @@ class GameTable:
         self.remember(game_id, text, state)
 
     def tell(self, game: Game, kind: AnyKind, applied: Applied, now: datetime) -> None:
-        """What a committed move causes for others: private mails, then its posts."""
-        self.notify(game, kind, applied.step, now)
-        for post, number in applied.posts:
-            self.mail.gm_post(game, post, now, day=number)
-        # The final post after the post of the period that ended the game.
-        self.final_post(game, kind, applied.step, now)
+        """What a committed move causes for others: private mails, then its posts (for a
+        ``gm_mail: per_deadline`` game, the GM's gathered: :meth:`Mailer.deadline`)."""
+        with self.mail.deadline(game, now):
+            self.notify(game, kind, applied.step, now)
+            for post, number in applied.posts:
+                self.mail.gm_post(game, post, now, day=number)
+            # The final post after the post of the period that ended the game.
+            self.final_post(game, kind, applied.step, now)
 
     def notify(
         self,

@@ -18,7 +18,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 import pytest
-from kits.table import GM, TEMPLATES, Table, body, utc
+from kits.table import GM, TEMPLATES, Table, body, named_body, utc
 
 from pbp.config import load_config
 from pbp.digest import DIGEST_SHOWN, inert
@@ -59,14 +59,16 @@ LURE = "Your invoice https://pay.example.test/x"
 NOON = utc(2026, 12, 1, 12)
 
 
-def owed_table(directory: Path, *, mail: str = "", second_gm: bool = False) -> Table:
+def owed_table(directory: Path, *, mail: str = "", second_gm: str | None = None) -> Table:
     """Seed 000's table with ``mail`` lines added to games.yaml's ``mail:`` and, with
-    ``second_gm``, a second game run by :data:`OTHER_GM`; started at 17:00 UTC."""
+    ``second_gm`` (an address: :data:`OTHER_GM`, or :data:`GM` too), a second game
+    ``seed-001`` run by that GM; started at 17:00 UTC."""
     table = Table(directory)
     path = directory / "games.yaml"
     text = path.read_text(encoding="utf-8")
     text = text.replace("  personal_address: plus\n", "  personal_address: plus\n" + mail)
-    path.write_text(text + (SECOND_GAME if second_gm else ""), encoding="utf-8")
+    second = SECOND_GAME.replace(OTHER_GM, second_gm) if second_gm else ""
+    path.write_text(text + second, encoding="utf-8")
     table.store.close()
     table.config = load_config(path)
     table.store = Store(table.config.store)
@@ -136,7 +138,7 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
     """Backscatter: 2,000 mails with forged senders at third-party domains, a lure in
     each Subject. Not one answer, not one notice; at 09:00 Moscow each GM gets one
     digest: the count per reason and the first 50 lines; the lure is nowhere."""
-    table = owed_table(tmp_path, second_gm=True)
+    table = owed_table(tmp_path, second_gm=OTHER_GM)
     try:
         for i in range(2000):
             sender = f"billing{i}@shop{i % 17}.example.test"
@@ -162,8 +164,8 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
         mails = table.new_mail()
         found = digests(mails)
         assert [(m["To"], m["Subject"]) for m in found] == [
-            (GM, "Сводка за сутки: 2000 писем отложено или без ответа"),
-            (OTHER_GM, "Daily digest: 2000 mails kept or not answered"),
+            (GM, "[seed-000] Сводка за сутки: 2000 писем отложено или без ответа"),
+            (OTHER_GM, "[seed-001] Daily digest: 2000 mails kept or not answered"),
         ]
         lines = body(found[0]).splitlines()
         assert "  2000 — отправитель не зарегистрирован ни в одной игре (без ответа)" in lines
@@ -212,7 +214,7 @@ def test_a_stranger_at_a_personal_address_is_answered_once_a_day_without_his_sub
     mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 17, 5), subject=LURE)
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     answers = to(table.new_mail(), stranger)
-    assert [a["Subject"] for a in answers] == ["Письмо на чужой личный адрес"]
+    assert [a["Subject"] for a in answers] == ["[seed-000] Письмо на чужой личный адрес"]
     assert answers[0]["Auto-Submitted"] == "auto-replied"
 
     mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 18), subject=LURE)
@@ -222,7 +224,7 @@ def test_a_stranger_at_a_personal_address_is_answered_once_a_day_without_his_sub
     mail(table, stranger, doug, "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 2, 17, 6))
     assert table.run(utc(2026, 12, 2, 17, 6)) == ["wrong_sender"]
     assert [a["Subject"] for a in to(table.new_mail(), stranger)] == [
-        "Письмо на чужой личный адрес"
+        "[seed-000] Письмо на чужой личный адрес"
     ]
     # Nothing applied, each kept; the GM sees them in his digest, not one by one.
     assert [k.reason for k in table.store.kept()] == ["wrong_sender"] * 4
@@ -261,7 +263,7 @@ def test_a_stranger_at_the_gms_personal_address_is_told_it_is_someone_elses(
     mail(table, stranger, gm_address, "ПАУЗА", at=utc(2026, 12, 1, 17, 5))
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     (answer,) = to(table.new_mail(), stranger)
-    assert body(answer).splitlines()[0] == (
+    assert named_body(answer, "seed-000").splitlines()[0] == (
         f"Здравствуйте! Письмо с адреса {stranger} пришло на личный адрес участника игры,"
         " а этот адрес отправителя не зарегистрирован ни в одной игре, поэтому ходы из"
         " него не выполнены. ГМ узнает об этом."
@@ -281,7 +283,7 @@ def test_a_players_mail_to_another_players_address_is_still_answered_and_noticed
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     mails = table.new_mail()
     assert [(m["To"], m["Subject"]) for m in mails] == [
-        ("cross@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Re: ход"),
         (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
     ]
     answer = mails[0]
@@ -311,8 +313,8 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
 
     table.run(utc(2026, 12, 2, 6, 3))  # the first round after 09:00 Moscow
     (digest,) = digests(table.new_mail())
-    # A stranger's line is about no game: the Subject names none.
-    assert digest["Subject"] == "Сводка за сутки: 2 письма отложены или без ответа"
+    # A stranger's line is about no game: the Subject names every game of the GM (one).
+    assert digest["Subject"] == "[seed-000] Сводка за сутки: 2 письма отложены или без ответа"
     assert digest["Auto-Submitted"] == "auto-generated"
     assert [line for line in body(digest).splitlines() if line[:1] in ("#", " ")] == [
         "  1 — автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)",
@@ -330,7 +332,7 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
     assert digests(table.new_mail()) == []
     table.run(utc(2026, 12, 3, 6))
     (digest,) = digests(table.new_mail())
-    assert digest["Subject"] == "Сводка за сутки: 1 письмо отложено или без ответа"
+    assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
     assert "#3  2 декабря 2026 г., 09:30 по Москве" in body(digest)
     # Nothing new: no digest at all.
     for day in (4, 5):
@@ -376,7 +378,7 @@ def test_40_status_mails_in_an_hour_get_30_answers_a_slow_down_and_one_summary(
     mails = table.new_mail()
     answers = to(mails, "cross@example.test")
     assert len(answers) == 31
-    assert all(a["Subject"] == "Re: ход" for a in answers)
+    assert all(a["Subject"] == "[seed-000] Re: ход" for a in answers)
     assert ["этот предел достигнут" in body(a) for a in answers] == [False] * 30 + [True]
     assert "до 1 декабря 2026 г., 21:10 по Москве" in body(answers[30])
     # His move is applied at once: Дуг is asked to refute it.
@@ -400,7 +402,9 @@ def test_40_status_mails_in_an_hour_get_30_answers_a_slow_down_and_one_summary(
     # A new hour: answered one by one again; the summary went once.
     mail(table, "cross@example.test", cross, "СТАТУС", at=utc(2026, 12, 1, 18, 11))
     table.run(utc(2026, 12, 1, 18, 12))
-    assert [a["Subject"] for a in to(table.new_mail(), "cross@example.test")] == ["Re: ход"]
+    assert [a["Subject"] for a in to(table.new_mail(), "cross@example.test")] == [
+        "[seed-000] Re: ход"
+    ]
 
 
 def test_the_rate_limit_is_a_setting(tmp_path: Path) -> None:
@@ -474,7 +478,7 @@ def test_a_vacation_responder_without_rfc3834_headers_makes_no_loop(
     # Mails exchanged: his STATUS, then our answers and one automatic answer to each.
     assert len(sent) == answers
     assert responder.answered == answers
-    assert sent[0]["Subject"] == "Re: ход"
+    assert sent[0]["Subject"] == "[seed-000] Re: ход"
     assert [k.reason for k in table.store.kept()] == ["loop"]
     table.run(utc(2026, 12, 2, 6))
     (digest,) = digests(table.new_mail())
@@ -555,23 +559,60 @@ def test_a_player_answering_within_seconds_with_a_move_is_answered(table: Table)
 # --- 5. crashes, and an old store ------------------------------------------------------------
 
 
-def test_the_digest_subject_names_the_game_only_when_every_line_is_about_it(
-    table: Table,
+def test_the_digest_names_the_game_every_line_is_about_else_every_game_of_the_gm(
+    tmp_path: Path,
 ) -> None:
-    """A digest of one game's lines is tagged with it; a stranger's line (about no game)
-    beside them leaves the Subject untagged (test_the_digest_goes_once_a_day_…)."""
-    mail(
-        table,
-        "cross@example.test",
-        personal(table, "Кросс"),
-        "В отпуске",
-        at=utc(2026, 12, 1, 17, 6),
-        headers=[("Auto-Submitted", "auto-replied")],
-    )
-    assert table.run(utc(2026, 12, 1, 17, 10)) == ["automatic"]
-    table.run(utc(2026, 12, 2, 6, 3))
-    (digest,) = digests(table.new_mail())
-    assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
+    """A GM of two games: a digest with a stranger's line (about no game) names both
+    games in its Subject and first line; a digest of one game's lines names that game
+    alone (a GM of one game: test_the_digest_goes_once_a_day_…)."""
+    table = owed_table(tmp_path, second_gm=GM)
+    try:
+        cross = personal(table, "Кросс")
+        mail(
+            table,
+            "nobody@elsewhere.example.test",
+            "gm@example.test",
+            "hi",
+            at=utc(2026, 12, 1, 17, 5),
+        )
+        vacation = [("Auto-Submitted", "auto-replied")]
+        mail(
+            table,
+            "cross@example.test",
+            cross,
+            "В отпуске",
+            at=utc(2026, 12, 1, 17, 6),
+            headers=vacation,
+        )
+        assert table.run(utc(2026, 12, 1, 17, 10)) == ["unknown_sender", "automatic"]
+        table.run(utc(2026, 12, 2, 6, 3))
+        (digest,) = digests(table.new_mail())
+        assert digest["Subject"] == (
+            "[seed-000, seed-001] Сводка за сутки: 2 письма отложены или без ответа"
+        )
+        assert body(digest).startswith(
+            "Игры: seed-000, seed-001\n\nС прошлой сводки отложены или оставлены без ответа"
+            " 2 письма (игры seed-000, seed-001):\n"
+        )
+
+        mail(
+            table,
+            "cross@example.test",
+            cross,
+            "В отпуске",
+            at=utc(2026, 12, 2, 7),
+            headers=vacation,
+        )
+        assert table.run(utc(2026, 12, 2, 7, 1)) == ["automatic"]
+        table.run(utc(2026, 12, 3, 6, 3))
+        (digest,) = digests(table.new_mail())
+        assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
+        assert body(digest).startswith(
+            "Игра: seed-000\n\nС прошлой сводки отложено или оставлено без ответа 1 письмо"
+            " (игры seed-000, seed-001):\n"
+        )
+    finally:
+        table.close()
 
 
 def test_a_strangers_mail_that_crashes_goes_to_the_digest_unanswered(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kits.table import GM, Table, body, summary, utc
+from kits.table import GM, Table, body, named_body, summary, utc
 
 import pbp.intake
 import pbp.service
@@ -70,11 +70,11 @@ def test_a_mail_over_the_size_limit_is_kept_with_its_header_section_only(table: 
     assert kept.reason == f"too_large: {size} bytes, over the limit of 2000000"
     mails = table.new_mail()
     assert summary(mails) == [
-        ("cross@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Re: ход"),
         (GM, "[seed-000] Письмо отложено: письмо больше допустимого размера, оно не прочитано"),
     ]
     assert 2_150_000 <= size < 2_250_000  # told to the nearest tenth: 2,2 МБ
-    assert body(mails[0]).startswith(
+    assert named_body(mails[0], "seed-000").startswith(
         "Здравствуйте! Ваше письмо не прочитано: его размер 2,2 МБ, "
         "а принимаются письма до 2 МБ. Поэтому ходы из него не выполнены."
     )
@@ -97,7 +97,7 @@ def test_a_strangers_large_mail_is_kept_and_not_answered(table: Table) -> None:
     [digest] = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
     assert (digest["To"], digest["Subject"]) == (
         GM,
-        "Сводка за сутки: 1 письмо отложено или без ответа",
+        "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа",  # the GM's one game
     )
     assert (
         f"#{kept.id}  1 декабря 2026 г., 21:00 по Москве  stranger@elsewhere.test  "

@@ -170,6 +170,7 @@ EN_GAME = """\
     gm: gm-person@example.test
     seed: 1234
     start: "2025-03-01T18:00"
+    post_format: both
     players:
       - {name: Alice, email: alice@example.test, character: Scarlett}
       - {name: Bob, email: bob@example.test, character: Mustard}
@@ -208,6 +209,17 @@ class Lang:
     subjects: dict[str, str]
     texts: dict[str, str]
     labels: tuple[str, str, str, str]  # the GM post mails' Subject suffixes; the GM-only heading
+
+    @property
+    def markdown_mailed(self) -> bool:
+        """The GM gets each post in Markdown too (``post_format: both``, the English
+        game); else in BBCode alone (the default, the Russian game)."""
+        return "post_format: both" in self.yaml
+
+    @property
+    def game_line(self) -> str:
+        """The first line of every mail but a post to paste, and the blank line after."""
+        return f"{'Игра' if self.game == 'ru-1' else 'Game'}: {self.game}\n\n"
 
 
 RU = Lang(
@@ -257,10 +269,13 @@ RU = Lang(
         "accusation": "[ru-1] Обвинение Дуг: верное",
         "over": "[ru-1] Игра окончена",
         "final": "[ru-1] Игра окончена: финальный пост",
+        "reply": "[ru-1] Re: pbp",
     },
     labels=(" — BBCode", " — Markdown", " — только для ГМа", "Только для ГМа:"),
     texts={
         "welcome": """\
+Игра: ru-1
+
 Здравствуйте, $name!
 
 Начинается игра «ru-1» — Клуэдо по игровым дням.
@@ -293,6 +308,8 @@ RU = Lang(
 """,
         "welcome_help": "    ОПРОВЕРЖЕНИЕ 7 подсвечник\n    REFUTE 7 подсвечник\n",
         "sheet": """\
+Игра: ru-1
+
 Игра «ru-1». Никому не пересылайте это письмо.
 
 Решение: Белых, труба, кабинет.
@@ -339,6 +356,8 @@ SHA-256: $sha
 строка будет опубликована, и каждый сможет проверить, что раздача не менялась.
 """,
         "addressed1": """\
+Игра: ru-1
+
 Дуг, Неташка адресует вам предположение №1:
   убийца — Белых, орудие — подсвечник, комната — кухня.
 
@@ -350,6 +369,8 @@ SHA-256: $sha
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
         "reply1": """\
+Игра: ru-1
+
 Неташка, вот что сделано по вашему письму.
 
 Выполнено:
@@ -367,12 +388,16 @@ SHA-256: $sha
 СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
         "shown1": """\
+Игра: ru-1
+
 Неташка, ваше предположение №1 (Белых, подсвечник, кухня) опровергнуто.
 Дуг показывает вам карту: подсвечник.
 
 Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение опровергнуто.
 """,
         "reply_refute": """\
+Игра: ru-1
+
 Дуг, вот что сделано по вашему письму.
 
 Выполнено:
@@ -410,6 +435,8 @@ SHA-256: $sha
 СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
         "addressed2": """\
+Игра: ru-1
+
 Неташка, Веталь адресует вам предположение №2:
   убийца — Краснова, орудие — нож, комната — бильярдная.
 
@@ -422,6 +449,8 @@ SHA-256: $sha
 день у вас будет на одно предположение меньше за каждое такое предположение.
 """,
         "reply2": """\
+Игра: ru-1
+
 Веталь, вот что сделано по вашему письму.
 
 Выполнено:
@@ -494,6 +523,8 @@ SHA-256: $sha
   - №2 (Веталь → Неташка): ГМ ответил за Неташку — показана карта Краснова
 """,
         "gm_answered": """\
+Игра: ru-1
+
 Неташка, вы не ответили до закрытия дня на предположение №2 от Веталя (Краснова, нож, \
 бильярдная).
 ГМ ответил за вас и показал Веталю вашу карту Краснова (первую подходящую в порядке \
@@ -501,6 +532,8 @@ SHA-256: $sha
 За это предположение на следующий день у вас будет на одно предположение меньше.
 """,
         "shown2": """\
+Игра: ru-1
+
 Веталь, ваше предположение №2 (Краснова, нож, бильярдная) опровергнуто.
 За Неташку ответил ГМ и показывает вам карту: Краснова.
 
@@ -535,10 +568,14 @@ Seats (who plays each now, from which address; who played it before):
 GM address for commands: $gm
 """,
         "accusation": """\
+Игра: ru-1
+
 Дуг обвиняет: Белых, труба, кабинет.
 Обвинение верное: игра окончена, Дуг побеждает.
 """,
         "over_winner": """\
+Игра: ru-1
+
 Дуг, игра «ru-1» окончена.
 Вы победили — ваше обвинение верное!
 
@@ -555,6 +592,8 @@ SHA-256: $sha
 """,
         "final_private": "  - Обвинение Дуг: Белых, труба, кабинет — верное\n",
         "reply_accuse": """\
+Игра: ru-1
+
 Дуг, вот что сделано по вашему письму.
 
 Выполнено:
@@ -667,10 +706,13 @@ EN = Lang(
         "accusation": "[en-1] Accusation by Carol: right",
         "over": "[en-1] The game is over",
         "final": "[en-1] Game over: the final post",
+        "reply": "[en-1] Re: pbp",
     },
     labels=(" — BBCode", " — Markdown", " — GM only", "For the GM only:"),
     texts={
         "welcome": """\
+Game: en-1
+
 Hello, $name!
 
 The game "en-1" — Cluedo by game days — begins.
@@ -702,6 +744,8 @@ Write commands in the body of the mail, one per line; one mail may hold several.
 """,
         "welcome_help": "    REFUTE 7 candlestick\n    ОПРОВЕРЖЕНИЕ 7 candlestick\n",
         "sheet": """\
+Game: en-1
+
 Game "en-1". Do not forward this mail to anyone.
 
 Solution: White, pipe, study.
@@ -749,6 +793,8 @@ salt; the line is published when the game ends, so anyone can check that the dea
 changed.
 """,
         "addressed1": """\
+Game: en-1
+
 Carol, you have suggestion #1 from Alice:
   suspect White, weapon candlestick, room kitchen.
 
@@ -760,6 +806,8 @@ you (with the first matching card in the order suspect, weapon, room) and you ha
 suggestion fewer the next day for each such suggestion.
 """,
         "reply1": """\
+Game: en-1
+
 Alice, this is what was done with your mail.
 
 Done:
@@ -777,12 +825,16 @@ in the room [b]kitchen[/b].
 STATUS shows your cards and what you owe, HELP the commands.
 """,
         "shown1": """\
+Game: en-1
+
 Alice, your suggestion #1 (White, candlestick, kitchen) was refuted.
 Carol shows you the card: candlestick.
 
 Only you and the GM know this card; the others only see that the suggestion was refuted.
 """,
         "reply_refute": """\
+Game: en-1
+
 Carol, this is what was done with your mail.
 
 Done:
@@ -820,6 +872,8 @@ To each player: Alice 3, Bob 3.
 STATUS shows your cards and what you owe, HELP the commands.
 """,
         "addressed2": """\
+Game: en-1
+
 Alice, you have suggestion #2 from Bob:
   suspect Scarlett, weapon knife, room billiard room.
 
@@ -832,6 +886,8 @@ you (with the first matching card in the order suspect, weapon, room) and you ha
 suggestion fewer the next day for each such suggestion.
 """,
         "reply2": """\
+Game: en-1
+
 Bob, this is what was done with your mail.
 
 Done:
@@ -904,6 +960,8 @@ The card was shown privately.
   - #2 (Bob → Alice): the GM answered for Alice — showed Scarlett
 """,
         "gm_answered": """\
+Game: en-1
+
 Alice, you did not answer suggestion #2 from Bob (Scarlett, knife, billiard room) before \
 the day closed.
 The GM answered for you and showed Bob your card Scarlett (the first matching one in the \
@@ -911,6 +969,8 @@ order suspect, weapon, room).
 For this suggestion you will have one suggestion fewer the next day.
 """,
         "shown2": """\
+Game: en-1
+
 Bob, your suggestion #2 (Scarlett, knife, billiard room) was refuted.
 The GM answered for Alice and shows you the card: Scarlett.
 
@@ -945,10 +1005,14 @@ Seats (who plays each now, from which address; who played it before):
 GM address for commands: $gm
 """,
         "accusation": """\
+Game: en-1
+
 Carol accuses: White, pipe, study.
 The accusation is right: the game is over, Carol wins.
 """,
         "over_winner": """\
+Game: en-1
+
 Carol, the game "en-1" is over.
 You win — your accusation is right!
 
@@ -965,6 +1029,8 @@ SHA-256: $sha
 """,
         "final_private": "  - Accusation by Carol: White, pipe, study — right\n",
         "reply_accuse": """\
+Game: en-1
+
 Carol, this is what was done with your mail.
 
 Done:
@@ -1041,11 +1107,14 @@ def gm_posts(
     lang: Lang, subject: str, bbcode: str, markdown: str, private: str | None = None
 ) -> dict[tuple[str, str], str]:
     """The GM's mails of one public post, ``{(to, Subject): body}`` (issue 12): the post
-    alone in each format, and the GM-only facts in a mail of their own when any."""
+    alone in each format the game mails (``markdown`` only with ``post_format: both``),
+    and the GM-only facts in a mail of their own when any, after the game's line."""
     bb, md, gm_only, heading = lang.labels
-    mails = {(GM, subject + bb): bbcode, (GM, subject + md): markdown}
+    mails = {(GM, subject + bb): bbcode}
+    if lang.markdown_mailed:
+        mails[GM, subject + md] = markdown
     if private is not None:
-        mails[GM, subject + gm_only] = f"{heading}\n{private}"
+        mails[GM, subject + gm_only] = f"{lang.game_line}{heading}\n{private}"
     return mails
 
 
@@ -1134,7 +1203,7 @@ def start(table: Table, lang: Lang) -> tuple[dict[str, str], str, str]:
         *((email, s["welcome"]) for _name, email, _c, _h in lang.seats),
         (GM, s["sheet"]),
         (GM, s["opening"] + lang.labels[0]),
-        (GM, s["opening"] + lang.labels[1]),
+        *([(GM, s["opening"] + lang.labels[1])] if lang.markdown_mailed else []),
     ]
     addresses = {}
     for (name, _email, character, hand), mail in zip(lang.seats, mails, strict=False):
@@ -1185,8 +1254,8 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     key = table.mail(e1, addresses[p1], t["suggest"], *lang.moves["suggest"])
     assert table.run(t["after_suggest"]) == [f"maildir:{key}: applied {game}"]
     mails = by_head(table.new_mail())
-    assert set(mails) == {(e3, s["addressed1"]), (e1, "Re: pbp")}
-    addressed, reply = mails[e3, s["addressed1"]], mails[e1, "Re: pbp"]
+    assert set(mails) == {(e3, s["addressed1"]), (e1, s["reply"])}
+    addressed, reply = mails[e3, s["addressed1"]], mails[e1, s["reply"]]
     assert body(addressed) == x["addressed1"]
     assert addressed["Reply-To"] == addresses[p3]
     assert body(reply) == x["reply1"]
@@ -1206,9 +1275,9 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     mails = by_head(table.new_mail())
     assert {head: body(m) for head, m in mails.items()} == {
         (e1, s["shown1"]): x["shown1"],
-        (e3, "Re: pbp"): x["reply_refute"],
+        (e3, s["reply"]): x["reply_refute"],
         (e1, s["addressed2"]): x["addressed2"],
-        (e2, "Re: pbp"): x["reply2"],
+        (e2, s["reply"]): x["reply2"],
     }
 
     # D6, D7: the close after its time happens once: GM answer (C5), summary, penalty.
@@ -1253,11 +1322,11 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
         (e1, s["over"]),
         (e2, s["over"]),
         (e3, s["over"]),
-        (e3, "Re: pbp"),
+        (e3, s["reply"]),
     }
     assert body(mails[GM, s["accusation"]]) == x["accusation"]
     assert body(mails[e3, s["over"]]) == fill(x["over_winner"], sha=sha, canonical=canonical)
-    assert body(mails[e3, "Re: pbp"]) == x["reply_accuse"]
+    assert body(mails[e3, s["reply"]]) == x["reply_accuse"]
 
     assert {head: body(mails[head]) for head in final_mails} == final_mails
     printed = post(table, game, "--which", "final")
@@ -1273,6 +1342,23 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     # Nothing is left to do: no more closes (the game is over), no more mail.
     assert table.run("2025-03-09T12:00+00:00") == []
     assert table.new_mail() == []
+
+
+def test_post_prints_the_games_post_format_by_default(tmp_path: Path) -> None:
+    """``pbp post`` without ``--format`` prints what the GM's mails hold: the game's
+    ``post_format`` (Markdown here; BBCode when it is ``both``: the whole-game test)."""
+    table = Table(
+        tmp_path,
+        games_yaml(RU_GAME.replace('    start: "', '    post_format: markdown\n    start: "')),
+    )
+    assert table.run(RU.times["start"]) == []
+    (opening,) = [m for m in table.new_mail() if "Пост открытия" in str(m["Subject"])]
+    assert opening["Subject"] == "[ru-1] Пост открытия игры (день 1) — Markdown"
+    markdown = post(table, "ru-1", "--which", "opening", "--format", "markdown")
+    assert post(table, "ru-1", "--which", "opening") == markdown == body(opening)
+    assert markdown.startswith("**Клуэдо «ru-1»: день 1 открыт**\n")
+    bbcode = post(table, "ru-1", "--which", "opening", "--format", "bbcode")
+    assert bbcode.startswith("[b]Клуэдо «ru-1»: день 1 открыт[/b]\n")
 
 
 def test_post_without_day_prints_the_open_day_so_far(tmp_path: Path) -> None:
@@ -1332,12 +1418,12 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
     assert heads(summaries) == [
         (GM, f"[ru-1] Итоги дня {day} — {part}")
         for day in (1, 2)
-        for part in ("BBCode", "Markdown", "только для ГМа")
+        for part in ("BBCode", "только для ГМа")  # the default post_format: BBCode alone
     ]
     # Rule D8: day 1 was closed before the mail that arrived on day 2 was applied.
     order = heads(mails)
     assert order.index((GM, "[ru-1] Итоги дня 1 — BBCode")) < order.index(
-        ("vetal@example.test", "Re: pbp")
+        ("vetal@example.test", "[ru-1] Re: pbp")
     )
     assert sorted(heads(mails)) == sorted(
         [
@@ -1346,9 +1432,9 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
             ("doug@example.test", "[ru-1] Предположение №2 от Веталя"),
             ("doug@example.test", "[ru-1] Предположение №1: за вас ответил ГМ"),
             ("doug@example.test", "[ru-1] Предположение №2: за вас ответил ГМ"),
-            ("netashka@example.test", "Re: pbp"),
+            ("netashka@example.test", "[ru-1] Re: pbp"),
             ("netashka@example.test", "[ru-1] Предположение №1: вам показали карту"),
-            ("vetal@example.test", "Re: pbp"),
+            ("vetal@example.test", "[ru-1] Re: pbp"),
             ("vetal@example.test", "[ru-1] Предположение №2: вам показали карту"),
         ]
     )
@@ -1437,7 +1523,8 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
     assert [line.split(": ", 1)[1] for line in story] == ["ГМ закрывает день 1 до срока."]
     assert " 🔒" in story[0]
 
-    summary, summary_markdown = table.new_mail()  # nothing for the GM only: no mail
+    # In BBCode alone (the default post_format); nothing for the GM only: no mail.
+    (summary,) = table.new_mail()
     assert (summary["To"], summary["Subject"]) == (GM, "[ru-1] Итоги дня 1 — BBCode")
     assert before.replace(microsecond=0) <= summary["Date"].datetime <= datetime.now(UTC)
     bbcode = post(table, "ru-1", "--day", "1")
@@ -1453,7 +1540,7 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
         "- Дуг: 3 предположения\n"
     )
     markdown = post(table, "ru-1", "--day", "1", "--format", "markdown")
-    assert {head: body(m) for head, m in by_head([summary, summary_markdown]).items()} == (
+    assert {head: body(m) for head, m in by_head([summary]).items()} == (
         gm_posts(RU, "[ru-1] Итоги дня 1", bbcode, markdown)
     )
     assert table.ok("show", "ru-1")[0] == 'Game "ru-1", day 2.'
@@ -1580,8 +1667,10 @@ def test_subject_tag_mode_reads_the_token_from_the_subject(tmp_path: Path) -> No
     assert addressed["Reply-To"] == "gm@example.test"
     # The answer to the untagged mail says "reply to this mail": so it carries the tag.
     [(head, missing)] = mails.items()
-    assert head == ("netashka@example.test", f"Re: pbp {netashka_tag}")
+    assert head == ("netashka@example.test", f"[ru-1] Re: pbp {netashka_tag}")
     assert body(missing) == (
+        "Игра: ru-1\n"
+        "\n"
         "Здравствуйте! Ваше письмо пришло не на личный адрес, поэтому ходы из него не "
         "выполнены.\n"
         "\n"

@@ -296,25 +296,26 @@ def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
             counts=[],
             entries=[],
             more=0,
-            tag="g-1",
         )
         return subject, body.split("\n")[0]
 
     assert head(1) == (
-        "[g-1] Сводка за сутки: 1 письмо отложено или без ответа",
+        "Сводка за сутки: 1 письмо отложено или без ответа",
         "С прошлой сводки отложено или оставлено без ответа 1 письмо:",
     )
     assert head(2) == (
-        "[g-1] Сводка за сутки: 2 письма отложены или без ответа",
+        "Сводка за сутки: 2 письма отложены или без ответа",
         "С прошлой сводки отложены или оставлены без ответа 2 письма:",
     )
     assert head(7) == (
-        "[g-1] Сводка за сутки: 7 писем отложено или без ответа",
+        "Сводка за сутки: 7 писем отложено или без ответа",
         "С прошлой сводки отложено или оставлено без ответа 7 писем:",
     )
 
 
-def test_digest_of_several_games_names_none_in_its_subject(renderer: Renderer) -> None:
+def test_digest_of_several_games_lists_them(renderer: Renderer) -> None:
+    # The template names no game in its Subject: the mailer tags it with every game's
+    # title (pbp.mailer.Mailer.gm, ``about``).
     subject, body = mail(
         renderer,
         "gm_digest",
@@ -323,7 +324,6 @@ def test_digest_of_several_games_names_none_in_its_subject(renderer: Renderer) -
         counts=[],
         entries=[],
         more=0,
-        tag=None,
     )
     assert subject == "Сводка за сутки: 2 письма отложены или без ответа"
     assert body.split("\n")[0] == (
@@ -497,7 +497,7 @@ def test_english_no_he_for_any_player(renderer: Renderer) -> None:
         gm_address="gm@example.test",
         gm_command=False,
     )
-    assert subject == "[g-1] This is the personal address of Кросс"
+    assert subject == "This is the personal address of Кросс"
     assert body.startswith("Your mail reached the personal address of Кросс, so nothing was done.")
 
 
@@ -790,7 +790,7 @@ def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:
     subject, body = mail(
         renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test", gm_command=False
     )
-    assert subject == "[g-1] Это личный адрес Оли"
+    assert subject == "Это личный адрес Оли"
     assert body == (
         "Письмо пришло на личный адрес Оли, поэтому ничего не выполнено. Команды ГМа пишите "
         "на ваш адрес ГМа: gm@x.test. Чтобы внести ход за игрока, напишите туда строку\n"
@@ -930,11 +930,11 @@ def test_announcement_subject_names_the_lever(renderer: Renderer) -> None:
     def subject(kinds: list[str]) -> str:
         return mail(renderer, "gm_announce", kinds=kinds, part="bbcode")[0]
 
-    assert subject(["gm_pause"]) == "[g-1] Объявление для форума: пауза — BBCode"
-    assert subject(["gm_extend"]) == "[g-1] Объявление для форума: продление срока — BBCode"
-    assert subject(["gm_substitute"]) == "[g-1] Объявление для форума: замена игрока — BBCode"
-    assert subject(["player_left"]) == "[g-1] Объявление для форума: игрок выбывает — BBCode"
-    assert subject(["vote_voided"]) == "[g-1] Объявление для форума: отмена голоса — BBCode"
+    assert subject(["gm_pause"]) == "Объявление для форума: пауза — BBCode"
+    assert subject(["gm_extend"]) == "Объявление для форума: продление срока — BBCode"
+    assert subject(["gm_substitute"]) == "Объявление для форума: замена игрока — BBCode"
+    assert subject(["player_left"]) == "Объявление для форума: игрок выбывает — BBCode"
+    assert subject(["vote_voided"]) == "Объявление для форума: отмена голоса — BBCode"
 
 
 # --- the kept mail's arrival time in the game's zone ---

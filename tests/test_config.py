@@ -127,8 +127,8 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             [
                 "games.yaml:22: games[0].remind_hours_befor: unknown key 'remind_hours_befor';"
                 " did you mean 'remind_hours_before'? (allowed: cards, catch_up_limit, day_closes,"
-                " deal, gm, id, kind, locale, players, remind_hours_before, rules, seed, start,"
-                " timezone)"
+                " deal, gm, gm_mail, id, kind, locale, players, post_format, remind_hours_before,"
+                " rules, seed, start, timezone, title)"
             ],
             id="unknown key",
         ),
@@ -329,6 +329,33 @@ def test_broken_config_is_reported_at_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, expected: list[str]
 ) -> None:
     assert _problems(tmp_path, monkeypatch, text) == expected
+
+
+def test_title_post_format_and_gm_mail_have_defaults_and_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = load_config(_write(tmp_path, monkeypatch, BASE)).games[0]
+    assert (game.display_title, game.post_formats, game.gm_mail) == (
+        game.id,
+        ("bbcode",),
+        "each",
+    )
+    keys = "    title: Маньяк 2\n    post_format: both\n    gm_mail: per_deadline\n"
+    game = load_config(
+        _write(tmp_path, monkeypatch, _edit("    players:\n", keys + "    players:\n"))
+    ).games[0]
+    assert (game.display_title, game.post_formats, game.gm_mail) == (
+        "Маньяк 2",
+        ("bbcode", "markdown"),
+        "per_deadline",
+    )
+    bad = "    title: '[pbp-x] Маньяк'\n    post_format: html\n"
+    problems = _problems(tmp_path, monkeypatch, _edit("    players:\n", bad + "    players:\n"))
+    assert [p.split(" ")[1] for p in problems] == [
+        "games[0].title:",
+        "games[0].post_format:",
+    ]
+    assert "without square brackets" in problems[0]
 
 
 def test_C1_five_players_drop_the_bottom_card_of_each_deck(

@@ -95,9 +95,9 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
     assert started.returncode == 0, started.stderr
     shutil.copy(crash_store, reference_store)
     start_mail = message_ids(dovecot)
-    # Per game the GM sheet and the opening post in BBCode and Markdown (the Maniac's
-    # roles beside it, GM only); the welcomes.
-    assert len(start_mail) == 3 * 3 + 1 + 4 + 4 + 10
+    # Per game the GM sheet and the opening post in BBCode (the default post_format; the
+    # Maniac's roles beside it, GM only); the welcomes.
+    assert len(start_mail) == 3 * 2 + 1 + 4 + 4 + 10
     seats = tokens(crash_store)
     moves = random_moves(MOVES, rng)
     waves = [moves[i : i + WAVE] for i in range(0, MOVES, WAVE)]

@@ -70,11 +70,13 @@ def test_pbp_run_serves_mail_and_stops_on_sigterm_with_status_0(tmp_path: Path) 
     outbox = tmp_path / "mail" / "outbox"
     daemon = DaemonProcess(config)
     try:
-        wait_for(lambda: len(read_maildir(outbox)) == 6, 20, lambda: str(_outbox_subjects(outbox)))
+        # The start: 3 welcome mails, the GM sheet, the opening post (BBCode alone).
+        wait_for(lambda: len(read_maildir(outbox)) == 5, 20, lambda: str(_outbox_subjects(outbox)))
         personal = str(read_maildir(outbox)[0]["Reply-To"])
         sent = pbp(config, "mail", "--from", "cross@example.test", "--to", personal, SUGGESTION)
         assert sent.code == 0, sent
-        wait_for(lambda: len(read_maildir(outbox)) == 8, 20, lambda: str(_outbox_subjects(outbox)))
+        # The answer to Кросс and the suggestion to Дуг.
+        wait_for(lambda: len(read_maildir(outbox)) == 7, 20, lambda: str(_outbox_subjects(outbox)))
     finally:
         code = daemon.stop()
     assert code == 0, daemon.output()
@@ -107,13 +109,13 @@ def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
         """The test's side, beside the daemon's loop in the main thread."""
         try:
             explain = lambda: str(_outbox_subjects(outbox))  # noqa: E731
-            wait_for(lambda: len(read_maildir(outbox)) == 6, 20, explain)
+            wait_for(lambda: len(read_maildir(outbox)) == 5, 20, explain)  # as above
             welcome = read_maildir(outbox)[0]
             personal = str(welcome["Reply-To"])
             at = daemon.clock().isoformat()  # arriving now, on the game's clock
             mail = ["mail", "--from", "cross@example.test", "--to", personal, "--at", at]
             main(["-c", str(config), *mail, SUGGESTION], standalone_mode=False)
-            wait_for(lambda: len(read_maildir(outbox)) == 8, 20, explain)
+            wait_for(lambda: len(read_maildir(outbox)) == 7, 20, explain)
             seconds = (close - daemon.clock()).total_seconds()
             wait_for(
                 lambda: any("Итоги дня 1" in s for _, s in _outbox_subjects(outbox)),

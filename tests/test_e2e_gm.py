@@ -65,7 +65,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     send(smtp, GM, code_address, "Да", reply_to=confirm)
     result = outcomes(service.run_once(clock.real()))
     assert result == [("gm_applied", "@gm")], mailbox(dovecot, GM)[-1].body
-    announcement, _markdown, answer = mailbox(dovecot, GM)[-3:]
+    announcement, answer = mailbox(dovecot, GM)[-2:]  # the game's post_format: BBCode
     assert answer.subject == "Re: [e2e-1] Подтвердите команды ГМа"
     assert "> ПАУЗА -- ГМ в отъезде\nИгра на паузе. До срока оставалось 1 ч 5" in (answer.body)
     assert announcement.subject == "[e2e-1] Объявление для форума: пауза — BBCode"
@@ -79,7 +79,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     send(smtp, EMAIL[NETASHKA], personal, "SUGGEST Белых, топор, терраса TO Веталь")
     assert outcomes(service.run_once(clock.real())) == [("paused", NETASHKA)]
     held = mailbox(dovecot, EMAIL[NETASHKA])[-1]
-    assert held.subject == "Re: ход"
+    assert held.subject == "[e2e-1] Re: ход"
     assert "ГМ приостановил игру" in held.body
     assert service.run_once(stack.close + timedelta(minutes=30)) == []
     assert [e for e in service.store.events(GAME) if e.event.kind == "day_closed"] == []
@@ -93,7 +93,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert outcomes(service.run_once(asked)) == [("gm_applied", "@gm")]
     status = mailbox(dovecot, GM)[-1]
     assert status.subject == "[e2e-1] Только для ГМа: состояние игры"
-    assert status.body.startswith("Игра «e2e-1»: идёт день 1.\nИгра на паузе с ")
+    assert status.body.startswith("Игра: e2e-1\n\nИгра «e2e-1»: идёт день 1.\nИгра на паузе с ")
     (held_id,) = [k.id for k in service.store.kept() if k.held_for == GAME]
     assert f"\nОтложенные письма этой игры ждут решения: 1 (№ {held_id}).\n" in status.body
     assert "\nПоследняя команда ГМа: пауза, " in status.body
@@ -122,8 +122,8 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert [c.at for c in closes] == [moved]
     assert subjects(dovecot, GM).count("[e2e-1] Итоги дня 1 — BBCode") == 1
     assert subjects(dovecot, EMAIL[NETASHKA])[-3:] == [
-        "Re: ход",
-        "Re: ход",
+        "[e2e-1] Re: ход",
+        "[e2e-1] Re: ход",
         "[e2e-1] Предположение №1: вам показали карту",
     ]
     # Nothing happens twice.

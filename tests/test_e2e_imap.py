@@ -128,9 +128,12 @@ def post(mail: Received) -> str:
 
 
 def gm_only(mail: Received) -> str:
-    """The GM-only facts beside a post: the body of their own mail, stripped."""
+    """The GM-only facts beside a post: the body of their own mail after the line that
+    names the game («Игра: e2e-1», asserted), stripped."""
     assert mail.subject.endswith(" — только для ГМа"), mail.subject
-    return mail.body.strip()
+    head = f"Игра: {GAME}\n\n"
+    assert mail.body.startswith(head), mail.body[:80]
+    return mail.body.removeprefix(head).strip()
 
 
 # --- players' mail -----------------------------------------------------------------
@@ -325,6 +328,8 @@ DAY_1_POST = """\
 """
 
 VETAL_REPLY = """\
+Игра: e2e-1
+
 Веталь, вот что сделано по вашему письму.
 
 Выполнено:
@@ -354,6 +359,8 @@ VETAL_REPLY = """\
 """
 
 CARD_SHOWN_1 = """\
+Игра: e2e-1
+
 Неташка, ваше предположение №1 (Белых, топор, терраса) опровергнуто.
 Веталь показывает вам карту: терраса.
 
@@ -423,12 +430,13 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         )
         welcome[name], personal[name] = mail, reply_address
     assert len(set(personal.values())) == 4
-    sheet, opening, opening_markdown = mailbox(dovecot, GM)
-    assert (sheet.subject, opening.subject, opening_markdown.subject) == (
+    # The post in BBCode alone: the default post_format.
+    sheet, opening = mailbox(dovecot, GM)
+    assert (sheet.subject, opening.subject) == (
         "[e2e-1] Лист ГМа: решение и карты",
         "[e2e-1] Пост открытия игры (день 1) — BBCode",
-        "[e2e-1] Пост открытия игры (день 1) — Markdown",
     )
+    assert sheet.body.startswith("Игра: e2e-1\n\nИгра «e2e-1». Никому не пересылайте")
     assert_unprompted(sheet)
     assert_unprompted(opening)
     assert "Решение: Белых, топор, кабинет." in sheet.body.splitlines()
@@ -533,11 +541,10 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     gm_answer = mailbox(dovecot, EMAIL[NETASHKA])[4]
     assert gm_answer.subject == "[e2e-1] Предположение №3: вам показали карту"
     assert "За Дуг ответил ГМ и показывает вам карту: Зеленович." in gm_answer.body.splitlines()
-    summary, summary_markdown, summary_facts = mailbox(dovecot, GM)[3:6]
+    summary, summary_facts = mailbox(dovecot, GM)[2:4]
     assert summary.subject == "[e2e-1] Итоги дня 1 — BBCode"
     assert_unprompted(summary)
     assert post(summary) == DAY_1_POST
-    assert post(summary_markdown).startswith("**Итоги дня 1**\n\n**Предположения**\n")
     assert gm_only(summary_facts) == (
         "Только для ГМа:\n"
         "  - №1: Неташке показана карта терраса (от Веталя)\n"
@@ -563,10 +570,12 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         ("applied", VETAL),
     ]
     doug_reply_2 = mailbox(dovecot, EMAIL[DOUG])[4]
-    assert doug_reply_2.subject == "Re: ход"
+    assert doug_reply_2.subject == "[e2e-1] Re: ход"
     assert_reply_to(doug_reply_2, doug_status_2)
     assert DOUG_STATUS_DAY_2 in doug_reply_2.body
-    moro_reply_2 = next(r for r in mailbox(dovecot, EMAIL[MORO]) if r.subject == "Re: обвинение")
+    moro_reply_2 = next(
+        r for r in mailbox(dovecot, EMAIL[MORO]) if r.subject == "[e2e-1] Re: обвинение"
+    )
     assert_reply_to(moro_reply_2, moro_accusation)
     assert (
         "> ACCUSE Белых, топор, холл\n"
@@ -581,7 +590,9 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "больше недоступны. Отвечать на адресованные вам предположения (ОПРОВЕРЖЕНИЕ или "
         "НЕТ ОПРОВЕРЖЕНИЯ) по-прежнему нужно.\n" in moro_reply_2.body
     )
-    vetal_reply_2 = next(r for r in mailbox(dovecot, EMAIL[VETAL]) if r.subject == "Re: обвинение")
+    vetal_reply_2 = next(
+        r for r in mailbox(dovecot, EMAIL[VETAL]) if r.subject == "[e2e-1] Re: обвинение"
+    )
     assert_reply_to(vetal_reply_2, vetal_accusation)
     assert (
         "> ОБВИНЕНИЕ Белых, топор, кабинет\n"
@@ -627,7 +638,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "[e2e-1] Клуэдо: ваши карты",
         "[e2e-1] Предположение №1 от Неташки",
         "Re: [e2e-1] Предположение №1 от Неташки",
-        "Re: обвинение",
+        "[e2e-1] Re: обвинение",
         "[e2e-1] Игра окончена",
     ]
     assert subjects(dovecot, EMAIL[DOUG]) == [
@@ -635,33 +646,31 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "[e2e-1] Предположение №3 от Неташки",
         "Re: [e2e-1] Предположение №3 от Неташки",
         "[e2e-1] Предположение №3: за вас ответил ГМ",
-        "Re: ход",
+        "[e2e-1] Re: ход",
         "[e2e-1] Игра окончена",
     ]
     assert subjects(dovecot, EMAIL[MORO]) == [
         "[e2e-1] Клуэдо: ваши карты",
         "[e2e-1] Предположение №2 от Неташки",
         "Re: [e2e-1] Предположение №2 от Неташки",
-        "Re: обвинение",
+        "[e2e-1] Re: обвинение",
         "[e2e-1] Игра окончена",
     ]
     assert subjects(dovecot, GM) == [
         "[e2e-1] Лист ГМа: решение и карты",
         "[e2e-1] Пост открытия игры (день 1) — BBCode",
-        "[e2e-1] Пост открытия игры (день 1) — Markdown",
         "[e2e-1] Итоги дня 1 — BBCode",
-        "[e2e-1] Итоги дня 1 — Markdown",
         "[e2e-1] Итоги дня 1 — только для ГМа",
         "[e2e-1] Обвинение Моро: неверное",
         "[e2e-1] Обвинение Веталя: верное",
         "[e2e-1] Игра окончена: финальный пост — BBCode",
-        "[e2e-1] Игра окончена: финальный пост — Markdown",
         "[e2e-1] Игра окончена: финальный пост — только для ГМа",
     ]
-    # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
+    # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones
+    # (after the game's tag unless the Subject answered had it).
     for address in (GM, *EMAIL.values()):
         for mail in mailbox(dovecot, address):
-            if mail.subject.startswith("Re: "):
+            if mail.subject.removeprefix(f"[{GAME}] ").startswith("Re: "):
                 assert mail.header("Auto-Submitted") == "auto-replied"
             else:
                 assert_unprompted(mail)
@@ -746,7 +755,7 @@ def test_D8_message_sent_while_the_service_is_down_is_processed_exactly_once(
         "[e2e-1] Предположение №1 от Неташки",
         "[e2e-1] Предположение №1: за вас ответил ГМ",
     ]
-    summary = mailbox(dovecot, GM)[-3]
+    summary = mailbox(dovecot, GM)[-2]  # then the GM-only facts; no Markdown (the default)
     assert summary.subject == "[e2e-1] Итоги дня 1 — BBCode"
     day_post = post(summary)
     assert (

@@ -18,7 +18,8 @@ the test reads every mailbox over IMAP.
 
 Ten players, so that there is a fan (M1: from 10 players); a fixed deal (``roles:``):
 Коля the maniac, Дима the duty officer, Лена the fan, the others civilians.
-``vote_count_mail: true``; reminders 3.6 s before a close. The game's data, subjects
+``vote_count_mail: true``; ``post_format: both`` (the Markdown posts are checked too);
+reminders 3.6 s before a close. The game's data, subjects
 and small helpers are in :mod:`kits.maniac_mail`.
 
 1. Day 1 (M1, M3, M9): each player learns his role alone, the maniac and the fan each
@@ -82,6 +83,7 @@ from kits.maniac_mail import (
     FIXED,
     FOOTER,
     GAME,
+    GAME_LINE,
     GAME_OVER,
     GM,
     KATYA,
@@ -186,7 +188,7 @@ DAY_1_MOVES = {
     MANIAC: ["УБИТЬ Васю", "KILL Петя NIGHT 2", "ГОЛОС Петю"],
     KATYA: ["УБИТЬ Машу"],
 }
-NIGHT_2, AFTER_END = "Re: ночь 2", "Re: после игры"
+NIGHT_2, AFTER_END = f"{TAG} Re: ночь 2", f"{TAG} Re: после игры"
 DAY_2_MOVES = {
     VASYA: ["ГОЛОС Колю"],
     DUTY: ["ГОЛОС Колю"],
@@ -287,11 +289,11 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         for name in (PETYA, TANYA, OLYA, SASHA, MASHA):
             (line,) = DAY_1_MOVES[name]
             assert replies[name].body == (
-                f"{name}, вот что сделано по вашему письму.\n\n"
+                f"{GAME_LINE}{name}, вот что сделано по вашему письму.\n\n"
                 f"{APPLIED}{accepted_vote(line, 'Лену')}\n{FOOTER}"
             )
         assert replies[VASYA].body == (  # M9: a third cast on Петя the same day is refused
-            "Вася, вот что сделано по вашему письму.\n\n"
+            f"{GAME_LINE}Вася, вот что сделано по вашему письму.\n\n"
             f"{APPLIED}{accepted_vote('ГОЛОС за Петю', 'Петю')}\n"
             f"{accepted_vote('ГОЛОС Таня', 'Таню')}\n"
             f"{accepted_vote('ГОЛОС Петя', 'Петю', cast_no=2)}\n"
@@ -304,7 +306,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             f"{FIX_THESE}{FOOTER}"
         )
         assert replies[MANIAC].body == (  # M3: the orders for nights 1 and 2, to him alone
-            "Коля, вот что сделано по вашему письму.\n\n"
+            f"{GAME_LINE}Коля, вот что сделано по вашему письму.\n\n"
             f"{APPLIED}"
             "> УБИТЬ Васю\n"
             "Понял: УБИТЬ Вася\n"
@@ -319,7 +321,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             f"{accepted_vote('ГОЛОС Петю', 'Петю')}\n{FOOTER}"
         )
         assert replies[KATYA].body == (  # an order from a civilian: refused, nothing told
-            "Катя, вот что сделано по вашему письму.\n\n"
+            f"{GAME_LINE}Катя, вот что сделано по вашему письму.\n\n"
             f"{REFUSED}"
             "> УБИТЬ Машу\n"
             "Понял: УБИТЬ Маша\n"
@@ -332,6 +334,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         wait = (remind_at - daemon.clock()).total_seconds() + 10
         reminder = table.one(EMAIL[KATYA], reminder_subject, wait)
         assert reminder.lines == [
+            f"Игра: {GAME}",
+            "",
             f"Катя, день 1 закрывается {moscow_text(close_1)}.",
             "",
             "- Вы сегодня ещё не голосовали: ГОЛОС <игрок>.",
@@ -367,6 +371,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert_on_time(morning_1, dawn_1)
         fixed_2 = table.one(EMAIL[MANIAC], FIXED[1])  # M3: fixed at the end of night 1
         assert fixed_2.lines == [
+            f"Игра: {GAME}",
+            "",
             "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
             "Заказ: убить Петю.",
         ]
@@ -375,7 +381,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert "Дежурный охраняет камеру: да." in night_1.lines
         for name in (VASYA, FAN):
             killed = table.one(EMAIL[name], KILLED)
-            assert killed.lines[0] == (
+            assert killed.lines[:2] == [f"Игра: {GAME}", ""]
+            assert killed.lines[2] == (
                 f"{name}, этой ночью (ночь 1) вас убили. Утром об этом объявят в треде — только "
                 "имя, без роли."
             )
@@ -390,7 +397,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     send_all(run, DAY_2_MOVES, "день 2", personal)
     replies = {name: table.one(EMAIL[name], DAY_2) for name in DAY_2_MOVES}
     assert replies[VASYA].body == (
-        "Вася, вот что сделано по вашему письму.\n\n"
+        f"{GAME_LINE}Вася, вот что сделано по вашему письму.\n\n"
         f"{REFUSED}"
         "> ГОЛОС Колю\n"
         "Понял: ГОЛОС Коля\n"
@@ -444,7 +451,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert gm_only(table.one(GM, facts(EVENING[1]))) == (
         "Только для ГМа:\n  - Заказ маньяка на ночь 3 зафиксирован: пропуск"
     )
-    assert table.one(EMAIL[MANIAC], FIXED[2]).lines[1] == "Заказ: пропуск."
+    assert table.one(EMAIL[MANIAC], FIXED[2]).lines[3] == "Заказ: пропуск."
 
     # --- night 2 (M6): the maniac sat in the cell, his order is void; nobody is told why
     assert run_ok(run.config, "end-night", GAME, env=ENV) == f"{GAME}: night 2 ended\n"
@@ -470,7 +477,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     # a vote after the end is refused (and wakes the daemon)
     send(smtp, EMAIL[PETYA], personal[PETYA], "ГОЛОС Таню", subject="после игры")
     assert table.one(EMAIL[PETYA], AFTER_END, AFTER_COMMAND).body == (
-        "Петя, вот что сделано по вашему письму.\n\n"
+        f"{GAME_LINE}Петя, вот что сделано по вашему письму.\n\n"
         f"{REFUSED}"
         "> ГОЛОС Таню\n"
         "Понял: ГОЛОС Таня\n"
@@ -494,7 +501,9 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         over = table.one(EMAIL[name], GAME_OVER)
         assert over.header("Reply-To") == personal[name]
         team = "Ваша команда проиграла." if name in (MANIAC, FAN) else "Вы в команде победителей!"
-        assert over.lines[:5] == [
+        assert over.lines[:7] == [
+            f"Игра: {GAME}",
+            "",
             f"{name}, игра «{GAME}» окончена: победил город (мирные жители и дежурный).",
             team,
             "",
@@ -561,21 +570,23 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     ]
     gm_box = mailbox(dovecot, GM)
     assert [m.body for m in gm_box[4:7]] == [
-        f"День 1: голоса на данный момент\n\n- {target} (1): Вася\n\n"
+        f"{GAME_LINE}День 1: голоса на данный момент\n\n- {target} (1): Вася\n\n"
         "Не проголосовали: Петя, Таня, Оля, Саша, Маша, Коля, Дима, Лена, Катя.\n"
         for target in (PETYA, TANYA, PETYA)
     ]
     assert gm_box[14].body == (
-        "День 1: голоса на данный момент\n\n"
+        f"{GAME_LINE}День 1: голоса на данный момент\n\n"
         "- Лена (5): Петя, Таня, Оля, Саша, Маша\n"
         "- Петя (3): Вася, Лена, Коля\n"
         "- Коля (1): Дима\n\n"
         "Не проголосовали: Катя.\n"
     )
-    # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones.
+    # RFC 3834: every mail pbp sent is automatic; replies are exactly the Re: ones (after
+    # the game's tag unless it was in the Subject answered).
     for address in (GM, *EMAIL.values()):
         for mail in mailbox(dovecot, address):
-            expected = "auto-replied" if mail.subject.startswith("Re: ") else "auto-generated"
+            reply = mail.subject.removeprefix(f"{TAG} ").startswith("Re: ")
+            expected = "auto-replied" if reply else "auto-generated"
             assert mail.header("Auto-Submitted") == expected, (address, mail.subject)
 
     # --- M1, M6, M8: no role and nothing of the maniac's doings reached anyone else

@@ -97,7 +97,8 @@ MSK = ZoneInfo("Europe/Moscow")
 
 
 def config_text(imap_port: int, smtp_port: int) -> str:
-    """A games.yaml with the seed's 3-player ``cluedo_rounds`` table and its fixed deal."""
+    """A games.yaml with the seed's 3-player ``cluedo_rounds`` table and its fixed deal;
+    its posts come in both formats (``post_format: both``: the Markdown ones are checked)."""
     players = "\n".join(
         f"      - {{name: {name}, email: {address}}}" for name, address in EMAIL.items()
     )
@@ -116,6 +117,7 @@ def config_text(imap_port: int, smtp_port: int) -> str:
     answer_hours: {ANSWER_HOURS}
     auto_answer: no_match
     remind_hours_before: {REMIND_HOURS}
+    post_format: both
     players:
 {players}
     cards:
@@ -200,9 +202,12 @@ def post(mail: Received) -> str:
 
 
 def gm_only(mail: Received) -> str:
-    """The GM-only facts beside a post: the body of their own mail, stripped."""
+    """The GM-only facts beside a post: the body of their own mail after the line that
+    names the game («Игра: table-e2e», asserted), stripped."""
     assert mail.subject.endswith(" — только для ГМа"), mail.subject
-    return mail.body.strip()
+    head = f"Игра: {GAME}\n\n"
+    assert mail.body.startswith(head), mail.body[:80]
+    return mail.body.removeprefix(head).strip()
 
 
 def titles(box: list[Received]) -> list[str]:

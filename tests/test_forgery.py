@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from kits.table import EMAILS, GM, Table, body, summary, utc
+from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
 from pbp.cli import main
 from pbp.export import story
@@ -146,19 +146,17 @@ def test_the_gms_reply_to_the_confirmation_applies_the_levers_exactly_once(
     mails = table.new_mail()
     assert summary(mails) == [
         (GM, "[seed-000] Объявление для форума: пауза — BBCode"),
-        (GM, "[seed-000] Объявление для форума: пауза — Markdown"),
         (GM, "[seed-000] Объявление для форума: продление срока — BBCode"),
-        (GM, "[seed-000] Объявление для форума: продление срока — Markdown"),
-        (GM, "Re: команды"),
+        (GM, "[seed-000] Re: команды"),
     ]
-    assert "> ПАУЗА\nИгра на паузе." in body(mails[4])
+    assert "> ПАУЗА\nИгра на паузе." in body(mails[2])
     # The same reply again (or a second one): answered "already done", nothing repeated.
     mail(table, "да", to=code_address, at=utc(2026, 12, 1, 18, 7), subject="Re: команды")
     assert table.run(utc(2026, 12, 1, 18, 8)) == ["gm_confirmed_already"]
     assert [k for k in kinds(table) if k.startswith("gm_")] == ["gm_pause", "gm_extend"]
     (again,) = table.new_mail()
-    assert summary([again]) == [(GM, "Re: команды")]
-    assert body(again) == (
+    assert summary([again]) == [(GM, "[seed-000] Re: команды")]
+    assert named_body(again, GAME) == (
         "Эти команды ГМа уже выполнены 1 декабря 2026 г., 21:06 по Москве; "
         "повторно ничего не сделано.\n"
     )
@@ -259,14 +257,14 @@ def test_a_players_vote_that_failed_dmarc_is_kept_and_not_counted(trusting: Tabl
     assert kept.reason == "unauthenticated: dmarc=fail"
     mails = trusting.new_mail()
     assert summary(mails) == [
-        (EMAILS["Кросс"], "Re: ход"),
+        (EMAILS["Кросс"], "[seed-000] Re: ход"),
         (
             GM,
             "[seed-000] Письмо отложено: почтовый сервер не подтвердил отправителя "
             "(подделанный From?)",
         ),
     ]
-    assert body(mails[0]).startswith(
+    assert named_body(mails[0], GAME).startswith(
         "Почтовый сервер не подтвердил, что письмо пришло с вашего адреса, поэтому ходы "
         "из него не выполнены"
     )
@@ -349,8 +347,8 @@ def test_a_from_written_as_an_encoded_word_names_no_address(table: Table) -> Non
     # The GM's daily digest (09:00 Moscow) gives the reason in words.
     table.run(utc(2026, 12, 2, 6, 0))
     (digest,) = [m for m in table.sent() if "Сводка" in str(m["Subject"])]
-    # Its line is about no game (no sender to place): the Subject names none.
-    assert digest["Subject"] == "Сводка за сутки: 1 письмо отложено или без ответа"
+    # Its line is about no game (no sender to place): the Subject names the GM's game.
+    assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
     assert (
         "  1 — в поле From не один отправитель, маршрут через другой адрес или нечитаемый "
         "адрес (без ответа)"
@@ -378,7 +376,7 @@ def test_new_address_by_mail_retires_the_old_one_and_mails_the_new_one_to_the_re
     assert new != old and table.store.token(old) is None
     assert "suggestion_made" not in kinds(table)
     (answer,) = table.new_mail()
-    assert summary([answer]) == [(EMAILS["Кросс"], "Re: ход")]
+    assert summary([answer]) == [(EMAILS["Кросс"], "[seed-000] Re: ход")]
     assert answer["Reply-To"] == f"gm+{new}@example.test"
     assert f"у вас новый личный адрес для игры «seed-000»: gm+{new}@example.test." in body(answer)
     # The log says it happened, never with a token.
@@ -394,7 +392,7 @@ def test_new_address_by_mail_retires_the_old_one_and_mails_the_new_one_to_the_re
     table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 7), to=f"gm+{old}@example.test")
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["retired"]
     (retired,) = table.new_mail()
-    assert summary([retired]) == [(EMAILS["Кросс"], "Re: ход")]
+    assert summary([retired]) == [(EMAILS["Кросс"], "[seed-000] Re: ход")]
     assert f"Ваш адрес теперь gm+{new}@example.test" in body(retired)
     table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 17, 9))
     assert table.run(utc(2026, 12, 1, 17, 10)) == ["applied"]
@@ -430,7 +428,7 @@ def test_rotate_token_on_the_cli_for_a_player_and_for_the_gm(table: Table) -> No
     (retired,) = table.new_mail()
     assert str(retired["To"]) == GM
     # The GM's old address was his command address, not a personal address for moves.
-    assert body(retired) == (
+    assert named_body(retired, GAME) == (
         f"Ваше письмо пришло на адрес ГМа для команд игры «{GAME}», который заменён новым, "
         "поэтому ни одна команда из него не выполнена. Ваш адрес ГМа теперь "
         f"{gm_address(table)}: пишите команды туда (проще всего ответом на это письмо).\n"
@@ -453,8 +451,8 @@ def test_the_new_mails_in_english(tmp_path: Path) -> None:
         mail(table, "yes", to=code_address, at=utc(2026, 12, 3, 18))
         assert table.run(utc(2026, 12, 3, 18, 1)) == ["gm_confirm_expired"]
         # (the days closed meanwhile: their mails too)
-        expired = next(m for m in table.new_mail() if m["Subject"] == "Re: команды")
-        assert body(expired) == (
+        expired = next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Re: команды")
+        assert named_body(expired, GAME) == (
             "The confirmation was good until December 2, 2026, 21:01 MSK; nothing was "
             "done. Send the commands again to your GM address.\n"
         )
@@ -462,13 +460,15 @@ def test_the_new_mails_in_english(tmp_path: Path) -> None:
         table.send("Дуг", "STATUS", at=utc(2026, 12, 3, 18, 5), headers=[failed])
         assert table.run(utc(2026, 12, 3, 18, 6)) == ["unauthenticated"]
         answer = table.new_mail()[0]
-        assert body(answer).startswith("The mail server could not verify that the mail came")
+        assert named_body(answer, GAME).startswith(
+            "The mail server could not verify that the mail came"
+        )
         old = table.token("Дуг")
         table.send("Дуг", "NEW ADDRESS", at=utc(2026, 12, 3, 18, 7))
         assert table.run(utc(2026, 12, 3, 18, 8)) == ["new_address"]
         (renewed,) = table.new_mail()
         new = table.token("Дуг")
-        assert body(renewed).startswith(
+        assert named_body(renewed, GAME).startswith(
             'As you asked, your personal address for the game "seed-000" is new: '
             f"gm+{new}@example.test. The old one no longer works"
         )
@@ -506,7 +506,7 @@ def test_the_gms_auto_reply_to_a_confirmation_applies_nothing_and_is_told_once(
     assert "gm_substitute" not in kinds(table)
     (hint,) = table.new_mail()  # once, to the GM only; the forger gets nothing
     assert (hint["To"], hint["Reply-To"]) == (GM, code_address)
-    assert body(hint).startswith(
+    assert named_body(hint, GAME).startswith(
         "В вашем ответе на письмо-подтверждение нет слова «подтверждаю» или «да» отдельной "
         "строкой, поэтому команды ГМа не выполнены."
     )

@@ -54,7 +54,6 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     assert summary(mails) == [
         ("gosha@example.test", "[seed-002] Вы занимаете место Пети"),
         (GM, "[seed-002] Объявление для форума: замена игрока — BBCode"),
-        (GM, "[seed-002] Объявление для форума: замена игрока — Markdown"),
     ]
     briefing = body(mails[0])
     assert "ГМ попросил вас с этого момента играть за место Пети в игре «seed-002»." in briefing
@@ -72,14 +71,14 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
     message.replace_header("To", f"gm+{old}@example.test")
     deliver(maniac.inbox_path, bytes(message), at=utc(2026, 12, 1, 12))
     assert maniac.run(utc(2026, 12, 1, 12, 1)) == ["replaced"]
-    assert summary(maniac.new_mail()) == [(EMAILS["Петя"], "Re: ход")]
+    assert summary(maniac.new_mail()) == [(EMAILS["Петя"], "[seed-002] Re: ход")]
     evening = post_mails(
         maniac.at(utc(2026, 12, 1, 19, 1)), "[seed-002] Вечер дня 1: итоги голосования"
     )
-    # BBCode, Markdown; no GM-only facts: day 1's close fixes no order (M3)
+    # BBCode alone (the default post_format); no GM-only facts: day 1's close fixes no order (M3)
     # The seat by its substitute's name with the seat's own, declined where the sentence
     # needs it (rule P2): «голос Гоши (вместо Пети)».
-    assert len(evening) == 2 and bbcode(evening[0]) == (
+    assert len(evening) == 1 and bbcode(evening[0]) == (
         "[b]Вечер дня 1: итоги голосования[/b]\n"
         "\n"
         "- [b]Таня[/b] (2): Гоша (вместо Пети), Вася\n"
@@ -353,7 +352,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
         ),
         ("vote_withdrawn", {"day": 1, "voter": "Оля", "target": "Петя", "prison": False, "at": at}),
     ]
-    announcement = flushed(maniac)[-2]
+    (announcement,) = flushed(maniac)  # in BBCode alone, the default post_format
     assert bbcode(announcement) == (
         "[b]Петя покидает игру.[/b]\n"
         "\n"
@@ -390,16 +389,13 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert over.data["winner_team"] == "maniac"
         subjects = [s for _to, s in summary(flushed(table))]
         assert subjects.count("[seed-002] Игра окончена") == 10  # every seat, the gone too
-        # The removal's announcement first, then the end it causes (the thread's order).
-        announced = subjects.index("[seed-002] Объявление для форума: игрок выбывает — BBCode")
-        assert subjects[announced + 1] == (
-            "[seed-002] Объявление для форума: игрок выбывает — Markdown"
-        )
-        assert announced < subjects.index("[seed-002] Игра окончена")
-        assert subjects[-2:] == [
-            "[seed-002] Игра окончена: финальный пост — BBCode",
-            "[seed-002] Игра окончена: финальный пост — Markdown",
-        ]
+        # Each removal's announcement (in BBCode alone, the default post_format), the
+        # last one right before the end it causes (the thread's order).
+        left = "[seed-002] Объявление для форума: игрок выбывает — BBCode"
+        announced = [i for i, subject in enumerate(subjects) if subject == left]
+        assert len(announced) == 6
+        assert announced[-1] + 1 == subjects.index("[seed-002] Игра окончена")
+        assert subjects[-1:] == ["[seed-002] Игра окончена: финальный пост — BBCode"]
         text = story(table.service, GAME, "markdown")
         assert (
             ": роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
@@ -486,7 +482,6 @@ def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTab
     assert summary(mails) == [
         (EMAILS["Вася"], "[seed-002] ГМ отменил ход"),
         (GM, "[seed-002] Объявление для форума: отмена голоса — BBCode"),
-        (GM, "[seed-002] Объявление для форума: отмена голоса — Markdown"),
     ]
     assert bbcode(mails[1]).startswith("[b]ГМ отменил голос Васи за Таню.[/b]")
     maniac.at(utc(2026, 12, 1, 19, 1))

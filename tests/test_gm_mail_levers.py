@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from kits.maniac_table import ManiacTable, close
-from kits.table import GM, Table, body, crash_apply, summary, utc
+from kits.table import GM, Table, body, crash_apply, named_body, summary, utc
 
 from pbp.cli import main
 from pbp.keptview import REASONS
@@ -94,15 +94,14 @@ def test_close_day_by_mail_asks_confirmation_and_the_reply_closes_the_day(table:
     mails = table.new_mail()
     assert summary(mails) == [
         (GM, "[seed-000] Итоги дня 1 — BBCode"),
-        (GM, "[seed-000] Итоги дня 1 — Markdown"),
-        (GM, "Re: команды"),
+        (GM, "[seed-000] Re: команды"),
     ]
     assert body(mails[0]) == (
         "[b]Итоги дня 1[/b]\n\n[b]Предположения[/b]\n- Предположений не было.\n\n"
         "[b]Предположения на день 2[/b]\n- Кросс: 3 предположения\n- Дуг: 3 предположения\n"
         "- Роза: 3 предположения\n"
     )
-    assert body(mails[2]).startswith(
+    assert named_body(mails[1], GAME).startswith(
         "> ЗАКРЫТЬ ДЕНЬ -- все походили\nДень 1 закрыт. Следующий срок: 2 декабря 2026 г., 22:30 "
         "по Москве. Посты придут отдельными письмами, как в любой срок.\n"
     )
@@ -179,18 +178,17 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
         mails = table.new_mail()
         assert summary(mails) == [
             (gm, "[seed-002] Утро после ночи 1 — BBCode"),
-            (gm, "[seed-002] Утро после ночи 1 — Markdown"),
             (gm, "[seed-002] Утро после ночи 1 — только для ГМа"),
             ("kolya@example.test", "[seed-002] Заказ на ночь 2 зафиксирован"),
             (gm, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
-            (gm, "Re: команды"),
+            (gm, "[seed-002] Re: команды"),
         ]
-        assert body(mails[-1]).startswith(
+        assert named_body(mails[-1], game).startswith(
             "> ЗАВЕРШИТЬ НОЧЬ\nНочь 1 завершена. Следующий срок: 2 декабря 2026 г., 22:00 "
             "по Москве. Посты придут отдельными письмами, как в любой срок.\n"
         )
         # The GM's close is his, not the forum's: no post tells it.
-        assert not [m for m in mails[:2] if "ГМ" in body(m) or "досрочно" in body(m)]
+        assert not [m for m in mails[:1] if "ГМ" in body(m) or "досрочно" in body(m)]
         # His STATUS names it as his last command.
         gm_mail(table, "СТАТУС", at=utc(2026, 12, 1, 20, 40), game=game, sender=gm)
         assert table.run(utc(2026, 12, 1, 20, 41)) == ["gm_applied"]
@@ -226,7 +224,7 @@ def test_kept_by_mail_lists_the_waiting_rows_at_once_without_confirmation(table:
     gm_mail(table, "ОТЛОЖЕННЫЕ", at=utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_applied"]
     (answer,) = table.new_mail()
-    assert body(answer).startswith(
+    assert named_body(answer, GAME).startswith(
         "> ОТЛОЖЕННЫЕ\n"
         "Отложенные письма ждут (номер, когда пришло, отправитель, игра, причина):\n"
         "  1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  -  отправитель не "
@@ -272,7 +270,7 @@ def test_dismiss_by_mail_asks_confirmation_then_closes_the_rows_for_good(table: 
     confirm(table, asked, utc(2026, 12, 1, 18, 20))
     assert table.run(utc(2026, 12, 1, 18, 21)) == ["gm_applied"]
     (answer,) = table.new_mail()
-    assert body(answer).startswith(
+    assert named_body(answer, GAME).startswith(
         "> ОТКЛОНИТЬ 1, 3\nОтклонено: 1, 3. Письма остаются в журнале и больше не ждут.\n"
     )
     kept = [(k.id, k.dismissed_at, k.waiting) for k in table.store.kept()]
@@ -368,8 +366,8 @@ def test_retry_by_mail_after_a_fix_applies_the_kept_move_at_its_arrival_once_con
     ]
     assert made == [("Кросс", utc(2026, 12, 1, 17, 5), 1)]  # at its arrival (D8)
     mails = table.new_mail()
-    assert summary(mails)[-1] == (GM, "Re: команды")
-    assert body(mails[-1]).startswith(
+    assert summary(mails)[-1] == (GM, "[seed-000] Re: команды")
+    assert named_body(mails[-1], GAME).startswith(
         "> ПОВТОРИТЬ 1\nОтложенное письмо 1 обработано снова: applied.\n"
     )
     (kept,) = table.store.kept()

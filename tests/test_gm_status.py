@@ -22,7 +22,17 @@ from click.testing import CliRunner
 from kits import maniac_table
 from kits.games import games_yaml
 from kits.rounds_table import RoundsTable
-from kits.table import EMAILS, GM, TEMPLATES, Table, body, seed_000, summary, utc
+from kits.table import (
+    EMAILS,
+    GM,
+    TEMPLATES,
+    Table,
+    body,
+    named_body,
+    seed_000,
+    summary,
+    utc,
+)
 
 from pbp.cli import main
 from pbp.config import load_config
@@ -36,12 +46,13 @@ ALL_EMAILS = {**EMAILS, **maniac_table.EMAILS}
 NOT_VOTED = ("Петя", "Таня", "Оля", "Саша", "Маша", "Коля", "Дима", "Лена", "Катя")
 
 
-def maniac_item(locale: str) -> str:
-    """Seed 002's Maniac game as an item of ``games.yaml``."""
+def maniac_item(locale: str, extra: str = "") -> str:
+    """Seed 002's Maniac game as an item of ``games.yaml``, with the key lines ``extra``
+    (``"    title: Maniac 2\n"``)."""
     players = maniac_table.PLAYERS
     return maniac_table.GAME_ITEM.format(
         locale=locale,
-        extra="",
+        extra=extra,
         players="\n".join(
             f"      - {{name: {p}, email: {maniac_table.EMAILS[p]}}}" for p in players
         ),
@@ -50,13 +61,16 @@ def maniac_item(locale: str) -> str:
 
 
 class TwoGames(Table):
-    """Both games on Maildir transports with a test-controlled clock (Table's helpers)."""
+    """Both games on Maildir transports with a test-controlled clock (Table's helpers);
+    ``maniac``: key lines added to the Maniac game's item."""
 
-    def __init__(self, directory: Path, *, locale: str = "ru", third: str = "") -> None:
+    def __init__(
+        self, directory: Path, *, locale: str = "ru", third: str = "", maniac: str = ""
+    ) -> None:
         self.directory = directory
         self.trusted = None
         path = directory / "games.yaml"
-        items = (maniac_item(locale), seed_000(locale=locale), third)
+        items = (maniac_item(locale, maniac), seed_000(locale=locale), third)
         path.write_text(games_yaml(*items), encoding="utf-8")
         self.config = load_config(path)
         self.store = Store(self.config.store)
@@ -165,7 +179,7 @@ def test_a_gm_status_mail_gets_one_gm_only_answer_at_his_registered_address(
     assert summary([answer]) == [(GM, "[seed-002] Только для ГМа: состояние игры")]
     # A reply to it carries commands: its Reply-To is the GM's personal address.
     assert answer["Reply-To"] == f"gm+{table.store.player_token(MANIAC, GM_SEAT)}@example.test"
-    assert body(answer) == MANIAC_RU + "\n" + COMMANDS_RU
+    assert named_body(answer, MANIAC) == MANIAC_RU + "\n" + COMMANDS_RU
     # STATUS changes nothing: no event logged, no confirmation asked.
     assert table.store.events(MANIAC)[-1].seq == seq
 
@@ -176,7 +190,7 @@ def test_a_cluedo_status_shows_the_answer_owed(table: TwoGames) -> None:
     assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
     (answer,) = table.new_mail()
     assert summary([answer]) == [(GM, "[seed-000] Только для ГМа: состояние игры")]
-    assert body(answer) == CLUEDO_RU + "\n" + COMMANDS_RU
+    assert named_body(answer, CLUEDO) == CLUEDO_RU + "\n" + COMMANDS_RU
 
 
 def test_status_all_gives_every_game_of_the_gm_in_one_mail(tmp_path: Path) -> None:
@@ -190,9 +204,14 @@ def test_status_all_gives_every_game_of_the_gm_in_one_mail(tmp_path: Path) -> No
         table.mail(CLUEDO, GM, "СТАТУС ВСЁ", at=utc(2026, 12, 1, 17, 59))
         assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
         (answer,) = table.new_mail()
-        assert summary([answer]) == [(GM, "[seed-000] Только для ГМа: состояние ваших игр")]
-        # The game asked first, then his others in games.yaml's order.
-        assert body(answer) == CLUEDO_RU + "\n" + MANIAC_RU + "\n" + COMMANDS_RU
+        # The Subject and first line name every game shown: the game asked first, then
+        # his others in games.yaml's order.
+        assert summary([answer]) == [
+            (GM, "[seed-000, seed-002] Только для ГМа: состояние ваших игр")
+        ]
+        assert body(answer) == (
+            "Игры: seed-000, seed-002\n\n" + CLUEDO_RU + "\n" + MANIAC_RU + "\n" + COMMANDS_RU
+        )
     finally:
         table.close()
 
@@ -204,9 +223,11 @@ def test_status_with_a_lever_asks_to_confirm_the_lever_only(table: TwoGames) -> 
     status, confirm = table.new_mail()
     gm_only([status, confirm])
     assert str(status["Subject"]) == "[seed-002] Только для ГМа: состояние игры"
-    assert body(status) == MANIAC_RU + "\n" + COMMANDS_RU  # not paused: nothing applied
+    assert (
+        named_body(status, MANIAC) == MANIAC_RU + "\n" + COMMANDS_RU
+    )  # not paused: nothing applied
     assert str(confirm["Subject"]) == "[seed-002] Подтвердите команды ГМа"
-    pending, _, rest = body(confirm).partition("\n\nЧтобы выполнить их")
+    pending, _, rest = named_body(confirm, MANIAC).partition("\n\nЧтобы выполнить их")
     assert pending.endswith(":\n\n  ПАУЗА")
     assert rest.endswith("\n> СТАТУС\nСостояние игры — отдельным письмом.\n")
     stored = table.store.confirmation(confirm_code(confirm))
@@ -230,7 +251,7 @@ def test_a_paused_game_shows_its_pause_kept_mail_and_last_lever(table: TwoGames)
     status = table.new_mail()[-1]
     kept = [k.id for k in table.store.kept()]
     assert len(kept) == 1
-    assert body(status) == (
+    assert named_body(status, MANIAC) == (
         "Игра «seed-002»: идёт день 1.\n"
         "Игра на паузе с 1 декабря 2026 г., 21:10 по Москве. "
         "После ПРОДОЛЖИТЬ до срока останется 0 ч 50 мин.\n"
@@ -244,17 +265,20 @@ def test_a_paused_game_shows_its_pause_kept_mail_and_last_lever(table: TwoGames)
 
 
 def test_status_before_the_start_and_after_the_end(tmp_path: Path) -> None:
-    table = TwoGames(tmp_path, locale="en")
+    # The Maniac game has a title: the Subject, the first line and the body name it by
+    # its title, the Cluedo game (none) by its id.
+    table = TwoGames(tmp_path, locale="en", maniac="    title: Maniac 2\n")
     try:
         assert table.run(utc(2026, 12, 1, 10)) == []  # Maniac only: Cluedo starts at 17:00
         table.new_mail()
         table.mail(MANIAC, GM, "STATUS ALL", at=utc(2026, 12, 1, 10, 1))
         assert table.run(utc(2026, 12, 1, 10, 2)) == ["gm_applied"]
         (answer,) = table.new_mail()
-        assert summary([answer]) == [(GM, "[seed-002] GM only: the state of your games")]
+        assert summary([answer]) == [(GM, "[Maniac 2, seed-000] GM only: the state of your games")]
         text = body(answer)
         assert text.startswith(
-            'Game "seed-002": day 1.\nNext deadline: December 1, 2026, 22:00 MSK'
+            'Games: Maniac 2, seed-000\n\nGame "Maniac 2": day 1.\n'
+            "Next deadline: December 1, 2026, 22:00 MSK"
         )
         assert (
             '\n\nGame "seed-000" has not started yet; it starts December 1, 2026, '
@@ -272,7 +296,7 @@ def test_a_players_status_is_his_own_and_the_gms_never_reaches_a_player(
     table.mail(MANIAC, ALL_EMAILS["Вася"], "СТАТУС", at=utc(2026, 12, 1, 17, 50), player="Вася")
     assert table.run(utc(2026, 12, 1, 17, 51)) == ["status"]
     (own,) = table.new_mail()
-    assert summary([own]) == [(ALL_EMAILS["Вася"], "Re: как дела")]
+    assert summary([own]) == [(ALL_EMAILS["Вася"], "[seed-002] Re: как дела")]
     assert "Ваш голос: за Петю." in body(own)
     assert "Только для ГМа" not in body(own) and "заказа маньяка" not in body(own)
     # A player who learnt the GM's address: his STATUS there is kept, and he is told
@@ -280,8 +304,8 @@ def test_a_players_status_is_his_own_and_the_gms_never_reaches_a_player(
     table.mail(MANIAC, ALL_EMAILS["Вася"], "СТАТУС ВСЕ", at=utc(2026, 12, 1, 17, 52))
     assert table.run(utc(2026, 12, 1, 17, 53)) == ["wrong_sender"]
     told, notice = table.new_mail()
-    assert summary([told]) == [(ALL_EMAILS["Вася"], "Re: как дела")]
-    assert body(told).startswith(
+    assert summary([told]) == [(ALL_EMAILS["Вася"], "[seed-002] Re: как дела")]
+    assert named_body(told, MANIAC).startswith(
         "Здравствуйте! Письмо с адреса vasya@example.test пришло на личный адрес другого"
     )
     assert "seed-000" not in body(told) and "заказа маньяка" not in body(told)
@@ -296,7 +320,7 @@ def test_a_status_with_a_word_after_it_is_refused_with_its_syntax(table: TwoGame
     table.mail(MANIAC, GM, "СТАТУС игры", at=utc(2026, 12, 1, 17, 59))
     assert table.run(utc(2026, 12, 1, 18)) == ["gm_refused"]
     (answer,) = table.new_mail()
-    assert str(answer["Subject"]) == "Re: как дела"
+    assert str(answer["Subject"]) == "[seed-002] Re: как дела"
     assert (
         "> СТАТУС игры\nНе выполнено. Команда ГМа записана не так. Пишите так: СТАТУС [ВСЕ].\n"
     ) in body(answer)
@@ -310,7 +334,7 @@ def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None
         deliver_to(table, CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 18))
         assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
         (turn,) = table.new_mail()
-        assert body(turn).startswith(
+        assert named_body(turn, CLUEDO).startswith(
             "Игра «seed-000»: идёт ход 1.\n"
             "Ближайший срок: 2 декабря 2026 г., 20:00 по Москве, через 22 ч 59 мин.\n"
             "Ходит Кросс (ход 1).\n" + CLUEDO_SEATS_RU + "\nТолько для вас"
@@ -322,7 +346,7 @@ def test_a_rounds_status_says_whose_turn_or_answer_it_is(tmp_path: Path) -> None
         deliver_to(table, CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 18, 6))
         assert table.run(utc(2026, 12, 1, 18, 10)) == ["applied", "gm_applied"]
         answer = table.new_mail()[-1]
-        assert body(answer).startswith(
+        assert named_body(answer, CLUEDO).startswith(
             "Игра «seed-000»: идёт ход 1.\n"
             "Ближайший срок: 2 декабря 2026 г., 09:05 по Москве, через 11 ч 55 мин.\n"
             "Сейчас отвечает Дуг на предположение №1.\n" + CLUEDO_SEATS_RU + "\nТолько для вас"
@@ -415,7 +439,7 @@ def test_status_lists_each_seats_player_address_and_earlier_players(table: TwoGa
     table.mail(CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 17, 59))
     assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
     (answer,) = table.new_mail()
-    assert body(answer) == (
+    assert named_body(answer, CLUEDO) == (
         # Дуг's seat owes the answer: named as the posts name it (his substitute).
         CLUEDO_RU.split(SEATS_RU)[0].replace("Кросс → Дуг", "Кросс → Вова (вместо Дуг)")
         + SEATS_RU

@@ -54,7 +54,8 @@ def test_D8_pause_held_mail_and_resume_in_one_group_apply_in_arrival_order(
     assert suggestions(table) == [(1, "Кросс", 1), (2, "Роза", 1)]
     mails = Counter((str(m["To"]), str(m["Subject"])) for m in table.new_mail())
     assert mails[("doug@example.test", "[seed-000] Предположение №1 от Кросса")] == 1
-    assert mails[("cross@example.test", "Re: ход")] == 2  # "held", then the replay's answer
+    # "held", then the replay's answer
+    assert mails[("cross@example.test", "[seed-000] Re: ход")] == 2
     (held,) = [k for k in table.store.kept() if k.held_for]
     assert not held.waiting
 

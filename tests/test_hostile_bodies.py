@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 from kits.bodyshapes import BY_NAME, MOVE, PLAIN, PLAYER, SHAPES, STRANGER, Shape, head
-from kits.table import EMAILS, Table, body, utc
+from kits.table import EMAILS, Table, body, named_body, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.games.cluedo.cards import Status as CluedoStatus
@@ -277,7 +277,7 @@ def test_a_players_too_deep_mail_is_kept_and_he_is_told_why(table: Table) -> Non
     deliver(table.inbox_path, raw, at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["unreadable"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
-    assert body(reply).splitlines() == [
+    assert named_body(reply, "seed-000").splitlines() == [
         "Здравствуйте! Ваше письмо не удалось прочитать: части письма вложены друг в друга "
         "слишком глубоко (письмо в письме в письме…). Поэтому ходы из него не выполнены. "
         "Письмо сохранено, ГМ получил уведомление.",
@@ -297,7 +297,7 @@ def test_a_too_deep_mail_is_explained_in_english_for_an_english_game(tmp_path: P
         deliver(table.inbox_path, raw, at=DAY)
         assert table.run(DAY + timedelta(minutes=1)) == ["unreadable"]
         (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
-        assert body(reply).splitlines() == [
+        assert named_body(reply, "seed-000").splitlines() == [
             "Hello! Your mail could not be read: its parts are nested too deeply (a mail "
             "inside a mail inside a mail…). So its moves were not carried out. It is kept "
             "and the GM has been told.",

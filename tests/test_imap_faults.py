@@ -60,11 +60,12 @@ def service(
 
 
 def replies(dovecot: Dovecot, player: str) -> int:
-    """How many answers to a move (``Re: ход``) the Maniac player received."""
+    """How many answers to a move (``[mn-1] Re: ход``) the Maniac player received."""
     return sum(
         1
         for stored in dovecot.messages(address("mn-1", player))
-        if email.message_from_bytes(stored.raw, policy=default_policy)["Subject"] == "Re: ход"
+        if email.message_from_bytes(stored.raw, policy=default_policy)["Subject"]
+        == "[mn-1] Re: ход"
     )
 
 

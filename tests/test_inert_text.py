@@ -15,7 +15,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from kits.table import GM, TEMPLATES, Table, body, summary, utc
+from kits.table import GM, TEMPLATES, Table, body, named_body, summary, utc
 
 from pbp.core.events import Event, Visibility
 from pbp.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls
@@ -32,7 +32,8 @@ PAUSED = (
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
-    table = Table(tmp_path)
+    # Both formats: the escaping of each is what these tests check.
+    table = Table(tmp_path, extra="post_format: both\n")
     table.run(utc(2026, 12, 1, 17))
     table.new_mail()
     yield table
@@ -190,7 +191,7 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     mails = table.new_mail()
     (notice,) = [m for m in mails if m["To"] == GM]
-    assert body(notice) == (
+    assert named_body(notice, GAME) == (
         "Письмо не обработано и отложено (номер 1; отложенные письма перечисляет "
         "ОТЛОЖЕННЫЕ).\n"
         "  Причина: письмо пришло на личный адрес другого игрока\n"
@@ -202,7 +203,7 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
         "внести его ходы самому, или ОТКЛОНИТЬ 1, чтобы закрыть его, не применяя.\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
-    assert answer["Subject"] == "Re: Hi Sender: gm@example.test"
+    assert answer["Subject"] == "[seed-000] Re: Hi Sender: gm@example.test"
 
 
 def test_esc_bel_and_nul_in_the_subject_reach_no_header_and_no_body(table: Table) -> None:
@@ -212,7 +213,7 @@ def test_esc_bel_and_nul_in_the_subject_reach_no_header_and_no_body(table: Table
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("cross@example.test", "Re: ход[31m конец"),
+        ("cross@example.test", "[seed-000] Re: ход[31m конец"),
         (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
     ]
     for mail in mails:

@@ -127,9 +127,9 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     assert all("$PbpDone" in m.flags for m in dovecot.messages(DAEMON))
     # Таня is told her mail could not be processed; the GM is told twice.
     tanya = [_subject(m.raw) for m in dovecot.messages(address("mn-1", TANYA))]
-    assert tanya.count("Re: ход") == 2
-    # GM sheets, opening posts in two formats, the Maniac's roles (GM only), 2 notices.
-    assert len(dovecot.messages(GM)) == 3 + 3 * 2 + 1 + 2
+    assert tanya.count("[mn-1] Re: ход") == 2
+    # GM sheets, opening posts (BBCode only), the Maniac's roles (GM only), 2 notices.
+    assert len(dovecot.messages(GM)) == 3 + 3 + 1 + 2
 
     # A second round: the copies are not made twice.
     service.run_once()
@@ -164,7 +164,7 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
     ]
     # Her answers went out (the retry sends when no daemon runs).
     tanya = [_subject(m.raw) for m in dovecot.messages(address("mn-1", TANYA))]
-    assert tanya.count("Re: ход") == 4
+    assert tanya.count("[mn-1] Re: ход") == 4
 
     # Once only: a second retry changes nothing.
     code, output = cli(service, "retry", "1")

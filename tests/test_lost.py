@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 from kits.crash import DAEMON, ENV, Move, add_users, games_yaml, raw_move, tokens
 from kits.mailstack import Dovecot, SmtpServer
-from kits.table import Table, body, summary, utc
+from kits.table import Table, named_body, summary, utc
 
 from pbp.cli import _service, main
 from pbp.config import load_config
@@ -129,12 +129,11 @@ def test_lost_mail_is_listed_and_replayed_to_the_state_before_the_loss(
         # Their senders are answered as usual; day 1 closed at its time in between.
         mails = again.new_mail()
         assert summary(mails) == [
-            ("doug@example.test", "Re: ход"),
+            ("doug@example.test", "[seed-000] Re: ход"),
             ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
             ("gm-person@example.test", "[seed-000] Итоги дня 1 — BBCode"),
-            ("gm-person@example.test", "[seed-000] Итоги дня 1 — Markdown"),
             ("gm-person@example.test", "[seed-000] Итоги дня 1 — только для ГМа"),
-            ("rosa@example.test", "Re: ход"),
+            ("rosa@example.test", "[seed-000] Re: ход"),
             ("cross@example.test", "[seed-000] Предположение №2 от Розы"),
         ]
         # Each once: a second look finds nothing.
@@ -170,7 +169,7 @@ def test_pbp_run_warns_at_start_and_tells_the_gm_once(
         (notice,) = again.new_mail()
         assert notice["To"] == GM_PERSON
         assert notice["Subject"] == "[seed-000] В хранилище нет 2 обработанных писем"
-        assert body(notice) == (
+        assert named_body(notice, GAME) == (
             "Хранилище старше почтового ящика (восстановлена резервная копия?): 2 письма этой "
             "игры обработаны и помечены на сервере, но хранилище их не видело; первое пришло "
             "1 декабря 2026 г., 21:30 по Москве. Их ходов в игре нет.\n\n"

@@ -30,10 +30,9 @@ from kits.maniac_table import (
     close,
     dawn,
     gm_facts,
-    markdown,
     posted,
 )
-from kits.table import GM, TEMPLATES, body, summary, utc
+from kits.table import GM, TEMPLATES, body, named_body, summary, utc
 
 from pbp.cli import main
 from pbp.core.events import Event, Visibility
@@ -43,7 +42,7 @@ from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.kind import Maniac
 from pbp.render import Renderer
 
-RE = "Re: ход"
+RE = "[seed-002] Re: ход"
 WELCOME = "[seed-002] Маньяк: ваша роль"
 
 
@@ -56,7 +55,8 @@ def table(tmp_path: Path) -> Iterator[ManiacTable]:
 
 
 def lines(mail: EmailMessage) -> list[str]:
-    return body(mail).splitlines()
+    """The lines of a mail's text after the line naming its game (asserted)."""
+    return named_body(mail, GAME).splitlines()
 
 
 def section(mail: EmailMessage, line: str) -> list[str]:
@@ -227,7 +227,7 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     assert (
         "  - Роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, Оля — "
         "мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, Дима — "
-        "дежурный, Лена — фанат, Катя — мирный житель" in lines(start[13])
+        "дежурный, Лена — фанат, Катя — мирный житель" in lines(start[12])
     )
     table.close()
 
@@ -270,7 +270,6 @@ def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> N
     # M3: the close of day 1 fixes no order, so no GM-only facts and no mail to the maniac
     assert summary(mails) == posted("[seed-002] Вечер дня 1: итоги голосования", private=False)
     assert bbcode(mails[0]) == EVENING_1
-    assert markdown(mails[1]) == EVENING_1.replace("[b]", "**").replace("[/b]", "**")
     # After the close `pbp post` prints the day's result.
     assert pbp_post(table, "--day", "1") == EVENING_1.replace(
         "[b]Вечер дня 1: итоги голосования[/b]", "[b]День 1: итоги голосования[/b]"
@@ -512,12 +511,12 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
         (EMAILS["Саша"], "[seed-002] Вас убили в ночь 1"),
     ]
-    assert gm_facts(mails[2]) == (
+    assert gm_facts(mails[1]) == (
         "Только для ГМа:\n"
         "  - Заказ маньяка на ночь 2 зафиксирован: убить Олю\n"
         "  - Ночь 1: Саша — погибает\n"
     )
-    assert lines(mails[3]) == [
+    assert lines(mails[2]) == [
         "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
         "Заказ: убить Олю.",
     ]
@@ -525,7 +524,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "[b]Утро дня 2[/b]\n\nЖертва этой ночи — [b]Саша[/b].\n\n"
         "В игре (живы и на свободе): Вася, Петя, Таня, Оля, Маша, Коля, Дима, Лена, Катя.\n"
     )
-    assert lines(mails[5])[0] == (
+    assert lines(mails[4])[0] == (
         "Саша, этой ночью (ночь 1) вас убили. Утром об этом объявят в треде — только имя, без роли."
     )
     # M8: the dead take no further part.
@@ -594,7 +593,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
         (EMAILS["Маша"], "[seed-002] Вас убили в ночь 1"),
     ]
     assert "Этой ночью убита [b]Маша[/b]." in bbcode(mails[0])
-    assert lines(mails[3]) == [
+    assert lines(mails[2]) == [
         "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
         "Заказ: убить Олю.",
     ]
@@ -752,7 +751,7 @@ def test_M6_a_blocked_cell_kill_gives_the_same_morning_as_a_skip_or_a_miss(
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
     ]
     assert bbcode(mails[0]) == MORNING_1
-    assert outcome in lines(mails[4])
+    assert outcome in lines(mails[3])
     # Дима learns nothing either: his status tells who was in the cell, no attempt.
     mails = table.move("Дима", "СТАТУС", at=utc(2026, 12, 2, 8))
     assert not [x for x in lines(mails[0]) if "покушен" in x or "Таню" in x]
@@ -774,7 +773,7 @@ def test_M6_the_maniac_in_the_cell_voids_his_kill(tmp_path: Path) -> None:
         (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
     ]
     assert bbcode(mails[0]) == MORNING_1.replace("Таня выходит", "Коля выходит")
-    assert lines(mails[4])[:5] == [
+    assert lines(mails[3])[:5] == [
         "Ночь 1.",
         "Заказ маньяка: убить Сашу.",
         "Маньяк в камере или в тюрьме: да — заказ не исполняется.",
@@ -806,7 +805,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
         "\n"
         "[b]День 2 открыт: голосуйте, кто проведёт ночь 2 в камере.[/b]\n"
     )
-    assert "Итог: пропуск; фанат Лена умирает в камере." in lines(mails[4])
+    assert "Итог: пропуск; фанат Лена умирает в камере." in lines(mails[3])
 
 
 # --- M11, M12: prison and the end --------------------------------------------------------
@@ -841,12 +840,12 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "\n"
         "[b]Игра окончена: итоги — в финальном посте.[/b]\n"
     )
-    assert lines(mails[2])[:2] == [
+    assert lines(mails[1])[:2] == [
         "Вася, игра «seed-002» окончена: победил город (мирные жители и дежурный).",
         "Вы в команде победителей!",
     ]
-    assert lines(mails[8])[1] == "Ваша команда проиграла."  # Коля
-    final = bbcode(mails[-2])
+    assert lines(mails[7])[1] == "Ваша команда проиграла."  # Коля
+    final = bbcode(mails[-1])
     sha = re.search(r"SHA-256: ([0-9a-f]{64})", opening)
     assert sha is not None
     canonical = re.search(r"\[code\](.*)\[/code\]", final)
@@ -997,7 +996,7 @@ def test_M1_M8_no_role_reaches_a_town_player_or_a_public_post_before_the_game_is
     assert [
         (str(m["To"]), str(m["Subject"])) for m in before if "Вас убили" in str(m["Subject"])
     ] == [(EMAILS[p], "[seed-002] Вас убили в ночь 1") for p in ("Саша", "Лена")]
-    assert str(mails[over - 2]["Subject"]) == "[seed-002] Вечер дня 3: итоги голосования — BBCode"
+    assert str(mails[over - 1]["Subject"]) == "[seed-002] Вечер дня 3: итоги голосования — BBCode"
     by_address = {address: name for name, address in EMAILS.items()}
     checked = 0
     for mail in before:
@@ -1011,10 +1010,10 @@ def test_M1_M8_no_role_reaches_a_town_player_or_a_public_post_before_the_game_is
         elif ROLES[reader] not in ("maniac", "fan"):
             assert role_leaks(body(mail), reader) == [], (reader, mail["Subject"])
             checked += 1
-    # 6 posts in 2 formats (opening, evenings 1–3, mornings 1–2); to the 8 town players:
+    # 6 posts in BBCode (opening, evenings 1–3, mornings 1–2); to the 8 town players:
     # 8 welcomes, 6 replies and Саша's death notice. (The GM's own sheet, night reports
     # and GM-only lines are his to read.)
-    assert checked == 27
+    assert checked == 21
     # The maniac's and the fan's mails do name each other (M1), and nobody else.
     partners = [
         (by_address[str(m["To"])], line)

@@ -88,7 +88,8 @@ def test_a_game_of_its_own_package_is_checked_played_and_posted_by_pbp(
     sent = outbox.fresh()
     (sheet,) = [m for m in to(sent, "gm-person@example.test") if "the secret" in m["Subject"]]
     assert sheet["Subject"].startswith("[guess-1] GM only: the secret")
-    assert text(sheet).startswith("The secret is 11 (seed 7).")  # rule G1: from the seed
+    # rule G1: from the seed; after the line naming the game, as every mail of pbp
+    assert text(sheet).startswith("Game: guess-1\n\nThe secret is 11 (seed 7).")
     welcome = {m["To"]: m for m in sent if m["Subject"].startswith("[guess-1] Guess the number")}
     assert sorted(welcome) == ["alice@example.test", "bob@example.test"]
     alice = str(welcome["alice@example.test"]["Reply-To"])

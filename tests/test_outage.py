@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from kits.table import GM, Table, body, summary, utc
+from kits.table import GM, Table, named_body, summary, utc
 
 from pbp.cli import main
 from pbp.config import load_config
@@ -95,12 +95,12 @@ def test_P3_three_missed_closes_pause_the_game_as_of_the_first_and_tell_the_gm(
     assert [k.held_for for k in table.store.kept()] == [GAME]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("cross@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Re: ход"),
         ("doug@example.test", "[seed-000] Предположение №1 от Кросса"),
         (GM, "[seed-000] Пауза: 3 срока прошли, пока pbp не работал"),
-        ("rosa@example.test", "Re: ход"),
+        ("rosa@example.test", "[seed-000] Re: ход"),
     ]
-    assert body(mails[2]) == NOTICE_RU
+    assert named_body(mails[2], GAME) == NOTICE_RU
     assert caplog.messages == [
         "game seed-000: 3 deadlines fell due while pbp was away, the first at "
         "2026-12-01T19:30:00+00:00 (catch_up_limit 1): paused as of it; `pbp resume "
@@ -164,7 +164,7 @@ def test_P3_catch_up_passes_the_missed_closes_in_time_order(table: Table) -> Non
     assert summaries == [
         f"[seed-000] Итоги дня {day} — {part}"
         for day in (1, 2, 3)
-        for part in ("BBCode", "Markdown", "только для ГМа")
+        for part in ("BBCode", "только для ГМа")
         if (day, part) != (3, "только для ГМа")
     ]
     # Caught up: the next close is at its time, and it is no outage.
@@ -249,7 +249,7 @@ def test_P3_the_notice_in_english(tmp_path: Path) -> None:
             GM,
             "[seed-000] Paused: 2 deadlines passed while pbp was away",
         )
-        assert body(notice) == (
+        assert named_body(notice, GAME) == (
             "While pbp was away (stopped, the machine down, or its clock jumped), 2 deadlines "
             "of this game fell due, the first at December 1, 2026, 22:30 MSK.\n"
             "That is more than catch_up_limit (1) allows: so as not to flood the thread, the "

@@ -2,9 +2,10 @@
 
 For every game kind, after a day, a turn or a night that creates private facts (a card
 shown, a GM answer, an accusation, a kill order, how a night went, the roles), the GM
-gets each public post in two mails, one per format, whose bodies are exactly what
-``pbp post`` prints, and the private facts in a mail of their own whose Subject says
-"GM only"; that mail is not sent when there is no such fact.
+gets each public post in one mail per format of the game's ``post_format`` (BBCode by
+default; both here but in the first test), whose bodies are exactly what ``pbp post``
+prints, and the private facts in a mail of their own whose Subject says "GM only";
+that mail is not sent when there is no such fact.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from kits.table import GM, Table, body, summary, utc
 from pbp.cli import main
 
 GM_ONLY = {"ru": "только для ГМа", "en": "GM only"}
+#: The game key that mails the GM each post in BBCode and in Markdown.
+BOTH = "post_format: both\n"
 
 
 def pbp_post(directory: Path, game: str, *args: str) -> str:
@@ -46,23 +49,24 @@ def assert_apart(
     mails: Sequence[EmailMessage],
     title: str,
     bbcode: str,
-    markdown: str,
+    markdown: str | None,
     facts: Sequence[str] | None,
     locale: str = "ru",
 ) -> None:
-    """The post ``title`` reached the GM as its BBCode and Markdown text alone, and the
-    GM-only ``facts`` (lines, all of them, in order) in their own mail, or no such mail
+    """The post ``title`` reached the GM as its BBCode and Markdown text alone (no
+    Markdown mail: ``markdown`` None, the default ``post_format``), and the GM-only
+    ``facts`` (lines, all of them, in order) in their own mail, or no such mail
     (``facts`` None); no line of the facts is in a post mail."""
     found = post_mails(mails, title)
-    parts = ["BBCode", "Markdown", *([GM_ONLY[locale]] if facts is not None else [])]
-    assert list(found) == parts
+    formats = ["BBCode", *(["Markdown"] if markdown is not None else [])]
+    assert list(found) == [*formats, *([GM_ONLY[locale]] if facts is not None else [])]
     assert found["BBCode"] == bbcode
-    assert found["Markdown"] == markdown
+    assert found.get("Markdown") == markdown
     if facts is not None:
         secret = found[GM_ONLY[locale]]
         assert [line for line in secret.splitlines() if line.startswith("  - ")] == list(facts)
         for fact in facts:
-            assert fact.strip("- ") not in bbcode + markdown
+            assert fact.strip("- ") not in bbcode + (markdown or "")
 
 
 # --- Cluedo by game days ------------------------------------------------------------------
@@ -75,17 +79,17 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
     try:
         table.run(utc(2026, 12, 1, 17))
         start = table.new_mail()
-        # The opening: no GM-only mail (the GM sheet holds the deal).
+        # The opening: no GM-only mail (the GM sheet holds the deal); the default
+        # post_format: BBCode alone.
         assert summary(start)[3:] == [
             (GM, "[seed-000] Лист ГМа: решение и карты"),
             (GM, "[seed-000] Пост открытия игры (день 1) — BBCode"),
-            (GM, "[seed-000] Пост открытия игры (день 1) — Markdown"),
         ]
         assert_apart(
             start,
             "[seed-000] Пост открытия игры (день 1)",
             pbp_post(tmp_path, "seed-000", "--which", "opening"),
-            pbp_post(tmp_path, "seed-000", "--which", "opening", "--format", "markdown"),
+            None,
             None,
         )
         # Роза asks Кросс, who shows a card; Кросс asks Дуг, who never answers (C5, D6).
@@ -105,7 +109,7 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
             mails,
             "[seed-000] Итоги дня 1",
             pbp_post(tmp_path, "seed-000", "--day", "1"),
-            pbp_post(tmp_path, "seed-000", "--day", "1", "--format", "markdown"),
+            None,
             [
                 "  - №1: Розе показана карта Петя (от Кросса)",
                 "  - №2 (Кросс → Дуг): ГМ ответил за Дуг — показана карта Пистолет",
@@ -116,7 +120,7 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
 
 
 def test_cluedo_days_in_english_the_gm_only_subject_says_so(tmp_path: Path) -> None:
-    table = Table(tmp_path, locale="en")
+    table = Table(tmp_path, locale="en", extra=BOTH)
     try:
         table.run(utc(2026, 12, 1, 17))
         table.new_mail()
@@ -143,7 +147,7 @@ def test_cluedo_days_in_english_the_gm_only_subject_says_so(tmp_path: Path) -> N
 
 
 def test_cluedo_rounds_the_turn_post_alone_and_the_card_shown_apart(tmp_path: Path) -> None:
-    table = RoundsTable(tmp_path)
+    table = RoundsTable(tmp_path, extra=BOTH)
     try:
         table.run(ROUNDS_START)
         table.new_mail()
@@ -171,7 +175,7 @@ def test_cluedo_rounds_the_turn_post_alone_and_the_card_shown_apart(tmp_path: Pa
 
 
 def test_maniac_roles_orders_and_the_night_never_travel_with_a_post(tmp_path: Path) -> None:
-    table = ManiacTable(tmp_path)
+    table = ManiacTable(tmp_path, extra=BOTH)
     try:
         table.run(utc(2026, 12, 1, 9))
         start = table.new_mail()

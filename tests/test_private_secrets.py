@@ -264,8 +264,9 @@ def test_maniac_a_civilian_reads_the_same_whoever_holds_the_other_roles(tmp_path
     ]
     observers = [MANIAC_EMAILS[p] for p in CIVILIANS_BOTH]
     assert_same_for(worlds, [*observers, "new4@example.test"], "roles")
-    # The posts the GM pastes (BBCode, Markdown) read the same too; only his own facts
-    # ("GM only", the sheet, the night, the vote count, his levers' results) differ.
+    # The posts the GM pastes (in the game's post_format, BBCode) read the same too; only
+    # his own facts ("GM only", the sheet, the night, the vote count, his levers' results)
+    # differ.
     pasted = [
         [m for m in world if str(m["Subject"]).endswith((" — BBCode", " — Markdown"))]
         for world in worlds
@@ -301,7 +302,7 @@ def test_maniac_players_named_like_roles_learn_no_role(tmp_path: Path) -> None:
     observers = [MANIAC_EMAILS[p] for p in CIVILIANS_BOTH]
     assert_same_for(worlds, [*observers, "new4@example.test"], "roles, under role names")
     vasya = transcript(worlds[0], MANIAC_EMAILS["Вася"])
-    assert vasya[0][2].startswith("Здравствуйте, Маньяк!")
+    assert vasya[0][2].startswith(f"Игра: {MANIAC_GAME}\n\nЗдравствуйте, Маньяк!")
     assert "Ваша роль: МИРНЫЙ ЖИТЕЛЬ." in vasya[0][2]
     lena = [transcript(world, MANIAC_EMAILS["Лена"]) for world in worlds]
     assert lena[0] != lena[1]

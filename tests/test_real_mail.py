@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from kits import maniac_table
 from kits.maniac_table import EMAILS, GAME, START, ManiacTable
-from kits.table import Table, body, utc
+from kits.table import Table, body, named_body, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.core.events import AmbiguousMove, InvalidMove
@@ -105,10 +105,11 @@ def run(table: Table, *raws: bytes, at: datetime = DAY_1) -> tuple[list[str], li
     return outcomes, table.new_mail()
 
 
-def answer(mails: list[EmailMessage], address: str) -> list[str]:
-    """The lines of the one reply to ``address`` between its greeting and its footer."""
+def answer(mails: list[EmailMessage], address: str, game: str = GAME) -> list[str]:
+    """The lines of the one reply to ``address`` after the line naming its ``game``
+    (asserted) and its greeting, up to its footer."""
     (mail,) = [m for m in mails if m["To"] == address]
-    lines = body(mail).splitlines()
+    lines = named_body(mail, game).splitlines()
     assert lines[0].endswith((GREETING, GREETING_EN)) and lines[1] == ""
     return lines[2:]
 
@@ -148,7 +149,11 @@ def test_case01_broken_encoded_word_in_middle_message(
     assert outcomes == ["applied", "applied", "applied"]
     assert votes(maniac) == {"Вася": "Петя", "Петя": "Таня", "Оля": "Петя"}
     assert answer(mails, EMAILS["Петя"])[3] == "Понял: ГОЛОС Таня"
-    assert [m["Subject"] for m in mails] == ["Re: move", "Re: A", "Re: move"]
+    assert [m["Subject"] for m in mails] == [
+        "[seed-002] Re: move",
+        "[seed-002] Re: A",
+        "[seed-002] Re: move",
+    ]
 
 
 def test_case01_undecodable_middle_message_is_answered_and_kept(maniac: ManiacTable) -> None:
@@ -171,7 +176,7 @@ def test_case01_undecodable_middle_message_is_answered_and_kept(maniac: ManiacTa
     assert kept.reason == "unreadable: no text/plain or text/html part (the message is image/png)"
     assert kept.raw == middle
     (unreadable,) = [m for m in mails if m["To"] == EMAILS["Петя"]]
-    assert body(unreadable).splitlines() == [
+    assert named_body(unreadable, GAME).splitlines() == [
         "Здравствуйте! Ваше письмо не удалось прочитать: в нём нет текста, только вложения. "
         "Поэтому ходы из него не выполнены. Письмо сохранено, ГМ получил уведомление.",
         "Пришлите ходы ещё раз текстом в самом письме, а не во вложении.",
@@ -219,7 +224,7 @@ def test_case03_encoded_word_split_inside_a_letter(maniac: ManiacTable) -> None:
     assert read_letter(raw).subject == "ГОЛОС: Петя"
     outcomes, mails = run(maniac, raw)
     assert outcomes == ["applied"]
-    assert mails[0]["Subject"] == "Re: ГОЛОС: Петя"
+    assert mails[0]["Subject"] == "[seed-002] Re: ГОЛОС: Петя"
 
 
 def test_case03_the_subject_alone_is_never_a_move(maniac: ManiacTable) -> None:
@@ -537,7 +542,7 @@ def test_case09_format_flowed_move_applied_through_the_service(tmp_path: Path) -
         )
         outcomes, mails = run(table, raw, at=utc(2026, 12, 1, 17, 5))
         assert outcomes == ["applied"]
-        assert answer(mails, "cross@example.test")[:5] == [
+        assert answer(mails, "cross@example.test", "seed-000")[:5] == [
             "Выполнено:",
             "",
             "> SUGGEST Маша, нож, спальня TO Дуг",
@@ -944,7 +949,7 @@ def test_reply_in_english_states_the_suggestion_understood(tmp_path: Path) -> No
             "Кросс", "Hi!", "suggest маша ножом в спальне для Дуга", at=utc(2026, 12, 1, 17, 5)
         )
         assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
-        lines = body(table.new_mail()[0]).splitlines()
+        lines = named_body(table.new_mail()[0], "seed-000").splitlines()
         assert lines[2:7] == [
             "Done:",
             "",

@@ -16,7 +16,7 @@ import pytest
 from kits.maniac_table import EMAILS as MANIAC_EMAILS
 from kits.maniac_table import START as MANIAC_START
 from kits.maniac_table import ManiacTable
-from kits.table import EMAILS, Table, body, utc
+from kits.table import EMAILS, Table, body, named_body, utc
 from test_parse_cluedo import CARDS as CLUEDO_CARDS
 from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
@@ -238,7 +238,7 @@ def test_an_unreadable_mail_is_explained_in_the_games_language(
     assert table.run(DAY + timedelta(minutes=1)) == ["unreadable"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
     why, what = WHY[code]
-    assert body(reply).splitlines() == [
+    assert named_body(reply, "seed-000").splitlines() == [
         f"Здравствуйте! Ваше письмо не удалось прочитать: {why}. Поэтому ходы из него не "
         "выполнены. Письмо сохранено, ГМ получил уведомление.",
         what,
@@ -258,7 +258,7 @@ def test_an_unreadable_mail_is_explained_in_english_for_an_english_game(tmp_path
         deliver(table.inbox_path, raw, at=DAY)
         assert table.run(DAY + timedelta(minutes=1)) == ["unreadable"]
         (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
-        assert body(reply).splitlines() == [
+        assert named_body(reply, "seed-000").splitlines() == [
             "Hello! Your mail could not be read: Outlook sent it in Rich Text format (the "
             "attachment winmail.dat), not as plain text. So its moves were not carried out. "
             "It is kept and the GM has been told.",
@@ -290,7 +290,7 @@ def test_a_move_in_the_subject_alone_is_answered_saying_moves_are_read_from_the_
     assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
     written = "СТАТУС" if b"B?0KHQ" in subject else "STATUS"
-    assert body(reply).splitlines()[2:5] == [
+    assert named_body(reply, "seed-000").splitlines()[2:5] == [
         "Не выполнено:",
         "",
         f"В тексте письма не найдено ни одной команды, а в теме письма — "
@@ -305,7 +305,7 @@ def test_a_subject_that_is_no_move_gets_the_plain_no_command_answer(table: Table
     deliver(table.inbox_path, raw, at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
-    assert body(reply).splitlines()[4].startswith("В письме не найдено ни одной")
+    assert named_body(reply, "seed-000").splitlines()[4].startswith("В письме не найдено ни одной")
 
 
 def test_subject_moves_strips_reply_prefixes_and_tags() -> None:
@@ -421,7 +421,7 @@ def test_a_suggestion_to_two_players_is_answered_saying_so(table: Table) -> None
     deliver(table.inbox_path, cross(table, "SUGGEST Петя, Нож, Спальня TO Дуг, Роза\r\n"), at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["refused"]
     (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
-    assert body(reply).splitlines()[2:6] == [
+    assert named_body(reply, "seed-000").splitlines()[2:6] == [
         "Не выполнено:",
         "",
         "> SUGGEST Петя, Нож, Спальня TO Дуг, Роза",

@@ -46,13 +46,14 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
     original = config.read_text(encoding="utf-8")
     daemon = DaemonProcess(config)
     try:
-        wait_for(lambda: len(read_maildir(outbox)) == 6, 30, daemon.output)
+        # The start: three hands, the GM sheet, the opening post (BBCode alone).
+        wait_for(lambda: len(read_maildir(outbox)) == 5, 30, daemon.output)
         # A new game, read without a restart: its players get their hands.
         config.write_text(second_game(original), encoding="utf-8")
         daemon.signal(signal.SIGHUP)
-        wait_for(lambda: len(read_maildir(outbox)) == 12, 30, daemon.output)
-        subjects = [str(m["Subject"]) for m in read_maildir(outbox)[6:]]
-        assert sum("[seed-001]" in s for s in subjects) == 6
+        wait_for(lambda: len(read_maildir(outbox)) == 10, 30, daemon.output)
+        subjects = [str(m["Subject"]) for m in read_maildir(outbox)[5:]]
+        assert sum("[seed-001]" in s for s in subjects) == 5
         # A broken file: refused, the daemon goes on (still two games).
         config.write_text(original.replace("kind: cluedo_days", "kind: chess"), "utf-8")
         daemon.signal(signal.SIGHUP)
@@ -150,7 +151,7 @@ def test_sighup_cuts_the_wait_for_mail_short_and_the_inbox_serves_on(
         return any("reloaded: 2 game(s)" in r.getMessage() for r in caplog.records)
 
     def steps(daemon: Daemon) -> float:
-        wait_for(lambda: len(read_maildir(outbox)) == 6, 30)
+        wait_for(lambda: len(read_maildir(outbox)) == 5, 30)  # the start of seed-000
         welcome = read_maildir(outbox)[0]
         wait_for(lambda: daemon.waiting, 30, every=0.01)
         config.write_text(second_game(config.read_text(encoding="utf-8")), encoding="utf-8")
@@ -158,7 +159,7 @@ def test_sighup_cuts_the_wait_for_mail_short_and_the_inbox_serves_on(
         signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGHUP)
         wait_for(reloaded, 30, every=0.01)
         seconds = time.monotonic() - signalled
-        wait_for(lambda: len(read_maildir(outbox)) == 12, 30)
+        wait_for(lambda: len(read_maildir(outbox)) == 10, 30)  # and of seed-001
         # The inbox still serves: a player's STATUS is answered.
         status = EmailMessage()
         status["From"] = str(welcome["To"])
@@ -170,7 +171,7 @@ def test_sighup_cuts_the_wait_for_mail_short_and_the_inbox_serves_on(
             deliver(tmp_path / "mail" / "inbox", bytes(status))
         else:
             dovecot.append("gm@example.test", bytes(status).replace(b"\n", b"\r\n"))
-        wait_for(lambda: len(read_maildir(outbox)) == 13, 30)
+        wait_for(lambda: len(read_maildir(outbox)) == 11, 30)
         return seconds
 
     seconds = serve(service, steps, ahead=timedelta(0))

@@ -663,7 +663,7 @@ def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer)
         close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 2},
     )
-    assert subject == "[exler-1] Напоминание: день закрывается 1 декабря 2026 г., 22:30 по Москве"
+    assert subject == "Напоминание: день закрывается 1 декабря 2026 г., 22:30 по Москве"
     assert body == (
         "Неташка, игровой день закрывается 1 декабря 2026 г., 22:30 по Москве.\n"
         "\n"
@@ -685,7 +685,7 @@ def test_reminder_en_with_one_suggestion_left(renderer: Renderer) -> None:
         close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 1},
     )
-    assert subject == "[exler-1] Reminder: the day closes December 1, 2026, 22:30 MSK"
+    assert subject == "Reminder: the day closes December 1, 2026, 22:30 MSK"
     assert "- You owe Веталь an answer to suggestion 7 (Краснова, нож, кухня).\n" in body
     assert "- 1 suggestion left today.\n" in body
 
@@ -703,7 +703,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
         held=["нож"],
         gm_card="нож",
     )
-    assert subject == "[exler-1] Предположение №7 от Неташки"
+    assert subject == "Предположение №7 от Неташки"
     assert body.startswith(
         "Веталь, Неташка адресует вам предположение №7:\n"
         "  убийца — Краснова, орудие — нож, комната — кухня.\n"
@@ -722,7 +722,7 @@ def test_C4_card_shown_mail_tells_the_suggester_the_card(renderer: Renderer) -> 
         player="Неташка",
         shown={**S7, "card": "нож", "by_gm": True},
     )
-    assert subject == "[exler-1] Suggestion #7: a card was shown to you"
+    assert subject == "Suggestion #7: a card was shown to you"
     assert body.splitlines()[:2] == [
         "Неташка, your suggestion #7 (Краснова, нож, кухня) was refuted.",
         "The GM answered for Веталь and shows you the card: нож.",
@@ -745,7 +745,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
         events=[GAME_STARTED],
         view=start_view([GAME_STARTED]),
     )
-    assert subject == "[exler-1] Клуэдо: ваши карты"
+    assert subject == "Клуэдо: ваши карты"
     assert "Ваши карты: Краснова, нож, кухня.\n" in body
     assert "Ваш личный адрес для ходов: gm+k3x9@example.test\n" in body
     assert "    ПРЕДПОЛОЖЕНИЕ Краснова, нож, кухня ДЛЯ Кросс\n" in body
@@ -1048,7 +1048,7 @@ def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Rend
     subject, _ = renderer.private_mail(
         "gm_accusation", locale="ru", kind="cluedo_rounds", game="t-1", accusation=accusation
     )
-    assert subject == "[t-1] Обвинение Шапо: верное"
+    assert subject == "Обвинение Шапо: верное"
     subject, _ = renderer.private_mail(
         "gm_accusation",
         locale="ru",
@@ -1056,7 +1056,7 @@ def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Rend
         game="t-1",
         accusation={**accusation, "player": "Веталь"},
     )
-    assert subject == "[t-1] Обвинение игрока Веталь: верное"
+    assert subject == "Обвинение игрока Веталь: верное"
 
 
 def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_rounds_texts(

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 from kits.rounds_table import START, RoundsTable
-from kits.table import GM, body, summary, utc
+from kits.table import GM, body, named_body, summary, utc
 
 from pbp.core.registry import KINDS
 
 CROSS, DOUG, ROSA = "cross@example.test", "doug@example.test", "rosa@example.test"
 WELCOME = "[seed-000] Клуэдо: ваши карты"
-RE = "Re: ход"
+RE = "[seed-000] Re: ход"
 
 
 @pytest.fixture
@@ -41,14 +41,16 @@ def bbcode(mail: EmailMessage) -> str:
 
 
 def posted(title: str, *, private: bool = False) -> list[tuple[str, str]]:
-    """The GM's mails of one post: BBCode, Markdown, then the GM-only facts when any."""
+    """The GM's mails of one post: BBCode (the default ``post_format``), then the GM-only
+    facts when any."""
     gm_only = "GM only" if title.endswith(("post", "Opening post")) else "только для ГМа"
-    parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
+    parts = ["BBCode", *([gm_only] if private else [])]
     return [(GM, f"{title} — {part}") for part in parts]
 
 
 def lines(mail: EmailMessage) -> list[str]:
-    return body(mail).splitlines()
+    """The lines of a mail's text after the line naming its game (asserted)."""
+    return named_body(mail, "seed-000").splitlines()
 
 
 def play(table: RoundsTable, player: str, line: str, minute: int) -> list[EmailMessage]:
@@ -155,8 +157,8 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Дуг показывает вам карту: Молоток." in lines(mails[1])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(mails[2])
     assert bbcode(mails[3]) == TURN_1
-    assert "  - №1: Дуг → Кросс: карта Молоток" in lines(mails[5])  # the GM-only mail
-    assert not [m for m in mails[3:5] if "карта Молоток" in body(m)]  # never beside the posts
+    assert "  - №1: Дуг → Кросс: карта Молоток" in lines(mails[4])  # the GM-only mail
+    assert not [m for m in mails[3:4] if "карта Молоток" in body(m)]  # never beside the post
     # C4: the shown card reaches the suggester (and the GM) only.
     assert [m["To"] for m in mails if "карту: Молоток" in body(m)] == [CROSS]
 
@@ -326,16 +328,16 @@ def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsT
         "- Дуг: есть карта\n", "- Дуг: есть карта (ответил ГМ: время на ответ истекло)\n"
     )
     assert "  - №1: Дуг не ответила вовремя, ответ дал ГМ — показана карта Молоток" in lines(
-        mails[2]
+        mails[1]
     )
     # C5: the first held card in the order suspect, weapon, room: Молоток, not Спальня.
-    assert body(mails[3]) == (
+    assert named_body(mails[2], "seed-000") == (
         "Дуг, вы не ответили вовремя на предположение №1 (Кросс: Петя, Молоток, Спальня).\n"
         "ГМ ответил за вас и показал Кроссу вашу карту Молоток (первую подходящую в "
         "порядке подозреваемый — орудие — комната).\n"
     )
     assert "За Дуг ответил ГМ (время на ответ истекло) и показывает вам карту: Молоток." in lines(
-        mails[4]
+        mails[3]
     )
     row = table.store.game("seed-000")
     assert row is not None and row.deadline_at == utc(2026, 12, 3, 5, 5)
@@ -371,12 +373,10 @@ def test_D8_a_move_that_arrived_before_a_missed_deadline_is_applied_before_it(
     posts = [m for m in table.sent() if str(m["Subject"]).startswith("[seed-000] Итоги хода")]
     assert [str(m["Subject"]) for m in posts] == [
         "[seed-000] Итоги хода 1 — BBCode",
-        "[seed-000] Итоги хода 1 — Markdown",
         "[seed-000] Итоги хода 1 — только для ГМа",
         "[seed-000] Итоги хода 2 — BBCode",
-        "[seed-000] Итоги хода 2 — Markdown",
     ]
-    assert bbcode(posts[3]) == (
+    assert bbcode(posts[2]) == (
         "[b]Ход 2: Дуг[/b]\n\nДуг: ход не сделан вовремя и пропущен.\n\n"
         "[b]Следующий ход — Роза.[/b]\n"
     )
@@ -561,7 +561,6 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
             "[seed-000] Cluedo: your cards",
             "[seed-000] GM sheet: solution and hands",
             "[seed-000] Opening post — BBCode",
-            "[seed-000] Opening post — Markdown",
         ]
         play(table, "Кросс", "SUGGEST Петя, Молоток, Спальня", 5)
         mails = play(table, "Дуг", "REFUTE Молоток", 10)
@@ -587,10 +586,10 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
         play(table, "Дуг", "SUGGEST Петя, Топор, Столовая", 15)
         play(table, "Кросс", "REFUTE Петя", 20)
         mails = play(table, "Роза", "SUGGEST Маша, Канделябр, Столовая", 25)
-        assert "- Кросс: no cards\n- Дуг: no cards\n\nNobody could refute.\n" in bbcode(mails[-2])
+        assert "- Кросс: no cards\n- Дуг: no cards\n\nNobody could refute.\n" in bbcode(mails[-1])
         mails = play(table, "Кросс", "ACCUSE Маша, Топор, Столовая", 30)
-        assert summary(mails)[-3:] == posted("[seed-000] Game over: the final post", private=True)
-        assert "The accusation is right — the winner is [b]Кросс[/b]!" in bbcode(mails[-3])
+        assert summary(mails)[-2:] == posted("[seed-000] Game over: the final post", private=True)
+        assert "The accusation is right — the winner is [b]Кросс[/b]!" in bbcode(mails[-2])
     finally:
         table.close()
 
@@ -633,7 +632,7 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
         )
         assert (
             "The GM answered for you and showed Кросс your card Молоток (the first matching "
-            "one in the order suspect, weapon, room)." in lines(mails[4])
+            "one in the order suspect, weapon, room)." in lines(mails[3])
         )
         table.send("Кросс", "STATUS", at=utc(2026, 12, 2, 5, 10))
         assert table.run(utc(2026, 12, 2, 5, 11)) == ["status"]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from kits.maniac_table import START, ManiacTable
-from kits.table import EMAILS, GM, Table, body, summary, utc
+from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
 from pbp.cli import main
 from pbp.core.events import AmbiguousMove, InvalidMove, LeverRefused
@@ -105,10 +105,10 @@ def assert_readdressed(table: Table, old_token: str, note: str | None) -> None:
         (NEW, "[seed-000] Теперь ваш адрес в игре — этот"),
         (OLD, "[seed-000] Этот адрес больше не участвует в игре"),
     ]
-    assert body(told[0]).startswith(told_new(new_token, note))
+    assert named_body(told[0], GAME).startswith(told_new(new_token, note))
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test\n" in body(told[0])
     assert told[0]["Reply-To"] == f"gm+{new_token}@example.test"
-    assert body(told[1]) == TOLD_OLD
+    assert named_body(told[1], GAME) == TOLD_OLD
     assert told[1]["Reply-To"] is None and new_token not in str(told[1])
     # No public post: nothing to paste, and the log's event is the GM's alone.
     assert not any("Объявление для форума" in str(m["Subject"]) for m in mails)
@@ -140,7 +140,7 @@ def assert_only_the_new_address_plays(table: Table, old_token: str) -> None:
     assert answer["Reply-To"] is None
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 4), sender=NEW, to=new)
     assert table.run(utc(2026, 12, 1, 19, 5)) == ["status"]
-    assert summary(table.new_mail()) == [(NEW, "Re: ход")]
+    assert summary(table.new_mail()) == [(NEW, "[seed-000] Re: ход")]
     assert old_token not in {s.token for s in table.store.tokens_of(NEW)}
 
 
@@ -279,7 +279,7 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
         ("vova@example.test", "[seed-000] Результаты ваших ходов"),
         (EMAILS["Кросс"], "[seed-000] Предположение №1: вам показали карту"),
     ]
-    assert body(mails[0]).startswith("Вова, ГМ внёс за вас ход")
+    assert named_body(mails[0], GAME).startswith("Вова, ГМ внёс за вас ход")
     assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
     # Nothing private reaches the old player after the substitution.
     assert OLD not in {str(m["To"]) for m in table.sent()[-len(mails) :]}
@@ -361,8 +361,8 @@ def test_a_maniac_vote_for_either_name_hits_the_seat_and_the_count_shows_both(
     ]
     assert targets == [("Вася", "Петя"), ("Таня", "Петя"), ("Петя", "Таня")]
     mails = maniac.new_mail()
-    assert summary(mails)[0] == ("gosha@example.test", "Re: ход")
-    assert body(mails[0]).startswith("Гоша, вот что сделано по вашему письму.")
+    assert summary(mails)[0] == ("gosha@example.test", "[seed-002] Re: ход")
+    assert named_body(mails[0], "seed-002").startswith("Гоша, вот что сделано по вашему письму.")
     output = CliRunner().invoke(main, ["-c", str(maniac.path), "post", "seed-002"]).output
     assert "- [b]Гоша (вместо Пети)[/b] (2): Вася, Таня\n" in output
     assert "- [b]Таня[/b] (1): Гоша (вместо Пети)\n" in output

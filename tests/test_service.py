@@ -23,7 +23,7 @@ from pbp.mail.maildir import deliver
 from pbp.store import TransactionLostError
 
 WELCOME = "[seed-000] Клуэдо: ваши карты"
-FORMATS = ("BBCode", "Markdown")
+FORMATS = ("BBCode",)
 
 
 @pytest.fixture
@@ -49,7 +49,6 @@ def test_D1_start_mails_hands_personal_addresses_and_the_gm_sheet(table: Table) 
         ("rosa@example.test", WELCOME),
         (GM, "[seed-000] Лист ГМа: решение и карты"),
         (GM, "[seed-000] Пост открытия игры (день 1) — BBCode"),
-        (GM, "[seed-000] Пост открытия игры (день 1) — Markdown"),
     ]
     hands = {
         "cross@example.test": "Ваши карты: Петя, Ваня, Нож.",
@@ -84,7 +83,7 @@ def test_D4_suggestion_is_answered_with_the_forum_snippet_and_sent_to_the_addres
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("cross@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Re: ход"),
         ("doug@example.test", "[seed-000] Предположение №1 от Кросса"),
     ]
     reply = mails[0]
@@ -107,7 +106,7 @@ def test_C4_the_shown_card_reaches_only_the_suggester(table: Table) -> None:
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["applied"]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("doug@example.test", "Re: ход"),
+        ("doug@example.test", "[seed-000] Re: ход"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert "Дуг показывает вам карту: Спальня." in body(mails[1])
@@ -128,7 +127,7 @@ def test_C4_no_refutation_while_holding_a_card_is_refused_with_the_allowed_cards
     table.send("Дуг", "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 17, 7))
     assert table.run(utc(2026, 12, 1, 17, 8)) == ["refused"]
     mails = table.new_mail()
-    assert summary(mails) == [("doug@example.test", "Re: ход")]
+    assert summary(mails) == [("doug@example.test", "[seed-000] Re: ход")]
     assert "Не выполнено:\n\n> НЕТ ОПРОВЕРЖЕНИЯ\n" in body(mails[0])
     assert "Пистолет, Спальня" in body(mails[0])
 
@@ -229,6 +228,8 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
     (told,) = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: за вас ответил ГМ"]
     assert told["To"] == "doug@example.test"
     assert body(told) == (
+        "Игра: seed-000\n"
+        "\n"
         "Дуг, вы не ответили до закрытия дня на предположение №1 от Кросса "
         "(Маша, Пистолет, Спальня).\n"
         "ГМ ответил за вас и показал Кроссу вашу карту Пистолет (первую подходящую в порядке "
@@ -293,8 +294,7 @@ def test_unregistered_sender_is_kept_never_answered_and_in_the_gm_digest(table: 
     table.run(utc(2026, 12, 2, 6))
     assert summary(table.new_mail()) == [
         (GM, "[seed-000] Итоги дня 1 — BBCode"),
-        (GM, "[seed-000] Итоги дня 1 — Markdown"),
-        (GM, "Сводка за сутки: 1 письмо отложено или без ответа"),
+        (GM, "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"),
     ]
 
 
@@ -313,7 +313,7 @@ def test_token_of_another_player_is_refused_and_the_gm_told(table: Table) -> Non
     table.send("Кросс", "НЕТ ОПРОВЕРЖЕНИЯ", at=utc(2026, 12, 1, 17, 5), to=to)
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     assert summary(table.new_mail()) == [
-        ("cross@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Re: ход"),
         (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
     ]
 
@@ -388,9 +388,9 @@ def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_blo
     mails = table.new_mail()
     assert "При обработке вашего письма произошла ошибка программы" in body(mails[0])
     assert summary(mails) == [
-        ("cross@example.test", "Re: ход"),
+        ("cross@example.test", "[seed-000] Re: ход"),
         (GM, "[seed-000] Письмо отложено: при обработке произошла ошибка программы"),
-        ("rosa@example.test", "Re: ход"),
+        ("rosa@example.test", "[seed-000] Re: ход"),
         ("cross@example.test", "[seed-000] Предположение №1 от Розы"),
     ]
 
@@ -562,14 +562,13 @@ def test_outbox_retries_with_backoff_and_gives_up_on_a_permanent_refusal(tmp_pat
         table.run(utc(2026, 12, 1, 17))
         assert flaky.sent == []
         pending = [m for m in table.store.outbox() if m.sent_at is None]
-        assert len(pending) == 6
+        assert len(pending) == 5  # 3 hands, the GM sheet, the opening post in BBCode
         assert pending[0].next_attempt_at == utc(2026, 12, 1, 17, 0, 30)
         # Before its retry time only the mails never tried go out.
         table.service.flush_outbox(utc(2026, 12, 1, 17, 0, 29))
         assert [str(m["To"]) for m in flaky.sent] == [
             "doug@example.test",
             "rosa@example.test",
-            GM,
             GM,
             GM,
         ]
@@ -579,12 +578,12 @@ def test_outbox_retries_with_backoff_and_gives_up_on_a_permanent_refusal(tmp_pat
         assert failed == [("cross@example.test", 2, "550 no such user")]
         # A retried mail keeps its Message-ID: stored once, sent as stored.
         *ids, note = table.store.outbox()
-        assert [str(m["Message-ID"]) for m in flaky.sent[:5]] == [m.message_id for m in ids[1:]]
+        assert [str(m["Message-ID"]) for m in flaky.sent[:4]] == [m.message_id for m in ids[1:]]
         # The GM is told in the same transaction that gave it up (issue 6, promise 5),
         # and the note goes out in the same flush (the outbox is sent to the end).
-        assert len(flaky.sent) == 6
+        assert len(flaky.sent) == 5
         assert (note.recipient, note.sent_at) == (GM, utc(2026, 12, 1, 17, 0, 30))
-        assert str(flaky.sent[5]["Message-ID"]) == note.message_id
+        assert str(flaky.sent[4]["Message-ID"]) == note.message_id
         assert f"Message-ID: {ids[0].message_id}" in _text(note.raw)
     finally:
         table.close()
@@ -635,7 +634,7 @@ def test_a_game_before_its_start_answers_its_players_with_the_start_time(tmp_pat
         table.send("Кросс", "СТАТУС", at=utc(2026, 12, 1, 17, 1), to="gm@example.test")
         assert table.run(utc(2026, 12, 1, 17, 2)) == ["not_started"]
         (mail,) = table.new_mail()
-        assert mail["Subject"] == "Re: ход"
+        assert mail["Subject"] == "[seed-000] Re: ход"
         assert "Начало: 2026-12-05T20:00:00+03:00." in body(mail).splitlines()
     finally:
         table.close()
@@ -654,6 +653,8 @@ def test_D4_the_seed_form_is_quoted_whole_and_answered_with_the_days_own_heading
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
     reply = body(table.new_mail()[0])
     assert reply == (
+        "Игра: seed-000\n"
+        "\n"
         "Кросс, вот что сделано по вашему письму.\n"
         "\n"
         "Выполнено:\n"
@@ -879,7 +880,7 @@ def test_C4_the_forum_snippet_mailed_back_is_not_a_second_suggestion(tmp_path: P
     table.send("Кросс", *lines[start : start + 2], at=utc(2026, 12, 1, 17, 10))
     table.run(utc(2026, 12, 1, 17, 11))
     mails = table.new_mail()
-    assert summary(mails) == [("cross@example.test", "Re: ход")]
+    assert summary(mails) == [("cross@example.test", "[seed-000] Re: ход")]
     assert (
         "Это текст для форума, который pbp прислал вам для предположения №1 (его место — в "
         "треде игры): ничего не сделано, предположение №1 остаётся каким было."

@@ -135,7 +135,7 @@ def test_a_permanently_refused_recipient_is_given_up_with_a_note_to_the_gm(
     assert body is not None
     text = str(body.get_content()).replace("\r\n", "\n")
     assert f"Кому: {tanya}\n" in text
-    assert "Тема: Re: ход\n" in text
+    assert "Тема: [mn-1] Re: ход\n" in text
     assert "Причина: all recipients refused: {" in text and "550 5.1.1 User unknown" in text
     assert f"Message-ID: {to_tanya.message_id}\n" in text
 

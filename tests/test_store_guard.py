@@ -91,8 +91,8 @@ def test_run_refuses_an_empty_store_when_done_holds_mail_and_fresh_deals_anew(
 
     assert pbp(config, "run", "--once", "--now", NOW, "--fresh")[:2] == (0, "")
     assert games(store) == ["seed-000"]
-    # Three hands, the GM sheet, the opening post (BBCode and Markdown).
-    assert len(read_maildir(outbox)) == 6
+    # Three hands, the GM sheet, the opening post (BBCode alone: the default post_format).
+    assert len(read_maildir(outbox)) == 5
     # From now on the store has history of its own: no --fresh needed.
     assert pbp(config, "run", "--once", "--now", NOW)[:2] == (0, "")
 
@@ -103,7 +103,7 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
     config = write_config(tmp_path)
     store, outbox = tmp_path / "pbp.sqlite3", tmp_path / "mail" / "outbox"
     assert pbp(config, "run", "--once", "--now", NOW)[0] == 0
-    assert len(read_maildir(outbox)) == 6
+    assert len(read_maildir(outbox)) == 5  # the start
     # The store is lost (deleted by hand, its write-ahead log left behind).
     shutil.copy(store, tmp_path / "backup.sqlite3")
     store.unlink()
@@ -116,7 +116,7 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
         refusal(
             store,
             f"the write-ahead log {store}-wal of a deleted store; "
-            f"6 messages sent by pbp in {outbox}",
+            f"5 messages sent by pbp in {outbox}",
         ),
     )
     # The refusal left everything as it was: no store file, the log unread.
@@ -126,7 +126,7 @@ def test_run_refuses_an_empty_store_beside_the_outbox_and_the_log_of_a_deleted_s
         (tmp_path / leftover).unlink(missing_ok=True)
     shutil.copy(tmp_path / "backup.sqlite3", store)
     assert pbp(config, "run", "--once", "--now", NOW)[:2] == (0, "")
-    assert len(read_maildir(outbox)) == 6
+    assert len(read_maildir(outbox)) == 5
 
 
 @pytest.mark.parametrize("command", [["show", "seed-000"], ["pause", "seed-000"]])
@@ -267,7 +267,7 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
     store, outbox = tmp_path / "pbp.sqlite3", tmp_path / "mail" / "outbox"
     daemon = DaemonProcess(config, env)
     try:
-        wait_for(lambda: len(read_maildir(outbox)) == 6, 30, daemon.output)
+        wait_for(lambda: len(read_maildir(outbox)) == 5, 30, daemon.output)  # started
         time.sleep(1)  # waiting for mail now
         store.unlink()
         deleted_at = time.monotonic()

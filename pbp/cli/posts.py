@@ -43,8 +43,8 @@ from pbp.service import Service
     "--format",
     "fmt",
     type=click.Choice(["bbcode", "markdown"]),
-    default="bbcode",
-    show_default=True,
+    default=None,
+    help="Default: the game's post_format (bbcode when it is both).",
 )
 @click.pass_obj
 def post(
@@ -53,13 +53,15 @@ def post(
     day: int | None,
     turn: int | None,
     which: str | None,
-    fmt: str,
+    fmt: str | None,
 ) -> None:
     """Print a public post of GAME, ready to paste into the forum."""
     config = _load(config_path)
     service = _service(config, mail=False)
     row = _started(service, game_id)
     game = config.game(game_id)
+    # The format the GM pastes in: the first his mails come in (bbcode when both).
+    fmt = fmt or game.post_formats[0]
     kind = service.kind_of(row.kind)
     state = kind.load(row.state)
     which, number = _chosen_post(game_id, kind, state, row.over, day, turn, which)

@@ -180,14 +180,54 @@ class Player(ConfigModel):
     gender: Literal["m", "f"] | None = None
 
 
+#: ``post_format:`` of a game in games.yaml → the formats of its paste-ready mails, in
+#: the order they are mailed (:meth:`pbp.mailer.Mailer.gm_paste`).
+POST_FORMATS: dict[str, tuple[Literal["bbcode", "markdown"], ...]] = {
+    "bbcode": ("bbcode",),
+    "markdown": ("markdown",),
+    "both": ("bbcode", "markdown"),
+}
+
+#: The longest game ``title``: it heads every Subject pbp sends (``[Маньяк 2] Re: ход``).
+TITLE_LIMIT = 60
+
+
+def _title(value: str) -> str:
+    """A game's ``title``: one line of at most :data:`TITLE_LIMIT` characters, without
+    square brackets (a Subject's ``[title]`` tag must not look like, or hide, the
+    ``[pbp-TOKEN]`` tag beside it), edge spaces or invisible characters."""
+    if not value.strip() or value != value.strip() or re.search(r"[\[\]\n\r]", value):
+        raise ValueError(
+            f"title {value!r}: one line, non-empty, without square brackets or edge spaces"
+        )
+    if len(value) > TITLE_LIMIT:
+        raise ValueError(f"title {value[:20]!r}…: at most {TITLE_LIMIT} characters")
+    hidden = _hidden(value)
+    if hidden is not None:
+        raise ValueError(
+            f"title {value!r} holds the invisible or control character U+{ord(hidden):04X}:"
+            " remove it"
+        )
+    return value
+
+
 class GameBase(ConfigModel):
     """What every game kind shares. ``start`` is local time in ``timezone`` (see :attr:`start_at`);
     ``remind_hours_before``: hours before each deadline for reminders, None for none;
     ``catch_up_limit``: the most deadlines pbp passes at once after an outage (rule P3,
     :attr:`catch_up_deadlines`; more pause the game instead), None for those of one game
-    day (:attr:`deadlines_per_day`)."""
+    day (:attr:`deadlines_per_day`).
+
+    ``title``: the game's name in every Subject and first line pbp mails (default the
+    ``id``, :attr:`display_title`); ``post_format``: the format(s) of the posts mailed to
+    the GM to paste (:attr:`post_formats`); ``gm_mail``: ``each`` mails the GM every post
+    and GM-only fact as it comes, ``per_deadline`` one paste-ready mail (per format) and
+    one GM-only mail per deadline (:meth:`pbp.mailer.Mailer.deadline`)."""
 
     id: str
+    title: Annotated[str, AfterValidator(_title)] | None = None
+    post_format: Literal["bbcode", "markdown", "both"] = "bbcode"
+    gm_mail: Literal["each", "per_deadline"] = "each"
     #: The name of the game's kind (each kind's model narrows it to its own name).
     kind: str
     locale: Literal["ru", "en"]
@@ -216,6 +256,17 @@ class GameBase(ConfigModel):
                 "give the local time without a UTC offset (it is in the game's timezone)"
             )
         return value
+
+    @property
+    def display_title(self) -> str:
+        """The game's name in its mails: ``title``, else the ``id`` (``"maniac-1"``)."""
+        return self.title or self.id
+
+    @property
+    def post_formats(self) -> tuple[Literal["bbcode", "markdown"], ...]:
+        """The formats of the posts mailed to the GM, in order: ``("bbcode",)``,
+        ``("markdown",)`` or both."""
+        return POST_FORMATS[self.post_format]
 
     @property
     def zone(self) -> ZoneInfo:

@@ -227,8 +227,8 @@ class GmMail(ServicePart):
         self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
     ) -> list[dict[str, Any]]:
         """Mail the GM, at his registered address, the games his STATUS lines asked
-        for, in one GM-only mail (``gm_status``: its own Subject, naming the game and
-        saying it is for the GM; never a post to paste), the widest asked (ALL) as the
+        for, in one GM-only mail (``gm_status``: its own Subject, naming the games it
+        shows and saying it is for the GM; never a post to paste), the widest asked (ALL) as the
         latest line read them; ``results`` without their views, each marked ``sent``
         (the ``gm_result`` mail only mentions it)."""
         asked = [r["done"] for r in results if r.get("done", {}).get("lever") == "status"]
@@ -243,8 +243,9 @@ class GmMail(ServicePart):
             now,
             game=game,
             player=GM_SEAT,
-            # Its own Subject: it names the game and says the mail is for the GM only.
+            # Its own Subject: it names the game(s) and says the mail is for the GM only.
             stranger=True,
+            about=[self.config.game(g.game) for g in widest["games"]],
         )
         return [
             {**r, "done": {"lever": "status", "all": r["done"]["all"], "sent": True}}

@@ -147,20 +147,21 @@ class GmDesk:
         self, game: Game, events: Sequence[Event], now: datetime, note: str | None = None
     ) -> None:
         """Mail the GM the public post that announces ``events`` (public ones only),
-        in BBCode and Markdown, to paste into the game thread; ``note``, the GM's note
-        of a lever whose events carry none (remove, void), follows their headline.
-        One mail per format, each holding the post alone (:meth:`Mailer.gm_paste`)."""
+        in the format(s) of the game's ``post_format`` (BBCode by default, Markdown, or
+        both), to paste into the game thread; ``note``, the GM's note of a lever whose
+        events carry none (remove, void), follows their headline. One mail per format,
+        each holding the post alone (:meth:`Mailer.gm_paste`)."""
         context = {
             "game": game.id,
             "timezone": game.timezone,
             "note": note,
             "genders": game.genders(),  # the names in the case the sentence needs (P2)
         }
-        posts = {
+        posts: dict[str, str] = {
             fmt: self.service.renderer.public_post(
                 "gm", events, locale=game.locale, fmt=fmt, kind="common", **context
             )
-            for fmt in ("bbcode", "markdown")
+            for fmt in game.post_formats
         }
         kinds = [e.kind for e in events if e.visibility is Visibility.PUBLIC]
         self.service.mail.gm_paste(game, "gm_announce", posts, {"kinds": kinds}, now)

@@ -1,7 +1,7 @@
 """Golden texts (issue 16): one scripted game of each bundled kind, played through
 :class:`pbp.service.Service` in one locale, and every mail it sends written out as one
 transcript: what each player and the GM read, posts included (the GM's post mails
-carry each post in BBCode and Markdown).
+carry each post in the game's ``post_format``: BBCode by default).
 
 The cast has the names that are hard to write in Russian (issue 16): Лев, Павел,
 Пётр, Любовь, Кэт, Ник, Ника, Мария, Илья, Никита in the Maniac game; Неташка,
@@ -619,7 +619,8 @@ def untranslated(table: GoldenTable) -> list[str]:
     transcript's marks and the mail protocol's words (``Subject:``, ``Re:``) are
     taken out, and so are the lines of the canonical deal string (its keys are data)."""
     config = table.config.games[0]
-    data = {config.id, "Europe/Moscow", *table.game.emails.values(), GM, "gm@example.test"}
+    data = {config.id, config.display_title, "Europe/Moscow", *table.game.emails.values()}
+    data |= {GM, "gm@example.test"}
     data |= set(table.game.players)
     cards = getattr(config, "cards", None)
     if cards is not None:

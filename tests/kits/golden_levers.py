@@ -5,7 +5,9 @@ registered address, or not: a reply without the word, a second reply) and by ``p
 (:meth:`~kits.golden.GoldenTable.cli`), the reminders before a deadline, mail held by a
 pause or kept for the GM (unreadable, too large, forwarded, to another player's
 address, from another address, without a personal address), a substitute, a removed
-player, a voided move, and the story (``EXPORT`` by mail, ``pbp export``).
+player, a voided move, and the story (``EXPORT`` by mail, ``pbp export``). Each has a
+``title`` (named in every Subject and first line); the Maniac game mails its posts in
+both formats and, like Cluedo by days (Markdown only), its GM mails per deadline.
 
 Maniac: a vote and an order voided, a move entered by the GM, a pause with a vote held,
 the GM's STATUS ALL and an extension while paused, a substitute, a player removed, the
@@ -318,7 +320,13 @@ LEVER_GAMES: dict[str, Game] = {
     "maniac_levers": Game(
         "maniac",
         GAMES["maniac"].players,
-        _item(MANIAC_ITEM, "remind_hours_before: 3"),
+        _item(
+            MANIAC_ITEM,
+            "remind_hours_before: 3",
+            "title: Маньяк 2",
+            "post_format: both",
+            "gm_mail: per_deadline",
+        ),
         utc(2026, 12, 1, 9),
         _maniac_levers,
         GAMES["maniac"].genders,
@@ -326,7 +334,13 @@ LEVER_GAMES: dict[str, Game] = {
     "cluedo_days_levers": Game(
         "cluedo_days",
         GAMES["cluedo_days"].players,
-        _item(DAYS_ITEM, "remind_hours_before: 1"),
+        _item(
+            DAYS_ITEM,
+            "remind_hours_before: 1",
+            "title: Клуэдо по дням",
+            "post_format: markdown",
+            "gm_mail: per_deadline",
+        ),
         utc(2026, 12, 1, 17),
         _cluedo_days_levers,
         GAMES["cluedo_days"].genders,
@@ -335,7 +349,7 @@ LEVER_GAMES: dict[str, Game] = {
     "cluedo_rounds_levers": Game(
         "cluedo_rounds",
         GAMES["cluedo_rounds"].players,
-        _item(ROUNDS_ITEM, "remind_hours_before: 2"),
+        _item(ROUNDS_ITEM, "remind_hours_before: 2", "title: Клуэдо за столом"),
         utc(2026, 12, 1, 17),
         _cluedo_rounds_levers,
         GAMES["cluedo_rounds"].genders,

@@ -59,9 +59,11 @@ def post(mail: Received) -> str:
 
 
 def gm_only(mail: Received) -> str:
-    """The GM-only facts beside a post: the body of their own mail, stripped."""
+    """The GM-only facts beside a post: the body of their own mail after the line that
+    names the game (:data:`GAME_LINE`, asserted), stripped."""
     assert mail.subject.endswith(" — только для ГМа"), mail.subject
-    return mail.body.strip()
+    assert mail.body.startswith(GAME_LINE), mail.body[:80]
+    return mail.body.removeprefix(GAME_LINE).strip()
 
 
 def md(subject: str) -> str:
@@ -78,6 +80,8 @@ def facts(subject: str) -> str:
 
 GAME = "maniac-e2e"
 TAG = f"[{GAME}]"
+#: The first line of every mail but a post to paste, and the blank line after it.
+GAME_LINE = f"Игра: {GAME}\n\n"
 DAEMON = "gm@example.test"
 DAEMON_PASSWORD = "daemon-secret"
 GM = "gm-person@example.test"
@@ -129,6 +133,7 @@ GAME_ITEM = """\
     night_ends: "{night_ends}"
     remind_hours_before: {remind_hours}
     vote_count_mail: true
+    post_format: both
     players:
 {players}
     roles:
@@ -186,7 +191,7 @@ KILLED = f"{TAG} Вас убили в ночь 1"
 GAME_OVER = f"{TAG} Игра окончена"
 FINAL = f"{TAG} Игра окончена: финальный пост — BBCode"
 DAY_1 = f"Re: {WELCOME}"  # day 1's moves answer the welcome mail
-DAY_2, DAY_3 = "Re: день 2", "Re: день 3"  # later moves are new mails
+DAY_2, DAY_3 = f"{TAG} Re: день 2", f"{TAG} Re: день 3"  # later moves are new mails
 FOOTER = "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.\n"
 #: The headings of the reply's sections (templates/ru/*/mail/reply.j2).
 APPLIED = "Выполнено:\n\n"

@@ -26,7 +26,7 @@ from pbp.service import Service
 from pbp.store import Store
 
 from . import games
-from .table import GM, TEMPLATES, Table, body, utc
+from .table import GM, TEMPLATES, Table, body, named_body, utc
 
 GAME = "seed-002"
 PLAYERS = ("Вася", "Петя", "Таня", "Оля", "Саша", "Маша", "Коля", "Дима", "Лена", "Катя")
@@ -167,20 +167,22 @@ def markdown(mail: EmailMessage) -> str:
 
 
 def gm_facts(mail: EmailMessage) -> str:
-    """The GM-only facts beside a post: the whole body of their own mail."""
+    """The GM-only facts beside a post: the whole body of their own mail after the line
+    naming the game (asserted)."""
     assert str(mail["Subject"]).endswith((" — только для ГМа", " — GM only")), mail["Subject"]
-    return body(mail)
+    return named_body(mail, GAME)
 
 
 def posted(title: str, *, private: bool = True) -> list[tuple[str, str]]:
-    """``(to, Subject)`` of the GM's mails of one post (:func:`kits.table.summary`): BBCode,
-    Markdown, then the GM-only facts (in every Maniac post but the lever's ones)."""
+    """``(to, Subject)`` of the GM's mails of one post (:func:`kits.table.summary`): BBCode
+    (the default ``post_format``), then the GM-only facts (in every Maniac post but the
+    lever's ones)."""
     gm_only = "только для ГМа" if re.search("[а-я]", title) else "GM only"
-    parts = ["BBCode", "Markdown", *([gm_only] if private else [])]
+    parts = ["BBCode", *([gm_only] if private else [])]
     return [(GM, f"{title} — {part}") for part in parts]
 
 
 def post_mails(mails: list[EmailMessage], title: str) -> list[EmailMessage]:
-    """The mails of the GM post whose Subject starts ``title``: BBCode, Markdown and,
-    when there are GM-only facts, those (in that order)."""
+    """The mails of the GM post whose Subject starts ``title``: each format of the game's
+    ``post_format`` and, when there are GM-only facts, those (in that order)."""
     return [m for m in mails if str(m["Subject"]).startswith(title + " — ")]

@@ -201,6 +201,18 @@ def body(mail: EmailMessage) -> str:
     return str(mail.get_content()).replace("\r\n", "\n")
 
 
+def named_body(mail: EmailMessage, title: str) -> str:
+    """The text of a mail after the first line that names its game ``title`` («Игра:
+    seed-000» / "Game: seed-000", then a blank line: asserted); a post to paste (its
+    Subject ends with its format) has none and is returned whole."""
+    text = body(mail)
+    if str(mail["Subject"]).endswith((" — BBCode", " — Markdown")):
+        return text
+    first, blank, rest = text.split("\n", 2)
+    assert (first, blank) in {(f"Игра: {title}", ""), (f"Game: {title}", "")}, text[:80]
+    return rest
+
+
 def crash_apply(monkeypatch: pytest.MonkeyPatch, kind: str, call: int) -> None:
     """Plant a bug: the ``call``-th move (1-based) that game kind ``kind`` applies
     raises ``RuntimeError("bug")``; the others are applied as usual."""
