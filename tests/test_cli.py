@@ -1518,6 +1518,10 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
 
     before = datetime.now(UTC)
     assert table.ok("close-day", "ru-1") == ["ru-1: day 1 closed"]
+    # The GM's close is logged for him (the story, his STATUS), never in a post.
+    story = [line for line in table.ok("export", "ru-1", "--force") if "ГМ" in line]
+    assert [line.split(": ", 1)[1] for line in story] == ["ГМ закрывает день 1 до срока."]
+    assert " 🔒" in story[0]
 
     # In BBCode alone (the default post_format); nothing for the GM only: no mail.
     (summary,) = table.new_mail()
@@ -1709,7 +1713,8 @@ def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
     assert result.stderr.splitlines() == [
         f"{edited}: warning: seed-000: Дуг's seat plays from doug@example.test, not "
         "doug2@example.test as games.yaml says: players are fixed once a game has started "
-        "(pbp substitute changes a seat's address)",
+        "(pbp readdress changes a seat's address; pbp substitute gives the seat to someone "
+        "new)",
         f"{edited}: warning: seed-000: Стас <stranger@example.test> in games.yaml has no "
         "seat: players are fixed once a game has started (pbp substitute gives a seat to "
         "someone new)",

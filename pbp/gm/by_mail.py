@@ -16,7 +16,7 @@ import hashlib
 import hmac
 import json
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ from pbp.parse.gm import (
     parse_gm,
 )
 from pbp.parse.mime import Letter
+from pbp.seatnames import ShownName
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
 
@@ -72,6 +73,24 @@ def confirm_words() -> frozenset[str]:
     nothing."""
     words = keywords.current().words("gm", "confirm")
     return frozenset(" ".join(w.upper().replace("Ё", "Е").split()) for w in words)
+
+
+def unread_lines(text: str) -> list[str]:
+    """The GM command lines of ``text`` (a reply to a confirmation mail, its own text),
+    outside quotes: lines whose first word is a GM command's keyword (:func:`parse_gm`,
+    arguments fitting or not). A reply to a confirmation only confirms, so they are not
+    read, and the answer says so; a "thank you" or a signature is no command and is not
+    named. At most the first 50 lines are looked at, as :func:`confirms` does.
+
+    >>> unread_lines("да\\n\\nПАУЗА\\nСпасибо!\\n> ЗАКРЫТЬ ДЕНЬ")
+    ['ПАУЗА']
+    """
+    own = "\n".join(line for line in text.splitlines()[:50] if not is_quoted(line))
+    return [
+        line.line
+        for line in parse_gm(own)
+        if line.lever is not None or (line.error is not None and line.error.code == "gm_syntax")
+    ]
 
 
 def confirms(text: str) -> bool:
@@ -214,7 +233,8 @@ class GmMail(ServicePart):
         """What a STATUS line gives (:mod:`pbp.gmview`): ``{"lever": "status", "all":
         bool, "games": [GameStatus…]}``, the game itself or, with ALL, every configured
         game whose GM has the same registered address (``game`` first, then in
-        ``games.yaml`` order)."""
+        ``games.yaml`` order). A seat a substitute plays is named as the posts name it
+        («Света (вместо Киры)»)."""
         ids = [game.id]
         if lever.all:
             mine = self.addresses.registered(game.id)
@@ -223,7 +243,13 @@ class GmMail(ServicePart):
                 for g in self.config.games
                 if g.id != game.id and self.addresses.registered(g.id) == mine
             ]
-        games = game_status(self.config, self.store, ids, now)
+        renderer = self.service.renderer
+
+        def labels(of: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:
+            # Named as the posts name them, in this mail's language (game's).
+            return renderer.shown_names(game.locale, substitutes, genders=of.genders())
+
+        games = game_status(self.config, self.store, ids, now, labels)
         return {"lever": "status", "all": lever.all, "games": games}
 
     def _statuses(
@@ -258,14 +284,20 @@ class GmMail(ServicePart):
         ]
 
     def _answer(
-        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
+        self,
+        letter: Letter,
+        game: Game,
+        results: list[dict[str, Any]],
+        now: datetime,
+        unread: Sequence[str] = (),
     ) -> None:
         """The ``gm_result`` mail, to the GM's registered address; before it, each
         story an EXPORT asked for in a mail of its own (:meth:`pbp.mailer.Mailer.gm_story`),
         which the result mail only mentions: the story is pasted whole into a public
         thread, the result mail holds the GM's address. What STATUS lines asked for
         comes in a mail of its own too (:meth:`_statuses`); a mail of STATUS lines only
-        gets that mail alone."""
+        gets that mail alone. ``unread``: the lines of a confirming reply besides its
+        word (:func:`unread_lines`), which the mail says were not read."""
         results = self._statuses(letter, game, results, now)
         if results and all(r.get("done", {}).get("lever") == "status" for r in results):
             return
@@ -280,7 +312,11 @@ class GmMail(ServicePart):
             letter,
             self.addresses.registered(game.id),
             "gm_result",
-            {"results": shown, "gm_address": self.addresses.gm_address(game.id)},
+            {
+                "results": shown,
+                "gm_address": self.addresses.gm_address(game.id),
+                "unread": list(unread),
+            },
             now,
             game=game,
             player=GM_SEAT,
@@ -400,17 +436,19 @@ class GmMail(ServicePart):
         game = self.game_config(confirmation.game_id)
         if message.from_address != self.addresses.registered(game.id):
             return self._wrong_confirmer(message, game)
-        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
-            return self._confirmed_before(message, game, confirmation)
         # The GM's own reply: now its body (who before what), on the CPU budget.
         message.letter = self.service.read_body(message.raw.raw, message.letter)
-        if not confirms(self.moves.own_text(message.letter, game)):
-            return self._no_confirm_word(message, game, confirmation)
+        text = self.moves.own_text(message.letter, game)
+        unread = unread_lines(text)
+        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
+            return self._confirmed_before(message, game, confirmation, unread)
+        if not confirms(text):
+            return self._no_confirm_word(message, game, confirmation, unread)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
-            self._answer(message.letter, game, results, message.now)
+            self._answer(message.letter, game, results, message.now, unread)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
@@ -434,16 +472,22 @@ class GmMail(ServicePart):
             return message.record(Handled.WRONG_CONFIRMER, game.id)
 
     def _confirmed_before(
-        self, message: Message, game: Game, confirmation: Confirmation
+        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
     ) -> Outcome:
-        """A confirmation used already, or too late: said so, nothing pulled."""
+        """A confirmation used already, or too late: said so, nothing pulled; the
+        reply's other lines (``unread``) are said not read."""
         template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
         with self.store.transaction():
             self.mail.reply(
                 message.letter,
                 message.from_address,
                 template,
-                {"done_at": confirmation.done_at, "expires_at": confirmation.expires_at},
+                {
+                    "done_at": confirmation.done_at,
+                    "expires_at": confirmation.expires_at,
+                    "unread": list(unread),
+                    "gm_address": self.addresses.gm_address(game.id),
+                },
                 message.now,
                 game=game,
                 player=GM_SEAT,
@@ -453,9 +497,12 @@ class GmMail(ServicePart):
             )
             return message.record(said, game.id, GM_SEAT)
 
-    def _no_confirm_word(self, message: Message, game: Game, confirmation: Confirmation) -> Outcome:
+    def _no_confirm_word(
+        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
+    ) -> Outcome:
         """A reply without the confirming word (an auto-responder's "I am away" is no
-        confirmation: the GM writes the word): told once per code, so no loop."""
+        confirmation: the GM writes the word): told once per code, so no loop; its lines
+        (``unread``) are said not read."""
         with self.store.transaction():
             if confirmation.hinted_at is None:
                 self.store.mark_hinted(confirmation.code, message.now)
@@ -463,7 +510,11 @@ class GmMail(ServicePart):
                     message.letter,
                     message.from_address,
                     "gm_confirm_missing",
-                    {"expires_at": confirmation.expires_at},
+                    {
+                        "expires_at": confirmation.expires_at,
+                        "unread": list(unread),
+                        "gm_address": self.addresses.gm_address(game.id),
+                    },
                     message.now,
                     game=game,
                     player=GM_SEAT,
