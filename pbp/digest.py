@@ -36,7 +36,7 @@ from typing import Any
 from pbp.config import Config, Game
 from pbp.mailer import Mailer
 from pbp.parse.mime import Letter
-from pbp.store import DigestCount, DigestEntry, Store
+from pbp.store import DigestCount, DigestEntry, KeptMessage, Store
 
 #: Lines listed in one digest (the counts per reason cover all of them).
 DIGEST_SHOWN = 50
@@ -63,6 +63,15 @@ def sender_of(mail: Letter | Message | str | None) -> str | None:
         return mail.from_address
     address = parseaddr(str(mail.get("From", "")))[1]
     return address.lower() or None
+
+
+def _closed(kept: KeptMessage | None) -> str | None:
+    """What the GM did with a kept mail before its digest: ``"dismissed"`` (``pbp
+    dismiss``, DISMISS), ``"retried"`` (processed again and no longer kept: ``pbp
+    retry``, RETRY, or replayed at a resume), None while it waits (or was not kept)."""
+    if kept is None or kept.waiting:
+        return None
+    return "dismissed" if kept.dismissed_at is not None else "retried"
 
 
 class Digest:
@@ -179,6 +188,7 @@ class Digest:
     ) -> dict[str, Any]:
         zones = {game.id: game.timezone for game in games}
         total = sum(count.count for count in counts.values())
+        kept = self.store.kept_by_id([e.kept_id for e in entries if e.kept_id is not None])
         return {
             "total": total,
             "counts": sorted(((reason, count.count) for reason, count in counts.items())),
@@ -191,6 +201,7 @@ class Digest:
                     "reason": entry.reason,
                     "game_id": entry.game_id,
                     "detail": entry.detail,
+                    "closed": _closed(kept.get(entry.kept_id) if entry.kept_id else None),
                 }
                 for entry in entries
             ],

@@ -10,7 +10,8 @@ it goes to the GM only, never into a post or a player's mail.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -20,11 +21,13 @@ from pbp.core.kind import Outstanding
 from pbp.core.registry import kind_named
 from pbp.gm.levers import paused_since
 from pbp.keptview import kept_rows
+from pbp.seatnames import ShownName, renamed
 from pbp.store import Store
 
 __all__ = [
     "LEVER_EVENTS",
     "GameStatus",
+    "Labels",
     "LastLever",
     "SeatPlayer",
     "SeatView",
@@ -35,11 +38,13 @@ __all__ = [
 
 #: The events the GM's levers log (:mod:`pbp.gm`), of which the latest is shown. Not
 #: ``gm_seat_address`` (a substitution's second event: the substitution is the lever)
-#: nor ``gm_address_rotated`` (a player's own NEW ADDRESS logs it too). CLOSE DAY, END
-#: NIGHT, RETRY and DISMISS log no event of their own (a close is the day's, a kept row
-#: is no game's event).
+#: nor ``gm_address_rotated`` (a player's own NEW ADDRESS logs it too). ``gm_close``: the
+#: GM passed a deadline (CLOSE DAY, END NIGHT, ``pbp close-day``…). RETRY and DISMISS log
+#: no game event: they act on a kept mail (``pbp kept`` keeps who dismissed it and when),
+#: and a retried move that applies is logged as the player's own move.
 LEVER_EVENTS = (
     "gm_act",
+    "gm_close",
     "gm_pause",
     "gm_resume",
     "gm_extend",
@@ -53,7 +58,8 @@ LEVER_EVENTS = (
 @dataclass(frozen=True)
 class LastLever:
     """The GM's latest lever on a game: ``lever`` its name (``"pause"``, ``"extend"``…:
-    the event kind without ``gm_``), ``at`` when (aware UTC), ``via`` (``"cli"``,
+    the event kind without ``gm_``; a ``gm_close`` by its command: ``"close_day"``,
+    ``"end_night"``), ``at`` when (aware UTC), ``via`` (``"cli"``,
     ``"mail"``), his ``note``, and the seat it named (act, substitute, readdress,
     remove), if any."""
 
@@ -214,12 +220,26 @@ def _iso(when: datetime | None, game: Game) -> str | None:
     return None if when is None else when.astimezone(game.zone).isoformat(timespec="minutes")
 
 
+#: How a text names the seats substitutes play in a game (``pbp substitute``): given the
+#: game and its ``{seat: substitute's name}`` (:meth:`pbp.store.Store.substitutes`, never
+#: empty), ``{seat: ShownName}`` («Света (вместо Киры)»,
+#: :meth:`pbp.render.Renderer.shown_names`).
+Labels = Callable[[Game, Mapping[str, str]], Mapping[str, ShownName]]
+
+
 def game_status(
-    config: Config, store: Store | None, game_ids: list[str], now: datetime
+    config: Config,
+    store: Store | None,
+    game_ids: list[str],
+    now: datetime,
+    labels: Labels | None = None,
 ) -> list[GameStatus]:
     """The :class:`GameStatus` of each game of ``game_ids`` (in that order) at ``now``
     (aware), from ``store`` and ``config``; without a store (``pbp run`` has not made
-    one yet) every game is not started. Reads only.
+    one yet) every game is not started. Reads only. ``labels``: how the text names a
+    seat a substitute plays; who owes what (``outstanding``, its ``owed`` and ``view``)
+    then names that seat so, as the posts do («Света (вместо Киры)»); None: by the
+    seat's own name.
 
     :raises KeyError: a game id ``config`` does not have.
     """
@@ -230,17 +250,32 @@ def game_status(
     for row in kept_rows(store, config, waiting) if waiting else ():
         if row.game is not None:
             kept_of.setdefault(row.game, []).append(row.id)
-    return [_one(config.game(g), store, tuple(kept_of.get(g, ())), now) for g in game_ids]
+    return [_one(config.game(g), store, tuple(kept_of.get(g, ())), now, labels) for g in game_ids]
 
 
-def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> GameStatus:
+def _labelled(outstanding: Outstanding, names: Mapping[str, ShownName]) -> Outstanding:
+    """``outstanding`` with each seat of ``names`` named by its label (:func:`renamed`)."""
+    if not names:
+        return outstanding
+    owed = tuple(
+        dataclasses.replace(o, player=names.get(o.player, o.player)) for o in outstanding.owed
+    )
+    return Outstanding(owed, renamed(dict(outstanding.view), names))
+
+
+def _one(
+    game: Game, store: Store, kept: tuple[int, ...], now: datetime, labels: Labels | None
+) -> GameStatus:
     row = store.game(game.id)
     last = store.last_event(game.id, LEVER_EVENTS)
     lever = None
     if last is not None:
         data = last.event.data
         lever = LastLever(
-            last.event.kind.removeprefix("gm_"),
+            # A close is named by its command: "close_day", "end_night".
+            data["command"].replace("-", "_")
+            if last.event.kind == "gm_close"
+            else last.event.kind.removeprefix("gm_"),
             last.at,
             data.get("via"),
             data.get("note"),
@@ -253,6 +288,8 @@ def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> Game
         kind.load(row.state), lambda: [stored.event for stored in store.events(game.id)]
     )
     over = row.over or kind.is_over(state)
+    substitutes = store.substitutes(game.id) if labels is not None else {}
+    names = labels(game, substitutes) if substitutes and labels is not None else {}
     pause = paused_since(store, game.id) if not over else None
     deadline = None if over else row.deadline_at
     left = None if deadline is None else max(0, int((deadline - now).total_seconds()))
@@ -271,7 +308,7 @@ def _one(game: Game, store: Store, kept: tuple[int, ...], now: datetime) -> Game
         paused_at=pause.at if pause is not None else None,
         paused_left_seconds=kept_left,
         start_at=game.start_at,
-        outstanding=Outstanding() if over else kind.outstanding(state),
+        outstanding=Outstanding() if over else _labelled(kind.outstanding(state), names),
         kept=kept,
         last_lever=lever,
         seats=seat_views(store, game.id, kind.players(state)),

@@ -109,8 +109,9 @@ class KeptRow:
     ``game``: the game id it was for, or None; ``reason``: the stored code (for mail
     held by a pause ``"paused:GAME"``, as before the store said ``held_for`` apart),
     ``reason_text``: in words; ``status``: ``"waiting"``, ``"waiting for resume"``,
-    ``"retried 2026-12-01 21:03: OUTCOME"`` (local time; ``(still kept)`` when kept
-    again), ``"resumed: OUTCOME"`` or ``"dismissed 2026-12-01 21:03"``.
+    ``"retried 2026-12-01 21:03 MSK: OUTCOME"`` (local time, :func:`pbp.timetext.cli_time`;
+    ``(still kept)`` when kept again), ``"resumed: OUTCOME"`` or ``"dismissed 2026-12-01
+    21:03 MSK"``.
     """
 
     id: int
@@ -204,7 +205,7 @@ def _status(message: KeptMessage, resumed: dict[int, str], zone: ZoneInfo) -> st
     """``resumed``: ``{kept id: outcome}`` of the held mail replayed on resume."""
     held = message.held_for is not None
     if message.dismissed_at is not None:
-        return f"dismissed {message.dismissed_at.astimezone(zone).strftime('%Y-%m-%d %H:%M')}"
+        return f"dismissed {cli_time(message.dismissed_at, zone)}"
     if held and message.retried_at is None:
         outcome = resumed.get(message.id)
         return "waiting for resume" if outcome is None else f"resumed: {outcome}"

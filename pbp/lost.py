@@ -24,12 +24,13 @@ from zoneinfo import ZoneInfo
 
 from pbp.config import Config
 from pbp.digest import inert
-from pbp.intake import fingerprint, source_key
+from pbp.gm.by_mail import CONFIRM_SECRET, confirmation_code
+from pbp.intake import fingerprint, source_key, text_digest
 from pbp.mail.base import Inbox, RawMessage, header_section
 from pbp.outcome import Outcome
 from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.service import Service
-from pbp.store import Store
+from pbp.store import GM_SEAT, Store
 
 __all__ = ["MARGIN", "LostMail", "find_lost", "replay", "table", "tell_gm"]
 
@@ -50,7 +51,8 @@ class LostMail:
     """One message done on the server that the store never saw: ``raw`` as the inbox
     gives it, ``source`` its store key (``imap:UIDVALIDITY:UID``, ``maildir:NAME``),
     ``game`` the game it was for (None: none known), ``zone`` that game's time zone
-    (else the first game's), ``sender`` and ``subject`` on one line, cut."""
+    (else the first game's), ``sender`` and ``subject`` on one line, cut, ``tokens``
+    the personal tokens or confirmation codes it was sent to (lower-case)."""
 
     raw: RawMessage
     source: str
@@ -58,6 +60,7 @@ class LostMail:
     zone: str
     sender: str
     subject: str
+    tokens: tuple[str, ...] = ()
 
     @property
     def arrived(self) -> str:
@@ -80,13 +83,22 @@ def find_lost(store: Store, config: Config, inbox: Inbox) -> list[LostMail]:
     """
     zones = {game.id: game.timezone for game in config.games}
     default_zone = config.games[0].timezone if config.games else "UTC"
+    plus = config.mail.personal_address == "plus"
     found = []
+    codes: dict[str, str] = {}  # the confirmation codes the lost GM mail asks under
     for raw in inbox.fetch_done(since(store)):
         source = source_key(raw)
         letter = read_letter(header_section(raw.raw), body=False)
-        if store.processed(source, letter.message_id or fingerprint(raw.raw)):
+        identity = letter.message_id or fingerprint(raw.raw)
+        if store.processed(source, identity):
             continue
-        game = _game_of(letter, store, config)
+        tokens = find_tokens(letter, config.mail.address, "plus" if plus else "subject_tag")
+        game = _game_of(letter, tokens, codes, store, config)
+        gm_seat = _gm_seat(tokens, store)
+        if gm_seat is not None:  # a lever mail, perhaps: its code, for its reply's game
+            text = read_letter(raw.raw).text
+            secret = store.secret(CONFIRM_SECRET)
+            codes[confirmation_code(secret, gm_seat, identity, text_digest(text))] = gm_seat
         found.append(
             LostMail(
                 raw,
@@ -95,19 +107,37 @@ def find_lost(store: Store, config: Config, inbox: Inbox) -> list[LostMail]:
                 zones.get(game or "", default_zone),
                 inert(letter.from_address or "", SENDER_WIDTH),
                 inert(letter.subject, SUBJECT_WIDTH),
+                tuple(tokens),
             )
         )
     return found
 
 
-def _game_of(letter: Letter, store: Store, config: Config) -> str | None:
-    """The game of the personal address ``letter`` went to, else the first game its
-    sender plays in or runs, else None (as ``pbp kept`` tells a kept mail's game)."""
-    plus = config.mail.personal_address == "plus"
-    for token in find_tokens(letter, config.mail.address, "plus" if plus else "subject_tag"):
+def _gm_seat(tokens: list[str], store: Store) -> str | None:
+    """The game whose GM address is one of ``tokens``, or None."""
+    for token in tokens:
+        seat = store.token(token)
+        if seat is not None and seat.player == GM_SEAT:
+            return seat.game_id
+    return None
+
+
+def _game_of(
+    letter: Letter, tokens: list[str], codes: dict[str, str], store: Store, config: Config
+) -> str | None:
+    """The game of the personal address ``letter`` went to (one of ``tokens``), else of
+    the confirmation code it went to (in the store, or in ``codes``: those the lost GM
+    mail before it asks under), else the first game its sender plays in or runs, else
+    None (as ``pbp kept`` tells a kept mail's game)."""
+    for token in tokens:
         seat = store.token(token)
         if seat is not None:
             return seat.game_id
+        confirmation = store.confirmation(token)
+        if confirmation is not None:
+            return confirmation.game_id
+        if token in codes:
+            return codes[token]
     sender = letter.from_address
     for game in config.games:
         if sender in {game.gm.lower(), *(p.email.lower() for p in game.players)}:
@@ -119,9 +149,15 @@ def replay(service: Service, lost: list[LostMail], now: datetime) -> list[Outcom
     """Apply ``lost`` (``pbp lost --replay``) in arrival order (rule D8), each as a new
     message under its own source key (:meth:`pbp.service.Service.handle`): at its
     arrival time, its game's deadlines due before it passed first, its sender answered;
-    one already processed meanwhile is a ``duplicate``."""
+    one already processed meanwhile is a ``duplicate``. A GM's lever mail asks for
+    confirmation under the code it asked under before the loss
+    (:func:`pbp.gm.by_mail.confirmation_code`), so his replayed reply confirms it; the
+    request is not mailed again when that reply is among ``lost``."""
     ordered = sorted(lost, key=lambda mail: (mail.raw.arrived, mail.raw.key))
-    return [service.handle(mail.raw, now, source=mail.source) for mail in ordered]
+    replies_to = frozenset(token for mail in lost for token in mail.tokens)
+    return [
+        service.handle(mail.raw, now, source=mail.source, replies_to=replies_to) for mail in ordered
+    ]
 
 
 def tell_gm(service: Service, lost: list[LostMail], now: datetime) -> int:

@@ -35,7 +35,8 @@ def seat_warnings(config: Config, store: Store) -> list[str]:
                 warnings.append(
                     f"{game.id}: {player.name}'s seat plays from {email}, not "
                     f"{player.email} as games.yaml says: players are fixed once a game has "
-                    "started (pbp substitute changes a seat's address)"
+                    "started (pbp readdress changes a seat's address; pbp substitute "
+                    "gives the seat to someone new)"
                 )
     return warnings
 

@@ -34,12 +34,13 @@ from zoneinfo import ZoneInfo
 
 from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Config, Game
-from pbp.core.events import Step
+from pbp.core.events import Event, Step, Visibility
 from pbp.core.kind import AnyKind
 from pbp.core.registry import KINDS
 from pbp.digest import Digest
 from pbp.faults import crash_point
 from pbp.gm import Addresses, GmDesk, GmMail
+from pbp.gm.deadline import GmClose
 from pbp.gm.kept import KeptDesk
 from pbp.intake import Intake, source_key, too_complex
 from pbp.mail.base import Inbox, RawMessage, Transport
@@ -434,6 +435,7 @@ class Service:
         *,
         scheduled: bool = False,
         expect: tuple[str, int] | None = None,
+        by_gm: GmClose | None = None,
     ) -> Step | None:
         """Pass the current deadline of ``game_id`` at ``at``: close the game day
         (rules D6, D7), or whatever the game kind does at its deadline.
@@ -444,7 +446,10 @@ class Service:
         is passed only if still due (another writer may have done it). ``expect``:
         ``(deadline name, period)`` the caller means, e.g. ``("day", 3)`` for ``pbp
         close-day`` on day 3; nothing is done when the game has moved on meanwhile
-        (a catch-up or another process passed it). Returns None when nothing was done.
+        (a catch-up or another process passed it). ``by_gm``: the GM passes it (``pbp
+        close-day``, CLOSE DAY by mail…): a GM-only ``gm_close`` event {command, deadline,
+        period, via, note} is logged before the close's own events (his STATUS's last
+        lever, the story), never told in a post. Returns None when nothing was done.
         """
         now = now or self.clock()
         game = self.game_config(game_id)
@@ -460,6 +465,19 @@ class Service:
                 return None
             day = kind.day(state)
             ended = kind.deadline_name(state)
+            if by_gm is not None:
+                event = Event(
+                    "gm_close",
+                    Visibility.GM,
+                    {
+                        "command": by_gm.command,
+                        "deadline": ended,
+                        "period": day,
+                        "via": by_gm.via,
+                        "note": by_gm.note,
+                    },
+                )
+                self.table.log(game_id, [event], at=at, day=day, source=f"gm:{by_gm.via}")
             step = kind.on_deadline(state, at)
             following = kind.next_deadline(game, step.state, row.deadline_at, at)
             self.table.commit(
@@ -501,10 +519,13 @@ class Service:
         *,
         source: str | None = None,
         replay_of: int | None = None,
+        replies_to: frozenset[str] = frozenset(),
     ) -> Outcome:
         """Process one message (:meth:`pbp.intake.Intake.handle`): identify, apply its
         moves, answer; one transaction. Never raises for bad mail."""
-        return self.intake.handle(raw, now, source=source, replay_of=replay_of)
+        return self.intake.handle(
+            raw, now, source=source, replay_of=replay_of, replies_to=replies_to
+        )
 
     def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]:
         """Process kept messages again (``pbp retry``; :meth:`pbp.intake.Intake.retry`).

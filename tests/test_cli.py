@@ -1518,6 +1518,10 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
 
     before = datetime.now(UTC)
     assert table.ok("close-day", "ru-1") == ["ru-1: day 1 closed"]
+    # The GM's close is logged for him (the story, his STATUS), never in a post.
+    story = [line for line in table.ok("export", "ru-1", "--force") if "ГМ" in line]
+    assert [line.split(": ", 1)[1] for line in story] == ["ГМ закрывает день 1 до срока."]
+    assert " 🔒" in story[0]
 
     # In BBCode alone (the default post_format); nothing for the GM only: no mail.
     (summary,) = table.new_mail()
@@ -1709,7 +1713,8 @@ def test_players_are_fixed_once_a_game_started_and_check_run_retry_say_so(
     assert result.stderr.splitlines() == [
         f"{edited}: warning: seed-000: Дуг's seat plays from doug@example.test, not "
         "doug2@example.test as games.yaml says: players are fixed once a game has started "
-        "(pbp substitute changes a seat's address)",
+        "(pbp readdress changes a seat's address; pbp substitute gives the seat to someone "
+        "new)",
         f"{edited}: warning: seed-000: Стас <stranger@example.test> in games.yaml has no "
         "seat: players are fixed once a game has started (pbp substitute gives a seat to "
         "someone new)",
@@ -1751,3 +1756,19 @@ def test_pbp_run_logs_one_info_line_per_message_without_its_text(
         "unknown_sender",
     ]
     assert not any("Спальня" in line or "СТАТУС" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "when", ["0001-01-01T00:00+14:00", "9999-12-31T23:59-14:00", "1969-12-31T23:59+00:00"]
+)
+def test_a_time_at_the_edge_of_the_calendar_is_refused_in_one_sentence(
+    tmp_path: Path, when: str
+) -> None:
+    """``--now`` / ``--at`` at year 1 or 9999 overflowed into a traceback (issue 31's
+    hostile pass): a game's time lies between 1970 and 2999."""
+    table = Table(tmp_path, games_yaml(RU_GAME))
+    result = table.pbp("games", "--now", when)
+    assert result.code == 2
+    assert result.err[-1] == (
+        f"Error: Invalid value: '{when}': a game's time lies between the years 1970 and 2999"
+    )

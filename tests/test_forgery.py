@@ -7,7 +7,9 @@ he never sees what pbp sends to the registered addresses.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from datetime import datetime
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -185,6 +187,32 @@ def test_a_confirmation_from_another_address_or_too_late_applies_nothing(table: 
     assert table.run(utc(2026, 12, 2, 18, 3)) == ["gm_confirm_expired"]
     assert table.store.last_event(GAME, ("gm_pause",)) is None
     assert recipients(table)[-1] == GM
+
+
+def test_a_gms_reply_to_an_unknown_confirmation_address_names_his_gm_address_and_no_game(
+    table: Table,
+) -> None:
+    """A confirmation code pbp does not know (one of a store restored from before it,
+    mistyped): the GM is told so with his GM address as such, never the GM seat's
+    internal name («игрок @gm»), and the mail is recorded for no game."""
+    mail(table, "да", to="gm+zzzzzzzzzzzzzzzz@example.test", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["token_missing"]
+    with closing(sqlite3.connect(table.config.store)) as db:
+        last = db.execute("SELECT outcome, game_id, player FROM messages ORDER BY rowid DESC")
+        assert last.fetchone() == ("token_missing", None, None)
+    (answer,) = table.new_mail()
+    assert (answer["To"], answer["Subject"]) == (GM, "[seed-000] Re: команды")
+    assert answer["Reply-To"] == gm_address(table)
+    assert body(answer) == (
+        "Игра: seed-000\n\n"
+        "Здравствуйте! Ваше письмо пришло не на личный адрес, не на адрес ГМа и не на "
+        "известный pbp адрес подтверждения, поэтому ничего из него не выполнено. Адрес "
+        "подтверждения служит одному набору команд, один раз и только до своего срока.\n\n"
+        f"Игра «seed-000», ваш адрес ГМа (для команд ГМа): {gm_address(table)}\n\n"
+        "Команды ГМа пишите на адрес ГМа. Чтобы подтвердить команды, ответьте на последнее "
+        "письмо, в котором pbp просил их подтвердить; если адрес подтверждения неизвестен "
+        "или его срок прошёл, пришлите команды ещё раз.\n"
+    )
 
 
 def test_a_forged_substitute_mails_nobody_a_role_before_the_confirmation(table: Table) -> None:

@@ -78,8 +78,19 @@ def test_close_day_by_mail_asks_confirmation_and_the_reply_closes_the_day(table:
     assert events(table, since=seq) == []
     confirm(table, asked, utc(2026, 12, 1, 18, 5))
     assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
-    # Closed at the confirmation's arrival, as `pbp close-day` would then.
-    assert events(table, since=seq) == [("day_closed", utc(2026, 12, 1, 18, 5), 1)]
+    # Closed at the confirmation's arrival, as `pbp close-day` would then; the GM's
+    # own GM-only event first (his STATUS's last lever, the story).
+    closed = utc(2026, 12, 1, 18, 5)
+    assert events(table, since=seq) == [("gm_close", closed, 1), ("day_closed", closed, 1)]
+    gm_close = table.store.events(GAME)[-2]
+    assert gm_close.event.visibility.value == "gm"
+    assert dict(gm_close.event.data) == {
+        "command": "close-day",
+        "deadline": "day",
+        "period": 1,
+        "via": "mail",
+        "note": "все походили",
+    }
     mails = table.new_mail()
     assert summary(mails) == [
         (GM, "[seed-000] Итоги дня 1 — BBCode"),
@@ -97,7 +108,7 @@ def test_close_day_by_mail_asks_confirmation_and_the_reply_closes_the_day(table:
     # The same confirmation once more closes nothing.
     confirm(table, asked, utc(2026, 12, 1, 18, 10))
     assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_confirmed_already"]
-    assert [k for k, _at, _d in events(table, since=seq)] == ["day_closed"]
+    assert [k for k, _at, _d in events(table, since=seq)] == ["gm_close", "day_closed"]
 
 
 def test_a_confirmed_close_day_does_not_close_the_next_day_when_its_own_closed_meanwhile(
@@ -159,6 +170,7 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
         assert table.run(utc(2026, 12, 1, 20, 31)) == ["gm_applied"]
         # Ended at the confirmation's arrival, as `pbp end-night` would then.
         assert events(table, game, seq) == [
+            ("gm_close", utc(2026, 12, 1, 20, 30), 1),
             ("order_fixed", utc(2026, 12, 1, 20, 30), 1),
             ("night_resolution", utc(2026, 12, 1, 20, 30), 1),
             ("night_ended", utc(2026, 12, 1, 20, 30), 1),
@@ -175,6 +187,16 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
             "> ЗАВЕРШИТЬ НОЧЬ\nНочь 1 завершена. Следующий срок: 2 декабря 2026 г., 22:00 "
             "по Москве. Посты придут отдельными письмами, как в любой срок.\n"
         )
+        # The GM's close is his, not the forum's: no post tells it.
+        assert not [m for m in mails[:1] if "ГМ" in body(m) or "досрочно" in body(m)]
+        # His STATUS names it as his last command.
+        gm_mail(table, "СТАТУС", at=utc(2026, 12, 1, 20, 40), game=game, sender=gm)
+        assert table.run(utc(2026, 12, 1, 20, 41)) == ["gm_applied"]
+        (status,) = table.new_mail()
+        assert (
+            "\nПоследняя команда ГМа: завершение ночи, 1 декабря 2026 г., 23:30 по Москве, "
+            "по почте.\n"
+        ) in body(status)
     finally:
         table.close()
 
@@ -233,6 +255,28 @@ def test_kept_and_help_repeated_in_one_mail_are_answered_once(table: Table) -> N
     assert text.count(above) == 3
 
 
+def test_kept_beside_a_lever_is_answered_in_the_confirmation_mail(table: Table) -> None:
+    """Issue 31 review: KEPT and DISMISS in one mail; KEPT needs no confirmation, so
+    the mail asking to confirm DISMISS lists the kept rows under ``> KEPT``."""
+    keep_three(table)
+    gm_mail(table, "KEPT", "DISMISS 1", at=utc(2026, 12, 1, 18, 10))
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_pending"]
+    (asked,) = table.new_mail()
+    assert "\n\n  ОТКЛОНИТЬ 1\n\n" in body(asked)
+    assert (
+        "\n\n> KEPT\n"
+        "Отложенные письма ждут (номер, когда пришло, отправитель, игра, причина):\n"
+        "  1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  -  отправитель не "
+        "играет ни в одной игре\n"
+        "  2  1 декабря 2026 г., 21:00 по Москве  doug@example.test  seed-000  пришло на чужой "
+        "личный адрес\n"
+        "  3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  seed-000  автоматическое "
+        "письмо: отказ доставки, автоответ, рассылка\n"
+        "Ответьте ПОВТОРИТЬ НОМЕР, чтобы обработать письмо снова (после исправления), или "
+        "ОТКЛОНИТЬ НОМЕР, чтобы закрыть его, не применяя.\n"
+    ) in body(asked)
+
+
 def test_dismiss_by_mail_asks_confirmation_then_closes_the_rows_for_good(table: Table) -> None:
     keep_three(table)
     gm_mail(table, "ОТКЛОНИТЬ 1, 3", at=utc(2026, 12, 1, 18, 10))
@@ -254,9 +298,9 @@ def test_dismiss_by_mail_asks_confirmation_then_closes_the_rows_for_good(table: 
     ]
     result = CliRunner().invoke(main, ["-c", str(table.config.path), "kept", "--json"])
     assert [row["status"] for row in json.loads(result.output)] == [
-        "dismissed 2026-12-01 21:20",
+        "dismissed 2026-12-01 21:20 MSK",
         "waiting",
-        "dismissed 2026-12-01 21:20",
+        "dismissed 2026-12-01 21:20 MSK",
     ]
     # KEPT lists the one still waiting; a second DISMISS is refused at once.
     gm_mail(table, "KEPT", "DISMISS 3", at=utc(2026, 12, 1, 18, 30))
@@ -367,6 +411,19 @@ def test_pbp_dismiss_closes_rows_and_refuses_one_closed_already(table: Table) ->
     assert (result.exit_code, result.output) == (1, "Error: no kept message 9 (see pbp kept)\n")
 
 
+@pytest.mark.parametrize("command", ["retry", "dismiss"])
+def test_pbp_retry_and_dismiss_refuse_an_id_past_sqlites_largest_integer(
+    table: Table, command: str
+) -> None:
+    config = str(table.config.path)
+    result = CliRunner().invoke(main, ["-c", config, command, "9223372036854775808"])
+    assert result.exit_code == 2 and result.exception is not None
+    assert result.output.rstrip("\n").split("\n")[-1] == (
+        "Error: Invalid value for 'ID...': 9223372036854775808 is not in the range "
+        "1<=x<=9223372036854775807."
+    )
+
+
 def test_pbp_kept_explain_prints_every_reason_with_what_to_do() -> None:
     result = CliRunner().invoke(main, ["kept", "--explain"])
     assert result.exit_code == 0
@@ -392,3 +449,74 @@ def test_the_daily_digest_ends_with_the_mail_commands(table: Table) -> None:
         "отложенных писем, ПОВТОРИТЬ НОМЕР — обработать письмо снова, ОТКЛОНИТЬ НОМЕР — "
         "закрыть его, не применяя.",
     ]
+
+
+def test_the_daily_digest_marks_a_kept_mail_the_gm_dismissed_before_it(table: Table) -> None:
+    """Issue 31 review: a kept mail dismissed before the digest is no longer shown as
+    waiting for an answer."""
+    keep_three(table)
+    result = CliRunner().invoke(main, ["-c", str(table.config.path), "dismiss", "3"])
+    assert (result.exit_code, result.output) == (0, "kept:3: dismissed\n")
+    table.run(utc(2026, 12, 2, 6, 1))  # 09:01 Moscow: the digest's hour
+    (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
+    lines = body(digest).split("\n")
+    assert [line for line in lines if line.startswith("#")] == [
+        "#1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  отправитель не "
+        "зарегистрирован ни в одной игре (без ответа)",
+        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
+        "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000] — после отклонено, "
+        "больше не ждёт",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("locale", "unread"),
+    [
+        (
+            "ru",
+            "Эти строки вашего ответа не прочитаны: ответ на письмо с подтверждением только "
+            "подтверждает. Пришлите их новым письмом на ваш адрес ГМа {address}.\n",
+        ),
+        (
+            "en",
+            "These lines of your reply were not read: a reply to a confirmation mail only "
+            "confirms. Send them in a new mail to your GM address {address}.\n",
+        ),
+    ],
+)
+def test_command_lines_in_a_reply_to_a_confirmation_are_said_not_read(
+    tmp_path: Path, locale: str, unread: str
+) -> None:
+    """Issue 31 review: the GM confirms and writes new commands under his "yes"; they
+    are not read (a reply to a confirmation only confirms): his answer says so and
+    names his GM address, in the confirming answer and in the "already done" one. A
+    "thank you" is no command and is not named."""
+    table = Table(tmp_path, locale=locale)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+        note = unread.format(address=address)
+        gm_mail(table, "PAUSE", at=utc(2026, 12, 1, 18))
+        assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        to = str(asked["Reply-To"])
+        gm_mail(table, "да", "EXTEND 2", "Спасибо!", at=utc(2026, 12, 1, 18, 5), to=to)
+        assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
+        answer = body(table.new_mail()[-1])
+        assert f"\n\n{note}  EXTEND 2\n\n" in answer
+        assert "Спасибо" not in answer
+        assert [e.event.kind for e in table.store.events(GAME)][-1] == "gm_pause"
+        gm_mail(table, "yes", "RESUME", at=utc(2026, 12, 1, 18, 10), to=to)
+        assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_confirmed_already"]
+        (again,) = table.new_mail()
+        assert body(again).endswith(f"\n\n{note}  RESUME\n")
+        # A plain confirmation says nothing of the kind.
+        gm_mail(table, "RESUME", at=utc(2026, 12, 1, 18, 20))
+        assert table.run(utc(2026, 12, 1, 18, 21)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        confirm(table, asked, utc(2026, 12, 1, 18, 25))
+        assert table.run(utc(2026, 12, 1, 18, 26)) == ["gm_applied"]
+        assert note.split(":")[0] not in body(table.new_mail()[-1])
+    finally:
+        table.close()

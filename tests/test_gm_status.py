@@ -195,9 +195,9 @@ def test_a_mail_of_many_status_lines_is_computed_and_answered_once(
     mid_day(table)
     computed: list[list[str]] = []
 
-    def counted(config: Config, store: Store | None, ids: list[str], now: datetime) -> Any:
+    def counted(config: Config, store: Store | None, ids: list[str], *rest: Any) -> Any:
         computed.append(ids)
-        return game_status(config, store, ids, now)
+        return game_status(config, store, ids, *rest)
 
     monkeypatch.setattr("pbp.gm.by_mail.game_status", counted)
     lines = ["СТАТУС"] * 100 + ["СТАТУС ВСЕ"] + ["STATUS"] * 99
@@ -463,8 +463,11 @@ def test_status_lists_each_seats_player_address_and_earlier_players(table: TwoGa
     table.mail(CLUEDO, GM, "СТАТУС", at=utc(2026, 12, 1, 17, 59))
     assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
     (answer,) = table.new_mail()
-    assert body(answer) == (
-        CLUEDO_RU.split(SEATS_RU)[0] + SEATS_RU + "- Кросс <cross@example.test>\n"
+    assert named_body(answer, CLUEDO) == (
+        # Дуг's seat owes the answer: named as the posts name it (his substitute).
+        CLUEDO_RU.split(SEATS_RU)[0].replace("Кросс → Дуг", "Кросс → Вова (вместо Дуг)")
+        + SEATS_RU
+        + "- Кросс <cross@example.test>\n"
         "- Дуг: Вова <vova@example.test> с 1 декабря 2026 г., 20:20 по Москве; раньше: "
         "Дуг <doug@example.test> до 1 декабря 2026 г., 20:20 по Москве\n"
         "- Роза <rosa.new@example.test>\n"
@@ -537,3 +540,25 @@ def test_pbp_games_json_lists_the_seats(table: TwoGames) -> None:
         "note": "опечатка",
         "player": "Роза",
     }
+
+
+def test_status_and_pbp_games_name_a_substituted_seat_as_the_posts_do(table: TwoGames) -> None:
+    """Issue 31 review: Лена's seat, played by Света, owes a vote: «Света (вместо Лены)»,
+    not «Лена», in the count, the list of who has not voted and ``pbp games``."""
+    mid_day(table)
+    at = utc(2026, 12, 1, 17, 20)
+    table.service.gm.substitute(
+        MANIAC, "Лена", "Света", "sveta@example.test", now=at, via="cli", note=None
+    )
+    table.service.flush_outbox(at)
+    table.new_mail()
+    table.mail(MANIAC, GM, "СТАТУС", at=utc(2026, 12, 1, 17, 59))
+    assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    voters = ", ".join(NOT_VOTED).replace("Лена", "Света (вместо Лены)")
+    assert f"\nНе проголосовали: {voters}.\n" in body(answer)
+    assert "Лена," not in body(answer).split("Места")[0]
+    config = str(table.directory / "games.yaml")
+    result = CliRunner().invoke(main, ["-c", config, "games", "--now", "2026-12-01T21:30+03:00"])
+    assert result.exit_code == 0, result.output
+    assert f"vote: {voters}; order: Коля (1, 2)\n" in result.output

@@ -30,6 +30,7 @@ from pbp.config import load_config
 from pbp.daemon import Daemon
 from pbp.lost import find_lost, replay
 from pbp.service import Service
+from pbp.store import GM_SEAT
 
 GAME = "seed-000"
 
@@ -192,6 +193,102 @@ def lost_names(table: Table) -> list[str]:
     """The Maildir keys of the mail the restored store misses, in arrival order."""
     found = find_lost(table.store, table.config, table.service.inbox)  # type: ignore[arg-type]
     return [mail.raw.key for mail in found]
+
+
+# --- a GM lever confirmed by mail ---------------------------------------------------
+
+
+def gm_mail(table: Table, line: str, at: datetime, to: str) -> None:
+    """The GM (from his registered address) mails ``line`` to ``to``."""
+    table.send("Кросс", line, at=at, to=to, sender=GM_PERSON)
+
+
+@pytest.fixture
+def extended(tmp_path: Path) -> Iterator[tuple[Table, Path, dict[str, Any], str]]:
+    """Seed 000 on Maildirs: Кросс's suggestion, then ``pbp backup``; then Дуг's answer,
+    the GM's ``ПРОДЛИТЬ 1`` to his GM address (18:40 UTC), his «да» to the confirmation
+    address it was asked from (18:50: day 1 now closes at 20:30, not 19:30), day 1's
+    close and Роза's suggestion (day 2); the table (closed), the backup, the facts
+    before the loss and the confirmation code."""
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 18))
+    table.run(utc(2026, 12, 1, 18, 1))
+    backup = tmp_path / "backups" / "pbp.sqlite3"
+    backup.parent.mkdir()
+    assert table.config.path is not None
+    assert pbp(table.config.path, "backup", str(backup))[0] == 0
+    table.send("Дуг", "ОПРОВЕРЖЕНИЕ 1 Пистолет", at=utc(2026, 12, 1, 18, 30))
+    gm_token = table.store.player_token(GAME, GM_SEAT)
+    gm_mail(table, "ПРОДЛИТЬ 1", utc(2026, 12, 1, 18, 40), f"gm+{gm_token}@example.test")
+    assert table.run(utc(2026, 12, 1, 18, 41)) == ["applied", "gm_pending"]
+    *_answers, asked = table.new_mail()
+    assert (asked["To"], asked["Subject"]) == (GM_PERSON, "[seed-000] Подтвердите команды ГМа")
+    code = str(asked["Reply-To"]).removeprefix("gm+").removesuffix("@example.test")
+    gm_mail(table, "да", utc(2026, 12, 1, 18, 50), str(asked["Reply-To"]))
+    assert table.run(utc(2026, 12, 1, 18, 51)) == ["gm_applied"]
+    table.run(utc(2026, 12, 1, 19, 31))  # day 1 no longer closes at 19:30 …
+    assert table.store.schedule(GAME).deadline_at == utc(2026, 12, 1, 20, 30)  # type: ignore[union-attr]
+    table.run(utc(2026, 12, 1, 20, 31))  # … but an hour later
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 2, 10))
+    table.run(utc(2026, 12, 2, 10, 1))
+    before = facts(Path(table.config.store))
+    table.close()
+    yield table, backup, before, code
+
+
+def test_a_gm_lever_confirmed_by_mail_is_replayed_with_its_confirmation(
+    extended: tuple[Table, Path, dict[str, Any], str],
+) -> None:
+    table, backup, before, code = extended
+    store = Path(table.config.store)
+    restore(backup, store)
+    assert table.config.path is not None
+    listed = pbp(table.config.path, "lost")[1].splitlines()
+    # The «да» is the game's whose confirmation address it went to.
+    assert [line.split()[3:] for line in listed[1:]] == [
+        ["doug@example.test", GAME, "ход"],
+        [GM_PERSON, GAME, "ход"],
+        [GM_PERSON, GAME, "ход"],
+        ["rosa@example.test", GAME, "ход"],
+    ]
+    again = reopened(table, utc(2026, 12, 2, 10, 5))
+    try:
+        found = find_lost(again.store, again.config, again.service.inbox)  # type: ignore[arg-type]
+        outcomes = replay(again.service, found, again.now)
+        again.service.flush_outbox(again.now)
+
+        assert [(o.outcome, o.game_id, o.player) for o in outcomes] == [
+            ("applied", GAME, "Дуг"),
+            ("gm_pending", GAME, GM_SEAT),
+            ("gm_applied", GAME, GM_SEAT),
+            ("applied", GAME, "Роза"),
+        ]
+        # The same game as before the loss: extended at the «да»'s arrival, day 1
+        # closed at 20:30, not at 19:30.
+        assert facts(store) == before
+        extend = again.store.last_event(GAME, ("gm_extend",))
+        assert extend is not None and extend.at == utc(2026, 12, 1, 18, 50)
+        closed = again.store.last_event(GAME, ("day_closed",))
+        assert closed is not None and closed.at == utc(2026, 12, 1, 20, 30)
+        # Asked under the code of before, confirmed by the replayed «да».
+        confirmation = again.store.confirmation(code)
+        assert confirmation is not None
+        assert (confirmation.game_id, confirmation.done_at) == (GAME, utc(2026, 12, 2, 10, 5))
+        # No second request to confirm (its reply was replayed too); the rest as usual.
+        assert summary(again.new_mail()) == [
+            ("doug@example.test", "[seed-000] Re: ход"),
+            ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
+            (GM_PERSON, "[seed-000] Объявление для форума: продление срока — BBCode"),
+            (GM_PERSON, "[seed-000] Re: ход"),
+            (GM_PERSON, "[seed-000] Итоги дня 1 — BBCode"),
+            (GM_PERSON, "[seed-000] Итоги дня 1 — только для ГМа"),
+            ("rosa@example.test", "[seed-000] Re: ход"),
+            ("cross@example.test", "[seed-000] Предположение №2 от Розы"),
+        ]
+    finally:
+        again.close()
+    assert pbp(table.config.path, "lost") == (0, "nothing lost\n")
 
 
 # --- Dovecot ------------------------------------------------------------------------

@@ -118,6 +118,8 @@ def test_a_misspelt_gm_keyword_is_answered_with_the_one_it_resembles() -> None:
         ("ОТМЕНИТЬ ²", "void"),
         ("VOID 1²", "void"),
         ("VOID 12345678901234567890", "void"),
+        # 19 digits, one past SQLite's largest INTEGER (2**63 - 1): no lookup overflows.
+        ("VOID 9223372036854775808", "void"),
         ("VOID " + "9" * 5000, "void"),
         ("EXPORT pdf", "export"),
     ],
@@ -165,12 +167,22 @@ def test_the_closes_and_the_kept_mail_levers_read_in_both_languages(
 
 
 @pytest.mark.parametrize(
-    "text", ["ЗАКРЫТЬ ДЕНЬ 2", "KEPT all", "RETRY", "RETRY 1 два", "DISMISS ²", "ОТКЛОНИТЬ -3"]
+    "text",
+    [
+        *("ЗАКРЫТЬ ДЕНЬ 2", "KEPT all", "RETRY", "RETRY 1 два", "DISMISS ²", "ОТКЛОНИТЬ -3"),
+        # Past SQLite's largest INTEGER (2**63 - 1): a syntax error, not an overflow.
+        *("RETRY 9223372036854775808", "DISMISS 1 " + "9" * 19),
+    ],
 )
 def test_the_closes_and_the_kept_mail_levers_refuse_what_does_not_fit(text: str) -> None:
     (line,) = parse_gm(text)
     assert line.lever is None and line.error is not None
     assert line.error.code == "gm_syntax"
+
+
+def test_the_largest_kept_id_is_read() -> None:
+    (line,) = parse_gm("RETRY 9223372036854775807")
+    assert line.lever == Retry((2**63 - 1,))
 
 
 def test_a_retry_line_survives_its_confirmation_record() -> None:

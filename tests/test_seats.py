@@ -136,7 +136,7 @@ def assert_only_the_new_address_plays(table: Table, old_token: str) -> None:
     assert table.run(utc(2026, 12, 1, 19, 3)) == ["readdressed"]
     # Its own answer, not a substitution's: nothing of the game, no address named.
     (answer,) = table.new_mail()
-    assert (str(answer["To"]), body(answer)) == (OLD, ANSWER_OLD)
+    assert (str(answer["To"]), named_body(answer, GAME)) == (OLD, ANSWER_OLD)
     assert answer["Reply-To"] is None
     table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 19, 4), sender=NEW, to=new)
     assert table.run(utc(2026, 12, 1, 19, 5)) == ["status"]
@@ -186,7 +186,7 @@ def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answ
     assert done["dropped"] == [doug_kept]
     mails = flushed(table)
     assert [str(m["To"]) for m in mails] == [OLD, NEW, OLD]
-    assert body(mails[0]) == (
+    assert named_body(mails[0], GAME) == (
         "Пока игра стояла на паузе, ГМ записал за местом Дуг другой адрес. Поэтому ваше "
         "письмо, сохранённое на время паузы, учтено не будет, а личный адрес, присланный "
         "сюда раньше, больше не действует. Если это ваш адрес и произошла ошибка, напишите "

@@ -52,13 +52,14 @@ def test_a_store_of_the_release_before_versions_is_upgraded_and_played_on(
     shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
     assert version(tmp_path / "pbp.sqlite3") == 0
     table = Table(tmp_path)  # opens the store: upgraded
-    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (4, 4)
+    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (5, 5)
     with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 2's column
         columns = [row[1] for row in db.execute("PRAGMA table_info(gm_confirmations)")]
     assert columns[-1] == "hinted_at"
     with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 4's column
         columns = [row[1] for row in db.execute("PRAGMA table_info(kept)")]
     assert columns[-1] == "dismissed_at"
+    assert len(table.store.secret("gm_confirm")) == 32  # schema 5's secret
     saved = tmp_path / "pbp.sqlite3.v0-backup"
     assert version(saved) == 0
     with sqlite3.connect(saved) as db:
@@ -92,8 +93,8 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     said = (
-        f"the store {path} was written by a newer pbp (store schema 5; this pbp reads up "
-        "to 4): install that pbp again, or restore a backup made before the upgrade"
+        f"the store {path} was written by a newer pbp (store schema 6; this pbp reads up "
+        "to 5): install that pbp again, or restore a backup made before the upgrade"
     )
     try:
         Store(path)
@@ -103,7 +104,7 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
         raise AssertionError("a newer store was opened")
     result = CliRunner().invoke(main, ["-c", str(config), "show", "seed-000"])
     assert (result.exit_code, result.output) == (1, f"Error: {said}\n")
-    assert version(path) == 5  # untouched
+    assert version(path) == 6  # untouched
 
 
 def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_once(
@@ -116,7 +117,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
     assert version(path) == 2
     table = Table(tmp_path)  # opens the store: upgraded
     try:
-        assert version(path) == 4
+        assert version(path) == 5
         assert version(tmp_path / "pbp.sqlite3.v2-backup") == 2
         held = [(k.id, k.reason, k.held_for, k.retry_outcome) for k in table.store.kept()]
         assert held == [
@@ -272,5 +273,31 @@ def test_a_schema_3_store_gets_the_dismissed_column_and_its_kept_mail_still_wait
             store.dismiss(1, utc(2026, 12, 2, 9))
         (kept,) = store.kept()
         assert (kept.dismissed_at, kept.waiting) == (utc(2026, 12, 2, 9), False)
-    assert version(path) == 4
+    assert version(path) == 5
     assert version(tmp_path / "pbp.sqlite3.v3-backup") == 3
+
+
+def test_a_schema_4_store_gets_its_confirmation_secret_once_and_a_backup_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """Schema 5: ``secrets`` holds the key of the GM's confirmation codes
+    (:func:`pbp.gm.by_mail.confirmation_code`), 32 random bytes made once: at the
+    upgrade, never again; ``pbp backup``'s copy holds the same, so a lever mail replayed
+    after a restore asks under the code it asked under before."""
+    path = tmp_path / "pbp.sqlite3"
+    Store(path).close()
+    with sqlite3.connect(path) as db:  # as schema 4's pbp left it
+        db.execute("DROP TABLE secrets")
+        db.execute("PRAGMA user_version = 4")
+    with Store(path) as store:
+        secret = store.secret("gm_confirm")
+        copy = store.backup(tmp_path / "copy.sqlite3")
+    assert len(secret) == 32 and secret != bytes(32)
+    assert version(path) == 5
+    assert version(tmp_path / "pbp.sqlite3.v4-backup") == 4
+    with Store(path) as store:  # opened again: the same secret
+        assert store.secret("gm_confirm") == secret
+    with Store(copy) as backup:
+        assert backup.secret("gm_confirm") == secret
+    with Store(tmp_path / "other.sqlite3") as other:  # another store: its own
+        assert other.secret("gm_confirm") != secret

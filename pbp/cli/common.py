@@ -160,10 +160,20 @@ def _behind(service: Service, game_id: str, now: datetime) -> str | None:
     )
 
 
+#: The years a time given on the command line may fall in (``--now``, ``--at``): the
+#: days of a game are counted from it, and a time at the edge of Python's calendar
+#: (year 1 or 9999) would overflow.
+FIRST_YEAR, LAST_YEAR = 1970, 2999
+
+#: A kept mail's id on the command line: SQLite's INTEGER (1 to 2**63 - 1).
+KEPT_ID = click.IntRange(1, 2**63 - 1)
+
+
 def _when(text: str | None) -> datetime | None:
     """An ISO 8601 time with its zone (``2026-12-01T20:00+03:00``) in UTC; None for None.
 
-    :raises click.BadParameter: ``text`` is no ISO 8601 time, or the time has no zone.
+    :raises click.BadParameter: ``text`` is no ISO 8601 time, the time has no zone, or
+        its year is outside :data:`FIRST_YEAR`–:data:`LAST_YEAR`.
     """
     if text is None:
         return None
@@ -175,6 +185,10 @@ def _when(text: str | None) -> datetime | None:
         ) from None
     if moment.tzinfo is None:
         raise click.BadParameter(f"{text!r}: give a time zone, e.g. 2026-12-01T20:00+03:00")
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise click.BadParameter(
+            f"{text!r}: a game's time lies between the years {FIRST_YEAR} and {LAST_YEAR}"
+        )
     return moment.astimezone(UTC)
 
 

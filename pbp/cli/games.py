@@ -7,14 +7,17 @@ aligned table or given as JSON; nothing here computes what a game owes.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
-from pbp.cli.common import _load, _when, cli_time
-from pbp.config import Config
+from pbp.cli.common import _load, _when, cli_time, templates_dir
+from pbp.config import Config, Game
 from pbp.gmview import GameStatus, game_status, owed_line
+from pbp.render import Renderer
+from pbp.seatnames import ShownName
 from pbp.store import Store
 
 #: The columns of ``pbp games``; the last, who owes what, is as long as it needs.
@@ -84,8 +87,14 @@ def games(config_path: Path, as_json: bool, now: str | None) -> None:
     moment = _when(now) or datetime.now(UTC)
     ids = [game.id for game in config.games]
     if Path(config.store).exists():
+        renderer = Renderer(templates_dir())
+
+        def labels(game: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:
+            # As the game's posts name the seat («Света (вместо Киры)»).
+            return renderer.shown_names(game.locale, substitutes, genders=game.genders())
+
         with Store(config.store) as store:
-            found = game_status(config, store, ids, moment)
+            found = game_status(config, store, ids, moment, labels)
     else:
         found = game_status(config, None, ids, moment)
     if as_json:

@@ -24,6 +24,7 @@ from pbp.core import registry
 from pbp.core.events import Refusal
 from pbp.core.kind import DeadlineCommand
 from pbp.gm import paused_since
+from pbp.gm.deadline import GmClose
 from pbp.lock import writer_lock
 from pbp.service import Service
 from pbp.store import GM_SEAT
@@ -55,8 +56,9 @@ def _waiting_mail_first(service: Service, now: datetime, not_done: str) -> None:
         ) from None
 
 
-def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str:
-    """Pass GAME's current deadline now if it ends a ``name`` ("day" or "night").
+def _pass_deadline(config_path: Path, game_id: str, found: DeadlineCommand) -> str:
+    """Pass GAME's current deadline now if it ends a ``found.deadline`` ("day" or
+    "night"), logging the GM's ``gm_close`` event (``found.command``, from the console).
 
     Mail already waiting is applied first (rule D8), by this process when no daemon
     runs, else by the daemon, which also sends what this queues. Returns the text
@@ -65,6 +67,7 @@ def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str
     :raises click.ClickException: the game is over or paused, its clock is ahead of
         now, its current deadline ends no ``name``, or another pbp passed it first.
     """
+    name, done, command = found.deadline, found.done, found.command
     config = _load(config_path)
     service = _service(config)
     row = _started(service, game_id)
@@ -91,7 +94,8 @@ def _pass_deadline(config_path: Path, game_id: str, name: str, done: str) -> str
     with writer_lock(config.store) as mine:
         if mine:
             _waiting_mail_first(service, now, f"{name} {period} was not {done}")
-        step = service.close_day(game_id, now, now, expect=(name, period))
+        by_gm = GmClose(command, "cli")
+        step = service.close_day(game_id, now, now, expect=(name, period), by_gm=by_gm)
         if mine:
             service.flush_outbox(now)
     if step is None:
@@ -107,7 +111,7 @@ def _deadline_command(found: DeadlineCommand) -> click.Command:
     @click.argument("game_id", metavar="GAME")
     @click.pass_obj
     def command(config_path: Path, game_id: str) -> None:
-        click.echo(_pass_deadline(config_path, game_id, found.deadline, found.done))
+        click.echo(_pass_deadline(config_path, game_id, found))
 
     return click.command(found.command, help=found.help)(command)
 
@@ -278,7 +282,7 @@ def remove(config_path: Path, game_id: str, player: str, note: str | None) -> No
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
-@click.argument("event", type=int)
+@click.argument("event", type=click.IntRange(1, 2**63 - 1))
 @_NOTE
 @click.pass_obj
 def void(config_path: Path, game_id: str, event: int, note: str | None) -> None:

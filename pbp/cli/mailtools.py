@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 import click
 
-from pbp.cli.common import _load, _refused, _service, _when, cli_time, log
+from pbp.cli.common import KEPT_ID, _load, _refused, _service, _when, cli_time, log
 from pbp.core.events import Refusal
 from pbp.inert import one_line, strip_controls
 from pbp.keptview import KeptRow, explain, kept_rows, table
@@ -207,7 +207,7 @@ def kept(config_path: Path, as_json: bool, explain_reasons: bool) -> None:
 
 
 @click.command()
-@click.argument("kept_ids", metavar="ID...", nargs=-1, required=True, type=int)
+@click.argument("kept_ids", metavar="ID...", nargs=-1, required=True, type=KEPT_ID)
 @click.pass_obj
 def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     """Process kept messages (ids from `pbp kept`) again, after a fix, in their arrival
@@ -243,7 +243,7 @@ def retry(config_path: Path, kept_ids: tuple[int, ...]) -> None:
 
 
 @click.command()
-@click.argument("kept_ids", metavar="ID...", nargs=-1, required=True, type=int)
+@click.argument("kept_ids", metavar="ID...", nargs=-1, required=True, type=KEPT_ID)
 @click.pass_obj
 def dismiss(config_path: Path, kept_ids: tuple[int, ...]) -> None:
     """Close kept messages (ids from `pbp kept`) without applying them: a stranger's

@@ -12,10 +12,11 @@ and may leak, and a From is easily forged. The levers themselves are
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
-import secrets
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ from pbp.parse.gm import (
     parse_gm,
 )
 from pbp.parse.mime import Letter
+from pbp.seatnames import ShownName
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Confirmation
 
@@ -55,6 +57,10 @@ if TYPE_CHECKING:
 CONFIRM_HOURS = 24
 #: Letters of a confirmation code (longer than a personal token: it is never reused).
 CONFIRM_CODE_LENGTH = 16
+#: The characters of a confirmation code.
+CONFIRM_CODE_ALPHABET = string.ascii_lowercase + string.digits
+#: The store's secret the confirmation codes are made with (:meth:`pbp.store.Store.secret`).
+CONFIRM_SECRET = "gm_confirm"
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
 UNCONFIRMED = (Help, Status, Kept)
@@ -67,6 +73,24 @@ def confirm_words() -> frozenset[str]:
     nothing."""
     words = keywords.current().words("gm", "confirm")
     return frozenset(" ".join(w.upper().replace("Ё", "Е").split()) for w in words)
+
+
+def unread_lines(text: str) -> list[str]:
+    """The GM command lines of ``text`` (a reply to a confirmation mail, its own text),
+    outside quotes: lines whose first word is a GM command's keyword (:func:`parse_gm`,
+    arguments fitting or not). A reply to a confirmation only confirms, so they are not
+    read, and the answer says so; a "thank you" or a signature is no command and is not
+    named. At most the first 50 lines are looked at, as :func:`confirms` does.
+
+    >>> unread_lines("да\\n\\nПАУЗА\\nСпасибо!\\n> ЗАКРЫТЬ ДЕНЬ")
+    ['ПАУЗА']
+    """
+    own = "\n".join(line for line in text.splitlines()[:50] if not is_quoted(line))
+    return [
+        line.line
+        for line in parse_gm(own)
+        if line.lever is not None or (line.error is not None and line.error.code == "gm_syntax")
+    ]
 
 
 def confirms(text: str) -> bool:
@@ -83,6 +107,30 @@ def confirms(text: str) -> bool:
         if word in words:
             return True
     return False
+
+
+def confirmation_code(secret: bytes, game_id: str, identity: str, digest: str) -> str:
+    """The confirmation code of a GM's lever mail: :data:`CONFIRM_CODE_LENGTH` characters
+    of :data:`CONFIRM_CODE_ALPHABET` taken from HMAC-SHA256 (RFC 2104) under ``secret``
+    (the store's :data:`CONFIRM_SECRET`, 32 random bytes never mailed) of the game id,
+    the mail's identity (its Message-ID, else :func:`pbp.intake.fingerprint`) and the
+    digest of its text (:func:`pbp.intake.text_digest`), one per line.
+
+    The same mail gives the same code, so its confirmation reply still confirms it when
+    both are applied again after a restore (``pbp lost --replay``); nobody without the
+    secret can compute it (not from the GM's personal token either, which travels in
+    every Reply-To).
+
+    >>> confirmation_code(bytes(32), "seed-000", "<a@example.test>", "text:00")
+    'va0lly0fsjfwuf02'
+    """
+    text = "\n".join((game_id, identity, digest)).encode("utf-8", "surrogatepass")
+    number = int.from_bytes(hmac.new(secret, text, hashlib.sha256).digest(), "big")
+    code = []
+    for _ in range(CONFIRM_CODE_LENGTH):
+        number, index = divmod(number, len(CONFIRM_CODE_ALPHABET))
+        code.append(CONFIRM_CODE_ALPHABET[index])
+    return "".join(code)
 
 
 class GmMail(ServicePart):
@@ -203,7 +251,8 @@ class GmMail(ServicePart):
         """What a STATUS line gives (:mod:`pbp.gmview`): ``{"lever": "status", "all":
         bool, "games": [GameStatus…]}``, the game itself or, with ALL, every configured
         game whose GM has the same registered address (``game`` first, then in
-        ``games.yaml`` order)."""
+        ``games.yaml`` order). A seat a substitute plays is named as the posts name it
+        («Света (вместо Киры)»)."""
         ids = [game.id]
         if lever.all:
             mine = self.addresses.registered(game.id)
@@ -212,7 +261,13 @@ class GmMail(ServicePart):
                 for g in self.config.games
                 if g.id != game.id and self.addresses.registered(g.id) == mine
             ]
-        games = game_status(self.config, self.store, ids, now)
+        renderer = self.service.renderer
+
+        def labels(of: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:
+            # Named as the posts name them, in this mail's language (game's).
+            return renderer.shown_names(game.locale, substitutes, genders=of.genders())
+
+        games = game_status(self.config, self.store, ids, now, labels)
         return {"lever": "status", "all": lever.all, "games": games}
 
     def _statuses(
@@ -252,6 +307,7 @@ class GmMail(ServicePart):
         game: Game,
         results: list[dict[str, Any]],
         now: datetime,
+        unread: Sequence[str] = (),
         *,
         limited: bool = True,
     ) -> None:
@@ -262,7 +318,8 @@ class GmMail(ServicePart):
         which the result mail only mentions: the story is pasted whole into a public
         thread, the result mail holds the GM's address. What STATUS lines asked for
         comes in a mail of its own too (:meth:`_statuses`); a mail of STATUS lines only
-        gets that mail alone."""
+        gets that mail alone. ``unread``: the lines of a confirming reply besides its
+        word (:func:`unread_lines`), which the mail says were not read."""
         results = self._statuses(letter, game, results, now)
         if results and all(r.get("done", {}).get("lever") == "status" for r in results):
             return
@@ -277,7 +334,11 @@ class GmMail(ServicePart):
             letter,
             self.addresses.registered(game.id),
             "gm_result",
-            {"results": shown, "gm_address": self.addresses.gm_address(game.id)},
+            {
+                "results": shown,
+                "gm_address": self.addresses.gm_address(game.id),
+                "unread": list(unread),
+            },
             now,
             game=game,
             player=GM_SEAT,
@@ -290,12 +351,17 @@ class GmMail(ServicePart):
         game: Game,
         commands: Sequence[GmLine],
     ) -> Outcome:
-        """Store the levers of a GM mail under a new single-use code and mail the GM,
+        """Store the levers of a GM mail under a single-use code and mail the GM,
         at his registered address only, the ``gm_confirm`` mail: the levers as
         understood (player names resolved to seats) and the answers to the other lines
         (HELP, refusals); its Reply-To (or Subject tag) carries the code. His reply
-        applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS`. Nothing in the
-        game changes now. Outcome ``gm_pending``."""
+        applies them (:meth:`confirm`) within :data:`CONFIRM_HOURS` of now. Nothing in
+        the game changes now. Outcome ``gm_pending``.
+
+        The code is the mail's own (:func:`confirmation_code`): applied again after a
+        restore (``pbp lost --replay``), it asks under the code it asked under before,
+        and the GM's reply to that request confirms it. When that reply is replayed
+        with it (its code in ``message.replies_to``) no second request is mailed."""
         now = message.now
         pending: list[dict[str, Any]] = []
         others: list[GmLine] = []
@@ -315,9 +381,11 @@ class GmMail(ServicePart):
                 results = self._run_all(game, others, now)
                 self._answer(message.letter, game, results, now)
                 return message.record(Handled.GM_REFUSED, game.id, GM_SEAT)
-            code = "".join(
-                secrets.choice(string.ascii_lowercase + string.digits)
-                for _ in range(CONFIRM_CODE_LENGTH)
+            code = confirmation_code(
+                self.store.secret(CONFIRM_SECRET),
+                game.id,
+                message.identity,
+                message.digest or "",
             )
             expires = now + timedelta(hours=CONFIRM_HOURS)
             self.store.add_confirmation(
@@ -325,6 +393,10 @@ class GmMail(ServicePart):
             )
             results = self._run_all(game, others, now) if others else []
             results = self._statuses(message.letter, game, results, now)
+            if code in message.replies_to:  # its reply is replayed too: asked before
+                return message.record(
+                    Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                )
             self.service.mail.reply(
                 message.letter,
                 self.addresses.registered(game.id),
@@ -390,17 +462,19 @@ class GmMail(ServicePart):
         game = self.game_config(confirmation.game_id)
         if message.from_address != self.addresses.registered(game.id):
             return self._wrong_confirmer(message, game)
-        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
-            return self._confirmed_before(message, game, confirmation)
         # The GM's own reply: now its body (who before what), on the CPU budget.
         message.letter = self.service.read_body(message.raw.raw, message.letter)
-        if not confirms(self.moves.own_text(message.letter, game)):
-            return self._no_confirm_word(message, game, confirmation)
+        text = self.moves.own_text(message.letter, game)
+        unread = unread_lines(text)
+        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
+            return self._confirmed_before(message, game, confirmation, unread)
+        if not confirms(text):
+            return self._no_confirm_word(message, game, confirmation, unread)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
-            self._answer(message.letter, game, results, message.now, limited=False)
+            self._answer(message.letter, game, results, message.now, unread, limited=False)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
@@ -424,16 +498,22 @@ class GmMail(ServicePart):
             return message.record(Handled.WRONG_CONFIRMER, game.id)
 
     def _confirmed_before(
-        self, message: Message, game: Game, confirmation: Confirmation
+        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
     ) -> Outcome:
-        """A confirmation used already, or too late: said so, nothing pulled."""
+        """A confirmation used already, or too late: said so, nothing pulled; the
+        reply's other lines (``unread``) are said not read."""
         template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
         with self.store.transaction():
             self.mail.reply(
                 message.letter,
                 message.from_address,
                 template,
-                {"done_at": confirmation.done_at, "expires_at": confirmation.expires_at},
+                {
+                    "done_at": confirmation.done_at,
+                    "expires_at": confirmation.expires_at,
+                    "unread": list(unread),
+                    "gm_address": self.addresses.gm_address(game.id),
+                },
                 message.now,
                 game=game,
                 player=GM_SEAT,
@@ -443,9 +523,12 @@ class GmMail(ServicePart):
             )
             return message.record(said, game.id, GM_SEAT)
 
-    def _no_confirm_word(self, message: Message, game: Game, confirmation: Confirmation) -> Outcome:
+    def _no_confirm_word(
+        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
+    ) -> Outcome:
         """A reply without the confirming word (an auto-responder's "I am away" is no
-        confirmation: the GM writes the word): told once per code, so no loop."""
+        confirmation: the GM writes the word): told once per code, so no loop; its lines
+        (``unread``) are said not read."""
         with self.store.transaction():
             if confirmation.hinted_at is None:
                 self.store.mark_hinted(confirmation.code, message.now)
@@ -453,7 +536,11 @@ class GmMail(ServicePart):
                     message.letter,
                     message.from_address,
                     "gm_confirm_missing",
-                    {"expires_at": confirmation.expires_at},
+                    {
+                        "expires_at": confirmation.expires_at,
+                        "unread": list(unread),
+                        "gm_address": self.addresses.gm_address(game.id),
+                    },
                     message.now,
                     game=game,
                     player=GM_SEAT,

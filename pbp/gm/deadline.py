@@ -11,6 +11,7 @@ meanwhile is not followed by the next one's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,18 @@ from pbp.parse.gm import PassDeadline
 
 if TYPE_CHECKING:
     from pbp.service import Service
+
+
+@dataclass(frozen=True)
+class GmClose:
+    """The GM passes a deadline himself (:meth:`pbp.service.Service.close_day`'s
+    ``by_gm``): ``command`` as he gave it (``"close-day"``, ``"end-night"``), ``via``
+    (``"cli"``, ``"mail"``) and his ``note`` (None: none). Logged as the GM-only
+    ``gm_close`` event."""
+
+    command: str
+    via: str
+    note: str | None = None
 
 
 def _command(name: str) -> DeadlineCommand:
@@ -78,19 +91,27 @@ def expected(service: Service, game_id: str, lever: PassDeadline, now: datetime)
 
 
 def pass_deadline(
-    service: Service, game_id: str, lever: PassDeadline, *, now: datetime, via: str
+    service: Service,
+    game_id: str,
+    lever: PassDeadline,
+    *,
+    now: datetime,
+    via: str,
+    note: str | None = None,
 ) -> dict[str, Any]:
     """Pass the current deadline of ``game_id`` at ``now`` (aware UTC), after every
     deadline due before it (rule D8): the GM defaults, the posts, the next deadline,
-    as at its time. Returns ``{"lever": "close_day"|…, "deadline", "period",
-    "deadline_at" (the next one, ISO UTC or None), "over"}``.
+    as at its time; the GM's ``gm_close`` event (with ``note``) is logged. Returns
+    ``{"lever": "close_day"|…, "deadline", "period", "deadline_at" (the next one, ISO
+    UTC or None), "over"}``.
 
     :raises LeverRefused: see :func:`_check`; ``gm_deadline_passed`` also when another
         writer passed it first.
     """
     service.advance(game_id, now)
     kind, name, period = _check(service, game_id, lever)
-    step = service.close_day(game_id, now, now, expect=(name, period))
+    by_gm = GmClose(lever.command, via, note)
+    step = service.close_day(game_id, now, now, expect=(name, period), by_gm=by_gm)
     if step is None:
         raise LeverRefused("gm_deadline_passed", game=game_id, deadline=name, period=period)
     row = service.store.game(game_id)

@@ -761,7 +761,7 @@ class GmDesk:
                 text = story(self.service, game_id, fmt)
                 return {"lever": "export", "format": fmt, "text": text}
             case PassDeadline():
-                return pass_deadline(self.service, game_id, lever, now=now, via=via)
+                return pass_deadline(self.service, game_id, lever, now=now, via=via, note=note)
             case Kept() | Retry() | Dismiss():
                 return self.service.kept.by_mail(game_id, lever, now=now, via=via)
 

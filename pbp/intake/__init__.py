@@ -85,6 +85,7 @@ class Intake(ServicePart):
         *,
         source: str | None = None,
         replay_of: int | None = None,
+        replies_to: frozenset[str] = frozenset(),
     ) -> Outcome:
         """Process one message: identify, apply its moves, answer; one transaction.
 
@@ -92,7 +93,9 @@ class Intake(ServicePart):
         kept for the GM (``pbp kept``) and does not block later mail. ``source``:
         the store's key of the message (default :func:`source_key`); ``replay_of``:
         the kept id of the mail held by a pause that this applies on resume (rule
-        D8: not a copy of itself; the held row records what came of it).
+        D8: not a copy of itself; the held row records what came of it);
+        ``replies_to``: the tokens the mail applied again with it was sent to
+        (:attr:`Message.replies_to`).
         """
         source = source or source_key(raw)
         if self.store.seen(source):
@@ -108,7 +111,7 @@ class Intake(ServicePart):
             # All or nothing, also inside a group commit (Service.process_inbox): what
             # a crashing message wrote is rolled back before it is kept.
             with self.store.savepoint():
-                return logged(self.run(raw, source, now, replay_of))
+                return logged(self.run(raw, source, now, replay_of, replies_to))
         except TransactionLostError:
             raise  # the whole group is gone: it is handled again, whole (a later round)
         except Exception as error:  # a bug: keep the message, never lose it
@@ -219,7 +222,12 @@ class Intake(ServicePart):
             log.exception("could not tell the GM about kept message %s", kept_id)
 
     def run(
-        self, raw: RawMessage, source: str, now: datetime, replay_of: int | None = None
+        self,
+        raw: RawMessage,
+        source: str,
+        now: datetime,
+        replay_of: int | None = None,
+        replies_to: frozenset[str] = frozenset(),
     ) -> Outcome:
         """Run the message through :meth:`intake`'s rules in order; the first that
         answers decides (Mailman's runner chain; DESIGN.md, "who before what")."""
@@ -235,6 +243,7 @@ class Intake(ServicePart):
             # What recognises the mail again in a renumbered mailbox (a new
             # UIDVALIDITY): its Message-ID, else a fingerprint of its fields and body.
             identity=letter.message_id or fingerprint(raw.raw),
+            replies_to=replies_to,
         )
         message.recorder = self.record
         for rule in self.rules():

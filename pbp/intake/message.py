@@ -77,6 +77,10 @@ class Message:
     identity: str
     digest: str | None = None
     tokens: list[str] = field(default_factory=list)
+    #: The personal tokens and confirmation codes that mail applied again with this one
+    #: was sent to (``pbp lost --replay``): a confirmation asked under one of them is
+    #: not asked again by mail, its reply comes in the same replay.
+    replies_to: frozenset[str] = frozenset()
     seat: Seat | None = None
     #: Records the outcome (:meth:`pbp.intake.Intake.record`), set by the intake.
     recorder: Callable[..., Outcome] | None = None

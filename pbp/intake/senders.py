@@ -322,26 +322,39 @@ class SenderRules(ServicePart):
         """A registered player wrote without his personal token: he gets his personal
         address of each of his ``seats`` again, at his registered address, as from
         his (first) seat: the answer's Reply-To (or Subject tag) is his personal
-        address, so replying to it just works."""
+        address, so replying to it just works. Its Subject and first line name
+        every game of ``seats``.
+
+        A GM (one of ``seats`` is a :data:`GM_SEAT`) may have written GM commands or
+        replied to a confirmation address pbp does not know (a code from before a
+        restore, a mistyped one): his answer says so and names his GM addresses as
+        such (never the GM seat's internal name), and the mail is recorded for no
+        game: which game it was for is unknown."""
         addresses = [
             {
                 "game": seat.game_id,
                 "player": seat.player,
+                "gm": seat.player == GM_SEAT,
                 "address": self.mail.personal(seat.token),
                 "subject_tag": None if self.service.plus else f"[pbp-{seat.token}]",
             }
             for seat in seats
         ]
-        game = self.game_config(seats[0].game_id)
+        gm = any(seat.player == GM_SEAT for seat in seats)
+        games = [self.game_config(g) for g in dict.fromkeys(seat.game_id for seat in seats)]
         self.mail.reply(
             message.letter,
             message.from_address,
             "token_missing",
-            {"seats": addresses},
+            {"seats": addresses, "gm": gm},
             message.now,
-            game=game,
+            game=games[0],
             player=seats[0].player,
+            # Named after every game it lists, not the first seat's alone.
+            about=games,
         )
+        if gm:
+            return message.record(Handled.TOKEN_MISSING)
         return message.record(Handled.TOKEN_MISSING, seats[0].game_id, seats[0].player)
 
     def _stranger_at_seat(

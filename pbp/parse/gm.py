@@ -304,6 +304,8 @@ _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
 #: Most digits of a VOID's event number: the log's numbers are SQLite INTEGERs
 #: (below 2**63, 19 digits); a longer number is a syntax error, not a lookup.
 _EVENT_DIGITS = 19
+#: The largest number a VOID or a kept-mail lever may name: SQLite's largest INTEGER.
+_LARGEST_ID = 2**63 - 1
 _ADDRESS = re.compile(r"^<?([^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?$")
 
 
@@ -414,6 +416,8 @@ def _kept_ids(rest: str) -> tuple[int, ...]:
         number = word.lstrip("#№")
         if not (number.isdecimal() and number.isascii() and len(number) <= _EVENT_DIGITS):
             return ()
+        if int(number) > _LARGEST_ID:  # 19 digits go past SQLite's INTEGER (2**63 - 1)
+            return ()
         ids[int(number)] = None
     return tuple(ids)
 
@@ -470,7 +474,7 @@ def _lever(name: str, rest: str) -> Lever | None:
         # "²".isdigit() is true, int("²") fails: only digits int() reads (any script's),
         # and no more of them than an event number has (int() refuses 4,301 digits)
         fits = number.isdecimal() and len(number) <= _EVENT_DIGITS
-        return Void(int(number)) if fits else None
+        return Void(int(number)) if fits and int(number) <= _LARGEST_ID else None
     fmt = rest.lower() or "markdown"
     for known in FORMATS:
         if fmt == known:

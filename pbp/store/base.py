@@ -112,6 +112,18 @@ class StoreBase(Tables):
         ).fetchone()
         return not row[0]
 
+    def secret(self, name: str) -> bytes:
+        """The store's secret ``name`` (one of :data:`pbp.store.schema.SECRETS`): random
+        bytes made once with the store (or at its upgrade to schema 5), never mailed;
+        a backup holds it.
+
+        :raises KeyError: no such secret.
+        """
+        row = self._db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise KeyError(name)
+        return bytes(row[0])
+
     def close(self) -> None:
         """Close the database connection."""
         self._db.close()

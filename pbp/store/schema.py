@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import sqlite3
 from pathlib import Path
 
@@ -25,7 +26,7 @@ log = logging.getLogger("pbp.store")
 #: refuses one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
 #: every change of :data:`SCHEMA`, :data:`MIGRATIONS` or :data:`CONVERSIONS` that an older
 #: pbp could not read.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -56,6 +57,14 @@ CONVERSIONS: dict[int, tuple[str, ...]] = {
         "WHERE replay_of IS NULL AND substr(source, -8) = '#resumed'",
     ),
 }
+
+#: The store's own secrets (table ``secrets``), each 32 random bytes made once, when
+#: the store is made or upgraded to schema 5, and never mailed or shown: a backup holds
+#: them, so mail replayed after a restore gets what it got before (``gm_confirm``: the
+#: key of the GM's confirmation codes, :func:`pbp.gm.by_mail.confirmation_code`).
+SECRETS = ("gm_confirm",)
+#: Bytes of each of :data:`SECRETS`.
+SECRET_BYTES = 32
 
 #: Indexes on columns :data:`MIGRATIONS` may add (made after them). A held mail is
 #: replayed at most once: one message row per ``replay_of``.
@@ -208,6 +217,10 @@ CREATE TABLE IF NOT EXISTS seat_stranger_answers (
 );
 CREATE INDEX IF NOT EXISTS seat_stranger_answers_by_seat
     ON seat_stranger_answers(game_id, player, answered_at);
+CREATE TABLE IF NOT EXISTS secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
 """
 
 
@@ -218,7 +231,8 @@ def open_schema(db: sqlite3.Connection, path: Path) -> None:
     An older store (schema version below :data:`SCHEMA_VERSION`) is first copied
     beside itself (``pbp.sqlite3.v0-backup``, :func:`copy_store`), then upgraded in
     one transaction: new tables and indexes, :data:`MIGRATIONS`, the
-    :data:`CONVERSIONS` of its old rows, :data:`LATE_INDEXES`, the version.
+    :data:`CONVERSIONS` of its old rows, :data:`LATE_INDEXES`, the :data:`SECRETS` it
+    lacks (new random ones, :func:`secrets.token_bytes`), the version.
 
     :raises StoreVersionError: the store's version is above :data:`SCHEMA_VERSION`.
     """
@@ -259,6 +273,11 @@ def open_schema(db: sqlite3.Connection, path: Path) -> None:
         for statement in LATE_INDEXES.split(";"):
             if statement.strip():
                 db.execute(statement)
+        for name in SECRETS:
+            db.execute(
+                "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
+                (name, secrets.token_bytes(SECRET_BYTES)),
+            )
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")

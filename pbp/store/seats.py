@@ -183,10 +183,12 @@ class SeatsMixin(Tables):
         self, code: str, game_id: str, commands: str, now: datetime, expires_at: datetime
     ) -> None:
         """Store GM commands that wait for the GM's confirmation under the single-use
-        ``code`` (``commands``: JSON text, :mod:`pbp.gm`)."""
+        ``code`` (``commands``: JSON text, :mod:`pbp.gm`). A code stored already is
+        kept as it is (the same lever mail's code, :func:`pbp.gm.by_mail.confirmation_code`:
+        confirmed once)."""
         self._db.execute(
-            "INSERT INTO gm_confirmations (code, game_id, commands, created_at, expires_at) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO gm_confirmations "
+            "(code, game_id, commands, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
             (code, game_id, commands, to_iso(now), to_iso(expires_at)),
         )
 
