@@ -245,12 +245,11 @@ def game_status(
     """
     if store is None:
         return [_not_started(config.game(g), (), None) for g in game_ids]
-    waiting = {kept.id for kept in store.kept() if kept.waiting}
+    waiting = [kept for kept in store.kept() if kept.waiting]
     kept_of: dict[str, list[int]] = {}
-    if waiting:
-        for row in kept_rows(store, config):
-            if row.id in waiting and row.game is not None:
-                kept_of.setdefault(row.game, []).append(row.id)
+    for row in kept_rows(store, config, waiting) if waiting else ():
+        if row.game is not None:
+            kept_of.setdefault(row.game, []).append(row.id)
     return [_one(config.game(g), store, tuple(kept_of.get(g, ())), now, labels) for g in game_ids]
 
 

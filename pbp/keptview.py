@@ -3,7 +3,8 @@
 A kept mail is stored as its raw bytes and a reason code (``"unknown_sender"``,
 ``"too_large: 3,100,000 bytes"``, ``"paused"`` with the game it is held for …).
 :func:`kept_rows` reads each one's header section again (never its body: a
-stranger's mail may be hostile) and gives the GM what he needs to decide: when it
+stranger's mail may be hostile; and only the few fields a row shows, each cut:
+:func:`row_header`) and gives the GM what he needs to decide: when it
 came (in the game's time zone, to the minute), from whom, for which game, its
 Subject (on one line, control characters removed, cut), the reason in words, and
 what became of it (waiting, retried, resumed).
@@ -14,19 +15,20 @@ them as JSON.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from pbp.config import Config
 from pbp.digest import inert
 from pbp.mail.base import header_section
-from pbp.parse.mime import find_tokens, read_letter
+from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.store import HELD_REASON, KeptMessage, Store
 from pbp.timetext import cli_time
 
-__all__ = ["KeptRow", "explain", "kept_rows", "reason_words", "table"]
+__all__ = ["KeptRow", "explain", "kept_rows", "reason_words", "row_header", "table"]
 
 #: Characters shown of a sender's address and of a Subject.
 SENDER_WIDTH = 40
@@ -128,23 +130,75 @@ class KeptRow:
         return asdict(self)
 
 
-def _game_of(message: KeptMessage, store: Store, config: Config) -> str | None:
-    """The game a kept mail was for: the paused game it was held for, the game of a
-    personal address it was sent to, or the first game its sender plays in."""
-    if message.held_for is not None:
-        return message.held_for
-    letter = read_letter(header_section(message.raw))
-    plus = config.mail.personal_address == "plus"
-    for token in find_tokens(letter, config.mail.address, "plus" if plus else "subject_tag"):
-        seat = store.token(token)
-        if seat is not None:
-            return seat.game_id
-    sender = letter.from_address
-    for game in config.games:
-        emails = {game.gm.lower(), *(p.email.lower() for p in game.players)}
-        if sender in emails:
-            return game.id
-    return None
+class _Games:
+    """Which game a kept mail was for, for one :func:`kept_rows` call: each personal
+    token's seat and each sender's first game are looked up once per call (many kept
+    mails of one sender, or naming the same address, cost one lookup)."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.address = config.mail.address
+        self.mode: Literal["plus", "subject_tag"] = (
+            "plus" if config.mail.personal_address == "plus" else "subject_tag"
+        )
+        self.seats: dict[str, str | None] = {}
+        self.senders: dict[str, str] = {}
+        for game in reversed(config.games):  # the first game wins
+            for email in (game.gm, *(p.email for p in game.players)):
+                self.senders[email.lower()] = game.id
+
+    def of(self, message: KeptMessage, letter: Letter | None) -> str | None:
+        """The game ``message`` was for: the paused game it was held for, the game of a
+        personal address it was sent to (:func:`find_tokens`: at most its first
+        :data:`~pbp.parse.mime.MAX_TOKENS`), or the first game its sender plays in.
+        ``letter``: its header section read (None: nothing kept of it)."""
+        if message.held_for is not None:
+            return message.held_for
+        if letter is None:
+            return None
+        for token in find_tokens(letter, self.address, self.mode):
+            if token not in self.seats:
+                seat = self.store.token(token)
+                self.seats[token] = seat.game_id if seat is not None else None
+            if self.seats[token] is not None:
+                return self.seats[token]
+        return self.senders.get(letter.from_address or "")
+
+
+#: A line end, then the start of a header field a row is read from (who sent it, its
+#: Subject, its recipients; a continuation line starts with white space). Searched
+#: from one line end to the next, not at every byte as ``^`` with ``re.M`` would be.
+_ROW_FIELD = re.compile(rb"\n(?:from|subject|delivered-to|x-original-to|to|cc)[ \t]*:", re.I)
+#: The end of a header field: a line end not followed by a continuation line.
+_FIELD_END = re.compile(rb"\n(?![ \t])")
+#: Bytes read of each field of a row (whole lines of a folded field: a real one is far
+#: shorter; a stranger's ``To`` of thousands of ``gm+random@`` recipients would be
+#: parsed for each row of every STATUS, KEPT and ``pbp kept``).
+ROW_FIELD_BYTES = 1024
+
+
+def row_header(raw: bytes) -> bytes:
+    """What a row reads of ``raw``'s header section (:func:`header_section`): its From,
+    Subject, Delivered-To, X-Original-To, To and Cc fields, in their order, each cut
+    after its last whole line within :data:`ROW_FIELD_BYTES`, then an empty line.
+
+    >>> row_header(b"Received: x\\r\\nFrom: a@example.test\\r\\nTo: b@example.test,\\r\\n"
+    ...            b" c@example.test\\r\\n\\r\\nbody")
+    b'From: a@example.test\\r\\nTo: b@example.test,\\r\\n c@example.test\\r\\n\\r\\n'
+    """
+    head = b"\n" + header_section(raw)
+    fields: list[bytes] = []
+    for found in _ROW_FIELD.finditer(head):
+        at = found.start() + 1
+        window = head[at : at + ROW_FIELD_BYTES]
+        end = _FIELD_END.search(window)
+        if end is not None:
+            fields.append(window[: end.end()])
+        elif (cut := window.rfind(b"\n")) >= 0:
+            fields.append(window[: cut + 1])
+        else:
+            fields.append(window.rstrip(b"\r") + b"\r\n")
+    return b"".join(fields) + b"\r\n"
 
 
 def _status(message: KeptMessage, resumed: dict[int, str], zone: ZoneInfo) -> str:
@@ -181,11 +235,11 @@ def kept_rows(store: Store, config: Config, kept: list[KeptMessage] | None = Non
         resumed = store.replay_outcomes()
     zones = {game.id: game.timezone for game in config.games}
     default_zone = config.games[0].timezone if config.games else "UTC"
+    games = _Games(store, config)
     rows = []
     for message in kept:
-        letter = read_letter(header_section(message.raw)) if message.raw else None
-        known = message.raw or message.held_for is not None
-        game = _game_of(message, store, config) if known else None
+        letter = read_letter(row_header(message.raw), body=False) if message.raw else None
+        game = games.of(message, letter)
         zone = zones.get(game or "", default_zone)
         local = ZoneInfo(zone)
         arrived = message.arrived.astimezone(local)

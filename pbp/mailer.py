@@ -484,6 +484,7 @@ class Mailer:
         token: str | None = None,
         stranger: bool = False,
         about: Sequence[Game] = (),
+        limited: bool = True,
     ) -> None:
         """Answer a mail (RFC 3834 ``auto-replied``, threaded to it). ``token``: the
         Reply-To (or Subject tag) is this token's address instead of the player's own
@@ -495,7 +496,9 @@ class Mailer:
         of ``about`` (the GM's STATUS ALL). Within the
         rate limit (:attr:`limit`, :mod:`pbp.ratelimit`): beyond it the answer is
         replaced by one ``slow_down`` mail, then held back for the summary
-        (:meth:`summary`)."""
+        (:meth:`summary`). ``limited=False``: sent at once and not counted (the GM's
+        confirmation request and his levers' results, to his registered address only:
+        a flood of forged STATUS mails must not hold them back)."""
         own = self.store.player_token(game.id, player) if player else None
         full = self.context(game, None)
         if player is not None:
@@ -505,7 +508,7 @@ class Mailer:
             f"{game.kind}/{template}", locale=game.locale, **full
         )
         reply_to = self.personal(token) if token else full.get("personal_address")
-        if self.limit is not None:
+        if self.limit is not None and limited:
             admitted, until = self.limit.admit(to, now)
             if admitted is not Admit.ANSWER:
                 self.store.defer_answer(to.lower(), game.id, player, reply_to, body, now, until)

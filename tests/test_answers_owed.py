@@ -421,6 +421,41 @@ def test_the_rate_limit_is_a_setting(tmp_path: Path) -> None:
         table.close()
 
 
+def test_a_status_flood_never_holds_back_the_gms_confirmation_nor_his_levers_result(
+    tmp_path: Path,
+) -> None:
+    """Forged STATUS mails to the GM's address (it travels in every Reply-To) use up his
+    answers of the hour; his own CLOSE DAY is still asked to confirm at once, at the
+    confirmation address, and its result comes at once. The STATUS answers beyond the
+    limit wait for the hourly summary, as any other answer does."""
+    table = owed_table(tmp_path, mail="  max_answers_per_hour: 2\n")
+    try:
+        gm_address = f"gm+{table.store.player_token('seed-000', GM_SEAT)}@example.test"
+        for i in range(4):
+            mail(table, GM, gm_address, "STATUS", at=utc(2026, 12, 1, 17, 5, i))
+        assert table.run(utc(2026, 12, 1, 17, 10)) == ["gm_applied"] * 4
+        flood = table.new_mail()
+        assert [str(m["Subject"]) for m in flood] == [
+            "[seed-000] Только для ГМа: состояние игры",
+            "[seed-000] Только для ГМа: состояние игры",
+            "[seed-000] Слишком много писем: ответы придут позже одной сводкой",
+        ]
+        mail(table, GM, gm_address, "CLOSE DAY", at=utc(2026, 12, 1, 17, 11))
+        assert table.run(utc(2026, 12, 1, 17, 12)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        assert str(asked["Subject"]) == "[seed-000] Подтвердите команды ГМа"
+        # Its Reply-To is the confirmation address, not the GM address.
+        code = str(asked["Reply-To"]).removeprefix("gm+").partition("@")[0]
+        assert table.store.confirmation(code) is not None
+        mail(table, GM, str(asked["Reply-To"]), "да", at=utc(2026, 12, 1, 17, 13))
+        assert table.run(utc(2026, 12, 1, 17, 14)) == ["gm_applied"]
+        mails = table.new_mail()
+        assert [str(m["Subject"]) for m in mails][-1] == "[seed-000] Re: ход"
+        assert "> CLOSE DAY\nДень 1 закрыт." in body(mails[-1])
+    finally:
+        table.close()
+
+
 # --- 4. loops without RFC 3834 headers ------------------------------------------------------
 
 

@@ -238,6 +238,23 @@ def test_kept_by_mail_lists_the_waiting_rows_at_once_without_confirmation(table:
     )
 
 
+def test_kept_and_help_repeated_in_one_mail_are_answered_once(table: Table) -> None:
+    """KEPT reads every kept mail's headers: a forged mail of KEPT lines (no confirmation
+    needed) gets one listing, the later lines "answered above"."""
+    keep_three(table)
+    gm_mail(table, "KEPT", "ОТЛОЖЕННЫЕ", "HELP", "KEPT", "ПОМОЩЬ", at=utc(2026, 12, 1, 18, 10))
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["gm_applied"]
+    (answer,) = table.new_mail()
+    text = body(answer)
+    assert text.count("Отложенные письма ждут (номер, когда пришло") == 1
+    assert text.count("Команды ГМа (по одной в строке") == 1
+    above = "Ответ — выше: повторённая в письме команда получает один ответ.\n"
+    assert f"> ОТЛОЖЕННЫЕ\n{above}" in text
+    assert f"> KEPT\n{above}" in text
+    assert f"> ПОМОЩЬ\n{above}" in text
+    assert text.count(above) == 3
+
+
 def test_kept_beside_a_lever_is_answered_in_the_confirmation_mail(table: Table) -> None:
     """Issue 31 review: KEPT and DISMISS in one mail; KEPT needs no confirmation, so
     the mail asking to confirm DISMISS lists the kept rows under ``> KEPT``."""

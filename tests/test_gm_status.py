@@ -16,6 +16,7 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -35,7 +36,8 @@ from kits.table import (
 )
 
 from pbp.cli import main
-from pbp.config import load_config
+from pbp.config import Config, load_config
+from pbp.gmview import game_status
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.render import Renderer
 from pbp.service import Service
@@ -182,6 +184,28 @@ def test_a_gm_status_mail_gets_one_gm_only_answer_at_his_registered_address(
     assert named_body(answer, MANIAC) == MANIAC_RU + "\n" + COMMANDS_RU
     # STATUS changes nothing: no event logged, no confirmation asked.
     assert table.store.events(MANIAC)[-1].seq == seq
+
+
+def test_a_mail_of_many_status_lines_is_computed_and_answered_once(
+    table: TwoGames, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each STATUS reads every kept mail: a forged mail of 200 STATUS lines (no
+    confirmation needed) must not stall the daemon. Only the widest asked (ALL), as the
+    last such line reads the games, is computed and mailed."""
+    mid_day(table)
+    computed: list[list[str]] = []
+
+    def counted(config: Config, store: Store | None, ids: list[str], *rest: Any) -> Any:
+        computed.append(ids)
+        return game_status(config, store, ids, *rest)
+
+    monkeypatch.setattr("pbp.gm.by_mail.game_status", counted)
+    lines = ["СТАТУС"] * 100 + ["СТАТУС ВСЕ"] + ["STATUS"] * 99
+    table.mail(MANIAC, GM, *lines, at=utc(2026, 12, 1, 17, 59))
+    assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
+    assert computed == [[MANIAC, CLUEDO]]
+    (answer,) = table.new_mail()
+    assert summary([answer]) == [(GM, "[seed-002, seed-000] Только для ГМа: состояние ваших игр")]
 
 
 def test_a_cluedo_status_shows_the_answer_owed(table: TwoGames) -> None:

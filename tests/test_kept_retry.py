@@ -401,3 +401,44 @@ def test_D8_mail_held_by_a_pause_shows_as_applied_on_resume_in_pbp_kept(tmp_path
         assert (code, output) == (0, "kept:1: resumed (applied)\n")
     finally:
         table.close()
+
+
+def test_a_kept_row_reads_the_first_kilobyte_of_each_field_only(tmp_path: Path) -> None:
+    """A stranger's mail to 2,000 ``gm+random@`` recipients: each STATUS, KEPT and ``pbp
+    kept`` reads its row, so a row reads From, Subject and the recipients' first 1,024
+    bytes (whole lines), wherever the From is; the game is the first known personal
+    address's among them."""
+    from kits.table import Table, utc
+
+    from pbp.keptview import ROW_FIELD_BYTES, kept_rows, row_header
+
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        spam = ",\r\n ".join(f"gm+r{n:04}@example.test" for n in range(2000))
+        own = f"gm+{table.token('Кросс')}@example.test"
+        raws = [
+            f"To: {spam}\r\nSubject: buy\r\nFrom: spam@shop.example.test\r\n\r\nbuy\r\n",
+            f"To: {own},\r\n {spam}\r\nFrom: spam@shop.example.test\r\nSubject: hi\r\n\r\nx\r\n",
+        ]
+        with table.store.transaction():
+            for n, raw in enumerate(raws):
+                at = utc(2026, 12, 1, 18, n)
+                table.store.keep(f"maildir:{n}", at, "unknown_sender", raw.encode(), at)
+        head = row_header(raws[0].encode())
+        assert ROW_FIELD_BYTES == 1024
+        assert (
+            head
+            == (
+                "To: "
+                + ",\r\n ".join(f"gm+r{n:04}@example.test" for n in range(40))
+                + ",\r\nSubject: buy\r\nFrom: spam@shop.example.test\r\n\r\n"
+            ).encode()
+        )
+        rows = kept_rows(table.store, table.config)
+        assert [(r.sender, r.subject, r.game) for r in rows] == [
+            ("spam@shop.example.test", "buy", None),
+            ("spam@shop.example.test", "hi", "seed-000"),
+        ]
+    finally:
+        table.close()

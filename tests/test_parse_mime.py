@@ -18,7 +18,7 @@ from pbp.mail.base import header_section
 from pbp.parse.body import new_text, strip_echo, unflow
 from pbp.parse.charset import decode_bytes
 from pbp.parse.headers import HEADER_LIMIT, cap, mailboxes
-from pbp.parse.mime import Letter, find_token, read_letter
+from pbp.parse.mime import MAX_TOKENS, Letter, find_token, find_tokens, read_letter
 
 
 def mail(headers: list[str], body: bytes | str = b"", *, crlf: bool = True) -> bytes:
@@ -146,6 +146,19 @@ def test_find_token_ignores_malformed_tokens_and_reads_subject_tags() -> None:
     assert find_token(Letter(subject="Re: ход"), "gm@example.test", "subject_tag") is None
     with pytest.raises(ValueError):
         find_token(letter, "gm@example.test", "header")  # type: ignore[arg-type]
+
+
+def test_find_tokens_reads_at_most_sixteen_tokens_of_a_mail() -> None:
+    """Each token costs a store lookup: a stranger's mail to 2,000 ``gm+random@``
+    recipients gives the first 16, in order, each once."""
+    spam = (f"gm+t{n}@example.test" for n in range(2000))
+    recipients = ("gm+first@example.test", "gm+first@example.test", *spam)
+    expected = ["first", *(f"t{n}" for n in range(15))]
+    assert MAX_TOKENS == 16
+    assert find_tokens(Letter(recipients=recipients), "gm@example.test", "plus") == expected
+    subject = "".join(f"[pbp-t{n}]" for n in range(40))
+    tags = find_tokens(Letter(subject=subject), "gm@example.test", "subject_tag")
+    assert tags == [f"t{n}" for n in range(16)]
 
 
 # --- RFC 3834: automatic mail ---

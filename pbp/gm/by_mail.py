@@ -180,9 +180,10 @@ class GmMail(ServicePart):
             )
             if checked is None or not checked.dmarc_pass:
                 return self.ask_confirmation(message, game, commands)
+        levers = any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands)
         with self.store.transaction():
             results = self._run_all(game, commands, at, now=message.now)
-            self._answer(letter, game, results, message.now)
+            self._answer(letter, game, results, message.now, limited=not levers)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game_id, GM_SEAT
@@ -197,11 +198,21 @@ class GmMail(ServicePart):
         the ``gm_result`` template. A STATUS reads the games as they stand after the
         lines before it, its time left counted from ``now`` (the real time; default
         ``at``): ``{"lever": "status", "all": bool, "games": [GameStatus…]}``
-        (:meth:`status`)."""
+        (:meth:`status`).
+
+        One mail is answered once for each of STATUS, KEPT and HELP, however often it
+        repeats them (STATUS and KEPT read every kept mail's headers): only the STATUS
+        line :meth:`_statuses` mails is computed (the last with ALL, else the last), the
+        others give ``{"lever": "status", "all": bool, "games": None}``; only the first
+        KEPT and the first HELP are answered, the later ones give ``{"lever":
+        "kept"|"help", "repeat": True}`` ("answered above")."""
         renderer = self.service.renderer
         results: list[dict[str, Any]] = []
         genders = game.genders()  # the refusals' words follow the players' (rule P2)
-        for command in commands:
+        asked = [(i, c.lever) for i, c in enumerate(commands) if isinstance(c.lever, Status)]
+        shown = next((i for i, s in reversed(asked) if s.all), asked[-1][0] if asked else None)
+        answered: set[type] = set()
+        for index, command in enumerate(commands):
             result: dict[str, Any] = {"line": command.line, "lever": command.name}
             if command.lever is None:
                 error = command.error or InvalidMove("gm_not_a_command")
@@ -209,8 +220,15 @@ class GmMail(ServicePart):
                     error.code, {**error.params, "genders": genders}, locale=game.locale
                 )
             elif isinstance(command.lever, Status):
-                result["done"] = self.status(game, command.lever, now or at)
+                if index == shown:
+                    result["done"] = self.status(game, command.lever, now or at)
+                else:
+                    result["done"] = {"lever": "status", "all": command.lever.all, "games": None}
+            elif isinstance(command.lever, Kept | Help) and type(command.lever) in answered:
+                result["done"] = {"lever": command.name, "repeat": True}
             else:
+                if isinstance(command.lever, Kept | Help):
+                    answered.add(type(command.lever))
                 try:
                     done = self.gm.run(game.id, command.lever, command.note, now=at, via="mail")
                     result["done"] = done
@@ -261,9 +279,9 @@ class GmMail(ServicePart):
         latest line read them; ``results`` without their views, each marked ``sent``
         (the ``gm_result`` mail only mentions it)."""
         asked = [r["done"] for r in results if r.get("done", {}).get("lever") == "status"]
-        if not asked:
+        widest = next((d for d in asked if d["games"] is not None), None)
+        if widest is None:
             return results
-        widest = next((d for d in reversed(asked) if d["all"]), asked[-1])
         self.service.mail.reply(
             letter,
             self.addresses.registered(game.id),
@@ -290,8 +308,12 @@ class GmMail(ServicePart):
         results: list[dict[str, Any]],
         now: datetime,
         unread: Sequence[str] = (),
+        *,
+        limited: bool = True,
     ) -> None:
-        """The ``gm_result`` mail, to the GM's registered address; before it, each
+        """The ``gm_result`` mail, to the GM's registered address; ``limited=False`` (the
+        results of levers pulled): never held back by the rate limit
+        (:meth:`pbp.mailer.Mailer.reply`). Before it, each
         story an EXPORT asked for in a mail of its own (:meth:`pbp.mailer.Mailer.gm_story`),
         which the result mail only mentions: the story is pasted whole into a public
         thread, the result mail holds the GM's address. What STATUS lines asked for
@@ -320,6 +342,7 @@ class GmMail(ServicePart):
             now,
             game=game,
             player=GM_SEAT,
+            limited=limited,
         )
 
     def ask_confirmation(
@@ -389,6 +412,9 @@ class GmMail(ServicePart):
                 token=code,
                 # Its own Subject: a forger must not title the mail that asks for a reply.
                 stranger=True,
+                # To the GM's registered address only; a STATUS flood must not defer it
+                # into the hourly summary, whose Reply-To is no confirmation address.
+                limited=False,
             )
             return message.record(
                 Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
@@ -448,7 +474,7 @@ class GmMail(ServicePart):
         with self.store.transaction():
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
-            self._answer(message.letter, game, results, message.now, unread)
+            self._answer(message.letter, game, results, message.now, unread, limited=False)
             done = sum(1 for r in results if "done" in r)
             outcome = message.record(
                 Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
@@ -519,6 +545,7 @@ class GmMail(ServicePart):
                     game=game,
                     player=GM_SEAT,
                     token=confirmation.code,
+                    limited=False,  # once per code, to the GM: its Reply-To confirms
                 )
             return message.record(Handled.GM_UNCONFIRMED, game.id, GM_SEAT)
 

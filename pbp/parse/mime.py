@@ -309,10 +309,18 @@ def find_token(letter: Letter, address: str, mode: Literal["plus", "subject_tag"
     return tokens[0] if tokens else None
 
 
+#: The most personal tokens :func:`find_tokens` reads from one mail. A real mail holds a
+#: handful (the sender's own address, a confirmation code, a second seat's address);
+#: each token read costs the caller a store lookup, and a stranger's mail may name
+#: thousands of ``gm+random@`` recipients.
+MAX_TOKENS = 16
+
+
 def find_tokens(letter: Letter, address: str, mode: Literal["plus", "subject_tag"]) -> list[str]:
-    """Every personal token of the letter, lower-cased, each once, in the order
+    """The personal tokens of the letter, lower-cased, each once, in the order
     :func:`find_token` searches them (a mail may go to two personal addresses: the
-    caller picks the sender's own).
+    caller picks the sender's own): at most the first :data:`MAX_TOKENS` (a mail naming
+    more is a stranger's; the tokens after them are not read).
 
     :raises ValueError: ``mode`` is neither ``"plus"`` nor ``"subject_tag"``.
     """
@@ -324,9 +332,13 @@ def find_tokens(letter: Letter, address: str, mode: Literal["plus", "subject_tag
             base, plus, token = r_local.partition("+")
             if plus and base == local and r_domain == domain and _TOKEN.fullmatch(token):
                 found.setdefault(token.lower(), None)
+                if len(found) == MAX_TOKENS:
+                    break
         return list(found)
     if mode == "subject_tag":
         for match in _SUBJECT_TAG.finditer(letter.subject):
             found.setdefault(match.group(1).lower(), None)
+            if len(found) == MAX_TOKENS:
+                break
         return list(found)
     raise ValueError(f"unknown token mode {mode!r}: use 'plus' or 'subject_tag'")
