@@ -61,6 +61,11 @@ class _Gathered:
     facts: list[tuple[str, str, str]] = field(default_factory=list)
 
 
+#: The suffix of the rate-limit key (:mod:`pbp.ratelimit`) under which the GM's
+#: confirmation requests and lever results are counted, apart from his other answers.
+LEVERS_BUDGET = "#levers"
+
+
 class Mailer:
     """Mails of one mailbox: ``address`` is the daemon's own (``gm@example.test``);
     ``plus`` selects plus-addressing (else the ``[pbp-TOKEN]`` Subject tag)."""
@@ -496,9 +501,10 @@ class Mailer:
         of ``about`` (the GM's STATUS ALL). Within the
         rate limit (:attr:`limit`, :mod:`pbp.ratelimit`): beyond it the answer is
         replaced by one ``slow_down`` mail, then held back for the summary
-        (:meth:`summary`). ``limited=False``: sent at once and not counted (the GM's
-        confirmation request and his levers' results, to his registered address only:
-        a flood of forged STATUS mails must not hold them back)."""
+        (:meth:`summary`). ``limited=False``: counted in a budget of its own, as large
+        (the GM's confirmation requests and his levers' results, to his registered
+        address only: a flood of forged STATUS mails must not hold them back, and a
+        flood of forged levers still meets a limit)."""
         own = self.store.player_token(game.id, player) if player else None
         full = self.context(game, None)
         if player is not None:
@@ -508,8 +514,8 @@ class Mailer:
             f"{game.kind}/{template}", locale=game.locale, **full
         )
         reply_to = self.personal(token) if token else full.get("personal_address")
-        if self.limit is not None and limited:
-            admitted, until = self.limit.admit(to, now)
+        if self.limit is not None:
+            admitted, until = self.limit.admit(to if limited else f"{to}{LEVERS_BUDGET}", now)
             if admitted is not Admit.ANSWER:
                 self.store.defer_answer(to.lower(), game.id, player, reply_to, body, now, until)
                 if admitted is Admit.DEFER:

@@ -703,3 +703,28 @@ def test_a_store_made_before_the_digest_gets_its_tables_when_opened(tmp_path: Pa
             store.add_digest_entry(None, "unknown_sender", 1, "x@example.test", NOON, None, NOON)
         counts = store.digest_counts(0, ["seed-000"])
         assert {r: (c.count, c.last_id) for r, c in counts.items()} == {"unknown_sender": (1, 1)}
+
+
+def test_a_flood_of_forged_levers_meets_the_confirmations_own_limit(tmp_path: Path) -> None:
+    """The confirmation requests have a budget of their own (as large as the answers'):
+    forged levers sent to the GM's address ask him to confirm at most that many times
+    in the hour, then one "slow down" mail; the rest waits for the summary."""
+    table = owed_table(tmp_path, mail="  max_answers_per_hour: 2\n")
+    try:
+        gm_address = f"gm+{table.store.player_token('seed-000', GM_SEAT)}@example.test"
+        for i in range(4):
+            mail(table, GM, gm_address, "PAUSE", at=utc(2026, 12, 1, 17, 5, i))
+        assert table.run(utc(2026, 12, 1, 17, 10)) == ["gm_pending"] * 4
+        assert [str(m["Subject"]) for m in table.new_mail()] == [
+            "[seed-000] Подтвердите команды ГМа",
+            "[seed-000] Подтвердите команды ГМа",
+            "[seed-000] Слишком много писем: ответы придут позже одной сводкой",
+        ]
+        # His STATUS answers are counted apart: they still come.
+        mail(table, GM, gm_address, "STATUS", at=utc(2026, 12, 1, 17, 11))
+        assert table.run(utc(2026, 12, 1, 17, 12)) == ["gm_applied"]
+        assert [str(m["Subject"]) for m in table.new_mail()] == [
+            "[seed-000] Только для ГМа: состояние игры"
+        ]
+    finally:
+        table.close()
