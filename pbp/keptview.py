@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
+from pbp.columns import aligned
 from pbp.config import Config
 from pbp.digest import inert
 from pbp.mail.base import header_section
@@ -281,10 +282,4 @@ def table(rows: list[KeptRow]) -> str:
         )
         for r in rows
     ]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head) - 1)]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
-        + "  "
-        + line[-1]
-        for line in lines
-    )
+    return aligned(lines)

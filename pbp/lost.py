@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from pbp.columns import aligned
 from pbp.config import Config
 from pbp.digest import inert
 from pbp.gm.by_mail import CONFIRM_SECRET, confirmation_code
@@ -196,10 +197,4 @@ def table(lost: list[LostMail]) -> str:
     lines = [head] + [
         (mail.arrived, mail.sender or "-", mail.game or "-", mail.subject or "-") for mail in lost
     ]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head) - 1)]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
-        + "  "
-        + line[-1]
-        for line in lines
-    )
+    return aligned(lines)

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from pbp.cli.common import _load, _when, cli_time, templates_dir
+from pbp.columns import aligned
 from pbp.config import Config, Game
 from pbp.gmview import GameStatus, game_status, owed_line
 from pbp.render import Renderer
@@ -61,13 +62,7 @@ def table(rows: list[tuple[str, ...]]) -> str:
     """``rows`` under :data:`HEAD`, each column as wide as its widest cell (the last
     left as it is), no trailing newline."""
     lines = [HEAD, *rows]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(HEAD) - 1)]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
-        + "  "
-        + line[-1]
-        for line in lines
-    )
+    return aligned(lines)
 
 
 @click.command()
