@@ -227,6 +227,15 @@ def _smtp(settings: SmtpSettings, password: str | None, report: Report) -> smtpl
         return smtp
     try:
         smtp.login(settings.username, password or "")
+    except smtplib.SMTPNotSupportedError:
+        # No AUTH offered (RFC 4954): the server takes mail without a login here, and
+        # no password can fix that.
+        report.bad(
+            f"{where}: the server offers no login (no AUTH in its EHLO reply): leave "
+            "username and password_env out of smtp, or use the port where it asks for one"
+        )
+        smtp.close()
+        return None
     except smtplib.SMTPException as error:
         reply = getattr(error, "smtp_error", b"")
         said = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else str(error)

@@ -85,6 +85,28 @@ def test_a_wrong_password_fails_in_one_line_and_exit_1(
     assert "Traceback" not in result.output
 
 
+def test_a_login_set_for_an_smtp_server_that_offers_none_says_to_leave_it_out(
+    config: Path, smtp_server: SmtpServer
+) -> None:
+    """No AUTH in the server's EHLO reply (the suite's aiosmtpd): no password can help,
+    so the line says to leave the login out, not to check the password."""
+    text = config.read_text(encoding="utf-8")
+    plain = f"{{smtp: {{host: 127.0.0.1, port: {smtp_server.port}, tls: none}}}}"
+    assert plain in text
+    login = (
+        f"{{smtp: {{host: 127.0.0.1, port: {smtp_server.port}, tls: none, "
+        f"username: {DAEMON}, password_env: {PASSWORD_ENV}}}}}"
+    )
+    config.write_text(text.replace(plain, login), "utf-8")
+    ok, said = lines(config)
+    assert (ok, said[1]) == (
+        False,
+        f"FAILED  SMTP 127.0.0.1:{smtp_server.port}: the server offers no login (no AUTH in "
+        "its EHLO reply): leave username and password_env out of smtp, or use the port "
+        "where it asks for one",
+    )
+
+
 def test_a_wrong_port_and_a_missing_folder_are_said(config: Path, dovecot: Dovecot) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
