@@ -328,7 +328,7 @@ SHA-256 (опубликован в посте открытия): $sha
 Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
 ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
 ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · \
-ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »).
+ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · НОВЫЙ АДРЕС (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
 [b]Клуэдо «ru-1»: день 1 открыт[/b]
@@ -764,7 +764,7 @@ Your GM address for commands (a reply to any mail of pbp goes there too): $gm_ad
 Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
 SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT · \
 CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID · \
-EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").
+EXPORT markdown|bbcode|html · HELP · STATUS [ALL] · NEW ADDRESS (a note may follow " -- ").
 """,
         "opening_bbcode": """\
 [b]Cluedo "en-1": day 1 is open[/b]

@@ -109,7 +109,11 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     text = body(confirm)
     assert "пока не выполнил ни одной:\n\n  ПАУЗА -- уехал\n\nЧтобы выполнить их" in text
     assert "Ответ действует до 2 декабря 2026 г., 21:01 по Москве" in text
-    assert "pbp rotate-token seed-000 --gm" in text
+    assert "pbp rotate-token" not in text
+    assert (
+        "Чтобы получить новый адрес ГМа, пошлите НОВЫЙ АДРЕС отдельной строкой на ваш адрес "
+        "ГМа с вашего зарегистрированного адреса и подтвердите.\n"
+    ) in text
 
 
 def test_a_copy_of_a_gm_mail_awaiting_confirmation_is_a_duplicate_not_a_second_request(

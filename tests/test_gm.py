@@ -235,7 +235,7 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
         "АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЗАКРЫТЬ ДЕНЬ · "
         "ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
         "ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
-        "СТАТУС [ВСЕ]"
+        "СТАТУС [ВСЕ] · НОВЫЙ АДРЕС"
     )
     refusal = f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: {commands}."
     assert f"> SHOW\n{refusal}\n" in answer

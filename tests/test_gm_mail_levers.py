@@ -28,6 +28,7 @@ from kits.table import GM, Table, body, crash_apply, named_body, summary, utc
 from pbp.cli import main
 from pbp.keptview import REASONS
 from pbp.mail.maildir import deliver
+from pbp.parse.gm import NewAddress, parse_gm
 from pbp.store import GM_SEAT
 
 GAME = "seed-000"
@@ -520,3 +521,66 @@ def test_command_lines_in_a_reply_to_a_confirmation_are_said_not_read(
         assert note.split(":")[0] not in body(table.new_mail()[-1])
     finally:
         table.close()
+
+
+def test_new_address_by_mail_once_confirmed_gives_the_gm_a_new_address(table: Table) -> None:
+    """Issue 31: a GM with only a mail client replaces a leaked GM address. НОВЫЙ АДРЕС
+    waits for his confirmation (a forger who knows the old address must not rotate it),
+    then rotates it as ``pbp rotate-token GAME --gm`` does: the result, at his registered
+    address, has the new address as its Reply-To; the old one is answered as replaced."""
+    seq = table.store.events(GAME)[-1].seq
+    old = table.store.player_token(GAME, GM_SEAT)
+    gm_mail(table, "НОВЫЙ АДРЕС", at=utc(2026, 12, 1, 18))
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (asked,) = table.new_mail()
+    assert summary([asked]) == [(GM, "[seed-000] Подтвердите команды ГМа")]
+    assert "\n\n  НОВЫЙ АДРЕС\n\n" in body(asked)
+    assert (
+        "Если вы не посылали этих команд, не отвечайте: их написал кто-то, кто знает ваш "
+        "адрес ГМа. Чтобы получить новый адрес ГМа, пошлите НОВЫЙ АДРЕС отдельной строкой "
+        "на ваш адрес ГМа с вашего зарегистрированного адреса и подтвердите.\n"
+    ) in body(asked)
+    assert table.store.player_token(GAME, GM_SEAT) == old
+    confirm(table, asked, utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
+    new = table.store.player_token(GAME, GM_SEAT)
+    assert new not in (None, old)
+    rotated = table.store.events(GAME)[-1]
+    assert (rotated.seq > seq, rotated.event.kind, rotated.at) == (
+        True,
+        "gm_address_rotated",
+        utc(2026, 12, 1, 18, 5),
+    )
+    assert dict(rotated.event.data) == {"player": GM_SEAT, "via": "mail"}
+    (result,) = table.new_mail()
+    assert (result["To"], result["Reply-To"]) == (GM, f"gm+{new}@example.test")
+    assert named_body(result, GAME).startswith(
+        "> НОВЫЙ АДРЕС\nВаш новый адрес ГМа: "
+        f"gm+{new}@example.test (он в Reply-To этого письма). Старый больше не работает: "
+        "на письмо туда придёт ответ, что он заменён.\n"
+    )
+    # The old address is retired: its commands are not read, the answer names the new one.
+    gm_mail(table, "ПАУЗА", at=utc(2026, 12, 1, 18, 10), to=f"gm+{old}@example.test")
+    assert table.run(utc(2026, 12, 1, 18, 11)) == ["retired"]
+    (retired,) = table.new_mail()
+    assert (retired["To"], retired["Reply-To"]) == (GM, f"gm+{new}@example.test")
+    assert (
+        "Ваше письмо пришло на адрес ГМа для команд игры «seed-000», который заменён новым, "
+        "поэтому ни одна команда из него не выполнена. Ваш адрес ГМа теперь "
+        f"gm+{new}@example.test: пишите команды туда (проще всего ответом на это письмо)."
+    ) in " ".join(body(retired).split())
+    # The new one takes his commands.
+    gm_mail(table, "ПАУЗА", at=utc(2026, 12, 1, 18, 15))
+    assert table.run(utc(2026, 12, 1, 18, 16)) == ["gm_pending"]
+
+
+def test_new_address_by_mail_with_words_after_it_is_a_syntax_error() -> None:
+    (line,) = parse_gm("новый адрес пожалуйста")
+    assert line.error is not None
+    assert (line.name, line.lever, line.error.code, line.error.params) == (
+        "new_address",
+        None,
+        "gm_syntax",
+        {"lever": "new_address", "syntax": "NEW ADDRESS"},
+    )
+    assert [c.lever for c in parse_gm("NEW ADDRESS\nНовый  адрес")] == [NewAddress(), NewAddress()]

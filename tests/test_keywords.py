@@ -81,6 +81,7 @@ MADE_UP: dict[str, Any] = {
         "kept": ["GUARDADOS"],
         "retry": ["REINTENTAR"],
         "dismiss": ["DESCARTAR"],
+        "new_address": ["NUEVA DIRECCION"],
         "by": ["POR"],
         "hours": ["horas"],
         "confirm": ["CONFIRMO", "SI"],

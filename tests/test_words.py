@@ -398,13 +398,15 @@ def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) ->
         "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ"
         " · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ"
         " · ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР"
-        " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] (пояснение — после « -- »)."
+        " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · "
+        "НОВЫЙ АДРЕС (пояснение — после « -- »)."
     )
     assert _sheet_commands(renderer, "maniac", "en") == (
         "Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS"
         " · SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT"
         " · CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID"
-        ' · EXPORT markdown|bbcode|html · HELP · STATUS [ALL] (a note may follow " -- ").'
+        " · EXPORT markdown|bbcode|html · HELP · STATUS [ALL]"
+        ' · NEW ADDRESS (a note may follow " -- ").'
     )
 
 

@@ -37,6 +37,7 @@ from pbp.parse.gm import (
     Help,
     Kept,
     Lever,
+    NewAddress,
     PassDeadline,
     Pause,
     Readdress,
@@ -764,6 +765,11 @@ class GmDesk:
                 return pass_deadline(self.service, game_id, lever, now=now, via=via, note=note)
             case Kept() | Retry() | Dismiss():
                 return self.service.kept.by_mail(game_id, lever, now=now, via=via)
+            case NewAddress():
+                # As `pbp rotate-token GAME --gm`; the result mail (its Reply-To and
+                # gm_address) then gives the new address, at his registered address.
+                self.service.addresses.rotate_token(game_id, GM_SEAT, now=now, via=via)
+                return {"lever": "new_address"}
 
     def result_text(
         self,

@@ -25,6 +25,7 @@ case; the GM's note, where a command takes one, follows `` -- `` or `` — ``::
     KEPT                                           ОТЛОЖЕННЫЕ  (the kept mail of his games)
     RETRY 12 13                                    ПОВТОРИТЬ 12 13  (kept ids)
     DISMISS 12                                     ОТКЛОНИТЬ 12
+    NEW ADDRESS                                    НОВЫЙ АДРЕС  (a new GM address)
 
 A keyword may be two words (CLOSE DAY): the two first words of a line are tried first.
 
@@ -158,6 +159,12 @@ class Dismiss:
     ids: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class NewAddress:
+    """``NEW ADDRESS``: a new personal GM address (his old one leaked), as ``pbp
+    rotate-token GAME --gm`` gives (:meth:`pbp.gm.addresses.Addresses.rotate_token`)."""
+
+
 #: One GM lever.
 Lever = (
     Act
@@ -175,6 +182,7 @@ Lever = (
     | Retry
     | Dismiss
     | Status
+    | NewAddress
 )
 
 #: The keyword entries (section ``gm``) of the deadline commands by mail, each the
@@ -200,6 +208,7 @@ NAMES: dict[type[Lever], str] = {
     Kept: "kept",
     Retry: "retry",
     Dismiss: "dismiss",
+    NewAddress: "new_address",
 }
 _BY_NAME: dict[str, type[Lever]] = {
     **{name: cls for cls, name in NAMES.items()},
@@ -221,6 +230,7 @@ _LEVERS = (
     *DEADLINE_LEVERS,
     *KEPT_LEVERS,
     "status",
+    "new_address",
 )
 
 
@@ -298,6 +308,7 @@ SYNTAX = {
     "kept": "KEPT",
     "retry": "RETRY ID...",
     "dismiss": "DISMISS ID...",
+    "new_address": "NEW ADDRESS",
 }
 
 _NOTE = re.compile(r"\s+(?:--|—|–)\s+")
@@ -429,12 +440,13 @@ def _lever(name: str, rest: str) -> Lever | None:
         if not colon or not player.strip() or not move.strip():
             return None
         return Act(player.strip(), move.strip())
-    if name in ("pause", "resume", "help", "kept"):
+    if name in ("pause", "resume", "help", "kept", "new_address"):
         alone: dict[str, Lever] = {
             "pause": Pause(),
             "resume": Resume(),
             "help": Help(),
             "kept": Kept(),
+            "new_address": NewAddress(),
         }
         return None if rest else alone[name]
     if name == "status":
