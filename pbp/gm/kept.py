@@ -118,8 +118,7 @@ class KeptDesk(ServicePart):
             at_seats = [
                 seat
                 for token in tokens
-                if (seat := self.store.readdressed_seat(token, sender, message.arrived))
-                is not None
+                if (seat := self.store.readdressed_seat(token, sender, message.arrived)) is not None
             ]
         if at_seats:
             if any(seat.email == sender for seat in at_seats):

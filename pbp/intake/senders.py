@@ -190,8 +190,7 @@ class SenderRules(ServicePart):
             seats = [
                 s
                 for token in message.tokens
-                if (s := self.store.readdressed_seat(token, sender, message.arrived))
-                is not None
+                if (s := self.store.readdressed_seat(token, sender, message.arrived)) is not None
             ]
         seat = next((s for s in seats if s.email == sender), seats[0] if seats else None)
         if (
