@@ -159,7 +159,8 @@ class _Games:
             return None
         for token in find_tokens(letter, self.address, self.mode):
             if token not in self.seats:
-                seat = self.store.token(token)
+                # A token retired since (a readdress, a substitute) still names its game.
+                seat = self.store.token(token) or self.store.retired_token(token)
                 self.seats[token] = seat.game_id if seat is not None else None
             if self.seats[token] is not None:
                 return self.seats[token]

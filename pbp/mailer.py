@@ -174,13 +174,15 @@ class Mailer:
         }
 
     def context(self, game: Game, player: str | None) -> dict[str, Any]:
-        """What every mail template of ``game`` gets: game, timezone, the kind's own
+        """What every mail template of ``game`` gets: game, timezone, the formats of
+        its posts mailed to the GM (``post_formats``), the kind's own
         timing keys (:meth:`GameKind.mail_context`), and for a player his name,
         personal address and Subject tag."""
         context: dict[str, Any] = {
             "game": game.id,
             "timezone": game.timezone,
             "genders": game.genders(),
+            "post_formats": list(game.post_formats),
             **KINDS[game.kind].mail_context(game),
         }
         if player is not None:

@@ -386,7 +386,7 @@ def test_retry_by_mail_after_a_fix_applies_the_kept_move_at_its_arrival_once_con
     mails = table.new_mail()
     assert summary(mails)[-1] == (GM, "[seed-000] Re: команды")
     assert named_body(mails[-1], GAME).startswith(
-        "> ПОВТОРИТЬ 1\nОтложенное письмо 1 обработано снова: applied.\n"
+        "> ПОВТОРИТЬ 1\nОтложенное письмо 1 обработано снова: применено.\n"
     )
     (kept,) = table.store.kept()
     assert (kept.retried_at, kept.retry_outcome, kept.waiting) == (

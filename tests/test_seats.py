@@ -603,3 +603,62 @@ def test_substitute_under_the_seats_own_players_name_is_refused_and_names_readdr
         "rosa2@example.test.\n"
     ) in body(result_mail)
     assert table.store.player_email(GAME, "Роза") == EMAILS["Роза"]
+
+
+def test_D8_a_move_kept_from_the_right_address_counts_on_retry_after_the_readdress(
+    table: Table,
+) -> None:
+    """Issue 31: Дуг's registered address was wrong; his move from his real one to his
+    personal address is kept (``wrong_sender``). The GM gives the seat his address (which
+    retires that personal address) and retries: the move counts as of its arrival, the
+    token being the seat's own then. Live mail to the retired token keeps its answer."""
+    old_token = table.token("Дуг")
+    move = "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза"
+    table.send("Дуг", move, at=utc(2026, 12, 1, 18), sender=NEW)
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["wrong_sender"]
+    table.service.gm.readdress(GAME, "Дуг", NEW, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)
+    flushed(table)
+    # The kept row still names its game (its token is retired now).
+    (row,) = json.loads(cli(table, "kept", "--json"))
+    assert (row["id"], row["game"], row["reason"]) == (1, GAME, "wrong_sender")
+    gm = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    gm_mail(table, "ПОВТОРИТЬ 1", to=gm, at=utc(2026, 12, 1, 18, 40))
+    assert table.run(utc(2026, 12, 1, 18, 41)) == ["gm_pending"]
+    (confirm,) = table.new_mail()
+    gm_mail(table, "да", to=str(confirm["Reply-To"]), at=utc(2026, 12, 1, 18, 45), subject="Re")
+    assert table.run(utc(2026, 12, 1, 18, 46)) == ["gm_applied"]
+    made = [
+        (s.event.data["suggester"], s.at, s.day)
+        for s in table.store.events(GAME)
+        if s.event.kind == "suggestion_made"
+    ]
+    # In day 1, in which it arrived (D8); logged no earlier than the readdress (the
+    # log's time never runs backwards).
+    assert made == [("Дуг", utc(2026, 12, 1, 18, 30), 1)]
+    answer = next(m for m in flushed(table) if m["To"] == GM)
+    assert named_body(answer, GAME).startswith(
+        "> ПОВТОРИТЬ 1\nОтложенное письмо 1 обработано снова: применено.\n"
+    )
+    # Live mail to the retired personal address, after the readdress: as before.
+    table.send(
+        "Дуг", "СТАТУС", at=utc(2026, 12, 1, 19), sender=NEW, to=f"gm+{old_token}@example.test"
+    )
+    assert table.run(utc(2026, 12, 1, 19, 1)) == ["token_missing"]
+
+
+def test_pbp_retry_refuses_a_mail_to_a_retired_address_from_a_third_address(
+    table: Table,
+) -> None:
+    """Only the seat's address now makes a retired token count on retry; another sender's
+    mail to it would be kept again: ``pbp retry`` says so and retries nothing."""
+    table.send("Дуг", "СТАТУС", at=utc(2026, 12, 1, 18), sender="eve@example.test")
+    assert table.run(utc(2026, 12, 1, 18, 1)) == ["wrong_sender"]
+    table.service.gm.readdress(GAME, "Дуг", NEW, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)
+    result = CliRunner().invoke(main, ["-c", str(table.directory / "games.yaml"), "retry", "1"])
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: Kept mail 1 cannot succeed as it is: its sender eve@example.test plays in no "
+        "game, so it would be kept again; if a player wrote it, enter its moves with pbp act "
+        "GAME PLAYER '...', else close it with pbp dismiss 1.\n",
+    )
+    assert table.store.kept()[0].retried_at is None

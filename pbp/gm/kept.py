@@ -114,6 +114,12 @@ class KeptDesk(ServicePart):
         if any(self.store.confirmation(token) is not None for token in tokens):
             return None
         at_seats = [seat for token in tokens if (seat := self.store.token(token)) is not None]
+        if not at_seats:  # a retry counts as of its arrival (D8): the intake's rule
+            at_seats = [
+                seat
+                for token in tokens
+                if (seat := self.store.readdressed_seat(token, sender, message.arrived)) is not None
+            ]
         if at_seats:
             if any(seat.email == sender for seat in at_seats):
                 return None
@@ -133,7 +139,8 @@ class KeptDesk(ServicePart):
                 registered=seat.email,
                 **base,
             )
-        if any(self.store.retired_token(token) is not None for token in tokens):
+        olds = [seat for token in tokens if (seat := self.store.retired_token(token)) is not None]
+        if any(old.email == sender for old in olds):
             return None  # a retired address: its holder is answered so
         if seats:
             return LeverRefused("kept_no_token", **own, **base)

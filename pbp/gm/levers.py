@@ -788,6 +788,7 @@ class GmDesk:
             locale=locale or game.locale,
             game=game.id,
             timezone=game.timezone,
+            post_formats=list(game.post_formats),
             results=list(results),
             cli=cli,
         )

@@ -19,7 +19,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbp.intake.letters import LetterRules
-from pbp.intake.message import Message, fingerprint, source_key, text_digest, too_complex
+from pbp.intake.message import (
+    RETRIED_SOURCE,
+    Message,
+    fingerprint,
+    source_key,
+    text_digest,
+    too_complex,
+)
 from pbp.intake.senders import TOO_LARGE, SenderRules
 from pbp.mail.base import RawMessage
 from pbp.outcome import Handled, Outcome
@@ -158,7 +165,7 @@ class Intake(ServicePart):
         """Process one kept message again (:meth:`retry`), unless there is nothing to
         do: held by a pause (applied once, on resume, D8), retried already, or kept
         with its header section only (over the size limit)."""
-        source = f"kept:{message.id}"
+        source = f"{RETRIED_SOURCE}{message.id}"
         if message.held_for is not None:
             if message.waiting:
                 return Outcome(source, Handled.HELD, notes=["applied on resume"])

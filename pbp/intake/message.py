@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from pbp.moves import Echoes
 
 
+#: The start of the source of a kept mail processed again (``kept:ID``, ``pbp retry``).
+RETRIED_SOURCE = "kept:"
+
+
 def source_key(raw: RawMessage) -> str:
     """The store's key of an incoming message: ``imap:UIDVALIDITY:UID`` or ``maildir:NAME``."""
     if raw.uidvalidity is None:
@@ -92,6 +96,11 @@ class Message:
     def sender(self) -> str | None:
         """The single sender's address, lower-cased, or None."""
         return self.letter.from_address
+
+    @property
+    def retried(self) -> bool:
+        """A kept mail processed again (``pbp retry``, RETRY: its source is ``kept:ID``)."""
+        return self.source.startswith(RETRIED_SOURCE)
 
     @property
     def from_address(self) -> str:

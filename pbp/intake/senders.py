@@ -184,6 +184,14 @@ class SenderRules(ServicePart):
         sender = message.from_address
         now = message.now
         seats = [s for token in message.tokens if (s := self.store.token(token)) is not None]
+        if not seats and message.retried:
+            # Rule D8: a retried mail counts as of its arrival, when a token retired
+            # since by a readdress was its seat's own (From: the seat's address now).
+            seats = [
+                s
+                for token in message.tokens
+                if (s := self.store.readdressed_seat(token, sender, message.arrived)) is not None
+            ]
         seat = next((s for s in seats if s.email == sender), seats[0] if seats else None)
         if (
             seat is not None

@@ -63,6 +63,30 @@ class SeatsMixin(Tables):
                 return str(kind)
         return None
 
+    def readdressed_seat(self, token: str, sender: str, arrived: datetime) -> Seat | None:
+        """The seat now (its new token and address) of ``token`` retired by ``pbp
+        readdress`` or ADDRESS (``gm_readdress``) after ``arrived``, when ``sender`` is
+        the seat's registered address now; else None. Rule D8: a kept mail retried is
+        applied as of its arrival, when ``token`` was the seat's own (a player who wrote
+        from his right address to his personal one, kept ``wrong_sender`` because his
+        registered address was wrong, counts once the GM gave the seat his address,
+        although that retired the token). Live mail is never looked up so."""
+        retired = self.retired_token(token)
+        if retired is None:
+            return None
+        now = self.seat_of(retired.game_id, retired.player)
+        if now is None or now.email != sender.lower():
+            return None
+        for at, data in self._db.execute(
+            "SELECT at, data FROM events WHERE game_id = ? AND kind = 'gm_readdress' "
+            "ORDER BY seq DESC",
+            (retired.game_id,),
+        ):
+            found = json_loads(data)
+            if found.get("player") == retired.player and found.get("old_email") == retired.email:
+                return now if from_iso(at) > arrived else None
+        return None
+
     def token(self, token: str) -> Seat | None:
         """The seat whose personal token this is, or None."""
         row = self._db.execute(
