@@ -26,7 +26,6 @@ from kits.rounds_table import RoundsTable
 from kits.table import (
     EMAILS,
     GM,
-    TEMPLATES,
     Table,
     body,
     named_body,
@@ -36,11 +35,9 @@ from kits.table import (
 )
 
 from pbp.cli import main
-from pbp.config import Config, load_config
+from pbp.config import Config
 from pbp.gmview import game_status
-from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
-from pbp.render import Renderer
-from pbp.service import Service
+from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT, Store
 
 MANIAC, CLUEDO = "seed-002", "seed-000"
@@ -74,20 +71,7 @@ class TwoGames(Table):
         path = directory / "games.yaml"
         items = (maniac_item(locale, maniac), seed_000(locale=locale), third)
         path.write_text(games_yaml(*items), encoding="utf-8")
-        self.config = load_config(path)
-        self.store = Store(self.config.store)
-        self.inbox_path = directory / "mail" / "inbox"
-        self.outbox_path = directory / "mail" / "outbox"
-        self.now = utc(2026, 12, 1, 17)
-        self.service = Service(
-            self.config,
-            self.store,
-            Renderer(TEMPLATES),
-            inbox=MaildirInbox(self.inbox_path),
-            transport=MaildirTransport(self.outbox_path),
-            clock=lambda: self.now,
-        )
-        self._seen = 0
+        self._serve(path, utc(2026, 12, 1, 17))
 
     def mail(
         self, game: str, sender: str, *lines: str, at: datetime, player: str = GM_SEAT

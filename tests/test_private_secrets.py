@@ -32,15 +32,12 @@ from kits.maniac_table import GAME as MANIAC_GAME
 from kits.maniac_table import GAME_ITEM as MANIAC_ITEM
 from kits.maniac_table import PLAYERS as MANIAC_PLAYERS
 from kits.maniac_table import ROLES, START, ManiacTable, close, dawn
-from kits.table import GM, TEMPLATES, Table, body, utc
+from kits.table import GM, Table, body, utc
 
 from pbp.cli import main
-from pbp.config import load_config
 from pbp.core.events import LeverRefused
-from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
-from pbp.render import Renderer
-from pbp.service import Service
-from pbp.store import GM_SEAT, Store
+from pbp.mail.maildir import deliver
+from pbp.store import GM_SEAT
 
 # --- noninterference: transcripts of two worlds --------------------------------------
 
@@ -118,20 +115,7 @@ class NamedManiacTable(ManiacTable):
             roles="\n".join(f"      {self.seat(p)}: {roles[p]}" for p in MANIAC_PLAYERS),
         )
         write_games_yaml(directory, item)
-        self.config = load_config(self.path)
-        self.store = Store(self.config.store)
-        self.inbox_path = directory / "mail" / "inbox"
-        self.outbox_path = directory / "mail" / "outbox"
-        self.now = START
-        self.service = Service(
-            self.config,
-            self.store,
-            Renderer(TEMPLATES),
-            inbox=MaildirInbox(self.inbox_path),
-            transport=MaildirTransport(self.outbox_path),
-            clock=lambda: self.now,
-        )
-        self._seen = 0
+        self._serve(self.path, START)
 
     def seat(self, player: str) -> str:
         """The seat's name in this game of the player a script calls ``player``."""
@@ -442,20 +426,7 @@ class CluedoTable(Table):
         path = write_games_yaml(
             directory, item, mail=MailSection(personal_address=personal_address, extra=mail)
         )
-        self.config = load_config(path)
-        self.store = Store(self.config.store)
-        self.inbox_path = directory / "mail" / "inbox"
-        self.outbox_path = directory / "mail" / "outbox"
-        self.now = utc(2026, 12, 1, 17)
-        self.service = Service(
-            self.config,
-            self.store,
-            Renderer(TEMPLATES),
-            inbox=MaildirInbox(self.inbox_path),
-            transport=MaildirTransport(self.outbox_path),
-            clock=lambda: self.now,
-        )
-        self._seen = 0
+        self._serve(path, utc(2026, 12, 1, 17))
 
     def seat(self, player: str) -> str:
         """The seat's name in this game of the player a script calls ``player``."""

@@ -19,14 +19,10 @@ from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from pbp.config import load_config
-from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
-from pbp.render import Renderer
-from pbp.service import Service
-from pbp.store import Store
+from pbp.mail.maildir import deliver
 
 from . import games
-from .table import GM, TEMPLATES, Table, body, named_body, utc
+from .table import GM, Table, body, named_body, utc
 
 GAME = "seed-002"
 PLAYERS = ("Вася", "Петя", "Таня", "Оля", "Саша", "Маша", "Коля", "Дима", "Лена", "Катя")
@@ -108,20 +104,7 @@ class ManiacTable(Table):
         self.directory = directory
         self.path = directory / "games.yaml"
         self.path.write_text(games_yaml(locale, extra, roles), encoding="utf-8")
-        self.config = load_config(self.path)
-        self.store = Store(self.config.store)
-        self.inbox_path = directory / "mail" / "inbox"
-        self.outbox_path = directory / "mail" / "outbox"
-        self.now = START
-        self.service = Service(
-            self.config,
-            self.store,
-            Renderer(TEMPLATES),
-            inbox=MaildirInbox(self.inbox_path),
-            transport=MaildirTransport(self.outbox_path),
-            clock=lambda: self.now,
-        )
-        self._seen = 0
+        self._serve(self.path, START)
 
     def token(self, player: str) -> str:
         """The personal token of ``player``."""

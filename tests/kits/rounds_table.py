@@ -11,14 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pbp.config import load_config
-from pbp.mail.maildir import MaildirInbox, MaildirTransport
-from pbp.render import Renderer
-from pbp.service import Service
-from pbp.store import Store
-
 from .games import game_keys, write_games_yaml
-from .table import TEMPLATES, Table, utc
+from .table import Table, utc
 
 #: The game's item of ``games.yaml``.
 ROUNDS_ITEM = """\
@@ -64,20 +58,7 @@ class RoundsTable(Table):
         path = write_games_yaml(
             directory, ROUNDS_ITEM.format(locale=locale, extra=game_keys(extra))
         )
-        self.config = load_config(path)
-        self.store = Store(self.config.store)
-        self.inbox_path = directory / "mail" / "inbox"
-        self.outbox_path = directory / "mail" / "outbox"
-        self.now = START
-        self.service = Service(
-            self.config,
-            self.store,
-            Renderer(TEMPLATES),
-            inbox=MaildirInbox(self.inbox_path),
-            transport=MaildirTransport(self.outbox_path),
-            clock=lambda: self.now,
-        )
-        self._seen = 0
+        self._serve(path, START)
 
     def public_kinds(self) -> list[tuple[str, str]]:
         """``[(kind, ISO time logged), ...]`` of the public log, game_started left out."""

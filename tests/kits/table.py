@@ -119,11 +119,16 @@ class Table:
             extra=extra,
             trusted=trusted,
         )
+        self._serve(path, utc(2026, 12, 1, 17))
+
+    def _serve(self, path: Path, now: datetime) -> None:
+        """Load ``path`` (the table's ``games.yaml``) and serve it: its store, Maildir
+        inbox and outbox under ``mail/`` beside it, the clock at ``now``."""
         self.config = load_config(path)
         self.store = Store(self.config.store)
-        self.inbox_path = directory / "mail" / "inbox"
-        self.outbox_path = directory / "mail" / "outbox"
-        self.now = utc(2026, 12, 1, 17)
+        self.inbox_path = path.parent / "mail" / "inbox"
+        self.outbox_path = path.parent / "mail" / "outbox"
+        self.now = now
         self.service = Service(
             self.config,
             self.store,
