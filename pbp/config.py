@@ -48,6 +48,7 @@ from pydantic import (
     model_validator,
 )
 
+from pbp.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer
 from pbp.core import registry
 from pbp.core.gameconfig import (
     ConfigModel,
@@ -220,11 +221,29 @@ class MailSettings(ConfigModel):
     #: Where set, players' moves need an authenticated From and a GM's mail that passed
     #: DMARC there needs no confirmation (:mod:`pbp.authcheck`).
     trusted_authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]+$")
+    #: How many ``Authentication-Results`` fields of ``trusted_authserv_id`` that server
+    #: writes on each mail (Postfix with OpenDKIM and OpenDMARC: 2); more in its place
+    #: means one is forged.
+    trusted_authserv_fields: Annotated[int, Field(ge=1, le=8, strict=True)] = 1
+    #: How many ``Received`` fields the receiving side writes above its
+    #: ``Authentication-Results`` (README, "Forged and unauthenticated mail"): a field of
+    #: ``trusted_authserv_id`` anywhere else is the sender's.
+    trusted_received_above: Annotated[int, Field(ge=0, le=8, strict=True)] = DEFAULT_RECEIVED_ABOVE
     #: Answers to one address in an hour (counted from the hour's first answer);
     #: beyond them one "slow down" answer, then one summary after the hour.
     max_answers_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 30
     #: The local hour (in the zone of the GM's first game) of the daily GM digest.
     digest_hour: Annotated[int, Field(ge=0, le=23)] = 9
+
+    @property
+    def trusted_server(self) -> TrustedServer | None:
+        """The three ``trusted_*`` settings as :mod:`pbp.authcheck` takes them; None
+        when ``trusted_authserv_id`` is not set (no From is checked)."""
+        if self.trusted_authserv_id is None:
+            return None
+        return TrustedServer(
+            self.trusted_authserv_id, self.trusted_authserv_fields, self.trusted_received_above
+        )
 
     @model_validator(mode="before")
     @classmethod

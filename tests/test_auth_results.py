@@ -8,12 +8,20 @@ import time
 
 import pytest
 
-from pbp.authcheck import Verdict, aligned, trusted_results, verdict
-from pbp.parse.auth import AuthResult, authserv_id, results_of
+from pbp.authcheck import TrustedServer, Verdict, aligned, trusted_results, verdict
+from pbp.parse.auth import AuthField, AuthResult, authserv_id, results_of
 from pbp.parse.mime import read_letter
 
 MX = "mx.example.test"
 FROM = "cross@example.test"
+#: The server of these tests: one field, written above every Received field.
+SERVER = TrustedServer(MX, 1, 0)
+
+
+def on_top(*values: str) -> list[AuthField]:
+    """``values`` as fields on top of a header, above every ``Received`` field."""
+    return [AuthField(value, 0) for value in values]
+
 
 #: Shapes of real receiving servers (Gmail, Microsoft 365, Postfix with OpenDKIM/OpenDMARC).
 GMAIL = (
@@ -71,15 +79,16 @@ def test_authserv_id_is_the_first_word_after_comments() -> None:
     assert authserv_id("; dmarc=pass") is None
 
 
-def test_only_the_topmost_run_of_trusted_fields_counts() -> None:
-    runs = [
-        ("mx.other.test; dmarc=pass", f"{MX}; spf=pass smtp.mailfrom=example.test"),
-        (f"{MX}; dmarc=pass header.from=example.test",),
+def test_only_the_trusted_fields_in_the_servers_place_count() -> None:
+    fields = [
+        AuthField("mx.other.test; dmarc=pass", 1),
+        AuthField(f"{MX}; spf=pass smtp.mailfrom=example.test", 1),
+        AuthField(f"{MX}; dmarc=pass header.from=example.test", 2),
     ]
-    assert trusted_results(runs, MX) == [
+    assert trusted_results(fields, TrustedServer(MX, 1, 1)) == [
         AuthResult("spf", "pass", {"smtp.mailfrom": "example.test"})
     ]
-    assert trusted_results([("mx.other.test; dmarc=pass",)], MX) is None
+    assert trusted_results([AuthField("mx.other.test; dmarc=pass", 0)], SERVER) is None
 
 
 @pytest.mark.parametrize(
@@ -115,11 +124,15 @@ def test_only_the_topmost_run_of_trusted_fields_counts() -> None:
     ],
 )
 def test_verdict(field: str, expected: Verdict) -> None:
-    assert verdict([(field,)], FROM, MX) == expected
+    assert verdict(on_top(field), FROM, SERVER) == expected
 
 
 def test_verdict_without_a_field_of_the_trusted_server() -> None:
-    assert verdict([], FROM, MX) == Verdict(False, False, f"no Authentication-Results from {MX}")
+    expected = Verdict(False, False, f"no Authentication-Results from {MX}")
+    assert verdict([], FROM, SERVER) == expected
+    assert verdict(on_top("mx.other.test; dmarc=pass header.from=example.test"), FROM, SERVER) == (
+        expected
+    )
 
 
 @pytest.mark.parametrize(
@@ -171,31 +184,36 @@ def test_a_from_that_names_no_single_sender(
     assert letter_from(*froms) == expected
 
 
-def test_authentication_results_are_read_in_runs_of_adjacent_fields() -> None:
+def test_authentication_results_are_read_with_the_received_fields_above_each() -> None:
     raw = (
         b"Authentication-Results: mx.example.test; dmarc=pass\r\n"
+        b"Received: from mx.example.test by mx.example.test with LMTP\r\n"
         b"Authentication-Results: mx.example.test;\r\n spf=pass smtp.mailfrom=example.test\r\n"
-        b"Received: from a.test by mx.example.test\r\n"
+        b"X-Received: by 2002:a05:6000 with SMTP\r\n"
+        b"RECEIVED: from a.test by mx.example.test\r\n"
         b"Authentication-Results: mx.example.test; dmarc=fail\r\n"
         b"From: cross@example.test\r\nTo: gm@example.test\r\n\r\nSTATUS\r\n"
     )
     assert read_letter(raw).authentication_results == (
-        ("mx.example.test; dmarc=pass", "mx.example.test; spf=pass smtp.mailfrom=example.test"),
-        ("mx.example.test; dmarc=fail",),
+        AuthField("mx.example.test; dmarc=pass", 0),
+        AuthField("mx.example.test; spf=pass smtp.mailfrom=example.test", 1),
+        AuthField("mx.example.test; dmarc=fail", 2),
     )
 
 
 def test_a_dmarc_pass_beside_another_verdict_of_the_same_server_does_not_count() -> None:
     """A forged field right below the server's own, with no trace field between, must
-    not upgrade the server's dmarc=none to a pass (a GM lever applied unconfirmed)."""
-    runs = [
-        [
-            f"{MX}; dmarc=none header.from=example.test",
-            f"{MX}; dmarc=pass header.from=example.test",
-        ]
-    ]
-    assert verdict(runs, FROM, MX) == Verdict(False, False, "dmarc results disagree: none, pass")
-    split = [
-        [f"{MX}; spf=pass smtp.mailfrom=example.test", f"{MX}; dmarc=pass header.from=example.test"]
-    ]
-    assert verdict(split, FROM, MX) == Verdict(True, True, "dmarc=pass")
+    not upgrade the server's dmarc=none to a pass (a GM lever applied unconfirmed):
+    where the server writes two fields (OpenDKIM and OpenDMARC), the count lets it in,
+    and the disagreement stops it."""
+    fields = on_top(
+        f"{MX}; dmarc=none header.from=example.test",
+        f"{MX}; dmarc=pass header.from=example.test",
+    )
+    assert verdict(fields, FROM, TrustedServer(MX, 2, 0)) == Verdict(
+        False, False, "dmarc results disagree: none, pass"
+    )
+    split = on_top(
+        f"{MX}; spf=pass smtp.mailfrom=example.test", f"{MX}; dmarc=pass header.from=example.test"
+    )
+    assert verdict(split, FROM, TrustedServer(MX, 2, 0)) == Verdict(True, True, "dmarc=pass")

@@ -172,7 +172,7 @@ class GmMail(ServicePart):
                 if loop is not None:  # no answer: the GM's auto-responder
                     return message.record(Handled.LOOP, game_id, GM_SEAT, loop)
         if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
-            trusted = service.config.mail.trusted_authserv_id
+            trusted = service.config.mail.trusted_server
             checked = (
                 verdict(letter.authentication_results, message.from_address, trusted)
                 if trusted

@@ -132,7 +132,7 @@ class SenderRules(ServicePart):
         limit = self.config.mail.max_message_size
         detail = f"{size} bytes, over the limit of {limit}"
         seats = self.store.tokens_of(sender)
-        trusted = self.config.mail.trusted_authserv_id
+        trusted = self.config.mail.trusted_server
         if seats and trusted is not None:
             # The header section is enough to see a From the server did not
             # authenticate (RFC 8601): no player's, so no answer and no notice.
@@ -411,7 +411,7 @@ class SenderRules(ServicePart):
         server did not authenticate (:func:`pbp.authcheck.verdict`) is kept for the GM
         (``unauthenticated: REASON``), not applied, and answered at his registered
         address (``unauthenticated``); None when it passes or nothing is checked."""
-        trusted = self.config.mail.trusted_authserv_id
+        trusted = self.config.mail.trusted_server
         if trusted is None:
             return None
         checked = verdict(message.letter.authentication_results, message.from_address, trusted)

@@ -1,7 +1,8 @@
 """Reading ``Authentication-Results`` header fields (RFC 8601) into plain records: the
-fields of a message as :func:`authentication_results` keeps them (for
-:attr:`pbp.parse.mime.Letter.authentication_results`), and the results of those a
-trusted server wrote (:func:`results_of`, for :mod:`pbp.authcheck`).
+fields of a message as :func:`authentication_results` keeps them, each with its place
+among the ``Received`` fields (for :attr:`pbp.parse.mime.Letter.authentication_results`),
+and the results of those a trusted server wrote (:func:`results_of`, for
+:mod:`pbp.authcheck`).
 
 The grammar is the ``authres`` library's (RFC 5451/7001/7601/8601); this module keeps
 what pbp needs of it: the authserv-id and, per result, the method, its result and
@@ -51,23 +52,34 @@ class AuthResult:
     properties: dict[str, str] = field(default_factory=dict)
 
 
-def authentication_results(msg: Message) -> tuple[tuple[str, ...], ...]:
-    """The ``Authentication-Results`` values of ``msg`` (:func:`~pbp.parse.headers.unfolded`)
-    in runs of adjacent fields, topmost run first: a receiving server adds its fields
-    above those it received (RFC 8601 §5)."""
-    runs: list[list[str]] = []
-    adjacent = False
+@dataclass(frozen=True)
+class AuthField:
+    """One ``Authentication-Results`` field where it stands in the header: ``value``,
+    unfolded (:func:`~pbp.parse.headers.unfolded`), without the field name;
+    ``received_above``: how many ``Received`` fields stand above it (0: above every
+    one). Trace fields are added on top as a mail travels (RFC 5322 §3.6.7), so this
+    tells the receiving side's own fields from the sender's (RFC 8601 §5, §7.1).
+
+    >>> AuthField("mx.example.test; dmarc=pass header.from=example.test", 1).received_above
+    1
+    """
+
+    value: str
+    received_above: int
+
+
+def authentication_results(msg: Message) -> tuple[AuthField, ...]:
+    """The ``Authentication-Results`` fields of ``msg``, top down, each with the number of
+    ``Received`` fields above it (:class:`AuthField`)."""
+    found: list[AuthField] = []
+    received = 0
     for key, value in msg.raw_items():
-        if key.lower() != "authentication-results":
-            adjacent = False
-            continue
-        text = unfolded(value)
-        if adjacent:
-            runs[-1].append(text)
-        else:
-            runs.append([text])
-        adjacent = True
-    return tuple(tuple(run) for run in runs)
+        name = key.strip().lower()
+        if name == "received":
+            received += 1
+        elif name == "authentication-results":
+            found.append(AuthField(unfolded(value), received))
+    return tuple(found)
 
 
 def authserv_id(value: str) -> str | None:

@@ -37,7 +37,7 @@ from email.message import EmailMessage, Message
 from typing import Literal, NamedTuple
 
 from pbp.parse import headers
-from pbp.parse.auth import authentication_results
+from pbp.parse.auth import AuthField, authentication_results
 from pbp.parse.automatic import is_automatic
 from pbp.parse.body import Reply
 from pbp.parse.markup import html_to_text
@@ -100,10 +100,10 @@ class Letter:
       in their places, and ``doubtful_at``: their line numbers in it (for the echo
       cutters, :meth:`pbp.parse.body.Reply.own`); ``under_header``: where in it the
       text under a header block at the top begins (-1: none).
-    - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601)
-      as runs of adjacent fields, topmost run first, each field's value unfolded
-      (``(("mx.example.test; dmarc=pass header.from=example.test",),)``); read by
-      :mod:`pbp.authcheck`.
+    - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601),
+      top down, each with its unfolded value and the number of ``Received`` fields
+      above it (``(AuthField("mx.example.test; dmarc=pass header.from=example.test",
+      1),)``, :class:`pbp.parse.auth.AuthField`); read by :mod:`pbp.authcheck`.
     """
 
     message_id: str | None = None
@@ -120,7 +120,7 @@ class Letter:
     forwarded: bool = False
     unreadable_code: str = ""
     from_problem: str | None = None
-    authentication_results: tuple[tuple[str, ...], ...] = ()
+    authentication_results: tuple[AuthField, ...] = ()
     doubtful: tuple[str, ...] = ()
     whole: str = ""
     doubtful_at: tuple[int, ...] = ()

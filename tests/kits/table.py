@@ -83,13 +83,19 @@ def write_config(
     personal_address: str = "plus",
     extra: str = "",
     trusted: str | None = None,
+    received_above: int = 0,
+    trusted_fields: int = 1,
 ) -> Path:
     """Write the seed-000 game's games.yaml into ``directory``; returns its path.
-    ``trusted``: the ``mail.trusted_authserv_id``, if any."""
-    mail = MailSection(
-        personal_address=personal_address,
-        extra=f"trusted_authserv_id: {trusted}\n" if trusted else "",
+    ``trusted``: the ``mail.trusted_authserv_id``, if any, with ``received_above`` and
+    ``trusted_fields`` as ``trusted_received_above`` and ``trusted_authserv_fields``
+    (default 0 and 1: the kit's mails carry no ``Received`` field, so the server's
+    ``Authentication-Results`` may stand anywhere in their header)."""
+    trust = (
+        f"trusted_authserv_id: {trusted}\ntrusted_received_above: {received_above}\n"
+        f"trusted_authserv_fields: {trusted_fields}\n"
     )
+    mail = MailSection(personal_address=personal_address, extra=trust if trusted else "")
     return write_games_yaml(directory, seed_000(locale=locale, start=start, extra=extra), mail=mail)
 
 
@@ -108,6 +114,8 @@ class Table:
         personal_address: str = "plus",
         extra: str = "",
         trusted: str | None = None,
+        received_above: int = 0,
+        trusted_fields: int = 1,
     ) -> None:
         self.directory = directory
         self.trusted = trusted
@@ -118,6 +126,8 @@ class Table:
             personal_address=personal_address,
             extra=extra,
             trusted=trusted,
+            received_above=received_above,
+            trusted_fields=trusted_fields,
         )
         self._serve(path, utc(2026, 12, 1, 17))
 
