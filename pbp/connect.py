@@ -7,7 +7,11 @@ Each step is one line, ``ok`` or ``FAILED`` with what to check, never a tracebac
    polls every 10 s without it), the done keyword among ``PERMANENTFLAGS`` (RFC 3501
    §7.1: pbp marks processed mail with it, never with ``\\Seen``), the kept folder.
 2. SMTP: the server reached (and its TLS), the login (RFC 4954) when one is set.
-3. A test mail from pbp's address to a personal address of the game mailbox
+3. Where ``mail.trusted_authserv_id`` is set: whether the ``Authentication-Results``
+   of that server in the newest mail of the folder stand where ``trusted_received_above``
+   and ``trusted_authserv_fields`` say (:func:`placement`; a warning, not a failure:
+   one mail may have come another way).
+4. A test mail from pbp's address to a personal address of the game mailbox
    (``address+check…@`` with ``personal_address: plus``, else with a ``[pbp-check…]``
    Subject tag), then waiting for it in the IMAP folder: whether and how it came back
    (the plus address kept in ``To``/``Delivered-To``, the tag in the Subject). It gets
@@ -35,10 +39,12 @@ from email.utils import format_datetime, make_msgid
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
+from pbp.authcheck import TrustedServer
 from pbp.config import Config, ImapSettings, SmtpSettings
 from pbp.counted import counted
 from pbp.mail.base import network_fault
 from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD, said
+from pbp.parse.auth import authserv_id
 from pbp.parse.mime import Letter, read_letter
 
 #: Seconds to wait for the test mail to come back.
@@ -198,6 +204,76 @@ def _check_folder(client: IMAPClient, settings: ImapSettings, report: Report) ->
     return True
 
 
+def placement(letter: Letter, server: TrustedServer) -> tuple[bool, str]:
+    """Whether the ``Authentication-Results`` of ``server`` in ``letter`` stand where its
+    settings say (below ``received_above`` Received fields, ``fields`` of them), and a
+    line saying what stands where, with the setting to change when they do not.
+
+    >>> from pbp.parse.auth import AuthField
+    >>> placement(Letter(authentication_results=(AuthField("mx.example.test; none", 1),)),
+    ...           TrustedServer("mx.example.test", 1, 2))[1]  # doctest: +NORMALIZE_WHITESPACE
+    'Authentication-Results from mx.example.test: 1 field below 1 Received field in the
+    newest mail, the settings say 1 field below 2 Received fields: if that mail came from
+    outside, set trusted_received_above: 1'
+    """
+    where = f"Authentication-Results from {server.authserv_id}"
+    trusted = server.authserv_id.lower()
+    own = [f for f in letter.authentication_results if authserv_id(f.value) == trusted]
+    if not own:
+        ids = sorted({authserv_id(f.value) or "?" for f in letter.authentication_results})
+        seen = f"fields of {', '.join(ids)} only" if ids else "no such field at all"
+        return False, (
+            f"{where}: none in the newest mail ({seen}): check that this is the name its "
+            "fields start with; if the server writes none on some mail, pbp cannot tell "
+            "its fields from a sender's: leave trusted_authserv_id unset"
+        )
+    places = sorted({f.received_above for f in own})
+    seen = (
+        f"{counted(len(own), 'field')} below {counted(places[0], 'Received field')}"
+        if len(places) == 1
+        else f"fields below {' and '.join(map(str, places))} Received fields"
+    )
+    if places == [server.received_above] and len(own) <= server.fields:
+        return True, f"{where}: {seen} in the newest mail, as set"
+    if len(places) > 1:
+        advice = "one of them is not the server's: look at another mail"
+    else:
+        changes = []
+        if places[0] != server.received_above:
+            changes.append(f"trusted_received_above: {places[0]}")
+        if len(own) != server.fields:
+            changes.append(f"trusted_authserv_fields: {len(own)}")
+        advice = f"if that mail came from outside, set {' and '.join(changes)}"
+    return False, (
+        f"{where}: {seen} in the newest mail, the settings say "
+        f"{counted(server.fields, 'field')} below "
+        f"{counted(server.received_above, 'Received field')}: {advice}"
+    )
+
+
+def _check_placement(client: IMAPClient, server: TrustedServer, report: Report) -> None:
+    """Step 3 (module doc) on the newest mail of the selected folder that is no test
+    mail of this command."""
+    try:
+        found = client.search(["NOT", "KEYWORD", CHECK_KEYWORD])
+        if not found:
+            report.note(
+                f"Authentication-Results from {server.authserv_id}: no mail in the folder to "
+                "look at (send one from another mailbox and check again)"
+            )
+            return
+        data = client.fetch([max(found)], ["BODY.PEEK[HEADER]"])
+        header = bytes(next(iter(data.values()))[b"BODY[HEADER]"])
+    except Exception as error:
+        report.note(f"Authentication-Results: the newest mail could not be read ({said(error)})")
+        return
+    ok, line = placement(read_letter(header, body=False), server)
+    if ok:
+        report.good(line)
+    else:
+        report.warn(line)
+
+
 def _smtp(settings: SmtpSettings, password: str | None, report: Report) -> smtplib.SMTP | None:
     where = f"SMTP {settings.host}:{settings.port}"
     smtp: smtplib.SMTP
@@ -259,7 +335,7 @@ def _check_test_mail(
     clock: Callable[[], float],
     sleep: Callable[[float], None],
 ) -> None:
-    """Step 3 (module doc): the test mail sent by ``smtp`` (closed after) and waited for
+    """Step 4 (module doc): the test mail sent by ``smtp`` (closed after) and waited for
     in the selected folder of ``client`` for ``wait`` seconds."""
     tag = "check" + secrets.token_hex(4)
     message = _test_mail(config, tag)
@@ -375,6 +451,9 @@ def check_connect(
             if smtp is not None:
                 smtp.quit()
             return report
+        server = config.mail.trusted_server
+        if server is not None:
+            _check_placement(client, server, report)
         if smtp is None:
             if smtp_settings is not None:
                 report.note("test mail: not sent (SMTP failed)")

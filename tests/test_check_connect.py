@@ -16,8 +16,10 @@ from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
 from kits.mailstack import Dovecot, SmtpServer
 
 from pbp import connect
+from pbp.authcheck import TrustedServer
 from pbp.cli import main
 from pbp.config import load_config
+from pbp.parse.mime import read_letter
 
 TAG = "check0a1b2c3d"
 
@@ -200,3 +202,71 @@ def test_cleartext_logins_names_each_server_a_password_would_cross_in_clear(
     path.write_text(text, "utf-8")
     found = connect.cleartext_logins(load_config(path))
     assert [sentence.split(": ")[0] for sentence in found] == warned
+
+
+def test_the_newest_mail_shows_whether_the_trusted_fields_stand_where_the_settings_say(
+    config: Path, dovecot: Dovecot
+) -> None:
+    """Issue 32: with trusted_authserv_id set, the newest mail of the folder (not a test
+    mail of the check) is looked at; a mismatch is a warning naming the setting."""
+    text = config.read_text(encoding="utf-8")
+    trailer = "  max_answers_per_hour: 10000\n"
+    assert trailer in text
+    config.write_text(
+        text.replace(
+            trailer,
+            f"{trailer}  trusted_authserv_id: mx.example.test\n  trusted_received_above: 1\n",
+        ),
+        "utf-8",
+    )
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        True,
+        "note    Authentication-Results from mx.example.test: no mail in the folder to look at "
+        "(send one from another mailbox and check again)",
+    )
+    own = b"From: cross@example.test\r\nTo: gm@example.test\r\nSubject: x\r\n\r\nSTATUS\r\n"
+    smtp_in = b"Received: from mail.example.test by mx.example.test (Postfix) with ESMTPS\r\n"
+    lmtp = b"Received: from mx.example.test by mx.example.test with LMTP\r\n"
+    passed = b"Authentication-Results: mx.example.test; dmarc=pass header.from=example.test\r\n"
+    other = b"Authentication-Results: mx.other.test; dmarc=pass header.from=example.test\r\n"
+    dovecot.append(DAEMON, smtp_in + passed + own)
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        True,
+        "ok      Authentication-Results from mx.example.test: 1 field below 1 Received field "
+        "in the newest mail, as set",
+    )
+    dovecot.append(DAEMON, lmtp + smtp_in + passed + passed + own)
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        True,
+        "WARNING Authentication-Results from mx.example.test: 2 fields below 2 Received "
+        "fields in the newest mail, the settings say 1 field below 1 Received field: if that "
+        "mail came from outside, set trusted_received_above: 2 and trusted_authserv_fields: 2",
+    )
+    dovecot.append(DAEMON, smtp_in + other + own)
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        True,
+        "WARNING Authentication-Results from mx.example.test: none in the newest mail (fields "
+        "of mx.other.test only): check that this is the name its fields start with; if the "
+        "server writes none on some mail, pbp cannot tell its fields from a sender's: leave "
+        "trusted_authserv_id unset",
+    )
+
+
+def test_trusted_fields_at_two_places_say_to_look_at_another_mail() -> None:
+    letter = read_letter(
+        b"Received: from a by mx.example.test\r\n"
+        b"Authentication-Results: mx.example.test; spf=pass smtp.mailfrom=example.test\r\n"
+        b"Received: from b by a\r\n"
+        b"Authentication-Results: mx.example.test; dmarc=pass header.from=example.test\r\n"
+        b"From: cross@example.test\r\n\r\nSTATUS\r\n"
+    )
+    assert connect.placement(letter, TrustedServer("mx.example.test", 1, 1)) == (
+        False,
+        "Authentication-Results from mx.example.test: fields below 1 and 2 Received fields in "
+        "the newest mail, the settings say 1 field below 1 Received field: one of them is "
+        "not the server's: look at another mail",
+    )
