@@ -50,6 +50,31 @@ _NO_VERDICT = frozenset({"none", "neutral", "temperror", "permerror", "policy"})
 DEFAULT_RECEIVED_ABOVE = 2
 
 
+#: Providers whose authserv-id names the front server that took the mail, so that it
+#: changes from mail to mail (README, "Forged and unauthenticated mail"): by the end of
+#: the name.
+_CHANGING_IDS = {".mail.yandex.net": "Yandex", ".messagingengine.com": "Fastmail"}
+
+
+def unusable(authserv_id: str) -> str | None:
+    """Why ``authserv_id`` cannot be trusted whatever the settings, or None.
+
+    >>> unusable("mxfront3q.mail.yandex.net")[:60]
+    'Yandex writes the name of the server that took the mail (mxf'
+    >>> unusable("mx.google.com") is None
+    True
+    """
+    name = authserv_id.lower().rstrip(".")
+    for end, provider in _CHANGING_IDS.items():
+        if name.endswith(end):
+            return (
+                f"{provider} writes the name of the server that took the mail ({authserv_id}), "
+                "which changes from mail to mail: no one name matches its fields, and pbp "
+                "cannot tell them from a sender's; leave trusted_authserv_id unset"
+            )
+    return None
+
+
 @dataclass(frozen=True)
 class TrustedServer:
     """The receiving server whose ``Authentication-Results`` pbp trusts and where it

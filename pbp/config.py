@@ -48,7 +48,7 @@ from pydantic import (
     model_validator,
 )
 
-from pbp.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer
+from pbp.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, unusable
 from pbp.core import registry
 from pbp.core.gameconfig import (
     ConfigModel,
@@ -234,6 +234,16 @@ class MailSettings(ConfigModel):
     max_answers_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 30
     #: The local hour (in the zone of the GM's first game) of the daily GM digest.
     digest_hour: Annotated[int, Field(ge=0, le=23)] = 9
+
+    @field_validator("trusted_authserv_id")
+    @classmethod
+    def _trustable(cls, value: str | None) -> str | None:
+        """:raises ValueError: an authserv-id that changes from mail to mail
+        (:func:`pbp.authcheck.unusable`)."""
+        why = None if value is None else unusable(value)
+        if why is not None:
+            raise ValueError(why)
+        return value
 
     @property
     def trusted_server(self) -> TrustedServer | None:

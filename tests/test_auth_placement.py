@@ -480,3 +480,21 @@ def test_the_settings_are_bounded(
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert [str(p).split(": ", 1)[1] for p in caught.value.problems] == [f"mail.{problem}"]
+
+
+@pytest.mark.parametrize(
+    ("authserv_id", "provider"),
+    [("mxfront3q.mail.yandex.net", "Yandex"), ("mx1.messagingengine.com", "Fastmail")],
+)
+def test_an_authserv_id_that_changes_from_mail_to_mail_is_refused(
+    tmp_path: Path, authserv_id: str, provider: str
+) -> None:
+    path = write_config(tmp_path, trusted=authserv_id)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert [str(p).split(": ", 1)[1] for p in caught.value.problems] == [
+        f"mail.trusted_authserv_id: {provider} writes the name of the server "
+        f"that took the mail ({authserv_id}), which changes from mail to mail: no one name "
+        "matches its fields, and pbp cannot tell them from a sender's; leave "
+        "trusted_authserv_id unset"
+    ]
