@@ -19,7 +19,10 @@ registered under that name (:mod:`pbp.core.registry`), a class derived from
 
 :func:`load_config` reports every problem at once, each with the file, the YAML path
 and the line (``games.yaml:23: games[0].players[2].email: value is not a valid email
-address: 'netashka.example.test'``), and raises :class:`ConfigError`.
+address: 'netashka.example.test'``), and raises :class:`ConfigError`. It reads the
+file only as a regular file of bounded size (:func:`read_config_text`, 1 MiB unless
+``--max-config-bytes`` says otherwise) and its YAML within bounds (:func:`config_limits`:
+an alias bomb or too deep a nesting is one problem, found before anything is built).
 
 The YAML is read with YAML 1.2 scalars: only ``true``/``false`` are booleans, an
 unquoted ``22:30`` stays the text "22:30" (YAML 1.1 would read the number 1350), and
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +64,9 @@ from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE
 from pbp.providers import provider as find_provider
 from pbp.yamlmarks import (
     Found,
+    Marked,
+    YamlLimitError,
+    YamlLimits,
     YamlPath,
     YamlSyntaxError,
     checks_error,
@@ -472,40 +479,149 @@ def _unchecked_problems(data: dict[str, Any], errors: Sequence[Any], bad: set[Ya
     return found
 
 
-def load_config(path: Path) -> Config:
-    """Read and check ``path`` (``games.yaml``); relative paths in it are resolved against
-    its directory.
+#: The largest ``games.yaml`` pbp reads, bytes (``pbp run`` and ``pbp check``
+#: ``--max-config-bytes``): 1 MiB, about a thousand games of 15 players.
+DEFAULT_MAX_CONFIG_BYTES = 1 << 20
 
-    :raises ConfigError: with every problem found (unreadable file, YAML syntax, unknown or
-        missing keys, bad values, duplicate keys, rules C1/C2 on cards and fixed deals), each
-        with its line. Missing secrets are not errors: see :meth:`Config.missing_secrets`.
+#: The most problems a :class:`ConfigError` from :func:`load_config` lists; one more line
+#: says that there are more (a file of 250,000 bad games is one screen, not 30 MB).
+MAX_PROBLEMS = 100
+
+
+def config_limits(max_bytes: int) -> YamlLimits:
+    """The bounds of the YAML in a file of at most ``max_bytes`` bytes: a node
+    (:class:`~pbp.yamlmarks.YamlLimits`, aliases expanded) per 4 bytes, so that aliases
+    make no larger document than plain text of that size could (262,144 nodes for
+    1 MiB; the 1,000 games of the benchmark hold 133,000), nested at most 50 deep."""
+    return YamlLimits(nodes=max(max_bytes // 4, 1), depth=50)
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (a named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of ``mode`` (``st_mode``) is when it is no regular file, in words
+    (``"a FIFO (a named pipe)"``); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((words for test, words in _KINDS if test(mode)), "a file of another kind")
+
+
+def read_config_text(path: Path, max_bytes: int = DEFAULT_MAX_CONFIG_BYTES) -> str:
+    """The text of ``path`` (UTF-8), a regular file (a symlink to one is fine) of at most
+    ``max_bytes`` bytes.
+
+    What the path names is looked at before it is opened (a FIFO, a device, a directory
+    are never opened), and again on the open descriptor (``fstat``): a FIFO put in its
+    place between the two is opened non-blocking (``O_NONBLOCK``) and refused, never
+    waited on. At most ``max_bytes + 1`` bytes are read, whatever size the file claims.
+
+    :raises ConfigError: one :class:`Problem` ``"cannot read the file: …"``: it does not
+        exist or may not be read (the :class:`OSError`), it is no regular file (``"it is
+        a FIFO (a named pipe), not a regular file"``), it holds more than ``max_bytes``
+        bytes, or it is no UTF-8.
+    """
+
+    def refuse(why: str) -> ConfigError:
+        return ConfigError([Problem(str(path), "", None, f"cannot read the file: {why}")])
+
+    limit = f"the limit of {max_bytes:,} bytes (--max-config-bytes)"
+    try:
+        kind = _not_regular(os.stat(path).st_mode)
+        if kind is not None:
+            raise refuse(f"it is {kind}, not a regular file")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            opened = os.fstat(fd)
+            kind = _not_regular(opened.st_mode)
+            if kind is not None:
+                raise refuse(f"it is {kind}, not a regular file")
+            if opened.st_size > max_bytes:
+                raise refuse(f"it holds {opened.st_size:,} bytes, over {limit}")
+            chunks: list[bytes] = []
+            left = max_bytes + 1
+            while left > 0:
+                chunk = os.read(fd, min(left, 1 << 16))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+        if left <= 0:
+            # A size the file did not claim (a file of /proc, one still growing).
+            raise refuse(f"it holds more than {limit}")
+        return b"".join(chunks).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise refuse(str(exc)) from exc
+
+
+def load_config(path: Path, max_bytes: int = DEFAULT_MAX_CONFIG_BYTES) -> Config:
+    """Read and check ``path`` (``games.yaml``, read by :func:`read_config_text` within
+    ``max_bytes`` and as YAML within :func:`config_limits`); relative paths in it are
+    resolved against its directory.
+
+    :raises ConfigError: with every problem found, at most :data:`MAX_PROBLEMS` (a file
+        that is unreadable, no regular file or too large; YAML syntax; an alias bomb or
+        too deep a nesting; unknown or missing keys, bad values, duplicate keys, rules
+        C1/C2 on cards and fixed deals), each with its line. A :class:`MemoryError` or
+        :class:`RecursionError` while reading is one problem too. Missing secrets are
+        not errors: see :meth:`Config.missing_secrets`.
     """
     file = str(path)
+    text = read_config_text(path, max_bytes)
     try:
-        doc = load_marked(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([Problem(file, "", None, f"cannot read the file: {exc}")]) from exc
+        return _checked(path, load_marked(text, config_limits(max_bytes)))
     except YamlSyntaxError as exc:
         raise ConfigError(
             [Problem(file, "", exc.line, f"YAML syntax error: {exc.message}")]
         ) from exc
+    except YamlLimitError as exc:
+        raise ConfigError([Problem(file, "", exc.line, exc.message)]) from None
+    except (MemoryError, RecursionError) as exc:
+        # Never expected within the limits above; still one sentence, not a traceback.
+        what = "more memory" if isinstance(exc, MemoryError) else "a deeper recursion"
+        raise ConfigError(
+            [Problem(file, "", None, f"cannot read the file: it takes {what} than pbp has")]
+        ) from None
+
+
+def _checked(path: Path, doc: Marked) -> Config:
+    """The configuration in ``doc`` (read from ``path``), checked.
+
+    :raises ConfigError: every problem found, at most :data:`MAX_PROBLEMS`.
+    """
+    file = str(path)
     found = [Problem(file, show_path(p), line, "duplicate key") for p, line in doc.duplicates]
     if not isinstance(doc.data, dict):
         found.append(Problem(file, "", 1, "expected a mapping with the keys mail, store, games"))
         raise ConfigError(found)
+    cut = False  # more problems than listed
     try:
         model = config_model()
         config = model.model_validate(doc.data, context={"base_dir": path.parent.absolute()})
     except ValidationError as exc:
-        errors = exc.errors()
-        explained = [pair for err in errors for pair in explain(model, err)]
+        errors = exc.errors(include_url=False)
+        explained = [pair for err in errors[:MAX_PROBLEMS] for pair in explain(model, err)]
         bad = {p for p, _message in explained}
         more = _unchecked_problems(doc.data, errors, bad)
-        explained += [pair for pair in more if pair not in explained]
+        explained += [pair for pair in more[:MAX_PROBLEMS] if pair not in explained]
         for p, message in explained:
             found.append(Problem(file, show_path(p), doc.line_of(p), message))
+        cut = len(errors) > MAX_PROBLEMS or len(more) > MAX_PROBLEMS
     if found:
         found.sort(key=lambda p: (p.line or 0, p.path))
+        if cut or len(found) > MAX_PROBLEMS:
+            found = found[:MAX_PROBLEMS]
+            found.append(
+                Problem(file, "", None, f"more problems not listed (only the first {MAX_PROBLEMS})")
+            )
         raise ConfigError(found)
     config._path = path
     return config

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from pbp.config import ConfigError, load_config
+from pbp.config import DEFAULT_MAX_CONFIG_BYTES, ConfigError, load_config
 from pbp.seats import seat_warnings
 from pbp.service import Service
 from pbp.store import StoreDamagedError, StoreReplacedError
@@ -82,6 +82,8 @@ class Daemon:
     APScheduler fires at wall-clock times, so a job for a moment ``m`` is planned at
     ``m - ahead``. ``pbp run`` uses neither; an in-process test gives ``ahead`` (and
     the service a clock as far ahead) to reach a day close at 22:30 in seconds.
+    ``max_config_bytes``: the largest ``games.yaml`` a reload reads (``pbp run
+    --max-config-bytes``).
     """
 
     def __init__(
@@ -90,8 +92,10 @@ class Daemon:
         *,
         clock: Callable[[], datetime] | None = None,
         ahead: timedelta = timedelta(0),
+        max_config_bytes: int = DEFAULT_MAX_CONFIG_BYTES,
     ) -> None:
         self.service = service
+        self.max_config_bytes = max_config_bytes
         self.ahead = ahead
         self.clock = clock or (lambda: datetime.now(UTC) + ahead)
         self.lock = threading.RLock()
@@ -224,6 +228,12 @@ class Daemon:
         file, or one that lacks a started game, is refused with one ERROR line and the
         old configuration stays. Returns whether the new one is used.
 
+        The file is read as :func:`pbp.config.load_config` reads it: a regular file of
+        at most ``max_config_bytes``, never waited on (a FIFO in its place is refused),
+        its YAML within bounds (an alias bomb is refused in milliseconds). A
+        :class:`MemoryError` or :class:`RecursionError` on the way is a refusal too:
+        one ERROR line, no traceback, and the mail goes on being read.
+
         The templates are read again too, whatever becomes of ``games.yaml``
         (:meth:`pbp.render.Renderer.reload`: between two reloads a template is read
         once)."""
@@ -236,11 +246,18 @@ class Daemon:
             return False
         with self.lock:
             try:
-                config = load_config(path)
+                config = load_config(path, self.max_config_bytes)
                 notes = self.service.replace_config(config)
             except (ConfigError, ValueError) as error:
                 said = " / ".join(str(error).splitlines())
                 log.error("%s not reloaded, going on with the old one: %s", path, said)
+                return False
+            except (MemoryError, RecursionError) as error:
+                log.error(
+                    "%s not reloaded, going on with the old one: reading it ran out of %s",
+                    path,
+                    "memory" if isinstance(error, MemoryError) else "stack (too deep a recursion)",
+                )
                 return False
             for note in notes:
                 log.info("%s", note)

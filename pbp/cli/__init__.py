@@ -68,7 +68,7 @@ class _Main(click.Group):
     "-c",
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path),
     default=Path("games.yaml"),
     envvar="PBP_CONFIG",
     show_default=True,

@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
-from pbp.config import Config, ConfigError, load_config
+from pbp.config import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
 from pbp.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport
@@ -58,13 +59,50 @@ def templates_dir() -> Path:
     raise click.ClickException("templates not found; set PBP_TEMPLATES to the templates folder")
 
 
-def _load(path: Path) -> Config:
-    """``games.yaml`` at ``path``, checked.
+#: The environment variable of ``--max-config-bytes`` (``pbp run``, ``pbp check``); the
+#: commands without the option read ``games.yaml`` within it too.
+MAX_CONFIG_BYTES_ENV = "PBP_MAX_CONFIG_BYTES"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def max_config_bytes_option(command: F) -> F:
+    """The option ``--max-config-bytes BYTES`` (:data:`MAX_CONFIG_BYTES_ENV`; default
+    :data:`pbp.config.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
+    return click.option(
+        "--max-config-bytes",
+        "max_config_bytes",
+        type=click.IntRange(min=1),
+        default=DEFAULT_MAX_CONFIG_BYTES,
+        envvar=MAX_CONFIG_BYTES_ENV,
+        show_default=True,
+        show_envvar=True,
+        metavar="BYTES",
+        help="The largest games.yaml to read, also on a reload (SIGHUP); its YAML may "
+        "hold a value per 4 bytes of it, aliases expanded. The file must be a regular "
+        "file (or a symlink to one).",
+    )(command)
+
+
+def _load(path: Path, max_bytes: int | None = None) -> Config:
+    """``games.yaml`` at ``path``, checked, read within ``max_bytes`` (None: the value of
+    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.DEFAULT_MAX_CONFIG_BYTES`).
 
     :raises click.exceptions.Exit: 1 after printing every problem, one a line, to stderr.
+    :raises click.BadParameter: :data:`MAX_CONFIG_BYTES_ENV` is set to no positive integer.
     """
+    if max_bytes is None:
+        given = os.environ.get(MAX_CONFIG_BYTES_ENV, "")
+        if not given:
+            max_bytes = DEFAULT_MAX_CONFIG_BYTES
+        elif not given.isdecimal() or int(given) < 1:
+            raise click.BadParameter(
+                f"{given!r} is not a positive number of bytes", param_hint=MAX_CONFIG_BYTES_ENV
+            )
+        else:
+            max_bytes = int(given)
     try:
-        return load_config(path)
+        return load_config(path, max_bytes)
     except ConfigError as error:
         for problem in error.problems:
             click.echo(str(problem), err=True)

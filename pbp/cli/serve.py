@@ -16,7 +16,17 @@ from pathlib import Path
 import click
 
 from pbp import catalogs, keywords
-from pbp.cli.common import _behind, _inbox, _load, _refused, _service, _transport, _when, log
+from pbp.cli.common import (
+    _behind,
+    _inbox,
+    _load,
+    _refused,
+    _service,
+    _transport,
+    _when,
+    log,
+    max_config_bytes_option,
+)
 from pbp.config import Config
 from pbp.core.events import Refusal
 from pbp.counted import counted
@@ -45,13 +55,14 @@ from pbp.store import Store, StoreDamagedError, StoreReplacedError
     metavar="SECONDS",
     help="With --connect: how long to wait for the test mail.",
 )
+@max_config_bytes_option
 @click.pass_obj
-def check(config_path: Path, connect: bool, wait: float) -> None:
+def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) -> None:
     """Check games.yaml: every problem with its file, line and path; with --connect,
     the real mailbox too (exit 0 only when everything needed works). The mail
     passwords (password_env) are needed only to connect: without --connect, one not
     set is a warning."""
-    config = _load(config_path)
+    config = _load(config_path, max_config_bytes)
     unset = config.missing_secrets()
     missing = unset if connect else []
     for name in unset:
@@ -130,6 +141,7 @@ def check(config_path: Path, connect: bool, wait: float) -> None:
     help="Deal the games into a new, empty store although the mailbox shows that pbp "
     "served it before (a lost store started anew on purpose).",
 )
+@max_config_bytes_option
 @click.pass_obj
 def run(
     config_path: Path,
@@ -138,6 +150,7 @@ def run(
     only: tuple[str, ...],
     catch_up: tuple[str, ...],
     fresh: bool,
+    max_config_bytes: int,
 ) -> None:
     """Run the daemon on every configured game.
 
@@ -149,7 +162,7 @@ def run(
     game is paused and the GM told (rule P3): pbp resume goes on from now, --catch-up
     passes them.
     """
-    config = _load(config_path)
+    config = _load(config_path, max_config_bytes)
     _check_run_options(config, config_path, once=once, now=now, only=only)
     _check_games(config, config_path, catch_up, "--catch-up")
     _require_secrets(config, config_path)
@@ -176,7 +189,8 @@ def run(
 
                 _catch_up(service, catch_up, datetime.now(UTC))
 
-                Daemon(service).run()  # logs the error itself
+                # logs the error itself
+                Daemon(service, max_config_bytes=max_config_bytes).run()
         except StoreReplacedError as error:
             if once:
                 log.error("%s", error)
