@@ -58,12 +58,17 @@ def kinds(table: Table) -> list[str]:
     return [s.event.kind for s in table.store.events(GAME)]
 
 
+def answers(table: Table, subject: str = "[seed-000] Re: команды") -> list[EmailMessage]:
+    """The mails to the GM with ``subject`` since the last look (a day that closed
+    meanwhile on the real clock mails its posts too)."""
+    return [m for m in table.new_mail() if (m["To"], m["Subject"]) == (GM, subject)]
+
+
 def ask(table: Table, line: str, at: datetime) -> str:
     """A lever mail to the GM address, run: its confirmation address."""
     mail(table, line, to=gm_address(table), at=at)
-    assert table.run(at.replace(second=30)) == ["gm_pending"]
-    (confirm,) = table.new_mail()
-    assert summary([confirm]) == [(GM, "[seed-000] Подтвердите команды ГМа")]
+    assert table.run(at + timedelta(seconds=30)) == ["gm_pending"]
+    (confirm,) = answers(table, "[seed-000] Подтвердите команды ГМа")
     return str(confirm["Reply-To"])
 
 
@@ -104,10 +109,10 @@ def test_a_code_pending_when_the_gm_ran_rotate_token_gm_is_refused_when_confirme
     row = table.store.confirmation(pause.removeprefix("gm+").removesuffix("@example.test"))
     assert row is not None and row.ended_at is not None and row.done_at is None
     # The GM confirms later, as he would have: nothing is applied, and he is told why.
-    later = datetime.now(UTC) + timedelta(minutes=5)
+    later = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=5)
     mail(table, "да", to=pause, at=later, subject="Re: команды")
     assert table.run(later + timedelta(minutes=1)) == ["gm_confirm_ended"]
-    (ended,) = table.new_mail()
+    (ended,) = answers(table)
     assert (ended["To"], ended["Reply-To"]) == (GM, gm_address(table))
     assert named_body(ended, GAME) == (
         f"Это подтверждение отменено {moscow_text(row.ended_at)}, когда ваш адрес ГМа был "
@@ -186,7 +191,7 @@ def test_a_new_gm_address_makes_room_under_the_cap_again(
     assert rotate_gm(table)[1:] == [
         "5 pending confirmations ended: a reply to their mails applies nothing."
     ]
-    later = datetime.now(UTC) + timedelta(minutes=5)
+    later = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=5)
     code = ask(table, "ПАУЗА", later)
     mail(table, "да", to=code, at=later + timedelta(minutes=1), subject="Re: команды")
     assert table.run(later + timedelta(minutes=2)) == ["gm_applied"]
@@ -201,3 +206,22 @@ def test_a_players_new_address_ends_no_gm_confirmation(table: Table) -> None:
     mail(table, "да", to=code, at=utc(2026, 12, 1, 17, 13), subject="Re: команды")
     assert table.run(utc(2026, 12, 1, 17, 14)) == ["gm_applied"]
     assert "gm_extend" in kinds(table)
+
+
+def test_a_code_ended_while_its_reply_was_being_read_applies_nothing(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pbp rotate-token --gm`` in another process between the reply's lookup of its
+    code and the transaction that would apply it: the row as it stands inside the
+    transaction decides."""
+    code = ask(table, "ПАУЗА", utc(2026, 12, 1, 17, 10))
+    stale = table.store.confirmation(code.removeprefix("gm+").removesuffix("@example.test"))
+    assert stale is not None and stale.ended_at is None
+    rotated = table.service.addresses.rotate_token(
+        GAME, GM_SEAT, now=utc(2026, 12, 1, 17, 12), via="cli"
+    )
+    assert rotated.ended == 1
+    monkeypatch.setattr(table.service.gm_mail, "confirmation", lambda tokens: stale)
+    mail(table, "да", to=code, at=utc(2026, 12, 1, 17, 13), subject="Re: команды")
+    assert table.run(utc(2026, 12, 1, 17, 14)) == ["gm_confirm_ended"]
+    assert table.store.last_event(GAME, ("gm_pause",)) is None

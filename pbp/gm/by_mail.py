@@ -501,6 +501,11 @@ class GmMail(ServicePart):
             return self._no_confirm_word(message, game, confirmation, unread)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
+            # As it stands now that this transaction holds the store: `pbp rotate-token
+            # --gm` in another process may have ended it since it was read.
+            now_row = self.store.confirmation(confirmation.code)
+            if now_row is not None and (now_row.done_at or now_row.ended_at):
+                return self._confirmed_before(message, game, now_row, unread)
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
             self._answer(message.letter, game, results, message.now, unread, limited=False)
