@@ -469,7 +469,11 @@ def _unchecked_problems(data: dict[str, Any], errors: Sequence[Any], bad: set[Ya
         least, rule = (0, "") if kind is None else kind.config_model.players_least()
         game_id = game.get("id") if isinstance(game.get("id"), str) else f"games[{i}]"
         seats = list(zip(names, emails, strict=True))
-        problems = players_problems(str(game_id), gm, seats, least, rule)
+        try:  # the command words of the game's language, when it has one pbp knows
+            words = kind.config_model.player_words(str(game.get("locale"))) if kind else ()
+        except KeyError:
+            words = ()
+        problems = players_problems(str(game_id), gm, seats, least, rule, words=words)
         found += [(("games", i, *path), message) for path, message in problems]
     mail = data.get("mail")
     address = text(mail.get("address"), ("mail", "address")) if isinstance(mail, dict) else None

@@ -19,6 +19,9 @@ What goes in the digest and what stays a notice at once (:mod:`pbp.service`):
   moves back), a player's mail to another player's personal address (a mistake
   or a token passed on, which the GM may have to settle before the deadline).
 
+Lever mails to the GM address beyond the cap of pending confirmations (reason
+``gm_capped``, :data:`COUNTED_ONLY`) are counted on one line, never listed.
+
 A stranger's Subject is never shown (it is the attacker's text: a link or a
 lure in a mail that comes from pbp); the GM sees it with ``pbp kept``. The sender
 and a detail are shown without control characters, cut to a width.
@@ -40,6 +43,10 @@ from pbp.store import DigestCount, DigestEntry, KeptMessage, Store
 
 #: Lines listed in one digest (the counts per reason cover all of them).
 DIGEST_SHOWN = 50
+#: Reasons only counted in a digest, never listed line by line: ``gm_capped``, the GM's
+#: lever mails beyond the pending confirmations' cap (:data:`pbp.gm.by_mail.PENDING_CAP`):
+#: a flood through a leaked GM address is one line, "N … (not asked to confirm)".
+COUNTED_ONLY = ("gm_capped",)
 #: Characters shown of a sender's address and of a detail.
 SENDER_WIDTH = 80
 DETAIL_WIDTH = 120
@@ -169,7 +176,9 @@ class Digest:
                 counts = self.store.digest_counts(after, ids)
                 highest = max((count.last_id for count in counts.values()), default=after)
                 if counts:
-                    entries = self.store.digest_entries(after, ids, DIGEST_SHOWN)
+                    entries = self.store.digest_entries(
+                        after, ids, DIGEST_SHOWN, unlisted=COUNTED_ONLY
+                    )
                     context = self._context(first, games, counts, entries)
                     # It names the one game every line is about, else all his games.
                     about = self.store.digest_games(after, ids)
@@ -188,6 +197,7 @@ class Digest:
     ) -> dict[str, Any]:
         zones = {game.id: game.timezone for game in games}
         total = sum(count.count for count in counts.values())
+        listed = sum(count.count for reason, count in counts.items() if reason not in COUNTED_ONLY)
         kept = self.store.kept_by_id([e.kept_id for e in entries if e.kept_id is not None])
         return {
             "total": total,
@@ -205,6 +215,6 @@ class Digest:
                 }
                 for entry in entries
             ],
-            "more": max(0, total - len(entries)),
+            "more": max(0, listed - len(entries)),
             "games": [game.id for game in games],
         }

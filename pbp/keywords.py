@@ -104,6 +104,20 @@ SCHEMA: Mapping[str, Mapping[str, str]] = {
 }
 FILENAME = "keywords.yaml"
 
+#: The lists of section ``gm`` read around a lever rather than naming one (a unit of
+#: EXTEND, ALL after STATUS, the confirmation's words): no name is refused for them.
+_GM_AROUND = frozenset({"by", "hours", "all", "confirm"})
+#: The lists whose words part the names within a command line, by section: «и» / "and"
+#: between the players of a vote (Maniac), «против» / "against" before one, «для» /
+#: "to" before a suggestion's addressee (Cluedo), «НА» / "BY" between a seat and its
+#: substitute (GM). A player's name may not hold them (:func:`name_words`).
+SEPARATORS: Mapping[str, tuple[str, ...]] = {
+    "common": ("and",),
+    "maniac": ("against",),
+    "cluedo": ("addressee",),
+    "gm": ("by",),
+}
+
 
 def keywords_path(locale: str, root: Path | None = None) -> Path:
     """``pbp/locale/<locale>/keywords.yaml`` (``root``: another ``pbp/locale``)."""
@@ -160,6 +174,36 @@ class Vocabulary:
             for word in self.words(section, key, locale):
                 found.setdefault(word, locale)
         return found
+
+
+def name_words(locale: str, sections: tuple[str, ...], *, separators: bool) -> tuple[str, ...]:
+    """The words and phrases of ``locale`` that a player's or card's name may not hold
+    (``games.yaml``, :mod:`pbp.core.gameconfig`), as ``keywords.yaml`` writes them
+    (``word*``: any word that begins with ``word``; a phrase: its words in a row): of
+    each section of ``sections`` every command's shown form and the words it is read
+    by, and the GM's lever keywords (section ``gm``, not the words read around a lever);
+    ``NEW ADDRESS``; with ``separators``, the words that part names in a command line
+    (:data:`SEPARATORS`). A name holding one would be read as part of a command.
+
+    >>> name_words("en", ("common", "gm"), separators=True)[:4]
+    ('STATUS', 'status', 'HELP', 'help')
+
+    :raises KeyError: ``locale`` or a section unknown.
+    """
+    vocabulary = current()
+    found: list[str] = []
+    for section in sections:
+        for key, kind in SCHEMA[section].items():
+            if kind == "command":
+                command = vocabulary.command(section, key, locale)
+                found += [command.shown, *command.read]
+            else:
+                lever = section == "gm" and key not in _GM_AROUND
+                parting = separators and key in SEPARATORS.get(section, ())
+                if lever or parting:
+                    found += vocabulary.words(section, key, locale)
+    found += vocabulary.words("", "new_address", locale)
+    return tuple(dict.fromkeys(found))
 
 
 def alternation(words: tuple[str, ...]) -> str:

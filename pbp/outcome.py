@@ -19,6 +19,8 @@ class Handled(StrEnum):
     ERROR = "error"  #: a bug: kept, the GM told
     FORGED_FROM = "forged_from"  #: no single sender to trust: kept, never answered
     GM_APPLIED = "gm_applied"  #: the GM's levers pulled
+    GM_CAPPED = "gm_capped"  #: the GM's levers beyond the pending cap: his digest, no mail
+    GM_CONFIRM_ENDED = "gm_confirm_ended"  #: a confirmation a new GM address ended
     GM_CONFIRM_EXPIRED = "gm_confirm_expired"  #: a confirmation too late
     GM_CONFIRMED_ALREADY = "gm_confirmed_already"  #: a confirmation used already
     GM_PENDING = "gm_pending"  #: the GM's levers wait for his confirmation

@@ -568,9 +568,10 @@ def test_a_maniac_player_named_as_a_command_word_is_refused(
         "games.yaml:13: games[0].players[1].name: name 'Снять': a player's mail reads "
         "'снять' as part of a command (ГОЛОС Снять withdraws a vote): give the player "
         "another name",
-        "games.yaml:16: games[0].players[4].name: name 'Тюрьма': a player's mail reads "
-        "'тюрьма' as part of a command (ГОЛОС Снять withdraws a vote): give the player "
-        "another name",
+        # A command's own word (ТЮРЬМА): the sentence every game's check gives.
+        "games.yaml:16: games[0].players[4].name: name 'Тюрьма' holds 'тюрьма', a command "
+        "word of the game's language, which a mail would read as part of a command: "
+        "give the player another name",
     ]
 
 
@@ -606,6 +607,132 @@ def test_a_name_too_long_for_a_command_line_is_refused(
         f"games.yaml:16: games[0].players[1].name: '{'Б' * 20}'…: a name is at most 100 "
         "characters, not 101 (a move naming it must fit in one command line)",
     ]
+
+
+def test_a_name_that_starts_with_a_quote_mark_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ГОЛОС`` on one line and ``> Вова`` wrapped onto the next is a quote, so is a
+    line under initials (``ВП> …``), and a forum ``[quote`` tag quotes the rest of its
+    line: such a name could never be named (a hostile probe; `pbp check` took it)."""
+    text = _edit("{name: Веталь, email", '{name: "> Вова", email').replace(
+        "weapons: [подсвечник,", 'weapons: ["нож [quote=Дуг]",'
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: '> Вова': a mail reads '>' as a quote "
+        "mark and the line naming it as quoted, so it would never count: give a name "
+        "without it",
+        "games.yaml:20: games[0].cards.weapons[0]: 'нож [quote=Дуг]': a mail reads "
+        "'[quote' as a quote mark and the line naming it as quoted, so it would never "
+        "count: give a name without it",
+    ]
+    initials = _edit("{name: Веталь, email", '{name: "ВП> Вова", email')
+    assert _problems(tmp_path, monkeypatch, initials) == [
+        "games.yaml:16: games[0].players[1].name: 'ВП> Вова': a mail reads 'ВП>' as a "
+        "quote mark and the line naming it as quoted, so it would never count: give a "
+        "name without it",
+    ]
+
+
+def test_a_name_with_a_run_of_dashes_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ИСКЛЮЧИТЬ Ко -- ля`` removes «Ко» with the note «ля»; an em dash between spaces
+    starts the GM's note too, and a player's chat after a name (a hostile probe)."""
+    text = _edit("{name: Веталь, email", '{name: "Ко -- ля", email').replace(
+        "rooms: [кухня, терраса,", "rooms: [кухня, Зал — малый,"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: 'Ко -- ля': a mail reads '--' in a "
+        "name as where a note or chat begins (ИСКЛЮЧИТЬ Ко -- ля removes «Ко»): give a "
+        "name without a run of dashes or a dash between spaces",
+        "games.yaml:21: games[0].cards.rooms[1]: 'Зал — малый': a mail reads '—' in a "
+        "name as where a note or chat begins (ИСКЛЮЧИТЬ Ко -- ля removes «Ко»): give a "
+        "name without a run of dashes or a dash between spaces",
+    ]
+    # One hyphen inside a word is a name's own.
+    fine = _edit("{name: Веталь, email", "{name: Анна-Мария, email")
+    assert load_config(_write(tmp_path, monkeypatch, fine)).game("exler-1")
+
+
+def test_a_name_holding_a_command_word_of_the_games_locale_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Вася ДЛЯ Петя`` read the room as
+    «Столовая ДЛЯ Вася»; a card «Статус» is the command STATUS. Whole words, case
+    aside; the words of the game's language (a hostile probe)."""
+    text = _edit("{name: Веталь, email", "{name: Вася ДЛЯ Петя, email").replace(
+        "weapons: [подсвечник,", "weapons: [статус,"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: name 'Вася ДЛЯ Петя' holds 'для', a "
+        "command word of the game's language, which a mail would read as part of a "
+        "command: give the player another name",
+        "games.yaml:20: games[0].cards.weapons[0]: card 'статус' holds 'статус', a command "
+        "word of the game's language, which a mail would read as part of a command: "
+        "give the card another name",
+    ]
+    gm_word = _edit("{name: Веталь, email", "{name: Зелёный на Холме, email")
+    assert _problems(tmp_path, monkeypatch, gm_word) == [
+        "games.yaml:16: games[0].players[1].name: name 'Зелёный на Холме' holds 'на', a "
+        "command word of the game's language, which a mail would read as part of a "
+        "command: give the player another name",
+    ]
+    # Inside a word, or another language's word, is no command word.
+    fine = _edit("{name: Веталь, email", "{name: Длявсех Status, email")
+    assert load_config(_write(tmp_path, monkeypatch, fine)).game("exler-1")
+
+
+def test_a_full_width_name_not_in_nfkc_form_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Ｋｏｌｙａ`` (full-width) is never what a player types: «ГОЛОС Kolya» named
+    nobody (a hostile probe)."""
+    text = _edit("{name: Веталь, email", "{name: Ｋｏｌｙａ, email").replace(
+        "rooms: [кухня, терраса,", "rooms: [кухня, ﬁнская баня,"
+    )
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: 'Ｋｏｌｙａ' is not in Unicode NFKC "
+        "form (full-width or other compatibility characters, which players do not type): "
+        "write it as 'Kolya'",
+        "games.yaml:21: games[0].cards.rooms[1]: 'ﬁнская баня' is not in Unicode NFKC "
+        "form (full-width or other compatibility characters, which players do not type): "
+        "write it as 'fiнская баня'",
+    ]
+
+
+def test_pbp_check_refuses_each_misreadable_name_of_the_issue_in_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The four names `pbp check` accepted: exit 1, one line each, naming the name."""
+    from click.testing import CliRunner
+
+    from pbp.cli import main
+
+    text = (
+        BASE.replace("{name: Неташка, email", '{name: "> Вова", email')
+        .replace("{name: Веталь, email", '{name: "Ко -- ля", email')
+        .replace("{name: Дуг, email", "{name: Вася ДЛЯ Петя, email")
+        .replace("    cards:", "      - {name: Ｋｏｌｙａ, email: kolya@example.test}\n    cards:")
+    )
+    path = _write(tmp_path, monkeypatch, text)
+    result = CliRunner().invoke(main, ["-c", str(path), "check"])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert [line.split(": ", 2)[1] for line in lines] == [
+        "games[0].players[0].name",
+        "games[0].players[1].name",
+        "games[0].players[2].name",
+        "games[0].players[3].name",
+    ]
+    assert [line.split(": ", 2)[2].split(" ", 2)[:2] for line in lines] == [
+        ["'>", "Вова':"],
+        ["'Ко", "--"],
+        ["name", "'Вася"],
+        ["'Ｋｏｌｙａ'", "is"],
+    ]
+    assert "Traceback" not in result.output
 
 
 def test_a_cluedo_card_whose_name_begins_as_a_refutation_word_is_refused(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -52,10 +53,10 @@ def test_a_store_of_the_release_before_versions_is_upgraded_and_played_on(
     shutil.copy(FIXTURE, tmp_path / "pbp.sqlite3")
     assert version(tmp_path / "pbp.sqlite3") == 0
     table = Table(tmp_path)  # opens the store: upgraded
-    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (5, 5)
-    with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 2's column
+    assert (SCHEMA_VERSION, version(tmp_path / "pbp.sqlite3")) == (6, 6)
+    with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 2's and 6's columns
         columns = [row[1] for row in db.execute("PRAGMA table_info(gm_confirmations)")]
-    assert columns[-1] == "hinted_at"
+    assert columns[-2:] == ["hinted_at", "ended_at"]
     with sqlite3.connect(tmp_path / "pbp.sqlite3") as db:  # schema 4's column
         columns = [row[1] for row in db.execute("PRAGMA table_info(kept)")]
     assert columns[-1] == "dismissed_at"
@@ -93,8 +94,8 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     said = (
-        f"the store {path} was written by a newer pbp (store schema 6; this pbp reads up "
-        "to 5): install that pbp again, or restore a backup made before the upgrade"
+        f"the store {path} was written by a newer pbp (store schema 7; this pbp reads up "
+        "to 6): install that pbp again, or restore a backup made before the upgrade"
     )
     try:
         Store(path)
@@ -104,7 +105,7 @@ def test_a_store_from_a_newer_pbp_is_refused_in_one_sentence(tmp_path: Path) -> 
         raise AssertionError("a newer store was opened")
     result = CliRunner().invoke(main, ["-c", str(config), "show", "seed-000"])
     assert (result.exit_code, result.output) == (1, f"Error: {said}\n")
-    assert version(path) == 6  # untouched
+    assert version(path) == 7  # untouched
 
 
 def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_once(
@@ -117,7 +118,7 @@ def test_a_schema_2_store_with_held_and_replayed_mail_is_upgraded_and_resumes_on
     assert version(path) == 2
     table = Table(tmp_path)  # opens the store: upgraded
     try:
-        assert version(path) == 5
+        assert version(path) == 6
         assert version(tmp_path / "pbp.sqlite3.v2-backup") == 2
         held = [(k.id, k.reason, k.held_for, k.retry_outcome) for k in table.store.kept()]
         assert held == [
@@ -273,7 +274,7 @@ def test_a_schema_3_store_gets_the_dismissed_column_and_its_kept_mail_still_wait
             store.dismiss(1, utc(2026, 12, 2, 9))
         (kept,) = store.kept()
         assert (kept.dismissed_at, kept.waiting) == (utc(2026, 12, 2, 9), False)
-    assert version(path) == 5
+    assert version(path) == 6
     assert version(tmp_path / "pbp.sqlite3.v3-backup") == 3
 
 
@@ -293,7 +294,7 @@ def test_a_schema_4_store_gets_its_confirmation_secret_once_and_a_backup_keeps_i
         secret = store.secret("gm_confirm")
         copy = store.backup(tmp_path / "copy.sqlite3")
     assert len(secret) == 32 and secret != bytes(32)
-    assert version(path) == 5
+    assert version(path) == 6
     assert version(tmp_path / "pbp.sqlite3.v4-backup") == 4
     with Store(path) as store:  # opened again: the same secret
         assert store.secret("gm_confirm") == secret
@@ -301,3 +302,60 @@ def test_a_schema_4_store_gets_its_confirmation_secret_once_and_a_backup_keeps_i
         assert backup.secret("gm_confirm") == secret
     with Store(tmp_path / "other.sqlite3") as other:  # another store: its own
         assert other.secret("gm_confirm") != secret
+
+
+def test_a_store_with_user_version_minus_1_is_refused_in_one_sentence_not_upgraded(
+    tmp_path: Path,
+) -> None:
+    """Before, ``user_version -1`` passed the "newer pbp" test and was "upgraded": pbp's
+    tables written into it, a copy named ``.v-1-backup`` beside it."""
+    config = write_config(tmp_path)
+    path = tmp_path / "pbp.sqlite3"
+    shutil.copy(FIXTURE, path)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA user_version = -1")
+    before = path.read_bytes()
+    said = (
+        f"the store {path} has schema version -1, which no pbp writes (this pbp reads 0 to "
+        "6): it is another program's file or was altered, so it is left as it is; give "
+        "games.yaml's store: the path of pbp's own store, or restore a backup"
+    )
+    try:
+        Store(path)
+    except StoreVersionError as error:
+        assert str(error) == said
+    else:
+        raise AssertionError("a store of version -1 was opened")
+    for command in (["show", "seed-000"], ["run", "--once"], ["check"]):
+        result = CliRunner().invoke(main, ["-c", str(config), *command])
+        assert (result.exit_code, result.output) == (1, f"Error: {said}\n"), command
+    # Untouched: not a byte written (no tables added, not even the journal mode), no
+    # copy beside it, no log.
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.glob("pbp.sqlite3*")) == [
+        "pbp.sqlite3",
+        "pbp.sqlite3.lock",  # `pbp run`'s writer lock, taken before the store is opened
+    ]
+
+
+def test_a_schema_5_store_gets_the_end_of_confirmations_column(tmp_path: Path) -> None:
+    """Schema 6: ``gm_confirmations.ended_at`` (a new GM address ends the pending
+    confirmations); a confirmation a schema-5 pbp stored is pending after the upgrade."""
+    path = tmp_path / "pbp.sqlite3"
+    with Store(path) as store, store.transaction():
+        store.add_confirmation(
+            "c" * 16, "seed-000", "[]", utc(2026, 12, 1, 18), utc(2026, 12, 2, 18)
+        )
+    with sqlite3.connect(path) as db:  # as schema 5's pbp left it
+        db.execute("DROP INDEX gm_confirmations_by_game")
+        db.execute("ALTER TABLE gm_confirmations DROP COLUMN ended_at")
+        db.execute("PRAGMA user_version = 5")
+    with Store(path) as store:
+        assert store.pending_confirmations("seed-000", utc(2026, 12, 1, 19)) == 1
+        with store.transaction():
+            assert store.end_confirmations("seed-000", utc(2026, 12, 1, 19)) == 1
+        found = store.confirmation("c" * 16)
+        assert found is not None and found.ended_at == utc(2026, 12, 1, 19)
+        assert store.pending_confirmations("seed-000", utc(2026, 12, 1, 19)) == 0
+    assert version(path) == 6
+    assert version(tmp_path / "pbp.sqlite3.v5-backup") == 5

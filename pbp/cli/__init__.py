@@ -40,20 +40,21 @@ from pbp.cli.lost import lost
 from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
-from pbp.store import StoreVersionError
+from pbp.store import StoreOpenError
 
 __all__ = ["_inbox", "_service", "_transport", "main", "templates_dir"]
 
 
 class _Main(click.Group):
-    """The command group: a store written by a newer pbp, or a damaged one, is one
-    sentence, whichever command opened it (:class:`~pbp.store.StoreVersionError`,
+    """The command group: a store that cannot be used as it is (written by a newer pbp,
+    of a version no pbp writes, read-only for this user) or a damaged one is one
+    sentence and exit 1, whichever command opened it (:class:`~pbp.store.StoreOpenError`,
     :class:`sqlite3.DatabaseError`)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except StoreVersionError as error:
+        except StoreOpenError as error:
             raise click.ClickException(str(error)) from None
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError):

@@ -306,7 +306,8 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
     """A new personal address for PLAYER (or, with --gm, the GM) of GAME, when the old
     one leaked: the old one stops working at once (mail to it is answered that it was
     replaced). The player is mailed the new address at his registered address; the
-    new address is printed."""
+    new address is printed. A new GM address ends the GM's confirmations still
+    pending (a reply to one applies nothing), and says how many."""
     if gm_seat == (player is not None):
         raise click.UsageError("give PLAYER or --gm (not both)")
     config = _load(config_path)
@@ -315,10 +316,15 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
     now = datetime.now(UTC)
     with writer_lock(config.store) as mine:
         try:
-            token = service.addresses.new_address_by_gm(game_id, player or GM_SEAT, now=now)
+            rotated = service.addresses.new_address_by_gm(game_id, player or GM_SEAT, now=now)
         except Refusal as error:
             raise _refused(service, error) from None
         if mine:
             service.flush_outbox(now)
-    tag = "" if service.plus else f" (Subject tag [pbp-{token}])"
-    click.echo(f"{service.mail.personal(token)}{tag}")
+    tag = "" if service.plus else f" (Subject tag [pbp-{rotated.token}])"
+    click.echo(f"{service.mail.personal(rotated.token)}{tag}")
+    if rotated.ended:
+        done = {"lever": "new_address", "ended": rotated.ended}
+        results = [{"line": "", "lever": "new_address", "done": done}]
+        game = config.game(game_id)
+        click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE, cli=True).strip())

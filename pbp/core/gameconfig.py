@@ -9,6 +9,7 @@ A game package derives its model from :class:`GameBase` and names it as its kind
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 from typing import Annotated, Any, Literal
@@ -16,7 +17,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from pbp import keywords
 from pbp.inert import strip_controls
+from pbp.parse.body import quote_marker
 from pbp.parse.names import INVISIBLE, normalize
 from pbp.yamlmarks import Found, did_you_mean
 
@@ -92,10 +95,21 @@ def _timezone(value: str) -> str:
 NAME_LIMIT = 100
 
 
+#: Dashes a mail reads as the end of a name: a run of them (``Ко -- ля``; ``--`` is also
+#: a signature's start) or one between spaces (``Ко — ля``): the GM's note begins at
+#: `` -- ``, `` — `` or `` – `` (``ИСКЛЮЧИТЬ Ко -- ля`` removes «Ко» with the note «ля»),
+#: a player's chat after a name at a dash between spaces.
+_DASHES = re.compile(r"[-\u2010-\u2015\u2212]{2,}|\s[-\u2010-\u2015\u2212]\s")
+
+
 def _name(value: str) -> str:
     """Player and card names: non-empty, no comma or line break (commands separate by
     commas), no invisible or control character (:func:`_hidden`), at most
-    :data:`NAME_LIMIT` characters."""
+    :data:`NAME_LIMIT` characters; written in Unicode NFKC form (no full-width or
+    other compatibility characters, which nobody types: ``Ｋｏｌｙａ``); no quote mark
+    (:func:`pbp.parse.body.quote_marker`: ``> Вова`` would make its line a quote);
+    no run of dashes nor a dash between spaces (:data:`_DASHES`). One sentence each,
+    naming the name and why. Command words are the game's (:meth:`GameBase.player_problems`)."""
     if not value.strip() or value != value.strip() or re.search(r"[,\n\r]", value):
         raise ValueError(
             f"{value!r}: a name is non-empty, without commas, line breaks or edge spaces"
@@ -111,7 +125,51 @@ def _name(value: str) -> str:
             f"{value!r}: a name holds the invisible or control character U+{ord(hidden):04X}"
             " (pasted with it?), which texts do not show and mail does not read: remove it"
         )
+    plain = unicodedata.normalize("NFKC", value)
+    if plain != value:
+        raise ValueError(
+            f"{value!r} is not in Unicode NFKC form (full-width or other compatibility "
+            f"characters, which players do not type): write it as {plain!r}"
+        )
+    marker = quote_marker(value)
+    if marker is not None:
+        raise ValueError(
+            f"{value!r}: a mail reads {marker!r} as a quote mark and the line naming it as "
+            "quoted, so it would never count: give a name without it"
+        )
+    dashes = _DASHES.search(value)
+    if dashes is not None:
+        raise ValueError(
+            f"{value!r}: a mail reads {dashes.group().strip()!r} in a name as where a note "
+            "or chat begins (ИСКЛЮЧИТЬ Ко -- ля removes «Ко»): give a name without a run of "
+            "dashes or a dash between spaces"
+        )
     return value
+
+
+def command_word(name: str, words: Sequence[str]) -> str | None:
+    """The words of ``name`` that are one of ``words`` (:func:`pbp.keywords.name_words`:
+    a phrase matches its words in a row, ``word*`` any word that begins so), as a
+    player's mail reads them (:func:`pbp.parse.names.normalize`: whole words, case,
+    ``ё`` and look-alike letters aside), or None.
+
+    >>> command_word("Вася ДЛЯ Петя", ["для"]), command_word("Бюро Длявсех", ["для"])
+    ('для', None)
+    >>> command_word("Тюрьмин", ["тюрьм*"]), command_word("Close Day", ["CLOSE DAY"])
+    ('тюрьмин', 'close day')
+    """
+    read = normalize(name)
+    for word in words:
+        prefix = word.endswith("*")
+        parts = normalize(word.removesuffix("*"))
+        if not parts:
+            continue
+        for start in range(len(read) - len(parts) + 1):
+            window = read[start : start + len(parts)]
+            last = window[-1].startswith(parts[-1]) if prefix else window[-1] == parts[-1]
+            if window[:-1] == parts[:-1] and last:
+                return " ".join(window)
+    return None
 
 
 def _hidden(value: str) -> str | None:
@@ -314,16 +372,36 @@ class GameBase(ConfigModel):
         validator did not run (a field failed)."""
         return 0, ""
 
+    @classmethod
+    def keyword_sections(cls) -> tuple[str, ...]:
+        """The sections of ``keywords.yaml`` whose commands a mail of this kind's games
+        reads (:func:`pbp.keywords.name_words`): the common ones (STATUS, HELP) and the
+        GM's levers; a game kind adds its own (``"maniac"``, ``"cluedo"``)."""
+        return ("common", "gm")
+
     def player_problems(self, least: int, rule: str) -> Found:
         """What is wrong with :attr:`players` for any game (:func:`players_problems`):
         fewer than ``least`` (``rule`` names the game's rule, e.g. ``"M1"``), a name or
         address twice, a name that reads as no word in a player's mail, the GM's seat
-        name, a player at the GM's address. Each game's model calls it from its
+        name, a player at the GM's address; and a name that holds a command word of the
+        game's ``locale`` (:func:`command_word`: the commands of
+        :meth:`keyword_sections`, the words that part names, as «ДЛЯ» in ``Вася ДЛЯ
+        Петя``). Each game's model calls it from its
         ``model_validator(mode="after")`` and raises :func:`pbp.yamlmarks.checks_error`
         with it and its own findings (``pbp check`` lists them all, each at its line):
         ``[(("players", 1, "email"), "duplicate email …")]``."""
         players = [(p.name, p.email) for p in self.players]
-        return players_problems(self.id, self.gm, players, least, rule)
+        words = self.player_words(self.locale)
+        return players_problems(self.id, self.gm, players, least, rule, words=words)
+
+    @classmethod
+    def player_words(cls, locale: str) -> tuple[str, ...]:
+        """The words no player's name of a game of this kind in ``locale`` may hold
+        (:func:`pbp.keywords.name_words` of :meth:`keyword_sections`, with the words that
+        part names), for :func:`players_problems`.
+
+        :raises KeyError: ``locale`` has no keywords."""
+        return keywords.name_words(locale, cls.keyword_sections(), separators=True)
 
 
 def players_problems(
@@ -332,12 +410,15 @@ def players_problems(
     players: Sequence[tuple[str | None, str | None]],
     least: int,
     rule: str,
+    *,
+    words: Sequence[str] = (),
 ) -> Found:
     """:meth:`GameBase.player_problems` on plain values: ``players`` as ``(name,
     email)``, a value None where it is missing or has a problem of its own (then it is
     not compared: :func:`pbp.config.load_config` also runs this on a game whose fields
     did not all pass, so that ``pbp check`` lists every problem at once); ``gm`` None
-    likewise. Paths are relative to the game."""
+    likewise; ``words``: the game's command words (:meth:`GameBase.player_words`), a
+    name holding one refused (:func:`command_word`). Paths are relative to the game."""
     found: Found = []
     if len(players) < least:
         found.append((("players",), f"rule {rule}: at least {least} players, got {len(players)}"))
@@ -356,6 +437,12 @@ def players_problems(
             message = (
                 f"name {name!r} reads as no word in a player's mail (markup and "
                 "punctuation aside): give the player a name with letters or digits"
+            )
+            found.append((("players", i, "name"), message))
+        elif name is not None and (word := command_word(name, words)) is not None:
+            message = (
+                f"name {name!r} holds {word!r}, a command word of the game's language, "
+                "which a mail would read as part of a command: give the player another name"
             )
             found.append((("players", i, "name"), message))
         for field, value in (("name", read), ("email", email.lower() if email else None)):

@@ -28,7 +28,9 @@ kind                visibility  data
 ==================  ==========  =====================================================
 
 and GM ``gm_address_rotated`` {player (the seat, or ``"@gm"``), via}: a new personal
-token (NEW ADDRESS, ``pbp rotate-token``), never the token itself.
+token (NEW ADDRESS, ``pbp rotate-token``), never the token itself. A new GM token ends
+every confirmation of the game still pending (:meth:`Addresses.rotate_token`), and at
+most :data:`PENDING_CAP` wait at once (more lever mails go to the GM's digest).
 
 A paused game has no deadline (``games.deadline_at`` is NULL), so neither the
 scheduler nor a catch-up closes it; mail from its players that arrives while it
@@ -47,12 +49,13 @@ A lever that does not fit the game's state raises
 """
 
 from pbp.gm.addresses import Addresses
-from pbp.gm.by_mail import CONFIRM_HOURS, GmMail, confirm_words, confirms
+from pbp.gm.by_mail import CONFIRM_HOURS, PENDING_CAP, GmMail, confirm_words, confirms
 from pbp.gm.levers import MAX_EXTEND_HOURS, GmDesk, paused_since, replay_key
 
 __all__ = [
     "CONFIRM_HOURS",
     "MAX_EXTEND_HOURS",
+    "PENDING_CAP",
     "Addresses",
     "GmDesk",
     "GmMail",

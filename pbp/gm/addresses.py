@@ -3,16 +3,28 @@ one for a player or the GM when the old one leaked (NEW ADDRESS, ``pbp rotate-to
 
 A personal address carries a token (``pbp+TOKEN@…`` or a ``[pbp-TOKEN]`` Subject
 tag); the seat keeps its registered address. A new token is logged as GM
-``gm_address_rotated`` {player, via}, never the token itself.
+``gm_address_rotated`` {player, via}, never the token itself. A new GM address ends
+every confirmation still pending in the game (:attr:`Rotated.ended`): its code was
+mailed because of a mail to the old address, which may have leaked.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from pbp.core.events import Event, LeverRefused, Visibility
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT
+
+
+@dataclass(frozen=True)
+class Rotated:
+    """A new personal address: its ``token``, and how many of the GM's pending
+    confirmations it ``ended`` (always 0 for a player's)."""
+
+    token: str
+    ended: int
 
 
 class Addresses(ServicePart):
@@ -36,12 +48,15 @@ class Addresses(ServicePart):
         stored at the start): the only one that gets confirmations."""
         return self.store.player_email(game_id, GM_SEAT) or self.game_config(game_id).gm.lower()
 
-    def rotate_token(self, game_id: str, player: str, *, now: datetime, via: str) -> str:
+    def rotate_token(self, game_id: str, player: str, *, now: datetime, via: str) -> Rotated:
         """Give ``player`` (a seat name, or :data:`GM_SEAT`) a new personal token: the old
         one stops working at once (mail to it is answered ``address_retired``); the seat
         keeps its registered address. Logged as GM ``gm_address_rotated`` {player, via}
-        (no token: the log reaches the export). Returns the new token; the caller tells
-        the owner, at his registered address.
+        (no token: the log reaches the export). The GM's new token ends every confirmation
+        of the game pending at ``now`` (:meth:`pbp.store.Store.end_confirmations`: a reply
+        to one is answered ``gm_confirm_ended``, nothing applied), whether ``pbp
+        rotate-token --gm`` or his confirmed NEW ADDRESS made it. Returns the new token and
+        that count; the caller tells the owner, at his registered address.
 
         :raises LeverRefused: the game has not started.
         :raises MoveError: ``player`` names no seat.
@@ -58,22 +73,24 @@ class Addresses(ServicePart):
                 raise LeverRefused("gm_not_started", game=game_id)
             token = self.service.new_token()
             self.store.replace_token(game_id, seat, token, email)
+            ended = self.store.end_confirmations(game_id, now) if seat == GM_SEAT else 0
             event = Event("gm_address_rotated", Visibility.GM, {"player": seat, "via": via})
             self.gm.log(game_id, [event], now, kind.day(state), via)
-        return token
+        return Rotated(token, ended)
 
-    def new_address_by_gm(self, game_id: str, player: str, *, now: datetime) -> str:
+    def new_address_by_gm(self, game_id: str, player: str, *, now: datetime) -> Rotated:
         """``pbp rotate-token``: a new personal address for ``player`` (a seat name) or the
         GM (:data:`GM_SEAT`). A player is mailed his new address (``new_address``) at his
-        registered address; the GM's is only returned. Returns the new token.
+        registered address; the GM's is only returned, with the count of his pending
+        confirmations it ended (:meth:`rotate_token`).
 
         :raises LeverRefused: the game has not started. :raises MoveError: no such seat.
         """
         game, _kind = self.gm.game_and_kind(game_id)
         with self.store.transaction():
-            token = self.rotate_token(game_id, player, now=now, via="cli")
+            rotated = self.rotate_token(game_id, player, now=now, via="cli")
             if player != GM_SEAT:
-                seat = self.store.token(token)
+                seat = self.store.token(rotated.token)
                 assert seat is not None
                 self.mail.player(game, seat.player, "new_address", {"asked": False}, now)
-        return token
+        return rotated

@@ -61,6 +61,12 @@ CONFIRM_CODE_LENGTH = 16
 CONFIRM_CODE_ALPHABET = string.ascii_lowercase + string.digits
 #: The store's secret the confirmation codes are made with (:meth:`pbp.store.Store.secret`).
 CONFIRM_SECRET = "gm_confirm"
+#: The most confirmations of one game that wait at once (:meth:`GmMail.ask_confirmation`):
+#: a lever mail beyond them gets no confirmation mail and is one line of the GM's
+#: digest (reason ``gm_capped``). A flood of forged levers through a leaked GM address
+#: asks him this often, not once per mail; counted per game, so a flood through one
+#: game's address never holds back the GM's levers in his other games.
+PENDING_CAP = 5
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
 UNCONFIRMED = (Help, Status, Kept)
@@ -361,7 +367,13 @@ class GmMail(ServicePart):
         The code is the mail's own (:func:`confirmation_code`): applied again after a
         restore (``pbp lost --replay``), it asks under the code it asked under before,
         and the GM's reply to that request confirms it. When that reply is replayed
-        with it (its code in ``message.replies_to``) no second request is mailed."""
+        with it (its code in ``message.replies_to``) no second request is mailed.
+
+        When :data:`PENDING_CAP` confirmations of the game wait already
+        (:meth:`pbp.store.Store.pending_confirmations`), a mail with a new code asks
+        nothing: no mail, no stored levers, none of its lines answered; it is one line
+        of the GM's digest (reason ``gm_capped``, counted there, not listed). Outcome
+        ``gm_capped``."""
         now = message.now
         pending: list[dict[str, Any]] = []
         others: list[GmLine] = []
@@ -387,6 +399,16 @@ class GmMail(ServicePart):
                 message.identity,
                 message.digest or "",
             )
+            if (
+                self.store.confirmation(code) is None
+                and self.store.pending_confirmations(game.id, now) >= PENDING_CAP
+            ):
+                self.digest.add(
+                    game, "gm_capped", None, message.letter, now, arrived=message.arrived
+                )
+                return message.record(
+                    Handled.GM_CAPPED, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                )
             expires = now + timedelta(hours=CONFIRM_HOURS)
             self.store.add_confirmation(
                 code, game.id, json.dumps(pending, ensure_ascii=False), now, expires
@@ -455,9 +477,12 @@ class GmMail(ServicePart):
         registered address, within :data:`CONFIRM_HOURS`, the stored levers are pulled in
         order, once, at the reply's arrival, and answered with ``gm_result`` (outcome
         ``gm_applied`` / ``gm_refused``); once more, it is answered "already done"
-        (``gm_confirmed_already``); too late, "expired" (``gm_confirm_expired``).
-        From another address it is kept for the GM (``wrong_confirmer``: he is told at
-        once, the confirmation address reached somebody else) and not answered.
+        (``gm_confirmed_already``); after a new GM address ended it, "ended"
+        (``gm_confirm_ended``: the code was mailed for the old address, which may have
+        leaked, :meth:`pbp.gm.addresses.Addresses.rotate_token`); too late, "expired"
+        (``gm_confirm_expired``). From another address it is kept for the GM
+        (``wrong_confirmer``: he is told at once, the confirmation address reached
+        somebody else) and not answered.
         """
         game = self.game_config(confirmation.game_id)
         if message.from_address != self.addresses.registered(game.id):
@@ -466,12 +491,21 @@ class GmMail(ServicePart):
         message.letter = self.service.read_body(message.raw.raw, message.letter)
         text = self.moves.own_text(message.letter, game)
         unread = unread_lines(text)
-        if confirmation.done_at is not None or message.arrived > confirmation.expires_at:
+        if (
+            confirmation.done_at is not None
+            or confirmation.ended_at is not None
+            or message.arrived > confirmation.expires_at
+        ):
             return self._confirmed_before(message, game, confirmation, unread)
         if not confirms(text):
             return self._no_confirm_word(message, game, confirmation, unread)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
         with self.store.transaction():
+            # As it stands now that this transaction holds the store: `pbp rotate-token
+            # --gm` in another process may have ended it since it was read.
+            now_row = self.store.confirmation(confirmation.code)
+            if now_row is not None and (now_row.done_at or now_row.ended_at):
+                return self._confirmed_before(message, game, now_row, unread)
             self.store.mark_confirmed(confirmation.code, message.now)
             results = self._run_all(game, commands, message.arrived)
             self._answer(message.letter, game, results, message.now, unread, limited=False)
@@ -500,9 +534,15 @@ class GmMail(ServicePart):
     def _confirmed_before(
         self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
     ) -> Outcome:
-        """A confirmation used already, or too late: said so, nothing pulled; the
-        reply's other lines (``unread``) are said not read."""
-        template = "gm_confirm_done" if confirmation.done_at else "gm_confirm_expired"
+        """A confirmation used already, ended by a new GM address, or too late (in this
+        order): said so, nothing pulled; the reply's other lines (``unread``) are said
+        not read."""
+        if confirmation.done_at is not None:
+            template, said = "gm_confirm_done", Handled.GM_CONFIRMED_ALREADY
+        elif confirmation.ended_at is not None:
+            template, said = "gm_confirm_ended", Handled.GM_CONFIRM_ENDED
+        else:
+            template, said = "gm_confirm_expired", Handled.GM_CONFIRM_EXPIRED
         with self.store.transaction():
             self.mail.reply(
                 message.letter,
@@ -510,6 +550,7 @@ class GmMail(ServicePart):
                 template,
                 {
                     "done_at": confirmation.done_at,
+                    "ended_at": confirmation.ended_at,
                     "expires_at": confirmation.expires_at,
                     "unread": list(unread),
                     "gm_address": self.addresses.gm_address(game.id),
@@ -517,9 +558,6 @@ class GmMail(ServicePart):
                 message.now,
                 game=game,
                 player=GM_SEAT,
-            )
-            said = (
-                Handled.GM_CONFIRMED_ALREADY if confirmation.done_at else Handled.GM_CONFIRM_EXPIRED
             )
             return message.record(said, game.id, GM_SEAT)
 

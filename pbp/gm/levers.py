@@ -768,8 +768,8 @@ class GmDesk:
             case NewAddress():
                 # As `pbp rotate-token GAME --gm`; the result mail (its Reply-To and
                 # gm_address) then gives the new address, at his registered address.
-                self.service.addresses.rotate_token(game_id, GM_SEAT, now=now, via=via)
-                return {"lever": "new_address"}
+                rotated = self.service.addresses.rotate_token(game_id, GM_SEAT, now=now, via=via)
+                return {"lever": "new_address", "ended": rotated.ended}
 
     def result_text(
         self,

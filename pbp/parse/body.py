@@ -67,6 +67,24 @@ def is_quoted(line: str) -> bool:
     return _QUOTED.match(line) is not None
 
 
+def quote_marker(text: str) -> str | None:
+    """The quote mark a mail reader finds in ``text`` (a name written in a command
+    line), or None: ``>`` or initials and ``>`` at its start (:func:`is_quoted`: the
+    line is a quote), or a forum ``[quote``/``[spoiler`` tag anywhere (what follows it
+    on the line is quoted, :func:`unquote_forum`).
+
+    >>> quote_marker("> Вова"), quote_marker("ВП> Вова"), quote_marker("Вова [quote]")
+    ('>', 'ВП>', '[quote')
+    >>> quote_marker("Вова") is None, quote_marker("Вова>Петя") is None
+    (True, True)
+    """
+    start = _QUOTED.match(text)
+    if start is not None:
+        return start.group().strip()
+    tag = _FORUM_QUOTE_HEAD.search(text)
+    return tag.group() if tag is not None else None
+
+
 # --- format=flowed (RFC 3676) ---
 
 

@@ -34,7 +34,7 @@ The package, by concern (one :class:`Store` over one connection, made of mixins)
 from __future__ import annotations
 
 from pbp.store.answers import AnswersMixin
-from pbp.store.base import StoreBase
+from pbp.store.base import StoreBase, check_writable
 from pbp.store.games import GamesMixin
 from pbp.store.messages import MessagesMixin
 from pbp.store.outbox import OutboxMixin
@@ -57,6 +57,8 @@ from pbp.store.records import (
     Seat,
     StoreDamagedError,
     StoredEvent,
+    StoreOpenError,
+    StoreReadOnlyError,
     StoreReplacedError,
     StoreVersionError,
     TransactionLostError,
@@ -90,10 +92,13 @@ __all__ = [
     "Seat",
     "Store",
     "StoreDamagedError",
+    "StoreOpenError",
+    "StoreReadOnlyError",
     "StoreReplacedError",
     "StoreVersionError",
     "StoredEvent",
     "TransactionLostError",
+    "check_writable",
     "from_iso",
     "to_iso",
 ]

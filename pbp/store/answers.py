@@ -75,10 +75,14 @@ class AnswersMixin(Tables):
         return {r[0] for r in rows}
 
     def digest_entries(
-        self, after_id: int, game_ids: Sequence[str], limit: int
+        self, after_id: int, game_ids: Sequence[str], limit: int, *, unlisted: Sequence[str] = ()
     ) -> list[DigestEntry]:
-        """The first ``limit`` digest lines after ``after_id`` for a GM of ``game_ids``."""
+        """The first ``limit`` digest lines after ``after_id`` for a GM of ``game_ids``,
+        but those of the reasons ``unlisted`` (only counted, :meth:`digest_counts`)."""
         where, args = self._digest_where(after_id, game_ids)
+        if unlisted:
+            where += f" AND reason NOT IN ({', '.join('?' for _ in unlisted)})"
+            args += list(unlisted)
         rows = self._db.execute(
             "SELECT id, game_id, reason, kept_id, sender, arrived, detail FROM digest "
             f"WHERE {where} ORDER BY id LIMIT ?",

@@ -16,8 +16,41 @@ from pathlib import Path
 from typing import Self
 
 from pbp.faults import crash_point
-from pbp.store.records import StoreReplacedError, TransactionLostError
-from pbp.store.schema import copy_store, open_schema
+from pbp.store.records import StoreReadOnlyError, StoreReplacedError, TransactionLostError
+from pbp.store.schema import check_version, copy_store, open_schema
+
+#: What SQLite says when it cannot write a database file or make its journal beside it
+#: (``sqlite3.Error.sqlite_errorname``, its primary result code: ``SQLITE_READONLY``,
+#: ``SQLITE_READONLY_DIRECTORY`` … and ``SQLITE_CANTOPEN`` …).
+_READ_ONLY_CODES = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process (its effective user, as the kernel decides: modes, owner,
+    a read-only mount) may write ``path``."""
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+
+
+def check_writable(path: Path) -> None:
+    """Check that this process can write the store at ``path``: the file itself when it
+    exists, and the folder it is in (the first existing one above it for a store still
+    to be made), where SQLite makes ``<store>-wal`` and ``<store>-shm`` and pbp its
+    writer lock ``<store>.lock`` (:mod:`pbp.lock`). Two ``access(2)`` calls; root may
+    write a file of any mode, but not on a read-only mount.
+
+    :raises StoreReadOnlyError: the file or the folder is read-only for this user.
+    """
+    fix = "make it writable for the user pbp runs as (its owner and mode, or a read-write mount)"
+    if path.exists() and not _writable(path):
+        raise StoreReadOnlyError(f"the store {path} is read-only for this user: {fix}")
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not _writable(folder):
+        raise StoreReadOnlyError(
+            f"the store {path} cannot be written: its folder {folder} is read-only for this "
+            f"user, and SQLite makes {path.name}-wal and {path.name}-shm there; {fix}"
+        )
 
 
 class Tables:
@@ -31,6 +64,10 @@ class Tables:
 class StoreBase(Tables):
     """Open (and create) the store at ``path``. Use as a context manager or call close().
 
+    :raises StoreReadOnlyError: this process cannot write the store or its folder
+        (:func:`check_writable`). :raises StoreVersionError: its schema version is
+        outside what this pbp knows (:func:`pbp.store.schema.open_schema`).
+
     The file's identity (``st_dev``, ``st_ino``) is noted when it is opened; every
     transaction first checks that ``path`` still names that file
     (:meth:`check_identity`).
@@ -38,17 +75,33 @@ class StoreBase(Tables):
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():
-            # Readable by its owner only: it holds every hand, role and personal address.
-            with suppress(FileExistsError):
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        check_writable(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                # Readable by its owner only: it holds every hand, role and personal address.
+                with suppress(FileExistsError):
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except PermissionError as error:  # the folder turned read-only since the check
+            raise StoreReadOnlyError(
+                f"the store {self.path} cannot be made: {error.strerror}"
+            ) from None
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
+            check_version(self._db, self.path)  # before anything is written to it
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             open_schema(self._db, self.path)
+        except sqlite3.OperationalError as error:
+            self._db.close()
+            if str(getattr(error, "sqlite_errorname", "")).startswith(_READ_ONLY_CODES):
+                # Read-only in a way access(2) does not tell (a file lock, an ACL …).
+                raise StoreReadOnlyError(
+                    f"the store {self.path} cannot be written ({error}): make it and its "
+                    "folder writable for the user pbp runs as"
+                ) from None
+            raise
         except BaseException:
             self._db.close()
             raise

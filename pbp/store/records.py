@@ -191,10 +191,26 @@ class KeptMessage:
         return self.retried_at is None or self.retry_outcome in STILL_KEPT
 
 
-class StoreVersionError(Exception):
-    """The store was written by a newer pbp (its schema version is above
-    :data:`pbp.store.schema.SCHEMA_VERSION`): this pbp could misread it, so it is not opened. The
-    message names the store, both versions and what to do."""
+class StoreOpenError(Exception):
+    """The store cannot be used as it is, found when it is opened: every command
+    says so in one sentence and exits 1 (:mod:`pbp.cli`). The message names the
+    store and what to do."""
+
+
+class StoreVersionError(StoreOpenError):
+    """The store's schema version is outside what this pbp knows: above
+    :data:`pbp.store.schema.SCHEMA_VERSION` (a newer pbp wrote it: this pbp could
+    misread it) or negative (no pbp writes one), so it is not opened. The message names
+    the store, both versions and what to do."""
+
+
+class StoreReadOnlyError(StoreOpenError):
+    """This process cannot write the store: its file, or the folder where SQLite makes
+    the write-ahead log and shared-memory files beside it (``pbp.sqlite3-wal``,
+    ``-shm``) and pbp its writer lock (``pbp.sqlite3.lock``), is read-only for the user
+    pbp runs as (file modes, another owner, a read-only mount). Every command writes
+    (a round, a lever, even opening: the log), so none goes on. The message names the
+    path that is read-only and what to do."""
 
 
 class TransactionLostError(Exception):
@@ -227,8 +243,10 @@ class StoreDamagedError(StoreReplacedError):
 class Confirmation:
     """GM commands by mail waiting for the GM's confirmation (:mod:`pbp.gm`): its
     single-use ``code``, ``game_id``, ``commands`` (JSON text), when it was made and
-    expires (aware UTC), ``done_at`` once applied, and ``hinted_at`` once a reply
-    without the confirmation word was answered how to confirm (once a code)."""
+    expires (aware UTC), ``done_at`` once applied, ``hinted_at`` once a reply
+    without the confirmation word was answered how to confirm (once a code), and
+    ``ended_at`` when a new GM address ended it unapplied (the code was sent for the
+    old one, which may have leaked)."""
 
     code: str
     game_id: str
@@ -237,6 +255,7 @@ class Confirmation:
     expires_at: datetime
     done_at: datetime | None
     hinted_at: datetime | None = None
+    ended_at: datetime | None = None
 
 
 @dataclass(frozen=True)

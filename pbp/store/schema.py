@@ -3,7 +3,7 @@
 The version is kept in SQLite's ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`).
 :func:`open_schema` creates the tables in a new store, upgrades an older one in one
 transaction (after a copy of it, :func:`copy_store`) and refuses one written by a
-newer pbp (:class:`~pbp.store.records.StoreVersionError`).
+newer pbp, or with a version no pbp writes (:class:`~pbp.store.records.StoreVersionError`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ log = logging.getLogger("pbp.store")
 #: refuses one written by a pbp newer than itself (:class:`StoreVersionError`). Raise it with
 #: every change of :data:`SCHEMA`, :data:`MIGRATIONS` or :data:`CONVERSIONS` that an older
 #: pbp could not read.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: Columns added since the first release: ``(table, column, declaration)``; a store
 #: made before gets them when opened (``ALTER TABLE ... ADD COLUMN``).
@@ -38,6 +38,8 @@ MIGRATIONS = (
     ("kept", "held_for", "TEXT"),  # schema 3
     ("messages", "replay_of", "INTEGER"),  # schema 3
     ("kept", "dismissed_at", "TEXT"),  # schema 4: `pbp dismiss`, DISMISS by mail
+    # schema 6: a confirmation ended by a new GM address (an older pbp would apply it)
+    ("gm_confirmations", "ended_at", "TEXT"),
 )
 
 #: Rewrites of the rows an older pbp wrote, by the schema version that needs them: a
@@ -117,8 +119,10 @@ CREATE TABLE IF NOT EXISTS gm_confirmations (
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL,
     done_at TEXT,
-    hinted_at TEXT
+    hinted_at TEXT,
+    ended_at TEXT
 );
+CREATE INDEX IF NOT EXISTS gm_confirmations_by_game ON gm_confirmations(game_id, expires_at);
 CREATE TABLE IF NOT EXISTS messages (
     source TEXT PRIMARY KEY,
     message_id TEXT,
@@ -224,6 +228,32 @@ CREATE TABLE IF NOT EXISTS secrets (
 """
 
 
+def check_version(db: sqlite3.Connection, path: Path) -> int:
+    """The schema version of the store open on ``db`` (at ``path``), read without
+    writing anything; a store this pbp can open or upgrade has 0 to
+    :data:`SCHEMA_VERSION`.
+
+    :raises StoreVersionError: the version is above :data:`SCHEMA_VERSION` (a newer
+        pbp's), or negative (no pbp writes one: another program's file, or one altered
+        by hand; upgrading it would write pbp's tables into it).
+    """
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version < 0:
+        raise StoreVersionError(
+            f"the store {path} has schema version {version}, which no pbp writes (this pbp "
+            f"reads 0 to {SCHEMA_VERSION}): it is another program's file or was altered, so "
+            "it is left as it is; give games.yaml's store: the path of pbp's own store, or "
+            "restore a backup"
+        )
+    if version > SCHEMA_VERSION:
+        raise StoreVersionError(
+            f"the store {path} was written by a newer pbp (store schema {version}; "
+            f"this pbp reads up to {SCHEMA_VERSION}): install that pbp again, or restore "
+            "a backup made before the upgrade"
+        )
+    return version
+
+
 def open_schema(db: sqlite3.Connection, path: Path) -> None:
     """Create the schema in a new store, upgrade an older one, refuse a newer one
     (``db``: the connection to the store at ``path``, outside any transaction).
@@ -234,15 +264,10 @@ def open_schema(db: sqlite3.Connection, path: Path) -> None:
     :data:`CONVERSIONS` of its old rows, :data:`LATE_INDEXES`, the :data:`SECRETS` it
     lacks (new random ones, :func:`secrets.token_bytes`), the version.
 
-    :raises StoreVersionError: the store's version is above :data:`SCHEMA_VERSION`.
+    :raises StoreVersionError: the store's version is outside 0 to
+        :data:`SCHEMA_VERSION` (:func:`check_version`).
     """
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    if version > SCHEMA_VERSION:
-        raise StoreVersionError(
-            f"the store {path} was written by a newer pbp (store schema {version}; "
-            f"this pbp reads up to {SCHEMA_VERSION}): install that pbp again, or restore "
-            "a backup made before the upgrade"
-        )
+    version = check_version(db, path)
     if version == SCHEMA_VERSION:
         return
     tables = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'")

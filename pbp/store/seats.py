@@ -219,8 +219,8 @@ class SeatsMixin(Tables):
     def confirmation(self, code: str) -> Confirmation | None:
         """The GM commands stored under ``code``, or None."""
         row = self._db.execute(
-            "SELECT code, game_id, commands, created_at, expires_at, done_at, hinted_at "
-            "FROM gm_confirmations WHERE code = ?",
+            "SELECT code, game_id, commands, created_at, expires_at, done_at, hinted_at, "
+            "ended_at FROM gm_confirmations WHERE code = ?",
             (code,),
         ).fetchone()
         if row is None:
@@ -233,7 +233,29 @@ class SeatsMixin(Tables):
             from_iso(row[4]),
             from_iso(row[5]) if row[5] else None,
             from_iso(row[6]) if row[6] else None,
+            from_iso(row[7]) if row[7] else None,
         )
+
+    def pending_confirmations(self, game_id: str, now: datetime) -> int:
+        """How many confirmations of ``game_id`` wait at ``now`` (aware): neither applied
+        nor ended, and not expired (:meth:`pbp.gm.GmMail.ask_confirmation` caps them)."""
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM gm_confirmations WHERE game_id = ? AND expires_at > ? "
+            "AND done_at IS NULL AND ended_at IS NULL",
+            (game_id, to_iso(now)),
+        ).fetchone()
+        return int(row[0])
+
+    def end_confirmations(self, game_id: str, now: datetime) -> int:
+        """End every confirmation of ``game_id`` that waits at ``now`` (aware; as
+        :meth:`pending_confirmations`): a reply to it applies nothing from then on (a new
+        GM address, :meth:`pbp.gm.addresses.Addresses.rotate_token`). Returns how many."""
+        cursor = self._db.execute(
+            "UPDATE gm_confirmations SET ended_at = ? WHERE game_id = ? AND expires_at > ? "
+            "AND done_at IS NULL AND ended_at IS NULL",
+            (to_iso(now), game_id, to_iso(now)),
+        )
+        return cursor.rowcount
 
     def mark_hinted(self, code: str, now: datetime) -> None:
         """Record that a reply under ``code`` without the confirmation word was answered

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from pbp.core.gameconfig import ConfigModel, GameBase, Name
+from pbp import keywords
+from pbp.core.gameconfig import ConfigModel, GameBase, Name, command_word
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
 from pbp.games.cluedo.parse import reserved_card_word
 from pbp.yamlmarks import Found
@@ -51,10 +52,30 @@ class CluedoGame(GameBase):
     def players_least(cls) -> tuple[int, str]:
         return 3, "C1"
 
+    @classmethod
+    def keyword_sections(cls) -> tuple[str, ...]:
+        """The common commands, the GM's levers and Cluedo's (SUGGEST, REFUTE, …)."""
+        return ("common", "gm", "cluedo")
+
     def _cluedo_problems(self) -> Found:
+        """Rule C1's players and decks, rule C2's fixed deal, and each card's name: none
+        may begin as a refutation's word (:func:`reserved_card_word`) nor hold a word of
+        the commands cards stand in (STATUS, HELP, SUGGEST, REFUTE, ACCUSE in the
+        game's language; a word that parts names, as «для», is read right in a card:
+        «Комната для гостей»)."""
         found = self.player_problems(*self.players_least())
+        words = keywords.name_words(self.locale, ("common", "cluedo"), separators=False)
         for deck in ("suspects", "weapons", "rooms"):
             for i, card in enumerate(getattr(self.cards, deck)):
+                command = command_word(card, words)
+                if command is not None:
+                    message = (
+                        f"card {card!r} holds {command!r}, a command word of the game's "
+                        "language, which a mail would read as part of a command: give the "
+                        "card another name"
+                    )
+                    found.append((("cards", deck, i), message))
+                    continue
                 word = reserved_card_word(card)
                 if word is not None:
                     message = (

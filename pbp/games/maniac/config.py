@@ -48,12 +48,18 @@ class ManiacGame(GameBase):
     def players_least(cls) -> tuple[int, str]:
         return MIN_PLAYERS, "M1"
 
+    @classmethod
+    def keyword_sections(cls) -> tuple[str, ...]:
+        """The common commands, the GM's levers and Maniac's (VOTE, KILL, PRISON, …)."""
+        return ("common", "gm", "maniac")
+
     @model_validator(mode="after")
     def _rules(self) -> ManiacGame:
         found = self.player_problems(*self.players_least())
+        named = {path for path, _ in found}  # one sentence a name: the first found
         for i, player in enumerate(self.players):
             word = reserved_word(player.name)
-            if word is not None:
+            if word is not None and ("players", i, "name") not in named:
                 message = (
                     f"name {player.name!r}: a player's mail reads {word!r} as part of a "
                     "command (ГОЛОС Снять withdraws a vote): give the player another name"

@@ -1,0 +1,140 @@
+"""A read-only store is one sentence and exit 1, never a traceback (issue 32, item 6).
+
+What a read-only store looks like for real: the file (or its folder, where SQLite makes
+``pbp.sqlite3-wal`` and ``-shm`` and pbp its writer lock) belongs to another user, and
+pbp runs as a user who may read but not write it (a store made by root, pbp then run as
+its service user; a folder copied without its modes). Root writes any file whatever its
+mode, so a ``chmod`` shows nothing when the suite runs as root: then each command runs
+as the unprivileged user 65534 ("nobody") on files root owns, which is that real shape;
+run unprivileged, the suite takes the write bits away instead (``chmod``).
+
+Before, every command ended in ``sqlite3.OperationalError: attempt to write a readonly
+database`` (``pbp run``: ``PermissionError`` on the writer lock) with a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kits import cli
+from kits.table import Table, utc
+
+NOBODY = 65534
+ROOT = os.geteuid() == 0
+
+
+@pytest.fixture
+def started() -> Iterator[Path]:
+    """A folder every user may enter, holding seed 000's games.yaml and its started
+    store (no pbp open on it); removed afterwards. Not ``tmp_path``: its parents are
+    closed to other users."""
+    folder = Path(tempfile.mkdtemp(prefix="pbp-read-only-"))
+    try:
+        folder.chmod(0o755)
+        table = Table(folder)
+        table.run(utc(2026, 12, 1, 17))
+        table.close()
+        (folder / "games.yaml").chmod(0o644)
+        if ROOT:  # the mailboxes are the commands' user's: only the store is not
+            for path in [folder / "mail", *(folder / "mail").rglob("*")]:
+                os.chown(path, NOBODY, NOBODY)
+        yield folder
+    finally:
+        folder.chmod(0o755)  # writable again, to be removed
+        shutil.rmtree(folder)
+
+
+def read_only(store: Path, *, folder: bool) -> None:
+    """Make the store's file (``folder``: its folder instead) read-only for the user the
+    commands run as, and the other one writable to him. As root, the commands run as
+    :data:`NOBODY` and root owns both: mode 644 (755) is read-only to him, 666 (777)
+    writable; unprivileged, the write bits go (444, 555)."""
+    if not ROOT:
+        (store.parent if folder else store).chmod(0o555 if folder else 0o444)
+    elif folder:
+        store.parent.chmod(0o755)
+        store.chmod(0o666)
+    else:
+        store.parent.chmod(0o777)
+        store.chmod(0o644)
+
+
+def pbp(config: Path, *args: str) -> tuple[int, str, str]:
+    """``pbp -c CONFIG ARGS…`` (:func:`kits.cli.run`: a traceback shows in stderr, exit
+    1) as the user the store is read-only to: as root, in a forked child that became
+    :data:`NOBODY` (no capability left: ``setuid`` drops them), everything pbp needs
+    already imported by this process; ``(exit status, stdout, stderr)``."""
+    if not ROOT:
+        done = cli.run(config, *args)
+        return done.returncode, done.stdout, done.stderr
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child's coverage is not collected)
+        status = 0
+        try:
+            os.close(reading)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            done = cli.run(config, *args)
+            answer = [done.returncode, done.stdout, done.stderr]
+        except BaseException as error:  # the test reads it, never a hang
+            answer = [99, "", repr(error)]
+        try:
+            with os.fdopen(writing, "w", encoding="utf-8") as pipe:
+                json.dump(answer, pipe)
+        except BaseException:
+            status = 1
+        os._exit(status)
+    os.close(writing)
+    with os.fdopen(reading, encoding="utf-8") as pipe:
+        code, out, err = json.load(pipe)
+    assert os.waitpid(child, 0)[1] == 0
+    return int(code), str(out), str(err)
+
+
+COMMANDS = [
+    ("run", "--once", "--now", "2026-12-01T20:10+03:00"),
+    ("show", "seed-000"),
+    ("pause", "seed-000"),
+    ("check",),
+    ("kept",),
+]
+
+
+def test_a_store_file_read_only_for_pbps_user_is_one_sentence_and_exit_1(
+    started: Path,
+) -> None:
+    store = started / "pbp.sqlite3"
+    before = store.read_bytes()
+    read_only(store, folder=False)
+    said = (
+        f"Error: the store {store} is read-only for this user: make it writable for the user "
+        "pbp runs as (its owner and mode, or a read-write mount)\n"
+    )
+    for command in COMMANDS:
+        assert pbp(started / "games.yaml", *command) == (1, "", said), command
+    assert store.read_bytes() == before
+
+
+def test_a_store_folder_read_only_for_pbps_user_is_one_sentence_and_exit_1(
+    started: Path,
+) -> None:
+    """The file may be written, but not the folder: SQLite cannot make the write-ahead
+    log beside it, nor pbp its writer lock."""
+    store = started / "pbp.sqlite3"
+    read_only(store, folder=True)
+    said = (
+        f"Error: the store {store} cannot be written: its folder {started} is read-only for "
+        "this user, and SQLite makes pbp.sqlite3-wal and pbp.sqlite3-shm there; make it "
+        "writable for the user pbp runs as (its owner and mode, or a read-write mount)\n"
+    )
+    for command in COMMANDS:
+        assert pbp(started / "games.yaml", *command) == (1, "", said), command
+    assert sorted(p.name for p in started.glob("pbp.sqlite3*")) == ["pbp.sqlite3"]
