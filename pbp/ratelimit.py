@@ -1,7 +1,7 @@
 """The per-sender rate limit on answers, and the loop checks (issue 12, item 3).
 
 Rate limit: at most ``max_answers_per_hour`` answers (``games.yaml``, ``mail:``) to one
-address (every spelling of it, :func:`pbp.mail.address.rate_key`) in a *window* of one
+address (every spelling of it, :func:`pbp.parse.address.rate_key`) in a *window* of one
 hour that starts with the first answer after the previous window ended. The answer
 after them is replaced by one "slow down" mail; from then on until the window ends the
 sender's mails are still processed (moves applied), but their answers are held back
@@ -30,7 +30,7 @@ import hashlib
 from datetime import datetime, timedelta
 
 from pbp.answered import answered_mail
-from pbp.mail.address import rate_key
+from pbp.parse.address import rate_key
 from pbp.parse.mime import Letter
 from pbp.store import Store
 
@@ -64,7 +64,7 @@ class AnswerLimit:
         the end of the recipient's window (when a held-back answer's summary is due).
         Writes the window in the caller's transaction (a rolled-back message counts
         nothing). The window is the one of every spelling of ``recipient``
-        (:func:`pbp.mail.address.rate_key`: NFKC, case-folded)."""
+        (:func:`pbp.parse.address.rate_key`: NFKC, case-folded)."""
         recipient = rate_key(recipient)
         window = self.store.answer_window(recipient)
         if window is None or now >= window.started_at + WINDOW:

@@ -11,6 +11,7 @@ a stranger writes to Кросс's personal address; strangers are answered once 
 from __future__ import annotations
 
 import re
+import smtplib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
@@ -19,15 +20,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kits.mailstack import Dovecot, SmtpServer
 from kits.table import GM, Table, utc
 
 from pbp.cli import main
-from pbp.mail.address import address_problem, rate_key
+from pbp.core import gameconfig
 from pbp.mail.base import PermanentSendError, Submission
 from pbp.mail.compose import compose, flatten
 from pbp.mail.maildir import deliver, read_maildir_raw
 from pbp.mail.smtp import SmtpTransport
+from pbp.parse.address import address_problem, rate_key
 from pbp.parse.mime import read_letter
 from pbp.ratelimit import Admit, AnswerLimit
 from pbp.store import OutgoingMail, Store
@@ -192,6 +196,13 @@ def test_a_kelvin_sign_does_not_fold_onto_k_and_play_for_the_registered_player(
     send_raw(table, "kolya@example.test", utc(2026, 12, 1, 17, 11), to=to)
     assert table.run(utc(2026, 12, 1, 17, 12)) == ["status"]
     assert sent_to(table) == ["kolya@example.test"]
+
+
+def test_an_address_with_an_undecodable_byte_is_refused() -> None:
+    """Raw bytes that decode to U+FFFD: two different addresses would read as one."""
+    assert address_problem("vic\ufffdtim@example.test") == (
+        "an undecodable byte (U+FFFD REPLACEMENT CHARACTER)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -388,3 +399,76 @@ def test_the_rate_limit_is_keyed_on_the_normalised_address(tmp_path: Path) -> No
         }
     finally:
         store.close()
+
+
+# --- whatever the reader takes goes out as it is -----------------------------------------------
+
+#: Pieces of addresses: atext, specials, quotes, controls of C0 and C1, invisible and
+#: non-NFKC characters, non-ASCII letters, encoded-word looks.
+PIECES = [
+    "a", "Z", "0", ".", "..", "+", "-", "_", "'", "=?", "?=", "!#$%&*/^`{|}~", "\\", '"',
+    " ", "\t", "(c)", "<", ">", ",", ";", ":", "[", "]", "@", "\x00", "\x1c", "\x7f",
+    "\x81", "\x85", "\x9f", "\u00a0", "\u200b", "\u2060", "\ufeff", "\u212a", "ｋ",
+    "\u3002", "e\u0301", "ё", "Ё", "ß", "İ", "ς", "\ufffd", "",
+]  # fmt: skip
+DOMAINS = ["example.test", "Example.TEST", "пример.рф", "xn--80ak6aa92e.test", "ex.ample.test"]
+#: How the address stands in the field.
+SHAPES = ["{}", "<{}>", "Name <{}>", '"N, M" <{}>', "{} (comment)", "Name {}"]
+
+
+@settings(derandomize=True, deadline=None, database=None, max_examples=600)
+@given(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=4),
+    st.lists(st.sampled_from(PIECES), max_size=2),
+    st.sampled_from(DOMAINS),
+    st.sampled_from(SHAPES),
+)
+def test_an_address_the_reader_takes_is_the_one_composed_and_sent(
+    local: list[str], tail: list[str], domain: str, shape: str
+) -> None:
+    """Whatever From the reader records an address of without a problem, that address
+    is a ``To`` written as it is, an envelope smtplib sends as it is, and, when ASCII,
+    one ``games.yaml`` takes too (or refuses for its stricter syntax alone)."""
+    field = shape.format(f"{''.join(local)}@{domain}{''.join(tail)}")
+    letter = read_letter(f"From: {field}\r\nSubject: x\r\n\r\nhi\r\n".encode(), body=False)
+    address = letter.from_address
+    if address is None or letter.from_problem is not None:
+        return
+    assert address_problem(address) is None
+    message = compose(
+        sender=PBP,
+        to=address,
+        subject="x",
+        body="x\n",
+        message_id="<pbp.1@example.test>",
+        date=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
+        auto_submitted="auto-replied",
+    )
+    assert f"\r\nTo: {address}\r\n".encode() in flatten(message)
+    assert smtplib.quoteaddr(address) == f"<{address}>"
+    if address.isascii():
+        assert gameconfig.address_problem(address) in (None, "not a valid email address")
+
+
+@pytest.mark.parametrize(
+    ("email", "problem"),
+    [
+        (
+            "vasya@host.local",
+            "the part after the @-sign is a special-use or reserved name that cannot be used "
+            "with email",
+        ),
+        (
+            "vasya@example.123",
+            "the part after the @-sign is not valid. It is not within a valid top-level domain",
+        ),
+    ],
+)
+def test_games_yaml_refuses_an_address_whose_mail_pbp_would_not_read(
+    email: str, problem: str
+) -> None:
+    """Else the reader keeps the player's every mail as forged_from, and composing his
+    answers fails."""
+    assert gameconfig.address_problem(email) == (
+        f"pbp would neither read mail from it nor answer it: {problem}"
+    )

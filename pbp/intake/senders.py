@@ -19,9 +19,9 @@ from babel.numbers import format_decimal
 from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.intake.message import Message
-from pbp.mail.address import rate_key
 from pbp.mail.base import RawMessage, header_section, stranger_raw
 from pbp.outcome import Handled, Outcome
+from pbp.parse.address import rate_key
 from pbp.parse.gm import parse_gm
 from pbp.parse.mime import Letter, find_tokens
 from pbp.service_part import ServicePart

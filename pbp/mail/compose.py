@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pbp.inert import msg_ids, one_line, strip_controls
-from pbp.mail.address import address_problem, needs_smtputf8
+from pbp.parse.address import address_problem, needs_smtputf8
 
 AutoSubmitted = Literal["auto-replied", "auto-generated"]
 
@@ -101,7 +101,7 @@ def compose(
     The recipient is never rewritten: the outbox sends to ``to`` as given.
 
     :raises ValueError: ``to`` is not an address pbp sends to as it is written
-        (:func:`pbp.mail.address.address_problem`; the reader refuses such a From).
+        (:func:`pbp.parse.address.address_problem`; the reader refuses such a From).
     """
     problem = address_problem(to)
     if problem is not None:

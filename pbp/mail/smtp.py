@@ -30,7 +30,6 @@ from email.generator import BytesGenerator
 from email.message import EmailMessage
 from typing import Literal
 
-from pbp.mail.address import needs_smtputf8
 from pbp.mail.base import (
     PermanentSendError,
     SendOutcome,
@@ -40,6 +39,7 @@ from pbp.mail.base import (
     network_fault,
     submission,
 )
+from pbp.parse.address import needs_smtputf8
 
 __all__ = ["SmtpTransport"]
 

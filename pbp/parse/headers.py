@@ -8,7 +8,7 @@ Addresses are read by a small linear RFC 5322 §3.4 reader (:func:`mailboxes`) t
 the angle-addr when there is one: ``netashka@example.test <evil@evil.test>`` is
 ``evil@evil.test``, as mail clients show it and DMARC checks it; :func:`sender` says
 when a From field names no single sender, or an address pbp would not send to as it
-is written (:func:`pbp.mail.address.address_problem`).
+is written (:func:`pbp.parse.address.address_problem`).
 
 Pure: no I/O; each function linear in the size of the values it reads. Used by
 :mod:`pbp.parse.mime`.
@@ -23,7 +23,7 @@ from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import Message
 
-from pbp.mail.address import address_problem
+from pbp.parse.address import address_problem
 from pbp.parse.charset import decode_bytes
 
 #: Longest header value (characters, after unfolding) that is parsed; the rest is
@@ -38,7 +38,7 @@ MIME_HEADER_LIMIT = 1024
 _MSG_ID = re.compile(r"<[^<>\s]+>")
 #: One plausible addr-spec: a local part (a quoted string, or no white space, C0
 #: controls, DEL, specials or second ``@``) and a domain (the same); whether pbp takes
-#: it is :func:`pbp.mail.address.address_problem`'s to say.
+#: it is :func:`pbp.parse.address.address_problem`'s to say.
 _ADDR_SPEC = re.compile(
     r'(?:"(?:[^"\\\r\n]|\\.)*"|[^\s\x00-\x1f\x7f<>()\[\],;:"@]+)@[^\s\x00-\x1f\x7f<>()\[\],;:"@]+'
 )
@@ -288,7 +288,7 @@ def sender(msg: Message) -> tuple[str | None, str, str | None]:
     would record and answer as it is written, else None (see
     :attr:`pbp.parse.mime.Letter.from_problem`): ``"a control character U+0085"``
     anywhere in the field (C0 but TAB, DEL, C1), ``"not a valid address: …"`` for
-    an address :func:`pbp.mail.address.address_problem` refuses (a backslash, a
+    an address :func:`pbp.parse.address.address_problem` refuses (a backslash, a
     quoted local part, an invisible character, one outside NFKC form such as
     U+212A KELVIN SIGN, which lower-cases to ``k``)."""
     values = field_values(msg, "from")
@@ -322,7 +322,7 @@ def sender(msg: Message) -> tuple[str | None, str, str | None]:
 def _unsendable(addr: str) -> str | None:
     """``"not a valid address: …"`` when pbp would not record ``addr`` (as written, and
     lower-cased as :func:`sender` records it) and send to it unchanged
-    (:func:`pbp.mail.address.address_problem`), else None."""
+    (:func:`pbp.parse.address.address_problem`), else None."""
     problem = address_problem(addr) or address_problem(addr.lower())
     return None if problem is None else f"not a valid address: {problem}"
 

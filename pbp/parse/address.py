@@ -46,6 +46,8 @@ def address_problem(address: str) -> str | None:
     >>> address_problem("\\u212aolya@example.test")
     'not in Unicode NFKC form: U+212A KELVIN SIGN (NFKC: "K")'
     """
+    if "\ufffd" in address:  # two different addresses may have read as this one
+        return "an undecodable byte (U+FFFD REPLACEMENT CHARACTER)"
     unstable = _not_nfkc(address)
     if unstable is not None:
         return unstable
