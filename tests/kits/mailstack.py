@@ -454,8 +454,8 @@ class SmtpServer:
     ``deliveries`` lists every accepted message. With ``deliver=False`` it is a
     sink (the benchmarks' transport limit): every recipient is accepted and the
     messages are only kept in ``deliveries``. It offers PIPELINING (RFC 2920) unless
-    ``pipelining=False``, and SMTPUTF8 (RFC 6531: addresses in UTF-8) with
-    ``smtputf8=True``. Example::
+    ``pipelining=False``, and SMTPUTF8 (RFC 6531: addresses in UTF-8; aiosmtpd's
+    ``Controller`` offers it by default) unless ``smtputf8=False``. Example::
 
         smtp = SmtpServer(dovecot)
         smtp.start()
@@ -471,7 +471,7 @@ class SmtpServer:
         *,
         deliver: bool = True,
         pipelining: bool = True,
-        smtputf8: bool = False,
+        smtputf8: bool = True,
     ) -> None:
         self.dovecot = dovecot
         self.deliver = deliver
