@@ -3,8 +3,8 @@
 Mails are composed and stored in the same transaction as the move that caused
 them (:mod:`pbp.store`); this module only delivers what is committed. Each mail
 keeps the Message-ID it was stored with, so a retry sends the very same message:
-the stored bytes go out as they are, with the envelope their headers give
-(:func:`pbp.mail.base.submission`).
+the stored bytes go out as they are, to the recipient the row recorded
+(:func:`envelope`; the ``To`` field shows the same address).
 The retry schedule lives in the store (``next_attempt_at``), so backoff survives
 a restart of the daemon.
 """
@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pbp.faults import crash_point
 from pbp.mail.base import (
     PermanentSendError,
+    Submission,
     TransientSendError,
     Transport,
     send_each,
@@ -40,6 +41,18 @@ def retry_delay(attempts: int) -> timedelta:
     (datetime.timedelta(seconds=30), datetime.timedelta(seconds=3600))
     """
     return timedelta(seconds=RETRY_DELAYS[min(attempts, len(RETRY_DELAYS)) - 1])
+
+
+def envelope(mail: OutgoingMail) -> Submission:
+    """What a transport sends of the outbox row ``mail``: its stored bytes, ``RCPT TO``
+    the row's recipient (the address recorded when the mail was queued, which its
+    ``To`` field shows: :func:`pbp.mail.compose.compose`), never an address read back
+    from the stored header, which the email package may read otherwise; ``MAIL FROM``
+    pbp's own address, from the mail's From (:func:`pbp.mail.base.submission`).
+
+    :raises ValueError: as :func:`~pbp.mail.base.submission` (no mail pbp composed).
+    """
+    return submission(mail.raw)._replace(recipients=[mail.recipient])
 
 
 #: Sent mails recorded per transaction (group commit: one fsync for many mails).
@@ -83,7 +96,7 @@ def flush(
             # A batch at a time through the transport, pipelined where it can be (the
             # next mail's commands are under way while this one's outcome is
             # recorded); stopping early leaves every mail after that outcome unsent.
-            outcomes = send_each(transport, (submission(mail.raw) for mail in batch))
+            outcomes = send_each(transport, (envelope(mail) for mail in batch))
             try:
                 for mail, error in zip(batch, outcomes, strict=True):
                     if isinstance(error, TransientSendError):

@@ -1,13 +1,13 @@
 """The per-sender rate limit on answers, and the loop checks (issue 12, item 3).
 
 Rate limit: at most ``max_answers_per_hour`` answers (``games.yaml``, ``mail:``) to one
-address in a *window* of one hour that starts with the first answer after the
-previous window ended. The answer after them is replaced by one "slow down" mail;
-from then on until the window ends the sender's mails are still processed (moves
-applied), but their answers are held back in the store and sent as one summary in
-the first round after the window's end (:meth:`pbp.service.Service.run_once`). A
-check costs two indexed lookups (``answer_windows`` by recipient), never a scan of
-the outbox.
+address (every spelling of it, :func:`pbp.parse.address.rate_key`) in a *window* of one
+hour that starts with the first answer after the previous window ended. The answer
+after them is replaced by one "slow down" mail; from then on until the window ends the
+sender's mails are still processed (moves applied), but their answers are held back
+in the store and sent as one summary in the first round after the window's end
+(:meth:`pbp.service.Service.run_once`). A check costs two indexed lookups
+(``answer_windows`` by recipient), never a scan of the outbox.
 
 Loops without RFC 3834 headers (an auto-responder that answers every mail, a
 vacation notice): a mail in which pbp understood no command is not answered when
@@ -30,6 +30,7 @@ import hashlib
 from datetime import datetime, timedelta
 
 from pbp.answered import answered_mail
+from pbp.parse.address import rate_key
 from pbp.parse.mime import Letter
 from pbp.store import Store
 
@@ -62,8 +63,9 @@ class AnswerLimit:
         """Count one answer to ``recipient`` at ``now`` (aware): what to do with it, and
         the end of the recipient's window (when a held-back answer's summary is due).
         Writes the window in the caller's transaction (a rolled-back message counts
-        nothing)."""
-        recipient = recipient.lower()
+        nothing). The window is the one of every spelling of ``recipient``
+        (:func:`pbp.parse.address.rate_key`: NFKC, case-folded)."""
+        recipient = rate_key(recipient)
         window = self.store.answer_window(recipient)
         if window is None or now >= window.started_at + WINDOW:
             self.store.set_answer_window(recipient, now, 1)

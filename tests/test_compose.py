@@ -68,7 +68,7 @@ def _by_the_registry(**fields: str) -> bytes:
     ("sender_name", "to", "references"),
     [
         ("pbp", "player@example.test", ["<a@example.test>"]),
-        ("Ведущий «Клуэдо»", "Роза <rosa@example.test>", []),
+        ("Ведущий «Клуэдо»", "rosa@example.test", []),
         (
             'a "quoted", name',
             "p" * 70 + "@example.test",

@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from pbp import keywords
 from pbp.inert import strip_controls
+from pbp.parse import address
 from pbp.parse.body import quote_marker
 from pbp.parse.names import INVISIBLE, normalize
 from pbp.yamlmarks import Found, did_you_mean
@@ -43,7 +44,10 @@ def address_problem(value: str) -> str | None:
     """Why ``value`` cannot be a player's, the GM's or pbp's address, or None: not an
     addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321
     §4.1.2); a domain without a dot (``vasya@localhost``: mail from outside never
-    reaches it); a bounce sender (:data:`AUTOMATIC_LOCAL_PARTS`).
+    reaches it); a bounce sender (:data:`AUTOMATIC_LOCAL_PARTS`); one that a From is
+    not read as, nor answered at (:func:`pbp.parse.address.address_problem`: a
+    special-use domain such as ``.local``, a top-level domain that does not end in a
+    letter, a part too long).
 
     >>> address_problem("vasya@example.test"), address_problem("vasya@localhost")
     (None, 'its domain has no dot: mail cannot reach it')
@@ -55,6 +59,9 @@ def address_problem(value: str) -> str | None:
         return "its domain has no dot: mail cannot reach it"
     if local.lower() in AUTOMATIC_LOCAL_PARTS:
         return f"{local}@ is where bounces come from: its mail is never read as moves"
+    problem = address.address_problem(value)
+    if problem is not None:
+        return f"pbp would neither read mail from it nor answer it: {problem}"
     return None
 
 

@@ -21,6 +21,7 @@ from pbp.config import Game
 from pbp.intake.message import Message
 from pbp.mail.base import RawMessage, header_section, stranger_raw
 from pbp.outcome import Handled, Outcome
+from pbp.parse.address import rate_key
 from pbp.parse.gm import parse_gm
 from pbp.parse.mime import Letter, find_tokens
 from pbp.service_part import ServicePart
@@ -381,7 +382,8 @@ class SenderRules(ServicePart):
         kept = stranger_raw(message.raw.raw)
         kept_id = self.store.keep(message.source, message.arrived, "wrong_sender", kept, now)
         self.digest.add(game, "wrong_sender", kept_id, message.letter, now, arrived=message.arrived)
-        last = self.store.stranger_answered(sender)
+        # Once a day per address, whichever way it is spelt (NFKC, case-folded).
+        last = self.store.stranger_answered(rate_key(sender))
         since = now - STRANGER_ANSWER_EVERY
         if (last is None or last <= since) and self.store.stranger_answers_at_seat(
             seat.game_id, seat.player, since
@@ -390,7 +392,7 @@ class SenderRules(ServicePart):
             self.mail.reply(
                 message.letter, sender, "wrong_sender", context, now, game=game, stranger=True
             )
-            self.store.record_stranger_answer(sender, now, seat)
+            self.store.record_stranger_answer(rate_key(sender), now, seat)
         return message.record(Handled.WRONG_SENDER, seat.game_id, seat.player)
 
     def unauthenticated_sender(self, message: Message) -> Outcome | None:

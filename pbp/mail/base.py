@@ -122,8 +122,9 @@ class Transport(Protocol):
     def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
         """Deliver ``raw`` (a whole RFC 5322 message, CRLF line ends, sent as it is) with
         the envelope ``MAIL FROM:<envelope_from>`` and one ``RCPT TO`` per recipient
-        (RFC 5321 §3.3), e.g. ``("gm@example.test", ["rosa@example.test"], b"From: …")``;
-        :func:`submission` derives both from a stored message.
+        (RFC 5321 §3.3), e.g. ``("gm@example.test", ["rosa@example.test"], b"From: …")``,
+        each address exactly as given; :func:`pbp.outbox.envelope` gives them for an
+        outbox row (``RCPT TO`` its recipient as recorded).
 
         :raises TransientSendError: try again later.
         :raises PermanentSendError: never try again.

@@ -6,6 +6,12 @@ a retry sends the very same message. Answers to a player's mail thread to it
 ``Auto-Submitted: auto-replied``; mail sent unprompted (hands, reminders,
 posts) carries ``auto-generated`` (RFC 3834 §5), so that well-behaved
 auto-responders never answer it and no mail loop can start.
+
+The ``To`` field holds the recipient exactly as the outbox row records it, the
+address ``RCPT TO`` names (:func:`pbp.outbox.envelope`): set as it is, never parsed
+or refolded by the email package's header registry (which decoded an encoded-word in
+a long address's local part and quoted a backslash), in UTF-8 (RFC 6532) when the
+address is not ASCII.
 """
 
 from __future__ import annotations
@@ -19,14 +25,40 @@ from email import base64mime, quoprimime
 from email.header import Header
 from email.headerregistry import Address
 from email.message import EmailMessage
-from email.policy import SMTP
+from email.policy import SMTP, EmailPolicy
 from email.utils import format_datetime
 from functools import lru_cache
 from typing import Literal
 
 from pbp.inert import msg_ids, one_line, strip_controls
+from pbp.parse.address import address_problem, needs_smtputf8
 
 AutoSubmitted = Literal["auto-replied", "auto-generated"]
+
+
+class _AddressAsSet(EmailPolicy):
+    """:data:`email.policy.SMTP`, except that a ``To`` value set as it is
+    (:meth:`EmailMessage.set_raw`, one addr-spec) is written as it is on its line, never
+    parsed and refolded by the header registry (RFC 5322 §2.1.1 allows 998 characters
+    a line; an addr-spec has at most 254, RFC 5321 §4.5.3.1.3)."""
+
+    def fold(self, name: str, value: str) -> str:
+        if type(value) is str and name.lower() == "to":
+            return f"{name}: {value}{self.linesep}"
+        folded: str = super().fold(name, value)
+        return folded
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        if type(value) is str and name.lower() == "to":
+            return self.fold(name, value).encode("utf-8" if self.utf8 else "ascii")
+        return super().fold_binary(name, value)
+
+
+#: The policy of a mail :func:`compose` makes (:class:`_AddressAsSet`).
+POLICY = _AddressAsSet(linesep="\r\n")
+#: :data:`POLICY` with header fields in UTF-8 (RFC 6532), for a mail to an address that
+#: is not ASCII: it goes by SMTPUTF8 only (RFC 6531), so nothing is lost by it.
+POLICY_UTF8 = _AddressAsSet(linesep="\r\n", utf8=True)
 
 
 def new_message_id(domain: str) -> str:
@@ -56,23 +88,32 @@ def compose(
 ) -> EmailMessage:
     """A plain-text UTF-8 mail ready for the outbox.
 
-    ``date`` must be timezone-aware. ``references`` is the thread so far (oldest
-    first); ``in_reply_to`` is appended to it when missing.
+    ``to`` is one addr-spec (``rosa@example.test``, no display name), written in the
+    ``To`` field as it is; one that is not ASCII makes the mail's header UTF-8
+    (:data:`POLICY_UTF8`). ``date`` must be timezone-aware. ``references`` is the
+    thread so far (oldest first); ``in_reply_to`` is appended to it when missing.
 
     Outside text never shapes a header (issue 12, item 7): every value is put on one
     line without control characters (:func:`pbp.inert.one_line`), and of
     ``in_reply_to`` and ``references``, echoed from a player's mail, only well-formed
     message ids are kept (RFC 5322 §3.6.4; none left: no In-Reply-To). The body
     loses its control characters but TAB and LF (:func:`pbp.inert.strip_controls`).
+    The recipient is never rewritten: the outbox sends to ``to`` as given.
+
+    :raises ValueError: ``to`` is not an address pbp sends to as it is written
+        (:func:`pbp.parse.address.address_problem`; the reader refuses such a From).
     """
-    to, subject = one_line(to), one_line(subject)
+    problem = address_problem(to)
+    if problem is not None:
+        raise ValueError(f"not an address to send to as it is written: {to!r}: {problem}")
+    subject = one_line(subject)
     reply_to = one_line(reply_to) if reply_to else None
     echoed = msg_ids(in_reply_to)
     in_reply_to = echoed[0] if echoed else None
     references = [i for r in references for i in msg_ids(r)]
-    message = EmailMessage(policy=SMTP)
+    message = EmailMessage(policy=POLICY_UTF8 if needs_smtputf8(to) else POLICY)
     message.set_raw("From", _from_header(sender_name, sender))
-    _set(message, "To", to)
+    message.set_raw("To", to)
     if reply_to:
         _set(message, "Reply-To", reply_to)
     message.set_raw("Subject", _subject_header(subject))
@@ -153,25 +194,30 @@ def flatten(message: EmailMessage) -> bytes:
     write the body: a third of the cost of composing (issue 18).
     """
     payload = getattr(message, "_payload", None)  # as set: what BytesGenerator writes
-    if message.is_multipart() or not isinstance(payload, str) or message.policy != SMTP:
+    policy = message.policy
+    if message.is_multipart() or not isinstance(payload, str) or policy not in _POLICIES:
         return bytes(message)
-    fields = b"".join(_folded(name, value) for name, value in message.raw_items())
+    fields = b"".join(_folded(policy, name, value) for name, value in message.raw_items())
     return fields + b"\r\n" + _LINE_END.sub("\r\n", payload).encode("ascii", "surrogateescape")
 
 
-def _folded(name: str, value: str) -> bytes:
-    """``SMTP.fold_binary(name, value)``: the field as the generator writes it; a value
-    set as it is (a plain ``str``, not a header object of the registry) folded once per
-    name and value (the From, To, Reply-To and Subject of one game recur in mail after
-    mail)."""
+#: The policies of the mails :func:`compose` makes.
+_POLICIES = (POLICY, POLICY_UTF8)
+
+
+def _folded(policy: EmailPolicy, name: str, value: str) -> bytes:
+    """``policy.fold_binary(name, value)``: the field as the generator writes it; a
+    value set as it is (a plain ``str``, not a header object of the registry) folded
+    once per name and value (the From, To, Reply-To and Subject of one game recur in
+    mail after mail)."""
     if type(value) is str:
-        return _folded_raw(name, value)
-    return SMTP.fold_binary(name, value)
+        return _folded_raw(policy, name, value)
+    return policy.fold_binary(name, value)
 
 
 @lru_cache(maxsize=4096)
-def _folded_raw(name: str, value: str) -> bytes:
-    return SMTP.fold_binary(name, value)
+def _folded_raw(policy: EmailPolicy, name: str, value: str) -> bytes:
+    return policy.fold_binary(name, value)
 
 
 #: A line end of a payload as the email generator finds them (``email.generator.NLCRE``).

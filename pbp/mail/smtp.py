@@ -26,10 +26,8 @@ import re
 import smtplib
 import ssl
 from collections.abc import Generator, Iterable, Iterator, Sequence
-from email import message_from_bytes
 from email.generator import BytesGenerator
 from email.message import EmailMessage
-from email.policy import SMTP
 from typing import Literal
 
 from pbp.mail.base import (
@@ -41,6 +39,7 @@ from pbp.mail.base import (
     network_fault,
     submission,
 )
+from pbp.parse.address import needs_smtputf8
 
 __all__ = ["SmtpTransport"]
 
@@ -158,9 +157,11 @@ class SmtpTransport:
 
     def sendmail(self, envelope_from: str, recipients: Sequence[str], raw: bytes) -> None:
         """Submit ``raw`` as it is (RFC 5321 MAIL FROM ``envelope_from``, one RCPT TO per
-        recipient, DATA ``raw``). An address that is not ASCII needs the server's
-        SMTPUTF8 (RFC 6531): then the message is flattened with UTF-8 headers, as
-        ``smtplib.SMTP.send_message`` does.
+        recipient, DATA ``raw``), each address exactly as given. An address that is not
+        ASCII needs the server's SMTPUTF8 (RFC 6531): the transaction then says
+        ``SMTPUTF8`` and ``BODY=8BITMIME``, and ``raw`` goes as it is too (a mail
+        :func:`~pbp.mail.compose.compose` made for such an address has its header in
+        UTF-8, RFC 6532).
 
         When some recipients are refused and others accepted, the message is
         delivered to the accepted ones and the refused are logged as a warning
@@ -170,7 +171,10 @@ class SmtpTransport:
             broke, or it answered 4yz (e.g. ``"451 4.3.0 try later"``).
         :raises PermanentSendError: it answered 5yz to the sender, to every
             recipient or to the data (e.g. ``"550 5.1.1 <x@example.test>: no such user"``),
-            or needs a feature it lacks (STARTTLS, SMTPUTF8).
+            or needs a feature it lacks (STARTTLS, SMTPUTF8: nothing is sent, and never
+            to another spelling of the address), or an address would not go out as
+            given (smtplib's quoting rewrites it: ``a(b)@example.test`` as
+            ``a@example.test``).
         """
         self._submit(Submission(envelope_from, list(recipients), raw), None)
 
@@ -232,16 +236,19 @@ class SmtpTransport:
             self._smtp = self._open()
         smtp = self._smtp
         envelope_from, recipients, raw = submitted
+        rewritten = _rewritten(submitted)
+        if rewritten is not None:
+            raise PermanentSendError(rewritten)
         try:
             options: tuple[str, ...] = ()
             if not _ascii(submitted):
                 if not smtp.has_extn("smtputf8"):
+                    wide = [a for a in (envelope_from, *recipients) if needs_smtputf8(a)]
                     raise smtplib.SMTPNotSupportedError(
-                        "One or more source or delivery addresses require"
-                        " internationalized email support, but the server"
-                        " does not advertise the required SMTPUTF8 capability"
+                        f"the server does not offer SMTPUTF8 (RFC 6531), which {wide[0]} "
+                        "needs: not sent"
                     )
-                raw, options = _utf8(raw), ("SMTPUTF8", "BODY=8BITMIME")
+                options = ("SMTPUTF8", "BODY=8BITMIME")
             if upcoming is not None and not options and smtp.has_extn("pipelining"):
                 refused = self._pipelined(smtp, submitted, upcoming)
             else:
@@ -312,7 +319,7 @@ class SmtpTransport:
             raise smtplib.SMTPDataError(code, reply)
         # The server now reads the data: nothing but our own bytes until its end.
         behind = b""
-        if following is not None and _ascii(following):
+        if following is not None and _ascii(following) and _rewritten(following) is None:
             try:
                 behind = _commands(smtp, following)
             except ValueError:  # raised again when it is its turn, as smtplib raises it
@@ -388,6 +395,17 @@ def _ascii(submitted: Submission) -> bool:
     return "".join([submitted.envelope_from, *submitted.recipients]).isascii()
 
 
+def _rewritten(submitted: Submission) -> str | None:
+    """Why the envelope of ``submitted`` would not go out as given, or None: smtplib
+    writes each address as ``smtplib.quoteaddr`` reads it (the email package's address
+    parser, which drops a comment or keeps only part of a mangled address)."""
+    for address in (submitted.envelope_from, *submitted.recipients):
+        quoted = _quoted(address)
+        if quoted != f"<{address}>":
+            return f"the address {address!r} would go out as {quoted!r}: not sent"
+    return None
+
+
 def _commands(smtp: smtplib.SMTP, submitted: Submission) -> bytes:
     """The MAIL, RCPT and DATA commands ``smtp.sendmail(*submitted)`` sends for an
     envelope of ASCII addresses, byte for byte (with ``SIZE``, RFC 1870, when the
@@ -452,14 +470,6 @@ def _rset(smtp: smtplib.SMTP) -> None:
     """``smtplib.SMTP._rset``: RSET, a broken connection passed over."""
     with contextlib.suppress(smtplib.SMTPServerDisconnected):
         smtp.rset()
-
-
-def _utf8(raw: bytes) -> bytes:
-    """``raw`` flattened again with UTF-8 headers (RFC 6532), as ``send_message`` sends
-    a message to a non-ASCII address."""
-    wire = io.BytesIO()
-    BytesGenerator(wire, policy=SMTP.clone(utf8=True)).flatten(message_from_bytes(raw, policy=SMTP))
-    return wire.getvalue()
 
 
 def _quietly_close(smtp: smtplib.SMTP) -> None:

@@ -7,7 +7,8 @@ windows-1251 / KOI8-R (:func:`pbp.parse.charset.decode_bytes`), never a crash.
 Addresses are read by a small linear RFC 5322 §3.4 reader (:func:`mailboxes`) that takes
 the angle-addr when there is one: ``netashka@example.test <evil@evil.test>`` is
 ``evil@evil.test``, as mail clients show it and DMARC checks it; :func:`sender` says
-when a From field names no single sender.
+when a From field names no single sender, or an address pbp would not send to as it
+is written (:func:`pbp.parse.address.address_problem`).
 
 Pure: no I/O; each function linear in the size of the values it reads. Used by
 :mod:`pbp.parse.mime`.
@@ -22,6 +23,7 @@ from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import Message
 
+from pbp.parse.address import address_problem
 from pbp.parse.charset import decode_bytes
 
 #: Longest header value (characters, after unfolding) that is parsed; the rest is
@@ -34,8 +36,12 @@ HEADER_LIMIT = 4096
 MIME_HEADER_LIMIT = 1024
 
 _MSG_ID = re.compile(r"<[^<>\s]+>")
-#: One plausible addr-spec: no white space, controls (NUL…), specials or second ``@``.
-_ADDR_SPEC = re.compile(r"[^\s\x00-\x1f\x7f<>()\[\],;:\"'@]+@[^\s\x00-\x1f\x7f<>()\[\],;:\"'@]+")
+#: One plausible addr-spec: a local part (a quoted string, or no white space, C0
+#: controls, DEL, specials or second ``@``) and a domain (the same); whether pbp takes
+#: it is :func:`pbp.parse.address.address_problem`'s to say.
+_ADDR_SPEC = re.compile(
+    r'(?:"(?:[^"\\\r\n]|\\.)*"|[^\s\x00-\x1f\x7f<>()\[\],;:"@]+)@[^\s\x00-\x1f\x7f<>()\[\],;:"@]+'
+)
 _LINE_BREAKS = re.compile(r"[\r\n]")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 
@@ -237,8 +243,13 @@ def mailboxes(value: str) -> list[tuple[str, str | None]]:
     i, n = 0, len(value)
     while i < n:
         ch = value[i]
-        if ch == '"':  # kept without its quotes
-            i = _quoted_string(value, i, outside)
+        if ch == '"':
+            start, words = i, list[str]()
+            i = _quoted_string(value, i, words)
+            if value.startswith("@", i):  # a quoted local part (RFC 5322 §3.4.1): as written
+                outside.append(value[start:i])
+            else:  # words of a display name: kept without the quotes
+                outside.extend(words)
         elif ch == "(":
             comment, i = _comment(value, i)
             comments.append(comment)
@@ -267,12 +278,19 @@ _SOURCE_ROUTE = re.compile(r"(?:<|^|,)\s*@[^<>@:,;\s]*\s*:")
 #: A group's display name (RFC 5322 §3.4): text then ``:`` outside angle brackets.
 _GROUP = re.compile(r"^[^<>@\"]*:")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: A control character of C0 (but TAB), DEL or C1 in a field value.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 def sender(msg: Message) -> tuple[str | None, str, str | None]:
     """``(address, display name, problem)`` of the From field: the first mailbox with an
-    address (lower-cased), and why the field names no single sender (see
-    :attr:`pbp.parse.mime.Letter.from_problem`), else None."""
+    address (lower-cased), and why the field names no single sender, or none pbp
+    would record and answer as it is written, else None (see
+    :attr:`pbp.parse.mime.Letter.from_problem`): ``"a control character U+0085"``
+    anywhere in the field (C0 but TAB, DEL, C1), ``"not a valid address: …"`` for
+    an address :func:`pbp.parse.address.address_problem` refuses (a backslash, a
+    quoted local part, an invisible character, one outside NFKC form such as
+    U+212A KELVIN SIGN, which lower-cases to ``k``)."""
     values = field_values(msg, "from")
     if not values:
         return None, "", None
@@ -289,10 +307,24 @@ def sender(msg: Message) -> tuple[str | None, str, str | None]:
         problem = "group"
     for name, addr in found:
         if addr is not None:
+            if problem is None and (control := _CONTROL.search(value)) is not None:
+                # Python reads NEL (U+0085) and U+001C-U+001F as white space: "vic\x85tim@…"
+                # would be the address tim@… of a display name "vic".
+                problem = f"a control character U+{ord(control[0]):04X}"
+            if problem is None:
+                problem = _unsendable(addr)
             return addr.lower(), name, problem
     if problem is None and value.strip():
         problem = "no readable address"
     return None, "", problem
+
+
+def _unsendable(addr: str) -> str | None:
+    """``"not a valid address: …"`` when pbp would not record ``addr`` (as written, and
+    lower-cased as :func:`sender` records it) and send to it unchanged
+    (:func:`pbp.parse.address.address_problem`), else None."""
+    problem = address_problem(addr) or address_problem(addr.lower())
+    return None if problem is None else f"not a valid address: {problem}"
 
 
 def recipients(msg: Message) -> tuple[str, ...]:

@@ -91,9 +91,12 @@ class Letter:
       applied nor answered): ``"several From fields"``, ``"several addresses"`` (RFC
       5322 §3.6.2 allows a mailbox-list only with a Sender; pbp takes one author),
       ``"source route"`` (``<@evil.test:player@example.test>``, the obsolete route
-      of RFC 5322 §4.4), ``"group"`` (``Players: a@example.test;``) or ``"no readable
+      of RFC 5322 §4.4), ``"group"`` (``Players: a@example.test;``), ``"no readable
       address"`` (``<a@example.test> <b@example.test>``, a NUL inside, an address
-      written as an encoded-word).
+      written as an encoded-word), ``"a control character U+0085"`` (C0 but TAB,
+      DEL, C1, anywhere in the field) or ``"not a valid address: …"`` (one pbp
+      would not record and answer as it is written: a backslash, a quoted local
+      part, an invisible or non-NFKC character; :func:`pbp.parse.headers.sender`).
     - ``doubtful``: lines of the body that may be quoted and are not in ``text``
       (:func:`pbp.parse.body.split_reply`): never executed; the answer lists those
       that hold a command as "looks quoted — not done". ``whole``: ``text`` with them

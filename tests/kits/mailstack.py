@@ -454,7 +454,8 @@ class SmtpServer:
     ``deliveries`` lists every accepted message. With ``deliver=False`` it is a
     sink (the benchmarks' transport limit): every recipient is accepted and the
     messages are only kept in ``deliveries``. It offers PIPELINING (RFC 2920) unless
-    ``pipelining=False``. Example::
+    ``pipelining=False``, and SMTPUTF8 (RFC 6531: addresses in UTF-8; aiosmtpd's
+    ``Controller`` offers it by default) unless ``smtputf8=False``. Example::
 
         smtp = SmtpServer(dovecot)
         smtp.start()
@@ -470,6 +471,7 @@ class SmtpServer:
         *,
         deliver: bool = True,
         pipelining: bool = True,
+        smtputf8: bool = True,
     ) -> None:
         self.dovecot = dovecot
         self.deliver = deliver
@@ -480,7 +482,11 @@ class SmtpServer:
         self.refused: dict[str, str] = {}
         self.lock = threading.Lock()
         self._controller = Controller(
-            _Handler(self), hostname=self.host, port=self.port, ready_timeout=10
+            _Handler(self),
+            hostname=self.host,
+            port=self.port,
+            ready_timeout=10,
+            enable_SMTPUTF8=smtputf8,
         )
 
     def refuse(self, address: str, reply: str = "550 5.1.1 User unknown") -> None:
