@@ -21,7 +21,7 @@ from kits.table import write_config
 
 from pbp.cli import _inbox
 from pbp.config import load_config
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, header_section
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, HEADER_BYTES, RawMessage, header_section
 from pbp.mail.imap import ImapInbox
 from pbp.mail.maildir import HEADER_LIMIT, MaildirInbox, deliver
 
@@ -203,22 +203,28 @@ def test_imap_a_message_over_its_first_bytes_within_the_limit_is_fetched_whole(
     ]
 
 
-def test_imap_a_header_section_longer_than_the_first_bytes_is_fetched_alone(
+def test_imap_a_header_section_longer_than_the_first_bytes_is_fetched_alone_up_to_64_kb(
     imap: tuple[Dovecot, ImapInbox], fetches: list[tuple[list[int], list[str]]]
 ) -> None:
+    """Issue 32: ``BODY.PEEK[HEADER]`` fetched the whole header section, however long."""
     dovecot, _ = imap
-    fields = b"".join(b"X-Trace-%d: %s\r\n" % (n, b"y" * 70) for n in range(1200))
-    large = fields + mail(3000, eol=b"\r\n")  # 90 KB of header fields, then a body
+    fields = b"".join(b"X-Trace-%d: %s\r\n" % (n, b"y" * 70) for n in range(900))
+    large = fields + mail(3000, eol=b"\r\n")  # 75 KB of header fields, then a body
     dovecot.append(GM, large, when=T0)
     inbox = ImapInbox("127.0.0.1", dovecot.port, GM, PASSWORD, max_message_size=50_000)
     try:
         [got] = inbox.fetch_new()
     finally:
         inbox.close()
-    assert (got.raw, got.size, got.truncated) == (header_section(large), len(large), True)
+    assert (got.raw, got.size, got.truncated, got.long_header) == (
+        large[:HEADER_BYTES],
+        len(large),
+        True,
+        "over 65536 bytes",
+    )
     assert fetches == [
         ([1], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.50000>"]),
-        ([1], ["BODY.PEEK[HEADER]"]),
+        ([1], ["BODY.PEEK[HEADER]<0.65536>"]),
     ]
 
 
