@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kits.table import GM, Table, body, named_body, summary, utc
+from kits.table import GM, Table, body, crash_apply, named_body, summary, utc
 
 import pbp.intake
 import pbp.intake.message
@@ -162,6 +162,24 @@ def test_the_authentication_verdict_runs_on_the_cpu_budget(
     [kept] = trusting.store.kept()
     assert kept.reason == "unauthenticated: checking it took over 0.3 s of CPU time"
     assert [m["To"] for m in trusting.new_mail()] == ["cross@example.test", GM]
+
+
+def test_a_mail_that_crashed_its_handler_is_read_for_its_notice_on_the_cpu_budget(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over it, its sender is unknown: nobody is answered, the digest has it."""
+    _budget(table, 0.3)
+    crash_apply(monkeypatch, "cluedo_days", 1)
+    real = read_letter
+
+    def spin_on_the_whole_mail(raw: bytes, **kwargs: Any) -> Any:
+        return real(raw, **kwargs) if kwargs.get("body") is False else _spin()
+
+    monkeypatch.setattr(pbp.intake, "read_letter", spin_on_the_whole_mail)
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=MOVE_AT)
+    assert table.run(MOVE_AT) == ["error"]
+    assert [k.reason for k in table.store.kept()] == ["error: RuntimeError('bug')"]
+    assert table.new_mail() == []
 
 
 # --- what is kept is cut the same way for strangers and registered senders ---------------

@@ -209,10 +209,15 @@ class Intake(ServicePart):
         handler and is kept (his moves wait for ``pbp retry``); anybody else's goes in
         the GM digest, unanswered (:mod:`pbp.digest`).
 
-        Best effort: a failure here is logged, the message stays in ``pbp kept``.
+        Best effort: a failure here is logged, the message stays in ``pbp kept``. The
+        mail is read on its CPU budget; over it, its sender is unknown (the digest).
         """
         try:
-            letter = read_letter(raw.raw)
+            try:
+                with cpu_budget(self.config.mail.cpu_seconds_per_message):
+                    letter = read_letter(raw.raw)
+            except BudgetExceeded as exceeded:
+                letter = unread_header(exceeded)
             with self.store.transaction():
                 sender = letter.from_address
                 seats = self.store.tokens_of(sender) if sender else []
