@@ -98,10 +98,11 @@ def test_maildir_a_header_section_longer_than_64_kb_is_cut_at_64_kb(tmp_path: Pa
 
     [got] = MaildirInbox(box, max_message_size=50_000).fetch_new()
 
-    assert (got.size, got.truncated, got.raw) == (
+    assert (got.size, got.truncated, got.raw, got.long_header) == (
         len(huge_header),
         True,
         huge_header[:HEADER_LIMIT],
+        "over 65536 bytes",
     )
     assert HEADER_LIMIT == 65_536
 
@@ -210,21 +211,21 @@ def test_imap_a_header_section_longer_than_the_first_bytes_is_fetched_alone_up_t
     dovecot, _ = imap
     fields = b"".join(b"X-Trace-%d: %s\r\n" % (n, b"y" * 70) for n in range(900))
     large = fields + mail(3000, eol=b"\r\n")  # 75 KB of header fields, then a body
+    within = fields[:55_000] + b"\r\n" + mail(3000, eol=b"\r\n")  # 55 KB of them
     dovecot.append(GM, large, when=T0)
+    dovecot.append(GM, within, when=T0 + timedelta(minutes=1))
     inbox = ImapInbox("127.0.0.1", dovecot.port, GM, PASSWORD, max_message_size=50_000)
     try:
-        [got] = inbox.fetch_new()
+        got = inbox.fetch_new()
     finally:
         inbox.close()
-    assert (got.raw, got.size, got.truncated, got.long_header) == (
-        large[:HEADER_BYTES],
-        len(large),
-        True,
-        "over 65536 bytes",
-    )
+    assert [(m.raw, m.size, m.truncated, m.long_header) for m in got] == [
+        (large[:HEADER_BYTES], len(large), True, "over 65536 bytes"),
+        (header_section(within), len(within), True, None),
+    ]
     assert fetches == [
-        ([1], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.50000>"]),
-        ([1], ["BODY.PEEK[HEADER]<0.65536>"]),
+        ([1, 2], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.50000>"]),
+        ([1, 2], ["BODY.PEEK[HEADER]<0.65536>"]),
     ]
 
 
