@@ -46,7 +46,10 @@ REASONS = {
     "odd_entry": "no mail (a link, directory, FIFO…): never opened, nobody answered",
     "error": "crashed the program (retry after the fix)",
     "too_large": "over the size limit: only its headers were kept",
-    "forged_from": "a From that names no single sender, or an address pbp could not answer exactly as written (not answered)",
+    "forged_from": (
+        "a From that names no single sender, or an address pbp could not answer exactly "
+        "as written (not answered)"
+    ),
     "unauthenticated": "its From was not authenticated (not applied)",
     "paused": "held while the game was paused",
 }

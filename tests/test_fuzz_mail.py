@@ -13,7 +13,9 @@ examples on every run, so CI is reproducible) and no example database.
 
 from __future__ import annotations
 
+import re
 import tempfile
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -23,12 +25,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from kits.bodyshapes import SHAPES, Shape
 from kits.maniac_table import EMAILS, START, ManiacTable
+from kits.table import Table, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.maniac.engine import Status, Vote
 from pbp.games.maniac.parse import parse_maniac
-from pbp.mail.base import RawMessage
+from pbp.mail.base import HEADER_BYTES, MAX_HEADER_FIELDS, RawMessage, read_head
+from pbp.parse.auth import MAX_FIELDS
 from pbp.parse.mime import read_letter
 from pbp.parse.simple import read_simple
 
@@ -395,3 +399,107 @@ def test_a_move_inside_any_quote_shape_is_never_executed(
     assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []
     moves = [line.move for line in lines if line.move is not None]
     assert moves == ([Vote("Петя")] if own else [])
+
+
+# --- hostile header sections (issue 32) --------------------------------------------------
+
+TRUSTED = "mx.example.test"
+#: Lines a hostile header section is made of, repeated by the thousand.
+HEADER_LINES = [
+    f"Authentication-Results: {TRUSTED}; dmarc=pass header.from=example.test".encode(),
+    f"Authentication-Results: {TRUSTED}; dmarc=fail header.from=example.test".encode(),
+    f"Authentication-Results: {TRUSTED}; dkim=neutral header.d=elsewhere.test; spf=none".encode(),
+    f"Authentication-Results: {TRUSTED} (c (n) x); none".encode(),
+    b"Authentication-Results: other.test; dkim=pass header.d=example.test",
+    b"Authentication-Results: " + TRUSTED.encode() + b"; " + b"dkim=pass header.d=x.test; " * 140,
+    b"Received: from a.test by mx.example.test; Tue, 1 Dec 2026 10:00:00 +0000",
+    b"\tby b.test with ESMTP",
+    b" (folded comment",
+    b"To: gm+tok@example.test",
+    b"Cc: a@example.test, b@example.test",
+    b"From: cross@example.test",
+    b"X:",
+    b"Subject: =?utf-8?b?0J/QtdGC0Y8=?=",
+    b"Content-Type: multipart/mixed; boundary=zz",
+    b"Message-ID: <dup@example.test>",
+    b"\xd0\x9f\xd0\xb5: \xff\xfe",
+]
+
+
+@st.composite
+def header_sections(draw: st.DrawFn, token: str) -> bytes:
+    """A mail whose header section is a few :data:`HEADER_LINES` repeated up to 4,000
+    times (up to some 400 KB), its From and To above or below them, perhaps after blank
+    lines, perhaps with one value of up to 100 KB, perhaps without the blank line that
+    ends it; then a STATUS."""
+    sender = draw(st.sampled_from(["cross@example.test", "stranger@elsewhere.test"]))
+    to = draw(st.sampled_from([f"gm+{token}@example.test", "gm@example.test"]))
+    own = f"From: {sender}\r\nTo: {to}\r\nSubject: ход\r\n".encode()
+    pattern = b"".join(
+        line + b"\r\n"
+        for line in draw(st.lists(st.sampled_from(HEADER_LINES), min_size=1, max_size=5))
+    )
+    block = pattern * draw(st.integers(0, 4000 // max(1, pattern.count(b"\n"))))
+    if draw(st.booleans()):
+        block += b"X-Long: " + b"y" * draw(st.integers(0, 100_000)) + b"\r\n"
+    head = own + block if draw(st.booleans()) else block + own
+    junk = draw(st.sampled_from([b"", b"\r\n", b"\xef\xbb\xbf", b" \r\n\r\n"]))
+    end = draw(st.sampled_from([b"\r\n", b""]))
+    return junk + head + end + "СТАТУС\r\n".encode()
+
+
+@pytest.fixture(scope="module")
+def trusting() -> Iterator[Table]:
+    """The seed-000 game with ``mail.trusted_authserv_id`` set, started; no rate limit."""
+    with tempfile.TemporaryDirectory() as directory:
+        game = Table(Path(directory), trusted=TRUSTED)
+        game.service.mail.limit = None
+        game.run(utc(2026, 12, 1, 17))
+        game.new_mail()
+        yield game
+        game.close()
+
+
+@settings(
+    FUZZ,
+    max_examples=200,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
+@given(data=st.data())
+def test_a_hostile_header_section_is_read_within_its_bounds(
+    trusting: Table, data: st.DataObject
+) -> None:
+    """As an inbox delivers it (:func:`pbp.mail.base.read_head`): at most 64 KB and
+    1,000 fields; the verdict reads at most 16 ``Authentication-Results`` fields; the
+    service handles it in under a second of CPU time without reaching its crash path,
+    and keeps at most 64 KB of it."""
+    raw = data.draw(header_sections(trusting.token("Кросс")))
+    head = read_head(raw, whole=True)
+    assert head is not None
+    assert len(head.raw) <= HEADER_BYTES
+    assert len(re.findall(rb"(?m)^[^ \t\r\n]", head.raw)) <= MAX_HEADER_FIELDS + 1
+    delivered = raw if head.long is None else head.raw
+    event("long header" if head.long is not None else "within the bounds")
+    letter = read_letter(delivered, body=False)
+    assert len(letter.authentication_results) <= MAX_FIELDS
+    now = utc(2026, 12, 1, 18)
+    kept_before = len(trusting.store.kept())
+    message = RawMessage(
+        f"header-{next(_keys)}",
+        None,
+        now,
+        delivered,
+        size=len(raw),
+        truncated=head.long is not None,
+        long_header=head.long,
+    )
+    start = time.thread_time()
+    outcome = trusting.service.handle(message, now).outcome
+    assert time.thread_time() - start < 1.0
+    event(outcome)
+    assert outcome != "error"
+    assert all(len(k.raw) <= HEADER_BYTES + 64 for k in trusting.store.kept()[kept_before:])

@@ -21,7 +21,7 @@ from kits.table import write_config
 
 from pbp.cli import _inbox
 from pbp.config import load_config
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, header_section
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, HEADER_BYTES, RawMessage, header_section
 from pbp.mail.imap import ImapInbox
 from pbp.mail.maildir import HEADER_LIMIT, MaildirInbox, deliver
 
@@ -98,10 +98,11 @@ def test_maildir_a_header_section_longer_than_64_kb_is_cut_at_64_kb(tmp_path: Pa
 
     [got] = MaildirInbox(box, max_message_size=50_000).fetch_new()
 
-    assert (got.size, got.truncated, got.raw) == (
+    assert (got.size, got.truncated, got.raw, got.long_header) == (
         len(huge_header),
         True,
         huge_header[:HEADER_LIMIT],
+        "over 65536 bytes",
     )
     assert HEADER_LIMIT == 65_536
 
@@ -203,22 +204,28 @@ def test_imap_a_message_over_its_first_bytes_within_the_limit_is_fetched_whole(
     ]
 
 
-def test_imap_a_header_section_longer_than_the_first_bytes_is_fetched_alone(
+def test_imap_a_header_section_longer_than_the_first_bytes_is_fetched_alone_up_to_64_kb(
     imap: tuple[Dovecot, ImapInbox], fetches: list[tuple[list[int], list[str]]]
 ) -> None:
+    """Issue 32: ``BODY.PEEK[HEADER]`` fetched the whole header section, however long."""
     dovecot, _ = imap
-    fields = b"".join(b"X-Trace-%d: %s\r\n" % (n, b"y" * 70) for n in range(1200))
-    large = fields + mail(3000, eol=b"\r\n")  # 90 KB of header fields, then a body
+    fields = b"".join(b"X-Trace-%d: %s\r\n" % (n, b"y" * 70) for n in range(900))
+    large = fields + mail(3000, eol=b"\r\n")  # 75 KB of header fields, then a body
+    within = fields[:55_000] + b"\r\n" + mail(3000, eol=b"\r\n")  # 55 KB of them
     dovecot.append(GM, large, when=T0)
+    dovecot.append(GM, within, when=T0 + timedelta(minutes=1))
     inbox = ImapInbox("127.0.0.1", dovecot.port, GM, PASSWORD, max_message_size=50_000)
     try:
-        [got] = inbox.fetch_new()
+        got = inbox.fetch_new()
     finally:
         inbox.close()
-    assert (got.raw, got.size, got.truncated) == (header_section(large), len(large), True)
+    assert [(m.raw, m.size, m.truncated, m.long_header) for m in got] == [
+        (large[:HEADER_BYTES], len(large), True, "over 65536 bytes"),
+        (header_section(within), len(within), True, None),
+    ]
     assert fetches == [
-        ([1], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.50000>"]),
-        ([1], ["BODY.PEEK[HEADER]"]),
+        ([1, 2], ["RFC822.SIZE", "INTERNALDATE", "BODY.PEEK[]<0.50000>"]),
+        ([1, 2], ["BODY.PEEK[HEADER]<0.65536>"]),
     ]
 
 

@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbp import keywords
-from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.core.events import InvalidMove, Refusal
 from pbp.gm.deadline import expected
@@ -165,7 +164,7 @@ class GmMail(ServicePart):
         easily forged. It is applied at once when ``mail.trusted_authserv_id`` is set
         and that server's
         ``Authentication-Results`` show ``dmarc=pass`` for the From
-        (:func:`pbp.authcheck.verdict`)."""
+        (:meth:`pbp.intake.message.Message.authentication`)."""
         letter = message.letter
         service = self.service
         game = service.game_config(game_id)
@@ -179,11 +178,7 @@ class GmMail(ServicePart):
                     return message.record(Handled.LOOP, game_id, GM_SEAT, loop)
         if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
             trusted = service.config.mail.trusted_server
-            checked = (
-                verdict(letter.authentication_results, message.from_address, trusted)
-                if trusted
-                else None
-            )
+            checked = message.authentication(trusted) if trusted else None
             if checked is None or not checked.dmarc_pass:
                 return self.ask_confirmation(message, game, commands)
         levers = any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands)

@@ -13,11 +13,13 @@ repeats a move; a message whose handling crashes is kept for the GM.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.intake.letters import LetterRules
 from pbp.intake.message import (
     RETRIED_SOURCE,
@@ -26,6 +28,7 @@ from pbp.intake.message import (
     source_key,
     text_digest,
     too_complex,
+    unread_header,
 )
 from pbp.intake.senders import TOO_LARGE, SenderRules
 from pbp.mail.base import RawMessage
@@ -206,10 +209,15 @@ class Intake(ServicePart):
         handler and is kept (his moves wait for ``pbp retry``); anybody else's goes in
         the GM digest, unanswered (:mod:`pbp.digest`).
 
-        Best effort: a failure here is logged, the message stays in ``pbp kept``.
+        Best effort: a failure here is logged, the message stays in ``pbp kept``. The
+        mail is read on its CPU budget; over it, its sender is unknown (the digest).
         """
         try:
-            letter = read_letter(raw.raw)
+            try:
+                with cpu_budget(self.config.mail.cpu_seconds_per_message):
+                    letter = read_letter(raw.raw)
+            except BudgetExceeded as exceeded:
+                letter = unread_header(exceeded)
             with self.store.transaction():
                 sender = letter.from_address
                 seats = self.store.tokens_of(sender) if sender else []
@@ -239,18 +247,28 @@ class Intake(ServicePart):
         """Run the message through :meth:`intake`'s rules in order; the first that
         answers decides (Mailman's runner chain; DESIGN.md, "who before what")."""
         # Who before what: the header section alone says who wrote to which address;
-        # the body is read only for a player or GM of a game.
-        letter = read_letter(raw.raw, body=False)
+        # the body is read only for a player or GM of a game. Like the body, on a CPU
+        # budget (the inbox delivers at most HEADER_BYTES of it: the budget is the
+        # safety net, not the plan).
+        seconds = self.config.mail.cpu_seconds_per_message
+        try:
+            with cpu_budget(seconds):
+                letter = read_letter(raw.raw, body=False)
+                # What recognises the mail again in a renumbered mailbox (a new
+                # UIDVALIDITY): its Message-ID, else a fingerprint of its fields and body.
+                identity = letter.message_id or fingerprint(raw.raw)
+        except BudgetExceeded as exceeded:
+            letter = unread_header(exceeded)
+            identity = f"sha256:{hashlib.sha256(raw.raw).hexdigest()}"
         message = Message(
             raw=raw,
             source=source,
             now=now,
             replay_of=replay_of,
             letter=letter,
-            # What recognises the mail again in a renumbered mailbox (a new
-            # UIDVALIDITY): its Message-ID, else a fingerprint of its fields and body.
-            identity=letter.message_id or fingerprint(raw.raw),
+            identity=identity,
             replies_to=replies_to,
+            cpu_seconds=seconds,
         )
         message.recorder = self.record
         for rule in self.rules():

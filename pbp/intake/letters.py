@@ -14,6 +14,7 @@ from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.config import Game
 from pbp.gm import paused_since
 from pbp.intake.message import Message, text_digest, too_complex
+from pbp.mail.base import stranger_raw
 from pbp.moves import Echoes, looks_quoted
 from pbp.outcome import Handled, Outcome
 from pbp.parse.commands import asks_new_address, beside_new_address
@@ -79,7 +80,8 @@ class LetterRules(ServicePart):
         game: Game,
         player: str,
     ) -> Outcome:
-        """A player's mail whose body could not be read: kept, he is told why, the GM too."""
+        """A player's mail whose body could not be read: kept (its first 64 KB, as a
+        stranger's: :func:`~pbp.mail.base.stranger_raw`), he is told why, the GM too."""
         letter = message.letter
         reason = letter.unreadable or "unreadable"
         with self.store.transaction():
@@ -87,7 +89,7 @@ class LetterRules(ServicePart):
                 message.source,
                 message.arrived,
                 f"unreadable: {reason}",
-                message.raw.raw,
+                stranger_raw(message.raw.raw),
                 message.now,
             )
             self.mail.reply(

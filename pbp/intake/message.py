@@ -16,7 +16,8 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import TYPE_CHECKING
 
-from pbp.budget import BudgetExceeded
+from pbp.authcheck import TrustedServer, Verdict, verdict
+from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.mail.base import RawMessage
 from pbp.outcome import Handled, Outcome
 from pbp.parse.mime import Letter
@@ -91,6 +92,25 @@ class Message:
     #: What of ours the letter may echo (:meth:`pbp.moves.Moves.echoes`), made by the
     #: first rule that reads the player's own text and handed to the next.
     echoes: Echoes | None = None
+    #: CPU seconds each step of its reading may take (``mail.cpu_seconds_per_message``).
+    cpu_seconds: float = 3.0
+    #: The trusted server's verdict on the From, once :meth:`authentication` made it.
+    checked: Verdict | None = None
+
+    def authentication(self, server: TrustedServer) -> Verdict:
+        """What the trusted receiving ``server`` said of the From
+        (:func:`pbp.authcheck.verdict` of the letter's ``Authentication-Results``),
+        made once per message on at most :attr:`cpu_seconds` of CPU time
+        (:func:`pbp.budget.cpu_budget`): over it, not authenticated."""
+        if self.checked is None:
+            try:
+                with cpu_budget(self.cpu_seconds):
+                    self.checked = verdict(
+                        self.letter.authentication_results, self.from_address, server
+                    )
+            except BudgetExceeded as exceeded:
+                self.checked = Verdict(False, False, f"checking it took {exceeded}")
+        return self.checked
 
     @property
     def sender(self) -> str | None:
@@ -130,6 +150,13 @@ class Message:
         """What came of the message, recorded in the store (:meth:`pbp.intake.Intake.record`)."""
         assert self.recorder is not None
         return self.recorder(self, outcome, game_id, player, note)
+
+
+def unread_header(exceeded: BudgetExceeded) -> Letter:
+    """The letter of a header section that could not be read within its CPU budget: no
+    single sender to trust or answer (``from_problem``), kept for the GM's digest."""
+    problem = f"header section not read: reading it took {exceeded}"
+    return too_complex(Letter(from_problem=problem), exceeded)
 
 
 def too_complex(letter: Letter, exceeded: BudgetExceeded) -> Letter:

@@ -16,10 +16,9 @@ from datetime import datetime, timedelta
 
 from babel.numbers import format_decimal
 
-from pbp.authcheck import verdict
 from pbp.config import Game
 from pbp.intake.message import Message
-from pbp.mail.base import RawMessage, header_section, stranger_raw
+from pbp.mail.base import HEADER_BYTES, RawMessage, header_section, stranger_raw
 from pbp.outcome import Handled, Outcome
 from pbp.parse.address import rate_key
 from pbp.parse.gm import parse_gm
@@ -109,7 +108,9 @@ class SenderRules(ServicePart):
             return message.record(Handled.AUTOMATIC)
 
     def oversized(self, message: Message) -> Outcome | None:
-        """Over ``max_message_size``: only its header section is kept (:meth:`_too_large`)."""
+        """Over ``max_message_size``, or a header section over the bounds the inbox
+        reads (:attr:`~pbp.mail.base.RawMessage.long_header`): only (the first
+        64 KB of) its header section is kept (:meth:`_too_large`)."""
         raw = message.raw
         size = raw.size if raw.size is not None else len(raw.raw)
         if not raw.truncated and size <= self.config.mail.max_message_size:
@@ -121,9 +122,11 @@ class SenderRules(ServicePart):
         message: Message,
         size: int,
     ) -> Outcome:
-        """A mail over ``mail.max_message_size`` bytes: never parsed; kept with its header
-        section and size only (not its body, which could fill the disk). A player or GM
-        of a started game, writing from his registered address, is told in his game's
+        """A mail over ``mail.max_message_size`` bytes, or whose header section is over
+        the bounds: never parsed past (the first 64 KB of) its header section; kept
+        with that and its size only (not its body, which could fill the disk),
+        :func:`~pbp.mail.base.stranger_raw` cut whoever sent it. A player or GM of a
+        started game, writing from his registered address, is told in his game's
         language why and what to send instead, and his GM at once; a stranger's, and
         one whose From the trusted server did not authenticate, goes to the GM digest
         unanswered."""
@@ -131,19 +134,24 @@ class SenderRules(ServicePart):
         raw = message.raw
         now = message.now
         limit = self.config.mail.max_message_size
-        detail = f"{size} bytes, over the limit of {limit}"
+        long_header = raw.long_header if size <= limit else None
+        if long_header is not None:
+            detail = f"header section {long_header}; {size} bytes in all"
+        else:
+            detail = f"{size} bytes, over the limit of {limit}"
         seats = self.store.tokens_of(sender)
         trusted = self.config.mail.trusted_server
         if seats and trusted is not None:
             # The header section is enough to see a From the server did not
             # authenticate (RFC 8601): no player's, so no answer and no notice.
-            checked = verdict(message.letter.authentication_results, sender, trusted)
+            checked = message.authentication(trusted)
             if not checked.authenticated:
                 seats = []
                 detail = f"{detail}; unauthenticated: {checked.reason}"
         with self.store.transaction():
+            kept = stranger_raw(header_section(raw.raw))
             kept_id = self.store.keep(
-                message.source, raw.arrived, f"{TOO_LARGE}{detail}", header_section(raw.raw), now
+                message.source, raw.arrived, f"{TOO_LARGE}{detail}", kept, now
             )
             if not seats:  # a stranger: the digest, no answer
                 self.digest.add(
@@ -152,15 +160,21 @@ class SenderRules(ServicePart):
                 return message.record(Handled.TOO_LARGE, note=detail)
             game_id, player = seats[0].game_id, seats[0].player
             game = self.game_config(game_id)
-            context = {
-                "size_mb": megabytes(size, game.locale, over=limit),
-                "limit_mb": megabytes(limit, game.locale),
-            }
+            context: dict[str, object]
+            facts: dict[str, object]
+            if long_header is not None:
+                context = {"header_kb": HEADER_BYTES // 1024}
+                facts = {}
+            else:
+                context = {
+                    "size_mb": megabytes(size, game.locale, over=limit),
+                    "limit_mb": megabytes(limit, game.locale),
+                }
+                facts = {"size": size, "limit": limit}
             self.mail.reply(
                 message.letter, sender, "too_large", context, now, game=game, player=player
             )
             # His moves wait for him to send them again: his GM is told at once.
-            facts = {"size": size, "limit": limit}
             self.mail.notice_gm(game, message.letter, raw, "too_large", kept_id, now, detail, facts)
             return message.record(Handled.TOO_LARGE, game_id, player, detail)
 
@@ -411,19 +425,20 @@ class SenderRules(ServicePart):
     ) -> Outcome | None:
         """Where ``mail.trusted_authserv_id`` is set, a player's mail whose From that
         server did not authenticate (:func:`pbp.authcheck.verdict`) is kept for the GM
-        (``unauthenticated: REASON``), not applied, and answered at his registered
-        address (``unauthenticated``); None when it passes or nothing is checked."""
+        (``unauthenticated: REASON``; its first 64 KB, as a stranger's), not applied,
+        and answered at his registered address (``unauthenticated``); None when it
+        passes or nothing is checked."""
         trusted = self.config.mail.trusted_server
         if trusted is None:
             return None
-        checked = verdict(message.letter.authentication_results, message.from_address, trusted)
+        checked = message.authentication(trusted)
         if checked.authenticated:
             return None
         with self.store.transaction():
             reason = f"unauthenticated: {checked.reason}"
-            kept_id = self.store.keep(
-                message.source, message.arrived, reason, message.raw.raw, message.now
-            )
+            # Anybody may have written it: kept cut as a stranger's.
+            kept = stranger_raw(message.raw.raw)
+            kept_id = self.store.keep(message.source, message.arrived, reason, kept, message.now)
             email = self.store.player_email(game.id, player) or message.from_address
             self.mail.reply(
                 message.letter, email, "unauthenticated", {}, message.now, game=game, player=player

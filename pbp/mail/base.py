@@ -25,6 +25,16 @@ DEFAULT_MAX_MESSAGE_SIZE = 2_000_000
 """Bytes: the default of ``mail.max_message_size`` in ``games.yaml``; a larger incoming
 message is delivered with its header section only (:attr:`RawMessage.truncated`)."""
 
+HEADER_BYTES = 64 * 1024
+"""Most bytes of a message's header section (RFC 5322 §2.1, its blank line included)
+that pbp reads: an inbox never fetches more of it, and a longer one is delivered cut to
+this many bytes (:attr:`RawMessage.long_header`). Honest mail has a few kilobytes of
+header fields (a long ``Received`` chain and two DKIM signatures stay under 20 KB)."""
+
+MAX_HEADER_FIELDS = 1000
+"""Most header fields pbp reads of a message: a header section with more is delivered
+cut after this many (:attr:`RawMessage.long_header`). Honest mail has a few dozen."""
+
 
 @dataclass(frozen=True)
 class RawMessage:
@@ -41,8 +51,13 @@ class RawMessage:
     ``RFC822.SIZE``, RFC 3501 §6.4.5; the Maildir file's size), None where unknown.
     ``truncated`` is True when the message is larger than the inbox's limit
     (``mail.max_message_size``): then ``raw`` holds only its header section (RFC 5322
-    §2.1, up to and including the blank line that ends it; for Maildir at most
-    :data:`~pbp.mail.maildir.HEADER_LIMIT` bytes) and the body was never read.
+    §2.1, up to and including the blank line that ends it) and the body was never
+    read.
+    ``long_header`` is set when the header section is over the bounds pbp reads
+    (:data:`HEADER_BYTES` bytes, :data:`MAX_HEADER_FIELDS` fields), whatever the
+    message's size: it says how (``"over 65536 bytes"``, ``"over 1000 fields"``), and
+    then ``truncated`` is True and ``raw`` holds what is read of the header section
+    (:func:`cut_header`); nothing after it was ever read.
     ``defect`` is set (and ``raw`` is ``b""``) for a mailbox entry that is no message
     at all and was never read, e.g. ``"not a regular file: symlink"`` for a Maildir
     entry that is a symbolic link; :meth:`Inbox.mark_done` still moves it aside.
@@ -55,6 +70,7 @@ class RawMessage:
     size: int | None = None
     truncated: bool = False
     defect: str | None = None
+    long_header: str | None = None
 
 
 def header_section(data: bytes) -> bytes:
@@ -66,11 +82,87 @@ def header_section(data: bytes) -> bytes:
     """
     if data[:1] == b"\n" or data[:2] == b"\r\n":
         return data[: data.index(b"\n") + 1]  # no header field at all
+    end = _blank_line_end(data)
+    return data if end is None else data[:end]
+
+
+def _blank_line_end(data: bytes, start: int = 0) -> int | None:
+    """Where the header section of ``data`` that starts at ``start`` ends, after the
+    blank line (``\\n\\n`` or ``\\n\\r\\n``) that ends it; None when ``data`` holds none."""
     # The first "\n\n" or "\n\r\n", by two plain searches (a regular expression went
     # through the bytes one by one: issue 18); the first to start is the first to end.
-    lf, crlf = data.find(b"\n\n"), data.find(b"\n\r\n")
+    lf, crlf = data.find(b"\n\n", start), data.find(b"\n\r\n", start)
     ends = [at + length for at, length in ((lf, 2), (crlf, 3)) if at >= 0]
-    return data[: min(ends)] if ends else data
+    return min(ends) if ends else None
+
+
+#: What some tools write before the first header line (byte-order marks, blank lines),
+#: which :func:`pbp.parse.mime.read_letter` skips: counted in the header's bytes.
+_LEADING_JUNK = re.compile(rb"\A(?:\xef\xbb\xbf|[ \t]*\r?\n)+")
+#: The first character of a header field's first line (not of a continuation line,
+#: nor of the blank line that ends the section).
+_FIELD_START = re.compile(rb"^[^ \t\r\n]", re.MULTILINE)
+
+
+class Head(NamedTuple):
+    """What an inbox reads of a message's header section (:func:`read_head`)."""
+
+    raw: bytes
+    """The header section (blank line included), or what is read of a long one."""
+    long: str | None = None
+    """None, or how the header section is over the bounds (``"over 65536 bytes"``,
+    ``"over 1000 fields"``): then ``raw`` is :func:`cut_header` of it."""
+
+
+def read_head(data: bytes, *, whole: bool) -> Head | None:
+    """The header section at the start of ``data`` (the first bytes of a message, or
+    all of it when ``whole``) within the bounds pbp reads: at most
+    :data:`HEADER_BYTES` bytes, counted from the message's first byte (what
+    :func:`pbp.parse.mime.read_letter` skips before the first field included), and
+    at most :data:`MAX_HEADER_FIELDS` fields. A longer one comes :func:`cut_header`
+    with ``long`` set; a ``whole`` message without a blank line is all header. None
+    when ``data`` (not ``whole``, shorter than :data:`HEADER_BYTES`) ends before the
+    header section does: more of the message is needed to tell.
+
+    Linear in ``min(len(data), HEADER_BYTES)``: the rest of ``data`` is never looked at.
+
+    >>> read_head(b"From: a@example.test\\r\\n\\r\\nbody", whole=True)
+    Head(raw=b'From: a@example.test\\r\\n\\r\\n', long=None)
+    >>> read_head(b"X: y\\r\\n" * 20_000, whole=True).long
+    'over 65536 bytes'
+    """
+    first = data[:HEADER_BYTES]
+    junk = _LEADING_JUNK.match(first)
+    skip = junk.end() if junk else 0
+    end = _blank_line_end(first, skip)
+    if end is None:
+        if not (whole and len(data) <= HEADER_BYTES):
+            if len(data) < HEADER_BYTES:
+                return None
+            return Head(cut_header(data), f"over {HEADER_BYTES} bytes")
+        end = len(data)
+    head = first[:end]
+    if _field_start(head, MAX_HEADER_FIELDS) is not None:
+        return Head(cut_header(head), f"over {MAX_HEADER_FIELDS} fields")
+    return Head(head)
+
+
+def cut_header(data: bytes) -> bytes:
+    """What pbp reads of a header section over the bounds (:func:`read_head`): its
+    first :data:`HEADER_BYTES` bytes, and of those the first
+    :data:`MAX_HEADER_FIELDS` fields."""
+    first = data[:HEADER_BYTES]
+    over = _field_start(first, MAX_HEADER_FIELDS)
+    return first if over is None else first[:over]
+
+
+def _field_start(head: bytes, fields: int) -> int | None:
+    """Where the field after the first ``fields`` fields of ``head`` starts, None when
+    it has no more than ``fields`` fields."""
+    for number, found in enumerate(_FIELD_START.finditer(head)):
+        if number == fields:
+            return found.start()
+    return None
 
 
 class Inbox(Protocol):

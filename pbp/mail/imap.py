@@ -31,7 +31,14 @@ from typing import Any, Literal, TypeVar
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError, ProtocolError
 
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, header_section, network_fault
+from pbp.mail.base import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    HEADER_BYTES,
+    Head,
+    RawMessage,
+    network_fault,
+    read_head,
+)
 
 __all__ = ["ImapInbox", "KeywordNotSupportedError"]
 
@@ -110,7 +117,8 @@ class ImapInbox:
         (created when missing).
     :param max_message_size: bytes (``RFC822.SIZE``); of a larger message only the
         header section is fetched (``truncated=True``, see
-        :class:`~pbp.mail.base.RawMessage`).
+        :class:`~pbp.mail.base.RawMessage`), and of any message at most
+        :data:`~pbp.mail.base.HEADER_BYTES` of its header section.
 
     Example::
 
@@ -307,7 +315,10 @@ class ImapInbox:
         bytes is then whole. Of a larger one within ``max_message_size`` the whole
         is fetched next (``BODY.PEEK[]``); of one over the limit (``truncated``) only
         its header section, cut from those first bytes (or fetched as
-        ``BODY.PEEK[HEADER]`` when it is longer): it is never downloaded whole.
+        ``BODY.PEEK[HEADER]<0.65536>`` when it is longer): it is never downloaded
+        whole. Nor is a header section over the bounds
+        (:data:`~pbp.mail.base.HEADER_BYTES`, :data:`~pbp.mail.base.MAX_HEADER_FIELDS`),
+        whatever the size: of it only its first 64 KB (``long_header``).
         ``.PEEK``: ``\\Seen`` is never set. ``key`` is the UID in decimal, ``arrived``
         the INTERNALDATE in UTC, ``size`` the RFC822.SIZE. A message expunged between
         SEARCH and FETCH is left out.
@@ -368,28 +379,38 @@ class ImapInbox:
                 if isinstance(size, int) and internaldate is not None:
                     chunk = data.get(b"BODY[]<0>")
                     read[int(uid)] = (_utc(internaldate), size, _bytes_or_none(chunk))
-            whole: dict[int, bytes] = {}  # the messages now in full or as their header
+            whole: dict[int, Head] = {}  # in full (long=None, not over the limit) or cut
             rest, heads = [], []
             for uid, (_, size, chunk) in read.items():
                 if chunk is None:
                     continue  # expunged meanwhile (Dovecot: BODY[]<0> NIL)
-                if size <= first and len(chunk) == size:
-                    whole[uid] = chunk
+                head = read_head(chunk, whole=len(chunk) >= size)
+                if head is None:
+                    heads.append(uid)  # a header section longer than the first bytes
+                elif head.long is not None:
+                    whole[uid] = head  # never fetched further
+                elif size <= first and len(chunk) == size:
+                    whole[uid] = Head(chunk)
                 elif size <= limit:
                     rest.append(uid)
-                elif (head := header_section(chunk)) != chunk or len(chunk) == size:
-                    whole[uid] = head
                 else:
-                    heads.append(uid)  # a header section longer than the first bytes
-            for wanted, item, key in (
-                (rest, "BODY.PEEK[]", b"BODY[]"),
-                (heads, "BODY.PEEK[HEADER]", b"BODY[HEADER]"),
-            ):
-                if wanted:
-                    for uid, data in client.fetch(sorted(wanted), [item]).items():
-                        body = _bytes_or_none(data.get(key))
-                        if body is not None:
-                            whole[int(uid)] = body
+                    whole[uid] = head
+            if heads:
+                # RFC 3501 §6.4.5: BODY.PEEK[HEADER]<0.n>, answered as BODY[HEADER]<0>.
+                item = f"BODY.PEEK[HEADER]<0.{HEADER_BYTES}>"
+                for uid, data in client.fetch(sorted(heads), [item]).items():
+                    section = _bytes_or_none(data.get(b"BODY[HEADER]<0>"))
+                    if section is not None:
+                        head = read_head(section, whole=len(section) < HEADER_BYTES)
+                        if head is not None and head.long is None and read[uid][1] <= limit:
+                            rest.append(int(uid))
+                        elif head is not None:
+                            whole[int(uid)] = head
+            if rest:
+                for uid, data in client.fetch(sorted(rest), ["BODY.PEEK[]"]).items():
+                    body = _bytes_or_none(data.get(b"BODY[]"))
+                    if body is not None:
+                        whole[int(uid)] = Head(body)
             for uid in batch:
                 if uid not in read or uid not in whole:
                     # Expunged by another session since SEARCH: no FETCH response at
@@ -397,8 +418,15 @@ class ImapInbox:
                     logger.info("UID %d expunged before FETCH, skipped", uid)
                     continue
                 arrived, size, _ = read[uid]
+                got = whole[uid]
                 message = RawMessage(
-                    str(uid), uidvalidity, arrived, whole[uid], size, truncated=size > limit
+                    str(uid),
+                    uidvalidity,
+                    arrived,
+                    got.raw,
+                    size,
+                    truncated=size > limit or got.long is not None,
+                    long_header=got.long,
                 )
                 found.append((arrived, uid, message))
         found.sort(key=lambda item: (item[0], item[1]))

@@ -27,7 +27,10 @@ regular file: symlink"``), and :meth:`MaildirInbox.mark_done` moves it aside lik
 mail (``rename``, which never follows a link).
 
 A message larger than the inbox's ``max_message_size`` (its ``stat`` size) is not
-read whole: only its header section, at most :data:`HEADER_LIMIT` bytes.
+read whole: only its header section, at most :data:`HEADER_LIMIT` bytes. Of a header
+section over the bounds (:data:`~pbp.mail.base.HEADER_BYTES`,
+:data:`~pbp.mail.base.MAX_HEADER_FIELDS`) only what :func:`~pbp.mail.base.cut_header`
+keeps is delivered, whatever the size (``long_header``).
 """
 
 from __future__ import annotations
@@ -46,7 +49,13 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, TransientSendError, header_section
+from pbp.mail.base import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    HEADER_BYTES,
+    RawMessage,
+    TransientSendError,
+    read_head,
+)
 
 __all__ = [
     "DONE_FOLDER",
@@ -69,9 +78,9 @@ KEPT_FOLDER = ".pbp-kept"
 POLL_INTERVAL = 0.2
 """Seconds between two looks at ``new/`` in :meth:`MaildirInbox.wait`."""
 
-HEADER_LIMIT = 64 * 1024
+HEADER_LIMIT = HEADER_BYTES
 """Most bytes read of a message over the size limit: its header section, or this many
-bytes of it when no blank line ends it sooner."""
+bytes of it when no blank line ends it sooner (:data:`pbp.mail.base.HEADER_BYTES`)."""
 
 LINK_GRACE = 60.0
 """Seconds a regular file of ``new/`` or ``cur/`` with several names (hard links) is
@@ -194,19 +203,28 @@ def _odd_kind(mode: int) -> str | None:
     return f"file of type {stat.S_IFMT(mode):#o}"
 
 
-def _read_regular(fd: int, size: int, limit: int) -> tuple[bytes, bool]:
-    """``(raw, truncated)`` of the open regular file ``fd`` of ``size`` bytes: all of
-    it when ``size <= limit``, else only its header section (at most
-    :data:`HEADER_LIMIT` bytes read)."""
+def _read_regular(fd: int, size: int, limit: int) -> tuple[bytes, bool, str | None]:
+    """``(raw, truncated, long_header)`` of the open regular file ``fd`` of ``size``
+    bytes: all of it when ``size <= limit``, else only its header section (at most
+    :data:`~pbp.mail.base.HEADER_BYTES` bytes read); a header section over the bounds
+    (:func:`~pbp.mail.base.read_head`) comes cut, whatever the size, as
+    :class:`~pbp.mail.base.RawMessage` says."""
     with os.fdopen(fd, "rb", closefd=False) as f:
         if size <= limit:
             data = f.read(size + 1)
             if len(data) > size:  # it grew since fstat: read on, up to the limit
                 data += f.read(limit + 1 - len(data))
             if len(data) <= limit:
-                return data, False
-            return header_section(data[:HEADER_LIMIT]), True
-        return header_section(f.read(HEADER_LIMIT)), True
+                head = read_head(data, whole=True)
+                assert head is not None  # whole
+                if head.long is None:
+                    return data, False, None
+                return head.raw, True, head.long
+        else:
+            data = f.read(HEADER_BYTES)
+        head = read_head(data[:HEADER_BYTES], whole=len(data) < HEADER_BYTES)
+        assert head is not None  # whole, or HEADER_BYTES long
+        return head.raw, True, head.long
 
 
 def _kept_copy(file: Path, opened: os.stat_result) -> bool:
@@ -264,8 +282,11 @@ def _read_entry(file: Path, limit: int) -> RawMessage | None:
                 return None
             defect = f"not a regular file: hard link ({opened.st_nlink} names)"
             return RawMessage(key, None, arrived, b"", defect=defect)
-        raw, truncated = _read_regular(fd, opened.st_size, limit)
-        return RawMessage(key, None, _from_ns(opened.st_mtime_ns), raw, opened.st_size, truncated)
+        raw, truncated, long_header = _read_regular(fd, opened.st_size, limit)
+        arrived = _from_ns(opened.st_mtime_ns)
+        return RawMessage(
+            key, None, arrived, raw, opened.st_size, truncated, long_header=long_header
+        )
     finally:
         os.close(fd)
 
@@ -281,9 +302,12 @@ def _read_done(file: Path, limit: int) -> RawMessage | None:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
             return None
-        raw, truncated = _read_regular(fd, opened.st_size, limit)
+        raw, truncated, long_header = _read_regular(fd, opened.st_size, limit)
         arrived = _from_ns(opened.st_mtime_ns)
-        return RawMessage(_key_of(file.name), None, arrived, raw, opened.st_size, truncated)
+        key = _key_of(file.name)
+        return RawMessage(
+            key, None, arrived, raw, opened.st_size, truncated, long_header=long_header
+        )
     finally:
         os.close(fd)
 

@@ -8,7 +8,9 @@ needs on top:
 - header values cut, unfolded and decoded, raw 8-bit bytes read as UTF-8, else
   windows-1251 / KOI8-R, and addresses read by a linear RFC 5322 §3.4 reader that
   takes the angle-addr when there is one (:mod:`pbp.parse.headers`);
-- the ``Authentication-Results`` fields kept for :mod:`pbp.authcheck`
+- of a header section over the bounds an inbox reads (64 KB, 1,000 fields:
+  :func:`pbp.mail.base.read_head`) only what it reads, and of its
+  ``Authentication-Results`` fields the topmost 16, kept for :mod:`pbp.authcheck`
   (:func:`pbp.parse.auth.authentication_results`);
 - RFC 3834 automatic mail recognised, so that it is never answered
   (:mod:`pbp.parse.automatic`);

@@ -19,7 +19,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from typing import Any
 
-from pbp.mail.base import header_section
+from pbp.mail.base import header_section, read_head
 from pbp.parse.headers import POLICY
 
 #: Most lines starting with ``--`` (MIME boundaries, RFC 2046 §5.1.1) in a message whose
@@ -83,8 +83,14 @@ def parse(raw: bytes) -> EmailMessage:
 
 
 def parse_headers(raw: bytes) -> EmailMessage:
-    """The header section of ``raw`` alone, parsed: linear whatever the body holds."""
-    return BytesHeaderParser(policy=POLICY).parsebytes(header_section(raw))
+    """The header section of ``raw`` alone, parsed: linear whatever the body holds, and
+    of a header section over the bounds an inbox reads (:func:`pbp.mail.base.read_head`:
+    a mail kept before they were set) only what it would read of it."""
+    head = read_head(raw, whole=True)
+    assert head is not None  # whole
+    return BytesHeaderParser(policy=POLICY).parsebytes(
+        head.raw if head.long is not None else header_section(raw)
+    )
 
 
 def walk(msg: Message) -> Iterator[Message]:

@@ -85,8 +85,10 @@ max_answers_per_hour: 10000
 """
 
 
-def games_yaml(imap_port: int, smtp_port: int, now: datetime) -> str:
-    """The config of the three games; their deadlines are 12 and 13 hours after ``now``."""
+def games_yaml(imap_port: int, smtp_port: int, now: datetime, *, trusted: str | None = None) -> str:
+    """The config of the three games; their deadlines are 12 and 13 hours after ``now``.
+    ``trusted``: the ``mail.trusted_authserv_id``, if any (its fields on top: the
+    tests append mail over IMAP, with no ``Received`` field above them)."""
     close = (now + timedelta(hours=12)).astimezone(MSK).strftime("%H:%M")
     dawn = (now + timedelta(hours=13)).astimezone(MSK).strftime("%H:%M")
 
@@ -102,6 +104,7 @@ def games_yaml(imap_port: int, smtp_port: int, now: datetime) -> str:
         address=DAEMON,
         inbox=Imap(imap_port, PASSWORD_ENV, username=DAEMON),
         outbox=Smtp(smtp_port),
+        extra=(f"trusted_authserv_id: {trusted}\ntrusted_received_above: 0\n" if trusted else ""),
         trailer=MAIL_TRAILER,
     )
     return games.games_yaml(
