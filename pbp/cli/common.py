@@ -20,7 +20,7 @@ import click
 from pbp.config import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
 from pbp.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
-from pbp.mail.maildir import MaildirInbox, MaildirTransport
+from pbp.mail.maildir import MaildirInbox, MaildirTransport, maildir_problem
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
@@ -110,7 +110,10 @@ def _load(path: Path, max_bytes: int | None = None) -> Config:
 
 
 def _inbox(config: Config) -> Inbox:
-    """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected)."""
+    """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected).
+
+    :raises pbp.mail.maildir.MaildirAccessError: a Maildir this user cannot use (every
+        command says it in one sentence, :class:`pbp.cli._Main`)."""
     settings = config.mail.inbox
     if settings.maildir is not None:
         return MaildirInbox(settings.maildir, max_message_size=config.mail.max_message_size)
@@ -130,8 +133,22 @@ def _inbox(config: Config) -> Inbox:
     )
 
 
+def maildir_problems(config: Config) -> list[str]:
+    """Why this user cannot use the Maildir inbox or outbox ``config`` names, one
+    sentence each (:func:`pbp.mail.maildir.maildir_problem`; ``pbp check``); nothing is
+    made. ``[]`` for IMAP and SMTP, which ``pbp check --connect`` tries."""
+    found: list[str | None] = []
+    if config.mail.inbox.maildir is not None:
+        found.append(maildir_problem(config.mail.inbox.maildir, "inbox", MaildirInbox.FOLDERS))
+    if config.mail.outbox.maildir is not None:
+        found.append(maildir_problem(config.mail.outbox.maildir, "outbox"))
+    return [problem for problem in found if problem is not None]
+
+
 def _transport(config: Config) -> Transport:
-    """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected)."""
+    """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected).
+
+    :raises pbp.mail.maildir.MaildirAccessError: as :func:`_inbox`."""
     settings = config.mail.outbox
     if settings.maildir is not None:
         return MaildirTransport(settings.maildir)
