@@ -193,8 +193,12 @@ def test_transport_write_failure_is_transient(tmp_path: Path) -> None:
     outbox = MaildirTransport(tmp_path / "outbox")
     (tmp_path / "outbox" / "tmp").rmdir()
     (tmp_path / "outbox" / "tmp").write_text("not a directory")
-    with pytest.raises(TransientSendError, match="cannot write into Maildir"):
+    with pytest.raises(TransientSendError) as error:
         outbox.send(make_message("netashka@example.test", "hand", "x"))
+    assert str(error.value) == (
+        f"the Maildir outbox {tmp_path / 'outbox'} is no Maildir: "
+        f"{tmp_path / 'outbox' / 'tmp'} is not a folder"
+    )
 
 
 def test_read_maildir_of_missing_dir_is_empty(tmp_path: Path) -> None:

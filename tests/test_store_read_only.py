@@ -5,8 +5,9 @@ What a read-only store looks like for real: the file (or its folder, where SQLit
 pbp runs as a user who may read but not write it (a store made by root, pbp then run as
 its service user; a folder copied without its modes). Root writes any file whatever its
 mode, so a ``chmod`` shows nothing when the suite runs as root: then each command runs
-as the unprivileged user 65534 ("nobody") on files root owns, which is that real shape;
-run unprivileged, the suite takes the write bits away instead (``chmod``).
+as the unprivileged user 65534 ("nobody") on files root owns, which is that real shape
+(:func:`kits.nobody.pbp`); run unprivileged, the suite takes the write bits away
+instead (``chmod``).
 
 Before, every command ended in ``sqlite3.OperationalError: attempt to write a readonly
 database`` (``pbp run``: ``PermissionError`` on the writer lock) with a traceback.
@@ -14,7 +15,6 @@ database`` (``pbp run``: ``PermissionError`` on the writer lock) with a tracebac
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -22,11 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kits import cli
+from kits.nobody import NOBODY, ROOT, pbp
 from kits.table import Table, utc
-
-NOBODY = 65534
-ROOT = os.geteuid() == 0
 
 
 @pytest.fixture
@@ -63,40 +60,6 @@ def read_only(store: Path, *, folder: bool) -> None:
     else:
         store.parent.chmod(0o777)
         store.chmod(0o644)
-
-
-def pbp(config: Path, *args: str) -> tuple[int, str, str]:
-    """``pbp -c CONFIG ARGS…`` (:func:`kits.cli.run`: a traceback shows in stderr, exit
-    1) as the user the store is read-only to: as root, in a forked child that became
-    :data:`NOBODY` (no capability left: ``setuid`` drops them), everything pbp needs
-    already imported by this process; ``(exit status, stdout, stderr)``."""
-    if not ROOT:
-        done = cli.run(config, *args)
-        return done.returncode, done.stdout, done.stderr
-    reading, writing = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover (the child's coverage is not collected)
-        status = 0
-        try:
-            os.close(reading)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            done = cli.run(config, *args)
-            answer = [done.returncode, done.stdout, done.stderr]
-        except BaseException as error:  # the test reads it, never a hang
-            answer = [99, "", repr(error)]
-        try:
-            with os.fdopen(writing, "w", encoding="utf-8") as pipe:
-                json.dump(answer, pipe)
-        except BaseException:
-            status = 1
-        os._exit(status)
-    os.close(writing)
-    with os.fdopen(reading, encoding="utf-8") as pipe:
-        code, out, err = json.load(pipe)
-    assert os.waitpid(child, 0)[1] == 0
-    return int(code), str(out), str(err)
 
 
 COMMANDS = [

@@ -40,6 +40,7 @@ from pbp.cli.lost import lost
 from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
+from pbp.mail.maildir import MaildirAccessError
 from pbp.store import StoreOpenError
 
 __all__ = ["_inbox", "_service", "_transport", "main", "templates_dir"]
@@ -49,12 +50,13 @@ class _Main(click.Group):
     """The command group: a store that cannot be used as it is (written by a newer pbp,
     of a version no pbp writes, read-only for this user) or a damaged one is one
     sentence and exit 1, whichever command opened it (:class:`~pbp.store.StoreOpenError`,
-    :class:`sqlite3.DatabaseError`)."""
+    :class:`sqlite3.DatabaseError`); so is a Maildir inbox or outbox this user cannot
+    use (:class:`~pbp.mail.maildir.MaildirAccessError`)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except StoreOpenError as error:
+        except (StoreOpenError, MaildirAccessError) as error:
             raise click.ClickException(str(error)) from None
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError):

@@ -20,7 +20,7 @@ import click
 from pbp.config import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
 from pbp.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
-from pbp.mail.maildir import MaildirInbox, MaildirTransport
+from pbp.mail.maildir import MaildirInbox, MaildirTransport, maildir_problem
 from pbp.render import Renderer
 from pbp.service import Service
 from pbp.store import Store
@@ -45,18 +45,78 @@ def templates_dir() -> Path:
     checkout or an editable install), ``<prefix>/share/pbp/templates`` (a normal
     install, see ``pyproject.toml``).
 
-    :raises click.ClickException: none of them exists.
+    :raises click.ClickException: none of them exists; ``$PBP_TEMPLATES`` names a
+        folder this user cannot read whole (:func:`_unreadable`).
     """
-    candidates = [
-        Path(os.environ["PBP_TEMPLATES"]) if os.environ.get("PBP_TEMPLATES") else None,
+    own = Path(os.environ["PBP_TEMPLATES"]) if os.environ.get("PBP_TEMPLATES") else None
+    if own is not None:
+        try:
+            # Every pbp template folder holds the shared texts of common/.
+            if (own / "common").is_dir():
+                entry = _unreadable(own)
+                if entry is not None:
+                    raise click.ClickException(_closed_templates(own, entry))
+                return own
+        except OSError as error:  # a folder above it closed to this user
+            raise click.ClickException(_closed_templates(own, error)) from None
+    for candidate in (
         Path(__file__).resolve().parents[2] / "templates",
         Path(sys.prefix) / "share" / "pbp" / "templates",
-    ]
-    for candidate in candidates:
-        # Every pbp template folder holds the shared texts of common/.
-        if candidate is not None and (candidate / "common").is_dir():
+    ):
+        if (candidate / "common").is_dir():
             return candidate
     raise click.ClickException("templates not found; set PBP_TEMPLATES to the templates folder")
+
+
+def _unreadable(folder: Path) -> OSError | str | None:
+    """The first entry under ``folder`` this user cannot read (a folder he may not list
+    or enter: its :class:`OSError`; a file: its path), or None. About a millisecond for
+    pbp's few hundred templates."""
+    failed: list[OSError] = []
+    for root, _folders, files in os.walk(folder, onerror=failed.append):
+        if failed:
+            break
+        for name in files:
+            if not os.access(Path(root) / name, os.R_OK):
+                return str(Path(root) / name)
+    return failed[0] if failed else None
+
+
+def _closed_templates(folder: Path, entry: OSError | str) -> str:
+    """The sentence of a ``$PBP_TEMPLATES`` folder that this user cannot read whole."""
+    what = f"{entry.filename}: {entry.strerror}" if isinstance(entry, OSError) else entry
+    return (
+        f"the templates folder {folder} (PBP_TEMPLATES) cannot be read by this user "
+        f"({what}): make it readable for the user pbp runs as (its owner and mode)"
+    )
+
+
+def print_text(text: str, what: str) -> None:
+    """Print ``text`` and a newline on stdout, flushed: what ``pbp post`` and ``pbp
+    export`` print, which a GM sends into a file (``pbp export GAME > story.md``).
+
+    :raises click.ClickException: stdout could not be written (a full disk or quota
+        behind the redirection, ``/dev/full``, an I/O error): one sentence naming
+        ``what`` (``"the story"``), not a traceback; stdout then goes nowhere, so that
+        nothing fails again at exit. A reader that closed the pipe (``| head``) is no
+        error (:class:`BrokenPipeError`, click's own).
+    """
+    try:
+        click.echo(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        try:
+            out = sys.stdout.fileno()
+        except (OSError, ValueError):  # no file of its own (a test's capture)
+            out = None
+        if out is not None:
+            nowhere = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(nowhere, out)
+            os.close(nowhere)
+        reason = error.strerror or str(error)
+        raise click.ClickException(f"cannot write {what} to the output: {reason}") from None
 
 
 #: The environment variable of ``--max-config-bytes`` (``pbp run``, ``pbp check``); the
@@ -110,7 +170,10 @@ def _load(path: Path, max_bytes: int | None = None) -> Config:
 
 
 def _inbox(config: Config) -> Inbox:
-    """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected)."""
+    """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected).
+
+    :raises pbp.mail.maildir.MaildirAccessError: a Maildir this user cannot use (every
+        command says it in one sentence, :class:`pbp.cli._Main`)."""
     settings = config.mail.inbox
     if settings.maildir is not None:
         return MaildirInbox(settings.maildir, max_message_size=config.mail.max_message_size)
@@ -130,8 +193,22 @@ def _inbox(config: Config) -> Inbox:
     )
 
 
+def maildir_problems(config: Config) -> list[str]:
+    """Why this user cannot use the Maildir inbox or outbox ``config`` names, one
+    sentence each (:func:`pbp.mail.maildir.maildir_problem`; ``pbp check``); nothing is
+    made. ``[]`` for IMAP and SMTP, which ``pbp check --connect`` tries."""
+    found: list[str | None] = []
+    if config.mail.inbox.maildir is not None:
+        found.append(maildir_problem(config.mail.inbox.maildir, "inbox", MaildirInbox.FOLDERS))
+    if config.mail.outbox.maildir is not None:
+        found.append(maildir_problem(config.mail.outbox.maildir, "outbox"))
+    return [problem for problem in found if problem is not None]
+
+
 def _transport(config: Config) -> Transport:
-    """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected)."""
+    """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected).
+
+    :raises pbp.mail.maildir.MaildirAccessError: as :func:`_inbox`."""
     settings = config.mail.outbox
     if settings.maildir is not None:
         return MaildirTransport(settings.maildir)

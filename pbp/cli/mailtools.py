@@ -25,7 +25,13 @@ from pbp.core.events import Refusal
 from pbp.inert import one_line, strip_controls
 from pbp.keptview import KeptRow, explain, kept_rows, table
 from pbp.lock import writer_lock
-from pbp.mail.maildir import DONE_FOLDER, KEPT_FOLDER, deliver, read_maildir_raw
+from pbp.mail.maildir import (
+    DONE_FOLDER,
+    KEPT_FOLDER,
+    deliver,
+    explain_maildir,
+    read_maildir_raw,
+)
 from pbp.parse.headers import cap
 from pbp.parse.mime import read_headers, read_letter, shown_text
 from pbp.seats import seat_warnings
@@ -63,7 +69,12 @@ def mail_command(
     message["Date"] = format_datetime(moment)
     message["Message-ID"] = make_msgid(domain=sender.partition("@")[2] or None)
     message.set_content("\n".join(body) + "\n")
-    key = deliver(config.mail.inbox.maildir, bytes(message), at=moment)
+    inbox = config.mail.inbox.maildir
+    try:
+        key = deliver(inbox, bytes(message), at=moment)
+    except OSError as error:  # another user's inbox, a read-only mount, a full disk
+        said = explain_maildir(error, inbox, "inbox") or f"{inbox}: {error}"
+        raise click.ClickException(f"{said}; the message was not delivered") from None
     click.echo(key)
 
 
@@ -108,7 +119,16 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
         )
     # Read with pbp's own bounded reader: a hostile mail in the inbox must not stall
     # or break this command (its header values cut, its parts at most 50 deep).
-    found = read_maildir_raw(Path(maildir) / folder if folder else Path(maildir))
+    path = Path(maildir) / folder if folder else Path(maildir)
+    try:
+        found = read_maildir_raw(path)
+    except OSError as error:  # a folder or mail of another user's
+        reason = error.strerror or str(error)
+        where = f" ({error.filename})" if error.filename else ""
+        raise click.ClickException(
+            f"the Maildir {box} {path} cannot be read by this user: {reason}{where}; make it "
+            "readable for him (its owner and mode)"
+        ) from None
     mails = [(arrived, raw, read_letter(raw, body=False)) for arrived, raw in found]
     if recipient is not None:
         wanted = recipient.strip().lower()

@@ -17,7 +17,16 @@ from zoneinfo import ZoneInfo
 import click
 import jinja2
 
-from pbp.cli.common import CLI_LOCALE, _load, _refused, _service, _started, cli_iso, cli_time
+from pbp.cli.common import (
+    CLI_LOCALE,
+    _load,
+    _refused,
+    _service,
+    _started,
+    cli_iso,
+    cli_time,
+    print_text,
+)
 from pbp.config import Game
 from pbp.core import registry
 from pbp.core.events import Refusal
@@ -78,7 +87,7 @@ def post(
     recorded = service.store.recorded_post(game_id, which, period, fmt)
     if recorded is not None:
         # A post of a past moment: what it printed when that moment ended (rule P1).
-        click.echo(recorded.rstrip("\n"))
+        print_text(recorded.rstrip("\n"), "the post")
         return
     try:
         text = service.renderer.public_post(
@@ -93,7 +102,7 @@ def post(
         # The events of that post do not exist yet (a night not over, …).
         shown = asked_number if asked_number is not None else number
         raise click.ClickException(f"game {game_id}: no {which} post for day {shown} yet") from None
-    click.echo(text.rstrip("\n"))
+    print_text(text.rstrip("\n"), "the post")
 
 
 def _chosen_post(
@@ -246,4 +255,4 @@ def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
         text = story(service, game_id, fmt, force=force)
     except Refusal as error:
         raise _refused(service, error) from None
-    click.echo(text.rstrip("\n"))
+    print_text(text.rstrip("\n"), "the story")

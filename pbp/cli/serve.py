@@ -25,6 +25,7 @@ from pbp.cli.common import (
     _transport,
     _when,
     log,
+    maildir_problems,
     max_config_bytes_option,
 )
 from pbp.config import Config
@@ -58,10 +59,10 @@ from pbp.store import Store, StoreDamagedError, StoreReplacedError
 @max_config_bytes_option
 @click.pass_obj
 def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) -> None:
-    """Check games.yaml: every problem with its file, line and path; with --connect,
-    the real mailbox too (exit 0 only when everything needed works). The mail
-    passwords (password_env) are needed only to connect: without --connect, one not
-    set is a warning."""
+    """Check games.yaml: every problem with its file, line and path; a Maildir inbox or
+    outbox this user cannot read and write; with --connect, the real mailbox too (exit
+    0 only when everything needed works). The mail passwords (password_env) are needed
+    only to connect: without --connect, one not set is a warning."""
     config = _load(config_path, max_config_bytes)
     unset = config.missing_secrets()
     missing = unset if connect else []
@@ -92,7 +93,10 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
                 lacking = missing_games(config, store)
     if lacking is not None:
         click.echo(f"{config_path}: error: {lacking}", err=True)
-    if missing or damaged or lacking is not None:
+    closed = maildir_problems(config)  # as the user pbp check runs as: run it as pbp's
+    for problem in closed:
+        click.echo(f"{config_path}: error: {problem}", err=True)
+    if missing or damaged or lacking is not None or closed:
         raise click.exceptions.Exit(1)
     games = ", ".join(
         f"{g.id} ({g.kind}, {counted(len(g.players), 'player')})" for g in config.games

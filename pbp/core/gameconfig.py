@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -109,49 +110,122 @@ NAME_LIMIT = 100
 _DASHES = re.compile(r"[-\u2010-\u2015\u2212]{2,}|\s[-\u2010-\u2015\u2212]\s")
 
 
-def _name(value: str) -> str:
-    """Player and card names: non-empty, no comma or line break (commands separate by
-    commas), no invisible or control character (:func:`_hidden`), at most
-    :data:`NAME_LIMIT` characters; written in Unicode NFKC form (no full-width or
-    other compatibility characters, which nobody types: ``Ｋｏｌｙａ``); no quote mark
-    (:func:`pbp.parse.body.quote_marker`: ``> Вова`` would make its line a quote);
-    no run of dashes nor a dash between spaces (:data:`_DASHES`). One sentence each,
-    naming the name and why. Command words are the game's (:meth:`GameBase.player_problems`)."""
+@dataclass(frozen=True)
+class NameProblem:
+    """Why a name cannot be a player's (or a card's): ``why`` names the rule broken,
+    ``params`` what a translated sentence of it shows (a refused substitute's
+    ``gm_bad_name``, ``templates/errors/gm_bad_name.txt``, takes both), ``message`` the
+    English sentence ``pbp check`` prints, naming the name.
+
+    ``why`` (``params``): ``shape`` (empty, a comma, a line break, edge spaces);
+    ``too_long`` {limit, length}; ``hidden`` {code: ``"U+200F"``}; ``not_nfkc``
+    {plain: its NFKC form}; ``quote`` {marker}; ``dashes`` {dashes}; ``gm_seat``;
+    ``no_word``; ``command_word`` {word}; ``reserved`` {word} (a game kind's own,
+    :meth:`GameBase.reserved_name_problem`)."""
+
+    why: str
+    params: Mapping[str, str | int]
+    message: str
+
+
+def name_problem(value: str) -> NameProblem | None:
+    """Why ``value`` cannot be a player's or a card's name, or None: empty, a comma or
+    a line break (commands separate by commas), edge spaces; over :data:`NAME_LIMIT`
+    characters; an invisible or control character (:func:`_hidden`); not in Unicode
+    NFKC form (full-width or other compatibility characters, which nobody types:
+    ``Ｋｏｌｙａ``); a quote mark (:func:`pbp.parse.body.quote_marker`: ``> Вова``
+    would make its line a quote); a run of dashes or a dash between spaces
+    (:data:`_DASHES`). The first found, one sentence naming the name and why. A
+    player's name has more rules (:func:`seat_name_problem`).
+
+    >>> name_problem("> Вова").why, name_problem("Ｋｏｌｙａ").params, name_problem("Вова")
+    ('quote', {'plain': 'Kolya'}, None)
+    """
     if not value.strip() or value != value.strip() or re.search(r"[,\n\r]", value):
-        raise ValueError(
-            f"{value!r}: a name is non-empty, without commas, line breaks or edge spaces"
-        )
+        message = f"{value!r}: a name is non-empty, without commas, line breaks or edge spaces"
+        return NameProblem("shape", {}, message)
     if len(value) > NAME_LIMIT:
-        raise ValueError(
+        message = (
             f"{value[:20]!r}…: a name is at most {NAME_LIMIT} characters, not {len(value)}"
             " (a move naming it must fit in one command line)"
         )
+        return NameProblem("too_long", {"limit": NAME_LIMIT, "length": len(value)}, message)
     hidden = _hidden(value)
     if hidden is not None:
-        raise ValueError(
-            f"{value!r}: a name holds the invisible or control character U+{ord(hidden):04X}"
+        code = f"U+{ord(hidden):04X}"
+        message = (
+            f"{value!r}: a name holds the invisible or control character {code}"
             " (pasted with it?), which texts do not show and mail does not read: remove it"
         )
+        return NameProblem("hidden", {"code": code}, message)
     plain = unicodedata.normalize("NFKC", value)
     if plain != value:
-        raise ValueError(
+        message = (
             f"{value!r} is not in Unicode NFKC form (full-width or other compatibility "
             f"characters, which players do not type): write it as {plain!r}"
         )
+        return NameProblem("not_nfkc", {"plain": plain}, message)
     marker = quote_marker(value)
     if marker is not None:
-        raise ValueError(
+        message = (
             f"{value!r}: a mail reads {marker!r} as a quote mark and the line naming it as "
             "quoted, so it would never count: give a name without it"
         )
-    dashes = _DASHES.search(value)
-    if dashes is not None:
-        raise ValueError(
-            f"{value!r}: a mail reads {dashes.group().strip()!r} in a name as where a note "
+        return NameProblem("quote", {"marker": marker}, message)
+    found = _DASHES.search(value)
+    if found is not None:
+        dashes = found.group().strip()
+        message = (
+            f"{value!r}: a mail reads {dashes!r} in a name as where a note "
             "or chat begins (ИСКЛЮЧИТЬ Ко -- ля removes «Ко»): give a name without a run of "
             "dashes or a dash between spaces"
         )
+        return NameProblem("dashes", {"dashes": dashes}, message)
+    return None
+
+
+def _name(value: str) -> str:
+    """Player and card names as :func:`name_problem` allows them.
+
+    :raises ValueError: its ``message``. Command words are the game's
+        (:meth:`GameBase.player_problems`)."""
+    problem = name_problem(value)
+    if problem is not None:
+        raise ValueError(problem.message)
     return value
+
+
+def seat_name_problem(name: str, words: Sequence[str], game_id: str) -> NameProblem | None:
+    """Why ``name``, a name :func:`name_problem` allows, cannot be a player's in game
+    ``game_id``, or None: pbp's own name for the GM's seat (:data:`GM_SEAT`); no word
+    in a player's mail (markup and punctuation aside); a word of ``words``, the game's command words
+    (:meth:`GameBase.player_words`, :func:`command_word`).
+
+    >>> seat_name_problem("Вася ДЛЯ Петя", ["для"], "g").params
+    {'word': 'для'}
+    >>> seat_name_problem("**", (), "g").why, seat_name_problem("Вася", ["для"], "g")
+    ('no_word', None)
+    """
+    if name == GM_SEAT:
+        message = (
+            f"name {name!r} is pbp's own name for the GM's seat in game {game_id!r}: "
+            "give the player another name"
+        )
+        return NameProblem("gm_seat", {}, message)
+    if not normalize(name):
+        message = (
+            f"name {name!r} reads as no word in a player's mail (markup and "
+            "punctuation aside): give the player a name with letters or digits"
+        )
+        return NameProblem("no_word", {}, message)
+    word = command_word(name, words)
+    if word is not None:
+        message = (
+            f"name {name!r} holds {word!r}, a command word of the game's language, "
+            "which a mail would read as part of a command: give the player another name"
+        )
+        return NameProblem("command_word", {"word": word}, message)
+    return None
 
 
 def command_word(name: str, words: Sequence[str]) -> str | None:
@@ -410,6 +484,25 @@ class GameBase(ConfigModel):
         :raises KeyError: ``locale`` has no keywords."""
         return keywords.name_words(locale, cls.keyword_sections(), separators=True)
 
+    @classmethod
+    def reserved_name_problem(cls, name: str) -> NameProblem | None:
+        """Why a game of this kind's own reading refuses ``name`` as a player's, beyond
+        its command words (why ``reserved``: Maniac's ``Снять``, as ``ГОЛОС Снять``
+        withdraws a vote), or None; the model validator lists it too. Default none."""
+        return None
+
+    def player_name_problem(self, name: str) -> NameProblem | None:
+        """Why ``name`` cannot be a player's in this game, the first found, or None: the
+        rules of every name (:func:`name_problem`), of a player's
+        (:func:`seat_name_problem`, this game's command words) and of this kind's
+        (:meth:`reserved_name_problem`), as ``pbp check`` holds ``games.yaml`` to them.
+        A substitute's name is held to them too (:meth:`pbp.gm.GmDesk.substitute`)."""
+        return (
+            name_problem(name)
+            or seat_name_problem(name, self.player_words(self.locale), self.id)
+            or self.reserved_name_problem(name)
+        )
+
 
 def players_problems(
     game_id: str,
@@ -434,24 +527,9 @@ def players_problems(
         # Names as players' mail reads them (case, ё, look-alike letters, markup
         # and edge punctuation aside): two seats read alike could never be named.
         read = " ".join(normalize(name)) if name is not None else None
-        if name == GM_SEAT:
-            message = (
-                f"name {name!r} is pbp's own name for the GM's seat in game {game_id!r}: "
-                "give the player another name"
-            )
-            found.append((("players", i, "name"), message))
-        elif name is not None and not read:
-            message = (
-                f"name {name!r} reads as no word in a player's mail (markup and "
-                "punctuation aside): give the player a name with letters or digits"
-            )
-            found.append((("players", i, "name"), message))
-        elif name is not None and (word := command_word(name, words)) is not None:
-            message = (
-                f"name {name!r} holds {word!r}, a command word of the game's language, "
-                "which a mail would read as part of a command: give the player another name"
-            )
-            found.append((("players", i, "name"), message))
+        problem = seat_name_problem(name, words, game_id) if name is not None else None
+        if problem is not None:
+            found.append((("players", i, "name"), problem.message))
         for field, value in (("name", read), ("email", email.lower() if email else None)):
             if value is None:
                 continue

@@ -440,13 +440,16 @@ class GmMail(ServicePart):
     def _resolved(self, game: Game, lever: Lever, at: datetime) -> Lever:
         """``lever`` with the seat its player name names, a deadline command with the
         period it passes at ``at`` (so that what the GM confirms is what is applied).
-        :raises Refusal: no such seat; game not running; no such deadline now."""
+        :raises Refusal: no such seat; game not running; no such deadline now; a
+            substitute's name a player could not have (``gm_bad_name``)."""
         if isinstance(lever, PassDeadline):
             return expected(self.service, game.id, lever, at)
         if isinstance(lever, Retry):
             self.service.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
         if isinstance(lever, Dismiss):
             self.service.kept.dismiss_checked(lever.ids, via="mail", game_id=game.id)
+        if isinstance(lever, Substitute):  # a name refused now, not after a confirmation
+            self.gm.newcomer_name(game, lever.name)
         if isinstance(lever, Act | Substitute | Readdress | Remove):
             kind = self.service.kind_of(game)
             _row, state = self.gm.running(game.id, kind)

@@ -396,11 +396,13 @@ class GmDesk:
             someone who plays or played another seat (moves and votes naming it would
             mean either seat); ``gm_same_player`` {name, seat, email, game}: ``name`` is
             the seat's player now: a new address of his is ``readdress``, not a
-            substitution.
+            substitution; ``gm_bad_name`` (:meth:`newcomer_name`): a name ``pbp check``
+            would refuse for a player of this game.
         :raises MoveError: ``player`` names no seat.
         """
         service = self.service
         game, kind = self.game_and_kind(game_id)
+        self.newcomer_name(game, name)
         email = self._newcomer_address(game, email)
         with self.store.transaction():
             _row, state = self.running(game_id, kind)
@@ -513,6 +515,21 @@ class GmDesk:
             "old_email": old,
             "dropped": dropped,
         }
+
+    @staticmethod
+    def newcomer_name(game: Game, name: str) -> None:
+        """Refuse ``name`` for a substitute in ``game`` when ``pbp check`` would refuse it
+        for a player there (:meth:`pbp.core.gameconfig.GameBase.player_name_problem`: a
+        quote mark as in ``> Вова``, a command word as «ДЛЯ» in ``Вася ДЛЯ Петя``,
+        full-width letters, …): moves naming him would be misread.
+
+        :raises LeverRefused: ``gm_bad_name`` {name (its first 20 characters and ``…``
+            when over the limit), why, and the params of ``why``}
+            (:class:`~pbp.core.gameconfig.NameProblem`)."""
+        problem = game.player_name_problem(name)
+        if problem is not None:
+            shown = f"{name[:20]}…" if problem.why == "too_long" else name
+            raise LeverRefused("gm_bad_name", name=shown, why=problem.why, **problem.params)
 
     def _name_taken(self, game_id: str, seat: str, name: str) -> str | None:
         """The other seat of ``game_id`` whose name, or the name of a player who plays

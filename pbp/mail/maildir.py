@@ -31,6 +31,12 @@ read whole: only its header section, at most :data:`HEADER_LIMIT` bytes. Of a he
 section over the bounds (:data:`~pbp.mail.base.HEADER_BYTES`,
 :data:`~pbp.mail.base.MAX_HEADER_FIELDS`) only what :func:`~pbp.mail.base.cut_header`
 keeps is delivered, whatever the size (``long_header``).
+
+A Maildir pbp's user cannot read, write or make (another user's, a read-only mount) is
+refused when the inbox or outbox is opened, in one sentence (:func:`maildir_problem`,
+:class:`MaildirAccessError`), and a fault of the file system met later (the folders'
+owner changed while ``pbp run`` serves) is that sentence too (:meth:`MaildirInbox.explain`,
+the outbox's :class:`~pbp.mail.base.TransientSendError`), never a traceback.
 """
 
 from __future__ import annotations
@@ -61,9 +67,12 @@ __all__ = [
     "DONE_FOLDER",
     "HEADER_LIMIT",
     "KEPT_FOLDER",
+    "MaildirAccessError",
     "MaildirInbox",
     "MaildirTransport",
     "deliver",
+    "explain_maildir",
+    "maildir_problem",
     "read_maildir",
 ]
 
@@ -97,6 +106,121 @@ def _ensure_maildir(path: Path) -> None:
     """Create ``path`` and its ``tmp/``, ``new/``, ``cur/`` when missing."""
     for sub in _SUBDIRS:
         (path / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _mark_folder(folder: Path) -> None:
+    """Make the Maildir++ folder ``folder`` (:func:`_ensure_maildir`) with its
+    ``maildirfolder`` mark, which is made once and never touched again (another user's
+    mark would be no fault)."""
+    _ensure_maildir(folder)
+    mark = folder / "maildirfolder"
+    if not mark.exists():
+        mark.touch()
+
+
+class MaildirAccessError(Exception):
+    """A Maildir this process's user cannot use as pbp must (:func:`maildir_problem`);
+    ``str()`` is one sentence naming the Maildir, the folder at fault and what to do."""
+
+
+#: ``os.access`` as the process acts (its effective ids), where the system can say so.
+_EFFECTIVE = os.access in os.supports_effective_ids
+
+
+def _can(path: Path, mode: int) -> bool:
+    return os.access(path, mode, effective_ids=_EFFECTIVE)
+
+
+def maildir_problem(path: Path, role: str, folders: Sequence[str] = ()) -> str | None:
+    """Why this process's user cannot use the Maildir at ``path`` as pbp's ``role``
+    (``"inbox"``, ``"outbox"``: the sentence's word), with its Maildir++ ``folders``
+    (the inbox's :data:`DONE_FOLDER` and :data:`KEPT_FOLDER`), or None. Creates nothing.
+
+    pbp reads and writes every folder of it (``tmp/``, ``new/``, ``cur/``, each
+    folder's too: mail is delivered through ``tmp/`` and moved out of ``new/`` and
+    ``cur/``), and enters ``path`` itself; a folder missing is made later, so the one
+    it is made in must be writable. The first fault found, as one sentence:
+
+    - ``the Maildir inbox mail/inbox is read-only for this user (mail/inbox/new cannot
+      be written): make it readable and writable for the user pbp runs as (its owner
+      and mode, or a read-write mount)`` (another user's folder, or a read-only mount);
+    - ``… cannot be read by this user (…)``; ``… cannot be reached by this user (…)``
+      (a folder above it closed to him); ``… cannot be made: mail is read-only for this
+      user; …`` or ``… is not a folder``; ``… is no Maildir: mail/inbox/new is not a
+      folder``.
+    """
+    what = f"the Maildir {role} {path}"
+    fix = (
+        "make it readable and writable for the user pbp runs as (its owner and mode, or a "
+        "read-write mount)"
+    )
+    order = ("new", "cur", "tmp")  # where mail is first: the folder a reader would look at
+    folders_of = [path / sub for sub in order]
+    for folder in folders:
+        folders_of += [path / folder, *(path / folder / sub for sub in order)]
+    for directory in [path, *folders_of]:
+        try:
+            found = os.stat(directory)
+        except FileNotFoundError:
+            above = directory.parent
+            while not above.exists() and above != above.parent:
+                above = above.parent
+            if not above.is_dir():
+                return f"{what} cannot be made: {above} is not a folder"
+            if not _can(above, os.W_OK | os.X_OK):
+                return f"{what} cannot be made: {above} is read-only for this user; {fix}"
+            continue
+        except OSError as error:  # a folder above it that he may not enter
+            reason = error.strerror or type(error).__name__
+            return f"{what} cannot be reached by this user ({directory}: {reason}): {fix}"
+        if not stat.S_ISDIR(found.st_mode):
+            return f"{what} is no Maildir: {directory} is not a folder"
+        if not _can(directory, os.R_OK | os.X_OK):
+            return f"{what} cannot be read by this user ({directory}): {fix}"
+        if directory != path and not _can(directory, os.W_OK):
+            return f"{what} is read-only for this user ({directory} cannot be written): {fix}"
+    return None
+
+
+def _opened(path: Path, role: str, folders: Sequence[str] = (), made: int = 0) -> None:
+    """Make the Maildir at ``path`` and the first ``made`` of its Maildir++ ``folders``
+    where missing, once :func:`maildir_problem` finds nothing in the way of any of
+    them (the others are made when first needed).
+
+    :raises MaildirAccessError: its sentence (or what making a folder met)."""
+    problem = maildir_problem(path, role, folders)
+    if problem is None:
+        try:
+            _ensure_maildir(path)
+            for folder in folders[:made]:
+                _mark_folder(path / folder)
+        except OSError as error:
+            problem = maildir_problem(path, role, folders) or _fault(path, role, error)
+    if problem is not None:
+        raise MaildirAccessError(problem)
+
+
+def _fault(path: Path, role: str, error: OSError) -> str:
+    """``error`` met in the Maildir at ``path`` as one sentence (its place and reason)."""
+    reason = error.strerror or str(error) or type(error).__name__
+    place = f" ({error.filename})" if error.filename else ""
+    return f"the Maildir {role} {path} cannot be used: {reason}{place}"
+
+
+def explain_maildir(
+    error: BaseException, path: Path, role: str, folders: Sequence[str] = ()
+) -> str | None:
+    """``error`` as one sentence when it is the Maildir's at ``path`` (an
+    :class:`OSError` on a file in it: :func:`maildir_problem`'s sentence, else its
+    reason and file; a :class:`MaildirAccessError`), else None."""
+    if isinstance(error, MaildirAccessError):
+        return str(error)
+    if not isinstance(error, OSError) or not error.filename:
+        return None
+    where = os.path.abspath(os.fsdecode(error.filename))
+    if not Path(where).is_relative_to(os.path.abspath(path)):
+        return None
+    return maildir_problem(path, role, folders) or _fault(path, role, error)
 
 
 def _key_of(filename: str) -> str:
@@ -331,17 +455,39 @@ class MaildirInbox:
             inbox.mark_done([message.key])
     """
 
+    #: The Maildir++ folders pbp keeps in the inbox (:func:`maildir_problem` checks them).
+    FOLDERS = (DONE_FOLDER, KEPT_FOLDER)
+
     def __init__(self, path: Path, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
-        """Open (and create when missing) the Maildir at ``path``."""
+        """Open (and create when missing) the Maildir at ``path``.
+
+        :raises ValueError: ``max_message_size`` not above 0.
+        :raises MaildirAccessError: this user cannot read, write or make it, or its
+            ``.done`` (:func:`maildir_problem`): one sentence.
+        """
         if max_message_size <= 0:
             raise ValueError(f"max_message_size must be > 0, got {max_message_size}")
         self.path = path
         self.max_message_size = max_message_size
         self.done_path = path / DONE_FOLDER
-        _ensure_maildir(path)
-        _ensure_maildir(self.done_path)
-        (self.done_path / "maildirfolder").touch()
+        _opened(path, "inbox", self.FOLDERS, made=1)  # .pbp-kept: at the first keep
         self._known: set[str] = set()
+
+    def problem(self) -> str | None:
+        """Why this user cannot use this inbox now (:func:`maildir_problem`), or None."""
+        return maildir_problem(self.path, "inbox", self.FOLDERS)
+
+    def explain(self, error: BaseException) -> str | None:
+        """``error`` raised by this inbox as one sentence when the file system is at
+        fault (an :class:`OSError` on a file of this Maildir: its folders became
+        another user's, the disk is full), else None (a bug), as
+        :meth:`pbp.mail.imap.ImapInbox.explain` names a server's fault.
+
+        Example: ``"the Maildir inbox mail/inbox is read-only for this user
+        (mail/inbox/.done/new cannot be written): make it readable and writable for the
+        user pbp runs as (its owner and mode, or a read-write mount)"``.
+        """
+        return explain_maildir(error, self.path, "inbox", self.FOLDERS)
 
     def fetch_new(self) -> list[RawMessage]:
         """Every message not yet done, ordered by (arrived, key).
@@ -398,8 +544,7 @@ class MaildirInbox:
         if not wanted:
             return
         kept_path = self.path / KEPT_FOLDER
-        _ensure_maildir(kept_path)
-        (kept_path / "maildirfolder").touch()
+        _mark_folder(kept_path)
         there = {_key_of(f.name) for f in _message_files(kept_path)}
         for file in _message_files(self.path):
             key = _key_of(file.name)
@@ -466,9 +611,13 @@ class MaildirTransport:
     """
 
     def __init__(self, path: Path) -> None:
-        """Use (and create when missing) the Maildir at ``path``."""
+        """Use (and create when missing) the Maildir at ``path``.
+
+        :raises MaildirAccessError: this user cannot read, write or make it
+            (:func:`maildir_problem`): one sentence.
+        """
         self.path = path
-        _ensure_maildir(path)
+        _opened(path, "outbox")
 
     def send(self, message: EmailMessage) -> None:
         """Write a composed ``message`` (serialised with its own policy): :meth:`sendmail`.
@@ -490,7 +639,8 @@ class MaildirTransport:
         try:
             deliver(self.path, raw)
         except OSError as exc:
-            raise TransientSendError(f"cannot write into Maildir {self.path}: {exc}") from exc
+            said = explain_maildir(exc, self.path, "outbox") or _fault(self.path, "outbox", exc)
+            raise TransientSendError(said) from exc
 
     def has_history(self) -> str | None:
         """``"12 messages sent by pbp in mail/outbox"`` when the outbox holds any mail

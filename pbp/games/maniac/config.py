@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from pbp.core.gameconfig import GameBase, WallClock, wall
+from pbp.core.gameconfig import GameBase, NameProblem, WallClock, wall
 from pbp.games.maniac.parse import reserved_word
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
 from pbp.yamlmarks import Found, checks_error, did_you_mean
@@ -53,18 +53,27 @@ class ManiacGame(GameBase):
         """The common commands, the GM's levers and Maniac's (VOTE, KILL, PRISON, …)."""
         return ("common", "gm", "maniac")
 
+    @classmethod
+    def reserved_name_problem(cls, name: str) -> NameProblem | None:
+        """A word of ``name`` that a player's mail reads as part of a command
+        (:func:`pbp.games.maniac.parse.reserved_word`: ``Снять``, ``Камерон``)."""
+        word = reserved_word(name)
+        if word is None:
+            return None
+        message = (
+            f"name {name!r}: a player's mail reads {word!r} as part of a "
+            "command (ГОЛОС Снять withdraws a vote): give the player another name"
+        )
+        return NameProblem("reserved", {"word": word}, message)
+
     @model_validator(mode="after")
     def _rules(self) -> ManiacGame:
         found = self.player_problems(*self.players_least())
         named = {path for path, _ in found}  # one sentence a name: the first found
         for i, player in enumerate(self.players):
-            word = reserved_word(player.name)
-            if word is not None and ("players", i, "name") not in named:
-                message = (
-                    f"name {player.name!r}: a player's mail reads {word!r} as part of a "
-                    "command (ГОЛОС Снять withdraws a vote): give the player another name"
-                )
-                found.append((("players", i, "name"), message))
+            problem = self.reserved_name_problem(player.name)
+            if problem is not None and ("players", i, "name") not in named:
+                found.append((("players", i, "name"), problem.message))
         if len(self.players) > MAX_PLAYERS:
             message = f"rule M1: at most {MAX_PLAYERS} players, got {len(self.players)}"
             found.append((("players",), message))
