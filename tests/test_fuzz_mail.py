@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from kits.bodyshapes import SHAPES, Shape
 from kits.maniac_table import EMAILS, START, ManiacTable
+from kits.signed import clear_signed, entity, signed_data, smime
 from kits.table import Table, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
@@ -394,6 +395,69 @@ def test_a_move_inside_any_quote_shape_is_never_executed(
     ).encode()
     # As the service reads it when the mail answers none of ours (no In-Reply-To).
     reply = read_letter(raw).reply
+    own_text = reply.own(reply.whole, None).text
+    lines = parse_maniac(own_text, ["Вася", "Петя", "Таня", "Оля"])
+    assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []
+    moves = [line.move for line in lines if line.move is not None]
+    assert moves == ([Vote("Петя")] if own else [])
+
+
+# --- the same quotes in signed mail (issue 33, item 2) ------------------------------------
+
+#: How a body of :func:`quoted_mails` is signed: clear-signed inline (RFC 4880 §7), every
+#: line dash-escaped too (§7.1 allows it), or S/MIME opaque-signed (RFC 8551 §3.5.2) in
+#: DER or in the BER of OpenSSL's ``-stream`` and Outlook.
+SIGNINGS = ["clear-signed", "escaped-all", "smime", "smime-ber"]
+
+
+@st.composite
+def signed_quoted_mails(draw: st.DrawFn) -> tuple[str, bool, str]:
+    """``(body, own, signing)``: a mail of :func:`quoted_mails` signed as one of
+    :data:`SIGNINGS` says; or (``signing="pasted"``) an old clear-signed mail holding
+    :data:`OLD_MOVES` pasted without quote marks below the sender's text (his own move
+    or a greeting), perhaps with his own move below its signature."""
+    signing = draw(st.sampled_from([*SIGNINGS, "pasted"]))
+    if signing != "pasted":
+        body, own = draw(quoted_mails())
+        if signing in ("clear-signed", "escaped-all"):
+            return clear_signed(body, escape_all=signing == "escaped-all"), own, signing
+        return body, own, signing
+    prose = draw(st.lists(st.sampled_from(QUOTED_PROSE), max_size=5))
+    at = draw(st.integers(0, len(prose)))
+    old = clear_signed("\n".join([*prose[:at], draw(st.sampled_from(OLD_MOVES)), *prose[at:]]))
+    own = draw(st.booleans())
+    top = OWN_MOVE if own else draw(st.sampled_from(["Привет!", "Вот что было:"]))
+    body = f"{top}\n\n{old}"
+    if not own and draw(st.booleans()):
+        body, own = f"{body}\n\n{OWN_MOVE}", True
+    return body, own, signing
+
+
+@settings(FUZZ, max_examples=400)
+@given(mail=signed_quoted_mails(), html=st.booleans())
+def test_a_move_inside_any_quote_shape_of_signed_mail_is_never_executed(
+    mail: tuple[str, bool, str], html: bool
+) -> None:
+    """As :func:`test_a_move_inside_any_quote_shape_is_never_executed`, the mail signed:
+    the old vote for Оля never runs, the own vote for Петя always does, in plain text
+    or in HTML (a webmail's of a clear-signed text, or S/MIME's inside)."""
+    body, own, signing = mail
+    event(signing)
+    content, payload = "text/plain", body
+    if html:
+        markup = body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        content = "text/html"
+        payload = f"<html><body><div>{markup.replace(chr(10), '<br>')}</div></body></html>"
+    head = f"From: {EMAILS['Вася']}\r\nTo: gm+tok@example.test\r\nSubject: move\r\n".encode()
+    if signing.startswith("smime"):
+        der = signed_data(entity(payload, f"{content}; charset=utf-8"), ber=signing == "smime-ber")
+        headers, data = smime(der)
+        raw = head + headers + b"\r\n\r\n" + data
+    else:
+        raw = head + f"Content-Type: {content}; charset=utf-8\r\n\r\n{payload}\r\n".encode()
+    letter = read_letter(raw)
+    assert letter.unreadable is None
+    reply = letter.reply
     own_text = reply.own(reply.whole, None).text
     lines = parse_maniac(own_text, ["Вася", "Петя", "Таня", "Оля"])
     assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []

@@ -6,6 +6,9 @@ parsers; pure string functions, each linear in its input.
 
 What is removed (players answer from many clients, in Russian and English):
 
+- an inline PGP clear-signed message's armour and signature, its text read unescaped
+  (and marked quoted where it stands below other text), and any signature or key block
+  (:func:`pbp.parse.armour.open_clear_signed`; nothing verified);
 - quoted lines starting with ``>`` (RFC 3676 §4.5 quoting);
 - a reply header and everything after it when the quote is not ``>``-marked
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
@@ -37,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from pbp.parse.armour import open_clear_signed
 from pbp.parse.names import INVISIBLE
 from pbp.parse.replyheader import header_block, reply_header
 
@@ -236,6 +240,7 @@ def split_reply(text: str) -> Reply:
     ('ГОЛОС Петя', ('ГОЛОС Оля',), (2,))
     """
     lines = [line.rstrip() for line in text.translate(_INVISIBLE).split("\n")]
+    lines = open_clear_signed(lines)  # inline PGP: the signed text, no armour
     kept = _Kept()
     i: int | None = 0
     while i is not None and i < len(lines):

@@ -19,6 +19,9 @@ needs on top:
   (``unreadable_code="too_deep"``), and a message of over
   :data:`~pbp.parse.mimetree.MAX_BOUNDARY_LINES` MIME parts not parsed past its headers
   (:mod:`pbp.parse.mimetree`);
+- an S/MIME opaque-signed body (``application/pkcs7-mime; smime-type=signed-data``)
+  taken out of its CMS container and read as the body, nothing verified; only
+  encrypted data stays unread (:mod:`pbp.parse.smime`);
 - the body's text parts chosen and decoded, the charset guessed when the declared one
   is missing, unknown or wrong (:mod:`pbp.parse.textparts`,
   :mod:`pbp.parse.charset`), HTML made text (:mod:`pbp.parse.markup`), and quoted
@@ -52,7 +55,14 @@ from pbp.parse.mimetree import (
     too_deep,
 )
 from pbp.parse.simple import read_simple
-from pbp.parse.textparts import best_part, no_text_code, part_text, read_body
+from pbp.parse.smime import open_signed
+from pbp.parse.textparts import (
+    best_part,
+    inline_encrypted,
+    no_text_code,
+    part_text,
+    read_body,
+)
 
 
 @dataclass(frozen=True)
@@ -80,11 +90,14 @@ class Letter:
       far as they could be read.
     - ``unreadable_code``: with ``unreadable``, what kind of trouble it is, for the
       player's answer (``templates/*/common/mail/unreadable.j2``): ``"empty"``,
-      ``"not_mail"``, ``"too_many_parts"``, ``"encrypted"`` (S/MIME or PGP),
-      ``"winmail"`` (Outlook rich text, ``winmail.dat``), ``"attachments_only"``,
+      ``"not_mail"``, ``"too_many_parts"``, ``"encrypted"`` (S/MIME enveloped
+      data or PGP; signed mail is read: :mod:`pbp.parse.smime`), ``"winmail"``
+      (Outlook rich text, ``winmail.dat``), ``"attachments_only"``,
       ``"no_text"``, ``"too_deep"`` (parts nested over
-      :data:`~pbp.parse.mimetree.MAX_PART_DEPTH` levels) or ``"body_error"``; ``""``
-      when the body was read.
+      :data:`~pbp.parse.mimetree.MAX_PART_DEPTH` levels, or signed S/MIME inside
+      signed S/MIME over :data:`~pbp.parse.smime.MAX_SIGNED_DEPTH`) or ``"body_error"``
+      (also a signed S/MIME container that cannot be opened); ``""`` when the body was
+      read.
     - ``forwarded``: True when the message carries another mail — an attached
       ``message/rfc822`` part, or a forwarded mail quoted inline
       (:data:`pbp.parse.replyheader.FORWARD_SEPARATOR`). Its text is never in ``text``: a
@@ -236,6 +249,10 @@ def _message(raw: bytes, *, whole: bool) -> tuple[EmailMessage, bool]:
     return msg, too_deep(msg)
 
 
+#: Why a body that is an inline OpenPGP message is not read (for the GM).
+INLINE_PGP = "the text is an inline PGP message (encrypted, or signed and compressed)"
+
+
 class _Body(NamedTuple):
     """A body as :func:`read_letter` read it (see :class:`Letter`)."""
 
@@ -256,8 +273,14 @@ def _body_of(msg: EmailMessage, *, body: bool, too_many_parts: bool, deep: bool)
             return _Body(empty, f"MIME parts nested over {MAX_PART_DEPTH} deep", "too_deep")
         if not body:
             return _Body(empty)
-        reply, unreadable, forwarded = read_body(msg)
-        return _Body(reply, unreadable, no_text_code(msg) if unreadable else "", forwarded)
+        opened = open_signed(msg)  # S/MIME opaque-signed: the entity inside
+        if opened.reason is not None:
+            return _Body(empty, opened.reason, opened.code)
+        reply, unreadable, forwarded = read_body(opened.message)
+        if not reply.text and unreadable is None and inline_encrypted(opened.message):
+            return _Body(empty, INLINE_PGP, "encrypted")
+        code = no_text_code(opened.message) if unreadable else ""
+        return _Body(reply, unreadable, code, forwarded)
     except Exception as exc:  # never lose a message over a parser bug: tell the GM
         return _Body(empty, f"body could not be read ({type(exc).__name__}: {exc})", "body_error")
 
@@ -285,6 +308,10 @@ def shown_text(raw: bytes) -> str:
         msg = parse(raw)
         if too_deep(msg):
             return "[parts nested too deep to show]"
+        opened = open_signed(msg)
+        if opened.reason is not None:
+            return f"[the signed text cannot be shown: {opened.reason}]"
+        msg = opened.message
         part = best_part(msg, "plain") or best_part(msg, "html")
         if part is None:
             return f"[no text part: the mail is {msg.get_content_type()}]"

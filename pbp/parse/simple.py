@@ -26,6 +26,7 @@ import re
 from typing import TYPE_CHECKING
 
 from pbp.mail.base import header_section
+from pbp.parse.armour import pgp_message
 from pbp.parse.automatic import DAEMONS, VACATION_SUBJECT
 from pbp.parse.body import split_reply
 from pbp.parse.mimetree import MAX_BOUNDARY_LINES
@@ -132,6 +133,8 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
         forwarded = forwards(full, reply.text)
     except Exception:  # e.g. charset=undefined: the full reader says body_error
         return None
+    if not reply.text and pgp_message(full):
+        return None  # the full reader says encrypted
     return dataclasses.replace(
         head,
         text=reply.text,

@@ -13,7 +13,8 @@ are the body (:func:`read_body`) and each one's text (:func:`part_text`).
   forwarded inside (attached, or quoted inline under
   :data:`pbp.parse.replyheader.FORWARD_SEPARATOR`) noted, never read as the sender's;
 - a message without a text part told apart (:func:`no_text_code`: encrypted, Outlook's
-  ``winmail.dat``, attachments only).
+  ``winmail.dat``, attachments only), and one whose text is an inline PGP message
+  (:func:`inline_encrypted`).
 
 Used by :mod:`pbp.parse.mime`. Pure: no I/O.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage, Message
 
+from pbp.parse.armour import pgp_message
 from pbp.parse.body import Reply, split_reply, unflow
 from pbp.parse.charset import decode_bytes
 from pbp.parse.markup import html_to_text
@@ -181,7 +183,9 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
 _ENCRYPTED = frozenset(
     {
         "multipart/encrypted",  # PGP/MIME (RFC 3156)
-        "application/pkcs7-mime",  # S/MIME (RFC 8551), also opaque signed
+        # S/MIME (RFC 8551) enveloped data; signed data is opened before
+        # (pbp.parse.smime), unless it holds no signed data after all.
+        "application/pkcs7-mime",
         "application/x-pkcs7-mime",
         "application/pgp-encrypted",
     }
@@ -200,6 +204,17 @@ def no_text_code(msg: Message) -> str:
     if msg.is_multipart() or msg.get_content_maintype() != "text":
         return "attachments_only"
     return "no_text"
+
+
+def inline_encrypted(msg: EmailMessage) -> bool:
+    """True when the text of ``msg``'s body (its text/plain part, else its HTML one) is
+    an inline OpenPGP message (:func:`pbp.parse.armour.pgp_message`): encrypted, not
+    a mail without commands."""
+    part = best_part(msg, "plain") or best_part(msg, "html")
+    if part is None:
+        return False
+    text, _quoting = _read_part(part)
+    return pgp_message(text)
 
 
 def forwards(full: str, text: str) -> bool:

@@ -105,6 +105,30 @@ def _nested_multipart(size: int) -> bytes:
     return (data + "x" * max(0, size - len(data))).encode()
 
 
+#: The armour header line of an inline PGP clear-signed text (RFC 4880 §7).
+_PGP_SIGNED = "-----BEGIN PGP SIGNED MESSAGE-----\n"
+SMIME = (
+    b"Content-Type: application/pkcs7-mime; smime-type=signed-data; name=smime.p7m\r\n"
+    b"Content-Transfer-Encoding: base64"
+)
+#: DER of the object identifiers id-signedData and id-data (RFC 5652 §5.1, §4).
+_ID_SIGNED_DATA = bytes.fromhex("06092a864886f70d010702")
+_ID_DATA = bytes.fromhex("06092a864886f70d010701")
+
+
+def _smime_pieces(size: int) -> bytes:
+    """An S/MIME opaque-signed body (RFC 8551 §3.5.2) whose signed entity, a text/plain
+    ``MOVE`` and blank lines, is written in one-byte pieces of a constructed OCTET
+    STRING (BER, X.690 §8.7.3), inside containers of indefinite length."""
+    entity = f"Content-Type: text/plain; charset=utf-8\r\n\r\n{MOVE}\r\n".encode()
+    pieces = b"".join(b"\x04\x01" + bytes([byte]) for byte in entity)
+    pieces += b"\x04\x01\n" * max(0, (size * 3 // 4) // 3 - len(entity))
+    encapsulated = b"\x30\x80" + _ID_DATA + b"\xa0\x80\x24\x80" + pieces + b"\x00" * 6
+    signed = b"\x30\x80\x02\x01\x01\x31\x00" + encapsulated + b"\x31\x00\x00\x00"
+    der = b"\x30\x80" + _ID_SIGNED_DATA + b"\xa0\x80" + signed + b"\x00" * 4
+    return base64.encodebytes(der)
+
+
 SHAPES: list[Shape] = [
     # Plain text: white space, runs and long lines.
     _plain("blank_lines", "\n"),
@@ -175,5 +199,21 @@ SHAPES: list[Shape] = [
         "",
         "too_deep",
     ),
+    # Signed mail (issue 33): PGP armour lines, S/MIME in tiny pieces.
+    Shape(
+        "pgp_dash_escaped_lines",
+        PLAIN,
+        lambda n: (_PGP_SIGNED + "Hash: SHA256\n\n" + MOVE + "\n" + _repeat("- \n", n)).encode(),
+    ),
+    # Lines starting with "--" are counted as MIME boundaries (MAX_BOUNDARY_LINES).
+    _plain("pgp_signed_armour_lines", _PGP_SIGNED, text="", first="", code="too_many_parts"),
+    _plain(
+        "pgp_signature_lines",
+        "-----BEGIN PGP SIGNATURE-----\n",
+        text="",
+        first="",
+        code="too_many_parts",
+    ),
+    Shape("smime_one_byte_pieces", SMIME, _smime_pieces),
 ]
 BY_NAME = {shape.name: shape for shape in SHAPES}
