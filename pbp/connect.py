@@ -8,9 +8,12 @@ Each step is one line, ``ok`` or ``FAILED`` with what to check, never a tracebac
    §7.1: pbp marks processed mail with it, never with ``\\Seen``), the kept folder.
 2. SMTP: the server reached (and its TLS), the login (RFC 4954) when one is set.
 3. Where ``mail.trusted_authserv_id`` is set: whether the ``Authentication-Results``
-   of that server in the newest mail of the folder stand where ``trusted_received_above``
-   and ``trusted_authserv_fields`` say (:func:`placement`; a warning, not a failure:
-   one mail may have come another way).
+   of that server stand where ``trusted_received_above`` and ``trusted_authserv_fields``
+   say, read from the newest mail in the folder whose From is a GM address of
+   ``games.yaml`` (:func:`pbp.placement.placement`: a mismatch is ``FAILED`` with the
+   setting to use, since every move would be kept as unauthenticated). Never a
+   stranger's mail, which may carry a forged field; with no mail of the GM's, a note
+   (the exit status does not change) asking him to send one.
 4. A test mail from pbp's address to a personal address of the game mailbox
    (``address+check…@`` with ``personal_address: plus``, else with a ``[pbp-check…]``
    Subject tag), then waiting for it in the IMAP folder: whether and how it came back
@@ -42,10 +45,10 @@ from imapclient.exceptions import LoginError
 from pbp.authcheck import TrustedServer
 from pbp.config import Config, ImapSettings, SmtpSettings
 from pbp.counted import counted
-from pbp.mail.base import network_fault
+from pbp.mail.base import HEADER_BYTES, cut_header, network_fault
 from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD, said
-from pbp.parse.auth import authserv_id
 from pbp.parse.mime import Letter, read_letter
+from pbp.placement import Mark, placement
 
 #: Seconds to wait for the test mail to come back.
 WAIT_SECONDS = 60.0
@@ -73,6 +76,10 @@ class Report:
     def warn(self, line: str) -> None:
         """A danger that does not stop the check (a password sent in clear)."""
         self.lines.append(f"WARNING {line}")
+
+    def add(self, mark: Mark, line: str) -> None:
+        """A line marked ``mark``: :meth:`good`, :meth:`bad` or :meth:`warn`."""
+        {Mark.OK: self.good, Mark.FAILED: self.bad, Mark.WARNING: self.warn}[mark](line)
 
 
 def _loopback(host: str) -> bool:
@@ -204,74 +211,69 @@ def _check_folder(client: IMAPClient, settings: ImapSettings, report: Report) ->
     return True
 
 
-def placement(letter: Letter, server: TrustedServer) -> tuple[bool, str]:
-    """Whether the ``Authentication-Results`` of ``server`` in ``letter`` stand where its
-    settings say (below ``received_above`` Received fields, ``fields`` of them), and a
-    line saying what stands where, with the setting to change when they do not.
+#: The newest mails from a GM address whose header ``pbp check --connect`` reads to
+#: find the GM's own (IMAP SEARCH FROM matches any part of the field: a stranger's
+#: display name may hold the GM's address).
+GM_MAIL_LOOKS = 20
 
-    >>> from pbp.parse.auth import AuthField
-    >>> placement(Letter(authentication_results=(AuthField("mx.example.test; none", 1),)),
-    ...           TrustedServer("mx.example.test", 1, 2))[1]  # doctest: +NORMALIZE_WHITESPACE
-    'Authentication-Results from mx.example.test: 1 field below 1 Received field in the
-    newest mail, the settings say 1 field below 2 Received fields: if that mail came from
-    outside, set trusted_received_above: 1'
+
+def _from_any(addresses: list[str]) -> list[str]:
+    """IMAP SEARCH criteria (RFC 3501 §6.4.4) for a From holding one of ``addresses``
+    (at least one), each ``OR`` taking the next two keys.
+
+    >>> _from_any(["a@example.test", "b@example.test", "c@example.test"])
+    ['OR', 'FROM', 'a@example.test', 'OR', 'FROM', 'b@example.test', 'FROM', 'c@example.test']
     """
+    if len(addresses) == 1:
+        return ["FROM", addresses[0]]
+    return ["OR", "FROM", addresses[0], *_from_any(addresses[1:])]
+
+
+def _gm_mail(client: IMAPClient, gms: list[str]) -> Letter | None:
+    """The header of the newest mail of the selected folder whose From is one of the
+    GM addresses ``gms`` (lower-cased), no test mail of this command; None when
+    there is none among the :data:`GM_MAIL_LOOKS` newest that name one. Each header
+    is read to :data:`~pbp.mail.base.HEADER_BYTES` at most, as ``pbp run`` does."""
+    criteria = ["NOT", "KEYWORD", CHECK_KEYWORD, *_from_any(gms)]
+    found = client.search(criteria, None if all(a.isascii() for a in gms) else "UTF-8")
+    newest = sorted(found, reverse=True)[:GM_MAIL_LOOKS]
+    if not newest:
+        return None
+    # RFC 3501 §6.4.5: BODY.PEEK[HEADER]<0.n>, answered as BODY[HEADER]<0>.
+    data = client.fetch(newest, [f"BODY.PEEK[HEADER]<0.{HEADER_BYTES}>"])
+    for uid in newest:
+        section = data.get(uid, {}).get(b"BODY[HEADER]<0>")
+        if not isinstance(section, bytes):
+            continue  # expunged since the search
+        letter = read_letter(cut_header(section), body=False)
+        if letter.from_problem is None and letter.from_address in gms:
+            return letter
+    return None
+
+
+def _check_placement(
+    client: IMAPClient, config: Config, server: TrustedServer, report: Report
+) -> None:
+    """Step 3 (module doc): :func:`pbp.placement.placement` of the GM's newest own mail
+    in the selected folder, or a note that there is none to look at."""
     where = f"Authentication-Results from {server.authserv_id}"
-    trusted = server.authserv_id.lower()
-    own = [f for f in letter.authentication_results if authserv_id(f.value) == trusted]
-    if not own:
-        ids = sorted({authserv_id(f.value) or "?" for f in letter.authentication_results})
-        seen = f"fields of {', '.join(ids)} only" if ids else "no such field at all"
-        return False, (
-            f"{where}: none in the newest mail ({seen}): check that this is the name its "
-            "fields start with; if the server writes none on some mail, pbp cannot tell "
-            "its fields from a sender's: leave trusted_authserv_id unset"
-        )
-    places = sorted({f.received_above for f in own})
-    seen = (
-        f"{counted(len(own), 'field')} below {counted(places[0], 'Received field')}"
-        if len(places) == 1
-        else f"fields below {' and '.join(map(str, places))} Received fields"
+    gms = list(dict.fromkeys(game.gm.lower() for game in config.games))
+    resend = (
+        f"send one mail from the GM's mailbox ({' or '.join(gms)}) to "
+        f"{config.mail.address} and run pbp check --connect again"
     )
-    if places == [server.received_above] and len(own) <= server.fields:
-        return True, f"{where}: {seen} in the newest mail, as set"
-    if len(places) > 1:
-        advice = "one of them is not the server's: look at another mail"
-    else:
-        changes = []
-        if places[0] != server.received_above:
-            changes.append(f"trusted_received_above: {places[0]}")
-        if len(own) != server.fields:
-            changes.append(f"trusted_authserv_fields: {len(own)}")
-        advice = f"if that mail came from outside, set {' and '.join(changes)}"
-    return False, (
-        f"{where}: {seen} in the newest mail, the settings say "
-        f"{counted(server.fields, 'field')} below "
-        f"{counted(server.received_above, 'Received field')}: {advice}"
-    )
-
-
-def _check_placement(client: IMAPClient, server: TrustedServer, report: Report) -> None:
-    """Step 3 (module doc) on the newest mail of the selected folder that is no test
-    mail of this command."""
     try:
-        found = client.search(["NOT", "KEYWORD", CHECK_KEYWORD])
-        if not found:
-            report.note(
-                f"Authentication-Results from {server.authserv_id}: no mail in the folder to "
-                "look at (send one from another mailbox and check again)"
-            )
-            return
-        data = client.fetch([max(found)], ["BODY.PEEK[HEADER]"])
-        header = bytes(next(iter(data.values()))[b"BODY[HEADER]"])
+        letter = _gm_mail(client, gms)
+        tests = client.search(["KEYWORD", CHECK_KEYWORD]) if letter is None else []
     except Exception as error:
-        report.note(f"Authentication-Results: the newest mail could not be read ({said(error)})")
+        report.note(f"{where}: not checked: the GM's mail could not be read ({said(error)})")
         return
-    ok, line = placement(read_letter(header, body=False), server)
-    if ok:
-        report.good(line)
-    else:
-        report.warn(line)
+    if letter is None:
+        skipped = " (pbp's own test mail skipped)" if tests else ""
+        report.note(f"{where}: not checked: no mail from the GM in the folder{skipped}: {resend}")
+        return
+    mark, line = placement(letter, server, resend=resend)
+    report.add(mark, line)
 
 
 def _smtp(settings: SmtpSettings, password: str | None, report: Report) -> smtplib.SMTP | None:
@@ -453,7 +455,7 @@ def check_connect(
             return report
         server = config.mail.trusted_server
         if server is not None:
-            _check_placement(client, server, report)
+            _check_placement(client, config, server, report)
         if smtp is None:
             if smtp_settings is not None:
                 report.note("test mail: not sent (SMTP failed)")

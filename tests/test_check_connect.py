@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from kits.crash import DAEMON, ENV, PASSWORD_ENV, add_users, games_yaml
+from kits.crash import DAEMON, ENV, GM, PASSWORD_ENV, add_users, games_yaml
 from kits.mailstack import Dovecot, SmtpServer
+from kits.table import write_config
 
 from pbp import connect
 from pbp.authcheck import TrustedServer
 from pbp.cli import main
 from pbp.config import load_config
 from pbp.parse.mime import read_letter
+from pbp.placement import Mark, placement
 
 TAG = "check0a1b2c3d"
 
@@ -204,69 +206,212 @@ def test_cleartext_logins_names_each_server_a_password_would_cross_in_clear(
     assert [sentence.split(": ")[0] for sentence in found] == warned
 
 
-def test_the_newest_mail_shows_whether_the_trusted_fields_stand_where_the_settings_say(
-    config: Path, dovecot: Dovecot
-) -> None:
-    """Issue 32: with trusted_authserv_id set, the newest mail of the folder (not a test
-    mail of the check) is looked at; a mismatch is a warning naming the setting."""
+# Issue 32: `pbp check --connect` reads where the trusted server's
+# Authentication-Results stand from the GM's own mail only. The server of these tests
+# writes 2 Received fields above its one field (its SMTP side, then LMTP delivery).
+SMTP_IN = b"Received: from mail.example.test by mx.example.test (Postfix) with ESMTPS\r\n"
+LMTP = b"Received: from mx.example.test by mx.example.test with LMTP\r\n"
+PASSED = b"Authentication-Results: mx.example.test; dmarc=pass header.from=example.test\r\n"
+FAILED_DMARC = b"Authentication-Results: mx.example.test; dmarc=fail header.from=example.test\r\n"
+OTHER = b"Authentication-Results: mx.other.test; dmarc=pass header.from=example.test\r\n"
+RESEND = f"send one mail from the GM's mailbox ({GM}) to {DAEMON} and run pbp check --connect again"
+
+
+def mail_from(sender: str) -> bytes:
+    return f"From: {sender}\r\nTo: {DAEMON}\r\nSubject: hello\r\n\r\nSTATUS\r\n".encode()
+
+
+def trust(config: Path, settings: str) -> None:
+    """Add ``settings`` (YAML keys of ``mail:``, ``"; "``-separated) to ``config``."""
     text = config.read_text(encoding="utf-8")
     trailer = "  max_answers_per_hour: 10000\n"
     assert trailer in text
-    config.write_text(
-        text.replace(
-            trailer,
-            f"{trailer}  trusted_authserv_id: mx.example.test\n  trusted_received_above: 1\n",
-        ),
-        "utf-8",
-    )
+    keys = "".join(f"  {key}\n" for key in settings.split("; "))
+    config.write_text(text.replace(trailer, trailer + keys), "utf-8")
+
+
+def check_exit(config: Path) -> int:
+    result = CliRunner().invoke(main, ["-c", str(config), "check", "--connect", "--wait", "10"])
+    assert "Traceback" not in result.output
+    return result.exit_code
+
+
+def test_the_gms_own_mail_shows_the_trusted_fields_as_set(config: Path, dovecot: Dovecot) -> None:
+    trust(config, "trusted_authserv_id: mx.example.test")
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + mail_from(f"Gm <{GM.upper()}>"))
     ok, said = lines(config)
     assert (ok, said[8]) == (
         True,
-        "note    Authentication-Results from mx.example.test: no mail in the folder to look at "
-        "(send one from another mailbox and check again)",
+        "ok      Authentication-Results from mx.example.test: 1 field below 2 Received fields "
+        "in the GM's newest mail, as set (that mail: dmarc=pass)",
     )
-    own = b"From: cross@example.test\r\nTo: gm@example.test\r\nSubject: x\r\n\r\nSTATUS\r\n"
-    smtp_in = b"Received: from mail.example.test by mx.example.test (Postfix) with ESMTPS\r\n"
-    lmtp = b"Received: from mx.example.test by mx.example.test with LMTP\r\n"
-    passed = b"Authentication-Results: mx.example.test; dmarc=pass header.from=example.test\r\n"
-    other = b"Authentication-Results: mx.other.test; dmarc=pass header.from=example.test\r\n"
-    dovecot.append(DAEMON, smtp_in + passed + own)
+    assert check_exit(config) == 0
+
+
+def test_a_strangers_mail_with_a_forged_field_never_gives_advice(
+    config: Path, dovecot: Dovecot
+) -> None:
+    """Fault 1: the newest mail of the folder was a stranger's, carrying a forged field
+    of the trusted id right below the server's, and check said "set
+    trusted_authserv_fields: 2" (exit 0), which would have trusted the forgery. Only the
+    GM's own mail is read: with none, a note (exit status unchanged); with an older one
+    of his, that one."""
+    trust(config, "trusted_authserv_id: mx.example.test")
+    stranger = mail_from("Stranger <stranger@example.test>")
+    # A display name holding the GM's address matches IMAP's SEARCH FROM: still not his.
+    posing = mail_from(f'"{GM}" <stranger@example.test>')
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + PASSED + stranger)
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + PASSED + posing)
     ok, said = lines(config)
     assert (ok, said[8]) == (
         True,
-        "ok      Authentication-Results from mx.example.test: 1 field below 1 Received field "
-        "in the newest mail, as set",
+        "note    Authentication-Results from mx.example.test: not checked: no mail from the GM "
+        f"in the folder: {RESEND}",
     )
-    dovecot.append(DAEMON, lmtp + smtp_in + passed + passed + own)
+    assert not any("trusted_authserv_fields" in line for line in said)
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + mail_from(GM))
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + PASSED + stranger)
     ok, said = lines(config)
     assert (ok, said[8]) == (
         True,
-        "WARNING Authentication-Results from mx.example.test: 2 fields below 2 Received "
-        "fields in the newest mail, the settings say 1 field below 1 Received field: if that "
-        "mail came from outside, set trusted_received_above: 2 and trusted_authserv_fields: 2",
-    )
-    dovecot.append(DAEMON, smtp_in + other + own)
-    ok, said = lines(config)
-    assert (ok, said[8]) == (
-        True,
-        "WARNING Authentication-Results from mx.example.test: none in the newest mail (fields "
-        "of mx.other.test only): check that this is the name its fields start with; if the "
-        "server writes none on some mail, pbp cannot tell its fields from a sender's: leave "
-        "trusted_authserv_id unset",
+        "ok      Authentication-Results from mx.example.test: 1 field below 2 Received fields "
+        "in the GM's newest mail, as set (that mail: dmarc=pass)",
     )
 
 
-def test_trusted_fields_at_two_places_say_to_look_at_another_mail() -> None:
+def test_more_fields_than_set_in_a_mail_forged_from_the_gm_names_no_setting(
+    config: Path, dovecot: Dovecot
+) -> None:
+    """Fault 1, the GM's address forged: a second field that would pass as the server's
+    makes pbp name trusted_authserv_fields: 2 only when the server, read so,
+    authenticates that From; its own dmarc=fail beside the forged pass does not."""
+    trust(config, "trusted_authserv_id: mx.example.test")
+    dovecot.append(DAEMON, LMTP + SMTP_IN + FAILED_DMARC + PASSED + mail_from(GM))
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        False,
+        "FAILED  Authentication-Results from mx.example.test: 2 fields below 2 Received fields "
+        "in the GM's newest mail, the settings say 1 field below 2 Received fields; read so, "
+        "the server did not authenticate that mail's From (dmarc=fail), so it may be forged "
+        f"and pbp names no setting from it: {RESEND}",
+    )
+    # The GM's own mail through a server that writes two fields (OpenDKIM, OpenDMARC).
+    dkim = b"Authentication-Results: mx.example.test; dkim=pass header.d=example.test\r\n"
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + dkim + mail_from(GM))
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        False,
+        "FAILED  Authentication-Results from mx.example.test: 2 fields below 2 Received fields "
+        "in the GM's newest mail, the settings say 1 field below 2 Received fields: set "
+        "trusted_authserv_fields: 2",
+    )
+
+
+def test_fewer_fields_than_set_fail_with_the_number_to_set(config: Path, dovecot: Dovecot) -> None:
+    """Fault 1: trusted_authserv_fields: 2 where the server writes 1 was "ok … as set",
+    though the second place is a sender's to fill."""
+    trust(config, "trusted_authserv_id: mx.example.test; trusted_authserv_fields: 2")
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + mail_from(GM))
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        False,
+        "FAILED  Authentication-Results from mx.example.test: 1 field below 2 Received fields "
+        "in the GM's newest mail, the settings say 2 fields below 2 Received fields: the "
+        "server writes fewer than set, which leaves a place a sender can fill: set "
+        "trusted_authserv_fields: 1",
+    )
+    assert check_exit(config) == 1
+
+
+@pytest.mark.parametrize("above", [0, 1, 3])
+def test_a_wrong_trusted_received_above_fails_with_the_value_to_set(
+    config: Path, dovecot: Dovecot, above: int
+) -> None:
+    """Fault 2: a wrong place was a WARNING and exit 0, though every move would then be
+    kept as unauthenticated."""
+    trust(config, f"trusted_authserv_id: mx.example.test; trusted_received_above: {above}")
+    dovecot.append(DAEMON, LMTP + SMTP_IN + PASSED + mail_from(GM))
+    ok, said = lines(config)
+    fields = "Received field" if above == 1 else "Received fields"
+    assert (ok, said[8]) == (
+        False,
+        "FAILED  Authentication-Results from mx.example.test: 1 field below 2 Received fields "
+        f"in the GM's newest mail, the settings say 1 field below {above} {fields}: set "
+        "trusted_received_above: 2",
+    )
+    assert check_exit(config) == 1
+
+
+def test_a_wrong_trusted_authserv_id_fails_with_the_id_to_set(
+    config: Path, dovecot: Dovecot
+) -> None:
+    """Fault 2: an id that stands in no field was a WARNING and exit 0."""
+    trust(config, "trusted_authserv_id: mx.wrong.test")
+    forged = b"Authentication-Results: mx.forged.test; dmarc=pass\r\n"
+    dovecot.append(DAEMON, LMTP + SMTP_IN + OTHER + forged + mail_from(GM))
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        False,
+        "FAILED  Authentication-Results from mx.wrong.test: none in the GM's newest mail "
+        "(fields of mx.forged.test, mx.other.test only: set trusted_authserv_id: "
+        "mx.other.test, trusted_received_above: 2 and trusted_authserv_fields: 1)",
+    )
+    assert check_exit(config) == 1
+    dovecot.append(DAEMON, LMTP + SMTP_IN + mail_from(GM))
+    ok, said = lines(config)
+    assert (ok, said[8]) == (
+        False,
+        "FAILED  Authentication-Results from mx.wrong.test: none in the GM's newest mail "
+        "(nor any other: the server writes none, so every move would be kept as "
+        "unauthenticated: leave trusted_authserv_id unset)",
+    )
+
+
+def test_trusted_authserv_id_with_a_maildir_inbox_is_an_error(tmp_path: Path) -> None:
+    """Fault 3: the local trial's Maildir inbox, where no server writes
+    Authentication-Results, passed `pbp check` and `--connect` silently, and then
+    every move was kept as unauthenticated."""
+    path = write_config(tmp_path, trusted="mx.example.test")
+    for command in (["check"], ["check", "--connect"]):
+        result = CliRunner().invoke(main, ["-c", str(path), *command])
+        assert (result.exit_code, result.output) == (
+            1,
+            f"{path}: error: mail.trusted_authserv_id: mx.example.test is set, but the inbox "
+            "is a local Maildir, where no receiving server writes Authentication-Results: "
+            "every move would be kept as unauthenticated; remove trusted_authserv_id (it is "
+            "for a mailbox read over IMAP)\n",
+        )
+    path = write_config(tmp_path)
+    assert CliRunner().invoke(main, ["-c", str(path), "check"]).exit_code == 0
+
+
+def test_no_gm_mail_after_pbps_own_test_mail_says_it_was_skipped(
+    config: Path, dovecot: Dovecot
+) -> None:
+    """Fault 4: "opened, 1 message" was followed by "no mail in the folder to look
+    at": the one message was the check's own test mail, skipped without a word."""
+    trust(config, "trusted_authserv_id: mx.example.test")
+    assert lines(config)[0] is True
+    ok, said = lines(config)
+    assert said[4] == "ok      IMAP folder 'INBOX': opened, 1 message"
+    assert (ok, said[8]) == (
+        True,
+        "note    Authentication-Results from mx.example.test: not checked: no mail from the GM "
+        f"in the folder (pbp's own test mail skipped): {RESEND}",
+    )
+
+
+def test_fields_of_the_id_below_the_servers_warn_that_such_mail_counts_as_forged() -> None:
     letter = read_letter(
         b"Received: from a by mx.example.test\r\n"
         b"Authentication-Results: mx.example.test; spf=pass smtp.mailfrom=example.test\r\n"
         b"Received: from b by a\r\n"
         b"Authentication-Results: mx.example.test; dmarc=pass header.from=example.test\r\n"
-        b"From: cross@example.test\r\n\r\nSTATUS\r\n"
+        b"From: gm-person@example.test\r\n\r\nSTATUS\r\n"
     )
-    assert connect.placement(letter, TrustedServer("mx.example.test", 1, 1)) == (
-        False,
-        "Authentication-Results from mx.example.test: fields below 1 and 2 Received fields in "
-        "the newest mail, the settings say 1 field below 1 Received field: one of them is "
-        "not the server's: look at another mail",
+    assert placement(letter, TrustedServer("mx.example.test", 1, 1), resend="…") == (
+        Mark.WARNING,
+        "Authentication-Results from mx.example.test: 1 field below 1 Received field in the "
+        "GM's newest mail, as set, and more below 2 Received fields, where the server writes "
+        "none: pbp keeps such a mail as forged",
     )
