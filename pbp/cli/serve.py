@@ -94,10 +94,11 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
     if lacking is not None:
         click.echo(f"{config_path}: error: {lacking}", err=True)
     closed = maildir_problems(config)  # as the user pbp check runs as: run it as pbp's
-    untrustable = _trust_without_server(config)
-    for problem in [*closed, *untrustable]:
+    for problem in closed:
         click.echo(f"{config_path}: error: {problem}", err=True)
-    if missing or damaged or lacking is not None or closed or untrustable:
+    for warning in _trust_without_server(config):
+        click.echo(f"{config_path}: warning: {warning}", err=True)
+    if missing or damaged or lacking is not None or closed:
         raise click.exceptions.Exit(1)
     games = ", ".join(
         f"{g.id} ({g.kind}, {counted(len(g.players), 'player')})" for g in config.games
@@ -114,18 +115,19 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
 
 
 def _trust_without_server(config: Config) -> list[str]:
-    """An error when ``mail.trusted_authserv_id`` is set for a local Maildir inbox: the
-    trial, where mail comes from ``pbp mail`` and no receiving server writes
-    ``Authentication-Results``, so every move would be kept as unauthenticated and
-    nothing could be played (an error, not a warning, for that reason)."""
+    """A warning when ``mail.trusted_authserv_id`` is set for a local Maildir inbox: in
+    the trial mail comes from ``pbp mail`` and no receiving server writes
+    ``Authentication-Results``, so every move would be kept as unauthenticated. Not an
+    error: a mail server of the owner's own may deliver into that Maildir and write
+    them (pbp cannot tell from here)."""
     mail = config.mail
     if mail.trusted_authserv_id is None or mail.inbox.maildir is None:
         return []
     return [
         f"mail.trusted_authserv_id: {mail.trusted_authserv_id} is set, but the inbox is a "
-        "local Maildir, where no receiving server writes Authentication-Results: every "
-        "move would be kept as unauthenticated; remove trusted_authserv_id (it is for a "
-        "mailbox read over IMAP)"
+        "local Maildir: unless a mail server delivers into it and writes "
+        "Authentication-Results, every move will be kept as unauthenticated; in the trial "
+        "(pbp mail) remove trusted_authserv_id"
     ]
 
 
