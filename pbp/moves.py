@@ -377,6 +377,28 @@ def looks_quoted(kind: AnyKind, state: Any, doubtful: Sequence[str]) -> list[str
     return [line for line in doubtful[:DOUBTFUL_TRIED] if kind.parse(line, state)]
 
 
+def quoted_commands(
+    kind: AnyKind,
+    state: Any,
+    reply: Reply,
+    commands: Sequence[ParsedCommand],
+    *,
+    forwarded: bool = False,
+) -> list[str]:
+    """The command lines of a player's mail listed as "looks quoted — not done"
+    (issue 33, "never silent"): its doubtful lines that hold a command
+    (:func:`looks_quoted`); and when neither those nor his own text (``commands``) hold
+    one, the lines set aside that do (:attr:`pbp.parse.body.Reply.aside`: a move
+    written into a quote or below a signature is answered, never "no command found").
+    A forwarded mail's lines (``forwarded``) are not tried: its answer says they are
+    another's. ``reply``: his own reply (:meth:`Moves.own_reply`, our mail's lines
+    left out)."""
+    quoted = looks_quoted(kind, state, reply.doubtful)
+    if quoted or commands or forwarded:
+        return quoted
+    return looks_quoted(kind, state, reply.aside)
+
+
 def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
     """The non-blank lines of ``text`` that are no part of any of ``commands`` (their
     ``text``), stripped, each cut to :data:`IGNORED_WIDTH` characters — what a reply

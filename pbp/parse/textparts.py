@@ -20,10 +20,11 @@ Used by :mod:`pbp.parse.mime`. Pure: no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from email.message import EmailMessage, Message
 
-from pbp.parse.body import Reply, split_reply, unflow
+from pbp.parse.body import ASIDE_MAX, Doubt, Reply, split_reply, unflow, unmark
 from pbp.parse.charset import decode_bytes
 from pbp.parse.markup import html_to_text
 from pbp.parse.mimetree import walk
@@ -164,8 +165,9 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
             return reply, None, attached or forwards(full, reply.text)
     assert html is not None
     source = part_text(html)
-    html_full = html_to_text(source)
-    html_reply = split_reply(html_full)
+    quotes: list[str] = []
+    html_full = html_to_text(source, quotes)
+    html_reply = with_html_quotes(split_reply(html_full), quotes)
     # A stub says so, or is far shorter than the HTML part taken whole (quotes and all:
     # the new texts are not compared, since a quote the HTML reading missed would make
     # the HTML's look longer).
@@ -176,6 +178,19 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
             return reply, None, attached or forwards(full, reply.text)
     # The forward header sits inside the quote block that html_to_text drops (Gmail).
     return html_reply, None, attached or forwards(_TAG.sub("\n", source), html_reply.text)
+
+
+def with_html_quotes(reply: Reply, quotes: list[str]) -> Reply:
+    """``reply`` with the lines of the HTML quotes the conversion left out
+    (``quotes``: :func:`pbp.parse.markup.html_to_text`) set aside after its own
+    (:data:`pbp.parse.body.Doubt.HTML_QUOTE`), at most
+    :data:`~pbp.parse.body.ASIDE_MAX` in all."""
+    if not quotes or len(reply.aside) >= ASIDE_MAX:
+        return reply
+    more = tuple(unmark(line) for line in quotes[: ASIDE_MAX - len(reply.aside)])
+    return dataclasses.replace(
+        reply, aside=reply.aside + more, shapes=reply.shapes | {Doubt.HTML_QUOTE}
+    )
 
 
 _ENCRYPTED = frozenset(
