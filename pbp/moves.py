@@ -199,7 +199,8 @@ class Moves(ServicePart):
         (:func:`pbp.parse.body.strip_help_echo`). Both look at the text with its
         doubtful lines in place (a pasted mail of ours is known by its run of lines),
         which are then left out again, with the lines of the mail answered under a
-        header block at the top (:meth:`pbp.parse.body.Reply.own`).
+        header block at the top (:meth:`pbp.parse.body.Reply.own`). The lines set aside
+        (quotes) that are lines of the mail answered or of the help are left out.
 
         ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
         message (the store is not asked again); None: made here."""
@@ -210,9 +211,9 @@ class Moves(ServicePart):
         answered = echoes.answered
         if answered is not None:
             text = strip_echo(text, answered)
-        if not text.strip():
-            return reply.own(text, answered)
-        return reply.own(strip_help_echo(text, echoes.help), answered)
+        if text.strip():
+            text = strip_help_echo(text, echoes.help)
+        return reply.own(text, answered, echoes.help if reply.aside else "")
 
     def answered_text(self, letter: Letter) -> str | None:
         """The text of our mail that ``letter`` answers (:func:`answered_mail`; ``""``

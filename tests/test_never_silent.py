@@ -136,3 +136,21 @@ def test_quoted_lines_are_not_listed_beside_her_own_move(olya: ManiacTable) -> N
     assert [str(outcome) for outcome in outcomes] == ["applied"]
     assert votes(olya) == {"Оля": "Петя"}
     assert "Похоже на цитату — не выполнено:" not in answer(mails, OLYA)
+
+
+def test_our_help_quoted_in_a_fresh_mail_is_not_listed(olya: ManiacTable) -> None:
+    """Our command help quoted in a mail that names none of ours (no In-Reply-To): its
+    examples are ours, not her moves; the answer says that her mail held no command."""
+    olya.move("Оля", "ПОМОЩЬ", at=DAY_1 + timedelta(minutes=1))
+    (ours,) = [mail for mail in olya.sent() if mail["To"] == OLYA][-1:]
+    lines = ours.get_content().splitlines()
+    help_lines = lines[next(n for n, line in enumerate(lines) if line.startswith("Команды")) :]
+    assert "    ГОЛОС за Катю" in help_lines
+    quoted = "\n".join(f"> {line}" for line in help_lines)
+    raw = from_player(olya, "Оля", crlf(f"Спасибо, понятно.\n\n{quoted}\n"))
+    outcomes, mails = run(olya, raw, at=DAY_1 + timedelta(minutes=5))
+    assert [str(outcome) for outcome in outcomes] == ["refused"]
+    assert votes(olya) == {"Оля": "Таня"}
+    lines = answer(mails, OLYA)
+    assert "Похоже на цитату — не выполнено:" not in lines
+    assert any("не найдено ни одной команды" in line for line in lines)

@@ -242,16 +242,18 @@ class Reply:
     aside: tuple[str, ...] = ()
     shapes: frozenset[Doubt] = frozenset()
 
-    def own(self, whole: str, answered: str | None) -> Reply:
+    def own(self, whole: str, answered: str | None, help_text: str = "") -> Reply:
         """The reply once the caller cut ``whole`` (a prefix of :attr:`whole`'s lines)
         where it repeats a mail of ours (:func:`strip_echo`, :func:`strip_help_echo`),
-        ``answered`` being the text of the mail of ours it answers (None: unknown).
+        ``answered`` being the text of the mail of ours it answers (None: unknown) and
+        ``help_text`` our command help.
 
         Below a header block at the top (:attr:`under_header`) each line of
         ``answered`` is doubtful too, and every line is when ``answered`` is unknown:
         a quote under that header is marked by nothing. The lines set aside
-        (:attr:`aside`) that are lines of ``answered`` (quote marks left out) are left
-        out: a quote of our mail holds our examples, not the sender's moves.
+        (:attr:`aside`) that are lines of ``answered`` or ``help_text`` (quote marks
+        left out) are left out: a quote of our mail holds our examples, not the
+        sender's moves.
 
         >>> reply = split_reply("От: pbp <gm@example.test>\\nДата: 01.12.2026 12:40\\n"
         ...                     "Кому: Вася\\n\\nГОЛОС Петя\\n[b]Голосую за Олю[/b]")
@@ -274,8 +276,8 @@ class Reply:
         if len(skip) > sum(1 for n in self.doubtful_at if n < count):
             shapes |= {Doubt.UNDER_HEADER_BLOCK}
         aside = self.aside
-        if answered is not None and aside:
-            ours = {unmark(line) for line in answered.split("\n")}
+        if aside and (answered or help_text):
+            ours = {unmark(line) for line in f"{answered or ''}\n{help_text}".split("\n")}
             aside = tuple(line for line in aside if line not in ours)
         doubtful = tuple(lines[n].strip() for n in at)
         return Reply(text, doubtful, "\n".join(lines), at, aside=aside, shapes=shapes)

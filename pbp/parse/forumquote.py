@@ -226,8 +226,10 @@ _LINE_MAX = 200
 #: What may end a header line: a link glyph, or a link image copied without its text.
 _LINK = r"(?:\s*(?:[↑⬆▲^→]|\(\s*\)))?"
 _PLACEHOLDERS = {
-    # An author: no address or angle bracket (a mail client's attribution has them).
-    "{name}": r"[^\s<>@][^<>@]{0,59}?",
+    # An author: no address or angle bracket (a mail client's attribution has them),
+    # no pronoun alone ("Я сказал:" is the sender's own).
+    "{name}": r"(?!(?:я|мы|ты|вы|он|она|они|i|we|you|he|she|they)\s+\S+\s*:)"
+    r"[^\s<>@][^<>@]{0,59}?",
     "{date}": r"[^<>@\n]{0,40}?\d[^<>@\n]{0,40}?",
     # A Discourse username: ASCII, 3 to 20 characters, not all capitals (a command
     # word written alone, "STATUS:", is no username).
