@@ -298,7 +298,12 @@ def split_reply(text: str) -> Reply:
     next blank or quoted line: a phone re-wrapping a long quoted line puts its
     continuation there without ``>`` (iPhone, Gmail), and a reply written there is
     told from it by nothing. The caller lists those that hold a command as "looks
-    quoted — not done".
+    quoted — not done". A forum post pasted with its quote header is doubtful too
+    (:func:`_at_forum_quote`).
+
+    What is removed is set aside (:attr:`Reply.aside`: quoted lines unmarked, the
+    quote under a reply header, the signature, the text in forum ``[quote]`` blocks),
+    tried as commands only when nothing else of the mail holds one (:class:`Doubt`).
 
     A header block of fields (``От:``/``Кому:``/``Тема:``, in any language) at the very
     top, with nothing of the sender's above it and no ``>`` quote below it, is a reply

@@ -133,11 +133,12 @@ def _inline_texts(msg: Message) -> list[Message] | None:
     return texts if len(texts) >= 2 else None
 
 
-def _read_part(part: Message) -> tuple[str, str]:
-    """``(full text, text to look for quotes in)`` of one text part: HTML made text."""
+def _read_part(part: Message, quotes: list[str]) -> tuple[str, str]:
+    """``(full text, text to look for quotes in)`` of one text part: HTML made text (the
+    lines of its quotes appended to ``quotes``)."""
     source = part_text(part)
     if part.get_content_type() == "text/html":
-        return html_to_text(source), _TAG.sub("\n", source)
+        return html_to_text(source, quotes), _TAG.sub("\n", source)
     return source, source
 
 
@@ -147,8 +148,9 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
     attached = any(part.get_content_type() == "message/rfc822" for part in walk(msg))
     several = _inline_texts(msg)
     if several is not None:
-        read = [_read_part(part) for part in several]
-        reply = split_reply("\n".join(text for text, _ in read))
+        quotes: list[str] = []
+        read = [_read_part(part, quotes) for part in several]
+        reply = with_html_quotes(split_reply("\n".join(text for text, _ in read)), quotes)
         quoting = "\n".join(q for _, q in read)
         return reply, None, attached or forwards(quoting, reply.text)
     plain = best_part(msg, "plain")
@@ -165,7 +167,7 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
             return reply, None, attached or forwards(full, reply.text)
     assert html is not None
     source = part_text(html)
-    quotes: list[str] = []
+    quotes = []
     html_full = html_to_text(source, quotes)
     html_reply = with_html_quotes(split_reply(html_full), quotes)
     # A stub says so, or is far shorter than the HTML part taken whole (quotes and all:
