@@ -199,7 +199,8 @@ class Moves(ServicePart):
         (:func:`pbp.parse.body.strip_help_echo`). Both look at the text with its
         doubtful lines in place (a pasted mail of ours is known by its run of lines),
         which are then left out again, with the lines of the mail answered under a
-        header block at the top (:meth:`pbp.parse.body.Reply.own`).
+        header block at the top (:meth:`pbp.parse.body.Reply.own`). The lines set aside
+        (quotes) that are lines of the mail answered or of the help are left out.
 
         ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
         message (the store is not asked again); None: made here."""
@@ -210,9 +211,9 @@ class Moves(ServicePart):
         answered = echoes.answered
         if answered is not None:
             text = strip_echo(text, answered)
-        if not text.strip():
-            return reply.own(text, answered)
-        return reply.own(strip_help_echo(text, echoes.help), answered)
+        if text.strip():
+            text = strip_help_echo(text, echoes.help)
+        return reply.own(text, answered, echoes.help if reply.aside else "")
 
     def answered_text(self, letter: Letter) -> str | None:
         """The text of our mail that ``letter`` answers (:func:`answered_mail`; ``""``
@@ -375,6 +376,28 @@ def looks_quoted(kind: AnyKind, state: Any, doubtful: Sequence[str]) -> list[str
     Example: ``looks_quoted(maniac, state, ["ГОЛОС Оля", "и мы его учтём"])`` is
     ``["ГОЛОС Оля"]``."""
     return [line for line in doubtful[:DOUBTFUL_TRIED] if kind.parse(line, state)]
+
+
+def quoted_commands(
+    kind: AnyKind,
+    state: Any,
+    reply: Reply,
+    commands: Sequence[ParsedCommand],
+    *,
+    forwarded: bool = False,
+) -> list[str]:
+    """The command lines of a player's mail listed as "looks quoted — not done"
+    (issue 33, "never silent"): its doubtful lines that hold a command
+    (:func:`looks_quoted`); and when neither those nor his own text (``commands``) hold
+    one, the lines set aside that do (:attr:`pbp.parse.body.Reply.aside`: a move
+    written into a quote or below a signature is answered, never "no command found").
+    A forwarded mail's lines (``forwarded``) are not tried: its answer says they are
+    another's. ``reply``: his own reply (:meth:`Moves.own_reply`, our mail's lines
+    left out)."""
+    quoted = looks_quoted(kind, state, reply.doubtful)
+    if quoted or commands or forwarded:
+        return quoted
+    return looks_quoted(kind, state, reply.aside)
 
 
 def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:

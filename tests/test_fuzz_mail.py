@@ -334,6 +334,30 @@ UNMARKED_HEADERS = [
 ]
 #: What marks each line of a marked quote.
 MARKS = ["> ", ">", "> > ", ">> ", "p> ", "ВП> ", " > "]
+#: A forum post pasted as text (issue 33): ``(header, end line)`` of each engine
+#: (:data:`pbp.parse.forumquote.FORUM_QUOTES`); no end line: the quote runs to the end
+#: of the mail; no header: an end line alone (a quote without author).
+FORUM_TEXT = [
+    ("Оля сказал(а):", "Нажмите для раскрытия..."),
+    ("Olya said:", "Click to expand..."),
+    ("Оля сказал(а):", "Нажмите, чтобы раскрыть..."),
+    ("Оля сказал(а):", ""),
+    ("Таня писал(а): ↑01 дек 2026, 12:40", ""),
+    ("Tanya wrote:", ""),
+    ("Цитата:\nСообщение от Таня Посмотреть сообщение", ""),
+    ("Quote:\nOriginally Posted by Tanya View Post", ""),
+    ("1 час назад, Таня сказал:", ""),
+    ("On 12/1/2026 at 12:40 PM, Tanya said:", ""),
+    ("Цитата(Таня @ 1.12.2026, 12:40)", ""),
+    ("Цитата: Таня от 01 Декабря 2026, 12:40:00", ""),
+    ("Quote from: Tanya on December 01, 2026, 12:40:00 PM", ""),
+    ("Цитата Таня ()", ""),
+    ("(01.12.2026, 12:40)Таня Написал:", ""),
+    ("Таня Написал: (01.12.2026, 12:40)\n--", "--"),
+    ("Таня написал(а):", ""),
+    ("tanya:", ""),
+    ("", "Нажмите для раскрытия..."),
+]
 
 
 @st.composite
@@ -344,8 +368,12 @@ def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
     prose = draw(st.lists(st.sampled_from(QUOTED_PROSE), max_size=5))
     at = draw(st.integers(0, len(prose)))
     quoted = [*prose[:at], draw(st.sampled_from(OLD_MOVES)), *prose[at:]]
-    shape = draw(st.sampled_from(["unmarked", "marked", "rewrapped", "forum", "the-bat"]))
+    shape = draw(
+        st.sampled_from(["unmarked", "marked", "rewrapped", "forum", "the-bat", "forum-text"])
+    )
     own = draw(st.booleans())
+    if shape == "forum-text":
+        return _forum_text(draw, quoted, own)
     top = f"{OWN_MOVE}\n\n" if own else draw(st.sampled_from(["", "Привет!\n\n"]))
     if shape == "unmarked":
         return f"{top}{draw(st.sampled_from(UNMARKED_HEADERS))}\n\n" + "\n".join(quoted), own
@@ -372,6 +400,26 @@ def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
     if below and not own:
         body += f"\n\n{OWN_MOVE}\n\n-- \nВася"
         own = True
+    return body, own
+
+
+def _forum_text(draw: st.DrawFn, quoted: list[str], own: bool) -> tuple[str, bool]:
+    """A forum post pasted under its header (:data:`FORUM_TEXT`) with the old move inside;
+    :data:`OWN_MOVE` above it (when it has a header: above an end line alone, the lines
+    cannot be told from the quote) or below its end line (when it has one)."""
+    header, end = draw(st.sampled_from(FORUM_TEXT))
+    post = "\n".join(quoted)
+    body = f"{header}\n{post}" if header else post
+    if end:
+        body += f"\n{end}"
+    place = draw(st.sampled_from([p for p in ("above", "below") if p != "below" or end]))
+    if own and header and place == "above":
+        body = f"{OWN_MOVE}\n\n{body}"
+    elif own and end:
+        body += draw(st.sampled_from(["\n", "\n\n"])) + OWN_MOVE
+    else:
+        own = False
+        body = draw(st.sampled_from(["", "Привет!\n\n"])) + body
     return body, own
 
 

@@ -73,10 +73,10 @@ def looks_quoted_section(lines: list[str]) -> list[str]:
 
 
 ADVICE = (
-    "Эти строки нельзя отличить от цитаты: они стоят вплотную под строкой цитаты или под "
-    "заголовком цитируемого письма либо сами похожи на такой заголовок или подпись. Если "
-    "это ваш ход, пришлите его ещё раз отдельной строкой — над цитатой или отделив от неё "
-    "пустой строкой."
+    "Эти строки стоят в цитате или неотличимы от неё: отмечены «>», стоят вплотную под "
+    "строкой цитаты, под заголовком цитируемого письма или сообщения с форума, в подписи "
+    "или сами похожи на такой заголовок. Если это ваш ход, пришлите его ещё раз отдельной "
+    "строкой выше любой цитаты."
 )
 
 
@@ -165,10 +165,10 @@ def test_kind1_looks_quoted_in_english(tmp_path: Path) -> None:
     assert lines[start : start + 3] == [
         "Looks quoted — not done:",
         "> VOTE Оля",
-        "These lines cannot be told from a quote: they sit right under a quoted line or under "
-        "the header of the mail quoted, or look like such a header or a signature themselves. "
-        "If you meant them, send them again on their own, above the quote or with a blank "
-        "line between.",
+        "These lines are in a quote or cannot be told from one: marked with “>”, right under "
+        "a quoted line, under the header of a quoted mail or forum post, in a signature, or "
+        "looking like such a header themselves. If you meant them, send them again on lines "
+        "of their own, above any quote.",
     ]
     table.close()
 

@@ -15,7 +15,7 @@ from pbp.config import Game
 from pbp.gm import paused_since
 from pbp.intake.message import Message, text_digest, too_complex
 from pbp.mail.base import stranger_raw
-from pbp.moves import Echoes, looks_quoted
+from pbp.moves import Echoes, quoted_commands
 from pbp.outcome import Handled, Outcome
 from pbp.parse.commands import asks_new_address, beside_new_address
 from pbp.service_part import ServicePart
@@ -142,7 +142,7 @@ class LetterRules(ServicePart):
                     own = self.moves.own_reply(letter, game, self._echoes(message, game))
                     aliases = self.store.seat_aliases(seat.game_id)
                     commands = kind.parse(own.text, state, aliases)
-                    quoted = looks_quoted(kind, state, own.doubtful)
+                    quoted = quoted_commands(kind, state, own, commands, forwarded=letter.forwarded)
                 return self.moves.apply_mail(
                     message, game, kind, state, own.text, commands, quoted, seat.player, schedule
                 )

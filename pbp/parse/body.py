@@ -24,6 +24,9 @@ What is removed (players answer from many clients, in Russian and English):
   stripped), and a phone or web client's footer (``Sent from my iPhone``, ``Отправлено
   с iPhone``, ``Отправлено из мобильной Яндекс Почты``, ``Get Outlook for Android``)
   or a closing ``С уважением,`` when nothing but a signature or a quote follows it;
+- a forum post pasted with its quote header (``Оля сказал(а):`` … ``Нажмите для
+  раскрытия...``, :mod:`pbp.parse.forumquote`): doubtful, the sender's lines before
+  and after it kept;
 - (separately, :func:`strip_echo`) an unmarked copy of the mail being answered;
 - (separately, :func:`unquote_forum`, used by the command parsers) text in forum
   ``[quote]``/``[spoiler]`` blocks pasted from the game's forum thread;
@@ -34,6 +37,7 @@ What is removed (players answer from many clients, in Russian and English):
 
 from __future__ import annotations
 
+import enum
 import itertools
 import re
 from collections.abc import Sequence
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbp.parse.armour import open_clear_signed
+from pbp.parse.forumquote import forum_header, is_quote_end, quote_end
 from pbp.parse.names import INVISIBLE
 from pbp.parse.replyheader import header_block, reply_header
 
@@ -58,6 +63,8 @@ _CLIENT_FOOTER = re.compile(
 #: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
 #: it (``p> …``, ``ВП> …``).
 _QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
+#: Every quote mark at the start of a line (``> > ``, ``ВП> >``), in one linear match.
+_MARKS = re.compile(r"(?:\s*(?:>|[^\W\d_]{1,3}>))+")
 _INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\n"})
 
 
@@ -87,6 +94,57 @@ def quote_marker(text: str) -> str | None:
         return start.group().strip()
     tag = _FORUM_QUOTE_HEAD.search(text)
     return tag.group() if tag is not None else None
+
+
+# --- what may be quoted ---
+
+
+class Doubt(enum.Enum):
+    """Every shape of line the reader does not take for the sender's own text although a
+    command may be written there. None is ever executed, and none is passed over in
+    silence (issue 33): the lines of the *doubtful* shapes (:attr:`Reply.doubtful`:
+    ``REWRAPPED``, ``REPLY_HEADER``, ``UNDER_HEADER_BLOCK``, ``FORUM_QUOTE``, and a
+    client footer line of ``SIGNATURE``) are answered "looks quoted — not done"
+    whenever one holds a command; the lines *set aside* (:attr:`Reply.aside`: the
+    others) are answered so when nothing else of the mail holds one, instead of "no
+    command found". The value says what the shape is.
+    """
+
+    #: An unmarked line right under a ``>`` line: a phone's re-wrapped quote, or a reply.
+    REWRAPPED = "an unmarked line right under a quoted line"
+    #: The reply header above an unmarked (top-posted) quote, and the quote's first line.
+    REPLY_HEADER = "a reply header above an unmarked quote, and the quote's first line"
+    #: Below a header block at the top, a line of the mail answered (:meth:`Reply.own`).
+    UNDER_HEADER_BLOCK = "a line of the mail answered below a header block"
+    #: A forum post pasted with its quote header (:mod:`pbp.parse.forumquote`).
+    FORUM_QUOTE = "a forum post pasted with its quote header"
+    #: A ``>``-marked line (RFC 3676 §4.5) or The Bat!'s ``ВП>``.
+    MARKED = "a quoted line"
+    #: The unmarked quote below a reply header, after its first line.
+    UNMARKED_QUOTE = "the unmarked quote below a reply header"
+    #: A signature: what follows ``-- `` (RFC 3676 §4.3), or a phone or web client's
+    #: footer line (``Отправлено с iPhone``: doubtful) and what follows it.
+    SIGNATURE = "a signature or a client's footer"
+    #: Text inside a forum ``[quote]``/``[spoiler]`` block (:func:`unquote_forum`).
+    FORUM_TAG = "a forum [quote] block"
+    #: Text inside an HTML quote (``<blockquote>``, Gmail's ``gmail_quote``), which
+    #: :func:`pbp.parse.markup.html_to_text` leaves out.
+    HTML_QUOTE = "an HTML quote"
+
+
+#: Most non-blank lines of a body set aside (:attr:`Reply.aside`): enough to find a move
+#: written into a quote, not a copy of a long thread.
+ASIDE_MAX = 500
+
+
+def unmark(line: str) -> str:
+    """``line`` without its quote marks (:func:`is_quoted`, at any depth), stripped.
+
+    >>> unmark("> > ГОЛОС Оля"), unmark("ВП> ГОЛОС Оля"), unmark("ГОЛОС Оля")
+    ('ГОЛОС Оля', 'ГОЛОС Оля', 'ГОЛОС Оля')
+    """
+    found = _MARKS.match(line)
+    return (line[found.end() :] if found else line).strip()
 
 
 # --- format=flowed (RFC 3676) ---
@@ -174,7 +232,10 @@ class Reply:
     is found by its run of lines, which a doubtful line must not break);
     ``under_header``: the line number in ``whole`` from which the text stands under a
     header block at the top of the mail (-1: none), where a line of the mail answered
-    may be its unmarked quote (:meth:`own`).
+    may be its unmarked quote (:meth:`own`);
+    ``aside``: the lines set aside (quotes, signatures: :class:`Doubt`), without quote
+    marks, stripped, in order, blank ones left out, at most :data:`ASIDE_MAX`;
+    ``shapes``: every :class:`Doubt` shape found.
     """
 
     text: str
@@ -182,15 +243,21 @@ class Reply:
     whole: str
     doubtful_at: tuple[int, ...]
     under_header: int = -1
+    aside: tuple[str, ...] = ()
+    shapes: frozenset[Doubt] = frozenset()
 
-    def own(self, whole: str, answered: str | None) -> Reply:
+    def own(self, whole: str, answered: str | None, help_text: str = "") -> Reply:
         """The reply once the caller cut ``whole`` (a prefix of :attr:`whole`'s lines)
         where it repeats a mail of ours (:func:`strip_echo`, :func:`strip_help_echo`),
-        ``answered`` being the text of the mail of ours it answers (None: unknown).
+        ``answered`` being the text of the mail of ours it answers (None: unknown) and
+        ``help_text`` our command help.
 
         Below a header block at the top (:attr:`under_header`) each line of
         ``answered`` is doubtful too, and every line is when ``answered`` is unknown:
-        a quote under that header is marked by nothing.
+        a quote under that header is marked by nothing. The lines set aside
+        (:attr:`aside`) that are lines of ``answered`` or ``help_text`` (quote marks
+        left out) are left out: a quote of our mail holds our examples, not the
+        sender's moves.
 
         >>> reply = split_reply("От: pbp <gm@example.test>\\nДата: 01.12.2026 12:40\\n"
         ...                     "Кому: Вася\\n\\nГОЛОС Петя\\n[b]Голосую за Олю[/b]")
@@ -209,7 +276,15 @@ class Reply:
             }
         text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
         at = tuple(sorted(skip))
-        return Reply(text, tuple(lines[n].strip() for n in at), "\n".join(lines), at)
+        shapes = self.shapes
+        if len(skip) > sum(1 for n in self.doubtful_at if n < count):
+            shapes |= {Doubt.UNDER_HEADER_BLOCK}
+        aside = self.aside
+        if aside and (answered or help_text):
+            ours = {unmark(line) for line in f"{answered or ''}\n{help_text}".split("\n")}
+            aside = tuple(line for line in aside if line not in ours)
+        doubtful = tuple(lines[n].strip() for n in at)
+        return Reply(text, doubtful, "\n".join(lines), at, aside=aside, shapes=shapes)
 
 
 def split_reply(text: str) -> Reply:
@@ -227,7 +302,12 @@ def split_reply(text: str) -> Reply:
     next blank or quoted line: a phone re-wrapping a long quoted line puts its
     continuation there without ``>`` (iPhone, Gmail), and a reply written there is
     told from it by nothing. The caller lists those that hold a command as "looks
-    quoted — not done".
+    quoted — not done". A forum post pasted with its quote header is doubtful too
+    (:func:`_at_forum_quote`).
+
+    What is removed is set aside (:attr:`Reply.aside`: quoted lines unmarked, the
+    quote under a reply header, the signature, the text in forum ``[quote]`` blocks),
+    tried as commands only when nothing else of the mail holds one (:class:`Doubt`).
 
     A header block of fields (``От:``/``Кому:``/``Тема:``, in any language) at the very
     top, with nothing of the sender's above it and no ``>`` quote below it, is a reply
@@ -252,31 +332,53 @@ def split_reply(text: str) -> Reply:
 class _Kept:
     """What :func:`split_reply` keeps of a body so far: ``lines`` (the sender's, blank and
     doubtful ones), ``doubtful`` (their indexes in ``lines``), ``under`` (the index in
-    ``lines`` of the text under a header block at the top, -1: none) and ``own`` (a
-    non-blank line of the sender's is kept)."""
+    ``lines`` of the text under a header block at the top, -1: none), ``own`` (a
+    non-blank line of the sender's is kept), ``aside`` (the lines set aside, unmarked),
+    ``shapes`` (the :class:`Doubt` shapes found) and ``quote_end`` (the index in
+    ``lines`` after the last forum quote)."""
 
     lines: list[str] = field(default_factory=list)
     doubtful: list[int] = field(default_factory=list)
     under: int = -1
     own: bool = False
+    aside: list[str] = field(default_factory=list)
+    shapes: set[Doubt] = field(default_factory=set)
+    quote_end: int = 0
 
-    def doubt(self, line: str) -> None:
-        """Keep ``line`` as a doubtful one."""
+    def doubt(self, line: str, shape: Doubt) -> None:
+        """Keep ``line`` as a doubtful one, of ``shape``."""
         self.doubtful.append(len(self.lines))
         self.lines.append(line)
+        self.shapes.add(shape)
+
+    def set_aside(self, lines: Sequence[str], shape: Doubt) -> None:
+        """Set ``lines`` aside (:attr:`Reply.aside`), of ``shape``: their non-blank ones
+        unmarked, up to :data:`ASIDE_MAX` in all."""
+        for line in lines:
+            if len(self.aside) >= ASIDE_MAX:
+                return
+            text = unmark(line) if is_quoted(line) else line.strip()
+            if text:
+                self.aside.append(text)
+                self.shapes.add(shape)
 
     def reply(self) -> Reply:
         """The :class:`Reply` of what is kept: both ends without blank lines, the
-        doubtful lines' numbers following the cut."""
+        doubtful lines' numbers following the cut; the text inside forum ``[quote]``
+        blocks of the sender's lines set aside (:data:`Doubt.FORUM_TAG`)."""
         kept = self.lines
         start = next((n for n, line in enumerate(kept) if line), len(kept))
         end = max((n + 1 for n, line in enumerate(kept) if line), default=start)
         whole = kept[start:end]
-        at = tuple(n - start for n in self.doubtful)
+        at = tuple(sorted(n - start for n in self.doubtful))
         skip = set(at)
-        text = "\n".join(line for n, line in enumerate(whole) if n not in skip).strip("\n")
+        own = [line for n, line in enumerate(whole) if n not in skip]
+        self.set_aside(forum_tag_quotes(own), Doubt.FORUM_TAG)
+        text = "\n".join(own).strip("\n")
         below = max(self.under - start, 0) if self.under >= 0 and whole else -1
-        return Reply(text, tuple(whole[n].strip() for n in at), "\n".join(whole), at, below)
+        doubtful = tuple(whole[n].strip() for n in at)
+        shapes = frozenset(self.shapes)
+        return Reply(text, doubtful, "\n".join(whole), at, below, tuple(self.aside), shapes)
 
 
 def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
@@ -288,21 +390,27 @@ def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
         kept.lines.append(line)
         return i + 1
     if line == "--":  # "-- " (rstripped above)
+        kept.set_aside(lines[i + 1 :], Doubt.SIGNATURE)
         return None
     if _CLIENT_FOOTER.match(line.strip()) and _footer_ends(lines, i + 1):
         # The footer line itself may be a move run into it ("Отправлено с дачи,
         # ГОЛОС Петя"): doubtful, never run, said when it holds a command.
-        kept.doubt(line)
+        kept.doubt(line, Doubt.SIGNATURE)
+        kept.set_aside(lines[i + 1 :], Doubt.SIGNATURE)
         return None
+    forum = _at_forum_quote(lines, i, kept)
+    if forum is not None:
+        return forum
     header = reply_header(lines, i)
     if header:
         return _at_header(lines, i, header, kept)
     if is_quoted(line):
+        kept.set_aside((line,), Doubt.MARKED)
         return i + 1
     if i > 0 and lines[i - 1] and is_quoted(lines[i - 1]):
         # Right below a quoted line: maybe the quote's re-wrapped continuation.
         while i < len(lines) and lines[i] and not is_quoted(lines[i]):
-            kept.doubt(lines[i])
+            kept.doubt(lines[i], Doubt.REWRAPPED)
             i += 1
         return i
     kept.lines.append(line)
@@ -323,11 +431,49 @@ def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None
     # that a move taken for them ("--- ГОЛОС Петя ---", "Таня писала:" above one's own
     # move) is answered "looks quoted", not missed without a word.
     for n in range(i, i + header):
-        kept.doubt(lines[n])
+        kept.doubt(lines[n], Doubt.REPLY_HEADER)
     after = next((n for n in range(i + header, len(lines)) if lines[n].strip()), None)
     if after is not None and not is_quoted(lines[after]):
-        kept.doubt(lines[after])
+        kept.doubt(lines[after], Doubt.REPLY_HEADER)
+        after += 1
+    if after is not None:
+        kept.set_aside(lines[after:], Doubt.UNMARKED_QUOTE)
     return None
+
+
+def _at_forum_quote(lines: list[str], i: int, kept: _Kept) -> int | None:
+    """Read a forum quote pasted at ``lines[i]`` into ``kept`` (:mod:`pbp.parse.forumquote`):
+    its header and post doubtful, up to the line that ends it (and that line), or to the
+    end of the body when no line is known to end it; an end line with no header above
+    it makes everything above it doubtful, back to the start or the last forum quote.
+    The index of the next line to read; None when ``lines[i]`` starts no forum quote.
+    A header followed by ``>`` lines is doubtful alone (the marked lines are a quote as
+    any)."""
+    line = lines[i]
+    entry = forum_header(lines, i)
+    if entry is None:
+        if not is_quote_end(line):
+            return None
+        already = set(kept.doubtful)
+        for n in range(kept.quote_end, len(kept.lines)):
+            if kept.lines[n] and n not in already:
+                kept.doubtful.append(n)
+        kept.doubt(line, Doubt.FORUM_QUOTE)
+        kept.quote_end = len(kept.lines)
+        return i + 1
+    following = _next_text(lines, i + 1)
+    if following is not None and is_quoted(following):
+        kept.doubt(line, Doubt.FORUM_QUOTE)
+        return i + 1
+    end = quote_end(lines, i, entry)
+    stop = len(lines) if end is None else end + 1
+    for n in range(i, stop):
+        if lines[n].strip():
+            kept.doubt(lines[n], Doubt.FORUM_QUOTE)
+        else:
+            kept.lines.append(lines[n])
+    kept.quote_end = len(kept.lines)
+    return stop
 
 
 #: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes
@@ -382,6 +528,32 @@ def unquote_forum(lines: Sequence[str]) -> list[tuple[str, bool]]:
         if depth == 0:
             pieces.append(line[pos:])
         result.append(("".join(pieces), touched))
+    return result
+
+
+def forum_tag_quotes(lines: Sequence[str]) -> list[str]:
+    """The text inside forum ``[quote]``/``[spoiler]`` blocks of ``lines``
+    (:func:`unquote_forum`'s other part): for each line with some, its pieces inside,
+    stripped and joined by a space. Linear.
+
+    >>> forum_tag_quotes(["[quote=Дуг]REFUTE 1 нож", "[/quote]STATUS", "HELP"])
+    ['REFUTE 1 нож']
+    """
+    result: list[str] = []
+    depth = 0
+    for line in lines:
+        pieces: list[str] = []
+        pos = 0
+        for start, end, closing in _forum_tags(line):
+            if depth > 0:
+                pieces.append(line[pos:start])
+            depth = max(0, depth - 1) if closing else depth + 1
+            pos = end
+        if depth > 0:
+            pieces.append(line[pos:])
+        text = " ".join(piece.strip() for piece in pieces if piece.strip())
+        if text:
+            result.append(text)
     return result
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from html import unescape
 
 import html2text
 
@@ -136,10 +137,11 @@ def _nth(char: str, text: str, start: int, count: int) -> int:
     return at
 
 
-def tame_html(html: str) -> str:
+def tame_html(html: str, quotes: list[str] | None = None) -> str:
     """``html`` as :func:`html_to_text` hands it to html2text (module doc): quotes,
     signatures and comments cut out, stray ``<`` escaped, list and blockquote nesting capped at
     :data:`MAX_NESTING`, cut after :data:`MAX_TAGS` tags. Linear in ``len(html)``.
+    ``quotes``: when given, the HTML of each quote or signature cut out is appended.
 
     >>> tame_html('<p>REFUTE 7 нож</p><div class="gmail_quote">old</div><b<b')
     '<p>REFUTE 7 нож</p>&lt;b&lt;b'
@@ -147,7 +149,7 @@ def tame_html(html: str) -> str:
     out: list[str] = []
     pos = 0  # html[:pos] is handled
     tags = 0
-    tamer = _Tamer(html)
+    tamer = _Tamer(html, quotes=quotes)
     while True:
         at = html.find("<", pos)
         stop = len(html) if at < 0 else at
@@ -181,6 +183,8 @@ class _Tamer:
     depth: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_NESTED, 0))
     hidden: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_NESTED, 0))
     indents: int = 0
+    #: Where the HTML of each quote cut out goes (None: nowhere).
+    quotes: list[str] | None = None
 
     def markup(self, found: re.Match[str]) -> tuple[str, int] | None:
         """``(what the markup found by :data:`_MARKUP` becomes, where the reading goes
@@ -217,7 +221,12 @@ class _Tamer:
         if name not in _VOID and (name == "blockquote" or _drops(tag)):
             # A quote element written as an empty element (<div class="gmail_quote"/>)
             # is that tag alone, as HTMLParser reads it.
-            return "", end if tag.endswith("/>") else _quote_end(self.html, name, end)
+            if tag.endswith("/>"):
+                return "", end
+            close = _quote_end(self.html, name, end)
+            if self.quotes is not None:
+                self.quotes.append(self.html[end:close])
+            return "", close
         if name in _RAW_TEXT:
             close = _raw_text_end(self.html, name, end)
             return tag + self.html[end:close], close
@@ -236,10 +245,11 @@ class _PlainText(html2text.HTML2Text):
         super().handle_data(data, entity_char=True)
 
 
-def html_to_text(html: str) -> str:
+def html_to_text(html: str, quotes: list[str] | None = None) -> str:
     """Plain text of an HTML body: :func:`tame_html` (quotes dropped), then html2text
     without links, images, emphasis or line wrapping; trailing spaces removed. Linear
-    in ``len(html)``.
+    in ``len(html)``. ``quotes``: when given, the lines of text of the quotes dropped
+    are appended (:func:`quote_lines`).
 
     >>> html_to_text("<div>STATUS<br>HELP</div>")
     'STATUS\\nHELP'
@@ -250,7 +260,33 @@ def html_to_text(html: str) -> str:
     converter.ignore_images = True
     converter.ignore_emphasis = True
     converter.ignore_tables = True
-    text = converter.handle(tame_html(html))
+    cut: list[str] | None = None if quotes is None else []
+    text = converter.handle(tame_html(html, cut))
+    if quotes is not None and cut:
+        quotes.extend(quote_lines(cut))
     lines = (line.rstrip() for line in str(text).split("\n"))
     # html2text writes a horizontal rule (<hr>, Outlook's line above a quote) as "* * *".
     return "\n".join(line for line in lines if line.strip() != "* * *").strip("\n")
+
+
+#: A tag, or a ``<`` that starts none, in the HTML of a quote cut out.
+_QUOTE_TAG = re.compile(r"<[^<>]{0,2000}>|<")
+#: Elements that end a line of text (and ``<br>``).
+_LINE_TAG = re.compile(r"<\s*/?\s*(?:br|p|div|li|tr|h[1-6]|blockquote)\b", re.IGNORECASE)
+
+
+def quote_lines(pieces: list[str]) -> list[str]:
+    """The non-blank lines of text (stripped) of the quotes :func:`tame_html` cut out
+    (``pieces``, their HTML): each tag that ends a line (``<br>``, ``</div>``…) a line
+    break, every other tag left out, entities decoded. Read only for what a quote may
+    hold (:data:`pbp.parse.body.Doubt.HTML_QUOTE`), never as the sender's text.
+    Linear.
+
+    >>> quote_lines(["<div>ГОЛОС Оля<br>&gt; и всё</div>"])
+    ['ГОЛОС Оля', '> и всё']
+    """
+    lines: list[str] = []
+    for piece in pieces:
+        text = _QUOTE_TAG.sub(lambda tag: "\n" if _LINE_TAG.match(tag.group()) else "", piece)
+        lines.extend(line.strip() for line in unescape(text).split("\n") if line.strip())
+    return lines

@@ -117,7 +117,9 @@ class Letter:
       that hold a command as "looks quoted — not done". ``whole``: ``text`` with them
       in their places, and ``doubtful_at``: their line numbers in it (for the echo
       cutters, :meth:`pbp.parse.body.Reply.own`); ``under_header``: where in it the
-      text under a header block at the top begins (-1: none).
+      text under a header block at the top begins (-1: none); ``aside``: the lines set
+      aside (quotes, signatures: :attr:`pbp.parse.body.Reply.aside`), answered "looks
+      quoted — not done" when they hold a command and nothing else of the mail does.
     - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601),
       top down, each with its unfolded value and the number of ``Received`` fields
       above it (``(AuthField("mx.example.test; dmarc=pass header.from=example.test",
@@ -143,12 +145,15 @@ class Letter:
     whole: str = ""
     doubtful_at: tuple[int, ...] = ()
     under_header: int = -1
+    aside: tuple[str, ...] = ()
 
     @property
     def reply(self) -> Reply:
-        """The body as :func:`pbp.parse.body.split_reply` read it."""
+        """The body as :func:`pbp.parse.body.split_reply` read it (but its ``shapes``)."""
         whole = self.whole or self.text
-        return Reply(self.text, self.doubtful, whole, self.doubtful_at, self.under_header)
+        return Reply(
+            self.text, self.doubtful, whole, self.doubtful_at, self.under_header, self.aside
+        )
 
 
 #: What some tools write before the first header line: byte-order marks (UTF-8, and
@@ -212,6 +217,7 @@ def read_letter(
         whole=reply.whole if reply.whole != reply.text else "",
         doubtful_at=reply.doubtful_at,
         under_header=reply.under_header,
+        aside=reply.aside,
     )
 
 

@@ -146,6 +146,7 @@ def read_simple(raw: bytes, head: Letter) -> Letter | None:
         whole=reply.whole if reply.whole != reply.text else "",
         doubtful_at=reply.doubtful_at,
         under_header=reply.under_header,
+        aside=reply.aside,
     )
 
 

@@ -21,11 +21,12 @@ Used by :mod:`pbp.parse.mime`. Pure: no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from email.message import EmailMessage, Message
 
 from pbp.parse.armour import pgp_message
-from pbp.parse.body import Reply, split_reply, unflow
+from pbp.parse.body import ASIDE_MAX, Doubt, Reply, split_reply, unflow, unmark
 from pbp.parse.charset import decode_bytes
 from pbp.parse.markup import html_to_text
 from pbp.parse.mimetree import walk
@@ -134,11 +135,12 @@ def _inline_texts(msg: Message) -> list[Message] | None:
     return texts if len(texts) >= 2 else None
 
 
-def _read_part(part: Message) -> tuple[str, str]:
-    """``(full text, text to look for quotes in)`` of one text part: HTML made text."""
+def _read_part(part: Message, quotes: list[str]) -> tuple[str, str]:
+    """``(full text, text to look for quotes in)`` of one text part: HTML made text (the
+    lines of its quotes appended to ``quotes``)."""
     source = part_text(part)
     if part.get_content_type() == "text/html":
-        return html_to_text(source), _TAG.sub("\n", source)
+        return html_to_text(source, quotes), _TAG.sub("\n", source)
     return source, source
 
 
@@ -148,8 +150,9 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
     attached = any(part.get_content_type() == "message/rfc822" for part in walk(msg))
     several = _inline_texts(msg)
     if several is not None:
-        read = [_read_part(part) for part in several]
-        reply = split_reply("\n".join(text for text, _ in read))
+        quotes: list[str] = []
+        read = [_read_part(part, quotes) for part in several]
+        reply = with_html_quotes(split_reply("\n".join(text for text, _ in read)), quotes)
         quoting = "\n".join(q for _, q in read)
         return reply, None, attached or forwards(quoting, reply.text)
     plain = best_part(msg, "plain")
@@ -166,8 +169,9 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
             return reply, None, attached or forwards(full, reply.text)
     assert html is not None
     source = part_text(html)
-    html_full = html_to_text(source)
-    html_reply = split_reply(html_full)
+    quotes = []
+    html_full = html_to_text(source, quotes)
+    html_reply = with_html_quotes(split_reply(html_full), quotes)
     # A stub says so, or is far shorter than the HTML part taken whole (quotes and all:
     # the new texts are not compared, since a quote the HTML reading missed would make
     # the HTML's look longer).
@@ -178,6 +182,19 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
             return reply, None, attached or forwards(full, reply.text)
     # The forward header sits inside the quote block that html_to_text drops (Gmail).
     return html_reply, None, attached or forwards(_TAG.sub("\n", source), html_reply.text)
+
+
+def with_html_quotes(reply: Reply, quotes: list[str]) -> Reply:
+    """``reply`` with the lines of the HTML quotes the conversion left out
+    (``quotes``: :func:`pbp.parse.markup.html_to_text`) set aside after its own
+    (:data:`pbp.parse.body.Doubt.HTML_QUOTE`), at most
+    :data:`~pbp.parse.body.ASIDE_MAX` in all."""
+    if not quotes or len(reply.aside) >= ASIDE_MAX:
+        return reply
+    more = tuple(unmark(line) for line in quotes[: ASIDE_MAX - len(reply.aside)])
+    return dataclasses.replace(
+        reply, aside=reply.aside + more, shapes=reply.shapes | {Doubt.HTML_QUOTE}
+    )
 
 
 _ENCRYPTED = frozenset(
@@ -213,7 +230,7 @@ def inline_encrypted(msg: EmailMessage) -> bool:
     part = best_part(msg, "plain") or best_part(msg, "html")
     if part is None:
         return False
-    text, _quoting = _read_part(part)
+    text, _quoting = _read_part(part, [])
     return pgp_message(text)
 
 

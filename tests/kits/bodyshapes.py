@@ -158,6 +158,10 @@ SHAPES: list[Shape] = [
     _plain("underscore_dash_lines", "_\n-\n", text=None),
     _plain("forum_quote_opens", "[quote=", text=None),
     _plain("forum_quotes", "[quote]x[/quote]", text=None),
+    # Forum posts pasted as text (issue 33): headers alone (nested, never ended), and
+    # whole quotes one after the other.
+    _plain("forum_said_headers", "Оля сказал(а):\n"),
+    _plain("forum_said_quotes", "Оля сказал(а):\nГОЛОС Петя\nНажмите для раскрытия...\n"),
     # Transfer encodings and format=flowed.
     Shape(
         "quoted_printable_soft_breaks",
