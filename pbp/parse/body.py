@@ -6,7 +6,9 @@ parsers; pure string functions, each linear in its input.
 
 What is removed (players answer from many clients, in Russian and English):
 
-- quoted lines starting with ``>`` (RFC 3676 §4.5 quoting);
+- quoted lines starting with ``>`` (RFC 3676 §4.5 quoting), and lines starting with
+  another mark a client lets its user choose (``|``, ``:``, ``}``, at any depth) below
+  a reply header; elsewhere such a line is doubtful (:mod:`pbp.parse.quotemarks`);
 - a reply header and everything after it when the quote is not ``>``-marked
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
   ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
@@ -33,12 +35,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbp.parse.names import INVISIBLE
-from pbp.parse.replyheader import header_block, reply_header
+from pbp.parse.quotemarks import bare, comment_label, labelled_own, other_mark
+from pbp.parse.replyheader import FORWARD_SEPARATOR, header_block, reply_header
 
 #: A phone or web client's footer line, and everything after it, is not the sender's:
 #: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
@@ -141,12 +144,12 @@ def _next_text(lines: list[str], start: int) -> str | None:
 
 def _footer_ends(lines: list[str], start: int) -> bool:
     """True when what follows a client footer line is no more of the sender's text:
-    nothing, a ``-- `` signature, a reply header or quoted lines."""
+    nothing, a ``-- `` signature, a reply header or quoted lines (any mark)."""
     for index in range(start, len(lines)):
         line = lines[index]
         if not line.strip():
             continue
-        return line == "--" or is_quoted(line) or bool(reply_header(lines, index))
+        return line == "--" or _quote_line(line) or bool(reply_header(lines, index))
     return True
 
 
@@ -163,14 +166,18 @@ def new_text(text: str) -> str:
 class Reply:
     """A mail body read for the sender's own text (:func:`split_reply`).
 
-    ``text``: the new text; ``doubtful``: the doubtful lines, stripped, in order;
+    ``text``: the new text; ``doubtful``: the doubtful lines, stripped, in order, each
+    without another quote mark or a comment label at its start
+    (:func:`pbp.parse.quotemarks.bare`: what it says, tried as a command);
     ``whole``: the new text with the doubtful lines in their places, and
     ``doubtful_at``: their 0-based line numbers in ``whole`` (what
     :func:`strip_echo` and :func:`strip_help_echo` look at: a pasted mail of ours
     is found by its run of lines, which a doubtful line must not break);
     ``under_header``: the line number in ``whole`` from which the text stands under a
     header block at the top of the mail (-1: none), where a line of the mail answered
-    may be its unmarked quote (:meth:`own`).
+    may be its unmarked quote (:meth:`own`); ``labelled``: the line numbers in
+    ``whole`` of the sender's comments found by their label (:meth:`with_labels`),
+    which are his wherever they stand.
     """
 
     text: str
@@ -178,6 +185,35 @@ class Reply:
     whole: str
     doubtful_at: tuple[int, ...]
     under_header: int = -1
+    labelled: tuple[int, ...] = ()
+
+    def with_labels(self, labels: Collection[str]) -> Reply:
+        """The reply with the sender's comments labelled by Outlook ("Mark my comments
+        with": ``[Оля] ГОЛОС Петя`` inside the quote) made his text, their label
+        removed: each line of :attr:`whole` bearing one of ``labels``
+        (:func:`pbp.parse.quotemarks.comment_labels` of his display name) in his own
+        text or the first quoted mail (:func:`pbp.parse.quotemarks.labelled_own`).
+        Lines labelled otherwise stay as they are (a doubtful one is never run).
+
+        >>> reply = split_reply("Привет\\n\\nOn Tue, 1 Dec 2026, pbp <gm@example.test> wrote:\\n"
+        ...                     "Принято.\\n[Оля] ГОЛОС Петя\\n[Таня] ГОЛОС Таня\\n")
+        >>> reply.text, reply.whole.split("\\n")[-2:]
+        ('Привет', ['[Оля] ГОЛОС Петя', '[Таня] ГОЛОС Таня'])
+        >>> reply.with_labels({"оля"}).text
+        'Привет\\n\\nГОЛОС Петя'
+        """
+        lines = self.whole.split("\n")
+        found = labelled_own(lines, self.doubtful_at, self.under_header, labels)
+        if not found:
+            return self
+        for number, comment in found.items():
+            lines[number] = comment
+        at = tuple(n for n in self.doubtful_at if n not in found)
+        skip = set(at)
+        text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
+        doubtful = tuple(bare(lines[n]) for n in at)
+        labelled = tuple(sorted(found))
+        return Reply(text, doubtful, "\n".join(lines), at, self.under_header, labelled)
 
     def own(self, whole: str, answered: str | None) -> Reply:
         """The reply once the caller cut ``whole`` (a prefix of :attr:`whole`'s lines)
@@ -186,7 +222,10 @@ class Reply:
 
         Below a header block at the top (:attr:`under_header`) each line of
         ``answered`` is doubtful too, and every line is when ``answered`` is unknown:
-        a quote under that header is marked by nothing.
+        a quote under that header is marked by nothing. The sender's labelled
+        comments (:attr:`labelled`) are his text, also those the cut left out, and
+        comments labelled otherwise that the cut left out stay doubtful (they follow
+        the rest, in order).
 
         >>> reply = split_reply("От: pbp <gm@example.test>\\nДата: 01.12.2026 12:40\\n"
         ...                     "Кому: Вася\\n\\nГОЛОС Петя\\n[b]Голосую за Олю[/b]")
@@ -194,18 +233,42 @@ class Reply:
         'ГОЛОС Петя'
         """
         count = len(whole.split("\n")) if whole else 0
-        lines = self.whole.split("\n")[:count]
+        every = self.whole.split("\n")
+        lines = every[:count]
         skip = {n for n in self.doubtful_at if n < count}
+        labelled = set(self.labelled)
         if 0 <= self.under_header < count:
             ours = None if answered is None else {line.strip() for line in answered.split("\n")}
             skip |= {
                 n
                 for n in range(self.under_header, count)
-                if lines[n].strip() and (ours is None or lines[n].strip() in ours)
+                if lines[n].strip()
+                and n not in labelled
+                and (ours is None or lines[n].strip() in ours)
             }
+        # Cut off with an echo of ours: a comment labelled with the sender's name is
+        # still his; one labelled otherwise is still doubtful (never run, and said).
+        doubted = set(self.doubtful_at)
+        later = [
+            n
+            for n in range(count, len(every))
+            if n in labelled
+            or (
+                (n in doubted or 0 <= self.under_header <= n)
+                and "[" in every[n]
+                and comment_label(every[n]) is not None
+            )
+        ]
+        lines += [every[n] for n in later]
+        mine = (
+            *(n for n in self.labelled if n < count),
+            *(count + k for k, n in enumerate(later) if n in labelled),
+        )
+        skip |= {count + k for k, n in enumerate(later) if n not in labelled}
         text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
         at = tuple(sorted(skip))
-        return Reply(text, tuple(lines[n].strip() for n in at), "\n".join(lines), at)
+        doubtful = tuple(bare(lines[n]) for n in at)
+        return Reply(text, doubtful, "\n".join(lines), at, labelled=mine)
 
 
 def split_reply(text: str) -> Reply:
@@ -229,7 +292,13 @@ def split_reply(text: str) -> Reply:
     top, with nothing of the sender's above it and no ``>`` quote below it, is a reply
     written under the header of the mail answered (bottom-posting): the header is
     dropped and what follows is the sender's, but for the lines of the mail answered
-    (:meth:`Reply.own`: ``under_header``).
+    (:meth:`Reply.own`: ``under_header``; the header's lines are doubtful, and name the
+    mail answered: :mod:`pbp.parse.quotedheader`). A second header block below it
+    starts a quote.
+
+    Inside the first quoted mail, lines begun with an Outlook comment label (``[Оля]
+    ГОЛОС Петя``) are doubtful until :meth:`Reply.with_labels` knows the sender's
+    labels (:mod:`pbp.parse.quotemarks`).
 
     >>> reply = split_reply("ГОЛОС Петя\\n\\n> Чтобы изменить, напишите\\nГОЛОС Оля\\n> и всё.")
     >>> reply.text, reply.doubtful, reply.doubtful_at
@@ -247,13 +316,16 @@ def split_reply(text: str) -> Reply:
 class _Kept:
     """What :func:`split_reply` keeps of a body so far: ``lines`` (the sender's, blank and
     doubtful ones), ``doubtful`` (their indexes in ``lines``), ``under`` (the index in
-    ``lines`` of the text under a header block at the top, -1: none) and ``own`` (a
-    non-blank line of the sender's is kept)."""
+    ``lines`` of the text under a header block at the top, -1: none), ``own`` (a
+    non-blank line of the sender's is kept) and ``marked`` (a reply header was
+    followed by a line quoted with another mark, :func:`pbp.parse.quotemarks.other_mark`:
+    from there on such lines are quoted)."""
 
     lines: list[str] = field(default_factory=list)
     doubtful: list[int] = field(default_factory=list)
     under: int = -1
     own: bool = False
+    marked: bool = False
 
     def doubt(self, line: str) -> None:
         """Keep ``line`` as a doubtful one."""
@@ -271,7 +343,7 @@ class _Kept:
         skip = set(at)
         text = "\n".join(line for n, line in enumerate(whole) if n not in skip).strip("\n")
         below = max(self.under - start, 0) if self.under >= 0 and whole else -1
-        return Reply(text, tuple(whole[n].strip() for n in at), "\n".join(whole), at, below)
+        return Reply(text, tuple(bare(whole[n]) for n in at), "\n".join(whole), at, below)
 
 
 def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
@@ -294,9 +366,13 @@ def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
         return _at_header(lines, i, header, kept)
     if is_quoted(line):
         return i + 1
-    if i > 0 and lines[i - 1] and is_quoted(lines[i - 1]):
+    if other_mark(line) is not None:
+        if not kept.marked:
+            kept.doubt(line)  # "| …" with no attribution above it: may be a quote
+        return i + 1
+    if i > 0 and lines[i - 1] and _quote_line(lines[i - 1]):
         # Right below a quoted line: maybe the quote's re-wrapped continuation.
-        while i < len(lines) and lines[i] and not is_quoted(lines[i]):
+        while i < len(lines) and lines[i] and not _quote_line(lines[i]):
             kept.doubt(lines[i])
             i += 1
         return i
@@ -309,10 +385,25 @@ def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None
     """Read the reply header of ``header`` lines at ``lines[i]`` into ``kept``: the
     index of the next line to read, or None when the quote it opens runs to the end."""
     following = _next_text(lines, i + header)
-    if following is not None and is_quoted(following):
-        return i + header  # bottom-posting: drop the header, keep what follows the quote
-    if not kept.own and header > 1 and header_block(lines, i, need_address=True) == header:
-        kept.under = len(kept.lines)  # a reply under the header block of the mail answered
+    if following is not None and _quote_line(following):
+        # Bottom-posting: drop the header, keep what follows the quote. A quote marked
+        # "| " or ": " (the user's choice of mark) makes such lines quoted from here on.
+        kept.marked = kept.marked or not is_quoted(following)
+        return i + header
+    if (
+        not kept.own
+        and kept.under < 0
+        and header > 1
+        and header_block(lines, i, need_address=True) == header
+    ):
+        # A reply under the header block of the mail answered: the header is doubtful
+        # (never run; it names the mail answered, pbp.parse.quotedheader).
+        for n in range(i, i + header):
+            if lines[n].strip():
+                kept.doubt(lines[n])
+            else:
+                kept.lines.append(lines[n])
+        kept.under = len(kept.lines)
         return i + header
     # The quote starts here (top-posting). Its header and first line are doubtful, so
     # that a move taken for them ("--- ГОЛОС Петя ---", "Таня писала:" above one's own
@@ -322,7 +413,49 @@ def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None
     after = next((n for n in range(i + header, len(lines)) if lines[n].strip()), None)
     if after is not None and not is_quoted(lines[after]):
         kept.doubt(lines[after])
+    if kept.under < 0 and after is not None and FORWARD_SEPARATOR.match(lines[i]) is None:
+        _doubt_labelled(lines, i, header, after, kept)
     return None
+
+
+def _quote_line(line: str) -> bool:
+    """True when ``line`` is quoted by ``>`` (:func:`is_quoted`) or another mark
+    (:func:`pbp.parse.quotemarks.other_mark`)."""
+    return is_quoted(line) or other_mark(line) is not None
+
+
+def _doubt_labelled(lines: list[str], i: int, header: int, after: int, kept: _Kept) -> None:
+    """Keep as doubtful the lines of the quote under the reply header of ``header``
+    lines at ``lines[i]`` (its first line ``lines[after]`` is kept already) that begin
+    with an Outlook comment label (``[Оля] ГОЛОС Петя``): the sender's comments, once
+    :meth:`Reply.with_labels` knows his name. Only the first quoted mail: up to the
+    next reply header, but for the header block right below a one-line separator
+    (Outlook's ``-----Original Message-----`` above its ``From:`` block)."""
+    labelled = [
+        n
+        for n in range(i + header, len(lines))
+        if n != after and "[" in lines[n] and comment_label(lines[n]) is not None
+    ]
+    if not labelled:
+        return  # the usual quote: no reply header looked for in it
+    block = header == 1  # a separator line: the quoted mail's header block may follow
+    n = i + header
+    while n <= labelled[-1]:
+        line = lines[n]
+        if not line or is_quoted(line):
+            n += 1
+            continue
+        span = reply_header(lines, n)
+        if span:
+            if not block:
+                return  # a deeper quote: its comments are of older mails
+            block = False
+            n += span
+            continue
+        block = False
+        if n != after and "[" in line and comment_label(line) is not None:
+            kept.doubt(line)
+        n += 1
 
 
 #: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes
