@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbp.parse.names import INVISIBLE
-from pbp.parse.quotemarks import bare, comment_label, labelled_own, other_mark
+from pbp.parse.quotemarks import bare, comment_label, labelled_in_quote, labelled_own, other_mark
 from pbp.parse.replyheader import FORWARD_SEPARATOR, header_block, reply_header
 
 #: A phone or web client's footer line, and everything after it, is not the sender's:
@@ -414,7 +414,9 @@ def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None
     if after is not None and not is_quoted(lines[after]):
         kept.doubt(lines[after])
     if kept.under < 0 and after is not None and FORWARD_SEPARATOR.match(lines[i]) is None:
-        _doubt_labelled(lines, i, header, after, kept)
+        # Outlook's comments in the quote: the sender's once his labels are known.
+        for n in labelled_in_quote(lines, i + header, header == 1, after):
+            kept.doubt(lines[n])
     return None
 
 
@@ -422,40 +424,6 @@ def _quote_line(line: str) -> bool:
     """True when ``line`` is quoted by ``>`` (:func:`is_quoted`) or another mark
     (:func:`pbp.parse.quotemarks.other_mark`)."""
     return is_quoted(line) or other_mark(line) is not None
-
-
-def _doubt_labelled(lines: list[str], i: int, header: int, after: int, kept: _Kept) -> None:
-    """Keep as doubtful the lines of the quote under the reply header of ``header``
-    lines at ``lines[i]`` (its first line ``lines[after]`` is kept already) that begin
-    with an Outlook comment label (``[Оля] ГОЛОС Петя``): the sender's comments, once
-    :meth:`Reply.with_labels` knows his name. Only the first quoted mail: up to the
-    next reply header, but for the header block right below a one-line separator
-    (Outlook's ``-----Original Message-----`` above its ``From:`` block)."""
-    labelled = [
-        n
-        for n in range(i + header, len(lines))
-        if n != after and "[" in lines[n] and comment_label(lines[n]) is not None
-    ]
-    if not labelled:
-        return  # the usual quote: no reply header looked for in it
-    block = header == 1  # a separator line: the quoted mail's header block may follow
-    n = i + header
-    while n <= labelled[-1]:
-        line = lines[n]
-        if not line or is_quoted(line):
-            n += 1
-            continue
-        span = reply_header(lines, n)
-        if span:
-            if not block:
-                return  # a deeper quote: its comments are of older mails
-            block = False
-            n += span
-            continue
-        block = False
-        if n != after and "[" in line and comment_label(line) is not None:
-            kept.doubt(line)
-        n += 1
 
 
 #: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes

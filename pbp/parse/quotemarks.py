@@ -146,3 +146,43 @@ def labelled_own(
         if label is not None and _key(label[0]) in labels:
             found[number] = label[1]
     return found
+
+
+def labelled_in_quote(lines: list[str], start: int, separator: bool, first: int) -> list[int]:
+    """The line numbers of the lines that begin with a comment label (``[Оля] ГОЛОС
+    Петя``) in the quote from ``lines[start]`` on, but for ``lines[first]`` (the
+    caller's already), only in the first quoted mail: up to the next reply header, but
+    for one header block right at the start when ``separator`` (Outlook's
+    ``-----Original Message-----`` above its ``From:`` block). Linear; no reply header
+    is looked for in a quote without a label.
+
+    >>> labelled_in_quote(["Принято.", "[Оля] ГОЛОС Петя", "Таня wrote:", "[Оля] x"], 0, False, 0)
+    [1]
+    """
+    found = [
+        n
+        for n in range(start, len(lines))
+        if n != first and "[" in lines[n] and comment_label(lines[n]) is not None
+    ]
+    if not found:
+        return []
+    block = separator  # the quoted mail's header block may follow its separator
+    kept: list[int] = []
+    n = start
+    while n <= found[-1]:
+        line = lines[n]
+        if not line or line.lstrip().startswith(">"):
+            n += 1
+            continue
+        span = reply_header(lines, n)
+        if span:
+            if not block:
+                break  # a deeper quote: its comments are of older mails
+            block = False
+            n += span
+            continue
+        block = False
+        if n != first and "[" in line and comment_label(line) is not None:
+            kept.append(n)
+        n += 1
+    return kept
