@@ -16,18 +16,20 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from email.message import EmailMessage
+from email.message import Message as MailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbp.answered import answered_mail
+from pbp.answered import answered_by_header, answered_mail
 from pbp.config import Game
 from pbp.core.events import Event, MoveError
 from pbp.core.kind import AnyKind, ParsedCommand
 from pbp.outcome import Handled, Outcome
 from pbp.parse.body import Reply, strip_echo, strip_help_echo
 from pbp.parse.mime import Letter
+from pbp.parse.quotemarks import comment_labels
 from pbp.ratelimit import is_loop
 from pbp.service_part import ServicePart
-from pbp.store import Schedule
+from pbp.store import GM_SEAT, Schedule
 from pbp.table import Applied
 
 if TYPE_CHECKING:
@@ -200,13 +202,16 @@ class Moves(ServicePart):
         doubtful lines in place (a pasted mail of ours is known by its run of lines),
         which are then left out again, with the lines of the mail answered under a
         header block at the top (:meth:`pbp.parse.body.Reply.own`). The lines set aside
-        (quotes) that are lines of the mail answered or of the help are left out.
+        (quotes) that are lines of the mail answered or of the help are left out. His
+        comments that Outlook labelled with his name inside a quote (``[Оля] ГОЛОС
+        Петя``) are his text (:meth:`pbp.parse.body.Reply.with_labels`;
+        :attr:`Echoes.labels`).
 
         ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
         message (the store is not asked again); None: made here."""
         if echoes is None or echoes.letter is not letter or echoes.game is not game:
             echoes = self.echoes(letter, game)
-        reply = letter.reply
+        reply = letter.reply.with_labels(echoes.labels)
         text = reply.whole
         answered = echoes.answered
         if answered is not None:
@@ -217,13 +222,23 @@ class Moves(ServicePart):
 
     def answered_text(self, letter: Letter) -> str | None:
         """The text of our mail that ``letter`` answers (:func:`answered_mail`; ``""``
-        for one without a plain part), None when it answers none of ours."""
-        ours = answered_mail(self.store, letter, letter.from_address)
-        if ours is None:
+        for one without a plain part), else of those the header block at its top
+        names (:func:`answered_by_header`, joined); None when it answers none of ours."""
+        sender = letter.from_address
+        ours = answered_mail(self.store, letter, sender)
+        named = [ours] if ours is not None else []
+        if not named and sender is not None and letter.reply.under_header >= 0:
+            named = answered_by_header(self.store, letter, sender, self._our_addresses(sender))
+        if not named:
             return None
-        sent = ours.mail
-        part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-        return str(part.get_content()) if part is not None else ""
+        return "\n".join(_plain(answered.mail) for answered in named)
+
+    def _our_addresses(self, sender: str) -> set[str]:
+        """pbp's addresses as ``sender`` sees them, lower-cased: the game's address
+        (every mail's From) and his personal ones (their Reply-To)."""
+        mailer = self.mail
+        seats = self.store.tokens_of(sender)
+        return {mailer.address.lower(), *(mailer.personal(seat.token).lower() for seat in seats)}
 
     def _help_text(self, game: Game) -> str:
         """The text of ``game``'s HELP mail (what a pasted-back help is cut by), rendered
@@ -304,7 +319,8 @@ UNFIXABLE = frozenset(
 class Echoes:
     """What of ours one player's ``letter`` to ``game`` may echo (:meth:`Moves.own_reply`
     cuts it off): :attr:`answered`, the text of our mail it answers, and :attr:`help`,
-    the game's HELP text. Each is read (a store query) when first asked for and kept:
+    the game's HELP text; and :attr:`labels`, how Outlook may label the sender's
+    comments. Each is read (a store query) when first asked for and kept:
     the intake's rules of one message that each need the player's own text (NEW
     ADDRESS, then his moves) ask the store once. Neither changes meanwhile: a mail in
     the outbox, the text of the game's start."""
@@ -321,6 +337,18 @@ class Echoes:
     @functools.cached_property
     def help(self) -> str:
         return self.moves._help_text(self.game)
+
+    @functools.cached_property
+    def labels(self) -> frozenset[str]:
+        """The labels Outlook may put before the sender's comments inside a quote
+        (:func:`pbp.parse.quotemarks.comment_labels`): of his From's display name and
+        of his seat's name in the game (``Оля``)."""
+        letter = self.letter
+        names = [letter.from_name]
+        if letter.from_address is not None:
+            seats = self.moves.store.tokens_of(letter.from_address)
+            names += [s.player for s in seats if s.game_id == self.game.id and s.player != GM_SEAT]
+        return frozenset().union(*(comment_labels(name) for name in names))
 
 
 def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -360,6 +388,12 @@ def subject_moves(subject: str) -> str:
         if stripped == subject:
             return subject.strip()
         subject = stripped
+
+
+def _plain(sent: MailMessage) -> str:
+    """The text of the plain part of our mail ``sent`` (``""`` without one)."""
+    part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
+    return str(part.get_content()) if part is not None else ""
 
 
 def _cut(line: str) -> str:

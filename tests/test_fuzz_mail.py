@@ -35,6 +35,7 @@ from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.base import HEADER_BYTES, MAX_HEADER_FIELDS, RawMessage, read_head
 from pbp.parse.auth import MAX_FIELDS
 from pbp.parse.mime import read_letter
+from pbp.parse.quotemarks import comment_labels
 from pbp.parse.simple import read_simple
 
 FUZZ = settings(
@@ -332,7 +333,8 @@ UNMARKED_HEADERS = [
     "=====Original Message=====",
     "pbp ha scritto:",
 ]
-#: What marks each line of a marked quote.
+#: What marks each line of a marked quote: ``>`` and The Bat!'s initials, and the marks
+#: a client lets its user choose (mutt's default ``quote_regex``: ``|``, ``:``, ``}``).
 MARKS = ["> ", ">", "> > ", ">> ", "p> ", "ВП> ", " > "]
 #: A forum post pasted as text (issue 33): ``(header, end line)`` of each engine
 #: (:data:`pbp.parse.forumquote.FORUM_QUOTES`); no end line: the quote runs to the end
@@ -358,6 +360,17 @@ FORUM_TEXT = [
     ("tanya:", ""),
     ("", "Нажмите для раскрытия..."),
 ]
+OTHER_MARKS = ["| ", "|", "| | ", "|| ", ": ", ": : ", "} ", "| > "]
+#: The header above Outlook's unmarked quote, with the sender's comments labelled inside.
+OUTLOOK_HEADERS = [
+    "От: pbp <gm@example.test>\nОтправлено: 1 декабря 2026 г. 12:40\nКому: Вася\nТема: Re",
+    "-----Original Message-----\nFrom: pbp <gm@example.test>\nSent: Tuesday, December 1, "
+    "2026 12:40 PM\nTo: Вася\nSubject: RE: ход",
+    "________________________________\nFrom: pbp <gm@example.test>\nSent: Tuesday",
+]
+#: The sender's display name, and the labels Outlook may put before his comments.
+SENDER_NAME = "Вася Пупкин"
+OWN_LABELS = ["[Вася]", "[ВП]", "[В.П.]", "[Вася Пупкин]", "[Пупкин, Вася]"]
 
 
 @st.composite
@@ -368,18 +381,28 @@ def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
     prose = draw(st.lists(st.sampled_from(QUOTED_PROSE), max_size=5))
     at = draw(st.integers(0, len(prose)))
     quoted = [*prose[:at], draw(st.sampled_from(OLD_MOVES)), *prose[at:]]
-    shape = draw(
-        st.sampled_from(["unmarked", "marked", "rewrapped", "forum", "the-bat", "forum-text"])
-    )
+    shapes = [
+        "unmarked",
+        "marked",
+        "rewrapped",
+        "forum",
+        "the-bat",
+        "forum-text",
+        "other-mark",
+        "outlook",
+    ]
+    shape = draw(st.sampled_from(shapes))
     own = draw(st.booleans())
     if shape == "forum-text":
         return _forum_text(draw, quoted, own)
+    if shape == "outlook":
+        return draw(outlook_comments(quoted, own)), own
     top = f"{OWN_MOVE}\n\n" if own else draw(st.sampled_from(["", "Привет!\n\n"]))
     if shape == "unmarked":
         return f"{top}{draw(st.sampled_from(UNMARKED_HEADERS))}\n\n" + "\n".join(quoted), own
     if shape == "forum":
         return top + "[quote=pbp]" + "\n".join(quoted) + "[/quote]", own
-    mark = draw(st.sampled_from(MARKS))
+    mark = draw(st.sampled_from(OTHER_MARKS if shape == "other-mark" else MARKS))
     marked = [f"{mark}{line}".rstrip() if line else mark.rstrip() for line in quoted]
     if shape == "rewrapped":
         # The old move lost its mark: a phone re-flowed the (marked) line above it.
@@ -423,13 +446,32 @@ def _forum_text(draw: st.DrawFn, quoted: list[str], own: bool) -> tuple[str, boo
     return body, own
 
 
+@st.composite
+def outlook_comments(draw: st.DrawFn, quoted: list[str], own: bool) -> str:
+    """Outlook's inline comments: a header and the unmarked quote (``quoted``, holding
+    an old move unlabelled, maybe one labelled by somebody else too), with
+    :data:`OWN_MOVE` labelled by the sender's name or initials written inside it when
+    ``own``; a greeting above, or nothing (the header at the very top)."""
+    quoted = list(quoted)
+    if draw(st.booleans()):
+        quoted.insert(
+            draw(st.integers(0, len(quoted))), "[Таня] " + draw(st.sampled_from(OLD_MOVES))
+        )
+    if own:
+        label = draw(st.sampled_from(OWN_LABELS))
+        quoted.insert(draw(st.integers(0, len(quoted))), f"{label} {OWN_MOVE}")
+    top = draw(st.sampled_from(["", "Привет!\n\n"]))
+    return f"{top}{draw(st.sampled_from(OUTLOOK_HEADERS))}\n\n" + "\n".join(quoted)
+
+
 @settings(FUZZ, max_examples=800)
 @given(mail=quoted_mails(), html=st.booleans())
 def test_a_move_inside_any_quote_shape_is_never_executed(
     mail: tuple[str, bool], html: bool
 ) -> None:
     """The old vote for Оля inside the quote never runs (not even as a refusal); the own
-    vote for Петя, written plainly above or below the quote, always does."""
+    vote for Петя, written plainly above or below the quote, or inside Outlook's quote
+    labelled with his name or initials, always does."""
     body, own = mail
     if html:
         markup = body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -438,11 +480,13 @@ def test_a_move_inside_any_quote_shape_is_never_executed(
     else:
         payload, content = body, "text/plain"
     raw = (
-        f"From: {EMAILS['Вася']}\r\nTo: gm+tok@example.test\r\nSubject: move\r\n"
-        f"Content-Type: {content}; charset=utf-8\r\n\r\n{payload}\r\n"
+        f"From: {SENDER_NAME} <{EMAILS['Вася']}>\r\nTo: gm+tok@example.test\r\n"
+        f"Subject: move\r\nContent-Type: {content}; charset=utf-8\r\n\r\n{payload}\r\n"
     ).encode()
-    # As the service reads it when the mail answers none of ours (no In-Reply-To).
-    reply = read_letter(raw).reply
+    # As the service reads it when the mail answers none of ours (no In-Reply-To), his
+    # Outlook comments known by the labels of his display name.
+    letter = read_letter(raw)
+    reply = letter.reply.with_labels(comment_labels(letter.from_name))
     own_text = reply.own(reply.whole, None).text
     lines = parse_maniac(own_text, ["Вася", "Петя", "Таня", "Оля"])
     assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []

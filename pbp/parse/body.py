@@ -9,7 +9,9 @@ What is removed (players answer from many clients, in Russian and English):
 - an inline PGP clear-signed message's armour and signature, its text read unescaped
   (and marked quoted where it stands below other text), and any signature or key block
   (:func:`pbp.parse.armour.open_clear_signed`; nothing verified);
-- quoted lines starting with ``>`` (RFC 3676 §4.5 quoting);
+- quoted lines starting with ``>`` (RFC 3676 §4.5 quoting), and lines starting with
+  another mark a client lets its user choose (``|``, ``:``, ``}``, at any depth) below
+  a reply header; elsewhere such a line is doubtful (:mod:`pbp.parse.quotemarks`);
 - a reply header and everything after it when the quote is not ``>``-marked
   (top-posting): ``On Mon, 1 Dec 2026 at 10:00, X <x@example.test> wrote:``,
   ``пн, 1 дек. 2026 г. в 10:00, X <x@example.test>:``, ``X пишет:``,
@@ -40,14 +42,15 @@ from __future__ import annotations
 import enum
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbp.parse.armour import open_clear_signed
 from pbp.parse.forumquote import forum_header, is_quote_end, quote_end
 from pbp.parse.names import INVISIBLE
-from pbp.parse.replyheader import header_block, reply_header
+from pbp.parse.quotemarks import bare, comment_label, labelled_in_quote, labelled_own, other_mark
+from pbp.parse.replyheader import FORWARD_SEPARATOR, header_block, reply_header
 
 #: A phone or web client's footer line, and everything after it, is not the sender's:
 #: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
@@ -138,13 +141,14 @@ ASIDE_MAX = 500
 
 
 def unmark(line: str) -> str:
-    """``line`` without its quote marks (:func:`is_quoted`, at any depth), stripped.
+    """``line`` without its quote marks (:func:`is_quoted`, at any depth) and then
+    another mark or a comment label (:func:`pbp.parse.quotemarks.bare`), stripped.
 
     >>> unmark("> > ГОЛОС Оля"), unmark("ВП> ГОЛОС Оля"), unmark("ГОЛОС Оля")
     ('ГОЛОС Оля', 'ГОЛОС Оля', 'ГОЛОС Оля')
     """
     found = _MARKS.match(line)
-    return (line[found.end() :] if found else line).strip()
+    return bare(line[found.end() :] if found else line)
 
 
 # --- format=flowed (RFC 3676) ---
@@ -203,12 +207,12 @@ def _next_text(lines: list[str], start: int) -> str | None:
 
 def _footer_ends(lines: list[str], start: int) -> bool:
     """True when what follows a client footer line is no more of the sender's text:
-    nothing, a ``-- `` signature, a reply header or quoted lines."""
+    nothing, a ``-- `` signature, a reply header or quoted lines (any mark)."""
     for index in range(start, len(lines)):
         line = lines[index]
         if not line.strip():
             continue
-        return line == "--" or is_quoted(line) or bool(reply_header(lines, index))
+        return line == "--" or _quote_line(line) or bool(reply_header(lines, index))
     return True
 
 
@@ -225,7 +229,9 @@ def new_text(text: str) -> str:
 class Reply:
     """A mail body read for the sender's own text (:func:`split_reply`).
 
-    ``text``: the new text; ``doubtful``: the doubtful lines, stripped, in order;
+    ``text``: the new text; ``doubtful``: the doubtful lines, stripped, in order, each
+    without another quote mark or a comment label at its start
+    (:func:`pbp.parse.quotemarks.bare`: what it says, tried as a command);
     ``whole``: the new text with the doubtful lines in their places, and
     ``doubtful_at``: their 0-based line numbers in ``whole`` (what
     :func:`strip_echo` and :func:`strip_help_echo` look at: a pasted mail of ours
@@ -235,7 +241,9 @@ class Reply:
     may be its unmarked quote (:meth:`own`);
     ``aside``: the lines set aside (quotes, signatures: :class:`Doubt`), without quote
     marks, stripped, in order, blank ones left out, at most :data:`ASIDE_MAX`;
-    ``shapes``: every :class:`Doubt` shape found.
+    ``shapes``: every :class:`Doubt` shape found; ``labelled``: the line numbers in
+    ``whole`` of the sender's comments found by their label (:meth:`with_labels`),
+    which are his wherever they stand.
     """
 
     text: str
@@ -245,6 +253,44 @@ class Reply:
     under_header: int = -1
     aside: tuple[str, ...] = ()
     shapes: frozenset[Doubt] = frozenset()
+    labelled: tuple[int, ...] = ()
+
+    def with_labels(self, labels: Collection[str]) -> Reply:
+        """The reply with the sender's comments labelled by Outlook ("Mark my comments
+        with": ``[Оля] ГОЛОС Петя`` inside the quote) made his text, their label
+        removed: each line of :attr:`whole` bearing one of ``labels``
+        (:func:`pbp.parse.quotemarks.comment_labels` of his display name) in his own
+        text or the first quoted mail (:func:`pbp.parse.quotemarks.labelled_own`).
+        Lines labelled otherwise stay as they are (a doubtful one is never run).
+
+        >>> reply = split_reply("Привет\\n\\nOn Tue, 1 Dec 2026, pbp <gm@example.test> wrote:\\n"
+        ...                     "Принято.\\n[Оля] ГОЛОС Петя\\n[Таня] ГОЛОС Таня\\n")
+        >>> reply.text, reply.whole.split("\\n")[-2:]
+        ('Привет', ['[Оля] ГОЛОС Петя', '[Таня] ГОЛОС Таня'])
+        >>> reply.with_labels({"оля"}).text
+        'Привет\\n\\nГОЛОС Петя'
+        """
+        lines = self.whole.split("\n")
+        found = labelled_own(lines, self.doubtful_at, self.under_header, labels)
+        if not found:
+            return self
+        for number, comment in found.items():
+            lines[number] = comment
+        at = tuple(n for n in self.doubtful_at if n not in found)
+        skip = set(at)
+        text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
+        doubtful = tuple(bare(lines[n]) for n in at)
+        labelled = tuple(sorted(found))
+        return Reply(
+            text,
+            doubtful,
+            "\n".join(lines),
+            at,
+            self.under_header,
+            self.aside,
+            self.shapes,
+            labelled,
+        )
 
     def own(self, whole: str, answered: str | None, help_text: str = "") -> Reply:
         """The reply once the caller cut ``whole`` (a prefix of :attr:`whole`'s lines)
@@ -257,7 +303,9 @@ class Reply:
         a quote under that header is marked by nothing. The lines set aside
         (:attr:`aside`) that are lines of ``answered`` or ``help_text`` (quote marks
         left out) are left out: a quote of our mail holds our examples, not the
-        sender's moves.
+        sender's moves. The sender's labelled comments (:attr:`labelled`) are his text,
+        also those the cut left out, and comments labelled otherwise that the cut left
+        out stay doubtful (they follow the rest, in order).
 
         >>> reply = split_reply("От: pbp <gm@example.test>\\nДата: 01.12.2026 12:40\\n"
         ...                     "Кому: Вася\\n\\nГОЛОС Петя\\n[b]Голосую за Олю[/b]")
@@ -265,15 +313,38 @@ class Reply:
         'ГОЛОС Петя'
         """
         count = len(whole.split("\n")) if whole else 0
-        lines = self.whole.split("\n")[:count]
+        every = self.whole.split("\n")
+        lines = every[:count]
         skip = {n for n in self.doubtful_at if n < count}
+        labelled = set(self.labelled)
         if 0 <= self.under_header < count:
             ours = None if answered is None else {line.strip() for line in answered.split("\n")}
             skip |= {
                 n
                 for n in range(self.under_header, count)
-                if lines[n].strip() and (ours is None or lines[n].strip() in ours)
+                if lines[n].strip()
+                and n not in labelled
+                and (ours is None or lines[n].strip() in ours)
             }
+        # Cut off with an echo of ours: a comment labelled with the sender's name is
+        # still his; one labelled otherwise is still doubtful (never run, and said).
+        doubted = set(self.doubtful_at)
+        later = [
+            n
+            for n in range(count, len(every))
+            if n in labelled
+            or (
+                (n in doubted or 0 <= self.under_header <= n)
+                and "[" in every[n]
+                and comment_label(every[n]) is not None
+            )
+        ]
+        lines += [every[n] for n in later]
+        mine = (
+            *(n for n in self.labelled if n < count),
+            *(count + k for k, n in enumerate(later) if n in labelled),
+        )
+        skip |= {count + k for k, n in enumerate(later) if n not in labelled}
         text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
         at = tuple(sorted(skip))
         shapes = self.shapes
@@ -283,8 +354,10 @@ class Reply:
         if aside and (answered or help_text):
             ours = {unmark(line) for line in f"{answered or ''}\n{help_text}".split("\n")}
             aside = tuple(line for line in aside if line not in ours)
-        doubtful = tuple(lines[n].strip() for n in at)
-        return Reply(text, doubtful, "\n".join(lines), at, aside=aside, shapes=shapes)
+        doubtful = tuple(bare(lines[n]) for n in at)
+        return Reply(
+            text, doubtful, "\n".join(lines), at, aside=aside, shapes=shapes, labelled=mine
+        )
 
 
 def split_reply(text: str) -> Reply:
@@ -313,7 +386,13 @@ def split_reply(text: str) -> Reply:
     top, with nothing of the sender's above it and no ``>`` quote below it, is a reply
     written under the header of the mail answered (bottom-posting): the header is
     dropped and what follows is the sender's, but for the lines of the mail answered
-    (:meth:`Reply.own`: ``under_header``).
+    (:meth:`Reply.own`: ``under_header``; the header's lines are doubtful, and name the
+    mail answered: :mod:`pbp.parse.quotedheader`). A second header block below it
+    starts a quote.
+
+    Inside the first quoted mail, lines begun with an Outlook comment label (``[Оля]
+    ГОЛОС Петя``) are doubtful until :meth:`Reply.with_labels` knows the sender's
+    labels (:mod:`pbp.parse.quotemarks`).
 
     >>> reply = split_reply("ГОЛОС Петя\\n\\n> Чтобы изменить, напишите\\nГОЛОС Оля\\n> и всё.")
     >>> reply.text, reply.doubtful, reply.doubtful_at
@@ -334,8 +413,10 @@ class _Kept:
     doubtful ones), ``doubtful`` (their indexes in ``lines``), ``under`` (the index in
     ``lines`` of the text under a header block at the top, -1: none), ``own`` (a
     non-blank line of the sender's is kept), ``aside`` (the lines set aside, unmarked),
-    ``shapes`` (the :class:`Doubt` shapes found) and ``quote_end`` (the index in
-    ``lines`` after the last forum quote)."""
+    ``shapes`` (the :class:`Doubt` shapes found), ``quote_end`` (the index in
+    ``lines`` after the last forum quote) and ``marked`` (a reply header was followed
+    by a line quoted with another mark, :func:`pbp.parse.quotemarks.other_mark`: from
+    there on such lines are quoted)."""
 
     lines: list[str] = field(default_factory=list)
     doubtful: list[int] = field(default_factory=list)
@@ -344,6 +425,7 @@ class _Kept:
     aside: list[str] = field(default_factory=list)
     shapes: set[Doubt] = field(default_factory=set)
     quote_end: int = 0
+    marked: bool = False
 
     def doubt(self, line: str, shape: Doubt) -> None:
         """Keep ``line`` as a doubtful one, of ``shape``."""
@@ -357,7 +439,7 @@ class _Kept:
         for line in lines:
             if len(self.aside) >= ASIDE_MAX:
                 return
-            text = unmark(line) if is_quoted(line) else line.strip()
+            text = unmark(line)
             if text:
                 self.aside.append(text)
                 self.shapes.add(shape)
@@ -376,7 +458,7 @@ class _Kept:
         self.set_aside(forum_tag_quotes(own), Doubt.FORUM_TAG)
         text = "\n".join(own).strip("\n")
         below = max(self.under - start, 0) if self.under >= 0 and whole else -1
-        doubtful = tuple(whole[n].strip() for n in at)
+        doubtful = tuple(bare(whole[n]) for n in at)
         shapes = frozenset(self.shapes)
         return Reply(text, doubtful, "\n".join(whole), at, below, tuple(self.aside), shapes)
 
@@ -407,9 +489,15 @@ def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
     if is_quoted(line):
         kept.set_aside((line,), Doubt.MARKED)
         return i + 1
-    if i > 0 and lines[i - 1] and is_quoted(lines[i - 1]):
+    if other_mark(line) is not None:
+        if not kept.marked:  # "| …" with no attribution above it: may be a quote
+            kept.doubt(line, Doubt.MARKED)
+        else:
+            kept.set_aside((line,), Doubt.MARKED)
+        return i + 1
+    if i > 0 and lines[i - 1] and _quote_line(lines[i - 1]):
         # Right below a quoted line: maybe the quote's re-wrapped continuation.
-        while i < len(lines) and lines[i] and not is_quoted(lines[i]):
+        while i < len(lines) and lines[i] and not _quote_line(lines[i]):
             kept.doubt(lines[i], Doubt.REWRAPPED)
             i += 1
         return i
@@ -422,10 +510,25 @@ def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None
     """Read the reply header of ``header`` lines at ``lines[i]`` into ``kept``: the
     index of the next line to read, or None when the quote it opens runs to the end."""
     following = _next_text(lines, i + header)
-    if following is not None and is_quoted(following):
-        return i + header  # bottom-posting: drop the header, keep what follows the quote
-    if not kept.own and header > 1 and header_block(lines, i, need_address=True) == header:
-        kept.under = len(kept.lines)  # a reply under the header block of the mail answered
+    if following is not None and _quote_line(following):
+        # Bottom-posting: drop the header, keep what follows the quote. A quote marked
+        # "| " or ": " (the user's choice of mark) makes such lines quoted from here on.
+        kept.marked = kept.marked or not is_quoted(following)
+        return i + header
+    if (
+        not kept.own
+        and kept.under < 0
+        and header > 1
+        and header_block(lines, i, need_address=True) == header
+    ):
+        # A reply under the header block of the mail answered: the header is doubtful
+        # (never run; it names the mail answered, pbp.parse.quotedheader).
+        for n in range(i, i + header):
+            if lines[n].strip():
+                kept.doubt(lines[n], Doubt.UNDER_HEADER_BLOCK)
+            else:
+                kept.lines.append(lines[n])
+        kept.under = len(kept.lines)
         return i + header
     # The quote starts here (top-posting). Its header and first line are doubtful, so
     # that a move taken for them ("--- ГОЛОС Петя ---", "Таня писала:" above one's own
@@ -435,6 +538,11 @@ def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None
     after = next((n for n in range(i + header, len(lines)) if lines[n].strip()), None)
     if after is not None and not is_quoted(lines[after]):
         kept.doubt(lines[after], Doubt.REPLY_HEADER)
+    if kept.under < 0 and after is not None and FORWARD_SEPARATOR.match(lines[i]) is None:
+        # Outlook's comments in the quote: the sender's once his labels are known.
+        for n in labelled_in_quote(lines, i + header, header == 1, after):
+            kept.doubt(lines[n], Doubt.UNMARKED_QUOTE)
+    if after is not None and not is_quoted(lines[after]):
         after += 1
     if after is not None:
         kept.set_aside(lines[after:], Doubt.UNMARKED_QUOTE)
@@ -447,8 +555,8 @@ def _at_forum_quote(lines: list[str], i: int, kept: _Kept) -> int | None:
     end of the body when no line is known to end it; an end line with no header above
     it makes everything above it doubtful, back to the start or the last forum quote.
     The index of the next line to read; None when ``lines[i]`` starts no forum quote.
-    A header followed by ``>`` lines is doubtful alone (the marked lines are a quote as
-    any)."""
+    A header followed by ``>`` lines (or another mark's, :func:`_quote_line`) is
+    doubtful alone (the marked lines are a quote as any)."""
     line = lines[i]
     entry = forum_header(lines, i)
     if entry is None:
@@ -462,8 +570,11 @@ def _at_forum_quote(lines: list[str], i: int, kept: _Kept) -> int | None:
         kept.quote_end = len(kept.lines)
         return i + 1
     following = _next_text(lines, i + 1)
-    if following is not None and is_quoted(following):
+    if following is not None and _quote_line(following):
+        # A mail client's attribution after all: the marked lines are a quote as any,
+        # "| " or ": " ones from here on too (as below a reply header, _at_header).
         kept.doubt(line, Doubt.FORUM_QUOTE)
+        kept.marked = kept.marked or not is_quoted(following)
         return i + 1
     end = quote_end(lines, i, entry)
     stop = len(lines) if end is None else end + 1
@@ -474,6 +585,12 @@ def _at_forum_quote(lines: list[str], i: int, kept: _Kept) -> int | None:
             kept.lines.append(lines[n])
     kept.quote_end = len(kept.lines)
     return stop
+
+
+def _quote_line(line: str) -> bool:
+    """True when ``line`` is quoted by ``>`` (:func:`is_quoted`) or another mark
+    (:func:`pbp.parse.quotemarks.other_mark`)."""
+    return is_quoted(line) or other_mark(line) is not None
 
 
 #: The start of a forum ``[quote]``/``[spoiler]`` tag (opening or closing); the tag goes

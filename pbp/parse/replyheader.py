@@ -153,6 +153,17 @@ def header_block(lines: list[str], i: int, *, need_address: bool = False) -> int
     return end - i if _is_header(fields, need_address=need_address) else 0
 
 
+def header_fields(lines: list[str], i: int) -> list[tuple[str, str]]:
+    """The fields ``(key lower-cased, value)`` of the block of ``Key: value`` lines
+    starting at ``lines[i]``, as :func:`header_block` reads them (``[]``: none); used
+    by :mod:`pbp.parse.quotedheader`.
+
+    >>> header_fields(["*От:* pbp <gm@example.test>", "Тема: Re: ход", "", "ГОЛОС Петя"], 0)
+    [('от', 'pbp <gm@example.test>'), ('тема', 'Re: ход')]
+    """
+    return _fields(lines, i)[0]
+
+
 def _fields(lines: list[str], i: int) -> tuple[list[tuple[str, str]], int]:
     """``([(key lower-cased, value)], the index after the last field)`` of the run of
     ``Key: value`` lines from ``lines[i]`` (:func:`header_block`'s structure)."""

@@ -53,6 +53,16 @@ class OutboxMixin(Tables):
             failed=r[7],
         )
 
+    def recent_mail_to(self, recipient: str, limit: int) -> list[OutgoingMail]:
+        """Our last ``limit`` mails to ``recipient`` (any case), newest first, sent or
+        not: what a mail of his may answer (:func:`pbp.answered.answered_by_header`)."""
+        rows = self._db.execute(
+            "SELECT id, message_id, recipient, raw, attempts, next_attempt_at, sent_at, failed "
+            "FROM outbox WHERE lower(recipient) = ? ORDER BY id DESC LIMIT ?",
+            (recipient.lower(), limit),
+        )
+        return [self._mail(r) for r in rows]
+
     def outgoing(self, message_id: str) -> bytes | None:
         """The raw mail we sent (or queued) with this Message-ID, or None."""
         row = self._db.execute(
