@@ -98,11 +98,50 @@ class Problem:
 
 
 class ConfigError(Exception):
-    """The configuration cannot be used; ``problems`` lists every problem found, in file order."""
+    """The configuration cannot be used; ``problems`` lists every problem found, in file
+    order. ``secrets``: the ``password_env`` names the file gives (:func:`declared_secrets`,
+    read from its YAML as written; empty when it could not be read), so that ``pbp
+    check`` warns of one not set beside the problems (:func:`unset_secrets`)."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], secrets: Sequence[str] = ()) -> None:
         self.problems = problems
+        self.secrets = list(secrets)
         super().__init__("\n".join(str(p) for p in problems))
+
+
+def declared_secrets(data: Any) -> list[str]:
+    """The ``password_env`` names of a ``games.yaml`` read as YAML but not (or not yet)
+    checked: ``mail.password_env`` (a provider's), ``mail.inbox.imap.password_env`` and
+    ``mail.outbox.smtp.password_env``, each once, in that order; a value that is no
+    environment variable name is left out (it is a problem of its own).
+
+    >>> declared_secrets({"mail": {"inbox": {"imap": {"password_env": "PBP_IMAP"}},
+    ...                            "outbox": {"smtp": {"password_env": "PBP_IMAP"}}}})
+    ['PBP_IMAP']
+    """
+    mail = data.get("mail") if isinstance(data, dict) else None
+    if not isinstance(mail, dict):
+        return []
+    places: list[Any] = [mail]
+    for box, server in (("inbox", "imap"), ("outbox", "smtp")):
+        settings = mail.get(box)
+        if isinstance(settings, dict):
+            places.append(settings.get(server))
+    names = [
+        name
+        for place in places
+        if isinstance(place, dict)
+        and isinstance(name := place.get("password_env"), str)
+        and _ENV_NAME.match(name)
+    ]
+    return list(dict.fromkeys(names))
+
+
+def unset_secrets(names: Sequence[str], environ: Mapping[str, str] | None = None) -> list[str]:
+    """Those of ``names`` not set in ``environ`` (default ``os.environ``), each once; a
+    variable set to ``""`` counts as not set."""
+    env = os.environ if environ is None else environ
+    return [name for name in dict.fromkeys(names) if not env.get(name)]
 
 
 # ---------------------------------------------------------------- value checks
@@ -382,13 +421,12 @@ class Config(ConfigModel):
         Example: ``["PBP_IMAP_PASSWORD"]``; a variable set to ``""`` counts as not set.
         ``pbp check`` and ``pbp run`` refuse to go on without them.
         """
-        env = os.environ if environ is None else environ
         names = [
             s.password_env
             for s in (self.mail.inbox.imap, self.mail.outbox.smtp)
             if s is not None and s.password_env is not None
         ]
-        return [n for n in dict.fromkeys(names) if not env.get(n)]  # empty is unset
+        return unset_secrets(names, environ)
 
 
 _MODELS: dict[tuple[type[GameBase], ...], type[Config]] = {}
@@ -626,6 +664,6 @@ def _checked(path: Path, doc: Marked) -> Config:
             found.append(
                 Problem(file, "", None, f"more problems not listed (only the first {MAX_PROBLEMS})")
             )
-        raise ConfigError(found)
+        raise ConfigError(found, declared_secrets(doc.data))
     config._path = path
     return config

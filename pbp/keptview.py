@@ -45,7 +45,8 @@ REASONS = {
     "unreadable": "could not be read (the sender was told)",
     "odd_entry": "no mail (a link, directory, FIFO…): never opened, nobody answered",
     "error": "crashed the program (retry after the fix)",
-    "too_large": "over the size limit: only its headers were kept",
+    "too_large": "over the size limit, or a header section over its limits: only its "
+    "headers were kept",
     "forged_from": (
         "a From that names no single sender, or an address pbp could not answer exactly "
         "as written (not answered)"
@@ -62,9 +63,9 @@ ACTIONS = {
     "unknown_sender": "a stranger's: pbp dismiss ID. A player at an address pbp does not "
     "know: enter his moves with pbp act GAME PLAYER '...' (pbp readdress GAME PLAYER "
     "--email NEW if it is his new address)",
-    "wrong_sender": "the player at a new address: pbp readdress GAME PLAYER --email NEW, "
-    "then pbp retry ID; a move for that player: pbp act GAME PLAYER '...'; else pbp "
-    "dismiss ID",
+    "wrong_sender": "the player at a new address: pbp readdress GAME PLAYER --email NEW "
+    "(an ASCII one: pbp registers no other), then pbp retry ID; a move for that player: "
+    "pbp act GAME PLAYER '...'; else pbp dismiss ID",
     "wrong_confirmer": "never applied; if your GM address leaked: pbp rotate-token GAME "
     "--gm; then pbp dismiss ID",
     "automatic or no sender": "nothing to apply (a bounce may mean a player's address is "
@@ -77,8 +78,10 @@ ACTIONS = {
     "too_large": "the sender was told to send a shorter mail; or enter his moves with pbp "
     "act GAME PLAYER '...'; then pbp dismiss ID",
     "forged_from": "nothing to apply: pbp dismiss ID",
-    "unauthenticated": "the player's own? enter his moves with pbp act GAME PLAYER "
-    "'...' (or fix the sending server's SPF/DKIM, then pbp retry ID); else pbp dismiss ID",
+    "unauthenticated": "ask the player to send it again from his own mailbox, or, once he "
+    "has told you he wrote it, enter its moves with pbp act GAME PLAYER '...'; then pbp "
+    "dismiss ID (the server's verdict in a mail never changes: pbp retry ID helps only "
+    "after a wrong trusted_* setting was corrected)",
     "paused": "applied by itself on pbp resume GAME, in arrival order",
 }
 

@@ -609,14 +609,20 @@ class Service:
         if any(game.gm.lower() == recipient for game in self.config.games):
             log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
             return
-        played = {seat.game_id for seat in self.store.tokens_of(recipient)}
-        games = [g for g in self.config.games if g.id in played] or list(self.config.games)
+        seats = {
+            seat.game_id: seat.player
+            for seat in self.store.tokens_of(recipient)
+            if seat.player != GM_SEAT
+        }
+        games = [g for g in self.config.games if g.id in seats] or list(self.config.games)
         headers = message_from_bytes(mail.raw, policy=default)
+        # The Date pbp wrote when it queued the mail (RFC 5322 §3.6.1), aware.
+        date = getattr(headers.get("Date"), "datetime", None)
         context = {
             "recipient": mail.recipient,
             "subject": str(headers.get("Subject", "")),
             "message_id": mail.message_id,
-            "created": str(headers.get("Date", "")),
+            "created": date.isoformat() if date is not None and date.tzinfo else None,
             "attempts": mail.attempts + 1,
             "reason": reason,
         }
@@ -624,7 +630,8 @@ class Service:
         for game in games:
             if game.gm.lower() not in told:
                 told.add(game.gm.lower())
-                self.mail.gm(game, "gm_undeliverable", context, now)
+                player = {"player": seats.get(game.id)}
+                self.mail.gm(game, "gm_undeliverable", {**context, **player}, now)
 
 
 class _Between:

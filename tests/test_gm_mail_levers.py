@@ -432,8 +432,9 @@ def test_pbp_kept_explain_prints_every_reason_with_what_to_do() -> None:
     assert [b.split("\n")[0] for b in blocks] == list(REASONS)
     assert blocks[1] == (
         "wrong_sender\n  sent to someone else's personal address\n  what to do: the player "
-        "at a new address: pbp readdress GAME PLAYER --email NEW, then pbp retry ID; a move "
-        "for that player: pbp act GAME PLAYER '...'; else pbp dismiss ID"
+        "at a new address: pbp readdress GAME PLAYER --email NEW (an ASCII one: pbp "
+        "registers no other), then pbp retry ID; a move for that player: pbp act GAME "
+        "PLAYER '...'; else pbp dismiss ID"
     )
 
 

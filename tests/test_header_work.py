@@ -97,14 +97,21 @@ def test_a_players_header_section_over_64_kb_is_kept_cut_and_he_is_told_why(
     mails = trusting.new_mail()
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] Re: ход"),
-        (GM, "[seed-000] Письмо отложено: письмо больше допустимого размера, оно не прочитано"),
+        (
+            GM,
+            "[seed-000] Письмо отложено: заголовки письма выходят за пределы, которые читает "
+            "pbp, и оно не прочитано",
+        ),
     ]
     assert named_body(mails[0], "seed-000").startswith(
         "Здравствуйте! Ваше письмо не прочитано: его служебные заголовки (От, Кому, Тема и "
         "другие строки над текстом) занимают больше 64 КБ, а принимаются заголовки до 64 КБ. "
         "Поэтому ходы из него не выполнены. ГМ получил уведомление."
     )
-    assert f"(header section over 65536 bytes; {len(raw)} bytes in all)" in body(mails[1])
+    assert (
+        "  Причина: заголовки письма выходят за пределы, которые читает pbp, и оно не "
+        "прочитано (больше 64 КБ)\n"
+    ) in body(mails[1])
 
 
 def test_the_verdict_reads_the_topmost_16_authentication_results_fields_only(

@@ -100,16 +100,25 @@ class _BoxOrNumber(click.Choice):  # type: ignore[type-arg]
 @click.argument("box", type=_BoxOrNumber(sorted(MAILBOXES)), default="outbox")
 @click.argument("number", type=int, required=False)
 @click.option("--to", "recipient", metavar="ADDR", help="Only the mails to this address.")
+@click.option(
+    "--last",
+    is_flag=True,
+    help="The newest mail of the list (with --to: the newest to that address), decoded.",
+)
 @click.pass_obj
-def mailbox(config_path: Path, box: str, number: int | None, recipient: str | None) -> None:
+def mailbox(
+    config_path: Path, box: str, number: int | None, recipient: str | None, last: bool
+) -> None:
     """Read the local Maildir mailboxes of a trial game in the terminal: BOX is
     outbox (what pbp sent), inbox (waiting), done (processed) or kept. Without NUMBER,
     one line per mail (number, date, sender, recipient, subject), oldest first; with
-    it, that mail decoded. E.g. pbp mailbox outbox 3."""
+    it (or --last: the newest), that mail decoded. E.g. pbp mailbox outbox 3."""
     if box.isdigit():  # the outbox, as when BOX is left out
         if number is not None:
             raise click.UsageError(f"give BOX before NUMBER: pbp mailbox outbox {box}")
         box, number = "outbox", int(box)
+    if last and number is not None:
+        raise click.UsageError("give NUMBER or --last, not both")
     config = _load(config_path)
     setting, folder = MAILBOXES[box]
     maildir = config.mail.outbox.maildir if setting == "outbox" else config.mail.inbox.maildir
@@ -134,6 +143,12 @@ def mailbox(config_path: Path, box: str, number: int | None, recipient: str | No
         wanted = recipient.strip().lower()
         mails = [m for m in mails if any(wanted in r for r in m[2].recipients)]
     zone = ZoneInfo(config.games[0].timezone if config.games else "UTC")
+    if last:
+        if not mails:
+            raise click.ClickException(
+                f"no mail in {box}" + (f" to {recipient}" if recipient else "")
+            )
+        number = len(mails)
     if number is None:
         if not mails:
             click.echo(f"no mail in {box}")

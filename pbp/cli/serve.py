@@ -28,7 +28,7 @@ from pbp.cli.common import (
     maildir_problems,
     max_config_bytes_option,
 )
-from pbp.config import Config
+from pbp.config import Config, ConfigError, load_config, unset_secrets
 from pbp.core.events import Refusal
 from pbp.counted import counted
 from pbp.daemon import explain_fault
@@ -63,21 +63,17 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
     outbox this user cannot read and write; with --connect, the real mailbox too (exit
     0 only when everything needed works). The mail passwords (password_env) are needed
     only to connect: without --connect, one not set is a warning."""
-    config = _load(config_path, max_config_bytes)
+    try:
+        config = load_config(config_path, max_config_bytes)
+    except ConfigError as error:
+        # Every problem at once: a variable not set beside the file's errors too.
+        _unset_secrets(config_path, unset_secrets(error.secrets), connect)
+        for found in error.problems:
+            click.echo(str(found), err=True)
+        raise click.exceptions.Exit(1) from None
     unset = config.missing_secrets()
     missing = unset if connect else []
-    for name in unset:
-        if connect:
-            click.echo(
-                f"{config_path}: error: environment variable {name} (password_env) is not set",
-                err=True,
-            )
-        else:
-            click.echo(
-                f"{config_path}: warning: environment variable {name} (password_env) is not "
-                "set: `pbp run` and `pbp check --connect` need it",
-                err=True,
-            )
+    _unset_secrets(config_path, unset, connect)
     damaged = catalogs.problems() + keywords.problems()  # pbp's own, installed with it
     for problem in damaged:
         click.echo(f"error: {problem}", err=True)
@@ -129,6 +125,23 @@ def _trust_without_server(config: Config) -> list[str]:
         "Authentication-Results, every move will be kept as unauthenticated; in the trial "
         "(pbp mail) remove trusted_authserv_id"
     ]
+
+
+def _unset_secrets(config_path: Path, unset: list[str], connect: bool) -> None:
+    """One line each for the ``password_env`` variables ``unset``: an error with
+    ``--connect`` (it logs in), else a warning (the file is checked without them)."""
+    for name in unset:
+        if connect:
+            click.echo(
+                f"{config_path}: error: environment variable {name} (password_env) is not set",
+                err=True,
+            )
+        else:
+            click.echo(
+                f"{config_path}: warning: environment variable {name} (password_env) is not "
+                "set: `pbp run` and `pbp check --connect` need it",
+                err=True,
+            )
 
 
 @click.command()

@@ -41,9 +41,19 @@ AUTOMATIC_LOCAL_PARTS = frozenset({"mailer-daemon", "postmaster"})
 GM_SEAT = "@gm"
 
 
+#: Why an address with a character that is not ASCII cannot be registered
+#: (:func:`address_problem`): the rule, said as it is.
+NOT_ASCII = (
+    "an address pbp registers must be ASCII (name@domain in Latin letters, digits and "
+    "signs such as . _ - +); mail from an address in other letters is a stranger's"
+)
+
+
 def address_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a player's, the GM's or pbp's address, or None: not an
-    addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321
+    """Why ``value`` cannot be a player's, the GM's or pbp's address, or None: a
+    character that is not ASCII (:data:`NOT_ASCII`: pbp registers ASCII addresses only,
+    so that a registered address reaches every server, SMTPUTF8 or not, RFC 6531); not
+    an addr-spec in dot-atom form (RFC 5322 §3.4.1) with a host-name domain (RFC 5321
     §4.1.2); a domain without a dot (``vasya@localhost``: mail from outside never
     reaches it); a bounce sender (:data:`AUTOMATIC_LOCAL_PARTS`); one that a From is
     not read as, nor answered at (:func:`pbp.parse.address.address_problem`: a
@@ -52,7 +62,11 @@ def address_problem(value: str) -> str | None:
 
     >>> address_problem("vasya@example.test"), address_problem("vasya@localhost")
     (None, 'its domain has no dot: mail cannot reach it')
+    >>> address_problem("пётр@example.test") == NOT_ASCII
+    True
     """
+    if not value.isascii():
+        return NOT_ASCII
     if not _EMAIL.match(value):
         return "not a valid email address"
     local, _at, domain = value.rpartition("@")

@@ -7,7 +7,8 @@ digest lists: a stranger's spam).
 
 A retry that cannot succeed as the mail is (:meth:`KeptDesk.cannot_retry`: no personal
 address in it, a From that is not the seat's registered address, a sender in no game,
-mail that is never applied, only its header section kept, a dismissed row) is refused
+mail that is never applied, only its header section kept, a From the trusted server
+did not authenticate, a dismissed row) is refused
 whole before anything is applied: :class:`~pbp.core.events.LeverRefused`, whose text
 (``templates/errors/kept_*.txt``) says why in one sentence and names the lever that
 helps (``via`` ``"cli"``: the console's, ``"mail"``: the mail command's).
@@ -19,12 +20,15 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from pbp.authcheck import verdict
+from pbp.budget import BudgetExceeded, cpu_budget
 from pbp.core.events import LeverRefused
+from pbp.core.gameconfig import is_email
 from pbp.keptview import KeptRow, kept_rows
 from pbp.mail.base import header_section
 from pbp.outcome import Outcome
 from pbp.parse.gm import Dismiss, Kept, Retry
-from pbp.parse.mime import find_tokens, read_letter
+from pbp.parse.mime import Letter, find_tokens, read_letter
 from pbp.service_part import ServicePart
 from pbp.store import STILL_KEPT, KeptMessage
 from pbp.store.records import HELD_REASON
@@ -34,6 +38,8 @@ from pbp.store.records import HELD_REASON
 NEVER_APPLIED = ("automatic or no sender", "forged_from", "wrong_confirmer", "loop", "odd_entry")
 #: The start of the reason of mail kept with its header section only.
 TOO_LARGE = "too_large"
+#: The reason of a player's mail whose From the trusted server did not authenticate.
+UNAUTHENTICATED = "unauthenticated"
 #: Rows listed in one KEPT answer (the others are counted).
 KEPT_SHOWN = 50
 
@@ -82,14 +88,20 @@ class KeptDesk(ServicePart):
         crash after the fix, a player added to games.yaml, an unreadable mail, …).
 
         Codes (params ``id``, ``via`` and those listed): ``kept_dismissed`` {at, zone};
-        ``kept_never`` {reason}; ``kept_headers_only`` {game, player};
+        ``kept_never`` {reason}; ``kept_headers_only`` {game, player, header (bool: its
+        header section was over the bounds, not the mail over the size limit)};
         ``kept_no_token`` {game, player}: a player's mail without his personal address
         (a retry only sends him that address again); ``kept_wrong_sender`` {game,
-        player, sender, registered}: the From is not the seat's registered address;
+        player, sender, registered, registrable}: the From is not the seat's registered
+        address (``registrable`` False: nor can it be, :func:`~pbp.core.gameconfig.is_email`:
+        its text then names no readdress the lever would refuse);
         ``kept_other_address`` {game, player, seat}: a player of the game wrote to another
         seat's personal address;
-        ``kept_stranger`` {sender}: a sender in no game. ``game``/``player`` may be None
-        (a sender pbp does not know)."""
+        ``kept_stranger`` {sender}: a sender in no game; ``kept_unauthenticated`` {game,
+        player, sender, reason}: a From the trusted server did not authenticate, and its
+        verdict in the mail, which never changes after the mail arrived, still does not
+        under the ``trusted_*`` settings of now (:meth:`_unauthenticated`).
+        ``game``/``player`` may be None (a sender pbp does not know)."""
         base: dict[str, Any] = {"id": message.id, "via": via}
         if message.dismissed_at is not None:
             at = message.dismissed_at.isoformat()
@@ -105,7 +117,16 @@ class KeptDesk(ServicePart):
         own = {"game": seats[0].game_id, "player": seats[0].player} if seats else {}
         if code == TOO_LARGE:
             found = {"game": None, "player": None, **own}
-            return LeverRefused("kept_headers_only", **found, **base)
+            # "too_large: header section over 1000 fields; …" (pbp.intake.senders).
+            header = message.reason.partition(":")[2].strip().startswith("header section")
+            return LeverRefused("kept_headers_only", **found, header=header, **base)
+        if code == UNAUTHENTICATED and sender:
+            reason = self._unauthenticated(letter, sender)
+            if reason is not None:
+                found = {"game": None, "player": None, **own}
+                return LeverRefused(
+                    "kept_unauthenticated", **found, sender=sender, reason=reason, **base
+                )
         if code == HELD_REASON or not sender:
             return None
         tokens = find_tokens(
@@ -137,6 +158,7 @@ class KeptDesk(ServicePart):
                 player=seat.player,
                 sender=sender,
                 registered=seat.email,
+                registrable=is_email(sender),
                 **base,
             )
         olds = [seat for token in tokens if (seat := self.store.retired_token(token)) is not None]
@@ -147,6 +169,22 @@ class KeptDesk(ServicePart):
         if not self.service.registered_anywhere(sender):
             return LeverRefused("kept_stranger", sender=sender, **base)
         return None
+
+    def _unauthenticated(self, letter: Letter, sender: str) -> str | None:
+        """Why the trusted server's ``Authentication-Results`` in ``letter`` (a kept
+        mail's header section) do not authenticate its From ``sender`` under the
+        settings of now (:func:`pbp.authcheck.verdict`, on the message's CPU budget), or
+        None when they do (a wrong ``trusted_*`` setting corrected since) or no From is
+        checked any more (``trusted_authserv_id`` unset): then a retry may apply it."""
+        trusted = self.config.mail.trusted_server
+        if trusted is None:
+            return None
+        try:
+            with cpu_budget(self.config.mail.cpu_seconds_per_message):
+                checked = verdict(letter.authentication_results, sender, trusted)
+        except BudgetExceeded as exceeded:
+            return f"checking it took {exceeded}"
+        return None if checked.authenticated else checked.reason
 
     def retry(
         self, ids: Iterable[int], now: datetime, *, via: str, game_id: str | None = None

@@ -388,7 +388,8 @@ class GmDesk:
         shown to the seat, what the seat owes) and a new personal address.
 
         :raises LeverRefused: not running; ``gm_seat_gone`` {player}: the seat left the
-            game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an address;
+            game (removed, or dead in Maniac); ``gm_bad_address`` {email}: not an
+            address pbp registers ({email, ascii: False}: one that is not ASCII);
             ``gm_address_reserved`` {email}: the daemon's own address, one of its
             personal addresses or the GM's (mail to it would loop or reach the GM);
             ``gm_address_taken`` {email, player}: already plays in this game;
@@ -642,12 +643,16 @@ class GmDesk:
         """``email`` as a substitute's (or a seat's new, ``lever="readdress"``) address,
         lower-cased and without ``<>``.
 
-        :raises LeverRefused: ``gm_bad_address`` (no address), ``gm_address_reserved``
-            (:meth:`_reserved`); with ``lever`` in their params when given."""
+        :raises LeverRefused: ``gm_bad_address`` {email} (no address pbp registers,
+            :func:`~pbp.core.gameconfig.is_email`; {email, ascii: False}: one with a
+            character that is not ASCII), ``gm_address_reserved`` (:meth:`_reserved`);
+            with ``lever`` in their params when given."""
         email = email.strip().strip("<>").lower()
         which = {} if lever is None else {"lever": lever}
         if not is_email(email):
-            raise LeverRefused("gm_bad_address", email=email, **which)
+            # An address in other letters is one, but pbp registers ASCII ones only.
+            other = {} if email.isascii() else {"ascii": False}
+            raise LeverRefused("gm_bad_address", email=email, **other, **which)
         if self._reserved(game, email):
             raise LeverRefused("gm_address_reserved", email=email, **which)
         return email

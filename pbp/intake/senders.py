@@ -18,7 +18,14 @@ from babel.numbers import format_decimal
 
 from pbp.config import Game
 from pbp.intake.message import Message
-from pbp.mail.base import HEADER_BYTES, RawMessage, header_section, stranger_raw
+from pbp.mail.base import (
+    HEADER_BYTES,
+    MAX_HEADER_FIELDS,
+    OVER_HEADER_FIELDS,
+    RawMessage,
+    header_section,
+    stranger_raw,
+)
 from pbp.outcome import Handled, Outcome
 from pbp.parse.address import rate_key
 from pbp.parse.gm import parse_gm
@@ -162,9 +169,12 @@ class SenderRules(ServicePart):
             game = self.game_config(game_id)
             context: dict[str, object]
             facts: dict[str, object]
-            if long_header is not None:
+            if long_header == OVER_HEADER_FIELDS:  # a few KB of many short fields
+                context = {"header_fields": MAX_HEADER_FIELDS}
+                facts = dict(context)
+            elif long_header is not None:
                 context = {"header_kb": HEADER_BYTES // 1024}
-                facts = {}
+                facts = dict(context)
             else:
                 context = {
                     "size_mb": megabytes(size, game.locale, over=limit),

@@ -35,6 +35,12 @@ MAX_HEADER_FIELDS = 1000
 """Most header fields pbp reads of a message: a header section with more is delivered
 cut after this many (:attr:`RawMessage.long_header`). Honest mail has a few dozen."""
 
+OVER_HEADER_BYTES = f"over {HEADER_BYTES} bytes"
+""":attr:`RawMessage.long_header` of a header section over :data:`HEADER_BYTES`."""
+OVER_HEADER_FIELDS = f"over {MAX_HEADER_FIELDS} fields"
+""":attr:`RawMessage.long_header` of a header section of more than
+:data:`MAX_HEADER_FIELDS` fields (within :data:`HEADER_BYTES`)."""
+
 
 @dataclass(frozen=True)
 class RawMessage:
@@ -139,11 +145,11 @@ def read_head(data: bytes, *, whole: bool) -> Head | None:
         if not (whole and len(data) <= HEADER_BYTES):
             if len(data) < HEADER_BYTES:
                 return None
-            return Head(cut_header(data), f"over {HEADER_BYTES} bytes")
+            return Head(cut_header(data), OVER_HEADER_BYTES)
         end = len(data)
     head = first[:end]
     if _field_start(head, MAX_HEADER_FIELDS) is not None:
-        return Head(cut_header(head), f"over {MAX_HEADER_FIELDS} fields")
+        return Head(cut_header(head), OVER_HEADER_FIELDS)
     return Head(head)
 
 

@@ -155,9 +155,12 @@ STILL_KEPT = frozenset(
         "unreadable",
         "too_large",
         "loop",
+        "forged_from",
+        "unauthenticated",
     }
 )
-"""Outcomes of ``pbp retry`` that leave a message kept (it may be retried again)."""
+"""Outcomes of ``pbp retry`` that leave a message kept (it may be retried again): every
+:class:`pbp.outcome.Handled` whose mail is kept for the GM."""
 
 
 @dataclass(frozen=True)
