@@ -224,3 +224,17 @@ def test_a_now_that_is_no_time_is_refused_in_one_line(tmp_path: Path) -> None:
     assert (
         "Invalid value: 'tomorrow' is not a time: write it as 2026-12-01T20:00+03:00" in done.stderr
     )
+
+
+def test_mailbox_to_an_address_is_that_address_not_one_that_contains_it(bundled: Path) -> None:
+    """``--to olya@example.test`` listed Коля's mail to ``kolya@example.test`` too (a
+    substring match): the trial's ``--last`` then showed another player's mail."""
+    from pbp.mail.maildir import deliver
+
+    inbox = bundled.parent / "mail" / "inbox"
+    for to, subject in (("kolya@example.test", "his"), ("olya@example.test", "hers")):
+        deliver(
+            inbox, f"From: s@example.test\r\nTo: {to}\r\nSubject: {subject}\r\n\r\nhi\r\n".encode()
+        )
+    listing = pbp_cli("mailbox", "inbox", "--to", "OLYA@example.test")
+    assert [line.rsplit("  ", 1)[1] for line in listing.output.splitlines()] == ["hers"]

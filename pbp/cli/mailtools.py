@@ -141,7 +141,7 @@ def mailbox(
     mails = [(arrived, raw, read_letter(raw, body=False)) for arrived, raw in found]
     if recipient is not None:
         wanted = recipient.strip().lower()
-        mails = [m for m in mails if any(wanted in r for r in m[2].recipients)]
+        mails = [m for m in mails if wanted in m[2].recipients]  # the address, not a part
     zone = ZoneInfo(config.games[0].timezone if config.games else "UTC")
     if last:
         if not mails:
