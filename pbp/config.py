@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
+import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -69,6 +70,7 @@ from pbp.yamlmarks import (
     YamlLimits,
     YamlPath,
     YamlSyntaxError,
+    YamlValueError,
     checks_error,
     explain,
     load_marked,
@@ -611,7 +613,9 @@ def load_config(path: Path, max_bytes: int = DEFAULT_MAX_CONFIG_BYTES) -> Config
 
     :raises ConfigError: with every problem found, at most :data:`MAX_PROBLEMS` (a file
         that is unreadable, no regular file or too large; YAML syntax; an alias bomb or
-        too deep a nesting; unknown or missing keys, bad values, duplicate keys, rules
+        too deep a nesting; a character YAML forbids, such as a NUL or an ESC even in
+        a comment; a value that cannot be made, such as ``!!timestamp 2026-13-45``;
+        unknown or missing keys, bad values, duplicate keys, rules
         C1/C2 on cards and fixed deals), each with its line. A :class:`MemoryError` or
         :class:`RecursionError` while reading is one problem too. Missing secrets are
         not errors: see :meth:`Config.missing_secrets`.
@@ -624,8 +628,13 @@ def load_config(path: Path, max_bytes: int = DEFAULT_MAX_CONFIG_BYTES) -> Config
         raise ConfigError(
             [Problem(file, "", exc.line, f"YAML syntax error: {exc.message}")]
         ) from exc
-    except YamlLimitError as exc:
+    except (YamlLimitError, YamlValueError) as exc:
         raise ConfigError([Problem(file, "", exc.line, exc.message)]) from None
+    except yaml.YAMLError as exc:  # never expected: load_marked says each in its words
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        said = " ".join(str(exc).split())
+        raise ConfigError([Problem(file, "", line, f"YAML error: {said}")]) from None
     except (MemoryError, RecursionError) as exc:
         # Never expected within the limits above; still one sentence, not a traceback.
         what = "more memory" if isinstance(exc, MemoryError) else "a deeper recursion"

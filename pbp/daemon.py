@@ -24,7 +24,7 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ from pbp.store import StoreDamagedError, StoreReplacedError
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
 
+    from pbp.config import Game
     from pbp.mail.base import Inbox
 
 log = logging.getLogger(__name__)
@@ -171,11 +172,19 @@ class Daemon:
         One query for all games, and only the jobs whose moment changed are
         touched: with a thousand games, a round is not a thousand replans.
         """
-        from apscheduler.triggers.date import DateTrigger
+        self._apply(self._plan(self.service.config.games))
 
+    def _plan(self, games: Sequence[Game]) -> dict[str, datetime | None]:
+        """The moment of every job of ``games`` (``"deadline:ID"`` → its moment; None: no
+        such job now), from the store; nothing is changed.
+
+        :raises OverflowError: a moment out of the range of dates (a reminder hours
+            before a deadline early in year 1; the config's bounds keep it from that).
+        """
         now = self.clock()
         stored = self.service.store.schedules()
-        for game in self.service.config.games:
+        plan: dict[str, datetime | None] = {}
+        for game in games:
             moments: dict[str, datetime] = {}
             if game.id not in stored:
                 if game.start_at is not None and game.start_at > now:
@@ -189,23 +198,33 @@ class Daemon:
                         if remind > now:
                             moments["remind"] = remind
             for name in ("start", "deadline", "remind"):
-                job_id = f"{name}:{game.id}"
-                when = moments.get(name)
-                if self._planned.get(job_id) == when:
-                    continue
-                if when is None:
-                    del self._planned[job_id]
-                    if self.scheduler.get_job(job_id) is not None:
-                        self.scheduler.remove_job(job_id)
-                    continue
-                self._planned[job_id] = when
-                self.scheduler.add_job(
-                    self._deadline,
-                    DateTrigger(run_date=when - self.ahead),
-                    id=job_id,
-                    replace_existing=True,
-                    misfire_grace_time=None,
-                )
+                plan[f"{name}:{game.id}"] = moments.get(name)
+        return plan
+
+    def _apply(self, plan: dict[str, datetime | None]) -> None:
+        """Add, move or remove the APScheduler jobs whose moment in ``plan`` (from
+        :meth:`_plan`) differs from the one planned last; the jobs of games no longer
+        in ``plan`` are removed."""
+        from apscheduler.triggers.date import DateTrigger
+
+        gone = {job_id: None for job_id in self._planned if job_id not in plan}
+        plan = {**plan, **gone}
+        for job_id, when in plan.items():
+            if self._planned.get(job_id) == when:
+                continue
+            if when is None:
+                del self._planned[job_id]
+                if self.scheduler.get_job(job_id) is not None:
+                    self.scheduler.remove_job(job_id)
+                continue
+            self._planned[job_id] = when
+            self.scheduler.add_job(
+                self._deadline,
+                DateTrigger(run_date=when - self.ahead),
+                id=job_id,
+                replace_existing=True,
+                misfire_grace_time=None,
+            )
 
     def stop(self, *_args: Any) -> None:
         """Ask the loop to finish its current round and exit."""
@@ -232,7 +251,9 @@ class Daemon:
         at most ``max_config_bytes``, never waited on (a FIFO in its place is refused),
         its YAML within bounds (an alias bomb is refused in milliseconds). A
         :class:`MemoryError` or :class:`RecursionError` on the way is a refusal too:
-        one ERROR line, no traceback, and the mail goes on being read.
+        one ERROR line, no traceback, and the mail goes on being read; so is any
+        other exception from reading the file or planning its games' jobs (the plan is
+        made before the new configuration is used: it is used whole or not at all).
 
         The templates are read again too, whatever becomes of ``games.yaml``
         (:meth:`pbp.render.Renderer.reload`: between two reloads a template is read
@@ -247,6 +268,8 @@ class Daemon:
         with self.lock:
             try:
                 config = load_config(path, self.max_config_bytes)
+                # The new plan first: a config it fails on is refused before it is used.
+                plan = self._plan(config.games)
                 notes = self.service.replace_config(config)
             except (ConfigError, ValueError) as error:
                 said = " / ".join(str(error).splitlines())
@@ -259,11 +282,25 @@ class Daemon:
                     "memory" if isinstance(error, MemoryError) else "stack (too deep a recursion)",
                 )
                 return False
+            except Exception as error:  # a bug: one line all the same, the daemon goes on
+                said = " / ".join(str(error).splitlines()) or "no message"
+                log.error(
+                    "%s not reloaded, going on with the old one: %s: %s",
+                    path,
+                    type(error).__name__,
+                    said,
+                )
+                log.debug("the failed reload", exc_info=True)
+                return False
+            self._apply(plan)
             for note in notes:
                 log.info("%s", note)
-            for warning in seat_warnings(config, self.service.store):
-                log.warning("%s", warning)
-            self.schedule()
+            try:
+                for warning in seat_warnings(config, self.service.store):
+                    log.warning("%s", warning)
+            except Exception as error:
+                log.warning("seats of %s not compared: %s", path, error)
+                log.debug("the failed comparison", exc_info=True)
         log.info("%s reloaded: %d game(s)", path, len(config.games))
         return True
 

@@ -54,6 +54,24 @@ class YamlSyntaxError(ValueError):
         super().__init__(f"line {line}: {message}" if line else message)
 
 
+class YamlValueError(ValueError):
+    """The text is well-formed YAML but a value in it cannot be read: a character YAML
+    forbids (a NUL, an ESC, even in a comment), a tagged value that is no such value
+    (``!!timestamp 2026-13-45``), an integer of more than :data:`MAX_DIGITS` digits.
+    ``line`` is 1-based; ``message`` one sentence, e.g. ``"the character U+0000 is not
+    allowed in YAML, not even in a comment: remove it"``."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message
+        super().__init__(f"line {line}: {message}")
+
+
+#: The most digits of an integer in a document (a seed of 2**63 has 19): a longer one
+#: is a :class:`YamlValueError` (Python refuses 4,300 and more with its own words).
+MAX_DIGITS = 100
+
+
 class YamlLimitError(ValueError):
     """The text is well-formed so far but over a bound of :class:`YamlLimits`; ``line``
     (1-based) is where the bound was crossed, ``message`` says which, e.g. ``"the
@@ -163,6 +181,9 @@ class _Loader(yaml.SafeLoader):
 
     budget: _Budget | None = None
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        return _construct(super().construct_object, node, deep)
+
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.budget is None:
             return super().compose_node(parent, index)
@@ -199,7 +220,35 @@ _Loader.add_implicit_resolver(
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    digits = str(node.value).lstrip("+-")
+    if len(digits) > MAX_DIGITS:
+        raise ValueError(f"a number of {len(digits):,} digits: pbp reads at most {MAX_DIGITS}")
     return int(str(node.value), 10)
+
+
+def _construct(construct: Any, node: yaml.Node, deep: bool) -> Any:
+    """``construct(node, deep)`` (a loader's ``construct_object``), with a value that
+    its constructor cannot make (``!!timestamp 2026-13-45``: ValueError; ``!!bool
+    maybe``: KeyError) as a :class:`YamlValueError` at the node's line.
+
+    :raises YamlValueError: the value cannot be made.
+    """
+    try:
+        return construct(node, deep)
+    except (yaml.YAMLError, YamlValueError, YamlLimitError, MemoryError, RecursionError):
+        raise
+    except Exception as exc:
+        tag = str(node.tag).rsplit(":", 1)[-1]
+        shown = str(node.value) if isinstance(node, yaml.ScalarNode) else ""
+        shown = shown if len(shown) <= 40 else f"{shown[:40]}…"
+        why = (
+            "no such value"
+            if isinstance(exc, KeyError) or not str(exc)
+            else str(exc).splitlines()[0]
+        )
+        raise YamlValueError(
+            node.start_mark.line + 1, f"the value {shown!r} cannot be read as !!{tag}: {why}"
+        ) from None
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
@@ -211,6 +260,9 @@ if getattr(yaml, "__with_libyaml__", False):
         """:class:`_Loader` with libyaml's parser: a games file of 1,000 games takes
         0.3 s instead of 5 s (the daemon's start-up). A document it refuses is read
         again by :class:`_Loader`, whose error messages ``pbp check`` quotes."""
+
+        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+            return _construct(super().construct_object, node, deep)
 
     _CLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
     _CLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
@@ -302,13 +354,19 @@ def load_marked(text: str, limits: YamlLimits | None = None) -> Marked:
     :raises YamlSyntaxError: the text is not well-formed YAML (or holds several documents).
     :raises YamlLimitError: the document crosses a bound of ``limits``; nothing of it
         was composed beyond that point.
+    :raises YamlValueError: a character YAML forbids (a NUL, an ESC, even in a
+        comment), or a value that cannot be made (``!!timestamp 2026-13-45``, an
+        integer of more than :data:`MAX_DIGITS` digits).
     """
     limits = limits or YamlLimits()
     if _FastLoader is not None:
         fast = _read_fast(_FastLoader, text, limits)
         if fast is not None:
             return fast
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # its reader refuses a NUL, an ESC … here, at once
+    except yaml.reader.ReaderError as exc:
+        raise _forbidden(text, exc) from None
     loader.budget = _Budget(limits)
     try:
         node = loader.get_single_node()
@@ -336,6 +394,18 @@ def load_marked(text: str, limits: YamlLimits | None = None) -> Marked:
     finally:
         loader.dispose()
     return _marked(data, node)
+
+
+def _forbidden(text: str, error: yaml.reader.ReaderError) -> YamlValueError:
+    """The character PyYAML's reader refused (``error``: a C0 control but tab and line
+    breaks, DEL, a C1 control, U+FFFE …; YAML 1.1 §5.1) as a :class:`YamlValueError`
+    at its line."""
+    line = text.count("\n", 0, error.position) + 1
+    return YamlValueError(
+        line,
+        f"the character U+{error.character:04X} is not allowed in YAML, not even in a "
+        "comment: remove it",
+    )
 
 
 def _marked(data: Any, node: yaml.Node | None) -> Marked:

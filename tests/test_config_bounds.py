@@ -306,3 +306,119 @@ def test_memory_or_recursion_error_on_reload_is_one_error_line_and_the_old_confi
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("ERROR", f"{config} not reloaded, going on with the old one: reading it ran out of {said}")
     ]
+
+
+#: A games.yaml that killed a running ``pbp run`` on SIGHUP with a traceback (the
+#: hostile pass of issue 32): a NUL or an ESC, even in a comment (PyYAML's ReaderError),
+#: the file a symlink to /proc/self/environ (NULs), a time zone of 5,000 letters
+#: (zoneinfo's OSError "File name too long"), a reminder of 1e300 hours (it passed
+#: ``pbp check``, then the plan's OverflowError).
+KILLERS = ["nul", "esc", "environ", "long timezone", "huge reminder"]
+
+
+def install_killer(config: Path, shape: str, original: str) -> None:
+    """Put the games.yaml of ``shape`` (:data:`KILLERS`) in place of ``config``."""
+    config.unlink()
+    if shape == "environ":
+        config.symlink_to("/proc/self/environ")
+        return
+    text = {
+        "nul": "# \x00\n" + original,
+        "esc": original.replace("store:", "# \x1b[31m red\nstore:"),
+        "long timezone": original.replace("Europe/Moscow", "A" * 5000),
+        "huge reminder": original.replace(
+            "    players:", "    remind_hours_before: 1e300\n    players:"
+        ),
+    }[shape]
+    assert text != original
+    config.write_text(text, encoding="utf-8")
+
+
+def line_of(text: str, part: str) -> int:
+    """The 1-based line of ``text`` where ``part`` first stands."""
+    return text[: text.index(part)].count("\n") + 1
+
+
+def test_reload_of_a_nul_an_esc_proc_environ_a_long_timezone_or_a_huge_reminder_is_one_error_line(
+    tmp_path: Path,
+) -> None:
+    """Each shape, then SIGHUP: one ERROR line saying the line and why, the daemon alive;
+    afterwards a player's STATUS is answered by the game of the old configuration."""
+    config = write_config(tmp_path, start="2026-12-01T00:00")
+    original = config.read_text(encoding="utf-8")
+    outbox = tmp_path / "mail" / "outbox"
+    daemon = DaemonProcess(config)
+    try:
+        wait_for(lambda: len(read_maildir(outbox)) == 5, 30, daemon.output)  # the deal
+        environ = Path(f"/proc/{daemon.process.pid}/environ").read_bytes().decode("utf-8")
+        for count, shape in enumerate(KILLERS, start=1):
+            install_killer(config, shape, original)
+            daemon.signal(signal.SIGHUP)
+            wait_for(partial(refusals_are, daemon, count), 30, daemon.output)
+            config.unlink()
+            config.write_text(original, encoding="utf-8")
+        welcome = read_maildir(outbox)[0]
+        status = EmailMessage()
+        status["From"] = str(welcome["To"])
+        status["To"] = str(welcome["Reply-To"])
+        status["Subject"] = "ход"
+        status["Message-ID"] = make_msgid(domain="example.test")
+        status.set_content("СТАТУС\n")
+        deliver(tmp_path / "mail" / "inbox", bytes(status))
+        wait_for(lambda: len(read_maildir(outbox)) == 6, 30, daemon.output)
+        assert daemon.process.poll() is None
+    finally:
+        daemon.stop()
+    answer = read_maildir(outbox)[5]
+    assert str(answer["To"]) == str(welcome["To"])
+    assert "[seed-000]" in str(answer["Subject"])
+    output = daemon.output()
+    assert "Traceback" not in output
+    lines = [STAMP.sub("", line) for line in output.splitlines()]
+    errors = [line for line in lines if line.startswith(("ERROR", "WARNING", "CRITICAL"))]
+    not_reloaded = f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: {config}"
+    forbidden = "is not allowed in YAML, not even in a comment: remove it"
+    first_nul = environ.count("\n", 0, environ.index("\x00")) + 1
+    assert errors == [
+        f"{not_reloaded}:1: the character U+0000 {forbidden}",
+        f"{not_reloaded}:{line_of(original, 'store:')}: the character U+001B {forbidden}",
+        f"{not_reloaded}:{first_nul}: the character U+0000 {forbidden}",
+        f"{not_reloaded}:{line_of(original, 'timezone:')}: games[0].timezone: a time zone name "
+        "of 5,000 characters: IANA names have at most 64 (such as 'Europe/Moscow')",
+        f"{not_reloaded}:{line_of(original, '    players:')}: games[0].remind_hours_before: "
+        "1e+300 hours is more than 8784 (366 days): give fewer",
+    ]
+
+
+def test_a_failing_plan_on_reload_is_one_error_line_and_the_old_config_and_jobs_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Whatever fails while the new configuration's jobs are planned (an OverflowError
+    killed the daemon after ``pbp check`` said OK) is one ERROR line, and nothing of the
+    new configuration is used: the plan is made before the swap."""
+    config = write_config(tmp_path, start="2099-12-01T20:00")
+    service = _service(load_config(config), create=True)
+    old = service.config
+    daemon = Daemon(service)
+    try:
+        daemon.schedule()
+        planned = dict(daemon._planned)
+        assert list(planned) == ["start:seed-000"]
+
+        def overflows(games: object) -> None:
+            raise OverflowError("date value out of range")
+
+        monkeypatch.setattr(daemon, "_plan", overflows)
+        assert daemon.reload() is False
+        assert service.config is old
+        assert daemon._planned == planned
+        assert daemon.scheduler.get_job("start:seed-000") is not None
+    finally:
+        service.store.close()
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "ERROR",
+            f"{config} not reloaded, going on with the old one: OverflowError: date value "
+            "out of range",
+        )
+    ]

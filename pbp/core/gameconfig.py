@@ -29,7 +29,7 @@ _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _EMAIL = re.compile(rf"{_ATEXT}(?:\.{_ATEXT})*@{_LABEL}(?:\.{_LABEL})*\Z")
 _GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
-_HHMM = re.compile(r"(\d{1,2}):(\d{2})\Z")
+_HHMM = re.compile(r"([0-9]{1,2}):([0-9]{2})\Z")  # ASCII digits: not «２２:３０»
 
 
 #: Local parts of the addresses bounces come from (RFC 5321 §4.5.5; RFC 2142): mail
@@ -96,10 +96,26 @@ def _email(value: str) -> str:
     return value
 
 
+#: The longest time zone name ``games.yaml`` takes (the longest IANA name has 32
+#: characters, ``America/Argentina/ComodRivadavia``): a longer one is never looked up.
+TIMEZONE_LIMIT = 64
+
+
 def _timezone(value: str) -> str:
+    """``value`` when it names an IANA time zone.
+
+    :raises ValueError: longer than :data:`TIMEZONE_LIMIT` characters (never looked
+        up: the file name would be too long), or no zone (a directory such as
+        ``Europe``, a path, unknown), with the closest name.
+    """
+    if len(value) > TIMEZONE_LIMIT:
+        raise ValueError(
+            f"a time zone name of {len(value):,} characters: IANA names have at most "
+            f"{TIMEZONE_LIMIT} (such as 'Europe/Moscow')"
+        )
     try:
         ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         zones = sorted(available_timezones())
         by_lower = {z.lower(): z for z in zones}
         hint = (
@@ -285,7 +301,42 @@ def _hidden(value: str) -> str | None:
 
 EmailAddress = Annotated[str, AfterValidator(_email)]
 Name = Annotated[str, AfterValidator(_name)]
-Hours = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+#: The most hours any ``*_hours`` setting takes: 366 days (a longer one is a slip,
+#: and ``1e300`` would overflow every date it is added to).
+MAX_HOURS = 24 * 366
+
+#: The fewest hours a turn or an answer takes (:data:`PositiveHours`): one minute.
+MIN_HOURS = 1 / 60
+
+
+def _hours(value: float) -> float:
+    if value > MAX_HOURS:
+        raise ValueError(f"{value:g} hours is more than {MAX_HOURS} (366 days): give fewer")
+    return value
+
+
+def _positive_hours(value: float) -> float:
+    if value < MIN_HOURS:
+        raise ValueError(f"{value:g} hours is less than a minute (1/60 hour): give more")
+    return _hours(value)
+
+
+#: Hours from 0 to :data:`MAX_HOURS` (a reminder, a grace).
+Hours = Annotated[float, Field(ge=0, allow_inf_nan=False), AfterValidator(_hours)]
+
+#: The largest seed (the store keeps it as a 64-bit SQLite integer).
+MAX_SEED = 2**63 - 1
+
+
+def _seed(value: int) -> int:
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"seed {value}: give a whole number from 0 to {MAX_SEED} (2**63 - 1)")
+    return value
+
+
+#: A game's ``seed``: 0 to :data:`MAX_SEED`.
+Seed = Annotated[int, AfterValidator(_seed)]
 
 
 def _hhmm(value: Any) -> str:
@@ -297,7 +348,8 @@ def _hhmm(value: Any) -> str:
 
 #: A local wall-clock time ``"HH:MM"`` (zero-padded when read: ``9:05`` → ``"09:05"``).
 WallClock = Annotated[str, BeforeValidator(_hhmm)]
-PositiveHours = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+#: Hours from a minute (:data:`MIN_HOURS`) to :data:`MAX_HOURS` (a turn, an answer).
+PositiveHours = Annotated[float, Field(gt=0, allow_inf_nan=False), AfterValidator(_positive_hours)]
 
 
 def wall(hhmm: str) -> time:
@@ -386,7 +438,7 @@ class GameBase(ConfigModel):
     locale: Literal["ru", "en"]
     timezone: Annotated[str, AfterValidator(_timezone)]
     gm: EmailAddress
-    seed: int | None = None
+    seed: Seed | None = None
     start: datetime | None = None
     remind_hours_before: Hours | None = None
     catch_up_limit: Annotated[int, Field(ge=1)] | None = None
