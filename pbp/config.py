@@ -373,6 +373,17 @@ class Config(ConfigModel):
     games: list[GameBase] = Field(min_length=1)
     _path: Path | None = PrivateAttr(default=None)
 
+    @field_validator("store")
+    @classmethod
+    def _a_file(cls, value: Path) -> Path:
+        """:raises ValueError: ``value`` is a directory (SQLite cannot open it)."""
+        if value.is_dir():
+            raise ValueError(
+                f"{value} is a directory: give the path of pbp's SQLite file, such as "
+                f"{value / 'pbp.sqlite3'}"
+            )
+        return value
+
     @field_validator("games")
     @classmethod
     def _unique_ids(cls, games: list[Game]) -> list[Game]:

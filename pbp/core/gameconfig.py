@@ -342,7 +342,8 @@ Seed = Annotated[int, AfterValidator(_seed)]
 def _hhmm(value: Any) -> str:
     m = _HHMM.match(value) if isinstance(value, str) else None
     if not m or int(m[1]) > 23 or int(m[2]) > 59:
-        raise ValueError(f'expected a time "HH:MM" such as "22:30", got {value!r}')
+        digits = " in the digits 0-9" if isinstance(value, str) and not value.isascii() else ""
+        raise ValueError(f'expected a time "HH:MM"{digits} such as "22:30", got {value!r}')
     return f"{int(m[1]):02d}:{m[2]}"
 
 
