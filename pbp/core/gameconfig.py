@@ -19,10 +19,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from pbp import keywords
+from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.inert import strip_controls
 from pbp.parse import address
 from pbp.parse.body import quote_marker
-from pbp.parse.names import INVISIBLE, normalize
+from pbp.parse.names import INVISIBLE, NameMatcher, normalize
 from pbp.yamlmarks import Found, did_you_mean
 
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -133,7 +134,8 @@ class NameProblem:
 
     ``why`` (``params``): ``shape`` (empty, a comma, a line break, edge spaces);
     ``too_long`` {limit, length}; ``hidden`` {code: ``"U+200F"``}; ``not_nfkc``
-    {plain: its NFKC form}; ``quote`` {marker}; ``dashes`` {dashes}; ``gm_seat``;
+    {plain: its NFKC form}; ``quote`` {marker}; ``mixed_script`` {word}: a word of Latin
+    and Cyrillic letters; ``dashes`` {dashes}; ``gm_seat``;
     ``no_word``; ``command_word`` {word}; ``reserved`` {word} (a game kind's own,
     :meth:`GameBase.reserved_name_problem`)."""
 
@@ -148,8 +150,9 @@ def name_problem(value: str) -> NameProblem | None:
     characters; an invisible or control character (:func:`_hidden`); not in Unicode
     NFKC form (full-width or other compatibility characters, which nobody types:
     ``Ｋｏｌｙａ``); a quote mark (:func:`pbp.parse.body.quote_marker`: ``> Вова``
-    would make its line a quote); a run of dashes or a dash between spaces
-    (:data:`_DASHES`). The first found, one sentence naming the name and why. A
+    would make its line a quote); a word mixing Latin and Cyrillic letters
+    (:func:`mixed_script_word`: ``Кpocc`` shows as ``Кросс``); a run of dashes or a dash
+    between spaces (:data:`_DASHES`). The first found, one sentence naming the name and why. A
     player's name has more rules (:func:`seat_name_problem`).
 
     >>> name_problem("> Вова").why, name_problem("Ｋｏｌｙａ").params, name_problem("Вова")
@@ -186,6 +189,13 @@ def name_problem(value: str) -> NameProblem | None:
             "quoted, so it would never count: give a name without it"
         )
         return NameProblem("quote", {"marker": marker}, message)
+    mixed = mixed_script_word(value)
+    if mixed is not None:
+        message = (
+            f"{value!r}: the word {mixed!r} mixes Latin and Cyrillic letters, which look "
+            "alike (a Latin p, o, c shows as a Cyrillic р, о, с): write it in one alphabet"
+        )
+        return NameProblem("mixed_script", {"word": mixed}, message)
     found = _DASHES.search(value)
     if found is not None:
         dashes = found.group().strip()
@@ -195,6 +205,23 @@ def name_problem(value: str) -> NameProblem | None:
             "dashes or a dash between spaces"
         )
         return NameProblem("dashes", {"dashes": dashes}, message)
+    return None
+
+
+def mixed_script_word(value: str) -> str | None:
+    """The first word of ``value`` (split at what is no letter) that holds both Latin
+    and Cyrillic letters (each letter's script by its Unicode name,
+    :func:`unicodedata.name`), or None. Such a word shows as a name of one script
+    letter for letter (Latin ``a c e o p x`` beside Cyrillic ones), so two seats could
+    look the same in every post.
+
+    >>> mixed_script_word("К\u0070\u006f\u0063\u0063 Б."), mixed_script_word("Кросс Jr")
+    ('Кpocc', None)
+    """
+    for word in re.findall(r"[^\W\d_]+", value):
+        scripts = {unicodedata.name(ch, "").split(" ", 1)[0] for ch in word}
+        if {"LATIN", "CYRILLIC"} <= scripts:
+            return word
     return None
 
 
@@ -235,11 +262,31 @@ def seat_name_problem(name: str, words: Sequence[str], game_id: str) -> NameProb
     word = command_word(name, words)
     if word is not None:
         message = (
-            f"name {name!r} holds {word!r}, a command word of the game's language, "
+            f"name {name!r} holds {word!r}, a command word (of any language pbp reads), "
             "which a mail would read as part of a command: give the player another name"
         )
         return NameProblem("command_word", {"word": word}, message)
     return None
+
+
+def read_as(name: str, other: str) -> bool:
+    """True when a player's mail naming ``name`` or ``other`` could mean the other one:
+    the name matcher the parsers use (:class:`pbp.parse.names.NameMatcher`), given only
+    one of them, reads the other as it (the same name, or an inflected form: ``Кросса``
+    is the genitive of ``Кросс``, ``Лиса`` of ``Лис``). Two seats so named are ambiguous,
+    since a mail naming one in the case a sentence puts it in («ДЛЯ Кросса») would be
+    read as the other's.
+
+    >>> read_as("Кросса", "Кросс"), read_as("Лис", "Лиса"), read_as("Дуг", "Роза")
+    (True, True, False)
+    """
+    for text, known in ((name, other), (other, name)):
+        try:
+            NameMatcher([known]).match(text)
+        except (InvalidMove, AmbiguousMove):
+            continue
+        return True
+    return False
 
 
 def command_word(name: str, words: Sequence[str]) -> str | None:
@@ -561,6 +608,24 @@ def players_problems(
                     )
                 found.append((("players", i, field), message))
             first.setdefault((field, value), i)
+        if name is not None and read is not None:
+            # A form of another seat's name (Кросс and Кросса): as the parser reads it.
+            form = next(
+                (
+                    j
+                    for j, (other, _email) in enumerate(players[:i])
+                    if other is not None
+                    and " ".join(normalize(other)) != read
+                    and read_as(name, other)
+                ),
+                None,
+            )
+            if form is not None:
+                message = (
+                    f"name {name!r} reads as a form of {players[form][0]!r} (players[{form}])"
+                    " in a player's mail (ДЛЯ Кросса is Кросс's): give one of them another name"
+                )
+                found.append((("players", i, "name"), message))
         if email is not None and gm is not None and email.lower() == gm.lower():
             message = f"{email!r} is the GM's address: a player needs one of his own"
             found.append((("players", i, "email"), message))
