@@ -195,21 +195,3 @@ def test_a_maniac_substitute_named_as_a_vote_word_is_refused(tmp_path: Path) -> 
         {"name": "Снять", "why": "reserved", "word": "снять"},
     )
     maniac.close()
-
-
-@pytest.mark.parametrize("name", ["Кросса", "Кроссу", "кросс"])
-def test_fault_a_substitute_named_as_a_form_of_another_seats_name_is_refused(
-    table: Table, name: str
-) -> None:
-    """Before: ``SUBSTITUTE Дуг BY Кросса`` was applied, and «ДЛЯ Кросса» (Кросс in the
-    genitive) then named the substitute. The parser's matcher decides what is a form."""
-    events = len(table.store.events(GAME))
-    with pytest.raises(LeverRefused) as error:
-        table.service.gm.substitute(
-            GAME, "Дуг", name, "vova@example.test", now=utc(2026, 12, 1, 18), via="cli", note=None
-        )
-    assert (error.value.code, error.value.params) == (
-        "gm_name_taken",
-        {"name": name, "seat": "Кросс"},
-    )
-    unchanged(table, events)

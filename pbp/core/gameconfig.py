@@ -19,11 +19,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from pbp import keywords
-from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.inert import strip_controls
 from pbp.parse import address
 from pbp.parse.body import quote_marker
-from pbp.parse.names import INVISIBLE, NameMatcher, normalize
+from pbp.parse.names import INVISIBLE, normalize
 from pbp.yamlmarks import Found, did_you_mean
 
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -218,7 +217,8 @@ def mixed_script_word(value: str) -> str | None:
     >>> mixed_script_word("К\u0070\u006f\u0063\u0063 Б."), mixed_script_word("Кросс Jr")
     ('Кpocc', None)
     """
-    for word in re.findall(r"[^\W\d_]+", value):
+    for match in re.finditer(r"[^\W\d_]+", value):
+        word = match.group()
         scripts = {unicodedata.name(ch, "").split(" ", 1)[0] for ch in word}
         if {"LATIN", "CYRILLIC"} <= scripts:
             return word
@@ -267,26 +267,6 @@ def seat_name_problem(name: str, words: Sequence[str], game_id: str) -> NameProb
         )
         return NameProblem("command_word", {"word": word}, message)
     return None
-
-
-def read_as(name: str, other: str) -> bool:
-    """True when a player's mail naming ``name`` or ``other`` could mean the other one:
-    the name matcher the parsers use (:class:`pbp.parse.names.NameMatcher`), given only
-    one of them, reads the other as it (the same name, or an inflected form: ``Кросса``
-    is the genitive of ``Кросс``, ``Лиса`` of ``Лис``). Two seats so named are ambiguous,
-    since a mail naming one in the case a sentence puts it in («ДЛЯ Кросса») would be
-    read as the other's.
-
-    >>> read_as("Кросса", "Кросс"), read_as("Лис", "Лиса"), read_as("Дуг", "Роза")
-    (True, True, False)
-    """
-    for text, known in ((name, other), (other, name)):
-        try:
-            NameMatcher([known]).match(text)
-        except (InvalidMove, AmbiguousMove):
-            continue
-        return True
-    return False
 
 
 def command_word(name: str, words: Sequence[str]) -> str | None:
@@ -608,24 +588,6 @@ def players_problems(
                     )
                 found.append((("players", i, field), message))
             first.setdefault((field, value), i)
-        if name is not None and read is not None:
-            # A form of another seat's name (Кросс and Кросса): as the parser reads it.
-            form = next(
-                (
-                    j
-                    for j, (other, _email) in enumerate(players[:i])
-                    if other is not None
-                    and " ".join(normalize(other)) != read
-                    and read_as(name, other)
-                ),
-                None,
-            )
-            if form is not None:
-                message = (
-                    f"name {name!r} reads as a form of {players[form][0]!r} (players[{form}])"
-                    " in a player's mail (ДЛЯ Кросса is Кросс's): give one of them another name"
-                )
-                found.append((("players", i, "name"), message))
         if email is not None and gm is not None and email.lower() == gm.lower():
             message = f"{email!r} is the GM's address: a player needs one of his own"
             found.append((("players", i, "email"), message))

@@ -21,7 +21,7 @@ from pbp.core.events import (
     Visibility,
     utc_iso,
 )
-from pbp.core.gameconfig import is_email, read_as
+from pbp.core.gameconfig import is_email
 from pbp.core.kind import AnyKind
 from pbp.export import story
 from pbp.gm.deadline import pass_deadline
@@ -535,13 +535,12 @@ class GmDesk:
     def _name_taken(self, game_id: str, seat: str, name: str) -> str | None:
         """The other seat of ``game_id`` whose name, or the name of a player who plays
         or played it (:meth:`pbp.store.Store.holders`), ``name`` is (case, ``ё``/``е``
-        and markup aside) or reads as a form of (:func:`pbp.core.gameconfig.read_as`:
-        ``Кросса`` for ``Кросс``), or None. A substitute under such a name would make moves and
+        and markup aside), or None. A substitute under such a name would make moves and
         votes naming it mean either seat."""
         wanted = normalize(name)
         for other, held in self.store.holders(game_id).items():
             names = (other, *(holder.name for holder in held))
-            if other != seat and any(normalize(n) == wanted or read_as(name, n) for n in names):
+            if other != seat and any(normalize(n) == wanted for n in names):
                 return other
         return None
 
