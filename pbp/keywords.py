@@ -185,24 +185,33 @@ def name_words(locale: str, sections: tuple[str, ...], *, separators: bool) -> t
     ``NEW ADDRESS``; with ``separators``, the words that part names in a command line
     (:data:`SEPARATORS`). A name holding one would be read as part of a command.
 
+    The words of every locale, ``locale``'s first: a mail is read in every locale
+    whatever its game's (module docstring), so ``Дуг TO Роза`` in a Russian game would be
+    read as two names as surely as ``Дуг ДЛЯ Роза``.
+
     >>> name_words("en", ("common", "gm"), separators=True)[:4]
     ('STATUS', 'status', 'HELP', 'help')
+    >>> "to" in name_words("ru", ("common", "cluedo"), separators=True)
+    True
 
     :raises KeyError: ``locale`` or a section unknown.
     """
     vocabulary = current()
+    if locale not in vocabulary.locales:
+        raise KeyError(locale)
     found: list[str] = []
-    for section in sections:
-        for key, kind in SCHEMA[section].items():
-            if kind == "command":
-                command = vocabulary.command(section, key, locale)
-                found += [command.shown, *command.read]
-            else:
-                lever = section == "gm" and key not in _GM_AROUND
-                parting = separators and key in SEPARATORS.get(section, ())
-                if lever or parting:
-                    found += vocabulary.words(section, key, locale)
-    found += vocabulary.words("", "new_address", locale)
+    for each in (locale, *(other for other in vocabulary.locales if other != locale)):
+        for section in sections:
+            for key, kind in SCHEMA[section].items():
+                if kind == "command":
+                    command = vocabulary.command(section, key, each)
+                    found += [command.shown, *command.read]
+                else:
+                    lever = section == "gm" and key not in _GM_AROUND
+                    parting = separators and key in SEPARATORS.get(section, ())
+                    if lever or parting:
+                        found += vocabulary.words(section, key, each)
+        found += vocabulary.words("", "new_address", each)
     return tuple(dict.fromkeys(found))
 
 

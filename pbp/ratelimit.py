@@ -64,7 +64,7 @@ class AnswerLimit:
         the end of the recipient's window (when a held-back answer's summary is due).
         Writes the window in the caller's transaction (a rolled-back message counts
         nothing). The window is the one of every spelling of ``recipient``
-        (:func:`pbp.parse.address.rate_key`: NFKC, case-folded)."""
+        (:func:`pbp.parse.address.rate_key`: NFKC, case-folded, the domain as IDNA A-labels)."""
         recipient = rate_key(recipient)
         window = self.store.answer_window(recipient)
         if window is None or now >= window.started_at + WINDOW:

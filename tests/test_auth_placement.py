@@ -20,7 +20,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 import pytest
-from kits.table import EMAILS, GM, Table, utc, write_config
+from kits.table import EMAILS, GM, Table, body, utc, write_config
 
 from pbp.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, Verdict, verdict
 from pbp.config import ConfigError, load_config
@@ -381,6 +381,39 @@ def test_a_gm_lever_with_the_servers_dmarc_pass_in_its_place_is_applied_at_once(
         to=gm_address(milter),
     )
     assert milter.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
+    assert milter.store.last_event(GAME, ("gm_pause",)) is not None
+
+
+def test_a_gm_confirmation_the_server_marks_dmarc_fail_confirms_nothing(milter: Table) -> None:
+    """Before: a reply to the confirmation code from the GM's registered address with the
+    server's own ``dmarc=fail`` (a forged GM From) applied the lever (``gm_applied``).
+    Now it is kept as a player's unauthenticated mail is, and the lever stays pending:
+    the GM's own authenticated reply to the same code still applies it."""
+    arrive(
+        milter,
+        "ПАУЗА",
+        above=[SMTP_IN, SPF_PASS],
+        at=utc(2026, 12, 1, 18),
+        sender=GM,
+        to=gm_address(milter),
+    )
+    assert milter.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (asked,) = milter.new_mail()
+    code = str(asked["Reply-To"])
+    failed = (
+        "Authentication-Results",
+        f"{MX}; spf=fail smtp.mailfrom=example.test; dmarc=fail header.from=example.test",
+    )
+    arrive(milter, "да", above=[SMTP_IN, failed], at=utc(2026, 12, 1, 18, 5), sender=GM, to=code)
+    assert milter.run(utc(2026, 12, 1, 18, 6)) == ["unauthenticated"]
+    assert milter.store.last_event(GAME, ("gm_pause",)) is None
+    assert kept_reasons(milter) == ["unauthenticated: dmarc=fail"]
+    assert milter.store.pending_confirmations(GAME, utc(2026, 12, 1, 18, 6)) == 1
+    (told,) = milter.new_mail()  # what a player is told (the kept row is the GM's)
+    assert (told["To"], told["Subject"]) == (GM, "[seed-000] Re: ход")
+    assert body(told).startswith("Игра: seed-000\n\nПочтовый сервер не подтвердил, что письмо")
+    arrive(milter, "да", above=[SMTP_IN, PASSED], at=utc(2026, 12, 1, 18, 7), sender=GM, to=code)
+    assert milter.run(utc(2026, 12, 1, 18, 8)) == ["gm_applied"]
     assert milter.store.last_event(GAME, ("gm_pause",)) is not None
 
 

@@ -172,8 +172,9 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         pytest.param(
             _edit("{name: Дуг,", "{name: Bеталь,"),  # a Latin B
             [
-                "games.yaml:17: games[0].players[2].name: name 'Bеталь' reads as 'Веталь' "
-                "(players[1]) in a player's mail: give one of them another name"
+                "games.yaml:17: games[0].players[2].name: 'Bеталь': the word 'Bеталь' mixes"
+                " Latin and Cyrillic letters, which look alike (a Latin p, o, c shows as a"
+                " Cyrillic р, о, с): write it in one alphabet"
             ],
             id="a name read as another's (look-alike letter)",
         ),
@@ -570,7 +571,7 @@ def test_a_maniac_player_named_as_a_command_word_is_refused(
         "another name",
         # A command's own word (ТЮРЬМА): the sentence every game's check gives.
         "games.yaml:16: games[0].players[4].name: name 'Тюрьма' holds 'тюрьма', a command "
-        "word of the game's language, which a mail would read as part of a command: "
+        "word (of any language pbp reads), which a mail would read as part of a command: "
         "give the player another name",
     ]
 
@@ -666,7 +667,7 @@ def test_a_name_holding_a_command_word_of_the_games_locale_is_refused(
     )
     assert _problems(tmp_path, monkeypatch, text) == [
         "games.yaml:16: games[0].players[1].name: name 'Вася ДЛЯ Петя' holds 'для', a "
-        "command word of the game's language, which a mail would read as part of a "
+        "command word (of any language pbp reads), which a mail would read as part of a "
         "command: give the player another name",
         "games.yaml:20: games[0].cards.weapons[0]: card 'статус' holds 'статус', a command "
         "word of the game's language, which a mail would read as part of a command: "
@@ -675,12 +676,38 @@ def test_a_name_holding_a_command_word_of_the_games_locale_is_refused(
     gm_word = _edit("{name: Веталь, email", "{name: Зелёный на Холме, email")
     assert _problems(tmp_path, monkeypatch, gm_word) == [
         "games.yaml:16: games[0].players[1].name: name 'Зелёный на Холме' holds 'на', a "
-        "command word of the game's language, which a mail would read as part of a "
+        "command word (of any language pbp reads), which a mail would read as part of a "
         "command: give the player another name",
     ]
-    # Inside a word, or another language's word, is no command word.
-    fine = _edit("{name: Веталь, email", "{name: Длявсех Status, email")
+    # Inside a word is no command word.
+    fine = _edit("{name: Веталь, email", "{name: Длявсех Statusov, email")
     assert load_config(_write(tmp_path, monkeypatch, fine)).game("exler-1")
+
+
+def test_fault_a_english_command_words_in_a_russian_game_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Russian game reads English commands too (``SUGGEST … TO …``): before, ``Дуг TO
+    Роза``, ``Дуг FOR Роза`` and ``Дуг AND Роза`` passed."""
+    for word in ("TO", "FOR", "AND"):
+        text = _edit("{name: Веталь, email", f"{{name: Дуг {word} Роза, email")
+        assert _problems(tmp_path, monkeypatch, text) == [
+            f"games.yaml:16: games[0].players[1].name: name 'Дуг {word} Роза' holds "
+            f"'{word.lower()}', a command word (of any language pbp reads), which a mail "
+            "would read as part of a command: give the player another name",
+        ]
+
+
+def test_fault_b_a_name_mixing_latin_and_cyrillic_letters_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Кpocc`` (a Cyrillic К, Latin p, o, c, c) showed as «Кросс» in every post."""
+    text = _edit("{name: Веталь, email", "{name: К\u0070\u006f\u0063\u0063, email")
+    assert _problems(tmp_path, monkeypatch, text) == [
+        "games.yaml:16: games[0].players[1].name: 'Кpocc': the word 'Кpocc' mixes Latin "
+        "and Cyrillic letters, which look alike (a Latin p, o, c shows as a Cyrillic р, о, "
+        "с): write it in one alphabet",
+    ]
 
 
 def test_a_full_width_name_not_in_nfkc_form_is_refused(

@@ -198,6 +198,36 @@ def test_a_new_gm_address_makes_room_under_the_cap_again(
     assert table.store.last_event(GAME, ("gm_pause",)) is not None
 
 
+def test_the_gms_new_address_is_asked_when_forged_levers_filled_the_cap(table: Table) -> None:
+    """Before: with the cap full of forged levers, the GM's own NEW ADDRESS (the remedy
+    the digest names) was dropped without a word (``gm_capped``). Now it is asked for
+    alone under one extra code per GM address and day; asked again, the same code is
+    mailed again; confirmed, it gives the new address and ends the forged ones."""
+    leaked = gm_address(table)
+    for n in range(PENDING_CAP):
+        mail(table, "ИСКЛЮЧИТЬ Дуга", to=leaked, at=utc(2026, 12, 1, 17, 10, n))
+    assert table.run(utc(2026, 12, 1, 17, 11)) == ["gm_pending"] * PENDING_CAP
+    table.new_mail()
+    mail(table, "НОВЫЙ АДРЕС", "ПАУЗА", to=leaked, at=utc(2026, 12, 1, 17, 12))
+    assert table.run(utc(2026, 12, 1, 17, 13)) == ["gm_pending"]
+    (confirm,) = answers(table, "[seed-000] Подтвердите команды ГМа")
+    assert "  НОВЫЙ АДРЕС\n" in body(confirm) and "ПАУЗА" not in body(confirm)
+    assert table.store.pending_confirmations(GAME, utc(2026, 12, 1, 17, 13)) == PENDING_CAP + 1
+    mail(table, "НОВЫЙ АДРЕС", to=leaked, at=utc(2026, 12, 1, 17, 14))
+    assert table.run(utc(2026, 12, 1, 17, 15)) == ["gm_pending"]
+    (again,) = answers(table, "[seed-000] Подтвердите команды ГМа")
+    assert again["Reply-To"] == confirm["Reply-To"]
+    assert table.store.pending_confirmations(GAME, utc(2026, 12, 1, 17, 15)) == PENDING_CAP + 1
+    mail(table, "да", to=str(confirm["Reply-To"]), at=utc(2026, 12, 1, 17, 16), subject="Re: к")
+    assert table.run(utc(2026, 12, 1, 17, 17)) == ["gm_applied"]
+    assert gm_address(table) != leaked
+    (result,) = answers(table, "[seed-000] Re: к")
+    assert f"Ваш новый адрес ГМа: {gm_address(table)}" in body(result)
+    assert f"Отменено {PENDING_CAP} ожидавших подтверждений" in body(result)
+    assert table.store.pending_confirmations(GAME, utc(2026, 12, 1, 17, 17)) == 0
+    assert "gm_remove" not in kinds(table) and "gm_pause" not in kinds(table)
+
+
 def test_a_players_new_address_ends_no_gm_confirmation(table: Table) -> None:
     code = ask(table, "ПРОДЛИТЬ 2", utc(2026, 12, 1, 17, 10))
     table.send("Дуг", "НОВЫЙ АДРЕС", at=utc(2026, 12, 1, 17, 11))

@@ -401,6 +401,29 @@ def test_the_rate_limit_is_keyed_on_the_normalised_address(tmp_path: Path) -> No
         store.close()
 
 
+def test_the_rate_limit_counts_each_spelling_of_an_idn_domain_together(tmp_path: Path) -> None:
+    """Before: ``idnvictim@пример.рф`` and ``idnvictim@xn--e1afmkfd.xn--p1ai`` (one
+    mailbox) got a window each (NFKC and casefold only). The domain is keyed in its
+    IDNA A-label form; ``ß`` stays apart from ``ss`` (two IDNA2008 domains)."""
+    store = Store(tmp_path / "pbp.sqlite3")
+    try:
+        limit = AnswerLimit(store, per_hour=1)
+        now = utc(2026, 12, 1, 17)
+        spellings = [
+            "idnvictim@пример.рф",
+            "idnvictim@xn--e1afmkfd.xn--p1ai",
+            "idnvictim@ПРИМЕР.РФ",
+        ]
+        with store.transaction():
+            admitted = [limit.admit(a, now)[0] for a in spellings]
+        assert admitted == [Admit.ANSWER, Admit.SLOW_DOWN, Admit.DEFER]
+        assert {rate_key(a) for a in spellings} == {"idnvictim@xn--e1afmkfd.xn--p1ai"}
+        assert rate_key("a@straße.test") == "a@xn--strae-oqa.test"
+        assert rate_key("a@strasse.test") == "a@strasse.test"
+    finally:
+        store.close()
+
+
 # --- whatever the reader takes goes out as it is -----------------------------------------------
 
 #: Pieces of addresses: atext, specials, quotes, controls of C0 and C1, invisible and

@@ -480,7 +480,9 @@ def test_the_new_mails_in_english(tmp_path: Path) -> None:
         (confirm,) = table.new_mail()
         assert "has applied none of them yet:\n\n  PAUSE -- away\n\nTo apply them" in body(confirm)
         code_address = str(confirm["Reply-To"])
-        mail(table, "yes", to=code_address, at=utc(2026, 12, 3, 18))
+        # The server authenticated his reply (a confirmation it did not is no confirmation).
+        passed = ("Authentication-Results", f"{TRUSTED}; dkim=pass header.d=example.test")
+        mail(table, "yes", to=code_address, at=utc(2026, 12, 3, 18), headers=[passed])
         assert table.run(utc(2026, 12, 3, 18, 1)) == ["gm_confirm_expired"]
         # (the days closed meanwhile: their mails too)
         expired = next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Re: команды")

@@ -1,7 +1,7 @@
 """A substitute's name is held to the rules ``pbp check`` holds a player's to (issue 32,
 item 6: names that cannot be misread): ``pbp substitute --name`` and the GM's
 SUBSTITUTE / ЗАМЕНА by mail refuse a name that starts with a quote mark (``> Вова``),
-holds a command word of the game's language (``Вася ДЛЯ Петя``) or is not in NFKC form
+holds a command word of any language pbp reads (``Вася ДЛЯ Петя``) or is not in NFKC form
 (full-width ``Ｋｏｌｙａ``), one answer naming the name and why; the seat stays with its
 player. A hostile probe found them taken: the seat then went to a name no move could
 name.
@@ -64,6 +64,34 @@ REFUSED = [
     ),
 ]
 
+#: A look-alike mixing scripts within a word: by mail the GM parser reads the word in one
+#: script (``Kpocc``), so only the command line and ``pbp check`` see it mixed.
+MIXED = [
+    pytest.param(
+        "К\u0070\u006f\u0063\u0063",
+        {"name": "Кpocc", "why": "mixed_script", "word": "Кpocc"},
+        'The name "Кpocc" cannot be a player\'s: its word "Кpocc" mixes Latin and Cyrillic '
+        "letters that look alike, so it would show as another name letter for letter; "
+        "write it in one alphabet.",
+        "Имя «Кpocc» не годится для игрока: в слове «Кpocc» смешаны похожие латинские и "
+        "кириллические буквы, так что оно выглядело бы как другое имя буква в букву; "
+        "напишите его одним алфавитом.",
+        id="mixed_script_lookalike",
+    ),
+]
+
+WORDS = [
+    pytest.param(
+        "Дуг TO Роза",
+        {"name": "Дуг TO Роза", "why": "command_word", "word": "to"},
+        'The name "Дуг TO Роза" cannot be a player\'s: it holds "to", which a mail in '
+        "this game reads as part of a command.",
+        "Имя «Дуг TO Роза» не годится для игрока: в нём есть «to», а это слово письмо "
+        "в этой игре читает как часть команды.",
+        id="english_word_in_a_russian_game",
+    ),
+]
+
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
@@ -94,7 +122,7 @@ def unchanged(table: Table, events: int) -> None:
     assert table.new_mail() == []
 
 
-@pytest.mark.parametrize(("name", "params", "english", "russian"), REFUSED)
+@pytest.mark.parametrize(("name", "params", "english", "russian"), REFUSED + MIXED + WORDS)
 def test_pbp_substitute_refuses_a_name_pbp_check_refuses(
     table: Table, name: str, params: dict[str, str], english: str, russian: str
 ) -> None:
@@ -110,7 +138,7 @@ def test_pbp_substitute_refuses_a_name_pbp_check_refuses(
     unchanged(table, events)
 
 
-@pytest.mark.parametrize(("name", "params", "english", "russian"), REFUSED)
+@pytest.mark.parametrize(("name", "params", "english", "russian"), REFUSED + WORDS)
 def test_substitute_by_mail_refuses_a_name_pbp_check_refuses_without_a_confirmation(
     table: Table, name: str, params: dict[str, str], english: str, russian: str
 ) -> None:

@@ -149,7 +149,8 @@ class NameProblem:
 
     ``why`` (``params``): ``shape`` (empty, a comma, a line break, edge spaces);
     ``too_long`` {limit, length}; ``hidden`` {code: ``"U+200F"``}; ``not_nfkc``
-    {plain: its NFKC form}; ``quote`` {marker}; ``dashes`` {dashes}; ``gm_seat``;
+    {plain: its NFKC form}; ``quote`` {marker}; ``mixed_script`` {word}: a word of Latin
+    and Cyrillic letters; ``dashes`` {dashes}; ``gm_seat``;
     ``no_word``; ``command_word`` {word}; ``reserved`` {word} (a game kind's own,
     :meth:`GameBase.reserved_name_problem`)."""
 
@@ -164,8 +165,9 @@ def name_problem(value: str) -> NameProblem | None:
     characters; an invisible or control character (:func:`_hidden`); not in Unicode
     NFKC form (full-width or other compatibility characters, which nobody types:
     ``Ｋｏｌｙａ``); a quote mark (:func:`pbp.parse.body.quote_marker`: ``> Вова``
-    would make its line a quote); a run of dashes or a dash between spaces
-    (:data:`_DASHES`). The first found, one sentence naming the name and why. A
+    would make its line a quote); a word mixing Latin and Cyrillic letters
+    (:func:`mixed_script_word`: ``Кpocc`` shows as ``Кросс``); a run of dashes or a dash
+    between spaces (:data:`_DASHES`). The first found, one sentence naming the name and why. A
     player's name has more rules (:func:`seat_name_problem`).
 
     >>> name_problem("> Вова").why, name_problem("Ｋｏｌｙａ").params, name_problem("Вова")
@@ -202,6 +204,13 @@ def name_problem(value: str) -> NameProblem | None:
             "quoted, so it would never count: give a name without it"
         )
         return NameProblem("quote", {"marker": marker}, message)
+    mixed = mixed_script_word(value)
+    if mixed is not None:
+        message = (
+            f"{value!r}: the word {mixed!r} mixes Latin and Cyrillic letters, which look "
+            "alike (a Latin p, o, c shows as a Cyrillic р, о, с): write it in one alphabet"
+        )
+        return NameProblem("mixed_script", {"word": mixed}, message)
     found = _DASHES.search(value)
     if found is not None:
         dashes = found.group().strip()
@@ -211,6 +220,24 @@ def name_problem(value: str) -> NameProblem | None:
             "dashes or a dash between spaces"
         )
         return NameProblem("dashes", {"dashes": dashes}, message)
+    return None
+
+
+def mixed_script_word(value: str) -> str | None:
+    """The first word of ``value`` (split at what is no letter) that holds both Latin
+    and Cyrillic letters (each letter's script by its Unicode name,
+    :func:`unicodedata.name`), or None. Such a word shows as a name of one script
+    letter for letter (Latin ``a c e o p x`` beside Cyrillic ones), so two seats could
+    look the same in every post.
+
+    >>> mixed_script_word("К\u0070\u006f\u0063\u0063 Б."), mixed_script_word("Кросс Jr")
+    ('Кpocc', None)
+    """
+    for match in re.finditer(r"[^\W\d_]+", value):
+        word = match.group()
+        scripts = {unicodedata.name(ch, "").split(" ", 1)[0] for ch in word}
+        if {"LATIN", "CYRILLIC"} <= scripts:
+            return word
     return None
 
 
@@ -251,7 +278,7 @@ def seat_name_problem(name: str, words: Sequence[str], game_id: str) -> NameProb
     word = command_word(name, words)
     if word is not None:
         message = (
-            f"name {name!r} holds {word!r}, a command word of the game's language, "
+            f"name {name!r} holds {word!r}, a command word (of any language pbp reads), "
             "which a mail would read as part of a command: give the player another name"
         )
         return NameProblem("command_word", {"word": word}, message)

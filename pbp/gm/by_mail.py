@@ -36,6 +36,7 @@ from pbp.parse.gm import (
     Help,
     Kept,
     Lever,
+    NewAddress,
     PassDeadline,
     Readdress,
     Remove,
@@ -66,6 +67,9 @@ CONFIRM_SECRET = "gm_confirm"
 #: asks him this often, not once per mail; counted per game, so a flood through one
 #: game's address never holds back the GM's levers in his other games.
 PENDING_CAP = 5
+#: The identity a ``NEW ADDRESS`` asked at the cap is coded under, with the GM's
+#: current token and the day (:meth:`GmMail.ask_confirmation`).
+CAPPED_NEW_ADDRESS = "new-address-at-cap"
 #: GM commands by mail that take effect without the GM's confirmation (they change
 #: nothing in a game).
 UNCONFIRMED = (Help, Status, Kept)
@@ -368,7 +372,13 @@ class GmMail(ServicePart):
         (:meth:`pbp.store.Store.pending_confirmations`), a mail with a new code asks
         nothing: no mail, no stored levers, none of its lines answered; it is one line
         of the GM's digest (reason ``gm_capped``, counted there, not listed). Outcome
-        ``gm_capped``."""
+        ``gm_capped``. Except ``NEW ADDRESS``, the remedy for the leak that fills the
+        cap: a mail with it asks for it alone (its other lines are not asked) under one
+        extra code per GM address and UTC day (HMAC of :data:`CAPPED_NEW_ADDRESS`, the
+        GM's token and the date), so at most ``PENDING_CAP + 1`` wait; each such mail
+        mails that code's confirmation again (counted in the levers' hourly budget,
+        :meth:`pbp.mailer.Mailer.reply`). Confirmed, it gives the new GM address and
+        ends the other confirmations, as any NEW ADDRESS does."""
         now = message.now
         pending: list[dict[str, Any]] = []
         others: list[GmLine] = []
@@ -398,16 +408,35 @@ class GmMail(ServicePart):
                 self.store.confirmation(code) is None
                 and self.store.pending_confirmations(game.id, now) >= PENDING_CAP
             ):
-                self.digest.add(
-                    game, "gm_capped", None, message.letter, now, arrived=message.arrived
+                renew = next(
+                    (p for p in pending if isinstance(GmLine.from_json(p).lever, NewAddress)),
+                    None,
                 )
-                return message.record(
-                    Handled.GM_CAPPED, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                if renew is None:
+                    self.digest.add(
+                        game, "gm_capped", None, message.letter, now, arrived=message.arrived
+                    )
+                    return message.record(
+                        Handled.GM_CAPPED, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                    )
+                pending = [renew]
+                token = self.store.player_token(game.id, GM_SEAT)
+                code = confirmation_code(
+                    self.store.secret(CONFIRM_SECRET),
+                    game.id,
+                    f"{CAPPED_NEW_ADDRESS}:{token}",
+                    now.date().isoformat(),
                 )
-            expires = now + timedelta(hours=CONFIRM_HOURS)
             self.store.add_confirmation(
-                code, game.id, json.dumps(pending, ensure_ascii=False), now, expires
+                code,
+                game.id,
+                json.dumps(pending, ensure_ascii=False),
+                now,
+                now + timedelta(hours=CONFIRM_HOURS),
             )
+            stored = self.store.confirmation(code)  # asked before: as it was asked
+            assert stored is not None
+            expires = stored.expires_at
             results = self._run_all(game, others, now) if others else []
             results = self._statuses(message.letter, game, results, now)
             if code in message.replies_to:  # its reply is replayed too: asked before

@@ -189,13 +189,26 @@ class SenderRules(ServicePart):
             return message.record(Handled.TOO_LARGE, game_id, player, detail)
 
     def confirming(self, message: Message) -> Outcome | None:
-        """A reply to a confirmation address: the GM confirms levers he sent by mail."""
+        """A reply to a confirmation address: the GM confirms levers he sent by mail
+        (:meth:`pbp.gm.by_mail.GmMail.confirm`).
+
+        Where ``mail.trusted_authserv_id`` is set, a reply from the GM's registered
+        address whose From that server did not authenticate (RFC 8601,
+        :meth:`~pbp.intake.message.Message.authentication`: a ``dmarc=fail``, a forged
+        field) confirms nothing: it is kept and answered as a player's move would be
+        (:meth:`_unauthenticated`, outcome ``unauthenticated``), and the levers stay
+        pending under their code."""
         message.tokens = find_tokens(
             message.letter, self.config.mail.address, "plus" if self.service.plus else "subject_tag"
         )
         confirmation = self.gm_mail.confirmation(message.tokens)
         if confirmation is None:
             return None
+        game = self.game_config(confirmation.game_id)
+        if message.from_address == self.addresses.registered(game.id):
+            unauthenticated = self._unauthenticated(message, game, GM_SEAT)
+            if unauthenticated is not None:
+                return unauthenticated
         return self.gm_mail.confirm(message, confirmation)
 
     def seat(self, message: Message) -> Outcome | None:
@@ -436,8 +449,9 @@ class SenderRules(ServicePart):
         """Where ``mail.trusted_authserv_id`` is set, a player's mail whose From that
         server did not authenticate (:func:`pbp.authcheck.verdict`) is kept for the GM
         (``unauthenticated: REASON``; its first 64 KB, as a stranger's), not applied,
-        and answered at his registered address (``unauthenticated``); None when it
-        passes or nothing is checked."""
+        and answered at his registered address (``unauthenticated``), the GM told at
+        once (not for the GM's own mail, ``player`` :data:`GM_SEAT`: the answer is his
+        notice); None when it passes or nothing is checked."""
         trusted = self.config.mail.trusted_server
         if trusted is None:
             return None
@@ -453,15 +467,16 @@ class SenderRules(ServicePart):
             self.mail.reply(
                 message.letter, email, "unauthenticated", {}, message.now, game=game, player=player
             )
-            self.mail.notice_gm(
-                game,
-                message.letter,
-                message.raw,
-                "unauthenticated",
-                kept_id,
-                message.now,
-                checked.reason,
-            )
+            if player != GM_SEAT:  # the GM's own reply: the answer above tells him
+                self.mail.notice_gm(
+                    game,
+                    message.letter,
+                    message.raw,
+                    "unauthenticated",
+                    kept_id,
+                    message.now,
+                    checked.reason,
+                )
             return message.record(Handled.UNAUTHENTICATED, game.id, player, checked.reason)
 
     def _to_digest(

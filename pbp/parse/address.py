@@ -30,6 +30,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+import idna
 from email_validator import EmailNotValidError, validate_email
 
 
@@ -97,18 +98,40 @@ def _phrase(sentence: str) -> str:
 
 def rate_key(address: str) -> str:
     """The key under which answers to ``address`` (or a key built on one, such as
-    ``notices:gm@…``) are counted (:mod:`pbp.ratelimit`): NFKC, case-folded, NFKC again
-    (Unicode's "NFKC_Casefold" closure), so that no spelling of one address gets a
-    window of its own.
+    ``notices:gm@…``) are counted (:mod:`pbp.ratelimit`), so that no spelling of one
+    address gets a window of its own: the local part NFKC, case-folded, NFKC again
+    (Unicode's "NFKC_Casefold" closure); the domain in its IDNA A-label form (UTS #46
+    mapping, nontransitional, then lower-cased: ``пример.рф`` and
+    ``xn--e1afmkfd.xn--p1ai`` are one domain, and ``ß`` stays distinct from ``ss`` as
+    IDNA2008 keeps it), or where it is no valid IDNA name folded as the local part is.
 
     >>> rate_key("Kolya@Example.test") == rate_key("\\u212aolya@example.test") == rate_key(
     ...     "ｋolya@example.test"
     ... )
     True
+    >>> rate_key("Vic@Пример.РФ"), rate_key("a@straße.test") == rate_key("a@strasse.test")
+    ('vic@xn--e1afmkfd.xn--p1ai', False)
     """
     if address.isascii():
         return address.lower()
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", address).casefold())
+    local, at, domain = address.rpartition("@")
+    if not at:
+        return _fold(address)
+    return f"{_fold(local)}@{_domain_key(domain)}"
+
+
+def _fold(text: str) -> str:
+    """NFKC_Casefold (NFKC, case-folded, NFKC again) of ``text``."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _domain_key(domain: str) -> str:
+    """``domain`` as IDNA A-labels (UTS #46, nontransitional), lower-cased; folded as
+    :func:`_fold` where it is no valid IDNA domain name."""
+    try:
+        return idna.encode(domain, uts46=True, transitional=False).decode("ascii").lower()
+    except (idna.IDNAError, UnicodeError, ValueError):
+        return _fold(domain)
 
 
 def needs_smtputf8(address: str) -> bool:
