@@ -58,9 +58,13 @@ def backoff(failures: int) -> float:
 
 
 def explain_fault(service: Service, error: BaseException) -> str | None:
-    """``error`` from a round of ``service`` as one sentence when the mail server or
-    the network is at fault (the inbox's :meth:`~pbp.mail.imap.ImapInbox.explain`),
-    else None (a bug)."""
+    """``error`` from a round of ``service`` as one sentence when the store's file
+    system is at fault (:meth:`pbp.store.Store.explain`: read-only, full, an I/O error),
+    or the mail server or the network (the inbox's
+    :meth:`~pbp.mail.imap.ImapInbox.explain`), else None (a bug)."""
+    stored = service.store.explain(error)
+    if stored is not None:
+        return stored
     explain = getattr(service.inbox, "explain", None)
     if explain is None:
         return None
