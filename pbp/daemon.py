@@ -139,8 +139,13 @@ class Daemon:
             self.tick()
         except StoreReplacedError as error:
             self._fail(error)
-        except Exception:  # keep the scheduler alive; the next round retries
-            log.exception("deadline job failed")
+        except Exception as error:  # keep the scheduler alive; the next round retries
+            fault = explain_fault(self.service, error)
+            if fault is None:  # a bug: its traceback is wanted
+                log.exception("deadline job failed")
+            else:  # one line, as a failed mail round; the traceback only with -v
+                log.error("deadline job failed: %s", fault)
+                log.debug("the failed deadline job", exc_info=True)
 
     def _fail(self, error: StoreReplacedError) -> None:
         """Stop the main loop for ``error`` found in another thread, cutting its wait

@@ -128,7 +128,10 @@ def listing(folder: Path, *, lock: bool = True) -> dict[str, tuple[int, bytes | 
         if path.name in {"mail", "games.yaml"} or (not lock and path.name.endswith(".lock")):
             continue
         mode = path.lstat().st_mode
-        found[path.name] = (mode, path.read_bytes() if path.is_file() and not path.is_symlink() else None)
+        found[path.name] = (
+            mode,
+            path.read_bytes() if path.is_file() and not path.is_symlink() else None,
+        )
     return found
 
 
