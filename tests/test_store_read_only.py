@@ -123,7 +123,9 @@ def test_the_daemon_logs_a_store_that_turned_read_only_in_one_error_line_per_try
     table.send("Роза", "СТАТУС", at=utc(2026, 12, 1, 17, 5))
     table.service.store._db.execute("PRAGMA query_only = ON")
     daemon = Daemon(table.service, clock=lambda: utc(2026, 12, 1, 17, 6))
-    errors = lambda: [r for r in caplog.records if r.levelno >= logging.ERROR]  # noqa: E731
+
+    def errors() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if r.levelno >= logging.ERROR]
 
     def driver() -> None:
         try:

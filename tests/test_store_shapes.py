@@ -67,7 +67,7 @@ def replaced(make: Callable[[Path], None]) -> Callable[[Path], None]:
     return shape
 
 
-STORE_SHAPES = {
+STORE_SHAPES: dict[str, tuple[Callable[[Path], None], str]] = {
     "directory": (
         replaced(lambda store: store.mkdir()),
         "the store {store} is a directory, not a pbp store: give games.yaml's store: the "
@@ -155,7 +155,7 @@ def test_a_store_path_that_names_no_pbp_store_is_one_sentence_and_exit_1(
     assert listing(tmp_path, lock=False) == before  # nothing made, written or taken over
 
 
-LOCK_SHAPES = {
+LOCK_SHAPES: dict[str, tuple[Callable[[Path], None], str]] = {
     "fifo": (os.mkfifo, "a named pipe (FIFO)"),
     "directory": (lambda path: path.mkdir(), "a directory"),
     "symlink_to_dev_null": (lambda path: path.symlink_to("/dev/null"), "a symbolic link"),
