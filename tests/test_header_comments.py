@@ -57,9 +57,8 @@ def test_a_players_mail_with_comments_nested_1000_deep_is_answered_unreadable(
     assert [(k.reason, k.dismissed_at) for k in kept] == [(f"unreadable: {reason}", None)]
     answers = [m for m in table.sent()[before:] if m["To"] == "cross@example.test"]
     assert [str(m["Subject"]) for m in answers] == ["[seed-000] Re: status"]
-    assert (
-        "в одной из строк его заголовка (над текстом) слишком глубоко вложены скобки"
-        in body(answers[0])
+    assert "в одной из строк его заголовка (над текстом) слишком глубоко вложены скобки" in body(
+        answers[0]
     )
 
 
