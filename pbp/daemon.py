@@ -59,9 +59,13 @@ def backoff(failures: int) -> float:
 
 
 def explain_fault(service: Service, error: BaseException) -> str | None:
-    """``error`` from a round of ``service`` as one sentence when the mail server or
-    the network is at fault (the inbox's :meth:`~pbp.mail.imap.ImapInbox.explain`),
-    else None (a bug)."""
+    """``error`` from a round of ``service`` as one sentence when the store's file
+    system is at fault (:meth:`pbp.store.Store.explain`: read-only, full, an I/O error),
+    or the mail server or the network (the inbox's
+    :meth:`~pbp.mail.imap.ImapInbox.explain`), else None (a bug)."""
+    stored = service.store.explain(error)
+    if stored is not None:
+        return stored
     explain = getattr(service.inbox, "explain", None)
     if explain is None:
         return None
@@ -136,8 +140,13 @@ class Daemon:
             self.tick()
         except StoreReplacedError as error:
             self._fail(error)
-        except Exception:  # keep the scheduler alive; the next round retries
-            log.exception("deadline job failed")
+        except Exception as error:  # keep the scheduler alive; the next round retries
+            fault = explain_fault(self.service, error)
+            if fault is None:  # a bug: its traceback is wanted
+                log.exception("deadline job failed")
+            else:  # one line, as a failed mail round; the traceback only with -v
+                log.error("deadline job failed: %s", fault)
+                log.debug("the failed deadline job", exc_info=True)
 
     def _fail(self, error: StoreReplacedError) -> None:
         """Stop the main loop for ``error`` found in another thread, cutting its wait

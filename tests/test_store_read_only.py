@@ -15,15 +15,21 @@ database`` (``pbp run``: ``PermissionError`` on the writer lock) with a tracebac
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kits.nobody import NOBODY, ROOT, pbp
 from kits.table import Table, utc
+from kits.wait import wait_for
+
+from pbp.daemon import Daemon
 
 
 @pytest.fixture
@@ -101,3 +107,51 @@ def test_a_store_folder_read_only_for_pbps_user_is_one_sentence_and_exit_1(
     for command in COMMANDS:
         assert pbp(started / "games.yaml", *command) == (1, "", said), command
     assert sorted(p.name for p in started.glob("pbp.sqlite3*")) == ["pbp.sqlite3"]
+
+
+def test_the_daemon_logs_a_store_that_turned_read_only_in_one_error_line_per_try(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store cannot be written any more while ``pbp run`` serves (here SQLite's own
+    read-only state, ``PRAGMA query_only``: the ``SQLITE_READONLY`` a read-only mount
+    gives): each try is one ERROR line naming the store and what to do, backed off as a
+    mail server down, never a traceback (before: ``mail round failed; retrying`` with
+    the whole ``sqlite3.OperationalError`` traceback, every try; so was a deadline job
+    that failed so)."""
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.send("Роза", "СТАТУС", at=utc(2026, 12, 1, 17, 5))
+    table.service.store._db.execute("PRAGMA query_only = ON")
+    daemon = Daemon(table.service, clock=lambda: utc(2026, 12, 1, 17, 6))
+
+    def errors() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+    def driver() -> None:
+        try:
+            wait_for(lambda: len(errors()) == 3, 30, lambda: caplog.text)
+        finally:
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+
+    handlers = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    thread = threading.Thread(target=driver, name="test-driver")
+    try:
+        with caplog.at_level(logging.INFO):
+            thread.start()
+            daemon.run()  # until the driver's SIGTERM
+    finally:
+        thread.join(60)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        table.close()
+    said = (
+        f"the store {tmp_path / 'pbp.sqlite3'} cannot be written (attempt to write a "
+        "readonly database): make it and its folder writable for the user pbp runs as"
+    )
+    # Two rounds (the second 5 s after the first) and the day's close, already due,
+    # which the scheduler tries beside the first round (in either order).
+    assert sorted((r.name, r.getMessage(), r.exc_info) for r in errors()) == [
+        ("pbp.daemon", f"deadline job failed: {said}", None),
+        ("pbp.daemon", f"{said}; next try in 10 s", None),
+        ("pbp.daemon", f"{said}; next try in 5 s", None),
+    ]

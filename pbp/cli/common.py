@@ -23,7 +23,7 @@ from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, maildir_problem
 from pbp.render import Renderer
 from pbp.service import Service
-from pbp.store import Store
+from pbp.store import Store, store_exists
 
 # The one way the command line writes a time (issue 31): every command imports it here.
 from pbp.timetext import cli_iso, cli_time
@@ -234,7 +234,7 @@ def _service(
 
     :raises click.ClickException: the store file does not exist and not ``create``.
     """
-    if not create and not Path(config.store).exists():
+    if not create and not store_exists(Path(config.store)):
         raise click.ClickException(
             f"there is no store {config.store} yet: `pbp run` starts the games and creates it"
         )

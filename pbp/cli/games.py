@@ -19,7 +19,7 @@ from pbp.config import Config, Game
 from pbp.gmview import GameStatus, game_status, owed_line
 from pbp.render import Renderer
 from pbp.seatnames import ShownName
-from pbp.store import Store
+from pbp.store import Store, store_exists
 
 #: The columns of ``pbp games``; the last, who owes what, is as long as it needs.
 HEAD = ("GAME", "KIND", "PHASE", "NEXT DEADLINE", "LEFT", "PAUSED", "KEPT", "OWES")
@@ -81,7 +81,7 @@ def games(config_path: Path, as_json: bool, now: str | None) -> None:
     config = _load(config_path)
     moment = _when(now) or datetime.now(UTC)
     ids = [game.id for game in config.games]
-    if Path(config.store).exists():
+    if store_exists(Path(config.store)):
         renderer = Renderer(templates_dir())
 
         def labels(game: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:

@@ -35,7 +35,7 @@ from pbp.mail.maildir import (
 from pbp.parse.headers import cap
 from pbp.parse.mime import read_headers, read_letter, shown_text
 from pbp.seats import seat_warnings
-from pbp.store import STILL_KEPT, Store
+from pbp.store import STILL_KEPT, Store, store_exists
 
 
 @click.command("mail")
@@ -184,7 +184,7 @@ def backup(config_path: Path, target: Path) -> None:
 
     Example: pbp backup backups/pbp-2026-12-01.sqlite3"""
     config = _load(config_path)
-    if not Path(config.store).exists():
+    if not store_exists(Path(config.store)):
         raise click.ClickException(f"there is no store {config.store} yet: nothing to back up")
     if target.resolve() == Path(config.store).resolve():
         raise click.ClickException(f"{target} is the store itself: name another file")
@@ -230,7 +230,7 @@ def kept(config_path: Path, as_json: bool, explain_reasons: bool) -> None:
         return
     config = _load(config_path)
     rows: list[KeptRow] = []
-    if Path(config.store).exists():
+    if store_exists(Path(config.store)):
         with Store(config.store) as store:
             rows = kept_rows(store, config)
     if as_json:

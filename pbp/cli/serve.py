@@ -38,7 +38,7 @@ from pbp.mail.maildir import MaildirTransport
 from pbp.reader import ChildReader
 from pbp.seats import missing_games, seat_warnings
 from pbp.service import Service
-from pbp.store import Store, StoreDamagedError, StoreReplacedError
+from pbp.store import Store, StoreDamagedError, StoreReplacedError, store_exists
 
 
 @click.command()
@@ -78,7 +78,7 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
     for problem in damaged:
         click.echo(f"error: {problem}", err=True)
     lacking = None
-    if Path(config.store).exists():  # a game started: its players are fixed
+    if store_exists(Path(config.store)):  # a game started: its players are fixed
         with Store(config.store) as store:
             damage = store.damage()
             if damage is not None:
@@ -314,7 +314,7 @@ def _serving(config: Config, config_path: Path, *, fresh: bool) -> Service:
     # Before SQLite opens the path: it would create the file and take the log over.
     leftover = _leftover_log(Path(config.store))
     inbox, transport = _inbox(config), _transport(config)
-    existed = Path(config.store).exists()
+    existed = store_exists(Path(config.store))
     if not fresh and not existed:
         _refuse_if_served(config, inbox, transport, leftover)
     service = _service(config, create=True, inbox=inbox, transport=transport)
@@ -379,7 +379,7 @@ def _leftover_log(store: Path) -> str | None:
     """``"the write-ahead log pbp.sqlite3-wal of a deleted store"`` when the store file
     is missing but its SQLite write-ahead log is still there, else None."""
     wal = store.with_name(store.name + "-wal")
-    if store.exists() or not wal.exists():
+    if store_exists(store) or not wal.exists():
         return None
     return f"the write-ahead log {wal} of a deleted store"
 

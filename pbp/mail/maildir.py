@@ -147,7 +147,9 @@ def maildir_problem(path: Path, role: str, folders: Sequence[str] = ()) -> str |
     - ``… cannot be read by this user (…)``; ``… cannot be reached by this user (…)``
       (a folder above it closed to him); ``… cannot be made: mail is read-only for this
       user; …`` or ``… is not a folder``; ``… is no Maildir: mail/inbox/new is not a
-      folder``.
+      folder``; ``… is a folder that holds other files and no Maildir …`` (an existing
+      folder with neither ``cur``, ``new`` nor ``tmp`` in it, which pbp would turn into a
+      Maildir beside its files: ``/dev``, a home folder).
     """
     what = f"the Maildir {role} {path}"
     fix = (
@@ -177,9 +179,25 @@ def maildir_problem(path: Path, role: str, folders: Sequence[str] = ()) -> str |
             return f"{what} is no Maildir: {directory} is not a folder"
         if not _can(directory, os.R_OK | os.X_OK):
             return f"{what} cannot be read by this user ({directory}): {fix}"
+        if directory == path and not _maildir_or_empty(path):
+            return (
+                f"{what} is a folder that holds other files and no Maildir (no cur, new or "
+                "tmp in it): give the path of a Maildir, or of a new or empty folder (pbp "
+                "makes the Maildir in it)"
+            )
         if directory != path and not _can(directory, os.W_OK):
             return f"{what} is read-only for this user ({directory} cannot be written): {fix}"
     return None
+
+
+def _maildir_or_empty(path: Path) -> bool:
+    """Whether the folder ``path`` holds a Maildir's ``cur``, ``new`` or ``tmp``, or
+    nothing at all (pbp may make a Maildir there). Reads one entry at most beyond those
+    three ``lstat`` calls."""
+    if any(os.path.lexists(path / sub) for sub in _SUBDIRS):
+        return True
+    with os.scandir(path) as entries:
+        return next(entries, None) is None
 
 
 def _opened(path: Path, role: str, folders: Sequence[str] = (), made: int = 0) -> None:

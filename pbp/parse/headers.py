@@ -60,12 +60,75 @@ def cap(value: str, limit: int = HEADER_LIMIT) -> str:
     return cut[:space] if space >= limit * 3 // 4 else cut
 
 
+#: Deepest nesting of comments (parentheses, RFC 5322 §3.2.2) in a header value that is
+#: parsed; the standard library's parser recurses once per level and fails near a few
+#: hundred (``RecursionError``). Honest mail nests none or one. A value nested deeper
+#: is cut before its first parenthesis past this depth (:func:`bounded`), and a mail
+#: whose header section holds one is unreadable (:func:`deep_comment_field`).
+MAX_COMMENT_DEPTH = 20
+
+
+def _too_deep_at(value: str | bytes) -> int | None:
+    """The index of the first ``(`` of ``value`` nested over :data:`MAX_COMMENT_DEPTH`
+    deep (a backslash escapes the next character, RFC 5322 §3.2.1), or None. Linear."""
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    if text.count("(") <= MAX_COMMENT_DEPTH:
+        return None
+    depth = 0
+    escaped = False
+    for index, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "(":
+            depth += 1
+            if depth > MAX_COMMENT_DEPTH:
+                return index
+        elif char == ")" and depth:
+            depth -= 1
+    return None
+
+
+def bounded(value: str) -> str:
+    """``value`` cut before its first comment nested over :data:`MAX_COMMENT_DEPTH` deep
+    (unchanged when none is), so that the standard parser never recurses past it.
+
+    >>> bounded("text/plain" + "(" * 30) == "text/plain" + "(" * 20
+    True
+    """
+    at = _too_deep_at(value)
+    return value if at is None else value[:at]
+
+
+def deep_comment_field(section: bytes) -> str | None:
+    """The name of the first field of the header section ``section`` (raw, folded lines
+    as received) whose value nests comments over :data:`MAX_COMMENT_DEPTH` deep, or
+    None. Linear in its size.
+
+    >>> deep_comment_field(b"To: a@example.test\\r\\nContent-Type: text/plain" + b"(" * 30)
+    'Content-Type'
+    """
+    name = ""
+    value: list[bytes] = []
+    for line in [*section.splitlines(), b"end:"]:
+        if line[:1] in (b" ", b"\t"):
+            value.append(line)
+            continue
+        if name and _too_deep_at(b"".join(value)) is not None:
+            return name
+        head, colon, rest = line.partition(b":")
+        name, value = (head.strip().decode("latin-1"), [rest]) if colon else ("", [])
+    return None
+
+
 #: Header objects kept for values seen before (:class:`_CappedHeaders`).
 HEADERS_KEPT = 4096
 
 
 class _CappedHeaders(HeaderRegistry):
-    """The standard header factory on values cut by :func:`cap` (for every MIME part).
+    """The standard header factory on values cut by :func:`cap` and :func:`bounded`
+    (for every MIME part).
 
     ``policy.default`` builds a new header object, parsing the value again, each time a
     field is read (``msg["Content-Type"]``, every ``get_content_type()``): reading one
@@ -85,7 +148,7 @@ class _CappedHeaders(HeaderRegistry):
         found = self._kept.get(key)
         if found is None:
             limit = MIME_HEADER_LIMIT if name.lower().startswith("content-") else HEADER_LIMIT
-            found = super().__call__(name, cap(value, limit))
+            found = super().__call__(name, bounded(cap(value, limit)))
             if len(self._kept) >= HEADERS_KEPT:
                 self._kept.clear()  # a flood of distinct values starts it afresh
             self._kept[key] = found

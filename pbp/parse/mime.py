@@ -41,6 +41,7 @@ from datetime import datetime
 from email.message import EmailMessage, Message
 from typing import Literal, NamedTuple
 
+from pbp.mail.base import header_section
 from pbp.parse import headers
 from pbp.parse.auth import AuthField, authentication_results
 from pbp.parse.automatic import is_automatic
@@ -95,9 +96,11 @@ class Letter:
       (Outlook rich text, ``winmail.dat``), ``"attachments_only"``,
       ``"no_text"``, ``"too_deep"`` (parts nested over
       :data:`~pbp.parse.mimetree.MAX_PART_DEPTH` levels, or signed S/MIME inside
-      signed S/MIME over :data:`~pbp.parse.smime.MAX_SIGNED_DEPTH`) or ``"body_error"``
-      (also a signed S/MIME container that cannot be opened); ``""`` when the body was
-      read.
+      signed S/MIME over :data:`~pbp.parse.smime.MAX_SIGNED_DEPTH`), ``"deep_comments"``
+      (a header field of the mail nests comments over
+      :data:`~pbp.parse.headers.MAX_COMMENT_DEPTH` deep: not parsed further) or
+      ``"body_error"`` (also a signed S/MIME container that cannot be opened); ``""``
+      when the body was read.
     - ``forwarded``: True when the message carries another mail — an attached
       ``message/rfc822`` part, or a forwarded mail quoted inline
       (:data:`pbp.parse.replyheader.FORWARD_SEPARATOR`). Its text is never in ``text``: a
@@ -193,6 +196,16 @@ def read_letter(
     raw = _LEADING_JUNK.sub(b"", raw, count=1)
     if not raw.strip():
         return Letter(unreadable="empty message", unreadable_code="empty")
+    deep_field = headers.deep_comment_field(header_section(raw))
+    if deep_field is not None:  # before any parse: the standard parser would recurse
+        return dataclasses.replace(
+            _header_fields(parse_headers(raw)) if head is None else head,
+            unreadable=(
+                f"its {deep_field} field nests comments (parentheses) over "
+                f"{headers.MAX_COMMENT_DEPTH} deep"
+            ),
+            unreadable_code="deep_comments",
+        )
     if body and head is not None and simple:
         fast = read_simple(raw, head)
         if fast is not None:

@@ -22,6 +22,7 @@ The package, by concern (one :class:`Store` over one connection, made of mixins)
   :func:`to_iso` / :func:`from_iso`;
 - :mod:`pbp.store.schema` — the tables, the schema version and the upgrade of an
   older store;
+- :mod:`pbp.store.shape` — what is at the store's path before SQLite opens it;
 - :mod:`pbp.store.base` — opening the file, guarding it, backups, transactions;
 - :mod:`pbp.store.games` — games, their event logs, reminders and recorded posts;
 - :mod:`pbp.store.jsontext` — the JSON text of the state snapshots and the events' data;
@@ -52,6 +53,7 @@ from pbp.store.records import (
     Holder,
     KeptMessage,
     MessageOutcome,
+    NotAStoreError,
     OutgoingMail,
     Schedule,
     Seat,
@@ -67,6 +69,7 @@ from pbp.store.records import (
 )
 from pbp.store.schema import CONVERSIONS, LATE_INDEXES, MIGRATIONS, SCHEMA, SCHEMA_VERSION
 from pbp.store.seats import SeatsMixin
+from pbp.store.shape import store_exists
 
 __all__ = [
     "CONVERSIONS",
@@ -87,6 +90,7 @@ __all__ = [
     "Holder",
     "KeptMessage",
     "MessageOutcome",
+    "NotAStoreError",
     "OutgoingMail",
     "Schedule",
     "Seat",
@@ -100,6 +104,7 @@ __all__ = [
     "TransactionLostError",
     "check_writable",
     "from_iso",
+    "store_exists",
     "to_iso",
 ]
 

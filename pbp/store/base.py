@@ -18,6 +18,7 @@ from typing import Self
 from pbp.faults import crash_point
 from pbp.store.records import StoreReadOnlyError, StoreReplacedError, TransactionLostError
 from pbp.store.schema import check_version, copy_store, open_schema
+from pbp.store.shape import store_exists
 
 #: What SQLite says when it cannot write a database file or make its journal beside it
 #: (``sqlite3.Error.sqlite_errorname``, its primary result code: ``SQLITE_READONLY``,
@@ -64,6 +65,9 @@ class Tables:
 class StoreBase(Tables):
     """Open (and create) the store at ``path``. Use as a context manager or call close().
 
+    :raises NotAStoreError: ``path`` (or a file SQLite keeps beside it) is not a
+        regular file (:func:`pbp.store.shape.store_exists`), or is another program's
+        SQLite file (:func:`pbp.store.schema.check_version`).
     :raises StoreReadOnlyError: this process cannot write the store or its folder
         (:func:`check_writable`). :raises StoreVersionError: its schema version is
         outside what this pbp knows (:func:`pbp.store.schema.open_schema`).
@@ -75,10 +79,11 @@ class StoreBase(Tables):
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        existed = store_exists(self.path)
         check_writable(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            if not self.path.exists():
+            if not existed:
                 # Readable by its owner only: it holds every hand, role and personal address.
                 with suppress(FileExistsError):
                     os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
@@ -109,6 +114,35 @@ class StoreBase(Tables):
         self._absolute = self.path.absolute()  # the same file after a chdir
         opened = os.stat(self._absolute)
         self._identity = (opened.st_dev, opened.st_ino)
+
+    def explain(self, error: BaseException) -> str | None:
+        """``error`` from a round on this store as one sentence when the file system or
+        another program is at fault (an :class:`sqlite3.OperationalError` by its SQLite
+        result code: read-only, full, an I/O error, locked; also as the cause of a
+        :class:`TransactionLostError`), else None (a bug). Example: ``"the store
+        pbp.sqlite3 cannot be written (attempt to write a readonly database): make it and
+        its folder writable for the user pbp runs as"``.
+        """
+        if isinstance(error, TransactionLostError) and error.__cause__ is not None:
+            error = error.__cause__
+        if not isinstance(error, sqlite3.OperationalError):
+            return None
+        code = str(getattr(error, "sqlite_errorname", ""))
+        if code.startswith(_READ_ONLY_CODES):
+            return (
+                f"the store {self.path} cannot be written ({error}): make it and its folder "
+                "writable for the user pbp runs as"
+            )
+        if code.startswith("SQLITE_FULL"):
+            return f"the store {self.path} cannot grow ({error}): free space on its disk"
+        if code.startswith("SQLITE_IOERR"):
+            return f"the store {self.path} cannot be read or written ({error}): check its disk"
+        if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return (
+                f"the store {self.path} is locked by another program ({error}): close what "
+                "holds it open"
+            )
+        return None
 
     def damage(self) -> str | None:
         """What SQLite's ``PRAGMA quick_check`` finds wrong with the store (its first

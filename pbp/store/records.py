@@ -216,6 +216,15 @@ class StoreReadOnlyError(StoreOpenError):
     path that is read-only and what to do."""
 
 
+class NotAStoreError(StoreOpenError):
+    """The store's path, or a file SQLite or pbp keeps beside it (``pbp.sqlite3-wal``,
+    ``-shm``, ``-journal``, the writer lock ``pbp.sqlite3.lock``), is not a regular file
+    (a directory, a named pipe, a device such as ``/dev/null``, a symbolic link that
+    cannot be followed), or the file is an SQLite file without pbp's tables (another
+    program's): it is left as it is. The message names the path, what is there and what
+    to do."""
+
+
 class TransactionLostError(Exception):
     """SQLite rolled the whole transaction back on its own while a part of it
     (:meth:`pbp.store.Store.savepoint`) failed: a full disk (``SQLITE_FULL``), an I/O

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 import sqlite3
 from pathlib import Path
 
-from pbp.store.records import StoreVersionError
+from pbp.store.records import NotAStoreError, StoreVersionError
 
 # The store's one logger, named as before it became a package (``pbp run``'s log
 # lines name it).
@@ -236,6 +237,8 @@ def check_version(db: sqlite3.Connection, path: Path) -> int:
     :raises StoreVersionError: the version is above :data:`SCHEMA_VERSION` (a newer
         pbp's), or negative (no pbp writes one: another program's file, or one altered
         by hand; upgrading it would write pbp's tables into it).
+    :raises NotAStoreError: the file has tables but lacks those pbp's store of that
+        version has (:func:`check_tables`): another program's SQLite file.
     """
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     if version < 0:
@@ -251,7 +254,39 @@ def check_version(db: sqlite3.Connection, path: Path) -> int:
             f"this pbp reads up to {SCHEMA_VERSION}): install that pbp again, or restore "
             "a backup made before the upgrade"
         )
+    check_tables(db, path, version)
     return version
+
+
+#: The tables every pbp store has had since the first release: an older store (schema
+#: below :data:`SCHEMA_VERSION`) holds at least these; the upgrade makes the others.
+FIRST_TABLES = frozenset({"games", "events", "tokens", "messages", "kept", "outbox", "reminders"})
+
+#: Every table of :data:`SCHEMA`, which a store of :data:`SCHEMA_VERSION` holds.
+ALL_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+
+
+def check_tables(db: sqlite3.Connection, path: Path, version: int) -> None:
+    """Check that the store open on ``db`` (at ``path``, of schema ``version``) holds the
+    tables a pbp store of that version has: every one of :data:`ALL_TABLES` at
+    :data:`SCHEMA_VERSION`, :data:`FIRST_TABLES` below it. A file without any table (at
+    version 0) is a new store. Reads ``sqlite_master`` only.
+
+    :raises NotAStoreError: a table is missing: another program's SQLite file (or one
+        altered by hand); upgrading it would write pbp's tables into it.
+    """
+    rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    tables = {str(row[0]) for row in rows}
+    if version == 0 and not tables:
+        return
+    missing = (ALL_TABLES if version == SCHEMA_VERSION else FIRST_TABLES) - tables
+    if missing:
+        raise NotAStoreError(
+            f"the store {path} is not a pbp store: an SQLite file of schema version "
+            f"{version} without pbp's tables {', '.join(sorted(missing))} (another "
+            "program's file, or one altered), so it is left as it is; give games.yaml's "
+            "store: the path of pbp's own store, or restore a backup"
+        )
 
 
 def open_schema(db: sqlite3.Connection, path: Path) -> None:
