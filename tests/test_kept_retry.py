@@ -14,6 +14,7 @@ from __future__ import annotations
 import email
 import json
 import re
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -182,13 +183,14 @@ def test_a_crashing_message_is_kept_in_store_and_folder_and_retried_after_the_fi
 
 
 def test_a_store_made_before_retry_existed_opens_and_gains_the_columns(tmp_path: Path) -> None:
+    # The release before schema versions (tests/fixtures/store-v0.sqlite3: every table of
+    # the first release, the kept table without the retry columns), its kept mail emptied.
     path = tmp_path / "old.sqlite3"
+    shutil.copyfile(Path(__file__).resolve().parent / "fixtures" / "store-v0.sqlite3", path)
     with sqlite3.connect(path) as db:
-        db.execute(
-            "CREATE TABLE kept (id INTEGER PRIMARY KEY AUTOINCREMENT, source TEXT NOT NULL, "
-            "arrived TEXT NOT NULL, reason TEXT NOT NULL, raw BLOB NOT NULL, "
-            "kept_at TEXT NOT NULL)"
-        )
+        db.execute("DELETE FROM kept")
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+            db.execute("DELETE FROM sqlite_sequence WHERE name = 'kept'")
         db.execute(
             "INSERT INTO kept (source, arrived, reason, raw, kept_at) VALUES "
             "('imap:1:7', '2026-12-01T17:00:00+00:00', 'unknown_sender', x'41', "

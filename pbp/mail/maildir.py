@@ -179,7 +179,7 @@ def maildir_problem(path: Path, role: str, folders: Sequence[str] = ()) -> str |
             return f"{what} is no Maildir: {directory} is not a folder"
         if not _can(directory, os.R_OK | os.X_OK):
             return f"{what} cannot be read by this user ({directory}): {fix}"
-        if directory == path and not _maildir_or_empty(path):
+        if directory == path and not _maildir_or_empty(path, folders):
             return (
                 f"{what} is a folder that holds other files and no Maildir (no cur, new or "
                 "tmp in it): give the path of a Maildir, or of a new or empty folder (pbp "
@@ -190,11 +190,12 @@ def maildir_problem(path: Path, role: str, folders: Sequence[str] = ()) -> str |
     return None
 
 
-def _maildir_or_empty(path: Path) -> bool:
-    """Whether the folder ``path`` holds a Maildir's ``cur``, ``new`` or ``tmp``, or
-    nothing at all (pbp may make a Maildir there). Reads one entry at most beyond those
-    three ``lstat`` calls."""
-    if any(os.path.lexists(path / sub) for sub in _SUBDIRS):
+def _maildir_or_empty(path: Path, folders: Sequence[str] = ()) -> bool:
+    """Whether the folder ``path`` holds a Maildir's ``cur``, ``new`` or ``tmp`` or one
+    of pbp's Maildir++ ``folders`` (``.done``: an inbox of an older pbp, or one whose
+    ``new`` was removed), or nothing at all (pbp may make a Maildir there). Reads one
+    entry at most beyond those ``lstat`` calls."""
+    if any(os.path.lexists(path / sub) for sub in (*_SUBDIRS, *folders)):
         return True
     with os.scandir(path) as entries:
         return next(entries, None) is None
