@@ -332,6 +332,11 @@ UNMARKED_HEADERS = [
     "————— Original Message —————",
     "=====Original Message=====",
     "pbp ha scritto:",
+    # Dashed lines: an attribution between dashes, words pbp has no list for above a
+    # header block (a dashed line is a separator only so, or naming a message).
+    "------On 12/01/2026 12:40 PM, pbp wrote-----",
+    "-------- Algne kiri --------\nSaatja: pbp <gm@example.test>\nSaadetud: 01.12.2026 12:40\n"
+    "Adressaat: Вася\nTeema: ход",
 ]
 #: What marks each line of a marked quote: ``>`` and The Bat!'s initials, and the marks
 #: a client lets its user choose (mutt's default ``quote_regex``: ``|``, ``:``, ``}``).
