@@ -423,6 +423,8 @@ def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
             ["", UNMARKED_HEADERS[0] + "\n", "Вы писали 1 декабря 2026 г., 12:41:10:\n"]
         )
     )
+    if own and header.startswith("1 дек") and draw(st.booleans()):
+        top = f"{OWN_MOVE} "  # typed at the start of the header line (talon's fixtures)
     body = top + header + "\n".join(marked)
     below = shape == "the-bat" or (not own and draw(st.booleans()))
     if below and not own:

@@ -1,8 +1,10 @@
-"""Real mail, third pass (issue 33): a fault found by reading the public fixture
+"""Real mail, third pass (issue 33): two faults found by reading the public fixture
 suites of other reply parsers (mailgun/talon, github/email_reply_parser,
 crisp-oss/email-reply-parser) with pbp's reader; their shapes here with example.test
 addresses and invented names.
 
+1. A reply typed on the line of a bottom-posted reply header (``reply On …, X wrote:``
+   above ``> …``) was dropped with the header, without a word.
 2. A dashed heading (``----- Ходы -----``, ``=== Ход 3 ===``) was taken for a quote
    separator: the line under it doubtful, the rest set aside (lost without a word once
    anything else held a command).
@@ -19,8 +21,10 @@ import pytest
 from kits.maniac_table import ManiacTable
 from test_real_mail import FOOTER, votes
 from test_real_mail_forum import VOTE_PETYA, reply, start
+from test_real_mail_quotes import ADVICE
 
-from pbp.parse.body import split_reply
+from pbp.parse.body import Doubt, split_reply
+from pbp.parse.replyheader import attribution_start, reply_header
 
 
 @pytest.fixture
@@ -29,6 +33,133 @@ def olya(tmp_path: Path) -> Iterator[ManiacTable]:
     start(table, "ГОЛОС Таня")
     yield table
     table.close()
+
+
+# --- 1. text on the line of a bottom-posted reply header ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "text", "header"),
+    [
+        # talon's test_reply_and_quotation_splitter_share_line, its three mails
+        (
+            "reply On Wed, Apr 4, 2012 at 3:59 PM, bob@example.test wrote:\n> Hi",
+            "reply",
+            "On Wed, Apr 4, 2012 at 3:59 PM, bob@example.test wrote:",
+        ),
+        (
+            "reply--- On Wed, Apr 4, 2012 at 3:59 PM, me@example.test wrote:\n> Hi",
+            "reply",
+            "--- On Wed, Apr 4, 2012 at 3:59 PM, me@example.test wrote:",
+        ),
+        (
+            "reply\nbla-bla - bla--- On Wed, Apr 4, 2012 at 3:59 PM, me@example.test wrote:\n> Hi",
+            "reply\nbla-bla - bla",
+            "--- On Wed, Apr 4, 2012 at 3:59 PM, me@example.test wrote:",
+        ),
+        (
+            "ГОЛОС Петя On Wed, Apr 4, 2012 at 3:59 PM, bob@example.test wrote:\n> Hi",
+            "ГОЛОС Петя",
+            "On Wed, Apr 4, 2012 at 3:59 PM, bob@example.test wrote:",
+        ),
+        (
+            "ГОЛОС Петя пн, 30 нояб. 2026 г. в 12:40, pbp <gm@example.test>:\n> Hi",
+            "ГОЛОС Петя",
+            "пн, 30 нояб. 2026 г. в 12:40, pbp <gm@example.test>:",
+        ),
+        (
+            "ГОЛОС Петя 1 дек. 2026 г., в 12:40, pbp <gm@example.test> написал(а):\n> Hi",
+            "ГОЛОС Петя",
+            "1 дек. 2026 г., в 12:40, pbp <gm@example.test> написал(а):",
+        ),
+    ],
+    ids=["talon-1", "talon-dashes", "talon-two-lines", "en", "gmail-ru", "apple-ru"],
+)
+def test_text_before_a_bottom_posted_reply_header_on_its_line_is_the_senders(
+    body: str, text: str, header: str
+) -> None:
+    """The header is recognised where it starts in the line: what stands before it is
+    his text, the header is set aside with the quote (before: both dropped, nothing
+    said)."""
+    reading = split_reply(body)
+    assert (reading.text, reading.doubtful, reading.aside) == (text, (), (header, "Hi"))
+    assert Doubt.MARKED in reading.shapes
+
+
+def test_a_move_on_the_line_of_a_bottom_posted_header_runs(olya: ManiacTable) -> None:
+    """Through the service: her move runs, the quoted old vote does not."""
+    outcomes, lines = reply(
+        olya,
+        "ГОЛОС Петя On Tue, 1 Dec 2026 at 12:40, pbp <gm@example.test> wrote:\n> ГОЛОС Таня\n",
+    )
+    assert outcomes == ["applied"]
+    assert votes(olya) == {"Оля": "Петя"}
+    assert lines == [*VOTE_PETYA, FOOTER]
+
+
+def test_a_bottom_posted_header_whose_start_is_unknown_is_doubtful(olya: ManiacTable) -> None:
+    """``X <x@…> wrote:`` may start anywhere in its line: text of hers may stand before
+    it. The line is answered "looks quoted" (before: dropped without a word, "no
+    command found")."""
+    body = "ГОЛОС Петя pbp <gm@example.test> wrote:\n> ГОЛОС Таня\n"
+    reading = split_reply(body)
+    assert (reading.text, reading.doubtful, reading.aside) == (
+        "",
+        ("ГОЛОС Петя pbp <gm@example.test> wrote:",),
+        ("ГОЛОС Таня",),
+    )
+    outcomes, lines = reply(olya, body)
+    assert outcomes == ["status"]
+    assert votes(olya) == {"Оля": "Таня"}
+    assert lines == [
+        "Похоже на цитату — не выполнено:",
+        "> ГОЛОС Петя pbp <gm@example.test> wrote:",
+        ADVICE,
+        "",
+        FOOTER,
+    ]
+
+
+def test_a_bottom_posted_header_is_set_aside_not_dropped() -> None:
+    """Alone on its line it is the quote's: set aside with it (tried when nothing else
+    holds a command), and what follows the quote is his."""
+    body = "On Tue, 1 Dec 2026 at 12:40, Таня <tanya@example.test> wrote:\n> ГОЛОС Таня\n\nПока"
+    reading = split_reply(body)
+    assert (reading.text, reading.doubtful, reading.aside) == (
+        "Пока",
+        (),
+        ("On Tue, 1 Dec 2026 at 12:40, Таня <tanya@example.test> wrote:", "ГОЛОС Таня"),
+    )
+
+
+def test_a_top_posted_quote_keeps_the_text_before_its_header_on_the_line() -> None:
+    """The same split above an unmarked quote: his text, then the header and the quote's
+    first line doubtful as before."""
+    reading = split_reply(
+        "ГОЛОС Петя On Tue, 1 Dec 2026 at 12:40, Таня <tanya@example.test> wrote:\nГОЛОС Таня"
+    )
+    assert (reading.text, reading.doubtful) == (
+        "ГОЛОС Петя",
+        ("On Tue, 1 Dec 2026 at 12:40, Таня <tanya@example.test> wrote:", "ГОЛОС Таня"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "start"),
+    [
+        ("On Tue, 1 Dec 2026 at 12:40, pbp <gm@example.test> wrote:", 0),
+        ("-----Original Message-----", 0),
+        ("pbp <gm@example.test> wrote on 01.12.2026 12:40:", None),
+        ("På 14 september 2015 på 02:23:18, Таня (tanya@example.test) skrev:", 0),
+        ("Таня писала:", None),
+        ("ГОЛОС Петя On Tue, 1 Dec 2026 at 12:40, pbp <gm@example.test> wrote:", 11),
+    ],
+)
+def test_where_a_reply_header_starts_in_its_line(line: str, start: int | None) -> None:
+    """0: it starts the line; None: it may start later, where is not known; else the
+    index of its first word (the text before it his)."""
+    assert reply_header([line], 0) == 1
+    assert attribution_start([line], 0, 1) == start
 
 
 # --- 2. a dashed heading ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ characters.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 #: The word an attribution line ends in before its colon, in the languages of the
@@ -344,6 +345,73 @@ def _separator_or_attribution(lines: list[str], i: int, line: str) -> int:
     if first in _HEADER_FIRST and _OUTLOOK_FROM.match(line):
         return 1 if any(_OUTLOOK_NEXT.match(s) for s in lines[i + 1 : i + 4]) else 0
     return _attribution(lines, i, line) if colon else 0
+
+
+#: The first words of an attribution as clients write them (``On Tue, …``, ``Am …``,
+#: ``Le …``, ``El …``, ``Il giorno …``, ``Em …``, ``Op …``, ``Den …``, ``W dniu …``,
+#: ``В Вт, …``, a weekday, a date, ``2026年…``), maybe after a run of dashes (Zoho's and
+#: Yahoo's ``--- On …``): where the sender's own text run into its line ends
+#: (:func:`attribution_start`).
+_ATTRIBUTION_OPENER = re.compile(
+    r"(?:[-—–]{2,}[^\S\n]*|(?<!\S))"
+    r"(?:(?:On|Am|Le|El|Il|Em|Op|Den|På|Dnia|Dne|Dňa|В|Від|У|Στις)\s"
+    r"|W\s+dniu\s|In\s+data\s"
+    r"|(?i:mon|tue|wed|thu|fri|sat|sun|пн|вт|ср|чт|пт|сб|вс|понедельник|четверг|пятниц"
+    r"|суббот|воскресень)[^\W\d_]{0,9}\.?,"
+    r"|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b"
+    r"|\d{1,2}\s+[^\W\d_]{3,9}\.?\s+\d{4}\b"
+    r"|\d{4}\s*年)"
+)
+
+#: Most places in a line tried as the start of its attribution (bounded work per line).
+_OPENERS_TRIED = 8
+
+
+def _first_word(text: str) -> bool:
+    """True when ``text`` is a short capitalised word alone (``På``, ``Kl``): an
+    attribution's first word in a language pbp has no opener for, never the sender's
+    text before it (his commands are written in capitals or hold two words)."""
+    word = text.strip()
+    return 0 < len(word) <= 5 and word.isalpha() and word[0].isupper() and word[1:].islower()
+
+
+def attribution_start(lines: list[str], i: int, span: int) -> int | None:
+    """Where the reply header of ``span`` lines at ``lines[i]`` (:func:`reply_header`)
+    starts in its first line: 0 when it starts the line; the index in ``lines[i]`` of
+    its first word when the sender's own text stands before it on that line (``ГОЛОС
+    Петя On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:``, a reply typed at the
+    start of the header line): the first of the words clients begin an attribution with
+    (:data:`_ATTRIBUTION_OPENER`) from which the rest of the line is still a header of
+    ``span`` lines, the text before it holding no address and no ``wrote``; None when
+    it may start later in the line but where is not known (``Таня писала:``, ``X
+    <x@example.test> wrote:``: text of the sender's may stand before it).
+
+    >>> line = "ГОЛОС Петя On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:"
+    >>> line[attribution_start([line, "> Hi"], 0, 1):]
+    'On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:'
+    >>> attribution_start(["On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:"], 0, 1)
+    0
+    >>> attribution_start(["-----Original Message-----"], 0, 1)
+    0
+    >>> attribution_start(["Таня писала:"], 0, 1) is None
+    True
+    """
+    line = lines[i]
+    if len(line) > _HEADER_MAX:
+        return 0
+    following = lines[i + 1 : i + span]
+    for opener in itertools.islice(_ATTRIBUTION_OPENER.finditer(line), _OPENERS_TRIED):
+        start = opener.start()
+        before = line[:start]
+        if not before.strip():
+            return 0  # the header starts the line
+        if "@" in before or _WROTE_ANYWHERE.search(before) or _first_word(before):
+            break  # "X <x@…> wrote on 01.12.2026:", "Kl 14.09.2015 …": it started before
+        if reply_header([line[start:].strip(), *following], 0) == span:
+            return start
+    # A header found by its start (a separator, a field, a post header) starts the line:
+    # a word before it makes it no header. One found by its end may start anywhere.
+    return None if reply_header(["x " + line.strip(), *following], 0) == span else 0
 
 
 def _attribution(lines: list[str], i: int, line: str) -> int:
