@@ -4,7 +4,8 @@ crisp-oss/email-reply-parser) with pbp's reader; their shapes here with example.
 addresses and invented names.
 
 1. A reply typed on the line of a bottom-posted reply header (``reply On …, X wrote:``
-   above ``> …``) was dropped with the header, without a word.
+   above ``> …``) was dropped with the header, without a word; a ``format=flowed``
+   trailing space ran a move into the header line below it the same way.
 2. A dashed heading (``----- Ходы -----``, ``=== Ход 3 ===``) was taken for a quote
    separator: the line under it doubtful, the rest set aside (lost without a word once
    anything else held a command).
@@ -19,11 +20,12 @@ from pathlib import Path
 
 import pytest
 from kits.maniac_table import ManiacTable
-from test_real_mail import FOOTER, votes
+from test_real_mail import FOOTER, flowed, votes
 from test_real_mail_forum import VOTE_PETYA, reply, start
 from test_real_mail_quotes import ADVICE
 
-from pbp.parse.body import Doubt, split_reply
+from pbp.parse.body import Doubt, split_reply, unflow
+from pbp.parse.mime import read_letter
 from pbp.parse.replyheader import attribution_start, reply_header
 
 
@@ -160,6 +162,26 @@ def test_where_a_reply_header_starts_in_its_line(line: str, start: int | None) -
     index of its first word (the text before it his)."""
     assert reply_header([line], 0) == 1
     assert attribution_start([line], 0, 1) == start
+
+
+def test_a_flowed_soft_break_never_joins_a_move_to_a_reply_header() -> None:
+    """RFC 3676: a phone's trailing space after his move ran it into the reply header
+    below it; the header line is a line of its own (before: text '', the move nowhere,
+    as ``Таня писала:`` may start anywhere in a line)."""
+    assert unflow("ГОЛОС Петя \nТаня писала:\n> ГОЛОС Таня\n") == (
+        "ГОЛОС Петя \nТаня писала:\n> ГОЛОС Таня\n"
+    )
+    letter = read_letter(flowed("ГОЛОС Петя \r\nТаня писала:\r\n> ГОЛОС Таня\r\n"))
+    assert (letter.text, letter.doubtful) == ("ГОЛОС Петя", ("Таня писала:",))
+    letter = read_letter(
+        flowed(
+            "REFUTE 7 knife \r\nOn Tue, 1 Dec 2026 at 12:40, GM <gm@example.test> wrote:\r\n"
+            "> Your turn\r\n"
+        )
+    )
+    assert (letter.text, letter.doubtful) == ("REFUTE 7 knife", ())
+    # A soft break inside a paragraph still joins.
+    assert unflow("ГОЛОС \nПетя\n") == "ГОЛОС Петя\n"
 
 
 # --- 2. a dashed heading ----------------------------------------------------------------------
