@@ -1,4 +1,4 @@
-"""Real mail, third pass (issue 33): two faults found by reading the public fixture
+"""Real mail, third pass (issue 33): three faults found by reading the public fixture
 suites of other reply parsers (mailgun/talon, github/email_reply_parser,
 crisp-oss/email-reply-parser) with pbp's reader; their shapes here with example.test
 addresses and invented names.
@@ -9,6 +9,8 @@ addresses and invented names.
 2. A dashed heading (``----- Ходы -----``, ``=== Ход 3 ===``) was taken for a quote
    separator: the line under it doubtful, the rest set aside (lost without a word once
    anything else held a command).
+3. A ``Word:`` heading above a move (``Moves:``) was taken for Discourse's quote title
+   ``username:``: the rest of the mail answered "looks quoted — not done".
 
 Оля first votes for Таня (:func:`test_real_mail_forum.start`); the moves below are hers.
 """
@@ -21,10 +23,11 @@ from pathlib import Path
 import pytest
 from kits.maniac_table import ManiacTable
 from test_real_mail import FOOTER, flowed, votes
-from test_real_mail_forum import VOTE_PETYA, reply, start
+from test_real_mail_forum import OLD_VOTE_LISTED, VOTE_PETYA, reply, start
 from test_real_mail_quotes import ADVICE
 
 from pbp.parse.body import Doubt, split_reply, unflow
+from pbp.parse.forumquote import forum_quote
 from pbp.parse.mime import read_letter
 from pbp.parse.replyheader import attribution_start, reply_header
 
@@ -264,3 +267,38 @@ def test_a_dashed_separator_in_an_unknown_language_above_a_header_starts_the_quo
         "Saatja: Таня <tanya@example.test>",
     )
     assert "ГОЛОС Таня" in reading.aside
+
+
+# --- 3. a Word: heading ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("heading", ["Moves:", "Two:", "Update:", "upd:", "p.s.:", "P.S.:"])
+def test_a_word_heading_above_a_move_is_no_forum_quote(heading: str) -> None:
+    """A capitalised word, capitals or a heading word is no Discourse username: the move
+    below is his (before: "looks quoted — not done")."""
+    assert forum_quote(heading) is None
+    body = f"{heading}\nREFUTE 7 knife"
+    reading = split_reply(body)
+    assert (reading.text, reading.doubtful) == (body, ())
+
+
+def test_a_move_under_a_word_heading_runs(olya: ManiacTable) -> None:
+    outcomes, lines = reply(olya, "Moves:\nГОЛОС Петя\n")
+    assert outcomes == ["applied"]
+    assert votes(olya) == {"Оля": "Петя"}
+    assert lines == [*VOTE_PETYA, "Пропущено — это не команды:", "> Moves:", "", FOOTER]
+
+
+@pytest.mark.parametrize("title", ["olya:", "olya_k:", "Olya88:"])
+def test_a_discourse_quote_copied_with_a_blank_line_under_its_title_is_not_executed(
+    olya: ManiacTable, title: str
+) -> None:
+    """A page copied as text puts a blank line between the quote's title and the post
+    (before: the title was a quote's only with the post right below it, and the old
+    vote ran)."""
+    body = f"ГОЛОС Петя\n\n{title}\n\nГОЛОС Таня\n"
+    assert split_reply(body).text == "ГОЛОС Петя"
+    outcomes, lines = reply(olya, body)
+    assert outcomes == ["applied"]
+    assert votes(olya) == {"Оля": "Петя"}
+    assert lines == [*VOTE_PETYA, *OLD_VOTE_LISTED, FOOTER]
