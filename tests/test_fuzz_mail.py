@@ -332,6 +332,11 @@ UNMARKED_HEADERS = [
     "————— Original Message —————",
     "=====Original Message=====",
     "pbp ha scritto:",
+    # Dashed lines: an attribution between dashes, words pbp has no list for above a
+    # header block (a dashed line is a separator only so, or naming a message).
+    "------On 12/01/2026 12:40 PM, pbp wrote-----",
+    "-------- Algne kiri --------\nSaatja: pbp <gm@example.test>\nSaadetud: 01.12.2026 12:40\n"
+    "Adressaat: Вася\nTeema: ход",
 ]
 #: What marks each line of a marked quote: ``>`` and The Bat!'s initials, and the marks
 #: a client lets its user choose (mutt's default ``quote_regex``: ``|``, ``:``, ``}``).
@@ -418,6 +423,8 @@ def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
             ["", UNMARKED_HEADERS[0] + "\n", "Вы писали 1 декабря 2026 г., 12:41:10:\n"]
         )
     )
+    if own and header.startswith("1 дек") and draw(st.booleans()):
+        top = f"{OWN_MOVE} "  # typed at the start of the header line (talon's fixtures)
     body = top + header + "\n".join(marked)
     below = shape == "the-bat" or (not own and draw(st.booleans()))
     if below and not own:

@@ -696,7 +696,7 @@ def test_a_flowed_trailing_space_never_joins_own_text_and_a_quote() -> None:
 @pytest.mark.parametrize(
     ("body", "listed"),
     [
-        ("--- ГОЛОС Петя ---\nГОЛОС Петя\n", ["> --- ГОЛОС Петя ---", "> ГОЛОС Петя"]),
+        ("----- Исходное сообщение -----\nГОЛОС Петя\n", ["> ГОЛОС Петя"]),
         ("Таня вчера писала:\nГОЛОС Петя\n", ["> ГОЛОС Петя"]),
     ],
     ids=["dashed", "wrote-line"],

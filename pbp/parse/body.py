@@ -21,7 +21,10 @@ What is removed (players answer from many clients, in Russian and English):
   ``-------- Пересылаемое сообщение --------``, Outlook's separator line of underscores
   and its ``From:``/``Sent:`` (``От:``/``Отправлено:``) block, a header block of fields
   in any language (all recognised by :mod:`pbp.parse.replyheader`); a header followed
-  by ``>`` lines (bottom-posting) is dropped alone, so the text after the quote stays;
+  by ``>`` lines (bottom-posting) is set aside alone, so the text after the quote stays
+  (doubtful when text of the sender's may stand before it on its line: ``X
+  <x@example.test> wrote:``); the sender's text typed before a header on its line
+  (``ГОЛОС Петя On Mon, …, X wrote:``) is his;
 - the signature after a line ``-- `` (RFC 3676 §4.3; also ``--`` whose space a client
   stripped), and a phone or web client's footer (``Sent from my iPhone``, ``Отправлено
   с iPhone``, ``Отправлено из мобильной Яндекс Почты``, ``Get Outlook for Android``)
@@ -50,7 +53,12 @@ from pbp.parse.armour import open_clear_signed
 from pbp.parse.forumquote import forum_header, is_quote_end, quote_end
 from pbp.parse.names import INVISIBLE
 from pbp.parse.quotemarks import bare, comment_label, labelled_in_quote, labelled_own, other_mark
-from pbp.parse.replyheader import FORWARD_SEPARATOR, header_block, reply_header
+from pbp.parse.replyheader import (
+    FORWARD_SEPARATOR,
+    attribution_start,
+    header_block,
+    reply_header,
+)
 
 #: A phone or web client's footer line, and everything after it, is not the sender's:
 #: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
@@ -115,13 +123,15 @@ class Doubt(enum.Enum):
 
     #: An unmarked line right under a ``>`` line: a phone's re-wrapped quote, or a reply.
     REWRAPPED = "an unmarked line right under a quoted line"
-    #: The reply header above an unmarked (top-posted) quote, and the quote's first line.
+    #: The reply header above an unmarked (top-posted) quote, and the quote's first line;
+    #: above a marked one, a header line where text of the sender's may stand before it.
     REPLY_HEADER = "a reply header above an unmarked quote, and the quote's first line"
     #: Below a header block at the top, a line of the mail answered (:meth:`Reply.own`).
     UNDER_HEADER_BLOCK = "a line of the mail answered below a header block"
     #: A forum post pasted with its quote header (:mod:`pbp.parse.forumquote`).
     FORUM_QUOTE = "a forum post pasted with its quote header"
-    #: A ``>``-marked line (RFC 3676 §4.5) or The Bat!'s ``ВП>``.
+    #: A ``>``-marked line (RFC 3676 §4.5) or The Bat!'s ``ВП>``, and the reply header
+    #: above such lines (bottom-posting).
     MARKED = "a quoted line"
     #: The unmarked quote below a reply header, after its first line.
     UNMARKED_QUOTE = "the unmarked quote below a reply header"
@@ -160,29 +170,40 @@ def unflow(text: str, delsp: bool = False) -> str:
     but only on a line of the same quote depth (§4.5: the count of its leading ``>``),
     so that a phone's trailing space never joins a quote and the sender's own text.
     Space-stuffing (§4.4) is undone; the signature separator ``-- `` is kept; a joined
-    quoted line is written ``> `` and its text.
+    quoted line is written ``> `` and its text. Nor is an unquoted line joined to the
+    reply header below it (:func:`pbp.parse.replyheader.reply_header`): a phone's
+    trailing space after a move never runs it into ``On …, X wrote:`` above the quote.
 
     >>> unflow("SUGGEST Краснова, \\nнож, кухня\\n")
     'SUGGEST Краснова, нож, кухня\\n'
     >>> unflow("ГОЛОС \\n> Оля\\n> a \\n> b\\n")
     'ГОЛОС \\n> Оля\\n> a b\\n'
+    >>> unflow("REFUTE 7 knife \\nOn Tue, 1 Dec 2026, GM <gm@example.test> wrote:\\n> Go\\n")
+    'REFUTE 7 knife \\nOn Tue, 1 Dec 2026, GM <gm@example.test> wrote:\\n> Go\\n'
     """
     out: list[str] = []
     pending: list[str] = []  # the pieces of a paragraph so far (joined once: linear)
     depth = 0  # the quote depth of the pending paragraph
+    lines = text.split("\n")
+    stripped: list[str] | None = None  # the lines right-stripped, made when first needed
 
     def flush() -> None:
         joined = "".join(pending)
         out.append((">" * depth + " " + joined) if depth else joined)
         pending.clear()
 
-    for line in text.split("\n"):
+    for index, line in enumerate(lines):
         marks = len(line) - len(line.lstrip(">"))
         body = line[marks:]
         if body.startswith(" "):
             body = body[1:]
         if pending and marks != depth:
             flush()  # a change of quote depth ends a paragraph (§4.5)
+        elif pending and not marks and line.strip():
+            if stripped is None:
+                stripped = [piece.rstrip() for piece in lines]
+            if reply_header(stripped, index):
+                flush()  # a reply header starts a line of its own
         depth = marks
         if body.endswith(" ") and body != "-- ":
             pending.append(body[:-1] if delsp else body)
@@ -508,12 +529,28 @@ def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
 
 def _at_header(lines: list[str], i: int, header: int, kept: _Kept) -> int | None:
     """Read the reply header of ``header`` lines at ``lines[i]`` into ``kept``: the
-    index of the next line to read, or None when the quote it opens runs to the end."""
+    index of the next line to read, or None when the quote it opens runs to the end.
+
+    The sender's text before the header on its first line (a reply typed at the start
+    of the header line, :func:`pbp.parse.replyheader.attribution_start`) is his; when
+    where the header starts is not known, that line is doubtful."""
+    start = None if _quote_line(lines[i]) else attribution_start(lines, i, header)
+    if start:
+        kept.lines.append(lines[i][:start].rstrip())
+        kept.own = True
+        lines[i] = lines[i][start:].strip()  # split_reply's own copy: the header alone
+        start = 0
     following = _next_text(lines, i + header)
     if following is not None and _quote_line(following):
-        # Bottom-posting: drop the header, keep what follows the quote. A quote marked
-        # "| " or ": " (the user's choice of mark) makes such lines quoted from here on.
+        # Bottom-posting: the header is set aside with the quote, what follows the
+        # quote is kept. A quote marked "| " or ": " (the user's choice of mark) makes
+        # such lines quoted from here on.
         kept.marked = kept.marked or not is_quoted(following)
+        if start is None and not _quote_line(lines[i]):
+            kept.doubt(lines[i], Doubt.REPLY_HEADER)  # text of his may stand before it
+        else:
+            kept.set_aside(lines[i : i + 1], Doubt.MARKED)
+        kept.set_aside(lines[i + 1 : i + header], Doubt.MARKED)
         return i + header
     if (
         not kept.own

@@ -49,9 +49,9 @@ class ForumQuote:
       without text) may end the line;
     - ``ends``: the lines that end the quoted post (none: the engine writes none);
     - ``fence``: a line written above and below the quoted post (``--``);
-    - ``text_follows``: the header counts only with the post's text right below it (no
-      blank line between): a header this plain (Discourse's ``name:``) is otherwise
-      the sender's own heading;
+    - ``text_follows``: the header counts only with the post's text below it (blank
+      lines between: a page copied as text puts one under the quote's title): a header
+      this plain (Discourse's ``name:``) alone at the end is the sender's own line;
     - ``source``: where the strings come from.
     """
 
@@ -231,9 +231,14 @@ _PLACEHOLDERS = {
     "{name}": r"(?!(?:я|мы|ты|вы|он|она|они|i|we|you|he|she|they)\s+\S+\s*:)"
     r"[^\s<>@][^<>@]{0,59}?",
     "{date}": r"[^<>@\n]{0,40}?\d[^<>@\n]{0,40}?",
-    # A Discourse username: ASCII, 3 to 20 characters, not all capitals (a command
-    # word written alone, "STATUS:", is no username).
-    "{user}": r"(?-i:(?![A-Z0-9_.-]+:)[A-Za-z0-9_][A-Za-z0-9_.-]{2,19})",
+    # A Discourse username: ASCII, 3 to 20 characters, not written as a person writes
+    # a heading: not all capitals (a command word written alone, "STATUS:"), not one
+    # capitalised word ("Moves:", "Two:", "Update:"), not a heading word ("upd:",
+    # "p.s.:"). Usernames are mostly lower case or hold a digit, "_", "." or "-"
+    # ("tanya", "tanya_k", "Tanya88"); a user named "Tanya" is read as a heading.
+    "{user}": r"(?-i:(?![A-Z0-9_.-]+:)(?![A-Z][a-z]+:)"
+    r"(?!(?i:upd|p\.?p?\.?s\.?|note|notes|edit|update|todo|fyi|btw|imho|moves|votes|vote):)"
+    r"[A-Za-z0-9_][A-Za-z0-9_.-]{2,19})",
 }
 #: Words one of which every header holds (lower case), or its last character: a line
 #: without any is no header, found without trying each pattern.
@@ -311,16 +316,20 @@ def forum_quote(line: str) -> ForumQuote | None:
 
 def forum_header(lines: list[str], i: int) -> ForumQuote | None:
     """The entry of :data:`FORUM_QUOTES` whose header ``lines[i]`` is
-    (:func:`forum_quote`), its post's text right below it where the entry asks for
-    that (``text_follows``), or None.
+    (:func:`forum_quote`), its post's text below it where the entry asks for that
+    (``text_follows``; blank lines between), or None.
 
-    >>> forum_header(["tanya:", "ГОЛОС Таня"], 0).engine, forum_header(["Note:", ""], 0)
+    >>> forum_header(["tanya:", "", "ГОЛОС Таня"], 0).engine, forum_header(["tanya:", ""], 0)
     ('Discourse', None)
+    >>> forum_header(["Moves:", "REFUTE 7 knife"], 0) is None
+    True
     """
     entry = forum_quote(lines[i])
     if entry is None or not entry.text_follows:
         return entry
-    return entry if i + 1 < len(lines) and lines[i + 1].strip() else None
+    # Linear over a body: the blank lines after one header are looked at once.
+    following = next((n for n in range(i + 1, len(lines)) if lines[n].strip()), None)
+    return entry if following is not None else None
 
 
 def is_quote_end(line: str) -> bool:

@@ -9,7 +9,9 @@ What is recognised (players answer from many clients, in Russian and English):
 ``01.12.2026, 12:00, "X":``, Mail.ru's ``Среда, 12 марта 2025, 10:15 +03:00 от X:`` (any
 line ending in ``:`` with a time and an address or a year), clients' wrapping of it over
 three lines, Zoho's ``---- On …, X <x@example.test> wrote ----``,
-``-----Original Message-----`` and dashed separators in any language, Outlook's
+``-----Original Message-----`` and dashed separators whose words name a message in
+any language pbp knows or above another header (a dashed line otherwise is the sender's
+heading: ``----- Ходы -----``), Outlook's
 separator line of underscores and its ``From:``/``Sent:`` (``От:``/``Отправлено:``)
 block, header blocks of fields in any language, GroupWise's ``>>> … >>>``, Lotus Notes'
 labels, and forums' and messengers' lines above a post copied as text.
@@ -20,6 +22,7 @@ characters.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 #: The word an attribution line ends in before its colon, in the languages of the
@@ -32,13 +35,44 @@ _WROTE_WORDS = (
     r"|\bнаписа|\byazdı|写道|寫道"
 )
 _WROTE = re.compile(rf"(?:{_WROTE_WORDS})\s*[:：]\s*$", re.IGNORECASE)
+#: The same anywhere in a line.
+_WROTE_ANYWHERE = re.compile(_WROTE_WORDS, re.IGNORECASE)
 #: The same without its colon, which some clients leave out (``On … <x@…> wrote``):
 #: a header only with an address and a time on the line.
 _WROTE_BARE = re.compile(rf"(?:{_WROTE_WORDS})\s*$", re.IGNORECASE)
-#: A dashed separator line with a few words between the dashes, in any language
+#: A dashed separator line with a few words between the dashes
 #: (``-----Ursprüngliche Nachricht-----``, ``-------- Оригінальне повідомлення --------``,
-#: ``----- Messaggio originale -----``): the start of a quoted or forwarded mail.
-_DASHED = re.compile(r"^[-—–=*_]{3,}[^\S\n]*[^\W\d_][^-—–=*_\n]{0,50}?[^\S\n]*[-—–=*_]{3,}$")
+#: ``----- Messaggio originale -----``): the start of a quoted or forwarded mail when
+#: its words name a message (:data:`_MESSAGE_WORDS`) or a reply header follows it;
+#: otherwise the sender's own heading (``----- Ходы -----``, ``=== Ход 3 ===``).
+_DASHED = re.compile(r"^[-—–=*_]{3,}[^\S\n]*([^\W\d_][^-—–=*_\n]{0,50}?)[^\S\n]*[-—–=*_]{3,}$")
+#: The words of a dashed separator that name the mail quoted or forwarded below it, as
+#: clients write them (the start of a word, lower case): "message", "mail", "original",
+#: "forwarded" in the languages of the clients players use (Outlook's, Thunderbird's,
+#: Gmail's, Yahoo's, Apple Mail's, Yandex's and Mail.ru's separators), and a help desk's
+#: "reply above this line".
+_MESSAGE_WORDS = re.compile(
+    r"(?<![^\W\d_])(?:"
+    # English, German, French, Spanish, Italian, Portuguese
+    r"message|e-?mail|mail\b|original|forward|reply\s+message|nachricht|ursprüngliche?"
+    r"|weitergeleitet|antwort\s+nachricht|transféré|d'origine|mensaje|reenviado|messaggio"
+    r"|inoltrato|mensagem|encaminhad"
+    # Dutch, Danish, Norwegian, Swedish, Finnish
+    r"|bericht|oorspronkelijk|doorgestuurd|meddelelse|besked|melding|oprindelig|opprinnelig"
+    r"|videresendt|meddelande|ursprungligt|vidarebefordrat|viesti|alkuperäinen|välitetty"
+    # Polish, Czech, Slovak, Hungarian, Turkish, Greek
+    r"|wiadomo[śs][ćc]|oryginaln|przekazan|zpráv|správ|původní|pôvodn|přeposlan|üzenet"
+    r"|eredeti|továbbított|mesaj|orijinal|iletil|μήνυμα"
+    # Russian, Ukrainian, Belarusian, Bulgarian, Serbian
+    r"|сообщени|письм|исходн|пересла|пересыла|перенаправлен|оригинальн|повідомлен"
+    r"|оригінальн|переслан|вихідн|паведамлен|съобщени|порук|оригинално"
+    # Chinese, Japanese, Korean
+    r"|邮件|郵件|消息|訊息|メッセージ|メール|메시지|메일"
+    # a help desk's line above which the reply is written
+    r"|above\s+this\s+line|выше\s+этой\s+(?:строки|линии)"
+    r")",
+    re.IGNORECASE,
+)
 #: What forums and messengers write above a post copied as text: ``Цитата:``,
 #: ``Quote:``, ``Цитата (Таня @ 1.12.2026, 12:40)``, ``Originally Posted by Таня``,
 #: ``Сообщение от Таня``, Telegram's ``Таня, [01.12.2026 12:40]``; Lotus Notes' lone
@@ -244,7 +278,7 @@ def reply_header(lines: list[str], i: int) -> int:
     if line.startswith(">>>"):
         found = _GROUPWISE.match(line) and (_EMAIL.search(line) or _TIME.search(line))
         return 1 if found else 0
-    if _marks_alone(lines[i], line):
+    if _marks_alone(lines, i, line):
         return 1
     if _COLON.search(line[:40]):
         block = header_block(lines, i)
@@ -253,12 +287,16 @@ def reply_header(lines: list[str], i: int) -> int:
     return _separator_or_attribution(lines, i, line)
 
 
-def _marks_alone(raw: str, line: str) -> bool:
-    """True when the line (``raw``, and ``line`` stripped) is a reply header by itself: a
-    dashed separator, a Lotus Notes label, a forum's or messenger's post header, or
-    ``… wrote`` without its colon beside an address and a time."""
-    if line[0] in "-—–=*_" and _DASHED.match(line):
-        return True
+def _marks_alone(lines: list[str], i: int, line: str) -> bool:
+    """True when the line (``lines[i]``, and ``line`` stripped) is a reply header by
+    itself: a dashed separator (:func:`_dashed_separator`), a Lotus Notes label, a
+    forum's or messenger's post header, or ``… wrote`` without its colon beside an
+    address and a time."""
+    raw = lines[i]
+    if line[0] in "-—–=*_":
+        dashed = _DASHED.match(line)
+        if dashed:
+            return _dashed_separator(lines, i, dashed.group(1))
     if _LOTUS_LABEL.match(raw) or (len(line) < 150 and _POST_HEADER.match(line)):
         return True
     return bool(
@@ -267,6 +305,25 @@ def _marks_alone(raw: str, line: str) -> bool:
         and _EMAIL.search(line)
         and (_TIME.search(line) or _DOTTED_TIME.search(line))
     )
+
+
+def _dashed_separator(lines: list[str], i: int, words: str) -> bool:
+    """True when the dashed line ``lines[i]`` (:data:`_DASHED`, ``words`` between its
+    dashes) starts a quoted or forwarded mail: its words name a message in a language
+    pbp knows (:data:`_MESSAGE_WORDS`), or hold ``wrote`` or a time (an attribution
+    between dashes), or a reply header other than a dashed line
+    follows it (at most two blank lines between: a separator in a language pbp has no
+    words for, above the quoted mail's ``Od:``/``Datum:`` block). Any other dashed line
+    is the sender's heading (``----- Ходы -----``), and the lines under it his."""
+    if _MESSAGE_WORDS.search(words) or _WROTE_ANYWHERE.search(words) or _TIME.search(words):
+        return True  # "------On 29.12.2026 12:40, X wrote-----" is an attribution
+    following = next((n for n in range(i + 1, min(i + 4, len(lines))) if lines[n].strip()), None)
+    if following is None:
+        return False
+    below = lines[following].strip()
+    if below[0] in "-—–=*_" and _DASHED.match(below):
+        return False  # two headings, one under the other (and no recursion)
+    return reply_header(lines, following) > 0
 
 
 def _separator_or_attribution(lines: list[str], i: int, line: str) -> int:
@@ -288,6 +345,73 @@ def _separator_or_attribution(lines: list[str], i: int, line: str) -> int:
     if first in _HEADER_FIRST and _OUTLOOK_FROM.match(line):
         return 1 if any(_OUTLOOK_NEXT.match(s) for s in lines[i + 1 : i + 4]) else 0
     return _attribution(lines, i, line) if colon else 0
+
+
+#: The first words of an attribution as clients write them (``On Tue, …``, ``Am …``,
+#: ``Le …``, ``El …``, ``Il giorno …``, ``Em …``, ``Op …``, ``Den …``, ``W dniu …``,
+#: ``В Вт, …``, a weekday, a date, ``2026年…``), maybe after a run of dashes (Zoho's and
+#: Yahoo's ``--- On …``): where the sender's own text run into its line ends
+#: (:func:`attribution_start`).
+_ATTRIBUTION_OPENER = re.compile(
+    r"(?:[-—–]{2,}[^\S\n]*|(?<!\S))"
+    r"(?:(?:On|Am|Le|El|Il|Em|Op|Den|På|Dnia|Dne|Dňa|В|Від|У|Στις)\s"
+    r"|W\s+dniu\s|In\s+data\s"
+    r"|(?i:mon|tue|wed|thu|fri|sat|sun|пн|вт|ср|чт|пт|сб|вс|понедельник|четверг|пятниц"
+    r"|суббот|воскресень)[^\W\d_]{0,9}\.?,"
+    r"|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b"
+    r"|\d{1,2}\s+[^\W\d_]{3,9}\.?\s+\d{4}\b"
+    r"|\d{4}\s*年)"
+)
+
+#: Most places in a line tried as the start of its attribution (bounded work per line).
+_OPENERS_TRIED = 8
+
+
+def _first_word(text: str) -> bool:
+    """True when ``text`` is a short capitalised word alone (``På``, ``Kl``): an
+    attribution's first word in a language pbp has no opener for, never the sender's
+    text before it (his commands are written in capitals or hold two words)."""
+    word = text.strip()
+    return 0 < len(word) <= 5 and word.isalpha() and word[0].isupper() and word[1:].islower()
+
+
+def attribution_start(lines: list[str], i: int, span: int) -> int | None:
+    """Where the reply header of ``span`` lines at ``lines[i]`` (:func:`reply_header`)
+    starts in its first line: 0 when it starts the line; the index in ``lines[i]`` of
+    its first word when the sender's own text stands before it on that line (``ГОЛОС
+    Петя On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:``, a reply typed at the
+    start of the header line): the first of the words clients begin an attribution with
+    (:data:`_ATTRIBUTION_OPENER`) from which the rest of the line is still a header of
+    ``span`` lines, the text before it holding no address and no ``wrote``; None when
+    it may start later in the line but where is not known (``Таня писала:``, ``X
+    <x@example.test> wrote:``: text of the sender's may stand before it).
+
+    >>> line = "ГОЛОС Петя On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:"
+    >>> line[attribution_start([line, "> Hi"], 0, 1):]
+    'On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:'
+    >>> attribution_start(["On Wed, 4 Apr 2012 at 15:59, X <x@example.test> wrote:"], 0, 1)
+    0
+    >>> attribution_start(["-----Original Message-----"], 0, 1)
+    0
+    >>> attribution_start(["Таня писала:"], 0, 1) is None
+    True
+    """
+    line = lines[i]
+    if len(line) > _HEADER_MAX:
+        return 0
+    following = lines[i + 1 : i + span]
+    for opener in itertools.islice(_ATTRIBUTION_OPENER.finditer(line), _OPENERS_TRIED):
+        start = opener.start()
+        before = line[:start]
+        if not before.strip():
+            return 0  # the header starts the line
+        if "@" in before or _WROTE_ANYWHERE.search(before) or _first_word(before):
+            break  # "X <x@…> wrote on 01.12.2026:", "Kl 14.09.2015 …": it started before
+        if reply_header([line[start:].strip(), *following], 0) == span:
+            return start
+    # A header found by its start (a separator, a field, a post header) starts the line:
+    # a word before it makes it no header. One found by its end may start anywhere.
+    return None if reply_header(["x " + line.strip(), *following], 0) == span else 0
 
 
 def _attribution(lines: list[str], i: int, line: str) -> int:
