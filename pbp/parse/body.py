@@ -71,6 +71,16 @@ _CLIENT_FOOTER = re.compile(
     r"|^(?:с\s+уважением|best\s+regards|kind\s+regards|regards)\s*,?$",
     re.IGNORECASE,
 )
+#: A phone's footer glued onto the end of the sender's last line when the client puts
+#: it right after the text without a line break (Samsung Email: ``ГОЛОС
+#: ПетяОтправлено с устройства Samsung Galaxy``): only the footers of known phones and
+#: mail apps, so that a move naming a place is never cut (:func:`_glued_footer`).
+_GLUED_FOOTER = re.compile(
+    r"(?:Отправлено|Sent)\s+(?:с|со|из|from|with|via|on)\s+(?:(?:моего|my|an?|the)\s+)?"
+    r"(?:устройства\s+|мобильной\s+|приложения\s+)?"
+    r"(?:Samsung|Galaxy|iPhone|iPad|Android|Huawei|Honor|Xiaomi|Redmi|Яндекс|Yandex|Mail\.ru"
+    r"|Почты\s+Mail|Outlook|Yahoo)[^,;\n]{0,50}$"
+)
 #: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
 #: it (``p> …``, ``ВП> …``).
 _QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
@@ -499,6 +509,12 @@ def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
         # The footer line itself may be a move run into it ("Отправлено с дачи,
         # ГОЛОС Петя"): doubtful, never run, said when it holds a command.
         kept.doubt(line, Doubt.SIGNATURE)
+        kept.set_aside(lines[i + 1 :], Doubt.SIGNATURE)
+        return None
+    glued = _GLUED_FOOTER.search(line)
+    if glued and glued.start() and line[: glued.start()].strip() and _footer_ends(lines, i + 1):
+        kept.lines.append(line[: glued.start()].rstrip())  # "ГОЛОС ПетяОтправлено с …"
+        kept.own = True
         kept.set_aside(lines[i + 1 :], Doubt.SIGNATURE)
         return None
     forum = _at_forum_quote(lines, i, kept)
