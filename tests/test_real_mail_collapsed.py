@@ -23,7 +23,8 @@ from test_real_mail import FOOTER, answer, from_player, run, votes
 from test_real_mail_forum import OLD_VOTE_LISTED, VOTE_PETYA, reply, start
 from test_real_mail_quotes import REPLY_AT
 
-from pbp.parse.body import split_reply
+from pbp.parse.body import Doubt, split_reply
+from pbp.parse.forumquote import forum_quote
 from pbp.parse.mime import read_letter
 from pbp.parse.replyheader import collapsed_header, reply_header
 
@@ -159,3 +160,50 @@ def test_the_old_vote_under_a_collapsed_html_header_is_not_executed(olya: Maniac
     assert [str(outcome) for outcome in outcomes] == ["applied"]
     assert votes(olya) == {"Оля": "Петя"}
     assert answer(mails, EMAILS["Оля"]) == [*VOTE_PETYA, *OLD_VOTE_LISTED, FOOTER]
+
+
+# --- 2. a Discourse quote titled with a Cyrillic username ------------------------------------
+
+
+@pytest.mark.parametrize("title", ["вася:", "вася_петров:", "Вася88:", "vasya:"])
+def test_a_unicode_discourse_username_is_a_quote_title(title: str) -> None:
+    """Discourse allows Unicode usernames since 2.3 (before: ASCII ones only)."""
+    entry = forum_quote(title)
+    assert entry is not None
+    assert entry.engine == "Discourse"
+
+
+@pytest.mark.parametrize("heading", ["Ходы:", "ходы:", "Итог:", "Вася:", "ГОЛОС:", "p.s.:"])
+def test_a_cyrillic_heading_is_no_discourse_username(heading: str) -> None:
+    """A capitalised word is a quote title only as a seat's name (:meth:`with_titles`)."""
+    assert forum_quote(heading) is None
+
+
+@pytest.mark.parametrize("title", ["Вася:", "вася_петров:", "vasya:"])
+@pytest.mark.parametrize("gap", ["", "\n"])
+def test_a_discourse_quote_titled_with_a_cyrillic_username_is_not_executed(
+    olya: ManiacTable, title: str, gap: str
+) -> None:
+    """``Вася`` is a seat of the game: his name alone above a post is its title (before:
+    both votes ran, the final one for Таня)."""
+    outcomes, lines = reply(olya, f"ГОЛОС Петя\n\n{title}\n{gap}ГОЛОС Таня\n")
+    assert outcomes == ["applied"]
+    assert votes(olya) == {"Оля": "Петя"}
+    assert lines == [*VOTE_PETYA, *OLD_VOTE_LISTED, FOOTER]
+
+
+def test_a_seat_title_is_doubtful_to_the_end() -> None:
+    reading = split_reply("ГОЛОС Петя\n\nВася:\n\nГОЛОС Таня\nИ ещё\n")
+    titled = reading.with_titles(["Вася", "Таня"])
+    assert (titled.text, titled.doubtful) == ("ГОЛОС Петя", ("Вася:", "ГОЛОС Таня", "И ещё"))
+    assert Doubt.FORUM_QUOTE in titled.shapes
+    assert reading.with_titles(["Петя"]) is reading
+    assert split_reply("ГОЛОС Петя\n\nВася:").with_titles(["Вася"]).text == "ГОЛОС Петя\n\nВася:"
+
+
+@pytest.mark.parametrize("heading", ["Ходы:", "Moves:"])
+def test_moves_under_a_heading_still_run(olya: ManiacTable, heading: str) -> None:
+    outcomes, lines = reply(olya, f"{heading}\nГОЛОС Петя\n")
+    assert outcomes == ["applied"]
+    assert votes(olya) == {"Оля": "Петя"}
+    assert lines == [*VOTE_PETYA, "Пропущено — это не команды:", f"> {heading}", "", FOOTER]

@@ -160,6 +160,12 @@ class Doubt(enum.Enum):
 ASIDE_MAX = 500
 
 
+def _fold_name(name: str) -> str:
+    """``name`` as :meth:`Reply.with_titles` compares it: stripped, case-folded, ``ё`` as
+    ``е``."""
+    return name.strip().casefold().replace("ё", "е")
+
+
 def unmark(line: str) -> str:
     """``line`` without its quote marks (:func:`is_quoted`, at any depth) and then
     another mark or a comment label (:func:`pbp.parse.quotemarks.bare`), stripped.
@@ -321,6 +327,56 @@ class Reply:
             self.aside,
             self.shapes,
             labelled,
+        )
+
+    def with_titles(self, names: Collection[str]) -> Reply:
+        """The reply with a Discourse quote whose title is one of ``names`` (the names
+        of the game's seats) made doubtful: a line of the sender's own text that is a
+        name and a colon alone (``Вася:``; compared case-folded, ``ё`` as ``е``) with
+        more of his text below it is the title of a post he pasted, and it and every
+        line below it are doubtful (:attr:`Doubt.FORUM_QUOTE`; the post runs to the end
+        of the mail, as a forum quote with no end line). Discourse allows Unicode
+        usernames since version 2.3; one capitalised word is read as a heading
+        (``Moves:``, ``Ходы:``) unless a seat is named so
+        (:mod:`pbp.parse.forumquote`).
+
+        >>> reply = split_reply("ГОЛОС Петя\\n\\nВася:\\nГОЛОС Таня")
+        >>> reply.text, reply.with_titles(["Вася"]).text, reply.with_titles(["Вася"]).doubtful
+        ('ГОЛОС Петя\\n\\nВася:\\nГОЛОС Таня', 'ГОЛОС Петя', ('Вася:', 'ГОЛОС Таня'))
+        """
+        folded = {_fold_name(name) for name in names if name.strip()}
+        if not folded:
+            return self
+        lines = self.whole.split("\n")
+        doubtful = set(self.doubtful_at)
+        title = next(
+            (
+                n
+                for n, line in enumerate(lines)
+                if n not in doubtful
+                and line.rstrip().endswith((":", "："))
+                and _fold_name(line.strip()[:-1]) in folded
+                and any(
+                    more.strip() and m not in doubtful
+                    for m, more in enumerate(lines[n + 1 :], n + 1)
+                )
+            ),
+            None,
+        )
+        if title is None:
+            return self
+        at = tuple(sorted(doubtful | {n for n in range(title, len(lines)) if lines[n].strip()}))
+        skip = set(at)
+        text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
+        return Reply(
+            text,
+            tuple(bare(lines[n]) for n in at),
+            self.whole,
+            at,
+            self.under_header,
+            self.aside,
+            self.shapes | {Doubt.FORUM_QUOTE},
+            self.labelled,
         )
 
     def own(self, whole: str, answered: str | None, help_text: str = "") -> Reply:
