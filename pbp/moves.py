@@ -205,13 +205,15 @@ class Moves(ServicePart):
         (quotes) that are lines of the mail answered or of the help are left out. His
         comments that Outlook labelled with his name inside a quote (``[Оля] ГОЛОС
         Петя``) are his text (:meth:`pbp.parse.body.Reply.with_labels`;
-        :attr:`Echoes.labels`).
+        :attr:`Echoes.labels`). A Discourse quote titled with a seat's name (``Вася:``
+        above the pasted post) is doubtful (:meth:`pbp.parse.body.Reply.with_titles`).
 
         ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
         message (the store is not asked again); None: made here."""
         if echoes is None or echoes.letter is not letter or echoes.game is not game:
             echoes = self.echoes(letter, game)
-        reply = letter.reply.with_labels(echoes.labels)
+        seats = [player.name for player in game.players]
+        reply = letter.reply.with_labels(echoes.labels).with_titles(seats)
         text = reply.whole
         answered = echoes.answered
         if answered is not None:

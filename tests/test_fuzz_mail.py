@@ -300,6 +300,20 @@ QUOTED_PROSE = [
     "[b]Голосую за Олю[/b]",
     "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
 ]
+#: A header block collapsed into one line (issue 33, the tester's third pass): Samsung
+#: Email glues the fields onto its separator; others write them on one line.
+COLLAPSED_HEADERS = [
+    "-------- Исходное сообщение --------От: pbp <gm@example.test> Дата: 01.12.2026  12:40  "
+    "(GMT+03:00) Кому: Вася <vasya@example.test> Тема: ход",
+    "-------- Original message --------From: pbp <gm@example.test> Date: 12/1/26  12:40 PM  "
+    "(GMT+03:00) To: vasya@example.test Subject: ход",
+    "-----Original message----- From: gm@example.test Sent: Tuesday, December 1, 2026 "
+    "12:40 PM To: vasya@example.test Subject: ход",
+    "-----Исходное сообщение----- От: pbp <gm@example.test> Отправлено: 1 декабря 2026 г. "
+    "12:40 Кому: vasya@example.test Тема: ход",
+    "From: gm@example.test Sent: Tuesday, December 1, 2026 12:40 PM To: vasya@example.test "
+    "Subject: ход",
+]
 #: Headers above a quote that is not ``>``-marked (the quote runs to the end).
 UNMARKED_HEADERS = [
     "1 дек. 2026 г., в 12:40, pbp <gm@example.test> написал(а):",
@@ -337,6 +351,7 @@ UNMARKED_HEADERS = [
     "------On 12/01/2026 12:40 PM, pbp wrote-----",
     "-------- Algne kiri --------\nSaatja: pbp <gm@example.test>\nSaadetud: 01.12.2026 12:40\n"
     "Adressaat: Вася\nTeema: ход",
+    *COLLAPSED_HEADERS,
 ]
 #: What marks each line of a marked quote: ``>`` and The Bat!'s initials, and the marks
 #: a client lets its user choose (mutt's default ``quote_regex``: ``|``, ``:``, ``}``).
@@ -363,6 +378,12 @@ FORUM_TEXT = [
     ("Таня Написал: (01.12.2026, 12:40)\n--", "--"),
     ("Таня написал(а):", ""),
     ("tanya:", ""),
+    # Discourse's Unicode usernames (issue 33, third pass); a capitalised one is a
+    # title as a seat's name (pbp.parse.body.Reply.with_titles).
+    ("таня_к:", ""),
+    ("таня:", ""),
+    ("Таня:", ""),
+    ("Таня:\n", ""),
     ("", "Нажмите для раскрытия..."),
 ]
 OTHER_MARKS = ["| ", "|", "| | ", "|| ", ": ", ": : ", "} ", "| > "]
@@ -404,7 +425,15 @@ def quoted_mails(draw: st.DrawFn) -> tuple[str, bool]:
         return draw(outlook_comments(quoted, own)), own
     top = f"{OWN_MOVE}\n\n" if own else draw(st.sampled_from(["", "Привет!\n\n"]))
     if shape == "unmarked":
-        return f"{top}{draw(st.sampled_from(UNMARKED_HEADERS))}\n\n" + "\n".join(quoted), own
+        header = draw(st.sampled_from(UNMARKED_HEADERS))
+        if own and header in COLLAPSED_HEADERS:
+            # run into the header's line, or Samsung's footer glued to the move above it
+            top = draw(
+                st.sampled_from(
+                    [top, f"{OWN_MOVE} ", f"{OWN_MOVE}Отправлено с устройства Samsung Galaxy\n"]
+                )
+            )
+        return f"{top}{header}\n\n" + "\n".join(quoted), own
     if shape == "forum":
         return top + "[quote=pbp]" + "\n".join(quoted) + "[/quote]", own
     mark = draw(st.sampled_from(OTHER_MARKS if shape == "other-mark" else MARKS))
@@ -493,9 +522,10 @@ def test_a_move_inside_any_quote_shape_is_never_executed(
     # As the service reads it when the mail answers none of ours (no In-Reply-To), his
     # Outlook comments known by the labels of his display name.
     letter = read_letter(raw)
-    reply = letter.reply.with_labels(comment_labels(letter.from_name))
+    seats = ["Вася", "Петя", "Таня", "Оля"]
+    reply = letter.reply.with_labels(comment_labels(letter.from_name)).with_titles(seats)
     own_text = reply.own(reply.whole, None).text
-    lines = parse_maniac(own_text, ["Вася", "Петя", "Таня", "Оля"])
+    lines = parse_maniac(own_text, seats)
     assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []
     moves = [line.move for line in lines if line.move is not None]
     assert moves == ([Vote("Петя")] if own else [])
@@ -559,9 +589,10 @@ def test_a_move_inside_any_quote_shape_of_signed_mail_is_never_executed(
     letter = read_letter(raw)
     assert letter.unreadable is None
     # His Outlook comments known by his display name's labels, as the service reads them.
-    reply = letter.reply.with_labels(comment_labels(letter.from_name))
+    seats = ["Вася", "Петя", "Таня", "Оля"]
+    reply = letter.reply.with_labels(comment_labels(letter.from_name)).with_titles(seats)
     own_text = reply.own(reply.whole, None).text
-    lines = parse_maniac(own_text, ["Вася", "Петя", "Таня", "Оля"])
+    lines = parse_maniac(own_text, seats)
     assert [(line.move, line.error) for line in lines if "Ол" in line.text] == []
     moves = [line.move for line in lines if line.move is not None]
     assert moves == ([Vote("Петя")] if own else [])

@@ -71,6 +71,16 @@ _CLIENT_FOOTER = re.compile(
     r"|^(?:с\s+уважением|best\s+regards|kind\s+regards|regards)\s*,?$",
     re.IGNORECASE,
 )
+#: A phone's footer glued onto the end of the sender's last line when the client puts
+#: it right after the text without a line break (Samsung Email: ``ГОЛОС
+#: ПетяОтправлено с устройства Samsung Galaxy``): only the footers of known phones and
+#: mail apps, so that a move naming a place is never cut (:func:`_glued_footer`).
+_GLUED_FOOTER = re.compile(
+    r"(?:Отправлено|Sent)\s+(?:с|со|из|from|with|via|on)\s+(?:(?:моего|my|an?|the)\s+)?"
+    r"(?:устройства\s+|мобильной\s+|приложения\s+)?"
+    r"(?:Samsung|Galaxy|iPhone|iPad|Android|Huawei|Honor|Xiaomi|Redmi|Яндекс|Yandex|Mail\.ru"
+    r"|Почты\s+Mail|Outlook|Yahoo)[^,;\n]{0,50}$"
+)
 #: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
 #: it (``p> …``, ``ВП> …``).
 _QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
@@ -148,6 +158,12 @@ class Doubt(enum.Enum):
 #: Most non-blank lines of a body set aside (:attr:`Reply.aside`): enough to find a move
 #: written into a quote, not a copy of a long thread.
 ASIDE_MAX = 500
+
+
+def _fold_name(name: str) -> str:
+    """``name`` as :meth:`Reply.with_titles` compares it: stripped, case-folded, ``ё`` as
+    ``е``."""
+    return name.strip().casefold().replace("ё", "е")
 
 
 def unmark(line: str) -> str:
@@ -311,6 +327,56 @@ class Reply:
             self.aside,
             self.shapes,
             labelled,
+        )
+
+    def with_titles(self, names: Collection[str]) -> Reply:
+        """The reply with a Discourse quote whose title is one of ``names`` (the names
+        of the game's seats) made doubtful: a line of the sender's own text that is a
+        name and a colon alone (``Вася:``; compared case-folded, ``ё`` as ``е``) with
+        more of his text below it is the title of a post he pasted, and it and every
+        line below it are doubtful (:attr:`Doubt.FORUM_QUOTE`; the post runs to the end
+        of the mail, as a forum quote with no end line). Discourse allows Unicode
+        usernames since version 2.3; one capitalised word is read as a heading
+        (``Moves:``, ``Ходы:``) unless a seat is named so
+        (:mod:`pbp.parse.forumquote`).
+
+        >>> reply = split_reply("ГОЛОС Петя\\n\\nВася:\\nГОЛОС Таня")
+        >>> reply.text, reply.with_titles(["Вася"]).text, reply.with_titles(["Вася"]).doubtful
+        ('ГОЛОС Петя\\n\\nВася:\\nГОЛОС Таня', 'ГОЛОС Петя', ('Вася:', 'ГОЛОС Таня'))
+        """
+        folded = {_fold_name(name) for name in names if name.strip()}
+        if not folded:
+            return self
+        lines = self.whole.split("\n")
+        doubtful = set(self.doubtful_at)
+        title = next(
+            (
+                n
+                for n, line in enumerate(lines)
+                if n not in doubtful
+                and line.rstrip().endswith((":", "："))
+                and _fold_name(line.strip()[:-1]) in folded
+                and any(
+                    more.strip() and m not in doubtful
+                    for m, more in enumerate(lines[n + 1 :], n + 1)
+                )
+            ),
+            None,
+        )
+        if title is None:
+            return self
+        at = tuple(sorted(doubtful | {n for n in range(title, len(lines)) if lines[n].strip()}))
+        skip = set(at)
+        text = "\n".join(line for n, line in enumerate(lines) if n not in skip).strip("\n")
+        return Reply(
+            text,
+            tuple(bare(lines[n]) for n in at),
+            self.whole,
+            at,
+            self.under_header,
+            self.aside,
+            self.shapes | {Doubt.FORUM_QUOTE},
+            self.labelled,
         )
 
     def own(self, whole: str, answered: str | None, help_text: str = "") -> Reply:
@@ -499,6 +565,12 @@ def _read_line(lines: list[str], i: int, kept: _Kept) -> int | None:
         # The footer line itself may be a move run into it ("Отправлено с дачи,
         # ГОЛОС Петя"): doubtful, never run, said when it holds a command.
         kept.doubt(line, Doubt.SIGNATURE)
+        kept.set_aside(lines[i + 1 :], Doubt.SIGNATURE)
+        return None
+    glued = _GLUED_FOOTER.search(line)
+    if glued and glued.start() and line[: glued.start()].strip() and _footer_ends(lines, i + 1):
+        kept.lines.append(line[: glued.start()].rstrip())  # "ГОЛОС ПетяОтправлено с …"
+        kept.own = True
         kept.set_aside(lines[i + 1 :], Doubt.SIGNATURE)
         return None
     forum = _at_forum_quote(lines, i, kept)

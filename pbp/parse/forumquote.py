@@ -231,14 +231,19 @@ _PLACEHOLDERS = {
     "{name}": r"(?!(?:я|мы|ты|вы|он|она|они|i|we|you|he|she|they)\s+\S+\s*:)"
     r"[^\s<>@][^<>@]{0,59}?",
     "{date}": r"[^<>@\n]{0,40}?\d[^<>@\n]{0,40}?",
-    # A Discourse username: ASCII, 3 to 20 characters, not written as a person writes
-    # a heading: not all capitals (a command word written alone, "STATUS:"), not one
-    # capitalised word ("Moves:", "Two:", "Update:"), not a heading word ("upd:",
-    # "p.s.:"). Usernames are mostly lower case or hold a digit, "_", "." or "-"
-    # ("tanya", "tanya_k", "Tanya88"); a user named "Tanya" is read as a heading.
-    "{user}": r"(?-i:(?![A-Z0-9_.-]+:)(?![A-Z][a-z]+:)"
-    r"(?!(?i:upd|p\.?p?\.?s\.?|note|notes|edit|update|todo|fyi|btw|imho|moves|votes|vote):)"
-    r"[A-Za-z0-9_][A-Za-z0-9_.-]{2,19})",
+    # A Discourse username: letters of any script (Discourse allows Unicode usernames
+    # since 2.3), digits, "_", "." or "-", 3 to 20 characters, not written as a person
+    # writes a heading: not all capitals (a command word written alone, "STATUS:"), not
+    # one capitalised word ("Moves:", "Two:", "Ходы:"), not a heading word ("upd:",
+    # "p.s.:", "ходы:"). Usernames are mostly lower case or hold a digit, "_", "." or
+    # "-" ("tanya", "tanya_k", "Tanya88", "вася", "вася_петров"); a user named "Tanya"
+    # or "Вася" is read as a heading here, and as a quote title when a seat of the game
+    # has that name (pbp.parse.body.Reply.with_titles).
+    "{user}": r"(?-i:(?![A-ZА-ЯЁ0-9_.-]+:)(?![A-ZА-ЯЁ][a-zа-яё]+:)"
+    r"(?!(?i:upd|апд|p\.?p?\.?s\.?|пс|зы|note|notes|edit|update|todo|fyi|btw|imho|moves"
+    r"|votes|vote|ходы|ход|голос|голоса|голосую|итог|итоги|ответ|вопрос|план|заметки"
+    r"|примечание|upd\d*|ps\d*):)"
+    r"[^\W][\w.-]{2,19})",
 }
 #: Words one of which every header holds (lower case), or its last character: a line
 #: without any is no header, found without trying each pattern.

@@ -46,6 +46,10 @@ _WROTE_BARE = re.compile(rf"(?:{_WROTE_WORDS})\s*$", re.IGNORECASE)
 #: its words name a message (:data:`_MESSAGE_WORDS`) or a reply header follows it;
 #: otherwise the sender's own heading (``----- Ходы -----``, ``=== Ход 3 ===``).
 _DASHED = re.compile(r"^[-—–=*_]{3,}[^\S\n]*([^\W\d_][^-—–=*_\n]{0,50}?)[^\S\n]*[-—–=*_]{3,}$")
+#: The same anywhere in a line, with anything after it: Samsung Email glues the header
+#: fields onto its separator (``-------- Исходное сообщение --------От: Оля <…>
+#: Дата: …``), and a reply may run into it (:func:`collapsed_header`).
+_DASHED_IN = re.compile(r"[-—–=*_]{3,}[^\S\n]*([^\W\d_][^-—–=*_\n]{0,50}?)[^\S\n]*[-—–=*_]{3,}")
 #: The words of a dashed separator that name the mail quoted or forwarded below it, as
 #: clients write them (the start of a word, lower case): "message", "mail", "original",
 #: "forwarded" in the languages of the clients players use (Outlook's, Thunderbird's,
@@ -149,6 +153,16 @@ HEADER_KEYS = frozenset(
         "ส่ง", "ถึง", "เรื่อง", "sent by", "envoyé le", "enviado el",
     }
 )  # fmt: skip
+#: A label of a mail header written on one line with others (a header block a client
+#: collapsed into one line or one HTML paragraph: ``From: … Sent: … To: … Subject: …``),
+#: not inside a word; its group is the kind of field (:func:`collapsed_header`).
+_INLINE_LABEL = re.compile(
+    r"(?<![^\W_])(?:(?P<from>from|от|von)|(?P<date>date|sent|дата|отправлено|gesendet)"
+    r"|(?P<to>to|кому|an)|(?P<subject>subject|тема|betreff))\s*:",
+    re.IGNORECASE,
+)
+#: Fewest kinds of field (of from, date, to, subject) a collapsed header line names.
+_INLINE_KINDS = 3
 #: A colon, ASCII or full-width (Chinese and Japanese clients write ``发件人：``).
 _COLON = re.compile("[:：]")
 #: Most blank lines between two fields of a header block (an HTML header of one
@@ -263,6 +277,40 @@ def _is_header(fields: list[tuple[str, str]], *, need_address: bool) -> bool:
     )
 
 
+def collapsed_header(line: str) -> int | None:
+    """Where a quote header collapsed into one line starts in ``line`` (its index), or
+    None when the line holds none: a dashed separator naming a message
+    (:data:`_MESSAGE_WORDS`) with anything after it on the line (Samsung Email's
+    ``-------- Исходное сообщение --------От: Оля <olya@example.test> Дата: …``), or
+    at least three kinds of header field (from, date, to, subject: ``From:``/``От:``,
+    ``Sent:``/``Date:``/``Отправлено:``/``Дата:``, ``To:``/``Кому:``,
+    ``Subject:``/``Тема:``) on the line, with an address after the first label
+    (``From: x@example.test Sent: … To: … Subject: …``, an HTML header of one
+    paragraph). The text before it on the line is the sender's (a reply run into the
+    header); everything after it is the quoted mail.
+
+    >>> line = "ГОЛОС Петя -----Исходное сообщение----- От: olya@example.test Тема: ход"
+    >>> line[collapsed_header(line):]
+    '-----Исходное сообщение----- От: olya@example.test Тема: ход'
+    >>> collapsed_header("From: x@example.test Sent: Monday 10:30 To: y@example.test Subject: ход")
+    0
+    >>> collapsed_header("----- Ходы ----- ГОЛОС Петя") is None, collapsed_header("От: Оля") is None
+    (True, True)
+    """
+    if len(line) > _HEADER_MAX:
+        return None
+    for dashed in itertools.islice(_DASHED_IN.finditer(line), _OPENERS_TRIED):
+        if _MESSAGE_WORDS.search(dashed.group(1)):
+            return dashed.start()
+    if line.count(":") < _INLINE_KINDS and line.count("：") < _INLINE_KINDS:
+        return None
+    labels = list(itertools.islice(_INLINE_LABEL.finditer(line), _FIELDS_MAX))
+    kinds = {label.lastgroup for label in labels}
+    if len(kinds) < _INLINE_KINDS or not _EMAIL.search(line, labels[0].end()):
+        return None
+    return labels[0].start()
+
+
 def reply_header(lines: list[str], i: int) -> int:
     """How many lines (0: none) the reply header starting at ``lines[i]`` spans
     (``lines`` are right-stripped): a line that marks a quote by itself, a header block
@@ -279,6 +327,8 @@ def reply_header(lines: list[str], i: int) -> int:
         found = _GROUPWISE.match(line) and (_EMAIL.search(line) or _TIME.search(line))
         return 1 if found else 0
     if _marks_alone(lines, i, line):
+        return 1
+    if collapsed_header(line) is not None:
         return 1
     if _COLON.search(line[:40]):
         block = header_block(lines, i)
@@ -399,6 +449,10 @@ def attribution_start(lines: list[str], i: int, span: int) -> int | None:
     line = lines[i]
     if len(line) > _HEADER_MAX:
         return 0
+    if span == 1:
+        collapsed = collapsed_header(line)
+        if collapsed is not None:
+            return collapsed if line[:collapsed].strip() else 0
     following = lines[i + 1 : i + span]
     for opener in itertools.islice(_ATTRIBUTION_OPENER.finditer(line), _OPENERS_TRIED):
         start = opener.start()
