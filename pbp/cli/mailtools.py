@@ -56,7 +56,9 @@ def mail_command(
     """Drop a message into the local Maildir inbox (try a game without a mail server).
 
     Each BODY argument is one line, e.g. pbp mail --from a@example.test
-    --to gm+TOKEN@example.test 'SUGGEST Краснова, нож, кухня TO Веталь'.
+    --to gm+TOKEN@example.test 'SUGGEST Краснова, нож, кухня TO Веталь'. Put -- before
+    the lines when one starts with a dash (a signature '-- ', '-----Original
+    Message-----'): pbp mail --from … --to … -- 'ГОЛОС Петя' '-- ' 'Таня'.
     """
     config = _load(config_path)
     if config.mail.inbox.maildir is None:
