@@ -238,3 +238,18 @@ def test_mailbox_to_an_address_is_that_address_not_one_that_contains_it(bundled:
         )
     listing = pbp_cli("mailbox", "inbox", "--to", "OLYA@example.test")
     assert [line.rsplit("  ", 1)[1] for line in listing.output.splitlines()] == ["hers"]
+
+
+def test_mail_takes_body_lines_that_start_with_a_dash_after_a_double_dash(bundled: Path) -> None:
+    """``pbp mail … '-- '`` was taken for an option (click), and a bare ``--`` line was
+    swallowed as the end of options: the README's signature example delivered no
+    signature. After ``--`` every line is the body's, the first dash line included."""
+    done = pbp_cli(
+        "mail", "--from", "a@example.test", "--to", "gm@example.test",
+        "--", "ГОЛОС Петя", "-- ", "Таня", "-----Original Message-----",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    listing = pbp_cli("mailbox", "inbox", "1")
+    assert (
+        listing.output.split("\n\n", 1)[1] == "ГОЛОС Петя\n-- \nТаня\n-----Original Message-----\n"
+    )
