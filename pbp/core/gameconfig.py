@@ -8,6 +8,7 @@ A game package derives its model from :class:`GameBase` and names it as its kind
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -296,18 +297,28 @@ def command_word(name: str, words: Sequence[str]) -> str | None:
     >>> command_word("Тюрьмин", ["тюрьм*"]), command_word("Close Day", ["CLOSE DAY"])
     ('тюрьмин', 'close day')
     """
-    read = normalize(name)
-    for word in words:
-        prefix = word.endswith("*")
-        parts = normalize(word.removesuffix("*"))
-        if not parts:
-            continue
+    read = tuple(normalize(name))
+    for parts, prefix in _read_words(tuple(words)):
         for start in range(len(read) - len(parts) + 1):
             window = read[start : start + len(parts)]
             last = window[-1].startswith(parts[-1]) if prefix else window[-1] == parts[-1]
             if window[:-1] == parts[:-1] and last:
                 return " ".join(window)
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _read_words(words: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], bool], ...]:
+    """``words`` as :func:`command_word` matches them: each one's words as a mail reads
+    them (:func:`pbp.parse.names.normalize`) and whether it ends in ``*``; the empty
+    ones left out. Cached: the same words are asked of every name of every game (a
+    thousand games' names normalized them again each, seconds at start-up)."""
+    found = []
+    for word in words:
+        parts = tuple(normalize(word.removesuffix("*")))
+        if parts:
+            found.append((parts, word.endswith("*")))
+    return tuple(found)
 
 
 def _hidden(value: str) -> str | None:
