@@ -85,13 +85,14 @@ class Bot:
             return None
         players = self.seats[game_id]
         order = sorted(
-            players, key=lambda p: (kind.duties(state, p["name"]) is None, self.random.random())
+            players,
+            key=lambda p: (kind.duties(state, p["name"], None) is None, self.random.random()),
         )
         if game.kind == "cluedo_rounds":
-            order = [p for p in order if kind.duties(state, p["name"]) is not None]
+            order = [p for p in order if kind.duties(state, p["name"], None) is not None]
         for seat in order[:4]:
             name = seat["name"]
-            for text in self._candidates(game, kind.duties(state, name), seat, players):
+            for text in self._candidates(game, kind.duties(state, name, None), seat, players):
                 commands = kind.parse(text, state)
                 if len(commands) != 1 or commands[0].error is not None or commands[0].private:
                     continue

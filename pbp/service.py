@@ -490,7 +490,7 @@ class Service:
                 # The ended day's own post as it reads at its close, when the kind mails
                 # none at it (a Maniac day's votes): a record too (rule P1).
                 self.mail.record_post(game, kind.period_post, day)
-                self.table.notify(game, kind, step, now)
+                self.table.notify(game, kind, step, now, following)
                 self.table.final_post(game, kind, step, now)
         log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())
         return step
@@ -504,7 +504,7 @@ class Service:
             row = self.table.row(game.id)
             state = kind.load(row.state)
             for player in kind.players(state):
-                duties = kind.duties(state, player)
+                duties = kind.duties(state, player, row.deadline_at)
                 if duties:
                     context = {"duties": duties, "close_at": row.deadline_at}
                     self.mail.player(game, player, "reminder", context, now)

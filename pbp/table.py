@@ -141,7 +141,10 @@ class GameTable:
         """What a committed move causes for others: private mails, then its posts (for a
         ``gm_mail: per_deadline`` game, the GM's gathered: :meth:`Mailer.deadline`)."""
         with self.mail.deadline(game, now):
-            self.notify(game, kind, applied.step, now)
+            # The deadline after the step, as stored (a GM's lever does not hand it on).
+            schedule = applied.schedule or self.store.schedule(game.id)
+            deadline = schedule.deadline_at if schedule is not None else None
+            self.notify(game, kind, applied.step, now, deadline)
             for post, number in applied.posts:
                 self.mail.gm_post(game, post, now, day=number)
             # The final post after the post of the period that ended the game.
@@ -153,9 +156,12 @@ class GameTable:
         kind: AnyKind,
         step: Step,
         now: datetime,
+        deadline: datetime | None,
     ) -> None:
-        """Queue the private mails a committed step causes."""
-        for mail in kind.notifications(game, step.state, step.events):
+        """Queue the private mails a committed step causes; ``deadline``: the game's
+        deadline after it as stored (aware; None: none), which the kind's mails may name
+        (:meth:`~pbp.core.kind.GameKind.notifications`)."""
+        for mail in kind.notifications(game, step.state, step.events, deadline):
             if mail.player is None:
                 self.mail.gm(game, mail.template, dict(mail.context), now)
             else:

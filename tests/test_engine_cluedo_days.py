@@ -473,6 +473,7 @@ def test_D1_day_1_opens_with_players_characters_every_card_and_the_commitment() 
                 "commitment": commitment(canonical),
                 "suggestions_per_day": 3,
                 "max_per_addressee_per_day": 3,
+                "answer_grace_hours": 0.0,
             },
         ),
     ]
@@ -707,6 +708,33 @@ def test_D6_grace_hours_carry_a_late_suggestion_to_the_next_close() -> None:
     ]
 
 
+def test_D6_a_suggestion_is_carried_to_the_next_close_once_whatever_the_grace() -> None:
+    """D6: "due at the next close instead" — with a grace longer than a day, a suggestion
+    of day 1 is still due at the close of day 2, not carried again."""
+    game = Game(begin(answer_grace_hours=30.0))
+    game.play(suggest("Кросс", "Маша Канделябр Столовая", "Роза"), CLOSE_1 - timedelta(hours=1))
+    closed = game.close(CLOSE_1)
+    assert (closed[-1].data["gm_answered"], closed[-1].data["carried"]) == ([], [1])
+    closed = game.close(CLOSE_2)
+    assert (closed[-1].data["gm_answered"], closed[-1].data["carried"]) == ([1], [])
+    assert closed[-1].data["penalties"] == {"Роза": 1}
+
+
+def test_D6_duties_tell_the_answers_the_grace_carries_from_those_due_at_the_close() -> None:
+    """The reminder's view: with the day's close known, an answer owed for a suggestion
+    made within the grace is due at the next day's close (``later``, with that day)."""
+    game = Game(begin(answer_grace_hours=1.0))
+    game.play(suggest("Кросс", "Маша Канделябр Столовая", "Роза"), CLOSE_1 - timedelta(hours=2))
+    game.play(suggest("Дуг", "Маша Канделябр Столовая", "Роза"), CLOSE_1 - timedelta(minutes=30))
+    first, second = game.state.suggestions
+    assert days.duties(game.state, "Роза", CLOSE_1)["owed"] == [first.public()]
+    assert days.duties(game.state, "Роза", CLOSE_1)["later"] == [{**second.public(), "due_day": 2}]
+    assert days.duties(game.state, "Роза")["owed"] == [first.public(), second.public()]
+    game.close(CLOSE_1)
+    assert days.duties(game.state, "Роза", CLOSE_2)["owed"] == [second.public()]
+    assert days.duties(game.state, "Роза", CLOSE_2)["later"] == []
+
+
 def test_D7_day_summary_lists_answers_penalties_accusations_and_allowances() -> None:
     game = Game(begin(answer_grace_hours=0.5))
     game.play(suggest("Кросс", "Маша Молоток Столовая", "Дуг"), minute(1))
@@ -795,6 +823,7 @@ def test_status_shows_hand_cards_shown_duties_and_allowances() -> None:
     assert days.duties(game.state, "Кросс") == {
         "day": 1,
         "owed": [sugg(3, 1, 1, "Роза", "Кросс", "Петя Топор Спальня", minute(4))],
+        "later": [],
         "suggestions_left": 1,
     }
     assert days.status(game.state, "Дуг")["shown_by_me"] == [
@@ -843,7 +872,12 @@ def test_duties_are_empty_once_the_game_is_over() -> None:
     game = Game(begin())
     game.play(suggest("Кросс", "Маша Молоток Столовая", "Дуг"), minute(1))
     game.play(accuse("Роза", "Маша Топор Столовая"), minute(2))
-    assert days.duties(game.state, "Дуг") == {"day": 1, "owed": [], "suggestions_left": 0}
+    assert days.duties(game.state, "Дуг") == {
+        "day": 1,
+        "owed": [],
+        "later": [],
+        "suggestions_left": 0,
+    }
 
 
 def test_the_module_is_an_engine_and_status_moves_are_not_applied() -> None:

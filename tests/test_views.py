@@ -134,7 +134,7 @@ def test_the_day_view_of_a_closed_day() -> None:
         "next": 3,
         "closed": True,
         "over": True,
-        "today": [two, three],
+        "today": [{**two, "due_day": None}, {**three, "due_day": None}],
         "earlier": [one],
         "by_gm": [one, two],
         "penalties": [["Мария", 2]],
@@ -170,7 +170,8 @@ def test_the_final_view_of_days_gives_the_last_day_that_never_closed() -> None:
         **over,
         "commitment": "abc",
         "day": 2,
-        "last": [{**_sugg(4, 2), "answer": None, "by_gm": False}],
+        "last": [{**_sugg(4, 2), "answer": None, "by_gm": False, "due_day": None}],
+        "earlier": [],
         "wrong": [],
     }
 

@@ -30,7 +30,7 @@ game", lists the files):
   ``mail/reply.j2`` (``results``, each with its ``events``: :meth:`GameKind.reply_events`;
   ``player``, ``looks_quoted``, ``ignored``),
   ``mail/help.j2`` (``view``: ``post_view("help")`` of the ``game_started``),
-  ``mail/reminder.j2`` (``duties``, ``close_at``),
+  ``mail/reminder.j2`` (``duties``: :meth:`GameKind.duties`, ``close_at``),
   ``mail/gm_sheet.j2`` (``view``: :meth:`GameKind.gm_view` of the game dealt,
   ``seed``, ``events``), ``mail/gm_show.j2`` (``view``: ``gm_view``), one
   ``mail/gm_<post>.j2`` per post it mails (``part``; ``private``: the GM-only facts
@@ -324,8 +324,11 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
     def gm_view(self, state: StateT) -> dict[str, Any]:
         """Everything the GM sees (``pbp show``; a state given :meth:`with_history`)."""
 
-    def duties(self, state: StateT, player: str) -> dict[str, Any] | None:
-        """Open duties for a reminder, or None when the player owes nothing."""
+    def duties(
+        self, state: StateT, player: str, deadline: datetime | None
+    ) -> dict[str, Any] | None:
+        """Open duties for a reminder before the deadline at ``deadline`` (aware, as
+        stored; None: not known), or None when the player owes nothing."""
 
     def outstanding(self, state: StateT) -> Outstanding:
         """Who owes what now and the open count or answers, for the GM's ``STATUS`` and
@@ -334,10 +337,13 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         is over."""
 
     def notifications(
-        self, game: ConfigT, state: StateT, events: Sequence[Event]
+        self, game: ConfigT, state: StateT, events: Sequence[Event], deadline: datetime | None
     ) -> list[PrivateMail]:
         """Private mails that ``events`` (just applied, ``state`` after them) cause in
-        ``game`` (its config, for settings such as ``vote_count_mail``)."""
+        ``game`` (its config, for settings such as ``vote_count_mail``); ``deadline``:
+        the game's deadline after them as stored (aware, with the GM's extensions; None:
+        none), for a mail that names when something is due (Cluedo by days: the close
+        a suggestion is due at, D6)."""
 
 
 #: A kind of any state, move and model: how the daemon and the registry hold kinds.

@@ -148,7 +148,7 @@ class Guess:
             "winner": state.winner,
         }
 
-    def duties(self, state: Any, player: str) -> dict[str, Any] | None:
+    def duties(self, state: Any, player: str, deadline: datetime | None) -> dict[str, Any] | None:
         """No reminders."""
         return None
 
@@ -156,7 +156,9 @@ class Guess:
         """Nobody owes anything: a guess is never due."""
         return Outstanding()
 
-    def notifications(self, game: Any, state: Any, events: Sequence[Event]) -> list[PrivateMail]:
+    def notifications(
+        self, game: Any, state: Any, events: Sequence[Event], deadline: datetime | None
+    ) -> list[PrivateMail]:
         """Everybody learns the end of the game (G3)."""
         mails: list[PrivateMail] = []
         for event in events:

@@ -9,7 +9,8 @@ API (module-level functions; ``state`` is :class:`DaysState`):
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
 - ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
 - ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
-- ``status(state, player) -> dict``, ``duties(state, player) -> dict`` (reminders) and
+- ``status(state, player) -> dict``, ``duties(state, player, close_at) -> dict``
+  (reminders) and
   ``gm_view(state) -> dict`` — views.
 - ``kind = "cluedo_days"``: this module is the engine object (``pbp.core.events.Engine``).
 - ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
@@ -26,7 +27,8 @@ suggestion's arrival, ISO 8601 in UTC, e.g. "2026-12-01T17:05:00+00:00", rule D8
 
 PUBLIC
   game_started   {game: ID, day: 1, players: [{name, character}], cards: {suspects, weapons, rooms},
-                  commitment: hex sha256, suggestions_per_day, max_per_addressee_per_day}
+                  commitment: hex sha256, suggestions_per_day, max_per_addressee_per_day,
+                  answer_grace_hours (D6; absent from games started before it was logged)}
   suggestion_made {**sugg}
   refuted         {**sugg, by_gm: bool, answered_at: ISO UTC}   # never the card (C4)
   not_refuted     {**sugg, by_gm: bool, answered_at: ISO UTC}
@@ -69,7 +71,7 @@ wrong_category {card, category, allowed}.
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
 from pbp.fairness import commitment
@@ -97,6 +99,7 @@ from pbp.games.cluedo_days.state import (
     Suggestion,
     addressed_today,
     allowance,
+    carried_past,
     dump_state,
     is_over,
     load_state,
@@ -115,6 +118,7 @@ __all__ = [
     "Suggestion",
     "allowance",
     "apply",
+    "carried_past",
     "close_day",
     "dump_state",
     "duties",
@@ -179,6 +183,7 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
                 "commitment": commitment(canonical),
                 "suggestions_per_day": setup.rules.suggestions_per_day,
                 "max_per_addressee_per_day": setup.rules.max_per_addressee_per_day,
+                "answer_grace_hours": setup.rules.answer_grace_hours,
             },
         ),
     ]
@@ -415,13 +420,13 @@ def close_day(state: DaysState, at: datetime) -> Step:
     """Close the current day at ``at`` (aware) and open the next (D6, D7).
 
     Every unanswered suggestion that arrived at least ``answer_grace_hours`` before
-    ``at`` is answered by the GM (C5), in number order: GM ``gm_refutation``, PUBLIC
-    ``refuted``/``not_refuted`` with ``by_gm`` True, PLAYER ``card_shown`` when a card
-    was shown; its addressee has one suggestion fewer the next day per such answer
-    (D6), unless he is out (he has none to lose: no penalty). Suggestions within the
-    grace stay due until the next close. Then PUBLIC ``day_closed`` (D7) and the day
-    number goes up by one. A finished game is left as it is (no events), so a late
-    scheduler job does no harm.
+    ``at``, or was carried from the day before, is answered by the GM (C5), in number
+    order: GM ``gm_refutation``, PUBLIC ``refuted``/``not_refuted`` with ``by_gm`` True,
+    PLAYER ``card_shown`` when a card was shown; its addressee has one suggestion fewer
+    the next day per such answer (D6), unless he is out (he has none to lose: no
+    penalty). Suggestions of the day within the grace stay due until the next close
+    (once: D6, D7). Then PUBLIC ``day_closed`` (D7) and the day number goes up by one.
+    A finished game is left as it is (no events), so a late scheduler job does no harm.
 
     :raises ValueError: ``at`` is naive.
     """
@@ -437,12 +442,12 @@ def close_day(state: DaysState, at: datetime) -> Step:
 
 def _due_at_close(state: DaysState, at: datetime) -> tuple[list[Suggestion], list[int]]:
     """D6: the unanswered suggestions the GM answers at a close at ``at`` (those that
-    arrived ``answer_grace_hours`` or more before it), and the numbers of those
-    carried to the next close (within the grace); both in number order."""
-    cutoff = at - timedelta(hours=state.rules.answer_grace_hours)
+    arrived ``answer_grace_hours`` or more before it, and those carried from the day
+    before), and the numbers of those carried to the next close
+    (:func:`~pbp.games.cluedo_days.state.carried_past`); both in number order."""
     unanswered = [s for s in state.suggestions if s.answer is None]
-    due = [s for s in unanswered if datetime.fromisoformat(s.at) <= cutoff]
-    carried = [s.number for s in unanswered if datetime.fromisoformat(s.at) > cutoff]
+    due = [s for s in unanswered if not carried_past(state, s, at)]
+    carried = [s.number for s in unanswered if carried_past(state, s, at)]
     return due, carried
 
 

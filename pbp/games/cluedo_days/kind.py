@@ -161,16 +161,21 @@ class CluedoDays(CluedoKind):
             return [("day", int(before.day))]
         return []
 
-    def duties(self, state: DaysState, player: str) -> dict[str, Any] | None:
+    def duties(
+        self, state: DaysState, player: str, deadline: datetime | None
+    ) -> dict[str, Any] | None:
         """Owed answers and unused suggestions of today and whether the player is out
-        (no penalty for him, D6), or None when there is nothing to do."""
+        (no penalty for him, D6), or None when there is nothing to do: ``{"owed":
+        [sugg...] (due at the close at ``deadline``), "later": [sugg + due_day...] (the
+        grace carries them to the next close, D6), "suggestions_left": n, "out": bool}``."""
         if engine.is_over(state):
             return None
-        status = engine.status(state, player)
-        left = 0 if status["out"] else status["suggestions_left"]
-        if not status["owed"] and not left:
+        due = engine.duties(state, player, deadline)
+        out = player in state.out
+        left = 0 if out else due["suggestions_left"]
+        if not due["owed"] and not due["later"] and not left:
             return None
-        return {"owed": status["owed"], "suggestions_left": left, "out": status["out"]}
+        return {"owed": due["owed"], "later": due["later"], "suggestions_left": left, "out": out}
 
     def outstanding(self, state: DaysState) -> Outstanding:
         """Each answer owed (D3), ``answer`` with the suggestion's number, by addressee in
@@ -188,11 +193,18 @@ class CluedoDays(CluedoKind):
         return Outstanding(tuple(owed), {"pending": pending})
 
     def notifications(
-        self, game: CluedoDaysGame, state: DaysState, events: Sequence[Event]
+        self,
+        game: CluedoDaysGame,
+        state: DaysState,
+        events: Sequence[Event],
+        deadline: datetime | None,
     ) -> list[PrivateMail]:
-        """Who learns what by private mail after ``events``.
+        """Who learns what by private mail after ``events`` (``deadline``: the close of
+        the current day as stored, aware; None: not known).
 
-        - the addressee of a new suggestion: what he holds of it and how to answer (D3);
+        - the addressee of a new suggestion: what he holds of it, how to answer, and
+          by which close (D3, D6: the grace carries one made late to the next day's,
+          ``due`` {day, at} in his mail's context, with ``penalty_day``);
         - the suggester: the card shown to him (C4, only to him) or "no refutation";
         - an addressee the GM answered for at the close: what was shown, and the
           penalty (C5, D6);
@@ -213,6 +225,7 @@ class CluedoDays(CluedoKind):
                     # What the GM shows if he does not answer (C5); None: no refutation.
                     "gm_card": gm_default_card(hands[data["addressee"]], *named),
                     "penalised": data["addressee"] not in state.out,  # D6
+                    **self._due(game, state, int(data["number"]), deadline),
                 }
                 mails.append(PrivateMail("addressed", data["addressee"], context))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
@@ -235,6 +248,26 @@ class CluedoDays(CluedoKind):
                     mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
         # A player the GM removed gets nothing but the end of the game.
         return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
+
+    def _due(
+        self, game: CluedoDaysGame, state: DaysState, number: int, deadline: datetime | None
+    ) -> dict[str, Any]:
+        """D6, D7: when suggestion ``number`` is due, for its addressee's mail: ``{"due":
+        None}`` at the close of the current day (at ``deadline``), or, when the grace
+        carries it, ``{"due": {"day": the next day, "at": its close (aware UTC)},
+        "grace_hours": h, "penalty_day": the day after that close}``."""
+        suggestion = state.suggestions[number - 1]
+        if (
+            deadline is None
+            or suggestion.answer is not None
+            or not engine.carried_past(state, suggestion, deadline)
+        ):
+            return {"due": None}
+        return {
+            "due": {"day": state.day + 1, "at": next_close(deadline, game.close_time, game.zone)},
+            "grace_hours": state.rules.answer_grace_hours,
+            "penalty_day": state.day + 2,
+        }
 
 
 #: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.

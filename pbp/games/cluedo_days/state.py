@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbp.core.events import SetupError, flat_dict
@@ -178,6 +179,16 @@ def suggestions_left(state: DaysState, player: str) -> int:
 def owed(state: DaysState, player: str) -> list[Suggestion]:
     """D3: the suggestions addressed to ``player`` still unanswered, in number order."""
     return [s for s in state.suggestions if s.addressee == player and s.answer is None]
+
+
+def carried_past(state: DaysState, suggestion: Suggestion, close_at: datetime) -> bool:
+    """D6: True when ``suggestion`` (unanswered) is due at the close after the one at
+    ``close_at`` (aware) rather than at it: it was made today, less than
+    ``answer_grace_hours`` before ``close_at`` (its arrival, D8). A suggestion is carried
+    once at most: one of an earlier day is due at the current close, whatever the grace.
+    """
+    grace = timedelta(hours=state.rules.answer_grace_hours)
+    return suggestion.day == state.day and datetime.fromisoformat(suggestion.at) > close_at - grace
 
 
 def per_addressee_left(state: DaysState, player: str) -> dict[str, int]:

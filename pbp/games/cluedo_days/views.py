@@ -8,7 +8,8 @@ re-exported by :mod:`pbp.games.cluedo_days.engine`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from pbp.core.events import Event, event_dict
@@ -19,6 +20,7 @@ from pbp.games.cluedo.views import final_view as over_view
 from pbp.games.cluedo_days.state import (
     DaysState,
     allowance,
+    carried_past,
     owed,
     per_addressee_left,
     suggestions_left,
@@ -85,18 +87,27 @@ def status(state: DaysState, player: str) -> dict[str, Any]:
     }
 
 
-def duties(state: DaysState, player: str) -> dict[str, Any]:
-    """What a reminder lists: ``{"day", "owed": [sugg...], "suggestions_left": n}``.
+def duties(state: DaysState, player: str, close_at: datetime | None = None) -> dict[str, Any]:
+    """What a reminder lists: ``{"day", "owed": [sugg...], "later": [sugg...],
+    "suggestions_left": n}``.
 
-    Empty duties (``owed == []`` and ``suggestions_left == 0``) mean no reminder; a
-    finished game has none. :raises KeyError: ``player`` is not in the game.
+    ``owed``: the answers ``player`` owes by the close at ``close_at`` (aware; the
+    current day's, None: not known, then every answer he owes is listed here);
+    ``later``: those the grace carries to the next day's close (D6:
+    :func:`~pbp.games.cluedo_days.state.carried_past`), each with ``due_day``, the day
+    at whose close it is due. Empty duties (no answers owed and ``suggestions_left ==
+    0``) mean no reminder; a finished game has none. :raises KeyError: ``player`` is
+    not in the game.
     """
     dict(state.players)[player]
     if state.over:
-        return {"day": state.day, "owed": [], "suggestions_left": 0}
+        return {"day": state.day, "owed": [], "later": [], "suggestions_left": 0}
+    due = owed(state, player)
+    later = [s for s in due if close_at is not None and carried_past(state, s, close_at)]
     return {
         "day": state.day,
-        "owed": [s.public() for s in owed(state, player)],
+        "owed": [s.public() for s in due if s not in later],
+        "later": [{**s.public(), "due_day": state.day + 1} for s in later],
         "suggestions_left": suggestions_left(state, player),
     }
 
@@ -151,7 +162,8 @@ def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, 
         game not over.
     """
     if post in ("opening", "welcome"):
-        return start_view(events)
+        # D6's grace, 0 for a game logged before its game_started told it.
+        return {"answer_grace_hours": 0.0, **start_view(events)}
     if post == "help":
         return {"commands": commands_of(events)}
     if post == "day":
@@ -163,31 +175,44 @@ def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, 
 
 def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
     """Game day ``day`` (None: the last closed) as its summary post shows it (D6, D7,
-    C5, C6): ``{"day": d, "next": d + 1, "closed": bool (its ``day_closed`` is among ``events``),
+    C5, C6, P1), from ``events`` as they were when the day closed (those logged after
+    its ``day_closed`` play no part, so the post reads the same whenever it is printed):
+    ``{"day": d, "next": d + 1, "closed": bool (its ``day_closed`` is among ``events``),
     "over": bool (closed, or the game ended on it: an accusation ends it before the
     close), "today": [suggestion...] (the day's, with their answers:
-    :func:`pbp.games.cluedo.views.suggestions`), "earlier": [suggestion...] (of earlier
-    days, answered by the GM at this close), "by_gm": [suggestion...] (every one the GM
-    answered at this close), "penalties": [[player, n]...] (n > 0: suggestions fewer
-    the next day), "wrong": [accusation_wrong data...] (the day's), "out": [player...],
-    "allowances": [[player, n]...] (suggestions the next day)}``; a day still open has
-    no penalties, out or allowances.
+    :func:`pbp.games.cluedo.views.suggestions`, and ``due_day``: d + 1 for one the grace
+    carried to the next close, D6, else None), "earlier": [suggestion...] (of earlier
+    days, answered this day, by the addressee or by the GM at this close), "by_gm":
+    [suggestion...] (every one the GM answered at this close), "penalties": [[player,
+    n]...] (n > 0: suggestions fewer the next day), "wrong": [accusation_wrong data...]
+    (the day's), "out": [player...], "allowances": [[player, n]...] (suggestions the next
+    day)}``; a day still open has no penalties, out or allowances.
     """
-    closes = [e.data for e in events if e.kind == "day_closed"]
-    found = closes[-1:] if day is None else [c for c in closes if c["day"] == day]
-    closed = found[0] if found else None
-    if closed is not None:
-        day = closed["day"]
+    closes = [(i, e.data) for i, e in enumerate(events) if e.kind == "day_closed"]
+    found = closes[-1:] if day is None else [c for c in closes if c[1]["day"] == day]
+    closed: Mapping[str, Any] | None = None
+    if found:
+        end, closed = found[0]
+        day = int(closed["day"])
+        events = events[: end + 1]  # the day as it closed (P1)
+    # The day's own events begin after the close of the day before.
+    begins = max((i + 1 for i, c in closes if day is not None and c["day"] < day), default=0)
+    answered_today = {e.data["number"] for e in events[begins:] if e.kind in ANSWERS}
     every = suggestions(events)
+    carried = set(closed.get("carried", ())) if closed is not None else set()
     answered = set(closed["gm_answered"]) if closed is not None else set()
     return {
         "day": day,
         "next": None if day is None else day + 1,
         "closed": closed is not None,
         "over": closed is not None or any(e.kind == "game_over" for e in events),
-        "today": [s for s in every if s["day"] == day],
+        "today": [
+            {**s, "due_day": day + 1 if s["number"] in carried and day is not None else None}
+            for s in every
+            if s["day"] == day
+        ],
         "earlier": [
-            s for s in every if day is not None and s["day"] < day and s["number"] in answered
+            s for s in every if day is not None and s["day"] < day and s["number"] in answered_today
         ],
         "by_gm": [s for s in every if s["number"] in answered],
         "penalties": [[p, n] for p, n in (closed["penalties"] if closed else {}).items() if n > 0],
@@ -200,17 +225,21 @@ def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
 def final_view(events: Sequence[Event]) -> dict[str, Any]:
     """The final post (C7): :func:`pbp.games.cluedo.views.final_view` (winner,
     solution, hands, canonical, commitment) and the last day, which never closed (C6,
-    D7): ``"day"`` (the day after the last closed), ``"last"`` [suggestion...] and
-    ``"wrong"`` [accusation_wrong data...] of that day.
+    D7), as :func:`day_view` shows it: ``"day"`` (the day after the last closed),
+    ``"last"`` [suggestion...] of that day, ``"earlier"`` [suggestion...] (of earlier
+    days, answered that day: the grace carried them, D6) and ``"wrong"``
+    [accusation_wrong data...] of that day.
 
     :raises LookupError: the game is not over.
     """
     view = over_view(events)
     closed = [int(e.data["day"]) for e in events if e.kind == "day_closed"]
     last = max(closed) + 1 if closed else 1
+    day = day_view(events, last)
     return {
         **view,
         "day": last,
-        "last": [s for s in suggestions(events) if s["day"] == last],
-        "wrong": [e.data for e in events if e.kind == "accusation_wrong" and e.data["day"] == last],
+        "last": day["today"],
+        "earlier": day["earlier"],
+        "wrong": day["wrong"],
     }

@@ -167,8 +167,11 @@ class CluedoRounds(CluedoKind):
         ]
         return [("turn", turn) for turn in dict.fromkeys(turns)]
 
-    def duties(self, state: RoundsState, player: str) -> dict[str, Any] | None:
-        """His turn or his answer, when one is due (R7 reminders)."""
+    def duties(
+        self, state: RoundsState, player: str, deadline: datetime | None
+    ) -> dict[str, Any] | None:
+        """His turn or his answer, when one is due (R7 reminders; the deadline is the
+        state's own)."""
         return engine.duties(state, player)
 
     def outstanding(self, state: RoundsState) -> Outstanding:
@@ -184,7 +187,11 @@ class CluedoRounds(CluedoKind):
         return Outstanding(tuple(owed))
 
     def notifications(
-        self, game: CluedoRoundsGame, state: RoundsState, events: Sequence[Event]
+        self,
+        game: CluedoRoundsGame,
+        state: RoundsState,
+        events: Sequence[Event],
+        deadline: datetime | None,
     ) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 

@@ -276,8 +276,11 @@ class Maniac:
                 posts.append(("morning", int(event.data["night"])))
         return posts
 
-    def duties(self, state: ManiacState, player: str) -> dict[str, Any] | None:
-        """A vote not cast today; the maniac's order due (reminders)."""
+    def duties(
+        self, state: ManiacState, player: str, deadline: datetime | None
+    ) -> dict[str, Any] | None:
+        """A vote not cast today; the maniac's order due (reminders; ``deadline`` plays
+        no part)."""
         duties: dict[str, Any] | None = engine.duties(state, player)
         return duties
 
@@ -299,7 +302,11 @@ class Maniac:
         return Outstanding(tuple(owed), {"votes": engine.vote_count(state)} if live else {})
 
     def notifications(
-        self, game: ManiacGame, state: ManiacState, events: Sequence[Event]
+        self,
+        game: ManiacGame,
+        state: ManiacState,
+        events: Sequence[Event],
+        deadline: datetime | None,
     ) -> list[PrivateMail]:
         """Who learns what by private mail after ``events``.
 
