@@ -1,0 +1,428 @@
+"""Cluedo by game days with ``answer_grace_hours`` (rules D6, D7, P1), through
+:class:`pbp.service.Service`: the public record shows every answer of a suggestion the
+grace carried past its day, and every text names the close it is due at.
+
+The seed-000 game of :mod:`kits.table` with a grace of 2 hours: day 1 closes at 22:30
+Moscow (19:30 UTC), so a suggestion arriving after 20:30 Moscow (17:30 UTC) is due at
+the close of day 2. The script: №1 (Кросс → Дуг, 17:05 UTC, due at the close of day 1,
+answered by Дуг), №2 (Кросс → Дуг, 18:00 UTC, carried; Дуг answers it on day 2) and №3
+(Роза → Кросс, 18:10 UTC, carried; nobody answers, the GM does at the close of day 2,
+and Кросс has one suggestion fewer on day 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from kits.cli import run_ok
+from kits.table import Table, body, utc
+
+GRACE = "rules: {answer_grace_hours: 2}\n"
+GAME = "seed-000"
+
+CLOSE_1 = utc(2026, 12, 1, 19, 30)  # 22:30 Moscow
+
+
+def day_one(table: Table) -> None:
+    """Day 1 up to (not including) its close: №1 answered, №2 and №3 carried."""
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Дуг", "ОПРОВЕРЖЕНИЕ 1 Пистолет", at=utc(2026, 12, 1, 17, 10))
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18, 10))
+    table.run(utc(2026, 12, 1, 18, 20))
+
+
+def day_two(table: Table) -> None:
+    """Day 1 closes; on day 2 Дуг answers №2; day 2 closes (the GM answers №3)."""
+    table.run(CLOSE_1 + timedelta(minutes=1))
+    table.send("Дуг", "НЕТ ОПРОВЕРЖЕНИЯ 2", at=utc(2026, 12, 2, 10))
+    table.run(utc(2026, 12, 2, 10, 1))
+    table.run(utc(2026, 12, 2, 19, 31))
+
+
+@pytest.fixture(params=["ru", "en"])
+def locale(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _table(tmp_path: Path, locale: str, extra: str = "") -> Table:
+    table = Table(tmp_path, locale=locale, extra=GRACE + extra)
+    table.run(utc(2026, 12, 1, 17))
+    return table
+
+
+@pytest.fixture
+def table(tmp_path: Path, locale: str) -> Iterator[Table]:
+    table = _table(tmp_path, locale)
+    yield table
+    table.close()
+
+
+def mail_to(mails: list[EmailMessage], to: str, subject: str) -> str:
+    """The body of the one mail to ``to`` whose Subject ends with ``subject``."""
+    found = [m for m in mails if m["To"] == to and str(m["Subject"]).endswith(subject)]
+    assert len(found) == 1, [(m["To"], m["Subject"]) for m in mails]
+    return body(found[0])
+
+
+def post(table: Table, day: int) -> list[str]:
+    """The lines of the day's summary post (BBCode) as it was kept at its close (P1)."""
+    text = table.store.recorded_post(GAME, "day", day, "bbcode")
+    assert text is not None
+    return text.splitlines()
+
+
+def section(lines: list[str], heading: str) -> list[str]:
+    """The lines of a post under its bold ``heading``, up to the next blank line."""
+    start = lines.index(f"[b]{heading}[/b]") + 1
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return lines[start:end]
+
+
+# --- D7: the day it was made lists it as waiting ---
+
+WAITING = {
+    "ru": [
+        "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — опровергнуто",
+        "- №2, Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ждёт ответа до закрытия "
+        "дня 2",
+        "- №3, Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ждёт ответа до закрытия "
+        "дня 2",
+    ],
+    "en": [
+        "- #1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Спальня[/b] — refuted",
+        "- #2, Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — waiting for an answer "
+        "until the close of day 2",
+        "- #3, Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — waiting for an answer "
+        "until the close of day 2",
+    ],
+}
+HEADINGS = {
+    "ru": {
+        "today": "Предположения",
+        "earlier": "Ответы на предположения прошлых дней",
+        "by_gm": "Ответы ГМа за не ответивших до закрытия дня",
+        "penalties": "Штрафы: на одно предположение меньше за каждое, оставшееся без ответа",
+        "day 2": "Предположения на день 2",
+        "day 3": "Предположения на день 3",
+    },
+    "en": {
+        "today": "Suggestions",
+        "earlier": "Answers to suggestions of earlier days",
+        "by_gm": "The GM's answers for those who did not answer by the close",
+        "penalties": "Penalties: one suggestion fewer for each left unanswered",
+        "day 2": "Suggestions for day 2",
+        "day 3": "Suggestions for day 3",
+    },
+}
+
+
+def test_D7_carried_suggestion_listed_as_waiting_in_the_day_it_was_made(
+    table: Table, locale: str
+) -> None:
+    """Day 1's summary lists №2 and №3 as waiting until the close of day 2: no GM answer
+    and no penalty for them at this close (D6), everybody has 3 suggestions on day 2."""
+    day_one(table)
+    table.run(utc(2026, 12, 1, 19, 31))
+    lines = post(table, 1)
+    words = HEADINGS[locale]
+    assert section(lines, words["today"]) == WAITING[locale]
+    assert f"[b]{words['by_gm']}[/b]" not in lines
+    assert f"[b]{words['penalties']}[/b]" not in lines
+    three = {"ru": "3 предположения", "en": "3 suggestions"}[locale]
+    assert section(lines, words["day 2"]) == [
+        f"- {name}: {three}" for name in ("Кросс", "Дуг", "Роза")
+    ]
+
+
+# --- D7: the day it is answered in lists it, with its number and its day ---
+
+EARLIER = {
+    "ru": [
+        "- №2 (день 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — опровержения нет",
+        "- №3 (день 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — опровергнуто "
+        "(за Кросса ответил ГМ)",
+    ],
+    "en": [
+        "- #2 (day 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no refutation",
+        "- #3 (day 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — refuted "
+        "(the GM answered for Кросс)",
+    ],
+}
+
+
+def test_D7_carried_suggestion_answered_by_the_player_is_listed_in_the_day_it_is_answered(
+    table: Table, locale: str
+) -> None:
+    """Дуг answers №2 (of day 1) on day 2: day 2's summary lists it with its number and
+    its day, and the answer (never a card); it is no GM answer and costs nothing."""
+    day_one(table)
+    day_two(table)
+    lines = post(table, 2)
+    words = HEADINGS[locale]
+    assert section(lines, words["earlier"])[0] == EARLIER[locale][0]
+    none = {"ru": "- Предположений не было.", "en": "- No suggestions were made."}[locale]
+    assert section(lines, words["today"]) == [none]
+    assert len([line for line in lines if "№2" in line or "#2" in line]) == 1
+    assert section(lines, words["penalties"]) == [
+        {
+            "ru": "- Кросс: 1 предположение осталось без ответа — в день 3 на 1 предположение "
+            "меньше",
+            "en": "- Кросс: 1 suggestion unanswered, 1 fewer on day 3",
+        }[locale]
+    ]  # Дуг is not there: he answered №2 in time
+
+
+GM_ANSWER = {
+    "ru": [
+        "[b]Опровержение для Розы[/b] (за Кросса ответил ГМ)",
+        "[quote][b]Предположение_1 для Кросс (№3)[/b]",
+        "Карта показана приватом.",
+    ],
+    "en": [
+        "[b]Refutation for Роза[/b] (the GM answered for Кросс)",
+        "[quote][b]Suggestion_1 for Кросс (#3)[/b]",
+        "The card was shown privately.",
+    ],
+}
+
+
+def test_D7_carried_suggestion_answered_by_the_gm_is_listed_in_the_summary_of_that_close(
+    table: Table, locale: str
+) -> None:
+    """Nobody answers №3 (of day 1): the GM does at the close of day 2 (C5). Day 2's
+    summary lists it among the answers to earlier days, quotes the GM's answer as a
+    player's is quoted (D4, the card said to be shown privately, never named), and
+    Кросс has one suggestion fewer on day 3, the day after that close (D6), none fewer
+    on day 2."""
+    day_one(table)
+    table.run(utc(2026, 12, 1, 19, 31))
+    words = HEADINGS[locale]
+    three = {"ru": "- Кросс: 3 предположения", "en": "- Кросс: 3 suggestions"}[locale]
+    assert section(post(table, 1), words["day 2"])[0] == three
+    day_two(table)
+    lines = post(table, 2)
+    assert section(lines, words["earlier"]) == EARLIER[locale]
+    # The GM's answer as a player's (D4): its heading, the suggestion quoted (its
+    # sentence is P2's), the card said to be shown, never named.
+    start = lines.index(f"[b]{words['by_gm']}[/b]")
+    heading, quoted, sentence, shown = lines[start + 2 : start + 6]
+    assert [heading, quoted, shown] == GM_ANSWER[locale]
+    assert sentence.endswith("[/quote]")
+    assert section(lines, words["penalties"]) == [
+        {
+            "ru": "- Кросс: 1 предположение осталось без ответа — в день 3 на 1 предположение "
+            "меньше",
+            "en": "- Кросс: 1 suggestion unanswered, 1 fewer on day 3",
+        }[locale]
+    ]
+    two = {"ru": "- Кросс: 2 предположения", "en": "- Кросс: 2 suggestions"}[locale]
+    assert section(lines, words["day 3"])[0] == two
+
+
+# --- D6/D7: the addressee's mail names the close it is due at ---
+
+DUE = {
+    "ru": {
+        1: "Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ "
+        "(первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий "
+        "день у вас будет на одно предположение меньше за каждое такое предположение.",
+        2: "Предположение пришло меньше чем за 2 часа до закрытия дня, поэтому ответить на него "
+        "можно до закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве. Иначе "
+        "за вас ответит ГМ — «нет опровержения», а в день 3 у вас будет на одно предположение "
+        "меньше за каждое такое предположение.",
+        3: "Предположение пришло меньше чем за 2 часа до закрытия дня, поэтому ответить на него "
+        "можно до закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве. Иначе "
+        "за вас ответит ГМ (первой подходящей картой в порядке подозреваемый — орудие — "
+        "комната), а в день 3 у вас будет на одно предположение меньше за каждое такое "
+        "предположение.",
+    },
+    "en": {
+        1: "Answer before the game day closes (22:30 MSK). Otherwise the GM answers for you "
+        "(with the first matching card in the order suspect, weapon, room) and you have one "
+        "suggestion fewer the next day for each such suggestion.",
+        2: "The suggestion arrived less than 2 hours before today's close, so you may answer it "
+        "until the next game day closes: December 2, 2026, 22:30 MSK. Otherwise the GM answers "
+        "for you that you hold none of these cards, and you have one suggestion fewer on day 3 "
+        "for each such suggestion.",
+        3: "The suggestion arrived less than 2 hours before today's close, so you may answer it "
+        "until the next game day closes: December 2, 2026, 22:30 MSK. Otherwise the GM answers "
+        "for you (with the first matching card in the order suspect, weapon, room) and you have "
+        "one suggestion fewer on day 3 for each such suggestion.",
+    },
+}
+ADDRESSED = {
+    "ru": {
+        1: ("doug@example.test", "Предположение №1 от Кросса"),
+        2: ("doug@example.test", "Предположение №2 от Кросса"),
+        3: ("cross@example.test", "Предположение №3 от Розы"),
+    },
+    "en": {
+        1: ("doug@example.test", "Suggestion #1 from Кросс"),
+        2: ("doug@example.test", "Suggestion #2 from Кросс"),
+        3: ("cross@example.test", "Suggestion #3 from Роза"),
+    },
+}
+
+
+def test_D6_D7_addressee_mail_names_the_close_a_carried_suggestion_is_due_at(
+    table: Table, locale: str
+) -> None:
+    """№2 and №3 arrived within the grace: their addressees are told the next day's
+    close, date and time, and that a missed answer costs a suggestion on day 3 (the
+    day after that close); №1 is due at today's close, as without a grace."""
+    table.new_mail()
+    day_one(table)
+    mails = table.new_mail()
+    for number, (to, subject) in ADDRESSED[locale].items():
+        text = mail_to(mails, to, subject)
+        assert text.splitlines()[-1] == DUE[locale][number], number
+
+
+# --- D6: the opening post and the welcome mail say it ---
+
+GRACE_RULE = {
+    "ru": "Если предположение сделано меньше чем за 2 часа до закрытия дня, ответить на него "
+    "можно до закрытия следующего дня; тогда и штраф за пропущенный ответ — на день позже.",
+    "en": "A suggestion made less than 2 hours before a day's close may be answered until the "
+    "next day's close; the penalty for a missed answer then comes a day later too.",
+}
+OPENING = {
+    "ru": ("Пост открытия игры (день 1) — BBCode", "Клуэдо: ваши карты"),
+    "en": ("Opening post (day 1) — BBCode", "Cluedo: your cards"),
+}
+
+
+def test_D6_opening_post_and_welcome_tell_when_a_late_suggestion_is_due(
+    table: Table, locale: str
+) -> None:
+    mails = table.new_mail()
+    opening, welcome = OPENING[locale]
+    lines = mail_to(mails, "gm-person@example.test", opening).splitlines()
+    how = lines[lines.index({"ru": "[b]Ход игры[/b]", "en": "[b]How the days go[/b]"}[locale]) + 1]
+    assert how.endswith(" " + GRACE_RULE[locale])
+    assert GRACE_RULE[locale] in mail_to(mails, "rosa@example.test", welcome).splitlines()
+
+
+def test_D6_without_a_grace_the_opening_post_says_nothing_of_it(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        text = mail_to(table.new_mail(), "gm-person@example.test", OPENING["ru"][0])
+        assert "меньше чем за" not in text
+    finally:
+        table.close()
+
+
+# --- D6: the reminders ---
+
+REMINDED = {
+    "ru": [
+        "- Вы должны ответить Кроссу на предположение №1 (Ваня, Нож, Столовая) — до закрытия "
+        "дня 2.",
+        "- На сегодня у вас осталось 3 предположения.",
+    ],
+    "en": [
+        "- You owe Кросс an answer to suggestion #1 (Ваня, Нож, Столовая) by the close of day 2.",
+        "- 3 suggestions left today.",
+    ],
+}
+REMINDED_DAY_2 = {
+    "ru": [
+        "- Вы должны ответить Кроссу на предположение №1 (Ваня, Нож, Столовая).",
+        "- На сегодня у вас осталось 3 предположения.",
+        "",
+        "Если не ответить до закрытия дня, за вас ответит ГМ, а завтра у вас будет на одно "
+        "предположение меньше за каждое такое предположение.",
+    ],
+    "en": [
+        "- You owe Кросс an answer to suggestion #1 (Ваня, Нож, Столовая).",
+        "- 3 suggestions left today.",
+        "",
+        "If you do not answer by the close, the GM answers for you and you have one suggestion "
+        "fewer tomorrow for each such suggestion.",
+    ],
+}
+
+
+def test_D6_reminder_gives_a_carried_suggestion_the_close_it_is_due_at(
+    tmp_path: Path, locale: str
+) -> None:
+    """Reminders an hour before the close, a grace of 2 hours: №1 (21:00 Moscow) is
+    owed at the reminder of 21:30, due at the close of day 2, so the reminder of day 1
+    says so and threatens no penalty for tomorrow; the reminder of day 2 lists it as
+    due at that day's close, with the penalty."""
+    table = _table(tmp_path, locale, "remind_hours_before: 1\n")
+    try:
+        table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18))
+        table.run(utc(2026, 12, 1, 18, 1))
+        table.new_mail()
+        table.run(utc(2026, 12, 1, 18, 31))  # 21:31 Moscow: the reminder of day 1
+        subject = {"ru": "день закрывается", "en": "the day closes"}[locale]
+        reminders = [m for m in table.new_mail() if m["To"] == "doug@example.test"]
+        assert len(reminders) == 1 and subject in str(reminders[0]["Subject"])
+        assert body(reminders[0]).splitlines()[-2:] == REMINDED[locale]
+        table.run(utc(2026, 12, 2, 18, 31))  # the reminder of day 2
+        reminders = [m for m in table.new_mail() if m["To"] == "doug@example.test"]
+        assert body(reminders[-1]).splitlines()[-4:] == REMINDED_DAY_2[locale]
+    finally:
+        table.close()
+
+
+# --- P1: the day's post is the record of its close ---
+
+
+def test_P1_the_day_a_carried_suggestion_was_made_reads_as_at_its_close(
+    table: Table, locale: str
+) -> None:
+    """Rendered again from the whole log after №2 and №3 were answered on day 2, day 1
+    still shows them waiting, as its post did at its close; ``pbp post --day 1`` prints
+    that post."""
+    day_one(table)
+    table.run(utc(2026, 12, 1, 19, 31))
+    at_close = table.store.recorded_post(GAME, "day", 1, "bbcode")
+    day_two(table)
+    events = [s.event for s in table.store.events(GAME, public_only=True)]
+    game = table.config.game(GAME)
+    again = table.service.renderer.public_post(
+        "day", events, locale=locale, fmt="bbcode", **table.service.mail.post_context(game), day=1
+    )
+    assert again == at_close
+    assert section(again.splitlines(), HEADINGS[locale]["today"]) == WAITING[locale]
+    printed = run_ok(table.directory / "games.yaml", "post", GAME, "--day", "1")
+    assert printed.rstrip("\n") == at_close.rstrip("\n")
+
+
+# --- D7: the final post of a game that ends on the day a carried one is answered ---
+
+FINAL = {
+    "ru": [
+        "[b]День 2 (последний)[/b]",
+        "- №2 (день 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — опровержения нет",
+    ],
+    "en": [
+        "[b]Day 2 (the last)[/b]",
+        "- #2 (day 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no refutation",
+    ],
+}
+
+
+def test_D7_final_post_lists_a_carried_suggestion_answered_on_the_last_day(
+    table: Table, locale: str
+) -> None:
+    """Дуг answers №2 on day 2, then Роза's accusation ends the game before day 2 closes:
+    the final post, which tells the thread the last day, lists that answer."""
+    day_one(table)
+    table.run(utc(2026, 12, 1, 19, 31))
+    table.send("Дуг", "НЕТ ОПРОВЕРЖЕНИЯ 2", at=utc(2026, 12, 2, 10))
+    table.send("Роза", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 2, 11))
+    table.run(utc(2026, 12, 2, 11, 1))
+    final = table.store.recorded_post(GAME, "final", 2, "bbcode")
+    assert final is not None
+    lines = final.splitlines()
+    start = lines.index(FINAL[locale][0])
+    assert lines[start : start + 2] == FINAL[locale]
