@@ -63,8 +63,9 @@ from .games import MailSection, write_games_yaml
 from .table import GM, TEMPLATES, body, utc
 
 KINDS = ("maniac", "cluedo_days", "cluedo_rounds")
-#: The scripted games: one of each kind, and one of each kind with the GM's levers.
-SCENARIOS = (*KINDS, *(f"{kind}_levers" for kind in KINDS))
+#: The scripted games: one of each kind, one of each kind with the GM's levers, and
+#: Cluedo by days with a grace window (:mod:`kits.golden_grace`).
+SCENARIOS = (*KINDS, *(f"{kind}_levers" for kind in KINDS), "cluedo_days_grace")
 LOCALES = ("ru", "en")
 
 
@@ -333,9 +334,10 @@ def play(
 ) -> GoldenTable:
     """The scripted game ``scenario`` (one of :data:`SCENARIOS`) played to its end in
     ``locale``."""
-    from .golden_levers import LEVER_GAMES  # they build on this module's table
+    from .golden_grace import GRACE_GAMES  # they build on this module's table
+    from .golden_levers import LEVER_GAMES
 
-    game = {**GAMES, **LEVER_GAMES}[scenario]
+    game = {**GAMES, **LEVER_GAMES, **GRACE_GAMES}[scenario]
     table = GoldenTable(directory, game, locale, translations)
     try:
         game.script(table, locale)
