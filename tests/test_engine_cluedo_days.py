@@ -1008,14 +1008,14 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "must_refute",
             "ru",
-            "Предположение 1 (Кросс): у вас есть Канделябр, Библиотека: НЕТ ОПРОВЕРЖЕНИЯ нельзя, "
+            "Предположение №1 (Кросс): у вас есть Канделябр, Библиотека: НЕТ ОПРОВЕРЖЕНИЯ нельзя, "
             "опровергните одной из карт: Канделябр, Библиотека.\n"
             "Например: ОПРОВЕРЖЕНИЕ 1 Канделябр",
         ),
         (
             "must_refute",
             "en",
-            "Suggestion 1 (Кросс): you hold Канделябр, Библиотека: NO REFUTATION is not allowed, "
+            "Suggestion #1 (Кросс): you hold Канделябр, Библиотека: NO REFUTATION is not allowed, "
             "refute with one of: Канделябр, Библиотека.\nFor example: REFUTE 1 Канделябр",
         ),
         (
@@ -1027,7 +1027,7 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "which_suggestion",
             "en",
-            "Several suggestions are waiting for your answer: 1, 2, 3. Give the number, for "
+            "Several suggestions are waiting for your answer: #1, #2, #3. Give the number, for "
             "example: REFUTE 1 <card> or NO REFUTATION 1.",
         ),
         (

@@ -661,7 +661,8 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     briefing = body(mails[0])
     assert "Здравствуйте, Вова!" in briefing
     assert "Ваши карты: Спальня, Пистолет, Молоток." in briefing
-    assert "Вы должны ответить:\n  - Кроссу на предположение 1: Маша, Пистолет, Спальня" in briefing
+    owed = "Вы должны ответить:\n  - Кроссу на предположение №1: Маша, Пистолет, Спальня"
+    assert owed in briefing
     assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
     assert mails[0]["Reply-To"] == f"gm+{new_token}@example.test"
@@ -983,7 +984,7 @@ def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
     assert refused.value.code == "void_answered"
     text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
     assert text == (
-        "Предположение 1 отменить нельзя: на него уже ответили, а отменить можно только "
+        "Предположение №1 отменить нельзя: на него уже ответили, а отменить можно только "
         "предположение без ответа."
     )
     with pytest.raises(MoveError) as kind:

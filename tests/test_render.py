@@ -667,7 +667,7 @@ def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer)
     assert body == (
         "Неташка, игровой день закрывается 1 декабря 2026 г., 22:30 по Москве.\n"
         "\n"
-        "- Вы должны ответить игроку Веталь на предположение 7 (Краснова, нож, кухня).\n"
+        "- Вы должны ответить игроку Веталь на предположение №7 (Краснова, нож, кухня).\n"
         "- На сегодня у вас осталось 2 предположения.\n"
         "\n"
         "Если не ответить до закрытия дня, за вас ответит ГМ, а завтра у вас будет на одно "
@@ -686,7 +686,7 @@ def test_reminder_en_with_one_suggestion_left(renderer: Renderer) -> None:
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 1},
     )
     assert subject == "Reminder: the day closes December 1, 2026, 22:30 MSK"
-    assert "- You owe Веталь an answer to suggestion 7 (Краснова, нож, кухня).\n" in body
+    assert "- You owe Веталь an answer to suggestion #7 (Краснова, нож, кухня).\n" in body
     assert "- 1 suggestion left today.\n" in body
 
 

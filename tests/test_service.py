@@ -258,7 +258,7 @@ def test_reminder_lists_open_duties_once_before_the_close(tmp_path: Path) -> Non
             ("rosa@example.test", subject),
         ]
         doug = body(mails[1])
-        assert "- Вы должны ответить Кроссу на предположение 1 (Маша, Пистолет, Спальня)." in doug
+        assert "- Вы должны ответить Кроссу на предположение №1 (Маша, Пистолет, Спальня)." in doug
         assert "- На сегодня у вас осталось 3 предположения." in doug
         assert "- На сегодня у вас осталось 2 предположения." in body(mails[0])
     finally:
