@@ -972,6 +972,47 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     assert closed["gm_answered"] == [] and closed["penalties"] == {}
 
 
+@pytest.mark.parametrize(
+    ("locale", "headings"),
+    [
+        ("ru", ["[b]Предположение_1 для Дуг (№1)[/b]", "[b]Предположение_2 для Дуг (№2)[/b]"]),
+        ("en", ["[b]Suggestion_1 for Дуг (#1)[/b]", "[b]Suggestion_2 for Дуг (#2)[/b]"]),
+    ],
+)
+def test_D2_a_suggestion_after_a_void_gets_a_heading_not_used_yet(
+    tmp_path: Path, locale: str, headings: list[str]
+) -> None:
+    """D2: the heading counts the player's suggestions of the day. A voided one stays in
+    the record under its heading (its forum text may be in the thread already), so the
+    next one gets the next number, not the voided one's again; the void still gives the
+    suggestion back (3 a day, not counting the voided one)."""
+    table = Table(tmp_path, locale=locale, trusted=TRUSTED)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+
+        def suggested(minute: int) -> str:
+            table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18, minute))
+            assert table.run(utc(2026, 12, 1, 18, minute + 1)) == ["applied"]
+            reply = next(m for m in table.new_mail() if m["To"] == "cross@example.test")
+            (heading,) = [line for line in body(reply).splitlines() if line.startswith("[b]")]
+            return heading
+
+        first = suggested(0)
+        voided = seq_of(table, "suggestion_made")
+        table.service.gm.void(GAME, voided, now=utc(2026, 12, 1, 18, 2), via="mail", note=None)
+        flushed(table)
+        assert [first, suggested(5)] == headings
+        kind = table.service.kind_of("cluedo_days")
+        row = table.store.game(GAME)
+        assert row is not None
+        state = kind.load(row.state)
+        assert kind.status(state, "Кросс")["suggestions_left"] == 2
+        assert [s.ordinal for s in state.suggestions] == [1, 2]
+    finally:
+        table.close()
+
+
 def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
     suggest(table)
     table.send("Дуг", "опровержение спальня", at=utc(2026, 12, 1, 17, 30))
