@@ -1268,3 +1268,84 @@ def test_suggestion_numbers_carry_their_sign_in_refusals(
             waiting=[3],
         ),
     ] == texts
+
+
+# --- issue 34: the GM's texts name events and outcomes in words, never by their codes ---
+
+
+@pytest.mark.parametrize(
+    ("locale", "texts"),
+    [
+        (
+            "ru",
+            [
+                "Это событие (отмена предположения ГМом) отменить нельзя. Отменить можно только:"
+                " предположение, на которое ещё нет ответа.",
+                "Это событие (опровержение) отменить нельзя. В этой игре ничего не отменяется;"
+                " внесите за игрока правильный ход (ЗА ИГРОК: ХОД).",
+                "Это событие (закрепление заказа маньяка) отменить нельзя. Отменить можно только:"
+                " действующий голос текущего дня и заказ маньяка, пока он не закреплён.",
+                "Это событие отменить нельзя. Отменить можно только: предположение, на которое"
+                " ещё нет ответа.",
+            ],
+        ),
+        (
+            "en",
+            [
+                "This event (the GM's void of a suggestion) cannot be voided. Only these can be"
+                " voided: an unanswered suggestion.",
+                "This event (a refutation) cannot be voided. Nothing can be voided in this game;"
+                " enter the right move for the player instead (ACT PLAYER: MOVE).",
+                "This event (the maniac's order fixed) cannot be voided. Only these can be"
+                " voided: a vote of today that still stands and a maniac's order not yet fixed.",
+                "This event cannot be voided. Only these can be voided: an unanswered suggestion.",
+            ],
+        ),
+    ],
+)
+def test_void_kind_refusal_names_the_event_in_words_not_its_kind(
+    renderer: Renderer, locale: str, texts: list[str]
+) -> None:
+    """The GM's result mail said «Событие «suggestion_voided» отменить нельзя. Отменяются
+    только: suggestion_made.» (Cluedo by days; Maniac: «vote_cast, order_placed»)."""
+    cases = [
+        ("suggestion_voided", ["suggestion_made"]),  # Cluedo by days
+        ("refuted", []),  # Cluedo by rounds: nothing can be voided
+        ("order_fixed", ["vote_cast", "order_placed"]),  # Maniac
+        ("a_kind_of_a_new_game", ["suggestion_made"]),  # no words: no code either
+    ]
+    assert [error(renderer, "void_kind", locale, kind=k, allowed=a) for k, a in cases] == texts
+    cli = renderer.error("void_kind", {"kind": "refuted", "allowed": []}, locale=locale, cli=True)
+    assert cli.endswith("(pbp act).")
+
+
+@pytest.mark.parametrize(
+    ("locale", "texts"),
+    [
+        (
+            "ru",
+            [
+                "Отложенное письмо 3 уже обработано снова: применено отчасти, часть команд"
+                " отклонена (отправителю ответили). Больше оно не ждёт.",
+                "Этот pbp пока не умеет «ИСКЛЮЧИТЬ»; сделайте это вручную.",
+            ],
+        ),
+        (
+            "en",
+            [
+                "Kept mail 3 was processed again already: applied in part, some commands refused"
+                " (the sender was told). It waits no more.",
+                'This pbp cannot do "REMOVE" yet; ask for it or do it by hand.',
+            ],
+        ),
+    ],
+)
+def test_gm_refusals_name_an_outcome_and_a_lever_in_words_not_their_codes(
+    renderer: Renderer, locale: str, texts: list[str]
+) -> None:
+    """DISMISS of a mail retried already said «(partly_applied)»; a lever a game kind
+    cannot pull said «"remove"»: the outcome in words, the lever by the GM's keyword."""
+    assert [
+        error(renderer, "kept_done", locale, id=3, outcome="partly_applied", via="mail"),
+        error(renderer, "gm_unsupported", locale, lever="remove"),
+    ] == texts

@@ -484,6 +484,23 @@ def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
     assert error.value.code == "gm_paused"
 
 
+def test_already_paused_refusal_gives_the_time_in_the_games_zone_not_iso(table: Table) -> None:
+    """The GM's result mail said «уже на паузе (с 2026-12-01T18:02:00+00:00)»: a stored
+    time as the machine writes it. It is given in the game's zone, as every GM text."""
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    with pytest.raises(LeverRefused) as error:
+        gm.pause(GAME, now=utc(2026, 12, 1, 17, 20), via="cli", note=None)
+    refused = error.value
+    assert [
+        table.service.renderer.error(refused.code, refused.params, locale=locale)
+        for locale in ("ru", "en")
+    ] == [
+        "Игра seed-000 уже на паузе (с 1 декабря 2026 г., 20:10 по Москве).",
+        "Game seed-000 is already paused (since December 1, 2026, 20:10 MSK).",
+    ]
+
+
 def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
     table = Table(tmp_path, extra="remind_hours_before: 2\n")
     try:
@@ -1011,6 +1028,25 @@ def test_D2_a_suggestion_after_a_void_gets_a_heading_not_used_yet(
         assert [s.ordinal for s in state.suggestions] == [1, 2]
     finally:
         table.close()
+
+
+def test_void_result_mail_names_an_event_it_refuses_in_words_not_its_kind(table: Table) -> None:
+    """The GM's result mail said «Событие «suggestion_voided» отменить нельзя. Отменяются
+    только: suggestion_made.»: internal event kinds. It says what the event is and which
+    moves can be voided, in the catalog's words."""
+    suggest(table)
+    table.service.gm.void(
+        GAME, seq_of(table, "suggestion_made"), now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    flushed(table)
+    gm_mail(table, f"ОТМЕНИТЬ {seq_of(table, 'suggestion_voided')}", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_refused"]
+    (result,) = table.new_mail()
+    assert result["Subject"] == "[seed-000] Re: команды"
+    assert named_body(result, GAME).split("\n")[1] == (
+        "Не выполнено. Это событие (отмена предположения ГМом) отменить нельзя. Отменить "
+        "можно только: предположение, на которое ещё нет ответа."
+    )
 
 
 def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
