@@ -38,6 +38,8 @@ import yaml
 from pydantic import BaseModel
 from pydantic_core import PydanticCustomError
 
+from pbp.counted import counted
+
 YamlPath = tuple[str | int, ...]
 """A path into a document: mapping keys (str) and sequence indices (int)."""
 
@@ -445,7 +447,7 @@ def checks_error(problems: Found) -> PydanticCustomError:
     :func:`explain` reports each at its path below the model's.
     """
     return PydanticCustomError(
-        "pbp_checks", "{count} problems", {"count": len(problems), "problems": problems}
+        "pbp_checks", counted(len(problems), "problem"), {"problems": problems}
     )
 
 

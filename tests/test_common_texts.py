@@ -450,17 +450,17 @@ def test_void_answered_english(renderer: Renderer) -> None:
     def text(answer: str, by_gm: bool, locale: str = "en") -> str:
         return error(renderer, "void_answered", locale, number=4, answer=answer, by_gm=by_gm)
 
-    assert text("voided", False) == "Suggestion 4 is voided already."
+    assert text("voided", False) == "Suggestion #4 is voided already."
     assert text("refuted", False) == (
-        "Suggestion 4 cannot be voided: it has been answered already, and only an"
+        "Suggestion #4 cannot be voided: it has been answered already, and only an"
         " unanswered suggestion can be voided."
     )
     assert text("refuted", True) == (
-        "Suggestion 4 cannot be voided: the GM has answered it already, and only an"
+        "Suggestion #4 cannot be voided: the GM has answered it already, and only an"
         " unanswered suggestion can be voided."
     )
     assert text("refuted", False, "ru") == (
-        "Предположение 4 отменить нельзя: на него уже ответили, а отменить можно только"
+        "Предположение №4 отменить нельзя: на него уже ответили, а отменить можно только"
         " предположение без ответа."
     )
 
@@ -1212,3 +1212,140 @@ def test_wrong_sender_tells_a_stranger_he_is_registered_in_no_game(renderer: Ren
     ]
     _subject, body = mail(renderer, "wrong_sender", address="player3@example.test")
     assert "другого участника игры" in body.split("\n")[0]
+
+
+# --- issue 34: a suggestion's number is written with its sign, «№2», in every text ---
+
+
+@pytest.mark.parametrize(
+    ("locale", "texts"),
+    [
+        (
+            "ru",
+            [
+                "В этом ходу вы уже сделали предположение №2, на него сейчас отвечает Дуг. За ход"
+                " — одно предположение или одно обвинение; обвинить можно только в начале своего"
+                " следующего хода, вместо предположения.",
+                "Предположения №9 нет. Вас ждут предположения: №3, №5.",
+                "Вас ждут несколько предположений: №3, №5. Укажите номер, например:"
+                " ОПРОВЕРЖЕНИЕ 3 <карта> или НЕТ ОПРОВЕРЖЕНИЯ 3.",
+                "На предположение №2 уже дан ответ (опровержение); ответ изменить нельзя."
+                " Вас ждут предположения: №3.",
+            ],
+        ),
+        (
+            "en",
+            [
+                "You have already made your move this turn: suggestion #2, which Дуг is answering"
+                " now. One suggestion or one accusation per turn; an accusation only at the start"
+                " of your next turn, instead of a suggestion.",
+                "There is no suggestion #9. Waiting for your answer: #3, #5.",
+                "Several suggestions are waiting for your answer: #3, #5. Give the number, for"
+                " example: REFUTE 3 <card> or NO REFUTATION 3.",
+                "Suggestion #2 has already been answered (refuted); an answer cannot be changed."
+                " Waiting for your answer: #3.",
+            ],
+        ),
+    ],
+)
+def test_suggestion_numbers_carry_their_sign_in_refusals(
+    renderer: Renderer, locale: str, texts: list[str]
+) -> None:
+    """«вы уже сделали предположение 2» lacked «№»; a list of numbers waiting lacked it
+    too. The commands keep the bare number (``REFUTE 3``): that is what a player types."""
+    genders = {"genders": {"Дуг": "femn"}}
+    assert [
+        error(renderer, "one_move_per_turn", locale, number=2, asked="Дуг", **genders),
+        error(renderer, "unknown_suggestion", locale, number=9, waiting=[3, 5]),
+        error(renderer, "which_suggestion", locale, waiting=[3, 5]),
+        error(
+            renderer,
+            "already_answered",
+            locale,
+            number=2,
+            answer="refuted",
+            by_gm=False,
+            waiting=[3],
+        ),
+    ] == texts
+
+
+# --- issue 34: the GM's texts name events and outcomes in words, never by their codes ---
+
+
+@pytest.mark.parametrize(
+    ("locale", "texts"),
+    [
+        (
+            "ru",
+            [
+                "Это событие (отмена предположения ГМом) отменить нельзя. Отменить можно только:"
+                " предположение, на которое ещё нет ответа.",
+                "Это событие (опровержение) отменить нельзя. В этой игре ничего не отменяется;"
+                " внесите за игрока правильный ход (ЗА ИГРОК: ХОД).",
+                "Это событие (закрепление заказа маньяка) отменить нельзя. Отменить можно только:"
+                " действующий голос текущего дня и заказ маньяка, пока он не закреплён.",
+                "Это событие отменить нельзя. Отменить можно только: предположение, на которое"
+                " ещё нет ответа.",
+            ],
+        ),
+        (
+            "en",
+            [
+                "This event (the GM's void of a suggestion) cannot be voided. Only these can be"
+                " voided: an unanswered suggestion.",
+                "This event (a refutation) cannot be voided. Nothing can be voided in this game;"
+                " enter the right move for the player instead (ACT PLAYER: MOVE).",
+                "This event (the maniac's order fixed) cannot be voided. Only these can be"
+                " voided: a vote of today that still stands and a maniac's order not yet fixed.",
+                "This event cannot be voided. Only these can be voided: an unanswered suggestion.",
+            ],
+        ),
+    ],
+)
+def test_void_kind_refusal_names_the_event_in_words_not_its_kind(
+    renderer: Renderer, locale: str, texts: list[str]
+) -> None:
+    """The GM's result mail said «Событие «suggestion_voided» отменить нельзя. Отменяются
+    только: suggestion_made.» (Cluedo by days; Maniac: «vote_cast, order_placed»)."""
+    cases = [
+        ("suggestion_voided", ["suggestion_made"]),  # Cluedo by days
+        ("refuted", []),  # Cluedo by rounds: nothing can be voided
+        ("order_fixed", ["vote_cast", "order_placed"]),  # Maniac
+        ("a_kind_of_a_new_game", ["suggestion_made"]),  # no words: no code either
+    ]
+    assert [error(renderer, "void_kind", locale, kind=k, allowed=a) for k, a in cases] == texts
+    cli = renderer.error("void_kind", {"kind": "refuted", "allowed": []}, locale=locale, cli=True)
+    assert cli.endswith("(pbp act).")
+
+
+@pytest.mark.parametrize(
+    ("locale", "texts"),
+    [
+        (
+            "ru",
+            [
+                "Отложенное письмо 3 уже обработано снова: применено отчасти, часть команд"
+                " отклонена (отправителю ответили). Больше оно не ждёт.",
+                "Этот pbp пока не умеет «ИСКЛЮЧИТЬ»; сделайте это вручную.",
+            ],
+        ),
+        (
+            "en",
+            [
+                "Kept mail 3 was processed again already: applied in part, some commands refused"
+                " (the sender was told). It waits no more.",
+                'This pbp cannot do "REMOVE" yet; ask for it or do it by hand.',
+            ],
+        ),
+    ],
+)
+def test_gm_refusals_name_an_outcome_and_a_lever_in_words_not_their_codes(
+    renderer: Renderer, locale: str, texts: list[str]
+) -> None:
+    """DISMISS of a mail retried already said «(partly_applied)»; a lever a game kind
+    cannot pull said «"remove"»: the outcome in words, the lever by the GM's keyword."""
+    assert [
+        error(renderer, "kept_done", locale, id=3, outcome="partly_applied", via="mail"),
+        error(renderer, "gm_unsupported", locale, lever="remove"),
+    ] == texts

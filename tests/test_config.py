@@ -212,7 +212,7 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             _edit("кабинет, холл]", "кабинет, холл, гостиная]"),
             [
                 "games.yaml:18: games[0].cards: rule C1: 3 players need 12 cards; the decks hold"
-                " 13, and 1 extra cards cannot be dropped one per deck per missing player"
+                " 13, and 1 extra card cannot be dropped one per deck per missing player"
             ],
             id="C1 surplus not a multiple of 3",
         ),
@@ -357,6 +357,27 @@ def test_title_post_format_and_gm_mail_have_defaults_and_are_checked(
         "games[0].post_format:",
     ]
     assert "without square brackets" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("rooms", "surplus"),
+    [
+        ("кабинет, холл, гостиная]", "1 extra card"),
+        ("кабинет, холл, гостиная, зал]", "2 extra cards"),
+    ],
+    ids=["1 extra card", "2 extra cards"],
+)
+def test_C1_check_counts_extra_cards_with_the_right_plural(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rooms: str, surplus: str
+) -> None:
+    """``pbp check`` said "1 extra cards": the count and its noun agree (English, the
+    command line's language: :func:`pbp.counted.counted`)."""
+    text = _edit("кабинет, холл]", rooms)
+    have = 12 + int(surplus[0])
+    assert _problems(tmp_path, monkeypatch, text) == [
+        f"games.yaml:18: games[0].cards: rule C1: 3 players need 12 cards; the decks hold {have}, "
+        f"and {surplus} cannot be dropped one per deck per missing player"
+    ]
 
 
 def test_C1_five_players_drop_the_bottom_card_of_each_deck(
@@ -774,10 +795,10 @@ def test_a_cluedo_card_whose_name_begins_as_a_refutation_word_is_refused(
     assert _problems(tmp_path, monkeypatch, text) == [
         "games.yaml:20: games[0].cards.weapons[0]: card '12 стульев': a player's REFUTE "
         "reads '12' as part of the command (REFUTE No… is NO REFUTATION, REFUTE 12… "
-        "refutes suggestion 12): give the card a name that begins with another word",
+        "refutes suggestion #12): give the card a name that begins with another word",
         "games.yaml:21: games[0].cards.rooms[1]: card 'Нет выхода': a player's REFUTE "
         "reads 'нет' as part of the command (REFUTE No… is NO REFUTATION, REFUTE 12… "
-        "refutes suggestion 12): give the card a name that begins with another word",
+        "refutes suggestion #12): give the card a name that begins with another word",
     ]
     # A word of the command elsewhere in a card's name is read right.
     fine = _edit("rooms: [кухня, терраса,", "rooms: [кухня, Комната для гостей,")
@@ -791,9 +812,25 @@ def test_M1_fixed_roles_need_one_maniac_one_duty_officer_and_a_fan_from_10(
     roles["Игрок1"] = "maniac"
     roles["Игрок2"] = "maniac"
     assert _problems(tmp_path, monkeypatch, _maniac(10, roles)) == [
-        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 maniac, got 2",
-        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 duty_officer, got 0",
-        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 fan, got 0",
+        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 player with the role "
+        "maniac, got 2",
+        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 player with the role "
+        "duty_officer, got 0",
+        "games.yaml:22: games[0].roles: rule M1: 10 players need 1 player with the role fan, got 0",
+    ]
+
+
+def test_M1_check_counts_the_players_a_role_needs_with_the_right_plural(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pbp check`` said "9 players need 0 fan": a count and its noun agree (English,
+    the command line's language: :func:`pbp.counted.counted`)."""
+    roles = {f"Игрок{i}": "civilian" for i in range(1, 10)}
+    roles["Игрок1"] = "maniac"
+    roles["Игрок2"] = "duty_officer"
+    roles["Игрок3"] = "fan"
+    assert _problems(tmp_path, monkeypatch, _maniac(9, roles)) == [
+        "games.yaml:21: games[0].roles: rule M1: 9 players need 0 players with the role fan, got 1",
     ]
 
 

@@ -281,6 +281,7 @@ NOT_YOUR_TURN = (
 
 WELCOME = f"{TAG} Клуэдо: ваши карты"
 TURN_REMINDER = f"{TAG} Напоминание: ваш ход до …"
+TURN_SKIPPED = f"{TAG} Ваш ход пропущен (ход 1)"
 ANSWER_REMINDER = f"{TAG} Напоминание: ответ на предположение №2 до …"
 GAME_OVER = f"{TAG} Игра окончена"
 
@@ -347,7 +348,8 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         turn_1, turn_1_markdown = gm_box[3:]  # and nothing for the GM only: no such mail
         assert post(turn_1) == TURN_1_POST
         assert post(turn_1_markdown) == TURN_1_MARKDOWN
-        assert titles(mailbox(dovecot, EMAIL[CROSS])) == [WELCOME, TURN_REMINDER]
+        # Only Кросс is told by mail that his turn was skipped (R7).
+        assert titles(mailbox(dovecot, EMAIL[CROSS])) == [WELCOME, TURN_REMINDER, TURN_SKIPPED]
 
         # --- R2, R6: Дуг suggests; Роза has none (answered at once), Кросс must show Петя
         send(
@@ -366,7 +368,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             "Роза: нет карт.\n"
             "Сейчас отвечает Кросс.\n" in doug_reply.body
         )
-        cross_asked = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №1")[2]
+        cross_asked = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №1")[3]
         assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in (
             cross_asked.lines
         )
@@ -374,7 +376,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
 
         # --- C4: Кросс shows Петя, to Дуг alone; turn 3 is Роза's
         send(smtp, EMAIL[CROSS], personal[CROSS], "ОПРОВЕРЖЕНИЕ Петя", reply_to=cross_asked)
-        cross_reply = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ответ на предположение №1")[3]
+        cross_reply = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ответ на предположение №1")[4]
         assert (
             "> ОПРОВЕРЖЕНИЕ Петя\n"
             "Понял: ОПРОВЕРЖЕНИЕ Петя\n"
@@ -406,7 +408,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             "следующего за вами игрока.\n"
             "Сейчас отвечает Кросс.\n" in rosa_reply.body
         )
-        cross_asked_2 = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №2")[4]
+        cross_asked_2 = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №2")[5]
         assert (
             "У вас есть: Ваня, Нож. Вы обязаны опровергнуть и сами выбираете, какую из этих "
             "карт показать. Ответьте строкой, например:" in cross_asked_2.lines
@@ -433,6 +435,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         assert titles(cross_box) == [
             WELCOME,
             TURN_REMINDER,
+            TURN_SKIPPED,
             f"{TAG} Ваш ответ на предположение №1",
             f"Re: {TAG} Ваш ответ на предположение №1",
             f"{TAG} Ваш ответ на предположение №2",
@@ -440,7 +443,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             f"{TAG} Предположение №2: за вас ответил ГМ",
             f"{TAG} Ваш ход (ход 4)",
         ]
-        gm_answered = cross_box[6]
+        gm_answered = cross_box[7]
         assert (
             "ГМ ответил за вас и показал Розе вашу карту Ваня (первую подходящую в "
             "порядке подозреваемый — орудие — комната)." in gm_answered.lines
@@ -459,7 +462,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     # From turn 4 on, the real ``pbp run`` on the wall clock (it is later than the game's).
     daemon = table.pbp_run()
     # --- C7: Кросс accuses rightly and wins; the fairness string matches the opening
-    cross_turn = cross_box[7]
+    cross_turn = cross_box[8]
     send(
         smtp, EMAIL[CROSS], personal[CROSS], "ОБВИНЕНИЕ Маша, Топор, Столовая", reply_to=cross_turn
     )
@@ -467,7 +470,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     accusation, final, _final_markdown, _final_facts = gm_box[11:]
     assert accusation.subject == f"{TAG} Обвинение игрока Кросс: верное"
     assert "Ход 4. Кросс обвиняет: Маша, Топор, Столовая." in accusation.lines
-    cross_won = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ход (ход 4)")[8]
+    cross_won = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ход (ход 4)")[9]
     assert (
         "> ОБВИНЕНИЕ Маша, Топор, Столовая\n"
         "Понял: ОБВИНЕНИЕ Маша, Топор, Столовая\n"
@@ -551,7 +554,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     assert (data[24]["winner"], data[24]["canonical"]) == (CROSS, canonical)
 
     # --- the scheduler woke the daemon on time (the mail loop alone: up to 10 s late)
-    remind_1, remind_2 = cross_box[1], cross_box[5]
+    remind_1, remind_2 = cross_box[1], cross_box[6]
     assert remind_1.subject == f"{TAG} Напоминание: ваш ход до {msk_text(deadline_1)}"
     assert remind_2.subject == (
         f"{TAG} Напоминание: ответ на предположение №2 до {msk_text(deadline_2)}"
@@ -580,6 +583,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     assert subjects(dovecot, EMAIL[CROSS]) == [
         WELCOME,
         remind_1.subject,
+        TURN_SKIPPED,
         f"{TAG} Ваш ответ на предположение №1",
         f"Re: {TAG} Ваш ответ на предположение №1",
         f"{TAG} Ваш ответ на предположение №2",

@@ -503,6 +503,37 @@ def test_D2_three_suggestions_a_day_numbered_game_wide_with_a_daily_ordinal() ->
     assert (made.data["number"], made.data["day"], made.data["ordinal"]) == (5, 2, 1)
 
 
+def test_D2_a_voided_suggestion_keeps_its_heading_number_and_gives_the_allowance_back() -> None:
+    """D2: Кросс's №2 («Предположение_2 для Роза») is voided; his next suggestions are
+    headed _3 and _4, never _2 again, and he still makes 3 that count today."""
+    game = Game(begin())
+    ordinals = []
+    for n, to in enumerate(("Дуг", "Роза"), start=1):
+        (made,) = game.play(suggest("Кросс", "Маша Топор Столовая", to), minute(n))
+        ordinals.append(made.data["ordinal"])
+    (voided,) = days.void(game.state, 2, minute(3)).events
+    assert (voided.kind, voided.data["ordinal"]) == ("suggestion_voided", 2)
+    game.state = days.void(game.state, 2, minute(3)).state
+    assert days.status(game.state, "Кросс")["suggestions_left"] == 2
+    for n, to in enumerate(("Роза", "Дуг"), start=4):
+        (made,) = game.play(suggest("Кросс", "Маша Топор Столовая", to), minute(n))
+        ordinals.append(made.data["ordinal"])
+    assert ordinals == [1, 2, 3, 4]
+    error = game.refused(suggest("Кросс", "Маша Топор Столовая", "Роза"), minute(9))
+    assert (error.code, error.params) == (
+        "no_suggestions_left",
+        {"day": 1, "allowance": 3, "penalty": 0, "made": 3},
+    )
+    # A new day counts from 1 again.
+    for who, n in (("Дуг", 1), ("Роза", 3), ("Дуг", 4)):
+        game.play((who, NoRefutation(n)), minute(10 + n))
+    game.close(CLOSE_1)
+    (made,) = game.play(
+        suggest("Кросс", "Маша Топор Столовая", "Роза"), CLOSE_1 + timedelta(hours=1)
+    )
+    assert (made.data["day"], made.data["ordinal"]) == (2, 1)
+
+
 def test_D2_D6_rules_refuse_negative_limits() -> None:
     with pytest.raises(ValueError, match="rule D2"):
         DaysRules(suggestions_per_day=-1)
@@ -1042,14 +1073,14 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "must_refute",
             "ru",
-            "Предположение 1 (Кросс): у вас есть Канделябр, Библиотека: НЕТ ОПРОВЕРЖЕНИЯ нельзя, "
+            "Предположение №1 (Кросс): у вас есть Канделябр, Библиотека: НЕТ ОПРОВЕРЖЕНИЯ нельзя, "
             "опровергните одной из карт: Канделябр, Библиотека.\n"
             "Например: ОПРОВЕРЖЕНИЕ 1 Канделябр",
         ),
         (
             "must_refute",
             "en",
-            "Suggestion 1 (Кросс): you hold Канделябр, Библиотека: NO REFUTATION is not allowed, "
+            "Suggestion #1 (Кросс): you hold Канделябр, Библиотека: NO REFUTATION is not allowed, "
             "refute with one of: Канделябр, Библиотека.\nFor example: REFUTE 1 Канделябр",
         ),
         (
@@ -1061,7 +1092,7 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "which_suggestion",
             "en",
-            "Several suggestions are waiting for your answer: 1, 2, 3. Give the number, for "
+            "Several suggestions are waiting for your answer: #1, #2, #3. Give the number, for "
             "example: REFUTE 1 <card> or NO REFUTATION 1.",
         ),
         (

@@ -1100,14 +1100,14 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "one_move_per_turn",
             "en",
-            "You have already made your move this turn: suggestion 1, which Дуг is answering "
+            "You have already made your move this turn: suggestion #1, which Дуг is answering "
             "now. One suggestion or one accusation per turn; an accusation only at the start of "
             "your next turn, instead of a suggestion.",
         ),
         (
             "one_move_per_turn",
             "ru",
-            "В этом ходу вы уже сделали предположение 1, на него сейчас отвечает Дуг. За ход — "
+            "В этом ходу вы уже сделали предположение №1, на него сейчас отвечает Дуг. За ход — "
             "одно предположение или одно обвинение; обвинить можно только в начале своего "
             "следующего хода, вместо предположения.",
         ),
@@ -1126,13 +1126,13 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "not_asked",
             "en",
-            "You are not asked to answer suggestion 1: Дуг answers it now, and you will get a "
+            "You are not asked to answer suggestion #1: Дуг answers it now, and you will get a "
             "mail if the answering comes to you.",
         ),
         (
             "not_asked",
             "ru",
-            "Отвечать на предположение 1 сейчас не ваша очередь: отвечает Дуг; если очередь "
+            "Отвечать на предположение №1 сейчас не ваша очередь: отвечает Дуг; если очередь "
             "дойдёт до вас, придёт письмо.",
         ),
         (

@@ -484,6 +484,23 @@ def test_pause_and_resume_refuse_what_does_not_fit(table: Table) -> None:
     assert error.value.code == "gm_paused"
 
 
+def test_already_paused_refusal_gives_the_time_in_the_games_zone_not_iso(table: Table) -> None:
+    """The GM's result mail said «уже на паузе (с 2026-12-01T18:02:00+00:00)»: a stored
+    time as the machine writes it. It is given in the game's zone, as every GM text."""
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 17, 10), via="cli", note=None)
+    with pytest.raises(LeverRefused) as error:
+        gm.pause(GAME, now=utc(2026, 12, 1, 17, 20), via="cli", note=None)
+    refused = error.value
+    assert [
+        table.service.renderer.error(refused.code, refused.params, locale=locale)
+        for locale in ("ru", "en")
+    ] == [
+        "Игра seed-000 уже на паузе (с 1 декабря 2026 г., 20:10 по Москве).",
+        "Game seed-000 is already paused (since December 1, 2026, 20:10 MSK).",
+    ]
+
+
 def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
     table = Table(tmp_path, extra="remind_hours_before: 2\n")
     try:
@@ -661,7 +678,8 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     briefing = body(mails[0])
     assert "Здравствуйте, Вова!" in briefing
     assert "Ваши карты: Спальня, Пистолет, Молоток." in briefing
-    assert "Вы должны ответить:\n  - Кроссу на предположение 1: Маша, Пистолет, Спальня" in briefing
+    owed = "Вы должны ответить:\n  - Кроссу на предположение №1: Маша, Пистолет, Спальня"
+    assert owed in briefing
     assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
     assert mails[0]["Reply-To"] == f"gm+{new_token}@example.test"
@@ -971,6 +989,66 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     assert closed["gm_answered"] == [] and closed["penalties"] == {}
 
 
+@pytest.mark.parametrize(
+    ("locale", "headings"),
+    [
+        ("ru", ["[b]Предположение_1 для Дуг (№1)[/b]", "[b]Предположение_2 для Дуг (№2)[/b]"]),
+        ("en", ["[b]Suggestion_1 for Дуг (#1)[/b]", "[b]Suggestion_2 for Дуг (#2)[/b]"]),
+    ],
+)
+def test_D2_a_suggestion_after_a_void_gets_a_heading_not_used_yet(
+    tmp_path: Path, locale: str, headings: list[str]
+) -> None:
+    """D2: the heading counts the player's suggestions of the day. A voided one stays in
+    the record under its heading (its forum text may be in the thread already), so the
+    next one gets the next number, not the voided one's again; the void still gives the
+    suggestion back (3 a day, not counting the voided one)."""
+    table = Table(tmp_path, locale=locale, trusted=TRUSTED)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+
+        def suggested(minute: int) -> str:
+            table.send("Кросс", SUGGESTION, at=utc(2026, 12, 1, 18, minute))
+            assert table.run(utc(2026, 12, 1, 18, minute + 1)) == ["applied"]
+            reply = next(m for m in table.new_mail() if m["To"] == "cross@example.test")
+            (heading,) = [line for line in body(reply).splitlines() if line.startswith("[b]")]
+            return heading
+
+        first = suggested(0)
+        voided = seq_of(table, "suggestion_made")
+        table.service.gm.void(GAME, voided, now=utc(2026, 12, 1, 18, 2), via="mail", note=None)
+        flushed(table)
+        assert [first, suggested(5)] == headings
+        kind = table.service.kind_of("cluedo_days")
+        row = table.store.game(GAME)
+        assert row is not None
+        state = kind.load(row.state)
+        assert kind.status(state, "Кросс")["suggestions_left"] == 2
+        assert [s.ordinal for s in state.suggestions] == [1, 2]
+    finally:
+        table.close()
+
+
+def test_void_result_mail_names_an_event_it_refuses_in_words_not_its_kind(table: Table) -> None:
+    """The GM's result mail said «Событие «suggestion_voided» отменить нельзя. Отменяются
+    только: suggestion_made.»: internal event kinds. It says what the event is and which
+    moves can be voided, in the catalog's words."""
+    suggest(table)
+    table.service.gm.void(
+        GAME, seq_of(table, "suggestion_made"), now=utc(2026, 12, 1, 18), via="cli", note=None
+    )
+    flushed(table)
+    gm_mail(table, f"ОТМЕНИТЬ {seq_of(table, 'suggestion_voided')}", at=utc(2026, 12, 1, 18, 5))
+    assert table.run(utc(2026, 12, 1, 18, 6)) == ["gm_refused"]
+    (result,) = table.new_mail()
+    assert result["Subject"] == "[seed-000] Re: команды"
+    assert named_body(result, GAME).split("\n")[1] == (
+        "Не выполнено. Это событие (отмена предположения ГМом) отменить нельзя. Отменить "
+        "можно только: предположение, на которое ещё нет ответа."
+    )
+
+
 def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
     suggest(table)
     table.send("Дуг", "опровержение спальня", at=utc(2026, 12, 1, 17, 30))
@@ -983,7 +1061,7 @@ def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
     assert refused.value.code == "void_answered"
     text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
     assert text == (
-        "Предположение 1 отменить нельзя: на него уже ответили, а отменить можно только "
+        "Предположение №1 отменить нельзя: на него уже ответили, а отменить можно только "
         "предположение без ответа."
     )
     with pytest.raises(MoveError) as kind:

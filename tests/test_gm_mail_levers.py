@@ -585,3 +585,33 @@ def test_new_address_by_mail_with_words_after_it_is_a_syntax_error() -> None:
         {"lever": "new_address", "syntax": "NEW ADDRESS"},
     )
     assert [c.lever for c in parse_gm("NEW ADDRESS\nНовый  адрес")] == [NewAddress(), NewAddress()]
+
+
+def test_maniac_void_result_mail_names_an_event_it_refuses_in_words_not_its_kind(
+    tmp_path: Path,
+) -> None:
+    """Maniac's GM result mail said «Отменяются только: vote_cast, order_placed»; it says
+    what the refused event is and which moves can be voided, in the catalog's words."""
+    table = ManiacTable(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 9))
+        game, gm = "seed-002", "gm-person@example.test"
+        table.move("Вася", "ГОЛОС за Петю", at=utc(2026, 12, 1, 10))
+        (vote,) = [s.seq for s in table.store.events(game) if s.event.kind == "vote_cast"]
+        table.service.gm.void(game, vote, now=utc(2026, 12, 1, 10, 5), via="cli", note=None)
+        (voided,) = [s.seq for s in table.store.events(game) if s.event.kind == "vote_voided"]
+        table.service.flush_outbox(utc(2026, 12, 1, 10, 6))
+        table.new_mail()
+        gm_mail(table, f"ОТМЕНИТЬ {voided}", at=utc(2026, 12, 1, 10, 10), game=game, sender=gm)
+        assert table.run(utc(2026, 12, 1, 10, 11)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        confirm(table, asked, utc(2026, 12, 1, 10, 20), sender=gm)
+        table.run(utc(2026, 12, 1, 10, 21))
+        (result,) = table.new_mail()
+        assert named_body(result, game).split("\n")[:2] == [
+            f"> ОТМЕНИТЬ {voided}",
+            "Не выполнено. Это событие (отмена голоса ГМом) отменить нельзя. Отменить можно "
+            "только: действующий голос текущего дня и заказ маньяка, пока он не закреплён.",
+        ]
+    finally:
+        table.close()

@@ -255,7 +255,7 @@ def test_R4_an_accusation_after_ones_own_suggestion_is_refused(table: RoundsTabl
     play(table, "Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня", 5)
     mails = refused(table, "Кросс", "ОБВИНЕНИЕ Маша, Топор, Столовая")
     assert (
-        "В этом ходу вы уже сделали предположение 1, на него сейчас отвечает "
+        "В этом ходу вы уже сделали предположение №1, на него сейчас отвечает "
         "Дуг. За ход — одно предположение или одно обвинение; обвинить можно только в начале "
         "своего следующего хода, вместо предположения." in lines(mails[0])
     )
@@ -294,8 +294,10 @@ def test_R7_a_missed_turn_is_skipped_at_its_deadline_with_a_public_post(
     assert table.new_mail() == []
     table.run(utc(2026, 12, 2, 17, 1))
     mails = table.new_mail()
+    # Only Кросс is told privately (R7); the others read the skip in the post.
     assert summary(mails) == [
         *posted("[seed-000] Итоги хода 1"),
+        (CROSS, "[seed-000] Ваш ход пропущен (ход 1)"),
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
     ]
     assert bbcode(mails[0]) == (
@@ -309,6 +311,65 @@ def test_R7_a_missed_turn_is_skipped_at_its_deadline_with_a_public_post(
     assert row is not None and row.deadline_at == utc(2026, 12, 3, 17)
     (skip,) = [s for s in table.store.events("seed-000") if s.event.kind == "turn_skipped"]
     assert (skip.at, skip.day) == (utc(2026, 12, 2, 17), 1)
+
+
+def test_R7_a_player_whose_turn_lapsed_is_told_so_by_mail(table: RoundsTable) -> None:
+    """R7: the turn's deadline passes; the skipped player gets one mail in the game's
+    language naming the game: when his turn was skipped, whose turns come before his
+    next one, what he may do meanwhile."""
+    table.new_mail()
+    table.run(utc(2026, 12, 2, 17, 1))
+    (skipped,) = [m for m in table.new_mail() if m["To"] == CROSS]
+    assert named_body(skipped, "seed-000") == (
+        "Кросс, ваш ход (ход 1) пропущен: до срока — 2 декабря 2026 г., 20:00 по Москве — "
+        "от вас не пришло ни предположения, ни обвинения.\n"
+        "\n"
+        "Ваш следующий ход — после Дуг и Розы; когда он начнётся, вам придёт письмо.\n"
+        "А пока, как обычно, отвечайте на предположения, когда до вас дойдёт очередь (об "
+        "этом придёт письмо); предположение или обвинение — только в начале своего хода.\n"
+        "\n"
+        "СТАТУС — ваши карты и показанные вам карты, ПОМОЩЬ — список команд.\n"
+    )
+    # Дуг lets his turn lapse too: Роза's and Кросс's turns come before his next one.
+    table.run(utc(2026, 12, 3, 17, 1))
+    mails = table.new_mail()
+    assert summary(mails) == [
+        *posted("[seed-000] Итоги хода 2"),
+        (DOUG, "[seed-000] Ваш ход пропущен (ход 2)"),
+        (ROSA, "[seed-000] Ваш ход (ход 3)"),
+    ]
+    assert "Ваш следующий ход — после Розы и Кросса; когда он начнётся, вам придёт письмо." in (
+        lines(mails[1])
+    )
+
+
+def test_R7_the_turn_skipped_mail_in_english(tmp_path: Path) -> None:
+    table = RoundsTable(tmp_path, locale="en")
+    try:
+        table.run(START)
+        table.new_mail()
+        table.run(utc(2026, 12, 2, 17, 1))
+        mails = table.new_mail()
+        assert summary(mails) == [
+            *posted("[seed-000] Turn 1 post"),
+            (CROSS, "[seed-000] Your turn was skipped (turn 1)"),
+            (DOUG, "[seed-000] Your turn (turn 2)"),
+        ]
+        assert named_body(mails[1], "seed-000") == (
+            "Кросс, your turn (turn 1) was skipped: no suggestion or accusation came from "
+            "you by its deadline, December 2, 2026, 20:00 MSK.\n"
+            "\n"
+            "Your next turn comes after the turns of Дуг and Роза; you will get a mail when "
+            "it starts.\n"
+            "Until then, answer suggestions as usual when the answering comes to you (a mail "
+            "will tell you); a suggestion or an accusation only at the start of your own "
+            "turn.\n"
+            "\n"
+            "STATUS shows your cards and the cards shown to you, HELP the commands.\n"
+        )
+        assert "Кросс: the turn was not taken in time and is skipped." in bbcode(mails[0])
+    finally:
+        table.close()
 
 
 def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsTable) -> None:
@@ -650,5 +711,39 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
         )
         assert "  - #1 (turn 1), Кросс: Петя, Молоток, Спальня — refuted (Дуг)" in text.splitlines()
         assert "      Дуг: Молоток (GM)" in text.splitlines()
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "subject", "text"),
+    [
+        (
+            "ru",
+            "[seed-000] Предположение №1: за вас ответил ГМ",
+            "Дуг, вы не ответили вовремя на предположение №1 (Кросс: Маша, Топор, Столовая).\n"
+            "ГМ ответил за вас: нет карт.\n",
+        ),
+        (
+            "en",
+            "[seed-000] Suggestion #1: the GM answered for you",
+            "Дуг, you did not answer suggestion #1 (Кросс: Маша, Топор, Столовая) in time.\n"
+            "The GM answered for you: no cards.\n",
+        ),
+    ],
+)
+def test_C5_R7_the_gm_answer_for_a_lapsed_answer_is_mailed_as_in_the_days_variant(
+    tmp_path: Path, locale: str, subject: str, text: str
+) -> None:
+    """C5, R7: as in the days variant (D6), the player the GM answered for gets one mail
+    saying so — here with no card to show (``auto_answer: none`` asks him anyway)."""
+    table = RoundsTable(tmp_path, locale=locale, extra="auto_answer: none\n")
+    try:
+        table.run(START)
+        play(table, "Кросс", "SUGGEST Маша, Топор, Столовая", 5)
+        table.run(utc(2026, 12, 2, 5, 6))
+        mails = [m for m in table.new_mail() if m["To"] == DOUG]
+        assert [str(m["Subject"]) for m in mails] == [subject]
+        assert named_body(mails[0], "seed-000") == text
     finally:
         table.close()

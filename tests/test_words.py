@@ -84,8 +84,8 @@ def test_not_addressee_names_the_addressee_in_the_dative(renderer: Renderer) -> 
         return error(renderer, "not_addressee", number=7, addressee=addressee, waiting=[])
 
     tail = ", и ответить на него может только адресат. Вам сейчас отвечать не на что."
-    assert text("Маша") == "Предположение 7 адресовано Маше" + tail
-    assert text("Веталь") == "Предположение 7 адресовано игроку Веталь" + tail
+    assert text("Маша") == "Предположение №7 адресовано Маше" + tail
+    assert text("Веталь") == "Предположение №7 адресовано игроку Веталь" + tail
 
 
 def test_never_in_cell_of_a_nickname_frames_the_genitive_only(renderer: Renderer) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pbp import keywords
 from pbp.config import Game
 from pbp.core.events import InvalidMove, Refusal
+from pbp.counted import counted
 from pbp.gm.deadline import expected
 from pbp.gmview import game_status
 from pbp.mail.base import stranger_raw
@@ -417,7 +418,7 @@ class GmMail(ServicePart):
                         game, "gm_capped", None, message.letter, now, arrived=message.arrived
                     )
                     return message.record(
-                        Handled.GM_CAPPED, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                        Handled.GM_CAPPED, game.id, GM_SEAT, note=counted(len(pending), "lever")
                     )
                 pending = [renew]
                 token = self.store.player_token(game.id, GM_SEAT)
@@ -441,7 +442,7 @@ class GmMail(ServicePart):
             results = self._statuses(message.letter, game, results, now)
             if code in message.replies_to:  # its reply is replayed too: asked before
                 return message.record(
-                    Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                    Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever")
                 )
             self.service.mail.reply(
                 message.letter,
@@ -463,7 +464,7 @@ class GmMail(ServicePart):
                 limited=False,
             )
             return message.record(
-                Handled.GM_PENDING, game.id, GM_SEAT, note=f"{len(pending)} lever(s)"
+                Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever")
             )
 
     def _resolved(self, game: Game, lever: Lever, at: datetime) -> Lever:

@@ -228,7 +228,9 @@ class GmDesk:
             row, state = self.running(game_id, kind)
             since = paused_since(self.store, game_id)
             if since is not None:
-                raise LeverRefused("gm_already_paused", game=game_id, since=utc_iso(since.at))
+                # The time in the game's zone, as every GM text gives it.
+                at, zone = utc_iso(since.at), game.timezone
+                raise LeverRefused("gm_already_paused", game=game_id, since=at, zone=zone)
             deadline = row.deadline_at
             remaining = int((deadline - now).total_seconds()) if deadline else None
             event = Event(

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
+from pbp.counted import counted
 from pbp.fairness import canonical_deal
 from pbp.yamlmarks import YamlPath, did_you_mean, show_path
 
@@ -86,7 +87,7 @@ def cards_for_players(
     if surplus % 3:
         raise CardCountError(
             f"rule C1: {players} players need {need} cards; the decks hold {have}, and "
-            f"{surplus} extra cards cannot be dropped one per deck per missing player"
+            f"{counted(surplus, 'extra card')} cannot be dropped one per deck per missing player"
         )
     drop = surplus // 3
     decks = [tuple(d[: len(d) - drop]) for d in (suspects, weapons, rooms)]

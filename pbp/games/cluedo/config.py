@@ -81,7 +81,7 @@ class CluedoGame(GameBase):
                     message = (
                         f"card {card!r}: a player's REFUTE reads {word!r} as part of the "
                         "command (REFUTE No… is NO REFUTATION, REFUTE 12… refutes "
-                        "suggestion 12): give the card a name that begins with another word"
+                        "suggestion #12): give the card a name that begins with another word"
                     )
                     found.append((("cards", deck, i), message))
         if len(self.players) >= 3:

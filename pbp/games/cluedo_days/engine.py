@@ -22,7 +22,8 @@ both are re-exported here.
 Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
 ``sugg`` below stands for the suggestion fields ``number, day, ordinal, suggester,
 addressee, suspect, weapon, room`` (``ordinal``: the suggester's count of the day,
-as in the seed's heading "Предположение_2 для Веталь", rule D2) and ``at`` (the
+as in the seed's heading "Предположение_2 для Веталь", rule D2; a suggestion the GM
+voided keeps its number, so the next one gets a new one) and ``at`` (the
 suggestion's arrival, ISO 8601 in UTC, e.g. "2026-12-01T17:05:00+00:00", rule D8).
 
 PUBLIC
@@ -246,7 +247,7 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
             day=state.day,
             open=[p for p, n in per_addressee_left(state, player).items() if n],
         )
-    number, ordinal = len(state.suggestions) + 1, len(made) + 1
+    number, ordinal = len(state.suggestions) + 1, _next_ordinal(state, player)
     named = (move.suspect, move.weapon, move.room)
     suggestion = Suggestion(number, state.day, ordinal, player, move.addressee, *named, at)
     new = dataclasses.replace(state, suggestions=(*state.suggestions, suggestion))
@@ -256,6 +257,15 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
         new, answer = _gm_answer(new, suggestion, at)
         events.extend(answer)
     return Step(new, events)
+
+
+def _next_ordinal(state: DaysState, player: str) -> int:
+    """D2: the heading number of ``player``'s next suggestion today ("Предположение_2
+    для Веталь"): one more than every suggestion he made today, a voided one included.
+    A voided suggestion stays in the record under its heading (the players may have
+    quoted it in the thread), so the next one takes a number not used yet; it no longer
+    counts against his allowance (:func:`made_today`)."""
+    return sum(s.suggester == player and s.day == state.day for s in state.suggestions) + 1
 
 
 def _gm_answer(
@@ -273,7 +283,8 @@ def _gm_answer(
 
 def void(state: DaysState, number: int, at: datetime) -> Step:
     """The GM cancels suggestion ``number`` at ``at``, as if it had never been made:
-    it needs no answer and no longer counts in its suggester's day (D2). Only while
+    it needs no answer and no longer counts against its suggester's allowance nor its
+    addressee's limit of the day (D2); its heading number stays used. Only while
     nothing was built on it: unanswered, and the game not over. PUBLIC
     ``suggestion_voided`` {**sugg, voided_at}.
 

@@ -11,7 +11,8 @@ aware datetime, stored as ISO 8601 in UTC):
 - ``deadline(state) -> datetime | None`` and ``on_deadline(state, at) -> Step`` — R7: the
   next timeout, and what happens at it (a missed turn is skipped; a missed answer is
   given by the GM, C5).
-- ``whose_turn(state)``, ``awaiting(state)``, ``allowed_rooms(state, player)`` — queries.
+- ``whose_turn(state)``, ``awaiting(state)``, ``allowed_rooms(state, player)``,
+  ``turns_before(state, player)`` — queries.
 - ``status(state, player) -> dict``, ``duties(state, player) -> dict | None`` (reminders),
   ``gm_view(state) -> dict`` — views.
 - ``kind = "cluedo_rounds"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
@@ -121,6 +122,7 @@ from pbp.games.cluedo_rounds.state import (
     needs_history,
     status,
     suggestion_as_json,
+    turns_before,
     whose_turn,
     with_history,
 )
@@ -153,6 +155,7 @@ __all__ = [
     "start",
     "status",
     "suggestion_as_json",
+    "turns_before",
     "whose_turn",
     "with_history",
 ]

@@ -196,6 +196,8 @@ class CluedoRounds(CluedoKind):
         """Who learns what by private mail after ``events``.
 
         - the player whose turn starts: his allowed rooms (R5) and deadline (R7);
+        - the player whose turn was skipped at its deadline: when his next turn comes
+          and what he may do until then (R7);
         - the player asked to answer: what he holds of the suggestion (R2, C4);
         - the suggester: the card shown to him (only to him) or that nobody refuted;
         - a player the GM answered for: what was shown (C5);
@@ -225,6 +227,12 @@ class CluedoRounds(CluedoKind):
                 mails.append(
                     PrivateMail("not_refuted", data["suggester"], {"suggestion": suggestion})
                 )
+            elif event.kind == "turn_skipped":
+                # R7: his turn lapsed; the post says so publicly, he alone is told here
+                # when his next turn comes (the players before it, R1, R4).
+                before = engine.turns_before(state, data["player"])
+                skipped = {"skipped": data, "before": before}
+                mails.append(PrivateMail("turn_skipped", data["player"], skipped))
             elif event.kind == "gm_refutation":
                 mails.append(PrivateMail("gm_answered", data["player"], {"answer": data}))
             elif event.kind == "accusation_made":

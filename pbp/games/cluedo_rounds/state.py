@@ -239,6 +239,21 @@ def awaiting(state: RoundsState) -> tuple[str, int] | None:
     return (running.asked, running.number)
 
 
+def turns_before(state: RoundsState, player: str) -> list[str]:
+    """R1, R4: the players whose turns come before ``player``'s next one, in turn order:
+    from the current turn's player round the table up to ``player``, skipping the
+    players who are out (as the turn passes them by); ``[]`` when the current turn is
+    his or the game is over. Example: Кросс, Дуг, Роза in this order, Кросс's turn
+    skipped (Дуг's turn now) → ``turns_before(state, "Кросс") == ["Дуг", "Роза"]``.
+    A player who is out later (a wrong accusation, the GM's removal) drops out of it."""
+    if state.over or state.turn_player == player:
+        return []
+    names = state.names
+    start = names.index(state.turn_player)
+    order = [names[(start + k) % len(names)] for k in range(len(names))]
+    return [p for p in order[: order.index(player)] if p not in state.out]
+
+
 def allowed_rooms(state: RoundsState, player: str) -> list[str]:
     """R5: the rooms ``player`` may name in his next suggestion: every room but the
     room of his previous suggestion, in deck order."""

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import model_validator
 
 from pbp.core.gameconfig import GameBase, NameProblem, WallClock, wall
+from pbp.counted import counted
 from pbp.games.maniac.parse import reserved_word
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
 from pbp.yamlmarks import Found, checks_error, did_you_mean
@@ -109,7 +110,8 @@ def _role_problems(roles: Mapping[str, str], players: list[str]) -> Found:
             found.append(
                 (
                     ("roles",),
-                    f"rule M1: {len(players)} players need {want} {role}, got {counts[role]}",
+                    f"rule M1: {len(players)} players need {counted(want, 'player')} with the "
+                    f"role {role}, got {counts[role]}",
                 )
             )
     return found
