@@ -284,6 +284,7 @@ class Moves(ServicePart):
         ``reader``'s own seat (the player the refusal goes to) by his name alone, as
         in his other mails."""
         params = {
+            **self.kind_of(game).mail_context(game),  # the words of its texts (Cluedo's, P2)
             **error.params,
             "genders": game.genders(),
             "substitutes": self.store.substitutes(game.id),

@@ -20,9 +20,6 @@ serves both post formats:
   (the context's ``genders``) where Russian needs it (:func:`inflect_name`); unchanged
   in English.
 - ``items|and_list`` — items joined by "and" in the locale's words (:func:`and_list`).
-- ``s|murder`` — the words of the seed's sentence for the cards of a suggestion,
-  accusation or solution: which of its three forms (a man, a woman, the
-  nominative) and the weapon and room in their cases (:func:`murder_words`).
 - ``when|dt(zone)`` — an aware datetime in an IANA zone (default: its own), e.g.
   ``"01.12.2026 22:30 (Europe/Moscow)"``.
 - ``h|hours`` — a number of hours in words, the number written by Babel for the
@@ -309,58 +306,6 @@ def gender_of_name(ctx: jinja2.runtime.Context, name: object) -> str | None:
     if given in ("masc", "femn"):
         return str(given)
     return morph.gender_of(text)
-
-
-@jinja2.pass_context
-def murder_words(ctx: jinja2.runtime.Context, s: Mapping[str, Any]) -> dict[str, str]:
-    """``s|murder``: the words of the seed's sentence "I think the murder was committed
-    by A, with the weapon B, in the room C" for the cards of ``s`` (a suggestion, an
-    accusation or a solution: ``suspect``, ``weapon``, ``room``), rule P2.
-
-    ``form`` is the sentence a template takes: ``"masc"`` or ``"femn"`` when the
-    suspect's gender can be told (:func:`pbp.parse.morph.person_gender`: Зеленов,
-    Краснова) and, in Russian, the weapon declines into the instrumental and the room
-    into the prepositional with confidence (:func:`pbp.parse.morph.card_form`:
-    верёвкой, танцевальном зале); otherwise ``"nominative"``, a sentence that needs
-    neither («убийца — Белых, орудие — верёвка, комната — терраса»). ``suspect``,
-    ``weapon``, ``room``: the cards in the cases of that form (as written outside
-    Russian, where the three sentences read alike); ``where``: the room with the
-    preposition it takes, for a sentence as a forum writer says it («ножом на кухне»,
-    :func:`pbp.parse.morph.room_phrase`; the room as written in the nominative form and
-    outside Russian).
-
-    >>> from pathlib import Path
-    >>> env = Renderer(Path("templates"))._env("ru", "text")
-    >>> t = env.from_string('{{ (s|murder).values()|join(" / ") }}')
-    >>> t.render(s={"suspect": "Краснова", "weapon": "верёвка", "room": "танцевальный зал"})
-    'femn / Краснова / верёвкой / танцевальном зале / в танцевальном зале'
-    >>> t.render(s={"suspect": "Белых", "weapon": "верёвка", "room": "терраса"})
-    'nominative / Белых / верёвка / терраса / терраса'
-    """
-    suspect, weapon, room = str(s["suspect"]), str(s["weapon"]), str(s["room"])
-    nominative = {
-        "form": "nominative",
-        "suspect": suspect,
-        "weapon": weapon,
-        "room": room,
-        "where": room,
-    }
-    gender = morph.person_gender(suspect)
-    if gender is None:
-        return nominative
-    if ctx.get("locale") != "ru":
-        return {**nominative, "form": gender}
-    with_weapon, in_room = morph.card_form(weapon, "ablt"), morph.card_form(room, "loct")
-    where = morph.room_phrase(room)
-    if with_weapon is None or in_room is None or where is None:
-        return nominative
-    return {
-        "form": gender,
-        "suspect": suspect,
-        "weapon": with_weapon,
-        "room": in_room,
-        "where": where,
-    }
 
 
 _POST_FORMATS: dict[str, PostFormat] = {"bbcode": "bbcode", "markdown": "markdown"}
@@ -891,7 +836,6 @@ class Renderer:
             "card_list": lambda cards, emphasis=True: card_list(cards, fmt, emphasis),
             "inflect": inflect_name,
             "gender": gender_of_name,
-            "murder": murder_words,
             "and_list": and_list,
             "dt": datetime_filter(fmt),
             "clock": clock_filter(fmt),

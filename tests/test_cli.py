@@ -359,7 +359,7 @@ SHA-256: $sha
 Игра: ru-1
 
 Дуг, Неташка адресует вам предположение №1:
-  убийца — Белых, орудие — подсвечник, комната — кухня.
+  убийца — Белых, подсвечником на кухне.
 
 У вас есть подсвечник. Вы обязаны опровергнуть этой картой. Ответьте строкой:
     ОПРОВЕРЖЕНИЕ 1 подсвечник
@@ -382,8 +382,7 @@ SHA-256: $sha
 Для форума (скопируйте в тред игры):
 
 [b]Предположение_1 для Дуг (№1)[/b]
-Я думаю, что убийца — [b]Белых[/b], орудие — [b]подсвечник[/b], комната — \
-[b]кухня[/b].
+Я думаю, что убийца — [b]Белых[/b], [b]подсвечником[/b] [b]на кухне[/b].
 
 СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
@@ -410,8 +409,7 @@ SHA-256: $sha
 
 [b]Опровержение для Неташки[/b]
 [quote][b]Предположение_1 для Дуг (№1)[/b]
-Я думаю, что убийца — [b]Белых[/b], орудие — [b]подсвечник[/b], комната — \
-[b]кухня[/b].[/quote]
+Я думаю, что убийца — [b]Белых[/b], [b]подсвечником[/b] [b]на кухне[/b].[/quote]
 Карта показана приватом.
 
 > СТАТУС
@@ -438,7 +436,7 @@ SHA-256: $sha
 Игра: ru-1
 
 Неташка, Веталь адресует вам предположение №2:
-  убийца — Краснова, орудие — нож, комната — бильярдная.
+  убийца — Краснова, ножом в бильярдной.
 
 У вас есть: Краснова, нож. Вы обязаны опровергнуть и сами выбираете, какую из этих карт \
 показать. Ответьте строкой, например:
@@ -463,8 +461,7 @@ SHA-256: $sha
 Для форума (скопируйте в тред игры):
 
 [b]Предположение_1 для Неташка (№2)[/b]
-Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате \
-[b]бильярдной[/b].
+Я думаю, что убийца — [b]Краснова[/b], [b]ножом[/b] [b]в бильярдной[/b].
 
 СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
@@ -480,8 +477,7 @@ SHA-256: $sha
 
 [b]Опровержение для Веталя[/b] (за Неташку ответил ГМ)
 [quote][b]Предположение_1 для Неташка (№2)[/b]
-Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате \
-[b]бильярдной[/b].[/quote]
+Я думаю, что убийца — [b]Краснова[/b], [b]ножом[/b] [b]в бильярдной[/b].[/quote]
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
@@ -506,7 +502,7 @@ SHA-256: $sha
 
 > **Предположение_1 для Неташка (№2)**
 >
-> Я думаю, что убийство совершила **Краснова**, орудием **ножом** в комнате **бильярдной**.
+> Я думаю, что убийца — **Краснова**, **ножом** **в бильярдной**.
 
 Карта показана приватом.
 
@@ -579,7 +575,7 @@ GM address for commands: $gm
 Дуг, игра «ru-1» окончена.
 Вы победили — ваше обвинение верное!
 
-Разгадка: убийца — Белых, орудие — труба, комната — кабинет.
+Разгадка: убийца — Белых, трубой в кабинете.
 
 Карты игроков:
   - Неташка: Краснова, нож, кухня
@@ -610,7 +606,7 @@ SHA-256: $sha
 Победитель — [b]Дуг[/b]: обвинение оказалось верным.
 
 [b]Разгадка[/b]
-Убийца — [b]Белых[/b], орудие — [b]труба[/b], комната — [b]кабинет[/b].
+Убийца — [b]Белых[/b], [b]трубой[/b] [b]в кабинете[/b].
 
 [b]Карты игроков[/b]
 - Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b]
@@ -633,7 +629,7 @@ SHA-256: $sha
 
 **Разгадка**
 
-Убийца — **Белых**, орудие — **труба**, комната — **кабинет**.
+Убийца — **Белых**, **трубой** **в кабинете**.
 
 **Карты игроков**
 - Неташка: **Краснова**, **нож**, **кухня**
@@ -796,7 +792,7 @@ changed.
 Game: en-1
 
 Carol, you have suggestion #1 from Alice:
-  suspect White, weapon candlestick, room kitchen.
+  it was White with the candlestick in the kitchen.
 
 You hold candlestick. You must refute with this card. Answer with the line:
     REFUTE 1 candlestick
@@ -819,8 +815,7 @@ Accepted: suggestion #1 to Carol (White, candlestick, kitchen). Carol gets it by
 For the forum (paste it into the game thread):
 
 [b]Suggestion_1 for Carol (#1)[/b]
-I think the murder was committed by [b]White[/b], with the weapon [b]candlestick[/b], \
-in the room [b]kitchen[/b].
+I think it was [b]White[/b] [b]with the candlestick[/b] [b]in the kitchen[/b].
 
 STATUS shows your cards and what you owe, HELP the commands.
 """,
@@ -847,8 +842,7 @@ For the forum (paste it into the game thread):
 
 [b]Refutation for Alice[/b]
 [quote][b]Suggestion_1 for Carol (#1)[/b]
-I think the murder was committed by [b]White[/b], with the weapon [b]candlestick[/b], \
-in the room [b]kitchen[/b].[/quote]
+I think it was [b]White[/b] [b]with the candlestick[/b] [b]in the kitchen[/b].[/quote]
 The card was shown privately.
 
 > STATUS
@@ -875,7 +869,7 @@ STATUS shows your cards and what you owe, HELP the commands.
 Game: en-1
 
 Alice, you have suggestion #2 from Bob:
-  suspect Scarlett, weapon knife, room billiard room.
+  it was Scarlett with the knife in the billiard room.
 
 You hold Scarlett, knife. You must refute, and you choose which of these cards to show. \
 Answer with a line such as:
@@ -899,8 +893,7 @@ Accepted: suggestion #2 to Alice (Scarlett, knife, billiard room). Alice gets it
 For the forum (paste it into the game thread):
 
 [b]Suggestion_1 for Alice (#2)[/b]
-I think the murder was committed by [b]Scarlett[/b], with the weapon [b]knife[/b], in the \
-room [b]billiard room[/b].
+I think it was [b]Scarlett[/b] [b]with the knife[/b] [b]in the billiard room[/b].
 
 STATUS shows your cards and what you owe, HELP the commands.
 """,
@@ -916,8 +909,7 @@ STATUS shows your cards and what you owe, HELP the commands.
 
 [b]Refutation for Bob[/b] (the GM answered for Alice)
 [quote][b]Suggestion_1 for Alice (#2)[/b]
-I think the murder was committed by [b]Scarlett[/b], with the weapon [b]knife[/b], in the \
-room [b]billiard room[/b].[/quote]
+I think it was [b]Scarlett[/b] [b]with the knife[/b] [b]in the billiard room[/b].[/quote]
 The card was shown privately.
 
 [b]Penalties: one suggestion fewer for each left unanswered[/b]
@@ -942,8 +934,7 @@ The card was shown privately.
 
 > **Suggestion_1 for Alice (#2)**
 >
-> I think the murder was committed by **Scarlett**, with the weapon **knife**, in the room \
-**billiard room**.
+> I think it was **Scarlett** **with the knife** **in the billiard room**.
 
 The card was shown privately.
 
@@ -1016,7 +1007,7 @@ Game: en-1
 Carol, the game "en-1" is over.
 You win — your accusation is right!
 
-The solution: the murder was committed by White, with the weapon pipe, in the room study.
+The solution: it was White with the pipe in the study.
 
 Players' cards:
   - Alice: Scarlett, knife, kitchen
@@ -1047,8 +1038,7 @@ STATUS shows your cards and what you owe, HELP the commands.
 The winner is [b]Carol[/b]: the accusation was right.
 
 [b]The solution[/b]
-The murder was committed by [b]White[/b], with the weapon [b]pipe[/b], in the room \
-[b]study[/b].
+It was [b]White[/b] [b]with the pipe[/b] [b]in the study[/b].
 
 [b]Players' cards[/b]
 - Alice: [b]Scarlett[/b], [b]knife[/b], [b]kitchen[/b]
@@ -1071,7 +1061,7 @@ The winner is **Carol**: the accusation was right.
 
 **The solution**
 
-The murder was committed by **White**, with the weapon **pipe**, in the room **study**.
+It was **White** **with the pipe** **in the study**.
 
 **Players' cards**
 - Alice: **Scarlett**, **knife**, **kitchen**
@@ -1462,8 +1452,7 @@ DAY1_CAUGHT_UP = """\
 
 [b]Опровержение для Неташки[/b] (за Дуг ответил ГМ)
 [quote][b]Предположение_1 для Дуг (№1)[/b]
-Я думаю, что убийца — [b]Белых[/b], орудие — [b]подсвечник[/b], комната — \
-[b]кухня[/b].[/quote]
+Я думаю, что убийца — [b]Белых[/b], [b]подсвечником[/b] [b]на кухне[/b].[/quote]
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]
@@ -1485,8 +1474,7 @@ DAY2_CAUGHT_UP = """\
 
 [b]Опровержение для Веталя[/b] (за Дуг ответил ГМ)
 [quote][b]Предположение_1 для Дуг (№2)[/b]
-Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]трубой[/b] в комнате \
-[b]бильярдной[/b].[/quote]
+Я думаю, что убийца — [b]Краснова[/b], [b]трубой[/b] [b]в бильярдной[/b].[/quote]
 Карта показана приватом.
 
 [b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]

@@ -13,6 +13,7 @@ import pytest
 from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
 from pbp.games.cluedo.parse import ERROR_CODES, ParsedLine, parse_cluedo
+from pbp.games.cluedo.wording import wording
 from pbp.render import Renderer
 
 SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
@@ -354,7 +355,7 @@ def test_rounds_variant_refuses_an_addressee() -> None:
 
 def render(locale: str, code: str, params: dict[str, Any]) -> str:
     """The refusal's text as players get it (``templates/errors/<code>.txt``)."""
-    return Renderer(TEMPLATES).error(code, params, locale=locale)
+    return Renderer(TEMPLATES).error(code, {"wording": wording(locale), **params}, locale=locale)
 
 
 def test_unknown_card_text_suggests_and_lists_the_cards() -> None:
@@ -388,7 +389,7 @@ def test_suggest_syntax_text_shows_both_forms() -> None:
         "ПРЕДПОЛОЖЕНИЕ Краснова, подсвечник, кухня ДЛЯ Алиен\n"
         "или, как на форуме:\n"
         "Предположение_1 для Алиен\n"
-        "Я думаю, что убийство совершила Краснова подсвечником на кухне."
+        "Я думаю, что убийца — Краснова, подсвечником на кухне."
     )
     assert render("en", error.code, error.params) == (
         "The suggestion could not be read: it needs three cards — a suspect, a weapon and a "

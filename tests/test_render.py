@@ -18,6 +18,7 @@ import pytest
 from pbp.core.events import Event, Visibility
 from pbp.fairness import commitment
 from pbp.games.cluedo.views import start_view
+from pbp.games.cluedo.wording import wording
 from pbp.moves import reply_results
 from pbp.render import Renderer
 
@@ -134,22 +135,19 @@ def day_one() -> list[Event]:
 SUGGESTION_SNIPPETS = {
     ("ru", "bbcode"): (
         "[b]Предположение_2 для Веталь (№7)[/b]\n"
-        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате "
-        "[b]кухне[/b].\n"
+        "Я думаю, что убийца — [b]Краснова[/b], [b]ножом[/b] [b]на кухне[/b].\n"
     ),
     ("ru", "markdown"): (
         "**Предположение_2 для Веталь (№7)**\n\n"
-        "Я думаю, что убийство совершила **Краснова**, орудием **ножом** в комнате **кухне**.\n"
+        "Я думаю, что убийца — **Краснова**, **ножом** **на кухне**.\n"
     ),
     ("en", "bbcode"): (
         "[b]Suggestion_2 for Веталь (#7)[/b]\n"
-        "I think the murder was committed by [b]Краснова[/b], with the weapon [b]нож[/b], "
-        "in the room [b]кухня[/b].\n"
+        "I think it was [b]Краснова[/b] [b]with the нож[/b] [b]in the кухня[/b].\n"
     ),
     ("en", "markdown"): (
         "**Suggestion_2 for Веталь (#7)**\n\n"
-        "I think the murder was committed by **Краснова**, with the weapon **нож**, "
-        "in the room **кухня**.\n"
+        "I think it was **Краснова** **with the нож** **in the кухня**.\n"
     ),
 }
 
@@ -159,7 +157,12 @@ def test_D4_suggestion_snippet_has_seed_heading_and_every_card_bold(
     renderer: Renderer, locale: str, fmt: Any
 ) -> None:
     post = renderer.public_post(
-        "move", [Event("suggestion_made", PUBLIC, S7)], kind="cluedo_days", locale=locale, fmt=fmt
+        "move",
+        [Event("suggestion_made", PUBLIC, S7)],
+        kind="cluedo_days",
+        locale=locale,
+        fmt=fmt,
+        wording=wording(locale),
     )
     assert post == SUGGESTION_SNIPPETS[(locale, fmt)]
 
@@ -173,12 +176,12 @@ def test_D4_refutation_quotes_the_suggestion_with_cards_bold_ru_bbcode(
         kind="cluedo_days",
         locale="ru",
         fmt="bbcode",
+        wording=wording("ru"),
     )
     assert post == (
         "[b]Опровержение для Неташки[/b]\n"
         "[quote][b]Предположение_2 для Веталь (№7)[/b]\n"
-        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]ножом[/b] в комнате "
-        "[b]кухне[/b].[/quote]\n"
+        "Я думаю, что убийца — [b]Краснова[/b], [b]ножом[/b] [b]на кухне[/b].[/quote]\n"
         "Карта показана приватом.\n"
     )
 
@@ -192,12 +195,13 @@ def test_D4_no_refutation_by_the_gm_quotes_the_suggestion_ru_markdown(
         kind="cluedo_days",
         locale="ru",
         fmt="markdown",
+        wording=wording("ru"),
     )
     assert post == (
         "**Отсутствие опровержения для Неташки** (за игрока Веталь ответил ГМ)\n\n"
         "> **Предположение_2 для Веталь (№7)**\n"
         ">\n"
-        "> Я думаю, что убийство совершила **Краснова**, орудием **ножом** в комнате **кухне**.\n\n"
+        "> Я думаю, что убийца — **Краснова**, **ножом** **на кухне**.\n\n"
         "Опровергнуть нечем.\n"
     )
 
@@ -209,13 +213,13 @@ def test_D4_refutation_en_markdown(renderer: Renderer) -> None:
         kind="cluedo_days",
         locale="en",
         fmt="markdown",
+        wording=wording("en"),
     )
     assert post == (
         "**Refutation for Неташка**\n\n"
         "> **Suggestion_2 for Веталь (#7)**\n"
         ">\n"
-        "> I think the murder was committed by **Краснова**, with the weapon **нож**, "
-        "in the room **кухня**.\n\n"
+        "> I think it was **Краснова** **with the нож** **in the кухня**.\n\n"
         "The card was shown privately.\n"
     )
 
@@ -235,6 +239,7 @@ def test_D1_opening_post_lists_players_characters_cards_and_commitment(
         game="exler-1",
         day_closes="22:30",
         timezone="Europe/Moscow",
+        wording=wording("ru"),
     )
     assert post == (
         "[b]Клуэдо «exler-1»: день 1 открыт[/b]\n"
@@ -266,7 +271,12 @@ def test_D1_opening_post_lists_players_characters_cards_and_commitment(
 
 def test_D1_opening_post_en_markdown_without_optional_context(renderer: Renderer) -> None:
     post = renderer.public_post(
-        "opening", [GAME_STARTED], kind="cluedo_days", locale="en", fmt="markdown"
+        "opening",
+        [GAME_STARTED],
+        kind="cluedo_days",
+        locale="en",
+        fmt="markdown",
+        wording=wording("en"),
     )
     assert post == (
         "**Cluedo: day 1 is open**\n"
@@ -307,7 +317,13 @@ def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
     renderer: Renderer,
 ) -> None:
     post = renderer.public_post(
-        "day", day_one(), kind="cluedo_days", locale="ru", fmt="bbcode", day=1
+        "day",
+        day_one(),
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
+        day=1,
+        wording=wording("ru"),
     )
     assert post == (
         "[b]Итоги дня 1[/b]\n"
@@ -323,8 +339,7 @@ def test_D7_day_summary_marks_gm_answers_penalties_and_allowances_ru(
         "\n"
         "[b]Отсутствие опровержения для игрока Веталь[/b] (за игрока Кросс ответил ГМ)\n"
         "[quote][b]Предположение_1 для Кросс (№2)[/b]\n"
-        "Я думаю, что убийца — [b]Горчица[/b], орудие — [b]топор[/b], комната — "
-        "[b]спальня[/b].[/quote]\n"
+        "Я думаю, что убийца — [b]Горчица[/b], [b]топором[/b] [b]в спальне[/b].[/quote]\n"
         "Опровергнуть нечем.\n"
         "\n"
         "[b]Штрафы: на одно предположение меньше за каждое, оставшееся без ответа[/b]\n"
@@ -363,7 +378,7 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
         ),
     ]
     post = renderer.public_post(
-        "day", events, kind="cluedo_days", locale="en", fmt="markdown", day=2
+        "day", events, kind="cluedo_days", locale="en", fmt="markdown", day=2, wording=wording("en")
     )
     assert post == (
         "**Day 2 summary**\n"
@@ -381,8 +396,7 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
         "\n"
         "> **Suggestion_2 for Кросс (#3)**\n"
         ">\n"
-        "> I think the murder was committed by **Краснова**, with the weapon **нож**, in the "
-        "room **кухня**.\n"
+        "> I think it was **Краснова** **with the нож** **in the кухня**.\n"
         "\n"
         "The card was shown privately.\n"
         "\n"
@@ -403,7 +417,12 @@ def test_D7_day_summary_en_markdown_with_earlier_gm_answer(renderer: Renderer) -
 
 def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Renderer) -> None:
     post = renderer.public_post(
-        "final", [GAME_STARTED, GAME_OVER], kind="cluedo_days", locale="ru", fmt="bbcode"
+        "final",
+        [GAME_STARTED, GAME_OVER],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
+        wording=wording("ru"),
     )
     assert post == (
         "[b]Игра окончена[/b]\n"
@@ -411,7 +430,7 @@ def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Ren
         "Победитель — [b]Неташка[/b]: обвинение оказалось верным.\n"
         "\n"
         "[b]Разгадка[/b]\n"
-        "Убийца — [b]Горчица[/b], орудие — [b]верёвка[/b], комната — [b]столовая[/b].\n"
+        "Убийца — [b]Горчица[/b], [b]верёвкой[/b] [b]в столовой[/b].\n"
         "\n"
         "[b]Карты игроков[/b]\n"
         "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b]\n"
@@ -432,7 +451,9 @@ def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Ren
 
 def test_C7_final_post_without_winner_en_markdown(renderer: Renderer) -> None:
     over = Event("game_over", PUBLIC, {**GAME_OVER.data, "winner": None})
-    post = renderer.public_post("final", [over], kind="cluedo_days", locale="en", fmt="markdown")
+    post = renderer.public_post(
+        "final", [over], kind="cluedo_days", locale="en", fmt="markdown", wording=wording("en")
+    )
     assert post.startswith(
         "**The game is over**\n\nThere is no winner: every player is out of the game.\n\n"
     )
@@ -463,7 +484,12 @@ def test_C6_final_post_lists_the_wrong_accusations_of_the_day_that_never_closed(
         {"player": "Неташка", "day": 1, "suspect": "Краснова", "weapon": "нож", "room": "кухня"},
     )
     post = renderer.public_post(
-        "final", [wrong, GAME_OVER], kind="cluedo_days", locale=locale, fmt="bbcode"
+        "final",
+        [wrong, GAME_OVER],
+        kind="cluedo_days",
+        locale=locale,
+        fmt="bbcode",
+        wording=wording(locale),
     )
     lines = post.splitlines()
     assert lines[lines.index(heading) + 1] == line
@@ -590,7 +616,13 @@ def test_C4_private_cards_never_reach_a_public_post(
     renderer: Renderer, locale: str, fmt: Any, name: str
 ) -> None:
     post = renderer.public_post(
-        name, mixed_events(), kind="cluedo_days", locale=locale, fmt=fmt, day=1
+        name,
+        mixed_events(),
+        kind="cluedo_days",
+        locale=locale,
+        fmt=fmt,
+        day=1,
+        wording=wording(locale),
     )
     assert "Краснова" in post  # the post did render the public facts
     leaked = [card for card in SECRET_CARDS if card.lower() in post.lower()]
@@ -630,6 +662,7 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
         kind="cluedo_days",
         locale="ru",
         fmt="bbcode",
+        wording=wording("ru"),
     )
     _subject, body = renderer.private_mail(
         "cluedo_days/reply",
@@ -639,6 +672,7 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
         **reply_results(
             [{"line": "ОПРОВЕРЖЕНИЕ 7 нож", "events": [shown, refuted], "snippet": snippet}]
         ),
+        wording=wording("ru"),
     )
     assert "кочерга" not in body
     assert "Принято: опровержение предположения №7. Карту Неташка получит приватом." in body
@@ -662,6 +696,7 @@ def test_reminder_lists_owed_answers_and_suggestions_left_ru(renderer: Renderer)
         timezone="Europe/Moscow",
         close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 2},
+        wording=wording("ru"),
     )
     assert subject == "Напоминание: день закрывается 1 декабря 2026 г., 22:30 по Москве"
     assert body == (
@@ -684,6 +719,7 @@ def test_reminder_en_with_one_suggestion_left(renderer: Renderer) -> None:
         timezone="Europe/Moscow",
         close_at=datetime(2026, 12, 1, 19, 30, tzinfo=UTC),
         duties={"owed": [sugg(7, 2, 1, "Веталь", "Неташка")], "suggestions_left": 1},
+        wording=wording("en"),
     )
     assert subject == "Reminder: the day closes December 1, 2026, 22:30 MSK"
     assert "- You owe Веталь an answer to suggestion #7 (Краснова, нож, кухня).\n" in body
@@ -702,11 +738,12 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
         suggestion=S7,
         held=["нож"],
         gm_card="нож",
+        wording=wording("ru"),
     )
     assert subject == "Предположение №7 от Неташки"
     assert body.startswith(
         "Веталь, Неташка адресует вам предположение №7:\n"
-        "  убийца — Краснова, орудие — нож, комната — кухня.\n"
+        "  убийца — Краснова, ножом на кухне.\n"
         "\n"
         "У вас есть нож. Вы обязаны опровергнуть этой картой. Ответьте строкой:\n"
         "    ОПРОВЕРЖЕНИЕ 7 нож\n"
@@ -721,6 +758,7 @@ def test_C4_card_shown_mail_tells_the_suggester_the_card(renderer: Renderer) -> 
         game="exler-1",
         player="Неташка",
         shown={**S7, "card": "нож", "by_gm": True},
+        wording=wording("en"),
     )
     assert subject == "Suggestion #7: a card was shown to you"
     assert body.splitlines()[:2] == [
@@ -744,6 +782,7 @@ def test_welcome_mail_gives_hand_address_and_help(renderer: Renderer) -> None:
         status=status,
         events=[GAME_STARTED],
         view=start_view([GAME_STARTED]),
+        wording=wording("ru"),
     )
     assert subject == "Клуэдо: ваши карты"
     assert "Ваши карты: Краснова, нож, кухня.\n" in body
@@ -777,7 +816,9 @@ def test_a_template_changed_on_disk_is_read_again_after_a_reload_only(tmp_path: 
 
 def test_unknown_locale_is_refused(renderer: Renderer) -> None:
     with pytest.raises(ValueError, match="unknown locale 'de'"):
-        renderer.public_post("move", [], kind="cluedo_days", locale="de", fmt="bbcode")
+        renderer.public_post(
+            "move", [], kind="cluedo_days", locale="de", fmt="bbcode", wording=wording("de")
+        )
 
 
 # --- error texts ---
@@ -828,16 +869,23 @@ ROOMS = ("кухня", "танцевальный зал", "терраса", "б�
 def _snippet(renderer: Renderer, s: dict[str, Any], genders: dict[str, str] | None = None) -> str:
     event = Event("suggestion_made", PUBLIC, s)
     return renderer.public_post(
-        "move", [event], kind="cluedo_days", locale="ru", fmt="bbcode", genders=genders or {}
+        "move",
+        [event],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
+        genders=genders or {},
+        wording=wording("ru"),
     )
 
 
-def test_P2_the_suggestion_snippet_agrees_with_a_womans_surname(renderer: Renderer) -> None:
+def test_P2_the_snippet_says_the_weapon_in_the_instrumental_and_the_room_on_which_it_is(
+    renderer: Renderer,
+) -> None:
     s = sugg(7, 2, 2, "Неташка", "Веталь", ("Краснова", "веревка", "терраса"))
     assert _snippet(renderer, s) == (
         "[b]Предположение_2 для Веталь (№7)[/b]\n"
-        "Я думаю, что убийство совершила [b]Краснова[/b], орудием [b]веревкой[/b] в комнате "
-        "[b]террасе[/b].\n"
+        "Я думаю, что убийца — [b]Краснова[/b], [b]веревкой[/b] [b]на террасе[/b].\n"
     )
 
 
@@ -845,19 +893,16 @@ def test_P2_the_suggestion_snippet_declines_a_room_of_two_words(renderer: Render
     s = sugg(3, 1, 1, "Дуг", "Моро", ("Горчичников", "подсвечник", "танцевальный зал"))
     assert _snippet(renderer, s) == (
         "[b]Предположение_1 для Моро (№3)[/b]\n"
-        "Я думаю, что убийство совершил [b]Горчичников[/b], орудием [b]подсвечником[/b] "
-        "в комнате [b]танцевальном зале[/b].\n"
+        "Я думаю, что убийца — [b]Горчичников[/b], [b]подсвечником[/b] "
+        "[b]в танцевальном зале[/b].\n"
     )
 
 
-def test_P2_a_suspect_of_either_gender_gets_the_sentence_in_the_nominative(
-    renderer: Renderer,
-) -> None:
+def test_P2_a_suspect_of_either_gender_gets_the_same_sentence(renderer: Renderer) -> None:
     s = sugg(4, 1, 2, "Дуг", "Моро", ("Белых", "Верёвка", "бильярдная"))
     assert _snippet(renderer, s) == (
         "[b]Предположение_2 для Моро (№4)[/b]\n"
-        "Я думаю, что убийца — [b]Белых[/b], орудие — [b]Верёвка[/b], комната — "
-        "[b]бильярдная[/b].\n"
+        "Я думаю, что убийца — [b]Белых[/b], [b]Верёвкой[/b] [b]в бильярдной[/b].\n"
     )
 
 
@@ -898,12 +943,23 @@ def test_P2_the_refutation_heading_declines_the_suggesters_name(renderer: Render
     refuted = Event("refuted", PUBLIC, {**s, "by_gm": False})
     none = Event("not_refuted", PUBLIC, {**sugg(8, 2, 1, "Кросс", "Неташка"), "by_gm": False})
     post = renderer.public_post(
-        "move", [refuted, none], kind="cluedo_days", locale="ru", fmt="bbcode"
+        "move",
+        [refuted, none],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
+        wording=wording("ru"),
     )
     assert post.split("\n")[0] == "[b]Опровержение для Неташки[/b]"
     assert "[b]Отсутствие опровержения для игрока Кросс[/b]\n" in post
     with_gender = renderer.public_post(
-        "move", [none], kind="cluedo_days", locale="ru", fmt="bbcode", genders={"Кросс": "masc"}
+        "move",
+        [none],
+        kind="cluedo_days",
+        locale="ru",
+        fmt="bbcode",
+        genders={"Кросс": "masc"},
+        wording=wording("ru"),
     )
     assert with_gender.split("\n")[:2] == [
         "[b]Отсутствие опровержения для Кросса[/b]",
@@ -911,7 +967,7 @@ def test_P2_the_refutation_heading_declines_the_suggesters_name(renderer: Render
     ]
 
 
-def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
+def test_P2_the_solution_reads_as_the_suggestions_in_the_final_post_and_mail(
     renderer: Renderer,
 ) -> None:
     over = {
@@ -924,11 +980,10 @@ def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
         kind="cluedo_days",
         locale="ru",
         fmt="bbcode",
+        wording=wording("ru"),
     )
     assert (
-        "[b]Разгадка[/b]\n"
-        "Убийство совершила [b]Голубева[/b], орудием [b]трубой[/b] в комнате "
-        "[b]танцевальном зале[/b].\n"
+        "[b]Разгадка[/b]\nУбийца — [b]Голубева[/b], [b]трубой[/b] [b]в танцевальном зале[/b].\n"
     ) in post
     _, mail = renderer.private_mail(
         "game_over",
@@ -938,11 +993,9 @@ def test_P2_the_solution_agrees_with_the_murderer_in_the_final_post_and_mail(
         player="Веталь",
         result=over,
         won=over["winner"] == "Веталь",
+        wording=wording("ru"),
     )
-    assert (
-        "\nРазгадка: убийство совершила Голубева, орудием трубой в комнате танцевальном зале.\n"
-        in mail
-    )
+    assert "\nРазгадка: убийца — Голубева, трубой в танцевальном зале.\n" in mail
 
 
 # --- Cluedo by rounds: names in their cases, genders, one word per thing (rule P2) ---
@@ -962,6 +1015,7 @@ def _gm_facts(renderer: Renderer, player: str, genders: dict[str, str], **data: 
         part="private",
         private=[fact],
         genders=genders,
+        wording=wording("ru"),
     )
     return body
 
@@ -1018,12 +1072,18 @@ def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Rend
         Event("round_ended", PUBLIC, {**ROUNDS_SUGG, "refuted_by": "Любовь"}),
     ]
     post = renderer.public_post(
-        "turn", turn, kind="cluedo_rounds", locale="ru", fmt="bbcode", day=2
+        "turn", turn, kind="cluedo_rounds", locale="ru", fmt="bbcode", day=2, wording=wording("ru")
     )
     assert "\nКарта показана Саше приватом.\n" in post
     shown = {**ROUNDS_SUGG, "by": "Любовь", "card": "Библиотека", "by_gm": True, "auto": False}
     _, mail = renderer.private_mail(
-        "card_shown", locale="ru", kind="cluedo_rounds", game="t-1", player="Саша", shown=shown
+        "card_shown",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        player="Саша",
+        shown=shown,
+        wording=wording("ru"),
     )
     assert mail.split("\n")[1:4] == [
         "За Любовь ответил ГМ (время на ответ истекло) и показывает вам карту: Библиотека.",
@@ -1038,6 +1098,7 @@ def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Rend
         game="t-1",
         player="Любовь",
         answer=answered,
+        wording=wording("ru"),
     )
     assert mail.split("\n")[1] == (
         "ГМ ответил за вас и показал Саше вашу карту Библиотека (первую подходящую в порядке "
@@ -1046,7 +1107,12 @@ def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Rend
     accusation = {"player": "Шапо", "turn": 4, "suspect": "Краснова", "weapon": "Верёвка"}
     accusation |= {"room": "Терраса", "correct": True}
     subject, _ = renderer.private_mail(
-        "gm_accusation", locale="ru", kind="cluedo_rounds", game="t-1", accusation=accusation
+        "gm_accusation",
+        locale="ru",
+        kind="cluedo_rounds",
+        game="t-1",
+        accusation=accusation,
+        wording=wording("ru"),
     )
     assert subject == "Обвинение Шапо: верное"
     subject, _ = renderer.private_mail(
@@ -1055,6 +1121,7 @@ def test_P2_the_rounds_texts_decline_the_names_they_used_to_frame(renderer: Rend
         kind="cluedo_rounds",
         game="t-1",
         accusation={**accusation, "player": "Веталь"},
+        wording=wording("ru"),
     )
     assert subject == "Обвинение игрока Веталь: верное"
 
@@ -1075,9 +1142,10 @@ def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_round
         suggestion=ROUNDS_SUGG,
         held=["Библиотека"],
         gm_card="Библиотека",
+        wording=wording("ru"),
     )
     assert mail.split("\n")[1] == (
-        "Предположение №2 (Саша): убийца — Зеленов, орудие — Верёвка, комната — Библиотека."
+        "Предположение №2 (Саша): убийца — Зеленов, Верёвкой в Библиотеке."
     )
 
 
@@ -1100,6 +1168,7 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
         seed=1234,
         view=sheet,
         gm_address="gm+token@example.test",
+        wording=wording("ru"),
     )
     assert body.count("Ваш адрес ГМа для команд") == 1
     assert body.endswith(

@@ -20,6 +20,7 @@ from kits.rounds_table import START, RoundsTable
 from kits.table import GM, body, named_body, summary, utc
 
 from pbp.core.registry import KINDS
+from pbp.games.cluedo.wording import wording
 
 CROSS, DOUG, ROSA = "cross@example.test", "doug@example.test", "rosa@example.test"
 WELCOME = "[seed-000] Клуэдо: ваши карты"
@@ -64,8 +65,7 @@ TURN_1 = (
     "[b]Ход 1: Кросс[/b]\n"
     "\n"
     "[b]Предположение №1[/b]\n"
-    "Кросс предполагает: убийца — [b]Петя[/b], орудие — [b]Молоток[/b], комната — "
-    "[b]Спальня[/b].\n"
+    "Кросс предполагает: убийца — [b]Петя[/b], [b]Молотком[/b] [b]в Спальне[/b].\n"
     "\n"
     "Ответы по кругу:\n"
     "- Дуг: есть карта\n"
@@ -78,8 +78,7 @@ TURN_2 = (
     "[b]Ход 2: Дуг[/b]\n"
     "\n"
     "[b]Предположение №2[/b]\n"
-    "Дуг предполагает: убийца — [b]Петя[/b], орудие — [b]Топор[/b], комната — "
-    "[b]Столовая[/b].\n"
+    "Дуг предполагает: убийца — [b]Петя[/b], [b]Топором[/b] [b]в Столовой[/b].\n"
     "\n"
     "Ответы по кругу:\n"
     "- Роза: нет карт\n"
@@ -93,8 +92,7 @@ TURN_3 = (
     "[b]Ход 3: Роза[/b]\n"
     "\n"
     "[b]Предположение №3[/b]\n"
-    "Роза предполагает: убийца — [b]Маша[/b], орудие — [b]Канделябр[/b], комната — "
-    "[b]Столовая[/b].\n"
+    "Роза предполагает: убийца — [b]Маша[/b], [b]Канделябром[/b] [b]в Столовой[/b].\n"
     "\n"
     "Ответы по кругу:\n"
     "- Кросс: нет карт\n"
@@ -137,7 +135,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Сейчас отвечает Дуг." in reply
     assert "[b]Предположение №1[/b]" in reply
     asked = lines(mails[1])
-    assert "Предположение №1 (Кросс): убийца — Петя, орудие — Молоток, комната — Спальня." in asked
+    assert "Предположение №1 (Кросс): убийца — Петя, Молотком в Спальне." in asked
     assert (
         "У вас есть: Молоток, Спальня. Вы обязаны опровергнуть и сами выбираете, какую из "
         "этих карт показать. Ответьте строкой, например:" in asked
@@ -222,12 +220,11 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert final.startswith(
         "[b]Игра окончена[/b]\n"
         "\n"
-        "Кросс обвиняет: убийца — [b]Маша[/b], орудие — [b]Топор[/b], комната — "
-        "[b]Столовая[/b].\n"
+        "Кросс обвиняет: убийца — [b]Маша[/b], [b]Топором[/b] [b]в Столовой[/b].\n"
         "Обвинение верное — победитель [b]Кросс[/b]!\n"
         "\n"
         "[b]Разгадка[/b]\n"
-        "Убийца — [b]Маша[/b], орудие — [b]Топор[/b], комната — [b]Столовая[/b].\n"
+        "Убийца — [b]Маша[/b], [b]Топором[/b] [b]в Столовой[/b].\n"
         "\n"
         "[b]Карты игроков[/b]\n"
         "- Кросс: [b]Петя[/b], [b]Ваня[/b], [b]Нож[/b]\n"
@@ -504,15 +501,14 @@ def test_C6_a_wrong_accusation_is_published_with_its_cards(table: RoundsTable) -
         "не будете, но на предположения по-прежнему нужно отвечать." in lines(mails[0])
     )
     wrong = (
-        "Кросс обвиняет: убийца — [b]Петя[/b], орудие — [b]Топор[/b], комната — "
-        "[b]Столовая[/b].\n"
+        "Кросс обвиняет: убийца — [b]Петя[/b], [b]Топором[/b] [b]в Столовой[/b].\n"
         "Обвинение неверное: Кросс выбывает из игры — больше не предполагает и не обвиняет, "
         "но по-прежнему отвечает на предположения.\n"
     )
     assert bbcode(mails[3]) == (f"[b]Ход 1: Кросс[/b]\n\n{wrong}\n[b]Следующий ход — Дуг.[/b]\n")
     assert (
-        "[b]Обвинение[/b]\nКросс обвиняет: убийца — [b]Петя[/b], орудие — [b]Топор[/b], "
-        "комната — [b]Столовая[/b].\nОбвинение неверное: Кросс выбывает из игры." in body(mails[0])
+        "[b]Обвинение[/b]\nКросс обвиняет: убийца — [b]Петя[/b], [b]Топором[/b] [b]в Столовой[/b]."
+        "\nОбвинение неверное: Кросс выбывает из игры." in body(mails[0])
     )
 
 
@@ -604,7 +600,14 @@ def test_gm_show_and_the_post_command_of_a_running_game(table: RoundsTable) -> N
     assert "  - №1 (ход 1), Кросс: Петя, Молоток, Спальня — отвечает Дуг" in text.splitlines()
     events = [s.event for s in table.store.events("seed-000", public_only=True)]
     post = table.service.renderer.public_post(
-        "day", events, locale="ru", fmt="bbcode", kind="cluedo_rounds", game="seed-000", day=1
+        "day",
+        events,
+        locale="ru",
+        fmt="bbcode",
+        kind="cluedo_rounds",
+        game="seed-000",
+        day=1,
+        wording=wording("ru"),
     )
     assert post == TURN_1.replace(
         "- Дуг: есть карта\n\nКарта показана Кроссу приватом.\n\n[b]Следующий ход — Дуг.[/b]\n",
@@ -635,7 +638,7 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
             "[b]Turn 1: Кросс[/b]\n"
             "\n"
             "[b]Suggestion #1[/b]\n"
-            "Кросс suggests: suspect [b]Петя[/b], weapon [b]Молоток[/b], room [b]Спальня[/b].\n"
+            "Кросс suggests: it was [b]Петя[/b] [b]with the Молоток[/b] [b]in the Спальня[/b].\n"
             "\n"
             "Answers round the table:\n"
             "- Дуг: has a card\n"

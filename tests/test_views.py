@@ -13,6 +13,7 @@ from jinja2 import nodes
 
 from pbp.core.events import Event, Visibility
 from pbp.games.cluedo import views as cluedo
+from pbp.games.cluedo.wording import wording
 from pbp.games.cluedo_days import views as days
 from pbp.games.cluedo_rounds import views as rounds
 from pbp.games.maniac import views as maniac
@@ -310,19 +311,19 @@ def test_R2_R6_R7_a_rounds_reply_marks_the_players_own_answer_and_turn() -> None
         (
             "ru",
             "[b]Ответ на предположение №1[/b]\n[quote]Лев предполагает: убийца — [b]Белых[/b], "
-            "орудие — [b]нож[/b], комната — [b]кухня[/b].[/quote]\nМария: нет карт\n",
+            "[b]ножом[/b] [b]на кухне[/b].[/quote]\nМария: нет карт\n",
         ),
         (
             "en",
-            "[b]Answer to suggestion #1[/b]\n[quote]Лев suggests: suspect [b]Белых[/b], weapon "
-            "[b]нож[/b], room [b]кухня[/b].[/quote]\nМария: no cards\n",
+            "[b]Answer to suggestion #1[/b]\n[quote]Лев suggests: it was [b]Белых[/b] "
+            "[b]with the нож[/b] [b]in the кухня[/b].[/quote]\nМария: no cards\n",
         ),
     ],
 )
 def test_R6_the_rounds_move_snippet_lays_out_its_view(locale: str, expected: str) -> None:
     events = [_answer("not_refuted", "Мария"), _answer("not_refuted", "Ник", auto=True)]
     post = Renderer(TEMPLATES).public_post(
-        "move", events, locale=locale, fmt="bbcode", kind="cluedo_rounds"
+        "move", events, locale=locale, fmt="bbcode", kind="cluedo_rounds", wording=wording(locale)
     )
     assert post == expected
 

@@ -94,6 +94,9 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
         click.echo(f"{config_path}: error: {problem}", err=True)
     for warning in _trust_without_server(config):
         click.echo(f"{config_path}: warning: {warning}", err=True)
+    for game in config.games:
+        for warning in game.check_warnings():
+            click.echo(f"{config_path}: warning: {game.id}: {warning}", err=True)
     if missing or damaged or lacking is not None or closed:
         raise click.exceptions.Exit(1)
     games = ", ".join(

@@ -550,6 +550,12 @@ class GameBase(ConfigModel):
         left out."""
         return {p.name: GENDERS[p.gender] for p in self.players if p.gender is not None}
 
+    def check_warnings(self) -> list[str]:
+        """What ``pbp check`` tells the GM of this game without refusing it, one English
+        line each (a Cluedo card the texts cannot say, rule P2:
+        :meth:`pbp.games.cluedo.config.CluedoGame.check_warnings`); default none."""
+        return []
+
     @classmethod
     def players_least(cls) -> tuple[int, str]:
         """The fewest players of a game of this kind and the rule that says so

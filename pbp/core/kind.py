@@ -192,7 +192,9 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         """Deal and open the game configured by ``game`` (a config model) at ``at``."""
 
     def mail_context(self, game: ConfigT) -> dict[str, Any]:
-        """Timing facts every mail template of this kind gets, e.g. ``{"day_closes": "22:30"}``."""
+        """What every mail and post template of this kind's ``game`` gets besides pbp's
+        own keys, and every refusal of a move in it: timing facts (``{"day_closes":
+        "22:30"}``) and the words its texts use (Cluedo's ``wording``, rule P2)."""
 
     def load(self, data: Mapping[str, Any]) -> StateT:
         """Stored JSON → engine state."""

@@ -377,8 +377,10 @@ def name_forms(name: str) -> frozenset[str]:
 # --- Cluedo cards: a suspect's gender, a weapon's or room's case (issue 16, item 4) ---
 #
 # Measured on the card names of the bundled games.yaml, the tests and the seeds
-# (pymorphy3 3.x with pymorphy3-dicts-ru; pytrovich 0.2), for the seed's sentence
-# "Я думаю, что убийство совершил(а) А, орудием Б в комнате В"::
+# (pymorphy3 3.x with pymorphy3-dicts-ru; pytrovich 0.2), for the sentence of a
+# suggestion (:mod:`pbp.games.cluedo.wording`: «убийца — А, ножом на кухне»; the
+# suspect's gender was read for the seed's «убийство совершил(а) А», which pbp no
+# longer writes)::
 #
 #     suspect      pymorphy3                 pytrovich (surname)   gender
 #     Краснова     Surn femn                 female                femn
@@ -403,12 +405,13 @@ def name_forms(name: str) -> frozenset[str]:
 #     танцевальный зал     танцевальным залом       танцевальном зале
 #     бальный зал          бальным залом            бальном зале
 #     зимний сад           зимним садом             None (сад has a second locative,
-#                                                   «в саду»: «в комнате зимнем саде» ✗)
+#                                                   «в саду»: «в зимнем саде» ✗)
 #
 # Every weapon and room of the lists declines with confidence: each word is known to
 # the dictionary and all its readings agree on the form. A card the dictionary does
 # not know (a made-up word, Latin letters, a noun with a dependent word after it:
-# «комната отдыха») gets None, and the sentence is built in the nominative.
+# «комната отдыха») gets None: games.yaml gives its words (``cards.phrases``), or the
+# game's sentences name every card in the nominative.
 
 #: A place's name: Cyrillic words joined by hyphens (Москва, Нью-Йорк).
 _PLACE = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)*")

@@ -1,5 +1,5 @@
-"""What both Cluedo kinds read from ``games.yaml``: the decks (rule C1) and an optional
-fixed deal (C2)."""
+"""What both Cluedo kinds read from ``games.yaml``: the decks (rule C1), how the texts
+say a card the dictionary cannot decline (P2) and an optional fixed deal (C2)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,28 @@ from pydantic import Field
 from pbp import keywords
 from pbp.core.gameconfig import ConfigModel, GameBase, Name, command_word
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
-from pbp.games.cluedo.parse import reserved_card_word
-from pbp.yamlmarks import Found
+from pbp.games.cluedo.parse import card_read, reserved_card_word
+from pbp.games.cluedo.wording import Wording, wording
+from pbp.yamlmarks import Found, did_you_mean
 
 
 class Decks(ConfigModel):
-    """The three decks in order; rule C1 drops from the bottom of each."""
+    """The three decks in order; rule C1 drops from the bottom of each.
+
+    ``phrases``: how the texts say a weapon or a room that the dictionary cannot
+    decline (rule P2, :mod:`pbp.games.cluedo.wording`), ``{card: phrase}`` in the
+    game's language: a room with its preposition and case (``зимний сад: в зимнем
+    саду``; en ``pool: by the pool``), a weapon as "with what" (ru the instrumental:
+    ``бита для гольфа: битой для гольфа``; en ``with the cue``). In a language whose
+    players may copy a suggestion's sentence from a post as their own (the forum form,
+    keywords ``cluedo.forum_heading``: Russian), a phrase must name its card as a
+    player's mail reads it (:func:`pbp.games.cluedo.parse.card_read`). ``pbp check``
+    lists the cards in play that have no words (:meth:`CluedoGame.check_warnings`)."""
 
     suspects: list[Name] = Field(min_length=1)
     weapons: list[Name] = Field(min_length=1)
     rooms: list[Name] = Field(min_length=1)
+    phrases: dict[Name, Name] = Field(default_factory=dict)
 
 
 class FixedDeal(ConfigModel):
@@ -40,6 +52,28 @@ class CluedoGame(GameBase):
         """
         d = self.cards
         return cards_for_players(d.suspects, d.weapons, d.rooms, len(self.players))
+
+    def wording(self) -> Wording:
+        """How this game's texts say its cards (rule P2): :func:`pbp.games.cluedo.wording.wording`
+        of its locale, cards in play and ``cards.phrases``; kept, one per game."""
+        return wording(self.locale, self.to_cards(), tuple(self.cards.phrases.items()))
+
+    def check_warnings(self) -> list[str]:
+        """One line per weapon or room in play that the texts cannot say as a speaker
+        of the game's language would (rule P2: :meth:`Wording.unsaid`), with the
+        ``cards.phrases`` entry to add; until it is added, every murder of the game
+        is told card by card in the nominative."""
+        how = {
+            "weapon": "with what, as «ножом» says нож",
+            "room": "where: the preposition and the case, as «на кухне» says кухня",
+        }
+        return [
+            f"cards.{category}s: the texts cannot tell how to say {card!r} in a sentence "
+            f"(the dictionary does not decline it): add its phrase to cards.phrases, "
+            f"e.g. 'phrases: {{{card}: …}}' ({how[category]}; rule P2). Until then every "
+            "suggestion of the game names its cards in the nominative"
+            for category, card in self.wording().unsaid(self.to_cards())
+        ]
 
     def to_deal(self) -> Deal | None:
         """The fixed deal from the config (rule C2 checked by :func:`load_config`), or None."""
@@ -84,6 +118,7 @@ class CluedoGame(GameBase):
                         "suggestion #12): give the card a name that begins with another word"
                     )
                     found.append((("cards", deck, i), message))
+        found += self._phrase_problems()
         if len(self.players) >= 3:
             try:
                 cards = self.to_cards()
@@ -94,4 +129,35 @@ class CluedoGame(GameBase):
                     found += deal_problems(
                         cards, self.player_names(), self.deal.solution, self.deal.hands
                     )
+        return found
+
+    def _phrase_problems(self) -> Found:
+        """Each ``cards.phrases`` entry: of a weapon or a room of the decks, and, where
+        players copy a post's sentence as a suggestion (the forum form: Russian), a
+        phrase that names its card as a player's mail reads it (:func:`card_read`)."""
+        d = self.cards
+        decks = Cards(tuple(d.suspects), tuple(d.weapons), tuple(d.rooms))
+        said = [*d.weapons, *d.rooms]
+        vocabulary = keywords.current()
+        copied = self.locale in vocabulary.locales and bool(
+            vocabulary.words("cluedo", "forum_heading", self.locale)
+        )
+        found: Found = []
+        for card, phrase in d.phrases.items():
+            path = ("cards", "phrases", card)
+            if card in d.suspects:
+                found.append((path, f"{card!r} is a suspect: the texts name suspects as written"))
+            elif card not in said:
+                hint = did_you_mean(card, said)
+                found.append((path, f"{card!r} is not a weapon or room of the decks{hint}"))
+            elif copied and card_read(phrase, decks) != card:
+                found.append(
+                    (
+                        path,
+                        f"the phrase {phrase!r} does not name the card {card!r} as a "
+                        "player's mail reads it (a player who copies it from a post must "
+                        "be understood): write a form of the card in it, as «в зимнем саду» "
+                        "holds зимний сад",
+                    )
+                )
         return found

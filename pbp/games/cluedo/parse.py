@@ -38,11 +38,12 @@ nouns ``SUGGESTION``, ``REFUTATION``, ``ACCUSATION`` are accepted as keywords to
 The seed's own form (seed 001) is accepted: a heading ``Предположение_N для <игрок>``
 (or ``Предположение N для …``; N is the player's own count and is ignored) and, on
 the next non-empty line (a sentence wrapped over up to three lines is joined), ``Я
-думаю, что убийство совершил(а) А, орудием Б в комнате В`` with inflected names, or
-the same in the nominative as pbp writes it when a name's gender or a card's case
-cannot be told (``Я думаю, что убийца — А, орудие — Б, комната — В``, rule P2); the
-heading may end with the game-wide number pbp adds (``Предположение_2 для Веталь
-(№7)``), which is ignored.
+думаю, что убийство совершил(а) А, орудием Б в комнате В`` with the cards in any
+case, or the sentence pbp writes (rule P2, :mod:`pbp.games.cluedo.wording`): ``Я
+думаю, что убийца — А, ножом на кухне`` (a room with its preposition: «во флигеле»,
+«в зимнем саду»), or, in a game with a card the dictionary cannot decline, ``Я думаю,
+что убийца — А, орудие — Б, комната — В``; the heading may end with the game-wide
+number pbp adds (``Предположение_2 для Веталь (№7)``), which is ignored.
 
 Without an addressee (``addressed=False``, the rounds variant) ``TO <player>`` is
 refused and the sentence alone is a suggestion.
@@ -280,9 +281,9 @@ class _Reader:
         self.players = list(players)
         self.addressed = addressed
         self.card_names = _card_matcher(tuple(cards.all()))
-        # The forms pbp itself writes in the seed's sentence (rule P2: «орудием
-        # молотком», «в комнате танцевальном зале»), which the stems alone miss when
-        # a vowel drops (молоток → молотком).
+        # The forms pbp itself writes in a suggestion (rule P2: «молотком», «в
+        # танцевальном зале»), which the stems alone miss when a vowel drops
+        # (молоток → молотком).
         self.card_forms = _declined_forms(tuple(cards.all()))
         # Exact Russian case forms first: the stemmer cuts Вася to "ва" (-ся).
         self.player_names = PlayerNames(players, aliases)
@@ -317,7 +318,7 @@ class _Reader:
             try:
                 names.append(self.card_names.match(part))
             except MoveError as error:
-                found = self.card_names.segment(part, _v().fillers)
+                found = _segment(self.card_names, self.card_forms, part)
                 if found:
                     names.extend(found)
                     continue
@@ -497,6 +498,57 @@ def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
             if form is not None:
                 found.setdefault(" ".join(normalize(form)), set()).add(card)
     return {f: c.pop() for f, c in found.items() if len(c) == 1 and f not in names}
+
+
+def card_read(text: str, cards: Cards) -> str | None:
+    """The one card of ``cards`` that ``text`` names when a player writes it as a card
+    of a suggestion (its forms as :func:`pbp.parse.morph.card_form` writes them, the
+    stems, a preposition before it: «в зимнем саду», «на кухне», «ножом»), or None
+    (no card, or more than one). ``games.yaml`` holds a card's phrase to it
+    (``cards.phrases``): a player who copies the phrase from a post must be understood.
+
+    >>> cards = Cards(("Белых",), ("нож",), ("кухня", "зимний сад"))
+    >>> card_read("в зимнем саду", cards), card_read("ножом", cards), card_read("в саду", cards)
+    ('зимний сад', 'нож', None)
+    """
+    names = tuple(cards.all())
+    declined = _declined_forms(names).get(" ".join(normalize(text)))
+    if declined is not None:
+        return declined
+    matcher = _card_matcher(names)
+    try:
+        return matcher.match(text)
+    except MoveError:
+        found = _segment(matcher, _declined_forms(names), text)
+    return found[0] if found is not None and len(found) == 1 else None
+
+
+def _segment(matcher: NameMatcher, forms: Mapping[str, str], text: str) -> list[str] | None:
+    """The cards ``text`` names one after another (:meth:`NameMatcher.segment`), also
+    when a card is in a form its stem misses and no comma parts it from the next
+    («молотком на кухне», as pbp writes a suggestion: a vowel drops, молоток →
+    молотком): such a form (``forms``: :func:`_declined_forms`) is read as its card
+    first. None when some word is no card, preposition or filler."""
+    found = matcher.segment(text, _v().fillers)
+    if found is not None:
+        return found
+    words = normalize(text)
+    longest = max((len(form.split()) for form in forms), default=0)
+    read: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(longest, len(words) - i), 0, -1):
+            card = forms.get(" ".join(words[i : i + n]))
+            if card is not None:
+                read.append(card)
+                i += n
+                break
+        else:
+            read.append(words[i])
+            i += 1
+    if read == words:
+        return None
+    return matcher.segment(" ".join(read), _v().fillers)
 
 
 def _addressee_texts(text: str) -> list[str]:

@@ -112,8 +112,10 @@ class CluedoDays(CluedoKind):
         return engine.start(self.setup(game), seed, salt)
 
     def mail_context(self, game: CluedoDaysGame) -> dict[str, Any]:
-        """The daily close time ``{"day_closes": "22:30"}`` (D1)."""
-        return {"day_closes": game.day_closes}
+        """The daily close time (``day_closes``: ``"22:30"``, D1) and how the texts say
+        the cards (``wording``: :meth:`pbp.games.cluedo.config.CluedoGame.wording`, rule
+        P2)."""
+        return {"day_closes": game.day_closes, "wording": game.wording()}
 
     def void(self, state: DaysState, event: Event, at: datetime) -> Step:
         """An unanswered suggestion can be voided (nothing else is a move to undo)."""

@@ -103,8 +103,14 @@ class CluedoRounds(CluedoKind):
         return engine.start(self.setup(game), seed, salt, at)
 
     def mail_context(self, game: CluedoRoundsGame) -> dict[str, Any]:
-        """The deadlines of a turn and of an answer, in hours (R7)."""
-        return {"turn_hours": game.turn_hours, "answer_hours": game.answer_hours}
+        """The deadlines of a turn and of an answer, in hours (R7), and how the texts
+        say the cards (``wording``: :meth:`pbp.games.cluedo.config.CluedoGame.wording`,
+        rule P2)."""
+        return {
+            "turn_hours": game.turn_hours,
+            "answer_hours": game.answer_hours,
+            "wording": game.wording(),
+        }
 
     def day(self, state: RoundsState) -> int:
         """The current turn number (the period of this kind)."""
