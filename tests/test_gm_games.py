@@ -367,7 +367,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     view = kind.gm_view(kind.load(row.state))
     assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Таня", ["Вася"])]
     message = maniac.move("Петя", "ГОЛОС Васю", at=utc(2026, 12, 1, 12))
-    assert "> ГОЛОС Васю\nПонял: ГОЛОС Вася\nВы убиты (Петя): убитые " in body(message[0])
+    assert "> ГОЛОС Васю\nПонял: ГОЛОС за Васю\nВы убиты (Петя): убитые " in body(message[0])
     with pytest.raises(MoveError) as refused:
         maniac.service.gm.remove(GAME, "Колю", now=utc(2026, 12, 1, 13), via="cli", note=None)
     assert refused.value.code == "remove_maniac"
