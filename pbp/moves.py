@@ -303,6 +303,7 @@ UNFIXABLE = frozenset(
         "player_in_prison",
         "player_out",
         "removed_by_gm",
+        "removed_from_game",
         "game_over",
         "game_ended",
         "not_your_turn",

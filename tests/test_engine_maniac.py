@@ -1111,6 +1111,37 @@ def test_P1_the_evening_of_a_day_not_closed_is_not_there() -> None:
 # --- M12 ---
 
 
+def test_M12_a_player_the_gm_removed_is_not_among_the_winners_nor_refused_as_dead() -> None:
+    """The GM removes Маша, a civilian: she may not vote and may not be voted for or
+    ordered killed, each refusal saying she was removed (not that she is dead); when
+    the town wins, ``game_over`` lists its players without her."""
+    game = Game()
+    step = maniac.remove(game.state, "Маша", game._tick())
+    game._take(step.state, list(step.events))
+    assert game.refused("Маша", Vote("Коля")) == ("removed_from_game", {"player": "Маша"})
+    allowed = [p for p in NAMES[:12] if p not in ("Вася", "Маша")]
+    assert game.refused("Вася", Vote("Маша")) == (
+        "target_removed",
+        {"target": "Маша", "players": allowed},
+    )
+    assert game.refused("Коля", Kill(("Маша",))) == (
+        "target_removed",
+        {"target": "Маша", "players": [p for p in NAMES[:12] if p not in ("Коля", "Маша")]},
+    )
+    game.vote("Вася→Коля")
+    game.close()
+    game.end()
+    game.vote("Вася→Коля")
+    over = game.close()[-1]
+    assert over.kind == "game_over"
+    town = [p for p, r in roles_for(12).items() if r in ("civilian", "duty_officer")]
+    assert over.data["winners"] == [p for p in town if p != "Маша"]
+    assert "Маша" in town
+    assert maniac.player_outcome(over.data, "Маша", game.state.left) == "removed"
+    assert maniac.player_outcome(over.data, "Вася", game.state.left) == "won"
+    assert maniac.player_outcome(over.data, "Коля", game.state.left) == "lost"
+
+
 def test_M12_the_town_wins_at_the_close_that_sends_the_maniac_to_prison() -> None:
     game = Game()
     game.vote("Вася→Коля")

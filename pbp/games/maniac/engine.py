@@ -57,7 +57,8 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
                   name | None (the cell's survivor), day: the day that opens, ended_at}
   player_left    {player, day, phase}       # removed by the GM; never his role
   vote_voided    {day, voter, target, prison, at (of the vote), voided_at}   # by the GM
-  game_over      {winner_team: "town" | "maniac" (M12), winners: [name...], roles:
+  game_over      {winner_team: "town" | "maniac" (M12), winners: [name...] (the
+                  winning team, the dead included, not those the GM removed), roles:
                   {name: role}, canonical: str (fairness, DESIGN.md)}
 PLAYER (Event.player is the only player who sees it; the GM sees it too)
   role_dealt     {role, character, partner: name | None}   # partner: the fan for the
@@ -133,7 +134,14 @@ from pbp.games.maniac.state import (
     standing_votes,
     vote_count,
 )
-from pbp.games.maniac.views import duties, gm_facts, gm_view, post_view, status
+from pbp.games.maniac.views import (
+    duties,
+    gm_facts,
+    gm_view,
+    player_outcome,
+    post_view,
+    status,
+)
 from pbp.games.maniac.wins import game_over, maniac_team_wins
 
 __all__ = [
@@ -165,6 +173,7 @@ __all__ = [
     "load_state",
     "open_nights",
     "phase",
+    "player_outcome",
     "post_view",
     "remove",
     "start",

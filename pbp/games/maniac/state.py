@@ -27,6 +27,7 @@ from pbp.fairness import canonical_deal
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
 ROLES: tuple[str, ...] = ("maniac", "duty_officer", "fan", "civilian")
 TOWN: frozenset[str] = frozenset({"duty_officer", "civilian"})  # M1: the town
+MANIAC_TEAM: frozenset[str] = frozenset({"maniac", "fan"})  # M1: the maniac's team
 MIN_PLAYERS, MAX_PLAYERS = 8, 15  # M1
 Phase = Literal["day", "night"]
 
@@ -437,11 +438,13 @@ def check_named(state: ManiacState, name: str, allowed: list[str]) -> None:
     """M3, M9: ``name`` (a vote's or an order's target) is a living player; ``allowed``:
     who may be named instead, for the refusal.
 
-    :raises IllegalMove: ``not_a_player`` {player, players}, ``target_dead`` {target,
-        players}.
+    :raises IllegalMove: ``not_a_player`` {player, players}, ``target_removed``
+        {target, players} (the GM removed him), ``target_dead`` {target, players}.
     """
     if name not in state.names:
         raise IllegalMove("not_a_player", player=name, players=allowed)
+    if name in state.left:
+        raise IllegalMove("target_removed", target=name, players=allowed)
     if not state.alive(name):
         raise IllegalMove("target_dead", target=name, players=allowed)
 

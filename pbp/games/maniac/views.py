@@ -9,12 +9,14 @@ from the public events alone), and what the command help shows
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pbp.core.events import Event, flat_dict
 from pbp.fairness import commitment
 from pbp.games.maniac.state import (
+    MANIAC_TEAM,
+    TOWN,
     Ballot,
     ManiacRules,
     ManiacState,
@@ -47,7 +49,8 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
 
     Everyone: ``{"game", "day", "next_day" (the day after night ``day``, M2), "phase",
     "over", "winner_team", "role", "partner"
-    (the maniac's fan / the fan's maniac, else None, M1), "alive", "in_prison",
+    (the maniac's fan / the fan's maniac, else None, M1), "alive", "removed" (the GM
+    removed him; not ``alive`` either), "in_prison",
     "my_vote": {"target", "prison"} | None, "votes": vote_count(state),
     "casts_left": {player: n} (today, for each player he may vote for; {} when he
     cannot vote now, M9), "prison_vote_for": [player...] (M11), "in_cell": player |
@@ -80,6 +83,7 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
         "role": role,
         "partner": partner,
         "alive": state.alive(player),
+        "removed": player in state.left,
         "in_prison": state.in_prison(player),
         "my_vote": None if mine is None else {"target": mine.target, "prison": mine.prison},
         "votes": vote_count(state),
@@ -332,9 +336,11 @@ def morning_view(events: Sequence[Event], night: int | None) -> dict[str, Any]:
 
 def final_view(events: Sequence[Event]) -> dict[str, Any]:
     """The final post (M12): ``{"winner_team": "town" | "maniac", "winners":
-    [name...], "roles": [{"player", "role", "killed_night": n | None, "prison_day": d |
-    None, "left_day": d | None (removed by the GM)}] (in the order of the game's roles),
-    "canonical": the deal line,
+    [name...] (the winning team, the dead included; never a player the GM removed),
+    "removed_winners": [name...] (players of the winning team the GM removed, in the
+    order removed: not among the winners), "roles": [{"player", "role", "killed_night":
+    n | None, "prison_day": d | None, "left_day": d | None (removed by the GM)}] (in the
+    order of the game's roles), "canonical": the deal line,
     "commitment": hex | None (what the opening post published; None without a
     ``game_started`` among ``events``)}``.
 
@@ -349,9 +355,12 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     prison = {p: d for d, p in _imprisoned(events)}
     left = {e.data["player"]: int(e.data["day"]) for e in events if e.kind == "player_left"}
     started = [e.data for e in events if e.kind == "game_started"]
+    team = TOWN if over["winner_team"] == "town" else MANIAC_TEAM
     return {
         "winner_team": over["winner_team"],
-        "winners": list(over["winners"]),
+        # A game that ended before game_over left the removed out listed them (M12).
+        "winners": [p for p in over["winners"] if p not in left],
+        "removed_winners": [p for p in left if over["roles"].get(p) in team],
         "roles": [
             {
                 "player": p,
@@ -365,6 +374,23 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
         "canonical": over["canonical"],
         "commitment": started[-1]["commitment"] if started else None,
     }
+
+
+def player_outcome(over: Mapping[str, Any], player: str, removed: Collection[str]) -> str:
+    """What the end of the game (the ``game_over`` data ``over``, M12) is for ``player``,
+    as his mail tells it, ``removed`` being the players the GM removed: ``"won"``
+    (among the winners), ``"removed"`` (his team won, but the GM removed him, so he is
+    not among the winners) or ``"lost"``.
+
+    >>> over = {"winner_team": "town", "winners": ["Лев"],
+    ...         "roles": {"Лев": "civilian", "Мария": "civilian", "Павел": "maniac"}}
+    >>> [player_outcome(over, p, ["Мария"]) for p in ("Лев", "Мария", "Павел")]
+    ['won', 'removed', 'lost']
+    """
+    if player in removed:
+        team = TOWN if over["winner_team"] == "town" else MANIAC_TEAM
+        return "removed" if over["roles"].get(player) in team else "lost"
+    return "won" if player in over["winners"] else "lost"
 
 
 def _imprisoned(events: Sequence[Event]) -> list[tuple[int, str]]:
