@@ -310,6 +310,7 @@ UNFIXABLE = frozenset(
         "one_move_per_turn",
         "no_suggestions_left",
         "voting_closed",
+        "orders_closed",
         "nothing_to_answer",
         "not_addressee",
         "not_asked",

@@ -431,7 +431,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "  - ночь 3: пропуск (можно изменить до закрытия дня 2)\n"
         "Сейчас можно заказать или изменить: ночь 3.\n"
         "Пропусков осталось: 2.\n"
-        "Двойное убийство: недоступно.\n" in status
+        "Двойное убийство: недоступно (меньше 12 игроков).\n" in status
     )
     assert run_ok(run.config, "post", GAME, env=ENV) == DAY_2_COUNT
     assert run_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 2 closed\n"
@@ -443,9 +443,14 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "Идёт ночь 2; день 3 откроется утром.",
         "В камере этой ночью: Коля.",
         "  - ночь 3: пропуск (зафиксирован)",
-        "Сейчас можно заказать или изменить: ночь 4.",
     ):
         assert line in night_status.lines
+    # M3: the order for night 4 is given on day 3; no night is open during night 2.
+    assert not [x for x in night_status.lines if x.startswith("Сейчас можно заказать")]
+    assert (
+        "Сейчас заказы не принимаются: заказ на ночь 4 делают в день 3, с утра и до "
+        "закрытия дня." in night_status.lines
+    )
     evening_2 = table.one(GM, EVENING[1], AFTER_COMMAND)
     assert post(evening_2) == EVENING_2
     assert gm_only(table.one(GM, facts(EVENING[1]))) == (
