@@ -1172,6 +1172,121 @@ def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
         assert expected in post.split("\n"), locale
 
 
+def _final_with_removed(renderer: Renderer, removed: str, locale: str) -> list[str]:
+    """The final post's lines after the town won with ``removed``, a civilian, removed
+    by the GM (his game_over from before the fix still lists him among the winners)."""
+    roles = {"Лев": "civilian", "Павел": "maniac", removed: "civilian"}
+    events = [
+        Event("player_left", Visibility.PUBLIC, {"player": removed, "day": 2, "phase": "day"}),
+        Event("day_closed", Visibility.PUBLIC, {"day": 3, "to_prison": "Павел"}),
+        Event(
+            "game_over",
+            Visibility.PUBLIC,
+            {"winner_team": "town", "winners": ["Лев", removed], "roles": roles, "canonical": "x"},
+        ),
+    ]
+    post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")
+    return post.split("\n")
+
+
+@pytest.mark.parametrize(
+    ("removed", "locale", "line"),
+    [
+        ("Мария", "ru", "Мария не в числе победителей: ГМ исключил её из игры."),
+        ("Илья", "ru", "Илья не в числе победителей: ГМ исключил его из игры."),
+        ("Веталь", "ru", "Игрок Веталь не в числе победителей: ГМ исключил его из игры."),
+        ("Мария", "en", "Мария is not among the winners: the GM removed her from the game."),
+        ("Илья", "en", "Илья is not among the winners: the GM removed him from the game."),
+        (
+            "Веталь",
+            "en",
+            "Веталь is not among the winners, having been removed from the game by the GM.",
+        ),
+    ],
+)
+def test_M12_a_removed_player_is_not_among_the_winners_and_the_post_says_why(
+    renderer: Renderer, removed: str, locale: str, line: str
+) -> None:
+    lines = _final_with_removed(renderer, removed, locale)
+    winners = "Победители: Лев." if locale == "ru" else "Winners: Лев."
+    assert lines[lines.index(winners) + 1] == line
+
+
+@pytest.mark.parametrize(
+    ("locale", "phase", "subject", "first"),
+    [
+        ("ru", "day", "Вы исключены из игры", "Мария, ГМ исключил вас из игры «g-1» в день 2."),
+        ("ru", "night", "Вы исключены из игры", "Мария, ГМ исключил вас из игры «g-1» в ночь 2."),
+        (
+            "en",
+            "day",
+            "You have been removed from the game",
+            'Мария, the GM has removed you from the game "g-1" on day 2.',
+        ),
+        (
+            "en",
+            "night",
+            "You have been removed from the game",
+            'Мария, the GM has removed you from the game "g-1" during night 2.',
+        ),
+    ],
+)
+def test_M12_the_removed_players_mail_names_the_game_and_the_moment(
+    renderer: Renderer, locale: str, phase: str, subject: str, first: str
+) -> None:
+    left = {"player": "Мария", "day": 2, "phase": phase}
+    got, body = mail(renderer, "maniac/removed", locale, player="Мария", left=left)
+    assert (got, body.split("\n")[0]) == (subject, first)
+    if locale == "en":
+        assert body.split("\n")[2] == (
+            "You take no further part in it: your votes are no longer accepted. The thread "
+            "is told that you have left the game, without your role; every role is revealed "
+            "when the game ends, and then you get its result by mail."
+        )
+
+
+@pytest.mark.parametrize(
+    ("target", "locale", "text"),
+    [
+        (
+            "Мария",
+            "ru",
+            "Мария исключена из игры ГМом: за неё не голосуют и её не заказывают. Можно "
+            "назвать: Лев, Илья.",
+        ),
+        (
+            "Илья",
+            "ru",
+            "Илья исключён из игры ГМом: за него не голосуют и его не заказывают. Можно "
+            "назвать: Лев, Илья.",
+        ),
+        (
+            "Веталь",
+            "ru",
+            "Игрок Веталь исключён из игры ГМом: за него не голосуют и его не заказывают. "
+            "Можно назвать: Лев, Илья.",
+        ),
+        (
+            "Мария",
+            "en",
+            "Мария has been removed from the game by the GM: she can be neither voted for nor "
+            "ordered killed. You may name: Лев, Илья.",
+        ),
+    ],
+)
+def test_M12_a_removed_target_is_refused_as_removed_not_as_dead(
+    renderer: Renderer, target: str, locale: str, text: str
+) -> None:
+    assert error(renderer, "target_removed", locale, target=target, players=["Лев", "Илья"]) == (
+        text
+    )
+    own = {
+        "ru": "ГМ исключил вас из игры: голосовать вы больше не можете.",
+        "en": "The GM has removed you from the game: you can no longer vote.",
+    }
+    assert error(renderer, "removed_from_game", locale, player=target) == own[locale]
+
+
 # --- a voided suggestion told to its suggester; a resume with no mail held ---
 
 

@@ -299,7 +299,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             f"{accepted_vote('ГОЛОС Петя', 'Петю', cast_no=2)}\n"
             f"{REFUSED}"
             "> ГОЛОС Петю\n"
-            "Понял: ГОЛОС Петя\n"
+            "Понял: ГОЛОС за Петю\n"
             "За Петю в день 1 вы уже голосовали максимальное число раз (2): "
             "больше за одного игрока в один день нельзя (голоса за камеру и за тюрьму считаются "
             "вместе). Проголосуйте за другого игрока или снимите голос: СНЯТЬ ГОЛОС.\n\n"
@@ -309,12 +309,12 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             f"{GAME_LINE}Коля, вот что сделано по вашему письму.\n\n"
             f"{APPLIED}"
             "> УБИТЬ Васю\n"
-            "Понял: УБИТЬ Вася\n"
+            "Понял: УБИТЬ Васю\n"
             "Принято: заказ на ночь 1 — убить Васю. Его можно изменить до конца ночи 1 — "
             f"до {moscow_text(dawn_1)}. Заказ видите только вы и ГМ — в "
             "тред его не пишите.\n\n"
             "> KILL Петя NIGHT 2\n"
-            "Понял: УБИТЬ Петя НОЧЬ 2\n"
+            "Понял: УБИТЬ Петю НОЧЬ 2\n"
             "Принято: заказ на ночь 2 — убить Петю. Его можно изменить до конца ночи 1 — "
             f"до {moscow_text(dawn_1)}. Заказ видите только вы и ГМ — в "
             "тред его не пишите.\n\n"
@@ -324,7 +324,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             f"{GAME_LINE}Катя, вот что сделано по вашему письму.\n\n"
             f"{REFUSED}"
             "> УБИТЬ Машу\n"
-            "Понял: УБИТЬ Маша\n"
+            "Понял: УБИТЬ Машу\n"
             "Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
             "Вы можете голосовать: ГОЛОС <игрок>.\n\n"
             f"{FOOTER}"  # nothing she could fix: not asked to resend
@@ -400,7 +400,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         f"{GAME_LINE}Вася, вот что сделано по вашему письму.\n\n"
         f"{REFUSED}"
         "> ГОЛОС Колю\n"
-        "Понял: ГОЛОС Коля\n"
+        "Понял: ГОЛОС за Колю\n"
         "Вы убиты (Вася): убитые больше не участвуют в игре и голосовать не "
         "могут.\n\n"
         f"{FOOTER}"  # nothing he could fix: not asked to resend
@@ -431,7 +431,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "  - ночь 3: пропуск (можно изменить до закрытия дня 2)\n"
         "Сейчас можно заказать или изменить: ночь 3.\n"
         "Пропусков осталось: 2.\n"
-        "Двойное убийство: недоступно.\n" in status
+        "Двойное убийство: недоступно (меньше 12 игроков).\n" in status
     )
     assert run_ok(run.config, "post", GAME, env=ENV) == DAY_2_COUNT
     assert run_ok(run.config, "close-day", GAME, env=ENV) == f"{GAME}: day 2 closed\n"
@@ -443,9 +443,14 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         "Идёт ночь 2; день 3 откроется утром.",
         "В камере этой ночью: Коля.",
         "  - ночь 3: пропуск (зафиксирован)",
-        "Сейчас можно заказать или изменить: ночь 4.",
     ):
         assert line in night_status.lines
+    # M3: the order for night 4 is given on day 3; no night is open during night 2.
+    assert not [x for x in night_status.lines if x.startswith("Сейчас можно заказать")]
+    assert (
+        "Сейчас заказы не принимаются: заказ на ночь 4 делают в день 3, с утра и до "
+        "закрытия дня." in night_status.lines
+    )
     evening_2 = table.one(GM, EVENING[1], AFTER_COMMAND)
     assert post(evening_2) == EVENING_2
     assert gm_only(table.one(GM, facts(EVENING[1]))) == (
@@ -480,7 +485,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         f"{GAME_LINE}Петя, вот что сделано по вашему письму.\n\n"
         f"{REFUSED}"
         "> ГОЛОС Таню\n"
-        "Понял: ГОЛОС Таня\n"
+        "Понял: ГОЛОС за Таню\n"
         "Игра окончена: победили мирные, маньяк в тюрьме. Ходы больше не "
         "принимаются.\n\n"
         f"{FOOTER}"  # nothing to fix after the end

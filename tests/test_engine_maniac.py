@@ -322,17 +322,20 @@ def test_M3_order_timeline_seed_example() -> None:
             },
         ),
     ]
-    # during night 1 the order for night 3 (due on day 2) may already be placed
-    assert maniac.open_nights(game.state) == [1, 2, 3]
-    game.order("Оля", night=3)
-    assert game.events[-1].data["night"] == 3
+    # during night 1 nights 1 and 2 only: the order for night 3 is given on day 2 (M3)
+    assert maniac.open_nights(game.state) == [1, 2]
+    assert game.refused("Коля", Kill(("Оля",), 3)) == (
+        "night_not_open",
+        {"night": 3, "open": [1, 2]},
+    )
     assert [e.kind for e in game.end()] == ["order_fixed", "night_resolution", "night_ended"]
     assert game.events[-1].data["dead"] == ["Вася"]
     assert maniac.open_nights(game.state) == [3]
+    assert flat(game.order("Оля", night=3)) == [placed(3, "Оля", at=game.stamp)]
     assert flat(game.order("Таня", night=3)) == [placed(3, "Таня", changed=True, at=game.stamp)]
     assert game.refused("Коля", Kill(("Оля",), 2)) == ("night_not_open", {"night": 2, "open": [3]})
     assert flat(game.close())[1:] == [fixed(3, "Таня")]
-    assert maniac.open_nights(game.state) == [4]
+    assert maniac.open_nights(game.state) == []  # night 2: the order for night 4 is day 3's
     assert game.end()[-1].data["dead"] == ["Петя"]
     game.close()
     assert game.end()[-1].data["dead"] == ["Таня"]
@@ -354,8 +357,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1() -> None:
     assert flat(game.order("Таня")) == [placed(1, "Таня", at=game.stamp)]  # night 1 had none
     assert flat(game.order("Оля", night=2)) == [placed(2, "Оля", changed=True, at=game.stamp)]
     assert flat(game.order("Саша", night=1)) == [placed(1, "Саша", changed=True, at=game.stamp)]
-    assert flat(game.order("Маша")) == [placed(3, "Маша", at=game.stamp)]  # 1, 2 have orders
-    assert game.refused("Коля", Kill(("Петя",))) == ("all_nights_ordered", {"open": [1, 2, 3]})
+    assert game.refused("Коля", Kill(("Петя",))) == ("all_nights_ordered", {"open": [1, 2]})
     three = IllegalMove("all_nights_ordered", open=[1, 2, 3])
     assert render("ru", three) == (
         "На каждую открытую ночь (ночи 1, 2 и 3) заказ уже есть. Чтобы изменить заказ, "
@@ -369,7 +371,6 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1() -> None:
     assert [(o["night"], o["targets"], o["fixed"]) for o in orders] == [
         (1, ["Саша"], False),
         (2, ["Оля"], False),
-        (3, ["Маша"], False),
     ]
     assert flat(game.end()) == [
         fixed(2, "Оля"),  # night 1's order is carried out at the same moment
@@ -389,7 +390,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1() -> None:
     )
     assert game.refused("Коля", Skip(1)) == ("night_not_open", {"night": 1, "open": [3]})
     orders = maniac.status(game.state, "Коля")["orders"]
-    assert [(o["night"], o["fixed"]) for o in orders] == [(1, True), (2, True), (3, False)]
+    assert [(o["night"], o["fixed"]) for o in orders] == [(1, True), (2, True)]
 
 
 def test_M3_a_missing_order_is_a_miss_not_a_skip() -> None:
@@ -473,6 +474,19 @@ def test_M4_skips_at_most_a_third_and_never_two_in_a_row() -> None:
 # --- M5 ---
 
 
+def double_kill(state: str, night: int | None = None, voided: int | None = None) -> Any:
+    """The maniac's STATUS ``double_kill`` (M5) of a 12-player game: ``state``, the
+    night ordered (and, while it may be changed, the deadline that fixes it)."""
+    until_ = until(night) if state == "booked" and night is not None else None
+    return {
+        "state": state,
+        "night": night,
+        "fixed_by": until_,
+        "needed": 12,
+        "voided_night": voided,
+    }
+
+
 def test_M5_one_double_kill_from_twelve_players() -> None:
     game = Game(12)
     assert flat(game.order("Вася", "Петя")) == [placed(1, "Вася", "Петя", at=game.stamp)]
@@ -482,7 +496,7 @@ def test_M5_one_double_kill_from_twelve_players() -> None:
         {"target": "Таня"},
     )
     game.order("Оля", "Таня", night=1)  # the same night may still be changed
-    assert maniac.status(game.state, "Коля")["double_kill_available"] is False
+    assert maniac.status(game.state, "Коля")["double_kill"] == double_kill("booked", 1)
     game.order("Петя")
     game.close()
     assert flat(game.end()) == [
@@ -505,7 +519,7 @@ def test_M5_one_double_kill_from_twelve_players() -> None:
         "double_kill_unavailable",
         {"players": 11, "needed": 12},
     )
-    assert maniac.status(small.state, "Коля")["double_kill_available"] is False
+    assert maniac.status(small.state, "Коля")["double_kill"] == double_kill("none")
 
 
 def test_M5_a_voided_double_kill_is_not_used_up() -> None:
@@ -527,11 +541,11 @@ def test_M5_a_voided_double_kill_is_not_used_up() -> None:
         ),
         morning(1, [], "Коля", game),
     ]
-    assert maniac.status(game.state, "Коля")["double_kill_available"] is True
+    assert maniac.status(game.state, "Коля")["double_kill"] == double_kill("available", voided=1)
     assert maniac.gm_view(game.state)["double_kill_night"] is None
     assert flat(game.order("Оля", "Саша")) == [placed(3, "Оля", "Саша", at=game.stamp)]
     assert maniac.gm_view(game.state)["double_kill_night"] == 3
-    assert maniac.status(game.state, "Коля")["double_kill_available"] is False
+    assert maniac.status(game.state, "Коля")["double_kill"] == double_kill("booked", 3, voided=1)
     game.close()
     assert game.end()[-1].data["dead"] == ["Таня"]  # night 2
     assert game.refused("Коля", Kill(("Маша", "Нина"))) == ("double_kill_used", {"night": 3})
@@ -1111,6 +1125,37 @@ def test_P1_the_evening_of_a_day_not_closed_is_not_there() -> None:
 # --- M12 ---
 
 
+def test_M12_a_player_the_gm_removed_is_not_among_the_winners_nor_refused_as_dead() -> None:
+    """The GM removes Маша, a civilian: she may not vote and may not be voted for or
+    ordered killed, each refusal saying she was removed (not that she is dead); when
+    the town wins, ``game_over`` lists its players without her."""
+    game = Game()
+    step = maniac.remove(game.state, "Маша", game._tick())
+    game._take(step.state, list(step.events))
+    assert game.refused("Маша", Vote("Коля")) == ("removed_from_game", {"player": "Маша"})
+    allowed = [p for p in NAMES[:12] if p not in ("Вася", "Маша")]
+    assert game.refused("Вася", Vote("Маша")) == (
+        "target_removed",
+        {"target": "Маша", "players": allowed},
+    )
+    assert game.refused("Коля", Kill(("Маша",))) == (
+        "target_removed",
+        {"target": "Маша", "players": [p for p in NAMES[:12] if p not in ("Коля", "Маша")]},
+    )
+    game.vote("Вася→Коля")
+    game.close()
+    game.end()
+    game.vote("Вася→Коля")
+    over = game.close()[-1]
+    assert over.kind == "game_over"
+    town = [p for p, r in roles_for(12).items() if r in ("civilian", "duty_officer")]
+    assert over.data["winners"] == [p for p in town if p != "Маша"]
+    assert "Маша" in town
+    assert maniac.player_outcome(over.data, "Маша", game.state.left) == "removed"
+    assert maniac.player_outcome(over.data, "Вася", game.state.left) == "won"
+    assert maniac.player_outcome(over.data, "Коля", game.state.left) == "lost"
+
+
 def test_M12_the_town_wins_at_the_close_that_sends_the_maniac_to_prison() -> None:
     game = Game()
     game.vote("Вася→Коля")
@@ -1338,7 +1383,7 @@ def test_status_gm_view_and_duties_of_the_maniac() -> None:
         "open_nights": [1, 2],
         "skips_left": 4,
     }
-    assert status["double_kill_available"] is True
+    assert status["double_kill"] == double_kill("available")
     assert "orders" not in maniac.status(game.state, "Лена")
     assert maniac.status(game.state, "Лена")["partner"] == "Коля"
     assert maniac.status(game.state, "Дима")["partner"] is None
@@ -1444,6 +1489,7 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
     take(game, "Таня", Vote("Вася"))  # target_dead
     game.vote("Таня→Оля")
     game.close()
+    take(game, "Коля", Kill(("Таня",)))  # orders_closed
     game.end()
     take(game, "Оля", Vote("Таня"))  # player_in_prison
     take(game, "Таня", Vote("Оля"))  # target_in_prison
@@ -1485,6 +1531,7 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         "no_vote",
         "not_a_player",
         "not_the_maniac",
+        "orders_closed",
         "player_dead",
         "player_in_prison",
         "same_target_twice",

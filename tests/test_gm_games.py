@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from kits.maniac_table import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn, post_mails
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
-from kits.table import GM, Table, body, summary, utc
+from kits.table import GM, Table, body, named_body, summary, utc
 from test_maniac_service import seed_tie
 
 from pbp.cli import main
@@ -352,7 +352,8 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
         ),
         ("vote_withdrawn", {"day": 1, "voter": "Оля", "target": "Петя", "prison": False, "at": at}),
     ]
-    (announcement,) = flushed(maniac)  # in BBCode alone, the default post_format
+    announcement, told = flushed(maniac)  # the post in BBCode alone, the default post_format
+    assert summary([told]) == [(EMAILS["Петя"], "[seed-002] Вы исключены из игры")]
     assert bbcode(announcement) == (
         "[b]Петя покидает игру.[/b]\n"
         "\n"
@@ -367,7 +368,12 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     view = kind.gm_view(kind.load(row.state))
     assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Таня", ["Вася"])]
     message = maniac.move("Петя", "ГОЛОС Васю", at=utc(2026, 12, 1, 12))
-    assert "> ГОЛОС Васю\nПонял: ГОЛОС Вася\nВы убиты (Петя): убитые " in body(message[0])
+    # Removed, not killed: his refusal says so (and asks him to fix nothing).
+    assert (
+        "> ГОЛОС Васю\nПонял: ГОЛОС за Васю\n"
+        "ГМ исключил вас из игры: голосовать вы больше не можете.\n" in body(message[0])
+    )
+    assert "Исправьте" not in body(message[0])
     with pytest.raises(MoveError) as refused:
         maniac.service.gm.remove(GAME, "Колю", now=utc(2026, 12, 1, 13), via="cli", note=None)
     assert refused.value.code == "remove_maniac"
@@ -394,7 +400,9 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         left = "[seed-002] Объявление для форума: игрок выбывает — BBCode"
         announced = [i for i, subject in enumerate(subjects) if subject == left]
         assert len(announced) == 6
-        assert announced[-1] + 1 == subjects.index("[seed-002] Игра окончена")
+        # Each removed player is told right after the announcement, before the end.
+        assert all(subjects[i + 1] == "[seed-002] Вы исключены из игры" for i in announced)
+        assert announced[-1] + 2 == subjects.index("[seed-002] Игра окончена")
         assert subjects[-1:] == ["[seed-002] Игра окончена: финальный пост — BBCode"]
         text = story(table.service, GAME, "markdown")
         assert (
@@ -646,3 +654,63 @@ def test_pbp_kept_tells_whether_the_resume_applied_a_held_mail(tmp_path: Path) -
         assert row["status"] == "resumed 2026-12-01 22:00 MSK: status"
     finally:
         table.close()
+
+
+#: Every role's word and the others' names: none may reach a removed player's mail.
+_HIDDEN = ("маньяк", "фанат", "дежурн", "мирн", "Коля", "Дима")
+
+
+def test_M12_a_removed_player_gets_one_mail_that_names_the_game_and_no_role(
+    maniac: ManiacTable,
+) -> None:
+    """The GM removes Лена (the fan, who knows the maniac, M1) during night 1: she gets
+    one private mail saying she was removed from the game, naming it and the night,
+    with no role — neither hers nor anyone else's (M1, M8)."""
+    maniac.at(close(1))
+    maniac.new_mail()
+    maniac.service.gm.remove(GAME, "Лену", now=utc(2026, 12, 1, 20), via="cli", note="пропала")
+    mails = flushed(maniac)
+    assert summary(mails) == [
+        (GM, "[seed-002] Объявление для форума: игрок выбывает — BBCode"),
+        (EMAILS["Лена"], "[seed-002] Вы исключены из игры"),
+    ]
+    text = named_body(mails[1], GAME)
+    assert text == (
+        "Лена, ГМ исключил вас из игры «seed-002» в ночь 1.\n"
+        "\n"
+        "Дальше вы в игре не участвуете: голоса от вас больше не принимаются. В треде "
+        "объявят, что вы покинули игру, не называя вашей роли; все роли раскроются, когда "
+        "игра закончится, — тогда же вам придёт письмо с её итогом.\n"
+    )
+    assert not [word for word in _HIDDEN if word.lower() in text.lower()]
+    status = maniac.move("Лена", "СТАТУС", at=utc(2026, 12, 1, 21))
+    assert "ГМ исключил вас из игры: больше вы в ней не участвуете." in body(status[0])
+    assert "Вы убиты" not in body(status[0])
+
+
+def test_M12_a_removed_player_is_not_among_the_winners_of_the_final_post(
+    maniac: ManiacTable,
+) -> None:
+    """The town wins (M12) after the GM removed Маша, a civilian: the final post lists
+    the winners without her and says, in her gender (P2), why; her game-over mail
+    tells her the team won without her; the others' are as before."""
+    maniac.service.gm.remove(GAME, "Машу", now=utc(2026, 12, 1, 9, 30), via="cli", note=None)
+    maniac.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 1, 10))
+    maniac.at(close(1))
+    maniac.at(dawn(1))
+    maniac.move("Вася", "ГОЛОС Колю", at=utc(2026, 12, 2, 8))
+    mails = maniac.at(close(2))
+    final = bbcode(mails[-1])
+    assert (
+        "Победители: Вася, Петя, Таня, Оля, Саша, Дима, Катя.\n"
+        "Маша не в числе победителей: ГМ исключил её из игры.\n"
+        "\n"
+        "[b]Роли[/b]\n"
+    ) in final
+    assert "- Маша — [b]мирный житель[/b]; вне игры с 1-го дня (исключение ГМом)\n" in final
+    over = {to: named_body(m, GAME).splitlines()[1] for m in mails for to, _s in summary([m])}
+    assert over[EMAILS["Маша"]] == (
+        "Ваша команда победила, но вас нет среди победителей: ГМ исключил вас из игры."
+    )
+    assert over[EMAILS["Вася"]] == "Вы в команде победителей!"
+    assert over[EMAILS["Коля"]] == "Ваша команда проиграла."

@@ -615,3 +615,45 @@ def test_maniac_void_result_mail_names_an_event_it_refuses_in_words_not_its_kind
         ]
     finally:
         table.close()
+
+
+def test_the_echo_of_a_gm_command_names_each_player_in_the_case_its_word_takes(
+    tmp_path: Path,
+) -> None:
+    """Rule P2 in the echoes of commands that name a player: the GM enters the maniac's
+    order and a vote by mail (ACT); what each player is told pbp understood reads «УБИТЬ
+    Олю», «ГОЛОС за Таню» (as the command help writes them), never «УБИТЬ Оля»; the
+    GM's confirmation names the seats as «ЗА Колю», «АДРЕС Пети»."""
+    table = ManiacTable(tmp_path)
+    try:
+        table.run(utc(2026, 12, 1, 9))
+        game, gm = "seed-002", "gm-person@example.test"
+        table.new_mail()
+        gm_mail(
+            table,
+            "ЗА Колю: УБИТЬ Олю",
+            "ЗА Васю: ГОЛОС Таню",
+            "АДРЕС Петю petya.new@example.test",
+            at=utc(2026, 12, 1, 10),
+            game=game,
+            sender=gm,
+        )
+        assert table.run(utc(2026, 12, 1, 10, 1)) == ["gm_pending"]
+        (asked,) = table.new_mail()
+        assert (
+            "\n\n  ЗА Колю: УБИТЬ Олю\n  ЗА Васю: ГОЛОС Таню\n"
+            "  АДРЕС Пети petya.new@example.test\n\n"
+        ) in body(asked)
+        confirm(table, asked, utc(2026, 12, 1, 10, 5), sender=gm)
+        assert table.run(utc(2026, 12, 1, 10, 6)) == ["gm_applied"]
+        told = {to: named_body(m, game) for m in table.new_mail() for to, _s in summary([m])}
+        assert (
+            "\n> УБИТЬ Олю\nПонял: УБИТЬ Олю\nПринято: заказ на ночь 1 — убить Олю."
+            in (told["kolya@example.test"])
+        )
+        assert (
+            "\n> ГОЛОС Таню\nПонял: ГОЛОС за Таню\nПринято: ваш голос — за Таню."
+            in (told["vasya@example.test"])
+        )
+    finally:
+        table.close()

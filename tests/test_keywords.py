@@ -271,7 +271,7 @@ def test_the_vocabulary_is_read_once_and_shows_each_command_per_locale() -> None
 
 @pytest.mark.parametrize("locale", catalogs.LOCALES)
 def test_the_templates_show_each_command_as_the_keywords_data_does(locale: str) -> None:
-    """The echo of a command as understood ("Понял: ГОЛОС Пётр") and the GM's
+    """The echo of a command as understood ("Понял: ГОЛОС за Петра") and the GM's
     confirmation are catalog messages (a whole phrase, its word order the language's);
     each begins with the command as ``keywords.yaml`` shows it, so the two agree."""
     found = catalogs.translations(locale)
@@ -284,6 +284,7 @@ def test_the_templates_show_each_command_as_the_keywords_data_does(locale: str) 
     starts = {
         found.pgettext("a command as understood", "VOTE %(player)s"): vote,
         found.gettext("VOTE PRISON %(player)s"): f"{vote} {prison}",
+        found.pgettext("a command as understood", "VOTE PRISON %(player)s"): f"{vote} {prison}",
         found.gettext("KILL %(player)s"): shown("maniac", "kill"),
         found.gettext(
             "SKIP NIGHT %(night)s"

@@ -247,7 +247,7 @@ def test_M10_seed_tie_sends_tanya_to_the_cell_not_petya(table: ManiacTable) -> N
         "Выполнено:",
         "",
         "> ГОЛОС за Петю",
-        "Понял: ГОЛОС Петя",
+        "Понял: ГОЛОС за Петю",
         "Принято: ваш голос — за Петю. Сегодня это ваш 1-й голос за этого игрока.",
         "",
         "Для форума (скопируйте в тред игры):",
@@ -357,7 +357,7 @@ def test_M9_seed_vote_limit_a_third_cast_on_the_same_player_is_refused(
         "Не выполнено:\n"
         "\n"
         "> ГОЛОС Петя\n"
-        "Понял: ГОЛОС Петя\n"
+        "Понял: ГОЛОС за Петю\n"
         "За Петю в день 1 вы уже голосовали максимальное число раз (2): "
         "больше за одного игрока в один день нельзя (голоса за камеру и за тюрьму считаются "
         "вместе). Проголосуйте за другого игрока или снимите голос: СНЯТЬ ГОЛОС.\n"
@@ -419,7 +419,7 @@ def test_a_refusal_by_role_is_not_asked_to_be_fixed_and_a_misspelt_name_is(
         "Не выполнено:",
         "",
         "> УБИТЬ Олю",
-        "Понял: УБИТЬ Оля",
+        "Понял: УБИТЬ Олю",
         "Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
         "Вы можете голосовать: ГОЛОС <игрок>.",
         "",
@@ -448,7 +448,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "Выполнено:",
         "",
         "> УБИТЬ Сашу",
-        "Понял: УБИТЬ Саша",
+        "Понял: УБИТЬ Сашу",
         "Принято: заказ на ночь 1 — убить Сашу. Его можно изменить до конца ночи 1 — "
         "до 2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ — в тред его "
         "не пишите.",
@@ -460,7 +460,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "пишите.",
         "",
         "> УБИТЬ Олю НОЧЬ 2",
-        "Понял: УБИТЬ Оля НОЧЬ 2",
+        "Понял: УБИТЬ Олю НОЧЬ 2",
         "Принято: заказ на ночь 2 изменён, теперь — убить Олю. Его можно изменить до "
         "конца ночи 1 — до 2 декабря 2026 г., 10:00 по Москве. Заказ видите только вы и ГМ "
         "— в тред его не пишите.",
@@ -485,7 +485,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
         "  - ночь 2: убить Олю (можно изменить до конца ночи 1)",
         "Сейчас можно заказать или изменить: ночи 1 и 2.",
         "Пропусков осталось: 3.",
-        "Двойное убийство: недоступно.",
+        "Двойное убийство: недоступно (меньше 12 игроков).",
         "",
         "СТАТУС — ваша роль и голоса дня, ПОМОЩЬ — список команд.",
     ]
@@ -1086,6 +1086,79 @@ def test_show_double_kill_not_available_under_12_players(table: ManiacTable) -> 
     )
 
 
+def _own_double_kill(state: engine.ManiacState, locale: str) -> str:
+    """The double kill's line of the maniac's (Коля's) STATUS (M5)."""
+    _s, text = Renderer(TEMPLATES).private_mail(
+        "maniac/status",
+        locale=locale,
+        game=GAME,
+        player="Коля",
+        status=engine.status(state, "Коля"),
+        timezone="Europe/Moscow",
+    )
+    (line,) = [x for x in text.splitlines() if x.startswith(("Double kill", "Двойное убийство"))]
+    return line
+
+
+def test_M5_status_tells_the_double_kill_booked_fixed_used_and_voided() -> None:
+    """M5 (with M3, M6): the maniac's STATUS says where his one double kill stands —
+    available; booked for a night and until when it may be changed; fixed; used once
+    its night has passed; and, when the cell voided it, available again (not used
+    up) — never a bare «недоступно» once it is booked."""
+    names = [*PLAYERS, "Гоша", "Ира"]
+    setup = engine.ManiacSetup(
+        GAME, tuple((p, None) for p in names), roles={p: ROLES.get(p, "civilian") for p in names}
+    )
+    clock = iter(START + timedelta(minutes=m) for m in range(1, 100))
+    state: engine.ManiacState = engine.start(setup, 7, bytes(32), START).state
+    seen: dict[str, engine.ManiacState] = {"available": state}
+    state = engine.apply(state, "Коля", engine.Kill(("Вася", "Петя"), 1), next(clock)).state
+    seen["booked on day 1"] = state
+    state = engine.apply(state, "Вася", engine.Vote("Коля"), next(clock)).state
+    state = engine.close_day(state, next(clock)).state
+    state = engine.end_night(state, next(clock)).state  # Коля in the cell: void (M6)
+    seen["voided"] = state
+    state = engine.apply(state, "Коля", engine.Kill(("Таня", "Оля")), next(clock)).state
+    seen["booked on day 2"] = state
+    state = engine.close_day(state, next(clock)).state
+    seen["fixed"] = state
+    state = engine.end_night(state, next(clock)).state
+    state = engine.close_day(state, next(clock)).state
+    state = engine.end_night(state, next(clock)).state  # night 3: Таня and Оля die
+    seen["used"] = state
+    expected = {
+        "available": (
+            "Двойное убийство: доступно (один раз за игру).",
+            "Double kill: available (once per game).",
+        ),
+        "booked on day 1": (
+            "Двойное убийство: заказано на ночь 1; заказ можно изменить до конца ночи 1.",
+            "Double kill: ordered for night 1; the order may be changed until night 1 ends.",
+        ),
+        "voided": (
+            "Двойное убийство: снова доступно (один раз за игру) — заказ на ночь 1 "
+            "аннулирован, потому что вы были в камере, и не считается использованным.",
+            "Double kill: available again (once per game): the one ordered for night 1 was "
+            "void, as you were in the cell, and is not used up.",
+        ),
+        "booked on day 2": (
+            "Двойное убийство: заказано на ночь 3; заказ можно изменить до закрытия дня 2.",
+            "Double kill: ordered for night 3; the order may be changed until day 2 closes.",
+        ),
+        "fixed": (
+            "Двойное убийство: заказано на ночь 3; заказ уже не изменить.",
+            "Double kill: ordered for night 3; the order is fixed.",
+        ),
+        "used": (
+            "Двойное убийство: использовано в ночь 3.",
+            "Double kill: used on night 3.",
+        ),
+    }
+    assert {k: (_own_double_kill(s, "ru"), _own_double_kill(s, "en")) for k, s in seen.items()} == (
+        expected
+    )
+
+
 def test_M3_the_open_nights_are_one_or_several_by_their_count() -> None:
     """M3: ``pbp show`` and the maniac's STATUS name the nights open for orders: one
     night (day 2: night 3) or several joined by "and" (day 1: nights 1 and 2), the
@@ -1123,6 +1196,41 @@ def test_M3_the_open_nights_are_one_or_several_by_their_count() -> None:
         "Открыта для заказа: ночь 3.",
         "Сейчас можно заказать или изменить: ночь 3.",
     )
+
+
+def test_M3_during_night_1_pbp_show_and_status_list_nights_1_and_2_only(
+    table: ManiacTable,
+) -> None:
+    """M3: night 3 is ordered from day 2 on, so during night 1 ``pbp show`` and the
+    maniac's STATUS list nights 1 and 2 as open, and an order for night 3 is refused
+    with the open nights; during night 2 nothing is open, and ``KILL`` says when the
+    next order is given. One rule (``engine.open_nights``) for all of them."""
+    table.at(close(1))
+    result = CliRunner().invoke(main, ["-c", str(table.path), "show", GAME])
+    assert result.exit_code == 0, result.output
+    assert "Open for orders: nights 1 and 2." in result.output.splitlines()
+    assert "night 3" not in result.output
+    mails = table.move("Коля", "СТАТУС", "УБИТЬ Олю НОЧЬ 3", at=utc(2026, 12, 1, 20))
+    text = lines(mails[0])
+    assert "Сейчас можно заказать или изменить: ночи 1 и 2." in text
+    assert section(mails[0], "УБИТЬ Олю НОЧЬ 3") == [
+        "Заказ на ночь 3 сейчас нельзя сделать или изменить. Заказы на ночи 1 и 2 делают в "
+        "день 1 или в ночь 1 и могут менять, пока ночь 1 не закончится; в каждый следующий "
+        "день заказывают ночь через одну, и этот заказ можно менять до закрытия дня. Сейчас "
+        "открыты ночи 1 и 2, например: УБИТЬ <игрок> НОЧЬ 1."
+    ]
+    table.at(dawn(1))
+    table.at(close(2))
+    result = CliRunner().invoke(main, ["-c", str(table.path), "show", GAME])
+    assert "Open for orders" not in result.output
+    mails = table.move("Коля", "СТАТУС", "УБИТЬ Олю", at=utc(2026, 12, 2, 20))
+    assert not [x for x in lines(mails[0]) if x.startswith("Сейчас можно заказать")]
+    assert (
+        "Сейчас заказы не принимаются: заказ на ночь 4 делают в день 3, с утра и до закрытия дня."
+    ) in lines(mails[0])
+    assert section(mails[0], "УБИТЬ Олю") == [
+        "Сейчас заказы не принимаются: заказ на ночь 4 делают в день 3, с утра и до закрытия дня."
+    ]
 
 
 def test_english_locale_welcome_and_evening(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ VOTE_PETYA = [
     "Выполнено:",
     "",
     "> ГОЛОС: Петя",
-    "Понял: ГОЛОС Петя",
+    "Понял: ГОЛОС за Петю",
     "Принято: ваш голос — за Петю. Сегодня это ваш 1-й голос за этого игрока.",
     "",
     "Для форума (скопируйте в тред игры):",
@@ -148,7 +148,7 @@ def test_case01_broken_encoded_word_in_middle_message(
     outcomes, mails = run(maniac, first, middle, last)
     assert outcomes == ["applied", "applied", "applied"]
     assert votes(maniac) == {"Вася": "Петя", "Петя": "Таня", "Оля": "Петя"}
-    assert answer(mails, EMAILS["Петя"])[3] == "Понял: ГОЛОС Таня"
+    assert answer(mails, EMAILS["Петя"])[3] == "Понял: ГОЛОС за Таню"
     assert [m["Subject"] for m in mails] == [
         "[seed-002] Re: move",
         "[seed-002] Re: A",
@@ -586,7 +586,7 @@ def test_case10_nbsp_in_quoted_printable_through_the_service(maniac: ManiacTable
     assert read_letter(raw).text == "ГОЛОС: Петя"
     outcomes, mails = run(maniac, raw)
     assert outcomes == ["applied"]
-    assert answer(mails, EMAILS["Вася"])[3] == "Понял: ГОЛОС Петя"
+    assert answer(mails, EMAILS["Вася"])[3] == "Понял: ГОЛОС за Петю"
 
 
 @pytest.mark.parametrize(
@@ -910,7 +910,7 @@ def test_reply_sorts_applied_refused_and_ignored_lines_with_the_moves_understood
         "Выполнено:",
         "",
         "> голос за петю",
-        "Понял: ГОЛОС Петя",
+        "Понял: ГОЛОС за Петю",
         "Принято: ваш голос — за Петю. Сегодня это ваш 1-й голос за этого игрока.",
         "",
         "Для форума (скопируйте в тред игры):",
@@ -920,7 +920,7 @@ def test_reply_sorts_applied_refused_and_ignored_lines_with_the_moves_understood
         "Не выполнено:",
         "",
         "> УБИТЬ Таню",
-        "Понял: УБИТЬ Таня",
+        "Понял: УБИТЬ Таню",
         "Заказы на убийство и пропуски (УБИТЬ, ПРОПУСК) делает только маньяк. "
         "Вы можете голосовать: ГОЛОС <игрок>.",
         "",

@@ -125,7 +125,7 @@ def test_kind1_a_line_right_under_the_last_quoted_line_is_not_executed(
     )
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
     assert looks_quoted_section(lines) == [
         "Похоже на цитату — не выполнено:",
         "> ГОЛОС Оля",
@@ -202,7 +202,7 @@ def test_kind2_a_header_block_in_any_language_ends_the_new_text(
     assert read_letter(raw).text == "ГОЛОС Петя"
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
     assert "Похоже на цитату — не выполнено:" not in lines
 
 
@@ -240,7 +240,7 @@ def test_kind3_every_text_part_around_an_inline_picture_is_read(maniac: ManiacTa
     assert read_letter(raw).text == "Смотрите, что я нашёл:\nГОЛОС Петя"
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
 
 
 def test_kind3_an_attached_text_file_is_not_read() -> None:
@@ -293,7 +293,7 @@ def test_kind4_the_html_part_is_read_when_the_plain_part_is_a_stub(
     assert read_letter(raw).text == "Привет! Сегодня так:\n\nГОЛОС Петя"
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
 
 
 def test_kind4_a_plain_part_that_says_the_same_as_the_html_is_read() -> None:
@@ -327,7 +327,7 @@ def test_kind5_and_kind6_emoji_and_smart_quotes_around_a_vote(
     raw = from_player(maniac, "Вася", f"{line}\r\n".encode())
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
 
 
 # --- 7. The Bat!/FidoNet-style quote -----------------------------------------------------
@@ -344,7 +344,7 @@ def test_kind7_the_bat_quote_with_initials_and_the_answer_below(maniac: ManiacTa
             "Вы писали 1 декабря 2026 г., 12:41:10:\n\n"
             "p> Вася, вот что сделано по вашему письму.\n"
             "p> > ГОЛОС Оля\n"
-            "p> Понял: ГОЛОС Оля\n\n"
+            "p> Понял: ГОЛОС за Олю\n\n"
             "ГОЛОС Петя\n\n"
             "-- \n"
             "С уважением,\n"
@@ -354,7 +354,7 @@ def test_kind7_the_bat_quote_with_initials_and_the_answer_below(maniac: ManiacTa
     assert read_letter(raw).text == "Здравствуйте, pbp.\n\n\n\nГОЛОС Петя"
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
     assert lines[lines.index("Пропущено — это не команды:") + 1] == "> Здравствуйте, pbp."
 
 
@@ -386,7 +386,7 @@ def test_kind8_a_reply_under_a_header_block_at_the_top_is_read(maniac: ManiacTab
     assert read_letter(raw).text == "ГОЛОС Петя\n\n[b]Голосую за Олю[/b]"
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
     assert looks_quoted_section(lines)[1] == "> [b]Голосую за Олю[/b]"
 
 
@@ -444,7 +444,7 @@ def test_a_groupwise_reply_header_ends_the_new_text(maniac: ManiacTable) -> None
     assert read_letter(raw).text == "ГОЛОС Петя"
     lines = reply(maniac, raw)
     assert votes(maniac) == {"Вася": "Петя"}
-    assert understood(lines) == ["Понял: ГОЛОС Петя"]
+    assert understood(lines) == ["Понял: ГОЛОС за Петю"]
 
 
 def test_a_mail_read_twice_gives_the_same_letter() -> None:

@@ -404,7 +404,8 @@ def _maniac(t: GoldenTable, locale: str) -> None:
     for n, voter in enumerate(("Ника", "Илья", "Никита")):
         t.move(voter, w("ГОЛОС Павла", "VOTE Павел"), at=utc(2026, 12, 2, 9, 10 * n))
     t.at(close[1])
-    # Night 2: the maniac in the cell: his order is void.
+    # Night 2: the maniac in the cell; no night is open for orders (M3: the order for
+    # night 4 is given on day 3), so his order now is refused.
     t.move("Павел", w("УБИТЬ Льва", "KILL Лев"), at=utc(2026, 12, 2, 20))
     t.at(utc(2026, 12, 3, 7))
     # Day 3: prison for the maniac; the town wins (M12).

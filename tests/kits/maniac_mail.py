@@ -166,10 +166,9 @@ def assert_on_time(mail: Received, due: datetime) -> None:
 def accepted_vote(line: str, accusative: str, cast_no: int = 1, prison: bool = False) -> str:
     """The reply section of an accepted vote (templates/ru/maniac/mail/reply.j2)."""
     mark, post_mark = (" (в тюрьму)", " — в тюрьму") if prison else ("", "")
-    nominative = accusative[:-1] + {"у": "а", "ю": "я"}.get(accusative[-1], accusative[-1])
     return (
         f"> {line}\n"
-        f"Понял: ГОЛОС {'ТЮРЬМА ' if prison else ''}{nominative}\n"
+        f"Понял: ГОЛОС {'ТЮРЬМА ' if prison else ''}за {accusative}\n"
         f"Принято: ваш голос — за {accusative}{mark}. Сегодня это ваш {cast_no}-й голос за "
         "этого игрока.\n"
         "\n"

@@ -35,9 +35,12 @@ def check_voter(state: ManiacState, player: str) -> None:
     """M8, M9: may ``player`` vote now? He must be alive, not in prison, and it must be
     a day.
 
-    :raises IllegalMove: ``player_dead`` {player}, ``player_in_prison`` {player},
-        ``voting_closed`` {day, next_day}.
+    :raises IllegalMove: ``removed_from_game`` {player} (the GM removed him),
+        ``player_dead`` {player}, ``player_in_prison`` {player}, ``voting_closed``
+        {day, next_day}.
     """
+    if player in state.left:
+        raise IllegalMove("removed_from_game", player=player)
     if not state.alive(player):
         raise IllegalMove("player_dead", player=player)
     if state.in_prison(player):
@@ -50,7 +53,7 @@ def cast_vote(state: ManiacState, player: str, move: Vote, at: str) -> Step:
     """M9, M11: ``player`` (a voter, :func:`check_voter`) votes for ``move.target`` at
     ``at`` (ISO UTC). PUBLIC ``vote_cast`` {day, voter, target, prison, cast_no, at}.
 
-    :raises IllegalMove: ``self_vote``, ``not_a_player``, ``target_dead``,
+    :raises IllegalMove: ``self_vote``, ``not_a_player``, ``target_removed``, ``target_dead``,
         ``target_in_prison``, ``vote_limit`` (M9); ``never_in_cell`` (M11).
     """
     allowed = vote_targets(state, player)

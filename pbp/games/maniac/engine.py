@@ -57,7 +57,8 @@ PUBLIC (never a role before ``game_over``, never why nobody died, M6, M8)
                   name | None (the cell's survivor), day: the day that opens, ended_at}
   player_left    {player, day, phase}       # removed by the GM; never his role
   vote_voided    {day, voter, target, prison, at (of the vote), voided_at}   # by the GM
-  game_over      {winner_team: "town" | "maniac" (M12), winners: [name...], roles:
+  game_over      {winner_team: "town" | "maniac" (M12), winners: [name...] (the
+                  winning team, the dead included, not those the GM removed), roles:
                   {name: role}, canonical: str (fairness, DESIGN.md)}
 PLAYER (Event.player is the only player who sees it; the GM sees it too)
   role_dealt     {role, character, partner: name | None}   # partner: the fan for the
@@ -84,14 +85,17 @@ for night ``day + 1``. A night end → (after night 1, unless the game ends ther
 ``game_over`` when the maniac's team wins (M12).
 
 Refusals (``MoveError.code`` → ``params``; texts in ``templates/<locale>/errors/``):
-game_ended {winner_team}; not_a_player {player, players}; player_dead {player} (M8);
-player_in_prison {player} (M9); voting_closed {day, next_day}; self_vote {players};
+game_ended {winner_team}; not_a_player {player, players}; removed_from_game {player} (by
+the GM); player_dead {player} (M8); player_in_prison {player} (M9); voting_closed {day,
+next_day}; self_vote {players}; target_removed {target, players} (by the GM);
 target_dead {target, players}; target_in_prison {target, players}; never_in_cell
 {target, players} (M11); vote_limit {target, limit, day} (M9); no_vote {day};
-not_the_maniac {}; self_target {players} (M3); night_not_open {night, open} (M3);
-all_nights_ordered {open} (M3); skip_in_a_row {night, other} / skip_limit {limit, used}
-(M4); double_kill_unavailable {players, needed} / double_kill_used {night} (M5);
-same_target_twice {target} (InvalidMove). ``players``: who may be named instead.
+not_the_maniac {}; self_target {players} (M3); orders_closed {night, day} (M3: no night
+is open during a night after the first; the order for ``night`` is given on ``day``);
+night_not_open {night, open} (M3); all_nights_ordered {open} (M3); skip_in_a_row
+{night, other} / skip_limit {limit, used} (M4); double_kill_unavailable {players,
+needed} / double_kill_used {night} (M5); same_target_twice {target} (InvalidMove).
+``players``: who may be named instead.
 """
 
 from __future__ import annotations
@@ -133,7 +137,14 @@ from pbp.games.maniac.state import (
     standing_votes,
     vote_count,
 )
-from pbp.games.maniac.views import duties, gm_facts, gm_view, post_view, status
+from pbp.games.maniac.views import (
+    duties,
+    gm_facts,
+    gm_view,
+    player_outcome,
+    post_view,
+    status,
+)
 from pbp.games.maniac.wins import game_over, maniac_team_wins
 
 __all__ = [
@@ -165,6 +176,7 @@ __all__ = [
     "load_state",
     "open_nights",
     "phase",
+    "player_outcome",
     "post_view",
     "remove",
     "start",
@@ -280,12 +292,13 @@ def apply(state: ManiacState, player: str, move: ManiacMove, at: datetime) -> St
     checked for the sender's role before anything else, so a refusal never tells a
     non-maniac who the maniac is.
 
-    :raises IllegalMove: ``game_ended``; ``not_a_player``; ``player_dead`` (M8);
-        ``player_in_prison``, ``voting_closed``, ``self_vote``, ``target_dead``,
-        ``target_in_prison``, ``vote_limit``, ``no_vote`` (M9); ``never_in_cell``
-        (M11); ``not_the_maniac``, ``self_target``, ``night_not_open``,
-        ``all_nights_ordered`` (M3); ``skip_in_a_row``, ``skip_limit`` (M4);
-        ``double_kill_unavailable``, ``double_kill_used`` (M5).
+    :raises IllegalMove: ``game_ended``; ``not_a_player``; ``removed_from_game``,
+        ``player_dead`` (M8); ``player_in_prison``, ``voting_closed``, ``self_vote``,
+        ``target_removed``, ``target_dead``, ``target_in_prison``, ``vote_limit``,
+        ``no_vote`` (M9); ``never_in_cell`` (M11); ``not_the_maniac``, ``self_target``,
+        ``orders_closed``, ``night_not_open``, ``all_nights_ordered`` (M3);
+        ``skip_in_a_row``, ``skip_limit`` (M4); ``double_kill_unavailable``,
+        ``double_kill_used`` (M5).
     :raises InvalidMove: ``same_target_twice`` (KILL X AND X).
     :raises ValueError: ``at`` is naive. :raises TypeError: another kind of move
         (``Status``, ``Help`` included).

@@ -313,7 +313,9 @@ class Maniac:
         - the maniac: each order fixed, at the close of its day or, for night 2, at
           the end of night 1 (M3);
         - the GM: how each night was resolved (M6, for his eyes only);
-        - everybody: the end of the game with every role (M12);
+        - everybody: the end of the game with every role (M12), and whether he is
+          among the winners (a player the GM removed is not);
+        - a player the GM removed: that he is out of the game (no one else's role);
         - the voter, the maniac: a vote, an order the GM voided (pbp void);
         - the GM, with ``vote_count_mail: true``: the vote count after every change.
 
@@ -339,7 +341,12 @@ class Maniac:
                     mails.append(PrivateMail("killed", name, {"night": data}))
             elif event.kind == "game_over":
                 for name in self.players(state):
-                    mails.append(PrivateMail("game_over", name, {"result": data}))
+                    outcome = engine.player_outcome(data, name, state.left)
+                    mails.append(
+                        PrivateMail("game_over", name, {"result": data, "outcome": outcome})
+                    )
+            elif event.kind == "player_left":  # the GM removed him (pbp remove)
+                mails.append(PrivateMail("removed", data["player"], {"left": data}))
         return mails
 
 

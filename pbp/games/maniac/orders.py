@@ -31,7 +31,8 @@ def place_order(state: ManiacState, player: str, move: Kill | Skip, at: str) -> 
     changed, fixed_by, at} to the maniac.
 
     :raises IllegalMove: ``not_the_maniac``; ``self_target``, ``not_a_player``,
-        ``target_dead``, ``night_not_open``, ``all_nights_ordered`` (M3);
+        ``target_dead``, ``orders_closed``, ``night_not_open``, ``all_nights_ordered``
+        (M3);
         ``skip_in_a_row``, ``skip_limit`` (M4); ``double_kill_unavailable``,
         ``double_kill_used`` (M5).
     :raises InvalidMove: ``same_target_twice``.
@@ -112,9 +113,13 @@ def night_of(state: ManiacState, night: int | None) -> int:
     nights 1 and 2 are still open, so ``KILL X`` then is for night 1 when it has no
     order).
 
-    :raises IllegalMove: ``night_not_open`` {night, open}, ``all_nights_ordered`` {open}.
+    :raises IllegalMove: ``orders_closed`` {night, day}: no night is open now (during
+        a night after the first; the order for ``night`` is given on ``day``);
+        ``night_not_open`` {night, open}, ``all_nights_ordered`` {open}.
     """
     nights = open_nights(state)
+    if not nights:
+        raise IllegalMove("orders_closed", night=state.day + 2, day=state.day + 1)
     if night is not None:
         if night not in nights:
             raise IllegalMove("night_not_open", night=night, open=nights)

@@ -27,6 +27,7 @@ from pbp.fairness import canonical_deal
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
 ROLES: tuple[str, ...] = ("maniac", "duty_officer", "fan", "civilian")
 TOWN: frozenset[str] = frozenset({"duty_officer", "civilian"})  # M1: the town
+MANIAC_TEAM: frozenset[str] = frozenset({"maniac", "fan"})  # M1: the maniac's team
 MIN_PLAYERS, MAX_PLAYERS = 8, 15  # M1
 Phase = Literal["day", "night"]
 
@@ -290,29 +291,19 @@ def nights_fixed_at(phase_: str, number: int) -> list[int]:
     return [] if number == 1 else [number + 1]
 
 
-def nights_due(state: ManiacState) -> list[int]:
-    """M3: the nights the maniac is to order for now: nights 1 and 2 on day 1 and during
-    night 1 (the seed's "в первый игровой день (или ночь)"), night *d + 1* on a later
-    day *d*; none during a later night (the order for night *d + 2* may already be
-    placed then, but it is due on day *d + 1*)."""
+def open_nights(state: ManiacState) -> list[int]:
+    """M3: the nights whose orders the maniac may place or change now, each until the
+    deadline :func:`fixed_by` gives, and the nights he is to order for (the reminders,
+    :func:`pbp.games.maniac.views.duties`): nights 1 and 2 on day 1 and during night 1
+    (the seed's "в первый игровой день (или ночь)"), night *d + 1* on a later day *d*;
+    none during a later night *d* (the order for night *d + 2* is given on day *d + 1*,
+    seed 002: "Во второй день маньяк пишет: 3 ночь"). The one rule every view that lists
+    open nights uses (``pbp show``, ``STATUS``, the refusals, the reminders)."""
     if state.over:
         return []
     if state.day == 1:
         return [1, 2]
     return [state.day + 1] if state.phase == "day" else []
-
-
-def open_nights(state: ManiacState) -> list[int]:
-    """M3: the nights whose orders the maniac may place or change now, each until the
-    deadline :func:`fixed_by` gives: on day 1 nights 1 and 2; during night 1 nights 1
-    and 2 (until night 1 ends) and night 3 (due on day 2); on a later day *d* night
-    *d + 1*; during a later night *d* night *d + 2* (due on day *d + 1*)."""
-    if state.over:
-        return []
-    d = state.day
-    if state.phase == "day":
-        return [1, 2] if d == 1 else [d + 1]
-    return [1, 2, 3] if d == 1 else [d + 2]
 
 
 def order_for(state: ManiacState, night: int) -> Order | None:
@@ -437,11 +428,13 @@ def check_named(state: ManiacState, name: str, allowed: list[str]) -> None:
     """M3, M9: ``name`` (a vote's or an order's target) is a living player; ``allowed``:
     who may be named instead, for the refusal.
 
-    :raises IllegalMove: ``not_a_player`` {player, players}, ``target_dead`` {target,
-        players}.
+    :raises IllegalMove: ``not_a_player`` {player, players}, ``target_removed``
+        {target, players} (the GM removed him), ``target_dead`` {target, players}.
     """
     if name not in state.names:
         raise IllegalMove("not_a_player", player=name, players=allowed)
+    if name in state.left:
+        raise IllegalMove("target_removed", target=name, players=allowed)
     if not state.alive(name):
         raise IllegalMove("target_dead", target=name, players=allowed)
 

@@ -9,12 +9,14 @@ from the public events alone), and what the command help shows
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pbp.core.events import Event, flat_dict
 from pbp.fairness import commitment
 from pbp.games.maniac.state import (
+    MANIAC_TEAM,
+    TOWN,
     Ballot,
     ManiacRules,
     ManiacState,
@@ -24,7 +26,6 @@ from pbp.games.maniac.state import (
     double_kill_night,
     fixed_by,
     is_fixed,
-    nights_due,
     open_nights,
     order_for,
     skip_limit,
@@ -47,15 +48,18 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
 
     Everyone: ``{"game", "day", "next_day" (the day after night ``day``, M2), "phase",
     "over", "winner_team", "role", "partner"
-    (the maniac's fan / the fan's maniac, else None, M1), "alive", "in_prison",
+    (the maniac's fan / the fan's maniac, else None, M1), "alive", "removed" (the GM
+    removed him; not ``alive`` either), "in_prison",
     "my_vote": {"target", "prison"} | None, "votes": vote_count(state),
     "casts_left": {player: n} (today, for each player he may vote for; {} when he
     cannot vote now, M9), "prison_vote_for": [player...] (M11), "in_cell": player |
     None, "prisoners": [...], "dead": [...], "commands": :func:`commands_view` (what
     his HELP shows)}``. The maniac also gets ``"orders":
     [{"night", "targets", "skip", "at", "voided", "fixed", "fixed_by": {"phase",
-    "number"} (M3, :func:`fixed_by`)}], "open_nights": [n...],
-    "skips_left": n`` (M4) and ``"double_kill_available": bool`` (M5). Nothing here
+    "number"} (M3, :func:`fixed_by`)}], "open_nights": [n...], "next_order": {"night",
+    "day"} | None (M3: with no night open, during a night after the first, the night
+    ordered next and the day it is given on),
+    "skips_left": n`` (M4) and ``"double_kill"``: :func:`double_kill_view` (M5). Nothing here
     tells why a night passed without a death (M6).
 
     :raises KeyError: ``player`` is not in the game.
@@ -80,6 +84,7 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
         "role": role,
         "partner": partner,
         "alive": state.alive(player),
+        "removed": player in state.left,
         "in_prison": state.in_prison(player),
         "my_vote": None if mine is None else {"target": mine.target, "prison": mine.prison},
         "votes": vote_count(state),
@@ -95,14 +100,54 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
         ),
     }
     if role == "maniac":
-        used = double_kill_night(state)
         view.update(
             orders=_orders_view(state),
             open_nights=open_nights(state),
+            next_order=_next_order(state),
             skips_left=max(0, skip_limit(state) - skips_used(state)),
-            double_kill_available=double_kill_allowed(state) and used is None,
+            double_kill=double_kill_view(state),
         )
     return view
+
+
+def _next_order(state: ManiacState) -> dict[str, int] | None:
+    """M3: while no night is open for orders (during night *d* ≥ 2), ``{"night": d + 2,
+    "day": d + 1}``, the order given next and its day; else None."""
+    if state.over or open_nights(state):
+        return None
+    return {"night": state.day + 2, "day": state.day + 1}
+
+
+def double_kill_view(state: ManiacState) -> dict[str, Any]:
+    """M5: where the maniac's one double kill stands, for his ``STATUS``: ``{"state",
+    "night": n | None, "fixed_by": {"phase", "number"} | None, "needed": n,
+    "voided_night": n | None}``.
+
+    ``state``: ``"none"`` (the game began with fewer than ``needed`` players),
+    ``"available"``, ``"booked"`` (ordered for ``night``, and the order may still be
+    changed until ``fixed_by``, M3), ``"fixed"`` (ordered for ``night``, fixed, that
+    night still to come: voided if he spends it in the cell, M6) or ``"used"`` (the
+    night ``night`` has passed with it). ``voided_night``: the night of a double kill
+    voided because he sat in the cell (M6), which is not used up (M5); with
+    ``"available"`` it is why the double kill is there again.
+    """
+    needed = state.rules.double_kill_from
+    voided = next((o.night for o in state.orders if len(o.targets) == 2 and o.voided), None)
+    view: dict[str, Any] = {
+        "state": "none",
+        "night": None,
+        "fixed_by": None,
+        "needed": needed,
+        "voided_night": voided,
+    }
+    if not double_kill_allowed(state):
+        return view
+    night = double_kill_night(state)  # a voided one is not used up (M5)
+    if night is None:
+        return {**view, "state": "available"}
+    if not is_fixed(state, night):
+        return {**view, "state": "booked", "night": night, "fixed_by": fixed_by(night)}
+    return {**view, "state": "used" if night < state.day else "fixed", "night": night}
 
 
 def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
@@ -110,7 +155,7 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
 
     ``{"day": d, "phase": "day" | "night", "vote": bool (during a day: he may vote
     and has no standing vote, M9), "orders_due": [night...] (the maniac only: the
-    nights of :func:`nights_due` without an order, M3), "fixed_by": {"phase",
+    nights of :func:`open_nights` without an order, M3), "fixed_by": {"phase",
     "number"} | None (the deadline that fixes those orders, :func:`fixed_by`; None
     without orders due), "fixed_later": bool (the orders due stay open past the
     deadline reminded of, until the later one ``fixed_by`` names: on day 1 the orders
@@ -130,7 +175,7 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
     )
     due: list[int] = []
     if role == "maniac":
-        due = [n for n in nights_due(state) if order_for(state, n) is None]
+        due = [n for n in open_nights(state) if order_for(state, n) is None]
     if not vote and not due:
         return None
     fixed = fixed_by(due[0]) if due else None
@@ -332,9 +377,11 @@ def morning_view(events: Sequence[Event], night: int | None) -> dict[str, Any]:
 
 def final_view(events: Sequence[Event]) -> dict[str, Any]:
     """The final post (M12): ``{"winner_team": "town" | "maniac", "winners":
-    [name...], "roles": [{"player", "role", "killed_night": n | None, "prison_day": d |
-    None, "left_day": d | None (removed by the GM)}] (in the order of the game's roles),
-    "canonical": the deal line,
+    [name...] (the winning team, the dead included; never a player the GM removed),
+    "removed_winners": [name...] (players of the winning team the GM removed, in the
+    order removed: not among the winners), "roles": [{"player", "role", "killed_night":
+    n | None, "prison_day": d | None, "left_day": d | None (removed by the GM)}] (in the
+    order of the game's roles), "canonical": the deal line,
     "commitment": hex | None (what the opening post published; None without a
     ``game_started`` among ``events``)}``.
 
@@ -349,9 +396,12 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     prison = {p: d for d, p in _imprisoned(events)}
     left = {e.data["player"]: int(e.data["day"]) for e in events if e.kind == "player_left"}
     started = [e.data for e in events if e.kind == "game_started"]
+    team = TOWN if over["winner_team"] == "town" else MANIAC_TEAM
     return {
         "winner_team": over["winner_team"],
-        "winners": list(over["winners"]),
+        # A game that ended before game_over left the removed out listed them (M12).
+        "winners": [p for p in over["winners"] if p not in left],
+        "removed_winners": [p for p in left if over["roles"].get(p) in team],
         "roles": [
             {
                 "player": p,
@@ -365,6 +415,23 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
         "canonical": over["canonical"],
         "commitment": started[-1]["commitment"] if started else None,
     }
+
+
+def player_outcome(over: Mapping[str, Any], player: str, removed: Collection[str]) -> str:
+    """What the end of the game (the ``game_over`` data ``over``, M12) is for ``player``,
+    as his mail tells it, ``removed`` being the players the GM removed: ``"won"``
+    (among the winners), ``"removed"`` (his team won, but the GM removed him, so he is
+    not among the winners) or ``"lost"``.
+
+    >>> over = {"winner_team": "town", "winners": ["Лев"],
+    ...         "roles": {"Лев": "civilian", "Мария": "civilian", "Павел": "maniac"}}
+    >>> [player_outcome(over, p, ["Мария"]) for p in ("Лев", "Мария", "Павел")]
+    ['won', 'removed', 'lost']
+    """
+    if player in removed:
+        team = TOWN if over["winner_team"] == "town" else MANIAC_TEAM
+        return "removed" if over["roles"].get(player) in team else "lost"
+    return "won" if player in over["winners"] else "lost"
 
 
 def _imprisoned(events: Sequence[Event]) -> list[tuple[int, str]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbp.core.events import Event, Visibility
-from pbp.games.maniac.state import TOWN, ManiacState
+from pbp.games.maniac.state import MANIAC_TEAM, TOWN, ManiacState
 
 
 def maniac_team_wins(state: ManiacState) -> bool:
@@ -15,15 +15,16 @@ def maniac_team_wins(state: ManiacState) -> bool:
 
 
 def game_over(state: ManiacState) -> Event:
-    """M12: PUBLIC ``game_over`` {winner_team, winners: [name...] (seating order), roles:
+    """M12: PUBLIC ``game_over`` {winner_team, winners: [name...] (the winning team's
+    players in seating order, the dead included, but not those the GM removed), roles:
     {name: role}, canonical} of a finished ``state`` (``winner_team`` set)."""
-    team = TOWN if state.winner_team == "town" else frozenset({"maniac", "fan"})
+    team = TOWN if state.winner_team == "town" else MANIAC_TEAM
     return Event(
         "game_over",
         Visibility.PUBLIC,
         {
             "winner_team": state.winner_team,
-            "winners": [p for p, r in state.roles if r in team],
+            "winners": [p for p, r in state.roles if r in team and p not in state.left],
             "roles": dict(state.roles),
             "canonical": state.canonical,
         },
