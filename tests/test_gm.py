@@ -678,7 +678,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     briefing = body(mails[0])
     assert "Здравствуйте, Вова!" in briefing
     assert "Ваши карты: Спальня, Пистолет, Молоток." in briefing
-    owed = "Вы должны ответить:\n  - Кроссу на предположение №1: Маша, Пистолет, Спальня"
+    owed = "Вы должны ответить:\n  - на предположение №1 от Кросса (Маша, Пистолет, Спальня)"
     assert owed in briefing
     assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.rounds_table import START as ROUNDS_START
+from kits.rounds_table import RoundsTable
 from kits.table import Table, body, utc
 
 from pbp.games.cluedo.wording import wording
@@ -102,5 +104,89 @@ def test_P2_the_echo_of_a_suggestion_by_mail_names_its_addressee_in_the_genitive
             "Понял: ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Розы\n"
             "Принято: предположение №1 для Розы (Маша, Пистолет, Спальня)."
         ) in body(reply)
+    finally:
+        table.close()
+
+
+# --- 3. STATUS: «на предположение №2 от Веталя (…)», never «Дуг на предположение №2» ---
+
+
+def _owed(renderer: Renderer, suggester: str, locale: str, genders: dict[str, str]) -> str:
+    sugg: dict[str, object] = {"number": 2, "suggester": suggester, "addressee": "Неташка"}
+    sugg |= {"suspect": "Краснова", "weapon": "Нож", "room": "Терраса"}
+    status: dict[str, object] = {
+        "day": 1,
+        "out": False,
+        "removed": False,
+        "character": None,
+        "hand": ["Нож"],
+    }
+    status |= {"shown_to_me": [], "shown_by_me": [], "owed": [sugg], "awaiting": []}
+    status |= {"suggestions_left": 0, "per_addressee_left": {}, "over": False, "winner": None}
+    results = [{"line": "СТАТУС", "private": "status", "status": status}]
+    context: dict[str, Any] = {"player": "Неташка", "results": results}
+    context |= {"done": results, "not_done": [], "genders": genders}
+    _subject, text = mail(renderer, "cluedo_days/reply", locale, **context)
+    lines = text.split("\n")
+    heading = lines.index("Вы должны ответить:" if locale == "ru" else "You owe:")
+    return lines[heading + 1]
+
+
+@pytest.mark.parametrize(
+    ("suggester", "locale", "genders", "line"),
+    [
+        (
+            "Веталь",
+            "ru",
+            {"Веталь": "masc"},
+            "  - на предположение №2 от Веталя (Краснова, Нож, Терраса)",
+        ),
+        ("Дуг", "ru", {"Дуг": "femn"}, "  - на предположение №2 от Дуг (Краснова, Нож, Терраса)"),
+        ("Веталь", "ru", {}, "  - на предположение №2 от игрока Веталь (Краснова, Нож, Терраса)"),
+        ("Дуг", "en", {}, "  - an answer to suggestion #2 from Дуг (Краснова, Нож, Терраса)"),
+    ],
+)
+def test_D3_the_status_list_of_answers_owed_names_the_suggester_in_the_genitive(
+    renderer: Renderer, suggester: str, locale: str, genders: dict[str, str], line: str
+) -> None:
+    assert _owed(renderer, suggester, locale, genders) == line
+
+
+@pytest.mark.parametrize(
+    ("locale", "status_line", "reminder_line"),
+    [
+        (
+            "ru",
+            "Вы должны ответить на предположение №1 от Кросса (Петя, Молоток, Спальня) до 3 "
+            "декабря 2026 г., 06:40 по Москве.",
+            "Дуг, напоминаем: вы должны ответить на предположение №1 от Кросса (Петя, Молоток, "
+            "Спальня) до 3 декабря 2026 г., 06:40 по Москве.",
+        ),
+        (
+            "en",
+            "You must answer suggestion #1 from Кросс (Петя, Молоток, Спальня) by December 3, "
+            "2026, 06:40 MSK.",
+            "Дуг, a reminder: you must answer suggestion #1 from Кросс (Петя, Молоток, "
+            "Спальня) by December 3, 2026, 06:40 MSK.",
+        ),
+    ],
+)
+def test_R2_status_and_reminder_of_an_answer_owed_name_the_suggester_in_the_genitive(
+    tmp_path: Path, locale: str, status_line: str, reminder_line: str
+) -> None:
+    table = RoundsTable(tmp_path, locale=locale, extra="remind_hours_before: 2\n")
+    try:
+        table.run(ROUNDS_START)
+        table.new_mail()
+        table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня", at=utc(2026, 12, 2, 15, 40))
+        assert table.run(utc(2026, 12, 2, 15, 41)) == ["applied"]
+        table.new_mail()
+        table.send("Дуг", "СТАТУС" if locale == "ru" else "STATUS", at=utc(2026, 12, 2, 16))
+        assert table.run(utc(2026, 12, 2, 16, 1)) == ["status"]
+        (status,) = table.new_mail()
+        assert status_line in body(status).split("\n")
+        table.run(utc(2026, 12, 3, 1, 41))
+        (reminder,) = table.new_mail()
+        assert reminder_line in body(reminder).split("\n")
     finally:
         table.close()
