@@ -810,6 +810,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     mails = flushed(table)
     assert summary(mails) == [
         (GM, ANNOUNCE.format("игрок выбывает")),  # first: what follows is its consequence
+        ("doug@example.test", "[seed-000] Вы исключены из игры"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert (

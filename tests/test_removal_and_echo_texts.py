@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
-from kits.table import Table, body, utc
+from kits.table import Table, body, named_body, summary, utc
 
 from pbp.games.cluedo.wording import wording
 from pbp.render import Renderer
@@ -190,3 +190,101 @@ def test_R2_status_and_reminder_of_an_answer_owed_name_the_suggester_in_the_geni
         assert reminder_line in body(reminder).split("\n")
     finally:
         table.close()
+
+
+# --- 2. a Cluedo player the GM removed is told so, and that the GM answers for him ---
+
+SEAT_STAYS = {
+    "ru": "Ваше место остаётся в игре: когда предположение требует от вас ответа, за вас "
+    "отвечает ГМ — показывает первую из названных карт, которая у вас есть, в порядке "
+    "подозреваемый — орудие — комната, а если таких карт нет, отвечает «нет опровержения». "
+    "Предлагать и обвинять вы больше не можете. Когда игра закончится, вам придёт письмо с "
+    "её итогом.",
+    "en": "Your seat stays in the game: whenever a suggestion asks you for a card, the GM "
+    "answers for you, showing the first of the named cards you hold in the order suspect, "
+    "weapon, room, or no refutation when you hold none. You can no longer suggest or "
+    "accuse. When the game ends, you get its result by mail.",
+}
+
+
+@pytest.mark.parametrize(
+    ("variant", "locale", "subject", "first"),
+    [
+        ("days", "ru", "Вы исключены из игры", "Дуг, ГМ исключил вас из игры «seed-000» в день 1."),
+        (
+            "days",
+            "en",
+            "You have been removed from the game",
+            'Дуг, the GM has removed you from the game "seed-000" on day 1.',
+        ),
+        (
+            "rounds",
+            "ru",
+            "Вы исключены из игры",
+            "Дуг, ГМ исключил вас из игры «seed-000» (ход 1).",
+        ),
+        (
+            "rounds",
+            "en",
+            "You have been removed from the game",
+            'Дуг, the GM has removed you from the game "seed-000" on turn 1.',
+        ),
+    ],
+)
+def test_C5_a_removed_cluedo_player_is_told_the_gm_answers_for_his_seat(
+    tmp_path: Path, variant: str, locale: str, subject: str, first: str
+) -> None:
+    """The GM removes Дуг, who owes an answer (by days) or is asked (by rounds): she
+    gets one mail, right after the announcement, naming the game and the moment and
+    saying that her seat stays and the GM answers for it (C5); no card, hers or anyone
+    else's, and nothing of the answer the GM gave for her."""
+    table = (
+        Table(tmp_path, locale=locale)
+        if variant == "days"
+        else RoundsTable(tmp_path, locale=locale)
+    )
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        move = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня" + (" ДЛЯ Дуг" if variant == "days" else "")
+        table.send("Кросс", move, at=utc(2026, 12, 1, 17, 5))
+        assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+        table.new_mail()
+        table.service.gm.remove(GAME, "Дуг", now=utc(2026, 12, 1, 18), via="cli", note="пропала")
+        mails = flushed(table)
+        told = [m for m in mails if m["To"] == "doug@example.test"]
+        assert summary(told) == [("doug@example.test", f"[seed-000] {subject}")]
+        assert mails.index(told[0]) == 1  # after the announcement: it is its consequence
+        text = named_body(told[0], GAME)
+        assert text == f"{first}\n\n{SEAT_STAYS[locale]}\n"
+        assert not [card for card in CARDS if card in text]
+        assert "пропала" not in text  # the GM's note is his (the log and the post)
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "locale", "first", "over"),
+    [
+        (
+            "cluedo_days/removed",
+            "ru",
+            "Роза, ГМ исключил вас из игры «g-1» в день 2.",
+            "Больше не осталось никого, кто мог бы предлагать и обвинять, поэтому игра окончена "
+            "— её итог придёт следующим письмом.",
+        ),
+        (
+            "cluedo_rounds/removed",
+            "en",
+            'Роза, the GM has removed you from the game "g-1" on turn 4.',
+            "With that nobody is left who may suggest or accuse, so the game is over: its "
+            "result comes in the next mail.",
+        ),
+    ],
+)
+def test_C7_a_removal_that_leaves_nobody_tells_the_removed_player_the_game_is_over(
+    renderer: Renderer, name: str, locale: str, first: str, over: str
+) -> None:
+    removed = {"player": "Роза", "day": 2, "turn": 4}
+    _subject, text = mail(renderer, name, locale, player="Роза", removed=removed, over=True)
+    assert text == f"{first}\n\n{over}\n"
