@@ -795,7 +795,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     suggest(table)
     seq = last_seq(table)
     done = table.service.gm.remove(GAME, "Дуга", now=utc(2026, 12, 1, 18), via="cli", note="пропал")
-    assert done == {"lever": "remove", "player": "Дуг", "over": False}
+    assert done == {"lever": "remove", "player": "Дуг", "name": None, "over": False}
     rows = log(table, seq)
     assert [(k, v) for k, v, _s, _d in rows] == [
         ("player_removed", "public"),

@@ -10,17 +10,27 @@ both locales. The games are seed 000's Cluedo by days and by rounds (:mod:`kits.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import datetime
 from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.maniac_table import EMAILS as MANIAC_EMAILS
+from kits.maniac_table import GAME as MANIAC_GAME
+from kits.maniac_table import START as MANIAC_START
+from kits.maniac_table import ManiacTable, bbcode
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
-from kits.table import Table, body, named_body, summary, utc
+from kits.table import GM, Table, body, named_body, summary, utc
 
 from pbp.games.cluedo.wording import wording
+from pbp.mail.maildir import deliver
 from pbp.render import Renderer
+from pbp.store import GM_SEAT
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 GAME = "seed-000"
@@ -288,3 +298,107 @@ def test_C7_a_removal_that_leaves_nobody_tells_the_removed_player_the_game_is_ov
     removed = {"player": "Роза", "day": 2, "turn": 4}
     _subject, text = mail(renderer, name, locale, player="Роза", removed=removed, over=True)
     assert text == f"{first}\n\n{over}\n"
+
+
+# --- 4. ИСКЛЮЧИТЬ Вову after ЗАМЕНА: «Вова (вместо Розы) исключён из игры» ---
+
+
+def gm_mail(table: Table, *lines: str, at: datetime, to: str = "") -> None:
+    """The GM mails ``lines`` to his personal GM address (or to ``to``); no trusted
+    server here: each lever waits for his confirmation."""
+    token = table.store.player_token(GAME, GM_SEAT)
+    message = EmailMessage(policy=SMTP)
+    message["From"] = GM
+    message["To"] = to or f"gm+{token}@example.test"
+    message["Subject"] = "команды"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = make_msgid(domain="example.test")
+    message.set_content("\n".join(lines) + "\n")
+    deliver(table.inbox_path, bytes(message), at=at)
+
+
+@pytest.fixture
+def days(tmp_path: Path) -> Iterator[Table]:
+    table = Table(tmp_path)
+    table.run(utc(2026, 12, 1, 17))
+    table.new_mail()
+    yield table
+    table.close()
+
+
+def test_removing_a_substitute_names_him_as_he_is_known_now_in_his_gender(days: Table) -> None:
+    """Вова takes Роза's seat; the GM removes him by his own name: the confirmation, the
+    GM's result and the post name him as the posts do, «Вова (вместо Розы)», in his
+    gender (P2), never «Роза исключена»; his own mail calls him Вова."""
+    gm = days.service.gm
+    gm.substitute(
+        GAME,
+        "Роза",
+        "Вова",
+        "vova@example.test",
+        now=utc(2026, 12, 1, 17, 30),
+        via="cli",
+        note=None,
+    )
+    flushed(days)
+    gm_mail(days, "ИСКЛЮЧИТЬ Вову -- пропал", at=utc(2026, 12, 1, 18))
+    assert days.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
+    (asked,) = days.new_mail()
+    assert "\n\n  ИСКЛЮЧИТЬ Вову (вместо Розы) -- пропал\n\n" in body(asked)
+    gm_mail(days, "да", at=utc(2026, 12, 1, 18, 5), to=str(asked["Reply-To"]))
+    assert days.run(utc(2026, 12, 1, 18, 6)) == ["gm_applied"]
+    by_subject = {str(m["Subject"]): m for m in days.new_mail()}
+    result = body(by_subject["[seed-000] Re: команды"])
+    assert "> ИСКЛЮЧИТЬ Вову -- пропал\nВова (вместо Розы) исключён из игры.\n" in result
+    post = bbcode(by_subject["[seed-000] Объявление для форума: игрок выбывает — BBCode"])
+    assert post.startswith(
+        "[b]ГМ исключил Вову (вместо Розы) из игры.[/b]\n\nПримечание ГМа: пропал\n\n"
+        "Его место остаётся в игре: за него отвечает ГМ"
+    )
+    told = by_subject["[seed-000] Вы исключены из игры"]
+    assert (str(told["To"]), named_body(told, GAME).split("\n")[0]) == (
+        "vova@example.test",
+        "Вова, ГМ исключил вас из игры «seed-000» в день 1.",
+    )
+    # pbp remove prints the result in English: the same name, the seat in its words.
+    done = {"lever": "remove", "player": "Роза", "name": "Вова", "over": False}
+    text = gm.result_text(
+        days.service.game_config(GAME),
+        [{"line": "", "lever": "remove", "done": done}],
+        locale="en",
+        cli=True,
+    )
+    assert text.startswith("Вова (for Роза) is removed.\n")
+
+
+def test_removing_a_maniac_substitute_names_him_as_he_is_known_now(tmp_path: Path) -> None:
+    """Maniac: Вова takes Маша's seat and is removed: the post says «Вова (вместо Маши)
+    покидает игру», the GM's result «Вова (вместо Маши) исключён из игры»."""
+    table = ManiacTable(tmp_path)
+    try:
+        table.run(MANIAC_START)
+        table.new_mail()
+        gm = table.service.gm
+        gm.substitute(
+            MANIAC_GAME,
+            "Маша",
+            "Вова",
+            "vova@example.test",
+            now=utc(2026, 12, 1, 10),
+            via="cli",
+            note=None,
+        )
+        flushed(table)
+        done = gm.remove(MANIAC_GAME, "Вову", now=utc(2026, 12, 1, 11), via="cli", note=None)
+        assert done == {"lever": "remove", "player": "Маша", "name": "Вова", "over": False}
+        mails = flushed(table)
+        post = bbcode(mails[0])
+        assert post.startswith("[b]Вова (вместо Маши) покидает игру.[/b]\n\n")
+        assert "Голоса, поданные им и за него, сняты." in post
+        assert summary(mails[1:]) == [("vova@example.test", "[seed-002] Вы исключены из игры")]
+        assert MANIAC_EMAILS["Маша"] not in {str(m["To"]) for m in mails}
+        game = table.service.game_config(MANIAC_GAME)
+        results = [{"line": "ИСКЛЮЧИТЬ Вову", "lever": "remove", "done": done}]
+        assert "\nВова (вместо Маши) исключён из игры.\n" in gm.result_text(game, results)
+    finally:
+        table.close()
