@@ -678,7 +678,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     briefing = body(mails[0])
     assert "Здравствуйте, Вова!" in briefing
     assert "Ваши карты: Спальня, Пистолет, Молоток." in briefing
-    owed = "Вы должны ответить:\n  - Кроссу на предположение №1: Маша, Пистолет, Спальня"
+    owed = "Вы должны ответить:\n  - на предположение №1 от Кросса (Маша, Пистолет, Спальня)"
     assert owed in briefing
     assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
@@ -795,7 +795,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     suggest(table)
     seq = last_seq(table)
     done = table.service.gm.remove(GAME, "Дуга", now=utc(2026, 12, 1, 18), via="cli", note="пропал")
-    assert done == {"lever": "remove", "player": "Дуг", "over": False}
+    assert done == {"lever": "remove", "player": "Дуг", "name": None, "over": False}
     rows = log(table, seq)
     assert [(k, v) for k, v, _s, _d in rows] == [
         ("player_removed", "public"),
@@ -810,6 +810,7 @@ def test_C5_remove_keeps_the_seat_and_the_gm_answers_for_it(table: Table) -> Non
     mails = flushed(table)
     assert summary(mails) == [
         (GM, ANNOUNCE.format("игрок выбывает")),  # first: what follows is its consequence
+        ("doug@example.test", "[seed-000] Вы исключены из игры"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert (

@@ -333,7 +333,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
 ) -> None:
     seed_tie(maniac)
     done = maniac.service.gm.remove(GAME, "Петю", now=utc(2026, 12, 1, 11), via="cli", note="уехал")
-    assert done == {"lever": "remove", "player": "Петя", "over": False}
+    assert done == {"lever": "remove", "player": "Петя", "name": None, "over": False}
     public = [
         (s.event.kind, dict(s.event.data))
         for s in maniac.store.events(GAME, public_only=True)

@@ -341,7 +341,7 @@ class GmMail(ServicePart):
             self.addresses.registered(game.id),
             "gm_result",
             {
-                "results": shown,
+                "results": self.gm.named_results(game, shown, game.locale),
                 "gm_address": self.addresses.gm_address(game.id),
                 "unread": list(unread),
             },
@@ -453,6 +453,9 @@ class GmMail(ServicePart):
                     "results": results,
                     "expires_at": expires,
                     "gm_address": self.addresses.gm_address(game.id),
+                    # A seat a substitute plays, as the GM knows it: «ИСКЛЮЧИТЬ Вову
+                    # (вместо Розы)» (pbp.render.Renderer.shown_names).
+                    "substitutes": self.store.substitutes(game.id),
                 },
                 now,
                 game=game,

@@ -157,6 +157,8 @@ class GmDesk:
             "timezone": game.timezone,
             "note": note,
             "genders": game.genders(),  # the names in the case the sentence needs (P2)
+            # A seat a substitute plays, named as every post names it: «Вова (вместо Розы)».
+            "substitutes": self.store.substitutes(game.id),
         }
         posts: dict[str, str] = {
             fmt: self.service.renderer.public_post(
@@ -667,7 +669,10 @@ class GmDesk:
         """Remove ``player``: in Cluedo his seat stays and the GM answers for it (C5);
         in Maniac he leaves the game, his role unrevealed, and M12 is checked. The
         engine's events (PUBLIC ``player_removed`` / ``player_left``, the GM's answers)
-        then GM ``gm_remove`` {player, via, note}; the removal is announced.
+        then GM ``gm_remove`` {player, via, note}; the removal is announced. Returns
+        ``{"lever": "remove", "player": the seat, "name": who played it (a substitute's
+        name, :meth:`pbp.store.Store.substitutes`; None: the seat's own player), "over":
+        bool}``.
 
         :raises LeverRefused: not running, paused.
         :raises MoveError: ``player`` names no seat; the engine refuses
@@ -678,6 +683,7 @@ class GmDesk:
         with self.store.transaction():
             row, state = self.running(game_id, kind)
             seat = self.seat_of(kind, state, player, game_id)
+            name = self.store.substitutes(game_id).get(seat)  # who is removed: he plays it
             day = kind.day(state)
             step = kind.remove(state, seat, now)
             self._commit_step(game, kind, step, row, now=now, day=day, via=via)
@@ -687,7 +693,7 @@ class GmDesk:
             # turn or the game's end) follow it in the thread, and say it happened.
             self.announce(game, step.events, now, note)
             service.table.tell(game, kind, Applied(step, kind.posts(state, step)), now)
-        return {"lever": "remove", "player": seat, "over": kind.is_over(step.state)}
+        return {"lever": "remove", "player": seat, "name": name, "over": kind.is_over(step.state)}
 
     # --- void ------------------------------------------------------------------------------
 
@@ -807,15 +813,36 @@ class GmDesk:
         CLI prints it in its own). ``cli``: the text ``pbp`` prints, without the mail's
         closing list of the GM commands by mail (whose syntax is not the command
         line's)."""
+        locale = locale or game.locale
         _subject, body = self.service.renderer.private_mail(
             "common/gm_result",
-            locale=locale or game.locale,
+            locale=locale,
             game=game.id,
             timezone=game.timezone,
             post_formats=list(game.post_formats),
-            results=list(results),
+            results=self.named_results(game, results, locale),
             cli=cli,
         )
         return body
+
+    def named_results(
+        self, game: Game, results: Sequence[dict[str, Any]], locale: str
+    ) -> list[dict[str, Any]]:
+        """``results`` (lines of the ``gm_result`` mail) with the player a REMOVE
+        removed named as he was known when removed, in ``locale``: a substitute as
+        every post names him, «Вова (вместо Розы)» (his own gender, rule P2,
+        :meth:`pbp.render.Renderer.shown_names`), the seat's own player by the seat's
+        name."""
+        named: list[dict[str, Any]] = []
+        for result in results:
+            done = result.get("done")
+            if done is not None and done.get("lever") == "remove" and done.get("name"):
+                seat = done["player"]
+                shown = self.service.renderer.shown_names(
+                    locale, {seat: done["name"]}, genders=game.genders()
+                )
+                result = {**result, "done": {**done, "player": shown[seat]}}
+            named.append(result)
+        return named
 
     # --- a new personal address ---------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pbp.core.events import Event, event_dict
-from pbp.core.kind import ParsedCommand
+from pbp.core.kind import ParsedCommand, PrivateMail
 from pbp.games.cluedo import views
 from pbp.games.cluedo.cards import Cards, Help, Status
 from pbp.games.cluedo.parse import parse_cluedo
@@ -77,6 +77,24 @@ class CluedoKind:
         """The GM's answers, the cards shown and the accusations:
         :func:`pbp.games.cluedo.views.gm_facts`."""
         return views.gm_facts(post, period, private)
+
+    def removal_mail(self, removed: Mapping[str, Any], events: Sequence[Event]) -> PrivateMail:
+        """The mail ``removed`` to the player the GM removed (``removed``: the
+        ``player_removed`` data, one of ``events``, the lever's step): his seat stays
+        and the GM answers for it (C5), or, when the removal left nobody to suggest or
+        accuse (C7: ``game_over`` among ``events``), the game is over. Nothing of
+        anyone's cards."""
+        over = any(e.kind == "game_over" for e in events)
+        return PrivateMail("removed", removed["player"], {"removed": removed, "over": over})
+
+    @staticmethod
+    def told_when_removed(
+        mails: Sequence[PrivateMail], removed: Sequence[str]
+    ) -> list[PrivateMail]:
+        """``mails`` but those to a player the GM removed (``removed``), who gets nothing
+        but his removal (:meth:`removal_mail`) and the end of the game (C5, C7)."""
+        told = ("removed", "game_over")
+        return [m for m in mails if m.player not in removed or m.template in told]
 
     def extra_post_number(self, which: str, number: int | None, state: object) -> int:
         """Cluedo has no extra posts. :raises LookupError: always."""

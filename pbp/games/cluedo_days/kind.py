@@ -212,6 +212,8 @@ class CluedoDays(CluedoKind):
           penalty (C5, D6);
         - the GM: every accusation (D5);
         - the suggester and the addressee: a suggestion the GM voided (pbp void);
+        - a player the GM removed: that he is removed and the GM answers for his seat
+          (C5), nothing else until the end of the game;
         - everybody: the end of the game (C7).
         """
         mails: list[PrivateMail] = []
@@ -244,12 +246,13 @@ class CluedoDays(CluedoKind):
                     )
             elif event.kind == "accusation_made":
                 mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
+            elif event.kind == "player_removed":  # by the GM (pbp remove): C5 from now on
+                mails.append(self.removal_mail(data, events))
             elif event.kind == "game_over":
                 for name in self.players(state):
                     won = data["winner"] == name  # C6: his accusation was right
                     mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
-        # A player the GM removed gets nothing but the end of the game.
-        return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
+        return self.told_when_removed(mails, state.removed)
 
     def _due(
         self, game: CluedoDaysGame, state: DaysState, number: int, deadline: datetime | None

@@ -207,6 +207,8 @@ class CluedoRounds(CluedoKind):
         - the player asked to answer: what he holds of the suggestion (R2, C4);
         - the suggester: the card shown to him (only to him) or that nobody refuted;
         - a player the GM answered for: what was shown (C5);
+        - a player the GM removed: that he is removed and the GM answers for his seat
+          (C5), nothing else until the end of the game;
         - the GM: every accusation; everybody: the end of the game (C7).
         """
         mails: list[PrivateMail] = []
@@ -243,12 +245,13 @@ class CluedoRounds(CluedoKind):
                 mails.append(PrivateMail("gm_answered", data["player"], {"answer": data}))
             elif event.kind == "accusation_made":
                 mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
+            elif event.kind == "player_removed":  # by the GM (pbp remove): C5 from now on
+                mails.append(self.removal_mail(data, events))
             elif event.kind == "game_over":
                 for name in self.players(state):
                     won = data["winner"] == name  # C6: his accusation was right
                     mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
-        # A player the GM removed gets nothing but the end of the game.
-        return [m for m in mails if m.player not in state.removed or m.template == "game_over"]
+        return self.told_when_removed(mails, state.removed)
 
 
 def _suggestion(state: RoundsState, number: int) -> dict[str, Any]:
