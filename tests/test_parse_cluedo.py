@@ -734,3 +734,11 @@ def test_addressee_names_in_sya_are_read_in_every_case(line: str, addressee: str
     (parsed,) = parse_cluedo(line, seed_cards, ["Вася", "Ася", "Кросс"])
     assert parsed.error is None
     assert parsed.move == Suggest("Маша", "Нож", "Спальня", addressee)
+
+
+def test_P2_a_name_framed_by_igroka_as_pbp_writes_it_is_read_when_copied_back() -> None:
+    # pbp frames a name whose gender nobody gave («ДЛЯ игрока Веталь», render.inflect_name);
+    # a player who copies the echo back must be read, not refused as an unknown name.
+    assert moves("ПРЕДПОЛОЖЕНИЕ Краснова, нож, кухня ДЛЯ игрока Веталь") == [
+        Suggest("Краснова", "нож", "кухня", "Веталь")
+    ]

@@ -577,3 +577,11 @@ def test_every_error_code_has_a_text_in_each_locale(locale: str) -> None:
             assert text and "{" not in text
             seen.add(line.error.code)
     assert seen == set(ERROR_CODES)
+
+
+def test_P2_a_name_framed_by_igroka_as_pbp_writes_it_is_read_when_copied_back() -> None:
+    # «ГОЛОС за игрока Ник»: pbp's frame for a name it cannot decline, copied back.
+    assert moves("ГОЛОС за игрока Ник\nУБИТЬ игрока Ника ночь 5") == [
+        Vote("Ник"),
+        Kill(("Ника",), 5),
+    ]

@@ -39,9 +39,13 @@ from rapidfuzz.distance import OSA
 
 from pbp.core.events import AmbiguousMove, InvalidMove
 
-#: Prepositions dropped before a name ("в кухне", "to Веталь", "in the kitchen").
+#: Words dropped before a name: prepositions ("в кухне", "to Веталь", "in the kitchen")
+#: and «игрок» in the cases pbp itself frames a name with when its gender is unknown
+#: (:func:`pbp.render.inflect_name`: «ДЛЯ игрока Веталь»), so that a player who copies
+#: pbp's words back is read (rule P2).
 PREPOSITIONS = frozenset(
     {"в", "во", "на", "за", "для", "к", "ко", "у", "с", "со", "to", "for", "with", "in", "the"}
+    | {"игрок", "игрока", "игроку", "игроком", "игроке", "player"}
 )
 
 #: Lowest rapidfuzz ratio (0–100) for a "did you mean" suggestion.
