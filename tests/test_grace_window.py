@@ -426,3 +426,68 @@ def test_D7_final_post_lists_a_carried_suggestion_answered_on_the_last_day(
     lines = final.splitlines()
     start = lines.index(FINAL[locale][0])
     assert lines[start : start + 2] == FINAL[locale]
+
+
+# --- D6: the GM moving the close does not take back a carried suggestion's day ---
+
+#: №1 (Кросс → Дуг, 21:00 Moscow, 90 minutes before the close): carried to day 2.
+CARRIED_ONE = {
+    "ru": [
+        "- №1, Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ждёт ответа до закрытия "
+        "дня 2",
+    ],
+    "en": [
+        "- #1, Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — waiting for an answer "
+        "until the close of day 2",
+    ],
+}
+
+
+def _carried_then_moved(table: Table, locale: str) -> list[str]:
+    """Кросс's №1 to Дуг arrives at 21:00 Moscow, within the grace; Дуг is told it is
+    due at the close of day 2 (as the second mail of DUE says)."""
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18))
+    table.run(utc(2026, 12, 1, 18, 1))
+    subject = {"ru": "Предположение №1 от Кросса", "en": "Suggestion #1 from Кросс"}[locale]
+    return mail_to(table.new_mail(), "doug@example.test", subject).splitlines()
+
+
+def _day_one_kept_its_promise(table: Table, locale: str) -> None:
+    lines = post(table, 1)
+    words = HEADINGS[locale]
+    assert section(lines, words["today"]) == CARRIED_ONE[locale]
+    assert f"[b]{words['by_gm']}[/b]" not in lines
+    assert f"[b]{words['penalties']}[/b]" not in lines
+    three = {"ru": "- Дуг: 3 предположения", "en": "- Дуг: 3 suggestions"}[locale]
+    assert section(lines, words["day 2"])[1] == three
+
+
+def test_D6_an_extended_close_keeps_a_carried_suggestion_due_at_the_next_close(
+    table: Table, locale: str
+) -> None:
+    """№1 arrives 90 minutes before the close and Дуг is told it is due at the close of
+    day 2; the GM then extends day 1 by 3 hours (it closes at 01:30). The close that
+    comes does not answer it for Дуг nor cost him a suggestion: it stays due at the
+    close of day 2, as his mail said (the grace counts from the close as scheduled)."""
+    told = _carried_then_moved(table, locale)
+    assert told[-1] == DUE[locale][2]
+    table.service.gm.extend(GAME, 3, now=utc(2026, 12, 1, 18, 5), via="cli", note=None)
+    table.run(utc(2026, 12, 1, 22, 31))  # 01:31 Moscow: day 1 closed
+    _day_one_kept_its_promise(table, locale)
+
+
+def test_D6_a_pause_keeps_a_carried_suggestion_due_at_the_next_close(
+    table: Table, locale: str
+) -> None:
+    """№1 is carried (its mail says day 2); the GM pauses at 21:30 and resumes at 23:00
+    Moscow, so day 1 closes at 00:00 with the hour it had left. That close leaves №1
+    due at the close of day 2, as Дуг was told."""
+    told = _carried_then_moved(table, locale)
+    assert told[-1] == DUE[locale][2]
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)
+    done = gm.resume(GAME, now=utc(2026, 12, 1, 20), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-01T21:00:00+00:00"
+    table.run(utc(2026, 12, 1, 21, 1))
+    _day_one_kept_its_promise(table, locale)
