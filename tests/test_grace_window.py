@@ -491,3 +491,49 @@ def test_D6_a_pause_keeps_a_carried_suggestion_due_at_the_next_close(
     assert done["deadline_at"] == "2026-12-01T21:00:00+00:00"
     table.run(utc(2026, 12, 1, 21, 1))
     _day_one_kept_its_promise(table, locale)
+
+
+# --- D7: the final post of a game that ends while a carried suggestion waits ---
+
+ENDED = {
+    "ru": [
+        "[b]День 2 (последний)[/b]",
+        "- №4, Кросс → Роза: [b]Петя[/b], [b]Топор[/b], [b]Библиотека[/b] — ответа не было: игра "
+        "окончена",
+        "- №2 (день 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ответа не было: "
+        "игра окончена",
+        "- №3 (день 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ответа не было: "
+        "игра окончена",
+        "",
+    ],
+    "en": [
+        "[b]Day 2 (the last)[/b]",
+        "- #4, Кросс → Роза: [b]Петя[/b], [b]Топор[/b], [b]Библиотека[/b] — no answer: the game "
+        "is over",
+        "- #2 (day 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no answer: the "
+        "game is over",
+        "- #3 (day 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no answer: the "
+        "game is over",
+        "",
+    ],
+}
+
+
+def test_D7_final_post_lists_a_carried_suggestion_the_game_ended_before_its_answer(
+    table: Table, locale: str
+) -> None:
+    """Day 1's post left №2 and №3 waiting until the close of day 2; Роза's right
+    accusation ends the game on day 2 before anybody answers them, and before Роза
+    answers Кросс's №4 of that day. The final post, the thread's last word on day 2,
+    lists all three as never answered (not "no answer yet": no answer can come now),
+    numbered as the day posts number them (#4 in English, №4 in Russian)."""
+    day_one(table)
+    table.run(utc(2026, 12, 1, 19, 31))
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Библиотека ДЛЯ Роза", at=utc(2026, 12, 2, 10))
+    table.send("Роза", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 2, 11))
+    table.run(utc(2026, 12, 2, 11, 1))
+    final = table.store.recorded_post(GAME, "final", 2, "bbcode")
+    assert final is not None
+    lines = final.splitlines()
+    start = lines.index(ENDED[locale][0])
+    assert lines[start : start + 5] == ENDED[locale]
