@@ -377,6 +377,48 @@ def test_P2_an_english_phrase_needs_no_reading_back(
     ]
 
 
+ENGLISH = (
+    BASE.replace("locale: ru", "locale: en")
+    .replace("[Краснова, Горчичников, Белых]", "[White, Mustard, Green]")
+    .replace("[подсвечник, нож, труба]", "[rope, knife, pipe]")
+    .replace(
+        "[кухня, терраса, бильярдная, библиотека, кабинет, холл]",
+        "[kitchen, terrace, pool, library, study, hall]",
+    )
+)
+
+
+def test_P2_an_english_phrase_may_not_make_two_cards_read_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No reading back in English, but a phrase still says its own card and no other:
+    not another card («with the knife» for the rope), not the words of another card
+    («with it» for both the knife and the pipe; «on the terrace» for the pool, as the
+    terrace is said), not a player's name; else a post would tell one murder as
+    another. Where two phrases are alike, the later one is named."""
+    phrases = (
+        "      phrases:\n"
+        "        rope: with the knife\n"
+        "        knife: with it\n"
+        "        pipe: with it\n"
+        "        pool: on the terrace\n"
+        "        hall: Неташка\n"
+        "        study: in the study room\n"
+    )
+    assert _problems(tmp_path, monkeypatch, ENGLISH + phrases) == [
+        "games.yaml:23: games[0].cards.phrases.rope: the phrase 'with the knife' names "
+        "the card 'knife', not 'rope': a post would tell one card for another",
+        "games.yaml:25: games[0].cards.phrases.pipe: the phrase 'with it' is how the texts "
+        "say 'knife' too: two cards would read the same in a post; give 'pipe' words of "
+        "its own",
+        "games.yaml:26: games[0].cards.phrases.pool: the phrase 'on the terrace' is how the "
+        "texts say 'terrace' too: two cards would read the same in a post; give 'pool' "
+        "words of its own",
+        "games.yaml:27: games[0].cards.phrases.hall: the phrase 'Неташка' is a player's "
+        "name: a post would name a player for a card",
+    ]
+
+
 def test_P2_pbp_check_lists_the_rooms_it_cannot_place_with_the_setting_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
