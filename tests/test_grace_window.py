@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from kits.cli import run_ok
+from kits.cli import pbp, run_ok
 from kits.table import Table, body, utc
 
 GRACE = "rules: {answer_grace_hours: 2}\n"
@@ -537,3 +537,27 @@ def test_D7_final_post_lists_a_carried_suggestion_the_game_ended_before_its_answ
     lines = final.splitlines()
     start = lines.index(ENDED[locale][0])
     assert lines[start : start + 5] == ENDED[locale]
+
+
+# --- D6: a grace of a whole game day carries every suggestion ---
+
+
+@pytest.mark.parametrize(("hours", "warned"), [(23.5, False), (24, True), (30, True)])
+def test_D6_pbp_check_warns_of_a_grace_of_a_game_day_or_more(
+    tmp_path: Path, hours: float, warned: bool
+) -> None:
+    """A grace of 24 hours or more is no grace for late suggestions: every suggestion,
+    whenever it is made, is then due at the next day's close (and the texts tell the
+    players "less than 30 hours before the close"). ``pbp check`` accepts it (a
+    *config* of D6) with a warning naming the setting."""
+    table = Table(tmp_path, extra=f"rules: {{answer_grace_hours: {hours}}}\n")
+    table.close()
+    result = pbp(tmp_path / "games.yaml", "check")
+    assert result.code == 0
+    warning = (
+        f"{tmp_path / 'games.yaml'}: warning: seed-000: rules.answer_grace_hours: {hours:g} "
+        "hours is a game day or more, so every suggestion is due at the next day's close "
+        "whenever it is made (rule D6's grace is for suggestions made late in the day): "
+        "give fewer than 24 hours"
+    )
+    assert [line for line in result.err if "warning" in line] == ([warning] if warned else [])
