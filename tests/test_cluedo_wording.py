@@ -476,6 +476,8 @@ def test_P2_the_game_says_a_room_by_its_phrase_and_reads_it_back(tmp_path: Path)
         copied = ("Предположение_1 для Кросс", "Я думаю, что убийца — Петя, ножом в зимнем саду.")
         table.send("Роза", *copied, at=utc(2026, 12, 1, 17, 10))
         assert table.run(utc(2026, 12, 1, 17, 11)) == ["applied"]
-        assert "Понял: ПРЕДПОЛОЖЕНИЕ Петя, Нож, зимний сад ДЛЯ Кросс\n" in body(table.new_mail()[0])
+        assert "Понял: ПРЕДПОЛОЖЕНИЕ Петя, Нож, зимний сад ДЛЯ Кросса\n" in body(
+            table.new_mail()[0]
+        )
     finally:
         table.close()

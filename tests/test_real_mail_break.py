@@ -125,7 +125,7 @@ def test_a_move_that_equals_a_help_example_written_alone_is_applied(table: Table
     deliver(table.inbox_path, raw, at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["partly_applied"]
     assert understood(table) == [
-        "Понял: ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза",
+        "Понял: ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Розы",
         "Понял: ОПРОВЕРЖЕНИЕ 7 Топор",
         "accusation mails: 0",
     ]
