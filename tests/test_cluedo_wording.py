@@ -446,16 +446,16 @@ def test_P2_pbp_check_lists_the_rooms_it_cannot_place_with_the_setting_to_add(
 
 
 class GardenTable(Table):
-    """Seed 000's game (:class:`kits.table.Table`) whose third room is «зимний сад»,
-    said «в зимнем саду» by ``games.yaml``."""
+    """Seed 000's game (:class:`kits.table.Table`) whose third room is ``room``
+    («зимний сад»), said ``phrase`` («в зимнем саду») by ``games.yaml``."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self, directory: Path, room: str = "зимний сад", phrase: str = "в зимнем саду"
+    ) -> None:
         self.directory = directory
         self.trusted = None
-        item = seed_000().replace("Библиотека", "зимний сад")
-        item = item.replace(
-            "    deal:\n", "      phrases: {зимний сад: в зимнем саду}\n    deal:\n", 1
-        )
+        item = seed_000().replace("Библиотека", room)
+        item = item.replace("    deal:\n", f"      phrases: {{{room}: {phrase}}}\n    deal:\n", 1)
         self._serve(write_games_yaml(directory, item), utc(2026, 12, 1, 17))
 
 
@@ -479,5 +479,40 @@ def test_P2_the_game_says_a_room_by_its_phrase_and_reads_it_back(tmp_path: Path)
         assert "Понял: ПРЕДПОЛОЖЕНИЕ Петя, Нож, зимний сад ДЛЯ Кросса\n" in body(
             table.new_mail()[0]
         )
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("room", "phrase"),
+    [("Комната отдыха", "в комнате отдыха"), ("комната для гостей", "в комнате для гостей")],
+)
+def test_P2_a_room_named_komnata_is_read_back_from_its_phrase_in_the_posts_sentence(
+    tmp_path: Path, room: str, phrase: str
+) -> None:
+    """A room whose name holds «комната», the seed's own word before a room («в комнате
+    В»): ``pbp check`` accepts its phrase «в комнате отдыха» as naming it, so a player who
+    copies the post's sentence must be understood, not told «отдыха» is no card; the
+    seed's formula with the phrase after «орудием» reads the same."""
+    table = GardenTable(tmp_path, room, phrase)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        table.send(
+            "Кросс", f"ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, {room} ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5)
+        )
+        assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+        reply, _addressed = table.new_mail()
+        posted = f"Я думаю, что убийца — [b]Маша[/b], [b]Пистолетом[/b] [b]{phrase}[/b]."
+        assert f"[b]Предположение_1 для Дуг (№1)[/b]\n{posted}\n" in body(reply)
+        copied = ("Предположение_1 для Кросс", f"Я думаю, что убийца — Петя, ножом {phrase}.")
+        seed = (
+            "Предположение_2 для Кросс",
+            f"Я думаю, что убийство совершил Петя, орудием ножом {phrase}.",
+        )
+        table.send("Роза", *copied, "", *seed, at=utc(2026, 12, 1, 17, 10))
+        assert table.run(utc(2026, 12, 1, 17, 11)) == ["applied"]
+        echo = f"Понял: ПРЕДПОЛОЖЕНИЕ Петя, Нож, {room} ДЛЯ Кросса\n"
+        assert body(table.new_mail()[0]).count(echo) == 2
     finally:
         table.close()

@@ -258,6 +258,9 @@ _SENTENCE_GLUE = re.compile(
     r"|\b(?:комната|место)\s*(?=[—–-]))\s*[—–-]?\s*",
     re.IGNORECASE,
 )
+#: The seed's word before the weapon alone: the sentence read again when a room's own
+#: name holds «комната» (:meth:`_Reader.sentence`).
+_WEAPON_GLUE = re.compile(r"\s*(?:\bорудием\b|\bорудие\b)\s*[—–-]?\s*", re.IGNORECASE)
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
 
 
@@ -480,8 +483,20 @@ class _Reader:
                 example=self.example(),
                 addressed=self.addressed,
             )
-        rest = _SENTENCE_GLUE.sub(", ", match.group("rest"))
-        return self.three_cards(rest, "suggest_syntax", line)
+        rest = match.group("rest")
+        try:
+            return self.three_cards(_SENTENCE_GLUE.sub(", ", rest), "suggest_syntax", line)
+        except MoveError:
+            # «в комнате» may be a room's own words (Комната отдыха: «в комнате отдыха»,
+            # as its cards.phrases entry says it in the posts), not the seed's glue.
+            kept = _WEAPON_GLUE.sub(", ", rest)
+            if _SENTENCE_GLUE.sub(", ", kept) == kept:
+                raise
+            try:
+                return self.three_cards(kept, "suggest_syntax", line)
+            except MoveError:
+                pass
+            raise
 
 
 @functools.lru_cache(maxsize=256)
