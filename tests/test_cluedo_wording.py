@@ -308,6 +308,45 @@ def test_P2_the_seeds_formula_is_still_read_with_cards_in_any_case(
     assert _read(text) == (Suggest(*cards, addressee="Дуг"), None)
 
 
+SEED_WORDS = Cards(
+    ("Краснова", "Белых", "Зеленов"),
+    ("нож", "Орудие пыток", "топор"),
+    ("кухня", "Комната отдыха", "Место преступления"),
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cards"),
+    [
+        ("убийца — Белых, орудием пыток на кухне.", ("Белых", "Орудие пыток", "кухня")),
+        ("убийца — Белых, ножом в комнате отдыха.", ("Белых", "нож", "Комната отдыха")),
+        (
+            "убийца — [b]Белых[/b], орудие — [b]Орудие пыток[/b], комната — [b]Комната отдыха[/b].",
+            ("Белых", "Орудие пыток", "Комната отдыха"),
+        ),
+        (
+            "убийство совершил Белых, орудием орудием пыток в комнате комнате отдыха",
+            ("Белых", "Орудие пыток", "Комната отдыха"),
+        ),
+        ("убийца — Белых, ножом на месте преступления.", ("Белых", "нож", "Место преступления")),
+    ],
+)
+def test_P2_a_card_named_with_the_seeds_own_words_is_read_in_the_sentence(
+    sentence: str, cards: tuple[str, str, str]
+) -> None:
+    """A card whose name holds a word of the seed's sentence («Орудие пыток», «Комната
+    отдыха»), in the sentence pbp writes (its cards.phrases words, or the nominative
+    pattern of a game with a card the dictionary cannot decline) or in the seed's: the
+    word is read as the card's own where the seed's reading names no card (it said
+    «пыток» and «отдыха» were no cards)."""
+    text = f"Предположение_1 для Дуг\nЯ думаю, что {sentence}"
+    (line,) = parse_cluedo(text, SEED_WORDS, PLAYERS)
+    assert (line.move, line.error) == (Suggest(*cards, addressee="Дуг"), None)
+    wrong = "Предположение_1 для Дуг\nЯ думаю, что убийца — Белых, ножом в комнате спальне"
+    (line,) = parse_cluedo(wrong, SEED_WORDS, PLAYERS)
+    assert line.error is not None and line.error.params["word"] == "спальне"
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

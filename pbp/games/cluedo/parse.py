@@ -87,8 +87,9 @@ A mail with no command at all is the caller's case: template ``no_command``.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pbp import keywords
@@ -258,9 +259,9 @@ _SENTENCE_GLUE = re.compile(
     r"|\b(?:комната|место)\s*(?=[—–-]))\s*[—–-]?\s*",
     re.IGNORECASE,
 )
-#: The seed's word before the weapon alone: the sentence read again when a room's own
-#: name holds «комната» (:meth:`_Reader.sentence`).
-_WEAPON_GLUE = re.compile(r"\s*(?:\bорудием\b|\bорудие\b)\s*[—–-]?\s*", re.IGNORECASE)
+#: The most glue words of a sentence that may be read as a card's own words
+#: (:func:`_kept_glue`): the sentence has three at most, a card name one or two.
+_MOST_KEPT = 4
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
 
 
@@ -484,19 +485,18 @@ class _Reader:
                 addressed=self.addressed,
             )
         rest = match.group("rest")
-        try:
-            return self.three_cards(_SENTENCE_GLUE.sub(", ", rest), "suggest_syntax", line)
-        except MoveError:
-            # «в комнате» may be a room's own words (Комната отдыха: «в комнате отдыха»,
-            # as its cards.phrases entry says it in the posts), not the seed's glue.
-            kept = _WEAPON_GLUE.sub(", ", rest)
-            if _SENTENCE_GLUE.sub(", ", kept) == kept:
-                raise
+        glue = list(_SENTENCE_GLUE.finditer(rest))
+        first: MoveError | None = None
+        # Every glue word read as the seed's first; where that fails, some kept as a
+        # card's own words (Орудие пыток, Комната отдыха: «в комнате отдыха», as its
+        # cards.phrases entry says it in the posts), fewest kept first.
+        for kept in _kept_glue(len(glue)):
             try:
-                return self.three_cards(kept, "suggest_syntax", line)
-            except MoveError:
-                pass
-            raise
+                return self.three_cards(_unglued(rest, glue, kept), "suggest_syntax", line)
+            except MoveError as error:
+                first = first or error
+        assert first is not None
+        raise first
 
 
 @functools.lru_cache(maxsize=256)
@@ -513,6 +513,26 @@ def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
             if form is not None:
                 found.setdefault(" ".join(normalize(form)), set()).add(card)
     return {f: c.pop() for f, c in found.items() if len(c) == 1 and f not in names}
+
+
+def _kept_glue(count: int) -> Iterator[frozenset[int]]:
+    """Which of a sentence's ``count`` glue words (:data:`_SENTENCE_GLUE`, in order) to
+    keep as a card's own words, in the order :meth:`_Reader.sentence` tries them: none,
+    then each one, then each two… (only among the first :data:`_MOST_KEPT`)."""
+    among = range(min(count, _MOST_KEPT))
+    for n in range(len(among) + 1):
+        for kept in itertools.combinations(among, n):
+            yield frozenset(kept)
+
+
+def _unglued(rest: str, glue: Sequence[re.Match[str]], kept: frozenset[int]) -> str:
+    """``rest`` with each of its ``glue`` matches made a comma, but those whose index is
+    in ``kept``, left as written (a card's own words)."""
+    pieces, start = [], 0
+    for i, found in enumerate(glue):
+        pieces += [rest[start : found.start()], found.group() if i in kept else ", "]
+        start = found.end()
+    return "".join([*pieces, rest[start:]])
 
 
 def card_read(text: str, cards: Cards) -> str | None:
