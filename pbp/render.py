@@ -215,7 +215,7 @@ _PLAYER = {
 
 
 @jinja2.pass_context
-def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
+def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str, frame: bool = True) -> str:
     """``name|inflect(case)``: a player's name in the case the sentence needs (rule P2),
     in Russian; as written in any other locale. ``case``: ``gen``, ``dat``, ``acc``,
     ``ins`` or ``loc``.
@@ -226,7 +226,9 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
     (Шапо; Кэт given ``f``). A name whose form depends on a gender nobody gave (a
     nickname: Веталь is «Веталя» for a man and «Веталь» for a woman) is framed by a
     word in the case that needs none, from the catalog (:func:`_framed`): «для игрока
-    Веталь», «игроку Кросс».
+    Веталь», «игроку Кросс»; with ``frame=False`` (a command as pbp read it, which a
+    player may send back: «ГОЛОС за Веталь», never «ГОЛОС за игрока Веталь», which the
+    parsers do not read) it stays as written.
 
     >>> from pathlib import Path
     >>> env = Renderer(Path("templates"))._env("ru", "text")
@@ -242,20 +244,22 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str) -> str:
     if ctx.get("locale") != "ru":
         return str(name)
     genders = ctx.get("genders") or _GENDERS.get()
+    pgettext = ctx.resolve("pgettext") if frame else None
     if isinstance(name, ShownName):  # a substitute: his name declined, the rest kept
-        return _inflected(name.person, case, genders, ctx.resolve("pgettext")) + name.rest
-    return _inflected(str(name), case, genders, ctx.resolve("pgettext"))
+        return _inflected(name.person, case, genders, pgettext) + name.rest
+    return _inflected(str(name), case, genders, pgettext)
 
 
 def _inflected(
-    text: str, case: str, genders: Mapping[str, str], pgettext: Callable[..., str]
+    text: str, case: str, genders: Mapping[str, str], pgettext: Callable[..., str] | None
 ) -> str:
-    """The Russian form of :func:`inflect_name` (``case`` checked there)."""
+    """The Russian form of :func:`inflect_name` (``case`` checked there); ``pgettext``
+    None: a name that would be framed stays as written."""
     given = genders.get(text)
     gender = given if given in ("masc", "femn") else morph.gender_of(text)
     form = morph.inflect(text, CASES[case], gender)
     if form == text and gender is None and text != morph.inflect(text, CASES[case], "masc"):
-        return _framed(pgettext, CASES[case], text)
+        return text if pgettext is None else _framed(pgettext, CASES[case], text)
     return form
 
 

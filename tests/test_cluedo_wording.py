@@ -308,6 +308,45 @@ def test_P2_the_seeds_formula_is_still_read_with_cards_in_any_case(
     assert _read(text) == (Suggest(*cards, addressee="Дуг"), None)
 
 
+SEED_WORDS = Cards(
+    ("Краснова", "Белых", "Зеленов"),
+    ("нож", "Орудие пыток", "топор"),
+    ("кухня", "Комната отдыха", "Место преступления"),
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cards"),
+    [
+        ("убийца — Белых, орудием пыток на кухне.", ("Белых", "Орудие пыток", "кухня")),
+        ("убийца — Белых, ножом в комнате отдыха.", ("Белых", "нож", "Комната отдыха")),
+        (
+            "убийца — [b]Белых[/b], орудие — [b]Орудие пыток[/b], комната — [b]Комната отдыха[/b].",
+            ("Белых", "Орудие пыток", "Комната отдыха"),
+        ),
+        (
+            "убийство совершил Белых, орудием орудием пыток в комнате комнате отдыха",
+            ("Белых", "Орудие пыток", "Комната отдыха"),
+        ),
+        ("убийца — Белых, ножом на месте преступления.", ("Белых", "нож", "Место преступления")),
+    ],
+)
+def test_P2_a_card_named_with_the_seeds_own_words_is_read_in_the_sentence(
+    sentence: str, cards: tuple[str, str, str]
+) -> None:
+    """A card whose name holds a word of the seed's sentence («Орудие пыток», «Комната
+    отдыха»), in the sentence pbp writes (its cards.phrases words, or the nominative
+    pattern of a game with a card the dictionary cannot decline) or in the seed's: the
+    word is read as the card's own where the seed's reading names no card (it said
+    «пыток» and «отдыха» were no cards)."""
+    text = f"Предположение_1 для Дуг\nЯ думаю, что {sentence}"
+    (line,) = parse_cluedo(text, SEED_WORDS, PLAYERS)
+    assert (line.move, line.error) == (Suggest(*cards, addressee="Дуг"), None)
+    wrong = "Предположение_1 для Дуг\nЯ думаю, что убийца — Белых, ножом в комнате спальне"
+    (line,) = parse_cluedo(wrong, SEED_WORDS, PLAYERS)
+    assert line.error is not None and line.error.params["word"] == "спальне"
+
+
 @pytest.mark.parametrize(
     "sentence",
     [
@@ -377,6 +416,48 @@ def test_P2_an_english_phrase_needs_no_reading_back(
     ]
 
 
+ENGLISH = (
+    BASE.replace("locale: ru", "locale: en")
+    .replace("[Краснова, Горчичников, Белых]", "[White, Mustard, Green]")
+    .replace("[подсвечник, нож, труба]", "[rope, knife, pipe]")
+    .replace(
+        "[кухня, терраса, бильярдная, библиотека, кабинет, холл]",
+        "[kitchen, terrace, pool, library, study, hall]",
+    )
+)
+
+
+def test_P2_an_english_phrase_may_not_make_two_cards_read_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No reading back in English, but a phrase still says its own card and no other:
+    not another card («with the knife» for the rope), not the words of another card
+    («with it» for both the knife and the pipe; «on the terrace» for the pool, as the
+    terrace is said), not a player's name; else a post would tell one murder as
+    another. Where two phrases are alike, the later one is named."""
+    phrases = (
+        "      phrases:\n"
+        "        rope: with the knife\n"
+        "        knife: with it\n"
+        "        pipe: with it\n"
+        "        pool: on the terrace\n"
+        "        hall: Неташка\n"
+        "        study: in the study room\n"
+    )
+    assert _problems(tmp_path, monkeypatch, ENGLISH + phrases) == [
+        "games.yaml:23: games[0].cards.phrases.rope: the phrase 'with the knife' names "
+        "the card 'knife', not 'rope': a post would tell one card for another",
+        "games.yaml:25: games[0].cards.phrases.pipe: the phrase 'with it' is how the texts "
+        "say 'knife' too: two cards would read the same in a post; give 'pipe' words of "
+        "its own",
+        "games.yaml:26: games[0].cards.phrases.pool: the phrase 'on the terrace' is how the "
+        "texts say 'terrace' too: two cards would read the same in a post; give 'pool' "
+        "words of its own",
+        "games.yaml:27: games[0].cards.phrases.hall: the phrase 'Неташка' is a player's "
+        "name: a post would name a player for a card",
+    ]
+
+
 def test_P2_pbp_check_lists_the_rooms_it_cannot_place_with_the_setting_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -404,16 +485,16 @@ def test_P2_pbp_check_lists_the_rooms_it_cannot_place_with_the_setting_to_add(
 
 
 class GardenTable(Table):
-    """Seed 000's game (:class:`kits.table.Table`) whose third room is «зимний сад»,
-    said «в зимнем саду» by ``games.yaml``."""
+    """Seed 000's game (:class:`kits.table.Table`) whose third room is ``room``
+    («зимний сад»), said ``phrase`` («в зимнем саду») by ``games.yaml``."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self, directory: Path, room: str = "зимний сад", phrase: str = "в зимнем саду"
+    ) -> None:
         self.directory = directory
         self.trusted = None
-        item = seed_000().replace("Библиотека", "зимний сад")
-        item = item.replace(
-            "    deal:\n", "      phrases: {зимний сад: в зимнем саду}\n    deal:\n", 1
-        )
+        item = seed_000().replace("Библиотека", room)
+        item = item.replace("    deal:\n", f"      phrases: {{{room}: {phrase}}}\n    deal:\n", 1)
         self._serve(write_games_yaml(directory, item), utc(2026, 12, 1, 17))
 
 
@@ -437,5 +518,40 @@ def test_P2_the_game_says_a_room_by_its_phrase_and_reads_it_back(tmp_path: Path)
         assert "Понял: ПРЕДПОЛОЖЕНИЕ Петя, Нож, зимний сад ДЛЯ Кросса\n" in body(
             table.new_mail()[0]
         )
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("room", "phrase"),
+    [("Комната отдыха", "в комнате отдыха"), ("комната для гостей", "в комнате для гостей")],
+)
+def test_P2_a_room_named_komnata_is_read_back_from_its_phrase_in_the_posts_sentence(
+    tmp_path: Path, room: str, phrase: str
+) -> None:
+    """A room whose name holds «комната», the seed's own word before a room («в комнате
+    В»): ``pbp check`` accepts its phrase «в комнате отдыха» as naming it, so a player who
+    copies the post's sentence must be understood, not told «отдыха» is no card; the
+    seed's formula with the phrase after «орудием» reads the same."""
+    table = GardenTable(tmp_path, room, phrase)
+    try:
+        table.run(utc(2026, 12, 1, 17))
+        table.new_mail()
+        table.send(
+            "Кросс", f"ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, {room} ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5)
+        )
+        assert table.run(utc(2026, 12, 1, 17, 6)) == ["applied"]
+        reply, _addressed = table.new_mail()
+        posted = f"Я думаю, что убийца — [b]Маша[/b], [b]Пистолетом[/b] [b]{phrase}[/b]."
+        assert f"[b]Предположение_1 для Дуг (№1)[/b]\n{posted}\n" in body(reply)
+        copied = ("Предположение_1 для Кросс", f"Я думаю, что убийца — Петя, ножом {phrase}.")
+        seed = (
+            "Предположение_2 для Кросс",
+            f"Я думаю, что убийство совершил Петя, орудием ножом {phrase}.",
+        )
+        table.send("Роза", *copied, "", *seed, at=utc(2026, 12, 1, 17, 10))
+        assert table.run(utc(2026, 12, 1, 17, 11)) == ["applied"]
+        echo = f"Понял: ПРЕДПОЛОЖЕНИЕ Петя, Нож, {room} ДЛЯ Кросса\n"
+        assert body(table.new_mail()[0]).count(echo) == 2
     finally:
         table.close()

@@ -16,10 +16,14 @@ import pytest
 
 from pbp import catalogs
 from pbp.core.events import Event, Visibility
+from pbp.games.cluedo.cards import Cards, Suggest
+from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import wording
+from pbp.games.maniac.moves import Kill, Vote
+from pbp.games.maniac.parse import parse_maniac
 from pbp.intake.senders import megabytes
 from pbp.moves import reply_results
-from pbp.render import Renderer
+from pbp.render import Renderer, _genders_of
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -1468,3 +1472,73 @@ def test_gm_refusals_name_an_outcome_and_a_lever_in_words_not_their_codes(
         error(renderer, "kept_done", locale, id=3, outcome="partly_applied", via="mail"),
         error(renderer, "gm_unsupported", locale, lever="remove"),
     ] == texts
+
+
+# --- rule P2: the echo of a command is a command pbp reads back ---
+
+ECHO_PLAYERS = ["Веталь", "Неташка", "Дуг", "Оля", "Павел", "Шапо", "Коля", "Таня"]
+#: Дуг is a woman by games.yaml; Веталь and Шапо have no gender anybody could tell.
+ECHO_GENDERS = {"Дуг": "femn"}
+
+
+def _echo(renderer: Renderer, move: dict[str, Any]) -> str:
+    """The «Понял: …» line of a reply to ``move`` (templates/common/understood.j2), in a
+    game whose players' genders are :data:`ECHO_GENDERS`."""
+    env = renderer._env("ru", "text")
+    template = env.from_string('{% import "common/understood.j2" as u %}{{ u.understood(move) }}')
+    with _genders_of({"genders": ECHO_GENDERS}):
+        return template.render(move=move, locale="ru")
+
+
+@pytest.mark.parametrize(
+    ("target", "vote", "kill"),
+    [
+        ("Оля", "ГОЛОС за Олю", "УБИТЬ Олю"),
+        ("Павел", "ГОЛОС за Павла", "УБИТЬ Павла"),
+        ("Дуг", "ГОЛОС за Дуг", "УБИТЬ Дуг"),
+        ("Веталь", "ГОЛОС за Веталь", "УБИТЬ Веталь"),
+        ("Шапо", "ГОЛОС за Шапо", "УБИТЬ Шапо"),
+    ],
+)
+def test_P2_the_echo_of_a_maniac_command_is_one_pbp_reads_back(
+    renderer: Renderer, target: str, vote: str, kill: str
+) -> None:
+    """«Понял: …» shows the command as pbp read it, its name in the case the command
+    word takes where the name declines (УБИТЬ Олю); a nickname whose gender nobody gave
+    stays as written (УБИТЬ Веталь), never framed as prose frames it («убить игрока
+    Веталь»), which is no command: read back, the echo is the same move."""
+    echoes = (
+        _echo(renderer, {"type": "vote", "target": target, "prison": False}),
+        _echo(renderer, {"type": "kill", "targets": [target], "night": None}),
+    )
+    assert echoes == (vote, kill)
+    read = [line.move for echo in echoes for line in parse_maniac(echo, ECHO_PLAYERS)]
+    assert read == [Vote(target), Kill((target,), None)]
+
+
+@pytest.mark.parametrize(
+    ("addressee", "echo"),
+    [
+        ("Неташка", "ПРЕДПОЛОЖЕНИЕ Белых, нож, кухня ДЛЯ Неташки"),
+        ("Павел", "ПРЕДПОЛОЖЕНИЕ Белых, нож, кухня ДЛЯ Павла"),
+        ("Дуг", "ПРЕДПОЛОЖЕНИЕ Белых, нож, кухня ДЛЯ Дуг"),
+        ("Веталь", "ПРЕДПОЛОЖЕНИЕ Белых, нож, кухня ДЛЯ Веталь"),
+    ],
+)
+def test_P2_the_echo_of_a_suggestion_names_its_addressee_after_DLYA_in_the_genitive(
+    renderer: Renderer, addressee: str, echo: str
+) -> None:
+    """«Понял: ПРЕДПОЛОЖЕНИЕ … ДЛЯ Неташки», as the player wrote it and as «Принято:
+    предположение №4 для Неташки» says it on the next line (it said «ДЛЯ Неташка»); a
+    nickname of no known gender stays as written, and the echo reads back as the move."""
+    move = {
+        "type": "suggest",
+        "suspect": "Белых",
+        "weapon": "нож",
+        "room": "кухня",
+        "addressee": addressee,
+    }
+    assert _echo(renderer, move) == echo
+    cards = Cards(("Белых", "Краснова"), ("нож", "топор"), ("кухня", "холл"))
+    (line,) = parse_cluedo(echo, cards, ECHO_PLAYERS)
+    assert line.move == Suggest("Белых", "нож", "кухня", addressee=addressee)

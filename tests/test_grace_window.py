@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from kits.cli import run_ok
+from kits.cli import pbp, run_ok
 from kits.table import Table, body, utc
 
 GRACE = "rules: {answer_grace_hours: 2}\n"
@@ -426,3 +426,138 @@ def test_D7_final_post_lists_a_carried_suggestion_answered_on_the_last_day(
     lines = final.splitlines()
     start = lines.index(FINAL[locale][0])
     assert lines[start : start + 2] == FINAL[locale]
+
+
+# --- D6: the GM moving the close does not take back a carried suggestion's day ---
+
+#: №1 (Кросс → Дуг, 21:00 Moscow, 90 minutes before the close): carried to day 2.
+CARRIED_ONE = {
+    "ru": [
+        "- №1, Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ждёт ответа до закрытия "
+        "дня 2",
+    ],
+    "en": [
+        "- #1, Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — waiting for an answer "
+        "until the close of day 2",
+    ],
+}
+
+
+def _carried_then_moved(table: Table, locale: str) -> list[str]:
+    """Кросс's №1 to Дуг arrives at 21:00 Moscow, within the grace; Дуг is told it is
+    due at the close of day 2 (as the second mail of DUE says)."""
+    table.new_mail()
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18))
+    table.run(utc(2026, 12, 1, 18, 1))
+    subject = {"ru": "Предположение №1 от Кросса", "en": "Suggestion #1 from Кросс"}[locale]
+    return mail_to(table.new_mail(), "doug@example.test", subject).splitlines()
+
+
+def _day_one_kept_its_promise(table: Table, locale: str) -> None:
+    lines = post(table, 1)
+    words = HEADINGS[locale]
+    assert section(lines, words["today"]) == CARRIED_ONE[locale]
+    assert f"[b]{words['by_gm']}[/b]" not in lines
+    assert f"[b]{words['penalties']}[/b]" not in lines
+    three = {"ru": "- Дуг: 3 предположения", "en": "- Дуг: 3 suggestions"}[locale]
+    assert section(lines, words["day 2"])[1] == three
+
+
+def test_D6_an_extended_close_keeps_a_carried_suggestion_due_at_the_next_close(
+    table: Table, locale: str
+) -> None:
+    """№1 arrives 90 minutes before the close and Дуг is told it is due at the close of
+    day 2; the GM then extends day 1 by 3 hours (it closes at 01:30). The close that
+    comes does not answer it for Дуг nor cost him a suggestion: it stays due at the
+    close of day 2, as his mail said (the grace counts from the close as scheduled)."""
+    told = _carried_then_moved(table, locale)
+    assert told[-1] == DUE[locale][2]
+    table.service.gm.extend(GAME, 3, now=utc(2026, 12, 1, 18, 5), via="cli", note=None)
+    table.run(utc(2026, 12, 1, 22, 31))  # 01:31 Moscow: day 1 closed
+    _day_one_kept_its_promise(table, locale)
+
+
+def test_D6_a_pause_keeps_a_carried_suggestion_due_at_the_next_close(
+    table: Table, locale: str
+) -> None:
+    """№1 is carried (its mail says day 2); the GM pauses at 21:30 and resumes at 23:00
+    Moscow, so day 1 closes at 00:00 with the hour it had left. That close leaves №1
+    due at the close of day 2, as Дуг was told."""
+    told = _carried_then_moved(table, locale)
+    assert told[-1] == DUE[locale][2]
+    gm = table.service.gm
+    gm.pause(GAME, now=utc(2026, 12, 1, 18, 30), via="cli", note=None)
+    done = gm.resume(GAME, now=utc(2026, 12, 1, 20), via="cli", note=None)
+    assert done["deadline_at"] == "2026-12-01T21:00:00+00:00"
+    table.run(utc(2026, 12, 1, 21, 1))
+    _day_one_kept_its_promise(table, locale)
+
+
+# --- D7: the final post of a game that ends while a carried suggestion waits ---
+
+ENDED = {
+    "ru": [
+        "[b]День 2 (последний)[/b]",
+        "- №4, Кросс → Роза: [b]Петя[/b], [b]Топор[/b], [b]Библиотека[/b] — ответа не было: игра "
+        "окончена",
+        "- №2 (день 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ответа не было: "
+        "игра окончена",
+        "- №3 (день 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ответа не было: "
+        "игра окончена",
+        "",
+    ],
+    "en": [
+        "[b]Day 2 (the last)[/b]",
+        "- #4, Кросс → Роза: [b]Петя[/b], [b]Топор[/b], [b]Библиотека[/b] — no answer: the game "
+        "is over",
+        "- #2 (day 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no answer: the "
+        "game is over",
+        "- #3 (day 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no answer: the "
+        "game is over",
+        "",
+    ],
+}
+
+
+def test_D7_final_post_lists_a_carried_suggestion_the_game_ended_before_its_answer(
+    table: Table, locale: str
+) -> None:
+    """Day 1's post left №2 and №3 waiting until the close of day 2; Роза's right
+    accusation ends the game on day 2 before anybody answers them, and before Роза
+    answers Кросс's №4 of that day. The final post, the thread's last word on day 2,
+    lists all three as never answered (not "no answer yet": no answer can come now),
+    numbered as the day posts number them (#4 in English, №4 in Russian)."""
+    day_one(table)
+    table.run(utc(2026, 12, 1, 19, 31))
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Библиотека ДЛЯ Роза", at=utc(2026, 12, 2, 10))
+    table.send("Роза", "ОБВИНЕНИЕ Маша, Топор, Столовая", at=utc(2026, 12, 2, 11))
+    table.run(utc(2026, 12, 2, 11, 1))
+    final = table.store.recorded_post(GAME, "final", 2, "bbcode")
+    assert final is not None
+    lines = final.splitlines()
+    start = lines.index(ENDED[locale][0])
+    assert lines[start : start + 5] == ENDED[locale]
+
+
+# --- D6: a grace of a whole game day carries every suggestion ---
+
+
+@pytest.mark.parametrize(("hours", "warned"), [(23.5, False), (24, True), (30, True)])
+def test_D6_pbp_check_warns_of_a_grace_of_a_game_day_or_more(
+    tmp_path: Path, hours: float, warned: bool
+) -> None:
+    """A grace of 24 hours or more is no grace for late suggestions: every suggestion,
+    whenever it is made, is then due at the next day's close (and the texts tell the
+    players "less than 30 hours before the close"). ``pbp check`` accepts it (a
+    *config* of D6) with a warning naming the setting."""
+    table = Table(tmp_path, extra=f"rules: {{answer_grace_hours: {hours}}}\n")
+    table.close()
+    result = pbp(tmp_path / "games.yaml", "check")
+    assert result.code == 0
+    warning = (
+        f"{tmp_path / 'games.yaml'}: warning: seed-000: rules.answer_grace_hours: {hours:g} "
+        "hours is a game day or more, so every suggestion is due at the next day's close "
+        "whenever it is made (rule D6's grace is for suggestions made late in the day): "
+        "give fewer than 24 hours"
+    )
+    assert [line for line in result.err if "warning" in line] == ([warning] if warned else [])

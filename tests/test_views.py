@@ -171,7 +171,7 @@ def test_the_final_view_of_days_gives_the_last_day_that_never_closed() -> None:
         **over,
         "commitment": "abc",
         "day": 2,
-        "last": [{**_sugg(4, 2), "answer": None, "by_gm": False, "due_day": None}],
+        "last": [{**_sugg(4, 2), "answer": None, "by_gm": False, "due_day": None, "ended": True}],
         "earlier": [],
         "wrong": [],
     }

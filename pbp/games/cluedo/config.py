@@ -10,6 +10,7 @@ from pbp.core.gameconfig import ConfigModel, GameBase, Name, command_word
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
 from pbp.games.cluedo.parse import card_read, reserved_card_word
 from pbp.games.cluedo.wording import Wording, wording
+from pbp.parse.names import normalize
 from pbp.yamlmarks import Found, did_you_mean
 
 
@@ -132,9 +133,11 @@ class CluedoGame(GameBase):
         return found
 
     def _phrase_problems(self) -> Found:
-        """Each ``cards.phrases`` entry: of a weapon or a room of the decks, and, where
+        """Each ``cards.phrases`` entry: of a weapon or a room of the decks; where
         players copy a post's sentence as a suggestion (the forum form: Russian), a
-        phrase that names its card as a player's mail reads it (:func:`card_read`)."""
+        phrase that names its card as a player's mail reads it (:func:`card_read`); in
+        every language one that names no other card, is not the words of another card
+        (two cards would read the same in a post) and is not a player's name."""
         d = self.cards
         decks = Cards(tuple(d.suspects), tuple(d.weapons), tuple(d.rooms))
         said = [*d.weapons, *d.rooms]
@@ -160,4 +163,38 @@ class CluedoGame(GameBase):
                         "holds зимний сад",
                     )
                 )
+            else:
+                clash = self._phrase_clash(card, phrase, decks)
+                if clash is not None:
+                    found.append((path, clash))
         return found
+
+    def _phrase_clash(self, card: str, phrase: str, decks: Cards) -> str | None:
+        """Why ``phrase``, the ``cards.phrases`` entry of ``card``, would make a post
+        tell something else (rule P2, in every language), or None: it names another
+        card (:func:`card_read`: «with the knife» for the rope); it is the words of
+        another card, said by the dictionary or by a phrase given above it (two cards
+        would read alike: «on the terrace» for the pool); it is a player's name."""
+        d = self.cards
+        read = card_read(phrase, decks)
+        if read is not None and read != card:
+            return (
+                f"the phrase {phrase!r} names the card {read!r}, not {card!r}: a post would "
+                "tell one card for another"
+            )
+        words = wording(self.locale, phrases=tuple(d.phrases.items()))
+        given = list(d.phrases)
+        for other in [*d.weapons, *d.rooms]:
+            if other == card or (other in d.phrases and given.index(other) > given.index(card)):
+                continue
+            said = words.weapon(other) if other in d.weapons else words.room(other)
+            if said is not None and said.casefold() == phrase.casefold():
+                return (
+                    f"the phrase {phrase!r} is how the texts say {other!r} too: two cards "
+                    f"would read the same in a post; give {card!r} words of its own"
+                )
+        if " ".join(normalize(phrase)) in {" ".join(normalize(p.name)) for p in self.players}:
+            return (
+                f"the phrase {phrase!r} is a player's name: a post would name a player for a card"
+            )
+        return None

@@ -87,8 +87,9 @@ A mail with no command at all is the caller's case: template ``no_command``.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pbp import keywords
@@ -258,6 +259,9 @@ _SENTENCE_GLUE = re.compile(
     r"|\b(?:комната|место)\s*(?=[—–-]))\s*[—–-]?\s*",
     re.IGNORECASE,
 )
+#: The most glue words of a sentence that may be read as a card's own words
+#: (:func:`_kept_glue`): the sentence has three at most, a card name one or two.
+_MOST_KEPT = 4
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*")
 
 
@@ -480,8 +484,19 @@ class _Reader:
                 example=self.example(),
                 addressed=self.addressed,
             )
-        rest = _SENTENCE_GLUE.sub(", ", match.group("rest"))
-        return self.three_cards(rest, "suggest_syntax", line)
+        rest = match.group("rest")
+        glue = list(_SENTENCE_GLUE.finditer(rest))
+        first: MoveError | None = None
+        # Every glue word read as the seed's first; where that fails, some kept as a
+        # card's own words (Орудие пыток, Комната отдыха: «в комнате отдыха», as its
+        # cards.phrases entry says it in the posts), fewest kept first.
+        for kept in _kept_glue(len(glue)):
+            try:
+                return self.three_cards(_unglued(rest, glue, kept), "suggest_syntax", line)
+            except MoveError as error:
+                first = first or error
+        assert first is not None
+        raise first
 
 
 @functools.lru_cache(maxsize=256)
@@ -498,6 +513,26 @@ def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
             if form is not None:
                 found.setdefault(" ".join(normalize(form)), set()).add(card)
     return {f: c.pop() for f, c in found.items() if len(c) == 1 and f not in names}
+
+
+def _kept_glue(count: int) -> Iterator[frozenset[int]]:
+    """Which of a sentence's ``count`` glue words (:data:`_SENTENCE_GLUE`, in order) to
+    keep as a card's own words, in the order :meth:`_Reader.sentence` tries them: none,
+    then each one, then each two… (only among the first :data:`_MOST_KEPT`)."""
+    among = range(min(count, _MOST_KEPT))
+    for n in range(len(among) + 1):
+        for kept in itertools.combinations(among, n):
+            yield frozenset(kept)
+
+
+def _unglued(rest: str, glue: Sequence[re.Match[str]], kept: frozenset[int]) -> str:
+    """``rest`` with each of its ``glue`` matches made a comma, but those whose index is
+    in ``kept``, left as written (a card's own words)."""
+    pieces, start = [], 0
+    for i, found in enumerate(glue):
+        pieces += [rest[start : found.start()], found.group() if i in kept else ", "]
+        start = found.end()
+    return "".join([*pieces, rest[start:]])
 
 
 def card_read(text: str, cards: Cards) -> str | None:

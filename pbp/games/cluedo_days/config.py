@@ -42,6 +42,20 @@ class CluedoDaysGame(CluedoGame):
         """``day_closes`` as a naive wall-clock time (``time(22, 30)``), local to :attr:`zone`."""
         return wall(self.day_closes)
 
+    def check_warnings(self) -> list[str]:
+        """The cards the texts cannot say (:meth:`CluedoGame.check_warnings`, rule P2),
+        and a grace of a game day or more (D6: every suggestion, made whenever, would be
+        due at the next day's close)."""
+        found = super().check_warnings()
+        hours = self.rules.answer_grace_hours
+        if hours >= 24:
+            found.append(
+                f"rules.answer_grace_hours: {hours:g} hours is a game day or more, so every "
+                "suggestion is due at the next day's close whenever it is made (rule D6's "
+                "grace is for suggestions made late in the day): give fewer than 24 hours"
+            )
+        return found
+
     @model_validator(mode="after")
     def _rules(self) -> CluedoDaysGame:
         found = self._cluedo_problems()

@@ -446,7 +446,7 @@ def close_day(state: DaysState, at: datetime) -> Step:
         return Step(state, [])
     due, carried = _due_at_close(state, at)
     answered, events, penalties = _gm_answers_at_close(state, due, closed_at)
-    new = dataclasses.replace(answered, day=state.day + 1, penalties=penalties)
+    new = dataclasses.replace(answered, day=state.day + 1, penalties=penalties, close_moved=0.0)
     events.append(_day_closed(state, new, closed_at, [s.number for s in due], carried))
     return Step(new, events)
 

@@ -6,6 +6,7 @@ commands in :mod:`pbp.games.cluedo.parse`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -65,8 +66,12 @@ class CluedoDays(CluedoKind):
         return engine.remove(state, player, at)
 
     def shift_deadline(self, state: DaysState, delta: timedelta) -> DaysState:
-        """Unchanged: the deadline is the stored one (the day's close), moved by the service."""
-        return state
+        """The deadline is the stored one (the day's close), moved by the service; the
+        state keeps by how much the GM moved it (``close_moved``), so that the grace
+        counts from the close as scheduled (D6: a suggestion carried to the next close
+        stays so after an extension or a pause)."""
+        moved = state.close_moved + delta.total_seconds()
+        return dataclasses.replace(state, close_moved=moved)
 
     def with_history(
         self,

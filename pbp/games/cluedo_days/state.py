@@ -112,7 +112,10 @@ class DaysState(Table):
 
     ``penalties``: suggestions taken off each player's allowance for the current day
     (D6, decided at the previous close); ``salt``: hex of the fairness salt;
-    ``removed``: players the GM removed (also in ``out``; the GM answers for them, C5).
+    ``removed``: players the GM removed (also in ``out``; the GM answers for them, C5);
+    ``close_moved``: seconds by which the GM moved the current day's close (his
+    extensions and pauses since the day opened), so that the grace (D6) counts from
+    the close as it was scheduled (:func:`carried_past`).
     """
 
     game_id: str
@@ -130,6 +133,7 @@ class DaysState(Table):
     winner: str | None = None
     over: bool = False
     removed: tuple[str, ...] = ()
+    close_moved: float = 0.0
 
     @property
     def setup(self) -> DaysSetup:
@@ -184,11 +188,15 @@ def owed(state: DaysState, player: str) -> list[Suggestion]:
 def carried_past(state: DaysState, suggestion: Suggestion, close_at: datetime) -> bool:
     """D6: True when ``suggestion`` (unanswered) is due at the close after the one at
     ``close_at`` (aware) rather than at it: it was made today, less than
-    ``answer_grace_hours`` before ``close_at`` (its arrival, D8). A suggestion is carried
-    once at most: one of an earlier day is due at the current close, whatever the grace.
+    ``answer_grace_hours`` before that close as it was scheduled (``close_at`` less the
+    time the GM moved it by, ``state.close_moved``: an extension or a pause does not
+    take back the next day a carried suggestion's addressee was told of), by its
+    arrival (D8). A suggestion is carried once at most: one of an earlier day is due at
+    the current close, whatever the grace.
     """
     grace = timedelta(hours=state.rules.answer_grace_hours)
-    return suggestion.day == state.day and datetime.fromisoformat(suggestion.at) > close_at - grace
+    scheduled = close_at - timedelta(seconds=state.close_moved)
+    return suggestion.day == state.day and datetime.fromisoformat(suggestion.at) > scheduled - grace
 
 
 def per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
@@ -223,6 +231,7 @@ def dump_state(state: DaysState) -> dict[str, Any]:
         "winner": state.winner,
         "over": state.over,
         "removed": list(state.removed),
+        "close_moved": state.close_moved,
     }
 
 
@@ -250,4 +259,5 @@ def load_state(data: Mapping[str, Any]) -> DaysState:
         winner=data["winner"],
         over=bool(data["over"]),
         removed=tuple(data.get("removed", ())),
+        close_moved=float(data.get("close_moved", 0.0)),
     )

@@ -227,8 +227,9 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     solution, hands, canonical, commitment) and the last day, which never closed (C6,
     D7), as :func:`day_view` shows it: ``"day"`` (the day after the last closed),
     ``"last"`` [suggestion...] of that day, ``"earlier"`` [suggestion...] (of earlier
-    days, answered that day: the grace carried them, D6) and ``"wrong"``
-    [accusation_wrong data...] of that day.
+    days, answered that day or still waiting when the game ended: the grace carried
+    them, D6) and ``"wrong"`` [accusation_wrong data...] of that day; each suggestion
+    with ``ended``: True when the game ended before its answer.
 
     :raises LookupError: the game is not over.
     """
@@ -236,10 +237,18 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     closed = [int(e.data["day"]) for e in events if e.kind == "day_closed"]
     last = max(closed) + 1 if closed else 1
     day = day_view(events, last)
+    # The grace carried these to the last day's close, which never came (D6, D7).
+    waiting = [s for s in suggestions(events) if s["day"] < last and s["answer"] is None]
     return {
         **view,
         "day": last,
-        "last": day["today"],
-        "earlier": day["earlier"],
+        "last": [_ended(s) for s in day["today"]],
+        "earlier": [_ended(s) for s in [*day["earlier"], *waiting]],
         "wrong": day["wrong"],
     }
+
+
+def _ended(s: Mapping[str, Any]) -> dict[str, Any]:
+    """Suggestion ``s`` of the final post: ``ended`` True when the game ended before its
+    answer, which can no longer come (C7)."""
+    return {**s, "ended": s["answer"] is None}
