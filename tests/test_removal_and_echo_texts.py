@@ -87,8 +87,9 @@ def test_P2_the_echo_of_a_suggestion_names_its_addressee_in_the_genitive(
     assert _echo(renderer, "Веталь", genders={"Веталь": "masc"}) == said + "Веталя"
     assert _echo(renderer, "Неташка") == said + "Неташки"
     assert _echo(renderer, "Дуг", genders={"Дуг": "femn"}) == said + "Дуг"
-    # A name whose form needs a gender nobody gave: framed, never «ДЛЯ Веталь».
-    assert _echo(renderer, "Веталь") == said + "игрока Веталь"
+    # A name whose form needs a gender nobody gave stays as written: the echo is a
+    # command the player may send back as it stands.
+    assert _echo(renderer, "Веталь") == said + "Веталь"
     # A seat a substitute plays: his name declined, the seat's in its parenthesis.
     substitutes = {"Роза": "Вова"}
     assert _echo(renderer, "Роза", substitutes=substitutes) == said + "Вовы (вместо Розы)"
