@@ -161,12 +161,14 @@ class Mailer:
 
     def post_context(self, game: Game) -> dict[str, Any]:
         """What every public post of ``game`` gets besides its events: the kind, the
-        game id, its time zone, the kind's timing keys (``day_closes``, …) and the
+        game id, its name in texts (``title``: :attr:`pbp.config.Game.display_title`),
+        its time zone, the kind's timing keys (``day_closes``, …) and the
         seats substitutes play (``substitutes``: «Дэйв (вместо Кэрол)»,
         :meth:`pbp.render.Renderer.shown_names`)."""
         return {
             "kind": game.kind,
             "game": game.id,
+            "title": game.display_title,
             "timezone": game.timezone,
             "genders": game.genders(),
             "substitutes": self.store.substitutes(game.id),
@@ -174,12 +176,14 @@ class Mailer:
         }
 
     def context(self, game: Game, player: str | None) -> dict[str, Any]:
-        """What every mail template of ``game`` gets: game, timezone, the formats of
+        """What every mail template of ``game`` gets: game, its name in texts
+        (``title``), timezone, the formats of
         its posts mailed to the GM (``post_formats``), the kind's own
         timing keys (:meth:`GameKind.mail_context`), and for a player his name,
         personal address and Subject tag."""
         context: dict[str, Any] = {
             "game": game.id,
+            "title": game.display_title,
             "timezone": game.timezone,
             "genders": game.genders(),
             "post_formats": list(game.post_formats),

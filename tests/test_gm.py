@@ -680,7 +680,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     assert "Ваши карты: Спальня, Пистолет, Молоток." in briefing
     owed = "Вы должны ответить:\n  - на предположение №1 от Кросса (Маша, Пистолет, Спальня)"
     assert owed in briefing
-    assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза" in briefing  # this game's names
+    assert "    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Розы" in briefing  # this game's names
     assert f"Ваш личный адрес для ходов: gm+{new_token}@example.test" in briefing
     assert mails[0]["Reply-To"] == f"gm+{new_token}@example.test"
     assert "[b]Вова заменяет Дуг.[/b]" in body(mails[1])

@@ -180,7 +180,7 @@ def test_D7_carried_suggestion_answered_by_the_player_is_listed_in_the_day_it_is
 GM_ANSWER = {
     "ru": [
         "[b]Опровержение для Розы[/b] (за Кросса ответил ГМ)",
-        "[quote][b]Предположение_1 для Кросс (№3)[/b]",
+        "[quote][b]Предположение_1 для Кросса (№3)[/b]",
         "Карта показана приватом.",
     ],
     "en": [

@@ -963,7 +963,7 @@ def test_P2_the_refutation_heading_declines_the_suggesters_name(renderer: Render
     )
     assert with_gender.split("\n")[:2] == [
         "[b]Отсутствие опровержения для Кросса[/b]",
-        "[quote][b]Предположение_1 для Неташка (№8)[/b]",
+        "[quote][b]Предположение_1 для Неташки (№8)[/b]",
     ]
 
 

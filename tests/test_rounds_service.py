@@ -554,13 +554,14 @@ def test_status_tells_the_turn_the_shown_cards_and_the_allowed_rooms(table: Roun
 
 
 def test_help_shows_the_rounds_grammar_without_an_addressee(table: RoundsTable) -> None:
+    # The reply to HELP gives this game's own cards as its examples.
     table.send("Роза", "ПОМОЩЬ", at=utc(2026, 12, 1, 17, 2))
     assert table.run(utc(2026, 12, 1, 17, 3)) == ["status"]
     (mail,) = table.new_mail()[-1:]
     text = lines(mail)
     for line in (
         "ПРЕДПОЛОЖЕНИЕ <подозреваемый>, <орудие>, <комната> — только в свой ход. Адресата",
-        "    SUGGEST Краснова, нож, кухня",
+        "    SUGGEST Маша, Топор, Столовая",
         "ОПРОВЕРЖЕНИЕ [N] <карта> — показать карту, когда до вас дошла очередь отвечать",
         "НЕТ ОПРОВЕРЖЕНИЯ [N] — у вас нет ни одной из названных карт",
         "ОБВИНЕНИЕ <подозреваемый>, <орудие>, <комната> — только в начале своего хода,",

@@ -90,7 +90,13 @@ def test_suggestions_are_joined_with_their_answers_and_a_voided_one_left_out() -
 
 
 def test_the_start_view_gives_the_game_dealt_and_the_help_examples() -> None:
-    examples = {"suspect": "Краснова", "weapon": "нож", "room": "кухня", "player": "Мария"}
+    examples = {
+        "suspect": "Краснова",
+        "weapon": "нож",
+        "room": "кухня",
+        "player": "Мария",
+        "first": "Лев",
+    }
     assert cluedo.commands_of([STARTED]) == examples
     assert cluedo.commands_of([]) is None
     assert cluedo.start_view([STARTED]) == {

@@ -59,6 +59,20 @@ class CluedoGame(GameBase):
         of its locale, cards in play and ``cards.phrases``; kept, one per game."""
         return wording(self.locale, self.to_cards(), tuple(self.cards.phrases.items()))
 
+    def examples(self) -> dict[str, str]:
+        """The command help's examples from this game (the reply to HELP, which has no
+        dealt game at hand): its first suspect, weapon and room in play and its last
+        and first players, ``{"suspect", "weapon", "room", "player", "first"}``, as
+        :func:`pbp.games.cluedo.views.commands_of` gives them from the deal."""
+        cards = self.to_cards()
+        return {
+            "suspect": cards.suspects[0],
+            "weapon": cards.weapons[0],
+            "room": cards.rooms[0],
+            "player": self.players[-1].name,
+            "first": self.players[0].name,
+        }
+
     def check_warnings(self) -> list[str]:
         """One line per weapon or room in play that the texts cannot say as a speaker
         of the game's language would (rule P2: :meth:`Wording.unsaid`), with the

@@ -50,9 +50,11 @@ def started(events: Sequence[Event]) -> dict[str, Any] | None:
 
 def commands_of(events: Sequence[Event]) -> dict[str, str] | None:
     """The examples of the command help (``parts/commands.j2``) from the game the last
-    ``game_started`` among ``events`` dealt: its first suspect, weapon and room and its
-    last player, ``{"suspect", "weapon", "room", "player"}``; None without one (the
-    help then shows invented examples, in the catalog's words)."""
+    ``game_started`` among ``events`` dealt: its first suspect, weapon and room, its
+    last player and (``first``) its first, the example's addressee in the last player's
+    own mail, ``{"suspect", "weapon", "room", "player", "first"}``; None without one
+    (the help then shows the game's :meth:`pbp.games.cluedo.config.CluedoGame.examples`
+    or invented examples, in the catalog's words)."""
     game = started(events)
     if game is None:
         return None
@@ -62,6 +64,7 @@ def commands_of(events: Sequence[Event]) -> dict[str, str] | None:
         "weapon": cards["weapons"][0],
         "room": cards["rooms"][0],
         "player": game["players"][-1]["name"],
+        "first": game["players"][0]["name"],
     }
 
 

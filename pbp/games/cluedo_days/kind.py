@@ -120,7 +120,11 @@ class CluedoDays(CluedoKind):
         """The daily close time (``day_closes``: ``"22:30"``, D1) and how the texts say
         the cards (``wording``: :meth:`pbp.games.cluedo.config.CluedoGame.wording`, rule
         P2)."""
-        return {"day_closes": game.day_closes, "wording": game.wording()}
+        return {
+            "day_closes": game.day_closes,
+            "wording": game.wording(),
+            "examples": game.examples(),
+        }
 
     def void(self, state: DaysState, event: Event, at: datetime) -> Step:
         """An unanswered suggestion can be voided (nothing else is a move to undo)."""

@@ -110,6 +110,7 @@ class CluedoRounds(CluedoKind):
             "turn_hours": game.turn_hours,
             "answer_hours": game.answer_hours,
             "wording": game.wording(),
+            "examples": game.examples(),
         }
 
     def day(self, state: RoundsState) -> int:
