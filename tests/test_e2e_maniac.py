@@ -501,7 +501,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     )
     (canonical,) = re.findall(r"\[code\](.*)\[/code\]", bbcode)
     assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == commitment
-    assert f"В первом посте игры была опубликована сумма: {commitment}" in bbcode
+    assert f"В первом посте игры был опубликован SHA-256: {commitment}" in bbcode
     for name in PLAYERS:
         over = table.one(EMAIL[name], GAME_OVER)
         assert over.header("Reply-To") == personal[name]

@@ -872,7 +872,7 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "\n"
         "[b]Проверка честности раздачи[/b]\n"
     )
-    assert f"В первом посте игры была опубликована сумма: {sha.group(1)}" in final
+    assert f"В первом посте игры был опубликован SHA-256: {sha.group(1)}" in final
 
 
 @pytest.mark.parametrize(

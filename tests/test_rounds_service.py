@@ -234,7 +234,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     canonical = re.search(r"\[code\](.*)\[/code\]", final)
     assert canonical is not None
     assert hashlib.sha256(canonical.group(1).encode()).hexdigest() == commitment.group(1)
-    assert f"В первом посте игры была опубликована сумма: {commitment.group(1)}" in final
+    assert f"В первом посте игры был опубликован SHA-256: {commitment.group(1)}" in final
     row = table.store.game("seed-000")
     assert row is not None and row.over and row.deadline_at is None
 

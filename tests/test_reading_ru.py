@@ -1,0 +1,33 @@
+"""The Russian texts read as a forum player and a strict GM read them (issue 34, item 4).
+
+Every scripted game of :mod:`kits.golden` (one of each kind, with the GM's levers, and
+Cluedo by days with a grace window) is played once in Russian; each test is named after
+a sentence no Russian would write, asserts the sentence pbp writes now, and that the old
+one is gone from every mail and post.
+"""
+
+from __future__ import annotations
+
+import pytest
+from kits.golden import SCENARIOS, play
+
+
+@pytest.fixture(scope="module")
+def ru(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Each scenario's transcript (every mail and post) in Russian."""
+    return {
+        scenario: play(tmp_path_factory.mktemp(scenario), scenario, "ru").transcript()
+        for scenario in SCENARIOS
+    }
+
+
+def everywhere(ru: dict[str, str]) -> str:
+    return "\n".join(ru.values())
+
+
+def test_final_post_names_the_hash_as_the_opening_post_does(ru: dict[str, str]) -> None:
+    # The opening post calls it «SHA-256»; the final post called it «сумма».
+    assert "В первом посте игры был опубликован SHA-256: <hex 2>" in ru["cluedo_days"]
+    assert "и сравните с SHA-256 из первого поста." in ru["maniac"]
+    assert "сумм" not in everywhere(ru)
+
