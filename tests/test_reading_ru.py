@@ -31,3 +31,14 @@ def test_final_post_names_the_hash_as_the_opening_post_does(ru: dict[str, str]) 
     assert "и сравните с SHA-256 из первого поста." in ru["maniac"]
     assert "сумм" not in everywhere(ru)
 
+
+
+def test_must_refute_has_one_colon_and_names_the_suggester_in_the_genitive(
+    ru: dict[str, str],
+) -> None:
+    # Was: «Предположение №3 (Веталь): у вас есть Библиотека: НЕТ ОПРОВЕРЖЕНИЯ нельзя, …».
+    assert (
+        "Предположение №3 от Веталя: у вас есть Библиотека, поэтому НЕТ ОПРОВЕРЖЕНИЯ нельзя"
+        " — опровергните этой картой.\nНапример: ОПРОВЕРЖЕНИЕ 3 Библиотека"
+    ) in ru["cluedo_days"]
+    assert "(Веталь): у вас есть" not in everywhere(ru)
