@@ -428,7 +428,7 @@ SHA-256: $sha
   - никому
 
 Сегодня можно сделать ещё 3 предположения.
-Кому сколько: Неташка — 3, Веталь — 3.
+Сколько предположений вы ещё можете адресовать каждому игроку: Неташка — 3, Веталь — 3.
 
 СТАТУС — ваши карты и долги, ПОМОЩЬ — список команд.
 """,
@@ -861,7 +861,7 @@ You owe:
   - nothing
 
 3 suggestions left today.
-To each player: Alice 3, Bob 3.
+Suggestions you may still address to each player: Alice 3, Bob 3.
 
 STATUS shows your cards and what you owe, HELP the commands.
 """,

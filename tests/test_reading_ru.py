@@ -42,3 +42,11 @@ def test_must_refute_has_one_colon_and_names_the_suggester_in_the_genitive(
         " — опровергните этой картой.\nНапример: ОПРОВЕРЖЕНИЕ 3 Библиотека"
     ) in ru["cluedo_days"]
     assert "(Веталь): у вас есть" not in everywhere(ru)
+
+
+def test_status_says_what_the_per_addressee_numbers_count(ru: dict[str, str]) -> None:
+    # Was: «Кому сколько: Веталь — 2, Дуг — 2.» (D2): a newcomer cannot tell what is counted.
+    assert (
+        "Сколько предположений вы ещё можете адресовать каждому игроку: Веталь — 2, Дуг — 2."
+    ) in ru["cluedo_days"]
+    assert "Кому сколько" not in everywhere(ru)
