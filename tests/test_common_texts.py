@@ -747,8 +747,8 @@ def test_voided_vote_mail_declines_the_target(renderer: Renderer) -> None:
     _subject, body = mail(
         renderer, "voided", player="Вася", what="vote", voided={"voter": "Вася", "target": "Саша"}
     )
-    assert body.split("\n")[1] == (
-        "ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
+    assert body.split("\n")[0] == (
+        "Вася, ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
         " этого дня, если он был."
     )
 
@@ -1295,14 +1295,14 @@ def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) 
     voided |= {"suspect": "Белова", "weapon": "Пистолет", "room": "Спальня"}
     context: dict[str, Any] = {"player": "Неташка", "voided": voided, "what": "suggestion"}
     _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
-    assert body.split("\n")[1] == (
-        "ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня). Отвечать"
-        " на него не нужно, и в счёт ваших предположений дня оно не идёт."
+    assert body.split("\n")[0] == (
+        "Неташка, ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня)."
+        " Отвечать на него не нужно, и в счёт ваших предположений дня оно не идёт."
     )
     _subject, body = mail(renderer, "voided", "en", **context)
-    assert body.split("\n")[1] == (
-        "the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня). It needs"
-        " no answer and is not counted among your suggestions of that day."
+    assert body.split("\n")[0] == (
+        "Неташка, the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня)."
+        " It needs no answer and is not counted among your suggestions of that day."
     )
 
 

@@ -506,7 +506,7 @@ def test_M3_void_an_order_not_yet_fixed_tells_only_the_maniac(maniac: ManiacTabl
     assert len(maniac.store.events(GAME, public_only=True)) == before  # nothing public
     mails = flushed(maniac)
     assert summary(mails) == [(EMAILS["Коля"], "[seed-002] ГМ отменил ход")]
-    assert "ГМ отменил ваш заказ на ночь 1 (Саша)." in body(mails[0])
+    assert "Коля, ГМ отменил ваш заказ на ночь 1 (убить Сашу)." in body(mails[0])
     kind = maniac.service.kind_of("maniac")
     row = maniac.store.game(GAME)
     assert row is not None

@@ -32,7 +32,6 @@ def test_final_post_names_the_hash_as_the_opening_post_does(ru: dict[str, str]) 
     assert "сумм" not in everywhere(ru)
 
 
-
 def test_must_refute_has_one_colon_and_names_the_suggester_in_the_genitive(
     ru: dict[str, str],
 ) -> None:
@@ -50,3 +49,12 @@ def test_status_says_what_the_per_addressee_numbers_count(ru: dict[str, str]) ->
         "Сколько предположений вы ещё можете адресовать каждому игроку: Веталь — 2, Дуг — 2."
     ) in ru["cluedo_days"]
     assert "Кому сколько" not in everywhere(ru)
+
+
+def test_voided_mail_greets_on_the_line_it_speaks(ru: dict[str, str]) -> None:
+    # Was «Кэт,» alone on a line (an English letter's greeting), and the order in the
+    # nominative: «ГМ отменил ваш заказ на ночь 1 (Мария)».
+    assert "Кэт, ГМ отменил ваш голос за Петра: он не считается поданным" in ru["maniac_levers"]
+    assert "Павел, ГМ отменил ваш заказ на ночь 1 (убить Марию)." in ru["maniac_levers"]
+    assert "Неташка, ГМ отменил ваше предположение №1 (для Веталя:" in ru["cluedo_days_levers"]
+    assert "Кэт,\n" not in ru["maniac_levers"]
