@@ -568,22 +568,22 @@ def test_player_removed_announcement_follows_the_players_gender(renderer: Render
         return _announce(renderer, "player_removed", {"player": player}).split("\n")[2]
 
     # Rule C5: the first of the named cards the seat holds, suspect before weapon
-    # before room, and no refutation when it holds none (both variants: no "suggestions
-    # to him", which the rounds variant does not address).
-    order = "в порядке подозреваемый — орудие — комната, а если таких карт нет, отвечает"
+    # before room, and "none" when it holds none, in words both variants use (days:
+    # «нет опровержения», rounds: «нет карт»); «делать предположения», not «предлагать».
+    order = "в порядке подозреваемый — орудие — комната, а если таких карт нет, так и отвечает."
     assert second("Маша") == (
         "Её место остаётся в игре: за неё отвечает ГМ — показывает первую из названных карт,"
-        f" которая у неё есть, {order} «нет опровержения»."
-        " Предлагать и обвинять она больше не может."
+        f" которая у неё есть, {order}"
+        " Делать предположения и обвинения она больше не может."
     )
     assert second("Петя") == (
         "Его место остаётся в игре: за него отвечает ГМ — показывает первую из названных карт,"
-        f" которая у него есть, {order} «нет опровержения»."
-        " Предлагать и обвинять он больше не может."
+        f" которая у него есть, {order}"
+        " Делать предположения и обвинения он больше не может."
     )
     assert second("Дуг") == (
         "Место остаётся в игре: за него отвечает ГМ — показывает первую из названных карт,"
-        f" которая есть у этого места, {order} «нет опровержения»."
+        f" которая есть у этого места, {order}"
         " Предположений и обвинений от этого места больше не будет."
     )
 

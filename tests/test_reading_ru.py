@@ -58,3 +58,17 @@ def test_voided_mail_greets_on_the_line_it_speaks(ru: dict[str, str]) -> None:
     assert "Павел, ГМ отменил ваш заказ на ночь 1 (убить Марию)." in ru["maniac_levers"]
     assert "Неташка, ГМ отменил ваше предположение №1 (для Веталя:" in ru["cluedo_days_levers"]
     assert "Кэт,\n" not in ru["maniac_levers"]
+
+
+def test_removal_post_says_suggestions_not_offers_and_no_days_word_in_rounds(
+    ru: dict[str, str],
+) -> None:
+    # Was «Предлагать и обвинять она больше не может» (to offer, not to suggest), and
+    # the rounds game's post answered «нет опровержения», a word of the days variant.
+    assert (
+        "а если таких карт нет, так и отвечает. Делать предположения и обвинения она больше"
+        " не может."
+    ) in ru["cluedo_rounds_levers"]
+    assert "Делать предположения и обвинения он больше не может." in ru["cluedo_days_levers"]
+    assert "Предлагать" not in everywhere(ru)
+    assert "«нет опровержения»" not in ru["cluedo_rounds_levers"]
