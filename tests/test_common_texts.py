@@ -1025,7 +1025,7 @@ def test_kept_mail_notice_says_why_unreadable_in_the_games_language(renderer: Re
     technical = "no text/plain or text/html part (the message is application/pkcs7-mime)"
     lines = _notice_reason(renderer, reason="unreadable", detail=technical, code="encrypted")
     assert lines == [
-        "  Причина: письмо не удалось прочитать: письмо зашифровано или подписано так, что "
+        "  Причина: письмо не удалось прочитать — оно зашифровано или подписано так, что "
         "текст виден только после расшифровки (S/MIME или PGP)",
         "  Отправитель: player8@example.test",
         "  Тема: ход",

@@ -444,7 +444,7 @@ def test_the_daily_digest_ends_with_the_mail_commands(table: Table) -> None:
     (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
     assert "pbp " not in body(digest)
     assert body(digest).rstrip("\n").split("\n")[-3:] == [
-        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
+        "№3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
         "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000]",
         "",
         "Отвечать на это письмо не обязательно. Ответом на него: ОТЛОЖЕННЫЕ — список "
@@ -462,10 +462,10 @@ def test_the_daily_digest_marks_a_kept_mail_the_gm_dismissed_before_it(table: Ta
     table.run(utc(2026, 12, 2, 6, 1))  # 09:01 Moscow: the digest's hour
     (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
     lines = body(digest).split("\n")
-    assert [line for line in lines if line.startswith("#")] == [
-        "#1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  отправитель не "
+    assert [line for line in lines if line.startswith("№")] == [
+        "№1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  отправитель не "
         "зарегистрирован ни в одной игре (без ответа)",
-        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
+        "№3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
         "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000] — после отклонено, "
         "больше не ждёт",
     ]

@@ -72,3 +72,22 @@ def test_removal_post_says_suggestions_not_offers_and_no_days_word_in_rounds(
     assert "Делать предположения и обвинения он больше не может." in ru["cluedo_days_levers"]
     assert "Предлагать" not in everywhere(ru)
     assert "«нет опровержения»" not in ru["cluedo_rounds_levers"]
+
+
+def test_kept_mail_notice_says_mail_once_and_numbers_with_the_sign(ru: dict[str, str]) -> None:
+    # Was «Письмо отложено: письмо не удалось прочитать», «Причина: письмо не удалось
+    # прочитать: письмо зашифровано…», «(номер 1; …)» beside «(№ 1, 2)» and «#2».
+    levers = ru["maniac_levers"]
+    assert "Subject: [Маньяк 2] Отложено: письмо не удалось прочитать\n" in levers
+    assert (
+        "  Причина: письмо не удалось прочитать — оно зашифровано или подписано так, что текст"
+        " виден только после расшифровки (S/MIME или PGP)\n"
+    ) in levers
+    assert "Ваше письмо не удалось прочитать: оно зашифровано или подписано" in levers
+    assert (
+        "Письмо не обработано и отложено под №1; все отложенные письма перечисляет команда"
+        " ОТЛОЖЕННЫЕ.\n"
+    ) in levers
+    assert "Отложенные письма этой игры ждут решения: 3 (№1, №2, №3)." in levers
+    assert "\n№2  1 декабря 2026 г., 13:40 по Москве  maria.home@example.test" in levers
+    assert "Письмо отложено: письмо" not in everywhere(ru)
