@@ -515,7 +515,7 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
             (GM, ANNOUNCE.format("продление срока")),
         ]
         assert (
-            "[b]Продлено на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., 01:30 по Москве."
+            "[b]Срок продлён на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., 01:30 по Москве."
             in body(mails[0])
         )
         # The old reminder time (17:30) passes quietly; the new one is at 20:30.
@@ -620,7 +620,7 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         "а не на 99\u00a0999\u00a0999 часов. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
     assert (
-        "> EXTEND 1.50\nПродлено на 1,5 часа. Новый срок: 2 декабря 2026 г., 00:00 по Москве."
+        "> EXTEND 1.50\nСрок продлён на 1,5 часа. Новый срок: 2 декабря 2026 г., 00:00 по Москве."
         in text
     )
     table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")

@@ -91,3 +91,10 @@ def test_kept_mail_notice_says_mail_once_and_numbers_with_the_sign(ru: dict[str,
     assert "Отложенные письма этой игры ждут решения: 3 (№1, №2, №3)." in levers
     assert "\n№2  1 декабря 2026 г., 13:40 по Москве  maria.home@example.test" in levers
     assert "Письмо отложено: письмо" not in everywhere(ru)
+
+
+def test_extension_says_what_was_extended(ru: dict[str, str]) -> None:
+    # Was «Продлено на 2 часа.»: a participle without its noun.
+    assert "[b]Срок продлён на 2 часа.[/b]" in ru["cluedo_rounds_levers"]
+    assert "[b]Срок продлён на 0,5 часа.[/b]" in ru["maniac_levers"]
+    assert "Продлено" not in everywhere(ru)
