@@ -98,3 +98,24 @@ def test_extension_says_what_was_extended(ru: dict[str, str]) -> None:
     assert "[b]Срок продлён на 2 часа.[/b]" in ru["cluedo_rounds_levers"]
     assert "[b]Срок продлён на 0,5 часа.[/b]" in ru["maniac_levers"]
     assert "Продлено" not in everywhere(ru)
+
+
+def test_rounds_names_the_suggester_after_ot_not_in_parentheses(ru: dict[str, str]) -> None:
+    # Was «Предположение №2 (Вова (вместо Саши)): …», «(Шапо: Краснова, Пистолет,
+    # Спальня)» and «У вас есть: Пистолет, Спальня — покажите одну из них: ОПРОВЕРЖЕНИЕ …».
+    rounds, levers = ru["cluedo_rounds"], ru["cluedo_rounds_levers"]
+    assert "Предположение №2 от Саши: убийца — Зеленов, Верёвкой в Библиотеке." in rounds
+    assert "Предположение №2 от Вовы (вместо Саши): убийца — Зеленов" in levers
+    assert (
+        "Любовь, вы не ответили вовремя на предположение №2 от Саши (Зеленов, Верёвка, Библиотека)."
+    ) in rounds
+    assert (
+        "Вова, напоминаем: вы должны ответить на предположение №1 от Шапо (Краснова, Пистолет,"
+        " Спальня) до"
+    ) in levers
+    assert (
+        "У вас есть Пистолет, Спальня — покажите одну из этих карт, например: ОПРОВЕРЖЕНИЕ 1"
+        " Пистолет"
+    ) in levers
+    assert "(Шапо: " not in levers
+    assert "(Вова (вместо Саши))" not in levers

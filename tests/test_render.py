@@ -1145,7 +1145,7 @@ def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_round
         wording=wording("ru"),
     )
     assert mail.split("\n")[1] == (
-        "Предположение №2 (Саша): убийца — Зеленов, Верёвкой в Библиотеке."
+        "Предположение №2 от Саши: убийца — Зеленов, Верёвкой в Библиотеке."
     )
 
 
