@@ -785,9 +785,9 @@ def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Rend
         " Вводное письмо ушло на v@x.test."
     )
     _subject, body = mail(renderer, "replaced", seat="Оля")
-    assert body.startswith("Здравствуйте! ГМ передал место Оли в игре «g-1» другому игроку,")
+    assert body.startswith("Здравствуйте! ГМ передал ваше место в игре «g-1» другому игроку,")
     _subject, body = mail(renderer, "held_dropped", seat="Оля", substitute="Вова")
-    assert body.startswith("ГМ передал место Оли другому игроку (Вова), пока игра")
+    assert body.startswith("Пока игра стояла на паузе, ГМ передал ваше место Вове.")
 
 
 def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:

@@ -119,3 +119,22 @@ def test_rounds_names_the_suggester_after_ot_not_in_parentheses(ru: dict[str, st
     ) in levers
     assert "(Шапо: " not in levers
     assert "(Вова (вместо Саши))" not in levers
+
+
+def test_the_displaced_player_is_told_of_his_own_seat_as_his(ru: dict[str, str]) -> None:
+    # Was «ГМ передал место Саши другому игроку (Вова)» in a mail to Саша, and «Ваше
+    # письмо, …, поэтому учтено не будет»; the GM read «(он получил объяснение): 1 в pbp
+    # kept».
+    assert (
+        "Пока игра стояла на паузе, ГМ передал ваше место Вове. Поэтому ваше письмо,"
+        " сохранённое на время паузы, учтено не будет, а ваш личный адрес для этой игры"
+        " больше не действует."
+    ) in ru["cluedo_rounds_levers"]
+    assert ("Здравствуйте! ГМ передал ваше место в игре «golden-maniac» другому игроку") in ru[
+        "maniac_levers"
+    ]
+    assert (
+        "Письма прежнего игрока, сохранённые на время паузы, учтены не будут (ему объяснили"
+        " почему); в pbp kept это №1."
+    ) in ru["cluedo_rounds_levers"]
+    assert "ГМ передал место" not in everywhere(ru)
