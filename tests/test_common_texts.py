@@ -644,7 +644,7 @@ def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:
         "the game is over: the maniac's team wins."
     )
     assert _story_line(renderer, "maniac", "game_over", {"winner_team": "town"}) == (
-        "игра окончена: победили мирные."
+        "игра окончена: победил город."
     )
 
 
@@ -666,7 +666,7 @@ def test_story_tells_a_night_in_words_not_codes(renderer: Renderer) -> None:
     )
     void = {"night": 2, "outcome": "void", "targets": [], "fan_in_cell": None}
     assert _story_line(renderer, "maniac", "night_resolution", void) == (
-        "ночь 2: заказ не исполняется: маньяк в камере."
+        "ночь 2: заказ не исполнен — маньяк в камере."
     )
 
 
@@ -1165,7 +1165,7 @@ def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
         ),
     ]
     for locale, expected in (
-        ("ru", "- Мария — [b]мирный житель[/b]; вне игры с 2-го дня (исключение ГМом)"),
+        ("ru", "- Мария — [b]мирный житель[/b]; вне игры со дня 2 по решению ГМа"),
         ("en", "- Мария — [b]civilian[/b]; out of the game since day 2 (removed by the GM)"),
     ):
         post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")
@@ -1403,7 +1403,7 @@ def test_suggestion_numbers_carry_their_sign_in_refusals(
                 "Это событие (опровержение) отменить нельзя. В этой игре ничего не отменяется;"
                 " внесите за игрока правильный ход (ЗА ИГРОК: ХОД).",
                 "Это событие (закрепление заказа маньяка) отменить нельзя. Отменить можно только:"
-                " действующий голос текущего дня и заказ маньяка, пока он не закреплён.",
+                " действующий голос текущего дня и заказ маньяка, пока он не зафиксирован.",
                 "Это событие отменить нельзя. Отменить можно только: предположение, на которое"
                 " ещё нет ответа.",
             ],

@@ -138,3 +138,25 @@ def test_the_displaced_player_is_told_of_his_own_seat_as_his(ru: dict[str, str])
         " почему); в pbp kept это №1."
     ) in ru["cluedo_rounds_levers"]
     assert "ГМ передал место" not in everywhere(ru)
+
+
+def test_maniac_says_each_thing_one_way(ru: dict[str, str]) -> None:
+    # Was «больше не меняется»; «заказ … аннулирован: маньяк в камере» beside «заказ не
+    # исполняется»; «в тюрьме с 2-го дня» (with «со»), «вне игры с 2-го дня (исключение
+    # ГМом)»; the story's «закреплён» beside «зафиксирован», «победили мирные» beside
+    # «победил город», «(тюрьма)» beside «(в тюрьму)», «маньяк заказывает на ночь 1:
+    # Мария», «Время: Europe/Moscow».
+    levers = ru["maniac_levers"]
+    assert "Павел, ночь 1 закончилась, и ваш заказ на ночь 2 изменить уже нельзя." in levers
+    assert "Итог: заказ (убить Льва) не исполнен — маньяк в камере или в тюрьме;" in levers
+    assert "- Павел — [b]маньяк[/b]; в тюрьме со дня 2\n" in levers
+    assert "- Мария — [b]мирный житель[/b]; вне игры со дня 2 по решению ГМа\n" in levers
+    assert ": заказ маньяка на ночь 1 — убить Марию.\n" in levers
+    assert ": заказ маньяка на ночь 1 (убить Марию) отменён.\n" in levers
+    assert ": заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
+    assert ": Лев голосует за Павла (в тюрьму).\n" in levers
+    assert ": игра окончена: победил город.\n" in levers
+    assert "Время — по часовому поясу Europe/Moscow." in levers
+    text = everywhere(ru)
+    for old in ("аннулирован", "-го дня", "закреплён", "победили мирные", "(тюрьма)", "Время: "):
+        assert old not in text, old
