@@ -181,7 +181,7 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
             (gm, "[seed-002] Утро после ночи 1 — BBCode"),
             (gm, "[seed-002] Утро после ночи 1 — только для ГМа"),
             ("kolya@example.test", "[seed-002] Заказ на ночь 2 зафиксирован"),
-            (gm, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+            (gm, "[seed-002] Ночь 1: как она прошла"),
             (gm, "[seed-002] Re: команды"),
         ]
         assert named_body(mails[-1], game).startswith(

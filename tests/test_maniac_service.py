@@ -508,7 +508,7 @@ def test_M3_orders_with_and_without_a_night_and_skips_only_from_the_maniac(
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (GM, "[seed-002] Ночь 1: как она прошла"),
         (EMAILS["Саша"], "[seed-002] Вас убили в ночь 1"),
     ]
     assert gm_facts(mails[1]) == (
@@ -589,7 +589,7 @@ def test_M3_orders_for_nights_1_and_2_may_be_given_during_night_1_by_mail(
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (GM, "[seed-002] Ночь 1: как она прошла"),
         (EMAILS["Маша"], "[seed-002] Вас убили в ночь 1"),
     ]
     assert "Этой ночью убита [b]Маша[/b]." in bbcode(mails[0])
@@ -748,7 +748,7 @@ def test_M6_a_blocked_cell_kill_gives_the_same_morning_as_a_skip_or_a_miss(
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (GM, "[seed-002] Ночь 1: как она прошла"),
     ]
     assert bbcode(mails[0]) == MORNING_1
     assert outcome in lines(mails[3])
@@ -770,7 +770,7 @@ def test_M6_the_maniac_in_the_cell_voids_his_kill(tmp_path: Path) -> None:
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (GM, "[seed-002] Ночь 1: как она прошла"),
     ]
     assert bbcode(mails[0]) == MORNING_1.replace("Таня выходит", "Коля выходит")
     assert lines(mails[3])[:5] == [
@@ -793,7 +793,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
         (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
-        (GM, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+        (GM, "[seed-002] Ночь 1: как она прошла"),
         (EMAILS["Лена"], "[seed-002] Вас убили в ночь 1"),
     ]
     assert bbcode(mails[0]) == (

@@ -160,3 +160,17 @@ def test_maniac_says_each_thing_one_way(ru: dict[str, str]) -> None:
     text = everywhere(ru)
     for old in ("аннулирован", "-го дня", "закреплён", "победили мирные", "(тюрьма)", "Время: "):
         assert old not in text, old
+
+
+def test_a_gm_digest_subject_says_gm_only_once_and_opens_with_a_dash(ru: dict[str, str]) -> None:
+    # Was «Только для ГМа: Утро после ночи 1; Ночь 1: как она прошла (только для ГМа)».
+    levers = ru["maniac_levers"]
+    assert (
+        "Subject: [Маньяк 2] Только для ГМа — Утро после ночи 1; Ночь 1: как она прошла\n"
+    ) in levers
+    assert (
+        "Subject: [Маньяк 2] Для форума — Вечер дня 2: итоги голосования; Игра окончена:"
+        " финальный пост — BBCode\n"
+    ) in levers
+    assert "Subject: [golden-maniac] Ночь 1: как она прошла\n" in ru["maniac"]
+    assert "(только для ГМа)" not in everywhere(ru)
