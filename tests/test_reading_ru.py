@@ -174,3 +174,11 @@ def test_a_gm_digest_subject_says_gm_only_once_and_opens_with_a_dash(ru: dict[st
     ) in levers
     assert "Subject: [golden-maniac] Ночь 1: как она прошла\n" in ru["maniac"]
     assert "(только для ГМа)" not in everywhere(ru)
+
+
+def test_a_time_left_has_no_zero_part(ru: dict[str, str]) -> None:
+    # Was «До срока оставалось 7 ч 0 мин», «После ПРОДОЛЖИТЬ до срока останется 7 ч 0 мин».
+    levers = ru["maniac_levers"]
+    assert "Игра на паузе. До срока оставалось 7 ч; это время вернётся" in levers
+    assert "После команды ПРОДОЛЖИТЬ до срока останется 7 ч." in levers
+    assert " 0 мин" not in everywhere(ru)

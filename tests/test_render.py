@@ -1216,15 +1216,17 @@ def test_hours_are_written_by_babel_for_the_locale(
     ("seconds", "ru", "en"),
     [
         (3959, "1 ч 5 мин", "1 h 5 min"),
-        (59, "0 ч 0 мин", "0 h 0 min"),
-        (90000, "25 ч 0 мин", "25 h 0 min"),
+        (59, "0 мин", "0 min"),
+        (300, "5 мин", "5 min"),
+        (90000, "25 ч", "25 h"),
     ],
 )
-def test_a_duration_is_whole_hours_and_minutes(
+def test_a_duration_is_whole_hours_and_minutes_without_a_zero_part(
     renderer: Renderer, seconds: int, ru: str, en: str
 ) -> None:
     """``seconds|duration`` (the time a paused deadline had left): whole hours and
-    minutes in the catalog's words, the seconds dropped."""
+    minutes in the catalog's words, the seconds dropped; no zero part («7 ч», not «7 ч 0
+    мин»)."""
     for locale, text in (("ru", ru), ("en", en)):
         template = renderer._env(locale, "text").from_string("{{ s|duration }}")
         assert template.render(s=seconds) == text
