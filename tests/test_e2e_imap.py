@@ -475,7 +475,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "Неизвестная карта «верёвка».\n"
         "Карты в игре: Краснова, Горчичников, Белых, Зеленович, подсвечник, нож, труба, "
         "топор, кухня, танцевальный зал, терраса, бильярдная, библиотека, кабинет, холл.\n"
-        "Исправьте и пришлите ход ещё раз.\n" in reply.body
+        "\nИсправьте невыполненные строки" in reply.body
     )
     addressed = {name: mailbox(dovecot, EMAIL[name])[1] for name in (VETAL, MORO, DOUG)}
     assert {name: mail.subject for name, mail in addressed.items()} == {

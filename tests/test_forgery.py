@@ -292,8 +292,7 @@ def test_a_players_vote_that_failed_dmarc_is_kept_and_not_counted(trusting: Tabl
         (EMAILS["Кросс"], "[seed-000] Re: ход"),
         (
             GM,
-            "[seed-000] Отложено: почтовый сервер не подтвердил отправителя "
-            "(подделанный From?)",
+            "[seed-000] Отложено: почтовый сервер не подтвердил отправителя (подделанный From?)",
         ),
     ]
     assert named_body(mails[0], GAME).startswith(

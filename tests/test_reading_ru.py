@@ -182,3 +182,14 @@ def test_a_time_left_has_no_zero_part(ru: dict[str, str]) -> None:
     assert "Игра на паузе. До срока оставалось 7 ч; это время вернётся" in levers
     assert "После команды ПРОДОЛЖИТЬ до срока останется 7 ч." in levers
     assert " 0 мин" not in everywhere(ru)
+
+
+def test_a_refusal_says_fix_and_resend_once(ru: dict[str, str]) -> None:
+    # Was «Исправьте и пришлите ход ещё раз.» and, a line below, the reply's «Исправьте
+    # невыполненные строки и пришлите их снова ответом на это письмо.»
+    assert (
+        "Неизвестный игрок «Маришку» — возможно, «Мария»?\n"
+        "Игроки: Лев, Павел, Пётр, Любовь, Кэт, Ник, Ника, Мария, Илья, Никита.\n\n"
+        "Исправьте невыполненные строки и пришлите их снова ответом на это письмо.\n"
+    ) in ru["maniac"]
+    assert "Исправьте и пришлите ход ещё раз." not in everywhere(ru)
