@@ -370,7 +370,7 @@ def test_vote_without_a_player_is_refused_with_an_example() -> None:
         "Не понял, за кого голос: после ГОЛОС нужно имя одного игрока (и, если хотите, "
         "ТЮРЬМА — но не «камера» и «тюрьма» сразу). Например:\n"
         "ГОЛОС за Васю\n"
-        "ГОЛОС ТЮРЬМА Васю\n"
+        "ГОЛОС ТЮРЬМА за Васю\n"
         f"Игроки: {players}."
     )
     assert only_error("VOTE PRISON").code == "vote_syntax"
