@@ -932,8 +932,8 @@ def test_export_by_mail_after_the_game(table: Table) -> None:
     text = body(answer)
     assert answer["To"] == GM
     assert (
-        "Вся история игры (bbcode) пришла отдельным письмом, в нём только история: "
-        "для треда после игры." in text
+        "Вся история игры (BBCode) — отдельным письмом; в нём только история, для треда "
+        "после игры." in text
     )
     assert "карту [b]Спальня[/b]." not in text
     assert "Ваш адрес ГМа для команд: gm+" in text

@@ -193,3 +193,20 @@ def test_a_refusal_says_fix_and_resend_once(ru: dict[str, str]) -> None:
         "Исправьте невыполненные строки и пришлите их снова ответом на это письмо.\n"
     ) in ru["maniac"]
     assert "Исправьте и пришлите ход ещё раз." not in everywhere(ru)
+
+
+def test_where_the_post_went_is_said_without_a_colon_chain(ru: dict[str, str]) -> None:
+    # Was «Объявление для форума — отдельным письмом, в Markdown: в нём только пост.» and
+    # «Вся история игры (bbcode) пришла отдельным письмом, в нём только история: для
+    # треда после игры.»
+    assert (
+        "Объявление для форума — отдельным письмом в Markdown; в нём только текст поста."
+    ) in ru["cluedo_days_levers"]
+    assert (
+        "Объявление для форума — двумя отдельными письмами, в BBCode и в Markdown; в каждом"
+        " только текст поста."
+    ) in ru["maniac_levers"]
+    assert (
+        "Вся история игры (BBCode) — отдельным письмом; в нём только история, для треда после игры."
+    ) in ru["cluedo_days_levers"]
+    assert "в нём только пост" not in everywhere(ru)
