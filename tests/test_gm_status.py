@@ -123,7 +123,7 @@ COMMANDS_RU = (
     "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · "
     "НОВЫЙ АДРЕС (пояснение — после « -- »).\n"
 )
-SEATS_RU = "\nМеста (кто играет за каждое сейчас и с какого адреса; кто играл раньше):\n"
+SEATS_RU = "\nМеста (кто сейчас играет за каждое из них и с какого адреса; кто играл раньше):\n"
 #: The GM's STATUS lists each seat's player and his registered address (GM-only).
 MANIAC_SEATS_RU = SEATS_RU + "".join(
     f"- {p} <{maniac_table.EMAILS[p]}>\n" for p in maniac_table.PLAYERS

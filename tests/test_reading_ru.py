@@ -210,3 +210,10 @@ def test_where_the_post_went_is_said_without_a_colon_chain(ru: dict[str, str]) -
         "Вся история игры (BBCode) — отдельным письмом; в нём только история, для треда после игры."
     ) in ru["cluedo_days_levers"]
     assert "в нём только пост" not in everywhere(ru)
+
+
+def test_gm_status_says_who_plays_each_seat_in_word_order(ru: dict[str, str]) -> None:
+    # Was «кто играет за каждое сейчас и с какого адреса».
+    assert (
+        "Места (кто сейчас играет за каждое из них и с какого адреса; кто играл раньше):"
+    ) in ru["cluedo_days_levers"]
