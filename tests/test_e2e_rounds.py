@@ -389,7 +389,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             GM, f"{TAG} Итоги хода 2 — только для ГМа"
         )[5:]
         assert post(turn_2) == TURN_2_POST
-        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг: карта Петя"
+        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг, карта Петя"
         rosa_turn = table.until(EMAIL[ROSA], f"{TAG} Ваш ход (ход 3)")[2]
         assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
 

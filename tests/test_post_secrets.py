@@ -162,7 +162,7 @@ def test_cluedo_rounds_the_turn_post_alone_and_the_card_shown_apart(tmp_path: Pa
             "[seed-000] Итоги хода 1",
             pbp_post(tmp_path, "seed-000", "--turn", "1"),
             pbp_post(tmp_path, "seed-000", "--turn", "1", "--format", "markdown"),
-            ["  - №1: Дуг → Кросс: карта Молоток"],
+            ["  - №1: Дуг → Кросс, карта Молоток"],
         )
         # Дуг's own hand (Молоток, Спальня) is never listed in a post.
         posts = post_mails(mails, "[seed-000] Итоги хода 1")

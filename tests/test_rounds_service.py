@@ -155,7 +155,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Дуг показывает вам карту: Молоток." in lines(mails[1])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(mails[2])
     assert bbcode(mails[3]) == TURN_1
-    assert "  - №1: Дуг → Кросс: карта Молоток" in lines(mails[4])  # the GM-only mail
+    assert "  - №1: Дуг → Кросс, карта Молоток" in lines(mails[4])  # the GM-only mail
     assert not [m for m in mails[3:4] if "карта Молоток" in body(m)]  # never beside the post
     # C4: the shown card reaches the suggester (and the GM) only.
     assert [m["To"] for m in mails if "карту: Молоток" in body(m)] == [CROSS]
