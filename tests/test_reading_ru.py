@@ -8,6 +8,8 @@ one is gone from every mail and post.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from kits.golden import SCENARIOS, play
 
@@ -223,3 +225,21 @@ def test_rounds_gm_only_card_line_has_one_colon(ru: dict[str, str]) -> None:
     # Was «№1: Саша → Шапо: карта Спальня».
     assert "  - №1: Саша → Шапо, карта Спальня\n" in ru["cluedo_rounds"]
     assert "  - №1: Вова (вместо Саши) → Шапо, карта Пистолет\n" in ru["cluedo_rounds_levers"]
+
+
+def test_final_post_heads_an_earlier_days_answer_as_the_day_post_does(
+    ru: dict[str, str],
+) -> None:
+    # Was «[b]День 3 (последний)[/b]» over «- №4 (день 2), …»: a day-2 suggestion under
+    # a day-3 heading, with no heading of its own (the day post has one).
+    assert ("[b]Ответы на предположения прошлых дней[/b]\n- №4 (день 2), Веталь → Неташка:") in ru[
+        "cluedo_days_grace"
+    ]
+    assert "День 3 (последний)" not in ru["cluedo_days_grace"]
+
+
+def test_english_final_post_numbers_a_suggestion_with_the_hash_sign(tmp_path: Path) -> None:
+    # The English final post wrote «- №4, Дуг → Веталь: …», the Russian sign.
+    text = play(tmp_path, "cluedo_days_levers", "en").transcript()
+    assert "- #4, Дуг → Веталь: **Белова**, **Молоток**, **Спальня** — refuted" in text
+    assert "№" not in text
