@@ -243,3 +243,8 @@ def test_english_final_post_numbers_a_suggestion_with_the_hash_sign(tmp_path: Pa
     text = play(tmp_path, "cluedo_days_levers", "en").transcript()
     assert "- #4, Дуг → Веталь: **Белова**, **Молоток**, **Спальня** — refuted" in text
     assert "№" not in text
+
+
+def test_final_post_says_why_a_player_is_out(ru: dict[str, str]) -> None:
+    # Was «- Веталь — выбывает из игры» among the last day's suggestions, with no reason.
+    assert "- Веталь — неверное обвинение, выбывает из игры\n" in ru["cluedo_days"]

@@ -466,12 +466,14 @@ def test_C7_final_post_without_winner_en_markdown(renderer: Renderer) -> None:
         (
             "ru",
             "[b]День 1 (последний)[/b]",
-            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — выбывает из игры",
+            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — неверное обвинение, выбывает"
+            " из игры",
         ),
         (
             "en",
             "[b]Day 1 (the last)[/b]",
-            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — is out of the game",
+            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — a wrong accusation, out of"
+            " the game",
         ),
     ],
 )
