@@ -354,14 +354,14 @@ def _night_outcome(renderer: Renderer, locale: str, **night: Any) -> str:
 def test_gm_night_outcome_says_each_death_once(renderer: Renderer) -> None:
     """The dead are the targets killed and the fan in the cell: named once, not again
     in a list of the dead; "nobody died" only when nobody did."""
-    assert _night_outcome(renderer, "ru") == "Итог: Петя — погибает."
+    assert _night_outcome(renderer, "ru") == "Итог: Петя погибает."
     fan = {"fan_in_cell": "Дима", "dead": ["Петя", "Дима"]}
     assert _night_outcome(renderer, "en", **fan) == (
         "Outcome: Петя — dies; the fan Дима dies in the cell."
     )
     blocked = {"targets": [{"player": "Петя", "result": "blocked"}], "dead": []}
     assert _night_outcome(renderer, "ru", **blocked) == (
-        "Итог: Петя — не погибает: в камере под охраной дежурного; никто не погиб."
+        "Итог: Петя не погибает — в камере под охраной дежурного; никто не погиб."
     )
 
 

@@ -366,7 +366,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert gm_only(table.one(GM, facts(MORNING[0]))) == (
             "Только для ГМа:\n"
             "  - Заказ маньяка на ночь 2 зафиксирован: убить Петю\n"
-            "  - Ночь 1: Вася — погибает; фанат Лена умирает в камере"
+            "  - Ночь 1: Вася погибает; фанат Лена умирает в камере"
         )
         assert_on_time(morning_1, dawn_1)
         fixed_2 = table.one(EMAIL[MANIAC], FIXED[1])  # M3: fixed at the end of night 1

@@ -213,7 +213,7 @@ def test_maniac_roles_orders_and_the_night_never_travel_with_a_post(tmp_path: Pa
             ),
             [
                 "  - Заказ маньяка на ночь 2 зафиксирован: заказа нет (промах)",
-                "  - Ночь 1: Саша — погибает",
+                "  - Ночь 1: Саша погибает",
             ],
         )
         # No post mail names a role, the order or the maniac.

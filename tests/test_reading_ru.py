@@ -248,3 +248,10 @@ def test_english_final_post_numbers_a_suggestion_with_the_hash_sign(tmp_path: Pa
 def test_final_post_says_why_a_player_is_out(ru: dict[str, str]) -> None:
     # Was «- Веталь — выбывает из игры» among the last day's suggestions, with no reason.
     assert "- Веталь — неверное обвинение, выбывает из игры\n" in ru["cluedo_days"]
+
+
+def test_gm_night_outcome_puts_no_dash_between_a_name_and_its_verb(ru: dict[str, str]) -> None:
+    # Was «Итог: Мария — погибает.»: a dash between subject and verb.
+    assert "Итог: Мария погибает." in ru["maniac"]
+    assert "  - Ночь 1: Мария погибает\n" in ru["maniac"]
+    assert "— погибает" not in everywhere(ru)
