@@ -200,7 +200,8 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
         "  Получено: 1 декабря 2026 г., 20:05 по Москве\n"
         "\n"
         "Ответьте ПОВТОРИТЬ 1, когда адрес отправителя будет верным, ЗА ИГРОК: ХОД, чтобы "
-        "внести его ходы самому, или ОТКЛОНИТЬ 1, чтобы закрыть его, не применяя.\n"
+        "самому внести ходы из этого письма, или ОТКЛОНИТЬ 1, чтобы закрыть его, не "
+        "применяя.\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
     assert answer["Subject"] == "[seed-000] Re: Hi Sender: gm@example.test"

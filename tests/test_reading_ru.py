@@ -255,3 +255,14 @@ def test_gm_night_outcome_puts_no_dash_between_a_name_and_its_verb(ru: dict[str,
     assert "Итог: Мария погибает." in ru["maniac"]
     assert "  - Ночь 1: Мария погибает\n" in ru["maniac"]
     assert "— погибает" not in everywhere(ru)
+
+
+def test_kept_mail_notice_says_enter_its_moves_yourself_in_russian_order(
+    ru: dict[str, str],
+) -> None:
+    # Was «чтобы внести его ходы самому».
+    assert (
+        "Ответьте ЗА ИГРОК: ХОД, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 1,"
+        " чтобы закрыть его, не применяя."
+    ) in ru["cluedo_days_levers"]
+    assert "ходы самому" not in everywhere(ru)
