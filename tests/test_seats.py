@@ -433,7 +433,7 @@ def test_an_unknown_name_lists_each_seat_once_by_its_label(table: Table) -> None
     table.send("Дуг", line, at=utc(2026, 12, 1, 18, 11), sender="vova@example.test")
     assert table.run(utc(2026, 12, 1, 18, 12)) == ["refused", "refused"]
     rosa, vova = table.new_mail()
-    refusal = "> {line}\nНеизвестный игрок «Зины».\nИгроки: {players}.\nИсправьте"
+    refusal = "> {line}\nНеизвестный игрок «Зины».\nИгроки: {players}.\n\nИсправьте"
     assert refusal.format(line=line, players="Кросс, Вова (вместо Дуг), Роза") in body(rosa)
     # In his own mail the substitute's seat is his name alone.
     assert refusal.format(line=line, players="Кросс, Вова, Роза") in body(vova)
