@@ -385,18 +385,24 @@ def hours_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
 def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
     """``seconds|duration``: a time span (≥ 0 seconds, e.g. what was left before a
     paused deadline) in whole hours and minutes, the seconds dropped, in the catalog's
-    words ("%(hours)s h %(minutes)s min").
+    words ("%(hours)s h %(minutes)s min"; "%(hours)s h" for whole hours, "%(minutes)s
+    min" under an hour: never «7 ч 0 мин»).
 
     >>> from pathlib import Path
     >>> env = Renderer(Path("templates"))._env("ru", "text")
-    >>> env.from_string("{{ s|duration }}").render(s=3959)
-    '1 ч 5 мин'
+    >>> [env.from_string("{{ s|duration }}").render(s=s) for s in (3959, 25200, 300, 0)]
+    ['1 ч 5 мин', '7 ч', '5 мин', '0 мин']
     """
     hours, rest = divmod(int(seconds), 3600)
+    minutes = rest // 60
     pgettext = ctx.resolve("pgettext")
-    shown: str = pgettext(
-        "a time span", "%(hours)s h %(minutes)s min", hours=hours, minutes=rest // 60
-    )
+    shown: str
+    if hours and minutes:
+        shown = pgettext("a time span", "%(hours)s h %(minutes)s min", hours=hours, minutes=minutes)
+    elif hours:
+        shown = pgettext("a time span", "%(hours)s h", hours=hours)
+    else:
+        shown = pgettext("a time span", "%(minutes)s min", minutes=minutes)
     return shown
 
 

@@ -169,10 +169,10 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
         ]
         lines = body(found[0]).splitlines()
         assert "  2000 — отправитель не зарегистрирован ни в одной игре (без ответа)" in lines
-        listed = [line for line in lines if line.startswith("#")]
+        listed = [line for line in lines if line.startswith("№")]
         assert len(listed) == DIGEST_SHOWN == 50
         assert listed[0] == (
-            "#1  1 декабря 2026 г., 20:05 по Москве  billing0@shop0.example.test  "
+            "№1  1 декабря 2026 г., 20:05 по Москве  billing0@shop0.example.test  "
             "отправитель не зарегистрирован ни в одной игре (без ответа)"
         )
         assert "…и ещё 1950 строк: все перечисляет ОТЛОЖЕННЫЕ." in lines
@@ -284,7 +284,7 @@ def test_a_players_mail_to_another_players_address_is_still_answered_and_noticed
     mails = table.new_mail()
     assert [(m["To"], m["Subject"]) for m in mails] == [
         ("cross@example.test", "[seed-000] Re: ход"),
-        (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
+        (GM, "[seed-000] Отложено: письмо пришло на личный адрес другого игрока"),
     ]
     answer = mails[0]
     assert answer["Reply-To"] == personal(table, "Кросс")
@@ -316,12 +316,12 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
     # A stranger's line is about no game: the Subject names every game of the GM (one).
     assert digest["Subject"] == "[seed-000] Сводка за сутки: 2 письма отложены или без ответа"
     assert digest["Auto-Submitted"] == "auto-generated"
-    assert [line for line in body(digest).splitlines() if line[:1] in ("#", " ")] == [
+    assert [line for line in body(digest).splitlines() if line[:1] in ("№", " ")] == [
         "  1 — автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)",
         "  1 — отправитель не зарегистрирован ни в одной игре (без ответа)",
-        "#1  1 декабря 2026 г., 20:05 по Москве  nobody@elsewhere.example.test  "
+        "№1  1 декабря 2026 г., 20:05 по Москве  nobody@elsewhere.example.test  "
         "отправитель не зарегистрирован ни в одной игре (без ответа)",
-        "#2  1 декабря 2026 г., 20:06 по Москве  cross@example.test  "
+        "№2  1 декабря 2026 г., 20:06 по Москве  cross@example.test  "
         "автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000]",
     ]
 
@@ -333,7 +333,7 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
     table.run(utc(2026, 12, 3, 6))
     (digest,) = digests(table.new_mail())
     assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
-    assert "#3  2 декабря 2026 г., 09:30 по Москве" in body(digest)
+    assert "№3  2 декабря 2026 г., 09:30 по Москве" in body(digest)
     # Nothing new: no digest at all.
     for day in (4, 5):
         table.run(utc(2026, 12, day, 6))
@@ -666,7 +666,7 @@ def test_a_strangers_mail_that_crashes_goes_to_the_digest_unanswered(
     table.run(utc(2026, 12, 2, 6))
     (digest,) = digests(table.new_mail())
     assert (
-        "#1  1 декабря 2026 г., 20:05 по Москве  x@elsewhere.example.test  "
+        "№1  1 декабря 2026 г., 20:05 по Москве  x@elsewhere.example.test  "
         "письмо постороннего вызвало ошибку программы" in body(digest).splitlines()
     )
 

@@ -71,7 +71,7 @@ def test_a_mail_over_the_size_limit_is_kept_with_its_header_section_only(table: 
     mails = table.new_mail()
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] Re: ход"),
-        (GM, "[seed-000] Письмо отложено: письмо больше допустимого размера, оно не прочитано"),
+        (GM, "[seed-000] Отложено: письмо больше допустимого размера, оно не прочитано"),
     ]
     assert 2_150_000 <= size < 2_250_000  # told to the nearest tenth: 2,2 МБ
     assert named_body(mails[0], "seed-000").startswith(
@@ -100,7 +100,7 @@ def test_a_strangers_large_mail_is_kept_and_not_answered(table: Table) -> None:
         "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа",  # the GM's one game
     )
     assert (
-        f"#{kept.id}  1 декабря 2026 г., 21:00 по Москве  stranger@elsewhere.test  "
+        f"№{kept.id}  1 декабря 2026 г., 21:00 по Москве  stranger@elsewhere.test  "
         "письмо больше допустимого размера или его заголовки выходят за пределы: не "
         "прочитано (сохранены только заголовки)  "
         f"({len(raw)} bytes, over the limit of 2000000)"
@@ -220,7 +220,7 @@ def test_an_entry_that_is_no_message_is_kept_and_nobody_answered(table: Table) -
     table.run(DIGEST_AT)
     [digest] = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
     assert (
-        f"#{kept.id}  1 декабря 2026 г., 21:00 по Москве  (без отправителя)  "
+        f"№{kept.id}  1 декабря 2026 г., 21:00 по Москве  (без отправителя)  "
         "в почтовом ящике не письмо (ссылка, каталог, канал), не прочитано  "
         "(not a regular file: FIFO)"
     ) in body(digest)

@@ -358,14 +358,14 @@ def _night_outcome(renderer: Renderer, locale: str, **night: Any) -> str:
 def test_gm_night_outcome_says_each_death_once(renderer: Renderer) -> None:
     """The dead are the targets killed and the fan in the cell: named once, not again
     in a list of the dead; "nobody died" only when nobody did."""
-    assert _night_outcome(renderer, "ru") == "Итог: Петя — погибает."
+    assert _night_outcome(renderer, "ru") == "Итог: Петя погибает."
     fan = {"fan_in_cell": "Дима", "dead": ["Петя", "Дима"]}
     assert _night_outcome(renderer, "en", **fan) == (
         "Outcome: Петя — dies; the fan Дима dies in the cell."
     )
     blocked = {"targets": [{"player": "Петя", "result": "blocked"}], "dead": []}
     assert _night_outcome(renderer, "ru", **blocked) == (
-        "Итог: Петя — не погибает: в камере под охраной дежурного; никто не погиб."
+        "Итог: Петя не погибает — в камере под охраной дежурного; никто не погиб."
     )
 
 
@@ -440,15 +440,11 @@ def test_unknown_name_generic_list_is_a_sentence(renderer: Renderer) -> None:
         kind="name",
         allowed=["Петя", "нож"],
     )
-    assert text == (
-        "Неизвестное имя «Ктото».\nМожно назвать: Петя, нож.\nИсправьте и пришлите ход ещё раз."
-    )
+    assert text == "Неизвестное имя «Ктото».\nМожно назвать: Петя, нож."
     text = error(
         renderer, "unknown_name", "en", word="X", suggestion=None, kind="name", allowed=["Петя"]
     )
-    assert (
-        text == 'Unknown name "X".\nYou may name: Петя.\nPlease correct it and send the move again.'
-    )
+    assert text == 'Unknown name "X".\nYou may name: Петя.'
 
 
 # --- 6. English ---
@@ -572,22 +568,22 @@ def test_player_removed_announcement_follows_the_players_gender(renderer: Render
         return _announce(renderer, "player_removed", {"player": player}).split("\n")[2]
 
     # Rule C5: the first of the named cards the seat holds, suspect before weapon
-    # before room, and no refutation when it holds none (both variants: no "suggestions
-    # to him", which the rounds variant does not address).
-    order = "в порядке подозреваемый — орудие — комната, а если таких карт нет, отвечает"
+    # before room, and "none" when it holds none, in words both variants use (days:
+    # «нет опровержения», rounds: «нет карт»); «делать предположения», not «предлагать».
+    order = "в порядке подозреваемый — орудие — комната, а если таких карт нет, так и отвечает."
     assert second("Маша") == (
         "Её место остаётся в игре: за неё отвечает ГМ — показывает первую из названных карт,"
-        f" которая у неё есть, {order} «нет опровержения»."
-        " Предлагать и обвинять она больше не может."
+        f" которая у неё есть, {order}"
+        " Делать предположения и обвинения она больше не может."
     )
     assert second("Петя") == (
         "Его место остаётся в игре: за него отвечает ГМ — показывает первую из названных карт,"
-        f" которая у него есть, {order} «нет опровержения»."
-        " Предлагать и обвинять он больше не может."
+        f" которая у него есть, {order}"
+        " Делать предположения и обвинения он больше не может."
     )
     assert second("Дуг") == (
         "Место остаётся в игре: за него отвечает ГМ — показывает первую из названных карт,"
-        f" которая есть у этого места, {order} «нет опровержения»."
+        f" которая есть у этого места, {order}"
         " Предположений и обвинений от этого места больше не будет."
     )
 
@@ -648,7 +644,7 @@ def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:
         "the game is over: the maniac's team wins."
     )
     assert _story_line(renderer, "maniac", "game_over", {"winner_team": "town"}) == (
-        "игра окончена: победили мирные."
+        "игра окончена: победил город."
     )
 
 
@@ -670,7 +666,7 @@ def test_story_tells_a_night_in_words_not_codes(renderer: Renderer) -> None:
     )
     void = {"night": 2, "outcome": "void", "targets": [], "fan_in_cell": None}
     assert _story_line(renderer, "maniac", "night_resolution", void) == (
-        "ночь 2: заказ не исполняется: маньяк в камере."
+        "ночь 2: заказ не исполнен — маньяк в камере."
     )
 
 
@@ -751,8 +747,8 @@ def test_voided_vote_mail_declines_the_target(renderer: Renderer) -> None:
     _subject, body = mail(
         renderer, "voided", player="Вася", what="vote", voided={"voter": "Вася", "target": "Саша"}
     )
-    assert body.split("\n")[1] == (
-        "ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
+    assert body.split("\n")[0] == (
+        "Вася, ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
         " этого дня, если он был."
     )
 
@@ -789,9 +785,9 @@ def test_substitute_result_and_old_players_mails_decline_the_seat(renderer: Rend
         " Вводное письмо ушло на v@x.test."
     )
     _subject, body = mail(renderer, "replaced", seat="Оля")
-    assert body.startswith("Здравствуйте! ГМ передал место Оли в игре «g-1» другому игроку,")
+    assert body.startswith("Здравствуйте! ГМ передал ваше место в игре «g-1» другому игроку,")
     _subject, body = mail(renderer, "held_dropped", seat="Оля", substitute="Вова")
-    assert body.startswith("ГМ передал место Оли другому игроку (Вова), пока игра")
+    assert body.startswith("Пока игра стояла на паузе, ГМ передал ваше место Вове.")
 
 
 def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:
@@ -964,8 +960,8 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         "  Получено: 2 декабря 2026 г., 09:53 по Москве",
         "",
         # It ends with the mail commands that act on it (issue 31), not console ones.
-        "Ответьте ЗА ИГРОК: ХОД, чтобы внести его ходы самому, или ОТКЛОНИТЬ 3, чтобы "
-        "закрыть его, не применяя.",
+        "Ответьте ЗА ИГРОК: ХОД, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 3,"
+        " чтобы закрыть его, не применяя.",
     ]
 
 
@@ -1029,7 +1025,7 @@ def test_kept_mail_notice_says_why_unreadable_in_the_games_language(renderer: Re
     technical = "no text/plain or text/html part (the message is application/pkcs7-mime)"
     lines = _notice_reason(renderer, reason="unreadable", detail=technical, code="encrypted")
     assert lines == [
-        "  Причина: письмо не удалось прочитать: письмо зашифровано или подписано так, что "
+        "  Причина: письмо не удалось прочитать — оно зашифровано или подписано так, что "
         "текст виден только после расшифровки (S/MIME или PGP)",
         "  Отправитель: player8@example.test",
         "  Тема: ход",
@@ -1169,7 +1165,7 @@ def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
         ),
     ]
     for locale, expected in (
-        ("ru", "- Мария — [b]мирный житель[/b]; вне игры с 2-го дня (исключение ГМом)"),
+        ("ru", "- Мария — [b]мирный житель[/b]; вне игры со дня 2 по решению ГМа"),
         ("en", "- Мария — [b]civilian[/b]; out of the game since day 2 (removed by the GM)"),
     ):
         post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")
@@ -1299,14 +1295,14 @@ def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) 
     voided |= {"suspect": "Белова", "weapon": "Пистолет", "room": "Спальня"}
     context: dict[str, Any] = {"player": "Неташка", "voided": voided, "what": "suggestion"}
     _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
-    assert body.split("\n")[1] == (
-        "ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня). Отвечать"
-        " на него не нужно, и в счёт ваших предположений дня оно не идёт."
+    assert body.split("\n")[0] == (
+        "Неташка, ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня)."
+        " Отвечать на него не нужно, и в счёт ваших предположений дня оно не идёт."
     )
     _subject, body = mail(renderer, "voided", "en", **context)
-    assert body.split("\n")[1] == (
-        "the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня). It needs"
-        " no answer and is not counted among your suggestions of that day."
+    assert body.split("\n")[0] == (
+        "Неташка, the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня)."
+        " It needs no answer and is not counted among your suggestions of that day."
     )
 
 
@@ -1407,7 +1403,7 @@ def test_suggestion_numbers_carry_their_sign_in_refusals(
                 "Это событие (опровержение) отменить нельзя. В этой игре ничего не отменяется;"
                 " внесите за игрока правильный ход (ЗА ИГРОК: ХОД).",
                 "Это событие (закрепление заказа маньяка) отменить нельзя. Отменить можно только:"
-                " действующий голос текущего дня и заказ маньяка, пока он не закреплён.",
+                " действующий голос текущего дня и заказ маньяка, пока он не зафиксирован.",
                 "Это событие отменить нельзя. Отменить можно только: предположение, на которое"
                 " ещё нет ответа.",
             ],

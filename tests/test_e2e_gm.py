@@ -95,7 +95,7 @@ def test_D8_a_game_paused_by_mail_across_its_close_closes_once_after_resume(
     assert status.subject == "[e2e-1] Только для ГМа: состояние игры"
     assert status.body.startswith("Игра: e2e-1\n\nИгра «e2e-1»: идёт день 1.\nИгра на паузе с ")
     (held_id,) = [k.id for k in service.store.kept() if k.held_for == GAME]
-    assert f"\nОтложенные письма этой игры ждут решения: 1 (№ {held_id}).\n" in status.body
+    assert f"\nОтложенные письма этой игры ждут решения: 1 (№{held_id}).\n" in status.body
     assert "\nПоследняя команда ГМа: пауза, " in status.body
     assert {address: subjects(dovecot, address) for address in EMAIL.values()} == players
 

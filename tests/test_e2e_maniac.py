@@ -366,14 +366,14 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         assert gm_only(table.one(GM, facts(MORNING[0]))) == (
             "Только для ГМа:\n"
             "  - Заказ маньяка на ночь 2 зафиксирован: убить Петю\n"
-            "  - Ночь 1: Вася — погибает; фанат Лена умирает в камере"
+            "  - Ночь 1: Вася погибает; фанат Лена умирает в камере"
         )
         assert_on_time(morning_1, dawn_1)
         fixed_2 = table.one(EMAIL[MANIAC], FIXED[1])  # M3: fixed at the end of night 1
         assert fixed_2.lines == [
             f"Игра: {GAME}",
             "",
-            "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 больше не меняется.",
+            "Коля, ночь 1 закончилась, и ваш заказ на ночь 2 изменить уже нельзя.",
             "Заказ: убить Петю.",
         ]
         assert_on_time(fixed_2, dawn_1)
@@ -466,7 +466,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert post(morning_2) == MORNING_2
     assert gm_only(table.one(GM, facts(MORNING[1]))) == (
         "Только для ГМа:\n"
-        "  - Ночь 2: заказ (убить Петю) аннулирован: маньяк в камере или в тюрьме; "
+        "  - Ночь 2: заказ (убить Петю) не исполнен — маньяк в камере или в тюрьме; "
         "никто не погиб"
     )
     night_2 = table.one(GM, NIGHT[1])
@@ -486,7 +486,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         f"{REFUSED}"
         "> ГОЛОС Таню\n"
         "Понял: ГОЛОС за Таню\n"
-        "Игра окончена: победили мирные, маньяк в тюрьме. Ходы больше не "
+        "Игра окончена: победил город, маньяк в тюрьме. Ходы больше не "
         "принимаются.\n\n"
         f"{FOOTER}"  # nothing to fix after the end
     )
@@ -501,7 +501,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     )
     (canonical,) = re.findall(r"\[code\](.*)\[/code\]", bbcode)
     assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == commitment
-    assert f"В первом посте игры была опубликована сумма: {commitment}" in bbcode
+    assert f"В первом посте игры был опубликован SHA-256: {commitment}" in bbcode
     for name in PLAYERS:
         over = table.one(EMAIL[name], GAME_OVER)
         assert over.header("Reply-To") == personal[name]

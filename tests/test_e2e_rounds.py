@@ -389,7 +389,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             GM, f"{TAG} Итоги хода 2 — только для ГМа"
         )[5:]
         assert post(turn_2) == TURN_2_POST
-        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг: карта Петя"
+        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг, карта Петя"
         rosa_turn = table.until(EMAIL[ROSA], f"{TAG} Ваш ход (ход 3)")[2]
         assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
 
@@ -481,7 +481,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     assert "Убийца — [b]Маша[/b], [b]Топором[/b] [b]в Столовой[/b].\n" in bbcode
     (canonical,) = re.findall(r"\[code\](.*)\[/code\]", bbcode)
     assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == commitment
-    assert f"В первом посте игры была опубликована сумма: {commitment}" in bbcode
+    assert f"В первом посте игры был опубликован SHA-256: {commitment}" in bbcode
     for name, address in EMAIL.items():
         over = table.until(address, GAME_OVER)[-1]
         assert over.header("Reply-To") == personal[name]

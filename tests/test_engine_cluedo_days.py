@@ -1073,15 +1073,15 @@ def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:
         (
             "must_refute",
             "ru",
-            "Предположение №1 (Кросс): у вас есть Канделябр, Библиотека: НЕТ ОПРОВЕРЖЕНИЯ нельзя, "
-            "опровергните одной из карт: Канделябр, Библиотека.\n"
+            "Предположение №1 от игрока Кросс: у вас есть Канделябр, Библиотека, поэтому "
+            "НЕТ ОПРОВЕРЖЕНИЯ нельзя — опровергните одной из этих карт.\n"
             "Например: ОПРОВЕРЖЕНИЕ 1 Канделябр",
         ),
         (
             "must_refute",
             "en",
-            "Suggestion #1 (Кросс): you hold Канделябр, Библиотека: NO REFUTATION is not allowed, "
-            "refute with one of: Канделябр, Библиотека.\nFor example: REFUTE 1 Канделябр",
+            "Suggestion #1 from Кросс: you hold Канделябр, Библиотека, so NO REFUTATION is not "
+            "allowed; refute with one of these cards.\nFor example: REFUTE 1 Канделябр",
         ),
         (
             "card_not_held",

@@ -183,7 +183,7 @@ def test_a_confirmation_from_another_address_or_too_late_applies_nothing(table: 
     [notice] = table.new_mail()
     assert (notice["To"], notice["Subject"]) == (
         GM,
-        "[seed-000] Письмо отложено: на письмо-подтверждение ответили не с адреса ГМа: "
+        "[seed-000] Отложено: на письмо-подтверждение ответили не с адреса ГМа: "
         "адрес подтверждения попал к кому-то ещё",
     )
     assert table.store.last_event(GAME, ("gm_pause",)) is None
@@ -292,8 +292,7 @@ def test_a_players_vote_that_failed_dmarc_is_kept_and_not_counted(trusting: Tabl
         (EMAILS["Кросс"], "[seed-000] Re: ход"),
         (
             GM,
-            "[seed-000] Письмо отложено: почтовый сервер не подтвердил отправителя "
-            "(подделанный From?)",
+            "[seed-000] Отложено: почтовый сервер не подтвердил отправителя (подделанный From?)",
         ),
     ]
     assert named_body(mails[0], GAME).startswith(

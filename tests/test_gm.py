@@ -442,14 +442,14 @@ def test_D8_held_mail_of_a_player_substituted_during_the_pause_is_not_applied_an
         (GM, ANNOUNCE.format("замена игрока")),
     ]
     assert named_body(mails[0], GAME) == (
-        "ГМ передал место Дуг другому игроку (Вова), пока игра стояла на паузе. "
-        "Ваше письмо, сохранённое на время паузы, поэтому учтено не будет, и ваш личный "
-        "адрес для этой игры больше не действует. ГМ об этом знает; если ход должен "
-        "засчитаться, ГМ внесёт его сам.\n"
+        "Пока игра стояла на паузе, ГМ передал ваше место Вове. Поэтому ваше письмо, "
+        "сохранённое на время паузы, учтено не будет, а ваш личный адрес для этой игры "
+        "больше не действует. ГМ об этом знает; если ход должен засчитаться, ГМ внесёт его "
+        "сам.\n"
     )
     assert (
-        f"Письма прежнего игрока, отложенные на время паузы, не будут учтены (он получил "
-        f"объяснение): {doug_kept} в pbp kept. Если ход должен засчитаться, внесите его "
+        f"Письма прежнего игрока, сохранённые на время паузы, учтены не будут (ему объяснили "
+        f"почему); в pbp kept это №{doug_kept}. Если ход должен засчитаться, внесите его "
         "командой ЗА."
         in gm.result_text(
             table.service.game_config(GAME), [{"line": "", "lever": "substitute", "done": done}]
@@ -515,7 +515,7 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
             (GM, ANNOUNCE.format("продление срока")),
         ]
         assert (
-            "[b]Продлено на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., 01:30 по Москве."
+            "[b]Срок продлён на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., 01:30 по Москве."
             in body(mails[0])
         )
         # The old reminder time (17:30) passes quietly; the new one is at 20:30.
@@ -620,7 +620,7 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         "а не на 99\u00a0999\u00a0999 часов. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
     assert (
-        "> EXTEND 1.50\nПродлено на 1,5 часа. Новый срок: 2 декабря 2026 г., 00:00 по Москве."
+        "> EXTEND 1.50\nСрок продлён на 1,5 часа. Новый срок: 2 декабря 2026 г., 00:00 по Москве."
         in text
     )
     table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")
@@ -696,7 +696,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
     (told,) = table.new_mail()
     assert summary([told]) == [("doug@example.test", "[seed-000] Re: ход")]
     assert named_body(told, GAME) == (
-        "Здравствуйте! ГМ передал место Дуг в игре «seed-000» другому игроку, и ваш "
+        "Здравствуйте! ГМ передал ваше место в игре «seed-000» другому игроку, и ваш "
         "личный адрес для этой игры больше не действует. Ходы из вашего письма не выполнены. "
         "Если это ошибка, напишите ГМу.\n"
     )
@@ -865,7 +865,8 @@ def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Tab
     play_to_the_end(table)
     text = story(table.service, GAME, "markdown")
     assert text.startswith("**Игра seed-000: вся история**\n")
-    assert "Время: Europe/Moscow." in text  # the zone named once, not on every line
+    # The zone named once, not on every line.
+    assert "Время — по часовому поясу Europe/Moscow." in text
     day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
     assert day_1.splitlines() == [
         "- событие 1 · 1 декабря 2026 г., 20:00 🔒: раздача — решение **Маша**, **Топор**, "
@@ -932,8 +933,8 @@ def test_export_by_mail_after_the_game(table: Table) -> None:
     text = body(answer)
     assert answer["To"] == GM
     assert (
-        "Вся история игры (bbcode) пришла отдельным письмом, в нём только история: "
-        "для треда после игры." in text
+        "Вся история игры (BBCode) — отдельным письмом; в нём только история, для треда "
+        "после игры." in text
     )
     assert "карту [b]Спальня[/b]." not in text
     assert "Ваш адрес ГМа для команд: gm+" in text

@@ -506,7 +506,7 @@ def test_M3_void_an_order_not_yet_fixed_tells_only_the_maniac(maniac: ManiacTabl
     assert len(maniac.store.events(GAME, public_only=True)) == before  # nothing public
     mails = flushed(maniac)
     assert summary(mails) == [(EMAILS["Коля"], "[seed-002] ГМ отменил ход")]
-    assert "ГМ отменил ваш заказ на ночь 1 (Саша)." in body(mails[0])
+    assert "Коля, ГМ отменил ваш заказ на ночь 1 (убить Сашу)." in body(mails[0])
     kind = maniac.service.kind_of("maniac")
     row = maniac.store.game(GAME)
     assert row is not None
@@ -561,10 +561,10 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     text = story(maniac.service, GAME, "markdown", force=True)
     lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- событие ")]
     assert lines[-7:] == [
-        "маньяк заказывает на ночь 1: Саша.",
+        "заказ маньяка на ночь 1 — убить Сашу.",
         "Коля голосует за Таню.",
         "ГМ вносит ход за Колю: «УБИТЬ Сашу НОЧЬ 1 / ГОЛОС за Таню» — письмо потерялось.",
-        "заказ маньяка на ночь 1 (Саша) отменён.",
+        "заказ маньяка на ночь 1 (убить Сашу) отменён.",
         f"ГМ отменяет заказ маньяка (событие {seqs['order_placed']}).",
         "голос Коли за Таню отменён.",
         f"ГМ отменяет голос (событие {seqs['vote_cast']}).",
@@ -707,7 +707,7 @@ def test_M12_a_removed_player_is_not_among_the_winners_of_the_final_post(
         "\n"
         "[b]Роли[/b]\n"
     ) in final
-    assert "- Маша — [b]мирный житель[/b]; вне игры с 1-го дня (исключение ГМом)\n" in final
+    assert "- Маша — [b]мирный житель[/b]; вне игры со дня 1 по решению ГМа\n" in final
     over = {to: named_body(m, GAME).splitlines()[1] for m in mails for to, _s in summary([m])}
     assert over[EMAILS["Маша"]] == (
         "Ваша команда победила, но вас нет среди победителей: ГМ исключил вас из игры."

@@ -181,7 +181,7 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
             (gm, "[seed-002] Утро после ночи 1 — BBCode"),
             (gm, "[seed-002] Утро после ночи 1 — только для ГМа"),
             ("kolya@example.test", "[seed-002] Заказ на ночь 2 зафиксирован"),
-            (gm, "[seed-002] Ночь 1: как она прошла (только для ГМа)"),
+            (gm, "[seed-002] Ночь 1: как она прошла"),
             (gm, "[seed-002] Re: команды"),
         ]
         assert named_body(mails[-1], game).startswith(
@@ -444,7 +444,7 @@ def test_the_daily_digest_ends_with_the_mail_commands(table: Table) -> None:
     (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
     assert "pbp " not in body(digest)
     assert body(digest).rstrip("\n").split("\n")[-3:] == [
-        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
+        "№3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
         "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000]",
         "",
         "Отвечать на это письмо не обязательно. Ответом на него: ОТЛОЖЕННЫЕ — список "
@@ -462,10 +462,10 @@ def test_the_daily_digest_marks_a_kept_mail_the_gm_dismissed_before_it(table: Ta
     table.run(utc(2026, 12, 2, 6, 1))  # 09:01 Moscow: the digest's hour
     (digest,) = [m for m in table.new_mail() if "Сводка" in str(m["Subject"])]
     lines = body(digest).split("\n")
-    assert [line for line in lines if line.startswith("#")] == [
-        "#1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  отправитель не "
+    assert [line for line in lines if line.startswith("№")] == [
+        "№1  1 декабря 2026 г., 21:00 по Москве  stranger@example.test  отправитель не "
         "зарегистрирован ни в одной игре (без ответа)",
-        "#3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
+        "№3  1 декабря 2026 г., 21:00 по Москве  rosa@example.test  автоматическое письмо: "
         "возврат, автоответ, рассылка (RFC 3834; без ответа)  [seed-000] — после отклонено, "
         "больше не ждёт",
     ]
@@ -611,7 +611,7 @@ def test_maniac_void_result_mail_names_an_event_it_refuses_in_words_not_its_kind
         assert named_body(result, game).split("\n")[:2] == [
             f"> ОТМЕНИТЬ {voided}",
             "Не выполнено. Это событие (отмена голоса ГМом) отменить нельзя. Отменить можно "
-            "только: действующий голос текущего дня и заказ маньяка, пока он не закреплён.",
+            "только: действующий голос текущего дня и заказ маньяка, пока он не зафиксирован.",
         ]
     finally:
         table.close()

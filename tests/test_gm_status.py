@@ -123,7 +123,7 @@ COMMANDS_RU = (
     "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · "
     "НОВЫЙ АДРЕС (пояснение — после « -- »).\n"
 )
-SEATS_RU = "\nМеста (кто играет за каждое сейчас и с какого адреса; кто играл раньше):\n"
+SEATS_RU = "\nМеста (кто сейчас играет за каждое из них и с какого адреса; кто играл раньше):\n"
 #: The GM's STATUS lists each seat's player and his registered address (GM-only).
 MANIAC_SEATS_RU = SEATS_RU + "".join(
     f"- {p} <{maniac_table.EMAILS[p]}>\n" for p in maniac_table.PLAYERS
@@ -133,7 +133,7 @@ CLUEDO_SEATS_RU = SEATS_RU + "".join(f"- {p} <{EMAILS[p]}>\n" for p in EMAILS)
 #: nights 1 and 2 due (M3); the day closes in an hour.
 MANIAC_RU = (
     "Игра «seed-002»: идёт день 1.\n"
-    "Ближайший срок: 1 декабря 2026 г., 22:00 по Москве, через 1 ч 0 мин.\n"
+    "Ближайший срок: 1 декабря 2026 г., 22:00 по Москве, через 1 ч.\n"
     "Нет заказа маньяка (Коля) на ночи 1 и 2.\n"
     "Голоса дня 1:\n"
     "- Петя (1): Вася\n"
@@ -263,10 +263,10 @@ def test_a_paused_game_shows_its_pause_kept_mail_and_last_lever(table: TwoGames)
     assert named_body(status, MANIAC) == (
         "Игра «seed-002»: идёт день 1.\n"
         "Игра на паузе с 1 декабря 2026 г., 21:10 по Москве. "
-        "После ПРОДОЛЖИТЬ до срока останется 0 ч 50 мин.\n"
-        + MANIAC_RU.split("через 1 ч 0 мин.\n")[1]
+        "После команды ПРОДОЛЖИТЬ до срока останется 50 мин.\n"
+        + MANIAC_RU.split("через 1 ч.\n")[1]
         + "\n"
-        f"Отложенные письма этой игры ждут решения: 1 (№ {kept[0]}).\n"
+        f"Отложенные письма этой игры ждут решения: 1 (№{kept[0]}).\n"
         "Последняя команда ГМа: пауза, 1 декабря 2026 г., 21:10 по Москве, из консоли. "
         "Пояснение: уехал\n"
         "\n" + COMMANDS_RU

@@ -401,11 +401,11 @@ def test_P1_the_day_a_carried_suggestion_was_made_reads_as_at_its_close(
 
 FINAL = {
     "ru": [
-        "[b]День 2 (последний)[/b]",
+        "[b]Ответы на предположения прошлых дней[/b]",
         "- №2 (день 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — опровержения нет",
     ],
     "en": [
-        "[b]Day 2 (the last)[/b]",
+        "[b]Answers to suggestions of earlier days[/b]",
         "- #2 (day 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no refutation",
     ],
 }

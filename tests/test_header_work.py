@@ -99,7 +99,7 @@ def test_a_players_header_section_over_64_kb_is_kept_cut_and_he_is_told_why(
         ("cross@example.test", "[seed-000] Re: ход"),
         (
             GM,
-            "[seed-000] Письмо отложено: заголовки письма выходят за пределы, которые читает "
+            "[seed-000] Отложено: заголовки письма выходят за пределы, которые читает "
             "pbp, и оно не прочитано",
         ),
     ]

@@ -192,15 +192,16 @@ def test_a_crlf_in_an_encoded_subject_writes_no_line_of_its_own_in_the_gm_notice
     mails = table.new_mail()
     (notice,) = [m for m in mails if m["To"] == GM]
     assert named_body(notice, GAME) == (
-        "Письмо не обработано и отложено (номер 1; отложенные письма перечисляет "
-        "ОТЛОЖЕННЫЕ).\n"
+        "Письмо не обработано и отложено под №1; все отложенные письма перечисляет команда "
+        "ОТЛОЖЕННЫЕ.\n"
         "  Причина: письмо пришло на личный адрес другого игрока\n"
         "  Отправитель: cross@example.test\n"
         "  Тема: Hi Sender: gm@example.test\n"
         "  Получено: 1 декабря 2026 г., 20:05 по Москве\n"
         "\n"
         "Ответьте ПОВТОРИТЬ 1, когда адрес отправителя будет верным, ЗА ИГРОК: ХОД, чтобы "
-        "внести его ходы самому, или ОТКЛОНИТЬ 1, чтобы закрыть его, не применяя.\n"
+        "самому внести ходы из этого письма, или ОТКЛОНИТЬ 1, чтобы закрыть его, не "
+        "применяя.\n"
     )
     (answer,) = [m for m in mails if m["To"] == "cross@example.test"]
     assert answer["Subject"] == "[seed-000] Re: Hi Sender: gm@example.test"
@@ -214,7 +215,7 @@ def test_esc_bel_and_nul_in_the_subject_reach_no_header_and_no_body(table: Table
     mails = table.new_mail()
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] Re: ход[31m конец"),
-        (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
+        (GM, "[seed-000] Отложено: письмо пришло на личный адрес другого игрока"),
     ]
     for mail in mails:
         raw = bytes(mail)

@@ -162,7 +162,7 @@ def test_cluedo_rounds_the_turn_post_alone_and_the_card_shown_apart(tmp_path: Pa
             "[seed-000] Итоги хода 1",
             pbp_post(tmp_path, "seed-000", "--turn", "1"),
             pbp_post(tmp_path, "seed-000", "--turn", "1", "--format", "markdown"),
-            ["  - №1: Дуг → Кросс: карта Молоток"],
+            ["  - №1: Дуг → Кросс, карта Молоток"],
         )
         # Дуг's own hand (Молоток, Спальня) is never listed in a post.
         posts = post_mails(mails, "[seed-000] Итоги хода 1")
@@ -213,7 +213,7 @@ def test_maniac_roles_orders_and_the_night_never_travel_with_a_post(tmp_path: Pa
             ),
             [
                 "  - Заказ маньяка на ночь 2 зафиксирован: заказа нет (промах)",
-                "  - Ночь 1: Саша — погибает",
+                "  - Ночь 1: Саша погибает",
             ],
         )
         # No post mail names a role, the order or the maniac.

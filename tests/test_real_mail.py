@@ -929,7 +929,6 @@ def test_reply_sorts_applied_refused_and_ignored_lines_with_the_moves_understood
         "Команды: ГОЛОС, ГОЛОС ТЮРЬМА, СНЯТЬ ГОЛОС, УБИТЬ, ПРОПУСК, СТАТУС, ПОМОЩЬ (или "
         "по-английски: VOTE, VOTE PRISON, UNVOTE, KILL, SKIP, STATUS, HELP), каждая с начала "
         "строки.",
-        "Исправьте и пришлите ход ещё раз.",
         "",
         "Пропущено — это не команды:",
         "> Привет всем!",

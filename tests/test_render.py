@@ -441,11 +441,11 @@ def test_C7_final_post_reveals_solution_hands_and_canonical_string(renderer: Ren
         "Строка раздачи (решение, карты игроков, соль):\n"
         f"[code]{CANONICAL}[/code]\n"
         f"Её SHA-256: {HASH}\n"
-        f"В первом посте игры была опубликована сумма: {HASH}\n"
+        f"В первом посте игры был опубликован SHA-256: {HASH}\n"
         "Чтобы проверить, посчитайте SHA-256 этой строки в кодировке UTF-8, без перевода "
         "строки в конце (например, в Python: "
         'hashlib.sha256(строка.encode("utf-8")).hexdigest()), '
-        "и сравните с суммой из первого поста.\n"
+        "и сравните с SHA-256 из первого поста.\n"
     )
 
 
@@ -466,12 +466,14 @@ def test_C7_final_post_without_winner_en_markdown(renderer: Renderer) -> None:
         (
             "ru",
             "[b]День 1 (последний)[/b]",
-            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — выбывает из игры",
+            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — неверное обвинение, выбывает"
+            " из игры",
         ),
         (
             "en",
             "[b]Day 1 (the last)[/b]",
-            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — is out of the game",
+            "- Неташка: [b]Краснова[/b], [b]нож[/b], [b]кухня[/b] — a wrong accusation, out of"
+            " the game",
         ),
     ],
 )
@@ -1145,7 +1147,7 @@ def test_one_word_per_thing_the_asked_mail_names_the_murderer_as_the_other_round
         wording=wording("ru"),
     )
     assert mail.split("\n")[1] == (
-        "Предположение №2 (Саша): убийца — Зеленов, Верёвкой в Библиотеке."
+        "Предположение №2 от Саши: убийца — Зеленов, Верёвкой в Библиотеке."
     )
 
 
@@ -1216,15 +1218,17 @@ def test_hours_are_written_by_babel_for_the_locale(
     ("seconds", "ru", "en"),
     [
         (3959, "1 ч 5 мин", "1 h 5 min"),
-        (59, "0 ч 0 мин", "0 h 0 min"),
-        (90000, "25 ч 0 мин", "25 h 0 min"),
+        (59, "0 мин", "0 min"),
+        (300, "5 мин", "5 min"),
+        (90000, "25 ч", "25 h"),
     ],
 )
-def test_a_duration_is_whole_hours_and_minutes(
+def test_a_duration_is_whole_hours_and_minutes_without_a_zero_part(
     renderer: Renderer, seconds: int, ru: str, en: str
 ) -> None:
     """``seconds|duration`` (the time a paused deadline had left): whole hours and
-    minutes in the catalog's words, the seconds dropped."""
+    minutes in the catalog's words, the seconds dropped; no zero part («7 ч», not «7 ч 0
+    мин»)."""
     for locale, text in (("ru", ru), ("en", en)):
         template = renderer._env(locale, "text").from_string("{{ s|duration }}")
         assert template.render(s=seconds) == text

@@ -135,7 +135,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Сейчас отвечает Дуг." in reply
     assert "[b]Предположение №1[/b]" in reply
     asked = lines(mails[1])
-    assert "Предположение №1 (Кросс): убийца — Петя, Молотком в Спальне." in asked
+    assert "Предположение №1 от Кросса: убийца — Петя, Молотком в Спальне." in asked
     assert (
         "У вас есть: Молоток, Спальня. Вы обязаны опровергнуть и сами выбираете, какую из "
         "этих карт показать. Ответьте строкой, например:" in asked
@@ -155,7 +155,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Дуг показывает вам карту: Молоток." in lines(mails[1])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(mails[2])
     assert bbcode(mails[3]) == TURN_1
-    assert "  - №1: Дуг → Кросс: карта Молоток" in lines(mails[4])  # the GM-only mail
+    assert "  - №1: Дуг → Кросс, карта Молоток" in lines(mails[4])  # the GM-only mail
     assert not [m for m in mails[3:4] if "карта Молоток" in body(m)]  # never beside the post
     # C4: the shown card reaches the suggester (and the GM) only.
     assert [m["To"] for m in mails if "карту: Молоток" in body(m)] == [CROSS]
@@ -234,7 +234,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     canonical = re.search(r"\[code\](.*)\[/code\]", final)
     assert canonical is not None
     assert hashlib.sha256(canonical.group(1).encode()).hexdigest() == commitment.group(1)
-    assert f"В первом посте игры была опубликована сумма: {commitment.group(1)}" in final
+    assert f"В первом посте игры был опубликован SHA-256: {commitment.group(1)}" in final
     row = table.store.game("seed-000")
     assert row is not None and row.over and row.deadline_at is None
 
@@ -390,7 +390,7 @@ def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsT
     )
     # C5: the first held card in the order suspect, weapon, room: Молоток, not Спальня.
     assert named_body(mails[2], "seed-000") == (
-        "Дуг, вы не ответили вовремя на предположение №1 (Кросс: Петя, Молоток, Спальня).\n"
+        "Дуг, вы не ответили вовремя на предположение №1 от Кросса (Петя, Молоток, Спальня).\n"
         "ГМ ответил за вас и показал Кроссу вашу карту Молоток (первую подходящую в "
         "порядке подозреваемый — орудие — комната).\n"
     )
@@ -725,13 +725,13 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
         (
             "ru",
             "[seed-000] Предположение №1: за вас ответил ГМ",
-            "Дуг, вы не ответили вовремя на предположение №1 (Кросс: Маша, Топор, Столовая).\n"
+            "Дуг, вы не ответили вовремя на предположение №1 от Кросса (Маша, Топор, Столовая).\n"
             "ГМ ответил за вас: нет карт.\n",
         ),
         (
             "en",
             "[seed-000] Suggestion #1: the GM answered for you",
-            "Дуг, you did not answer suggestion #1 (Кросс: Маша, Топор, Столовая) in time.\n"
+            "Дуг, you did not answer suggestion #1 from Кросс (Маша, Топор, Столовая) in time.\n"
             "The GM answered for you: no cards.\n",
         ),
     ],

@@ -196,13 +196,13 @@ def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answ
     game = table.service.game_config(GAME)
     results = [{"line": "", "lever": "readdress", "done": done}]
     assert (
-        f"Письма с {OLD}, отложенные на время паузы, не будут учтены (туда отправлено "
-        f"объяснение): {doug_kept} в pbp kept. Если ход должен засчитаться, внесите его "
+        f"Письма с {OLD}, сохранённые на время паузы, учтены не будут (туда отправлено "
+        f"объяснение); в pbp kept это №{doug_kept}. Если ход должен засчитаться, внесите его "
         "командой ЗА.\n"
     ) in gm.result_text(game, results)
     assert (
         f"The mail {OLD} sent during the pause will not be applied (it was told why): "
-        f"{doug_kept} in pbp kept. If a move should count, enter it with pbp act seed-000.\n"
+        f"#{doug_kept} in pbp kept. If a move should count, enter it with pbp act seed-000.\n"
     ) in gm.result_text(game, results, "en", cli=True)
     # On resume only Роза's mail is applied; the old address hears nothing more.
     assert gm.resume(GAME, now=utc(2026, 12, 2, 10), via="cli", note=None)["held"] == 1
@@ -433,7 +433,7 @@ def test_an_unknown_name_lists_each_seat_once_by_its_label(table: Table) -> None
     table.send("Дуг", line, at=utc(2026, 12, 1, 18, 11), sender="vova@example.test")
     assert table.run(utc(2026, 12, 1, 18, 12)) == ["refused", "refused"]
     rosa, vova = table.new_mail()
-    refusal = "> {line}\nНеизвестный игрок «Зины».\nИгроки: {players}.\nИсправьте"
+    refusal = "> {line}\nНеизвестный игрок «Зины».\nИгроки: {players}.\n\nИсправьте"
     assert refusal.format(line=line, players="Кросс, Вова (вместо Дуг), Роза") in body(rosa)
     # In his own mail the substitute's seat is his name alone.
     assert refusal.format(line=line, players="Кросс, Вова, Роза") in body(vova)

@@ -311,7 +311,7 @@ def test_token_of_another_player_is_refused_and_the_gm_told(table: Table) -> Non
     assert table.run(utc(2026, 12, 1, 17, 6)) == ["wrong_sender"]
     assert summary(table.new_mail()) == [
         ("cross@example.test", "[seed-000] Re: ход"),
-        (GM, "[seed-000] Письмо отложено: письмо пришло на личный адрес другого игрока"),
+        (GM, "[seed-000] Отложено: письмо пришло на личный адрес другого игрока"),
     ]
 
 
@@ -386,7 +386,7 @@ def test_a_message_that_crashes_its_handler_is_rolled_back_kept_and_does_not_blo
     assert "При обработке вашего письма произошла ошибка программы" in body(mails[0])
     assert summary(mails) == [
         ("cross@example.test", "[seed-000] Re: ход"),
-        (GM, "[seed-000] Письмо отложено: при обработке произошла ошибка программы"),
+        (GM, "[seed-000] Отложено: при обработке произошла ошибка программы"),
         ("rosa@example.test", "[seed-000] Re: ход"),
         ("cross@example.test", "[seed-000] Предположение №1 от Розы"),
     ]
