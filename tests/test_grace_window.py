@@ -500,6 +500,8 @@ ENDED = {
         "[b]День 2 (последний)[/b]",
         "- №4, Кросс → Роза: [b]Петя[/b], [b]Топор[/b], [b]Библиотека[/b] — ответа не было: игра "
         "окончена",
+        "",
+        "[b]Ответы на предположения прошлых дней[/b]",
         "- №2 (день 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ответа не было: "
         "игра окончена",
         "- №3 (день 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — ответа не было: "
@@ -510,6 +512,8 @@ ENDED = {
         "[b]Day 2 (the last)[/b]",
         "- #4, Кросс → Роза: [b]Петя[/b], [b]Топор[/b], [b]Библиотека[/b] — no answer: the game "
         "is over",
+        "",
+        "[b]Answers to suggestions of earlier days[/b]",
         "- #2 (day 1), Кросс → Дуг: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no answer: the "
         "game is over",
         "- #3 (day 1), Роза → Кросс: [b]Ваня[/b], [b]Нож[/b], [b]Столовая[/b] — no answer: the "
@@ -536,7 +540,7 @@ def test_D7_final_post_lists_a_carried_suggestion_the_game_ended_before_its_answ
     assert final is not None
     lines = final.splitlines()
     start = lines.index(ENDED[locale][0])
-    assert lines[start : start + 5] == ENDED[locale]
+    assert lines[start : start + 7] == ENDED[locale]
 
 
 # --- D6: a grace of a whole game day carries every suggestion ---

@@ -132,7 +132,7 @@ def test_the_displaced_player_is_told_of_his_own_seat_as_his(ru: dict[str, str])
         " сохранённое на время паузы, учтено не будет, а ваш личный адрес для этой игры"
         " больше не действует."
     ) in ru["cluedo_rounds_levers"]
-    assert ("Здравствуйте! ГМ передал ваше место в игре «golden-maniac» другому игроку") in ru[
+    assert ("Здравствуйте! ГМ передал ваше место в игре «Маньяк 2» другому игроку") in ru[
         "maniac_levers"
     ]
     assert (
