@@ -208,10 +208,9 @@ def test_R2_status_and_reminder_of_an_answer_owed_name_the_suggester_in_the_geni
 SEAT_STAYS = {
     "ru": "Ваше место остаётся в игре: когда предположение требует от вас ответа, за вас "
     "отвечает ГМ — показывает первую из названных карт, которая у вас есть, в порядке "
-    "подозреваемый — орудие — комната, а если таких карт нет, отвечает «нет опровержения». "
-    "Делать предположения и обвинения вы больше не можете. Когда игра закончится, вам "
-    "придёт письмо с "
-    "её итогом.",
+    "подозреваемый — орудие — комната, а если таких карт нет, так и отвечает. Делать "
+    "предположения и обвинения вы больше не можете. Когда игра закончится, вам придёт "
+    "письмо с её итогом.",
     "en": "Your seat stays in the game: whenever a suggestion asks you for a card, the GM "
     "answers for you, showing the first of the named cards you hold in the order suspect, "
     "weapon, room, or no refutation when you hold none. You can no longer suggest or "
