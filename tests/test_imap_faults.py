@@ -146,6 +146,13 @@ def test_pbp_run_rides_out_a_dovecot_restart_and_applies_mail_of_the_outage_once
         during = Move("<d-2@players.example.test>", "mn-1", OLYA, "ГОЛОС Петя")
         dovecot.append(DAEMON, raw_move(during, seats))
         wait_for(lambda: settled(store, 2), 60, daemon.output)
+        # The outcome is recorded before the mail is flagged: on a loaded machine the
+        # flag may come a moment later, so wait for it rather than race it.
+        wait_for(
+            lambda: all("$PbpDone" in m.flags for m in dovecot.messages(DAEMON)),
+            30,
+            daemon.output,
+        )
         assert daemon.stop() == 0, daemon.output()
     finally:
         daemon.stop()

@@ -110,8 +110,8 @@ def test_the_two_language_example_pair_alone_is_an_echo(table: Table) -> None:
     """The help gives each move twice (Russian, then English): the pair pasted alone."""
     raw = cross(
         table,
-        "СТАТУС\r\n    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Роза\r\n"
-        "    SUGGEST Маша, Топор, Столовая TO Роза\r\n",
+        "СТАТУС\r\n    ПРЕДПОЛОЖЕНИЕ Маша, Топор, Столовая ДЛЯ Розы\r\n"
+        "    SUGGEST Маша, Топор, Столовая TO Розы\r\n",
     )
     deliver(table.inbox_path, raw, at=DAY)
     assert table.run(DAY + timedelta(minutes=1)) == ["status"]
