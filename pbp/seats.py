@@ -57,5 +57,6 @@ def missing_games(config: Config, store: Store) -> str | None:
         return None
     return (
         f"games.yaml lacks the running game(s) {', '.join(running)}: put them back as they "
-        "were (a game is not renamed or ended by editing the file; one that is over may go)"
+        "were (a game is not renamed or ended by editing the file; one that is over may go), "
+        f"or, to start over with new games, stop pbp and move the store {store.path} aside"
     )

@@ -80,7 +80,8 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
         "INFO pbp.daemon: signal 1: reading games.yaml again",
         f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: games.yaml "
         "lacks the running game(s) seed-001: put them back as they were (a game is not "
-        "renamed or ended by editing the file; one that is over may go)",
+        "renamed or ended by editing the file; one that is over may go), or, to start over "
+        f"with new games, stop pbp and move the store {tmp_path / 'pbp.sqlite3'} aside",
     ]
     assert "Traceback" not in output
 
@@ -98,7 +99,8 @@ def test_check_and_run_refuse_a_games_yaml_that_renamed_a_running_game(tmp_path:
     config.write_text(text.replace("id: seed-000", "id: seed-0"), encoding="utf-8")
     said = (
         "games.yaml lacks the running game(s) seed-000: put them back as they were (a game "
-        "is not renamed or ended by editing the file; one that is over may go)"
+        "is not renamed or ended by editing the file; one that is over may go), or, to start "
+        f"over with new games, stop pbp and move the store {tmp_path / 'pbp.sqlite3'} aside"
     )
     checked = runner.invoke(main, ["-c", str(config), "check"])
     assert (checked.exit_code, checked.output) == (1, f"{config}: error: {said}\n")
