@@ -23,6 +23,7 @@ from pbp.gm.levers import paused_since
 from pbp.keptview import kept_rows
 from pbp.seatnames import ShownName, renamed
 from pbp.store import Store
+from pbp.table import standing_deadline
 
 __all__ = [
     "LEVER_EVENTS",
@@ -294,6 +295,10 @@ def _one(
     deadline = None if over else row.deadline_at
     left = None if deadline is None else max(0, int((deadline - now).total_seconds()))
     kept_left = pause.event.data.get("remaining_seconds") if pause is not None else None
+    outstanding = Outstanding()
+    if not over:  # due as the deadline stands, paused or not (Cluedo by days' grace, D6)
+        standing = standing_deadline(store, game.id, deadline)
+        outstanding = _labelled(kind.outstanding(state, standing), names)
     return GameStatus(
         game=game.id,
         title=game.display_title,
@@ -308,7 +313,7 @@ def _one(
         paused_at=pause.at if pause is not None else None,
         paused_left_seconds=kept_left,
         start_at=game.start_at,
-        outstanding=Outstanding() if over else _labelled(kind.outstanding(state), names),
+        outstanding=outstanding,
         kept=kept,
         last_lever=lever,
         seats=seat_views(store, game.id, kind.players(state)),

@@ -30,7 +30,7 @@ from pbp.parse.quotemarks import comment_labels
 from pbp.ratelimit import is_loop
 from pbp.service_part import ServicePart
 from pbp.store import GM_SEAT, Schedule
-from pbp.table import Applied
+from pbp.table import Applied, standing_deadline
 
 if TYPE_CHECKING:
     from pbp.intake.message import Message
@@ -160,7 +160,13 @@ class Moves(ServicePart):
             return result, None
         if command.private:
             result["private"] = type(command.move).__name__.lower()
-            result["status"] = kind.status(self.table.with_history(game.id, kind, state), player)
+            # The close it names: the deadline as it stands (paused or not).
+            if schedule is None:
+                deadline = self.table.deadline(game.id)
+            else:
+                deadline = standing_deadline(self.store, game.id, schedule.deadline_at)
+            viewed = self.table.with_history(game.id, kind, state)
+            result["status"] = kind.status(game, viewed, player, deadline)
             return result, None
         state = self.table.with_history(game.id, kind, state, command.move)
         try:

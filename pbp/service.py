@@ -358,13 +358,13 @@ class Service:
                     player.name,
                     "welcome",
                     {
-                        "status": kind.status(step.state, player.name),
+                        "status": kind.status(game, step.state, player.name, first),
                         "events": visible(step.events, player.name),
                         "view": welcome,
                     },
                     now,
                 )
-            sheet = kind.gm_view(kind.with_history(step.state, lambda: step.events))
+            sheet = kind.gm_view(kind.with_history(step.state, lambda: step.events), first)
             with self.mail.deadline(game, now):
                 self.mail.gm(
                     game,
@@ -478,6 +478,10 @@ class Service:
                     },
                 )
                 self.table.log(game_id, [event], at=at, day=day, source=f"gm:{by_gm.via}")
+            if at < row.deadline_at:
+                # The GM passes it early: the deadline moved to now, as an extension
+                # moves it later (Cluedo by days tells the close as scheduled, D6).
+                state = kind.shift_deadline(state, at - row.deadline_at)
             step = kind.on_deadline(state, at)
             following = kind.next_deadline(game, step.state, row.deadline_at, at)
             self.table.commit(

@@ -25,6 +25,19 @@ from pbp.store.jsontext import loads as json_loads
 STATE_CACHE_GAMES = 32
 
 
+def standing_deadline(store: Store, game_id: str, stored: datetime | None) -> datetime | None:
+    """The deadline of ``game_id`` as it stands (aware, UTC): ``stored`` (the schedule's),
+    or, while the GM's pause holds the game (none stored), the one it had when he
+    paused (his ``gm_pause`` event's ``deadline_at``; it moves when he resumes); None:
+    the game has none."""
+    if stored is not None:
+        return stored
+    last = store.last_event(game_id, ("gm_pause", "gm_resume"))  # as pbp.gm.paused_since
+    if last is None or last.event.kind != "gm_pause" or not last.event.data["deadline_at"]:
+        return None
+    return datetime.fromisoformat(last.event.data["deadline_at"])
+
+
 @dataclass(frozen=True)
 class Applied:
     """A committed move: its step, the public posts it completes (kind's choice) and,
@@ -79,6 +92,13 @@ class GameTable:
         return kind.with_history(
             state, lambda: [stored.event for stored in self.store.events(game_id)], move
         )
+
+    def deadline(self, game_id: str) -> datetime | None:
+        """The game's deadline as it stands (:func:`standing_deadline`); None: none (or
+        the game has not started)."""
+        schedule = self.store.schedule(game_id)
+        stored = schedule.deadline_at if schedule is not None else None
+        return standing_deadline(self.store, game_id, stored)
 
     def remember(self, game_id: str, text: str, state: Any) -> None:
         self._states.pop(game_id, None)

@@ -203,6 +203,7 @@ def test_seed_000_worked_example_played_by_days() -> None:
                     {**n6, "answer": "refuted", "by_gm": True},
                 ],
                 "carried": [],
+                "carried_early": [],
                 "accused_wrongly": [],
             },
         ),
@@ -751,6 +752,24 @@ def test_D6_a_suggestion_is_carried_to_the_next_close_once_whatever_the_grace() 
     assert closed[-1].data["penalties"] == {"Роза": 1}
 
 
+def test_D6_an_early_close_carries_what_its_grace_covers_and_tells_which_was_due_at_it() -> None:
+    """D6 at a close the GM makes half an hour early (``close_moved`` -30 min, as the
+    service shifts it): a suggestion made less than the grace before that close is
+    carried, not answered for its addressee; of those carried, the one due at the close
+    as scheduled (its addressee told so) is ``carried_early``, the one the grace of the
+    scheduled close covered already is not."""
+    game = Game(begin(answer_grace_hours=1.0))
+    game.play(suggest("Кросс", "Маша Канделябр Столовая", "Роза"), CLOSE_1 - timedelta(hours=2))
+    game.play(suggest("Дуг", "Маша Канделябр Столовая", "Роза"), CLOSE_1 - timedelta(minutes=80))
+    game.play(suggest("Роза", "Маша Молоток Столовая", "Дуг"), CLOSE_1 - timedelta(minutes=50))
+    game.state = dataclasses.replace(game.state, close_moved=-1800.0)
+    closed = game.close(CLOSE_1 - timedelta(minutes=30))[-1].data
+    carry = (closed["gm_answered"], closed["carried"], closed["carried_early"])
+    assert carry == ([1], [2, 3], [2])
+    assert closed["penalties"] == {"Роза": 1}
+    assert game.state.close_moved == 0.0
+
+
 def test_D6_duties_tell_the_answers_the_grace_carries_from_those_due_at_the_close() -> None:
     """The reminder's view: with the day's close known, an answer owed for a suggestion
     made within the grace is due at the next day's close (``later``, with that day)."""
@@ -801,6 +820,7 @@ def test_D7_day_summary_lists_answers_penalties_accusations_and_allowances() -> 
             },
         ],
         "carried": [3],
+        "carried_early": [],
         "accused_wrongly": ["Дуг"],
     }
     assert "card" not in json.dumps(dict(closed.data))
@@ -846,8 +866,10 @@ def test_status_shows_hand_cards_shown_duties_and_allowances() -> None:
         "hand": ["Петя", "Ваня", "Нож"],
         "shown_to_me": [{"number": 1, "card": "Молоток", "by": "Дуг", "by_gm": False}],
         "shown_by_me": [],
-        "owed": [sugg(3, 1, 1, "Роза", "Кросс", "Петя Топор Спальня", minute(4))],
-        "awaiting": [sugg(2, 1, 2, "Кросс", "Роза", "Маша Топор Спальня", minute(3))],
+        "owed": [{**sugg(3, 1, 1, "Роза", "Кросс", "Петя Топор Спальня", minute(4)), "due": None}],
+        "awaiting": [
+            {**sugg(2, 1, 2, "Кросс", "Роза", "Маша Топор Спальня", minute(3)), "due": None}
+        ],
         "suggestions_left": 1,
         "per_addressee_left": {"Дуг": 1, "Роза": 1},
     }
@@ -883,7 +905,8 @@ def test_gm_view_shows_solution_hands_pending_answers_and_allowances() -> None:
         ("Дуг", False, 3),
         ("Роза", True, 0),
     ]
-    assert view["pending"] == [sugg(1, 1, 1, "Кросс", "Дуг", "Маша Молоток Столовая", minute(1))]
+    pending = sugg(1, 1, 1, "Кросс", "Дуг", "Маша Молоток Столовая", minute(1))
+    assert view["pending"] == [{**pending, "due_day": None}]
     assert view["accusations"] == [
         {
             "player": "Роза",

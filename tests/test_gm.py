@@ -980,8 +980,9 @@ def test_void_cancels_an_unanswered_suggestion_and_gives_the_suggestion_back(tab
     row = table.store.game(GAME)
     assert row is not None
     state = kind.load(row.state)
-    assert kind.status(state, "Дуг")["owed"] == []
-    assert kind.status(state, "Кросс")["suggestions_left"] == 3
+    game = table.config.game(GAME)
+    assert kind.status(game, state, "Дуг", None)["owed"] == []
+    assert kind.status(game, state, "Кросс", None)["suggestions_left"] == 3
     table.run(utc(2026, 12, 1, 19, 31))
     day_post = body(
         next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Итоги дня 1 — BBCode")
@@ -1026,7 +1027,8 @@ def test_D2_a_suggestion_after_a_void_gets_a_heading_not_used_yet(
         row = table.store.game(GAME)
         assert row is not None
         state = kind.load(row.state)
-        assert kind.status(state, "Кросс")["suggestions_left"] == 2
+        game = table.config.game(GAME)
+        assert kind.status(game, state, "Кросс", None)["suggestions_left"] == 2
         assert [s.ordinal for s in state.suggestions] == [1, 2]
     finally:
         table.close()

@@ -12,14 +12,19 @@ and Кросс has one suggestion fewer on day 3).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 from kits.cli import pbp, run_ok
-from kits.table import Table, body, utc
+from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
+
+from pbp.gm.deadline import pass_deadline
+from pbp.parse.gm import PassDeadline
+from pbp.store import GM_SEAT
 
 GRACE = "rules: {answer_grace_hours: 2}\n"
 GAME = "seed-000"
@@ -565,3 +570,323 @@ def test_D6_pbp_check_warns_of_a_grace_of_a_game_day_or_more(
         "give fewer than 24 hours"
     )
     assert [line for line in result.err if "warning" in line] == ([warning] if warned else [])
+
+
+# --- D6: every view of an answer owed names the close the grace carries it to ---
+
+#: Дуг's owed answers after №1 (17:05 UTC, due at the close of day 1) and №2 (18:00
+#: UTC, carried): №1 as before, №2 with the close of day 2, date and time.
+OWED = {
+    "ru": [
+        "  - на предположение №1 от Кросса (Маша, Пистолет, Спальня)",
+        "  - на предположение №2 от Кросса (Ваня, Нож, Столовая) — до закрытия дня 2, "
+        "2 декабря 2026 г., 22:30 по Москве",
+    ],
+    "en": [
+        "  - an answer to suggestion #1 from Кросс (Маша, Пистолет, Спальня)",
+        "  - an answer to suggestion #2 from Кросс (Ваня, Нож, Столовая) by the close of day 2, "
+        "December 2, 2026, 22:30 MSK",
+    ],
+}
+OWED_DAY_2 = {
+    "ru": ["  - на предположение №2 от Кросса (Ваня, Нож, Столовая)"],
+    "en": ["  - an answer to suggestion #2 from Кросс (Ваня, Нож, Столовая)"],
+}
+AWAITING = {
+    "ru": [
+        "  - №1 (Дуг): Маша, Пистолет, Спальня",
+        "  - №2 (Дуг): Ваня, Нож, Столовая — ответ до закрытия дня 2, 2 декабря 2026 г., "
+        "22:30 по Москве",
+    ],
+    "en": [
+        "  - #1 (Дуг): Маша, Пистолет, Спальня",
+        "  - #2 (Дуг): Ваня, Нож, Столовая — may be answered until the close of day 2, "
+        "December 2, 2026, 22:30 MSK",
+    ],
+}
+WORDS = {
+    "ru": {"owed": "Вы должны ответить:", "awaiting": "Ваши предположения без ответа:"},
+    "en": {"owed": "You owe:", "awaiting": "Your suggestions waiting for an answer:"},
+}
+
+
+def one_due_one_carried(table: Table) -> None:
+    """Кросс's №1 to Дуг (20:05 Moscow, due at the close of day 1) and №2 (21:00
+    Moscow, less than 2 hours before it: carried to the close of day 2)."""
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=utc(2026, 12, 1, 17, 5))
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Ваня, Нож, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 18))
+    table.run(utc(2026, 12, 1, 18, 1))
+
+
+def listed(text: str, heading: str) -> list[str]:
+    """The ``  - `` lines of a mail under its line ``heading``."""
+    lines = text.splitlines()
+    start = lines.index(heading) + 1
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("  - ")), None)
+    return lines[start:end]
+
+
+def status_of(table: Table, player: str, at: datetime, locale: str) -> str:
+    """The reply to ``player``'s STATUS mail arriving at ``at``."""
+    table.new_mail()
+    table.send(player, {"ru": "СТАТУС", "en": "STATUS"}[locale], at=at)
+    table.run(at + timedelta(minutes=1))
+    (reply,) = [m for m in table.new_mail() if m["To"] == EMAILS[player]]
+    return body(reply)
+
+
+def test_D6_status_gives_a_carried_answer_owed_the_close_it_is_due_at(
+    table: Table, locale: str
+) -> None:
+    """Дуг's STATUS lists №2, which the grace carries, with the close of day 2 (as his
+    mail and the reminder say), and №1, due at today's close, as before; on day 2 №2 is
+    due at that day's close: nothing is added to it."""
+    one_due_one_carried(table)
+    text = status_of(table, "Дуг", utc(2026, 12, 1, 18, 5), locale)
+    assert listed(text, WORDS[locale]["owed"]) == OWED[locale]
+    table.run(utc(2026, 12, 1, 19, 31))  # day 1 closes: the GM answers №1
+    text = status_of(table, "Дуг", utc(2026, 12, 2, 10), locale)
+    assert listed(text, WORDS[locale]["owed"]) == OWED_DAY_2[locale]
+
+
+def test_D6_status_gives_the_suggester_the_close_his_carried_suggestion_is_due_at(
+    table: Table, locale: str
+) -> None:
+    """Кросс's STATUS lists his №2 waiting for an answer until the close of day 2, so he
+    does not look for it at today's close; №1 as before."""
+    one_due_one_carried(table)
+    text = status_of(table, "Кросс", utc(2026, 12, 1, 18, 5), locale)
+    assert listed(text, WORDS[locale]["awaiting"]) == AWAITING[locale]
+
+
+@pytest.mark.parametrize("paused", [False, True])
+def test_D6_substitute_briefing_gives_a_carried_answer_the_close_it_is_due_at(
+    table: Table, locale: str, paused: bool
+) -> None:
+    """The GM gives Дуг's seat to Вова: the briefing lists what the seat owes as STATUS
+    does, №2 with the close of day 2; so too while the GM's pause holds the game (the
+    close as it stood when he paused, which the briefing says moves at his resume)."""
+    one_due_one_carried(table)
+    gm = table.service.gm
+    if paused:
+        gm.pause(GAME, now=utc(2026, 12, 1, 18, 2), via="cli", note=None)
+    table.new_mail()
+    gm.substitute(
+        GAME, "Дуг", "Вова", "vova@example.test", now=utc(2026, 12, 1, 18, 3), via="cli", note=None
+    )
+    table.run(utc(2026, 12, 1, 18, 4))
+    (briefing,) = [m for m in table.new_mail() if m["To"] == "vova@example.test"]
+    assert listed(body(briefing), WORDS[locale]["owed"]) == OWED[locale]
+
+
+PENDING = {
+    "ru": [
+        "  - №1 (день 1), Кросс → Дуг: Маша, Пистолет, Спальня",
+        "  - №2 (день 1), Кросс → Дуг: Ваня, Нож, Столовая — ответ до закрытия дня 2",
+    ],
+    "en": [
+        "  - #1 (day 1), Кросс → Дуг: Маша, Пистолет, Спальня",
+        "  - #2 (day 1), Кросс → Дуг: Ваня, Нож, Столовая — due at the close of day 2",
+    ],
+}
+
+
+def test_D6_gm_status_and_pbp_show_give_a_carried_suggestion_the_close_it_is_due_at(
+    table: Table, locale: str
+) -> None:
+    """The GM's STATUS by mail (in the game's language) and ``pbp show`` (in English)
+    list №2 as due at the close of day 2, №1 (due today) as before."""
+    one_due_one_carried(table)
+    table.new_mail()
+    gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+    table.send(
+        "Кросс",
+        {"ru": "СТАТУС", "en": "STATUS"}[locale],
+        at=utc(2026, 12, 1, 18, 5),
+        to=gm_address,
+        sender=GM,
+    )
+    table.run(utc(2026, 12, 1, 18, 6))
+    (status,) = [m for m in table.new_mail() if m["To"] == GM]
+    waiting = {"ru": "Ждут ответа:", "en": "Waiting for an answer:"}[locale]
+    assert listed(body(status), waiting) == PENDING[locale]
+    shown = run_ok(table.directory / "games.yaml", "show", GAME)
+    assert listed(shown, "Waiting for an answer:") == PENDING["en"]
+
+
+# --- D6: the suggester's reply says when a carried suggestion may be answered ---
+
+ACCEPTED = {
+    "ru": (
+        "Принято: предположение №1 для Дуг (Маша, Пистолет, Спальня). Дуг получит его по почте.",
+        "Принято: предположение №2 для Дуг (Ваня, Нож, Столовая). Дуг получит его по почте. "
+        "Оно пришло меньше чем за 2 часа до закрытия дня, поэтому ответить на него можно до "
+        "закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве.",
+    ),
+    "en": (
+        "Accepted: suggestion #1 to Дуг (Маша, Пистолет, Спальня). Дуг gets it by mail.",
+        "Accepted: suggestion #2 to Дуг (Ваня, Нож, Столовая). Дуг gets it by mail. It arrived "
+        "less than 2 hours before today's close, so it may be answered until the next game day "
+        "closes: December 2, 2026, 22:30 MSK.",
+    ),
+}
+
+
+def test_D6_suggesters_reply_says_a_carried_suggestion_may_be_answered_until_the_next_close(
+    table: Table, locale: str
+) -> None:
+    """The reply to Кросс's №2 (made within the grace) adds that it may be answered until
+    the close of day 2, as Дуг's mail says; the reply to №1 (due today) adds nothing."""
+    table.new_mail()
+    one_due_one_carried(table)
+    replies = [body(m) for m in table.new_mail() if m["To"] == EMAILS["Кросс"]]
+    assert len(replies) == 2
+    for reply, accepted in zip(replies, ACCEPTED[locale], strict=True):
+        assert accepted in reply.splitlines()
+
+
+# --- D6: an early close carries a suggestion due at it; its addressee is told ---
+
+CARRIED_MAIL = {
+    "ru": (
+        "[seed-000] Предположение №1 от Кросса: ответ до закрытия дня 2",
+        "Дуг, ГМ закрыл день 1 раньше срока. Предположение №1 от Кросса (Маша, Пистолет, "
+        "Столовая) пришло меньше чем за 2 часа до этого закрытия, поэтому ответить на него "
+        "можно до закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве.\n\n"
+        "Иначе за вас ответит ГМ (первой подходящей картой в порядке подозреваемый — орудие — "
+        "комната), а в день 3 у вас будет на одно предположение меньше за каждое такое "
+        "предположение.\n",
+    ),
+    "en": (
+        "[seed-000] Suggestion #1 from Кросс: answer by the close of day 2",
+        "Дуг, the GM closed day 1 early. Suggestion #1 from Кросс (Маша, Пистолет, Столовая) "
+        "arrived less than 2 hours before that close, so you may answer it until the next game "
+        "day closes: December 2, 2026, 22:30 MSK.\n\n"
+        "Otherwise the GM answers for you (with the first matching card in the order suspect, "
+        "weapon, room) and you have one suggestion fewer on day 3 for each such suggestion.\n",
+    ),
+}
+#: Day 1's post after the early close: both wait for the close of day 2.
+EARLY_WAITING = {
+    "ru": [
+        "- №1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Столовая[/b] — ждёт ответа до "
+        "закрытия дня 2",
+        "- №2, Роза → Кросс: [b]Маша[/b], [b]Нож[/b], [b]Столовая[/b] — ждёт ответа до закрытия "
+        "дня 2",
+    ],
+    "en": [
+        "- #1, Кросс → Дуг: [b]Маша[/b], [b]Пистолет[/b], [b]Столовая[/b] — waiting for an "
+        "answer until the close of day 2",
+        "- #2, Роза → Кросс: [b]Маша[/b], [b]Нож[/b], [b]Столовая[/b] — waiting for an answer "
+        "until the close of day 2",
+    ],
+}
+
+
+def told_today_and_carried(table: Table, locale: str) -> None:
+    """№1 (Кросс → Дуг, 20:00 Moscow, 2½ hours before the close: Дуг is told it is due at
+    today's close; he holds Пистолет) and №2 (Роза → Кросс, 21:00: Кросс is told the
+    close of day 2)."""
+    table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Столовая ДЛЯ Дуг", at=utc(2026, 12, 1, 17))
+    table.send("Роза", "ПРЕДПОЛОЖЕНИЕ Маша, Нож, Столовая ДЛЯ Кросс", at=utc(2026, 12, 1, 18))
+    table.run(utc(2026, 12, 1, 18, 1))
+    mails = table.new_mail()
+    told = mail_to(mails, "doug@example.test", ADDRESSED[locale][1][1]).splitlines()[-1]
+    assert told.startswith(
+        {
+            "ru": "Ответить нужно до закрытия игрового дня (22:30",
+            "en": "Answer before the game day closes (22:30",
+        }[locale]
+    )
+
+
+def test_D6_an_early_close_tells_the_addressee_his_answer_is_due_at_the_next_close(
+    table: Table, locale: str
+) -> None:
+    """The GM closes day 1 at 21:30 Moscow (``pbp close-day``), less than 2 hours after
+    №1 arrived: №1 is carried to the close of day 2 (the grace counts from the close
+    that came: Дуг could not foresee it), and Дуг, told today's close, is mailed the
+    close of day 2 in that close's batch, once. Кросс, told the close of day 2 for №2
+    already, gets nothing, nor does anybody else; neither the mail nor the day post names
+    a card of Дуг's but as the suggestion named it (not which the GM would show). At the
+    close of day 2 №1 is answered for Дуг by the GM, the penalty falling on day 3, as the
+    mail says."""
+    table.new_mail()
+    told_today_and_carried(table, locale)
+    pass_deadline(
+        table.service, GAME, PassDeadline("close-day", 1), now=utc(2026, 12, 1, 18, 30), via="cli"
+    )
+    table.run(utc(2026, 12, 1, 18, 31))
+    mails = table.new_mail()
+    subject, text = CARRIED_MAIL[locale]
+    day_post = {"ru": "[seed-000] Итоги дня 1 — BBCode", "en": "[seed-000] Day 1 summary — BBCode"}
+    assert summary(mails) == [(GM, day_post[locale]), ("doug@example.test", subject)]
+    assert named_body(mails[1], GAME) == text
+    lines = post(table, 1)
+    for said in (text, "\n".join(lines)):
+        assert not {"Спальня", "Молоток"} & set(re.findall(r"\w+", said))
+        assert said.count("Пистолет") == 1
+    assert section(lines, HEADINGS[locale]["today"]) == EARLY_WAITING[locale]
+    table.run(utc(2026, 12, 2, 19, 31))  # day 2 closes: the GM answers both
+    answered = {"ru": "за вас ответил ГМ", "en": "the GM answered for you"}[locale]
+    by_gm = [m["To"] for m in table.new_mail() if str(m["Subject"]).endswith(answered)]
+    assert by_gm == ["doug@example.test", "cross@example.test"]
+    assert section(post(table, 2), HEADINGS[locale]["penalties"]) == PENALTIES_DAY_3[locale]
+
+
+PENALTIES_DAY_3 = {
+    "ru": [
+        "- Дуг: 1 предположение осталось без ответа — в день 3 на 1 предположение меньше",
+        "- Кросс: 1 предположение осталось без ответа — в день 3 на 1 предположение меньше",
+    ],
+    "en": [
+        "- Дуг: 1 suggestion unanswered, 1 fewer on day 3",
+        "- Кросс: 1 suggestion unanswered, 1 fewer on day 3",
+    ],
+}
+
+
+def test_D6_a_close_on_time_mails_nobody_of_a_carried_suggestion_again(
+    table: Table, locale: str
+) -> None:
+    """The same suggestions, day 1 closing at its time: №1 is answered by the GM (Дуг
+    was told today's close), №2 stays carried and Кросс gets no second mail of it."""
+    table.new_mail()
+    told_today_and_carried(table, locale)
+    table.run(utc(2026, 12, 1, 19, 31))
+    answered = {
+        "ru": [
+            "[seed-000] Предположение №1: за вас ответил ГМ",
+            "[seed-000] Предположение №1: вам показали карту",
+        ],
+        "en": [
+            "[seed-000] Suggestion #1: the GM answered for you",
+            "[seed-000] Suggestion #1: a card was shown to you",
+        ],
+    }[locale]
+    assert [s for to, s in summary(table.new_mail()) if to != GM] == answered
+    assert section(post(table, 1), HEADINGS[locale]["today"])[1] == EARLY_WAITING[locale][1]
+
+
+def test_D6_close_day_by_mail_tells_the_addressee_in_the_same_batch(tmp_path: Path) -> None:
+    """ЗАКРЫТЬ ДЕНЬ by mail, confirmed at 21:30 Moscow: the close's mails are the day
+    post, the GM's result and Дуг's mail that №1 is due at the close of day 2."""
+    table = _table(tmp_path, "ru")
+    try:
+        table.new_mail()
+        told_today_and_carried(table, "ru")
+        gm_address = f"gm+{table.store.player_token(GAME, GM_SEAT)}@example.test"
+        table.send("Кросс", "ЗАКРЫТЬ ДЕНЬ", at=utc(2026, 12, 1, 18, 25), to=gm_address, sender=GM)
+        table.run(utc(2026, 12, 1, 18, 26))
+        (asked,) = table.new_mail()
+        table.send("Кросс", "да", at=utc(2026, 12, 1, 18, 30), to=str(asked["Reply-To"]), sender=GM)
+        table.run(utc(2026, 12, 1, 18, 31))
+        mails = table.new_mail()
+        assert summary(mails) == [
+            (GM, "[seed-000] Итоги дня 1 — BBCode"),
+            ("doug@example.test", CARRIED_MAIL["ru"][0]),
+            (GM, "[seed-000] Re: ход"),
+        ]
+        assert named_body(mails[1], GAME) == CARRIED_MAIL["ru"][1]
+    finally:
+        table.close()

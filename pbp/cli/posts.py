@@ -158,7 +158,8 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     service = _service(config, mail=False)
     row = _started(service, game_id)
     kind = service.kind_of(row.kind)
-    view = kind.gm_view(service.table.with_history(game_id, kind, kind.load(row.state)))
+    viewed = service.table.with_history(game_id, kind, kind.load(row.state))
+    view = kind.gm_view(viewed, service.table.deadline(game_id))
     game = config.game(game_id)
     view["deadline_at"] = cli_iso(row.deadline_at, game.zone) if row.deadline_at else None
     view["addresses"] = {

@@ -258,7 +258,9 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
 
     def shift_deadline(self, state: StateT, delta: timedelta) -> StateT:
         """The state with its current deadline ``delta`` later (a GM's pause or
-        extension), for kinds whose deadlines live in the state; others return it as is
+        extension; ``delta`` below 0 just before :meth:`on_deadline` when the GM passes
+        the deadline before it was due, ``pbp close-day``), for kinds whose deadlines
+        live in the state or that keep how the GM moved them; others return it as is
         (their deadline is the stored one, which the service moves)."""
 
     def deadline_name(self, state: StateT) -> str:
@@ -320,11 +322,19 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         kind computes that ``mail/reply.j2`` shows of it (his own answer, the real time
         an order may be changed until), so that the template only lays them out."""
 
-    def status(self, state: StateT, player: str) -> dict[str, Any]:
-        """The private STATUS view of one player (a state given :meth:`with_history`)."""
+    def status(
+        self, game: ConfigT, state: StateT, player: str, deadline: datetime | None
+    ) -> dict[str, Any]:
+        """The private STATUS view of one player (a state given :meth:`with_history`;
+        also what a substitute's briefing and the welcome show of the seat);
+        ``deadline``: the game's current deadline as it stands (aware; while the GM's
+        pause holds the game, the one it had when he paused; None: none), for a view
+        that names when something is due (Cluedo by days: the close an answer the
+        grace carries is due at, D6)."""
 
-    def gm_view(self, state: StateT) -> dict[str, Any]:
-        """Everything the GM sees (``pbp show``; a state given :meth:`with_history`)."""
+    def gm_view(self, state: StateT, deadline: datetime | None = None) -> dict[str, Any]:
+        """Everything the GM sees (``pbp show``; a state given :meth:`with_history`);
+        ``deadline`` as for :meth:`status` (None: none, or not known)."""
 
     def duties(
         self, state: StateT, player: str, deadline: datetime | None
@@ -332,11 +342,11 @@ class GameKind(Protocol[StateT, MoveT, ConfigT]):
         """Open duties for a reminder before the deadline at ``deadline`` (aware, as
         stored; None: not known), or None when the player owes nothing."""
 
-    def outstanding(self, state: StateT) -> Outstanding:
+    def outstanding(self, state: StateT, deadline: datetime | None = None) -> Outstanding:
         """Who owes what now and the open count or answers, for the GM's ``STATUS`` and
         ``pbp games`` (:mod:`pbp.gmview`; a state given :meth:`with_history`): the same
         duties as the reminders (:meth:`duties`), for every seat; empty once the game
-        is over."""
+        is over. ``deadline`` as for :meth:`status` (None: none, or not known)."""
 
     def notifications(
         self, game: ConfigT, state: StateT, events: Sequence[Event], deadline: datetime | None

@@ -555,7 +555,12 @@ class GmDesk:
         examples, as in the welcome)."""
         events = [s.event for s in self.store.events(game.id, public_only=True)]
         return {
-            "status": kind.status(self.service.table.with_history(game.id, kind, state), seat),
+            "status": kind.status(
+                game,
+                self.service.table.with_history(game.id, kind, state),
+                seat,
+                self.service.table.deadline(game.id),
+            ),
             # Its deadlines are as stored: a pause moves them when the game resumes.
             "paused": paused_since(self.store, game.id) is not None,
             "events": events,

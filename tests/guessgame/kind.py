@@ -136,11 +136,13 @@ class Guess:
         """The move's events as they are."""
         return [event_dict(e) for e in events]
 
-    def status(self, state: Any, player: str) -> dict[str, Any]:
+    def status(
+        self, game: GuessGame, state: Any, player: str, deadline: datetime | None
+    ) -> dict[str, Any]:
         """STATUS: the range and one's own guesses."""
         return engine.status(state, player)
 
-    def gm_view(self, state: Any) -> dict[str, Any]:
+    def gm_view(self, state: Any, deadline: datetime | None = None) -> dict[str, Any]:
         """``pbp show``: the secret and every guess."""
         return {
             "secret": state.secret,
@@ -152,7 +154,7 @@ class Guess:
         """No reminders."""
         return None
 
-    def outstanding(self, state: Any) -> Outstanding:
+    def outstanding(self, state: Any, deadline: datetime | None = None) -> Outstanding:
         """Nobody owes anything: a guess is never due."""
         return Outstanding()
 

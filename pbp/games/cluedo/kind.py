@@ -4,11 +4,10 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pbp.core.events import Event, event_dict
+from pbp.core.events import Event
 from pbp.core.kind import ParsedCommand, PrivateMail
 from pbp.games.cluedo import views
 from pbp.games.cluedo.cards import Cards, Help, Status
@@ -58,18 +57,6 @@ class CluedoKind:
             )
             for line in lines
         ]
-
-    def reply_events(
-        self,
-        game: object,
-        state: object,
-        events: Sequence[Event],
-        player: str,
-        deadline: datetime | None,
-    ) -> list[dict[str, Any]]:
-        """The move's events as they are (by game days a reply tells only the player's
-        own moves); Cluedo by rounds adds whose answers and turn they are."""
-        return [event_dict(e) for e in events]
 
     def gm_facts(
         self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]

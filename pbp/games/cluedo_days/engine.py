@@ -9,9 +9,10 @@ API (module-level functions; ``state`` is :class:`DaysState`):
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
 - ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
 - ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
-- ``status(state, player) -> dict``, ``duties(state, player, close_at) -> dict``
-  (reminders) and
-  ``gm_view(state) -> dict`` — views.
+- ``status(state, player, close_at, next_close_at) -> dict``, ``duties(state, player,
+  close_at) -> dict`` (reminders), ``gm_view(state, close_at) -> dict`` and
+  ``pending(state, close_at) -> list`` — views (``close_at``: the current day's close
+  as stored, which tells the suggestions the grace carries past it, D6).
 - ``kind = "cluedo_days"``: this module is the engine object (``pbp.core.events.Engine``).
 - ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
 
@@ -38,6 +39,8 @@ PUBLIC
   day_closed      {day, gm_answered: [number...], penalties: {player: n} (players still in),
                    allowances: {player: n} (for the next day, players still in), out: [player...],
                    closed_at: ISO UTC, carried: [number...] (in the grace, due next close),
+                   carried_early: [number...] (of carried, those due at this close as
+                   scheduled: the GM closed the day early, within their grace, D6),
                    accused_wrongly: [player...] (out this day),
                    suggestions: [{**sugg, answer: "refuted"|"not_refuted"|None, by_gm}]
                    (made this day or answered this day, never the card; D7)}
@@ -100,6 +103,7 @@ from pbp.games.cluedo_days.state import (
     Suggestion,
     addressed_today,
     allowance,
+    carried_at_close,
     carried_past,
     dump_state,
     is_over,
@@ -109,7 +113,14 @@ from pbp.games.cluedo_days.state import (
     per_addressee_left,
     suggestions_left,
 )
-from pbp.games.cluedo_days.views import duties, gm_view, post_view, reply_events, status
+from pbp.games.cluedo_days.views import (
+    duties,
+    gm_view,
+    pending,
+    post_view,
+    reply_events,
+    status,
+)
 
 __all__ = [
     "Accusation",
@@ -119,6 +130,7 @@ __all__ = [
     "Suggestion",
     "allowance",
     "apply",
+    "carried_at_close",
     "carried_past",
     "close_day",
     "dump_state",
@@ -127,6 +139,7 @@ __all__ = [
     "is_over",
     "kind",
     "load_state",
+    "pending",
     "post_view",
     "remove",
     "reply_events",
@@ -431,12 +444,16 @@ def close_day(state: DaysState, at: datetime) -> Step:
     """Close the current day at ``at`` (aware) and open the next (D6, D7).
 
     Every unanswered suggestion that arrived at least ``answer_grace_hours`` before
-    ``at``, or was carried from the day before, is answered by the GM (C5), in number
-    order: GM ``gm_refutation``, PUBLIC ``refuted``/``not_refuted`` with ``by_gm`` True,
-    PLAYER ``card_shown`` when a card was shown; its addressee has one suggestion fewer
-    the next day per such answer (D6), unless he is out (he has none to lose: no
-    penalty). Suggestions of the day within the grace stay due until the next close
-    (once: D6, D7). Then PUBLIC ``day_closed`` (D7) and the day number goes up by one.
+    both ``at`` and the close as scheduled, or was carried from the day before, is
+    answered by the GM (C5), in number order: GM ``gm_refutation``, PUBLIC
+    ``refuted``/``not_refuted`` with ``by_gm`` True, PLAYER ``card_shown`` when a card
+    was shown; its addressee has one suggestion fewer the next day per such answer
+    (D6), unless he is out (he has none to lose: no penalty). Suggestions of the day
+    within the grace stay due until the next close (once: D6, D7;
+    :func:`~pbp.games.cluedo_days.state.carried_at_close`): those within the grace of
+    ``at`` only, when the GM closes the day before its scheduled time
+    (``state.close_moved`` below 0), are its ``carried_early``. Then PUBLIC
+    ``day_closed`` (D7) and the day number goes up by one.
     A finished game is left as it is (no events), so a late scheduler job does no harm.
 
     :raises ValueError: ``at`` is naive.
@@ -444,22 +461,15 @@ def close_day(state: DaysState, at: datetime) -> Step:
     closed_at = utc_iso(at)
     if state.over:
         return Step(state, [])
-    due, carried = _due_at_close(state, at)
+    unanswered = [s for s in state.suggestions if s.answer is None]
+    due = [s for s in unanswered if not carried_at_close(state, s, at)]
+    carried = [s for s in unanswered if carried_at_close(state, s, at)]
     answered, events, penalties = _gm_answers_at_close(state, due, closed_at)
     new = dataclasses.replace(answered, day=state.day + 1, penalties=penalties, close_moved=0.0)
-    events.append(_day_closed(state, new, closed_at, [s.number for s in due], carried))
+    early = [s.number for s in carried if not carried_past(state, s, at)]
+    carry = ([s.number for s in carried], early)
+    events.append(_day_closed(state, new, closed_at, [s.number for s in due], carry))
     return Step(new, events)
-
-
-def _due_at_close(state: DaysState, at: datetime) -> tuple[list[Suggestion], list[int]]:
-    """D6: the unanswered suggestions the GM answers at a close at ``at`` (those that
-    arrived ``answer_grace_hours`` or more before it, and those carried from the day
-    before), and the numbers of those carried to the next close
-    (:func:`~pbp.games.cluedo_days.state.carried_past`); both in number order."""
-    unanswered = [s for s in state.suggestions if s.answer is None]
-    due = [s for s in unanswered if not carried_past(state, s, at)]
-    carried = [s.number for s in unanswered if carried_past(state, s, at)]
-    return due, carried
 
 
 def _gm_answers_at_close(
@@ -482,12 +492,18 @@ def _gm_answers_at_close(
 
 
 def _day_closed(
-    state: DaysState, new: DaysState, closed_at: str, gm_answered: list[int], carried: list[int]
+    state: DaysState,
+    new: DaysState,
+    closed_at: str,
+    gm_answered: list[int],
+    carry: tuple[list[int], list[int]],
 ) -> Event:
     """D7: PUBLIC ``day_closed`` of day ``state.day`` (``new``: the next day's state;
     shape in the module docstring): the suggestions made or answered that day (never
-    a card, never a voided one), the penalties and allowances for the next day, who is
-    out and who accused wrongly that day."""
+    a card, never a voided one), those carried to the next close and of them those
+    carried by an early close (``carry``), the penalties and allowances for the next
+    day, who is out and who accused wrongly that day."""
+    carried, early = carry
     summary = [
         {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
         for s in new.suggestions
@@ -505,6 +521,7 @@ def _day_closed(
             "out": list(new.out),
             "suggestions": summary,
             "carried": carried,
+            "carried_early": early,
             "accused_wrongly": [
                 a.player for a in new.accusations if a.day == state.day and not a.correct
             ],

@@ -51,15 +51,22 @@ class CluedoDays(CluedoKind):
 
     def reply_events(
         self,
-        game: object,
-        state: object,
+        game: CluedoDaysGame,
+        state: DaysState,
         events: Sequence[Event],
         player: str,
         deadline: datetime | None,
     ) -> list[dict[str, Any]]:
-        """The move's events, a suggestion the GM answered at once marked so:
-        :func:`pbp.games.cluedo_days.views.reply_events`."""
-        return engine.reply_events(events)
+        """The move's events, a suggestion the GM answered at once marked so
+        (:func:`pbp.games.cluedo_days.views.reply_events`), and each new suggestion with
+        the close its answer may come by, as its addressee's mail says (D6: ``due``
+        None at the close at ``deadline``, else {day, at} with ``grace_hours``:
+        :meth:`_due`)."""
+        told = engine.reply_events(events)
+        for item in told:
+            if item["kind"] == "suggestion_made":
+                item.update(self._due(game, state, int(item["number"]), deadline))
+        return told
 
     def remove(self, state: DaysState, player: str, at: datetime) -> Step:
         """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
@@ -69,7 +76,8 @@ class CluedoDays(CluedoKind):
         """The deadline is the stored one (the day's close), moved by the service; the
         state keeps by how much the GM moved it (``close_moved``), so that the grace
         counts from the close as scheduled (D6: a suggestion carried to the next close
-        stays so after an extension or a pause)."""
+        stays so after an extension or a pause; one due at the close as scheduled that
+        an early close carries is told to its addressee, :meth:`notifications`)."""
         moved = state.close_moved + delta.total_seconds()
         return dataclasses.replace(state, close_moved=moved)
 
@@ -88,13 +96,21 @@ class CluedoDays(CluedoKind):
         post's last day: :func:`pbp.games.cluedo_days.views.post_view`."""
         return engine.post_view(post, events, period)
 
-    def status(self, state: DaysState, player: str) -> dict[str, Any]:
-        """The STATUS view."""
-        return engine.status(state, player)
+    def status(
+        self, game: CluedoDaysGame, state: DaysState, player: str, deadline: datetime | None
+    ) -> dict[str, Any]:
+        """The STATUS view: :func:`pbp.games.cluedo_days.views.status`, each answer owed
+        and each suggestion awaiting one with the close it is due at (D6: ``due`` {day,
+        at} when the grace carries it past the close at ``deadline``, the next day's
+        close, aware UTC)."""
+        following = next_close(deadline, game.close_time, game.zone) if deadline else None
+        return engine.status(state, player, deadline, following)
 
-    def gm_view(self, state: DaysState) -> dict[str, Any]:
-        """The GM view (``pbp show``)."""
-        return engine.gm_view(state)
+    def gm_view(self, state: DaysState, deadline: datetime | None = None) -> dict[str, Any]:
+        """The GM view (``pbp show``): :func:`pbp.games.cluedo_days.views.gm_view`, each
+        suggestion waiting for an answer with the day at whose close the grace makes it
+        due (``due_day``, D6; None: at the close at ``deadline``, or not known)."""
+        return engine.gm_view(state, deadline)
 
     def setup(self, game: CluedoDaysGame) -> engine.DaysSetup:
         """The engine setup from a ``games.yaml`` game (C1's drop already applied)."""
@@ -188,11 +204,12 @@ class CluedoDays(CluedoKind):
             return None
         return {"owed": due["owed"], "later": due["later"], "suggestions_left": left, "out": out}
 
-    def outstanding(self, state: DaysState) -> Outstanding:
+    def outstanding(self, state: DaysState, deadline: datetime | None = None) -> Outstanding:
         """Each answer owed (D3), ``answer`` with the suggestion's number, by addressee in
         seat order; ``view["pending"]``: every suggestion waiting for an answer, as
-        ``pbp show`` lists them (``sugg`` of the event catalogue). Unused suggestions
-        are no debt: a player may make none."""
+        ``pbp show`` lists them (``sugg`` of the event catalogue with ``due_day``, D6:
+        :func:`pbp.games.cluedo_days.views.pending`). Unused suggestions are no debt: a
+        player may make none."""
         if engine.is_over(state):
             return Outstanding()
         owed = [
@@ -200,8 +217,7 @@ class CluedoDays(CluedoKind):
             for player in self.players(state)
             for s in engine.duties(state, player)["owed"]
         ]
-        pending = [s.public() for s in state.suggestions if s.answer is None]
-        return Outstanding(tuple(owed), {"pending": pending})
+        return Outstanding(tuple(owed), {"pending": engine.pending(state, deadline)})
 
     def notifications(
         self,
@@ -219,6 +235,9 @@ class CluedoDays(CluedoKind):
         - the suggester: the card shown to him (C4, only to him) or "no refutation";
         - an addressee the GM answered for at the close: what was shown, and the
           penalty (C5, D6);
+        - the addressee of a suggestion due at the close as scheduled that the GM's
+          early close carried to the next (``carried_early`` of ``day_closed``, D6): that
+          it is due at the next day's close now (``deadline``), once;
         - the GM: every accusation (D5);
         - the suggester and the addressee: a suggestion the GM voided (pbp void);
         - a player the GM removed: that he is removed and the GM answers for his seat
@@ -241,6 +260,9 @@ class CluedoDays(CluedoKind):
                     **self._due(game, state, int(data["number"]), deadline),
                 }
                 mails.append(PrivateMail("addressed", data["addressee"], context))
+            elif event.kind == "day_closed" and deadline is not None:  # D6: an early close
+                for number in data.get("carried_early", ()):
+                    mails.append(self._carried_early(game, state, number, deadline, data))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
                 mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
             elif event.kind == "gm_refutation":
@@ -262,6 +284,32 @@ class CluedoDays(CluedoKind):
                     won = data["winner"] == name  # C6: his accusation was right
                     mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
         return self.told_when_removed(mails, state.removed)
+
+    def _carried_early(
+        self,
+        game: CluedoDaysGame,
+        state: DaysState,
+        number: int,
+        deadline: datetime,
+        closed: Mapping[str, Any],
+    ) -> PrivateMail:
+        """D6: the mail ``carried`` to the addressee of suggestion ``number``, told it is
+        due at the close of day ``closed["day"]``, which the GM made early: ``state`` is
+        the next day's (at whose close, ``deadline``, it is due now). Context as for
+        ``addressed`` (``suggestion``, ``gm_card``, ``penalised``, ``due``,
+        ``grace_hours``, ``penalty_day``) and ``closed_day``."""
+        s = state.suggestions[number - 1]
+        named = (s.suspect, s.weapon, s.room)
+        context = {
+            "suggestion": s.public(),
+            "gm_card": gm_default_card(state.deal.hands[s.addressee], *named),
+            "penalised": s.addressee not in state.out,  # D6
+            "closed_day": int(closed["day"]),
+            "due": {"day": state.day, "at": deadline},
+            "grace_hours": state.rules.answer_grace_hours,
+            "penalty_day": state.day + 1,
+        }
+        return PrivateMail("carried", s.addressee, context)
 
     def _due(
         self, game: CluedoDaysGame, state: DaysState, number: int, deadline: datetime | None

@@ -114,8 +114,9 @@ class DaysState(Table):
     (D6, decided at the previous close); ``salt``: hex of the fairness salt;
     ``removed``: players the GM removed (also in ``out``; the GM answers for them, C5);
     ``close_moved``: seconds by which the GM moved the current day's close (his
-    extensions and pauses since the day opened), so that the grace (D6) counts from
-    the close as it was scheduled (:func:`carried_past`).
+    extensions and pauses since the day opened; at a close he makes early, less the
+    time it came before the close as stored), so that the grace (D6) counts from the
+    close as it was scheduled (:func:`carried_past`, :func:`carried_at_close`).
     """
 
     game_id: str
@@ -197,6 +198,20 @@ def carried_past(state: DaysState, suggestion: Suggestion, close_at: datetime) -
     grace = timedelta(hours=state.rules.answer_grace_hours)
     scheduled = close_at - timedelta(seconds=state.close_moved)
     return suggestion.day == state.day and datetime.fromisoformat(suggestion.at) > scheduled - grace
+
+
+def carried_at_close(state: DaysState, suggestion: Suggestion, at: datetime) -> bool:
+    """D6 at the close that comes at ``at`` (aware): True when ``suggestion``
+    (unanswered) is due at the next close instead: carried as scheduled
+    (:func:`carried_past`), or made less than ``answer_grace_hours`` before ``at``
+    itself. A GM who closes the day early (``state.close_moved`` below 0: the close
+    came before its scheduled time) thus carries a suggestion made within the grace of
+    the close that came, which its addressee could not foresee: a player is never
+    penalised for it (its addressee, told the day's close, is told the next one).
+    """
+    grace = timedelta(hours=state.rules.answer_grace_hours)
+    late = datetime.fromisoformat(suggestion.at) > at - grace
+    return carried_past(state, suggestion, at) or (suggestion.day == state.day and late)
 
 
 def per_addressee_left(state: DaysState, player: str) -> dict[str, int]:

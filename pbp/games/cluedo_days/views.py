@@ -19,6 +19,7 @@ from pbp.games.cluedo.views import ANSWERS, commands_of, start_view, suggestions
 from pbp.games.cluedo.views import final_view as over_view
 from pbp.games.cluedo_days.state import (
     DaysState,
+    Suggestion,
     allowance,
     carried_past,
     owed,
@@ -42,8 +43,14 @@ def reply_events(events: Sequence[Event]) -> list[dict[str, Any]]:
     return told
 
 
-def status(state: DaysState, player: str) -> dict[str, Any]:
-    """The private ``STATUS`` answer of ``player`` (also his reminder duties).
+def status(
+    state: DaysState,
+    player: str,
+    close_at: datetime | None = None,
+    next_close_at: datetime | None = None,
+) -> dict[str, Any]:
+    """The private ``STATUS`` answer of ``player`` (also what a substitute's briefing
+    shows of the seat).
 
     Example: ``{"game": "exler-1", "day": 2, "over": False, "winner": None, "out": False,
     "character": "Краснова", "hand": ["нож", "кухня", "Белых"],
@@ -52,9 +59,13 @@ def status(state: DaysState, player: str) -> dict[str, Any]:
     "owed": [sugg...], "awaiting": [sugg...], "suggestions_left": 2,
     "per_addressee_left": {"Дуг": 2, ...}}`` — ``sugg`` as in the event catalogue;
     ``owed``: suggestions he must answer; ``awaiting``: his unanswered suggestions;
-    ``per_addressee_left``: how many more he may address to each player today (D2,
-    already capped by ``suggestions_left``); ``removed``: the GM removed him (C5;
-    ``out`` is true then too).
+    each of both with ``due``: None when it is due at the close of the current day (at
+    ``close_at``, aware, as stored; None: not known), else ``{"day": the next day, "at":
+    next_close_at}``, the close the grace carries it to (D6:
+    :func:`~pbp.games.cluedo_days.state.carried_past`); ``per_addressee_left``: how
+    many more he may address to each player today (D2, already capped by
+    ``suggestions_left``); ``removed``: the GM removed him (C5; ``out`` is true then
+    too).
 
     :raises KeyError: ``player`` is not in the game.
     """
@@ -78,13 +89,24 @@ def status(state: DaysState, player: str) -> dict[str, Any]:
             for s in state.suggestions
             if s.addressee == player and s.card is not None
         ],
-        "owed": [s.public() for s in owed(state, player)],
+        "owed": [_with_due(state, s, close_at, next_close_at) for s in owed(state, player)],
         "awaiting": [
-            s.public() for s in state.suggestions if s.suggester == player and s.answer is None
+            _with_due(state, s, close_at, next_close_at)
+            for s in state.suggestions
+            if s.suggester == player and s.answer is None
         ],
         "suggestions_left": suggestions_left(state, player),
         "per_addressee_left": per_addressee_left(state, player),
     }
+
+
+def _with_due(
+    state: DaysState, s: Suggestion, close_at: datetime | None, next_close_at: datetime | None
+) -> dict[str, Any]:
+    """``s`` (unanswered) as the event catalogue's ``sugg`` with ``due``: None at the
+    close at ``close_at`` (or not known), else ``{"day", "at": next_close_at}`` (D6)."""
+    carried = close_at is not None and carried_past(state, s, close_at)
+    return {**s.public(), "due": {"day": state.day + 1, "at": next_close_at} if carried else None}
 
 
 def duties(state: DaysState, player: str, close_at: datetime | None = None) -> dict[str, Any]:
@@ -112,14 +134,14 @@ def duties(state: DaysState, player: str, close_at: datetime | None = None) -> d
     }
 
 
-def gm_view(state: DaysState) -> dict[str, Any]:
+def gm_view(state: DaysState, close_at: datetime | None = None) -> dict[str, Any]:
     """Everything the GM sees (``pbp show``).
 
     ``{"game", "day", "over", "winner", "seed", "solution": {suspect, weapon, room},
     "players": [{"name", "character", "hand": [...], "out": bool, "allowance": n,
-    "suggestions_left": n, "penalty": n}], "pending": [{**sugg}...] (unanswered),
-    "accusations": [{"player", "day", "at", "suspect", "weapon", "room", "correct"}],
-    "commitment": hex, "canonical": str}``.
+    "suggestions_left": n, "penalty": n}], "pending": [{**sugg, due_day}...]
+    (unanswered: :func:`pending`), "accusations": [{"player", "day", "at", "suspect",
+    "weapon", "room", "correct"}], "commitment": hex, "canonical": str}``.
     """
     return {
         "game": state.game_id,
@@ -140,11 +162,29 @@ def gm_view(state: DaysState) -> dict[str, Any]:
             }
             for p, ch in state.players
         ],
-        "pending": [s.public() for s in state.suggestions if s.answer is None],
+        "pending": pending(state, close_at),
         "accusations": [dataclasses.asdict(a) for a in state.accusations],
         "commitment": commitment(state.canonical),
         "canonical": state.canonical,
     }
+
+
+def pending(state: DaysState, close_at: datetime | None = None) -> list[dict[str, Any]]:
+    """Every suggestion waiting for an answer, as the GM sees them (``pbp show``, his
+    STATUS): the event catalogue's ``sugg`` with ``due_day``: the next day for one the
+    grace carries past the close at ``close_at`` (aware, as stored; D6:
+    :func:`~pbp.games.cluedo_days.state.carried_past`), None for one due at that
+    close (or when ``close_at`` is None: not known)."""
+    return [
+        {
+            **s.public(),
+            "due_day": state.day + 1
+            if close_at is not None and carried_past(state, s, close_at)
+            else None,
+        }
+        for s in state.suggestions
+        if s.answer is None
+    ]
 
 
 # --- the public posts (rules D1, D7, C7) ---

@@ -74,11 +74,13 @@ class CluedoRounds(CluedoKind):
         :func:`pbp.games.cluedo_rounds.views.reply_events`."""
         return views.reply_events(events, player)
 
-    def status(self, state: RoundsState, player: str) -> dict[str, Any]:
-        """The STATUS view."""
+    def status(
+        self, game: CluedoRoundsGame, state: RoundsState, player: str, deadline: datetime | None
+    ) -> dict[str, Any]:
+        """The STATUS view (its deadlines are in the state or named by none)."""
         return engine.status(state, player)
 
-    def gm_view(self, state: RoundsState) -> dict[str, Any]:
+    def gm_view(self, state: RoundsState, deadline: datetime | None = None) -> dict[str, Any]:
         """The GM view (``pbp show``)."""
         return engine.gm_view(state)
 
@@ -181,7 +183,7 @@ class CluedoRounds(CluedoKind):
         state's own)."""
         return engine.duties(state, player)
 
-    def outstanding(self, state: RoundsState) -> Outstanding:
+    def outstanding(self, state: RoundsState, deadline: datetime | None = None) -> Outstanding:
         """Whose move it is (R7): ``turn`` with the turn's number, or, while his
         suggestion is answered, ``answer`` with its number for the player asked (R2)."""
         owed: list[Owed] = []

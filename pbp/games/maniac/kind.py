@@ -148,11 +148,13 @@ class Maniac:
             when = next_close(when, wall(index), game.zone)
         return when
 
-    def status(self, state: ManiacState, player: str) -> dict[str, Any]:
-        """The STATUS view."""
+    def status(
+        self, game: ManiacGame, state: ManiacState, player: str, deadline: datetime | None
+    ) -> dict[str, Any]:
+        """The STATUS view (its deadlines are in the state or named by none)."""
         return engine.status(state, player)
 
-    def gm_view(self, state: ManiacState) -> dict[str, Any]:
+    def gm_view(self, state: ManiacState, deadline: datetime | None = None) -> dict[str, Any]:
         """The GM view (``pbp show``)."""
         return engine.gm_view(state)
 
@@ -284,7 +286,7 @@ class Maniac:
         duties: dict[str, Any] | None = engine.duties(state, player)
         return duties
 
-    def outstanding(self, state: ManiacState) -> Outstanding:
+    def outstanding(self, state: ManiacState, deadline: datetime | None = None) -> Outstanding:
         """The reminders' duties of every seat (:meth:`duties`): ``vote`` (a free player
         with no standing vote today, M9), ``order`` with the nights due (the maniac,
         M3); during a day, the live count of its votes as ``view["votes"]``
