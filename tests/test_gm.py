@@ -111,7 +111,7 @@ def test_act_enters_a_lost_refutation_with_the_same_private_mails(table: Table) 
     ]
     assert "Дуг, ГМ внёс за вас ход — вот что сделано." in body(mails[0])
     assert "Карта показана приватом." in body(mails[0])
-    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+    assert "Дуг показывает вам карту «Спальня»." in body(mails[1])
     assert mails[0]["Reply-To"] == f"gm+{table.token('Дуг')}@example.test"
 
 
@@ -711,7 +711,7 @@ def test_substitute_in_the_middle_of_an_open_answer(table: Table) -> None:
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
     # The seat by its substitute's name, the seat's own beside it.
-    assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
+    assert "Вова (вместо Дуг) показывает вам карту «Спальня»." in body(mails[1])
 
 
 def test_substitute_refuses_an_address_already_in_the_game(table: Table) -> None:

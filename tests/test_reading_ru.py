@@ -223,8 +223,8 @@ def test_gm_status_says_who_plays_each_seat_in_word_order(ru: dict[str, str]) ->
 
 def test_rounds_gm_only_card_line_has_one_colon(ru: dict[str, str]) -> None:
     # Was «№1: Саша → Шапо: карта Спальня».
-    assert "  - №1: Саша → Шапо, карта Спальня\n" in ru["cluedo_rounds"]
-    assert "  - №1: Вова (вместо Саши) → Шапо, карта Пистолет\n" in ru["cluedo_rounds_levers"]
+    assert "  - №1: Саша → Шапо, карта «Спальня»\n" in ru["cluedo_rounds"]
+    assert "  - №1: Вова (вместо Саши) → Шапо, карта «Пистолет»\n" in ru["cluedo_rounds_levers"]
 
 
 def test_final_post_heads_an_earlier_days_answer_as_the_day_post_does(

@@ -280,7 +280,7 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
         (EMAILS["Кросс"], "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert named_body(mails[0], GAME).startswith("Вова, ГМ внёс за вас ход")
-    assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
+    assert "Вова (вместо Дуг) показывает вам карту «Спальня»." in body(mails[1])
     # Nothing private reaches the old player after the substitution.
     assert OLD not in {str(m["To"]) for m in table.sent()[-len(mails) :]}
     # A Cluedo addressee by either name: the same seat.
