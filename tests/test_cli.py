@@ -1508,7 +1508,7 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
     assert table.ok("close-day", "ru-1") == ["ru-1: day 1 closed"]
     # The GM's close is logged for him (the story, his STATUS), never in a post.
     story = [line for line in table.ok("export", "ru-1", "--force") if "ГМ" in line]
-    assert [line.split(": ", 1)[1] for line in story] == ["ГМ закрывает день 1 до срока."]
+    assert [line.split(" · ", 2)[2] for line in story] == ["ГМ закрывает день 1 до срока."]
     assert " 🔒" in story[0]
 
     # In BBCode alone (the default post_format); nothing for the GM only: no mail.

@@ -633,7 +633,7 @@ def _story_line(
         genders={},
     )
     [line] = [line for line in text.split("\n") if line.startswith("- ")]
-    return line.split(": ", 1)[1]
+    return line.split(" · ", 2)[2]
 
 
 def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:

@@ -406,14 +406,14 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert subjects[-1:] == ["[seed-002] Игра окончена: финальный пост — BBCode"]
         text = story(table.service, GAME, "markdown")
         assert (
-            ": роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
+            " · роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
             "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
             "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
         )
-        assert "14:00 (ГМ): Маша покидает игру.\n" in text
+        assert "14:00 (ГМ) · Маша покидает игру.\n" in text
         # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
-        assert "1 декабря 2026 г., 14:00: ГМ исключает Машу.\n" in text
-        assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
+        assert "1 декабря 2026 г., 14:00 · ГМ исключает Машу.\n" in text
+        assert "(ГМ) · игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
 
@@ -559,7 +559,7 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     vote = gm.void(GAME, seqs["vote_cast"], now=utc(2026, 12, 1, 11), via="cli", note=None)
     assert vote["announced"] is True
     text = story(maniac.service, GAME, "markdown", force=True)
-    lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- событие ")]
+    lines = [line.split(" · ", 2)[2] for line in text.splitlines() if line.startswith("- событие ")]
     assert lines[-7:] == [
         "заказ маньяка на ночь 1 — убить Сашу.",
         "Коля голосует за Таню.",

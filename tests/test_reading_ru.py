@@ -153,11 +153,11 @@ def test_maniac_says_each_thing_one_way(ru: dict[str, str]) -> None:
     assert "Итог: заказ (убить Льва) не исполнен — маньяк в камере или в тюрьме;" in levers
     assert "- Павел — [b]маньяк[/b]; в тюрьме со дня 2\n" in levers
     assert "- Мария — [b]мирный житель[/b]; вне игры со дня 2 по решению ГМа\n" in levers
-    assert ": заказ маньяка на ночь 1 — убить Марию.\n" in levers
-    assert ": заказ маньяка на ночь 1 (убить Марию) отменён.\n" in levers
-    assert ": заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
-    assert ": Лев голосует за Павла (в тюрьму).\n" in levers
-    assert ": игра окончена: победил город.\n" in levers
+    assert " · заказ маньяка на ночь 1 — убить Марию.\n" in levers
+    assert " · заказ маньяка на ночь 1 (убить Марию) отменён.\n" in levers
+    assert " · заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
+    assert " · Лев голосует за Павла (в тюрьму).\n" in levers
+    assert " · игра окончена: победил город.\n" in levers
     assert "Время — по часовому поясу Europe/Moscow." in levers
     text = everywhere(ru)
     for old in ("аннулирован", "-го дня", "закреплён", "победили мирные", "(тюрьма)", "Время: "):

@@ -122,7 +122,7 @@ def test_story_names_the_suggester_shown_a_card_in_the_dative(renderer: Renderer
             genders={},
         )
         [found] = [line for line in text.split("\n") if line.startswith("- ")]
-        return found.split(": ", 1)[1]
+        return found.split(" · ", 2)[2]
 
     assert line("Маша") == "Лев показывает Маше карту **нож**."
     assert line("Кросс") == "Лев показывает игроку Кросс карту **нож**."
