@@ -325,9 +325,9 @@ RU = Lang(
 SHA-256 (опубликован в посте открытия): $sha
 
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
-Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
-ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
-ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · \
+Команды, по одной в строке: ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы> · \
+ЗАМЕНА <игрок> НА <имя> <адрес> · АДРЕС <игрок> <новый адрес> · ИСКЛЮЧИТЬ <игрок> · \
+ОТМЕНИТЬ <номер события> · ЗАКРЫТЬ ДЕНЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ <номер> · ОТКЛОНИТЬ <номер> · \
 ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · НОВЫЙ АДРЕС (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
@@ -757,9 +757,9 @@ Deal line (published when the game ends):
 SHA-256 (published in the opening post): $sha
 
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
-Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
-SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT · \
-CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID · \
+Commands, one per line: ACT <player>: <move> · PAUSE · RESUME · EXTEND <hours> · \
+SUBSTITUTE <player> BY <name> <address> · ADDRESS <player> <new address> · REMOVE <player> · \
+VOID <event> · CLOSE DAY · KEPT · RETRY <id> · DISMISS <id> · \
 EXPORT markdown|bbcode|html · HELP · STATUS [ALL] · NEW ADDRESS (a note may follow " -- ").
 """,
         "opening_bbcode": """\

@@ -230,20 +230,25 @@ def test_lines_that_are_no_gm_command_are_answered_and_help_lists_the_commands(
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     assert log(table, seq) == []
     answer = body(next(m for m in table.new_mail() if m["Subject"] == "[seed-000] Re: команды"))
+    # Cluedo by days has game days and no nights: ЗАКРЫТЬ ДЕНЬ, no ЗАВЕРШИТЬ НОЧЬ.
     commands = (
-        "ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · "
-        "АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · ЗАКРЫТЬ ДЕНЬ · "
-        "ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
-        "ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
+        "ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы> · "
+        "ЗАМЕНА <игрок> НА <имя> <адрес> · АДРЕС <игрок> <новый адрес> · ИСКЛЮЧИТЬ <игрок> · "
+        "ОТМЕНИТЬ <номер события> · ЗАКРЫТЬ ДЕНЬ · ОТЛОЖЕННЫЕ · "
+        "ПОВТОРИТЬ <номер> · ОТКЛОНИТЬ <номер> · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
         "СТАТУС [ВСЕ] · НОВЫЙ АДРЕС"
     )
     refusal = f"Не выполнено. Это не команда ГМа. Команды ГМа, по одной в строке: {commands}."
     assert f"> SHOW\n{refusal}\n" in answer
     assert (
         "> ПОМОЩЬ\nКоманды ГМа (по одной в строке, пояснение — после « -- »):\n"
-        "  ЗА ИГРОК: ХОД — внести ход за игрока (потерянное письмо)\n"
+        "  ЗА <игрок>: <ход> — внести ход за игрока (потерянное письмо)\n"
     ) in answer
-    assert "  ОТМЕНИТЬ СОБЫТИЕ — отменить ход по номеру события (номера — в pbp show)\n" in answer
+    assert (
+        "  ОТМЕНИТЬ <номер события> — отменить ход по номеру события (номера — в pbp show)\n"
+    ) in answer
+    assert "  ЗАКРЫТЬ ДЕНЬ — закрыть игровой день сейчас" in answer
+    assert "ЗАВЕРШИТЬ НОЧЬ" not in answer
 
 
 def test_a_gm_mail_of_unknown_lines_only_is_refused_line_by_line(table: Table) -> None:
@@ -291,7 +296,7 @@ def test_gm_move_to_a_players_address_is_shown_act_with_the_name_as_act_reads_it
     assert named_body(answer, GAME) == (
         "Письмо пришло на личный адрес Розы, поэтому ничего не выполнено. Команды "
         f"ГМа пишите на ваш адрес ГМа: {gm_address}. Чтобы внести ход за игрока, "
-        "напишите туда строку\n    ЗА Розу: ХОД\n"
+        "напишите туда строку\n    ЗА Розу: <ход>\n"
     )
 
 

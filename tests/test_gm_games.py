@@ -259,7 +259,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         assert code == 0, out
         assert re.match(r"Paused\. \d+ h \d+ min were left before the deadline; ", out)
         # The command line's answer, without the mail's list of GM commands by mail.
-        assert "Commands:" not in out and "ACT PLAYER: MOVE" not in out
+        assert "Commands:" not in out and "ACT <player>: <move>" not in out
         assert paused_since(table.store, "seed-000") is not None
         code, out = cli(table, "close-day", "seed-000")
         assert code == 1 and "game seed-000 is paused: `pbp resume seed-000` first" in out

@@ -262,7 +262,7 @@ def test_kept_mail_notice_says_enter_its_moves_yourself_in_russian_order(
 ) -> None:
     # Was «чтобы внести его ходы самому».
     assert (
-        "Ответьте ЗА ИГРОК: ХОД, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 1,"
+        "Ответьте ЗА Веталя: <ход>, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 1,"
         " чтобы закрыть его, не применяя."
     ) in ru["cluedo_days_levers"]
     assert "ходы самому" not in everywhere(ru)
