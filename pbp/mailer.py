@@ -453,6 +453,7 @@ class Mailer:
         now: datetime,
         detail: str | None = None,
         facts: Mapping[str, Any] | None = None,
+        player: str | None = None,
     ) -> None:
         """Tell the GM of ``game`` at once that a player's message was refused and kept
         (``pbp kept``); what can wait goes in his daily digest instead
@@ -460,6 +461,8 @@ class Mailer:
         without control characters. ``detail`` is technical (English); ``facts`` say it
         in the game's language where the template knows them (``code`` of an unreadable
         mail, ``size`` and ``limit`` of one too large: ``common/mail/gm_notice.j2``).
+        ``player``: the seat whose moves the mail holds, when pbp knows it (None: not
+        known, or the GM's own seat): the notice's ACT names it, as the GM types it.
         Beyond :attr:`notice_limit` notices to the GM in an hour, the notice becomes a
         line of his digest (:attr:`notice_overflow`)."""
         if self.notice_limit is not None:
@@ -478,6 +481,7 @@ class Mailer:
             "sender": one_line(letter.from_address) if letter.from_address else None,
             "subject": _one_line(letter.subject),
             "arrived": raw.arrived.isoformat(),
+            "seat": player if player != GM_SEAT else None,
             **(facts or {}),
         }
         self.gm(game, "gm_notice", context, now)

@@ -22,6 +22,8 @@ serves both post formats:
 - ``items|and_list`` — items joined by "and" in the locale's words (:func:`and_list`).
 - ``when|dt(zone)`` — an aware datetime in an IANA zone (default: its own), e.g.
   ``"01.12.2026 22:30 (Europe/Moscow)"``.
+- ``n|number`` — a number as the locale writes it, digits grouped: ru «205 841»,
+  en "205,841" (:func:`number_filter`).
 - ``h|hours`` — a number of hours in words, the number written by Babel for the
   locale: ``"24 hours"``, ``"1.5 hours"``, ru «1 час», «1,5 часа» (:func:`hours_filter`).
 - ``seconds|duration`` — a time left in whole hours and minutes: ``"1 h 5 min"``,
@@ -32,9 +34,11 @@ Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the fo
 a blank line in Markdown, one newline otherwise), ``post(name, events, fmt,
 **context)`` which renders a public post from inside a mail (the events are filtered
 to public ones on the way, as in :meth:`Renderer.public_post`), ``gm_keywords()``, the
-GM commands' keywords of the locale (:func:`gm_keywords`), and ``keyword_words(section,
-key)``, a list of the locale's keywords (:func:`keyword_words`). There is no global
-working on events, and the text layer knows no game: templates hold no game logic.
+GM commands' keywords of the locale (:func:`gm_keywords`), ``gm_deadline_levers()``,
+the GM's deadline levers of the text's game kind (:func:`gm_deadline_levers`), and
+``keyword_words(section, key)``, a list of the locale's keywords (:func:`keyword_words`).
+There is no global working on events, and the text layer knows no game: templates hold
+no game logic.
 
 A public post gets ``view``, what its game computes that it shows (a vote count, a
 result, the answers of a suggestion, who is still in the game:
@@ -287,6 +291,21 @@ def gm_keywords(ctx: jinja2.runtime.Context) -> dict[str, str]:
 
 
 @jinja2.pass_context
+def gm_deadline_levers(ctx: jinja2.runtime.Context) -> tuple[str, ...]:
+    """``gm_deadline_levers()``: the GM's levers by mail that pass a deadline of the
+    text's game kind now (the context's ``kind``), as the kind gives them
+    (:attr:`pbp.core.kind.DeadlineCommand.lever` of its
+    :attr:`~pbp.core.kind.GameKind.deadline_commands`): ``("close_day", "end_night")``
+    for a kind with game days and nights, ``("close_day",)`` with days alone, ``()``
+    for one played in turns. A text of no one kind (``kind`` None or not given) gets
+    every registered kind's, each once, so that no lever goes unlisted."""
+    kind = ctx.get("kind")
+    found = registry.KINDS.get(kind) if isinstance(kind, str) else None
+    kinds = [found] if found is not None else list(registry.KINDS.values())
+    return tuple(dict.fromkeys(c.lever for k in kinds for c in k.deadline_commands))
+
+
+@jinja2.pass_context
 def keyword_words(ctx: jinja2.runtime.Context, section: str, key: str) -> tuple[str, ...]:
     """``keyword_words(section, key)``: list ``key`` of ``section`` in the text's locale
     (:meth:`pbp.keywords.Vocabulary.words`), empty for a locale without keywords; a
@@ -353,6 +372,14 @@ def format_number(value: float, locale: str) -> str:
     ('1,5', '24', '2.12')
     """
     return str(babel_numbers.format_decimal(value, NUMBER_PATTERN, locale=_locale(locale)))
+
+
+@jinja2.pass_context
+def number_filter(ctx: jinja2.runtime.Context, value: float) -> str:
+    """``n|number``: ``value`` written as the text's locale writes numbers
+    (:func:`format_number`): digits grouped, ru «205 841» (a no-break space), en
+    "205,841"."""
+    return format_number(value, str(ctx.get("locale")))
 
 
 @jinja2.pass_context
@@ -850,6 +877,7 @@ class Renderer:
             "dt": datetime_filter(fmt),
             "clock": clock_filter(fmt),
             "hours": hours_filter,
+            "number": number_filter,
             "duration": duration_filter,
             "sha256": lambda text: commitment(str(text)),
         }
@@ -869,6 +897,7 @@ class Renderer:
             br="\n\n" if fmt == "markdown" else "\n",
             post=self._post_global(locale),
             gm_keywords=gm_keywords,
+            gm_deadline_levers=gm_deadline_levers,
             keyword_words=keyword_words,
         )
         return env

@@ -298,7 +298,7 @@ RU = Lang(
 
 Игровой день закрывается в 22:30 по Москве. Ход относится к тому дню, в который \
 пришло письмо.
-В день у вас 3 предположения, одному игроку все вместе могут адресовать за день не \
+В день у вас 3 предположения, а одному игроку все игроки вместе могут адресовать за день не \
 больше 3 предположений.
 Если вы не ответили на предположение до закрытия дня, за вас ответит ГМ, а на следующий \
 день у вас будет на одно предположение меньше за каждое такое предположение: два без \
@@ -325,9 +325,9 @@ RU = Lang(
 SHA-256 (опубликован в посте открытия): $sha
 
 Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
-Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · \
-ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · \
-ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · \
+Команды, по одной в строке: ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы> · \
+ЗАМЕНА <игрок> НА <имя> <адрес> · АДРЕС <игрок> <новый адрес> · ИСКЛЮЧИТЬ <игрок> · \
+ОТМЕНИТЬ <номер события> · ЗАКРЫТЬ ДЕНЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ <номер> · ОТКЛОНИТЬ <номер> · \
 ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · НОВЫЙ АДРЕС (пояснение — после « -- »).
 """,
         "opening_bbcode": """\
@@ -345,7 +345,7 @@ SHA-256 (опубликован в посте открытия): $sha
 [b]библиотека[/b], [b]кабинет[/b]
 
 [b]Ход игры[/b]
-В день у каждого 3 предположения, одному игроку все вместе могут адресовать за день не \
+В день у каждого 3 предположения, а одному игроку все игроки вместе могут адресовать за день не \
 больше 3 предположений. День закрывается в 22:30 по Москве. На предположение, \
 оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на следующий день на одно \
 предположение меньше за каждое такое предположение: два без ответа — на два меньше.
@@ -390,7 +390,7 @@ SHA-256: $sha
 Игра: ru-1
 
 Неташка, ваше предположение №1 (Белых, подсвечник, кухня) опровергнуто.
-Дуг показывает вам карту: подсвечник.
+Дуг показывает вам карту «подсвечник».
 
 Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение опровергнуто.
 """,
@@ -515,15 +515,15 @@ SHA-256: $sha
 - Дуг: 3 предположения
 """,
         "day1_private": """\
-  - №1: Неташке показана карта подсвечник (от Дуг)
-  - №2 (Веталь → Неташка): ГМ ответил за Неташку — показана карта Краснова
+  - №1: Неташке показана карта «подсвечник» (от Дуг)
+  - №2 (Веталь → Неташка): ГМ ответил за Неташку — показана карта «Краснова»
 """,
         "gm_answered": """\
 Игра: ru-1
 
 Неташка, вы не ответили до закрытия дня на предположение №2 от Веталя (Краснова, нож, \
 бильярдная).
-ГМ ответил за вас и показал Веталю вашу карту Краснова (первую подходящую в порядке \
+ГМ ответил за вас и показал Веталю вашу карту «Краснова» (первую подходящую в порядке \
 подозреваемый — орудие — комната).
 За это предположение на следующий день у вас будет на одно предположение меньше.
 """,
@@ -531,7 +531,7 @@ SHA-256: $sha
 Игра: ru-1
 
 Веталь, ваше предположение №2 (Краснова, нож, бильярдная) опровергнуто.
-За Неташку ответил ГМ и показывает вам карту: Краснова.
+За Неташку ответил ГМ и показал вам карту «Краснова».
 
 Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение опровергнуто.
 """,
@@ -757,9 +757,9 @@ Deal line (published when the game ends):
 SHA-256 (published in the opening post): $sha
 
 Your GM address for commands (a reply to any mail of pbp goes there too): $gm_address
-Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS · \
-SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT · \
-CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID · \
+Commands, one per line: ACT <player>: <move> · PAUSE · RESUME · EXTEND <hours> · \
+SUBSTITUTE <player> BY <name> <address> · ADDRESS <player> <new address> · REMOVE <player> · \
+VOID <event> · CLOSE DAY · KEPT · RETRY <id> · DISMISS <id> · \
 EXPORT markdown|bbcode|html · HELP · STATUS [ALL] · NEW ADDRESS (a note may follow " -- ").
 """,
         "opening_bbcode": """\
@@ -955,7 +955,7 @@ Game: en-1
 
 Alice, you did not answer suggestion #2 from Bob (Scarlett, knife, billiard room) before \
 the day closed.
-The GM answered for you and showed Bob your card Scarlett (the first matching one in the \
+The GM answered for you and showed Bob your card "Scarlett" (the first matching one in the \
 order suspect, weapon, room).
 For this suggestion you will have one suggestion fewer the next day.
 """,
@@ -963,7 +963,7 @@ For this suggestion you will have one suggestion fewer the next day.
 Game: en-1
 
 Bob, your suggestion #2 (Scarlett, knife, billiard room) was refuted.
-The GM answered for Alice and shows you the card: Scarlett.
+The GM answered for Alice and showed you the card: Scarlett.
 
 Only you and the GM know this card; the others only see that the suggestion was refuted.
 """,
@@ -1508,7 +1508,7 @@ def test_close_day_closes_the_current_day_now_once_started(tmp_path: Path) -> No
     assert table.ok("close-day", "ru-1") == ["ru-1: day 1 closed"]
     # The GM's close is logged for him (the story, his STATUS), never in a post.
     story = [line for line in table.ok("export", "ru-1", "--force") if "ГМ" in line]
-    assert [line.split(": ", 1)[1] for line in story] == ["ГМ закрывает день 1 до срока."]
+    assert [line.split(" · ", 2)[2] for line in story] == ["ГМ закрывает день 1 до срока."]
     assert " 🔒" in story[0]
 
     # In BBCode alone (the default post_format); nothing for the GM only: no mail.

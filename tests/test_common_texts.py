@@ -633,7 +633,7 @@ def _story_line(
         genders={},
     )
     [line] = [line for line in text.split("\n") if line.startswith("- ")]
-    return line.split(": ", 1)[1]
+    return line.split(" · ", 2)[2]
 
 
 def test_story_names_the_winning_team_in_words(renderer: Renderer) -> None:
@@ -798,7 +798,7 @@ def test_gm_wrong_address_declines_the_player(renderer: Renderer) -> None:
     assert body == (
         "Письмо пришло на личный адрес Оли, поэтому ничего не выполнено. Команды ГМа пишите "
         "на ваш адрес ГМа: gm@x.test. Чтобы внести ход за игрока, напишите туда строку\n"
-        "    ЗА Олю: ХОД\n"
+        "    ЗА Олю: <ход>\n"
     )
     _subject, body = mail(
         renderer, "gm_wrong_address", player="Оля", gm_address="gm@x.test", gm_command=True
@@ -960,7 +960,7 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         "  Получено: 2 декабря 2026 г., 09:53 по Москве",
         "",
         # It ends with the mail commands that act on it (issue 31), not console ones.
-        "Ответьте ЗА ИГРОК: ХОД, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 3,"
+        "Ответьте ЗА <игрок>: <ход>, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 3,"
         " чтобы закрыть его, не применяя.",
     ]
 
@@ -977,7 +977,7 @@ def test_kept_mail_notice_shows_the_time_in_the_games_zone(renderer: Renderer) -
         (
             "en",
             "wrong_sender",
-            "Reply RETRY 3 once the sender's address is right, ACT PLAYER: MOVE to enter its "
+            "Reply RETRY 3 once the sender's address is right, ACT <player>: <move> to enter its "
             "moves yourself, or DISMISS 3 to close it unapplied.",
         ),
         ("en", "wrong_confirmer", "Reply DISMISS 3 to close it; it is never applied."),
@@ -1045,12 +1045,12 @@ def test_kept_mail_notice_gives_a_large_mails_size_in_the_games_language(
     facts |= {"size": 205941, "limit": 100000}
     assert _notice_reason(renderer, **facts)[:2] == [
         "  Причина: письмо больше допустимого размера, оно не прочитано "
-        "(205941 байт при пределе 100000)",
+        "(205\u00a0941 байт при пределе 100\u00a0000)",
         "  Отправитель: player8@example.test",
     ]
     assert _notice_reason(renderer, "en", **facts)[0] == (
         "  Reason: the mail is larger than the size limit and was not read "
-        "(205941 bytes; the limit is 100000)"
+        "(205,941 bytes; the limit is 100,000)"
     )
     # Without the facts (a program error): the detail as it is, on the same line.
     error = _notice_reason(renderer, reason="error", detail="KeyError('x')")
@@ -1401,7 +1401,7 @@ def test_suggestion_numbers_carry_their_sign_in_refusals(
                 "Это событие (отмена предположения ГМом) отменить нельзя. Отменить можно только:"
                 " предположение, на которое ещё нет ответа.",
                 "Это событие (опровержение) отменить нельзя. В этой игре ничего не отменяется;"
-                " внесите за игрока правильный ход (ЗА ИГРОК: ХОД).",
+                " внесите за игрока правильный ход (ЗА <игрок>: <ход>).",
                 "Это событие (закрепление заказа маньяка) отменить нельзя. Отменить можно только:"
                 " действующий голос текущего дня и заказ маньяка, пока он не зафиксирован.",
                 "Это событие отменить нельзя. Отменить можно только: предположение, на которое"
@@ -1414,7 +1414,7 @@ def test_suggestion_numbers_carry_their_sign_in_refusals(
                 "This event (the GM's void of a suggestion) cannot be voided. Only these can be"
                 " voided: an unanswered suggestion.",
                 "This event (a refutation) cannot be voided. Nothing can be voided in this game;"
-                " enter the right move for the player instead (ACT PLAYER: MOVE).",
+                " enter the right move for the player instead (ACT <player>: <move>).",
                 "This event (the maniac's order fixed) cannot be voided. Only these can be"
                 " voided: a vote of today that still stands and a maniac's order not yet fixed.",
                 "This event cannot be voided. Only these can be voided: an unanswered suggestion.",

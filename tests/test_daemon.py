@@ -127,7 +127,7 @@ def test_the_scheduler_sends_the_reminder_and_closes_the_day_on_time_once(
             assert reminders == ["cross@example.test", "doug@example.test", "rosa@example.test"]
             shown = [m for m in read_maildir(outbox) if "вам показали карту" in str(m["Subject"])]
             assert [str(m["To"]) for m in shown] == ["cross@example.test"]
-            assert "За Дуг ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
+            assert "За Дуг ответил ГМ и показал вам карту «Пистолет»." in body(shown[0])
             time.sleep(2)
             assert sum("Итоги дня 1 — BBCode" in s for _, s in _outbox_subjects(outbox)) == 1
         except BaseException as error:

@@ -360,7 +360,7 @@ CARD_SHOWN_1 = """\
 Игра: e2e-1
 
 Неташка, ваше предположение №1 (Белых, топор, терраса) опровергнуто.
-Веталь показывает вам карту: терраса.
+Веталь показывает вам карту «терраса».
 
 Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение опровергнуто.
 """
@@ -537,15 +537,15 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     assert service.run_once(clock.real()) == []
     gm_answer = mailbox(dovecot, EMAIL[NETASHKA])[4]
     assert gm_answer.subject == "[e2e-1] Предположение №3: вам показали карту"
-    assert "За Дуг ответил ГМ и показывает вам карту: Зеленович." in gm_answer.body.splitlines()
+    assert "За Дуг ответил ГМ и показал вам карту «Зеленович»." in gm_answer.body.splitlines()
     summary, summary_facts = mailbox(dovecot, GM)[2:4]
     assert summary.subject == "[e2e-1] Итоги дня 1 — BBCode"
     assert_unprompted(summary)
     assert post(summary) == DAY_1_POST
     assert gm_only(summary_facts) == (
         "Только для ГМа:\n"
-        "  - №1: Неташке показана карта терраса (от Веталя)\n"
-        "  - №3 (Неташка → Дуг): ГМ ответил за Дуг — показана карта Зеленович"
+        "  - №1: Неташке показана карта «терраса» (от Веталя)\n"
+        "  - №3 (Неташка → Дуг): ГМ ответил за Дуг — показана карта «Зеленович»"
     )
 
     # --- day 2: Дуг's allowance is 2 (D6); a wrong accusation puts Моро out (C6), then
@@ -678,11 +678,9 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
             if address == EMAIL[NETASHKA]:
                 continue
             assert "вам показали карту" not in mail.subject, (address, mail.subject)
-            assert "показывает вам карту" not in mail.body, (address, mail.subject)
+            assert "вам карту «" not in mail.body, (address, mail.subject)
     revealing = [
-        mail.subject
-        for mail in mailbox(dovecot, EMAIL[NETASHKA])
-        if "показывает вам карту" in mail.body
+        mail.subject for mail in mailbox(dovecot, EMAIL[NETASHKA]) if "вам карту «" in mail.body
     ]
     assert revealing == [
         "[e2e-1] Предположение №1: вам показали карту",
@@ -746,7 +744,7 @@ def test_D8_message_sent_while_the_service_is_down_is_processed_exactly_once(
     assert_reply_to(reply, sent)
     assert "Принято: предположение №1 для Веталя (Белых, топор, терраса)." in reply.body
     assert shown.subject == "[e2e-1] Предположение №1: вам показали карту"
-    assert "За Веталя ответил ГМ и показывает вам карту: терраса." in shown.body.splitlines()
+    assert "За Веталя ответил ГМ и показал вам карту «терраса»." in shown.body.splitlines()
     assert subjects(dovecot, EMAIL[VETAL]) == [
         "[e2e-1] Клуэдо: ваши карты",
         "[e2e-1] Предположение №1 от Неташки",

@@ -384,12 +384,12 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             "Следующий ход — Роза.\n" in cross_reply.body
         )
         shown_1 = table.until(EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту")[3]
-        assert "Кросс показывает вам карту: Петя." in shown_1.lines
+        assert "Кросс показывает вам карту «Петя»." in shown_1.lines
         turn_2, turn_2_markdown, turn_2_facts = table.until(
             GM, f"{TAG} Итоги хода 2 — только для ГМа"
         )[5:]
         assert post(turn_2) == TURN_2_POST
-        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг, карта Петя"
+        assert gm_only(turn_2_facts) == "Только для ГМа:\n  - №1: Кросс → Дуг, карта «Петя»"
         rosa_turn = table.until(EMAIL[ROSA], f"{TAG} Ваш ход (ход 3)")[2]
         assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in rosa_turn.lines
 
@@ -429,7 +429,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         assert post(turn_3) == TURN_3_POST
         assert gm_only(turn_3_facts) == (
             "Только для ГМа:\n"
-            "  - №2: ответа от игрока Кросс вовремя не было, ответ дал ГМ — показана карта Ваня"
+            "  - №2: ответа от игрока Кросс вовремя не было, ответ дал ГМ — показана карта «Ваня»"
         )
         cross_box = table.until(EMAIL[CROSS], f"{TAG} Ваш ход (ход 4)")
         assert titles(cross_box) == [
@@ -445,12 +445,12 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         ]
         gm_answered = cross_box[7]
         assert (
-            "ГМ ответил за вас и показал Розе вашу карту Ваня (первую подходящую в "
+            "ГМ ответил за вас и показал Розе вашу карту «Ваня» (первую подходящую в "
             "порядке подозреваемый — орудие — комната)." in gm_answered.lines
         )
         shown_2 = table.until(EMAIL[ROSA], f"{TAG} Предположение №2: вам показали карту")[4]
         assert (
-            "За игрока Кросс ответил ГМ (время на ответ истекло) и показывает вам карту: Ваня."
+            "За игрока Кросс ответил ГМ (время на ответ истекло) и показал вам карту «Ваня»."
             in shown_2.lines
         )
         return turn_3, turn_3_markdown, gm_answered, shown_2, cross_box
@@ -628,7 +628,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         for address in (DAEMON, GM, *EMAIL.values())
         for mail in mailbox(dovecot, address)
         for card in ("Петя", "Ваня")
-        if f"показывает вам карту: {card}" in mail.body
+        if f"вам карту «{card}»" in mail.body  # shown by the player or by the GM
     ]
     assert shown == [
         (EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту", "Петя"),

@@ -259,7 +259,7 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         assert code == 0, out
         assert re.match(r"Paused\. \d+ h \d+ min were left before the deadline; ", out)
         # The command line's answer, without the mail's list of GM commands by mail.
-        assert "Commands:" not in out and "ACT PLAYER: MOVE" not in out
+        assert "Commands:" not in out and "ACT <player>: <move>" not in out
         assert paused_since(table.store, "seed-000") is not None
         code, out = cli(table, "close-day", "seed-000")
         assert code == 1 and "game seed-000 is paused: `pbp resume seed-000` first" in out
@@ -406,14 +406,14 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert subjects[-1:] == ["[seed-002] Игра окончена: финальный пост — BBCode"]
         text = story(table.service, GAME, "markdown")
         assert (
-            ": роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
+            " · роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
             "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
             "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
         )
-        assert "14:00 (ГМ): Маша покидает игру.\n" in text
+        assert "14:00 (ГМ) · Маша покидает игру.\n" in text
         # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
-        assert "1 декабря 2026 г., 14:00: ГМ исключает Машу.\n" in text
-        assert "(ГМ): игра окончена: победила команда маньяка.\n" in text
+        assert "1 декабря 2026 г., 14:00 · ГМ исключает Машу.\n" in text
+        assert "(ГМ) · игра окончена: победила команда маньяка.\n" in text
     finally:
         table.close()
 
@@ -451,11 +451,11 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         # Told as what it is, a removal (C5), never as a missed answer time (R7).
         mails = {str(m["Subject"]): body(m) for m in table.new_mail()}
         shown = mails["[seed-000] Предположение №1: вам показали карту"]
-        assert "За Кросса ответил ГМ (игрок исключён) и показывает вам карту: Нож." in shown
+        assert "За Кросса ответил ГМ (игрок исключён) и показал вам карту «Нож»." in shown
         post = mails["[seed-000] Итоги хода 2 — BBCode"]
         facts = mails["[seed-000] Итоги хода 2 — только для ГМа"]
         assert "- Кросс: есть карта (ответил ГМ: игрок исключён)\n" in post
-        assert "  - №1: Кросс исключён, ответ дал ГМ — показана карта Нож\n" in facts
+        assert "  - №1: Кросс исключён, ответ дал ГМ — показана карта «Нож»\n" in facts
         assert "время на ответ истекло" not in post + facts + shown
         row = table.store.game("seed-000")
         assert row is not None
@@ -560,7 +560,7 @@ def test_export_tells_voided_moves_in_words_and_a_multiline_act_on_one_line(
     vote = gm.void(GAME, seqs["vote_cast"], now=utc(2026, 12, 1, 11), via="cli", note=None)
     assert vote["announced"] is True
     text = story(maniac.service, GAME, "markdown", force=True)
-    lines = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- событие ")]
+    lines = [line.split(" · ", 2)[2] for line in text.splitlines() if line.startswith("- событие ")]
     assert lines[-7:] == [
         "заказ маньяка на ночь 1 — убить Сашу.",
         "Коля голосует за Таню.",

@@ -115,14 +115,17 @@ def table(tmp_path: Path) -> Iterator[TwoGames]:
     table.close()
 
 
+#: The commands closing a STATUS mail of the Maniac game (game days and nights).
 COMMANDS_RU = (
     "Только для вас: не вставляйте это письмо на форум.\n"
-    "Команды: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ · "
-    "ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ · "
-    "ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР · "
-    "ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · "
-    "НОВЫЙ АДРЕС (пояснение — после « -- »).\n"
+    "Команды: ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы> · "
+    "ЗАМЕНА <игрок> НА <имя> <адрес> · АДРЕС <игрок> <новый адрес> · ИСКЛЮЧИТЬ <игрок> · "
+    "ОТМЕНИТЬ <номер события> · ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · "
+    "ПОВТОРИТЬ <номер> · ОТКЛОНИТЬ <номер> · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · "
+    "СТАТУС [ВСЕ] · НОВЫЙ АДРЕС (пояснение — после « -- »).\n"
 )
+#: The same, of the Cluedo game by days: no nights, no ЗАВЕРШИТЬ НОЧЬ.
+CLUEDO_COMMANDS_RU = COMMANDS_RU.replace(" · ЗАВЕРШИТЬ НОЧЬ", "")
 SEATS_RU = "\nМеста (кто сейчас играет за каждое из них и с какого адреса; кто играл раньше):\n"
 #: The GM's STATUS lists each seat's player and his registered address (GM-only).
 MANIAC_SEATS_RU = SEATS_RU + "".join(
@@ -199,7 +202,7 @@ def test_a_cluedo_status_shows_the_answer_owed(table: TwoGames) -> None:
     assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]
     (answer,) = table.new_mail()
     assert summary([answer]) == [(GM, "[seed-000] Только для ГМа: состояние игры")]
-    assert named_body(answer, CLUEDO) == CLUEDO_RU + "\n" + COMMANDS_RU
+    assert named_body(answer, CLUEDO) == CLUEDO_RU + "\n" + CLUEDO_COMMANDS_RU
 
 
 def test_status_all_gives_every_game_of_the_gm_in_one_mail(tmp_path: Path) -> None:
@@ -219,7 +222,12 @@ def test_status_all_gives_every_game_of_the_gm_in_one_mail(tmp_path: Path) -> No
             (GM, "[seed-000, seed-002] Только для ГМа: состояние ваших игр")
         ]
         assert body(answer) == (
-            "Игры: seed-000, seed-002\n\n" + CLUEDO_RU + "\n" + MANIAC_RU + "\n" + COMMANDS_RU
+            "Игры: seed-000, seed-002\n\n"
+            + CLUEDO_RU
+            + "\n"
+            + MANIAC_RU
+            + "\n"
+            + CLUEDO_COMMANDS_RU
         )
     finally:
         table.close()
@@ -462,7 +470,7 @@ def test_status_lists_each_seats_player_address_and_earlier_players(table: TwoGa
         # The readdress is the last lever (issue 31: ADDRESS by mail).
         "Последняя команда ГМа: новый адрес игрока (Роза), 1 декабря 2026 г., 20:30 по "
         "Москве, по почте. Пояснение: опечатка\n"
-        "\n" + COMMANDS_RU
+        "\n" + CLUEDO_COMMANDS_RU
     )
 
 

@@ -126,7 +126,7 @@ def test_a_game_of_its_own_package_is_checked_played_and_posted_by_pbp(
     # The story: the kind tells its own events (guess/parts/story_line.j2), pbp the end
     # (a game_over with a winner), and an event neither tells is named by its kind.
     story = pbp(tmp_path, "export", "guess-1").splitlines()
-    assert [line.split(": ", 1)[1] for line in story if line.startswith("- ")] == [
+    assert [line.split(" · ", 2)[2] for line in story if line.startswith("- ")] == [
         "secret.",
         "the game starts: Alice, Bob, a number from 1 to 20.",
         "Alice guesses **4**.",

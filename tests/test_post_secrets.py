@@ -111,8 +111,8 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
             pbp_post(tmp_path, "seed-000", "--day", "1"),
             None,
             [
-                "  - №1: Розе показана карта Петя (от Кросса)",
-                "  - №2 (Кросс → Дуг): ГМ ответил за Дуг — показана карта Пистолет",
+                "  - №1: Розе показана карта «Петя» (от Кросса)",
+                "  - №2 (Кросс → Дуг): ГМ ответил за Дуг — показана карта «Пистолет»",
             ],
         )
     finally:
@@ -162,7 +162,7 @@ def test_cluedo_rounds_the_turn_post_alone_and_the_card_shown_apart(tmp_path: Pa
             "[seed-000] Итоги хода 1",
             pbp_post(tmp_path, "seed-000", "--turn", "1"),
             pbp_post(tmp_path, "seed-000", "--turn", "1", "--format", "markdown"),
-            ["  - №1: Дуг → Кросс, карта Молоток"],
+            ["  - №1: Дуг → Кросс, карта «Молоток»"],
         )
         # Дуг's own hand (Молоток, Спальня) is never listed in a post.
         posts = post_mails(mails, "[seed-000] Итоги хода 1")

@@ -572,7 +572,7 @@ def test_cluedo_days_others_read_the_same_whatever_card_was_shown_and_was_accuse
     # The comparison can fail: the suggester and the GM do see the card.
     cross = [transcript(world, CLUEDO_EMAILS["Кросс"]) for world in worlds[:2]]
     assert cross[0] != cross[1]
-    assert any("Дуг показывает вам карту: Спальня." in t for _s, _r, t in cross[1])
+    assert any("Дуг показывает вам карту «Спальня»." in t for _s, _r, t in cross[1])
 
 
 def test_cluedo_days_others_read_the_same_whatever_the_hands_beyond_their_answers(
@@ -690,7 +690,7 @@ def test_cluedo_rounds_others_read_the_same_whatever_card_was_shown(tmp_path: Pa
     ]
     assert pasted[0] == pasted[1]
     cross = [transcript(world, CLUEDO_EMAILS["Кросс"]) for world in worlds]
-    assert any("Дуг показывает вам карту: Спальня." in t for _s, _r, t in cross[1])
+    assert any("Дуг показывает вам карту «Спальня»." in t for _s, _r, t in cross[1])
     assert cross[0] != cross[1]
 
 
@@ -755,13 +755,13 @@ def probe_script(shown: str, guess: str, found: list[str]) -> Callable[[CluedoTa
         table.new_mail()
         table.move("Дуг", f"ОПРОВЕРЖЕНИЕ 1 {shown}", at=utc(2026, 12, 1, 17, 3))
         (told,) = [m for m in table.new_mail() if m["To"] == CLUEDO_EMAILS["Кросс"]][-1:]
-        assert f"Дуг показывает вам карту: {shown}." in body(told)
+        assert f"Дуг показывает вам карту «{shown}»." in body(told)
         found.append(str(told["Message-ID"]))
         table.send(
             "Роза",
             "СТАТУС",
             "",
-            f"Дуг показывает вам карту: {guess}.",
+            f"Дуг показывает вам карту «{guess}».",
             "Эту карту знаете только вы и ГМ; остальные видят лишь, что предположение "
             "опровергнуто.",
             at=utc(2026, 12, 1, 17, 5),
@@ -789,7 +789,7 @@ def test_a_mail_answering_another_players_mail_learns_nothing_of_it(tmp_path: Pa
     ]
     assert "Ваши карты: Библиотека, Канделябр, Веревка." in body(reply)
     # Her own mail, her own lines: she sees all of them, as she wrote them.
-    assert "> Дуг показывает вам карту: Пистолет." in body(reply)
+    assert "> Дуг показывает вам карту «Пистолет»." in body(reply)
 
 
 def test_nobody_but_the_seat_gets_anything_of_it_by_writing_to_its_address(

@@ -153,11 +153,11 @@ def test_maniac_says_each_thing_one_way(ru: dict[str, str]) -> None:
     assert "Итог: заказ (убить Льва) не исполнен — маньяк в камере или в тюрьме;" in levers
     assert "- Павел — [b]маньяк[/b]; в тюрьме со дня 2\n" in levers
     assert "- Мария — [b]мирный житель[/b]; вне игры со дня 2 по решению ГМа\n" in levers
-    assert ": заказ маньяка на ночь 1 — убить Марию.\n" in levers
-    assert ": заказ маньяка на ночь 1 (убить Марию) отменён.\n" in levers
-    assert ": заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
-    assert ": Лев голосует за Павла (в тюрьму).\n" in levers
-    assert ": игра окончена: победил город.\n" in levers
+    assert " · заказ маньяка на ночь 1 — убить Марию.\n" in levers
+    assert " · заказ маньяка на ночь 1 (убить Марию) отменён.\n" in levers
+    assert " · заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
+    assert " · Лев голосует за Павла (в тюрьму).\n" in levers
+    assert " · игра окончена: победил город.\n" in levers
     assert "Время — по часовому поясу Europe/Moscow." in levers
     text = everywhere(ru)
     for old in ("аннулирован", "-го дня", "закреплён", "победили мирные", "(тюрьма)", "Время: "):
@@ -223,8 +223,8 @@ def test_gm_status_says_who_plays_each_seat_in_word_order(ru: dict[str, str]) ->
 
 def test_rounds_gm_only_card_line_has_one_colon(ru: dict[str, str]) -> None:
     # Was «№1: Саша → Шапо: карта Спальня».
-    assert "  - №1: Саша → Шапо, карта Спальня\n" in ru["cluedo_rounds"]
-    assert "  - №1: Вова (вместо Саши) → Шапо, карта Пистолет\n" in ru["cluedo_rounds_levers"]
+    assert "  - №1: Саша → Шапо, карта «Спальня»\n" in ru["cluedo_rounds"]
+    assert "  - №1: Вова (вместо Саши) → Шапо, карта «Пистолет»\n" in ru["cluedo_rounds_levers"]
 
 
 def test_final_post_heads_an_earlier_days_answer_as_the_day_post_does(
@@ -262,7 +262,7 @@ def test_kept_mail_notice_says_enter_its_moves_yourself_in_russian_order(
 ) -> None:
     # Was «чтобы внести его ходы самому».
     assert (
-        "Ответьте ЗА ИГРОК: ХОД, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 1,"
+        "Ответьте ЗА Веталя: <ход>, чтобы самому внести ходы из этого письма, или ОТКЛОНИТЬ 1,"
         " чтобы закрыть его, не применяя."
     ) in ru["cluedo_days_levers"]
     assert "ходы самому" not in everywhere(ru)

@@ -152,13 +152,13 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         mails[0]
     )
     assert "Дуг: есть карта" in lines(mails[0])  # the forum snippet, never the card
-    assert "Дуг показывает вам карту: Молоток." in lines(mails[1])
+    assert "Дуг показывает вам карту «Молоток»." in lines(mails[1])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(mails[2])
     assert bbcode(mails[3]) == TURN_1
-    assert "  - №1: Дуг → Кросс, карта Молоток" in lines(mails[4])  # the GM-only mail
-    assert not [m for m in mails[3:4] if "карта Молоток" in body(m)]  # never beside the post
+    assert "  - №1: Дуг → Кросс, карта «Молоток»" in lines(mails[4])  # the GM-only mail
+    assert not [m for m in mails[3:4] if "карта «Молоток»" in body(m)]  # never beside the post
     # C4: the shown card reaches the suggester (and the GM) only.
-    assert [m["To"] for m in mails if "карту: Молоток" in body(m)] == [CROSS]
+    assert [m["To"] for m in mails if "карту «Молоток»" in body(m)] == [CROSS]
 
     # Turn 2: Роза has none and is answered at once (R6); Кросс must show Петя.
     mails = play(table, "Дуг", "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая", 15)
@@ -178,7 +178,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (ROSA, "[seed-000] Ваш ход (ход 3)"),
         *posted("[seed-000] Итоги хода 2", private=True),
     ]
-    assert "Кросс показывает вам карту: Петя." in lines(mails[1])
+    assert "Кросс показывает вам карту «Петя»." in lines(mails[1])
     assert "Следующий ход — Роза." in lines(mails[0])
     assert bbcode(mails[3]) == TURN_2
 
@@ -385,16 +385,16 @@ def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsT
     assert bbcode(mails[0]) == TURN_1.replace(
         "- Дуг: есть карта\n", "- Дуг: есть карта (ответил ГМ: время на ответ истекло)\n"
     )
-    assert "  - №1: Дуг не ответила вовремя, ответ дал ГМ — показана карта Молоток" in lines(
+    assert "  - №1: Дуг не ответила вовремя, ответ дал ГМ — показана карта «Молоток»" in lines(
         mails[1]
     )
     # C5: the first held card in the order suspect, weapon, room: Молоток, not Спальня.
     assert named_body(mails[2], "seed-000") == (
         "Дуг, вы не ответили вовремя на предположение №1 от Кросса (Петя, Молоток, Спальня).\n"
-        "ГМ ответил за вас и показал Кроссу вашу карту Молоток (первую подходящую в "
+        "ГМ ответил за вас и показал Кроссу вашу карту «Молоток» (первую подходящую в "
         "порядке подозреваемый — орудие — комната).\n"
     )
-    assert "За Дуг ответил ГМ (время на ответ истекло) и показывает вам карту: Молоток." in lines(
+    assert "За Дуг ответил ГМ (время на ответ истекло) и показал вам карту «Молоток»." in lines(
         mails[3]
     )
     row = table.store.game("seed-000")
@@ -427,7 +427,7 @@ def test_D8_a_move_that_arrived_before_a_missed_deadline_is_applied_before_it(
         for m in table.sent()
         if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"
     ]
-    assert len(shown) == 1 and "Дуг показывает вам карту: Спальня." in shown[0]
+    assert len(shown) == 1 and "Дуг показывает вам карту «Спальня»." in shown[0]
     posts = [m for m in table.sent() if str(m["Subject"]).startswith("[seed-000] Итоги хода")]
     assert [str(m["Subject"]) for m in posts] == [
         "[seed-000] Итоги хода 1 — BBCode",
@@ -696,7 +696,7 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
             mails[1]
         )
         assert (
-            "The GM answered for you and showed Кросс your card Молоток (the first matching "
+            'The GM answered for you and showed Кросс your card "Молоток" (the first matching '
             "one in the order suspect, weapon, room)." in lines(mails[3])
         )
         table.send("Кросс", "STATUS", at=utc(2026, 12, 2, 5, 10))

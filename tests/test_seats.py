@@ -280,7 +280,7 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
         (EMAILS["Кросс"], "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert named_body(mails[0], GAME).startswith("Вова, ГМ внёс за вас ход")
-    assert "Вова (вместо Дуг) показывает вам карту: Спальня." in body(mails[1])
+    assert "Вова (вместо Дуг) показывает вам карту «Спальня»." in body(mails[1])
     # Nothing private reaches the old player after the substitution.
     assert OLD not in {str(m["To"]) for m in table.sent()[-len(mails) :]}
     # A Cluedo addressee by either name: the same seat.
@@ -306,14 +306,16 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     assert asked == ["Дуг", "Дуг", "Дуг"]
     # The story: before the substitution the seat's own player, after it the substitute.
     story = cli(table, "export", GAME, "--force")
-    assert "событие 6 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Дуг:" in story
-    assert "событие 7 · 1 декабря 2026 г., 21:00: Вова заменяет Дуг.\n" in story
-    assert "событие 8 · 1 декабря 2026 г., 21:00 🔒: у места Дуг новый адрес.\n" in story
-    assert "событие 9 · 1 декабря 2026 г., 21:05 (ГМ): Вова (вместо Дуг) опровергает №1.\n" in story
+    assert "событие 6 · 1 декабря 2026 г., 20:05 · предположение №1 от Кросса для Дуг:" in story
+    assert "событие 7 · 1 декабря 2026 г., 21:00 · Вова заменяет Дуг.\n" in story
+    assert "событие 8 · 1 декабря 2026 г., 21:00 🔒 · у места Дуг новый адрес.\n" in story
+    assert (
+        "событие 9 · 1 декабря 2026 г., 21:05 (ГМ) · Вова (вместо Дуг) опровергает №1.\n" in story
+    )
     assert "предположение №2 от Розы для Вовы (вместо Дуг):" in story
     # The substitute's name declined, the parenthesis kept (rule P2), as the posts do.
-    assert "событие 13 · 1 декабря 2026 г., 21:12: у Вовы (вместо Дуг) нет карт из " in story
-    assert "событие 15 · 1 декабря 2026 г., 21:22: у Вовы (вместо Дуг) нет карт из " in story
+    assert "событие 13 · 1 декабря 2026 г., 21:12 · у Вовы (вместо Дуг) нет карт из " in story
+    assert "событие 15 · 1 декабря 2026 г., 21:22 · у Вовы (вместо Дуг) нет карт из " in story
 
 
 def maniac_vote(maniac: ManiacTable, voter: str, line: str, at: datetime, sender: str) -> str:
@@ -480,15 +482,15 @@ def test_the_story_names_a_substitutes_seat_in_every_case(table: Table) -> None:
     story = cli(table, "export", GAME, "--force")
     lines = [line for line in story.splitlines() if "Вов" in line or "места" in line]
     assert lines == [
-        "- событие 6 · 1 декабря 2026 г., 20:01: Вова заменяет Дуг.",
-        "- событие 7 · 1 декабря 2026 г., 20:01 🔒: у места Дуг новый адрес.",
-        "- событие 8 · 1 декабря 2026 г., 20:05: предположение №1 от Кросса для Вовы (вместо "
+        "- событие 6 · 1 декабря 2026 г., 20:01 · Вова заменяет Дуг.",
+        "- событие 7 · 1 декабря 2026 г., 20:01 🔒 · у места Дуг новый адрес.",
+        "- событие 8 · 1 декабря 2026 г., 20:05 · предположение №1 от Кросса для Вовы (вместо "
         "Дуг): **Маша**, **Топор**, **Столовая**.",
         # A new address is the seat's, whoever plays it.
-        "- событие 9 · 1 декабря 2026 г., 20:10 🔒: у места Дуг новый адрес.",
-        "- событие 10 · 1 декабря 2026 г., 22:30 🔒: ГМ отвечает на №1 за Вову (вместо Дуг): "
+        "- событие 9 · 1 декабря 2026 г., 20:10 🔒 · у места Дуг новый адрес.",
+        "- событие 10 · 1 декабря 2026 г., 22:30 🔒 · ГМ отвечает на №1 за Вову (вместо Дуг): "
         "нет карты.",
-        "- событие 11 · 1 декабря 2026 г., 22:30: у Вовы (вместо Дуг) нет карт из "
+        "- событие 11 · 1 декабря 2026 г., 22:30 · у Вовы (вместо Дуг) нет карт из "
         "предположения №1 (ответил ГМ).",
     ]
 

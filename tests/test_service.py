@@ -108,7 +108,7 @@ def test_C4_the_shown_card_reaches_only_the_suggester(table: Table) -> None:
         ("doug@example.test", "[seed-000] Re: ход"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
-    assert "Дуг показывает вам карту: Спальня." in body(mails[1])
+    assert "Дуг показывает вам карту «Спальня»." in body(mails[1])
     assert "Карта показана приватом." in body(mails[0])
     # The public log names the refuter, never the card.
     public = [s.event for s in table.store.events("seed-000", public_only=True)]
@@ -221,7 +221,7 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
     # C5: the first matching card in the order suspect, weapon, room is Пистолет.
     shown = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: вам показали карту"]
     assert [str(m["To"]) for m in shown] == ["cross@example.test"]
-    assert "За Дуг ответил ГМ и показывает вам карту: Пистолет." in body(shown[0])
+    assert "За Дуг ответил ГМ и показал вам карту «Пистолет»." in body(shown[0])
     (told,) = [m for m in mails if m["Subject"] == "[seed-000] Предположение №1: за вас ответил ГМ"]
     assert told["To"] == "doug@example.test"
     assert body(told) == (
@@ -229,7 +229,7 @@ def test_D6_gm_answers_at_close_and_the_addressee_loses_a_suggestion(table: Tabl
         "\n"
         "Дуг, вы не ответили до закрытия дня на предположение №1 от Кросса "
         "(Маша, Пистолет, Спальня).\n"
-        "ГМ ответил за вас и показал Кроссу вашу карту Пистолет (первую подходящую в порядке "
+        "ГМ ответил за вас и показал Кроссу вашу карту «Пистолет» (первую подходящую в порядке "
         "подозреваемый — орудие — комната).\n"
         "За это предположение на следующий день у вас будет на одно предположение меньше.\n"
     )

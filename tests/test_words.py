@@ -122,7 +122,7 @@ def test_story_names_the_suggester_shown_a_card_in_the_dative(renderer: Renderer
             genders={},
         )
         [found] = [line for line in text.split("\n") if line.startswith("- ")]
-        return found.split(": ", 1)[1]
+        return found.split(" · ", 2)[2]
 
     assert line("Маша") == "Лев показывает Маше карту **нож**."
     assert line("Кросс") == "Лев показывает игроку Кросс карту **нож**."
@@ -383,28 +383,34 @@ def _sheet_commands(renderer: Renderer, kind: str, locale: str) -> str:
 @pytest.mark.parametrize("locale", ["ru", "en"])
 def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, locale: str) -> None:
     from pbp import keywords
+    from pbp.core.registry import KINDS
     from pbp.parse import gm
 
     line = _sheet_commands(renderer, kind, locale)
     vocabulary = keywords.current()
-    for lever in gm.NAMES.values():
+    # A deadline lever only where the kind has that deadline (Cluedo by rounds: none).
+    deadlines = {c.lever for c in KINDS[kind].deadline_commands}
+    for lever in (*gm.NAMES.values(), "end_night"):
         word = vocabulary.words("gm", lever, locale)[0]
-        assert f" {word}" in line or f": {word}" in line, (lever, word)
+        listed = f" {word}" in line or f": {word}" in line
+        assert listed == (lever not in gm.DEADLINE_LEVERS or lever in deadlines), (lever, word)
     assert f" {vocabulary.words('gm', 'by', locale)[0]} " in line
 
 
 def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) -> None:
     assert _sheet_commands(renderer, "cluedo_days", "ru") == (
-        "Команды, по одной в строке: ЗА ИГРОК: ХОД · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ ЧАСЫ"
-        " · ЗАМЕНА ИГРОК НА ИМЯ АДРЕС · АДРЕС ИГРОК НОВЫЙ · ИСКЛЮЧИТЬ ИГРОК · ОТМЕНИТЬ СОБЫТИЕ"
-        " · ЗАКРЫТЬ ДЕНЬ · ЗАВЕРШИТЬ НОЧЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ НОМЕР · ОТКЛОНИТЬ НОМЕР"
+        "Команды, по одной в строке: ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы>"
+        " · ЗАМЕНА <игрок> НА <имя> <адрес> · АДРЕС <игрок> <новый адрес> · ИСКЛЮЧИТЬ <игрок>"
+        " · ОТМЕНИТЬ <номер события> · ЗАКРЫТЬ ДЕНЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ <номер>"
+        " · ОТКЛОНИТЬ <номер>"
         " · ЭКСПОРТ markdown|bbcode|html · ПОМОЩЬ · СТАТУС [ВСЕ] · "
         "НОВЫЙ АДРЕС (пояснение — после « -- »)."
     )
     assert _sheet_commands(renderer, "maniac", "en") == (
-        "Commands, one per line: ACT PLAYER: MOVE · PAUSE · RESUME · EXTEND HOURS"
-        " · SUBSTITUTE PLAYER BY NAME ADDRESS · ADDRESS PLAYER NEW · REMOVE PLAYER · VOID EVENT"
-        " · CLOSE DAY · END NIGHT · KEPT · RETRY ID · DISMISS ID"
+        "Commands, one per line: ACT <player>: <move> · PAUSE · RESUME · EXTEND <hours>"
+        " · SUBSTITUTE <player> BY <name> <address> · ADDRESS <player> <new address>"
+        " · REMOVE <player> · VOID <event> · CLOSE DAY · END NIGHT · KEPT · RETRY <id>"
+        " · DISMISS <id>"
         " · EXPORT markdown|bbcode|html · HELP · STATUS [ALL]"
         ' · NEW ADDRESS (a note may follow " -- ").'
     )

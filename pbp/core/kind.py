@@ -101,6 +101,12 @@ class DeadlineCommand:
     help: str
     done: str
 
+    @property
+    def lever(self) -> str:
+        """The GM's lever by mail that passes it: the command with ``_`` for ``-``,
+        its keyword entry (section ``gm`` of ``keywords.yaml``): ``"close_day"``."""
+        return self.command.replace("-", "_")
+
 
 #: ``pbp close-day``: the kinds played in game days share it.
 CLOSE_DAY = DeadlineCommand(

@@ -222,9 +222,9 @@ class GmMail(ServicePart):
             result: dict[str, Any] = {"line": command.line, "lever": command.name}
             if command.lever is None:
                 error = command.error or InvalidMove("gm_not_a_command")
-                result["error"] = renderer.error(
-                    error.code, {**error.params, "genders": genders}, locale=game.locale
-                )
+                # The commands it lists are the game kind's (no END NIGHT without nights).
+                params = {**error.params, "genders": genders, "kind": game.kind}
+                result["error"] = renderer.error(error.code, params, locale=game.locale)
             elif isinstance(command.lever, Status):
                 if index == shown:
                     result["done"] = self.status(game, command.lever, now or at)
@@ -248,7 +248,9 @@ class GmMail(ServicePart):
                 {
                     "line": "",
                     "lever": None,
-                    "error": renderer.error("gm_no_command", {}, locale=game.locale),
+                    "error": renderer.error(
+                        "gm_no_command", {"kind": game.kind}, locale=game.locale
+                    ),
                 }
             )
         return results

@@ -309,7 +309,7 @@ class GmDesk:
             date past the calendar); no deadline to move.
         """
         if not hours > 0:
-            raise LeverRefused("gm_syntax", lever="extend", syntax="EXTEND HOURS")
+            raise LeverRefused("gm_syntax", lever="extend", syntax="EXTEND <hours>")
         if not hours <= MAX_EXTEND_HOURS:
             raise LeverRefused(
                 "gm_extend_too_long", hours=hours, max=MAX_EXTEND_HOURS, game=game_id

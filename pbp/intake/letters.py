@@ -103,7 +103,15 @@ class LetterRules(ServicePart):
             )
             facts = {"code": letter.unreadable_code}
             self.mail.notice_gm(
-                game, letter, message.raw, "unreadable", kept_id, message.now, reason, facts
+                game,
+                letter,
+                message.raw,
+                "unreadable",
+                kept_id,
+                message.now,
+                reason,
+                facts,
+                player,
             )
             return message.record(Handled.UNREADABLE, game.id, player, reason)
 

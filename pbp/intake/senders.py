@@ -185,7 +185,9 @@ class SenderRules(ServicePart):
                 message.letter, sender, "too_large", context, now, game=game, player=player
             )
             # His moves wait for him to send them again: his GM is told at once.
-            self.mail.notice_gm(game, message.letter, raw, "too_large", kept_id, now, detail, facts)
+            self.mail.notice_gm(
+                game, message.letter, raw, "too_large", kept_id, now, detail, facts, player
+            )
             return message.record(Handled.TOO_LARGE, game_id, player, detail)
 
     def confirming(self, message: Message) -> Outcome | None:
@@ -284,7 +286,19 @@ class SenderRules(ServicePart):
                 game=game,
                 player=None if own == GM_SEAT else own,
             )
-            self.mail.notice_gm(game, message.letter, message.raw, "wrong_sender", kept_id, now)
+            # Whose moves it holds: the sender's own seat in this game (a player at
+            # another's address), else the seat whose address it reached (its player
+            # at a new address?), as a RETRY's refusal names them (pbp.gm.kept).
+            moves_of = own if own is not None and own != GM_SEAT else seat.player
+            self.mail.notice_gm(
+                game,
+                message.letter,
+                message.raw,
+                "wrong_sender",
+                kept_id,
+                now,
+                player=moves_of,
+            )
             return message.record(Handled.WRONG_SENDER, seat.game_id, seat.player)
 
     def replaced(self, message: Message) -> Outcome | None:
@@ -476,6 +490,7 @@ class SenderRules(ServicePart):
                     kept_id,
                     message.now,
                     checked.reason,
+                    player=player,
                 )
             return message.record(Handled.UNAUTHENTICATED, game.id, player, checked.reason)
 

@@ -290,24 +290,25 @@ def _folded(word: str) -> str:
     return word.upper().replace("Ё", "Е")
 
 
-#: Every lever with its English and Russian keywords (for the help of a refusal).
+#: Every lever's syntax with its English keywords, its arguments in angle brackets as
+#: the players' help writes them (for the help of a refusal).
 SYNTAX = {
-    "act": "ACT PLAYER: MOVE",
+    "act": "ACT <player>: <move>",
     "pause": "PAUSE",
     "resume": "RESUME",
-    "extend": "EXTEND HOURS",
-    "substitute": "SUBSTITUTE PLAYER BY NAME ADDRESS",
-    "readdress": "ADDRESS PLAYER NEW",
-    "remove": "REMOVE PLAYER",
-    "void": "VOID EVENT",
+    "extend": "EXTEND <hours>",
+    "substitute": "SUBSTITUTE <player> BY <name> <address>",
+    "readdress": "ADDRESS <player> <new address>",
+    "remove": "REMOVE <player>",
+    "void": "VOID <event>",
     "export": "EXPORT " + "|".join(FORMATS),
     "help": "HELP",
     "status": "STATUS [ALL]",
     "close_day": "CLOSE DAY",
     "end_night": "END NIGHT",
     "kept": "KEPT",
-    "retry": "RETRY ID...",
-    "dismiss": "DISMISS ID...",
+    "retry": "RETRY <id>...",
+    "dismiss": "DISMISS <id>...",
     "new_address": "NEW ADDRESS",
 }
 
