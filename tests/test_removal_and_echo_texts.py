@@ -124,7 +124,7 @@ def test_P2_the_echo_of_a_suggestion_by_mail_names_its_addressee_in_the_genitive
 
 def _owed(renderer: Renderer, suggester: str, locale: str, genders: dict[str, str]) -> str:
     sugg: dict[str, object] = {"number": 2, "suggester": suggester, "addressee": "Неташка"}
-    sugg |= {"suspect": "Краснова", "weapon": "Нож", "room": "Терраса"}
+    sugg |= {"suspect": "Краснова", "weapon": "Нож", "room": "Терраса", "due": None}
     status: dict[str, object] = {
         "day": 1,
         "out": False,
