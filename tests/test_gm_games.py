@@ -451,10 +451,10 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         # Told as what it is, a removal (C5), never as a missed answer time (R7).
         mails = {str(m["Subject"]): body(m) for m in table.new_mail()}
         shown = mails["[seed-000] Предположение №1: вам показали карту"]
-        assert "За Кросса ответил ГМ (игрок исключён) и показал вам карту «Нож»." in shown
+        assert "За Кросса ответил ГМ (Кросс исключён) и показал вам карту «Нож»." in shown
         post = mails["[seed-000] Итоги хода 2 — BBCode"]
         facts = mails["[seed-000] Итоги хода 2 — только для ГМа"]
-        assert "- Кросс: есть карта (показана приватом; ответил ГМ: игрок исключён)\n" in post
+        assert "- Кросс: есть карта (показана приватом; ответил ГМ: Кросс исключён)\n" in post
         assert "  - №1: Кросс исключён, ответ дал ГМ — показана карта «Нож»\n" in facts
         assert "время на ответ истекло" not in post + facts + shown
         row = table.store.game("seed-000")

@@ -73,7 +73,7 @@ def test_R2_answers_in_posts_use_the_words_of_the_commands(
     assert (
         "\n- Любовь: есть карта (показана приватом; ответил ГМ: время на ответ истекло)\n" in rounds
     )
-    assert "\n- Любовь: есть карта (показана приватом; ответил ГМ: игрок исключён)\n" in levers
+    assert "\n- Любовь: есть карта (показана приватом; ответил ГМ: Любовь исключена)\n" in levers
     ru = everywhere(texts, "ru")
     assert "«нет карт»" not in ru
     assert ": нет карт\n" not in ru
@@ -236,3 +236,16 @@ def test_C7_game_over_mail_names_the_winner_in_her_gender(
     assert "\nПобеда за Неташкой.\n" in texts["ru"]["cluedo_days_levers"]
     assert "Победитель — Дуг." not in everywhere(texts, "ru")
     assert "\nThe winner is Дуг.\n" in texts["en"]["cluedo_days"]
+
+
+# --- 13. a removed player in her gender (P2): «(Любовь исключена)» ---
+
+
+def test_P2_gm_answer_for_a_removed_player_follows_her_gender(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    levers = texts["ru"]["cluedo_rounds_levers"]
+    assert "За Любовь ответил ГМ (Любовь исключена) и показал вам карту «Библиотека»." in levers
+    assert "\n- Любовь: есть карта (показана приватом; ответил ГМ: Любовь исключена)\n" in levers
+    assert "Любовь: есть карта (показана приватом; ответил ГМ: игрок исключён)" not in levers
+    assert "ответил ГМ (игрок исключён)" not in levers
