@@ -9,6 +9,8 @@ English changed) and that the old one is gone from every mail and post.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from kits.golden import LOCALES, SCENARIOS, play
 
@@ -249,3 +251,17 @@ def test_P2_gm_answer_for_a_removed_player_follows_her_gender(
     assert "\n- Любовь: есть карта (показана приватом; ответил ГМ: Любовь исключена)\n" in levers
     assert "Любовь: есть карта (показана приватом; ответил ГМ: игрок исключён)" not in levers
     assert "ответил ГМ (игрок исключён)" not in levers
+
+
+# --- 18. a move the GM entered for a player is mailed under its own subject ---
+
+
+@pytest.mark.parametrize("scenario", ["cluedo_days_levers", "maniac_levers"])
+def test_move_entered_by_the_gm_is_mailed_as_such(
+    texts: dict[str, dict[str, str]], scenario: str
+) -> None:
+    ru, en = texts["ru"][scenario], texts["en"][scenario]
+    assert "] ГМ внёс за вас ход\n\nИгра: " in ru
+    old = re.compile(r"Результаты ваших ходов\n\nИгра: [^\n]*\n\n[^\n]*ГМ внёс за вас ход")
+    assert old.search(ru) is None
+    assert "] The GM entered a move for you\n" in en
