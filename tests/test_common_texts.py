@@ -530,8 +530,8 @@ def test_briefing_seat_is_neuter() -> None:
         " is yours now:"
     )
     assert catalogs.translations("ru").gettext(message) == (
-        "Место сохраняет имя %(player)s: посты на форуме показывают рядом ваше имя, и другие"
-        " игроки могут называть вас любым из двух. Всё, что есть у этого места, что ему"
+        "В игре вы по-прежнему %(player)s: в постах рядом будет стоять ваше имя, обращаться"
+        " к вам можно по любому из двух имён. Всё, что есть у этого места, что ему"
         " показали и что за ним числится, теперь ваше:"
     )
 
@@ -592,8 +592,8 @@ def test_substitute_announcement_seat_is_neuter(renderer: Renderer) -> None:
     text = _announce(renderer, "gm_substitute", {"player": "Маша", "name": "Вова", "note": None})
     assert text == (
         "[b]Вова заменяет Машу.[/b]\n\n"
-        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится;"
-        " отныне посты называют оба имени, и годится любое из них.\n"
+        "Место сохраняет имя Маша со всем, что у него есть и что за ним числится."
+        " В постах теперь будут оба имени, и годится любое из них.\n"
     )
 
 
@@ -1297,12 +1297,12 @@ def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) 
     _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
     assert body.split("\n")[0] == (
         "Неташка, ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня)."
-        " Отвечать на него не нужно, и в счёт ваших предположений дня оно не идёт."
+        " Оно не в счёт ваших предположений дня: можно сделать новое."
     )
     _subject, body = mail(renderer, "voided", "en", **context)
     assert body.split("\n")[0] == (
         "Неташка, the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня)."
-        " It needs no answer and is not counted among your suggestions of that day."
+        " It does not count among your suggestions of that day: you may make a new one."
     )
 
 

@@ -383,8 +383,8 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             killed = table.one(EMAIL[name], KILLED)
             assert killed.lines[:2] == [f"Игра: {GAME}", ""]
             assert killed.lines[2] == (
-                f"{name}, этой ночью (ночь 1) вас убили. Утром об этом объявят в треде — только "
-                "имя, без роли."
+                f"{name}, этой ночью (ночь 1) вас убили. В утреннем посте назовут только ваше"
+                " имя, без роли."
             )
             assert_on_time(killed, dawn_1)
 

@@ -250,8 +250,8 @@ TURN_2_POST = """\
 Дуг предполагает: убийца — [b]Петя[/b], [b]Топором[/b] [b]в Столовой[/b].
 
 Ответы по кругу:
-- Роза: нет карт
-- Кросс: есть карта
+- Роза: нет опровержения
+- Кросс: есть карта (показана приватом)
 
 Карта показана игроку Дуг приватом.
 
@@ -265,7 +265,7 @@ TURN_3_POST = """\
 Роза предполагает: убийца — [b]Ваня[/b], [b]Ножом[/b] [b]в Спальне[/b].
 
 Ответы по кругу:
-- Кросс: есть карта (ответил ГМ: время на ответ истекло)
+- Кросс: есть карта (показана приватом; ответил ГМ: время на ответ истекло)
 
 Карта показана Розе приватом.
 
@@ -365,10 +365,12 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             "Понял: ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая\n"
             "Принято: предположение №1 (Петя, Топор, Столовая). Отвечают по кругу, начиная со "
             "следующего за вами игрока.\n"
-            "Роза: нет карт.\n"
+            "Роза: нет опровержения.\n"
             "Сейчас отвечает Кросс.\n" in doug_reply.body
         )
-        cross_asked = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №1")[3]
+        cross_asked = table.until(EMAIL[CROSS], f"{TAG} Ваша очередь отвечать на предположение №1")[
+            3
+        ]
         assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in (
             cross_asked.lines
         )
@@ -376,7 +378,9 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
 
         # --- C4: Кросс shows Петя, to Дуг alone; turn 3 is Роза's
         send(smtp, EMAIL[CROSS], personal[CROSS], "ОПРОВЕРЖЕНИЕ Петя", reply_to=cross_asked)
-        cross_reply = table.until(EMAIL[CROSS], f"Re: {TAG} Ваш ответ на предположение №1")[4]
+        cross_reply = table.until(
+            EMAIL[CROSS], f"Re: {TAG} Ваша очередь отвечать на предположение №1"
+        )[4]
         assert (
             "> ОПРОВЕРЖЕНИЕ Петя\n"
             "Понял: ОПРОВЕРЖЕНИЕ Петя\n"
@@ -408,7 +412,9 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             "следующего за вами игрока.\n"
             "Сейчас отвечает Кросс.\n" in rosa_reply.body
         )
-        cross_asked_2 = table.until(EMAIL[CROSS], f"{TAG} Ваш ответ на предположение №2")[5]
+        cross_asked_2 = table.until(
+            EMAIL[CROSS], f"{TAG} Ваша очередь отвечать на предположение №2"
+        )[5]
         assert (
             "У вас есть: Ваня, Нож. Вы обязаны опровергнуть и сами выбираете, какую из этих "
             "карт показать. Ответьте строкой, например:" in cross_asked_2.lines
@@ -436,9 +442,9 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             WELCOME,
             TURN_REMINDER,
             TURN_SKIPPED,
-            f"{TAG} Ваш ответ на предположение №1",
-            f"Re: {TAG} Ваш ответ на предположение №1",
-            f"{TAG} Ваш ответ на предположение №2",
+            f"{TAG} Ваша очередь отвечать на предположение №1",
+            f"Re: {TAG} Ваша очередь отвечать на предположение №1",
+            f"{TAG} Ваша очередь отвечать на предположение №2",
             ANSWER_REMINDER,
             f"{TAG} Предположение №2: за вас ответил ГМ",
             f"{TAG} Ваш ход (ход 4)",
@@ -487,7 +493,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         assert over.header("Reply-To") == personal[name]
         assert f"SHA-256: {commitment}" in over.lines
     assert "Вы победили — ваше обвинение верное!" in mailbox(dovecot, EMAIL[CROSS])[-1].lines
-    assert "Победитель — Кросс." in mailbox(dovecot, EMAIL[ROSA])[-1].lines
+    assert "Победа за игроком Кросс." in mailbox(dovecot, EMAIL[ROSA])[-1].lines
 
     # --- SIGTERM: a clean exit, and nothing went wrong on the way
     assert daemon.stop() == 0, daemon.output()
@@ -584,9 +590,9 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         WELCOME,
         remind_1.subject,
         TURN_SKIPPED,
-        f"{TAG} Ваш ответ на предположение №1",
-        f"Re: {TAG} Ваш ответ на предположение №1",
-        f"{TAG} Ваш ответ на предположение №2",
+        f"{TAG} Ваша очередь отвечать на предположение №1",
+        f"Re: {TAG} Ваша очередь отвечать на предположение №1",
+        f"{TAG} Ваша очередь отвечать на предположение №2",
         remind_2.subject,
         f"{TAG} Предположение №2: за вас ответил ГМ",
         f"{TAG} Ваш ход (ход 4)",

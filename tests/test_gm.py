@@ -106,7 +106,7 @@ def test_act_enters_a_lost_refutation_with_the_same_private_mails(table: Table) 
     assert all("card" not in data for _k, vis, _s, data in rows if vis == "public")
     mails = flushed(table)
     assert summary(mails) == [
-        ("doug@example.test", "[seed-000] Результаты ваших ходов"),
+        ("doug@example.test", "[seed-000] ГМ внёс за вас ход"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert "Дуг, ГМ внёс за вас ход — вот что сделано." in body(mails[0])
@@ -156,7 +156,7 @@ def test_act_by_mail_from_the_gm_address_answers_the_gm(table: Table) -> None:
     assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_applied"]
     mails = table.new_mail()
     assert summary(mails) == [
-        ("doug@example.test", "[seed-000] Результаты ваших ходов"),
+        ("doug@example.test", "[seed-000] ГМ внёс за вас ход"),
         ("cross@example.test", "[seed-000] Предположение №1: вам показали карту"),
         (GM, "[seed-000] Re: команды"),
     ]

@@ -56,15 +56,15 @@ def test_M10_substitute_during_a_day_with_standing_votes(maniac: ManiacTable) ->
         (GM, "[seed-002] Объявление для форума: замена игрока — BBCode"),
     ]
     briefing = body(mails[0])
-    assert "ГМ попросил вас с этого момента играть за место Пети в игре «seed-002»." in briefing
+    assert "ГМ попросил вас с этого момента занять место Пети в игре «seed-002»." in briefing
     assert "Ваша роль: мирный житель." in briefing
     assert "Ваш голос: за Таню." in briefing
     assert "маньяк" not in briefing.split("Ваш личный адрес")[0]  # nobody else's role
     assert bbcode(mails[1]) == (
         "[b]Гоша заменяет Петю.[/b]\n"
         "\n"
-        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится;"
-        " отныне посты называют оба имени, и годится любое из них.\n"
+        "Место сохраняет имя Петя со всем, что у него есть и что за ним числится."
+        " В постах теперь будут оба имени, и годится любое из них.\n"
     )
     # The old personal address is refused; the standing votes decide the day as before.
     message = maniac._message("Петя", ("ГОЛОС Васю",), utc(2026, 12, 1, 12))
@@ -451,10 +451,10 @@ def test_R4_a_removed_player_is_skipped_and_answered_by_the_gm(tmp_path: Path) -
         # Told as what it is, a removal (C5), never as a missed answer time (R7).
         mails = {str(m["Subject"]): body(m) for m in table.new_mail()}
         shown = mails["[seed-000] Предположение №1: вам показали карту"]
-        assert "За Кросса ответил ГМ (игрок исключён) и показал вам карту «Нож»." in shown
+        assert "За Кросса ответил ГМ (Кросс исключён) и показал вам карту «Нож»." in shown
         post = mails["[seed-000] Итоги хода 2 — BBCode"]
         facts = mails["[seed-000] Итоги хода 2 — только для ГМа"]
-        assert "- Кросс: есть карта (ответил ГМ: игрок исключён)\n" in post
+        assert "- Кросс: есть карта (показана приватом; ответил ГМ: Кросс исключён)\n" in post
         assert "  - №1: Кросс исключён, ответ дал ГМ — показана карта «Нож»\n" in facts
         assert "время на ответ истекло" not in post + facts + shown
         row = table.store.game("seed-000")

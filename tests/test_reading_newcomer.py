@@ -135,7 +135,7 @@ def test_gm_answer_for_a_player_is_told_in_the_past_tense(
     # answer stays in the present: «Веталь показывает вам карту «Пистолет».».
     assert "За Дуг ответил ГМ и показал вам карту «Библиотека»." in texts["ru"]["cluedo_days"]
     rounds = everywhere(texts, "ru")
-    assert "За Любовь ответил ГМ (игрок исключён) и показал вам карту «Библиотека»." in rounds
+    assert "За Любовь ответил ГМ (Любовь исключена) и показал вам карту «Библиотека»." in rounds
     assert "За Любовь ответил ГМ (время на ответ истекло) и показал вам карту «Библиотека»." in (
         rounds
     )

@@ -68,7 +68,7 @@ TURN_1 = (
     "Кросс предполагает: убийца — [b]Петя[/b], [b]Молотком[/b] [b]в Спальне[/b].\n"
     "\n"
     "Ответы по кругу:\n"
-    "- Дуг: есть карта\n"
+    "- Дуг: есть карта (показана приватом)\n"
     "\n"
     "Карта показана Кроссу приватом.\n"
     "\n"
@@ -81,8 +81,8 @@ TURN_2 = (
     "Дуг предполагает: убийца — [b]Петя[/b], [b]Топором[/b] [b]в Столовой[/b].\n"
     "\n"
     "Ответы по кругу:\n"
-    "- Роза: нет карт\n"
-    "- Кросс: есть карта\n"
+    "- Роза: нет опровержения\n"
+    "- Кросс: есть карта (показана приватом)\n"
     "\n"
     "Карта показана Дуг приватом.\n"
     "\n"
@@ -95,8 +95,8 @@ TURN_3 = (
     "Роза предполагает: убийца — [b]Маша[/b], [b]Канделябром[/b] [b]в Столовой[/b].\n"
     "\n"
     "Ответы по кругу:\n"
-    "- Кросс: нет карт\n"
-    "- Дуг: нет карт\n"
+    "- Кросс: нет опровержения\n"
+    "- Дуг: нет опровержения\n"
     "\n"
     "Опровергнуть никто не смог.\n"
     "\n"
@@ -126,7 +126,10 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
 
     # Turn 1: Дуг holds Молоток and Спальня and chooses; Роза is never asked (R2).
     mails = play(table, "Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня", 5)
-    assert summary(mails) == [(CROSS, RE), (DOUG, "[seed-000] Ваш ответ на предположение №1")]
+    assert summary(mails) == [
+        (CROSS, RE),
+        (DOUG, "[seed-000] Ваша очередь отвечать на предположение №1"),
+    ]
     reply = lines(mails[0])
     assert (
         "Принято: предположение №1 (Петя, Молоток, Спальня). Отвечают по кругу, начиная "
@@ -151,7 +154,9 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert "Принято: опровержение предположения №1. Карту Кросс получит приватом." in lines(
         mails[0]
     )
-    assert "Дуг: есть карта" in lines(mails[0])  # the forum snippet, never the card
+    assert "Дуг: есть карта (показана приватом)" in lines(
+        mails[0]
+    )  # the forum snippet, never the card
     assert "Дуг показывает вам карту «Молоток»." in lines(mails[1])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(mails[2])
     assert bbcode(mails[3]) == TURN_1
@@ -162,10 +167,15 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
 
     # Turn 2: Роза has none and is answered at once (R6); Кросс must show Петя.
     mails = play(table, "Дуг", "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая", 15)
-    assert summary(mails) == [(DOUG, RE), (CROSS, "[seed-000] Ваш ответ на предположение №2")]
+    assert summary(mails) == [
+        (DOUG, RE),
+        (CROSS, "[seed-000] Ваша очередь отвечать на предположение №2"),
+    ]
     assert [
-        line for line in lines(mails[0]) if line in ("Роза: нет карт.", "Сейчас отвечает Кросс.")
-    ] == ["Роза: нет карт.", "Сейчас отвечает Кросс."]
+        line
+        for line in lines(mails[0])
+        if line in ("Роза: нет опровержения.", "Сейчас отвечает Кросс.")
+    ] == ["Роза: нет опровержения.", "Сейчас отвечает Кросс."]
     assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in lines(
         mails[1]
     )
@@ -190,9 +200,9 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (CROSS, "[seed-000] Ваш ход (ход 4)"),
         *posted("[seed-000] Итоги хода 3"),
     ]
-    assert [line for line in lines(mails[0]) if line.endswith(("нет карт.", "смог."))] == [
-        "Кросс: нет карт.",
-        "Дуг: нет карт.",
+    assert [line for line in lines(mails[0]) if line.endswith(("нет опровержения.", "смог."))] == [
+        "Кросс: нет опровержения.",
+        "Дуг: нет опровержения.",
         "Опровергнуть никто не смог.",
     ]
     assert lines(mails[1]) == [
@@ -215,7 +225,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         *posted("[seed-000] Игра окончена: финальный пост", private=True),
     ]
     assert "Обвинение (Маша, Топор, Столовая) верное — вы победили!" in lines(mails[0])
-    assert "Победитель — Кросс." in lines(mails[3])
+    assert "Победил Кросс." in lines(mails[3])
     final = bbcode(mails[5])
     assert final.startswith(
         "[b]Игра окончена[/b]\n"
@@ -323,7 +333,7 @@ def test_R7_a_player_whose_turn_lapsed_is_told_so_by_mail(table: RoundsTable) ->
         "\n"
         "Ваш следующий ход — после Дуг и Розы; когда он начнётся, вам придёт письмо.\n"
         "А пока, как обычно, отвечайте на предположения, когда до вас дойдёт очередь (об "
-        "этом придёт письмо); предположение или обвинение — только в начале своего хода.\n"
+        "этом придёт письмо); предположение — только в свой ход, обвинение — только в его начале.\n"
         "\n"
         "СТАТУС — ваши карты и показанные вам карты, ПОМОЩЬ — список команд.\n"
     )
@@ -359,8 +369,8 @@ def test_R7_the_turn_skipped_mail_in_english(tmp_path: Path) -> None:
             "Your next turn comes after the turns of Дуг and Роза; you will get a mail when "
             "it starts.\n"
             "Until then, answer suggestions as usual when the answering comes to you (a mail "
-            "will tell you); a suggestion or an accusation only at the start of your own "
-            "turn.\n"
+            "will tell you); a suggestion only on your own turn, an accusation only at its "
+            "start.\n"
             "\n"
             "STATUS shows your cards and the cards shown to you, HELP the commands.\n"
         )
@@ -383,7 +393,8 @@ def test_R7_C5_a_missed_answer_is_given_by_the_gm_at_its_deadline(table: RoundsT
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
     ]
     assert bbcode(mails[0]) == TURN_1.replace(
-        "- Дуг: есть карта\n", "- Дуг: есть карта (ответил ГМ: время на ответ истекло)\n"
+        "- Дуг: есть карта (показана приватом)\n",
+        "- Дуг: есть карта (показана приватом; ответил ГМ: время на ответ истекло)\n",
     )
     assert "  - №1: Дуг не ответила вовремя, ответ дал ГМ — показана карта «Молоток»" in lines(
         mails[1]
@@ -520,7 +531,10 @@ def test_R6_an_automatic_answer_looks_exactly_like_a_manual_one(tmp_path: Path) 
         play(table, "Кросс", "ПРЕДПОЛОЖЕНИЕ Петя, Молоток, Спальня", 5)
         play(table, "Дуг", "ОПРОВЕРЖЕНИЕ Молоток", 10)
         mails = play(table, "Дуг", "ПРЕДПОЛОЖЕНИЕ Петя, Топор, Столовая", 15)
-        assert summary(mails) == [(DOUG, RE), (ROSA, "[seed-000] Ваш ответ на предположение №2")]
+        assert summary(mails) == [
+            (DOUG, RE),
+            (ROSA, "[seed-000] Ваша очередь отвечать на предположение №2"),
+        ]
         assert "Ни одной из этих карт у вас нет. Ответьте строкой:" in lines(mails[1])
         play(table, "Роза", "НЕТ ОПРОВЕРЖЕНИЯ", 17)
         mails = play(table, "Кросс", "ОПРОВЕРЖЕНИЕ Петя", 20)
@@ -611,7 +625,8 @@ def test_gm_show_and_the_post_command_of_a_running_game(table: RoundsTable) -> N
         wording=wording("ru"),
     )
     assert post == TURN_1.replace(
-        "- Дуг: есть карта\n\nКарта показана Кроссу приватом.\n\n[b]Следующий ход — Дуг.[/b]\n",
+        "- Дуг: есть карта (показана приватом)\n\nКарта показана Кроссу приватом.\n\n"
+        "[b]Следующий ход — Дуг.[/b]\n",
         "- пока нет\n\nХод ещё идёт: отвечает Дуг.\n",
     )
 
@@ -642,7 +657,7 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
             "Кросс suggests: it was [b]Петя[/b] [b]with the Молоток[/b] [b]in the Спальня[/b].\n"
             "\n"
             "Answers round the table:\n"
-            "- Дуг: has a card\n"
+            "- Дуг: has a card (shown privately)\n"
             "\n"
             "The card was shown to Кросс privately.\n"
             "\n"
@@ -651,7 +666,9 @@ def test_seed_000_worked_example_in_english(tmp_path: Path) -> None:
         play(table, "Дуг", "SUGGEST Петя, Топор, Столовая", 15)
         play(table, "Кросс", "REFUTE Петя", 20)
         mails = play(table, "Роза", "SUGGEST Маша, Канделябр, Столовая", 25)
-        assert "- Кросс: no cards\n- Дуг: no cards\n\nNobody could refute.\n" in bbcode(mails[-1])
+        assert "- Кросс: no refutation\n- Дуг: no refutation\n\nNobody could refute.\n" in bbcode(
+            mails[-1]
+        )
         mails = play(table, "Кросс", "ACCUSE Маша, Топор, Столовая", 30)
         assert summary(mails)[-2:] == posted("[seed-000] Game over: the final post", private=True)
         assert "The accusation is right — the winner is [b]Кросс[/b]!" in bbcode(mails[-2])
@@ -692,8 +709,9 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
             (CROSS, "[seed-000] Suggestion #1: a card was shown to you"),
             (DOUG, "[seed-000] Your turn (turn 2)"),
         ]
-        assert "- Дуг: has a card (answered by the GM: the time to answer ran out)" in lines(
-            mails[1]
+        assert (
+            "- Дуг: has a card (shown privately; answered by the GM: the time to answer ran out)"
+            in lines(mails[1])
         )
         assert (
             'The GM answered for you and showed Кросс your card "Молоток" (the first matching '
@@ -726,13 +744,13 @@ def test_R7_C5_reminder_gm_answer_status_and_gm_show_in_english(tmp_path: Path) 
             "ru",
             "[seed-000] Предположение №1: за вас ответил ГМ",
             "Дуг, вы не ответили вовремя на предположение №1 от Кросса (Маша, Топор, Столовая).\n"
-            "ГМ ответил за вас: нет карт.\n",
+            "ГМ ответил за вас: опровержения нет.\n",
         ),
         (
             "en",
             "[seed-000] Suggestion #1: the GM answered for you",
             "Дуг, you did not answer suggestion #1 from Кросс (Маша, Топор, Столовая) in time.\n"
-            "The GM answered for you: no cards.\n",
+            "The GM answered for you: no refutation.\n",
         ),
     ],
 )

@@ -276,7 +276,7 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     assert done["player"] == "Дуг"
     mails = flushed(table)
     assert summary(mails) == [
-        ("vova@example.test", "[seed-000] Результаты ваших ходов"),
+        ("vova@example.test", "[seed-000] ГМ внёс за вас ход"),
         (EMAILS["Кросс"], "[seed-000] Предположение №1: вам показали карту"),
     ]
     assert named_body(mails[0], GAME).startswith("Вова, ГМ внёс за вас ход")

@@ -317,12 +317,12 @@ def test_R2_R6_R7_a_rounds_reply_marks_the_players_own_answer_and_turn() -> None
         (
             "ru",
             "[b]Ответ на предположение №1[/b]\n[quote]Лев предполагает: убийца — [b]Белых[/b], "
-            "[b]ножом[/b] [b]на кухне[/b].[/quote]\nМария: нет карт\n",
+            "[b]ножом[/b] [b]на кухне[/b].[/quote]\nМария: нет опровержения\n",
         ),
         (
             "en",
             "[b]Answer to suggestion #1[/b]\n[quote]Лев suggests: it was [b]Белых[/b] "
-            "[b]with the нож[/b] [b]in the кухня[/b].[/quote]\nМария: no cards\n",
+            "[b]with the нож[/b] [b]in the кухня[/b].[/quote]\nМария: no refutation\n",
         ),
     ],
 )
