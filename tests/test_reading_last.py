@@ -1,0 +1,59 @@
+"""The texts a Russian reader found wrong in the last reading (issue 34, last round).
+
+Every scripted game of :mod:`kits.golden` is played once in each locale; each test is
+named after the fault, asserts the sentence pbp writes now and that the old one is gone
+from every mail and post.
+"""
+
+from __future__ import annotations
+
+import pytest
+from kits.golden import LOCALES, SCENARIOS, play
+
+
+@pytest.fixture(scope="module")
+def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    """Each scenario's transcript (every mail and post), by locale then scenario."""
+    return {
+        locale: {
+            scenario: play(
+                tmp_path_factory.mktemp(f"{scenario}-{locale}"), scenario, locale
+            ).transcript()
+            for scenario in SCENARIOS
+        }
+        for locale in LOCALES
+    }
+
+
+def everywhere(texts: dict[str, dict[str, str]], locale: str) -> str:
+    return "\n".join(texts[locale].values())
+
+
+def mails(text: str) -> list[str]:
+    """A transcript's entries, each from its ``====`` line."""
+    return ["====" + part for part in text.split("\n====")[1:]]
+
+
+# --- 1. a player's forum snippet in the game's post format (Markdown) ---
+
+
+def test_forum_snippet_of_a_move_is_in_the_games_post_format(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # cluedo_days_levers posts in Markdown; the players' snippets were BBCode.
+    ru = texts["ru"]["cluedo_days_levers"]
+    assert (
+        "Для форума (скопируйте в тред игры):\n\n"
+        "**Предположение_1 для Веталя (№1)**\n\n"
+        "Я думаю, что убийца — **Белова**, **Пистолетом** **в Спальне**.\n"
+    ) in ru
+    assert (
+        "**Опровержение для Дуг**\n\n"
+        "> **Предположение_1 для Неташки (№2)**\n>\n"
+        "> Я думаю, что убийца — **Краснова**, **Ножом** **на Террасе**.\n"
+    ) in ru
+    replies = [m for m in mails(ru) if "Для форума (скопируйте в тред игры):" in m]
+    assert len(replies) == 5
+    assert not [m for m in replies if "[b]" in m or "[quote]" in m]
+    # A BBCode game keeps BBCode.
+    assert "[b]" in texts["ru"]["cluedo_days"]
