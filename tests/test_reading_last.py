@@ -57,3 +57,33 @@ def test_forum_snippet_of_a_move_is_in_the_games_post_format(
     assert not [m for m in replies if "[b]" in m or "[quote]" in m]
     # A BBCode game keeps BBCode.
     assert "[b]" in texts["ru"]["cluedo_days"]
+
+
+# --- 2. a titled game's opening post names the title alone ---
+
+
+@pytest.mark.parametrize(
+    ("scenario", "heading", "old"),
+    [
+        (
+            "cluedo_days_levers",
+            "**«Клуэдо по дням»: день 1 открыт**",
+            "Клуэдо «Клуэдо по дням»",
+        ),
+        (
+            "cluedo_rounds_levers",
+            "[b]«Клуэдо за столом»: игра по кругу начинается[/b]",
+            "Клуэдо «Клуэдо за столом»",
+        ),
+        ("maniac_levers", "[b]«Маньяк 2»: день 1 открыт[/b]", "Маньяк «Маньяк 2»"),
+    ],
+)
+def test_titled_game_opening_post_names_the_title_without_the_kind_word(
+    texts: dict[str, dict[str, str]], scenario: str, heading: str, old: str
+) -> None:
+    ru = texts["ru"][scenario]
+    assert heading in ru
+    assert old not in ru
+    # Without a title the heading keeps the kind word and the game's id.
+    assert "[b]Клуэдо «golden-cluedo-days»: день 1 открыт[/b]" in texts["ru"]["cluedo_days"]
+    assert '[b]Maniac "golden-maniac": day 1 is open[/b]' in texts["en"]["maniac"]
