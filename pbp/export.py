@@ -129,6 +129,7 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
         fmt="bbcode" if fmt == "bbcode" else "markdown",
         kind=kind.kind,
         game=game_id,
+        title=game.display_title,
         timezone=game.timezone,
         genders=game.genders(),
         period=kind.period_post,
@@ -140,5 +141,5 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     body = MarkdownIt("commonmark", {"html": False}).render(text)
     return (
         f'<!DOCTYPE html>\n<html lang="{game.locale}">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{escape(game_id)}</title>\n</head>\n<body>\n{body}</body>\n</html>\n"
+        f"<title>{escape(game.display_title)}</title>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )

@@ -869,9 +869,9 @@ def play_to_the_end(table: Table) -> None:
 def test_export_tells_the_whole_story_per_day_with_every_private_fact(table: Table) -> None:
     play_to_the_end(table)
     text = story(table.service, GAME, "markdown")
-    assert text.startswith("**Игра seed-000: вся история**\n")
+    assert text.startswith("**Игра «seed-000»: вся история**\n")
     # The zone named once, not on every line.
-    assert "Время — по часовому поясу Europe/Moscow." in text
+    assert "Время — по Москве." in text
     day_1, day_2 = text.split("**День 1**\n\n")[1].split("\n**День 2**\n\n")
     assert day_1.splitlines() == [
         "- событие 1 · 1 декабря 2026 г., 20:00 🔒 · раздача — решение **Маша**, **Топор**, "

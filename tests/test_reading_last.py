@@ -87,3 +87,28 @@ def test_titled_game_opening_post_names_the_title_without_the_kind_word(
     # Without a title the heading keeps the kind word and the game's id.
     assert "[b]Клуэдо «golden-cluedo-days»: день 1 открыт[/b]" in texts["ru"]["cluedo_days"]
     assert '[b]Maniac "golden-maniac": day 1 is open[/b]' in texts["en"]["maniac"]
+
+
+# --- 3. the story names the game by its title and the zone by its city ---
+
+
+@pytest.mark.parametrize(
+    ("scenario", "heading"),
+    [
+        ("cluedo_days_levers", "[b]Игра «Клуэдо по дням»: вся история[/b]\n"),
+        ("cluedo_rounds_levers", "**Игра «Клуэдо за столом»: вся история**\n"),
+        ("maniac_levers", "**Игра «Маньяк 2»: вся история**\n"),
+    ],
+)
+def test_story_names_the_game_by_its_title_and_the_zone_by_its_city(
+    texts: dict[str, dict[str, str]], scenario: str, heading: str
+) -> None:
+    ru = texts["ru"][scenario]
+    assert heading in ru
+    assert "Здесь рассказано всё, в том числе тайное (помечено 🔒). Время — по Москве.\n" in ru
+    assert (
+        "Every fact is told here, the private ones too (marked 🔒). Times: MSK.\n"
+        in (texts["en"][scenario])
+    )
+    assert "по часовому поясу" not in ru
+    assert ": вся история" not in ru.replace(heading.split(":")[0] + ":", "")

@@ -158,7 +158,7 @@ def test_maniac_says_each_thing_one_way(ru: dict[str, str]) -> None:
     assert " · заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
     assert " · Лев голосует за Павла (в тюрьму).\n" in levers
     assert " · игра окончена: победил город.\n" in levers
-    assert "Время — по часовому поясу Europe/Moscow." in levers
+    assert "Время — по Москве." in levers
     text = everywhere(ru)
     for old in ("аннулирован", "-го дня", "закреплён", "победили мирные", "(тюрьма)", "Время: "):
         assert old not in text, old
