@@ -112,3 +112,23 @@ def test_story_names_the_game_by_its_title_and_the_zone_by_its_city(
     )
     assert "по часовому поясу" not in ru
     assert ": вся история" not in ru.replace(heading.split(":")[0] + ":", "")
+
+
+# --- 4. story lines: the deal, a new personal address, the answers to a suggestion ---
+
+
+def test_story_lines_say_whom_cards_were_dealt_who_got_a_new_address_and_answers_ended(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    days = texts["ru"]["cluedo_days_levers"]
+    rounds = texts["ru"]["cluedo_rounds_levers"]
+    assert " · Неташке сданы карты: [b]Зеленов[/b], [b]Белова[/b], [b]Нож[/b].\n" in days
+    assert " · Веталю сданы карты: [b]Спальня[/b]" in days
+    assert " · Любови сданы карты: **Библиотека**, **Канделябр**, **Топор**.\n" in rounds
+    # The substitution's second event: the substitute got the seat's new personal address.
+    assert " · у Вовы (вместо Саши) новый личный адрес.\n" in rounds
+    assert " · ответы на №1 закончены, опроверг Вова (вместо Саши).\n" in rounds
+    assert " · ответы на №2 закончены, опровергла Любовь.\n" in rounds
+    text = everywhere(texts, "ru")
+    for old in ("получает [b]", "получает **", "у места", "круг №"):
+        assert old not in text, old
