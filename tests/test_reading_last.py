@@ -132,3 +132,52 @@ def test_story_lines_say_whom_cards_were_dealt_who_got_a_new_address_and_answers
     text = everywhere(texts, "ru")
     for old in ("получает [b]", "получает **", "у места", "круг №"):
         assert old not in text, old
+
+
+# --- 5. the GM sheet: «первый пост игры»; where a reply to pbp's mail goes ---
+
+
+def test_gm_texts_say_first_post_of_the_game_and_where_a_reply_to_pbp_goes(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    ru = texts["ru"]["cluedo_days"]
+    assert "Subject: [golden-cluedo-days] Первый пост игры (день 1) — BBCode\n" in ru
+    assert "SHA-256 (опубликован в первом посте игры): <hex 2>\n" in ru
+    assert (
+        "Ваш адрес ГМа для команд (ответ на любое письмо pbp тоже приходит на этот адрес):"
+        " gm+<token of GM>@example.test\n"
+    ) in ru
+    assert (
+        "Subject: [Клуэдо за столом] Первый пост игры — BBCode\n"
+        in (texts["ru"]["cluedo_rounds_levers"])
+    )
+    text = everywhere(texts, "ru")
+    for old in ("открытия", "туда же уходит"):
+        assert old not in text, old
+
+
+# --- 6. the GM's status lists the players, not «места» ---
+
+
+def test_gm_status_lists_players_who_plays_whom_from_which_address(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    ru = texts["ru"]["cluedo_days_levers"]
+    assert "\nИгроки (кто сейчас за кого играет, с какого адреса, кто играл раньше):\n" in ru
+    assert "Места (кто" not in everywhere(texts, "ru")
+
+
+# --- 8. a kept mail named by the GM's mail command, not by the owner's CLI ---
+
+
+def test_substitution_result_by_mail_names_the_kept_list_by_the_gm_command(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    ru = texts["ru"]["cluedo_rounds_levers"]
+    assert (
+        "Письма прежнего игрока, сохранённые на время паузы, учтены не будут (ему объяснили"
+        " почему); в списке ОТЛОЖЕННЫЕ это №1. Если ход должен засчитаться, внесите его"
+        " командой ЗА.\n"
+    ) in ru
+    assert "in the KEPT list" in texts["en"]["cluedo_rounds_levers"]
+    assert "в pbp kept" not in ru

@@ -197,8 +197,8 @@ def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answ
     results = [{"line": "", "lever": "readdress", "done": done}]
     assert (
         f"Письма с {OLD}, сохранённые на время паузы, учтены не будут (туда отправлено "
-        f"объяснение); в pbp kept это №{doug_kept}. Если ход должен засчитаться, внесите его "
-        "командой ЗА.\n"
+        f"объяснение); в списке ОТЛОЖЕННЫЕ это №{doug_kept}. Если ход должен засчитаться, "
+        "внесите его командой ЗА.\n"
     ) in gm.result_text(game, results)
     assert (
         f"The mail {OLD} sent during the pause will not be applied (it was told why): "
@@ -308,7 +308,10 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     story = cli(table, "export", GAME, "--force")
     assert "событие 6 · 1 декабря 2026 г., 20:05 · предположение №1 от Кросса для Дуг:" in story
     assert "событие 7 · 1 декабря 2026 г., 21:00 · Вова заменяет Дуг.\n" in story
-    assert "событие 8 · 1 декабря 2026 г., 21:00 🔒 · у Вовы (вместо Дуг) новый личный адрес.\n" in story
+    assert (
+        "событие 8 · 1 декабря 2026 г., 21:00 🔒 · у Вовы (вместо Дуг) новый личный адрес.\n"
+        in story
+    )
     assert (
         "событие 9 · 1 декабря 2026 г., 21:05 (ГМ) · Вова (вместо Дуг) опровергает №1.\n" in story
     )
