@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 ExportFormat = Literal["markdown", "bbcode", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("markdown", "bbcode", "html")
-#: The GM's events that give a seat a new address: the story names the seat by its own
-#: name, not by who plays it.
-ADDRESS_EVENTS = frozenset({"gm_seat_address", "gm_readdress"})
 
 
 def on_forum(events: Sequence[StoredEvent]) -> set[int]:
@@ -100,35 +97,33 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     events = list(service.store.events(game_id))
     public = on_forum(events)
     # Who played each seat when: an event after a substitution names the seat by its
-    # substitute («Дэйв (вместо Кэрол)»), one before it by the player who played then.
+    # substitute («Дэйв (вместо Кэрол)»), one before it by the player who played then;
+    # the substitution's second event, the seat's new personal address, is the
+    # substitute's («у Дэйва (вместо Кэрол) новый личный адрес»).
     substitutes: dict[str, str] = {}
     names: dict[str, ShownName] = {}
     for stored in events:
-        # A seat's new address is the seat's («у места Дуг новый адрес»), whoever plays it.
-        shown = {} if stored.event.kind in ADDRESS_EVENTS else names
         periods.setdefault(stored.day or 1, []).append(
             {
                 "seq": stored.seq,
                 "kind": stored.event.kind,
                 "visibility": stored.event.visibility.value,
                 "public": stored.seq in public,
-                "player": renamed(stored.event.player, shown),
+                "player": renamed(stored.event.player, names),
                 "at": stored.at,
                 "source": stored.source,
-                "data": renamed(dict(stored.event.data), shown),
+                "data": renamed(dict(stored.event.data), names),
             }
         )
         if stored.event.kind == "gm_substitute":
             substitutes[stored.event.data["player"]] = stored.event.data["name"]
-        elif stored.event.kind == "gm_seat_address":
-            # After a substitution's two events (the seat's new player, then his address),
-            # which are about the seat itself.
             names = service.renderer.shown_names(game.locale, substitutes, genders=game.genders())
     text = service.renderer.story(
         locale=game.locale,
         fmt="bbcode" if fmt == "bbcode" else "markdown",
         kind=kind.kind,
         game=game_id,
+        title=game.display_title,
         timezone=game.timezone,
         genders=game.genders(),
         period=kind.period_post,
@@ -140,5 +135,5 @@ def story(service: Service, game_id: str, fmt: str, *, force: bool = False) -> s
     body = MarkdownIt("commonmark", {"html": False}).render(text)
     return (
         f'<!DOCTYPE html>\n<html lang="{game.locale}">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{escape(game_id)}</title>\n</head>\n<body>\n{body}</body>\n</html>\n"
+        f"<title>{escape(game.display_title)}</title>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )

@@ -161,7 +161,8 @@ class Mailer:
 
     def post_context(self, game: Game) -> dict[str, Any]:
         """What every public post of ``game`` gets besides its events: the kind, the
-        game id, its name in texts (``title``: :attr:`pbp.config.Game.display_title`),
+        game id, its name in texts (``title``: :attr:`pbp.config.Game.display_title`;
+        ``titled``: whether the GM gave it a ``title``, which a heading then names alone),
         its time zone, the kind's timing keys (``day_closes``, …) and the
         seats substitutes play (``substitutes``: «Дэйв (вместо Кэрол)»,
         :meth:`pbp.render.Renderer.shown_names`)."""
@@ -169,6 +170,7 @@ class Mailer:
             "kind": game.kind,
             "game": game.id,
             "title": game.display_title,
+            "titled": game.title is not None,
             "timezone": game.timezone,
             "genders": game.genders(),
             "substitutes": self.store.substitutes(game.id),

@@ -182,8 +182,13 @@ class Moves(ServicePart):
         deadline = schedule.deadline_at
         seen = visible(step.events, player)
         result["events"] = kind.reply_events(game, step.state, seen, player, deadline)
+        # The snippet he pastes, in the forum's markup: the first of ``post_format``.
         result["snippet"] = self.renderer.public_post(
-            "move", step.events, locale=game.locale, fmt="bbcode", **self.mail.post_context(game)
+            "move",
+            step.events,
+            locale=game.locale,
+            fmt=game.post_formats[0],
+            **self.mail.post_context(game),
         )
         return result, Applied(step, kind.posts(state, step), schedule)
 

@@ -22,6 +22,7 @@ serves both post formats:
 - ``items|and_list`` — items joined by "and" in the locale's words (:func:`and_list`).
 - ``when|dt(zone)`` — an aware datetime in an IANA zone (default: its own), e.g.
   ``"01.12.2026 22:30 (Europe/Moscow)"``.
+- ``zone|zone`` — an IANA zone named alone, ru «по Москве» (:func:`zone_filter`).
 - ``n|number`` — a number as the locale writes it, digits grouped: ru «205 841»,
   en "205,841" (:func:`number_filter`).
 - ``h|hours`` — a number of hours in words, the number written by Babel for the
@@ -83,7 +84,7 @@ from pbp.parse import gm as gm_commands
 from pbp.parse import morph
 from pbp.parse.morph import Case
 from pbp.seatnames import ShownName, renamed
-from pbp.timetext import cli_time, written_clock, written_time
+from pbp.timetext import cli_time, written_clock, written_time, written_zone
 
 log = logging.getLogger(__name__)
 
@@ -487,6 +488,20 @@ def clock_filter(fmt: Format) -> Callable[..., str]:
     return clock
 
 
+def zone_filter(fmt: Format) -> Callable[..., str]:
+    """``zone|zone``: the zone ``zone`` (IANA name) named alone, as a text names the
+    zone of all its times once: :func:`pbp.timetext.written_zone` (``по Москве``,
+    ``MSK``)."""
+
+    @jinja2.pass_context
+    def zone_name(ctx: jinja2.runtime.Context, zone: str) -> str:
+        pgettext = ctx.resolve("pgettext")
+        locale = str(ctx.resolve("locale"))
+        return _markup(written_zone(zone, locale, pgettext), fmt)
+
+    return zone_name
+
+
 def tidy(text: str) -> str:
     """Trailing spaces removed, at most one blank line in a row, one final newline."""
     lines = [line.rstrip() for line in text.split("\n")]
@@ -876,6 +891,7 @@ class Renderer:
             "and_list": and_list,
             "dt": datetime_filter(fmt),
             "clock": clock_filter(fmt),
+            "zone": zone_filter(fmt),
             "hours": hours_filter,
             "number": number_filter,
             "duration": duration_filter,

@@ -122,12 +122,21 @@ def _locale(name: str) -> Locale:
     return Locale.parse(name)
 
 
-def _city_phrase(time_text: str, zone: ZoneInfo, locale: str, pgettext: Pgettext) -> str | None:
-    """``time_text`` and ``zone`` named by its city (CLDR's, in the locale's dative:
-    «22:30 по Москве»), or None when the dictionary cannot decline the city."""
+def _city_form(zone: ZoneInfo, locale: str) -> str | None:
+    """The city of ``zone`` (CLDR's) as the locale's texts put it after a time (ru: the
+    dative, «Москве»), or None when the dictionary cannot decline it."""
     city = babel_dates.get_timezone_location(zone, locale=_locale(locale), return_city=True)
     form = morph.place_form(str(city), "datv") if locale == "ru" else str(city)
     if form is None or form == zone.key:
+        return None
+    return form
+
+
+def _city_phrase(time_text: str, zone: ZoneInfo, locale: str, pgettext: Pgettext) -> str | None:
+    """``time_text`` and ``zone`` named by its city (CLDR's, in the locale's dative:
+    «22:30 по Москве»), or None when the dictionary cannot decline the city."""
+    form = _city_form(zone, locale)
+    if form is None:
         return None
     phrase: str = pgettext(
         "a time and its zone's city (Russian: the city in the dative)",
@@ -212,3 +221,26 @@ def written_clock(clock: str, locale: str, zone: str, pgettext: Pgettext) -> str
         if phrase is not None:
             return phrase
     return _abbreviation_phrase(clock, " / ".join(sorted(names)), pgettext)
+
+
+def written_zone(zone: str, locale: str, pgettext: Pgettext) -> str:
+    """The zone ``zone`` (IANA name) alone, as a text names the zone of the times it
+    gives once (a heading, the story's): by its city where the catalog names zones so
+    (ru «по Москве», which follows «Время — »), else, as :func:`written_clock`, by its
+    abbreviation or abbreviations (``MSK``, ``CET / CEST``), or by its city when these
+    change in the year (``Berlin time``).
+
+    :raises zoneinfo.ZoneInfoNotFoundError: unknown ``zone``.
+    """
+    where = ZoneInfo(zone)
+    names = {zone_abbreviation(datetime(_RULES_YEAR, month, 1, tzinfo=where)) for month in (1, 7)}
+    if _by_city(pgettext) or len(names) > 1:
+        form = _city_form(where, locale)
+        if form is not None:
+            phrase: str = pgettext(
+                "a zone named by its city, no time (Russian: the city in the dative)",
+                "%(city)s time",
+                city=form,
+            )
+            return phrase
+    return " / ".join(sorted(names))

@@ -259,7 +259,7 @@ RU = Lang(
     subjects={
         "welcome": "[ru-1] Клуэдо: ваши карты",
         "sheet": "[ru-1] Лист ГМа: решение и карты",
-        "opening": "[ru-1] Пост открытия игры (день 1)",
+        "opening": "[ru-1] Первый пост игры (день 1)",
         "addressed1": "[ru-1] Предположение №1 от Неташки",
         "shown1": "[ru-1] Предположение №1: вам показали карту",
         "addressed2": "[ru-1] Предположение №2 от Веталя",
@@ -322,9 +322,9 @@ RU = Lang(
 Зерно раздачи (seed): 1234
 Строка раздачи (будет опубликована в конце игры):
     $canonical
-SHA-256 (опубликован в посте открытия): $sha
+SHA-256 (опубликован в первом посте игры): $sha
 
-Ваш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): $gm_address
+Ваш адрес ГМа для команд (ответ на любое письмо pbp тоже приходит на этот адрес): $gm_address
 Команды, по одной в строке: ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы> · \
 ЗАМЕНА <игрок> НА <имя> <адрес> · АДРЕС <игрок> <новый адрес> · ИСКЛЮЧИТЬ <игрок> · \
 ОТМЕНИТЬ <номер события> · ЗАКРЫТЬ ДЕНЬ · ОТЛОЖЕННЫЕ · ПОВТОРИТЬ <номер> · ОТКЛОНИТЬ <номер> · \
@@ -1342,8 +1342,8 @@ def test_post_prints_the_games_post_format_by_default(tmp_path: Path) -> None:
         games_yaml(RU_GAME.replace('    start: "', '    post_format: markdown\n    start: "')),
     )
     assert table.run(RU.times["start"]) == []
-    (opening,) = [m for m in table.new_mail() if "Пост открытия" in str(m["Subject"])]
-    assert opening["Subject"] == "[ru-1] Пост открытия игры (день 1) — Markdown"
+    (opening,) = [m for m in table.new_mail() if "Первый пост игры" in str(m["Subject"])]
+    assert opening["Subject"] == "[ru-1] Первый пост игры (день 1) — Markdown"
     markdown = post(table, "ru-1", "--which", "opening", "--format", "markdown")
     assert post(table, "ru-1", "--which", "opening") == markdown == body(opening)
     assert markdown.startswith("**Клуэдо «ru-1»: день 1 открыт**\n")

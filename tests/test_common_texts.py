@@ -865,7 +865,7 @@ def test_story_of_the_levers_declines_the_names(renderer: Renderer) -> None:
     )
     assert (
         _story_line(renderer, "cluedo_days", "gm_seat_address", {"player": "Оля"})
-        == "у места Оли новый адрес."
+        == "у Оли новый личный адрес."
     )
     answer = {"number": 3, "player": "Лев", "card": "нож"}
     assert (
@@ -1133,9 +1133,9 @@ def test_story_round_ended_follows_the_refuters_gender(renderer: Renderer) -> No
             renderer, "cluedo_rounds", "round_ended", {"number": 2, "refuted_by": player}
         )
 
-    assert line("Любовь") == "круг №2 окончен, опровергла Любовь."
-    assert line("Лев") == "круг №2 окончен, опроверг Лев."
-    assert line("Саша") == "круг №2 окончен, опроверг игрок Саша."
+    assert line("Любовь") == "ответы на №2 закончены, опровергла Любовь."
+    assert line("Лев") == "ответы на №2 закончены, опроверг Лев."
+    assert line("Саша") == "ответы на №2 закончены, опроверг игрок Саша."
 
 
 def test_story_card_shown_names_the_suggester_in_the_dative(renderer: Renderer) -> None:

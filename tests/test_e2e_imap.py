@@ -432,7 +432,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     sheet, opening = mailbox(dovecot, GM)
     assert (sheet.subject, opening.subject) == (
         "[e2e-1] Лист ГМа: решение и карты",
-        "[e2e-1] Пост открытия игры (день 1) — BBCode",
+        "[e2e-1] Первый пост игры (день 1) — BBCode",
     )
     assert sheet.body.startswith("Игра: e2e-1\n\nИгра «e2e-1». Никому не пересылайте")
     assert_unprompted(sheet)
@@ -614,7 +614,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
         "solution": dict(zip(("suspect", "weapon", "room"), SOLUTION, strict=True)),
         "hands": HANDS,
     }
-    assert f"SHA-256 (опубликован в посте открытия): {commitment}" in sheet.body.splitlines()
+    assert f"SHA-256 (опубликован в первом посте игры): {commitment}" in sheet.body.splitlines()
     for name, address in EMAIL.items():
         over = next(r for r in mailbox(dovecot, address) if r.subject == "[e2e-1] Игра окончена")
         assert_unprompted(over)
@@ -655,7 +655,7 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     ]
     assert subjects(dovecot, GM) == [
         "[e2e-1] Лист ГМа: решение и карты",
-        "[e2e-1] Пост открытия игры (день 1) — BBCode",
+        "[e2e-1] Первый пост игры (день 1) — BBCode",
         "[e2e-1] Итоги дня 1 — BBCode",
         "[e2e-1] Итоги дня 1 — только для ГМа",
         "[e2e-1] Обвинение Моро: неверное",

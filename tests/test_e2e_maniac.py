@@ -267,7 +267,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         ]
         assert "Пропусков у маньяка: 3. Двойное убийство: нет (меньше 12 игроков)." in sheet.lines
         (commitment,) = re.findall(r"SHA-256: ([0-9a-f]{64})\n", post(opening))
-        assert f"SHA-256 (опубликован в посте открытия): {commitment}" in sheet.lines
+        assert f"SHA-256 (опубликован в первом посте игры): {commitment}" in sheet.lines
         assert "[b]Маньяк «maniac-e2e»: день 1 открыт[/b]\n" in post(opening)
         assert "В игре один маньяк, один дежурный, один фанат, остальные — мирные жители." in (
             post(opening)

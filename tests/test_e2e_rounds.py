@@ -313,11 +313,11 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             welcome[name], personal[name] = mail, reply_address
         assert len(set(personal.values())) == 3
         assert "Первый ход — Кросс." in welcome[DOUG].lines
-        sheet, opening, _markdown = table.until(GM, f"{TAG} Пост открытия игры — Markdown")
+        sheet, opening, _markdown = table.until(GM, f"{TAG} Первый пост игры — Markdown")
         assert sheet.subject == f"{TAG} Лист ГМа: решение и карты"
         assert "Решение: Маша, Топор, Столовая." in sheet.lines
         (commitment,) = re.findall(r"SHA-256: ([0-9a-f]{64})\n", post(opening))
-        assert f"SHA-256 (опубликован в посте открытия): {commitment}" in sheet.lines
+        assert f"SHA-256 (опубликован в первом посте игры): {commitment}" in sheet.lines
         assert "[b]Первый ход — Кросс.[/b]" in post(opening)
 
         # --- R1: Роза suggests during Кросс's turn: refused, nothing else happens
@@ -616,7 +616,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
     ]
     assert subjects(dovecot, GM) == [
         f"{TAG} Лист ГМа: решение и карты",
-        *(f"{TAG} Пост открытия игры — {part}" for part in ("BBCode", "Markdown")),
+        *(f"{TAG} Первый пост игры — {part}" for part in ("BBCode", "Markdown")),
         *(f"{TAG} Итоги хода 1 — {part}" for part in ("BBCode", "Markdown")),
         *(f"{TAG} Итоги хода {turn} — {part}" for turn in (2, 3) for part in PARTS),
         f"{TAG} Обвинение игрока Кросс: верное",

@@ -126,7 +126,7 @@ COMMANDS_RU = (
 )
 #: The same, of the Cluedo game by days: no nights, no ЗАВЕРШИТЬ НОЧЬ.
 CLUEDO_COMMANDS_RU = COMMANDS_RU.replace(" · ЗАВЕРШИТЬ НОЧЬ", "")
-SEATS_RU = "\nМеста (кто сейчас играет за каждое из них и с какого адреса; кто играл раньше):\n"
+SEATS_RU = "\nИгроки (кто сейчас за кого играет, с какого адреса, кто играл раньше):\n"
 #: The GM's STATUS lists each seat's player and his registered address (GM-only).
 MANIAC_SEATS_RU = SEATS_RU + "".join(
     f"- {p} <{maniac_table.EMAILS[p]}>\n" for p in maniac_table.PLAYERS

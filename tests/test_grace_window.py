@@ -297,7 +297,7 @@ GRACE_RULE = {
     "next day's close; the penalty for a missed answer then comes a day later too.",
 }
 OPENING = {
-    "ru": ("Пост открытия игры (день 1) — BBCode", "Клуэдо: ваши карты"),
+    "ru": ("Первый пост игры (день 1) — BBCode", "Клуэдо: ваши карты"),
     "en": ("Opening post (day 1) — BBCode", "Cluedo: your cards"),
 }
 

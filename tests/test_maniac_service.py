@@ -130,7 +130,7 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     assert summary(start) == [
         *((EMAILS[p], WELCOME) for p in PLAYERS),
         (GM, "[seed-002] Лист ГМа: роли"),
-        *posted("[seed-002] Пост открытия игры (день 1)"),
+        *posted("[seed-002] Первый пост игры (день 1)"),
     ]
     welcome = {p: lines(start[i]) for i, p in enumerate(PLAYERS)}
 

@@ -83,11 +83,11 @@ def test_cluedo_days_the_day_post_alone_and_shown_cards_and_gm_answers_apart(
         # post_format: BBCode alone.
         assert summary(start)[3:] == [
             (GM, "[seed-000] Лист ГМа: решение и карты"),
-            (GM, "[seed-000] Пост открытия игры (день 1) — BBCode"),
+            (GM, "[seed-000] Первый пост игры (день 1) — BBCode"),
         ]
         assert_apart(
             start,
-            "[seed-000] Пост открытия игры (день 1)",
+            "[seed-000] Первый пост игры (день 1)",
             pbp_post(tmp_path, "seed-000", "--which", "opening"),
             None,
             None,
@@ -186,7 +186,7 @@ def test_maniac_roles_orders_and_the_night_never_travel_with_a_post(tmp_path: Pa
         )
         assert_apart(
             start,
-            "[seed-002] Пост открытия игры (день 1)",
+            "[seed-002] Первый пост игры (день 1)",
             pbp_post(tmp_path, "seed-002", "--which", "opening"),
             pbp_post(tmp_path, "seed-002", "--which", "opening", "--format", "markdown"),
             [roles],
@@ -220,7 +220,7 @@ def test_maniac_roles_orders_and_the_night_never_travel_with_a_post(tmp_path: Pa
         posts = [
             text
             for mails, title in (
-                (start, "[seed-002] Пост открытия игры (день 1)"),
+                (start, "[seed-002] Первый пост игры (день 1)"),
                 (evening, "[seed-002] Вечер дня 1: итоги голосования"),
                 (morning, "[seed-002] Утро после ночи 1"),
             )

@@ -137,7 +137,7 @@ def test_the_displaced_player_is_told_of_his_own_seat_as_his(ru: dict[str, str])
     ]
     assert (
         "Письма прежнего игрока, сохранённые на время паузы, учтены не будут (ему объяснили"
-        " почему); в pbp kept это №1."
+        " почему); в списке ОТЛОЖЕННЫЕ это №1."
     ) in ru["cluedo_rounds_levers"]
     assert "ГМ передал место" not in everywhere(ru)
 
@@ -158,7 +158,7 @@ def test_maniac_says_each_thing_one_way(ru: dict[str, str]) -> None:
     assert " · заказ на ночь 2 зафиксирован — заказа нет (промах).\n" in levers
     assert " · Лев голосует за Павла (в тюрьму).\n" in levers
     assert " · игра окончена: победил город.\n" in levers
-    assert "Время — по часовому поясу Europe/Moscow." in levers
+    assert "Время — по Москве." in levers
     text = everywhere(ru)
     for old in ("аннулирован", "-го дня", "закреплён", "победили мирные", "(тюрьма)", "Время: "):
         assert old not in text, old
@@ -216,9 +216,9 @@ def test_where_the_post_went_is_said_without_a_colon_chain(ru: dict[str, str]) -
 
 def test_gm_status_says_who_plays_each_seat_in_word_order(ru: dict[str, str]) -> None:
     # Was «кто играет за каждое сейчас и с какого адреса».
-    assert (
-        "Места (кто сейчас играет за каждое из них и с какого адреса; кто играл раньше):"
-    ) in ru["cluedo_days_levers"]
+    assert ("Игроки (кто сейчас за кого играет, с какого адреса, кто играл раньше):") in ru[
+        "cluedo_days_levers"
+    ]
 
 
 def test_rounds_gm_only_card_line_has_one_colon(ru: dict[str, str]) -> None:

@@ -1174,7 +1174,7 @@ def test_the_rounds_gm_sheet_prints_its_command_address_paragraph_once(
     )
     assert body.count("Ваш адрес ГМа для команд") == 1
     assert body.endswith(
-        "\n\nВаш адрес ГМа для команд (туда же уходит ответ на любое письмо pbp): "
+        "\n\nВаш адрес ГМа для команд (ответ на любое письмо pbp тоже приходит на этот адрес): "
         "gm+token@example.test\n"
         # Cluedo by rounds has neither game days nor nights: no ЗАКРЫТЬ ДЕНЬ, ЗАВЕРШИТЬ НОЧЬ.
         "Команды, по одной в строке: ЗА <игрок>: <ход> · ПАУЗА · ПРОДОЛЖИТЬ · ПРОДЛИТЬ <часы> · "

@@ -112,7 +112,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (DOUG, WELCOME),
         (ROSA, WELCOME),
         (GM, "[seed-000] Лист ГМа: решение и карты"),
-        *posted("[seed-000] Пост открытия игры"),
+        *posted("[seed-000] Первый пост игры"),
     ]
     assert "Ваши карты: Петя, Ваня, Нож." in lines(start[0])
     assert "Можно назвать комнаты: Столовая, Спальня, Библиотека." in lines(start[0])

@@ -197,8 +197,8 @@ def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answ
     results = [{"line": "", "lever": "readdress", "done": done}]
     assert (
         f"Письма с {OLD}, сохранённые на время паузы, учтены не будут (туда отправлено "
-        f"объяснение); в pbp kept это №{doug_kept}. Если ход должен засчитаться, внесите его "
-        "командой ЗА.\n"
+        f"объяснение); в списке ОТЛОЖЕННЫЕ это №{doug_kept}. Если ход должен засчитаться, "
+        "внесите его командой ЗА.\n"
     ) in gm.result_text(game, results)
     assert (
         f"The mail {OLD} sent during the pause will not be applied (it was told why): "
@@ -308,7 +308,10 @@ def test_a_substitute_is_named_by_either_name_and_his_mails_use_his_own(table: T
     story = cli(table, "export", GAME, "--force")
     assert "событие 6 · 1 декабря 2026 г., 20:05 · предположение №1 от Кросса для Дуг:" in story
     assert "событие 7 · 1 декабря 2026 г., 21:00 · Вова заменяет Дуг.\n" in story
-    assert "событие 8 · 1 декабря 2026 г., 21:00 🔒 · у места Дуг новый адрес.\n" in story
+    assert (
+        "событие 8 · 1 декабря 2026 г., 21:00 🔒 · у Вовы (вместо Дуг) новый личный адрес.\n"
+        in story
+    )
     assert (
         "событие 9 · 1 декабря 2026 г., 21:05 (ГМ) · Вова (вместо Дуг) опровергает №1.\n" in story
     )
@@ -483,11 +486,11 @@ def test_the_story_names_a_substitutes_seat_in_every_case(table: Table) -> None:
     lines = [line for line in story.splitlines() if "Вов" in line or "места" in line]
     assert lines == [
         "- событие 6 · 1 декабря 2026 г., 20:01 · Вова заменяет Дуг.",
-        "- событие 7 · 1 декабря 2026 г., 20:01 🔒 · у места Дуг новый адрес.",
+        # The seat's new personal address after the substitution is the substitute's.
+        "- событие 7 · 1 декабря 2026 г., 20:01 🔒 · у Вовы (вместо Дуг) новый личный адрес.",
         "- событие 8 · 1 декабря 2026 г., 20:05 · предположение №1 от Кросса для Вовы (вместо "
         "Дуг): **Маша**, **Топор**, **Столовая**.",
-        # A new address is the seat's, whoever plays it.
-        "- событие 9 · 1 декабря 2026 г., 20:10 🔒 · у места Дуг новый адрес.",
+        "- событие 9 · 1 декабря 2026 г., 20:10 🔒 · у Вовы (вместо Дуг) новый личный адрес.",
         "- событие 10 · 1 декабря 2026 г., 22:30 🔒 · ГМ отвечает на №1 за Вову (вместо Дуг): "
         "нет карты.",
         "- событие 11 · 1 декабря 2026 г., 22:30 · у Вовы (вместо Дуг) нет карт из "

@@ -48,7 +48,7 @@ def test_D1_start_mails_hands_personal_addresses_and_the_gm_sheet(table: Table) 
         ("doug@example.test", WELCOME),
         ("rosa@example.test", WELCOME),
         (GM, "[seed-000] Лист ГМа: решение и карты"),
-        (GM, "[seed-000] Пост открытия игры (день 1) — BBCode"),
+        (GM, "[seed-000] Первый пост игры (день 1) — BBCode"),
     ]
     hands = {
         "cross@example.test": "Ваши карты: Петя, Ваня, Нож.",

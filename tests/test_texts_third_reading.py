@@ -20,7 +20,7 @@ def test_P2_a_game_with_a_title_is_named_by_it_in_the_welcome_and_the_opening_po
     mails = _mails(tmp_path, "cluedo_days_levers")
     text = "\n".join(mails)
     assert "Начинается игра «Клуэдо по дням» — Клуэдо по игровым дням." in text
-    assert "**Клуэдо «Клуэдо по дням»: день 1 открыт**" in text
+    assert "**«Клуэдо по дням»: день 1 открыт**" in text
     assert "«golden-cluedo-days»" not in text
 
 

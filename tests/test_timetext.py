@@ -22,6 +22,7 @@ from pbp.timetext import (
     utc_offset,
     written_clock,
     written_time,
+    written_zone,
     zone_abbreviation,
 )
 
@@ -136,3 +137,19 @@ def test_written_time_reads_iso_text_and_may_leave_the_zone_out() -> None:
 def test_written_clock_names_a_time_of_day_s_zone(zone: str, ru: str, en: str) -> None:
     assert written_clock("22:30", "ru", zone, _pgettext("ru")) == ru
     assert written_clock("22:30", "en", zone, _pgettext("en")) == en
+
+
+@pytest.mark.parametrize(
+    ("zone", "ru", "en"),
+    [
+        ("Europe/Moscow", "по Москве", "MSK"),
+        ("Asia/Yekaterinburg", "по Екатеринбургу", "UTC+5"),
+        ("Europe/Berlin", "по Берлину", "Berlin time"),
+    ],
+)
+def test_written_zone_names_a_zone_alone_as_the_story_heading_does(
+    zone: str, ru: str, en: str
+) -> None:
+    # The story said «Время — по часовому поясу Europe/Moscow».
+    assert written_zone(zone, "ru", _pgettext("ru")) == ru
+    assert written_zone(zone, "en", _pgettext("en")) == en

@@ -180,7 +180,7 @@ def accepted_vote(line: str, accusative: str, cast_no: int = 1, prison: bool = F
 
 WELCOME = f"{TAG} Маньяк: ваша роль"
 SHEET = f"{TAG} Лист ГМа: роли"
-OPENING = f"{TAG} Пост открытия игры (день 1) — BBCode"
+OPENING = f"{TAG} Первый пост игры (день 1) — BBCode"
 VOTES = [f"{TAG} Голоса дня {day}" for day in (1, 2, 3)]
 EVENING = [f"{TAG} Вечер дня {day}: итоги голосования — BBCode" for day in (1, 2, 3)]
 MORNING = [f"{TAG} Утро после ночи {night} — BBCode" for night in (1, 2)]
