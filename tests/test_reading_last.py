@@ -1,0 +1,90 @@
+"""The texts every player gets that a native Russian reader found wrong in the last
+reading (issue 34, Russian texts, fourth round).
+
+Every scripted game of :mod:`kits.golden` is played once in each locale; each test is
+named after the fault, asserts the sentence pbp writes now (in English too where the
+English changed) and that the old one is gone from every mail and post.
+"""
+
+from __future__ import annotations
+
+import pytest
+from kits.golden import LOCALES, SCENARIOS, play
+
+
+@pytest.fixture(scope="module")
+def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    """Each scenario's transcript (every mail and post), by locale then scenario."""
+    return {
+        locale: {
+            scenario: play(
+                tmp_path_factory.mktemp(f"{scenario}-{locale}"), scenario, locale
+            ).transcript()
+            for scenario in SCENARIOS
+        }
+        for locale in LOCALES
+    }
+
+
+def everywhere(texts: dict[str, dict[str, str]], locale: str) -> str:
+    return "\n".join(texts[locale].values())
+
+
+# --- 1. the command help is not hard-wrapped: one paragraph a line (ragged on a phone) ---
+
+
+def test_command_help_writes_each_paragraph_on_one_line(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was wrapped at 80 columns: «…русские и английские\nслова равноправны.», the notes too.
+    ru, en = texts["ru"], texts["en"]
+    case = "Регистр не важен, двоеточие после команды можно ставить; русские и английские слова"
+    for scenario in ("cluedo_days", "cluedo_rounds"):
+        assert f"\n{case} равноправны.\n" in ru[scenario]
+    assert f"\n{case} равноправны. Имя игрока можно писать в любом падеже и с предлогом.\n" in (
+        ru["maniac"]
+    )
+    assert (
+        "\nОБВИНЕНИЕ <подозреваемый>, <орудие>, <комната> — уходит только ГМу; верное обвинение"
+        " приносит победу, неверное выводит из игры (отвечать на предположения всё равно"
+        " придётся).\n    ОБВИНЕНИЕ Краснова, Топор, Терраса\n"
+    ) in ru["cluedo_days"]
+    assert (
+        "\nПРЕДПОЛОЖЕНИЕ <подозреваемый>, <орудие>, <комната> — только в свой ход. Адресата нет:"
+        " отвечают по кругу, начиная со следующего за вами игрока.\n"
+    ) in ru["cluedo_rounds"]
+    assert (
+        "\nОПРОВЕРЖЕНИЕ [N] <карта> — показать карту, когда до вас дошла очередь отвечать на"
+        " предположение N (придёт письмо)\n"
+    ) in ru["cluedo_rounds"]
+    assert (
+        "\nОБВИНЕНИЕ <подозреваемый>, <орудие>, <комната> — только в начале своего хода, вместо"
+        " предположения (сделав предположение, обвинить можно лишь в следующий свой ход). Верное"
+        " обвинение приносит победу, неверное выводит из игры (отвечать на предположения всё"
+        " равно придётся).\n"
+    ) in ru["cluedo_rounds"]
+    assert (
+        "\n  Переголосовывать можно сколько угодно; действует последний голос. За одного игрока"
+        " можно голосовать не больше 2 раз за день (снятие голоса не в счёт).\n"
+    ) in ru["maniac"]
+    assert (
+        "\nCase does not matter, a colon after the keyword is fine; English and Russian keywords"
+        " are both accepted.\n"
+    ) in en["cluedo_days"]
+    assert (
+        "\n  You may change your vote any number of times; your last vote stands. You may vote"
+        " for the same player at most 2 times a day (withdrawing does not count).\n"
+    ) in en["maniac"]
+    # No line of any help goes on on the next line: the wrapped tails are gone.
+    for tail in (
+        "\nслова равноправны.",
+        "\n  обвинение приносит победу",
+        "\n  нет: отвечают по кругу",
+        "\n  на предположение N (придёт письмо)",
+        "\n  вместо предположения",
+        "\n  игрока можно голосовать",
+        "\n  Ночи 1 и 2 заказывают",
+    ):
+        assert tail not in everywhere(texts, "ru")
+    for tail in ("\nkeywords are both accepted.", "\nwords work alike.", "\n  for the same player"):
+        assert tail not in everywhere(texts, "en")
