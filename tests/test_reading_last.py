@@ -88,3 +88,31 @@ def test_command_help_writes_each_paragraph_on_one_line(
         assert tail not in everywhere(texts, "ru")
     for tail in ("\nkeywords are both accepted.", "\nwords work alike.", "\n  for the same player"):
         assert tail not in everywhere(texts, "en")
+
+
+# --- 2. M3: on day d the maniac orders for night d+1 («ночь через одну» is every other) ---
+
+
+def test_M3_later_orders_are_for_the_night_numbered_after_the_day_not_every_other_night(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was «в каждый следующий день — ночь через одну», which reads "every other night".
+    maniac = texts["ru"]["maniac"]
+    assert (
+        "  Без номера ночи заказ идёт на ближайшую открытую ночь, на которую заказа ещё нет."
+        " Ночи 1 и 2 заказывают в день 1 или в ночь 1 (менять можно до конца ночи 1), дальше в"
+        " каждый день — ночь со следующим номером: в день 2 — ночь 3, в день 3 — ночь 4 и т. д."
+        " (менять можно до закрытия дня).\n"
+    ) in maniac
+    assert (
+        "Вы заказываете убийства письмом: на ночи 1 и 2 — в день 1 или в ночь 1, и оба заказа"
+        " можно менять до конца ночи 1; дальше в каждый день — на ночь со следующим номером"
+        " (в день 2 — на ночь 3, в день 3 — на ночь 4 и т. д.), и такой заказ можно менять до"
+        " закрытия этого дня."
+    ) in maniac
+    assert (
+        "Ночью маньяк убивает по заказу, который присылает ГМу: на ночи 1 и 2 — в день 1 или в"
+        " ночь 1, дальше в каждый день — на ночь со следующим номером (в день 2 — на ночь 3 и"
+        " т. д.)."
+    ) in maniac
+    assert "через одну" not in everywhere(texts, "ru")
