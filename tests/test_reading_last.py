@@ -116,3 +116,33 @@ def test_M3_later_orders_are_for_the_night_numbered_after_the_day_not_every_othe
         " т. д.)."
     ) in maniac
     assert "через одну" not in everywhere(texts, "ru")
+
+
+# --- 3. D6 in the welcome and the opening post: tenses agree, one «предположение» ---
+
+
+def test_D6_penalty_sentence_agrees_in_tense_and_counts_the_gm_answers(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was «Если вы не ответили … за вас ответит ГМ, … меньше за каждое такое
+    # предположение: два без ответа — на два меньше.»
+    days = texts["ru"]["cluedo_days"]
+    assert (
+        "Если вы не ответите на предположение до закрытия дня, за вас ответит ГМ, а на следующий"
+        " день у вас будет на одно предположение меньше за каждый такой ответ ГМа: два — на два"
+        " меньше.\n"
+    ) in days
+    assert (
+        "На предположение, оставшееся без ответа до закрытия дня, отвечает ГМ, а у адресата на"
+        " следующий день на одно предположение меньше за каждый такой ответ ГМа: два — на два"
+        " меньше."
+    ) in days
+    assert (
+        "Если не ответить до закрытия дня, за вас ответит ГМ, а завтра у вас будет на одно"
+        " предположение меньше за каждый такой ответ ГМа."
+    ) in texts["ru"]["cluedo_days_grace"]
+    ru = everywhere(texts, "ru")
+    assert "Если вы не ответили на предположение" not in ru
+    assert "два без ответа" not in ru
+    assert "меньше за каждое такое предположение: два" not in ru
+    assert "завтра у вас будет на одно предположение меньше за каждое такое" not in ru
