@@ -364,9 +364,9 @@ SHA-256: $sha
 У вас есть подсвечник. Вы обязаны опровергнуть этой картой. Ответьте строкой:
     ОПРОВЕРЖЕНИЕ 1 подсвечник
 
-Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
-(первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
-день у вас будет на одно предположение меньше за каждое такое предположение.
+Ответить нужно до закрытия дня 1 — 1 марта 2025 г., 22:30 по Москве. Иначе за вас ответит \
+ГМ (первой подходящей картой в порядке подозреваемый — орудие — комната), а в день 2 у вас \
+будет на одно предположение меньше.
 """,
         "reply1": """\
 Игра: ru-1
@@ -442,9 +442,9 @@ SHA-256: $sha
 показать. Ответьте строкой, например:
     ОПРОВЕРЖЕНИЕ 2 Краснова
 
-Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ \
-(первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий \
-день у вас будет на одно предположение меньше за каждое такое предположение.
+Ответить нужно до закрытия дня 1 — 1 марта 2025 г., 22:30 по Москве. Иначе за вас ответит \
+ГМ (первой подходящей картой в порядке подозреваемый — орудие — комната), а в день 2 у вас \
+будет на одно предположение меньше.
 """,
         "reply2": """\
 Игра: ru-1
@@ -797,9 +797,9 @@ Carol, you have suggestion #1 from Alice:
 You hold candlestick. You must refute with this card. Answer with the line:
     REFUTE 1 candlestick
 
-Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
-you (with the first matching card in the order suspect, weapon, room) and you have one \
-suggestion fewer the next day for each such suggestion.
+Answer before day 1 closes: March 1, 2025, 21:00 GMT. Otherwise the GM answers for you \
+(with the first matching card in the order suspect, weapon, room) and you have one \
+suggestion fewer on day 2.
 """,
         "reply1": """\
 Game: en-1
@@ -875,9 +875,9 @@ You hold Scarlett, knife. You must refute, and you choose which of these cards t
 Answer with a line such as:
     REFUTE 2 Scarlett
 
-Answer before the game day closes (21:00 London time). Otherwise the GM answers for \
-you (with the first matching card in the order suspect, weapon, room) and you have one \
-suggestion fewer the next day for each such suggestion.
+Answer before day 1 closes: March 1, 2025, 21:00 GMT. Otherwise the GM answers for you \
+(with the first matching card in the order suspect, weapon, room) and you have one \
+suggestion fewer on day 2.
 """,
         "reply2": """\
 Game: en-1

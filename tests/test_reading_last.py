@@ -146,3 +146,32 @@ def test_D6_penalty_sentence_agrees_in_tense_and_counts_the_gm_answers(
     assert "два без ответа" not in ru
     assert "меньше за каждое такое предположение: два" not in ru
     assert "завтра у вас будет на одно предположение меньше за каждое такое" not in ru
+
+
+# --- 4. D6 in the addressee's mail: one suggestion, its close and its day named ---
+
+
+def test_D6_addressed_mail_names_the_close_and_the_day_of_the_lost_suggestion(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was «Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе …, а на
+    # следующий день у вас будет на одно предположение меньше за каждое такое предположение.»
+    assert (
+        "\nОтветить нужно до закрытия дня 1 — 1 декабря 2026 г., 22:30 по Москве. Иначе за вас"
+        " ответит ГМ (первой подходящей картой в порядке подозреваемый — орудие — комната), а в"
+        " день 2 у вас будет на одно предположение меньше.\n"
+    ) in texts["ru"]["cluedo_days"]
+    assert (
+        "по Москве. Иначе за вас ответит ГМ (первой подходящей картой в порядке подозреваемый —"
+        " орудие — комната), а в день 3 у вас будет на одно предположение меньше.\n"
+    ) in texts["ru"]["cluedo_days_grace"]
+    assert (
+        "\nAnswer before day 1 closes: December 1, 2026, 22:30 MSK. Otherwise the GM answers for"
+        " you (with the first matching card in the order suspect, weapon, room) and you have one"
+        " suggestion fewer on day 2.\n"
+    ) in texts["en"]["cluedo_days"]
+    ru, en = everywhere(texts, "ru"), everywhere(texts, "en")
+    assert "за каждое такое предположение" not in ru
+    assert "до закрытия игрового дня (" not in ru
+    assert "on day 3 for each such suggestion" not in en
+    assert "Answer before the game day closes" not in en

@@ -740,6 +740,8 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
         suggestion=S7,
         held=["нож"],
         gm_card="нож",
+        closes={"day": 1, "at": datetime(2026, 12, 1, 19, 30, tzinfo=UTC)},
+        penalty_day=2,
         wording=wording("ru"),
     )
     assert subject == "Предположение №7 от Неташки"
