@@ -175,3 +175,32 @@ def test_D6_addressed_mail_names_the_close_and_the_day_of_the_lost_suggestion(
     assert "до закрытия игрового дня (" not in ru
     assert "on day 3 for each such suggestion" not in en
     assert "Answer before the game day closes" not in en
+
+
+# --- 7. a refutation shows a card: «показать эту карту», not «опровергнуть этой картой» ---
+
+
+def test_refutation_wording_shows_the_card_in_both_cluedo_variants(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    days, rounds = texts["ru"]["cluedo_days"], texts["ru"]["cluedo_rounds"]
+    assert "У вас есть Нож. Вы обязаны показать эту карту. Ответьте строкой:" in days
+    assert (
+        "У вас есть: Пистолет, Спальня. Вы обязаны его опровергнуть; какую из этих карт"
+        " показать — решаете вы. Ответьте строкой, например:"
+    ) in days
+    assert "Принято: опровержение предположения №1. Неташка получит карту приватом." in days
+    assert (
+        "Предположение №3 от Веталя: у вас есть Библиотека, поэтому ответить «НЕТ ОПРОВЕРЖЕНИЯ»"
+        " нельзя — покажите эту карту."
+    ) in days
+    assert "получит карту приватом." in rounds
+    ru = everywhere(texts, "ru")
+    for old in (
+        "опровергнуть этой картой",
+        "сами выбираете, какую",
+        "Карту Неташка получит",
+        "поэтому НЕТ ОПРОВЕРЖЕНИЯ нельзя",
+        "опровергните",
+    ):
+        assert old not in ru

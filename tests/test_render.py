@@ -677,7 +677,7 @@ def test_C4_reply_never_shows_a_card_shown_to_the_suggester(renderer: Renderer) 
         wording=wording("ru"),
     )
     assert "кочерга" not in body
-    assert "Принято: опровержение предположения №7. Карту Неташка получит приватом." in body
+    assert "Принято: опровержение предположения №7. Неташка получит карту приватом." in body
     assert body.endswith(
         "Для форума (скопируйте в тред игры):\n\n"
         f"{snippet}\n"
@@ -749,7 +749,7 @@ def test_C4_addressed_mail_names_the_held_cards_and_the_command(renderer: Render
         "Веталь, Неташка адресует вам предположение №7:\n"
         "  убийца — Краснова, ножом на кухне.\n"
         "\n"
-        "У вас есть нож. Вы обязаны опровергнуть этой картой. Ответьте строкой:\n"
+        "У вас есть нож. Вы обязаны показать эту карту. Ответьте строкой:\n"
         "    ОПРОВЕРЖЕНИЕ 7 нож\n"
     )
 

@@ -137,8 +137,8 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     asked = lines(mails[1])
     assert "Предположение №1 от Кросса: убийца — Петя, Молотком в Спальне." in asked
     assert (
-        "У вас есть: Молоток, Спальня. Вы обязаны опровергнуть и сами выбираете, какую из "
-        "этих карт показать. Ответьте строкой, например:" in asked
+        "У вас есть: Молоток, Спальня. Вы обязаны его опровергнуть; какую из этих карт "
+        "показать — решаете вы. Ответьте строкой, например:" in asked
     )
 
     mails = play(table, "Дуг", "ОПРОВЕРЖЕНИЕ Молоток", 10)
@@ -148,7 +148,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         (DOUG, "[seed-000] Ваш ход (ход 2)"),
         *posted("[seed-000] Итоги хода 1", private=True),
     ]
-    assert "Принято: опровержение предположения №1. Карту Кросс получит приватом." in lines(
+    assert "Принято: опровержение предположения №1. Кросс получит карту приватом." in lines(
         mails[0]
     )
     assert "Дуг: есть карта" in lines(mails[0])  # the forum snippet, never the card
@@ -166,7 +166,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
     assert [
         line for line in lines(mails[0]) if line in ("Роза: нет карт.", "Сейчас отвечает Кросс.")
     ] == ["Роза: нет карт.", "Сейчас отвечает Кросс."]
-    assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in lines(
+    assert "У вас есть Петя. Вы обязаны показать эту карту. Ответьте строкой:" in lines(
         mails[1]
     )
     assert "    ОПРОВЕРЖЕНИЕ 2 Петя" in lines(mails[1])
