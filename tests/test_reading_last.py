@@ -204,3 +204,18 @@ def test_refutation_wording_shows_the_card_in_both_cluedo_variants(
         "опровергните",
     ):
         assert old not in ru
+
+
+# --- 6. the forum form in the help: what each quoted line is ---
+
+
+def test_forum_form_in_the_help_names_the_heading_and_the_line_below(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was «Подойдёт и форма с форума: «Предположение_1 для Дуг» и строкой ниже «Я думаю, …»»;
+    # the two quotes stand at the top level of the line, so «…» (not „…“) is right.
+    assert (
+        "\n  Подойдёт и форма с форума: заголовок «Предположение_1 для Дуг», а строкой ниже —"
+        " «Я думаю, что убийца — Краснова, Топором на Террасе.»\n"
+    ) in texts["ru"]["cluedo_days"]
+    assert "» и строкой ниже «" not in everywhere(texts, "ru")
