@@ -41,8 +41,9 @@ def test_command_help_writes_each_paragraph_on_one_line(
     case = "Регистр не важен, двоеточие после команды можно ставить; русские и английские слова"
     for scenario in ("cluedo_days", "cluedo_rounds"):
         assert f"\n{case} равноправны.\n" in ru[scenario]
-    assert f"\n{case} равноправны. Имя игрока можно писать в любом падеже и с предлогом.\n" in (
-        ru["maniac"]
+    assert (
+        f"\n{case} равноправны. Имя игрока можно писать в любом падеже и с предлогом.\n"
+        in (ru["maniac"])
     )
     assert (
         "\nОБВИНЕНИЕ <подозреваемый>, <орудие>, <комната> — уходит только ГМу; верное обвинение"
