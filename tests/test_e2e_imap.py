@@ -335,7 +335,7 @@ VETAL_REPLY = """\
 
 > ОПРОВЕРЖЕНИЕ 1 терраса
 Понял: ОПРОВЕРЖЕНИЕ 1 терраса
-Принято: опровержение предположения №1. Карту Неташка получит приватом.
+Принято: опровержение предположения №1. Неташка получит карту приватом.
 
 Для форума (скопируйте в тред игры):
 
@@ -485,9 +485,9 @@ def test_whole_game_C4_C5_C6_C7_D6_D7_through_dovecot_and_smtp(
     }
     for mail in addressed.values():
         assert_unprompted(mail)
-    assert "У вас есть терраса. Вы обязаны опровергнуть этой картой." in addressed[VETAL].body
+    assert "У вас есть терраса. Вы обязаны показать эту карту." in addressed[VETAL].body
     assert "Ни одной из этих карт у вас нет. Ответьте строкой:" in addressed[MORO].body
-    assert "У вас есть: Зеленович, бильярдная. Вы обязаны опровергнуть" in addressed[DOUG].body
+    assert "У вас есть: Зеленович, бильярдная. Вы обязаны его опровергнуть;" in addressed[DOUG].body
 
     # --- day 1: a refused and an accepted refutation, quoting the mail answered (C4);
     # a no refutation (D3); STATUS from the player who will not answer

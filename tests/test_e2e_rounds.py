@@ -371,7 +371,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         cross_asked = table.until(EMAIL[CROSS], f"{TAG} Ваша очередь отвечать на предположение №1")[
             3
         ]
-        assert "У вас есть Петя. Вы обязаны опровергнуть этой картой. Ответьте строкой:" in (
+        assert "У вас есть Петя. Вы обязаны показать эту карту. Ответьте строкой:" in (
             cross_asked.lines
         )
         assert subjects(dovecot, EMAIL[ROSA]) == [WELCOME, f"Re: {WELCOME}"]  # R6: not asked
@@ -384,7 +384,7 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
         assert (
             "> ОПРОВЕРЖЕНИЕ Петя\n"
             "Понял: ОПРОВЕРЖЕНИЕ Петя\n"
-            "Принято: опровержение предположения №1. Карту Дуг получит приватом.\n"
+            "Принято: опровержение предположения №1. Дуг получит карту приватом.\n"
             "Следующий ход — Роза.\n" in cross_reply.body
         )
         shown_1 = table.until(EMAIL[DOUG], f"{TAG} Предположение №1: вам показали карту")[3]
@@ -416,8 +416,8 @@ def test_whole_game_by_rounds_R1_R2_R6_R7_C4_C5_C7_through_dovecot_smtp_and_pbp_
             EMAIL[CROSS], f"{TAG} Ваша очередь отвечать на предположение №2"
         )[5]
         assert (
-            "У вас есть: Ваня, Нож. Вы обязаны опровергнуть и сами выбираете, какую из этих "
-            "карт показать. Ответьте строкой, например:" in cross_asked_2.lines
+            "У вас есть: Ваня, Нож. Вы обязаны его опровергнуть; какую из этих карт показать — "
+            "решаете вы. Ответьте строкой, например:" in cross_asked_2.lines
         )
         return doug_turn, turn_1, turn_1_markdown, turn_2, turn_2_markdown, cross_asked_2
 

@@ -233,31 +233,30 @@ def test_D7_carried_suggestion_answered_by_the_gm_is_listed_in_the_summary_of_th
 
 DUE = {
     "ru": {
-        1: "Ответить нужно до закрытия игрового дня (22:30 по Москве). Иначе за вас ответит ГМ "
-        "(первой подходящей картой в порядке подозреваемый — орудие — комната), а на следующий "
-        "день у вас будет на одно предположение меньше за каждое такое предположение.",
+        1: "Ответить нужно до закрытия дня 1 — 1 декабря 2026 г., 22:30 по Москве. Иначе за вас "
+        "ответит ГМ (первой подходящей картой в порядке подозреваемый — орудие — комната), а в "
+        "день 2 у вас будет на одно предположение меньше.",
         2: "Предположение пришло меньше чем за 2 часа до закрытия дня, поэтому ответить на него "
         "можно до закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве. Иначе "
         "за вас ответит ГМ — «нет опровержения», а в день 3 у вас будет на одно предположение "
-        "меньше за каждое такое предположение.",
+        "меньше.",
         3: "Предположение пришло меньше чем за 2 часа до закрытия дня, поэтому ответить на него "
         "можно до закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве. Иначе "
         "за вас ответит ГМ (первой подходящей картой в порядке подозреваемый — орудие — "
-        "комната), а в день 3 у вас будет на одно предположение меньше за каждое такое "
-        "предположение.",
+        "комната), а в день 3 у вас будет на одно предположение меньше.",
     },
     "en": {
-        1: "Answer before the game day closes (22:30 MSK). Otherwise the GM answers for you "
-        "(with the first matching card in the order suspect, weapon, room) and you have one "
-        "suggestion fewer the next day for each such suggestion.",
+        1: "Answer before day 1 closes: December 1, 2026, 22:30 MSK. Otherwise the GM answers "
+        "for you (with the first matching card in the order suspect, weapon, room) and you have "
+        "one suggestion fewer on day 2.",
         2: "The suggestion arrived less than 2 hours before today's close, so you may answer it "
         "until the next game day closes: December 2, 2026, 22:30 MSK. Otherwise the GM answers "
-        "for you that you hold none of these cards, and you have one suggestion fewer on day 3 "
-        "for each such suggestion.",
+        "for you that you hold none of these cards, and you have one suggestion fewer on day "
+        "3.",
         3: "The suggestion arrived less than 2 hours before today's close, so you may answer it "
         "until the next game day closes: December 2, 2026, 22:30 MSK. Otherwise the GM answers "
         "for you (with the first matching card in the order suspect, weapon, room) and you have "
-        "one suggestion fewer on day 3 for each such suggestion.",
+        "one suggestion fewer on day 3.",
     },
 }
 ADDRESSED = {
@@ -342,7 +341,7 @@ REMINDED_DAY_2 = {
         "- На сегодня у вас осталось 3 предположения.",
         "",
         "Если не ответить до закрытия дня, за вас ответит ГМ, а завтра у вас будет на одно "
-        "предположение меньше за каждое такое предположение.",
+        "предположение меньше за каждый такой ответ ГМа.",
     ],
     "en": [
         "- You owe Кросс an answer to suggestion #1 (Ваня, Нож, Столовая).",
@@ -754,8 +753,7 @@ CARRIED_MAIL = {
         "Столовая) пришло меньше чем за 2 часа до этого закрытия, поэтому ответить на него "
         "можно до закрытия следующего игрового дня — 2 декабря 2026 г., 22:30 по Москве.\n\n"
         "Иначе за вас ответит ГМ (первой подходящей картой в порядке подозреваемый — орудие — "
-        "комната), а в день 3 у вас будет на одно предположение меньше за каждое такое "
-        "предположение.\n",
+        "комната), а в день 3 у вас будет на одно предположение меньше.\n",
     ),
     "en": (
         "[seed-000] Suggestion #1 from Кросс: answer by the close of day 2",
@@ -763,7 +761,7 @@ CARRIED_MAIL = {
         "arrived less than 2 hours before that close, so you may answer it until the next game "
         "day closes: December 2, 2026, 22:30 MSK.\n\n"
         "Otherwise the GM answers for you (with the first matching card in the order suspect, "
-        "weapon, room) and you have one suggestion fewer on day 3 for each such suggestion.\n",
+        "weapon, room) and you have one suggestion fewer on day 3.\n",
     ),
 }
 #: Day 1's post after the early close: both wait for the close of day 2.
@@ -794,8 +792,8 @@ def told_today_and_carried(table: Table, locale: str) -> None:
     told = mail_to(mails, "doug@example.test", ADDRESSED[locale][1][1]).splitlines()[-1]
     assert told.startswith(
         {
-            "ru": "Ответить нужно до закрытия игрового дня (22:30",
-            "en": "Answer before the game day closes (22:30",
+            "ru": "Ответить нужно до закрытия дня 1 — 1 декабря 2026 г., 22:30",
+            "en": "Answer before day 1 closes: December 1, 2026, 22:30",
         }[locale]
     )
 

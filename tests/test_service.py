@@ -94,7 +94,7 @@ def test_D4_suggestion_is_answered_with_the_forum_snippet_and_sent_to_the_addres
         "[b]Предположение_1 для Дуг (№1)[/b]\n"
         "Я думаю, что убийца — [b]Маша[/b], [b]Пистолетом[/b] [b]в Спальне[/b]." in body(reply)
     )
-    assert "У вас есть: Пистолет, Спальня. Вы обязаны опровергнуть" in body(mails[1])
+    assert "У вас есть: Пистолет, Спальня. Вы обязаны его опровергнуть;" in body(mails[1])
 
 
 def test_C4_the_shown_card_reaches_only_the_suggester(table: Table) -> None:

@@ -40,8 +40,8 @@ def test_D2_the_help_example_never_suggests_to_the_reader_himself(tmp_path: Path
         if "Клуэдо: ваши карты" in m.split("\n")[1]
     }
     example = "    ПРЕДПОЛОЖЕНИЕ Краснова, Топор, Терраса ДЛЯ "
-    forum = "  Подойдёт и форма с форума: «Предположение_1 для "
+    forum = "  Подойдёт и форма с форума: заголовок «Предположение_1 для "
     assert example + "Дуг" in welcome["Неташка"]
     assert example + "Неташки" in welcome["Дуг"]  # the last player: the first is his example
     assert example + "Дуг" not in welcome["Дуг"]
-    assert forum + "Неташки»" in welcome["Дуг"]
+    assert forum + "Неташки»," in welcome["Дуг"]

@@ -154,6 +154,8 @@ def _addressed_last_line(renderer: Renderer, held: list[str], penalised: bool = 
         held=held,
         gm_card=held[0] if held else None,
         penalised=penalised,
+        closes={"day": 1, "at": datetime(2026, 12, 1, 19, 30, tzinfo=UTC)},
+        penalty_day=2,
     )
     return body.rstrip("\n").split("\n")[-1]
 
@@ -161,14 +163,14 @@ def _addressed_last_line(renderer: Renderer, held: list[str], penalised: bool = 
 def test_addressed_mail_promises_the_first_matching_card_only_to_a_holder(
     renderer: Renderer,
 ) -> None:
-    head = "Ответить нужно до закрытия игрового дня (22:30 по Москве)."
-    tail = ", а на следующий день у вас будет на одно предположение меньше за каждое такое"
+    head = "Ответить нужно до закрытия дня 1 — 1 декабря 2026 г., 22:30 по Москве."
+    tail = ", а в день 2 у вас будет на одно предположение меньше."
     assert _addressed_last_line(renderer, ["нож"]) == (
         f"{head} Иначе за вас ответит ГМ (первой подходящей картой в порядке подозреваемый —"
-        f" орудие — комната){tail} предположение."
+        f" орудие — комната){tail}"
     )
     assert _addressed_last_line(renderer, []) == (
-        f"{head} Иначе за вас ответит ГМ — «нет опровержения»{tail} предположение."
+        f"{head} Иначе за вас ответит ГМ — «нет опровержения»{tail}"
     )
     assert _addressed_last_line(renderer, [], penalised=False) == (
         f"{head} Иначе за вас ответит ГМ — «нет опровержения»."

@@ -315,16 +315,21 @@ class CluedoDays(CluedoKind):
         self, game: CluedoDaysGame, state: DaysState, number: int, deadline: datetime | None
     ) -> dict[str, Any]:
         """D6, D7: when suggestion ``number`` is due, for its addressee's mail: ``{"due":
-        None}`` at the close of the current day (at ``deadline``), or, when the grace
-        carries it, ``{"due": {"day": the next day, "at": its close (aware UTC)},
-        "grace_hours": h, "penalty_day": the day after that close}``."""
+        None, "closes": {"day": the current day, "at": ``deadline`` (aware; None: not
+        known)}, "penalty_day": the next day}`` at the close of the current day, or, when
+        the grace carries it, ``{"due": {"day": the next day, "at": its close (aware
+        UTC)}, "grace_hours": h, "penalty_day": the day after that close}``."""
         suggestion = state.suggestions[number - 1]
         if (
             deadline is None
             or suggestion.answer is not None
             or not engine.carried_past(state, suggestion, deadline)
         ):
-            return {"due": None}
+            return {
+                "due": None,
+                "closes": {"day": state.day, "at": deadline},
+                "penalty_day": state.day + 1,
+            }
         return {
             "due": {"day": state.day + 1, "at": next_close(deadline, game.close_time, game.zone)},
             "grace_hours": state.rules.answer_grace_hours,
