@@ -176,9 +176,7 @@ def test_seed_000_worked_example_by_mail(table: RoundsTable) -> None:
         for line in lines(mails[0])
         if line in ("Роза: нет опровержения.", "Сейчас отвечает Кросс.")
     ] == ["Роза: нет опровержения.", "Сейчас отвечает Кросс."]
-    assert "У вас есть Петя. Вы обязаны показать эту карту. Ответьте строкой:" in lines(
-        mails[1]
-    )
+    assert "У вас есть Петя. Вы обязаны показать эту карту. Ответьте строкой:" in lines(mails[1])
     assert "    ОПРОВЕРЖЕНИЕ 2 Петя" in lines(mails[1])
 
     mails = play(table, "Кросс", "ОПРОВЕРЖЕНИЕ Петя", 20)
