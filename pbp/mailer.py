@@ -148,8 +148,9 @@ class Mailer:
             titles = [post.title for post in gathered.posts]
             for fmt in game.post_formats:
                 context = {"titles": titles, "part": fmt}
-                subject, _rest = self._gm_render(game, "gm_posts", context, token)
-                text = "\n".join(post.texts[fmt] for post in gathered.posts)
+                subject, cut = self._gm_render(game, "gm_posts", context, token)
+                # A cut line between two posts (not markup in any format, not pasted).
+                text = f"\n{cut.strip()}\n\n".join(post.texts[fmt] for post in gathered.posts)
                 self._gm_send(game, subject, text, now, token, paste=True)
         if len(gathered.facts) == 1:
             _title, subject, body = gathered.facts[0]

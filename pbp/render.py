@@ -29,6 +29,9 @@ serves both post formats:
   locale: ``"24 hours"``, ``"1.5 hours"``, ru «1 час», «1,5 часа» (:func:`hours_filter`).
 - ``seconds|duration`` — a time left in whole hours and minutes: ``"1 h 5 min"``,
   ru «1 ч 5 мин» (:func:`duration_filter`).
+- ``h|span`` — a number of hours added to a deadline in words: whole hours as
+  ``|hours`` («2 часа»), under an hour in minutes («30 минут»), else as ``|duration``
+  («1 ч 30 мин») (:func:`span_filter`).
 - ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
@@ -432,6 +435,28 @@ def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
     else:
         shown = pgettext("a time span", "%(minutes)s min", minutes=minutes)
     return shown
+
+
+@jinja2.pass_context
+def span_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
+    """``h|span``: ``hours`` (> 0, fractions allowed: an EXTEND) as a span of time, to
+    the minute: whole hours by :func:`hours_filter` («2 часа»), under an hour the
+    catalog's plural of minutes ("%(num)s minute": «30 минут», «1 минута»), else
+    :func:`duration_filter` («1 ч 30 мин») — never «0,5 часа».
+
+    >>> from pathlib import Path
+    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> [env.from_string("{{ h|span }}").render(h=h) for h in (2, 0.5, 1.5, 1 / 60)]
+    ['2 часа', '30 минут', '1 ч 30 мин', '1 минута']
+    """
+    minutes = round(hours * 60)
+    if minutes % 60 == 0 and minutes:
+        return hours_filter(ctx, minutes // 60)
+    if minutes < 60:
+        ngettext = ctx.resolve("ngettext")
+        shown: str = ngettext("%(num)s minute", "%(num)s minutes", minutes, num=minutes)
+        return shown
+    return duration_filter(ctx, minutes * 60)
 
 
 @functools.cache
@@ -895,6 +920,7 @@ class Renderer:
             "hours": hours_filter,
             "number": number_filter,
             "duration": duration_filter,
+            "span": span_filter,
             "sha256": lambda text: commitment(str(text)),
         }
         if fmt != "text":

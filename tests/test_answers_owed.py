@@ -168,7 +168,7 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
             (OTHER_GM, "[seed-001] Daily digest: 2000 mails kept or not answered"),
         ]
         lines = body(found[0]).splitlines()
-        assert "  2000 — отправитель не зарегистрирован ни в одной игре (без ответа)" in lines
+        assert "  2000 писем: отправитель не зарегистрирован ни в одной игре (без ответа)." in lines
         listed = [line for line in lines if line.startswith("№")]
         assert len(listed) == DIGEST_SHOWN == 50
         assert listed[0] == (
@@ -177,7 +177,7 @@ def test_2000_forged_strangers_get_no_answer_no_notice_and_one_digest_per_gm(
         )
         assert "…и ещё 1950 строк: все перечисляет ОТЛОЖЕННЫЕ." in lines
         english = body(found[1]).splitlines()
-        assert "  2000 — sender registered in no game (not answered)" in english
+        assert "  2000 mails: sender registered in no game (not answered)." in english
         assert "…and 1950 more lines: KEPT lists them all." in english
         # The lure never left pbp: no answer, notice or digest carries it.
         for sent in table.sent():
@@ -317,8 +317,8 @@ def test_the_digest_goes_once_a_day_and_never_empty(table: Table) -> None:
     assert digest["Subject"] == "[seed-000] Сводка за сутки: 2 письма отложены или без ответа"
     assert digest["Auto-Submitted"] == "auto-generated"
     assert [line for line in body(digest).splitlines() if line[:1] in ("№", " ")] == [
-        "  1 — автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа)",
-        "  1 — отправитель не зарегистрирован ни в одной игре (без ответа)",
+        "  1 письмо: автоматическое письмо: возврат, автоответ, рассылка (RFC 3834; без ответа).",
+        "  1 письмо: отправитель не зарегистрирован ни в одной игре (без ответа).",
         "№1  1 декабря 2026 г., 20:05 по Москве  nobody@elsewhere.example.test  "
         "отправитель не зарегистрирован ни в одной игре (без ответа)",
         "№2  1 декабря 2026 г., 20:06 по Москве  cross@example.test  "

@@ -107,7 +107,10 @@ def test_a_forged_gm_pause_is_not_applied_and_the_confirmation_goes_to_the_regis
     code = str(confirm["Reply-To"]).removeprefix("gm+").removesuffix("@example.test")
     assert len(code) == 16 and code != table.store.player_token(GAME, GM_SEAT)
     text = body(confirm)
-    assert "пока не выполнил ни одной:\n\n  ПАУЗА -- уехал\n\nЧтобы выполнить их" in text
+    assert (
+        "пока не выполнил её:\n\n  ПАУЗА -- уехал\n\n"
+        "Пояснение после « -- » попадёт в пост для форума.\n\nЧтобы выполнить её" in text
+    )
     assert "Ответ действует до 2 декабря 2026 г., 21:01 по Москве" in text
     assert "pbp rotate-token" not in text
     assert (
@@ -381,8 +384,8 @@ def test_a_from_written_as_an_encoded_word_names_no_address(table: Table) -> Non
     # Its line is about no game (no sender to place): the Subject names the GM's game.
     assert digest["Subject"] == "[seed-000] Сводка за сутки: 1 письмо отложено или без ответа"
     assert (
-        "  1 — в поле From не один отправитель, маршрут через другой адрес или нечитаемый "
-        "адрес (без ответа)"
+        "  1 письмо: в поле From не один отправитель, маршрут через другой адрес или "
+        "нечитаемый адрес (без ответа)."
     ) in body(digest).splitlines()
 
 
@@ -477,7 +480,10 @@ def test_the_new_mails_in_english(tmp_path: Path) -> None:
         mail(table, "PAUSE -- away", to=gm_address(table), at=utc(2026, 12, 1, 18))
         assert table.run(utc(2026, 12, 1, 18, 1)) == ["gm_pending"]
         (confirm,) = table.new_mail()
-        assert "has applied none of them yet:\n\n  PAUSE -- away\n\nTo apply them" in body(confirm)
+        assert (
+            'has not applied it yet:\n\n  PAUSE -- away\n\nA note after " -- " goes into the post'
+            " for the forum.\n\nTo apply it"
+        ) in body(confirm)
         code_address = str(confirm["Reply-To"])
         # The server authenticated his reply (a confirmation it did not is no confirmation).
         passed = ("Authentication-Results", f"{TRUSTED}; dkim=pass header.d=example.test")

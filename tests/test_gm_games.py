@@ -268,7 +268,8 @@ def test_cli_levers_take_effect_and_refuse_what_does_not_fit(tmp_path: Path) -> 
         code, out = cli(table, "extend", "seed-000", "--hours", "2")
         assert (code, out.splitlines()[0]) == (
             0,
-            "Extended by 2 hours. The game is paused: the time is added by pbp resume seed-000.",
+            "The close of day 342 is put off by 2 hours. The game is paused: the time is added"
+            " by pbp resume seed-000.",
         )
         # A CLI refusal names the command line's commands, not the mail's PAUSE/RESUME.
         code, out = cli(table, "extend", "seed-000", "--hours", "1000")

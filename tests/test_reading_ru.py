@@ -99,7 +99,7 @@ def test_kept_mail_notice_says_mail_once_and_numbers_with_the_sign(ru: dict[str,
 def test_extension_says_what_was_extended(ru: dict[str, str]) -> None:
     # Was «Продлено на 2 часа.»: a participle without its noun.
     assert "[b]Срок продлён на 2 часа.[/b]" in ru["cluedo_rounds_levers"]
-    assert "[b]Срок продлён на 0,5 часа.[/b]" in ru["maniac_levers"]
+    assert "[b]Закрытие дня 1 отложено на 30 минут.[/b]" in ru["maniac_levers"]
     assert "Продлено" not in everywhere(ru)
 
 

@@ -454,6 +454,12 @@ class GmMail(ServicePart):
                     "pending": pending,
                     "results": results,
                     "expires_at": expires,
+                    # «Пояснение после « -- » попадёт в пост для форума.»
+                    "note_published": any(
+                        p["note"] and self.gm.publishes_note(game.id, line.lever, now)
+                        for p in pending
+                        if (line := GmLine.from_json(p)).lever is not None
+                    ),
                     "gm_address": self.addresses.gm_address(game.id),
                     # A seat a substitute plays, as the GM knows it: «ИСКЛЮЧИТЬ Вову
                     # (вместо Розы)» (pbp.render.Renderer.shown_names).

@@ -764,6 +764,29 @@ class GmDesk:
             )
         return found
 
+    def publishes_note(self, game_id: str, lever: Lever, now: datetime) -> bool:
+        """Whether ``lever``'s note would be printed in the forum post it causes (the
+        ``gm`` post: pause, resume, extend, substitute, remove; a void whose engine event
+        is public, a suggestion's or a vote's, not a maniac's order). The others keep it
+        in the log (act, a deadline passed, …) or tell it one player (address)."""
+        if isinstance(lever, Pause | Resume | Extend | Substitute | Remove):
+            return True
+        if not isinstance(lever, Void):
+            return False
+        _game, kind = self.game_and_kind(game_id)
+        try:
+            _row, state = self.running(game_id, kind)
+        except LeverRefused:
+            return False
+        target = next((s for s in self.store.events(game_id) if s.seq == lever.event), None)
+        if target is None or target.event.kind.startswith("gm_"):
+            return False
+        try:
+            step = kind.void(state, target.event, now)
+        except MoveError:
+            return False
+        return any(e.visibility is Visibility.PUBLIC for e in step.events)
+
     # --- one GM command, from the CLI or a mail --------------------------------------------
 
     def run(

@@ -335,6 +335,9 @@ class Maniac:
             elif event.kind == "night_resolution":
                 mails.append(PrivateMail("gm_night", None, {"night": data}))
             elif event.kind == "order_voided" and event.player is not None:  # pbp void
+                # When a new order is due (M3): «до конца ночи 1 — 2 декабря, 10:00».
+                at = datetime.fromisoformat(data["voided_at"])
+                data["until"] = self.order_until(game, state, data["fixed_by"], deadline, at)
                 mails.append(PrivateMail("voided", event.player, {"what": "order", "voided": data}))
             elif event.kind == "vote_voided":  # pbp void
                 mails.append(PrivateMail("voided", data["voter"], {"what": "vote", "voided": data}))
