@@ -63,3 +63,44 @@ def test_P2_role_names_follow_the_players_gender(texts: dict[str, dict[str, str]
     en = everywhere(texts, "en")
     # English has one form for both.
     assert "  - Любовь: duty officer\n  - Кэт: civilian\n" in en
+
+
+# --- 2. M3: no order is not "fixed": the mail says there is none and what follows ---
+
+
+def test_M3_a_missing_order_is_told_as_missing_not_as_fixed(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was «Subject: Заказ на ночь 2 зафиксирован» then «Заказа на эту ночь нет: …».
+    ru, en = texts["ru"]["maniac"], texts["en"]["maniac"]
+    assert (
+        "Subject: [golden-maniac] Заказа на ночь 2 нет\n\nИгра: golden-maniac\n\n"
+        "Павел, ночь 1 закончилась, а заказа на ночь 2 вы не сделали; теперь его уже не сделать.\n"
+        "В ночь 2 от вашей руки никто не умрёт (это промах, пропуски не тратятся).\n"
+    ) in ru
+    assert (
+        "Subject: [golden-maniac] Заказа на ночь 3 нет\n\nИгра: golden-maniac\n\n"
+        "Павел, день 2 закрыт, а заказа на ночь 3 вы не сделали; теперь его уже не сделать.\n"
+        "В ночь 3 от вашей руки никто не умрёт (это промах, пропуски не тратятся).\n"
+    ) in ru
+    assert "  - Заказа маньяка на ночь 2 нет (промах)\n" in ru
+    assert "  - Заказа маньяка на ночь 3 нет (промах)\n" in ru
+    assert " · заказа на ночь 2 нет (промах).\n" in texts["ru"]["maniac_levers"]
+    assert (
+        "Subject: [golden-maniac] No order for night 2\n\nGame: golden-maniac\n\n"
+        "Павел, night 1 has ended and you gave no order for night 2; it can no longer be given.\n"
+        "Nobody dies by your hand on night 2 (a miss: no skip is used up).\n"
+    ) in en
+    assert "Павел, day 2 has closed and you gave no order for night 3;" in en
+    assert "  - No order from the maniac for night 3 (a miss)\n" in en
+    for text in (everywhere(texts, "ru"), everywhere(texts, "en")):
+        for old in (
+            "Заказ на ночь 2 зафиксирован",
+            "зафиксирован: заказа нет",
+            "зафиксирован — заказа нет",
+            "Заказа на эту ночь нет",
+            "Your order for night 2 is fixed",
+            "is fixed: no order",
+            "There is no order for that night",
+        ):
+            assert old not in text, old
