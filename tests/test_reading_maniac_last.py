@@ -104,3 +104,34 @@ def test_M3_a_missing_order_is_told_as_missing_not_as_fixed(
             "There is no order for that night",
         ):
             assert old not in text, old
+
+
+# --- 3. M9: the help's examples never vote for or kill the reader himself ---
+
+
+def mails_to(text: str, name: str) -> str:
+    """The entries of a transcript (the first one too) that go to ``name``."""
+    entries = ["====" + part for part in ("\n" + text).split("\n====")[1:]]
+    return "\n".join(e for e in entries if f" → {name} <" in e.split("\n", 1)[0])
+
+
+def test_M9_help_examples_name_another_player_than_the_reader(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Was «ГОЛОС за Никиту» in the help Никита got (welcome, reply to HELP), «ГОЛОС за Вову /
+    # УБИТЬ Вову» in the briefing Вова got on taking over Никита's seat.
+    nikita = mails_to(texts["ru"]["maniac"], "Никита")
+    assert nikita.count("\n    ГОЛОС за Илью\n    VOTE Илья\n") >= 2  # the welcome and HELP
+    assert "\n    УБИТЬ Илью НОЧЬ 2\n    KILL Илья NIGHT 2\n" in nikita
+    vova = mails_to(texts["ru"]["maniac_levers"], "Вова")
+    assert "\n    ГОЛОС за Илью\n    VOTE Илья\n" in vova
+    assert "\n    УБИТЬ Илью НОЧЬ 2\n" in vova
+    # Another reader keeps the last player as the example, in the accusative.
+    assert "\n    ГОЛОС за Никиту\n    VOTE Никита\n" in mails_to(texts["ru"]["maniac"], "Лев")
+    assert "\n    VOTE Илья\n    ГОЛОС Илья\n" in mails_to(texts["en"]["maniac"], "Никита")
+    for old in ("ГОЛОС за Никиту", "ГОЛОС ТЮРЬМА за Никиту", "УБИТЬ Никиту"):
+        assert old not in nikita, old
+    for old in ("ГОЛОС за Вову", "УБИТЬ Вову", "ГОЛОС ТЮРЬМА за Вову"):
+        assert old not in vova, old
+    for old in ("VOTE Никита", "KILL Никита"):
+        assert old not in mails_to(texts["en"]["maniac"], "Никита"), old
