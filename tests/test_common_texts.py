@@ -1165,7 +1165,7 @@ def test_maniac_final_post_marks_the_removed_player(renderer: Renderer) -> None:
         ),
     ]
     for locale, expected in (
-        ("ru", "- Мария — [b]мирный житель[/b]; вне игры со дня 2 по решению ГМа"),
+        ("ru", "- Мария — [b]мирная жительница[/b]; вне игры со дня 2 по решению ГМа"),
         ("en", "- Мария — [b]civilian[/b]; out of the game since day 2 (removed by the GM)"),
     ):
         post = renderer.public_post("final", events, kind="maniac", locale=locale, fmt="bbcode")

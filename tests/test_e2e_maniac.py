@@ -106,7 +106,6 @@ from kits.maniac_mail import (
     PLAYERS,
     REFUSED,
     REMIND,
-    ROLE_WORDS,
     ROLES,
     SASHA,
     SECRETS,
@@ -124,6 +123,7 @@ from kits.maniac_mail import (
     md,
     past_deadlines,
     post,
+    role_word,
 )
 from kits.table import moscow_text
 
@@ -232,7 +232,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
             assert f"Ваш личный адрес для ходов: {reply_address}" in mail.lines
             assert f"Здравствуйте, {name}!" in mail.lines
             role_lines = [line for line in mail.lines if line.startswith("Ваша роль: ")]
-            assert role_lines == [f"Ваша роль: {ROLE_WORDS[ROLES[name]].upper()}."]
+            assert role_lines == [f"Ваша роль: {role_word(name, ROLES[name]).upper()}."]
             assert (
                 f"День закрывается в {close_1:%H:%M} по Москве, ночь заканчивается в "
                 f"{dawn_1:%H:%M} по Москве. Голос или заказ относится к тому дню, в который "
@@ -263,7 +263,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         sheet, opening, *_markdown_and_facts = table.until(GM, OPENING)
         assert sheet.subject == SHEET
         assert [line for line in sheet.lines if line.startswith("  - ")] == [
-            f"  - {p}: {ROLE_WORDS[ROLES[p]]}" for p in PLAYERS
+            f"  - {p}: {role_word(p, ROLES[p])}" for p in PLAYERS
         ]
         assert "Пропусков у маньяка: 3. Двойное убийство: нет (меньше 12 игроков)." in sheet.lines
         (commitment,) = re.findall(r"SHA-256: ([0-9a-f]{64})\n", post(opening))

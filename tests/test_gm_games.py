@@ -409,9 +409,9 @@ def test_M12_removing_a_town_player_can_end_the_game(tmp_path: Path) -> None:
         assert subjects[-1:] == ["[seed-002] Игра окончена: финальный пост — BBCode"]
         text = story(table.service, GAME, "markdown")
         assert (
-            " · роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, "
-            "Оля — мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, "
-            "Дима — дежурный, Лена — фанат, Катя — мирный житель.\n" in text
+            " · роли: Вася — мирный житель, Петя — мирный житель, Таня — мирная жительница, "
+            "Оля — мирная жительница, Саша — мирный житель, Маша — мирная жительница, "
+            "Коля — маньяк, Дима — дежурный, Лена — фанат, Катя — мирная жительница.\n" in text
         )
         assert "14:00 (ГМ) · Маша покидает игру.\n" in text
         # Announced in the thread ("Маша покидает игру"): no secret, no 🔒.
@@ -711,7 +711,7 @@ def test_M12_a_removed_player_is_not_among_the_winners_of_the_final_post(
         "\n"
         "[b]Роли[/b]\n"
     ) in final
-    assert "- Маша — [b]мирный житель[/b]; вне игры со дня 1 по решению ГМа\n" in final
+    assert "- Маша — [b]мирная жительница[/b]; вне игры со дня 1 по решению ГМа\n" in final
     over = {to: named_body(m, GAME).splitlines()[1] for m in mails for to, _s in summary([m])}
     assert over[EMAILS["Маша"]] == (
         "Ваша команда победила, но вас нет среди победителей: ГМ исключил вас из игры."

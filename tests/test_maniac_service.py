@@ -179,12 +179,15 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
         "тюрьму — тогда город победит.",
         "Вашу роль знаете только вы и ГМ. Роли откроются в конце игры.",
     ]
-    # Outside the list of players, only the maniac's mail names the fan and only the
+    # Outside the list of players and the help's examples (the last seats but the
+    # reader's, whatever their roles), only the maniac's mail names the fan and only the
     # fan's names the maniac.
     for player in PLAYERS:
         others = {"Коля": ["Лена"], "Лена": ["Коля"]}.get(player, ["Коля", "Лена"])
         named = [
-            x for x in welcome[player] if any(o in x for o in others) and not x.startswith("  - ")
+            x
+            for x in welcome[player]
+            if any(o in x for o in others) and not x.startswith(("  - ", "    "))
         ]
         assert len(named) == (1 if player in ("Коля", "Лена") else 0), (player, named)
     vasya = welcome["Вася"]
@@ -204,14 +207,14 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
             [
                 "мирный житель",
                 "мирный житель",
+                "мирная жительница",
+                "мирная жительница",
                 "мирный житель",
-                "мирный житель",
-                "мирный житель",
-                "мирный житель",
+                "мирная жительница",
                 "маньяк",
                 "дежурный",
                 "фанат",
-                "мирный житель",
+                "мирная жительница",
             ],
             strict=True,
         )
@@ -226,9 +229,9 @@ def test_M1_each_player_learns_his_role_and_the_maniac_and_fan_each_others_name(
     canonical = sheet[sheet.index("Строка раздачи (будет опубликована в конце игры):") + 1]
     assert commitment(canonical.strip()) == sha.group(1)
     assert (
-        "  - Роли: Вася — мирный житель, Петя — мирный житель, Таня — мирный житель, Оля — "
-        "мирный житель, Саша — мирный житель, Маша — мирный житель, Коля — маньяк, Дима — "
-        "дежурный, Лена — фанат, Катя — мирный житель" in lines(start[12])
+        "  - Роли: Вася — мирный житель, Петя — мирный житель, Таня — мирная жительница, Оля — "
+        "мирная жительница, Саша — мирный житель, Маша — мирная жительница, Коля — маньяк, Дима — "
+        "дежурный, Лена — фанат, Катя — мирная жительница" in lines(start[12])
     )
     table.close()
 
@@ -748,7 +751,7 @@ def test_M6_a_blocked_cell_kill_gives_the_same_morning_as_a_skip_or_a_miss(
     # Only the GM hears of the night; every player sees the same post (M6).
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
+        (EMAILS["Коля"], "[seed-002] Заказа на ночь 2 нет"),
         (GM, "[seed-002] Ночь 1: как она прошла"),
     ]
     assert bbcode(mails[0]) == MORNING_1
@@ -770,7 +773,7 @@ def test_M6_the_maniac_in_the_cell_voids_his_kill(tmp_path: Path) -> None:
 
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
+        (EMAILS["Коля"], "[seed-002] Заказа на ночь 2 нет"),
         (GM, "[seed-002] Ночь 1: как она прошла"),
     ]
     assert bbcode(mails[0]) == MORNING_1.replace("Таня выходит", "Коля выходит")
@@ -793,7 +796,7 @@ def test_M7_the_fan_put_in_the_cell_dies_and_is_reported_killed(table: ManiacTab
 
     assert summary(mails) == [
         *posted("[seed-002] Утро после ночи 1"),
-        (EMAILS["Коля"], "[seed-002] Заказ на ночь 2 зафиксирован"),
+        (EMAILS["Коля"], "[seed-002] Заказа на ночь 2 нет"),
         (GM, "[seed-002] Ночь 1: как она прошла"),
         (EMAILS["Лена"], "[seed-002] Вас убили в ночь 1"),
     ]
@@ -862,14 +865,14 @@ def test_M12_the_town_wins_when_the_maniac_goes_to_prison(table: ManiacTable) ->
         "[b]Роли[/b]\n"
         "- Вася — [b]мирный житель[/b]\n"
         "- Петя — [b]мирный житель[/b]\n"
-        "- Таня — [b]мирный житель[/b]\n"
-        "- Оля — [b]мирный житель[/b]\n"
+        "- Таня — [b]мирная жительница[/b]\n"
+        "- Оля — [b]мирная жительница[/b]\n"
         "- Саша — [b]мирный житель[/b]\n"
-        "- Маша — [b]мирный житель[/b]\n"
+        "- Маша — [b]мирная жительница[/b]\n"
         "- Коля — [b]маньяк[/b]; в тюрьме со дня 2\n"
         "- Дима — [b]дежурный[/b]\n"
         "- Лена — [b]фанат[/b]\n"
-        "- Катя — [b]мирный житель[/b]\n"
+        "- Катя — [b]мирная жительница[/b]\n"
         "\n"
         "[b]Проверка честности раздачи[/b]\n"
     )
@@ -1491,18 +1494,20 @@ def test_HELP_reply_shows_the_games_own_players_and_rules_like_the_welcome(
     kill of a game of 10 (M5: from 12); it shows this game's players and rules, the
     same text as the welcome's command help."""
     welcome = body(next(m for m in table.sent() if str(m["To"]) == EMAILS["Катя"]))
-    reply = body(table.move("Катя", "ПОМОЩЬ", at=utc(2026, 12, 1, 10))[0])
+    mails = table.move("Катя", "ПОМОЩЬ", at=utc(2026, 12, 1, 10))
+    reply = body(next(m for m in mails if str(m["Subject"]) == "[seed-002] Re: ход"))
     help_part = reply[reply.index("Команды пишите") : reply.index("НОВЫЙ АДРЕС")]
     assert help_part == welcome[welcome.index("Команды пишите") : welcome.index("НОВЫЙ АДРЕС")]
     examples = [line.strip() for line in help_part.split("\n") if line.startswith("    ")]
+    # Катя is the last seat: the examples name the last but her (M9: not herself).
     assert examples == [
-        "ГОЛОС за Катю",
-        "VOTE Катя",
-        "ГОЛОС ТЮРЬМА за Катю",
-        "VOTE PRISON Катя",
+        "ГОЛОС за Лену",
+        "VOTE Лена",
+        "ГОЛОС ТЮРЬМА за Лену",
+        "VOTE PRISON Лена",
         "UNVOTE",
-        "УБИТЬ Катю НОЧЬ 2",
-        "KILL Катя NIGHT 2",
+        "УБИТЬ Лену НОЧЬ 2",
+        "KILL Лена NIGHT 2",
         "ПРОПУСК НОЧЬ 3",
         "SKIP NIGHT 3",
     ]
@@ -1545,7 +1550,7 @@ def test_P2_pbp_show_tells_a_death_without_a_gendered_word(table: ManiacTable) -
     assert row is not None
     view = engine.gm_view(engine.load_state(row.state))
     _subject, text = RENDERER.private_mail("maniac/gm_show", locale="ru", game=GAME, view=view)
-    assert "  - Маша: мирный житель; жертва ночи 1" in text.split("\n")
+    assert "  - Маша: мирная жительница; жертва ночи 1" in text.split("\n")
 
 
 # --- early closes and real deadlines (README: close-day keeps the regular schedule) ---

@@ -106,6 +106,17 @@ EMAIL = {
 ROLES = {p: "civilian" for p in PLAYERS} | {MANIAC: "maniac", DUTY: "duty_officer", FAN: "fan"}
 ROLE_WORDS = {"civilian": "мирный житель", "maniac": "маньяк", "duty_officer": "дежурный"}
 ROLE_WORDS["fan"] = "фанат"
+#: The players whose gender the dictionary surely guesses feminine, and their role words
+#: (rule P2: «Таня — мирная жительница»; «маньяк» and «фанат» serve both genders).
+WOMEN = frozenset({"Таня", "Оля", "Маша", "Лена", "Катя"})
+WOMEN_ROLE_WORDS = {**ROLE_WORDS, "civilian": "мирная жительница", "duty_officer": "дежурная"}
+
+
+def role_word(player: str, role: str) -> str:
+    """``role`` in words, in ``player``'s gender (P2)."""
+    return (WOMEN_ROLE_WORDS if player in WOMEN else ROLE_WORDS)[role]
+
+
 MSK = ZoneInfo("Europe/Moscow")
 #: Day 1 closes this long after the game starts, on the game's clock (day 1's mails take
 #: about 2 s; they must all be answered before the reminder goes out, 7.4 s after the start).
@@ -286,14 +297,14 @@ FINAL_ROLES = """\
 [b]Роли[/b]
 - Вася — [b]мирный житель[/b]; жертва ночи 1
 - Петя — [b]мирный житель[/b]
-- Таня — [b]мирный житель[/b]
-- Оля — [b]мирный житель[/b]
+- Таня — [b]мирная жительница[/b]
+- Оля — [b]мирная жительница[/b]
 - Саша — [b]мирный житель[/b]
-- Маша — [b]мирный житель[/b]
+- Маша — [b]мирная жительница[/b]
 - Коля — [b]маньяк[/b]; в тюрьме со дня 3
 - Дима — [b]дежурный[/b]
 - Лена — [b]фанат[/b]; жертва ночи 1
-- Катя — [b]мирный житель[/b]
+- Катя — [b]мирная жительница[/b]
 """
 
 #: Texts that tell someone's role or the maniac's doings: who may see them before the end.

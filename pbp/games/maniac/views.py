@@ -97,6 +97,7 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
             [name for name, _ in state.players],
             limit,
             double_kill_allowed(state),
+            reader=player,
         ),
     }
     if role == "maniac":
@@ -316,18 +317,24 @@ def gm_facts(
     return [fact for fact in private if fact["kind"] in kinds]
 
 
-def commands_view(players: Sequence[str], casts: int, double_kill: bool) -> dict[str, Any]:
+def commands_view(
+    players: Sequence[str], casts: int, double_kill: bool, reader: str | None = None
+) -> dict[str, Any]:
     """What the command help shows (``parts/commands.j2``), the same for every role:
-    ``{"player": name | None, "second": name | None (the examples: the last two seats;
-    None before a game is dealt), "casts": n (M9: casts on one player a day),
+    ``{"player": name | None, "second": name | None (the examples: the last two seats
+    but the ``reader``'s own — a help never shows him voting for or killing himself,
+    M9; None before a game is dealt), "casts": n (M9: casts on one player a day),
     "double_kill": bool (M5: the game has it)}``.
 
     >>> commands_view(["Лев", "Мария", "Илья"], 2, False)
     {'player': 'Илья', 'second': 'Мария', 'casts': 2, 'double_kill': False}
+    >>> commands_view(["Лев", "Мария", "Илья"], 2, False, reader="Илья")["player"]
+    'Мария'
     """
+    others = [p for p in players if p != reader]
     return {
-        "player": players[-1] if players else None,
-        "second": players[-2] if len(players) > 1 else None,
+        "player": others[-1] if others else None,
+        "second": others[-2] if len(others) > 1 else None,
         "casts": casts,
         "double_kill": double_kill,
     }
