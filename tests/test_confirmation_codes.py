@@ -172,9 +172,9 @@ def test_60_forged_levers_ask_five_confirmations_and_the_rest_are_one_line_of_th
     (digest,) = [m for m in table.new_mail() if "Сводка за сутки" in str(m["Subject"])]
     assert digest["Subject"] == "[seed-000] Сводка за сутки: 55 писем отложено или без ответа"
     assert [line for line in body(digest).splitlines() if line[:1] in ("#", "-", " ")] == [
-        "  55 — команды ГМа на ваш адрес ГМа, на которые не пришло письмо-подтверждение: "
+        "  55 писем: команды ГМа на ваш адрес ГМа, на которые не пришло письмо-подтверждение: "
         "подтверждений и так ждало достаточно (не ваши? ваш адрес ГМа попал к кому-то ещё: "
-        "пошлите на него НОВЫЙ АДРЕС и подтвердите)",
+        "пошлите на него НОВЫЙ АДРЕС и подтвердите).",
     ]
     assert "…и ещё" not in body(digest)
 

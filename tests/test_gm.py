@@ -520,8 +520,8 @@ def test_extend_moves_the_close_and_its_reminder(tmp_path: Path) -> None:
             (GM, ANNOUNCE.format("продление срока")),
         ]
         assert (
-            "[b]Срок продлён на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., 01:30 по Москве."
-            in body(mails[0])
+            "[b]Закрытие дня 1 отложено на 3 часа.[/b]\n\nДень 1 закроется 2 декабря 2026 г., "
+            "01:30 по Москве." in body(mails[0])
         )
         # The old reminder time (17:30) passes quietly; the new one is at 20:30.
         table.run(utc(2026, 12, 1, 17, 31))
@@ -625,8 +625,8 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         "а не на 99\u00a0999\u00a0999 часов. Для долгого перерыва — ПАУЗА и ПРОДОЛЖИТЬ." in text
     )
     assert (
-        "> EXTEND 1.50\nСрок продлён на 1,5 часа. Новый срок: 2 декабря 2026 г., 00:00 по Москве."
-        in text
+        "> EXTEND 1.50\nЗакрытие дня 1 отложено на 1 ч 30 мин. Новый срок: 2 декабря 2026 г., "
+        "00:00 по Москве." in text
     )
     table.service.gm.extend(GAME, 2.0, now=utc(2026, 12, 1, 18, 5), via="cli", note="дождь")
     told = [
@@ -634,7 +634,7 @@ def test_extend_by_mail_with_a_huge_number_answers_the_limit(table: Table) -> No
         for line in story(table.service, GAME, "markdown", force=True).splitlines()
         if "продлевает" in line
     ]
-    assert told == ["ГМ продлевает срок на 1,5 часа.", "ГМ продлевает срок на 2 часа — дождь."]
+    assert told == ["ГМ продлевает срок на 1 ч 30 мин.", "ГМ продлевает срок на 2 часа — дождь."]
 
 
 def test_extend_while_paused_adds_to_the_time_left_at_resume(table: Table) -> None:

@@ -180,7 +180,7 @@ def test_end_night_by_mail_on_maniac_ends_the_night_and_in_the_day_says_what_to_
         assert summary(mails) == [
             (gm, "[seed-002] Утро после ночи 1 — BBCode"),
             (gm, "[seed-002] Утро после ночи 1 — только для ГМа"),
-            ("kolya@example.test", "[seed-002] Заказ на ночь 2 зафиксирован"),
+            ("kolya@example.test", "[seed-002] Заказа на ночь 2 нет"),
             (gm, "[seed-002] Ночь 1: как она прошла"),
             (gm, "[seed-002] Re: команды"),
         ]
@@ -538,7 +538,7 @@ def test_new_address_by_mail_once_confirmed_gives_the_gm_a_new_address(table: Ta
     assert summary([asked]) == [(GM, "[seed-000] Подтвердите команды ГМа")]
     assert "\n\n  НОВЫЙ АДРЕС\n\n" in body(asked)
     assert (
-        "Если вы не посылали этих команд, не отвечайте: их написал кто-то, кто знает ваш "
+        "Если вы не посылали этой команды, не отвечайте: её написал кто-то, кто знает ваш "
         "адрес ГМа. Чтобы получить новый адрес ГМа, пошлите НОВЫЙ АДРЕС отдельной строкой "
         "на ваш адрес ГМа с вашего зарегистрированного адреса и подтвердите.\n"
     ) in body(asked)

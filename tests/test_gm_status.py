@@ -244,7 +244,7 @@ def test_status_with_a_lever_asks_to_confirm_the_lever_only(table: TwoGames) -> 
         named_body(status, MANIAC) == MANIAC_RU + "\n" + COMMANDS_RU
     )  # not paused: nothing applied
     assert str(confirm["Subject"]) == "[seed-002] Подтвердите команды ГМа"
-    pending, _, rest = named_body(confirm, MANIAC).partition("\n\nЧтобы выполнить их")
+    pending, _, rest = named_body(confirm, MANIAC).partition("\n\nЧтобы выполнить её")
     assert pending.endswith(":\n\n  ПАУЗА")
     assert rest.endswith("\n> СТАТУС\nСостояние игры — отдельным письмом.\n")
     stored = table.store.confirmation(confirm_code(confirm))
