@@ -293,7 +293,7 @@ class Moves(ServicePart):
         (rule P2: "Маша названа в заказе дважды") and a substitute's seat shown by his
         name («Дэйв (вместо Кэрол)», :meth:`pbp.render.Renderer.shown_names`); the
         ``reader``'s own seat (the player the refusal goes to) by his name alone, as
-        in his other mails."""
+        in his other mails; an unknown name is never suggested to be the reader's own."""
         params = {
             **self.kind_of(game).mail_context(game),  # the words of its texts (Cluedo's, P2)
             **error.params,
@@ -301,6 +301,14 @@ class Moves(ServicePart):
             "substitutes": self.store.substitutes(game.id),
             "reader": reader,
         }
+        if (
+            error.code == "unknown_name"
+            and reader is not None
+            and params.get("suggestion") == reader
+        ):
+            # No game lets a player name himself where a player is named (a vote, a
+            # target, an addressee: M3, M9, D2): "did you mean yourself?" helps nobody.
+            params["suggestion"] = None
         return self.renderer.error(error.code, params, locale=game.locale)
 
 

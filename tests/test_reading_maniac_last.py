@@ -135,3 +135,13 @@ def test_M9_help_examples_name_another_player_than_the_reader(
         assert old not in vova, old
     for old in ("VOTE Никита", "KILL Никита"):
         assert old not in mails_to(texts["en"]["maniac"], "Никита"), old
+
+
+def test_M9_an_unknown_name_is_not_suggested_to_be_the_voters_own(
+    texts: dict[str, dict[str, str]],
+) -> None:
+    # Мария voted «ГОЛОС Маришку»: pbp asked her «возможно, «Мария»?», her own name,
+    # for a vote no player may cast for himself (M9).
+    maniac = texts["ru"]["maniac"]
+    assert "Неизвестный игрок «Маришку» — возможно, «Мария»?" not in maniac
+    assert "> ГОЛОС Маришку\nНеизвестный игрок «Маришку».\nИгроки: Лев," in maniac
