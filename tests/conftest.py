@@ -13,6 +13,7 @@ import pytest
 # tests/ on sys.path: the kits are imported as ``kits.…`` (tests/kits/__init__.py).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from kits.golden import Transcripts, transcripts
 from kits.mailstack import Dovecot, DovecotMissingError, SmtpServer
 from kits.render_log import recording
 from kits.templates import shared_environments
@@ -35,6 +36,13 @@ def _renders_recorded() -> Iterator[None]:
         return
     with recording(Path(path)):
         yield
+
+
+@pytest.fixture(scope="session")
+def texts(tmp_path_factory: pytest.TempPathFactory) -> Transcripts:
+    """Every golden scenario's transcript, by locale then scenario, played once for all
+    the texts' read-through tests (``tests/test_reading_*.py``)."""
+    return transcripts(tmp_path_factory.mktemp("golden"))
 
 
 @pytest.fixture

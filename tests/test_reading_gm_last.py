@@ -8,32 +8,7 @@ named after the fault, asserts the sentence pbp writes now and that the old one 
 
 from __future__ import annotations
 
-import pytest
-from kits.golden import LOCALES, SCENARIOS, play
-
-
-@pytest.fixture(scope="module")
-def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
-    """Each scenario's transcript (every mail and post), by locale then scenario."""
-    return {
-        locale: {
-            scenario: play(
-                tmp_path_factory.mktemp(f"{scenario}-{locale}"), scenario, locale
-            ).transcript()
-            for scenario in SCENARIOS
-        }
-        for locale in LOCALES
-    }
-
-
-def everywhere(texts: dict[str, dict[str, str]], locale: str) -> str:
-    return "\n".join(texts[locale].values())
-
-
-def mails(text: str) -> list[str]:
-    """A transcript's entries, each from its ``====`` line."""
-    return ["====" + part for part in text.split("\n====")[1:]]
-
+from kits.golden import everywhere, mails
 
 # --- 1. the confirmation request: one command is «команда», a published note is told ---
 

@@ -12,26 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from kits.golden import LOCALES, SCENARIOS, play
-
-
-@pytest.fixture(scope="module")
-def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
-    """Each scenario's transcript (every mail and post), by locale then scenario."""
-    return {
-        locale: {
-            scenario: play(
-                tmp_path_factory.mktemp(f"{scenario}-{locale}"), scenario, locale
-            ).transcript()
-            for scenario in SCENARIOS
-        }
-        for locale in LOCALES
-    }
-
-
-def everywhere(texts: dict[str, dict[str, str]], locale: str) -> str:
-    return "\n".join(texts[locale].values())
-
+from kits.golden import everywhere
 
 # --- 1. «Не сделанный вовремя ход» (a participle with its own words is written apart) ---
 

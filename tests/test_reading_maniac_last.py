@@ -8,33 +8,15 @@ where the English changed) and that the old one is gone from every mail and post
 
 from __future__ import annotations
 
-import pytest
-from kits.golden import LOCALES, play
+from kits.golden import Transcripts
+from kits.golden import everywhere as all_of
 
 MANIAC = ("maniac", "maniac_levers")
 
 
-@pytest.fixture(scope="module")
-def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
-    """Each Maniac scenario's transcript (every mail and post), by locale then scenario."""
-    return {
-        locale: {
-            scenario: play(
-                tmp_path_factory.mktemp(f"{scenario}-{locale}"), scenario, locale
-            ).transcript()
-            for scenario in MANIAC
-        }
-        for locale in LOCALES
-    }
-
-
-def everywhere(texts: dict[str, dict[str, str]], locale: str) -> str:
-    return "\n".join(texts[locale].values())
-
-
-def mails(text: str) -> list[str]:
-    """A transcript's entries, each from its ``====`` line."""
-    return ["====" + part for part in text.split("\n====")[1:]]
+def everywhere(texts: Transcripts, locale: str) -> str:
+    """The Maniac scenarios' transcripts in ``locale``."""
+    return all_of(texts, locale, MANIAC)
 
 
 # --- 1. P2: a role in the player's gender («Любовь — дежурная», «мирная жительница») ---

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from kits.cli import run_ok
-from kits.golden import LOCALES, SCENARIOS, play
+from kits.golden import LOCALES, everywhere
 from kits.table import Table, utc
 
 from pbp.catalogs import translations
@@ -23,24 +23,6 @@ from pbp.render import Renderer
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
-
-
-@pytest.fixture(scope="module")
-def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
-    """Each scenario's transcript (every mail and post), by locale then scenario."""
-    return {
-        locale: {
-            scenario: play(
-                tmp_path_factory.mktemp(f"{scenario}-{locale}"), scenario, locale
-            ).transcript()
-            for scenario in SCENARIOS
-        }
-        for locale in LOCALES
-    }
-
-
-def everywhere(texts: dict[str, dict[str, str]], locale: str) -> str:
-    return "\n".join(texts[locale].values())
 
 
 # --- 1. the limit per addressee has a subject: «все игроки вместе» ---

@@ -8,19 +8,14 @@ one is gone from every mail and post.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from kits.golden import SCENARIOS, play
+from kits.golden import Transcripts
 
 
-@pytest.fixture(scope="module")
-def ru(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+@pytest.fixture
+def ru(texts: Transcripts) -> dict[str, str]:
     """Each scenario's transcript (every mail and post) in Russian."""
-    return {
-        scenario: play(tmp_path_factory.mktemp(scenario), scenario, "ru").transcript()
-        for scenario in SCENARIOS
-    }
+    return texts["ru"]
 
 
 def everywhere(ru: dict[str, str]) -> str:
@@ -242,9 +237,9 @@ def test_final_post_heads_an_earlier_days_answer_as_the_day_post_does(
     assert "День 3 (последний)" not in ru["cluedo_days_grace"]
 
 
-def test_english_final_post_numbers_a_suggestion_with_the_hash_sign(tmp_path: Path) -> None:
+def test_english_final_post_numbers_a_suggestion_with_the_hash_sign(texts: Transcripts) -> None:
     # The English final post wrote «- №4, Дуг → Веталь: …», the Russian sign.
-    text = play(tmp_path, "cluedo_days_levers", "en").transcript()
+    text = texts["en"]["cluedo_days_levers"]
     assert "- #4, Дуг → Веталь: **Белова**, **Молоток**, **Спальня** — refuted" in text
     assert "№" not in text
 

@@ -5,35 +5,33 @@ the reader himself (rules D2, P2)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from kits.golden import play
+from kits.golden import Transcripts
 
 
-def _mails(tmp_path: Path, scenario: str) -> list[str]:
-    return play(tmp_path, scenario, "ru").transcript().split("==== ")[1:]
+def _mails(texts: Transcripts, scenario: str) -> list[str]:
+    return texts["ru"][scenario].split("==== ")[1:]
 
 
 def test_P2_a_game_with_a_title_is_named_by_it_in_the_welcome_and_the_opening_post(
-    tmp_path: Path,
+    texts: Transcripts,
 ) -> None:
-    mails = _mails(tmp_path, "cluedo_days_levers")
+    mails = _mails(texts, "cluedo_days_levers")
     text = "\n".join(mails)
     assert "Начинается игра «Клуэдо по дням» — Клуэдо по игровым дням." in text
     assert "**«Клуэдо по дням»: день 1 открыт**" in text
     assert "«golden-cluedo-days»" not in text
 
 
-def test_D2_P2_the_forum_heading_names_its_addressee_in_the_genitive(tmp_path: Path) -> None:
-    text = "\n".join(_mails(tmp_path, "cluedo_days"))
+def test_D2_P2_the_forum_heading_names_its_addressee_in_the_genitive(texts: Transcripts) -> None:
+    text = "\n".join(_mails(texts, "cluedo_days"))
     assert "[b]Предположение_1 для Веталя (№1)[/b]" in text  # Веталь: a man in games.yaml
     assert "[b]Предположение_1 для Неташки (№2)[/b]" in text
     assert "[b]Предположение_1 для Дуг (№3)[/b]" in text  # Дуг: a woman, indeclinable
     assert "для Неташка" not in text
 
 
-def test_D2_the_help_example_never_suggests_to_the_reader_himself(tmp_path: Path) -> None:
-    mails = _mails(tmp_path, "cluedo_days")
+def test_D2_the_help_example_never_suggests_to_the_reader_himself(texts: Transcripts) -> None:
+    mails = _mails(texts, "cluedo_days")
     welcome = {
         m.split("\n")[0].split("→ ")[1].split(" <")[0]: m
         for m in mails

@@ -648,3 +648,30 @@ def untranslated(table: GoldenTable) -> list[str]:
             if _LETTERS.search(rest) and line not in found:
                 found.append(line)
     return found
+
+
+#: Every scenario's transcript (every mail and post), by locale then scenario.
+Transcripts = dict[str, dict[str, str]]
+
+
+def transcripts(directory: Path) -> Transcripts:
+    """Every scenario of :data:`SCENARIOS` played once in each locale of :data:`LOCALES`
+    under ``directory`` (the texts' read-through tests share one session's plays:
+    ``tests/conftest.py``'s ``texts``)."""
+    texts: Transcripts = {}
+    for locale in LOCALES:
+        texts[locale] = {}
+        for scenario in SCENARIOS:
+            (place := directory / f"{scenario}-{locale}").mkdir(parents=True)
+            texts[locale][scenario] = play(place, scenario, locale).transcript()
+    return texts
+
+
+def everywhere(texts: Transcripts, locale: str, scenarios: tuple[str, ...] = SCENARIOS) -> str:
+    """The transcripts of ``scenarios`` in ``locale``, one after the other."""
+    return "\n".join(texts[locale][scenario] for scenario in scenarios)
+
+
+def mails(text: str) -> list[str]:
+    """A transcript's entries, each from its ``====`` line."""
+    return ["====" + part for part in text.split("\n====")[1:]]
