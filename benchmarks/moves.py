@@ -17,10 +17,10 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
-from pbp.config import Config, Game
-from pbp.core.events import MoveError
-from pbp.core.registry import KINDS
+from pbp.config.model import Config, Game
 from pbp.games.cluedo.config import CluedoGame
+from pbp.games.core.events import MoveError
+from pbp.games.core.registry import KINDS
 from pbp.store import Store
 
 

@@ -65,13 +65,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kits.mailstack import Dovecot, SmtpServer  # noqa: E402
 from moves import Bot, Move  # noqa: E402
 
-from pbp.config import Config, load_config  # noqa: E402
+from pbp.app.service import Service  # noqa: E402
+from pbp.config.model import Config, load_config  # noqa: E402
 from pbp.mail.base import RawMessage  # noqa: E402
 from pbp.mail.imap import ImapInbox  # noqa: E402
 from pbp.mail.smtp import SmtpTransport  # noqa: E402
-from pbp.render import Renderer  # noqa: E402
-from pbp.service import Service  # noqa: E402
 from pbp.store import Store  # noqa: E402
+from pbp.text.render import Renderer  # noqa: E402
 
 DAEMON = "gm@example.test"
 PASSWORD = "bench-secret"

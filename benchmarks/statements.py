@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from moves import Bot  # noqa: E402
 
-from pbp.config import load_config  # noqa: E402
+from pbp.app.service import Service  # noqa: E402
+from pbp.config.model import load_config  # noqa: E402
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver  # noqa: E402
-from pbp.render import Renderer  # noqa: E402
-from pbp.service import Service  # noqa: E402
 from pbp.store import Store  # noqa: E402
+from pbp.text.render import Renderer  # noqa: E402
 
 #: The fixed moment of the rounds (a Tuesday noon UTC); deadlines are hours away.
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

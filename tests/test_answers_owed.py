@@ -20,14 +20,14 @@ from pathlib import Path
 import pytest
 from kits.table import GM, TEMPLATES, Table, body, named_body, utc
 
-from pbp.config import load_config
-from pbp.digest import DIGEST_SHOWN, inert
-from pbp.intake.senders import SenderRules
+from pbp.app.digest import DIGEST_SHOWN, inert
+from pbp.app.intake.senders import SenderRules
+from pbp.app.service import Service
+from pbp.config.model import load_config
 from pbp.mail.base import STRANGER_KEPT_BYTES
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
-from pbp.render import Renderer
-from pbp.service import Service
 from pbp.store import GM_SEAT, Store
+from pbp.text.render import Renderer
 
 OTHER_GM = "other-gm@example.test"
 SECOND_GAME = """\

@@ -2,7 +2,7 @@
 them (issue 32, item 1): the fields with its authserv-id below exactly
 ``trusted_received_above`` ``Received`` fields, no more than ``trusted_authserv_fields``
 of them; any other field with that id makes the mail unauthenticated, and a fail
-beside a pass is no pass (:mod:`pbp.authcheck`).
+beside a pass is no pass (:mod:`pbp.mail.read.authcheck`).
 
 The three faults a hostile tester found (the whole topmost run of adjacent trusted
 fields was trusted) are tests ``test_fault_a_…``, ``test_fault_b_…`` and
@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from kits.table import EMAILS, GM, Table, body, utc, write_config
 
-from pbp.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, Verdict, verdict
-from pbp.config import ConfigError, load_config
+from pbp.config.model import ConfigError, load_config
 from pbp.mail.maildir import deliver
-from pbp.parse.auth import AuthField
-from pbp.parse.mime import read_letter
+from pbp.mail.read.auth import AuthField
+from pbp.mail.read.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, Verdict, verdict
+from pbp.mail.read.mime import read_letter
 from pbp.store import GM_SEAT
 
 MX = "mx.example.test"

@@ -1,6 +1,6 @@
-"""Reading ``Authentication-Results`` (RFC 8601, :mod:`pbp.parse.auth`), judging a From
-by them (:mod:`pbp.authcheck`), and a From that names no single sender
-(:attr:`pbp.parse.mime.Letter.from_problem`)."""
+"""Reading ``Authentication-Results`` (RFC 8601, :mod:`pbp.mail.read.auth`), judging a From
+by them (:mod:`pbp.mail.read.authcheck`), and a From that names no single sender
+(:attr:`pbp.mail.read.mime.Letter.from_problem`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from pbp.authcheck import TrustedServer, Verdict, aligned, trusted_results, verdict
-from pbp.parse.auth import AuthField, AuthResult, authserv_id, results_of
-from pbp.parse.mime import read_letter
+from pbp.mail.read.auth import AuthField, AuthResult, authserv_id, results_of
+from pbp.mail.read.authcheck import TrustedServer, Verdict, aligned, trusted_results, verdict
+from pbp.mail.read.mime import read_letter
 
 MX = "mx.example.test"
 FROM = "cross@example.test"

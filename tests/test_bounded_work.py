@@ -1,6 +1,6 @@
 """Bounded work per message and nothing dropped without a word (issue 12, items 1, 2, 9).
 
-Through :class:`pbp.service.Service` on Maildir transports with the test clock
+Through :class:`pbp.app.service.Service` on Maildir transports with the test clock
 (tests/kits/table.py: the seed-000 game, Кросс, Дуг, Роза, started 2026-12-01 20:00 MSK).
 """
 
@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from kits.table import GM, Table, body, named_body, summary, utc
 
-import pbp.intake
-import pbp.service
-from pbp.keptview import kept_rows
+import pbp.app.intake
+import pbp.app.service
+from pbp.app.keptview import kept_rows
 from pbp.mail.base import RawMessage, header_section
 from pbp.mail.maildir import deliver
-from pbp.parse import mime, simple
+from pbp.mail.read import mime, simple
 from pbp.store import Store
 
 START = utc(2026, 12, 1, 17)
@@ -116,8 +116,8 @@ def test_a_strangers_body_is_never_read(table: Table, monkeypatch: pytest.Monkey
         read.append(body)
         return real(raw, body=body, head=head)
 
-    monkeypatch.setattr(pbp.intake, "read_letter", spy)  # the header section
-    monkeypatch.setattr(pbp.service, "read_letter", spy)  # the body (Service.read_body)
+    monkeypatch.setattr(pbp.app.intake, "read_letter", spy)  # the header section
+    monkeypatch.setattr(pbp.app.service, "read_letter", spy)  # the body (Service.read_body)
     deliver(
         table.inbox_path,
         _mail(

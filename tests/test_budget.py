@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from pbp import budget
-from pbp.budget import BudgetExceeded, cpu_budget
+from pbp.app import budget
+from pbp.app.budget import BudgetExceeded, cpu_budget
 
 
 def _spin(seconds: float) -> int:

@@ -1,4 +1,4 @@
-"""The translation catalogs (pbp/catalogs.py, issue 16): every message the templates
+"""The translation catalogs (pbp/text/catalogs.py, issue 16): every message the templates
 use is in every catalog, the Russian one translates each, and both sides of a message
 name the same variables."""
 
@@ -19,7 +19,7 @@ from jinja2 import nodes
 from kits.cli import run
 from kits.table import write_config
 
-from pbp import catalogs, keywords
+from pbp.text import catalogs, keywords
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -28,7 +28,7 @@ Key = tuple[str | None, str]  # (context, msgid)
 
 
 def _extracted() -> set[Key]:
-    """Every message of the templates and of pbp/render.py, as ``scripts/catalogs``
+    """Every message of the templates and of pbp/text/render.py, as ``scripts/catalogs``
     extracts them (babel.cfg)."""
     with (ROOT / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
@@ -40,7 +40,7 @@ def _extracted() -> set[Key]:
         )
     ]
     for module in ("render.py", "timetext.py"):
-        with (ROOT / "pbp" / module).open("rb") as source:
+        with (ROOT / "pbp" / "text" / module).open("rb") as source:
             messages += [
                 (message, context) for _line, message, _c, context in extract("python", source)
             ]
@@ -167,7 +167,7 @@ def test_no_template_shows_text_outside_a_message() -> None:
 
 @pytest.fixture
 def shipped_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of pbp/locale that pbp.catalogs and pbp.keywords read instead (caches
+    """A copy of pbp/locale that pbp.text.catalogs and pbp.text.keywords read instead (caches
     cleared before and after)."""
     copy = tmp_path / "locale"
     shutil.copytree(catalogs.CATALOGS, copy)

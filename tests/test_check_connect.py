@@ -16,12 +16,12 @@ from kits.crash import DAEMON, ENV, GM, PASSWORD_ENV, add_users, games_yaml
 from kits.mailstack import Dovecot, SmtpServer
 from kits.table import write_config
 
-from pbp import connect
-from pbp.authcheck import TrustedServer
+from pbp.app import connect
+from pbp.app.placement import Mark, placement
 from pbp.cli import main
-from pbp.config import load_config
-from pbp.parse.mime import read_letter
-from pbp.placement import Mark, placement
+from pbp.config.model import load_config
+from pbp.mail.read.authcheck import TrustedServer
+from pbp.mail.read.mime import read_letter
 
 TAG = "check0a1b2c3d"
 
@@ -33,7 +33,7 @@ def config(
     add_users(dovecot)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr("pbp.connect.secrets.token_hex", lambda _n: TAG.removeprefix("check"))
+    monkeypatch.setattr("pbp.app.connect.secrets.token_hex", lambda _n: TAG.removeprefix("check"))
     path = tmp_path / "games.yaml"
     path.write_text(games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), "utf-8")
     return path

@@ -15,7 +15,7 @@ from kits.daemon import run_pbp
 from kits.games import Imap
 from kits.table import Table, write_config
 
-from pbp.lock import writer_lock
+from pbp.app.lock import writer_lock
 from pbp.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

@@ -20,13 +20,13 @@ from kits.table import Table, body, seed_000, utc
 from test_config import BASE, REPO, _problems, _write
 
 from pbp.cli import main
-from pbp.config import load_config
-from pbp.core.events import Event, Visibility
+from pbp.config.model import load_config
 from pbp.games.cluedo.cards import Cards, Suggest
 from pbp.games.cluedo.config import CluedoGame
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import Murder, wording
-from pbp.render import Renderer
+from pbp.games.core.events import Event, Visibility
+from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 PUBLIC = Visibility.PUBLIC

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from pbp import catalogs
-from pbp.core.events import Event, Visibility
+from pbp.app.intake.senders import megabytes
+from pbp.app.playermoves import reply_results
 from pbp.games.cluedo.cards import Cards, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import wording
+from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac.moves import Kill, Vote
 from pbp.games.maniac.parse import parse_maniac
-from pbp.intake.senders import megabytes
-from pbp.moves import reply_results
-from pbp.render import Renderer, _genders_of
+from pbp.text import catalogs
+from pbp.text.render import Renderer, _genders_of
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -35,13 +35,13 @@ def renderer() -> Renderer:
 
 def error(renderer: Renderer, code: str, locale: str = "ru", **params: Any) -> str:
     """A refusal as pbp writes it: with the words of a Cluedo game of ``locale``
-    whose cards are not known (the kind's context, :meth:`pbp.moves.Moves.error_text`)."""
+    whose cards are not known (the kind's context, :meth:`pbp.app.playermoves.Moves.error_text`)."""
     return renderer.error(code, {"wording": wording(locale), **params}, locale=locale)
 
 
 def mail(renderer: Renderer, name: str, locale: str = "ru", **context: Any) -> tuple[str, str]:
     """A mail with the context every mail of a game gets (the words of a Cluedo game of
-    ``locale`` whose cards are not known, :meth:`pbp.mailer.Mailer.context`)."""
+    ``locale`` whose cards are not known, :meth:`pbp.app.mailer.Mailer.context`)."""
     base: dict[str, Any] = {
         "game": "g-1",
         "timezone": "UTC",
@@ -323,7 +323,7 @@ def test_digest_verb_agrees_with_the_count(renderer: Renderer) -> None:
 
 def test_digest_of_several_games_lists_them(renderer: Renderer) -> None:
     # The template names no game in its Subject: the mailer tags it with every game's
-    # title (pbp.mailer.Mailer.gm, ``about``).
+    # title (pbp.app.mailer.Mailer.gm, ``about``).
     subject, body = mail(
         renderer,
         "gm_digest",

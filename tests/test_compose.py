@@ -13,8 +13,8 @@ from email.policy import SMTP, default
 
 import pytest
 
-from pbp.inert import strip_controls
 from pbp.mail.compose import _subject_header, compose, flatten
+from pbp.text.inert import strip_controls
 
 
 @pytest.mark.parametrize(

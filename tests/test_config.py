@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbp.config import ConfigError, Problem, load_config
+from pbp.config.model import ConfigError, Problem, load_config
 from pbp.games.cluedo.cards import Cards, Deal
 from pbp.games.cluedo_days.config import CluedoDaysGame
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
@@ -371,7 +371,7 @@ def test_C1_check_counts_extra_cards_with_the_right_plural(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rooms: str, surplus: str
 ) -> None:
     """``pbp check`` said "1 extra cards": the count and its noun agree (English, the
-    command line's language: :func:`pbp.counted.counted`)."""
+    command line's language: :func:`pbp.text.counted.counted`)."""
     text = _edit("кабинет, холл]", rooms)
     have = 12 + int(surplus[0])
     assert _problems(tmp_path, monkeypatch, text) == [
@@ -824,7 +824,7 @@ def test_M1_check_counts_the_players_a_role_needs_with_the_right_plural(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``pbp check`` said "9 players need 0 fan": a count and its noun agree (English,
-    the command line's language: :func:`pbp.counted.counted`)."""
+    the command line's language: :func:`pbp.text.counted.counted`)."""
     roles = {f"Игрок{i}": "civilian" for i in range(1, 10)}
     roles["Игрок1"] = "maniac"
     roles["Игрок2"] = "duty_officer"

@@ -28,10 +28,10 @@ from kits.daemon import DaemonProcess, run_pbp
 from kits.table import write_config
 from kits.wait import wait_for
 
-from pbp import yamlmarks
+from pbp.app.daemon import Daemon
 from pbp.cli import _service
-from pbp.config import DEFAULT_MAX_CONFIG_BYTES, ConfigError, Problem, load_config
-from pbp.daemon import Daemon
+from pbp.config import yamlmarks
+from pbp.config.model import DEFAULT_MAX_CONFIG_BYTES, ConfigError, Problem, load_config
 from pbp.mail.maildir import deliver, read_maildir
 
 STAMP = re.compile(r"^\S+ \S+ ")
@@ -266,7 +266,9 @@ def test_reload_of_an_alias_bomb_a_fifo_a_directory_a_large_or_deep_file_is_one_
     assert "Traceback" not in output
     lines = [STAMP.sub("", line) for line in output.splitlines()]
     errors = [line for line in lines if line.startswith(("ERROR", "WARNING", "CRITICAL"))]
-    not_reloaded = f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: {config}"
+    not_reloaded = (
+        f"ERROR pbp.app.daemon: {config} not reloaded, going on with the old one: {config}"
+    )
     assert errors == [
         f"{not_reloaded}:{BOMB}",
         f"{not_reloaded}{FIFO}",
@@ -297,7 +299,7 @@ def test_memory_or_recursion_error_on_reload_is_one_error_line_and_the_old_confi
     def fails(path: Path, max_bytes: int) -> None:
         raise error
 
-    monkeypatch.setattr("pbp.daemon.load_config", fails)
+    monkeypatch.setattr("pbp.app.daemon.load_config", fails)
     try:
         assert daemon.reload() is False
     finally:
@@ -376,7 +378,9 @@ def test_reload_of_a_nul_an_esc_proc_environ_a_long_timezone_or_a_huge_reminder_
     assert "Traceback" not in output
     lines = [STAMP.sub("", line) for line in output.splitlines()]
     errors = [line for line in lines if line.startswith(("ERROR", "WARNING", "CRITICAL"))]
-    not_reloaded = f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: {config}"
+    not_reloaded = (
+        f"ERROR pbp.app.daemon: {config} not reloaded, going on with the old one: {config}"
+    )
     forbidden = "is not allowed in YAML, not even in a comment: remove it"
     first_nul = environ.count("\n", 0, environ.index("\x00")) + 1
     assert errors == [

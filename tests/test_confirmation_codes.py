@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 from kits.table import GM, Table, body, moscow_text, named_body, summary, utc
 
+from pbp.app.gm.by_mail import PENDING_CAP
 from pbp.cli import main
-from pbp.gm.by_mail import PENDING_CAP
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
 

@@ -4,7 +4,7 @@ leaves no reply unsent.
 The real ``pbp run`` (a subprocess) serves three games (Cluedo by days, by rounds,
 Maniac; tests/kits/crash.py) from a real Dovecot and sends through aiosmtpd. 300
 players' mails (a fixed random seed) arrive in waves while the daemon is killed
-26 times: six times by its own crash points (``PBP_CRASH_AT``, pbp/faults.py: after
+26 times: six times by its own crash points (``PBP_CRASH_AT``, pbp/store/faults.py: after
 the fetch, inside a transaction before COMMIT, after the commit before the mailbox
 is told, after marking done, after the SMTP server accepted a mail before the
 outbox knew it, after the outbox recorded it), twenty times by SIGKILL at a random
@@ -46,7 +46,7 @@ from kits.daemon import DaemonProcess, run_pbp
 from kits.mailstack import Dovecot, SmtpServer
 from kits.wait import wait_for
 
-from pbp.faults import STEPS
+from pbp.store.faults import STEPS
 
 SEED = 20261129
 MOVES = 300

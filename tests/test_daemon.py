@@ -15,9 +15,9 @@ from kits.daemon import DaemonProcess
 from kits.table import Table, body, utc, write_config
 from kits.wait import wait_for
 
+from pbp.app.daemon import Daemon
 from pbp.cli import _service, main
-from pbp.config import load_config
-from pbp.daemon import Daemon
+from pbp.config.model import load_config
 from pbp.mail.maildir import read_maildir
 
 
@@ -184,7 +184,7 @@ def test_the_daemon_compiles_its_games_templates_beside_its_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 18: after the first round (and again after a reload) the games' templates
-    are compiled (:meth:`pbp.service.Service.prepare_templates`, tested in
+    are compiled (:meth:`pbp.app.service.Service.prepare_templates`, tested in
     tests/test_render.py) in a thread of their own, so no reply waits for its template."""
     table = Table(tmp_path)
     try:

@@ -1,7 +1,7 @@
 """A whole game of Cluedo by game days through real servers (issue 2).
 
 Dovecot (IMAP) and an aiosmtpd SMTP server that delivers into it run on 127.0.0.1,
-started by the suite (tests/kits/mailstack.py). The :class:`~pbp.service.Service` reads its
+started by the suite (tests/kits/mailstack.py). The :class:`~pbp.app.service.Service` reads its
 mailbox ``gm@example.test`` over IMAP and sends over SMTP; players send their moves by
 SMTP to their personal addresses (``gm+TOKEN@example.test``; the SMTP server strips the
 ``+TOKEN`` for delivery and keeps it in ``Delivered-To``), and the test reads what every
@@ -35,13 +35,13 @@ from kits.games import Imap, MailSection, Smtp, games_yaml
 from kits.mail import Received, mailbox, subjects
 from kits.mailstack import Dovecot, SmtpServer
 
-from pbp.config import load_config
+from pbp.app.outcome import Outcome
+from pbp.app.service import Service
+from pbp.config.model import load_config
 from pbp.mail.imap import ImapInbox
 from pbp.mail.smtp import SmtpTransport
-from pbp.outcome import Outcome
-from pbp.render import Renderer
-from pbp.service import Service
 from pbp.store import Store
+from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MSK = ZoneInfo("Europe/Moscow")

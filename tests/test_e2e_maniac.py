@@ -127,9 +127,9 @@ from kits.maniac_mail import (
 )
 from kits.table import moscow_text
 
+from pbp.app.daemon import Daemon
 from pbp.cli import _service
-from pbp.config import load_config
-from pbp.daemon import Daemon
+from pbp.config.model import load_config
 from pbp.store import Store
 
 

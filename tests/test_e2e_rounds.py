@@ -51,9 +51,9 @@ from kits.mail import Mailboxes, Received, mailbox, send, subjects
 from kits.mailstack import Dovecot, SmtpServer
 from kits.table import moscow_text
 
+from pbp.app.daemon import Daemon
 from pbp.cli import _service
-from pbp.config import load_config
-from pbp.daemon import Daemon
+from pbp.config.model import load_config
 from pbp.store import Store
 
 T = TypeVar("T")
@@ -90,7 +90,7 @@ BEHIND = TURN + ANSWER - 2 * (REMIND + LEAD) + timedelta(minutes=1)
 #: its start; the rest is for a loaded machine).
 PASSED = (LEAD + REMIND).total_seconds() + 15
 #: How late after its moment a scheduled mail may go out. The mail loop alone would
-#: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.
+#: wake up to 10 s late (pbp.app.daemon.POLL_SECONDS): on time means the scheduler woke it.
 LATE = timedelta(seconds=3)
 PERSONAL = re.compile(r"gm\+[a-z0-9]{10}@example\.test")
 MSK = ZoneInfo("Europe/Moscow")

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from pbp.core.events import IllegalMove, InvalidMove, SetupError
 from pbp.games.cluedo.cards import (
     CardCountError,
     Cards,
@@ -24,6 +23,7 @@ from pbp.games.cluedo.cards import (
     gm_default_card,
     start_deal,
 )
+from pbp.games.core.events import IllegalMove, InvalidMove, SetupError
 
 # The card list of seed 000's real game (the one games.yaml uses), in order.
 SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")

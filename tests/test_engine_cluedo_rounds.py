@@ -11,8 +11,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Visibility
-from pbp.fairness import canonical_deal, commitment
 from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
@@ -29,7 +27,9 @@ from pbp.games.cluedo_days import engine as days
 from pbp.games.cluedo_rounds import engine as rounds
 from pbp.games.cluedo_rounds.engine import RoundsRules, RoundsSetup, RoundsState
 from pbp.games.cluedo_rounds.state import AutoAnswer
-from pbp.render import Renderer
+from pbp.games.core.events import Event, IllegalMove, InvalidMove, Visibility
+from pbp.games.core.fairness import canonical_deal, commitment
+from pbp.text.render import Renderer
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
 EXAMPLE = Cards(

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pbp.core.events import Event, IllegalMove, InvalidMove
-from pbp.fairness import canonical_deal, commitment
+from pbp.games.core.events import Event, IllegalMove, InvalidMove
+from pbp.games.core.fairness import canonical_deal, commitment
 from pbp.games.maniac import engine as maniac
 from pbp.games.maniac.engine import (
     Help,
@@ -26,7 +26,7 @@ from pbp.games.maniac.engine import (
     Unvote,
     Vote,
 )
-from pbp.render import Renderer
+from pbp.text.render import Renderer
 
 NAMES = (
     "Вася",

@@ -25,15 +25,15 @@ from hypothesis import strategies as st
 from kits.mailstack import Dovecot, SmtpServer
 from kits.table import GM, Table, utc
 
+from pbp.app.ratelimit import Admit, AnswerLimit
 from pbp.cli import main
-from pbp.core import gameconfig
+from pbp.games.core import gameconfig
 from pbp.mail.base import PermanentSendError, Submission
 from pbp.mail.compose import compose, flatten
 from pbp.mail.maildir import deliver, read_maildir_raw
+from pbp.mail.read.address import address_problem, rate_key
+from pbp.mail.read.mime import read_letter
 from pbp.mail.smtp import SmtpTransport
-from pbp.parse.address import address_problem, rate_key
-from pbp.parse.mime import read_letter
-from pbp.ratelimit import Admit, AnswerLimit
 from pbp.store import OutgoingMail, Store
 
 GAME = "seed-000"
@@ -296,7 +296,7 @@ def test_a_non_ascii_address_without_smtputf8_is_kept_for_the_gm_and_sent_nowher
     before = len(table.store.outbox())
     try:
         send_raw(table, "пётр@example.test", utc(2026, 12, 1, 17, 1))
-        with caplog.at_level("WARNING", logger="pbp.outbox"):
+        with caplog.at_level("WARNING", logger="pbp.app.sending"):
             assert table.run(utc(2026, 12, 1, 17, 10)) == ["wrong_sender"]
     finally:
         table.service.transport.close()
@@ -313,7 +313,7 @@ def test_a_non_ascii_address_without_smtputf8_is_kept_for_the_gm_and_sent_nowher
     assert notice.recipient == GM
     told = message_from_bytes(server.deliveries[0].content, policy=policy.default)
     assert reason in str(told.get_content())
-    assert [r.getMessage() for r in caplog.records if r.name == "pbp.outbox"] == [
+    assert [r.getMessage() for r in caplog.records if r.name == "pbp.app.sending"] == [
         f"mail {answer.message_id} to пётр@example.test refused for good: {reason}"
     ]
 

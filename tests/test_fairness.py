@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from pbp.fairness import canonical_deal, commitment, verify
+from pbp.games.core.fairness import canonical_deal, commitment, verify
 
 HANDS: dict[str, list[str]] = {
     "Кросс": ["Петя", "Ваня", "Нож"],

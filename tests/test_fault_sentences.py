@@ -79,7 +79,7 @@ def test_the_daemon_logs_an_unreachable_server_in_one_line_per_try_without_trace
     output = daemon.output()
     lines = [STAMP.sub("", line) for line in output.splitlines()]
     refused = (
-        f"ERROR pbp.daemon: IMAP 127.0.0.1:{port} ({DAEMON}): cannot connect: the server "
+        f"ERROR pbp.app.daemon: IMAP 127.0.0.1:{port} ({DAEMON}): cannot connect: the server "
         "refused the connection (is the port right, and is the server up?); next try in"
     )
     assert [line for line in lines if line.startswith("ERROR")] == [
@@ -87,7 +87,7 @@ def test_the_daemon_logs_an_unreachable_server_in_one_line_per_try_without_trace
         f"{refused} 10 s",
     ]
     assert "Traceback" not in output
-    assert lines[-1] == "INFO pbp.daemon: signal 15: stopping"
+    assert lines[-1] == "INFO pbp.app.daemon: signal 15: stopping"
 
 
 def test_a_missing_password_variable_stops_run_and_check_connect_in_one_line(

@@ -20,12 +20,12 @@ import pytest
 from click.testing import CliRunner
 from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
+from pbp.app.gm import confirms
+from pbp.app.service import NOTICES_PER_HOUR
 from pbp.cli import main
-from pbp.export import story
-from pbp.gm import confirms
 from pbp.mail.maildir import deliver
-from pbp.service import NOTICES_PER_HOUR
 from pbp.store import GM_SEAT
+from pbp.text.export import story
 
 GAME = "seed-000"
 TRUSTED = "mx.example.test"

@@ -1,6 +1,6 @@
 """Fuzzing the reading of mail (issue 5, "Also"): thousands of random and mutated
-messages through :func:`~pbp.parse.mime.read_letter`, both command parsers and
-:meth:`pbp.service.Service.handle`.
+messages through :func:`~pbp.mail.read.mime.read_letter`, both command parsers and
+:meth:`pbp.app.service.Service.handle`.
 
 Asserted for every message: no exception escapes; the service never reaches its crash
 path (outcome ``error``); and the message ends in one of three ways — applied (a move
@@ -33,10 +33,10 @@ from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.maniac.engine import Status, Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.base import HEADER_BYTES, MAX_HEADER_FIELDS, RawMessage, read_head
-from pbp.parse.auth import MAX_FIELDS
-from pbp.parse.mime import read_letter
-from pbp.parse.quotemarks import comment_labels
-from pbp.parse.simple import read_simple
+from pbp.mail.read.auth import MAX_FIELDS
+from pbp.mail.read.mime import read_letter
+from pbp.mail.read.quotemarks import comment_labels
+from pbp.mail.read.simple import read_simple
 
 FUZZ = settings(
     derandomize=True,
@@ -198,7 +198,7 @@ def test_reading_and_parsing_never_raise(raw: bytes) -> None:
     letter = read_letter(raw)
     assert letter.unreadable is None or letter.text == ""
     # Issue 18: the body read on the header section's letter is the same letter, by the
-    # full reader and by the simple plain-text one (pbp.parse.simple) where it reads it.
+    # full reader and by the simple plain-text one (pbp.mail.read.simple) where it reads it.
     head = read_letter(raw, body=False)
     assert read_letter(raw, head=head, simple=False) == letter
     simple = read_simple(raw.removeprefix(b"\xef\xbb\xbf"), head)
@@ -357,7 +357,7 @@ UNMARKED_HEADERS = [
 #: a client lets its user choose (mutt's default ``quote_regex``: ``|``, ``:``, ``}``).
 MARKS = ["> ", ">", "> > ", ">> ", "p> ", "ВП> ", " > "]
 #: A forum post pasted as text (issue 33): ``(header, end line)`` of each engine
-#: (:data:`pbp.parse.forumquote.FORUM_QUOTES`); no end line: the quote runs to the end
+#: (:data:`pbp.mail.read.forumquote.FORUM_QUOTES`); no end line: the quote runs to the end
 #: of the mail; no header: an end line alone (a quote without author).
 FORUM_TEXT = [
     ("Оля сказал(а):", "Нажмите для раскрытия..."),
@@ -379,7 +379,7 @@ FORUM_TEXT = [
     ("Таня написал(а):", ""),
     ("tanya:", ""),
     # Discourse's Unicode usernames (issue 33, third pass); a capitalised one is a
-    # title as a seat's name (pbp.parse.body.Reply.with_titles).
+    # title as a seat's name (pbp.mail.read.body.Reply.with_titles).
     ("таня_к:", ""),
     ("таня:", ""),
     ("Таня:", ""),

@@ -1,4 +1,4 @@
-"""The GM's levers (pbp.gm) in Cluedo by game days: act, pause/resume/extend, substitute.
+"""The GM's levers (pbp.app.gm) in Cluedo by game days: act, pause/resume/extend, substitute.
 
 Seed 000's game (kits.table): Кросс, Дуг, Роза; Дуг holds Спальня, Пистолет, Молоток.
 Day 1 closes 2026-12-01 22:30 Moscow = 19:30 UTC. Every lever is an event in the
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from kits.table import GM, Table, body, named_body, summary, utc
 
-from pbp.core.events import LeverRefused, MoveError, Visibility
-from pbp.export import story
+from pbp.games.core.events import LeverRefused, MoveError, Visibility
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
+from pbp.text.export import story
 
 GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
@@ -605,7 +605,7 @@ def test_extend_refuses_more_than_30_days_instead_of_crashing(table: Table, hour
 def test_the_extend_refusal_writes_its_hours_by_the_locale(
     table: Table, locale: str, hours: float, text: str
 ) -> None:
-    """The refusal's numbers are the lever's own (:func:`pbp.render.hours_filter`
+    """The refusal's numbers are the lever's own (:func:`pbp.text.render.hours_filter`
     writes them): the locale's decimal and group symbols, the catalog's plural."""
     params = {"hours": hours, "max": 720}
     assert table.service.renderer.error("gm_extend_too_long", params, locale=locale) == text

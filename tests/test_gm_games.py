@@ -1,4 +1,4 @@
-"""The GM's levers (pbp.gm) in Maniac and in Cluedo by rounds, and through the CLI.
+"""The GM's levers (pbp.app.gm) in Maniac and in Cluedo by rounds, and through the CLI.
 
 Maniac: seed 002's game (:mod:`kits.maniac_table`; Коля the maniac, day 1 closes 19:00 UTC, night 1
 ends 2026-12-02 07:00 UTC). Rounds: seed 000 by turns (kits.rounds_table; turn 1 is Кросс's,
@@ -22,12 +22,12 @@ from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, named_body, summary, utc
 from test_maniac_service import seed_tie
 
+from pbp.app.daemon import Daemon
+from pbp.app.gm import paused_since
 from pbp.cli import main
-from pbp.core.events import LeverRefused, MoveError, Visibility
-from pbp.daemon import Daemon
-from pbp.export import story
-from pbp.gm import paused_since
+from pbp.games.core.events import LeverRefused, MoveError, Visibility
 from pbp.mail.maildir import deliver
+from pbp.text.export import story
 
 
 @pytest.fixture

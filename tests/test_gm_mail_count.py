@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 from kits.table import TEMPLATES, body, utc
 
-from pbp.config import load_config
+from pbp.app.service import Service
+from pbp.config.model import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
-from pbp.parse.mime import find_tokens, read_letter
-from pbp.render import Renderer
-from pbp.service import Service
+from pbp.mail.read.mime import find_tokens, read_letter
 from pbp.store import Store
+from pbp.text.render import Renderer
 
 BUNDLED = Path(__file__).resolve().parents[1] / "games.yaml"
 GM = "gm-person@example.test"

@@ -25,11 +25,11 @@ from click.testing import CliRunner
 from kits.maniac_table import ManiacTable, close
 from kits.table import GM, Table, body, crash_apply, named_body, summary, utc
 
+from pbp.app.keptview import REASONS
 from pbp.cli import main
-from pbp.keptview import REASONS
 from pbp.mail.maildir import deliver
-from pbp.parse.gm import NewAddress, parse_gm
 from pbp.store import GM_SEAT
+from pbp.text.gmcommands import NewAddress, parse_gm
 
 GAME = "seed-000"
 

@@ -34,9 +34,9 @@ from kits.table import (
     utc,
 )
 
+from pbp.app.gmview import game_status
 from pbp.cli import main
-from pbp.config import Config
-from pbp.gmview import game_status
+from pbp.config.model import Config
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT, Store
 
@@ -187,7 +187,7 @@ def test_a_mail_of_many_status_lines_is_computed_and_answered_once(
         computed.append(ids)
         return game_status(config, store, ids, *rest)
 
-    monkeypatch.setattr("pbp.gm.by_mail.game_status", counted)
+    monkeypatch.setattr("pbp.app.gm.by_mail.game_status", counted)
     lines = ["СТАТУС"] * 100 + ["СТАТУС ВСЕ"] + ["STATUS"] * 99
     table.mail(MANIAC, GM, *lines, at=utc(2026, 12, 1, 17, 59))
     assert table.run(utc(2026, 12, 1, 18)) == ["gm_applied"]

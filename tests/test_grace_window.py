@@ -1,5 +1,5 @@
 """Cluedo by game days with ``answer_grace_hours`` (rules D6, D7, P1), through
-:class:`pbp.service.Service`: the public record shows every answer of a suggestion the
+:class:`pbp.app.service.Service`: the public record shows every answer of a suggestion the
 grace carried past its day, and every text names the close it is due at.
 
 The seed-000 game of :mod:`kits.table` with a grace of 2 hours: day 1 closes at 22:30
@@ -22,9 +22,9 @@ import pytest
 from kits.cli import pbp, run_ok
 from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
-from pbp.gm.deadline import pass_deadline
-from pbp.parse.gm import PassDeadline
+from pbp.app.gm.deadline import pass_deadline
 from pbp.store import GM_SEAT
+from pbp.text.gmcommands import PassDeadline
 
 GRACE = "rules: {answer_grace_hours: 2}\n"
 GAME = "seed-000"

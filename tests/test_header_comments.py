@@ -6,7 +6,7 @@ parser raise ``RecursionError``: a player's mail was then "not a mail message", 
 ``automatic`` (kept as a bounce, never answered); in ``Content-Disposition`` he was told
 the body "could not be read" and the kept reason quoted the Python exception text. Now
 each value is cut before its first comment nested over
-:data:`~pbp.parse.headers.MAX_COMMENT_DEPTH` deep before the parser sees it, and the mail
+:data:`~pbp.mail.read.headers.MAX_COMMENT_DEPTH` deep before the parser sees it, and the mail
 is answered as unreadable in words.
 """
 
@@ -19,8 +19,8 @@ import pytest
 from kits.table import Table, body, utc
 
 from pbp.mail.maildir import deliver
-from pbp.parse.headers import MAX_COMMENT_DEPTH, bounded, deep_comment_field
-from pbp.parse.mime import read_letter
+from pbp.mail.read.headers import MAX_COMMENT_DEPTH, bounded, deep_comment_field
+from pbp.mail.read.mime import read_letter
 
 FIELDS = {
     "Content-Type": b"MIME-Version: 1.0\r\nContent-Type: text/plain" + b"(" * 1000,

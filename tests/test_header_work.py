@@ -1,5 +1,5 @@
 """Header work bounded like body work (issue 32, item 2), through
-:class:`pbp.service.Service` on Maildir transports with the test clock
+:class:`pbp.app.service.Service` on Maildir transports with the test clock
 (tests/kits/table.py: the seed-000 game, Кросс, Дуг, Роза, started 2026-12-01 20:00 MSK).
 
 A header section over the bounds an inbox reads is kept as too large and its sender
@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 from kits.table import GM, Table, body, crash_apply, named_body, summary, utc
 
-import pbp.intake
-import pbp.intake.message
+import pbp.app.intake
+import pbp.app.intake.message
 from pbp.mail.base import HEADER_BYTES, RawMessage, stranger_raw
 from pbp.mail.maildir import deliver
-from pbp.parse import auth
-from pbp.parse.mime import read_letter
+from pbp.mail.read import auth
+from pbp.mail.read.mime import read_letter
 
 TRUSTED = "mx.example.test"
 START = utc(2026, 12, 1, 17)
@@ -146,7 +146,7 @@ def test_the_header_section_is_read_on_the_cpu_budget(
     def spin_on_the_header(raw: bytes, **kwargs: Any) -> Any:
         return _spin() if kwargs.get("body") is False else real(raw, **kwargs)
 
-    monkeypatch.setattr(pbp.intake, "read_letter", spin_on_the_header)
+    monkeypatch.setattr(pbp.app.intake, "read_letter", spin_on_the_header)
     raw = _raw(table, "cross@example.test", "", "x" * 100_000)
     deliver(table.inbox_path, raw, at=MOVE_AT)
     assert table.run(MOVE_AT) == ["forged_from"]
@@ -165,7 +165,7 @@ def test_the_authentication_verdict_runs_on_the_cpu_budget(
     trusting: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _budget(trusting, 0.3)
-    monkeypatch.setattr(pbp.intake.message, "verdict", _spin)
+    monkeypatch.setattr(pbp.app.intake.message, "verdict", _spin)
     trusting.send("Кросс", "СТАТУС", at=MOVE_AT)
     assert trusting.run(MOVE_AT) == ["unauthenticated"]
     [kept] = trusting.store.kept()
@@ -184,7 +184,7 @@ def test_a_mail_that_crashed_its_handler_is_read_for_its_notice_on_the_cpu_budge
     def spin_on_the_whole_mail(raw: bytes, **kwargs: Any) -> Any:
         return real(raw, **kwargs) if kwargs.get("body") is False else _spin()
 
-    monkeypatch.setattr(pbp.intake, "read_letter", spin_on_the_whole_mail)
+    monkeypatch.setattr(pbp.app.intake, "read_letter", spin_on_the_whole_mail)
     table.send("Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг", at=MOVE_AT)
     assert table.run(MOVE_AT) == ["error"]
     assert [k.reason for k in table.store.kept()] == ["error: RuntimeError('bug')"]

@@ -6,9 +6,9 @@ nested ``>`` quote markers, separators, NUL and control bytes, quoted-printable 
 breaks, format=flowed, base64, ``<br>`` runs, nested ``<div>``/``<blockquote>``/
 ``<table>``/lists, unclosed tags, entities, huge ``<style>`` and comments, forum
 ``[quote=``, nested MIME parts) is read at 1 MB, as a player's mail by
-:func:`~pbp.parse.mime.read_letter` and the command parsers of the bundled games
+:func:`~pbp.mail.read.mime.read_letter` and the command parsers of the bundled games
 (Cluedo by days and by rounds, Maniac, the GM's commands), and as a stranger's mail by
-:func:`~pbp.parse.mime.read_letter`. Each is asserted to take at most three seconds of
+:func:`~pbp.mail.read.mime.read_letter`. Each is asserted to take at most three seconds of
 the thread's CPU time (:func:`time.thread_time`): a generous bound that a slow or busy
 machine keeps (the slowest shape takes 0.3-1.3 s there), as super-linear reading took
 tens of seconds to minutes on these shapes (65 s for 50 KB of blank lines); the growth
@@ -33,21 +33,21 @@ from kits.bodyshapes import BY_NAME, MOVE, PLAIN, PLAYER, SHAPES, STRANGER, Shap
 from kits.table import EMAILS, Table, body, named_body, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
+from pbp.app.playermoves import ignored_lines
 from pbp.games.cluedo.cards import Status as CluedoStatus
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.maniac.engine import Status as ManiacStatus
 from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
-from pbp.moves import ignored_lines
-from pbp.parse import markup
-from pbp.parse.automatic import is_automatic
-from pbp.parse.body import strip_echo, strip_help_echo, unquote_forum
-from pbp.parse.commands import MAX_LINES
-from pbp.parse.gm import parse_gm
-from pbp.parse.markup import html_to_text, tame_html
-from pbp.parse.mime import read_letter
-from pbp.parse.mimetree import MAX_PART_DEPTH
-from pbp.parse.textparts import MAX_TEXT_LINES
+from pbp.mail.read import markup
+from pbp.mail.read.automatic import is_automatic
+from pbp.mail.read.body import strip_echo, strip_help_echo, unquote_forum
+from pbp.mail.read.markup import html_to_text, tame_html
+from pbp.mail.read.mime import read_letter
+from pbp.mail.read.mimetree import MAX_PART_DEPTH
+from pbp.mail.read.textparts import MAX_TEXT_LINES
+from pbp.text.commands import MAX_LINES
+from pbp.text.gmcommands import parse_gm
 
 MEGABYTE = 1_000_000
 #: Thread CPU seconds allowed for reading one mail of :data:`MEGABYTE` and parsing it.

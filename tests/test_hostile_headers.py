@@ -7,7 +7,7 @@ up another player's STATUS by 24–26 s, a player's own 1.9 MB of 460 fields by 
 25,000 tiny fields by 4.9 s, and the header of each was kept whole (the store grew by
 18 MB for four). Now an inbox reads at most 64 KB and 1,000 fields of a header section
 (:data:`pbp.mail.base.HEADER_BYTES`, :data:`~pbp.mail.base.MAX_HEADER_FIELDS`), the
-verdict at most 16 fields (:data:`pbp.parse.auth.MAX_FIELDS`), every header step runs
+verdict at most 16 fields (:data:`pbp.mail.read.auth.MAX_FIELDS`), every header step runs
 on the message's CPU budget, and what is kept of such a mail is cut to 64 KB.
 
 The games of tests/kits/crash.py (three games, Maniac ``mn-1`` among them), with
@@ -49,7 +49,7 @@ IDLE_SETTLES = 1.0
 
 def _field(length: int) -> bytes:
     """One ``Authentication-Results`` field of the trusted id, ``length`` bytes long
-    (CRLF included), within the parser's :data:`pbp.parse.auth.FIELD_LIMIT`."""
+    (CRLF included), within the parser's :data:`pbp.mail.read.auth.FIELD_LIMIT`."""
     start = f"Authentication-Results: {TRUSTED}; "
     value = (start + NEUTRAL * (length // len(NEUTRAL) + 1))[: length - 2]
     return value.encode() + b"\r\n"

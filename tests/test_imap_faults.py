@@ -34,8 +34,8 @@ from kits.daemon import DaemonProcess
 from kits.mailstack import Dovecot, SmtpServer
 from kits.wait import wait_for
 
-from pbp.intake import fingerprint
-from pbp.service import Service
+from pbp.app.intake import fingerprint
+from pbp.app.service import Service
 from pbp.store import Store
 
 VASYA, OLYA, TANYA = "Вася", "Оля", "Таня"

@@ -2,7 +2,7 @@
 
 Text a GM or a player supplies (a lever's note, a substitute's name, a Subject, a
 Message-ID) is shown as it is in a post, never as BBCode or Markdown markup
-(:mod:`pbp.inert`, applied to every ``{{ value }}`` of a post by :mod:`pbp.render`), and
+(:mod:`pbp.text.inert`, applied to every ``{{ value }}`` of a post by :mod:`pbp.text.render`), and
 no control character of it reaches a mail body or header; a Subject echoed to the GM
 stays on one line.
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from kits.table import GM, TEMPLATES, Table, body, named_body, summary, utc
 
-from pbp.core.events import Event, Visibility
-from pbp.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls
+from pbp.games.core.events import Event, Visibility
 from pbp.mail.maildir import deliver
-from pbp.render import Renderer
+from pbp.text.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls
+from pbp.text.render import Renderer
 
 GAME = "seed-000"
 ZWSP = "\u200b"

@@ -38,10 +38,10 @@ from kits.crash import (
 )
 from kits.mailstack import Dovecot, SmtpServer
 
+from pbp.app.service import Service
 from pbp.cli import _service, main
-from pbp.config import load_config
+from pbp.config.model import load_config
 from pbp.games.maniac.kind import Maniac
-from pbp.service import Service
 
 TANYA, OLYA, VASYA, PETYA = "Таня", "Оля", "Вася", "Петя"
 
@@ -412,7 +412,7 @@ def test_a_kept_row_reads_the_first_kilobyte_of_each_field_only(tmp_path: Path) 
     address's among them."""
     from kits.table import Table, utc
 
-    from pbp.keptview import ROW_FIELD_BYTES, kept_rows, row_header
+    from pbp.app.keptview import ROW_FIELD_BYTES, kept_rows, row_header
 
     table = Table(tmp_path)
     try:

@@ -1,5 +1,5 @@
 """The words players type come from per-locale data (issue 16, item 1): every parser
-reads its keywords from ``pbp/locale/<locale>/keywords.yaml`` (:mod:`pbp.keywords`),
+reads its keywords from ``pbp/locale/<locale>/keywords.yaml`` (:mod:`pbp.text.keywords`),
 so adding a language is its files, and every locale says every command."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from pbp import catalogs, keywords
+from pbp.app.gm.by_mail import confirms
 from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.maniac import parse as maniac_parse
@@ -20,9 +20,9 @@ from pbp.games.maniac.moves import Help as ManiacHelp
 from pbp.games.maniac.moves import Kill, Skip, Unvote, Vote
 from pbp.games.maniac.moves import Status as ManiacStatus
 from pbp.games.maniac.parse import parse_maniac
-from pbp.gm.by_mail import confirms
-from pbp.parse import gm
-from pbp.parse.commands import asks_new_address
+from pbp.text import catalogs, keywords
+from pbp.text import gmcommands as gm
+from pbp.text.commands import asks_new_address
 
 CARDS = Cards(("Белых", "Краснова", "Моро"), ("нож", "веревка", "труба"), ("кухня", "холл", "зал"))
 CLUEDO_PLAYERS = ["Неташка", "Веталь", "Дуг"]

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from kits.table import TEMPLATES, utc
 
-import pbp.service
-from pbp.config import load_config
+import pbp.app.service
+from pbp.app.service import Service
+from pbp.config.model import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
-from pbp.render import Renderer
-from pbp.service import Service
 from pbp.store import Store
+from pbp.text.render import Renderer
 
 ROOT = Path(__file__).resolve().parent.parent
 START = utc(2026, 12, 1, 12)  # 15:00 in Moscow: every first deadline is hours ahead
@@ -66,7 +66,7 @@ def status_mail(service: Service, game_id: str, player: str, at: datetime) -> tu
 def test_a_move_arriving_during_the_deadlines_is_answered_before_the_round_ends(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pbp.service, "SERVE_EVERY_SECONDS", 0.0)
+    monkeypatch.setattr(pbp.app.service, "SERVE_EVERY_SECONDS", 0.0)
     inbox = tmp_path / "mail" / "inbox"
     raw, message_id = status_mail(service, "maniac-1", "Вася", LATER)
     original: Callable[..., None] = Service.advance

@@ -25,11 +25,11 @@ from kits.crash import DAEMON, ENV, Move, add_users, games_yaml, raw_move, token
 from kits.mailstack import Dovecot, SmtpServer
 from kits.table import Table, named_body, summary, utc
 
+from pbp.app.daemon import Daemon
+from pbp.app.lost import find_lost, replay
+from pbp.app.service import Service
 from pbp.cli import _service, main
-from pbp.config import load_config
-from pbp.daemon import Daemon
-from pbp.lost import find_lost, replay
-from pbp.service import Service
+from pbp.config.model import load_config
 from pbp.store import GM_SEAT
 
 GAME = "seed-000"
@@ -153,7 +153,7 @@ def test_pbp_run_warns_at_start_and_tells_the_gm_once(
     again = reopened(table, utc(2026, 12, 2, 10, 5))
     try:
         daemon = Daemon(again.service, clock=lambda: again.now)
-        with caplog.at_level(logging.WARNING, logger="pbp.daemon"):
+        with caplog.at_level(logging.WARNING, logger="pbp.app.daemon"):
             daemon._look_for_lost()
             daemon._look_for_lost()  # pbp run started again: no second mail
         again.service.flush_outbox(again.now)

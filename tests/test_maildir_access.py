@@ -145,7 +145,7 @@ def test_the_daemon_logs_one_error_line_a_round_while_the_inbox_is_read_only_and
     log = daemon.output()
     assert "Traceback" not in log
     errors = [line.split(" ", 2)[2] for line in log.splitlines() if " ERROR " in line]
-    assert errors == [f"ERROR pbp.daemon: {said}; next try in 5 s"]
+    assert errors == [f"ERROR pbp.app.daemon: {said}; next try in 5 s"]
     # The mail was applied once and answered once, its STATUS to Роза.
     answers = [m for m in read_maildir(started / "mail" / "outbox") if m["To"] == EMAILS["Роза"]]
     assert len(answers) == 2  # the welcome and the answer

@@ -1,4 +1,4 @@
-"""Maniac (rules M1–M12, seed 002) through :class:`pbp.service.Service`.
+"""Maniac (rules M1–M12, seed 002) through :class:`pbp.app.service.Service`.
 
 Maildir transports and a test-controlled clock (:mod:`kits.maniac_table`): ten players with a
 fixed deal — Коля the maniac, Дима the duty officer, Лена the fan, the rest civilians —
@@ -35,12 +35,12 @@ from kits.maniac_table import (
 from kits.table import GM, TEMPLATES, body, named_body, summary, utc
 
 from pbp.cli import main
-from pbp.core.events import Event, Visibility
-from pbp.fairness import commitment
+from pbp.games.core.events import Event, Visibility
+from pbp.games.core.fairness import commitment
 from pbp.games.maniac import engine, views
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.kind import Maniac
-from pbp.render import Renderer
+from pbp.text.render import Renderer
 
 RE = "[seed-002] Re: ход"
 WELCOME = "[seed-002] Маньяк: ваша роль"

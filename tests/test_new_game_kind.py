@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from guessgame.kind import GUESS
 
 from pbp.cli import main
-from pbp.core import registry
+from pbp.games.core import registry
 
 GAMES_YAML = """\
 mail:

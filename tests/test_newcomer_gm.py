@@ -26,9 +26,9 @@ from kits.games import Imap, MailSection, write_games_yaml
 from kits.mailstack import Dovecot, SmtpServer
 from kits.table import GM, Table, body, named_body, seed_000, utc, write_config
 
+from pbp.app.intake.senders import SenderRules
 from pbp.cli import _service, main
-from pbp.config import load_config
-from pbp.intake.senders import SenderRules
+from pbp.config.model import load_config
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
 

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from kits.table import GM, Table, named_body, summary, utc
 
 from pbp.cli import main
-from pbp.config import load_config
-from pbp.core.events import LeverRefused
+from pbp.config.model import load_config
+from pbp.games.core.events import LeverRefused
 
 REPO = Path(__file__).resolve().parent.parent
 GAME = "seed-000"
@@ -68,7 +68,7 @@ def kinds(table: Table) -> list[tuple[int | None, object, str]]:
 def test_P3_three_missed_closes_pause_the_game_as_of_the_first_and_tell_the_gm(
     table: Table, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="pbp.outage"):
+    with caplog.at_level(logging.WARNING, logger="pbp.app.outage"):
         outcomes = table.run(utc(2026, 12, 3, 20))
 
     # The mail before the first missed close is applied in its day; the one after it

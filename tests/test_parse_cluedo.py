@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
 from pbp.games.cluedo.parse import ERROR_CODES, ParsedLine, parse_cluedo
 from pbp.games.cluedo.wording import wording
-from pbp.render import Renderer
+from pbp.games.core.events import AmbiguousMove, InvalidMove
+from pbp.text.render import Renderer
 
 SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
 WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")

@@ -1,4 +1,4 @@
-"""Reading the GM's commands (pbp.parse.gm): English and Russian keywords, notes, errors."""
+"""Reading the GM's commands (pbp.text.gmcommands): English and Russian keywords, notes, errors."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pbp.parse.gm import (
+from pbp.text.gmcommands import (
     Act,
     Dismiss,
     Export,

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
+from pbp.games.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.games.maniac.engine import Help, Kill, Skip, Status, Unvote, Vote
 from pbp.games.maniac.parse import ERROR_CODES, ParsedLine, parse_maniac
-from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, case_forms
-from pbp.render import Renderer
+from pbp.text.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, case_forms
+from pbp.text.render import Renderer
 
 PLAYERS = [
     "Вася",

@@ -15,10 +15,10 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from pbp.mail.base import header_section
-from pbp.parse.body import new_text, strip_echo, unflow
-from pbp.parse.charset import decode_bytes
-from pbp.parse.headers import HEADER_LIMIT, cap, mailboxes
-from pbp.parse.mime import MAX_TOKENS, Letter, find_token, find_tokens, read_letter
+from pbp.mail.read.body import new_text, strip_echo, unflow
+from pbp.mail.read.charset import decode_bytes
+from pbp.mail.read.headers import HEADER_LIMIT, cap, mailboxes
+from pbp.mail.read.mime import MAX_TOKENS, Letter, find_token, find_tokens, read_letter
 
 
 def mail(headers: list[str], body: bytes | str = b"", *, crlf: bool = True) -> bytes:
@@ -603,7 +603,7 @@ def test_a_header_value_seen_before_is_not_parsed_again(monkeypatch: pytest.Monk
     of values seen before are handed out again, and the letter read is the same."""
     from email.headerregistry import HeaderRegistry
 
-    from pbp.parse import headers
+    from pbp.mail.read import headers
 
     monkeypatch.setattr(headers.POLICY.header_factory, "_kept", {})
     built: list[str] = []

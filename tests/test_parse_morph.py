@@ -1,5 +1,5 @@
 """Russian names written in the case a sentence needs, and their gender (issue 16,
-item 4; rule P2): :mod:`pbp.parse.morph` on the issue's cast and forum nicknames.
+item 4; rule P2): :mod:`pbp.text.morph` on the issue's cast and forum nicknames.
 
 The cast is the issue's (Лев, Павел, Пётр, Любовь, Кэт, Ник, Ника, Мария, Илья,
 Никита, Саша, Катя, Петя, Таня, Вася, Оля, Маша) with seed 000's nicknames
@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from pbp.parse.morph import (
+from pbp.text.morph import (
     CASES,
     OBLIQUE,
     Case,
@@ -328,7 +328,7 @@ def test_the_dictionary_is_loaded_by_the_first_name_read_not_by_the_import() -> 
     """The daemon starts without pymorphy3's dictionary (0.2 s, 30 MB), and a mail that
     names nobody (``STATUS``) does not load it: the first name read or written does."""
     code = (
-        "import sys, pbp.daemon, pbp.cli\n"
+        "import sys, pbp.app.daemon, pbp.cli\n"
         "from pbp.games.maniac.parse import parse_maniac\n"
         "def loaded(): print(sorted(m for m in ('pymorphy3', 'pytrovich') if m in sys.modules))\n"
         "loaded()\n"

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.core.events import AmbiguousMove, InvalidMove
+from pbp.games.core.events import AmbiguousMove, InvalidMove
 from pbp.games.maniac.engine import Kill, Vote
 from pbp.games.maniac.parse import ParsedLine, parse_maniac
-from pbp.parse.commands import PlayerNames, case_forms, seat_forms
-from pbp.parse.morph import CASES, inflect
-from pbp.parse.names import (
+from pbp.text.commands import PlayerNames, case_forms, seat_forms
+from pbp.text.morph import CASES, inflect
+from pbp.text.names import (
     NameMatcher,
     clean,
     closest_keyword,

@@ -1,12 +1,12 @@
-"""The simple plain-text reader (:mod:`pbp.parse.simple`, issue 18): which mails it
+"""The simple plain-text reader (:mod:`pbp.mail.read.simple`, issue 18): which mails it
 reads, and that what it reads is the full reader's letter, byte for byte."""
 
 from __future__ import annotations
 
 import pytest
 
-from pbp.parse.mime import Letter, read_letter
-from pbp.parse.simple import read_simple
+from pbp.mail.read.mime import Letter, read_letter
+from pbp.mail.read.simple import read_simple
 
 HEAD = (
     b"Return-Path: <lev@example.test>\r\n"

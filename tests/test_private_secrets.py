@@ -35,7 +35,7 @@ from kits.maniac_table import ROLES, START, ManiacTable, close, dawn
 from kits.table import GM, Table, body, utc
 
 from pbp.cli import main
-from pbp.core.events import LeverRefused
+from pbp.games.core.events import LeverRefused
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
 

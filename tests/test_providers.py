@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from kits.table import write_config
 
-from pbp.config import ConfigError, ImapSettings, SmtpSettings, load_config
+from pbp.config.model import ConfigError, ImapSettings, SmtpSettings, load_config
 
 MAIL = """\
 mail:

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from pbp.budget import BudgetExceeded
-from pbp.parse import mime
-from pbp.reader import ChildReader
+from pbp.app.budget import BudgetExceeded
+from pbp.app.reader import ChildReader
+from pbp.mail.read import mime
 
 MAIL = (
     "From: Кросс <cross@example.test>\r\nTo: gm+k3x9@example.test\r\nSubject: ход\r\n"

@@ -17,9 +17,9 @@ from kits.cli import run_ok
 from kits.golden import LOCALES, everywhere
 from kits.table import Table, utc
 
-from pbp.catalogs import translations
-from pbp.parse.gm import SYNTAX
-from pbp.render import Renderer
+from pbp.text.catalogs import translations
+from pbp.text.gmcommands import SYNTAX
+from pbp.text.render import Renderer
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"

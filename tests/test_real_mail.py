@@ -2,7 +2,7 @@
 
 One test per case of the issue (and per variant), named after it. Each message is built
 as raw bytes, the way the client sends it (the names and addresses are made up), and
-driven end to end through :class:`pbp.service.Service` with a Maildir inbox: it ends
+driven end to end through :class:`pbp.app.service.Service` with a Maildir inbox: it ends
 applied, refused with an answer, or kept for the GM and never answered (automatic
 mail). Maniac cases play seed 002's game (:mod:`kits.maniac_table`: Вася, Петя, Таня, …; day 1
 open from 09:00 UTC); Cluedo cases seed 000's game (:mod:`kits.table`: Кросс, Дуг, Роза)
@@ -24,14 +24,14 @@ from kits.maniac_table import EMAILS, GAME, START, ManiacTable
 from kits.table import Table, body, named_body, utc
 from test_parse_cluedo import CARDS, PLAYERS
 
-from pbp.core.events import AmbiguousMove, InvalidMove
 from pbp.games.cluedo.cards import Accuse, Refute, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.core.events import AmbiguousMove, InvalidMove
 from pbp.games.maniac.engine import Kill, Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.games.maniac.state import standing_votes
 from pbp.mail.maildir import deliver
-from pbp.parse.mime import read_letter
+from pbp.mail.read.mime import read_letter
 
 DAY_1 = START + timedelta(hours=1)  # 10:00 UTC, day 1 of the Maniac game is open
 _ids = itertools.count(1)
@@ -453,7 +453,7 @@ def test_case07_our_own_example_lines_quoted_back_unmarked_are_never_applied(
     maniac: ManiacTable,
 ) -> None:
     """A client that quotes without ``>``: the pasted copy of our mail (with its example
-    commands) is cut off by In-Reply-To (:func:`pbp.parse.body.strip_echo`)."""
+    commands) is cut off by In-Reply-To (:func:`pbp.mail.read.body.strip_echo`)."""
     maniac.move("Вася", "ПОМОЩЬ", at=DAY_1)
     (ours,) = [m for m in maniac.sent() if m["To"] == EMAILS["Вася"]][-1:]
     echoed = "\r\n".join(body(ours).splitlines())

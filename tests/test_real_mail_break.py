@@ -21,15 +21,15 @@ from test_parse_cluedo import CARDS as CLUEDO_CARDS
 from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
 
-from pbp.core.events import InvalidMove
+from pbp.app.playermoves import subject_moves
 from pbp.games.cluedo.cards import Accuse, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.core.events import InvalidMove
 from pbp.games.maniac.engine import Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
-from pbp.moves import subject_moves
-from pbp.parse.body import new_text, strip_help_echo
-from pbp.parse.mime import read_letter
+from pbp.mail.read.body import new_text, strip_help_echo
+from pbp.mail.read.mime import read_letter
 
 START = utc(2026, 12, 1, 17)
 DAY = utc(2026, 12, 1, 18)

@@ -8,7 +8,7 @@ answer. Before, the XenForo quote (``Оля сказал(а):`` … ``Нажми
 was read as her own text and its old vote applied after her new one.
 
 Plays seed 002's Maniac game (:mod:`kits.maniac_table`); the quote headers are those of
-:data:`pbp.parse.forumquote.FORUM_QUOTES`.
+:data:`pbp.mail.read.forumquote.FORUM_QUOTES`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from kits.maniac_table import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, answer, from_player, run, votes
 from test_real_mail_quotes import ADVICE, REPLY_AT, crlf
 
-from pbp.parse.body import Doubt, split_reply
-from pbp.parse.forumquote import FORUM_QUOTES, forum_quote, is_quote_end
-from pbp.parse.mime import read_letter
+from pbp.mail.read.body import Doubt, split_reply
+from pbp.mail.read.forumquote import FORUM_QUOTES, forum_quote, is_quote_end
+from pbp.mail.read.mime import read_letter
 
 OLYA = EMAILS["Оля"]
 #: Her answer's lines for her vote for Петя, written ``ГОЛОС Петя``.

@@ -21,7 +21,7 @@ from kits.maniac_table import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, answer, message, run, votes
 from test_real_mail_quotes import ADVICE
 
-from pbp.parse.mime import read_letter
+from pbp.mail.read.mime import read_letter
 
 OLYA = EMAILS["Оля"]
 REPLY_AT = DAY_1 + timedelta(minutes=10)

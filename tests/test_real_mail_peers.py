@@ -26,10 +26,10 @@ from test_real_mail import FOOTER, flowed, votes
 from test_real_mail_forum import OLD_VOTE_LISTED, VOTE_PETYA, reply, start
 from test_real_mail_quotes import ADVICE
 
-from pbp.parse.body import Doubt, split_reply, unflow
-from pbp.parse.forumquote import forum_quote
-from pbp.parse.mime import read_letter
-from pbp.parse.replyheader import attribution_start, reply_header
+from pbp.mail.read.body import Doubt, split_reply, unflow
+from pbp.mail.read.forumquote import forum_quote
+from pbp.mail.read.mime import read_letter
+from pbp.mail.read.replyheader import attribution_start, reply_header
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from test_real_mail import DAY_1, FOOTER, VOTE_PETYA, answer, from_player, messa
 
 from pbp.games.maniac.engine import Vote
 from pbp.games.maniac.parse import parse_maniac
-from pbp.parse.body import split_reply
-from pbp.parse.mime import read_letter
+from pbp.mail.read.body import split_reply
+from pbp.mail.read.mime import read_letter
 
 REPLY_AT = DAY_1 + timedelta(minutes=10)
 CLUEDO_START = utc(2026, 12, 1, 17)

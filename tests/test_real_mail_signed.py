@@ -27,10 +27,10 @@ from kits.signed import clear_signed, entity, enveloped_data, signed_data, smime
 from kits.table import named_body
 from test_real_mail import DAY_1, FOOTER, answer, from_player, run, votes
 
-from pbp.parse import smime as smime_module
-from pbp.parse.armour import open_clear_signed
-from pbp.parse.mime import read_letter, shown_text
-from pbp.parse.smime import MAX_SIGNED_DEPTH, octet_pieces
+from pbp.mail.read import smime as smime_module
+from pbp.mail.read.armour import open_clear_signed
+from pbp.mail.read.mime import read_letter, shown_text
+from pbp.mail.read.smime import MAX_SIGNED_DEPTH, octet_pieces
 
 REPLY_AT = DAY_1 + timedelta(minutes=10)
 VASYA = EMAILS["Вася"]

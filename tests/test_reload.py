@@ -23,9 +23,9 @@ from kits.mailstack import Dovecot
 from kits.table import write_config
 from kits.wait import wait_for
 
+from pbp.app.daemon import POLL_SECONDS, Daemon
 from pbp.cli import _service
-from pbp.config import load_config
-from pbp.daemon import POLL_SECONDS, Daemon
+from pbp.config.model import load_config
 from pbp.mail.maildir import deliver, read_maildir
 
 STAMP = re.compile(r"^\S+ \S+ ")
@@ -68,17 +68,19 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
         daemon.stop()
     output = daemon.output()
     lines = [STAMP.sub("", line) for line in output.splitlines()]
-    reloads = [line for line in lines if "pbp.daemon" in line and "pbp running:" not in line][:-1]
+    reloads = [line for line in lines if "pbp.app.daemon" in line and "pbp running:" not in line][
+        :-1
+    ]
     assert reloads == [
-        "INFO pbp.daemon: signal 1: reading games.yaml again",
-        "INFO pbp.daemon: new game(s) seed-001: each starts at its start time",
-        f"INFO pbp.daemon: {config} reloaded: 2 game(s)",
-        "INFO pbp.daemon: signal 1: reading games.yaml again",
-        f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: "
+        "INFO pbp.app.daemon: signal 1: reading games.yaml again",
+        "INFO pbp.app.daemon: new game(s) seed-001: each starts at its start time",
+        f"INFO pbp.app.daemon: {config} reloaded: 2 game(s)",
+        "INFO pbp.app.daemon: signal 1: reading games.yaml again",
+        f"ERROR pbp.app.daemon: {config} not reloaded, going on with the old one: "
         f"{config}:9: games[0].kind: unknown kind 'chess' (known: 'cluedo_days', "
         "'cluedo_rounds', 'maniac')",
-        "INFO pbp.daemon: signal 1: reading games.yaml again",
-        f"ERROR pbp.daemon: {config} not reloaded, going on with the old one: games.yaml "
+        "INFO pbp.app.daemon: signal 1: reading games.yaml again",
+        f"ERROR pbp.app.daemon: {config} not reloaded, going on with the old one: games.yaml "
         "lacks the running game(s) seed-001: put them back as they were (a game is not "
         "renamed or ended by editing the file; one that is over may go), or, to start over "
         f"with new games, stop pbp and move the store {tmp_path / 'pbp.sqlite3'} aside",

@@ -29,8 +29,8 @@ from kits.table import GM, Table, body, named_body, summary, utc
 
 from pbp.games.cluedo.wording import wording
 from pbp.mail.maildir import deliver
-from pbp.render import Renderer
 from pbp.store import GM_SEAT
+from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 GAME = "seed-000"

@@ -1,4 +1,4 @@
-"""Rendering of forum posts and private mails (pbp.render; DESIGN.md "render").
+"""Rendering of forum posts and private mails (pbp.text.render; DESIGN.md "render").
 
 Events are built by hand from the catalogue in the docstring of
 :mod:`pbp.games.cluedo_days.engine`. Names from the seeds (Неташка, Веталь, Кросс).
@@ -15,12 +15,12 @@ from typing import Any
 import jinja2
 import pytest
 
-from pbp.core.events import Event, Visibility
-from pbp.fairness import commitment
+from pbp.app.playermoves import reply_results
 from pbp.games.cluedo.views import start_view
 from pbp.games.cluedo.wording import wording
-from pbp.moves import reply_results
-from pbp.render import Renderer
+from pbp.games.core.events import Event, Visibility
+from pbp.games.core.fairness import commitment
+from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 PUBLIC = Visibility.PUBLIC
@@ -854,7 +854,7 @@ def test_error_renders_the_code_file(tmp_path: Path) -> None:
 def test_error_falls_back_to_a_generic_text_and_logs_a_warning(
     renderer: Renderer, caplog: pytest.LogCaptureFixture, locale: str, expected: str
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="pbp.render"):
+    with caplog.at_level(logging.WARNING, logger="pbp.text.render"):
         text = renderer.error("no_such_code", {"card": "нож"}, locale=locale)
     assert text == expected
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [

@@ -1,4 +1,4 @@
-"""Cluedo by rounds (rules C1–C7, R1–R7) through :class:`pbp.service.Service`.
+"""Cluedo by rounds (rules C1–C7, R1–R7) through :class:`pbp.app.service.Service`.
 
 Maildir transports and a test-controlled clock (:mod:`kits.rounds_table`): seed 000's worked
 example with its fixed deal, players Кросс, Дуг, Роза in this turn order, Europe/Moscow,
@@ -19,8 +19,8 @@ import pytest
 from kits.rounds_table import START, RoundsTable
 from kits.table import GM, body, named_body, summary, utc
 
-from pbp.core.registry import KINDS
 from pbp.games.cluedo.wording import wording
+from pbp.games.core.registry import KINDS
 
 CROSS, DOUG, ROSA = "cross@example.test", "doug@example.test", "rosa@example.test"
 WELCOME = "[seed-000] Клуэдо: ваши карты"

@@ -22,10 +22,10 @@ from kits.maniac_table import START, ManiacTable
 from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
 from pbp.cli import main
-from pbp.core.events import AmbiguousMove, InvalidMove, LeverRefused
+from pbp.games.core.events import AmbiguousMove, InvalidMove, LeverRefused
 from pbp.mail.maildir import deliver
-from pbp.parse.commands import PlayerNames
 from pbp.store import GM_SEAT
+from pbp.text.commands import PlayerNames
 
 GAME = "seed-000"
 NEW = "doug.new@example.test"

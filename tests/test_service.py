@@ -1,4 +1,4 @@
-"""The daemon's logic (pbp.service) on Maildir transports with a controlled clock.
+"""The daemon's logic (pbp.app.service) on Maildir transports with a controlled clock.
 
 Seed 000's worked example (Кросс, Дуг, Роза, fixed deal), Europe/Moscow, day close
 22:30 = 19:30 UTC. Rule ids of RULES.md in the names.
@@ -463,7 +463,7 @@ def test_answers_go_out_before_their_messages_are_marked_done(
 ) -> None:
     """Issue 18 (latency): a commit group's mail is sent right after its commit, before
     the IMAP round trips that mark its messages done; each group's own mail."""
-    monkeypatch.setattr("pbp.service.COMMIT_GROUP", 1)
+    monkeypatch.setattr("pbp.app.service.COMMIT_GROUP", 1)
     table.new_mail()
     steps: list[str] = []
     transport, inbox = table.service.transport, table.service.inbox
@@ -496,7 +496,7 @@ def test_a_failing_transport_is_tried_once_while_the_inbox_is_read(
 ) -> None:
     """The early send after a commit group stops for the round once mail stays due (the
     server is down): three groups, one attempt; the round's end tries once more."""
-    monkeypatch.setattr("pbp.service.COMMIT_GROUP", 1)
+    monkeypatch.setattr("pbp.app.service.COMMIT_GROUP", 1)
     table.new_mail()
     flaky = FlakyTransport([TransientSendError("421 try later")] * 5)
     table.service.transport = flaky
@@ -516,7 +516,7 @@ def test_a_transport_raising_unexpectedly_does_not_stop_the_inbox(
     the round at its end, as before the early send (issue 18): every message is still
     applied and marked done, each group's mail tried once, and it all goes out once
     the transport works."""
-    monkeypatch.setattr("pbp.service.COMMIT_GROUP", 1)
+    monkeypatch.setattr("pbp.app.service.COMMIT_GROUP", 1)
     table.new_mail()
     broken = FlakyTransport([RuntimeError("bug in the transport")] * 2)
     table.service.transport = broken

@@ -19,9 +19,9 @@ import pytest
 from kits.crash import DAEMON, ENV, GM, Move, add_users, address, games_yaml, raw_move, tokens
 from kits.mailstack import Dovecot, SmtpServer
 
+from pbp.app.service import Service
 from pbp.cli import _service
-from pbp.config import load_config
-from pbp.service import Service
+from pbp.config.model import load_config
 
 TANYA, OLYA, VASYA = "Таня", "Оля", "Вася"
 

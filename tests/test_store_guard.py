@@ -27,9 +27,9 @@ from kits.mailstack import Dovecot
 from kits.table import Table, utc, write_config
 from kits.wait import wait_for
 
+from pbp.app.outcome import Outcome
 from pbp.mail.base import RawMessage
 from pbp.mail.maildir import deliver, read_maildir
-from pbp.outcome import Outcome
 from pbp.store import Store, StoreReplacedError
 
 NOW = "2026-12-01T21:00+03:00"  # after the game's start (20:00 Moscow)
@@ -278,7 +278,7 @@ def test_pbp_run_stops_with_status_1_and_one_error_line_soon_after_its_store_is_
         daemon.kill()
     records = [re.sub(r"^\S+ \S+ ", "", line) for line in output.splitlines()]
     errors = [line for line in records if line.startswith("ERROR")]
-    assert (code, errors) == (1, [f"ERROR pbp.daemon: {deleted(store)}"]), output
+    assert (code, errors) == (1, [f"ERROR pbp.app.daemon: {deleted(store)}"]), output
     assert "Traceback" not in output
     assert seconds < 3.0
     # And the next start refuses the empty store it would make.

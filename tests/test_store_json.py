@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbp.core.events import Event, Step, Visibility
 from pbp.games.cluedo.cards import Cards, CluedoMove, Deal, NoRefutation, Refute, Suggest
 from pbp.games.cluedo_days import engine as days
 from pbp.games.cluedo_days.engine import DaysRules, DaysSetup, DaysState
+from pbp.games.core.events import Event, Step, Visibility
 from pbp.store import Store, jsontext
 
 CARDS = Cards(

@@ -29,7 +29,7 @@ from kits.nobody import NOBODY, ROOT, pbp
 from kits.table import Table, utc
 from kits.wait import wait_for
 
-from pbp.daemon import Daemon
+from pbp.app.daemon import Daemon
 
 
 @pytest.fixture
@@ -151,7 +151,7 @@ def test_the_daemon_logs_a_store_that_turned_read_only_in_one_error_line_per_try
     # Two rounds (the second 5 s after the first) and the day's close, already due,
     # which the scheduler tries beside the first round (in either order).
     assert sorted((r.name, r.getMessage(), r.exc_info) for r in errors()) == [
-        ("pbp.daemon", f"deadline job failed: {said}", None),
-        ("pbp.daemon", f"{said}; next try in 10 s", None),
-        ("pbp.daemon", f"{said}; next try in 5 s", None),
+        ("pbp.app.daemon", f"deadline job failed: {said}", None),
+        ("pbp.app.daemon", f"{said}; next try in 10 s", None),
+        ("pbp.app.daemon", f"{said}; next try in 5 s", None),
     ]

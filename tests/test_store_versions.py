@@ -282,7 +282,7 @@ def test_a_schema_4_store_gets_its_confirmation_secret_once_and_a_backup_keeps_i
     tmp_path: Path,
 ) -> None:
     """Schema 5: ``secrets`` holds the key of the GM's confirmation codes
-    (:func:`pbp.gm.by_mail.confirmation_code`), 32 random bytes made once: at the
+    (:func:`pbp.app.gm.by_mail.confirmation_code`), 32 random bytes made once: at the
     upgrade, never again; ``pbp backup``'s copy holds the same, so a lever mail replayed
     after a restore asks under the code it asked under before."""
     path = tmp_path / "pbp.sqlite3"

@@ -1,14 +1,14 @@
 """The story's 🔒 (pbp export): it says whether a fact reached the forum, a post told
-it, not merely how its event is stored (pbp.export.on_forum)."""
+it, not merely how its event is stored (pbp.text.export.on_forum)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from pbp.core.events import Event, Visibility
-from pbp.export import on_forum
+from pbp.games.core.events import Event, Visibility
 from pbp.store import StoredEvent
+from pbp.text.export import on_forum
 
 AT = datetime(2026, 12, 1, 12, tzinfo=UTC)
 LATER = datetime(2026, 12, 1, 13, tzinfo=UTC)

@@ -25,7 +25,7 @@ from kits.maniac_table import START, ManiacTable
 from kits.table import EMAILS, GM, Table, body, utc
 
 from pbp.cli import main
-from pbp.core.events import LeverRefused
+from pbp.games.core.events import LeverRefused
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
 

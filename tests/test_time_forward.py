@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner, Result
 
-from pbp.core.events import Event, Visibility
+from pbp.games.core.events import Event, Visibility
 from pbp.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

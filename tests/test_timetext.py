@@ -1,4 +1,4 @@
-"""One way to write a time (issue 31, item 8): :mod:`pbp.timetext`.
+"""One way to write a time (issue 31, item 8): :mod:`pbp.text.timetext`.
 
 The command line: ``2026-12-07 22:30 MSK`` (:func:`cli_time`), ``--json``: ISO 8601 with
 the offset (:func:`cli_iso`); a zone tzdata writes with digits only (``+05``) by its
@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pbp import catalogs
-from pbp.timetext import (
+from pbp.text import catalogs
+from pbp.text.timetext import (
     Pgettext,
     cli_iso,
     cli_time,

@@ -11,13 +11,13 @@ import jinja2
 import pytest
 from jinja2 import nodes
 
-from pbp.core.events import Event, Visibility
 from pbp.games.cluedo import views as cluedo
 from pbp.games.cluedo.wording import wording
 from pbp.games.cluedo_days import views as days
 from pbp.games.cluedo_rounds import views as rounds
+from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac import views as maniac
-from pbp.render import Format, Renderer
+from pbp.text.render import Format, Renderer
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from test_common_texts import TEMPLATES, error, mail
 
-from pbp.render import Renderer
+from pbp.text.render import Renderer
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +258,7 @@ def test_your_turn_names_the_previous_room_only_after_a_suggestion(renderer: Ren
 
 
 def _opening_heading(renderer: Renderer, characters: list[str | None], locale: str = "ru") -> str:
-    from pbp.core.events import Event, Visibility
+    from pbp.games.core.events import Event, Visibility
 
     names = ["Неташка", "Веталь"]
     started = Event(
@@ -310,7 +310,7 @@ def test_vote_refusals_list_the_candidates_in_the_accusative(renderer: Renderer)
 
 
 def test_day_summary_penalty_lines_read_as_russian(renderer: Renderer) -> None:
-    from pbp.core.events import Event, Visibility
+    from pbp.games.core.events import Event, Visibility
 
     started = Event(
         "game_started",
@@ -384,9 +384,9 @@ def _sheet_commands(renderer: Renderer, kind: str, locale: str) -> str:
 @pytest.mark.parametrize("kind", ["cluedo_days", "cluedo_rounds", "maniac"])
 @pytest.mark.parametrize("locale", ["ru", "en"])
 def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, locale: str) -> None:
-    from pbp import keywords
-    from pbp.core.registry import KINDS
-    from pbp.parse import gm
+    from pbp.games.core.registry import KINDS
+    from pbp.text import gmcommands as gm
+    from pbp.text import keywords
 
     line = _sheet_commands(renderer, kind, locale)
     vocabulary = keywords.current()
@@ -447,7 +447,7 @@ def test_the_forum_example_reads_as_russian_and_parses_back(
 def test_the_forum_form_is_shown_where_the_keywords_have_its_heading(
     renderer: Renderer,
 ) -> None:
-    from pbp import keywords
+    from pbp.text import keywords
 
     example = {"suspect": "Краснова", "weapon": "нож", "room": "кухня", "player": "Веталь"}
     for locale in ("ru", "en"):

@@ -2,5 +2,5 @@
 
 from pbp.cli import main
 
-if __name__ == "__main__":  # not when a child process (pbp.reader) imports it again
+if __name__ == "__main__":  # not when a child process (pbp.app.reader) imports it again
     main()

@@ -17,16 +17,16 @@ from typing import Any, TypeVar
 
 import click
 
-from pbp.config import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
-from pbp.core.events import Refusal
+from pbp.app.service import Service
+from pbp.config.model import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
+from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, maildir_problem
-from pbp.render import Renderer
-from pbp.service import Service
 from pbp.store import Store, store_exists
+from pbp.text.render import Renderer
 
 # The one way the command line writes a time (issue 31): every command imports it here.
-from pbp.timetext import cli_iso, cli_time
+from pbp.text.timetext import cli_iso, cli_time
 
 __all__ = ["cli_iso", "cli_time"]
 
@@ -128,7 +128,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def max_config_bytes_option(command: F) -> F:
     """The option ``--max-config-bytes BYTES`` (:data:`MAX_CONFIG_BYTES_ENV`; default
-    :data:`pbp.config.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
+    :data:`pbp.config.model.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
     return click.option(
         "--max-config-bytes",
         "max_config_bytes",
@@ -146,7 +146,7 @@ def max_config_bytes_option(command: F) -> F:
 
 def _load(path: Path, max_bytes: int | None = None) -> Config:
     """``games.yaml`` at ``path``, checked, read within ``max_bytes`` (None: the value of
-    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.DEFAULT_MAX_CONFIG_BYTES`).
+    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.model.DEFAULT_MAX_CONFIG_BYTES`).
 
     :raises click.exceptions.Exit: 1 after printing every problem, one a line, to stderr.
     :raises click.BadParameter: :data:`MAX_CONFIG_BYTES_ENV` is set to no positive integer.

@@ -1,6 +1,6 @@
 """``pbp games``: every game of ``games.yaml`` on one screen, for the GM at the terminal.
 
-The rows are the GM's STATUS by mail (:func:`pbp.gmview.game_status`), laid out as an
+The rows are the GM's STATUS by mail (:func:`pbp.app.gmview.game_status`), laid out as an
 aligned table or given as JSON; nothing here computes what a game owes.
 """
 
@@ -13,13 +13,13 @@ from pathlib import Path
 
 import click
 
+from pbp.app.gmview import GameStatus, game_status, owed_line
 from pbp.cli.common import _load, _when, cli_time, templates_dir
-from pbp.columns import aligned
-from pbp.config import Config, Game
-from pbp.gmview import GameStatus, game_status, owed_line
-from pbp.render import Renderer
-from pbp.seatnames import ShownName
+from pbp.config.model import Config, Game
 from pbp.store import Store, store_exists
+from pbp.text.columns import aligned
+from pbp.text.render import Renderer
+from pbp.text.seatnames import ShownName
 
 #: The columns of ``pbp games``; the last, who owes what, is as long as it needs.
 HEAD = ("GAME", "KIND", "PHASE", "NEXT DEADLINE", "LEFT", "PAUSED", "KEPT", "OWES")

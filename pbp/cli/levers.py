@@ -1,7 +1,7 @@
-"""The GM's levers on a started game (:mod:`pbp.gm`): ``act``, ``pause``, ``resume``,
+"""The GM's levers on a started game (:mod:`pbp.app.gm`): ``act``, ``pause``, ``resume``,
 ``extend``, ``substitute``, ``readdress``, ``remove``, ``void``, ``rotate-token``, and
 the commands that pass a deadline now, which each game kind names (``close-day``, ``end-night``: its
-:attr:`~pbp.core.kind.GameKind.deadline_commands`, found through the registry).
+:attr:`~pbp.games.core.kind.GameKind.deadline_commands`, found through the registry).
 
 Each runs as ``pbp run`` would at this moment: under the writer lock, mail already
 waiting is applied first (rule D8) and what the lever queues is sent, unless a daemon
@@ -19,14 +19,14 @@ from typing import Any
 
 import click
 
+from pbp.app.gm import paused_since
+from pbp.app.gm.deadline import GmClose
+from pbp.app.lock import writer_lock
+from pbp.app.service import Service
 from pbp.cli.common import CLI_LOCALE, _behind, _load, _refused, _service, _started, log
-from pbp.core import registry
-from pbp.core.events import Refusal
-from pbp.core.kind import DeadlineCommand
-from pbp.gm import paused_since
-from pbp.gm.deadline import GmClose
-from pbp.lock import writer_lock
-from pbp.service import Service
+from pbp.games.core import registry
+from pbp.games.core.events import Refusal
+from pbp.games.core.kind import DeadlineCommand
 from pbp.store import GM_SEAT
 
 
@@ -43,7 +43,7 @@ def _waiting_mail_first(service: Service, now: datetime, not_done: str) -> None:
     try:
         service.process_inbox(now)
     except Exception as error:
-        from pbp.daemon import explain_fault  # only on this path: no scheduler otherwise
+        from pbp.app.daemon import explain_fault  # only on this path: no scheduler otherwise
 
         fault = explain_fault(service, error)
         if fault is None:  # a bug: its traceback is wanted
@@ -129,14 +129,14 @@ DEADLINE_COMMANDS = [
 def _lever(
     config_path: Path, game_id: str, lever: str, pull: Callable[[Service, datetime], dict[str, Any]]
 ) -> None:
-    """Pull one GM lever (:mod:`pbp.gm`) on GAME now and print its result.
+    """Pull one GM lever (:mod:`pbp.app.gm`) on GAME now and print its result.
 
     As ``close-day``: under the writer lock, mail already waiting is applied first
     (rule D8) and what the lever queues is sent, unless a daemon runs (it then does
     both, and applies mail held by a pause). A refusal exits with code 1 and its reason.
 
     :raises click.ClickException: the game's clock is ahead of now, or the lever is
-        refused (:class:`~pbp.core.events.Refusal`, its reason in :data:`CLI_LOCALE`).
+        refused (:class:`~pbp.games.core.events.Refusal`, its reason in :data:`CLI_LOCALE`).
     """
     config = _load(config_path)
     service = _service(config)

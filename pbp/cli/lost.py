@@ -1,4 +1,4 @@
-"""``pbp lost``: the mail a restored backup lost (:mod:`pbp.lost`), listed, and applied
+"""``pbp lost``: the mail a restored backup lost (:mod:`pbp.app.lost`), listed, and applied
 again with ``--replay``."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
+from pbp.app.lock import writer_lock
+from pbp.app.lost import find_lost, replay, table
+from pbp.app.seating import seat_warnings
 from pbp.cli.common import _load, _service, log
-from pbp.lock import writer_lock
-from pbp.lost import find_lost, replay, table
-from pbp.seats import seat_warnings
 
 
 @click.command("lost")
@@ -35,7 +35,7 @@ def lost(config_path: Path, again: bool) -> None:
         try:
             found = find_lost(service.store, config, service.inbox)
         except Exception as error:
-            from pbp.daemon import explain_fault
+            from pbp.app.daemon import explain_fault
 
             fault = explain_fault(service, error)
             if fault is None:

@@ -2,7 +2,7 @@
 local Maildir inbox), ``pbp mailbox`` (read the local Maildirs), ``pbp backup`` (copy the
 store while it is served), ``pbp kept``, ``pbp retry`` and ``pbp dismiss`` (the messages
 kept aside for the GM, processing them again, closing them unapplied:
-:class:`pbp.gm.kept.KeptDesk`).
+:class:`pbp.app.gm.kept.KeptDesk`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from zoneinfo import ZoneInfo
 
 import click
 
+from pbp.app.keptview import KeptRow, explain, kept_rows, table
+from pbp.app.lock import writer_lock
+from pbp.app.seating import seat_warnings
 from pbp.cli.common import KEPT_ID, _load, _refused, _service, _when, cli_time, log
-from pbp.core.events import Refusal
-from pbp.inert import one_line, strip_controls
-from pbp.keptview import KeptRow, explain, kept_rows, table
-from pbp.lock import writer_lock
+from pbp.games.core.events import Refusal
 from pbp.mail.maildir import (
     DONE_FOLDER,
     KEPT_FOLDER,
@@ -32,10 +32,10 @@ from pbp.mail.maildir import (
     explain_maildir,
     read_maildir_raw,
 )
-from pbp.parse.headers import cap
-from pbp.parse.mime import read_headers, read_letter, shown_text
-from pbp.seats import seat_warnings
+from pbp.mail.read.headers import cap
+from pbp.mail.read.mime import read_headers, read_letter, shown_text
 from pbp.store import STILL_KEPT, Store, store_exists
+from pbp.text.inert import one_line, strip_controls
 
 
 @click.command("mail")

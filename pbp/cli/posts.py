@@ -2,7 +2,7 @@
 (the GM view of a game) and ``pbp export`` (the whole story, every secret revealed).
 
 The posts a game has (besides the opening, its days or turns and the final) come from
-the registry (:func:`pbp.core.registry.extra_posts`); none of these names a game.
+the registry (:func:`pbp.games.core.registry.extra_posts`); none of these names a game.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo
 import click
 import jinja2
 
+from pbp.app.gmview import seat_views
+from pbp.app.service import Service
 from pbp.cli.common import (
     CLI_LOCALE,
     _load,
@@ -27,12 +29,10 @@ from pbp.cli.common import (
     cli_time,
     print_text,
 )
-from pbp.config import Game
-from pbp.core import registry
-from pbp.core.events import Refusal
-from pbp.core.kind import AnyKind
-from pbp.gmview import seat_views
-from pbp.service import Service
+from pbp.config.model import Game
+from pbp.games.core import registry
+from pbp.games.core.events import Refusal
+from pbp.games.core.kind import AnyKind
 
 
 @click.command()
@@ -213,7 +213,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
 
 def _seats(service: Service, game: Game, players: Sequence[str]) -> list[dict[str, Any]]:
     """Each seat of ``game`` in the game's order, who plays it and who did
-    (:func:`pbp.gmview.seat_views`, as the GM's STATUS lists them): ``[{"seat",
+    (:func:`pbp.app.gmview.seat_views`, as the GM's STATUS lists them): ``[{"seat",
     "player" (his name now), "email" (his registered address), "since" (ISO 8601 in
     the game's zone, to the minute: the start, or when he took the seat), "earlier":
     [{"name", "email", "since", "until"}]}]``, the earlier players oldest first."""
@@ -229,7 +229,7 @@ def _holder(seat: Mapping[str, Any], zone: ZoneInfo) -> str:
 
 def _cli(iso: str, zone: ZoneInfo) -> str:
     """An ISO 8601 time of :func:`_seats` as the command line writes it
-    (:func:`pbp.timetext.cli_time`)."""
+    (:func:`pbp.text.timetext.cli_time`)."""
     return cli_time(datetime.fromisoformat(iso), zone)
 
 
@@ -247,7 +247,7 @@ def _cli(iso: str, zone: ZoneInfo) -> str:
 def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
     """Print the whole story of GAME after it ended, every private fact revealed: the
     deal or roles, every shown card, every order, every GM action, per day."""
-    from pbp.export import story
+    from pbp.text.export import story
 
     config = _load(config_path)
     service = _service(config, mail=False)

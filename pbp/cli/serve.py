@@ -15,7 +15,11 @@ from pathlib import Path
 
 import click
 
-from pbp import catalogs, keywords
+from pbp.app.daemon import explain_fault
+from pbp.app.lock import holder, writer_lock
+from pbp.app.reader import ChildReader
+from pbp.app.seating import missing_games, seat_warnings
+from pbp.app.service import Service
 from pbp.cli.common import (
     _behind,
     _inbox,
@@ -28,17 +32,13 @@ from pbp.cli.common import (
     maildir_problems,
     max_config_bytes_option,
 )
-from pbp.config import Config, ConfigError, load_config, unset_secrets
-from pbp.core.events import Refusal
-from pbp.counted import counted
-from pbp.daemon import explain_fault
-from pbp.lock import holder, writer_lock
+from pbp.config.model import Config, ConfigError, load_config, unset_secrets
+from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirTransport
-from pbp.reader import ChildReader
-from pbp.seats import missing_games, seat_warnings
-from pbp.service import Service
 from pbp.store import Store, StoreDamagedError, StoreReplacedError, store_exists
+from pbp.text import catalogs, keywords
+from pbp.text.counted import counted
 
 
 @click.command()
@@ -104,7 +104,7 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
     )
     click.echo(f"{config_path}: OK: {games}")
     if connect:
-        from pbp.connect import check_connect
+        from pbp.app.connect import check_connect
 
         report = check_connect(config, wait=wait)
         for line in report.lines:
@@ -216,7 +216,7 @@ def run(
         service = _serving(config, config_path, fresh=fresh)
         # Bodies are read in a child process killed at its budget.
         reader = service.reader = ChildReader(config.mail.cpu_seconds_per_message)
-        from pbp.connect import cleartext_logins
+        from pbp.app.connect import cleartext_logins
 
         for warning in [*seat_warnings(config, service.store), *cleartext_logins(config)]:
             log.warning("%s", warning)
@@ -224,7 +224,7 @@ def run(
             if once:
                 _one_round(service, config, now=now, only=only, catch_up=catch_up)
             else:
-                from pbp.daemon import Daemon
+                from pbp.app.daemon import Daemon
 
                 _catch_up(service, catch_up, datetime.now(UTC))
 
@@ -273,7 +273,7 @@ def _check_games(config: Config, config_path: Path, games: tuple[str, ...], opti
 
 def _catch_up(service: Service, games: tuple[str, ...], now: datetime) -> None:
     """``--catch-up GAME``: let the rounds of this process pass the deadlines each game
-    missed, in time order (:meth:`pbp.outage.Outages.catch_up`), one line each.
+    missed, in time order (:meth:`pbp.app.outage.Outages.catch_up`), one line each.
 
     :raises click.ClickException: a game not started, over, or paused by the GM.
     """
@@ -344,7 +344,7 @@ def _one_round(
     ``catch_up``: the games whose missed deadlines it passes all (:func:`_catch_up`).
 
     :raises click.ClickException: ``now`` is earlier than a named game's last event, or
-        the round failed for a reason :func:`pbp.daemon.explain_fault` knows.
+        the round failed for a reason :func:`pbp.app.daemon.explain_fault` knows.
     :raises click.exceptions.Exit: 2 when the store turns out damaged.
     """
     moment = _when(now)

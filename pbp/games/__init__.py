@@ -1,16 +1,7 @@
-"""The games bundled with pbp, one package each.
+"""The games, one package each, and the seam they share (:mod:`pbp.games.core`).
 
 A game's package holds everything of it: its pure engine and state, its command
 parser, its ``games.yaml`` model and its adapter to the daemon (``kind.py``, a
-:class:`~pbp.core.kind.GameKind`). Adding a game is a new package and one line here.
+:class:`~pbp.games.core.kind.GameKind`). The bundled games are registered in
+:mod:`pbp.games.core.registry`.
 """
-
-from __future__ import annotations
-
-from pbp.core.kind import AnyKind
-from pbp.games.cluedo_days import kind as cluedo_days
-from pbp.games.cluedo_rounds import kind as cluedo_rounds
-from pbp.games.maniac import kind as maniac
-
-#: The bundled kinds, in the order `pbp` lists them.
-BUNDLED: tuple[AnyKind, ...] = (cluedo_days.KIND, cluedo_rounds.KIND, maniac.KIND)

@@ -103,7 +103,7 @@ def _blank_line_end(data: bytes, start: int = 0) -> int | None:
 
 
 #: What some tools write before the first header line (byte-order marks, blank lines),
-#: which :func:`pbp.parse.mime.read_letter` skips: counted in the header's bytes.
+#: which :func:`pbp.mail.read.mime.read_letter` skips: counted in the header's bytes.
 _LEADING_JUNK = re.compile(rb"\A(?:\xef\xbb\xbf|[ \t]*\r?\n)+")
 #: The first character of a header field's first line (not of a continuation line,
 #: nor of the blank line that ends the section).
@@ -124,7 +124,7 @@ def read_head(data: bytes, *, whole: bool) -> Head | None:
     """The header section at the start of ``data`` (the first bytes of a message, or
     all of it when ``whole``) within the bounds pbp reads: at most
     :data:`HEADER_BYTES` bytes, counted from the message's first byte (what
-    :func:`pbp.parse.mime.read_letter` skips before the first field included), and
+    :func:`pbp.mail.read.mime.read_letter` skips before the first field included), and
     at most :data:`MAX_HEADER_FIELDS` fields. A longer one comes :func:`cut_header`
     with ``long`` set; a ``whole`` message without a blank line is all header. None
     when ``data`` (not ``whole``, shorter than :data:`HEADER_BYTES`) ends before the
@@ -221,7 +221,7 @@ class Transport(Protocol):
         """Deliver ``raw`` (a whole RFC 5322 message, CRLF line ends, sent as it is) with
         the envelope ``MAIL FROM:<envelope_from>`` and one ``RCPT TO`` per recipient
         (RFC 5321 §3.3), e.g. ``("gm@example.test", ["rosa@example.test"], b"From: …")``,
-        each address exactly as given; :func:`pbp.outbox.envelope` gives them for an
+        each address exactly as given; :func:`pbp.app.sending.envelope` gives them for an
         outbox row (``RCPT TO`` its recipient as recorded).
 
         :raises TransientSendError: try again later.

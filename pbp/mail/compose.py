@@ -8,7 +8,7 @@ posts) carries ``auto-generated`` (RFC 3834 §5), so that well-behaved
 auto-responders never answer it and no mail loop can start.
 
 The ``To`` field holds the recipient exactly as the outbox row records it, the
-address ``RCPT TO`` names (:func:`pbp.outbox.envelope`): set as it is, never parsed
+address ``RCPT TO`` names (:func:`pbp.app.sending.envelope`): set as it is, never parsed
 or refolded by the email package's header registry (which decoded an encoded-word in
 a long address's local part and quoted a backslash), in UTF-8 (RFC 6532) when the
 address is not ASCII.
@@ -30,8 +30,8 @@ from email.utils import format_datetime
 from functools import lru_cache
 from typing import Literal
 
-from pbp.inert import msg_ids, one_line, strip_controls
-from pbp.parse.address import address_problem, needs_smtputf8
+from pbp.mail.read.address import address_problem, needs_smtputf8
+from pbp.text.inert import msg_ids, one_line, strip_controls
 
 AutoSubmitted = Literal["auto-replied", "auto-generated"]
 
@@ -94,14 +94,14 @@ def compose(
     thread so far (oldest first); ``in_reply_to`` is appended to it when missing.
 
     Outside text never shapes a header (issue 12, item 7): every value is put on one
-    line without control characters (:func:`pbp.inert.one_line`), and of
+    line without control characters (:func:`pbp.text.inert.one_line`), and of
     ``in_reply_to`` and ``references``, echoed from a player's mail, only well-formed
     message ids are kept (RFC 5322 §3.6.4; none left: no In-Reply-To). The body
-    loses its control characters but TAB and LF (:func:`pbp.inert.strip_controls`).
+    loses its control characters but TAB and LF (:func:`pbp.text.inert.strip_controls`).
     The recipient is never rewritten: the outbox sends to ``to`` as given.
 
     :raises ValueError: ``to`` is not an address pbp sends to as it is written
-        (:func:`pbp.parse.address.address_problem`; the reader refuses such a From).
+        (:func:`pbp.mail.read.address.address_problem`; the reader refuses such a From).
     """
     problem = address_problem(to)
     if problem is not None:

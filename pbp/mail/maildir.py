@@ -691,7 +691,7 @@ def read_maildir_raw(path: Path) -> list[tuple[datetime, bytes]]:
 def read_maildir(path: Path) -> list[EmailMessage]:
     """Every message of :func:`read_maildir_raw`, parsed with :data:`email.policy.default`
     (for mail pbp wrote itself and for tests: a hostile mail is read with
-    :mod:`pbp.parse.mime` instead)."""
+    :mod:`pbp.mail.read.mime` instead)."""
     parser = BytesParser(policy=policy.default)
     messages: list[EmailMessage] = []
     for _arrived, raw in read_maildir_raw(path):

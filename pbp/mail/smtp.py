@@ -39,7 +39,7 @@ from pbp.mail.base import (
     network_fault,
     submission,
 )
-from pbp.parse.address import needs_smtputf8
+from pbp.mail.read.address import needs_smtputf8
 
 __all__ = ["SmtpTransport"]
 

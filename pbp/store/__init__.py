@@ -7,7 +7,7 @@ Message-ID), ``gm_confirmations`` (GM commands by mail waiting for his
 confirmation), ``kept`` (messages set aside for the GM), ``outbox`` (every mail to
 send, with its stable Message-ID and delivery state), ``reminders`` and ``posts``
 (each public post as it read at its moment, rule P1); for the
-answers owed (:mod:`pbp.digest`, :mod:`pbp.ratelimit`): ``digest`` and ``digest_sent``
+answers owed (:mod:`pbp.app.digest`, :mod:`pbp.app.ratelimit`): ``digest`` and ``digest_sent``
 (the GM digest), ``answer_windows`` and ``deferred_answers`` (the rate limit),
 ``bodies_seen`` (loops) and ``stranger_answers`` (once a day to a stranger).
 

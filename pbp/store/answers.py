@@ -1,4 +1,4 @@
-"""The answers owed (:mod:`pbp.digest`, :mod:`pbp.ratelimit`): the GM digest (tables
+"""The answers owed (:mod:`pbp.app.digest`, :mod:`pbp.app.ratelimit`): the GM digest (tables
 ``digest``, ``digest_sent``), the rate limit (``answer_windows``,
 ``deferred_answers``), loops (``bodies_seen``) and once a day to a stranger
 (``stranger_answers``, ``seat_stranger_answers``)."""
@@ -37,7 +37,7 @@ class AnswersMixin(Tables):
         detail: str | None,
         now: datetime,
     ) -> int:
-        """Record one line of the GM digest (:mod:`pbp.digest`); ``game_id`` None: for
+        """Record one line of the GM digest (:mod:`pbp.app.digest`); ``game_id`` None: for
         every GM. Returns its id (ids grow: each GM's digest takes those after the last
         it got, :meth:`digest_sent`)."""
         cursor = self._db.execute(
@@ -49,7 +49,7 @@ class AnswersMixin(Tables):
 
     def digest_details(self, reason: str) -> set[str]:
         """The details of every digest line with this ``reason`` (``"lost"``: the source
-        keys of the lost mail the GM was told of, :mod:`pbp.lost`)."""
+        keys of the lost mail the GM was told of, :mod:`pbp.app.lost`)."""
         rows = self._db.execute("SELECT detail FROM digest WHERE reason = ?", (reason,))
         return {str(r[0]) for r in rows if r[0] is not None}
 

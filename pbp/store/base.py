@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Self
 
-from pbp.faults import crash_point
+from pbp.store.faults import crash_point
 from pbp.store.records import StoreReadOnlyError, StoreReplacedError, TransactionLostError
 from pbp.store.schema import check_version, copy_store, open_schema
 from pbp.store.shape import store_exists
@@ -36,7 +36,7 @@ def check_writable(path: Path) -> None:
     """Check that this process can write the store at ``path``: the file itself when it
     exists, and the folder it is in (the first existing one above it for a store still
     to be made), where SQLite makes ``<store>-wal`` and ``<store>-shm`` and pbp its
-    writer lock ``<store>.lock`` (:mod:`pbp.lock`). Two ``access(2)`` calls; root may
+    writer lock ``<store>.lock`` (:mod:`pbp.app.lock`). Two ``access(2)`` calls; root may
     write a file of any mode, but not on a read-only mount.
 
     :raises StoreReadOnlyError: the file or the folder is read-only for this user.
@@ -262,7 +262,7 @@ class StoreBase(Tables):
         when the block raises, what it wrote is rolled back and the error goes on, while
         what the transaction wrote before it stays; otherwise it joins the transaction.
         Outside a transaction it is one (:meth:`transaction`). Used for each message of
-        a group commit (:meth:`pbp.service.Service.process_inbox`).
+        a group commit (:meth:`pbp.app.service.Service.process_inbox`).
 
         :raises StoreReplacedError: before it begins, as :meth:`transaction`.
         :raises TransactionLostError: the block raised and SQLite had rolled the whole

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbp.core.events import Event, Visibility
+from pbp.games.core.events import Event, Visibility
 from pbp.store.base import Tables
 from pbp.store.jsontext import dumps as json_dumps
 from pbp.store.jsontext import loads as json_loads

@@ -5,7 +5,7 @@ orjson, several times faster than the standard ``json`` (issue 18), with the sam
 values both ways: what the earlier ``json.dumps(…, ensure_ascii=False)`` wrote reads
 back equal, and ``json.loads`` reads what :func:`dumps` writes. The text itself
 differs (no spaces after ``,`` and ``:``); nothing compares it with text written by
-``json`` (the writer's state cache, :meth:`pbp.table.GameTable.state`, compares the
+``json`` (the writer's state cache, :meth:`pbp.app.table.GameTable.state`, compares the
 store's text with the store's text). Where ``json`` and orjson differ:
 
 - keys that are not strings (int, float, bool, None): written as ``json`` writes them

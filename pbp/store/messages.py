@@ -35,7 +35,7 @@ class MessagesMixin(Tables):
         replay_of: int | None = None,
     ) -> None:
         """Mark an incoming message processed (inside the transaction of its effects);
-        ``content``: a digest of its text (:func:`pbp.intake.text_digest`);
+        ``content``: a digest of its text (:func:`pbp.app.intake.text_digest`);
         ``replay_of``: the kept id of the held mail this message replays on resume
         (rule D8; a held mail is replayed once: :class:`sqlite3.IntegrityError` for a
         second)."""
@@ -65,14 +65,14 @@ class MessagesMixin(Tables):
         content: str | None = None,
     ) -> bool:
         """True when a message with this Message-ID (globally unique, RFC 5322 §3.6.4;
-        for a mail without one, :func:`pbp.intake.fingerprint`) was already read as a
+        for a mail without one, :func:`pbp.app.intake.fingerprint`) was already read as a
         player's moves or his NEW ADDRESS, a GM's commands (applied, refused or waiting
         for his confirmation), or held by a pause (unless its replay on resume crashed;
         not when it was refused as
         to the wrong address, or crashed: the same mail may then come again, rightly
         addressed); with ``game_id`` and ``player``, as that player's mail in that game
         (a broken client's Message-ID reused by another player's mail is no copy); with
-        ``content``, with that digest of its text too (:func:`pbp.intake.text_digest`:
+        ``content``, with that digest of its text too (:func:`pbp.app.intake.text_digest`:
         a different mail under a reused Message-ID is no copy; a row an older version
         wrote without a digest matches any)."""
         query = (
@@ -103,7 +103,7 @@ class MessagesMixin(Tables):
 
     def processed(self, source: str, identity: str) -> bool:
         """True when a message with this source key, or with this identity (its
-        Message-ID, else :func:`pbp.intake.fingerprint`: the same mail in a renumbered
+        Message-ID, else :func:`pbp.app.intake.fingerprint`: the same mail in a renumbered
         mailbox), was processed, whatever came of it (``pbp lost``)."""
         row = self._db.execute(
             "SELECT 1 FROM messages WHERE source = ? UNION ALL "

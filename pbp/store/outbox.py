@@ -1,5 +1,5 @@
 """The outbox (table ``outbox``): every mail to send, with its stable Message-ID and
-its delivery state; :mod:`pbp.outbox` delivers it."""
+its delivery state; :mod:`pbp.app.sending` delivers it."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class OutboxMixin(Tables):
 
     def recent_mail_to(self, recipient: str, limit: int) -> list[OutgoingMail]:
         """Our last ``limit`` mails to ``recipient`` (any case), newest first, sent or
-        not: what a mail of his may answer (:func:`pbp.answered.answered_by_header`)."""
+        not: what a mail of his may answer (:func:`pbp.app.answered.answered_by_header`)."""
         rows = self._db.execute(
             "SELECT id, message_id, recipient, raw, attempts, next_attempt_at, sent_at, failed "
             "FROM outbox WHERE lower(recipient) = ? ORDER BY id DESC LIMIT ?",

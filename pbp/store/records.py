@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pbp.core.events import Event
-from pbp.core.gameconfig import GM_SEAT as GM_SEAT  # the GM's seat (no player may be called so)
+from pbp.games.core.events import Event
+from pbp.games.core.gameconfig import (
+    GM_SEAT as GM_SEAT,  # the GM's seat (no player may be called so)
+)
 
 #: The kept-message reason of a player's mail held while his game was paused (rule
 #: D8); the game is the kept row's ``held_for``.
@@ -137,7 +139,7 @@ class DigestSent:
 
 @dataclass(frozen=True)
 class AnswerWindow:
-    """The rate-limit window of ``recipient`` (lower-case, :mod:`pbp.ratelimit`): when
+    """The rate-limit window of ``recipient`` (lower-case, :mod:`pbp.app.ratelimit`): when
     it began (aware, UTC) and how many answers it counted."""
 
     recipient: str
@@ -160,7 +162,7 @@ STILL_KEPT = frozenset(
     }
 )
 """Outcomes of ``pbp retry`` that leave a message kept (it may be retried again): every
-:class:`pbp.outcome.Handled` whose mail is kept for the GM."""
+:class:`pbp.app.outcome.Handled` whose mail is kept for the GM."""
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,7 @@ class StoreDamagedError(StoreReplacedError):
 
 @dataclass(frozen=True)
 class Confirmation:
-    """GM commands by mail waiting for the GM's confirmation (:mod:`pbp.gm`): its
+    """GM commands by mail waiting for the GM's confirmation (:mod:`pbp.app.gm`): its
     single-use ``code``, ``game_id``, ``commands`` (JSON text), when it was made and
     expires (aware UTC), ``done_at`` once applied, ``hinted_at`` once a reply
     without the confirmation word was answered how to confirm (once a code), and

@@ -64,7 +64,7 @@ CONVERSIONS: dict[int, tuple[str, ...]] = {
 #: The store's own secrets (table ``secrets``), each 32 random bytes made once, when
 #: the store is made or upgraded to schema 5, and never mailed or shown: a backup holds
 #: them, so mail replayed after a restore gets what it got before (``gm_confirm``: the
-#: key of the GM's confirmation codes, :func:`pbp.gm.by_mail.confirmation_code`).
+#: key of the GM's confirmation codes, :func:`pbp.app.gm.by_mail.confirmation_code`).
 SECRETS = ("gm_confirm",)
 #: Bytes of each of :data:`SECRETS`.
 SECRET_BYTES = 32

@@ -9,7 +9,7 @@ from pbp.store.base import Tables
 from pbp.store.jsontext import loads as json_loads
 from pbp.store.records import GM_SEAT, Confirmation, Holder, Seat, from_iso, to_iso
 
-#: The GM's events that change who plays a seat or from where (:mod:`pbp.gm`).
+#: The GM's events that change who plays a seat or from where (:mod:`pbp.app.gm`).
 SEAT_EVENTS = ("gm_substitute", "gm_seat_address", "gm_readdress")
 
 
@@ -153,12 +153,12 @@ class SeatsMixin(Tables):
 
     def seat_aliases(self, game_id: str) -> dict[str, str]:
         """``{name: seat}``: :meth:`substitutes` the other way round, as the players'
-        parsers take a seat's other names (:class:`pbp.parse.commands.PlayerNames`)."""
+        parsers take a seat's other names (:class:`pbp.text.commands.PlayerNames`)."""
         return {name: seat for seat, name in self.substitutes(game_id).items()}
 
     def holders(self, game_id: str) -> dict[str, list[Holder]]:
         """Every seat of a started game (the GM's left out; in no order: the game's own
-        is :meth:`pbp.core.kind.GameKind.players`), with who played it: ``{seat:
+        is :meth:`pbp.games.core.kind.GameKind.players`), with who played it: ``{seat:
         [Holder, …]}``, the first the player dealt it (since the game's start), the
         last the one playing it now, at his registered address; an address changed by
         ``pbp readdress`` is his last one. Read from
@@ -207,8 +207,8 @@ class SeatsMixin(Tables):
         self, code: str, game_id: str, commands: str, now: datetime, expires_at: datetime
     ) -> None:
         """Store GM commands that wait for the GM's confirmation under the single-use
-        ``code`` (``commands``: JSON text, :mod:`pbp.gm`). A code stored already is
-        kept as it is (the same lever mail's code, :func:`pbp.gm.by_mail.confirmation_code`:
+        ``code`` (``commands``: JSON text, :mod:`pbp.app.gm`). A code stored already is
+        kept as it is (the same lever mail's code, :func:`pbp.app.gm.by_mail.confirmation_code`:
         confirmed once)."""
         self._db.execute(
             "INSERT OR IGNORE INTO gm_confirmations "
@@ -238,7 +238,7 @@ class SeatsMixin(Tables):
 
     def pending_confirmations(self, game_id: str, now: datetime) -> int:
         """How many confirmations of ``game_id`` wait at ``now`` (aware): neither applied
-        nor ended, and not expired (:meth:`pbp.gm.GmMail.ask_confirmation` caps them)."""
+        nor ended, and not expired (:meth:`pbp.app.gm.GmMail.ask_confirmation` caps them)."""
         row = self._db.execute(
             "SELECT COUNT(*) FROM gm_confirmations WHERE game_id = ? AND expires_at > ? "
             "AND done_at IS NULL AND ended_at IS NULL",
@@ -249,7 +249,7 @@ class SeatsMixin(Tables):
     def end_confirmations(self, game_id: str, now: datetime) -> int:
         """End every confirmation of ``game_id`` that waits at ``now`` (aware; as
         :meth:`pending_confirmations`): a reply to it applies nothing from then on (a new
-        GM address, :meth:`pbp.gm.addresses.Addresses.rotate_token`). Returns how many."""
+        GM address, :meth:`pbp.app.gm.addresses.Addresses.rotate_token`). Returns how many."""
         cursor = self._db.execute(
             "UPDATE gm_confirmations SET ended_at = ? WHERE game_id = ? AND expires_at > ? "
             "AND done_at IS NULL AND ended_at IS NULL",
@@ -259,7 +259,7 @@ class SeatsMixin(Tables):
 
     def mark_hinted(self, code: str, now: datetime) -> None:
         """Record that a reply under ``code`` without the confirmation word was answered
-        how to confirm (:meth:`pbp.gm.GmMail.confirm`: once a code)."""
+        how to confirm (:meth:`pbp.app.gm.GmMail.confirm`: once a code)."""
         self._db.execute(
             "UPDATE gm_confirmations SET hinted_at = ? WHERE code = ?", (to_iso(now), code)
         )

@@ -5,7 +5,7 @@ device such as ``/dev/null`` or a named pipe ("disk I/O error", or a wait foreve
 follows symbolic links. pbp looks first (``lstat``/``stat``, never an ``open``) and says
 in one sentence what is there (:class:`~pbp.store.records.NotAStoreError`): the store
 must be a regular file, or absent (``pbp run`` makes it); so must the files SQLite keeps
-beside it (:data:`SIDE_FILES`) and pbp's writer lock (:mod:`pbp.lock`).
+beside it (:data:`SIDE_FILES`) and pbp's writer lock (:mod:`pbp.app.lock`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 It shows that a game is one package: its engine, parser, ``games.yaml`` model,
 adapter and texts are all here, registered with one line
-(:func:`pbp.core.registry.register`), and pbp runs it by mail through the real
+(:func:`pbp.games.core.registry.register`), and pbp runs it by mail through the real
 service and CLI with no change anywhere else.
 
 Rules (ids cited as ``# rule G1``):

@@ -6,13 +6,13 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from pbp.core.gameconfig import GameBase
-from pbp.yamlmarks import checks_error
+from pbp.config.yamlmarks import checks_error
+from pbp.games.core.gameconfig import GameBase
 
 
 class GuessGame(GameBase):
     """``high``: the secret is from 1 to ``high`` (rule G1); at least one player, each
-    name and address once (:meth:`~pbp.core.gameconfig.GameBase.player_problems`)."""
+    name and address once (:meth:`~pbp.games.core.gameconfig.GameBase.player_problems`)."""
 
     kind: Literal["guess"]
     high: int = Field(default=10, ge=2)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
+from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The guessing game as a :class:`~pbp.core.kind.GameKind`: glue only."""
+"""The guessing game as a :class:`~pbp.games.core.kind.GameKind`: glue only."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from guessgame import engine
 from guessgame.config import GuessGame
 from guessgame.engine import GuessState
 from guessgame.parse import parse_guess
-from pbp.core.events import Event, IllegalMove, Step, event_dict
-from pbp.core.kind import DeadlineCommand, Outstanding, ParsedCommand, PrivateMail
+from pbp.games.core.events import Event, IllegalMove, Step, event_dict
+from pbp.games.core.kind import DeadlineCommand, Outstanding, ParsedCommand, PrivateMail
 
 
 class Guess:
@@ -171,5 +171,5 @@ class Guess:
         return mails
 
 
-#: Registered by the tests that play it: ``pbp.core.registry.register(GUESS)``.
+#: Registered by the tests that play it: ``pbp.games.core.registry.register(GUESS)``.
 GUESS = Guess()

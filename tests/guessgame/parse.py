@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from guessgame.engine import Guess, Status
-from pbp.core.events import InvalidMove
-from pbp.core.kind import ParsedCommand
-from pbp.parse.commands import command_lines, read_line
+from pbp.games.core.events import InvalidMove
+from pbp.games.core.kind import ParsedCommand
+from pbp.text.commands import command_lines, read_line
 
 
 def parse_guess(text: str) -> list[ParsedCommand]:

@@ -39,9 +39,9 @@ class Shape:
     - ``name``: what it is (``"blank_lines"``);
     - ``content``: its content headers (``Content-Type`` …, CRLF-separated);
     - ``body``: the body (bytes as sent) of about ``size`` bytes;
-    - ``text``: :attr:`pbp.parse.mime.Letter.text` expected of it, or None when only
+    - ``text``: :attr:`pbp.mail.read.mime.Letter.text` expected of it, or None when only
       its first line is known (``first``);
-    - ``code``: the :attr:`~pbp.parse.mime.Letter.unreadable_code` expected (``""``:
+    - ``code``: the :attr:`~pbp.mail.read.mime.Letter.unreadable_code` expected (``""``:
       read).
     """
 

@@ -51,7 +51,7 @@ class Result:
 
     @property
     def log(self) -> list[str]:
-        """stderr log records without their time stamp: ``"INFO pbp.service: …"``."""
+        """stderr log records without their time stamp: ``"INFO pbp.app.service: …"``."""
         return [
             re.sub(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ", "", line)
             for line in self.err

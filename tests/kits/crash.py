@@ -291,10 +291,10 @@ def message_ids(dovecot: Dovecot) -> set[str]:
 
 
 def open_service(config: Path) -> Any:
-    """The daemon's :class:`~pbp.service.Service` for ``config``, in this process, with
+    """The daemon's :class:`~pbp.app.service.Service` for ``config``, in this process, with
     its IMAP inbox and SMTP transport (the password from :data:`ENV` must be set)."""
     from pbp.cli import _service
-    from pbp.config import load_config
+    from pbp.config.model import load_config
 
     return _service(load_config(config), create=True)
 

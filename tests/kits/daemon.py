@@ -9,7 +9,7 @@ signals (SIGTERM, SIGHUP, SIGKILL), a second process on the same store.
 * :func:`run_pbp` — one command, ``python -m pbp -c CONFIG ARGS…``, to its end;
   :func:`run_pbp_ok` — the same, that must succeed with a clean log: its stdout.
 * :class:`DaemonProcess` — ``pbp run`` in the background, its output in ``daemon.log``.
-* :func:`serve` — :class:`pbp.daemon.Daemon` in this process with ``ahead`` (the game's
+* :func:`serve` — :class:`pbp.app.daemon.Daemon` in this process with ``ahead`` (the game's
   clock that far from the wall clock, the scheduler following it), while the test's
   steps run beside it: a deadline at a whole minute comes in seconds.
 
@@ -34,8 +34,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from pbp.daemon import Daemon
-from pbp.service import Service
+from pbp.app.daemon import Daemon
+from pbp.app.service import Service
 
 from . import cli
 from .wait import wait_for

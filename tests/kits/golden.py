@@ -1,5 +1,5 @@
 """Golden texts (issue 16): one scripted game of each bundled kind, played through
-:class:`pbp.service.Service` in one locale, and every mail it sends written out as one
+:class:`pbp.app.service.Service` in one locale, and every mail it sends written out as one
 transcript: what each player and the GM read, posts included (the GM's post mails
 carry each post in the game's ``post_format``: BBCode by default).
 
@@ -50,14 +50,14 @@ from typing import Any
 
 from babel import dates as babel_dates
 
+from pbp.app.service import Service
 from pbp.cli.common import CLI_LOCALE
-from pbp.config import load_config
-from pbp.export import story
+from pbp.config.model import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
-from pbp.render import Renderer
-from pbp.service import Service
 from pbp.store import Store
 from pbp.store.records import GM_SEAT
+from pbp.text.export import story
+from pbp.text.render import Renderer
 
 from .games import MailSection, write_games_yaml
 from .table import GM, TEMPLATES, body, utc
@@ -631,7 +631,7 @@ def untranslated(table: GoldenTable) -> list[str]:
     data |= {line.strip() for line in table.sent_lines}
     data |= {*table.names, *table.names.values()}  # a substitute's address and name
     data |= {"ход", "move", "команды", "commands"}  # the Subjects the players and the GM wrote
-    # The dates Babel writes from CLDR (pbp.timetext: «1 декабря 2026 г.»), not a catalog.
+    # The dates Babel writes from CLDR (pbp.text.timetext: «1 декабря 2026 г.»), not a catalog.
     data |= {str(m) for m in babel_dates.get_month_names("wide", locale=table.locale).values()}
     data.add("г.")
     found: list[str] = []

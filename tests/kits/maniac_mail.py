@@ -126,7 +126,7 @@ NIGHT_LEAD = timedelta(seconds=5)
 REMIND_HOURS = 0.001  # 3.6 s
 REMIND = timedelta(hours=REMIND_HOURS)
 #: How late after its moment a scheduled mail may go out. The mail loop alone would
-#: wake up to 10 s late (pbp.daemon.POLL_SECONDS): on time means the scheduler woke it.
+#: wake up to 10 s late (pbp.app.daemon.POLL_SECONDS): on time means the scheduler woke it.
 LATE = timedelta(seconds=3)
 #: The daemon sends what a GM command queued at its next round: at most 10 s later.
 AFTER_COMMAND = 20.0

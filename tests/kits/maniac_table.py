@@ -1,4 +1,5 @@
-"""Helpers for tests that drive a Maniac game (rules M1–M12) through :class:`pbp.service.Service`.
+"""Helpers for tests that drive a Maniac game (rules M1–M12) through
+:class:`pbp.app.service.Service`.
 
 The game ``seed-002`` has ten players named after seed 002 and its worked examples
 (Вася, Петя, Таня, Оля, Саша, …) with a fixed deal (``roles:``): Коля the maniac, Дима

@@ -52,9 +52,9 @@ LATER = (
     "apscheduler.triggers.date",
     "concurrent.futures.thread",
     "multiprocessing.forkserver",
-    "pbp.connect",
-    "pbp.daemon",
-    "pbp.lost",
+    "pbp.app.connect",
+    "pbp.app.daemon",
+    "pbp.app.lost",
 )
 for _name in LATER:
     importlib.import_module(_name)

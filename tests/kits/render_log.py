@@ -9,7 +9,7 @@ names a file), then replay the records against the templates of now::
 
 The replay prints each text that differs (a unified diff, at most ``--show`` of them)
 and a count per template; it exits 1 when any differs. A record is one call of
-:class:`pbp.render.Renderer`'s public methods on the repository's ``templates/`` (a
+:class:`pbp.text.render.Renderer`'s public methods on the repository's ``templates/`` (a
 test's own template directory is not recorded): the method, its arguments and what it
 returned, kept once per distinct call.
 """
@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pbp.core import registry  # noqa: E402
-from pbp.render import Renderer  # noqa: E402
+from pbp.games.core import registry  # noqa: E402
+from pbp.text.render import Renderer  # noqa: E402
 
 TEMPLATES = ROOT / "templates"
 METHODS = ("public_post", "private_mail", "error", "story")

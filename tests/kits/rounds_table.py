@@ -1,4 +1,4 @@
-"""Helpers for tests that drive a Cluedo-by-rounds game through :class:`pbp.service.Service`.
+"""Helpers for tests that drive a Cluedo-by-rounds game through :class:`pbp.app.service.Service`.
 
 The game is seed 000's worked example as a ``kind: cluedo_rounds`` game (rules C1–C7,
 R1–R7): players Кросс, Дуг, Роза in this turn order, 3 suspects, 6 weapons, 3 rooms

@@ -1,4 +1,4 @@
-"""Helpers for tests that drive a whole game through :class:`pbp.service.Service`.
+"""Helpers for tests that drive a whole game through :class:`pbp.app.service.Service`.
 
 The game is seed 000's worked example (players Кросс, Дуг, Роза; 3 suspects,
 6 weapons, 3 rooms; rule C1) with its fixed deal, in Europe/Moscow, day close
@@ -19,12 +19,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from babel import dates as babel_dates
 
-from pbp.config import load_config
-from pbp.core.registry import KINDS
+from pbp.app.service import Service
+from pbp.config.model import load_config
+from pbp.games.core.registry import KINDS
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
-from pbp.render import Renderer
-from pbp.service import Service
 from pbp.store import Store
+from pbp.text.render import Renderer
 
 from .games import MailSection, game_keys, write_games_yaml
 

@@ -1,6 +1,6 @@
 """Jinja2 compiles each template once per test session, not once per test.
 
-Every test builds its own :class:`pbp.render.Renderer` (the kits' tables, the command
+Every test builds its own :class:`pbp.text.render.Renderer` (the kits' tables, the command
 line run in this process, a test's own), and each Renderer compiled again every
 template it rendered: about a third of the CPU of the service tests. Here the
 Renderers of the session share their Jinja2 environments, one per (templates
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 import jinja2
 import pytest
 
-from pbp.core import registry
-from pbp.render import Format, Renderer
+from pbp.games.core import registry
+from pbp.text.render import Format, Renderer
 
 #: (templates directory, the registered kinds' template directories, locale, format).
 Key = tuple[str, tuple[str, ...], str, str]

@@ -31,7 +31,6 @@ from typing import Protocol
 import pydantic
 import pytest
 
-from pbp.core.events import Event, MoveError, Step, Visibility
 from pbp.games.cluedo.cards import (
     Accuse,
     Cards,
@@ -49,6 +48,7 @@ from pbp.games.cluedo_rounds import engine as rounds
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
 from pbp.games.cluedo_rounds.kind import CluedoRounds
 from pbp.games.cluedo_rounds.state import AutoAnswer
+from pbp.games.core.events import Event, MoveError, Step, Visibility
 
 # Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
 EXAMPLE = Cards(

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import pytest
 
-from pbp.core.events import Event, IllegalMove, Visibility
 from pbp.games.cluedo.cards import CATEGORIES, Deal
+from pbp.games.core.events import Event, IllegalMove, Visibility
 from rules.cluedo_drivers import (
     HANDS,
     NAMES,

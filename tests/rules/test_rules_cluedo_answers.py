@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.core.events import IllegalMove, Visibility
 from pbp.games.cluedo.cards import CATEGORIES
+from pbp.games.core.events import IllegalMove, Visibility
 from rules.cluedo_drivers import (
     NAMES,
     Game,

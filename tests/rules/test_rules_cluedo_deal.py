@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.core.events import Visibility
 from pbp.games.cluedo.cards import CATEGORIES, CardCountError, Deal, cards_for_players
+from pbp.games.core.events import Visibility
 from rules.cluedo_drivers import (
     DAYS,
     EXAMPLE,

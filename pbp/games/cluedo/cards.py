@@ -13,10 +13,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
-from pbp.counted import counted
-from pbp.fairness import canonical_deal
-from pbp.yamlmarks import YamlPath, did_you_mean, show_path
+from pbp.config.yamlmarks import YamlPath, did_you_mean, show_path
+from pbp.games.core.events import (
+    Event,
+    IllegalMove,
+    InvalidMove,
+    SetupError,
+    Step,
+    Visibility,
+    utc_iso,
+)
+from pbp.games.core.fairness import canonical_deal
+from pbp.text.counted import counted
 
 CATEGORIES = ("suspect", "weapon", "room")
 

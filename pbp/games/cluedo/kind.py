@@ -1,4 +1,4 @@
-"""What both Cluedo kinds share as :class:`~pbp.core.kind.GameKind`: the seats and the
+"""What both Cluedo kinds share as :class:`~pbp.games.core.kind.GameKind`: the seats and the
 reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from pbp.core.events import Event
-from pbp.core.kind import ParsedCommand, PrivateMail
 from pbp.games.cluedo import views
 from pbp.games.cluedo.cards import Cards, Help, Status
 from pbp.games.cluedo.parse import parse_cluedo
+from pbp.games.core.events import Event
+from pbp.games.core.kind import ParsedCommand, PrivateMail
 
 
 class CluedoTable(Protocol):

@@ -5,14 +5,14 @@ the names (cards, players); whether a move is allowed is the engine's business
 (:mod:`pbp.games.cluedo_days.engine`).
 
 Grammar: one command per line, several per mail; keywords case-insensitive, those of
-every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`:
 the words below are ru's and en's), an optional colon after the keyword; bold markers
 (``[b]…[/b]``, ``**…**``) ignored; text inside forum quotes and spoilers skipped
 (``[quote]``, ``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
 ``[spoiler]``, ``[spoiler=…]``, nested, also within a line); look-alike Latin letters
 in Cyrillic words read as Cyrillic and the reverse
-(:func:`~pbp.parse.names.fold_confusables`); card and player names matched by
-:class:`~pbp.parse.names.NameMatcher` (inflected forms, ``ё`` = ``е``, typos refused
+(:func:`~pbp.text.names.fold_confusables`); card and player names matched by
+:class:`~pbp.text.names.NameMatcher` (inflected forms, ``ё`` = ``е``, typos refused
 with a suggestion)::
 
     SUGGEST <card>, <card>, <card> TO <player>     ПРЕДПОЛОЖЕНИЕ <…>, <…>, <…> ДЛЯ <игрок>
@@ -48,7 +48,7 @@ number pbp adds (``Предположение_2 для Веталь (№7)``), w
 Without an addressee (``addressed=False``, the rounds variant) ``TO <player>`` is
 refused and the sentence alone is a suggestion.
 
-Error codes (:class:`~pbp.core.events.InvalidMove` / ``AmbiguousMove``; each has a
+Error codes (:class:`~pbp.games.core.events.InvalidMove` / ``AmbiguousMove``; each has a
 text in ``templates/<locale>/errors/<code>.txt``); every one carries ``line`` (the
 command as read, markup removed):
 
@@ -92,8 +92,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pbp import keywords
-from pbp.core.events import InvalidMove, MoveError
 from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
@@ -105,14 +103,15 @@ from pbp.games.cluedo.cards import (
     Status,
     Suggest,
 )
-from pbp.parse import commands, morph
-from pbp.parse.body import unquote_forum
-from pbp.parse.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, command_lines
-from pbp.parse.commands import TRAILING as _TRAILING
-from pbp.parse.commands import attempt as _attempt
-from pbp.parse.commands import read_line as _read
-from pbp.parse.commands import too_long as _too_long
-from pbp.parse.names import (
+from pbp.games.core.events import InvalidMove, MoveError
+from pbp.mail.read.body import unquote_forum
+from pbp.text import commands, keywords, morph
+from pbp.text.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, command_lines
+from pbp.text.commands import TRAILING as _TRAILING
+from pbp.text.commands import attempt as _attempt
+from pbp.text.commands import read_line as _read
+from pbp.text.commands import too_long as _too_long
+from pbp.text.names import (
     NameMatcher,
     clean,
     closest_keyword,
@@ -138,7 +137,7 @@ ERROR_CODES = (
     "pasted_snippet",
 )
 
-#: One command line of a mail (:class:`pbp.parse.commands.ParsedLine`); a seed-form
+#: One command line of a mail (:class:`pbp.text.commands.ParsedLine`); a seed-form
 #: heading and its sentence are joined with ``"\\n"`` in ``text``.
 #: Example: ``ParsedLine(3, "REFUTE 7 ножом", Refute("нож", 7), None)``.
 ParsedLine = commands.ParsedLine[CluedoMove]
@@ -149,7 +148,7 @@ _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
 
 @dataclass(frozen=True)
 class _Vocab:
-    """The words of every locale (:mod:`pbp.keywords`, section ``cluedo``) as this
+    """The words of every locale (:mod:`pbp.text.keywords`, section ``cluedo``) as this
     parser reads them, built once per vocabulary (:func:`_vocab`)."""
 
     words: commands.Keywords
@@ -501,7 +500,7 @@ class _Reader:
 
 @functools.lru_cache(maxsize=256)
 def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
-    """Each card's forms in the oblique cases as :func:`pbp.parse.morph.card_form`
+    """Each card's forms in the oblique cases as :func:`pbp.text.morph.card_form`
     writes them (normalized: lower case, ``ё`` as ``е``) → the card; a form that is
     also another card's name, or the form of two cards, is left out. Built once per
     game's cards (read only)."""
@@ -537,7 +536,7 @@ def _unglued(rest: str, glue: Sequence[re.Match[str]], kept: frozenset[int]) -> 
 
 def card_read(text: str, cards: Cards) -> str | None:
     """The one card of ``cards`` that ``text`` names when a player writes it as a card
-    of a suggestion (its forms as :func:`pbp.parse.morph.card_form` writes them, the
+    of a suggestion (its forms as :func:`pbp.text.morph.card_form` writes them, the
     stems, a preposition before it: «в зимнем саду», «на кухне», «ножом»), or None
     (no card, or more than one). ``games.yaml`` holds a card's phrase to it
     (``cards.phrases``): a player who copies the phrase from a post must be understood.
@@ -602,7 +601,7 @@ def _keyword(line: str) -> tuple[str, str] | None:
     ``status``, ``help``; ``rest`` follows the keyword (and its colon).
 
     :raises InvalidMove: ``unknown_command`` when the first word resembles a keyword
-        (:func:`~pbp.parse.names.closest_keyword`) without being one of its forms.
+        (:func:`~pbp.text.names.closest_keyword`) without being one of its forms.
     """
     v = _v()
     lead = v.words.lead(line)
@@ -659,7 +658,7 @@ def parse_cluedo(
 
     Never raises for what a player wrote: each error is in its line's ``error``
     (codes in the module doc). Linear in ``len(text)``: each line's work is bounded
-    by :data:`LINE_LIMIT`, and only the first :data:`~pbp.parse.commands.MAX_LINES`
+    by :data:`LINE_LIMIT`, and only the first :data:`~pbp.text.commands.MAX_LINES`
     lines are read (the rest is left for the reply's list of ignored lines).
     """
     reader = _Reader(cards, players, addressed, aliases)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbp.core.events import Event
+from pbp.games.core.events import Event
 
 #: Kinds of public Cluedo events that answer a suggestion (``sugg`` fields).
 ANSWERS = ("refuted", "not_refuted")

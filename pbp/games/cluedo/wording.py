@@ -12,8 +12,8 @@ The words are decided here, once per game, and the templates only lay them out
   «в танцевальном зале», «на террасе», «во флигеле»; English "in the ballroom", "on
   the terrace".
 
-Russian forms come from the morphology library (:func:`pbp.parse.morph.card_form`,
-:func:`pbp.parse.morph.room_phrase`); where it cannot tell («зимний сад»: «в зимнем
+Russian forms come from the morphology library (:func:`pbp.text.morph.card_form`,
+:func:`pbp.text.morph.room_phrase`); where it cannot tell («зимний сад»: «в зимнем
 саду», a made-up word, Latin letters), ``games.yaml`` gives the card's phrase
 (``cards.phrases``, :class:`pbp.games.cluedo.config.Decks`) and ``pbp check`` names the
 cards that lack one (:meth:`Wording.unsaid`). A game in which some card has no words
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbp.games.cluedo.cards import Cards
-from pbp.parse import morph
+from pbp.text import morph
 
 #: English rooms one is *on*, by their last word ("on the terrace"); every other room
 #: takes "in" ("in the ballroom").

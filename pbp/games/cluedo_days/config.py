@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from pbp.core.gameconfig import ConfigModel, Hours, WallClock, wall
+from pbp.config.yamlmarks import checks_error
 from pbp.games.cluedo.config import CluedoGame
-from pbp.yamlmarks import checks_error
+from pbp.games.core.gameconfig import ConfigModel, Hours, WallClock, wall
 
 
 class CluedoDaysRules(ConfigModel):

@@ -5,7 +5,7 @@ API (module-level functions; ``state`` is :class:`DaysState`):
 - ``start(setup, seed, salt) -> Step`` — deal (C2, seeded; or ``setup.deal``), day 1 open.
 - ``apply(state, player, move, at) -> Step`` — one Suggest / Refute / NoRefutation /
   Accuse by ``player`` at ``at`` (aware UTC datetime, the message's arrival, D8).
-  Raises :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
+  Raises :class:`~pbp.games.core.events.IllegalMove` (rules) or ``InvalidMove``.
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
 - ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
 - ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
@@ -13,7 +13,7 @@ API (module-level functions; ``state`` is :class:`DaysState`):
   close_at) -> dict`` (reminders), ``gm_view(state, close_at) -> dict`` and
   ``pending(state, close_at) -> list`` — views (``close_at``: the current day's close
   as stored, which tells the suggestions the grace carries past it, D6).
-- ``kind = "cluedo_days"``: this module is the engine object (``pbp.core.events.Engine``).
+- ``kind = "cluedo_days"``: this module is the engine object (``pbp.games.core.events.Engine``).
 - ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
 
 The state and its queries (``allowance``, ``suggestions_left``) are in
@@ -77,8 +77,6 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
-from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
@@ -121,6 +119,16 @@ from pbp.games.cluedo_days.views import (
     reply_events,
     status,
 )
+from pbp.games.core.events import (
+    Event,
+    IllegalMove,
+    InvalidMove,
+    SetupError,
+    Step,
+    Visibility,
+    utc_iso,
+)
+from pbp.games.core.fairness import commitment
 
 __all__ = [
     "Accusation",
@@ -149,7 +157,7 @@ __all__ = [
     "void",
 ]
 
-kind = "cluedo_days"  # the Engine protocol's kind (pbp.core.events.Engine)
+kind = "cluedo_days"  # the Engine protocol's kind (pbp.games.core.events.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

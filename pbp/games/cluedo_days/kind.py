@@ -1,4 +1,4 @@
-"""Cluedo by game days as a :class:`~pbp.core.kind.GameKind` (rules C1–C7, D1–D8).
+"""Cluedo by game days as a :class:`~pbp.games.core.kind.GameKind` (rules C1–C7, D1–D8).
 
 Glue only: the rules live in :mod:`pbp.games.cluedo_days.engine`, the reading of
 commands in :mod:`pbp.games.cluedo.parse`.
@@ -11,14 +11,14 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
 from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_days import engine
 from pbp.games.cluedo_days.config import CluedoDaysGame
 from pbp.games.cluedo_days.state import DaysState
-from pbp.schedule import next_close
+from pbp.games.core.events import Event, IllegalMove, Step, Visibility
+from pbp.games.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
+from pbp.games.core.schedule import next_close
 
 
 class CluedoDays(CluedoKind):
@@ -46,7 +46,7 @@ class CluedoDays(CluedoKind):
         return engine.is_over(state)
 
     def apply(self, state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step:
-        """One move; raises :class:`~pbp.core.events.MoveError`."""
+        """One move; raises :class:`~pbp.games.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
     def reply_events(
@@ -337,5 +337,5 @@ class CluedoDays(CluedoKind):
         }
 
 
-#: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.
+#: The kind, checked against :class:`~pbp.games.core.kind.GameKind` with its own types.
 KIND: GameKind[DaysState, CluedoMove, CluedoDaysGame] = CluedoDays()

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.core.events import SetupError, flat_dict
 from pbp.games.cluedo.cards import (
     Cards,
     Deal,
@@ -22,6 +21,7 @@ from pbp.games.cluedo.cards import (
     deal_as_json,
     deal_from_json,
 )
+from pbp.games.core.events import SetupError, flat_dict
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbp.core.events import Event, event_dict
-from pbp.fairness import commitment
 from pbp.games.cluedo.cards import CATEGORIES
 from pbp.games.cluedo.views import ANSWERS, commands_of, start_view, suggestions
 from pbp.games.cluedo.views import final_view as over_view
@@ -26,11 +24,13 @@ from pbp.games.cluedo_days.state import (
     per_addressee_left,
     suggestions_left,
 )
+from pbp.games.core.events import Event, event_dict
+from pbp.games.core.fairness import commitment
 
 
 def reply_events(events: Sequence[Event]) -> list[dict[str, Any]]:
     """The events of a reply to a player's move (those he may see, in order) as
-    :func:`pbp.core.events.event_dict` gives them, with ``gm_answers`` (bool) on each
+    :func:`pbp.games.core.events.event_dict` gives them, with ``gm_answers`` (bool) on each
     ``suggestion_made``: its addressee was removed, so the GM answered it at once (C5)
     and no mail went to him; the answer follows among ``events`` (``by_gm``)."""
     by_gm = {e.data["number"] for e in events if e.kind in ANSWERS and e.data["by_gm"]}

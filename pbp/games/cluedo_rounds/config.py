@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import field_validator, model_validator
 
-from pbp.core.gameconfig import ConfigModel, PositiveHours
+from pbp.config.yamlmarks import checks_error
 from pbp.games.cluedo.config import CluedoGame
-from pbp.yamlmarks import checks_error
+from pbp.games.core.gameconfig import ConfigModel, PositiveHours
 
 #: Why ``auto_answer: forced`` is refused (rule R6).
 FORCED_LEAKS = (

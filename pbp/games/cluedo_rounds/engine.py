@@ -7,7 +7,7 @@ aware datetime, stored as ISO 8601 in UTC):
   start turn 1, the first player's (R1), at ``at``.
 - ``apply(state, player, move, at) -> Step`` — one Suggest / Accuse (on his turn) or
   Refute / NoRefutation (when asked) by ``player``, arrived at ``at`` (D8). Raises
-  :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
+  :class:`~pbp.games.core.events.IllegalMove` (rules) or ``InvalidMove``.
 - ``deadline(state) -> datetime | None`` and ``on_deadline(state, at) -> Step`` — R7: the
   next timeout, and what happens at it (a missed turn is skipped; a missed answer is
   given by the GM, C5).
@@ -82,8 +82,6 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, SetupError, Step, Visibility, utc_iso
-from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
@@ -126,6 +124,16 @@ from pbp.games.cluedo_rounds.state import (
     whose_turn,
     with_history,
 )
+from pbp.games.core.events import (
+    Event,
+    IllegalMove,
+    InvalidMove,
+    SetupError,
+    Step,
+    Visibility,
+    utc_iso,
+)
+from pbp.games.core.fairness import commitment
 
 __all__ = [
     "AUTO_ANSWERS",
@@ -160,7 +168,7 @@ __all__ = [
     "with_history",
 ]
 
-kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.core.events.Engine)
+kind = "cluedo_rounds"  # the Engine protocol's kind (pbp.games.core.events.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

@@ -1,4 +1,4 @@
-"""Cluedo by rounds as a :class:`~pbp.core.kind.GameKind` (rules C1–C7, R1–R7; seed 000).
+"""Cluedo by rounds as a :class:`~pbp.games.core.kind.GameKind` (rules C1–C7, R1–R7; seed 000).
 
 Glue only: the rules live in :mod:`pbp.games.cluedo_rounds.engine`, the reading of
 commands in :mod:`pbp.games.cluedo.parse` (no addressee in this variant). The game's
@@ -12,13 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, Step, Visibility
-from pbp.core.kind import DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
 from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_rounds import engine, views
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
 from pbp.games.cluedo_rounds.state import RoundsState
+from pbp.games.core.events import Event, IllegalMove, Step, Visibility
+from pbp.games.core.kind import DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
 
 #: Events after which the turn they belong to is complete (one public post each).
 TURN_ENDS = ("round_ended", "turn_skipped", "accusation_wrong", "game_over")
@@ -49,7 +49,7 @@ class CluedoRounds(CluedoKind):
         return engine.is_over(state)
 
     def apply(self, state: RoundsState, player: str, move: CluedoMove, at: datetime) -> Step:
-        """One move; raises :class:`~pbp.core.events.MoveError`."""
+        """One move; raises :class:`~pbp.games.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
     def remove(self, state: RoundsState, player: str, at: datetime) -> Step:
@@ -272,5 +272,5 @@ def _suggestion(state: RoundsState, number: int) -> dict[str, Any]:
     }
 
 
-#: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.
+#: The kind, checked against :class:`~pbp.games.core.kind.GameKind` with its own types.
 KIND: GameKind[RoundsState, CluedoMove, CluedoRoundsGame] = CluedoRounds()

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
-from pbp.core.events import Event, SetupError, flat_dict
-from pbp.fairness import commitment
 from pbp.games.cluedo.cards import (
     CATEGORIES,
     Cards,
@@ -33,6 +31,8 @@ from pbp.games.cluedo.cards import (
     gm_default_card,
     held_cards,
 )
+from pbp.games.core.events import Event, SetupError, flat_dict
+from pbp.games.core.fairness import commitment
 
 AutoAnswer = Literal["no_match", "none"]  # R6: no "forced" mode (it leaks, see RoundsRules)
 AUTO_ANSWERS: tuple[str, ...] = get_args(AutoAnswer)

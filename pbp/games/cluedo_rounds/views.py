@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbp.core.events import Event, event_dict
 from pbp.games.cluedo.views import ANSWERS, commands_of, final_view, start_view
+from pbp.games.core.events import Event, event_dict
 
 
 def post_view(post: str, events: Sequence[Event], turn: int | None) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def move_view(events: Sequence[Event]) -> dict[str, Any]:
 
 def reply_events(events: Sequence[Event], player: str) -> list[dict[str, Any]]:
     """The events of a reply to ``player``'s move (those he may see, in order) as
-    :func:`pbp.core.events.event_dict` gives them, with ``own_answer`` (bool) on each
+    :func:`pbp.games.core.events.event_dict` gives them, with ``own_answer`` (bool) on each
     answer: his own (given by him, :func:`own_answer`: "Accepted: refutation…"), not
     one the engine or the GM gave after it; and ``own_turn`` (bool) on each
     ``turn_started``: the next turn is his."""

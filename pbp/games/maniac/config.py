@@ -8,11 +8,11 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from pbp.core.gameconfig import GameBase, NameProblem, WallClock, wall
-from pbp.counted import counted
+from pbp.config.yamlmarks import Found, checks_error, did_you_mean
+from pbp.games.core.gameconfig import GameBase, NameProblem, WallClock, wall
 from pbp.games.maniac.parse import reserved_word
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
-from pbp.yamlmarks import Found, checks_error, did_you_mean
+from pbp.text.counted import counted
 
 
 class ManiacGame(GameBase):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, Step, Visibility, utc_iso
+from pbp.games.core.events import Event, IllegalMove, Step, Visibility, utc_iso
 from pbp.games.maniac.moves import Vote
 from pbp.games.maniac.orders import orders_fixed
 from pbp.games.maniac.state import (

@@ -7,7 +7,7 @@ aware datetime, stored as ISO 8601 in UTC):
   ``setup.roles``) and open day 1 (M2).
 - ``apply(state, player, move, at) -> Step`` — one Vote / Unvote (M9, M11) or Kill /
   Skip (the maniac's orders, M3–M5) by ``player``, arrived at ``at`` (D8). Raises
-  :class:`~pbp.core.events.IllegalMove` (rules) or ``InvalidMove``.
+  :class:`~pbp.games.core.events.IllegalMove` (rules) or ``InvalidMove``.
 - ``close_day(state, at) -> Step`` — the vote result (M10, M11, M12), the order for
   night ``day + 1`` fixed from day 2 on (M3); night ``day`` begins.
 - ``end_night(state, at) -> Step`` — the night resolved (M6, M7), the morning (M8,
@@ -23,7 +23,7 @@ aware datetime, stored as ISO 8601 in UTC):
 - ``kind = "maniac"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
   ``is_over(state)``.
 
-This module is the engine object (``pbp.core.events.Engine``) and its whole API; the
+This module is the engine object (``pbp.games.core.events.Engine``) and its whole API; the
 rules behind it are split by phase: :mod:`~pbp.games.maniac.moves` (the moves),
 :mod:`~pbp.games.maniac.day` (votes and the day's close: M9–M11),
 :mod:`~pbp.games.maniac.orders` (kill orders: M3–M5), :mod:`~pbp.games.maniac.night`
@@ -104,8 +104,8 @@ import dataclasses
 import random
 from datetime import datetime
 
-from pbp.core.events import Event, IllegalMove, SetupError, Step, Visibility, utc_iso
-from pbp.fairness import commitment
+from pbp.games.core.events import Event, IllegalMove, SetupError, Step, Visibility, utc_iso
+from pbp.games.core.fairness import commitment
 from pbp.games.maniac.day import cast_vote, check_voter, close_day, withdraw_vote
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.games.maniac.night import end_night
@@ -186,7 +186,7 @@ __all__ = [
     "vote_count",
 ]
 
-kind = "maniac"  # the Engine protocol's kind (pbp.core.events.Engine)
+kind = "maniac"  # the Engine protocol's kind (pbp.games.core.events.Engine)
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

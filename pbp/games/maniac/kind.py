@@ -1,4 +1,4 @@
-"""Maniac as a :class:`~pbp.core.kind.GameKind` (rules M1–M12; seed 002).
+"""Maniac as a :class:`~pbp.games.core.kind.GameKind` (rules M1–M12; seed 002).
 
 Glue only: the rules live in :mod:`pbp.games.maniac.engine`, the reading of commands in
 :mod:`pbp.games.maniac.parse`. Two deadlines alternate, each at a local wall-clock time
@@ -15,8 +15,8 @@ from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbp.core.events import Event, IllegalMove, Step, Visibility, event_dict
-from pbp.core.kind import (
+from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
+from pbp.games.core.kind import (
     CLOSE_DAY,
     DeadlineCommand,
     GameKind,
@@ -25,12 +25,12 @@ from pbp.core.kind import (
     ParsedCommand,
     PrivateMail,
 )
+from pbp.games.core.schedule import next_close
 from pbp.games.maniac import engine
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.engine import ManiacMove
 from pbp.games.maniac.parse import parse_maniac
 from pbp.games.maniac.state import ManiacState
-from pbp.schedule import next_close
 
 #: ``pbp end-night`` (M6, M8): the night resolved now, the morning post.
 END_NIGHT = DeadlineCommand(
@@ -67,7 +67,7 @@ class Maniac:
         return engine.is_over(state)
 
     def apply(self, state: ManiacState, player: str, move: ManiacMove, at: datetime) -> Step:
-        """One vote or order; raises :class:`~pbp.core.events.MoveError`."""
+        """One vote or order; raises :class:`~pbp.games.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
     def remove(self, state: ManiacState, player: str, at: datetime) -> Step:
@@ -355,5 +355,5 @@ class Maniac:
         return mails
 
 
-#: The kind, checked against :class:`~pbp.core.kind.GameKind` with its own types.
+#: The kind, checked against :class:`~pbp.games.core.kind.GameKind` with its own types.
 KIND: GameKind[ManiacState, ManiacMove, ManiacGame] = Maniac()

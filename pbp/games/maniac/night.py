@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbp.core.events import Event, Step, Visibility, utc_iso
+from pbp.games.core.events import Event, Step, Visibility, utc_iso
 from pbp.games.maniac.orders import orders_fixed
 from pbp.games.maniac.state import ManiacState, Order, nights_fixed_at, order_for
 from pbp.games.maniac.wins import game_over, maniac_team_wins

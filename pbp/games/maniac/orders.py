@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pbp.core.events import Event, IllegalMove, InvalidMove, Step, Visibility
+from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility
 from pbp.games.maniac.moves import Kill, Skip
 from pbp.games.maniac.state import (
     ManiacState,

@@ -5,12 +5,12 @@ players' names; whether a move is allowed (who may vote, which night is open, th
 skip and double-kill limits) is the engine's business (:mod:`pbp.games.maniac.engine`).
 
 Grammar: one command per line, several per mail; keywords case-insensitive, those of
-every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.keywords`:
+every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`:
 the words below are ru's and en's), an optional colon after the keyword; bold markers
 ignored; text inside forum quotes and spoilers skipped
-(:func:`~pbp.parse.body.unquote_forum`); look-alike Latin letters in Cyrillic words
-read as Cyrillic and the reverse (:func:`~pbp.parse.names.fold_confusables`); player
-names matched by :class:`~pbp.parse.commands.PlayerNames` (any case form, ``ё`` =
+(:func:`~pbp.mail.read.body.unquote_forum`); look-alike Latin letters in Cyrillic words
+read as Cyrillic and the reverse (:func:`~pbp.text.names.fold_confusables`); player
+names matched by :class:`~pbp.text.commands.PlayerNames` (any case form, ``ё`` =
 ``е``, a leading preposition dropped, typos refused with a suggestion)::
 
     VOTE <player>                                 ГОЛОС <игрок>
@@ -43,10 +43,10 @@ Natural variants are read when they are unambiguous:
 ``STATUS``/``HELP`` followed by other words are chat. A first word that is a typo or
 another form of a keyword (``Голсо``, ``Голосование``, ``Прапуск``, ``Unvoet``) is
 refused with ``unknown_command``, never ignored; other lines are chat. A command line
-longer than :data:`~pbp.parse.commands.LINE_LIMIT` characters is refused unread; at
-most :data:`~pbp.parse.commands.COMMAND_LIMIT` commands are read from one mail.
+longer than :data:`~pbp.text.commands.LINE_LIMIT` characters is refused unread; at
+most :data:`~pbp.text.commands.COMMAND_LIMIT` commands are read from one mail.
 
-Error codes (:class:`~pbp.core.events.InvalidMove` / ``AmbiguousMove``; each has a
+Error codes (:class:`~pbp.games.core.events.InvalidMove` / ``AmbiguousMove``; each has a
 text in ``templates/<locale>/errors/<code>.txt``); every one carries ``line`` (the
 command as read, markup removed):
 
@@ -87,12 +87,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pbp import keywords
-from pbp.core.events import AmbiguousMove, InvalidMove, MoveError
+from pbp.games.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
-from pbp.parse import commands
-from pbp.parse.body import unquote_forum
-from pbp.parse.commands import (
+from pbp.mail.read.body import unquote_forum
+from pbp.text import commands, keywords
+from pbp.text.commands import (
     COMMAND_LIMIT,
     LINE_LIMIT,
     TRAILING,
@@ -101,7 +100,7 @@ from pbp.parse.commands import (
     read_line,
     too_long,
 )
-from pbp.parse.names import PREPOSITIONS, closest_keyword, normalize, stem
+from pbp.text.names import PREPOSITIONS, closest_keyword, normalize, stem
 
 #: Every error code this module raises (see the module doc for the params).
 ERROR_CODES = (
@@ -120,7 +119,7 @@ ERROR_CODES = (
     "too_many_commands",
 )
 
-#: One command line of a mail (:class:`pbp.parse.commands.ParsedLine`).
+#: One command line of a mail (:class:`pbp.text.commands.ParsedLine`).
 #: Example: ``ParsedLine(2, "УБИТЬ Васю ночь 3", Kill(("Вася",), 3), None)``.
 ParsedLine = commands.ParsedLine[ManiacMove]
 
@@ -139,7 +138,7 @@ _BARE_NUMBER = re.compile(r"^(?:[№#]\s*)?(?P<number>\d+)$")
 
 @dataclass(frozen=True)
 class _Vocab:
-    """The words of every locale (:mod:`pbp.keywords`, section ``maniac``) as this
+    """The words of every locale (:mod:`pbp.text.keywords`, section ``maniac``) as this
     parser reads them, built once per vocabulary (:func:`_vocab`)."""
 
     words: commands.Keywords
@@ -570,7 +569,7 @@ def parse_maniac(
 
     ``players``: every seat, canonical names in configured order (alive or not: who
     may be named is the engine's business); ``aliases``: other names of seats,
-    ``{name: seat}`` (a substitute's, :class:`~pbp.parse.commands.PlayerNames`).
+    ``{name: seat}`` (a substitute's, :class:`~pbp.text.commands.PlayerNames`).
 
     Example::
 
@@ -580,8 +579,8 @@ def parse_maniac(
 
     Never raises for what a player wrote: each error is in its line's ``error``
     (codes in the module doc). Linear in ``len(text)``: each line's work is bounded
-    by :data:`~pbp.parse.commands.LINE_LIMIT`, and only the first
-    :data:`~pbp.parse.commands.MAX_LINES` lines are read (the rest is left for the
+    by :data:`~pbp.text.commands.LINE_LIMIT`, and only the first
+    :data:`~pbp.text.commands.MAX_LINES` lines are read (the rest is left for the
     reply's list of ignored lines).
     """
     reader = _Reader(players, aliases)

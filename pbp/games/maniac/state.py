@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pbp.core.events import IllegalMove, SetupError, flat_dict
-from pbp.fairness import canonical_deal
+from pbp.games.core.events import IllegalMove, SetupError, flat_dict
+from pbp.games.core.fairness import canonical_deal
 
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
 ROLES: tuple[str, ...] = ("maniac", "duty_officer", "fan", "civilian")

@@ -12,8 +12,8 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from pbp.core.events import Event, flat_dict
-from pbp.fairness import commitment
+from pbp.games.core.events import Event, flat_dict
+from pbp.games.core.fairness import commitment
 from pbp.games.maniac.state import (
     MANIAC_TEAM,
     TOWN,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbp.core.events import Event, Visibility
+from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac.state import MANIAC_TEAM, TOWN, ManiacState
 
 

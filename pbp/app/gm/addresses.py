@@ -1,0 +1,96 @@
+"""Personal addresses (DESIGN.md "identity"): the GM's for his commands, and a new
+one for a player or the GM when the old one leaked (NEW ADDRESS, ``pbp rotate-token``).
+
+A personal address carries a token (``pbp+TOKEN@…`` or a ``[pbp-TOKEN]`` Subject
+tag); the seat keeps its registered address. A new token is logged as GM
+``gm_address_rotated`` {player, via}, never the token itself. A new GM address ends
+every confirmation still pending in the game (:attr:`Rotated.ended`): its code was
+mailed because of a mail to the old address, which may have leaked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbp.app.service_part import ServicePart
+from pbp.games.core.events import Event, LeverRefused, Visibility
+from pbp.store import GM_SEAT
+
+
+@dataclass(frozen=True)
+class Rotated:
+    """A new personal address: its ``token``, and how many of the GM's pending
+    confirmations it ``ended`` (always 0 for a player's)."""
+
+    token: str
+    ended: int
+
+
+class Addresses(ServicePart):
+    """The personal addresses of the seats of one :class:`~pbp.app.service.Service`'s games."""
+
+    def gm_token(self, game_id: str) -> str:
+        """The GM's personal token for ``game_id`` (made on first use)."""
+        token = self.store.player_token(game_id, GM_SEAT)
+        if token is None:
+            token = self.service.new_token()
+            with self.store.transaction():
+                self.store.add_token(token, game_id, GM_SEAT, self.game_config(game_id).gm)
+        return token
+
+    def gm_address(self, game_id: str) -> str:
+        """The address the GM sends his commands for ``game_id`` to."""
+        return self.mail.personal(self.gm_token(game_id))
+
+    def registered(self, game_id: str) -> str:
+        """The GM's registered address for ``game_id`` (``gm:`` in games.yaml, as
+        stored at the start): the only one that gets confirmations."""
+        return self.store.player_email(game_id, GM_SEAT) or self.game_config(game_id).gm.lower()
+
+    def rotate_token(self, game_id: str, player: str, *, now: datetime, via: str) -> Rotated:
+        """Give ``player`` (a seat name, or :data:`GM_SEAT`) a new personal token: the old
+        one stops working at once (mail to it is answered ``address_retired``); the seat
+        keeps its registered address. Logged as GM ``gm_address_rotated`` {player, via}
+        (no token: the log reaches the export). The GM's new token ends every confirmation
+        of the game pending at ``now`` (:meth:`pbp.store.Store.end_confirmations`: a reply
+        to one is answered ``gm_confirm_ended``, nothing applied), whether ``pbp
+        rotate-token --gm`` or his confirmed NEW ADDRESS made it. Returns the new token and
+        that count; the caller tells the owner, at his registered address.
+
+        :raises LeverRefused: the game has not started.
+        :raises MoveError: ``player`` names no seat.
+        """
+        _game, kind = self.gm.game_and_kind(game_id)
+        with self.store.transaction():
+            row = self.store.game(game_id)
+            if row is None:
+                raise LeverRefused("gm_not_started", game=game_id)
+            state = kind.load(row.state)
+            seat = player if player == GM_SEAT else self.gm.seat_of(kind, state, player, game_id)
+            email = self.store.player_email(game_id, seat)
+            if email is None:
+                raise LeverRefused("gm_not_started", game=game_id)
+            token = self.service.new_token()
+            self.store.replace_token(game_id, seat, token, email)
+            ended = self.store.end_confirmations(game_id, now) if seat == GM_SEAT else 0
+            event = Event("gm_address_rotated", Visibility.GM, {"player": seat, "via": via})
+            self.gm.log(game_id, [event], now, kind.day(state), via)
+        return Rotated(token, ended)
+
+    def new_address_by_gm(self, game_id: str, player: str, *, now: datetime) -> Rotated:
+        """``pbp rotate-token``: a new personal address for ``player`` (a seat name) or the
+        GM (:data:`GM_SEAT`). A player is mailed his new address (``new_address``) at his
+        registered address; the GM's is only returned, with the count of his pending
+        confirmations it ended (:meth:`rotate_token`).
+
+        :raises LeverRefused: the game has not started. :raises MoveError: no such seat.
+        """
+        game, _kind = self.gm.game_and_kind(game_id)
+        with self.store.transaction():
+            rotated = self.rotate_token(game_id, player, now=now, via="cli")
+            if player != GM_SEAT:
+                seat = self.store.token(rotated.token)
+                assert seat is not None
+                self.mail.player(game, seat.player, "new_address", {"asked": False}, now)
+        return rotated

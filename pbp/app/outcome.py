@@ -1,0 +1,63 @@
+"""What came of one incoming message: :class:`Handled` (the word) and :class:`Outcome`
+(the word with the message, its game and player), returned by
+:meth:`pbp.app.service.Service.handle` and recorded in the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Handled(StrEnum):
+    """What came of one incoming message: the ``outcome`` of its row in the store and
+    of its :class:`Outcome` (a ``str``, so that logs, the store and ``pbp kept`` keep
+    showing the plain word)."""
+
+    APPLIED = "applied"  #: every command applied
+    AUTOMATIC = "automatic"  #: an auto-reply or bounce (RFC 3834): kept, never answered
+    DUPLICATE = "duplicate"  #: the same mail again: never applied twice
+    ERROR = "error"  #: a bug: kept, the GM told
+    FORGED_FROM = "forged_from"  #: no single sender to trust: kept, never answered
+    GM_APPLIED = "gm_applied"  #: the GM's levers pulled
+    GM_CAPPED = "gm_capped"  #: the GM's levers beyond the pending cap: his digest, no mail
+    GM_CONFIRM_ENDED = "gm_confirm_ended"  #: a confirmation a new GM address ended
+    GM_CONFIRM_EXPIRED = "gm_confirm_expired"  #: a confirmation too late
+    GM_CONFIRMED_ALREADY = "gm_confirmed_already"  #: a confirmation used already
+    GM_PENDING = "gm_pending"  #: the GM's levers wait for his confirmation
+    GM_REFUSED = "gm_refused"  #: the GM's levers all refused
+    GM_UNCONFIRMED = "gm_unconfirmed"  #: a reply to a confirmation that does not confirm
+    GM_WRONG_ADDRESS = "gm_wrong_address"  #: the GM wrote to a player's address: pointed to his own
+    HELD = "held"  #: still held (pbp retry)
+    HELD_DROPPED = "held_dropped"  #: a held mail of a seat given to a substitute
+    LOOP = "loop"  #: an auto-responder's loop: kept, unanswered
+    NEW_ADDRESS = "new_address"  #: NEW ADDRESS: a new personal address
+    NOT_STARTED = "not_started"  #: a player of a game that has not started: told when it starts
+    PARTLY_APPLIED = "partly_applied"  #: some commands applied, some refused
+    PAUSED = "paused"  #: held while the game is paused (D8)
+    READDRESSED = "readdressed"  #: from a seat's old address, after pbp readdress
+    REFUSED = "refused"  #: every command refused
+    REPLACED = "replaced"  #: his seat went to a substitute
+    RESUMED = "resumed"  #: a held mail applied on resume
+    RETIRED = "retired"  #: mail to an address he replaced himself
+    RETRIED = "retried"  #: kept mail already retried
+    STATUS = "status"  #: only STATUS / HELP (nothing to apply)
+    TOKEN_MISSING = "token_missing"  #: a player without his personal address: sent it again
+    TOO_LARGE = "too_large"  #: over the size limit: its header section kept
+    UNAUTHENTICATED = (
+        "unauthenticated"  #: a From the receiving server did not authenticate (RFC 8601): kept
+    )
+    UNKNOWN_SENDER = "unknown_sender"  #: a stranger's: kept for the digest
+    UNREADABLE = "unreadable"  #: no move could be read from it: kept, answered why
+    WRONG_CONFIRMER = "wrong_confirmer"  #: a confirmation from another address: kept
+    WRONG_SENDER = "wrong_sender"  #: another's personal address: kept, the GM told
+
+
+@dataclass
+class Outcome:
+    """What handling one incoming message did (for logs and tests)."""
+
+    source: str
+    outcome: Handled
+    game_id: str | None = None
+    player: str | None = None
+    notes: list[str] = field(default_factory=list)
