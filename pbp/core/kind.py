@@ -26,31 +26,34 @@ lists the files):
   messages, :mod:`pbp.catalogs`) only lay out what the kind computed. Each gets pbp's
   own keys, :meth:`GameKind.mail_context`, and:
 
-  ======================  ==============================================================
-  template                context
-  ======================  ==============================================================
-  ``mail/welcome.j2``     ``status``; ``view``: ``post_view("welcome")`` of the start's
-                          public events; ``events``: the start's
-  ``mail/reply.j2``       ``results`` (each with ``events``: :meth:`~GameKind.reply_events`),
-                          ``player``, ``looks_quoted``, ``ignored``
-  ``mail/help.j2``        ``view``: ``post_view("help")`` of the ``game_started``
-  ``mail/reminder.j2``    ``duties``: :meth:`~GameKind.duties`; ``close_at``
-  ``mail/gm_sheet.j2``    ``view``: :meth:`~GameKind.gm_view` of the game dealt; ``seed``,
-                          ``events``
-  ``mail/gm_show.j2``     ``view``: ``gm_view``
-  ``mail/gm_<post>.j2``   ``part``; ``private``: :meth:`~GameKind.gm_facts` (one per post
-                          it mails)
-  ``mail/<notification>`` the ``context`` of each :meth:`~GameKind.notifications` mail
-  ``posts/<post>.j2``     ``events`` (public), ``view``: ``post_view(post)``; posts are
-                          ``opening``, :attr:`~GameKind.period_post`, ``final``,
-                          ``move`` (one move's snippet) and :attr:`~GameKind.extra_posts`
-  ``parts/gm_status.j2``  ``g``: :class:`pbp.gmview.GameStatus` (``g.outstanding``:
-                          :meth:`~GameKind.outstanding`); optional
-  ``parts/status.j2``,    ``status``, ``view``: ``post_view("help")``; included by a
-  ``parts/commands.j2``   substitute's briefing (``common/mail/briefing.j2``)
-  ``parts/story_line.j2`` ``e`` (the event), ``d`` (its data); optional: the story's
-                          line of each event it tells (``pbp export``)
-  ======================  ==============================================================
+  =========================  =======================================================================
+  template                   context
+  =========================  =======================================================================
+  ``mail/welcome.j2``        ``status``; ``view``: ``post_view("welcome")`` of the start's public
+                             events; ``events``: the start's
+  ``mail/reply.j2``          ``results``, each with its ``events``: :meth:`~GameKind.reply_events`;
+                             ``player``, ``looks_quoted``, ``ignored``
+  ``mail/help.j2``           ``view``: ``post_view("help")`` of the ``game_started``
+  ``mail/reminder.j2``       ``duties``: :meth:`~GameKind.duties`; ``close_at``
+  ``mail/gm_sheet.j2``       ``view``: :meth:`~GameKind.gm_view` of the game dealt; ``seed``,
+                             ``events``
+  ``mail/gm_show.j2``        ``view``: ``gm_view``
+  ``mail/gm_<post>.j2``      one per post it mails: ``part``; ``private``:
+                             :meth:`~GameKind.gm_facts`
+  ``mail/<template>.j2``     each mail of :meth:`~GameKind.notifications`: its ``context``
+  ``posts/<post>.j2``        ``events`` (the public ones), ``view``: ``post_view(post)``; the posts:
+                             ``opening``, :attr:`~GameKind.period_post`, ``final``, ``move`` (the
+                             snippet of one move) and :attr:`~GameKind.extra_posts`
+  ``parts/gm_status.j2``     ``g``: :class:`pbp.gmview.GameStatus`, ``g.outstanding``:
+                             :meth:`~GameKind.outstanding`; optional (without it the GM's ``STATUS``
+                             lists ``g.outstanding.owed`` by their duty words)
+  ``parts/status.j2``        ``status``; ``view``: ``post_view("help")``; a substitute's briefing
+                             (``common/mail/briefing.j2``) includes it
+  ``parts/commands.j2``      as ``parts/status.j2``
+  ``parts/story_line.j2``    ``e`` (the event), ``d`` (its data); optional: the line of each event
+                             it tells in the story of ``pbp export`` (``common/story/story.j2``),
+                             nothing for one it leaves to pbp's lines or to its kind's name
+  =========================  =======================================================================
 
   Refusal texts are ``errors/<code>.txt``, shared by all kinds: prefix a new kind's
   codes with its name.
