@@ -1,21 +1,33 @@
 """A new game is one package and one registry line (issue 15): the guessing game of
 ``tests/guessgame`` (rules G1–G4 there) is registered here and played by mail through
-the real service and the real CLI, in process, with nothing changed outside it."""
+the real service and the real CLI, in process, with nothing changed outside it. A kind
+writes only the abstract members of :class:`pbp.games.core.kind.GameKind` (issue 35): the
+base's defaults are a game with no deadlines, one period and no private mails."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
+from typing import Any
 
+import guessgame
 import pytest
 from click.testing import CliRunner
+from guessgame import engine
+from guessgame.config import GuessGame
+from guessgame.engine import Guess, GuessState
 from guessgame.kind import GUESS
+from guessgame.parse import GuessMove, parse_guess
 
 from pbp.cli import main
 from pbp.games.core import registry
+from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
+from pbp.games.core.kind import GameKind, Outstanding, ParsedCommand
 
 GAMES_YAML = """\
 mail:
@@ -162,3 +174,189 @@ def test_a_new_games_model_checks_its_players_as_every_game_does(
         f"{tmp_path}/games.yaml:17: games[0].players[1].name: duplicate name 'Alice' "
         "(also players[0])\n"
     )
+
+
+class Bare(GameKind[GuessState, GuessMove, GuessGame]):
+    """The guessing game written with only what every kind must write: the base's
+    defaults do the rest (no deadlines, one period, no private mails, no post views)."""
+
+    kind = "guess"
+    config_model = GuessGame
+
+    def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step:
+        return engine.start(game.id, tuple(game.player_names()), game.high, seed)
+
+    def load(self, data: Mapping[str, Any]) -> GuessState:
+        return engine.load_state(data)
+
+    def dump(self, state: GuessState) -> dict[str, Any]:
+        return engine.dump_state(state)
+
+    def parse(
+        self, text: str, state: GuessState, aliases: Mapping[str, str] | None = None
+    ) -> list[ParsedCommand[GuessMove]]:
+        return parse_guess(text)
+
+    def apply(self, state: GuessState, player: str, move: GuessMove, at: datetime) -> Step:
+        assert isinstance(move, Guess)
+        return engine.apply(state, player, move, at)
+
+    def is_over(self, state: GuessState) -> bool:
+        return state.winner is not None
+
+    def players(self, state: GuessState) -> list[str]:
+        return list(state.players)
+
+    def status(
+        self, game: GuessGame, state: GuessState, player: str, deadline: datetime | None
+    ) -> dict[str, Any]:
+        return engine.status(state, player)
+
+    def gm_view(self, state: GuessState, deadline: datetime | None = None) -> dict[str, Any]:
+        guesses = [{"player": p, "number": n} for p, n, _at in state.guesses]
+        return {"secret": state.secret, "guesses": guesses}
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Iterator[Bare]:
+    """:class:`Bare` registered, with the guessing game's texts but the opening and final
+    posts, which lay out their events (the default view of a post is ``{}``)."""
+    texts = tmp_path / "texts"
+    shutil.copytree(Path(guessgame.__file__).parent / "templates", texts)
+    posts = texts / "en" / "guess" / "posts"
+    (posts / "opening.j2").write_text(
+        '{% for e in events if e.kind == "game_started" %}'
+        '{{ ("Guess the number from 1 to " ~ e.data.high)|b }}{% endfor %}',
+        encoding="utf-8",
+    )
+    (posts / "final.j2").write_text(
+        '{{ "Game over"|b }}{{ br }}{% for e in events if e.kind == "game_over" %}'
+        "{{ e.data.winner }} guessed the secret: {{ e.data.secret|b }}.{% endfor %}",
+        encoding="utf-8",
+    )
+    kind = Bare()
+    kind.templates = texts
+    registry.register(kind)
+    yield kind
+    registry.unregister("guess")
+
+
+def test_a_kind_of_only_the_abstract_members_is_registered_and_played(
+    tmp_path: Path, bare: Bare
+) -> None:
+    (tmp_path / "games.yaml").write_text(GAMES_YAML, encoding="utf-8")
+    assert pbp(tmp_path, "check") == f"{tmp_path}/games.yaml: OK: guess-1 (guess, 2 players)\n"
+    outbox = Outbox(tmp_path)
+    pbp(tmp_path, "run", "--once", "--now", "2026-12-01T10:00:00+00:00")
+    sent = outbox.fresh()
+    (sheet,) = [m for m in to(sent, "gm-person@example.test") if "the secret" in m["Subject"]]
+    assert text(sheet).startswith("Game: guess-1\n\nThe secret is 11 (seed 7).")  # rule G1
+    welcome = {m["To"]: m for m in sent if m["Subject"].startswith("[guess-1] Guess the number")}
+    assert sorted(welcome) == ["alice@example.test", "bob@example.test"]
+    alice = str(welcome["alice@example.test"]["Reply-To"])
+    bob = str(welcome["bob@example.test"]["Reply-To"])
+
+    at = "2026-12-01T11:00:00+00:00"
+    pbp(tmp_path, "mail", "--from", "alice@example.test", "--to", alice, "--at", at, "GUESS 4")
+    pbp(tmp_path, "run", "--once", "--now", "2026-12-01T11:01:00+00:00")
+    (to_alice,) = to(outbox.fresh(), "alice@example.test")
+    # rule G2, the move's events as they are (the default reply_events)
+    assert "> GUESS 4\n4 is wrong: the secret is higher.\n" in text(to_alice)
+
+    at = "2026-12-01T12:00:00+00:00"
+    pbp(tmp_path, "mail", "--from", "bob@example.test", "--to", bob, "--at", at, "GUESS 11")
+    pbp(tmp_path, "run", "--once", "--now", "2026-12-01T12:01:00+00:00")
+    after = outbox.fresh()
+    assert "11 is right: you win!" in text(to(after, "bob@example.test")[0])  # rule G3
+    # No private mails by default: nobody is mailed the end of the game.
+    assert [m for m in after if m["Subject"] == "[guess-1] Game over"] == []
+    assert pbp(tmp_path, "post", "guess-1", "--which", "final") == (
+        "[b]Game over[/b]\nBob guessed the secret: [b]11[/b].\n"
+    )
+    assert pbp(tmp_path, "show", "guess-1").splitlines()[0] == (
+        "Secret: 11. Guesses: Alice 4, Bob 11."
+    )
+
+
+def test_a_kind_that_leaves_out_an_abstract_member_cannot_be_made() -> None:
+    class NoViews(GameKind[Any, Any, Any]):
+        kind = "no_views"
+        config_model = GuessGame
+
+    with pytest.raises(TypeError, match="abstract"):
+        NoViews()  # type: ignore[abstract]
+    assert GameKind.__abstractmethods__ == {
+        "kind",
+        "config_model",
+        "start",
+        "load",
+        "dump",
+        "parse",
+        "apply",
+        "is_over",
+        "players",
+        "status",
+        "gm_view",
+    }
+
+
+def test_the_defaults_are_a_game_without_deadlines_periods_or_private_mails() -> None:
+    """What the daemon gets from a kind that overrides nothing (:class:`Bare`)."""
+    kind = Bare()
+    game = GuessGame.model_validate(
+        {
+            "id": "guess-1",
+            "kind": "guess",
+            "locale": "en",
+            "timezone": "Europe/Berlin",
+            "gm": "gm-person@example.test",
+            "players": [{"name": "Alice", "email": "alice@example.test"}],
+        }
+    )
+    at = datetime(2026, 12, 1, 10, tzinfo=UTC)
+    started = kind.start(game, 7, b"salt", at)
+    state = started.state
+    public = [e for e in started.events if e.visibility is Visibility.PUBLIC]
+    private = [{"kind": "secret", "visibility": "gm", "player": None, "secret": 2}]
+    assert kind.templates is None
+    assert kind.period_post == "day"
+    assert kind.extra_posts == ()
+    assert kind.own_period_posts == ()
+    assert kind.deadline_names == ()
+    assert kind.deadline_commands == ()
+    assert kind.mail_context(game) == {}
+    assert kind.day(state) == 1
+    assert kind.posts(state, started) == []
+    with pytest.raises(LookupError) as no_post:
+        kind.extra_post_number("evening", None, state)
+    assert no_post.value.args == ("no evening posts",)
+    assert kind.post_view("opening", public, None) == {}
+    assert kind.post_view("help", public, None) == {}
+    assert kind.gm_facts("final", 1, private) == private
+    assert kind.first_deadline(game, state, at) is None
+    assert kind.next_deadline(game, state, at, at) is None
+    assert kind.shift_deadline(state, timedelta(hours=2)) is state
+    assert kind.deadline_name(state) == "none"
+    assert kind.on_deadline(state, at) == Step(state, [])
+
+    def unread() -> list[Event]:
+        raise AssertionError("the log is not read")
+
+    assert kind.with_history(state, unread) is state
+    with pytest.raises(IllegalMove) as removed:
+        kind.remove(state, "Alice", at)
+    assert (removed.value.code, removed.value.params) == ("gm_unsupported", {"lever": "remove"})
+    with pytest.raises(IllegalMove) as voided:
+        kind.void(state, started.events[0], at)
+    assert (voided.value.code, voided.value.params) == (
+        "void_kind",
+        {"kind": "secret", "allowed": []},
+    )
+    moved = kind.apply(state, "Alice", Guess(1), at)
+    assert kind.reply_events(game, moved.state, moved.events, "Alice", None) == [
+        event_dict(e) for e in moved.events
+    ]
+    assert kind.duties(state, "Alice", at) is None
+    assert kind.outstanding(state, at) == Outstanding()
+    assert kind.outstanding(state, at).owed == ()
+    assert kind.notifications(game, moved.state, moved.events, None) == []

@@ -68,7 +68,7 @@ class Moves(ServicePart):
         kind: AnyKind,
         state: Any,
         text: str,
-        commands: Sequence[ParsedCommand],
+        commands: Sequence[ParsedCommand[Any]],
         quoted: Sequence[str],
         player: str,
         schedule: Schedule | None = None,
@@ -143,7 +143,7 @@ class Moves(ServicePart):
         kind: AnyKind,
         state: Any,
         player: str,
-        command: ParsedCommand,
+        command: ParsedCommand[Any],
         at: datetime,
         source: str,
         schedule: Schedule | None = None,
@@ -440,7 +440,7 @@ def quoted_commands(
     kind: AnyKind,
     state: Any,
     reply: Reply,
-    commands: Sequence[ParsedCommand],
+    commands: Sequence[ParsedCommand[Any]],
     *,
     forwarded: bool = False,
 ) -> list[str]:
@@ -458,7 +458,7 @@ def quoted_commands(
     return looks_quoted(kind, state, reply.aside)
 
 
-def ignored_lines(text: str, commands: Sequence[ParsedCommand]) -> list[str]:
+def ignored_lines(text: str, commands: Sequence[ParsedCommand[Any]]) -> list[str]:
     """The non-blank lines of ``text`` that are no part of any of ``commands`` (their
     ``text``), stripped, each cut to :data:`IGNORED_WIDTH` characters — what a reply
     lists as ignored (Mailman's "Ignored"), so that a command pbp did not recognise is

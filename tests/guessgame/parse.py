@@ -7,10 +7,13 @@ from pbp.games.core.events import InvalidMove
 from pbp.games.core.kind import ParsedCommand
 from pbp.text.commands import command_lines, read_line
 
+#: What the parser reads: a guess, or ``STATUS`` (private, never applied).
+GuessMove = Guess | Status
 
-def parse_guess(text: str) -> list[ParsedCommand]:
+
+def parse_guess(text: str) -> list[ParsedCommand[GuessMove]]:
     """The command lines of ``text``; other lines are not commands."""
-    found: list[ParsedCommand] = []
+    found: list[ParsedCommand[GuessMove]] = []
     for index, raw in enumerate(command_lines(text)):
         line = read_line(raw)
         word, _, rest = line.partition(" ")

@@ -4,14 +4,14 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pbp.games.cluedo import views
-from pbp.games.cluedo.cards import Cards, Help, Status
+from pbp.games.cluedo.cards import Cards, CluedoMove, Help, Status
+from pbp.games.cluedo.config import CluedoGame
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.core.events import Event
-from pbp.games.core.kind import ParsedCommand, PrivateMail
+from pbp.games.core.kind import GameKind, ParsedCommand, PrivateMail
 
 
 class CluedoTable(Protocol):
@@ -26,22 +26,26 @@ class CluedoTable(Protocol):
         """The cards in play (C1)."""
 
 
-class CluedoKind:
-    """Both Cluedo variants: seats and commands (``addressed``: suggestions name the
-    player who answers, as by game days; not so in rounds)."""
+#: A variant's state.
+TableT = TypeVar("TableT", bound=CluedoTable)
+#: A variant's ``games.yaml`` model.
+GameT = TypeVar("GameT", bound=CluedoGame)
+
+
+class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
+    """Both Cluedo variants (their texts in pbp's own ``templates/``): seats and
+    commands (``addressed``: suggestions name the player who answers, as by game days;
+    not so in rounds)."""
 
     addressed: bool
-    #: The bundled kinds' texts are in pbp's own ``templates/``.
-    templates: Path | None = None
-    extra_posts: tuple[str, ...] = ()
 
-    def players(self, state: CluedoTable) -> list[str]:
+    def players(self, state: TableT) -> list[str]:
         """Every seat, in configured order."""
         return [name for name, _character in state.players]
 
     def parse(
-        self, text: str, state: CluedoTable, aliases: Mapping[str, str] | None = None
-    ) -> list[ParsedCommand]:
+        self, text: str, state: TableT, aliases: Mapping[str, str] | None = None
+    ) -> list[ParsedCommand[CluedoMove]]:
         """Commands of a mail body (grammar in :mod:`pbp.games.cluedo.parse`); a seat is
         also named by its ``aliases`` ({name: seat})."""
         lines = parse_cluedo(
@@ -82,7 +86,3 @@ class CluedoKind:
         but his removal (:meth:`removal_mail`) and the end of the game (C5, C7)."""
         told = ("removed", "game_over")
         return [m for m in mails if m.player not in removed or m.template in told]
-
-    def extra_post_number(self, which: str, number: int | None, state: object) -> int:
-        """Cluedo has no extra posts. :raises LookupError: always."""
-        raise LookupError(f"no {which} posts")

@@ -7,7 +7,7 @@ commands in :mod:`pbp.games.cluedo.parse`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,19 +17,17 @@ from pbp.games.cluedo_days import engine
 from pbp.games.cluedo_days.config import CluedoDaysGame
 from pbp.games.cluedo_days.state import DaysState
 from pbp.games.core.events import Event, IllegalMove, Step, Visibility
-from pbp.games.core.kind import CLOSE_DAY, DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
+from pbp.games.core.kind import CLOSE_DAY, DeadlineCommand, Outstanding, Owed, PrivateMail
 from pbp.games.core.schedule import next_close
 
 
-class CluedoDays(CluedoKind):
-    """The ``cluedo_days`` game kind."""
+class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
+    """The ``cluedo_days`` game kind (no ``own_period_posts``: a day carries over
+    earlier GM answers, D6)."""
 
     kind = "cluedo_days"
     config_model = CluedoDaysGame
     addressed = True
-    period_post = "day"
-    extra_posts: tuple[str, ...] = ()
-    own_period_posts: tuple[str, ...] = ()  # a day carries over earlier GM answers (D6)
     deadline_names: tuple[str, ...] = ("day",)
     deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY,)
 
@@ -80,15 +78,6 @@ class CluedoDays(CluedoKind):
         an early close carries is told to its addressee, :meth:`notifications`)."""
         moved = state.close_moved + delta.total_seconds()
         return dataclasses.replace(state, close_moved=moved)
-
-    def with_history(
-        self,
-        state: DaysState,
-        events: Callable[[], Sequence[Event]],
-        move: CluedoMove | None = None,
-    ) -> DaysState:
-        """``state`` itself: its snapshot holds what every move and view needs."""
-        return state
 
     def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
         """What a post (or the welcome and help mails) shows of the game: the day's
@@ -337,5 +326,5 @@ class CluedoDays(CluedoKind):
         }
 
 
-#: The kind, checked against :class:`~pbp.games.core.kind.GameKind` with its own types.
-KIND: GameKind[DaysState, CluedoMove, CluedoDaysGame] = CluedoDays()
+#: The kind (registered in :data:`pbp.games.BUNDLED`).
+KIND = CluedoDays()

@@ -17,24 +17,24 @@ from pbp.games.cluedo.kind import CluedoKind
 from pbp.games.cluedo_rounds import engine, views
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
 from pbp.games.cluedo_rounds.state import RoundsState
-from pbp.games.core.events import Event, IllegalMove, Step, Visibility
-from pbp.games.core.kind import DeadlineCommand, GameKind, Outstanding, Owed, PrivateMail
+from pbp.games.core.events import Event, Step, Visibility
+from pbp.games.core.kind import Outstanding, Owed, PrivateMail
 
 #: Events after which the turn they belong to is complete (one public post each).
 TURN_ENDS = ("round_ended", "turn_skipped", "accusation_wrong", "game_over")
 
 
-class CluedoRounds(CluedoKind):
-    """The ``cluedo_rounds`` game kind."""
+class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
+    """The ``cluedo_rounds`` game kind. No GM command passes its deadlines, and the GM
+    voids nothing: a suggestion at once starts its answering round (R2), and an answer
+    ends it; he acts for a player instead (``pbp act``)."""
 
     kind = "cluedo_rounds"
     config_model = CluedoRoundsGame
     addressed = False
     period_post = "turn"
-    extra_posts: tuple[str, ...] = ()
     own_period_posts: tuple[str, ...] = ("turn",)
     deadline_names: tuple[str, ...] = ("turn",)
-    deadline_commands: tuple[DeadlineCommand, ...] = ()
 
     def load(self, data: Mapping[str, Any]) -> RoundsState:
         """Stored JSON → state."""
@@ -147,11 +147,6 @@ class CluedoRounds(CluedoKind):
         if move is None or engine.needs_history(state, move):
             return engine.with_history(state, events())
         return state
-
-    def void(self, state: RoundsState, event: Event, at: datetime) -> Step:
-        """Nothing: a suggestion at once starts its answering round (R2), and an
-        answer ends it; the GM acts for a player instead (pbp act)."""
-        raise IllegalMove("void_kind", kind=event.kind, allowed=[])
 
     def shift_deadline(self, state: RoundsState, delta: timedelta) -> RoundsState:
         """The turn's or answer's timeout ``delta`` later (R7 under a pause or extension)."""
@@ -272,5 +267,5 @@ def _suggestion(state: RoundsState, number: int) -> dict[str, Any]:
     }
 
 
-#: The kind, checked against :class:`~pbp.games.core.kind.GameKind` with its own types.
-KIND: GameKind[RoundsState, CluedoMove, CluedoRoundsGame] = CluedoRounds()
+#: The kind (registered in :data:`pbp.games.BUNDLED`).
+KIND = CluedoRounds()

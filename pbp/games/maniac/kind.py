@@ -10,9 +10,8 @@ morning post). The period is the game day.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, time, timedelta
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from datetime import datetime, time
 from typing import Any
 
 from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
@@ -41,16 +40,12 @@ END_NIGHT = DeadlineCommand(
 )
 
 
-class Maniac:
-    """The ``maniac`` game kind."""
+class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
+    """The ``maniac`` game kind (its texts in pbp's own ``templates/``)."""
 
     kind = "maniac"
     config_model = ManiacGame
-    #: The bundled kinds' texts are in pbp's own ``templates/``.
-    templates: Path | None = None
-    period_post = "day"
     extra_posts: tuple[str, ...] = ("evening", "morning")
-    own_period_posts: tuple[str, ...] = ()
     deadline_names: tuple[str, ...] = ("day", "night")
     deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY, END_NIGHT)
 
@@ -73,19 +68,6 @@ class Maniac:
     def remove(self, state: ManiacState, player: str, at: datetime) -> Step:
         """The GM removes ``player``: he leaves the game, his role unrevealed (M12 checked)."""
         return engine.remove(state, player, at)
-
-    def shift_deadline(self, state: ManiacState, delta: timedelta) -> ManiacState:
-        """Unchanged: the deadline is the stored one, moved by the service."""
-        return state
-
-    def with_history(
-        self,
-        state: ManiacState,
-        events: Callable[[], Sequence[Event]],
-        move: ManiacMove | None = None,
-    ) -> ManiacState:
-        """``state`` itself: its snapshot holds what every move and view needs."""
-        return state
 
     def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
         """The day's votes (live or final) and the evening's result (M9–M12, rule P1):
@@ -184,7 +166,7 @@ class Maniac:
 
     def parse(
         self, text: str, state: ManiacState, aliases: Mapping[str, str] | None = None
-    ) -> list[ParsedCommand]:
+    ) -> list[ParsedCommand[ManiacMove]]:
         """Commands of a mail body (grammar in :mod:`pbp.games.maniac.parse`); a seat is
         also named by its ``aliases`` ({name: seat})."""
         return [
@@ -355,5 +337,5 @@ class Maniac:
         return mails
 
 
-#: The kind, checked against :class:`~pbp.games.core.kind.GameKind` with its own types.
-KIND: GameKind[ManiacState, ManiacMove, ManiacGame] = Maniac()
+#: The kind (registered in :data:`pbp.games.BUNDLED`).
+KIND = Maniac()
