@@ -4,10 +4,11 @@ Each variant's engine (:mod:`pbp.games.cluedo_days.engine`,
 :mod:`pbp.games.cluedo_rounds.engine`) calls these on its own state (a
 :class:`~pbp.games.cluedo.state.CluedoState`) and goes on with its own rules:
 
-- :func:`dealt` and :func:`deal_events` — the deal a game starts with (C1, C2) and the
-  events that tell it.
+- :func:`dealt` and :func:`deal_events` — the deal a game starts with (C1, C2), with the
+  state's other shared fields, and the events that tell it.
 - :func:`dispatch` — the checks every move passes first (C7: not over; a player), then
   the variant's handler.
+- :func:`check_answer` — C4: a legal answer to a suggestion.
 - :func:`check_may_act` — C5, C6: a removed player or one who is out neither suggests
   nor accuses.
 - :func:`accuse` — C6, C7: the accusation recorded, told, and the game won or the
@@ -21,7 +22,7 @@ The events' shapes are in the variants' engine docstrings.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -29,11 +30,11 @@ from pbp.core.events import Event, IllegalMove, SetupError, Step, Visibility, ut
 from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
-    Deal,
     NoRefutation,
     Refute,
     Suggest,
     check_accusation,
+    check_refutation,
     deal_as_json,
     start_deal,
 )
@@ -47,9 +48,11 @@ S = TypeVar("S", bound=CluedoState[Any, Any])
 # --- start (C1, C2) ---
 
 
-def dealt(setup: CluedoSetup[Any], seed: int, salt: bytes) -> Deal:
-    """The deal a game of ``setup`` starts with (C1, C2: from ``random.Random(seed)``, or
-    ``setup.deal`` checked; :func:`~pbp.games.cluedo.cards.start_deal`).
+def dealt(setup: CluedoSetup[Any], seed: int, salt: bytes) -> dict[str, Any]:
+    """The shared fields of the state a game of ``setup`` starts with, as keyword
+    arguments of the variant's state: ``game_id, players, cards, rules, seed, salt``
+    (hex) and ``deal`` (C1, C2: from ``random.Random(seed)``, or ``setup.deal`` checked;
+    :func:`~pbp.games.cluedo.cards.start_deal`).
 
     :raises ValueError: fewer than 3 players (C1), a player named twice, cards that are
         not 3M+3 (C1), a fixed deal that breaks C2, or an empty ``salt``.
@@ -58,7 +61,15 @@ def dealt(setup: CluedoSetup[Any], seed: int, salt: bytes) -> Deal:
     found = start_deal(setup.cards, names, seed, setup.deal)
     if not salt:
         raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
-    return found
+    return {
+        "game_id": setup.game_id,
+        "players": tuple(setup.players),
+        "cards": setup.cards,
+        "rules": setup.rules,
+        "deal": found,
+        "seed": seed,
+        "salt": salt.hex(),
+    }
 
 
 def deal_events(state: CluedoState[Any, Any]) -> list[Event]:
@@ -111,6 +122,22 @@ def dispatch(
     if isinstance(move, Accuse):
         return accuse(state, player, move, stamp)
     raise TypeError(f"not a move of the game: {move!r}")
+
+
+def check_answer(
+    hand: Sequence[str], named: Sequence[str], card: str | None, *, number: int, suggester: str
+) -> None:
+    """C4: is showing ``card`` (None: no refutation) from ``hand`` a legal answer to
+    suggestion ``number`` of ``suggester``, which names ``named``
+    (:func:`~pbp.games.cluedo.cards.check_refutation`)?
+
+    :raises IllegalMove: ``must_refute``, ``card_not_named``, ``card_not_held``, their
+        params with ``number`` and ``suggester`` added.
+    """
+    try:
+        check_refutation(hand, named, card)
+    except IllegalMove as error:
+        raise IllegalMove(error.code, number=number, suggester=suggester, **error.params) from None
 
 
 def check_may_act(state: CluedoState[Any, Any], player: str) -> None:

@@ -85,11 +85,11 @@ from pbp.games.cluedo.cards import (
     Suggest,
     cards_as_json,
     check_named_cards,
-    check_refutation,
     gm_default_card,
 )
 from pbp.games.cluedo.engine import (
     accuse,
+    check_answer,
     check_may_act,
     deal_events,
     dealt,
@@ -169,15 +169,7 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
     :raises ValueError: fewer than 3 players (C1), a player named twice, cards that are
         not 3M+3 (C1), an empty salt, or a fixed deal that breaks C2.
     """
-    state = DaysState(
-        game_id=setup.game_id,
-        players=tuple(setup.players),
-        cards=setup.cards,
-        rules=setup.rules,
-        deal=dealt(setup, seed, salt),
-        seed=seed,
-        salt=salt.hex(),
-    )
+    state = DaysState(**dealt(setup, seed, salt))
     events = [
         *deal_events(state),
         Event(
@@ -355,12 +347,8 @@ def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
 def _answer(state: DaysState, player: str, number: int | None, card: str | None, at: str) -> Step:
     suggestion = _find_owed(state, player, number)
     named = (suggestion.suspect, suggestion.weapon, suggestion.room)
-    try:
-        check_refutation(state.deal.hands[player], named, card)
-    except IllegalMove as error:
-        raise IllegalMove(
-            error.code, number=suggestion.number, suggester=suggestion.suggester, **error.params
-        ) from None
+    hand, suggester = state.deal.hands[player], suggestion.suggester
+    check_answer(hand, named, card, number=suggestion.number, suggester=suggester)  # C4
     answered = _answered(suggestion, card, by_gm=False, at=at, day=state.day)
     return Step(_replace_suggestion(state, answered), _answer_events(answered))
 

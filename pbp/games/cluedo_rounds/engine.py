@@ -90,12 +90,12 @@ from pbp.games.cluedo.cards import (
     Suggest,
     cards_as_json,
     check_named_cards,
-    check_refutation,
     gm_default_card,
     held_cards,
 )
 from pbp.games.cluedo.engine import (
     accuse,
+    check_answer,
     check_may_act,
     deal_events,
     dealt,
@@ -189,13 +189,7 @@ def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
     stamp = utc_iso(at)
     names = [name for name, _ in setup.players]
     state = RoundsState(
-        game_id=setup.game_id,
-        players=tuple(setup.players),
-        cards=setup.cards,
-        rules=setup.rules,
-        deal=dealt(setup, seed, salt),
-        seed=seed,
-        salt=salt.hex(),
+        **dealt(setup, seed, salt),
         turn_player=names[0],
         turn_started=stamp,
     )
@@ -323,12 +317,8 @@ def _answer(state: RoundsState, player: str, number: int | None, card: str | Non
                     waiting=waiting,
                 )
             raise IllegalMove("not_asked", number=number, asked=suggestion.asked, waiting=waiting)
-    try:
-        check_refutation(state.deal.hands[player], suggestion.named, card)
-    except IllegalMove as error:
-        raise IllegalMove(
-            error.code, number=suggestion.number, suggester=suggestion.suggester, **error.params
-        ) from None
+    hand, suggester = state.deal.hands[player], suggestion.suggester
+    check_answer(hand, suggestion.named, card, number=suggestion.number, suggester=suggester)  # C4
     given = Answer(player, card, auto=False, by_gm=False, at=at)
     new, events = _record(state, given)
     return _run_round(new, at, events)
