@@ -33,6 +33,9 @@ class CluedoKind:
     addressed: bool
     #: The bundled kinds' texts are in pbp's own ``templates/``.
     templates: Path | None = None
+    #: The texts both variants share (C1–C7) are in ``templates/cluedo/``: a template
+    #: not in the variant's own folder is read there (:mod:`pbp.render`).
+    template_families: tuple[str, ...] = ("cluedo",)
     extra_posts: tuple[str, ...] = ()
 
     def players(self, state: CluedoTable) -> list[str]:
