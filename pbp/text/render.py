@@ -2,6 +2,9 @@
 
 Templates live in one tree, ``templates/``, for every locale: ``cluedo_days/posts/day.j2``,
 ``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``, ``errors/<code>.txt``.
+A kind's template that is not in its own folder is looked up in the folders of the
+kind's ``template_families``, in order (:class:`_FamilyLoader`): ``cluedo_days/mail/
+removed.j2`` is ``cluedo/mail/removed.j2``, the texts both Cluedo variants share.
 Their words are English messages (``_()``, ``{% trans %}``, :mod:`jinja2.ext.i18n`) that
 each locale's catalog translates (:mod:`pbp.text.catalogs`); one environment per (locale,
 format) has its catalog installed.
@@ -622,6 +625,44 @@ class _PostEnvironment(_Environment):
         return Markup("".join(inert(part, self.fmt) for part in parts))
 
 
+class _FamilyLoader(jinja2.FileSystemLoader):
+    """Templates from ``searchpath``; a kind's template (``<kind>/…``) that is not in its
+    own folder is read from the folder of each of its ``families`` in turn (``{kind:
+    (family, ...)}``), under the kind's name: ``cluedo_rounds/mail/help.j2`` is
+    ``cluedo/mail/help.j2`` unless ``cluedo_rounds`` has its own."""
+
+    def __init__(self, searchpath: Sequence[Path], families: Mapping[str, Sequence[str]]) -> None:
+        super().__init__(searchpath)
+        self.families = families
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        top, _, rest = template.partition("/")
+        families = self.families.get(top, ()) if rest else ()
+        for name in (template, *(f"{family}/{rest}" for family in families)):
+            with contextlib.suppress(jinja2.TemplateNotFound):
+                return super().get_source(environment, name)
+        raise jinja2.TemplateNotFound(template)
+
+    def list_templates(self) -> list[str]:
+        """Every template, a family's also under each of its kinds' names."""
+        found = super().list_templates()
+        shared = [
+            f"{kind}/{name.split('/', 1)[1]}"
+            for kind, families in self.families.items()
+            for name in found
+            if name.split("/", 1)[0] in families
+        ]
+        return sorted({*found, *shared})
+
+
+def _families() -> dict[str, tuple[str, ...]]:
+    """Each registered kind's template families (:class:`_FamilyLoader`)."""
+    found = {name: k.template_families for name, k in registry.KINDS.items()}
+    return {name: families for name, families in found.items() if families}
+
+
 class Renderer:
     """Renders posts and mails from ``templates_dir`` (the repository's ``templates/``).
 
@@ -883,7 +924,7 @@ class Renderer:
         kinds = [k.templates for k in registry.KINDS.values() if k.templates is not None]
         search = [self.templates_dir, *kinds, *(k / locale for k in kinds)]
         options: dict[str, Any] = {
-            "loader": jinja2.FileSystemLoader(search),
+            "loader": _FamilyLoader(search, _families()),
             "undefined": jinja2.StrictUndefined,
             "trim_blocks": True,
             "lstrip_blocks": True,

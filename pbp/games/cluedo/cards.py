@@ -2,28 +2,20 @@
 
 Pure: no I/O, no clock, no global randomness (the deal takes a seeded
 ``random.Random``). Variant-neutral checks live here (C1, C2, C4, C5, C6) so that
-the days and the rounds variants share them.
+the days and the rounds variants share them; the state both have is in
+:mod:`pbp.games.cluedo.state`, the steps both take (C5–C7) in
+:mod:`pbp.games.cluedo.engine`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from pbp.config.yamlmarks import YamlPath, did_you_mean, show_path
-from pbp.games.core.events import (
-    Event,
-    IllegalMove,
-    InvalidMove,
-    SetupError,
-    Step,
-    Visibility,
-    utc_iso,
-)
-from pbp.games.core.fairness import canonical_deal
+from pbp.games.core.events import IllegalMove, InvalidMove, SetupError
 from pbp.text.counted import counted
 
 CATEGORIES = ("suspect", "weapon", "room")
@@ -296,59 +288,6 @@ def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | No
     return Deal(fixed.solution, {p: tuple(fixed.hands[p]) for p in names})
 
 
-class Table:
-    """What the state of either Cluedo variant has: its game, seats, deal and fairness
-    salt (hex), with the player names and the fairness text (DESIGN.md) from them."""
-
-    game_id: str
-    players: tuple[tuple[str, str | None], ...]
-    deal: Deal
-    salt: str
-
-    @property
-    def names(self) -> list[str]:
-        """Player names in the configured order (the turn order by rounds, R1)."""
-        return [name for name, _ in self.players]
-
-    @property
-    def canonical(self) -> str:
-        """The fairness text of this game's deal (DESIGN.md)."""
-        return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
-
-
-def game_over(deal: Deal, winner: str | None, canonical: str) -> Event:
-    """C7: PUBLIC ``game_over`` {winner, solution, hands, canonical}: the solution and all
-    hands are published, with the fairness text (DESIGN.md)."""
-    return Event(
-        "game_over",
-        Visibility.PUBLIC,
-        {**deal_as_json(deal), "winner": winner, "canonical": canonical},
-    )
-
-
-def accusation_events(
-    player: str, move: Accuse, correct: bool, *, at: str, period: Mapping[str, int], publish: bool
-) -> list[Event]:
-    """C6, C7: what an accusation by ``player`` at ``at`` tells whom. GM
-    ``accusation_made`` {player, **period, suspect, weapon, room, correct, at}; PLAYER
-    ``accusation_result`` {suspect, weapon, room, correct}; when wrong, PUBLIC
-    ``accusation_wrong`` {player, **period, suspect, weapon, room}, the three cards None
-    each unless ``publish`` (*config* ``publish_wrong_accusations``). ``period``: the
-    variant's ``{"day": n}`` or ``{"turn": n}``."""
-    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
-    made = {"player": player, **period, **cards, "correct": correct, "at": at}
-    events = [
-        Event("accusation_made", Visibility.GM, made),
-        Event("accusation_result", Visibility.PLAYER, {**cards, "correct": correct}, player=player),
-    ]
-    if not correct:
-        shown = cards if publish else dict.fromkeys(cards)
-        events.append(
-            Event("accusation_wrong", Visibility.PUBLIC, {"player": player, **period, **shown})
-        )
-    return events
-
-
 def deal_as_json(dealt: Deal) -> dict[str, Any]:
     """The deal as the JSON mapping of the fairness commitment (DESIGN.md).
 
@@ -446,54 +385,3 @@ def gm_default_card(hand: Sequence[str], suspect: str, weapon: str, room: str) -
 def check_accusation(solution: Sequence[str], suspect: str, weapon: str, room: str) -> bool:
     """Rule C6: True when the accusation matches the solution on all three cards."""
     return tuple(solution) == (suspect, weapon, room)
-
-
-class _Table(Protocol):
-    """What :func:`dispatch` reads of a variant's state."""
-
-    @property
-    def over(self) -> bool: ...
-
-    @property
-    def winner(self) -> str | None: ...
-
-    @property
-    def names(self) -> list[str]: ...
-
-
-S = TypeVar("S", bound=_Table)
-
-
-def dispatch(
-    state: S,
-    player: str,
-    move: CluedoMove,
-    at: datetime,
-    *,
-    suggest: Callable[[S, str, Suggest, str], Step],
-    answer: Callable[[S, str, int | None, str | None, str], Step],
-    accuse: Callable[[S, str, Accuse, str], Step],
-) -> Step:
-    """The checks every Cluedo move passes first, then the variant's own handler.
-
-    The game must not be over (C7) and ``player`` must play; ``at`` goes on as ISO
-    UTC text. A refutation and a no refutation both go to ``answer`` (``card`` None
-    for the latter).
-
-    :raises IllegalMove: ``game_over`` {winner}; ``not_a_player`` {player, players}.
-    :raises ValueError: ``at`` is naive. :raises TypeError: not a Cluedo move.
-    """
-    stamp = utc_iso(at)
-    if state.over:
-        raise IllegalMove("game_over", winner=state.winner)
-    if player not in state.names:
-        raise IllegalMove("not_a_player", player=player, players=state.names)
-    if isinstance(move, Suggest):
-        return suggest(state, player, move, stamp)
-    if isinstance(move, Refute):
-        return answer(state, player, move.number, move.card, stamp)
-    if isinstance(move, NoRefutation):
-        return answer(state, player, move.number, None, stamp)
-    if isinstance(move, Accuse):
-        return accuse(state, player, move, stamp)
-    raise TypeError(f"not a move of the game: {move!r}")

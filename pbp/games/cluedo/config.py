@@ -7,7 +7,7 @@ from pydantic import Field
 
 from pbp.config.yamlmarks import Found, did_you_mean
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
-from pbp.games.cluedo.parse import card_read, reserved_card_word
+from pbp.games.cluedo.reader import card_read, reserved_card_word
 from pbp.games.cluedo.wording import Wording, wording
 from pbp.games.core.gameconfig import ConfigModel, GameBase, Name, command_word
 from pbp.text import keywords
@@ -24,7 +24,7 @@ class Decks(ConfigModel):
     ``бита для гольфа: битой для гольфа``; en ``with the cue``). In a language whose
     players may copy a suggestion's sentence from a post as their own (the forum form,
     keywords ``cluedo.forum_heading``: Russian), a phrase must name its card as a
-    player's mail reads it (:func:`pbp.games.cluedo.parse.card_read`). ``pbp check``
+    player's mail reads it (:func:`pbp.games.cluedo.reader.card_read`). ``pbp check``
     lists the cards in play that have no words (:meth:`CluedoGame.check_warnings`)."""
 
     suspects: list[Name] = Field(min_length=1)

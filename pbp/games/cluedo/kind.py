@@ -38,6 +38,9 @@ class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
     not so in rounds)."""
 
     addressed: bool
+    #: The texts both variants share (C1–C7) are in ``templates/cluedo/``: a template
+    #: not in the variant's own folder is read there (:mod:`pbp.text.render`).
+    template_families = ("cluedo",)
 
     def players(self, state: TableT) -> list[str]:
         """Every seat, in configured order."""

@@ -81,17 +81,21 @@ from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
     Suggest,
-    accusation_events,
     cards_as_json,
-    check_accusation,
     check_named_cards,
-    check_refutation,
-    deal_as_json,
-    dispatch,
-    game_over,
     gm_default_card,
-    start_deal,
 )
+from pbp.games.cluedo.engine import (
+    accuse,
+    check_answer,
+    check_may_act,
+    deal_events,
+    dealt,
+    dispatch,
+    end_if_nobody_left,
+    removal,
+)
+from pbp.games.cluedo.state import is_over
 from pbp.games.cluedo_days.state import (
     VOIDED,
     Accusation,
@@ -104,7 +108,6 @@ from pbp.games.cluedo_days.state import (
     carried_at_close,
     carried_past,
     dump_state,
-    is_over,
     load_state,
     made_today,
     owed,
@@ -119,15 +122,7 @@ from pbp.games.cluedo_days.views import (
     reply_events,
     status,
 )
-from pbp.games.core.events import (
-    Event,
-    IllegalMove,
-    InvalidMove,
-    SetupError,
-    Step,
-    Visibility,
-    utc_iso,
-)
+from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.games.core.fairness import commitment
 
 __all__ = [
@@ -174,26 +169,9 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
     :raises ValueError: fewer than 3 players (C1), a player named twice, cards that are
         not 3M+3 (C1), an empty salt, or a fixed deal that breaks C2.
     """
-    names = [name for name, _ in setup.players]
-    dealt = start_deal(setup.cards, names, seed, setup.deal)
-    if not salt:
-        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
-    state = DaysState(
-        game_id=setup.game_id,
-        players=tuple(setup.players),
-        cards=setup.cards,
-        rules=setup.rules,
-        deal=dealt,
-        seed=seed,
-        salt=salt.hex(),
-    )
-    canonical = state.canonical
+    state = DaysState(**dealt(setup, seed, salt))
     events = [
-        Event("deal", GM, {**deal_as_json(dealt), "seed": seed, "canonical": canonical}),
-        *(
-            Event("hand_dealt", PLAYER, {"character": ch, "hand": list(dealt.hands[p])}, player=p)
-            for p, ch in setup.players
-        ),
+        *deal_events(state),
         Event(
             "game_started",
             PUBLIC,
@@ -202,7 +180,7 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
                 "day": 1,
                 "players": [{"name": p, "character": ch} for p, ch in setup.players],
                 "cards": cards_as_json(setup.cards),
-                "commitment": commitment(canonical),
+                "commitment": commitment(state.canonical),
                 "suggestions_per_day": setup.rules.suggestions_per_day,
                 "max_per_addressee_per_day": setup.rules.max_per_addressee_per_day,
                 "answer_grace_hours": setup.rules.answer_grace_hours,
@@ -242,10 +220,7 @@ def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
     if move.addressee is None:
         raise InvalidMove("addressee_missing", players=others)
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
-    if player in state.removed:  # C5: removed by the GM, not out by an accusation
-        raise IllegalMove("removed_by_gm", player=player)
-    if player in state.out:
-        raise IllegalMove("player_out", player=player)
+    check_may_act(state, player)  # C5, C6
     if move.addressee == player:
         raise IllegalMove("self_addressed", players=others)
     if move.addressee not in state.names:
@@ -334,22 +309,11 @@ def remove(state: DaysState, player: str, at: datetime) -> Step:
     :raises IllegalMove: ``game_over``; ``not_a_player``; ``already_removed`` {player}.
     """
     moment = utc_iso(at)
-    if state.over:
-        raise IllegalMove("game_over", winner=state.winner)
-    if player not in state.names:
-        raise IllegalMove("not_a_player", player=player, players=state.names)
-    if player in state.removed:
-        raise IllegalMove("already_removed", player=player)
-    out = state.out if player in state.out else (*state.out, player)
-    new = dataclasses.replace(state, out=out, removed=(*state.removed, player))
-    events = [Event("player_removed", PUBLIC, {"player": player, "day": state.day})]
-    for due in owed(new, player):
+    new, events = removal(state, player, period={"day": state.day})
+    for due in owed(new, player):  # C5: the GM answers what he owes
         new, answer = _gm_answer(new, due, moment)
         events.extend(answer)
-    if set(new.out) == set(new.names):  # C7: nobody left
-        new = dataclasses.replace(new, over=True)
-        events.append(_game_over(new))
-    return Step(new, events)
+    return Step(*end_if_nobody_left(new, events))  # C7
 
 
 def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
@@ -383,12 +347,8 @@ def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
 def _answer(state: DaysState, player: str, number: int | None, card: str | None, at: str) -> Step:
     suggestion = _find_owed(state, player, number)
     named = (suggestion.suspect, suggestion.weapon, suggestion.room)
-    try:
-        check_refutation(state.deal.hands[player], named, card)
-    except IllegalMove as error:
-        raise IllegalMove(
-            error.code, number=suggestion.number, suggester=suggestion.suggester, **error.params
-        ) from None
+    hand, suggester = state.deal.hands[player], suggestion.suggester
+    check_answer(hand, named, card, number=suggestion.number, suggester=suggester)  # C4
     answered = _answered(suggestion, card, by_gm=False, at=at, day=state.day)
     return Step(_replace_suggestion(state, answered), _answer_events(answered))
 
@@ -418,31 +378,11 @@ def _answer_events(s: Suggestion) -> list[Event]:
 
 
 def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
+    """C6, C7: an accusation at any time of the day (D5)."""
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
-    if player in state.removed:  # C5: removed by the GM, not out by an accusation
-        raise IllegalMove("removed_by_gm", player=player)
-    if player in state.out:
-        raise IllegalMove("player_out", player=player)
-    correct = check_accusation(state.deal.solution, move.suspect, move.weapon, move.room)
-    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
-    accusation = Accusation(player=player, day=state.day, at=at, correct=correct, **cards)
-    new = dataclasses.replace(state, accusations=(*state.accusations, accusation))
-    publish = state.rules.publish_wrong_accusations
-    events = accusation_events(
-        player, move, correct, at=at, period={"day": state.day}, publish=publish
-    )
-    if correct:  # C7: the first correct accusation wins
-        new = dataclasses.replace(new, winner=player, over=True)
-        return Step(new, [*events, _game_over(new)])
-    new = dataclasses.replace(new, out=(*state.out, player))
-    if set(new.out) == set(new.names):  # C7: nobody left
-        new = dataclasses.replace(new, over=True)
-        events.append(_game_over(new))
-    return Step(new, events)
-
-
-def _game_over(state: DaysState) -> Event:
-    return game_over(state.deal, state.winner, state.canonical)
+    check_may_act(state, player)  # C5, C6
+    period = {"day": state.day}
+    return Step(*accuse(state, player, move, at, period=period, record=Accusation))
 
 
 # --- day close ---

@@ -1,25 +1,24 @@
 """The state of a Cluedo-by-days game (rules C1–C7, D1–D8), its queries and its JSON form.
 
 Split from :mod:`pbp.games.cluedo_days.engine` (the rules) so each module stays small;
-the views built on these queries are in :mod:`pbp.games.cluedo_days.views`. Pure: no I/O.
+the views built on these queries are in :mod:`pbp.games.cluedo_days.views`, the fields
+and JSON both variants share in :mod:`pbp.games.cluedo.state`. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbp.games.cluedo.cards import (
-    Cards,
-    Deal,
-    Table,
-    cards_as_json,
-    cards_from_json,
-    deal_as_json,
-    deal_from_json,
+from pbp.games.cluedo.state import (
+    CluedoSetup,
+    CluedoState,
+    ending_as_json,
+    ending_from_json,
+    table_as_json,
+    table_from_json,
 )
 from pbp.games.core.events import SetupError, flat_dict
 
@@ -41,19 +40,12 @@ class DaysRules:
 
 
 @dataclass(frozen=True)
-class DaysSetup:
-    """What the config gives to :func:`start`.
+class DaysSetup(CluedoSetup[DaysRules]):
+    """What the config gives to :func:`~pbp.games.cluedo_days.engine.start`: the fields
+    of :class:`~pbp.games.cluedo.state.CluedoSetup`, ``players`` in the configured
+    order, ``rules`` the days variant's."""
 
-    ``players``: ``(name, character or None)`` in the configured order, e.g.
-    ``(("Неташка", "Краснова"), ("Веталь", None), ...)``; ``cards`` after rule C1's
-    drop; ``deal``: a fixed deal (checked by C2) or None to deal from the seed.
-    """
-
-    game_id: str
-    players: tuple[tuple[str, str | None], ...]
-    cards: Cards
     rules: DaysRules = field(default_factory=DaysRules)
-    deal: Deal | None = None
 
 
 @dataclass(frozen=True)
@@ -107,33 +99,23 @@ class Accusation:
 
 
 @dataclass(frozen=True)
-class DaysState(Table):
+class DaysState(CluedoState[DaysRules, Accusation]):
     """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
 
+    The fields both variants have (the game, seats, cards, rules, deal, seed, salt,
+    accusations, out, winner, over, removed) are
+    :class:`~pbp.games.cluedo.state.CluedoState`'s. ``day``: the current day (from 1);
     ``penalties``: suggestions taken off each player's allowance for the current day
-    (D6, decided at the previous close); ``salt``: hex of the fairness salt;
-    ``removed``: players the GM removed (also in ``out``; the GM answers for them, C5);
-    ``close_moved``: seconds by which the GM moved the current day's close (his
-    extensions and pauses since the day opened; at a close he makes early, less the
-    time it came before the close as stored), so that the grace (D6) counts from the
-    close as it was scheduled (:func:`carried_past`, :func:`carried_at_close`).
+    (D6, decided at the previous close); ``close_moved``: seconds by which the GM moved
+    the current day's close (his extensions and pauses since the day opened; at a close
+    he makes early, less the time it came before the close as stored), so that the
+    grace (D6) counts from the close as it was scheduled (:func:`carried_past`,
+    :func:`carried_at_close`).
     """
 
-    game_id: str
-    players: tuple[tuple[str, str | None], ...]
-    cards: Cards
-    rules: DaysRules
-    deal: Deal
-    seed: int
-    salt: str
     day: int = 1
     suggestions: tuple[Suggestion, ...] = ()
-    accusations: tuple[Accusation, ...] = ()
     penalties: Mapping[str, int] = field(default_factory=dict)
-    out: tuple[str, ...] = ()
-    winner: str | None = None
-    over: bool = False
-    removed: tuple[str, ...] = ()
     close_moved: float = 0.0
 
     @property
@@ -143,11 +125,6 @@ class DaysState(Table):
 
 
 # --- queries ---
-
-
-def is_over(state: DaysState) -> bool:
-    """True once somebody won (C7) or everybody is out."""
-    return state.over
 
 
 def allowance(state: DaysState, player: str) -> int:
@@ -231,21 +208,11 @@ def per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
 def dump_state(state: DaysState) -> dict[str, Any]:
     """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
     return {
-        "game_id": state.game_id,
-        "players": [[p, ch] for p, ch in state.players],
-        "cards": cards_as_json(state.cards),
-        "rules": dataclasses.asdict(state.rules),
-        "deal": deal_as_json(state.deal),
-        "seed": state.seed,
-        "salt": state.salt,
+        **table_as_json(state),
         "day": state.day,
         "suggestions": [flat_dict(s) for s in state.suggestions],
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        **ending_as_json(state),
         "penalties": dict(state.penalties),
-        "out": list(state.out),
-        "winner": state.winner,
-        "over": state.over,
-        "removed": list(state.removed),
         "close_moved": state.close_moved,
     }
 
@@ -254,25 +221,16 @@ def load_state(data: Mapping[str, Any]) -> DaysState:
     """Inverse of :func:`dump_state`. :raises KeyError, TypeError: malformed data."""
     rules = data["rules"]
     return DaysState(
-        game_id=data["game_id"],
-        players=tuple((p, ch) for p, ch in data["players"]),
-        cards=cards_from_json(data["cards"]),
+        **table_from_json(data),
         rules=DaysRules(
             suggestions_per_day=int(rules["suggestions_per_day"]),
             max_per_addressee_per_day=int(rules["max_per_addressee_per_day"]),
             answer_grace_hours=float(rules["answer_grace_hours"]),
             publish_wrong_accusations=bool(rules["publish_wrong_accusations"]),
         ),
-        deal=deal_from_json(data["deal"]),
-        seed=int(data["seed"]),
-        salt=data["salt"],
         day=int(data["day"]),
         suggestions=tuple(Suggestion(**s) for s in data["suggestions"]),
-        accusations=tuple(Accusation(**a) for a in data["accusations"]),
+        **ending_from_json(data, Accusation),
         penalties={p: int(n) for p, n in data["penalties"].items()},
-        out=tuple(data["out"]),
-        winner=data["winner"],
-        over=bool(data["over"]),
-        removed=tuple(data.get("removed", ())),
         close_moved=float(data.get("close_moved", 0.0)),
     )

@@ -86,18 +86,22 @@ from pbp.games.cluedo.cards import (
     Accuse,
     CluedoMove,
     Suggest,
-    accusation_events,
     cards_as_json,
-    check_accusation,
     check_named_cards,
-    check_refutation,
-    deal_as_json,
-    dispatch,
-    game_over,
     gm_default_card,
     held_cards,
-    start_deal,
 )
+from pbp.games.cluedo.engine import (
+    accuse,
+    check_answer,
+    check_may_act,
+    deal_events,
+    dealt,
+    dispatch,
+    end_if_nobody_left,
+    removal,
+)
+from pbp.games.cluedo.state import is_over
 from pbp.games.cluedo_rounds.state import (
     AUTO_ANSWERS,
     Accusation,
@@ -115,7 +119,6 @@ from pbp.games.cluedo_rounds.state import (
     duties,
     find_suggestion,
     gm_view,
-    is_over,
     load_state,
     needs_history,
     status,
@@ -124,15 +127,7 @@ from pbp.games.cluedo_rounds.state import (
     whose_turn,
     with_history,
 )
-from pbp.games.core.events import (
-    Event,
-    IllegalMove,
-    InvalidMove,
-    SetupError,
-    Step,
-    Visibility,
-    utc_iso,
-)
+from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.games.core.fairness import commitment
 
 __all__ = [
@@ -193,28 +188,14 @@ def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
     """
     stamp = utc_iso(at)
     names = [name for name, _ in setup.players]
-    dealt = start_deal(setup.cards, names, seed, setup.deal)
-    if not salt:
-        raise SetupError("the fairness salt is empty (DESIGN.md: 32 random bytes)")
     state = RoundsState(
-        game_id=setup.game_id,
-        players=tuple(setup.players),
-        cards=setup.cards,
-        rules=setup.rules,
-        deal=dealt,
-        seed=seed,
-        salt=salt.hex(),
+        **dealt(setup, seed, salt),
         turn_player=names[0],
         turn_started=stamp,
     )
-    canonical = state.canonical
     rules = setup.rules
     events = [
-        Event("deal", GM, {**deal_as_json(dealt), "seed": seed, "canonical": canonical}),
-        *(
-            Event("hand_dealt", PLAYER, {"character": ch, "hand": list(dealt.hands[p])}, player=p)
-            for p, ch in setup.players
-        ),
+        *deal_events(state),
         Event(
             "game_started",
             PUBLIC,
@@ -223,7 +204,7 @@ def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
                 "players": [{"name": p, "character": ch} for p, ch in setup.players],
                 "turn_order": names,
                 "cards": cards_as_json(setup.cards),
-                "commitment": commitment(canonical),
+                "commitment": commitment(state.canonical),
                 "auto_answer": rules.auto_answer,
                 "turn_hours": rules.turn_hours,
                 "answer_hours": rules.answer_hours,
@@ -277,11 +258,8 @@ def apply(state: RoundsState, player: str, move: CluedoMove, at: datetime) -> St
 
 
 def _check_turn(state: RoundsState, player: str) -> None:
-    """R1, R4, C6: may ``player`` suggest or accuse now?"""
-    if player in state.removed:  # C5: removed by the GM, not out by an accusation
-        raise IllegalMove("removed_by_gm", player=player)
-    if player in state.out:
-        raise IllegalMove("player_out", player=player)
+    """R1, R4, C5, C6: may ``player`` suggest or accuse now?"""
+    check_may_act(state, player)  # C5, C6
     running = state.running
     if running is not None and running.suggester == player:
         raise IllegalMove(
@@ -339,12 +317,8 @@ def _answer(state: RoundsState, player: str, number: int | None, card: str | Non
                     waiting=waiting,
                 )
             raise IllegalMove("not_asked", number=number, asked=suggestion.asked, waiting=waiting)
-    try:
-        check_refutation(state.deal.hands[player], suggestion.named, card)
-    except IllegalMove as error:
-        raise IllegalMove(
-            error.code, number=suggestion.number, suggester=suggestion.suggester, **error.params
-        ) from None
+    hand, suggester = state.deal.hands[player], suggestion.suggester
+    check_answer(hand, suggestion.named, card, number=suggestion.number, suggester=suggester)  # C4
     given = Answer(player, card, auto=False, by_gm=False, at=at)
     new, events = _record(state, given)
     return _run_round(new, at, events)
@@ -453,26 +427,11 @@ def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> 
 def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
     _check_turn(state, player)
-    correct = check_accusation(state.deal.solution, move.suspect, move.weapon, move.room)
-    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
-    accusation = Accusation(player=player, turn=state.turn, at=at, correct=correct, **cards)
-    new = dataclasses.replace(state, accusations=(*state.accusations, accusation))
-    publish = state.rules.publish_wrong_accusations
-    events = accusation_events(
-        player, move, correct, at=at, period={"turn": state.turn}, publish=publish
-    )
-    if correct:  # C7: the first correct accusation wins
-        new = dataclasses.replace(new, winner=player, over=True)
-        return Step(new, [*events, _game_over(new)])
-    new = dataclasses.replace(new, out=(*state.out, player))
-    if set(new.out) == set(new.names):  # C7: nobody left
-        new = dataclasses.replace(new, over=True)
-        return Step(new, [*events, _game_over(new)])
-    return _next_turn(new, player, at, events)
-
-
-def _game_over(state: RoundsState) -> Event:
-    return game_over(state.deal, state.winner, state.canonical)
+    period = {"turn": state.turn}
+    new, events = accuse(state, player, move, at, period=period, record=Accusation)
+    if new.over:  # C7: he won, or nobody is left
+        return Step(new, events)
+    return _next_turn(new, player, at, events)  # R4: out, his turn passes
 
 
 # --- deadlines ---
@@ -542,18 +501,10 @@ def remove(state: RoundsState, player: str, at: datetime) -> Step:
     :raises IllegalMove: ``game_over``; ``not_a_player``; ``already_removed`` {player}.
     """
     stamp = utc_iso(at)
-    if state.over:
-        raise IllegalMove("game_over", winner=state.winner)
-    if player not in state.names:
-        raise IllegalMove("not_a_player", player=player, players=state.names)
-    if player in state.removed:
-        raise IllegalMove("already_removed", player=player)
-    out = state.out if player in state.out else (*state.out, player)
-    new = dataclasses.replace(state, out=out, removed=(*state.removed, player))
-    events = [Event("player_removed", PUBLIC, {"player": player, "turn": state.turn})]
-    if set(new.out) == set(new.names):  # C7: nobody left
-        new = dataclasses.replace(new, over=True)
-        return Step(new, [*events, _game_over(new)])
+    new, events = removal(state, player, period={"turn": state.turn})
+    new, events = end_if_nobody_left(new, events)  # C7
+    if new.over:
+        return Step(new, events)
     running = new.running
     if running is not None and running.asked == player:
         card = gm_default_card(new.deal.hands[player], *running.named)

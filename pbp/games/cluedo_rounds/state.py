@@ -18,18 +18,19 @@ from typing import Any, Literal, get_args
 
 from pbp.games.cluedo.cards import (
     CATEGORIES,
-    Cards,
-    Deal,
     NoRefutation,
     Refute,
     Status,
-    Table,
-    cards_as_json,
-    cards_from_json,
-    deal_as_json,
-    deal_from_json,
     gm_default_card,
     held_cards,
+)
+from pbp.games.cluedo.state import (
+    CluedoSetup,
+    CluedoState,
+    ending_as_json,
+    ending_from_json,
+    table_as_json,
+    table_from_json,
 )
 from pbp.games.core.events import Event, SetupError, flat_dict
 from pbp.games.core.fairness import commitment
@@ -69,19 +70,13 @@ class RoundsRules:
 
 
 @dataclass(frozen=True)
-class RoundsSetup:
-    """What the config gives to ``start``.
+class RoundsSetup(CluedoSetup[RoundsRules]):
+    """What the config gives to ``start``: the fields of
+    :class:`~pbp.games.cluedo.state.CluedoSetup`, ``players`` in turn order (R1), e.g.
+    ``(("Кросс", None), ("Дуг", None), ("Роза", None))``, ``rules`` the rounds
+    variant's."""
 
-    ``players``: ``(name, character or None)`` in turn order (R1), e.g.
-    ``(("Кросс", None), ("Дуг", None), ("Роза", None))``; ``cards`` after rule C1's
-    drop; ``deal``: a fixed deal (checked by C2) or None to deal from the seed.
-    """
-
-    game_id: str
-    players: tuple[tuple[str, str | None], ...]
-    cards: Cards
     rules: RoundsRules = field(default_factory=RoundsRules)
-    deal: Deal | None = None
 
 
 @dataclass(frozen=True)
@@ -168,15 +163,16 @@ class Skip:
 
 
 @dataclass(frozen=True)
-class RoundsState(Table):
+class RoundsState(CluedoState[RoundsRules, Accusation]):
     """The whole state of one game; immutable, JSON round trip by :func:`dump_state`.
 
+    The fields both variants have (the game, seats, cards, rules, deal, seed, salt,
+    accusations, out, winner, over, removed: the GM answers for a removed player at
+    once, C5) are :class:`~pbp.games.cluedo.state.CluedoState`'s.
     ``turn``: the current turn's number (from 1; skipped turns count);
     ``turn_player``: whose turn it is (R1; the suggester also while his suggestion's
-    round is answered); ``turn_started``: when the turn started (ISO UTC, R7);
-    ``salt``: hex of the fairness salt; ``removed``: players the GM removed (also
-    ``out``; the GM answers for them at once, C5). Once ``over``, ``turn`` and
-    ``turn_player`` stay those of the last turn.
+    round is answered); ``turn_started``: when the turn started (ISO UTC, R7).
+    Once ``over``, ``turn`` and ``turn_player`` stay those of the last turn.
 
     The state holds what the rules need, so that its size does not grow with the
     game's length: ``suggestion_count`` (suggestions made so far), ``last_rooms``
@@ -188,23 +184,11 @@ class RoundsState(Table):
     suggestion need, see :func:`needs_history`).
     """
 
-    game_id: str
-    players: tuple[tuple[str, str | None], ...]
-    cards: Cards
-    rules: RoundsRules
-    deal: Deal
-    seed: int
-    salt: str
     turn_player: str
     turn_started: str
     turn: int = 1
     suggestions: tuple[Suggestion, ...] = ()
-    accusations: tuple[Accusation, ...] = ()
     skipped: tuple[Skip, ...] = ()
-    out: tuple[str, ...] = ()
-    winner: str | None = None
-    over: bool = False
-    removed: tuple[str, ...] = ()
     suggestion_count: int = 0
     last_rooms: tuple[tuple[str, str], ...] = ()
 
@@ -278,11 +262,6 @@ def deadline(state: RoundsState) -> datetime | None:
 
 def _plus_hours(stamp: str, hours: float) -> datetime:
     return datetime.fromisoformat(stamp) + timedelta(hours=hours)
-
-
-def is_over(state: RoundsState) -> bool:
-    """True once somebody won or every player is out (C7)."""
-    return state.over
 
 
 def find_suggestion(state: RoundsState, number: int) -> Suggestion | None:
@@ -518,24 +497,14 @@ def dump_state(state: RoundsState) -> dict[str, Any]:
     ``load_state(dump_state(s)) == s`` exactly for a state without history (every
     state the engine returns)."""
     return {
-        "game_id": state.game_id,
-        "players": [[p, ch] for p, ch in state.players],
-        "cards": cards_as_json(state.cards),
-        "rules": dataclasses.asdict(state.rules),
-        "deal": deal_as_json(state.deal),
-        "seed": state.seed,
-        "salt": state.salt,
+        **table_as_json(state),
         "turn_player": state.turn_player,
         "turn_started": state.turn_started,
         "turn": state.turn,
         "suggestions": [suggestion_as_json(s) for s in state.suggestions[-1:]],
         "suggestion_count": state.suggestion_count,
         "last_rooms": [[p, room] for p, room in state.last_rooms],
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
-        "out": list(state.out),
-        "winner": state.winner,
-        "over": state.over,
-        "removed": list(state.removed),
+        **ending_as_json(state),
     }
 
 
@@ -564,9 +533,7 @@ def load_state(data: Mapping[str, Any]) -> RoundsState:
         rooms = {s["suggester"]: s["room"] for s in suggestions}
         last_rooms = tuple((p, rooms[p]) for p, _ in data["players"] if p in rooms)
     return RoundsState(
-        game_id=data["game_id"],
-        players=tuple((p, ch) for p, ch in data["players"]),
-        cards=cards_from_json(data["cards"]),
+        **table_from_json(data),
         rules=RoundsRules(
             # R6: a game stored with the removed "forced" mode goes on as "no_match",
             # which answers only what a manual answer would.
@@ -575,18 +542,11 @@ def load_state(data: Mapping[str, Any]) -> RoundsState:
             answer_hours=float(rules["answer_hours"]),
             publish_wrong_accusations=bool(rules["publish_wrong_accusations"]),
         ),
-        deal=deal_from_json(data["deal"]),
-        seed=int(data["seed"]),
-        salt=data["salt"],
         turn_player=data["turn_player"],
         turn_started=data["turn_started"],
         turn=int(data["turn"]),
         suggestions=tuple(_suggestion(s) for s in suggestions[-1:]),
-        accusations=tuple(Accusation(**a) for a in data["accusations"]),
-        out=tuple(data["out"]),
-        winner=data["winner"],
-        over=bool(data["over"]),
-        removed=tuple(data.get("removed", ())),
+        **ending_from_json(data, Accusation),
         suggestion_count=int(data.get("suggestion_count", len(suggestions))),
         last_rooms=last_rooms,
     )

@@ -249,6 +249,9 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
     #: this kind's own texts, searched after pbp's own; None (default): its texts are
     #: in pbp's ``templates/``.
     templates: Path | None = None
+    #: Folders of texts this kind shares with others, searched in order after its own
+    #: ``<kind>/`` folder (both Cluedo variants: ``("cluedo",)``); default none.
+    template_families: tuple[str, ...] = ()
     #: The public post of one period: ``"day"`` (game days; default) or ``"turn"``
     #: (turns); also the CLI's ``pbp post --day`` / ``--turn`` and the template
     #: ``posts/<period_post>.j2``. When a deadline passes, the ended period's post is
