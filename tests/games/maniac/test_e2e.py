@@ -57,7 +57,16 @@ from pathlib import Path
 import pytest
 from kits.cli import run_ok
 from kits.daemon import TROUBLE, DaemonProcess, serve
-from kits.mail import Mailboxes, Received, any_order, as_delivered, mailbox, send, subjects
+from kits.mail import (
+    AnyOrder,
+    Mailboxes,
+    Received,
+    any_order,
+    as_delivered,
+    mailbox,
+    send,
+    subjects,
+)
 from kits.mailstack import Dovecot, SmtpServer
 from kits.maniac_mail import (
     AFTER_COMMAND,
@@ -529,12 +538,19 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
     assert subjects(dovecot, EMAIL[VASYA]) == [WELCOME, DAY_1, KILLED, DAY_2, GAME_OVER]
     # What a lever queued from the command line (``close-day``) and the daemon's answers
     # to mail sent right after it go out side by side, in no fixed order (any_order).
-    petya = [WELCOME, DAY_1, DAY_2, DAY_3, any_order(GAME_OVER, AFTER_END)]
+    petya: list[str | AnyOrder] = [WELCOME, DAY_1, DAY_2, DAY_3, any_order(GAME_OVER, AFTER_END)]
     assert as_delivered(subjects(dovecot, EMAIL[PETYA]), petya) == petya
     assert subjects(dovecot, EMAIL[TANYA]) == [WELCOME, DAY_1, DAY_2, GAME_OVER]
     for name in (OLYA, SASHA, MASHA):
         assert subjects(dovecot, EMAIL[name]) == [WELCOME, DAY_1, GAME_OVER]
-    maniac = [WELCOME, DAY_1, FIXED[1], DAY_2, any_order(FIXED[2], NIGHT_2), GAME_OVER]
+    maniac: list[str | AnyOrder] = [
+        WELCOME,
+        DAY_1,
+        FIXED[1],
+        DAY_2,
+        any_order(FIXED[2], NIGHT_2),
+        GAME_OVER,
+    ]
     assert as_delivered(subjects(dovecot, EMAIL[MANIAC]), maniac) == maniac
     assert subjects(dovecot, EMAIL[DUTY]) == [WELCOME, DAY_1, DAY_2, DAY_3, GAME_OVER]
     assert subjects(dovecot, EMAIL[FAN]) == [WELCOME, DAY_1, KILLED, GAME_OVER]
@@ -547,7 +563,7 @@ def test_whole_maniac_game_M1_M3_M4_M6_to_M12_through_dovecot_smtp_and_pbp_run(
         GAME_OVER,
     ]
     # vote_count_mail: the count after every accepted vote (3 of Вася's casts count)
-    gm = [
+    gm: list[str | AnyOrder] = [
         SHEET,
         *(OPENING, md(OPENING), facts(OPENING)),
         *[VOTES[0]] * 11,
