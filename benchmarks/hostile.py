@@ -43,7 +43,7 @@ def child(name: str, size: int) -> dict[str, float]:
     """Read shape ``name`` (``"baseline"``: nothing) at ``size`` bytes in this process:
     ``{"cpu": thread CPU seconds, "rss_mb": peak RSS in MB}``."""
     from kits.bodyshapes import BY_NAME
-    from test_parse_cluedo import CARDS, PLAYERS
+    from kits.seed_000 import CARDS, PLAYERS
 
     from pbp.app.playermoves import ignored_lines
     from pbp.games.cluedo.parse import parse_cluedo

@@ -6,13 +6,12 @@ import hashlib
 import json
 from typing import Any
 
+from kits import seed_000
+
 from pbp.games.core.fairness import canonical_deal, commitment, verify
 
-HANDS: dict[str, list[str]] = {
-    "Кросс": ["Петя", "Ваня", "Нож"],
-    "Дуг": ["Спальня", "Пистолет", "Молоток"],
-    "Роза": ["Библиотека", "Канделябр", "Веревка"],
-}
+#: Seed 000's deal (kits.seed_000) as JSON has it: lists of cards.
+HANDS: dict[str, list[str]] = {player: list(hand) for player, hand in seed_000.HANDS.items()}
 SEED_000_DEAL: dict[str, Any] = {
     "solution": {"suspect": "Маша", "weapon": "Топор", "room": "Столовая"},
     "hands": HANDS,

@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from kits.bodyshapes import SHAPES, Shape
 from kits.maniac_table import EMAILS, START, ManiacTable
+from kits.seed_000 import CARDS, PLAYERS
 from kits.signed import clear_signed, entity, signed_data, smime
 from kits.table import Table, utc
-from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.maniac.engine import Status, Vote

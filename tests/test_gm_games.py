@@ -16,11 +16,20 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from kits.maniac_table import EMAILS, GAME, START, ManiacTable, bbcode, close, dawn, post_mails
+from kits.maniac_table import (
+    EMAILS,
+    GAME,
+    START,
+    ManiacTable,
+    bbcode,
+    close,
+    dawn,
+    post_mails,
+    seed_tie,
+)
 from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, named_body, summary, utc
-from test_maniac_service import seed_tie
 
 from pbp.app.daemon import Daemon
 from pbp.app.gm import paused_since

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 from kits.bodyshapes import BY_NAME, MOVE, PLAIN, PLAYER, SHAPES, STRANGER, Shape, head
+from kits.seed_000 import CARDS, PLAYERS
 from kits.table import EMAILS, Table, body, named_body, utc
-from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.app.playermoves import ignored_lines
 from pbp.games.cluedo.cards import Status as CluedoStatus

@@ -26,6 +26,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 from click.testing import CliRunner
+from kits import seed_000
 from kits.games import MailSection, game_keys, write_games_yaml
 from kits.maniac_table import EMAILS as MANIAC_EMAILS
 from kits.maniac_table import GAME as MANIAC_GAME
@@ -364,11 +365,7 @@ CLUEDO_EMAILS = {
 }
 #: Seed 000's deal (kits.table): Кросс Петя, Ваня, Нож; Дуг Спальня, Пистолет, Молоток;
 #: Роза Библиотека, Канделябр, Веревка; the solution Маша, Топор, Столовая.
-SEED_HANDS = {
-    "Кросс": ["Петя", "Ваня", "Нож"],
-    "Дуг": ["Спальня", "Пистолет", "Молоток"],
-    "Роза": ["Библиотека", "Канделябр", "Веревка"],
-}
+SEED_HANDS = {player: list(hand) for player, hand in seed_000.HANDS.items()}
 #: Петя and Спальня change hands: every answer of the script below stays the same.
 SWAPPED_HANDS = SEED_HANDS | {
     "Кросс": ["Спальня", "Ваня", "Нож"],

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from kits import maniac_table
 from kits.maniac_table import EMAILS, GAME, START, ManiacTable
+from kits.seed_000 import CARDS, PLAYERS
 from kits.table import Table, body, named_body, utc
-from test_parse_cluedo import CARDS, PLAYERS
 
 from pbp.games.cluedo.cards import Accuse, Refute, Suggest
 from pbp.games.cluedo.parse import parse_cluedo

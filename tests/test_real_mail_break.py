@@ -16,9 +16,9 @@ import pytest
 from kits.maniac_table import EMAILS as MANIAC_EMAILS
 from kits.maniac_table import START as MANIAC_START
 from kits.maniac_table import ManiacTable
+from kits.seed_000 import CARDS as CLUEDO_CARDS
+from kits.seed_000 import PLAYERS as CLUEDO_PLAYERS
 from kits.table import EMAILS, Table, body, named_body, utc
-from test_parse_cluedo import CARDS as CLUEDO_CARDS
-from test_parse_cluedo import PLAYERS as CLUEDO_PLAYERS
 from test_real_mail import message
 
 from pbp.app.playermoves import subject_moves

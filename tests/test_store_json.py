@@ -20,23 +20,15 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from kits.seed_000 import EXAMPLE as CARDS
+from kits.seed_000 import HANDS, SOLUTION
 
-from pbp.games.cluedo.cards import Cards, CluedoMove, Deal, NoRefutation, Refute, Suggest
+from pbp.games.cluedo.cards import CluedoMove, Deal, NoRefutation, Refute, Suggest
 from pbp.games.cluedo_days import engine as days
 from pbp.games.cluedo_days.engine import DaysRules, DaysSetup, DaysState
 from pbp.games.core.events import Event, Step, Visibility
 from pbp.store import Store, jsontext
 
-CARDS = Cards(
-    ("Маша", "Петя", "Ваня"),
-    ("Топор", "Пистолет", "Канделябр", "Молоток", "Веревка", "Нож"),
-    ("Столовая", "Спальня", "Библиотека"),
-)
-HANDS = {
-    "Кросс": ("Петя", "Ваня", "Нож"),
-    "Дуг": ("Спальня", "Пистолет", "Молоток"),
-    "Роза": ("Библиотека", "Канделябр", "Веревка"),
-}
 PLAYERS: tuple[tuple[str, str | None], ...] = (
     ("Кросс", "Краснова"),
     ("Дуг", None),
@@ -58,7 +50,7 @@ def mid_game() -> tuple[DaysState, list[Event]]:
         PLAYERS,
         CARDS,
         DaysRules(answer_grace_hours=1.5),
-        Deal(("Маша", "Топор", "Столовая"), HANDS),
+        Deal(SOLUTION, HANDS),
     )
     steps: list[Step] = [days.start(setup, 2**63 - 1, bytes(range(32)))]
     moves: list[tuple[str, CluedoMove]] = [

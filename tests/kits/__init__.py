@@ -8,7 +8,9 @@ there; so do ``benchmarks/*.py``).
 * :mod:`kits.table`, :mod:`kits.rounds_table` — a seed-000 Cluedo game (by game days,
   by rounds) on Maildir transports with a test-controlled clock, driven in-process;
   :mod:`kits.maniac_table` — seed 002's Maniac game the same way.
-* :mod:`kits.maniac_mail` — the ten-player Maniac game of ``test_e2e_maniac.py``
+* :mod:`kits.seed_000`, :mod:`kits.seed_002` — the seeds' worked examples (seed 000's
+  cards, deal and players; seed 002's tie), defined once for every test that plays them.
+* :mod:`kits.maniac_mail` — the ten-player Maniac game of ``games/maniac/test_e2e.py``
   through the real mail stack: its ``games.yaml``, deadlines, Subjects and posts.
 * :mod:`kits.mailstack` — a real Dovecot and an aiosmtpd server (the ``dovecot`` and
   ``smtp_server`` fixtures of ``conftest.py``).

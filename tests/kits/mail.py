@@ -4,7 +4,8 @@
   tests/kits/mailstack.py, without setting ``\\Seen``) into :class:`Received` messages.
 * :func:`send` is a player's mail client: a plain-text mail by SMTP, optionally a
   reply (RFC 5322 §3.6.4 threading).
-* :func:`subjects` lists the Subjects of a mailbox.
+* :func:`subjects` lists the Subjects of a mailbox; :func:`as_delivered` compares them with
+  a list where mails delivered together in no fixed order are an :func:`any_order`.
 * :class:`Mailboxes` waits for a mail in a mailbox and explains a timeout with every
   mailbox the test reads and the daemon's log.
 
@@ -33,7 +34,16 @@ from email.utils import format_datetime, make_msgid, parsedate_to_datetime
 from .mailstack import Dovecot, SmtpServer
 from .wait import wait_for
 
-__all__ = ["Mailboxes", "Received", "mailbox", "send", "subjects"]
+__all__ = [
+    "AnyOrder",
+    "Mailboxes",
+    "Received",
+    "any_order",
+    "as_delivered",
+    "mailbox",
+    "send",
+    "subjects",
+]
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,43 @@ def mailbox(dovecot: Dovecot, address: str) -> list[Received]:
 def subjects(dovecot: Dovecot, address: str) -> list[str]:
     """The Subjects of ``address``'s INBOX in UID (delivery) order."""
     return [r.subject for r in mailbox(dovecot, address)]
+
+
+class AnyOrder(tuple[str, ...]):
+    """Subjects of mails delivered together in no fixed order: what a lever queued from
+    the command line and the answers of the daemon's next round, sent side by side. Built
+    by :func:`any_order`; compared by :func:`as_delivered`."""
+
+
+def any_order(*found: str) -> AnyOrder:
+    """``any_order(GAME_OVER, AFTER_END)``: these Subjects, delivered in either order."""
+    return AnyOrder(found)
+
+
+def as_delivered(got: Sequence[str], expected: Sequence[str | AnyOrder]) -> list[str | AnyOrder]:
+    """``got`` (Subjects in delivery order, from :func:`subjects`) cut as ``expected`` is:
+    each :class:`AnyOrder` of ``expected`` takes as many Subjects of ``got``, given back as
+    that AnyOrder when they are the same ones in any order (as they are delivered
+    otherwise). So ``as_delivered(got, expected) == expected`` holds exactly when ``got``
+    is ``expected`` with each AnyOrder's Subjects in some order, and pytest's diff shows
+    where they differ.
+
+    >>> as_delivered(["a", "c", "b"], ["a", any_order("b", "c")])
+    ['a', ('b', 'c')]
+    >>> as_delivered(["a", "c", "d"], ["a", any_order("b", "c")])
+    ['a', ('c', 'd')]
+    """
+    cut: list[str | AnyOrder] = []
+    at = 0
+    for item in expected:
+        if isinstance(item, AnyOrder):
+            part = list(got[at : at + len(item)])
+            cut.append(item if sorted(part) == sorted(item) else AnyOrder(part))
+            at += len(item)
+        elif at < len(got):
+            cut.append(got[at])
+            at += 1
+    return cut + list(got[at:])
 
 
 def send(

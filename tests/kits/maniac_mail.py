@@ -1,4 +1,4 @@
-"""The game of tests/test_e2e_maniac.py: Maniac by mail through the real mail stack.
+"""The game of tests/games/maniac/test_e2e.py: Maniac by mail through the real mail stack.
 
 Built on :mod:`kits.mail` (mailboxes over IMAP, smtplib players, :class:`~kits.mail.Mailboxes`),
 :mod:`kits.daemon` (``pbp run`` as a process, or its loop in this one with a clock off
@@ -76,7 +76,7 @@ def facts(subject: str) -> str:
     return subject.replace(" — BBCode", " — только для ГМа")
 
 
-# --- the game of tests/test_e2e_maniac.py -------------------------------------------
+# --- the game of tests/games/maniac/test_e2e.py -------------------------------------------
 
 GAME = "maniac-e2e"
 TAG = f"[{GAME}]"

@@ -23,6 +23,7 @@ from pathlib import Path
 from pbp.mail.maildir import deliver
 
 from . import games
+from .seed_002 import TIE_MAILS
 from .table import GM, Table, body, named_body, utc
 
 GAME = "seed-002"
@@ -170,3 +171,13 @@ def post_mails(mails: list[EmailMessage], title: str) -> list[EmailMessage]:
     """The mails of the GM post whose Subject starts ``title``: each format of the game's
     ``post_format`` and, when there are GM-only facts, those (in that order)."""
     return [m for m in mails if str(m["Subject"]).startswith(title + " — ")]
+
+
+def seed_tie(table: ManiacTable) -> list[list[EmailMessage]]:
+    """Seed 002's tie example on day 1 (:data:`kits.seed_002.TIE_MAILS`): Вася→Петя,
+    Петя→Таня, Вася→Таня, Таня→Петя, Оля→Петя (M10), from 10:00 UTC five minutes apart.
+    Returns the mails of each move."""
+    return [
+        table.move(player, text, at=utc(2026, 12, 1, 10, 5 * n))
+        for n, (player, text) in enumerate(TIE_MAILS)
+    ]

@@ -31,6 +31,7 @@ from kits.maniac_table import (
     dawn,
     gm_facts,
     posted,
+    seed_tie,
 )
 from kits.table import GM, TEMPLATES, body, named_body, summary, utc
 
@@ -73,18 +74,6 @@ def pbp_post(table: ManiacTable, *args: str) -> str:
     result = CliRunner().invoke(main, ["-c", str(table.path), "post", GAME, *args])
     assert result.exit_code == 0, result.output
     return result.output
-
-
-def seed_tie(table: ManiacTable) -> list[list[EmailMessage]]:
-    """Seed 002's tie example on day 1: Вася→Петя, Петя→Таня, Вася→Таня, Таня→Петя,
-    Оля→Петя (M10). Returns the mails of each move."""
-    return [
-        table.move("Вася", "ГОЛОС за Петю", at=utc(2026, 12, 1, 10)),
-        table.move("Петя", "ГОЛОС Таня", at=utc(2026, 12, 1, 10, 5)),
-        table.move("Вася", "ГОЛОС: Таню", at=utc(2026, 12, 1, 10, 10)),
-        table.move("Таня", "ГОЛОС Петя", at=utc(2026, 12, 1, 10, 15)),
-        table.move("Оля", "Голосую за Петю", at=utc(2026, 12, 1, 10, 20)),
-    ]
 
 
 TIE_COUNT = (

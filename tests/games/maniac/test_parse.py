@@ -33,7 +33,7 @@ PLAYERS = [
     "Ника",
 ]
 EXAMPLE = {"player": "Вася", "other": "Петя", "night": 2, "next_night": 3}
-RENDERER = Renderer(Path(__file__).resolve().parent.parent / "templates")
+RENDERER = Renderer(Path(__file__).resolve().parents[3] / "templates")
 
 
 def parse(text: str) -> list[ParsedLine]:

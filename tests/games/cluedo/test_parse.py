@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits import seed_000
+from kits.seed_000 import CARDS, ROOMS, SUSPECTS, WEAPONS
 
 from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
 from pbp.games.cluedo.parse import ERROR_CODES, ParsedLine, parse_cluedo
@@ -16,23 +18,9 @@ from pbp.games.cluedo.wording import wording
 from pbp.games.core.events import AmbiguousMove, InvalidMove
 from pbp.text.render import Renderer
 
-SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
-WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")
-ROOMS = (
-    "кухня",
-    "танцевальный зал",
-    "терраса",
-    "бильярдная",
-    "библиотека",
-    "кабинет",
-    "холл",
-    "гостиная",
-    "столовая",
-)
-CARDS = Cards(SUSPECTS, WEAPONS, ROOMS)
-PLAYERS = ["Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен"]
+PLAYERS = list(seed_000.PLAYERS)
 EXAMPLE = {"suspect": "Краснова", "weapon": "подсвечник", "room": "кухня", "player": "Алиен"}
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 
 def parse(text: str, *, addressed: bool = True) -> list[ParsedLine]:

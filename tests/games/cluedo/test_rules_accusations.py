@@ -1,6 +1,6 @@
 """Rules C6–C7 of RULES.md ("Common to both Cluedo variants"), each run for both variants.
 
-Every test runs once per driver of :mod:`rules.cluedo_drivers` (``@each_variant``:
+Every test runs once per driver of :mod:`games.cluedo.drivers` (``@each_variant``:
 ids ``days`` and ``rounds``), which plays seed 000's worked example through the real
 engines. What the public learns of a wrong accusation differs by default (C6): the cards
 are accused aloud in rounds (seed 000) and sent privately to the GM in days (seed 001).
@@ -15,13 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from kits.seed_000 import HANDS, SOLUTION
 
-from pbp.games.cluedo.cards import CATEGORIES, Deal
-from pbp.games.core.events import Event, IllegalMove, Visibility
-from rules.cluedo_drivers import (
-    HANDS,
+from games.cluedo.drivers import (
     NAMES,
-    SOLUTION,
     Game,
     Variant,
     each_variant,
@@ -31,6 +28,8 @@ from rules.cluedo_drivers import (
     refusal,
     shapes,
 )
+from pbp.games.cluedo.cards import CATEGORIES, Deal
+from pbp.games.core.events import Event, IllegalMove, Visibility
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

@@ -1,6 +1,6 @@
 """Rules C3–C5 of RULES.md ("Common to both Cluedo variants"), each run for both variants.
 
-Every test runs once per driver of :mod:`rules.cluedo_drivers` (``@each_variant``:
+Every test runs once per driver of :mod:`games.cluedo.drivers` (``@each_variant``:
 ids ``days`` and ``rounds``), which plays seed 000's worked example through the real
 engines. Who answers differs by the rules: the addressee (D3) / the player after the
 suggester, round the table (R2); and so does when the GM answers for a silent player
@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.games.cluedo.cards import CATEGORIES
-from pbp.games.core.events import IllegalMove, Visibility
-from rules.cluedo_drivers import (
+from games.cluedo.drivers import (
     NAMES,
     Game,
     Variant,
@@ -29,6 +27,8 @@ from rules.cluedo_drivers import (
     refusal,
     shapes,
 )
+from pbp.games.cluedo.cards import CATEGORIES
+from pbp.games.core.events import IllegalMove, Visibility
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 

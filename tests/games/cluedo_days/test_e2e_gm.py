@@ -1,7 +1,7 @@
 """The GM pauses a game by mail across its close, through real Dovecot and SMTP (issue 8).
 
 The stack, the game (``e2e-1``, four players, day close two hours after the real
-time) and the helpers are those of :mod:`test_e2e_imap`. The GM writes from his
+time) and the helpers are those of :mod:`games.cluedo_days.test_e2e`. The GM writes from his
 registered address to his personal GM address (the Reply-To of his GM sheet) and
 confirms each lever by replying to pbp's confirmation (issue 12: no trusted server
 here, so the From alone proves nothing); Dovecot stamps every message with the real
@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import test_e2e_imap as e2e
 from kits.mail import mailbox, subjects
-from test_e2e_imap import (
+
+import games.cluedo_days.test_e2e as e2e
+from games.cluedo_days.test_e2e import (
     DAEMON,
     DONE,
     EMAIL,

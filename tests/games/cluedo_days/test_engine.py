@@ -11,11 +11,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from kits.seed_000 import EXAMPLE, HANDS, SOLUTION
 
 from pbp.games.cluedo.cards import (
     CATEGORIES,
     Accuse,
-    Cards,
     CluedoMove,
     Deal,
     NoRefutation,
@@ -30,18 +30,6 @@ from pbp.games.core.events import Engine, Event, IllegalMove, InvalidMove, Visib
 from pbp.games.core.fairness import canonical_deal, commitment
 from pbp.text.render import Renderer
 
-# Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
-EXAMPLE = Cards(
-    ("Маша", "Петя", "Ваня"),
-    ("Топор", "Пистолет", "Канделябр", "Молоток", "Веревка", "Нож"),
-    ("Столовая", "Спальня", "Библиотека"),
-)
-SOLUTION = ("Маша", "Топор", "Столовая")
-HANDS = {
-    "Кросс": ("Петя", "Ваня", "Нож"),
-    "Дуг": ("Спальня", "Пистолет", "Молоток"),
-    "Роза": ("Библиотека", "Канделябр", "Веревка"),
-}
 PLAYERS: tuple[tuple[str, str | None], ...] = (
     ("Кросс", "Краснова"),
     ("Дуг", None),
@@ -295,7 +283,7 @@ def test_seed_000_worked_example_played_by_days() -> None:
     ]
 
 
-# --- C1–C7 where days goes beyond the shared suite (tests/rules) ---
+# --- C1–C7 where days goes beyond the shared suite (games/cluedo/test_rules_*) ---
 
 
 def test_C2_seeded_deal_with_the_games_yaml_cards_is_reproducible_and_private() -> None:
@@ -1021,7 +1009,7 @@ def test_dump_and_load_round_trip_a_whole_game_exactly() -> None:
 
 # --- every refusal has a player-facing text in both locales ---
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 
 def refusals() -> dict[str, IllegalMove | InvalidMove]:

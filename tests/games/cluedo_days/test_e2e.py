@@ -43,7 +43,7 @@ from pbp.mail.smtp import SmtpTransport
 from pbp.store import Store
 from pbp.text.render import Renderer
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 MSK = ZoneInfo("Europe/Moscow")
 GAME = "e2e-1"
 DAEMON = "gm@example.test"

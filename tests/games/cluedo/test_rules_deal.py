@@ -1,6 +1,6 @@
 """Rules C1–C2 of RULES.md ("Common to both Cluedo variants"), each run for both variants.
 
-Every test runs once per driver of :mod:`rules.cluedo_drivers` (``@each_variant``:
+Every test runs once per driver of :mod:`games.cluedo.drivers` (``@each_variant``:
 ids ``days`` and ``rounds``), which plays seed 000's worked example through the real
 engines. C1: at least 3 players and 3M+3 cards, checked by the engine and by the
 variant's ``games.yaml`` model (``pbp check``); C2: the seeded deal and its privacy.
@@ -13,12 +13,10 @@ The hands (seed 000): Кросс Петя, Ваня, Нож; Дуг Спальн
 from __future__ import annotations
 
 import pytest
+from kits.seed_000 import EXAMPLE, PLAYERS, ROOMS, SUSPECTS, WEAPONS
 
-from pbp.games.cluedo.cards import CATEGORIES, CardCountError, Deal, cards_for_players
-from pbp.games.core.events import Visibility
-from rules.cluedo_drivers import (
+from games.cluedo.drivers import (
     DAYS,
-    EXAMPLE,
     EXAMPLE_DECKS,
     NAMES,
     ROUNDS,
@@ -29,17 +27,13 @@ from rules.cluedo_drivers import (
     one,
     only,
 )
+from pbp.games.cluedo.cards import CATEGORIES, CardCountError, Deal, cards_for_players
+from pbp.games.core.events import Visibility
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 
-# The card lists of seed 000's real game (the bundled games.yaml), in order.
-SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
-WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")
-ROOMS = (
-    *("кухня", "танцевальный зал", "терраса", "бильярдная", "библиотека"),
-    *("кабинет", "холл", "гостиная", "столовая"),
-)
-SIX = ("Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен")
+# The card lists of seed 000's real game (the bundled games.yaml) and its six players.
+SIX = PLAYERS
 
 
 # --- C1: at least 3 players; 3M+3 cards; decks of at least 3 ---

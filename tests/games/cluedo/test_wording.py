@@ -28,7 +28,7 @@ from pbp.games.cluedo.wording import Murder, wording
 from pbp.games.core.events import Event, Visibility
 from pbp.text.render import Renderer
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 PUBLIC = Visibility.PUBLIC
 
 

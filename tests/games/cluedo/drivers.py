@@ -1,4 +1,4 @@
-"""One driver per Cluedo variant, for the C1–C7 conformance suite (``test_rules_cluedo_*``).
+"""One driver per Cluedo variant, for the C1–C7 conformance suite (``games/cluedo/test_rules_*``).
 
 A driver begins a game with seed 000's worked example (3 suspects, 6 weapons, 3
 rooms; the fixed deal of :data:`SOLUTION` and :data:`HANDS`) and plays it through the
@@ -30,6 +30,7 @@ from typing import Protocol
 
 import pydantic
 import pytest
+from kits.seed_000 import EXAMPLE, HANDS, SOLUTION
 
 from pbp.games.cluedo.cards import (
     Accuse,
@@ -50,18 +51,6 @@ from pbp.games.cluedo_rounds.kind import CluedoRounds
 from pbp.games.cluedo_rounds.state import AutoAnswer
 from pbp.games.core.events import Event, MoveError, Step, Visibility
 
-# Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1), fixed deal.
-EXAMPLE = Cards(
-    ("Маша", "Петя", "Ваня"),
-    ("Топор", "Пистолет", "Канделябр", "Молоток", "Веревка", "Нож"),
-    ("Столовая", "Спальня", "Библиотека"),
-)
-SOLUTION = ("Маша", "Топор", "Столовая")
-HANDS: Mapping[str, tuple[str, str, str]] = {
-    "Кросс": ("Петя", "Ваня", "Нож"),
-    "Дуг": ("Спальня", "Пистолет", "Молоток"),
-    "Роза": ("Библиотека", "Канделябр", "Веревка"),
-}
 NAMES = ("Кросс", "Дуг", "Роза")  # the configured order: the turn order in rounds (R1)
 SALT = bytes(range(32))
 T0 = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # 20:00 Europe/Moscow, day 1 / turn 1

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from kits import seed_000
+from kits.seed_000 import EXAMPLE, PLAYERS, ROOMS, SUSPECTS, WEAPONS
 
 from pbp.games.cluedo.cards import (
     CardCountError,
-    Cards,
     Deal,
     cards_as_json,
     cards_for_players,
@@ -25,36 +26,8 @@ from pbp.games.cluedo.cards import (
 )
 from pbp.games.core.events import IllegalMove, InvalidMove, SetupError
 
-# The card list of seed 000's real game (the one games.yaml uses), in order.
-SUSPECTS = ("Краснова", "Горчичников", "Белых", "Зеленович", "Голубева", "Черниченко")
-WEAPONS = ("подсвечник", "нож", "труба", "топор", "веревка", "пистолет")
-ROOMS = (
-    "кухня",
-    "танцевальный зал",
-    "терраса",
-    "бильярдная",
-    "библиотека",
-    "кабинет",
-    "холл",
-    "гостиная",
-    "столовая",
-)
-PLAYERS = ("Неташка", "Веталь", "Дуг", "Моро", "Мария", "Алиен")
-
-# Seed 000's worked example: 3 suspects, 6 weapons, 3 rooms (legal by C1).
-EXAMPLE = Cards(
-    ("Маша", "Петя", "Ваня"),
-    ("Топор", "Пистолет", "Канделябр", "Молоток", "Веревка", "Нож"),
-    ("Столовая", "Спальня", "Библиотека"),
-)
-EXAMPLE_DEAL = Deal(
-    ("Маша", "Топор", "Столовая"),
-    {
-        "Кросс": ("Петя", "Ваня", "Нож"),
-        "Дуг": ("Спальня", "Пистолет", "Молоток"),
-        "Роза": ("Библиотека", "Канделябр", "Веревка"),
-    },
-)
+# Seed 000's real game (the card list games.yaml uses) and its worked example (legal by C1).
+EXAMPLE_DEAL = seed_000.DEAL
 
 
 def test_C1_one_missing_player_drops_the_bottom_card_of_each_deck() -> None:

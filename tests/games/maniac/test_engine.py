@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.seed_002 import TIE, arrows
 
 from pbp.games.core.events import Event, IllegalMove, InvalidMove
 from pbp.games.core.fairness import canonical_deal, commitment
@@ -882,9 +883,9 @@ def test_M9_votes_changed_withdrawn_last_vote_stands() -> None:
 def test_M10_tie_goes_to_earliest_standing_vote_seed_example() -> None:
     """Seed 002: Вася→Петя, Петя→Таня, Вася→Таня, Таня→Петя, Оля→Петя sends Таня, not Петя."""
     game = Game()
-    game.vote("Вася→Петя", "Петя→Таня")
+    game.vote(*arrows(TIE[:2]))  # Вася→Петя, Петя→Таня
     second = game.stamp
-    game.vote("Вася→Таня", "Таня→Петя", "Оля→Петя")
+    game.vote(*arrows(TIE[2:]))  # Вася→Таня, Таня→Петя, Оля→Петя
     closed = game.close()
     assert flat(closed)[0] == public(
         "day_closed",
@@ -1452,7 +1453,7 @@ def test_naive_times_are_refused() -> None:
 
 # --- every refusal has a player-facing text in both locales ---
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 
 def refusals() -> dict[str, IllegalMove | InvalidMove]:
