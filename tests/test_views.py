@@ -17,7 +17,8 @@ from pbp.games.cluedo_days import views as days
 from pbp.games.cluedo_rounds import views as rounds
 from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac import views as maniac
-from pbp.text.render import Format, Renderer
+from pbp.text.filters import Format
+from pbp.text.render import Renderer
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"

@@ -26,7 +26,8 @@ import jinja2
 import pytest
 
 from pbp.games.core import registry
-from pbp.text.render import Format, Renderer
+from pbp.text.filters import Format
+from pbp.text.render import Renderer
 
 #: (templates directory, the registered kinds' template directories, locale, format).
 Key = tuple[str, tuple[str, ...], str, str]
