@@ -4,8 +4,8 @@ The service (:mod:`pbp.app.service`) knows mail, storage and time; a :class:`Gam
 knows one game: how to set it up from ``games.yaml``, how to read its commands,
 which pure engine functions to call, and which private mails each step causes.
 Adding a game kind means adding its package under :mod:`pbp.games` (engine, parser,
-``games.yaml`` model, a subclass of :class:`GameKind`) and one line in
-:data:`pbp.games.core.registry.BUNDLED` (or :func:`pbp.games.core.registry.register`);
+``games.yaml`` model, a subclass of :class:`GameKind`, its texts) and one line: its
+entry point (:mod:`pbp.games.core.registry`; or :func:`pbp.games.core.registry.register`);
 nothing else in the daemon changes. The subclass writes the abstract members and
 overrides only what its game does differently from the defaults (no deadlines, one
 period, no extra posts, no private mails, nothing the GM may undo).
