@@ -9,6 +9,7 @@ from typing import Any
 
 import jinja2
 import pytest
+from guessgame.kind import GUESS
 from jinja2 import nodes
 
 from pbp.games.cluedo import views as cluedo
@@ -28,7 +29,7 @@ PUBLIC = Visibility.PUBLIC
 
 
 def _templates() -> list[Path]:
-    trees = [TEMPLATES, ROOT / "tests" / "guessgame" / "templates"]
+    trees = [TEMPLATES, *GUESS.templates]
     return sorted(p for t in trees for p in t.rglob("*") if p.suffix in (".j2", ".txt"))
 
 

@@ -8,7 +8,8 @@ Markdown, nor HTML-escaped).
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -42,6 +43,24 @@ from pbp.text.filters import (
     strip_controls_of,
     zone_filter,
 )
+
+
+def template_loader(root: Path, kinds: Mapping[str, Sequence[Path]]) -> jinja2.BaseLoader:
+    """Where an environment finds a template by its name: ``<kind>/…`` in the folders
+    ``kinds`` gives that kind (``{kind name: folders}``, first found first:
+    :attr:`pbp.games.core.kind.GameKind.templates`, relative ones under ``root``); any
+    other name under ``root``, pbp's template tree (``common/…``, ``errors/<code>.txt``);
+    ``errors/<code>.txt`` not there in the kinds' folders' ``errors/``, in the order of
+    ``kinds`` (a code names one text, whichever kind makes it)."""
+    folders = {name: [root / folder for folder in found] for name, found in kinds.items()}
+    errors = dict.fromkeys(folder / "errors" for found in folders.values() for folder in found)
+    return jinja2.ChoiceLoader(
+        [
+            jinja2.PrefixLoader({name: jinja2.FileSystemLoader(f) for name, f in folders.items()}),
+            jinja2.FileSystemLoader(root),
+            jinja2.PrefixLoader({"errors": jinja2.FileSystemLoader(list(errors))}),
+        ]
+    )
 
 
 def build_environment(

@@ -1,7 +1,9 @@
 """Rendering forum posts and private mails from Jinja2 templates (DESIGN.md, "render").
 
-Templates live in one tree, ``templates/``, for every locale: ``cluedo_days/posts/day.j2``,
-``cluedo_days/mail/welcome.j2``, ``common/mail/gm_notice.j2``, ``errors/<code>.txt``.
+Templates live in one tree for every locale: pbp's own in ``templates/``
+(``common/mail/gm_notice.j2``, ``errors/<code>.txt``), a game kind's named ``<kind>/…``
+(``maniac/posts/day.j2``, ``maniac/mail/welcome.j2``) in the folders the kind gives
+(:attr:`pbp.games.core.kind.GameKind.templates`; :func:`pbp.text.environment.template_loader`).
 Their words are English messages (``_()``, ``{% trans %}``, :mod:`jinja2.ext.i18n`) that
 each locale's catalog translates (:mod:`pbp.text.catalogs`); one environment per (locale,
 format) has its catalog installed.
@@ -39,7 +41,7 @@ import jinja2
 from pbp.games.core import registry
 from pbp.games.core.events import Event, Visibility
 from pbp.text import catalogs
-from pbp.text.environment import build_environment
+from pbp.text.environment import build_environment, template_loader
 from pbp.text.filters import FORMATS, Format, PostFormat, genders_of, inflected
 from pbp.text.seatnames import ShownName, renamed
 
@@ -308,6 +310,8 @@ class Renderer:
             for name in env.list_templates():
                 if name.split("/", 1)[0] not in tops or any(part in name for part in skip):
                     continue
+                if "/errors/" in name:  # a kind's refusal: rendered as errors/<code>.txt
+                    continue
                 try:
                     env.get_template(name)
                 except jinja2.TemplateError as error:
@@ -330,14 +334,11 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        # pbp's own texts, then those a registered kind brings in its package (one
-        # tree, or one per locale: ``<dir>/<locale>/…``).
-        kinds = [k.templates for k in registry.KINDS.values() if k.templates is not None]
-        search = [self.templates_dir, *kinds, *(k / locale for k in kinds)]
+        # pbp's own texts, and each registered kind's in the folders it gives.
+        kinds = {name: kind.templates for name, kind in registry.KINDS.items()}
+        loader = template_loader(self.templates_dir, kinds)
         found = self.translations.get(locale) or catalogs.translations(locale)
-        return build_environment(
-            jinja2.FileSystemLoader(search), locale, fmt, found, self._post_global(locale)
-        )
+        return build_environment(loader, locale, fmt, found, self._post_global(locale))
 
     def _post_global(self, locale: str) -> Callable[..., str]:
         @jinja2.pass_context

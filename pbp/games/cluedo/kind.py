@@ -4,6 +4,7 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pbp.games.cluedo import views
@@ -38,6 +39,12 @@ class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
     not so in rounds)."""
 
     addressed: bool
+
+    @property
+    def templates(self) -> tuple[Path, ...]:
+        """The variant's own folder, then the one both variants share:
+        ``templates/<kind>/``, ``templates/cluedo/`` (the refusals of C1–C7)."""
+        return (Path(self.kind), Path("cluedo"))
 
     def players(self, state: TableT) -> list[str]:
         """Every seat, in configured order."""
