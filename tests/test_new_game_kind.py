@@ -153,7 +153,7 @@ def test_an_unregistered_kind_is_an_unknown_kind_for_pbp_check(tmp_path: Path) -
     assert result.exit_code == 1
     assert result.output == (
         f"{tmp_path}/games.yaml:9: games[0].kind: unknown kind 'guess' "
-        "(known: 'cluedo_days', 'cluedo_rounds', 'maniac')\n"
+        f"(known: {', '.join(map(repr, registry.names()))})\n"
     )
 
 
