@@ -16,8 +16,9 @@ from pbp.games.core import registry
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = "tests/guessgame/"
-#: Documentation that points a newcomer to the example (README, "Adding a game").
-DOCS = {"README.md"}
+#: Documentation that points a newcomer to the example (README, "Adding a game"), and
+#: this test, which writes the patterns it looks for.
+DOCS = {"README.md", Path(__file__).resolve().relative_to(REPO).as_posix()}
 
 
 def _files() -> dict[str, str]:
