@@ -28,8 +28,8 @@ Key = tuple[str | None, str]  # (context, msgid)
 
 
 def _extracted() -> set[Key]:
-    """Every message of the templates and of pbp/text/render.py, as ``scripts/catalogs``
-    extracts them (babel.cfg)."""
+    """Every message of the templates and of pbp/text/filters.py, render.py and
+    timetext.py, as ``scripts/catalogs`` extracts them (babel.cfg)."""
     with (ROOT / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
     found: set[Key] = set()
@@ -39,7 +39,7 @@ def _extracted() -> set[Key]:
             str(TEMPLATES), method_map, options_map
         )
     ]
-    for module in ("render.py", "timetext.py"):
+    for module in ("filters.py", "render.py", "timetext.py"):
         with (ROOT / "pbp" / "text" / module).open("rb") as source:
             messages += [
                 (message, context) for _line, message, _c, context in extract("python", source)

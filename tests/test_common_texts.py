@@ -23,7 +23,8 @@ from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac.moves import Kill, Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.text import catalogs
-from pbp.text.render import Renderer, _genders_of
+from pbp.text.filters import genders_of
+from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -1482,7 +1483,7 @@ def _echo(renderer: Renderer, move: dict[str, Any]) -> str:
     game whose players' genders are :data:`ECHO_GENDERS`."""
     env = renderer._env("ru", "text")
     template = env.from_string('{% import "common/understood.j2" as u %}{{ u.understood(move) }}')
-    with _genders_of({"genders": ECHO_GENDERS}):
+    with genders_of({"genders": ECHO_GENDERS}):
         return template.render(move=move, locale="ru")
 
 

@@ -11,6 +11,7 @@ from pbp.config.model import ConfigError, Problem, load_config
 from pbp.games.cluedo.cards import Cards, Deal
 from pbp.games.cluedo_days.config import CluedoDaysGame
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
+from pbp.games.core import registry
 from pbp.games.maniac.config import ManiacGame
 
 REPO = Path(__file__).resolve().parent.parent
@@ -297,7 +298,7 @@ def test_base_of_the_table_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
             _edit("kind: cluedo_days", "kind: cluedo_dayz"),
             [
                 "games.yaml:9: games[0].kind: unknown kind 'cluedo_dayz' "
-                "(known: 'cluedo_days', 'cluedo_rounds', 'maniac')"
+                f"(known: {', '.join(map(repr, registry.names()))})"
             ],
             id="unknown kind",
         ),

@@ -605,7 +605,7 @@ def test_extend_refuses_more_than_30_days_instead_of_crashing(table: Table, hour
 def test_the_extend_refusal_writes_its_hours_by_the_locale(
     table: Table, locale: str, hours: float, text: str
 ) -> None:
-    """The refusal's numbers are the lever's own (:func:`pbp.text.render.hours_filter`
+    """The refusal's numbers are the lever's own (:func:`pbp.text.filters.hours_filter`
     writes them): the locale's decimal and group symbols, the catalog's plural."""
     params = {"hours": hours, "max": 720}
     assert table.service.renderer.error("gm_extend_too_long", params, locale=locale) == text

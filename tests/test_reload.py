@@ -26,6 +26,7 @@ from kits.wait import wait_for
 from pbp.app.daemon import POLL_SECONDS, Daemon
 from pbp.cli import _service
 from pbp.config.model import load_config
+from pbp.games.core import registry
 from pbp.mail.maildir import deliver, read_maildir
 
 STAMP = re.compile(r"^\S+ \S+ ")
@@ -77,8 +78,8 @@ def test_sighup_starts_a_new_game_and_refuses_a_broken_file_going_on_with_the_ol
         f"INFO pbp.app.daemon: {config} reloaded: 2 game(s)",
         "INFO pbp.app.daemon: signal 1: reading games.yaml again",
         f"ERROR pbp.app.daemon: {config} not reloaded, going on with the old one: "
-        f"{config}:9: games[0].kind: unknown kind 'chess' (known: 'cluedo_days', "
-        "'cluedo_rounds', 'maniac')",
+        f"{config}:9: games[0].kind: unknown kind 'chess' "
+        f"(known: {', '.join(map(repr, registry.names()))})",
         "INFO pbp.app.daemon: signal 1: reading games.yaml again",
         f"ERROR pbp.app.daemon: {config} not reloaded, going on with the old one: games.yaml "
         "lacks the running game(s) seed-001: put them back as they were (a game is not "

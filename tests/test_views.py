@@ -9,6 +9,7 @@ from typing import Any
 
 import jinja2
 import pytest
+from guessgame.kind import GUESS
 from jinja2 import nodes
 
 from pbp.games.cluedo import views as cluedo
@@ -17,7 +18,8 @@ from pbp.games.cluedo_days import views as days
 from pbp.games.cluedo_rounds import views as rounds
 from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac import views as maniac
-from pbp.text.render import Format, Renderer
+from pbp.text.filters import Format
+from pbp.text.render import Renderer
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -27,7 +29,7 @@ PUBLIC = Visibility.PUBLIC
 
 
 def _templates() -> list[Path]:
-    trees = [TEMPLATES, ROOT / "tests" / "guessgame" / "templates"]
+    trees = [TEMPLATES, *GUESS.templates]
     return sorted(p for t in trees for p in t.rglob("*") if p.suffix in (".j2", ".txt"))
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from test_common_texts import TEMPLATES, error, mail
 
+from pbp.games.core import registry
 from pbp.text.render import Renderer
 
 
@@ -381,7 +382,7 @@ def _sheet_commands(renderer: Renderer, kind: str, locale: str) -> str:
     return body.rstrip("\n").split("\n")[-1]
 
 
-@pytest.mark.parametrize("kind", ["cluedo_days", "cluedo_rounds", "maniac"])
+@pytest.mark.parametrize("kind", registry.names())
 @pytest.mark.parametrize("locale", ["ru", "en"])
 def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, locale: str) -> None:
     from pbp.games.core.registry import KINDS

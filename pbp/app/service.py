@@ -54,7 +54,8 @@ from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mail.read.mime import Letter, read_letter
 from pbp.store import GM_SEAT, OutgoingMail, Store
 from pbp.store.faults import crash_point
-from pbp.text.render import Format, Renderer, public_only
+from pbp.text.filters import Format
+from pbp.text.render import Renderer, public_only
 
 if TYPE_CHECKING:
     from pbp.app.reader import LetterReader

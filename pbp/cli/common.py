@@ -42,8 +42,8 @@ def templates_dir() -> Path:
     """The folder of the Jinja2 templates, the first of:
 
     ``$PBP_TEMPLATES`` (a GM's own copy), ``templates/`` beside the package (a
-    checkout or an editable install), ``<prefix>/share/pbp/templates`` (a normal
-    install, see ``pyproject.toml``).
+    checkout or an editable install), the package's ``pbp/templates/`` (a normal
+    install: the data package ``pbp.templates``, see ``pyproject.toml``).
 
     :raises click.ClickException: none of them exists; ``$PBP_TEMPLATES`` names a
         folder this user cannot read whole (:func:`_unreadable`).
@@ -61,7 +61,7 @@ def templates_dir() -> Path:
             raise click.ClickException(_closed_templates(own, error)) from None
     for candidate in (
         Path(__file__).resolve().parents[2] / "templates",
-        Path(sys.prefix) / "share" / "pbp" / "templates",
+        Path(__file__).resolve().parents[1] / "templates",
     ):
         if (candidate / "common").is_dir():
             return candidate

@@ -133,7 +133,7 @@ def _filled(text: str, variables: Mapping[str, Any], fmt: str) -> str:
     The text is template text (the catalog's), never escaped; each value is outside
     text made inert in a post format (a Markup value, a filter's output, passes as it
     is) and stripped of control characters in a mail (``text``), as every
-    ``{{ value }}`` of a template is (:func:`pbp.text.render.inert`).
+    ``{{ value }}`` of a template is (:func:`pbp.text.filters.inert`).
     """
     if not variables and "%" not in text:  # nothing to fill (most messages)
         return text if fmt == "text" else Markup(text)

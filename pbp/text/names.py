@@ -41,7 +41,7 @@ from pbp.games.core.events import AmbiguousMove, InvalidMove
 
 #: Words dropped before a name: prepositions ("в кухне", "to Веталь", "in the kitchen")
 #: and «игрок» in the cases pbp itself frames a name with when its gender is unknown
-#: (:func:`pbp.text.render.inflect_name`: «ДЛЯ игрока Веталь»), so that a player who copies
+#: (:func:`pbp.text.filters.inflect_name`: «ДЛЯ игрока Веталь»), so that a player who copies
 #: pbp's words back is read (rule P2).
 PREPOSITIONS = frozenset(
     {"в", "во", "на", "за", "для", "к", "ко", "у", "с", "со", "to", "for", "with", "in", "the"}

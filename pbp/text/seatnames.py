@@ -22,8 +22,8 @@ class ShownName(str):
     """A seat's name as a text shows it while a substitute plays the seat (``pbp
     substitute``): the string is the whole label, «Дэйв (вместо Кэрол)» (in his own
     mails only «Дэйв»); ``person`` is the substitute's name, the word a sentence
-    declines and whose gender it follows (:func:`pbp.text.render.inflect_name`,
-    :func:`pbp.text.render.gender_of_name`:
+    declines and whose gender it follows (:func:`pbp.text.filters.inflect_name`,
+    :func:`pbp.text.filters.gender_of_name`:
     «голос за Дэйва (вместо Кэрол)»); ``rest`` the parenthesis, kept as it is; ``seat``
     the seat's own name. Made once per text by :meth:`pbp.text.render.Renderer.shown_names`."""
 

@@ -21,7 +21,7 @@ class GuessKind(GameKind[GuessState, GuessMove, GuessGame]):
 
     kind = "guess"
     config_model = GuessGame
-    templates = Path(__file__).parent / "templates"
+    templates = (Path(__file__).parent / "templates",)
 
     def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step:
         """G1: the secret from the seed."""

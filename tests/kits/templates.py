@@ -4,7 +4,7 @@ Every test builds its own :class:`pbp.text.render.Renderer` (the kits' tables, t
 line run in this process, a test's own), and each Renderer compiled again every
 template it rendered: about a third of the CPU of the service tests. Here the
 Renderers of the session share their Jinja2 environments, one per (templates
-directory, the template directories of the registered game kinds, locale, format):
+directory, the registered game kinds and their template folders, locale, format):
 exactly what one Renderer builds for itself, so no text changes. As in the daemon, a
 template file is read once (no environment looks at its modification time again):
 :meth:`Renderer.reload` (``pbp run``'s SIGHUP) empties the templates of the shared
@@ -26,9 +26,10 @@ import jinja2
 import pytest
 
 from pbp.games.core import registry
-from pbp.text.render import Format, Renderer
+from pbp.text.filters import Format
+from pbp.text.render import Renderer
 
-#: (templates directory, the registered kinds' template directories, locale, format).
+#: (templates directory, each registered kind with its template folders, locale, format).
 Key = tuple[str, tuple[str, ...], str, str]
 
 
@@ -42,7 +43,7 @@ def shared_environments() -> Iterator[dict[Key, jinja2.Environment]]:
     def shared(renderer: Renderer, locale: str, fmt: Format) -> jinja2.Environment:
         if renderer.translations:  # a test's own catalogs (the pseudo-locale): its own
             return build(renderer, locale, fmt)
-        kinds = tuple(str(k.templates) for k in registry.KINDS.values() if k.templates)
+        kinds = tuple(f"{n}={k.templates}" for n, k in registry.KINDS.items())
         key = (str(renderer.templates_dir), kinds, locale, fmt)
         env = cache.get(key)
         if env is None:

@@ -4,6 +4,7 @@ reading of commands (:mod:`pbp.games.cluedo.parse`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pbp.games.cluedo import views
@@ -38,9 +39,12 @@ class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
     not so in rounds)."""
 
     addressed: bool
-    #: The texts both variants share (C1–C7) are in ``templates/cluedo/``: a template
-    #: not in the variant's own folder is read there (:mod:`pbp.text.render`).
-    template_families = ("cluedo",)
+    @property
+    def templates(self) -> tuple[Path, ...]:
+        """The variant's own folder, then the one both variants share:
+        ``templates/<kind>/``, ``templates/cluedo/`` (the texts and refusals of C1–C7:
+        a template not in the variant's own folder is read there)."""
+        return (Path(self.kind), Path("cluedo"))
 
     def players(self, state: TableT) -> list[str]:
         """Every seat, in configured order."""

@@ -326,5 +326,5 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         }
 
 
-#: The kind (registered in :data:`pbp.games.BUNDLED`).
+#: The kind, registered by its entry point (group ``pbp.games``, pyproject.toml).
 KIND = CluedoDays()

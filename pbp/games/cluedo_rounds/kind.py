@@ -267,5 +267,5 @@ def _suggestion(state: RoundsState, number: int) -> dict[str, Any]:
     }
 
 
-#: The kind (registered in :data:`pbp.games.BUNDLED`).
+#: The kind, registered by its entry point (group ``pbp.games``, pyproject.toml).
 KIND = CluedoRounds()

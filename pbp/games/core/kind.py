@@ -4,8 +4,8 @@ The service (:mod:`pbp.app.service`) knows mail, storage and time; a :class:`Gam
 knows one game: how to set it up from ``games.yaml``, how to read its commands,
 which pure engine functions to call, and which private mails each step causes.
 Adding a game kind means adding its package under :mod:`pbp.games` (engine, parser,
-``games.yaml`` model, a subclass of :class:`GameKind`) and one line in
-:data:`pbp.games.core.registry.BUNDLED` (or :func:`pbp.games.core.registry.register`);
+``games.yaml`` model, a subclass of :class:`GameKind`, its texts) and one line: its
+entry point (:mod:`pbp.games.core.registry`; or :func:`pbp.games.core.registry.register`);
 nothing else in the daemon changes. The subclass writes the abstract members and
 overrides only what its game does differently from the defaults (no deadlines, one
 period, no extra posts, no private mails, nothing the GM may undo).
@@ -22,9 +22,9 @@ lists the files):
   fields}`` (:func:`pbp.app.playermoves.move_dict`); a private command
   (:attr:`ParsedCommand.private`) is answered by its class name lower-cased: call them
   ``Status`` and ``Help``.
-- **Templates** (``templates/<kind>/`` or :attr:`GameKind.templates`; words as gettext
-  messages, :mod:`pbp.text.catalogs`) only lay out what the kind computed. Each gets pbp's
-  own keys, :meth:`GameKind.mail_context`, and:
+- **Templates** (``<kind>/…``, in the folders :attr:`GameKind.templates` gives, by default
+  ``templates/<kind>/``; words as gettext messages, :mod:`pbp.text.catalogs`) only lay out
+  what the kind computed. Each gets pbp's own keys, :meth:`GameKind.mail_context`, and:
 
   =========================  =======================================================================
   template                   context
@@ -55,8 +55,9 @@ lists the files):
                              nothing for one it leaves to pbp's lines or to its kind's name
   =========================  =======================================================================
 
-  Refusal texts are ``errors/<code>.txt``, shared by all kinds: prefix a new kind's
-  codes with its name.
+  Refusal texts are ``errors/<code>.txt``: pbp's own in ``templates/errors/``, those only
+  one kind makes in its folders' ``errors/`` (:attr:`GameKind.templates`); a code names
+  one text, so prefix a new kind's codes with its name.
 - **Purity.** The import contracts (``pyproject.toml``) hold for every module under
   :mod:`pbp.games`: a kind may use :mod:`pbp.games.core.schedule` for its deadlines, nothing of
   mail, store, rendering or the app.
@@ -244,14 +245,18 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
 
     # --- defaults: texts, periods and posts ---
 
-    #: A directory laid out like pbp's ``templates/`` (``<kind>/…``,
-    #: ``errors/<code>.txt``; or one such tree per locale, ``<locale>/<kind>/…``) with
-    #: this kind's own texts, searched after pbp's own; None (default): its texts are
-    #: in pbp's ``templates/``.
-    templates: Path | None = None
-    #: Folders of texts this kind shares with others, searched in order after its own
-    #: ``<kind>/`` folder (both Cluedo variants: ``("cluedo",)``); default none.
-    template_families: tuple[str, ...] = ()
+    @property
+    def templates(self) -> tuple[Path, ...]:
+        """The folders of this kind's texts, searched in order for its templates
+        ``<kind>/…``: each laid out as ``posts/``, ``mail/``, ``parts/`` and ``errors/``
+        (``<code>.txt``: the refusals only this kind makes; renderers find them as
+        ``errors/<code>.txt`` after pbp's own, so a code names one text whatever the
+        kind). A relative folder is in pbp's template tree (``templates/``, or the GM's
+        copy of it, ``$PBP_TEMPLATES``), an absolute one anywhere (a game outside pbp
+        ships its texts in its own package). Default ``(Path(kind),)``:
+        ``templates/<kind>/``."""
+        return (Path(self.kind),)
+
     #: The public post of one period: ``"day"`` (game days; default) or ``"turn"``
     #: (turns); also the CLI's ``pbp post --day`` / ``--turn`` and the template
     #: ``posts/<period_post>.j2``. When a deadline passes, the ended period's post is

@@ -1,22 +1,90 @@
 """The game kinds the daemon knows, by their ``kind:`` name in ``games.yaml``.
 
 The daemon, the configuration and the CLI find a game only here: nothing outside a
-game's package names it. The bundled games are :data:`BUNDLED`; a test (or a plugin)
-adds its own with :func:`register`.
+game's package names it. A game is registered by one line: an entry point of the group
+:data:`GROUP` in its distribution's ``pyproject.toml``, as pytest and Flask find their
+plugins (pbp's own games are pbp's)::
+
+    [project.entry-points."pbp.games"]
+    maniac = "pbp.games.maniac.kind:KIND"
+
+The entry points are loaded at the first use of :data:`KINDS` (never at import: a
+game's modules import the text layer, which reads the registry), in the order of their
+names. A test (or a plugin loaded otherwise) adds its own with :func:`register`. An
+installed distribution's entry points are its metadata: after a change of them,
+install it again (``scripts/install`` does when ``pyproject.toml`` changed).
 """
 
 from __future__ import annotations
 
-from pbp.games.cluedo_days import kind as cluedo_days
-from pbp.games.cluedo_rounds import kind as cluedo_rounds
-from pbp.games.core.kind import AnyKind
-from pbp.games.maniac import kind as maniac
+from collections.abc import Iterator, MutableMapping
+from importlib.metadata import entry_points
 
-#: The bundled kinds, in the order `pbp` lists them.
-BUNDLED: tuple[AnyKind, ...] = (cluedo_days.KIND, cluedo_rounds.KIND, maniac.KIND)
+from pbp.games.core.kind import AnyKind, GameKind
 
-#: ``kind`` name → the kind (its adapter object).
-KINDS: dict[str, AnyKind] = {kind.kind: kind for kind in BUNDLED}
+#: The entry-point group a game's distribution registers its kind in.
+GROUP = "pbp.games"
+
+
+class _Kinds(MutableMapping[str, AnyKind]):
+    """``kind`` name → the kind (its adapter object): those of the entry points of
+    :data:`GROUP`, loaded at the first lookup, then those :func:`register` adds."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, AnyKind] | None = None
+
+    def _loaded(self) -> dict[str, AnyKind]:
+        if self._kinds is None:
+            self._kinds = _entry_point_kinds()
+        return self._kinds
+
+    def __getitem__(self, name: str) -> AnyKind:
+        return self._loaded()[name]
+
+    def __setitem__(self, name: str, kind: AnyKind) -> None:
+        self._loaded()[name] = kind
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __repr__(self) -> str:
+        return f"KINDS({list(self._loaded())})"
+
+
+def _entry_point_kinds() -> dict[str, AnyKind]:
+    """The kinds of the entry points of :data:`GROUP`, by name, in the order of the entry
+    points' names.
+
+    :raises TypeError: an entry point's object is not a :class:`GameKind`, or its name
+        is not the kind's name.
+    :raises LookupError: there is none: pbp's own metadata is older than its
+        ``pyproject.toml`` (an editable install made before the games were entry points).
+    """
+    found: dict[str, AnyKind] = {}
+    for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
+        kind = point.load()
+        if not isinstance(kind, GameKind) or kind.kind != point.name:
+            raise TypeError(
+                f"entry point {point.name} = {point.value!r} of group {GROUP!r} is not the "
+                f"GameKind named {point.name!r}"
+            )
+        found.setdefault(point.name, kind)
+    if not found:
+        raise LookupError(
+            f"no game kinds: no entry point of group {GROUP!r} is installed; "
+            "install pbp again (scripts/install, or pip install -e .)"
+        )
+    return found
+
+
+#: ``kind`` name → the kind (its adapter object); the installed games' first.
+KINDS: MutableMapping[str, AnyKind] = _Kinds()
 
 
 def register(kind: AnyKind) -> AnyKind:

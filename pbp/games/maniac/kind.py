@@ -337,5 +337,5 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         return mails
 
 
-#: The kind (registered in :data:`pbp.games.BUNDLED`).
+#: The kind, registered by its entry point (group ``pbp.games``, pyproject.toml).
 KIND = Maniac()
