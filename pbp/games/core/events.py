@@ -15,7 +15,20 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+#: A JSON value, as :mod:`json` writes it: what pbp stores (a kind's snapshot,
+#: :meth:`pbp.games.core.kind.GameKind.dump`) and passes on unread. The containers are
+#: the read-only ``Sequence`` and ``Mapping``, so that a ``list[str]`` or a
+#: ``dict[str, int]`` is one too. Where code reads stored JSON by its known shape (an
+#: engine reading its snapshot or an event's ``data``), the value is typed ``Any``:
+#: the shape is the writer's, documented where it is written.
+Json: TypeAlias = "str | int | float | bool | Sequence[Json] | Mapping[str, Json] | None"
+#: A JSON object.
+JsonMap: TypeAlias = Mapping[str, Json]
 
 
 class Visibility(enum.StrEnum):
@@ -66,7 +79,7 @@ def event_dict(event: Event) -> dict[str, Any]:
     }
 
 
-def flat_dict(record: Any) -> dict[str, Any]:
+def flat_dict(record: DataclassInstance) -> dict[str, Any]:
     """``dataclasses.asdict`` for a dataclass whose fields hold plain values (str, int,
     bool, None): a shallow copy, many times faster (``asdict`` deep-copies every value),
     for the state snapshots written after every move.
