@@ -116,7 +116,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         changed until (M3, :meth:`order_until`)."""
         told: list[dict[str, object]] = []
         for e in events:
-            item: dict[str, object] = event_dict(e)
+            item: dict[str, object] = {**event_dict(e)}
             if e.kind == "order_placed":
                 at = datetime.fromisoformat(e.data["at"])
                 item["until"] = self.order_until(game, state, e.data["fixed_by"], deadline, at)
