@@ -23,8 +23,10 @@ lists the files):
   (:attr:`ParsedCommand.private`) is answered by its class name lower-cased: call them
   ``Status`` and ``Help``.
 - **Templates** (``templates/<kind>/`` or :attr:`GameKind.templates`; words as gettext
-  messages, :mod:`pbp.text.catalogs`) only lay out what the kind computed. Each gets pbp's
-  own keys, :meth:`GameKind.mail_context`, and:
+  messages, :mod:`pbp.text.catalogs`) only lay out what the kind computed, each value a
+  :data:`View` the kind types as a ``TypedDict`` that the template's header names
+  (Maniac's: :mod:`pbp.games.maniac.shapes`). Each gets pbp's own keys,
+  :meth:`GameKind.mail_context`, and:
 
   =========================  =======================================================================
   template                   context
