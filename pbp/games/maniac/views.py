@@ -4,17 +4,18 @@ the votes show (:func:`post_view`: the day's count, live or final, the evening's
 result, the morning's dead and who is still in the game, the final post's roles,
 from the public events alone), and what the command help shows
 (:func:`commands_view`). Pure; re-exported by :mod:`pbp.games.maniac.engine`. Their
-shapes are the ``TypedDict`` classes of :mod:`pbp.games.maniac.shapes`.
+shapes are the ``TypedDict`` classes of :mod:`pbp.games.maniac.shapes`; the posts' views
+read the game from its public events through :mod:`pbp.games.maniac.record`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Sequence
 from typing import Literal, cast, overload
 
 from pbp.games.core.events import Event, JsonMap
 from pbp.games.core.fairness import commitment
+from pbp.games.maniac.record import ballots_of, day_closed, free_players, imprisoned
 from pbp.games.maniac.shapes import (
     CommandsView,
     DayClosed,
@@ -39,7 +40,6 @@ from pbp.games.maniac.shapes import (
 from pbp.games.maniac.state import (
     MANIAC_TEAM,
     TOWN,
-    Ballot,
     ManiacRules,
     ManiacState,
     casts,
@@ -431,7 +431,7 @@ def morning_view(events: Sequence[Event], night: int | None) -> MorningView:
         "released": ended["released"],
         "game_over": any(e.kind == "game_over" for e in events),
         "free": free_players(upto),
-        "prison": [p for _, p in _imprisoned(upto)],
+        "prison": [p for _, p in imprisoned(upto)],
     }
 
 
@@ -453,7 +453,7 @@ def final_view(events: Sequence[Event]) -> FinalView:
     killed = {
         p: int(e.data["night"]) for e in events if e.kind == "night_ended" for p in e.data["dead"]
     }
-    prison = {p: d for d, p in _imprisoned(events)}
+    prison = {p: d for d, p in imprisoned(events)}
     left = {e.data["player"]: int(e.data["day"]) for e in events if e.kind == "player_left"}
     started = [e.data for e in events if e.kind == "game_started"]
     team = TOWN if over["winner_team"] == "town" else MANIAC_TEAM
@@ -496,15 +496,6 @@ def player_outcome(
     return "won" if player in over["winners"] else "lost"
 
 
-def _imprisoned(events: Sequence[Event]) -> list[tuple[int, str]]:
-    """(day, name) of each player the vote sent to prison (M11), in order."""
-    return [
-        (int(e.data["day"]), e.data["to_prison"])
-        for e in events
-        if e.kind == "day_closed" and e.data["to_prison"]
-    ]
-
-
 def vote_post_view(events: Sequence[Event], day: int | None) -> VotePostView:
     """The votes of game day ``day`` (None: the last day with a vote, a close or a
     morning; 1 before any) as its post shows them (M9–M11): ``{"day": d, "closed":
@@ -521,7 +512,7 @@ def vote_post_view(events: Sequence[Event], day: int | None) -> VotePostView:
     if day is None:
         days = [int(e.data["day"]) for e in events if e.kind in _DAY_EVENTS]
         day = max(days, default=1)
-    closed = _day_closed(events, day)
+    closed = day_closed(events, day)
     if closed is not None:
         return {
             "day": day,
@@ -542,7 +533,7 @@ def evening_view(events: Sequence[Event], day: int | None) -> EveningView:
     """
     if day is None:
         day = max((int(e.data["day"]) for e in events if e.kind == "day_closed"), default=0)
-    closed = _day_closed(events, day)
+    closed = day_closed(events, day)
     if closed is None:
         raise LookupError(f"day {day} has not closed")
     over = any(e.kind == "game_over" for e in events)
@@ -576,65 +567,8 @@ def result_view(closed: DayClosed) -> ResultView:
     }
 
 
-def ballots_of(events: Sequence[Event]) -> list[Ballot]:
-    """The ballots of the game as its PUBLIC ``events`` (in log order) record them, in
-    arrival order, as the engine keeps them: a ``vote_cast`` a vote, a
-    ``vote_withdrawn`` a withdrawal (UNVOTE, or the GM's removal of a player), a
-    ``vote_voided`` its vote marked voided (M9)."""
-    ballots: list[Ballot] = []
-    for event in events:
-        data = event.data
-        if event.kind == "vote_cast":
-            ballots.append(
-                Ballot(int(data["day"]), data["voter"], data["target"], data["prison"], data["at"])
-            )
-        elif event.kind == "vote_withdrawn":
-            ballots.append(Ballot(int(data["day"]), data["voter"], None, False, data["at"]))
-        elif event.kind == "vote_voided":
-            key = (data["voter"], data["target"], data["at"])
-            index = next(
-                (i for i, b in enumerate(ballots) if (b.voter, b.target, b.at) == key),
-                None,
-            )
-            if index is not None:
-                ballots[index] = dataclasses.replace(ballots[index], voided=True)
-    return ballots
-
-
-def free_players(events: Sequence[Event]) -> list[str]:
-    """M9: the players alive and not in prison (nor removed by the GM) after the PUBLIC
-    ``events``, in seating order (``game_started``).
-
-    :raises LookupError: no ``game_started`` among ``events``.
-    """
-    started = next((e for e in events if e.kind == "game_started"), None)
-    if started is None:
-        raise LookupError("no game_started event")
-    out: set[str] = set()
-    for event in events:
-        if event.kind == "night_ended":
-            out.update(event.data["dead"])
-        elif event.kind == "day_closed" and event.data["to_prison"]:
-            out.add(event.data["to_prison"])
-        elif event.kind == "player_left":
-            out.add(event.data["player"])
-    return [p["name"] for p in started.data["players"] if p["name"] not in out]
-
-
 #: The events whose day makes the latest day of a ``day`` post asked without one.
 _DAY_EVENTS = ("day_closed", "vote_cast", "night_ended")
-
-
-def _day_closed(events: Sequence[Event], day: int) -> DayClosed | None:
-    """The ``day_closed`` data of ``day`` among ``events`` (as the engine logged it)."""
-    return next(
-        (
-            cast(DayClosed, e.data)
-            for e in events
-            if e.kind == "day_closed" and int(e.data["day"]) == day
-        ),
-        None,
-    )
 
 
 def _closed_count(closed: DayClosed) -> VoteCount:
