@@ -11,6 +11,7 @@ the same order to the same state, so they are accepted again (engines are pure).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -64,7 +65,8 @@ class Bot:
             if row is None:
                 raise RuntimeError(f"game {game.id} has not started")
             self.states[game.id] = state = KINDS[game.kind].load(row.state)
-            view = KINDS[game.kind].gm_view(state)
+            # The kinds' GM views share ``players`` (each kind's own shape).
+            view: Mapping[str, Any] = KINDS[game.kind].gm_view(state)
             self.seats[game.id] = [p for p in view["players"] if _playing(p)]
             for player in game.players:
                 token = store.player_token(game.id, player.name)
@@ -115,7 +117,7 @@ class Bot:
     def _candidates(
         self,
         game: Game,
-        duties: dict[str, Any] | None,
+        duties: Mapping[str, Any] | None,
         seat: dict[str, Any],
         seats: list[dict[str, Any]],
     ) -> list[str]:

@@ -35,6 +35,8 @@ from pbp.app.daemon import Daemon
 from pbp.app.gm import paused_since
 from pbp.cli import main
 from pbp.games.core.events import LeverRefused, MoveError, Visibility
+from pbp.games.maniac.config import ManiacGame
+from pbp.games.maniac.kind import Maniac
 from pbp.mail.maildir import deliver
 from pbp.text.export import story
 
@@ -117,9 +119,9 @@ def test_act_for_the_maniac_keeps_the_order_private(maniac: ManiacTable) -> None
     mails = flushed(maniac)
     assert [str(m["To"]) for m in mails] == [EMAILS["Коля"]]
     assert "ГМ внёс за вас ход" in body(mails[0])
-    view = maniac.service.kind_of("maniac").gm_view(
-        maniac.service.kind_of("maniac").load(maniac.store.game(GAME).state)  # type: ignore[union-attr]
-    )
+    kind = maniac.service.kind_of("maniac")
+    assert isinstance(kind, Maniac)
+    view = kind.gm_view(kind.load(maniac.store.game(GAME).state))  # type: ignore[union-attr]
     assert [(o["night"], o["targets"]) for o in view["orders"]] == [(1, ["Саша"])]
 
 
@@ -375,6 +377,7 @@ def test_M12_a_removed_player_leaves_unrevealed_and_his_votes_are_withdrawn(
     )
     assert "мирный" not in body(announcement)
     kind = maniac.service.kind_of("maniac")
+    assert isinstance(kind, Maniac)
     row = maniac.store.game(GAME)
     assert row is not None
     view = kind.gm_view(kind.load(row.state))
@@ -491,12 +494,14 @@ def test_M9_void_a_standing_vote_the_previous_one_stands_again(maniac: ManiacTab
     assert replaced.value.code == "void_replaced"
     gm.void(GAME, second, now=utc(2026, 12, 1, 11), via="cli", note=None)
     kind = maniac.service.kind_of("maniac")
+    assert isinstance(kind, Maniac)
     row = maniac.store.game(GAME)
     assert row is not None
     state = kind.load(row.state)
     view = kind.gm_view(state)
     assert [(c["player"], c["voters"]) for c in view["votes"]["candidates"]] == [("Петя", ["Вася"])]
     game = maniac.config.game(GAME)
+    assert isinstance(game, ManiacGame)
     # A voided vote is no cast.
     assert kind.status(game, state, "Вася", None)["casts_left"]["Таня"] == 2
     mails = flushed(maniac)

@@ -159,7 +159,8 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     row = _started(service, game_id)
     kind = service.kind_of(row.kind)
     viewed = service.table.with_history(game_id, kind, kind.load(row.state))
-    view = kind.gm_view(viewed, service.table.deadline(game_id))
+    # The kind's view (its own keys) and what the CLI adds to it.
+    view = dict(kind.gm_view(viewed, service.table.deadline(game_id)))
     game = config.game(game_id)
     view["deadline_at"] = cli_iso(row.deadline_at, game.zone) if row.deadline_at else None
     view["addresses"] = {
@@ -167,10 +168,10 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         for name in kind.players(kind.load(row.state))
         if (token := service.store.player_token(game_id, name))
     }
-    view["seats"] = _seats(service, game, kind.players(kind.load(row.state)))
+    view["seats"] = seats = _seats(service, game, kind.players(kind.load(row.state)))
     # Where the GM mails his commands (made here for a game started before it existed).
     view["gm_address"] = service.addresses.gm_address(game_id)
-    view["voidable"] = service.gm.voidable(game_id, datetime.now(UTC))
+    view["voidable"] = voidable = service.gm.voidable(game_id, datetime.now(UTC))
     if as_json:
         click.echo(json.dumps(view, ensure_ascii=False, indent=2, sort_keys=True))
         return
@@ -184,7 +185,7 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     )
     click.echo(body.rstrip("\n"))
     click.echo("\nSeats (who plays each now, from which address; who played it before):")
-    for seat in view["seats"]:
+    for seat in seats:
         now_playing = _holder(seat, game.zone)
         if seat["player"] != seat["seat"]:
             now_playing = f"{seat['seat']}: {now_playing}"
@@ -193,11 +194,11 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         )
         click.echo(f"  {now_playing}" + (f" (earlier: {earlier})" if earlier else ""))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
-    if view["voidable"]:
+    if voidable:
         # Each in the words of the game's story (its kind tells its own events).
         logged = {s.seq: s for s in service.store.events(game_id)}
         click.echo(f"Moves `pbp void {game_id} EVENT` can cancel, by event number:")
-        for v in view["voidable"]:
+        for v in voidable:
             stored = logged[v["event"]]
             event = {
                 "seq": stored.seq,

@@ -39,6 +39,7 @@ class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
     not so in rounds)."""
 
     addressed: bool
+
     @property
     def templates(self) -> tuple[Path, ...]:
         """The variant's own folder, then the one both variants share:

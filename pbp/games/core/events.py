@@ -15,7 +15,20 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+#: A JSON value, as :mod:`json` writes it: what pbp stores (a kind's snapshot,
+#: :meth:`pbp.games.core.kind.GameKind.dump`) and passes on unread. The containers are
+#: the read-only ``Sequence`` and ``Mapping``, so that a ``list[str]`` or a
+#: ``dict[str, int]`` is one too. Where code reads stored JSON by its known shape (an
+#: engine reading its snapshot or an event's ``data``), the value is typed ``Any``:
+#: the shape is the writer's, documented where it is written.
+Json: TypeAlias = "str | int | float | bool | Sequence[Json] | Mapping[str, Json] | None"
+#: A JSON object.
+JsonMap: TypeAlias = Mapping[str, Json]
 
 
 class Visibility(enum.StrEnum):
@@ -52,7 +65,7 @@ class Event:
         return player is not None and self.visibility is Visibility.PLAYER and self.player == player
 
 
-def event_dict(event: Event) -> dict[str, Any]:
+def event_dict(event: Event) -> dict[str, Json]:
     """An event as one flat dict for templates: kind, visibility, player and its data.
 
     >>> event_dict(Event("refuted", Visibility.PUBLIC, {"number": 7}))
@@ -66,7 +79,7 @@ def event_dict(event: Event) -> dict[str, Any]:
     }
 
 
-def flat_dict(record: Any) -> dict[str, Any]:
+def flat_dict(record: DataclassInstance) -> dict[str, Json]:
     """``dataclasses.asdict`` for a dataclass whose fields hold plain values (str, int,
     bool, None): a shallow copy, many times faster (``asdict`` deep-copies every value),
     for the state snapshots written after every move.
@@ -150,19 +163,25 @@ class Step:
     events: Sequence[Event]
 
 
-class Engine(Protocol):
-    """The shape of a game engine module object (one per game kind)."""
+#: An engine's state (:class:`Engine`).
+EngineState = TypeVar("EngineState")
+
+
+class Engine(Protocol[EngineState]):
+    """The shape of a game engine module object (one per game kind), typed by its state
+    (``Engine[ManiacState]``)."""
 
     kind: str
 
-    def dump_state(self, state: Any) -> dict[str, Any]:
+    def dump_state(self, state: EngineState) -> JsonMap:
         """State → JSON-able dict (stored after every transaction)."""
 
-    def load_state(self, data: Mapping[str, Any]) -> Any:
-        """Inverse of :meth:`dump_state`."""
+    def load_state(self, data: Mapping[str, Any]) -> EngineState:
+        """Inverse of :meth:`dump_state` (``data`` read by its shape)."""
 
-    def is_over(self, state: Any) -> bool:
+    def is_over(self, state: EngineState) -> bool:
         """True once the game has ended (won, or no one left)."""
 
-    def status(self, state: Any, player: str) -> dict[str, Any]:
-        """The private STATUS view of one player (a JSON-able dict)."""
+    def status(self, state: EngineState, player: str) -> Mapping[str, object]:
+        """The private STATUS view of one player (the kind's ``TypedDict`` of JSON
+        values)."""

@@ -24,7 +24,9 @@ lists the files):
   ``Status`` and ``Help``.
 - **Templates** (``<kind>/…``, in the folders :attr:`GameKind.templates` gives, by default
   ``templates/<kind>/``; words as gettext messages, :mod:`pbp.text.catalogs`) only lay out
-  what the kind computed. Each gets pbp's own keys, :meth:`GameKind.mail_context`, and:
+  what the kind computed, each value a :data:`View` the kind types as a ``TypedDict``
+  that the template's header names (Maniac's: :mod:`pbp.games.maniac.shapes`). Each gets
+  pbp's own keys, :meth:`GameKind.mail_context`, and:
 
   =========================  =======================================================================
   template                   context
@@ -72,8 +74,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from pbp.games.core.events import Event, IllegalMove, MoveError, Step, event_dict
+from pbp.games.core.events import Event, IllegalMove, JsonMap, MoveError, Step, event_dict
 from pbp.games.core.gameconfig import GameBase
+
+#: A view or a template context a kind computes (:meth:`GameKind.status`,
+#: :meth:`GameKind.post_view`, :attr:`PrivateMail.context`, …): the kind's own
+#: ``TypedDict`` of JSON values (times may be aware datetimes), which the daemon passes
+#: to the templates unread; a template reads it with ``.key``. Maniac's are in
+#: :mod:`pbp.games.maniac.shapes`. (A ``TypedDict`` is a ``Mapping[str, object]``, not a
+#: :data:`~pbp.games.core.events.JsonMap`, to mypy.)
+View = Mapping[str, object]
 
 #: A kind's engine state (opaque to the daemon).
 StateT = TypeVar("StateT")
@@ -89,8 +99,9 @@ class ParsedCommand(Generic[_MoveCo]):
     """One command line of a player's mail: the move read from it, or why not.
 
     ``move`` is the game's own (``ParsedCommand[ManiacMove]``; the daemon holds any
-    game's as ``ParsedCommand[Any]``); ``private`` is True for commands that only
-    answer the sender (STATUS, HELP) and never reach the engine.
+    game's as ``ParsedCommand[Any]``, as it holds the kind, :data:`AnyKind`);
+    ``private`` is True for commands that only answer the sender (STATUS, HELP) and
+    never reach the engine.
     """
 
     line_no: int
@@ -145,23 +156,25 @@ class Owed:
 class Outstanding:
     """What is open in a game now, for the GM's eyes only (hidden facts allowed): who
     owes what (:class:`Owed`, in seat order), and ``view``, the kind's own JSON view of
-    what is open that its ``parts/gm_status.j2`` lays out (Maniac: the live vote count,
-    the same function as the day's post, rule P1; Cluedo by days: the suggestions
+    what is open that its ``parts/gm_status.j2`` lays out (a :data:`View`; Maniac: the
+    live vote count, the same function as the day's post, rule P1,
+    :class:`pbp.games.maniac.shapes.OutstandingView`; Cluedo by days: the suggestions
     waiting for an answer). Empty: nothing is open (a game over, a kind without
     duties)."""
 
     owed: tuple[Owed, ...] = ()
-    view: Mapping[str, Any] = field(default_factory=dict)
+    view: View = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class PrivateMail:
     """A private mail caused by a step: ``template`` under the kind's mail templates,
-    sent to ``player`` (None: the GM) with ``context`` (JSON values)."""
+    sent to ``player`` (None: the GM) with ``context`` (a :data:`View`, the kind's
+    ``TypedDict`` of the template's keys: Maniac's in :mod:`pbp.games.maniac.shapes`)."""
 
     template: str
     player: str | None
-    context: Mapping[str, Any] = field(default_factory=dict)
+    context: View = field(default_factory=dict)
 
 
 class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
@@ -178,8 +191,10 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
     member has the default of a game with no deadlines, one period and no private
     mails, which it overrides where it differs.
 
-    Views (:meth:`status`, :meth:`gm_view`, :meth:`duties`, :meth:`post_view`) are
-    JSON dicts for the templates."""
+    Views (:meth:`status`, :meth:`gm_view`, :meth:`duties`, :meth:`post_view`,
+    :meth:`reply_events`, :meth:`mail_context`) are each a :data:`View`: each kind returns
+    its own ``TypedDict`` (an override may narrow the return type), which the daemon
+    passes to the templates unread."""
 
     # --- what every kind writes ---
 
@@ -200,11 +215,11 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
 
     @abstractmethod
     def load(self, data: Mapping[str, Any]) -> StateT:
-        """Stored JSON → engine state."""
+        """Stored JSON (what :meth:`dump` wrote, read by its shape) → engine state."""
 
     @abstractmethod
-    def dump(self, state: StateT) -> dict[str, Any]:
-        """Engine state → JSON."""
+    def dump(self, state: StateT) -> JsonMap:
+        """Engine state → JSON (read back by :meth:`load`)."""
 
     @abstractmethod
     def parse(
@@ -228,9 +243,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         """Every seat, in configured order."""
 
     @abstractmethod
-    def status(
-        self, game: ConfigT, state: StateT, player: str, deadline: datetime | None
-    ) -> dict[str, Any]:
+    def status(self, game: ConfigT, state: StateT, player: str, deadline: datetime | None) -> View:
         """The private STATUS view of one player (a state given :meth:`with_history`;
         also what a substitute's briefing and the welcome show of the seat);
         ``deadline``: the game's current deadline as it stands (aware; while the GM's
@@ -239,7 +252,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         grace carries is due at, D6)."""
 
     @abstractmethod
-    def gm_view(self, state: StateT, deadline: datetime | None = None) -> dict[str, Any]:
+    def gm_view(self, state: StateT, deadline: datetime | None = None) -> View:
         """Everything the GM sees (``pbp show``; a state given :meth:`with_history`);
         ``deadline`` as for :meth:`status` (None: none, or not known)."""
 
@@ -271,7 +284,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
     #: post holds that period's non-public events only. Default none.
     own_period_posts: tuple[str, ...] = ()
 
-    def mail_context(self, game: ConfigT) -> dict[str, Any]:
+    def mail_context(self, game: ConfigT) -> View:
         """What every mail and post template of this kind's ``game`` gets besides pbp's
         own keys, and every refusal of a move in it: timing facts (``{"day_closes":
         "22:30"}``) and the words its texts use (Cluedo's ``wording``, rule P2).
@@ -299,7 +312,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         """
         raise LookupError(f"no {which} posts")
 
-    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> View:
         """What the public post ``post`` of ``period`` (None: the latest) shows, computed
         from the game's PUBLIC ``events`` (in log order; all its template sees): the
         post's view model, which its template gets as ``view`` and only lays out (a
@@ -314,9 +327,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         """
         return {}
 
-    def gm_facts(
-        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
-    ) -> list[Mapping[str, Any]]:
+    def gm_facts(self, post: str, period: int | None, private: Sequence[JsonMap]) -> list[JsonMap]:
         """Which of the GM-only facts logged with the public post ``post`` of ``period``
         (``private``: the non-public events as dicts ``{kind, visibility, player,
         **data}``, in log order) the GM's mail beside it lists, in that order (a rule
@@ -411,7 +422,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         events: Sequence[Event],
         player: str,
         deadline: datetime | None,
-    ) -> list[dict[str, Any]]:
+    ) -> Sequence[View]:
         """What the reply to ``player``'s move shows of the move's ``events`` (those he
         may see, in order; ``state``: the game after the move; ``deadline``: its current
         deadline as stored, aware, with the GM's extensions and pauses, None when it has
@@ -421,9 +432,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         Default: :func:`~pbp.games.core.events.event_dict` of each event."""
         return [event_dict(e) for e in events]
 
-    def duties(
-        self, state: StateT, player: str, deadline: datetime | None
-    ) -> dict[str, Any] | None:
+    def duties(self, state: StateT, player: str, deadline: datetime | None) -> View | None:
         """Open duties for a reminder before the deadline at ``deadline`` (aware, as
         stored; None: not known), or None (default) when the player owes nothing."""
         return None

@@ -8,11 +8,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from pbp.games.core.events import Event, IllegalMove, Step, Visibility, utc_iso
 from pbp.games.maniac.moves import Vote
 from pbp.games.maniac.orders import orders_fixed
+from pbp.games.maniac.shapes import Candidate, DayClosed, TieBrokenBy, VoteSplit
 from pbp.games.maniac.state import (
     Ballot,
     ManiacState,
@@ -122,7 +122,7 @@ def close_day(state: ManiacState, at: datetime) -> Step:
     count = vote_count(state)
     verdict = _verdict(state, count["candidates"])
     new = _send(dataclasses.replace(state, phase="night"), verdict)
-    data = {
+    data: DayClosed = {
         "day": state.day,
         "counts": count["candidates"],
         "not_voted": count["not_voted"],
@@ -151,11 +151,11 @@ class _Verdict:
     to_cell: str | None = None
     to_prison: str | None = None
     prison_reason: str | None = None
-    tie_broken_by: dict[str, Any] | None = None
-    vote_split: dict[str, Any] | None = None
+    tie_broken_by: TieBrokenBy | None = None
+    vote_split: VoteSplit | None = None
 
 
-def _verdict(state: ManiacState, candidates: list[dict[str, Any]]) -> _Verdict:
+def _verdict(state: ManiacState, candidates: list[Candidate]) -> _Verdict:
     """M10, M11: who goes where, from ``candidates`` in :func:`vote_count`'s order (the
     first is chosen; none: nobody goes, M10)."""
     if not candidates:
@@ -172,7 +172,7 @@ def _verdict(state: ManiacState, candidates: list[dict[str, Any]]) -> _Verdict:
     )
 
 
-def _tie_broken_by(state: ManiacState, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _tie_broken_by(state: ManiacState, candidates: list[Candidate]) -> TieBrokenBy | None:
     """M10: ``{"tied": [name...], "voter", "at"}`` — the players tied with the chosen one
     (the first candidate) and the earliest standing vote among them, his; None
     without a tie."""
@@ -184,7 +184,7 @@ def _tie_broken_by(state: ManiacState, candidates: list[dict[str, Any]]) -> dict
     return {"tied": tied, "voter": first.voter, "at": first.at}
 
 
-def _vote_split(chosen: dict[str, Any]) -> dict[str, Any] | None:
+def _vote_split(chosen: Candidate) -> VoteSplit | None:
     """M11: ``{"prison": n, "cell": n}``, the chosen player's standing prison and cell
     votes, when any of them asks for prison (so players see why); else None."""
     if not chosen["prison_votes"]:
@@ -192,7 +192,7 @@ def _vote_split(chosen: dict[str, Any]) -> dict[str, Any] | None:
     return {"prison": chosen["prison_votes"], "cell": chosen["votes"] - chosen["prison_votes"]}
 
 
-def _prison_reason(state: ManiacState, chosen: dict[str, Any]) -> str | None:
+def _prison_reason(state: ManiacState, chosen: Candidate) -> str | None:
     """M11: why the chosen player goes to prison rather than the cell —
     ``"second_night"`` (he spent night *d − 1* in the cell), ``"prison_votes"`` (more
     of his standing votes ask for prison than for the cell) — or None (the cell)."""

@@ -110,6 +110,7 @@ from pbp.games.maniac.day import cast_vote, check_voter, close_day, withdraw_vot
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.games.maniac.night import end_night
 from pbp.games.maniac.orders import place_order
+from pbp.games.maniac.shapes import GameStarted, OrderVoided, PlayerLeft, VoteVoided
 from pbp.games.maniac.state import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -263,21 +264,18 @@ def _deal_events(state: ManiacState) -> list[Event]:
 
 def _game_started(state: ManiacState) -> Event:
     """M1, M2: PUBLIC ``game_started``, day 1 open (shape in the module docstring)."""
-    return Event(
-        "game_started",
-        PUBLIC,
-        {
-            "game": state.game_id,
-            "day": 1,
-            "players": [{"name": p, "character": ch} for p, ch in state.players],
-            "commitment": commitment(state.canonical),
-            "fan": state.holder("fan") is not None,
-            "skips": skip_limit(state),
-            "double_kill": double_kill_allowed(state),
-            "casts_per_target": state.rules.casts_per_target,
-            "started_at": state.started_at,
-        },
-    )
+    started: GameStarted = {
+        "game": state.game_id,
+        "day": 1,
+        "players": [{"name": p, "character": ch} for p, ch in state.players],
+        "commitment": commitment(state.canonical),
+        "fan": state.holder("fan") is not None,
+        "skips": skip_limit(state),
+        "double_kill": double_kill_allowed(state),
+        "casts_per_target": state.rules.casts_per_target,
+        "started_at": state.started_at,
+    }
+    return Event("game_started", PUBLIC, started)
 
 
 # --- moves ---
@@ -342,9 +340,8 @@ def remove(state: ManiacState, player: str, at: datetime) -> Step:
         raise IllegalMove("already_removed", player=player)
     if state.role_of(player) == "maniac":
         raise IllegalMove("remove_maniac", player=player)
-    events = [
-        Event("player_left", PUBLIC, {"player": player, "day": state.day, "phase": state.phase})
-    ]
+    left: PlayerLeft = {"player": player, "day": state.day, "phase": state.phase}
+    events = [Event("player_left", PUBLIC, left)]
     ballots = list(state.ballots)
     if state.phase == "day":
         for _index, ballot in standing_votes(state):
@@ -393,7 +390,7 @@ def void_vote(state: ManiacState, voter: str, target: str, cast_at: str, at: dat
     ballots = list(state.ballots)
     ballots[index] = dataclasses.replace(ballot, voided=True)
     new = dataclasses.replace(state, ballots=tuple(ballots))
-    data = {
+    data: VoteVoided = {
         "day": ballot.day,
         "voter": voter,
         "target": target,
@@ -422,7 +419,7 @@ def void_order(state: ManiacState, night: int, placed_at: str, at: datetime) -> 
     if order is None or order.at != placed_at:
         raise IllegalMove("void_replaced")
     new = dataclasses.replace(state, orders=tuple(o for o in state.orders if o.night != night))
-    data = {
+    data: OrderVoided = {
         "night": night,
         "targets": list(order.targets),
         "skip": order.skip,

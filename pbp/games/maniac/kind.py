@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, time
-from typing import Any
+from typing import Any, cast
 
-from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
+from pbp.games.core.events import Event, IllegalMove, JsonMap, Step, Visibility, event_dict
 from pbp.games.core.kind import (
     CLOSE_DAY,
     DeadlineCommand,
@@ -29,6 +29,29 @@ from pbp.games.maniac import engine
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.engine import ManiacMove
 from pbp.games.maniac.parse import parse_maniac
+from pbp.games.maniac.shapes import (
+    DutiesView,
+    FixedBy,
+    GameOver,
+    GameOverMail,
+    GmNightMail,
+    GmView,
+    GmVotesMail,
+    KilledMail,
+    MailContext,
+    NightEnded,
+    NightResolution,
+    OrderFixed,
+    OrderFixedMail,
+    OrderVoidedTold,
+    OutstandingView,
+    PlayerLeft,
+    PostView,
+    RemovedMail,
+    StatusView,
+    VoidedMail,
+    VoteVoided,
+)
 from pbp.games.maniac.state import ManiacState
 
 #: ``pbp end-night`` (M6, M8): the night resolved now, the morning post.
@@ -41,7 +64,8 @@ END_NIGHT = DeadlineCommand(
 
 
 class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
-    """The ``maniac`` game kind (its texts in pbp's own ``templates/``)."""
+    """The ``maniac`` game kind (its texts in pbp's own ``templates/``). Its views and its
+    mails' contexts are the ``TypedDict`` classes of :mod:`pbp.games.maniac.shapes`."""
 
     kind = "maniac"
     config_model = ManiacGame
@@ -53,7 +77,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         """Stored JSON → state."""
         return engine.load_state(data)
 
-    def dump(self, state: ManiacState) -> dict[str, Any]:
+    def dump(self, state: ManiacState) -> JsonMap:
         """State → JSON."""
         return engine.dump_state(state)
 
@@ -69,14 +93,12 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         """The GM removes ``player``: he leaves the game, his role unrevealed (M12 checked)."""
         return engine.remove(state, player, at)
 
-    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> PostView:
         """The day's votes (live or final) and the evening's result (M9–M12, rule P1):
         :func:`pbp.games.maniac.views.post_view`."""
         return engine.post_view(post, events, period)
 
-    def gm_facts(
-        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
-    ) -> list[Mapping[str, Any]]:
+    def gm_facts(self, post: str, period: int | None, private: Sequence[JsonMap]) -> list[JsonMap]:
         """The GM-only facts beside a post (M3: the morning after night 1 also gives the
         order its end fixed): :func:`pbp.games.maniac.views.gm_facts`."""
         return engine.gm_facts(post, period, private)
@@ -88,12 +110,13 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         events: Sequence[Event],
         player: str,
         deadline: datetime | None,
-    ) -> list[dict[str, Any]]:
-        """The move's events; an ``order_placed`` also gets ``until``, the real time
-        (aware) its order may be changed until (M3, :meth:`order_until`)."""
-        told = []
+    ) -> list[dict[str, object]]:
+        """The move's events (:func:`~pbp.games.core.events.event_dict`); an
+        ``order_placed`` also gets ``until``, the real time (aware) its order may be
+        changed until (M3, :meth:`order_until`)."""
+        told: list[dict[str, object]] = []
         for e in events:
-            item = event_dict(e)
+            item: dict[str, object] = {**event_dict(e)}
             if e.kind == "order_placed":
                 at = datetime.fromisoformat(e.data["at"])
                 item["until"] = self.order_until(game, state, e.data["fixed_by"], deadline, at)
@@ -104,7 +127,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         self,
         game: ManiacGame,
         state: ManiacState,
-        fixed_by: Mapping[str, Any],
+        fixed_by: FixedBy,
         deadline: datetime | None,
         at: datetime,
     ) -> datetime:
@@ -132,11 +155,11 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
 
     def status(
         self, game: ManiacGame, state: ManiacState, player: str, deadline: datetime | None
-    ) -> dict[str, Any]:
+    ) -> StatusView:
         """The STATUS view (its deadlines are in the state or named by none)."""
         return engine.status(state, player)
 
-    def gm_view(self, state: ManiacState, deadline: datetime | None = None) -> dict[str, Any]:
+    def gm_view(self, state: ManiacState, deadline: datetime | None = None) -> GmView:
         """The GM view (``pbp show``)."""
         return engine.gm_view(state)
 
@@ -152,7 +175,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         """Deal the roles (M1) and open day 1 (M2)."""
         return engine.start(self.setup(game), seed, salt, at)
 
-    def mail_context(self, game: ManiacGame) -> dict[str, Any]:
+    def mail_context(self, game: ManiacGame) -> MailContext:
         """When days close and nights end, local wall-clock times."""
         return {"day_closes": game.day_closes, "night_ends": game.night_ends}
 
@@ -262,11 +285,10 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
 
     def duties(
         self, state: ManiacState, player: str, deadline: datetime | None
-    ) -> dict[str, Any] | None:
+    ) -> DutiesView | None:
         """A vote not cast today; the maniac's order due (reminders; ``deadline`` plays
         no part)."""
-        duties: dict[str, Any] | None = engine.duties(state, player)
-        return duties
+        return engine.duties(state, player)
 
     def outstanding(self, state: ManiacState, deadline: datetime | None = None) -> Outstanding:
         """The reminders' duties of every seat (:meth:`duties`): ``vote`` (a free player
@@ -283,7 +305,8 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
             if duties["orders_due"]:
                 owed.append(Owed(player, "order", tuple(duties["orders_due"])))
         live = not engine.is_over(state) and engine.phase(state) == "day"
-        return Outstanding(tuple(owed), {"votes": engine.vote_count(state)} if live else {})
+        view: OutstandingView = {"votes": engine.vote_count(state)} if live else {}
+        return Outstanding(tuple(owed), view)
 
     def notifications(
         self,
@@ -309,31 +332,39 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         mails: list[PrivateMail] = []
         changed = ("vote_cast", "vote_withdrawn", "vote_voided")
         if game.vote_count_mail and any(e.kind in changed for e in events):
-            mails.append(PrivateMail("gm_votes", None, {"count": engine.vote_count(state)}))
+            votes: GmVotesMail = {"count": engine.vote_count(state)}
+            mails.append(PrivateMail("gm_votes", None, votes))
         for event in events:
+            # Each event's data as the engine logged it (pbp.games.maniac.shapes).
             data = dict(event.data)
             if event.kind == "order_fixed" and event.visibility is Visibility.PLAYER:
-                mails.append(PrivateMail("order_fixed", event.player, {"order": data}))
+                fixed: OrderFixedMail = {"order": cast(OrderFixed, data)}
+                mails.append(PrivateMail("order_fixed", event.player, fixed))
             elif event.kind == "night_resolution":
-                mails.append(PrivateMail("gm_night", None, {"night": data}))
+                night: GmNightMail = {"night": cast(NightResolution, data)}
+                mails.append(PrivateMail("gm_night", None, night))
             elif event.kind == "order_voided" and event.player is not None:  # pbp void
                 # When a new order is due (M3): «до конца ночи 1 — 2 декабря, 10:00».
                 at = datetime.fromisoformat(data["voided_at"])
                 data["until"] = self.order_until(game, state, data["fixed_by"], deadline, at)
-                mails.append(PrivateMail("voided", event.player, {"what": "order", "voided": data}))
+                order: VoidedMail = {"what": "order", "voided": cast(OrderVoidedTold, data)}
+                mails.append(PrivateMail("voided", event.player, order))
             elif event.kind == "vote_voided":  # pbp void
-                mails.append(PrivateMail("voided", data["voter"], {"what": "vote", "voided": data}))
+                vote: VoidedMail = {"what": "vote", "voided": cast(VoteVoided, data)}
+                mails.append(PrivateMail("voided", data["voter"], vote))
             elif event.kind == "night_ended":
+                killed: KilledMail = {"night": cast(NightEnded, data)}
                 for name in data["dead"]:
-                    mails.append(PrivateMail("killed", name, {"night": data}))
+                    mails.append(PrivateMail("killed", name, killed))
             elif event.kind == "game_over":
+                over = cast(GameOver, data)
                 for name in self.players(state):
-                    outcome = engine.player_outcome(data, name, state.left)
-                    mails.append(
-                        PrivateMail("game_over", name, {"result": data, "outcome": outcome})
-                    )
+                    outcome = engine.player_outcome(over, name, state.left)
+                    told: GameOverMail = {"result": over, "outcome": outcome}
+                    mails.append(PrivateMail("game_over", name, told))
             elif event.kind == "player_left":  # the GM removed him (pbp remove)
-                mails.append(PrivateMail("removed", data["player"], {"left": data}))
+                removed: RemovedMail = {"left": cast(PlayerLeft, data)}
+                mails.append(PrivateMail("removed", data["player"], removed))
         return mails
 
 

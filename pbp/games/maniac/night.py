@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
 from pbp.games.core.events import Event, Step, Visibility, utc_iso
 from pbp.games.maniac.orders import orders_fixed
+from pbp.games.maniac.shapes import NightEnded, NightResolution, NightTarget
 from pbp.games.maniac.state import ManiacState, Order, nights_fixed_at, order_for
 from pbp.games.maniac.wins import game_over, maniac_team_wins
 
@@ -51,10 +52,16 @@ def end_night(state: ManiacState, at: datetime) -> Step:
         day=night + 1,
         phase="day",
     )
-    morning = {"night": night, "dead": dead, "released": _released(state, dying), "day": night + 1}
+    morning: NightEnded = {
+        "night": night,
+        "dead": dead,
+        "released": _released(state, dying),
+        "day": night + 1,
+        "ended_at": ended_at,
+    }
     events = [
         Event("night_resolution", Visibility.GM, _resolution(state, kills, fan_in_cell, dead)),
-        Event("night_ended", Visibility.PUBLIC, {**morning, "ended_at": ended_at}),
+        Event("night_ended", Visibility.PUBLIC, morning),
     ]
     if maniac_team_wins(new):  # M12
         new = dataclasses.replace(new, over=True, winner_team="maniac")
@@ -74,8 +81,8 @@ class _Kills:
     marked voided when void), ``guards`` (the duty officer guards the cell)."""
 
     order: Order | None
-    outcome: str
-    targets: list[dict[str, Any]]
+    outcome: Literal["void", "miss", "skip", "kill"]
+    targets: list[NightTarget]
     killed: frozenset[str]
     orders: tuple[Order, ...]
     guards: bool
@@ -109,12 +116,16 @@ def _carry_out(state: ManiacState, order: Order | None) -> _Kills:
         return _Kills(order, "void", [], frozenset(), orders, guards)
     if order.skip:
         return _Kills(order, "skip", [], frozenset(), state.orders, guards)
-    targets = [{"player": t, "result": _target_result(state, t, guards)} for t in order.targets]
+    targets: list[NightTarget] = [
+        {"player": t, "result": _target_result(state, t, guards)} for t in order.targets
+    ]
     killed = frozenset(t["player"] for t in targets if t["result"] == "killed")
     return _Kills(order, "kill", targets, killed, state.orders, guards)
 
 
-def _target_result(state: ManiacState, target: str, guards: bool) -> str:
+def _target_result(
+    state: ManiacState, target: str, guards: bool
+) -> Literal["killed", "blocked", "already_dead"]:
     """M6: one target of a kill order — ``"already_dead"`` (nobody dies by it),
     ``"blocked"`` (held while the duty officer ``guards``) or ``"killed"``."""
     if not state.alive(target):
@@ -140,7 +151,7 @@ def _released(state: ManiacState, dying: frozenset[str]) -> str | None:
 
 def _resolution(
     state: ManiacState, kills: _Kills, fan_in_cell: str | None, dead: list[str]
-) -> dict[str, Any]:
+) -> NightResolution:
     """The GM's ``night_resolution`` data: what happened tonight and why (M6, M7)."""
     order = kills.order
     return {

@@ -9,6 +9,7 @@ import dataclasses
 
 from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility
 from pbp.games.maniac.moves import Kill, Skip
+from pbp.games.maniac.shapes import OrderFixed
 from pbp.games.maniac.state import (
     ManiacState,
     Order,
@@ -136,7 +137,7 @@ def orders_fixed(state: ManiacState, nights: list[int]) -> list[Event]:
     events = []
     for night in nights:
         order = order_for(state, night)
-        fixed = {
+        fixed: OrderFixed = {
             "night": night,
             "targets": [] if order is None else list(order.targets),
             "skip": order is not None and order.skip,

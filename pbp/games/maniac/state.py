@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pbp.games.core.events import IllegalMove, SetupError, flat_dict
+from pbp.games.core.events import IllegalMove, JsonMap, SetupError, flat_dict
 from pbp.games.core.fairness import canonical_deal
+from pbp.games.maniac.shapes import FixedBy, OrderJson, Team, VoteCount
 
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
 ROLES: tuple[str, ...] = ("maniac", "duty_officer", "fan", "civilian")
@@ -104,7 +105,7 @@ class Order:
         """True for a skip order (M4)."""
         return not self.targets
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> OrderJson:
         """``{"night", "targets": [...], "skip": bool, "at", "voided"}``."""
         return {
             "night": self.night,
@@ -142,7 +143,7 @@ class ManiacState:
     cell_nights: tuple[tuple[int, str], ...] = ()
     imprisoned: tuple[tuple[int, str], ...] = ()
     deaths: tuple[tuple[int, str], ...] = ()
-    winner_team: str | None = None
+    winner_team: Team | None = None
     over: bool = False
     left: tuple[str, ...] = ()
 
@@ -196,7 +197,7 @@ class ManiacState:
         return any(p == player for _, p in self.cell_nights)
 
 
-def roles_deal(roles: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+def roles_deal(roles: tuple[tuple[str, str], ...]) -> dict[str, dict[str, str]]:
     """The deal committed to (DESIGN.md): ``{"roles": {player: role}}``."""
     return {"roles": dict(roles)}
 
@@ -252,7 +253,7 @@ def is_over(state: ManiacState) -> bool:
     return state.over
 
 
-def fixed_by(night: int) -> dict[str, Any]:
+def fixed_by(night: int) -> FixedBy:
     """M3: the deadline that fixes the order for ``night``: ``{"phase": "night",
     "number": 1}`` (the end of night 1) for nights 1 and 2, else ``{"phase": "day",
     "number": night - 1}`` (the close of that day).
@@ -368,7 +369,7 @@ def standing_of(ballots: Sequence[Ballot], day: int) -> list[tuple[int, Ballot]]
     return sorted((v for v in last.values() if v[1].target is not None), key=lambda v: v[0])
 
 
-def vote_count(state: ManiacState) -> dict[str, Any]:
+def vote_count(state: ManiacState) -> VoteCount:
     """The current count of the votes of the current day, in the usual forum form (M9):
     :func:`count_ballots` of the state's ballots and its living players not in prison.
     During night *d*: the final count of day *d*."""
@@ -376,7 +377,7 @@ def vote_count(state: ManiacState) -> dict[str, Any]:
     return count_ballots(state.ballots, state.day, free)
 
 
-def count_ballots(ballots: Sequence[Ballot], day: int, free: Sequence[str]) -> dict[str, Any]:
+def count_ballots(ballots: Sequence[Ballot], day: int, free: Sequence[str]) -> VoteCount:
     """The count of the votes of ``day`` among ``ballots`` (in arrival order), in the
     usual forum form (M9, M10); ``free``: the living players not in prison, in seating
     order. The one count of a day: the live count of its post, ``pbp show`` and the
@@ -442,7 +443,7 @@ def check_named(state: ManiacState, name: str, allowed: list[str]) -> None:
 # --- storage ---
 
 
-def dump_state(state: ManiacState) -> dict[str, Any]:
+def dump_state(state: ManiacState) -> JsonMap:
     """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
     return {
         "game_id": state.game_id,

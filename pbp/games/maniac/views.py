@@ -3,21 +3,43 @@ answer, what his reminder says, everything the GM sees, and what the public post
 the votes show (:func:`post_view`: the day's count, live or final, the evening's
 result, the morning's dead and who is still in the game, the final post's roles,
 from the public events alone), and what the command help shows
-(:func:`commands_view`). Pure; re-exported by :mod:`pbp.games.maniac.engine`.
+(:func:`commands_view`). Pure; re-exported by :mod:`pbp.games.maniac.engine`. Their
+shapes are the ``TypedDict`` classes of :mod:`pbp.games.maniac.shapes`; the posts' views
+read the game from its public events through :mod:`pbp.games.maniac.record`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
+from typing import Literal, cast, overload
 
-from pbp.games.core.events import Event, flat_dict
+from pbp.games.core.events import Event, JsonMap
 from pbp.games.core.fairness import commitment
+from pbp.games.maniac.record import ballots_of, day_closed, free_players, imprisoned
+from pbp.games.maniac.shapes import (
+    CommandsView,
+    DayClosed,
+    DoubleKillView,
+    DutiesView,
+    EveningView,
+    FinalView,
+    GameOver,
+    GameStarted,
+    GmView,
+    HelpView,
+    MorningView,
+    NextOrder,
+    OrderView,
+    PostView,
+    ResultView,
+    StatusView,
+    Tie,
+    VoteCount,
+    VotePostView,
+)
 from pbp.games.maniac.state import (
     MANIAC_TEAM,
     TOWN,
-    Ballot,
     ManiacRules,
     ManiacState,
     casts,
@@ -36,15 +58,15 @@ from pbp.games.maniac.state import (
 )
 
 
-def _orders_view(state: ManiacState) -> list[dict[str, Any]]:
+def _orders_view(state: ManiacState) -> list[OrderView]:
     return [
         {**o.as_json(), "fixed": is_fixed(state, o.night), "fixed_by": fixed_by(o.night)}
         for o in state.orders
     ]
 
 
-def status(state: ManiacState, player: str) -> dict[str, Any]:
-    """The private ``STATUS`` answer of ``player``.
+def status(state: ManiacState, player: str) -> StatusView:
+    """The private ``STATUS`` answer of ``player`` (:class:`~pbp.games.maniac.shapes.StatusView`).
 
     Everyone: ``{"game", "day", "next_day" (the day after night ``day``, M2), "phase",
     "over", "winner_team", "role", "partner"
@@ -74,7 +96,7 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
     mine = next((b for _, b in standing_votes(state) if b.voter == player), None)
     limit = state.rules.casts_per_target
     targets = vote_targets(state, player) if can_vote else []
-    view: dict[str, Any] = {
+    view: StatusView = {
         "game": state.game_id,
         "day": state.day,
         "next_day": state.day + 1,  # M2: night d is followed by day d + 1
@@ -101,17 +123,15 @@ def status(state: ManiacState, player: str) -> dict[str, Any]:
         ),
     }
     if role == "maniac":
-        view.update(
-            orders=_orders_view(state),
-            open_nights=open_nights(state),
-            next_order=_next_order(state),
-            skips_left=max(0, skip_limit(state) - skips_used(state)),
-            double_kill=double_kill_view(state),
-        )
+        view["orders"] = _orders_view(state)
+        view["open_nights"] = open_nights(state)
+        view["next_order"] = _next_order(state)
+        view["skips_left"] = max(0, skip_limit(state) - skips_used(state))
+        view["double_kill"] = double_kill_view(state)
     return view
 
 
-def _next_order(state: ManiacState) -> dict[str, int] | None:
+def _next_order(state: ManiacState) -> NextOrder | None:
     """M3: while no night is open for orders (during night *d* ≥ 2), ``{"night": d + 2,
     "day": d + 1}``, the order given next and its day; else None."""
     if state.over or open_nights(state):
@@ -119,7 +139,7 @@ def _next_order(state: ManiacState) -> dict[str, int] | None:
     return {"night": state.day + 2, "day": state.day + 1}
 
 
-def double_kill_view(state: ManiacState) -> dict[str, Any]:
+def double_kill_view(state: ManiacState) -> DoubleKillView:
     """M5: where the maniac's one double kill stands, for his ``STATUS``: ``{"state",
     "night": n | None, "fixed_by": {"phase", "number"} | None, "needed": n,
     "voided_night": n | None}``.
@@ -134,7 +154,7 @@ def double_kill_view(state: ManiacState) -> dict[str, Any]:
     """
     needed = state.rules.double_kill_from
     voided = next((o.night for o in state.orders if len(o.targets) == 2 and o.voided), None)
-    view: dict[str, Any] = {
+    view: DoubleKillView = {
         "state": "none",
         "night": None,
         "fixed_by": None,
@@ -151,7 +171,7 @@ def double_kill_view(state: ManiacState) -> dict[str, Any]:
     return {**view, "state": "used" if night < state.day else "fixed", "night": night}
 
 
-def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
+def duties(state: ManiacState, player: str) -> DutiesView | None:
     """What a reminder says, or None when ``player`` owes nothing now.
 
     ``{"day": d, "phase": "day" | "night", "vote": bool (during a day: he may vote
@@ -190,7 +210,7 @@ def duties(state: ManiacState, player: str) -> dict[str, Any] | None:
     }
 
 
-def gm_view(state: ManiacState) -> dict[str, Any]:
+def gm_view(state: ManiacState) -> GmView:
     """Everything the GM sees (``pbp show``).
 
     ``{"game", "day", "phase", "over", "winner_team", "seed", "rules": {...},
@@ -212,7 +232,12 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
         "over": state.over,
         "winner_team": state.winner_team,
         "seed": state.seed,
-        "rules": dataclasses.asdict(state.rules),
+        "rules": {
+            "fan_from": state.rules.fan_from,
+            "double_kill_from": state.rules.double_kill_from,
+            "skip_divisor": state.rules.skip_divisor,
+            "casts_per_target": state.rules.casts_per_target,
+        },
         "started_at": state.started_at,
         "players": [
             {
@@ -235,7 +260,17 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
         "double_kill_allowed": double_kill_allowed(state),
         "double_kill_night": double_kill_night(state),
         "votes": vote_count(state),
-        "ballots": [flat_dict(b) for b in state.ballots],
+        "ballots": [
+            {
+                "day": b.day,
+                "voter": b.voter,
+                "target": b.target,
+                "prison": b.prison,
+                "at": b.at,
+                "voided": b.voided,
+            }
+            for b in state.ballots
+        ],
         "deaths": [{"night": n, "player": p} for n, p in state.deaths],
         "imprisoned": [{"day": d, "player": p} for d, p in state.imprisoned],
         "commitment": commitment(state.canonical),
@@ -246,7 +281,27 @@ def gm_view(state: ManiacState) -> dict[str, Any]:
 # --- the public posts of the votes (rule P1) ---
 
 
-def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, Any]:
+@overload
+def post_view(post: Literal["day"], events: Sequence[Event], day: int | None) -> VotePostView: ...
+@overload
+def post_view(
+    post: Literal["evening"], events: Sequence[Event], day: int | None
+) -> EveningView: ...
+@overload
+def post_view(
+    post: Literal["morning"], events: Sequence[Event], day: int | None
+) -> MorningView: ...
+@overload
+def post_view(post: Literal["final"], events: Sequence[Event], day: int | None) -> FinalView: ...
+@overload
+def post_view(post: Literal["help"], events: Sequence[Event], day: int | None) -> HelpView: ...
+@overload
+def post_view(
+    post: Literal["opening", "welcome"], events: Sequence[Event], day: int | None
+) -> GameStarted: ...
+@overload
+def post_view(post: str, events: Sequence[Event], day: int | None) -> PostView: ...
+def post_view(post: str, events: Sequence[Event], day: int | None) -> PostView:
     """What the public post ``post`` of game day ``day`` (None: the latest) shows, from
     the game's PUBLIC ``events`` (in log order): the ``day`` post
     :func:`vote_post_view`, the ``evening`` post :func:`evening_view`, the ``morning``
@@ -273,7 +328,7 @@ def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, 
     return {}
 
 
-def start_view(events: Sequence[Event]) -> dict[str, Any]:
+def start_view(events: Sequence[Event]) -> GameStarted:
     """What the opening post and the welcome mail show of the game dealt (M1, M2): the
     ``game_started`` among ``events`` as it is, ``{"game", "day", "players": [{"name",
     "character"}], "commitment", "fan": bool, "skips": n, "double_kill": bool,
@@ -284,7 +339,7 @@ def start_view(events: Sequence[Event]) -> dict[str, Any]:
     started = [e.data for e in events if e.kind == "game_started"]
     if not started:
         raise LookupError("no game_started event")
-    return dict(started[-1])
+    return cast(GameStarted, dict(started[-1]))
 
 
 #: The GM-only facts the GM's mail beside each post lists (:func:`gm_facts`).
@@ -295,9 +350,7 @@ _GM_FACTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def gm_facts(
-    post: str, period: int | None, private: Sequence[Mapping[str, Any]]
-) -> list[Mapping[str, Any]]:
+def gm_facts(post: str, period: int | None, private: Sequence[JsonMap]) -> list[JsonMap]:
     """The GM-only facts (event dicts ``{kind, …}``, in log order) that the GM's mail
     beside the post ``post`` of ``period`` lists, of the non-public ``private`` ones
     logged with it: the roles, the fixed orders and how each night went for the
@@ -319,7 +372,7 @@ def gm_facts(
 
 def commands_view(
     players: Sequence[str], casts: int, double_kill: bool, reader: str | None = None
-) -> dict[str, Any]:
+) -> CommandsView:
     """What the command help shows (``parts/commands.j2``), the same for every role:
     ``{"player": name | None, "second": name | None (the examples: the last two seats
     but the ``reader``'s own — a help never shows him voting for or killing himself,
@@ -340,7 +393,7 @@ def commands_view(
     }
 
 
-def commands_of(events: Sequence[Event]) -> dict[str, Any]:
+def commands_of(events: Sequence[Event]) -> CommandsView:
     """:func:`commands_view` of the game the ``game_started`` among ``events`` dealt
     (its seats, ``casts_per_target`` and ``double_kill``); without one, no examples,
     the default rules and no double kill."""
@@ -354,7 +407,7 @@ def commands_of(events: Sequence[Event]) -> dict[str, Any]:
     )
 
 
-def morning_view(events: Sequence[Event], night: int | None) -> dict[str, Any]:
+def morning_view(events: Sequence[Event], night: int | None) -> MorningView:
     """The morning after night ``night`` (None: the last that ended) as its post shows
     it (M6–M8, M12): ``{"night": n, "day": n + 1, "dead": [name...] (names only, M8),
     "released": name | None (leaves the cell), "game_over": bool, "free": [name...]
@@ -378,11 +431,11 @@ def morning_view(events: Sequence[Event], night: int | None) -> dict[str, Any]:
         "released": ended["released"],
         "game_over": any(e.kind == "game_over" for e in events),
         "free": free_players(upto),
-        "prison": [p for _, p in _imprisoned(upto)],
+        "prison": [p for _, p in imprisoned(upto)],
     }
 
 
-def final_view(events: Sequence[Event]) -> dict[str, Any]:
+def final_view(events: Sequence[Event]) -> FinalView:
     """The final post (M12): ``{"winner_team": "town" | "maniac", "winners":
     [name...] (the winning team, the dead included; never a player the GM removed),
     "removed_winners": [name...] (players of the winning team the GM removed, in the
@@ -400,7 +453,7 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     killed = {
         p: int(e.data["night"]) for e in events if e.kind == "night_ended" for p in e.data["dead"]
     }
-    prison = {p: d for d, p in _imprisoned(events)}
+    prison = {p: d for d, p in imprisoned(events)}
     left = {e.data["player"]: int(e.data["day"]) for e in events if e.kind == "player_left"}
     started = [e.data for e in events if e.kind == "game_started"]
     team = TOWN if over["winner_team"] == "town" else MANIAC_TEAM
@@ -424,14 +477,16 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     }
 
 
-def player_outcome(over: Mapping[str, Any], player: str, removed: Collection[str]) -> str:
+def player_outcome(
+    over: GameOver, player: str, removed: Collection[str]
+) -> Literal["won", "lost", "removed"]:
     """What the end of the game (the ``game_over`` data ``over``, M12) is for ``player``,
     as his mail tells it, ``removed`` being the players the GM removed: ``"won"``
     (among the winners), ``"removed"`` (his team won, but the GM removed him, so he is
     not among the winners) or ``"lost"``.
 
-    >>> over = {"winner_team": "town", "winners": ["Лев"],
-    ...         "roles": {"Лев": "civilian", "Мария": "civilian", "Павел": "maniac"}}
+    >>> over: GameOver = {"winner_team": "town", "winners": ["Лев"], "canonical": "",
+    ...     "roles": {"Лев": "civilian", "Мария": "civilian", "Павел": "maniac"}}
     >>> [player_outcome(over, p, ["Мария"]) for p in ("Лев", "Мария", "Павел")]
     ['won', 'removed', 'lost']
     """
@@ -441,16 +496,7 @@ def player_outcome(over: Mapping[str, Any], player: str, removed: Collection[str
     return "won" if player in over["winners"] else "lost"
 
 
-def _imprisoned(events: Sequence[Event]) -> list[tuple[int, str]]:
-    """(day, name) of each player the vote sent to prison (M11), in order."""
-    return [
-        (int(e.data["day"]), e.data["to_prison"])
-        for e in events
-        if e.kind == "day_closed" and e.data["to_prison"]
-    ]
-
-
-def vote_post_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
+def vote_post_view(events: Sequence[Event], day: int | None) -> VotePostView:
     """The votes of game day ``day`` (None: the last day with a vote, a close or a
     morning; 1 before any) as its post shows them (M9–M11): ``{"day": d, "closed":
     bool, "count": {"day", "candidates", "not_voted"} (the shape of
@@ -466,14 +512,19 @@ def vote_post_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
     if day is None:
         days = [int(e.data["day"]) for e in events if e.kind in _DAY_EVENTS]
         day = max(days, default=1)
-    closed = _day_closed(events, day)
+    closed = day_closed(events, day)
     if closed is not None:
-        return {"day": day, "closed": True, **_closed_view(closed)}
+        return {
+            "day": day,
+            "closed": True,
+            "count": _closed_count(closed),
+            "result": result_view(closed),
+        }
     count = count_ballots(ballots_of(events), day, free_players(events))
     return {"day": day, "closed": False, "count": count, "result": None}
 
 
-def evening_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
+def evening_view(events: Sequence[Event], day: int | None) -> EveningView:
     """The close of game day ``day`` (None: the last closed) as its evening post shows
     it (M10–M12): ``{"day": d, "count": {"day", "candidates", "not_voted"}, "result":
     :func:`result_view`, "game_over": bool (``events`` hold the end of the game)}``.
@@ -482,14 +533,19 @@ def evening_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
     """
     if day is None:
         day = max((int(e.data["day"]) for e in events if e.kind == "day_closed"), default=0)
-    closed = _day_closed(events, day)
+    closed = day_closed(events, day)
     if closed is None:
         raise LookupError(f"day {day} has not closed")
     over = any(e.kind == "game_over" for e in events)
-    return {"day": day, **_closed_view(closed), "game_over": over}
+    return {
+        "day": day,
+        "count": _closed_count(closed),
+        "result": result_view(closed),
+        "game_over": over,
+    }
 
 
-def result_view(closed: Mapping[str, Any]) -> dict[str, Any]:
+def result_view(closed: DayClosed) -> ResultView:
     """What the close of a day decided (M10, M11), from its ``day_closed`` data:
     ``{"to_cell": name | None, "to_prison": name | None, "chosen": the one of them
     (None: nobody was voted for), "prison_reason": "second_night" | "prison_votes" |
@@ -497,7 +553,7 @@ def result_view(closed: Mapping[str, Any]) -> dict[str, Any]:
     vote broke it)} | None, "vote_split": {"prison": n, "cell": n} | None (absent
     from events stored before it existed)}``."""
     broken = closed["tie_broken_by"]
-    tie = None
+    tie: Tie | None = None
     if broken:
         votes = closed["counts"][0]["votes"]  # the chosen one's: M10 ties are equal counts
         tie = {"tied": broken["tied"], "votes": votes, "voter": broken["voter"]}
@@ -511,61 +567,10 @@ def result_view(closed: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def ballots_of(events: Sequence[Event]) -> list[Ballot]:
-    """The ballots of the game as its PUBLIC ``events`` (in log order) record them, in
-    arrival order, as the engine keeps them: a ``vote_cast`` a vote, a
-    ``vote_withdrawn`` a withdrawal (UNVOTE, or the GM's removal of a player), a
-    ``vote_voided`` its vote marked voided (M9)."""
-    ballots: list[Ballot] = []
-    for event in events:
-        data = event.data
-        if event.kind == "vote_cast":
-            ballots.append(
-                Ballot(int(data["day"]), data["voter"], data["target"], data["prison"], data["at"])
-            )
-        elif event.kind == "vote_withdrawn":
-            ballots.append(Ballot(int(data["day"]), data["voter"], None, False, data["at"]))
-        elif event.kind == "vote_voided":
-            key = (data["voter"], data["target"], data["at"])
-            index = next(
-                (i for i, b in enumerate(ballots) if (b.voter, b.target, b.at) == key),
-                None,
-            )
-            if index is not None:
-                ballots[index] = dataclasses.replace(ballots[index], voided=True)
-    return ballots
-
-
-def free_players(events: Sequence[Event]) -> list[str]:
-    """M9: the players alive and not in prison (nor removed by the GM) after the PUBLIC
-    ``events``, in seating order (``game_started``).
-
-    :raises LookupError: no ``game_started`` among ``events``.
-    """
-    started = next((e for e in events if e.kind == "game_started"), None)
-    if started is None:
-        raise LookupError("no game_started event")
-    out: set[str] = set()
-    for event in events:
-        if event.kind == "night_ended":
-            out.update(event.data["dead"])
-        elif event.kind == "day_closed" and event.data["to_prison"]:
-            out.add(event.data["to_prison"])
-        elif event.kind == "player_left":
-            out.add(event.data["player"])
-    return [p["name"] for p in started.data["players"] if p["name"] not in out]
-
-
 #: The events whose day makes the latest day of a ``day`` post asked without one.
 _DAY_EVENTS = ("day_closed", "vote_cast", "night_ended")
 
 
-def _day_closed(events: Sequence[Event], day: int) -> Mapping[str, Any] | None:
-    return next(
-        (e.data for e in events if e.kind == "day_closed" and int(e.data["day"]) == day), None
-    )
-
-
-def _closed_view(closed: Mapping[str, Any]) -> dict[str, Any]:
-    count = {"day": closed["day"], "candidates": closed["counts"], "not_voted": closed["not_voted"]}
-    return {"count": count, "result": result_view(closed)}
+def _closed_count(closed: DayClosed) -> VoteCount:
+    """The final count of a closed day, as its ``day_closed`` holds it."""
+    return {"day": closed["day"], "candidates": closed["counts"], "not_voted": closed["not_voted"]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pbp.games.core.events import Event, Visibility
+from pbp.games.maniac.shapes import GameOver
 from pbp.games.maniac.state import MANIAC_TEAM, TOWN, ManiacState
 
 
@@ -18,14 +19,12 @@ def game_over(state: ManiacState) -> Event:
     """M12: PUBLIC ``game_over`` {winner_team, winners: [name...] (the winning team's
     players in seating order, the dead included, but not those the GM removed), roles:
     {name: role}, canonical} of a finished ``state`` (``winner_team`` set)."""
+    assert state.winner_team is not None
     team = TOWN if state.winner_team == "town" else MANIAC_TEAM
-    return Event(
-        "game_over",
-        Visibility.PUBLIC,
-        {
-            "winner_team": state.winner_team,
-            "winners": [p for p, r in state.roles if r in team and p not in state.left],
-            "roles": dict(state.roles),
-            "canonical": state.canonical,
-        },
-    )
+    over: GameOver = {
+        "winner_team": state.winner_team,
+        "winners": [p for p, r in state.roles if r in team and p not in state.left],
+        "roles": dict(state.roles),
+        "canonical": state.canonical,
+    }
+    return Event("game_over", Visibility.PUBLIC, over)

@@ -923,7 +923,7 @@ def test_duties_are_empty_once_the_game_is_over() -> None:
 
 
 def test_the_module_is_an_engine_and_status_moves_are_not_applied() -> None:
-    engine: Engine = days
+    engine: Engine[DaysState] = days
     assert engine.kind == "cluedo_days"
     with pytest.raises(TypeError, match="not a move of the game"):
         days.apply(begin(), "Кросс", Status(), minute(1))

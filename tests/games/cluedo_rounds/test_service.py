@@ -595,7 +595,7 @@ def test_gm_show_and_the_post_command_of_a_running_game(table: RoundsTable) -> N
     row = table.store.game("seed-000")
     assert row is not None
     kind = KINDS["cluedo_rounds"]
-    view = kind.gm_view(kind.load(row.state))
+    view = dict(kind.gm_view(kind.load(row.state)))
     view["deadline_at"] = "2026-12-02T08:05+03:00"
     _subject, text = table.service.renderer.private_mail(
         "cluedo_rounds/gm_show", locale="ru", game="seed-000", view=view, timezone="Europe/Moscow"

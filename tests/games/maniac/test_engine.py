@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from kits.seed_002 import TIE, arrows
@@ -27,6 +27,7 @@ from pbp.games.maniac.engine import (
     Unvote,
     Vote,
 )
+from pbp.games.maniac.shapes import GameOver
 from pbp.text.render import Renderer
 
 NAMES = (
@@ -1152,9 +1153,10 @@ def test_M12_a_player_the_gm_removed_is_not_among_the_winners_nor_refused_as_dea
     town = [p for p, r in roles_for(12).items() if r in ("civilian", "duty_officer")]
     assert over.data["winners"] == [p for p in town if p != "Маша"]
     assert "Маша" in town
-    assert maniac.player_outcome(over.data, "Маша", game.state.left) == "removed"
-    assert maniac.player_outcome(over.data, "Вася", game.state.left) == "won"
-    assert maniac.player_outcome(over.data, "Коля", game.state.left) == "lost"
+    data = cast(GameOver, over.data)
+    assert maniac.player_outcome(data, "Маша", game.state.left) == "removed"
+    assert maniac.player_outcome(data, "Вася", game.state.left) == "won"
+    assert maniac.player_outcome(data, "Коля", game.state.left) == "lost"
 
 
 def test_M12_the_town_wins_at_the_close_that_sends_the_maniac_to_prison() -> None:

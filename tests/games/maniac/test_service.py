@@ -41,6 +41,7 @@ from pbp.games.core.fairness import commitment
 from pbp.games.maniac import engine, views
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.kind import Maniac
+from pbp.games.maniac.shapes import FixedBy, GmView
 from pbp.text.render import Renderer
 
 RE = "[seed-002] Re: ход"
@@ -1042,7 +1043,7 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
     ]
 
 
-def _double_kill_line(view: dict[str, object], locale: str) -> str:
+def _double_kill_line(view: GmView, locale: str) -> str:
     """The double-kill line of ``pbp show`` (templates/<locale>/maniac/mail/gm_show.j2)."""
     _subject, text = Renderer(TEMPLATES).private_mail(
         "maniac/gm_show", locale=locale, game=GAME, view=view
@@ -1684,7 +1685,8 @@ def test_M3_order_until_walks_the_deadlines_from_the_current_one(table: ManiacTa
     (game,) = [g for g in table.config.games if g.id == GAME]
     assert isinstance(game, ManiacGame)
     day_1 = _maniac_states()["day 1"]
-    night_1, day_1_close = {"phase": "night", "number": 1}, {"phase": "day", "number": 1}
+    night_1: FixedBy = {"phase": "night", "number": 1}
+    day_1_close: FixedBy = {"phase": "day", "number": 1}
     extended = utc(2026, 12, 2, 8)  # day 1 extended to 02.12 11:00 Moscow
     at = utc(2026, 12, 1, 10)
     assert kind.order_until(game, day_1, day_1_close, extended, at) == extended
