@@ -104,7 +104,7 @@ from pbp.games.cluedo.cards import (
     Suggest,
 )
 from pbp.games.core.events import InvalidMove, MoveError
-from pbp.mail.read.body import unquote_forum
+from pbp.mail.read.forumtags import unquote_forum
 from pbp.text import commands, keywords, morph
 from pbp.text.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, command_lines
 from pbp.text.commands import TRAILING as _TRAILING

@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from pbp.config.yamlmarks import Found, did_you_mean
 from pbp.mail.read import address
-from pbp.mail.read.body import quote_marker
+from pbp.mail.read.quotemarks import quote_marker
 from pbp.text import keywords
 from pbp.text.inert import strip_controls
 from pbp.text.names import INVISIBLE, normalize
@@ -165,7 +165,7 @@ def name_problem(value: str) -> NameProblem | None:
     a line break (commands separate by commas), edge spaces; over :data:`NAME_LIMIT`
     characters; an invisible or control character (:func:`_hidden`); not in Unicode
     NFKC form (full-width or other compatibility characters, which nobody types:
-    ``Ｋｏｌｙａ``); a quote mark (:func:`pbp.mail.read.body.quote_marker`: ``> Вова``
+    ``Ｋｏｌｙａ``); a quote mark (:func:`pbp.mail.read.quotemarks.quote_marker`: ``> Вова``
     would make its line a quote); a word mixing Latin and Cyrillic letters
     (:func:`mixed_script_word`: ``Кpocc`` shows as ``Кросс``); a run of dashes or a dash
     between spaces (:data:`_DASHES`). The first found, one sentence naming the name and why. A

@@ -8,7 +8,7 @@ Grammar: one command per line, several per mail; keywords case-insensitive, thos
 every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`:
 the words below are ru's and en's), an optional colon after the keyword; bold markers
 ignored; text inside forum quotes and spoilers skipped
-(:func:`~pbp.mail.read.body.unquote_forum`); look-alike Latin letters in Cyrillic words
+(:func:`~pbp.mail.read.forumtags.unquote_forum`); look-alike Latin letters in Cyrillic words
 read as Cyrillic and the reverse (:func:`~pbp.text.names.fold_confusables`); player
 names matched by :class:`~pbp.text.commands.PlayerNames` (any case form, ``ё`` =
 ``е``, a leading preposition dropped, typos refused with a suggestion)::
@@ -89,7 +89,7 @@ from dataclasses import dataclass
 
 from pbp.games.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
-from pbp.mail.read.body import unquote_forum
+from pbp.mail.read.forumtags import unquote_forum
 from pbp.text import commands, keywords
 from pbp.text.commands import (
     COMMAND_LIMIT,
