@@ -21,7 +21,8 @@ from pbp.app.service import Service
 from pbp.config.model import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
 from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
-from pbp.mail.maildir import MaildirInbox, MaildirTransport, maildir_problem
+from pbp.mail.maildir import MaildirInbox, MaildirTransport
+from pbp.mail.maildirfolders import maildir_problem
 from pbp.store import Store, store_exists
 from pbp.text.render import Renderer
 
@@ -172,7 +173,7 @@ def _load(path: Path, max_bytes: int | None = None) -> Config:
 def _inbox(config: Config) -> Inbox:
     """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected).
 
-    :raises pbp.mail.maildir.MaildirAccessError: a Maildir this user cannot use (every
+    :raises pbp.mail.maildirfolders.MaildirAccessError: a Maildir this user cannot use (every
         command says it in one sentence, :class:`pbp.cli._Main`)."""
     settings = config.mail.inbox
     if settings.maildir is not None:
@@ -195,7 +196,7 @@ def _inbox(config: Config) -> Inbox:
 
 def maildir_problems(config: Config) -> list[str]:
     """Why this user cannot use the Maildir inbox or outbox ``config`` names, one
-    sentence each (:func:`pbp.mail.maildir.maildir_problem`; ``pbp check``); nothing is
+    sentence each (:func:`pbp.mail.maildirfolders.maildir_problem`; ``pbp check``); nothing is
     made. ``[]`` for IMAP and SMTP, which ``pbp check --connect`` tries."""
     found: list[str | None] = []
     if config.mail.inbox.maildir is not None:
@@ -208,7 +209,7 @@ def maildir_problems(config: Config) -> list[str]:
 def _transport(config: Config) -> Transport:
     """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected).
 
-    :raises pbp.mail.maildir.MaildirAccessError: as :func:`_inbox`."""
+    :raises pbp.mail.maildirfolders.MaildirAccessError: as :func:`_inbox`."""
     settings = config.mail.outbox
     if settings.maildir is not None:
         return MaildirTransport(settings.maildir)
