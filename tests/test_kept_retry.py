@@ -40,7 +40,7 @@ from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.app.service import Service
 from pbp.cli import _service, main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.games.maniac.kind import Maniac
 
 TANYA, OLYA, VASYA, PETYA = "Таня", "Оля", "Вася", "Петя"

@@ -20,7 +20,7 @@ from kits.mailstack import Dovecot
 from kits.table import write_config
 
 from pbp.cli import _inbox
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, HEADER_BYTES, RawMessage, header_section
 from pbp.mail.imap import ImapInbox
 from pbp.mail.maildir import MaildirInbox, deliver

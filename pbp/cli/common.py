@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 import click
 
 from pbp.app.service import Service
-from pbp.config.model import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
+from pbp.config.loading import DEFAULT_MAX_CONFIG_BYTES, ConfigError, load_config
+from pbp.config.model import Config
 from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport
@@ -129,7 +130,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def max_config_bytes_option(command: F) -> F:
     """The option ``--max-config-bytes BYTES`` (:data:`MAX_CONFIG_BYTES_ENV`; default
-    :data:`pbp.config.model.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
+    :data:`pbp.config.loading.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
     return click.option(
         "--max-config-bytes",
         "max_config_bytes",
@@ -147,7 +148,7 @@ def max_config_bytes_option(command: F) -> F:
 
 def _load(path: Path, max_bytes: int | None = None) -> Config:
     """``games.yaml`` at ``path``, checked, read within ``max_bytes`` (None: the value of
-    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.model.DEFAULT_MAX_CONFIG_BYTES`).
+    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.loading.DEFAULT_MAX_CONFIG_BYTES`).
 
     :raises click.exceptions.Exit: 1 after printing every problem, one a line, to stderr.
     :raises click.BadParameter: :data:`MAX_CONFIG_BYTES_ENV` is set to no positive integer.

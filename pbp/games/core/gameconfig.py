@@ -560,7 +560,7 @@ class GameBase(ConfigModel):
     def players_least(cls) -> tuple[int, str]:
         """The fewest players of a game of this kind and the rule that says so
         (``(3, "C1")``), as its model validator passes them to :meth:`player_problems`;
-        default none. :func:`pbp.config.model.load_config` checks them too where the model
+        default none. :func:`pbp.config.loading.load_config` checks them too where the model
         validator did not run (a field failed)."""
         return 0, ""
 
@@ -626,7 +626,7 @@ def players_problems(
 ) -> Found:
     """:meth:`GameBase.player_problems` on plain values: ``players`` as ``(name,
     email)``, a value None where it is missing or has a problem of its own (then it is
-    not compared: :func:`pbp.config.model.load_config` also runs this on a game whose fields
+    not compared: :func:`pbp.config.loading.load_config` also runs this on a game whose fields
     did not all pass, so that ``pbp check`` lists every problem at once); ``gm`` None
     likewise; ``words``: the game's command words (:meth:`GameBase.player_words`), a
     name holding one refused (:func:`command_word`). Paths are relative to the game."""
