@@ -48,11 +48,8 @@ from pbp.config.yamlmarks import (
     checks_error,
 )
 from pbp.games.core import registry
-from pbp.games.core.gameconfig import (
-    ConfigModel,
-    EmailAddress,
-    GameBase,
-)
+from pbp.games.core.configvalues import EmailAddress
+from pbp.games.core.gameconfig import ConfigModel, GameBase
 from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE
 from pbp.mail.read.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, unusable
 

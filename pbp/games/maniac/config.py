@@ -9,7 +9,9 @@ from typing import Literal
 from pydantic import model_validator
 
 from pbp.config.yamlmarks import Found, checks_error, did_you_mean
-from pbp.games.core.gameconfig import GameBase, NameProblem, WallClock, wall
+from pbp.games.core.configvalues import WallClock, wall
+from pbp.games.core.gameconfig import GameBase
+from pbp.games.core.playernames import NameProblem
 from pbp.games.maniac.parse import reserved_word
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
 from pbp.text.counted import counted
