@@ -10,8 +10,9 @@ the words below are ru's and en's; read as :mod:`pbp.games.maniac.words` builds 
 optional colon after the keyword; bold markers ignored; text inside forum quotes and
 spoilers skipped (:func:`~pbp.mail.read.forumtags.unquote_forum`); look-alike Latin
 letters in Cyrillic words read as Cyrillic and the reverse
-(:func:`~pbp.text.names.fold_confusables`); player names matched by :class:`~pbp.text.commands.PlayerNames` (any case form, ``ё`` =
-``е``, a leading preposition dropped, typos refused with a suggestion)::
+(:func:`~pbp.text.names.fold_confusables`); player names matched by
+:class:`~pbp.text.commands.PlayerNames` (any case form, ``ё`` = ``е``, a leading
+preposition dropped, typos refused with a suggestion)::
 
     VOTE <player>                                 ГОЛОС <игрок>
     VOTE PRISON <player>                          ГОЛОС ТЮРЬМА <игрок>
