@@ -8,7 +8,7 @@ Run from the repository (after ``./scripts/test`` or ``./scripts/bench`` install
 For each shape of ``tests/kits/bodyshapes.py`` and each size, a fresh Python process builds
 the mail (from a player), reads it (:func:`pbp.mail.read.mime.read_letter`) and parses its
 text as each bundled game does (Cluedo by days and by rounds, Maniac: the command
-parser, :func:`pbp.mail.read.body.strip_help_echo`, :func:`pbp.app.playermoves.ignored_lines`);
+parser, :func:`pbp.mail.read.echo.strip_help_echo`, :func:`pbp.app.playermoves.ignored_lines`);
 it reports the thread CPU seconds of that work and its peak RSS
 (``getrusage(RUSAGE_SELF).ru_maxrss`` of that process, which includes the
 interpreter and pbp's modules: the ``baseline`` row is a process that imports the
@@ -48,7 +48,7 @@ def child(name: str, size: int) -> dict[str, float]:
     from pbp.app.playermoves import ignored_lines
     from pbp.games.cluedo.parse import parse_cluedo
     from pbp.games.maniac.parse import parse_maniac
-    from pbp.mail.read.body import strip_help_echo
+    from pbp.mail.read.echo import strip_help_echo
     from pbp.mail.read.mime import read_letter
 
     seconds = 0.0

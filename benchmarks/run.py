@@ -66,7 +66,8 @@ from kits.mailstack import Dovecot, SmtpServer  # noqa: E402
 from moves import Bot, Move  # noqa: E402
 
 from pbp.app.service import Service  # noqa: E402
-from pbp.config.model import Config, load_config  # noqa: E402
+from pbp.config.loading import load_config  # noqa: E402
+from pbp.config.model import Config  # noqa: E402
 from pbp.mail.base import RawMessage  # noqa: E402
 from pbp.mail.imap import ImapInbox  # noqa: E402
 from pbp.mail.smtp import SmtpTransport  # noqa: E402

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from moves import Bot  # noqa: E402
 
 from pbp.app.service import Service  # noqa: E402
-from pbp.config.model import load_config  # noqa: E402
+from pbp.config.loading import load_config  # noqa: E402
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver  # noqa: E402
 from pbp.store import Store  # noqa: E402
 from pbp.text.render import Renderer  # noqa: E402

@@ -23,7 +23,7 @@ from kits.table import GM, TEMPLATES, Table, body, named_body, utc
 from pbp.app.digest import DIGEST_SHOWN, inert
 from pbp.app.intake.senders import SenderRules
 from pbp.app.service import Service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.base import STRANGER_KEPT_BYTES
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.store import GM_SEAT, Store

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from kits.table import EMAILS, GM, Table, body, utc, write_config
 
-from pbp.config.model import ConfigError, load_config
+from pbp.config.loading import ConfigError, load_config
 from pbp.mail.maildir import deliver
 from pbp.mail.read.auth import AuthField
 from pbp.mail.read.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, Verdict, verdict

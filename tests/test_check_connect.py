@@ -19,7 +19,7 @@ from kits.table import write_config
 from pbp.app import connect
 from pbp.app.placement import Mark, placement
 from pbp.cli import main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.read.authcheck import TrustedServer
 from pbp.mail.read.mime import read_letter
 

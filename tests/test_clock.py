@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kits.table import GM, Table, summary, utc
 
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 
 GAME = "seed-000"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbp.config.model import ConfigError, Problem, load_config
+from pbp.config.loading import ConfigError, Problem, load_config
 from pbp.games.cluedo.cards import Cards, Deal
 from pbp.games.cluedo_days.config import CluedoDaysGame
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame

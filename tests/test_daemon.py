@@ -17,7 +17,7 @@ from kits.wait import wait_for
 
 from pbp.app.daemon import Daemon
 from pbp.cli import _service, main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.maildir import read_maildir
 
 

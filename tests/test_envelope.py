@@ -27,7 +27,7 @@ from kits.table import GM, Table, utc
 
 from pbp.app.ratelimit import Admit, AnswerLimit
 from pbp.cli import main
-from pbp.games.core import gameconfig
+from pbp.games.core import configvalues
 from pbp.mail.base import PermanentSendError, Submission
 from pbp.mail.compose import compose, flatten
 from pbp.mail.maildir import deliver, read_maildir_raw
@@ -470,7 +470,7 @@ def test_an_address_the_reader_takes_is_the_one_composed_and_sent(
     assert f"\r\nTo: {address}\r\n".encode() in flatten(message)
     assert smtplib.quoteaddr(address) == f"<{address}>"
     if address.isascii():
-        assert gameconfig.address_problem(address) in (None, "not a valid email address")
+        assert configvalues.address_problem(address) in (None, "not a valid email address")
 
 
 @pytest.mark.parametrize(
@@ -492,6 +492,6 @@ def test_games_yaml_refuses_an_address_whose_mail_pbp_would_not_read(
 ) -> None:
     """Else the reader keeps the player's every mail as forged_from, and composing his
     answers fails."""
-    assert gameconfig.address_problem(email) == (
+    assert configvalues.address_problem(email) == (
         f"pbp would neither read mail from it nor answer it: {problem}"
     )

@@ -379,7 +379,7 @@ FORUM_TEXT = [
     ("Таня написал(а):", ""),
     ("tanya:", ""),
     # Discourse's Unicode usernames (issue 33, third pass); a capitalised one is a
-    # title as a seat's name (pbp.mail.read.body.Reply.with_titles).
+    # title as a seat's name (pbp.mail.read.reply.Reply.with_titles).
     ("таня_к:", ""),
     ("таня:", ""),
     ("Таня:", ""),

@@ -24,7 +24,7 @@ import pytest
 from kits.table import TEMPLATES, body, utc
 
 from pbp.app.service import Service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.mail.read.mime import find_tokens, read_letter
 from pbp.store import Store

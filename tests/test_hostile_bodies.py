@@ -41,7 +41,8 @@ from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
 from pbp.mail.read import markup
 from pbp.mail.read.automatic import is_automatic
-from pbp.mail.read.body import strip_echo, strip_help_echo, unquote_forum
+from pbp.mail.read.echo import strip_echo, strip_help_echo
+from pbp.mail.read.forumtags import unquote_forum
 from pbp.mail.read.markup import html_to_text, tame_html
 from pbp.mail.read.mime import read_letter
 from pbp.mail.read.mimetree import MAX_PART_DEPTH

@@ -40,7 +40,7 @@ from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.app.service import Service
 from pbp.cli import _service, main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.games.maniac.kind import Maniac
 
 TANYA, OLYA, VASYA, PETYA = "Таня", "Оля", "Вася", "Петя"
@@ -221,7 +221,8 @@ def _subject(raw: bytes) -> str:
 
 
 def test_a_maildir_inbox_keeps_a_copy_once_in_its_kept_folder(tmp_path: Path) -> None:
-    from pbp.mail.maildir import KEPT_FOLDER, MaildirInbox, deliver, read_maildir
+    from pbp.mail.maildir import MaildirInbox, deliver, read_maildir
+    from pbp.mail.maildirfolders import KEPT_FOLDER
 
     inbox = MaildirInbox(tmp_path / "inbox")
     key = deliver(tmp_path / "inbox", b"Message-ID: <k@example.test>\r\n\r\nSTATUS\r\n")

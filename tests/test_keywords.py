@@ -15,7 +15,7 @@ import yaml
 from pbp.app.gm.by_mail import confirms
 from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, Status, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
-from pbp.games.maniac import parse as maniac_parse
+from pbp.games.maniac import words as maniac_words
 from pbp.games.maniac.moves import Help as ManiacHelp
 from pbp.games.maniac.moves import Kill, Skip, Unvote, Vote
 from pbp.games.maniac.moves import Status as ManiacStatus
@@ -133,7 +133,7 @@ def test_a_made_up_locale_is_read_by_every_parser_without_a_code_change(locales:
     assert maniac("MATAR Васю y Таню en noche 3") == [Kill(("Вася", "Таня"), 3)]
     assert maniac("SALTAR noche 4") == [Skip(4)]
     assert maniac("ESTADO\nAYUDA") == [ManiacStatus(), ManiacHelp()]
-    assert maniac_parse.reserved_word("Carcel") == "carcel"
+    assert maniac_words.reserved_word("Carcel") == "carcel"
     (error,) = maniac("Votarr Петя")
     assert error.code == "unknown_command"
     assert error.params["suggestion"] == "VOTAR"

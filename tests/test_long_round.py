@@ -21,7 +21,7 @@ from kits.table import TEMPLATES, utc
 
 import pbp.app.service
 from pbp.app.service import Service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.store import Store
 from pbp.text.render import Renderer

@@ -29,7 +29,7 @@ from pbp.app.daemon import Daemon
 from pbp.app.lost import find_lost, replay
 from pbp.app.service import Service
 from pbp.cli import _service, main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.store import GM_SEAT
 
 GAME = "seed-000"

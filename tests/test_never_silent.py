@@ -2,7 +2,7 @@
 doubtful or quoted lines do is answered with those lines under "looks quoted — not
 done" and how to send them again, never "no command found".
 
-One case per shape of :class:`pbp.mail.read.body.Doubt` (the test fails when a shape has
+One case per shape of :class:`pbp.mail.read.reply.Doubt` (the test fails when a shape has
 no case here), each raw bytes through the service: Оля, who voted for Таня, sends a
 mail whose only command, ``ГОЛОС Петя``, stands where the reader does not take it for
 hers. It is not executed, and the answer lists it.
@@ -23,7 +23,7 @@ from test_real_mail import DAY_1, FOOTER, answer, from_player, run, votes
 from test_real_mail_forum import start
 from test_real_mail_quotes import ADVICE, REPLY_AT, crlf
 
-from pbp.mail.read.body import Doubt
+from pbp.mail.read.reply import Doubt
 from pbp.mail.read.textparts import read_body
 
 OLYA = EMAILS["Оля"]

@@ -28,7 +28,7 @@ from kits.table import GM, Table, body, named_body, seed_000, utc, write_config
 
 from pbp.app.intake.senders import SenderRules
 from pbp.cli import _service, main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
 

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from kits.table import GM, Table, named_body, summary, utc
 
 from pbp.cli import main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.games.core.events import LeverRefused
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,8 +15,10 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from pbp.mail.base import header_section
-from pbp.mail.read.body import new_text, strip_echo, unflow
+from pbp.mail.read.body import new_text
 from pbp.mail.read.charset import decode_bytes
+from pbp.mail.read.echo import strip_echo
+from pbp.mail.read.flowed import unflow
 from pbp.mail.read.headers import HEADER_LIMIT, cap, mailboxes
 from pbp.mail.read.mime import MAX_TOKENS, Letter, find_token, find_tokens, read_letter
 

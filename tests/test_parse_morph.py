@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from pbp.text.cardforms import room_phrase
 from pbp.text.morph import (
     CASES,
     OBLIQUE,
@@ -22,7 +23,6 @@ from pbp.text.morph import (
     gender_of,
     inflect,
     is_first_name,
-    room_phrase,
 )
 
 Forms = tuple[str, str, str, str, str]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from kits.table import write_config
 
-from pbp.config.model import ConfigError, ImapSettings, SmtpSettings, load_config
+from pbp.config.loading import ConfigError, load_config
+from pbp.config.model import ImapSettings, SmtpSettings
 
 MAIL = """\
 mail:

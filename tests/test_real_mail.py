@@ -453,7 +453,7 @@ def test_case07_our_own_example_lines_quoted_back_unmarked_are_never_applied(
     maniac: ManiacTable,
 ) -> None:
     """A client that quotes without ``>``: the pasted copy of our mail (with its example
-    commands) is cut off by In-Reply-To (:func:`pbp.mail.read.body.strip_echo`)."""
+    commands) is cut off by In-Reply-To (:func:`pbp.mail.read.echo.strip_echo`)."""
     maniac.move("Вася", "ПОМОЩЬ", at=DAY_1)
     (ours,) = [m for m in maniac.sent() if m["To"] == EMAILS["Вася"]][-1:]
     echoed = "\r\n".join(body(ours).splitlines())

@@ -28,7 +28,8 @@ from pbp.games.core.events import InvalidMove
 from pbp.games.maniac.engine import Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.mail.maildir import deliver
-from pbp.mail.read.body import new_text, strip_help_echo
+from pbp.mail.read.body import new_text
+from pbp.mail.read.echo import strip_help_echo
 from pbp.mail.read.mime import read_letter
 
 START = utc(2026, 12, 1, 17)

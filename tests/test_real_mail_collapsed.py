@@ -23,9 +23,10 @@ from test_real_mail import FOOTER, answer, from_player, run, votes
 from test_real_mail_forum import OLD_VOTE_LISTED, VOTE_PETYA, reply, start
 from test_real_mail_quotes import REPLY_AT
 
-from pbp.mail.read.body import Doubt, split_reply
+from pbp.mail.read.body import split_reply
 from pbp.mail.read.forumquote import forum_quote
 from pbp.mail.read.mime import read_letter
+from pbp.mail.read.reply import Doubt
 from pbp.mail.read.replyheader import collapsed_header, reply_header
 
 

@@ -22,9 +22,10 @@ from kits.maniac_table import EMAILS, ManiacTable
 from test_real_mail import DAY_1, FOOTER, answer, from_player, run, votes
 from test_real_mail_quotes import ADVICE, REPLY_AT, crlf
 
-from pbp.mail.read.body import Doubt, split_reply
+from pbp.mail.read.body import split_reply
 from pbp.mail.read.forumquote import FORUM_QUOTES, forum_quote, is_quote_end
 from pbp.mail.read.mime import read_letter
+from pbp.mail.read.reply import Doubt
 
 OLYA = EMAILS["Оля"]
 #: Her answer's lines for her vote for Петя, written ``ГОЛОС Петя``.

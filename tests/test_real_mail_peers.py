@@ -26,9 +26,11 @@ from test_real_mail import FOOTER, flowed, votes
 from test_real_mail_forum import OLD_VOTE_LISTED, VOTE_PETYA, reply, start
 from test_real_mail_quotes import ADVICE
 
-from pbp.mail.read.body import Doubt, split_reply, unflow
+from pbp.mail.read.body import split_reply
+from pbp.mail.read.flowed import unflow
 from pbp.mail.read.forumquote import forum_quote
 from pbp.mail.read.mime import read_letter
+from pbp.mail.read.reply import Doubt
 from pbp.mail.read.replyheader import attribution_start, reply_header
 
 

@@ -25,7 +25,7 @@ from kits.wait import wait_for
 
 from pbp.app.daemon import POLL_SECONDS, Daemon
 from pbp.cli import _service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.games.core import registry
 from pbp.mail.maildir import deliver, read_maildir
 

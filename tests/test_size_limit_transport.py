@@ -20,10 +20,11 @@ from kits.mailstack import Dovecot
 from kits.table import write_config
 
 from pbp.cli import _inbox
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, HEADER_BYTES, RawMessage, header_section
 from pbp.mail.imap import ImapInbox
-from pbp.mail.maildir import HEADER_LIMIT, MaildirInbox, deliver
+from pbp.mail.maildir import MaildirInbox, deliver
+from pbp.mail.maildirfiles import HEADER_LIMIT
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 GM = "gm@example.test"

@@ -21,7 +21,7 @@ from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.app.service import Service
 from pbp.cli import _service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 
 TANYA, OLYA, VASYA = "Таня", "Оля", "Вася"
 

@@ -45,7 +45,8 @@ from imapclient.exceptions import LoginError
 from pbp.app.placement import Mark, placement
 from pbp.config.model import Config, ImapSettings, SmtpSettings
 from pbp.mail.base import HEADER_BYTES, cut_header, network_fault
-from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD, said
+from pbp.mail.imap import CHECK_KEYWORD, DONE_KEYWORD
+from pbp.mail.imapconnection import said
 from pbp.mail.read.authcheck import TrustedServer
 from pbp.mail.read.mime import Letter, read_letter
 from pbp.text.counted import counted

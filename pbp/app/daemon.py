@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbp.app.seating import seat_warnings
 from pbp.app.service import Service
-from pbp.config.model import DEFAULT_MAX_CONFIG_BYTES, ConfigError, load_config
+from pbp.config.loading import DEFAULT_MAX_CONFIG_BYTES, ConfigError, load_config
 from pbp.store import StoreDamagedError, StoreReplacedError
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ class Daemon:
         file, or one that lacks a started game, is refused with one ERROR line and the
         old configuration stays. Returns whether the new one is used.
 
-        The file is read as :func:`pbp.config.model.load_config` reads it: a regular file of
+        The file is read as :func:`pbp.config.loading.load_config` reads it: a regular file of
         at most ``max_config_bytes``, never waited on (a FIFO in its place is refused),
         its YAML within bounds (an alias bomb is refused in milliseconds). A
         :class:`MemoryError` or :class:`RecursionError` on the way is a refusal too:

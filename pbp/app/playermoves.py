@@ -27,9 +27,10 @@ from pbp.app.table import Applied, standing_deadline
 from pbp.config.model import Game
 from pbp.games.core.events import Event, MoveError
 from pbp.games.core.kind import AnyKind, ParsedCommand
-from pbp.mail.read.body import Reply, strip_echo, strip_help_echo
+from pbp.mail.read.echo import strip_echo, strip_help_echo
 from pbp.mail.read.mime import Letter
 from pbp.mail.read.quotemarks import comment_labels
+from pbp.mail.read.reply import Reply
 from pbp.store import GM_SEAT, Schedule
 
 if TYPE_CHECKING:
@@ -205,19 +206,19 @@ class Moves(ServicePart):
         """The player's own text and the lines that may be quoted: a quote of the mail
         of ours he answers, left there by a client that marks no quotes, is cut off, so
         our examples and forum snippets are never executed as his moves
-        (:func:`pbp.mail.read.body.strip_echo`). The mail answered is found by In-Reply-To,
+        (:func:`pbp.mail.read.echo.strip_echo`). The mail answered is found by In-Reply-To,
         else by the last of the References that is ours, and only when it went to him
         (:func:`pbp.app.answered.answered_mail`); our command help pasted back (it is in
         every welcome and HELP mail) is cut off even without threading
-        (:func:`pbp.mail.read.body.strip_help_echo`). Both look at the text with its
+        (:func:`pbp.mail.read.echo.strip_help_echo`). Both look at the text with its
         doubtful lines in place (a pasted mail of ours is known by its run of lines),
         which are then left out again, with the lines of the mail answered under a
-        header block at the top (:meth:`pbp.mail.read.body.Reply.own`). The lines set aside
+        header block at the top (:meth:`pbp.mail.read.reply.Reply.own`). The lines set aside
         (quotes) that are lines of the mail answered or of the help are left out. His
         comments that Outlook labelled with his name inside a quote (``[Оля] ГОЛОС
-        Петя``) are his text (:meth:`pbp.mail.read.body.Reply.with_labels`;
+        Петя``) are his text (:meth:`pbp.mail.read.reply.Reply.with_labels`;
         :attr:`Echoes.labels`). A Discourse quote titled with a seat's name (``Вася:``
-        above the pasted post) is doubtful (:meth:`pbp.mail.read.body.Reply.with_titles`).
+        above the pasted post) is doubtful (:meth:`pbp.mail.read.reply.Reply.with_titles`).
 
         ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
         message (the store is not asked again); None: made here."""
@@ -447,7 +448,7 @@ def quoted_commands(
     """The command lines of a player's mail listed as "looks quoted — not done"
     (issue 33, "never silent"): its doubtful lines that hold a command
     (:func:`looks_quoted`); and when neither those nor his own text (``commands``) hold
-    one, the lines set aside that do (:attr:`pbp.mail.read.body.Reply.aside`: a move
+    one, the lines set aside that do (:attr:`pbp.mail.read.reply.Reply.aside`: a move
     written into a quote or below a signature is answered, never "no command found").
     A forwarded mail's lines (``forwarded``) are not tried: its answer says they are
     another's. ``reply``: his own reply (:meth:`Moves.own_reply`, our mail's lines

@@ -40,7 +40,7 @@ from pbp.cli.lost import lost
 from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
-from pbp.mail.maildir import MaildirAccessError
+from pbp.mail.maildirfolders import MaildirAccessError
 from pbp.store import StoreOpenError
 
 __all__ = ["_inbox", "_service", "_transport", "main", "templates_dir"]
@@ -51,7 +51,7 @@ class _Main(click.Group):
     of a version no pbp writes, read-only for this user) or a damaged one is one
     sentence and exit 1, whichever command opened it (:class:`~pbp.store.StoreOpenError`,
     :class:`sqlite3.DatabaseError`); so is a Maildir inbox or outbox this user cannot
-    use (:class:`~pbp.mail.maildir.MaildirAccessError`)."""
+    use (:class:`~pbp.mail.maildirfolders.MaildirAccessError`)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

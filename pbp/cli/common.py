@@ -18,10 +18,12 @@ from typing import Any, TypeVar
 import click
 
 from pbp.app.service import Service
-from pbp.config.model import DEFAULT_MAX_CONFIG_BYTES, Config, ConfigError, load_config
+from pbp.config.loading import DEFAULT_MAX_CONFIG_BYTES, ConfigError, load_config
+from pbp.config.model import Config
 from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
-from pbp.mail.maildir import MaildirInbox, MaildirTransport, maildir_problem
+from pbp.mail.maildir import MaildirInbox, MaildirTransport
+from pbp.mail.maildirfolders import maildir_problem
 from pbp.store import Store, store_exists
 from pbp.text.render import Renderer
 
@@ -128,7 +130,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def max_config_bytes_option(command: F) -> F:
     """The option ``--max-config-bytes BYTES`` (:data:`MAX_CONFIG_BYTES_ENV`; default
-    :data:`pbp.config.model.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
+    :data:`pbp.config.loading.DEFAULT_MAX_CONFIG_BYTES`), passed as ``max_config_bytes``."""
     return click.option(
         "--max-config-bytes",
         "max_config_bytes",
@@ -146,7 +148,7 @@ def max_config_bytes_option(command: F) -> F:
 
 def _load(path: Path, max_bytes: int | None = None) -> Config:
     """``games.yaml`` at ``path``, checked, read within ``max_bytes`` (None: the value of
-    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.model.DEFAULT_MAX_CONFIG_BYTES`).
+    :data:`MAX_CONFIG_BYTES_ENV`, else :data:`pbp.config.loading.DEFAULT_MAX_CONFIG_BYTES`).
 
     :raises click.exceptions.Exit: 1 after printing every problem, one a line, to stderr.
     :raises click.BadParameter: :data:`MAX_CONFIG_BYTES_ENV` is set to no positive integer.
@@ -172,7 +174,7 @@ def _load(path: Path, max_bytes: int | None = None) -> Config:
 def _inbox(config: Config) -> Inbox:
     """The inbox ``config`` names: a local Maildir or an IMAP account (not yet connected).
 
-    :raises pbp.mail.maildir.MaildirAccessError: a Maildir this user cannot use (every
+    :raises pbp.mail.maildirfolders.MaildirAccessError: a Maildir this user cannot use (every
         command says it in one sentence, :class:`pbp.cli._Main`)."""
     settings = config.mail.inbox
     if settings.maildir is not None:
@@ -195,7 +197,7 @@ def _inbox(config: Config) -> Inbox:
 
 def maildir_problems(config: Config) -> list[str]:
     """Why this user cannot use the Maildir inbox or outbox ``config`` names, one
-    sentence each (:func:`pbp.mail.maildir.maildir_problem`; ``pbp check``); nothing is
+    sentence each (:func:`pbp.mail.maildirfolders.maildir_problem`; ``pbp check``); nothing is
     made. ``[]`` for IMAP and SMTP, which ``pbp check --connect`` tries."""
     found: list[str | None] = []
     if config.mail.inbox.maildir is not None:
@@ -208,7 +210,7 @@ def maildir_problems(config: Config) -> list[str]:
 def _transport(config: Config) -> Transport:
     """The outbox ``config`` names: a local Maildir or an SMTP server (not yet connected).
 
-    :raises pbp.mail.maildir.MaildirAccessError: as :func:`_inbox`."""
+    :raises pbp.mail.maildirfolders.MaildirAccessError: as :func:`_inbox`."""
     settings = config.mail.outbox
     if settings.maildir is not None:
         return MaildirTransport(settings.maildir)

@@ -25,13 +25,8 @@ from pbp.app.lock import writer_lock
 from pbp.app.seating import seat_warnings
 from pbp.cli.common import KEPT_ID, _load, _refused, _service, _when, cli_time, log
 from pbp.games.core.events import Refusal
-from pbp.mail.maildir import (
-    DONE_FOLDER,
-    KEPT_FOLDER,
-    deliver,
-    explain_maildir,
-    read_maildir_raw,
-)
+from pbp.mail.maildir import deliver, read_maildir_raw
+from pbp.mail.maildirfolders import DONE_FOLDER, KEPT_FOLDER, explain_maildir
 from pbp.mail.read.headers import cap
 from pbp.mail.read.mime import read_headers, read_letter, shown_text
 from pbp.store import STILL_KEPT, Store, store_exists

@@ -32,7 +32,8 @@ from pbp.cli.common import (
     maildir_problems,
     max_config_bytes_option,
 )
-from pbp.config.model import Config, ConfigError, load_config, unset_secrets
+from pbp.config.loading import ConfigError, load_config
+from pbp.config.model import Config, unset_secrets
 from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirTransport

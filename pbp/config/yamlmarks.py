@@ -1,6 +1,6 @@
 """YAML with line numbers, and pydantic errors as YAML paths, for messages that point at a line.
 
-Used by :mod:`pbp.config.model`.
+Used by :mod:`pbp.config.loading` and :mod:`pbp.config.model`.
 
 :func:`load_marked` parses a document once with PyYAML, keeping the node tree's marks:
 every path in the document (``("games", 0, "players", 2, "email")``) is mapped to its

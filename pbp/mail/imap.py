@@ -16,29 +16,26 @@ before giving up.
 
 from __future__ import annotations
 
-import contextlib
-import imaplib
 import logging
-import re
-import socket
 import ssl
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
-from types import TracebackType
+from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError, ProtocolError
+from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError
 
-from pbp.mail.base import (
-    DEFAULT_MAX_MESSAGE_SIZE,
-    HEADER_BYTES,
-    Head,
-    RawMessage,
-    network_fault,
-    read_head,
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, network_fault
+from pbp.mail.imapconnection import (
+    CONNECTION_ERRORS,
+    open_client,
+    quietly_logout,
+    quietly_shut_down,
+    said,
+    text,
 )
+from pbp.mail.imapfetch import FETCH_BATCH, fetch_messages
 
 __all__ = ["ImapInbox", "KeywordNotSupportedError"]
 
@@ -57,45 +54,6 @@ CHECK_KEYWORD = "$PbpCheck"
 
 KEPT_KEYWORD = "$PbpKept"
 """Set on a message once :meth:`ImapInbox.keep` copied it to the kept folder."""
-
-FETCH_BATCH = 100
-"""UIDs per ``UID FETCH`` command."""
-
-FIRST_BYTES = 64 * 1024
-"""Bytes of each message fetched with its size (``BODY.PEEK[]<0.n>``): a message this
-small (most players' mail) arrives whole in that one command (issue 18)."""
-
-CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
-    OSError,
-    IMAPClientAbortError,
-    EOFError,
-    ProtocolError,
-)
-"""Errors after which the connection is unusable: drop it and reconnect.
-
-``OSError`` covers socket errors, timeouts and ``ssl.SSLError``;
-``IMAPClientAbortError`` (``imaplib.IMAP4.abort``) covers ``BYE`` and EOF;
-``ProtocolError``: a reply the session cannot be trusted after.
-"""
-
-
-_LOGOUT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, imaplib.IMAP4.error)
-
-
-def said(error: BaseException) -> str:
-    """What the server said in ``error`` (imapclient keeps the reply as bytes, or as
-    the text of their repr: ``"b'[AUTHENTICATIONFAILED] …'"``)."""
-    said = error.args[0] if len(error.args) == 1 else str(error)
-    if isinstance(said, bytes):
-        said = said.decode("utf-8", "replace")
-    text = str(said).strip()
-    quoted = re.fullmatch(r"b(['\"])(.*)\1", text, re.DOTALL)
-    text = quoted.group(2) if quoted else text
-    return _SERVER_TIMING.sub("", text)
-
-
-#: Dovecot's note of the time a command took (``(0.001 + 0.000 secs).``): noise to a GM.
-_SERVER_TIMING = re.compile(r"\s*\(\d+\.\d+(?: \+ \d+\.\d+)* secs\)\.?$")
 
 
 class KeywordNotSupportedError(Exception):
@@ -223,7 +181,7 @@ class ImapInbox:
         if self._client is not None:
             return self._client
         context = ssl.create_default_context() if self.tls != "none" else None
-        client = _open(self.host, self.port, self.tls == "ssl", context, self.timeout)
+        client = open_client(self.host, self.port, self.tls == "ssl", context, self.timeout)
         try:
             client.normalise_times = False  # keep INTERNALDATE's zone: aware datetimes
             if self.tls == "starttls":
@@ -243,12 +201,12 @@ class ImapInbox:
             self._uidvalidity = uidvalidity
             self._client = client  # from here on close() closes it
         except Exception:
-            _quietly_logout(client)
+            quietly_logout(client)
             raise
         except BaseException:
             # Cut short (a signal handler's exception, KeyboardInterrupt), perhaps in
             # the middle of a command: a LOGOUT might never be answered.
-            _quietly_shut_down(client)
+            quietly_shut_down(client)
             raise
         logger.info(
             "connected to %s:%d as %s, folder %s (UIDVALIDITY %d, IDLE %s)",
@@ -265,7 +223,7 @@ class ImapInbox:
         permanent = selected.get(b"PERMANENTFLAGS")
         if permanent is None:
             return  # RFC 3501 §7.1: absent means all flags may be changed permanently
-        names = {_text(flag).lower() for flag in permanent}
+        names = {text(flag).lower() for flag in permanent}
         if "\\*" not in names and self.done_keyword.lower() not in names:
             raise KeywordNotSupportedError(
                 f"folder {self.folder!r} on {self.host}:{self.port} cannot store the keyword "
@@ -311,7 +269,7 @@ class ImapInbox:
         KEYWORD <done_keyword>`` (from the lowest UID the last search found on:
         :meth:`_not_done`), then, in batches of 100, ``UID FETCH (RFC822.SIZE
         INTERNALDATE BODY.PEEK[]<0.n>)`` with ``n`` the smaller of
-        :data:`FIRST_BYTES` and ``max_message_size``: a message of at most ``n``
+        :data:`~pbp.mail.imapfetch.FIRST_BYTES` and ``max_message_size``: a message of at most ``n``
         bytes is then whole. Of a larger one within ``max_message_size`` the whole
         is fetched next (``BODY.PEEK[]``); of one over the limit (``truncated``) only
         its header section, cut from those first bytes (or fetched as
@@ -340,7 +298,9 @@ class ImapInbox:
         # a mailbox sync (RFC 3501 §6.1.2, §7.3.1: NOOP reports it as EXISTS).
         client.noop()
         uidvalidity = self._uidvalidity
-        return self._fetch(client, self._not_done(client, uidvalidity), uidvalidity)
+        return fetch_messages(
+            client, self._not_done(client, uidvalidity), uidvalidity, self.max_message_size
+        )
 
     def fetch_done(self, since: datetime) -> list[RawMessage]:
         """Every message with the done keyword that arrived at or after ``since``,
@@ -358,79 +318,9 @@ class ImapInbox:
             day = (since - timedelta(days=1)).date()
             criteria: list[Any] = ["KEYWORD", self.done_keyword, "NOT", "KEYWORD", CHECK_KEYWORD]
             uids = sorted(int(uid) for uid in client.search([*criteria, "SINCE", day]))
-            return self._fetch(client, uids, self._uidvalidity)
+            return fetch_messages(client, uids, self._uidvalidity, self.max_message_size)
 
         return [m for m in self._with_retry(done) if m.arrived >= since]
-
-    def _fetch(
-        self, client: IMAPClient, uids: list[int], uidvalidity: int | None
-    ) -> list[RawMessage]:
-        """The messages ``uids`` (see :meth:`fetch_new`), ordered by (arrived, UID)."""
-        limit = self.max_message_size
-        first = min(FIRST_BYTES, limit)
-        found: list[tuple[datetime, int, RawMessage]] = []
-        for start in range(0, len(uids), FETCH_BATCH):
-            batch = uids[start : start + FETCH_BATCH]
-            # RFC 3501 §6.4.5: the partial BODY.PEEK[]<0.n> is answered as BODY[]<0>.
-            items = ["RFC822.SIZE", "INTERNALDATE", f"BODY.PEEK[]<0.{first}>"]
-            read: dict[int, tuple[datetime, int, bytes | None]] = {}
-            for uid, data in client.fetch(batch, items).items():
-                size, internaldate = data.get(b"RFC822.SIZE"), data.get(b"INTERNALDATE")
-                if isinstance(size, int) and internaldate is not None:
-                    chunk = data.get(b"BODY[]<0>")
-                    read[int(uid)] = (_utc(internaldate), size, _bytes_or_none(chunk))
-            whole: dict[int, Head] = {}  # in full (long=None, not over the limit) or cut
-            rest, heads = [], []
-            for uid, (_, size, chunk) in read.items():
-                if chunk is None:
-                    continue  # expunged meanwhile (Dovecot: BODY[]<0> NIL)
-                head = read_head(chunk, whole=len(chunk) >= size)
-                if head is None:
-                    heads.append(uid)  # a header section longer than the first bytes
-                elif head.long is not None:
-                    whole[uid] = head  # never fetched further
-                elif size <= first and len(chunk) == size:
-                    whole[uid] = Head(chunk)
-                elif size <= limit:
-                    rest.append(uid)
-                else:
-                    whole[uid] = head
-            if heads:
-                # RFC 3501 §6.4.5: BODY.PEEK[HEADER]<0.n>, answered as BODY[HEADER]<0>.
-                item = f"BODY.PEEK[HEADER]<0.{HEADER_BYTES}>"
-                for uid, data in client.fetch(sorted(heads), [item]).items():
-                    section = _bytes_or_none(data.get(b"BODY[HEADER]<0>"))
-                    if section is not None:
-                        head = read_head(section, whole=len(section) < HEADER_BYTES)
-                        if head is not None and head.long is None and read[uid][1] <= limit:
-                            rest.append(int(uid))
-                        elif head is not None:
-                            whole[int(uid)] = head
-            if rest:
-                for uid, data in client.fetch(sorted(rest), ["BODY.PEEK[]"]).items():
-                    body = _bytes_or_none(data.get(b"BODY[]"))
-                    if body is not None:
-                        whole[int(uid)] = Head(body)
-            for uid in batch:
-                if uid not in read or uid not in whole:
-                    # Expunged by another session since SEARCH: no FETCH response at
-                    # all, or (Dovecot) one with BODY[] NIL and a 1970 INTERNALDATE.
-                    logger.info("UID %d expunged before FETCH, skipped", uid)
-                    continue
-                arrived, size, _ = read[uid]
-                got = whole[uid]
-                message = RawMessage(
-                    str(uid),
-                    uidvalidity,
-                    arrived,
-                    got.raw,
-                    size,
-                    truncated=size > limit or got.long is not None,
-                    long_header=got.long,
-                )
-                found.append((arrived, uid, message))
-        found.sort(key=lambda item: (item[0], item[1]))
-        return [message for _, _, message in found]
 
     def mark_done(self, keys: Sequence[str]) -> None:
         """``UID STORE <uids> +FLAGS.SILENT (<done_keyword>)`` (idempotent).
@@ -484,7 +374,7 @@ class ImapInbox:
             todo = [
                 uid
                 for uid in uids
-                if uid in flags and KEPT_KEYWORD not in {_text(f) for f in flags[uid]}
+                if uid in flags and KEPT_KEYWORD not in {text(f) for f in flags[uid]}
             ]
             if not todo:
                 return
@@ -567,7 +457,7 @@ class ImapInbox:
             # timeout for it. Closed without a word; the next wait connects anew.
             client_left, waiter._client = waiter._client, None
             if client_left is not None:
-                _quietly_shut_down(client_left)
+                quietly_shut_down(client_left)
             raise
 
     def _idle_once(self, client: IMAPClient, seconds: float) -> bool:
@@ -595,77 +485,6 @@ class ImapInbox:
         """LOGOUT (errors ignored); safe to call twice."""
         client, self._client = self._client, None
         if client is not None:
-            _quietly_logout(client)
+            quietly_logout(client)
         if self._waiter is not None:
             self._waiter.close()
-
-
-def _bytes_or_none(value: object) -> bytes | None:
-    """A FETCH response's body item as bytes (None for NIL or a missing item)."""
-    return bytes(value) if isinstance(value, bytes | bytearray) else None
-
-
-def _quietly_logout(client: IMAPClient) -> None:
-    try:
-        client.logout()
-    except _LOGOUT_ERRORS:
-        _quietly_shut_down(client)
-
-
-def _quietly_shut_down(client: IMAPClient) -> None:
-    """Close the connection without a word to the server (errors ignored)."""
-    try:
-        client.shutdown()
-    except Exception:
-        logger.debug("shutdown of an IMAP connection failed", exc_info=True)
-
-
-def _open(
-    host: str, port: int, implicit_tls: bool, context: ssl.SSLContext | None, timeout: float
-) -> IMAPClient:
-    """``IMAPClient(host, port, …)``: connected, the greeting read.
-
-    A ``BaseException`` that cuts this short (``pbp run``'s signal handlers raise one
-    to end a wait for mail at once: SIGHUP, SIGTERM) closes the half-open
-    connection's socket here: ``socket.create_connection`` closes it for an
-    ``OSError`` only and imaplib for an ``Exception`` only, and the object holding it
-    never reaches the caller, so it was left to the garbage collector (one socket per
-    reload that came while the waiter connected; a ``ResourceWarning``). The sockets
-    are found in the frames the exception left (its traceback).
-    """
-    try:
-        return IMAPClient(host, port=port, ssl=implicit_tls, ssl_context=context, timeout=timeout)
-    except Exception:
-        raise  # closed by socket.create_connection, imaplib
-    except BaseException as cut:
-        _close_half_open(cut.__traceback__)
-        raise
-
-
-def _close_half_open(trace: TracebackType | None) -> None:
-    """Close every socket (and imaplib connection) in the locals of the frames of
-    ``trace`` below the first: what a connection being opened there held."""
-    while trace is not None and (trace := trace.tb_next) is not None:
-        for value in trace.tb_frame.f_locals.values():
-            if isinstance(value, IMAPClient):  # cut short at the end of its __init__
-                with contextlib.suppress(OSError, AttributeError):  # none yet, or closed
-                    value.shutdown()
-            elif isinstance(value, imaplib.IMAP4):
-                # Its file first: a socket with a file made on it stays open until both
-                # are closed (the greeting is read through the file).
-                for part in (getattr(value, "file", None), getattr(value, "sock", None)):
-                    if part is not None:
-                        part.close()
-            elif isinstance(value, socket.socket):  # socket.create_connection's
-                value.close()
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode("ascii", "replace") if isinstance(value, bytes) else value
-
-
-def _utc(value: datetime) -> datetime:
-    """INTERNALDATE as an aware UTC datetime (a naive one is taken as UTC)."""
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pbp.games.core.events import Event
-from pbp.games.core.gameconfig import (
+from pbp.games.core.playernames import (
     GM_SEAT as GM_SEAT,  # the GM's seat (no player may be called so)
 )
 

@@ -178,7 +178,7 @@ class Vocabulary:
 
 def name_words(locale: str, sections: tuple[str, ...], *, separators: bool) -> tuple[str, ...]:
     """The words and phrases of ``locale`` that a player's or card's name may not hold
-    (``games.yaml``, :mod:`pbp.games.core.gameconfig`), as ``keywords.yaml`` writes them
+    (``games.yaml``, :mod:`pbp.games.core.playernames`), as ``keywords.yaml`` writes them
     (``word*``: any word that begins with ``word``; a phrase: its words in a row): of
     each section of ``sections`` every command's shown form and the words it is read
     by, and the GM's lever keywords (section ``gm``, not the words read around a lever);

@@ -1,7 +1,8 @@
 """Russian personal names in their cases, from morphology libraries (issue 16, item 4;
 rule P2): the case forms a seat's name is read in (:func:`name_forms`), a name written
 in the case a sentence needs (:func:`inflect`), and the gender a name tells
-(:func:`gender_of`).
+(:func:`gender_of`). Cluedo's cards and a time zone's city are
+:mod:`pbp.text.cardforms`', declined with the same libraries (:func:`analyzer`).
 
 Two libraries, chosen by measurement on the issue's cast (Лев, Павел, Пётр, Любовь,
 Кэт, Ник, Ника, Мария, Илья, Никита, Саша, Катя, Петя, Таня, Вася, Оля, Маша) and
@@ -91,7 +92,7 @@ _lock = threading.Lock()
 _loaded: dict[str, Any] = {}
 
 
-def _morph() -> Any:
+def analyzer() -> Any:
     """pymorphy3's analyzer, loaded once (about 0.2 s, 30 MB)."""
     with _lock:
         if "morph" not in _loaded:
@@ -115,7 +116,17 @@ def _maker() -> PetrovichDeclinationMaker:
         return maker
 
 
-def _word(name: str) -> str | None:
+def gender_detector() -> Any:
+    """pytrovich's gender detector, loaded once (a few milliseconds)."""
+    with _lock:
+        if "detector" not in _loaded:
+            from pytrovich.detector import PetrovichGenderDetector
+
+            _loaded["detector"] = PetrovichGenderDetector()
+        return _loaded["detector"]
+
+
+def cyrillic_word(name: str) -> str | None:
     """``name`` lower-cased when it is one Cyrillic word of two letters or more."""
     return name.lower() if len(name) > 1 and _WORD.fullmatch(name) else None
 
@@ -123,7 +134,7 @@ def _word(name: str) -> str | None:
 def _first_names(word: str) -> list[Any]:
     """pymorphy3's parses of ``word`` as the nominative singular of a first name that
     its dictionary knows (predicted parses of unknown words are left out)."""
-    morph = _morph()
+    morph = analyzer()
     if not morph.word_is_known(word):
         return []
     return [
@@ -136,7 +147,7 @@ def _first_names(word: str) -> list[Any]:
 def _nouns(word: str) -> list[Any]:
     """pymorphy3's parses of ``word`` as the nominative singular of a common noun its
     dictionary knows (a nickname such as Колобок, Кросс)."""
-    morph = _morph()
+    morph = analyzer()
     if not morph.word_is_known(word):
         return []
     return [
@@ -155,7 +166,7 @@ def _form(parse: Any, case: Case) -> str | None:
     return None if found is None else str(found.word)
 
 
-def _like(name: str, word: str, reference: str) -> str:
+def like_written(name: str, word: str, reference: str) -> str:
     """``word`` (lower case) with the capitals of ``name``, and without ``ё`` when
     ``name`` is written with ``е`` where the dictionary's nominative ``reference`` has
     ``ё`` (Семен → Семена, not Семёна)."""
@@ -189,7 +200,7 @@ def _fits(parse: Any, gender: Gender | None) -> bool:
 def _surnames(word: str) -> list[Any]:
     """pymorphy3's parses of ``word`` as the nominative singular of a surname that its
     dictionary knows (Иванова, Петров; predicted parses of unknown words left out)."""
-    morph = _morph()
+    morph = analyzer()
     if not morph.word_is_known(word):
         return []
     return [
@@ -220,7 +231,7 @@ def gender_of(name: str) -> Gender | None:
     full = _full_name(name)
     if full is not None:
         return full[2]
-    word = _word(name)
+    word = cyrillic_word(name)
     if word is None:
         return None
     parses = _first_names(word) or _surnames(word)
@@ -269,7 +280,7 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
     if full is not None and gender in (None, full[2]):
         first, surname, told = full
         return f"{inflect(first, case, told)} {inflect(surname, case, told)}"
-    word = _word(name)
+    word = cyrillic_word(name)
     if word is None:
         return name
     gender = gender or gender_of(name)
@@ -279,14 +290,14 @@ def inflect(name: str, case: Case, gender: Gender | None = None) -> str:
         fitting = names  # Маша for a man, Илья for a woman: the same forms
     if fitting:
         found = _agreed([_form(p, case) for p in fitting])
-        return name if found is None else _like(name, found, fitting[0].word)
+        return name if found is None else like_written(name, found, fitting[0].word)
     if names:
         return name  # Лев for a woman: indeclinable; Любовь for a man: no guess
     if gender is not None:
         nouns = [p for p in _nouns(word) if p.tag.gender == gender]
         found = _agreed([_form(p, case) for p in nouns]) if nouns else None
         if found is not None:
-            return _like(name, found, nouns[0].word)
+            return like_written(name, found, nouns[0].word)
         return _petrovich(name, case, gender)
     male, female = _petrovich(name, case, "masc"), _petrovich(name, case, "femn")
     return male if male == female else name
@@ -296,7 +307,9 @@ def _double(name: str) -> list[str]:
     """The parts of a double name whose every part is a first name of the dictionary
     (Анна-Мария, Жан-Поль), else none."""
     parts = name.split("-")
-    if len(parts) < 2 or not all(_word(part) and _first_names(part.lower()) for part in parts):
+    if len(parts) < 2 or not all(
+        cyrillic_word(part) and _first_names(part.lower()) for part in parts
+    ):
         return []
     return parts
 
@@ -306,7 +319,7 @@ def _full_name(name: str) -> tuple[str, str, Gender] | None:
     a first name and a surname of the dictionary, one space between, whose genders
     agree; else None (Мисс Скарлет, Анна Петров)."""
     words = name.split(" ")
-    if len(words) != 2 or not all(_word(w) for w in words):
+    if len(words) != 2 or not all(cyrillic_word(w) for w in words):
         return None
     first, surname = words
     gender = gender_of(first)
@@ -339,7 +352,7 @@ def is_first_name(name: str) -> bool:
     >>> is_first_name("Павел"), is_first_name("Веталь")
     (True, False)
     """
-    word = _word(name)
+    word = cyrillic_word(name)
     return word is not None and bool(_first_names(word))
 
 
@@ -361,7 +374,7 @@ def name_forms(name: str) -> frozenset[str]:
         genders: tuple[Gender | None, ...] = (None, "masc", "femn")
         written = {inflect(name, c, g).lower() for c in CASES for g in genders}
         return frozenset(f.replace("ё", "е") for f in written)
-    word = _word(name)
+    word = cyrillic_word(name)
     if word is None:
         return frozenset({name.lower().replace("ё", "е")})
     forms = {word}
@@ -372,278 +385,3 @@ def name_forms(name: str) -> frozenset[str]:
         forms |= {f for p in _nouns(word) for c in OBLIQUE if (f := _form(p, c)) is not None}
         forms |= {_petrovich(name, c, g).lower() for c in OBLIQUE for g in ("masc", "femn")}
     return frozenset(f.replace("ё", "е") for f in forms)
-
-
-# --- Cluedo cards: a suspect's gender, a weapon's or room's case (issue 16, item 4) ---
-#
-# Measured on the card names of the bundled games.yaml, the tests and the seeds
-# (pymorphy3 3.x with pymorphy3-dicts-ru; pytrovich 0.2), for the sentence of a
-# suggestion (:mod:`pbp.games.cluedo.wording`: «убийца — А, ножом на кухне»; the
-# suspect's gender was read for the seed's «убийство совершил(а) А», which pbp no
-# longer writes)::
-#
-#     suspect      pymorphy3                 pytrovich (surname)   gender
-#     Краснова     Surn femn                 female                femn
-#     Белова       Surn femn                 female                femn
-#     Голубева     Surn femn                 female                femn
-#     Зеленов      Surn masc                 male                  masc
-#     Горчичников  (горчичник, plural only)  male                  masc
-#     Маша / Петя  Name femn / Name masc     —                     femn / masc
-#     Белых        Surn ms-f (indeclinable)  androgynous           None
-#     Черниченко   Surn ms-f (indeclinable)  androgynous           None
-#     Зеленович    not in the dictionary     androgynous           None
-#     Горчица      a common noun (mustard)   androgynous           None
-#     Зелёный      an adjective              male                  None (not a name)
-#
-#     card                 instrumental             prepositional
-#     нож, топор, труба    ножом, топором, трубой   ноже, топоре, трубе
-#     веревка / верёвка    веревкой / верёвкой      веревке / верёвке
-#     подсвечник, молоток  подсвечником, молотком   подсвечнике, молотке
-#     кухня, терраса       кухней, террасой         кухне, террасе
-#     бильярдная, столовая бильярдной, столовой     бильярдной, столовой (noun and
-#                          (noun and adjective agree)                      adjective agree)
-#     танцевальный зал     танцевальным залом       танцевальном зале
-#     бальный зал          бальным залом            бальном зале
-#     зимний сад           зимним садом             None (сад has a second locative,
-#                                                   «в саду»: «в зимнем саде» ✗)
-#
-# Every weapon and room of the lists declines with confidence: each word is known to
-# the dictionary and all its readings agree on the form. A card the dictionary does
-# not know (a made-up word, Latin letters, a noun with a dependent word after it:
-# «комната отдыха») gets None: games.yaml gives its words (``cards.phrases``), or the
-# game's sentences name every card in the nominative.
-
-#: A place's name: Cyrillic words joined by hyphens (Москва, Нью-Йорк).
-_PLACE = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)*")
-
-
-@lru_cache(maxsize=256)
-def place_form(place: str, case: Case) -> str | None:
-    """A city's name (``place``, nominative, as CLDR names a time zone's city) in
-    ``case``, or None when the dictionary does not know it as a place (grammeme
-    ``Geox``) or its readings disagree. Capitals follow ``place``; a name that does
-    not decline stays as written (Алматы).
-
-    >>> place_form("Москва", "datv"), place_form("Нью-Йорк", "datv")
-    ('Москве', 'Нью-Йорку')
-    >>> place_form("Алматы", "datv"), place_form("UTC", "datv")
-    ('Алматы', None)
-
-    :raises ValueError: ``case`` is not one of :data:`CASES`.
-    """
-    if case not in CASES:
-        raise ValueError(f"unknown case {case!r}: use one of {', '.join(CASES)}")
-    if not _PLACE.fullmatch(place):
-        return None
-    word = place.lower()
-    morph = _morph()
-    if not morph.word_is_known(word):
-        return None
-    places = [
-        p
-        for p in morph.parse(word)
-        if "Geox" in p.tag and p.tag.case == "nomn" and p.tag.number == "sing"
-    ]
-    forms = {_thing_form(p, case) for p in places}
-    if len(forms) != 1 or None in forms:
-        return None
-    return _like(place, str(forms.pop()), places[0].word)
-
-
-#: Grammemes of a word that may stand before the noun of a card and agree with it.
-_AGREEING = ("ADJF", "PRTF")
-
-
-def _nominatives(word: str, parts: tuple[str, ...]) -> list[Any]:
-    """pymorphy3's readings of ``word`` (known to its dictionary) as the nominative
-    singular of one of ``parts`` of speech."""
-    morph = _morph()
-    if not morph.word_is_known(word):
-        return []
-    return [
-        p
-        for p in morph.parse(word)
-        if p.tag.POS in parts and p.tag.case == "nomn" and p.tag.number == "sing"
-    ]
-
-
-@lru_cache(maxsize=4096)
-def card_form(card: str, case: Case) -> str | None:
-    """``card`` (a weapon or room of Cluedo, nominative) in ``case``, or None when
-    the dictionary cannot decline it with confidence (see the measurement above):
-    a noun (нож → ножом), an adjective used as a noun (бильярдная → бильярдной) or
-    adjectives before a noun, agreeing with it (танцевальный зал → танцевальном зале).
-    Every word must be known, and all its readings must agree on the form. Capitals
-    and ``е`` for ``ё`` follow ``card`` (веревка → веревкой).
-
-    >>> card_form("верёвка", "ablt"), card_form("Терраса", "loct")
-    ('верёвкой', 'Террасе')
-    >>> card_form("танцевальный зал", "loct"), card_form("комната отдыха", "loct")
-    ('танцевальном зале', None)
-
-    :raises ValueError: ``case`` is not one of :data:`CASES`.
-    """
-    if case not in CASES:
-        raise ValueError(f"unknown case {case!r}: use one of {', '.join(CASES)}")
-    words = card.split(" ")
-    lowered = [_word(w) for w in words]
-    if not words or any(w is None for w in lowered):
-        return None
-    *before, head = [w for w in lowered if w is not None]
-    heads = _nominatives(head, ("NOUN",) if before else ("NOUN", *_AGREEING))
-    if not heads:
-        return None
-    forms = {_thing_form(p, case) for p in heads}
-    if case == "loct" and any(_thing_form(p, "loc2") not in (None, *forms) for p in heads):
-        return None  # «в саду», not «в саде»: the sentence's preposition would want loc2
-    genders = {str(p.tag.gender) for p in heads}
-    if len(forms) != 1 or None in forms or len(genders) != 1:
-        return None
-    gender = genders.pop()
-    written = [_like(words[-1], str(forms.pop()), heads[0].word)]
-    for original, word in zip(words[:-1], before, strict=True):
-        readings = [p for p in _nominatives(word, _AGREEING) if str(p.tag.gender) == gender]
-        agreed = {_agreeing_form(p, case, heads[0]) for p in readings}
-        if len(agreed) != 1 or None in agreed:
-            return None
-        written.insert(len(written) - 1, _like(original, str(agreed.pop()), readings[0].word))
-    return " ".join(written)
-
-
-#: Rooms said with «на», by their last word (на кухне, на террасе, на веранде; on a
-#: roof, a street, a stage, a station, a pier: на крыше, на улице, на сцене, на
-#: вокзале, на причале); every other room takes «в» (в спальне, в бильярдной, в
-#: танцевальном зале).
-_ON_ROOMS = frozenset(
-    {
-        "антресоль",
-        "арена",
-        "балкон",
-        "веранда",
-        "вокзал",
-        "завод",
-        "каток",
-        "кладбище",
-        "корт",
-        "крыльцо",
-        "крыша",
-        "кухня",
-        "лестница",
-        "лоджия",
-        "мельница",
-        "мостик",
-        "опушка",
-        "остановка",
-        "палуба",
-        "парковка",
-        "платформа",
-        "площадка",
-        "поляна",
-        "почта",
-        "пристань",
-        "причал",
-        "ринг",
-        "рынок",
-        "сцена",
-        "стадион",
-        "станция",
-        "стоянка",
-        "терраса",
-        "улица",
-        "фабрика",
-        "ферма",
-        "чердак",
-        "этаж",
-    }
-)
-#: Rooms said with «во» though their first letter would not ask for it (во дворе).
-_WO_ROOMS = frozenset({"двор", "дворик"})
-
-
-@lru_cache(maxsize=4096)
-def room_phrase(room: str) -> str | None:
-    """Where the murder happened, as a forum writer says it: the preposition a room
-    takes (``на`` for the few rooms of :data:`_ON_ROOMS`, ``во`` before ``в``/``ф`` and
-    a consonant, else ``в``) and ``room`` in the prepositional (:func:`card_form`), or
-    None when the room does not decline with confidence.
-
-    >>> room_phrase("кухня"), room_phrase("Бильярдная"), room_phrase("танцевальный зал")
-    ('на кухне', 'в Бильярдной', 'в танцевальном зале')
-    >>> room_phrase("флигель"), room_phrase("зимний сад")
-    ('во флигеле', None)
-    """
-    where = card_form(room, "loct")
-    if where is None:
-        return None
-    last = room.split(" ")[-1].lower().replace("ё", "е")
-    if last in _ON_ROOMS:
-        return f"на {where}"
-    first = where.lower()
-    if last in _WO_ROOMS or (first[:1] in "вф" and first[1:2] not in "аеёиоуыэюяьъ"):
-        return f"во {where}"
-    return f"в {where}"
-
-
-def _thing_form(parse: Any, case: str) -> str | None:
-    """``parse`` (a thing's noun) in ``case``, singular."""
-    found = parse.inflect({case, "sing"})
-    return None if found is None else str(found.word)
-
-
-def _agreeing_form(parse: Any, case: Case, head: Any) -> str | None:
-    """An adjective's ``parse`` in ``case``, singular, agreeing with the noun ``head``
-    (its gender; in the accusative, its animacy)."""
-    grammemes = {case, "sing", str(head.tag.gender)}
-    if case == "accs" and head.tag.gender == "masc":
-        grammemes.add("anim" if "anim" in head.tag else "inan")
-    found = parse.inflect(grammemes)
-    return None if found is None else str(found.word)
-
-
-@lru_cache(maxsize=4096)
-def person_gender(name: str) -> Gender | None:
-    """The gender of a character's name (a Cluedo suspect), when it can be told: a
-    first name or surname the dictionary knows with one gender (Краснова, Зеленов,
-    Маша), else a surname whose ending pytrovich's rules read as a man's or a
-    woman's (Горчичников), else None (Белых, Черниченко, Зеленович, Горчица: either
-    gender or not a name; several words; Latin letters).
-
-    >>> person_gender("Краснова"), person_gender("Горчичников"), person_gender("Белых")
-    ('femn', 'masc', None)
-    """
-    word = _word(name)
-    if word is None:
-        return None
-    morph = _morph()
-    readings = [
-        p
-        for p in morph.parse(word)
-        if p.tag.case == "nomn" and p.tag.number == "sing" and p.tag.POS == "NOUN"
-    ]
-    if morph.word_is_known(word):
-        people = [p for p in readings if "Name" in p.tag or "Surn" in p.tag]
-        genders = {"ms-f" if "ms-f" in p.tag else str(p.tag.gender) for p in people}
-        if genders in ({"masc"}, {"femn"}):
-            return "masc" if genders == {"masc"} else "femn"
-        if people or any("Fixd" in p.tag for p in readings):
-            return None  # either gender (Белых), or indeclinable
-        if any(p.tag.POS in ("NOUN", "ADJF") for p in morph.parse(word) if p.tag.case == "nomn"):
-            return None  # a common noun or an adjective (Горчица, Зелёный): no one's name
-    return _surname_gender(name)
-
-
-def _surname_gender(name: str) -> Gender | None:
-    """pytrovich's reading of ``name`` as a surname: ``"masc"``, ``"femn"`` or None."""
-    from pytrovich.detector import PetrovichGenderDetector
-    from pytrovich.enums import Gender as PGender
-
-    with _lock:
-        if "detector" not in _loaded:
-            _loaded["detector"] = PetrovichGenderDetector()
-        detector = _loaded["detector"]
-    found = detector.detect(lastname=name)
-    if found == PGender.MALE:
-        return "masc"
-    if found == PGender.FEMALE:
-        return "femn"
-    return None

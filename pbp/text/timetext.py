@@ -14,7 +14,7 @@ skeleton :data:`DATE_SKELETON`), the time on 24 hours, and the zone named as the
 locale's catalog says (message "abbreviation", context "how a time's zone is named:
 abbreviation or city": its translation ``city`` or none): by its city
 in Russian (``7 декабря 2026 г., 22:30 по Москве``: CLDR's city in the dative,
-:func:`pbp.text.morph.place_form`), by its abbreviation in English (``December 7,
+:func:`pbp.text.cardforms.place_form`), by its abbreviation in English (``December 7,
 2026, 22:30 MSK``); a zone whose city the dictionary cannot decline, by its
 abbreviation in any language.
 
@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 from babel import Locale
 from babel import dates as babel_dates
 
-from pbp.text import morph
+from pbp.text import cardforms
 
 #: A catalog's ``pgettext(context, message, **variables)``, its variables filled.
 Pgettext = Callable[..., str]
@@ -126,7 +126,7 @@ def _city_form(zone: ZoneInfo, locale: str) -> str | None:
     """The city of ``zone`` (CLDR's) as the locale's texts put it after a time (ru: the
     dative, «Москве»), or None when the dictionary cannot decline it."""
     city = babel_dates.get_timezone_location(zone, locale=_locale(locale), return_city=True)
-    form = morph.place_form(str(city), "datv") if locale == "ru" else str(city)
+    form = cardforms.place_form(str(city), "datv") if locale == "ru" else str(city)
     if form is None or form == zone.key:
         return None
     return form

@@ -294,7 +294,7 @@ def open_service(config: Path) -> Any:
     """The daemon's :class:`~pbp.app.service.Service` for ``config``, in this process, with
     its IMAP inbox and SMTP transport (the password from :data:`ENV` must be set)."""
     from pbp.cli import _service
-    from pbp.config.model import load_config
+    from pbp.config.loading import load_config
 
     return _service(load_config(config), create=True)
 

@@ -52,7 +52,7 @@ from babel import dates as babel_dates
 
 from pbp.app.service import Service
 from pbp.cli.common import CLI_LOCALE
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.store import Store
 from pbp.store.records import GM_SEAT

@@ -20,7 +20,7 @@ import pytest
 from babel import dates as babel_dates
 
 from pbp.app.service import Service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.games.core.registry import KINDS
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.store import Store

@@ -27,8 +27,8 @@ from pbp.app.service_part import ServicePart
 from pbp.config.model import Game
 from pbp.games.core.events import InvalidMove, Refusal
 from pbp.mail.base import stranger_raw
-from pbp.mail.read.body import is_quoted
 from pbp.mail.read.mime import Letter
+from pbp.mail.read.quotemarks import is_quoted
 from pbp.store import GM_SEAT, Confirmation
 from pbp.text import keywords
 from pbp.text.commands import read_line

@@ -24,8 +24,8 @@ from pbp.app.budget import BudgetExceeded, cpu_budget
 from pbp.app.keptview import KeptRow, kept_rows
 from pbp.app.outcome import Outcome
 from pbp.app.service_part import ServicePart
+from pbp.games.core.configvalues import is_email
 from pbp.games.core.events import LeverRefused
-from pbp.games.core.gameconfig import is_email
 from pbp.mail.base import header_section
 from pbp.mail.read.authcheck import verdict
 from pbp.mail.read.mime import Letter, find_tokens, read_letter
@@ -93,8 +93,9 @@ class KeptDesk(ServicePart):
         ``kept_no_token`` {game, player}: a player's mail without his personal address
         (a retry only sends him that address again); ``kept_wrong_sender`` {game,
         player, sender, registered, registrable}: the From is not the seat's registered
-        address (``registrable`` False: nor can it be, :func:`~pbp.games.core.gameconfig.is_email`:
-        its text then names no readdress the lever would refuse);
+        address (``registrable`` False: nor can it be,
+        :func:`~pbp.games.core.configvalues.is_email`: its text then names no readdress the
+        lever would refuse);
         ``kept_other_address`` {game, player, seat}: a player of the game wrote to another
         seat's personal address;
         ``kept_stranger`` {sender}: a sender in no game; ``kept_unauthenticated`` {game,

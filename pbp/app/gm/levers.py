@@ -18,6 +18,7 @@ from pbp.app.outcome import Handled, Outcome
 from pbp.app.playermoves import reply_results
 from pbp.app.table import Applied
 from pbp.config.model import Game
+from pbp.games.core.configvalues import is_email
 from pbp.games.core.events import (
     Event,
     LeverRefused,
@@ -25,7 +26,6 @@ from pbp.games.core.events import (
     Visibility,
     utc_iso,
 )
-from pbp.games.core.gameconfig import is_email
 from pbp.games.core.kind import AnyKind
 from pbp.mail.base import RawMessage
 from pbp.mail.read.mime import read_letter
@@ -530,7 +530,7 @@ class GmDesk:
 
         :raises LeverRefused: ``gm_bad_name`` {name (its first 20 characters and ``…``
             when over the limit), why, and the params of ``why``}
-            (:class:`~pbp.games.core.gameconfig.NameProblem`)."""
+            (:class:`~pbp.games.core.playernames.NameProblem`)."""
         problem = game.player_name_problem(name)
         if problem is not None:
             shown = f"{name[:20]}…" if problem.why == "too_long" else name
@@ -653,7 +653,7 @@ class GmDesk:
         lower-cased and without ``<>``.
 
         :raises LeverRefused: ``gm_bad_address`` {email} (no address pbp registers,
-            :func:`~pbp.games.core.gameconfig.is_email`; {email, ascii: False}: one with a
+            :func:`~pbp.games.core.configvalues.is_email`; {email, ascii: False}: one with a
             character that is not ASCII), ``gm_address_reserved`` (:meth:`_reserved`);
             with ``lever`` in their params when given."""
         email = email.strip().strip("<>").lower()

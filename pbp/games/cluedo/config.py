@@ -9,7 +9,8 @@ from pbp.config.yamlmarks import Found, did_you_mean
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
 from pbp.games.cluedo.reader import card_read, reserved_card_word
 from pbp.games.cluedo.wording import Wording, wording
-from pbp.games.core.gameconfig import ConfigModel, GameBase, Name, command_word
+from pbp.games.core.gameconfig import ConfigModel, GameBase
+from pbp.games.core.playernames import Name, command_word
 from pbp.text import keywords
 from pbp.text.names import normalize
 

@@ -95,7 +95,7 @@ from collections.abc import Mapping, Sequence
 from pbp.games.cluedo.cards import Cards, CluedoMove, Help, Status, Suggest
 from pbp.games.cluedo.reader import SENTENCE, SENTENCE_START, Reader, current_words
 from pbp.games.core.events import InvalidMove, MoveError
-from pbp.mail.read.body import unquote_forum
+from pbp.mail.read.forumtags import unquote_forum
 from pbp.text import commands
 from pbp.text.commands import COMMAND_LIMIT, LINE_LIMIT, command_lines
 from pbp.text.commands import attempt as _attempt

@@ -25,7 +25,7 @@ from pbp.games.cluedo.cards import (
     Suggest,
 )
 from pbp.games.core.events import InvalidMove, MoveError
-from pbp.text import commands, keywords, morph
+from pbp.text import cardforms, commands, keywords, morph
 from pbp.text.commands import TRAILING as _TRAILING
 from pbp.text.commands import PlayerNames
 from pbp.text.names import NameMatcher, normalize
@@ -387,7 +387,7 @@ class Reader:
 
 @functools.lru_cache(maxsize=256)
 def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
-    """Each card's forms in the oblique cases as :func:`pbp.text.morph.card_form`
+    """Each card's forms in the oblique cases as :func:`pbp.text.cardforms.card_form`
     writes them (normalized: lower case, ``ё`` as ``е``) → the card; a form that is
     also another card's name, or the form of two cards, is left out. Built once per
     game's cards (read only)."""
@@ -395,7 +395,7 @@ def _declined_forms(cards: tuple[str, ...]) -> dict[str, str]:
     found: dict[str, set[str]] = {}
     for card in cards:
         for case in morph.OBLIQUE:
-            form = morph.card_form(card, case)
+            form = cardforms.card_form(card, case)
             if form is not None:
                 found.setdefault(" ".join(normalize(form)), set()).add(card)
     return {f: c.pop() for f, c in found.items() if len(c) == 1 and f not in names}
@@ -423,7 +423,7 @@ def _unglued(rest: str, glue: Sequence[re.Match[str]], kept: frozenset[int]) -> 
 
 def card_read(text: str, cards: Cards) -> str | None:
     """The one card of ``cards`` that ``text`` names when a player writes it as a card
-    of a suggestion (its forms as :func:`pbp.text.morph.card_form` writes them, the
+    of a suggestion (its forms as :func:`pbp.text.cardforms.card_form` writes them, the
     stems, a preposition before it: «в зимнем саду», «на кухне», «ножом»), or None
     (no card, or more than one). ``games.yaml`` holds a card's phrase to it
     (``cards.phrases``): a player who copies the phrase from a post must be understood.

@@ -12,8 +12,8 @@ The words are decided here, once per game, and the templates only lay them out
   «в танцевальном зале», «на террасе», «во флигеле»; English "in the ballroom", "on
   the terrace".
 
-Russian forms come from the morphology library (:func:`pbp.text.morph.card_form`,
-:func:`pbp.text.morph.room_phrase`); where it cannot tell («зимний сад»: «в зимнем
+Russian forms come from the morphology library (:func:`pbp.text.cardforms.card_form`,
+:func:`pbp.text.cardforms.room_phrase`); where it cannot tell («зимний сад»: «в зимнем
 саду», a made-up word, Latin letters), ``games.yaml`` gives the card's phrase
 (``cards.phrases``, :class:`pbp.games.cluedo.config.Decks`) and ``pbp check`` names the
 cards that lack one (:meth:`Wording.unsaid`). A game in which some card has no words
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbp.games.cluedo.cards import Cards
-from pbp.text import morph
+from pbp.text import cardforms
 
 #: English rooms one is *on*, by their last word ("on the terrace"); every other room
 #: takes "in" ("in the ballroom").
@@ -134,7 +134,7 @@ def wording(
 @functools.lru_cache(maxsize=4096)
 def _weapon_words(card: str, locale: str) -> str | None:
     if locale == "ru":
-        return morph.card_form(card, "ablt")
+        return cardforms.card_form(card, "ablt")
     if locale == "en":
         return f"with the {card}"
     return None
@@ -143,7 +143,7 @@ def _weapon_words(card: str, locale: str) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def _room_words(card: str, locale: str) -> str | None:
     if locale == "ru":
-        return morph.room_phrase(card)
+        return cardforms.room_phrase(card)
     if locale == "en":
         last = card.split()[-1].lower() if card.split() else ""
         return f"{'on' if last in EN_ON_ROOMS else 'in'} the {card}"

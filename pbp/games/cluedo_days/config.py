@@ -9,7 +9,8 @@ from pydantic import Field, model_validator
 
 from pbp.config.yamlmarks import checks_error
 from pbp.games.cluedo.config import CluedoGame
-from pbp.games.core.gameconfig import ConfigModel, Hours, WallClock, wall
+from pbp.games.core.configvalues import Hours, WallClock, wall
+from pbp.games.core.gameconfig import ConfigModel
 
 
 class CluedoDaysRules(ConfigModel):

@@ -8,7 +8,8 @@ from pydantic import field_validator, model_validator
 
 from pbp.config.yamlmarks import checks_error
 from pbp.games.cluedo.config import CluedoGame
-from pbp.games.core.gameconfig import ConfigModel, PositiveHours
+from pbp.games.core.configvalues import PositiveHours
+from pbp.games.core.gameconfig import ConfigModel
 
 #: Why ``auto_answer: forced`` is refused (rule R6).
 FORCED_LEAKS = (

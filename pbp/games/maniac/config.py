@@ -9,9 +9,11 @@ from typing import Literal
 from pydantic import model_validator
 
 from pbp.config.yamlmarks import Found, checks_error, did_you_mean
-from pbp.games.core.gameconfig import GameBase, NameProblem, WallClock, wall
-from pbp.games.maniac.parse import reserved_word
+from pbp.games.core.configvalues import WallClock, wall
+from pbp.games.core.gameconfig import GameBase
+from pbp.games.core.playernames import NameProblem
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
+from pbp.games.maniac.words import reserved_word
 from pbp.text.counted import counted
 
 
@@ -57,7 +59,7 @@ class ManiacGame(GameBase):
     @classmethod
     def reserved_name_problem(cls, name: str) -> NameProblem | None:
         """A word of ``name`` that a player's mail reads as part of a command
-        (:func:`pbp.games.maniac.parse.reserved_word`: ``Снять``, ``Камерон``)."""
+        (:func:`pbp.games.maniac.words.reserved_word`: ``Снять``, ``Камерон``)."""
         word = reserved_word(name)
         if word is None:
             return None

@@ -6,12 +6,13 @@ skip and double-kill limits) is the engine's business (:mod:`pbp.games.maniac.en
 
 Grammar: one command per line, several per mail; keywords case-insensitive, those of
 every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`:
-the words below are ru's and en's), an optional colon after the keyword; bold markers
-ignored; text inside forum quotes and spoilers skipped
-(:func:`~pbp.mail.read.body.unquote_forum`); look-alike Latin letters in Cyrillic words
-read as Cyrillic and the reverse (:func:`~pbp.text.names.fold_confusables`); player
-names matched by :class:`~pbp.text.commands.PlayerNames` (any case form, ``ё`` =
-``е``, a leading preposition dropped, typos refused with a suggestion)::
+the words below are ru's and en's; read as :mod:`pbp.games.maniac.words` builds them), an
+optional colon after the keyword; bold markers ignored; text inside forum quotes and
+spoilers skipped (:func:`~pbp.mail.read.forumtags.unquote_forum`); look-alike Latin
+letters in Cyrillic words read as Cyrillic and the reverse
+(:func:`~pbp.text.names.fold_confusables`); player names matched by
+:class:`~pbp.text.commands.PlayerNames` (any case form, ``ё`` = ``е``, a leading
+preposition dropped, typos refused with a suggestion)::
 
     VOTE <player>                                 ГОЛОС <игрок>
     VOTE PRISON <player>                          ГОЛОС ТЮРЬМА <игрок>
@@ -85,12 +86,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from pbp.games.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
-from pbp.mail.read.body import unquote_forum
-from pbp.text import commands, keywords
+from pbp.games.maniac.words import is_command, read_keyword, vocab
+from pbp.mail.read.forumtags import unquote_forum
+from pbp.text import commands
 from pbp.text.commands import (
     COMMAND_LIMIT,
     LINE_LIMIT,
@@ -100,7 +101,7 @@ from pbp.text.commands import (
     read_line,
     too_long,
 )
-from pbp.text.names import PREPOSITIONS, closest_keyword, normalize, stem
+from pbp.text.names import PREPOSITIONS, normalize, stem
 
 #: Every error code this module raises (see the module doc for the params).
 ERROR_CODES = (
@@ -125,150 +126,8 @@ ParsedLine = commands.ParsedLine[ManiacMove]
 
 #: Most targets of one kill order (M5: the double kill).
 MAX_TARGETS = 2
-
-#: Shortest stem that stands for its keyword's forms: "убить" stems to "уб", which
-#: "убили" (chat: "they killed") shares, so such a keyword is read only as written.
-_MIN_STEM = 4
-#: The commands of the help, in its order (``unknown_command``'s ``commands``).
-_HELP_ORDER = ("vote", "vote prison", "unvote", "kill", "skip", "status", "help")
-#: Ordinal endings after a night number ("на 3-ю ночь", "3rd night"): grammar, not words.
-_ORDINAL = r"(?:-?(?:я|ю|ая|ую|й|ой|th|st|nd|rd))?"
+#: A night given by its number alone (``SKIP 4``, ``SKIP №4``).
 _BARE_NUMBER = re.compile(r"^(?:[№#]\s*)?(?P<number>\d+)$")
-
-
-@dataclass(frozen=True)
-class _Vocab:
-    """The words of every locale (:mod:`pbp.text.keywords`, section ``maniac``) as this
-    parser reads them, built once per vocabulary (:func:`_vocab`)."""
-
-    words: commands.Keywords
-    vote_stems: frozenset[str]
-    #: The vote keyword as shown, lower case, per locale ("голос", "vote"): what the
-    #: second word of a misspelt withdrawal is compared with.
-    vote_shown: dict[str, str]
-    #: The noun that may head a list of orders ("Заказы:"): alone on its line it is chat.
-    heading_stems: frozenset[str]
-    #: First words of a two-word withdrawal (``СНЯТЬ ГОЛОС``, ``withdraw vote``), as
-    #: stems, each with its locale.
-    unvote_verbs: dict[str, str]
-    #: Words that may stand before the vote keyword: "Мой голос за Петю", "My vote: Петя".
-    possessives: frozenset[str]
-    leading_place: re.Pattern[str]
-    trailing_place: re.Pattern[str]
-    place_word: re.Pattern[str]
-    #: Words standing before the player voted against, besides the prepositions.
-    against: frozenset[str]
-    night: re.Pattern[str]
-    bare_night: re.Pattern[str]
-    seed_order: re.Pattern[str]
-    name_split: re.Pattern[str]
-    name_fillers: frozenset[str]
-    skip_fillers: frozenset[str]
-
-
-@functools.cache
-def _vocab(vocabulary: keywords.Vocabulary) -> _Vocab:
-    section = "maniac"
-    by_command = {
-        "vote": section,
-        "unvote": section,
-        "kill": section,
-        "skip": section,
-        "status": "common",
-        "help": "common",
-    }
-    read = {
-        name: {loc: vocabulary.command(sec, name, loc).read for loc in vocabulary.locales}
-        for name, sec in by_command.items()
-    }
-    shown = {name: vocabulary.shown(sec, name) for name, sec in by_command.items()}
-    prison = vocabulary.shown(section, "prison")
-    help_forms = {
-        loc: [
-            f"{shown['vote'][loc]} {prison[loc]}" if name == "vote prison" else shown[name][loc]
-            for name in _HELP_ORDER
-        ]
-        for loc in vocabulary.locales
-    }
-    words = commands.Keywords(
-        read, shown, separators=r"[\s:-]+", min_stem=_MIN_STEM, params={"commands": help_forms}
-    )
-    unvote_verbs: dict[str, str] = {}
-    for loc in vocabulary.locales:
-        for verb in vocabulary.words(section, "withdraw", loc):
-            unvote_verbs.setdefault(stem(verb), loc)
-    # Where a vote is sent: prison (M11) or the cell; with a preposition.
-    prison_words = keywords.alternation(vocabulary.read(section, "prison"))
-    cell_words = keywords.alternation(vocabulary.read(section, "cell"))
-    place = (
-        rf"(?:{keywords.alternation(vocabulary.words(section, 'place_prepositions'))}\s+)*"
-        rf"(?:(?P<prison>{prison_words})|(?P<cell>{cell_words}))"
-    )
-    # A night number in an order (M3): "ночь 3", "на 3-ю ночь", "night #3", "N3".
-    night_word = keywords.alternation(vocabulary.read(section, "night"))
-    before = keywords.alternation(vocabulary.words(section, "night_prepositions"))
-    night = re.compile(
-        rf"(?:(?<![^\W_]){before}\s+)?(?:"
-        rf"(?<![^\W_]){night_word}\s*(?:[№#]|[nн](?=\s*\d))?\s*[:.]?\s*(?P<after>\d+){_ORDINAL}"
-        rf"|(?<![^\W_])(?P<before>\d+){_ORDINAL}\s*{night_word}"
-        r"|(?<![^\W_])[nн](?P<short>\d+)"
-        r")(?![^\W_])",
-        re.IGNORECASE,
-    )
-    # A night word left without a number.
-    bare = vocabulary.read(section, "night") + vocabulary.words(section, "night_bare")
-    fillers = vocabulary.words("common", "and")
-    return _Vocab(
-        words=words,
-        vote_stems=words.stems["vote"],
-        vote_shown={loc: form.lower() for loc, form in shown["vote"].items()},
-        heading_stems=frozenset(stem(w) for w in vocabulary.words(section, "orders_heading")),
-        unvote_verbs=unvote_verbs,
-        possessives=frozenset(vocabulary.words(section, "possessive")),
-        leading_place=re.compile(rf"^{place}(?![^\W\d_])\s*[:,—–-]?\s*", re.IGNORECASE),
-        trailing_place=re.compile(rf"[\s,]+{place}\s*$", re.IGNORECASE),
-        place_word=re.compile(rf"{prison_words}|{cell_words}"),
-        against=frozenset(vocabulary.words(section, "against")),
-        night=night,
-        bare_night=re.compile(rf"(?<![^\W_]){keywords.alternation(bare)}(?![^\W_])", re.IGNORECASE),
-        # The seed's order without a keyword: "1 ночь - Вася", "Ночь 2: пропуск".
-        seed_order=re.compile(rf"^(?:{night.pattern})\s*[-—–:]", re.IGNORECASE),
-        name_split=re.compile(
-            rf"\s*(?:[,;&+]|(?<![^\W_]){keywords.alternation(fillers)}(?![^\W_]))\s*",
-            re.IGNORECASE,
-        ),
-        name_fillers=frozenset(fillers),
-        # Words that may follow a skip: "пропуск хода", "skip a turn".
-        skip_fillers=frozenset(stem(w) for w in vocabulary.words(section, "skip_fillers")),
-    )
-
-
-def _v() -> _Vocab:
-    """This parser's words, from the vocabulary loaded now."""
-    return _vocab(keywords.current())
-
-
-def reserved_word(name: str) -> str | None:
-    """The word of a player's ``name`` that a mail reads as part of a command, or None:
-    a keyword (``Голос``), a withdrawal (``Снять``), a place of a vote (``Тюрьма``,
-    ``Камера``) or a night (``Ночь``). A player so named could not be voted for or
-    ordered killed as written (``ГОЛОС Снять`` withdraws a vote), so ``games.yaml``
-    refuses him (:class:`pbp.games.maniac.config.ManiacGame`).
-
-    >>> reserved_word("Снять"), reserved_word("Камерон"), reserved_word("Вася")
-    ('снять', 'камерон', None)
-    """
-    v = _v()
-    keyword_stems = frozenset().union(*v.words.stems.values())
-    for word in normalize(name):
-        if (
-            stem(word) in keyword_stems
-            or stem(word) in v.unvote_verbs
-            or v.place_word.fullmatch(word)
-            or v.bare_night.fullmatch(word)
-        ):
-            return word
-    return None
 
 
 #: Where chat after a name begins: a punctuation mark, or a dash between spaces.
@@ -303,7 +162,7 @@ class _Reader:
         error: MoveError | None = None
         for candidate in _name_texts(text, _CHAT_START):
             words = normalize(candidate)
-            if len(words) > 1 and words[0] in _v().against:
+            if len(words) > 1 and words[0] in vocab().against:
                 candidate = candidate.split(None, 1)[1]
             try:
                 return self.names.match(candidate)
@@ -359,7 +218,7 @@ class _Reader:
         try:
             return (self.names.match(text, strict=True),)
         except MoveError as whole:
-            parts = [p for p in _v().name_split.split(text) if normalize(p)]
+            parts = [p for p in vocab().name_split.split(text) if normalize(p)]
             if len(parts) > 1:
                 return tuple(self.names.match(p, strict=True) for p in parts)
             return self._segment(text, whole)
@@ -374,7 +233,7 @@ class _Reader:
         found: list[str] = []
         i = 0
         while i < len(words):
-            if set(normalize(words[i])) <= PREPOSITIONS | _v().name_fillers:
+            if set(normalize(words[i])) <= PREPOSITIONS | vocab().name_fillers:
                 i += 1
                 continue
             for count in range(min(self.names.matcher.max_words, len(words) - i), 0, -1):
@@ -395,7 +254,7 @@ class _Reader:
 
         :raises InvalidMove: ``several_nights``, ``night_syntax``.
         """
-        found = list(_v().night.finditer(text))
+        found = list(vocab().night.finditer(text))
         if len(found) > 1:
             nights = [_number(m) for m in found]
             raise InvalidMove("several_nights", line=line, nights=nights, example=self.example())
@@ -408,7 +267,7 @@ class _Reader:
                     "night_syntax", line=line, word=match.group().strip(), example=self.example()
                 )
             text = f"{text[: match.start()]} {text[match.end() :]}"
-        bare = _v().bare_night.search(text)
+        bare = vocab().bare_night.search(text)
         if bare:
             raise InvalidMove("night_syntax", line=line, word=bare.group(), example=self.example())
         return night, " ".join(text.split()).strip(_SEPARATORS)
@@ -418,7 +277,7 @@ class _Reader:
     def vote(self, rest: str, line: str) -> Vote | Unvote:
         text = rest.strip(TRAILING + _SEPARATORS)
         words = normalize(text)
-        v = _v()
+        v = vocab()
         if len(words) == 1 and stem(words[0]) in v.unvote_verbs:
             return Unvote()  # "ГОЛОС снимаю"
         places: list[str] = []
@@ -462,7 +321,7 @@ class _Reader:
             return Skip(int(bare.group("number")))  # "SKIP 4"
         night, text = self.night(rest, line)
         for candidate in _name_texts(text, _ORDER_CHAT_START):
-            words = [w for w in normalize(candidate) if stem(w) not in _v().skip_fillers]
+            words = [w for w in normalize(candidate) if stem(w) not in vocab().skip_fillers]
             if not words:
                 return Skip(night)
         raise InvalidMove("skip_syntax", line=line, word=text, example=self.example())
@@ -480,7 +339,7 @@ class _Reader:
     def seed_order(self, index: int, shown: str, line: str) -> ParsedLine | None:
         """The seed's order without a keyword (``1 ночь - Вася``), or None for chat:
         a line in this form that names nobody and resembles no name."""
-        if not _v().seed_order.match(line):
+        if not vocab().seed_order.match(line):
             return None
         parsed: ParsedLine = attempt(index, shown, functools.partial(self.kill, line, line))
         error = parsed.error
@@ -499,7 +358,7 @@ def _number(match: re.Match[str]) -> int:
 
 def _is_skip_word(text: str) -> bool:
     words = normalize(text)
-    v = _v()
+    v = vocab()
     return (
         bool(words)
         and stem(words[0]) in v.words.stems["skip"]
@@ -515,51 +374,6 @@ def _name_texts(text: str, chat: re.Pattern[str]) -> list[str]:
     if start and start.start() > 0 and text[start.end() :].strip(TRAILING):
         texts.append(text[: start.start()].strip(TRAILING))
     return texts
-
-
-def _keyword(line: str) -> tuple[str, str] | None:
-    """``(command, rest)`` for a command line (``line`` cleaned and folded), None for
-    chat. Commands: ``vote``, ``unvote``, ``kill``, ``skip``, ``status``, ``help``;
-    ``rest`` follows the keyword (and its colon).
-
-    :raises InvalidMove: ``unknown_command`` when the first word (or, after a
-        withdrawal verb, the second) resembles a keyword without being one of its forms.
-    """
-    v = _v()
-    lead = v.words.lead(line)
-    if lead is None:
-        return None
-    found: tuple[str, int] | None
-    if lead.second and lead.first_stem in v.unvote_verbs and stem(lead.second) in v.vote_stems:
-        found = ("unvote", lead.match.end())
-    elif lead.second and lead.first in v.possessives and stem(lead.second) in v.vote_stems:
-        found = ("vote", lead.match.end())  # "Мой голос: Петя"
-    else:
-        found = v.words.single(lead)
-    if found is not None:
-        command = v.words.command(line, *found)
-        if (
-            command is not None
-            and lead.first_stem in v.heading_stems
-            and not command[1].strip(TRAILING)
-        ):
-            return None  # "Заказы:" heads the seed's orders on the next lines
-        return command
-    misspelt = lead.second and lead.first_stem in v.unvote_verbs
-    if misspelt and closest_keyword(lead.second, tuple(v.vote_shown.values())):
-        v.words.refuse(line, lead, "unvote", v.unvote_verbs[lead.first_stem])
-    v.words.refuse(line, lead)
-    return None
-
-
-def _is_command(line: str) -> bool:
-    """True when ``line`` (cleaned, folded) would be read as a command or refused as one."""
-    if _v().seed_order.match(line):
-        return True
-    try:
-        return _keyword(line) is not None
-    except MoveError:
-        return True
 
 
 def parse_maniac(
@@ -592,12 +406,12 @@ def parse_maniac(
         if not line:
             continue
         if len(line) > LINE_LIMIT:
-            if _is_command(line[:LINE_LIMIT]):
+            if is_command(line[:LINE_LIMIT]):
                 result.append(too_long(index, line))
             continue
         shown = raw_line.strip()
         try:
-            command = _keyword(line)
+            command = read_keyword(line)
         except MoveError as error:
             result.append(ParsedLine(index + 1, shown, None, error))
             continue

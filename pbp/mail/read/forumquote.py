@@ -216,7 +216,7 @@ FORUM_QUOTES: tuple[ForumQuote, ...] = (
         ("{user}:",),
         "the quote's title, its author's username and a colon (no phrase: the same in "
         "every language); the raw '[quote=\"NAME, post:N, topic:M\"]' of its mail is a "
-        "forum tag (pbp.mail.read.body.unquote_forum)",
+        "forum tag (pbp.mail.read.forumtags.unquote_forum)",
         text_follows=True,
     ),
 )
@@ -238,7 +238,7 @@ _PLACEHOLDERS = {
     # "p.s.:", "ходы:"). Usernames are mostly lower case or hold a digit, "_", "." or
     # "-" ("tanya", "tanya_k", "Tanya88", "вася", "вася_петров"); a user named "Tanya"
     # or "Вася" is read as a heading here, and as a quote title when a seat of the game
-    # has that name (pbp.mail.read.body.Reply.with_titles).
+    # has that name (pbp.mail.read.reply.Reply.with_titles).
     "{user}": r"(?-i:(?![A-ZА-ЯЁ0-9_.-]+:)(?![A-ZА-ЯЁ][a-zа-яё]+:)"
     r"(?!(?i:upd|апд|p\.?p?\.?s\.?|пс|зы|note|notes|edit|update|todo|fyi|btw|imho|moves"
     r"|votes|vote|ходы|ход|голос|голоса|голосую|итог|итоги|ответ|вопрос|план|заметки"

@@ -279,7 +279,7 @@ def quote_lines(pieces: list[str]) -> list[str]:
     """The non-blank lines of text (stripped) of the quotes :func:`tame_html` cut out
     (``pieces``, their HTML): each tag that ends a line (``<br>``, ``</div>``…) a line
     break, every other tag left out, entities decoded. Read only for what a quote may
-    hold (:data:`pbp.mail.read.body.Doubt.HTML_QUOTE`), never as the sender's text.
+    hold (:data:`pbp.mail.read.reply.Doubt.HTML_QUOTE`), never as the sender's text.
     Linear.
 
     >>> quote_lines(["<div>ГОЛОС Оля<br>&gt; и всё</div>"])

@@ -45,7 +45,6 @@ from pbp.mail.base import header_section
 from pbp.mail.read import headers
 from pbp.mail.read.auth import AuthField, authentication_results
 from pbp.mail.read.automatic import is_automatic
-from pbp.mail.read.body import Reply
 from pbp.mail.read.markup import html_to_text
 from pbp.mail.read.mimetree import (
     MAX_BOUNDARY_LINES,
@@ -55,6 +54,7 @@ from pbp.mail.read.mimetree import (
     parse_headers,
     too_deep,
 )
+from pbp.mail.read.reply import Reply
 from pbp.mail.read.simple import read_simple
 from pbp.mail.read.smime import open_signed
 from pbp.mail.read.textparts import (
@@ -119,9 +119,9 @@ class Letter:
       (:func:`pbp.mail.read.body.split_reply`): never executed; the answer lists those
       that hold a command as "looks quoted — not done". ``whole``: ``text`` with them
       in their places, and ``doubtful_at``: their line numbers in it (for the echo
-      cutters, :meth:`pbp.mail.read.body.Reply.own`); ``under_header``: where in it the
+      cutters, :meth:`pbp.mail.read.reply.Reply.own`); ``under_header``: where in it the
       text under a header block at the top begins (-1: none); ``aside``: the lines set
-      aside (quotes, signatures: :attr:`pbp.mail.read.body.Reply.aside`), answered "looks
+      aside (quotes, signatures: :attr:`pbp.mail.read.reply.Reply.aside`), answered "looks
       quoted — not done" when they hold a command and nothing else of the mail does.
     - ``authentication_results``: the ``Authentication-Results`` fields (RFC 8601),
       top down, each with its unfolded value and the number of ``Received`` fields

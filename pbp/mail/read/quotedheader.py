@@ -5,7 +5,7 @@ may write under the header of the mail answered (``От:``/``From:``,
 nothing quoted below it and no In-Reply-To. When the block names pbp's address and
 the Subject of a mail pbp sent him (:meth:`QuotedHeader.names_us`,
 :meth:`QuotedHeader.about`), that mail is the one answered, and the lines that are not
-in it are his (:meth:`pbp.mail.read.body.Reply.own`); the service looks the mail up
+in it are his (:meth:`pbp.mail.read.reply.Reply.own`); the service looks the mail up
 (:func:`pbp.app.answered.answered_by_header`).
 
 Pure: no I/O; linear in the lines above the reply.

@@ -1,6 +1,8 @@
-"""Quote marks other than ``>`` (:func:`other_mark`) and Outlook's labels of the
-sender's own comments inside a quote (:func:`comment_label`, :func:`comment_labels`,
-:func:`labelled_own`). Used by :mod:`pbp.mail.read.body`.
+"""Quote marks: ``>`` and The Bat!'s initials (:func:`is_quoted`, :func:`unmark`,
+:func:`quote_marker`), marks other than ``>`` (:func:`other_mark`), and Outlook's labels
+of the sender's own comments inside a quote (:func:`comment_label`,
+:func:`comment_labels`, :func:`labelled_own`). Used by :mod:`pbp.mail.read.body` and
+:mod:`pbp.mail.read.reply`.
 
 Other marks. Clients let the user choose the string put before each quoted line: mutt's
 ``indent_string``, Claws Mail's and Sylpheed's "quotation mark", Pine's
@@ -27,8 +29,14 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from pbp.mail.read.forumtags import forum_tag
 from pbp.mail.read.replyheader import reply_header
 
+#: A quoted line: ``>`` (RFC 3676 §4.5), or The Bat!'s and FidoNet's initials before
+#: it (``p> …``, ``ВП> …``).
+_QUOTED = re.compile(r"^\s*(?:>|[^\W\d_]{1,3}>)")
+#: Every quote mark at the start of a line (``> > ``, ``ВП> >``), in one linear match.
+_MARKS = re.compile(r"(?:\s*(?:>|[^\W\d_]{1,3}>))+")
 #: The quote marks besides ``>`` (mutt's default ``quote_regex`` less ``>`` and ``#``).
 OTHER_MARKS = "|:}"
 #: A run of other quote marks at the start of a line, spaces between them allowed
@@ -186,3 +194,47 @@ def labelled_in_quote(lines: list[str], start: int, separator: bool, first: int)
             kept.append(n)
         n += 1
     return kept
+
+
+def is_quoted(line: str) -> bool:
+    """True when ``line`` is marked as quoted: ``>`` (RFC 3676 §4.5) or initials and
+    ``>`` (The Bat!, FidoNet: ``p> …``).
+
+    >>> is_quoted("> ГОЛОС Оля"), is_quoted("ВП> ГОЛОС Оля"), is_quoted("ГОЛОС Оля")
+    (True, True, False)
+    """
+    return _QUOTED.match(line) is not None
+
+
+def quote_marker(text: str) -> str | None:
+    """The quote mark a mail reader finds in ``text`` (a name written in a command
+    line), or None: ``>`` or initials and ``>`` at its start (:func:`is_quoted`: the
+    line is a quote), or a forum ``[quote``/``[spoiler`` tag anywhere (what follows it
+    on the line is quoted, :func:`pbp.mail.read.forumtags.unquote_forum`).
+
+    >>> quote_marker("> Вова"), quote_marker("ВП> Вова"), quote_marker("Вова [quote]")
+    ('>', 'ВП>', '[quote')
+    >>> quote_marker("Вова") is None, quote_marker("Вова>Петя") is None
+    (True, True)
+    """
+    start = _QUOTED.match(text)
+    if start is not None:
+        return start.group().strip()
+    return forum_tag(text)
+
+
+def unmark(line: str) -> str:
+    """``line`` without its quote marks (:func:`is_quoted`, at any depth) and then
+    another mark or a comment label (:func:`bare`), stripped.
+
+    >>> unmark("> > ГОЛОС Оля"), unmark("ВП> ГОЛОС Оля"), unmark("ГОЛОС Оля")
+    ('ГОЛОС Оля', 'ГОЛОС Оля', 'ГОЛОС Оля')
+    """
+    found = _MARKS.match(line)
+    return bare(line[found.end() :] if found else line)
+
+
+def quote_line(line: str) -> bool:
+    """True when ``line`` is quoted by ``>`` (:func:`is_quoted`) or another mark
+    (:func:`other_mark`)."""
+    return is_quoted(line) or other_mark(line) is not None

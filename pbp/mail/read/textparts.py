@@ -7,7 +7,7 @@ are the body (:func:`read_body`) and each one's text (:func:`part_text`).
   picture);
 - the charset guessed when the declared one is missing, unknown or wrong
   (:func:`pbp.mail.read.charset.decode_bytes`); a body labelled base64 that is not taken
-  as written; ``format=flowed`` joined (:func:`pbp.mail.read.body.unflow`); at most
+  as written; ``format=flowed`` joined (:func:`pbp.mail.read.flowed.unflow`); at most
   :data:`MAX_TEXT_LINES` lines of a part read;
 - quoted replies and signatures removed (:func:`pbp.mail.read.body.split_reply`); a mail
   forwarded inside (attached, or quoted inline under
@@ -26,10 +26,13 @@ import re
 from email.message import EmailMessage, Message
 
 from pbp.mail.read.armour import pgp_message
-from pbp.mail.read.body import ASIDE_MAX, Doubt, Reply, split_reply, unflow, unmark
+from pbp.mail.read.body import split_reply
 from pbp.mail.read.charset import decode_bytes
+from pbp.mail.read.flowed import unflow
 from pbp.mail.read.markup import html_to_text
 from pbp.mail.read.mimetree import walk
+from pbp.mail.read.quotemarks import unmark
+from pbp.mail.read.reply import ASIDE_MAX, Doubt, Reply
 from pbp.mail.read.replyheader import FORWARD_SEPARATOR
 
 #: Most lines of a text part read (after line breaks are made ``\n``); the rest is not
@@ -187,8 +190,8 @@ def read_body(msg: EmailMessage) -> tuple[Reply, str | None, bool]:
 def with_html_quotes(reply: Reply, quotes: list[str]) -> Reply:
     """``reply`` with the lines of the HTML quotes the conversion left out
     (``quotes``: :func:`pbp.mail.read.markup.html_to_text`) set aside after its own
-    (:data:`pbp.mail.read.body.Doubt.HTML_QUOTE`), at most
-    :data:`~pbp.mail.read.body.ASIDE_MAX` in all."""
+    (:data:`pbp.mail.read.reply.Doubt.HTML_QUOTE`), at most
+    :data:`~pbp.mail.read.reply.ASIDE_MAX` in all."""
     if not quotes or len(reply.aside) >= ASIDE_MAX:
         return reply
     more = tuple(unmark(line) for line in quotes[: ASIDE_MAX - len(reply.aside)])

@@ -20,7 +20,7 @@ from kits.table import Table, body, seed_000, utc
 from test_config import BASE, REPO, _problems, _write
 
 from pbp.cli import main
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.games.cluedo.cards import Cards, Suggest
 from pbp.games.cluedo.config import CluedoGame
 from pbp.games.cluedo.parse import parse_cluedo

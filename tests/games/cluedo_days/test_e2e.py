@@ -37,7 +37,7 @@ from kits.mailstack import Dovecot, SmtpServer
 
 from pbp.app.outcome import Outcome
 from pbp.app.service import Service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.mail.imap import ImapInbox
 from pbp.mail.smtp import SmtpTransport
 from pbp.store import Store

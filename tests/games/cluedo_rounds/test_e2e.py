@@ -53,7 +53,7 @@ from kits.table import moscow_text
 
 from pbp.app.daemon import Daemon
 from pbp.cli import _service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.store import Store
 
 T = TypeVar("T")

@@ -138,7 +138,7 @@ from kits.table import moscow_text
 
 from pbp.app.daemon import Daemon
 from pbp.cli import _service
-from pbp.config.model import load_config
+from pbp.config.loading import load_config
 from pbp.store import Store
 
 
