@@ -19,6 +19,7 @@ from pbp.app.playermoves import reply_results
 from pbp.games.cluedo.cards import Cards, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import wording
+from pbp.games.core import registry
 from pbp.games.core.events import Event, Visibility
 from pbp.games.maniac.moves import Kill, Vote
 from pbp.games.maniac.parse import parse_maniac
@@ -36,8 +37,21 @@ def renderer() -> Renderer:
 
 def error(renderer: Renderer, code: str, locale: str = "ru", **params: Any) -> str:
     """A refusal as pbp writes it: with the words of a Cluedo game of ``locale``
-    whose cards are not known (the kind's context, :meth:`pbp.app.playermoves.Moves.error_text`)."""
-    return renderer.error(code, {"wording": wording(locale), **params}, locale=locale)
+    whose cards are not known (the kind's context, :meth:`pbp.app.playermoves.Moves.error_text`),
+    in the kind that makes ``code`` (:func:`maker`)."""
+    params = {"wording": wording(locale), **params}
+    return renderer.error(code, params, locale=locale, kind=maker(code))
+
+
+def maker(code: str) -> str | None:
+    """The first registered kind whose template folders hold ``errors/<code>.txt``
+    (None: a shared refusal of ``templates/errors/``)."""
+    for name, kind in registry.KINDS.items():
+        if any(
+            (TEMPLATES / folder / "errors" / f"{code}.txt").is_file() for folder in kind.templates
+        ):
+            return name
+    return None
 
 
 def mail(renderer: Renderer, name: str, locale: str = "ru", **context: Any) -> tuple[str, str]:
@@ -143,7 +157,10 @@ def test_named_twice_no_parenthesised_ending(renderer: Renderer) -> None:
 
 def test_named_twice_takes_the_gender_games_yaml_gives(renderer: Renderer) -> None:
     text = renderer.error(
-        "duplicate_target", {"player": "Дуг", "genders": {"Дуг": "femn"}}, locale="ru"
+        "duplicate_target",
+        {"player": "Дуг", "genders": {"Дуг": "femn"}},
+        locale="ru",
+        kind="maniac",
     )
     assert text == (
         "Дуг названа в заказе дважды. Назовите одного игрока или двух разных и пришлите"

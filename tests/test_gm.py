@@ -1069,7 +1069,8 @@ def test_void_is_refused_when_the_answer_builds_on_it(table: Table) -> None:
             GAME, seq_of(table, "suggestion_made"), now=utc(2026, 12, 1, 18), via="cli", note=None
         )
     assert refused.value.code == "void_answered"
-    text = table.service.renderer.error(refused.value.code, refused.value.params, locale="ru")
+    params = refused.value.params
+    text = table.service.renderer.error(refused.value.code, params, locale="ru", kind="cluedo_days")
     assert text == (
         "Предположение №1 отменить нельзя: на него уже ответили, а отменить можно только "
         "предположение без ответа."

@@ -15,6 +15,7 @@ from typing import Any
 
 import jinja2
 import pytest
+from guessgame.kind import GuessKind
 
 from pbp.app.playermoves import reply_results
 from pbp.games.cluedo.views import start_view
@@ -864,6 +865,33 @@ def test_error_falls_back_to_a_generic_text_and_logs_a_warning(
     ]
 
 
+def test_a_refusal_is_the_text_of_the_kind_of_the_game_refused(tmp_path: Path) -> None:
+    """Two kinds that make the same code (a second Mafia's ``kill_syntax``) each get
+    their own text, looked up through the kind at hand; a code neither has is pbp's
+    shared one (``templates/errors/``), and without a kind only pbp's are found."""
+    (tmp_path / "errors").mkdir()
+    (tmp_path / "errors" / "no_command.txt").write_text("No command.\n")
+    shutil.copytree(TEMPLATES / "common", tmp_path / "common")  # the generic refusal
+    kinds = []
+    for name, said in (("mafia_a", "Kill whom?"), ("mafia_b", "KILL <player>, please.")):
+        folder = tmp_path / "games" / name
+        (folder / "errors").mkdir(parents=True)
+        (folder / "errors" / "kill_syntax.txt").write_text(f"{said}\n")
+        kinds.append(type(name, (GuessKind,), {"kind": name, "templates": (folder,)})())
+    for kind in kinds:
+        registry.register(kind)
+    try:
+        renderer = Renderer(tmp_path)
+        assert renderer.error("kill_syntax", {}, locale="en", kind="mafia_a") == "Kill whom?"
+        said = renderer.error("kill_syntax", {}, locale="en", kind="mafia_b")
+        assert said == "KILL <player>, please."
+        assert renderer.error("no_command", {}, locale="en", kind="mafia_b") == "No command."
+        assert "kill_syntax" in renderer.error("kill_syntax", {}, locale="en")  # generic
+    finally:
+        for kind in kinds:
+            registry.unregister(kind.kind)
+
+
 # --- rule P2 in the seed's sentence (issue 16, items 4 and 5) ---
 
 #: The card names of the bundled games.yaml, the tests and the seeds.
@@ -1343,13 +1371,12 @@ def test_prepare_compiles_what_a_game_renders_so_none_is_compiled_at_its_first_u
     shutil.copytree(TEMPLATES, templates)
     fresh = Renderer(templates)
     count = fresh.prepare([("ru", "text"), ("ru", "bbcode")], {"maniac"})
-    # Every refusal text, pbp's own and every kind's (templates/<kind>/errors/), is
-    # compiled once as errors/<code>.txt.
+    # The shared refusal texts (templates/errors/) and the kind's own
+    # (templates/maniac/errors/, found as maniac/errors/<code>.txt); none of another kind's.
     names = [
         str(p.relative_to(templates))
         for p in templates.rglob("*")
-        if p.is_file()
-        and (p.parts[len(templates.parts)] in ("common", "errors", "maniac") or "errors" in p.parts)
+        if p.is_file() and p.parts[len(templates.parts)] in ("common", "errors", "maniac")
     ]
     text = [n for n in names if "/posts/" not in n and "/story/" not in n]
     posts = [n for n in names if "/mail/" not in n and "errors/" not in n]
@@ -1370,7 +1397,9 @@ def test_prepare_compiles_what_a_game_renders_so_none_is_compiled_at_its_first_u
     assert body.startswith("Лев, вот что сделано по вашему письму.\n")
     example = {"player": "Лев", "other": "Павел", "night": 2, "next_night": 3}
     params = {"line": "ГОЛОС", "players": ["Лев", "Павел"], "example": example}
-    assert fresh.error("vote_syntax", params, locale="ru").startswith("Не понял, за кого голос:")
+    assert fresh.error("vote_syntax", params, locale="ru", kind="maniac").startswith(
+        "Не понял, за кого голос:"
+    )
     with pytest.raises(AssertionError, match="compiled at its first use"):
         fresh.private_mail(
             "cluedo_days/reply",

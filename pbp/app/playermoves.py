@@ -136,7 +136,10 @@ class Moves(ServicePart):
         subject = subject_moves(letter.subject)
         if code == "no_command" and subject and kind.parse(subject, state):
             code, params = "command_in_subject", {"subject": subject[:200]}
-        return {"line": "", "error": self.renderer.error(code, params, locale=game.locale)}
+        return {
+            "line": "",
+            "error": self.renderer.error(code, params, locale=game.locale, kind=game.kind),
+        }
 
     def apply_command(
         self,
@@ -310,7 +313,7 @@ class Moves(ServicePart):
             # No game lets a player name himself where a player is named (a vote, a
             # target, an addressee: M3, M9, D2): "did you mean yourself?" helps nobody.
             params["suggestion"] = None
-        return self.renderer.error(error.code, params, locale=game.locale)
+        return self.renderer.error(error.code, params, locale=game.locale, kind=game.kind)
 
 
 #: Refusals no rewording of the line mends: who the player is (his role, his seat's

@@ -309,8 +309,10 @@ def _when(text: str | None) -> datetime | None:
     return moment.astimezone(UTC)
 
 
-def _refused(service: Service, error: Refusal) -> click.ClickException:
+def _refused(service: Service, error: Refusal, game_id: str | None = None) -> click.ClickException:
     """The error a refused GM action exits with: its reason in :data:`CLI_LOCALE`, in
-    the words of the command line (``pbp pause GAME``, not the mail's ``PAUSE``)."""
-    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE, cli=True)
+    the words of the command line (``pbp pause GAME``, not the mail's ``PAUSE``); the
+    text of the kind of the game ``game_id`` when the refusal is its (else pbp's)."""
+    kind = service.game_config(game_id).kind if game_id is not None else None
+    text = service.renderer.error(error.code, error.params, locale=CLI_LOCALE, kind=kind, cli=True)
     return click.ClickException(text)

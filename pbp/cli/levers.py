@@ -152,7 +152,7 @@ def _lever(
         try:
             done = pull(service, now)
         except Refusal as error:
-            raise _refused(service, error) from None
+            raise _refused(service, error, game_id) from None
         if mine:
             service.gm.replay_held(now)
             service.flush_outbox(now)
@@ -318,7 +318,7 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
         try:
             rotated = service.addresses.new_address_by_gm(game_id, player or GM_SEAT, now=now)
         except Refusal as error:
-            raise _refused(service, error) from None
+            raise _refused(service, error, game_id) from None
         if mine:
             service.flush_outbox(now)
     tag = "" if service.plus else f" (Subject tag [pbp-{rotated.token}])"

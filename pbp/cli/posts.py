@@ -256,5 +256,5 @@ def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
     try:
         text = story(service, game_id, fmt, force=force)
     except Refusal as error:
-        raise _refused(service, error) from None
+        raise _refused(service, error, game_id) from None
     print_text(text.rstrip("\n"), "the story")

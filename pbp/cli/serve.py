@@ -282,7 +282,7 @@ def _catch_up(service: Service, games: tuple[str, ...], now: datetime) -> None:
         try:
             done = service.outages.catch_up(game_id, now)
         except Refusal as error:
-            raise _refused(service, error) from None
+            raise _refused(service, error, game_id) from None
         except ValueError as error:
             raise click.ClickException(str(error)) from None
         if done["resumed"]:

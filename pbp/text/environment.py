@@ -48,17 +48,15 @@ from pbp.text.filters import (
 def template_loader(root: Path, kinds: Mapping[str, Sequence[Path]]) -> jinja2.BaseLoader:
     """Where an environment finds a template by its name: ``<kind>/…`` in the folders
     ``kinds`` gives that kind (``{kind name: folders}``, first found first:
-    :attr:`pbp.games.core.kind.GameKind.templates`, relative ones under ``root``); any
-    other name under ``root``, pbp's template tree (``common/…``, ``errors/<code>.txt``);
-    ``errors/<code>.txt`` not there in the kinds' folders' ``errors/``, in the order of
-    ``kinds`` (a code names one text, whichever kind makes it)."""
+    :attr:`pbp.games.core.kind.GameKind.templates`, relative ones under ``root``), its
+    refusal texts among them (``<kind>/errors/<code>.txt``); any other name under
+    ``root``, pbp's template tree (``common/…``, the shared refusals
+    ``errors/<code>.txt``)."""
     folders = {name: [root / folder for folder in found] for name, found in kinds.items()}
-    errors = dict.fromkeys(folder / "errors" for found in folders.values() for folder in found)
     return jinja2.ChoiceLoader(
         [
             jinja2.PrefixLoader({name: jinja2.FileSystemLoader(f) for name, f in folders.items()}),
             jinja2.FileSystemLoader(root),
-            jinja2.PrefixLoader({"errors": jinja2.FileSystemLoader(list(errors))}),
         ]
     )
 

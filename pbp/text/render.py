@@ -221,12 +221,24 @@ class Renderer:
         template = self._env(locale, "text").get_template("common/parts/game_line.j2")
         return tidy(template.render(titles=list(titles))).strip()
 
-    def error(self, code: str, params: Mapping[str, Any], *, locale: str, cli: bool = False) -> str:
+    def error(
+        self,
+        code: str,
+        params: Mapping[str, Any],
+        *,
+        locale: str,
+        kind: str | None = None,
+        cli: bool = False,
+    ) -> str:
         """The player-facing text of a refused move: ``errors/<code>.txt``
         rendered with ``params`` (a :class:`~pbp.games.core.events.MoveError`'s ``params``).
-        ``cli``: the refusal ``pbp`` prints, whose text names the command line's
-        commands (``pbp resume GAME``) where a mail's names the GM's mail commands
-        (``RESUME``); the template sees it as ``cli``.
+        ``kind``: the kind of the game whose move was refused; its own refusal texts
+        (``<kind>/errors/<code>.txt``, in the folders of
+        :attr:`~pbp.games.core.kind.GameKind.templates`) come first, then pbp's shared
+        ``templates/errors/`` (the only ones without ``kind``): two kinds may make the
+        same code, each with its text. ``cli``: the refusal ``pbp`` prints, whose text
+        names the command line's commands (``pbp resume GAME``) where a mail's names
+        the GM's mail commands (``RESUME``); the template sees it as ``cli``.
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
         a generic text that names ``code``. The result has no trailing newline.
@@ -237,8 +249,9 @@ class Renderer:
         names = self._names_of(locale, params)
         if names:
             params = _renamed_context(params, names)
+        own = [f"{kind}/errors/{code}.txt"] if kind else []
         try:
-            template = env.get_template(f"errors/{code}.txt")
+            template = env.select_template([*own, f"errors/{code}.txt"])
         except jinja2.TemplateNotFound:
             log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
             template = env.get_template("common/error_fallback.j2")
@@ -309,8 +322,6 @@ class Renderer:
             skip = ("/posts/", "/story/") if fmt == "text" else ("/mail/", "errors/")
             for name in env.list_templates():
                 if name.split("/", 1)[0] not in tops or any(part in name for part in skip):
-                    continue
-                if "/errors/" in name:  # a kind's refusal: rendered as errors/<code>.txt
                     continue
                 try:
                     env.get_template(name)

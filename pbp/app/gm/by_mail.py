@@ -225,7 +225,9 @@ class GmMail(ServicePart):
                 error = command.error or InvalidMove("gm_not_a_command")
                 # The commands it lists are the game kind's (no END NIGHT without nights).
                 params = {**error.params, "genders": genders, "kind": game.kind}
-                result["error"] = renderer.error(error.code, params, locale=game.locale)
+                result["error"] = renderer.error(
+                    error.code, params, locale=game.locale, kind=game.kind
+                )
             elif isinstance(command.lever, Status):
                 if index == shown:
                     result["done"] = self.status(game, command.lever, now or at)
@@ -241,7 +243,7 @@ class GmMail(ServicePart):
                     result["done"] = done
                 except Refusal as refused:
                     params = {**refused.params, "genders": genders}
-                    text = renderer.error(refused.code, params, locale=game.locale)
+                    text = renderer.error(refused.code, params, locale=game.locale, kind=game.kind)
                     result["error"] = text
             results.append(result)
         if not commands:
@@ -250,7 +252,7 @@ class GmMail(ServicePart):
                     "line": "",
                     "lever": None,
                     "error": renderer.error(
-                        "gm_no_command", {"kind": game.kind}, locale=game.locale
+                        "gm_no_command", {"kind": game.kind}, locale=game.locale, kind=game.kind
                     ),
                 }
             )

@@ -57,9 +57,11 @@ lists the files):
                              nothing for one it leaves to pbp's lines or to its kind's name
   =========================  =======================================================================
 
-  Refusal texts are ``errors/<code>.txt``: pbp's own in ``templates/errors/``, those only
-  one kind makes in its folders' ``errors/`` (:attr:`GameKind.templates`); a code names
-  one text, so prefix a new kind's codes with its name.
+  Refusal texts are ``errors/<code>.txt``: those a kind makes in its folders' ``errors/``
+  (:attr:`GameKind.templates`), the ones every game shares in pbp's ``templates/errors/``;
+  a refusal's text is looked up through the kind of the game whose move was refused
+  (:meth:`pbp.text.render.Renderer.error`), its own folders first, so two kinds may
+  make the same code, each with its own text.
 - **Purity.** The import contracts (``pyproject.toml``) hold for every module under
   :mod:`pbp.games`: a kind may use :mod:`pbp.games.core.schedule` for its deadlines, nothing of
   mail, store, rendering or the app.
@@ -262,11 +264,11 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
     def templates(self) -> tuple[Path, ...]:
         """The folders of this kind's texts, searched in order for its templates
         ``<kind>/…``: each laid out as ``posts/``, ``mail/``, ``parts/`` and ``errors/``
-        (``<code>.txt``: the refusals only this kind makes; renderers find them as
-        ``errors/<code>.txt`` after pbp's own, so a code names one text whatever the
-        kind). A relative folder is in pbp's template tree (``templates/``, or the GM's
-        copy of it, ``$PBP_TEMPLATES``), an absolute one anywhere (a game outside pbp
-        ships its texts in its own package). Default ``(Path(kind),)``:
+        (``<code>.txt``: the refusals this kind makes, found before pbp's shared
+        ``templates/errors/`` when a move of a game of this kind is refused). A
+        relative folder is in pbp's template tree (``templates/``, or the GM's copy of
+        it, ``$PBP_TEMPLATES``), an absolute one anywhere (a game outside pbp ships its
+        texts in its own package). Default ``(Path(kind),)``:
         ``templates/<kind>/``."""
         return (Path(self.kind),)
 

@@ -342,8 +342,10 @@ def test_rounds_variant_refuses_an_addressee() -> None:
 
 
 def render(locale: str, code: str, params: dict[str, Any]) -> str:
-    """The refusal's text as players get it (``templates/errors/<code>.txt``)."""
-    return Renderer(TEMPLATES).error(code, {"wording": wording(locale), **params}, locale=locale)
+    """The refusal's text as players get it (``templates/cluedo/errors/<code>.txt``, shared
+    by both variants, else ``templates/errors/<code>.txt``)."""
+    params = {"wording": wording(locale), **params}
+    return Renderer(TEMPLATES).error(code, params, locale=locale, kind="cluedo_days")
 
 
 def test_unknown_card_text_suggests_and_lists_the_cards() -> None:

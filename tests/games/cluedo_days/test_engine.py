@@ -1048,7 +1048,7 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 
 
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
-    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale)
+    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale, kind="cluedo_days")
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

@@ -1518,8 +1518,9 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 
 
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
-    """The refusal's text as players get it (``templates/errors/<code>.txt``)."""
-    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale)
+    """The refusal's text as players get it (``templates/maniac/errors/<code>.txt``, else
+    ``templates/errors/<code>.txt``)."""
+    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale, kind="maniac")
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

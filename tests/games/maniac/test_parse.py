@@ -54,7 +54,7 @@ def only_error(text: str) -> MoveError:
 
 
 def render(locale: str, error: MoveError) -> str:
-    return RENDERER.error(error.code, error.params, locale=locale)
+    return RENDERER.error(error.code, error.params, locale=locale, kind="maniac")
 
 
 # --- the Moves table of issue 4, both languages ---
@@ -226,7 +226,7 @@ def test_M3_a_kill_order_takes_no_name_that_is_one_seats_and_anothers_case_form(
 def test_M3_the_refusal_of_an_ambiguous_target_shows_the_way_out(locale: str, text: str) -> None:
     [kill] = parse_maniac("УБИТЬ Ника", ["Лев", "Ник", "Ника"])
     assert kill.error is not None
-    assert RENDERER.error(kill.error.code, kill.error.params, locale=locale) == text
+    assert RENDERER.error(kill.error.code, kill.error.params, locale=locale, kind="maniac") == text
 
 
 # --- names refused ---
