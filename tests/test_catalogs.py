@@ -4,6 +4,7 @@ name the same variables."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from jinja2 import nodes
 from kits.cli import run
 from kits.table import write_config
 
+from pbp.games.maniac.words import SECTION as MANIAC_WORDS
 from pbp.text import catalogs, keywords
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -212,11 +214,32 @@ def test_a_translation_that_cannot_be_filled_is_a_problem(shipped_texts: Path) -
 
 def test_a_keywords_file_lacking_an_entry_is_a_problem(shipped_texts: Path) -> None:
     path = shipped_texts / "ru" / "keywords.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("  vote:", "  vote_:"), "utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("  pause:", "  pause_:"), "utf-8")
     assert catalogs.problems() == []
     found = keywords.problems()
     assert len(found) == 1 and found[0].startswith("keywords: ")
     assert str(path) in found[0]
+
+
+def test_a_games_keywords_file_lacking_an_entry_is_a_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's own section (``keywords/<locale>.yaml`` in its package) is checked as
+    pbp's file is."""
+    copy = dataclasses.replace(MANIAC_WORDS, folder=tmp_path / "maniac")
+    shutil.copytree(MANIAC_WORDS.folder, copy.folder)
+    monkeypatch.setattr(keywords, "sections", lambda: (copy,))
+    path = copy.path("en")
+    text = path.read_text(encoding="utf-8")
+    first = next(line for line in text.splitlines() if line and not line.startswith("#"))
+    path.write_text(text.replace(first, f"_{first}"), "utf-8")
+    try:
+        found = keywords.problems()
+    finally:
+        monkeypatch.undo()
+        keywords.reload()
+    assert len(found) == 1 and found[0].startswith("keywords: ")
+    assert f"{path}: maniac." in found[0]
 
 
 def test_pbp_check_and_pbp_run_refuse_damaged_texts(shipped_texts: Path, tmp_path: Path) -> None:

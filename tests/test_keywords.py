@@ -1,9 +1,11 @@
 """The words players type come from per-locale data (issue 16, item 1): every parser
-reads its keywords from ``pbp/locale/<locale>/keywords.yaml`` (:mod:`pbp.text.keywords`),
-so adding a language is its files, and every locale says every command."""
+reads its keywords from ``pbp/locale/<locale>/keywords.yaml`` (pbp's sections) and its
+game's ``keywords/<locale>.yaml`` (:mod:`pbp.text.keywords`, issue 35), so adding a
+language is its files, and every locale says every command."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,22 +92,44 @@ MADE_UP: dict[str, Any] = {
 }
 
 
+def _write(root: Path, locale: str, data: dict[str, Any] | None) -> tuple[keywords.Section, ...]:
+    """The words of ``locale`` as files under ``root``: pbp's ``<locale>/keywords.yaml``
+    and each game's section in ``games/<section>/<locale>.yaml`` (``data``: every
+    section in one mapping, as :data:`MADE_UP`; None: the files pbp ships); the games'
+    sections, each moved to its folder under ``root``."""
+    moved = []
+    target = keywords.keywords_path(locale, root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if data is None:
+        shutil.copy(keywords.keywords_path(locale), target)
+    else:
+        own = {k: v for k, v in data.items() if k not in {s.name for s in keywords.sections()}}
+        target.write_text(yaml.safe_dump(own, allow_unicode=True), encoding="utf-8")
+    for section in keywords.sections():
+        game = dataclasses.replace(section, folder=root / "games" / section.name)
+        game.folder.mkdir(parents=True, exist_ok=True)
+        if data is None:
+            shutil.copy(section.path(locale), game.path(locale))
+        else:
+            words = yaml.safe_dump(data[section.name], allow_unicode=True)
+            game.path(locale).write_text(words, encoding="utf-8")
+        moved.append(game)
+    return tuple(moved)
+
+
 @pytest.fixture
 def locales(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
     """``use(files)``: pbp's locales become those of ``files`` ({locale: keywords data,
-    or None for pbp's own file}), read from a ``pbp/locale`` made in ``tmp_path``; pbp's
-    own vocabulary again after the test."""
+    or None for pbp's own files}), read from a ``pbp/locale`` made in ``tmp_path`` and
+    each game's section from a folder there; pbp's own vocabulary again after the test."""
 
     def use(files: dict[str, dict[str, Any] | None]) -> None:
+        games: tuple[keywords.Section, ...] = ()
         for locale, data in files.items():
-            target = keywords.keywords_path(locale, tmp_path)
-            target.parent.mkdir(parents=True)
-            if data is None:
-                shutil.copy(keywords.keywords_path(locale), target)
-            else:
-                target.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+            games = _write(tmp_path, locale, data)
         monkeypatch.setattr(catalogs, "LOCALES", tuple(files))
         monkeypatch.setattr(catalogs, "CATALOGS", tmp_path)
+        monkeypatch.setattr(keywords, "sections", lambda: games)
         keywords.reload()
 
     yield use
@@ -183,19 +207,18 @@ def test_a_locale_that_lacks_an_entry_is_refused_with_the_entry_named(
     broken = yaml.safe_load(yaml.safe_dump(MADE_UP))
     del broken["maniac"]["vote"]["shown"]
     locales({"ru": None, "xx": broken})
-    with pytest.raises(ValueError, match=r"xx/keywords.yaml: maniac.vote: needs"):
+    with pytest.raises(ValueError, match=r"maniac/xx.yaml: maniac.vote: needs"):
         keywords.current()
     broken["maniac"]["vote"]["shown"] = "VOTAR"
     broken["cluedo"]["negation"] = []
-    with pytest.raises(ValueError, match=r"cluedo.negation: needs a list"):
-        keywords.load(("xx",), _written(tmp_path / "other", broken))
-
-
-def _written(root: Path, data: dict[str, Any]) -> Path:
-    path = keywords.keywords_path("xx", root)
-    path.parent.mkdir(parents=True)
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    return root
+    games = _write(tmp_path / "other", "xx", broken)
+    with pytest.raises(ValueError, match=r"cluedo/xx.yaml: cluedo.negation: needs a list"):
+        keywords.load(("xx",), tmp_path / "other", games)
+    broken["cluedo"]["negation"] = ["sin"]
+    broken["gm"]["pause"] = []
+    games = _write(tmp_path / "third", "xx", broken)
+    with pytest.raises(ValueError, match=r"xx/keywords.yaml: gm.pause: needs a list"):
+        keywords.load(("xx",), tmp_path / "third", games)
 
 
 @pytest.mark.parametrize("locale", catalogs.LOCALES)

@@ -34,9 +34,13 @@ def test_every_template_is_installed_with_the_package(wheel: zipfile.ZipFile) ->
 
 
 def test_every_catalog_and_keywords_file_is_installed(wheel: zipfile.ZipFile) -> None:
+    """pbp's catalogs and keywords, and each game's words (``keywords/<locale>.yaml`` in
+    its package)."""
     shipped = set(wheel.namelist())
     files = [p for p in (REPO / "pbp" / "locale").rglob("*") if p.suffix in (".po", ".yaml")]
-    assert files
+    games = list((REPO / "pbp" / "games").glob("*/keywords/*.yaml"))
+    assert files and games
+    files += games
     assert sorted({p.relative_to(REPO).as_posix() for p in files} - shipped) == []
 
 

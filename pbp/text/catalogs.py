@@ -16,8 +16,9 @@ writes from CLDR's rule for the locale (Russian: one, few, many).
 
 Adding a language: ``pybabel init -D pbp -d pbp/locale -i pbp/locale/pbp.pot -l xx``,
 translate ``pbp/locale/xx/LC_MESSAGES/pbp.po``, write the words its players type in
-``pbp/locale/xx/keywords.yaml`` (:mod:`pbp.text.keywords`, which reads :data:`LOCALES` and
-:data:`CATALOGS` from here), and add ``xx`` to :data:`LOCALES`.
+``pbp/locale/xx/keywords.yaml`` and each game's ``keywords/xx.yaml``
+(:mod:`pbp.text.keywords`, which reads :data:`LOCALES` and :data:`CATALOGS` from here),
+and add ``xx`` to :data:`LOCALES`.
 """
 
 from __future__ import annotations

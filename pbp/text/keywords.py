@@ -2,13 +2,24 @@
 ``VOTE``), the forms the help and the refusals show, and the words around them
 (``тюрьма`` / ``prison``, ``ночь`` / ``night``, ``НОВЫЙ АДРЕС`` / ``NEW ADDRESS``).
 
-They live beside each locale's translation catalog, in
-``pbp/locale/<locale>/keywords.yaml`` (:func:`keywords_path`), and this module is their
-only reader; the parsers (:mod:`pbp.games.maniac.parse`, :mod:`pbp.games.cluedo.parse`,
-:mod:`pbp.text.gmcommands`, :mod:`pbp.text.commands`) accept the words of every locale of
-:data:`pbp.text.catalogs.LOCALES` at once (a Russian game reads ``VOTE`` too) and show a
-command in the locale of the word it was written in. Adding a language is its catalog
-and its ``keywords.yaml``, with every entry of :data:`SCHEMA`: no code changes.
+pbp's own sections (``common``, ``gm`` and the top level's ``new_address``) live beside
+each locale's translation catalog, in ``pbp/locale/<locale>/keywords.yaml``
+(:func:`keywords_path`, entries :data:`SCHEMA`); a game's section lives in its own
+package, declared by the module that reads it (:class:`Section`, :func:`declare`: its
+name, its entries, and its folder of ``<locale>.yaml`` files, e.g.
+``pbp/games/maniac/keywords/ru.yaml``), so that a game outside pbp ships its words as
+it ships its code. This module is their only reader, and :func:`current` merges them
+into one :class:`Vocabulary`; the parsers (:mod:`pbp.games.maniac.parse`,
+:mod:`pbp.games.cluedo.parse`, :mod:`pbp.text.gmcommands`, :mod:`pbp.text.commands`)
+accept the words of every locale of :data:`pbp.text.catalogs.LOCALES` at once (a Russian
+game reads ``VOTE`` too) and show a command in the locale of the word it was written
+in. Adding a language is its catalog, its ``keywords.yaml`` and each game's
+``<locale>.yaml``, with every entry of their schemas: no code changes.
+
+Why a game's words are in its package rather than under ``templates/<game>/``: they
+are its parser's data, read wherever the parser runs (``pbp check``, a test), not texts
+a GM's copy of the templates (``$PBP_TEMPLATES``) may change; the package is where a
+game outside pbp keeps what its code reads.
 
 Why a file of its own rather than catalog entries: a keyword list is data with a shape
 (a shown form, the words read, lists that are empty in one language: Russian has no
@@ -18,7 +29,7 @@ gettext entry is one string whose source side is the English text, kept in Pytho
 header), an empty translation means "untranslated, show the English", and the English
 words would live in Python source, not in English data.
 
-Two kinds of entries (:data:`SCHEMA`):
+Two kinds of entries (:data:`SCHEMA`, :attr:`Section.schema`):
 
 - a **command**: ``{shown: ГОЛОС, read: [голос, голосую]}``; ``shown`` is the form of
   the help and of ``unknown_command``'s suggestion, ``read`` the words any grammatical
@@ -29,9 +40,10 @@ Two kinds of entries (:data:`SCHEMA`):
   with ``word`` (``тюрьм*``: тюрьма, тюрьму, тюрьмой).
 
 Loaded once per process (:func:`current`, about 3 ms for the two locales with
-PyYAML's C loader, on the first line a parser reads, never at import) and checked
-against :data:`SCHEMA` as loaded: a locale that lacks an entry, or has a command
-without its ``shown`` form, is refused with the file and the entry named.
+PyYAML's C loader, on the first line a parser reads, never at import; again when a
+game's section is declared after) and checked against the schemas as loaded: a locale
+that lacks an entry, or has a command without its ``shown`` form, is refused with the
+file and the entry named.
 """
 
 from __future__ import annotations
@@ -39,7 +51,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,37 +59,10 @@ import yaml
 
 #: What every locale's ``keywords.yaml`` holds, by section (``""``: the top level):
 #: ``"command"`` entries (``{shown, read}``), ``"list"`` entries (at least one word) and
-#: ``"list?"`` entries (may be empty in a locale).
+#: ``"list?"`` entries (may be empty in a locale). A game's sections are its own
+#: (:class:`Section`).
 SCHEMA: Mapping[str, Mapping[str, str]] = {
     "common": {"status": "command", "help": "command", "and": "list"},
-    "maniac": {
-        "vote": "command",
-        "unvote": "command",
-        "kill": "command",
-        "skip": "command",
-        "withdraw": "list",
-        "possessive": "list",
-        "orders_heading": "list?",
-        "prison": "command",
-        "cell": "command",
-        "place_prepositions": "list",
-        "against": "list",
-        "night": "command",
-        "night_bare": "list?",
-        "night_prepositions": "list",
-        "skip_fillers": "list",
-    },
-    "cluedo": {
-        "suggest": "command",
-        "refute": "command",
-        "no_refutation": "command",
-        "accuse": "command",
-        "negation": "list",
-        "addressee": "list",
-        "number_prepositions": "list",
-        "suggestion_forms": "list",
-        "forum_heading": "list?",
-    },
     "gm": {
         "act": "list",
         "pause": "list",
@@ -107,16 +92,59 @@ FILENAME = "keywords.yaml"
 #: The lists of section ``gm`` read around a lever rather than naming one (a unit of
 #: EXTEND, ALL after STATUS, the confirmation's words): no name is refused for them.
 _GM_AROUND = frozenset({"by", "hours", "all", "confirm"})
-#: The lists whose words part the names within a command line, by section: «и» / "and"
-#: between the players of a vote (Maniac), «против» / "against" before one, «для» /
-#: "to" before a suggestion's addressee (Cluedo), «НА» / "BY" between a seat and its
-#: substitute (GM). A player's name may not hold them (:func:`name_words`).
+#: The lists whose words part the names within a command line, by section of pbp's
+#: own: «и» / "and" between the players of a vote, «НА» / "BY" between a seat and its
+#: substitute (GM); a game's are :attr:`Section.separators`. A player's name may not
+#: hold them (:func:`name_words`).
 SEPARATORS: Mapping[str, tuple[str, ...]] = {
     "common": ("and",),
-    "maniac": ("against",),
-    "cluedo": ("addressee",),
     "gm": ("by",),
 }
+
+
+@dataclass(frozen=True, eq=False)
+class Section:
+    """A game's own section of the words players type: ``name`` (``"maniac"``, how its
+    parser asks for its words), ``folder`` (``<locale>.yaml`` for each locale of
+    :data:`pbp.text.catalogs.LOCALES`, the section's entries at the file's top level;
+    in the game's package, shipped with it), ``schema`` (entry → ``"command"``,
+    ``"list"`` or ``"list?"``, as :data:`SCHEMA`) and ``separators`` (its lists whose
+    words part names in a command line, as :data:`SEPARATORS`: «против» / "against").
+    Made known by :func:`declare`."""
+
+    name: str
+    folder: Path
+    schema: Mapping[str, str]
+    separators: tuple[str, ...] = ()
+
+    def path(self, locale: str) -> Path:
+        """``<folder>/<locale>.yaml``."""
+        return self.folder / f"{locale}.yaml"
+
+
+#: The games' sections declared so far, by name (:func:`declare`).
+_DECLARED: dict[str, Section] = {}
+
+
+def declare(section: Section) -> Section:
+    """Make a game's ``section`` known to :func:`current` and return it: the module that
+    reads it declares it as it is imported (``SECTION = keywords.declare(Section(…))``),
+    so every parser of a section finds it; a section declared after the vocabulary was
+    loaded is read at the next :func:`current` (a new :class:`Vocabulary`).
+
+    :raises ValueError: ``section`` names one of pbp's own sections, or another
+        section of the same name is declared.
+    """
+    known = _DECLARED.get(section.name)
+    if section.name in SCHEMA or (known is not None and known is not section):
+        raise ValueError(f"a keywords section named {section.name!r} is declared already")
+    _DECLARED[section.name] = section
+    return section
+
+
+def sections() -> tuple[Section, ...]:
+    """The games' sections declared, in the order of their declaration."""
+    return tuple(_DECLARED.values())
 
 
 def keywords_path(locale: str, root: Path | None = None) -> Path:
@@ -142,6 +170,10 @@ class Vocabulary:
 
     locales: tuple[str, ...]
     entries: Mapping[str, Mapping[str, Mapping[str, Any]]]  # locale → section → entries
+    #: Each section's schema (pbp's :data:`SCHEMA` and its games' sections').
+    schema: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: SCHEMA)
+    #: Each section's lists that part names (:data:`SEPARATORS` and its games').
+    separators: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: SEPARATORS)
 
     def _entry(self, locale: str, section: str, key: str) -> Any:
         entries = self.entries[locale]
@@ -191,10 +223,12 @@ def name_words(locale: str, sections: tuple[str, ...], *, separators: bool) -> t
 
     >>> name_words("en", ("common", "gm"), separators=True)[:4]
     ('STATUS', 'status', 'HELP', 'help')
+    >>> import pbp.games.cluedo.reader  # a game's section: declared by its reader
     >>> "to" in name_words("ru", ("common", "cluedo"), separators=True)
     True
 
-    :raises KeyError: ``locale`` or a section unknown.
+    :raises KeyError: ``locale`` or a section unknown (a game's: not declared, its
+        module not imported).
     """
     vocabulary = current()
     if locale not in vocabulary.locales:
@@ -202,13 +236,13 @@ def name_words(locale: str, sections: tuple[str, ...], *, separators: bool) -> t
     found: list[str] = []
     for each in (locale, *(other for other in vocabulary.locales if other != locale)):
         for section in sections:
-            for key, kind in SCHEMA[section].items():
+            for key, kind in vocabulary.schema[section].items():
                 if kind == "command":
                     command = vocabulary.command(section, key, each)
                     found += [command.shown, *command.read]
                 else:
                     lever = section == "gm" and key not in _GM_AROUND
-                    parting = separators and key in SEPARATORS.get(section, ())
+                    parting = separators and key in vocabulary.separators.get(section, ())
                     if lever or parting:
                         found += vocabulary.words(section, key, each)
         found += vocabulary.words("", "new_address", each)
@@ -234,19 +268,23 @@ def alternation(words: tuple[str, ...]) -> str:
     return "(?:" + "|".join(parts) + ")"
 
 
-def _check(path: Path, data: Any) -> Mapping[str, Any]:
-    """``data`` (a locale's file as read) if it holds every entry of :data:`SCHEMA`.
+def _check(
+    path: Path, data: Any, schema: Mapping[str, Mapping[str, str]], top: str = ""
+) -> Mapping[str, Any]:
+    """``data`` (a file as read) if it holds every entry of ``schema`` (by section,
+    ``""``: the file's top level, named ``top`` in an error: a game's section).
 
     :raises ValueError: a section or entry missing or of the wrong shape, named.
     """
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not a mapping of sections")
-    for section, keys in SCHEMA.items():
+    for section, keys in schema.items():
         entries = data if section == "" else data.get(section)
         if not isinstance(entries, dict):
             raise ValueError(f"{path}: section {section!r} missing")
         for key, kind in keys.items():
-            where = f"{path}: {section + '.' if section else ''}{key}"
+            name = section or top
+            where = f"{path}: {name + '.' if name else ''}{key}"
             entry = entries.get(key)
             if kind == "command":
                 if not (
@@ -266,32 +304,54 @@ def _check(path: Path, data: Any) -> Mapping[str, Any]:
     return data
 
 
-def load(locales: tuple[str, ...], root: Path | None = None) -> Vocabulary:
-    """The vocabulary of ``locales`` read from ``root`` (default ``pbp/locale``).
+def load(
+    locales: tuple[str, ...],
+    root: Path | None = None,
+    games: tuple[Section, ...] | None = None,
+) -> Vocabulary:
+    """The vocabulary of ``locales``: pbp's own sections read from ``root`` (default
+    ``pbp/locale``), each section of ``games`` (default: those declared,
+    :func:`sections`) from its folder.
 
     :raises OSError: a file cannot be read. :raises ValueError: it lacks an entry.
     """
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    def read(path: Path, schema: Mapping[str, Mapping[str, str]], top: str = "") -> dict[str, Any]:
+        with path.open(encoding="utf-8") as source:
+            return dict(_check(path, yaml.load(source, Loader=loader), schema, top))
+
+    games = sections() if games is None else games
     entries: dict[str, Mapping[str, Any]] = {}
     for locale in locales:
-        path = keywords_path(locale, root)
-        with path.open(encoding="utf-8") as source:
-            entries[locale] = _check(path, yaml.load(source, Loader=loader))
-    return Vocabulary(tuple(locales), entries)
+        merged = read(keywords_path(locale, root), SCHEMA)
+        for game in games:
+            own = read(game.path(locale), {"": game.schema}, game.name)
+            merged[game.name] = {key: own[key] for key in game.schema}
+        entries[locale] = merged
+    schema = {**SCHEMA, **{game.name: game.schema for game in games}}
+    separators = {**SEPARATORS, **{game.name: game.separators for game in games}}
+    return Vocabulary(tuple(locales), entries, schema, separators)
+
+
+def current() -> Vocabulary:
+    """The vocabulary of :data:`pbp.text.catalogs.LOCALES` from ``pbp/locale`` and the
+    games' sections declared (read once, cached for the process; read again when a
+    section is declared after)."""
+    return _current(sections())
 
 
 @functools.cache
-def current() -> Vocabulary:
-    """The vocabulary of :data:`pbp.text.catalogs.LOCALES` from ``pbp/locale`` (read once,
-    cached for the process)."""
+def _current(games: tuple[Section, ...]) -> Vocabulary:
     from pbp.text import catalogs
 
-    return load(tuple(catalogs.LOCALES), catalogs.CATALOGS)
+    return load(tuple(catalogs.LOCALES), catalogs.CATALOGS, games)
 
 
 def problems() -> list[str]:
-    """What is wrong with the keywords files pbp ships (read again): a file that cannot
-    be read, is not YAML, or lacks an entry; empty when none (:func:`pbp.text.catalogs.problems`
+    """What is wrong with the keywords files pbp ships and the games' sections declared
+    (read again): a file that cannot be read, is not YAML, or lacks an entry; empty when
+    none (:func:`pbp.text.catalogs.problems`
     for the catalogs)."""
     reload()
     try:
@@ -304,4 +364,4 @@ def problems() -> list[str]:
 def reload() -> None:
     """Forget the loaded vocabulary: the next :func:`current` reads the files again (a
     test's made-up locale)."""
-    current.cache_clear()
+    _current.cache_clear()

@@ -7,8 +7,9 @@ which command, the seed's two-line form); the words of one command (keywords, ca
 players, numbers, the seed's sentence) are read by :mod:`pbp.games.cluedo.reader`.
 
 Grammar: one command per line, several per mail; keywords case-insensitive, those of
-every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`:
-the words below are ru's and en's), an optional colon after the keyword; bold markers
+every locale always accepted (``pbp/games/cluedo/keywords/<locale>.yaml`` and pbp's
+``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`: the words below are
+ru's and en's), an optional colon after the keyword; bold markers
 (``[b]…[/b]``, ``**…**``) ignored; text inside forum quotes and spoilers skipped
 (``[quote]``, ``[quote=Неташка]``, ``[quote name="…"]``, ``[quote author=… date=…]``,
 ``[spoiler]``, ``[spoiler=…]``, nested, also within a line); look-alike Latin letters

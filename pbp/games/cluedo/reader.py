@@ -14,6 +14,7 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from pbp.games.cluedo.cards import (
     CATEGORIES,
@@ -31,6 +32,27 @@ from pbp.text.commands import PlayerNames
 from pbp.text.names import NameMatcher, normalize
 
 _NUMBER = r"(?:[№#]|[nн](?=\s*\d))?\s*(?P<number>\d+)"
+
+#: Cluedo's section of the words players type, both variants': ``keywords/<locale>.yaml``
+#: in :mod:`pbp.games.cluedo`; «для» / "to" parts a suggestion from its addressee.
+SECTION = keywords.declare(
+    keywords.Section(
+        "cluedo",
+        Path(__file__).parent / "keywords",
+        {
+            "suggest": "command",
+            "refute": "command",
+            "no_refutation": "command",
+            "accuse": "command",
+            "negation": "list",
+            "addressee": "list",
+            "number_prepositions": "list",
+            "suggestion_forms": "list",
+            "forum_heading": "list?",
+        },
+        separators=("addressee",),
+    )
+)
 
 
 @dataclass(frozen=True)

@@ -198,9 +198,11 @@ class GameBase(ConfigModel):
 
     @classmethod
     def keyword_sections(cls) -> tuple[str, ...]:
-        """The sections of ``keywords.yaml`` whose commands a mail of this kind's games
-        reads (:func:`pbp.text.keywords.name_words`): the common ones (STATUS, HELP) and the
-        GM's levers; a game kind adds its own (``"maniac"``, ``"cluedo"``)."""
+        """The keywords sections whose commands a mail of this kind's games reads
+        (:func:`pbp.text.keywords.name_words`): the common ones (STATUS, HELP) and the
+        GM's levers; a game kind adds its own (``"maniac"``, ``"cluedo"``: a
+        :class:`pbp.text.keywords.Section` its package declares, and its model's module
+        imports)."""
         return ("common", "gm")
 
     def player_problems(self, least: int, rule: str) -> Found:

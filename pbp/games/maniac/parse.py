@@ -5,8 +5,9 @@ players' names; whether a move is allowed (who may vote, which night is open, th
 skip and double-kill limits) is the engine's business (:mod:`pbp.games.maniac.engine`).
 
 Grammar: one command per line, several per mail; keywords case-insensitive, those of
-every locale always accepted (``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`:
-the words below are ru's and en's; read as :mod:`pbp.games.maniac.words` builds them), an
+every locale always accepted (``pbp/games/maniac/keywords/<locale>.yaml`` and pbp's
+``pbp/locale/<locale>/keywords.yaml``, :mod:`pbp.text.keywords`: the words below are
+ru's and en's; read as :mod:`pbp.games.maniac.words` builds them), an
 optional colon after the keyword; bold markers ignored; text inside forum quotes and
 spoilers skipped (:func:`~pbp.mail.read.forumtags.unquote_forum`); look-alike Latin
 letters in Cyrillic words read as Cyrillic and the reverse

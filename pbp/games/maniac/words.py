@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from pbp.games.core.events import MoveError
 from pbp.text import commands, keywords
@@ -23,6 +24,33 @@ _MIN_STEM = 4
 _HELP_ORDER = ("vote", "vote prison", "unvote", "kill", "skip", "status", "help")
 #: Ordinal endings after a night number ("на 3-ю ночь", "3rd night"): grammar, not words.
 _ORDINAL = r"(?:-?(?:я|ю|ая|ую|й|ой|th|st|nd|rd))?"
+
+#: Maniac's section of the words players type: ``keywords/<locale>.yaml`` beside this
+#: module; «против» / "against" parts the names of a vote.
+SECTION = keywords.declare(
+    keywords.Section(
+        "maniac",
+        Path(__file__).parent / "keywords",
+        {
+            "vote": "command",
+            "unvote": "command",
+            "kill": "command",
+            "skip": "command",
+            "withdraw": "list",
+            "possessive": "list",
+            "orders_heading": "list?",
+            "prison": "command",
+            "cell": "command",
+            "place_prepositions": "list",
+            "against": "list",
+            "night": "command",
+            "night_bare": "list?",
+            "night_prepositions": "list",
+            "skip_fillers": "list",
+        },
+        separators=("against",),
+    )
+)
 
 
 @dataclass(frozen=True)
