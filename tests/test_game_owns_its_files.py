@@ -42,6 +42,7 @@ def test_the_guessing_game_brings_every_text_in_its_package() -> None:
     (folder,) = GUESS.templates
     assert folder.is_absolute() and folder.is_relative_to(REPO / PACKAGE)
     assert sorted(p.name for p in folder.iterdir()) == ["errors", "mail", "parts", "posts"]
+    assert GUESS.catalogs is not None and GUESS.catalogs.is_relative_to(REPO / PACKAGE)
     assert GUESS.kind not in registry.names()  # registered only by the tests that play it
 
 

@@ -28,6 +28,9 @@ from pbp.cli import main
 from pbp.games.core import registry
 from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
 from pbp.games.core.kind import GameKind, Outstanding, ParsedCommand
+from pbp.text.render import Renderer
+
+REPO = Path(__file__).resolve().parent.parent
 
 GAMES_YAML = """\
 mail:
@@ -145,6 +148,20 @@ def test_a_game_of_its_own_package_is_checked_played_and_posted_by_pbp(
         "Alice is told: higher.",
         "the game is over: the winner is Bob.",
     ]
+
+
+def test_a_game_outside_pbp_brings_its_own_catalog(guess: None) -> None:
+    """A game's translations in its own package (``GameKind.catalogs``): the guessing
+    game's Russian catalog gives its refusal in Russian; pbp's shared texts still come
+    from pbp's catalog, and English is the message itself."""
+    renderer = Renderer(REPO / "templates")
+    said = renderer.error("guess_syntax", {}, locale="ru", kind="guess")
+    assert said == "Напишите GUESS и целое число, например: GUESS 7."
+    english = renderer.error("guess_syntax", {}, locale="en", kind="guess")
+    assert english == "Write GUESS and a whole number, for example: GUESS 7."
+    pbps = renderer.error("no_command", {}, locale="ru", kind="guess")
+    assert pbps == renderer.error("no_command", {}, locale="ru")
+    assert pbps.startswith("В письме не найдено ни одной команды.")
 
 
 def test_an_unregistered_kind_is_an_unknown_kind_for_pbp_check(tmp_path: Path) -> None:

@@ -23,11 +23,12 @@ and add ``xx`` to :data:`LOCALES`.
 
 from __future__ import annotations
 
+import copy
 import functools
 import gettext
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,39 @@ def translations(locale: str) -> gettext.NullTranslations:
     mofile.write_mo(compiled, catalog)
     compiled.seek(0)
     return Translations(compiled, domain=DOMAIN)
+
+
+@functools.cache
+def own_translations(folder: Path, domain: str, locale: str) -> gettext.NullTranslations | None:
+    """A game's own catalog of ``locale``: ``<folder>/<locale>/LC_MESSAGES/<domain>.po``
+    (:attr:`pbp.games.core.kind.GameKind.catalogs`: a game outside pbp ships its
+    translations in its package), compiled as pbp's are, fuzzy entries left out; None
+    when the game has none for ``locale`` (cached for the process).
+
+    :raises OSError: the file cannot be read.
+    :raises babel.messages.pofile.PoFileError: a line cannot be parsed.
+    """
+    path = folder / locale / "LC_MESSAGES" / f"{domain}.po"
+    if not path.is_file():
+        return None
+    with path.open("rb") as source:
+        catalog = pofile.read_po(source, locale=locale, domain=domain, abort_invalid=True)
+    compiled = io.BytesIO()
+    mofile.write_mo(compiled, catalog)
+    compiled.seek(0)
+    return Translations(compiled, domain=domain)
+
+
+def chained(
+    first: gettext.NullTranslations, fallbacks: Sequence[gettext.NullTranslations]
+) -> gettext.NullTranslations:
+    """``first`` with ``fallbacks`` asked in order for a message it lacks (gettext's
+    ``add_fallback``): pbp's catalog, then the games' own. Copies are chained: the
+    cached catalogs themselves are never changed."""
+    head = copy.copy(first)
+    for fallback in fallbacks:
+        head.add_fallback(copy.copy(fallback))
+    return head
 
 
 @functools.cache

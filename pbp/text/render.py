@@ -6,7 +6,9 @@ Templates live in one tree for every locale: pbp's own in ``templates/``
 (:attr:`pbp.games.core.kind.GameKind.templates`; :func:`pbp.text.environment.template_loader`).
 Their words are English messages (``_()``, ``{% trans %}``, :mod:`jinja2.ext.i18n`) that
 each locale's catalog translates (:mod:`pbp.text.catalogs`); one environment per (locale,
-format) has its catalog installed.
+format) has its catalog installed: pbp's, then for a message it lacks each kind's own
+(:attr:`pbp.games.core.kind.GameKind.catalogs`: a game outside pbp ships its
+translations in its package; pbp's games are in pbp's catalog).
 
 Public posts come in two formats, ``bbcode`` (classic forums) and ``markdown``;
 private mails are plain ``text``. Formatting goes through filters, so one template
@@ -349,6 +351,15 @@ class Renderer:
         kinds = {name: kind.templates for name, kind in registry.KINDS.items()}
         loader = template_loader(self.templates_dir, kinds)
         found = self.translations.get(locale) or catalogs.translations(locale)
+        # A message pbp's catalog lacks: the kinds' own catalogs, in registration order.
+        own = [
+            catalogs.own_translations(kind.catalogs, name, locale)
+            for name, kind in registry.KINDS.items()
+            if kind.catalogs is not None
+        ]
+        fallbacks = [each for each in own if each is not None]
+        if fallbacks:
+            found = catalogs.chained(found, fallbacks)
         return build_environment(loader, locale, fmt, found, self._post_global(locale))
 
     def _post_global(self, locale: str) -> Callable[..., str]:

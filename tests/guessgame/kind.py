@@ -17,11 +17,13 @@ from pbp.games.core.kind import GameKind, ParsedCommand, PrivateMail
 
 
 class GuessKind(GameKind[GuessState, GuessMove, GuessGame]):
-    """The ``guess`` kind: texts in English only, in this package."""
+    """The ``guess`` kind: texts in English, in this package, and one in Russian in its
+    own catalog (``locale/ru/LC_MESSAGES/guess.po``)."""
 
     kind = "guess"
     config_model = GuessGame
     templates = (Path(__file__).parent / "templates",)
+    catalogs = Path(__file__).parent / "locale"
 
     def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step:
         """G1: the secret from the seed."""

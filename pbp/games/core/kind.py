@@ -272,6 +272,13 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         ``templates/<kind>/``."""
         return (Path(self.kind),)
 
+    #: The folder of this kind's own translation catalogs, or None (default: its
+    #: messages are in pbp's catalogs, as those of pbp's games are): gettext's layout,
+    #: ``<folder>/<locale>/LC_MESSAGES/<kind>.po``, read as pbp's
+    #: (:func:`pbp.text.catalogs.own_translations`) and asked for a message pbp's
+    #: catalog of the locale lacks. A game outside pbp ships it in its own package.
+    catalogs: Path | None = None
+
     #: The public post of one period: ``"day"`` (game days; default) or ``"turn"``
     #: (turns); also the CLI's ``pbp post --day`` / ``--turn`` and the template
     #: ``posts/<period_post>.j2``. When a deadline passes, the ended period's post is
