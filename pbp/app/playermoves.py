@@ -103,7 +103,7 @@ class Moves(ServicePart):
             message.from_address,
             "reply",
             {
-                **reply_results(results),
+                **reply_results(results, kind.unfixable),
                 "player": player,
                 "looks_quoted": [_cut(line) for line in quoted[:IGNORED_SHOWN]],
                 "ignored": ignored[:IGNORED_SHOWN],
@@ -316,32 +316,11 @@ class Moves(ServicePart):
         return self.renderer.error(error.code, params, locale=game.locale, kind=game.kind)
 
 
-#: Refusals no rewording of the line mends: who the player is (his role, his seat's
-#: state) or where the game stands forbids the move, so a reply refusing only these
-#: does not ask him to fix the lines and send them again. Any other refusal (a syntax,
-#: an unknown or ambiguous name, a target the rules forbid) is the line's to fix.
-UNFIXABLE = frozenset(
-    {
-        "not_the_maniac",
-        "player_dead",
-        "player_in_prison",
-        "player_out",
-        "removed_by_gm",
-        "removed_from_game",
-        "game_over",
-        "game_ended",
-        "not_your_turn",
-        "one_move_per_turn",
-        "no_suggestions_left",
-        "voting_closed",
-        "orders_closed",
-        "nothing_to_answer",
-        "not_addressee",
-        "not_asked",
-        "already_answered",
-        "pasted_snippet",
-    }
-)
+#: pbp's shared refusals no rewording of the line mends (where the game stands forbids
+#: the move); a kind's own are :attr:`pbp.games.core.kind.GameKind.unfixable`. Any other
+#: refusal (a syntax, an unknown or ambiguous name, a target the rules forbid) is the
+#: line's to fix.
+UNFIXABLE = frozenset({"game_over"})
 
 
 class Echoes:
@@ -379,23 +358,29 @@ class Echoes:
         return frozenset().union(*(comment_labels(name) for name in names))
 
 
-def reply_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def reply_results(
+    results: Sequence[dict[str, Any]], unfixable: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """What a ``reply`` template gets of a mail's results (one dict per command line,
     an ``error`` key when it was refused, its ``code`` beside it): ``results`` as they
     are, ``done`` (those without an error) and ``not_done`` (those with one), each in
     the mail's order, and ``fix``: some refused line is one the player wrote and could
     mend (a mail with no command, or only a forwarded one, has no line to fix: its
-    refusal says what to send instead; a refusal in :data:`UNFIXABLE` is no line's
-    fault: ``УБИТЬ Олю`` from a fan of the maniac).
+    refusal says what to send instead; a refusal in :data:`UNFIXABLE` or in
+    ``unfixable``, the game's kind's :attr:`~pbp.games.core.kind.GameKind.unfixable`, is
+    no line's fault: ``УБИТЬ Олю`` from a fan of the maniac).
 
-    >>> reply_results([{"line": "УБИТЬ Олю", "error": "…", "code": "not_the_maniac"}])["fix"]
+    >>> maniac = frozenset({"not_the_maniac"})  # Maniac's GameKind.unfixable, in part
+    >>> kill = {"line": "УБИТЬ Олю", "error": "…", "code": "not_the_maniac"}
+    >>> reply_results([kill], maniac)["fix"]
     False
-    >>> reply_results([{"line": "ГОЛОС Лёля", "error": "…", "code": "unknown_name"}])["fix"]
+    >>> reply_results([{"line": "ГОЛОС Лёля", "error": "…", "code": "unknown_name"}], maniac)["fix"]
     True
     """
     done = [result for result in results if "error" not in result]
     not_done = [result for result in results if "error" in result]
-    fix = any(result.get("line") and result.get("code") not in UNFIXABLE for result in not_done)
+    fixed = UNFIXABLE | unfixable
+    fix = any(result.get("line") and result.get("code") not in fixed for result in not_done)
     return {"results": list(results), "done": done, "not_done": not_done, "fix": fix}
 
 

@@ -208,7 +208,7 @@ class GmDesk:
                 "gm_act", Visibility.GM, {"player": seat, "move": move, "via": via, "note": note}
             )
             self.log(game_id, [marker], now, day, via)
-            context = {**reply_results(results), "player": seat, "by_gm": True}
+            context = {**reply_results(results, kind.unfixable), "player": seat, "by_gm": True}
             service.mail.player(game, seat, "reply", context, now)
             for applied in steps:
                 service.table.tell(game, kind, applied, now)

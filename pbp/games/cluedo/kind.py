@@ -39,6 +39,11 @@ class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
     not so in rounds)."""
 
     addressed: bool
+    #: Refusals of both variants no rewording mends (out of the game, removed by the
+    #: GM, nothing to answer or answered already, pbp's own snippet pasted back).
+    unfixable = frozenset(
+        {"player_out", "removed_by_gm", "nothing_to_answer", "already_answered", "pasted_snippet"}
+    )
 
     @property
     def templates(self) -> tuple[Path, ...]:

@@ -28,6 +28,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
     kind = "cluedo_days"
     config_model = CluedoDaysGame
     addressed = True
+    unfixable = CluedoKind.unfixable | {"no_suggestions_left", "not_addressee"}
     deadline_names: tuple[str, ...] = ("day",)
     deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY,)
 

@@ -32,6 +32,7 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
     kind = "cluedo_rounds"
     config_model = CluedoRoundsGame
     addressed = False
+    unfixable = CluedoKind.unfixable | {"not_your_turn", "one_move_per_turn", "not_asked"}
     period_post = "turn"
     own_period_posts: tuple[str, ...] = ("turn",)
     deadline_names: tuple[str, ...] = ("turn",)

@@ -272,6 +272,14 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         ``templates/<kind>/``."""
         return (Path(self.kind),)
 
+    #: The codes of this kind's refusals that no rewording of the line mends: who the
+    #: player is (his role, his seat's state) or where the game stands forbids the
+    #: move, so a reply refusing only these (and pbp's shared ones,
+    #: :data:`pbp.app.playermoves.UNFIXABLE`) does not ask him to fix his lines and send
+    #: them again (``УБИТЬ Олю`` from a fan of the maniac: ``not_the_maniac``). Default
+    #: none: every refusal of the kind is the line's to fix.
+    unfixable: frozenset[str] = frozenset()
+
     #: The folder of this kind's own translation catalogs, or None (default: its
     #: messages are in pbp's catalogs, as those of pbp's games are): gettext's layout,
     #: ``<folder>/<locale>/LC_MESSAGES/<kind>.po``, read as pbp's

@@ -72,6 +72,17 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
     extra_posts: tuple[str, ...] = ("evening", "morning")
     deadline_names: tuple[str, ...] = ("day", "night")
     deadline_commands: tuple[DeadlineCommand, ...] = (CLOSE_DAY, END_NIGHT)
+    unfixable = frozenset(
+        {
+            "not_the_maniac",
+            "player_dead",
+            "player_in_prison",
+            "removed_from_game",
+            "game_ended",
+            "voting_closed",
+            "orders_closed",
+        }
+    )
 
     def load(self, data: Mapping[str, Any]) -> ManiacState:
         """Stored JSON → state."""
