@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from kits.table import GM, Table, body, named_body, summary, utc
 
+from pbp.app.story import story
 from pbp.games.core.events import LeverRefused, MoveError, Visibility
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
-from pbp.text.export import story
 
 GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"

@@ -24,10 +24,10 @@ from test_maniac_service import seed_tie
 
 from pbp.app.daemon import Daemon
 from pbp.app.gm import paused_since
+from pbp.app.story import story
 from pbp.cli import main
 from pbp.games.core.events import LeverRefused, MoveError, Visibility
 from pbp.mail.maildir import deliver
-from pbp.text.export import story
 
 
 @pytest.fixture

@@ -313,7 +313,7 @@ class Mailer:
             self._gm_send(game, subjects[fmt], posts[fmt], now, token, paste=True)
 
     def gm_story(self, game: Game, fmt: str, text: str, now: datetime) -> None:
-        """Mail the GM the whole story of ``game`` (``text``, :func:`pbp.text.export.story`
+        """Mail the GM the whole story of ``game`` (``text``, :func:`pbp.app.story.story`
         in ``fmt``) in a mail of its own whose body is exactly the story: like a post
         (:meth:`gm_paste`), it is pasted whole, and must not carry his GM address or the
         list of his commands (a bearer secret) into a public thread. The template

@@ -51,12 +51,12 @@ from typing import Any
 from babel import dates as babel_dates
 
 from pbp.app.service import Service
+from pbp.app.story import story
 from pbp.cli.common import CLI_LOCALE
 from pbp.config.model import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.store import Store
 from pbp.store.records import GM_SEAT
-from pbp.text.export import story
 from pbp.text.render import Renderer
 
 from .games import MailSection, write_games_yaml

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pbp.app.gm.deadline import pass_deadline
 from pbp.app.outcome import Handled, Outcome
 from pbp.app.playermoves import reply_results
+from pbp.app.story import story
 from pbp.app.table import Applied
 from pbp.config.model import Game
 from pbp.games.core.events import (
@@ -31,7 +32,6 @@ from pbp.mail.base import RawMessage
 from pbp.mail.read.mime import read_letter
 from pbp.store import GM_SEAT, KeptMessage, Schedule, Store, StoredEvent
 from pbp.text.commands import PlayerNames
-from pbp.text.export import story
 from pbp.text.gmcommands import (
     Act,
     Dismiss,
