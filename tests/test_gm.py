@@ -378,7 +378,7 @@ def replay_statements(table: Table, now: datetime) -> tuple[list[str], list[str]
     statements: list[str] = []
     table.store._db.set_trace_callback(statements.append)
     try:
-        outcomes = table.service.gm.replay_held(now)
+        outcomes = table.service.replay_held(now)
     finally:
         table.store._db.set_trace_callback(None)
     return [o.outcome for o in outcomes], statements

@@ -263,7 +263,7 @@ class GoldenTable:
         self.now = at
         self.service.process_inbox(at)
         done = pull(self.service, at)
-        self.service.gm.replay_held(at)
+        self.service.replay_held(at)
         self.service.flush_outbox(at)
         game = self.config.game(self.game.id)
         lever = command.split()[1]
