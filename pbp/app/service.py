@@ -25,8 +25,6 @@ import logging
 import time
 from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime, timedelta
-from email import message_from_bytes
-from email.policy import default
 from zoneinfo import ZoneInfo
 
 from pbp.app.deadlines import Deadlines, GmClose
@@ -44,7 +42,7 @@ from pbp.app.playermoves import Moves
 from pbp.app.ratelimit import AnswerLimit
 from pbp.app.reader import BodyReader, LetterReader
 from pbp.app.seating import missing_games
-from pbp.app.sending import flush
+from pbp.app.sending import flush, undeliverable_notice
 from pbp.app.settings import TOKEN_ALPHABET, TOKEN_LENGTH, Clock, Settings, kind_of, new_token
 from pbp.app.table import GameTable
 from pbp.config.model import Config, Game
@@ -52,7 +50,7 @@ from pbp.games.core.events import Step
 from pbp.games.core.kind import AnyKind
 from pbp.mail.base import Inbox, RawMessage, Transport
 from pbp.mail.read.mime import Letter
-from pbp.store import GM_SEAT, OutgoingMail, Store
+from pbp.store import OutgoingMail, Store
 from pbp.store.faults import crash_point
 from pbp.text.render import Format, Renderer
 
@@ -519,7 +517,7 @@ class Service:
         moment = now or self.clock()
 
         def undeliverable(mail: OutgoingMail, reason: str) -> None:
-            self._undeliverable(mail, reason, moment)
+            undeliverable_notice(self.config, self.store, self.mail, mail, reason, moment)
 
         def stopped() -> None:
             self._send_stopped = True
@@ -532,39 +530,6 @@ class Service:
         if not self._send_stopped:
             self.flush_outbox(now)
         return not self._send_stopped
-
-    def _undeliverable(self, mail: OutgoingMail, reason: str, now: datetime) -> None:
-        """Tell the GM of the recipient's games (every GM for another address) that a
-        mail was given up (RFC 5321 §4.2.1, a 5yz reply or too many retries), inside
-        the transaction that gives it up. A mail to a GM is only logged: a note about
-        it could fail the same way, for ever."""
-        recipient = mail.recipient.lower()
-        if any(game.gm.lower() == recipient for game in self.config.games):
-            log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
-            return
-        seats = {
-            seat.game_id: seat.player
-            for seat in self.store.tokens_of(recipient)
-            if seat.player != GM_SEAT
-        }
-        games = [g for g in self.config.games if g.id in seats] or list(self.config.games)
-        headers = message_from_bytes(mail.raw, policy=default)
-        # The Date pbp wrote when it queued the mail (RFC 5322 §3.6.1), aware.
-        date = getattr(headers.get("Date"), "datetime", None)
-        context = {
-            "recipient": mail.recipient,
-            "subject": str(headers.get("Subject", "")),
-            "message_id": mail.message_id,
-            "created": date.isoformat() if date is not None and date.tzinfo else None,
-            "attempts": mail.attempts + 1,
-            "reason": reason,
-        }
-        told: set[str] = set()
-        for game in games:
-            if game.gm.lower() not in told:
-                told.add(game.gm.lower())
-                player = {"player": seats.get(game.id)}
-                self.mail.gm(game, "gm_undeliverable", {**context, **player}, now)
 
 
 class _Between:

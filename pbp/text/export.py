@@ -36,7 +36,7 @@ def on_forum(events: Sequence[StoredEvent]) -> set[int]:
       names him and the solution);
     - the GM's ``gm_void`` and ``gm_remove`` (his note included), when the lever's own
       events (logged with it, same time and source) hold a PUBLIC one: the GM's
-      announcement of it carries the note (:meth:`pbp.app.gm.levers.Levers.announce`).
+      announcement of it carries the note (:meth:`pbp.app.gm.common.Levers.announce`).
 
     Everything else private is marked so in the story."""
     shown: set[int] = set()

@@ -1,12 +1,12 @@
-"""The GM by mail (:class:`GmMail`): his commands to his personal GM address, their
-confirmation from his registered address, and the answers to players about their
-personal addresses (NEW ADDRESS, a retired address).
+"""The GM by mail (:class:`GmMail`): his commands to his personal GM address, asked to
+be confirmed from his registered address (:meth:`GmMail.ask_confirmation`; the reply
+is :mod:`pbp.app.gm.confirm`'s). The answers to players about their personal addresses
+(NEW ADDRESS, a retired address) are :mod:`pbp.app.gm.addresses`'.
 
-A lever by mail waits for the GM's confirmation (:meth:`GmMail.ask_confirmation`,
-:meth:`GmMail.confirm`) unless the trusted server's ``Authentication-Results`` show
-DMARC pass (:mod:`pbp.mail.read.authcheck`): the personal GM address travels in every Reply-To
-and may leak, and a From is easily forged. The levers themselves are
-:class:`pbp.app.gm.levers.GmDesk`'s.
+A lever by mail waits for the GM's confirmation unless the trusted server's
+``Authentication-Results`` show DMARC pass (:mod:`pbp.mail.read.authcheck`): the
+personal GM address travels in every Reply-To and may leak, and a From is easily
+forged. The levers themselves are :class:`pbp.app.gm.levers.GmDesk`'s.
 """
 
 from __future__ import annotations
