@@ -126,14 +126,13 @@ class Addresses(Configured):
         Reply-To is the new address, goes to his registered address. Nothing else in the
         mail is applied (``more``: the mail has other lines, and the answer says to send
         them again); the token changes at the mail's arrival. Outcome ``new_address``."""
-        with self.store.transaction():
-            self.rotate_token(game.id, player, now=message.arrived, via="mail")
-            email = self.store.player_email(game.id, player)
-            assert email is not None
-            context = {"asked": True, "more": more}
-            self.mail.reply(
-                message.letter, email, "new_address", context, message.now, game=game, player=player
-            )
+        self.rotate_token(game.id, player, now=message.arrived, via="mail")
+        email = self.store.player_email(game.id, player)
+        assert email is not None
+        context = {"asked": True, "more": more}
+        self.mail.reply(
+            message.letter, email, "new_address", context, message.now, game=game, player=player
+        )
         return Decision(Handled.NEW_ADDRESS, game.id, player)
 
     def retired_address(
@@ -146,14 +145,13 @@ class Addresses(Configured):
         rotate-token``), from his registered address: nothing is applied and he is
         told so, with his current address (``address_retired``). Outcome ``retired``."""
         game = self.game_config(game_id)
-        with self.store.transaction():
-            self.mail.reply(
-                message.letter,
-                message.from_address,
-                "address_retired",
-                {},
-                message.now,
-                game=game,
-                player=player,
-            )
+        self.mail.reply(
+            message.letter,
+            message.from_address,
+            "address_retired",
+            {},
+            message.now,
+            game=game,
+            player=player,
+        )
         return Decision(Handled.RETIRED, game_id, player)

@@ -428,87 +428,84 @@ class GmMail(Configured):
                 others.append(dataclasses.replace(command, lever=None, error=error))
                 continue
             pending.append(dataclasses.replace(command, lever=resolved).to_json())
-        with self.store.transaction():
-            if not pending:  # every lever refused already: answered as usual
-                results = self.run_all(game, others, now)
-                self.answer(message.letter, game, results, now)
-                return Decision(Handled.GM_REFUSED, game.id, GM_SEAT)
+        if not pending:  # every lever refused already: answered as usual
+            results = self.run_all(game, others, now)
+            self.answer(message.letter, game, results, now)
+            return Decision(Handled.GM_REFUSED, game.id, GM_SEAT)
+        code = confirmation_code(
+            self.store.secret(CONFIRM_SECRET),
+            game.id,
+            message.identity,
+            message.digest or "",
+        )
+        if (
+            self.store.confirmation(code) is None
+            and self.store.pending_confirmations(game.id, now) >= PENDING_CAP
+        ):
+            renew = next(
+                (p for p in pending if isinstance(GmLine.from_json(p).lever, NewAddress)),
+                None,
+            )
+            if renew is None:
+                self.digest.add(
+                    game, "gm_capped", None, message.letter, now, arrived=message.arrived
+                )
+                return Decision(
+                    Handled.GM_CAPPED, game.id, GM_SEAT, note=counted(len(pending), "lever")
+                )
+            pending = [renew]
+            token = self.store.player_token(game.id, GM_SEAT)
             code = confirmation_code(
                 self.store.secret(CONFIRM_SECRET),
                 game.id,
-                message.identity,
-                message.digest or "",
+                f"{CAPPED_NEW_ADDRESS}:{token}",
+                now.date().isoformat(),
             )
-            if (
-                self.store.confirmation(code) is None
-                and self.store.pending_confirmations(game.id, now) >= PENDING_CAP
-            ):
-                renew = next(
-                    (p for p in pending if isinstance(GmLine.from_json(p).lever, NewAddress)),
-                    None,
-                )
-                if renew is None:
-                    self.digest.add(
-                        game, "gm_capped", None, message.letter, now, arrived=message.arrived
-                    )
-                    return Decision(
-                        Handled.GM_CAPPED, game.id, GM_SEAT, note=counted(len(pending), "lever")
-                    )
-                pending = [renew]
-                token = self.store.player_token(game.id, GM_SEAT)
-                code = confirmation_code(
-                    self.store.secret(CONFIRM_SECRET),
-                    game.id,
-                    f"{CAPPED_NEW_ADDRESS}:{token}",
-                    now.date().isoformat(),
-                )
-            self.store.add_confirmation(
-                code,
-                game.id,
-                json.dumps(pending, ensure_ascii=False),
-                now,
-                now + timedelta(hours=CONFIRM_HOURS),
-            )
-            stored = self.store.confirmation(code)  # asked before: as it was asked
-            assert stored is not None
-            expires = stored.expires_at
-            results = self.run_all(game, others, now) if others else []
-            results = self._statuses(message.letter, game, results, now)
-            if code in message.replies_to:  # its reply is replayed too: asked before
-                return Decision(
-                    Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever")
-                )
-            self.mail.reply(
-                message.letter,
-                self.addresses.registered(game.id),
-                "gm_confirm",
-                {
-                    "pending": pending,
-                    "results": results,
-                    "expires_at": expires,
-                    # «Пояснение после « -- » попадёт в пост для форума.»
-                    "note_published": any(
-                        p["note"] and self.gm.publishes_note(game.id, line.lever, now)
-                        for p in pending
-                        if (line := GmLine.from_json(p)).lever is not None
-                    ),
-                    "gm_address": self.addresses.gm_address(game.id),
-                    # A seat a substitute plays, as the GM knows it: «ИСКЛЮЧИТЬ Вову
-                    # (вместо Розы)» (pbp.text.render.Renderer.shown_names).
-                    "substitutes": self.store.substitutes(game.id),
-                },
-                now,
-                game=game,
-                token=code,
-                # Its own Subject: a forger must not title the mail that asks for a reply.
-                stranger=True,
-                # To the GM's registered address only; a STATUS flood must not defer it
-                # into the hourly summary, whose Reply-To is no confirmation address.
-                limited=False,
-            )
+        self.store.add_confirmation(
+            code,
+            game.id,
+            json.dumps(pending, ensure_ascii=False),
+            now,
+            now + timedelta(hours=CONFIRM_HOURS),
+        )
+        stored = self.store.confirmation(code)  # asked before: as it was asked
+        assert stored is not None
+        expires = stored.expires_at
+        results = self.run_all(game, others, now) if others else []
+        results = self._statuses(message.letter, game, results, now)
+        if code in message.replies_to:  # its reply is replayed too: asked before
             return Decision(
                 Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever")
             )
+        self.mail.reply(
+            message.letter,
+            self.addresses.registered(game.id),
+            "gm_confirm",
+            {
+                "pending": pending,
+                "results": results,
+                "expires_at": expires,
+                # «Пояснение после « -- » попадёт в пост для форума.»
+                "note_published": any(
+                    p["note"] and self.gm.publishes_note(game.id, line.lever, now)
+                    for p in pending
+                    if (line := GmLine.from_json(p)).lever is not None
+                ),
+                "gm_address": self.addresses.gm_address(game.id),
+                # A seat a substitute plays, as the GM knows it: «ИСКЛЮЧИТЬ Вову
+                # (вместо Розы)» (pbp.text.render.Renderer.shown_names).
+                "substitutes": self.store.substitutes(game.id),
+            },
+            now,
+            game=game,
+            token=code,
+            # Its own Subject: a forger must not title the mail that asks for a reply.
+            stranger=True,
+            # To the GM's registered address only; a STATUS flood must not defer it
+            # into the hourly summary, whose Reply-To is no confirmation address.
+            limited=False,
+        )
+        return Decision(Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever"))
 
     def _resolved(self, game: Game, lever: Lever, at: datetime) -> Lever:
         """``lever`` with the seat its player name names, a deadline command with the

@@ -96,16 +96,15 @@ class Confirmations(Configured):
         if not confirms(text):
             return self._no_confirm_word(message, game, confirmation, unread)
         commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
-        with self.store.transaction():
-            # As it stands now that this transaction holds the store: `pbp rotate-token
-            # --gm` in another process may have ended it since it was read.
-            now_row = self.store.confirmation(confirmation.code)
-            if now_row is not None and (now_row.done_at or now_row.ended_at):
-                return self._confirmed_before(message, game, now_row, unread)
-            self.store.mark_confirmed(confirmation.code, message.now)
-            results = self.commands.run_all(game, commands, message.arrived)
-            self.commands.answer(message.letter, game, results, message.now, unread, limited=False)
-            done = sum(1 for r in results if "done" in r)
+        # As it stands now that this transaction holds the store: `pbp rotate-token
+        # --gm` in another process may have ended it since it was read.
+        now_row = self.store.confirmation(confirmation.code)
+        if now_row is not None and (now_row.done_at or now_row.ended_at):
+            return self._confirmed_before(message, game, now_row, unread)
+        self.store.mark_confirmed(confirmation.code, message.now)
+        results = self.commands.run_all(game, commands, message.arrived)
+        self.commands.answer(message.letter, game, results, message.now, unread, limited=False)
+        done = sum(1 for r in results if "done" in r)
         handled = Handled.GM_APPLIED if done else Handled.GM_REFUSED
         return Decision(handled, game.id, GM_SEAT, replay_held=True)
 
@@ -114,15 +113,14 @@ class Confirmations(Configured):
         the GM is told at once when the sender plays (the code reached him), a
         stranger's goes in the digest (his first 64 KB, never his Subject)."""
         raw, now, at = message.raw, message.now, message.arrived
-        with self.store.transaction():
-            if self.settings.registered_anywhere(self.store, message.from_address):
-                kept_id = self.store.keep(message.source, at, "wrong_confirmer", raw.raw, now)
-                self.mail.notice_gm(game, message.letter, raw, "wrong_confirmer", kept_id, now)
-            else:
-                kept = stranger_raw(raw.raw)
-                kept_id = self.store.keep(message.source, at, "wrong_confirmer", kept, now)
-                self.digest.add(game, "wrong_confirmer", kept_id, message.letter, now, arrived=at)
-            return Decision(Handled.WRONG_CONFIRMER, game.id)
+        if self.settings.registered_anywhere(self.store, message.from_address):
+            kept_id = self.store.keep(message.source, at, "wrong_confirmer", raw.raw, now)
+            self.mail.notice_gm(game, message.letter, raw, "wrong_confirmer", kept_id, now)
+        else:
+            kept = stranger_raw(raw.raw)
+            kept_id = self.store.keep(message.source, at, "wrong_confirmer", kept, now)
+            self.digest.add(game, "wrong_confirmer", kept_id, message.letter, now, arrived=at)
+        return Decision(Handled.WRONG_CONFIRMER, game.id)
 
     def _confirmed_before(
         self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
@@ -136,23 +134,22 @@ class Confirmations(Configured):
             template, said = "gm_confirm_ended", Handled.GM_CONFIRM_ENDED
         else:
             template, said = "gm_confirm_expired", Handled.GM_CONFIRM_EXPIRED
-        with self.store.transaction():
-            self.mail.reply(
-                message.letter,
-                message.from_address,
-                template,
-                {
-                    "done_at": confirmation.done_at,
-                    "ended_at": confirmation.ended_at,
-                    "expires_at": confirmation.expires_at,
-                    "unread": list(unread),
-                    "gm_address": self.addresses.gm_address(game.id),
-                },
-                message.now,
-                game=game,
-                player=GM_SEAT,
-            )
-            return Decision(said, game.id, GM_SEAT)
+        self.mail.reply(
+            message.letter,
+            message.from_address,
+            template,
+            {
+                "done_at": confirmation.done_at,
+                "ended_at": confirmation.ended_at,
+                "expires_at": confirmation.expires_at,
+                "unread": list(unread),
+                "gm_address": self.addresses.gm_address(game.id),
+            },
+            message.now,
+            game=game,
+            player=GM_SEAT,
+        )
+        return Decision(said, game.id, GM_SEAT)
 
     def _no_confirm_word(
         self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
@@ -160,22 +157,21 @@ class Confirmations(Configured):
         """A reply without the confirming word (an auto-responder's "I am away" is no
         confirmation: the GM writes the word): told once per code, so no loop; its lines
         (``unread``) are said not read."""
-        with self.store.transaction():
-            if confirmation.hinted_at is None:
-                self.store.mark_hinted(confirmation.code, message.now)
-                self.mail.reply(
-                    message.letter,
-                    message.from_address,
-                    "gm_confirm_missing",
-                    {
-                        "expires_at": confirmation.expires_at,
-                        "unread": list(unread),
-                        "gm_address": self.addresses.gm_address(game.id),
-                    },
-                    message.now,
-                    game=game,
-                    player=GM_SEAT,
-                    token=confirmation.code,
-                    limited=False,  # once per code, to the GM: its Reply-To confirms
-                )
-            return Decision(Handled.GM_UNCONFIRMED, game.id, GM_SEAT)
+        if confirmation.hinted_at is None:
+            self.store.mark_hinted(confirmation.code, message.now)
+            self.mail.reply(
+                message.letter,
+                message.from_address,
+                "gm_confirm_missing",
+                {
+                    "expires_at": confirmation.expires_at,
+                    "unread": list(unread),
+                    "gm_address": self.addresses.gm_address(game.id),
+                },
+                message.now,
+                game=game,
+                player=GM_SEAT,
+                token=confirmation.code,
+                limited=False,  # once per code, to the GM: its Reply-To confirms
+            )
+        return Decision(Handled.GM_UNCONFIRMED, game.id, GM_SEAT)

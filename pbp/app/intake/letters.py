@@ -98,36 +98,35 @@ class LetterRules(Configured):
         stranger's: :func:`~pbp.mail.base.stranger_raw`), he is told why, the GM too."""
         letter = message.letter
         reason = letter.unreadable or "unreadable"
-        with self.store.transaction():
-            kept_id = self.store.keep(
-                message.source,
-                message.arrived,
-                f"unreadable: {reason}",
-                stranger_raw(message.raw.raw),
-                message.now,
-            )
-            self.mail.reply(
-                letter,
-                message.from_address,
-                "unreadable",
-                {"reason": reason, "code": letter.unreadable_code},
-                message.now,
-                game=game,
-                player=player,
-            )
-            facts = {"code": letter.unreadable_code}
-            self.mail.notice_gm(
-                game,
-                letter,
-                message.raw,
-                "unreadable",
-                kept_id,
-                message.now,
-                reason,
-                facts,
-                player,
-            )
-            return Decision(Handled.UNREADABLE, game.id, player, reason)
+        kept_id = self.store.keep(
+            message.source,
+            message.arrived,
+            f"unreadable: {reason}",
+            stranger_raw(message.raw.raw),
+            message.now,
+        )
+        self.mail.reply(
+            letter,
+            message.from_address,
+            "unreadable",
+            {"reason": reason, "code": letter.unreadable_code},
+            message.now,
+            game=game,
+            player=player,
+        )
+        facts = {"code": letter.unreadable_code}
+        self.mail.notice_gm(
+            game,
+            letter,
+            message.raw,
+            "unreadable",
+            kept_id,
+            message.now,
+            reason,
+            facts,
+            player,
+        )
+        return Decision(Handled.UNREADABLE, game.id, player, reason)
 
     def paused(self, message: Message) -> Decision | None:
         """Mail that arrived while its game is paused: held until the GM resumes, then
@@ -137,14 +136,13 @@ class LetterRules(Configured):
         if pause is None or raw.arrived < pause.at:
             return None
         game = self.game_config(seat.game_id)
-        with self.store.transaction():
-            self.store.keep(
-                message.source, raw.arrived, HELD_REASON, raw.raw, now, held_for=seat.game_id
-            )
-            self.mail.reply(
-                message.letter, message.from_address, "held", {}, now, game=game, player=seat.player
-            )
-            return Decision(Handled.PAUSED, seat.game_id, seat.player)
+        self.store.keep(
+            message.source, raw.arrived, HELD_REASON, raw.raw, now, held_for=seat.game_id
+        )
+        self.mail.reply(
+            message.letter, message.from_address, "held", {}, now, game=game, player=seat.player
+        )
+        return Decision(Handled.PAUSED, seat.game_id, seat.player)
 
     def player_moves(self, message: Message) -> Decision:
         """A player's moves: read from his own text within the CPU budget, applied by
@@ -156,16 +154,15 @@ class LetterRules(Configured):
         game = self.game_config(seat.game_id)
         kind = self.kind_of(game)
         try:
-            with self.store.transaction():
-                state, schedule = self.table.snapshot(seat.game_id, kind)
-                with cpu_budget(self.config.mail.cpu_seconds_per_message):
-                    own = self.own.own_reply(letter, game, self._echoes(message, game))
-                    aliases = self.store.seat_aliases(seat.game_id)
-                    commands = kind.parse(own.text, state, aliases)
-                    quoted = quoted_commands(kind, state, own, commands, forwarded=letter.forwarded)
-                return self.moves.apply_mail(
-                    message, game, kind, state, own.text, commands, quoted, seat.player, schedule
-                )
+            state, schedule = self.table.snapshot(seat.game_id, kind)
+            with cpu_budget(self.config.mail.cpu_seconds_per_message):
+                own = self.own.own_reply(letter, game, self._echoes(message, game))
+                aliases = self.store.seat_aliases(seat.game_id)
+                commands = kind.parse(own.text, state, aliases)
+                quoted = quoted_commands(kind, state, own, commands, forwarded=letter.forwarded)
+            return self.moves.apply_mail(
+                message, game, kind, state, own.text, commands, quoted, seat.player, schedule
+            )
         except BudgetExceeded as exceeded:
             message.letter = too_complex(letter, exceeded)
             return self._unreadable_seat(message)

@@ -81,19 +81,18 @@ class SenderRules(Configured):
         raw = message.raw
         if raw.defect is None:
             return None
-        with self.store.transaction():
-            reason = f"odd_entry: {raw.defect}"
-            kept_id = self.store.keep(message.source, raw.arrived, reason, raw.raw, message.now)
-            self.digest.add(
-                None,
-                "odd_entry",
-                kept_id,
-                None,
-                message.now,
-                arrived=raw.arrived,
-                detail=raw.defect,
-            )
-            return Decision(Handled.UNREADABLE, note=raw.defect)
+        reason = f"odd_entry: {raw.defect}"
+        kept_id = self.store.keep(message.source, raw.arrived, reason, raw.raw, message.now)
+        self.digest.add(
+            None,
+            "odd_entry",
+            kept_id,
+            None,
+            message.now,
+            arrived=raw.arrived,
+            detail=raw.defect,
+        )
+        return Decision(Handled.UNREADABLE, note=raw.defect)
 
     def no_single_sender(self, message: Message) -> Decision | None:
         """No single sender to trust or answer (several addresses, a source route, an
@@ -102,21 +101,20 @@ class SenderRules(Configured):
         problem = message.letter.from_problem
         if problem is None or (message.letter.automatic and message.sender is None):
             return None
-        with self.store.transaction():
-            reason = f"forged_from: {problem}"
-            kept_id = self.store.keep(
-                message.source, message.arrived, reason, stranger_raw(message.raw.raw), message.now
-            )
-            self.digest.add(
-                None,
-                "forged_from",
-                kept_id,
-                None,
-                message.now,
-                arrived=message.arrived,
-                detail=problem,
-            )
-            return Decision(Handled.FORGED_FROM, note=problem)
+        reason = f"forged_from: {problem}"
+        kept_id = self.store.keep(
+            message.source, message.arrived, reason, stranger_raw(message.raw.raw), message.now
+        )
+        self.digest.add(
+            None,
+            "forged_from",
+            kept_id,
+            None,
+            message.now,
+            arrived=message.arrived,
+            detail=problem,
+        )
+        return Decision(Handled.FORGED_FROM, note=problem)
 
     def automatic(self, message: Message) -> Decision | None:
         """RFC 3834: never answer bounces or auto-replies; keep them for the GM."""
@@ -133,16 +131,15 @@ class SenderRules(Configured):
 
     def _keep_automatic(self, message: Message) -> Decision:
         letter, raw = message.letter, message.raw
-        with self.store.transaction():
-            kept_id = self.store.keep(
-                message.source,
-                raw.arrived,
-                "automatic or no sender",
-                stranger_raw(raw.raw),
-                message.now,
-            )
-            self._to_digest(letter, "automatic", kept_id, raw, message.now)
-            return Decision(Handled.AUTOMATIC)
+        kept_id = self.store.keep(
+            message.source,
+            raw.arrived,
+            "automatic or no sender",
+            stranger_raw(raw.raw),
+            message.now,
+        )
+        self._to_digest(letter, "automatic", kept_id, raw, message.now)
+        return Decision(Handled.AUTOMATIC)
 
     def oversized(self, message: Message) -> Decision | None:
         """Over ``max_message_size``, or a header section over the bounds the inbox
@@ -185,40 +182,35 @@ class SenderRules(Configured):
             if not checked.authenticated:
                 seats = []
                 detail = f"{detail}; unauthenticated: {checked.reason}"
-        with self.store.transaction():
-            kept = stranger_raw(header_section(raw.raw))
-            kept_id = self.store.keep(
-                message.source, raw.arrived, f"{TOO_LARGE}{detail}", kept, now
+        kept = stranger_raw(header_section(raw.raw))
+        kept_id = self.store.keep(message.source, raw.arrived, f"{TOO_LARGE}{detail}", kept, now)
+        if not seats:  # a stranger: the digest, no answer
+            self.digest.add(
+                None, "too_large", kept_id, sender, now, arrived=raw.arrived, detail=detail
             )
-            if not seats:  # a stranger: the digest, no answer
-                self.digest.add(
-                    None, "too_large", kept_id, sender, now, arrived=raw.arrived, detail=detail
-                )
-                return Decision(Handled.TOO_LARGE, note=detail)
-            game_id, player = seats[0].game_id, seats[0].player
-            game = self.game_config(game_id)
-            context: dict[str, object]
-            facts: dict[str, object]
-            if long_header == OVER_HEADER_FIELDS:  # a few KB of many short fields
-                context = {"header_fields": MAX_HEADER_FIELDS}
-                facts = dict(context)
-            elif long_header is not None:
-                context = {"header_kb": HEADER_BYTES // 1024}
-                facts = dict(context)
-            else:
-                context = {
-                    "size_mb": megabytes(size, game.locale, over=limit),
-                    "limit_mb": megabytes(limit, game.locale),
-                }
-                facts = {"size": size, "limit": limit}
-            self.mail.reply(
-                message.letter, sender, "too_large", context, now, game=game, player=player
-            )
-            # His moves wait for him to send them again: his GM is told at once.
-            self.mail.notice_gm(
-                game, message.letter, raw, "too_large", kept_id, now, detail, facts, player
-            )
-            return Decision(Handled.TOO_LARGE, game_id, player, detail)
+            return Decision(Handled.TOO_LARGE, note=detail)
+        game_id, player = seats[0].game_id, seats[0].player
+        game = self.game_config(game_id)
+        context: dict[str, object]
+        facts: dict[str, object]
+        if long_header == OVER_HEADER_FIELDS:  # a few KB of many short fields
+            context = {"header_fields": MAX_HEADER_FIELDS}
+            facts = dict(context)
+        elif long_header is not None:
+            context = {"header_kb": HEADER_BYTES // 1024}
+            facts = dict(context)
+        else:
+            context = {
+                "size_mb": megabytes(size, game.locale, over=limit),
+                "limit_mb": megabytes(limit, game.locale),
+            }
+            facts = {"size": size, "limit": limit}
+        self.mail.reply(message.letter, sender, "too_large", context, now, game=game, player=player)
+        # His moves wait for him to send them again: his GM is told at once.
+        self.mail.notice_gm(
+            game, message.letter, raw, "too_large", kept_id, now, detail, facts, player
+        )
+        return Decision(Handled.TOO_LARGE, game_id, player, detail)
 
     def confirming(self, message: Message) -> Decision | None:
         """A reply to a confirmation address: the GM confirms levers he sent by mail
@@ -281,23 +273,22 @@ class SenderRules(Configured):
             letter = self.read_body(message.raw.raw, message.letter)
             text = "" if letter.unreadable else self.own.own_text(letter, game)
             gm_command = any(line.name is not None for line in parse_gm(text))
-            with self.store.transaction():
-                context = {
-                    "player": seat.player,
-                    "gm_address": self.addresses.gm_address(game.id),
-                    "gm_command": gm_command,
-                }
-                # As from his GM seat: its Reply-To is his GM address.
-                self.mail.reply(
-                    message.letter,
-                    sender,
-                    "gm_wrong_address",
-                    context,
-                    now,
-                    game=game,
-                    player=GM_SEAT,
-                )
-                return Decision(Handled.GM_WRONG_ADDRESS, seat.game_id, seat.player)
+            context = {
+                "player": seat.player,
+                "gm_address": self.addresses.gm_address(game.id),
+                "gm_command": gm_command,
+            }
+            # As from his GM seat: its Reply-To is his GM address.
+            self.mail.reply(
+                message.letter,
+                sender,
+                "gm_wrong_address",
+                context,
+                now,
+                game=game,
+                player=GM_SEAT,
+            )
+            return Decision(Handled.GM_WRONG_ADDRESS, seat.game_id, seat.player)
         # A player of this game answered as from his own seat: the Reply-To (or Subject
         # tag) is his own personal address, the one the answer tells him to write to;
         # nothing of the seat he wrote to. One of another game only: no Reply-To.
@@ -305,33 +296,32 @@ class SenderRules(Configured):
             (s.player for s in self.store.tokens_of(sender) if s.game_id == seat.game_id),
             None,
         )
-        with self.store.transaction():
-            kept_id = self.store.keep(
-                message.source, message.arrived, "wrong_sender", message.raw.raw, now
-            )
-            self.mail.reply(
-                message.letter,
-                sender,
-                "wrong_sender",
-                {"address": sender},
-                now,
-                game=game,
-                player=None if own == GM_SEAT else own,
-            )
-            # Whose moves it holds: the sender's own seat in this game (a player at
-            # another's address), else the seat whose address it reached (its player
-            # at a new address?), as a RETRY's refusal names them (pbp.app.gm.kept).
-            moves_of = own if own is not None and own != GM_SEAT else seat.player
-            self.mail.notice_gm(
-                game,
-                message.letter,
-                message.raw,
-                "wrong_sender",
-                kept_id,
-                now,
-                player=moves_of,
-            )
-            return Decision(Handled.WRONG_SENDER, seat.game_id, seat.player)
+        kept_id = self.store.keep(
+            message.source, message.arrived, "wrong_sender", message.raw.raw, now
+        )
+        self.mail.reply(
+            message.letter,
+            sender,
+            "wrong_sender",
+            {"address": sender},
+            now,
+            game=game,
+            player=None if own == GM_SEAT else own,
+        )
+        # Whose moves it holds: the sender's own seat in this game (a player at
+        # another's address), else the seat whose address it reached (its player
+        # at a new address?), as a RETRY's refusal names them (pbp.app.gm.kept).
+        moves_of = own if own is not None and own != GM_SEAT else seat.player
+        self.mail.notice_gm(
+            game,
+            message.letter,
+            message.raw,
+            "wrong_sender",
+            kept_id,
+            now,
+            player=moves_of,
+        )
+        return Decision(Handled.WRONG_SENDER, seat.game_id, seat.player)
 
     def replaced(self, message: Message) -> Decision | None:
         """Mail to a retired personal address from its old holder: his seat went to a
@@ -350,20 +340,19 @@ class SenderRules(Configured):
             self.store.player_email(retired.game_id, retired.player) != message.from_address
             and not self.read_body(message.raw.raw, message.letter).unreadable
         ):
-            with self.store.transaction():
-                game = self.game_config(retired.game_id)
-                context = {"seat": retired.player}
-                readdressed = self.store.retired_by(retired) == "gm_readdress"
-                self.mail.reply(
-                    message.letter,
-                    message.from_address,
-                    "old_address" if readdressed else "replaced",
-                    context,
-                    message.now,
-                    game=game,
-                )
-                outcome = Handled.READDRESSED if readdressed else Handled.REPLACED
-                return Decision(outcome, retired.game_id, retired.player)
+            game = self.game_config(retired.game_id)
+            context = {"seat": retired.player}
+            readdressed = self.store.retired_by(retired) == "gm_readdress"
+            self.mail.reply(
+                message.letter,
+                message.from_address,
+                "old_address" if readdressed else "replaced",
+                context,
+                message.now,
+                game=game,
+            )
+            outcome = Handled.READDRESSED if readdressed else Handled.REPLACED
+            return Decision(outcome, retired.game_id, retired.player)
         if not message.letter.unreadable:
             return self.addresses.retired_address(message, retired.game_id, retired.player)
         return self._no_seat(message)
@@ -384,31 +373,29 @@ class SenderRules(Configured):
         sender = message.from_address
         now = message.now
         seats = self.store.tokens_of(sender)
-        with self.store.transaction():
-            if seats:
-                return self._token_missing(message, seats)
-            # A player of a started game without a seat was replaced (pbp substitute).
-            waiting = [
-                g
-                for g in self.config.games
-                if any(p.email.lower() == sender for p in g.players)
-                and self.store.game(g.id) is None
-            ]
-            if waiting:
-                game = waiting[0]
-                start = game.start_at.isoformat() if game.start_at else None
-                self.mail.reply(letter, sender, "not_started", {"start": start}, now, game=game)
-                return Decision(Handled.NOT_STARTED, game.id)
-            # The tokens were read by the confirmation rule (:meth:`confirming`).
-            seat = next((f for t in message.tokens if (f := self.store.token(t)) is not None), None)
-            if seat is not None:
-                return self._stranger_at_seat(message, seat)
-            # Never answered (backscatter: the From of spam is forged); the GMs see
-            # it in their digest.
-            kept = stranger_raw(message.raw.raw)
-            kept_id = self.store.keep(message.source, message.arrived, "unknown_sender", kept, now)
-            self.digest.add(None, "unknown_sender", kept_id, letter, now, arrived=message.arrived)
-            return Decision(Handled.UNKNOWN_SENDER)
+        if seats:
+            return self._token_missing(message, seats)
+        # A player of a started game without a seat was replaced (pbp substitute).
+        waiting = [
+            g
+            for g in self.config.games
+            if any(p.email.lower() == sender for p in g.players) and self.store.game(g.id) is None
+        ]
+        if waiting:
+            game = waiting[0]
+            start = game.start_at.isoformat() if game.start_at else None
+            self.mail.reply(letter, sender, "not_started", {"start": start}, now, game=game)
+            return Decision(Handled.NOT_STARTED, game.id)
+        # The tokens were read by the confirmation rule (:meth:`confirming`).
+        seat = next((f for t in message.tokens if (f := self.store.token(t)) is not None), None)
+        if seat is not None:
+            return self._stranger_at_seat(message, seat)
+        # Never answered (backscatter: the From of spam is forged); the GMs see
+        # it in their digest.
+        kept = stranger_raw(message.raw.raw)
+        kept_id = self.store.keep(message.source, message.arrived, "unknown_sender", kept, now)
+        self.digest.add(None, "unknown_sender", kept_id, letter, now, arrived=message.arrived)
+        return Decision(Handled.UNKNOWN_SENDER)
 
     def _token_missing(self, message: Message, seats: list[Seat]) -> Decision:
         """A registered player wrote without his personal token: he gets his personal
@@ -504,27 +491,26 @@ class SenderRules(Configured):
         checked = message.authentication(trusted)
         if checked.authenticated:
             return None
-        with self.store.transaction():
-            reason = f"unauthenticated: {checked.reason}"
-            # Anybody may have written it: kept cut as a stranger's.
-            kept = stranger_raw(message.raw.raw)
-            kept_id = self.store.keep(message.source, message.arrived, reason, kept, message.now)
-            email = self.store.player_email(game.id, player) or message.from_address
-            self.mail.reply(
-                message.letter, email, "unauthenticated", {}, message.now, game=game, player=player
+        reason = f"unauthenticated: {checked.reason}"
+        # Anybody may have written it: kept cut as a stranger's.
+        kept = stranger_raw(message.raw.raw)
+        kept_id = self.store.keep(message.source, message.arrived, reason, kept, message.now)
+        email = self.store.player_email(game.id, player) or message.from_address
+        self.mail.reply(
+            message.letter, email, "unauthenticated", {}, message.now, game=game, player=player
+        )
+        if player != GM_SEAT:  # the GM's own reply: the answer above tells him
+            self.mail.notice_gm(
+                game,
+                message.letter,
+                message.raw,
+                "unauthenticated",
+                kept_id,
+                message.now,
+                checked.reason,
+                player=player,
             )
-            if player != GM_SEAT:  # the GM's own reply: the answer above tells him
-                self.mail.notice_gm(
-                    game,
-                    message.letter,
-                    message.raw,
-                    "unauthenticated",
-                    kept_id,
-                    message.now,
-                    checked.reason,
-                    player=player,
-                )
-            return Decision(Handled.UNAUTHENTICATED, game.id, player, checked.reason)
+        return Decision(Handled.UNAUTHENTICATED, game.id, player, checked.reason)
 
     def _to_digest(
         self, letter: Letter, reason: str, kept_id: int, raw: RawMessage, now: datetime
