@@ -374,7 +374,8 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
 
 
 def replay_statements(table: Table, now: datetime) -> tuple[list[str], list[str]]:
-    """``(outcomes, SQL statements run)`` of one :meth:`GmDesk.replay_held` at ``now``."""
+    """``(outcomes, SQL statements run)`` of one replay of the held mail at ``now``
+    (:meth:`pbp.app.intake.Intake.replay_held`)."""
     statements: list[str] = []
     table.store._db.set_trace_callback(statements.append)
     try:
