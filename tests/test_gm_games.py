@@ -33,12 +33,12 @@ from kits.table import GM, Table, body, named_body, summary, utc
 
 from pbp.app.daemon import Daemon
 from pbp.app.gm import paused_since
+from pbp.app.story import story
 from pbp.cli import main
 from pbp.games.core.events import LeverRefused, MoveError, Visibility
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.kind import Maniac
 from pbp.mail.maildir import deliver
-from pbp.text.export import story
 
 
 @pytest.fixture
