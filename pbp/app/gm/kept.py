@@ -99,8 +99,9 @@ class KeptDesk(Configured):
         ``kept_no_token`` {game, player}: a player's mail without his personal address
         (a retry only sends him that address again); ``kept_wrong_sender`` {game,
         player, sender, registered, registrable}: the From is not the seat's registered
-        address (``registrable`` False: nor can it be, :func:`~pbp.games.core.configvalues.is_email`:
-        its text then names no readdress the lever would refuse);
+        address (``registrable`` False: nor can it be,
+        :func:`~pbp.games.core.configvalues.is_email`: its text then names no readdress
+        the lever would refuse);
         ``kept_other_address`` {game, player, seat}: a player of the game wrote to another
         seat's personal address;
         ``kept_stranger`` {sender}: a sender in no game; ``kept_unauthenticated`` {game,
