@@ -19,7 +19,7 @@ import pytest
 from kits.table import GM, Table, body, named_body, summary, utc
 
 import pbp.app.intake
-import pbp.app.service
+import pbp.app.reader
 from pbp.app.keptview import kept_rows
 from pbp.mail.base import RawMessage, header_section
 from pbp.mail.maildir import deliver
@@ -117,7 +117,7 @@ def test_a_strangers_body_is_never_read(table: Table, monkeypatch: pytest.Monkey
         return real(raw, body=body, head=head)
 
     monkeypatch.setattr(pbp.app.intake, "read_letter", spy)  # the header section
-    monkeypatch.setattr(pbp.app.service, "read_letter", spy)  # the body (Service.read_body)
+    monkeypatch.setattr(pbp.app.reader, "read_letter", spy)  # the body (BodyReader)
     deliver(
         table.inbox_path,
         _mail(

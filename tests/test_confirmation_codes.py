@@ -251,7 +251,7 @@ def test_a_code_ended_while_its_reply_was_being_read_applies_nothing(
         GAME, GM_SEAT, now=utc(2026, 12, 1, 17, 12), via="cli"
     )
     assert rotated.ended == 1
-    monkeypatch.setattr(table.service.gm_mail, "confirmation", lambda tokens: stale)
+    monkeypatch.setattr(table.service.confirmations, "confirmation", lambda tokens: stale)
     mail(table, "да", to=code, at=utc(2026, 12, 1, 17, 13), subject="Re: команды")
     assert table.run(utc(2026, 12, 1, 17, 14)) == ["gm_confirm_ended"]
     assert table.store.last_event(GAME, ("gm_pause",)) is None

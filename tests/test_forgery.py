@@ -22,10 +22,10 @@ from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
 from pbp.app.gm import confirms
 from pbp.app.service import NOTICES_PER_HOUR
+from pbp.app.story import story
 from pbp.cli import main
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
-from pbp.text.export import story
 
 GAME = "seed-000"
 TRUSTED = "mx.example.test"

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from kits.table import GM, Table, body, named_body, summary, utc
 
+from pbp.app.story import story
 from pbp.games.core.events import LeverRefused, MoveError, Visibility
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
-from pbp.text.export import story
 
 GAME = "seed-000"
 SUGGESTION = "ПРЕДПОЛОЖЕНИЕ Маша, Пистолет, Спальня ДЛЯ Дуг"
@@ -374,11 +374,12 @@ def test_D8_held_mail_is_applied_once_by_resume_never_by_pbp_retry(table: Table)
 
 
 def replay_statements(table: Table, now: datetime) -> tuple[list[str], list[str]]:
-    """``(outcomes, SQL statements run)`` of one :meth:`GmDesk.replay_held` at ``now``."""
+    """``(outcomes, SQL statements run)`` of one replay of the held mail at ``now``
+    (:meth:`pbp.app.intake.Intake.replay_held`)."""
     statements: list[str] = []
     table.store._db.set_trace_callback(statements.append)
     try:
-        outcomes = table.service.gm.replay_held(now)
+        outcomes = table.service.replay_held(now)
     finally:
         table.store._db.set_trace_callback(None)
     return [o.outcome for o in outcomes], statements

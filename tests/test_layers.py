@@ -1,12 +1,13 @@
 """The layers of pbp, checked (issue 15): the contracts in ``pyproject.toml``
 (``[tool.importlinter]``: engines are pure, the text layer knows no game, the app no
-CLI) and no import cycle among pbp's modules."""
+CLI) and no import cycle among pbp's modules, counting the imports made for type
+checking too (issue 35: a lower module names a higher one's type through a Protocol
+of its own, never by importing it)."""
 
 from __future__ import annotations
 
 import ast
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,27 +52,31 @@ def modules() -> dict[str, Path]:
 
 
 def imported(path: Path, known: dict[str, Path]) -> set[str]:
-    """The pbp modules ``path`` imports, at import time or in a function (either may
-    close a cycle); not those imported only for type checking."""
+    """The pbp modules ``path`` imports: at import time, in a function or for type
+    checking only (``if TYPE_CHECKING:``); any of them may close a cycle."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found & known.keys()
 
-    def walk(nodes: list[ast.stmt]) -> Iterator[str]:
-        for node in nodes:
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.If) and "TYPE_CHECKING" in ast.unparse(inner.test):
-                    continue
-                if isinstance(inner, ast.Import):
-                    yield from (a.name for a in inner.names)
-                elif isinstance(inner, ast.ImportFrom) and inner.module:
-                    yield inner.module
-                    yield from (f"{inner.module}.{a.name}" for a in inner.names)
 
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    body = [
-        n
-        for n in tree.body
-        if not (isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
-    ]
-    return {name for name in walk(body) if name in known}
+def test_imported_counts_type_checking_imports(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import pbp.a\n"
+        "if TYPE_CHECKING:\n"
+        "    from pbp.b import B\n"
+        "def f() -> None:\n"
+        "    from pbp import c\n",
+        encoding="utf-8",
+    )
+    known = {name: source for name in ("pbp.a", "pbp.b", "pbp.c", "pbp.d")}
+    assert imported(source, known) == {"pbp.a", "pbp.b", "pbp.c"}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

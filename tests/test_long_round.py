@@ -20,6 +20,7 @@ import pytest
 from kits.table import TEMPLATES, utc
 
 import pbp.app.service
+from pbp.app.deadlines import Deadlines
 from pbp.app.service import Service
 from pbp.config.loading import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
@@ -69,11 +70,13 @@ def test_a_move_arriving_during_the_deadlines_is_answered_before_the_round_ends(
     monkeypatch.setattr(pbp.app.service, "SERVE_EVERY_SECONDS", 0.0)
     inbox = tmp_path / "mail" / "inbox"
     raw, message_id = status_mail(service, "maniac-1", "Вася", LATER)
-    original: Callable[..., None] = Service.advance
+    original: Callable[..., None] = Deadlines.advance
     order: list[str] = []
     queued: dict[str, int] = {}  # game -> mails in the outbox when its deadline began
 
-    def advance(self: Service, game_id: str, until: datetime, now: datetime | None = None) -> None:
+    def advance(
+        self: Deadlines, game_id: str, until: datetime, now: datetime | None = None
+    ) -> None:
         order.append(game_id)
         queued[game_id] = len(self.store.outbox())
         if game_id == "exler-1" and now is None:
@@ -81,7 +84,7 @@ def test_a_move_arriving_during_the_deadlines_is_answered_before_the_round_ends(
             deliver(inbox, raw, at=LATER)
         original(self, game_id, until, now)
 
-    monkeypatch.setattr(Service, "advance", advance)
+    monkeypatch.setattr(Deadlines, "advance", advance)
     outcomes = service.run_once(LATER)
 
     assert [(o.outcome, o.game_id) for o in outcomes] == [("status", "maniac-1")]

@@ -6,7 +6,7 @@ header block of that mail written at its top (:func:`answered_by_header`). Only 
 ours sent to the sender's own address counts: a Message-ID of our mail to somebody
 else (it came by a Cc, a forward or a guess) is passed over, for whatever pbp does by
 that mail would tell the sender something of another player's mail (C4, M1) — its
-lines (:meth:`pbp.app.playermoves.Moves.own_reply` cuts an echo of them) or when it went out
+lines (:meth:`pbp.app.owntext.OwnText.own_reply` cuts an echo of them) or when it went out
 (:func:`pbp.app.ratelimit.is_loop` times a quick reply from it).
 """
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbp.app.gm.levers import paused_since
 from pbp.app.keptview import kept_rows
+from pbp.app.running import paused_since
 from pbp.app.table import standing_deadline
 from pbp.config.model import Config, Game
 from pbp.games.core.kind import Outstanding

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import jinja2
 
+from pbp.app.gathering import Gathered, Post, mail_gathered
 from pbp.app.ratelimit import Admit, AnswerLimit
 from pbp.config.model import Game
 from pbp.games.core.events import Event, Visibility, event_dict
@@ -40,26 +40,6 @@ def _one_line(text: str) -> str:
 #: The formats every post is kept in (rule P1: ``pbp post --format``), in this order;
 #: the GM is mailed those of his game's ``post_format`` (:attr:`Game.post_formats`).
 POST_FORMATS: tuple[PostFormat, ...] = ("bbcode", "markdown")
-
-
-@dataclass
-class _Post:
-    """A post to paste gathered by :meth:`Mailer.deadline`: its Subject without a format
-    (``title``), with each format (``subjects``) and its text in each (``texts``)."""
-
-    title: str
-    subjects: dict[str, str]
-    texts: Mapping[str, str]
-
-
-@dataclass
-class _Gathered:
-    """What one deadline of a ``gm_mail: per_deadline`` game mails its GM, gathered:
-    the posts to paste, and the GM-only mails as ``(title in a gathering, Subject alone,
-    body)``."""
-
-    posts: list[_Post] = field(default_factory=list)
-    facts: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 #: The suffix of the rate-limit key (:mod:`pbp.app.ratelimit`) under which the GM's
@@ -94,7 +74,7 @@ class Mailer:
         self.notice_limit: AnswerLimit | None = None
         self.notice_overflow: Callable[..., object] | None = None
         #: The mails of a deadline gathered so far, by game id (:meth:`deadline`).
-        self._gathering: dict[str, _Gathered] = {}
+        self._gathering: dict[str, Gathered] = {}
 
     def personal(self, token: str) -> str:
         return personal_address(self.address, token) if self.plus else self.address
@@ -131,35 +111,18 @@ class Mailer:
         if game.gm_mail != "per_deadline" or game.id in self._gathering:
             yield
             return
-        gathered = self._gathering[game.id] = _Gathered()
+        gathered = self._gathering[game.id] = Gathered()
         try:
             yield
         finally:
             del self._gathering[game.id]
         self._mail_gathered(game, gathered, now)
 
-    def _mail_gathered(self, game: Game, gathered: _Gathered, now: datetime) -> None:
-        """Mail the GM what :meth:`deadline` gathered of ``game``."""
+    def _mail_gathered(self, game: Game, gathered: Gathered, now: datetime) -> None:
+        """Mail the GM what :meth:`deadline` gathered of ``game``
+        (:func:`pbp.app.gathering.mail_gathered`)."""
         token = self.store.player_token(game.id, GM_SEAT)
-        if len(gathered.posts) == 1:
-            post = gathered.posts[0]
-            for fmt in game.post_formats:
-                self._gm_send(game, post.subjects[fmt], post.texts[fmt], now, token, paste=True)
-        elif gathered.posts:
-            titles = [post.title for post in gathered.posts]
-            for fmt in game.post_formats:
-                context = {"titles": titles, "part": fmt}
-                subject, cut = self._gm_render(game, "gm_posts", context, token)
-                # A cut line between two posts (not markup in any format, not pasted).
-                text = f"\n{cut.strip()}\n\n".join(post.texts[fmt] for post in gathered.posts)
-                self._gm_send(game, subject, text, now, token, paste=True)
-        if len(gathered.facts) == 1:
-            _title, subject, body = gathered.facts[0]
-            self._gm_send(game, subject, body, now, token)
-        elif gathered.facts:
-            parts = [{"title": title, "body": body} for title, _subject, body in gathered.facts]
-            subject, body = self._gm_render(game, "gm_facts", {"parts": parts}, token)
-            self._gm_send(game, subject, body, now, token)
+        mail_gathered(game, gathered, now, token, self._gm_render, self._gm_send)
 
     def post_context(self, game: Game) -> dict[str, Any]:
         """What every public post of ``game`` gets besides its events: the kind, the
@@ -308,13 +271,13 @@ class Mailer:
         gathered = self._gathering.get(game.id)
         if gathered is not None:
             title, _rest = self._gm_render(game, template, {**context, "part": "title"}, token)
-            gathered.posts.append(_Post(title, subjects, posts))
+            gathered.posts.append(Post(title, subjects, posts))
             return
         for fmt in game.post_formats:
             self._gm_send(game, subjects[fmt], posts[fmt], now, token, paste=True)
 
     def gm_story(self, game: Game, fmt: str, text: str, now: datetime) -> None:
-        """Mail the GM the whole story of ``game`` (``text``, :func:`pbp.text.export.story`
+        """Mail the GM the whole story of ``game`` (``text``, :func:`pbp.app.story.story`
         in ``fmt``) in a mail of its own whose body is exactly the story: like a post
         (:meth:`gm_paste`), it is pasted whole, and must not carry his GM address or the
         list of his commands (a bearer secret) into a public thread. The template

@@ -14,7 +14,7 @@ on from then with that time. :meth:`Outages.catch_up` (``pbp run --catch-up GAME
 passes them instead, in time order, as pbp did before P3 (rule D8): the held mail is
 applied in arrival order and each deadline at its own time.
 
-Within the limit pbp catches up as D8 says (:meth:`pbp.app.service.Service.advance`).
+Within the limit pbp catches up as D8 says (:meth:`pbp.app.deadlines.Deadlines.advance`).
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pbp.app.gm import paused_since
-from pbp.app.service_part import ServicePart
+from pbp.app.mailer import Mailer
+from pbp.app.running import game_and_kind, paused_since, running
+from pbp.app.settings import Configured, Settings
+from pbp.app.table import GameTable
 from pbp.config.model import Game
 from pbp.games.core.events import Event, Visibility, utc_iso
 from pbp.games.core.kind import AnyKind
-
-if TYPE_CHECKING:
-    from pbp.app.service import Service
+from pbp.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,14 @@ class Missed:
     first: datetime
 
 
-class Outages(ServicePart):
-    """Rule P3 on the games of one :class:`~pbp.app.service.Service`."""
+class Outages(Configured):
+    """Rule P3 on the games configured, on their store, table and mail."""
 
-    def __init__(self, service: Service) -> None:
-        super().__init__(service)
+    def __init__(self, settings: Settings, store: Store, table: GameTable, mail: Mailer) -> None:
+        self.settings = settings
+        self.store = store
+        self.table = table
+        self.mail = mail
         #: game id -> the moment up to which its missed deadlines are passed without
         #: a check (``pbp run --catch-up``: this process's rounds).
         self.catching_up: dict[str, datetime] = {}
@@ -175,10 +178,10 @@ class Outages(ServicePart):
             (``gm_not_started``), or over (``gm_game_over``).
         :raises ValueError: paused by the GM (``pbp resume`` is his), in one sentence.
         """
-        _game, kind = self.gm.game_and_kind(game_id)
+        _game, kind = game_and_kind(self.settings, game_id)
         self.catching_up[game_id] = now
         with self.store.transaction():
-            row, state = self.gm.running(game_id, kind)
+            row, state = running(self.store, game_id, kind)
             since = paused_since(self.store, game_id)
             if since is None:
                 return {"resumed": False, "deadline_at": row.deadline_at}

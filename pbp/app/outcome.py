@@ -1,11 +1,15 @@
-"""What came of one incoming message: :class:`Handled` (the word) and :class:`Outcome`
-(the word with the message, its game and player), returned by
-:meth:`pbp.app.service.Service.handle` and recorded in the store."""
+"""What came of one incoming message: :class:`Handled` (the word), :class:`Decision`
+(what an intake rule decided: the word with its game, player and note) and
+:class:`Outcome` (the decision with the message, once the intake recorded it in the
+store), returned by :meth:`pbp.app.service.Service.handle`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
+from typing import Protocol
 
 
 class Handled(StrEnum):
@@ -61,3 +65,26 @@ class Outcome:
     game_id: str | None = None
     player: str | None = None
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What an intake rule decided of a message (:meth:`pbp.app.intake.Intake.rules`): its
+    ``outcome``, its game and player and a ``note`` (None: none), which the intake's
+    record step writes in the message's row (:meth:`pbp.app.intake.Intake.record`) in
+    the transaction of the rule's own writes. ``replay_held``: the rule pulled GM
+    levers (a RESUME may have freed held mail), so the intake applies the mail held by
+    a pause next (:meth:`pbp.app.intake.Intake.replay_held`)."""
+
+    outcome: Handled
+    game_id: str | None = None
+    player: str | None = None
+    note: str | None = None
+    replay_held: bool = False
+
+
+class Rerun(Protocol):
+    """Runs kept mail through the intake again (:class:`pbp.app.intake.Intake`): what a
+    GM's RETRY needs of it (:class:`pbp.app.gm.kept.KeptDesk`)."""
+
+    def retry(self, kept_ids: Iterable[int], now: datetime) -> list[Outcome]: ...

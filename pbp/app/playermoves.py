@@ -1,7 +1,7 @@
 """A player's moves: applied by his game's rules, answered, and told to the others.
 
-The commands of his own text (:meth:`Moves.own_reply`: never a quote of ours, never
-a line that may be quoted, :func:`looks_quoted`) are applied one by one at the
+The commands of his own text (:meth:`pbp.app.owntext.OwnText.own_reply`: never a
+quote of ours, never a line that may be quoted, :func:`looks_quoted`) are applied one by one at the
 mail's arrival (rule D8), each committed by the game table
 (:class:`pbp.app.table.GameTable`); the reply lists each line's result, the lines that
 look quoted and those ignored (:func:`ignored_lines`). The GM's ACT goes through the
@@ -11,31 +11,28 @@ same :meth:`Moves.apply_command`.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from email.message import EmailMessage
-from email.message import Message as MailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbp.app.answered import answered_by_header, answered_mail
-from pbp.app.outcome import Handled, Outcome
+from pbp.app.digest import Digest
+from pbp.app.mailer import Mailer
+from pbp.app.outcome import Decision, Handled
+from pbp.app.owntext import OwnText
 from pbp.app.ratelimit import is_loop
-from pbp.app.service_part import ServicePart
-from pbp.app.table import Applied, standing_deadline
+from pbp.app.settings import Configured, Settings
+from pbp.app.table import Applied, GameTable, standing_deadline, visible
 from pbp.config.model import Game
-from pbp.games.core.events import Event, MoveError
+from pbp.games.core.events import MoveError
 from pbp.games.core.kind import AnyKind, ParsedCommand
-from pbp.mail.read.echo import strip_echo, strip_help_echo
 from pbp.mail.read.mime import Letter
-from pbp.mail.read.quotemarks import comment_labels
 from pbp.mail.read.reply import Reply
-from pbp.store import GM_SEAT, Schedule
+from pbp.store import Schedule, Store
+from pbp.text.render import Renderer
 
 if TYPE_CHECKING:
     from pbp.app.intake.message import Message
-    from pbp.app.service import Service
 
 #: Most ignored lines quoted back in a reply, and the characters shown of each.
 IGNORED_SHOWN = 10
@@ -54,13 +51,27 @@ _SUBJECT_PREFIX = re.compile(
 _SUBJECT_TAG = re.compile(r"\[pbp-[A-Za-z0-9]+\]", re.IGNORECASE)
 
 
-class Moves(ServicePart):
-    """A player's moves on one service's games."""
+class Moves(Configured):
+    """A player's moves on the games configured: applied by the game table, answered by
+    mail, loops kept for the digest; his own text read by ``own``."""
 
-    def __init__(self, service: Service) -> None:
-        super().__init__(service)
-        #: game id -> (its config, its game_started seq, its HELP text) (:meth:`_help_text`)
-        self._helps: dict[str, tuple[Game, int | None, str]] = {}
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        table: GameTable,
+        mail: Mailer,
+        digest: Digest,
+        renderer: Renderer,
+        own: OwnText,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.table = table
+        self.mail = mail
+        self.digest = digest
+        self.renderer = renderer
+        self.own = own
 
     def apply_mail(
         self,
@@ -73,7 +84,7 @@ class Moves(ServicePart):
         quoted: Sequence[str],
         player: str,
         schedule: Schedule | None = None,
-    ) -> Outcome:
+    ) -> Decision:
         """Apply a player's parsed commands, answer him and tell the others (inside the
         message's transaction). ``quoted``: command lines that may be quoted
         (:func:`looks_quoted`), never applied, listed in the answer; ``schedule``: the
@@ -96,7 +107,7 @@ class Moves(ServicePart):
         if all(command.move is None for command in commands):
             loop = self.loop(message, text, game)
             if loop is not None:  # no answer: an auto-responder's loop
-                return message.record(Handled.LOOP, game_id, player, loop)
+                return Decision(Handled.LOOP, game_id, player, loop)
         ignored = ignored_lines(text, commands)
         self.mail.reply(
             letter,
@@ -122,7 +133,7 @@ class Moves(ServicePart):
             outcome = Handled.APPLIED if not refused else Handled.PARTLY_APPLIED
         else:
             outcome = Handled.REFUSED if refused else Handled.STATUS
-        return message.record(outcome, game_id, player)
+        return Decision(outcome, game_id, player)
 
     def _nothing_done(
         self, letter: Letter, game: Game, kind: AnyKind, state: Any
@@ -196,89 +207,6 @@ class Moves(ServicePart):
         )
         return result, Applied(step, kind.posts(state, step), schedule)
 
-    def own_text(self, letter: Letter, game: Game, echoes: Echoes | None = None) -> str:
-        """The player's own text (:meth:`own_reply`)."""
-        return self.own_reply(letter, game, echoes).text
-
-    def echoes(self, letter: Letter, game: Game) -> Echoes:
-        """What of ours ``letter`` may echo (:class:`Echoes`), each read from the store
-        when first needed and then kept: the rules of one message hand it on."""
-        return Echoes(self, letter, game)
-
-    def own_reply(self, letter: Letter, game: Game, echoes: Echoes | None = None) -> Reply:
-        """The player's own text and the lines that may be quoted: a quote of the mail
-        of ours he answers, left there by a client that marks no quotes, is cut off, so
-        our examples and forum snippets are never executed as his moves
-        (:func:`pbp.mail.read.echo.strip_echo`). The mail answered is found by In-Reply-To,
-        else by the last of the References that is ours, and only when it went to him
-        (:func:`pbp.app.answered.answered_mail`); our command help pasted back (it is in
-        every welcome and HELP mail) is cut off even without threading
-        (:func:`pbp.mail.read.echo.strip_help_echo`). Both look at the text with its
-        doubtful lines in place (a pasted mail of ours is known by its run of lines),
-        which are then left out again, with the lines of the mail answered under a
-        header block at the top (:meth:`pbp.mail.read.reply.Reply.own`). The lines set aside
-        (quotes) that are lines of the mail answered or of the help are left out. His
-        comments that Outlook labelled with his name inside a quote (``[Оля] ГОЛОС
-        Петя``) are his text (:meth:`pbp.mail.read.reply.Reply.with_labels`;
-        :attr:`Echoes.labels`). A Discourse quote titled with a seat's name (``Вася:``
-        above the pasted post) is doubtful (:meth:`pbp.mail.read.reply.Reply.with_titles`).
-
-        ``echoes``: :meth:`echoes` of this ``letter`` and ``game`` already made for the
-        message (the store is not asked again); None: made here."""
-        if echoes is None or echoes.letter is not letter or echoes.game is not game:
-            echoes = self.echoes(letter, game)
-        seats = [player.name for player in game.players]
-        reply = letter.reply.with_labels(echoes.labels).with_titles(seats)
-        text = reply.whole
-        answered = echoes.answered
-        if answered is not None:
-            text = strip_echo(text, answered)
-        if text.strip():
-            text = strip_help_echo(text, echoes.help)
-        return reply.own(text, answered, echoes.help if reply.aside else "")
-
-    def answered_text(self, letter: Letter) -> str | None:
-        """The text of our mail that ``letter`` answers (:func:`answered_mail`; ``""``
-        for one without a plain part), else of those the header block at its top
-        names (:func:`answered_by_header`, joined); None when it answers none of ours."""
-        sender = letter.from_address
-        ours = answered_mail(self.store, letter, sender)
-        named = [ours] if ours is not None else []
-        if not named and sender is not None and letter.reply.under_header >= 0:
-            named = answered_by_header(self.store, letter, sender, self._our_addresses(sender))
-        if not named:
-            return None
-        return "\n".join(_plain(answered.mail) for answered in named)
-
-    def _our_addresses(self, sender: str) -> set[str]:
-        """pbp's addresses as ``sender`` sees them, lower-cased: the game's address
-        (every mail's From) and his personal ones (their Reply-To)."""
-        mailer = self.mail
-        seats = self.store.tokens_of(sender)
-        return {mailer.address.lower(), *(mailer.personal(seat.token).lower() for seat in seats)}
-
-    def _help_text(self, game: Game) -> str:
-        """The text of ``game``'s HELP mail (what a pasted-back help is cut by), rendered
-        once per game configuration and start (it depends on nothing else)."""
-        # One query, not the log; the start's data (the deal) is read only when new.
-        seq = self.store.last_seq(game.id, ["game_started"])
-        kept = self._helps.get(game.id)
-        if kept is not None and kept[0] is game and kept[1] == seq:
-            return kept[2]
-        first = self.store.last_event(game.id, ["game_started"])
-        seq = first.seq if first is not None else None
-        started = [first.event] if first is not None else []
-        # What the help shows of the game (its players as examples, its limits), by the
-        # kind, as in the welcome and the reply to HELP.
-        view = self.kind_of(game).post_view("help", started, None)
-        _subject, help_text = self.renderer.private_mail(
-            f"{game.kind}/help",
-            locale=game.locale,
-            **{**self.mail.context(game, None), "events": started, "view": view},
-        )
-        self._helps[game.id] = (game, seq, help_text)
-        return help_text
-
     def loop(self, message: Message, text: str, game: Game) -> str | None:
         """A player's or GM's mail in which pbp understood no command (``text``, his
         own text): is it an auto-responder's loop (:func:`pbp.app.ratelimit.is_loop`: an
@@ -321,41 +249,6 @@ class Moves(ServicePart):
 #: refusal (a syntax, an unknown or ambiguous name, a target the rules forbid) is the
 #: line's to fix.
 UNFIXABLE = frozenset({"game_over"})
-
-
-class Echoes:
-    """What of ours one player's ``letter`` to ``game`` may echo (:meth:`Moves.own_reply`
-    cuts it off): :attr:`answered`, the text of our mail it answers, and :attr:`help`,
-    the game's HELP text; and :attr:`labels`, how Outlook may label the sender's
-    comments. Each is read (a store query) when first asked for and kept:
-    the intake's rules of one message that each need the player's own text (NEW
-    ADDRESS, then his moves) ask the store once. Neither changes meanwhile: a mail in
-    the outbox, the text of the game's start."""
-
-    def __init__(self, moves: Moves, letter: Letter, game: Game) -> None:
-        self.moves = moves
-        self.letter = letter
-        self.game = game
-
-    @functools.cached_property
-    def answered(self) -> str | None:
-        return self.moves.answered_text(self.letter)
-
-    @functools.cached_property
-    def help(self) -> str:
-        return self.moves._help_text(self.game)
-
-    @functools.cached_property
-    def labels(self) -> frozenset[str]:
-        """The labels Outlook may put before the sender's comments inside a quote
-        (:func:`pbp.mail.read.quotemarks.comment_labels`): of his From's display name and
-        of his seat's name in the game (``Оля``)."""
-        letter = self.letter
-        names = [letter.from_name]
-        if letter.from_address is not None:
-            seats = self.moves.store.tokens_of(letter.from_address)
-            names += [s.player for s in seats if s.game_id == self.game.id and s.player != GM_SEAT]
-        return frozenset().union(*(comment_labels(name) for name in names))
 
 
 def reply_results(
@@ -403,12 +296,6 @@ def subject_moves(subject: str) -> str:
         subject = stripped
 
 
-def _plain(sent: MailMessage) -> str:
-    """The text of the plain part of our mail ``sent`` (``""`` without one)."""
-    part = sent.get_body(("plain",)) if isinstance(sent, EmailMessage) else None
-    return str(part.get_content()) if part is not None else ""
-
-
 def _cut(line: str) -> str:
     """``line`` cut to :data:`IGNORED_WIDTH` characters (``…`` at the cut)."""
     return line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…"
@@ -436,10 +323,10 @@ def quoted_commands(
     """The command lines of a player's mail listed as "looks quoted — not done"
     (issue 33, "never silent"): its doubtful lines that hold a command
     (:func:`looks_quoted`); and when neither those nor his own text (``commands``) hold
-    one, the lines set aside that do (:attr:`pbp.mail.read.reply.Reply.aside`: a move
+    one, the lines set aside that do (:attr:`pbp.mail.read.body.Reply.aside`: a move
     written into a quote or below a signature is answered, never "no command found").
     A forwarded mail's lines (``forwarded``) are not tried: its answer says they are
-    another's. ``reply``: his own reply (:meth:`Moves.own_reply`, our mail's lines
+    another's. ``reply``: his own reply (:meth:`pbp.app.owntext.OwnText.own_reply`, our mail's lines
     left out)."""
     quoted = looks_quoted(kind, state, reply.doubtful)
     if quoted or commands or forwarded:
@@ -459,8 +346,3 @@ def ignored_lines(text: str, commands: Sequence[ParsedCommand[Any]]) -> list[str
         if line and line not in used:
             found.append(_cut(line))
     return found
-
-
-def visible(events: Iterable[Event], player: str) -> list[Event]:
-    """The events of ``events`` that ``player`` may see (:meth:`Event.visible_to`)."""
-    return [e for e in events if e.visible_to(player)]

@@ -14,6 +14,7 @@ fields from it and reads only the body (:func:`pbp.mail.read.mime.read_letter`'s
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import multiprocessing
 import os
@@ -22,7 +23,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Protocol
 
-from pbp.app.budget import BudgetExceeded
+from pbp.app.budget import BudgetExceeded, cpu_budget
+from pbp.app.settings import Settings
 from pbp.mail.read.mime import Letter, read_letter
 
 log = logging.getLogger(__name__)
@@ -121,3 +123,45 @@ class ChildReader:
             self._process.kill()
             self._process.join(5)
         self._process = self._connection = None
+
+
+class BodyReader:
+    """``read_body(raw, head) -> Letter``: the whole letter of ``raw`` (its header
+    section already read as ``head``, whose header fields it takes: one reading of
+    them), read within the CPU budget (``mail.cpu_seconds_per_message`` of the
+    configuration now): by :attr:`child` (a :class:`ChildReader` in ``pbp run``), else in
+    this process on :func:`pbp.app.budget.cpu_budget`. Over it, ``head`` marked
+    unreadable (:func:`too_complex`). The intake's body step
+    (:meth:`pbp.app.intake.Intake.read_body`) and the rules that must see a body before
+    it (a GM at a player's address, a retired address, a confirmation) read with it."""
+
+    def __init__(self, settings: Settings, child: LetterReader | None = None) -> None:
+        self.settings = settings
+        self.child = child
+
+    def __call__(self, raw: bytes, head: Letter) -> Letter:
+        try:
+            if self.child is not None:
+                return self.child(raw, head=head)
+            with cpu_budget(self.settings.config.mail.cpu_seconds_per_message):
+                return read_letter(raw, head=head)
+        except BudgetExceeded as exceeded:
+            return too_complex(head, exceeded)
+
+
+def unread_header(exceeded: BudgetExceeded) -> Letter:
+    """The letter of a header section that could not be read within its CPU budget: no
+    single sender to trust or answer (``from_problem``), kept for the GM's digest."""
+    problem = f"header section not read: reading it took {exceeded}"
+    return too_complex(Letter(from_problem=problem), exceeded)
+
+
+def too_complex(letter: Letter, exceeded: BudgetExceeded) -> Letter:
+    """``letter`` marked unreadable because reading or parsing it spent its CPU budget."""
+    return dataclasses.replace(
+        letter,
+        text="",
+        forwarded=False,
+        unreadable=f"reading it took {exceeded}",
+        unreadable_code="too_complex",
+    )

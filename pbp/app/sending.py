@@ -14,7 +14,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from email import message_from_bytes
+from email.policy import default
 
+from pbp.app.mailer import Mailer
+from pbp.config.model import Config
 from pbp.mail.base import (
     PermanentSendError,
     Submission,
@@ -23,7 +27,7 @@ from pbp.mail.base import (
     send_each,
     submission,
 )
-from pbp.store import OutgoingMail, Store
+from pbp.store import GM_SEAT, OutgoingMail, Store
 from pbp.store.faults import crash_point
 
 log = logging.getLogger(__name__)
@@ -161,3 +165,37 @@ def _permanent(
         if on_failed is not None:
             on_failed(mail, str(error))
     log.warning("mail %s to %s refused for good: %s", mail.message_id, mail.recipient, error)
+
+
+def undeliverable_notice(
+    config: Config, store: Store, mailer: Mailer, mail: OutgoingMail, reason: str, now: datetime
+) -> None:
+    """Tell the GM of the recipient's games (every GM for another address) that a
+    mail was given up (RFC 5321 §4.2.1, a 5yz reply or too many retries), inside
+    the transaction that gives it up. A mail to a GM is only logged: a note about
+    it could fail the same way, for ever."""
+    recipient = mail.recipient.lower()
+    if any(game.gm.lower() == recipient for game in config.games):
+        log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
+        return
+    seats = {
+        seat.game_id: seat.player for seat in store.tokens_of(recipient) if seat.player != GM_SEAT
+    }
+    games = [g for g in config.games if g.id in seats] or list(config.games)
+    headers = message_from_bytes(mail.raw, policy=default)
+    # The Date pbp wrote when it queued the mail (RFC 5322 §3.6.1), aware.
+    date = getattr(headers.get("Date"), "datetime", None)
+    context = {
+        "recipient": mail.recipient,
+        "subject": str(headers.get("Subject", "")),
+        "message_id": mail.message_id,
+        "created": date.isoformat() if date is not None and date.tzinfo else None,
+        "attempts": mail.attempts + 1,
+        "reason": reason,
+    }
+    told: set[str] = set()
+    for game in games:
+        if game.gm.lower() not in told:
+            told.add(game.gm.lower())
+            player = {"player": seats.get(game.id)}
+            mailer.gm(game, "gm_undeliverable", {**context, **player}, now)

@@ -22,48 +22,43 @@ arrival, so a daemon that was down catches up in time order.
 from __future__ import annotations
 
 import logging
-import secrets
-import string
 import time
 from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime, timedelta
-from email import message_from_bytes
-from email.policy import default
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from pbp.app.budget import BudgetExceeded, cpu_budget
+from pbp.app.deadlines import Deadlines, GmClose
 from pbp.app.digest import Digest
-from pbp.app.gm import Addresses, GmDesk, GmMail
-from pbp.app.gm.deadline import GmClose
+from pbp.app.gm import Addresses, Confirmations, GmDesk, GmMail
 from pbp.app.gm.kept import KeptDesk
-from pbp.app.intake import Intake, source_key, too_complex
+from pbp.app.intake import Intake, source_key
+from pbp.app.intake.letters import LetterRules
+from pbp.app.intake.senders import SenderRules
 from pbp.app.mailer import POST_FORMATS, Mailer
 from pbp.app.outage import Outages
 from pbp.app.outcome import Outcome
-from pbp.app.playermoves import Moves, visible
+from pbp.app.owntext import OwnText
+from pbp.app.playermoves import Moves
 from pbp.app.ratelimit import AnswerLimit
+from pbp.app.reader import BodyReader, LetterReader
 from pbp.app.seating import missing_games
-from pbp.app.sending import flush
+from pbp.app.sending import flush, undeliverable_notice
+from pbp.app.settings import TOKEN_ALPHABET, TOKEN_LENGTH, Clock, Settings, kind_of, new_token
 from pbp.app.table import GameTable
 from pbp.config.model import Config, Game
-from pbp.games.core.events import Event, Step, Visibility
+from pbp.games.core.events import Step
 from pbp.games.core.kind import AnyKind
-from pbp.games.core.registry import KINDS
 from pbp.mail.base import Inbox, RawMessage, Transport
-from pbp.mail.read.mime import Letter, read_letter
-from pbp.store import GM_SEAT, OutgoingMail, Store
+from pbp.mail.read.mime import Letter
+from pbp.store import OutgoingMail, Store
 from pbp.store.faults import crash_point
 from pbp.text.filters import Format
-from pbp.text.render import Renderer, public_only
+from pbp.text.render import Renderer
 
-if TYPE_CHECKING:
-    from pbp.app.reader import LetterReader
+__all__ = ["NOTICES_PER_HOUR", "TOKEN_ALPHABET", "TOKEN_LENGTH", "Service"]
 
 log = logging.getLogger(__name__)
 
-TOKEN_ALPHABET = string.ascii_lowercase + string.digits
-TOKEN_LENGTH = 10
 #: Messages marked done on the server per command, each after its own commit.
 MARK_DONE_GROUP = 100
 #: Messages handled in one transaction when mail is waiting (group commit), and the
@@ -98,17 +93,17 @@ class Service:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         reader: LetterReader | None = None,
     ) -> None:
-        self.config = config
-        #: Reads a player's or GM's whole letter (:class:`pbp.app.reader.ChildReader` in
-        #: ``pbp run``); None: in this process, on :func:`pbp.app.budget.cpu_budget`.
-        self.reader = reader
+        #: The configuration source and the clock every part reads (:mod:`pbp.app.settings`).
+        self.settings = Settings(config)
+        self._clock = Clock(clock)
+        #: Reads a player's or GM's whole letter on its CPU budget; its ``child``, a
+        #: :class:`pbp.app.reader.ChildReader` in ``pbp run`` (:attr:`reader`).
+        self.body_reader = BodyReader(self.settings, reader)
         self.store = store
         self.renderer = renderer
         self.inbox = inbox
         self.transport = transport
-        self.clock = clock
         self.address: str = config.mail.address
-        self.plus = config.mail.personal_address == "plus"
         limit = AnswerLimit(store, config.mail.max_answers_per_hour)
         self.mail = Mailer(store, renderer, self.address, plus=self.plus, limit=limit)
         #: Mail kept or not answered, told to each GM once a day (:mod:`pbp.app.digest`).
@@ -118,24 +113,125 @@ class Service:
         self.mail.notice_overflow = self.digest.add
         self._forgot: datetime | None = None  # the last pruning of send_owed
         self._send_stopped = False  # this round's sending stopped on a transient failure
-        self.table = GameTable(store, self.mail)
-        #: The GM's levers (:mod:`pbp.app.gm`), and his commands by mail.
-        self.gm = GmDesk(self)
-        self.gm_mail = GmMail(self)
-        self.kept = KeptDesk(self)
-        #: The personal addresses of the seats (:mod:`pbp.app.gm.addresses`).
-        self.addresses = Addresses(self)
-        #: A player's moves (:mod:`pbp.app.playermoves`) and the rules every message passes
-        #: (:mod:`pbp.app.intake`).
-        self.moves = Moves(self)
-        self.intake = Intake(self)
+        self._compose()
+
+    def _compose(self) -> None:
+        """Make the parts, each with the collaborators it uses (the one place they are
+        put together): the game table, the deadlines and the outages (rule P3), a
+        player's own text and moves, the GM's desks (levers, kept mail, addresses, his
+        commands by mail and their confirmation), and the intake with its rules."""
+        settings, store, mail, digest = self.settings, self.store, self.mail, self.digest
+        renderer = self.renderer
+        self.table = table = GameTable(store, mail)
         #: No flood after an outage (rule P3, :mod:`pbp.app.outage`).
-        self.outages = Outages(self)
+        self.outages = Outages(settings, store, table, mail)
+        #: Starts, reminders and deadlines (:mod:`pbp.app.deadlines`).
+        self.deadlines = deadlines = Deadlines(
+            settings, store, table, mail, self._clock, self.outages
+        )
+        #: A player's own text (:mod:`pbp.app.owntext`) and moves (:mod:`pbp.app.playermoves`).
+        own = OwnText(store, mail, renderer)
+        self.moves = moves = Moves(settings, store, table, mail, digest, renderer, own)
+        #: The rules every message passes (:mod:`pbp.app.intake`); its rules below.
+        self.intake = intake = Intake(
+            settings,
+            store,
+            self._clock,
+            mail,
+            digest,
+            read_body=self.body_reader,
+            deadlines=deadlines,
+        )
+        #: The personal addresses of the seats (:mod:`pbp.app.gm.addresses`).
+        self.addresses = addresses = Addresses(settings, store, table, mail)
+        #: The GM's levers (:mod:`pbp.app.gm`), on kept mail too, and his commands by mail.
+        self.kept = kept = KeptDesk(settings, store, intake)
+        self.gm = gm = GmDesk(
+            settings,
+            store,
+            table,
+            mail,
+            renderer,
+            deadlines,
+            moves=moves,
+            addresses=addresses,
+            kept=kept,
+        )
+        self.gm_mail = gm_mail = GmMail(
+            settings,
+            store,
+            mail,
+            digest,
+            renderer,
+            desk=gm,
+            addresses=addresses,
+            kept=kept,
+            deadlines=deadlines,
+            own=own,
+            moves=moves,
+        )
+        self.confirmations = confirmations = Confirmations(
+            settings,
+            store,
+            mail,
+            digest,
+            addresses=addresses,
+            commands=gm_mail,
+            own=own,
+            read_body=self.body_reader,
+        )
+        senders = SenderRules(
+            settings,
+            store,
+            mail,
+            digest,
+            addresses=addresses,
+            confirmations=confirmations,
+            own=own,
+            read_body=self.body_reader,
+        )
+        letters = LetterRules(
+            settings, store, table, mail, gm_mail=gm_mail, addresses=addresses, moves=moves, own=own
+        )
+        intake.use(senders, letters)
+
+    @property
+    def config(self) -> Config:
+        """The configuration now (``games.yaml`` as last read; :meth:`replace_config`)."""
+        return self.settings.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self.settings.config = config
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """The current aware time (UTC), injected so that tests control time."""
+        return self._clock.read
+
+    @clock.setter
+    def clock(self, clock: Callable[[], datetime]) -> None:
+        self._clock.read = clock
+
+    @property
+    def reader(self) -> LetterReader | None:
+        """Reads a player's or GM's whole letter (:class:`pbp.app.reader.ChildReader` in
+        ``pbp run``); None: in this process, on :func:`pbp.app.budget.cpu_budget`."""
+        return self.body_reader.child
+
+    @reader.setter
+    def reader(self, reader: LetterReader | None) -> None:
+        self.body_reader.child = reader
+
+    @property
+    def plus(self) -> bool:
+        """Personal addresses are plus-addresses (``gm+TOKEN@…``), not Subject tags."""
+        return self.settings.plus
 
     @staticmethod
     def new_token() -> str:
-        """A new personal token (``TOKEN_LENGTH`` random letters and digits)."""
-        return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
+        """A new personal token (:func:`pbp.app.settings.new_token`)."""
+        return new_token()
 
     # --- configuration helpers ---------------------------------------------------
 
@@ -178,18 +274,18 @@ class Service:
         before = {game.id for game in self.config.games}
         if added := [game_id for game_id in new if game_id not in before]:
             notes.append(f"new game(s) {', '.join(added)}: each starts at its start time")
-        self.config = config
+        self.settings.config = config
         self.digest.config = config
         return notes
 
     def game_config(self, game_id: str) -> Game:
         """The config model of one game; raises KeyError."""
-        return self.config.game(game_id)
+        return self.settings.game(game_id)
 
     @staticmethod
     def kind_of(game: Game | str) -> AnyKind:
         """The :class:`~pbp.games.core.kind.GameKind` of a config or a stored kind name."""
-        return KINDS[game if isinstance(game, str) else game.kind]
+        return kind_of(game)
 
     @staticmethod
     def zone(game: Game) -> ZoneInfo:
@@ -236,7 +332,7 @@ class Service:
         outcomes: list[Outcome] = []
         # Mail held while a game was paused, once it runs again (a resume that
         # crashed before applying it, or one by another process).
-        outcomes.extend(self.gm.replay_held(now))
+        outcomes.extend(self.intake.replay_held(now))
         if self.inbox is None:
             return outcomes
         committed: list[str] = []
@@ -303,6 +399,8 @@ class Service:
         for _ in keys:  # the crash tests count messages, not commands
             crash_point("marked")
 
+    # --- starts and deadlines (:class:`pbp.app.deadlines.Deadlines`) ------------------
+
     def start_due_games(
         self,
         now: datetime,
@@ -310,71 +408,12 @@ class Service:
         *,
         games: Collection[str] | None = None,
     ) -> list[str]:
-        """Start every configured game (of ``games``, default all) whose ``start`` has
-        come; returns their ids.
-
-        ``between`` is called after each game (:class:`_Between`: waiting mail is
-        served during a long round)."""
-        started = []
-        stored = self.store.schedules()  # one query, no state snapshot read
-        for game in self.config.games:
-            if games is not None and game.id not in games:
-                continue
-            if between is not None:
-                between()
-            if game.id in stored:
-                continue
-            start = game.start_at
-            if start is not None and start > now:
-                continue
-            # Started when the hands actually go out: a daemon that was down at the
-            # start time must not close game days nobody could play.
-            try:
-                self.start_game(game, now, now)
-            except Exception:  # one broken game must not stop the others
-                log.exception("game %s could not start; retried next round", game.id)
-                continue
-            started.append(game.id)
-        return started
+        """:meth:`pbp.app.deadlines.Deadlines.start_due_games`."""
+        return self.deadlines.start_due_games(now, between, games=games)
 
     def start_game(self, game: Game, at: datetime, now: datetime) -> None:
-        """Deal, store, and mail hands (rule C2), the opening post (D1) and the GM sheet."""
-        kind = self.kind_of(game)
-        seed = game.seed if game.seed is not None else secrets.randbits(63)
-        salt = secrets.token_bytes(32)
-        step = kind.start(game, seed, salt, at)
-        with self.store.transaction():
-            first = kind.first_deadline(game, step.state, at)
-            self.store.add_game(game.id, kind.kind, seed, salt, kind.dump(step.state), at, first)
-            self.store.append_events(game.id, step.events, at=at, day=kind.day(step.state))
-            for player in game.players:
-                self.store.add_token(self.new_token(), game.id, player.name, player.email)
-            self.store.add_token(self.new_token(), game.id, GM_SEAT, game.gm)
-            # What the welcome shows of the game dealt (its players, cards, rules) and
-            # what the GM sheet shows (solution, hands or roles): the kind's views.
-            welcome = kind.post_view("welcome", public_only(step.events), None)
-            for player in game.players:
-                self.mail.player(
-                    game,
-                    player.name,
-                    "welcome",
-                    {
-                        "status": kind.status(game, step.state, player.name, first),
-                        "events": visible(step.events, player.name),
-                        "view": welcome,
-                    },
-                    now,
-                )
-            sheet = kind.gm_view(kind.with_history(step.state, lambda: step.events), first)
-            with self.mail.deadline(game, now):
-                self.mail.gm(
-                    game,
-                    "gm_sheet",
-                    {"events": list(step.events), "seed": seed, "view": sheet},
-                    now,
-                )
-                self.mail.gm_post(game, "opening", now, events=step.events)
-        log.info("game %s started (seed %s)", game.id, seed)
+        """:meth:`pbp.app.deadlines.Deadlines.start_game`."""
+        self.deadlines.start_game(game, at, now)
 
     def advance_all(
         self,
@@ -383,50 +422,12 @@ class Service:
         *,
         games: Collection[str] | None = None,
     ) -> None:
-        """Perform every due reminder and day close of every running game (of ``games``,
-        default all) up to ``until``.
-
-        ``between`` is called before each game (:class:`_Between`: a move that arrives
-        while a thousand games close their day is not kept waiting behind them)."""
-        for game in self.config.games:
-            if games is not None and game.id not in games:
-                continue
-            if between is not None:
-                between()
-            try:
-                self.advance(game.id, until)
-            except Exception:  # one broken game must not stop the others
-                log.exception("game %s: a deadline failed; retried next round", game.id)
+        """:meth:`pbp.app.deadlines.Deadlines.advance_all`."""
+        self.deadlines.advance_all(until, between, games=games)
 
     def advance(self, game_id: str, until: datetime, now: datetime | None = None) -> None:
-        """Perform the due reminders and deadlines of one game, in time order, up to
-        ``until``.
-
-        Each deadline is its own transaction; one missed while the daemon was down
-        happens once, at its own time (rule D8). A reminder is sent only while its
-        deadline is still ahead of ``now`` (the real time, default ``until``): after
-        an outage nobody is reminded of a day that has already closed. When more
-        deadlines are due at ``now`` than the game's ``catch_up_limit`` allows, the
-        game is paused as of the first instead (rule P3, :mod:`pbp.app.outage`).
-        """
-        now = now or until
-        game = self.game_config(game_id)
-        while True:
-            # Without the state snapshot: this runs before every move (D8).
-            schedule = self.store.schedule(game_id)
-            if schedule is None or schedule.over or schedule.deadline_at is None:
-                return
-            close_at = schedule.deadline_at
-            hours = game.remind_hours_before
-            if hours:
-                remind_at = close_at - timedelta(hours=hours)
-                if remind_at <= until < close_at and now < close_at:
-                    self.remind(game, remind_at, now)
-            if close_at > until:
-                return
-            if self.outages.check(game, close_at, now):
-                return  # paused as of close_at (P3)
-            self.close_day(game_id, close_at, until, scheduled=True)
+        """:meth:`pbp.app.deadlines.Deadlines.advance`."""
+        self.deadlines.advance(game_id, until, now)
 
     def close_day(
         self,
@@ -438,82 +439,14 @@ class Service:
         expect: tuple[str, int] | None = None,
         by_gm: GmClose | None = None,
     ) -> Step | None:
-        """Pass the current deadline of ``game_id`` at ``at``: close the game day
-        (rules D6, D7), or whatever the game kind does at its deadline.
-
-        The GM defaults are applied, the GM gets the posts the kind asks for (the
-        day summary), the next deadline is set by the kind (a manual day close keeps
-        the regular schedule). ``scheduled``: this is the deadline due at ``at``; it
-        is passed only if still due (another writer may have done it). ``expect``:
-        ``(deadline name, period)`` the caller means, e.g. ``("day", 3)`` for ``pbp
-        close-day`` on day 3; nothing is done when the game has moved on meanwhile
-        (a catch-up or another process passed it). ``by_gm``: the GM passes it (``pbp
-        close-day``, CLOSE DAY by mail…): a GM-only ``gm_close`` event {command, deadline,
-        period, via, note} is logged before the close's own events (his STATUS's last
-        lever, the story), never told in a post. Returns None when nothing was done.
-        """
-        now = now or self.clock()
-        game = self.game_config(game_id)
-        kind = self.kind_of(game)
-        with self.store.transaction():
-            row = self.table.row(game_id)
-            if row.over or row.deadline_at is None:
-                return None
-            if scheduled and row.deadline_at != at:
-                return None
-            state = kind.load(row.state)
-            if expect is not None and expect != (kind.deadline_name(state), kind.day(state)):
-                return None
-            day = kind.day(state)
-            ended = kind.deadline_name(state)
-            if by_gm is not None:
-                event = Event(
-                    "gm_close",
-                    Visibility.GM,
-                    {
-                        "command": by_gm.command,
-                        "deadline": ended,
-                        "period": day,
-                        "via": by_gm.via,
-                        "note": by_gm.note,
-                    },
-                )
-                self.table.log(game_id, [event], at=at, day=day, source=f"gm:{by_gm.via}")
-            if at < row.deadline_at:
-                # The GM passes it early: the deadline moved to now, as an extension
-                # moves it later (Cluedo by days tells the close as scheduled, D6).
-                state = kind.shift_deadline(state, at - row.deadline_at)
-            step = kind.on_deadline(state, at)
-            following = kind.next_deadline(game, step.state, row.deadline_at, at)
-            self.table.commit(
-                game, kind, step, at=at, day=day, source=f"close:{day}", deadline_at=following
-            )
-            # gm_mail: per_deadline gathers the GM's mails of this close (two mails).
-            with self.mail.deadline(game, now):
-                for post, number in kind.posts(state, step):
-                    self.mail.gm_post(game, post, now, day=number)
-                # The ended day's own post as it reads at its close, when the kind mails
-                # none at it (a Maniac day's votes): a record too (rule P1).
-                self.mail.record_post(game, kind.period_post, day)
-                self.table.notify(game, kind, step, now, following)
-                self.table.final_post(game, kind, step, now)
-        log.info("game %s: %s %s closed at %s", game_id, ended, day, at.isoformat())
-        return step
+        """:meth:`pbp.app.deadlines.Deadlines.close_day`."""
+        return self.deadlines.close_day(
+            game_id, at, now, scheduled=scheduled, expect=expect, by_gm=by_gm
+        )
 
     def remind(self, game: Game, due_at: datetime, now: datetime) -> None:
-        """Send one reminder to every player with open duties before the close."""
-        kind = self.kind_of(game)
-        with self.store.transaction():
-            if self.store.reminder_sent(game.id, due_at):
-                return
-            row = self.table.row(game.id)
-            state = kind.load(row.state)
-            for player in kind.players(state):
-                duties = kind.duties(state, player, row.deadline_at)
-                if duties:
-                    context = {"duties": duties, "close_at": row.deadline_at}
-                    self.mail.player(game, player, "reminder", context, now)
-            self.store.record_reminder(game.id, due_at)
+        """:meth:`pbp.app.deadlines.Deadlines.remind`."""
+        self.deadlines.remind(game, due_at, now)
 
     # --- one incoming message ------------------------------------------------------
 
@@ -539,24 +472,18 @@ class Service:
         """
         return self.intake.retry(kept_ids, now)
 
+    def replay_held(self, now: datetime) -> list[Outcome]:
+        """Apply the mail held by pauses that have ended
+        (:meth:`pbp.app.intake.Intake.replay_held`)."""
+        return self.intake.replay_held(now)
+
     def registered_anywhere(self, address: str) -> bool:
         """True when ``address`` plays (or will play) in any configured game."""
-        return bool(self.store.tokens_of(address)) or any(
-            p.email.lower() == address for g in self.config.games for p in g.players
-        )
+        return self.settings.registered_anywhere(self.store, address)
 
     def read_body(self, raw: bytes, head: Letter) -> Letter:
-        """The whole letter of ``raw`` (its header section already read as ``head``, whose
-        header fields it takes: one reading of them), read within the CPU budget (by
-        :attr:`reader`, else :func:`pbp.app.budget.cpu_budget`); over it, ``head`` marked
-        unreadable (``too_complex``)."""
-        try:
-            if self.reader is not None:
-                return self.reader(raw, head=head)
-            with cpu_budget(self.config.mail.cpu_seconds_per_message):
-                return read_letter(raw, head=head)
-        except BudgetExceeded as exceeded:
-            return too_complex(head, exceeded)
+        """The whole letter of ``raw`` on its CPU budget (:class:`pbp.app.reader.BodyReader`)."""
+        return self.body_reader(raw, head)
 
     def send_owed(self, now: datetime) -> None:
         """The round's mail that is owed later: the summaries of answers held back by
@@ -591,7 +518,7 @@ class Service:
         moment = now or self.clock()
 
         def undeliverable(mail: OutgoingMail, reason: str) -> None:
-            self._undeliverable(mail, reason, moment)
+            undeliverable_notice(self.config, self.store, self.mail, mail, reason, moment)
 
         def stopped() -> None:
             self._send_stopped = True
@@ -604,39 +531,6 @@ class Service:
         if not self._send_stopped:
             self.flush_outbox(now)
         return not self._send_stopped
-
-    def _undeliverable(self, mail: OutgoingMail, reason: str, now: datetime) -> None:
-        """Tell the GM of the recipient's games (every GM for another address) that a
-        mail was given up (RFC 5321 §4.2.1, a 5yz reply or too many retries), inside
-        the transaction that gives it up. A mail to a GM is only logged: a note about
-        it could fail the same way, for ever."""
-        recipient = mail.recipient.lower()
-        if any(game.gm.lower() == recipient for game in self.config.games):
-            log.warning("mail %s to the GM %s given up: %s", mail.message_id, recipient, reason)
-            return
-        seats = {
-            seat.game_id: seat.player
-            for seat in self.store.tokens_of(recipient)
-            if seat.player != GM_SEAT
-        }
-        games = [g for g in self.config.games if g.id in seats] or list(self.config.games)
-        headers = message_from_bytes(mail.raw, policy=default)
-        # The Date pbp wrote when it queued the mail (RFC 5322 §3.6.1), aware.
-        date = getattr(headers.get("Date"), "datetime", None)
-        context = {
-            "recipient": mail.recipient,
-            "subject": str(headers.get("Subject", "")),
-            "message_id": mail.message_id,
-            "created": date.isoformat() if date is not None and date.tzinfo else None,
-            "attempts": mail.attempts + 1,
-            "reason": reason,
-        }
-        told: set[str] = set()
-        for game in games:
-            if game.gm.lower() not in told:
-                told.add(game.gm.lower())
-                player = {"player": seats.get(game.id)}
-                self.mail.gm(game, "gm_undeliverable", {**context, **player}, now)
 
 
 class _Between:

@@ -9,7 +9,7 @@ it causes, then its posts). The service's intake and the GM's levers
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -193,3 +193,8 @@ class GameTable:
             # The period the game ended in, as it reads at the end (rule P1).
             self.mail.record_post(game, kind.period_post, kind.day(step.state))
             self.mail.gm_post(game, "final", now, day=kind.day(step.state))
+
+
+def visible(events: Iterable[Event], player: str) -> list[Event]:
+    """The events of ``events`` that ``player`` may see (:meth:`Event.visible_to`)."""
+    return [e for e in events if e.visible_to(player)]

@@ -154,7 +154,7 @@ def _lever(
         except Refusal as error:
             raise _refused(service, error, game_id) from None
         if mine:
-            service.gm.replay_held(now)
+            service.replay_held(now)
             service.flush_outbox(now)
     results = [{"line": "", "lever": lever, "done": done}]
     click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE, cli=True).rstrip())

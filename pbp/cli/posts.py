@@ -248,7 +248,7 @@ def _cli(iso: str, zone: ZoneInfo) -> str:
 def export(config_path: Path, game_id: str, fmt: str, force: bool) -> None:
     """Print the whole story of GAME after it ended, every private fact revealed: the
     deal or roles, every shown card, every order, every GM action, per day."""
-    from pbp.text.export import story
+    from pbp.app.story import story
 
     config = _load(config_path)
     service = _service(config, mail=False)

@@ -259,7 +259,7 @@ class SeatsMixin(Tables):
 
     def mark_hinted(self, code: str, now: datetime) -> None:
         """Record that a reply under ``code`` without the confirmation word was answered
-        how to confirm (:meth:`pbp.app.gm.GmMail.confirm`: once a code)."""
+        how to confirm (:meth:`pbp.app.gm.Confirmations.confirm`: once a code)."""
         self._db.execute(
             "UPDATE gm_confirmations SET hinted_at = ? WHERE code = ?", (to_iso(now), code)
         )

@@ -51,12 +51,12 @@ from typing import Any
 from babel import dates as babel_dates
 
 from pbp.app.service import Service
+from pbp.app.story import story
 from pbp.cli.common import CLI_LOCALE
 from pbp.config.loading import load_config
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.store import Store
 from pbp.store.records import GM_SEAT
-from pbp.text.export import story
 from pbp.text.render import Renderer
 
 from .games import MailSection, write_games_yaml
@@ -263,7 +263,7 @@ class GoldenTable:
         self.now = at
         self.service.process_inbox(at)
         done = pull(self.service, at)
-        self.service.gm.replay_held(at)
+        self.service.replay_held(at)
         self.service.flush_outbox(at)
         game = self.config.game(self.game.id)
         lever = command.split()[1]

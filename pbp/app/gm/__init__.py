@@ -39,7 +39,7 @@ order on resume (rule D8; the replay's message row links to the kept row by its
 ``replay_of``). The levers work the same from ``pbp`` (:mod:`pbp.cli`) and by mail from
 the GM's registered address to his personal GM address (:meth:`GmMail.handle_mail`,
 commands in :mod:`pbp.text.gmcommands`); a lever by mail waits for the GM's confirmation from
-his registered address (:meth:`GmMail.ask_confirmation`, :meth:`GmMail.confirm`) unless
+his registered address (:meth:`GmMail.ask_confirmation`, :meth:`Confirmations.confirm`) unless
 the trusted server's ``Authentication-Results`` show DMARC pass (:mod:`pbp.mail.read.authcheck`).
 CLOSE DAY / END NIGHT by mail pass a deadline as ``pbp close-day`` / ``end-night``
 (:mod:`pbp.app.gm.deadline`); KEPT, RETRY, DISMISS and ``pbp kept`` / ``retry`` / ``dismiss``
@@ -50,13 +50,16 @@ A lever that does not fit the game's state raises
 
 from pbp.app.gm.addresses import Addresses
 from pbp.app.gm.by_mail import CONFIRM_HOURS, PENDING_CAP, GmMail, confirm_words, confirms
-from pbp.app.gm.levers import MAX_EXTEND_HOURS, GmDesk, paused_since, replay_key
+from pbp.app.gm.confirm import Confirmations
+from pbp.app.gm.levers import MAX_EXTEND_HOURS, GmDesk
+from pbp.app.running import paused_since, replay_key
 
 __all__ = [
     "CONFIRM_HOURS",
     "MAX_EXTEND_HOURS",
     "PENDING_CAP",
     "Addresses",
+    "Confirmations",
     "GmDesk",
     "GmMail",
     "confirm_words",

@@ -1,12 +1,12 @@
-"""The GM by mail (:class:`GmMail`): his commands to his personal GM address, their
-confirmation from his registered address, and the answers to players about their
-personal addresses (NEW ADDRESS, a retired address).
+"""The GM by mail (:class:`GmMail`): his commands to his personal GM address, asked to
+be confirmed from his registered address (:meth:`GmMail.ask_confirmation`; the reply
+is :mod:`pbp.app.gm.confirm`'s). The answers to players about their personal addresses
+(NEW ADDRESS, a retired address) are :mod:`pbp.app.gm.addresses`'.
 
-A lever by mail waits for the GM's confirmation (:meth:`GmMail.ask_confirmation`,
-:meth:`GmMail.confirm`) unless the trusted server's ``Authentication-Results`` show
-DMARC pass (:mod:`pbp.mail.read.authcheck`): the personal GM address travels in every Reply-To
-and may leak, and a From is easily forged. The levers themselves are
-:class:`pbp.app.gm.levers.GmDesk`'s.
+A lever by mail waits for the GM's confirmation unless the trusted server's
+``Authentication-Results`` show DMARC pass (:mod:`pbp.mail.read.authcheck`): the
+personal GM address travels in every Reply-To and may leak, and a From is easily
+forged. The levers themselves are :class:`pbp.app.gm.levers.GmDesk`'s.
 """
 
 from __future__ import annotations
@@ -20,16 +20,24 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pbp.app.deadlines import Deadlines
+from pbp.app.digest import Digest
+from pbp.app.gm.addresses import Addresses
 from pbp.app.gm.deadline import expected
+from pbp.app.gm.kept import KeptDesk
+from pbp.app.gm.levers import GmDesk
 from pbp.app.gmview import game_status
-from pbp.app.outcome import Handled, Outcome
-from pbp.app.service_part import ServicePart
+from pbp.app.mailer import Mailer
+from pbp.app.outcome import Decision, Handled
+from pbp.app.owntext import OwnText
+from pbp.app.playermoves import Moves
+from pbp.app.running import running, seat_of
+from pbp.app.settings import Configured, Settings
 from pbp.config.model import Game
 from pbp.games.core.events import InvalidMove, Refusal
-from pbp.mail.base import stranger_raw
 from pbp.mail.read.mime import Letter
 from pbp.mail.read.quotemarks import is_quoted
-from pbp.store import GM_SEAT, Confirmation
+from pbp.store import GM_SEAT, Store
 from pbp.text import keywords
 from pbp.text.commands import read_line
 from pbp.text.counted import counted
@@ -49,6 +57,7 @@ from pbp.text.gmcommands import (
     Substitute,
     parse_gm,
 )
+from pbp.text.render import Renderer
 from pbp.text.seatnames import ShownName
 
 if TYPE_CHECKING:
@@ -143,14 +152,42 @@ def confirmation_code(secret: bytes, game_id: str, identity: str, digest: str) -
     return "".join(code)
 
 
-class GmMail(ServicePart):
-    """The GM's commands by mail on the games of one :class:`~pbp.app.service.Service`."""
+class GmMail(Configured):
+    """The GM's commands by mail on the games configured: read from his own text
+    (``own``), pulled by his desk (``desk``), a loop kept (``moves``), answered by mail."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        mail: Mailer,
+        digest: Digest,
+        renderer: Renderer,
+        *,
+        desk: GmDesk,
+        addresses: Addresses,
+        kept: KeptDesk,
+        deadlines: Deadlines,
+        own: OwnText,
+        moves: Moves,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.mail = mail
+        self.digest = digest
+        self.renderer = renderer
+        self.gm = desk
+        self.addresses = addresses
+        self.kept = kept
+        self.deadlines = deadlines
+        self.own = own
+        self.moves = moves
 
     def handle_mail(
         self,
         message: Message,
         game_id: str,
-    ) -> Outcome:
+    ) -> Decision:
         """The GM's mail to his personal GM address: every command in it, then one
         answer (``gm_result``) with each line's result (what STATUS lines asked for in
         a GM-only mail of its own, :meth:`_statuses`; a mail of STATUS lines only gets
@@ -172,33 +209,27 @@ class GmMail(ServicePart):
         ``Authentication-Results`` show ``dmarc=pass`` for the From
         (:meth:`pbp.app.intake.message.Message.authentication`)."""
         letter = message.letter
-        service = self.service
-        game = service.game_config(game_id)
+        game = self.game_config(game_id)
         at = message.arrived
-        text = service.moves.own_text(letter, game)
+        text = self.own.own_text(letter, game)
         commands = parse_gm(text)
         if all(c.lever is None for c in commands):
-            with self.store.transaction():
-                loop = service.moves.loop(message, text, game)
-                if loop is not None:  # no answer: the GM's auto-responder
-                    return message.record(Handled.LOOP, game_id, GM_SEAT, loop)
+            loop = self.moves.loop(message, text, game)
+            if loop is not None:  # no answer: the GM's auto-responder
+                return Decision(Handled.LOOP, game_id, GM_SEAT, loop)
         if any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands):
-            trusted = service.config.mail.trusted_server
+            trusted = self.config.mail.trusted_server
             checked = message.authentication(trusted) if trusted else None
             if checked is None or not checked.dmarc_pass:
                 return self.ask_confirmation(message, game, commands)
         levers = any(c.lever is not None and not isinstance(c.lever, UNCONFIRMED) for c in commands)
-        with self.store.transaction():
-            results = self._run_all(game, commands, at, now=message.now)
-            self._answer(letter, game, results, message.now, limited=not levers)
-            done = sum(1 for r in results if "done" in r)
-            outcome = message.record(
-                Handled.GM_APPLIED if done else Handled.GM_REFUSED, game_id, GM_SEAT
-            )
-        self.gm.replay_held(message.now)
-        return outcome
+        results = self.run_all(game, commands, at, now=message.now)
+        self.answer(letter, game, results, message.now, limited=not levers)
+        done = sum(1 for r in results if "done" in r)
+        handled = Handled.GM_APPLIED if done else Handled.GM_REFUSED
+        return Decision(handled, game_id, GM_SEAT, replay_held=True)
 
-    def _run_all(
+    def run_all(
         self, game: Game, commands: Sequence[GmLine], at: datetime, *, now: datetime | None = None
     ) -> list[dict[str, Any]]:
         """Pull the levers of ``commands`` in order at ``at``; each line's result for
@@ -213,7 +244,7 @@ class GmMail(ServicePart):
         others give ``{"lever": "status", "all": bool, "games": None}``; only the first
         KEPT and the first HELP are answered, the later ones give ``{"lever":
         "kept"|"help", "repeat": True}`` ("answered above")."""
-        renderer = self.service.renderer
+        renderer = self.renderer
         results: list[dict[str, Any]] = []
         genders = game.genders()  # the refusals' words follow the players' (rule P2)
         asked = [(i, c.lever) for i, c in enumerate(commands) if isinstance(c.lever, Status)]
@@ -272,7 +303,7 @@ class GmMail(ServicePart):
                 for g in self.config.games
                 if g.id != game.id and self.addresses.registered(g.id) == mine
             ]
-        renderer = self.service.renderer
+        renderer = self.renderer
 
         def labels(of: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:
             # Named as the posts name them, in this mail's language (game's).
@@ -293,7 +324,7 @@ class GmMail(ServicePart):
         widest = next((d for d in asked if d["games"] is not None), None)
         if widest is None:
             return results
-        self.service.mail.reply(
+        self.mail.reply(
             letter,
             self.addresses.registered(game.id),
             "gm_status",
@@ -312,7 +343,7 @@ class GmMail(ServicePart):
             for r in results
         ]
 
-    def _answer(
+    def answer(
         self,
         letter: Letter,
         game: Game,
@@ -338,10 +369,10 @@ class GmMail(ServicePart):
         for result in results:
             done = result.get("done")
             if done is not None and done.get("lever") == "export":
-                self.service.mail.gm_story(game, done["format"], done["text"], now)
+                self.mail.gm_story(game, done["format"], done["text"], now)
                 result = {**result, "done": {k: v for k, v in done.items() if k != "text"}}
             shown.append(result)
-        self.service.mail.reply(
+        self.mail.reply(
             letter,
             self.addresses.registered(game.id),
             "gm_result",
@@ -361,7 +392,7 @@ class GmMail(ServicePart):
         message: Message,
         game: Game,
         commands: Sequence[GmLine],
-    ) -> Outcome:
+    ) -> Decision:
         """Store the levers of a GM mail under a single-use code and mail the GM,
         at his registered address only, the ``gm_confirm`` mail: the levers as
         understood (player names resolved to seats) and the answers to the other lines
@@ -399,87 +430,84 @@ class GmMail(ServicePart):
                 others.append(dataclasses.replace(command, lever=None, error=error))
                 continue
             pending.append(dataclasses.replace(command, lever=resolved).to_json())
-        with self.store.transaction():
-            if not pending:  # every lever refused already: answered as usual
-                results = self._run_all(game, others, now)
-                self._answer(message.letter, game, results, now)
-                return message.record(Handled.GM_REFUSED, game.id, GM_SEAT)
+        if not pending:  # every lever refused already: answered as usual
+            results = self.run_all(game, others, now)
+            self.answer(message.letter, game, results, now)
+            return Decision(Handled.GM_REFUSED, game.id, GM_SEAT)
+        code = confirmation_code(
+            self.store.secret(CONFIRM_SECRET),
+            game.id,
+            message.identity,
+            message.digest or "",
+        )
+        if (
+            self.store.confirmation(code) is None
+            and self.store.pending_confirmations(game.id, now) >= PENDING_CAP
+        ):
+            renew = next(
+                (p for p in pending if isinstance(GmLine.from_json(p).lever, NewAddress)),
+                None,
+            )
+            if renew is None:
+                self.digest.add(
+                    game, "gm_capped", None, message.letter, now, arrived=message.arrived
+                )
+                return Decision(
+                    Handled.GM_CAPPED, game.id, GM_SEAT, note=counted(len(pending), "lever")
+                )
+            pending = [renew]
+            token = self.store.player_token(game.id, GM_SEAT)
             code = confirmation_code(
                 self.store.secret(CONFIRM_SECRET),
                 game.id,
-                message.identity,
-                message.digest or "",
+                f"{CAPPED_NEW_ADDRESS}:{token}",
+                now.date().isoformat(),
             )
-            if (
-                self.store.confirmation(code) is None
-                and self.store.pending_confirmations(game.id, now) >= PENDING_CAP
-            ):
-                renew = next(
-                    (p for p in pending if isinstance(GmLine.from_json(p).lever, NewAddress)),
-                    None,
-                )
-                if renew is None:
-                    self.digest.add(
-                        game, "gm_capped", None, message.letter, now, arrived=message.arrived
-                    )
-                    return message.record(
-                        Handled.GM_CAPPED, game.id, GM_SEAT, note=counted(len(pending), "lever")
-                    )
-                pending = [renew]
-                token = self.store.player_token(game.id, GM_SEAT)
-                code = confirmation_code(
-                    self.store.secret(CONFIRM_SECRET),
-                    game.id,
-                    f"{CAPPED_NEW_ADDRESS}:{token}",
-                    now.date().isoformat(),
-                )
-            self.store.add_confirmation(
-                code,
-                game.id,
-                json.dumps(pending, ensure_ascii=False),
-                now,
-                now + timedelta(hours=CONFIRM_HOURS),
-            )
-            stored = self.store.confirmation(code)  # asked before: as it was asked
-            assert stored is not None
-            expires = stored.expires_at
-            results = self._run_all(game, others, now) if others else []
-            results = self._statuses(message.letter, game, results, now)
-            if code in message.replies_to:  # its reply is replayed too: asked before
-                return message.record(
-                    Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever")
-                )
-            self.service.mail.reply(
-                message.letter,
-                self.addresses.registered(game.id),
-                "gm_confirm",
-                {
-                    "pending": pending,
-                    "results": results,
-                    "expires_at": expires,
-                    # «Пояснение после « -- » попадёт в пост для форума.»
-                    "note_published": any(
-                        p["note"] and self.gm.publishes_note(game.id, line.lever, now)
-                        for p in pending
-                        if (line := GmLine.from_json(p)).lever is not None
-                    ),
-                    "gm_address": self.addresses.gm_address(game.id),
-                    # A seat a substitute plays, as the GM knows it: «ИСКЛЮЧИТЬ Вову
-                    # (вместо Розы)» (pbp.text.render.Renderer.shown_names).
-                    "substitutes": self.store.substitutes(game.id),
-                },
-                now,
-                game=game,
-                token=code,
-                # Its own Subject: a forger must not title the mail that asks for a reply.
-                stranger=True,
-                # To the GM's registered address only; a STATUS flood must not defer it
-                # into the hourly summary, whose Reply-To is no confirmation address.
-                limited=False,
-            )
-            return message.record(
+        self.store.add_confirmation(
+            code,
+            game.id,
+            json.dumps(pending, ensure_ascii=False),
+            now,
+            now + timedelta(hours=CONFIRM_HOURS),
+        )
+        stored = self.store.confirmation(code)  # asked before: as it was asked
+        assert stored is not None
+        expires = stored.expires_at
+        results = self.run_all(game, others, now) if others else []
+        results = self._statuses(message.letter, game, results, now)
+        if code in message.replies_to:  # its reply is replayed too: asked before
+            return Decision(
                 Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever")
             )
+        self.mail.reply(
+            message.letter,
+            self.addresses.registered(game.id),
+            "gm_confirm",
+            {
+                "pending": pending,
+                "results": results,
+                "expires_at": expires,
+                # «Пояснение после « -- » попадёт в пост для форума.»
+                "note_published": any(
+                    p["note"] and self.gm.publishes_note(game.id, line.lever, now)
+                    for p in pending
+                    if (line := GmLine.from_json(p)).lever is not None
+                ),
+                "gm_address": self.addresses.gm_address(game.id),
+                # A seat a substitute plays, as the GM knows it: «ИСКЛЮЧИТЬ Вову
+                # (вместо Розы)» (pbp.text.render.Renderer.shown_names).
+                "substitutes": self.store.substitutes(game.id),
+            },
+            now,
+            game=game,
+            token=code,
+            # Its own Subject: a forger must not title the mail that asks for a reply.
+            stranger=True,
+            # To the GM's registered address only; a STATUS flood must not defer it
+            # into the hourly summary, whose Reply-To is no confirmation address.
+            limited=False,
+        )
+        return Decision(Handled.GM_PENDING, game.id, GM_SEAT, note=counted(len(pending), "lever"))
 
     def _resolved(self, game: Game, lever: Lever, at: datetime) -> Lever:
         """``lever`` with the seat its player name names, a deadline command with the
@@ -487,189 +515,16 @@ class GmMail(ServicePart):
         :raises Refusal: no such seat; game not running; no such deadline now; a
             substitute's name a player could not have (``gm_bad_name``)."""
         if isinstance(lever, PassDeadline):
-            return expected(self.service, game.id, lever, at)
+            return expected(self.deadlines, game.id, lever, at)
         if isinstance(lever, Retry):
-            self.service.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
+            self.kept.retry_checked(lever.ids, via="mail", game_id=game.id)
         if isinstance(lever, Dismiss):
-            self.service.kept.dismiss_checked(lever.ids, via="mail", game_id=game.id)
+            self.kept.dismiss_checked(lever.ids, via="mail", game_id=game.id)
         if isinstance(lever, Substitute):  # a name refused now, not after a confirmation
             self.gm.newcomer_name(game, lever.name)
         if isinstance(lever, Act | Substitute | Readdress | Remove):
-            kind = self.service.kind_of(game)
-            _row, state = self.gm.running(game.id, kind)
-            seat = self.gm.seat_of(kind, state, lever.player, game.id)
+            kind = self.kind_of(game)
+            _row, state = running(self.store, game.id, kind)
+            seat = seat_of(self.store, kind, state, lever.player, game.id)
             return dataclasses.replace(lever, player=seat)
         return lever
-
-    def confirmation(self, tokens: Sequence[str]) -> Confirmation | None:
-        """The pending GM commands one of ``tokens`` (a mail's personal tokens) is the
-        confirmation code of, or None."""
-        for token in tokens:
-            found = self.store.confirmation(token)
-            if found is not None:
-                return found
-        return None
-
-    def confirm(
-        self,
-        message: Message,
-        confirmation: Confirmation,
-    ) -> Outcome:
-        """A reply to a ``gm_confirm`` mail (to its confirmation address): from the GM's
-        registered address, within :data:`CONFIRM_HOURS`, the stored levers are pulled in
-        order, once, at the reply's arrival, and answered with ``gm_result`` (outcome
-        ``gm_applied`` / ``gm_refused``); once more, it is answered "already done"
-        (``gm_confirmed_already``); after a new GM address ended it, "ended"
-        (``gm_confirm_ended``: the code was mailed for the old address, which may have
-        leaked, :meth:`pbp.app.gm.addresses.Addresses.rotate_token`); too late, "expired"
-        (``gm_confirm_expired``). From another address it is kept for the GM
-        (``wrong_confirmer``: he is told at once, the confirmation address reached
-        somebody else) and not answered.
-        """
-        game = self.game_config(confirmation.game_id)
-        if message.from_address != self.addresses.registered(game.id):
-            return self._wrong_confirmer(message, game)
-        # The GM's own reply: now its body (who before what), on the CPU budget.
-        message.letter = self.service.read_body(message.raw.raw, message.letter)
-        text = self.moves.own_text(message.letter, game)
-        unread = unread_lines(text)
-        if (
-            confirmation.done_at is not None
-            or confirmation.ended_at is not None
-            or message.arrived > confirmation.expires_at
-        ):
-            return self._confirmed_before(message, game, confirmation, unread)
-        if not confirms(text):
-            return self._no_confirm_word(message, game, confirmation, unread)
-        commands = [GmLine.from_json(c) for c in json.loads(confirmation.commands)]
-        with self.store.transaction():
-            # As it stands now that this transaction holds the store: `pbp rotate-token
-            # --gm` in another process may have ended it since it was read.
-            now_row = self.store.confirmation(confirmation.code)
-            if now_row is not None and (now_row.done_at or now_row.ended_at):
-                return self._confirmed_before(message, game, now_row, unread)
-            self.store.mark_confirmed(confirmation.code, message.now)
-            results = self._run_all(game, commands, message.arrived)
-            self._answer(message.letter, game, results, message.now, unread, limited=False)
-            done = sum(1 for r in results if "done" in r)
-            outcome = message.record(
-                Handled.GM_APPLIED if done else Handled.GM_REFUSED, game.id, GM_SEAT
-            )
-        self.gm.replay_held(message.now)
-        return outcome
-
-    def _wrong_confirmer(self, message: Message, game: Game) -> Outcome:
-        """A reply to a confirmation address from another address than the GM's: kept;
-        the GM is told at once when the sender plays (the code reached him), a
-        stranger's goes in the digest (his first 64 KB, never his Subject)."""
-        raw, now, at = message.raw, message.now, message.arrived
-        with self.store.transaction():
-            if self.service.registered_anywhere(message.from_address):
-                kept_id = self.store.keep(message.source, at, "wrong_confirmer", raw.raw, now)
-                self.mail.notice_gm(game, message.letter, raw, "wrong_confirmer", kept_id, now)
-            else:
-                kept = stranger_raw(raw.raw)
-                kept_id = self.store.keep(message.source, at, "wrong_confirmer", kept, now)
-                self.digest.add(game, "wrong_confirmer", kept_id, message.letter, now, arrived=at)
-            return message.record(Handled.WRONG_CONFIRMER, game.id)
-
-    def _confirmed_before(
-        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
-    ) -> Outcome:
-        """A confirmation used already, ended by a new GM address, or too late (in this
-        order): said so, nothing pulled; the reply's other lines (``unread``) are said
-        not read."""
-        if confirmation.done_at is not None:
-            template, said = "gm_confirm_done", Handled.GM_CONFIRMED_ALREADY
-        elif confirmation.ended_at is not None:
-            template, said = "gm_confirm_ended", Handled.GM_CONFIRM_ENDED
-        else:
-            template, said = "gm_confirm_expired", Handled.GM_CONFIRM_EXPIRED
-        with self.store.transaction():
-            self.mail.reply(
-                message.letter,
-                message.from_address,
-                template,
-                {
-                    "done_at": confirmation.done_at,
-                    "ended_at": confirmation.ended_at,
-                    "expires_at": confirmation.expires_at,
-                    "unread": list(unread),
-                    "gm_address": self.addresses.gm_address(game.id),
-                },
-                message.now,
-                game=game,
-                player=GM_SEAT,
-            )
-            return message.record(said, game.id, GM_SEAT)
-
-    def _no_confirm_word(
-        self, message: Message, game: Game, confirmation: Confirmation, unread: Sequence[str]
-    ) -> Outcome:
-        """A reply without the confirming word (an auto-responder's "I am away" is no
-        confirmation: the GM writes the word): told once per code, so no loop; its lines
-        (``unread``) are said not read."""
-        with self.store.transaction():
-            if confirmation.hinted_at is None:
-                self.store.mark_hinted(confirmation.code, message.now)
-                self.mail.reply(
-                    message.letter,
-                    message.from_address,
-                    "gm_confirm_missing",
-                    {
-                        "expires_at": confirmation.expires_at,
-                        "unread": list(unread),
-                        "gm_address": self.addresses.gm_address(game.id),
-                    },
-                    message.now,
-                    game=game,
-                    player=GM_SEAT,
-                    token=confirmation.code,
-                    limited=False,  # once per code, to the GM: its Reply-To confirms
-                )
-            return message.record(Handled.GM_UNCONFIRMED, game.id, GM_SEAT)
-
-    def new_address(
-        self,
-        message: Message,
-        game: Game,
-        player: str,
-        *,
-        more: bool = True,
-    ) -> Outcome:
-        """A player's ``NEW ADDRESS`` mail (:func:`pbp.text.commands.asks_new_address`):
-        his token is rotated (:meth:`rotate_token`) and the ``new_address`` answer, whose
-        Reply-To is the new address, goes to his registered address. Nothing else in the
-        mail is applied (``more``: the mail has other lines, and the answer says to send
-        them again); the token changes at the mail's arrival. Outcome ``new_address``."""
-        with self.store.transaction():
-            self.addresses.rotate_token(game.id, player, now=message.arrived, via="mail")
-            email = self.store.player_email(game.id, player)
-            assert email is not None
-            context = {"asked": True, "more": more}
-            self.service.mail.reply(
-                message.letter, email, "new_address", context, message.now, game=game, player=player
-            )
-            return message.record(Handled.NEW_ADDRESS, game.id, player)
-
-    def retired_address(
-        self,
-        message: Message,
-        game_id: str,
-        player: str,
-    ) -> Outcome:
-        """Mail to a personal address its owner replaced (NEW ADDRESS, ``pbp
-        rotate-token``), from his registered address: nothing is applied and he is
-        told so, with his current address (``address_retired``). Outcome ``retired``."""
-        game = self.service.game_config(game_id)
-        with self.store.transaction():
-            self.service.mail.reply(
-                message.letter,
-                message.from_address,
-                "address_retired",
-                {},
-                message.now,
-                game=game,
-                player=player,
-            )
-            return message.record(Handled.RETIRED, game_id, player)

@@ -1,6 +1,6 @@
 """CLOSE DAY / END NIGHT by mail: a game's current deadline passed now, as ``pbp
 close-day`` / ``pbp end-night`` do (:mod:`pbp.cli.levers`), through the same
-:meth:`pbp.app.service.Service.close_day`.
+:meth:`pbp.app.deadlines.Deadlines.close_day`.
 
 The commands are the game kinds' own (:attr:`~pbp.games.core.kind.GameKind.deadline_commands`,
 found through the registry): the daemon knows no game by name. A command names the
@@ -11,29 +11,44 @@ meanwhile is not followed by the next one's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from pbp.app.deadlines import GmClose
+from pbp.config.model import Game
 from pbp.games.core import registry
-from pbp.games.core.events import LeverRefused
+from pbp.games.core.events import LeverRefused, Step
 from pbp.games.core.kind import AnyKind, DeadlineCommand
+from pbp.store import Store
 from pbp.text.gmcommands import PassDeadline
 
-if TYPE_CHECKING:
-    from pbp.app.service import Service
+__all__ = ["DeadlineSource", "GmClose", "expected", "pass_deadline"]
 
 
-@dataclass(frozen=True)
-class GmClose:
-    """The GM passes a deadline himself (:meth:`pbp.app.service.Service.close_day`'s
-    ``by_gm``): ``command`` as he gave it (``"close-day"``, ``"end-night"``), ``via``
-    (``"cli"``, ``"mail"``) and his ``note`` (None: none). Logged as the GM-only
-    ``gm_close`` event."""
+class DeadlineSource(Protocol):
+    """What passing a deadline by the GM needs: the games configured, the store and
+    the deadlines (:class:`pbp.app.deadlines.Deadlines`; :class:`pbp.app.service.Service`
+    gives the same)."""
 
-    command: str
-    via: str
-    note: str | None = None
+    @property
+    def store(self) -> Store: ...
+
+    def game_config(self, game_id: str) -> Game: ...
+
+    def kind_of(self, game: Game | str) -> AnyKind: ...
+
+    def advance(self, game_id: str, until: datetime, now: datetime | None = None) -> None: ...
+
+    def close_day(
+        self,
+        game_id: str,
+        at: datetime,
+        now: datetime | None = None,
+        *,
+        scheduled: bool = False,
+        expect: tuple[str, int] | None = None,
+        by_gm: GmClose | None = None,
+    ) -> Step | None: ...
 
 
 def _command(name: str) -> DeadlineCommand:
@@ -47,7 +62,7 @@ def _command(name: str) -> DeadlineCommand:
     raise LeverRefused("gm_syntax", lever=name, syntax=name.upper().replace("-", " "))
 
 
-def _check(service: Service, game_id: str, lever: PassDeadline) -> tuple[AnyKind, str, int]:
+def _check(service: DeadlineSource, game_id: str, lever: PassDeadline) -> tuple[AnyKind, str, int]:
     """``(kind, deadline name, period)`` of a game whose current deadline ``lever``
     may pass now.
 
@@ -82,7 +97,9 @@ def _check(service: Service, game_id: str, lever: PassDeadline) -> tuple[AnyKind
     return kind, current, period
 
 
-def expected(service: Service, game_id: str, lever: PassDeadline, now: datetime) -> PassDeadline:
+def expected(
+    service: DeadlineSource, game_id: str, lever: PassDeadline, now: datetime
+) -> PassDeadline:
     """``lever`` with the period it passes at ``now`` (what the GM is asked to
     confirm), after what fell due before ``now`` (rule D8). Raises as :func:`_check`."""
     service.advance(game_id, now)
@@ -91,7 +108,7 @@ def expected(service: Service, game_id: str, lever: PassDeadline, now: datetime)
 
 
 def pass_deadline(
-    service: Service,
+    service: DeadlineSource,
     game_id: str,
     lever: PassDeadline,
     *,

@@ -22,14 +22,14 @@ from typing import Any
 
 from pbp.app.budget import BudgetExceeded, cpu_budget
 from pbp.app.keptview import KeptRow, kept_rows
-from pbp.app.outcome import Outcome
-from pbp.app.service_part import ServicePart
+from pbp.app.outcome import Outcome, Rerun
+from pbp.app.settings import Configured, Settings
 from pbp.games.core.configvalues import is_email
 from pbp.games.core.events import LeverRefused
 from pbp.mail.base import header_section
 from pbp.mail.read.authcheck import verdict
 from pbp.mail.read.mime import Letter, find_tokens, read_letter
-from pbp.store import STILL_KEPT, KeptMessage
+from pbp.store import STILL_KEPT, KeptMessage, Store
 from pbp.store.records import HELD_REASON
 from pbp.text.gmcommands import Dismiss, Kept, Retry
 
@@ -44,8 +44,14 @@ UNAUTHENTICATED = "unauthenticated"
 KEPT_SHOWN = 50
 
 
-class KeptDesk(ServicePart):
-    """Kept mail for the GM, on one service's store (see the module docstring)."""
+class KeptDesk(Configured):
+    """Kept mail for the GM, on the store of the games configured (see the module
+    docstring); a retry runs the mail through the intake again (``rerun``)."""
+
+    def __init__(self, settings: Settings, store: Store, rerun: Rerun) -> None:
+        self.settings = settings
+        self.store = store
+        self.rerun = rerun
 
     def games_of(self, game_id: str) -> set[str]:
         """The ids of every game whose GM is ``game_id``'s GM (one address runs them)."""
@@ -94,8 +100,8 @@ class KeptDesk(ServicePart):
         (a retry only sends him that address again); ``kept_wrong_sender`` {game,
         player, sender, registered, registrable}: the From is not the seat's registered
         address (``registrable`` False: nor can it be,
-        :func:`~pbp.games.core.configvalues.is_email`: its text then names no readdress the
-        lever would refuse);
+        :func:`~pbp.games.core.configvalues.is_email`: its text then names no readdress
+        the lever would refuse);
         ``kept_other_address`` {game, player, seat}: a player of the game wrote to another
         seat's personal address;
         ``kept_stranger`` {sender}: a sender in no game; ``kept_unauthenticated`` {game,
@@ -131,7 +137,7 @@ class KeptDesk(ServicePart):
         if code == HELD_REASON or not sender:
             return None
         tokens = find_tokens(
-            letter, self.config.mail.address, "plus" if self.service.plus else "subject_tag"
+            letter, self.config.mail.address, "plus" if self.settings.plus else "subject_tag"
         )
         if any(self.store.confirmation(token) is not None for token in tokens):
             return None
@@ -167,7 +173,7 @@ class KeptDesk(ServicePart):
             return None  # a retired address: its holder is answered so
         if seats:
             return LeverRefused("kept_no_token", **own, **base)
-        if not self.service.registered_anywhere(sender):
+        if not self.settings.registered_anywhere(self.store, sender):
             return LeverRefused("kept_stranger", sender=sender, **base)
         return None
 
@@ -190,7 +196,7 @@ class KeptDesk(ServicePart):
     def retry(
         self, ids: Iterable[int], now: datetime, *, via: str, game_id: str | None = None
     ) -> list[Outcome]:
-        """Process the kept rows ``ids`` again (:meth:`pbp.app.service.Service.retry`), in
+        """Process the kept rows ``ids`` again (:meth:`pbp.app.intake.Intake.retry`), in
         arrival order (rule D8), unless one of them cannot succeed as it is: then none
         is (the first such row's :meth:`cannot_retry`). ``game_id``: only rows of its
         GM's games (by mail).
@@ -199,7 +205,7 @@ class KeptDesk(ServicePart):
         :raises LeverRefused: ``kept_unknown`` (``game_id`` given), or :meth:`cannot_retry`.
         """
         messages = self.retry_checked(ids, via=via, game_id=game_id)
-        return self.service.retry([message.id for message in messages], now)
+        return self.rerun.retry([message.id for message in messages], now)
 
     def retry_checked(
         self, ids: Iterable[int], *, via: str, game_id: str | None = None

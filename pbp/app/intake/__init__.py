@@ -4,10 +4,15 @@ chain; DESIGN.md, "who before what").
 :class:`Intake` runs one message through :meth:`Intake.rules` in order, the first
 rule that answers decides: the rules about who wrote
 (:class:`~pbp.app.intake.senders.SenderRules`: the header section only) come before
-those about what was written (:class:`~pbp.app.intake.letters.LetterRules`: the body,
-read on a CPU budget, then the game's rules). Each rule that answers does so in one
-transaction with the message's row in the store, so a crash neither loses nor
-repeats a move; a message whose handling crashes is kept for the GM.
+the intake's own body step (:meth:`Intake.read_body`: the body read on a CPU budget,
+a copy of a mail applied before recognised), then those about what was written
+(:class:`~pbp.app.intake.letters.LetterRules`), with the intake's own catch-up step
+(:meth:`Intake.catch_up`, rule D8) before a player's moves. A rule answers with a
+:class:`~pbp.app.outcome.Decision`; the intake's record step writes it as the
+message's row (:meth:`Intake.record`), and, when the rule pulled GM levers, applies
+the mail a RESUME freed (:meth:`Intake.replay_held`). All of it is one savepoint of
+the store's transaction (:meth:`pbp.store.Store.savepoint`), so a crash neither loses
+nor repeats a move; a message whose handling crashes is kept for the GM.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pbp.app.budget import BudgetExceeded, cpu_budget
+from pbp.app.deadlines import Deadlines
+from pbp.app.digest import Digest
 from pbp.app.intake.letters import LetterRules
 from pbp.app.intake.message import (
     RETRIED_SOURCE,
@@ -31,14 +37,14 @@ from pbp.app.intake.message import (
     unread_header,
 )
 from pbp.app.intake.senders import TOO_LARGE, SenderRules
-from pbp.app.outcome import Handled, Outcome
-from pbp.app.service_part import ServicePart
+from pbp.app.mailer import Mailer
+from pbp.app.outcome import Decision, Handled, Outcome
+from pbp.app.reader import BodyReader
+from pbp.app.running import paused_since, replay_key
+from pbp.app.settings import Clock, Configured, Settings
 from pbp.mail.base import RawMessage
 from pbp.mail.read.mime import read_letter
-from pbp.store import KeptMessage, TransactionLostError
-
-if TYPE_CHECKING:
-    from pbp.app.service import Service
+from pbp.store import KeptMessage, Store, TransactionLostError
 
 __all__ = [
     "TOO_LARGE",
@@ -79,14 +85,39 @@ def _in_order(message: KeptMessage) -> tuple[datetime, int]:
     return (message.arrived, message.id)
 
 
-class Intake(ServicePart):
-    """Handles incoming messages for one :class:`~pbp.app.service.Service`: each through
-    the rules of :meth:`rules`, in one transaction."""
+class Intake(Configured):
+    """Handles incoming messages for the games configured: each through the rules of
+    :meth:`rules`, in one transaction. Its own steps read the body (``read_body``) and
+    pass the deadlines due before a move (``deadlines``); the rules about who wrote and
+    what was written are handed over by :meth:`use` (they re-enter the intake for a
+    GM's RETRY: :class:`~pbp.app.outcome.Rerun`)."""
 
-    def __init__(self, service: Service) -> None:
-        super().__init__(service)
-        self.senders = SenderRules(service)
-        self.letters = LetterRules(service)
+    senders: SenderRules
+    letters: LetterRules
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Clock,
+        mail: Mailer,
+        digest: Digest,
+        *,
+        read_body: BodyReader,
+        deadlines: Deadlines,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        self.mail = mail
+        self.digest = digest
+        self.body_reader = read_body
+        self.deadlines = deadlines
+
+    def use(self, senders: SenderRules, letters: LetterRules) -> None:
+        """Run messages through ``senders`` and ``letters`` (:meth:`rules`)."""
+        self.senders = senders
+        self.letters = letters
 
     def handle(
         self,
@@ -110,7 +141,7 @@ class Intake(ServicePart):
         source = source or source_key(raw)
         if self.store.seen(source):
             return logged(Outcome(source, Handled.DUPLICATE))
-        latest = max(now, self.service.clock())
+        latest = max(now, self.clock())
         if raw.arrived > latest:
             # A clock ahead of ours (a server's INTERNALDATE, `pbp mail --at`) must not
             # fast-forward the game through closes that have not happened (D8). Ours is
@@ -270,19 +301,24 @@ class Intake(ServicePart):
             replies_to=replies_to,
             cpu_seconds=seconds,
         )
-        message.recorder = self.record
         for rule in self.rules():
-            outcome = rule(message)
-            if outcome is not None:
+            decision = rule(message)
+            if decision is not None:
+                outcome = self.record(message, decision)
+                if decision.replay_held:
+                    # Levers pulled: a RESUME may have freed held mail (D8).
+                    self.replay_held(now)
                 return outcome
         raise AssertionError("the last intake rule answers every message")
 
-    def rules(self) -> tuple[Callable[[Message], Outcome | None], ...]:
+    def rules(self) -> tuple[Callable[[Message], Decision | None], ...]:
         """The rules every incoming message passes, in order; each returns its outcome
         or None to pass the message on. Who before what (DESIGN.md): the entry itself,
         the sender, automatic mail (RFC 3834), the size, the address it was sent to
         and its sender's seat, the sender's authentication (RFC 8601), then the body
-        (read in linear time, on a CPU budget), and only then the game's rules."""
+        (read in linear time, on a CPU budget: :meth:`read_body`), and only then the
+        game's rules, a player's moves after his game's deadlines due before the mail
+        arrived (:meth:`catch_up`, rule D8)."""
         return (
             self.senders.odd_entry,
             self.senders.no_single_sender,
@@ -292,37 +328,87 @@ class Intake(ServicePart):
             self.senders.seat,
             self.senders.replaced,
             self.senders.unauthenticated_sender,
-            self.letters.body,
+            self.read_body,
             self.senders.automatic_report,
             self.letters.gm_commands,
             self.letters.new_address,
             self.letters.unreadable_body,
             self.letters.paused,
+            self.catch_up,
+            self.letters.paused,  # paused just now after an outage (rule P3)
             self.letters.player_moves,
         )
 
-    def record(
-        self,
-        message: Message,
-        outcome: Handled,
-        game_id: str | None = None,
-        player: str | None = None,
-        note: str | None = None,
-    ) -> Outcome:
-        """Record what came of ``message`` (its row in the store, in the transaction
-        of the rule that answered) and return it as an :class:`Outcome`."""
+    def read_body(self, message: Message) -> Decision | None:
+        """The body step, for a player or the GM of a game: the body read now, in linear
+        time and on a budget (:class:`pbp.app.reader.BodyReader`). The same mail again (a
+        renumbered mailbox, a copy) is never applied twice: its Message-ID *and* its
+        text are known (a different mail under a reused Message-ID, from a broken
+        client, is no copy; a copy a relay encoded anew still is). A mail held by a
+        pause and applied on resume is no copy of itself."""
+        seat = message.in_seat
+        message.letter = self.body_reader(message.raw.raw, message.letter)
+        message.digest = text_digest(message.letter.text)
+        if message.replay_of is not None or not self.store.message_id_seen(
+            message.identity, seat.game_id, seat.player, content=message.digest
+        ):
+            return None
+        return Decision(Handled.DUPLICATE, note=message.identity)
+
+    def catch_up(self, message: Message) -> None:
+        """The catch-up step before a player's moves (rule D8): everything of his game
+        that fell due before the mail arrived is passed first
+        (:meth:`pbp.app.deadlines.Deadlines.advance`); passes the message on."""
+        self.deadlines.advance(message.in_seat.game_id, message.arrived, message.now)
+
+    def held(self, game_id: str) -> list[KeptMessage]:
+        """The mail held while ``game_id`` was paused and not yet applied, in arrival
+        order (:meth:`pbp.store.Store.held`)."""
+        return sorted(self.store.held(game_id), key=lambda kept: (kept.arrived, kept.id))
+
+    def replay_held(self, now: datetime) -> list[Outcome]:
+        """Apply the held mail of every game that is no longer paused (rule D8: in
+        arrival order, each in the game day it arrived in). Safe to call any time:
+        each held message is applied once (its message row's ``replay_of`` is the
+        kept id; source key :func:`pbp.app.running.replay_key`)."""
+        outcomes: list[Outcome] = []
+        holding = self.store.holding_games()  # one query; usually empty
+        if not holding:
+            return outcomes
+        for game in self.config.games:
+            if game.id not in holding:
+                continue
+            if self.store.schedule(game.id) is None or paused_since(self.store, game.id):
+                continue
+            for kept in self.held(game.id):
+                raw = RawMessage(kept.source, None, kept.arrived, kept.raw)
+                outcome = self.handle(raw, now, source=replay_key(kept), replay_of=kept.id)
+                outcomes.append(outcome)
+        return outcomes
+
+    def record(self, message: Message, decision: Decision) -> Outcome:
+        """The record step: what a rule decided of ``message`` written as its row in the
+        store (in the transaction of the rule's own writes), returned as an
+        :class:`Outcome`."""
         self.store.record_message(
             message.source,
             message_id=message.identity,
             arrived=message.raw.arrived,
             processed_at=message.now,
-            outcome=outcome,
-            game_id=game_id,
-            player=player,
-            note=note,
+            outcome=decision.outcome,
+            game_id=decision.game_id,
+            player=decision.player,
+            note=decision.note,
             content=message.digest,
             replay_of=message.replay_of,
         )
         if message.replay_of is not None:  # `pbp kept` shows the held mail as done (D8)
-            self.store.mark_resumed(message.replay_of, message.now, outcome)
-        return Outcome(message.source, outcome, game_id, player, [note] if note else [])
+            self.store.mark_resumed(message.replay_of, message.now, decision.outcome)
+        note = decision.note
+        return Outcome(
+            message.source,
+            decision.outcome,
+            decision.game_id,
+            decision.player,
+            [note] if note else [],
+        )

@@ -7,24 +7,29 @@ lines (:func:`text_digest`), so that the same mail is never applied twice.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from typing import TYPE_CHECKING
 
 from pbp.app.budget import BudgetExceeded, cpu_budget
-from pbp.app.outcome import Handled, Outcome
+from pbp.app.owntext import Echoes
+from pbp.app.reader import too_complex, unread_header
 from pbp.mail.base import RawMessage
 from pbp.mail.read.authcheck import TrustedServer, Verdict, verdict
 from pbp.mail.read.mime import Letter
 from pbp.store import Seat
 
-if TYPE_CHECKING:
-    from pbp.app.playermoves import Echoes
+__all__ = [
+    "RETRIED_SOURCE",
+    "Message",
+    "fingerprint",
+    "source_key",
+    "text_digest",
+    "too_complex",
+    "unread_header",
+]
 
 
 #: The start of the source of a kept mail processed again (``kept:ID``, ``pbp retry``).
@@ -87,9 +92,7 @@ class Message:
     #: not asked again by mail, its reply comes in the same replay.
     replies_to: frozenset[str] = frozenset()
     seat: Seat | None = None
-    #: Records the outcome (:meth:`pbp.app.intake.Intake.record`), set by the intake.
-    recorder: Callable[..., Outcome] | None = None
-    #: What of ours the letter may echo (:meth:`pbp.app.playermoves.Moves.echoes`), made by the
+    #: What of ours the letter may echo (:meth:`pbp.app.owntext.OwnText.echoes`), made by the
     #: first rule that reads the player's own text and handed to the next.
     echoes: Echoes | None = None
     #: CPU seconds each step of its reading may take (``mail.cpu_seconds_per_message``).
@@ -139,33 +142,3 @@ class Message:
     def arrived(self) -> datetime:
         """When the message arrived (aware UTC; rule D8: the day it counts in)."""
         return self.raw.arrived
-
-    def record(
-        self,
-        outcome: Handled,
-        game_id: str | None = None,
-        player: str | None = None,
-        note: str | None = None,
-    ) -> Outcome:
-        """What came of the message, recorded in the store
-        (:meth:`pbp.app.intake.Intake.record`)."""
-        assert self.recorder is not None
-        return self.recorder(self, outcome, game_id, player, note)
-
-
-def unread_header(exceeded: BudgetExceeded) -> Letter:
-    """The letter of a header section that could not be read within its CPU budget: no
-    single sender to trust or answer (``from_problem``), kept for the GM's digest."""
-    problem = f"header section not read: reading it took {exceeded}"
-    return too_complex(Letter(from_problem=problem), exceeded)
-
-
-def too_complex(letter: Letter, exceeded: BudgetExceeded) -> Letter:
-    """``letter`` marked unreadable because reading or parsing it spent its CPU budget."""
-    return dataclasses.replace(
-        letter,
-        text="",
-        forwarded=False,
-        unreadable=f"reading it took {exceeded}",
-        unreadable_code="too_complex",
-    )

@@ -23,17 +23,14 @@ from __future__ import annotations
 import dataclasses
 import quopri
 import re
-from typing import TYPE_CHECKING
 
 from pbp.mail.base import header_section
 from pbp.mail.read.armour import pgp_message
 from pbp.mail.read.automatic import DAEMONS, VACATION_SUBJECT
 from pbp.mail.read.body import split_reply
+from pbp.mail.read.letter import Letter
 from pbp.mail.read.mimetree import MAX_BOUNDARY_LINES
 from pbp.mail.read.textparts import decoded_text, forwards
-
-if TYPE_CHECKING:
-    from pbp.mail.read.mime import Letter
 
 #: One header line that starts a field: a name of printable ASCII without the colon
 #: (RFC 5322 §2.2), the colon, the value.
