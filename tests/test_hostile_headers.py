@@ -12,14 +12,19 @@ on the message's CPU budget, and what is kept of such a mail is cut to 64 KB.
 
 The games of tests/kits/crash.py (three games, Maniac ``mn-1`` among them), with
 ``mail.trusted_authserv_id`` set; each hostile mail is followed at once by Оля's
-STATUS (authenticated), whose answer must come within 2 s more than the slowest of
-three answers to a STATUS alone, measured first in the same run.
+STATUS (authenticated), which must be answered on at most 2 CPU seconds of the
+daemon's work more than the median of three STATUS alone, measured first in the
+same run. CPU seconds of the daemon and its children
+(:func:`kits.cputime.tree_cpu_seconds`), not a wall-clock wait: the work, which a busy
+machine does not stretch (issue 35, item 7); the wall-clock wait of each shape, the
+goal of 2 s more, is a figure of ``benchmarks/daemon_waits.py``.
 """
 
 from __future__ import annotations
 
 import email
 import sqlite3
+import statistics
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -28,11 +33,13 @@ from email.policy import default as default_policy
 from email.utils import make_msgid
 from pathlib import Path
 
-from kits.crash import DAEMON, ENV, add_users, address, games_yaml, tokens
+from kits.cputime import tree_cpu_seconds
+from kits.crash import DAEMON, ENV, add_users, address, games_yaml, settled, tokens
 from kits.daemon import TROUBLE, DaemonProcess
 from kits.mailstack import Dovecot, SmtpServer
 from kits.wait import wait_for
 
+from pbp.config.loading import load_config
 from pbp.mail.base import HEADER_BYTES
 
 TRUSTED = "mx.example.test"
@@ -45,6 +52,11 @@ NEUTRAL = "dkim=neutral header.d=elsewhere.test; "
 LIMIT = 2_000_000
 #: Seconds left to the daemon, after an answer, to be back in IMAP IDLE.
 IDLE_SETTLES = 1.0
+#: CPU seconds a hostile header section may add to the work of the STATUS after it:
+#: below one step's budget (``mail.cpu_seconds_per_message``, 3 s).
+MORE_WORK = 2.0
+#: Seconds: only a guard against a daemon that hangs, never a figure.
+HANG = 60.0
 
 
 def _field(length: int) -> bytes:
@@ -97,6 +109,13 @@ def _answered(dovecot: Dovecot, mailbox: str, message_id: str) -> bool:
     return False
 
 
+def _handled(store: Path) -> int:
+    """How many mails the daemon has handled (rows of the store's ``messages``)."""
+    with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5)) as db:
+        (count,) = db.execute("SELECT count(*) FROM messages").fetchone()
+    return int(count)
+
+
 def _tokens_ready(store: Path) -> bool:
     try:
         return len(tokens(store)) == 18 + 3  # 18 players, the GM seat of each game
@@ -104,9 +123,19 @@ def _tokens_ready(store: Path) -> bool:
         return False
 
 
-def test_a_status_after_each_hostile_header_section_waits_at_most_two_seconds_more(
+def test_a_status_after_each_hostile_header_section_costs_at_most_two_cpu_seconds_more(
     dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path
 ) -> None:
+    """The daemon and its children spend at most 2 CPU seconds more on a hostile mail
+    and Оля's STATUS after it, from the hostile mail's APPEND until both are handled
+    (their rows in the store), the STATUS answered and the outbox sent, than on the
+    median of three STATUS alone; then what is kept of each, its outcome, and that
+    nobody else is answered.
+
+    The bound is below one step's CPU budget (3 s): a header section read or judged
+    whole, cut by its budget, cannot pass (before issue 32: 24–26 s for the stranger's).
+    60 s of wall time is only a guard against a hang.
+    """
     add_users(dovecot)
     config = tmp_path / "games.yaml"
     config.write_text(
@@ -120,27 +149,41 @@ def test_a_status_after_each_hostile_header_section_waits_at_most_two_seconds_mo
         daemon.wait_running()
         wait_for(lambda: _tokens_ready(store), 30, daemon.output)
         seats = tokens(store)
+        # The games' start sent (every seat's mail): not the work of a STATUS.
+        wait_for(lambda: settled(store, 0), HANG, daemon.output)
+        budget = load_config(config).mail.cpu_seconds_per_message
 
         def status_after(hostile: bytes | None) -> float:
-            """Seconds from Оля's STATUS (after ``hostile``, when given) to its answer."""
+            """CPU seconds of the daemon's work from ``hostile``'s APPEND (when given),
+            else Оля's STATUS's, until both are handled, the STATUS answered and the
+            outbox sent."""
             # Dovecot 2.3 may miss mail delivered just as IDLE starts (then announced
             # only when pbp's IDLE ends, 10 s later): the daemon is let settle into it.
             time.sleep(IDLE_SETTLES)
-            if hostile is not None:
-                dovecot.append(DAEMON, hostile)
             status = _mail(olya, f"gm+{seats[('mn-1', 'Оля')]}@example.test", PASSED.encode())
             message_id = str(email.message_from_bytes(status)["Message-ID"])
+            expected = _handled(store) + (1 if hostile is None else 2)
+            cpu = tree_cpu_seconds(daemon.process.pid)
+            if hostile is not None:
+                dovecot.append(DAEMON, hostile)
             dovecot.append(DAEMON, status)
-            sent = time.monotonic()
-            wait_for(lambda: _answered(dovecot, olya, message_id), 60, daemon.output, every=0.05)
-            return time.monotonic() - sent
+            wait_for(
+                lambda: _answered(dovecot, olya, message_id) and settled(store, expected),
+                HANG,
+                daemon.output,
+                every=0.05,
+            )
+            return tree_cpu_seconds(daemon.process.pid) - cpu
 
-        baseline = max(status_after(None) for _ in range(3))
+        # The median: the first STATUS of a run also starts the reader child (its
+        # forkserver and imports, some 0.8 CPU s), the work of no mail.
+        baseline = statistics.median(status_after(None) for _ in range(3))
         hostile = {name: shape(seats) for name, shape in SHAPES.items()}
-        waits = {name: status_after(raw) for name, raw in hostile.items()}
-        assert {name: wait <= baseline + 2.0 for name, wait in waits.items()} == dict.fromkeys(
+        work = {name: status_after(raw) for name, raw in hostile.items()}
+        assert baseline + MORE_WORK < budget, baseline
+        assert {name: cpu <= baseline + MORE_WORK for name, cpu in work.items()} == dict.fromkeys(
             SHAPES, True
-        ), (baseline, waits)
+        ), (baseline, work)
         with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5)) as db:
             kept = db.execute("SELECT reason, raw FROM kept ORDER BY id").fetchall()
             outcomes = db.execute("SELECT outcome FROM messages ORDER BY rowid").fetchall()
