@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 from pathlib import Path
@@ -115,35 +115,64 @@ def test_mark_done_twice_and_unknown_key_are_harmless(
     assert os.listdir(tmp_path / ".done" / "new") == [k1]
 
 
-def test_wait_returns_early_on_delivery(tmp_path: Path) -> None:
+class FakeClock:
+    """``time`` for :mod:`pbp.mail.maildir`: ``monotonic()`` reads a clock that only
+    ``sleep(s)`` moves (by exactly ``s``), so a wait's length is the same on any machine
+    under any load (issue 35, item 7); ``at`` runs once the clock reaches ``when``.
+    Everything else is the real :mod:`time`."""
+
+    def __init__(self, when: float = float("inf"), at: Callable[[], object] = lambda: None):
+        self.now = 0.0
+        self.when, self.at = when, at
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        if self.now >= self.when:
+            self.when = float("inf")
+            self.at()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(time, name)
+
+
+def test_wait_returns_early_on_delivery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mail delivered 0.3 s into a wait of 10 s ends it at the next look, within
+    :data:`~pbp.mail.maildir.POLL_INTERVAL` (0.2 s): after 0.4 s of the wait's clock."""
     inbox = MaildirInbox(tmp_path)
     assert inbox.fetch_new() == []
-    timer = threading.Timer(0.3, deliver, args=(tmp_path, raw(1)))
-    start = time.monotonic()
-    timer.start()
+    clock = FakeClock(0.3, lambda: deliver(tmp_path, raw(1)))
+    monkeypatch.setattr(maildir, "time", clock)
     inbox.wait(10.0)
-    elapsed = time.monotonic() - start
-    timer.join()
-    assert 0.25 <= elapsed < 1.0
+    assert 0.3 <= clock.now <= 0.3 + maildir.POLL_INTERVAL
+    assert clock.now == pytest.approx(0.4)
     assert [m.raw for m in inbox.fetch_new()] == [raw(1)]
 
 
-def test_wait_sleeps_the_timeout_when_nothing_new(tmp_path: Path) -> None:
+def test_wait_sleeps_the_timeout_when_nothing_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inbox = MaildirInbox(tmp_path)
     deliver(tmp_path, raw(1))
     assert len(inbox.fetch_new()) == 1  # fetched, not yet done: not "new" for wait
-    start = time.monotonic()
+    clock = FakeClock()
+    monkeypatch.setattr(maildir, "time", clock)
     inbox.wait(0.5)
-    assert 0.5 <= time.monotonic() - start < 0.9
+    assert clock.now == pytest.approx(0.5)
 
 
-def test_wait_returns_at_once_when_mail_came_before_it(tmp_path: Path) -> None:
+def test_wait_returns_at_once_when_mail_came_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inbox = MaildirInbox(tmp_path)
     assert inbox.fetch_new() == []
     deliver(tmp_path, raw(1))
-    start = time.monotonic()
+    clock = FakeClock()
+    monkeypatch.setattr(maildir, "time", clock)
     inbox.wait(10.0)
-    assert time.monotonic() - start < 0.1
+    assert clock.now == 0.0  # not one sleep
 
 
 def test_inbox_creates_the_maildir(tmp_path: Path) -> None:
