@@ -5,7 +5,8 @@ module stays small; everything public here is re-exported there. Pure: no I/O, n
 clock.
 
 Times are stored as ISO 8601 strings in UTC (``"2026-12-01T17:05:00+00:00"``);
-the queries below return aware :class:`~datetime.datetime` objects in UTC.
+the queries below return aware :class:`~datetime.datetime` objects in UTC. The views'
+shapes are the ``TypedDict`` classes of :mod:`pbp.games.cluedo_rounds.shapes`.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
 
 from pbp.games.cluedo.cards import (
-    CATEGORIES,
     NoRefutation,
     Refute,
     Status,
     gm_default_card,
     held_cards,
+    solution_as_json,
 )
 from pbp.games.cluedo.state import (
     CluedoSetup,
@@ -32,7 +33,20 @@ from pbp.games.cluedo.state import (
     table_as_json,
     table_from_json,
 )
-from pbp.games.core.events import Event, SetupError, flat_dict
+from pbp.games.cluedo_rounds.shapes import (
+    AccusationJson,
+    AnswerJson,
+    AskedView,
+    DutiesView,
+    GmSuggestion,
+    GmView,
+    ShownByMe,
+    ShownToMe,
+    SkipJson,
+    StatusView,
+    Sugg,
+)
+from pbp.games.core.events import Event, JsonMap, SetupError, flat_dict
 from pbp.games.core.fairness import commitment
 
 AutoAnswer = Literal["no_match", "none"]  # R6: no "forced" mode (it leaks, see RoundsRules)
@@ -93,6 +107,16 @@ class Answer:
     by_gm: bool
     at: str
 
+    def as_json(self) -> AnswerJson:
+        """``{"player", "card", "auto", "by_gm", "at"}``."""
+        return {
+            "player": self.player,
+            "card": self.card,
+            "auto": self.auto,
+            "by_gm": self.by_gm,
+            "at": self.at,
+        }
+
 
 @dataclass(frozen=True)
 class Suggestion:
@@ -132,9 +156,17 @@ class Suggestion:
         refutation = self.refutation
         return None if refutation is None else refutation.player
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> Sugg:
         """``{number, turn, suggester, suspect, weapon, room, at}`` (the ``sugg`` fields)."""
-        return {name: getattr(self, name) for name in _SUGG_FIELDS}
+        return {
+            "number": self.number,
+            "turn": self.turn,
+            "suggester": self.suggester,
+            "suspect": self.suspect,
+            "weapon": self.weapon,
+            "room": self.room,
+            "at": self.at,
+        }
 
 
 _SUGG_FIELDS = ("number", "turn", "suggester", "suspect", "weapon", "room", "at")
@@ -152,6 +184,18 @@ class Accusation:
     room: str
     correct: bool
 
+    def as_json(self) -> AccusationJson:
+        """``{"player", "turn", "at", "suspect", "weapon", "room", "correct"}``."""
+        return {
+            "player": self.player,
+            "turn": self.turn,
+            "at": self.at,
+            "suspect": self.suspect,
+            "weapon": self.weapon,
+            "room": self.room,
+            "correct": self.correct,
+        }
+
 
 @dataclass(frozen=True)
 class Skip:
@@ -160,6 +204,10 @@ class Skip:
     turn: int
     player: str
     at: str
+
+    def as_json(self) -> SkipJson:
+        """``{"turn", "player", "at"}``."""
+        return {"turn": self.turn, "player": self.player, "at": self.at}
 
 
 @dataclass(frozen=True)
@@ -345,7 +393,7 @@ def _iso_or_none(at: datetime | None) -> str | None:
     return None if at is None else at.astimezone(UTC).isoformat()
 
 
-def _asked_view(state: RoundsState, player: str) -> dict[str, Any] | None:
+def _asked_view(state: RoundsState, player: str) -> AskedView | None:
     running = state.running
     if state.over or running is None or running.asked != player:
         return None
@@ -360,8 +408,8 @@ def _my_turn(state: RoundsState, player: str) -> bool:
     return not state.over and state.running is None and state.turn_player == player
 
 
-def status(state: RoundsState, player: str) -> dict[str, Any]:
-    """The private ``STATUS`` answer of ``player``.
+def status(state: RoundsState, player: str) -> StatusView:
+    """The private ``STATUS`` answer of ``player`` (:class:`~.shapes.StatusView`).
 
     Example: ``{"game": "seed-000", "turn": 4, "turn_player": "Кросс", "over": False,
     "winner": None, "out": False, "character": None, "hand": ["Петя", "Ваня", "Нож"],
@@ -379,19 +427,31 @@ def status(state: RoundsState, player: str) -> dict[str, Any]:
     """
     character = dict(state.players)[player]
     mine = _my_turn(state, player)
-    shown_to_me, shown_by_me = [], []
+    shown_to_me: list[ShownToMe] = []
+    shown_by_me: list[ShownByMe] = []
     for s in state.suggestions:
-        refutation = s.refutation
-        if refutation is None:
+        r = s.refutation
+        if r is None:
             continue
-        flags = {"auto": refutation.auto, "by_gm": refutation.by_gm}
         if s.suggester == player:
             shown_to_me.append(
-                {"number": s.number, "card": refutation.card, "by": refutation.player, **flags}
+                {
+                    "number": s.number,
+                    "card": r.card,
+                    "by": r.player,
+                    "auto": r.auto,
+                    "by_gm": r.by_gm,
+                }
             )
-        if refutation.player == player:
+        if r.player == player:
             shown_by_me.append(
-                {"number": s.number, "card": refutation.card, "to": s.suggester, **flags}
+                {
+                    "number": s.number,
+                    "card": r.card,
+                    "to": s.suggester,
+                    "auto": r.auto,
+                    "by_gm": r.by_gm,
+                }
             )
     return {
         "game": state.game_id,
@@ -412,7 +472,7 @@ def status(state: RoundsState, player: str) -> dict[str, Any]:
     }
 
 
-def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
+def duties(state: RoundsState, player: str) -> DutiesView | None:
     """What a reminder says, or None when ``player`` owes nothing now (R7).
 
     His turn: ``{"duty": "turn", "turn": n, "deadline": ISO, "allowed_rooms": [...]}``;
@@ -436,14 +496,14 @@ def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
     return {
         "duty": "answer",
         "number": asked["number"],
-        "suggestion": {k: v for k, v in asked.items() if k not in ("held", "deadline")},
+        "suggestion": state.running.public(),  # the asked view but its held and deadline
         "held": asked["held"],
         "gm_card": gm_default_card(state.deal.hands[player], suspect, weapon, room),
         "deadline": asked["deadline"],
     }
 
 
-def gm_view(state: RoundsState) -> dict[str, Any]:
+def gm_view(state: RoundsState) -> GmView:
     """Everything the GM sees (``pbp show``).
 
     ``{"game", "turn", "turn_player", "over", "winner", "seed", "rules": {auto_answer,
@@ -464,8 +524,13 @@ def gm_view(state: RoundsState) -> dict[str, Any]:
         "over": state.over,
         "winner": state.winner,
         "seed": state.seed,
-        "rules": dataclasses.asdict(state.rules),
-        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
+        "rules": {
+            "auto_answer": state.rules.auto_answer,
+            "turn_hours": state.rules.turn_hours,
+            "answer_hours": state.rules.answer_hours,
+            "publish_wrong_accusations": state.rules.publish_wrong_accusations,
+        },
+        "solution": solution_as_json(state.deal.solution),
         "players": [
             {
                 "name": p,
@@ -478,20 +543,31 @@ def gm_view(state: RoundsState) -> dict[str, Any]:
         ],
         "awaiting": None if waiting is None else {"player": waiting[0], "number": waiting[1]},
         "deadline": _iso_or_none(deadline(state)),
-        "suggestions": [
-            {**suggestion_as_json(s), "refuted_by": s.refuted_by} for s in state.suggestions
-        ],
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
-        "skipped": [dataclasses.asdict(s) for s in state.skipped],
+        "suggestions": [_gm_suggestion(s) for s in state.suggestions],
+        "accusations": [a.as_json() for a in state.accusations],
+        "skipped": [s.as_json() for s in state.skipped],
         "commitment": commitment(state.canonical),
         "canonical": state.canonical,
+    }
+
+
+def _gm_suggestion(s: Suggestion) -> GmSuggestion:
+    """A suggestion as ``pbp show`` lists it: :func:`suggestion_as_json` and who showed
+    a card."""
+    return {
+        **s.public(),
+        "answers": [a.as_json() for a in s.answers],
+        "asked": s.asked,
+        "asked_at": s.asked_at,
+        "ended_at": s.ended_at,
+        "refuted_by": s.refuted_by,
     }
 
 
 # --- storage ---
 
 
-def dump_state(state: RoundsState) -> dict[str, Any]:
+def dump_state(state: RoundsState) -> JsonMap:
     """State → JSON-able dict, of a size independent of the game's length (the
     latest suggestion only, no skipped turns: the event log holds the history);
     ``load_state(dump_state(s)) == s`` exactly for a state without history (every
@@ -508,8 +584,9 @@ def dump_state(state: RoundsState) -> dict[str, Any]:
     }
 
 
-def suggestion_as_json(suggestion: Suggestion) -> dict[str, Any]:
-    """A :class:`Suggestion` as JSON: its fields, ``answers`` a list of dicts."""
+def suggestion_as_json(suggestion: Suggestion) -> JsonMap:
+    """A :class:`Suggestion` as JSON: its fields, ``answers`` a list of dicts
+    (:class:`~pbp.games.cluedo_rounds.shapes.SuggestionJson`)."""
     return {**flat_dict(suggestion), "answers": [flat_dict(a) for a in suggestion.answers]}
 
 
