@@ -131,17 +131,15 @@ from pbp.games.cluedo_rounds.state import (
     awaiting,
     deadline,
     dump_state,
-    duties,
     find_suggestion,
-    gm_view,
     load_state,
     needs_history,
-    status,
     suggestion_as_json,
     turns_before,
     whose_turn,
     with_history,
 )
+from pbp.games.cluedo_rounds.views import duties, gm_view, status
 from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.games.core.fairness import commitment
 

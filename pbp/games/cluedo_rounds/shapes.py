@@ -6,8 +6,8 @@ Each is a plain dict at run time. ``sugg`` (:class:`Sugg`) stands for the sugges
 fields of the event catalogue (:mod:`pbp.games.cluedo_rounds.engine`); ``turn`` and
 ``number`` count from 1; every time is an ISO 8601 string in UTC
 (``"2026-12-01T17:05:00+00:00"``; a deadline None: the game is over). Who builds each:
-the engine (the events), :mod:`pbp.games.cluedo_rounds.state` (STATUS, reminders, the
-GM's view), :mod:`pbp.games.cluedo_rounds.views` (the posts) and
+the engine (the events), :mod:`pbp.games.cluedo_rounds.views` (STATUS, reminders, the
+GM's view, the posts) and
 :class:`pbp.games.cluedo_rounds.kind.CluedoRounds` (the mails' contexts).
 """
 
@@ -225,7 +225,7 @@ class ShownByMe(TypedDict):
 
 
 class StatusView(TypedDict):
-    """A player's ``STATUS`` (:func:`pbp.games.cluedo_rounds.state.status`;
+    """A player's ``STATUS`` (:func:`pbp.games.cluedo_rounds.views.status`;
     ``parts/status.j2``): ``my_turn`` (he must suggest or accuse now) and its
     ``turn_deadline``, the ``allowed_rooms`` of his next suggestion (R5), what he is
     ``asked`` (R2), ``removed`` (by the GM, C5; ``out`` too)."""
@@ -269,7 +269,7 @@ class AnswerDuty(TypedDict):
 
 
 #: What a reminder says (``mail/reminder.j2``;
-#: :func:`pbp.games.cluedo_rounds.state.duties`).
+#: :func:`pbp.games.cluedo_rounds.views.duties`).
 DutiesView = TurnDuty | AnswerDuty
 
 
@@ -292,7 +292,7 @@ class Awaiting(TypedDict):
 
 class GmView(TypedDict):
     """Everything the GM sees (``pbp show``, ``mail/gm_show.j2``, ``mail/gm_sheet.j2``;
-    :func:`pbp.games.cluedo_rounds.state.gm_view`): ``suggestions`` and ``skipped`` as
+    :func:`pbp.games.cluedo_rounds.views.gm_view`): ``suggestions`` and ``skipped`` as
     far as the state holds them (its history given), the ``commitment`` (hex) of the
     ``canonical`` deal text."""
 
