@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbp.config.yamlmarks import YamlPath, did_you_mean, show_path
+from pbp.games.cluedo.shapes import CardsJson, DealJson, SolutionJson
 from pbp.games.core.events import IllegalMove, InvalidMove, SetupError
 from pbp.text.counted import counted
 
@@ -288,14 +289,21 @@ def start_deal(cards: Cards, players: Sequence[str], seed: int, fixed: Deal | No
     return Deal(fixed.solution, {p: tuple(fixed.hands[p]) for p in names})
 
 
-def deal_as_json(dealt: Deal) -> dict[str, Any]:
-    """The deal as the JSON mapping of the fairness commitment (DESIGN.md).
+def solution_as_json(solution: Sequence[str]) -> SolutionJson:
+    """The three cards ``(suspect, weapon, room)`` as ``{"suspect", "weapon", "room"}``."""
+    suspect, weapon, room = solution
+    return {"suspect": suspect, "weapon": weapon, "room": room}
+
+
+def deal_as_json(dealt: Deal) -> DealJson:
+    """The deal as the JSON mapping of the fairness commitment (DESIGN.md;
+    :class:`~pbp.games.cluedo.shapes.DealJson`).
 
     Example: ``{"solution": {"suspect": "Маша", "weapon": "Топор", "room": "Столовая"},
     "hands": {"Кросс": ["Петя", "Ваня", "Нож"], ...}}`` (hands in dealt order).
     """
     return {
-        "solution": dict(zip(CATEGORIES, dealt.solution, strict=True)),
+        "solution": solution_as_json(dealt.solution),
         "hands": {player: list(hand) for player, hand in dealt.hands.items()},
     }
 
@@ -309,7 +317,7 @@ def deal_from_json(data: Mapping[str, Any]) -> Deal:
     )
 
 
-def cards_as_json(cards: Cards) -> dict[str, list[str]]:
+def cards_as_json(cards: Cards) -> CardsJson:
     """``{"suspects": [...], "weapons": [...], "rooms": [...]}``, each deck in order."""
     return {
         "suspects": list(cards.suspects),

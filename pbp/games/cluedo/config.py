@@ -8,6 +8,7 @@ from pydantic import Field
 from pbp.config.yamlmarks import Found, did_you_mean
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
 from pbp.games.cluedo.reader import card_read, reserved_card_word
+from pbp.games.cluedo.shapes import Examples
 from pbp.games.cluedo.wording import Wording, wording
 from pbp.games.core.gameconfig import ConfigModel, GameBase
 from pbp.games.core.playernames import Name, command_word
@@ -60,7 +61,7 @@ class CluedoGame(GameBase):
         of its locale, cards in play and ``cards.phrases``; kept, one per game."""
         return wording(self.locale, self.to_cards(), tuple(self.cards.phrases.items()))
 
-    def examples(self) -> dict[str, str]:
+    def examples(self) -> Examples:
         """The command help's examples from this game (the reply to HELP, which has no
         dealt game at hand): its first suspect, weapon and room in play and its last
         and first players, ``{"suspect", "weapon", "room", "player", "first"}``, as

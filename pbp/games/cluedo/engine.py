@@ -16,15 +16,16 @@ Each variant's engine (:mod:`pbp.games.cluedo_days.engine`,
 - :func:`removal` — C5: the GM removes a player (the variant then answers for him).
 - :func:`end_if_nobody_left` and :func:`game_over` — C7.
 
-The events' shapes are in the variants' engine docstrings.
+The events' shapes are in the variants' engine docstrings, as ``TypedDict`` classes in
+:mod:`pbp.games.cluedo.shapes` (those of both) and the variants' ``shapes`` modules.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Generic, TypeVar
 
 from pbp.games.cluedo.cards import (
     Accuse,
@@ -37,18 +38,36 @@ from pbp.games.cluedo.cards import (
     deal_as_json,
     start_deal,
 )
-from pbp.games.cluedo.state import CluedoSetup, CluedoState
+from pbp.games.cluedo.shapes import (
+    AccusationMade,
+    AccusationResult,
+    AccusationWrong,
+    Dealt,
+    GameOver,
+    HandDealt,
+    Period,
+    PlayerRemoved,
+    SolutionJson,
+)
+from pbp.games.cluedo.state import AnyState, CluedoSetup, R, Record, TableFields
 from pbp.games.core.events import Event, IllegalMove, SetupError, Step, Visibility, utc_iso
 
 PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 
-S = TypeVar("S", bound=CluedoState[Any, Any])
+S = TypeVar("S", bound=AnyState)
+
+
+class DealtFields(TableFields, Generic[R]):
+    """What :func:`dealt` gives: the shared fields of a variant's state at the start,
+    its ``rules`` too."""
+
+    rules: R
 
 
 # --- start (C1, C2) ---
 
 
-def dealt(setup: CluedoSetup[Any], seed: int, salt: bytes) -> dict[str, Any]:
+def dealt(setup: CluedoSetup[R], seed: int, salt: bytes) -> DealtFields[R]:
     """The shared fields of the state a game of ``setup`` starts with, as keyword
     arguments of the variant's state: ``game_id, players, cards, rules, seed, salt``
     (hex) and ``deal`` (C1, C2: from ``random.Random(seed)``, or ``setup.deal`` checked;
@@ -72,18 +91,17 @@ def dealt(setup: CluedoSetup[Any], seed: int, salt: bytes) -> dict[str, Any]:
     }
 
 
-def deal_events(state: CluedoState[Any, Any]) -> list[Event]:
-    """C2: GM ``deal`` {solution, hands, seed, canonical}, then one PLAYER ``hand_dealt``
-    {character, hand} per player in configured order."""
+def deal_events(state: AnyState) -> list[Event]:
+    """C2: GM ``deal`` {solution, hands, seed, canonical}
+    (:class:`~pbp.games.cluedo.shapes.Dealt`), then one PLAYER ``hand_dealt``
+    {character, hand} (:class:`~pbp.games.cluedo.shapes.HandDealt`) per player in
+    configured order."""
     dealt_ = state.deal
-    data = {**deal_as_json(dealt_), "seed": state.seed, "canonical": state.canonical}
-    return [
-        Event("deal", GM, data),
-        *(
-            Event("hand_dealt", PLAYER, {"character": ch, "hand": list(dealt_.hands[p])}, player=p)
-            for p, ch in state.players
-        ),
+    data: Dealt = {**deal_as_json(dealt_), "seed": state.seed, "canonical": state.canonical}
+    hands: list[tuple[str, HandDealt]] = [
+        (p, {"character": ch, "hand": list(dealt_.hands[p])}) for p, ch in state.players
     ]
+    return [Event("deal", GM, data), *(Event("hand_dealt", PLAYER, h, player=p) for p, h in hands)]
 
 
 # --- moves ---
@@ -140,7 +158,7 @@ def check_answer(
         raise IllegalMove(error.code, number=number, suggester=suggester, **error.params) from None
 
 
-def check_may_act(state: CluedoState[Any, Any], player: str) -> None:
+def check_may_act(state: AnyState, player: str) -> None:
     """C5, C6: may ``player`` (one of the game's) still suggest or accuse?
 
     :raises IllegalMove: ``removed_by_gm`` {player} (C5); ``player_out`` {player} (C6).
@@ -152,23 +170,32 @@ def check_may_act(state: CluedoState[Any, Any], player: str) -> None:
 
 
 def accusation_events(
-    player: str, move: Accuse, correct: bool, *, at: str, period: Mapping[str, int], publish: bool
+    player: str, move: Accuse, correct: bool, *, at: str, period: Period, publish: bool
 ) -> list[Event]:
     """C6, C7: what an accusation by ``player`` at ``at`` tells whom. GM
     ``accusation_made`` {player, **period, suspect, weapon, room, correct, at}; PLAYER
     ``accusation_result`` {suspect, weapon, room, correct}; when wrong, PUBLIC
     ``accusation_wrong`` {player, **period, suspect, weapon, room}, the three cards None
     each unless ``publish`` (*config* ``publish_wrong_accusations``). ``period``: the
-    variant's ``{"day": n}`` or ``{"turn": n}``."""
-    cards = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
-    made = {"player": player, **period, **cards, "correct": correct, "at": at}
+    variant's ``{"day": n}`` or ``{"turn": n}``. Shapes:
+    :class:`~pbp.games.cluedo.shapes.AccusationMade`, ``AccusationResult``,
+    ``AccusationWrong``."""
+    cards: SolutionJson = {"suspect": move.suspect, "weapon": move.weapon, "room": move.room}
+    made: AccusationMade = {"player": player, **period, **cards, "correct": correct, "at": at}
+    result: AccusationResult = {**cards, "correct": correct}
     events = [
         Event("accusation_made", GM, made),
-        Event("accusation_result", PLAYER, {**cards, "correct": correct}, player=player),
+        Event("accusation_result", PLAYER, result, player=player),
     ]
     if not correct:
-        shown = cards if publish else dict.fromkeys(cards)
-        events.append(Event("accusation_wrong", PUBLIC, {"player": player, **period, **shown}))
+        wrong: AccusationWrong = {
+            "player": player,
+            **period,
+            "suspect": move.suspect if publish else None,
+            "weapon": move.weapon if publish else None,
+            "room": move.room if publish else None,
+        }
+        events.append(Event("accusation_wrong", PUBLIC, wrong))
     return events
 
 
@@ -178,8 +205,8 @@ def accuse(
     move: Accuse,
     at: str,
     *,
-    period: Mapping[str, int],
-    record: Callable[..., Any],
+    period: Period,
+    record: Callable[..., Record],
 ) -> tuple[S, list[Event]]:
     """C6, C7: ``player``'s accusation ``move`` at ``at`` (ISO UTC), checked by the
     variant first (named cards, :func:`check_may_act`, its own rules) → the state with it
@@ -207,7 +234,7 @@ def accuse(
 # --- the GM's removal (C5) ---
 
 
-def removal(state: S, player: str, *, period: Mapping[str, int]) -> tuple[S, list[Event]]:
+def removal(state: S, player: str, *, period: Period) -> tuple[S, list[Event]]:
     """C5: the GM removes ``player``: his seat stays, he is out (he can no longer suggest
     or accuse, as out, C6) and among ``removed`` (the GM answers for him; the variant
     does it, now and later). → the state and PUBLIC ``player_removed`` {player,
@@ -225,7 +252,8 @@ def removal(state: S, player: str, *, period: Mapping[str, int]) -> tuple[S, lis
         raise IllegalMove("already_removed", player=player)
     out = state.out if player in state.out else (*state.out, player)
     new = dataclasses.replace(state, out=out, removed=(*state.removed, player))
-    return new, [Event("player_removed", PUBLIC, {"player": player, **period})]
+    removed: PlayerRemoved = {"player": player, **period}
+    return new, [Event("player_removed", PUBLIC, removed)]
 
 
 # --- the end (C7) ---
@@ -241,8 +269,13 @@ def end_if_nobody_left(state: S, events: Iterable[Event]) -> tuple[S, list[Event
     return state, told
 
 
-def game_over(state: CluedoState[Any, Any]) -> Event:
-    """C7: PUBLIC ``game_over`` {solution, hands, winner, canonical}: the solution and all
-    hands are published, with the fairness text (DESIGN.md)."""
-    data = {**deal_as_json(state.deal), "winner": state.winner, "canonical": state.canonical}
+def game_over(state: AnyState) -> Event:
+    """C7: PUBLIC ``game_over`` {solution, hands, winner, canonical}
+    (:class:`~pbp.games.cluedo.shapes.GameOver`): the solution and all hands are
+    published, with the fairness text (DESIGN.md)."""
+    data: GameOver = {
+        **deal_as_json(state.deal),
+        "winner": state.winner,
+        "canonical": state.canonical,
+    }
     return Event("game_over", PUBLIC, data)

@@ -1,17 +1,20 @@
 """What both Cluedo kinds share as :class:`~pbp.games.core.kind.GameKind`: the seats and the
-reading of commands (:mod:`pbp.games.cluedo.parse`)."""
+reading of commands (:mod:`pbp.games.cluedo.parse`). The views and mails' contexts of the
+variants are the ``TypedDict`` classes of :mod:`pbp.games.cluedo.shapes` and of their
+own ``shapes`` modules."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from pbp.games.cluedo import views
 from pbp.games.cluedo.cards import Cards, CluedoMove, Help, Status
 from pbp.games.cluedo.config import CluedoGame
 from pbp.games.cluedo.parse import parse_cluedo
-from pbp.games.core.events import Event
+from pbp.games.cluedo.shapes import PlayerRemoved, RemovedMail
+from pbp.games.core.events import Event, JsonMap
 from pbp.games.core.kind import GameKind, ParsedCommand, PrivateMail
 
 
@@ -75,21 +78,19 @@ class CluedoKind(GameKind[TableT, CluedoMove, GameT]):
             for line in lines
         ]
 
-    def gm_facts(
-        self, post: str, period: int | None, private: Sequence[Mapping[str, Any]]
-    ) -> list[Mapping[str, Any]]:
+    def gm_facts(self, post: str, period: int | None, private: Sequence[JsonMap]) -> list[JsonMap]:
         """The GM's answers, the cards shown and the accusations:
         :func:`pbp.games.cluedo.views.gm_facts`."""
         return views.gm_facts(post, period, private)
 
-    def removal_mail(self, removed: Mapping[str, Any], events: Sequence[Event]) -> PrivateMail:
+    def removal_mail(self, removed: PlayerRemoved, events: Sequence[Event]) -> PrivateMail:
         """The mail ``removed`` to the player the GM removed (``removed``: the
         ``player_removed`` data, one of ``events``, the lever's step): his seat stays
         and the GM answers for it (C5), or, when the removal left nobody to suggest or
         accuse (C7: ``game_over`` among ``events``), the game is over. Nothing of
-        anyone's cards."""
-        over = any(e.kind == "game_over" for e in events)
-        return PrivateMail("removed", removed["player"], {"removed": removed, "over": over})
+        anyone's cards (:class:`~pbp.games.cluedo.shapes.RemovedMail`)."""
+        mail: RemovedMail = {"removed": removed, "over": any(e.kind == "game_over" for e in events)}
+        return PrivateMail("removed", removed["player"], mail)
 
     @staticmethod
     def told_when_removed(

@@ -12,21 +12,29 @@ I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import Field, asdict, dataclass, field
+from typing import Any, ClassVar, Generic, Protocol, TypedDict, TypeVar
 
 from pbp.games.cluedo.cards import (
+    CATEGORIES,
     Cards,
     Deal,
-    cards_as_json,
     cards_from_json,
     deal_as_json,
     deal_from_json,
 )
+from pbp.games.core.events import JsonMap
 from pbp.games.core.fairness import canonical_deal
 
 
-class CluedoRules(Protocol):
+class Record(Protocol):
+    """A dataclass instance (what :func:`dataclasses.asdict` writes as JSON): the
+    variants' rules and accusations."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+
+class CluedoRules(Record, Protocol):
     """What both variants' *config* rules have: C6's choice."""
 
     @property
@@ -37,6 +45,9 @@ class CluedoRules(Protocol):
 
 R = TypeVar("R", bound=CluedoRules)  # the variant's rules
 A = TypeVar("A")  # the variant's accusation record
+# The same, in the (frozen) state: a DaysState is a CluedoState[CluedoRules, Record].
+R_co = TypeVar("R_co", bound=CluedoRules, covariant=True)
+A_co = TypeVar("A_co", bound=Record, covariant=True)
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,7 @@ class CluedoSetup(Generic[R]):
 
 
 @dataclass(frozen=True)
-class CluedoState(Generic[R, A]):
+class CluedoState(Generic[R_co, A_co]):
     """The fields of either variant's state: its game, seats, cards, rules, deal, seed and
     fairness salt (hex), then (keyword-only, after the variant's own fields)
     ``accusations`` (C6), ``out`` (players out of the game, by a wrong accusation or
@@ -67,11 +78,11 @@ class CluedoState(Generic[R, A]):
     game_id: str
     players: tuple[tuple[str, str | None], ...]
     cards: Cards
-    rules: R
+    rules: R_co
     deal: Deal
     seed: int
     salt: str
-    accusations: tuple[A, ...] = field(default=(), kw_only=True)
+    accusations: tuple[A_co, ...] = field(default=(), kw_only=True)
     out: tuple[str, ...] = field(default=(), kw_only=True)
     winner: str | None = field(default=None, kw_only=True)
     over: bool = field(default=False, kw_only=True)
@@ -88,7 +99,35 @@ class CluedoState(Generic[R, A]):
         return canonical_deal(self.game_id, bytes.fromhex(self.salt), deal_as_json(self.deal))
 
 
-def is_over(state: CluedoState[Any, Any]) -> bool:
+#: Either variant's state, as the steps both take see it.
+AnyState = CluedoState[CluedoRules, Record]
+
+
+class TableFields(TypedDict):
+    """The leading fields of a variant's state (keyword arguments of its class), as
+    :func:`table_from_json` reads them back (``rules`` apart: each variant reads its own)
+    and :func:`pbp.games.cluedo.engine.dealt` deals them (with ``rules``)."""
+
+    game_id: str
+    players: tuple[tuple[str, str | None], ...]
+    cards: Cards
+    deal: Deal
+    seed: int
+    salt: str
+
+
+class EndingFields(TypedDict, Generic[A]):
+    """The shared trailing fields of a variant's state (keyword arguments of its class),
+    as :func:`ending_from_json` reads them back."""
+
+    accusations: tuple[A, ...]
+    out: tuple[str, ...]
+    winner: str | None
+    over: bool
+    removed: tuple[str, ...]
+
+
+def is_over(state: AnyState) -> bool:
     """True once somebody won or every player is out (C7)."""
     return state.over
 
@@ -96,21 +135,32 @@ def is_over(state: CluedoState[Any, Any]) -> bool:
 # --- storage ---
 
 
-def table_as_json(state: CluedoState[Any, Any]) -> dict[str, Any]:
+def table_as_json(state: AnyState) -> JsonMap:
     """The leading fields of a state's JSON form: ``{game_id, players: [[name,
-    character]...], cards, rules, deal, seed, salt}``."""
+    character]...], cards: {suspects, weapons, rooms}, rules, deal: {solution: {suspect,
+    weapon, room}, hands: {player: [card...]}}, seed, salt}`` (the cards and the deal
+    as :func:`~pbp.games.cluedo.cards.cards_as_json` and
+    :func:`~pbp.games.cluedo.cards.deal_as_json` write them)."""
+    cards, dealt = state.cards, state.deal
     return {
         "game_id": state.game_id,
         "players": [[p, ch] for p, ch in state.players],
-        "cards": cards_as_json(state.cards),
+        "cards": {
+            "suspects": list(cards.suspects),
+            "weapons": list(cards.weapons),
+            "rooms": list(cards.rooms),
+        },
         "rules": asdict(state.rules),
-        "deal": deal_as_json(state.deal),
+        "deal": {
+            "solution": dict(zip(CATEGORIES, dealt.solution, strict=True)),
+            "hands": {player: list(hand) for player, hand in dealt.hands.items()},
+        },
         "seed": state.seed,
         "salt": state.salt,
     }
 
 
-def table_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
+def table_from_json(data: Mapping[str, Any]) -> TableFields:
     """Inverse of :func:`table_as_json` but for ``rules`` (each variant reads its own):
     the keyword arguments of the state's fields. :raises KeyError, TypeError: malformed
     data."""
@@ -124,7 +174,7 @@ def table_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def ending_as_json(state: CluedoState[Any, Any]) -> dict[str, Any]:
+def ending_as_json(state: AnyState) -> JsonMap:
     """The shared trailing fields of a state's JSON form: ``{accusations: [{...}],
     out, winner, over, removed}``."""
     return {
@@ -136,7 +186,7 @@ def ending_as_json(state: CluedoState[Any, Any]) -> dict[str, Any]:
     }
 
 
-def ending_from_json(data: Mapping[str, Any], accusation: Callable[..., A]) -> dict[str, Any]:
+def ending_from_json(data: Mapping[str, Any], accusation: Callable[..., A]) -> EndingFields[A]:
     """Inverse of :func:`ending_as_json` (``accusation``: the variant's record, built
     from each stored accusation's fields): the keyword arguments of those fields. A
     state stored before the GM could remove players has no ``removed``.

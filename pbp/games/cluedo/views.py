@@ -1,54 +1,70 @@
 """What the public posts and mails of both Cluedo variants show that is computed from
 their events (rules C4–C7): each suggestion joined with its answer, the game dealt
-(players, cards, rules) with the command help's examples, the GM-only facts beside a
-post. Pure; the variants' own post views (:mod:`pbp.games.cluedo_days.views`,
-:mod:`pbp.games.cluedo_rounds.views`) build on it.
+(players, cards, rules) with the command help's examples, the end of the game, the
+GM-only facts beside a post. Pure; the variants' own post views (:mod:`pbp.games.cluedo_days.views`,
+:mod:`pbp.games.cluedo_rounds.views`) build on it. Their shapes are the ``TypedDict``
+classes of :mod:`pbp.games.cluedo.shapes`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import cast
 
-from pbp.games.core.events import Event
+from pbp.games.cluedo.shapes import (
+    Answer,
+    Examples,
+    FinalView,
+    GameOver,
+    GameStarted,
+    StartView,
+    SuggestionSeen,
+)
+from pbp.games.core.events import Event, JsonMap
 
 #: Kinds of public Cluedo events that answer a suggestion (``sugg`` fields).
 ANSWERS = ("refuted", "not_refuted")
+_ANSWER: dict[str, Answer] = {"refuted": "refuted", "not_refuted": "not_refuted"}
 
 #: The GM-only facts listed beside a post (:func:`gm_facts`).
 GM_FACTS = ("gm_refutation", "card_shown", "accusation_made")
 
 
-def suggestions(events: Sequence[Event]) -> list[dict[str, Any]]:
+def suggestions(events: Sequence[Event]) -> list[SuggestionSeen]:
     """Every ``suggestion_made`` among the PUBLIC ``events`` joined with its answer, by
     number.
 
-    Each item: the ``sugg`` fields plus ``answer`` (``"refuted"``, ``"not_refuted"`` or
-    None while unanswered) and ``by_gm`` (bool). Example:
+    Each item (:class:`~pbp.games.cluedo.shapes.SuggestionSeen`): the ``sugg`` fields
+    plus ``answer`` (``"refuted"``, ``"not_refuted"`` or None while unanswered) and
+    ``by_gm`` (bool). Example:
     ``{"number": 7, "day": 2, "ordinal": 1, "suggester": "Неташка", "addressee": "Веталь",
     "suspect": "Краснова", "weapon": "нож", "room": "кухня", "answer": "refuted",
     "by_gm": False}``. A suggestion known only from its answer is included too; one the
     GM voided (``suggestion_voided``) is left out.
     """
-    items: dict[int, dict[str, Any]] = {}
+    items: dict[int, SuggestionSeen] = {}
     for event in events:
+        # The suggestion_made data, or an answer's (the sugg fields, by_gm, …).
+        data = cast(SuggestionSeen, event.data)
         if event.kind == "suggestion_made":
-            items.setdefault(event.data["number"], {**event.data, "answer": None, "by_gm": False})
+            items.setdefault(data["number"], {**data, "answer": None, "by_gm": False})
         elif event.kind in ANSWERS:
-            item = items.setdefault(event.data["number"], {**event.data})
-            item.update(answer=event.kind, by_gm=bool(event.data.get("by_gm", False)))
+            item = items.setdefault(data["number"], {**data})
+            item["answer"] = _ANSWER[event.kind]
+            item["by_gm"] = bool(event.data.get("by_gm", False))
         elif event.kind == "suggestion_voided":  # cancelled by the GM (pbp void)
             items.pop(event.data["number"], None)
     return [items[n] for n in sorted(items)]
 
 
-def started(events: Sequence[Event]) -> dict[str, Any] | None:
-    """The data of the last ``game_started`` among ``events``, or None."""
+def started(events: Sequence[Event]) -> GameStarted | None:
+    """The data of the last ``game_started`` among ``events`` (the variant's keys too),
+    or None."""
     found = [e.data for e in events if e.kind == "game_started"]
-    return dict(found[-1]) if found else None
+    return cast(GameStarted, dict(found[-1])) if found else None
 
 
-def commands_of(events: Sequence[Event]) -> dict[str, str] | None:
+def commands_of(events: Sequence[Event]) -> Examples | None:
     """The examples of the command help (``parts/commands.j2``) from the game the last
     ``game_started`` among ``events`` dealt: its first suspect, weapon and room, its
     last player and (``first``) its first, the example's addressee in the last player's
@@ -68,7 +84,7 @@ def commands_of(events: Sequence[Event]) -> dict[str, str] | None:
     }
 
 
-def start_view(events: Sequence[Event]) -> dict[str, Any]:
+def start_view(events: Sequence[Event]) -> StartView:
     """What the opening post and the welcome mail show of the game dealt (C1, C2): the
     data of the ``game_started`` among ``events`` (``players`` [{name, character}],
     ``cards`` {suspects, weapons, rooms}, ``commitment``, the variant's rules),
@@ -81,10 +97,11 @@ def start_view(events: Sequence[Event]) -> dict[str, Any]:
     if game is None:
         raise LookupError("no game_started event")
     characters = any(p.get("character") for p in game["players"])
+    # The variant's keys of game_started go on too (its DaysStartView, RoundsStartView).
     return {**game, "commands": commands_of(events), "characters": characters}
 
 
-def final_view(events: Sequence[Event]) -> dict[str, Any]:
+def final_view(events: Sequence[Event]) -> FinalView:
     """The end of the game (C7) as the final post shows it: the data of the last
     ``game_over`` among ``events`` (``winner`` | None, ``solution``, ``hands``,
     ``canonical``) and ``commitment``, what the opening post published (None without a
@@ -92,16 +109,14 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
 
     :raises LookupError: the game is not over (no ``game_over`` among ``events``).
     """
-    over = [e.data for e in events if e.kind == "game_over"]
+    over = [cast(GameOver, e.data) for e in events if e.kind == "game_over"]
     if not over:
         raise LookupError("the game is not over")
     game = started(events)
     return {**over[-1], "commitment": None if game is None else game["commitment"]}
 
 
-def gm_facts(
-    post: str, period: int | None, private: Sequence[Mapping[str, Any]]
-) -> list[Mapping[str, Any]]:
+def gm_facts(post: str, period: int | None, private: Sequence[JsonMap]) -> list[JsonMap]:
     """The GM-only facts a GM's mail beside any post lists, of the non-public
     ``private`` ones (event dicts, in log order): the GM's answers (C5), the cards shown
     (C4) and the accusations (C6); not the deal, which the GM sheet gives.
@@ -119,7 +134,7 @@ def gm_facts(
     """
     answered = {fact.get("number") for fact in private if fact["kind"] == "gm_refutation"}
 
-    def twice(fact: Mapping[str, Any]) -> bool:
+    def twice(fact: JsonMap) -> bool:
         return (
             fact["kind"] == "card_shown"
             and bool(fact.get("by_gm"))

@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pbp.games.cluedo.cards import Cards
 from pbp.text import cardforms
@@ -89,7 +88,7 @@ class Wording:
             return given
         return _room_words(card, self.locale)
 
-    def murder(self, s: Mapping[str, Any]) -> Murder:
+    def murder(self, s: Mapping[str, object]) -> Murder:
         """The words of the murder ``s`` (``suspect``, ``weapon``, ``room``: a
         suggestion's, an accusation's or the solution's data).
 

@@ -9,18 +9,22 @@ API (module-level functions; ``state`` is :class:`DaysState`):
 - ``close_day(state, at) -> Step`` — D6/D7: GM answers (C5), penalties, next day.
 - ``remove(state, player, at) -> Step`` — the GM removes a player (C5 answers for him).
 - ``void(state, number, at) -> Step`` — the GM cancels an unanswered suggestion.
-- ``status(state, player, close_at, next_close_at) -> dict``, ``duties(state, player,
-  close_at) -> dict`` (reminders), ``gm_view(state, close_at) -> dict`` and
-  ``pending(state, close_at) -> list`` — views (``close_at``: the current day's close
+- ``status(state, player, close_at, next_close_at) -> StatusView``, ``duties(state,
+  player, close_at) -> DaysDuties`` (reminders), ``gm_view(state, close_at) -> GmView``
+  and ``pending(state, close_at) -> list[Pending]`` — views
+  (:mod:`pbp.games.cluedo_days.shapes`) (``close_at``: the current day's close
   as stored, which tells the suggestions the grace carries past it, D6).
 - ``kind = "cluedo_days"``: this module is the engine object (``pbp.games.core.events.Engine``).
-- ``dump_state(state) -> dict`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
+- ``dump_state(state) -> JsonMap`` / ``load_state(dict) -> DaysState``; ``is_over(state)``.
 
 The state and its queries (``allowance``, ``suggestions_left``) are in
 :mod:`pbp.games.cluedo_days.state`, the views in :mod:`pbp.games.cluedo_days.views`;
 both are re-exported here.
 
-Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
+Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes, which
+are ``TypedDict`` classes in :mod:`pbp.games.cluedo_days.shapes` (``Sugg``,
+``DaysGameStarted``, ``Answered``, ``DayClosed``, …) and, for those both variants log,
+:mod:`pbp.games.cluedo.shapes`.
 ``sugg`` below stands for the suggestion fields ``number, day, ordinal, suggester,
 addressee, suspect, weapon, room`` (``ordinal``: the suggester's count of the day,
 as in the seed's heading "Предположение_2 для Веталь", rule D2; a suggestion the GM
@@ -95,7 +99,17 @@ from pbp.games.cluedo.engine import (
     end_if_nobody_left,
     removal,
 )
+from pbp.games.cluedo.shapes import Period
 from pbp.games.cluedo.state import is_over
+from pbp.games.cluedo_days.shapes import (
+    Answered,
+    CardShown,
+    ClosedSugg,
+    DayClosed,
+    DaysGameStarted,
+    GmRefutation,
+    SuggestionVoided,
+)
 from pbp.games.cluedo_days.state import (
     VOIDED,
     Accusation,
@@ -170,24 +184,17 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
         not 3M+3 (C1), an empty salt, or a fixed deal that breaks C2.
     """
     state = DaysState(**dealt(setup, seed, salt))
-    events = [
-        *deal_events(state),
-        Event(
-            "game_started",
-            PUBLIC,
-            {
-                "game": setup.game_id,
-                "day": 1,
-                "players": [{"name": p, "character": ch} for p, ch in setup.players],
-                "cards": cards_as_json(setup.cards),
-                "commitment": commitment(state.canonical),
-                "suggestions_per_day": setup.rules.suggestions_per_day,
-                "max_per_addressee_per_day": setup.rules.max_per_addressee_per_day,
-                "answer_grace_hours": setup.rules.answer_grace_hours,
-            },
-        ),
-    ]
-    return Step(state, events)
+    started: DaysGameStarted = {
+        "game": setup.game_id,
+        "day": 1,
+        "players": [{"name": p, "character": ch} for p, ch in setup.players],
+        "cards": cards_as_json(setup.cards),
+        "commitment": commitment(state.canonical),
+        "suggestions_per_day": setup.rules.suggestions_per_day,
+        "max_per_addressee_per_day": setup.rules.max_per_addressee_per_day,
+        "answer_grace_hours": setup.rules.answer_grace_hours,
+    }
+    return Step(state, [*deal_events(state), Event("game_started", PUBLIC, started)])
 
 
 # --- moves ---
@@ -272,8 +279,8 @@ def _gm_answer(
     a suggestion for it, D6) followed by the answer's events."""
     card = gm_default_card(state.deal.hands[s.addressee], s.suspect, s.weapon, s.room)
     answered = _answered(s, card, by_gm=True, at=at, day=state.day)
-    gm = Event("gm_refutation", GM, {**s.public(), "card": card, "penalised": penalised})
-    events = [gm, *_answer_events(answered)]
+    data: GmRefutation = {**s.public(), "card": card, "penalised": penalised}
+    events = [Event("gm_refutation", GM, data), *_answer_events(answered)]
     return _replace_suggestion(state, answered), events
 
 
@@ -296,7 +303,8 @@ def void(state: DaysState, number: int, at: datetime) -> Step:
     if found.answer is not None:
         raise IllegalMove("void_answered", number=number, answer=found.answer, by_gm=found.by_gm)
     new = _replace_suggestion(state, dataclasses.replace(found, answer=VOIDED, answered_at=moment))
-    return Step(new, [Event("suggestion_voided", PUBLIC, {**found.public(), "voided_at": moment})])
+    voided: SuggestionVoided = {**found.public(), "voided_at": moment}
+    return Step(new, [Event("suggestion_voided", PUBLIC, voided)])
 
 
 def remove(state: DaysState, player: str, at: datetime) -> Step:
@@ -368,11 +376,11 @@ def _replace_suggestion(state: DaysState, new: Suggestion) -> DaysState:
 
 def _answer_events(s: Suggestion) -> list[Event]:
     """PUBLIC refuted/not_refuted (never the card, C4) and the PLAYER card_shown."""
-    assert s.answer is not None
-    public = {**s.public(), "by_gm": s.by_gm, "answered_at": s.answered_at}
+    assert s.answer is not None and s.answered_at is not None
+    public: Answered = {**s.public(), "by_gm": s.by_gm, "answered_at": s.answered_at}
     events = [Event(s.answer, PUBLIC, public)]
     if s.card is not None:
-        shown = {**s.public(), "card": s.card, "by_gm": s.by_gm}
+        shown: CardShown = {**s.public(), "card": s.card, "by_gm": s.by_gm}
         events.append(Event("card_shown", PLAYER, shown, player=s.suggester))
     return events
 
@@ -381,7 +389,7 @@ def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
     """C6, C7: an accusation at any time of the day (D5)."""
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
     check_may_act(state, player)  # C5, C6
-    period = {"day": state.day}
+    period: Period = {"day": state.day}
     return Step(*accuse(state, player, move, at, period=period, record=Accusation))
 
 
@@ -452,26 +460,23 @@ def _day_closed(
     carried by an early close (``carry``), the penalties and allowances for the next
     day, who is out and who accused wrongly that day."""
     carried, early = carry
-    summary = [
+    summary: list[ClosedSugg] = [
         {**s.public(), "answer": s.answer, "by_gm": s.by_gm}
         for s in new.suggestions
         if (s.day == state.day or s.answered_day == state.day) and s.answer != VOIDED
     ]
-    return Event(
-        "day_closed",
-        PUBLIC,
-        {
-            "day": state.day,
-            "closed_at": closed_at,
-            "gm_answered": gm_answered,
-            "penalties": dict(new.penalties),
-            "allowances": {p: allowance(new, p) for p in new.names if p not in new.out},
-            "out": list(new.out),
-            "suggestions": summary,
-            "carried": carried,
-            "carried_early": early,
-            "accused_wrongly": [
-                a.player for a in new.accusations if a.day == state.day and not a.correct
-            ],
-        },
-    )
+    closed: DayClosed = {
+        "day": state.day,
+        "closed_at": closed_at,
+        "gm_answered": gm_answered,
+        "penalties": dict(new.penalties),
+        "allowances": {p: allowance(new, p) for p in new.names if p not in new.out},
+        "out": list(new.out),
+        "suggestions": summary,
+        "carried": carried,
+        "carried_early": early,
+        "accused_wrongly": [
+            a.player for a in new.accusations if a.day == state.day and not a.correct
+        ],
+    }
+    return Event("day_closed", PUBLIC, closed)

@@ -1,7 +1,9 @@
 """Cluedo by game days as a :class:`~pbp.games.core.kind.GameKind` (rules C1–C7, D1–D8).
 
 Glue only: the rules live in :mod:`pbp.games.cluedo_days.engine`, the reading of
-commands in :mod:`pbp.games.cluedo.parse`.
+commands in :mod:`pbp.games.cluedo.parse`. Its views and its mails' contexts are the
+``TypedDict`` classes of :mod:`pbp.games.cluedo_days.shapes` (and
+:mod:`pbp.games.cluedo.shapes`).
 """
 
 from __future__ import annotations
@@ -9,14 +11,42 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
+from pbp.games.cluedo.shapes import (
+    AccusationMade,
+    GameOver,
+    GameOverMail,
+    GmAccusationMail,
+    PlayerRemoved,
+)
 from pbp.games.cluedo_days import engine
 from pbp.games.cluedo_days.config import CluedoDaysGame
+from pbp.games.cluedo_days.shapes import (
+    AddressedMail,
+    Answered,
+    CardShown,
+    CardShownMail,
+    CarriedMail,
+    DayClosed,
+    DueFields,
+    DutiesView,
+    GmAnsweredMail,
+    GmRefutation,
+    GmView,
+    MailContext,
+    NotRefutedMail,
+    OutstandingView,
+    PostView,
+    StatusView,
+    Sugg,
+    SuggestionVoided,
+    VoidedMail,
+)
 from pbp.games.cluedo_days.state import DaysState
-from pbp.games.core.events import Event, IllegalMove, Step, Visibility
+from pbp.games.core.events import Event, IllegalMove, JsonMap, Step, Visibility
 from pbp.games.core.kind import CLOSE_DAY, DeadlineCommand, Outstanding, Owed, PrivateMail
 from pbp.games.core.schedule import next_close
 
@@ -36,7 +66,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         """Stored JSON → state."""
         return engine.load_state(data)
 
-    def dump(self, state: DaysState) -> dict[str, Any]:
+    def dump(self, state: DaysState) -> JsonMap:
         """State → JSON."""
         return engine.dump_state(state)
 
@@ -55,16 +85,16 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         events: Sequence[Event],
         player: str,
         deadline: datetime | None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, object]]:
         """The move's events, a suggestion the GM answered at once marked so
         (:func:`pbp.games.cluedo_days.views.reply_events`), and each new suggestion with
         the close its answer may come by, as its addressee's mail says (D6: ``due``
         None at the close at ``deadline``, else {day, at} with ``grace_hours``:
         :meth:`_due`)."""
-        told = engine.reply_events(events)
-        for item in told:
-            if item["kind"] == "suggestion_made":
-                item.update(self._due(game, state, int(item["number"]), deadline))
+        told = engine.reply_events(events)  # one item per event, in order
+        for event, item in zip(events, told, strict=True):
+            if event.kind == "suggestion_made":
+                item.update(self._due(game, state, int(event.data["number"]), deadline))
         return told
 
     def remove(self, state: DaysState, player: str, at: datetime) -> Step:
@@ -80,7 +110,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         moved = state.close_moved + delta.total_seconds()
         return dataclasses.replace(state, close_moved=moved)
 
-    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> PostView:
         """What a post (or the welcome and help mails) shows of the game: the day's
         suggestions with their answers, penalties and allowances (D6, D7), the final
         post's last day: :func:`pbp.games.cluedo_days.views.post_view`."""
@@ -88,7 +118,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
 
     def status(
         self, game: CluedoDaysGame, state: DaysState, player: str, deadline: datetime | None
-    ) -> dict[str, Any]:
+    ) -> StatusView:
         """The STATUS view: :func:`pbp.games.cluedo_days.views.status`, each answer owed
         and each suggestion awaiting one with the close it is due at (D6: ``due`` {day,
         at} when the grace carries it past the close at ``deadline``, the next day's
@@ -96,7 +126,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         following = next_close(deadline, game.close_time, game.zone) if deadline else None
         return engine.status(state, player, deadline, following)
 
-    def gm_view(self, state: DaysState, deadline: datetime | None = None) -> dict[str, Any]:
+    def gm_view(self, state: DaysState, deadline: datetime | None = None) -> GmView:
         """The GM view (``pbp show``): :func:`pbp.games.cluedo_days.views.gm_view`, each
         suggestion waiting for an answer with the day at whose close the grace makes it
         due (``due_day``, D6; None: at the close at ``deadline``, or not known)."""
@@ -122,7 +152,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         """Deal (C2) and open day 1 (D1); ``at`` plays no part (days follow the clock)."""
         return engine.start(self.setup(game), seed, salt)
 
-    def mail_context(self, game: CluedoDaysGame) -> dict[str, Any]:
+    def mail_context(self, game: CluedoDaysGame) -> MailContext:
         """The daily close time (``day_closes``: ``"22:30"``, D1) and how the texts say
         the cards (``wording``: :meth:`pbp.games.cluedo.config.CluedoGame.wording`, rule
         P2)."""
@@ -178,9 +208,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
             return [("day", int(before.day))]
         return []
 
-    def duties(
-        self, state: DaysState, player: str, deadline: datetime | None
-    ) -> dict[str, Any] | None:
+    def duties(self, state: DaysState, player: str, deadline: datetime | None) -> DutiesView | None:
         """Owed answers and unused suggestions of today and whether the player is out
         (no penalty for him, D6), or None when there is nothing to do: ``{"owed":
         [sugg...] (due at the close at ``deadline``), "later": [sugg + due_day...] (the
@@ -207,7 +235,8 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
             for player in self.players(state)
             for s in engine.duties(state, player)["owed"]
         ]
-        return Outstanding(tuple(owed), {"pending": engine.pending(state, deadline)})
+        view: OutstandingView = {"pending": engine.pending(state, deadline)}
+        return Outstanding(tuple(owed), view)
 
     def notifications(
         self,
@@ -237,42 +266,50 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         mails: list[PrivateMail] = []
         hands = {name: list(cards) for name, cards in state.deal.hands.items()}
         for event in events:
+            # Each event's data as the engine logged it (pbp.games.cluedo_days.shapes).
             data = dict(event.data)
             if event.kind == "suggestion_made":
-                named = [data["suspect"], data["weapon"], data["room"]]
-                held = [card for card in named if card in hands[data["addressee"]]]
-                context = {
-                    "suggestion": data,
+                sugg = cast(Sugg, data)
+                named = [sugg["suspect"], sugg["weapon"], sugg["room"]]
+                held = [card for card in named if card in hands[sugg["addressee"]]]
+                context: AddressedMail = {
+                    "suggestion": sugg,
                     "held": held,
                     # What the GM shows if he does not answer (C5); None: no refutation.
-                    "gm_card": gm_default_card(hands[data["addressee"]], *named),
-                    "penalised": data["addressee"] not in state.out,  # D6
-                    **self._due(game, state, int(data["number"]), deadline),
+                    "gm_card": gm_default_card(hands[sugg["addressee"]], *named),
+                    "penalised": sugg["addressee"] not in state.out,  # D6
+                    **self._due(game, state, int(sugg["number"]), deadline),
                 }
-                mails.append(PrivateMail("addressed", data["addressee"], context))
+                mails.append(PrivateMail("addressed", sugg["addressee"], context))
             elif event.kind == "day_closed" and deadline is not None:  # D6: an early close
-                for number in data.get("carried_early", ()):
-                    mails.append(self._carried_early(game, state, number, deadline, data))
+                closed = cast(DayClosed, data)
+                for number in closed.get("carried_early", ()):
+                    mails.append(self._carried_early(game, state, number, deadline, closed))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
-                mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
+                shown: CardShownMail = {"shown": cast(CardShown, data)}
+                mails.append(PrivateMail("card_shown", event.player, shown))
             elif event.kind == "gm_refutation":
                 # The addressee owns the card the GM showed for him (C5, D6).
-                mails.append(PrivateMail("gm_answered", data["addressee"], {"answer": data}))
+                answered: GmAnsweredMail = {"answer": cast(GmRefutation, data)}
+                mails.append(PrivateMail("gm_answered", data["addressee"], answered))
             elif event.kind == "not_refuted":
-                mails.append(PrivateMail("not_refuted", data["suggester"], {"answer": data}))
+                nobody: NotRefutedMail = {"answer": cast(Answered, data)}
+                mails.append(PrivateMail("not_refuted", data["suggester"], nobody))
             elif event.kind == "suggestion_voided":  # by the GM (pbp void)
+                voided: VoidedMail = {"what": "suggestion", "voided": cast(SuggestionVoided, data)}
                 for name in (data["suggester"], data["addressee"]):
-                    mails.append(
-                        PrivateMail("voided", name, {"what": "suggestion", "voided": data})
-                    )
+                    mails.append(PrivateMail("voided", name, voided))
             elif event.kind == "accusation_made":
-                mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
+                accusation: GmAccusationMail = {"accusation": cast(AccusationMade, data)}
+                mails.append(PrivateMail("gm_accusation", None, accusation))
             elif event.kind == "player_removed":  # by the GM (pbp remove): C5 from now on
-                mails.append(self.removal_mail(data, events))
+                mails.append(self.removal_mail(cast(PlayerRemoved, data), events))
             elif event.kind == "game_over":
+                over = cast(GameOver, data)
                 for name in self.players(state):
-                    won = data["winner"] == name  # C6: his accusation was right
-                    mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
+                    won = over["winner"] == name  # C6: his accusation was right
+                    result: GameOverMail = {"result": over, "won": won}
+                    mails.append(PrivateMail("game_over", name, result))
         return self.told_when_removed(mails, state.removed)
 
     def _carried_early(
@@ -281,7 +318,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         state: DaysState,
         number: int,
         deadline: datetime,
-        closed: Mapping[str, Any],
+        closed: DayClosed,
     ) -> PrivateMail:
         """D6: the mail ``carried`` to the addressee of suggestion ``number``, told it is
         due at the close of day ``closed["day"]``, which the GM made early: ``state`` is
@@ -290,7 +327,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         ``grace_hours``, ``penalty_day``) and ``closed_day``."""
         s = state.suggestions[number - 1]
         named = (s.suspect, s.weapon, s.room)
-        context = {
+        context: CarriedMail = {
             "suggestion": s.public(),
             "gm_card": gm_default_card(state.deal.hands[s.addressee], *named),
             "penalised": s.addressee not in state.out,  # D6
@@ -303,7 +340,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
 
     def _due(
         self, game: CluedoDaysGame, state: DaysState, number: int, deadline: datetime | None
-    ) -> dict[str, Any]:
+    ) -> DueFields:
         """D6, D7: when suggestion ``number`` is due, for its addressee's mail: ``{"due":
         None, "closes": {"day": the current day, "at": ``deadline`` (aware; None: not
         known)}, "penalty_day": the next day}`` at the close of the current day, or, when

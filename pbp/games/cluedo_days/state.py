@@ -20,7 +20,8 @@ from pbp.games.cluedo.state import (
     table_as_json,
     table_from_json,
 )
-from pbp.games.core.events import SetupError, flat_dict
+from pbp.games.cluedo_days.shapes import AccusationJson, Sugg
+from pbp.games.core.events import JsonMap, SetupError, flat_dict
 
 
 @dataclass(frozen=True)
@@ -73,13 +74,20 @@ class Suggestion:
     answered_at: str | None = None
     answered_day: int | None = None
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> Sugg:
         """The ``sugg`` fields of the event catalogue, plus ``at``."""
-        return {name: getattr(self, name) for name in _SUGG_FIELDS}
+        return {
+            "number": self.number,
+            "day": self.day,
+            "ordinal": self.ordinal,
+            "suggester": self.suggester,
+            "addressee": self.addressee,
+            "suspect": self.suspect,
+            "weapon": self.weapon,
+            "room": self.room,
+            "at": self.at,
+        }
 
-
-_SUGG_FIELDS: tuple[str, ...] = ("number", "day", "ordinal", "suggester", "addressee")
-_SUGG_FIELDS += ("suspect", "weapon", "room", "at")
 
 #: ``Suggestion.answer`` of a suggestion the GM voided.
 VOIDED = "voided"
@@ -96,6 +104,18 @@ class Accusation:
     weapon: str
     room: str
     correct: bool
+
+    def as_json(self) -> AccusationJson:
+        """``{"player", "day", "at", "suspect", "weapon", "room", "correct"}``."""
+        return {
+            "player": self.player,
+            "day": self.day,
+            "at": self.at,
+            "suspect": self.suspect,
+            "weapon": self.weapon,
+            "room": self.room,
+            "correct": self.correct,
+        }
 
 
 @dataclass(frozen=True)
@@ -205,7 +225,7 @@ def per_addressee_left(state: DaysState, player: str) -> dict[str, int]:
 # --- storage ---
 
 
-def dump_state(state: DaysState) -> dict[str, Any]:
+def dump_state(state: DaysState) -> JsonMap:
     """State → JSON-able dict; ``load_state(dump_state(s)) == s`` exactly."""
     return {
         **table_as_json(state),

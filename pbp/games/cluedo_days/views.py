@@ -2,19 +2,34 @@
 ``STATUS`` answer, what his reminder lists, everything the GM sees, and what the
 public posts show (:func:`post_view`: the day's suggestions with their answers,
 penalties and allowances; the final post's last day). Pure;
-re-exported by :mod:`pbp.games.cluedo_days.engine`.
+re-exported by :mod:`pbp.games.cluedo_days.engine`. Their shapes are the ``TypedDict``
+classes of :mod:`pbp.games.cluedo_days.shapes`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Literal, cast, overload
 
-from pbp.games.cluedo.cards import CATEGORIES
+from pbp.games.cluedo.cards import solution_as_json
+from pbp.games.cluedo.shapes import AccusationWrong, HelpView
 from pbp.games.cluedo.views import ANSWERS, commands_of, start_view, suggestions
 from pbp.games.cluedo.views import final_view as over_view
+from pbp.games.cluedo_days.shapes import (
+    DayClosed,
+    DaysDuties,
+    DaysFinalView,
+    DaysStartView,
+    DaysSuggestionSeen,
+    DayView,
+    EndedSugg,
+    GmView,
+    Pending,
+    PostView,
+    StatusView,
+    SuggDue,
+)
 from pbp.games.cluedo_days.state import (
     DaysState,
     Suggestion,
@@ -28,15 +43,15 @@ from pbp.games.core.events import Event, event_dict
 from pbp.games.core.fairness import commitment
 
 
-def reply_events(events: Sequence[Event]) -> list[dict[str, Any]]:
+def reply_events(events: Sequence[Event]) -> list[dict[str, object]]:
     """The events of a reply to a player's move (those he may see, in order) as
     :func:`pbp.games.core.events.event_dict` gives them, with ``gm_answers`` (bool) on each
     ``suggestion_made``: its addressee was removed, so the GM answered it at once (C5)
     and no mail went to him; the answer follows among ``events`` (``by_gm``)."""
     by_gm = {e.data["number"] for e in events if e.kind in ANSWERS and e.data["by_gm"]}
-    told = []
+    told: list[dict[str, object]] = []
     for e in events:
-        item = event_dict(e)
+        item: dict[str, object] = {**event_dict(e)}
         if e.kind == "suggestion_made":
             item["gm_answers"] = e.data["number"] in by_gm
         told.append(item)
@@ -48,9 +63,9 @@ def status(
     player: str,
     close_at: datetime | None = None,
     next_close_at: datetime | None = None,
-) -> dict[str, Any]:
+) -> StatusView:
     """The private ``STATUS`` answer of ``player`` (also what a substitute's briefing
-    shows of the seat).
+    shows of the seat; :class:`~pbp.games.cluedo_days.shapes.StatusView`).
 
     Example: ``{"game": "exler-1", "day": 2, "over": False, "winner": None, "out": False,
     "character": "Краснова", "hand": ["нож", "кухня", "Белых"],
@@ -102,14 +117,14 @@ def status(
 
 def _with_due(
     state: DaysState, s: Suggestion, close_at: datetime | None, next_close_at: datetime | None
-) -> dict[str, Any]:
+) -> SuggDue:
     """``s`` (unanswered) as the event catalogue's ``sugg`` with ``due``: None at the
     close at ``close_at`` (or not known), else ``{"day", "at": next_close_at}`` (D6)."""
     carried = close_at is not None and carried_past(state, s, close_at)
     return {**s.public(), "due": {"day": state.day + 1, "at": next_close_at} if carried else None}
 
 
-def duties(state: DaysState, player: str, close_at: datetime | None = None) -> dict[str, Any]:
+def duties(state: DaysState, player: str, close_at: datetime | None = None) -> DaysDuties:
     """What a reminder lists: ``{"day", "owed": [sugg...], "later": [sugg...],
     "suggestions_left": n}``.
 
@@ -134,7 +149,7 @@ def duties(state: DaysState, player: str, close_at: datetime | None = None) -> d
     }
 
 
-def gm_view(state: DaysState, close_at: datetime | None = None) -> dict[str, Any]:
+def gm_view(state: DaysState, close_at: datetime | None = None) -> GmView:
     """Everything the GM sees (``pbp show``).
 
     ``{"game", "day", "over", "winner", "seed", "solution": {suspect, weapon, room},
@@ -149,7 +164,7 @@ def gm_view(state: DaysState, close_at: datetime | None = None) -> dict[str, Any
         "over": state.over,
         "winner": state.winner,
         "seed": state.seed,
-        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
+        "solution": solution_as_json(state.deal.solution),
         "players": [
             {
                 "name": p,
@@ -163,13 +178,13 @@ def gm_view(state: DaysState, close_at: datetime | None = None) -> dict[str, Any
             for p, ch in state.players
         ],
         "pending": pending(state, close_at),
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
+        "accusations": [a.as_json() for a in state.accusations],
         "commitment": commitment(state.canonical),
         "canonical": state.canonical,
     }
 
 
-def pending(state: DaysState, close_at: datetime | None = None) -> list[dict[str, Any]]:
+def pending(state: DaysState, close_at: datetime | None = None) -> list[Pending]:
     """Every suggestion waiting for an answer, as the GM sees them (``pbp show``, his
     STATUS): the event catalogue's ``sugg`` with ``due_day``: the next day for one the
     grace carries past the close at ``close_at`` (aware, as stored; D6:
@@ -190,7 +205,21 @@ def pending(state: DaysState, close_at: datetime | None = None) -> list[dict[str
 # --- the public posts (rules D1, D7, C7) ---
 
 
-def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, Any]:
+@overload
+def post_view(
+    post: Literal["opening", "welcome"], events: Sequence[Event], day: int | None
+) -> DaysStartView: ...
+@overload
+def post_view(post: Literal["help"], events: Sequence[Event], day: int | None) -> HelpView: ...
+@overload
+def post_view(post: Literal["day"], events: Sequence[Event], day: int | None) -> DayView: ...
+@overload
+def post_view(
+    post: Literal["final"], events: Sequence[Event], day: int | None
+) -> DaysFinalView: ...
+@overload
+def post_view(post: str, events: Sequence[Event], day: int | None) -> PostView: ...
+def post_view(post: str, events: Sequence[Event], day: int | None) -> PostView:
     """What the public post ``post`` of game day ``day`` (None: the latest) shows, from
     the game's PUBLIC ``events`` (in log order): the ``opening`` post and the
     ``welcome`` mail :func:`pbp.games.cluedo.views.start_view`, the ``day`` post
@@ -202,8 +231,9 @@ def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, 
         game not over.
     """
     if post in ("opening", "welcome"):
-        # D6's grace, 0 for a game logged before its game_started told it.
-        return {"answer_grace_hours": 0.0, **start_view(events)}
+        # D6's grace, 0 for a game logged before its game_started told it; the rest of
+        # the view is the DaysGameStarted data as logged.
+        return cast(DaysStartView, {"answer_grace_hours": 0.0, **start_view(events)})
     if post == "help":
         return {"commands": commands_of(events)}
     if post == "day":
@@ -213,7 +243,7 @@ def post_view(post: str, events: Sequence[Event], day: int | None) -> dict[str, 
     return {}
 
 
-def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
+def day_view(events: Sequence[Event], day: int | None) -> DayView:
     """Game day ``day`` (None: the last closed) as its summary post shows it (D6, D7,
     C5, C6, P1), from ``events`` as they were when the day closed (those logged after
     its ``day_closed`` play no part, so the post reads the same whenever it is printed):
@@ -228,9 +258,9 @@ def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
     (the day's), "out": [player...], "allowances": [[player, n]...] (suggestions the next
     day)}``; a day still open has no penalties, out or allowances.
     """
-    closes = [(i, e.data) for i, e in enumerate(events) if e.kind == "day_closed"]
+    closes = [(i, cast(DayClosed, e.data)) for i, e in enumerate(events) if e.kind == "day_closed"]
     found = closes[-1:] if day is None else [c for c in closes if c[1]["day"] == day]
-    closed: Mapping[str, Any] | None = None
+    closed: DayClosed | None = None
     if found:
         end, closed = found[0]
         day = int(closed["day"])
@@ -238,7 +268,7 @@ def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
     # The day's own events begin after the close of the day before.
     begins = max((i + 1 for i, c in closes if day is not None and c["day"] < day), default=0)
     answered_today = {e.data["number"] for e in events[begins:] if e.kind in ANSWERS}
-    every = suggestions(events)
+    every = _suggestions(events)
     carried = set(closed.get("carried", ())) if closed is not None else set()
     answered = set(closed["gm_answered"]) if closed is not None else set()
     return {
@@ -256,13 +286,17 @@ def day_view(events: Sequence[Event], day: int | None) -> dict[str, Any]:
         ],
         "by_gm": [s for s in every if s["number"] in answered],
         "penalties": [[p, n] for p, n in (closed["penalties"] if closed else {}).items() if n > 0],
-        "wrong": [e.data for e in events if e.kind == "accusation_wrong" and e.data["day"] == day],
+        "wrong": [
+            cast(AccusationWrong, e.data)
+            for e in events
+            if e.kind == "accusation_wrong" and e.data["day"] == day
+        ],
         "out": list(closed["out"]) if closed else [],
         "allowances": [[p, n] for p, n in (closed["allowances"] if closed else {}).items()],
     }
 
 
-def final_view(events: Sequence[Event]) -> dict[str, Any]:
+def final_view(events: Sequence[Event]) -> DaysFinalView:
     """The final post (C7): :func:`pbp.games.cluedo.views.final_view` (winner,
     solution, hands, canonical, commitment) and the last day, which never closed (C6,
     D7), as :func:`day_view` shows it: ``"day"`` (the day after the last closed),
@@ -278,7 +312,7 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     last = max(closed) + 1 if closed else 1
     day = day_view(events, last)
     # The grace carried these to the last day's close, which never came (D6, D7).
-    waiting = [s for s in suggestions(events) if s["day"] < last and s["answer"] is None]
+    waiting = [s for s in _suggestions(events) if s["day"] < last and s["answer"] is None]
     return {
         **view,
         "day": last,
@@ -288,7 +322,12 @@ def final_view(events: Sequence[Event]) -> dict[str, Any]:
     }
 
 
-def _ended(s: Mapping[str, Any]) -> dict[str, Any]:
+def _suggestions(events: Sequence[Event]) -> list[DaysSuggestionSeen]:
+    """:func:`pbp.games.cluedo.views.suggestions` of the days variant's events."""
+    return cast(list[DaysSuggestionSeen], suggestions(events))
+
+
+def _ended(s: DaysSuggestionSeen) -> EndedSugg:
     """Suggestion ``s`` of the final post: ``ended`` True when the game ended before its
     answer, which can no longer come (C7)."""
     return {**s, "ended": s["answer"] is None}

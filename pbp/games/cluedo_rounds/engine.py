@@ -13,9 +13,10 @@ aware datetime, stored as ISO 8601 in UTC):
   given by the GM, C5).
 - ``whose_turn(state)``, ``awaiting(state)``, ``allowed_rooms(state, player)``,
   ``turns_before(state, player)`` — queries.
-- ``status(state, player) -> dict``, ``duties(state, player) -> dict | None`` (reminders),
-  ``gm_view(state) -> dict`` — views.
-- ``kind = "cluedo_rounds"``; ``dump_state(state) -> dict`` / ``load_state(dict)``;
+- ``status(state, player) -> StatusView``, ``duties(state, player) -> DutiesView |
+  None`` (reminders), ``gm_view(state) -> GmView`` — views
+  (:mod:`pbp.games.cluedo_rounds.shapes`).
+- ``kind = "cluedo_rounds"``; ``dump_state(state) -> JsonMap`` / ``load_state(dict)``;
   ``is_over(state)``. The state keeps only what the rules need (the latest suggestion,
   counters, each player's previous room for R5), so a move costs the same at any
   point of the game; ``with_history(state, events)`` adds the history from the
@@ -25,7 +26,10 @@ aware datetime, stored as ISO 8601 in UTC):
 The shell must call :func:`on_deadline` for every deadline that falls before a move's
 ``at`` before applying that move (D8: mail and timeouts in time order).
 
-Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes.
+Event catalogue (``Event.kind`` → ``data``); the templates rely on these shapes, which
+are ``TypedDict`` classes in :mod:`pbp.games.cluedo_rounds.shapes` (``Sugg``,
+``TurnStarted``, ``Asked``, ``Answered``, ``RoundEnded``, …) and, for those both
+variants log, :mod:`pbp.games.cluedo.shapes`.
 ``sugg`` stands for the suggestion fields ``number, turn, suggester, suspect, weapon,
 room, at`` (``number``: game-wide from 1; ``turn``: the turn it was made in; ``at``:
 its arrival, ISO 8601 UTC, e.g. "2026-12-01T17:05:00+00:00"). All times are ISO UTC.
@@ -80,7 +84,6 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
-from typing import Any
 
 from pbp.games.cluedo.cards import (
     Accuse,
@@ -101,7 +104,19 @@ from pbp.games.cluedo.engine import (
     end_if_nobody_left,
     removal,
 )
+from pbp.games.cluedo.shapes import Period
 from pbp.games.cluedo.state import is_over
+from pbp.games.cluedo_rounds.shapes import (
+    Answered,
+    AnswerFlags,
+    Asked,
+    CardShown,
+    GmRefutation,
+    RoundEnded,
+    RoundsGameStarted,
+    TurnSkipped,
+    TurnStarted,
+)
 from pbp.games.cluedo_rounds.state import (
     AUTO_ANSWERS,
     Accusation,
@@ -116,17 +131,15 @@ from pbp.games.cluedo_rounds.state import (
     awaiting,
     deadline,
     dump_state,
-    duties,
     find_suggestion,
-    gm_view,
     load_state,
     needs_history,
-    status,
     suggestion_as_json,
     turns_before,
     whose_turn,
     with_history,
 )
+from pbp.games.cluedo_rounds.views import duties, gm_view, status
 from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
 from pbp.games.core.fairness import commitment
 
@@ -194,40 +207,30 @@ def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
         turn_started=stamp,
     )
     rules = setup.rules
-    events = [
-        *deal_events(state),
-        Event(
-            "game_started",
-            PUBLIC,
-            {
-                "game": setup.game_id,
-                "players": [{"name": p, "character": ch} for p, ch in setup.players],
-                "turn_order": names,
-                "cards": cards_as_json(setup.cards),
-                "commitment": commitment(state.canonical),
-                "auto_answer": rules.auto_answer,
-                "turn_hours": rules.turn_hours,
-                "answer_hours": rules.answer_hours,
-                "publish_wrong_accusations": rules.publish_wrong_accusations,
-            },
-        ),
-        _turn_started(state),
-    ]
+    started: RoundsGameStarted = {
+        "game": setup.game_id,
+        "players": [{"name": p, "character": ch} for p, ch in setup.players],
+        "turn_order": names,
+        "cards": cards_as_json(setup.cards),
+        "commitment": commitment(state.canonical),
+        "auto_answer": rules.auto_answer,
+        "turn_hours": rules.turn_hours,
+        "answer_hours": rules.answer_hours,
+        "publish_wrong_accusations": rules.publish_wrong_accusations,
+    }
+    events = [*deal_events(state), Event("game_started", PUBLIC, started), _turn_started(state)]
     return Step(state, events)
 
 
 def _turn_started(state: RoundsState) -> Event:
-    return Event(
-        "turn_started",
-        PUBLIC,
-        {
-            "turn": state.turn,
-            "player": state.turn_player,
-            "allowed_rooms": allowed_rooms(state, state.turn_player),
-            "started_at": state.turn_started,
-            "deadline": _iso_or_none(deadline(state)),
-        },
-    )
+    data: TurnStarted = {
+        "turn": state.turn,
+        "player": state.turn_player,
+        "allowed_rooms": allowed_rooms(state, state.turn_player),
+        "started_at": state.turn_started,
+        "deadline": _iso_or_none(deadline(state)),
+    }
+    return Event("turn_started", PUBLIC, data)
 
 
 # --- moves ---
@@ -333,15 +336,35 @@ def _record(state: RoundsState, answer: Answer) -> tuple[RoundsState, list[Event
         running, answers=(*running.answers, answer), asked=None, asked_at=None
     )
     new = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], suggestion))
-    flags: dict[str, Any] = {"by": answer.player, "auto": answer.auto, "by_gm": answer.by_gm}
+    flags: AnswerFlags = {"by": answer.player, "auto": answer.auto, "by_gm": answer.by_gm}
     if answer.by_gm and answer.player in state.removed:
         flags["removed"] = True  # C5: answered for a removed player, not a missed deadline
     kind_ = "not_refuted" if answer.card is None else "refuted"
-    events = [Event(kind_, PUBLIC, {**suggestion.public(), **flags, "answered_at": answer.at})]
+    told: Answered = {**suggestion.public(), **flags, "answered_at": answer.at}
+    events = [Event(kind_, PUBLIC, told)]
     if answer.card is not None:
-        shown = {**suggestion.public(), **flags, "card": answer.card}
+        shown: CardShown = {**suggestion.public(), **flags, "card": answer.card}
         events.append(Event("card_shown", PLAYER, shown, player=suggestion.suggester))
     return new, events
+
+
+def _gm_refutation(s: Suggestion, player: str, card: str | None, removed: bool) -> GmRefutation:
+    """GM ``gm_refutation``: the GM answers suggestion ``s`` for ``player`` with
+    ``card`` (None: no refutation; R7, C5); ``removed`` (C5): for a removed player."""
+    gm: GmRefutation = {
+        "number": s.number,
+        "turn": s.turn,
+        "suggester": s.suggester,
+        "suspect": s.suspect,
+        "weapon": s.weapon,
+        "room": s.room,
+        "at": s.at,
+        "player": player,
+        "card": card,
+    }
+    if removed:
+        gm["removed"] = True
+    return gm
 
 
 def _answered_at_once(auto_answer: str, held: list[str]) -> bool:
@@ -376,8 +399,7 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
             return _end_round(state, running, at, events)
         if player in state.removed:  # C5: the GM answers at once for a removed player
             card = gm_default_card(state.deal.hands[player], *running.named)
-            gm = {**running.public(), "player": player, "card": card, "removed": True}
-            events.append(Event("gm_refutation", GM, gm))
+            events.append(Event("gm_refutation", GM, _gm_refutation(running, player, card, True)))
             state, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=at))
             events.extend(more)
             continue
@@ -388,7 +410,7 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
             continue
         asked = dataclasses.replace(running, asked=player, asked_at=at)
         state = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], asked))
-        data = {
+        data: Asked = {
             "number": running.number,
             "turn": running.turn,
             "suggester": running.suggester,
@@ -403,7 +425,7 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
 def _end_round(state: RoundsState, running: Suggestion, at: str, events: list[Event]) -> Step:
     ended = dataclasses.replace(running, asked=None, asked_at=None, ended_at=at)
     state = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], ended))
-    data = {
+    data: RoundEnded = {
         "number": ended.number,
         "turn": ended.turn,
         "suggester": ended.suggester,
@@ -427,7 +449,7 @@ def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> 
 def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
     _check_turn(state, player)
-    period = {"turn": state.turn}
+    period: Period = {"turn": state.turn}
     new, events = accuse(state, player, move, at, period=period, record=Accusation)
     if new.over:  # C7: he won, or nobody is left
         return Step(new, events)
@@ -456,17 +478,17 @@ def on_deadline(state: RoundsState, at: datetime) -> Step:
         return Step(state, [])
     running = state.running
     if running is None:
-        data = {
+        skipped: TurnSkipped = {
             "turn": state.turn,
             "player": state.turn_player,
             "deadline": utc_iso(due),
             "skipped_at": stamp,
         }
-        return _next_turn(state, state.turn_player, stamp, [Event("turn_skipped", PUBLIC, data)])
+        return _next_turn(state, state.turn_player, stamp, [Event("turn_skipped", PUBLIC, skipped)])
     player = running.asked
     assert player is not None
     card = gm_default_card(state.deal.hands[player], *running.named)
-    events = [Event("gm_refutation", GM, {**running.public(), "player": player, "card": card})]
+    events = [Event("gm_refutation", GM, _gm_refutation(running, player, card, False))]
     new, more = _record(state, Answer(player, card, auto=False, by_gm=True, at=stamp))
     return _run_round(new, stamp, [*events, *more])
 
@@ -508,8 +530,7 @@ def remove(state: RoundsState, player: str, at: datetime) -> Step:
     running = new.running
     if running is not None and running.asked == player:
         card = gm_default_card(new.deal.hands[player], *running.named)
-        data = {**running.public(), "player": player, "card": card, "removed": True}
-        events.append(Event("gm_refutation", GM, data))
+        events.append(Event("gm_refutation", GM, _gm_refutation(running, player, card, True)))
         new, more = _record(new, Answer(player, card, auto=False, by_gm=True, at=stamp))
         return _run_round(new, stamp, [*events, *more])
     if running is None and new.turn_player == player:

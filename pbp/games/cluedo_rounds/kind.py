@@ -3,21 +3,49 @@
 Glue only: the rules live in :mod:`pbp.games.cluedo_rounds.engine`, the reading of
 commands in :mod:`pbp.games.cluedo.parse` (no addressee in this variant). The game's
 period is the turn: events are logged with the turn number, and a public post
-is mailed to the GM for every completed turn.
+is mailed to the GM for every completed turn. Its views and its mails' contexts are the
+``TypedDict`` classes of :mod:`pbp.games.cluedo_rounds.shapes` (and
+:mod:`pbp.games.cluedo.shapes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from pbp.games.cluedo.cards import CluedoMove, gm_default_card
 from pbp.games.cluedo.kind import CluedoKind
+from pbp.games.cluedo.shapes import (
+    AccusationMade,
+    GameOver,
+    GameOverMail,
+    GmAccusationMail,
+    PlayerRemoved,
+)
 from pbp.games.cluedo_rounds import engine, views
 from pbp.games.cluedo_rounds.config import CluedoRoundsGame
+from pbp.games.cluedo_rounds.shapes import (
+    Asked,
+    AskedMail,
+    CardShown,
+    CardShownMail,
+    DutiesView,
+    GmAnsweredMail,
+    GmRefutation,
+    GmView,
+    MailContext,
+    NotRefutedMail,
+    PostView,
+    StatusView,
+    SuggestionFacts,
+    TurnSkipped,
+    TurnSkippedMail,
+    TurnStarted,
+    YourTurnMail,
+)
 from pbp.games.cluedo_rounds.state import RoundsState
-from pbp.games.core.events import Event, Step, Visibility
+from pbp.games.core.events import Event, JsonMap, Step, Visibility
 from pbp.games.core.kind import Outstanding, Owed, PrivateMail
 
 #: Events after which the turn they belong to is complete (one public post each).
@@ -41,7 +69,7 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         """Stored JSON → state."""
         return engine.load_state(data)
 
-    def dump(self, state: RoundsState) -> dict[str, Any]:
+    def dump(self, state: RoundsState) -> JsonMap:
         """State → JSON."""
         return engine.dump_state(state)
 
@@ -57,7 +85,7 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
         return engine.remove(state, player, at)
 
-    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> dict[str, Any]:
+    def post_view(self, post: str, events: Sequence[Event], period: int | None) -> PostView:
         """What a post (or the welcome and help mails) shows of the game: a turn's
         suggestions with their answers round the table, whose turn follows:
         :func:`pbp.games.cluedo_rounds.views.post_view`."""
@@ -70,18 +98,18 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         events: Sequence[Event],
         player: str,
         deadline: datetime | None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, object]]:
         """The move's events with his own answer and his own next turn marked:
         :func:`pbp.games.cluedo_rounds.views.reply_events`."""
         return views.reply_events(events, player)
 
     def status(
         self, game: CluedoRoundsGame, state: RoundsState, player: str, deadline: datetime | None
-    ) -> dict[str, Any]:
+    ) -> StatusView:
         """The STATUS view (its deadlines are in the state or named by none)."""
         return engine.status(state, player)
 
-    def gm_view(self, state: RoundsState, deadline: datetime | None = None) -> dict[str, Any]:
+    def gm_view(self, state: RoundsState, deadline: datetime | None = None) -> GmView:
         """The GM view (``pbp show``)."""
         return engine.gm_view(state)
 
@@ -105,7 +133,7 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         """Deal (C2) and start the first player's turn (R1) at ``at``."""
         return engine.start(self.setup(game), seed, salt, at)
 
-    def mail_context(self, game: CluedoRoundsGame) -> dict[str, Any]:
+    def mail_context(self, game: CluedoRoundsGame) -> MailContext:
         """The deadlines of a turn and of an answer, in hours (R7), and how the texts
         say the cards (``wording``: :meth:`pbp.games.cluedo.config.CluedoGame.wording`,
         rule P2)."""
@@ -174,7 +202,7 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
 
     def duties(
         self, state: RoundsState, player: str, deadline: datetime | None
-    ) -> dict[str, Any] | None:
+    ) -> DutiesView | None:
         """His turn or his answer, when one is due (R7 reminders; the deadline is the
         state's own)."""
         return engine.duties(state, player)
@@ -188,7 +216,7 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
             if duties is None:
                 continue
             number = duties["turn"] if duties["duty"] == "turn" else duties["number"]
-            owed.append(Owed(player, str(duties["duty"]), (int(number),)))
+            owed.append(Owed(player, duties["duty"], (number,)))
         return Outstanding(tuple(owed))
 
     def notifications(
@@ -213,11 +241,12 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         mails: list[PrivateMail] = []
         hands = {name: list(cards) for name, cards in state.deal.hands.items()}
         for event in events:
+            # Each event's data as the engine logged it (pbp.games.cluedo_rounds.shapes).
             data = dict(event.data)
             if event.kind == "turn_started" and not engine.is_over(state):
                 # The room he may not name (R5): his previous suggestion's, if any.
                 previous = dict(state.last_rooms).get(data["player"])
-                turn = {"turn": data, "previous_room": previous}
+                turn: YourTurnMail = {"turn": cast(TurnStarted, data), "previous_room": previous}
                 mails.append(PrivateMail("your_turn", data["player"], turn))
             elif event.kind == "asked":
                 suggestion = _suggestion(state, int(data["number"]))
@@ -225,35 +254,43 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
                 held = [card for card in named if card in hands[data["player"]]]
                 # What the GM shows if he does not answer (C5); None: no refutation.
                 gm_card = gm_default_card(hands[data["player"]], *named)
-                asked = {"asked": data, "suggestion": suggestion, "held": held, "gm_card": gm_card}
+                asked: AskedMail = {
+                    "asked": cast(Asked, data),
+                    "suggestion": suggestion,
+                    "held": held,
+                    "gm_card": gm_card,
+                }
                 mails.append(PrivateMail("asked", data["player"], asked))
             elif event.kind == "card_shown" and event.visibility is Visibility.PLAYER:
-                mails.append(PrivateMail("card_shown", event.player, {"shown": data}))
+                shown: CardShownMail = {"shown": cast(CardShown, data)}
+                mails.append(PrivateMail("card_shown", event.player, shown))
             elif event.kind == "round_ended" and data["refuted_by"] is None:
-                suggestion = _suggestion(state, int(data["number"]))
-                mails.append(
-                    PrivateMail("not_refuted", data["suggester"], {"suggestion": suggestion})
-                )
+                nobody: NotRefutedMail = {"suggestion": _suggestion(state, int(data["number"]))}
+                mails.append(PrivateMail("not_refuted", data["suggester"], nobody))
             elif event.kind == "turn_skipped":
                 # R7: his turn lapsed; the post says so publicly, he alone is told here
                 # when his next turn comes (the players before it, R1, R4).
                 before = engine.turns_before(state, data["player"])
-                skipped = {"skipped": data, "before": before}
+                skipped: TurnSkippedMail = {"skipped": cast(TurnSkipped, data), "before": before}
                 mails.append(PrivateMail("turn_skipped", data["player"], skipped))
             elif event.kind == "gm_refutation":
-                mails.append(PrivateMail("gm_answered", data["player"], {"answer": data}))
+                answered: GmAnsweredMail = {"answer": cast(GmRefutation, data)}
+                mails.append(PrivateMail("gm_answered", data["player"], answered))
             elif event.kind == "accusation_made":
-                mails.append(PrivateMail("gm_accusation", None, {"accusation": data}))
+                accusation: GmAccusationMail = {"accusation": cast(AccusationMade, data)}
+                mails.append(PrivateMail("gm_accusation", None, accusation))
             elif event.kind == "player_removed":  # by the GM (pbp remove): C5 from now on
-                mails.append(self.removal_mail(data, events))
+                mails.append(self.removal_mail(cast(PlayerRemoved, data), events))
             elif event.kind == "game_over":
+                over = cast(GameOver, data)
                 for name in self.players(state):
-                    won = data["winner"] == name  # C6: his accusation was right
-                    mails.append(PrivateMail("game_over", name, {"result": data, "won": won}))
+                    won = over["winner"] == name  # C6: his accusation was right
+                    result: GameOverMail = {"result": over, "won": won}
+                    mails.append(PrivateMail("game_over", name, result))
         return self.told_when_removed(mails, state.removed)
 
 
-def _suggestion(state: RoundsState, number: int) -> dict[str, Any]:
+def _suggestion(state: RoundsState, number: int) -> SuggestionFacts:
     """The public facts of suggestion ``number`` (never its answers: they may hold a
     card shown to someone else)."""
     found = engine.find_suggestion(state, number)

@@ -1,11 +1,12 @@
-"""The state of a Cluedo-by-rounds game (rules C1–C7, R1–R7): queries, views, JSON form.
+"""The state of a Cluedo-by-rounds game (rules C1–C7, R1–R7): its queries and JSON form.
 
 Split from :mod:`pbp.games.cluedo_rounds.engine` (the rules: moves and deadlines) so each
 module stays small; everything public here is re-exported there. Pure: no I/O, no
 clock.
 
 Times are stored as ISO 8601 strings in UTC (``"2026-12-01T17:05:00+00:00"``);
-the queries below return aware :class:`~datetime.datetime` objects in UTC.
+the queries below return aware :class:`~datetime.datetime` objects in UTC. The views
+built on these queries are in :mod:`pbp.games.cluedo_rounds.views`.
 """
 
 from __future__ import annotations
@@ -13,16 +14,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal, get_args
 
 from pbp.games.cluedo.cards import (
-    CATEGORIES,
     NoRefutation,
     Refute,
     Status,
-    gm_default_card,
-    held_cards,
 )
 from pbp.games.cluedo.state import (
     CluedoSetup,
@@ -32,8 +30,13 @@ from pbp.games.cluedo.state import (
     table_as_json,
     table_from_json,
 )
-from pbp.games.core.events import Event, SetupError, flat_dict
-from pbp.games.core.fairness import commitment
+from pbp.games.cluedo_rounds.shapes import (
+    AccusationJson,
+    AnswerJson,
+    SkipJson,
+    Sugg,
+)
+from pbp.games.core.events import Event, JsonMap, SetupError, flat_dict
 
 AutoAnswer = Literal["no_match", "none"]  # R6: no "forced" mode (it leaks, see RoundsRules)
 AUTO_ANSWERS: tuple[str, ...] = get_args(AutoAnswer)
@@ -93,6 +96,16 @@ class Answer:
     by_gm: bool
     at: str
 
+    def as_json(self) -> AnswerJson:
+        """``{"player", "card", "auto", "by_gm", "at"}``."""
+        return {
+            "player": self.player,
+            "card": self.card,
+            "auto": self.auto,
+            "by_gm": self.by_gm,
+            "at": self.at,
+        }
+
 
 @dataclass(frozen=True)
 class Suggestion:
@@ -132,9 +145,17 @@ class Suggestion:
         refutation = self.refutation
         return None if refutation is None else refutation.player
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> Sugg:
         """``{number, turn, suggester, suspect, weapon, room, at}`` (the ``sugg`` fields)."""
-        return {name: getattr(self, name) for name in _SUGG_FIELDS}
+        return {
+            "number": self.number,
+            "turn": self.turn,
+            "suggester": self.suggester,
+            "suspect": self.suspect,
+            "weapon": self.weapon,
+            "room": self.room,
+            "at": self.at,
+        }
 
 
 _SUGG_FIELDS = ("number", "turn", "suggester", "suspect", "weapon", "room", "at")
@@ -152,6 +173,18 @@ class Accusation:
     room: str
     correct: bool
 
+    def as_json(self) -> AccusationJson:
+        """``{"player", "turn", "at", "suspect", "weapon", "room", "correct"}``."""
+        return {
+            "player": self.player,
+            "turn": self.turn,
+            "at": self.at,
+            "suspect": self.suspect,
+            "weapon": self.weapon,
+            "room": self.room,
+            "correct": self.correct,
+        }
+
 
 @dataclass(frozen=True)
 class Skip:
@@ -160,6 +193,10 @@ class Skip:
     turn: int
     player: str
     at: str
+
+    def as_json(self) -> SkipJson:
+        """``{"turn", "player", "at"}``."""
+        return {"turn": self.turn, "player": self.player, "at": self.at}
 
 
 @dataclass(frozen=True)
@@ -338,160 +375,10 @@ _HISTORY_KINDS = frozenset(
 )
 
 
-# --- views ---
-
-
-def _iso_or_none(at: datetime | None) -> str | None:
-    return None if at is None else at.astimezone(UTC).isoformat()
-
-
-def _asked_view(state: RoundsState, player: str) -> dict[str, Any] | None:
-    running = state.running
-    if state.over or running is None or running.asked != player:
-        return None
-    return {
-        **running.public(),
-        "held": held_cards(state.deal.hands[player], running.named),
-        "deadline": _iso_or_none(deadline(state)),
-    }
-
-
-def _my_turn(state: RoundsState, player: str) -> bool:
-    return not state.over and state.running is None and state.turn_player == player
-
-
-def status(state: RoundsState, player: str) -> dict[str, Any]:
-    """The private ``STATUS`` answer of ``player``.
-
-    Example: ``{"game": "seed-000", "turn": 4, "turn_player": "Кросс", "over": False,
-    "winner": None, "out": False, "character": None, "hand": ["Петя", "Ваня", "Нож"],
-    "my_turn": True, "turn_deadline": "2026-12-02T18:00:00+00:00",
-    "allowed_rooms": ["Столовая", "Библиотека"], "asked": None,
-    "shown_to_me": [{"number": 1, "card": "Молоток", "by": "Дуг", "auto": False,
-    "by_gm": False}], "shown_by_me": [{"number": 2, "card": "Петя", "to": "Дуг",
-    "auto": False, "by_gm": False}]}``. ``my_turn``: he must suggest or accuse now;
-    ``turn_deadline``: its deadline (else None); ``allowed_rooms``: for his next
-    suggestion (R5); ``asked``: the suggestion he must answer now as ``{**sugg, held:
-    [card...], deadline}``, else None. ``shown_to_me``/``shown_by_me`` cover the
-    suggestions ``state`` holds: give it the game's history first (:func:`with_history`).
-
-    :raises KeyError: ``player`` is not in the game.
-    """
-    character = dict(state.players)[player]
-    mine = _my_turn(state, player)
-    shown_to_me, shown_by_me = [], []
-    for s in state.suggestions:
-        refutation = s.refutation
-        if refutation is None:
-            continue
-        flags = {"auto": refutation.auto, "by_gm": refutation.by_gm}
-        if s.suggester == player:
-            shown_to_me.append(
-                {"number": s.number, "card": refutation.card, "by": refutation.player, **flags}
-            )
-        if refutation.player == player:
-            shown_by_me.append(
-                {"number": s.number, "card": refutation.card, "to": s.suggester, **flags}
-            )
-    return {
-        "game": state.game_id,
-        "turn": state.turn,
-        "turn_player": whose_turn(state),
-        "over": state.over,
-        "winner": state.winner,
-        "out": player in state.out,
-        "removed": player in state.removed,
-        "character": character,
-        "hand": list(state.deal.hands[player]),
-        "my_turn": mine,
-        "turn_deadline": _iso_or_none(deadline(state)) if mine else None,
-        "allowed_rooms": allowed_rooms(state, player),
-        "asked": _asked_view(state, player),
-        "shown_to_me": shown_to_me,
-        "shown_by_me": shown_by_me,
-    }
-
-
-def duties(state: RoundsState, player: str) -> dict[str, Any] | None:
-    """What a reminder says, or None when ``player`` owes nothing now (R7).
-
-    His turn: ``{"duty": "turn", "turn": n, "deadline": ISO, "allowed_rooms": [...]}``;
-    his answer: ``{"duty": "answer", "number": n, "suggestion": {**sugg}, "held":
-    [card...], "gm_card": card | None (what the GM shows for him if he does not answer,
-    C5; None: he holds none, the GM answers no refutation), "deadline": ISO}``.
-    :raises KeyError: ``player`` is not in the game.
-    """
-    dict(state.players)[player]
-    if _my_turn(state, player):
-        return {
-            "duty": "turn",
-            "turn": state.turn,
-            "deadline": _iso_or_none(deadline(state)),
-            "allowed_rooms": allowed_rooms(state, player),
-        }
-    asked = _asked_view(state, player)
-    if asked is None or state.running is None:
-        return None
-    suspect, weapon, room = state.running.named
-    return {
-        "duty": "answer",
-        "number": asked["number"],
-        "suggestion": {k: v for k, v in asked.items() if k not in ("held", "deadline")},
-        "held": asked["held"],
-        "gm_card": gm_default_card(state.deal.hands[player], suspect, weapon, room),
-        "deadline": asked["deadline"],
-    }
-
-
-def gm_view(state: RoundsState) -> dict[str, Any]:
-    """Everything the GM sees (``pbp show``).
-
-    ``{"game", "turn", "turn_player", "over", "winner", "seed", "rules": {auto_answer,
-    turn_hours, answer_hours, publish_wrong_accusations}, "solution": {suspect, weapon,
-    room}, "players": [{"name", "character", "hand": [...], "out": bool,
-    "allowed_rooms": [...]}], "awaiting": {"player", "number"} | None, "deadline": ISO
-    | None, "suggestions": [{**sugg, "answers": [{"player", "card", "auto", "by_gm",
-    "at"}], "asked", "asked_at", "ended_at", "refuted_by"}], "accusations": [{"player",
-    "turn", "at", "suspect", "weapon", "room", "correct"}], "skipped": [{"turn",
-    "player", "at"}], "commitment": hex, "canonical": str}``; ``suggestions`` and
-    ``skipped`` as far as ``state`` holds them (:func:`with_history`).
-    """
-    waiting = awaiting(state)
-    return {
-        "game": state.game_id,
-        "turn": state.turn,
-        "turn_player": whose_turn(state),
-        "over": state.over,
-        "winner": state.winner,
-        "seed": state.seed,
-        "rules": dataclasses.asdict(state.rules),
-        "solution": dict(zip(CATEGORIES, state.deal.solution, strict=True)),
-        "players": [
-            {
-                "name": p,
-                "character": ch,
-                "hand": list(state.deal.hands[p]),
-                "out": p in state.out,
-                "allowed_rooms": allowed_rooms(state, p),
-            }
-            for p, ch in state.players
-        ],
-        "awaiting": None if waiting is None else {"player": waiting[0], "number": waiting[1]},
-        "deadline": _iso_or_none(deadline(state)),
-        "suggestions": [
-            {**suggestion_as_json(s), "refuted_by": s.refuted_by} for s in state.suggestions
-        ],
-        "accusations": [dataclasses.asdict(a) for a in state.accusations],
-        "skipped": [dataclasses.asdict(s) for s in state.skipped],
-        "commitment": commitment(state.canonical),
-        "canonical": state.canonical,
-    }
-
-
 # --- storage ---
 
 
-def dump_state(state: RoundsState) -> dict[str, Any]:
+def dump_state(state: RoundsState) -> JsonMap:
     """State → JSON-able dict, of a size independent of the game's length (the
     latest suggestion only, no skipped turns: the event log holds the history);
     ``load_state(dump_state(s)) == s`` exactly for a state without history (every
@@ -508,8 +395,9 @@ def dump_state(state: RoundsState) -> dict[str, Any]:
     }
 
 
-def suggestion_as_json(suggestion: Suggestion) -> dict[str, Any]:
-    """A :class:`Suggestion` as JSON: its fields, ``answers`` a list of dicts."""
+def suggestion_as_json(suggestion: Suggestion) -> JsonMap:
+    """A :class:`Suggestion` as JSON: its fields, ``answers`` a list of dicts
+    (:class:`~pbp.games.cluedo_rounds.shapes.SuggestionJson`)."""
     return {**flat_dict(suggestion), "answers": [flat_dict(a) for a in suggestion.answers]}
 
 

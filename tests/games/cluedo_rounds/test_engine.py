@@ -6,7 +6,7 @@ import json
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -577,7 +577,7 @@ def test_R6_forced_is_not_a_mode() -> None:
 
 
 def test_R6_a_game_stored_with_forced_goes_on_as_no_match() -> None:
-    stored = rounds.dump_state(begin())
+    stored = cast(dict[str, Any], rounds.dump_state(begin()))
     stored["rules"]["auto_answer"] = "forced"
     assert rounds.load_state(stored).rules.auto_answer == "no_match"
 
@@ -950,7 +950,9 @@ def random_game(seed: int) -> Game:
         waiting = rounds.awaiting(state)
         if waiting is not None:
             answerer, number = waiting
-            held = rounds.status(state, answerer)["asked"]["held"]
+            asked = rounds.status(state, answerer)["asked"]
+            assert asked is not None
+            held = asked["held"]
             move: CluedoMove = Refute(rng.choice(held), number) if held else NoRefutation()
             game.play((answerer, move), clock)
             continue
@@ -1157,7 +1159,7 @@ def test_the_snapshot_does_not_grow_with_the_game_and_the_history_comes_from_the
 def test_an_older_snapshot_with_the_whole_history_still_loads() -> None:
     game = random_game(3)
     full = game.full
-    older = rounds.dump_state(full)
+    older = cast(dict[str, Any], rounds.dump_state(full))
     older["suggestions"] = [rounds.suggestion_as_json(s) for s in full.suggestions]
     older["skipped"] = [{"turn": s.turn, "player": s.player, "at": s.at} for s in full.skipped]
     del older["suggestion_count"], older["last_rooms"]
