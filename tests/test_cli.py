@@ -1274,7 +1274,7 @@ def test_a_whole_game_through_maildir_and_pbp_run_once(tmp_path: Path, lang: Lan
     closing = table.pbp("run", "--once", "--now", t["after_close"])
     assert (closing.code, closing.out) == (0, [])
     assert [line for line in closing.log if "closed" in line] == [
-        f"INFO pbp.app.service: game {game}: day 1 closed at {t['close_utc']}"
+        f"INFO pbp.app.deadlines: game {game}: day 1 closed at {t['close_utc']}"
     ]
     mails = by_head(table.new_mail())
     assert {head: body(m) for head, m in mails.items()} == {
@@ -1400,8 +1400,8 @@ def test_D8_one_run_catches_up_two_missed_closes_each_once_in_time_order(
 
     assert caught_up.out == [f"maildir:{day1}: applied ru-1", f"maildir:{day2}: applied ru-1"]
     assert [line for line in caught_up.log if "closed" in line] == [
-        "INFO pbp.app.service: game ru-1: day 1 closed at 2025-03-01T19:30:00+00:00",
-        "INFO pbp.app.service: game ru-1: day 2 closed at 2025-03-02T19:30:00+00:00",
+        "INFO pbp.app.deadlines: game ru-1: day 1 closed at 2025-03-01T19:30:00+00:00",
+        "INFO pbp.app.deadlines: game ru-1: day 2 closed at 2025-03-02T19:30:00+00:00",
     ]
     mails = table.new_mail()
     summaries = [m for m in mails if m["To"] == GM]

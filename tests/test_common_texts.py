@@ -16,6 +16,7 @@ import pytest
 
 from pbp.app.intake.senders import megabytes
 from pbp.app.playermoves import reply_results
+from pbp.app.shapes import MoveResult
 from pbp.games.cluedo.cards import Cards, Suggest
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import wording
@@ -218,7 +219,7 @@ def test_P2_suggest_syntax_forum_form_says_every_suspect_in_one_sentence(
 
 
 def test_not_done_said_once(renderer: Renderer) -> None:
-    results = [{"line": "ГОЛОС Маришку", "error": "Неизвестный игрок «Маришку»."}]
+    results: list[MoveResult] = [{"line": "ГОЛОС Маришку", "error": "Неизвестный игрок «Маришку»."}]
     _subject, body = mail(
         renderer,
         "maniac/reply",

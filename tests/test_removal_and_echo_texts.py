@@ -27,6 +27,7 @@ from kits.rounds_table import START as ROUNDS_START
 from kits.rounds_table import RoundsTable
 from kits.table import GM, Table, body, named_body, summary, utc
 
+from pbp.app.shapes import GmResult, LeverDone
 from pbp.games.cluedo.wording import wording
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
@@ -362,7 +363,7 @@ def test_removing_a_substitute_names_him_as_he_is_known_now_in_his_gender(days: 
         "Вова, ГМ исключил вас из игры «seed-000» в день 1.",
     )
     # pbp remove prints the result in English: the same name, the seat in its words.
-    done = {"lever": "remove", "player": "Роза", "name": "Вова", "over": False}
+    done: LeverDone = {"lever": "remove", "player": "Роза", "name": "Вова", "over": False}
     text = gm.result_text(
         days.service.game_config(GAME),
         [{"line": "", "lever": "remove", "done": done}],
@@ -399,7 +400,7 @@ def test_removing_a_maniac_substitute_names_him_as_he_is_known_now(tmp_path: Pat
         assert summary(mails[1:]) == [("vova@example.test", "[seed-002] Вы исключены из игры")]
         assert MANIAC_EMAILS["Маша"] not in {str(m["To"]) for m in mails}
         game = table.service.game_config(MANIAC_GAME)
-        results = [{"line": "ИСКЛЮЧИТЬ Вову", "lever": "remove", "done": done}]
+        results: list[GmResult] = [{"line": "ИСКЛЮЧИТЬ Вову", "lever": "remove", "done": done}]
         assert "\nВова (вместо Маши) исключён из игры.\n" in gm.result_text(game, results)
     finally:
         table.close()

@@ -18,6 +18,7 @@ import pytest
 from guessgame.kind import GuessKind
 
 from pbp.app.playermoves import reply_results
+from pbp.app.shapes import MoveResult
 from pbp.games.cluedo.views import start_view
 from pbp.games.cluedo.wording import wording
 from pbp.games.core import registry
@@ -1268,22 +1269,24 @@ def test_a_duration_is_whole_hours_and_minutes_without_a_zero_part(
 
 
 def test_reply_results_splits_done_from_not_done_in_mail_order() -> None:
-    first, refused, second = {"line": "A"}, {"line": "B", "error": "no"}, {"line": "C"}
+    first: MoveResult = {"line": "A"}
+    refused: MoveResult = {"line": "B", "error": "no"}
+    second: MoveResult = {"line": "C"}
     assert reply_results([first, refused, second]) == {
         "results": [first, refused, second],
         "done": [first, second],
         "not_done": [refused],
         "fix": True,
     }
-    nothing = {"line": "", "error": "no command"}
+    nothing: MoveResult = {"line": "", "error": "no command"}
     assert reply_results([nothing])["fix"] is False
 
 
 def test_reply_lists_done_lines_before_not_done_and_asks_to_fix_only_then(
     renderer: Renderer,
 ) -> None:
-    refused = {"line": "ГОЛОС за Шапо", "error": "Неизвестный игрок «Шапо»."}
-    done = {"line": "СТАТУС", "events": []}
+    refused: MoveResult = {"line": "ГОЛОС за Шапо", "error": "Неизвестный игрок «Шапо»."}
+    done: MoveResult = {"line": "СТАТУС", "events": []}
     context = {"game": "m-1", "player": "Лев", "day_closes": "20:00", "timezone": "UTC"}
     _subject, body = renderer.private_mail(
         "maniac/reply", locale="ru", **context, **reply_results([refused, done])
@@ -1350,7 +1353,10 @@ def test_a_mail_of_a_forwarded_mail_alone_is_not_asked_to_fix_lines(
     renderer: Renderer,
 ) -> None:
     # It has no line of the player's to fix: its refusal says what to send instead.
-    refused = {"line": "", "error": "В письме нет ваших ходов: в нём только пересланное письмо."}
+    refused: MoveResult = {
+        "line": "",
+        "error": "В письме нет ваших ходов: в нём только пересланное письмо.",
+    }
     context = {"game": "d-1", "player": "Веталь", "timezone": "UTC"}
     for kind in ("maniac", "cluedo_days", "cluedo_rounds"):
         _subject, body = renderer.private_mail(

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from kits.maniac_table import START, ManiacTable
 from kits.table import EMAILS, GM, Table, body, named_body, summary, utc
 
+from pbp.app.shapes import GmResult
 from pbp.cli import main
 from pbp.games.core.events import AmbiguousMove, InvalidMove, LeverRefused
 from pbp.mail.maildir import deliver
@@ -194,7 +195,7 @@ def test_readdress_in_a_pause_drops_the_old_addresss_held_mail_with_its_own_answ
     )
     assert NEW not in str(mails[0]) and "Вова" not in str(mails[0])
     game = table.service.game_config(GAME)
-    results = [{"line": "", "lever": "readdress", "done": done}]
+    results: list[GmResult] = [{"line": "", "lever": "readdress", "done": done}]
     assert (
         f"Письма с {OLD}, сохранённые на время паузы, учтены не будут (туда отправлено "
         f"объяснение); в списке ОТЛОЖЕННЫЕ это №{doug_kept}. Если ход должен засчитаться, "

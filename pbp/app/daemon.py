@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbp.app.seating import seat_warnings
 from pbp.app.service import Service
@@ -235,7 +235,7 @@ class Daemon:
                 misfire_grace_time=None,
             )
 
-    def stop(self, *_args: Any) -> None:
+    def stop(self, *_args: object) -> None:
         """Ask the loop to finish its current round and exit."""
         self.stopping.set()
 

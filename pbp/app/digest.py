@@ -34,7 +34,6 @@ from collections.abc import Mapping
 from datetime import datetime, time, timedelta
 from email.message import Message
 from email.utils import parseaddr
-from typing import Any
 
 from pbp.app.mailer import Mailer
 from pbp.config.model import Config, Game
@@ -194,7 +193,7 @@ class Digest:
         games: list[Game],
         counts: Mapping[str, DigestCount],
         entries: list[DigestEntry],
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         zones = {game.id: game.timezone for game in games}
         total = sum(count.count for count in counts.values())
         listed = sum(count.count for reason, count in counts.items() if reason not in COUNTED_ONLY)

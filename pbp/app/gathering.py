@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from pbp.config.model import Game
 
@@ -35,7 +34,7 @@ class Gathered:
 
 
 #: ``render(game, template, context, token) -> (subject, body)`` of a GM mail.
-Render = Callable[[Game, str, Mapping[str, Any], str | None], tuple[str, str]]
+Render = Callable[[Game, str, Mapping[str, object], str | None], tuple[str, str]]
 
 
 def mail_gathered(

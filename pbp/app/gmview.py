@@ -14,12 +14,12 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from pbp.app.keptview import kept_rows
 from pbp.app.running import paused_since
 from pbp.app.table import standing_deadline
 from pbp.config.model import Config, Game
+from pbp.games.core.events import Json
 from pbp.games.core.kind import Outstanding
 from pbp.games.core.registry import kind_named
 from pbp.store import Store
@@ -70,7 +70,7 @@ class LastLever:
     note: str | None
     player: str | None
 
-    def as_json(self, game: Game) -> dict[str, Any]:
+    def as_json(self, game: Game) -> dict[str, Json]:
         """``{"lever", "at" (ISO 8601 with the offset of ``game``'s zone), "via", "note",
         "player"}``."""
         return {
@@ -95,10 +95,14 @@ class SeatPlayer:
     since: datetime
     until: datetime | None
 
-    def as_json(self, game: Game) -> dict[str, Any]:
+    def as_json(self, game: Game) -> dict[str, Json]:
         """``{"name", "email", "since", "until"}``, times as ISO 8601 with the offset of
         ``game``'s zone, to the minute (``until`` only for an earlier player)."""
-        found = {"name": self.name, "email": self.email, "since": _iso(self.since, game)}
+        found: dict[str, Json] = {
+            "name": self.name,
+            "email": self.email,
+            "since": _iso(self.since, game),
+        }
         return found if self.until is None else {**found, "until": _iso(self.until, game)}
 
 
@@ -112,7 +116,7 @@ class SeatView:
     player: SeatPlayer
     earlier: tuple[SeatPlayer, ...]
 
-    def as_json(self, game: Game) -> dict[str, Any]:
+    def as_json(self, game: Game) -> dict[str, Json]:
         """``{"seat", "player" (his name now), "email", "since", "earlier": [{"name",
         "email", "since", "until"}]}`` (:meth:`SeatPlayer.as_json`), as ``pbp show
         --json`` gives it."""
@@ -187,7 +191,7 @@ class GameStatus:
         """True while the GM's pause holds the game."""
         return self.paused_at is not None
 
-    def as_json(self, game: Game) -> dict[str, Any]:
+    def as_json(self, game: Game) -> dict[str, object]:
         """The status as ``pbp games --json`` gives it: the fields above, times as ISO
         8601 with the offset of ``game``'s zone, ``outstanding`` as ``owed`` (``[{"player",
         "duty", "numbers"}]``) and ``open`` (the kind's view), ``paused`` a bool,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from pbp.app.digest import inert
@@ -132,7 +132,7 @@ class KeptRow:
     status: str
     source: str
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The row as a JSON object (``--json``)."""
         return asdict(self)
 

@@ -42,6 +42,15 @@ def _one_line(text: str) -> str:
 POST_FORMATS: tuple[PostFormat, ...] = ("bbcode", "markdown")
 
 
+#: A template's context as the mailer builds it and hands it to the renderer, whose
+#: keyword arguments it becomes (Jinja's context, typed ``Any``): pbp's own keys
+#: (:meth:`Mailer.context`, :meth:`Mailer.post_context`; those the text layer reads:
+#: :class:`pbp.text.filters.TextKeys`), the kind's
+#: (:meth:`pbp.games.core.kind.GameKind.mail_context`) and the mail's own, which each
+#: template's header gives (a reply's: :class:`pbp.app.shapes.ReplyContext`).
+Context = dict[str, Any]
+
+
 #: The suffix of the rate-limit key (:mod:`pbp.app.ratelimit`) under which the GM's
 #: confirmation requests and lever results are counted, apart from his other answers.
 LEVERS_BUDGET = "#levers"
@@ -124,7 +133,7 @@ class Mailer:
         token = self.store.player_token(game.id, GM_SEAT)
         mail_gathered(game, gathered, now, token, self._gm_render, self._gm_send)
 
-    def post_context(self, game: Game) -> dict[str, Any]:
+    def post_context(self, game: Game) -> Context:
         """What every public post of ``game`` gets besides its events: the kind, the
         game id, its name in texts (``title``: :attr:`pbp.config.model.Game.display_title`;
         ``titled``: whether the GM gave it a ``title``, which a heading then names alone),
@@ -142,13 +151,13 @@ class Mailer:
             **KINDS[game.kind].mail_context(game),
         }
 
-    def context(self, game: Game, player: str | None) -> dict[str, Any]:
+    def context(self, game: Game, player: str | None) -> Context:
         """What every mail template of ``game`` gets: game, its name in texts
         (``title``), timezone, the formats of
         its posts mailed to the GM (``post_formats``), the kind's own
         timing keys (:meth:`GameKind.mail_context`), and for a player his name,
         personal address and Subject tag."""
-        context: dict[str, Any] = {
+        context: Context = {
             "game": game.id,
             "title": game.display_title,
             "timezone": game.timezone,
@@ -160,9 +169,7 @@ class Mailer:
             self._add_player(context, game.id, player, self.store.player_token(game.id, player))
         return context
 
-    def _add_player(
-        self, context: dict[str, Any], game_id: str, player: str, token: str | None
-    ) -> None:
+    def _add_player(self, context: Context, game_id: str, player: str, token: str | None) -> None:
         """Set a player's keys of :meth:`context`: his name, personal address (by his
         ``token``, None: the common address) and Subject tag, and for a player's seat
         (not the GM's) the seats substitutes play (``substitutes``; ``reader``: his own
@@ -176,7 +183,7 @@ class Mailer:
         context["subject_tag"] = f"[pbp-{token}]" if token and not self.plus else None
 
     def player(
-        self, game: Game, player: str, template: str, context: Mapping[str, Any], now: datetime
+        self, game: Game, player: str, template: str, context: Mapping[str, object], now: datetime
     ) -> None:
         # The address the seat was dealt to (the store), so that a games.yaml edited
         # during the game cannot lose a player's mail.
@@ -201,7 +208,7 @@ class Mailer:
         )
 
     def former(
-        self, game: Game, to: str, template: str, context: Mapping[str, Any], now: datetime
+        self, game: Game, to: str, template: str, context: Mapping[str, object], now: datetime
     ) -> None:
         """Mail ``to``, an address that no longer plays in ``game`` (the old address of a
         seat the GM registered elsewhere, ``pbp readdress``): the common context only and
@@ -223,7 +230,7 @@ class Mailer:
         self,
         game: Game,
         template: str,
-        context: Mapping[str, Any],
+        context: Mapping[str, object],
         now: datetime,
         *,
         about: Sequence[Game] = (),
@@ -246,7 +253,7 @@ class Mailer:
         game: Game,
         template: str,
         posts: Mapping[str, str],
-        context: Mapping[str, Any],
+        context: Mapping[str, object],
         now: datetime,
     ) -> None:
         """Mail the GM a public post to paste, one mail per format of the game's
@@ -379,7 +386,7 @@ class Mailer:
         self.store.record_post(game.id, post, period, texts)
 
     def _gm_render(
-        self, game: Game, template: str, context: Mapping[str, Any], token: str | None
+        self, game: Game, template: str, context: Mapping[str, object], token: str | None
     ) -> tuple[str, str]:
         """``template`` rendered for the GM, whose seat has ``token`` (None: none yet)."""
         gm_address = self.personal(token) if token else None
@@ -419,7 +426,7 @@ class Mailer:
         kept_id: int,
         now: datetime,
         detail: str | None = None,
-        facts: Mapping[str, Any] | None = None,
+        facts: Mapping[str, object] | None = None,
         player: str | None = None,
     ) -> None:
         """Tell the GM of ``game`` at once that a player's message was refused and kept
@@ -458,7 +465,7 @@ class Mailer:
         letter: Letter,
         to: str,
         template: str,
-        context: Mapping[str, Any],
+        context: Mapping[str, object],
         now: datetime,
         *,
         game: Game,

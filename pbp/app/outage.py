@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from pbp.app.mailer import Mailer
 from pbp.app.running import game_and_kind, paused_since, running
@@ -48,6 +48,14 @@ class Missed:
 
     count: int
     first: datetime
+
+
+class CaughtUp(TypedDict):
+    """What :meth:`Outages.catch_up` did: ``resumed`` the game paused after an outage,
+    and its deadline now (aware UTC; None: none)."""
+
+    resumed: bool
+    deadline_at: datetime | None
 
 
 class Outages(Configured):
@@ -164,7 +172,7 @@ class Outages(Configured):
             game.id,
         )
 
-    def catch_up(self, game_id: str, now: datetime) -> dict[str, Any]:
+    def catch_up(self, game_id: str, now: datetime) -> CaughtUp:
         """``pbp run --catch-up GAME``: pass the deadlines ``game_id`` missed, in time order
         (rule D8), as pbp did before P3. A game paused after an outage (:meth:`pause`)
         is resumed as of its first missed deadline (a ``gm_resume`` logged at that

@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbp.app.digest import Digest
 from pbp.app.mailer import Mailer
@@ -22,6 +22,7 @@ from pbp.app.outcome import Decision, Handled
 from pbp.app.owntext import OwnText
 from pbp.app.ratelimit import is_loop
 from pbp.app.settings import Configured, Settings
+from pbp.app.shapes import MoveResult, ReplyContext, ReplyResults
 from pbp.app.table import Applied, GameTable, standing_deadline, visible
 from pbp.config.model import Game
 from pbp.games.core.events import MoveError
@@ -78,9 +79,9 @@ class Moves(Configured):
         message: Message,
         game: Game,
         kind: AnyKind,
-        state: Any,
+        state: object,
         text: str,
-        commands: Sequence[ParsedCommand[Any]],
+        commands: Sequence[ParsedCommand[object]],
         quoted: Sequence[str],
         player: str,
         schedule: Schedule | None = None,
@@ -91,7 +92,7 @@ class Moves(Configured):
         game's schedule read with ``state`` in this transaction (None: read when needed)."""
         letter = message.letter
         game_id = game.id
-        results: list[dict[str, Any]] = []
+        results: list[MoveResult] = []
         steps: list[Applied] = []
         for command in commands:
             result, applied = self.apply_command(
@@ -109,18 +110,16 @@ class Moves(Configured):
             if loop is not None:  # no answer: an auto-responder's loop
                 return Decision(Handled.LOOP, game_id, player, loop)
         ignored = ignored_lines(text, commands)
+        context = reply_context(results, player, kind.unfixable)
+        context["looks_quoted"] = [_cut(line) for line in quoted[:IGNORED_SHOWN]]
+        context["ignored"] = ignored[:IGNORED_SHOWN]
+        context["ignored_more"] = max(0, len(ignored) - IGNORED_SHOWN)
+        context["forwarded"] = letter.forwarded and bool(commands)
         self.mail.reply(
             letter,
             message.from_address,
             "reply",
-            {
-                **reply_results(results, kind.unfixable),
-                "player": player,
-                "looks_quoted": [_cut(line) for line in quoted[:IGNORED_SHOWN]],
-                "ignored": ignored[:IGNORED_SHOWN],
-                "ignored_more": max(0, len(ignored) - IGNORED_SHOWN),
-                "forwarded": letter.forwarded and bool(commands),
-            },
+            context,
             message.now,
             game=game,
             player=player,
@@ -135,15 +134,13 @@ class Moves(Configured):
             outcome = Handled.REFUSED if refused else Handled.STATUS
         return Decision(outcome, game_id, player)
 
-    def _nothing_done(
-        self, letter: Letter, game: Game, kind: AnyKind, state: Any
-    ) -> dict[str, Any]:
+    def _nothing_done(self, letter: Letter, game: Game, kind: AnyKind, state: object) -> MoveResult:
         """The reply's line for a mail with no command: forwarded (a forwarded mail's
         moves are not his, issue 5 case 13), a move in the Subject only (moves are read
         from the body), else no command at all. Lines that look quoted are answered as
         such instead."""
         code = "forwarded" if letter.forwarded else "no_command"
-        params: dict[str, Any] = {}
+        params: dict[str, object] = {}
         subject = subject_moves(letter.subject)
         if code == "no_command" and subject and kind.parse(subject, state):
             code, params = "command_in_subject", {"subject": subject[:200]}
@@ -156,17 +153,17 @@ class Moves(Configured):
         self,
         game: Game,
         kind: AnyKind,
-        state: Any,
+        state: object,
         player: str,
-        command: ParsedCommand[Any],
+        command: ParsedCommand[object],
         at: datetime,
         source: str,
         schedule: Schedule | None = None,
-    ) -> tuple[dict[str, Any], Applied | None]:
+    ) -> tuple[MoveResult, Applied | None]:
         """Apply and commit one command line at ``at`` (its arrival, D8): (its result
         for the reply, what it did). ``schedule``: the game's schedule as read in this
         transaction (None: read when needed)."""
-        result: dict[str, Any] = {"line": command.text}
+        result: MoveResult = {"line": command.text}
         if command.move is not None:
             result["move"] = move_dict(command.move)
         if command.error is not None:
@@ -252,8 +249,8 @@ UNFIXABLE = frozenset({"game_over"})
 
 
 def reply_results(
-    results: Sequence[dict[str, Any]], unfixable: frozenset[str] = frozenset()
-) -> dict[str, Any]:
+    results: Sequence[MoveResult], unfixable: frozenset[str] = frozenset()
+) -> ReplyResults:
     """What a ``reply`` template gets of a mail's results (one dict per command line,
     an ``error`` key when it was refused, its ``code`` beside it): ``results`` as they
     are, ``done`` (those without an error) and ``not_done`` (those with one), each in
@@ -274,14 +271,31 @@ def reply_results(
     not_done = [result for result in results if "error" in result]
     fixed = UNFIXABLE | unfixable
     fix = any(result.get("line") and result.get("code") not in fixed for result in not_done)
-    return {"results": list(results), "done": done, "not_done": not_done, "fix": fix}
+    return ReplyResults(results=list(results), done=done, not_done=not_done, fix=fix)
 
 
-def move_dict(move: Any) -> dict[str, Any]:
+def reply_context(
+    results: Sequence[MoveResult], player: str, unfixable: frozenset[str] = frozenset()
+) -> ReplyContext:
+    """The ``reply`` template's context of ``player``'s ``results``
+    (:func:`reply_results`, ``unfixable``: the game's codes no rewording mends); the
+    caller sets the optional keys."""
+    replied = reply_results(results, unfixable)
+    return {
+        "results": replied["results"],
+        "done": replied["done"],
+        "not_done": replied["not_done"],
+        "fix": replied["fix"],
+        "player": player,
+    }
+
+
+def move_dict(move: object) -> dict[str, object]:
     """A parsed move for the ``understood`` template macro: ``{"type": class name
     lower-cased, **fields}``, e.g. ``{"type": "vote", "target": "Петя", "prison": False}``."""
-    is_instance = dataclasses.is_dataclass(move) and not isinstance(move, type)
-    fields = dataclasses.asdict(move) if is_instance else {}
+    fields: dict[str, object] = {}
+    if dataclasses.is_dataclass(move) and not isinstance(move, type):
+        fields = dataclasses.asdict(move)
     return {"type": type(move).__name__.lower(), **fields}
 
 
@@ -301,7 +315,7 @@ def _cut(line: str) -> str:
     return line if len(line) <= IGNORED_WIDTH else line[: IGNORED_WIDTH - 1] + "…"
 
 
-def looks_quoted(kind: AnyKind, state: Any, doubtful: Sequence[str]) -> list[str]:
+def looks_quoted(kind: AnyKind, state: object, doubtful: Sequence[str]) -> list[str]:
     """The lines of ``doubtful`` (:attr:`pbp.mail.read.mime.Letter.doubtful`, lines that may
     be quoted) that the game reads as a command, right or wrong: never executed (a
     line that may be quoted is never executed), listed in the answer as "looks quoted
@@ -314,9 +328,9 @@ def looks_quoted(kind: AnyKind, state: Any, doubtful: Sequence[str]) -> list[str
 
 def quoted_commands(
     kind: AnyKind,
-    state: Any,
+    state: object,
     reply: Reply,
-    commands: Sequence[ParsedCommand[Any]],
+    commands: Sequence[ParsedCommand[object]],
     *,
     forwarded: bool = False,
 ) -> list[str]:
@@ -334,7 +348,7 @@ def quoted_commands(
     return looks_quoted(kind, state, reply.aside)
 
 
-def ignored_lines(text: str, commands: Sequence[ParsedCommand[Any]]) -> list[str]:
+def ignored_lines(text: str, commands: Sequence[ParsedCommand[object]]) -> list[str]:
     """The non-blank lines of ``text`` that are no part of any of ``commands`` (their
     ``text``), stripped, each cut to :data:`IGNORED_WIDTH` characters — what a reply
     lists as ignored (Mailman's "Ignored"), so that a command pbp did not recognise is

@@ -7,8 +7,6 @@ Plain functions of the store and the configuration, shared by the levers
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbp.app.settings import Settings, kind_of
 from pbp.config.model import Game
 from pbp.games.core.events import LeverRefused
@@ -41,7 +39,7 @@ def game_and_kind(settings: Settings, game_id: str) -> tuple[Game, AnyKind]:
     return game, kind_of(game)
 
 
-def running(store: Store, game_id: str, kind: AnyKind) -> tuple[GameRow, Any]:
+def running(store: Store, game_id: str, kind: AnyKind) -> tuple[GameRow, object]:
     """``(row, state)`` of a started game that is not over.
 
     :raises LeverRefused: ``gm_not_started``, ``gm_game_over``."""
@@ -53,7 +51,7 @@ def running(store: Store, game_id: str, kind: AnyKind) -> tuple[GameRow, Any]:
     return row, kind.load(row.state)
 
 
-def seat_of(store: Store, kind: AnyKind, state: Any, text: str, game_id: str) -> str:
+def seat_of(store: Store, kind: AnyKind, state: object, text: str, game_id: str) -> str:
     """The seat ``text`` names: by its own name or by the name of whoever plays it
     now (a substitute's, :meth:`pbp.store.Store.substitutes`), any case form.
 

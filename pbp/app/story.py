@@ -6,7 +6,7 @@ facts reached the forum is :func:`pbp.text.export.on_forum`'s to say.
 from __future__ import annotations
 
 from html import escape
-from typing import Any, Protocol
+from typing import Protocol
 
 from markdown_it import MarkdownIt
 
@@ -54,7 +54,7 @@ def story(service: StorySource, game_id: str, fmt: str, *, force: bool = False) 
     if not row.over and not force:
         raise LeverRefused("gm_export_running", game=game_id)
     kind = service.kind_of(game)
-    periods: dict[int, list[dict[str, Any]]] = {}
+    periods: dict[int, list[dict[str, object]]] = {}
     events = list(service.store.events(game_id))
     public = on_forum(events)
     # Who played each seat when: an event after a substitution names the seat by its

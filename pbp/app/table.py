@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from pbp.app.mailer import Mailer
 from pbp.config.model import Game
@@ -55,16 +54,16 @@ class GameTable:
     def __init__(self, store: Store, mail: Mailer) -> None:
         self.store = store
         self.mail = mail
-        self._states: dict[str, tuple[str, Any]] = {}
+        self._states: dict[str, tuple[str, object]] = {}
 
-    def state(self, game_id: str, kind: AnyKind) -> Any:
+    def state(self, game_id: str, kind: AnyKind) -> object:
         """The engine state of a started game (:meth:`snapshot`).
 
         :raises LookupError: the game has not started.
         """
         return self.snapshot(game_id, kind)[0]
 
-    def snapshot(self, game_id: str, kind: AnyKind) -> tuple[Any, Schedule]:
+    def snapshot(self, game_id: str, kind: AnyKind) -> tuple[object, Schedule]:
         """``(engine state, schedule)`` of a started game, read in one query (the
         schedule to hand to :meth:`commit` in the same transaction). The state is
         parsed again only when its stored snapshot is not the one this writer last
@@ -85,7 +84,9 @@ class GameTable:
         self.remember(game_id, *cached)
         return cached[1], schedule
 
-    def with_history(self, game_id: str, kind: AnyKind, state: Any, move: Any = None) -> Any:
+    def with_history(
+        self, game_id: str, kind: AnyKind, state: object, move: object = None
+    ) -> object:
         """``state`` with the history ``move`` (None: a view) needs from the event log
         (:meth:`~pbp.games.core.kind.GameKind.with_history`; the snapshot keeps only what the
         rules need)."""
@@ -100,7 +101,7 @@ class GameTable:
         stored = schedule.deadline_at if schedule is not None else None
         return standing_deadline(self.store, game_id, stored)
 
-    def remember(self, game_id: str, text: str, state: Any) -> None:
+    def remember(self, game_id: str, text: str, state: object) -> None:
         self._states.pop(game_id, None)
         self._states[game_id] = (text, state)
         while len(self._states) > STATE_CACHE_GAMES:
@@ -150,7 +151,7 @@ class GameTable:
         self.store.append_events(game_id, events, at=at, day=day, source=source)
 
     def reschedule(
-        self, game_id: str, kind: AnyKind, state: Any, deadline_at: datetime | None
+        self, game_id: str, kind: AnyKind, state: object, deadline_at: datetime | None
     ) -> None:
         """Store ``state`` with ``deadline_at`` as the game's next deadline (None: none, as
         while it is paused); the game goes on (not over)."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -23,6 +22,7 @@ from pbp.app.gm import paused_since
 from pbp.app.gm.deadline import GmClose
 from pbp.app.lock import writer_lock
 from pbp.app.service import Service
+from pbp.app.shapes import GmResult, LeverDone
 from pbp.cli.common import CLI_LOCALE, _behind, _load, _refused, _service, _started, log
 from pbp.games.core import registry
 from pbp.games.core.events import Refusal
@@ -127,7 +127,7 @@ DEADLINE_COMMANDS = [
 
 
 def _lever(
-    config_path: Path, game_id: str, lever: str, pull: Callable[[Service, datetime], dict[str, Any]]
+    config_path: Path, game_id: str, lever: str, pull: Callable[[Service, datetime], LeverDone]
 ) -> None:
     """Pull one GM lever (:mod:`pbp.app.gm`) on GAME now and print its result.
 
@@ -156,7 +156,7 @@ def _lever(
         if mine:
             service.replay_held(now)
             service.flush_outbox(now)
-    results = [{"line": "", "lever": lever, "done": done}]
+    results: list[GmResult] = [{"line": "", "lever": lever, "done": done}]
     click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE, cli=True).rstrip())
 
 
@@ -324,7 +324,7 @@ def rotate_token(config_path: Path, game_id: str, player: str | None, gm_seat: b
     tag = "" if service.plus else f" (Subject tag [pbp-{rotated.token}])"
     click.echo(f"{service.mail.personal(rotated.token)}{tag}")
     if rotated.ended:
-        done = {"lever": "new_address", "ended": rotated.ended}
-        results = [{"line": "", "lever": "new_address", "done": done}]
+        done: LeverDone = {"lever": "new_address", "ended": rotated.ended}
+        results: list[GmResult] = [{"line": "", "lever": "new_address", "done": done}]
         game = config.game(game_id)
         click.echo(service.gm.result_text(game, results, locale=CLI_LOCALE, cli=True).strip())

@@ -108,7 +108,7 @@ def post(
 def _chosen_post(
     game_id: str,
     kind: AnyKind,
-    state: Any,
+    state: object,
     over: bool,
     day: int | None,
     turn: int | None,

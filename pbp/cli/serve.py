@@ -285,9 +285,10 @@ def _catch_up(service: Service, games: tuple[str, ...], now: datetime) -> None:
             raise _refused(service, error, game_id) from None
         except ValueError as error:
             raise click.ClickException(str(error)) from None
-        if done["resumed"]:
-            since = done["deadline_at"].isoformat()
-            click.echo(f"{game_id}: catching up from the deadline of {since}, in time order")
+        since = done["deadline_at"]  # resumed: its first missed deadline
+        if done["resumed"] and since is not None:
+            at = since.isoformat()
+            click.echo(f"{game_id}: catching up from the deadline of {at}, in time order")
         else:
             click.echo(f"{game_id}: catching up any missed deadlines, in time order")
 

@@ -316,7 +316,7 @@ class ImapInbox:
         def done(client: IMAPClient) -> list[RawMessage]:
             client.noop()
             day = (since - timedelta(days=1)).date()
-            criteria: list[Any] = ["KEYWORD", self.done_keyword, "NOT", "KEYWORD", CHECK_KEYWORD]
+            criteria: list[object] = ["KEYWORD", self.done_keyword, "NOT", "KEYWORD", CHECK_KEYWORD]
             uids = sorted(int(uid) for uid in client.search([*criteria, "SINCE", day]))
             return fetch_messages(client, uids, self._uidvalidity, self.max_message_size)
 

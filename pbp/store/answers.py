@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from pbp.store.base import Tables
 from pbp.store.records import (
@@ -54,7 +53,7 @@ class AnswersMixin(Tables):
         return {str(r[0]) for r in rows if r[0] is not None}
 
     @staticmethod
-    def _digest_where(after_id: int, game_ids: Sequence[str]) -> tuple[str, list[Any]]:
+    def _digest_where(after_id: int, game_ids: Sequence[str]) -> tuple[str, list[object]]:
         marks = ", ".join("?" for _ in game_ids) or "NULL"
         return f"id > ? AND (game_id IS NULL OR game_id IN ({marks}))", [after_id, *game_ids]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
-from pbp.games.core.events import Event, Visibility
+from pbp.games.core.events import Event, JsonMap, Visibility
 from pbp.store.base import Tables
 from pbp.store.jsontext import dumps as json_dumps
 from pbp.store.jsontext import loads as json_loads
@@ -24,7 +23,7 @@ class GamesMixin(Tables):
         kind: str,
         seed: int,
         salt: bytes,
-        state: Mapping[str, Any],
+        state: JsonMap,
         started_at: datetime,
         deadline_at: datetime | None,
     ) -> None:
@@ -92,7 +91,7 @@ class GamesMixin(Tables):
     def save_state(
         self,
         game_id: str,
-        state: Mapping[str, Any],
+        state: JsonMap,
         *,
         over: bool,
         deadline_at: datetime | None,
@@ -170,7 +169,7 @@ class GamesMixin(Tables):
         """A game's events in order; optionally one game day's, optionally public only."""
         query = "SELECT seq, at, day, kind, visibility, player, data, source FROM events "
         query += "WHERE game_id = ?"
-        args: list[Any] = [game_id]
+        args: list[object] = [game_id]
         if day is not None:
             query += " AND day = ?"
             args.append(day)

@@ -34,7 +34,7 @@ _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 _NON_STR_KEYS = _OPTIONS | orjson.OPT_NON_STR_KEYS
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     """``value`` as JSON text, non-ASCII kept as is (UTF-8 in the store), compact.
 
     >>> dumps({"by": "Веталь", "cards": ("нож", 7), 3: None})

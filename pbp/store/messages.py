@@ -85,7 +85,7 @@ class MessagesMixin(Tables):
             "kept.source = messages.source AND kept.held_for IS NOT NULL "
             "AND kept.retry_outcome = 'error'))"
         )
-        args: list[Any] = [message_id]
+        args: list[object] = [message_id]
         if content is not None:
             query += " AND (content IS NULL OR content = ?)"
             args.append(content)

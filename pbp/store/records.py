@@ -41,7 +41,7 @@ class GameRow:
     kind: str
     seed: int
     salt: bytes
-    state: dict[str, Any]
+    state: dict[str, Any]  # the kind's snapshot (JSON), read back by the kind (its shape)
     started_at: datetime
     deadline_at: datetime | None
     over: bool

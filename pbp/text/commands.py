@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from pbp.games.core.events import AmbiguousMove, InvalidMove, MoveError
 from pbp.text import keywords, morph
@@ -172,7 +172,7 @@ class Keywords:
         *,
         separators: str = r"[\s:]+",
         min_stem: int = 0,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
     ) -> None:
         self.shown = {name: dict(forms) for name, forms in shown.items()}
         every = {

@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Literal, TypedDict, cast
 
 import jinja2
 from babel import Locale
@@ -162,15 +162,34 @@ CASES: dict[str, Case] = {
 #: The players' genders of the text being rendered (its context's ``genders``), for
 #: :func:`inflect_name` and :func:`gender_of_name` inside macros too, which Jinja2 runs
 #: without the caller's context.
+class TextKeys(TypedDict, total=False):
+    """The keys of a template context the text layer reads itself (pbp's own keys of
+    every mail and post, :meth:`pbp.app.mailer.Mailer.context`): the players' ``genders``
+    (rule P2: ``{name: "masc" | "femn"}``), the seats ``substitutes`` play (``{seat:
+    name}``) and the ``reader``'s own seat (:meth:`pbp.text.render.Renderer.shown_names`),
+    and a post's ``day``."""
+
+    genders: Mapping[str, str]
+    substitutes: Mapping[str, str]
+    reader: str | None
+    day: int | None
+
+
+def text_keys(context: Mapping[str, object]) -> TextKeys:
+    """``context`` read for the keys of :class:`TextKeys` (its other keys are the
+    templates')."""
+    return cast(TextKeys, context)
+
+
 _GENDERS: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
     "genders", default=MappingProxyType({})
 )
 
 
 @contextlib.contextmanager
-def genders_of(context: Mapping[str, Any]) -> Iterator[None]:
+def genders_of(context: Mapping[str, object]) -> Iterator[None]:
     """While it lasts, :data:`_GENDERS` is ``context["genders"]`` (if given)."""
-    token = _GENDERS.set(context.get("genders") or _GENDERS.get())
+    token = _GENDERS.set(text_keys(context).get("genders") or _GENDERS.get())
     try:
         yield
     finally:

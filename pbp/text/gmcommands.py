@@ -39,9 +39,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from pbp.games.core.events import InvalidMove
 from pbp.text import keywords
@@ -321,6 +320,17 @@ _LARGEST_ID = 2**63 - 1
 _ADDRESS = re.compile(r"^<?([^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?$")
 
 
+class StoredLine(TypedDict):
+    """A GM's line as stored with a pending confirmation (:meth:`GmLine.to_json`): the
+    ``line`` as written, its ``lever``'s name, the lever's fields (``args``, JSON: a
+    tuple comes back as a list) and the GM's ``note``."""
+
+    line: str
+    lever: str
+    args: dict[str, Any]  # each lever's own fields, read back by :meth:`GmLine.from_json`
+    note: str | None
+
+
 @dataclass(frozen=True)
 class GmLine:
     """One line of the GM's mail: ``lever`` with its ``note``, or ``error`` (its code a
@@ -335,16 +345,16 @@ class GmLine:
     note: str | None = None
     error: InvalidMove | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StoredLine:
         """The line as stored with a pending confirmation: ``{"line", "lever" (its
         name), "args" (its fields), "note"}``. :raises ValueError: a refused line."""
-        if self.lever is None:
+        if self.lever is None or self.name is None:
             raise ValueError(f"line {self.line!r} holds no lever")
         args = dataclasses.asdict(self.lever)
         return {"line": self.line, "lever": self.name, "args": args, "note": self.note}
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> GmLine:
+    def from_json(data: StoredLine) -> GmLine:
         """Inverse of :meth:`to_json`. :raises KeyError: an unknown lever name."""
         # JSON has no tuple: the ids of RETRY and DISMISS come back as a list.
         args: dict[str, Any] = {

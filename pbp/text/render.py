@@ -44,7 +44,7 @@ from pbp.games.core import registry
 from pbp.games.core.events import Event, Visibility
 from pbp.text import catalogs
 from pbp.text.environment import build_environment, template_loader
-from pbp.text.filters import FORMATS, Format, PostFormat, genders_of, inflected
+from pbp.text.filters import FORMATS, Format, PostFormat, genders_of, inflected, text_keys
 from pbp.text.seatnames import ShownName, renamed
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,9 @@ def tidy(text: str) -> str:
     return joined.strip("\n") + "\n"
 
 
-def _renamed_context(context: Mapping[str, Any], names: Mapping[str, ShownName]) -> dict[str, Any]:
+def _renamed_context(
+    context: Mapping[str, object], names: Mapping[str, ShownName]
+) -> dict[str, object]:
     """A text's ``context`` :func:`renamed`, but for the keys that are never
     (:data:`_KEEP_NAMES`)."""
     return {k: v if k in _KEEP_NAMES else renamed(v, names) for k, v in context.items()}
@@ -119,7 +121,7 @@ class Renderer:
         locale: str,
         fmt: PostFormat,
         kind: str,
-        **context: Any,
+        **context: object,
     ) -> str:
         """A forum post of a game of ``kind``: template ``<kind>/posts/<name>.j2``
         in ``fmt``.
@@ -143,7 +145,7 @@ class Renderer:
         public = public_only(events)
         # What the post shows, computed by its game from the public events (rule P1).
         found = registry.KINDS.get(kind)
-        view = {} if found is None else found.post_view(name, public, context.get("day"))
+        view = {} if found is None else found.post_view(name, public, text_keys(context).get("day"))
         # A substitute's seat by his name (the view is the game's, of the seats' names).
         names = self._names_of(locale, context)
         if names:
@@ -153,7 +155,7 @@ class Renderer:
             text = template.render(context, events=public, kind=kind, view=view)
         return tidy(text)
 
-    def story(self, *, locale: str, fmt: PostFormat, kind: str, **context: Any) -> str:
+    def story(self, *, locale: str, fmt: PostFormat, kind: str, **context: object) -> str:
         """The post-game story (``pbp export``, :mod:`pbp.text.export`) of a game of ``kind``:
         template ``common/story/story.j2`` in ``fmt``, context as documented there. The
         kind tells its own events in ``<kind>/parts/story_line.j2`` (if it has one).
@@ -169,7 +171,7 @@ class Renderer:
             template = self._env(locale, fmt).get_template("common/story/story.j2")
             return tidy(template.render(context, kind=kind))
 
-    def event_line(self, event: Mapping[str, Any], *, locale: str, kind: str) -> str:
+    def event_line(self, event: Mapping[str, object], *, locale: str, kind: str) -> str:
         """One logged event in words, as the game ``kind`` tells it in its story
         (``common/story/event_line.j2``; ``event`` as there: ``seq, kind, player, at,
         source, data``), plain text on one line: «suggestion #1 by Кросс to Дуг: Маша,
@@ -179,7 +181,7 @@ class Renderer:
         return words or str(event["kind"])
 
     def private_mail(
-        self, name: str, *, locale: str, kind: str | None = None, **context: Any
+        self, name: str, *, locale: str, kind: str | None = None, **context: object
     ) -> tuple[str, str]:
         """A private mail as ``(subject, body)``; the body is plain text ending in a newline.
 
@@ -287,14 +289,15 @@ class Renderer:
             shown[seat] = ShownName(person, f" {rest}", seat)
         return shown
 
-    def _names_of(self, locale: str, context: Mapping[str, Any]) -> dict[str, ShownName]:
+    def _names_of(self, locale: str, context: Mapping[str, object]) -> dict[str, ShownName]:
         """:meth:`shown_names` of a text's ``context`` (its ``substitutes``, ``genders``
         and ``reader``); ``{}`` without substitutes (the names are the seats')."""
-        substitutes = context.get("substitutes")
+        keys = text_keys(context)
+        substitutes = keys.get("substitutes")
         if not substitutes:
             return {}
-        genders = context.get("genders") or {}
-        return self.shown_names(locale, substitutes, genders=genders, reader=context.get("reader"))
+        genders = keys.get("genders") or {}
+        return self.shown_names(locale, substitutes, genders=genders, reader=keys.get("reader"))
 
     def reload(self) -> None:
         """Read every template again at its next use: ``pbp run``'s SIGHUP
@@ -369,7 +372,7 @@ class Renderer:
             name: str,
             events: Sequence[Event],
             fmt: PostFormat = "bbcode",
-            **context: Any,
+            **context: object,
         ) -> str:
             kind = str(ctx["kind"])
             # The players' genders travel into the post (rule P2), unless given, and

@@ -46,11 +46,11 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime
 from pathlib import Path
-from typing import Any
 
 from babel import dates as babel_dates
 
 from pbp.app.service import Service
+from pbp.app.shapes import LeverDone
 from pbp.app.story import story
 from pbp.cli.common import CLI_LOCALE
 from pbp.config.loading import load_config
@@ -254,7 +254,7 @@ class GoldenTable:
         return None if found.group(1) in tokens else found.group(1)
 
     def cli(
-        self, command: str, pull: Callable[[Service, datetime], dict[str, Any]], *, at: datetime
+        self, command: str, pull: Callable[[Service, datetime], LeverDone], *, at: datetime
     ) -> None:
         """The GM pulls a lever with ``pbp`` at ``at``, as :func:`pbp.cli.levers._lever`
         does: mail waiting first (D8), the lever, mail held by a pause, the outbox.

@@ -18,7 +18,7 @@ import json
 import string
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbp.app.deadlines import Deadlines
 from pbp.app.digest import Digest
@@ -33,6 +33,7 @@ from pbp.app.owntext import OwnText
 from pbp.app.playermoves import Moves
 from pbp.app.running import running, seat_of
 from pbp.app.settings import Configured, Settings
+from pbp.app.shapes import GmResult, LeverDone
 from pbp.config.model import Game
 from pbp.games.core.events import InvalidMove, Refusal
 from pbp.mail.read.mime import Letter
@@ -54,6 +55,7 @@ from pbp.text.gmcommands import (
     Remove,
     Retry,
     Status,
+    StoredLine,
     Substitute,
     parse_gm,
 )
@@ -231,7 +233,7 @@ class GmMail(Configured):
 
     def run_all(
         self, game: Game, commands: Sequence[GmLine], at: datetime, *, now: datetime | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[GmResult]:
         """Pull the levers of ``commands`` in order at ``at``; each line's result for
         the ``gm_result`` template. A STATUS reads the games as they stand after the
         lines before it, its time left counted from ``now`` (the real time; default
@@ -245,13 +247,13 @@ class GmMail(Configured):
         KEPT and the first HELP are answered, the later ones give ``{"lever":
         "kept"|"help", "repeat": True}`` ("answered above")."""
         renderer = self.renderer
-        results: list[dict[str, Any]] = []
+        results: list[GmResult] = []
         genders = game.genders()  # the refusals' words follow the players' (rule P2)
         asked = [(i, c.lever) for i, c in enumerate(commands) if isinstance(c.lever, Status)]
         shown = next((i for i, s in reversed(asked) if s.all), asked[-1][0] if asked else None)
         answered: set[type] = set()
         for index, command in enumerate(commands):
-            result: dict[str, Any] = {"line": command.line, "lever": command.name}
+            result: GmResult = {"line": command.line, "lever": command.name}
             if command.lever is None:
                 error = command.error or InvalidMove("gm_not_a_command")
                 # The commands it lists are the game kind's (no END NIGHT without nights).
@@ -265,6 +267,7 @@ class GmMail(Configured):
                 else:
                     result["done"] = {"lever": "status", "all": command.lever.all, "games": None}
             elif isinstance(command.lever, Kept | Help) and type(command.lever) in answered:
+                assert command.name is not None  # a lever's line has its name
                 result["done"] = {"lever": command.name, "repeat": True}
             else:
                 if isinstance(command.lever, Kept | Help):
@@ -289,7 +292,7 @@ class GmMail(Configured):
             )
         return results
 
-    def status(self, game: Game, lever: Status, now: datetime) -> dict[str, Any]:
+    def status(self, game: Game, lever: Status, now: datetime) -> LeverDone:
         """What a STATUS line gives (:mod:`pbp.app.gmview`): ``{"lever": "status", "all":
         bool, "games": [GameStatus…]}``, the game itself or, with ALL, every configured
         game whose GM has the same registered address (``game`` first, then in
@@ -313,8 +316,8 @@ class GmMail(Configured):
         return {"lever": "status", "all": lever.all, "games": games}
 
     def _statuses(
-        self, letter: Letter, game: Game, results: list[dict[str, Any]], now: datetime
-    ) -> list[dict[str, Any]]:
+        self, letter: Letter, game: Game, results: list[GmResult], now: datetime
+    ) -> list[GmResult]:
         """Mail the GM, at his registered address, the games his STATUS lines asked
         for, in one GM-only mail (``gm_status``: its own Subject, naming the games it
         shows and saying it is for the GM; never a post to paste), the widest asked (ALL) as the
@@ -324,17 +327,18 @@ class GmMail(Configured):
         widest = next((d for d in asked if d["games"] is not None), None)
         if widest is None:
             return results
+        games = widest["games"] or []  # not None: the widest asked
         self.mail.reply(
             letter,
             self.addresses.registered(game.id),
             "gm_status",
-            {"games": widest["games"], "all": widest["all"]},
+            {"games": games, "all": widest["all"]},
             now,
             game=game,
             player=GM_SEAT,
             # Its own Subject: it names the game(s) and says the mail is for the GM only.
             stranger=True,
-            about=[self.config.game(g.game) for g in widest["games"]],
+            about=[self.config.game(g.game) for g in games],
         )
         return [
             {**r, "done": {"lever": "status", "all": r["done"]["all"], "sent": True}}
@@ -347,7 +351,7 @@ class GmMail(Configured):
         self,
         letter: Letter,
         game: Game,
-        results: list[dict[str, Any]],
+        results: list[GmResult],
         now: datetime,
         unread: Sequence[str] = (),
         *,
@@ -365,12 +369,14 @@ class GmMail(Configured):
         results = self._statuses(letter, game, results, now)
         if results and all(r.get("done", {}).get("lever") == "status" for r in results):
             return
-        shown: list[dict[str, Any]] = []
+        shown: list[GmResult] = []
         for result in results:
             done = result.get("done")
             if done is not None and done.get("lever") == "export":
                 self.mail.gm_story(game, done["format"], done["text"], now)
-                result = {**result, "done": {k: v for k, v in done.items() if k != "text"}}
+                told = done.copy()
+                del told["text"]  # mailed apart
+                result = {**result, "done": told}
             shown.append(result)
         self.mail.reply(
             letter,
@@ -417,7 +423,7 @@ class GmMail(Configured):
         :meth:`pbp.app.mailer.Mailer.reply`). Confirmed, it gives the new GM address and
         ends the other confirmations, as any NEW ADDRESS does."""
         now = message.now
-        pending: list[dict[str, Any]] = []
+        pending: list[StoredLine] = []
         others: list[GmLine] = []
         for command in commands:
             if command.lever is None or isinstance(command.lever, UNCONFIRMED):

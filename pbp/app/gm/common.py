@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from pbp.app.deadlines import Deadlines
 from pbp.app.mailer import Mailer
@@ -15,7 +14,7 @@ from pbp.app.running import game_and_kind, paused_since, running, seat_of
 from pbp.app.settings import Configured, Settings
 from pbp.app.table import GameTable
 from pbp.config.model import Game
-from pbp.games.core.events import Event, LeverRefused, Visibility
+from pbp.games.core.events import Event, LeverRefused, Step, Visibility
 from pbp.games.core.kind import AnyKind
 from pbp.store import GameRow, Schedule, Store
 from pbp.text.render import Renderer
@@ -61,7 +60,7 @@ class Levers(Configured):
         """:func:`pbp.app.running.game_and_kind`."""
         return game_and_kind(self.settings, game_id)
 
-    def running(self, game_id: str, kind: AnyKind) -> tuple[GameRow, Any]:
+    def running(self, game_id: str, kind: AnyKind) -> tuple[GameRow, object]:
         """``(row, state)`` of a started game that is not over
         (:func:`pbp.app.running.running`)."""
         return running(self.store, game_id, kind)
@@ -70,7 +69,7 @@ class Levers(Configured):
         self,
         game: Game,
         kind: AnyKind,
-        step: Any,
+        step: Step,
         row: GameRow,
         *,
         now: datetime,
@@ -89,7 +88,7 @@ class Levers(Configured):
             schedule=Schedule(row.over, row.deadline_at),
         )
 
-    def seat_of(self, kind: AnyKind, state: Any, text: str, game_id: str) -> str:
+    def seat_of(self, kind: AnyKind, state: object, text: str, game_id: str) -> str:
         """The seat ``text`` names: by its own name or by the name of whoever plays it
         now (a substitute's, :meth:`pbp.store.Store.substitutes`), any case form.
 

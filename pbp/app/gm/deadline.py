@@ -12,9 +12,10 @@ meanwhile is not followed by the next one's.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from pbp.app.deadlines import GmClose
+from pbp.app.shapes import LeverDone
 from pbp.config.model import Game
 from pbp.games.core import registry
 from pbp.games.core.events import LeverRefused, Step
@@ -115,7 +116,7 @@ def pass_deadline(
     now: datetime,
     via: str,
     note: str | None = None,
-) -> dict[str, Any]:
+) -> LeverDone:
     """Pass the current deadline of ``game_id`` at ``now`` (aware UTC), after every
     deadline due before it (rule D8): the GM defaults, the posts, the next deadline,
     as at its time; the GM's ``gm_close`` event (with ``note``) is logged. Returns

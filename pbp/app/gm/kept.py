@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from pbp.app.budget import BudgetExceeded, cpu_budget
 from pbp.app.keptview import KeptRow, kept_rows
 from pbp.app.outcome import Outcome, Rerun
 from pbp.app.settings import Configured, Settings
+from pbp.app.shapes import KeptLine, LeverDone, Retried
 from pbp.games.core.configvalues import is_email
 from pbp.games.core.events import LeverRefused
 from pbp.mail.base import header_section
@@ -109,7 +109,7 @@ class KeptDesk(Configured):
         verdict in the mail, which never changes after the mail arrived, still does not
         under the ``trusted_*`` settings of now (:meth:`_unauthenticated`).
         ``game``/``player`` may be None (a sender pbp does not know)."""
-        base: dict[str, Any] = {"id": message.id, "via": via}
+        base: dict[str, object] = {"id": message.id, "via": via}
         if message.dismissed_at is not None:
             at = message.dismissed_at.isoformat()
             return LeverRefused("kept_dismissed", at=at, zone=self._zone(message), **base)
@@ -245,7 +245,7 @@ class KeptDesk(Configured):
         writes nothing."""
         messages = self._messages(ids, game_id)
         for message in messages:
-            base: dict[str, Any] = {"id": message.id, "via": via}
+            base: dict[str, object] = {"id": message.id, "via": via}
             if message.dismissed_at is not None:
                 at = message.dismissed_at.isoformat()
                 raise LeverRefused("kept_dismissed", at=at, zone=self._zone(message), **base)
@@ -255,7 +255,7 @@ class KeptDesk(Configured):
                 raise LeverRefused("kept_done", outcome=message.retry_outcome, **base)
         return messages
 
-    def listing(self, game_id: str) -> dict[str, Any]:
+    def listing(self, game_id: str) -> LeverDone:
         """KEPT by mail: the rows of :meth:`rows` (``game_id``'s GM's) still waiting, at
         most :data:`KEPT_SHOWN`, oldest first, for the ``gm_result`` template:
         ``{"lever": "kept", "rows": [{id, arrived (aware), zone, sender, game, reason
@@ -265,15 +265,15 @@ class KeptDesk(Configured):
         rows = self.rows(game_id)
         waiting = [row for row in rows if messages[row.id].waiting]
         shown = [
-            {
-                "id": row.id,
-                "arrived": messages[row.id].arrived,
-                "zone": row.zone,
-                "sender": row.sender or None,
-                "game": row.game,
-                "reason": messages[row.id].reason.partition(":")[0].strip(),
-                "held": messages[row.id].held_for is not None,
-            }
+            KeptLine(
+                id=row.id,
+                arrived=messages[row.id].arrived,
+                zone=row.zone,
+                sender=row.sender or None,
+                game=row.game,
+                reason=messages[row.id].reason.partition(":")[0].strip(),
+                held=messages[row.id].held_for is not None,
+            )
             for row in waiting[:KEPT_SHOWN]
         ]
         return {
@@ -285,7 +285,7 @@ class KeptDesk(Configured):
 
     def by_mail(
         self, game_id: str, lever: Kept | Retry | Dismiss, *, now: datetime, via: str
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """KEPT, RETRY, DISMISS from ``game_id``'s GM at ``now``: for the ``gm_result``
         template, ``{"lever": "kept", …}`` (:meth:`listing`), ``{"lever": "retry",
         "results": [{id, outcome, kept (bool: still kept)}]}`` or ``{"lever":
@@ -296,11 +296,11 @@ class KeptDesk(Configured):
             case Retry(ids):
                 outcomes = self.retry(ids, now, via=via, game_id=game_id)
                 results = [
-                    {
-                        "id": int(outcome.source.rpartition(":")[2]),
-                        "outcome": outcome.outcome,
-                        "kept": outcome.outcome in STILL_KEPT,
-                    }
+                    Retried(
+                        id=int(outcome.source.rpartition(":")[2]),
+                        outcome=outcome.outcome,
+                        kept=outcome.outcome in STILL_KEPT,
+                    )
                     for outcome in outcomes
                 ]
                 return {"lever": "retry", "results": results}

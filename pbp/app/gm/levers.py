@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import cast
 
 from pbp.app.deadlines import Deadlines
 from pbp.app.gm.addresses import Addresses
@@ -20,9 +20,10 @@ from pbp.app.gm.deadline import pass_deadline
 from pbp.app.gm.kept import KeptDesk
 from pbp.app.gm.newcomers import Newcomers
 from pbp.app.mailer import Mailer
-from pbp.app.playermoves import Moves, reply_results
+from pbp.app.playermoves import Moves, reply_context
 from pbp.app.running import paused_since, replay_key
 from pbp.app.settings import Settings
+from pbp.app.shapes import ClockData, GmResult, LeverDone, MoveResult, Voidable
 from pbp.app.story import story
 from pbp.app.table import Applied, GameTable
 from pbp.config.model import Game
@@ -96,13 +97,13 @@ class GmDesk(Levers):
         now: datetime,
         via: str,
         note: str | None,
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """:meth:`pbp.app.gm.newcomers.Newcomers.substitute`."""
         return self.newcomers.substitute(game_id, player, name, email, now=now, via=via, note=note)
 
     def readdress(
         self, game_id: str, player: str, email: str, *, now: datetime, via: str, note: str | None
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """:meth:`pbp.app.gm.newcomers.Newcomers.readdress`."""
         return self.newcomers.readdress(game_id, player, email, now=now, via=via, note=note)
 
@@ -115,7 +116,7 @@ class GmDesk(Levers):
 
     def act(
         self, game_id: str, player: str, move: str, *, now: datetime, via: str, note: str | None
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Apply ``move`` (one command line, as the player would write it) for
         ``player``: validated and answered exactly as his own mail, marked as
         entered by the GM (the ``gm_act`` event; the player's reply says so).
@@ -131,7 +132,7 @@ class GmDesk(Levers):
             seat = self.seat_of(kind, state, player, game_id)
             day = kind.day(state)
             commands = kind.parse(move, state, self.store.seat_aliases(game_id))
-            results: list[dict[str, Any]] = []
+            results: list[MoveResult] = []
             steps: list[Applied] = []
             for command in commands:
                 result, applied = self.moves.apply_command(
@@ -149,7 +150,8 @@ class GmDesk(Levers):
                 "gm_act", Visibility.GM, {"player": seat, "move": move, "via": via, "note": note}
             )
             self.log(game_id, [marker], now, day, via)
-            context = {**reply_results(results, kind.unfixable), "player": seat, "by_gm": True}
+            context = reply_context(results, seat, kind.unfixable)
+            context["by_gm"] = True
             self.mail.player(game, seat, "reply", context, now)
             for applied in steps:
                 self.table.tell(game, kind, applied, now)
@@ -157,7 +159,7 @@ class GmDesk(Levers):
 
     # --- pause, resume, extend -------------------------------------------------------
 
-    def pause(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
+    def pause(self, game_id: str, *, now: datetime, via: str, note: str | None) -> LeverDone:
         """Stop the game's clock: no deadline passes and players' mail is held.
 
         :raises LeverRefused: not running, or already paused (``gm_already_paused``).
@@ -175,24 +177,21 @@ class GmDesk(Levers):
                 raise LeverRefused("gm_already_paused", game=game_id, since=at, zone=zone)
             deadline = row.deadline_at
             remaining = int((deadline - now).total_seconds()) if deadline else None
-            event = Event(
-                "gm_pause",
-                Visibility.PUBLIC,
-                {
-                    "period": kind.day(state),
-                    "deadline_name": kind.deadline_name(state),
-                    "deadline_at": utc_iso(deadline) if deadline else None,
-                    "remaining_seconds": remaining,
-                    "via": via,
-                    "note": note,
-                },
-            )
+            data: ClockData = {
+                "period": kind.day(state),
+                "deadline_name": kind.deadline_name(state),
+                "deadline_at": utc_iso(deadline) if deadline else None,
+                "remaining_seconds": remaining,
+                "via": via,
+                "note": note,
+            }
+            event = Event("gm_pause", Visibility.PUBLIC, data)
             self.log(game_id, [event], now, kind.day(state), via)
             self.table.reschedule(game_id, kind, state, None)
             self.announce(game, [event], now)
-        return {"lever": "pause", **event.data}
+        return cast(LeverDone, {"lever": "pause", **data})  # ClockData is a part of it
 
-    def resume(self, game_id: str, *, now: datetime, via: str, note: str | None) -> dict[str, Any]:
+    def resume(self, game_id: str, *, now: datetime, via: str, note: str | None) -> LeverDone:
         """Start the clock again: the deadline is as far ahead as it was at the pause
         (plus any extension given meanwhile); the held mail is then applied in
         arrival order (:meth:`replay_held`, after this transaction).
@@ -219,27 +218,24 @@ class GmDesk(Levers):
                 now + timedelta(seconds=remaining, hours=extra) if remaining is not None else None
             )
             deadline = kind.next_deadline(game, state, current, None)
-            event = Event(
-                "gm_resume",
-                Visibility.PUBLIC,
-                {
-                    "period": kind.day(state),
-                    "deadline_name": kind.deadline_name(state),
-                    "deadline_at": utc_iso(deadline) if deadline else None,
-                    "paused_seconds": int(paused_for.total_seconds()),
-                    "via": via,
-                    "note": note,
-                },
-            )
+            data: ClockData = {
+                "period": kind.day(state),
+                "deadline_name": kind.deadline_name(state),
+                "deadline_at": utc_iso(deadline) if deadline else None,
+                "paused_seconds": int(paused_for.total_seconds()),
+                "via": via,
+                "note": note,
+            }
+            event = Event("gm_resume", Visibility.PUBLIC, data)
             self.log(game_id, [event], now, kind.day(state), via)
             self.table.reschedule(game_id, kind, state, deadline)
             self.announce(game, [event], now)
             held = len(self.held(game_id))
-        return {"lever": "resume", "held": held, **event.data}
+        return cast(LeverDone, {"lever": "resume", "held": held, **data})
 
     def extend(
         self, game_id: str, hours: float, *, now: datetime, via: str, note: str | None
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Move the current deadline ``hours`` later (reminders follow it); in a paused
         game the time is added to what is left at resume.
 
@@ -270,23 +266,20 @@ class GmDesk(Levers):
                 delta = timedelta(hours=hours)
                 state = kind.shift_deadline(state, delta)
                 deadline = kind.next_deadline(game, state, row.deadline_at + delta, None)
-            event = Event(
-                "gm_extend",
-                Visibility.PUBLIC,
-                {
-                    "period": kind.day(state),
-                    "deadline_name": kind.deadline_name(state),
-                    "hours": hours,
-                    "deadline_at": utc_iso(deadline) if deadline else None,
-                    "via": via,
-                    "note": note,
-                },
-            )
+            data: ClockData = {
+                "period": kind.day(state),
+                "deadline_name": kind.deadline_name(state),
+                "hours": hours,
+                "deadline_at": utc_iso(deadline) if deadline else None,
+                "via": via,
+                "note": note,
+            }
+            event = Event("gm_extend", Visibility.PUBLIC, data)
             self.log(game_id, [event], now, kind.day(state), via)
             if paused is None:
                 self.table.reschedule(game_id, kind, state, deadline)
             self.announce(game, [event], now)
-        return {"lever": "extend", **event.data}
+        return cast(LeverDone, {"lever": "extend", **data})
 
     def held(self, game_id: str) -> list[KeptMessage]:
         """The mail held while ``game_id`` was paused and not yet applied, in arrival
@@ -297,7 +290,7 @@ class GmDesk(Levers):
 
     def remove(
         self, game_id: str, player: str, *, now: datetime, via: str, note: str | None
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Remove ``player``: in Cluedo his seat stays and the GM answers for it (C5);
         in Maniac he leaves the game, his role unrevealed, and M12 is checked. The
         engine's events (PUBLIC ``player_removed`` / ``player_left``, the GM's answers)
@@ -330,7 +323,7 @@ class GmDesk(Levers):
 
     def void(
         self, game_id: str, seq: int, *, now: datetime, via: str, note: str | None
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Cancel the move logged as event ``seq`` (its number in the log: ``pbp show``
         lists the moves it can cancel with their numbers, :meth:`voidable`) by a compensating
         event: an unanswered suggestion (Cluedo by days), a standing vote of today or a
@@ -365,7 +358,7 @@ class GmDesk(Levers):
             "announced": announced,
         }
 
-    def voidable(self, game_id: str, now: datetime) -> list[dict[str, Any]]:
+    def voidable(self, game_id: str, now: datetime) -> list[Voidable]:
         """The logged moves that ``void`` would cancel at ``now``, oldest first:
         ``[{event (seq), kind, player (str | None), day}]``; ``[]`` for a game not
         running. Each is tried on the pure engine; nothing is written."""
@@ -374,7 +367,7 @@ class GmDesk(Levers):
             _row, state = self.running(game_id, kind)
         except LeverRefused:
             return []
-        found: list[dict[str, Any]] = []
+        found: list[Voidable] = []
         for stored in self.store.events(game_id):
             event = stored.event
             if event.kind.startswith("gm_"):
@@ -416,7 +409,7 @@ class GmDesk(Levers):
 
     def run(
         self, game_id: str, lever: Lever, note: str | None, *, now: datetime, via: str
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Pull one lever (:mod:`pbp.text.gmcommands`), dispatched by its type; raises as the
         lever does (:class:`~pbp.games.core.events.Refusal`)."""
         match lever:
@@ -458,7 +451,7 @@ class GmDesk(Levers):
     def result_text(
         self,
         game: Game,
-        results: Sequence[dict[str, Any]],
+        results: Sequence[GmResult],
         locale: str | None = None,
         *,
         cli: bool = False,
@@ -479,22 +472,19 @@ class GmDesk(Levers):
         )
         return body
 
-    def named_results(
-        self, game: Game, results: Sequence[dict[str, Any]], locale: str
-    ) -> list[dict[str, Any]]:
+    def named_results(self, game: Game, results: Sequence[GmResult], locale: str) -> list[GmResult]:
         """``results`` (lines of the ``gm_result`` mail) with the player a REMOVE
         removed named as he was known when removed, in ``locale``: a substitute as
         every post names him, «Вова (вместо Розы)» (his own gender, rule P2,
         :meth:`pbp.text.render.Renderer.shown_names`), the seat's own player by the seat's
         name."""
-        named: list[dict[str, Any]] = []
+        named: list[GmResult] = []
         for result in results:
             done = result.get("done")
-            if done is not None and done.get("lever") == "remove" and done.get("name"):
+            name = done.get("name") if done is not None else None
+            if done is not None and done.get("lever") == "remove" and name:
                 seat = done["player"]
-                shown = self.renderer.shown_names(
-                    locale, {seat: done["name"]}, genders=game.genders()
-                )
+                shown = self.renderer.shown_names(locale, {seat: name}, genders=game.genders())
                 result = {**result, "done": {**done, "player": shown[seat]}}
             named.append(result)
         return named

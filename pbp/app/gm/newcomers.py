@@ -9,12 +9,12 @@ Both are GM levers (:class:`pbp.app.gm.levers.GmDesk` dispatches them), logged a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from pbp.app.gm.common import Levers
 from pbp.app.outcome import Handled
 from pbp.app.running import paused_since, replay_key
 from pbp.app.settings import new_token
+from pbp.app.shapes import LeverDone
 from pbp.config.model import Game
 from pbp.games.core.configvalues import is_email
 from pbp.games.core.events import Event, LeverRefused, MoveError, Visibility
@@ -39,7 +39,7 @@ class Newcomers(Levers):
         now: datetime,
         via: str,
         note: str | None,
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Give ``player``'s seat to ``name`` at ``email``: the seat keeps its name, hand
         or role, history and open duties; the old personal address stops working at
         once; the newcomer gets a private briefing (his status: hand or role, cards
@@ -115,7 +115,7 @@ class Newcomers(Levers):
         now: datetime,
         via: str,
         note: str | None,
-    ) -> dict[str, Any]:
+    ) -> LeverDone:
         """Register ``player``'s seat at ``email`` instead of its address now (a wrong
         address in games.yaml, a player who moved mailboxes): the same player plays on,
         under the same name; nothing is posted. Logged as GM ``gm_readdress``
@@ -200,7 +200,9 @@ class Newcomers(Levers):
                 return other
         return None
 
-    def _brief_context(self, game: Game, kind: AnyKind, state: Any, seat: str) -> dict[str, Any]:
+    def _brief_context(
+        self, game: Game, kind: AnyKind, state: object, seat: str
+    ) -> dict[str, object]:
         """What a mail that puts a player in ``seat`` shows of it (the ``briefing``, the
         ``readdressed``): ``status`` (hand or role, cards shown to the seat, what it
         owes), ``paused``, ``events`` (the public log) and ``view`` (the command help's
@@ -224,7 +226,7 @@ class Newcomers(Levers):
         self,
         game: Game,
         kind: AnyKind,
-        state: Any,
+        state: object,
         seat: str,
         name: str,
         note: str | None,
@@ -279,7 +281,7 @@ class Newcomers(Levers):
         return dropped
 
     @staticmethod
-    def _seat_in_play(kind: AnyKind, state: Any, seat: str, now: datetime) -> None:
+    def _seat_in_play(kind: AnyKind, state: object, seat: str, now: datetime) -> None:
         """Refuse a seat that left the game (removed by the GM, or killed in Maniac):
         nobody can take it over. The engine's own check, ``remove`` (pure: its step is
         dropped), says ``already_removed`` for exactly those.

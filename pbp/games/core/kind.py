@@ -26,15 +26,15 @@ lists the files):
   ``templates/<kind>/``; words as gettext messages, :mod:`pbp.text.catalogs`) only lay out
   what the kind computed, each value a :data:`View` the kind types as a ``TypedDict``
   that the template's header names (Maniac's: :mod:`pbp.games.maniac.shapes`). Each gets
-  pbp's own keys, :meth:`GameKind.mail_context`, and:
+  pbp's own keys (:data:`pbp.app.mailer.Context`), :meth:`GameKind.mail_context`, and:
 
   =========================  =======================================================================
   template                   context
   =========================  =======================================================================
   ``mail/welcome.j2``        ``status``; ``view``: ``post_view("welcome")`` of the start's public
                              events; ``events``: the start's
-  ``mail/reply.j2``          ``results``, each with its ``events``: :meth:`~GameKind.reply_events`;
-                             ``player``, ``looks_quoted``, ``ignored``
+  ``mail/reply.j2``          :class:`pbp.app.shapes.ReplyContext`, each result's ``events``:
+                             :meth:`~GameKind.reply_events`
   ``mail/help.j2``           ``view``: ``post_view("help")`` of the ``game_started``
   ``mail/reminder.j2``       ``duties``: :meth:`~GameKind.duties`; ``close_at``
   ``mail/gm_sheet.j2``       ``view``: :meth:`~GameKind.gm_view` of the game dealt; ``seed``,
