@@ -124,7 +124,7 @@ class Refusal(Exception):
 
     def __init__(self, code: str, **params: Any) -> None:
         self.code = code
-        self.params: dict[str, Any] = params
+        self.params: dict[str, Any] = params  # JSON, read back by its shape (the text's)
         detail = ", ".join(f"{k}={v!r}" for k, v in params.items())
         super().__init__(f"{code}: {detail}" if detail else code)
 
