@@ -200,7 +200,7 @@ class Bare(GameKind[GuessState, GuessMove, GuessGame]):
     kind = "guess"
     config_model = GuessGame
 
-    def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step[GuessState]:
         return engine.start(game.id, tuple(game.player_names()), game.high, seed)
 
     def load(self, data: Mapping[str, Any]) -> GuessState:
@@ -214,7 +214,9 @@ class Bare(GameKind[GuessState, GuessMove, GuessGame]):
     ) -> list[ParsedCommand[GuessMove]]:
         return parse_guess(text)
 
-    def apply(self, state: GuessState, player: str, move: GuessMove, at: datetime) -> Step:
+    def apply(
+        self, state: GuessState, player: str, move: GuessMove, at: datetime
+    ) -> Step[GuessState]:
         assert isinstance(move, Guess)
         return engine.apply(state, player, move, at)
 

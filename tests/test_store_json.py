@@ -52,7 +52,7 @@ def mid_game() -> tuple[DaysState, list[Event]]:
         DaysRules(answer_grace_hours=1.5),
         Deal(SOLUTION, HANDS),
     )
-    steps: list[Step] = [days.start(setup, 2**63 - 1, bytes(range(32)))]
+    steps: list[Step[days.DaysState]] = [days.start(setup, 2**63 - 1, bytes(range(32)))]
     moves: list[tuple[str, CluedoMove]] = [
         ("Кросс", Suggest("Маша", "Нож", "Спальня", "Дуг")),
         ("Дуг", Refute("Спальня", 1)),

@@ -197,7 +197,7 @@ class Deadlines(Configured):
         scheduled: bool = False,
         expect: tuple[str, int] | None = None,
         by_gm: GmClose | None = None,
-    ) -> Step | None:
+    ) -> Step[object] | None:
         """Pass the current deadline of ``game_id`` at ``at``: close the game day
         (rules D6, D7), or whatever the game kind does at its deadline.
 

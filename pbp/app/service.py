@@ -438,7 +438,7 @@ class Service:
         scheduled: bool = False,
         expect: tuple[str, int] | None = None,
         by_gm: GmClose | None = None,
-    ) -> Step | None:
+    ) -> Step[object] | None:
         """:meth:`pbp.app.deadlines.Deadlines.close_day`."""
         return self.deadlines.close_day(
             game_id, at, now, scheduled=scheduled, expect=expect, by_gm=by_gm

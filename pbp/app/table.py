@@ -42,7 +42,7 @@ class Applied:
     """A committed move: its step, the public posts it completes (kind's choice) and,
     when known, the game's schedule as the step stored it (:meth:`GameTable.commit`)."""
 
-    step: Step
+    step: Step[object]
     posts: list[tuple[str, int]]
     schedule: Schedule | None = None
 
@@ -117,7 +117,7 @@ class GameTable:
         self,
         game: Game,
         kind: AnyKind,
-        step: Step,
+        step: Step[object],
         *,
         at: datetime,
         day: int,
@@ -175,7 +175,7 @@ class GameTable:
         self,
         game: Game,
         kind: AnyKind,
-        step: Step,
+        step: Step[object],
         now: datetime,
         deadline: datetime | None,
     ) -> None:
@@ -188,7 +188,7 @@ class GameTable:
             else:
                 self.mail.player(game, mail.player, mail.template, dict(mail.context), now)
 
-    def final_post(self, game: Game, kind: AnyKind, step: Step, now: datetime) -> None:
+    def final_post(self, game: Game, kind: AnyKind, step: Step[object], now: datetime) -> None:
         """Mail the GM the final post when ``step`` ended the game (C7, M12)."""
         if any(event.kind == "game_over" for event in step.events):
             # The period the game ended in, as it reads at the end (rule P1).

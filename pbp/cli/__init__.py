@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -53,7 +52,7 @@ class _Main(click.Group):
     :class:`sqlite3.DatabaseError`); so is a Maildir inbox or outbox this user cannot
     use (:class:`~pbp.mail.maildirfolders.MaildirAccessError`)."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except (StoreOpenError, MaildirAccessError) as error:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 
@@ -24,7 +24,7 @@ from pbp.games.core.events import Refusal
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport
 from pbp.mail.maildirfolders import maildir_problem
-from pbp.store import Store, store_exists
+from pbp.store import GameRow, Store, store_exists
 from pbp.text.render import Renderer
 
 # The one way the command line writes a time (issue 31): every command imports it here.
@@ -125,7 +125,7 @@ def print_text(text: str, what: str) -> None:
 #: commands without the option read ``games.yaml`` within it too.
 MAX_CONFIG_BYTES_ENV = "PBP_MAX_CONFIG_BYTES"
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def max_config_bytes_option(command: F) -> F:
@@ -248,7 +248,7 @@ def _service(
     )
 
 
-def _started(service: Service, game_id: str) -> Any:
+def _started(service: Service, game_id: str) -> GameRow:
     """The store's row of ``game_id`` (:meth:`pbp.store.Store.game`).
 
     :raises click.ClickException: no such game in ``games.yaml``, or not started yet.

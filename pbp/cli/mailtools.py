@@ -15,7 +15,6 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import click
@@ -87,7 +86,9 @@ MAILBOXES = {
 class _BoxOrNumber(click.Choice):  # type: ignore[type-arg]
     """A mailbox name, or a mail's number of the outbox (``pbp mailbox 3``)."""
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> object:
         if isinstance(value, str) and value.isdigit():
             return value
         return super().convert(value, param, ctx)

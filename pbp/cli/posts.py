@@ -8,17 +8,14 @@ the registry (:func:`pbp.games.core.registry.extra_posts`); none of these names 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import click
 import jinja2
 
-from pbp.app.gmview import seat_views
-from pbp.app.service import Service
+from pbp.app.gmview import SeatPlayer, seat_views
 from pbp.cli.common import (
     CLI_LOCALE,
     _load,
@@ -29,7 +26,6 @@ from pbp.cli.common import (
     cli_time,
     print_text,
 )
-from pbp.config.model import Game
 from pbp.games.core import registry
 from pbp.games.core.events import Refusal
 from pbp.games.core.kind import AnyKind
@@ -168,7 +164,10 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
         for name in kind.players(kind.load(row.state))
         if (token := service.store.player_token(game_id, name))
     }
-    view["seats"] = seats = _seats(service, game, kind.players(kind.load(row.state)))
+    # Each seat in the game's order, who plays it and who did (as the GM's STATUS lists
+    # them): in the JSON as :meth:`pbp.app.gmview.SeatView.as_json` gives them.
+    seats = seat_views(service.store, game.id, kind.players(kind.load(row.state)))
+    view["seats"] = [seat.as_json(game) for seat in seats]
     # Where the GM mails his commands (made here for a game started before it existed).
     view["gm_address"] = service.addresses.gm_address(game_id)
     view["voidable"] = voidable = service.gm.voidable(game_id, datetime.now(UTC))
@@ -186,11 +185,11 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
     click.echo(body.rstrip("\n"))
     click.echo("\nSeats (who plays each now, from which address; who played it before):")
     for seat in seats:
-        now_playing = _holder(seat, game.zone)
-        if seat["player"] != seat["seat"]:
-            now_playing = f"{seat['seat']}: {now_playing}"
+        now_playing = _holder(seat.player, game.zone)
+        if seat.player.name != seat.seat:
+            now_playing = f"{seat.seat}: {now_playing}"
         earlier = "; ".join(
-            f"{_holder(h, game.zone)} until {_cli(h['until'], game.zone)}" for h in seat["earlier"]
+            f"{_holder(h, game.zone)} until {_until(h, game.zone)}" for h in seat.earlier
         )
         click.echo(f"  {now_playing}" + (f" (earlier: {earlier})" if earlier else ""))
     click.echo(f"\nGM address for commands: {view['gm_address']}")
@@ -212,26 +211,17 @@ def show(config_path: Path, game_id: str, as_json: bool) -> None:
             click.echo(f"  {v['event']}: {words}")
 
 
-def _seats(service: Service, game: Game, players: Sequence[str]) -> list[dict[str, Any]]:
-    """Each seat of ``game`` in the game's order, who plays it and who did
-    (:func:`pbp.app.gmview.seat_views`, as the GM's STATUS lists them): ``[{"seat",
-    "player" (his name now), "email" (his registered address), "since" (ISO 8601 in
-    the game's zone, to the minute: the start, or when he took the seat), "earlier":
-    [{"name", "email", "since", "until"}]}]``, the earlier players oldest first."""
-    return [seat.as_json(game) for seat in seat_views(service.store, game.id, players)]
+def _holder(holder: SeatPlayer, zone: ZoneInfo) -> str:
+    """``Дэйв <dave@example.test> since 2026-12-01 21:00 MSK``: a seat's player (the
+    time in ``zone``, as the command line writes times)."""
+    return f"{holder.name} <{holder.email}> since {cli_time(holder.since, zone)}"
 
 
-def _holder(seat: Mapping[str, Any], zone: ZoneInfo) -> str:
-    """``Дэйв <dave@example.test> since 2026-12-01 21:00 MSK`` of a seat or holder of
-    :func:`_seats` (the time in ``zone``, as the command line writes times)."""
-    name = seat.get("player") or seat["name"]
-    return f"{name} <{seat['email']}> since {_cli(seat['since'], zone)}"
-
-
-def _cli(iso: str, zone: ZoneInfo) -> str:
-    """An ISO 8601 time of :func:`_seats` as the command line writes it
-    (:func:`pbp.text.timetext.cli_time`)."""
-    return cli_time(datetime.fromisoformat(iso), zone)
+def _until(holder: SeatPlayer, zone: ZoneInfo) -> str:
+    """When an earlier player of a seat left it, as the command line writes times."""
+    if holder.until is None:
+        raise ValueError(f"{holder.name} still plays the seat")
+    return cli_time(holder.until, zone)
 
 
 @click.command()

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from pbp.config.model import ENV_NAME, Config, config_model, pbps_own_problems
 from pbp.config.yamlmarks import (
@@ -77,7 +77,7 @@ class ConfigError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
-def declared_secrets(data: Any) -> list[str]:
+def declared_secrets(data: object) -> list[str]:
     """The ``password_env`` names of a ``games.yaml`` read as YAML but not (or not yet)
     checked: ``mail.password_env`` (a provider's), ``mail.inbox.imap.password_env`` and
     ``mail.outbox.smtp.password_env``, each once, in that order; a value that is no
@@ -90,7 +90,7 @@ def declared_secrets(data: Any) -> list[str]:
     mail = data.get("mail") if isinstance(data, dict) else None
     if not isinstance(mail, dict):
         return []
-    places: list[Any] = [mail]
+    places: list[object] = [mail]
     for box, server in (("inbox", "imap"), ("outbox", "smtp")):
         settings = mail.get(box)
         if isinstance(settings, dict):
@@ -105,7 +105,9 @@ def declared_secrets(data: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _unchecked_problems(data: dict[str, Any], errors: Sequence[Any], bad: set[YamlPath]) -> Found:
+def _unchecked_problems(
+    data: Mapping[str, object], errors: Sequence[ErrorDetails], bad: set[YamlPath]
+) -> Found:
     """The checks across fields that pydantic did not run because a field of their
     model failed (a model's ``after`` validator runs only on valid fields): a game's
     players (:func:`pbp.games.core.gameconfig.players_problems`) and pbp's own address
@@ -114,7 +116,7 @@ def _unchecked_problems(data: dict[str, Any], errors: Sequence[Any], bad: set[Ya
     problem of its own) or not a string is not compared. ``errors``:
     ``ValidationError.errors()``."""
 
-    def text(value: Any, path: YamlPath) -> str | None:
+    def text(value: object, path: YamlPath) -> str | None:
         return value if isinstance(value, str) and path not in bad else None
 
     games = data.get("games")

@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -222,7 +222,7 @@ class MailSettings(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _provider(cls, data: Any) -> Any:
+    def _provider(cls, data: object) -> object:
         """Fill ``inbox``, ``outbox`` and ``personal_address`` from ``provider``; keys
         given under ``inbox: {imap: …}`` or ``outbox: {smtp: …}`` override the preset's.
 

@@ -30,13 +30,13 @@ from __future__ import annotations
 import difflib
 import re
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from pbp.text.counted import counted
 
@@ -160,12 +160,13 @@ def _line(event: yaml.Event) -> int:
 class Marked:
     """A parsed document with the line of every path.
 
-    ``data``: the plain Python value (dicts, lists, str, int, float, bool, None).
+    ``data``: the plain Python value (dicts, lists, str, int, float, bool, None), read
+    by its type (``isinstance``): it is what the file holds, not yet checked.
     ``lines``: path → 1-based line, e.g. ``{(): 1, ("store",): 7, ("games", 0): 9}``.
     ``duplicates``: (path, line) of each repeated mapping key after its first occurrence.
     """
 
-    data: Any
+    data: object
     lines: Mapping[YamlPath, int]
     duplicates: list[tuple[YamlPath, int]]
 
@@ -183,7 +184,7 @@ class _Loader(yaml.SafeLoader):
 
     budget: _Budget | None = None
 
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
         return _construct(super().construct_object, node, deep)
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
@@ -228,7 +229,9 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
     return int(str(node.value), 10)
 
 
-def _construct(construct: Any, node: yaml.Node, deep: bool) -> Any:
+def _construct(
+    construct: Callable[[yaml.Node, bool], object], node: yaml.Node, deep: bool
+) -> object:
     """``construct(node, deep)`` (a loader's ``construct_object``), with a value that
     its constructor cannot make (``!!timestamp 2026-13-45``: ValueError; ``!!bool
     maybe``: KeyError) as a :class:`YamlValueError` at the node's line.
@@ -255,7 +258,7 @@ def _construct(construct: Any, node: yaml.Node, deep: bool) -> Any:
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
-_FastLoader: type[Any] | None = None
+_FastLoader: type[yaml.CSafeLoader] | None = None
 if getattr(yaml, "__with_libyaml__", False):
 
     class _CLoader(yaml.CSafeLoader):
@@ -263,7 +266,7 @@ if getattr(yaml, "__with_libyaml__", False):
         0.3 s instead of 5 s (the daemon's start-up). A document it refuses is read
         again by :class:`_Loader`, whose error messages ``pbp check`` quotes."""
 
-        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
             return _construct(super().construct_object, node, deep)
 
     _CLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
@@ -302,7 +305,7 @@ def _unclosed_quote(text: str, line: int) -> int | None:
     return None
 
 
-def _check_events(loader: Any, limits: YamlLimits) -> None:
+def _check_events(loader: yaml.CSafeLoader, limits: YamlLimits) -> None:
     """Run ``loader``'s parser over the whole document, counting it with a
     :class:`_Budget` (libyaml's composer cannot be hooked: its events are counted in a
     pass before it; each event is dropped once counted).
@@ -320,7 +323,9 @@ def _check_events(loader: Any, limits: YamlLimits) -> None:
             take(event)
 
 
-def _read_fast(loader_class: type[Any], text: str, limits: YamlLimits) -> Marked | None:
+def _read_fast(
+    loader_class: type[yaml.CSafeLoader], text: str, limits: YamlLimits
+) -> Marked | None:
     """``text`` read by libyaml (``loader_class``) within ``limits``: its events counted
     first (:func:`_check_events`), then composed and built. None when libyaml finds the
     text not well-formed: :class:`_Loader` reads it again for the error message.
@@ -410,7 +415,7 @@ def _forbidden(text: str, error: yaml.reader.ReaderError) -> YamlValueError:
     )
 
 
-def _marked(data: Any, node: yaml.Node | None) -> Marked:
+def _marked(data: object, node: yaml.Node | None) -> Marked:
     lines: dict[YamlPath, int] = {(): 1}
     dups: list[tuple[YamlPath, int]] = []
     if node is not None:
@@ -451,13 +456,13 @@ def checks_error(problems: Found) -> PydanticCustomError:
     )
 
 
-def _unwrap(tp: Any) -> Any:
+def _unwrap(tp: object) -> object:
     while get_origin(tp) is Annotated:
         tp = get_args(tp)[0]
     return tp
 
 
-def _models(tp: Any) -> list[type[BaseModel]]:
+def _models(tp: object) -> list[type[BaseModel]]:
     """The model classes of ``tp``, a model or a union of models (None ignored)."""
     tp = _unwrap(tp)
     options = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,)
@@ -465,12 +470,12 @@ def _models(tp: Any) -> list[type[BaseModel]]:
 
 
 def _walk(
-    root: type[BaseModel], loc: Sequence[Any], tag: str
+    root: type[BaseModel], loc: Sequence[int | str], tag: str
 ) -> tuple[YamlPath, type[BaseModel] | None]:
     """The YAML path of pydantic's ``loc`` (union tags and ``[key]`` left out), and the
     model class the path ends at, if any."""
     path: list[str | int] = []
-    tp: Any = root
+    tp: object = root
     for part in loc:
         models = _models(tp)
         tagged = [
@@ -497,7 +502,7 @@ def _walk(
     return tuple(path), models[0] if len(models) == 1 else None
 
 
-def explain(root: type[BaseModel], err: Mapping[str, Any], tag: str = "kind") -> Found:
+def explain(root: type[BaseModel], err: ErrorDetails, tag: str = "kind") -> Found:
     """One error of ``ValidationError.errors()`` (``root`` validated) as (path, message) pairs.
 
     ``tag`` is the discriminator field of the discriminated unions in ``root``. Example:

@@ -50,7 +50,7 @@ def dumps(value: object) -> str:
         return orjson.dumps(value, option=_NON_STR_KEYS).decode()
 
 
-def loads(text: str | bytes) -> Any:
+def loads(text: str | bytes) -> Any:  # as json.loads: read by the shape its writer gave it
     """The value of JSON ``text`` (as :func:`dumps` or ``json.dumps`` wrote it).
 
     >>> loads('{"by": "Веталь", "n": [1, 2.5, null]}')

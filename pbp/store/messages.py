@@ -3,12 +3,14 @@ GM (``kept``)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
-from typing import Any
 
 from pbp.store.base import Tables
 from pbp.store.records import KeptMessage, MessageOutcome, from_iso, to_iso
+
+#: A row of ``MessagesMixin._KEPT``, column by column (SQLite's rows are untyped).
+_KeptRow = tuple[int, str, str, str, bytes, str | None, str | None, str | None, str | None]
 
 
 class MessagesMixin(Tables):
@@ -153,7 +155,7 @@ class MessagesMixin(Tables):
     )
 
     @staticmethod
-    def _kept(r: Sequence[Any]) -> KeptMessage:
+    def _kept(r: _KeptRow) -> KeptMessage:
         retried = from_iso(r[5]) if r[5] else None
         dismissed = from_iso(r[8]) if r[8] else None
         return KeptMessage(

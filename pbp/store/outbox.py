@@ -3,12 +3,14 @@ its delivery state; :mod:`pbp.app.sending` delivers it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from pbp.store.base import Tables
 from pbp.store.records import OutgoingMail, from_iso, to_iso
+
+#: A row of the outbox as its queries select it, column by column (SQLite's rows are
+#: untyped): id, message_id, recipient, raw, attempts, next_attempt_at, sent_at, failed.
+_MailRow = tuple[int, str, str, bytes, int, str, str | None, str | None]
 
 
 class OutboxMixin(Tables):
@@ -41,7 +43,7 @@ class OutboxMixin(Tables):
         return [self._mail(r) for r in rows]
 
     @staticmethod
-    def _mail(r: Sequence[Any]) -> OutgoingMail:
+    def _mail(r: _MailRow) -> OutgoingMail:
         return OutgoingMail(
             id=r[0],
             message_id=r[1],

@@ -47,12 +47,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
 from pbp.text.morph import (
     CASES,
     Case,
     Gender,
+    Parse,
     analyzer,
     cyrillic_word,
     gender_detector,
@@ -100,7 +100,7 @@ def place_form(place: str, case: Case) -> str | None:
 _AGREEING = ("ADJF", "PRTF")
 
 
-def _nominatives(word: str, parts: tuple[str, ...]) -> list[Any]:
+def _nominatives(word: str, parts: tuple[str, ...]) -> list[Parse]:
     """pymorphy3's readings of ``word`` (known to its dictionary) as the nominative
     singular of one of ``parts`` of speech."""
     morph = analyzer()
@@ -232,13 +232,13 @@ def room_phrase(room: str) -> str | None:
     return f"в {where}"
 
 
-def _thing_form(parse: Any, case: str) -> str | None:
+def _thing_form(parse: Parse, case: str) -> str | None:
     """``parse`` (a thing's noun) in ``case``, singular."""
     found = parse.inflect({case, "sing"})
     return None if found is None else str(found.word)
 
 
-def _agreeing_form(parse: Any, case: Case, head: Any) -> str | None:
+def _agreeing_form(parse: Parse, case: Case, head: Parse) -> str | None:
     """An adjective's ``parse`` in ``case``, singular, agreeing with the noun ``head``
     (its gender; in the accusative, its animacy)."""
     grammemes = {case, "sing", str(head.tag.gender)}

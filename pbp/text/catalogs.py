@@ -28,12 +28,11 @@ import functools
 import gettext
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from babel.messages import mofile, pofile
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.support import Translations
 from markupsafe import Markup
 
@@ -145,12 +144,12 @@ def problems() -> list[str]:
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
-def _unfillable(path: Path, message: Any) -> list[str]:
+def _unfillable(path: Path, message: Message) -> list[str]:
     """The translations of ``message`` that :func:`_filled` could not fill with the
     variables its message names (a stray ``%``, an unknown placeholder)."""
     ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
     names = {name for text in ids for name in _PLACEHOLDER.findall(text)} | {"num"}
-    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
     found: list[str] = []
     for text in strings:
         if not text:
@@ -162,7 +161,7 @@ def _unfillable(path: Path, message: Any) -> list[str]:
     return found
 
 
-def _filled(text: str, variables: Mapping[str, Any], fmt: str) -> str:
+def _filled(text: str, variables: Mapping[str, object], fmt: str) -> str:
     """A translated ``text`` with its ``%(name)s`` placeholders filled.
 
     The text is template text (the catalog's), never escaped; each value is outside
@@ -186,24 +185,26 @@ _bbcode = functools.lru_cache(maxsize=4096)(escape_bbcode)
 _markdown = functools.lru_cache(maxsize=4096)(escape_markdown)
 
 
-def gettext_callables(found: gettext.NullTranslations, fmt: str) -> dict[str, Any]:
+def gettext_callables(found: gettext.NullTranslations, fmt: str) -> dict[str, Callable[..., str]]:
     """The template globals ``gettext`` (also ``_``), ``ngettext``, ``pgettext`` and
     ``npgettext`` of one (catalog, format) environment: the translated message with its
     variables filled by :func:`_filled` (Jinja2's own "newstyle" callables would
     HTML-escape them). ``ngettext`` also fills ``num`` with the count, as Jinja2's do.
     """
 
-    def gettext_(message: str, /, **variables: Any) -> str:
+    def gettext_(message: str, /, **variables: object) -> str:
         return _filled(found.gettext(message), variables, fmt)
 
-    def ngettext_(singular: str, plural: str, num: int, /, **variables: Any) -> str:
+    def ngettext_(singular: str, plural: str, num: int, /, **variables: object) -> str:
         variables.setdefault("num", num)
         return _filled(found.ngettext(singular, plural, num), variables, fmt)
 
-    def pgettext_(context: str, message: str, /, **variables: Any) -> str:
+    def pgettext_(context: str, message: str, /, **variables: object) -> str:
         return _filled(found.pgettext(context, message), variables, fmt)
 
-    def npgettext_(context: str, singular: str, plural: str, num: int, /, **variables: Any) -> str:
+    def npgettext_(
+        context: str, singular: str, plural: str, num: int, /, **variables: object
+    ) -> str:
         variables.setdefault("num", num)
         return _filled(found.npgettext(context, singular, plural, num), variables, fmt)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gettext
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 import jinja2
 import jinja2.compiler
@@ -61,6 +61,20 @@ def template_loader(root: Path, kinds: Mapping[str, Sequence[Path]]) -> jinja2.B
     )
 
 
+class _Options(TypedDict):
+    """The options :func:`build_environment` gives every environment
+    (:class:`jinja2.Environment`'s keyword arguments)."""
+
+    loader: jinja2.BaseLoader
+    undefined: type[jinja2.Undefined]
+    trim_blocks: bool
+    lstrip_blocks: bool
+    keep_trailing_newline: bool
+    extensions: Sequence[str]
+    auto_reload: bool
+    cache_size: int
+
+
 def build_environment(
     loader: jinja2.BaseLoader,
     locale: str,
@@ -74,7 +88,7 @@ def build_environment(
     made inert) and the globals ``fmt``, ``locale``, ``br``, ``post`` (given: a public
     post rendered from inside a mail), ``gm_keywords``, ``gm_deadline_levers`` and
     ``keyword_words``."""
-    options: dict[str, Any] = {
+    options: _Options = {
         "loader": loader,
         "undefined": jinja2.StrictUndefined,
         "trim_blocks": True,
@@ -97,7 +111,7 @@ def build_environment(
         # Posts: every {{ value }} made inert unless it is Markup (a filter's or a
         # macro's output); autoescape makes macros and {% set %} blocks Markup.
         env = _PostEnvironment(fmt, **options)
-    filters: dict[str, Callable[..., Any]] = {
+    filters: dict[str, Callable[..., object]] = {
         "b": lambda value: bold(value, fmt),
         "quote": lambda value: quote(value, fmt),
         "code": lambda value: code(value, fmt),
@@ -157,7 +171,7 @@ class _InertCodeGenerator(jinja2.compiler.CodeGenerator):
         self,
         node: jinja2.nodes.Expr,
         frame: jinja2.compiler.Frame,
-        finalize: Any,
+        finalize: jinja2.compiler.CodeGenerator._FinalizeInfo,
     ) -> str:
         if not isinstance(node, jinja2.nodes.TemplateData):
             raise jinja2.nodes.Impossible()
@@ -173,10 +187,10 @@ class _Environment(jinja2.Environment):
     values: :func:`build_environment` sets every global before any template is
     loaded, and none changes after."""
 
-    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+    def make_globals(self, d: MutableMapping[str, object] | None) -> MutableMapping[str, object]:
         return {**self.globals, **(d or {})}
 
-    def getattr(self, obj: Any, attribute: str) -> Any:
+    def getattr(self, obj: object, attribute: str) -> object:
         """``obj.attribute`` in a template, as Jinja2 reads it (the attribute, else the
         item, else undefined), with a dict's key looked up first when no attribute of
         a dict has that name: Jinja2 tries the attribute first, and the exception a
@@ -201,7 +215,7 @@ class _PostEnvironment(_Environment):
 
     code_generator_class = _InertCodeGenerator
 
-    def __init__(self, fmt: PostFormat, **options: Any) -> None:
+    def __init__(self, fmt: PostFormat, **options: Unpack[_Options]) -> None:
         super().__init__(autoescape=True, finalize=lambda value: inert(value, fmt), **options)
         self.fmt: PostFormat = fmt
 

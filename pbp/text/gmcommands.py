@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from pbp.games.core.events import InvalidMove
+from pbp.games.core.events import InvalidMove, Json
 from pbp.text import keywords
 from pbp.text.commands import MAX_LINES, read_line
 from pbp.text.export import FORMATS, ExportFormat
@@ -327,7 +327,7 @@ class StoredLine(TypedDict):
 
     line: str
     lever: str
-    args: dict[str, Any]  # each lever's own fields, read back by :meth:`GmLine.from_json`
+    args: dict[str, Json]  # each lever's own fields, read back by :meth:`GmLine.from_json`
     note: str | None
 
 
@@ -357,7 +357,7 @@ class GmLine:
     def from_json(data: StoredLine) -> GmLine:
         """Inverse of :meth:`to_json`. :raises KeyError: an unknown lever name."""
         # JSON has no tuple: the ids of RETRY and DISMISS come back as a list.
-        args: dict[str, Any] = {
+        args: dict[str, Any] = {  # JSON read back by its shape: the lever's own fields
             k: tuple(v) if isinstance(v, list) else v for k, v in data["args"].items()
         }
         lever = _BY_NAME[data["lever"]](**args)

@@ -53,7 +53,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 import yaml
 
@@ -154,6 +154,13 @@ def keywords_path(locale: str, root: Path | None = None) -> Path:
     return (root or catalogs.CATALOGS) / locale / FILENAME
 
 
+class CommandEntry(TypedDict):
+    """A ``"command"`` entry of a keywords file, as :func:`_check` let it through."""
+
+    shown: str
+    read: list[str]
+
+
 @dataclass(frozen=True)
 class Command:
     """One command's words in one locale: ``shown`` (as in the help) and ``read``."""
@@ -169,19 +176,21 @@ class Vocabulary:
     (``functools.cache`` on it), and a new vocabulary (:func:`reload`) builds anew."""
 
     locales: tuple[str, ...]
-    entries: Mapping[str, Mapping[str, Mapping[str, Any]]]  # locale → section → entries
+    #: locale → section → its entries (``{key: entry}``), and each top-level entry by its
+    #: key: the files as read, checked by :func:`_check` against ``schema``.
+    entries: Mapping[str, Mapping[str, object]]
     #: Each section's schema (pbp's :data:`SCHEMA` and its games' sections').
     schema: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: SCHEMA)
     #: Each section's lists that part names (:data:`SEPARATORS` and its games').
     separators: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: SEPARATORS)
 
-    def _entry(self, locale: str, section: str, key: str) -> Any:
+    def _entry(self, locale: str, section: str, key: str) -> object:
         entries = self.entries[locale]
-        return entries[key] if section == "" else entries[section][key]
+        return entries[key] if section == "" else cast(Mapping[str, object], entries[section])[key]
 
     def command(self, section: str, key: str, locale: str) -> Command:
         """Command ``key`` of ``section`` in ``locale``."""
-        entry = self._entry(locale, section, key)
+        entry = cast(CommandEntry, self._entry(locale, section, key))
         return Command(str(entry["shown"]), tuple(str(w) for w in entry["read"]))
 
     def shown(self, section: str, key: str) -> dict[str, str]:
@@ -196,7 +205,7 @@ class Vocabulary:
     def words(self, section: str, key: str, locale: str | None = None) -> tuple[str, ...]:
         """List ``key`` of ``section`` in ``locale``, or of every locale (no repeats)."""
         chosen = self.locales if locale is None else (locale,)
-        found = (str(w) for loc in chosen for w in self._entry(loc, section, key))
+        found = (str(w) for loc in chosen for w in cast(list[str], self._entry(loc, section, key)))
         return tuple(dict.fromkeys(found))
 
     def locale_of(self, section: str, key: str) -> dict[str, str]:
@@ -269,8 +278,8 @@ def alternation(words: tuple[str, ...]) -> str:
 
 
 def _check(
-    path: Path, data: Any, schema: Mapping[str, Mapping[str, str]], top: str = ""
-) -> Mapping[str, Any]:
+    path: Path, data: object, schema: Mapping[str, Mapping[str, str]], top: str = ""
+) -> Mapping[str, object]:
     """``data`` (a file as read) if it holds every entry of ``schema`` (by section,
     ``""``: the file's top level, named ``top`` in an error: a game's section).
 
@@ -317,12 +326,14 @@ def load(
     """
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def read(path: Path, schema: Mapping[str, Mapping[str, str]], top: str = "") -> dict[str, Any]:
+    def read(
+        path: Path, schema: Mapping[str, Mapping[str, str]], top: str = ""
+    ) -> dict[str, object]:
         with path.open(encoding="utf-8") as source:
             return dict(_check(path, yaml.load(source, Loader=loader), schema, top))
 
     games = sections() if games is None else games
-    entries: dict[str, Mapping[str, Any]] = {}
+    entries: dict[str, Mapping[str, object]] = {}
     for locale in locales:
         merged = read(keywords_path(locale, root), SCHEMA)
         for game in games:

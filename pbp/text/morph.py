@@ -73,9 +73,10 @@ import logging
 import re
 import threading
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, cast, get_args
 
 if TYPE_CHECKING:
+    from pytrovich.enums import Gender as PGender
     from pytrovich.maker import PetrovichDeclinationMaker
 
 Case = Literal["nomn", "gent", "datv", "accs", "ablt", "loct"]
@@ -88,11 +89,56 @@ OBLIQUE: tuple[Case, ...] = CASES[1:]
 
 _WORD = re.compile(r"[А-ЯЁа-яё]+")
 
+
+class Tag(Protocol):
+    """What pbp reads of a pymorphy3 tag (``OpencorporaTag``; pymorphy3 is untyped):
+    whether it holds a grammeme (``"Name" in tag``) and the grammeme of a category
+    (None: the word has none)."""
+
+    @property
+    def POS(self) -> str | None: ...
+    @property
+    def case(self) -> str | None: ...
+    @property
+    def number(self) -> str | None: ...
+    @property
+    def gender(self) -> str | None: ...
+    def __contains__(self, grammeme: str) -> bool: ...
+
+
+class Parse(Protocol):
+    """What pbp reads of one pymorphy3 reading of a word (``pymorphy3.analyzer.Parse``):
+    the word as written, lower case, its tag, and the word in other grammemes (None:
+    the dictionary has no such form)."""
+
+    @property
+    def word(self) -> str: ...
+    @property
+    def tag(self) -> Tag: ...
+    def inflect(self, required_grammemes: set[str]) -> Parse | None: ...
+
+
+class Analyzer(Protocol):
+    """What pbp asks pymorphy3's ``MorphAnalyzer``: whether its dictionary knows a
+    word (lower case), and the word's readings (predicted ones for an unknown word)."""
+
+    def word_is_known(self, word: str) -> bool: ...
+    def parse(self, word: str) -> list[Parse]: ...
+
+
+class GenderDetector(Protocol):
+    """What pbp asks pytrovich's ``PetrovichGenderDetector`` (its ``detect`` is
+    untyped): the gender a surname's ending tells (``ANDROGYNOUS`` when none)."""
+
+    def detect(self, *, lastname: str) -> PGender: ...
+
+
 _lock = threading.Lock()
-_loaded: dict[str, Any] = {}
+#: The libraries' objects, each loaded by the first call that needs it.
+_loaded: dict[str, object] = {}
 
 
-def analyzer() -> Any:
+def analyzer() -> Analyzer:
     """pymorphy3's analyzer, loaded once (about 0.2 s, 30 MB)."""
     with _lock:
         if "morph" not in _loaded:
@@ -102,7 +148,7 @@ def analyzer() -> Any:
             # in a GM's terminal and the service's log; its warnings still show.
             logging.getLogger("pymorphy3").setLevel(logging.WARNING)
             _loaded["morph"] = pymorphy3.MorphAnalyzer()
-        return _loaded["morph"]
+        return cast("Analyzer", _loaded["morph"])
 
 
 def _maker() -> PetrovichDeclinationMaker:
@@ -112,18 +158,17 @@ def _maker() -> PetrovichDeclinationMaker:
             from pytrovich.maker import PetrovichDeclinationMaker
 
             _loaded["maker"] = PetrovichDeclinationMaker()
-        maker: PetrovichDeclinationMaker = _loaded["maker"]
-        return maker
+        return cast("PetrovichDeclinationMaker", _loaded["maker"])
 
 
-def gender_detector() -> Any:
+def gender_detector() -> GenderDetector:
     """pytrovich's gender detector, loaded once (a few milliseconds)."""
     with _lock:
         if "detector" not in _loaded:
             from pytrovich.detector import PetrovichGenderDetector
 
             _loaded["detector"] = PetrovichGenderDetector()
-        return _loaded["detector"]
+        return cast("GenderDetector", _loaded["detector"])
 
 
 def cyrillic_word(name: str) -> str | None:
@@ -131,7 +176,7 @@ def cyrillic_word(name: str) -> str | None:
     return name.lower() if len(name) > 1 and _WORD.fullmatch(name) else None
 
 
-def _first_names(word: str) -> list[Any]:
+def _first_names(word: str) -> list[Parse]:
     """pymorphy3's parses of ``word`` as the nominative singular of a first name that
     its dictionary knows (predicted parses of unknown words are left out)."""
     morph = analyzer()
@@ -144,7 +189,7 @@ def _first_names(word: str) -> list[Any]:
     ]
 
 
-def _nouns(word: str) -> list[Any]:
+def _nouns(word: str) -> list[Parse]:
     """pymorphy3's parses of ``word`` as the nominative singular of a common noun its
     dictionary knows (a nickname such as Колобок, Кросс)."""
     morph = analyzer()
@@ -157,7 +202,7 @@ def _nouns(word: str) -> list[Any]:
     ]
 
 
-def _form(parse: Any, case: Case) -> str | None:
+def _form(parse: Parse, case: Case) -> str | None:
     """``parse`` in ``case``, singular; a person's accusative: animate (the genitive of
     a masculine noun the dictionary has as inanimate: Кросс → Кросса)."""
     if case == "accs" and "inan" in parse.tag and parse.tag.gender == "masc":
@@ -192,12 +237,12 @@ def _agreed(forms: list[str | None]) -> str | None:
     return None
 
 
-def _fits(parse: Any, gender: Gender | None) -> bool:
+def _fits(parse: Parse, gender: Gender | None) -> bool:
     """True when ``parse`` is a name for ``gender`` (any for None; Саша for either)."""
     return gender is None or "ms-f" in parse.tag or parse.tag.gender == gender
 
 
-def _surnames(word: str) -> list[Any]:
+def _surnames(word: str) -> list[Parse]:
     """pymorphy3's parses of ``word`` as the nominative singular of a surname that its
     dictionary knows (Иванова, Петров; predicted parses of unknown words left out)."""
     morph = analyzer()

@@ -36,7 +36,6 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import jinja2
 
@@ -228,7 +227,7 @@ class Renderer:
     def error(
         self,
         code: str,
-        params: Mapping[str, Any],
+        params: Mapping[str, object],
         *,
         locale: str,
         kind: str | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import TypeVar, cast
 
 from pbp.games.core.events import Event
 
@@ -37,7 +37,11 @@ class ShownName(str):
         return shown
 
 
-def renamed(value: Any, names: Mapping[str, ShownName]) -> Any:
+#: The value :func:`renamed` is given: it returns one of the same shape.
+T = TypeVar("T")
+
+
+def renamed(value: T, names: Mapping[str, ShownName]) -> T:
     """``value`` with every seat name of ``names`` replaced by how the text shows it:
     a ``str`` equal to one, as a value or a dict key, inside dicts, lists, tuples and
     events (their ``data`` and ``player``); anything else as it is. A ``gm_substitute``
@@ -50,16 +54,17 @@ def renamed(value: Any, names: Mapping[str, ShownName]) -> Any:
     """
     if not names:
         return value
-    if type(value) is str:
-        return names.get(value, value)
-    if isinstance(value, Mapping):
-        return {renamed(k, names): renamed(v, names) for k, v in value.items()}
-    if type(value) is list:
-        return [renamed(v, names) for v in value]
-    if type(value) is tuple:
-        return tuple(renamed(v, names) for v in value)
-    if isinstance(value, Event) and value.kind != "gm_substitute":
-        return dataclasses.replace(
-            value, data=renamed(value.data, names), player=renamed(value.player, names)
-        )
-    return value
+    # Each branch returns ``value``'s shape (a ShownName is a str; a TypedDict a dict).
+    found: object = value
+    if type(found) is str:
+        found = names.get(found, found)
+    elif isinstance(found, Mapping):
+        found = {renamed(k, names): renamed(v, names) for k, v in found.items()}
+    elif type(found) is list:
+        found = [renamed(v, names) for v in found]
+    elif type(found) is tuple:
+        found = tuple(renamed(v, names) for v in found)
+    elif isinstance(found, Event) and found.kind != "gm_substitute":
+        data, player = renamed(found.data, names), renamed(found.player, names)
+        found = dataclasses.replace(found, data=data, player=player)
+    return cast(T, found)

@@ -36,7 +36,7 @@ class GuessState:
     winner: str | None = None
 
 
-def start(game_id: str, players: tuple[str, ...], high: int, seed: int) -> Step:
+def start(game_id: str, players: tuple[str, ...], high: int, seed: int) -> Step[GuessState]:
     """G1: the secret from ``random.Random(seed)``. GM ``secret`` {secret}, PUBLIC
     ``game_started`` {game, players, high}."""
     secret = random.Random(seed).randint(1, high)
@@ -52,7 +52,7 @@ def start(game_id: str, players: tuple[str, ...], high: int, seed: int) -> Step:
     return Step(state, events)
 
 
-def apply(state: GuessState, player: str, move: Guess, at: datetime) -> Step:
+def apply(state: GuessState, player: str, move: Guess, at: datetime) -> Step[GuessState]:
     """G2–G4. PUBLIC ``guessed`` {player, number} and PLAYER ``hint`` {number,
     higher: bool}; a right guess: PUBLIC ``game_over`` {winner, secret}.
 

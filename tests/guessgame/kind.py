@@ -25,7 +25,7 @@ class GuessKind(GameKind[GuessState, GuessMove, GuessGame]):
     templates = (Path(__file__).parent / "templates",)
     catalogs = Path(__file__).parent / "locale"
 
-    def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: GuessGame, seed: int, salt: bytes, at: datetime) -> Step[GuessState]:
         """G1: the secret from the seed."""
         return engine.start(game.id, tuple(game.player_names()), game.high, seed)
 
@@ -43,7 +43,9 @@ class GuessKind(GameKind[GuessState, GuessMove, GuessGame]):
         """``GUESS N`` and ``STATUS`` lines (no names: ``aliases`` unused)."""
         return parse_guess(text)
 
-    def apply(self, state: GuessState, player: str, move: GuessMove, at: datetime) -> Step:
+    def apply(
+        self, state: GuessState, player: str, move: GuessMove, at: datetime
+    ) -> Step[GuessState]:
         """G2–G4 (``STATUS`` is private: never applied)."""
         assert isinstance(move, Guess)
         return engine.apply(state, player, move, at)

@@ -69,7 +69,7 @@ class Levers(Configured):
         self,
         game: Game,
         kind: AnyKind,
-        step: Step,
+        step: Step[object],
         row: GameRow,
         *,
         now: datetime,

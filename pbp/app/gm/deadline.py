@@ -49,7 +49,7 @@ class DeadlineSource(Protocol):
         scheduled: bool = False,
         expect: tuple[str, int] | None = None,
         by_gm: GmClose | None = None,
-    ) -> Step | None: ...
+    ) -> Step[object] | None: ...
 
 
 def _command(name: str) -> DeadlineCommand:

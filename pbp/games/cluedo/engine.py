@@ -113,10 +113,10 @@ def dispatch(
     move: CluedoMove,
     at: datetime,
     *,
-    suggest: Callable[[S, str, Suggest, str], Step],
-    answer: Callable[[S, str, int | None, str | None, str], Step],
-    accuse: Callable[[S, str, Accuse, str], Step],
-) -> Step:
+    suggest: Callable[[S, str, Suggest, str], Step[S]],
+    answer: Callable[[S, str, int | None, str | None, str], Step[S]],
+    accuse: Callable[[S, str, Accuse, str], Step[S]],
+) -> Step[S]:
     """The checks every Cluedo move passes first, then the variant's own handler.
 
     The game must not be over (C7) and ``player`` must play; ``at`` goes on as ISO

@@ -31,7 +31,7 @@ class Record(Protocol):
     """A dataclass instance (what :func:`dataclasses.asdict` writes as JSON): the
     variants' rules and accusations."""
 
-    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+    __dataclass_fields__: ClassVar[dict[str, Field[object]]]
 
 
 class CluedoRules(Record, Protocol):

@@ -174,7 +174,7 @@ PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 # --- start ---
 
 
-def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
+def start(setup: DaysSetup, seed: int, salt: bytes) -> Step[DaysState]:
     """Deal (C2: from ``random.Random(seed)``, or ``setup.deal`` checked) and open day 1 (D1).
 
     Events: GM ``deal``, one PLAYER ``hand_dealt`` per player (configured order), PUBLIC
@@ -200,7 +200,7 @@ def start(setup: DaysSetup, seed: int, salt: bytes) -> Step:
 # --- moves ---
 
 
-def apply(state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step:
+def apply(state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step[DaysState]:
     """Apply one move of ``player`` that arrived at ``at`` (aware; stored in UTC, D8).
 
     ``move`` is a :class:`Suggest`, :class:`Refute`, :class:`NoRefutation` or
@@ -222,7 +222,7 @@ def apply(state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step
     return dispatch(state, player, move, at, suggest=_suggest, answer=_answer, accuse=_accuse)
 
 
-def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step:
+def _suggest(state: DaysState, player: str, move: Suggest, at: str) -> Step[DaysState]:
     others = [p for p in state.names if p != player]
     if move.addressee is None:
         raise InvalidMove("addressee_missing", players=others)
@@ -284,7 +284,7 @@ def _gm_answer(
     return _replace_suggestion(state, answered), events
 
 
-def void(state: DaysState, number: int, at: datetime) -> Step:
+def void(state: DaysState, number: int, at: datetime) -> Step[DaysState]:
     """The GM cancels suggestion ``number`` at ``at``, as if it had never been made:
     it needs no answer and no longer counts against its suggester's allowance nor its
     addressee's limit of the day (D2); its heading number stays used. Only while
@@ -307,7 +307,7 @@ def void(state: DaysState, number: int, at: datetime) -> Step:
     return Step(new, [Event("suggestion_voided", PUBLIC, voided)])
 
 
-def remove(state: DaysState, player: str, at: datetime) -> Step:
+def remove(state: DaysState, player: str, at: datetime) -> Step[DaysState]:
     """The GM removes ``player`` at ``at`` (aware): his seat stays and is answered by
     the GM (C5) — now for what he owes, and at once for every later suggestion to
     him; he can no longer suggest or accuse (as out, C6). PUBLIC ``player_removed``
@@ -352,7 +352,9 @@ def _find_owed(state: DaysState, player: str, number: int | None) -> Suggestion:
     return found
 
 
-def _answer(state: DaysState, player: str, number: int | None, card: str | None, at: str) -> Step:
+def _answer(
+    state: DaysState, player: str, number: int | None, card: str | None, at: str
+) -> Step[DaysState]:
     suggestion = _find_owed(state, player, number)
     named = (suggestion.suspect, suggestion.weapon, suggestion.room)
     hand, suggester = state.deal.hands[player], suggestion.suggester
@@ -385,7 +387,7 @@ def _answer_events(s: Suggestion) -> list[Event]:
     return events
 
 
-def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
+def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step[DaysState]:
     """C6, C7: an accusation at any time of the day (D5)."""
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
     check_may_act(state, player)  # C5, C6
@@ -396,7 +398,7 @@ def _accuse(state: DaysState, player: str, move: Accuse, at: str) -> Step:
 # --- day close ---
 
 
-def close_day(state: DaysState, at: datetime) -> Step:
+def close_day(state: DaysState, at: datetime) -> Step[DaysState]:
     """Close the current day at ``at`` (aware) and open the next (D6, D7).
 
     Every unanswered suggestion that arrived at least ``answer_grace_hours`` before

@@ -74,7 +74,9 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         """True once somebody won or everybody is out (C7)."""
         return engine.is_over(state)
 
-    def apply(self, state: DaysState, player: str, move: CluedoMove, at: datetime) -> Step:
+    def apply(
+        self, state: DaysState, player: str, move: CluedoMove, at: datetime
+    ) -> Step[DaysState]:
         """One move; raises :class:`~pbp.games.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
@@ -97,7 +99,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
                 item.update(self._due(game, state, int(event.data["number"]), deadline))
         return told
 
-    def remove(self, state: DaysState, player: str, at: datetime) -> Step:
+    def remove(self, state: DaysState, player: str, at: datetime) -> Step[DaysState]:
         """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
         return engine.remove(state, player, at)
 
@@ -148,7 +150,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
             deal=game.to_deal(),
         )
 
-    def start(self, game: CluedoDaysGame, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: CluedoDaysGame, seed: int, salt: bytes, at: datetime) -> Step[DaysState]:
         """Deal (C2) and open day 1 (D1); ``at`` plays no part (days follow the clock)."""
         return engine.start(self.setup(game), seed, salt)
 
@@ -162,7 +164,7 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
             "examples": game.examples(),
         }
 
-    def void(self, state: DaysState, event: Event, at: datetime) -> Step:
+    def void(self, state: DaysState, event: Event, at: datetime) -> Step[DaysState]:
         """An unanswered suggestion can be voided (nothing else is a move to undo)."""
         if event.kind != "suggestion_made":
             raise IllegalMove("void_kind", kind=event.kind, allowed=["suggestion_made"])
@@ -198,11 +200,11 @@ class CluedoDays(CluedoKind[DaysState, CluedoDaysGame]):
         """Every deadline closes a game day."""
         return "day"
 
-    def on_deadline(self, state: DaysState, at: datetime) -> Step:
+    def on_deadline(self, state: DaysState, at: datetime) -> Step[DaysState]:
         """Day close (D6, D7)."""
         return engine.close_day(state, at)
 
-    def posts(self, before: DaysState, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: DaysState, step: Step[DaysState]) -> list[tuple[str, int]]:
         """The day summary when a day closed (D7)."""
         if any(event.kind == "day_closed" for event in step.events):
             return [("day", int(before.day))]

@@ -188,7 +188,7 @@ def _iso_or_none(at: datetime | None) -> str | None:
 # --- start ---
 
 
-def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step:
+def start(setup: RoundsSetup, seed: int, salt: bytes, at: datetime) -> Step[RoundsState]:
     """Deal (C2: from ``random.Random(seed)``, or ``setup.deal`` checked) and start turn 1.
 
     Turn 1 is the first configured player's (R1) and starts at ``at`` (its deadline is
@@ -236,7 +236,7 @@ def _turn_started(state: RoundsState) -> Event:
 # --- moves ---
 
 
-def apply(state: RoundsState, player: str, move: CluedoMove, at: datetime) -> Step:
+def apply(state: RoundsState, player: str, move: CluedoMove, at: datetime) -> Step[RoundsState]:
     """Apply one move of ``player`` that arrived at ``at`` (aware; stored in UTC, D8).
 
     ``move`` is a :class:`Suggest` or :class:`Accuse` (on his turn, R1) or a
@@ -272,7 +272,7 @@ def _check_turn(state: RoundsState, player: str) -> None:
         raise IllegalMove("not_your_turn", turn_player=state.turn_player, turn=state.turn)
 
 
-def _suggest(state: RoundsState, player: str, move: Suggest, at: str) -> Step:
+def _suggest(state: RoundsState, player: str, move: Suggest, at: str) -> Step[RoundsState]:
     if move.addressee is not None:
         raise InvalidMove("unexpected_addressee", player=move.addressee)
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
@@ -293,7 +293,9 @@ def _suggest(state: RoundsState, player: str, move: Suggest, at: str) -> Step:
     return _run_round(new, at, events)
 
 
-def _answer(state: RoundsState, player: str, number: int | None, card: str | None, at: str) -> Step:
+def _answer(
+    state: RoundsState, player: str, number: int | None, card: str | None, at: str
+) -> Step[RoundsState]:
     running = state.running
     asked_now = running is not None and running.asked == player
     waiting = [running.number] if running is not None and asked_now else []
@@ -379,7 +381,7 @@ def _next_seat(names: list[str], after: str) -> str:
     return names[(names.index(after) + 1) % len(names)]
 
 
-def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
+def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step[RoundsState]:
     """Carry the running round on from its last answer (R2, R3, R6) at ``at``.
 
     Round the table from the player after the last one who answered (after the
@@ -422,7 +424,9 @@ def _run_round(state: RoundsState, at: str, events: list[Event]) -> Step:
         return Step(state, events)
 
 
-def _end_round(state: RoundsState, running: Suggestion, at: str, events: list[Event]) -> Step:
+def _end_round(
+    state: RoundsState, running: Suggestion, at: str, events: list[Event]
+) -> Step[RoundsState]:
     ended = dataclasses.replace(running, asked=None, asked_at=None, ended_at=at)
     state = dataclasses.replace(state, suggestions=(*state.suggestions[:-1], ended))
     data: RoundEnded = {
@@ -436,7 +440,7 @@ def _end_round(state: RoundsState, running: Suggestion, at: str, events: list[Ev
     return _next_turn(state, ended.suggester, at, events)
 
 
-def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> Step:
+def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> Step[RoundsState]:
     """R3, R4: the next turn goes to the first player after ``after`` who is not out."""
     names = state.names
     start_at = names.index(after)
@@ -446,7 +450,7 @@ def _next_turn(state: RoundsState, after: str, at: str, events: list[Event]) -> 
     return Step(new, [*events, _turn_started(new)])
 
 
-def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
+def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step[RoundsState]:
     check_named_cards(state.cards, move.suspect, move.weapon, move.room)
     _check_turn(state, player)
     period: Period = {"turn": state.turn}
@@ -459,7 +463,7 @@ def _accuse(state: RoundsState, player: str, move: Accuse, at: str) -> Step:
 # --- deadlines ---
 
 
-def on_deadline(state: RoundsState, at: datetime) -> Step:
+def on_deadline(state: RoundsState, at: datetime) -> Step[RoundsState]:
     """R7: the timeout of :func:`deadline`, handled at ``at`` (aware).
 
     A missed turn is skipped: PUBLIC ``turn_skipped``, then the next turn (the first
@@ -513,7 +517,7 @@ def _at(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp)
 
 
-def remove(state: RoundsState, player: str, at: datetime) -> Step:
+def remove(state: RoundsState, player: str, at: datetime) -> Step[RoundsState]:
     """The GM removes ``player`` at ``at`` (aware): his seat stays, he is out (no more
     turns, R4) and the GM answers for him at once whenever he is asked (C5) — now, if
     the running round waits for him. His own turn, if it is his turn, passes to the

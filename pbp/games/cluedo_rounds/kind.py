@@ -77,11 +77,13 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         """True once somebody won or everybody is out (C7)."""
         return engine.is_over(state)
 
-    def apply(self, state: RoundsState, player: str, move: CluedoMove, at: datetime) -> Step:
+    def apply(
+        self, state: RoundsState, player: str, move: CluedoMove, at: datetime
+    ) -> Step[RoundsState]:
         """One move; raises :class:`~pbp.games.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
-    def remove(self, state: RoundsState, player: str, at: datetime) -> Step:
+    def remove(self, state: RoundsState, player: str, at: datetime) -> Step[RoundsState]:
         """The GM removes ``player``: his seat stays, answered by the GM (C5)."""
         return engine.remove(state, player, at)
 
@@ -129,7 +131,9 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
             deal=game.to_deal(),
         )
 
-    def start(self, game: CluedoRoundsGame, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(
+        self, game: CluedoRoundsGame, seed: int, salt: bytes, at: datetime
+    ) -> Step[RoundsState]:
         """Deal (C2) and start the first player's turn (R1) at ``at``."""
         return engine.start(self.setup(game), seed, salt, at)
 
@@ -185,11 +189,11 @@ class CluedoRounds(CluedoKind[RoundsState, CluedoRoundsGame]):
         """Deadlines end turns and answers: no GM command passes them."""
         return "turn"
 
-    def on_deadline(self, state: RoundsState, at: datetime) -> Step:
+    def on_deadline(self, state: RoundsState, at: datetime) -> Step[RoundsState]:
         """A missed turn is skipped; a missed answer is given by the GM (R7, C5)."""
         return engine.on_deadline(state, at)
 
-    def posts(self, before: RoundsState, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: RoundsState, step: Step[RoundsState]) -> list[tuple[str, int]]:
         """One ``turn`` post per completed turn (the turn it completed)."""
         turns = [
             int(event.data["turn"])

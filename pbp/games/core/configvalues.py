@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import time
-from typing import Annotated, Any
+from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BeforeValidator, Field
@@ -158,7 +158,7 @@ def _seed(value: int) -> int:
 Seed = Annotated[int, AfterValidator(_seed)]
 
 
-def _hhmm(value: Any) -> str:
+def _hhmm(value: object) -> str:
     m = _HHMM.match(value) if isinstance(value, str) else None
     if not m or int(m[1]) > 23 or int(m[2]) > 59:
         digits = " in the digits 0-9" if isinstance(value, str) and not value.isascii() else ""

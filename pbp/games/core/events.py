@@ -15,7 +15,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -124,7 +124,7 @@ class Refusal(Exception):
 
     def __init__(self, code: str, **params: Any) -> None:
         self.code = code
-        self.params: dict[str, Any] = params
+        self.params: dict[str, Any] = params  # JSON, read back by its shape (the text's)
         detail = ", ".join(f"{k}={v!r}" for k, v in params.items())
         super().__init__(f"{code}: {detail}" if detail else code)
 
@@ -151,15 +151,21 @@ class IllegalMove(MoveError):
     """A well-formed move that the rules forbid in this state."""
 
 
+#: The state a :class:`Step` holds (covariant: the shell takes any kind's as a
+#: ``Step[object]``).
+StateCo = TypeVar("StateCo", covariant=True)
+
+
 @dataclass(frozen=True)
-class Step:
-    """Result of an engine call: the new state and what happened.
+class Step(Generic[StateCo]):
+    """Result of an engine call: the new state and what happened, typed by the state
+    (``Step[ManiacState]``).
 
     ``state`` is engine-specific and opaque to the shell except through
     :meth:`pbp.games.core.kind.GameKind.dump` / :meth:`pbp.games.core.kind.GameKind.load`.
     """
 
-    state: Any
+    state: StateCo
     events: Sequence[Event]
 
 

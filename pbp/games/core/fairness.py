@@ -16,10 +16,9 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping
-from typing import Any
 
 
-def canonical_deal(game_id: str, salt: bytes, deal: Mapping[str, Any]) -> str:
+def canonical_deal(game_id: str, salt: bytes, deal: Mapping[str, object]) -> str:
     """The canonical text: JSON of ``{"game": ID, "salt": HEX, "deal": deal}``, keys
     sorted at every level, no spaces, non-ASCII kept as is (the text is UTF-8 encoded
     for hashing). ``HEX`` is the salt in lowercase hexadecimal.

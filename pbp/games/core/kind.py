@@ -211,7 +211,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         """The model of this kind's games in ``games.yaml`` (``kind: <kind>``)."""
 
     @abstractmethod
-    def start(self, game: ConfigT, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: ConfigT, seed: int, salt: bytes, at: datetime) -> Step[StateT]:
         """Deal and open the game configured by ``game`` (a config model) at ``at``; the
         step's events include ``game_started``."""
 
@@ -233,7 +233,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         as the seat (:class:`pbp.text.commands.PlayerNames` takes them)."""
 
     @abstractmethod
-    def apply(self, state: StateT, player: str, move: MoveT, at: datetime) -> Step:
+    def apply(self, state: StateT, player: str, move: MoveT, at: datetime) -> Step[StateT]:
         """Apply one move; raises :class:`~pbp.games.core.events.MoveError`."""
 
     @abstractmethod
@@ -314,7 +314,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         for the whole game)."""
         return 1
 
-    def posts(self, before: StateT, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: StateT, step: Step[StateT]) -> list[tuple[str, int]]:
         """Public posts to mail the GM after ``step``: ``[(template name, period)]``,
         e.g. ``[("day", 3)]`` when game day 3 closed. Default none (the opening and
         final posts are the daemon's)."""
@@ -393,7 +393,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         ``"none"``, a name no command passes."""
         return "none"
 
-    def on_deadline(self, state: StateT, at: datetime) -> Step:
+    def on_deadline(self, state: StateT, at: datetime) -> Step[StateT]:
         """What happens when the deadline due at ``at`` passes (a day close, a missed
         turn); default nothing (``state``, no events)."""
         return Step(state, [])
@@ -410,7 +410,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         then; default ``state`` itself."""
         return state
 
-    def remove(self, state: StateT, player: str, at: datetime) -> Step:
+    def remove(self, state: StateT, player: str, at: datetime) -> Step[StateT]:
         """The GM removes ``player`` at ``at`` (Cluedo: the seat stays, answered by the
         GM, C5; Maniac: the player leaves, M12 checked).
 
@@ -419,7 +419,7 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
         """
         raise IllegalMove("gm_unsupported", lever="remove")
 
-    def void(self, state: StateT, event: Event, at: datetime) -> Step:
+    def void(self, state: StateT, event: Event, at: datetime) -> Step[StateT]:
         """The GM cancels the move that logged ``event``, by a compensating step.
         ``pbp show`` tries it on every logged event to list what may be voided, so it
         must be pure and cheap.

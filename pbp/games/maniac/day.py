@@ -49,7 +49,7 @@ def check_voter(state: ManiacState, player: str) -> None:
         raise IllegalMove("voting_closed", day=state.day, next_day=state.day + 1)
 
 
-def cast_vote(state: ManiacState, player: str, move: Vote, at: str) -> Step:
+def cast_vote(state: ManiacState, player: str, move: Vote, at: str) -> Step[ManiacState]:
     """M9, M11: ``player`` (a voter, :func:`check_voter`) votes for ``move.target`` at
     ``at`` (ISO UTC). PUBLIC ``vote_cast`` {day, voter, target, prison, cast_no, at}.
 
@@ -83,7 +83,7 @@ def cast_vote(state: ManiacState, player: str, move: Vote, at: str) -> Step:
     return Step(new, [Event("vote_cast", PUBLIC, data)])
 
 
-def withdraw_vote(state: ManiacState, player: str, at: str) -> Step:
+def withdraw_vote(state: ManiacState, player: str, at: str) -> Step[ManiacState]:
     """M9: ``player`` withdraws his standing vote at ``at`` (ISO UTC; not a cast).
     PUBLIC ``vote_withdrawn`` {day, voter, target, prison, at}.
 
@@ -101,7 +101,7 @@ def withdraw_vote(state: ManiacState, player: str, at: str) -> Step:
 # --- the close ---
 
 
-def close_day(state: ManiacState, at: datetime) -> Step:
+def close_day(state: ManiacState, at: datetime) -> Step[ManiacState]:
     """Close day *d* at ``at`` (aware): M10, M11, M12, M3; night *d* begins.
 
     The player with most standing votes goes (ties: the earliest standing vote among

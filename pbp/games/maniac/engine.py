@@ -195,7 +195,7 @@ PUBLIC, PLAYER, GM = Visibility.PUBLIC, Visibility.PLAYER, Visibility.GM
 # --- start ---
 
 
-def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step:
+def start(setup: ManiacSetup, seed: int, salt: bytes, at: datetime) -> Step[ManiacState]:
     """Deal the roles (M1: from ``random.Random(seed)``, or ``setup.roles`` checked) and
     open day 1 (M2) at ``at``.
 
@@ -281,7 +281,7 @@ def _game_started(state: ManiacState) -> Event:
 # --- moves ---
 
 
-def apply(state: ManiacState, player: str, move: ManiacMove, at: datetime) -> Step:
+def apply(state: ManiacState, player: str, move: ManiacMove, at: datetime) -> Step[ManiacState]:
     """Apply one move of ``player`` that arrived at ``at`` (aware; stored in UTC, D8).
 
     ``move`` is a :class:`Vote` / :class:`Unvote` (during the day, M9, M11) → PUBLIC
@@ -319,7 +319,7 @@ def apply(state: ManiacState, player: str, move: ManiacMove, at: datetime) -> St
 # --- the GM's levers ---
 
 
-def remove(state: ManiacState, player: str, at: datetime) -> Step:
+def remove(state: ManiacState, player: str, at: datetime) -> Step[ManiacState]:
     """The GM removes ``player`` at ``at`` (aware): he leaves the game and takes no
     further part (as the dead, M8), his role is not revealed. During a day his
     standing vote and the standing votes on him are withdrawn (PUBLIC
@@ -362,7 +362,9 @@ def remove(state: ManiacState, player: str, at: datetime) -> Step:
     return Step(new, events)
 
 
-def void_vote(state: ManiacState, voter: str, target: str, cast_at: str, at: datetime) -> Step:
+def void_vote(
+    state: ManiacState, voter: str, target: str, cast_at: str, at: datetime
+) -> Step[ManiacState]:
     """The GM cancels ``voter``'s vote for ``target`` cast at ``cast_at`` (ISO UTC), as
     if it had never been cast: his vote before it stands again, and it is no cast
     (M9). Only while it is his standing vote of the current day. PUBLIC
@@ -401,7 +403,7 @@ def void_vote(state: ManiacState, voter: str, target: str, cast_at: str, at: dat
     return Step(new, [Event("vote_voided", PUBLIC, data)])
 
 
-def void_order(state: ManiacState, night: int, placed_at: str, at: datetime) -> Step:
+def void_order(state: ManiacState, night: int, placed_at: str, at: datetime) -> Step[ManiacState]:
     """The GM cancels the maniac's order for ``night`` placed at ``placed_at`` (ISO UTC):
     that night has no order until he orders again (M3). Only while it is the standing
     order and not yet fixed. PLAYER ``order_voided`` to the maniac (the public learns

@@ -96,11 +96,13 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         """True once a side has won (M12)."""
         return engine.is_over(state)
 
-    def apply(self, state: ManiacState, player: str, move: ManiacMove, at: datetime) -> Step:
+    def apply(
+        self, state: ManiacState, player: str, move: ManiacMove, at: datetime
+    ) -> Step[ManiacState]:
         """One vote or order; raises :class:`~pbp.games.core.events.MoveError`."""
         return engine.apply(state, player, move, at)
 
-    def remove(self, state: ManiacState, player: str, at: datetime) -> Step:
+    def remove(self, state: ManiacState, player: str, at: datetime) -> Step[ManiacState]:
         """The GM removes ``player``: he leaves the game, his role unrevealed (M12 checked)."""
         return engine.remove(state, player, at)
 
@@ -182,7 +184,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
             roles=dict(game.roles) if game.roles is not None else None,
         )
 
-    def start(self, game: ManiacGame, seed: int, salt: bytes, at: datetime) -> Step:
+    def start(self, game: ManiacGame, seed: int, salt: bytes, at: datetime) -> Step[ManiacState]:
         """Deal the roles (M1) and open day 1 (M2)."""
         return engine.start(self.setup(game), seed, salt, at)
 
@@ -265,7 +267,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         wall = game.night_end_time if engine.phase(state) == "night" else game.close_time
         return next_close(max(passed, current or passed), wall, game.zone)
 
-    def void(self, state: ManiacState, event: Event, at: datetime) -> Step:
+    def void(self, state: ManiacState, event: Event, at: datetime) -> Step[ManiacState]:
         """A standing vote of today (M9) or a kill order not yet fixed (M3)."""
         data = event.data
         if event.kind == "vote_cast":
@@ -274,7 +276,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
             return engine.void_order(state, int(data["night"]), data["at"], at)
         raise IllegalMove("void_kind", kind=event.kind, allowed=["vote_cast", "order_placed"])
 
-    def on_deadline(self, state: ManiacState, at: datetime) -> Step:
+    def on_deadline(self, state: ManiacState, at: datetime) -> Step[ManiacState]:
         """Close the day (M9–M11) or end the night (M6–M8), whichever is due."""
         if engine.phase(state) == "day":
             return engine.close_day(state, at)
@@ -284,7 +286,7 @@ class Maniac(GameKind[ManiacState, ManiacMove, ManiacGame]):
         """``"day"`` while votes run (``pbp close-day``), ``"night"`` after (``pbp end-night``)."""
         return str(engine.phase(state))
 
-    def posts(self, before: ManiacState, step: Step) -> list[tuple[str, int]]:
+    def posts(self, before: ManiacState, step: Step[ManiacState]) -> list[tuple[str, int]]:
         """The evening post when a day closed, the morning post when a night ended."""
         posts: list[tuple[str, int]] = []
         for event in step.events:

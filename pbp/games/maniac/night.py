@@ -18,7 +18,7 @@ from pbp.games.maniac.state import ManiacState, Order, nights_fixed_at, order_fo
 from pbp.games.maniac.wins import game_over, maniac_team_wins
 
 
-def end_night(state: ManiacState, at: datetime) -> Step:
+def end_night(state: ManiacState, at: datetime) -> Step[ManiacState]:
     """Resolve night *d* at ``at`` (aware) and open day *d + 1*: M6, M7, M8, M12.
 
     M6: with the maniac in the cell (or prison) his order is void (a voided skip or

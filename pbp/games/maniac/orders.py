@@ -24,7 +24,7 @@ from pbp.games.maniac.state import (
 )
 
 
-def place_order(state: ManiacState, player: str, move: Kill | Skip, at: str) -> Step:
+def place_order(state: ManiacState, player: str, move: Kill | Skip, at: str) -> Step[ManiacState]:
     """M3–M5: ``player`` places or changes the order for one open night at ``at`` (ISO
     UTC). Checked in this order: the sender is the maniac (first, so that no refusal
     tells a non-maniac who the maniac is), the targets (M3), the night (M3), a skip's

@@ -13,7 +13,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email import feedparser
 from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
@@ -39,7 +39,8 @@ class TooDeep(Exception):
     """Multiparts nested over :data:`MAX_PART_DEPTH` deep: the parse stops."""
 
 
-#: The standard parser's line buffer and its "no more data yet" mark (not in typeshed).
+#: The standard parser's line buffer and its "no more data yet" mark (not in typeshed:
+#: the buffer's class is left untyped, so that :class:`_LineBuffer` may extend it).
 _BufferedSubFile: Any = vars(feedparser)["BufferedSubFile"]
 _NEED_MORE_DATA: object = vars(feedparser)["NeedMoreData"]
 
@@ -51,7 +52,7 @@ class _LineBuffer(_BufferedSubFile):  # type: ignore[misc]
     time proportional to the lines times the nesting (49 nested multiparts and 1 MB of
     blank lines: 2.5 s)."""
 
-    def push_eof_matcher(self, pred: Any) -> None:
+    def push_eof_matcher(self, pred: Callable[[str], object]) -> None:
         """Enter a multipart (``pred`` matches its boundary lines); past
         :data:`MAX_PART_DEPTH` open ones the parse stops (:class:`TooDeep`)."""
         if len(self._eofstack) >= MAX_PART_DEPTH:

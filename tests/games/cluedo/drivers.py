@@ -153,7 +153,9 @@ class Variant(ABC):
         None keeps the variant's default (C6); ``auto_answer`` (R6) is for rounds only."""
 
     @abstractmethod
-    def start(self, players: Sequence[str], cards: Cards, seed: int) -> Step:
+    def start(
+        self, players: Sequence[str], cards: Cards, seed: int
+    ) -> Step[days.DaysState | rounds.RoundsState]:
         """The engine's ``start`` for ``players`` (no characters), dealing from ``seed`` (C2).
 
         :raises ValueError: what the engine refuses (C1).
@@ -218,7 +220,7 @@ class Variant(ABC):
 class DaysGame(Game):
     """A days game: moves by ``days.apply``, the GM's answers by ``days.close_day``."""
 
-    def __init__(self, step: Step) -> None:
+    def __init__(self, step: Step[days.DaysState]) -> None:
         super().__init__(step.events)
         self._state: days.DaysState = step.state
         self._close = DAY_CLOSE
@@ -245,7 +247,7 @@ class DaysGame(Game):
     def _apply(self, player: str, move: CluedoMove) -> list[Event]:
         return self._take(days.apply(self._state, player, move, self._tick()))
 
-    def _take(self, step: Step) -> list[Event]:
+    def _take(self, step: Step[days.DaysState]) -> list[Event]:
         stored = json.loads(json.dumps(days.dump_state(step.state), ensure_ascii=False))
         assert days.load_state(stored) == step.state
         self._state = step.state
@@ -271,7 +273,7 @@ class DaysVariant(Variant):
         setup = days.DaysSetup("seed-000", players, EXAMPLE, rules, Deal(SOLUTION, HANDS))
         return DaysGame(days.start(setup, 7, SALT))
 
-    def start(self, players: Sequence[str], cards: Cards, seed: int) -> Step:
+    def start(self, players: Sequence[str], cards: Cards, seed: int) -> Step[days.DaysState]:
         setup = days.DaysSetup("c2", tuple((p, None) for p in players), cards)
         return days.start(setup, seed, SALT)
 
@@ -295,7 +297,7 @@ class DaysVariant(Variant):
 class RoundsGame(Game):
     """A rounds game: moves by ``rounds.apply``, deadlines by ``rounds.on_deadline``."""
 
-    def __init__(self, step: Step) -> None:
+    def __init__(self, step: Step[rounds.RoundsState]) -> None:
         super().__init__(step.events)
         self._state: rounds.RoundsState = step.state
 
@@ -348,7 +350,7 @@ class RoundsGame(Game):
             state = rounds.with_history(state, self.events)
         return self._take(rounds.apply(state, player, move, self._tick()))
 
-    def _take(self, step: Step) -> list[Event]:
+    def _take(self, step: Step[rounds.RoundsState]) -> list[Event]:
         stored = json.loads(json.dumps(rounds.dump_state(step.state), ensure_ascii=False))
         assert rounds.load_state(stored) == step.state
         self._state = step.state
@@ -376,7 +378,7 @@ class RoundsVariant(Variant):
         setup = rounds.RoundsSetup("seed-000", players, EXAMPLE, rules, Deal(SOLUTION, HANDS))
         return RoundsGame(rounds.start(setup, 7, SALT, T0))
 
-    def start(self, players: Sequence[str], cards: Cards, seed: int) -> Step:
+    def start(self, players: Sequence[str], cards: Cards, seed: int) -> Step[rounds.RoundsState]:
         setup = rounds.RoundsSetup("c2", tuple((p, None) for p in players), cards)
         return rounds.start(setup, seed, SALT, T0)
 
