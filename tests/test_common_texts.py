@@ -534,7 +534,7 @@ def test_voided_suggestion_no_possessive_of_a_russian_name(renderer: Renderer) -
         "room": "кухня",
     }
     _subject, body = mail(
-        renderer, "voided", "en", player="Веталь", voided=voided, what="suggestion"
+        renderer, "cluedo_days/voided", "en", player="Веталь", voided=voided, what="suggestion"
     )
     assert (
         "the GM has voided suggestion #7 (Неташка → Веталь: Краснова, нож, кухня). It needs"
@@ -764,7 +764,11 @@ def test_lever_announcements_decline_the_names(renderer: Renderer) -> None:
 
 def test_voided_vote_mail_declines_the_target(renderer: Renderer) -> None:
     _subject, body = mail(
-        renderer, "voided", player="Вася", what="vote", voided={"voter": "Вася", "target": "Саша"}
+        renderer,
+        "maniac/voided",
+        player="Вася",
+        what="vote",
+        voided={"voter": "Вася", "target": "Саша"},
     )
     assert body.split("\n")[0] == (
         "Вася, ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
@@ -1313,12 +1317,12 @@ def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) 
     voided = {"number": 1, "suggester": "Неташка", "addressee": "Веталь"}
     voided |= {"suspect": "Белова", "weapon": "Пистолет", "room": "Спальня"}
     context: dict[str, Any] = {"player": "Неташка", "voided": voided, "what": "suggestion"}
-    _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
+    _subject, body = mail(renderer, "cluedo_days/voided", genders={"Веталь": "masc"}, **context)
     assert body.split("\n")[0] == (
         "Неташка, ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня)."
         " Оно не в счёт ваших предположений дня: можно сделать новое."
     )
-    _subject, body = mail(renderer, "voided", "en", **context)
+    _subject, body = mail(renderer, "cluedo_days/voided", "en", **context)
     assert body.split("\n")[0] == (
         "Неташка, the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня)."
         " It does not count among your suggestions of that day: you may make a new one."
