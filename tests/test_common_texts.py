@@ -558,10 +558,28 @@ def test_briefing_seat_is_neuter() -> None:
 # --- the GM lever's forum announcement (common/posts/gm.j2) ---
 
 
+#: The game whose GM announcement tells each of these events (its <kind>/parts/gm_post.j2);
+#: pbp's own levers (gm_*) are told alike in every game.
+_GAME_OF = {
+    "player_left": "maniac",
+    "vote_voided": "maniac",
+    "player_removed": "cluedo_days",
+    "suggestion_voided": "cluedo_days",
+}
+
+
 def _announce(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
     event = Event(kind, Visibility.PUBLIC, data)
+    game_kind = _GAME_OF.get(kind, "cluedo_days")
     return renderer.public_post(
-        "gm", [event], locale=locale, fmt="bbcode", kind="common", timezone="UTC", note=None
+        "gm",
+        [event],
+        locale=locale,
+        fmt="bbcode",
+        kind="common",
+        timezone="UTC",
+        note=None,
+        game_kind=game_kind,
     )
 
 
@@ -918,16 +936,16 @@ def test_night_dead_by_count_and_gender(renderer: Renderer) -> None:
 
 
 def test_void_result_names_the_move_not_its_code(renderer: Renderer) -> None:
-    def line(kind: str) -> str:
+    def line(game: str, kind: str) -> str:
         done = {"lever": "void", "event": 30, "voided_kind": kind, "announced": False}
         _subject, body = mail(
-            renderer, "gm_result", results=[{"line": "", "lever": "void", "done": done}]
+            renderer, f"{game}/gm_result", results=[{"line": "", "lever": "void", "done": done}]
         )
         return body.split("\n")[0]
 
-    assert line("vote_cast") == "Голос (событие 30) отменён."
-    assert line("suggestion_made") == "Предположение (событие 30) отменено."
-    assert line("order_placed") == "Заказ маньяка (событие 30) отменён."
+    assert line("maniac", "vote_cast") == "Голос (событие 30) отменён."
+    assert line("cluedo_days", "suggestion_made") == "Предположение (событие 30) отменено."
+    assert line("maniac", "order_placed") == "Заказ маньяка (событие 30) отменён."
     void = {"event": 30, "voided_kind": "vote_cast", "note": None}
     assert _story_line(renderer, "maniac", "gm_void", void) == "ГМ отменяет голос (событие 30)."
 
@@ -955,7 +973,8 @@ def test_gm_note_is_a_paragraph_of_its_own(renderer: Renderer) -> None:
 
 def test_announcement_subject_names_the_lever(renderer: Renderer) -> None:
     def subject(kinds: list[str]) -> str:
-        return mail(renderer, "gm_announce", kinds=kinds, part="bbcode")[0]
+        game = _GAME_OF.get(kinds[0], "cluedo_days")
+        return mail(renderer, f"{game}/gm_announce", kinds=kinds, part="bbcode")[0]
 
     assert subject(["gm_pause"]) == "Объявление для форума: пауза — BBCode"
     assert subject(["gm_extend"]) == "Объявление для форума: продление срока — BBCode"
@@ -1451,13 +1470,22 @@ def test_void_kind_refusal_names_the_event_in_words_not_its_kind(
     """The GM's result mail said «Событие «suggestion_voided» отменить нельзя. Отменяются
     только: suggestion_made.» (Cluedo by days; Maniac: «vote_cast, order_placed»)."""
     cases = [
-        ("suggestion_voided", ["suggestion_made"]),  # Cluedo by days
-        ("refuted", []),  # Cluedo by rounds: nothing can be voided
-        ("order_fixed", ["vote_cast", "order_placed"]),  # Maniac
-        ("a_kind_of_a_new_game", ["suggestion_made"]),  # no words: no code either
+        ("cluedo_days", "suggestion_voided", ["suggestion_made"]),
+        ("cluedo_rounds", "refuted", []),  # nothing can be voided
+        ("maniac", "order_fixed", ["vote_cast", "order_placed"]),
+        ("cluedo_days", "a_kind_of_a_new_game", ["suggestion_made"]),  # no words: no code either
     ]
-    assert [error(renderer, "void_kind", locale, kind=k, allowed=a) for k, a in cases] == texts
-    cli = renderer.error("void_kind", {"kind": "refuted", "allowed": []}, locale=locale, cli=True)
+    assert [
+        renderer.error("void_kind", {"kind": k, "allowed": a}, locale=locale, kind=game)
+        for game, k, a in cases
+    ] == texts
+    cli = renderer.error(
+        "void_kind",
+        {"kind": "refuted", "allowed": []},
+        locale=locale,
+        kind="cluedo_rounds",
+        cli=True,
+    )
     assert cli.endswith("(pbp act).")
 
 
