@@ -1528,11 +1528,14 @@ ECHO_PLAYERS = ["Веталь", "Неташка", "Дуг", "Оля", "Паве�
 ECHO_GENDERS = {"Дуг": "femn"}
 
 
-def _echo(renderer: Renderer, move: dict[str, Any]) -> str:
-    """The «Понял: …» line of a reply to ``move`` (templates/common/understood.j2), in a
+def _echo(renderer: Renderer, move: dict[str, Any], game: str = "maniac") -> str:
+    """The «Понял: …» line of a reply to ``move`` (``<game>/parts/understood.j2``, the
+    game's own moves, the others as templates/common/understood.j2 says them), in a
     game whose players' genders are :data:`ECHO_GENDERS`."""
     env = renderer._env("ru", "text")
-    template = env.from_string('{% import "common/understood.j2" as u %}{{ u.understood(move) }}')
+    template = env.from_string(
+        '{% import "' + game + '/parts/understood.j2" as u %}{{ u.understood(move) }}'
+    )
     with genders_of({"genders": ECHO_GENDERS}):
         return template.render(move=move, locale="ru")
 
@@ -1585,7 +1588,7 @@ def test_P2_the_echo_of_a_suggestion_names_its_addressee_after_DLYA_in_the_genit
         "room": "кухня",
         "addressee": addressee,
     }
-    assert _echo(renderer, move) == echo
+    assert _echo(renderer, move, "cluedo") == echo
     cards = Cards(("Белых", "Краснова"), ("нож", "топор"), ("кухня", "холл"))
     (line,) = parse_cluedo(echo, cards, ECHO_PLAYERS)
     assert line.move == Suggest("Белых", "нож", "кухня", addressee=addressee)
