@@ -534,7 +534,7 @@ def test_voided_suggestion_no_possessive_of_a_russian_name(renderer: Renderer) -
         "room": "кухня",
     }
     _subject, body = mail(
-        renderer, "voided", "en", player="Веталь", voided=voided, what="suggestion"
+        renderer, "cluedo_days/voided", "en", player="Веталь", voided=voided, what="suggestion"
     )
     assert (
         "the GM has voided suggestion #7 (Неташка → Веталь: Краснова, нож, кухня). It needs"
@@ -558,10 +558,28 @@ def test_briefing_seat_is_neuter() -> None:
 # --- the GM lever's forum announcement (common/posts/gm.j2) ---
 
 
+#: The game whose GM announcement tells each of these events (its <kind>/parts/gm_post.j2);
+#: pbp's own levers (gm_*) are told alike in every game.
+_GAME_OF = {
+    "player_left": "maniac",
+    "vote_voided": "maniac",
+    "player_removed": "cluedo_days",
+    "suggestion_voided": "cluedo_days",
+}
+
+
 def _announce(renderer: Renderer, kind: str, data: dict[str, Any], locale: str = "ru") -> str:
     event = Event(kind, Visibility.PUBLIC, data)
+    game_kind = _GAME_OF.get(kind, "cluedo_days")
     return renderer.public_post(
-        "gm", [event], locale=locale, fmt="bbcode", kind="common", timezone="UTC", note=None
+        "gm",
+        [event],
+        locale=locale,
+        fmt="bbcode",
+        kind="common",
+        timezone="UTC",
+        note=None,
+        game_kind=game_kind,
     )
 
 
@@ -764,7 +782,11 @@ def test_lever_announcements_decline_the_names(renderer: Renderer) -> None:
 
 def test_voided_vote_mail_declines_the_target(renderer: Renderer) -> None:
     _subject, body = mail(
-        renderer, "voided", player="Вася", what="vote", voided={"voter": "Вася", "target": "Саша"}
+        renderer,
+        "maniac/voided",
+        player="Вася",
+        what="vote",
+        voided={"voter": "Вася", "target": "Саша"},
     )
     assert body.split("\n")[0] == (
         "Вася, ГМ отменил ваш голос за Сашу: он не считается поданным, и в силе ваш прежний голос"
@@ -914,16 +936,16 @@ def test_night_dead_by_count_and_gender(renderer: Renderer) -> None:
 
 
 def test_void_result_names_the_move_not_its_code(renderer: Renderer) -> None:
-    def line(kind: str) -> str:
+    def line(game: str, kind: str) -> str:
         done = {"lever": "void", "event": 30, "voided_kind": kind, "announced": False}
         _subject, body = mail(
-            renderer, "gm_result", results=[{"line": "", "lever": "void", "done": done}]
+            renderer, f"{game}/gm_result", results=[{"line": "", "lever": "void", "done": done}]
         )
         return body.split("\n")[0]
 
-    assert line("vote_cast") == "Голос (событие 30) отменён."
-    assert line("suggestion_made") == "Предположение (событие 30) отменено."
-    assert line("order_placed") == "Заказ маньяка (событие 30) отменён."
+    assert line("maniac", "vote_cast") == "Голос (событие 30) отменён."
+    assert line("cluedo_days", "suggestion_made") == "Предположение (событие 30) отменено."
+    assert line("maniac", "order_placed") == "Заказ маньяка (событие 30) отменён."
     void = {"event": 30, "voided_kind": "vote_cast", "note": None}
     assert _story_line(renderer, "maniac", "gm_void", void) == "ГМ отменяет голос (событие 30)."
 
@@ -951,7 +973,8 @@ def test_gm_note_is_a_paragraph_of_its_own(renderer: Renderer) -> None:
 
 def test_announcement_subject_names_the_lever(renderer: Renderer) -> None:
     def subject(kinds: list[str]) -> str:
-        return mail(renderer, "gm_announce", kinds=kinds, part="bbcode")[0]
+        game = _GAME_OF.get(kinds[0], "cluedo_days")
+        return mail(renderer, f"{game}/gm_announce", kinds=kinds, part="bbcode")[0]
 
     assert subject(["gm_pause"]) == "Объявление для форума: пауза — BBCode"
     assert subject(["gm_extend"]) == "Объявление для форума: продление срока — BBCode"
@@ -1313,12 +1336,12 @@ def test_voided_suggestion_is_told_to_its_suggester_as_hers(renderer: Renderer) 
     voided = {"number": 1, "suggester": "Неташка", "addressee": "Веталь"}
     voided |= {"suspect": "Белова", "weapon": "Пистолет", "room": "Спальня"}
     context: dict[str, Any] = {"player": "Неташка", "voided": voided, "what": "suggestion"}
-    _subject, body = mail(renderer, "voided", genders={"Веталь": "masc"}, **context)
+    _subject, body = mail(renderer, "cluedo_days/voided", genders={"Веталь": "masc"}, **context)
     assert body.split("\n")[0] == (
         "Неташка, ГМ отменил ваше предположение №1 (для Веталя: Белова, Пистолет, Спальня)."
         " Оно не в счёт ваших предположений дня: можно сделать новое."
     )
-    _subject, body = mail(renderer, "voided", "en", **context)
+    _subject, body = mail(renderer, "cluedo_days/voided", "en", **context)
     assert body.split("\n")[0] == (
         "Неташка, the GM has voided your suggestion #1 (to Веталь: Белова, Пистолет, Спальня)."
         " It does not count among your suggestions of that day: you may make a new one."
@@ -1447,13 +1470,22 @@ def test_void_kind_refusal_names_the_event_in_words_not_its_kind(
     """The GM's result mail said «Событие «suggestion_voided» отменить нельзя. Отменяются
     только: suggestion_made.» (Cluedo by days; Maniac: «vote_cast, order_placed»)."""
     cases = [
-        ("suggestion_voided", ["suggestion_made"]),  # Cluedo by days
-        ("refuted", []),  # Cluedo by rounds: nothing can be voided
-        ("order_fixed", ["vote_cast", "order_placed"]),  # Maniac
-        ("a_kind_of_a_new_game", ["suggestion_made"]),  # no words: no code either
+        ("cluedo_days", "suggestion_voided", ["suggestion_made"]),
+        ("cluedo_rounds", "refuted", []),  # nothing can be voided
+        ("maniac", "order_fixed", ["vote_cast", "order_placed"]),
+        ("cluedo_days", "a_kind_of_a_new_game", ["suggestion_made"]),  # no words: no code either
     ]
-    assert [error(renderer, "void_kind", locale, kind=k, allowed=a) for k, a in cases] == texts
-    cli = renderer.error("void_kind", {"kind": "refuted", "allowed": []}, locale=locale, cli=True)
+    assert [
+        renderer.error("void_kind", {"kind": k, "allowed": a}, locale=locale, kind=game)
+        for game, k, a in cases
+    ] == texts
+    cli = renderer.error(
+        "void_kind",
+        {"kind": "refuted", "allowed": []},
+        locale=locale,
+        kind="cluedo_rounds",
+        cli=True,
+    )
     assert cli.endswith("(pbp act).")
 
 
@@ -1496,11 +1528,14 @@ ECHO_PLAYERS = ["Веталь", "Неташка", "Дуг", "Оля", "Паве�
 ECHO_GENDERS = {"Дуг": "femn"}
 
 
-def _echo(renderer: Renderer, move: dict[str, Any]) -> str:
-    """The «Понял: …» line of a reply to ``move`` (templates/common/understood.j2), in a
+def _echo(renderer: Renderer, move: dict[str, Any], game: str = "maniac") -> str:
+    """The «Понял: …» line of a reply to ``move`` (``<game>/parts/understood.j2``, the
+    game's own moves, the others as templates/common/understood.j2 says them), in a
     game whose players' genders are :data:`ECHO_GENDERS`."""
     env = renderer._env("ru", "text")
-    template = env.from_string('{% import "common/understood.j2" as u %}{{ u.understood(move) }}')
+    template = env.from_string(
+        '{% import "' + game + '/parts/understood.j2" as u %}{{ u.understood(move) }}'
+    )
     with genders_of({"genders": ECHO_GENDERS}):
         return template.render(move=move, locale="ru")
 
@@ -1553,7 +1588,7 @@ def test_P2_the_echo_of_a_suggestion_names_its_addressee_after_DLYA_in_the_genit
         "room": "кухня",
         "addressee": addressee,
     }
-    assert _echo(renderer, move) == echo
+    assert _echo(renderer, move, "cluedo") == echo
     cards = Cards(("Белых", "Краснова"), ("нож", "топор"), ("кухня", "холл"))
     (line,) = parse_cluedo(echo, cards, ECHO_PLAYERS)
     assert line.move == Suggest("Белых", "нож", "кухня", addressee=addressee)

@@ -241,7 +241,10 @@ class Renderer:
         ``templates/errors/`` (the only ones without ``kind``): two kinds may make the
         same code, each with its text. ``cli``: the refusal ``pbp`` prints, whose text
         names the command line's commands (``pbp resume GAME``) where a mail's names
-        the GM's mail commands (``RESUME``); the template sees it as ``cli``.
+        the GM's mail commands (``RESUME``); the template sees it as ``cli``, and
+        ``kind`` as ``game_kind`` (``kind`` is a parameter of some refusals:
+        ``void_kind``'s event kind), which asks the game's words for its events
+        (``common/parts/event_kinds.j2``).
 
         A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
         a generic text that names ``code``. The result has no trailing newline.
@@ -259,7 +262,7 @@ class Renderer:
             log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
             template = env.get_template("common/error_fallback.j2")
             return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
-        return tidy(template.render({**params, "cli": cli})).rstrip("\n")
+        return tidy(template.render({"game_kind": kind, **params, "cli": cli})).rstrip("\n")
 
     def shown_names(
         self,

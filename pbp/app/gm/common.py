@@ -108,6 +108,7 @@ class Levers(Configured):
         each holding the post alone (:meth:`Mailer.gm_paste`)."""
         context = {
             "game": game.id,
+            "game_kind": game.kind,  # its own events told by <kind>/parts/gm_post.j2
             "timezone": game.timezone,
             "note": note,
             "genders": game.genders(),  # the names in the case the sentence needs (P2)

@@ -462,7 +462,7 @@ class GmDesk(Levers):
         line's)."""
         locale = locale or game.locale
         _subject, body = self.renderer.private_mail(
-            "common/gm_result",
+            f"{game.kind}/gm_result",
             locale=locale,
             game=game.id,
             timezone=game.timezone,

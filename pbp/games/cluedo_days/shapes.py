@@ -413,7 +413,7 @@ class NotRefutedMail(TypedDict):
 
 
 class VoidedMail(TypedDict):
-    """``common/mail/voided.j2`` to the suggester and the addressee (``pbp void``)."""
+    """``mail/voided.j2`` to the suggester and the addressee (``pbp void``)."""
 
     what: Literal["suggestion"]
     voided: SuggestionVoided

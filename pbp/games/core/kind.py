@@ -55,6 +55,12 @@ lists the files):
   ``parts/story_line.j2``    ``e`` (the event), ``d`` (its data); optional: the line of each event
                              it tells in the story of ``pbp export`` (``common/story/story.j2``),
                              nothing for one it leaves to pbp's lines or to its kind's name
+  ``parts/event_kinds.j2``   ``event`` (an event kind), ``said`` (``"what"``, ``"voidable"``,
+                             ``"voided"``, ``"announced"``), ``number``; optional: the words of its
+                             own events in the GM's texts (``common/parts/event_kinds.j2`` says
+                             which), nothing for another
+  ``parts/gm_post.j2``       ``e``, ``d``, ``note``, ``gm_note``; optional: its own events of a
+                             remove or a void in the GM's announcement (``common/posts/gm.j2``)
   =========================  =======================================================================
 
   Refusal texts are ``errors/<code>.txt``: those a kind makes in its folders' ``errors/``

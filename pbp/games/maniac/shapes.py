@@ -558,7 +558,7 @@ class GmNightMail(TypedDict):
 
 
 class VoidedMail(TypedDict):
-    """``common/mail/voided.j2`` (``pbp void``): the maniac's order, or a voter's vote."""
+    """``mail/voided.j2`` (``pbp void``): the maniac's order, or a voter's vote."""
 
     what: Literal["order", "vote"]
     voided: OrderVoidedTold | VoteVoided
