@@ -23,6 +23,7 @@ from kits.clock import FakeClock, idle_on
 from kits.imapscript import ScriptedImap
 from kits.table import EMAILS, Table, utc
 
+import pbp.app.service
 import pbp.mail.imap
 from pbp.mail.imap import ImapInbox
 
@@ -159,8 +160,11 @@ def suggestions(table: Table) -> int:
 
 
 def test_quirks_search_returning_an_old_message_fetch_of_flags_only_and_a_ghost_uid(
-    table: Table, server: ScriptedImap
+    table: Table, server: ScriptedImap, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One fetch a round: a round that a loaded machine stretches past
+    SERVE_EVERY_SECONDS (0.5 s) would otherwise fetch UID 2 again in its middle."""
+    monkeypatch.setattr(pbp.app.service, "SERVE_EVERY_SECONDS", float("inf"))
     table.run(utc(2026, 12, 1, 17))  # the game starts
     server.add(move(table, "Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", 1), T0)
     server.add(move(table, "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Спальня ДЛЯ Роза", 2), T0)
