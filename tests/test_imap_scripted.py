@@ -19,9 +19,11 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
+from kits.clock import FakeClock, idle_on
 from kits.imapscript import ScriptedImap
 from kits.table import EMAILS, Table, utc
 
+import pbp.app.service
 import pbp.mail.imap
 from pbp.mail.imap import ImapInbox
 
@@ -35,8 +37,14 @@ def server() -> Iterator[ScriptedImap]:
 
 
 @pytest.fixture
-def inbox(server: ScriptedImap) -> Iterator[ImapInbox]:
-    box = ImapInbox("127.0.0.1", server.port, "gm@example.test", "secret", timeout=1.0)
+def clock() -> FakeClock:
+    """The inbox's clock: its waits' lengths are exact, whatever the machine's load."""
+    return FakeClock()
+
+
+@pytest.fixture
+def inbox(server: ScriptedImap, clock: FakeClock) -> Iterator[ImapInbox]:
+    box = ImapInbox("127.0.0.1", server.port, "gm@example.test", "secret", timeout=1.0, clock=clock)
     try:
         yield box
     finally:
@@ -48,14 +56,19 @@ def plain(number: int) -> bytes:
 
 
 def test_a_bye_during_idle_ends_the_wait_and_the_next_fetch_reconnects(
-    server: ScriptedImap, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+    server: ScriptedImap,
+    inbox: ImapInbox,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """The BYE ends the wait at once: not a moment of its 20 s passes on its clock."""
+    idles = idle_on(clock, monkeypatch)
     assert inbox.fetch_new() == []
     server.bye_in_idle = True
-    start = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
         inbox.wait(20.0)
-    assert time.monotonic() - start < 5.0
+    assert (idles, clock.sleeps, clock.now) == ([20.0], [], 0.0)
     assert any(" lost (" in r.getMessage() for r in caplog.records)
     server.bye_in_idle = False
     server.add(plain(1), T0)
@@ -64,33 +77,39 @@ def test_a_bye_during_idle_ends_the_wait_and_the_next_fetch_reconnects(
 
 
 def test_a_silent_idle_is_reissued_before_the_restart_interval(
-    server: ScriptedImap, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+    server: ScriptedImap, inbox: ImapInbox, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """RFC 2177 §3: IDLE is re-issued at least every 29 minutes (25 in pbp; 0.3 s here),
-    so a server that silently dropped the session is found out."""
+    so a server that silently dropped the session is found out. The wait lasts its 1.3 s
+    on its clock, the last IDLE only what is left of it."""
     monkeypatch.setattr(pbp.mail.imap, "IDLE_RESTART_SECONDS", 0.3)
     assert pbp.mail.imap.IDLE_RESTART_SECONDS <= 25 * 60
+    idles = idle_on(clock, monkeypatch)
     server.silent_idle = True
     assert inbox.fetch_new() == []
-    start = time.monotonic()
     inbox.wait(1.3)
-    assert 1.3 <= time.monotonic() - start < 3.0
+    assert idles == pytest.approx([0.3, 0.3, 0.3, 0.3, 0.1])
+    assert clock.now == pytest.approx(1.3) and clock.sleeps == []
     assert server.commands.count("IDLE") >= 4
     assert server.commands.count("DONE") == server.commands.count("IDLE")
 
 
 def test_a_dead_peer_times_out_instead_of_hanging(
-    server: ScriptedImap, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+    server: ScriptedImap, inbox: ImapInbox, clock: FakeClock, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The socket timeout (1 s) ends each command a mute server never answers: two
+    connections' worth, far below the 30 s allowed (a guard against a hang that holds
+    on a loaded machine). The wait's own sleep is what is left of its second, exactly."""
     assert inbox.fetch_new() == []
     server.mute = True  # reads every command, answers none
     start = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"), pytest.raises(OSError):
         inbox.fetch_new()  # the kept connection times out, a new one too
-    assert time.monotonic() - start < 5.0
+    assert time.monotonic() - start < 30.0
     start = time.monotonic()
     inbox.wait(1.0)  # never raises; the waiter's socket times out as well
-    assert time.monotonic() - start < 5.0
+    assert time.monotonic() - start < 30.0
+    assert (clock.sleeps, clock.now) == ([1.0], 1.0)
     server.mute = False
     server.add(plain(1), T0)
     assert [m.raw for m in inbox.fetch_new()] == [plain(1)]
@@ -141,8 +160,11 @@ def suggestions(table: Table) -> int:
 
 
 def test_quirks_search_returning_an_old_message_fetch_of_flags_only_and_a_ghost_uid(
-    table: Table, server: ScriptedImap
+    table: Table, server: ScriptedImap, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One fetch a round: a round that a loaded machine stretches past
+    SERVE_EVERY_SECONDS (0.5 s) would otherwise fetch UID 2 again in its middle."""
+    monkeypatch.setattr(pbp.app.service, "SERVE_EVERY_SECONDS", float("inf"))
     table.run(utc(2026, 12, 1, 17))  # the game starts
     server.add(move(table, "Роза", "ПРЕДПОЛОЖЕНИЕ Петя, Нож, Столовая ДЛЯ Кросс", 1), T0)
     server.add(move(table, "Кросс", "ПРЕДПОЛОЖЕНИЕ Маша, Топор, Спальня ДЛЯ Роза", 2), T0)

@@ -10,9 +10,11 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from kits.clock import FakeClock, idle_on
 from kits.mailstack import Dovecot
 
 from pbp.mail.base import Inbox, RawMessage
@@ -139,53 +141,64 @@ def test_other_folder_and_keyword(gm_dovecot: Dovecot) -> None:
 
 
 def test_idle_wakes_wait_when_mail_is_appended_elsewhere(
-    gm_dovecot: Dovecot, inbox: ImapInbox
+    gm_dovecot: Dovecot, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """What only the server shows: IDLE hears the mail another session appends, and the
+    wait ends then (Dovecot announces it about 0.5 s after it arrives), not at its
+    timeout: 60 s, a guard against a hang and no bound on the machine's speed (the
+    figure of that latency: ``benchmarks/run.py``, ``latency``)."""
     assert inbox.fetch_new() == []
     timer = threading.Timer(0.3, gm_dovecot.append, args=(GM, move(1)))
     start = time.monotonic()
     timer.start()
-    inbox.wait(20.0)
+    with caplog.at_level(logging.DEBUG, logger="pbp.mail.imap"):
+        inbox.wait(60.0)
     elapsed = time.monotonic() - start
     timer.join()
-    # Dovecot announces new mail about 0.5 s after it arrives.
-    assert 0.3 <= elapsed < 3.0
+    assert 0.3 <= elapsed < 60.0  # not before the mail came, nor at the timeout
+    assert any(r.getMessage().startswith("IDLE: new mail announced") for r in caplog.records)
     assert [m.raw for m in inbox.fetch_new()] == [move(1)]
 
 
 def test_wait_sleeps_out_the_timeout_when_nothing_arrives(
-    gm_dovecot: Dovecot, inbox: ImapInbox
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gm_dovecot.append(GM, move(1), when=T0)
-    assert [m.key for m in inbox.fetch_new()] == ["1"]  # fetched but not done: not "new"
-    start = time.monotonic()
-    inbox.wait(1.0)
-    assert 1.0 <= time.monotonic() - start < 1.5
+    """One IDLE of the whole timeout, and the wait ends with it: exactly 1.0 s on the
+    inbox's clock (:class:`kits.clock.FakeClock`: the same under any load)."""
+    clock = FakeClock()
+    idles = idle_on(clock, monkeypatch)
+    with closing(ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, clock=clock)) as inbox:
+        gm_dovecot.append(GM, move(1), when=T0)
+        assert [m.key for m in inbox.fetch_new()] == ["1"]  # fetched but not done: not "new"
+        inbox.wait(1.0)
+    assert (idles, clock.sleeps, clock.now) == ([1.0], [], 1.0)
 
 
 def test_wait_returns_at_once_for_mail_that_came_after_the_fetch(
-    gm_dovecot: Dovecot, inbox: ImapInbox
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert inbox.fetch_new() == []
-    gm_dovecot.append(GM, move(1), when=T0)
-    start = time.monotonic()
-    inbox.wait(20.0)
-    assert time.monotonic() - start < 0.3
+    """No IDLE, no sleep: not a moment of the inbox's clock."""
+    clock = FakeClock()
+    idles = idle_on(clock, monkeypatch)
+    with closing(ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, clock=clock)) as inbox:
+        assert inbox.fetch_new() == []
+        gm_dovecot.append(GM, move(1), when=T0)
+        inbox.wait(20.0)
+    assert (idles, clock.sleeps, clock.now) == ([], [], 0.0)
 
 
-def test_wait_without_idle_capability_sleeps() -> None:
+def test_wait_without_idle_capability_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without IDLE one sleep of the whole timeout, though mail comes during it (at
+    0.2 s of the inbox's clock)."""
     with Dovecot(extra_config="imap_capability = IMAP4rev1 UIDPLUS") as server:
         server.add_user(GM, PASSWORD)
-        box = ImapInbox("127.0.0.1", server.port, GM, PASSWORD)
+        clock = FakeClock(0.2, lambda: server.append(GM, move(1)))
+        idles = idle_on(clock, monkeypatch)
+        box = ImapInbox("127.0.0.1", server.port, GM, PASSWORD, clock=clock)
         try:
             assert box.fetch_new() == []
-            timer = threading.Timer(0.2, server.append, args=(GM, move(1)))
-            start = time.monotonic()
-            timer.start()
             box.wait(1.0)
-            elapsed = time.monotonic() - start
-            timer.join()
-            assert 1.0 <= elapsed < 1.5
+            assert (idles, clock.sleeps, clock.now) == ([], [1.0], 1.0)
             assert [m.raw for m in box.fetch_new()] == [move(1)]
         finally:
             box.close()
@@ -223,28 +236,41 @@ def test_reconnects_after_restart_and_returns_nothing_twice(
 
 
 def test_wait_returns_when_the_server_goes_away_during_idle(
-    gm_dovecot: Dovecot, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert inbox.fetch_new() == []
-    timer = threading.Timer(0.3, gm_dovecot.stop)
-    start = time.monotonic()
-    timer.start()
-    with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
-        inbox.wait(20.0)
-    elapsed = time.monotonic() - start
-    timer.join()
-    assert 0.3 <= elapsed < 2.0
-    prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost ("
-    assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
+    """Dovecot stops 0.3 s into the IDLE (real seconds: the server's side): the wait
+    returns then, without sleeping out its 20 s (none of them pass on its clock; were
+    the break not seen, the IDLE would run out on the real socket: a guard, no bound)."""
+    clock = FakeClock()
+    idles = idle_on(clock, monkeypatch)
+    inbox = ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, timeout=10, clock=clock)
+    try:
+        assert inbox.fetch_new() == []
+        timer = threading.Timer(0.3, gm_dovecot.stop)
+        start = time.monotonic()
+        timer.start()
+        with caplog.at_level(logging.WARNING, logger="pbp.mail.imap"):
+            inbox.wait(20.0)
+        elapsed = time.monotonic() - start
+        timer.join()
+        assert elapsed >= 0.3  # not before the server went away
+        assert (idles, clock.sleeps, clock.now) == ([20.0], [], 0.0)
+        prefix = f"IMAP connection to 127.0.0.1:{gm_dovecot.port} lost ("
+        assert [r.getMessage().startswith(prefix) for r in caplog.records] == [True]
 
-    gm_dovecot.start()
-    gm_dovecot.append(GM, move(1), when=T0)
-    assert [m.key for m in inbox.fetch_new()] == ["1"]
+        gm_dovecot.start()
+        gm_dovecot.append(GM, move(1), when=T0)
+        assert [m.key for m in inbox.fetch_new()] == ["1"]
+    finally:
+        inbox.close()
 
 
 def test_server_down_fetch_raises_and_wait_sleeps(
-    gm_dovecot: Dovecot, inbox: ImapInbox, caplog: pytest.LogCaptureFixture
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The wait sleeps out its 0.5 s, exactly, on the inbox's clock."""
+    clock = FakeClock()
+    inbox = ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, timeout=10, clock=clock)
     gm_dovecot.stop()
     refused = f"cannot connect to IMAP 127.0.0.1:{gm_dovecot.port}: ConnectionRefusedError(111, "
     with caplog.at_level(logging.DEBUG, logger="pbp.mail.imap"):
@@ -259,13 +285,13 @@ def test_server_down_fetch_raises_and_wait_sleeps(
             ("DEBUG", True)
         ]
         caplog.clear()
-        start = time.monotonic()
         inbox.wait(0.5)
-        assert 0.5 <= time.monotonic() - start < 1.0
+        assert (clock.sleeps, clock.now) == ([0.5], 0.5)
         assert [(r.levelname, r.getMessage().startswith(refused)) for r in caplog.records] == [
             ("DEBUG", True)
         ]
     assert inbox.uidvalidity is None
+    inbox.close()
 
 
 def test_message_expunged_between_search_and_fetch_is_skipped(
@@ -330,33 +356,46 @@ def test_close_twice_and_bad_tls_value(inbox: ImapInbox) -> None:
 
 
 def test_idle_is_reissued_and_still_wakes(
-    gm_dovecot: Dovecot, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """RFC 2177 §3: IDLE is re-issued before the server's 30-minute inactivity timeout
-    (every IDLE_RESTART_SECONDS; shortened here)."""
-    from imapclient import IMAPClient
-
+    (every IDLE_RESTART_SECONDS; shortened here to 0.2 s). On the inbox's clock the mail
+    comes at 0.7 s, in the fourth IDLE; Dovecot announces it in a later one (how many
+    is the server's speed), and the wait ends there, long before its 60 s."""
     import pbp.mail.imap
 
     monkeypatch.setattr(pbp.mail.imap, "IDLE_RESTART_SECONDS", 0.2)
-    idles: list[float] = []
-    real_idle = IMAPClient.idle
+    clock = FakeClock(0.7, lambda: gm_dovecot.append(GM, move(1)))
+    idles = idle_on(clock, monkeypatch)
+    inbox = ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, timeout=10, clock=clock)
+    try:
+        assert inbox.fetch_new() == []
+        with caplog.at_level(logging.DEBUG, logger="pbp.mail.imap"):
+            inbox.wait(60.0)
+        assert len(idles) >= 4
+        assert idles == [0.2] * len(idles)
+        assert 0.7 <= clock.now < 60.0 and clock.sleeps == []
+        assert any(r.getMessage().startswith("IDLE: new mail announced") for r in caplog.records)
+        assert [m.raw for m in inbox.fetch_new()] == [move(1)]
+    finally:
+        inbox.close()
 
-    def counting_idle(self: IMAPClient) -> object:
-        idles.append(time.monotonic())
-        return real_idle(self)
 
-    monkeypatch.setattr(IMAPClient, "idle", counting_idle)
-    assert inbox.fetch_new() == []
-    timer = threading.Timer(0.7, gm_dovecot.append, args=(GM, move(1)))
-    start = time.monotonic()
-    timer.start()
-    inbox.wait(20.0)
-    elapsed = time.monotonic() - start
-    timer.join()
-    assert 0.7 <= elapsed < 3.0
-    assert len(idles) >= 4
-    assert [m.raw for m in inbox.fetch_new()] == [move(1)]
+def test_an_idle_lasts_what_is_left_of_the_wait(
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-issued every IDLE_RESTART_SECONDS (0.3 s here), the last IDLE only for what
+    is left of the timeout: the wait is 1.0 s on its clock, not a moment more."""
+    import pbp.mail.imap
+
+    monkeypatch.setattr(pbp.mail.imap, "IDLE_RESTART_SECONDS", 0.3)
+    clock = FakeClock()
+    idles = idle_on(clock, monkeypatch)
+    with closing(ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, clock=clock)) as inbox:
+        assert inbox.fetch_new() == []
+        inbox.wait(1.0)
+    assert idles == pytest.approx([0.3, 0.3, 0.3, 0.1])
+    assert clock.now == pytest.approx(1.0) and clock.sleeps == []
 
 
 def test_missing_dovecot_is_reported_with_the_install_command(
@@ -425,7 +464,7 @@ def test_a_wait_cut_short_in_the_greeting_closes_its_socket_at_once() -> None:
 
 
 def test_a_wait_cut_short_in_the_middle_of_idle_is_closed_without_waiting_for_a_reply(
-    gm_dovecot: Dovecot, inbox: ImapInbox, monkeypatch: pytest.MonkeyPatch
+    gm_dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Cut short after ``IDLE`` went out but before its ``+ idling`` was read, the
     waiter's session is mid-command: a LOGOUT there is never answered (Dovecot wants
@@ -437,6 +476,11 @@ def test_a_wait_cut_short_in_the_middle_of_idle_is_closed_without_waiting_for_a_
         client._imap.send(client._imap._new_tag() + b" IDLE\r\n")
         raise _CutShort
 
+    clock = FakeClock()
+    idles = idle_on(clock, monkeypatch)
+    # A socket timeout of 60 s: a close() that waited for LOGOUT's answer would take it
+    # all; one that does not takes a moment, far below the 30 s allowed (a loaded machine).
+    inbox = ImapInbox("127.0.0.1", gm_dovecot.port, GM, PASSWORD, timeout=60, clock=clock)
     assert inbox.fetch_new() == []
     with monkeypatch.context() as patch:
         patch.setattr(IMAPClient, "idle", idle_sent_then_cut)
@@ -444,11 +488,11 @@ def test_a_wait_cut_short_in_the_middle_of_idle_is_closed_without_waiting_for_a_
             inbox.wait(5)
     started = time.monotonic()
     inbox.close()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 30
     gm_dovecot.append(GM, move(1), when=T0)
-    started = time.monotonic()
-    inbox.wait(5)  # a new connection: the mail is there
-    assert time.monotonic() - started < 2
+    inbox.wait(5)  # a new connection: the mail is there, found at once
+    assert (idles, clock.sleeps, clock.now) == ([], [], 0.0)
+    inbox.close()
 
 
 def test_search_starts_at_the_lowest_uid_not_done_the_last_search_found(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from kits.clock import FakeClock
 
 from pbp.mail import maildir
 from pbp.mail.base import Inbox, RawMessage, TransientSendError, Transport
@@ -113,29 +113,6 @@ def test_mark_done_twice_and_unknown_key_are_harmless(
     inbox.mark_done(["1700000000.M1P1Q1.nowhere"])
     assert caplog.messages == [f"mark_done: no message '1700000000.M1P1Q1.nowhere' in {tmp_path}"]
     assert os.listdir(tmp_path / ".done" / "new") == [k1]
-
-
-class FakeClock:
-    """``time`` for :mod:`pbp.mail.maildir`: ``monotonic()`` reads a clock that only
-    ``sleep(s)`` moves (by exactly ``s``), so a wait's length is the same on any machine
-    under any load (issue 35, item 7); ``at`` runs once the clock reaches ``when``.
-    Everything else is the real :mod:`time`."""
-
-    def __init__(self, when: float = float("inf"), at: Callable[[], object] = lambda: None):
-        self.now = 0.0
-        self.when, self.at = when, at
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-        if self.now >= self.when:
-            self.when = float("inf")
-            self.at()
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(time, name)
 
 
 def test_wait_returns_early_on_delivery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

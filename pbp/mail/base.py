@@ -171,6 +171,18 @@ def _field_start(head: bytes, fields: int) -> int | None:
     return None
 
 
+class WaitClock(Protocol):
+    """The clock an inbox's :meth:`Inbox.wait` reads and sleeps on: the :mod:`time`
+    module itself by default; in tests, a clock that only ``sleep`` moves, so that a
+    wait's length is exact whatever the machine's load (issue 35, item 7)."""
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back (``time.monotonic``)."""
+
+    def sleep(self, seconds: float, /) -> None:
+        """Block for ``seconds`` (``time.sleep``)."""
+
+
 class Inbox(Protocol):
     """Where moves come from."""
 

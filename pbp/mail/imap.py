@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError
 
-from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, network_fault
+from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE, RawMessage, WaitClock, network_fault
 from pbp.mail.imapconnection import (
     CONNECTION_ERRORS,
     open_client,
@@ -77,6 +77,10 @@ class ImapInbox:
         header section is fetched (``truncated=True``, see
         :class:`~pbp.mail.base.RawMessage`), and of any message at most
         :data:`~pbp.mail.base.HEADER_BYTES` of its header section.
+    :param clock: what :meth:`wait` measures its ``timeout`` on and sleeps with
+        (:class:`~pbp.mail.base.WaitClock`; the :mod:`time` module by default). An
+        IDLE is the server's wait: it lasts, on the socket, what is left of the
+        timeout on this clock.
 
     Example::
 
@@ -99,6 +103,8 @@ class ImapInbox:
         timeout: float = 60.0,
         kept_folder: str = "pbp-kept",
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        *,
+        clock: WaitClock = time,
     ) -> None:
         if tls not in ("none", "starttls", "ssl"):
             raise ValueError(f"tls must be 'none', 'starttls' or 'ssl', got {tls!r}")
@@ -114,6 +120,7 @@ class ImapInbox:
         self.timeout = timeout
         self.kept_folder = kept_folder
         self.max_message_size = max_message_size
+        self.clock = clock
         self._client: IMAPClient | None = None
         self._waiter: ImapInbox | None = None
         self._has_idle = False
@@ -429,8 +436,8 @@ class ImapInbox:
                 self.done_keyword,
                 self.timeout,
             )
-        waiter = self._waiter
-        deadline = time.monotonic() + timeout
+        waiter, clock = self._waiter, self.clock
+        deadline = clock.monotonic() + timeout
         try:
             client = waiter._connect()
             client.noop()  # sync: see mail delivered since the last command
@@ -440,16 +447,16 @@ class ImapInbox:
             if unseen:
                 return
             if not waiter._has_idle:
-                time.sleep(max(0.0, deadline - time.monotonic()))
+                clock.sleep(max(0.0, deadline - clock.monotonic()))
                 return
-            while (remaining := deadline - time.monotonic()) > 0:
+            while (remaining := deadline - clock.monotonic()) > 0:
                 if waiter._idle_once(client, min(remaining, IDLE_RESTART_SECONDS)):
                     return
         except CONNECTION_ERRORS as exc:
             reconnecting = waiter._client is None
             waiter._drop(exc)
             if reconnecting:
-                time.sleep(max(0.0, deadline - time.monotonic()))
+                clock.sleep(max(0.0, deadline - clock.monotonic()))
         except BaseException:
             # Cut short (``pbp run``'s signal handlers raise to end the wait at once),
             # perhaps in the middle of a command (IDLE sent, its "+ idling" not yet

@@ -24,6 +24,10 @@ there; so do ``benchmarks/*.py``).
 * :mod:`kits.cli` — the ``pbp`` command line in-process (click's ``CliRunner``), giving
   what a child process shows (exit status, stdout, stderr with its log records).
 * :mod:`kits.wait` — :func:`~kits.wait.wait_for`, polling until a condition holds.
+* :mod:`kits.clock` — :class:`~kits.clock.FakeClock`, a clock only the code under test
+  moves (a wait's exact length on any machine), and IMAP IDLE on it (:func:`~kits.clock.idle_on`).
+* :mod:`kits.cputime` — the CPU seconds a process tree spent (a real daemon's work, not
+  its wall time).
 * :mod:`kits.crash` — three games in one daemon and the facts two runs must share.
 * :mod:`kits.imapscript` — a scripted IMAP server for faults Dovecot cannot show.
 * :mod:`kits.bodyshapes` — hostile mail bodies.

@@ -61,9 +61,18 @@ def pbp_env(
     return {**found, **(env or {}), "PYTHONPATH": str(REPO)}
 
 
-def pbp_argv(config: Path, *args: str) -> list[str]:
-    """``[python, -m, pbp, -c, CONFIG, ARGS…]``."""
-    return [sys.executable, "-m", "pbp", "-c", str(config), *args]
+def pbp_argv(config: Path, *args: str, poll_seconds: float | None = None) -> list[str]:
+    """``[python, -m, pbp, -c, CONFIG, ARGS…]``. With ``poll_seconds``, ``python -c CODE``
+    instead, CODE setting :data:`pbp.app.daemon.POLL_SECONDS` (the longest wait for mail)
+    before it runs ``pbp`` as ``-m`` would: a test that must tell a wait cut short from
+    one that ended makes the wait an hour, so that no load blurs the two."""
+    if poll_seconds is None:
+        return [sys.executable, "-m", "pbp", "-c", str(config), *args]
+    code = (
+        f"import runpy, pbp.app.daemon; pbp.app.daemon.POLL_SECONDS = {poll_seconds!r}; "
+        "runpy.run_module('pbp', run_name='__main__', alter_sys=True)"
+    )
+    return [sys.executable, "-c", code, "-c", str(config), *args]
 
 
 def run_pbp(
@@ -104,7 +113,8 @@ def run_pbp_ok(
 class DaemonProcess:
     """``python -m pbp -c CONFIG ARGS…`` (default ``run``) in a subprocess, cwd the
     config's directory; stdout and stderr appended to ``daemon.log`` beside the config
-    (kept across restarts), read by :meth:`output`. ``env``/``base``: :func:`pbp_env`.
+    (kept across restarts), read by :meth:`output`. ``env``/``base``: :func:`pbp_env`;
+    ``poll_seconds``: :func:`pbp_argv`.
     """
 
     def __init__(
@@ -114,12 +124,13 @@ class DaemonProcess:
         *,
         base: Mapping[str, str] | None = None,
         args: tuple[str, ...] = ("run",),
+        poll_seconds: float | None = None,
     ) -> None:
         self.log_path = config.parent / "daemon.log"
         self._runs = self.output().count(RUNNING) if self.log_path.exists() else 0
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                pbp_argv(config, *args),
+                pbp_argv(config, *args, poll_seconds=poll_seconds),
                 cwd=config.parent,
                 env=pbp_env(env, base=base),
                 stdin=subprocess.DEVNULL,

@@ -118,8 +118,8 @@ def role_word(player: str, role: str) -> str:
 
 
 MSK = ZoneInfo("Europe/Moscow")
-#: Day 1 closes this long after the game starts, on the game's clock (day 1's mails take
-#: about 2 s; they must all be answered before the reminder goes out, 7.4 s after the start).
+#: Day 1 closes this long after the day's daemon starts, on the game's clock (its reminder
+#: 7.4 s after that start; day 1's mails were answered before, at a moment of the test's).
 LEAD = timedelta(seconds=11)
 #: Night 1 ends this long after the night's daemon starts, on the game's clock.
 NIGHT_LEAD = timedelta(seconds=5)
