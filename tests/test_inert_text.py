@@ -19,7 +19,8 @@ from kits.table import GM, TEMPLATES, Table, body, named_body, summary, utc
 
 from pbp.games.core.events import Event, Visibility
 from pbp.mail.maildir import deliver
-from pbp.text.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls
+from pbp.mail.safetext import msg_ids, one_line, strip_controls
+from pbp.text.inert import escape_bbcode, escape_markdown
 from pbp.text.render import Renderer
 
 GAME = "seed-000"

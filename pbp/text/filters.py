@@ -58,9 +58,10 @@ from babel import numbers as babel_numbers
 from markupsafe import Markup
 
 from pbp.games.core import registry
+from pbp.mail.safetext import strip_controls
 from pbp.text import gmcommands as gm_commands
 from pbp.text import keywords, morph
-from pbp.text.inert import escape_bbcode, escape_markdown, strip_controls
+from pbp.text.inert import escape_bbcode, escape_markdown
 from pbp.text.morph import Case
 from pbp.text.seatnames import ShownName
 from pbp.text.timetext import cli_time, written_clock, written_time, written_zone
@@ -75,7 +76,7 @@ def inert(value: object, fmt: Format) -> str:
     note, a card from ``games.yaml``) never becomes markup. In a post format the
     result is :class:`markupsafe.Markup`, and a ``Markup`` value (a filter's or a
     macro's output, already made of inert pieces) is passed through unchanged; in
-    ``text`` only control characters are removed (:func:`pbp.text.inert.strip_controls`).
+    ``text`` only control characters are removed (:func:`pbp.mail.safetext.strip_controls`).
 
     >>> str(inert("[b]x[/b] *y*", "markdown"))
     '\\\\[b\\\\]x\\\\[/b\\\\] \\\\*y\\\\*'
