@@ -15,15 +15,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from pbp.games.core.events import GM_SEAT
 from pbp.mail.read.quotemarks import quote_marker
 from pbp.mail.safetext import INVISIBLE, strip_controls
 from pbp.text.names import normalize
-
-#: The seat name of the GM's own token in the store (:mod:`pbp.store` keeps it beside
-#: the players' seats), so no player may be called so
-#: (:meth:`pbp.games.core.gameconfig.GameBase.player_problems`).
-GM_SEAT = "@gm"
-
 
 #: The longest player or card name: four of them and a command's words fit in one
 #: command line (:data:`pbp.text.commands.LINE_LIMIT`, 500 characters: «ПРЕДПОЛОЖЕНИЕ
