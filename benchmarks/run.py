@@ -68,6 +68,7 @@ from moves import Bot, Move  # noqa: E402
 from pbp.app.service import Service  # noqa: E402
 from pbp.config.loading import load_config  # noqa: E402
 from pbp.config.model import Config  # noqa: E402
+from pbp.games.core.registry import KINDS  # noqa: E402
 from pbp.mail.base import RawMessage  # noqa: E402
 from pbp.mail.imap import ImapInbox  # noqa: E402
 from pbp.mail.smtp import SmtpTransport  # noqa: E402
@@ -318,7 +319,7 @@ def service_for(config: Config) -> Service:
     return Service(
         config,
         Store(config.store),
-        Renderer(ROOT / "templates"),
+        Renderer(ROOT / "templates", kinds=KINDS),
         inbox=ImapInbox(imap.host, imap.port, imap.username, imap.password() or ""),
         transport=SmtpTransport(smtp.host, smtp.port),
     )
@@ -589,7 +590,7 @@ def cost_per_move(work: Path, events: int, early: int, window: int) -> list[Figu
     (directory / "games.yaml").write_text(yaml.safe_dump(document, allow_unicode=True))
     config = load_config(directory / "games.yaml")
     start = datetime.now(UTC).replace(microsecond=0)
-    service = Service(config, Store(config.store), Renderer(ROOT / "templates"))
+    service = Service(config, Store(config.store), Renderer(ROOT / "templates", kinds=KINDS))
     service.run_once(start)
     game_id = games[0]["id"]
     bot = Bot(config, service.store)

@@ -34,6 +34,7 @@ from moves import Bot  # noqa: E402
 
 from pbp.app.service import Service  # noqa: E402
 from pbp.config.loading import load_config  # noqa: E402
+from pbp.games.core.registry import KINDS  # noqa: E402
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver  # noqa: E402
 from pbp.store import Store  # noqa: E402
 from pbp.text.render import Renderer  # noqa: E402
@@ -97,7 +98,7 @@ def measure(directory: Path) -> dict[str, Counter[str]]:
     service = Service(
         config,
         store,
-        Renderer(ROOT / "templates"),
+        Renderer(ROOT / "templates", kinds=KINDS),
         inbox=MaildirInbox(inbox),
         transport=MaildirTransport(directory / "mail" / "outbox"),
         clock=lambda: NOW,

@@ -24,6 +24,7 @@ from pbp.app.digest import DIGEST_SHOWN, inert
 from pbp.app.intake.senders import SenderRules
 from pbp.app.service import Service
 from pbp.config.loading import load_config
+from pbp.games.core.registry import KINDS
 from pbp.mail.base import STRANGER_KEPT_BYTES
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.store import GM_SEAT, Store
@@ -75,7 +76,7 @@ def owed_table(directory: Path, *, mail: str = "", second_gm: str | None = None)
     table.service = Service(
         table.config,
         table.store,
-        Renderer(TEMPLATES),
+        Renderer(TEMPLATES, kinds=KINDS),
         inbox=MaildirInbox(table.inbox_path),
         transport=MaildirTransport(table.outbox_path),
         clock=lambda: table.now,

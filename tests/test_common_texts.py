@@ -22,6 +22,7 @@ from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import wording
 from pbp.games.core import registry
 from pbp.games.core.events import Event, Visibility
+from pbp.games.core.registry import KINDS
 from pbp.games.maniac.moves import Kill, Vote
 from pbp.games.maniac.parse import parse_maniac
 from pbp.text import catalogs
@@ -33,7 +34,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(TEMPLATES)
+    return Renderer(TEMPLATES, kinds=KINDS)
 
 
 def error(renderer: Renderer, code: str, locale: str = "ru", **params: Any) -> str:

@@ -14,7 +14,7 @@ from email.policy import SMTP, default
 import pytest
 
 from pbp.mail.compose import _subject_header, compose, flatten
-from pbp.text.inert import strip_controls
+from pbp.mail.safetext import strip_controls
 
 
 @pytest.mark.parametrize(

@@ -30,8 +30,8 @@ from kits.wait import wait_for
 
 from pbp.app.daemon import Daemon
 from pbp.cli import _service
-from pbp.config import yamlmarks
 from pbp.config.loading import DEFAULT_MAX_CONFIG_BYTES, ConfigError, Problem, load_config
+from pbp.games.core import yamlmarks
 from pbp.mail.maildir import deliver, read_maildir
 
 STAMP = re.compile(r"^\S+ \S+ ")

@@ -8,7 +8,7 @@ from typing import Any
 
 from kits import seed_000
 
-from pbp.games.core.fairness import canonical_deal, commitment, verify
+from pbp.text.fairness import canonical_deal, commitment, verify
 
 #: Seed 000's deal (kits.seed_000) as JSON has it: lists of cards.
 HANDS: dict[str, list[str]] = {player: list(hand) for player, hand in seed_000.HANDS.items()}

@@ -25,6 +25,7 @@ from kits.table import TEMPLATES, body, utc
 
 from pbp.app.service import Service
 from pbp.config.loading import load_config
+from pbp.games.core.registry import KINDS
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.mail.read.mime import find_tokens, read_letter
 from pbp.store import Store
@@ -60,7 +61,7 @@ def _play_day(directory: Path, keys: str) -> list[EmailMessage]:
     service = Service(
         config,
         store,
-        Renderer(TEMPLATES),
+        Renderer(TEMPLATES, kinds=KINDS),
         inbox=MaildirInbox(directory / "mail" / "inbox"),
         transport=MaildirTransport(directory / "mail" / "outbox"),
         clock=lambda: now,
@@ -140,7 +141,7 @@ def test_a_reply_names_its_game_and_keeps_its_token_and_thread(
     service = Service(
         config,
         store,
-        Renderer(TEMPLATES),
+        Renderer(TEMPLATES, kinds=KINDS),
         inbox=MaildirInbox(tmp_path / "mail" / "inbox"),
         transport=MaildirTransport(outbox),
         clock=lambda: now,

@@ -22,7 +22,7 @@ import pytest
 from kits.table import GM, Table, body, crash_apply, named_body, summary, utc
 
 import pbp.app.intake
-import pbp.app.intake.message
+import pbp.app.message
 from pbp.mail.base import HEADER_BYTES, RawMessage, stranger_raw
 from pbp.mail.maildir import deliver
 from pbp.mail.read import auth
@@ -165,7 +165,7 @@ def test_the_authentication_verdict_runs_on_the_cpu_budget(
     trusting: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _budget(trusting, 0.3)
-    monkeypatch.setattr(pbp.app.intake.message, "verdict", _spin)
+    monkeypatch.setattr(pbp.app.message, "verdict", _spin)
     trusting.send("Кросс", "СТАТУС", at=MOVE_AT)
     assert trusting.run(MOVE_AT) == ["unauthenticated"]
     [kept] = trusting.store.kept()

@@ -18,8 +18,10 @@ import pytest
 from kits.table import GM, TEMPLATES, Table, body, named_body, summary, utc
 
 from pbp.games.core.events import Event, Visibility
+from pbp.games.core.registry import KINDS
 from pbp.mail.maildir import deliver
-from pbp.text.inert import escape_bbcode, escape_markdown, msg_ids, one_line, strip_controls
+from pbp.mail.safetext import msg_ids, one_line, strip_controls
+from pbp.text.inert import escape_bbcode, escape_markdown
 from pbp.text.render import Renderer
 
 GAME = "seed-000"
@@ -108,7 +110,7 @@ def test_a_substitute_named_with_bbcode_colour_is_announced_by_his_literal_name(
 def test_html_special_characters_in_a_name_are_neither_html_escaped_nor_markup() -> None:
     """Posts are rendered with autoescape (macros keep their markup); nothing may
     come out HTML-escaped (``&amp;``, ``&#39;``) on the way."""
-    renderer = Renderer(TEMPLATES)
+    renderer = Renderer(TEMPLATES, kinds=KINDS)
     events = [
         Event(
             "gm_substitute",
@@ -148,7 +150,7 @@ def test_a_bbcode_name_cannot_open_or_close_any_tag() -> None:
 
 
 def test_the_fairness_string_in_a_code_block_is_kept_exact_but_cannot_close_it() -> None:
-    renderer = Renderer(TEMPLATES)
+    renderer = Renderer(TEMPLATES, kinds=KINDS)
     env = renderer._env("ru", "bbcode")
     template = env.from_string("{{ text|code }}")
     assert template.render(text='{"a":[1,2]}') == '[code]{"a":[1,2]}[/code]'
@@ -269,7 +271,7 @@ def test_control_characters_are_removed_and_lines_folded() -> None:
 def test_no_template_construct_html_escapes_or_lets_markup_through(fmt: str, expected: str) -> None:
     """A literal, ``markup ~ name``, a join of markup and names, a macro: whatever a new
     template writes, a name is inert and nothing comes out HTML-escaped."""
-    env = Renderer(TEMPLATES)._env("en", fmt)  # type: ignore[arg-type]
+    env = Renderer(TEMPLATES, kinds=KINDS)._env("en", fmt)  # type: ignore[arg-type]
     template = env.from_string(
         '{{ "a & <b>" }}|{{ ("x"|b) ~ name }}|{{ [name, "x"|b]|join(", ") }}|'
         "{% macro m(x) %}[i]{{ x }}[/i]{% endmacro %}{{ m(short) }}"

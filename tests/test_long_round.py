@@ -23,6 +23,7 @@ import pbp.app.service
 from pbp.app.deadlines import Deadlines
 from pbp.app.service import Service
 from pbp.config.loading import load_config
+from pbp.games.core.registry import KINDS
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver
 from pbp.store import Store
 from pbp.text.render import Renderer
@@ -40,7 +41,7 @@ def service(tmp_path: Path) -> Iterator[Service]:
     served = Service(
         config,
         store,
-        Renderer(TEMPLATES),
+        Renderer(TEMPLATES, kinds=KINDS),
         inbox=MaildirInbox(tmp_path / "mail" / "inbox"),
         transport=MaildirTransport(tmp_path / "mail" / "outbox"),
         clock=lambda: LATER,

@@ -28,6 +28,7 @@ from pbp.cli import main
 from pbp.games.core import registry
 from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
 from pbp.games.core.kind import GameKind, Outstanding, ParsedCommand
+from pbp.games.core.registry import KINDS
 from pbp.text.render import Renderer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -154,7 +155,7 @@ def test_a_game_outside_pbp_brings_its_own_catalog(guess: None) -> None:
     """A game's translations in its own package (``GameKind.catalogs``): the guessing
     game's Russian catalog gives its refusal in Russian; pbp's shared texts still come
     from pbp's catalog, and English is the message itself."""
-    renderer = Renderer(REPO / "templates")
+    renderer = Renderer(REPO / "templates", kinds=KINDS)
     said = renderer.error("guess_syntax", {}, locale="ru", kind="guess")
     assert said == "Напишите GUESS и целое число, например: GUESS 7."
     english = renderer.error("guess_syntax", {}, locale="en", kind="guess")

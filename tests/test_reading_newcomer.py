@@ -17,6 +17,7 @@ from kits.cli import run_ok
 from kits.golden import LOCALES, everywhere
 from kits.table import Table, utc
 
+from pbp.games.core.registry import KINDS
 from pbp.text.catalogs import translations
 from pbp.text.gmcommands import SYNTAX
 from pbp.text.render import Renderer
@@ -200,7 +201,7 @@ def test_gm_help_lists_the_kinds_levers_with_placeholders_in_brackets(
     ],
 )
 def test_gm_syntax_refusal_writes_placeholders_in_brackets(locale: str, said: str) -> None:
-    text = Renderer(TEMPLATES).error(
+    text = Renderer(TEMPLATES, kinds=KINDS).error(
         "gm_syntax", {"lever": "act", "syntax": SYNTAX["act"]}, locale=locale
     )
     assert text.endswith(said)

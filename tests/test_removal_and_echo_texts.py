@@ -29,6 +29,7 @@ from kits.table import GM, Table, body, named_body, summary, utc
 
 from pbp.app.shapes import GmResult, LeverDone
 from pbp.games.cluedo.wording import wording
+from pbp.games.core.registry import KINDS
 from pbp.mail.maildir import deliver
 from pbp.store import GM_SEAT
 from pbp.text.render import Renderer
@@ -44,7 +45,7 @@ CARDS = (
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(TEMPLATES)
+    return Renderer(TEMPLATES, kinds=KINDS)
 
 
 def mail(renderer: Renderer, name: str, locale: str, **context: Any) -> tuple[str, str]:

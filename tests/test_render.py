@@ -23,7 +23,8 @@ from pbp.games.cluedo.views import start_view
 from pbp.games.cluedo.wording import wording
 from pbp.games.core import registry
 from pbp.games.core.events import Event, Visibility
-from pbp.games.core.fairness import commitment
+from pbp.games.core.registry import KINDS
+from pbp.text.fairness import commitment
 from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -32,7 +33,7 @@ PUBLIC = Visibility.PUBLIC
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(TEMPLATES)
+    return Renderer(TEMPLATES, kinds=KINDS)
 
 
 def sugg(
@@ -526,7 +527,7 @@ def test_P2_a_count_takes_the_plural_form_of_the_locales_cldr_rule(
         "{% pluralize %}{{ num }} suggestions{% endtrans %}",
         encoding="utf-8",
     )
-    template = Renderer(tmp_path)._env(locale, "text").get_template("t.j2")
+    template = Renderer(tmp_path, kinds=KINDS)._env(locale, "text").get_template("t.j2")
     assert template.render(n=n) == expected
 
 
@@ -556,8 +557,8 @@ def test_P2_inflect_writes_a_name_in_the_case_with_the_gender_of_games_yaml(
     tmp_path: Path, name: str, case: str, genders: dict[str, str], expected: str
 ) -> None:
     (tmp_path / "t.j2").write_text("{{ name|inflect(case) }}", encoding="utf-8")
-    ru = Renderer(tmp_path)._env("ru", "text").get_template("t.j2")
-    en = Renderer(tmp_path)._env("en", "text").get_template("t.j2")
+    ru = Renderer(tmp_path, kinds=KINDS)._env("ru", "text").get_template("t.j2")
+    en = Renderer(tmp_path, kinds=KINDS)._env("en", "text").get_template("t.j2")
     assert ru.render(name=name, case=case, genders=genders) == expected
     assert en.render(name=name, case=case, genders=genders) == name
 
@@ -643,7 +644,7 @@ def test_C4_public_post_filters_events_before_a_careless_template_sees_them(
     (posts / "dump.j2").write_text(
         "{% for e in events %}{{ e.kind }} {{ e.data }} {{ e.player }}\n{% endfor %}"
     )
-    post = Renderer(tmp_path).public_post(
+    post = Renderer(tmp_path, kinds=KINDS).public_post(
         "dump", mixed_events(), kind="cluedo_days", locale="ru", fmt="bbcode"
     )
     kinds = [line.split(" ", 1)[0] for line in post.splitlines()]
@@ -804,7 +805,7 @@ def test_private_mail_template_must_start_with_subject(tmp_path: Path) -> None:
     mail.mkdir(parents=True)
     (mail / "bad.j2").write_text("Hello\n\nbody\n")
     with pytest.raises(ValueError, match="must start with 'Subject: '"):
-        Renderer(tmp_path).private_mail("bad", locale="en", kind="cluedo_days")
+        Renderer(tmp_path, kinds=KINDS).private_mail("bad", locale="en", kind="cluedo_days")
 
 
 def test_a_template_changed_on_disk_is_read_again_after_a_reload_only(tmp_path: Path) -> None:
@@ -814,7 +815,7 @@ def test_a_template_changed_on_disk_is_read_again_after_a_reload_only(tmp_path: 
     errors.mkdir(parents=True)
     text = errors / "unknown_card.txt"
     text.write_text("Before.\n")
-    renderer = Renderer(tmp_path)
+    renderer = Renderer(tmp_path, kinds=KINDS)
     assert renderer.error("unknown_card", {}, locale="en") == "Before."
     text.write_text("After, and longer.\n")
     assert renderer.error("unknown_card", {}, locale="en") == "Before."
@@ -836,7 +837,7 @@ def test_error_renders_the_code_file(tmp_path: Path) -> None:
     errors = tmp_path / "errors"
     errors.mkdir(parents=True)
     (errors / "unknown_card.txt").write_text('Unknown card "{{ card }}".\n')
-    text = Renderer(tmp_path).error("unknown_card", {"card": "Кранова"}, locale="en")
+    text = Renderer(tmp_path, kinds=KINDS).error("unknown_card", {"card": "Кранова"}, locale="en")
     assert text == 'Unknown card "Кранова".'
 
 
@@ -882,7 +883,7 @@ def test_a_refusal_is_the_text_of_the_kind_of_the_game_refused(tmp_path: Path) -
     for kind in kinds:
         registry.register(kind)
     try:
-        renderer = Renderer(tmp_path)
+        renderer = Renderer(tmp_path, kinds=KINDS)
         assert renderer.error("kill_syntax", {}, locale="en", kind="mafia_a") == "Kill whom?"
         said = renderer.error("kill_syntax", {}, locale="en", kind="mafia_b")
         assert said == "KILL <player>, please."
@@ -1375,7 +1376,7 @@ def test_prepare_compiles_what_a_game_renders_so_none_is_compiled_at_its_first_u
     # A copy of the tree: environments of their own (the suite shares the others').
     templates = tmp_path / "templates"
     shutil.copytree(TEMPLATES, templates)
-    fresh = Renderer(templates)
+    fresh = Renderer(templates, kinds=KINDS)
     count = fresh.prepare([("ru", "text"), ("ru", "bbcode")], {"maniac"})
     # The shared refusal texts (templates/errors/) and the kind's own
     # (templates/maniac/errors/, found as maniac/errors/<code>.txt); none of another kind's.

@@ -17,6 +17,7 @@ from pbp.games.cluedo.wording import wording
 from pbp.games.cluedo_days import views as days
 from pbp.games.cluedo_rounds import views as rounds
 from pbp.games.core.events import Event, Visibility
+from pbp.games.core.registry import KINDS
 from pbp.games.maniac import views as maniac
 from pbp.text.filters import Format
 from pbp.text.render import Renderer
@@ -47,7 +48,7 @@ def test_no_template_uses_the_event_globals_or_namespace() -> None:
 
 
 def test_the_renderer_offers_no_event_globals() -> None:
-    env = Renderer(TEMPLATES)._env("en", "text")
+    env = Renderer(TEMPLATES, kinds=KINDS)._env("en", "text")
     assert FORBIDDEN & set(env.globals) == {"namespace"}  # Jinja2's own; the check above
 
 
@@ -240,7 +241,7 @@ def test_maniac_start_view_is_the_game_started() -> None:
 
 
 def test_and_list_joins_by_the_catalog() -> None:
-    renderer = Renderer(TEMPLATES)
+    renderer = Renderer(TEMPLATES, kinds=KINDS)
     cases: list[tuple[str, Format]] = [("ru", "text"), ("en", "bbcode")]
     shown = {
         (locale, fmt): renderer._env(locale, fmt)
@@ -330,7 +331,7 @@ def test_R2_R6_R7_a_rounds_reply_marks_the_players_own_answer_and_turn() -> None
 )
 def test_R6_the_rounds_move_snippet_lays_out_its_view(locale: str, expected: str) -> None:
     events = [_answer("not_refuted", "Мария"), _answer("not_refuted", "Ник", auto=True)]
-    post = Renderer(TEMPLATES).public_post(
+    post = Renderer(TEMPLATES, kinds=KINDS).public_post(
         "move", events, locale=locale, fmt="bbcode", kind="cluedo_rounds", wording=wording(locale)
     )
     assert post == expected

@@ -17,7 +17,7 @@ from pbp.text.render import Renderer
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(TEMPLATES)
+    return Renderer(TEMPLATES, kinds=registry.KINDS)
 
 
 # --- 1. «у игрока Лев»: the name takes the case the sentence needs (P2) ---

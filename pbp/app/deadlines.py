@@ -72,8 +72,8 @@ class Deadlines(Configured):
         """Start every configured game (of ``games``, default all) whose ``start`` has
         come; returns their ids.
 
-        ``between`` is called after each game (:class:`pbp.app.service._Between`: waiting mail is
-        served during a long round)."""
+        ``between``: the caller's work between two steps, called after each game (the
+        service serves the mail waiting in it during a long round)."""
         started = []
         stored = self.store.schedules()  # one query, no state snapshot read
         for game in self.config.games:
@@ -145,9 +145,9 @@ class Deadlines(Configured):
         """Perform every due reminder and day close of every running game (of ``games``,
         default all) up to ``until``.
 
-        ``between`` is called before each game (:class:`pbp.app.service._Between`: a move
-        that arrives while a thousand games close their day is not kept waiting behind
-        them)."""
+        ``between``: the caller's work between two steps, called before each game (the
+        service serves the mail waiting in it: a move that arrives while a thousand
+        games close their day is not kept waiting behind them)."""
         for game in self.config.games:
             if games is not None and game.id not in games:
                 continue

@@ -20,20 +20,59 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from pbp.app.digest import inert
+from pbp.app.digest import Digest, inert
 from pbp.app.gm.by_mail import CONFIRM_SECRET, confirmation_code
-from pbp.app.intake import fingerprint, source_key, text_digest
+from pbp.app.mailer import Mailer
+from pbp.app.message import fingerprint, source_key, text_digest
 from pbp.app.outcome import Outcome
-from pbp.app.service import Service
 from pbp.config.model import Config
 from pbp.mail.base import Inbox, RawMessage, header_section
 from pbp.mail.read.mime import Letter, find_tokens, read_letter
 from pbp.store import GM_SEAT, Store
 from pbp.text.columns import aligned
 
-__all__ = ["MARGIN", "LostMail", "find_lost", "replay", "table", "tell_gm"]
+__all__ = ["MARGIN", "LostMail", "Replaying", "find_lost", "replay", "table", "tell_gm"]
+
+
+class Replaying(Protocol):
+    """What lost mail uses of the service (:class:`pbp.app.service.Service` is one):
+    handling one message (:func:`replay`), and its store, configuration, mailer and
+    digest (:func:`tell_gm`). No part holds or imports the service itself."""
+
+    @property
+    def store(self) -> Store:
+        """The store."""
+        ...
+
+    @property
+    def config(self) -> Config:
+        """The configuration now (a SIGHUP replaces it)."""
+        ...
+
+    @property
+    def mail(self) -> Mailer:
+        """The mailer, which queues the GM's ``gm_lost`` mail."""
+        ...
+
+    @property
+    def digest(self) -> Digest:
+        """The GM's digest, which gets a line of each lost mail."""
+        ...
+
+    def handle(
+        self,
+        raw: RawMessage,
+        now: datetime,
+        *,
+        source: str | None = None,
+        replies_to: frozenset[str] = frozenset(),
+    ) -> Outcome:
+        """Process one message in its own transaction (:meth:`pbp.app.service.Service.handle`)."""
+        ...
+
 
 #: How long before the latest arrival the store processed the mailbox is searched: mail
 #: processed after the backup may have arrived a little before the mail in it.
@@ -146,7 +185,7 @@ def _game_of(
     return None
 
 
-def replay(service: Service, lost: list[LostMail], now: datetime) -> list[Outcome]:
+def replay(service: Replaying, lost: list[LostMail], now: datetime) -> list[Outcome]:
     """Apply ``lost`` (``pbp lost --replay``) in arrival order (rule D8), each as a new
     message under its own source key (:meth:`pbp.app.service.Service.handle`): at its
     arrival time, its game's deadlines due before it passed first, its sender answered;
@@ -161,7 +200,7 @@ def replay(service: Service, lost: list[LostMail], now: datetime) -> list[Outcom
     ]
 
 
-def tell_gm(service: Service, lost: list[LostMail], now: datetime) -> int:
+def tell_gm(service: Replaying, lost: list[LostMail], now: datetime) -> int:
     """Tell the GMs of the lost mail not told of before (``pbp run`` at start): one
     ``gm_lost`` mail per game with such mail, and a line of each in the GM's digest
     (reason :data:`LOST_REASON`, detail its source key: what marks it told). One

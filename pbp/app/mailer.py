@@ -22,9 +22,9 @@ from pbp.games.core.registry import KINDS
 from pbp.mail.base import RawMessage
 from pbp.mail.compose import AutoSubmitted, compose, flatten, new_message_id, personal_address
 from pbp.mail.read.mime import Letter
+from pbp.mail.safetext import one_line
 from pbp.store import GM_SEAT, DeferredAnswer, Store
 from pbp.text.filters import PostFormat
-from pbp.text.inert import one_line
 from pbp.text.render import Renderer
 
 #: Held-back answers shown in one summary mail (the rest are counted).

@@ -33,7 +33,7 @@ from pbp.store import Schedule, Store
 from pbp.text.render import Renderer
 
 if TYPE_CHECKING:
-    from pbp.app.intake.message import Message
+    from pbp.app.message import Message
 
 #: Most ignored lines quoted back in a reply, and the characters shown of each.
 IGNORED_SHOWN = 10

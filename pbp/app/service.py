@@ -21,6 +21,7 @@ arrival, so a daemon that was down catches up in time order.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Collection, Iterable
@@ -309,7 +310,11 @@ class Service:
         outcomes: list[Outcome] = []
         # A long round (many games starting, the deadlines of many games at once)
         # serves the mail that arrives meanwhile every SERVE_EVERY_SECONDS.
-        between = _Between(self, now, outcomes)
+        between = _Between(
+            functools.partial(self.process_inbox, now),
+            functools.partial(self.flush_while_working, now),
+            outcomes,
+        )
         self._send_stopped = False  # a transient failure stops this round's sending
         try:
             self.start_due_games(now, between, games=games)
@@ -539,11 +544,21 @@ class _Between:
     (each first performs its own game's deadlines due before its arrival, D8, so
     the order of the games' deadlines in the round changes no outcome) and the
     outbox is sent. A failing inbox or transport is left alone until the round ends.
+
+    ``read`` processes the waiting mail and returns its outcomes, added to
+    ``outcomes`` (:meth:`Service.process_inbox` at the round's time); ``send`` sends
+    the outbox, False when a transient failure stopped it
+    (:meth:`Service.flush_while_working`). It holds those two, not the service.
     """
 
-    def __init__(self, service: Service, now: datetime, outcomes: list[Outcome]) -> None:
-        self.service = service
-        self.now = now
+    def __init__(
+        self,
+        read: Callable[[], list[Outcome]],
+        send: Callable[[], bool],
+        outcomes: list[Outcome],
+    ) -> None:
+        self.read = read
+        self.send = send
         self.outcomes = outcomes
         self.last = time.monotonic()
         self.reading = True
@@ -552,14 +567,13 @@ class _Between:
     def __call__(self) -> None:
         if time.monotonic() - self.last < SERVE_EVERY_SECONDS:
             return
-        service = self.service
         if self.reading:
             try:
-                self.outcomes.extend(service.process_inbox(self.now))
+                self.outcomes.extend(self.read())
             except Exception:
                 log.exception("reading mail in the middle of a round failed")
                 self.reading = False
         if self.sending:
             # Not all of it sent: the transport failed; not again before the round ends.
-            self.sending = service.flush_while_working(self.now)
+            self.sending = self.send()
         self.last = time.monotonic()

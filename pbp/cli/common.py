@@ -21,6 +21,7 @@ from pbp.app.service import Service
 from pbp.config.loading import DEFAULT_MAX_CONFIG_BYTES, ConfigError, load_config
 from pbp.config.model import Config
 from pbp.games.core.events import Refusal
+from pbp.games.core.registry import KINDS
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirInbox, MaildirTransport
 from pbp.mail.maildirfolders import maildir_problem
@@ -244,7 +245,11 @@ def _service(
         inbox = inbox or _inbox(config)
         transport = transport or _transport(config)
     return Service(
-        config, Store(config.store), Renderer(templates_dir()), inbox=inbox, transport=transport
+        config,
+        Store(config.store),
+        Renderer(templates_dir(), kinds=KINDS),
+        inbox=inbox,
+        transport=transport,
     )
 
 

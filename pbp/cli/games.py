@@ -16,6 +16,7 @@ import click
 from pbp.app.gmview import GameStatus, game_status, owed_line
 from pbp.cli.common import _load, _when, cli_time, templates_dir
 from pbp.config.model import Config, Game
+from pbp.games.core.registry import KINDS
 from pbp.store import Store, store_exists
 from pbp.text.columns import aligned
 from pbp.text.render import Renderer
@@ -82,7 +83,7 @@ def games(config_path: Path, as_json: bool, now: str | None) -> None:
     moment = _when(now) or datetime.now(UTC)
     ids = [game.id for game in config.games]
     if store_exists(Path(config.store)):
-        renderer = Renderer(templates_dir())
+        renderer = Renderer(templates_dir(), kinds=KINDS)
 
         def labels(game: Game, substitutes: Mapping[str, str]) -> Mapping[str, ShownName]:
             # As the game's posts name the seat («Света (вместо Киры)»).

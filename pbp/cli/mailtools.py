@@ -28,8 +28,8 @@ from pbp.mail.maildir import deliver, read_maildir_raw
 from pbp.mail.maildirfolders import DONE_FOLDER, KEPT_FOLDER, explain_maildir
 from pbp.mail.read.headers import cap
 from pbp.mail.read.mime import read_headers, read_letter, shown_text
+from pbp.mail.safetext import one_line, strip_controls
 from pbp.store import STILL_KEPT, Store, store_exists
-from pbp.text.inert import one_line, strip_controls
 
 
 @click.command("mail")

@@ -28,7 +28,9 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from pbp.config.model import ENV_NAME, Config, config_model, pbps_own_problems
-from pbp.config.yamlmarks import (
+from pbp.games.core import registry
+from pbp.games.core.gameconfig import players_problems
+from pbp.games.core.yamlmarks import (
     Found,
     Marked,
     YamlLimitError,
@@ -40,8 +42,6 @@ from pbp.config.yamlmarks import (
     load_marked,
     show_path,
 )
-from pbp.games.core import registry
-from pbp.games.core.gameconfig import players_problems
 
 # ---------------------------------------------------------------- problems
 
@@ -179,7 +179,7 @@ MAX_PROBLEMS = 100
 
 def config_limits(max_bytes: int) -> YamlLimits:
     """The bounds of the YAML in a file of at most ``max_bytes`` bytes: a node
-    (:class:`~pbp.config.yamlmarks.YamlLimits`, aliases expanded) per 4 bytes, so that aliases
+    (:class:`~pbp.games.core.yamlmarks.YamlLimits`, aliases expanded) per 4 bytes, so that aliases
     make no larger document than plain text of that size could (262,144 nodes for
     1 MiB; the 1,000 games of the benchmark hold 133,000), nested at most 50 deep."""
     return YamlLimits(nodes=max(max_bytes // 4, 1), depth=50)

@@ -42,14 +42,14 @@ from pydantic import (
 )
 
 from pbp.config.providers import provider as find_provider
-from pbp.config.yamlmarks import (
+from pbp.games.core import registry
+from pbp.games.core.configvalues import EmailAddress
+from pbp.games.core.gameconfig import ConfigModel, GameBase
+from pbp.games.core.yamlmarks import (
     Found,
     YamlPath,
     checks_error,
 )
-from pbp.games.core import registry
-from pbp.games.core.configvalues import EmailAddress
-from pbp.games.core.gameconfig import ConfigModel, GameBase
 from pbp.mail.base import DEFAULT_MAX_MESSAGE_SIZE
 from pbp.mail.read.authcheck import DEFAULT_RECEIVED_ABOVE, TrustedServer, unusable
 

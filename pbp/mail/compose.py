@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pbp.mail.read.address import address_problem, needs_smtputf8
-from pbp.text.inert import msg_ids, one_line, strip_controls
+from pbp.mail.safetext import msg_ids, one_line, strip_controls
 
 AutoSubmitted = Literal["auto-replied", "auto-generated"]
 
@@ -94,10 +94,10 @@ def compose(
     thread so far (oldest first); ``in_reply_to`` is appended to it when missing.
 
     Outside text never shapes a header (issue 12, item 7): every value is put on one
-    line without control characters (:func:`pbp.text.inert.one_line`), and of
+    line without control characters (:func:`pbp.mail.safetext.one_line`), and of
     ``in_reply_to`` and ``references``, echoed from a player's mail, only well-formed
     message ids are kept (RFC 5322 §3.6.4; none left: no In-Reply-To). The body
-    loses its control characters but TAB and LF (:func:`pbp.text.inert.strip_controls`).
+    loses its control characters but TAB and LF (:func:`pbp.mail.safetext.strip_controls`).
     The recipient is never rewritten: the outbox sends to ``to`` as given.
 
     :raises ValueError: ``to`` is not an address pbp sends to as it is written

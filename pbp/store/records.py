@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pbp.games.core.events import Event
-from pbp.games.core.playernames import (
+from pbp.games.core.events import (
     GM_SEAT as GM_SEAT,  # the GM's seat (no player may be called so)
 )
+from pbp.games.core.events import Event
 
 #: The kept-message reason of a player's mail held while his game was paused (rule
 #: D8); the game is the kept row's ``held_for``.

@@ -36,7 +36,8 @@ from babel.messages.catalog import Catalog, Message
 from babel.support import Translations
 from markupsafe import Markup
 
-from pbp.text.inert import escape_bbcode, escape_markdown, strip_controls
+from pbp.mail.safetext import strip_controls
+from pbp.text.inert import escape_bbcode, escape_markdown
 
 #: The locales pbp speaks (``locale:`` of a game in ``games.yaml``).
 LOCALES = ("ru", "en")

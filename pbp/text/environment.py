@@ -17,8 +17,8 @@ import jinja2.compiler
 import jinja2.nodes
 from markupsafe import Markup
 
-from pbp.games.core.fairness import commitment
 from pbp.text import catalogs
+from pbp.text.fairness import commitment
 from pbp.text.filters import (
     Format,
     PostFormat,
@@ -43,6 +43,7 @@ from pbp.text.filters import (
     strip_controls_of,
     zone_filter,
 )
+from pbp.text.kindtexts import Kinds
 
 
 def template_loader(root: Path, kinds: Mapping[str, Sequence[Path]]) -> jinja2.BaseLoader:
@@ -81,13 +82,14 @@ def build_environment(
     fmt: Format,
     found: gettext.NullTranslations,
     post: Callable[..., str],
+    kinds: Kinds,
 ) -> jinja2.Environment:
     """A new environment of ``locale`` and ``fmt`` reading templates from ``loader``:
     ``StrictUndefined``, ``trim_blocks`` and ``lstrip_blocks``, the filters of
     :mod:`pbp.text.filters`, the catalog ``found`` installed (its ``{{ variables }}``
     made inert) and the globals ``fmt``, ``locale``, ``br``, ``post`` (given: a public
-    post rendered from inside a mail), ``gm_keywords``, ``gm_deadline_levers`` and
-    ``keyword_words``."""
+    post rendered from inside a mail), ``gm_keywords``, ``gm_deadline_levers`` (of
+    ``kinds``, :mod:`pbp.text.kindtexts`) and ``keyword_words``."""
     options: _Options = {
         "loader": loader,
         "undefined": jinja2.StrictUndefined,
@@ -143,7 +145,7 @@ def build_environment(
         br="\n\n" if fmt == "markdown" else "\n",
         post=post,
         gm_keywords=gm_keywords,
-        gm_deadline_levers=gm_deadline_levers,
+        gm_deadline_levers=gm_deadline_levers(kinds),
         keyword_words=keyword_words,
     )
     return env

@@ -27,7 +27,7 @@ serves both post formats:
 - ``h|span`` — a number of hours added to a deadline in words: whole hours as
   ``|hours`` («2 часа»), under an hour in minutes («30 минут»), else as ``|duration``
   («1 ч 30 мин») (:func:`span_filter`).
-- ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.games.core.fairness`).
+- ``text|sha256`` — the fairness commitment of a canonical string (:mod:`pbp.text.fairness`).
 
 Template globals: ``fmt``, ``locale``, ``br`` (a line break that survives the format:
 a blank line in Markdown, one newline otherwise), ``post(name, events, fmt,
@@ -57,10 +57,11 @@ from babel import Locale
 from babel import numbers as babel_numbers
 from markupsafe import Markup
 
-from pbp.games.core import registry
+from pbp.mail.safetext import strip_controls
 from pbp.text import gmcommands as gm_commands
 from pbp.text import keywords, morph
-from pbp.text.inert import escape_bbcode, escape_markdown, strip_controls
+from pbp.text.inert import escape_bbcode, escape_markdown
+from pbp.text.kindtexts import Kinds
 from pbp.text.morph import Case
 from pbp.text.seatnames import ShownName
 from pbp.text.timetext import cli_time, written_clock, written_time, written_zone
@@ -75,7 +76,7 @@ def inert(value: object, fmt: Format) -> str:
     note, a card from ``games.yaml``) never becomes markup. In a post format the
     result is :class:`markupsafe.Markup`, and a ``Markup`` value (a filter's or a
     macro's output, already made of inert pieces) is passed through unchanged; in
-    ``text`` only control characters are removed (:func:`pbp.text.inert.strip_controls`).
+    ``text`` only control characters are removed (:func:`pbp.mail.safetext.strip_controls`).
 
     >>> str(inert("[b]x[/b] *y*", "markdown"))
     '\\\\[b\\\\]x\\\\[/b\\\\] \\\\*y\\\\*'
@@ -214,7 +215,7 @@ def inflect_name(ctx: jinja2.runtime.Context, name: object, case: str, frame: bo
 
     >>> from pathlib import Path
     >>> from pbp.text.render import Renderer
-    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env = Renderer(Path("templates"), kinds={})._env("ru", "text")
     >>> t = env.from_string('{{ n|inflect("gen") }}')
     >>> [t.render(n=n, genders=g) for n, g in
     ...  [("Лев", {}), ("Веталь", {}), ("Веталь", {"Веталь": "masc"}), ("Шапо", {})]]
@@ -269,19 +270,24 @@ def gm_keywords(ctx: jinja2.runtime.Context) -> dict[str, str]:
     return gm_commands.shown(str(ctx.get("locale")))
 
 
-@jinja2.pass_context
-def gm_deadline_levers(ctx: jinja2.runtime.Context) -> tuple[str, ...]:
-    """``gm_deadline_levers()``: the GM's levers by mail that pass a deadline of the
+def gm_deadline_levers(kinds: Kinds) -> Callable[[jinja2.runtime.Context], tuple[str, ...]]:
+    """The global ``gm_deadline_levers()`` of a renderer given ``kinds``
+    (:mod:`pbp.text.kindtexts`): the GM's levers by mail that pass a deadline of the
     text's game kind now (the context's ``kind``), as the kind gives them
     (:attr:`pbp.games.core.kind.DeadlineCommand.lever` of its
     :attr:`~pbp.games.core.kind.GameKind.deadline_commands`): ``("close_day", "end_night")``
     for a kind with game days and nights, ``("close_day",)`` with days alone, ``()``
     for one played in turns. A text of no one kind (``kind`` None or not given) gets
-    every registered kind's, each once, so that no lever goes unlisted."""
-    kind = ctx.get("kind")
-    found = registry.KINDS.get(kind) if isinstance(kind, str) else None
-    kinds = [found] if found is not None else list(registry.KINDS.values())
-    return tuple(dict.fromkeys(c.lever for k in kinds for c in k.deadline_commands))
+    every kind's of ``kinds``, each once, so that no lever goes unlisted."""
+
+    @jinja2.pass_context
+    def levers(ctx: jinja2.runtime.Context) -> tuple[str, ...]:
+        kind = ctx.get("kind")
+        found = kinds.get(kind) if isinstance(kind, str) else None
+        each = [found] if found is not None else list(kinds.values())
+        return tuple(dict.fromkeys(c.lever for k in each for c in k.deadline_commands))
+
+    return levers
 
 
 @jinja2.pass_context
@@ -321,7 +327,7 @@ def and_list(ctx: jinja2.runtime.Context, items: Iterable[object]) -> str:
 
     >>> from pathlib import Path
     >>> from pbp.text.render import Renderer
-    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env = Renderer(Path("templates"), kinds={})._env("ru", "text")
     >>> env.from_string("{{ [1, 2]|and_list }}").render()
     '1 и 2'
     """
@@ -372,7 +378,7 @@ def hours_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
 
     >>> from pathlib import Path
     >>> from pbp.text.render import Renderer
-    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env = Renderer(Path("templates"), kinds={})._env("ru", "text")
     >>> [env.from_string("{{ h|hours }}").render(h=h) for h in (1, 24.0, 1.5)]
     ['1 час', '24 часа', '1,5 часа']
     """
@@ -398,7 +404,7 @@ def duration_filter(ctx: jinja2.runtime.Context, seconds: float) -> str:
 
     >>> from pathlib import Path
     >>> from pbp.text.render import Renderer
-    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env = Renderer(Path("templates"), kinds={})._env("ru", "text")
     >>> [env.from_string("{{ s|duration }}").render(s=s) for s in (3959, 25200, 300, 0)]
     ['1 ч 5 мин', '7 ч', '5 мин', '0 мин']
     """
@@ -424,7 +430,7 @@ def span_filter(ctx: jinja2.runtime.Context, hours: float) -> str:
 
     >>> from pathlib import Path
     >>> from pbp.text.render import Renderer
-    >>> env = Renderer(Path("templates"))._env("ru", "text")
+    >>> env = Renderer(Path("templates"), kinds={})._env("ru", "text")
     >>> [env.from_string("{{ h|span }}").render(h=h) for h in (2, 0.5, 1.5, 1 / 60)]
     ['2 часа', '30 минут', '1 ч 30 мин', '1 минута']
     """
@@ -457,7 +463,7 @@ def datetime_filter(fmt: Format) -> Callable[..., str]:
     >>> at = datetime(2026, 12, 1, 19, 30, tzinfo=UTC)
     >>> t = "{{ at|dt('Asia/Yekaterinburg') }}"
     >>> from pbp.text.render import Renderer
-    >>> [Renderer(Path("templates"))._env(loc, "text").from_string(t).render(at=at)
+    >>> [Renderer(Path("templates"), kinds={})._env(loc, "text").from_string(t).render(at=at)
     ...  for loc in ("ru", "en")]
     ['2 декабря 2026 г., 00:30 по Екатеринбургу', 'December 2, 2026, 00:30 UTC+5']
     """

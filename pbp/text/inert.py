@@ -4,14 +4,10 @@ Text that comes from outside pbp's templates — a player's name or Subject, a G
 note, a substitute's name, a card name from ``games.yaml`` — is shown as it is,
 never as markup, and never carries control characters into a mail:
 
-- :func:`strip_controls` removes C0 controls but TAB and LF, DEL, C1 controls and the
-  bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069),
-  which could reorder or hide what a GM or a player reads;
-- :func:`one_line` also folds every line break and whitespace run into one space
-  (a Subject echoed in a notice cannot write a line of its own);
-- :func:`escape_bbcode` / :func:`escape_markdown` make text literal in a forum post;
-- :func:`msg_ids` keeps only well-formed message ids (RFC 5322 §3.6.4) of a header
-  that is echoed back (In-Reply-To, References).
+- :func:`~pbp.mail.safetext.strip_controls` and :func:`~pbp.mail.safetext.one_line`
+  (:mod:`pbp.mail.safetext`, below the text layer: a mail's header needs them too) remove
+  control characters and bidirectional controls, and fold a text onto one line;
+- :func:`escape_bbcode` / :func:`escape_markdown` make text literal in a forum post.
 
 BBCode has no escape character. The forum-safe way (phpBB, SMF, vBulletin, MyBB,
 XenForo alike) is to break every tag: a ZERO WIDTH SPACE (U+200B) after each ``[``,
@@ -31,8 +27,7 @@ from __future__ import annotations
 
 import re
 
-#: C0 but TAB and LF, DEL, C1, bidi embeddings/overrides (U+202A–E) and isolates (U+2066–9).
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from pbp.mail.safetext import strip_controls
 
 _ZWSP = "\u200b"
 
@@ -40,29 +35,6 @@ _MARKDOWN_PUNCT = re.compile(r"([\\`*\[\]<>#~|]|(?<![^\W_])_|_(?![^\W_]))")
 #: A list, break or setext marker at the start of a line: "-", "+", "=", or "1." / "1)"
 #: before a blank or the end of the line ("1.5" is no marker).
 _MARKDOWN_LINE_START = re.compile(r"^([ \t]*)([-+=]|\d+[.)](?=[ \t]|$))", re.MULTILINE)
-
-#: RFC 5322 §3.6.4 msg-id, printable ASCII only: "<" id-left "@" id-right ">".
-_ATEXT = r"A-Za-z0-9!#$%&'*+\-/=?^_`{|}~."
-_MSG_ID = re.compile(rf"<[{_ATEXT}]+@[{_ATEXT}\[\]]+>")
-
-
-def strip_controls(text: str) -> str:
-    """``text`` without control characters (TAB and LF kept) and bidi controls.
-
-    >>> strip_controls("a\\x1b[31mb\\x07\\x00c\\u202ed\\te\\r\\nf")
-    'a[31mbcd\\te\\nf'
-    """
-    return _CONTROLS.sub("", text)
-
-
-def one_line(text: str) -> str:
-    """``text`` without control characters, on one line: every run of whitespace
-    (line breaks included) becomes one space, none at either end.
-
-    >>> one_line("Hi\\r\\nSender: gm@example.test\\x1b")
-    'Hi Sender: gm@example.test'
-    """
-    return " ".join(strip_controls(text).split())
 
 
 def escape_bbcode(text: str) -> str:
@@ -96,15 +68,3 @@ def escape_markdown(text: str) -> str:
 def _escape_marker(match: re.Match[str]) -> str:
     indent, marker = match.group(1), match.group(2)
     return f"{indent}{marker[:-1]}\\{marker[-1]}"
-
-
-def msg_ids(text: str | None) -> list[str]:
-    """The well-formed message ids in ``text`` (RFC 5322 §3.6.4: ``<left@right>``,
-    printable ASCII, no control character), in order; anything else is dropped.
-
-    >>> msg_ids("<a.1@example.test> junk <b\\x1b@example.test>")
-    ['<a.1@example.test>']
-    """
-    if not text:
-        return []
-    return list(_MSG_ID.findall(text))

@@ -38,6 +38,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from pbp.games.core.events import AmbiguousMove, InvalidMove
+from pbp.mail.safetext import INVISIBLE
 
 #: Words dropped before a name: prepositions ("в кухне", "to Веталь", "in the kitchen")
 #: and «игрок» in the cases pbp itself frames a name with when its gender is unknown
@@ -78,24 +79,6 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _HAS_LATIN = re.compile(r"[A-Za-z]")
 _HAS_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
-#: Characters that show nothing (Unicode format characters: BOM, zero-width space and
-#: joiners, word joiner, soft hyphen, direction marks and isolates), removed; and the
-#: space characters other than the ASCII space (no-break, thin, narrow, ideographic…),
-#: made a space. Phones and forums paste both into commands.
-INVISIBLE = str.maketrans(
-    dict.fromkeys(
-        "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-        "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\u206a\u206b\u206c\u206d"
-        "\u206e\u206f\ufeff\ufff9\ufffa\ufffb",
-        None,
-    )
-    | dict.fromkeys(
-        "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-        "\u2009\u200a\u202f\u205f\u3000",
-        " ",
-    )
-)
-
 #: Stress marks (COMBINING ACUTE and GRAVE ACCENT): a Russian word pasted from a
 #: dictionary or a cast list carries them (Ли́за, Ма́ша), and a player types none.
 STRESS = str.maketrans(dict.fromkeys("\u0300\u0301", None))
@@ -115,7 +98,8 @@ EMOJI = re.compile(
 
 
 def clean(text: str) -> str:
-    """``text`` without bold/italic markers, invisible characters (:data:`INVISIBLE`),
+    """``text`` without bold/italic markers, invisible characters
+    (:data:`~pbp.mail.safetext.INVISIBLE`),
     stress marks (:data:`STRESS`), emoji (:data:`EMOJI`) and edge punctuation, spaces
     collapsed.
 

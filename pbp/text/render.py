@@ -39,11 +39,11 @@ from pathlib import Path
 
 import jinja2
 
-from pbp.games.core import registry
 from pbp.games.core.events import Event, Visibility
 from pbp.text import catalogs
 from pbp.text.environment import build_environment, template_loader
 from pbp.text.filters import FORMATS, Format, PostFormat, genders_of, inflected, text_keys
+from pbp.text.kindtexts import Kinds
 from pbp.text.seatnames import ShownName, renamed
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,10 @@ def public_only(events: Iterable[Event]) -> list[Event]:
 
 
 class Renderer:
-    """Renders posts and mails from ``templates_dir`` (the repository's ``templates/``).
+    """Renders posts and mails from ``templates_dir`` (the repository's ``templates/``)
+    and the texts of ``kinds``, the game kinds by name (:mod:`pbp.text.kindtexts`: their
+    template folders, catalogs, post views and deadline levers; in pbp the registry's
+    :data:`~pbp.games.core.registry.KINDS`, read at each use).
 
     One Jinja2 environment per (locale, format), ``StrictUndefined`` (a missing context
     key is an error, not an empty string), ``trim_blocks`` and ``lstrip_blocks``; the
@@ -95,7 +98,7 @@ class Renderer:
 
     Example::
 
-        r = Renderer(Path("templates"))
+        r = Renderer(Path("templates"), kinds=registry.KINDS)
         r.public_post("move", [event], locale="ru", fmt="bbcode", kind="cluedo_days")
         subject, body = r.private_mail("welcome", locale="ru", kind="cluedo_days", game="exler-1")
     """
@@ -104,8 +107,12 @@ class Renderer:
         self,
         templates_dir: Path,
         translations: Mapping[str, gettext.NullTranslations] | None = None,
+        *,
+        kinds: Kinds,
     ) -> None:
         self.templates_dir = templates_dir
+        #: The game kinds by name (:mod:`pbp.text.kindtexts`).
+        self.kinds = kinds
         #: Catalogs of locales beyond :data:`LOCALES` (a test's pseudo-locale), by name.
         self.translations = dict(translations or {})
         self._envs: dict[tuple[str, Format], jinja2.Environment] = {}
@@ -126,7 +133,7 @@ class Renderer:
         in ``fmt``.
 
         ``events`` may hold events of any visibility; only PUBLIC ones reach the
-        template (as ``events``), and the registered kind's
+        template (as ``events``), and the kind's (of :attr:`kinds`)
         :meth:`~pbp.games.core.kind.GameKind.post_view` of them (as ``view``: what the post
         shows, computed by the game; ``{}`` for another ``kind``). For ``cluedo_days``:
         ``opening`` (D1), ``day`` (D7, needs ``day=N``), ``final`` (C7), ``move`` (D4).
@@ -143,7 +150,7 @@ class Renderer:
         template = self._env(locale, fmt).get_template(f"{kind}/posts/{name}.j2")
         public = public_only(events)
         # What the post shows, computed by its game from the public events (rule P1).
-        found = registry.KINDS.get(kind)
+        found = self.kinds.get(kind)
         view = {} if found is None else found.post_view(name, public, text_keys(context).get("day"))
         # A substitute's seat by his name (the view is the game's, of the seats' names).
         names = self._names_of(locale, context)
@@ -352,20 +359,20 @@ class Renderer:
         return env
 
     def _build_env(self, locale: str, fmt: Format) -> jinja2.Environment:
-        # pbp's own texts, and each registered kind's in the folders it gives.
-        kinds = {name: kind.templates for name, kind in registry.KINDS.items()}
+        # pbp's own texts, and each kind's in the folders it gives.
+        kinds = {name: kind.templates for name, kind in self.kinds.items()}
         loader = template_loader(self.templates_dir, kinds)
         found = self.translations.get(locale) or catalogs.translations(locale)
         # A message pbp's catalog lacks: the kinds' own catalogs, in registration order.
         own = [
             catalogs.own_translations(kind.catalogs, name, locale)
-            for name, kind in registry.KINDS.items()
+            for name, kind in self.kinds.items()
             if kind.catalogs is not None
         ]
         fallbacks = [each for each in own if each is not None]
         if fallbacks:
             found = catalogs.chained(found, fallbacks)
-        return build_environment(loader, locale, fmt, found, self._post_global(locale))
+        return build_environment(loader, locale, fmt, found, self._post_global(locale), self.kinds)
 
     def _post_global(self, locale: str) -> Callable[..., str]:
         @jinja2.pass_context

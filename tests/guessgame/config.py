@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from pbp.config.yamlmarks import checks_error
 from pbp.games.core.gameconfig import GameBase
+from pbp.games.core.yamlmarks import checks_error
 
 
 class GuessGame(GameBase):

@@ -54,6 +54,7 @@ from pbp.app.shapes import LeverDone
 from pbp.app.story import story
 from pbp.cli.common import CLI_LOCALE
 from pbp.config.loading import load_config
+from pbp.games.core import registry
 from pbp.mail.maildir import MaildirInbox, MaildirTransport, deliver, read_maildir
 from pbp.store import Store
 from pbp.store.records import GM_SEAT
@@ -130,7 +131,7 @@ class GoldenTable:
         self.service = Service(
             self.config,
             self.store,
-            Renderer(TEMPLATES, translations),
+            Renderer(TEMPLATES, translations, kinds=registry.KINDS),
             inbox=MaildirInbox(self.inbox),
             transport=MaildirTransport(self.outbox),
             clock=lambda: self.now,

@@ -107,7 +107,7 @@ def replay(path: Path, only: str = "", show: int = 5) -> int:
 
     if GUESS.kind not in registry.KINDS:
         registry.register(GUESS)
-    renderer = Renderer(TEMPLATES)
+    renderer = Renderer(TEMPLATES, kinds=registry.KINDS)
     same: Counter[str] = Counter()
     differ: Counter[str] = Counter()
     shown = 0

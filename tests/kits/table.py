@@ -142,7 +142,7 @@ class Table:
         self.service = Service(
             self.config,
             self.store,
-            Renderer(TEMPLATES),
+            Renderer(TEMPLATES, kinds=KINDS),
             inbox=MaildirInbox(self.inbox_path),
             transport=MaildirTransport(self.outbox_path),
             clock=lambda: self.now,

@@ -14,7 +14,8 @@ by a test (:mod:`guessgame`) gets environments of its own.
 Example (what ``tests/conftest.py`` does for the session)::
 
     with shared_environments():
-        Renderer(TEMPLATES).private_mail("welcome", locale="ru", kind="cluedo_days", …)
+        renderer = Renderer(TEMPLATES, kinds=registry.KINDS)
+        renderer.private_mail("welcome", locale="ru", kind="cluedo_days", …)
 """
 
 from __future__ import annotations
@@ -25,11 +26,10 @@ from collections.abc import Iterator
 import jinja2
 import pytest
 
-from pbp.games.core import registry
 from pbp.text.filters import Format
 from pbp.text.render import Renderer
 
-#: (templates directory, each registered kind with its template folders, locale, format).
+#: (templates directory, each of the renderer's kinds with its template folders, locale, format).
 Key = tuple[str, tuple[str, ...], str, str]
 
 
@@ -43,7 +43,7 @@ def shared_environments() -> Iterator[dict[Key, jinja2.Environment]]:
     def shared(renderer: Renderer, locale: str, fmt: Format) -> jinja2.Environment:
         if renderer.translations:  # a test's own catalogs (the pseudo-locale): its own
             return build(renderer, locale, fmt)
-        kinds = tuple(f"{n}={k.templates}" for n, k in registry.KINDS.items())
+        kinds = tuple(f"{n}={k.templates}" for n, k in renderer.kinds.items())
         key = (str(renderer.templates_dir), kinds, locale, fmt)
         env = cache.get(key)
         if env is None:

@@ -24,7 +24,7 @@ from pbp.games.core.events import Event, LeverRefused, Visibility
 from pbp.store import GM_SEAT, Store
 
 if TYPE_CHECKING:
-    from pbp.app.intake.message import Message
+    from pbp.app.message import Message
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ from pbp.text.render import Renderer
 from pbp.text.seatnames import ShownName
 
 if TYPE_CHECKING:
-    from pbp.app.intake.message import Message
+    from pbp.app.message import Message
 
 #: How long the GM may confirm levers sent by mail, in hours.
 CONFIRM_HOURS = 24
@@ -209,7 +209,7 @@ class GmMail(Configured):
         easily forged. It is applied at once when ``mail.trusted_authserv_id`` is set
         and that server's
         ``Authentication-Results`` show ``dmarc=pass`` for the From
-        (:meth:`pbp.app.intake.message.Message.authentication`)."""
+        (:meth:`pbp.app.message.Message.authentication`)."""
         letter = message.letter
         game = self.game_config(game_id)
         at = message.arrived

@@ -27,7 +27,7 @@ from pbp.store import GM_SEAT, Confirmation, Store
 from pbp.text.gmcommands import GmLine
 
 if TYPE_CHECKING:
-    from pbp.app.intake.message import Message
+    from pbp.app.message import Message
 
 
 class Confirmations(Configured):

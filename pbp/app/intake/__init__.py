@@ -27,7 +27,9 @@ from pbp.app.budget import BudgetExceeded, cpu_budget
 from pbp.app.deadlines import Deadlines
 from pbp.app.digest import Digest
 from pbp.app.intake.letters import LetterRules
-from pbp.app.intake.message import (
+from pbp.app.intake.senders import TOO_LARGE, SenderRules
+from pbp.app.mailer import Mailer
+from pbp.app.message import (
     RETRIED_SOURCE,
     Message,
     fingerprint,
@@ -36,8 +38,6 @@ from pbp.app.intake.message import (
     too_complex,
     unread_header,
 )
-from pbp.app.intake.senders import TOO_LARGE, SenderRules
-from pbp.app.mailer import Mailer
 from pbp.app.outcome import Decision, Handled, Outcome
 from pbp.app.reader import BodyReader
 from pbp.app.running import paused_since, replay_key

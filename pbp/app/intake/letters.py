@@ -14,8 +14,8 @@ from __future__ import annotations
 from pbp.app.budget import BudgetExceeded, cpu_budget
 from pbp.app.gm.addresses import Addresses
 from pbp.app.gm.by_mail import GmMail
-from pbp.app.intake.message import Message
 from pbp.app.mailer import Mailer
+from pbp.app.message import Message
 from pbp.app.outcome import Decision, Handled
 from pbp.app.owntext import Echoes, OwnText
 from pbp.app.playermoves import Moves, quoted_commands

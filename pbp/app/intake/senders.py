@@ -1,6 +1,6 @@
 """The intake rules about who wrote (DESIGN.md, "who before what").
 
-Each rule takes a :class:`~pbp.app.intake.message.Message` and returns its
+Each rule takes a :class:`~pbp.app.message.Message` and returns its
 :class:`~pbp.app.outcome.Decision`, or None to pass it on (:meth:`pbp.app.intake.Intake.rules`
 gives their order). These look at the header section only: the entry itself, the
 sender (RFC 5322 §3.6.2), automatic mail (RFC 3834), the size, the personal address
@@ -19,8 +19,8 @@ from babel.numbers import format_decimal
 from pbp.app.digest import Digest
 from pbp.app.gm.addresses import Addresses
 from pbp.app.gm.confirm import Confirmations
-from pbp.app.intake.message import Message
 from pbp.app.mailer import Mailer
+from pbp.app.message import Message
 from pbp.app.outcome import Decision, Handled
 from pbp.app.owntext import OwnText
 from pbp.app.reader import BodyReader
@@ -218,7 +218,7 @@ class SenderRules(Configured):
 
         Where ``mail.trusted_authserv_id`` is set, a reply from the GM's registered
         address whose From that server did not authenticate (RFC 8601,
-        :meth:`~pbp.app.intake.message.Message.authentication`: a ``dmarc=fail``, a forged
+        :meth:`~pbp.app.message.Message.authentication`: a ``dmarc=fail``, a forged
         field) confirms nothing: it is kept and answered as a player's move would be
         (:meth:`_unauthenticated`, outcome ``unauthenticated``), and the levers stay
         pending under their code."""

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pbp.config.yamlmarks import YamlPath, did_you_mean, show_path
 from pbp.games.cluedo.shapes import CardsJson, DealJson, SolutionJson
 from pbp.games.core.events import IllegalMove, InvalidMove, SetupError
+from pbp.games.core.yamlmarks import YamlPath, did_you_mean, show_path
 from pbp.text.counted import counted
 
 CATEGORIES = ("suspect", "weapon", "room")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from pbp.config.yamlmarks import Found, did_you_mean
 from pbp.games.cluedo.cards import CardCountError, Cards, Deal, cards_for_players, deal_problems
 from pbp.games.cluedo.reader import card_read, reserved_card_word
 from pbp.games.cluedo.shapes import Examples
 from pbp.games.cluedo.wording import Wording, wording
 from pbp.games.core.gameconfig import ConfigModel, GameBase
 from pbp.games.core.playernames import Name, command_word
+from pbp.games.core.yamlmarks import Found, did_you_mean
 from pbp.text import keywords
 from pbp.text.names import normalize
 

@@ -24,7 +24,7 @@ from pbp.games.cluedo.cards import (
     deal_from_json,
 )
 from pbp.games.core.events import JsonMap
-from pbp.games.core.fairness import canonical_deal
+from pbp.text.fairness import canonical_deal
 
 
 class Record(Protocol):

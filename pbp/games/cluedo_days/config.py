@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from pbp.config.yamlmarks import checks_error
 from pbp.games.cluedo.config import CluedoGame
 from pbp.games.core.configvalues import Hours, WallClock, wall
 from pbp.games.core.gameconfig import ConfigModel
+from pbp.games.core.yamlmarks import checks_error
 
 
 class CluedoDaysRules(ConfigModel):

@@ -137,7 +137,7 @@ from pbp.games.cluedo_days.views import (
     status,
 )
 from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
-from pbp.games.core.fairness import commitment
+from pbp.text.fairness import commitment
 
 __all__ = [
     "Accusation",

@@ -40,7 +40,7 @@ from pbp.games.cluedo_days.state import (
     suggestions_left,
 )
 from pbp.games.core.events import Event, event_dict
-from pbp.games.core.fairness import commitment
+from pbp.text.fairness import commitment
 
 
 def reply_events(events: Sequence[Event]) -> list[dict[str, object]]:

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import field_validator, model_validator
 
-from pbp.config.yamlmarks import checks_error
 from pbp.games.cluedo.config import CluedoGame
 from pbp.games.core.configvalues import PositiveHours
 from pbp.games.core.gameconfig import ConfigModel
+from pbp.games.core.yamlmarks import checks_error
 
 #: Why ``auto_answer: forced`` is refused (rule R6).
 FORCED_LEAKS = (

@@ -141,7 +141,7 @@ from pbp.games.cluedo_rounds.state import (
 )
 from pbp.games.cluedo_rounds.views import duties, gm_view, status
 from pbp.games.core.events import Event, IllegalMove, InvalidMove, Step, Visibility, utc_iso
-from pbp.games.core.fairness import commitment
+from pbp.text.fairness import commitment
 
 __all__ = [
     "AUTO_ANSWERS",

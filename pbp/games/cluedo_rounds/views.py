@@ -48,7 +48,7 @@ from pbp.games.cluedo_rounds.state import (
     whose_turn,
 )
 from pbp.games.core.events import Event, event_dict
-from pbp.games.core.fairness import commitment
+from pbp.text.fairness import commitment
 
 
 @overload

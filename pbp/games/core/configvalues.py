@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from pbp.config.yamlmarks import did_you_mean
+from pbp.games.core.yamlmarks import did_you_mean
 from pbp.mail.read import address
 
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"

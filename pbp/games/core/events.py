@@ -30,6 +30,12 @@ Json: TypeAlias = "str | int | float | bool | Sequence[Json] | Mapping[str, Json
 #: A JSON object.
 JsonMap: TypeAlias = Mapping[str, Json]
 
+#: The seat name of the GM's own token in the store (:mod:`pbp.store` keeps it beside
+#: the players' seats, and the GM's records name it as their player), so no player may
+#: be called so (:func:`pbp.games.core.playernames.seat_name_problem`). A word of the
+#: seam's vocabulary, as events are: the store and the games both speak it.
+GM_SEAT = "@gm"
+
 
 class Visibility(enum.StrEnum):
     """Who may see an event."""

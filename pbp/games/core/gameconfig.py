@@ -18,7 +18,6 @@ from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from pbp.config.yamlmarks import Found
 from pbp.games.core.configvalues import EmailAddress, Hours, Seed, TimeZoneName
 from pbp.games.core.playernames import (
     Name,
@@ -27,6 +26,7 @@ from pbp.games.core.playernames import (
     name_problem,
     seat_name_problem,
 )
+from pbp.games.core.yamlmarks import Found
 from pbp.text import keywords
 from pbp.text.names import normalize
 
@@ -213,7 +213,7 @@ class GameBase(ConfigModel):
         game's ``locale`` (:func:`~pbp.games.core.playernames.command_word`: the commands of
         :meth:`keyword_sections`, the words that part names, as «ДЛЯ» in ``Вася ДЛЯ
         Петя``). Each game's model calls it from its
-        ``model_validator(mode="after")`` and raises :func:`pbp.config.yamlmarks.checks_error`
+        ``model_validator(mode="after")`` and raises :func:`pbp.games.core.yamlmarks.checks_error`
         with it and its own findings (``pbp check`` lists them all, each at its line):
         ``[(("players", 1, "email"), "duplicate email …")]``."""
         players = [(p.name, p.email) for p in self.players]

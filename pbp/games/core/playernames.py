@@ -15,15 +15,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from pbp.games.core.events import GM_SEAT
 from pbp.mail.read.quotemarks import quote_marker
-from pbp.text.inert import strip_controls
-from pbp.text.names import INVISIBLE, normalize
-
-#: The seat name of the GM's own token in the store (:mod:`pbp.store` keeps it beside
-#: the players' seats), so no player may be called so
-#: (:meth:`pbp.games.core.gameconfig.GameBase.player_problems`).
-GM_SEAT = "@gm"
-
+from pbp.mail.safetext import INVISIBLE, strip_controls
+from pbp.text.names import normalize
 
 #: The longest player or card name: four of them and a command's words fit in one
 #: command line (:data:`pbp.text.commands.LINE_LIMIT`, 500 characters: «ПРЕДПОЛОЖЕНИЕ
@@ -220,9 +215,9 @@ def _read_words(words: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], bool], .
 
 def hidden_character(value: str) -> str | None:
     """The first character of ``value`` that a text would not show as written: a control
-    or bidirectional character (:func:`pbp.text.inert.strip_controls` removes it: a fairness
+    or bidirectional character (:func:`pbp.mail.safetext.strip_controls` removes it: a fairness
     string that held it would not be the one shown), a tab, or a character a player's
-    mail reads as nothing or as a plain space (:data:`pbp.text.names.INVISIBLE`: a
+    mail reads as nothing or as a plain space (:data:`pbp.mail.safetext.INVISIBLE`: a
     direction mark, a zero-width space, a no-break space), or None.
 
     >>> hidden_character("Маша\u200f"), hidden_character("Анна\u202eМария")

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from pbp.config.yamlmarks import Found, checks_error, did_you_mean
 from pbp.games.core.configvalues import WallClock, wall
 from pbp.games.core.gameconfig import GameBase
 from pbp.games.core.playernames import NameProblem
+from pbp.games.core.yamlmarks import Found, checks_error, did_you_mean
 from pbp.games.maniac.state import MAX_PLAYERS, MIN_PLAYERS, ManiacRules
 from pbp.games.maniac.words import reserved_word
 from pbp.text.counted import counted

@@ -105,7 +105,6 @@ import random
 from datetime import datetime
 
 from pbp.games.core.events import Event, IllegalMove, SetupError, Step, Visibility, utc_iso
-from pbp.games.core.fairness import commitment
 from pbp.games.maniac.day import cast_vote, check_voter, close_day, withdraw_vote
 from pbp.games.maniac.moves import Help, Kill, ManiacMove, Skip, Status, Unvote, Vote
 from pbp.games.maniac.night import end_night
@@ -147,6 +146,7 @@ from pbp.games.maniac.views import (
     status,
 )
 from pbp.games.maniac.wins import game_over, maniac_team_wins
+from pbp.text.fairness import commitment
 
 __all__ = [
     "ROLES",

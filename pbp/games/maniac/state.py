@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pbp.games.core.events import IllegalMove, JsonMap, SetupError, flat_dict
-from pbp.games.core.fairness import canonical_deal
 from pbp.games.maniac.shapes import FixedBy, OrderJson, Team, VoteCount
+from pbp.text.fairness import canonical_deal
 
 Role = Literal["maniac", "duty_officer", "fan", "civilian"]
 ROLES: tuple[str, ...] = ("maniac", "duty_officer", "fan", "civilian")

@@ -14,7 +14,6 @@ from collections.abc import Collection, Sequence
 from typing import Literal, cast, overload
 
 from pbp.games.core.events import Event, JsonMap
-from pbp.games.core.fairness import commitment
 from pbp.games.maniac.record import ballots_of, day_closed, free_players, imprisoned
 from pbp.games.maniac.shapes import (
     CommandsView,
@@ -56,6 +55,7 @@ from pbp.games.maniac.state import (
     vote_count,
     vote_targets,
 )
+from pbp.text.fairness import commitment
 
 
 def _orders_view(state: ManiacState) -> list[OrderView]:

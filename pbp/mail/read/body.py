@@ -67,7 +67,7 @@ from pbp.mail.read.replyheader import (
     header_block,
     reply_header,
 )
-from pbp.text.names import INVISIBLE
+from pbp.mail.safetext import INVISIBLE
 
 #: A phone or web client's footer line, and everything after it, is not the sender's:
 #: ``Sent from my iPhone``, ``Отправлено с iPhone``, ``Отправлено из мобильной Яндекс
@@ -126,7 +126,7 @@ def split_reply(text: str) -> Reply:
 
     The new text is what the sender wrote himself: without quoted replies and
     signature (module doc), invisible characters removed and odd spaces made spaces
-    (:data:`~pbp.text.names.INVISIBLE`: BOM, zero-width spaces, no-break spaces…), CR
+    (:data:`~pbp.mail.safetext.INVISIBLE`: BOM, zero-width spaces, no-break spaces…), CR
     removed, Unicode line separators made line breaks, trailing spaces and blank lines
     at both ends removed.
 

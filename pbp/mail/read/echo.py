@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from functools import lru_cache
 
-from pbp.text.names import INVISIBLE
+from pbp.mail.safetext import INVISIBLE
 
 _INVISIBLE = INVISIBLE | str.maketrans({"\r": None, "\u2028": "\n", "\u2029": "\n"})
 

@@ -16,6 +16,7 @@ from pbp.games.cluedo.cards import Accuse, Cards, Help, NoRefutation, Refute, St
 from pbp.games.cluedo.parse import ERROR_CODES, ParsedLine, parse_cluedo
 from pbp.games.cluedo.wording import wording
 from pbp.games.core.events import AmbiguousMove, InvalidMove
+from pbp.games.core.registry import KINDS
 from pbp.text.render import Renderer
 
 PLAYERS = list(seed_000.PLAYERS)
@@ -345,7 +346,7 @@ def render(locale: str, code: str, params: dict[str, Any]) -> str:
     """The refusal's text as players get it (``templates/cluedo/errors/<code>.txt``, shared
     by both variants, else ``templates/errors/<code>.txt``)."""
     params = {"wording": wording(locale), **params}
-    return Renderer(TEMPLATES).error(code, params, locale=locale, kind="cluedo_days")
+    return Renderer(TEMPLATES, kinds=KINDS).error(code, params, locale=locale, kind="cluedo_days")
 
 
 def test_unknown_card_text_suggests_and_lists_the_cards() -> None:

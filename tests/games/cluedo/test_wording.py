@@ -26,6 +26,7 @@ from pbp.games.cluedo.config import CluedoGame
 from pbp.games.cluedo.parse import parse_cluedo
 from pbp.games.cluedo.wording import Murder, wording
 from pbp.games.core.events import Event, Visibility
+from pbp.games.core.registry import KINDS
 from pbp.text.render import Renderer
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
@@ -34,7 +35,7 @@ PUBLIC = Visibility.PUBLIC
 
 @pytest.fixture(scope="module")
 def renderer() -> Renderer:
-    return Renderer(TEMPLATES)
+    return Renderer(TEMPLATES, kinds=KINDS)
 
 
 # --- the words of each card ---

@@ -38,6 +38,7 @@ from kits.mailstack import Dovecot, SmtpServer
 from pbp.app.outcome import Outcome
 from pbp.app.service import Service
 from pbp.config.loading import load_config
+from pbp.games.core.registry import KINDS
 from pbp.mail.imap import ImapInbox
 from pbp.mail.smtp import SmtpTransport
 from pbp.store import Store
@@ -281,7 +282,7 @@ def make_service(stack: Stack) -> Iterator[MakeService]:
         service = Service(
             config,
             Store(config.store),
-            Renderer(TEMPLATES),
+            Renderer(TEMPLATES, kinds=KINDS),
             inbox=ImapInbox(imap.host, imap.port, imap.username, password, tls=imap.tls),
             transport=SmtpTransport(smtp.host, smtp.port, tls=smtp.tls),
             clock=clock,

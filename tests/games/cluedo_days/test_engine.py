@@ -27,7 +27,8 @@ from pbp.games.cluedo.cards import (
 from pbp.games.cluedo_days import engine as days
 from pbp.games.cluedo_days.engine import DaysRules, DaysSetup, DaysState
 from pbp.games.core.events import Engine, Event, IllegalMove, InvalidMove, Visibility
-from pbp.games.core.fairness import canonical_deal, commitment
+from pbp.games.core.registry import KINDS
+from pbp.text.fairness import canonical_deal, commitment
 from pbp.text.render import Renderer
 
 PLAYERS: tuple[tuple[str, str | None], ...] = (
@@ -1048,7 +1049,9 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 
 
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
-    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale, kind="cluedo_days")
+    return Renderer(TEMPLATES, kinds=KINDS).error(
+        error.code, error.params, locale=locale, kind="cluedo_days"
+    )
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

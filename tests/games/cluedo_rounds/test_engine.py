@@ -28,7 +28,8 @@ from pbp.games.cluedo_rounds import engine as rounds
 from pbp.games.cluedo_rounds.engine import RoundsRules, RoundsSetup, RoundsState
 from pbp.games.cluedo_rounds.state import AutoAnswer
 from pbp.games.core.events import Event, IllegalMove, InvalidMove, Visibility
-from pbp.games.core.fairness import canonical_deal, commitment
+from pbp.games.core.registry import KINDS
+from pbp.text.fairness import canonical_deal, commitment
 from pbp.text.render import Renderer
 
 PLAYERS: tuple[tuple[str, str | None], ...] = (("Кросс", None), ("Дуг", None), ("Роза", None))
@@ -1045,7 +1046,9 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
     """The refusal's text as players get it (the kind's ``errors/<code>.txt``, else
     ``templates/errors/<code>.txt``)."""
-    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale, kind="cluedo_rounds")
+    return Renderer(TEMPLATES, kinds=KINDS).error(
+        error.code, error.params, locale=locale, kind="cluedo_rounds"
+    )
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

@@ -13,7 +13,7 @@ import pytest
 from kits.seed_002 import TIE, arrows
 
 from pbp.games.core.events import Event, IllegalMove, InvalidMove
-from pbp.games.core.fairness import canonical_deal, commitment
+from pbp.games.core.registry import KINDS
 from pbp.games.maniac import engine as maniac
 from pbp.games.maniac.engine import (
     Help,
@@ -28,6 +28,7 @@ from pbp.games.maniac.engine import (
     Vote,
 )
 from pbp.games.maniac.shapes import GameOver
+from pbp.text.fairness import canonical_deal, commitment
 from pbp.text.render import Renderer
 
 NAMES = (
@@ -1520,7 +1521,9 @@ def refusals() -> dict[str, IllegalMove | InvalidMove]:
 def render(locale: str, error: IllegalMove | InvalidMove) -> str:
     """The refusal's text as players get it (``templates/maniac/errors/<code>.txt``, else
     ``templates/errors/<code>.txt``)."""
-    return Renderer(TEMPLATES).error(error.code, error.params, locale=locale, kind="maniac")
+    return Renderer(TEMPLATES, kinds=KINDS).error(
+        error.code, error.params, locale=locale, kind="maniac"
+    )
 
 
 def test_every_engine_refusal_has_a_template_in_ru_and_en() -> None:

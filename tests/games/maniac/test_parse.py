@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pbp.games.core.events import AmbiguousMove, InvalidMove, MoveError
+from pbp.games.core.registry import KINDS
 from pbp.games.maniac.engine import Help, Kill, Skip, Status, Unvote, Vote
 from pbp.games.maniac.parse import ERROR_CODES, ParsedLine, parse_maniac
 from pbp.text.commands import COMMAND_LIMIT, LINE_LIMIT, PlayerNames, case_forms
@@ -33,7 +34,7 @@ PLAYERS = [
     "Ника",
 ]
 EXAMPLE = {"player": "Вася", "other": "Петя", "night": 2, "next_night": 3}
-RENDERER = Renderer(Path(__file__).resolve().parents[3] / "templates")
+RENDERER = Renderer(Path(__file__).resolve().parents[3] / "templates", kinds=KINDS)
 
 
 def parse(text: str) -> list[ParsedLine]:

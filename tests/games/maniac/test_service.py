@@ -37,11 +37,12 @@ from kits.table import GM, TEMPLATES, body, named_body, summary, utc
 
 from pbp.cli import main
 from pbp.games.core.events import Event, Visibility
-from pbp.games.core.fairness import commitment
+from pbp.games.core.registry import KINDS
 from pbp.games.maniac import engine, views
 from pbp.games.maniac.config import ManiacGame
 from pbp.games.maniac.kind import Maniac
 from pbp.games.maniac.shapes import FixedBy, GmView
+from pbp.text.fairness import commitment
 from pbp.text.render import Renderer
 
 RE = "[seed-002] Re: ход"
@@ -622,7 +623,7 @@ def test_M2_status_at_night_names_the_day_that_follows(locale: str, line: str) -
     """M2: night d is followed by day d + 1, the status's ``next_day``."""
     status = engine.status(_maniac_states()["night 1"], "Вася")
     assert (status["day"], status["next_day"]) == (1, 2)
-    _s, text = Renderer(TEMPLATES).private_mail(
+    _s, text = Renderer(TEMPLATES, kinds=KINDS).private_mail(
         "maniac/status", locale=locale, game=GAME, player="Вася", status=status
     )
     assert line in text.splitlines()
@@ -669,7 +670,7 @@ def test_M3_the_reminder_says_an_order_stays_open_past_the_day_only_on_day_1(
     duties = engine.duties(state, "Коля")
     assert duties is not None
     assert duties["fixed_later"] is (when == "day 1")
-    _subject, text = Renderer(TEMPLATES).private_mail(
+    _subject, text = Renderer(TEMPLATES, kinds=KINDS).private_mail(
         "maniac/reminder",
         locale=locale,
         game=GAME,
@@ -1045,7 +1046,7 @@ def test_pbp_show_lists_every_role_and_the_orders(table: ManiacTable) -> None:
 
 def _double_kill_line(view: GmView, locale: str) -> str:
     """The double-kill line of ``pbp show`` (templates/<locale>/maniac/mail/gm_show.j2)."""
-    _subject, text = Renderer(TEMPLATES).private_mail(
+    _subject, text = Renderer(TEMPLATES, kinds=KINDS).private_mail(
         "maniac/gm_show", locale=locale, game=GAME, view=view
     )
     return next(x for x in text.splitlines() if "Double kill" in x or "Двойное" in x)
@@ -1082,7 +1083,7 @@ def test_show_double_kill_not_available_under_12_players(table: ManiacTable) -> 
 
 def _own_double_kill(state: engine.ManiacState, locale: str) -> str:
     """The double kill's line of the maniac's (Коля's) STATUS (M5)."""
-    _s, text = Renderer(TEMPLATES).private_mail(
+    _s, text = Renderer(TEMPLATES, kinds=KINDS).private_mail(
         "maniac/status",
         locale=locale,
         game=GAME,
@@ -1160,7 +1161,7 @@ def test_M3_the_open_nights_are_one_or_several_by_their_count() -> None:
     day_1, day_2 = _maniac_states()["day 1"], _maniac_states()["day 2"]
 
     def shown(state: engine.ManiacState, locale: str) -> tuple[str, str]:
-        renderer = Renderer(TEMPLATES)
+        renderer = Renderer(TEMPLATES, kinds=KINDS)
         _s, show = renderer.private_mail(
             "maniac/gm_show", locale=locale, game=GAME, view=engine.gm_view(state)
         )
@@ -1297,7 +1298,7 @@ def test_P1_past_posts_print_after_the_end_what_they_printed_at_their_moment(
 
 # --- the texts of issue 16 (rule P2; items 2, 4, 5): each defect with its corrected text ---
 
-RENDERER = Renderer(TEMPLATES)
+RENDERER = Renderer(TEMPLATES, kinds=KINDS)
 
 
 def _text(template: str, locale: str, fmt: str = "bbcode", **context: object) -> str:

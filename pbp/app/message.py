@@ -3,6 +3,10 @@
 A message is known by its place in the mailbox (:func:`source_key`), by what its
 author wrote (its Message-ID, else :func:`fingerprint`) and by the text of its own
 lines (:func:`text_digest`), so that the same mail is never applied twice.
+
+Below the intake (:mod:`pbp.app.intake`) and the parts its rules call (the moves, the GM's
+mail and confirmations), which name :class:`Message` as the type of what they are given:
+in the intake package, importing it ran the package's ``__init__``, which imports them.
 """
 
 from __future__ import annotations

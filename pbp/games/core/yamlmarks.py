@@ -1,6 +1,8 @@
 """YAML with line numbers, and pydantic errors as YAML paths, for messages that point at a line.
 
-Used by :mod:`pbp.config.loading` and :mod:`pbp.config.model`.
+Used by :mod:`pbp.config.loading` and :mod:`pbp.config.model`, and by the games' own
+models (:mod:`pbp.games.core.gameconfig` and each game's ``config.py``): it lives in the
+seam, below the configuration that reads ``games.yaml``.
 
 :func:`load_marked` parses a document once with PyYAML, keeping the node tree's marks:
 every path in the document (``("games", 0, "players", 2, "email")``) is mapped to its

@@ -3,7 +3,9 @@
 At the start the opening post publishes :func:`commitment` of :func:`canonical_deal`;
 the final post prints the canonical text itself, so anyone can recompute the hash.
 The salt (32 random bytes, never derived from the shuffle seed) keeps the hash from
-being brute-forced over the few possible deals. Pure: only ``json`` and ``hashlib``.
+being brute-forced over the few possible deals. Pure: only ``json`` and ``hashlib``. In the
+text layer, below the games: the games commit to their deals with it, and a text's
+``sha256`` filter (:mod:`pbp.text.environment`) shows the commitment of a canonical text.
 
 The same functions serve every game: the deal is any JSON-able mapping — for Cluedo
 ``{"solution": {"suspect", "weapon", "room"}, "hands": {player: [card, ...]}}``
