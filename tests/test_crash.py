@@ -10,7 +10,10 @@ is told, after marking done, after the SMTP server accepted a mail before the
 outbox knew it, after the outbox recorded it), twenty times by SIGKILL at a random
 moment (a seeded 0.3–3 s after its start, or sooner once it serves with every mail
 delivered so far processed and answered: killed then or later, it is found waiting
-for mail). Then it runs to the end. A second daemon, never killed, reads the same
+for mail, but for the marking of the last ones done in the mailbox). Then it runs
+to the end: every move processed, answered and marked done (the mailbox is told
+after the store commits: a daemon stopped once the store settles may leave
+messages unmarked, for its next run). A second daemon, never killed, reads the same
 mails from its own Dovecot, starting from a copy of the same store (same deal,
 same personal addresses). By Message-ID, both must hold the same processed
 messages with the same outcomes, the same events and states, and the same mails
@@ -35,6 +38,7 @@ from kits.crash import (
     add_users,
     games_yaml,
     mail_facts,
+    marked_done,
     message_ids,
     random_moves,
     raw_move,
@@ -123,8 +127,10 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
         delivered.append(move)
 
     def kill_at(daemon: DaemonProcess, seconds: float) -> None:
-        """SIGKILL ``seconds`` after its start, or sooner once it waits for mail with
-        nothing left to do: a kill then finds the same as one at ``seconds``."""
+        """SIGKILL ``seconds`` after its start, or sooner once it serves with every mail
+        delivered so far processed and answered: a kill then finds the same as one at
+        ``seconds``, but perhaps the last ones not yet marked done (the next run marks
+        them, as duplicates)."""
         deadline, serving = time.monotonic() + seconds, False
         while time.monotonic() < deadline and daemon.process.poll() is None:
             serving = serving or daemon.running()
@@ -150,8 +156,15 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
 
         survivor = DaemonProcess(runs["crash"], ENV)
         survivor.wait_running()
+        # Its end is the mailbox told, not the store settled: a last kill between a
+        # commit and the marking leaves messages the survivor marks as duplicates, and
+        # a SIGTERM before its first round would leave them unmarked.
         wait_for(
-            lambda: settled(crash_store, MOVES) and settled(reference_store, MOVES),
+            lambda: (
+                settled(crash_store, MOVES)
+                and settled(reference_store, MOVES)
+                and marked_done(dovecot, MOVES)
+            ),
             180,
             survivor.output,
         )
@@ -186,3 +199,38 @@ def test_sigkill_at_every_step_and_at_random_loses_no_move_and_doubles_none(
     assert len(flags) == MOVES
     assert [f for f in flags if "$PbpDone" not in f or "\\Seen" in f] == []
     print(f"crash test: {len(lives)} kills, {applied} moves applied, {resent} mails resent")
+
+
+def test_a_store_settled_before_the_mailbox_is_told_is_finished_by_the_next_run(
+    dovecot: Dovecot, smtp_server: SmtpServer, tmp_path: Path
+) -> None:
+    """Killed after its commit and its answers, before marking done (``committed``), a
+    daemon leaves a store :func:`~kits.crash.settled` and a mailbox not told: settled is
+    no end (the survivor above once stopped there, before its first round). The next
+    run marks them done, as duplicates, and applies none twice."""
+    add_users(dovecot)
+    config = tmp_path / "games.yaml"
+    config.write_text(
+        games_yaml(dovecot.port, smtp_server.port, datetime.now(UTC)), encoding="utf-8"
+    )
+    started = run_pbp(config, "run", "--once", env={**ENV, "PATH": "/usr/bin:/bin"}, base={})
+    assert started.returncode == 0, started.stderr
+    store = tmp_path / "pbp.sqlite3"
+    seats = tokens(store)
+    for move in random_moves(3, random.Random(SEED)):
+        dovecot.append(DAEMON, raw_move(move, seats))
+    # The third message's ``committed`` comes after every group's commit and answers.
+    killed = DaemonProcess(config, {**ENV, "PBP_CRASH_AT": "committed:3"})
+    assert killed.process.wait(90) == -9, killed.output()
+    assert settled(store, 3)
+    assert not marked_done(dovecot, 3)
+    before = store_facts(store)
+
+    survivor = DaemonProcess(config, ENV)
+    survivor.wait_running()
+    wait_for(lambda: marked_done(dovecot, 3), 60, survivor.output)
+    assert survivor.stop() == 0, survivor.output()
+    assert survivor.output().count(": duplicate") == 3
+    assert store_facts(store) == before
+    flags = [m.flags for m in dovecot.messages(DAEMON)]
+    assert [f for f in flags if "$PbpDone" not in f or "\\Seen" in f] == []

@@ -229,6 +229,19 @@ def settled(store: Path, expected: int) -> bool:
     return bool(done == expected and unsent == 0)
 
 
+def marked_done(dovecot: Dovecot, expected: int) -> bool:
+    """True when the daemon's INBOX holds ``expected`` messages, every one marked done
+    (``$PbpDone``). The mailbox is told after the store commits (and after the answers
+    are sent): a store :func:`settled` may still hold messages a daemon killed or
+    stopped meanwhile never marked; the next run marks them (as duplicates)."""
+    with dovecot.master_login(DAEMON) as client:
+        client.select_folder("INBOX", readonly=True)
+        total = len(client.search(["ALL"]))
+        waiting = len(client.search(["NOT", "KEYWORD", "$PbpDone"]))
+        client.unselect_folder()
+    return total == expected and waiting == 0
+
+
 def store_facts(store: Path) -> dict[str, Any]:
     """What two runs of the same mail must agree on: every processed message (by
     Message-ID, in processing order) with its outcome, every event of every game
