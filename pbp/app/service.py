@@ -548,7 +548,8 @@ class _Between:
     ``read`` processes the waiting mail and returns its outcomes, added to
     ``outcomes`` (:meth:`Service.process_inbox` at the round's time); ``send`` sends
     the outbox, False when a transient failure stopped it
-    (:meth:`Service.flush_while_working`). It holds those two, not the service.
+    (:meth:`Service.flush_while_working`). It holds those two bound methods, handed down
+    by the service: no part it is given to reaches anything else of the service.
     """
 
     def __init__(

@@ -8,11 +8,11 @@ plugins (pbp's own games are pbp's)::
     [project.entry-points."pbp.games"]
     maniac = "pbp.games.maniac.kind:KIND"
 
-The entry points are loaded at the first use of :data:`KINDS` (never at import: a
-game's modules import the text layer, which reads the registry), in the order of their
-names. A test (or a plugin loaded otherwise) adds its own with :func:`register`. An
-installed distribution's entry points are its metadata: after a change of them,
-install it again (``scripts/install`` does when ``pyproject.toml`` changed).
+The entry points are loaded at the first use of :data:`KINDS` (never at import, so
+that importing the registry costs no game), in the order of their names. A test (or a
+plugin loaded otherwise) adds its own with :func:`register`. An installed
+distribution's entry points are its metadata: after a change of them, install it again
+(``scripts/install`` does when ``pyproject.toml`` changed).
 """
 
 from __future__ import annotations
