@@ -493,3 +493,20 @@ def test_the_removed_players_refusal_fits_both_variants(renderer: Renderer) -> N
         "ГМ исключил вас из игры: предположения и обвинения вам больше недоступны."
         " Когда предположение требует от вас ответа, за вас отвечает ГМ."
     )
+
+
+# --- a refusal of pbp's shared texts names no game's commands ---
+
+
+def test_an_unknown_command_without_the_games_commands_points_at_help(
+    renderer: Renderer,
+) -> None:
+    """``errors/unknown_command.txt`` lists the commands its parser passes (each bundled
+    parser does); a game's parser that passes none gets HELP, no other game's words."""
+    assert error(renderer, "unknown_command", word="Foo", suggestion="FOLD") == (
+        "Не понял команду «Foo» — возможно, FOLD?\n"
+        "Список команд — по команде ПОМОЩЬ в начале строки."
+    )
+    assert error(renderer, "unknown_command", "en", word="Foo", suggestion=None) == (
+        'Unknown command "Foo".\nFor the list of commands, write HELP at the start of a line.'
+    )
