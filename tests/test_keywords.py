@@ -30,7 +30,9 @@ CARDS = Cards(("Белых", "Краснова", "Моро"), ("нож", "вер
 CLUEDO_PLAYERS = ["Неташка", "Веталь", "Дуг"]
 MANIAC_PLAYERS = ["Петя", "Вася", "Таня"]
 
-#: A made-up language: every word of ``en`` replaced.
+#: The words of a made-up language that the assertions read: pbp's own sections whole,
+#: and the bundled games' words (each game's section is completed by :func:`made_up`
+#: from its own ``en`` file, so a new game's section needs no entry here).
 MADE_UP: dict[str, Any] = {
     "common": {
         "status": {"shown": "ESTADO", "read": ["estado"]},
@@ -92,10 +94,31 @@ MADE_UP: dict[str, Any] = {
 }
 
 
+def _invented(words: Any) -> Any:
+    """``words`` (an entry of a keywords file) with every word replaced mechanically:
+    ``"vote"`` → ``"xxvote"``, ``"VOTE"`` → ``"XXVOTE"``, ``"word*"`` → ``"xxword*"``."""
+    if isinstance(words, dict):
+        return {key: _invented(value) for key, value in words.items()}
+    if isinstance(words, list):
+        return [_invented(word) for word in words]
+    return " ".join(("XX" if part.isupper() else "xx") + part for part in str(words).split())
+
+
+def made_up(known: dict[str, Any] = MADE_UP) -> dict[str, Any]:
+    """A made-up locale holding every declared section: ``known``'s words, and
+    each game's entries that it lacks made from that game's own ``en`` file
+    (:func:`_invented`), so a game added to pbp is read in it with no edit here."""
+    data: dict[str, Any] = yaml.safe_load(yaml.safe_dump(known))
+    for section in keywords.sections():
+        en = yaml.safe_load(section.path("en").read_text(encoding="utf-8")) or {}
+        data[section.name] = _invented(en) | data.get(section.name, {})
+    return data
+
+
 def _write(root: Path, locale: str, data: dict[str, Any] | None) -> tuple[keywords.Section, ...]:
     """The words of ``locale`` as files under ``root``: pbp's ``<locale>/keywords.yaml``
     and each game's section in ``games/<section>/<locale>.yaml`` (``data``: every
-    section in one mapping, as :data:`MADE_UP`; None: the files pbp ships); the games'
+    section in one mapping, as :func:`made_up`; None: the files pbp ships); the games'
     sections, each moved to its folder under ``root``."""
     moved = []
     target = keywords.keywords_path(locale, root)
@@ -147,7 +170,7 @@ def cluedo(text: str) -> list[Any]:
 
 def test_a_made_up_locale_is_read_by_every_parser_without_a_code_change(locales: Any) -> None:
     assert maniac("VOTAR Петя") == []  # chat: no such keyword yet
-    locales({"ru": None, "en": None, "xx": MADE_UP})
+    locales({"ru": None, "en": None, "xx": made_up()})
 
     assert maniac("VOTAR Петя") == [Vote("Петя")]
     assert maniac("Mi voto: Таня") == [Vote("Таня")]
@@ -201,10 +224,20 @@ def test_a_made_up_locale_is_read_by_every_parser_without_a_code_change(locales:
     assert cluedo("НЕТ ОПРОВЕРЖЕНИЯ 7") == [NoRefutation(7)]
 
 
+def test_a_game_without_words_here_is_read_in_words_made_from_its_en_file(locales: Any) -> None:
+    """A game added to pbp (here Cluedo, as if :data:`MADE_UP` did not know it) is in
+    the made-up locale with no edit of this file."""
+    locales({"ru": None, "xx": made_up({k: v for k, v in MADE_UP.items() if k != "cluedo"})})
+    assert cluedo("XXACCUSE Белых, нож, кухня\nXXNO XXREFUTATION 7") == [
+        Accuse("Белых", "нож", "кухня"),
+        NoRefutation(7),
+    ]
+
+
 def test_a_locale_that_lacks_an_entry_is_refused_with_the_entry_named(
     locales: Any, tmp_path: Path
 ) -> None:
-    broken = yaml.safe_load(yaml.safe_dump(MADE_UP))
+    broken = made_up()
     del broken["maniac"]["vote"]["shown"]
     locales({"ru": None, "xx": broken})
     with pytest.raises(ValueError, match=r"maniac/xx.yaml: maniac.vote: needs"):

@@ -358,38 +358,42 @@ def test_day_summary_penalty_lines_read_as_russian(renderer: Renderer) -> None:
 # --- 5. the GM sheet lists every GM command, from the keywords the GM parser reads ---
 
 
+#: A view of each bundled kind's GM sheet (the shape of its ``gm_view``).
+_CLUEDO_VIEW: dict[str, Any] = {
+    "solution": {"suspect": "Краснова", "weapon": "нож", "room": "кухня"},
+    "players": [{"name": "Петя", "character": None, "hand": ["Белых"]}],
+    "canonical": "{}",
+}
+SHEET_VIEWS: dict[str, dict[str, Any]] = {
+    "maniac": {
+        "players": [{"name": "Петя", "character": None, "role": "maniac"}],
+        "skip_limit": 2,
+        "double_kill_allowed": False,
+        "canonical": "{}",
+    },
+    "cluedo_days": _CLUEDO_VIEW,
+    "cluedo_rounds": _CLUEDO_VIEW,
+}
+
+
 def _sheet_commands(renderer: Renderer, kind: str, locale: str) -> str:
-    if kind == "maniac":
-        view: dict[str, Any] = {
-            "players": [{"name": "Петя", "character": None, "role": "maniac"}],
-            "skip_limit": 2,
-            "double_kill_allowed": False,
-            "canonical": "{}",
-        }
-    else:
-        solution = {"suspect": "Краснова", "weapon": "нож", "room": "кухня"}
-        players = [{"name": "Петя", "character": None, "hand": ["Белых"]}]
-        view = {"solution": solution, "players": players, "canonical": "{}"}
     _subject, body = mail(
         renderer,
         "gm_sheet",
         locale,
         kind=kind,
         seed=7,
-        view=view,
+        view=SHEET_VIEWS[kind],
         gm_address="gm+token@example.test",
     )
     return body.rstrip("\n").split("\n")[-1]
 
 
-@pytest.mark.parametrize("kind", registry.names())
-@pytest.mark.parametrize("locale", ["ru", "en"])
-def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, locale: str) -> None:
+def _assert_lists_every_gm_keyword(line: str, kind: str, locale: str) -> None:
     from pbp.games.core.registry import KINDS
     from pbp.text import gmcommands as gm
     from pbp.text import keywords
 
-    line = _sheet_commands(renderer, kind, locale)
     vocabulary = keywords.current()
     # A deadline lever only where the kind has that deadline (Cluedo by rounds: none).
     deadlines = {c.lever for c in KINDS[kind].deadline_commands}
@@ -398,6 +402,32 @@ def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, loca
         listed = f" {word}" in line or f": {word}" in line
         assert listed == (lever not in gm.DEADLINE_LEVERS or lever in deadlines), (lever, word)
     assert f" {vocabulary.words('gm', 'by', locale)[0]} " in line
+
+
+@pytest.mark.parametrize("kind", SHEET_VIEWS)
+@pytest.mark.parametrize("locale", ["ru", "en"])
+def test_the_gm_sheet_lists_every_gm_keyword(renderer: Renderer, kind: str, locale: str) -> None:
+    """The bundled kinds' GM sheets (a kind's sheet is its own text, its view its own
+    shape: each kind of pbp is tried here with a view of its shape)."""
+    _assert_lists_every_gm_keyword(_sheet_commands(renderer, kind, locale), kind, locale)
+
+
+@pytest.mark.parametrize("kind", registry.names())
+@pytest.mark.parametrize("locale", ["ru", "en"])
+def test_the_gm_command_line_lists_every_gm_keyword_for_every_kind(
+    renderer: Renderer, kind: str, locale: str
+) -> None:
+    """The GM command line every kind's texts share (``common/parts/gm_commands.j2``),
+    in the context of each registered kind: it needs no view, so a new kind is
+    checked with no edit here."""
+    line = _gm_line(renderer, kind, locale)
+    _assert_lists_every_gm_keyword(f"Commands: {line}", kind, locale)
+
+
+def _gm_line(renderer: Renderer, kind: str, locale: str) -> str:
+    """``gm.line()`` of ``common/parts/gm_commands.j2`` rendered for ``kind``."""
+    source = '{% import "common/parts/gm_commands.j2" as gm with context %}{{ gm.line() }}'
+    return renderer._env(locale, "text").from_string(source).render(kind=kind)
 
 
 def test_the_gm_sheet_command_line_reads_in_each_language(renderer: Renderer) -> None:
@@ -462,4 +492,21 @@ def test_the_removed_players_refusal_fits_both_variants(renderer: Renderer) -> N
     assert error(renderer, "removed_by_gm") == (
         "ГМ исключил вас из игры: предположения и обвинения вам больше недоступны."
         " Когда предположение требует от вас ответа, за вас отвечает ГМ."
+    )
+
+
+# --- a refusal of pbp's shared texts names no game's commands ---
+
+
+def test_an_unknown_command_without_the_games_commands_points_at_help(
+    renderer: Renderer,
+) -> None:
+    """``errors/unknown_command.txt`` lists the commands its parser passes (each bundled
+    parser does); a game's parser that passes none gets HELP, no other game's words."""
+    assert error(renderer, "unknown_command", word="Foo", suggestion="FOLD") == (
+        "Не понял команду «Foo» — возможно, FOLD?\n"
+        "Список команд — по команде ПОМОЩЬ в начале строки."
+    )
+    assert error(renderer, "unknown_command", "en", word="Foo", suggestion=None) == (
+        'Unknown command "Foo".\nFor the list of commands, write HELP at the start of a line.'
     )

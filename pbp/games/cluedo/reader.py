@@ -104,7 +104,16 @@ def _vocab(vocabulary: keywords.Vocabulary) -> Vocab:
         else re.compile(r"(?!)")
     )
     return Vocab(
-        words=commands.Keywords(read, shown),
+        # The help's commands in each locale: ``unknown_command``'s ``commands``.
+        words=commands.Keywords(
+            read,
+            shown,
+            params={
+                "commands": {
+                    loc: [shown[name][loc] for name in shown_order] for loc in vocabulary.locales
+                }
+            },
+        ),
         negations=vocabulary.locale_of(section, "negation"),
         refutation_shown={
             loc: form.split()[-1].lower() for loc, form in shown["no_refutation"].items()

@@ -290,7 +290,9 @@ class GameKind(ABC, Generic[StateT, MoveT, ConfigT]):
     #: messages are in pbp's catalogs, as those of pbp's games are): gettext's layout,
     #: ``<folder>/<locale>/LC_MESSAGES/<kind>.po``, read as pbp's
     #: (:func:`pbp.text.catalogs.own_translations`) and asked for a message pbp's
-    #: catalog of the locale lacks. A game outside pbp ships it in its own package.
+    #: catalog of the locale lacks. A new game (outside pbp or pbp's own) ships it in
+    #: its package beside its ``templates`` (README "Adding a game", step 5); the
+    #: bundled games' messages are in pbp's catalogs.
     catalogs: Path | None = None
 
     #: The public post of one period: ``"day"`` (game days; default) or ``"turn"``

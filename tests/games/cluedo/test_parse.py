@@ -559,7 +559,22 @@ def test_a_misspelt_keyword_is_refused_with_the_keyword_it_resembles(
 ) -> None:
     error = only_error(text)
     assert error.code == "unknown_command"
-    assert error.params == {"line": text.rstrip("!"), "word": word, "suggestion": suggestion}
+    assert error.params == {
+        "line": text.rstrip("!"),
+        "word": word,
+        "suggestion": suggestion,
+        "commands": {
+            "ru": [
+                "ПРЕДПОЛОЖЕНИЕ",
+                "ОПРОВЕРЖЕНИЕ",
+                "НЕТ ОПРОВЕРЖЕНИЯ",
+                "ОБВИНЕНИЕ",
+                "СТАТУС",
+                "ПОМОЩЬ",
+            ],
+            "en": ["SUGGEST", "REFUTE", "NO REFUTATION", "ACCUSE", "STATUS", "HELP"],
+        },
+    }
 
 
 @pytest.mark.parametrize(
