@@ -3,11 +3,15 @@ clash of names, and a plugin's broken entry point is a warning, not a dead pbp."
 
 from __future__ import annotations
 
+import importlib
 import logging
+import sys
 from importlib.metadata import EntryPoint
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from click.testing import CliRunner
 from guessgame.kind import GUESS
 
 from pbp.games.core import registry
@@ -75,3 +79,22 @@ def test_no_game_at_all_is_a_lookup_error_with_the_advice(
 ) -> None:
     with pytest.raises(LookupError, match="install pbp again"):
         kinds_of(monkeypatch)
+
+
+def test_a_stale_install_is_one_line_of_advice_and_pbp_version_still_works(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Found by a hostile tester: without entry points (an install older than its
+    pyproject.toml) every command died with a traceback at import of the CLI."""
+    for module in [m for m in sys.modules if m == "pbp.cli" or m.startswith("pbp.cli.")]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    monkeypatch.setattr(registry, "KINDS", registry._Kinds())
+    cli = importlib.import_module("pbp.cli")
+    version = CliRunner().invoke(cli.main, ["--version"])
+    assert version.exit_code == 0 and version.output.startswith("pbp ")
+    for args in (["close-day", "g"], ["--help"]):
+        result = CliRunner().invoke(cli.main, ["-c", str(tmp_path / "games.yaml"), *args])
+        assert result.exit_code == 1, (args, result.output, result.exception)
+        [line] = result.output.splitlines()
+        assert line.startswith("Error: no game kinds: ") and "install pbp again" in line

@@ -36,6 +36,11 @@ OWN_DISTRIBUTION = "pbp"
 log = logging.getLogger(__name__)
 
 
+class NoKindsError(LookupError):
+    """No game kind is installed: pbp's own metadata is older than its ``pyproject.toml``
+    (install pbp again)."""
+
+
 class _Kinds(MutableMapping[str, AnyKind]):
     """``kind`` name → the kind (its adapter object): those of the entry points of
     :data:`GROUP`, loaded at the first lookup, then those :func:`register` adds."""
@@ -88,7 +93,7 @@ def _entry_point_kinds() -> dict[str, AnyKind]:
     loaded, and one whose object is not the :class:`GameKind` of its name are left out,
     each with one warning naming its distribution and itself.
 
-    :raises LookupError: no kind is left: pbp's own metadata is older than its
+    :raises NoKindsError: no kind is left: pbp's own metadata is older than its
         ``pyproject.toml`` (an editable install made before the games were entry points).
     """
     found: dict[str, tuple[str, AnyKind]] = {}
@@ -121,7 +126,7 @@ def _entry_point_kinds() -> dict[str, AnyKind]:
             continue
         found[point.name] = (distribution, kind)
     if not found:
-        raise LookupError(
+        raise NoKindsError(
             f"no game kinds: no entry point of group {GROUP!r} is installed; "
             "install pbp again (scripts/install, or pip install -e .)"
         )
