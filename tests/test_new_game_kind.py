@@ -6,6 +6,7 @@ base's defaults are a game with no deadlines, one period and no private mails.""
 
 from __future__ import annotations
 
+import copy
 import shutil
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
@@ -29,6 +30,7 @@ from pbp.games.core import registry
 from pbp.games.core.events import Event, IllegalMove, Step, Visibility, event_dict
 from pbp.games.core.kind import GameKind, Outstanding, ParsedCommand
 from pbp.games.core.registry import KINDS
+from pbp.text import catalogs
 from pbp.text.render import Renderer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -163,6 +165,34 @@ def test_a_game_outside_pbp_brings_its_own_catalog(guess: None) -> None:
     pbps = renderer.error("no_command", {}, locale="ru", kind="guess")
     assert pbps == renderer.error("no_command", {}, locale="ru")
     assert pbps.startswith("В письме не найдено ни одной команды.")
+
+
+def test_a_games_own_catalog_with_an_unknown_placeholder_fails_pbp_check(
+    tmp_path: Path,
+) -> None:
+    """Found by a hostile tester: only pbp's catalogs were checked, so a game's own
+    msgstr naming a placeholder its msgid lacks passed ``pbp check`` and crashed its
+    mail at render time."""
+    package = tmp_path / "guessgame"
+    shutil.copytree(REPO / "tests" / "guessgame", package)
+    po = package / "locale" / "ru" / "LC_MESSAGES" / "guess.po"
+    good = po.read_text(encoding="utf-8")
+    bad = good.replace('msgstr "Напишите GUESS', 'msgstr "Напишите %(число)s GUESS')
+    assert bad != good
+    po.write_text(bad, encoding="utf-8")
+    kind = copy.copy(GUESS)
+    kind.catalogs = package / "locale"
+    assert catalogs.problems({"guess": kind}) != []
+    registry.register(kind)
+    try:
+        (tmp_path / "games.yaml").write_text(GAMES_YAML, encoding="utf-8")
+        result = CliRunner().invoke(main, ["-c", str(tmp_path / "games.yaml"), "check"])
+    finally:
+        registry.unregister("guess")
+    assert result.exit_code == 1
+    [line] = result.output.splitlines()
+    assert line.startswith(f"error: {po}:")
+    assert "cannot be filled" in line and "число" in line
 
 
 def test_an_unregistered_kind_is_an_unknown_kind_for_pbp_check(tmp_path: Path) -> None:

@@ -863,7 +863,30 @@ def test_error_falls_back_to_a_generic_text_and_logs_a_warning(
         text = renderer.error("no_such_code", {"card": "нож"}, locale=locale)
     assert text == expected
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
-        ("WARNING", f"no error text {locale}/errors/no_such_code.txt; using the generic one")
+        (
+            "WARNING",
+            f"no error text 'no_such_code' (locale {locale}) in "
+            f"{TEMPLATES}/errors/no_such_code.txt; using the generic one",
+        )
+    ]
+
+
+def test_a_missing_refusal_text_of_a_kind_names_every_file_searched(
+    renderer: Renderer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Found by a hostile tester: the warning named ``ru/errors/card_not_held.txt``,
+    no file searched; a kind's refusal is looked for in its folders first."""
+    with caplog.at_level(logging.WARNING, logger="pbp.text.render"):
+        renderer.error("no_such_code", {}, locale="ru", kind="cluedo_days")
+    searched = ", ".join(
+        f"{TEMPLATES}/{folder}/no_such_code.txt"
+        for folder in ("cluedo_days/errors", "cluedo/errors", "errors")
+    )
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "WARNING",
+            f"no error text 'no_such_code' (locale ru) in {searched}; using the generic one",
+        )
     ]
 
 

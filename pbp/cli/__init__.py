@@ -24,8 +24,8 @@ import click
 from pbp.cli.common import _inbox, _service, _transport, templates_dir
 from pbp.cli.games import games
 from pbp.cli.levers import (
-    DEADLINE_COMMANDS,
     act,
+    deadline_commands,
     extend,
     pause,
     readdress,
@@ -39,6 +39,7 @@ from pbp.cli.lost import lost
 from pbp.cli.mailtools import backup, dismiss, kept, mail_command, mailbox, retry
 from pbp.cli.posts import export, post, show
 from pbp.cli.serve import check, run
+from pbp.games.core.registry import NoKindsError
 from pbp.mail.maildirfolders import MaildirAccessError
 from pbp.store import StoreOpenError
 
@@ -50,12 +51,22 @@ class _Main(click.Group):
     of a version no pbp writes, read-only for this user) or a damaged one is one
     sentence and exit 1, whichever command opened it (:class:`~pbp.store.StoreOpenError`,
     :class:`sqlite3.DatabaseError`); so is a Maildir inbox or outbox this user cannot
-    use (:class:`~pbp.mail.maildirfolders.MaildirAccessError`)."""
+    use (:class:`~pbp.mail.maildirfolders.MaildirAccessError`), and an installation
+    without game kinds (:class:`~pbp.games.core.registry.NoKindsError`: install pbp
+    again). The deadline commands the kinds name (:func:`pbp.cli.levers.deadline_commands`)
+    are looked up when a command is, never at import."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_deadline_commands()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        return found if found is not None else _deadline_commands().get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except (StoreOpenError, MaildirAccessError) as error:
+        except (StoreOpenError, MaildirAccessError, NoKindsError) as error:
             raise click.ClickException(str(error)) from None
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError):
@@ -63,6 +74,17 @@ class _Main(click.Group):
             raise click.ClickException(
                 f"the store is damaged ({error}): restore a backup (README, Backups)"
             ) from None
+
+
+def _deadline_commands() -> dict[str, click.Command]:
+    """:func:`pbp.cli.levers.deadline_commands`.
+
+    :raises click.ClickException: no game kind is installed (one line, the advice).
+    """
+    try:
+        return deadline_commands()
+    except NoKindsError as error:
+        raise click.ClickException(str(error)) from None
 
 
 @click.group(cls=_Main)
@@ -101,7 +123,6 @@ for _command in (
     run,
     post,
     show,
-    *DEADLINE_COMMANDS,
     act,
     pause,
     resume,

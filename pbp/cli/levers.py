@@ -116,14 +116,16 @@ def _deadline_command(found: DeadlineCommand) -> click.Command:
     return click.command(found.command, help=found.help)(command)
 
 
-#: The deadline commands of every registered kind, one per name (``close-day`` is both
-#: Cluedo variants'), as the kinds registered when :mod:`pbp.cli` was imported name them.
-DEADLINE_COMMANDS = [
-    _deadline_command(found)
-    for found in {
-        c.command: c for k in registry.KINDS.values() for c in k.deadline_commands
-    }.values()
-]
+def deadline_commands() -> dict[str, click.Command]:
+    """The deadline commands of every registered kind by name, one per name
+    (``close-day`` is both Cluedo variants'), as the kinds registered now name them:
+    built at each call, never at import, so that a command line without game kinds
+    still starts (``pbp --version``).
+
+    :raises pbp.games.core.registry.NoKindsError: no game kind is installed.
+    """
+    named = {c.command: c for k in registry.KINDS.values() for c in k.deadline_commands}
+    return {name: _deadline_command(found) for name, found in named.items()}
 
 
 def _lever(

@@ -31,19 +31,42 @@ from pbp.games.core.events import Refusal
 from pbp.games.core.kind import AnyKind
 
 
+class _WhichPost(click.Choice[str]):
+    """The posts ``--which`` names: pbp's and every registered kind's other numbered
+    posts (:func:`pbp.games.core.registry.extra_posts`), asked of the registry when
+    used, never at import (a command line without game kinds still starts)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return ("opening", "day", "turn", *registry.extra_posts(), "final")
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        """Ignored: the choices are the registry's."""
+
+
+class _WhichOption(click.Option):
+    """``--which``, its help naming the registered kinds' posts when shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = (
+            "opening: the first post; day / turn: one period; "
+            + "".join(f"{post} ({kinds}), " for post, kinds in registry.extra_posts().items())
+            + "final: the end of the game."
+        )
+        return super().get_help_record(ctx)
+
+
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @click.option("--day", "day", type=int, help="The post of this game day; default: the current one.")
 @click.option(
     "--turn", "turn", type=int, help="In a game by turns: the post of this turn (not --day)."
 )
-@click.option(
-    "--which",
-    type=click.Choice(["opening", "day", "turn", *registry.extra_posts(), "final"]),
-    help="opening: the first post; day / turn: one period; "
-    + "".join(f"{post} ({kinds}), " for post, kinds in registry.extra_posts().items())
-    + "final: the end of the game.",
-)
+@click.option("--which", cls=_WhichOption, type=_WhichPost())
 @click.option(
     "--format",
     "fmt",

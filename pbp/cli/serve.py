@@ -35,6 +35,7 @@ from pbp.cli.common import (
 from pbp.config.loading import ConfigError, load_config
 from pbp.config.model import Config, unset_secrets
 from pbp.games.core.events import Refusal
+from pbp.games.core.registry import KINDS
 from pbp.mail.base import Inbox, Transport
 from pbp.mail.maildir import MaildirTransport
 from pbp.store import Store, StoreDamagedError, StoreReplacedError, store_exists
@@ -75,7 +76,8 @@ def check(config_path: Path, connect: bool, wait: float, max_config_bytes: int) 
     unset = config.missing_secrets()
     missing = unset if connect else []
     _unset_secrets(config_path, unset, connect)
-    damaged = catalogs.problems() + keywords.problems()  # pbp's own, installed with it
+    # pbp's own texts, installed with it, and the games' own catalogs
+    damaged = catalogs.problems(KINDS) + keywords.problems()
     for problem in damaged:
         click.echo(f"error: {problem}", err=True)
     lacking = None
@@ -206,7 +208,7 @@ def run(
     _check_run_options(config, config_path, once=once, now=now, only=only)
     _check_games(config, config_path, catch_up, "--catch-up")
     _require_secrets(config, config_path)
-    damaged = catalogs.problems() + keywords.problems()
+    damaged = catalogs.problems(KINDS) + keywords.problems()
     if damaged:  # every text would come out wrong: refuse before any mail is read
         raise click.ClickException("pbp's texts are damaged: " + "; ".join(damaged))
     with writer_lock(config.store) as mine:

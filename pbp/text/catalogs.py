@@ -38,6 +38,7 @@ from markupsafe import Markup
 
 from pbp.mail.safetext import strip_controls
 from pbp.text.inert import escape_bbcode, escape_markdown
+from pbp.text.kindtexts import Kinds
 
 #: The locales pbp speaks (``locale:`` of a game in ``games.yaml``).
 LOCALES = ("ru", "en")
@@ -72,6 +73,21 @@ def translations(locale: str) -> gettext.NullTranslations:
     return Translations(compiled, domain=DOMAIN)
 
 
+def own_catalog_path(folder: Path, domain: str, locale: str) -> Path:
+    """A game's own catalog of ``locale``: ``<folder>/<locale>/LC_MESSAGES/<domain>.po``."""
+    return folder / locale / "LC_MESSAGES" / f"{domain}.po"
+
+
+def _read(path: Path, locale: str, domain: str) -> Catalog:
+    """The catalog at ``path`` as Babel reads it (never cut short).
+
+    :raises OSError: the file cannot be read.
+    :raises babel.messages.pofile.PoFileError: a line cannot be parsed.
+    """
+    with path.open("rb") as source:
+        return pofile.read_po(source, locale=locale, domain=domain, abort_invalid=True)
+
+
 @functools.cache
 def own_translations(folder: Path, domain: str, locale: str) -> gettext.NullTranslations | None:
     """A game's own catalog of ``locale``: ``<folder>/<locale>/LC_MESSAGES/<domain>.po``
@@ -82,11 +98,10 @@ def own_translations(folder: Path, domain: str, locale: str) -> gettext.NullTran
     :raises OSError: the file cannot be read.
     :raises babel.messages.pofile.PoFileError: a line cannot be parsed.
     """
-    path = folder / locale / "LC_MESSAGES" / f"{domain}.po"
+    path = own_catalog_path(folder, domain, locale)
     if not path.is_file():
         return None
-    with path.open("rb") as source:
-        catalog = pofile.read_po(source, locale=locale, domain=domain, abort_invalid=True)
+    catalog = _read(path, locale, domain)
     compiled = io.BytesIO()
     mofile.write_mo(compiled, catalog)
     compiled.seek(0)
@@ -113,17 +128,19 @@ def _parsed(locale: str) -> Catalog:
     :raises babel.messages.pofile.PoFileError: a line cannot be parsed (a catalog is
         never read cut short).
     """
-    with catalog_path(locale).open("rb") as source:
-        return pofile.read_po(source, locale=locale, domain=DOMAIN, abort_invalid=True)
+    return _read(catalog_path(locale), locale, DOMAIN)
 
 
-def problems() -> list[str]:
-    """What is wrong with the texts pbp ships, one sentence each (empty when none):
-    a catalog that cannot be read or parsed, a translation whose ``%(name)s``
-    placeholders or ``%`` signs do not fit its message (Babel's checkers). ``pbp
+def problems(kinds: Kinds | None = None) -> list[str]:
+    """What is wrong with the texts pbp ships, and with the own catalogs
+    (:attr:`~pbp.text.kindtexts.KindTexts.catalogs`) of ``kinds`` (the game kinds by
+    name, :mod:`pbp.text.kindtexts`; in pbp the registry's), one sentence each (empty
+    when none): a catalog that cannot be read or parsed, a translation whose
+    ``%(name)s`` placeholders or ``%`` signs do not fit its message (Babel's checkers).
+    A kind's catalog of a locale it lacks is no problem (its messages are pbp's). ``pbp
     check`` prints them, with :func:`pbp.text.keywords.problems`, and ``pbp run`` refuses
-    to start with them, so that a damaged installation shows at once instead of as
-    English texts or a failed move later.
+    to start with them, so that a damaged installation or game shows at once instead of
+    as English texts or a failed move later.
     """
     found: list[str] = []
     for locale in LOCALES:
@@ -133,12 +150,32 @@ def problems() -> list[str]:
         except (OSError, ValueError, pofile.PoFileError) as error:
             found.append(f"{path}: cannot be read: {error}")
             continue
-        for message, errors in catalog.check():
-            for checked in errors:
-                found.append(f"{path}:{message.lineno}: {message.id!r}: {checked}")
-        for message in catalog:
-            if message.id:
-                found.extend(_unfillable(path, message))
+        found.extend(_catalog_problems(path, catalog))
+    for name, kind in (kinds or {}).items():
+        if kind.catalogs is None:
+            continue
+        for locale in LOCALES:
+            path = own_catalog_path(kind.catalogs, name, locale)
+            if not path.is_file():
+                continue
+            try:
+                catalog = _read(path, locale, name)
+            except (OSError, ValueError, pofile.PoFileError) as error:
+                found.append(f"{path}: cannot be read: {error}")
+                continue
+            found.extend(_catalog_problems(path, catalog))
+    return found
+
+
+def _catalog_problems(path: Path, catalog: Catalog) -> list[str]:
+    """The problems of one read ``catalog`` (at ``path``), as :func:`problems` words them."""
+    found: list[str] = []
+    for message, errors in catalog.check():
+        for checked in errors:
+            found.append(f"{path}:{message.lineno}: {message.id!r}: {checked}")
+    for message in catalog:
+        if message.id:
+            found.extend(_unfillable(path, message))
     return found
 
 

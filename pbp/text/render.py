@@ -253,8 +253,9 @@ class Renderer:
         ``void_kind``'s event kind), which asks the game's words for its events
         (``common/parts/event_kinds.j2``).
 
-        A missing file is logged (warning) and replaced by ``common/error_fallback.j2``,
-        a generic text that names ``code``. The result has no trailing newline.
+        A missing file is logged (warning, naming every file searched) and replaced by
+        ``common/error_fallback.j2``, a generic text that names ``code``. The result has
+        no trailing newline.
 
         :raises jinja2.UndefinedError: the error text needs a parameter not given.
         """
@@ -266,10 +267,28 @@ class Renderer:
         try:
             template = env.select_template([*own, f"errors/{code}.txt"])
         except jinja2.TemplateNotFound:
-            log.warning("no error text %s/errors/%s.txt; using the generic one", locale, code)
+            log.warning(
+                "no error text %r (locale %s) in %s; using the generic one",
+                code,
+                locale,
+                ", ".join(map(str, self._error_places(code, kind))),
+            )
             template = env.get_template("common/error_fallback.j2")
             return tidy(template.render(code=code, params=dict(params))).rstrip("\n")
         return tidy(template.render({"game_kind": kind, **params, "cli": cli})).rstrip("\n")
+
+    def _error_places(self, code: str, kind: str | None) -> list[Path]:
+        """The files :meth:`error` searches for the refusal ``code`` of ``kind``, in
+        order (as :func:`pbp.text.environment.template_loader` finds them): the kind's
+        folders' ``errors/`` (or ``<kind>/errors/`` under pbp's tree when the kind is
+        not known), then pbp's shared ``errors/``."""
+        name = f"{code}.txt"
+        places: list[Path] = []
+        if kind:
+            found = self.kinds.get(kind)
+            folders = found.templates if found is not None else (Path(kind),)
+            places = [self.templates_dir / folder / "errors" / name for folder in folders]
+        return [*places, self.templates_dir / "errors" / name]
 
     def shown_names(
         self,

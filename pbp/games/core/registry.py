@@ -9,7 +9,10 @@ plugins (pbp's own games are pbp's)::
     maniac = "pbp.games.maniac.kind:KIND"
 
 The entry points are loaded at the first use of :data:`KINDS` (never at import, so
-that importing the registry costs no game), in the order of their names. A test (or a
+that importing the registry costs no game), in the order of their names. pbp's own
+games win a clash of names: another distribution's entry point of the same name is
+left out with a warning, and so is one that cannot be loaded or is no
+:class:`~pbp.games.core.kind.GameKind` of its name; the other games still load. A test (or a
 plugin loaded otherwise) adds its own with :func:`register`. An installed
 distribution's entry points are its metadata: after a change of them, install it again
 (``scripts/install`` does when ``pyproject.toml`` changed).
@@ -17,13 +20,25 @@ distribution's entry points are its metadata: after a change of them, install it
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator, MutableMapping
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from pbp.games.core.kind import AnyKind, GameKind
 
 #: The entry-point group a game's distribution registers its kind in.
 GROUP = "pbp.games"
+
+#: pbp's own distribution (``name`` in its ``pyproject.toml``): its games win a clash.
+OWN_DISTRIBUTION = "pbp"
+
+log = logging.getLogger(__name__)
+
+
+class NoKindsError(LookupError):
+    """No game kind is installed: pbp's own metadata is older than its ``pyproject.toml``
+    (install pbp again)."""
 
 
 class _Kinds(MutableMapping[str, AnyKind]):
@@ -57,30 +72,65 @@ class _Kinds(MutableMapping[str, AnyKind]):
         return f"KINDS({list(self._loaded())})"
 
 
+def _distribution(point: EntryPoint) -> str:
+    """The name of the distribution that declares ``point`` (``"?"`` when unknown)."""
+    dist = getattr(point, "dist", None)
+    return str(dist.name) if dist is not None else "?"
+
+
+def _is_own(distribution: str) -> bool:
+    """Whether ``distribution`` is pbp's own (names compared normalized, PEP 503)."""
+    return re.sub(r"[-_.]+", "-", distribution).lower() == OWN_DISTRIBUTION
+
+
 def _entry_point_kinds() -> dict[str, AnyKind]:
     """The kinds of the entry points of :data:`GROUP`, by name, in the order of the entry
     points' names.
 
-    :raises TypeError: an entry point's object is not a :class:`GameKind`, or its name
-        is not the kind's name.
-    :raises LookupError: there is none: pbp's own metadata is older than its
+    pbp's own distribution's kind wins a clash of names, whatever the order of the
+    entry points; of two other distributions', the first in the order of the
+    distributions' names does. The loser of a clash, an entry point that cannot be
+    loaded, and one whose object is not the :class:`GameKind` of its name are left out,
+    each with one warning naming its distribution and itself.
+
+    :raises NoKindsError: no kind is left: pbp's own metadata is older than its
         ``pyproject.toml`` (an editable install made before the games were entry points).
     """
-    found: dict[str, AnyKind] = {}
-    for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        kind = point.load()
-        if not isinstance(kind, GameKind) or kind.kind != point.name:
-            raise TypeError(
-                f"entry point {point.name} = {point.value!r} of group {GROUP!r} is not the "
-                f"GameKind named {point.name!r}"
+    found: dict[str, tuple[str, AnyKind]] = {}
+    points = sorted(
+        entry_points(group=GROUP),
+        key=lambda p: (p.name, not _is_own(_distribution(p)), _distribution(p)),
+    )
+    for point in points:
+        distribution = _distribution(point)
+        where = (
+            f"entry point {point.name} = {point.value!r} of group {GROUP!r} "
+            f"of distribution {distribution!r}"
+        )
+        known = found.get(point.name)
+        if known is not None:
+            log.warning(
+                "%s is left out: the game kind %r is distribution %r's",
+                where,
+                point.name,
+                known[0],
             )
-        found.setdefault(point.name, kind)
+            continue
+        try:
+            kind = point.load()
+        except Exception as error:  # a plugin's import may fail any way: leave it out
+            log.warning("%s is left out: it cannot be loaded: %r", where, error)
+            continue
+        if not isinstance(kind, GameKind) or kind.kind != point.name:
+            log.warning("%s is left out: it is not the GameKind named %r", where, point.name)
+            continue
+        found[point.name] = (distribution, kind)
     if not found:
-        raise LookupError(
+        raise NoKindsError(
             f"no game kinds: no entry point of group {GROUP!r} is installed; "
             "install pbp again (scripts/install, or pip install -e .)"
         )
-    return found
+    return {name: kind for name, (_, kind) in found.items()}
 
 
 #: ``kind`` name → the kind (its adapter object); the installed games' first.
