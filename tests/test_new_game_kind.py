@@ -173,8 +173,8 @@ def test_a_games_own_catalog_with_an_unknown_placeholder_fails_pbp_check(
     """Found by a hostile tester: only pbp's catalogs were checked, so a game's own
     msgstr naming a placeholder its msgid lacks passed ``pbp check`` and crashed its
     mail at render time."""
-    package = tmp_path / "guessgame"
-    shutil.copytree(REPO / "tests" / "guessgame", package)
+    package = tmp_path / "package"
+    shutil.copytree(Path(guessgame.__file__).parent, package)
     po = package / "locale" / "ru" / "LC_MESSAGES" / "guess.po"
     good = po.read_text(encoding="utf-8")
     bad = good.replace('msgstr "Напишите GUESS', 'msgstr "Напишите %(число)s GUESS')
